@@ -1,0 +1,128 @@
+# orrery: build, test, run and benchmark.
+#
+#   make            build build/orrery
+#   make deps       install the Debian packages the build needs (apt-get)
+#   make run        deps + build + a default simulation, summary on stdout
+#   make check      deps + build + every test suite
+#   make check-asan the suites under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make bench      benchmarks, CSV in build/bench.csv
+#
+# Sources are found by wildcard: a new module is a new .c file in its layer,
+# a new suite is a new tests/<layer>/test_<module>.c.
+
+CC       ?= cc
+BUILD    ?= build
+PKGS     := glib-2.0 libxml-2.0 libprotobuf-c json-glib-1.0 yaml-0.1 zlib
+WARN     := -std=c11 -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
+            -Wstrict-prototypes -fno-common
+OPT      ?= -O2 -g
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
+CPPFLAGS += -I. -I$(BUILD)/gen -D_GNU_SOURCE
+CFLAGS   += $(WARN) $(OPT) $(PKG_CFLAGS)
+LDLIBS   += $(PKG_LIBS) -lm
+
+LAYERS   := sim network system workload sim/app
+LIB_SRC  := $(filter-out sim/app/main.c,$(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
+LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/gen/chakra.pb-c.o
+GEN_HDR  := $(BUILD)/gen/chakra.pb-c.h $(BUILD)/gen/cluster_rng.h
+TEST_SRC := $(wildcard tests/*/test_*.c)
+TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+TEST_SUPPORT := $(wildcard tests/support/*.c)
+TEST_SUPPORT_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SUPPORT))
+BENCH_SRC := $(wildcard tests/bench/*.c)
+BENCH_BIN := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+
+DEBIAN_PKGS := build-essential pkg-config libglib2.0-dev libxml2-dev libxml2-utils check \
+               libprotobuf-c-dev protobuf-c-compiler libjson-glib-dev libyaml-dev \
+               zlib1g-dev time
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps run check check-asan bench clean
+all: $(BUILD)/orrery
+
+deps:
+	@missing=""; for p in $(DEBIAN_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(BUILD)/gen/chakra.pb-c.c $(BUILD)/gen/chakra.pb-c.h: workload/chakra.proto
+	@mkdir -p $(BUILD)/gen
+	protoc-c --proto_path=workload --c_out=$(BUILD)/gen workload/chakra.proto
+
+# The RelaxNG schema is compiled into the binary as a byte array, so that
+# build/orrery validates configs from any directory.
+$(BUILD)/gen/cluster_rng.h: configs/cluster.rng
+	@mkdir -p $(BUILD)/gen
+	@{ echo '/* generated from configs/cluster.rng: do not edit */'; \
+	   echo 'static const unsigned char cluster_rng[] = {'; \
+	   od -An -v -tx1 $< | sed -e 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	   echo '};'; } > $@
+
+# Every object depends on the generated headers so that they exist before any
+# compile; -MMD tracks the real header dependencies afterwards.
+$(BUILD)/obj/%.o: %.c $(GEN_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# The generated code is not ours: compile it without -Werror's strictest bits.
+$(BUILD)/obj/gen/chakra.pb-c.o: $(BUILD)/gen/chakra.pb-c.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(OPT) $(PKG_CFLAGS) -c $< -o $@
+
+$(BUILD)/liborrery.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/orrery: $(BUILD)/obj/sim/app/main.o $(BUILD)/liborrery.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/liborrery.a $(TEST_SUPPORT_OBJ) $(GEN_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests -o $@ $< $(TEST_SUPPORT_OBJ) $(BUILD)/liborrery.a $(LDFLAGS) $(CHECK_LIBS) $(LDLIBS)
+
+$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/liborrery.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/liborrery.a $(LDFLAGS) $(LDLIBS)
+
+# Build outputs only; 'make run' and 'make check' each start from 'make deps'
+# so that either alone sets up a fresh Debian machine.
+build-all: $(BUILD)/orrery $(TEST_BIN)
+.PHONY: build-all
+
+run: deps
+	@$(MAKE) --no-print-directory $(BUILD)/orrery
+	@$(MAKE) --no-print-directory $(BUILD)/run-workload
+	$(BUILD)/orrery run --config configs/default.xml --workload $(BUILD)/run-workload/allreduce
+
+$(BUILD)/run-workload: $(BUILD)/orrery
+	@mkdir -p $@
+	$(BUILD)/orrery gen collective --type all_reduce --ranks 64 --bytes 64MiB --out $@/allreduce >/dev/null
+	@touch $@
+
+check: deps
+	@$(MAKE) --no-print-directory build-all
+	@ORRERY=$(BUILD)/orrery SHARED=../shared scripts/run-tests $(TEST_BIN)
+
+check-asan: deps
+	@$(MAKE) --no-print-directory BUILD=build/asan \
+	  OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	  LDFLAGS="-fsanitize=address,undefined" build-all
+	@ASAN_OPTIONS=detect_leaks=1 ORRERY=build/asan/orrery SHARED=../shared \
+	  scripts/run-tests $(patsubst $(BUILD)/%,build/asan/%,$(TEST_BIN))
+
+bench: deps
+	@$(MAKE) --no-print-directory $(BUILD)/orrery $(BENCH_BIN)
+	@BUILD=$(BUILD) scripts/bench
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

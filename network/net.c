@@ -1,0 +1,113 @@
+/* net.c: the link-model table and the send entry point. */
+#include "network/net.h"
+
+#include <math.h>
+
+#include "network/net_private.h"
+#include "sim/error.h"
+
+static const NetModelClass *const models[] = {
+  [NET_MODEL_ANALYTICAL] = &net_analytical_class,
+};
+
+Net *
+net_new (SimSched *sched, const NetTopo *topo, GError **error)
+{
+  g_return_val_if_fail (sched != NULL && topo != NULL, NULL);
+  NetModelKind kind = net_topo_spec (topo)->model;
+  if ((guint) kind >= G_N_ELEMENTS (models) || models[kind] == NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "unknown network model %d", (int) kind);
+      return NULL;
+    }
+  Net *net = g_new0 (Net, 1);
+  net->sched = sched;
+  net->topo = topo;
+  net->klass = models[kind];
+  return net;
+}
+
+void
+net_free (Net *net)
+{
+  g_free (net);
+}
+
+const NetTopo *
+net_topo (const Net *net)
+{
+  return net->topo;
+}
+
+SimSched *
+net_sched (const Net *net)
+{
+  return net->sched;
+}
+
+const char *
+net_model_name (const Net *net)
+{
+  return net->klass->name;
+}
+
+void
+net_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes, SimHandler on_delivered,
+          gpointer data, guint64 arg)
+{
+  g_assert (src != dst);
+  g_assert (at >= sim_sched_now (net->sched));
+  net->messages++;
+  net->bytes += bytes;
+  net->klass->send (net, at, src, dst, bytes, on_delivered, data, arg);
+}
+
+SimTime
+net_serialization_ps (guint64 bytes, double bandwidth_Bps)
+{
+  g_assert (bandwidth_Bps > 0.0);
+  if (bytes == 0)
+    return 0;
+  /* A whole number of bytes/s (every unit orrery parses from whole numbers
+   * gives one) allows an exact ceiling: bytes x 10^12 fits in 128 bits. */
+  if (bandwidth_Bps <= 1.8e19 && bandwidth_Bps == floor (bandwidth_Bps))
+    {
+      unsigned __int128 num = (unsigned __int128) bytes * SIM_PS_PER_S;
+      guint64 bw = (guint64) bandwidth_Bps;
+      unsigned __int128 q = (num + bw - 1) / bw;
+      return q > SIM_TIME_MAX ? SIM_TIME_MAX : (SimTime) q;
+    }
+  double ps = ceil ((double) bytes * ((double) SIM_PS_PER_S / bandwidth_Bps));
+  return ps >= (double) SIM_TIME_MAX ? SIM_TIME_MAX : (SimTime) ps;
+}
+
+SimTime
+net_delay (const Net *net, guint32 src, guint32 dst, guint64 bytes)
+{
+  const NetSpec *spec = net_topo_spec (net->topo);
+  guint d = net_topo_route_dim (net->topo, src, dst);
+  guint32 hops = net_topo_hops (net->topo, src, dst);
+  const NetDimSpec *dim = &spec->dims[d];
+  if (spec->rounding == NET_ROUND_ASTRA_NS)
+    {
+      /* ASTRA-sim prices a message in double-precision nanoseconds with the
+       * bandwidth in bytes per ns and keeps the whole nanoseconds. */
+      double lat_ns = (double) dim->latency / (double) SIM_PS_PER_NS;
+      double bw_Bpns = dim->bandwidth_Bps / 1e9;
+      double ns = (double) hops * lat_ns + (double) bytes / bw_Bpns;
+      return sim_time_from_ns ((guint64) ns);
+    }
+  return sim_time_add (hops * dim->latency, net_serialization_ps (bytes, dim->bandwidth_Bps));
+}
+
+guint64
+net_messages (const Net *net)
+{
+  return net->messages;
+}
+
+guint64
+net_bytes (const Net *net)
+{
+  return net->bytes;
+}

@@ -1,0 +1,64 @@
+/* net.h: the network as the system layer sees it: one narrow send interface
+ * in front of interchangeable link models.
+ *
+ * Models: moving `bytes` from rank src to rank dst over the topology.  The
+ * link model decides how long that takes; `analytical` charges
+ * hops x latency + bytes / bandwidth with no contention.  Models are
+ * registered in one table (net.c) by name: adding one is adding a file and a
+ * row.
+ *
+ * Ownership: a Net borrows its scheduler and topology, which must outlive it.
+ * Callbacks' data pointers are borrowed.
+ *
+ * Layer: network.  May include: sim, GLib.
+ */
+#ifndef ORRERY_NETWORK_NET_H
+#define ORRERY_NETWORK_NET_H
+
+#include <glib.h>
+
+#include "network/topo.h"
+#include "sim/sched.h"
+
+typedef struct _Net Net;
+
+/* One link model: how a message's delivery is scheduled. */
+typedef struct
+{
+  const char *name;
+  /* Schedule on_delivered(sched, data, arg) when the message from src to dst,
+   * leaving src at time `at`, has fully arrived. */
+  void (*send) (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
+                SimHandler on_delivered, gpointer data, guint64 arg);
+} NetModelClass;
+
+/* The model named by the topology spec; NULL with an error for an unknown one. */
+Net *net_new (SimSched *sched, const NetTopo *topo, GError **error);
+void net_free (Net *net); /* accepts NULL */
+
+const NetTopo *net_topo (const Net *net);
+SimSched *net_sched (const Net *net);
+const char *net_model_name (const Net *net);
+
+/* Send bytes from src to dst, leaving src at `at` (>= now; sending ahead of
+ * time lets a caller that already knows when it will send save an event).
+ * src != dst, both valid ranks.  on_delivered runs once, at delivery. */
+void net_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
+               SimHandler on_delivered, gpointer data, guint64 arg);
+
+/* The contention-free delay of a message: hops x latency + bytes / bandwidth
+ * on the dimension it travels, rounded as the spec says. */
+SimTime net_delay (const Net *net, guint32 src, guint32 dst, guint64 bytes);
+
+/* Time to push `bytes` through a link of `bandwidth_Bps`, rounded up to whole
+ * picoseconds (exactly, with integer arithmetic where the bandwidth is a
+ * whole number of bytes/s). */
+SimTime net_serialization_ps (guint64 bytes, double bandwidth_Bps);
+
+/* Totals over the run. */
+guint64 net_messages (const Net *net);
+guint64 net_bytes (const Net *net);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Net, net_free)
+
+#endif /* ORRERY_NETWORK_NET_H */

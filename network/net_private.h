@@ -1,0 +1,22 @@
+/* net_private.h: what link models see of a Net.  Only network/ includes it.
+ *
+ * Layer: network.  May include: sim, GLib.
+ */
+#ifndef ORRERY_NETWORK_NET_PRIVATE_H
+#define ORRERY_NETWORK_NET_PRIVATE_H
+
+#include "network/net.h"
+
+struct _Net
+{
+  SimSched *sched;
+  const NetTopo *topo;
+  const NetModelClass *klass;
+  guint64 messages;
+  guint64 bytes;
+};
+
+/* The link models, one file each. */
+extern const NetModelClass net_analytical_class;
+
+#endif /* ORRERY_NETWORK_NET_PRIVATE_H */

@@ -1,0 +1,157 @@
+/* topo.c: dimension-structured topologies: coordinates, routes, hop counts. */
+#include "network/topo.h"
+
+#include <math.h>
+
+#include "sim/error.h"
+
+struct _NetTopo
+{
+  NetSpec spec;
+  guint32 ranks;
+  guint32 stride[NET_MAX_DIMS];
+};
+
+static const char *const dim_kind_names[] = { "Ring", "FullyConnected", "Switch" };
+
+const char *
+net_dim_kind_name (NetDimKind kind)
+{
+  return (guint) kind < G_N_ELEMENTS (dim_kind_names) ? dim_kind_names[kind] : "unknown";
+}
+
+gboolean
+net_dim_kind_parse (const char *name, NetDimKind *out)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (dim_kind_names); i++)
+    if (g_ascii_strcasecmp (name, dim_kind_names[i]) == 0)
+      {
+        *out = (NetDimKind) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+NetTopo *
+net_topo_new (const NetSpec *spec, GError **error)
+{
+  g_return_val_if_fail (spec != NULL, NULL);
+  if (spec->n_dims == 0 || spec->n_dims > NET_MAX_DIMS)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "topology has %u dimensions; 1 to %d are supported", spec->n_dims,
+                   NET_MAX_DIMS);
+      return NULL;
+    }
+  guint64 ranks = 1;
+  guint32 stride[NET_MAX_DIMS];
+  for (guint d = 0; d < spec->n_dims; d++)
+    {
+      const NetDimSpec *dim = &spec->dims[d];
+      if (dim->size == 0)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "dimension %u has size 0", d);
+          return NULL;
+        }
+      if (!(dim->bandwidth_Bps > 0.0) || !isfinite (dim->bandwidth_Bps))
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "dimension %u: bandwidth must be a positive number of bytes/s", d);
+          return NULL;
+        }
+      stride[d] = (guint32) ranks;
+      ranks *= dim->size;
+      if (ranks > G_MAXINT32)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "topology has more than %d ranks (dimension %u makes it %" G_GUINT64_FORMAT
+                       ")",
+                       G_MAXINT32, d, ranks);
+          return NULL;
+        }
+    }
+  NetTopo *topo = g_new0 (NetTopo, 1);
+  topo->spec = *spec;
+  topo->ranks = (guint32) ranks;
+  for (guint d = 0; d < spec->n_dims; d++)
+    topo->stride[d] = stride[d];
+  return topo;
+}
+
+void
+net_topo_free (NetTopo *topo)
+{
+  g_free (topo);
+}
+
+const NetSpec *
+net_topo_spec (const NetTopo *topo)
+{
+  return &topo->spec;
+}
+
+guint32
+net_topo_ranks (const NetTopo *topo)
+{
+  return topo->ranks;
+}
+
+guint
+net_topo_dims (const NetTopo *topo)
+{
+  return topo->spec.n_dims;
+}
+
+guint32
+net_topo_dim_size (const NetTopo *topo, guint dim)
+{
+  g_assert (dim < topo->spec.n_dims);
+  return topo->spec.dims[dim].size;
+}
+
+guint32
+net_topo_stride (const NetTopo *topo, guint dim)
+{
+  g_assert (dim < topo->spec.n_dims);
+  return topo->stride[dim];
+}
+
+guint32
+net_topo_coord (const NetTopo *topo, guint32 rank, guint dim)
+{
+  g_assert (dim < topo->spec.n_dims && rank < topo->ranks);
+  return (rank / topo->stride[dim]) % topo->spec.dims[dim].size;
+}
+
+guint
+net_topo_route_dim (const NetTopo *topo, guint32 src, guint32 dst)
+{
+  g_assert (src != dst);
+  for (guint d = 0; d < topo->spec.n_dims; d++)
+    if (net_topo_coord (topo, src, d) != net_topo_coord (topo, dst, d))
+      return d;
+  g_assert_not_reached ();
+  return 0;
+}
+
+guint32
+net_topo_hops (const NetTopo *topo, guint32 src, guint32 dst)
+{
+  guint d = net_topo_route_dim (topo, src, dst);
+  switch (topo->spec.dims[d].kind)
+    {
+    case NET_DIM_RING:
+      {
+        guint32 n = topo->spec.dims[d].size;
+        guint32 a = net_topo_coord (topo, src, d), b = net_topo_coord (topo, dst, d);
+        guint32 fwd = (b + n - a) % n;
+        return MIN (fwd, n - fwd);
+      }
+    case NET_DIM_FULLY_CONNECTED:
+      return 1;
+    case NET_DIM_SWITCH:
+      return 2;
+    }
+  g_assert_not_reached ();
+  return 0;
+}

@@ -1,0 +1,94 @@
+/* topo.h: the cluster topology as dimensions of identical building blocks.
+ *
+ * Models: ranks (accelerators) arranged in up to NET_MAX_DIMS dimensions,
+ * innermost first.  Each dimension is a Ring (bidirectional, shortest way
+ * around), a FullyConnected group (one hop between any two members) or a
+ * Switch (two hops: up and down), with its own link bandwidth (bytes/s, per
+ * direction) and per-hop latency (ps).  Rank r's coordinate in dimension d is
+ * (r / stride[d]) % size[d], stride[d] being the product of the sizes of the
+ * dimensions before d.  The rank count is the product of the sizes.
+ *
+ * A message between ranks that differ in several coordinates travels the
+ * first (innermost) dimension in which they differ, as ASTRA-sim's
+ * congestion-unaware backend does.
+ *
+ * Ownership: a NetTopo owns a copy of its spec; it is immutable once built.
+ *
+ * Layer: network.  May include: sim, GLib.
+ */
+#ifndef ORRERY_NETWORK_TOPO_H
+#define ORRERY_NETWORK_TOPO_H
+
+#include <glib.h>
+
+#include "sim/simtime.h"
+
+#define NET_MAX_DIMS 8
+
+typedef enum
+{
+  NET_DIM_RING,
+  NET_DIM_FULLY_CONNECTED,
+  NET_DIM_SWITCH
+} NetDimKind;
+
+typedef struct
+{
+  NetDimKind kind;
+  guint32 size;         /* members along this dimension, >= 1 */
+  double bandwidth_Bps; /* bytes per second, per link and direction */
+  SimTime latency;      /* per hop, picoseconds */
+} NetDimSpec;
+
+/* How a message's delay is rounded. */
+typedef enum
+{
+  /* Exact: hops x latency + ceil(bytes / bandwidth) in picoseconds. */
+  NET_ROUND_PS,
+  /* ASTRA-sim's analytical backend: the delay is computed in double-precision
+   * nanoseconds, hops x latency + bytes / (bytes per ns), and truncated to
+   * whole nanoseconds. */
+  NET_ROUND_ASTRA_NS
+} NetRounding;
+
+typedef enum
+{
+  NET_MODEL_ANALYTICAL
+} NetModelKind;
+
+typedef struct
+{
+  guint n_dims;
+  NetDimSpec dims[NET_MAX_DIMS];
+  NetModelKind model;
+  NetRounding rounding;
+} NetSpec;
+
+typedef struct _NetTopo NetTopo;
+
+/* Build a topology.  Fails (SIM_ERROR_INPUT, NET_ERROR domain) on zero
+ * dimensions, a dimension of size 0, a bandwidth <= 0, or a rank count that
+ * overflows 32 bits. */
+NetTopo *net_topo_new (const NetSpec *spec, GError **error);
+void net_topo_free (NetTopo *topo); /* accepts NULL */
+
+const NetSpec *net_topo_spec (const NetTopo *topo);
+guint32 net_topo_ranks (const NetTopo *topo);
+guint net_topo_dims (const NetTopo *topo);
+guint32 net_topo_dim_size (const NetTopo *topo, guint dim);
+guint32 net_topo_stride (const NetTopo *topo, guint dim);
+guint32 net_topo_coord (const NetTopo *topo, guint32 rank, guint dim);
+
+/* The dimension a message from src to dst travels (the innermost one in which
+ * they differ), and its hop count there.  src != dst. */
+guint net_topo_route_dim (const NetTopo *topo, guint32 src, guint32 dst);
+guint32 net_topo_hops (const NetTopo *topo, guint32 src, guint32 dst);
+
+/* "Ring", "FullyConnected", "Switch"; and the reverse (case-insensitive),
+ * FALSE for an unknown name. */
+const char *net_dim_kind_name (NetDimKind kind);
+gboolean net_dim_kind_parse (const char *name, NetDimKind *out);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (NetTopo, net_topo_free)
+
+#endif /* ORRERY_NETWORK_TOPO_H */

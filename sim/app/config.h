@@ -1,0 +1,56 @@
+/* config.h: one simulation's configuration, from a native cluster XML or from
+ * an ASTRA-sim experiment's network YAML + system JSON + memory JSON.
+ *
+ * Models: the parameters of every layer (network, system, workload) and the
+ * process groups, with every quantity already converted to the program's
+ * units (bytes, bytes/s, picoseconds, FLOP/s).  Both ways in fill the same
+ * structure; the README's config reference maps each ASTRA-sim key to its
+ * XML attribute.
+ *
+ * Ownership: AppConfig owns `groups` and the strings; app_config_clear()
+ * releases them.
+ *
+ * Layer: sim/app.  May include: every layer.
+ */
+#ifndef ORRERY_SIM_APP_CONFIG_H
+#define ORRERY_SIM_APP_CONFIG_H
+
+#include <glib.h>
+
+#include "network/topo.h"
+#include "system/sys_params.h"
+#include "workload/groups.h"
+#include "workload/wl_params.h"
+
+typedef struct
+{
+  NetSpec net;
+  SysParams sys;
+  WlParams wl;
+  WlGroups *groups;    /* NULL when no groups are defined */
+  gboolean astra_mode; /* loaded from ASTRA-sim inputs: print its "finished" lines */
+  GPtrArray *sources;  /* paths of the files read, in order (char *) */
+} AppConfig;
+
+/* Defaults of every layer, no groups, no sources. */
+void app_config_init (AppConfig *cfg);
+void app_config_clear (AppConfig *cfg);
+
+/* ASTRA-sim inputs, read as they are (see ../shared/reference/ASTRA-SIM.md):
+ * network YAML (topology, npus_count, bandwidth in GB/s that are GiB/s,
+ * latency in ns), system JSON, optional remote-memory JSON (mem_json may be
+ * NULL).  Sets astra_mode and the ASTRA-sim rounding in every layer.  Errors
+ * name the file, the key and, where known, the line. */
+gboolean app_config_load_astra (AppConfig *cfg, const char *net_yml, const char *sys_json,
+                                const char *mem_json, GError **error);
+
+/* An ASTRA-sim comm-group JSON: {"<id>": [ranks...], ...}.  Adds to
+ * cfg->groups (creating it). */
+gboolean app_config_load_comm_groups (AppConfig *cfg, const char *path, GError **error);
+
+/* A native cluster XML, validated against configs/cluster.rng (compiled into
+ * the binary, so it runs from anywhere).  Every quantity carries its unit.
+ * Errors name the file and line. */
+gboolean app_config_load_xml (AppConfig *cfg, const char *path, GError **error);
+
+#endif /* ORRERY_SIM_APP_CONFIG_H */

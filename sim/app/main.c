@@ -1,0 +1,252 @@
+/* main.c: the orrery program: subcommand dispatch, option parsing, exit codes.
+ *
+ * Exit codes: 0 success, 1 usage or input error, 2 internal error,
+ * 3 deadlock, 4 a limit reached.
+ *
+ * Layer: sim/app.  May include: every layer.
+ */
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/app/config.h"
+#include "sim/app/report.h"
+#include "sim/app/simulation.h"
+#include "sim/error.h"
+#include "sim/units.h"
+#include "workload/gen.h"
+
+#define EXIT_CODES_HELP                                                                          \
+  "Exit status: 0 success, 1 usage or input error, 2 internal error, 3 deadlock,\n"             \
+  "4 a limit reached."
+
+static int
+exit_code_of (const GError *error)
+{
+  if (error->code >= SIM_ERROR_INPUT && error->code <= SIM_ERROR_LIMIT)
+    return error->code;
+  return SIM_ERROR_INPUT;
+}
+
+static int
+report_error (const char *cmd, GError *error)
+{
+  int code = exit_code_of (error);
+  fprintf (stderr, "orrery %s: %s%s\n", cmd, code == SIM_ERROR_INTERNAL ? "internal error: " : "",
+           error->message);
+  g_error_free (error);
+  return code;
+}
+
+/* ---- run ---------------------------------------------------------------------- */
+
+typedef struct
+{
+  char *config;
+  char *astra_network;
+  char *astra_system;
+  char *astra_memory;
+  char *comm_groups;
+  char *workload;
+  char *report;
+  gboolean quiet;
+} RunOptions;
+
+static gboolean
+load_config (const RunOptions *o, AppConfig *cfg, GError **error)
+{
+  gboolean astra = o->astra_network != NULL || o->astra_system != NULL;
+  if (astra && o->config != NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "give either --config or the --astra-* files, not both");
+      return FALSE;
+    }
+  if (astra)
+    {
+      if (o->astra_network == NULL || o->astra_system == NULL)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "ASTRA-sim inputs need both --astra-network and --astra-system");
+          return FALSE;
+        }
+      if (!app_config_load_astra (cfg, o->astra_network, o->astra_system, o->astra_memory, error))
+        return FALSE;
+    }
+  else if (o->config != NULL)
+    {
+      if (!app_config_load_xml (cfg, o->config, error))
+        return FALSE;
+    }
+  else
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "no configuration: give --config CLUSTER.xml, or --astra-network NET.yml "
+                   "--astra-system SYS.json");
+      return FALSE;
+    }
+  return o->comm_groups == NULL || app_config_load_comm_groups (cfg, o->comm_groups, error);
+}
+
+static int
+cmd_run (int argc, char **argv)
+{
+  RunOptions o = { 0 };
+  GOptionEntry entries[] = {
+    { "config", 'c', 0, G_OPTION_ARG_FILENAME, &o.config,
+      "Native cluster description (validated against configs/cluster.rng)", "CLUSTER.xml" },
+    { "astra-network", 0, 0, G_OPTION_ARG_FILENAME, &o.astra_network,
+      "ASTRA-sim network config (bandwidth in its GB/s, which are GiB/s; latency in ns)",
+      "NET.yml" },
+    { "astra-system", 0, 0, G_OPTION_ARG_FILENAME, &o.astra_system,
+      "ASTRA-sim system config (endpoint-delay in ns, local-mem-bw in GB/s)", "SYS.json" },
+    { "astra-memory", 0, 0, G_OPTION_ARG_FILENAME, &o.astra_memory,
+      "ASTRA-sim remote-memory config (remote-mem-latency in ns, remote-mem-bw in GB/s)",
+      "MEM.json" },
+    { "comm-groups", 0, 0, G_OPTION_ARG_FILENAME, &o.comm_groups,
+      "Process groups as ASTRA-sim's JSON: {\"<id>\": [ranks...]}", "GROUPS.json" },
+    { "workload", 'w', 0, G_OPTION_ARG_FILENAME, &o.workload,
+      "Trace prefix: reads PREFIX.0.et .. PREFIX.<ranks-1>.et", "PREFIX" },
+    { "report", 'r', 0, G_OPTION_ARG_FILENAME, &o.report,
+      "Write the JSON report (times in ns and ps) to FILE", "FILE.json" },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "No summary; errors only", NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("- simulate a workload on a cluster");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (
+      ctx, "Either --config CLUSTER.xml, or --astra-network and --astra-system (ASTRA-sim's\n"
+           "files, read unchanged; its per-rank 'finished' lines are printed too).\n\n"
+           EXIT_CODES_HELP "\n");
+  GError *error = NULL;
+  AppConfig cfg;
+  app_config_init (&cfg);
+  int code = 0;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    code = report_error ("run", error);
+  else if (o.workload == NULL)
+    code = report_error ("run", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
+                                             "no workload: give --workload PREFIX"));
+  else if (!load_config (&o, &cfg, &error))
+    code = report_error ("run", error);
+  else
+    {
+      g_autoptr (AppSim) sim = app_sim_new (&cfg, o.workload, &error);
+      if (sim == NULL || !app_sim_run (sim, &error))
+        code = report_error ("run", error);
+      else
+        {
+          if (cfg.astra_mode)
+            app_report_astra_lines (sim, stdout);
+          if (!o.quiet)
+            app_report_summary (sim, stdout);
+          if (o.report != NULL && !app_report_json (sim, o.report, &error))
+            code = report_error ("run", error);
+          if (!o.quiet)
+            {
+              double wall = app_sim_wall_seconds (sim);
+              guint64 events = sim_sched_events_run (app_sim_sched (sim));
+              fprintf (stderr, "orrery: %" G_GUINT64_FORMAT " events in %.3f s wall (%.2f M events/s)\n",
+                       events, wall, wall > 0 ? (double) events / wall / 1e6 : 0.0);
+            }
+        }
+    }
+  app_config_clear (&cfg);
+  g_free (o.config);
+  g_free (o.astra_network);
+  g_free (o.astra_system);
+  g_free (o.astra_memory);
+  g_free (o.comm_groups);
+  g_free (o.workload);
+  g_free (o.report);
+  return code;
+}
+
+/* ---- gen ----------------------------------------------------------------------- */
+
+static int
+cmd_gen_collective (int argc, char **argv)
+{
+  char *type = NULL, *bytes_s = NULL, *out = NULL;
+  gint ranks = 0;
+  GOptionEntry entries[] = {
+    { "type", 't', 0, G_OPTION_ARG_STRING, &type,
+      "all_reduce, reduce_scatter, all_gather or all_to_all", "KIND" },
+    { "ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "Number of ranks (trace files)", "N" },
+    { "bytes", 'b', 0, G_OPTION_ARG_STRING, &bytes_s,
+      "comm_size with a unit (1MiB, 64KB); all_gather: each rank's input", "SIZE" },
+    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Write PREFIX.0.et .. PREFIX.<N-1>.et",
+      "PREFIX" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL }
+  };
+  g_autoptr (GOptionContext) ctx
+      = g_option_context_new ("- write a one-collective microbenchmark, one trace per rank");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  GError *error = NULL;
+  SysCollKind kind;
+  guint64 bytes = 0;
+  int code = 0;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    code = report_error ("gen collective", error);
+  else if (type == NULL || bytes_s == NULL || out == NULL || ranks <= 0)
+    code = report_error ("gen collective",
+                         g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
+                                      "need --type KIND --ranks N --bytes SIZE --out PREFIX"));
+  else if (!wl_coll_kind_parse (type, &kind))
+    code = report_error ("gen collective",
+                         g_error_new (SIM_ERROR, SIM_ERROR_INPUT, "unknown collective '%s'", type));
+  else if (!sim_units_parse_bytes (bytes_s, &bytes, &error)
+           || !wl_gen_collective (out, kind, (guint32) ranks, bytes, &error))
+    code = report_error ("gen collective", error);
+  else
+    printf ("wrote %s.0.et .. %s.%d.et\n", out, out, ranks - 1);
+  g_free (type);
+  g_free (bytes_s);
+  g_free (out);
+  return code;
+}
+
+static int
+cmd_gen (int argc, char **argv)
+{
+  if (argc >= 2 && strcmp (argv[1], "collective") == 0)
+    return cmd_gen_collective (argc - 1, argv + 1);
+  fprintf (stderr, "usage: orrery gen collective --type KIND --ranks N --bytes SIZE --out PREFIX\n");
+  return SIM_ERROR_INPUT;
+}
+
+static void
+usage (FILE *out)
+{
+  fprintf (out,
+           "usage: orrery COMMAND [OPTIONS]\n\n"
+           "Commands:\n"
+           "  run   simulate a workload (Chakra traces) on a cluster\n"
+           "  gen   generate workloads: gen collective\n\n"
+           "'orrery COMMAND --help' lists a command's options, with units and defaults.\n\n"
+           EXIT_CODES_HELP "\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
+  if (argc < 2)
+    {
+      usage (stderr);
+      return SIM_ERROR_INPUT;
+    }
+  if (strcmp (argv[1], "run") == 0)
+    return cmd_run (argc - 1, argv + 1);
+  if (strcmp (argv[1], "gen") == 0)
+    return cmd_gen (argc - 1, argv + 1);
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
+    {
+      usage (stdout);
+      return 0;
+    }
+  fprintf (stderr, "orrery: unknown command '%s'\n", argv[1]);
+  usage (stderr);
+  return SIM_ERROR_INPUT;
+}

@@ -1,0 +1,29 @@
+/* report.h: what a finished simulation tells people and programs.
+ *
+ * Models: the human summary on stdout (simulated time; per-rank finish,
+ * compute and exposed communication as min/median/max; per-collective
+ * totals; units on every number), ASTRA-sim's per-rank "finished" lines, and
+ * the machine-readable JSON report (schema_version 1, documented in the
+ * README).  Everything here is a pure function of the simulation's results:
+ * two runs of the same inputs give byte-identical reports.
+ *
+ * Layer: sim/app.  May include: every layer.
+ */
+#ifndef ORRERY_SIM_APP_REPORT_H
+#define ORRERY_SIM_APP_REPORT_H
+
+#include <glib.h>
+#include <stdio.h>
+
+#include "sim/app/simulation.h"
+
+/* `sys[R] finished, T cycles, exposed communication E cycles.` per rank,
+ * in nanoseconds, as ASTRA-sim prints them. */
+void app_report_astra_lines (const AppSim *sim, FILE *out);
+
+void app_report_summary (const AppSim *sim, FILE *out);
+
+/* Write the JSON report to `path`. */
+gboolean app_report_json (const AppSim *sim, const char *path, GError **error);
+
+#endif /* ORRERY_SIM_APP_REPORT_H */

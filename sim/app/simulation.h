@@ -1,0 +1,49 @@
+/* simulation.h: one simulation wired from a configuration and a workload.
+ *
+ * Models: the whole stack for one run: scheduler, topology, network, system
+ * and replay, built in that order (each layer takes the one below), then run
+ * until the event queue is empty.  A run that ends with ranks still holding
+ * unfinished nodes has deadlocked: the error (SIM_ERROR_DEADLOCK) says which
+ * ranks wait for what, and which collectives or messages never completed.
+ *
+ * Ownership: AppSim borrows the configuration; it owns every layer.
+ *
+ * Layer: sim/app.  May include: every layer.
+ */
+#ifndef ORRERY_SIM_APP_SIMULATION_H
+#define ORRERY_SIM_APP_SIMULATION_H
+
+#include <glib.h>
+
+#include "network/net.h"
+#include "sim/app/config.h"
+#include "sim/sched.h"
+#include "system/sys.h"
+#include "workload/replay.h"
+
+typedef struct _AppSim AppSim;
+
+/* Build every layer and load PREFIX.<rank>.et for each of the topology's
+ * ranks. */
+AppSim *app_sim_new (const AppConfig *cfg, const char *workload_prefix, GError **error);
+void app_sim_free (AppSim *sim); /* accepts NULL */
+
+/* Run to the end.  FALSE with an error on bad input met during the run, or
+ * on deadlock (SIM_ERROR_DEADLOCK, with the diagnosis as the message). */
+gboolean app_sim_run (AppSim *sim, GError **error);
+
+SimSched *app_sim_sched (const AppSim *sim);
+const NetTopo *app_sim_topo (const AppSim *sim);
+Net *app_sim_net (const AppSim *sim);
+Sys *app_sim_sys (const AppSim *sim);
+WlReplay *app_sim_replay (const AppSim *sim);
+const AppConfig *app_sim_config (const AppSim *sim);
+const char *app_sim_workload (const AppSim *sim);
+/* The latest finish time over all ranks. */
+SimTime app_sim_end_time (const AppSim *sim);
+/* Wall-clock seconds spent in app_sim_run. */
+double app_sim_wall_seconds (const AppSim *sim);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AppSim, app_sim_free)
+
+#endif /* ORRERY_SIM_APP_SIMULATION_H */

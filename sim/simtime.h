@@ -1,0 +1,56 @@
+/* simtime.h: simulated time, an unsigned 64-bit count of picoseconds.
+ *
+ * Models: the simulation clock.  There is no floating-point clock anywhere in
+ * orrery: every duration is rounded to whole picoseconds where it is computed,
+ * so that event order, and therefore every output, is exactly reproducible.
+ * 2^64 ps is about 213 days of simulated time.
+ *
+ * Layer: sim.  May include: GLib.
+ */
+#ifndef ORRERY_SIM_SIMTIME_H
+#define ORRERY_SIM_SIMTIME_H
+
+#include <glib.h>
+
+typedef guint64 SimTime;
+
+#define SIM_TIME_MAX G_MAXUINT64
+#define SIM_PS_PER_NS G_GUINT64_CONSTANT(1000)
+#define SIM_PS_PER_US G_GUINT64_CONSTANT(1000000)
+#define SIM_PS_PER_MS G_GUINT64_CONSTANT(1000000000)
+#define SIM_PS_PER_S G_GUINT64_CONSTANT(1000000000000)
+
+static inline SimTime
+sim_time_from_ns (guint64 ns)
+{
+  return ns * SIM_PS_PER_NS;
+}
+
+static inline SimTime
+sim_time_from_us (guint64 us)
+{
+  return us * SIM_PS_PER_US;
+}
+
+/* Whole nanoseconds, rounded down. */
+static inline guint64
+sim_time_to_ns (SimTime t)
+{
+  return t / SIM_PS_PER_NS;
+}
+
+static inline double
+sim_time_to_seconds (SimTime t)
+{
+  return (double) t / (double) SIM_PS_PER_S;
+}
+
+/* Saturating addition: a clock that would wrap stays at SIM_TIME_MAX, which
+ * callers treat as "never" and which the limit checks report. */
+static inline SimTime
+sim_time_add (SimTime a, SimTime b)
+{
+  return (a > SIM_TIME_MAX - b) ? SIM_TIME_MAX : a + b;
+}
+
+#endif /* ORRERY_SIM_SIMTIME_H */

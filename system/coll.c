@@ -1,0 +1,661 @@
+/* coll.c: collective instances, chunking, phase planning and the per-rank
+ * dimension queues that pipeline chunks across dimensions.
+ *
+ * Cost per message: one delivery event (the network's), plus one event per
+ * member and chunk phase for its end.  Progress lives in flat arrays owned by
+ * the instance; nothing is allocated per message.
+ */
+#include "system/sys_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/error.h"
+
+#define SYS_MAX_PHASES (2 * NET_MAX_DIMS)
+
+typedef struct
+{
+  guint gdim;      /* group dimension */
+  guint topo_dim;  /* topology dimension: queue and algorithm choice */
+  SysCollKind op;
+  const SysAlgoClass *algo;
+} SysPhasePlan;
+
+typedef struct
+{
+  SimHandler on_done;
+  gpointer data;
+  guint64 arg;
+  guint64 node_id;
+  SimTime join_time;
+  gint32 priority;
+  guint32 chunks_left;
+  guint8 joined;
+  guint8 done;
+} SysMember;
+
+struct _SysColl
+{
+  Sys *sys;
+  SysGroup *group;
+  guint32 seq;
+  SysCollKind kind;
+  guint64 bytes;
+  guint n_chunks;
+  guint n_phases;
+  guint step_bits; /* message arg = run_index << step_bits | step */
+  SysPhasePlan phase[SYS_MAX_PHASES];
+  guint64 *in_bytes; /* [chunk * n_phases + phase] */
+  SysMember *members;
+  SysRun *runs;      /* [(member * n_chunks + chunk) * n_phases + phase] */
+  guint32 joined;
+  guint32 done;
+  SimTime first_join;
+};
+
+/* ---- Sys ------------------------------------------------------------------ */
+
+static gboolean
+resolve_algorithms (Sys *sys, GError **error)
+{
+  for (guint k = 0; k < SYS_COLL_N; k++)
+    for (guint d = 0; d < net_topo_dims (sys->topo); d++)
+      {
+        guint i = MIN (d, sys->params.n_impl[k] - 1);
+        const char *name = sys->params.impl[k][i];
+        const SysAlgoClass *algo = sys_algo_lookup (name);
+        if (algo == NULL || !algo->supports ((SysCollKind) k))
+          {
+            g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                         "%s: algorithm '%s' (dimension %u) does not exist for this collective",
+                         sys_coll_kind_name ((SysCollKind) k), name, d);
+            return FALSE;
+          }
+        sys->algo[k][d] = algo;
+      }
+  return TRUE;
+}
+
+Sys *
+sys_new (SimSched *sched, Net *net, const SysParams *params, GError **error)
+{
+  g_return_val_if_fail (sched != NULL && net != NULL && params != NULL, NULL);
+  if (params->splits == 0 || params->active_chunks_per_dim == 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "splits and active chunks per dimension must be at least 1");
+      return NULL;
+    }
+  g_autoptr (Sys) sys = g_new0 (Sys, 1);
+  sys->sched = sched;
+  sys->net = net;
+  sys->topo = net_topo (net);
+  sys->params = *params;
+  sys->groups = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                       (GDestroyNotify) sys_group_free);
+  sys->live_colls = g_hash_table_new (g_direct_hash, g_direct_equal);
+  sys->p2p = sys_p2p_new ();
+  sys->world = sys_group_new (sys->topo, SYS_GROUP_WORLD, NULL, net_topo_ranks (sys->topo));
+  sys->queues = g_new0 (SysRankQueues, net_topo_ranks (sys->topo));
+  if (!resolve_algorithms (sys, error))
+    return NULL;
+  return g_steal_pointer (&sys);
+}
+
+void
+sys_free (Sys *sys)
+{
+  if (sys == NULL)
+    return;
+  if (sys->live_colls != NULL)
+    {
+      GHashTableIter it;
+      gpointer coll;
+      g_hash_table_iter_init (&it, sys->live_colls);
+      while (g_hash_table_iter_next (&it, &coll, NULL))
+        sys_coll_free (coll);
+      g_hash_table_unref (sys->live_colls);
+    }
+  if (sys->queues != NULL)
+    for (guint32 r = 0; r < net_topo_ranks (sys->topo); r++)
+      for (guint d = 0; d < NET_MAX_DIMS; d++)
+        if (sys->queues[r].waiting[d] != NULL)
+          g_array_unref (sys->queues[r].waiting[d]);
+  g_free (sys->queues);
+  sys_group_free (sys->world);
+  if (sys->groups != NULL)
+    g_hash_table_unref (sys->groups);
+  sys_p2p_free (sys->p2p);
+  g_clear_error (&sys->error);
+  g_free (sys);
+}
+
+const SysParams *
+sys_params (const Sys *sys)
+{
+  return &sys->params;
+}
+
+gboolean
+sys_group_add (Sys *sys, guint64 id, const guint32 *ranks, guint n, GError **error)
+{
+  g_return_val_if_fail (sys != NULL && ranks != NULL, FALSE);
+  if (id == SYS_GROUP_WORLD || g_hash_table_contains (sys->groups, &id))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "group %" G_GUINT64_FORMAT " is registered twice", id);
+      return FALSE;
+    }
+  for (guint i = 0; i < n; i++)
+    if (ranks[i] >= net_topo_ranks (sys->topo))
+      {
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                     "group %" G_GUINT64_FORMAT " names rank %u, but the topology has %u ranks",
+                     id, ranks[i], net_topo_ranks (sys->topo));
+        return FALSE;
+      }
+  g_hash_table_insert (sys->groups, g_memdup2 (&id, sizeof id),
+                       sys_group_new (sys->topo, id, ranks, n));
+  return TRUE;
+}
+
+void
+sys_fail (Sys *sys, GError *error)
+{
+  if (sys->error == NULL)
+    sys->error = error;
+  else
+    g_error_free (error);
+  sim_sched_stop (sys->sched);
+}
+
+gboolean
+sys_ok (const Sys *sys, GError **error)
+{
+  if (sys->error == NULL)
+    return TRUE;
+  g_propagate_error (error, g_error_copy (sys->error));
+  return FALSE;
+}
+
+void
+sys_coll_stats (const Sys *sys, SysCollKind kind, SysCollStats *out)
+{
+  g_return_if_fail (kind < SYS_COLL_N);
+  *out = sys->stats[kind];
+}
+
+/* ---- planning ------------------------------------------------------------- */
+
+static void
+plan_add (SysColl *coll, guint gdim, SysCollKind op)
+{
+  g_assert (coll->n_phases < SYS_MAX_PHASES);
+  guint d = coll->group->dims[gdim].topo_dim;
+  coll->phase[coll->n_phases++] = (SysPhasePlan) {
+    .gdim = gdim, .topo_dim = d, .op = op, .algo = coll->sys->algo[coll->kind][d]
+  };
+}
+
+/* The phases every chunk runs, over the group dimensions allowed by the
+ * request's involved-dimension mask. */
+static void
+plan_phases (SysColl *coll, guint32 involved)
+{
+  guint dims[NET_MAX_DIMS], nd = 0;
+  for (guint g = 0; g < coll->group->n_dims; g++)
+    if (involved & (1u << coll->group->dims[g].topo_dim))
+      dims[nd++] = g;
+  if (nd == 0)
+    return;
+  if (coll->kind == SYS_COLL_ALL_REDUCE && coll->sys->params.opt == SYS_OPT_LOCAL_BW_AWARE)
+    {
+      for (guint i = 0; i + 1 < nd; i++)
+        plan_add (coll, dims[i], SYS_COLL_REDUCE_SCATTER);
+      plan_add (coll, dims[nd - 1], SYS_COLL_ALL_REDUCE);
+      for (guint i = nd - 1; i-- > 0;)
+        plan_add (coll, dims[i], SYS_COLL_ALL_GATHER);
+      return;
+    }
+  for (guint i = 0; i < nd; i++)
+    plan_add (coll, dims[i], coll->kind);
+}
+
+static guint64
+split_bytes (const Sys *sys, guint64 in, guint32 n)
+{
+  /* ASTRA-sim divides sizes with integer division; otherwise no byte is lost. */
+  return sys->params.astra_rounding ? in / n : (in + n - 1) / n;
+}
+
+guint64
+sys_phase_split (const SysPhaseCtx *ctx, guint64 in, guint32 n)
+{
+  return split_bytes (ctx->sys, in, n);
+}
+
+/* Sizes entering each phase of each chunk: reduce-scatter divides by the
+ * dimension's size, all-gather multiplies. */
+static void
+plan_sizes (SysColl *coll)
+{
+  const SysParams *p = &coll->sys->params;
+  coll->in_bytes = g_new (guint64, (gsize) coll->n_chunks * MAX (coll->n_phases, 1));
+  for (guint c = 0; c < coll->n_chunks; c++)
+    {
+      guint64 cur = coll->bytes / coll->n_chunks
+                    + (p->astra_rounding ? 0 : (c < coll->bytes % coll->n_chunks));
+      for (guint ph = 0; ph < coll->n_phases; ph++)
+        {
+          guint32 n = coll->group->dims[coll->phase[ph].gdim].size;
+          coll->in_bytes[c * coll->n_phases + ph] = cur;
+          if (coll->phase[ph].op == SYS_COLL_REDUCE_SCATTER)
+            cur = split_bytes (coll->sys, cur, n);
+          else if (coll->phase[ph].op == SYS_COLL_ALL_GATHER)
+            cur = cur * n;
+        }
+    }
+}
+
+/* The most steps any phase can take, to size the step field of a message. */
+static guint
+plan_step_bits (const SysColl *coll)
+{
+  guint64 max_steps = 1;
+  for (guint ph = 0; ph < coll->n_phases; ph++)
+    {
+      guint64 n = coll->group->dims[coll->phase[ph].gdim].size;
+      max_steps = MAX (max_steps, n * n); /* generous bound for every algorithm */
+    }
+  guint bits = g_bit_storage (max_steps);
+  return bits;
+}
+
+static SysColl *
+coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req)
+{
+  SysColl *coll = g_new0 (SysColl, 1);
+  coll->sys = sys;
+  coll->group = group;
+  coll->seq = seq;
+  coll->kind = req->kind;
+  coll->bytes = req->bytes;
+  coll->n_chunks = sys->params.splits;
+  plan_phases (coll, req->involved_dims);
+  plan_sizes (coll);
+  coll->step_bits = plan_step_bits (coll);
+  coll->members = g_new0 (SysMember, group->n);
+  coll->runs = g_new0 (SysRun, (gsize) group->n * coll->n_chunks * MAX (coll->n_phases, 1));
+  coll->first_join = sim_sched_now (sys->sched);
+  g_hash_table_insert (group->live, GUINT_TO_POINTER (seq + 1u), coll);
+  g_hash_table_add (sys->live_colls, coll);
+  return coll;
+}
+
+void
+sys_coll_free (SysColl *coll)
+{
+  if (coll == NULL)
+    return;
+  g_free (coll->in_bytes);
+  g_free (coll->members);
+  g_free (coll->runs);
+  g_free (coll);
+}
+
+/* ---- phase context and helpers for algorithms ------------------------------ */
+
+static void
+ctx_init (SysPhaseCtx *ctx, SysColl *coll, guint64 run_index)
+{
+  guint P = coll->n_phases;
+  guint ph = (guint) (run_index % P);
+  guint64 mc = run_index / P;
+  guint chunk = (guint) (mc % coll->n_chunks);
+  guint32 member = (guint32) (mc / coll->n_chunks);
+  const SysGroupDim *gd = &coll->group->dims[coll->phase[ph].gdim];
+  ctx->sys = coll->sys;
+  ctx->coll = coll;
+  ctx->op = coll->phase[ph].op;
+  ctx->in_bytes = coll->in_bytes[chunk * P + ph];
+  ctx->pos = (member / gd->stride) % gd->size;
+  ctx->n = gd->size;
+  ctx->run_index = run_index;
+  ctx->member = member;
+  ctx->phase = ph;
+}
+
+static void on_message (SimSched *sched, gpointer data, guint64 arg);
+static void on_phase_done (SimSched *sched, gpointer data, guint64 arg);
+
+void
+sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at)
+{
+  SysColl *coll = ctx->coll;
+  const SysGroupDim *gd = &coll->group->dims[coll->phase[ctx->phase].gdim];
+  g_assert (to < ctx->n && to != ctx->pos);
+  g_assert (step < (G_GUINT64_CONSTANT (1) << coll->step_bits));
+  guint32 to_member = ctx->member - ctx->pos * gd->stride + to * gd->stride;
+  /* Same chunk and phase, another member. */
+  guint64 to_run = ctx->run_index
+                   + ((gint64) to_member - (gint64) ctx->member) * coll->n_chunks * coll->n_phases;
+  net_send (coll->sys->net, at, coll->group->ranks[ctx->member], coll->group->ranks[to_member],
+            bytes, on_message, coll, (to_run << coll->step_bits) | step);
+}
+
+void
+sys_phase_finish (const SysPhaseCtx *ctx, SimTime at)
+{
+  sim_sched_at (ctx->sys->sched, at, on_phase_done, ctx->coll, ctx->run_index);
+}
+
+SimTime
+sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes)
+{
+  const SysParams *p = &ctx->sys->params;
+  if (p->astra_rounding)
+    {
+      /* ASTRA-sim: each memory pass takes whole nanoseconds, rounded down,
+       * at local-mem-bw bytes per ns. */
+      guint64 ns = (guint64) ((double) bytes / (p->local_mem_bw_Bps / 1e9));
+      return sim_time_from_ns (ns) * p->reduction_passes;
+    }
+  return net_serialization_ps (bytes, p->local_mem_bw_Bps) * p->reduction_passes;
+}
+
+SimTime
+sys_phase_endpoint_delay (const SysPhaseCtx *ctx)
+{
+  return ctx->sys->params.endpoint_delay;
+}
+
+SimTime
+sys_phase_now (const SysPhaseCtx *ctx)
+{
+  return sim_sched_now (ctx->sys->sched);
+}
+
+/* ---- per-rank dimension queues --------------------------------------------- */
+
+static void
+queue_push (Sys *sys, guint32 rank, guint dim, SysColl *coll, guint64 run_index, gint32 prio)
+{
+  SysRankQueues *q = &sys->queues[rank];
+  if (q->waiting[dim] == NULL)
+    q->waiting[dim] = g_array_new (FALSE, FALSE, sizeof (SysWaiting));
+  SysWaiting w = { .coll = coll, .run_index = run_index, .priority = prio,
+                   .order = sys->queue_order++ };
+  g_array_append_val (q->waiting[dim], w);
+}
+
+/* Which waiting entry runs next: FIFO the oldest, LIFO the newest, EXPLICIT
+ * the highest priority, oldest first among equals. */
+static guint
+queue_pick (const Sys *sys, const GArray *waiting)
+{
+  const SysWaiting *w = (const SysWaiting *) waiting->data;
+  guint best = 0;
+  for (guint i = 1; i < waiting->len; i++)
+    {
+      gboolean better;
+      switch (sys->params.policy)
+        {
+        case SYS_SCHED_LIFO:
+          better = w[i].order > w[best].order;
+          break;
+        case SYS_SCHED_EXPLICIT:
+          better = w[i].priority > w[best].priority
+                   || (w[i].priority == w[best].priority && w[i].order < w[best].order);
+          break;
+        case SYS_SCHED_FIFO:
+        default:
+          better = w[i].order < w[best].order;
+          break;
+        }
+      if (better)
+        best = i;
+    }
+  return best;
+}
+
+static void
+run_start (SysColl *coll, guint64 run_index)
+{
+  SysPhaseCtx ctx;
+  ctx_init (&ctx, coll, run_index);
+  SysRun *run = &coll->runs[run_index];
+  run->started = 1;
+  coll->phase[ctx.phase].algo->start (&ctx, run);
+}
+
+static void
+queue_kick (Sys *sys, guint32 rank, guint dim)
+{
+  SysRankQueues *q = &sys->queues[rank];
+  GArray *waiting = q->waiting[dim];
+  while (waiting != NULL && waiting->len > 0 && q->active[dim] < sys->params.active_chunks_per_dim)
+    {
+      guint i = queue_pick (sys, waiting);
+      SysWaiting w = g_array_index (waiting, SysWaiting, i);
+      g_array_remove_index (waiting, i);
+      q->active[dim]++;
+      run_start (w.coll, w.run_index);
+    }
+}
+
+/* ---- events ---------------------------------------------------------------- */
+
+static void
+on_message (SimSched *sched, gpointer data, guint64 arg)
+{
+  (void) sched;
+  SysColl *coll = data;
+  guint64 run_index = arg >> coll->step_bits;
+  guint32 step = (guint32) (arg & ((G_GUINT64_CONSTANT (1) << coll->step_bits) - 1));
+  SysPhaseCtx ctx;
+  ctx_init (&ctx, coll, run_index);
+  coll->phase[ctx.phase].algo->on_message (&ctx, &coll->runs[run_index], step);
+}
+
+static void
+coll_retire (SysColl *coll)
+{
+  Sys *sys = coll->sys;
+  SysCollStats *st = &sys->stats[coll->kind];
+  st->count++;
+  st->bytes += coll->bytes;
+  st->busy += sim_sched_now (sys->sched) - coll->first_join;
+  g_hash_table_remove (coll->group->live, GUINT_TO_POINTER (coll->seq + 1u));
+  g_hash_table_remove (sys->live_colls, coll);
+  sys_coll_free (coll);
+}
+
+static void
+member_done (SysColl *coll, guint32 member)
+{
+  SysMember *m = &coll->members[member];
+  g_assert (m->joined && !m->done);
+  m->done = 1;
+  SimHandler fn = m->on_done;
+  gpointer data = m->data;
+  guint64 arg = m->arg;
+  SimSched *sched = coll->sys->sched;
+  if (++coll->done == coll->group->n)
+    coll_retire (coll); /* frees coll */
+  /* Last, so that the caller may join its next collective from here. */
+  if (fn != NULL)
+    fn (sched, data, arg);
+}
+
+static void
+on_phase_done (SimSched *sched, gpointer data, guint64 run_index)
+{
+  (void) sched;
+  SysColl *coll = data;
+  Sys *sys = coll->sys;
+  guint P = coll->n_phases;
+  guint ph = (guint) (run_index % P);
+  guint32 member = (guint32) (run_index / P / coll->n_chunks);
+  guint32 rank = coll->group->ranks[member];
+  guint dim = coll->phase[ph].topo_dim;
+  coll->runs[run_index].done = 1;
+  sys->queues[rank].active[dim]--;
+  if (ph + 1 < P)
+    {
+      guint next_dim = coll->phase[ph + 1].topo_dim;
+      queue_push (sys, rank, next_dim, coll, run_index + 1, coll->members[member].priority);
+      queue_kick (sys, rank, dim);
+      if (next_dim != dim)
+        queue_kick (sys, rank, next_dim);
+      return;
+    }
+  gboolean last = --coll->members[member].chunks_left == 0;
+  queue_kick (sys, rank, dim);
+  if (last)
+    member_done (coll, member);
+}
+
+/* A collective with nothing to do on the network (one member, or no
+ * involved dimension) completes for each member when it joins. */
+static void
+on_trivial_done (SimSched *sched, gpointer data, guint64 member)
+{
+  (void) sched;
+  member_done (data, (guint32) member);
+}
+
+/* ---- joining --------------------------------------------------------------- */
+
+/* "the world" or "group 7", for messages. */
+static char *
+group_label (const SysGroup *group)
+{
+  if (group->id == SYS_GROUP_WORLD)
+    return g_strdup ("all ranks");
+  return g_strdup_printf ("group %" G_GUINT64_FORMAT, group->id);
+}
+
+static gboolean
+check_match (const SysColl *coll, guint32 rank, const SysCollRequest *req, GError **error)
+{
+  if (coll->kind == req->kind && coll->bytes == req->bytes)
+    return TRUE;
+  g_autofree char *label = group_label (coll->group);
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+               "rank %u node %" G_GUINT64_FORMAT ": collective #%u on %s is %s of %"
+               G_GUINT64_FORMAT " bytes here but %s of %" G_GUINT64_FORMAT
+               " bytes on the ranks that joined it first",
+               rank, req->node_id, coll->seq, label, sys_coll_kind_name (req->kind), req->bytes,
+               sys_coll_kind_name (coll->kind), coll->bytes);
+  return FALSE;
+}
+
+gboolean
+sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error)
+{
+  g_return_val_if_fail (sys != NULL && req != NULL && req->kind < SYS_COLL_N, FALSE);
+  SysGroup *group = sys_group_find (sys, req->group);
+  if (group == NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "rank %u node %" G_GUINT64_FORMAT ": group %" G_GUINT64_FORMAT
+                   " is not defined",
+                   rank, req->node_id, req->group);
+      return FALSE;
+    }
+  gint64 member = sys_group_member (group, rank);
+  if (member < 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "rank %u node %" G_GUINT64_FORMAT ": rank %u is not a member of group %"
+                   G_GUINT64_FORMAT " that its collective names",
+                   rank, req->node_id, rank, req->group);
+      return FALSE;
+    }
+  guint32 seq = group->next_seq[member]++;
+  SysColl *coll = g_hash_table_lookup (group->live, GUINT_TO_POINTER (seq + 1u));
+  if (coll == NULL)
+    coll = coll_new (sys, group, seq, req);
+  else if (!check_match (coll, rank, req, error))
+    return FALSE;
+
+  SysMember *m = &coll->members[member];
+  *m = (SysMember) { .on_done = req->on_done, .data = req->data, .arg = req->arg,
+                     .node_id = req->node_id, .join_time = sim_sched_now (sys->sched),
+                     .priority = req->priority, .chunks_left = coll->n_chunks, .joined = 1 };
+  coll->joined++;
+  if (coll->n_phases == 0)
+    {
+      sim_sched_at (sys->sched, sim_sched_now (sys->sched), on_trivial_done, coll,
+                    (guint64) member);
+      return TRUE;
+    }
+  guint dim = coll->phase[0].topo_dim;
+  for (guint c = 0; c < coll->n_chunks; c++)
+    {
+      guint64 run_index = ((guint64) member * coll->n_chunks + c) * coll->n_phases;
+      queue_push (sys, rank, dim, coll, run_index, req->priority);
+    }
+  queue_kick (sys, rank, dim);
+  return TRUE;
+}
+
+/* ---- diagnostics ----------------------------------------------------------- */
+
+static void
+append_rank_list (GString *out, const SysColl *coll, gboolean joined)
+{
+  guint shown = 0, total = 0;
+  for (guint32 i = 0; i < coll->group->n; i++)
+    if ((coll->members[i].joined != 0) == joined)
+      {
+        if (shown < 16)
+          g_string_append_printf (out, "%s%u", shown ? "," : "", coll->group->ranks[i]);
+        shown += shown < 16;
+        total++;
+      }
+  if (total > shown)
+    g_string_append_printf (out, ",... (%u in all)", total);
+  if (total == 0)
+    g_string_append (out, "none");
+}
+
+void
+sys_coll_describe (const SysColl *coll, GString *out)
+{
+  g_autofree char *label = group_label (coll->group);
+  g_string_append_printf (out,
+                          "collective #%u on %s (%s, %" G_GUINT64_FORMAT
+                          " bytes): %u of %u ranks joined: ",
+                          coll->seq, label, sys_coll_kind_name (coll->kind), coll->bytes,
+                          coll->joined, coll->group->n);
+  append_rank_list (out, coll, TRUE);
+  g_string_append (out, "; never joined: ");
+  append_rank_list (out, coll, FALSE);
+  g_string_append_c (out, '\n');
+}
+
+static gint
+cmp_colls (gconstpointer a, gconstpointer b)
+{
+  const SysColl *x = *(SysColl *const *) a, *y = *(SysColl *const *) b;
+  if (x->group->id != y->group->id)
+    return x->group->id < y->group->id ? -1 : 1;
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+guint
+sys_describe_pending (const Sys *sys, GString *out)
+{
+  g_autoptr (GPtrArray) colls = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer coll;
+  g_hash_table_iter_init (&it, sys->live_colls);
+  while (g_hash_table_iter_next (&it, &coll, NULL))
+    g_ptr_array_add (colls, coll);
+  g_ptr_array_sort (colls, cmp_colls);
+  for (guint i = 0; i < colls->len; i++)
+    sys_coll_describe (colls->pdata[i], out);
+  return colls->len + sys_p2p_describe (sys->p2p, out);
+}

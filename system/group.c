@@ -1,0 +1,131 @@
+/* group.c: process groups laid over the topology's dimensions.
+ *
+ * A group whose members form a sub-grid of the topology (every combination of
+ * the coordinates they take, in the dimensions where they differ) runs its
+ * collectives over those dimensions: a group inside one node uses only the
+ * intra-node dimension.  Members are then ordered by rank, which is the
+ * mixed-radix order of their coordinates.  Any other group is one flat
+ * dimension in the order given, priced on the outermost topology dimension
+ * it spans.
+ */
+#include "system/sys_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int
+cmp_u32 (const void *a, const void *b)
+{
+  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+  return (x > y) - (x < y);
+}
+
+/* Count the distinct coordinates members take in dimension d. */
+static guint32
+distinct_coords (const NetTopo *topo, const guint32 *ranks, guint32 n, guint d)
+{
+  guint32 size = net_topo_dim_size (topo, d);
+  g_autofree guint8 *seen = g_new0 (guint8, size);
+  guint32 count = 0;
+  for (guint32 i = 0; i < n; i++)
+    {
+      guint32 c = net_topo_coord (topo, ranks[i], d);
+      count += !seen[c];
+      seen[c] = 1;
+    }
+  return count;
+}
+
+static void
+group_layout (SysGroup *g, const NetTopo *topo, const guint32 *given)
+{
+  guint32 counts[NET_MAX_DIMS];
+  guint64 product = 1;
+  for (guint d = 0; d < net_topo_dims (topo); d++)
+    {
+      counts[d] = distinct_coords (topo, given, g->n, d);
+      product *= counts[d];
+    }
+  if (product == g->n)
+    {
+      memcpy (g->ranks, given, g->n * sizeof (guint32));
+      qsort (g->ranks, g->n, sizeof (guint32), cmp_u32);
+      guint32 stride = 1;
+      for (guint d = 0; d < net_topo_dims (topo); d++)
+        if (counts[d] > 1)
+          {
+            g->dims[g->n_dims++] = (SysGroupDim) { .topo_dim = d, .size = counts[d], .stride = stride };
+            stride *= counts[d];
+          }
+      return;
+    }
+  memcpy (g->ranks, given, g->n * sizeof (guint32));
+  guint outer = 0;
+  for (guint d = 0; d < net_topo_dims (topo); d++)
+    if (counts[d] > 1)
+      outer = d;
+  g->dims[0] = (SysGroupDim) { .topo_dim = outer, .size = g->n, .stride = 1 };
+  g->n_dims = 1;
+}
+
+SysGroup *
+sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n)
+{
+  SysGroup *g = g_new0 (SysGroup, 1);
+  g->id = id;
+  g->n = n;
+  g->ranks = g_new (guint32, n);
+  g->next_seq = g_new0 (guint32, n);
+  g->live = g_hash_table_new (g_direct_hash, g_direct_equal);
+  if (ranks == NULL)
+    {
+      /* The world: every rank, every dimension of more than one member. */
+      for (guint32 r = 0; r < n; r++)
+        g->ranks[r] = r;
+      for (guint d = 0; d < net_topo_dims (topo); d++)
+        if (net_topo_dim_size (topo, d) > 1)
+          g->dims[g->n_dims++] = (SysGroupDim) { .topo_dim = d,
+                                                 .size = net_topo_dim_size (topo, d),
+                                                 .stride = net_topo_stride (topo, d) };
+      return g;
+    }
+  if (n > 1)
+    group_layout (g, topo, ranks);
+  else
+    g->ranks[0] = ranks[0];
+  g->member_of = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint32 i = 0; i < n; i++)
+    g_hash_table_insert (g->member_of, GUINT_TO_POINTER (g->ranks[i] + 1u),
+                         GUINT_TO_POINTER (i + 1u));
+  return g;
+}
+
+void
+sys_group_free (SysGroup *g)
+{
+  if (g == NULL)
+    return;
+  g_free (g->ranks);
+  g_free (g->next_seq);
+  if (g->member_of != NULL)
+    g_hash_table_unref (g->member_of);
+  g_hash_table_unref (g->live);
+  g_free (g);
+}
+
+gint64
+sys_group_member (const SysGroup *g, guint32 rank)
+{
+  if (g->member_of == NULL)
+    return rank < g->n ? (gint64) rank : -1;
+  gpointer v = g_hash_table_lookup (g->member_of, GUINT_TO_POINTER (rank + 1u));
+  return v == NULL ? -1 : (gint64) GPOINTER_TO_UINT (v) - 1;
+}
+
+SysGroup *
+sys_group_find (Sys *sys, guint64 id)
+{
+  if (id == SYS_GROUP_WORLD)
+    return sys->world;
+  return g_hash_table_lookup (sys->groups, &id);
+}

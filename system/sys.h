@@ -1,0 +1,103 @@
+/* sys.h: the system layer: collectives and point-to-point messages.
+ *
+ * Models: each rank's communication library.  A collective is identified by
+ * its process group and its sequence number within that group on each member
+ * (the n-th collective a rank issues on group g meets the n-th of every other
+ * member).  It is cut into chunks; each chunk runs a list of phases, one per
+ * network dimension the group spans (localBWAware all-reduce: reduce-scatter
+ * up the dimensions, all-reduce on the last, all-gather back down), and each
+ * phase runs that dimension's algorithm.  Every rank has, per dimension, a
+ * queue of chunk phases and a limit of active ones, so chunks pipeline across
+ * dimensions.  A message of a step leaves when its sender reaches that step;
+ * a step that needs data waits for it, so a late joiner delays its peers.
+ * Every message costs an endpoint delay; every reducing step a pass over local
+ * memory.  Point-to-point sends and receives match on (src, dst, tag) in order.
+ *
+ * Ownership: Sys borrows the scheduler and network.  Completion callbacks are
+ * SimHandlers run at the simulated time of completion; their data is
+ * borrowed.
+ *
+ * Layer: system.  May include: network, sim, GLib.
+ */
+#ifndef ORRERY_SYSTEM_SYS_H
+#define ORRERY_SYSTEM_SYS_H
+
+#include <glib.h>
+
+#include "network/net.h"
+#include "sim/sched.h"
+#include "system/sys_params.h"
+
+typedef struct _Sys Sys;
+
+/* A process group as the system layer sees it: an id and its ranks.  Groups
+ * are registered once; the id WL-side "all ranks" group is SYS_GROUP_WORLD. */
+#define SYS_GROUP_WORLD G_MAXUINT64
+
+typedef struct
+{
+  SysCollKind kind;
+  guint64 bytes;          /* comm_size: see FORMAT.md (all-gather: per-rank input) */
+  guint64 group;          /* a registered group id, or SYS_GROUP_WORLD */
+  gint32 priority;        /* EXPLICIT scheduling: higher runs first */
+  guint32 involved_dims;  /* bit d set: may use topology dimension d */
+  guint64 node_id;        /* for diagnostics only */
+  SimHandler on_done;     /* run when this rank's part is complete */
+  gpointer data;
+  guint64 arg;
+} SysCollRequest;
+
+typedef struct
+{
+  guint32 src, dst;
+  gint64 tag;
+  guint64 bytes;
+  guint64 node_id;    /* for diagnostics only */
+  SimHandler on_done; /* send: at delivery; receive: when the data is in */
+  gpointer data;
+  guint64 arg;
+} SysP2PRequest;
+
+/* Resolves every configured algorithm name; fails naming the collective and
+ * the algorithm when the pair does not exist. */
+Sys *sys_new (SimSched *sched, Net *net, const SysParams *params, GError **error);
+void sys_free (Sys *sys); /* accepts NULL */
+
+/* Register group `id` with n distinct ranks (copied).  The ranks must exist
+ * in the topology. */
+gboolean sys_group_add (Sys *sys, guint64 id, const guint32 *ranks, guint n, GError **error);
+
+/* Rank `rank` joins its next collective on req->group, now.  Fails (input
+ * error) when the rank is not in the group or when the collective it meets
+ * disagrees in kind or size with what other members joined. */
+gboolean sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error);
+
+/* Post a send (at req->src) or a receive (at req->dst), now.  Fails when a
+ * matched pair disagrees in size (naming both nodes). */
+gboolean sys_p2p_send (Sys *sys, const SysP2PRequest *req, GError **error);
+gboolean sys_p2p_recv (Sys *sys, const SysP2PRequest *req, GError **error);
+
+/* A collective or message that can never complete stopped the run early
+ * (sys_coll_join/p2p failed inside an event): FALSE and the error. */
+gboolean sys_ok (const Sys *sys, GError **error);
+
+/* Append to `out` one line per collective and message still incomplete:
+ * which group and sequence, which ranks joined and which did not; which
+ * receives wait for which sends.  Returns the number of lines. */
+guint sys_describe_pending (const Sys *sys, GString *out);
+
+/* Per-kind totals over the run, for reports. */
+typedef struct
+{
+  guint64 count;   /* collectives completed (counted once, not per member) */
+  guint64 bytes;   /* sum of their sizes */
+  SimTime busy;    /* sum over collectives of (last member done - first join) */
+} SysCollStats;
+
+void sys_coll_stats (const Sys *sys, SysCollKind kind, SysCollStats *out);
+
+const SysParams *sys_params (const Sys *sys);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Sys, sys_free)
+
+#endif /* ORRERY_SYSTEM_SYS_H */

@@ -1,0 +1,77 @@
+/* sys_params.h: the system layer's configuration.
+ *
+ * Models: how collectives are cut into chunks and scheduled on the network
+ * dimensions, which algorithm runs on each dimension, and what each message
+ * costs at the endpoints (a fixed delay per message, and for reductions a
+ * pass over local memory).  These are ASTRA-sim's system-config knobs, one to
+ * one (see README "Config reference").
+ *
+ * Layer: system.  May include: network, sim, GLib.
+ */
+#ifndef ORRERY_SYSTEM_SYS_PARAMS_H
+#define ORRERY_SYSTEM_SYS_PARAMS_H
+
+#include <glib.h>
+
+#include "network/topo.h"
+#include "sim/simtime.h"
+
+/* Collective kinds; the order is the report order. */
+typedef enum
+{
+  SYS_COLL_ALL_REDUCE,
+  SYS_COLL_REDUCE_SCATTER,
+  SYS_COLL_ALL_GATHER,
+  SYS_COLL_ALL_TO_ALL,
+  SYS_COLL_N
+} SysCollKind;
+
+typedef enum
+{
+  SYS_SCHED_LIFO,
+  SYS_SCHED_FIFO,
+  SYS_SCHED_EXPLICIT
+} SysSchedPolicy;
+
+typedef enum
+{
+  SYS_OPT_LOCAL_BW_AWARE, /* multi-dim all-reduce: RS up, AR on the last, AG down */
+  SYS_OPT_BASELINE        /* one dimension after another, the whole collective each */
+} SysCollOpt;
+
+#define SYS_ALGO_NAME_MAX 32
+
+typedef struct
+{
+  SysSchedPolicy policy;
+  SimTime endpoint_delay;      /* added once per message, ps */
+  guint active_chunks_per_dim; /* chunks in flight per dimension and rank, >= 1 */
+  guint splits;                /* chunks per collective, >= 1 */
+  SysCollOpt opt;
+  /* Algorithm per collective kind and dimension.  n_impl[k] names are given;
+   * a topology with more dimensions reuses the last one. */
+  char impl[SYS_COLL_N][NET_MAX_DIMS][SYS_ALGO_NAME_MAX];
+  guint n_impl[SYS_COLL_N];
+  double local_mem_bw_Bps; /* bytes/s of local memory, prices reductions */
+  guint reduction_passes;  /* memory passes per reduced message (ASTRA-sim: 3) */
+  /* Price each memory pass in whole nanoseconds, rounded down, as ASTRA-sim
+   * does; otherwise in exact picoseconds (rounded up). */
+  gboolean astra_rounding;
+} SysParams;
+
+/* Defaults: LIFO, 10 ns endpoint delay, 1 active chunk, 1 split,
+ * localBWAware, "ring" for every kind, 1600 GB/s, 3 passes, exact ps. */
+void sys_params_init (SysParams *params);
+
+/* Set the algorithm list of one collective kind from names; FALSE with an
+ * error naming the kind when there are none or too many. */
+gboolean sys_params_set_impl (SysParams *params, SysCollKind kind, const char *const *names,
+                              guint n, GError **error);
+
+const char *sys_coll_kind_name (SysCollKind kind); /* "all_reduce", ... */
+const char *sys_sched_policy_name (SysSchedPolicy policy);
+gboolean sys_sched_policy_parse (const char *name, SysSchedPolicy *out);
+gboolean sys_coll_opt_parse (const char *name, SysCollOpt *out);
+const char *sys_coll_opt_name (SysCollOpt opt);
+
+#endif /* ORRERY_SYSTEM_SYS_PARAMS_H */

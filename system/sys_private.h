@@ -1,0 +1,84 @@
+/* sys_private.h: the system layer's shared internals (coll.c, group.c,
+ * p2p.c).  Only system/ includes it.
+ *
+ * Layer: system.  May include: network, sim, GLib.
+ */
+#ifndef ORRERY_SYSTEM_SYS_PRIVATE_H
+#define ORRERY_SYSTEM_SYS_PRIVATE_H
+
+#include "system/algo.h"
+#include "system/sys.h"
+
+/* One dimension of a group: members along it are `stride` apart in member
+ * order, and it runs on topology dimension `topo_dim`. */
+typedef struct
+{
+  guint topo_dim;
+  guint32 size;
+  guint32 stride;
+} SysGroupDim;
+
+typedef struct
+{
+  guint64 id;
+  guint32 n;
+  guint32 *ranks;         /* member index -> rank */
+  GHashTable *member_of;  /* rank + 1 -> member index + 1; NULL for the world */
+  guint n_dims;
+  SysGroupDim dims[NET_MAX_DIMS];
+  guint32 *next_seq;      /* per member: sequence number of its next collective */
+  GHashTable *live;       /* seq + 1 -> SysColl* */
+} SysGroup;
+
+/* A chunk phase waiting for its dimension on one rank. */
+typedef struct
+{
+  SysColl *coll;
+  guint64 run_index;
+  gint32 priority;
+  guint32 order; /* arrival order, for FIFO/LIFO and ties */
+} SysWaiting;
+
+typedef struct
+{
+  guint16 active[NET_MAX_DIMS];
+  GArray *waiting[NET_MAX_DIMS]; /* SysWaiting, created on first use */
+} SysRankQueues;
+
+struct _Sys
+{
+  SimSched *sched;
+  Net *net;
+  const NetTopo *topo;
+  SysParams params;
+  const SysAlgoClass *algo[SYS_COLL_N][NET_MAX_DIMS]; /* per kind and topology dim */
+  SysGroup *world;
+  GHashTable *groups;     /* guint64* id -> SysGroup* */
+  SysRankQueues *queues;  /* per rank */
+  guint32 queue_order;
+  GHashTable *live_colls; /* SysColl* set, for diagnostics */
+  SysCollStats stats[SYS_COLL_N];
+  GError *error;          /* first asynchronous error */
+  struct _SysP2P *p2p;
+};
+
+/* group.c */
+SysGroup *sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n);
+void sys_group_free (SysGroup *group);
+/* The member index of `rank`, or -1 if it is not in the group. */
+gint64 sys_group_member (const SysGroup *group, guint32 rank);
+SysGroup *sys_group_find (Sys *sys, guint64 id);
+
+/* coll.c */
+void sys_coll_free (SysColl *coll);
+void sys_coll_describe (const SysColl *coll, GString *out);
+
+/* p2p.c */
+struct _SysP2P *sys_p2p_new (void);
+void sys_p2p_free (struct _SysP2P *p2p);
+guint sys_p2p_describe (const struct _SysP2P *p2p, GString *out);
+
+/* Record the first error raised inside an event and stop the run. */
+void sys_fail (Sys *sys, GError *error);
+
+#endif /* ORRERY_SYSTEM_SYS_PRIVATE_H */

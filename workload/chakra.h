@@ -1,0 +1,184 @@
+/* chakra.h: read and write Chakra execution traces (.et files).
+ *
+ * What it models: one rank's trace file as the reference Chakra tools frame
+ * it (../shared/chakra/FORMAT.md): a sequence of frames, each a varint byte
+ * length followed by a protobuf message; frame 0 is a GlobalMetadata, every
+ * later frame a Node.  Files starting with the gzip magic (1f 8b) are
+ * inflated transparently.  Messages are the protobuf-c types generated from
+ * workload/chakra.proto (ChakraProtoMsg__Node and friends), so callers see
+ * every field, including unknown node types (values 8 and up) unchanged.
+ * Re-writing what was read reproduces the original bytes: see the writer.
+ *
+ * Ownership: a reader or writer owns its file and buffers, and is freed with
+ * its _free function (NULL accepted; g_autoptr works).  Nodes returned by the
+ * reader belong to the caller (free with wl_chakra_node_free).  Strings and
+ * messages returned by the attribute helpers and name helpers are borrowed
+ * from the node or from static storage.
+ *
+ * The reader holds the whole (decompressed) file in memory and unpacks one
+ * node per call, so memory is the file size plus one node, and time is
+ * linear in the file size.
+ *
+ * Layer: workload.  May include: sim, GLib, protobuf-c, zlib.
+ */
+#ifndef ORRERY_WORKLOAD_CHAKRA_H
+#define ORRERY_WORKLOAD_CHAKRA_H
+
+#include <glib.h>
+
+#include "chakra.pb-c.h"
+#include "workload/wl_error.h"
+
+/* ---------------------------------------------------------------- reader */
+
+typedef struct _WlChakraReader WlChakraReader;
+
+typedef enum
+{
+  WL_CHAKRA_READ_DEFAULT = 0,
+  /* Accept headerless (pre-2024) files, whose frame 0 is already a Node:
+   * wl_chakra_reader_next then returns that node first. */
+  WL_CHAKRA_ALLOW_HEADERLESS = 1 << 0
+} WlChakraReadFlags;
+
+/* Same as wl_chakra_reader_open_full (path, WL_CHAKRA_READ_DEFAULT, error):
+ * headerless files are refused. */
+WlChakraReader *wl_chakra_reader_open (const char *path, GError **error);
+
+/* Open the trace at PATH (plain or gzip), read it whole and parse frame 0.
+ *
+ * Frame 0 is GlobalMetadata when every field in it is field 1 or 2 with
+ * length-delimited encoding (version, attr) and it unpacks as such.  If not,
+ * and it unpacks as a Node, the file is headerless: an error
+ * (SIM_ERROR_INPUT, naming PATH and the node id) unless FLAGS has
+ * WL_CHAKRA_ALLOW_HEADERLESS.  If it is neither, the file is not a Chakra
+ * trace.  An empty file is an error ("empty trace"), with or without the
+ * flag.
+ *
+ * Returns a new reader, or NULL with ERROR set (domain WL_ERROR, code
+ * SIM_ERROR_INPUT; the message names PATH, and for framing errors the frame
+ * index and byte offset, counted in decompressed bytes for gzip files). */
+WlChakraReader *wl_chakra_reader_open_full (const char *path, WlChakraReadFlags flags,
+                                            GError **error);
+
+/* The trace's version: GlobalMetadata.version, or when that is empty the
+ * string value of its "schema" attribute (which is where current
+ * ASTRA-sim/Chakra tools put it), or "" when neither is present; NULL for a
+ * headerless file.  Borrowed from the reader. */
+const char *wl_chakra_reader_version (const WlChakraReader *r);
+
+/* Frame 0 exactly as read (NULL for a headerless file); borrowed from the
+ * reader.  Pass it to wl_chakra_writer_open_metadata to copy a trace. */
+const ChakraProtoMsg__GlobalMetadata *wl_chakra_reader_metadata (const WlChakraReader *r);
+
+/* TRUE when the file had no GlobalMetadata (only with
+ * WL_CHAKRA_ALLOW_HEADERLESS). */
+gboolean wl_chakra_reader_is_headerless (const WlChakraReader *r);
+
+/* The path the reader was opened with; borrowed. */
+const char *wl_chakra_reader_path (const WlChakraReader *r);
+
+/* Unpack the next node.  Returns it (the caller owns it: free with
+ * wl_chakra_node_free or chakra_proto_msg__node__free_unpacked (n, NULL)), or
+ * NULL: at the end of the file with ERROR unset, or with ERROR set when the
+ * next frame is bad (truncated or over-long length varint, a length running
+ * past the end of the file, bytes that do not unpack as a Node); the message
+ * names the file, the frame index and its byte offset.  After an error every
+ * later call fails with the same error. */
+ChakraProtoMsg__Node *wl_chakra_reader_next (WlChakraReader *r, GError **error);
+
+/* Free the reader and its file buffer.  Accepts NULL. */
+void wl_chakra_reader_free (WlChakraReader *r);
+
+/* Free a node from wl_chakra_reader_next.  Accepts NULL. */
+void wl_chakra_node_free (ChakraProtoMsg__Node *node);
+
+/* Free an unpacked GlobalMetadata.  Accepts NULL. */
+void wl_chakra_metadata_free (ChakraProtoMsg__GlobalMetadata *meta);
+
+/* ------------------------------------------------------------ attributes */
+
+/* The first attribute of N called NAME, or NULL.  Borrowed from N.  A linear
+ * scan: nodes carry a handful of attributes. */
+const ChakraProtoMsg__AttributeProto *wl_chakra_attr_find (const ChakraProtoMsg__Node *n,
+                                                           const char *name);
+
+/* The attribute NAME of N as a signed integer.  Any integer kind (int32,
+ * int64, uint32, uint64, sint32, sint64, fixed32, fixed64, sfixed32,
+ * sfixed64) or bool (0/1) is accepted, because writers disagree on kinds.
+ * Returns TRUE and sets *OUT when present; FALSE with ERROR unset when
+ * absent (*OUT untouched, so it may hold the default); FALSE with ERROR set
+ * (SIM_ERROR_INPUT, naming the attribute and the node id) when it has
+ * another kind, or is unsigned above G_MAXINT64. */
+gboolean wl_chakra_attr_int (const ChakraProtoMsg__Node *n, const char *name, gint64 *out,
+                             GError **error);
+
+/* As wl_chakra_attr_int, as an unsigned integer: a negative value is an
+ * error. */
+gboolean wl_chakra_attr_uint (const ChakraProtoMsg__Node *n, const char *name, guint64 *out,
+                              GError **error);
+
+/* As wl_chakra_attr_int, as a truth value: nonzero is TRUE. */
+gboolean wl_chakra_attr_bool (const ChakraProtoMsg__Node *n, const char *name, gboolean *out,
+                              GError **error);
+
+/* The attribute NAME of N as text: only string_val is accepted.  *OUT is
+ * borrowed from N.  Absent and wrong-kind cases as for wl_chakra_attr_int. */
+gboolean wl_chakra_attr_string (const ChakraProtoMsg__Node *n, const char *name,
+                                const char **out, GError **error);
+
+/* The attribute NAME of N as a list of truth values: bool_list, or any
+ * integer list kind (nonzero is TRUE).  On success *OUT is a new GArray of
+ * gboolean that the caller owns (g_array_unref).  Absent and wrong-kind
+ * cases as for wl_chakra_attr_int (*OUT untouched). */
+gboolean wl_chakra_attr_bool_list (const ChakraProtoMsg__Node *n, const char *name,
+                                   GArray **out, GError **error);
+
+/* ---------------------------------------------------------------- writer */
+
+typedef struct _WlChakraWriter WlChakraWriter;
+
+/* Create (or truncate) PATH and write frame 0: a GlobalMetadata holding only
+ * VERSION (e.g. "0.0.4").  The output is gzip-compressed when PATH ends in
+ * ".gz".  Returns a new writer, or NULL with ERROR set (WL_ERROR,
+ * SIM_ERROR_INPUT, naming PATH). */
+WlChakraWriter *wl_chakra_writer_open (const char *path, const char *version, GError **error);
+
+/* As wl_chakra_writer_open, writing META (borrowed) as frame 0, so that a
+ * trace copied node by node comes out byte for byte identical. */
+WlChakraWriter *wl_chakra_writer_open_metadata (const char *path,
+                                                const ChakraProtoMsg__GlobalMetadata *meta,
+                                                GError **error);
+
+/* Append NODE (borrowed) as the next frame.  Encoding is protobuf-c's:
+ * fields in number order, proto3 zero scalars omitted, oneof members
+ * written even when zero, repeated scalars packed, unknown fields kept.
+ * Returns FALSE with ERROR set on a write error; after one, every later
+ * call fails. */
+gboolean wl_chakra_writer_add (WlChakraWriter *w, const ChakraProtoMsg__Node *node,
+                               GError **error);
+
+/* Flush and close the file, reporting any write error (FALSE, ERROR set).
+ * The writer must still be freed; closing twice is harmless. */
+gboolean wl_chakra_writer_close (WlChakraWriter *w, GError **error);
+
+/* Free the writer, closing the file first if needed (errors ignored: call
+ * wl_chakra_writer_close to see them).  Accepts NULL. */
+void wl_chakra_writer_free (WlChakraWriter *w);
+
+/* ------------------------------------------------------------------ names */
+
+/* "COMP_NODE", "COMM_COLL_NODE", ... for a NodeType value; NULL for values
+ * the schema does not define (callers print the number). */
+const char *wl_chakra_node_type_name (int type);
+
+/* "ALL_REDUCE", "REDUCE_SCATTER", ... for a CollectiveCommType value; NULL
+ * for values the schema does not define. */
+const char *wl_chakra_comm_type_name (int comm_type);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlChakraReader, wl_chakra_reader_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlChakraWriter, wl_chakra_writer_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ChakraProtoMsg__Node, wl_chakra_node_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ChakraProtoMsg__GlobalMetadata, wl_chakra_metadata_free)
+
+#endif /* ORRERY_WORKLOAD_CHAKRA_H */

@@ -1,0 +1,696 @@
+/* replay.c: per-rank replay of trace graphs: ready queues, slots, timing. */
+#include "workload/replay.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "workload/graph.h"
+#include "workload/wl_error.h"
+
+/* Which slot a node occupies. */
+enum
+{
+  SLOT_COMP,
+  SLOT_CPU,
+  SLOT_COMM,
+  SLOT_NONE,
+  SLOT_N
+};
+
+/* Node states, per rank. */
+enum
+{
+  NODE_WAITING,
+  NODE_READY,
+  NODE_RUNNING,
+  NODE_DONE
+};
+
+typedef struct
+{
+  guint32 *buf;
+  guint32 head, len, cap;
+} WlFifo;
+
+typedef struct
+{
+  WlReplay *replay;
+  WlGraph *graph;
+  guint32 rank;
+  guint32 *parents_left;
+  guint8 *state;
+  WlFifo ready[SLOT_N];
+  guint busy[SLOT_N];
+  guint comm_in_flight;
+  SimTime comm_since;
+  WlRankStats stats;
+} WlRank;
+
+struct _WlReplay
+{
+  SimSched *sched;
+  Sys *sys;
+  WlParams params;
+  guint32 n_ranks;
+  WlRank *ranks;
+  WlGraphCache *cache;
+  GPtrArray *graphs; /* distinct WlGraph*, borrowed from the cache */
+  GError *error;
+};
+
+static void
+fifo_push (WlFifo *f, guint32 v)
+{
+  if (f->len == f->cap)
+    {
+      guint32 cap = MAX (8u, f->cap * 2);
+      guint32 *buf = g_new (guint32, cap);
+      for (guint32 i = 0; i < f->len; i++)
+        buf[i] = f->buf[(f->head + i) % f->cap];
+      g_free (f->buf);
+      f->buf = buf;
+      f->head = 0;
+      f->cap = cap;
+    }
+  f->buf[(f->head + f->len++) % f->cap] = v;
+}
+
+static guint32
+fifo_pop (WlFifo *f)
+{
+  g_assert (f->len > 0);
+  guint32 v = f->buf[f->head];
+  f->head = (f->head + 1) % f->cap;
+  f->len--;
+  return v;
+}
+
+WlReplay *
+wl_replay_new (SimSched *sched, Sys *sys, const WlParams *params)
+{
+  g_return_val_if_fail (sched != NULL && sys != NULL && params != NULL, NULL);
+  WlReplay *r = g_new0 (WlReplay, 1);
+  r->sched = sched;
+  r->sys = sys;
+  r->params = *params;
+  r->cache = wl_graph_cache_new ();
+  r->graphs = g_ptr_array_new ();
+  return r;
+}
+
+void
+wl_replay_free (WlReplay *r)
+{
+  if (r == NULL)
+    return;
+  for (guint32 i = 0; i < r->n_ranks; i++)
+    {
+      WlRank *k = &r->ranks[i];
+      wl_graph_unref (k->graph);
+      g_free (k->parents_left);
+      g_free (k->state);
+      for (guint s = 0; s < SLOT_N; s++)
+        g_free (k->ready[s].buf);
+    }
+  g_free (r->ranks);
+  g_ptr_array_unref (r->graphs);
+  wl_graph_cache_free (r->cache);
+  g_clear_error (&r->error);
+  g_free (r);
+}
+
+/* ---- loading ----------------------------------------------------------------- */
+
+/* Rank-dependent checks of a (possibly shared) graph. */
+static gboolean
+check_rank (const WlGraph *g, guint32 rank, guint32 n_ranks, GError **error)
+{
+  for (guint32 v = 0; v < g->n_nodes; v++)
+    {
+      const WlNode *n = &g->nodes[v];
+      if (n->op != WL_OP_SEND && n->op != WL_OP_RECV)
+        continue;
+      gboolean send = n->op == WL_OP_SEND;
+      guint32 self = send ? n->peer_src : n->peer_dst;
+      guint32 peer = send ? n->peer_dst : n->peer_src;
+      const char *what = NULL;
+      if (self != WL_RANK_SELF && self != rank)
+        what = send ? "comm_src is not this rank" : "comm_dst is not this rank";
+      else if (peer == WL_RANK_SELF)
+        what = send ? "a send without comm_dst" : "a receive without comm_src";
+      else if (peer >= n_ranks)
+        what = send ? "comm_dst names a rank beyond the topology"
+                    : "comm_src names a rank beyond the topology";
+      if (what != NULL)
+        {
+          g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: rank %u node %" G_GUINT64_FORMAT
+                       ": %s", g->path, rank, n->id, what);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static void
+rank_init (WlReplay *r, WlRank *k, guint32 rank, WlGraph *g)
+{
+  k->replay = r;
+  k->rank = rank;
+  k->graph = g;
+  k->parents_left = g_new (guint32, MAX (g->n_nodes, 1u));
+  k->state = g_new0 (guint8, MAX (g->n_nodes, 1u));
+  for (guint32 v = 0; v < g->n_nodes; v++)
+    k->parents_left[v] = g->nodes[v].n_parents;
+  k->stats.nodes = g->n_nodes;
+}
+
+gboolean
+wl_replay_load_files (WlReplay *r, const char *const *paths, guint32 ranks, GError **error)
+{
+  g_return_val_if_fail (r != NULL && r->ranks == NULL && ranks > 0, FALSE);
+  r->ranks = g_new0 (WlRank, ranks);
+  for (guint32 i = 0; i < ranks; i++)
+    {
+      guint before = wl_graph_cache_distinct (r->cache);
+      WlGraph *g = wl_graph_cache_load (r->cache, paths[i], error);
+      if (g == NULL || !check_rank (g, i, ranks, error))
+        {
+          wl_graph_unref (g);
+          return FALSE;
+        }
+      if (wl_graph_cache_distinct (r->cache) > before)
+        g_ptr_array_add (r->graphs, g);
+      rank_init (r, &r->ranks[i], i, g);
+      r->n_ranks = i + 1;
+    }
+  return TRUE;
+}
+
+gboolean
+wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
+{
+  g_return_val_if_fail (r != NULL && prefix != NULL, FALSE);
+  g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  for (guint32 i = 0; i < ranks; i++)
+    {
+      char *p = g_strdup_printf ("%s.%u.et", prefix, i);
+      if (!g_file_test (p, G_FILE_TEST_EXISTS))
+        {
+          guint32 have = 0;
+          while (have < G_MAXUINT32)
+            {
+              g_autofree char *q = g_strdup_printf ("%s.%u.et", prefix, have);
+              if (!g_file_test (q, G_FILE_TEST_EXISTS))
+                break;
+              have++;
+            }
+          g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                       "%s: not found: the topology has %u ranks but the workload has %s%u "
+                       "trace files (%s.0.et ...)",
+                       p, ranks, have ? "only " : "", have, prefix);
+          g_free (p);
+          return FALSE;
+        }
+      g_ptr_array_add (paths, p);
+    }
+  g_autofree char *extra = g_strdup_printf ("%s.%u.et", prefix, ranks);
+  if (g_file_test (extra, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "%s exists: the workload has more trace files than the topology's %u ranks",
+                   extra, ranks);
+      return FALSE;
+    }
+  return wl_replay_load_files (r, (const char *const *) paths->pdata, ranks, error);
+}
+
+/* ---- process groups ---------------------------------------------------------- */
+
+/* Group id -> rank list (GArray of guint32, borrowed); an empty list means
+ * all ranks.  Config definitions first: they win over METADATA nodes. */
+static gboolean
+collect_groups (WlReplay *r, const WlGroups *groups, GHashTable *defs, GError **error)
+{
+  for (guint i = 0; i < r->graphs->len; i++)
+    {
+      const WlGraph *g = r->graphs->pdata[i];
+      for (guint j = 0; j < g->group_defs->len; j++)
+        {
+          const WlGroupDef *d = &g_array_index (g->group_defs, WlGroupDef, j);
+          if (groups != NULL && wl_groups_lookup (groups, d->id, NULL) != NULL)
+            continue;
+          GArray *prev = g_hash_table_lookup (defs, &d->id);
+          if (prev == NULL)
+            {
+              g_hash_table_insert (defs, (gpointer) &d->id, d->ranks);
+              continue;
+            }
+          if (prev->len != d->ranks->len
+              || memcmp (prev->data, d->ranks->data, prev->len * sizeof (guint32)) != 0)
+            {
+              g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                           "%s: METADATA defines process group %" G_GUINT64_FORMAT
+                           " differently from another trace",
+                           g->path, d->id);
+              return FALSE;
+            }
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+register_group (WlReplay *r, guint64 id, const guint32 *ranks, guint n, GHashTable *world,
+                GError **error)
+{
+  if (n == 0 || n == r->n_ranks)
+    {
+      /* All ranks, in any order, is the world group: the topology's own
+       * dimensions, no registration. */
+      g_hash_table_add (world, g_memdup2 (&id, sizeof id));
+      return TRUE;
+    }
+  if (!sys_group_add (r->sys, id, ranks, n, error))
+    return FALSE;
+  return TRUE;
+}
+
+/* Point every collective at the system group it runs on. */
+static gboolean
+resolve_node_groups (WlReplay *r, const WlGroups *groups, GHashTable *defs, GHashTable *world,
+                     GError **error)
+{
+  for (guint i = 0; i < r->graphs->len; i++)
+    {
+      WlGraph *g = r->graphs->pdata[i];
+      for (guint32 v = 0; v < g->n_nodes; v++)
+        {
+          WlNode *n = &g->nodes[v];
+          if (n->op != WL_OP_COLL)
+            continue;
+          guint64 id = n->group;
+          if (id == WL_GROUP_ALL || g_hash_table_contains (world, &id))
+            n->group = SYS_GROUP_WORLD;
+          else if ((groups != NULL && wl_groups_lookup (groups, id, NULL) != NULL)
+                   || g_hash_table_contains (defs, &id))
+            n->group = id;
+          else if (id == 0)
+            n->group = SYS_GROUP_WORLD; /* an undefined "0" means all ranks */
+          else
+            {
+              g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                           "%s: node %" G_GUINT64_FORMAT ": process group %" G_GUINT64_FORMAT
+                           " (pg_name) is not defined by --comm-groups, the config or a "
+                           "METADATA node",
+                           g->path, n->id, id);
+              return FALSE;
+            }
+        }
+    }
+  return TRUE;
+}
+
+static gint
+cmp_u64 (gconstpointer a, gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return (x > y) - (x < y);
+}
+
+gboolean
+wl_replay_bind_groups (WlReplay *r, const WlGroups *groups, GError **error)
+{
+  g_return_val_if_fail (r != NULL, FALSE);
+  g_autoptr (GHashTable) defs = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr (GHashTable) world = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  if (!collect_groups (r, groups, defs, error))
+    return FALSE;
+  if (groups != NULL && wl_groups_max_rank (groups) >= (gint64) r->n_ranks)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "process groups name rank %" G_GINT64_FORMAT ", but there are %u ranks",
+                   wl_groups_max_rank (groups), r->n_ranks);
+      return FALSE;
+    }
+  /* Register in id order so that nothing depends on hash order. */
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint64));
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, defs);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    g_array_append_vals (ids, key, 1);
+  g_array_sort (ids, cmp_u64);
+  for (guint i = 0; i < ids->len; i++)
+    {
+      guint64 id = g_array_index (ids, guint64, i);
+      GArray *ranks = g_hash_table_lookup (defs, &id);
+      for (guint j = 0; j < ranks->len; j++)
+        if (g_array_index (ranks, guint32, j) >= r->n_ranks)
+          {
+            g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                         "METADATA process group %" G_GUINT64_FORMAT " names rank %u, but there "
+                         "are %u ranks", id, g_array_index (ranks, guint32, j), r->n_ranks);
+            return FALSE;
+          }
+      if (!register_group (r, id, (const guint32 *) ranks->data, ranks->len, world, error))
+        return FALSE;
+    }
+  if (groups != NULL)
+    {
+      g_autoptr (GArray) gids = wl_groups_ids (groups);
+      for (guint i = 0; i < gids->len; i++)
+        {
+          guint64 id = g_array_index (gids, guint64, i);
+          guint n = 0;
+          const guint32 *ranks = wl_groups_lookup (groups, id, &n);
+          if (!register_group (r, id, ranks, n, world, error))
+            return FALSE;
+        }
+    }
+  return resolve_node_groups (r, groups, defs, world, error);
+}
+
+/* ---- timing ------------------------------------------------------------------- */
+
+/* Round a time in double-precision nanoseconds the configured way. */
+static SimTime
+round_ns (const WlParams *p, double ns)
+{
+  if (!(ns > 0.0))
+    return 0;
+  if (ns >= (double) (SIM_TIME_MAX / SIM_PS_PER_NS))
+    return SIM_TIME_MAX;
+  if (p->astra_rounding)
+    return sim_time_from_ns ((guint64) ns);
+  return (SimTime) ceil (ns * (double) SIM_PS_PER_NS);
+}
+
+static SimTime
+compute_time (const WlParams *p, const WlNode *n)
+{
+  if (p->compute == WL_COMPUTE_ROOFLINE && n->num_ops > 0)
+    {
+      /* Attainable FLOP/s: the lesser of the peak and what memory can feed
+       * at this node's operational intensity (FLOPs per byte). */
+      double perf = p->peak_flops;
+      if (n->bytes > 0)
+        perf = MIN (perf, p->mem_bw_Bps * ((double) n->num_ops / (double) n->bytes));
+      return round_ns (p, (double) n->num_ops / perf * 1e9);
+    }
+  if (p->astra_rounding && n->duration_ps == 0)
+    return sim_time_from_ns (1); /* ASTRA-sim runs an empty node for 1 ns */
+  return n->duration_ps;
+}
+
+static SimTime
+memory_time (const WlParams *p, const WlNode *n)
+{
+  if (p->mem.kind == WL_MEM_NONE)
+    return round_ns (p, (double) n->bytes / p->mem_bw_Bps * 1e9);
+  return sim_time_add (p->mem.latency, round_ns (p, (double) n->bytes / p->mem.bandwidth_Bps * 1e9));
+}
+
+/* ---- replay --------------------------------------------------------------------- */
+
+static guint
+slot_of (const WlNode *n)
+{
+  switch ((WlOp) n->op)
+    {
+    case WL_OP_COMP:
+      return SLOT_COMP;
+    case WL_OP_CPU:
+      return SLOT_CPU;
+    case WL_OP_COLL:
+    case WL_OP_SEND:
+    case WL_OP_WAIT:
+      return SLOT_COMM;
+    case WL_OP_RECV:
+    case WL_OP_MEM:
+    case WL_OP_SKIP:
+      break;
+    }
+  return SLOT_NONE;
+}
+
+static guint
+slot_limit (const WlReplay *r, guint slot)
+{
+  switch (slot)
+    {
+    case SLOT_COMP:
+      return r->params.slots_comp;
+    case SLOT_CPU:
+      return r->params.slots_cpu;
+    case SLOT_COMM:
+      return r->params.slots_comm;
+    default:
+      return G_MAXUINT;
+    }
+}
+
+static void on_node_done (SimSched *sched, gpointer data, guint64 index);
+
+static void
+fail_in_event (WlReplay *r, GError *error)
+{
+  if (r->error == NULL)
+    r->error = error;
+  else
+    g_error_free (error);
+  sim_sched_stop (r->sched);
+}
+
+static void
+comm_begin (WlRank *k, SimTime now)
+{
+  if (k->comm_in_flight++ == 0)
+    k->comm_since = now;
+}
+
+static void
+launch (WlRank *k, guint32 index)
+{
+  WlReplay *r = k->replay;
+  const WlNode *n = &k->graph->nodes[index];
+  SimTime now = sim_sched_now (r->sched);
+  GError *error = NULL;
+  k->state[index] = NODE_RUNNING;
+  switch ((WlOp) n->op)
+    {
+    case WL_OP_COMP:
+    case WL_OP_CPU:
+      {
+        SimTime t = compute_time (&r->params, n);
+        if (n->op == WL_OP_COMP)
+          k->stats.compute += t;
+        else
+          k->stats.cpu += t;
+        sim_sched_at (r->sched, sim_time_add (now, t), on_node_done, k, index);
+        return;
+      }
+    case WL_OP_WAIT:
+      comm_begin (k, now);
+      sim_sched_at (r->sched, sim_time_add (now, n->duration_ps), on_node_done, k, index);
+      return;
+    case WL_OP_MEM:
+      sim_sched_at (r->sched, sim_time_add (now, memory_time (&r->params, n)), on_node_done, k,
+                    index);
+      return;
+    case WL_OP_SKIP:
+      sim_sched_at (r->sched, now, on_node_done, k, index);
+      return;
+    case WL_OP_COLL:
+      {
+        comm_begin (k, now);
+        SysCollRequest req = { .kind = (SysCollKind) n->coll_kind, .bytes = n->bytes,
+                               .group = n->group, .priority = n->priority,
+                               .involved_dims = n->involved, .node_id = n->id,
+                               .on_done = on_node_done, .data = k, .arg = index };
+        if (!sys_coll_join (r->sys, k->rank, &req, &error))
+          fail_in_event (r, error);
+        return;
+      }
+    case WL_OP_SEND:
+    case WL_OP_RECV:
+      {
+        gboolean send = n->op == WL_OP_SEND;
+        if (send)
+          comm_begin (k, now);
+        SysP2PRequest req = { .src = send ? k->rank : n->peer_src,
+                              .dst = send ? n->peer_dst : k->rank, .tag = n->tag,
+                              .bytes = n->bytes, .node_id = n->id, .on_done = on_node_done,
+                              .data = k, .arg = index };
+        if (!(send ? sys_p2p_send (r->sys, &req, &error) : sys_p2p_recv (r->sys, &req, &error)))
+          fail_in_event (r, error);
+        return;
+      }
+    }
+  g_assert_not_reached ();
+}
+
+/* Start every ready node that has a free slot. */
+static void
+issue (WlRank *k)
+{
+  for (guint s = 0; s < SLOT_N; s++)
+    {
+      guint limit = slot_limit (k->replay, s);
+      while (k->ready[s].len > 0 && k->busy[s] < limit)
+        {
+          k->busy[s]++;
+          launch (k, fifo_pop (&k->ready[s]));
+        }
+    }
+}
+
+static void
+make_ready (WlRank *k, guint32 index)
+{
+  k->state[index] = NODE_READY;
+  fifo_push (&k->ready[slot_of (&k->graph->nodes[index])], index);
+}
+
+static void
+on_node_done (SimSched *sched, gpointer data, guint64 index)
+{
+  WlRank *k = data;
+  const WlGraph *g = k->graph;
+  const WlNode *n = &g->nodes[index];
+  SimTime now = sim_sched_now (sched);
+  guint slot = slot_of (n);
+  k->busy[slot]--;
+  k->state[index] = NODE_DONE;
+  k->stats.nodes_done++;
+  k->stats.finish = now;
+  if ((n->op == WL_OP_COLL || n->op == WL_OP_SEND || n->op == WL_OP_WAIT)
+      && --k->comm_in_flight == 0)
+    k->stats.comm_busy += now - k->comm_since;
+  for (guint32 c = 0; c < n->n_children; c++)
+    {
+      guint32 child = g->children[n->child_start + c];
+      if (--k->parents_left[child] == 0)
+        make_ready (k, child);
+    }
+  issue (k);
+}
+
+static void
+on_rank_start (SimSched *sched, gpointer data, guint64 arg)
+{
+  (void) sched;
+  (void) arg;
+  WlRank *k = data;
+  for (guint32 v = 0; v < k->graph->n_nodes; v++)
+    if (k->graph->nodes[v].n_parents == 0)
+      make_ready (k, v);
+  issue (k);
+}
+
+void
+wl_replay_start (WlReplay *r)
+{
+  for (guint32 i = 0; i < r->n_ranks; i++)
+    sim_sched_at (r->sched, sim_sched_now (r->sched), on_rank_start, &r->ranks[i], 0);
+}
+
+/* ---- results ---------------------------------------------------------------------- */
+
+gboolean
+wl_replay_ok (const WlReplay *r, GError **error)
+{
+  if (r->error == NULL)
+    return TRUE;
+  g_propagate_error (error, g_error_copy (r->error));
+  return FALSE;
+}
+
+guint32
+wl_replay_unfinished (const WlReplay *r)
+{
+  guint32 count = 0;
+  for (guint32 i = 0; i < r->n_ranks; i++)
+    count += r->ranks[i].stats.nodes_done < r->ranks[i].stats.nodes;
+  return count;
+}
+
+static const char *
+op_name (const WlNode *n)
+{
+  static const char *const names[] = { "skipped", "COMP", "CPU COMP", "COMM_COLL", "COMM_SEND",
+                                       "COMM_RECV", "MEM", "BROADCAST" };
+  return names[n->op];
+}
+
+static void
+describe_rank (const WlRank *k, GString *out)
+{
+  const WlGraph *g = k->graph;
+  guint32 running = 0, waiting = 0;
+  g_string_append_printf (out, "rank %u: %u of %u nodes unfinished", k->rank,
+                          k->stats.nodes - k->stats.nodes_done, k->stats.nodes);
+  for (guint32 v = 0; v < g->n_nodes; v++)
+    {
+      if (k->state[v] == NODE_WAITING)
+        waiting++;
+      if (k->state[v] != NODE_RUNNING)
+        continue;
+      if (running++ < 4)
+        {
+          const WlNode *n = &g->nodes[v];
+          g_string_append_printf (out, "%s node %" G_GUINT64_FORMAT " (%s", running == 1 ? "; blocked in" : ",",
+                                  n->id, op_name (n));
+          if (n->op == WL_OP_RECV)
+            g_string_append_printf (out, " from rank %u tag %d", n->peer_src, n->tag);
+          else if (n->op == WL_OP_SEND)
+            g_string_append_printf (out, " to rank %u tag %d", n->peer_dst, n->tag);
+          g_string_append_c (out, ')');
+        }
+    }
+  if (waiting > 0)
+    g_string_append_printf (out, "; %u nodes wait on their dependencies", waiting);
+  g_string_append_c (out, '\n');
+}
+
+void
+wl_replay_describe_blocked (const WlReplay *r, GString *out, guint max_ranks)
+{
+  guint shown = 0, total = 0;
+  for (guint32 i = 0; i < r->n_ranks; i++)
+    if (r->ranks[i].stats.nodes_done < r->ranks[i].stats.nodes)
+      {
+        if (shown++ < max_ranks)
+          describe_rank (&r->ranks[i], out);
+        total++;
+      }
+  if (total > max_ranks)
+    g_string_append_printf (out, "... and %u more ranks\n", total - max_ranks);
+}
+
+guint32
+wl_replay_ranks (const WlReplay *r)
+{
+  return r->n_ranks;
+}
+
+const WlRankStats *
+wl_replay_rank_stats (const WlReplay *r, guint32 rank)
+{
+  g_return_val_if_fail (rank < r->n_ranks, NULL);
+  return &r->ranks[rank].stats;
+}
+
+guint
+wl_replay_distinct_graphs (const WlReplay *r)
+{
+  return r->graphs->len;
+}
+
+guint64
+wl_replay_unknown_nodes (const WlReplay *r)
+{
+  guint64 total = 0;
+  for (guint i = 0; i < r->graphs->len; i++)
+    total += ((const WlGraph *) r->graphs->pdata[i])->n_skipped_unknown;
+  return total;
+}

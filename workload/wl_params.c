@@ -1,0 +1,53 @@
+/* wl_params.c: defaults and names of the workload layer's configuration. */
+#include "workload/wl_params.h"
+
+#include <string.h>
+
+void
+wl_params_init (WlParams *params)
+{
+  g_return_if_fail (params != NULL);
+  memset (params, 0, sizeof *params);
+  params->compute = WL_COMPUTE_REPLAY;
+  params->peak_flops = 900e12;
+  params->mem_bw_Bps = 1600e9;
+  params->slots_comp = 1;
+  params->slots_cpu = 1;
+  params->slots_comm = 1;
+  params->mem.kind = WL_MEM_NONE;
+}
+
+static const struct
+{
+  WlMemKind kind;
+  const char *astra; /* ASTRA-sim's memory-type name */
+  const char *native;
+} mem_names[] = {
+  { WL_MEM_NONE, "NO_MEMORY_EXPANSION", "none" },
+  { WL_MEM_PER_NODE, "PER_NODE_MEMORY_EXPANSION", "per-node" },
+  { WL_MEM_PER_NPU, "PER_NPU_MEMORY_EXPANSION", "per-npu" },
+  { WL_MEM_POOL, "MEMORY_POOL", "pool" },
+};
+
+const char *
+wl_mem_kind_name (WlMemKind kind)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (mem_names); i++)
+    if (mem_names[i].kind == kind)
+      return mem_names[i].native;
+  return "unknown";
+}
+
+/* Accepts both ASTRA-sim's names and orrery's. */
+gboolean
+wl_mem_kind_parse (const char *name, WlMemKind *out)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (mem_names); i++)
+    if (g_ascii_strcasecmp (name, mem_names[i].astra) == 0
+        || g_ascii_strcasecmp (name, mem_names[i].native) == 0)
+      {
+        *out = mem_names[i].kind;
+        return TRUE;
+      }
+  return FALSE;
+}
