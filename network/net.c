@@ -20,10 +20,17 @@ net_new (SimSched *sched, const NetTopo *topo, GError **error)
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "unknown network model %d", (int) kind);
       return NULL;
     }
+  return net_new_with_model (sched, topo, models[kind]);
+}
+
+Net *
+net_new_with_model (SimSched *sched, const NetTopo *topo, const NetModelClass *klass)
+{
+  g_return_val_if_fail (sched != NULL && topo != NULL && klass != NULL, NULL);
   Net *net = g_new0 (Net, 1);
   net->sched = sched;
   net->topo = topo;
-  net->klass = models[kind];
+  net->klass = klass;
   return net;
 }
 

@@ -36,6 +36,10 @@ typedef struct
 Net *net_new (SimSched *sched, const NetTopo *topo, GError **error);
 void net_free (Net *net); /* accepts NULL */
 
+/* A network driven by a link model the caller supplies (tests use a fake one
+ * with a fixed delay); `klass` must outlive the Net. */
+Net *net_new_with_model (SimSched *sched, const NetTopo *topo, const NetModelClass *klass);
+
 const NetTopo *net_topo (const Net *net);
 SimSched *net_sched (const Net *net);
 const char *net_model_name (const Net *net);
