@@ -1,0 +1,164 @@
+/* testutil.c: helpers shared by the test suites. */
+#include "testutil.h"
+
+#include <glib/gstdio.h>
+#include <sys/wait.h>
+#include <string.h>
+
+const char *
+tu_shared_dir (void)
+{
+  static char *dir = NULL;
+  if (dir == NULL)
+    dir = g_strdup (g_getenv ("SHARED") ? g_getenv ("SHARED") : "../shared");
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      g_print ("skipped: %s not found (set SHARED to the shared test data)\n", dir);
+      return NULL;
+    }
+  return dir;
+}
+
+char *
+tu_mkdtemp (void)
+{
+  GError *error = NULL;
+  char *dir = g_dir_make_tmp ("orrery-test-XXXXXX", &error);
+  g_assert_no_error (error);
+  return dir;
+}
+
+void
+tu_rmdir (const char *dir)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  if (d == NULL)
+    return;
+  const char *name;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      if (g_file_test (p, G_FILE_TEST_IS_DIR))
+        tu_rmdir (p);
+      else
+        g_unlink (p);
+    }
+  g_dir_close (d);
+  g_rmdir (dir);
+}
+
+const char *
+tu_orrery (void)
+{
+  return g_getenv ("ORRERY") ? g_getenv ("ORRERY") : "build/orrery";
+}
+
+int
+tu_run (char **output, const char *const *argv)
+{
+  char *out = NULL, *err = NULL;
+  int status = 0;
+  GError *error = NULL;
+  gboolean ok = g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
+                              &err, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (ok);
+  if (output != NULL)
+    *output = g_strconcat (out, err, NULL);
+  g_free (out);
+  g_free (err);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+}
+
+ChakraProtoMsg__Node *
+tu_node_new (guint64 id, int type, const char *name)
+{
+  ChakraProtoMsg__Node *n = g_new0 (ChakraProtoMsg__Node, 1);
+  chakra_proto_msg__node__init (n);
+  n->id = id;
+  n->type = (ChakraProtoMsg__NodeType) type;
+  n->name = g_strdup (name);
+  return n;
+}
+
+void
+tu_node_free (ChakraProtoMsg__Node *n)
+{
+  for (gsize i = 0; i < n->n_attr; i++)
+    {
+      if (n->attr[i]->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL)
+        g_free (n->attr[i]->string_val);
+      g_free (n->attr[i]->name);
+      g_free (n->attr[i]);
+    }
+  g_free (n->attr);
+  g_free (n->data_deps);
+  g_free (n->ctrl_deps);
+  g_free (n->name);
+  g_free (n);
+}
+
+void
+tu_node_dep (ChakraProtoMsg__Node *n, guint64 dep)
+{
+  n->data_deps = g_renew (guint64, n->data_deps, n->n_data_deps + 1);
+  n->data_deps[n->n_data_deps++] = dep;
+}
+
+void
+tu_node_ctrl_dep (ChakraProtoMsg__Node *n, guint64 dep)
+{
+  n->ctrl_deps = g_renew (guint64, n->ctrl_deps, n->n_ctrl_deps + 1);
+  n->ctrl_deps[n->n_ctrl_deps++] = dep;
+}
+
+static ChakraProtoMsg__AttributeProto *
+add_attr (ChakraProtoMsg__Node *n, const char *name)
+{
+  ChakraProtoMsg__AttributeProto *a = g_new0 (ChakraProtoMsg__AttributeProto, 1);
+  chakra_proto_msg__attribute_proto__init (a);
+  a->name = g_strdup (name);
+  n->attr = g_renew (ChakraProtoMsg__AttributeProto *, n->attr, n->n_attr + 1);
+  n->attr[n->n_attr++] = a;
+  return a;
+}
+
+void
+tu_node_attr_int (ChakraProtoMsg__Node *n, const char *name, gint64 v)
+{
+  ChakraProtoMsg__AttributeProto *a = add_attr (n, name);
+  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
+  a->int64_val = v;
+}
+
+void
+tu_node_attr_bool (ChakraProtoMsg__Node *n, const char *name, gboolean v)
+{
+  ChakraProtoMsg__AttributeProto *a = add_attr (n, name);
+  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_VAL;
+  a->bool_val = v;
+}
+
+void
+tu_node_attr_string (ChakraProtoMsg__Node *n, const char *name, const char *v)
+{
+  ChakraProtoMsg__AttributeProto *a = add_attr (n, name);
+  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+  a->string_val = g_strdup (v);
+}
+
+void
+tu_write_trace (const char *path, ChakraProtoMsg__Node **nodes, guint n)
+{
+  GError *error = NULL;
+  WlChakraWriter *w = wl_chakra_writer_open (path, "0.0.4", &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < n; i++)
+    {
+      wl_chakra_writer_add (w, nodes[i], &error);
+      g_assert_no_error (error);
+    }
+  wl_chakra_writer_close (w, &error);
+  g_assert_no_error (error);
+  wl_chakra_writer_free (w);
+}

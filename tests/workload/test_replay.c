@@ -1,0 +1,388 @@
+/* test_replay.c: per-rank replay: dependencies, slots, timing, sharing of
+ * identical graphs, and the diagnostics for broken workloads.
+ *
+ * Workloads are written by the test with the Chakra writer; expected times
+ * are sums and maxima of the durations the test chose.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/app/simulation.h"
+#include "sim/error.h"
+#include "workload/wl_error.h"
+#include "support/testutil.h"
+
+enum
+{
+  T_META = 1, T_COMP = 4, T_SEND = 5, T_RECV = 6, T_COLL = 7
+};
+
+static char *dir;
+
+static void
+setup (void)
+{
+  dir = tu_mkdtemp ();
+}
+
+static void
+teardown (void)
+{
+  tu_rmdir (dir);
+  g_free (dir);
+}
+
+/* A 1-D Ring cluster of `ranks`, exact ps timing, 1 GB/s (1 byte per ns),
+ * 100 ns per hop, no endpoint delay or reduction cost: a message of b bytes
+ * between neighbours takes 100 + b ns. */
+static void
+config_init (AppConfig *cfg, guint32 ranks)
+{
+  app_config_init (cfg);
+  cfg->net.n_dims = 1;
+  cfg->net.dims[0] = (NetDimSpec) { .kind = NET_DIM_RING, .size = ranks, .bandwidth_Bps = 1e9,
+                                    .latency = sim_time_from_ns (100) };
+  cfg->net.model = NET_MODEL_ANALYTICAL;
+  cfg->net.rounding = NET_ROUND_PS;
+  cfg->sys.endpoint_delay = 0;
+  cfg->sys.reduction_passes = 0;
+}
+
+static char *
+prefix (void)
+{
+  return g_build_filename (dir, "wl", NULL);
+}
+
+static void
+write_rank (guint32 rank, ChakraProtoMsg__Node **nodes, guint n)
+{
+  g_autofree char *p = prefix ();
+  g_autofree char *path = g_strdup_printf ("%s.%u.et", p, rank);
+  tu_write_trace (path, nodes, n);
+  for (guint i = 0; i < n; i++)
+    tu_node_free (nodes[i]);
+}
+
+static ChakraProtoMsg__Node *
+comp (guint64 id, guint64 micros)
+{
+  ChakraProtoMsg__Node *n = tu_node_new (id, T_COMP, "comp");
+  n->duration_micros = micros;
+  return n;
+}
+
+static ChakraProtoMsg__Node *
+coll (guint64 id, int comm_type, gint64 bytes)
+{
+  ChakraProtoMsg__Node *n = tu_node_new (id, T_COLL, "coll");
+  tu_node_attr_int (n, "comm_type", comm_type);
+  tu_node_attr_int (n, "comm_size", bytes);
+  return n;
+}
+
+static ChakraProtoMsg__Node *
+p2p (guint64 id, int type, gint64 src, gint64 dst, gint64 tag, gint64 bytes)
+{
+  ChakraProtoMsg__Node *n = tu_node_new (id, type, type == T_SEND ? "send" : "recv");
+  tu_node_attr_int (n, "comm_src", src);
+  tu_node_attr_int (n, "comm_dst", dst);
+  tu_node_attr_int (n, "comm_tag", tag);
+  tu_node_attr_int (n, "comm_size", bytes);
+  return n;
+}
+
+/* Run the workload; returns the simulation (caller frees) or NULL with error. */
+static AppSim *
+run (AppConfig *cfg, GError **error)
+{
+  g_autofree char *p = prefix ();
+  AppSim *sim = app_sim_new (cfg, p, error);
+  if (sim == NULL)
+    return NULL;
+  if (!app_sim_run (sim, error))
+    {
+      app_sim_free (sim);
+      return NULL;
+    }
+  return sim;
+}
+
+static SimTime
+finish (AppSim *sim, guint32 rank)
+{
+  return wl_replay_rank_stats (app_sim_replay (sim), rank)->finish;
+}
+
+/* A chain a -> b -> c given out of order in the file, with one data and one
+ * control dependency: the times add up. */
+START_TEST (test_chain_out_of_order)
+{
+  ChakraProtoMsg__Node *c = comp (3, 30), *a = comp (1, 10), *b = comp (2, 20);
+  tu_node_dep (c, 2);
+  tu_node_ctrl_dep (b, 1);
+  ChakraProtoMsg__Node *nodes[] = { c, a, b };
+  write_rank (0, nodes, 3);
+  AppConfig cfg;
+  config_init (&cfg, 1);
+  GError *error = NULL;
+  AppSim *sim = run (&cfg, &error);
+  g_assert_no_error (error);
+  ck_assert_uint_eq (finish (sim, 0), sim_time_from_us (60));
+  ck_assert_uint_eq (wl_replay_rank_stats (app_sim_replay (sim), 0)->compute, sim_time_from_us (60));
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+/* Two independent compute nodes share one accelerator slot: they run one
+ * after the other; with two slots, side by side.  A CPU node runs beside
+ * accelerator work. */
+START_TEST (test_slots)
+{
+  ChakraProtoMsg__Node *a = comp (1, 10), *b = comp (2, 20), *cpu = comp (3, 25);
+  tu_node_attr_bool (cpu, "is_cpu_op", TRUE);
+  ChakraProtoMsg__Node *nodes[] = { a, b, cpu };
+  write_rank (0, nodes, 3);
+  AppConfig cfg;
+  config_init (&cfg, 1);
+  GError *error = NULL;
+  AppSim *sim = run (&cfg, &error);
+  g_assert_no_error (error);
+  ck_assert_uint_eq (finish (sim, 0), sim_time_from_us (30));
+  const WlRankStats *st = wl_replay_rank_stats (app_sim_replay (sim), 0);
+  ck_assert_uint_eq (st->compute, sim_time_from_us (30));
+  ck_assert_uint_eq (st->cpu, sim_time_from_us (25));
+  app_sim_free (sim);
+  cfg.wl.slots_comp = 2;
+  sim = run (&cfg, &error);
+  g_assert_no_error (error);
+  ck_assert_uint_eq (finish (sim, 0), sim_time_from_us (25));
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+/* METADATA and unknown node types take no time.  A collective waits for its
+ * late member: ring all-reduce of 400 bytes on 2 ranks, 2 steps of 200 bytes
+ * (300 ns each).  Rank 1 joins at 10 us and sends its step 0 at once; rank 0
+ * joins at 50 us, finds that data waiting, and sends steps 0 and 1 at 50 us:
+ * both reach rank 1 at 50.3 us, which finishes then and sends its step 1,
+ * reaching rank 0 at 50.6 us. */
+START_TEST (test_late_joiner_and_skips)
+{
+  for (guint32 r = 0; r < 2; r++)
+    {
+      ChakraProtoMsg__Node *meta = tu_node_new (1, T_META, "meta");
+      ChakraProtoMsg__Node *odd = tu_node_new (2, 9, "future type");
+      ChakraProtoMsg__Node *work = comp (3, r == 0 ? 50 : 10);
+      ChakraProtoMsg__Node *ar = coll (4, 0, 400);
+      tu_node_dep (odd, 1);
+      tu_node_dep (work, 2);
+      tu_node_dep (ar, 3);
+      ChakraProtoMsg__Node *nodes[] = { meta, odd, work, ar };
+      write_rank (r, nodes, 4);
+    }
+  AppConfig cfg;
+  config_init (&cfg, 2);
+  GError *error = NULL;
+  AppSim *sim = run (&cfg, &error);
+  g_assert_no_error (error);
+  ck_assert_uint_eq (finish (sim, 0), sim_time_from_us (50) + 2 * sim_time_from_ns (300));
+  ck_assert_uint_eq (finish (sim, 1), sim_time_from_us (50) + sim_time_from_ns (300));
+  /* One per distinct graph: the two ranks' files differ. */
+  ck_assert_uint_eq (wl_replay_unknown_nodes (app_sim_replay (sim)), 2);
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+/* Byte-identical files share one graph; different ones do not. */
+START_TEST (test_identical_files_share_graph)
+{
+  for (guint32 r = 0; r < 4; r++)
+    {
+      ChakraProtoMsg__Node *nodes[] = { coll (1, 0, r == 3 ? 800 : 800) };
+      write_rank (r, nodes, 1);
+    }
+  AppConfig cfg;
+  config_init (&cfg, 4);
+  GError *error = NULL;
+  AppSim *sim = run (&cfg, &error);
+  g_assert_no_error (error);
+  ck_assert_uint_eq (wl_replay_distinct_graphs (app_sim_replay (sim)), 1);
+  /* Ring all-reduce, 4 ranks, 800 bytes: 6 steps of (100 + 200) ns. */
+  ck_assert_uint_eq (finish (sim, 2), 6 * sim_time_from_ns (300));
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+/* Send/recv: the receive completes when the data is in (100 ns + 1000 B at
+ * 1 B/ns after the sender's 5 us of compute). */
+START_TEST (test_send_recv)
+{
+  ChakraProtoMsg__Node *w = comp (1, 5), *s = p2p (2, T_SEND, 0, 1, 7, 1000);
+  tu_node_dep (s, 1);
+  ChakraProtoMsg__Node *n0[] = { w, s };
+  write_rank (0, n0, 2);
+  ChakraProtoMsg__Node *n1[] = { p2p (1, T_RECV, 0, 1, 7, 1000), comp (2, 1) };
+  tu_node_dep (n1[1], 1);
+  write_rank (1, n1, 2);
+  AppConfig cfg;
+  config_init (&cfg, 2);
+  GError *error = NULL;
+  AppSim *sim = run (&cfg, &error);
+  g_assert_no_error (error);
+  SimTime arrive = sim_time_from_us (5) + sim_time_from_ns (100 + 1000);
+  ck_assert_uint_eq (finish (sim, 0), arrive);
+  ck_assert_uint_eq (finish (sim, 1), arrive + sim_time_from_us (1));
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+/* A receive nobody sends to: the run deadlocks, and the error names the rank,
+ * the node and what it waits for. */
+START_TEST (test_deadlock_report)
+{
+  ChakraProtoMsg__Node *n0[] = { comp (1, 1) };
+  write_rank (0, n0, 1);
+  ChakraProtoMsg__Node *n1[] = { p2p (5, T_RECV, 0, 1, 3, 64), comp (6, 1) };
+  tu_node_dep (n1[1], 5);
+  write_rank (1, n1, 2);
+  AppConfig cfg;
+  config_init (&cfg, 2);
+  GError *error = NULL;
+  AppSim *sim = run (&cfg, &error);
+  ck_assert_ptr_null (sim);
+  g_assert_error (error, SIM_ERROR, SIM_ERROR_DEADLOCK);
+  ck_assert_msg (strstr (error->message, "rank 1: 2 of 2 nodes unfinished") != NULL, "%s",
+                 error->message);
+  ck_assert_msg (strstr (error->message, "node 5 (COMM_RECV from rank 0 tag 3)") != NULL, "%s",
+                 error->message);
+  ck_assert_msg (strstr (error->message, "no matching send") != NULL, "%s", error->message);
+  g_error_free (error);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+/* A collective that one rank never reaches. */
+START_TEST (test_missing_member)
+{
+  for (guint32 r = 0; r < 3; r++)
+    {
+      ChakraProtoMsg__Node *nodes[] = { r == 2 ? comp (1, 1) : coll (1, 0, 300) };
+      write_rank (r, nodes, 1);
+    }
+  AppConfig cfg;
+  config_init (&cfg, 3);
+  GError *error = NULL;
+  ck_assert_ptr_null (run (&cfg, &error));
+  g_assert_error (error, SIM_ERROR, SIM_ERROR_DEADLOCK);
+  ck_assert_msg (strstr (error->message, "2 of 3 ranks joined: 0,1; never joined: 2") != NULL,
+                 "%s", error->message);
+  g_error_free (error);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+static void
+expect_load_error (guint32 ranks, const char *needle)
+{
+  AppConfig cfg;
+  config_init (&cfg, ranks);
+  GError *error = NULL;
+  ck_assert_ptr_null (run (&cfg, &error));
+  g_assert_error (error, WL_ERROR, SIM_ERROR_INPUT);
+  ck_assert_msg (strstr (error->message, needle) != NULL, "'%s' not in: %s", needle,
+                 error->message);
+  g_error_free (error);
+  app_config_clear (&cfg);
+}
+
+START_TEST (test_dangling_dependency)
+{
+  ChakraProtoMsg__Node *a = comp (1, 1);
+  tu_node_dep (a, 99);
+  ChakraProtoMsg__Node *nodes[] = { a };
+  write_rank (0, nodes, 1);
+  expect_load_error (1, "node 1 depends on node 99, which is not in the trace");
+}
+END_TEST
+
+START_TEST (test_cycle)
+{
+  ChakraProtoMsg__Node *a = comp (10, 1), *b = comp (20, 1), *c = comp (30, 1);
+  tu_node_dep (a, 30);
+  tu_node_dep (b, 10);
+  tu_node_ctrl_dep (c, 20);
+  ChakraProtoMsg__Node *nodes[] = { a, b, c };
+  write_rank (0, nodes, 3);
+  expect_load_error (1, "dependency cycle through 3 nodes");
+}
+END_TEST
+
+START_TEST (test_rank_count_mismatch)
+{
+  for (guint32 r = 0; r < 4; r++)
+    {
+      ChakraProtoMsg__Node *nodes[] = { comp (1, 1) };
+      write_rank (r, nodes, 1);
+    }
+  expect_load_error (8, "the topology has 8 ranks but the workload has only 4 trace files");
+  expect_load_error (2, "more trace files than the topology's 2 ranks");
+}
+END_TEST
+
+START_TEST (test_unsupported_collective)
+{
+  ChakraProtoMsg__Node *nodes[] = { coll (1, 3, 100) };
+  write_rank (0, nodes, 1);
+  expect_load_error (1, "collective GATHER (comm_type 3) is not supported");
+}
+END_TEST
+
+START_TEST (test_send_from_wrong_rank)
+{
+  ChakraProtoMsg__Node *n0[] = { p2p (4, T_SEND, 1, 0, 0, 8) };
+  write_rank (0, n0, 1);
+  ChakraProtoMsg__Node *n1[] = { comp (1, 1) };
+  write_rank (1, n1, 1);
+  expect_load_error (2, "rank 0 node 4: comm_src is not this rank");
+}
+END_TEST
+
+static Suite *
+replay_suite (void)
+{
+  Suite *s = suite_create ("replay");
+  TCase *tc = tcase_create ("replay");
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_test (tc, test_chain_out_of_order);
+  tcase_add_test (tc, test_slots);
+  tcase_add_test (tc, test_late_joiner_and_skips);
+  tcase_add_test (tc, test_identical_files_share_graph);
+  tcase_add_test (tc, test_send_recv);
+  tcase_add_test (tc, test_deadlock_report);
+  tcase_add_test (tc, test_missing_member);
+  tcase_add_test (tc, test_dangling_dependency);
+  tcase_add_test (tc, test_cycle);
+  tcase_add_test (tc, test_rank_count_mismatch);
+  tcase_add_test (tc, test_unsupported_collective);
+  tcase_add_test (tc, test_send_from_wrong_rank);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+  SRunner *sr = srunner_create (replay_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
