@@ -1,0 +1,753 @@
+/* config_astra.c: ASTRA-sim's inputs read as they are: network YAML (libyaml),
+ * system, remote-memory and comm-group JSON (json-glib).
+ *
+ * Units are those ASTRA-sim gives its numbers (../shared/reference/ASTRA-SIM.md):
+ * YAML bandwidth "GB/s" that are GiB/s (x 2^30 B/s), YAML latency and JSON
+ * endpoint-delay and remote-mem-latency in ns, local-mem-bw and remote-mem-bw
+ * in decimal GB/s (x 1e9 B/s: ASTRA-sim divides bytes by them as bytes per
+ * ns), peak-perf in TFLOP/s.  Keys this program does not model (boost-mode,
+ * replay-only, track-local-mem, L/o/g/G, ...) are accepted and ignored; keys
+ * a file leaves out keep the layer defaults, which are ASTRA-sim's.  Every
+ * loader fills copies and commits to the AppConfig only on success.
+ */
+#include "sim/app/config.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "sim/error.h"
+#include "sim/units.h"
+
+#define GIB 1073741824.0 /* 2^30: ASTRA-sim's network "GB" */
+
+/* ------------------------------------------------------------------------ */
+/* Network YAML                                                             */
+
+/* The four lists of the network YAML, one entry per dimension. */
+enum
+{
+  NET_KEY_TOPOLOGY,
+  NET_KEY_NPUS,
+  NET_KEY_BANDWIDTH,
+  NET_KEY_LATENCY,
+  NET_KEY_N
+};
+
+static const char *const net_keys[NET_KEY_N] = { "topology", "npus_count", "bandwidth",
+                                                  "latency" };
+
+static gulong
+yaml_line (const yaml_node_t *node)
+{
+  return (gulong) node->start_mark.line + 1;
+}
+
+/* One scalar entry of a network list into dimension `dim` of spec. */
+static gboolean
+net_entry_convert (guint key, const char *text, NetDimSpec *dim, GError **error)
+{
+  switch (key)
+    {
+    case NET_KEY_TOPOLOGY:
+      if (net_dim_kind_parse (text, &dim->kind))
+        return TRUE;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "unknown topology '%s' (expected Ring, FullyConnected or Switch)", text);
+      return FALSE;
+    case NET_KEY_NPUS:
+      {
+        guint64 n = 0;
+        if (!g_ascii_string_to_unsigned (text, 10, 1, G_MAXUINT32, &n, NULL))
+          {
+            g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                         "npus_count '%s' is not a whole number from 1 to %u", text, G_MAXUINT32);
+            return FALSE;
+          }
+        dim->size = (guint32) n;
+        return TRUE;
+      }
+    case NET_KEY_BANDWIDTH:
+      {
+        char *end = NULL;
+        double v = g_ascii_strtod (text, &end);
+        while (end != NULL && g_ascii_isspace (*end))
+          end++;
+        if (end == text || *end != '\0' || !isfinite (v) || !(v > 0))
+          {
+            g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                         "bandwidth '%s' is not a positive number (GB/s, read as GiB/s)", text);
+            return FALSE;
+          }
+        /* A power of two: the product is as exact as the number itself. */
+        dim->bandwidth_Bps = v * GIB;
+        return TRUE;
+      }
+    case NET_KEY_LATENCY:
+      /* Parsed from the text, not a double, so 936.25 ns is 936250 ps. */
+      if (sim_units_parse_scaled (text, SIM_PS_PER_NS, &dim->latency, error))
+        return TRUE;
+      g_prefix_error (error, "latency (ns): ");
+      return FALSE;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* The root mapping's lists, by key; NULL where absent. */
+static gboolean
+net_yaml_lists (const char *path, yaml_document_t *doc, yaml_node_t *lists[NET_KEY_N],
+                GError **error)
+{
+  yaml_node_t *root = yaml_document_get_root_node (doc);
+  if (root == NULL || root->type != YAML_MAPPING_NODE)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%s:%lu: expected a mapping with topology, npus_count, bandwidth and latency",
+                   path, root != NULL ? yaml_line (root) : 1ul);
+      return FALSE;
+    }
+  for (yaml_node_pair_t *pair = root->data.mapping.pairs.start;
+       pair < root->data.mapping.pairs.top; pair++)
+    {
+      yaml_node_t *key = yaml_document_get_node (doc, pair->key);
+      yaml_node_t *value = yaml_document_get_node (doc, pair->value);
+      if (key == NULL || value == NULL || key->type != YAML_SCALAR_NODE)
+        continue;
+      for (guint k = 0; k < NET_KEY_N; k++)
+        {
+          if (strcmp ((const char *) key->data.scalar.value, net_keys[k]) != 0)
+            continue;
+          if (value->type != YAML_SEQUENCE_NODE)
+            {
+              g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                           "%s:%lu: '%s' must be a list, one entry per dimension", path,
+                           yaml_line (value), net_keys[k]);
+              return FALSE;
+            }
+          lists[k] = value;
+        }
+    }
+  for (guint k = 0; k < NET_KEY_N; k++)
+    if (lists[k] == NULL)
+      {
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: missing '%s'", path, net_keys[k]);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+static guint
+yaml_seq_len (const yaml_node_t *seq)
+{
+  return (guint) (seq->data.sequence.items.top - seq->data.sequence.items.start);
+}
+
+/* Check the lists' lengths and convert them into spec->dims. */
+static gboolean
+net_yaml_convert (const char *path, yaml_document_t *doc, yaml_node_t *lists[NET_KEY_N],
+                  NetSpec *spec, GError **error)
+{
+  guint n = yaml_seq_len (lists[0]);
+  gboolean same = TRUE;
+  for (guint k = 1; k < NET_KEY_N; k++)
+    same = same && yaml_seq_len (lists[k]) == n;
+  if (!same || n == 0 || n > NET_MAX_DIMS)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%s: topology has %u entries, npus_count %u, bandwidth %u, latency %u: "
+                   "each list needs one entry per dimension, 1 to %d dimensions",
+                   path, n, yaml_seq_len (lists[1]), yaml_seq_len (lists[2]),
+                   yaml_seq_len (lists[3]), NET_MAX_DIMS);
+      return FALSE;
+    }
+  spec->n_dims = n;
+  for (guint k = 0; k < NET_KEY_N; k++)
+    for (guint d = 0; d < n; d++)
+      {
+        yaml_node_t *item = yaml_document_get_node (doc, lists[k]->data.sequence.items.start[d]);
+        if (item == NULL || item->type != YAML_SCALAR_NODE)
+          {
+            g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                         "%s:%lu: '%s' entry %u must be a single value", path,
+                         item != NULL ? yaml_line (item) : yaml_line (lists[k]), net_keys[k], d);
+            return FALSE;
+          }
+        if (!net_entry_convert (k, (const char *) item->data.scalar.value, &spec->dims[d], error))
+          {
+            sim_error_prefix (error, "%s:%lu: '%s' entry %u: ", path, yaml_line (item),
+                              net_keys[k], d);
+            return FALSE;
+          }
+      }
+  return TRUE;
+}
+
+/* The whole file, or an input error naming it. */
+static gboolean
+read_text (const char *path, char **text, gsize *len, GError **error)
+{
+  g_autoptr (GError) io = NULL;
+  if (g_file_get_contents (path, text, len, &io))
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s", io->message);
+  return FALSE;
+}
+
+/* Read a network YAML into spec (dims only). */
+static gboolean
+net_yaml_load (const char *path, NetSpec *spec, GError **error)
+{
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  if (!read_text (path, &text, &len, error))
+    return FALSE;
+  yaml_parser_t parser;
+  yaml_document_t doc;
+  if (!yaml_parser_initialize (&parser))
+    g_error ("libyaml: out of memory");
+  yaml_parser_set_input_string (&parser, (const unsigned char *) text, len);
+  if (!yaml_parser_load (&parser, &doc))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%lu: YAML: %s%s%s%s", path,
+                   (gulong) parser.problem_mark.line + 1,
+                   parser.problem != NULL ? parser.problem : "syntax error",
+                   parser.context != NULL ? " (" : "",
+                   parser.context != NULL ? parser.context : "",
+                   parser.context != NULL ? ")" : "");
+      yaml_parser_delete (&parser);
+      return FALSE;
+    }
+  yaml_parser_delete (&parser);
+  yaml_node_t *lists[NET_KEY_N] = { NULL };
+  gboolean ok = net_yaml_lists (path, &doc, lists, error)
+                && net_yaml_convert (path, &doc, lists, spec, error);
+  yaml_document_delete (&doc);
+  return ok;
+}
+
+/* ------------------------------------------------------------------------ */
+/* JSON values                                                              */
+
+static const char *
+json_kind (JsonNode *node)
+{
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      return "an object";
+    case JSON_NODE_ARRAY:
+      return "a list";
+    case JSON_NODE_NULL:
+      return "null";
+    case JSON_NODE_VALUE:
+      break;
+    }
+  GType t = json_node_get_value_type (node);
+  if (t == G_TYPE_STRING)
+    return "a string";
+  if (t == G_TYPE_BOOLEAN)
+    return "a boolean";
+  return "a number";
+}
+
+static gboolean
+json_is_number (JsonNode *node)
+{
+  if (!JSON_NODE_HOLDS_VALUE (node))
+    return FALSE;
+  GType t = json_node_get_value_type (node);
+  return t == G_TYPE_INT64 || t == G_TYPE_DOUBLE;
+}
+
+static gboolean
+json_get_string (JsonNode *node, const char **out, GError **error)
+{
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    {
+      *out = json_node_get_string (node);
+      return TRUE;
+    }
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "expected a string, got %s", json_kind (node));
+  return FALSE;
+}
+
+/* A number > 0 (> = 0 when zero_ok), integer or not. */
+static gboolean
+json_get_number (JsonNode *node, gboolean zero_ok, double *out, GError **error)
+{
+  double v = json_is_number (node) ? json_node_get_double (node) : NAN;
+  if (isfinite (v) && (v > 0 || (zero_ok && v == 0)))
+    {
+      *out = v;
+      return TRUE;
+    }
+  if (!json_is_number (node))
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "expected a number, got %s",
+                 json_kind (node));
+  else
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "expected a number %s 0, got %g",
+                 zero_ok ? ">=" : ">", v);
+  return FALSE;
+}
+
+/* A whole number >= min.  1.0 counts as whole: some writers emit floats. */
+static gboolean
+json_get_uint (JsonNode *node, guint min, guint *out, GError **error)
+{
+  double v = json_is_number (node) ? json_node_get_double (node) : NAN;
+  if (isfinite (v) && v == floor (v) && v >= min && v <= G_MAXUINT)
+    {
+      *out = (guint) v;
+      return TRUE;
+    }
+  if (json_is_number (node))
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "expected a whole number >= %u, got %g", min,
+                 v);
+  else
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "expected a whole number >= %u, got %s",
+                 min, json_kind (node));
+  return FALSE;
+}
+
+/* Nanoseconds, integer or not, to picoseconds.  Integers convert exactly;
+ * a fraction is rounded to the nearest ps, since the JSON text is gone by
+ * now and 0.1 ns is not exact as a double. */
+static gboolean
+json_get_ns (JsonNode *node, SimTime *out, GError **error)
+{
+  double ns = 0;
+  if (!json_get_number (node, TRUE, &ns, error))
+    return FALSE;
+  if (json_node_get_value_type (node) == G_TYPE_INT64)
+    {
+      guint64 v = (guint64) json_node_get_int (node);
+      if (g_uint64_checked_mul (out, v, SIM_PS_PER_NS))
+        return TRUE;
+    }
+  else
+    {
+      double ps = round (ns * (double) SIM_PS_PER_NS);
+      if (ps < 0x1p63)
+        {
+          *out = (SimTime) ps;
+          return TRUE;
+        }
+    }
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%g ns is too large", ns);
+  return FALSE;
+}
+
+/* The root object of a JSON file; the parser owns it. */
+static JsonObject *
+json_load_object (JsonParser *parser, const char *path, GError **error)
+{
+  if (!json_parser_load_from_file (parser, path, error))
+    {
+      if (error != NULL && *error != NULL && !strstr ((*error)->message, path))
+        sim_error_prefix (error, "%s: ", path);
+      if (error != NULL && *error != NULL && (*error)->domain != SIM_ERROR)
+        {
+          /* One domain and code for every config error. */
+          GError *e = g_error_new_literal (SIM_ERROR, SIM_ERROR_INPUT, (*error)->message);
+          g_clear_error (error);
+          g_propagate_error (error, e);
+        }
+      return NULL;
+    }
+  JsonNode *root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: expected a JSON object, got %s",
+                   path, root != NULL ? json_kind (root) : "nothing");
+      return NULL;
+    }
+  return json_node_get_object (root);
+}
+
+/* ------------------------------------------------------------------------ */
+/* System and memory JSON                                                   */
+
+typedef struct
+{
+  SysParams *sys;
+  WlParams *wl;
+} AstraTarget;
+
+typedef gboolean (*KeyFn) (AstraTarget *t, JsonNode *value, int arg, GError **error);
+
+typedef struct
+{
+  const char *key;
+  KeyFn fn;
+  int arg; /* a collective kind, a field selector: the handler's choice */
+} KeyHandler;
+
+static gboolean
+key_policy (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
+  (void) arg;
+  const char *name = NULL;
+  if (!json_get_string (value, &name, error))
+    return FALSE;
+  if (sys_sched_policy_parse (name, &t->sys->policy))
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "unknown policy '%s' (LIFO, FIFO, EXPLICIT)",
+               name);
+  return FALSE;
+}
+
+static gboolean
+key_endpoint_delay (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
+  (void) arg;
+  return json_get_ns (value, &t->sys->endpoint_delay, error);
+}
+
+static gboolean
+key_active_chunks (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
+  (void) arg;
+  return json_get_uint (value, 1, &t->sys->active_chunks_per_dim, error);
+}
+
+static gboolean
+key_splits (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
+  (void) arg;
+  return json_get_uint (value, 1, &t->sys->splits, error);
+}
+
+static gboolean
+key_impl (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
+  if (!JSON_NODE_HOLDS_ARRAY (value))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "expected a list of algorithm names, got %s",
+                   json_kind (value));
+      return FALSE;
+    }
+  JsonArray *array = json_node_get_array (value);
+  guint n = json_array_get_length (array);
+  g_autofree const char **names = g_new0 (const char *, n + 1);
+  for (guint i = 0; i < n; i++)
+    if (!json_get_string (json_array_get_element (array, i), &names[i], error))
+      {
+        g_prefix_error (error, "entry %u: ", i);
+        return FALSE;
+      }
+  return sys_params_set_impl (t->sys, (SysCollKind) arg, names, n, error);
+}
+
+static gboolean
+key_custom_impl (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
+  (void) t, (void) value, (void) arg;
+  /* Running the built-in algorithm instead would give a plausible but wrong
+   * answer, so this is an error rather than an ignored key. */
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+               "custom (Chakra-defined) collective algorithms are not supported");
+  return FALSE;
+}
+
+static gboolean
+key_coll_opt (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
+  (void) arg;
+  const char *name = NULL;
+  if (!json_get_string (value, &name, error))
+    return FALSE;
+  if (sys_coll_opt_parse (name, &t->sys->opt))
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+               "unknown collective optimization '%s' (localBWAware, baseline)", name);
+  return FALSE;
+}
+
+static gboolean
+key_local_mem_bw (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
+  (void) arg;
+  double gbs = 0;
+  if (!json_get_number (value, FALSE, &gbs, error))
+    return FALSE;
+  /* One memory: it prices reductions and bounds roofline compute. */
+  t->sys->local_mem_bw_Bps = gbs * 1e9;
+  t->wl->mem_bw_Bps = gbs * 1e9;
+  return TRUE;
+}
+
+static gboolean
+key_peak_perf (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
+  (void) arg;
+  double tflops = 0;
+  if (!json_get_number (value, FALSE, &tflops, error))
+    return FALSE;
+  t->wl->peak_flops = tflops * 1e12;
+  return TRUE;
+}
+
+static gboolean
+key_roofline (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
+  (void) arg;
+  gboolean on;
+  if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_BOOLEAN)
+    on = json_node_get_boolean (value);
+  else if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_INT64
+           && (json_node_get_int (value) == 0 || json_node_get_int (value) == 1))
+    on = json_node_get_int (value) == 1;
+  else
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "expected 0 or 1, got %s",
+                   json_kind (value));
+      return FALSE;
+    }
+  t->wl->compute = on ? WL_COMPUTE_ROOFLINE : WL_COMPUTE_REPLAY;
+  return TRUE;
+}
+
+static const KeyHandler sys_keys[] = {
+  { "scheduling-policy", key_policy, 0 },
+  { "endpoint-delay", key_endpoint_delay, 0 },
+  { "active-chunks-per-dimension", key_active_chunks, 0 },
+  { "preferred-dataset-splits", key_splits, 0 },
+  { "all-reduce-implementation", key_impl, SYS_COLL_ALL_REDUCE },
+  { "reduce-scatter-implementation", key_impl, SYS_COLL_REDUCE_SCATTER },
+  { "all-gather-implementation", key_impl, SYS_COLL_ALL_GATHER },
+  { "all-to-all-implementation", key_impl, SYS_COLL_ALL_TO_ALL },
+  { "all-reduce-implementation-custom", key_custom_impl, 0 },
+  { "reduce-scatter-implementation-custom", key_custom_impl, 0 },
+  { "all-gather-implementation-custom", key_custom_impl, 0 },
+  { "all-to-all-implementation-custom", key_custom_impl, 0 },
+  { "collective-optimization", key_coll_opt, 0 },
+  { "local-mem-bw", key_local_mem_bw, 0 },
+  { "peak-perf", key_peak_perf, 0 },
+  { "roofline-enabled", key_roofline, 0 },
+};
+
+static gboolean
+key_mem_type (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
+  (void) arg;
+  const char *name = NULL;
+  if (!json_get_string (value, &name, error))
+    return FALSE;
+  if (wl_mem_kind_parse (name, &t->wl->mem.kind))
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+               "unknown memory type '%s' (NO_MEMORY_EXPANSION, PER_NODE_MEMORY_EXPANSION, "
+               "PER_NPU_MEMORY_EXPANSION, MEMORY_POOL)",
+               name);
+  return FALSE;
+}
+
+static gboolean
+key_mem_latency (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
+  (void) arg;
+  return json_get_ns (value, &t->wl->mem.latency, error);
+}
+
+static gboolean
+key_mem_bw (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
+  (void) arg;
+  double gbs = 0;
+  if (!json_get_number (value, FALSE, &gbs, error))
+    return FALSE;
+  /* Decimal, like local-mem-bw: ASTRA-sim divides bytes by it as bytes/ns. */
+  t->wl->mem.bandwidth_Bps = gbs * 1e9;
+  return TRUE;
+}
+
+static gboolean
+key_mem_count (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
+  guint n = 0;
+  if (!json_get_uint (value, 1, &n, error))
+    return FALSE;
+  if (arg == 0)
+    t->wl->mem.num_nodes = n;
+  else
+    t->wl->mem.npus_per_node = n;
+  return TRUE;
+}
+
+static const KeyHandler mem_keys[] = {
+  { "memory-type", key_mem_type, 0 },
+  { "remote-mem-latency", key_mem_latency, 0 },
+  { "remote-mem-bw", key_mem_bw, 0 },
+  { "num-nodes", key_mem_count, 0 },
+  { "num-npus-per-node", key_mem_count, 1 },
+};
+
+/* Remote memory other than none is priced by its bandwidth, and per-node
+ * expansion by its node layout: refuse a file that leaves them out rather
+ * than divide by zero later. */
+static gboolean
+mem_spec_check (const char *path, const WlMemSpec *mem, GError **error)
+{
+  if (mem->kind == WL_MEM_NONE)
+    return TRUE;
+  if (mem->bandwidth_Bps <= 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: memory-type %s needs remote-mem-bw",
+                 path, wl_mem_kind_name (mem->kind));
+  else if (mem->kind == WL_MEM_PER_NODE && (mem->num_nodes == 0 || mem->npus_per_node == 0))
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "%s: PER_NODE_MEMORY_EXPANSION needs num-nodes and num-npus-per-node", path);
+  else
+    return TRUE;
+  return FALSE;
+}
+
+/* Apply each known key of a JSON object file; others are ignored. */
+static gboolean
+json_keys_load (const char *path, const KeyHandler *keys, guint n_keys, AstraTarget *t,
+                GError **error)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *obj = json_load_object (parser, path, error);
+  if (obj == NULL)
+    return FALSE;
+  for (guint i = 0; i < n_keys; i++)
+    {
+      JsonNode *value = json_object_get_member (obj, keys[i].key);
+      if (value != NULL && !keys[i].fn (t, value, keys[i].arg, error))
+        {
+          sim_error_prefix (error, "%s: '%s': ", path, keys[i].key);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+app_config_load_astra (AppConfig *cfg, const char *net_yml, const char *sys_json,
+                       const char *mem_json, GError **error)
+{
+  g_return_val_if_fail (cfg != NULL && net_yml != NULL && sys_json != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  /* The files describe the whole simulation, so start from the defaults. */
+  NetSpec net = { 0 };
+  SysParams sys;
+  WlParams wl;
+  sys_params_init (&sys);
+  wl_params_init (&wl);
+  AstraTarget t = { &sys, &wl };
+  if (!net_yaml_load (net_yml, &net, error)
+      || !json_keys_load (sys_json, sys_keys, G_N_ELEMENTS (sys_keys), &t, error)
+      || (mem_json != NULL
+          && (!json_keys_load (mem_json, mem_keys, G_N_ELEMENTS (mem_keys), &t, error)
+              || !mem_spec_check (mem_json, &wl.mem, error))))
+    return FALSE;
+  /* ASTRA-sim's analytical semantics, everywhere. */
+  net.model = NET_MODEL_ANALYTICAL;
+  net.rounding = NET_ROUND_ASTRA_NS;
+  sys.astra_rounding = TRUE;
+  sys.reduction_passes = 3;
+  wl.astra_rounding = TRUE;
+  wl.slots_comp = 1;
+  wl.slots_cpu = 1;
+  wl.slots_comm = 1;
+  cfg->net = net;
+  cfg->sys = sys;
+  cfg->wl = wl;
+  cfg->astra_mode = TRUE;
+  g_ptr_array_add (cfg->sources, g_strdup (net_yml));
+  g_ptr_array_add (cfg->sources, g_strdup (sys_json));
+  if (mem_json != NULL)
+    g_ptr_array_add (cfg->sources, g_strdup (mem_json));
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Comm groups JSON                                                         */
+
+/* One group's rank list: non-negative integers. */
+static GArray *
+group_ranks (JsonNode *value, GError **error)
+{
+  if (!JSON_NODE_HOLDS_ARRAY (value))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "expected a list of ranks, got %s",
+                   json_kind (value));
+      return NULL;
+    }
+  JsonArray *array = json_node_get_array (value);
+  guint n = json_array_get_length (array);
+  g_autoptr (GArray) ranks = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n);
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *item = json_array_get_element (array, i);
+      gint64 r = -1;
+      if (JSON_NODE_HOLDS_VALUE (item) && json_node_get_value_type (item) == G_TYPE_INT64)
+        r = json_node_get_int (item);
+      if (r < 0 || r >= G_MAXUINT32)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "entry %u: a rank is a whole number from 0 to %u, got %s", i,
+                       G_MAXUINT32 - 1, json_kind (item));
+          return NULL;
+        }
+      guint32 rank = (guint32) r;
+      g_array_append_val (ranks, rank);
+    }
+  return g_steal_pointer (&ranks);
+}
+
+gboolean
+app_config_load_comm_groups (AppConfig *cfg, const char *path, GError **error)
+{
+  g_return_val_if_fail (cfg != NULL && path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *obj = json_load_object (parser, path, error);
+  if (obj == NULL)
+    return FALSE;
+  /* Everything is checked in a scratch set first, so that a bad file leaves
+   * cfg->groups as it was; the ids defined already there are checked too. */
+  g_autoptr (WlGroups) scratch = wl_groups_new ();
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr (GList) members = json_object_get_members (obj);
+  for (GList *m = members; m != NULL; m = m->next)
+    {
+      const char *name = m->data;
+      guint64 id = 0;
+      if (!wl_group_id_parse (name, &id) || id == WL_GROUP_ALL)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "%s: group id '%s' is not a non-negative integer", path, name);
+          return FALSE;
+        }
+      g_autoptr (GArray) ranks = group_ranks (json_object_get_member (obj, name), error);
+      if (ranks == NULL
+          || !wl_groups_define (scratch, id, (const guint32 *) ranks->data, ranks->len, error))
+        {
+          sim_error_prefix (error, "%s: group '%s': ", path, name);
+          return FALSE;
+        }
+      if (cfg->groups != NULL && wl_groups_lookup (cfg->groups, id, NULL) != NULL)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "%s: group '%s' is already defined", path, name);
+          return FALSE;
+        }
+      g_array_append_val (ids, id);
+    }
+  if (cfg->groups == NULL)
+    cfg->groups = g_steal_pointer (&scratch);
+  else
+    for (guint i = 0; i < ids->len; i++)
+      {
+        guint64 id = g_array_index (ids, guint64, i);
+        guint n = 0;
+        const guint32 *ranks = wl_groups_lookup (scratch, id, &n);
+        if (!wl_groups_define (cfg->groups, id, ranks, n, NULL))
+          g_assert_not_reached (); /* checked above */
+      }
+  g_ptr_array_add (cfg->sources, g_strdup (path));
+  return TRUE;
+}

@@ -1,0 +1,740 @@
+/* config_xml.c: the native cluster XML (format: configs/cluster.rng).
+ *
+ * A file is parsed with libxml2 (no network, line numbers kept), validated
+ * against the schema compiled into the binary (build/gen/cluster_rng.h), and
+ * walked to fill fresh layer defaults, converting every quantity with
+ * sim/units.  The walk checks what it reads as strictly as the schema does,
+ * because libxml2's RelaxNG messages are vague ("Element dim failed to
+ * validate attributes"): when validation fails, the walk's precise message
+ * ("<dim bandwidth>: '50GB': unknown bandwidth unit") comes first and the
+ * validator's follow.  Either way every message starts with FILE:LINE.
+ */
+#include "sim/app/config.h"
+
+#include <libxml/parser.h>
+#include <libxml/relaxng.h>
+#include <libxml/tree.h>
+#include <string.h>
+
+#include "cluster_rng.h"
+#include "sim/error.h"
+#include "sim/units.h"
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlDoc, xmlFreeDoc)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlParserCtxt, xmlFreeParserCtxt)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlRelaxNGParserCtxt, xmlRelaxNGFreeParserCtxt)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlRelaxNG, xmlRelaxNGFree)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlRelaxNGValidCtxt, xmlRelaxNGFreeValidCtxt)
+
+/* libxml2 2.12 made the error structures it hands out const. */
+#if LIBXML_VERSION >= 21200
+#define XML_ERROR_CONST const
+#else
+#define XML_ERROR_CONST
+#endif
+
+/* Validation messages kept in an error: enough to locate several typos. */
+#define XML_MAX_MESSAGES 3
+
+/* One load in progress: fresh defaults, filled as the tree is walked. */
+typedef struct
+{
+  const char *path;
+  NetSpec net;
+  SysParams sys;
+  WlParams wl;
+  guint64 n_ranks;
+  gboolean impl_seen[SYS_COLL_N];
+  WlGroups *groups; /* scratch, NULL until a <group> */
+  GArray *group_ids; /* guint64, in file order */
+} XmlLoad;
+
+/* ------------------------------------------------------------------------ */
+/* Reading and validating                                                   */
+
+/* The whole file, or an input error naming it. */
+static gboolean
+read_text (const char *path, char **text, gsize *len, GError **error)
+{
+  g_autoptr (GError) io = NULL;
+  if (g_file_get_contents (path, text, len, &io))
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s", io->message);
+  return FALSE;
+}
+
+static xmlDoc *
+xml_read (const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  if (!read_text (path, &text, &len, error))
+    return NULL;
+  if (len > G_MAXINT)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: file too large", path);
+      return NULL;
+    }
+  g_autoptr (xmlParserCtxt) ctxt = xmlNewParserCtxt ();
+  if (ctxt == NULL)
+    g_error ("libxml2: out of memory");
+  xmlDoc *doc = xmlCtxtReadMemory (ctxt, text, (int) len, path, NULL,
+                                   XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING
+                                       | XML_PARSE_BIG_LINES);
+  if (doc == NULL)
+    {
+      XML_ERROR_CONST xmlError *e = xmlCtxtGetLastError (ctxt);
+      g_autofree char *msg = g_strchomp (g_strdup (e != NULL && e->message != NULL
+                                                       ? e->message
+                                                       : "not well-formed XML"));
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%d: %s", path,
+                   e != NULL ? MAX (e->line, 1) : 1, msg);
+    }
+  return doc;
+}
+
+typedef struct
+{
+  const char *path;
+  GString *lined;   /* "FILE:LINE: message" lines */
+  guint n_lined;
+  char *unlined;    /* the first message without a line */
+} XmlErrors;
+
+static void
+xml_errors_collect (void *data, XML_ERROR_CONST xmlError *err)
+{
+  XmlErrors *errs = data;
+  long line = err->line;
+  if (line <= 0 && err->node != NULL)
+    line = xmlGetLineNo ((xmlNode *) err->node);
+  g_autofree char *msg = g_strchomp (g_strdup (err->message != NULL ? err->message : "invalid"));
+  if (line <= 0)
+    {
+      if (errs->unlined == NULL)
+        errs->unlined = g_strdup_printf ("%s: %s", errs->path, msg);
+      return;
+    }
+  if (++errs->n_lined > XML_MAX_MESSAGES)
+    return;
+  g_string_append_printf (errs->lined, "%s%s:%ld: %s", errs->lined->len > 0 ? "\n" : "",
+                          errs->path, line, msg);
+}
+
+/* Validate doc against the compiled-in schema; FALSE with every located
+ * message (up to XML_MAX_MESSAGES) in the error. */
+static gboolean
+xml_validate (const char *path, xmlDoc *doc, GError **error)
+{
+  XmlErrors errs = { path, g_string_new (NULL), 0, NULL };
+  g_autoptr (xmlRelaxNGParserCtxt) pctxt
+      = xmlRelaxNGNewMemParserCtxt ((const char *) cluster_rng, (int) sizeof cluster_rng);
+  xmlRelaxNGSetParserStructuredErrors (pctxt, xml_errors_collect, &errs);
+  g_autoptr (xmlRelaxNG) schema = xmlRelaxNGParse (pctxt);
+  /* The schema is part of the program: failing to compile it is a bug. */
+  if (schema == NULL)
+    g_error ("configs/cluster.rng does not compile: %s", errs.lined->str);
+  g_autoptr (xmlRelaxNGValidCtxt) vctxt = xmlRelaxNGNewValidCtxt (schema);
+  xmlRelaxNGSetValidStructuredErrors (vctxt, xml_errors_collect, &errs);
+  gboolean ok = xmlRelaxNGValidateDoc (vctxt, doc) == 0;
+  if (!ok)
+    {
+      if (errs.n_lined > XML_MAX_MESSAGES)
+        g_string_append_printf (errs.lined, "\n(%u more)", errs.n_lined - XML_MAX_MESSAGES);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s",
+                   errs.lined->len > 0 ? errs.lined->str
+                   : errs.unlined != NULL ? errs.unlined
+                                          : "does not match configs/cluster.rng");
+    }
+  g_string_free (errs.lined, TRUE);
+  g_free (errs.unlined);
+  return ok;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Nodes and attributes                                                     */
+
+static gboolean
+xml_is (const xmlNode *node, const char *name)
+{
+  return node->type == XML_ELEMENT_NODE && strcmp ((const char *) node->name, name) == 0;
+}
+
+/* Set an error located at node: "FILE:LINE: <element>: message". */
+static gboolean G_GNUC_PRINTF (4, 5)
+xml_fail (XmlLoad *l, const xmlNode *node, GError **error, const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  g_autofree char *msg = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%ld: <%s>: %s", l->path,
+               xmlGetLineNo (node), (const char *) node->name, msg);
+  return FALSE;
+}
+
+static char *
+xml_attr (const xmlNode *node, const char *name)
+{
+  xmlChar *v = xmlGetNoNsProp (node, (const xmlChar *) name);
+  if (v == NULL)
+    return NULL;
+  char *s = g_strdup ((const char *) v);
+  xmlFree (v);
+  return s;
+}
+
+static gboolean
+in_list (const char *name, const char *const *list)
+{
+  for (; *list != NULL; list++)
+    if (strcmp (name, *list) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static char *
+list_join (const char *const *list)
+{
+  return g_strjoinv (", ", (char **) list);
+}
+
+/* Every attribute of node is in attrs and every child element in children
+ * (both NULL-terminated), each child at most once unless repeatable. */
+static gboolean
+xml_check_node (XmlLoad *l, const xmlNode *node, const char *const *attrs,
+                const char *const *children, const char *repeatable, GError **error)
+{
+  static const char *const none[] = { NULL };
+  attrs = attrs != NULL ? attrs : none;
+  children = children != NULL ? children : none;
+  for (const xmlAttr *a = node->properties; a != NULL; a = a->next)
+    if (!in_list ((const char *) a->name, attrs))
+      {
+        g_autofree char *known = list_join (attrs);
+        return xml_fail (l, node, error, "unknown attribute '%s' (expected: %s)",
+                         (const char *) a->name, *attrs != NULL ? known : "none");
+      }
+  for (const xmlNode *c = node->children; c != NULL; c = c->next)
+    {
+      if (c->type != XML_ELEMENT_NODE)
+        continue;
+      const char *name = (const char *) c->name;
+      if (!in_list (name, children))
+        {
+          g_autofree char *known = list_join (children);
+          return xml_fail (l, c, error, "unexpected element in <%s> (expected: %s)",
+                           (const char *) node->name, *children != NULL ? known : "none");
+        }
+      if (g_strcmp0 (repeatable, name) == 0)
+        continue;
+      for (const xmlNode *d = node->children; d != c; d = d->next)
+        if (xml_is (d, name))
+          return xml_fail (l, c, error, "only one <%s> is allowed", name);
+    }
+  return TRUE;
+}
+
+static const xmlNode *
+xml_child (const xmlNode *node, const char *name)
+{
+  for (const xmlNode *c = node->children; c != NULL; c = c->next)
+    if (xml_is (c, name))
+      return c;
+  return NULL;
+}
+
+/* The text of an attribute; *text stays NULL for an absent optional one. */
+static gboolean
+attr_text (XmlLoad *l, const xmlNode *node, const char *name, gboolean required, char **text,
+           GError **error)
+{
+  *text = xml_attr (node, name);
+  if (*text == NULL && required)
+    return xml_fail (l, node, error, "missing attribute '%s'", name);
+  return TRUE;
+}
+
+static gboolean
+attr_located (XmlLoad *l, const xmlNode *node, const char *name, GError **error)
+{
+  sim_error_prefix (error, "%s:%ld: <%s %s>: ", l->path, xmlGetLineNo (node),
+                    (const char *) node->name, name);
+  return FALSE;
+}
+
+static gboolean
+attr_time (XmlLoad *l, const xmlNode *node, const char *name, gboolean required, SimTime *out,
+           GError **error)
+{
+  g_autofree char *text = NULL;
+  if (!attr_text (l, node, name, required, &text, error))
+    return FALSE;
+  if (text != NULL && !sim_units_parse_time (text, out, error))
+    return attr_located (l, node, name, error);
+  return TRUE;
+}
+
+static gboolean
+attr_bandwidth (XmlLoad *l, const xmlNode *node, const char *name, gboolean required,
+                double *out, GError **error)
+{
+  g_autofree char *text = NULL;
+  if (!attr_text (l, node, name, required, &text, error))
+    return FALSE;
+  if (text != NULL && !sim_units_parse_bandwidth (text, out, error))
+    return attr_located (l, node, name, error);
+  return TRUE;
+}
+
+static gboolean
+attr_flops (XmlLoad *l, const xmlNode *node, const char *name, double *out, GError **error)
+{
+  g_autofree char *text = NULL;
+  if (!attr_text (l, node, name, FALSE, &text, error))
+    return FALSE;
+  if (text != NULL && !sim_units_parse_flops (text, out, error))
+    return attr_located (l, node, name, error);
+  return TRUE;
+}
+
+/* A whole number in [min, max]. */
+static gboolean
+attr_uint (XmlLoad *l, const xmlNode *node, const char *name, gboolean required, guint min,
+           guint max, guint *out, GError **error)
+{
+  g_autofree char *text = NULL;
+  if (!attr_text (l, node, name, required, &text, error))
+    return FALSE;
+  guint64 v = 0;
+  if (text == NULL)
+    return TRUE;
+  if (!g_ascii_string_to_unsigned (text, 10, min, max, &v, NULL))
+    return xml_fail (l, node, error, "%s '%s' is not a whole number from %u to %u", name, text,
+                     min, max);
+  *out = (guint) v;
+  return TRUE;
+}
+
+/* One of names (NULL-terminated): its index, or -1 when absent. */
+static gboolean
+attr_choice (XmlLoad *l, const xmlNode *node, const char *name, const char *const *names,
+             int *out, GError **error)
+{
+  g_autofree char *text = NULL;
+  *out = -1;
+  if (!attr_text (l, node, name, FALSE, &text, error))
+    return FALSE;
+  if (text == NULL)
+    return TRUE;
+  for (int i = 0; names[i] != NULL; i++)
+    if (strcmp (text, names[i]) == 0)
+      {
+        *out = i;
+        return TRUE;
+      }
+  g_autofree char *known = list_join (names);
+  return xml_fail (l, node, error, "%s '%s' is not one of: %s", name, text, known);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Elements                                                                 */
+
+static gboolean
+xml_rounding (XmlLoad *l, const xmlNode *cluster, GError **error)
+{
+  static const char *const names[] = { "ps", "astra-ns", NULL };
+  int r = -1;
+  if (!attr_choice (l, cluster, "rounding", names, &r, error))
+    return FALSE;
+  gboolean astra = r == 1;
+  l->net.rounding = astra ? NET_ROUND_ASTRA_NS : NET_ROUND_PS;
+  l->sys.astra_rounding = astra;
+  l->wl.astra_rounding = astra;
+  return TRUE;
+}
+
+static gboolean
+xml_dim (XmlLoad *l, const xmlNode *node, NetDimSpec *dim, GError **error)
+{
+  /* The same names and order as NetDimKind. */
+  static const char *const kinds[] = { "Ring", "FullyConnected", "Switch", NULL };
+  static const char *const attrs[] = { "kind", "size", "bandwidth", "latency", NULL };
+  int kind = -1;
+  guint size = 0;
+  if (!xml_check_node (l, node, attrs, NULL, NULL, error)
+      || !attr_choice (l, node, "kind", kinds, &kind, error))
+    return FALSE;
+  if (kind < 0)
+    return xml_fail (l, node, error, "missing attribute 'kind'");
+  if (!attr_uint (l, node, "size", TRUE, 1, G_MAXUINT32, &size, error)
+      || !attr_bandwidth (l, node, "bandwidth", TRUE, &dim->bandwidth_Bps, error)
+      || !attr_time (l, node, "latency", TRUE, &dim->latency, error))
+    return FALSE;
+  dim->kind = (NetDimKind) kind;
+  dim->size = size;
+  return TRUE;
+}
+
+static gboolean
+xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
+{
+  static const char *const attrs[] = { "model", NULL };
+  static const char *const children[] = { "dim", NULL };
+  static const char *const models[] = { "analytical", NULL };
+  const xmlNode *node = xml_child (cluster, "network");
+  if (node == NULL)
+    return xml_fail (l, cluster, error, "missing <network>");
+  int model = -1;
+  if (!xml_check_node (l, node, attrs, children, "dim", error)
+      || !attr_choice (l, node, "model", models, &model, error))
+    return FALSE;
+  l->net.model = NET_MODEL_ANALYTICAL;
+  l->net.n_dims = 0;
+  l->n_ranks = 1;
+  for (const xmlNode *c = node->children; c != NULL; c = c->next)
+    {
+      if (!xml_is (c, "dim"))
+        continue;
+      if (l->net.n_dims == NET_MAX_DIMS)
+        return xml_fail (l, c, error, "more than %d dimensions", NET_MAX_DIMS);
+      NetDimSpec *dim = &l->net.dims[l->net.n_dims];
+      if (!xml_dim (l, c, dim, error))
+        return FALSE;
+      l->net.n_dims++;
+      if (!g_uint64_checked_mul (&l->n_ranks, l->n_ranks, dim->size) || l->n_ranks > G_MAXUINT32)
+        return xml_fail (l, c, error, "the rank count exceeds 2^32");
+    }
+  if (l->net.n_dims == 0)
+    return xml_fail (l, node, error, "needs at least one <dim>");
+  return TRUE;
+}
+
+/* Algorithm names, as ASTRA-sim writes them; the schema lists the same. */
+static const char *const algorithm_names[] = {
+  "ring",    "direct",    "halvingDoubling",    "doubleBinaryTree",
+  "oneRing", "oneDirect", "oneHalvingDoubling", NULL,
+};
+
+static gboolean
+xml_algorithm (XmlLoad *l, const xmlNode *node, GError **error)
+{
+  /* The order of SysCollKind. */
+  static const char *const colls[] = { "all-reduce", "reduce-scatter", "all-gather",
+                                       "all-to-all", NULL };
+  static const char *const attrs[] = { "collective", "dims", NULL };
+  int kind = -1;
+  g_autofree char *text = NULL;
+  if (!xml_check_node (l, node, attrs, NULL, NULL, error)
+      || !attr_choice (l, node, "collective", colls, &kind, error)
+      || !attr_text (l, node, "dims", TRUE, &text, error))
+    return FALSE;
+  if (kind < 0)
+    return xml_fail (l, node, error, "missing attribute 'collective'");
+  if (l->impl_seen[kind])
+    return xml_fail (l, node, error, "a second <algorithm> for %s", colls[kind]);
+  l->impl_seen[kind] = TRUE;
+  g_auto (GStrv) words = g_strsplit_set (text, " \t\r\n", -1);
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      if (words[i][0] == '\0')
+        continue;
+      if (!in_list (words[i], algorithm_names))
+        {
+          g_autofree char *known = list_join (algorithm_names);
+          return xml_fail (l, node, error, "unknown algorithm '%s' (expected: %s)", words[i],
+                           known);
+        }
+      g_ptr_array_add (names, words[i]);
+    }
+  if (names->len > l->net.n_dims)
+    return xml_fail (l, node, error, "%u algorithms for a network of %u dimensions",
+                     names->len, l->net.n_dims);
+  if (!sys_params_set_impl (&l->sys, (SysCollKind) kind, (const char *const *) names->pdata,
+                            names->len, error))
+    return attr_located (l, node, "dims", error);
+  return TRUE;
+}
+
+static gboolean
+xml_system (XmlLoad *l, const xmlNode *node, GError **error)
+{
+  static const char *const attrs[] = { "scheduling", "endpoint-delay", "active-chunks-per-dim",
+                                       "splits", "collective-optimization", "local-mem-bw",
+                                       "reduction-passes", NULL };
+  static const char *const children[] = { "algorithm", NULL };
+  /* The order of SysSchedPolicy and SysCollOpt. */
+  static const char *const policies[] = { "LIFO", "FIFO", "EXPLICIT", NULL };
+  static const char *const opts[] = { "localBWAware", "baseline", NULL };
+  int policy = -1, opt = -1;
+  if (!xml_check_node (l, node, attrs, children, "algorithm", error)
+      || !attr_choice (l, node, "scheduling", policies, &policy, error)
+      || !attr_time (l, node, "endpoint-delay", FALSE, &l->sys.endpoint_delay, error)
+      || !attr_uint (l, node, "active-chunks-per-dim", FALSE, 1, G_MAXUINT,
+                     &l->sys.active_chunks_per_dim, error)
+      || !attr_uint (l, node, "splits", FALSE, 1, G_MAXUINT, &l->sys.splits, error)
+      || !attr_choice (l, node, "collective-optimization", opts, &opt, error)
+      || !attr_bandwidth (l, node, "local-mem-bw", FALSE, &l->sys.local_mem_bw_Bps, error)
+      || !attr_uint (l, node, "reduction-passes", FALSE, 0, 999, &l->sys.reduction_passes,
+                     error))
+    return FALSE;
+  if (policy >= 0)
+    l->sys.policy = (SysSchedPolicy) policy;
+  if (opt >= 0)
+    l->sys.opt = (SysCollOpt) opt;
+  for (const xmlNode *c = node->children; c != NULL; c = c->next)
+    if (xml_is (c, "algorithm") && !xml_algorithm (l, c, error))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+xml_compute (XmlLoad *l, const xmlNode *node, GError **error)
+{
+  static const char *const attrs[] = { "model", "peak", "mem-bw", NULL };
+  /* The order of WlComputeModel. */
+  static const char *const models[] = { "replay", "roofline", NULL };
+  int model = -1;
+  if (!xml_check_node (l, node, attrs, NULL, NULL, error)
+      || !attr_choice (l, node, "model", models, &model, error)
+      || !attr_flops (l, node, "peak", &l->wl.peak_flops, error)
+      || !attr_bandwidth (l, node, "mem-bw", FALSE, &l->wl.mem_bw_Bps, error))
+    return FALSE;
+  if (model >= 0)
+    l->wl.compute = (WlComputeModel) model;
+  return TRUE;
+}
+
+static gboolean
+xml_slots (XmlLoad *l, const xmlNode *node, GError **error)
+{
+  static const char *const attrs[] = { "compute", "cpu", "comm", NULL };
+  return xml_check_node (l, node, attrs, NULL, NULL, error)
+         && attr_uint (l, node, "compute", FALSE, 1, G_MAXUINT, &l->wl.slots_comp, error)
+         && attr_uint (l, node, "cpu", FALSE, 1, G_MAXUINT, &l->wl.slots_cpu, error)
+         && attr_uint (l, node, "comm", FALSE, 1, G_MAXUINT, &l->wl.slots_comm, error);
+}
+
+static gboolean
+xml_memory (XmlLoad *l, const xmlNode *node, GError **error)
+{
+  static const char *const attrs[] = { "type", "latency", "bandwidth", "nodes",
+                                       "npus-per-node", NULL };
+  /* The order of WlMemKind. */
+  static const char *const types[] = { "none", "per-node", "per-npu", "pool", NULL };
+  int type = -1;
+  if (!xml_check_node (l, node, attrs, NULL, NULL, error)
+      || !attr_choice (l, node, "type", types, &type, error)
+      || !attr_time (l, node, "latency", FALSE, &l->wl.mem.latency, error)
+      || !attr_bandwidth (l, node, "bandwidth", FALSE, &l->wl.mem.bandwidth_Bps, error)
+      || !attr_uint (l, node, "nodes", FALSE, 1, G_MAXUINT32, &l->wl.mem.num_nodes, error)
+      || !attr_uint (l, node, "npus-per-node", FALSE, 1, G_MAXUINT32, &l->wl.mem.npus_per_node,
+                     error))
+    return FALSE;
+  if (type >= 0)
+    l->wl.mem.kind = (WlMemKind) type;
+  /* Remote memory is priced by its bandwidth, per-node expansion by its
+   * layout: without them the workload would divide by zero. */
+  if (l->wl.mem.kind != WL_MEM_NONE && l->wl.mem.bandwidth_Bps <= 0)
+    return xml_fail (l, node, error, "type '%s' needs a bandwidth", types[l->wl.mem.kind]);
+  if (l->wl.mem.kind == WL_MEM_PER_NODE
+      && (l->wl.mem.num_nodes == 0 || l->wl.mem.npus_per_node == 0))
+    return xml_fail (l, node, error, "type 'per-node' needs nodes and npus-per-node");
+  return TRUE;
+}
+
+/* "0-3,8,10-11": ranks and ascending ranges, each rank < n_ranks. */
+static gboolean
+ranks_parse (const char *text, guint64 n_ranks, GArray *out, GError **error)
+{
+  g_auto (GStrv) items = g_strsplit (text, ",", -1);
+  for (guint i = 0; items[i] != NULL; i++)
+    {
+      char *item = g_strstrip (items[i]);
+      char *dash = strchr (item, '-');
+      if (dash != NULL)
+        *dash = '\0';
+      guint64 a = 0, b = 0;
+      if (!g_ascii_string_to_unsigned (item, 10, 0, G_MAXUINT32 - 1, &a, NULL)
+          || (dash != NULL
+              && !g_ascii_string_to_unsigned (dash + 1, 10, 0, G_MAXUINT32 - 1, &b, NULL))
+          || (dash != NULL && b < a))
+        {
+          if (dash != NULL)
+            *dash = '-';
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "'%s' is not a rank or an ascending range of ranks", item);
+          return FALSE;
+        }
+      b = dash != NULL ? b : a;
+      if (b >= n_ranks)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "rank %" G_GUINT64_FORMAT " is out of range: the network has %"
+                       G_GUINT64_FORMAT " ranks", b, n_ranks);
+          return FALSE;
+        }
+      for (guint64 r = a; r <= b; r++)
+        {
+          guint32 rank = (guint32) r;
+          g_array_append_val (out, rank);
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+xml_groups (XmlLoad *l, const xmlNode *node, GError **error)
+{
+  static const char *const children[] = { "group", NULL };
+  static const char *const attrs[] = { "id", "ranks", NULL };
+  if (!xml_check_node (l, node, NULL, children, "group", error))
+    return FALSE;
+  for (const xmlNode *c = node->children; c != NULL; c = c->next)
+    {
+      if (!xml_is (c, "group"))
+        continue;
+      g_autofree char *id_text = NULL;
+      g_autofree char *ranks_text = NULL;
+      guint64 id = 0;
+      if (!xml_check_node (l, c, attrs, NULL, NULL, error)
+          || !attr_text (l, c, "id", TRUE, &id_text, error)
+          || !attr_text (l, c, "ranks", TRUE, &ranks_text, error))
+        return FALSE;
+      if (!wl_group_id_parse (id_text, &id) || id == WL_GROUP_ALL)
+        return xml_fail (l, c, error, "id '%s' is not a non-negative integer", id_text);
+      g_autoptr (GArray) ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
+      if (!ranks_parse (ranks_text, l->n_ranks, ranks, error))
+        return attr_located (l, c, "ranks", error);
+      if (l->groups == NULL)
+        l->groups = wl_groups_new ();
+      if (!wl_groups_define (l->groups, id, (const guint32 *) ranks->data, ranks->len, error))
+        return attr_located (l, c, "ranks", error);
+      g_array_append_val (l->group_ids, id);
+    }
+  return TRUE;
+}
+
+/* Walk the whole tree into l.  Also run on a document that failed
+ * validation, for its precise message, so it assumes nothing. */
+static gboolean
+xml_walk (XmlLoad *l, const xmlNode *root, GError **error)
+{
+  static const char *const attrs[] = { "name", "rounding", NULL };
+  static const char *const children[] = { "network", "system", "compute",
+                                          "slots",   "memory", "groups", NULL };
+  if (root == NULL || !xml_is (root, "cluster"))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%ld: the root element must be <cluster>",
+                   l->path, root != NULL ? xmlGetLineNo (root) : 1l);
+      return FALSE;
+    }
+  if (!xml_check_node (l, root, attrs, children, NULL, error) || !xml_rounding (l, root, error)
+      || !xml_network (l, root, error))
+    return FALSE;
+  const xmlNode *system = xml_child (root, "system");
+  if (system != NULL && !xml_system (l, system, error))
+    return FALSE;
+  /* One memory: what prices reductions also bounds roofline compute, unless
+   * <compute mem-bw> says otherwise. */
+  l->wl.mem_bw_Bps = l->sys.local_mem_bw_Bps;
+  const xmlNode *compute = xml_child (root, "compute");
+  const xmlNode *slots = xml_child (root, "slots");
+  const xmlNode *memory = xml_child (root, "memory");
+  const xmlNode *groups = xml_child (root, "groups");
+  return (compute == NULL || xml_compute (l, compute, error))
+         && (slots == NULL || xml_slots (l, slots, error))
+         && (memory == NULL || xml_memory (l, memory, error))
+         && (groups == NULL || xml_groups (l, groups, error));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Loading                                                                  */
+
+static void
+xml_load_init (XmlLoad *l, const char *path)
+{
+  memset (l, 0, sizeof *l);
+  l->path = path;
+  l->net.model = NET_MODEL_ANALYTICAL;
+  l->net.rounding = NET_ROUND_PS;
+  sys_params_init (&l->sys);
+  wl_params_init (&l->wl);
+  l->group_ids = g_array_new (FALSE, FALSE, sizeof (guint64));
+}
+
+static void
+xml_load_clear (XmlLoad *l)
+{
+  g_clear_pointer (&l->groups, wl_groups_free);
+  g_clear_pointer (&l->group_ids, g_array_unref);
+}
+
+/* Move the loaded groups into cfg; FALSE if an id is defined there already. */
+static gboolean
+xml_groups_commit (XmlLoad *l, AppConfig *cfg, GError **error)
+{
+  if (l->groups == NULL)
+    return TRUE;
+  if (cfg->groups == NULL)
+    {
+      cfg->groups = g_steal_pointer (&l->groups);
+      return TRUE;
+    }
+  for (guint i = 0; i < l->group_ids->len; i++)
+    if (wl_groups_lookup (cfg->groups, g_array_index (l->group_ids, guint64, i), NULL) != NULL)
+      {
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: group %" G_GUINT64_FORMAT
+                     " is already defined", l->path, g_array_index (l->group_ids, guint64, i));
+        return FALSE;
+      }
+  for (guint i = 0; i < l->group_ids->len; i++)
+    {
+      guint64 id = g_array_index (l->group_ids, guint64, i);
+      guint n = 0;
+      const guint32 *ranks = wl_groups_lookup (l->groups, id, &n);
+      if (!wl_groups_define (cfg->groups, id, ranks, n, NULL))
+        g_assert_not_reached (); /* checked above */
+    }
+  return TRUE;
+}
+
+gboolean
+app_config_load_xml (AppConfig *cfg, const char *path, GError **error)
+{
+  g_return_val_if_fail (cfg != NULL && path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  xmlInitParser ();
+  g_autoptr (xmlDoc) doc = xml_read (path, error);
+  if (doc == NULL)
+    return FALSE;
+  g_autoptr (GError) invalid = NULL;
+  g_autoptr (GError) walk_error = NULL;
+  gboolean valid = xml_validate (path, doc, &invalid);
+  XmlLoad l;
+  xml_load_init (&l, path);
+  gboolean ok = xml_walk (&l, xmlDocGetRootElement (doc), &walk_error);
+  if (!valid)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s%s%s",
+                   walk_error != NULL ? walk_error->message : "", walk_error != NULL ? "\n" : "",
+                   invalid->message);
+      ok = FALSE;
+    }
+  else if (!ok || !xml_groups_commit (&l, cfg, &walk_error))
+    {
+      g_propagate_error (error, g_steal_pointer (&walk_error));
+      ok = FALSE;
+    }
+  if (ok)
+    {
+      cfg->net = l.net;
+      cfg->sys = l.sys;
+      cfg->wl = l.wl;
+      cfg->astra_mode = FALSE;
+      g_ptr_array_add (cfg->sources, g_strdup (path));
+    }
+  xml_load_clear (&l);
+  return ok;
+}

@@ -1,0 +1,1092 @@
+/* test_config.c: units, ASTRA-sim inputs and the native cluster XML.
+ *
+ * Expected values are written out from the units' definitions (50 GiB/s =
+ * 50 x 2^30 B/s, 936.25 ns = 936250 ps), never taken from earlier output.
+ * The reference ASTRA-sim files come from $SHARED (default ../shared); tests
+ * that need them print a note and pass when it is absent.  Every test that
+ * writes files gets a fresh temporary directory.  Run from the repository
+ * root (the XML tests read configs/).
+ */
+#include <check.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "sim/app/config.h"
+#include "sim/error.h"
+#include "sim/units.h"
+
+#define GIB 1073741824.0
+
+static char *tmpdir; /* this test's scratch directory */
+
+static void
+setup (void)
+{
+  GError *error = NULL;
+  tmpdir = g_dir_make_tmp ("orrery-config-XXXXXX", &error);
+  ck_assert_msg (tmpdir != NULL, "temp dir: %s", error ? error->message : "?");
+}
+
+static void
+teardown (void)
+{
+  GDir *dir = g_dir_open (tmpdir, 0, NULL);
+  const char *name;
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (tmpdir, name, NULL);
+      g_unlink (path);
+    }
+  if (dir != NULL)
+    g_dir_close (dir);
+  g_rmdir (tmpdir);
+  g_clear_pointer (&tmpdir, g_free);
+}
+
+/* Write text to tmpdir/name; the path is the caller's. */
+static char *
+write_file (const char *name, const char *text)
+{
+  char *path = g_build_filename (tmpdir, name, NULL);
+  ck_assert (g_file_set_contents (path, text, -1, NULL));
+  return path;
+}
+
+/* $SHARED/sub, or NULL (with a note) when the shared tree is absent. */
+static char *
+shared_path (const char *sub)
+{
+  const char *root = g_getenv ("SHARED");
+  char *path = g_build_filename (root != NULL ? root : "../shared", sub, NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      printf ("note: %s absent, reference check skipped\n", path);
+      g_free (path);
+      return NULL;
+    }
+  return path;
+}
+
+/* The error is set, in the input domain, and its message holds needle. */
+static void
+expect_error (const GError *error, const char *needle)
+{
+  ck_assert_msg (error != NULL, "expected an error containing '%s'", needle);
+  ck_assert_msg (error->domain == SIM_ERROR && error->code == SIM_ERROR_INPUT,
+                 "wrong domain/code for '%s'", error->message);
+  ck_assert_msg (strstr (error->message, needle) != NULL, "expected '%s' in: %s", needle,
+                 error->message);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Units                                                                    */
+
+START_TEST (test_units_time_exact)
+{
+  static const struct
+  {
+    const char *text;
+    SimTime ps;
+  } cases[] = {
+    { "936.25ns", 936250 },     { "1.5us", 1500000 },          { "2ms", 2000000000 },
+    { "1s", 1000000000000 },    { "10ps", 10 },                 { "0ns", 0 },
+    { "500 ns", 500000 },       { "0.001ns", 1 },               { "1.50000us", 1500000 },
+    { "2µs", 2000000 },         { "18446744073709551615ps", G_MAXUINT64 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      GError *error = NULL;
+      SimTime ps = 1;
+      ck_assert_msg (sim_units_parse_time (cases[i].text, &ps, &error), "%s: %s", cases[i].text,
+                     error ? error->message : "");
+      ck_assert_msg (ps == cases[i].ps, "%s: %" G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT,
+                     cases[i].text, ps, cases[i].ps);
+    }
+}
+END_TEST
+
+START_TEST (test_units_time_errors)
+{
+  static const struct
+  {
+    const char *text;
+    const char *needle;
+  } cases[] = {
+    { "12", "needs a unit (ps, ns" },
+    { "1.0001ps", "not a whole number of picoseconds" },
+    { "ns", "'ns' is not a time" },
+    { "", "is not a time" },
+    { "-1ns", "non-negative" },
+    { "5xs", "unknown time unit 'xs'" },
+    { "99999999999s", "too large" },
+    { "18446744073709551616ps", "" },
+    { "1.5.5ns", "unknown time unit" },
+    { "1e-4ps", "not a whole number" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      GError *error = NULL;
+      SimTime ps = 7;
+      ck_assert_msg (!sim_units_parse_time (cases[i].text, &ps, &error), "%s accepted",
+                     cases[i].text);
+      ck_assert_uint_eq (ps, 7);
+      expect_error (error, cases[i].needle);
+      g_autofree char *quoted = g_strdup_printf ("'%s'", cases[i].text);
+      expect_error (error, quoted);
+      g_error_free (error);
+    }
+}
+END_TEST
+
+START_TEST (test_units_bytes)
+{
+  guint64 b = 0;
+  ck_assert (sim_units_parse_bytes ("1MiB", &b, NULL));
+  ck_assert_uint_eq (b, 1048576);
+  ck_assert (sim_units_parse_bytes ("1.5KB", &b, NULL));
+  ck_assert_uint_eq (b, 1500);
+  ck_assert (sim_units_parse_bytes ("1.5GiB", &b, NULL));
+  ck_assert_uint_eq (b, 3 * (G_GUINT64_CONSTANT (1) << 29));
+  ck_assert (sim_units_parse_bytes ("64B", &b, NULL));
+  ck_assert_uint_eq (b, 64);
+  ck_assert (sim_units_parse_bytes ("2TB", &b, NULL));
+  ck_assert_uint_eq (b, G_GUINT64_CONSTANT (2000000000000));
+  GError *error = NULL;
+  ck_assert (!sim_units_parse_bytes ("0.5B", &b, &error));
+  expect_error (error, "not a whole number of bytes");
+  g_clear_error (&error);
+  ck_assert (!sim_units_parse_bytes ("1.0001KB", &b, &error));
+  expect_error (error, "'1.0001KB'");
+  g_clear_error (&error);
+  ck_assert (!sim_units_parse_bytes ("4096", &b, &error));
+  expect_error (error, "KiB");
+  g_clear_error (&error);
+}
+END_TEST
+
+START_TEST (test_units_bandwidth)
+{
+  static const struct
+  {
+    const char *text;
+    double Bps;
+  } cases[] = {
+    { "50GiB/s", 50 * GIB },     { "400Gb/s", 5e10 }, { "400Gbps", 5e10 },
+    { "1600GB/s", 1.6e12 },      { "1Kb/s", 125 },    { "0.01GiB/s", 0.01 * GIB },
+    { "2.5 TB/s", 2.5e12 },      { "1B/s", 1 },       { "3MiB/s", 3 * 1048576.0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      double v = 0;
+      GError *error = NULL;
+      ck_assert_msg (sim_units_parse_bandwidth (cases[i].text, &v, &error), "%s: %s",
+                     cases[i].text, error ? error->message : "");
+      ck_assert_msg (v == cases[i].Bps, "%s: %.17g != %.17g", cases[i].text, v, cases[i].Bps);
+    }
+  static const char *const bad[] = { "0GB/s", "50GB", "50gb/s", "50", "GB/s", "50 GiBps" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      double v = 0;
+      GError *error = NULL;
+      ck_assert_msg (!sim_units_parse_bandwidth (bad[i], &v, &error), "%s accepted", bad[i]);
+      g_autofree char *quoted = g_strdup_printf ("'%s'", bad[i]);
+      expect_error (error, quoted);
+      g_error_free (error);
+    }
+}
+END_TEST
+
+START_TEST (test_units_flops)
+{
+  double f = 0;
+  ck_assert (sim_units_parse_flops ("989TFLOP/s", &f, NULL));
+  ck_assert (f == 989e12);
+  ck_assert (sim_units_parse_flops ("900TFLOPS", &f, NULL));
+  ck_assert (f == 900e12);
+  ck_assert (sim_units_parse_flops ("1.5PFLOP/s", &f, NULL));
+  ck_assert (f == 1.5e15);
+  ck_assert (sim_units_parse_flops ("1FLOP/s", &f, NULL));
+  ck_assert (f == 1);
+  GError *error = NULL;
+  ck_assert (!sim_units_parse_flops ("900", &f, &error));
+  expect_error (error, "TFLOP/s");
+  g_clear_error (&error);
+  ck_assert (!sim_units_parse_flops ("900TB/s", &f, &error));
+  expect_error (error, "unknown compute rate unit 'TB/s'");
+  g_clear_error (&error);
+}
+END_TEST
+
+START_TEST (test_units_scaled)
+{
+  guint64 v = 0;
+  ck_assert (sim_units_parse_scaled ("936.25", 1000, &v, NULL));
+  ck_assert_uint_eq (v, 936250);
+  ck_assert (sim_units_parse_scaled ("500.0", 1000, &v, NULL));
+  ck_assert_uint_eq (v, 500000);
+  ck_assert (sim_units_parse_scaled ("5e2", 1000, &v, NULL));
+  ck_assert_uint_eq (v, 500000);
+  ck_assert (sim_units_parse_scaled ("  7 ", 1, &v, NULL));
+  ck_assert_uint_eq (v, 7);
+  GError *error = NULL;
+  ck_assert (!sim_units_parse_scaled ("0.0001", 1000, &v, &error));
+  expect_error (error, "not a whole number");
+  g_clear_error (&error);
+  ck_assert (!sim_units_parse_scaled ("12ns", 1000, &v, &error));
+  expect_error (error, "'12ns'");
+  g_clear_error (&error);
+}
+END_TEST
+
+static void
+expect_format (char *got, const char *want)
+{
+  ck_assert_str_eq (got, want);
+  g_free (got);
+}
+
+START_TEST (test_units_format)
+{
+  expect_format (sim_units_format_time (0), "0 ns");
+  expect_format (sim_units_format_time (500000), "500 ns");
+  expect_format (sim_units_format_time (936250), "936.25 ns");
+  expect_format (sim_units_format_time (10), "0.01 ns");
+  expect_format (sim_units_format_time (999999), "999.999 ns");
+  expect_format (sim_units_format_time (99640000), "99.640 us");
+  expect_format (sim_units_format_time (4207000000), "4.207 ms");
+  expect_format (sim_units_format_time (4206999999), "4.207 ms");
+  expect_format (sim_units_format_time (999999999), "1.000 ms");
+  expect_format (sim_units_format_time (G_GUINT64_CONSTANT (1500000000000)), "1.500 s");
+  expect_format (sim_units_format_bytes (512), "512 B");
+  expect_format (sim_units_format_bytes (1048576), "1 MiB");
+  expect_format (sim_units_format_bytes (64 * 1048576), "64 MiB");
+  expect_format (sim_units_format_bytes (1536), "1.50 KiB");
+  expect_format (sim_units_format_bytes (3 * (G_GUINT64_CONSTANT (1) << 29)), "1.50 GiB");
+  expect_format (sim_units_format_bandwidth (5e10), "50.00 GB/s");
+  expect_format (sim_units_format_bandwidth (50 * GIB), "53.69 GB/s");
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* ASTRA-sim inputs                                                         */
+
+static const char ring4chunks[] = "{\n"
+                                  "  \"scheduling-policy\": \"LIFO\",\n"
+                                  "  \"endpoint-delay\": 10,\n"
+                                  "  \"active-chunks-per-dimension\": 1,\n"
+                                  "  \"preferred-dataset-splits\": 4,\n"
+                                  "  \"all-reduce-implementation\": [\"ring\"],\n"
+                                  "  \"all-gather-implementation\": [\"ring\"],\n"
+                                  "  \"reduce-scatter-implementation\": [\"ring\"],\n"
+                                  "  \"all-to-all-implementation\": [\"ring\"],\n"
+                                  "  \"collective-optimization\": \"localBWAware\",\n"
+                                  "  \"local-mem-bw\": 1600,\n"
+                                  "  \"boost-mode\": 0,\n"
+                                  "  \"roofline-enabled\": 0,\n"
+                                  "  \"peak-perf\": 900\n"
+                                  "}\n";
+
+static const char no_mem[] = "{ \"memory-type\": \"NO_MEMORY_EXPANSION\" }\n";
+
+/* Load a YAML and a system JSON given as text; the error is the caller's. */
+static gboolean
+load_astra_text (AppConfig *cfg, const char *yml, const char *sys, GError **error)
+{
+  g_autofree char *y = write_file ("net.yml", yml);
+  g_autofree char *s = write_file ("sys.json", sys);
+  return app_config_load_astra (cfg, y, s, NULL, error);
+}
+
+START_TEST (test_astra_values)
+{
+  g_autofree char *yml = write_file ("net.yml", "topology: [ Switch ]\n"
+                                                "npus_count: [ 8 ]\n"
+                                                "bandwidth: [ 50.0 ]  # GB/s\n"
+                                                "latency: [ 500.0 ]  # ns\n");
+  g_autofree char *sys = write_file (
+      "sys.json", "{ \"scheduling-policy\": \"FIFO\", \"endpoint-delay\": 10,\n"
+                  "  \"active-chunks-per-dimension\": 2, \"preferred-dataset-splits\": 4,\n"
+                  "  \"all-reduce-implementation\": [\"halvingDoubling\", \"direct\"],\n"
+                  "  \"all-to-all-implementation\": [\"oneRing\"],\n"
+                  "  \"collective-optimization\": \"baseline\",\n"
+                  "  \"local-mem-bw\": 1600, \"roofline-enabled\": 1, \"peak-perf\": 700,\n"
+                  "  \"L\": 0, \"o\": 0, \"g\": 0, \"G\": 0.005, \"model-shared-bus\": 0,\n"
+                  "  \"local-reduction-delay\": 1, \"track-local-mem\": 1,\n"
+                  "  \"trace-enabled\": 0, \"boost-mode\": 0, \"replay-only\": 0,\n"
+                  "  \"local-mem-trace-filename\": \"mem_trace/x\" }\n");
+  g_autofree char *mem = write_file ("mem.json", no_mem);
+  AppConfig cfg;
+  app_config_init (&cfg);
+  GError *error = NULL;
+  ck_assert_msg (app_config_load_astra (&cfg, yml, sys, mem, &error), "%s",
+                 error ? error->message : "");
+  ck_assert_uint_eq (cfg.net.n_dims, 1);
+  ck_assert_int_eq (cfg.net.dims[0].kind, NET_DIM_SWITCH);
+  ck_assert_uint_eq (cfg.net.dims[0].size, 8);
+  ck_assert (cfg.net.dims[0].bandwidth_Bps == 53687091200.0);
+  ck_assert_uint_eq (cfg.net.dims[0].latency, 500000);
+  ck_assert_int_eq (cfg.net.model, NET_MODEL_ANALYTICAL);
+  ck_assert_int_eq (cfg.net.rounding, NET_ROUND_ASTRA_NS);
+  ck_assert_int_eq (cfg.sys.policy, SYS_SCHED_FIFO);
+  ck_assert_uint_eq (cfg.sys.endpoint_delay, 10000);
+  ck_assert_uint_eq (cfg.sys.active_chunks_per_dim, 2);
+  ck_assert_uint_eq (cfg.sys.splits, 4);
+  ck_assert_int_eq (cfg.sys.opt, SYS_OPT_BASELINE);
+  ck_assert_uint_eq (cfg.sys.n_impl[SYS_COLL_ALL_REDUCE], 2);
+  ck_assert_str_eq (cfg.sys.impl[SYS_COLL_ALL_REDUCE][0], "halvingDoubling");
+  ck_assert_str_eq (cfg.sys.impl[SYS_COLL_ALL_REDUCE][1], "direct");
+  ck_assert_str_eq (cfg.sys.impl[SYS_COLL_ALL_TO_ALL][0], "oneRing");
+  ck_assert_str_eq (cfg.sys.impl[SYS_COLL_ALL_GATHER][0], "ring");
+  ck_assert (cfg.sys.local_mem_bw_Bps == 1.6e12);
+  ck_assert (cfg.wl.mem_bw_Bps == 1.6e12);
+  ck_assert_uint_eq (cfg.sys.reduction_passes, 3);
+  ck_assert (cfg.sys.astra_rounding && cfg.wl.astra_rounding);
+  ck_assert_int_eq (cfg.wl.compute, WL_COMPUTE_ROOFLINE);
+  ck_assert (cfg.wl.peak_flops == 700e12);
+  ck_assert_int_eq (cfg.wl.mem.kind, WL_MEM_NONE);
+  ck_assert_uint_eq (cfg.wl.slots_comp + cfg.wl.slots_cpu + cfg.wl.slots_comm, 3);
+  ck_assert (cfg.astra_mode);
+  ck_assert_uint_eq (cfg.sources->len, 3);
+  ck_assert_str_eq (g_ptr_array_index (cfg.sources, 0), yml);
+  ck_assert_str_eq (g_ptr_array_index (cfg.sources, 2), mem);
+  ck_assert_ptr_null (cfg.groups);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+START_TEST (test_astra_yaml_forms)
+{
+  AppConfig cfg;
+  app_config_init (&cfg);
+  GError *error = NULL;
+  /* Comments, a tab after a value, block and flow lists, quoted scalars,
+   * keys orrery does not use, and a fractional latency. */
+  ck_assert_msg (load_astra_text (&cfg,
+                                  "# 3D basic-topology\n"
+                                  "topology: [ Ring, FullyConnected, \"Switch\" ]  # 3 dims\n"
+                                  "npus_count:\n  - 2\n  - 8\n  - 4\t\n"
+                                  "units-count: [ 1, 2 ]\nlinks-count: whatever\n"
+                                  "bandwidth: [ 200.0, 100, 0.5 ]\t# GB/s\n"
+                                  "latency: [ 936.25, 500.0, 2e3 ]\n",
+                                  ring4chunks, &error),
+                 "%s", error ? error->message : "");
+  ck_assert_uint_eq (cfg.net.n_dims, 3);
+  ck_assert_int_eq (cfg.net.dims[0].kind, NET_DIM_RING);
+  ck_assert_int_eq (cfg.net.dims[1].kind, NET_DIM_FULLY_CONNECTED);
+  ck_assert_int_eq (cfg.net.dims[2].kind, NET_DIM_SWITCH);
+  ck_assert_uint_eq (cfg.net.dims[0].size, 2);
+  ck_assert_uint_eq (cfg.net.dims[1].size, 8);
+  ck_assert_uint_eq (cfg.net.dims[2].size, 4);
+  ck_assert (cfg.net.dims[0].bandwidth_Bps == 200 * GIB);
+  ck_assert (cfg.net.dims[1].bandwidth_Bps == 100 * GIB);
+  ck_assert (cfg.net.dims[2].bandwidth_Bps == GIB / 2);
+  ck_assert_uint_eq (cfg.net.dims[0].latency, 936250);
+  ck_assert_uint_eq (cfg.net.dims[1].latency, 500000);
+  ck_assert_uint_eq (cfg.net.dims[2].latency, 2000000);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+START_TEST (test_astra_length_mismatch)
+{
+  AppConfig cfg;
+  app_config_init (&cfg);
+  GError *error = NULL;
+  ck_assert (!load_astra_text (&cfg,
+                               "topology: [ Ring, Ring ]\nnpus_count: [ 4 ]\n"
+                               "bandwidth: [ 50, 50 ]\nlatency: [ 500, 500 ]\n",
+                               ring4chunks, &error));
+  g_autofree char *yml = g_build_filename (tmpdir, "net.yml", NULL);
+  expect_error (error, yml);
+  expect_error (error, "topology has 2 entries, npus_count 1");
+  g_clear_error (&error);
+  /* A failed load leaves the configuration as it was. */
+  ck_assert_uint_eq (cfg.net.n_dims, 0);
+  ck_assert_uint_eq (cfg.sources->len, 0);
+  ck_assert (!cfg.astra_mode);
+  ck_assert (!load_astra_text (&cfg, "topology: []\nnpus_count: []\nbandwidth: []\nlatency: []\n",
+                               ring4chunks, &error));
+  expect_error (error, "topology has 0 entries");
+  g_clear_error (&error);
+  ck_assert (!load_astra_text (&cfg, "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\n",
+                               ring4chunks, &error));
+  expect_error (error, "missing 'latency'");
+  g_clear_error (&error);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+START_TEST (test_astra_yaml_lines)
+{
+  AppConfig cfg;
+  app_config_init (&cfg);
+  GError *error = NULL;
+  g_autofree char *yml = g_build_filename (tmpdir, "net.yml", NULL);
+  static const struct
+  {
+    const char *text;
+    int line;
+    const char *needle;
+  } cases[] = {
+    { "topology: [ Ring ]\nnpus_count: [ 4 ]\n\nlatency: [ 500 ]\nbandwidth: [ 50 ] ]\n", 5,
+      "YAML" },
+    { "topology: [ Ring ]\n# four\nnpus_count: [ four ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n", 3,
+      "'four'" },
+    { "topology: [ Torus ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n", 1,
+      "unknown topology 'Torus'" },
+    { "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 0.0001 ]\n", 4,
+      "latency" },
+    { "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ -5 ]\nlatency: [ 5 ]\n", 3,
+      "bandwidth '-5'" },
+    { "topology: [ Ring ]\nnpus_count: 4\nbandwidth: [ 5 ]\nlatency: [ 5 ]\n", 2,
+      "'npus_count' must be a list" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      ck_assert_msg (!load_astra_text (&cfg, cases[i].text, ring4chunks, &error), "case %u", i);
+      g_autofree char *where = g_strdup_printf ("%s:%d: ", yml, cases[i].line);
+      expect_error (error, where);
+      expect_error (error, cases[i].needle);
+      g_clear_error (&error);
+    }
+  app_config_clear (&cfg);
+}
+END_TEST
+
+START_TEST (test_astra_json_errors)
+{
+  AppConfig cfg;
+  app_config_init (&cfg);
+  GError *error = NULL;
+  g_autofree char *sys = g_build_filename (tmpdir, "sys.json", NULL);
+  static const char yml[] =
+      "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n";
+  static const struct
+  {
+    const char *json;
+    const char *key;
+  } cases[] = {
+    { "{ \"preferred-dataset-splits\": \"4\" }", "'preferred-dataset-splits': expected a whole" },
+    { "{ \"active-chunks-per-dimension\": 0 }", "'active-chunks-per-dimension'" },
+    { "{ \"all-reduce-implementation\": \"ring\" }", "'all-reduce-implementation': expected a list" },
+    { "{ \"all-gather-implementation\": [] }", "'all-gather-implementation'" },
+    { "{ \"reduce-scatter-implementation\": [ 1 ] }", "'reduce-scatter-implementation'" },
+    { "{ \"endpoint-delay\": true }", "'endpoint-delay': expected a number" },
+    { "{ \"endpoint-delay\": -1 }", "'endpoint-delay'" },
+    { "{ \"scheduling-policy\": \"RANDOM\" }", "'scheduling-policy': unknown policy 'RANDOM'" },
+    { "{ \"collective-optimization\": 3 }", "'collective-optimization': expected a string" },
+    { "{ \"local-mem-bw\": 0 }", "'local-mem-bw'" },
+    { "{ \"peak-perf\": \"900\" }", "'peak-perf'" },
+    { "{ \"roofline-enabled\": 2 }", "'roofline-enabled'" },
+    { "{ \"all-reduce-implementation-custom\": [\"x\"] }", "not supported" },
+    { "[ 1, 2 ]", "expected a JSON object" },
+    { "{ \"scheduling-policy\": \"LIFO\",, }", "" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      ck_assert_msg (!load_astra_text (&cfg, yml, cases[i].json, &error), "case %u", i);
+      expect_error (error, sys);
+      expect_error (error, cases[i].key);
+      g_clear_error (&error);
+    }
+  ck_assert_uint_eq (cfg.net.n_dims, 0);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+START_TEST (test_astra_float_times_and_memory)
+{
+  AppConfig cfg;
+  app_config_init (&cfg);
+  GError *error = NULL;
+  g_autofree char *yml = write_file (
+      "net.yml", "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n");
+  g_autofree char *sys = write_file ("sys.json", "{ \"endpoint-delay\": 936.25,"
+                                                 " \"active-chunks-per-dimension\": 2.0 }");
+  g_autofree char *mem = write_file ("mem.json", "{ \"memory-type\": \"PER_NODE_MEMORY_EXPANSION\","
+                                                 " \"remote-mem-latency\": 100,"
+                                                 " \"remote-mem-bw\": 64, \"num-nodes\": 2,"
+                                                 " \"num-npus-per-node\": 8 }");
+  ck_assert_msg (app_config_load_astra (&cfg, yml, sys, mem, &error), "%s",
+                 error ? error->message : "");
+  ck_assert_uint_eq (cfg.sys.endpoint_delay, 936250);
+  ck_assert_uint_eq (cfg.sys.active_chunks_per_dim, 2);
+  /* Keys the file leaves out keep the layer defaults. */
+  ck_assert_uint_eq (cfg.sys.splits, 1);
+  ck_assert_int_eq (cfg.wl.mem.kind, WL_MEM_PER_NODE);
+  ck_assert_uint_eq (cfg.wl.mem.latency, 100000);
+  ck_assert (cfg.wl.mem.bandwidth_Bps == 64e9);
+  ck_assert_uint_eq (cfg.wl.mem.num_nodes, 2);
+  ck_assert_uint_eq (cfg.wl.mem.npus_per_node, 8);
+  g_autofree char *bad = write_file ("bad.json", "{ \"memory-type\": \"CXL\" }");
+  ck_assert (!app_config_load_astra (&cfg, yml, sys, bad, &error));
+  expect_error (error, bad);
+  expect_error (error, "'memory-type': unknown memory type 'CXL'");
+  g_clear_error (&error);
+  g_autofree char *nobw = write_file ("nobw.json", "{ \"memory-type\": \"MEMORY_POOL\" }");
+  ck_assert (!app_config_load_astra (&cfg, yml, sys, nobw, &error));
+  expect_error (error, "needs remote-mem-bw");
+  g_clear_error (&error);
+  ck_assert (!app_config_load_astra (&cfg, yml, sys, "/nonexistent/mem.json", &error));
+  expect_error (error, "/nonexistent/mem.json");
+  g_clear_error (&error);
+  ck_assert_uint_eq (cfg.sources->len, 3);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+START_TEST (test_comm_groups)
+{
+  AppConfig cfg;
+  app_config_init (&cfg);
+  GError *error = NULL;
+  g_autofree char *a = write_file ("a.json", "{ \"0\": [0, 1, 2, 3], \"1.0\": [4, 5], \"7\": [6] }");
+  ck_assert_msg (app_config_load_comm_groups (&cfg, a, &error), "%s",
+                 error ? error->message : "");
+  ck_assert_ptr_nonnull (cfg.groups);
+  ck_assert_uint_eq (wl_groups_count (cfg.groups), 3);
+  guint n = 0;
+  const guint32 *r = wl_groups_lookup (cfg.groups, 1, &n);
+  ck_assert_ptr_nonnull (r);
+  ck_assert_uint_eq (n, 2);
+  ck_assert_uint_eq (r[0], 4);
+  ck_assert_uint_eq (r[1], 5);
+  ck_assert (!cfg.astra_mode);
+  ck_assert_uint_eq (cfg.sources->len, 1);
+  g_autofree char *b = write_file ("b.json", "{ \"8\": [7] }");
+  ck_assert (app_config_load_comm_groups (&cfg, b, NULL));
+  ck_assert_uint_eq (wl_groups_count (cfg.groups), 4);
+  static const struct
+  {
+    const char *json;
+    const char *needle;
+  } bad[] = {
+    { "{ \"9\": [1], \"0\": [1] }", "group '0' is already defined" },
+    { "{ \"9\": [-1] }", "group '9': entry 0" },
+    { "{ \"9\": [1.5] }", "a rank is a whole number" },
+    { "{ \"abc\": [1] }", "group id 'abc'" },
+    { "{ \"9\": [1, 1] }", "twice" },
+    { "{ \"9\": [] }", "no ranks" },
+    { "{ \"9\": 3 }", "expected a list of ranks" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autofree char *c = write_file ("c.json", bad[i].json);
+      ck_assert_msg (!app_config_load_comm_groups (&cfg, c, &error), "case %u", i);
+      expect_error (error, c);
+      expect_error (error, bad[i].needle);
+      g_clear_error (&error);
+    }
+  ck_assert_uint_eq (wl_groups_count (cfg.groups), 4);
+  ck_assert_ptr_null (wl_groups_lookup (cfg.groups, 9, NULL));
+  app_config_clear (&cfg);
+}
+END_TEST
+
+/* ASTRA-sim's reference configs, as shipped. */
+START_TEST (test_astra_reference_files)
+{
+  g_autofree char *dir = shared_path ("reference/configs");
+  if (dir == NULL)
+    return;
+  static const char *const kinds[] = { "Ring", "FullyConnected", "Switch" };
+  static const NetDimKind kind_ids[] = { NET_DIM_RING, NET_DIM_FULLY_CONNECTED, NET_DIM_SWITCH };
+  static const guint sizes[] = { 4, 8, 16 };
+  g_autofree char *sys = g_build_filename (dir, "Ring_4chunks.json", NULL);
+  g_autofree char *mem = g_build_filename (dir, "no_memory_expansion.json", NULL);
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+      {
+        g_autofree char *name = g_strdup_printf ("%s_%unpus.yml", kinds[k], sizes[s]);
+        g_autofree char *yml = g_build_filename (dir, name, NULL);
+        AppConfig cfg;
+        app_config_init (&cfg);
+        GError *error = NULL;
+        ck_assert_msg (app_config_load_astra (&cfg, yml, sys, mem, &error), "%s",
+                       error ? error->message : "");
+        ck_assert_uint_eq (cfg.net.n_dims, 1);
+        ck_assert_int_eq (cfg.net.dims[0].kind, kind_ids[k]);
+        ck_assert_uint_eq (cfg.net.dims[0].size, sizes[s]);
+        ck_assert (cfg.net.dims[0].bandwidth_Bps == 53687091200.0);
+        ck_assert_uint_eq (cfg.net.dims[0].latency, 500000);
+        ck_assert_uint_eq (cfg.sys.splits, 4);
+        ck_assert_int_eq (cfg.sys.policy, SYS_SCHED_LIFO);
+        ck_assert_uint_eq (cfg.sys.endpoint_delay, 10000);
+        ck_assert (cfg.sys.local_mem_bw_Bps == 1.6e12);
+        ck_assert (cfg.wl.peak_flops == 900e12);
+        ck_assert_int_eq (cfg.wl.compute, WL_COMPUTE_REPLAY);
+        app_config_clear (&cfg);
+      }
+}
+END_TEST
+
+/* Files under dir (recursively) for which keep() holds, sorted. */
+static void
+collect_files (const char *dir, gboolean (*keep) (const char *path), GPtrArray *out)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  if (d == NULL)
+    return;
+  const char *name;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      char *path = g_build_filename (dir, name, NULL);
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        {
+          collect_files (path, keep, out);
+          g_free (path);
+        }
+      else if (keep (path))
+        g_ptr_array_add (out, path);
+      else
+        g_free (path);
+    }
+  g_dir_close (d);
+}
+
+static gboolean
+is_network_yml (const char *path)
+{
+  return g_str_has_suffix (path, ".yml") || g_str_has_suffix (path, ".yaml");
+}
+
+static gboolean
+is_system_json (const char *path)
+{
+  return g_str_has_suffix (path, ".json")
+         && (strstr (path, "/system/") != NULL || g_str_has_suffix (path, "/sys.json"));
+}
+
+static gboolean
+is_memory_json (const char *path)
+{
+  return g_str_has_suffix (path, ".json")
+         && (strstr (path, "RemoteMemory") != NULL || strstr (path, "memory_expansion") != NULL);
+}
+
+static gboolean
+is_comm_group_json (const char *path)
+{
+  return g_str_has_suffix (path, "/comm_group.json");
+}
+
+/* Every ASTRA-sim input among the shared examples loads. */
+START_TEST (test_astra_every_shared_input)
+{
+  g_autofree char *ref = shared_path ("reference/configs");
+  if (ref == NULL)
+    return;
+  g_autofree char *yml0 = g_build_filename (ref, "Ring_4npus.yml", NULL);
+  g_autofree char *sys0 = g_build_filename (ref, "Ring_4chunks.json", NULL);
+  static const char *const roots[] = { "astra-configs", "traces/astra-sim-artifacts/examples" };
+  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < G_N_ELEMENTS (roots); i++)
+    {
+      g_autofree char *root = shared_path (roots[i]);
+      if (root == NULL)
+        continue;
+      guint before = files->len;
+      collect_files (root, is_network_yml, files);
+      collect_files (root, is_system_json, files);
+      collect_files (root, is_memory_json, files);
+      collect_files (root, is_comm_group_json, files);
+      ck_assert_uint_gt (files->len, before);
+    }
+  for (guint i = 0; i < files->len; i++)
+    {
+      const char *f = g_ptr_array_index (files, i);
+      AppConfig cfg;
+      app_config_init (&cfg);
+      GError *error = NULL;
+      gboolean ok;
+      if (is_network_yml (f))
+        ok = app_config_load_astra (&cfg, f, sys0, NULL, &error);
+      else if (is_system_json (f))
+        ok = app_config_load_astra (&cfg, yml0, f, NULL, &error);
+      else if (is_memory_json (f))
+        ok = app_config_load_astra (&cfg, yml0, sys0, f, &error);
+      else
+        ok = app_config_load_comm_groups (&cfg, f, &error);
+      /* Some shipped files hold placeholders ("bandwidth: [ tbd ]"), which
+       * must be refused with the value quoted. */
+      g_autofree char *text = NULL;
+      ck_assert (g_file_get_contents (f, &text, NULL, NULL));
+      if (strstr (text, "[ tbd") != NULL)
+        {
+          ck_assert_msg (!ok, "%s: placeholder accepted", f);
+          expect_error (error, "'tbd'");
+          g_clear_error (&error);
+        }
+      else
+        ck_assert_msg (ok, "%s: %s", f, error ? error->message : "");
+      app_config_clear (&cfg);
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Native XML                                                               */
+
+/* The two configurations describe the same simulation, field by field. */
+static void
+assert_same_config (const AppConfig *a, const AppConfig *b, const char *what)
+{
+  ck_assert_msg (a->net.n_dims == b->net.n_dims, "%s: n_dims", what);
+  for (guint d = 0; d < a->net.n_dims; d++)
+    {
+      const NetDimSpec *x = &a->net.dims[d], *y = &b->net.dims[d];
+      ck_assert_msg (x->kind == y->kind && x->size == y->size, "%s: dim %u shape", what, d);
+      ck_assert_msg (x->bandwidth_Bps == y->bandwidth_Bps, "%s: dim %u bandwidth %.17g %.17g",
+                     what, d, x->bandwidth_Bps, y->bandwidth_Bps);
+      ck_assert_msg (x->latency == y->latency, "%s: dim %u latency", what, d);
+    }
+  ck_assert_msg (a->net.model == b->net.model, "%s: net model", what);
+  ck_assert_msg (a->net.rounding == b->net.rounding, "%s: net rounding", what);
+  const SysParams *s = &a->sys, *t = &b->sys;
+  ck_assert_msg (s->policy == t->policy, "%s: policy", what);
+  ck_assert_msg (s->endpoint_delay == t->endpoint_delay, "%s: endpoint delay", what);
+  ck_assert_msg (s->active_chunks_per_dim == t->active_chunks_per_dim, "%s: chunks", what);
+  ck_assert_msg (s->splits == t->splits, "%s: splits", what);
+  ck_assert_msg (s->opt == t->opt, "%s: collective optimization", what);
+  for (guint k = 0; k < SYS_COLL_N; k++)
+    {
+      ck_assert_msg (s->n_impl[k] == t->n_impl[k], "%s: n_impl[%u]", what, k);
+      for (guint i = 0; i < s->n_impl[k]; i++)
+        ck_assert_msg (strcmp (s->impl[k][i], t->impl[k][i]) == 0, "%s: impl[%u][%u]", what, k,
+                       i);
+    }
+  ck_assert_msg (s->local_mem_bw_Bps == t->local_mem_bw_Bps, "%s: local mem bw", what);
+  ck_assert_msg (s->reduction_passes == t->reduction_passes, "%s: passes", what);
+  ck_assert_msg (s->astra_rounding == t->astra_rounding, "%s: sys rounding", what);
+  const WlParams *w = &a->wl, *v = &b->wl;
+  ck_assert_msg (w->compute == v->compute, "%s: compute model", what);
+  ck_assert_msg (w->peak_flops == v->peak_flops, "%s: peak", what);
+  ck_assert_msg (w->mem_bw_Bps == v->mem_bw_Bps, "%s: mem bw", what);
+  ck_assert_msg (w->astra_rounding == v->astra_rounding, "%s: wl rounding", what);
+  ck_assert_msg (w->slots_comp == v->slots_comp && w->slots_cpu == v->slots_cpu
+                     && w->slots_comm == v->slots_comm,
+                 "%s: slots", what);
+  ck_assert_msg (w->mem.kind == v->mem.kind && w->mem.latency == v->mem.latency
+                     && w->mem.bandwidth_Bps == v->mem.bandwidth_Bps
+                     && w->mem.num_nodes == v->mem.num_nodes
+                     && w->mem.npus_per_node == v->mem.npus_per_node,
+                 "%s: remote memory", what);
+}
+
+static void
+load_xml_ok (AppConfig *cfg, const char *path)
+{
+  GError *error = NULL;
+  ck_assert_msg (app_config_load_xml (cfg, path, &error), "%s", error ? error->message : "");
+}
+
+START_TEST (test_xml_every_config_loads)
+{
+  static const char *const dirs[] = { "configs", "configs/astra/equivalent" };
+  guint count = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      GDir *d = g_dir_open (dirs[i], 0, NULL);
+      ck_assert_msg (d != NULL, "%s missing: run from the repository root", dirs[i]);
+      const char *name;
+      while ((name = g_dir_read_name (d)) != NULL)
+        {
+          if (!g_str_has_suffix (name, ".xml"))
+            continue;
+          g_autofree char *path = g_build_filename (dirs[i], name, NULL);
+          AppConfig cfg;
+          app_config_init (&cfg);
+          load_xml_ok (&cfg, path);
+          ck_assert (!cfg.astra_mode);
+          ck_assert_uint_eq (cfg.sources->len, 1);
+          ck_assert_str_eq (g_ptr_array_index (cfg.sources, 0), path);
+          ck_assert_uint_ge (cfg.net.n_dims, 1);
+          app_config_clear (&cfg);
+          count++;
+        }
+      g_dir_close (d);
+    }
+  ck_assert_uint_ge (count, 10);
+}
+END_TEST
+
+/* configs/astra/equivalent/X.xml is the reference X.yml + Ring_4chunks.json. */
+START_TEST (test_xml_equivalent_to_astra)
+{
+  g_autofree char *dir = shared_path ("reference/configs");
+  if (dir == NULL)
+    return;
+  g_autofree char *sys = g_build_filename (dir, "Ring_4chunks.json", NULL);
+  g_autofree char *mem = g_build_filename (dir, "no_memory_expansion.json", NULL);
+  static const char *const kinds[] = { "Ring", "FullyConnected", "Switch" };
+  static const guint sizes[] = { 4, 8, 16 };
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+      {
+        g_autofree char *base = g_strdup_printf ("%s_%unpus", kinds[k], sizes[s]);
+        g_autofree char *yml_name = g_strconcat (base, ".yml", NULL);
+        g_autofree char *yml = g_build_filename (dir, yml_name, NULL);
+        g_autofree char *xml = g_strdup_printf ("configs/astra/equivalent/%s.xml", base);
+        AppConfig astra, native;
+        app_config_init (&astra);
+        app_config_init (&native);
+        GError *error = NULL;
+        ck_assert_msg (app_config_load_astra (&astra, yml, sys, mem, &error), "%s",
+                       error ? error->message : "");
+        load_xml_ok (&native, xml);
+        assert_same_config (&astra, &native, base);
+        app_config_clear (&astra);
+        app_config_clear (&native);
+      }
+}
+END_TEST
+
+/* The same proof without $SHARED: the reference files' text, written here. */
+START_TEST (test_xml_equivalent_local)
+{
+  AppConfig astra, native;
+  app_config_init (&astra);
+  app_config_init (&native);
+  GError *error = NULL;
+  g_autofree char *yml = write_file ("Switch_16npus.yml", "topology: [ Switch ]\n"
+                                                          "npus_count: [ 16 ]\n"
+                                                          "bandwidth: [ 50.0 ]  # GB/s\n"
+                                                          "latency: [ 500.0 ]  # ns\n");
+  g_autofree char *sys = write_file ("Ring_4chunks.json", ring4chunks);
+  g_autofree char *mem = write_file ("mem.json", no_mem);
+  ck_assert_msg (app_config_load_astra (&astra, yml, sys, mem, &error), "%s",
+                 error ? error->message : "");
+  load_xml_ok (&native, "configs/astra/equivalent/Switch_16npus.xml");
+  assert_same_config (&astra, &native, "Switch_16npus");
+  app_config_clear (&astra);
+  app_config_clear (&native);
+}
+END_TEST
+
+START_TEST (test_xml_default)
+{
+  AppConfig cfg;
+  app_config_init (&cfg);
+  load_xml_ok (&cfg, "configs/default.xml");
+  ck_assert_uint_eq (cfg.net.n_dims, 2);
+  ck_assert_uint_eq (cfg.net.dims[0].size * cfg.net.dims[1].size, 64);
+  ck_assert_int_eq (cfg.net.dims[0].kind, NET_DIM_SWITCH);
+  ck_assert (cfg.net.dims[0].bandwidth_Bps == 450e9);
+  ck_assert_uint_eq (cfg.net.dims[0].latency, 500000);
+  ck_assert (cfg.net.dims[1].bandwidth_Bps == 400e9 / 8);
+  ck_assert_uint_eq (cfg.net.dims[1].latency, 2000000);
+  ck_assert_int_eq (cfg.net.rounding, NET_ROUND_PS);
+  ck_assert (!cfg.sys.astra_rounding && !cfg.wl.astra_rounding);
+  ck_assert_uint_eq (cfg.sys.active_chunks_per_dim, 2);
+  ck_assert_uint_eq (cfg.sys.splits, 4);
+  ck_assert_uint_eq (cfg.sys.n_impl[SYS_COLL_ALL_REDUCE], 2);
+  ck_assert (cfg.sys.local_mem_bw_Bps == 3350e9);
+  ck_assert_int_eq (cfg.wl.compute, WL_COMPUTE_ROOFLINE);
+  ck_assert (cfg.wl.peak_flops == 989e12);
+  ck_assert (cfg.wl.mem_bw_Bps == 3350e9);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+/* A minimal file: every layer keeps its *_init defaults. */
+START_TEST (test_xml_defaults)
+{
+  g_autofree char *path = write_file (
+      "min.xml", "<cluster><network><dim kind=\"Ring\" size=\"4\" bandwidth=\"1GB/s\""
+                 " latency=\"1ns\"/></network></cluster>\n");
+  AppConfig cfg, ref;
+  app_config_init (&cfg);
+  app_config_init (&ref);
+  load_xml_ok (&cfg, path);
+  ref.net = cfg.net;
+  assert_same_config (&cfg, &ref, "defaults");
+  ck_assert (cfg.net.dims[0].bandwidth_Bps == 1e9);
+  ck_assert_ptr_null (cfg.groups);
+  app_config_clear (&cfg);
+  app_config_clear (&ref);
+  /* Without <compute mem-bw>, the compute model uses the system's memory. */
+  g_autofree char *mem = write_file (
+      "mem.xml", "<cluster><system local-mem-bw=\"2TB/s\"/><network><dim kind=\"Ring\""
+                 " size=\"4\" bandwidth=\"1GB/s\" latency=\"1ns\"/></network></cluster>\n");
+  app_config_init (&cfg);
+  load_xml_ok (&cfg, mem);
+  ck_assert (cfg.sys.local_mem_bw_Bps == 2e12);
+  ck_assert (cfg.wl.mem_bw_Bps == 2e12);
+  app_config_clear (&cfg);
+  g_autofree char *node = write_file (
+      "node.xml", "<cluster><network><dim kind=\"Switch\" size=\"16\" bandwidth=\"1GB/s\""
+                  " latency=\"1ns\"/></network><slots compute=\"2\" cpu=\"3\" comm=\"4\"/>"
+                  "<memory type=\"per-node\" latency=\"0.5us\" bandwidth=\"64GB/s\""
+                  " nodes=\"2\" npus-per-node=\"8\"/></cluster>\n");
+  app_config_init (&cfg);
+  load_xml_ok (&cfg, node);
+  ck_assert_int_eq (cfg.wl.mem.kind, WL_MEM_PER_NODE);
+  ck_assert_uint_eq (cfg.wl.mem.latency, 500000);
+  ck_assert (cfg.wl.mem.bandwidth_Bps == 64e9);
+  ck_assert_uint_eq (cfg.wl.mem.num_nodes, 2);
+  ck_assert_uint_eq (cfg.wl.mem.npus_per_node, 8);
+  ck_assert_uint_eq (cfg.wl.slots_comp, 2);
+  ck_assert_uint_eq (cfg.wl.slots_cpu, 3);
+  ck_assert_uint_eq (cfg.wl.slots_comm, 4);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+/* A valid file with one line replaced must fail at that line. */
+static const char xml_template[] =
+    "<?xml version=\"1.0\"?>\n"                                                          /* 1 */
+    "<cluster name=\"t\" rounding=\"ps\">\n"                                             /* 2 */
+    "  <network>\n"                                                                      /* 3 */
+    "    <dim kind=\"Ring\" size=\"4\" bandwidth=\"50GiB/s\" latency=\"500ns\"/>\n"     /* 4 */
+    "    <dim kind=\"Switch\" size=\"4\" bandwidth=\"400Gb/s\" latency=\"2us\"/>\n"     /* 5 */
+    "  </network>\n"                                                                     /* 6 */
+    "  <system splits=\"4\">\n"                                                          /* 7 */
+    "    <algorithm collective=\"all-reduce\" dims=\"ring direct\"/>\n"                 /* 8 */
+    "  </system>\n"                                                                      /* 9 */
+    "  <compute model=\"roofline\" peak=\"989TFLOP/s\"/>\n"                             /* 10 */
+    "  <groups>\n"                                                                       /* 11 */
+    "    <group id=\"1\" ranks=\"0-3,8\"/>\n"                                            /* 12 */
+    "  </groups>\n"                                                                      /* 13 */
+    "</cluster>\n";                                                                      /* 14 */
+
+/* The template with line `line` (1-based) replaced by text. */
+static char *
+xml_with_line (int line, const char *text)
+{
+  g_auto (GStrv) lines = g_strsplit (xml_template, "\n", -1);
+  g_free (lines[line - 1]);
+  lines[line - 1] = g_strdup (text);
+  g_autofree char *joined = g_strjoinv ("\n", lines);
+  return write_file ("typo.xml", joined);
+}
+
+START_TEST (test_xml_template_and_groups)
+{
+  g_autofree char *path = write_file ("ok.xml", xml_template);
+  AppConfig cfg;
+  app_config_init (&cfg);
+  load_xml_ok (&cfg, path);
+  ck_assert_uint_eq (cfg.net.dims[1].size, 4);
+  ck_assert (cfg.net.dims[1].bandwidth_Bps == 5e10);
+  ck_assert_str_eq (cfg.sys.impl[SYS_COLL_ALL_REDUCE][1], "direct");
+  ck_assert_ptr_nonnull (cfg.groups);
+  guint n = 0;
+  const guint32 *r = wl_groups_lookup (cfg.groups, 1, &n);
+  ck_assert_ptr_nonnull (r);
+  ck_assert_uint_eq (n, 5);
+  static const guint32 want[] = { 0, 1, 2, 3, 8 };
+  for (guint i = 0; i < n; i++)
+    ck_assert_uint_eq (r[i], want[i]);
+  /* The same id again, from a second file, is refused and changes nothing. */
+  GError *error = NULL;
+  ck_assert (!app_config_load_xml (&cfg, path, &error));
+  expect_error (error, "group 1 is already defined");
+  g_clear_error (&error);
+  ck_assert_uint_eq (cfg.sources->len, 1);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+START_TEST (test_xml_errors_located)
+{
+  static const struct
+  {
+    int line;
+    const char *text;
+    const char *needle;
+  } cases[] = {
+    { 10, "  <computer model=\"roofline\"/>", "computer" },
+    { 4, "    <dim kind=\"Ring\" size=\"4\" bandwidth=\"50GB\" latency=\"500ns\"/>",
+      "unknown bandwidth unit 'GB'" },
+    { 4, "    <dim kind=\"Ring\" bandwidth=\"50GiB/s\" latency=\"500ns\"/>",
+      "missing attribute 'size'" },
+    { 4, "    <dim kind=\"Ring\" size=\"4\" bandwidth=\"50GiB/s\" latency=\"500\"/>",
+      "needs a unit" },
+    { 4, "    <dim kind=\"Ring\" size=\"4\" bandwidth=\"50GiB/s\" latency=\"1.0001ps\"/>",
+      "not a whole number of picoseconds" },
+    { 4, "    <dim kind=\"Ring\" size=\"4\" bandwidth=\"0GB/s\" latency=\"5ns\"/>", "positive" },
+    { 4, "    <dim kind=\"Torus\" size=\"4\" bandwidth=\"1GB/s\" latency=\"5ns\"/>", "Torus" },
+    { 7, "  <system splits=\"4\" foo=\"1\">", "unknown attribute 'foo'" },
+    { 8, "    <algorithm collective=\"all-reduce\" dims=\"rign\"/>", "unknown algorithm 'rign'" },
+    { 8, "    <algorithm collective=\"all-reduce\" dims=\"ring ring ring\"/>",
+      "3 algorithms for a network of 2 dimensions" },
+    { 10, "  <compute peak=\"989TFLOP\"/>", "989TFLOP" },
+    { 12, "    <group id=\"1\" ranks=\"3-1\"/>", "'3-1'" },
+    { 12, "    <group id=\"1\" ranks=\"0-16\"/>", "rank 16 is out of range" },
+    { 12, "    <group id=\"1\" ranks=\"1,1\"/>", "twice" },
+    { 10, "  <memory type=\"pool\" latency=\"1us\"/>", "needs a bandwidth" },
+    { 10, "  <memory type=\"per-node\" bandwidth=\"1GB/s\" nodes=\"2\"/>", "npus-per-node" },
+    { 6, "  </netwrk>", "" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = xml_with_line (cases[i].line, cases[i].text);
+      AppConfig cfg;
+      app_config_init (&cfg);
+      GError *error = NULL;
+      ck_assert_msg (!app_config_load_xml (&cfg, path, &error), "case %u accepted", i);
+      g_autofree char *where = g_strdup_printf ("%s:%d: ", path, cases[i].line);
+      expect_error (error, where);
+      expect_error (error, cases[i].needle);
+      g_clear_error (&error);
+      ck_assert_uint_eq (cfg.net.n_dims, 0);
+      ck_assert_uint_eq (cfg.sources->len, 0);
+      app_config_clear (&cfg);
+    }
+  AppConfig cfg;
+  app_config_init (&cfg);
+  GError *error = NULL;
+  ck_assert (!app_config_load_xml (&cfg, "/nonexistent/cluster.xml", &error));
+  expect_error (error, "/nonexistent/cluster.xml");
+  g_clear_error (&error);
+  g_autofree char *nonet = write_file ("nonet.xml", "<cluster/>\n");
+  ck_assert (!app_config_load_xml (&cfg, nonet, &error));
+  expect_error (error, ":1: ");
+  g_clear_error (&error);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+static Suite *
+config_suite (void)
+{
+  Suite *s = suite_create ("config");
+  struct
+  {
+    const char *name;
+    const TTest *tests[12];
+  } cases[] = {
+    { "units",
+      { test_units_time_exact, test_units_time_errors, test_units_bytes, test_units_bandwidth,
+        test_units_flops, test_units_scaled, test_units_format } },
+    { "astra",
+      { test_astra_values, test_astra_yaml_forms, test_astra_length_mismatch,
+        test_astra_yaml_lines, test_astra_json_errors, test_astra_float_times_and_memory,
+        test_comm_groups, test_astra_reference_files, test_astra_every_shared_input } },
+    { "xml",
+      { test_xml_every_config_loads, test_xml_equivalent_to_astra, test_xml_equivalent_local,
+        test_xml_default, test_xml_defaults, test_xml_template_and_groups,
+        test_xml_errors_located } },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      TCase *tc = tcase_create (cases[i].name);
+      tcase_add_checked_fixture (tc, setup, teardown);
+      tcase_set_timeout (tc, 60);
+      for (guint j = 0; cases[i].tests[j] != NULL; j++)
+        tcase_add_test (tc, cases[i].tests[j]);
+      suite_add_tcase (s, tc);
+    }
+  return s;
+}
+
+int
+main (void)
+{
+  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+  SRunner *sr = srunner_create (config_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}
