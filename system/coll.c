@@ -141,6 +141,12 @@ gboolean
 sys_group_add (Sys *sys, guint64 id, const guint32 *ranks, guint n, GError **error)
 {
   g_return_val_if_fail (sys != NULL && ranks != NULL, FALSE);
+  if (n == 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "group %" G_GUINT64_FORMAT " has no ranks",
+                   id);
+      return FALSE;
+    }
   if (id == SYS_GROUP_WORLD || g_hash_table_contains (sys->groups, &id))
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,

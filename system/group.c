@@ -5,8 +5,9 @@
  * collectives over those dimensions: a group inside one node uses only the
  * intra-node dimension.  Members are then ordered by rank, which is the
  * mixed-radix order of their coordinates.  Any other group is one flat
- * dimension in the order given, priced on the outermost topology dimension
- * it spans.
+ * dimension in the order given, queued and given its algorithm as the
+ * outermost topology dimension it spans; each of its messages is still
+ * priced by the network on the route it takes.
  */
 #include "system/sys_private.h"
 

@@ -1,0 +1,764 @@
+/* test_coll.c: the system layer's bookkeeping around the algorithms:
+ * scheduling policies on the per-rank dimension queues, process groups laid
+ * over the topology, sequence matching, diagnostics of what never completed,
+ * and configuration errors (system/coll.c, system/group.c).  Point-to-point
+ * messages are in test_p2p.c.
+ *
+ * Runs over a fake link model that delivers every message a fixed delay
+ * after it leaves (one delay per topology dimension) and counts messages per
+ * dimension and per (src, dst).  Expected times are the ring's lockstep
+ * closed form e + k (D + e) + r rc (see test_ring.c and algo_ring.c),
+ * composed by hand for each scenario.
+ */
+#include <check.h>
+#include <string.h>
+
+#include "network/net.h"
+#include "sim/error.h"
+#include "sim/sched.h"
+#include "system/sys.h"
+
+#define NS(x) ((SimTime) (x) * 1000)
+#define ALL_DIMS G_MAXUINT32
+#define MAX_EDGE 16
+
+/* ------------------------------------------------------------ fake network */
+
+typedef struct
+{
+  SimTime delay[NET_MAX_DIMS];
+  guint64 messages;
+  guint64 dim_messages[NET_MAX_DIMS];
+  guint64 edge[MAX_EDGE][MAX_EDGE]; /* messages src -> dst */
+} Fake;
+
+static Fake fake;
+
+static void
+fake_send (Net *n, SimTime at, guint32 src, guint32 dst, guint64 bytes, SimHandler fn,
+           gpointer data, guint64 arg)
+{
+  (void) bytes;
+  guint d = net_topo_route_dim (net_topo (n), src, dst);
+  fake.messages++;
+  fake.dim_messages[d]++;
+  if (src < MAX_EDGE && dst < MAX_EDGE)
+    fake.edge[src][dst]++;
+  sim_sched_at (net_sched (n), at + fake.delay[d], fn, data, arg);
+}
+
+static const NetModelClass fake_class = { .name = "fake", .send = fake_send };
+
+/* ------------------------------------------------------------ fixture */
+
+static SimSched *sched;
+static NetTopo *topo;
+static Net *net;
+static Sys *sys;
+static SysParams params;
+
+typedef struct
+{
+  guint32 tag, id;
+  SimTime t;
+} Done;
+static GArray *done_log;
+
+/* Common costs: e = 7 ns; two passes at 4 ps per byte (rc(m) = 8m ps). */
+static const SimTime e = NS (7);
+
+static void
+setup (void)
+{
+  sched = sim_sched_new ();
+  topo = NULL;
+  net = NULL;
+  sys = NULL;
+  memset (&fake, 0, sizeof fake);
+  sys_params_init (&params);
+  params.endpoint_delay = e;
+  params.reduction_passes = 2;
+  params.local_mem_bw_Bps = 250e9;
+  params.active_chunks_per_dim = 1;
+  done_log = g_array_new (FALSE, FALSE, sizeof (Done));
+}
+
+static void
+teardown (void)
+{
+  g_clear_pointer (&sys, sys_free);
+  g_clear_pointer (&net, net_free);
+  g_clear_pointer (&topo, net_topo_free);
+  g_clear_pointer (&sched, sim_sched_free);
+  g_clear_pointer (&done_log, g_array_unref);
+}
+
+/* ------------------------------------------------------------ helpers */
+
+/* A topology of Ring dimensions of the given sizes on the fake network, with
+ * fake delays D[d], and Sys from `params`. */
+static void
+build (const guint32 *sizes, const SimTime *D, guint n)
+{
+  NetSpec spec;
+  memset (&spec, 0, sizeof spec);
+  spec.n_dims = n;
+  for (guint d = 0; d < n; d++)
+    {
+      spec.dims[d] = (NetDimSpec) { .kind = NET_DIM_RING, .size = sizes[d],
+                                    .bandwidth_Bps = 1e9, .latency = 1 };
+      fake.delay[d] = D[d];
+    }
+  spec.model = NET_MODEL_ANALYTICAL;
+  spec.rounding = NET_ROUND_PS;
+  topo = net_topo_new (&spec, NULL);
+  ck_assert_ptr_nonnull (topo);
+  net = net_new_with_model (sched, topo, &fake_class);
+  GError *error = NULL;
+  sys = sys_new (sched, net, &params, &error);
+  ck_assert_msg (sys != NULL, "sys: %s", error ? error->message : "?");
+}
+
+static const SimTime D_ring = NS (250);
+
+static void
+build_ring (guint32 p)
+{
+  build (&p, &D_ring, 1);
+}
+
+/* 4 x 4 with D0 = 200 ns on dim 0 and D1 = 900 ns on dim 1. */
+static const SimTime D0 = NS (200), D1 = NS (900);
+
+static void
+build_4x4 (void)
+{
+  const guint32 sizes[] = { 4, 4 };
+  const SimTime D[] = { D0, D1 };
+  build (sizes, D, 2);
+}
+
+static void
+on_done (SimSched *s, gpointer data, guint64 arg)
+{
+  (void) data;
+  Done d = { (guint32) (arg >> 32), (guint32) arg, sim_sched_now (s) };
+  g_array_append_val (done_log, d);
+}
+
+static SysCollRequest
+coll_req (SysCollKind kind, guint64 bytes, guint64 group, guint32 tag, guint32 rank)
+{
+  return (SysCollRequest) { .kind = kind, .bytes = bytes, .group = group,
+                            .involved_dims = ALL_DIMS, .node_id = 1000 + tag,
+                            .on_done = on_done, .arg = ((guint64) tag << 32) | rank };
+}
+
+static void
+join (guint32 rank, SysCollKind kind, guint64 bytes, guint64 group, guint32 tag)
+{
+  SysCollRequest req = coll_req (kind, bytes, group, tag, rank);
+  GError *error = NULL;
+  gboolean ok = sys_coll_join (sys, rank, &req, &error);
+  ck_assert_msg (ok, "join rank %u: %s", rank, error ? error->message : "?");
+}
+
+static void
+join_prio (guint32 rank, SysCollKind kind, guint64 bytes, guint32 tag, gint32 prio)
+{
+  SysCollRequest req = coll_req (kind, bytes, SYS_GROUP_WORLD, tag, rank);
+  req.priority = prio;
+  ck_assert (sys_coll_join (sys, rank, &req, NULL));
+}
+
+static void
+add_group (guint64 id, const guint32 *ranks, guint n)
+{
+  GError *error = NULL;
+  gboolean ok = sys_group_add (sys, id, ranks, n, &error);
+  ck_assert_msg (ok, "group %" G_GUINT64_FORMAT ": %s", id, error ? error->message : "?");
+}
+
+static void
+run_quiet (void)
+{
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  GError *error = NULL;
+  ck_assert_msg (sys_ok (sys, &error), "sys: %s", error ? error->message : "?");
+  ck_assert_uint_eq (sim_sched_pending (sched), 0);
+  g_autoptr (GString) pending = g_string_new (NULL);
+  ck_assert_msg (sys_describe_pending (sys, pending) == 0, "pending: %s", pending->str);
+}
+
+static SimTime
+done_at (guint32 tag, guint32 id)
+{
+  SimTime t = SIM_TIME_MAX;
+  guint seen = 0;
+  for (guint i = 0; i < done_log->len; i++)
+    {
+      const Done *d = &g_array_index (done_log, Done, i);
+      if (d->tag == tag && d->id == id)
+        {
+          t = d->t;
+          seen++;
+        }
+    }
+  ck_assert_msg (seen == 1, "%u/%u completed %u times", tag, id, seen);
+  return t;
+}
+
+static void
+assert_done_at (guint32 tag, const guint32 *ids, guint n, SimTime expect)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      SimTime t = done_at (tag, ids[i]);
+      ck_assert_msg (t == expect, "%u/%u done at %" G_GUINT64_FORMAT ", expected %"
+                     G_GUINT64_FORMAT, tag, ids[i], t, expect);
+    }
+}
+
+/* The tags completed by `rank`, in completion order, as a string "0,2,1". */
+static char *
+completion_order (guint32 rank)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < done_log->len; i++)
+    {
+      const Done *d = &g_array_index (done_log, Done, i);
+      if (d->id == rank)
+        g_string_append_printf (s, "%s%u", s->len ? "," : "", d->tag);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+assert_error (GError *error, const char *const *needles)
+{
+  ck_assert_ptr_nonnull (error);
+  ck_assert_msg (error->domain == SIM_ERROR && error->code == SIM_ERROR_INPUT,
+                 "wrong domain/code: %s", error->message);
+  for (const char *const *n = needles; *n != NULL; n++)
+    ck_assert_msg (strstr (error->message, *n) != NULL, "'%s' not in: %s", *n, error->message);
+}
+
+/* One lockstep ring phase: e + k (D + e) + r rc. */
+static SimTime
+phase_time (guint64 k, guint64 r, SimTime D, SimTime rc)
+{
+  return e + k * (D + e) + r * rc;
+}
+
+/* Ring all-reduce of c bytes on n members: k = 2(n-1), r = n-1, m = c/n. */
+static SimTime
+ar_time (guint64 n, guint64 c, SimTime D)
+{
+  return phase_time (2 * (n - 1), n - 1, D, 8 * (c / n));
+}
+
+/* ------------------------------------------------------ scheduling policy */
+
+/* Every rank issues a blocker W, then X and Y, at t = 0.  W takes the only
+ * slot at once; X and Y both wait for it, and the policy picks which runs
+ * next.  W: all-reduce of 4096 (m = 1024); X: all-reduce of 8192
+ * (m = 2048); Y: all-gather of 2048 (k = 3, no reduction). */
+typedef struct
+{
+  SysSchedPolicy policy;
+  gint32 prio_x, prio_y;
+  gboolean x_first;
+} PolicyCase;
+
+static const PolicyCase policy_cases[] = {
+  { SYS_SCHED_FIFO, 0, 0, TRUE },
+  { SYS_SCHED_LIFO, 0, 0, FALSE },
+  { SYS_SCHED_EXPLICIT, 5, 1, TRUE },
+  { SYS_SCHED_EXPLICIT, 1, 5, FALSE },
+  { SYS_SCHED_EXPLICIT, -3, -3, TRUE }, /* equal: oldest first */
+};
+
+START_TEST (test_policy_waiting)
+{
+  const PolicyCase *pc = &policy_cases[_i];
+  params.policy = pc->policy;
+  build_ring (4);
+  for (guint32 r = 0; r < 4; r++)
+    {
+      join_prio (r, SYS_COLL_ALL_REDUCE, 4096, 0, G_MININT32);
+      join_prio (r, SYS_COLL_ALL_REDUCE, 8192, 1, pc->prio_x);
+      join_prio (r, SYS_COLL_ALL_GATHER, 2048, 2, pc->prio_y);
+    }
+  run_quiet ();
+  SimTime tw = ar_time (4, 4096, D_ring);
+  SimTime tx = ar_time (4, 8192, D_ring);
+  SimTime ty = phase_time (3, 0, D_ring, 0);
+  const guint32 all[] = { 0, 1, 2, 3 };
+  assert_done_at (0, all, 4, tw);
+  assert_done_at (1, all, 4, pc->x_first ? tw + tx : tw + ty + tx);
+  assert_done_at (2, all, 4, pc->x_first ? tw + tx + ty : tw + ty);
+  for (guint32 r = 0; r < 4; r++)
+    {
+      g_autofree char *order = completion_order (r);
+      ck_assert_str_eq (order, pc->x_first ? "0,1,2" : "0,2,1");
+    }
+}
+END_TEST
+
+/* Four chunks each, no blocker: X's first chunk takes the free slot when X
+ * is issued; the other seven chunk phases wait.  FIFO (or X preferred) runs
+ * X's remaining chunks, then Y's: X done at 4 tx, Y at 4 tx + 4 ty.  LIFO
+ * (or Y preferred) runs Y's four chunks next: Y done at tx + 4 ty, X at
+ * 4 tx + 4 ty.  Chunk sizes: X 16384 / 4 = 4096 (m = 1024), Y 8192 / 4 =
+ * 2048 (all-gather: m = 2048). */
+START_TEST (test_policy_chunks)
+{
+  const PolicyCase *pc = &policy_cases[_i];
+  params.policy = pc->policy;
+  params.splits = 4;
+  build_ring (4);
+  for (guint32 r = 0; r < 4; r++)
+    {
+      join_prio (r, SYS_COLL_ALL_REDUCE, 16384, 1, pc->prio_x);
+      join_prio (r, SYS_COLL_ALL_GATHER, 8192, 2, pc->prio_y);
+    }
+  run_quiet ();
+  SimTime tx = ar_time (4, 4096, D_ring);
+  SimTime ty = phase_time (3, 0, D_ring, 0);
+  const guint32 all[] = { 0, 1, 2, 3 };
+  assert_done_at (1, all, 4, pc->x_first ? 4 * tx : 4 * tx + 4 * ty);
+  assert_done_at (2, all, 4, pc->x_first ? 4 * tx + 4 * ty : tx + 4 * ty);
+}
+END_TEST
+
+/* The policy orders waiting work only: a collective issued while its
+ * dimension has a free slot starts at once, even under LIFO or when a
+ * later one has a higher priority. */
+START_TEST (test_policy_free_slot_starts_at_once)
+{
+  params.policy = _i == 0 ? SYS_SCHED_LIFO : SYS_SCHED_EXPLICIT;
+  build_ring (4);
+  for (guint32 r = 0; r < 4; r++)
+    {
+      join_prio (r, SYS_COLL_ALL_REDUCE, 8192, 1, 0);
+      join_prio (r, SYS_COLL_ALL_GATHER, 2048, 2, 9);
+    }
+  run_quiet ();
+  SimTime tx = ar_time (4, 8192, D_ring);
+  SimTime ty = phase_time (3, 0, D_ring, 0);
+  const guint32 all[] = { 0, 1, 2, 3 };
+  assert_done_at (1, all, 4, tx);
+  assert_done_at (2, all, 4, tx + ty);
+}
+END_TEST
+
+/* Two active chunks per dimension: X and Y run side by side (the fake
+ * network has no contention). */
+START_TEST (test_two_active_chunks)
+{
+  params.active_chunks_per_dim = 2;
+  build_ring (4);
+  for (guint32 r = 0; r < 4; r++)
+    {
+      join (r, SYS_COLL_ALL_REDUCE, 8192, SYS_GROUP_WORLD, 1);
+      join (r, SYS_COLL_ALL_GATHER, 2048, SYS_GROUP_WORLD, 2);
+    }
+  run_quiet ();
+  const guint32 all[] = { 0, 1, 2, 3 };
+  assert_done_at (1, all, 4, ar_time (4, 8192, D_ring));
+  assert_done_at (2, all, 4, phase_time (3, 0, D_ring, 0));
+}
+END_TEST
+
+/* ------------------------------------------------------------------ groups */
+
+/* Sub-grid groups on 4 x 4 run on the dimensions they span. */
+START_TEST (test_group_subgrid)
+{
+  build_4x4 ();
+  const guint32 row[] = { 3, 1, 2, 0 };     /* dim 0 only, given unsorted */
+  const guint32 col[] = { 12, 0, 8, 4 };    /* dim 1 only */
+  const guint32 square[] = { 5, 0, 4, 1 };  /* 2 x 2 over both */
+  add_group (1, row, 4);
+  add_group (2, col, 4);
+  add_group (3, square, 4);
+  const guint64 c = 8192;
+  switch (_i)
+    {
+    case 0:
+      for (guint i = 0; i < 4; i++)
+        join (row[i], SYS_COLL_ALL_REDUCE, c, 1, 0);
+      run_quiet ();
+      assert_done_at (0, row, 4, ar_time (4, c, D0));
+      ck_assert_uint_eq (fake.dim_messages[0], 4 * 6);
+      ck_assert_uint_eq (fake.dim_messages[1], 0);
+      /* The ring follows rank order: 0 -> 1 -> 2 -> 3 -> 0. */
+      for (guint32 r = 0; r < 4; r++)
+        ck_assert_uint_eq (fake.edge[r][(r + 1) % 4], 6);
+      break;
+    case 1:
+      for (guint i = 0; i < 4; i++)
+        join (col[i], SYS_COLL_ALL_REDUCE, c, 2, 0);
+      run_quiet ();
+      assert_done_at (0, col, 4, ar_time (4, c, D1));
+      ck_assert_uint_eq (fake.dim_messages[0], 0);
+      ck_assert_uint_eq (fake.dim_messages[1], 4 * 6);
+      for (guint32 r = 0; r < 16; r += 4)
+        ck_assert_uint_eq (fake.edge[r][(r + 4) % 16], 6);
+      break;
+    default:
+      /* localBWAware on 2 x 2: RS on dim 0 (n = 2: k = 1, r = 1, m = c/2),
+       * AR on dim 1 of c/2 (k = 2, r = 1, m = c/4), AG on dim 0 of c/2
+       * (k = 1, m = c/2). */
+      for (guint i = 0; i < 4; i++)
+        join (square[i], SYS_COLL_ALL_REDUCE, c, 3, 0);
+      run_quiet ();
+      assert_done_at (0, square, 4,
+                      phase_time (1, 1, D0, 8 * (c / 2)) + phase_time (2, 1, D1, 8 * (c / 4))
+                        + phase_time (1, 0, D0, 0));
+      ck_assert_uint_eq (fake.dim_messages[0], 4 * 2);
+      ck_assert_uint_eq (fake.dim_messages[1], 4 * 2);
+      break;
+    }
+}
+END_TEST
+
+/* A group that is no sub-grid is one flat line in the order given.  Its
+ * messages travel whatever route the network picks between the two ranks
+ * (topo.h: the innermost differing dimension), here dimension 0 for each
+ * hop of 10 -> 0 -> 5 -> 10. */
+START_TEST (test_group_flat)
+{
+  build_4x4 ();
+  const guint32 odd[] = { 10, 0, 5 };
+  add_group (9, odd, 3);
+  const guint64 c = 3 * 4096;
+  for (guint i = 0; i < 3; i++)
+    join (odd[i], SYS_COLL_ALL_REDUCE, c, 9, 0);
+  run_quiet ();
+  assert_done_at (0, odd, 3, ar_time (3, c, D0));
+  ck_assert_uint_eq (fake.edge[10][0], 4);
+  ck_assert_uint_eq (fake.edge[0][5], 4);
+  ck_assert_uint_eq (fake.edge[5][10], 4);
+  ck_assert_uint_eq (fake.messages, 12);
+}
+END_TEST
+
+/* A flat group queues on the outermost dimension it spans (group.c): {0, 5}
+ * spans dims 0 and 1, so on rank 0 it occupies dim 1's only slot, and the
+ * column group {0, 4, 8, 12} that rank 0 issues next must wait for it;
+ * the row group {0, 1, 2, 3} (dim 0) need not.
+ *   {0, 5}: all-reduce of c on 2, messages on dim 0: T5 = ar_time(2, c, D0).
+ *   Column, rank 0 starting at L = T5, the others at 0: the late-joiner
+ *   closed form of test_ring.c, f_i = 7e + 3 rc + max(6 D1, d*_i D1 + L),
+ *   d*_i = i + 4 floor((6 - i) / 4) for positions i = 0 (rank 0) .. 3. */
+START_TEST (test_group_dimension_queue)
+{
+  params.policy = SYS_SCHED_FIFO;
+  build_4x4 ();
+  const guint32 pair[] = { 0, 5 };
+  const guint32 col[] = { 0, 4, 8, 12 };
+  const guint32 row[] = { 0, 1, 2, 3 };
+  add_group (1, pair, 2);
+  add_group (2, col, 4);
+  add_group (3, row, 4);
+  const guint64 c = 8192;
+  gboolean use_col = _i == 0;
+  const guint32 *other = use_col ? col : row;
+  guint64 other_id = use_col ? 2 : 3;
+  join (0, SYS_COLL_ALL_REDUCE, c, 1, 1);
+  join (5, SYS_COLL_ALL_REDUCE, c, 1, 1);
+  for (guint i = 0; i < 4; i++)
+    join (other[i], SYS_COLL_ALL_REDUCE, c, other_id, 2);
+  run_quiet ();
+  SimTime T5 = ar_time (2, c, D0);
+  assert_done_at (1, pair, 2, T5);
+  if (!use_col)
+    {
+      assert_done_at (2, row, 4, ar_time (4, c, D0));
+      return;
+    }
+  const SimTime rc = 8 * (c / 4);
+  for (guint32 i = 0; i < 4; i++)
+    {
+      guint64 dstar = i + 4 * ((6 - i) / 4);
+      SimTime f = 7 * e + 3 * rc + MAX (6 * D1, dstar * D1 + T5);
+      ck_assert_uint_eq (done_at (2, col[i]), f);
+    }
+}
+END_TEST
+
+START_TEST (test_group_single_member)
+{
+  build_4x4 ();
+  const guint32 one[] = { 6 };
+  add_group (4, one, 1);
+  join (6, SYS_COLL_ALL_REDUCE, 1 << 20, 4, 0);
+  run_quiet ();
+  ck_assert_uint_eq (done_at (0, 6), 0);
+  ck_assert_uint_eq (fake.messages, 0);
+}
+END_TEST
+
+START_TEST (test_group_errors)
+{
+  build_4x4 ();
+  const guint32 row[] = { 0, 1, 2, 3 };
+  add_group (1, row, 4);
+  GError *error = NULL;
+  /* Registered twice. */
+  ck_assert (!sys_group_add (sys, 1, row, 4, &error));
+  assert_error (error, (const char *[]) { "group 1", "twice", NULL });
+  g_clear_error (&error);
+  /* The world's id is taken. */
+  ck_assert (!sys_group_add (sys, SYS_GROUP_WORLD, row, 4, &error));
+  g_clear_error (&error);
+  /* A rank the topology lacks. */
+  const guint32 bad[] = { 0, 16 };
+  ck_assert (!sys_group_add (sys, 2, bad, 2, &error));
+  assert_error (error, (const char *[]) { "rank 16", "16 ranks", NULL });
+  g_clear_error (&error);
+  /* A rank outside the group, an undefined group, a rank outside the world. */
+  SysCollRequest req = coll_req (SYS_COLL_ALL_REDUCE, 64, 1, 0, 5);
+  req.node_id = 4242;
+  ck_assert (!sys_coll_join (sys, 5, &req, &error));
+  assert_error (error, (const char *[]) { "rank 5", "4242", "not a member", "group 1", NULL });
+  g_clear_error (&error);
+  req.group = 77;
+  ck_assert (!sys_coll_join (sys, 5, &req, &error));
+  assert_error (error, (const char *[]) { "group 77", "not defined", NULL });
+  g_clear_error (&error);
+  req.group = SYS_GROUP_WORLD;
+  ck_assert (!sys_coll_join (sys, 16, &req, &error));
+  assert_error (error, (const char *[]) { "not a member", NULL });
+  g_clear_error (&error);
+  run_quiet ();
+  ck_assert_uint_eq (done_log->len, 0);
+}
+END_TEST
+
+/* Members that disagree on the size or the kind of the n-th collective. */
+START_TEST (test_group_mismatch)
+{
+  build_ring (4);
+  join (0, SYS_COLL_ALL_REDUCE, 1000, SYS_GROUP_WORLD, 0);
+  GError *error = NULL;
+  SysCollRequest req = coll_req (SYS_COLL_ALL_REDUCE, 2000, SYS_GROUP_WORLD, 0, 1);
+  req.node_id = 31337;
+  ck_assert (!sys_coll_join (sys, 1, &req, &error));
+  assert_error (error, (const char *[]) { "1000", "2000", "rank 1", "31337", "all ranks", NULL });
+  g_clear_error (&error);
+  req.kind = SYS_COLL_ALL_GATHER;
+  req.bytes = 1000;
+  ck_assert (!sys_coll_join (sys, 2, &req, &error));
+  assert_error (error, (const char *[]) { "all_gather", "all_reduce", "rank 2", NULL });
+  g_clear_error (&error);
+}
+END_TEST
+
+/* Each rank joins its second collective on a group from the first one's
+ * completion: the n-th collective of one member meets the n-th of the
+ * others.  The second is an all-gather of 1024 bytes on `second_group`. */
+static guint64 second_group;
+
+static void
+join_second (SimSched *s, gpointer data, guint64 arg)
+{
+  on_done (s, data, arg);
+  guint32 rank = (guint32) arg;
+  join (rank, SYS_COLL_ALL_GATHER, 1024, second_group, 1);
+}
+
+/* Row group {0..3} on 4 x 4: all-reduce of 8192, then the all-gather
+ * (k = 3, m = 1024, no reduction). */
+START_TEST (test_group_sequence)
+{
+  build_4x4 ();
+  const guint32 row[] = { 2, 0, 3, 1 };
+  add_group (1, row, 4);
+  second_group = 1;
+  for (guint i = 0; i < 4; i++)
+    {
+      SysCollRequest req = coll_req (SYS_COLL_ALL_REDUCE, 8192, 1, 0, row[i]);
+      req.on_done = join_second;
+      ck_assert (sys_coll_join (sys, row[i], &req, NULL));
+    }
+  run_quiet ();
+  SimTime t1 = ar_time (4, 8192, D0);
+  assert_done_at (0, row, 4, t1);
+  assert_done_at (1, row, 4, t1 + phase_time (3, 0, D0, 0));
+  SysCollStats st;
+  sys_coll_stats (sys, SYS_COLL_ALL_REDUCE, &st);
+  ck_assert_uint_eq (st.count, 1);
+  sys_coll_stats (sys, SYS_COLL_ALL_GATHER, &st);
+  ck_assert_uint_eq (st.count, 1);
+  ck_assert_uint_eq (st.bytes, 1024);
+  ck_assert_uint_eq (st.busy, phase_time (3, 0, D0, 0));
+}
+END_TEST
+
+/* On a world of 2 with two active chunks, rank 0 issues both collectives
+ * at t = 0; rank 1 issues the all-gather from its all-reduce's completion
+ * at t1.  Rank 0's all-gather must meet rank 1's all-gather (its second
+ * collective), not its all-reduce.  The all-gather (k = 1) then has rank 1
+ * as the late joiner (L = t1 > D): by the late-joiner closed form of
+ * test_ring.c, rank 1 (d* = 0) finishes at 2e + L and rank 0 (d* = 1) at
+ * 2e + D + L. */
+START_TEST (test_group_sequence_ahead)
+{
+  params.active_chunks_per_dim = 2;
+  build_ring (2);
+  second_group = SYS_GROUP_WORLD;
+  join (0, SYS_COLL_ALL_REDUCE, 8192, SYS_GROUP_WORLD, 0);
+  join (0, SYS_COLL_ALL_GATHER, 1024, SYS_GROUP_WORLD, 1);
+  SysCollRequest req = coll_req (SYS_COLL_ALL_REDUCE, 8192, SYS_GROUP_WORLD, 0, 1);
+  req.on_done = join_second;
+  ck_assert (sys_coll_join (sys, 1, &req, NULL));
+  /* Before the run: rank 1 has joined only collective #0. */
+  g_autoptr (GString) pending = g_string_new (NULL);
+  ck_assert_uint_eq (sys_describe_pending (sys, pending), 2);
+  ck_assert_ptr_nonnull (strstr (pending->str, "collective #1 on all ranks (all_gather"));
+  ck_assert_ptr_nonnull (strstr (pending->str, "never joined: 1\n"));
+  run_quiet ();
+  SimTime t1 = ar_time (2, 8192, D_ring);
+  ck_assert_uint_eq (done_at (0, 0), t1);
+  ck_assert_uint_eq (done_at (0, 1), t1);
+  ck_assert_uint_eq (done_at (1, 1), 2 * e + t1);
+  ck_assert_uint_eq (done_at (1, 0), 2 * e + D_ring + t1);
+}
+END_TEST
+
+/* An empty rank list is an input error, not a group. */
+START_TEST (test_empty_group)
+{
+  build_4x4 ();
+  const guint32 none[] = { 0 };
+  GError *error = NULL;
+  ck_assert (!sys_group_add (sys, 5, none, 0, &error));
+  ck_assert_ptr_nonnull (error);
+  ck_assert_ptr_nonnull (strstr (error->message, "group 5 has no ranks"));
+  g_clear_error (&error);
+}
+END_TEST
+
+/* ------------------------------------------------------------- pending */
+
+START_TEST (test_pending_collective)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+  switch (_i)
+    {
+    case 0:
+      build_ring (4);
+      join (0, SYS_COLL_ALL_REDUCE, 4096, SYS_GROUP_WORLD, 0);
+      join (2, SYS_COLL_ALL_REDUCE, 4096, SYS_GROUP_WORLD, 0);
+      break;
+    case 1:
+      {
+        build_4x4 ();
+        const guint32 row[] = { 0, 1, 2, 3 };
+        add_group (7, row, 4);
+        join (1, SYS_COLL_REDUCE_SCATTER, 512, 7, 0);
+        break;
+      }
+    default:
+      build_ring (64);
+      join (0, SYS_COLL_ALL_TO_ALL, 6400, SYS_GROUP_WORLD, 0);
+      break;
+    }
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  ck_assert_uint_eq (sim_sched_pending (sched), 0);
+  ck_assert_uint_eq (done_log->len, 0);
+  ck_assert (sys_ok (sys, NULL));
+  ck_assert_uint_eq (sys_describe_pending (sys, out), 1);
+  const char *const needles[][6] = {
+    { "collective #0", "all ranks", "all_reduce", "2 of 4", "joined: 0,2", "never joined: 1,3" },
+    { "collective #0", "group 7", "reduce_scatter", "1 of 4", "joined: 1;", "never joined: 0,2,3" },
+    { "collective #0", "all ranks", "all_to_all", "1 of 64", "joined: 0;",
+      "never joined: 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,... (63 in all)" },
+  };
+  for (guint i = 0; i < 6; i++)
+    ck_assert_msg (strstr (out->str, needles[_i][i]) != NULL, "'%s' not in: %s", needles[_i][i],
+                   out->str);
+  ck_assert_int_eq (out->str[out->len - 1], '\n');
+}
+END_TEST
+
+/* ------------------------------------------------------------------ config */
+
+START_TEST (test_config_errors)
+{
+  const guint32 p = 4;
+  NetSpec spec;
+  memset (&spec, 0, sizeof spec);
+  spec.n_dims = 1;
+  spec.dims[0] = (NetDimSpec) { .kind = NET_DIM_RING, .size = p, .bandwidth_Bps = 1e9 };
+  topo = net_topo_new (&spec, NULL);
+  net = net_new_with_model (sched, topo, &fake_class);
+  GError *error = NULL;
+  SysParams bad = params;
+  bad.splits = 0;
+  ck_assert_ptr_null (sys_new (sched, net, &bad, &error));
+  assert_error (error, (const char *[]) { "splits", NULL });
+  g_clear_error (&error);
+  bad = params;
+  bad.active_chunks_per_dim = 0;
+  ck_assert_ptr_null (sys_new (sched, net, &bad, &error));
+  g_clear_error (&error);
+  bad = params;
+  const char *names[] = { "ring", "direct" };
+  ck_assert (sys_params_set_impl (&bad, SYS_COLL_ALL_GATHER, names + 1, 1, NULL));
+  ck_assert_ptr_null (sys_new (sched, net, &bad, &error));
+  assert_error (error, (const char *[]) { "all_gather", "'direct'", NULL });
+  g_clear_error (&error);
+  ck_assert (!sys_params_set_impl (&bad, SYS_COLL_ALL_TO_ALL, names, 0, &error));
+  assert_error (error, (const char *[]) { "all_to_all", NULL });
+  g_clear_error (&error);
+  /* Two names on a one-dimensional topology: the first is used. */
+  bad = params;
+  ck_assert (sys_params_set_impl (&bad, SYS_COLL_ALL_REDUCE, names, 2, NULL));
+  sys = sys_new (sched, net, &bad, &error);
+  ck_assert_ptr_nonnull (sys);
+  ck_assert_str_eq (sys_params (sys)->impl[SYS_COLL_ALL_REDUCE][1], "direct");
+}
+END_TEST
+
+/* --------------------------------------------------------------- main */
+
+static TCase *
+tcase (Suite *s, const char *name)
+{
+  TCase *tc = tcase_create (name);
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  return tc;
+}
+
+int
+main (void)
+{
+  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+  Suite *s = suite_create ("coll");
+  int n_policy = (int) G_N_ELEMENTS (policy_cases);
+  tcase_add_loop_test (tcase (s, "policy_waiting"), test_policy_waiting, 0, n_policy);
+  tcase_add_loop_test (tcase (s, "policy_chunks"), test_policy_chunks, 0, n_policy);
+  tcase_add_loop_test (tcase (s, "policy_free_slot"), test_policy_free_slot_starts_at_once, 0, 2);
+  tcase_add_test (tcase (s, "two_active_chunks"), test_two_active_chunks);
+  tcase_add_loop_test (tcase (s, "group_subgrid"), test_group_subgrid, 0, 3);
+  tcase_add_test (tcase (s, "group_flat"), test_group_flat);
+  tcase_add_loop_test (tcase (s, "group_dimension_queue"), test_group_dimension_queue, 0, 2);
+  tcase_add_test (tcase (s, "group_single_member"), test_group_single_member);
+  tcase_add_test (tcase (s, "group_errors"), test_group_errors);
+  tcase_add_test (tcase (s, "group_mismatch"), test_group_mismatch);
+  tcase_add_test (tcase (s, "group_sequence"), test_group_sequence);
+  tcase_add_test (tcase (s, "group_sequence_ahead"), test_group_sequence_ahead);
+  tcase_add_test (tcase (s, "empty_group"), test_empty_group);
+  tcase_add_loop_test (tcase (s, "pending_collective"), test_pending_collective, 0, 3);
+  tcase_add_test (tcase (s, "config_errors"), test_config_errors);
+  SRunner *sr = srunner_create (s);
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}

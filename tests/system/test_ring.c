@@ -1,0 +1,722 @@
+/* test_ring.c: the ring algorithm and chunk scheduling against closed forms.
+ *
+ * The system layer runs over a fake link model that delivers every message a
+ * fixed delay D after it leaves (one D per topology dimension, so that a test
+ * also sees which dimension a phase used) and records what was sent; some
+ * tests use the real analytical model instead.  Expected finish times are
+ * closed forms written in each test from the ring's definition
+ * (system/algo_ring.c, ../shared/reference/ASTRA-SIM.md): in lockstep a member
+ * finishes a phase of k steps, r of them reducing, after
+ *     e + k (D + e) + r rc
+ * where e is the endpoint delay and rc the reduction cost of one message;
+ * chunks of one collective run one after another when one is active per
+ * dimension.  Every test ends with nothing left in the queue or pending.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "network/net.h"
+#include "sim/error.h"
+#include "sim/sched.h"
+#include "system/sys.h"
+
+#define GIB (G_GUINT64_CONSTANT (1) << 30)
+#define MIB (G_GUINT64_CONSTANT (1) << 20)
+#define NS(x) ((SimTime) (x) * 1000)
+#define ALL_DIMS G_MAXUINT32
+
+/* ------------------------------------------------------------ fake network */
+
+typedef struct
+{
+  SimTime delay[NET_MAX_DIMS]; /* per route dimension */
+  gboolean ring_check;         /* 1-D world: every message goes to src + 1 */
+  guint64 messages, bytes, min_bytes, max_bytes, off_ring;
+  guint64 dim_messages[NET_MAX_DIMS], dim_bytes[NET_MAX_DIMS];
+} Fake;
+
+static Fake fake;
+
+static void
+fake_send (Net *n, SimTime at, guint32 src, guint32 dst, guint64 bytes, SimHandler fn,
+           gpointer data, guint64 arg)
+{
+  const NetTopo *t = net_topo (n);
+  guint d = net_topo_route_dim (t, src, dst);
+  fake.messages++;
+  fake.bytes += bytes;
+  fake.min_bytes = MIN (fake.min_bytes, bytes);
+  fake.max_bytes = MAX (fake.max_bytes, bytes);
+  fake.dim_messages[d]++;
+  fake.dim_bytes[d] += bytes;
+  if (fake.ring_check && dst != (src + 1) % net_topo_ranks (t))
+    fake.off_ring++;
+  sim_sched_at (net_sched (n), at + fake.delay[d], fn, data, arg);
+}
+
+static const NetModelClass fake_class = { .name = "fake", .send = fake_send };
+
+/* ------------------------------------------------------------ fixture */
+
+static SimSched *sched;
+static NetTopo *topo;
+static Net *net;
+static Sys *sys;
+static SysParams params;
+
+/* Completions: (tag, rank, time), in the order they ran. */
+typedef struct
+{
+  guint32 tag, rank;
+  SimTime t;
+} Done;
+static GArray *done_log;
+
+static void
+setup (void)
+{
+  sched = sim_sched_new ();
+  topo = NULL;
+  net = NULL;
+  sys = NULL;
+  memset (&fake, 0, sizeof fake);
+  fake.min_bytes = G_MAXUINT64;
+  sys_params_init (&params);
+  done_log = g_array_new (FALSE, FALSE, sizeof (Done));
+}
+
+static void
+teardown (void)
+{
+  g_clear_pointer (&sys, sys_free);
+  g_clear_pointer (&net, net_free);
+  g_clear_pointer (&topo, net_topo_free);
+  g_clear_pointer (&sched, sim_sched_free);
+  g_clear_pointer (&done_log, g_array_unref);
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static NetDimSpec
+dim (NetDimKind kind, guint32 size, double bandwidth_Bps, SimTime latency)
+{
+  return (NetDimSpec) { .kind = kind, .size = size, .bandwidth_Bps = bandwidth_Bps,
+                        .latency = latency };
+}
+
+/* Topology from dims, then the network (fake or analytical) and Sys from
+ * `params`. */
+static void
+build (const NetDimSpec *dims, guint n, NetRounding rounding, gboolean use_fake)
+{
+  NetSpec spec;
+  memset (&spec, 0, sizeof spec);
+  spec.n_dims = n;
+  for (guint d = 0; d < n; d++)
+    spec.dims[d] = dims[d];
+  spec.model = NET_MODEL_ANALYTICAL;
+  spec.rounding = rounding;
+  GError *error = NULL;
+  topo = net_topo_new (&spec, &error);
+  ck_assert_msg (topo != NULL, "topo: %s", error ? error->message : "?");
+  if (use_fake)
+    net = net_new_with_model (sched, topo, &fake_class);
+  else
+    net = net_new (sched, topo, &error);
+  ck_assert_msg (net != NULL, "net: %s", error ? error->message : "?");
+  sys = sys_new (sched, net, &params, &error);
+  ck_assert_msg (sys != NULL, "sys: %s", error ? error->message : "?");
+}
+
+/* A 1-D ring of p ranks on the fake network, delay D. */
+static void
+build_fake_ring (guint32 p, SimTime D)
+{
+  NetDimSpec d = dim (NET_DIM_RING, p, 1e9, 1);
+  fake.delay[0] = D;
+  fake.ring_check = TRUE;
+  build (&d, 1, NET_ROUND_PS, TRUE);
+}
+
+static void
+on_done (SimSched *s, gpointer data, guint64 arg)
+{
+  (void) data;
+  Done d = { (guint32) (arg >> 32), (guint32) arg, sim_sched_now (s) };
+  g_array_append_val (done_log, d);
+}
+
+static void
+join (guint32 rank, SysCollKind kind, guint64 bytes, guint64 group, guint32 tag)
+{
+  SysCollRequest req = { .kind = kind, .bytes = bytes, .group = group,
+                         .involved_dims = ALL_DIMS, .node_id = tag, .on_done = on_done,
+                         .arg = ((guint64) tag << 32) | rank };
+  GError *error = NULL;
+  gboolean ok = sys_coll_join (sys, rank, &req, &error);
+  ck_assert_msg (ok, "join rank %u: %s", rank, error ? error->message : "?");
+}
+
+/* Run to the end; the run must end with an empty queue, no error, and
+ * nothing pending in the system layer. */
+static void
+run_quiet (void)
+{
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  GError *error = NULL;
+  ck_assert_msg (sys_ok (sys, &error), "sys: %s", error ? error->message : "?");
+  ck_assert_uint_eq (sim_sched_pending (sched), 0);
+  g_autoptr (GString) pending = g_string_new (NULL);
+  ck_assert_msg (sys_describe_pending (sys, pending) == 0, "pending: %s", pending->str);
+}
+
+/* When (tag, rank) completed; it must have completed exactly once. */
+static SimTime
+done_at (guint32 tag, guint32 rank)
+{
+  SimTime t = SIM_TIME_MAX;
+  guint seen = 0;
+  for (guint i = 0; i < done_log->len; i++)
+    {
+      const Done *d = &g_array_index (done_log, Done, i);
+      if (d->tag == tag && d->rank == rank)
+        {
+          t = d->t;
+          seen++;
+        }
+    }
+  ck_assert_msg (seen == 1, "collective %u on rank %u completed %u times", tag, rank, seen);
+  return t;
+}
+
+static void
+assert_all_done_at (guint32 tag, guint32 p, SimTime expect)
+{
+  for (guint32 r = 0; r < p; r++)
+    {
+      SimTime t = done_at (tag, r);
+      ck_assert_msg (t == expect, "rank %u finished at %" G_GUINT64_FORMAT " ps, expected %"
+                     G_GUINT64_FORMAT, r, t, expect);
+    }
+}
+
+/* ceil(bytes x 10^12 / bw) ps, by long division. */
+static SimTime
+ser_ps (guint64 bytes, guint64 bw)
+{
+  unsigned __int128 num = (unsigned __int128) bytes * G_GUINT64_CONSTANT (1000000000000);
+  return (SimTime) ((num + bw - 1) / bw);
+}
+
+/* Ring steps k and reducing steps r of a collective on n members (the table
+ * in algo_ring.c's header, from the algorithms' definitions). */
+static void
+ring_k_r (SysCollKind kind, guint64 n, guint64 *k, guint64 *r)
+{
+  switch (kind)
+    {
+    case SYS_COLL_ALL_REDUCE: *k = 2 * (n - 1); *r = n - 1; break;
+    case SYS_COLL_REDUCE_SCATTER: *k = n - 1; *r = n - 1; break;
+    case SYS_COLL_ALL_GATHER: *k = n - 1; *r = 0; break;
+    default: *k = n * (n - 1) / 2; *r = 0; break;
+    }
+}
+
+/* One lockstep phase: e + k (D + e) + r rc. */
+static SimTime
+phase_time (guint64 k, guint64 r, SimTime D, SimTime e, SimTime rc)
+{
+  return e + k * (D + e) + r * rc;
+}
+
+/* ------------------------------------------- lockstep closed form, fake net */
+
+static const guint32 loop_p[] = { 2, 3, 4, 7, 8, 16, 64 };
+static const guint loop_S[] = { 1, 4 };
+
+/* _i = (p index) x 8 + kind x 2 + (S index). */
+START_TEST (test_lockstep)
+{
+  guint32 p = loop_p[_i / 8];
+  SysCollKind kind = (SysCollKind) ((_i / 2) % 4);
+  guint S = loop_S[_i % 2];
+  const SimTime D = NS (250), e = NS (7);
+  params.splits = S;
+  params.active_chunks_per_dim = 1;
+  params.endpoint_delay = e;
+  params.reduction_passes = 2;
+  params.local_mem_bw_Bps = 250e9; /* 4 ps per byte */
+  params.astra_rounding = FALSE;
+  build_fake_ring (p, D);
+
+  const guint64 c = (guint64) p * 1024; /* chunk */
+  const guint64 bytes = S * c;
+  for (guint32 r = 0; r < p; r++)
+    join (r, kind, bytes, SYS_GROUP_WORLD, 0);
+  run_quiet ();
+
+  guint64 k, r;
+  ring_k_r (kind, p, &k, &r);
+  guint64 m = kind == SYS_COLL_ALL_GATHER ? c : c / p;
+  SimTime rc = 2 * ser_ps (m, 250000000000ull); /* passes x ceil(m / L) */
+  ck_assert_uint_eq (rc, 8 * m);
+  SimTime T = S * phase_time (k, r, D, e, rc);
+  assert_all_done_at (0, p, T);
+  ck_assert_uint_eq (sim_sched_now (sched), T);
+
+  /* p k messages per chunk, all of m bytes, all to the ring successor. */
+  ck_assert_uint_eq (fake.messages, S * p * k);
+  ck_assert_uint_eq (fake.bytes, S * p * k * m);
+  ck_assert_uint_eq (fake.min_bytes, m);
+  ck_assert_uint_eq (fake.max_bytes, m);
+  ck_assert_uint_eq (fake.off_ring, 0);
+  ck_assert_uint_eq (net_messages (net), S * p * k);
+  ck_assert_uint_eq (net_bytes (net), S * p * k * m);
+
+  SysCollStats st;
+  sys_coll_stats (sys, kind, &st);
+  ck_assert_uint_eq (st.count, 1);
+  ck_assert_uint_eq (st.bytes, bytes);
+  ck_assert_uint_eq (st.busy, T);
+  for (guint other = 0; other < SYS_COLL_N; other++)
+    if (other != kind)
+      {
+        sys_coll_stats (sys, (SysCollKind) other, &st);
+        ck_assert_uint_eq (st.count, 0);
+      }
+}
+END_TEST
+
+/* Sizes that do not divide: exact mode gives no byte away (chunks of
+ * ceil/floor of bytes / S, messages of ceil(chunk / p)); ASTRA mode divides
+ * with integer division everywhere and prices a memory pass in whole ns. */
+START_TEST (test_uneven_sizes)
+{
+  const SimTime D = NS (100), e = NS (3);
+  params.splits = 2;
+  params.endpoint_delay = e;
+  params.reduction_passes = 3;
+  params.local_mem_bw_Bps = 1e9; /* 1 byte per ns */
+  params.astra_rounding = _i == 1;
+  build_fake_ring (3, D);
+  for (guint32 r = 0; r < 3; r++)
+    join (r, SYS_COLL_ALL_REDUCE, 601, SYS_GROUP_WORLD, 0);
+  run_quiet ();
+  /* All-reduce on 3: k = 4, r = 2. */
+  SimTime T;
+  if (_i == 0)
+    {
+      /* Chunks of 301 and 300 bytes; messages of 101 and 100; a pass over
+       * m bytes at 1 B/ns is m ns. */
+      T = phase_time (4, 2, D, e, 3 * NS (101)) + phase_time (4, 2, D, e, 3 * NS (100));
+      ck_assert_uint_eq (fake.min_bytes, 100);
+      ck_assert_uint_eq (fake.max_bytes, 101);
+      ck_assert_uint_eq (fake.bytes, 3 * 4 * (101 + 100));
+    }
+  else
+    {
+      /* Chunks of 601 / 2 = 300 bytes, messages of 100. */
+      T = 2 * phase_time (4, 2, D, e, 3 * NS (100));
+      ck_assert_uint_eq (fake.min_bytes, 100);
+      ck_assert_uint_eq (fake.max_bytes, 100);
+    }
+  assert_all_done_at (0, 3, T);
+}
+END_TEST
+
+/* ------------------------------------------------ alpha-beta, real network */
+
+/* Ring all-reduce of n bytes in one chunk, no endpoint delay, no reduction
+ * cost: 2(p-1) (a + n/(pB)), the message time rounded up to whole ps. */
+START_TEST (test_alpha_beta)
+{
+  static const guint32 ps[] = { 2, 5, 8 };
+  static const guint64 ns[] = { MIB, MIB + 5, 1000 };
+  guint32 p = ps[_i % 3];
+  guint64 n = ns[_i / 3];
+  const SimTime a = NS (500);
+  const guint64 B = 3000000000ull; /* 3 GB/s */
+  params.endpoint_delay = 0;
+  params.reduction_passes = 0;
+  params.splits = 1;
+  NetDimSpec d = dim (NET_DIM_RING, p, (double) B, a);
+  build (&d, 1, NET_ROUND_PS, FALSE);
+  for (guint32 r = 0; r < p; r++)
+    join (r, SYS_COLL_ALL_REDUCE, n, SYS_GROUP_WORLD, 0);
+  run_quiet ();
+  guint64 m = (n + p - 1) / p;
+  SimTime T = 2 * (p - 1) * (a + ser_ps (m, B));
+  assert_all_done_at (0, p, T);
+  if (p == 8 && n == MIB)
+    /* 131072 B at 3 GB/s = 43690666.67 -> 43690667 ps; 14 x (500000 + that). */
+    ck_assert_uint_eq (T, G_GUINT64_CONSTANT (618669338));
+  ck_assert_uint_eq (net_messages (net), (guint64) p * 2 * (p - 1));
+}
+END_TEST
+
+/* -------------------------------------------- ASTRA-sim's published figures */
+
+typedef struct
+{
+  SysCollKind kind;
+  guint32 p;
+  NetDimKind topo;
+  guint64 expect_ns;
+} AstraCase;
+
+static const AstraCase astra_cases[] = {
+  { SYS_COLL_ALL_REDUCE, 16, NET_DIM_RING, 99640 },
+  { SYS_COLL_ALL_REDUCE, 1024, NET_DIM_RING, 4206616 },
+  { SYS_COLL_ALL_GATHER, 8, NET_DIM_RING, 151016 },
+  { SYS_COLL_ALL_TO_ALL, 4, NET_DIM_RING, 41560 },
+  { SYS_COLL_ALL_REDUCE, 8, NET_DIM_SWITCH, 92440 },
+};
+
+/* T = S (k floor(h a + m/B) + r 3 floor(m/L) + (k+1) e) ns, with S = 4,
+ * 1 MiB, 50 GiB/s, 500 ns, e = 10 ns, L = 1600 B/ns, 3 passes. */
+START_TEST (test_astra_closed_form)
+{
+  const AstraCase *ac = &astra_cases[_i];
+  params.splits = 4;
+  params.active_chunks_per_dim = 1;
+  params.endpoint_delay = NS (10);
+  params.local_mem_bw_Bps = 1600e9;
+  params.reduction_passes = 3;
+  params.astra_rounding = TRUE;
+  NetDimSpec d = dim (ac->topo, ac->p, 50.0 * GIB, NS (500));
+  build (&d, 1, NET_ROUND_ASTRA_NS, FALSE);
+  for (guint32 r = 0; r < ac->p; r++)
+    join (r, ac->kind, MIB, SYS_GROUP_WORLD, 0);
+  run_quiet ();
+
+  const guint64 S = 4, c = MIB / S;
+  guint64 k, r;
+  ring_k_r (ac->kind, ac->p, &k, &r);
+  guint64 m = ac->kind == SYS_COLL_ALL_GATHER ? c : c / ac->p;
+  double B = 50.0 * 1073741824.0 / 1e9; /* bytes per ns */
+  guint64 h = ac->topo == NET_DIM_SWITCH ? 2 : 1;
+  guint64 hop = (guint64) ((double) h * 500.0 + (double) m / B);
+  guint64 T_ns = S * (k * hop + r * 3 * (m / 1600) + (k + 1) * 10);
+  ck_assert_uint_eq (T_ns, ac->expect_ns);
+  assert_all_done_at (0, ac->p, NS (ac->expect_ns));
+}
+END_TEST
+
+/* The congestion-unaware rows of ASTRA-sim's own microbenchmark results
+ * (../shared/reference/astra-sim-microbench.tsv: 4, 8 and 16 ranks, four
+ * collectives, Ring / FullyConnected / Switch, 1 MiB, 50 GB/s, 500 ns,
+ * Ring_4chunks.json): an independent reference for the same setup. */
+START_TEST (test_astra_microbench)
+{
+  const char *shared = g_getenv ("SHARED") != NULL ? g_getenv ("SHARED") : "../shared";
+  g_autofree char *path = g_build_filename (shared, "reference", "astra-sim-microbench.tsv", NULL);
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    {
+      printf ("skipped: %s not found\n", path);
+      return;
+    }
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  guint rows = 0;
+  for (guint i = 1; lines[i] != NULL; i++)
+    {
+      g_auto (GStrv) f = g_strsplit (lines[i], "\t", -1);
+      if (g_strv_length (f) < 8 || strcmp (f[3], "unaware") != 0)
+        continue;
+      SysCollKind kind = SYS_COLL_N;
+      for (guint k = 0; k < SYS_COLL_N; k++)
+        if (strcmp (f[0], sys_coll_kind_name ((SysCollKind) k)) == 0)
+          kind = (SysCollKind) k;
+      NetDimKind dk;
+      ck_assert_msg (kind != SYS_COLL_N && net_dim_kind_parse (f[2], &dk), "row %u: %s", i,
+                     lines[i]);
+      guint32 p = (guint32) g_ascii_strtoull (f[1], NULL, 10);
+      guint64 expect_ns = g_ascii_strtoull (f[7], NULL, 10);
+
+      teardown ();
+      setup ();
+      params.splits = 4;
+      params.endpoint_delay = NS (10);
+      params.local_mem_bw_Bps = 1600e9;
+      params.reduction_passes = 3;
+      params.astra_rounding = TRUE;
+      NetDimSpec d = dim (dk, p, 50.0 * GIB, NS (500));
+      build (&d, 1, NET_ROUND_ASTRA_NS, FALSE);
+      for (guint32 r = 0; r < p; r++)
+        join (r, kind, MIB, SYS_GROUP_WORLD, 0);
+      run_quiet ();
+      for (guint32 r = 0; r < p; r++)
+        ck_assert_msg (done_at (0, r) == NS (expect_ns),
+                       "%s %u %s: rank %u finished at %" G_GUINT64_FORMAT " ps, ASTRA-sim %"
+                       G_GUINT64_FORMAT " ns", f[0], p, f[2], r, done_at (0, r), expect_ns);
+      rows++;
+    }
+  ck_assert_uint_eq (rows, 36);
+}
+END_TEST
+
+/* ------------------------------------------------- two dimensions, fake net */
+
+/* The 4 x 2 fixture: dims 0 and 1 with fake delays D0, D1; e = 7 ns, two
+ * passes at 4 ps per byte (rc(m) = 8m ps). */
+static const SimTime e2 = NS (7), D0 = NS (300);
+
+static void
+build_4x2 (SimTime D1, guint S, SysCollOpt opt)
+{
+  params.splits = S;
+  params.active_chunks_per_dim = 1;
+  params.endpoint_delay = e2;
+  params.reduction_passes = 2;
+  params.local_mem_bw_Bps = 250e9;
+  params.opt = opt;
+  fake.delay[0] = D0;
+  fake.delay[1] = D1;
+  NetDimSpec dims[] = { dim (NET_DIM_RING, 4, 1e9, 1), dim (NET_DIM_RING, 2, 1e9, 1) };
+  build (dims, 2, NET_ROUND_PS, TRUE);
+}
+
+/* Per-phase times for a chunk of c = 32768 bytes:
+ *   RS on dim 0 (n = 4): m = c/4 = 8192, k = 3, r = 3      -> T1
+ *   AR on dim 1 (n = 2) of c/4: m = 4096, k = 2, r = 1     -> T2
+ *   AG on dim 0 (n = 4) of c/4: m = 8192, k = 3, r = 0     -> T3 */
+static SimTime
+t_rs0 (void)
+{
+  return phase_time (3, 3, D0, e2, 8 * 8192);
+}
+
+static SimTime
+t_ar1 (SimTime D1)
+{
+  return phase_time (2, 1, D1, e2, 8 * 4096);
+}
+
+static SimTime
+t_ag0 (void)
+{
+  return phase_time (3, 0, D0, e2, 0);
+}
+
+START_TEST (test_2d_local_bw_aware)
+{
+  const SimTime D1 = NS (1100);
+  build_4x2 (D1, 1, SYS_OPT_LOCAL_BW_AWARE);
+  for (guint32 r = 0; r < 8; r++)
+    join (r, SYS_COLL_ALL_REDUCE, 32768, SYS_GROUP_WORLD, 0);
+  run_quiet ();
+  SimTime T = t_rs0 () + t_ar1 (D1) + t_ag0 ();
+  ck_assert_uint_eq (T, 7000 + 3 * 307000 + 3 * 65536 + 7000 + 2 * 1107000 + 32768 + 7000
+                          + 3 * 307000);
+  assert_all_done_at (0, 8, T);
+  /* Dim 0 carries RS and AG: 8 ranks x 3 steps each, 8192 B; dim 1 the AR:
+   * 8 x 2 messages of 4096 B. */
+  ck_assert_uint_eq (fake.dim_messages[0], 48);
+  ck_assert_uint_eq (fake.dim_bytes[0], 48 * 8192);
+  ck_assert_uint_eq (fake.dim_messages[1], 16);
+  ck_assert_uint_eq (fake.dim_bytes[1], 16 * 4096);
+}
+END_TEST
+
+/* Two chunks A and B, one active chunk per dimension.  Derivation:
+ *   dim 0: A's RS runs [0, T1]; B's RS, waiting behind it, runs [T1, 2T1].
+ *   dim 1: A's AR runs [T1, T1 + T2].
+ *   A's AG joins dim 0's queue at T1 + T2 and starts when dim 0 is free:
+ *     a = max(T1 + T2, 2T1); it runs [a, a + T3].
+ *   B's AR joins dim 1 at 2T1 and starts when A's AR is over: also at
+ *     max(2T1, T1 + T2) = a; it runs [a, a + T2].
+ *   B's AG starts when both B's AR and A's AG are over:
+ *     max(a + T2, a + T3), and takes T3.
+ * Finish = a + max(T2, T3) + T3.  The three cases below have
+ * T2 < T3 < T1 (finish 2T1 + 2T3), T3 < T2 < T1 (2T1 + T2 + T3) and
+ * T2 > T1 (T1 + 2T2 + T3). */
+START_TEST (test_2d_pipeline)
+{
+  static const SimTime d1s[] = { NS (100), NS (500), NS (600) };
+  const SimTime D1 = d1s[_i];
+  build_4x2 (D1, 2, SYS_OPT_LOCAL_BW_AWARE);
+  for (guint32 r = 0; r < 8; r++)
+    join (r, SYS_COLL_ALL_REDUCE, 2 * 32768, SYS_GROUP_WORLD, 0);
+  run_quiet ();
+  SimTime T1 = t_rs0 (), T2 = t_ar1 (D1), T3 = t_ag0 ();
+  SimTime expect;
+  switch (_i)
+    {
+    case 0:
+      ck_assert (T2 < T3 && T3 < T1);
+      expect = 2 * T1 + 2 * T3;
+      break;
+    case 1:
+      ck_assert (T3 < T2 && T2 < T1);
+      expect = 2 * T1 + T2 + T3;
+      break;
+    default:
+      ck_assert (T2 > T1);
+      expect = T1 + 2 * T2 + T3;
+      break;
+    }
+  SimTime a = MAX (T1 + T2, 2 * T1);
+  ck_assert_uint_eq (expect, a + MAX (T2, T3) + T3);
+  assert_all_done_at (0, 8, expect);
+}
+END_TEST
+
+/* Baseline: the whole chunk all-reduced on dim 0 (n = 4: k = 6, r = 3,
+ * m = c/4), then again on dim 1 (n = 2: k = 2, r = 1, m = c/2). */
+START_TEST (test_2d_baseline)
+{
+  const SimTime D1 = NS (1100);
+  build_4x2 (D1, 1, SYS_OPT_BASELINE);
+  for (guint32 r = 0; r < 8; r++)
+    join (r, SYS_COLL_ALL_REDUCE, 32768, SYS_GROUP_WORLD, 0);
+  run_quiet ();
+  SimTime T = phase_time (6, 3, D0, e2, 8 * 8192) + phase_time (2, 1, D1, e2, 8 * 16384);
+  assert_all_done_at (0, 8, T);
+  ck_assert_uint_eq (fake.dim_messages[0], 8 * 6);
+  ck_assert_uint_eq (fake.dim_messages[1], 8 * 2);
+  ck_assert_uint_eq (fake.dim_bytes[1], 8 * 2 * 16384);
+}
+END_TEST
+
+/* Involved dimensions: only dim 1 (an all-reduce of the whole chunk between
+ * r and r + 4); none at all completes at once. */
+START_TEST (test_2d_involved_dims)
+{
+  const SimTime D1 = NS (1100);
+  build_4x2 (D1, 1, SYS_OPT_LOCAL_BW_AWARE);
+  for (guint32 r = 0; r < 8; r++)
+    {
+      SysCollRequest req = { .kind = SYS_COLL_ALL_REDUCE, .bytes = 32768,
+                             .group = SYS_GROUP_WORLD, .involved_dims = 1u << 1,
+                             .on_done = on_done, .arg = r };
+      ck_assert (sys_coll_join (sys, r, &req, NULL));
+      SysCollRequest none = req;
+      none.involved_dims = 0;
+      none.arg = (G_GUINT64_CONSTANT (1) << 32) | r;
+      ck_assert (sys_coll_join (sys, r, &none, NULL));
+    }
+  run_quiet ();
+  assert_all_done_at (0, 8, phase_time (2, 1, D1, e2, 8 * 16384));
+  assert_all_done_at (1, 8, 0);
+  ck_assert_uint_eq (fake.dim_messages[0], 0);
+  ck_assert_uint_eq (fake.dim_messages[1], 16);
+}
+END_TEST
+
+/* ------------------------------------------------------------ late joiner */
+
+/* Rank 0 joins at L, the others at 0; one chunk.  From the ring's rules
+ * (algo_ring.c): member i sends step 0 at t_i(0) = s_i + e and, for j >= 1,
+ *   t_i(j) = max(t_{i-1}(j-1) + D, t_i(j-1)) + red(j-1) + e
+ * (a message is processed once it has arrived and the endpoint is free;
+ * t_i(j-1) >= s_i, so the start time needs no term of its own), finishing
+ * at t_i(k).  Unrolling, every path back from (i, k) to step 0 takes k
+ * moves, d of them to the predecessor, and collects the same red() + e
+ * terms; so
+ *   f_i = (k+1) e + R + max over 0 <= d <= k of (d D + [i - d = 0 mod p] L)
+ *       = (k+1) e + R + max(k D, d*_i D + L)
+ * with R the total reduction cost and d*_i the largest d <= k with
+ * d = i (mod p): i + p floor((k - i) / p).  A rank far enough downstream of
+ * the late one finishes L - (k - d*) D late, or not at all late if that is
+ * negative. */
+static void
+join_later (SimSched *s, gpointer data, guint64 arg)
+{
+  (void) s;
+  SysCollKind kind = (SysCollKind) GPOINTER_TO_UINT (data);
+  join ((guint32) arg, kind, 12000 * 5 * 4, SYS_GROUP_WORLD, 0);
+}
+
+typedef struct
+{
+  SysCollKind kind;
+  guint32 p;
+  SimTime L;
+} LateCase;
+
+static const LateCase late_cases[] = {
+  { SYS_COLL_ALL_REDUCE, 4, NS (100000) }, /* far later than the whole collective */
+  { SYS_COLL_ALL_REDUCE, 4, NS (150) },    /* a little late: only some ranks feel it */
+  { SYS_COLL_ALL_REDUCE, 5, NS (700) },
+  { SYS_COLL_ALL_TO_ALL, 4, NS (100000) },
+  { SYS_COLL_ALL_TO_ALL, 5, NS (600) },
+  { SYS_COLL_ALL_GATHER, 4, NS (2000) },
+  { SYS_COLL_REDUCE_SCATTER, 5, NS (250) },
+};
+
+START_TEST (test_late_joiner)
+{
+  const LateCase *lc = &late_cases[_i];
+  const SimTime D = NS (200), e = NS (5);
+  const guint32 p = lc->p;
+  params.endpoint_delay = e;
+  params.reduction_passes = 1;
+  params.local_mem_bw_Bps = 1e12; /* 1 ps per byte */
+  build_fake_ring (p, D);
+  for (guint32 r = 1; r < p; r++)
+    join (r, lc->kind, 12000 * 5 * 4, SYS_GROUP_WORLD, 0);
+  sim_sched_at (sched, lc->L, join_later, GUINT_TO_POINTER (lc->kind), 0);
+  run_quiet ();
+
+  guint64 k, r;
+  ring_k_r (lc->kind, p, &k, &r);
+  const guint64 c = 12000 * 5 * 4; /* divisible by 4 and 5 */
+  guint64 m = lc->kind == SYS_COLL_ALL_GATHER ? c : c / p;
+  SimTime R = r * m; /* one pass at 1 ps per byte */
+  SimTime lockstep = phase_time (k, r, D, e, m);
+  gboolean someone_on_time = FALSE;
+  for (guint32 i = 0; i < p; i++)
+    {
+      guint64 dstar = i + p * ((k - i) / p);
+      SimTime f = (k + 1) * e + R + MAX (k * D, dstar * D + lc->L);
+      SimTime t = done_at (0, i);
+      ck_assert_msg (t == f, "case %d rank %u: finished at %" G_GUINT64_FORMAT ", expected %"
+                     G_GUINT64_FORMAT, _i, i, t, f);
+      ck_assert (f >= lockstep);
+      someone_on_time |= f == lockstep;
+    }
+  /* Rank 0 itself finishes (k - d*_0) D earlier than L + lockstep. */
+  if (lc->L >= k * D)
+    ck_assert_uint_eq (done_at (0, 0), lc->L + lockstep - (k - p * (k / p)) * D);
+  if (_i == 1)
+    ck_assert (someone_on_time);
+}
+END_TEST
+
+/* --------------------------------------------------------------- main */
+
+static TCase *
+tcase (Suite *s, const char *name)
+{
+  TCase *tc = tcase_create (name);
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  return tc;
+}
+
+int
+main (void)
+{
+  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+  Suite *s = suite_create ("ring");
+  tcase_add_loop_test (tcase (s, "lockstep"), test_lockstep, 0,
+                       (int) (G_N_ELEMENTS (loop_p) * 4 * G_N_ELEMENTS (loop_S)));
+  tcase_add_loop_test (tcase (s, "uneven_sizes"), test_uneven_sizes, 0, 2);
+  tcase_add_loop_test (tcase (s, "alpha_beta"), test_alpha_beta, 0, 9);
+  tcase_add_loop_test (tcase (s, "astra_closed_form"), test_astra_closed_form, 0,
+                       (int) G_N_ELEMENTS (astra_cases));
+  tcase_add_test (tcase (s, "astra_microbench"), test_astra_microbench);
+  tcase_add_test (tcase (s, "2d_local_bw_aware"), test_2d_local_bw_aware);
+  tcase_add_loop_test (tcase (s, "2d_pipeline"), test_2d_pipeline, 0, 3);
+  tcase_add_test (tcase (s, "2d_baseline"), test_2d_baseline);
+  tcase_add_test (tcase (s, "2d_involved_dims"), test_2d_involved_dims);
+  tcase_add_loop_test (tcase (s, "late_joiner"), test_late_joiner, 0,
+                       (int) G_N_ELEMENTS (late_cases));
+  SRunner *sr = srunner_create (s);
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}
