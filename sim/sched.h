@@ -54,7 +54,8 @@ gboolean sim_sched_cancel (SimSched *sched, SimEventId id);
 
 /* Run events in order until the queue is empty, the next event lies after
  * `until` (SIM_TIME_MAX: no limit), `max_events` have run (0: no limit), or a
- * handler calls sim_sched_stop().  May be called again to continue. */
+ * handler calls sim_sched_stop().  May be called again to continue.  On
+ * SIM_RUN_TIME_LIMIT the clock is left at `until` (if later than now). */
 SimRunStatus sim_sched_run (SimSched *sched, SimTime until, guint64 max_events);
 
 /* Ask sim_sched_run() to return after the current handler. */

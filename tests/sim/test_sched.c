@@ -1,0 +1,625 @@
+/* test_sched.c: the discrete-event scheduler (sim/sched.h) and, through it,
+ * its queue.
+ *
+ * Expected orders are written out in the small tests; the large ones compare
+ * the run against an independent reference: every event the test schedules
+ * is logged with its time and a sequence number counted by the test, and a
+ * correct run executes exactly that log sorted by (time, sequence) with
+ * qsort, less the events cancelled.  This holds for events scheduled from
+ * handlers too, since each is scheduled at or after the current time with a
+ * sequence number above every earlier one.  Each test builds its own
+ * scheduler in a fresh fixture.
+ */
+#include <check.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include "sim/sched.h"
+
+/* For checks inside loops over many events: Check's own assertions record
+ * their location through the runner's pipe on every call, even when they
+ * pass, which would dominate the run time. */
+#define CHECK_QUIET(expr, ...)                                                                     \
+  do                                                                                               \
+    {                                                                                              \
+      if (G_UNLIKELY (!(expr)))                                                                    \
+        ck_abort_msg (__VA_ARGS__);                                                                \
+    }                                                                                              \
+  while (0)
+
+static SimSched *sched;
+
+/* What the handlers saw: (now, arg) in the order they ran. */
+typedef struct
+{
+  SimTime now;
+  guint64 arg;
+} Seen;
+static GArray *seen;
+
+/* ------------------------------------------------------------ fixture */
+
+static void
+setup (void)
+{
+  sched = sim_sched_new ();
+  seen = g_array_new (FALSE, FALSE, sizeof (Seen));
+}
+
+static void
+teardown (void)
+{
+  g_clear_pointer (&sched, sim_sched_free);
+  g_clear_pointer (&seen, g_array_unref);
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static void
+record (SimSched *s, gpointer data, guint64 arg)
+{
+  (void) data;
+  Seen r = { sim_sched_now (s), arg };
+  g_array_append_val (seen, r);
+}
+
+static SimEventId
+at (SimTime t, guint64 arg)
+{
+  SimEventId id = sim_sched_at (sched, t, record, NULL, arg);
+  ck_assert_uint_ne (id, 0);
+  return id;
+}
+
+/* The args seen so far equal want[0..n). */
+static void
+assert_seen_args (const guint64 *want, guint n)
+{
+  ck_assert_uint_eq (seen->len, n);
+  for (guint k = 0; k < n; k++)
+    ck_assert_msg (g_array_index (seen, Seen, k).arg == want[k],
+                   "event %u: arg %" G_GUINT64_FORMAT ", want %" G_GUINT64_FORMAT, k,
+                   g_array_index (seen, Seen, k).arg, want[k]);
+}
+
+/* ------------------------------------------------------------ basics */
+
+START_TEST (test_empty)
+{
+  ck_assert_uint_eq (sim_sched_now (sched), 0);
+  ck_assert_uint_eq (sim_sched_pending (sched), 0);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  ck_assert_uint_eq (sim_sched_events_run (sched), 0);
+  sim_sched_free (NULL);
+}
+END_TEST
+
+START_TEST (test_order_by_time)
+{
+  static const SimTime times[] = { 50, 10, 30, 20, 40, 0 };
+  for (guint k = 0; k < G_N_ELEMENTS (times); k++)
+    at (times[k], k);
+  ck_assert_uint_eq (sim_sched_pending (sched), 6);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  static const guint64 want[] = { 5, 1, 3, 2, 4, 0 };
+  assert_seen_args (want, 6);
+  for (guint k = 0; k < 6; k++) /* now() in each handler is its own time */
+    ck_assert_uint_eq (g_array_index (seen, Seen, k).now, times[want[k]]);
+  ck_assert_uint_eq (sim_sched_now (sched), 50);
+  ck_assert_uint_eq (sim_sched_events_run (sched), 6);
+  ck_assert_uint_eq (sim_sched_pending (sched), 0);
+}
+END_TEST
+
+START_TEST (test_fifo_equal_times)
+{
+  /* Interleave three times so that ties are not also insertion runs. */
+  for (guint k = 0; k < 300; k++)
+    at (1000 + (k % 3) * SIM_PS_PER_US, k);
+  sim_sched_run (sched, SIM_TIME_MAX, 0);
+  guint64 want[300];
+  for (guint k = 0; k < 300; k++)
+    want[k] = (k % 100) * 3 + k / 100;
+  assert_seen_args (want, 300);
+}
+END_TEST
+
+/* At 5: schedules two events at now, one with sim_sched_after (0). */
+static void
+spawn_at_now (SimSched *s, gpointer data, guint64 arg)
+{
+  record (s, data, arg);
+  sim_sched_at (s, sim_sched_now (s), record, NULL, 100);
+  sim_sched_after (s, 0, record, NULL, 101);
+  sim_sched_after (s, 25, record, NULL, 102);
+}
+
+START_TEST (test_fifo_at_now_from_handler)
+{
+  sim_sched_at (sched, 5, spawn_at_now, NULL, 1);
+  at (5, 2);
+  at (5, 3);
+  at (6, 4);
+  at (30, 5);
+  sim_sched_run (sched, SIM_TIME_MAX, 0);
+  static const guint64 want[] = { 1, 2, 3, 100, 101, 4, 5, 102 };
+  assert_seen_args (want, 8);
+  ck_assert_uint_eq (g_array_index (seen, Seen, 3).now, 5);
+  ck_assert_uint_eq (g_array_index (seen, Seen, 7).now, 30); /* 5 + 25, after arg 5 */
+}
+END_TEST
+
+/* Schedules the next link of a chain at now until arg reaches 0. */
+static void
+chain_at_now (SimSched *s, gpointer data, guint64 arg)
+{
+  record (s, data, arg);
+  if (arg > 0)
+    sim_sched_after (s, 0, chain_at_now, NULL, arg - 1);
+}
+
+START_TEST (test_long_chain_at_one_time)
+{
+  /* 100,000 events at one time, each scheduled by the one before, with
+   * another event at the same time queued first and one just after. */
+  at (7, G_MAXUINT64);
+  sim_sched_at (sched, 7, chain_at_now, NULL, 99999);
+  at (8, G_MAXUINT64 - 1);
+  sim_sched_run (sched, SIM_TIME_MAX, 0);
+  ck_assert_uint_eq (seen->len, 100002);
+  ck_assert_uint_eq (g_array_index (seen, Seen, 0).arg, G_MAXUINT64);
+  for (guint k = 1; k <= 100000; k++)
+    CHECK_QUIET (g_array_index (seen, Seen, k).arg == 100000 - k
+                   && g_array_index (seen, Seen, k).now == 7,
+                 "chain event %u out of order", k);
+  ck_assert_uint_eq (g_array_index (seen, Seen, 100001).arg, G_MAXUINT64 - 1);
+}
+END_TEST
+
+START_TEST (test_extreme_times)
+{
+  at (SIM_TIME_MAX, 3);
+  at (SIM_TIME_MAX - 1, 2);
+  at (G_GUINT64_CONSTANT (1) << 63, 1);
+  at (0, 0);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  static const guint64 want[] = { 0, 1, 2, 3 };
+  assert_seen_args (want, 4);
+  ck_assert_uint_eq (sim_sched_now (sched), SIM_TIME_MAX);
+  /* A delay past the end of time saturates at SIM_TIME_MAX. */
+  sim_sched_after (sched, 10, record, NULL, 4);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  ck_assert_uint_eq (g_array_index (seen, Seen, 4).now, SIM_TIME_MAX);
+}
+END_TEST
+
+START_TEST (test_schedule_into_past_is_fatal)
+{
+  at (100, 0);
+  sim_sched_run (sched, SIM_TIME_MAX, 0);
+  sim_sched_at (sched, 99, record, NULL, 1); /* critical, made fatal */
+}
+END_TEST
+
+/* ------------------------------------------------------------ cancel */
+
+START_TEST (test_cancel_pending)
+{
+  at (10, 0);
+  SimEventId b = at (20, 1);
+  at (30, 2);
+  ck_assert (sim_sched_cancel (sched, b));
+  ck_assert_uint_eq (sim_sched_pending (sched), 2);
+  ck_assert (!sim_sched_cancel (sched, b)); /* twice */
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  static const guint64 want[] = { 0, 2 };
+  assert_seen_args (want, 2);
+  ck_assert_uint_eq (sim_sched_events_run (sched), 2);
+  ck_assert_uint_eq (sim_sched_now (sched), 30);
+  ck_assert (!sim_sched_cancel (sched, b)); /* and after the run */
+}
+END_TEST
+
+START_TEST (test_cancel_after_run)
+{
+  SimEventId a = at (10, 0);
+  sim_sched_run (sched, SIM_TIME_MAX, 0);
+  ck_assert (!sim_sched_cancel (sched, a));
+  /* The next event may reuse a's slot: a's id must still be stale, and the
+   * new event must not be the one cancelled. */
+  SimEventId b = at (20, 1);
+  ck_assert (!sim_sched_cancel (sched, a));
+  ck_assert_uint_ne (a, b);
+  sim_sched_run (sched, SIM_TIME_MAX, 0);
+  static const guint64 want[] = { 0, 1 };
+  assert_seen_args (want, 2);
+  ck_assert (!sim_sched_cancel (sched, b));
+}
+END_TEST
+
+START_TEST (test_cancel_bad_ids)
+{
+  SimEventId a = at (10, 0);
+  ck_assert (!sim_sched_cancel (sched, 0));
+  ck_assert (!sim_sched_cancel (sched, a + 1));
+  ck_assert (!sim_sched_cancel (sched, a ^ (G_GUINT64_CONSTANT (1) << 63)));
+  ck_assert (!sim_sched_cancel (sched, G_MAXUINT64));
+  ck_assert (!sim_sched_cancel (sched, a + (G_GUINT64_CONSTANT (1) << 32)));
+  sim_sched_run (sched, SIM_TIME_MAX, 0);
+  ck_assert_uint_eq (seen->len, 1);
+}
+END_TEST
+
+static SimEventId victim;
+
+/* Cancels the victim (arg 1: expect success) and then itself (never). */
+static void
+canceller (SimSched *s, gpointer data, guint64 arg)
+{
+  record (s, data, arg);
+  ck_assert (sim_sched_cancel (s, victim) == (arg == 1));
+}
+
+START_TEST (test_cancel_from_handler)
+{
+  sim_sched_at (sched, 10, canceller, NULL, 1);
+  victim = at (20, 2);
+  at (20, 3);
+  at (30, 4);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  static const guint64 want[] = { 1, 3, 4 };
+  assert_seen_args (want, 3);
+}
+END_TEST
+
+static void
+cancel_self (SimSched *s, gpointer data, guint64 arg)
+{
+  record (s, data, arg);
+  ck_assert (!sim_sched_cancel (s, victim)); /* already running */
+}
+
+START_TEST (test_cancel_running_event)
+{
+  victim = sim_sched_at (sched, 10, cancel_self, NULL, 1);
+  sim_sched_run (sched, SIM_TIME_MAX, 0);
+  ck_assert_uint_eq (seen->len, 1);
+}
+END_TEST
+
+START_TEST (test_cancel_everything)
+{
+  SimEventId ids[5];
+  for (guint k = 0; k < 5; k++)
+    ids[k] = at (10 * (k + 1), k);
+  for (guint k = 0; k < 5; k++)
+    ck_assert (sim_sched_cancel (sched, ids[k]));
+  ck_assert_uint_eq (sim_sched_pending (sched), 0);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  ck_assert_uint_eq (sim_sched_events_run (sched), 0);
+  ck_assert_uint_eq (sim_sched_now (sched), 0);
+  /* The clock did not move, so now is still a valid time. */
+  at (0, 9);
+  sim_sched_run (sched, SIM_TIME_MAX, 0);
+  static const guint64 want[] = { 9 };
+  assert_seen_args (want, 1);
+}
+END_TEST
+
+/* ------------------------------------------------------------ limits */
+
+START_TEST (test_time_limit)
+{
+  at (10, 0);
+  at (20, 1);
+  at (30, 2);
+  ck_assert_int_eq (sim_sched_run (sched, 5, 0), SIM_RUN_TIME_LIMIT);
+  ck_assert_uint_eq (seen->len, 0);
+  ck_assert_uint_eq (sim_sched_now (sched), 5);
+  at (6, 10); /* between the clock and the next event */
+  ck_assert_int_eq (sim_sched_run (sched, 20, 0), SIM_RUN_TIME_LIMIT);
+  static const guint64 want1[] = { 10, 0, 1 }; /* an event at the limit runs */
+  assert_seen_args (want1, 3);
+  ck_assert_uint_eq (sim_sched_now (sched), 20);
+  ck_assert_uint_eq (sim_sched_pending (sched), 1);
+  at (20, 11);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  static const guint64 want2[] = { 10, 0, 1, 11, 2 };
+  assert_seen_args (want2, 5);
+  ck_assert_uint_eq (sim_sched_events_run (sched), 5);
+}
+END_TEST
+
+START_TEST (test_time_limit_after_cancelled)
+{
+  SimEventId x = at (10, 0);
+  at (30, 1);
+  ck_assert (sim_sched_cancel (sched, x));
+  ck_assert_int_eq (sim_sched_run (sched, 20, 0), SIM_RUN_TIME_LIMIT);
+  ck_assert_uint_eq (sim_sched_now (sched), 20);
+  at (20, 2);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  static const guint64 want[] = { 2, 1 };
+  assert_seen_args (want, 2);
+}
+END_TEST
+
+START_TEST (test_event_limit)
+{
+  for (guint k = 0; k < 10; k++)
+    at (k, k);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 3), SIM_RUN_EVENT_LIMIT);
+  ck_assert_uint_eq (seen->len, 3);
+  ck_assert_uint_eq (sim_sched_now (sched), 2);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 3), SIM_RUN_EVENT_LIMIT);
+  ck_assert_uint_eq (seen->len, 6);
+  ck_assert_uint_eq (sim_sched_pending (sched), 4);
+  /* A budget that ends exactly with the queue reports the normal end. */
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 4), SIM_RUN_EMPTY);
+  guint64 want[10];
+  for (guint k = 0; k < 10; k++)
+    want[k] = k;
+  assert_seen_args (want, 10);
+  ck_assert_uint_eq (sim_sched_events_run (sched), 10);
+}
+END_TEST
+
+static void
+stopper (SimSched *s, gpointer data, guint64 arg)
+{
+  record (s, data, arg);
+  sim_sched_stop (s);
+}
+
+START_TEST (test_stop_from_handler)
+{
+  at (10, 0);
+  sim_sched_at (sched, 20, stopper, NULL, 1);
+  at (20, 2);
+  at (30, 3);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_STOPPED);
+  static const guint64 want1[] = { 0, 1 };
+  assert_seen_args (want1, 2);
+  ck_assert_uint_eq (sim_sched_now (sched), 20);
+  ck_assert_uint_eq (sim_sched_pending (sched), 2);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  static const guint64 want2[] = { 0, 1, 2, 3 };
+  assert_seen_args (want2, 4);
+}
+END_TEST
+
+/* ------------------------------------------------------------ reference */
+
+/* One scheduled event as the reference sees it. */
+typedef struct
+{
+  SimTime t;
+  guint64 seq;
+  SimEventId id;
+  gboolean cancelled;
+  gboolean ran;
+} Ref;
+
+/* A randomized workload: a log of everything scheduled, in seq order. */
+typedef struct
+{
+  GRand *rand;
+  GArray *log;  /* Ref, indexed by seq */
+  guint64 cap;  /* events to schedule in all */
+  guint mode;   /* which delay distribution */
+  gboolean cancels;
+  GArray *order; /* seqs in the order they ran */
+} Work;
+
+static int
+ref_cmp (const void *a, const void *b)
+{
+  const Ref *x = a, *y = b;
+  if (x->t != y->t)
+    return x->t < y->t ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* A delay from one of several shapes: ties, a narrow range, a wide one, and
+ * a mix spanning many radix levels. */
+static SimTime
+work_delay (Work *w)
+{
+  switch (w->mode)
+    {
+    case 0:
+      return g_rand_int_range (w->rand, 0, 4);
+    case 1:
+      return g_rand_int_range (w->rand, 0, 1000);
+    case 2:
+      return (SimTime) g_rand_int (w->rand) << g_rand_int_range (w->rand, 0, 30);
+    default:
+      {
+        guint shape = g_rand_int_range (w->rand, 0, 4);
+        return shape == 0 ? 0 : (SimTime) g_rand_int (w->rand) >> g_rand_int_range (w->rand, 0, 32);
+      }
+    }
+}
+
+static void work_fire (SimSched *s, gpointer data, guint64 arg);
+
+static void
+work_schedule (Work *w, SimTime t)
+{
+  Ref r = { t, w->log->len, 0, FALSE, FALSE };
+  r.id = sim_sched_at (sched, t, work_fire, w, r.seq);
+  CHECK_QUIET (r.id != 0, "no id for seq %" G_GUINT64_FORMAT, r.seq);
+  g_array_append_val (w->log, r);
+}
+
+/* Each event schedules up to three more (1.5 on average, so the population
+ * grows rather than dies out) until the cap, and now and then
+ * cancels a random earlier event; the reference knows whether it ran. */
+static void
+work_fire (SimSched *s, gpointer data, guint64 arg)
+{
+  Work *w = data;
+  Ref *me = &g_array_index (w->log, Ref, arg);
+  CHECK_QUIET (!me->cancelled && !me->ran, "seq %" G_GUINT64_FORMAT " ran twice or cancelled",
+               arg);
+  CHECK_QUIET (sim_sched_now (s) == me->t, "seq %" G_GUINT64_FORMAT " ran at the wrong time",
+               arg);
+  me->ran = TRUE;
+  g_array_append_val (w->order, arg);
+  guint spawn = g_rand_int_range (w->rand, 0, 4);
+  for (guint k = 0; k < spawn && w->log->len < w->cap; k++)
+    work_schedule (w, sim_sched_now (s) + work_delay (w));
+  if (w->cancels && g_rand_int_range (w->rand, 0, 4) == 0)
+    {
+      Ref *r = &g_array_index (w->log, Ref, g_rand_int_range (w->rand, 0, w->log->len));
+      gboolean want = !r->ran && !r->cancelled;
+      CHECK_QUIET (sim_sched_cancel (s, r->id) == want, "cancel of seq %" G_GUINT64_FORMAT
+                   " returned %d", r->seq, !want);
+      r->cancelled |= want;
+    }
+}
+
+/* Run a workload of `initial` events at random times below `span` and
+ * check the run against the sorted log.  With step, run it in slices, the
+ * first step picoseconds long and each 1% longer than the one before (some
+ * delays reach 2^61 ps), checking that the time limit stops at each
+ * slice's end. */
+static void
+check_against_reference (guint mode, gboolean cancels, guint initial, guint64 cap,
+                         SimTime span, SimTime step)
+{
+  Work w = { g_rand_new_with_seed (1000 + mode * 2 + cancels),
+             g_array_new (FALSE, FALSE, sizeof (Ref)), cap, mode, cancels,
+             g_array_new (FALSE, FALSE, sizeof (guint64)) };
+  for (guint k = 0; k < initial; k++)
+    work_schedule (&w, (SimTime) g_rand_double_range (w.rand, 0, (double) span));
+  if (step == 0)
+    ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  else
+    for (SimTime until = step;; step += step / 100, until += step)
+      {
+        SimRunStatus status = sim_sched_run (sched, until, 0);
+        if (status == SIM_RUN_EMPTY)
+          break;
+        CHECK_QUIET (status == SIM_RUN_TIME_LIMIT && sim_sched_now (sched) == until,
+                     "slice to %" G_GUINT64_FORMAT ": status %d, now %" G_GUINT64_FORMAT, until,
+                     status, sim_sched_now (sched));
+      }
+
+  g_autofree Ref *sorted = g_memdup2 (w.log->data, w.log->len * sizeof (Ref));
+  qsort (sorted, w.log->len, sizeof (Ref), ref_cmp);
+  guint n = 0, n_cancelled = 0;
+  for (guint k = 0; k < w.log->len; k++)
+    {
+      if (sorted[k].cancelled)
+        {
+          n_cancelled++;
+          continue;
+        }
+      CHECK_QUIET (n < w.order->len, "only %u events ran", w.order->len);
+      CHECK_QUIET (g_array_index (w.order, guint64, n) == sorted[k].seq,
+                   "position %u: ran seq %" G_GUINT64_FORMAT ", want %" G_GUINT64_FORMAT, n,
+                   g_array_index (w.order, guint64, n), sorted[k].seq);
+      n++;
+    }
+  ck_assert_uint_eq (n, w.order->len);
+  ck_assert_uint_eq (sim_sched_events_run (sched), n);
+  ck_assert_uint_eq (n + n_cancelled, w.log->len);
+  ck_assert_uint_eq (sim_sched_pending (sched), 0);
+  ck_assert_uint_eq (w.log->len, cap);
+  ck_assert (!cancels || n_cancelled > 0);
+  g_rand_free (w.rand);
+  g_array_unref (w.log);
+  g_array_unref (w.order);
+}
+
+START_TEST (test_reference_static_ties)
+{
+  /* 100,000 events over 1,000 ps: about a hundred per time. */
+  check_against_reference (0, FALSE, 100000, 100000, 1000, 0);
+}
+END_TEST
+
+START_TEST (test_reference_static_wide)
+{
+  check_against_reference (0, FALSE, 100000, 100000, G_GUINT64_CONSTANT (1) << 62, 0);
+}
+END_TEST
+
+START_TEST (test_reference_dynamic)
+{
+  /* _i selects the delay shape; each run schedules 200,000 events. */
+  check_against_reference ((guint) _i, FALSE, 1000, 200000, 1000000, 0);
+}
+END_TEST
+
+START_TEST (test_reference_dynamic_cancels)
+{
+  check_against_reference ((guint) _i, TRUE, 1000, 200000, 1000000, 0);
+}
+END_TEST
+
+START_TEST (test_reference_time_slices)
+{
+  /* The same workloads run in slices must give the same order. */
+  check_against_reference ((guint) _i, TRUE, 1000, 50000, 1000000, 7919);
+}
+END_TEST
+
+/* ------------------------------------------------------------ suite */
+
+static Suite *
+sched_suite (void)
+{
+  Suite *s = suite_create ("sched");
+  TCase *tc = tcase_create ("order");
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_test (tc, test_empty);
+  tcase_add_test (tc, test_order_by_time);
+  tcase_add_test (tc, test_fifo_equal_times);
+  tcase_add_test (tc, test_fifo_at_now_from_handler);
+  tcase_add_test (tc, test_long_chain_at_one_time);
+  tcase_add_test (tc, test_extreme_times);
+  tcase_add_test_raise_signal (tc, test_schedule_into_past_is_fatal, SIGTRAP);
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("cancel");
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_test (tc, test_cancel_pending);
+  tcase_add_test (tc, test_cancel_after_run);
+  tcase_add_test (tc, test_cancel_bad_ids);
+  tcase_add_test (tc, test_cancel_from_handler);
+  tcase_add_test (tc, test_cancel_running_event);
+  tcase_add_test (tc, test_cancel_everything);
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("limits");
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_test (tc, test_time_limit);
+  tcase_add_test (tc, test_time_limit_after_cancelled);
+  tcase_add_test (tc, test_event_limit);
+  tcase_add_test (tc, test_stop_from_handler);
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("reference");
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, test_reference_static_ties);
+  tcase_add_test (tc, test_reference_static_wide);
+  tcase_add_loop_test (tc, test_reference_dynamic, 0, 4);
+  tcase_add_loop_test (tc, test_reference_dynamic_cancels, 0, 4);
+  tcase_add_loop_test (tc, test_reference_time_slices, 0, 4);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+  SRunner *sr = srunner_create (sched_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
