@@ -89,11 +89,24 @@ net_serialization_ps (guint64 bytes, double bandwidth_Bps)
 }
 
 SimTime
-net_delay (const Net *net, guint32 src, guint32 dst, guint64 bytes)
+net_delay (Net *net, guint32 src, guint32 dst, guint64 bytes)
 {
   const NetSpec *spec = net_topo_spec (net->topo);
-  guint d = net_topo_route_dim (net->topo, src, dst);
-  guint32 hops = net_topo_hops (net->topo, src, dst);
+  guint32 hops = 0;
+  guint d = net_topo_route (net->topo, src, dst, &hops);
+  /* Collectives send runs of equal messages over equal routes: remember the
+   * last price. */
+  NetDelayMemo *memo = &net->memo;
+  if (memo->valid && memo->dim == d && memo->hops == hops && memo->bytes == bytes)
+    return memo->delay;
+  SimTime delay = net_price (spec, d, hops, bytes);
+  *memo = (NetDelayMemo) { .valid = TRUE, .dim = d, .hops = hops, .bytes = bytes, .delay = delay };
+  return delay;
+}
+
+SimTime
+net_price (const NetSpec *spec, guint d, guint32 hops, guint64 bytes)
+{
   const NetDimSpec *dim = &spec->dims[d];
   if (spec->rounding == NET_ROUND_ASTRA_NS)
     {

@@ -52,7 +52,10 @@ void net_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
 
 /* The contention-free delay of a message: hops x latency + bytes / bandwidth
  * on the dimension it travels, rounded as the spec says. */
-SimTime net_delay (const Net *net, guint32 src, guint32 dst, guint64 bytes);
+SimTime net_delay (Net *net, guint32 src, guint32 dst, guint64 bytes);
+
+/* The contention-free delay of `bytes` over `hops` hops of dimension `dim`. */
+SimTime net_price (const NetSpec *spec, guint dim, guint32 hops, guint64 bytes);
 
 /* Time to push `bytes` through a link of `bandwidth_Bps`, rounded up to whole
  * picoseconds (exactly, with integer arithmetic where the bandwidth is a

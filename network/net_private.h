@@ -7,8 +7,18 @@
 
 #include "network/net.h"
 
+typedef struct
+{
+  gboolean valid;
+  guint dim;
+  guint32 hops;
+  guint64 bytes;
+  SimTime delay;
+} NetDelayMemo;
+
 struct _Net
 {
+  NetDelayMemo memo;
   SimSched *sched;
   const NetTopo *topo;
   const NetModelClass *klass;

@@ -123,35 +123,57 @@ net_topo_coord (const NetTopo *topo, guint32 rank, guint dim)
   return (rank / topo->stride[dim]) % topo->spec.dims[dim].size;
 }
 
+/* Peel coordinates off innermost first: one division and one remainder per
+ * dimension until the first that differs. */
+guint
+net_topo_route (const NetTopo *topo, guint32 src, guint32 dst, guint32 *hops)
+{
+  g_assert (src != dst);
+  guint32 a = src, b = dst;
+  for (guint d = 0; d < topo->spec.n_dims; d++)
+    {
+      guint32 n = topo->spec.dims[d].size;
+      guint32 ca = a % n, cb = b % n;
+      if (ca != cb)
+        {
+          if (hops != NULL)
+            {
+              switch (topo->spec.dims[d].kind)
+                {
+                case NET_DIM_RING:
+                  {
+                    guint32 fwd = (cb + n - ca) % n;
+                    *hops = MIN (fwd, n - fwd);
+                    break;
+                  }
+                case NET_DIM_FULLY_CONNECTED:
+                  *hops = 1;
+                  break;
+                case NET_DIM_SWITCH:
+                default:
+                  *hops = 2;
+                  break;
+                }
+            }
+          return d;
+        }
+      a /= n;
+      b /= n;
+    }
+  g_assert_not_reached ();
+  return 0;
+}
+
 guint
 net_topo_route_dim (const NetTopo *topo, guint32 src, guint32 dst)
 {
-  g_assert (src != dst);
-  for (guint d = 0; d < topo->spec.n_dims; d++)
-    if (net_topo_coord (topo, src, d) != net_topo_coord (topo, dst, d))
-      return d;
-  g_assert_not_reached ();
-  return 0;
+  return net_topo_route (topo, src, dst, NULL);
 }
 
 guint32
 net_topo_hops (const NetTopo *topo, guint32 src, guint32 dst)
 {
-  guint d = net_topo_route_dim (topo, src, dst);
-  switch (topo->spec.dims[d].kind)
-    {
-    case NET_DIM_RING:
-      {
-        guint32 n = topo->spec.dims[d].size;
-        guint32 a = net_topo_coord (topo, src, d), b = net_topo_coord (topo, dst, d);
-        guint32 fwd = (b + n - a) % n;
-        return MIN (fwd, n - fwd);
-      }
-    case NET_DIM_FULLY_CONNECTED:
-      return 1;
-    case NET_DIM_SWITCH:
-      return 2;
-    }
-  g_assert_not_reached ();
-  return 0;
+  guint32 hops = 0;
+  net_topo_route (topo, src, dst, &hops);
+  return hops;
 }

@@ -82,6 +82,8 @@ guint32 net_topo_coord (const NetTopo *topo, guint32 rank, guint dim);
 /* The dimension a message from src to dst travels (the innermost one in which
  * they differ), and its hop count there.  src != dst. */
 guint net_topo_route_dim (const NetTopo *topo, guint32 src, guint32 dst);
+/* Both at once: returns the dimension, stores the hops (hops may be NULL). */
+guint net_topo_route (const NetTopo *topo, guint32 src, guint32 dst, guint32 *hops);
 guint32 net_topo_hops (const NetTopo *topo, guint32 src, guint32 dst);
 
 /* "Ring", "FullyConnected", "Switch"; and the reverse (case-insensitive),

@@ -40,8 +40,10 @@ typedef struct
   guint64 in_bytes;  /* chunk bytes entering the phase on each member */
   guint32 pos;       /* this member's position on the line */
   guint32 n;         /* members on the line, >= 2 */
-  guint64 run_index; /* identifies (member, chunk, phase) */
+  guint64 run_index; /* (member, chunk, phase) as an index into the runs */
+  guint64 run_key;   /* the same in bit fields, as events carry it */
   guint32 member;
+  guint chunk;
   guint phase;
 } SysPhaseCtx;
 

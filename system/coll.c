@@ -44,7 +44,9 @@ struct _SysColl
   guint64 bytes;
   guint n_chunks;
   guint n_phases;
-  guint step_bits; /* message arg = run_index << step_bits | step */
+  /* Events name a run by its key, member | chunk | phase in bit fields, so
+   * that handlers decode it with shifts; messages append the step. */
+  guint phase_bits, chunk_bits, step_bits;
   SysPhasePlan phase[SYS_MAX_PHASES];
   guint64 *in_bytes; /* [chunk * n_phases + phase] */
   SysMember *members;
@@ -291,6 +293,9 @@ coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req)
   plan_phases (coll, req->involved_dims);
   plan_sizes (coll);
   coll->step_bits = plan_step_bits (coll);
+  coll->phase_bits = g_bit_storage (MAX (coll->n_phases, 1u));
+  coll->chunk_bits = g_bit_storage (coll->n_chunks);
+  g_assert (coll->step_bits + coll->phase_bits + coll->chunk_bits + g_bit_storage (group->n) <= 64);
   coll->members = g_new0 (SysMember, group->n);
   coll->runs = g_new0 (SysRun, (gsize) group->n * coll->n_chunks * MAX (coll->n_phases, 1));
   coll->first_join = sim_sched_now (sys->sched);
@@ -312,23 +317,29 @@ sys_coll_free (SysColl *coll)
 
 /* ---- phase context and helpers for algorithms ------------------------------ */
 
-static void
-ctx_init (SysPhaseCtx *ctx, SysColl *coll, guint64 run_index)
+static guint64
+run_key (const SysColl *coll, guint32 member, guint chunk, guint phase)
 {
-  guint P = coll->n_phases;
-  guint ph = (guint) (run_index % P);
-  guint64 mc = run_index / P;
-  guint chunk = (guint) (mc % coll->n_chunks);
-  guint32 member = (guint32) (mc / coll->n_chunks);
+  return (((guint64) member << coll->chunk_bits | chunk) << coll->phase_bits) | phase;
+}
+
+static void
+ctx_init (SysPhaseCtx *ctx, SysColl *coll, guint64 key)
+{
+  guint ph = (guint) (key & ((1u << coll->phase_bits) - 1));
+  guint chunk = (guint) ((key >> coll->phase_bits) & ((1u << coll->chunk_bits) - 1));
+  guint32 member = (guint32) (key >> (coll->phase_bits + coll->chunk_bits));
   const SysGroupDim *gd = &coll->group->dims[coll->phase[ph].gdim];
   ctx->sys = coll->sys;
   ctx->coll = coll;
   ctx->op = coll->phase[ph].op;
-  ctx->in_bytes = coll->in_bytes[chunk * P + ph];
+  ctx->in_bytes = coll->in_bytes[chunk * coll->n_phases + ph];
   ctx->pos = (member / gd->stride) % gd->size;
   ctx->n = gd->size;
-  ctx->run_index = run_index;
+  ctx->run_index = ((guint64) member * coll->n_chunks + chunk) * coll->n_phases + ph;
+  ctx->run_key = key;
   ctx->member = member;
+  ctx->chunk = chunk;
   ctx->phase = ph;
 }
 
@@ -344,30 +355,39 @@ sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes,
   g_assert (step < (G_GUINT64_CONSTANT (1) << coll->step_bits));
   guint32 to_member = ctx->member - ctx->pos * gd->stride + to * gd->stride;
   /* Same chunk and phase, another member. */
-  guint64 to_run = ctx->run_index
-                   + ((gint64) to_member - (gint64) ctx->member) * coll->n_chunks * coll->n_phases;
+  guint64 to_key = run_key (coll, to_member, ctx->chunk, ctx->phase);
   net_send (coll->sys->net, at, coll->group->ranks[ctx->member], coll->group->ranks[to_member],
-            bytes, on_message, coll, (to_run << coll->step_bits) | step);
+            bytes, on_message, coll, (to_key << coll->step_bits) | step);
 }
 
 void
 sys_phase_finish (const SysPhaseCtx *ctx, SimTime at)
 {
-  sim_sched_at (ctx->sys->sched, at, on_phase_done, ctx->coll, ctx->run_index);
+  sim_sched_at (ctx->sys->sched, at, on_phase_done, ctx->coll, ctx->run_key);
 }
 
 SimTime
 sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes)
 {
-  const SysParams *p = &ctx->sys->params;
+  Sys *sys = ctx->sys;
+  const SysParams *p = &sys->params;
+  /* Steps reduce runs of equal messages: remember the last price. */
+  if (sys->reduce_memo_valid && sys->reduce_memo_bytes == bytes)
+    return sys->reduce_memo_cost;
+  SimTime cost;
   if (p->astra_rounding)
     {
       /* ASTRA-sim: each memory pass takes whole nanoseconds, rounded down,
        * at local-mem-bw bytes per ns. */
       guint64 ns = (guint64) ((double) bytes / (p->local_mem_bw_Bps / 1e9));
-      return sim_time_from_ns (ns) * p->reduction_passes;
+      cost = sim_time_from_ns (ns) * p->reduction_passes;
     }
-  return net_serialization_ps (bytes, p->local_mem_bw_Bps) * p->reduction_passes;
+  else
+    cost = net_serialization_ps (bytes, p->local_mem_bw_Bps) * p->reduction_passes;
+  sys->reduce_memo_valid = TRUE;
+  sys->reduce_memo_bytes = bytes;
+  sys->reduce_memo_cost = cost;
+  return cost;
 }
 
 SimTime
@@ -385,12 +405,12 @@ sys_phase_now (const SysPhaseCtx *ctx)
 /* ---- per-rank dimension queues --------------------------------------------- */
 
 static void
-queue_push (Sys *sys, guint32 rank, guint dim, SysColl *coll, guint64 run_index, gint32 prio)
+queue_push (Sys *sys, guint32 rank, guint dim, SysColl *coll, guint64 key, gint32 prio)
 {
   SysRankQueues *q = &sys->queues[rank];
   if (q->waiting[dim] == NULL)
     q->waiting[dim] = g_array_new (FALSE, FALSE, sizeof (SysWaiting));
-  SysWaiting w = { .coll = coll, .run_index = run_index, .priority = prio,
+  SysWaiting w = { .coll = coll, .run_key = key, .priority = prio,
                    .order = sys->queue_order++ };
   g_array_append_val (q->waiting[dim], w);
 }
@@ -426,11 +446,11 @@ queue_pick (const Sys *sys, const GArray *waiting)
 }
 
 static void
-run_start (SysColl *coll, guint64 run_index)
+run_start (SysColl *coll, guint64 key)
 {
   SysPhaseCtx ctx;
-  ctx_init (&ctx, coll, run_index);
-  SysRun *run = &coll->runs[run_index];
+  ctx_init (&ctx, coll, key);
+  SysRun *run = &coll->runs[ctx.run_index];
   run->started = 1;
   coll->phase[ctx.phase].algo->start (&ctx, run);
 }
@@ -446,7 +466,7 @@ queue_kick (Sys *sys, guint32 rank, guint dim)
       SysWaiting w = g_array_index (waiting, SysWaiting, i);
       g_array_remove_index (waiting, i);
       q->active[dim]++;
-      run_start (w.coll, w.run_index);
+      run_start (w.coll, w.run_key);
     }
 }
 
@@ -457,11 +477,10 @@ on_message (SimSched *sched, gpointer data, guint64 arg)
 {
   (void) sched;
   SysColl *coll = data;
-  guint64 run_index = arg >> coll->step_bits;
   guint32 step = (guint32) (arg & ((G_GUINT64_CONSTANT (1) << coll->step_bits) - 1));
   SysPhaseCtx ctx;
-  ctx_init (&ctx, coll, run_index);
-  coll->phase[ctx.phase].algo->on_message (&ctx, &coll->runs[run_index], step);
+  ctx_init (&ctx, coll, arg >> coll->step_bits);
+  coll->phase[ctx.phase].algo->on_message (&ctx, &coll->runs[ctx.run_index], step);
 }
 
 static void
@@ -495,22 +514,24 @@ member_done (SysColl *coll, guint32 member)
 }
 
 static void
-on_phase_done (SimSched *sched, gpointer data, guint64 run_index)
+on_phase_done (SimSched *sched, gpointer data, guint64 key)
 {
   (void) sched;
   SysColl *coll = data;
   Sys *sys = coll->sys;
   guint P = coll->n_phases;
-  guint ph = (guint) (run_index % P);
-  guint32 member = (guint32) (run_index / P / coll->n_chunks);
+  SysPhaseCtx ctx;
+  ctx_init (&ctx, coll, key);
+  guint ph = ctx.phase;
+  guint32 member = ctx.member;
   guint32 rank = coll->group->ranks[member];
   guint dim = coll->phase[ph].topo_dim;
-  coll->runs[run_index].done = 1;
+  coll->runs[ctx.run_index].done = 1;
   sys->queues[rank].active[dim]--;
   if (ph + 1 < P)
     {
       guint next_dim = coll->phase[ph + 1].topo_dim;
-      queue_push (sys, rank, next_dim, coll, run_index + 1, coll->members[member].priority);
+      queue_push (sys, rank, next_dim, coll, key + 1, coll->members[member].priority);
       queue_kick (sys, rank, dim);
       if (next_dim != dim)
         queue_kick (sys, rank, next_dim);
@@ -600,8 +621,7 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
   guint dim = coll->phase[0].topo_dim;
   for (guint c = 0; c < coll->n_chunks; c++)
     {
-      guint64 run_index = ((guint64) member * coll->n_chunks + c) * coll->n_phases;
-      queue_push (sys, rank, dim, coll, run_index, req->priority);
+      queue_push (sys, rank, dim, coll, run_key (coll, (guint32) member, c, 0), req->priority);
     }
   queue_kick (sys, rank, dim);
   return TRUE;

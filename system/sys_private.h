@@ -34,7 +34,7 @@ typedef struct
 typedef struct
 {
   SysColl *coll;
-  guint64 run_index;
+  guint64 run_key;
   gint32 priority;
   guint32 order; /* arrival order, for FIFO/LIFO and ties */
 } SysWaiting;
@@ -59,6 +59,9 @@ struct _Sys
   GHashTable *live_colls; /* SysColl* set, for diagnostics */
   SysCollStats stats[SYS_COLL_N];
   GError *error;          /* first asynchronous error */
+  gboolean reduce_memo_valid;
+  guint64 reduce_memo_bytes;
+  SimTime reduce_memo_cost;
   struct _SysP2P *p2p;
 };
 
