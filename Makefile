@@ -40,6 +40,8 @@ DEBIAN_PKGS := build-essential pkg-config libglib2.0-dev libxml2-dev libxml2-uti
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps run check check-asan bench clean
+# Keep intermediate objects (the test support code) between builds.
+.SECONDARY:
 all: $(BUILD)/orrery
 
 deps:

@@ -1,0 +1,201 @@
+/* test_cli.c: the orrery program as a user runs it: exit codes, one-line
+ * errors that name the file, the JSON report's structure and sums, and
+ * byte-identical reports from two runs of the same inputs.
+ */
+#include <check.h>
+#include <json-glib/json-glib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/testutil.h"
+
+static char *dir;
+
+static void
+setup (void)
+{
+  dir = tu_mkdtemp ();
+}
+
+static void
+teardown (void)
+{
+  tu_rmdir (dir);
+  g_free (dir);
+}
+
+static char *
+path_in (const char *name)
+{
+  return g_build_filename (dir, name, NULL);
+}
+
+/* A 4-rank ring at exactly 1 byte per ns, 100 ns per hop, no endpoint delay,
+ * reductions at 1000 GB/s with 3 passes. */
+static char *
+write_config (void)
+{
+  char *path = path_in ("ring4.xml");
+  const char *xml
+      = "<?xml version=\"1.0\"?>\n"
+        "<cluster name=\"ring4\" rounding=\"ps\">\n"
+        "  <network model=\"analytical\">\n"
+        "    <dim kind=\"Ring\" size=\"4\" bandwidth=\"1GB/s\" latency=\"100ns\"/>\n"
+        "  </network>\n"
+        "  <system scheduling=\"FIFO\" endpoint-delay=\"0ns\" active-chunks-per-dim=\"1\"\n"
+        "          splits=\"1\" local-mem-bw=\"1000GB/s\" reduction-passes=\"3\"/>\n"
+        "</cluster>\n";
+  g_assert_true (g_file_set_contents (path, xml, -1, NULL));
+  return path;
+}
+
+static char *
+gen (const char *kind, const char *ranks, const char *bytes)
+{
+  char *prefix = path_in (kind);
+  const char *argv[] = { tu_orrery (), "gen", "collective", "--type", kind, "--ranks", ranks,
+                         "--bytes", bytes, "--out", prefix, NULL };
+  g_autofree char *out = NULL;
+  ck_assert_int_eq (tu_run (&out, argv), 0);
+  return prefix;
+}
+
+/* Ring all-reduce of 1000 bytes on 4 ranks: 6 steps of 250 bytes, each
+ * 100 ns + 250 ns; 3 reducing steps of 3 passes over 250 bytes at 1e12 B/s
+ * (250 ps each): 6 x 350 ns + 9 x 250 ps = 2,102,250 ps. */
+START_TEST (test_report_values_and_determinism)
+{
+  g_autofree char *cfg = write_config ();
+  g_autofree char *wl = gen ("all_reduce", "4", "1000B");
+  g_autofree char *r1 = path_in ("r1.json");
+  g_autofree char *r2 = path_in ("r2.json");
+  const char *argv1[] = { tu_orrery (), "run", "--config", cfg, "--workload", wl, "--report", r1, NULL };
+  const char *argv2[] = { tu_orrery (), "run", "-q", "--config", cfg, "--workload", wl, "--report", r2, NULL };
+  g_autofree char *out = NULL;
+  ck_assert_int_eq (tu_run (&out, argv1), 0);
+  ck_assert_msg (strstr (out, "simulated time: 2.102 us") != NULL, "%s", out);
+  ck_assert_int_eq (tu_run (NULL, argv2), 0);
+
+  g_autofree char *a = NULL, *b = NULL;
+  gsize la = 0, lb = 0;
+  g_assert_true (g_file_get_contents (r1, &a, &la, NULL));
+  g_assert_true (g_file_get_contents (r2, &b, &lb, NULL));
+  ck_assert_uint_eq (la, lb);
+  ck_assert (memcmp (a, b, la) == 0);
+
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  GError *error = NULL;
+  json_parser_load_from_data (parser, a, (gssize) la, &error);
+  g_assert_no_error (error);
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  ck_assert_int_eq (json_object_get_int_member (root, "schema_version"), 1);
+  ck_assert_int_eq (json_object_get_int_member (root, "simulated_time_ps"), 2102250);
+  ck_assert (json_object_get_double_member (root, "simulated_time_ns") == 2102.25);
+  JsonArray *ranks = json_object_get_array_member (root, "ranks");
+  ck_assert_uint_eq (json_array_get_length (ranks), 4);
+  for (guint r = 0; r < 4; r++)
+    {
+      JsonObject *o = json_array_get_object_element (ranks, r);
+      ck_assert_int_eq (json_object_get_int_member (o, "rank"), r);
+      gint64 fin = json_object_get_int_member (o, "finish_ps");
+      gint64 comp = json_object_get_int_member (o, "compute_ps");
+      gint64 exposed = json_object_get_int_member (o, "exposed_comm_ps");
+      ck_assert_int_eq (fin, 2102250);
+      ck_assert_int_eq (comp + exposed, fin);
+    }
+  JsonArray *colls = json_object_get_array_member (root, "collectives");
+  ck_assert_uint_eq (json_array_get_length (colls), 1);
+  JsonObject *c = json_array_get_object_element (colls, 0);
+  ck_assert_str_eq (json_object_get_string_member (c, "kind"), "all_reduce");
+  ck_assert_int_eq (json_object_get_int_member (c, "bytes"), 1000);
+}
+END_TEST
+
+static void
+expect_fail (const char *const *argv, int code, const char *needle)
+{
+  g_autofree char *out = NULL;
+  ck_assert_int_eq (tu_run (&out, argv), code);
+  ck_assert_msg (strstr (out, needle) != NULL, "'%s' not in: %s", needle, out);
+}
+
+START_TEST (test_input_errors)
+{
+  g_autofree char *cfg = write_config ();
+  g_autofree char *wl8 = gen ("all_reduce", "8", "1KiB");
+  g_autofree char *missing = path_in ("nothing");
+  const char *no_files[] = { tu_orrery (), "run", "--config", cfg, "--workload", missing, NULL };
+  expect_fail (no_files, 1, "nothing.0.et: not found");
+  const char *too_many[] = { tu_orrery (), "run", "--config", cfg, "--workload", wl8, NULL };
+  expect_fail (too_many, 1, "more trace files than the topology's 4 ranks");
+
+  g_autofree char *bad = path_in ("bad.xml");
+  g_assert_true (g_file_set_contents (
+      bad, "<cluster>\n  <network>\n    <dim kind=\"Ring\" size=\"4\" bandwidth=\"50GB\" latency=\"1ns\"/>\n"
+           "  </network>\n</cluster>\n", -1, NULL));
+  const char *bad_cfg[] = { tu_orrery (), "run", "--config", bad, "--workload", wl8, NULL };
+  g_autofree char *line = g_strdup_printf ("%s:3:", bad);
+  expect_fail (bad_cfg, 1, line);
+
+  const char *no_cfg[] = { tu_orrery (), "run", "--workload", wl8, NULL };
+  expect_fail (no_cfg, 1, "no configuration");
+  const char *no_cmd[] = { tu_orrery (), NULL };
+  expect_fail (no_cmd, 1, "usage: orrery COMMAND");
+  const char *bad_size[] = { tu_orrery (), "gen", "collective", "--type", "all_reduce", "--ranks",
+                             "2", "--bytes", "12", "--out", missing, NULL };
+  expect_fail (bad_size, 1, "12");
+  const char *help[] = { tu_orrery (), "run", "--help", NULL };
+  expect_fail (help, 0, "Exit status: 0 success, 1 usage or input error");
+}
+END_TEST
+
+/* Rank 3 never joins the all-reduce the others wait in, and waits itself for
+ * a message no one sends: the run deadlocks, exit status 3, and the report
+ * names both. */
+START_TEST (test_deadlock_exit_code)
+{
+  g_autofree char *cfg = write_config ();
+  g_autofree char *wl = gen ("all_reduce", "3", "1000B");
+  /* A fourth rank whose trace has a receive no one sends to. */
+  g_autofree char *p3 = g_strdup_printf ("%s.3.et", wl);
+  ChakraProtoMsg__Node *recv = tu_node_new (7, 6, "recv");
+  tu_node_attr_int (recv, "comm_src", 0);
+  tu_node_attr_int (recv, "comm_dst", 3);
+  tu_node_attr_int (recv, "comm_size", 64);
+  ChakraProtoMsg__Node *nodes[] = { recv };
+  tu_write_trace (p3, nodes, 1);
+  tu_node_free (recv);
+  const char *argv[] = { tu_orrery (), "run", "--config", cfg, "--workload", wl, NULL };
+  g_autofree char *out = NULL;
+  ck_assert_int_eq (tu_run (&out, argv), 3);
+  ck_assert_msg (strstr (out, "deadlock") != NULL, "%s", out);
+  ck_assert_msg (strstr (out, "3 of 4 ranks joined: 0,1,2; never joined: 3") != NULL, "%s", out);
+  ck_assert_msg (strstr (out, "rank 3 node 7 waits to receive 64 bytes from rank 0") != NULL, "%s",
+                 out);
+}
+END_TEST
+
+static Suite *
+cli_suite (void)
+{
+  Suite *s = suite_create ("cli");
+  TCase *tc = tcase_create ("cli");
+  tcase_set_timeout (tc, 60);
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_test (tc, test_report_values_and_determinism);
+  tcase_add_test (tc, test_input_errors);
+  tcase_add_test (tc, test_deadlock_exit_code);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+  SRunner *sr = srunner_create (cli_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
