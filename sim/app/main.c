@@ -136,6 +136,12 @@ cmd_run (int argc, char **argv)
         code = report_error ("run", error);
       else
         {
+          guint64 unknown = wl_replay_unknown_nodes (app_sim_replay (sim));
+          if (unknown > 0)
+            fprintf (stderr,
+                     "orrery run: warning: %" G_GUINT64_FORMAT
+                     " nodes of unknown types were skipped (taken as instantaneous)\n",
+                     unknown);
           if (cfg.astra_mode)
             app_report_astra_lines (sim, stdout);
           if (!o.quiet)

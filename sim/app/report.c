@@ -123,9 +123,6 @@ app_report_summary (const AppSim *sim, FILE *out)
   g_autofree char *i2 = sim_units_format_time (idle[n - 1]);
   fprintf (out, "  %-22s %14s %14s %14s\n", "idle after finish", i0, i1, i2);
   print_collectives (sim, out);
-  guint64 unknown = wl_replay_unknown_nodes (replay);
-  if (unknown > 0)
-    fprintf (out, "warning: %" G_GUINT64_FORMAT " nodes of unknown types were skipped\n", unknown);
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
