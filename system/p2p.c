@@ -1,9 +1,11 @@
 /* p2p.c: point-to-point messages matched on (src, dst, tag), in order.
  *
  * The n-th send on a channel (src, dst, tag) meets the n-th receive posted on
- * it.  Sends are eager: the data leaves when the send is posted and the send
- * completes when it has arrived (as ASTRA-sim's analytical backend reports
- * it).  A receive completes when its data is in: at delivery, or when it is
+ * it.  Messages below the rendezvous threshold are eager: the data leaves
+ * when the send is posted.  Larger ones use rendezvous: the data leaves when
+ * both the send and its receive have been posted.  Either way the send
+ * completes when its data has arrived (as ASTRA-sim's analytical backend
+ * reports it) and a receive when its data is in: at delivery, or when it is
  * posted if the data came first.
  */
 #include "system/sys_private.h"
@@ -32,6 +34,7 @@ struct _SysMsg
   SysP2PRequest recv;
   gboolean matched;
   gboolean delivered;
+  gboolean departed;
 };
 
 struct _SysP2P
@@ -144,6 +147,24 @@ on_delivered (SimSched *sched, gpointer data, guint64 arg)
   complete (sys, &send);
 }
 
+static gboolean
+is_rendezvous (const Sys *sys, const SysP2PRequest *req)
+{
+  return req->bytes >= sys->params.rendezvous_threshold;
+}
+
+/* The data leaves now. */
+static void
+depart (Sys *sys, SysMsg *msg)
+{
+  msg->departed = TRUE;
+  SimTime now = sim_sched_now (sys->sched);
+  if (msg->send.src == msg->send.dst)
+    sim_sched_at (sys->sched, now, on_delivered, msg, 0);
+  else
+    net_send (sys->net, now, msg->send.src, msg->send.dst, msg->send.bytes, on_delivered, msg, 0);
+}
+
 gboolean
 sys_p2p_send (Sys *sys, const SysP2PRequest *req, GError **error)
 {
@@ -175,11 +196,8 @@ sys_p2p_send (Sys *sys, const SysP2PRequest *req, GError **error)
   else
     g_queue_push_tail (&ch->sends, msg);
   g_hash_table_add (sys->p2p->in_flight, msg);
-  SimTime now = sim_sched_now (sys->sched);
-  if (req->src == req->dst)
-    sim_sched_at (sys->sched, now, on_delivered, msg, 0);
-  else
-    net_send (sys->net, now, req->src, req->dst, req->bytes, on_delivered, msg, 0);
+  if (msg->matched || !is_rendezvous (sys, req))
+    depart (sys, msg);
   return TRUE;
 }
 
@@ -206,9 +224,11 @@ sys_p2p_recv (Sys *sys, const SysP2PRequest *req, GError **error)
   msg->matched = TRUE;
   if (!check_sizes (&msg->send, &msg->recv, error))
     return FALSE;
-  /* Data that came first completes the receive now, in an event of its own
-   * so that the caller is not re-entered. */
-  if (msg->delivered)
+  if (!msg->departed)
+    depart (sys, msg); /* rendezvous: both sides have now posted */
+  else if (msg->delivered)
+    /* Data that came first completes the receive now, in an event of its
+     * own so that the caller is not re-entered. */
     sim_sched_at (sys->sched, sim_sched_now (sys->sched), on_recv_ready, msg, 0);
   return TRUE;
 }
@@ -224,6 +244,17 @@ cmp_channels (gconstpointer a, gconstpointer b)
   return (x->key.tag > y->key.tag) - (x->key.tag < y->key.tag);
 }
 
+static gboolean
+channel_blocked (const SysChannel *ch)
+{
+  if (ch->recvs.length > 0)
+    return TRUE;
+  for (GList *l = ch->sends.head; l != NULL; l = l->next)
+    if (!((const SysMsg *) l->data)->departed)
+      return TRUE;
+  return FALSE;
+}
+
 guint
 sys_p2p_describe (const struct _SysP2P *p2p, GString *out)
 {
@@ -232,7 +263,7 @@ sys_p2p_describe (const struct _SysP2P *p2p, GString *out)
   gpointer v;
   g_hash_table_iter_init (&it, p2p->channels);
   while (g_hash_table_iter_next (&it, NULL, &v))
-    if (!g_queue_is_empty (&((SysChannel *) v)->recvs))
+    if (channel_blocked (v))
       g_ptr_array_add (chans, v);
   g_ptr_array_sort (chans, cmp_channels);
   guint lines = 0;
@@ -248,6 +279,19 @@ sys_p2p_describe (const struct _SysP2P *p2p, GString *out)
                                   " bytes from rank %u (tag %" G_GINT64_FORMAT
                                   "): no matching send\n",
                                   r->dst, r->node_id, r->bytes, r->src, r->tag);
+        }
+      for (GList *l = ch->sends.head; l != NULL; l = l->next)
+        {
+          const SysMsg *m = l->data;
+          if (m->departed)
+            continue;
+          lines++;
+          g_string_append_printf (out,
+                                  "rank %u node %" G_GUINT64_FORMAT " waits to send %" G_GUINT64_FORMAT
+                                  " bytes to rank %u (tag %" G_GINT64_FORMAT
+                                  ", rendezvous): no matching receive\n",
+                                  m->send.src, m->send.node_id, m->send.bytes, m->send.dst,
+                                  m->send.tag);
         }
     }
   return lines;

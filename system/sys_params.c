@@ -27,6 +27,7 @@ sys_params_init (SysParams *params)
   params->local_mem_bw_Bps = 1600e9;
   params->reduction_passes = 3;
   params->astra_rounding = FALSE;
+  params->rendezvous_threshold = G_MAXUINT64;
 }
 
 gboolean

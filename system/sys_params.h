@@ -57,10 +57,15 @@ typedef struct
   /* Price each memory pass in whole nanoseconds, rounded down, as ASTRA-sim
    * does; otherwise in exact picoseconds (rounded up). */
   gboolean astra_rounding;
+  /* Point-to-point messages of at least this many bytes use rendezvous (the
+   * data leaves once the receive is posted); smaller ones are eager.
+   * G_MAXUINT64: always eager (ASTRA-sim); 0: always rendezvous. */
+  guint64 rendezvous_threshold;
 } SysParams;
 
 /* Defaults: LIFO, 10 ns endpoint delay, 1 active chunk, 1 split,
- * localBWAware, "ring" for every kind, 1600 GB/s, 3 passes, exact ps. */
+ * localBWAware, "ring" for every kind, 1600 GB/s, 3 passes, exact ps,
+ * eager point-to-point messages. */
 void sys_params_init (SysParams *params);
 
 /* Set the algorithm list of one collective kind from names; FALSE with an

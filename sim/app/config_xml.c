@@ -288,6 +288,17 @@ attr_bandwidth (XmlLoad *l, const xmlNode *node, const char *name, gboolean requ
 }
 
 static gboolean
+attr_bytes (XmlLoad *l, const xmlNode *node, const char *name, guint64 *out, GError **error)
+{
+  g_autofree char *text = NULL;
+  if (!attr_text (l, node, name, FALSE, &text, error))
+    return FALSE;
+  if (text != NULL && !sim_units_parse_bytes (text, out, error))
+    return attr_located (l, node, name, error);
+  return TRUE;
+}
+
+static gboolean
 attr_flops (XmlLoad *l, const xmlNode *node, const char *name, double *out, GError **error)
 {
   g_autofree char *text = NULL;
@@ -462,7 +473,7 @@ xml_system (XmlLoad *l, const xmlNode *node, GError **error)
 {
   static const char *const attrs[] = { "scheduling", "endpoint-delay", "active-chunks-per-dim",
                                        "splits", "collective-optimization", "local-mem-bw",
-                                       "reduction-passes", NULL };
+                                       "reduction-passes", "rendezvous-threshold", NULL };
   static const char *const children[] = { "algorithm", NULL };
   /* The order of SysSchedPolicy and SysCollOpt. */
   static const char *const policies[] = { "LIFO", "FIFO", "EXPLICIT", NULL };
@@ -477,7 +488,8 @@ xml_system (XmlLoad *l, const xmlNode *node, GError **error)
       || !attr_choice (l, node, "collective-optimization", opts, &opt, error)
       || !attr_bandwidth (l, node, "local-mem-bw", FALSE, &l->sys.local_mem_bw_Bps, error)
       || !attr_uint (l, node, "reduction-passes", FALSE, 0, 999, &l->sys.reduction_passes,
-                     error))
+                     error)
+      || !attr_bytes (l, node, "rendezvous-threshold", &l->sys.rendezvous_threshold, error))
     return FALSE;
   if (policy >= 0)
     l->sys.policy = (SysSchedPolicy) policy;
