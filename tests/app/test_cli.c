@@ -4,38 +4,16 @@
  */
 #include <check.h>
 #include <json-glib/json-glib.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "support/testutil.h"
-
-static char *dir;
-
-static void
-setup (void)
-{
-  dir = tu_mkdtemp ();
-}
-
-static void
-teardown (void)
-{
-  tu_rmdir (dir);
-  g_free (dir);
-}
-
-static char *
-path_in (const char *name)
-{
-  return g_build_filename (dir, name, NULL);
-}
 
 /* A 4-rank ring at exactly 1 byte per ns, 100 ns per hop, no endpoint delay,
  * reductions at 1000 GB/s with 3 passes. */
 static char *
 write_config (void)
 {
-  char *path = path_in ("ring4.xml");
+  char *path = tu_scratch_path ("ring4.xml");
   const char *xml
       = "<?xml version=\"1.0\"?>\n"
         "<cluster name=\"ring4\" rounding=\"ps\">\n"
@@ -52,7 +30,7 @@ write_config (void)
 static char *
 gen (const char *kind, const char *ranks, const char *bytes)
 {
-  char *prefix = path_in (kind);
+  char *prefix = tu_scratch_path (kind);
   const char *argv[] = { tu_orrery (), "gen", "collective", "--type", kind, "--ranks", ranks,
                          "--bytes", bytes, "--out", prefix, NULL };
   g_autofree char *out = NULL;
@@ -67,8 +45,8 @@ START_TEST (test_report_values_and_determinism)
 {
   g_autofree char *cfg = write_config ();
   g_autofree char *wl = gen ("all_reduce", "4", "1000B");
-  g_autofree char *r1 = path_in ("r1.json");
-  g_autofree char *r2 = path_in ("r2.json");
+  g_autofree char *r1 = tu_scratch_path ("r1.json");
+  g_autofree char *r2 = tu_scratch_path ("r2.json");
   const char *argv1[] = { tu_orrery (), "run", "--config", cfg, "--workload", wl, "--report", r1, NULL };
   const char *argv2[] = { tu_orrery (), "run", "-q", "--config", cfg, "--workload", wl, "--report", r2, NULL };
   g_autofree char *out = NULL;
@@ -123,13 +101,13 @@ START_TEST (test_input_errors)
 {
   g_autofree char *cfg = write_config ();
   g_autofree char *wl8 = gen ("all_reduce", "8", "1KiB");
-  g_autofree char *missing = path_in ("nothing");
+  g_autofree char *missing = tu_scratch_path ("nothing");
   const char *no_files[] = { tu_orrery (), "run", "--config", cfg, "--workload", missing, NULL };
   expect_fail (no_files, 1, "nothing.0.et: not found");
   const char *too_many[] = { tu_orrery (), "run", "--config", cfg, "--workload", wl8, NULL };
   expect_fail (too_many, 1, "more trace files than the topology's 4 ranks");
 
-  g_autofree char *bad = path_in ("bad.xml");
+  g_autofree char *bad = tu_scratch_path ("bad.xml");
   g_assert_true (g_file_set_contents (
       bad, "<cluster>\n  <network>\n    <dim kind=\"Ring\" size=\"4\" bandwidth=\"50GB\" latency=\"1ns\"/>\n"
            "  </network>\n</cluster>\n", -1, NULL));
@@ -179,23 +157,15 @@ static Suite *
 cli_suite (void)
 {
   Suite *s = suite_create ("cli");
-  TCase *tc = tcase_create ("cli");
-  tcase_set_timeout (tc, 60);
-  tcase_add_checked_fixture (tc, setup, teardown);
+  TCase *tc = tu_tcase (s, "cli", tu_scratch_setup, tu_scratch_teardown, 60);
   tcase_add_test (tc, test_report_values_and_determinism);
   tcase_add_test (tc, test_input_errors);
   tcase_add_test (tc, test_deadlock_exit_code);
-  suite_add_tcase (s, tc);
   return s;
 }
 
 int
 main (void)
 {
-  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
-  SRunner *sr = srunner_create (cli_suite ());
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return tu_run_suite (cli_suite ());
 }

@@ -1,4 +1,5 @@
-/* test_config.c: units, ASTRA-sim inputs and the native cluster XML.
+/* test_config.c: ASTRA-sim inputs and the native cluster XML (the units
+ * they are written in are tested in tests/sim/test_units.c).
  *
  * Expected values are written out from the units' definitions (50 GiB/s =
  * 50 x 2^30 B/s, 936.25 ns = 936250 ps), never taken from earlier output.
@@ -8,46 +9,20 @@
  * root (the XML tests read configs/).
  */
 #include <check.h>
-#include <glib/gstdio.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sim/app/config.h"
 #include "sim/error.h"
-#include "sim/units.h"
+#include "support/testutil.h"
 
 #define GIB 1073741824.0
 
-static char *tmpdir; /* this test's scratch directory */
-
-static void
-setup (void)
-{
-  GError *error = NULL;
-  tmpdir = g_dir_make_tmp ("orrery-config-XXXXXX", &error);
-  ck_assert_msg (tmpdir != NULL, "temp dir: %s", error ? error->message : "?");
-}
-
-static void
-teardown (void)
-{
-  GDir *dir = g_dir_open (tmpdir, 0, NULL);
-  const char *name;
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (tmpdir, name, NULL);
-      g_unlink (path);
-    }
-  if (dir != NULL)
-    g_dir_close (dir);
-  g_rmdir (tmpdir);
-  g_clear_pointer (&tmpdir, g_free);
-}
-
-/* Write text to tmpdir/name; the path is the caller's. */
+/* Write text to tu_scratch/name; the path is the caller's. */
 static char *
 write_file (const char *name, const char *text)
 {
-  char *path = g_build_filename (tmpdir, name, NULL);
+  char *path = tu_scratch_path (name);
   ck_assert (g_file_set_contents (path, text, -1, NULL));
   return path;
 }
@@ -67,205 +42,22 @@ shared_path (const char *sub)
   return path;
 }
 
-/* The error is set, in the input domain, and its message holds needle. */
+/* Load a native XML file that must be accepted. */
 static void
-expect_error (const GError *error, const char *needle)
+load_xml_ok (AppConfig *cfg, const char *path)
 {
-  ck_assert_msg (error != NULL, "expected an error containing '%s'", needle);
-  ck_assert_msg (error->domain == SIM_ERROR && error->code == SIM_ERROR_INPUT,
-                 "wrong domain/code for '%s'", error->message);
-  ck_assert_msg (strstr (error->message, needle) != NULL, "expected '%s' in: %s", needle,
-                 error->message);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Units                                                                    */
-
-START_TEST (test_units_time_exact)
-{
-  static const struct
-  {
-    const char *text;
-    SimTime ps;
-  } cases[] = {
-    { "936.25ns", 936250 },     { "1.5us", 1500000 },          { "2ms", 2000000000 },
-    { "1s", 1000000000000 },    { "10ps", 10 },                 { "0ns", 0 },
-    { "500 ns", 500000 },       { "0.001ns", 1 },               { "1.50000us", 1500000 },
-    { "2µs", 2000000 },         { "18446744073709551615ps", G_MAXUINT64 },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      GError *error = NULL;
-      SimTime ps = 1;
-      ck_assert_msg (sim_units_parse_time (cases[i].text, &ps, &error), "%s: %s", cases[i].text,
-                     error ? error->message : "");
-      ck_assert_msg (ps == cases[i].ps, "%s: %" G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT,
-                     cases[i].text, ps, cases[i].ps);
-    }
-}
-END_TEST
-
-START_TEST (test_units_time_errors)
-{
-  static const struct
-  {
-    const char *text;
-    const char *needle;
-  } cases[] = {
-    { "12", "needs a unit (ps, ns" },
-    { "1.0001ps", "not a whole number of picoseconds" },
-    { "ns", "'ns' is not a time" },
-    { "", "is not a time" },
-    { "-1ns", "non-negative" },
-    { "5xs", "unknown time unit 'xs'" },
-    { "99999999999s", "too large" },
-    { "18446744073709551616ps", "" },
-    { "1.5.5ns", "unknown time unit" },
-    { "1e-4ps", "not a whole number" },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      GError *error = NULL;
-      SimTime ps = 7;
-      ck_assert_msg (!sim_units_parse_time (cases[i].text, &ps, &error), "%s accepted",
-                     cases[i].text);
-      ck_assert_uint_eq (ps, 7);
-      expect_error (error, cases[i].needle);
-      g_autofree char *quoted = g_strdup_printf ("'%s'", cases[i].text);
-      expect_error (error, quoted);
-      g_error_free (error);
-    }
-}
-END_TEST
-
-START_TEST (test_units_bytes)
-{
-  guint64 b = 0;
-  ck_assert (sim_units_parse_bytes ("1MiB", &b, NULL));
-  ck_assert_uint_eq (b, 1048576);
-  ck_assert (sim_units_parse_bytes ("1.5KB", &b, NULL));
-  ck_assert_uint_eq (b, 1500);
-  ck_assert (sim_units_parse_bytes ("1.5GiB", &b, NULL));
-  ck_assert_uint_eq (b, 3 * (G_GUINT64_CONSTANT (1) << 29));
-  ck_assert (sim_units_parse_bytes ("64B", &b, NULL));
-  ck_assert_uint_eq (b, 64);
-  ck_assert (sim_units_parse_bytes ("2TB", &b, NULL));
-  ck_assert_uint_eq (b, G_GUINT64_CONSTANT (2000000000000));
   GError *error = NULL;
-  ck_assert (!sim_units_parse_bytes ("0.5B", &b, &error));
-  expect_error (error, "not a whole number of bytes");
-  g_clear_error (&error);
-  ck_assert (!sim_units_parse_bytes ("1.0001KB", &b, &error));
-  expect_error (error, "'1.0001KB'");
-  g_clear_error (&error);
-  ck_assert (!sim_units_parse_bytes ("4096", &b, &error));
-  expect_error (error, "KiB");
-  g_clear_error (&error);
+  ck_assert_msg (app_config_load_xml (cfg, path, &error), "%s", error ? error->message : "");
 }
-END_TEST
 
-START_TEST (test_units_bandwidth)
-{
-  static const struct
-  {
-    const char *text;
-    double Bps;
-  } cases[] = {
-    { "50GiB/s", 50 * GIB },     { "400Gb/s", 5e10 }, { "400Gbps", 5e10 },
-    { "1600GB/s", 1.6e12 },      { "1Kb/s", 125 },    { "0.01GiB/s", 0.01 * GIB },
-    { "2.5 TB/s", 2.5e12 },      { "1B/s", 1 },       { "3MiB/s", 3 * 1048576.0 },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      double v = 0;
-      GError *error = NULL;
-      ck_assert_msg (sim_units_parse_bandwidth (cases[i].text, &v, &error), "%s: %s",
-                     cases[i].text, error ? error->message : "");
-      ck_assert_msg (v == cases[i].Bps, "%s: %.17g != %.17g", cases[i].text, v, cases[i].Bps);
-    }
-  static const char *const bad[] = { "0GB/s", "50GB", "50gb/s", "50", "GB/s", "50 GiBps" };
-  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
-    {
-      double v = 0;
-      GError *error = NULL;
-      ck_assert_msg (!sim_units_parse_bandwidth (bad[i], &v, &error), "%s accepted", bad[i]);
-      g_autofree char *quoted = g_strdup_printf ("'%s'", bad[i]);
-      expect_error (error, quoted);
-      g_error_free (error);
-    }
-}
-END_TEST
-
-START_TEST (test_units_flops)
-{
-  double f = 0;
-  ck_assert (sim_units_parse_flops ("989TFLOP/s", &f, NULL));
-  ck_assert (f == 989e12);
-  ck_assert (sim_units_parse_flops ("900TFLOPS", &f, NULL));
-  ck_assert (f == 900e12);
-  ck_assert (sim_units_parse_flops ("1.5PFLOP/s", &f, NULL));
-  ck_assert (f == 1.5e15);
-  ck_assert (sim_units_parse_flops ("1FLOP/s", &f, NULL));
-  ck_assert (f == 1);
-  GError *error = NULL;
-  ck_assert (!sim_units_parse_flops ("900", &f, &error));
-  expect_error (error, "TFLOP/s");
-  g_clear_error (&error);
-  ck_assert (!sim_units_parse_flops ("900TB/s", &f, &error));
-  expect_error (error, "unknown compute rate unit 'TB/s'");
-  g_clear_error (&error);
-}
-END_TEST
-
-START_TEST (test_units_scaled)
-{
-  guint64 v = 0;
-  ck_assert (sim_units_parse_scaled ("936.25", 1000, &v, NULL));
-  ck_assert_uint_eq (v, 936250);
-  ck_assert (sim_units_parse_scaled ("500.0", 1000, &v, NULL));
-  ck_assert_uint_eq (v, 500000);
-  ck_assert (sim_units_parse_scaled ("5e2", 1000, &v, NULL));
-  ck_assert_uint_eq (v, 500000);
-  ck_assert (sim_units_parse_scaled ("  7 ", 1, &v, NULL));
-  ck_assert_uint_eq (v, 7);
-  GError *error = NULL;
-  ck_assert (!sim_units_parse_scaled ("0.0001", 1000, &v, &error));
-  expect_error (error, "not a whole number");
-  g_clear_error (&error);
-  ck_assert (!sim_units_parse_scaled ("12ns", 1000, &v, &error));
-  expect_error (error, "'12ns'");
-  g_clear_error (&error);
-}
-END_TEST
-
+/* Load ASTRA-sim inputs that must be accepted. */
 static void
-expect_format (char *got, const char *want)
+load_astra_ok (AppConfig *cfg, const char *yml, const char *sys, const char *mem)
 {
-  ck_assert_str_eq (got, want);
-  g_free (got);
+  GError *error = NULL;
+  ck_assert_msg (app_config_load_astra (cfg, yml, sys, mem, &error), "%s",
+                 error ? error->message : "");
 }
-
-START_TEST (test_units_format)
-{
-  expect_format (sim_units_format_time (0), "0 ns");
-  expect_format (sim_units_format_time (500000), "500 ns");
-  expect_format (sim_units_format_time (936250), "936.25 ns");
-  expect_format (sim_units_format_time (10), "0.01 ns");
-  expect_format (sim_units_format_time (999999), "999.999 ns");
-  expect_format (sim_units_format_time (99640000), "99.640 us");
-  expect_format (sim_units_format_time (4207000000), "4.207 ms");
-  expect_format (sim_units_format_time (4206999999), "4.207 ms");
-  expect_format (sim_units_format_time (999999999), "1.000 ms");
-  expect_format (sim_units_format_time (G_GUINT64_CONSTANT (1500000000000)), "1.500 s");
-  expect_format (sim_units_format_bytes (512), "512 B");
-  expect_format (sim_units_format_bytes (1048576), "1 MiB");
-  expect_format (sim_units_format_bytes (64 * 1048576), "64 MiB");
-  expect_format (sim_units_format_bytes (1536), "1.50 KiB");
-  expect_format (sim_units_format_bytes (3 * (G_GUINT64_CONSTANT (1) << 29)), "1.50 GiB");
-  expect_format (sim_units_format_bandwidth (5e10), "50.00 GB/s");
-  expect_format (sim_units_format_bandwidth (50 * GIB), "53.69 GB/s");
-}
-END_TEST
 
 /* ------------------------------------------------------------------------ */
 /* ASTRA-sim inputs                                                         */
@@ -317,9 +109,7 @@ START_TEST (test_astra_values)
   g_autofree char *mem = write_file ("mem.json", no_mem);
   AppConfig cfg;
   app_config_init (&cfg);
-  GError *error = NULL;
-  ck_assert_msg (app_config_load_astra (&cfg, yml, sys, mem, &error), "%s",
-                 error ? error->message : "");
+  load_astra_ok (&cfg, yml, sys, mem);
   ck_assert_uint_eq (cfg.net.n_dims, 1);
   ck_assert_int_eq (cfg.net.dims[0].kind, NET_DIM_SWITCH);
   ck_assert_uint_eq (cfg.net.dims[0].size, 8);
@@ -396,9 +186,9 @@ START_TEST (test_astra_length_mismatch)
                                "topology: [ Ring, Ring ]\nnpus_count: [ 4 ]\n"
                                "bandwidth: [ 50, 50 ]\nlatency: [ 500, 500 ]\n",
                                ring4chunks, &error));
-  g_autofree char *yml = g_build_filename (tmpdir, "net.yml", NULL);
-  expect_error (error, yml);
-  expect_error (error, "topology has 2 entries, npus_count 1");
+  g_autofree char *yml = tu_scratch_path ("net.yml");
+  tu_assert_input_error (error, yml);
+  tu_assert_input_error (error, "topology has 2 entries, npus_count 1");
   g_clear_error (&error);
   /* A failed load leaves the configuration as it was. */
   ck_assert_uint_eq (cfg.net.n_dims, 0);
@@ -406,11 +196,11 @@ START_TEST (test_astra_length_mismatch)
   ck_assert (!cfg.astra_mode);
   ck_assert (!load_astra_text (&cfg, "topology: []\nnpus_count: []\nbandwidth: []\nlatency: []\n",
                                ring4chunks, &error));
-  expect_error (error, "topology has 0 entries");
+  tu_assert_input_error (error, "topology has 0 entries");
   g_clear_error (&error);
   ck_assert (!load_astra_text (&cfg, "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\n",
                                ring4chunks, &error));
-  expect_error (error, "missing 'latency'");
+  tu_assert_input_error (error, "missing 'latency'");
   g_clear_error (&error);
   app_config_clear (&cfg);
 }
@@ -421,7 +211,7 @@ START_TEST (test_astra_yaml_lines)
   AppConfig cfg;
   app_config_init (&cfg);
   GError *error = NULL;
-  g_autofree char *yml = g_build_filename (tmpdir, "net.yml", NULL);
+  g_autofree char *yml = tu_scratch_path ("net.yml");
   static const struct
   {
     const char *text;
@@ -445,8 +235,8 @@ START_TEST (test_astra_yaml_lines)
     {
       ck_assert_msg (!load_astra_text (&cfg, cases[i].text, ring4chunks, &error), "case %u", i);
       g_autofree char *where = g_strdup_printf ("%s:%d: ", yml, cases[i].line);
-      expect_error (error, where);
-      expect_error (error, cases[i].needle);
+      tu_assert_input_error (error, where);
+      tu_assert_input_error (error, cases[i].needle);
       g_clear_error (&error);
     }
   app_config_clear (&cfg);
@@ -458,7 +248,7 @@ START_TEST (test_astra_json_errors)
   AppConfig cfg;
   app_config_init (&cfg);
   GError *error = NULL;
-  g_autofree char *sys = g_build_filename (tmpdir, "sys.json", NULL);
+  g_autofree char *sys = tu_scratch_path ("sys.json");
   static const char yml[] =
       "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n";
   static const struct
@@ -485,8 +275,8 @@ START_TEST (test_astra_json_errors)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       ck_assert_msg (!load_astra_text (&cfg, yml, cases[i].json, &error), "case %u", i);
-      expect_error (error, sys);
-      expect_error (error, cases[i].key);
+      tu_assert_input_error (error, sys);
+      tu_assert_input_error (error, cases[i].key);
       g_clear_error (&error);
     }
   ck_assert_uint_eq (cfg.net.n_dims, 0);
@@ -507,8 +297,7 @@ START_TEST (test_astra_float_times_and_memory)
                                                  " \"remote-mem-latency\": 100,"
                                                  " \"remote-mem-bw\": 64, \"num-nodes\": 2,"
                                                  " \"num-npus-per-node\": 8 }");
-  ck_assert_msg (app_config_load_astra (&cfg, yml, sys, mem, &error), "%s",
-                 error ? error->message : "");
+  load_astra_ok (&cfg, yml, sys, mem);
   ck_assert_uint_eq (cfg.sys.endpoint_delay, 936250);
   ck_assert_uint_eq (cfg.sys.active_chunks_per_dim, 2);
   /* Keys the file leaves out keep the layer defaults. */
@@ -520,15 +309,15 @@ START_TEST (test_astra_float_times_and_memory)
   ck_assert_uint_eq (cfg.wl.mem.npus_per_node, 8);
   g_autofree char *bad = write_file ("bad.json", "{ \"memory-type\": \"CXL\" }");
   ck_assert (!app_config_load_astra (&cfg, yml, sys, bad, &error));
-  expect_error (error, bad);
-  expect_error (error, "'memory-type': unknown memory type 'CXL'");
+  tu_assert_input_error (error, bad);
+  tu_assert_input_error (error, "'memory-type': unknown memory type 'CXL'");
   g_clear_error (&error);
   g_autofree char *nobw = write_file ("nobw.json", "{ \"memory-type\": \"MEMORY_POOL\" }");
   ck_assert (!app_config_load_astra (&cfg, yml, sys, nobw, &error));
-  expect_error (error, "needs remote-mem-bw");
+  tu_assert_input_error (error, "needs remote-mem-bw");
   g_clear_error (&error);
   ck_assert (!app_config_load_astra (&cfg, yml, sys, "/nonexistent/mem.json", &error));
-  expect_error (error, "/nonexistent/mem.json");
+  tu_assert_input_error (error, "/nonexistent/mem.json");
   g_clear_error (&error);
   ck_assert_uint_eq (cfg.sources->len, 3);
   app_config_clear (&cfg);
@@ -573,8 +362,8 @@ START_TEST (test_comm_groups)
     {
       g_autofree char *c = write_file ("c.json", bad[i].json);
       ck_assert_msg (!app_config_load_comm_groups (&cfg, c, &error), "case %u", i);
-      expect_error (error, c);
-      expect_error (error, bad[i].needle);
+      tu_assert_input_error (error, c);
+      tu_assert_input_error (error, bad[i].needle);
       g_clear_error (&error);
     }
   ck_assert_uint_eq (wl_groups_count (cfg.groups), 4);
@@ -601,9 +390,7 @@ START_TEST (test_astra_reference_files)
         g_autofree char *yml = g_build_filename (dir, name, NULL);
         AppConfig cfg;
         app_config_init (&cfg);
-        GError *error = NULL;
-        ck_assert_msg (app_config_load_astra (&cfg, yml, sys, mem, &error), "%s",
-                       error ? error->message : "");
+        load_astra_ok (&cfg, yml, sys, mem);
         ck_assert_uint_eq (cfg.net.n_dims, 1);
         ck_assert_int_eq (cfg.net.dims[0].kind, kind_ids[k]);
         ck_assert_uint_eq (cfg.net.dims[0].size, sizes[s]);
@@ -714,7 +501,7 @@ START_TEST (test_astra_every_shared_input)
       if (strstr (text, "[ tbd") != NULL)
         {
           ck_assert_msg (!ok, "%s: placeholder accepted", f);
-          expect_error (error, "'tbd'");
+          tu_assert_input_error (error, "'tbd'");
           g_clear_error (&error);
         }
       else
@@ -773,13 +560,6 @@ assert_same_config (const AppConfig *a, const AppConfig *b, const char *what)
                  "%s: remote memory", what);
 }
 
-static void
-load_xml_ok (AppConfig *cfg, const char *path)
-{
-  GError *error = NULL;
-  ck_assert_msg (app_config_load_xml (cfg, path, &error), "%s", error ? error->message : "");
-}
-
 START_TEST (test_xml_every_config_loads)
 {
   static const char *const dirs[] = { "configs", "configs/astra/equivalent" };
@@ -830,9 +610,7 @@ START_TEST (test_xml_equivalent_to_astra)
         AppConfig astra, native;
         app_config_init (&astra);
         app_config_init (&native);
-        GError *error = NULL;
-        ck_assert_msg (app_config_load_astra (&astra, yml, sys, mem, &error), "%s",
-                       error ? error->message : "");
+        load_astra_ok (&astra, yml, sys, mem);
         load_xml_ok (&native, xml);
         assert_same_config (&astra, &native, base);
         app_config_clear (&astra);
@@ -847,15 +625,13 @@ START_TEST (test_xml_equivalent_local)
   AppConfig astra, native;
   app_config_init (&astra);
   app_config_init (&native);
-  GError *error = NULL;
   g_autofree char *yml = write_file ("Switch_16npus.yml", "topology: [ Switch ]\n"
                                                           "npus_count: [ 16 ]\n"
                                                           "bandwidth: [ 50.0 ]  # GB/s\n"
                                                           "latency: [ 500.0 ]  # ns\n");
   g_autofree char *sys = write_file ("Ring_4chunks.json", ring4chunks);
   g_autofree char *mem = write_file ("mem.json", no_mem);
-  ck_assert_msg (app_config_load_astra (&astra, yml, sys, mem, &error), "%s",
-                 error ? error->message : "");
+  load_astra_ok (&astra, yml, sys, mem);
   load_xml_ok (&native, "configs/astra/equivalent/Switch_16npus.xml");
   assert_same_config (&astra, &native, "Switch_16npus");
   app_config_clear (&astra);
@@ -980,7 +756,7 @@ START_TEST (test_xml_template_and_groups)
   /* The same id again, from a second file, is refused and changes nothing. */
   GError *error = NULL;
   ck_assert (!app_config_load_xml (&cfg, path, &error));
-  expect_error (error, "group 1 is already defined");
+  tu_assert_input_error (error, "group 1 is already defined");
   g_clear_error (&error);
   ck_assert_uint_eq (cfg.sources->len, 1);
   app_config_clear (&cfg);
@@ -1026,8 +802,8 @@ START_TEST (test_xml_errors_located)
       GError *error = NULL;
       ck_assert_msg (!app_config_load_xml (&cfg, path, &error), "case %u accepted", i);
       g_autofree char *where = g_strdup_printf ("%s:%d: ", path, cases[i].line);
-      expect_error (error, where);
-      expect_error (error, cases[i].needle);
+      tu_assert_input_error (error, where);
+      tu_assert_input_error (error, cases[i].needle);
       g_clear_error (&error);
       ck_assert_uint_eq (cfg.net.n_dims, 0);
       ck_assert_uint_eq (cfg.sources->len, 0);
@@ -1037,11 +813,11 @@ START_TEST (test_xml_errors_located)
   app_config_init (&cfg);
   GError *error = NULL;
   ck_assert (!app_config_load_xml (&cfg, "/nonexistent/cluster.xml", &error));
-  expect_error (error, "/nonexistent/cluster.xml");
+  tu_assert_input_error (error, "/nonexistent/cluster.xml");
   g_clear_error (&error);
   g_autofree char *nonet = write_file ("nonet.xml", "<cluster/>\n");
   ck_assert (!app_config_load_xml (&cfg, nonet, &error));
-  expect_error (error, ":1: ");
+  tu_assert_input_error (error, ":1: ");
   g_clear_error (&error);
   app_config_clear (&cfg);
 }
@@ -1051,42 +827,29 @@ static Suite *
 config_suite (void)
 {
   Suite *s = suite_create ("config");
-  struct
-  {
-    const char *name;
-    const TTest *tests[12];
-  } cases[] = {
-    { "units",
-      { test_units_time_exact, test_units_time_errors, test_units_bytes, test_units_bandwidth,
-        test_units_flops, test_units_scaled, test_units_format } },
-    { "astra",
-      { test_astra_values, test_astra_yaml_forms, test_astra_length_mismatch,
-        test_astra_yaml_lines, test_astra_json_errors, test_astra_float_times_and_memory,
-        test_comm_groups, test_astra_reference_files, test_astra_every_shared_input } },
-    { "xml",
-      { test_xml_every_config_loads, test_xml_equivalent_to_astra, test_xml_equivalent_local,
-        test_xml_default, test_xml_defaults, test_xml_template_and_groups,
-        test_xml_errors_located } },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      TCase *tc = tcase_create (cases[i].name);
-      tcase_add_checked_fixture (tc, setup, teardown);
-      tcase_set_timeout (tc, 60);
-      for (guint j = 0; cases[i].tests[j] != NULL; j++)
-        tcase_add_test (tc, cases[i].tests[j]);
-      suite_add_tcase (s, tc);
-    }
+  TCase *tc = tu_tcase (s, "astra", tu_scratch_setup, tu_scratch_teardown, 60);
+  tcase_add_test (tc, test_astra_values);
+  tcase_add_test (tc, test_astra_yaml_forms);
+  tcase_add_test (tc, test_astra_length_mismatch);
+  tcase_add_test (tc, test_astra_yaml_lines);
+  tcase_add_test (tc, test_astra_json_errors);
+  tcase_add_test (tc, test_astra_float_times_and_memory);
+  tcase_add_test (tc, test_comm_groups);
+  tcase_add_test (tc, test_astra_reference_files);
+  tcase_add_test (tc, test_astra_every_shared_input);
+  tc = tu_tcase (s, "xml", tu_scratch_setup, tu_scratch_teardown, 60);
+  tcase_add_test (tc, test_xml_every_config_loads);
+  tcase_add_test (tc, test_xml_equivalent_to_astra);
+  tcase_add_test (tc, test_xml_equivalent_local);
+  tcase_add_test (tc, test_xml_default);
+  tcase_add_test (tc, test_xml_defaults);
+  tcase_add_test (tc, test_xml_template_and_groups);
+  tcase_add_test (tc, test_xml_errors_located);
   return s;
 }
 
 int
 main (void)
 {
-  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
-  SRunner *sr = srunner_create (config_suite ());
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return tu_run_suite (config_suite ());
 }

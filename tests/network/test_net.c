@@ -12,17 +12,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "network/net.h"
 #include "network/topo.h"
 #include "sim/error.h"
-#include "sim/sched.h"
+#include "support/sysfix.h"
 
 #define GIB (G_GUINT64_CONSTANT (1) << 30)
 #define MIB (G_GUINT64_CONSTANT (1) << 20)
-
-static SimSched *sched;
-static NetTopo *topo;
-static Net *net;
 
 /* Deliveries seen by the callback: (time, arg) in the order they ran. */
 typedef struct
@@ -34,57 +29,23 @@ static GArray *deliveries;
 
 /* ------------------------------------------------------------ fixture */
 
+/* The shared fixture (support/sysfix.h) provides sf.sched, and sf.topo and
+ * sf.net once a test builds them. */
 static void
 setup (void)
 {
-  sched = sim_sched_new ();
-  topo = NULL;
-  net = NULL;
+  sf_setup ();
   deliveries = g_array_new (FALSE, FALSE, sizeof (Delivery));
 }
 
 static void
 teardown (void)
 {
-  g_clear_pointer (&net, net_free);
-  g_clear_pointer (&topo, net_topo_free);
-  g_clear_pointer (&sched, sim_sched_free);
+  sf_teardown ();
   g_clear_pointer (&deliveries, g_array_unref);
 }
 
 /* ------------------------------------------------------------ helpers */
-
-static NetDimSpec
-dim (NetDimKind kind, guint32 size, double bandwidth_Bps, SimTime latency)
-{
-  return (NetDimSpec) { .kind = kind, .size = size, .bandwidth_Bps = bandwidth_Bps,
-                        .latency = latency };
-}
-
-/* A spec from n dimensions. */
-static NetSpec
-spec_of (const NetDimSpec *dims, guint n, NetRounding rounding)
-{
-  NetSpec spec;
-  memset (&spec, 0, sizeof spec);
-  spec.n_dims = n;
-  for (guint d = 0; d < n; d++)
-    spec.dims[d] = dims[d];
-  spec.model = NET_MODEL_ANALYTICAL;
-  spec.rounding = rounding;
-  return spec;
-}
-
-/* Build topo and net (analytical) from a spec that must be valid. */
-static void
-build (const NetSpec *spec)
-{
-  GError *error = NULL;
-  topo = net_topo_new (spec, &error);
-  ck_assert_msg (topo != NULL, "net_topo_new: %s", error ? error->message : "?");
-  net = net_new (sched, topo, &error);
-  ck_assert_msg (net != NULL, "net_new: %s", error ? error->message : "?");
-}
 
 /* The spec must be rejected with an input error whose message holds `needle`. */
 static void
@@ -93,20 +54,8 @@ assert_topo_rejected (const NetSpec *spec, const char *needle)
   GError *error = NULL;
   NetTopo *t = net_topo_new (spec, &error);
   ck_assert_ptr_null (t);
-  ck_assert_ptr_nonnull (error);
-  ck_assert_msg (error->domain == SIM_ERROR && error->code == SIM_ERROR_INPUT,
-                 "wrong domain/code for: %s", error->message);
-  ck_assert_msg (strstr (error->message, needle) != NULL, "'%s' not in: %s", needle,
-                 error->message);
+  tu_assert_input_error (error, needle);
   g_error_free (error);
-}
-
-/* ceil(bytes x 10^12 / bw) for a whole bandwidth, by long division in 128 bits. */
-static SimTime
-ser_ps (guint64 bytes, guint64 bw)
-{
-  unsigned __int128 num = (unsigned __int128) bytes * G_GUINT64_CONSTANT (1000000000000);
-  return (SimTime) ((num + bw - 1) / bw);
 }
 
 static void
@@ -122,58 +71,58 @@ on_delivered (SimSched *s, gpointer data, guint64 arg)
 START_TEST (test_coords_and_strides)
 {
   /* 2 x 3 x 4: strides 1, 2, 6; rank 23 = (1, 2, 3); rank 17 = 1 + 2*2 + 6*2. */
-  NetDimSpec dims[] = { dim (NET_DIM_RING, 2, 1e9, 1000), dim (NET_DIM_SWITCH, 3, 1e9, 1000),
-                        dim (NET_DIM_FULLY_CONNECTED, 4, 1e9, 1000) };
-  NetSpec spec = spec_of (dims, 3, NET_ROUND_PS);
-  build (&spec);
-  ck_assert_uint_eq (net_topo_ranks (topo), 24);
-  ck_assert_uint_eq (net_topo_dims (topo), 3);
-  ck_assert_uint_eq (net_topo_dim_size (topo, 0), 2);
-  ck_assert_uint_eq (net_topo_dim_size (topo, 1), 3);
-  ck_assert_uint_eq (net_topo_dim_size (topo, 2), 4);
-  ck_assert_uint_eq (net_topo_stride (topo, 0), 1);
-  ck_assert_uint_eq (net_topo_stride (topo, 1), 2);
-  ck_assert_uint_eq (net_topo_stride (topo, 2), 6);
-  ck_assert_uint_eq (net_topo_coord (topo, 23, 0), 1);
-  ck_assert_uint_eq (net_topo_coord (topo, 23, 1), 2);
-  ck_assert_uint_eq (net_topo_coord (topo, 23, 2), 3);
-  ck_assert_uint_eq (net_topo_coord (topo, 17, 0), 1);
-  ck_assert_uint_eq (net_topo_coord (topo, 17, 1), 2);
-  ck_assert_uint_eq (net_topo_coord (topo, 17, 2), 2);
+  NetDimSpec dims[] = { sf_dim (NET_DIM_RING, 2, 1e9, 1000), sf_dim (NET_DIM_SWITCH, 3, 1e9, 1000),
+                        sf_dim (NET_DIM_FULLY_CONNECTED, 4, 1e9, 1000) };
+  NetSpec spec = sf_spec (dims, 3, NET_ROUND_PS);
+  sf_build_net (&spec, FALSE);
+  ck_assert_uint_eq (net_topo_ranks (sf.topo), 24);
+  ck_assert_uint_eq (net_topo_dims (sf.topo), 3);
+  ck_assert_uint_eq (net_topo_dim_size (sf.topo, 0), 2);
+  ck_assert_uint_eq (net_topo_dim_size (sf.topo, 1), 3);
+  ck_assert_uint_eq (net_topo_dim_size (sf.topo, 2), 4);
+  ck_assert_uint_eq (net_topo_stride (sf.topo, 0), 1);
+  ck_assert_uint_eq (net_topo_stride (sf.topo, 1), 2);
+  ck_assert_uint_eq (net_topo_stride (sf.topo, 2), 6);
+  ck_assert_uint_eq (net_topo_coord (sf.topo, 23, 0), 1);
+  ck_assert_uint_eq (net_topo_coord (sf.topo, 23, 1), 2);
+  ck_assert_uint_eq (net_topo_coord (sf.topo, 23, 2), 3);
+  ck_assert_uint_eq (net_topo_coord (sf.topo, 17, 0), 1);
+  ck_assert_uint_eq (net_topo_coord (sf.topo, 17, 1), 2);
+  ck_assert_uint_eq (net_topo_coord (sf.topo, 17, 2), 2);
   /* Every rank is the mixed-radix number of its coordinates. */
   for (guint32 r = 0; r < 24; r++)
-    ck_assert_uint_eq (net_topo_coord (topo, r, 0) + 2 * net_topo_coord (topo, r, 1)
-                         + 6 * net_topo_coord (topo, r, 2),
+    ck_assert_uint_eq (net_topo_coord (sf.topo, r, 0) + 2 * net_topo_coord (sf.topo, r, 1)
+                         + 6 * net_topo_coord (sf.topo, r, 2),
                        r);
-  ck_assert_ptr_eq (net_topo (net), topo);
-  ck_assert_ptr_eq (net_sched (net), sched);
-  ck_assert_str_eq (net_model_name (net), "analytical");
+  ck_assert_ptr_eq (net_topo (sf.net), sf.topo);
+  ck_assert_ptr_eq (net_sched (sf.net), sf.sched);
+  ck_assert_str_eq (net_model_name (sf.net), "analytical");
   /* The spec is copied. */
   spec.dims[0].size = 99;
-  ck_assert_uint_eq (net_topo_spec (topo)->dims[0].size, 2);
-  ck_assert_uint_eq (net_topo_spec (topo)->dims[2].kind, NET_DIM_FULLY_CONNECTED);
+  ck_assert_uint_eq (net_topo_spec (sf.topo)->dims[0].size, 2);
+  ck_assert_uint_eq (net_topo_spec (sf.topo)->dims[2].kind, NET_DIM_FULLY_CONNECTED);
 }
 END_TEST
 
 START_TEST (test_route_dim)
 {
   /* 4 x 4 x 2 (strides 1, 4, 16): the innermost differing dimension wins. */
-  NetDimSpec dims[] = { dim (NET_DIM_RING, 4, 1e9, 1000), dim (NET_DIM_RING, 4, 1e9, 1000),
-                        dim (NET_DIM_RING, 2, 1e9, 1000) };
-  NetSpec spec = spec_of (dims, 3, NET_ROUND_PS);
-  build (&spec);
-  ck_assert_uint_eq (net_topo_route_dim (topo, 0, 1), 0);
-  ck_assert_uint_eq (net_topo_route_dim (topo, 0, 4), 1);
-  ck_assert_uint_eq (net_topo_route_dim (topo, 0, 16), 2);
-  ck_assert_uint_eq (net_topo_route_dim (topo, 0, 5), 0);  /* (0,0,0) -> (1,1,0) */
-  ck_assert_uint_eq (net_topo_route_dim (topo, 0, 21), 0); /* (0,0,0) -> (1,1,1) */
-  ck_assert_uint_eq (net_topo_route_dim (topo, 1, 21), 1); /* (1,0,0) -> (1,1,1) */
-  ck_assert_uint_eq (net_topo_route_dim (topo, 5, 21), 2); /* (1,1,0) -> (1,1,1) */
-  ck_assert_uint_eq (net_topo_route_dim (topo, 31, 3), 1); /* (3,3,1) -> (3,0,0) */
+  NetDimSpec dims[] = { sf_dim (NET_DIM_RING, 4, 1e9, 1000), sf_dim (NET_DIM_RING, 4, 1e9, 1000),
+                        sf_dim (NET_DIM_RING, 2, 1e9, 1000) };
+  NetSpec spec = sf_spec (dims, 3, NET_ROUND_PS);
+  sf_build_net (&spec, FALSE);
+  ck_assert_uint_eq (net_topo_route_dim (sf.topo, 0, 1), 0);
+  ck_assert_uint_eq (net_topo_route_dim (sf.topo, 0, 4), 1);
+  ck_assert_uint_eq (net_topo_route_dim (sf.topo, 0, 16), 2);
+  ck_assert_uint_eq (net_topo_route_dim (sf.topo, 0, 5), 0);  /* (0,0,0) -> (1,1,0) */
+  ck_assert_uint_eq (net_topo_route_dim (sf.topo, 0, 21), 0); /* (0,0,0) -> (1,1,1) */
+  ck_assert_uint_eq (net_topo_route_dim (sf.topo, 1, 21), 1); /* (1,0,0) -> (1,1,1) */
+  ck_assert_uint_eq (net_topo_route_dim (sf.topo, 5, 21), 2); /* (1,1,0) -> (1,1,1) */
+  ck_assert_uint_eq (net_topo_route_dim (sf.topo, 31, 3), 1); /* (3,3,1) -> (3,0,0) */
   /* Hops are counted on that dimension only: (0,0,0) -> (2,3,1) is 2 hops
    * around dimension 0's ring, whatever the other coordinates. */
-  ck_assert_uint_eq (net_topo_hops (topo, 0, 2 + 3 * 4 + 16), 2);
-  ck_assert_uint_eq (net_topo_hops (topo, 0, 3 * 4 + 16), 1); /* dim 1: 0 -> 3 of 4 */
+  ck_assert_uint_eq (net_topo_hops (sf.topo, 0, 2 + 3 * 4 + 16), 2);
+  ck_assert_uint_eq (net_topo_hops (sf.topo, 0, 3 * 4 + 16), 1); /* dim 1: 0 -> 3 of 4 */
 }
 END_TEST
 
@@ -184,8 +133,8 @@ START_TEST (test_hops_ring)
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
     {
       guint32 n = sizes[i];
-      NetDimSpec dims[] = { dim (NET_DIM_RING, n, 1e9, 1000) };
-      NetSpec spec = spec_of (dims, 1, NET_ROUND_PS);
+      NetDimSpec dims[] = { sf_dim (NET_DIM_RING, n, 1e9, 1000) };
+      NetSpec spec = sf_spec (dims, 1, NET_ROUND_PS);
       g_autoptr (NetTopo) t = net_topo_new (&spec, NULL);
       ck_assert_ptr_nonnull (t);
       for (guint32 a = 0; a < n; a++)
@@ -200,16 +149,16 @@ START_TEST (test_hops_ring)
     }
   /* Spelled out: the far side of an even ring is n/2 either way; an odd
    * ring has two far sides at (n-1)/2. */
-  NetDimSpec d8[] = { dim (NET_DIM_RING, 8, 1e9, 1000) };
-  NetSpec s8 = spec_of (d8, 1, NET_ROUND_PS);
+  NetDimSpec d8[] = { sf_dim (NET_DIM_RING, 8, 1e9, 1000) };
+  NetSpec s8 = sf_spec (d8, 1, NET_ROUND_PS);
   g_autoptr (NetTopo) t8 = net_topo_new (&s8, NULL);
   ck_assert_uint_eq (net_topo_hops (t8, 0, 4), 4);
   ck_assert_uint_eq (net_topo_hops (t8, 4, 0), 4);
   ck_assert_uint_eq (net_topo_hops (t8, 0, 5), 3);
   ck_assert_uint_eq (net_topo_hops (t8, 1, 7), 2);
   ck_assert_uint_eq (net_topo_hops (t8, 7, 0), 1);
-  NetDimSpec d7[] = { dim (NET_DIM_RING, 7, 1e9, 1000) };
-  NetSpec s7 = spec_of (d7, 1, NET_ROUND_PS);
+  NetDimSpec d7[] = { sf_dim (NET_DIM_RING, 7, 1e9, 1000) };
+  NetSpec s7 = sf_spec (d7, 1, NET_ROUND_PS);
   g_autoptr (NetTopo) t7 = net_topo_new (&s7, NULL);
   ck_assert_uint_eq (net_topo_hops (t7, 0, 3), 3);
   ck_assert_uint_eq (net_topo_hops (t7, 0, 4), 3);
@@ -220,57 +169,59 @@ END_TEST
 
 START_TEST (test_hops_fc_switch)
 {
-  NetDimSpec dims[] = { dim (NET_DIM_FULLY_CONNECTED, 5, 1e9, 1000),
-                        dim (NET_DIM_SWITCH, 6, 1e9, 1000) };
-  NetSpec spec = spec_of (dims, 2, NET_ROUND_PS);
-  build (&spec);
+  NetDimSpec dims[] = { sf_dim (NET_DIM_FULLY_CONNECTED, 5, 1e9, 1000),
+                        sf_dim (NET_DIM_SWITCH, 6, 1e9, 1000) };
+  NetSpec spec = sf_spec (dims, 2, NET_ROUND_PS);
+  sf_build_net (&spec, FALSE);
   for (guint32 a = 0; a < 30; a++)
     for (guint32 b = 0; b < 30; b++)
       if (a != b)
         {
           /* FullyConnected when they differ in dimension 0, else Switch. */
           guint32 expect = (a % 5 != b % 5) ? 1 : 2;
-          ck_assert_uint_eq (net_topo_hops (topo, a, b), expect);
+          ck_assert_uint_eq (net_topo_hops (sf.topo, a, b), expect);
         }
 }
 END_TEST
 
 START_TEST (test_topo_errors)
 {
-  NetDimSpec ok = dim (NET_DIM_RING, 4, 1e9, 1000);
-  NetSpec spec = spec_of (&ok, 1, NET_ROUND_PS);
+  NetDimSpec ok = sf_dim (NET_DIM_RING, 4, 1e9, 1000);
+  NetSpec spec = sf_spec (&ok, 1, NET_ROUND_PS);
   spec.n_dims = 0;
   assert_topo_rejected (&spec, "0 dimensions");
   spec.n_dims = NET_MAX_DIMS + 1;
   assert_topo_rejected (&spec, "dimensions");
 
-  NetDimSpec zero[] = { ok, dim (NET_DIM_RING, 0, 1e9, 1000) };
-  NetSpec s0 = spec_of (zero, 2, NET_ROUND_PS);
+  NetDimSpec zero[] = { ok, sf_dim (NET_DIM_RING, 0, 1e9, 1000) };
+  NetSpec s0 = sf_spec (zero, 2, NET_ROUND_PS);
   assert_topo_rejected (&s0, "dimension 1 has size 0");
 
   const double bad_bw[] = { 0.0, -1.0, -1e9, NAN, INFINITY };
   for (guint i = 0; i < G_N_ELEMENTS (bad_bw); i++)
     {
-      NetDimSpec bw[] = { dim (NET_DIM_SWITCH, 2, bad_bw[i], 1000) };
-      NetSpec sb = spec_of (bw, 1, NET_ROUND_PS);
+      NetDimSpec bw[] = { sf_dim (NET_DIM_SWITCH, 2, bad_bw[i], 1000) };
+      NetSpec sb = sf_spec (bw, 1, NET_ROUND_PS);
       assert_topo_rejected (&sb, "bandwidth");
     }
 
   /* 65536 x 65536 = 2^32 ranks overflows 32 bits. */
-  NetDimSpec big[] = { dim (NET_DIM_RING, 65536, 1e9, 1000), dim (NET_DIM_RING, 65536, 1e9, 1000) };
-  NetSpec sbig = spec_of (big, 2, NET_ROUND_PS);
+  NetDimSpec big[] = { sf_dim (NET_DIM_RING, 65536, 1e9, 1000),
+                       sf_dim (NET_DIM_RING, 65536, 1e9, 1000) };
+  NetSpec sbig = sf_spec (big, 2, NET_ROUND_PS);
   assert_topo_rejected (&sbig, "ranks");
   /* Eight dimensions of 2^31 - 1 would overflow even 64 bits if the product
    * were taken before checking. */
   NetDimSpec huge[NET_MAX_DIMS];
   for (guint d = 0; d < NET_MAX_DIMS; d++)
-    huge[d] = dim (NET_DIM_RING, G_MAXINT32, 1e9, 1000);
-  NetSpec shuge = spec_of (huge, NET_MAX_DIMS, NET_ROUND_PS);
+    huge[d] = sf_dim (NET_DIM_RING, G_MAXINT32, 1e9, 1000);
+  NetSpec shuge = sf_spec (huge, NET_MAX_DIMS, NET_ROUND_PS);
   assert_topo_rejected (&shuge, "ranks");
 
   /* Size-1 dimensions are fine and contribute nothing. */
-  NetDimSpec ones[] = { dim (NET_DIM_RING, 1, 1e9, 1000), dim (NET_DIM_SWITCH, 3, 1e9, 1000) };
-  NetSpec s1 = spec_of (ones, 2, NET_ROUND_PS);
+  NetDimSpec ones[] = { sf_dim (NET_DIM_RING, 1, 1e9, 1000),
+                        sf_dim (NET_DIM_SWITCH, 3, 1e9, 1000) };
+  NetSpec s1 = sf_spec (ones, 2, NET_ROUND_PS);
   g_autoptr (NetTopo) t1 = net_topo_new (&s1, NULL);
   ck_assert_ptr_nonnull (t1);
   ck_assert_uint_eq (net_topo_ranks (t1), 3);
@@ -278,12 +229,12 @@ START_TEST (test_topo_errors)
   ck_assert_uint_eq (net_topo_hops (t1, 0, 2), 2);
 
   /* An unknown link model. */
-  NetSpec sm = spec_of (&ok, 1, NET_ROUND_PS);
+  NetSpec sm = sf_spec (&ok, 1, NET_ROUND_PS);
   sm.model = (NetModelKind) 7;
   g_autoptr (NetTopo) tm = net_topo_new (&sm, NULL);
   ck_assert_ptr_nonnull (tm);
   GError *error = NULL;
-  ck_assert_ptr_null (net_new (sched, tm, &error));
+  ck_assert_ptr_null (net_new (sf.sched, tm, &error));
   ck_assert_ptr_nonnull (error);
   ck_assert_int_eq (error->code, SIM_ERROR_INPUT);
   ck_assert_ptr_nonnull (strstr (error->message, "model"));
@@ -358,56 +309,56 @@ END_TEST
 START_TEST (test_delay_ps)
 {
   /* Dim 0: Ring of 8, 3 GB/s, 250 ns; dim 1: Switch of 2, 50 GiB/s, 1.5 us. */
-  NetDimSpec dims[] = { dim (NET_DIM_RING, 8, 3e9, 250000),
-                        dim (NET_DIM_SWITCH, 2, 50.0 * GIB, 1500000) };
-  NetSpec spec = spec_of (dims, 2, NET_ROUND_PS);
-  build (&spec);
+  NetDimSpec dims[] = { sf_dim (NET_DIM_RING, 8, 3e9, 250000),
+                        sf_dim (NET_DIM_SWITCH, 2, 50.0 * GIB, 1500000) };
+  NetSpec spec = sf_spec (dims, 2, NET_ROUND_PS);
+  sf_build_net (&spec, FALSE);
   /* 0 -> 3: 3 hops on the ring: 750000 + ceil(1000 x 10^12 / 3e9) = 750000 + 333334. */
-  ck_assert_uint_eq (net_delay (net, 0, 3, 1000), 750000 + 333334);
-  ck_assert_uint_eq (net_delay (net, 0, 3, 1000), 3 * 250000 + ser_ps (1000, 3000000000ull));
+  ck_assert_uint_eq (net_delay (sf.net, 0, 3, 1000), 750000 + 333334);
+  ck_assert_uint_eq (net_delay (sf.net, 0, 3, 1000), 3 * 250000 + sf_ser_ps (1000, 3000000000ull));
   /* 0 -> 7: 1 hop the short way. */
-  ck_assert_uint_eq (net_delay (net, 0, 7, 3), 250000 + 1000);
+  ck_assert_uint_eq (net_delay (sf.net, 0, 7, 3), 250000 + 1000);
   /* 0 -> 8: the switch, 2 hops: 3000000 + 19531250 for 1 MiB. */
-  ck_assert_uint_eq (net_delay (net, 0, 8, MIB), 3000000 + 19531250);
+  ck_assert_uint_eq (net_delay (sf.net, 0, 8, MIB), 3000000 + 19531250);
   /* 0 -> 12 differs in both: dimension 0, 4 hops. */
-  ck_assert_uint_eq (net_delay (net, 0, 12, 0), 4 * 250000);
-  ck_assert_uint_eq (net_delay (net, 5, 13, 1), 3000000 + ser_ps (1, 50 * GIB));
+  ck_assert_uint_eq (net_delay (sf.net, 0, 12, 0), 4 * 250000);
+  ck_assert_uint_eq (net_delay (sf.net, 5, 13, 1), 3000000 + sf_ser_ps (1, 50 * GIB));
 }
 END_TEST
 
 START_TEST (test_delay_astra)
 {
   /* ASTRA: floor(h a + m / B) ns, B = 50 x 2^30 / 10^9 = 53.687091 B/ns. */
-  NetDimSpec dims[] = { dim (NET_DIM_RING, 4, 50.0 * GIB, 500000),
-                        dim (NET_DIM_SWITCH, 4, 50.0 * GIB, 500000),
-                        dim (NET_DIM_FULLY_CONNECTED, 4, 50.0 * GIB, 500000) };
-  NetSpec spec = spec_of (dims, 3, NET_ROUND_ASTRA_NS);
-  build (&spec);
+  NetDimSpec dims[] = { sf_dim (NET_DIM_RING, 4, 50.0 * GIB, 500000),
+                        sf_dim (NET_DIM_SWITCH, 4, 50.0 * GIB, 500000),
+                        sf_dim (NET_DIM_FULLY_CONNECTED, 4, 50.0 * GIB, 500000) };
+  NetSpec spec = sf_spec (dims, 3, NET_ROUND_ASTRA_NS);
+  sf_build_net (&spec, FALSE);
   /* 16384 B: m / B = 16384 x 10^9 / (50 x 2^30) = 305.17578125 ns. */
-  ck_assert_uint_eq (net_delay (net, 0, 1, 16384), sim_time_from_ns (805));  /* 500 + 305.18 */
-  ck_assert_uint_eq (net_delay (net, 0, 4, 16384), sim_time_from_ns (1305)); /* 1000 + 305.18 */
-  ck_assert_uint_eq (net_delay (net, 0, 16, 16384), sim_time_from_ns (805));
-  ck_assert_uint_eq (net_delay (net, 0, 2, 16384), sim_time_from_ns (1305)); /* 2 ring hops */
+  ck_assert_uint_eq (net_delay (sf.net, 0, 1, 16384), sim_time_from_ns (805));  /* 500 + 305.18 */
+  ck_assert_uint_eq (net_delay (sf.net, 0, 4, 16384), sim_time_from_ns (1305)); /* 1000 + 305.18 */
+  ck_assert_uint_eq (net_delay (sf.net, 0, 16, 16384), sim_time_from_ns (805));
+  ck_assert_uint_eq (net_delay (sf.net, 0, 2, 16384), sim_time_from_ns (1305)); /* 2 ring hops */
   /* 1 MiB: 19531.25 ns -> 20031 (1 hop); 65536: 1220.703125 -> 1720. */
-  ck_assert_uint_eq (net_delay (net, 0, 1, MIB), sim_time_from_ns (20031));
-  ck_assert_uint_eq (net_delay (net, 0, 1, 65536), sim_time_from_ns (1720));
+  ck_assert_uint_eq (net_delay (sf.net, 0, 1, MIB), sim_time_from_ns (20031));
+  ck_assert_uint_eq (net_delay (sf.net, 0, 1, 65536), sim_time_from_ns (1720));
   /* Zero bytes: exactly the latency. */
-  ck_assert_uint_eq (net_delay (net, 0, 8, 0), sim_time_from_ns (1000));
+  ck_assert_uint_eq (net_delay (sf.net, 0, 8, 0), sim_time_from_ns (1000));
   /* A result below one ns more than the latency is truncated away. */
-  ck_assert_uint_eq (net_delay (net, 0, 1, 53), sim_time_from_ns (500)); /* 0.987 ns */
-  ck_assert_uint_eq (net_delay (net, 0, 1, 54), sim_time_from_ns (501)); /* 1.006 ns */
+  ck_assert_uint_eq (net_delay (sf.net, 0, 1, 53), sim_time_from_ns (500)); /* 0.987 ns */
+  ck_assert_uint_eq (net_delay (sf.net, 0, 1, 54), sim_time_from_ns (501)); /* 1.006 ns */
 }
 END_TEST
 
 START_TEST (test_delay_astra_fractional_latency)
 {
   /* A latency of 936.25 ns: 1 hop + 0 bytes = 936.25 -> 936; 2 hops: 1872.5 -> 1872. */
-  NetDimSpec dims[] = { dim (NET_DIM_SWITCH, 2, 1e9, 936250) };
-  NetSpec spec = spec_of (dims, 1, NET_ROUND_ASTRA_NS);
-  build (&spec);
-  ck_assert_uint_eq (net_delay (net, 0, 1, 0), sim_time_from_ns (1872));
+  NetDimSpec dims[] = { sf_dim (NET_DIM_SWITCH, 2, 1e9, 936250) };
+  NetSpec spec = sf_spec (dims, 1, NET_ROUND_ASTRA_NS);
+  sf_build_net (&spec, FALSE);
+  ck_assert_uint_eq (net_delay (sf.net, 0, 1, 0), sim_time_from_ns (1872));
   /* + 100 bytes at 1 B/ns = 1972.5 -> 1972. */
-  ck_assert_uint_eq (net_delay (net, 1, 0, 100), sim_time_from_ns (1972));
+  ck_assert_uint_eq (net_delay (sf.net, 1, 0, 100), sim_time_from_ns (1972));
 }
 END_TEST
 
@@ -416,26 +367,26 @@ END_TEST
 START_TEST (test_send_schedules_delivery)
 {
   /* Ring of 8, 1 GB/s (1000 ps per byte), 100 ns per hop. */
-  NetDimSpec dims[] = { dim (NET_DIM_RING, 8, 1e9, 100000) };
-  NetSpec spec = spec_of (dims, 1, NET_ROUND_PS);
-  build (&spec);
+  NetDimSpec dims[] = { sf_dim (NET_DIM_RING, 8, 1e9, 100000) };
+  NetSpec spec = sf_spec (dims, 1, NET_ROUND_PS);
+  sf_build_net (&spec, FALSE);
   /* Leaving at 5 us, 1 hop, 2000 bytes: 5000000 + 100000 + 2000000. */
-  net_send (net, sim_time_from_us (5), 0, 1, 2000, on_delivered, deliveries, 1);
+  net_send (sf.net, sim_time_from_us (5), 0, 1, 2000, on_delivered, deliveries, 1);
   /* Leaving now, 4 hops, 1 byte: 400000 + 1000. */
-  net_send (net, 0, 3, 7, 1, on_delivered, deliveries, 2);
-  ck_assert_uint_eq (net_messages (net), 2);
-  ck_assert_uint_eq (net_bytes (net), 2001);
-  ck_assert_uint_eq (sim_sched_pending (sched), 2);
+  net_send (sf.net, 0, 3, 7, 1, on_delivered, deliveries, 2);
+  ck_assert_uint_eq (net_messages (sf.net), 2);
+  ck_assert_uint_eq (net_bytes (sf.net), 2001);
+  ck_assert_uint_eq (sim_sched_pending (sf.sched), 2);
   ck_assert_uint_eq (deliveries->len, 0); /* nothing runs before the loop does */
-  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  ck_assert_int_eq (sim_sched_run (sf.sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
   ck_assert_uint_eq (deliveries->len, 2);
   Delivery *d = (Delivery *) deliveries->data;
   ck_assert_uint_eq (d[0].arg, 2);
   ck_assert_uint_eq (d[0].t, 401000);
   ck_assert_uint_eq (d[1].arg, 1);
   ck_assert_uint_eq (d[1].t, 7100000);
-  ck_assert_uint_eq (sim_sched_now (sched), 7100000);
-  ck_assert_uint_eq (sim_sched_pending (sched), 0);
+  ck_assert_uint_eq (sim_sched_now (sf.sched), 7100000);
+  ck_assert_uint_eq (sim_sched_pending (sf.sched), 0);
 }
 END_TEST
 
@@ -454,14 +405,14 @@ START_TEST (test_send_fifo_at_equal_times)
 {
   /* Ring of 8, 1 GB/s, 100 ns per hop.  Three messages arrive at 1100 ns by
    * different routes and sizes; they must be delivered in the order sent. */
-  NetDimSpec dims[] = { dim (NET_DIM_RING, 8, 1e9, 100000) };
-  NetSpec spec = spec_of (dims, 1, NET_ROUND_PS);
-  build (&spec);
-  net_send (net, 0, 0, 1, 1000, on_delivered, deliveries, 1); /* 100 + 1000 ns */
-  net_send (net, 0, 0, 2, 900, on_delivered, deliveries, 2);  /* 200 + 900 ns */
-  net_send (net, 0, 5, 2, 800, on_delivered, deliveries, 4);  /* 300 + 800 ns */
-  sim_sched_at (sched, sim_time_from_ns (1000), send_later, net, 0);
-  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  NetDimSpec dims[] = { sf_dim (NET_DIM_RING, 8, 1e9, 100000) };
+  NetSpec spec = sf_spec (dims, 1, NET_ROUND_PS);
+  sf_build_net (&spec, FALSE);
+  net_send (sf.net, 0, 0, 1, 1000, on_delivered, deliveries, 1); /* 100 + 1000 ns */
+  net_send (sf.net, 0, 0, 2, 900, on_delivered, deliveries, 2);  /* 200 + 900 ns */
+  net_send (sf.net, 0, 5, 2, 800, on_delivered, deliveries, 4);  /* 300 + 800 ns */
+  sim_sched_at (sf.sched, sim_time_from_ns (1000), send_later, sf.net, 0);
+  ck_assert_int_eq (sim_sched_run (sf.sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
   ck_assert_uint_eq (deliveries->len, 5);
   const guint64 order[] = { 1, 2, 4, 3, 5 };
   const SimTime at[] = { 1100000, 1100000, 1100000, 1100000, 1150000 };
@@ -470,63 +421,44 @@ START_TEST (test_send_fifo_at_equal_times)
       ck_assert_uint_eq (g_array_index (deliveries, Delivery, i).arg, order[i]);
       ck_assert_uint_eq (g_array_index (deliveries, Delivery, i).t, at[i]);
     }
-  ck_assert_uint_eq (net_messages (net), 5);
-  ck_assert_uint_eq (net_bytes (net), 2700);
-  ck_assert_uint_eq (sim_sched_pending (sched), 0);
+  ck_assert_uint_eq (net_messages (sf.net), 5);
+  ck_assert_uint_eq (net_bytes (sf.net), 2700);
+  ck_assert_uint_eq (sim_sched_pending (sf.sched), 0);
 }
 END_TEST
 
 START_TEST (test_send_astra_rounding)
 {
   /* The analytical model delivers at at + the ASTRA delay: 805 ns after 3 us. */
-  NetDimSpec dims[] = { dim (NET_DIM_RING, 4, 50.0 * GIB, 500000) };
-  NetSpec spec = spec_of (dims, 1, NET_ROUND_ASTRA_NS);
-  build (&spec);
-  net_send (net, sim_time_from_us (3), 2, 3, 16384, on_delivered, deliveries, 9);
-  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  NetDimSpec dims[] = { sf_dim (NET_DIM_RING, 4, 50.0 * GIB, 500000) };
+  NetSpec spec = sf_spec (dims, 1, NET_ROUND_ASTRA_NS);
+  sf_build_net (&spec, FALSE);
+  net_send (sf.net, sim_time_from_us (3), 2, 3, 16384, on_delivered, deliveries, 9);
+  ck_assert_int_eq (sim_sched_run (sf.sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
   ck_assert_uint_eq (deliveries->len, 1);
   ck_assert_uint_eq (g_array_index (deliveries, Delivery, 0).t, sim_time_from_ns (3805));
-  ck_assert_uint_eq (sim_sched_pending (sched), 0);
+  ck_assert_uint_eq (sim_sched_pending (sf.sched), 0);
 }
 END_TEST
 
-/* A fake link model: everything arrives after a fixed 42 ps. */
-static guint fake_sends;
-
-static void
-fake_send (Net *n, SimTime at, guint32 src, guint32 dst, guint64 bytes, SimHandler fn,
-           gpointer data, guint64 arg)
-{
-  (void) src;
-  (void) dst;
-  (void) bytes;
-  fake_sends++;
-  sim_sched_at (net_sched (n), at + 42, fn, data, arg);
-}
-
-static const NetModelClass fake_class = { .name = "fake", .send = fake_send };
-
 START_TEST (test_custom_model)
 {
-  NetDimSpec dims[] = { dim (NET_DIM_SWITCH, 4, 1e9, 100000) };
-  NetSpec spec = spec_of (dims, 1, NET_ROUND_PS);
-  GError *error = NULL;
-  topo = net_topo_new (&spec, &error);
-  ck_assert_ptr_nonnull (topo);
-  net = net_new_with_model (sched, topo, &fake_class);
-  ck_assert_str_eq (net_model_name (net), "fake");
-  fake_sends = 0;
-  net_send (net, 100, 0, 3, 123456, on_delivered, deliveries, 7);
-  ck_assert_uint_eq (fake_sends, 1);
+  NetDimSpec dims[] = { sf_dim (NET_DIM_SWITCH, 4, 1e9, 100000) };
+  NetSpec spec = sf_spec (dims, 1, NET_ROUND_PS);
+  sf.fake.delay[0] = 42; /* the fake link model: everything arrives after 42 ps */
+  sf_build_net (&spec, TRUE);
+  ck_assert_str_eq (net_model_name (sf.net), "fake");
+  net_send (sf.net, 100, 0, 3, 123456, on_delivered, deliveries, 7);
+  ck_assert_uint_eq (sf.fake.messages, 1);
   /* The counters belong to the front end, whatever the model. */
-  ck_assert_uint_eq (net_messages (net), 1);
-  ck_assert_uint_eq (net_bytes (net), 123456);
-  sim_sched_run (sched, SIM_TIME_MAX, 0);
+  ck_assert_uint_eq (net_messages (sf.net), 1);
+  ck_assert_uint_eq (net_bytes (sf.net), 123456);
+  sim_sched_run (sf.sched, SIM_TIME_MAX, 0);
   ck_assert_uint_eq (deliveries->len, 1);
   ck_assert_uint_eq (g_array_index (deliveries, Delivery, 0).t, 142);
   /* net_delay is the contention-free formula, not the model's. */
-  ck_assert_uint_eq (net_delay (net, 0, 3, 1000), 200000 + 1000000);
-  ck_assert_uint_eq (sim_sched_pending (sched), 0);
+  ck_assert_uint_eq (net_delay (sf.net, 0, 3, 1000), 200000 + 1000000);
+  ck_assert_uint_eq (sim_sched_pending (sf.sched), 0);
 }
 END_TEST
 
@@ -535,16 +467,12 @@ END_TEST
 static void
 add (Suite *s, const char *name, const TTest *test)
 {
-  TCase *tc = tcase_create (name);
-  tcase_add_checked_fixture (tc, setup, teardown);
-  tcase_add_test (tc, test);
-  suite_add_tcase (s, tc);
+  tcase_add_test (tu_tcase (s, name, setup, teardown, 0), test);
 }
 
 int
 main (void)
 {
-  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
   Suite *s = suite_create ("net");
   add (s, "coords_strides", test_coords_and_strides);
   add (s, "route_dim", test_route_dim);
@@ -561,9 +489,5 @@ main (void)
   add (s, "send_fifo_equal_times", test_send_fifo_at_equal_times);
   add (s, "send_astra_rounding", test_send_astra_rounding);
   add (s, "custom_model", test_custom_model);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return tu_run_suite (s);
 }

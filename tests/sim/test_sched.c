@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "sim/sched.h"
+#include "support/testutil.h"
 
 /* For checks inside loops over many events: Check's own assertions record
  * their location through the runner's pipe on every call, even when they
@@ -572,8 +573,7 @@ static Suite *
 sched_suite (void)
 {
   Suite *s = suite_create ("sched");
-  TCase *tc = tcase_create ("order");
-  tcase_add_checked_fixture (tc, setup, teardown);
+  TCase *tc = tu_tcase (s, "order", setup, teardown, 0);
   tcase_add_test (tc, test_empty);
   tcase_add_test (tc, test_order_by_time);
   tcase_add_test (tc, test_fifo_equal_times);
@@ -581,45 +581,32 @@ sched_suite (void)
   tcase_add_test (tc, test_long_chain_at_one_time);
   tcase_add_test (tc, test_extreme_times);
   tcase_add_test_raise_signal (tc, test_schedule_into_past_is_fatal, SIGTRAP);
-  suite_add_tcase (s, tc);
 
-  tc = tcase_create ("cancel");
-  tcase_add_checked_fixture (tc, setup, teardown);
+  tc = tu_tcase (s, "cancel", setup, teardown, 0);
   tcase_add_test (tc, test_cancel_pending);
   tcase_add_test (tc, test_cancel_after_run);
   tcase_add_test (tc, test_cancel_bad_ids);
   tcase_add_test (tc, test_cancel_from_handler);
   tcase_add_test (tc, test_cancel_running_event);
   tcase_add_test (tc, test_cancel_everything);
-  suite_add_tcase (s, tc);
 
-  tc = tcase_create ("limits");
-  tcase_add_checked_fixture (tc, setup, teardown);
+  tc = tu_tcase (s, "limits", setup, teardown, 0);
   tcase_add_test (tc, test_time_limit);
   tcase_add_test (tc, test_time_limit_after_cancelled);
   tcase_add_test (tc, test_event_limit);
   tcase_add_test (tc, test_stop_from_handler);
-  suite_add_tcase (s, tc);
 
-  tc = tcase_create ("reference");
-  tcase_add_checked_fixture (tc, setup, teardown);
-  tcase_set_timeout (tc, 60);
+  tc = tu_tcase (s, "reference", setup, teardown, 60);
   tcase_add_test (tc, test_reference_static_ties);
   tcase_add_test (tc, test_reference_static_wide);
   tcase_add_loop_test (tc, test_reference_dynamic, 0, 4);
   tcase_add_loop_test (tc, test_reference_dynamic_cancels, 0, 4);
   tcase_add_loop_test (tc, test_reference_time_slices, 0, 4);
-  suite_add_tcase (s, tc);
   return s;
 }
 
 int
 main (void)
 {
-  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
-  SRunner *sr = srunner_create (sched_suite ());
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return tu_run_suite (sched_suite ());
 }

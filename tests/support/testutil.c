@@ -5,6 +5,32 @@
 #include <sys/wait.h>
 #include <string.h>
 
+#include "sim/error.h"
+
+int
+tu_run_suite (Suite *s)
+{
+  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+  SRunner *sr = srunner_create (s);
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}
+
+TCase *
+tu_tcase (Suite *s, const char *name, void (*setup) (void), void (*teardown) (void),
+          double timeout_s)
+{
+  TCase *tc = tcase_create (name);
+  if (setup != NULL || teardown != NULL)
+    tcase_add_checked_fixture (tc, setup, teardown);
+  if (timeout_s > 0)
+    tcase_set_timeout (tc, timeout_s);
+  suite_add_tcase (s, tc);
+  return tc;
+}
+
 const char *
 tu_shared_dir (void)
 {
@@ -45,6 +71,37 @@ tu_rmdir (const char *dir)
     }
   g_dir_close (d);
   g_rmdir (dir);
+}
+
+char *tu_scratch;
+
+void
+tu_scratch_setup (void)
+{
+  tu_scratch = tu_mkdtemp ();
+}
+
+void
+tu_scratch_teardown (void)
+{
+  tu_rmdir (tu_scratch);
+  g_clear_pointer (&tu_scratch, g_free);
+}
+
+char *
+tu_scratch_path (const char *name)
+{
+  return g_build_filename (tu_scratch, name, NULL);
+}
+
+void
+tu_assert_input_error (const GError *error, const char *needle)
+{
+  ck_assert_msg (error != NULL, "expected an error containing '%s'", needle);
+  ck_assert_msg (error->domain == SIM_ERROR && error->code == SIM_ERROR_INPUT,
+                 "wrong domain/code for: %s", error->message);
+  ck_assert_msg (strstr (error->message, needle) != NULL, "'%s' not in: %s", needle,
+                 error->message);
 }
 
 const char *

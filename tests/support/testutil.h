@@ -1,14 +1,26 @@
-/* testutil.h: helpers shared by the test suites: where the shared test data
- * is, temporary directories, and writing small traces.
+/* testutil.h: helpers shared by the test suites: running a Check suite,
+ * where the shared test data is, temporary directories (and a per-test
+ * scratch directory fixture), input-error checks, and writing small traces.
  *
  * Layer: tests.  May include: every layer.
  */
 #ifndef ORRERY_TESTS_TESTUTIL_H
 #define ORRERY_TESTS_TESTUTIL_H
 
+#include <check.h>
 #include <glib.h>
 
 #include "workload/chakra.h"
+
+/* Run every test of s (CK_NORMAL output) with GLib criticals and warnings
+ * fatal, free the runner, and return main's exit status: 0 when all
+ * passed, else 1. */
+int tu_run_suite (Suite *s);
+
+/* A test case `name` added to s with the checked fixture setup/teardown
+ * (either may be NULL) and, when timeout_s > 0, that timeout. */
+TCase *tu_tcase (Suite *s, const char *name, void (*setup) (void), void (*teardown) (void),
+                 double timeout_s);
 
 /* $SHARED, or "../shared"; NULL (after printing why) when it is absent, so
  * that suites that use it skip with a message. */
@@ -17,6 +29,18 @@ const char *tu_shared_dir (void);
 /* A new empty temporary directory; tu_rmdir removes it and its files. */
 char *tu_mkdtemp (void);
 void tu_rmdir (const char *dir);
+
+/* A fresh temporary directory per test: tu_scratch_setup (a Check fixture)
+ * creates tu_scratch, tu_scratch_teardown removes it with its contents.
+ * tu_scratch_path is tu_scratch/name (the caller frees it). */
+extern char *tu_scratch;
+void tu_scratch_setup (void);
+void tu_scratch_teardown (void);
+char *tu_scratch_path (const char *name);
+
+/* Check assertions: the error is set, is SIM_ERROR / SIM_ERROR_INPUT, and its
+ * message holds needle. */
+void tu_assert_input_error (const GError *error, const char *needle);
 
 /* The orrery binary under test: $ORRERY, or build/orrery. */
 const char *tu_orrery (void);

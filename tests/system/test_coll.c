@@ -4,65 +4,21 @@
  * and configuration errors (system/coll.c, system/group.c).  Point-to-point
  * messages are in test_p2p.c.
  *
- * Runs over a fake link model that delivers every message a fixed delay
- * after it leaves (one delay per topology dimension) and counts messages per
- * dimension and per (src, dst).  Expected times are the ring's lockstep
- * closed form e + k (D + e) + r rc (see test_ring.c and algo_ring.c),
- * composed by hand for each scenario.
+ * Runs over the shared fake link model (support/sysfix.h), which delivers
+ * every message a fixed delay after it leaves (one delay per topology
+ * dimension) and counts messages per dimension and per (src, dst).
+ * Expected times are the ring's lockstep closed form e + k (D + e) + r rc
+ * (see test_ring.c and algo_ring.c), composed by hand for each scenario.
  */
 #include <check.h>
 #include <string.h>
 
-#include "network/net.h"
 #include "sim/error.h"
-#include "sim/sched.h"
-#include "system/sys.h"
+#include "support/sysfix.h"
 
 #define NS(x) ((SimTime) (x) * 1000)
-#define ALL_DIMS G_MAXUINT32
-#define MAX_EDGE 16
-
-/* ------------------------------------------------------------ fake network */
-
-typedef struct
-{
-  SimTime delay[NET_MAX_DIMS];
-  guint64 messages;
-  guint64 dim_messages[NET_MAX_DIMS];
-  guint64 edge[MAX_EDGE][MAX_EDGE]; /* messages src -> dst */
-} Fake;
-
-static Fake fake;
-
-static void
-fake_send (Net *n, SimTime at, guint32 src, guint32 dst, guint64 bytes, SimHandler fn,
-           gpointer data, guint64 arg)
-{
-  (void) bytes;
-  guint d = net_topo_route_dim (net_topo (n), src, dst);
-  fake.messages++;
-  fake.dim_messages[d]++;
-  if (src < MAX_EDGE && dst < MAX_EDGE)
-    fake.edge[src][dst]++;
-  sim_sched_at (net_sched (n), at + fake.delay[d], fn, data, arg);
-}
-
-static const NetModelClass fake_class = { .name = "fake", .send = fake_send };
 
 /* ------------------------------------------------------------ fixture */
-
-static SimSched *sched;
-static NetTopo *topo;
-static Net *net;
-static Sys *sys;
-static SysParams params;
-
-typedef struct
-{
-  guint32 tag, id;
-  SimTime t;
-} Done;
-static GArray *done_log;
 
 /* Common costs: e = 7 ns; two passes at 4 ps per byte (rc(m) = 8m ps). */
 static const SimTime e = NS (7);
@@ -70,61 +26,21 @@ static const SimTime e = NS (7);
 static void
 setup (void)
 {
-  sched = sim_sched_new ();
-  topo = NULL;
-  net = NULL;
-  sys = NULL;
-  memset (&fake, 0, sizeof fake);
-  sys_params_init (&params);
-  params.endpoint_delay = e;
-  params.reduction_passes = 2;
-  params.local_mem_bw_Bps = 250e9;
-  params.active_chunks_per_dim = 1;
-  done_log = g_array_new (FALSE, FALSE, sizeof (Done));
-}
-
-static void
-teardown (void)
-{
-  g_clear_pointer (&sys, sys_free);
-  g_clear_pointer (&net, net_free);
-  g_clear_pointer (&topo, net_topo_free);
-  g_clear_pointer (&sched, sim_sched_free);
-  g_clear_pointer (&done_log, g_array_unref);
+  sf_setup ();
+  sf.params.endpoint_delay = e;
+  sf.params.reduction_passes = 2;
+  sf.params.local_mem_bw_Bps = 250e9;
+  sf.params.active_chunks_per_dim = 1;
 }
 
 /* ------------------------------------------------------------ helpers */
-
-/* A topology of Ring dimensions of the given sizes on the fake network, with
- * fake delays D[d], and Sys from `params`. */
-static void
-build (const guint32 *sizes, const SimTime *D, guint n)
-{
-  NetSpec spec;
-  memset (&spec, 0, sizeof spec);
-  spec.n_dims = n;
-  for (guint d = 0; d < n; d++)
-    {
-      spec.dims[d] = (NetDimSpec) { .kind = NET_DIM_RING, .size = sizes[d],
-                                    .bandwidth_Bps = 1e9, .latency = 1 };
-      fake.delay[d] = D[d];
-    }
-  spec.model = NET_MODEL_ANALYTICAL;
-  spec.rounding = NET_ROUND_PS;
-  topo = net_topo_new (&spec, NULL);
-  ck_assert_ptr_nonnull (topo);
-  net = net_new_with_model (sched, topo, &fake_class);
-  GError *error = NULL;
-  sys = sys_new (sched, net, &params, &error);
-  ck_assert_msg (sys != NULL, "sys: %s", error ? error->message : "?");
-}
 
 static const SimTime D_ring = NS (250);
 
 static void
 build_ring (guint32 p)
 {
-  build (&p, &D_ring, 1);
+  sf_build_rings (&p, &D_ring, 1);
 }
 
 /* 4 x 4 with D0 = 200 ns on dim 0 and D1 = 900 ns on dim 1. */
@@ -135,88 +51,23 @@ build_4x4 (void)
 {
   const guint32 sizes[] = { 4, 4 };
   const SimTime D[] = { D0, D1 };
-  build (sizes, D, 2);
-}
-
-static void
-on_done (SimSched *s, gpointer data, guint64 arg)
-{
-  (void) data;
-  Done d = { (guint32) (arg >> 32), (guint32) arg, sim_sched_now (s) };
-  g_array_append_val (done_log, d);
-}
-
-static SysCollRequest
-coll_req (SysCollKind kind, guint64 bytes, guint64 group, guint32 tag, guint32 rank)
-{
-  return (SysCollRequest) { .kind = kind, .bytes = bytes, .group = group,
-                            .involved_dims = ALL_DIMS, .node_id = 1000 + tag,
-                            .on_done = on_done, .arg = ((guint64) tag << 32) | rank };
-}
-
-static void
-join (guint32 rank, SysCollKind kind, guint64 bytes, guint64 group, guint32 tag)
-{
-  SysCollRequest req = coll_req (kind, bytes, group, tag, rank);
-  GError *error = NULL;
-  gboolean ok = sys_coll_join (sys, rank, &req, &error);
-  ck_assert_msg (ok, "join rank %u: %s", rank, error ? error->message : "?");
+  sf_build_rings (sizes, D, 2);
 }
 
 static void
 join_prio (guint32 rank, SysCollKind kind, guint64 bytes, guint32 tag, gint32 prio)
 {
-  SysCollRequest req = coll_req (kind, bytes, SYS_GROUP_WORLD, tag, rank);
+  SysCollRequest req = sf_coll_req (kind, bytes, SYS_GROUP_WORLD, tag, rank);
   req.priority = prio;
-  ck_assert (sys_coll_join (sys, rank, &req, NULL));
+  ck_assert (sys_coll_join (sf.sys, rank, &req, NULL));
 }
 
 static void
 add_group (guint64 id, const guint32 *ranks, guint n)
 {
   GError *error = NULL;
-  gboolean ok = sys_group_add (sys, id, ranks, n, &error);
+  gboolean ok = sys_group_add (sf.sys, id, ranks, n, &error);
   ck_assert_msg (ok, "group %" G_GUINT64_FORMAT ": %s", id, error ? error->message : "?");
-}
-
-static void
-run_quiet (void)
-{
-  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
-  GError *error = NULL;
-  ck_assert_msg (sys_ok (sys, &error), "sys: %s", error ? error->message : "?");
-  ck_assert_uint_eq (sim_sched_pending (sched), 0);
-  g_autoptr (GString) pending = g_string_new (NULL);
-  ck_assert_msg (sys_describe_pending (sys, pending) == 0, "pending: %s", pending->str);
-}
-
-static SimTime
-done_at (guint32 tag, guint32 id)
-{
-  SimTime t = SIM_TIME_MAX;
-  guint seen = 0;
-  for (guint i = 0; i < done_log->len; i++)
-    {
-      const Done *d = &g_array_index (done_log, Done, i);
-      if (d->tag == tag && d->id == id)
-        {
-          t = d->t;
-          seen++;
-        }
-    }
-  ck_assert_msg (seen == 1, "%u/%u completed %u times", tag, id, seen);
-  return t;
-}
-
-static void
-assert_done_at (guint32 tag, const guint32 *ids, guint n, SimTime expect)
-{
-  for (guint i = 0; i < n; i++)
-    {
-      SimTime t = done_at (tag, ids[i]);
-      ck_assert_msg (t == expect, "%u/%u done at %" G_GUINT64_FORMAT ", expected %"
-                     G_GUINT64_FORMAT, tag, ids[i], t, expect);
-    }
 }
 
 /* The tags completed by `rank`, in completion order, as a string "0,2,1". */
@@ -224,30 +75,20 @@ static char *
 completion_order (guint32 rank)
 {
   GString *s = g_string_new (NULL);
-  for (guint i = 0; i < done_log->len; i++)
+  for (guint i = 0; i < sf.done->len; i++)
     {
-      const Done *d = &g_array_index (done_log, Done, i);
+      const SfDone *d = &g_array_index (sf.done, SfDone, i);
       if (d->id == rank)
         g_string_append_printf (s, "%s%u", s->len ? "," : "", d->tag);
     }
   return g_string_free (s, FALSE);
 }
 
-static void
-assert_error (GError *error, const char *const *needles)
-{
-  ck_assert_ptr_nonnull (error);
-  ck_assert_msg (error->domain == SIM_ERROR && error->code == SIM_ERROR_INPUT,
-                 "wrong domain/code: %s", error->message);
-  for (const char *const *n = needles; *n != NULL; n++)
-    ck_assert_msg (strstr (error->message, *n) != NULL, "'%s' not in: %s", *n, error->message);
-}
-
 /* One lockstep ring phase: e + k (D + e) + r rc. */
 static SimTime
 phase_time (guint64 k, guint64 r, SimTime D, SimTime rc)
 {
-  return e + k * (D + e) + r * rc;
+  return sf_phase_time (k, r, D, e, rc);
 }
 
 /* Ring all-reduce of c bytes on n members: k = 2(n-1), r = n-1, m = c/n. */
@@ -281,7 +122,7 @@ static const PolicyCase policy_cases[] = {
 START_TEST (test_policy_waiting)
 {
   const PolicyCase *pc = &policy_cases[_i];
-  params.policy = pc->policy;
+  sf.params.policy = pc->policy;
   build_ring (4);
   for (guint32 r = 0; r < 4; r++)
     {
@@ -289,14 +130,14 @@ START_TEST (test_policy_waiting)
       join_prio (r, SYS_COLL_ALL_REDUCE, 8192, 1, pc->prio_x);
       join_prio (r, SYS_COLL_ALL_GATHER, 2048, 2, pc->prio_y);
     }
-  run_quiet ();
+  sf_run_quiet ();
   SimTime tw = ar_time (4, 4096, D_ring);
   SimTime tx = ar_time (4, 8192, D_ring);
   SimTime ty = phase_time (3, 0, D_ring, 0);
   const guint32 all[] = { 0, 1, 2, 3 };
-  assert_done_at (0, all, 4, tw);
-  assert_done_at (1, all, 4, pc->x_first ? tw + tx : tw + ty + tx);
-  assert_done_at (2, all, 4, pc->x_first ? tw + tx + ty : tw + ty);
+  sf_assert_done_at (0, all, 4, tw);
+  sf_assert_done_at (1, all, 4, pc->x_first ? tw + tx : tw + ty + tx);
+  sf_assert_done_at (2, all, 4, pc->x_first ? tw + tx + ty : tw + ty);
   for (guint32 r = 0; r < 4; r++)
     {
       g_autofree char *order = completion_order (r);
@@ -314,20 +155,20 @@ END_TEST
 START_TEST (test_policy_chunks)
 {
   const PolicyCase *pc = &policy_cases[_i];
-  params.policy = pc->policy;
-  params.splits = 4;
+  sf.params.policy = pc->policy;
+  sf.params.splits = 4;
   build_ring (4);
   for (guint32 r = 0; r < 4; r++)
     {
       join_prio (r, SYS_COLL_ALL_REDUCE, 16384, 1, pc->prio_x);
       join_prio (r, SYS_COLL_ALL_GATHER, 8192, 2, pc->prio_y);
     }
-  run_quiet ();
+  sf_run_quiet ();
   SimTime tx = ar_time (4, 4096, D_ring);
   SimTime ty = phase_time (3, 0, D_ring, 0);
   const guint32 all[] = { 0, 1, 2, 3 };
-  assert_done_at (1, all, 4, pc->x_first ? 4 * tx : 4 * tx + 4 * ty);
-  assert_done_at (2, all, 4, pc->x_first ? 4 * tx + 4 * ty : tx + 4 * ty);
+  sf_assert_done_at (1, all, 4, pc->x_first ? 4 * tx : 4 * tx + 4 * ty);
+  sf_assert_done_at (2, all, 4, pc->x_first ? 4 * tx + 4 * ty : tx + 4 * ty);
 }
 END_TEST
 
@@ -336,19 +177,19 @@ END_TEST
  * later one has a higher priority. */
 START_TEST (test_policy_free_slot_starts_at_once)
 {
-  params.policy = _i == 0 ? SYS_SCHED_LIFO : SYS_SCHED_EXPLICIT;
+  sf.params.policy = _i == 0 ? SYS_SCHED_LIFO : SYS_SCHED_EXPLICIT;
   build_ring (4);
   for (guint32 r = 0; r < 4; r++)
     {
       join_prio (r, SYS_COLL_ALL_REDUCE, 8192, 1, 0);
       join_prio (r, SYS_COLL_ALL_GATHER, 2048, 2, 9);
     }
-  run_quiet ();
+  sf_run_quiet ();
   SimTime tx = ar_time (4, 8192, D_ring);
   SimTime ty = phase_time (3, 0, D_ring, 0);
   const guint32 all[] = { 0, 1, 2, 3 };
-  assert_done_at (1, all, 4, tx);
-  assert_done_at (2, all, 4, tx + ty);
+  sf_assert_done_at (1, all, 4, tx);
+  sf_assert_done_at (2, all, 4, tx + ty);
 }
 END_TEST
 
@@ -356,17 +197,17 @@ END_TEST
  * network has no contention). */
 START_TEST (test_two_active_chunks)
 {
-  params.active_chunks_per_dim = 2;
+  sf.params.active_chunks_per_dim = 2;
   build_ring (4);
   for (guint32 r = 0; r < 4; r++)
     {
-      join (r, SYS_COLL_ALL_REDUCE, 8192, SYS_GROUP_WORLD, 1);
-      join (r, SYS_COLL_ALL_GATHER, 2048, SYS_GROUP_WORLD, 2);
+      sf_join (r, SYS_COLL_ALL_REDUCE, 8192, SYS_GROUP_WORLD, 1);
+      sf_join (r, SYS_COLL_ALL_GATHER, 2048, SYS_GROUP_WORLD, 2);
     }
-  run_quiet ();
+  sf_run_quiet ();
   const guint32 all[] = { 0, 1, 2, 3 };
-  assert_done_at (1, all, 4, ar_time (4, 8192, D_ring));
-  assert_done_at (2, all, 4, phase_time (3, 0, D_ring, 0));
+  sf_assert_done_at (1, all, 4, ar_time (4, 8192, D_ring));
+  sf_assert_done_at (2, all, 4, phase_time (3, 0, D_ring, 0));
 }
 END_TEST
 
@@ -387,37 +228,37 @@ START_TEST (test_group_subgrid)
     {
     case 0:
       for (guint i = 0; i < 4; i++)
-        join (row[i], SYS_COLL_ALL_REDUCE, c, 1, 0);
-      run_quiet ();
-      assert_done_at (0, row, 4, ar_time (4, c, D0));
-      ck_assert_uint_eq (fake.dim_messages[0], 4 * 6);
-      ck_assert_uint_eq (fake.dim_messages[1], 0);
+        sf_join (row[i], SYS_COLL_ALL_REDUCE, c, 1, 0);
+      sf_run_quiet ();
+      sf_assert_done_at (0, row, 4, ar_time (4, c, D0));
+      ck_assert_uint_eq (sf.fake.dim_messages[0], 4 * 6);
+      ck_assert_uint_eq (sf.fake.dim_messages[1], 0);
       /* The ring follows rank order: 0 -> 1 -> 2 -> 3 -> 0. */
       for (guint32 r = 0; r < 4; r++)
-        ck_assert_uint_eq (fake.edge[r][(r + 1) % 4], 6);
+        ck_assert_uint_eq (sf.fake.edge[r][(r + 1) % 4], 6);
       break;
     case 1:
       for (guint i = 0; i < 4; i++)
-        join (col[i], SYS_COLL_ALL_REDUCE, c, 2, 0);
-      run_quiet ();
-      assert_done_at (0, col, 4, ar_time (4, c, D1));
-      ck_assert_uint_eq (fake.dim_messages[0], 0);
-      ck_assert_uint_eq (fake.dim_messages[1], 4 * 6);
+        sf_join (col[i], SYS_COLL_ALL_REDUCE, c, 2, 0);
+      sf_run_quiet ();
+      sf_assert_done_at (0, col, 4, ar_time (4, c, D1));
+      ck_assert_uint_eq (sf.fake.dim_messages[0], 0);
+      ck_assert_uint_eq (sf.fake.dim_messages[1], 4 * 6);
       for (guint32 r = 0; r < 16; r += 4)
-        ck_assert_uint_eq (fake.edge[r][(r + 4) % 16], 6);
+        ck_assert_uint_eq (sf.fake.edge[r][(r + 4) % 16], 6);
       break;
     default:
       /* localBWAware on 2 x 2: RS on dim 0 (n = 2: k = 1, r = 1, m = c/2),
        * AR on dim 1 of c/2 (k = 2, r = 1, m = c/4), AG on dim 0 of c/2
        * (k = 1, m = c/2). */
       for (guint i = 0; i < 4; i++)
-        join (square[i], SYS_COLL_ALL_REDUCE, c, 3, 0);
-      run_quiet ();
-      assert_done_at (0, square, 4,
+        sf_join (square[i], SYS_COLL_ALL_REDUCE, c, 3, 0);
+      sf_run_quiet ();
+      sf_assert_done_at (0, square, 4,
                       phase_time (1, 1, D0, 8 * (c / 2)) + phase_time (2, 1, D1, 8 * (c / 4))
                         + phase_time (1, 0, D0, 0));
-      ck_assert_uint_eq (fake.dim_messages[0], 4 * 2);
-      ck_assert_uint_eq (fake.dim_messages[1], 4 * 2);
+      ck_assert_uint_eq (sf.fake.dim_messages[0], 4 * 2);
+      ck_assert_uint_eq (sf.fake.dim_messages[1], 4 * 2);
       break;
     }
 }
@@ -434,13 +275,13 @@ START_TEST (test_group_flat)
   add_group (9, odd, 3);
   const guint64 c = 3 * 4096;
   for (guint i = 0; i < 3; i++)
-    join (odd[i], SYS_COLL_ALL_REDUCE, c, 9, 0);
-  run_quiet ();
-  assert_done_at (0, odd, 3, ar_time (3, c, D0));
-  ck_assert_uint_eq (fake.edge[10][0], 4);
-  ck_assert_uint_eq (fake.edge[0][5], 4);
-  ck_assert_uint_eq (fake.edge[5][10], 4);
-  ck_assert_uint_eq (fake.messages, 12);
+    sf_join (odd[i], SYS_COLL_ALL_REDUCE, c, 9, 0);
+  sf_run_quiet ();
+  sf_assert_done_at (0, odd, 3, ar_time (3, c, D0));
+  ck_assert_uint_eq (sf.fake.edge[10][0], 4);
+  ck_assert_uint_eq (sf.fake.edge[0][5], 4);
+  ck_assert_uint_eq (sf.fake.edge[5][10], 4);
+  ck_assert_uint_eq (sf.fake.messages, 12);
 }
 END_TEST
 
@@ -454,7 +295,7 @@ END_TEST
  *   d*_i = i + 4 floor((6 - i) / 4) for positions i = 0 (rank 0) .. 3. */
 START_TEST (test_group_dimension_queue)
 {
-  params.policy = SYS_SCHED_FIFO;
+  sf.params.policy = SYS_SCHED_FIFO;
   build_4x4 ();
   const guint32 pair[] = { 0, 5 };
   const guint32 col[] = { 0, 4, 8, 12 };
@@ -466,16 +307,16 @@ START_TEST (test_group_dimension_queue)
   gboolean use_col = _i == 0;
   const guint32 *other = use_col ? col : row;
   guint64 other_id = use_col ? 2 : 3;
-  join (0, SYS_COLL_ALL_REDUCE, c, 1, 1);
-  join (5, SYS_COLL_ALL_REDUCE, c, 1, 1);
+  sf_join (0, SYS_COLL_ALL_REDUCE, c, 1, 1);
+  sf_join (5, SYS_COLL_ALL_REDUCE, c, 1, 1);
   for (guint i = 0; i < 4; i++)
-    join (other[i], SYS_COLL_ALL_REDUCE, c, other_id, 2);
-  run_quiet ();
+    sf_join (other[i], SYS_COLL_ALL_REDUCE, c, other_id, 2);
+  sf_run_quiet ();
   SimTime T5 = ar_time (2, c, D0);
-  assert_done_at (1, pair, 2, T5);
+  sf_assert_done_at (1, pair, 2, T5);
   if (!use_col)
     {
-      assert_done_at (2, row, 4, ar_time (4, c, D0));
+      sf_assert_done_at (2, row, 4, ar_time (4, c, D0));
       return;
     }
   const SimTime rc = 8 * (c / 4);
@@ -483,7 +324,7 @@ START_TEST (test_group_dimension_queue)
     {
       guint64 dstar = i + 4 * ((6 - i) / 4);
       SimTime f = 7 * e + 3 * rc + MAX (6 * D1, dstar * D1 + T5);
-      ck_assert_uint_eq (done_at (2, col[i]), f);
+      ck_assert_uint_eq (sf_done_at (2, col[i]), f);
     }
 }
 END_TEST
@@ -493,10 +334,10 @@ START_TEST (test_group_single_member)
   build_4x4 ();
   const guint32 one[] = { 6 };
   add_group (4, one, 1);
-  join (6, SYS_COLL_ALL_REDUCE, 1 << 20, 4, 0);
-  run_quiet ();
-  ck_assert_uint_eq (done_at (0, 6), 0);
-  ck_assert_uint_eq (fake.messages, 0);
+  sf_join (6, SYS_COLL_ALL_REDUCE, 1 << 20, 4, 0);
+  sf_run_quiet ();
+  ck_assert_uint_eq (sf_done_at (0, 6), 0);
+  ck_assert_uint_eq (sf.fake.messages, 0);
 }
 END_TEST
 
@@ -507,33 +348,33 @@ START_TEST (test_group_errors)
   add_group (1, row, 4);
   GError *error = NULL;
   /* Registered twice. */
-  ck_assert (!sys_group_add (sys, 1, row, 4, &error));
-  assert_error (error, (const char *[]) { "group 1", "twice", NULL });
+  ck_assert (!sys_group_add (sf.sys, 1, row, 4, &error));
+  sf_assert_error (error, (const char *[]) { "group 1", "twice", NULL });
   g_clear_error (&error);
   /* The world's id is taken. */
-  ck_assert (!sys_group_add (sys, SYS_GROUP_WORLD, row, 4, &error));
+  ck_assert (!sys_group_add (sf.sys, SYS_GROUP_WORLD, row, 4, &error));
   g_clear_error (&error);
   /* A rank the topology lacks. */
   const guint32 bad[] = { 0, 16 };
-  ck_assert (!sys_group_add (sys, 2, bad, 2, &error));
-  assert_error (error, (const char *[]) { "rank 16", "16 ranks", NULL });
+  ck_assert (!sys_group_add (sf.sys, 2, bad, 2, &error));
+  sf_assert_error (error, (const char *[]) { "rank 16", "16 ranks", NULL });
   g_clear_error (&error);
   /* A rank outside the group, an undefined group, a rank outside the world. */
-  SysCollRequest req = coll_req (SYS_COLL_ALL_REDUCE, 64, 1, 0, 5);
+  SysCollRequest req = sf_coll_req (SYS_COLL_ALL_REDUCE, 64, 1, 0, 5);
   req.node_id = 4242;
-  ck_assert (!sys_coll_join (sys, 5, &req, &error));
-  assert_error (error, (const char *[]) { "rank 5", "4242", "not a member", "group 1", NULL });
+  ck_assert (!sys_coll_join (sf.sys, 5, &req, &error));
+  sf_assert_error (error, (const char *[]) { "rank 5", "4242", "not a member", "group 1", NULL });
   g_clear_error (&error);
   req.group = 77;
-  ck_assert (!sys_coll_join (sys, 5, &req, &error));
-  assert_error (error, (const char *[]) { "group 77", "not defined", NULL });
+  ck_assert (!sys_coll_join (sf.sys, 5, &req, &error));
+  sf_assert_error (error, (const char *[]) { "group 77", "not defined", NULL });
   g_clear_error (&error);
   req.group = SYS_GROUP_WORLD;
-  ck_assert (!sys_coll_join (sys, 16, &req, &error));
-  assert_error (error, (const char *[]) { "not a member", NULL });
+  ck_assert (!sys_coll_join (sf.sys, 16, &req, &error));
+  sf_assert_error (error, (const char *[]) { "not a member", NULL });
   g_clear_error (&error);
-  run_quiet ();
-  ck_assert_uint_eq (done_log->len, 0);
+  sf_run_quiet ();
+  ck_assert_uint_eq (sf.done->len, 0);
 }
 END_TEST
 
@@ -541,17 +382,18 @@ END_TEST
 START_TEST (test_group_mismatch)
 {
   build_ring (4);
-  join (0, SYS_COLL_ALL_REDUCE, 1000, SYS_GROUP_WORLD, 0);
+  sf_join (0, SYS_COLL_ALL_REDUCE, 1000, SYS_GROUP_WORLD, 0);
   GError *error = NULL;
-  SysCollRequest req = coll_req (SYS_COLL_ALL_REDUCE, 2000, SYS_GROUP_WORLD, 0, 1);
+  SysCollRequest req = sf_coll_req (SYS_COLL_ALL_REDUCE, 2000, SYS_GROUP_WORLD, 0, 1);
   req.node_id = 31337;
-  ck_assert (!sys_coll_join (sys, 1, &req, &error));
-  assert_error (error, (const char *[]) { "1000", "2000", "rank 1", "31337", "all ranks", NULL });
+  ck_assert (!sys_coll_join (sf.sys, 1, &req, &error));
+  sf_assert_error (error,
+                   (const char *[]) { "1000", "2000", "rank 1", "31337", "all ranks", NULL });
   g_clear_error (&error);
   req.kind = SYS_COLL_ALL_GATHER;
   req.bytes = 1000;
-  ck_assert (!sys_coll_join (sys, 2, &req, &error));
-  assert_error (error, (const char *[]) { "all_gather", "all_reduce", "rank 2", NULL });
+  ck_assert (!sys_coll_join (sf.sys, 2, &req, &error));
+  sf_assert_error (error, (const char *[]) { "all_gather", "all_reduce", "rank 2", NULL });
   g_clear_error (&error);
 }
 END_TEST
@@ -564,9 +406,9 @@ static guint64 second_group;
 static void
 join_second (SimSched *s, gpointer data, guint64 arg)
 {
-  on_done (s, data, arg);
+  sf_on_done (s, data, arg);
   guint32 rank = (guint32) arg;
-  join (rank, SYS_COLL_ALL_GATHER, 1024, second_group, 1);
+  sf_join (rank, SYS_COLL_ALL_GATHER, 1024, second_group, 1);
 }
 
 /* Row group {0..3} on 4 x 4: all-reduce of 8192, then the all-gather
@@ -579,18 +421,18 @@ START_TEST (test_group_sequence)
   second_group = 1;
   for (guint i = 0; i < 4; i++)
     {
-      SysCollRequest req = coll_req (SYS_COLL_ALL_REDUCE, 8192, 1, 0, row[i]);
+      SysCollRequest req = sf_coll_req (SYS_COLL_ALL_REDUCE, 8192, 1, 0, row[i]);
       req.on_done = join_second;
-      ck_assert (sys_coll_join (sys, row[i], &req, NULL));
+      ck_assert (sys_coll_join (sf.sys, row[i], &req, NULL));
     }
-  run_quiet ();
+  sf_run_quiet ();
   SimTime t1 = ar_time (4, 8192, D0);
-  assert_done_at (0, row, 4, t1);
-  assert_done_at (1, row, 4, t1 + phase_time (3, 0, D0, 0));
+  sf_assert_done_at (0, row, 4, t1);
+  sf_assert_done_at (1, row, 4, t1 + phase_time (3, 0, D0, 0));
   SysCollStats st;
-  sys_coll_stats (sys, SYS_COLL_ALL_REDUCE, &st);
+  sys_coll_stats (sf.sys, SYS_COLL_ALL_REDUCE, &st);
   ck_assert_uint_eq (st.count, 1);
-  sys_coll_stats (sys, SYS_COLL_ALL_GATHER, &st);
+  sys_coll_stats (sf.sys, SYS_COLL_ALL_GATHER, &st);
   ck_assert_uint_eq (st.count, 1);
   ck_assert_uint_eq (st.bytes, 1024);
   ck_assert_uint_eq (st.busy, phase_time (3, 0, D0, 0));
@@ -606,25 +448,25 @@ END_TEST
  * 2e + D + L. */
 START_TEST (test_group_sequence_ahead)
 {
-  params.active_chunks_per_dim = 2;
+  sf.params.active_chunks_per_dim = 2;
   build_ring (2);
   second_group = SYS_GROUP_WORLD;
-  join (0, SYS_COLL_ALL_REDUCE, 8192, SYS_GROUP_WORLD, 0);
-  join (0, SYS_COLL_ALL_GATHER, 1024, SYS_GROUP_WORLD, 1);
-  SysCollRequest req = coll_req (SYS_COLL_ALL_REDUCE, 8192, SYS_GROUP_WORLD, 0, 1);
+  sf_join (0, SYS_COLL_ALL_REDUCE, 8192, SYS_GROUP_WORLD, 0);
+  sf_join (0, SYS_COLL_ALL_GATHER, 1024, SYS_GROUP_WORLD, 1);
+  SysCollRequest req = sf_coll_req (SYS_COLL_ALL_REDUCE, 8192, SYS_GROUP_WORLD, 0, 1);
   req.on_done = join_second;
-  ck_assert (sys_coll_join (sys, 1, &req, NULL));
+  ck_assert (sys_coll_join (sf.sys, 1, &req, NULL));
   /* Before the run: rank 1 has joined only collective #0. */
   g_autoptr (GString) pending = g_string_new (NULL);
-  ck_assert_uint_eq (sys_describe_pending (sys, pending), 2);
+  ck_assert_uint_eq (sys_describe_pending (sf.sys, pending), 2);
   ck_assert_ptr_nonnull (strstr (pending->str, "collective #1 on all ranks (all_gather"));
   ck_assert_ptr_nonnull (strstr (pending->str, "never joined: 1\n"));
-  run_quiet ();
+  sf_run_quiet ();
   SimTime t1 = ar_time (2, 8192, D_ring);
-  ck_assert_uint_eq (done_at (0, 0), t1);
-  ck_assert_uint_eq (done_at (0, 1), t1);
-  ck_assert_uint_eq (done_at (1, 1), 2 * e + t1);
-  ck_assert_uint_eq (done_at (1, 0), 2 * e + D_ring + t1);
+  ck_assert_uint_eq (sf_done_at (0, 0), t1);
+  ck_assert_uint_eq (sf_done_at (0, 1), t1);
+  ck_assert_uint_eq (sf_done_at (1, 1), 2 * e + t1);
+  ck_assert_uint_eq (sf_done_at (1, 0), 2 * e + D_ring + t1);
 }
 END_TEST
 
@@ -634,7 +476,7 @@ START_TEST (test_empty_group)
   build_4x4 ();
   const guint32 none[] = { 0 };
   GError *error = NULL;
-  ck_assert (!sys_group_add (sys, 5, none, 0, &error));
+  ck_assert (!sys_group_add (sf.sys, 5, none, 0, &error));
   ck_assert_ptr_nonnull (error);
   ck_assert_ptr_nonnull (strstr (error->message, "group 5 has no ranks"));
   g_clear_error (&error);
@@ -650,27 +492,27 @@ START_TEST (test_pending_collective)
     {
     case 0:
       build_ring (4);
-      join (0, SYS_COLL_ALL_REDUCE, 4096, SYS_GROUP_WORLD, 0);
-      join (2, SYS_COLL_ALL_REDUCE, 4096, SYS_GROUP_WORLD, 0);
+      sf_join (0, SYS_COLL_ALL_REDUCE, 4096, SYS_GROUP_WORLD, 0);
+      sf_join (2, SYS_COLL_ALL_REDUCE, 4096, SYS_GROUP_WORLD, 0);
       break;
     case 1:
       {
         build_4x4 ();
         const guint32 row[] = { 0, 1, 2, 3 };
         add_group (7, row, 4);
-        join (1, SYS_COLL_REDUCE_SCATTER, 512, 7, 0);
+        sf_join (1, SYS_COLL_REDUCE_SCATTER, 512, 7, 0);
         break;
       }
     default:
       build_ring (64);
-      join (0, SYS_COLL_ALL_TO_ALL, 6400, SYS_GROUP_WORLD, 0);
+      sf_join (0, SYS_COLL_ALL_TO_ALL, 6400, SYS_GROUP_WORLD, 0);
       break;
     }
-  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
-  ck_assert_uint_eq (sim_sched_pending (sched), 0);
-  ck_assert_uint_eq (done_log->len, 0);
-  ck_assert (sys_ok (sys, NULL));
-  ck_assert_uint_eq (sys_describe_pending (sys, out), 1);
+  ck_assert_int_eq (sim_sched_run (sf.sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  ck_assert_uint_eq (sim_sched_pending (sf.sched), 0);
+  ck_assert_uint_eq (sf.done->len, 0);
+  ck_assert (sys_ok (sf.sys, NULL));
+  ck_assert_uint_eq (sys_describe_pending (sf.sys, out), 1);
   const char *const needles[][6] = {
     { "collective #0", "all ranks", "all_reduce", "2 of 4", "joined: 0,2", "never joined: 1,3" },
     { "collective #0", "group 7", "reduce_scatter", "1 of 4", "joined: 1;", "never joined: 0,2,3" },
@@ -689,37 +531,34 @@ END_TEST
 START_TEST (test_config_errors)
 {
   const guint32 p = 4;
-  NetSpec spec;
-  memset (&spec, 0, sizeof spec);
-  spec.n_dims = 1;
-  spec.dims[0] = (NetDimSpec) { .kind = NET_DIM_RING, .size = p, .bandwidth_Bps = 1e9 };
-  topo = net_topo_new (&spec, NULL);
-  net = net_new_with_model (sched, topo, &fake_class);
+  NetDimSpec d = sf_dim (NET_DIM_RING, p, 1e9, 0);
+  NetSpec spec = sf_spec (&d, 1, NET_ROUND_PS);
+  sf_build_net (&spec, TRUE);
   GError *error = NULL;
-  SysParams bad = params;
+  SysParams bad = sf.params;
   bad.splits = 0;
-  ck_assert_ptr_null (sys_new (sched, net, &bad, &error));
-  assert_error (error, (const char *[]) { "splits", NULL });
+  ck_assert_ptr_null (sys_new (sf.sched, sf.net, &bad, &error));
+  sf_assert_error (error, (const char *[]) { "splits", NULL });
   g_clear_error (&error);
-  bad = params;
+  bad = sf.params;
   bad.active_chunks_per_dim = 0;
-  ck_assert_ptr_null (sys_new (sched, net, &bad, &error));
+  ck_assert_ptr_null (sys_new (sf.sched, sf.net, &bad, &error));
   g_clear_error (&error);
-  bad = params;
+  bad = sf.params;
   const char *names[] = { "ring", "direct" };
   ck_assert (sys_params_set_impl (&bad, SYS_COLL_ALL_GATHER, names + 1, 1, NULL));
-  ck_assert_ptr_null (sys_new (sched, net, &bad, &error));
-  assert_error (error, (const char *[]) { "all_gather", "'direct'", NULL });
+  ck_assert_ptr_null (sys_new (sf.sched, sf.net, &bad, &error));
+  sf_assert_error (error, (const char *[]) { "all_gather", "'direct'", NULL });
   g_clear_error (&error);
   ck_assert (!sys_params_set_impl (&bad, SYS_COLL_ALL_TO_ALL, names, 0, &error));
-  assert_error (error, (const char *[]) { "all_to_all", NULL });
+  sf_assert_error (error, (const char *[]) { "all_to_all", NULL });
   g_clear_error (&error);
   /* Two names on a one-dimensional topology: the first is used. */
-  bad = params;
+  bad = sf.params;
   ck_assert (sys_params_set_impl (&bad, SYS_COLL_ALL_REDUCE, names, 2, NULL));
-  sys = sys_new (sched, net, &bad, &error);
-  ck_assert_ptr_nonnull (sys);
-  ck_assert_str_eq (sys_params (sys)->impl[SYS_COLL_ALL_REDUCE][1], "direct");
+  sf.sys = sys_new (sf.sched, sf.net, &bad, &error);
+  ck_assert_ptr_nonnull (sf.sys);
+  ck_assert_str_eq (sys_params (sf.sys)->impl[SYS_COLL_ALL_REDUCE][1], "direct");
 }
 END_TEST
 
@@ -728,17 +567,12 @@ END_TEST
 static TCase *
 tcase (Suite *s, const char *name)
 {
-  TCase *tc = tcase_create (name);
-  tcase_add_checked_fixture (tc, setup, teardown);
-  tcase_set_timeout (tc, 120);
-  suite_add_tcase (s, tc);
-  return tc;
+  return tu_tcase (s, name, setup, sf_teardown, 120);
 }
 
 int
 main (void)
 {
-  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
   Suite *s = suite_create ("coll");
   int n_policy = (int) G_N_ELEMENTS (policy_cases);
   tcase_add_loop_test (tcase (s, "policy_waiting"), test_policy_waiting, 0, n_policy);
@@ -756,9 +590,5 @@ main (void)
   tcase_add_test (tcase (s, "empty_group"), test_empty_group);
   tcase_add_loop_test (tcase (s, "pending_collective"), test_pending_collective, 0, 3);
   tcase_add_test (tcase (s, "config_errors"), test_config_errors);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return tu_run_suite (s);
 }

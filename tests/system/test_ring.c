@@ -1,12 +1,12 @@
 /* test_ring.c: the ring algorithm and chunk scheduling against closed forms.
  *
- * The system layer runs over a fake link model that delivers every message a
- * fixed delay D after it leaves (one D per topology dimension, so that a test
- * also sees which dimension a phase used) and records what was sent; some
- * tests use the real analytical model instead.  Expected finish times are
- * closed forms written in each test from the ring's definition
- * (system/algo_ring.c, ../shared/reference/ASTRA-SIM.md): in lockstep a member
- * finishes a phase of k steps, r of them reducing, after
+ * The system layer runs over the shared fake link model (support/sysfix.h),
+ * which delivers every message a fixed delay D after it leaves (one D per
+ * topology dimension, so that a test also sees which dimension a phase used)
+ * and records what was sent; some tests use the real analytical model
+ * instead.  Expected finish times are closed forms written in each test from
+ * the ring's definition (system/algo_ring.c, ../shared/reference/ASTRA-SIM.md):
+ * in lockstep a member finishes a phase of k steps, r of them reducing, after
  *     e + k (D + e) + r rc
  * where e is the endpoint delay and rc the reduction cost of one message;
  * chunks of one collective run one after another when one is active per
@@ -16,197 +16,22 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "network/net.h"
 #include "sim/error.h"
-#include "sim/sched.h"
-#include "system/sys.h"
+#include "support/sysfix.h"
 
 #define GIB (G_GUINT64_CONSTANT (1) << 30)
 #define MIB (G_GUINT64_CONSTANT (1) << 20)
 #define NS(x) ((SimTime) (x) * 1000)
-#define ALL_DIMS G_MAXUINT32
-
-/* ------------------------------------------------------------ fake network */
-
-typedef struct
-{
-  SimTime delay[NET_MAX_DIMS]; /* per route dimension */
-  gboolean ring_check;         /* 1-D world: every message goes to src + 1 */
-  guint64 messages, bytes, min_bytes, max_bytes, off_ring;
-  guint64 dim_messages[NET_MAX_DIMS], dim_bytes[NET_MAX_DIMS];
-} Fake;
-
-static Fake fake;
-
-static void
-fake_send (Net *n, SimTime at, guint32 src, guint32 dst, guint64 bytes, SimHandler fn,
-           gpointer data, guint64 arg)
-{
-  const NetTopo *t = net_topo (n);
-  guint d = net_topo_route_dim (t, src, dst);
-  fake.messages++;
-  fake.bytes += bytes;
-  fake.min_bytes = MIN (fake.min_bytes, bytes);
-  fake.max_bytes = MAX (fake.max_bytes, bytes);
-  fake.dim_messages[d]++;
-  fake.dim_bytes[d] += bytes;
-  if (fake.ring_check && dst != (src + 1) % net_topo_ranks (t))
-    fake.off_ring++;
-  sim_sched_at (net_sched (n), at + fake.delay[d], fn, data, arg);
-}
-
-static const NetModelClass fake_class = { .name = "fake", .send = fake_send };
-
-/* ------------------------------------------------------------ fixture */
-
-static SimSched *sched;
-static NetTopo *topo;
-static Net *net;
-static Sys *sys;
-static SysParams params;
-
-/* Completions: (tag, rank, time), in the order they ran. */
-typedef struct
-{
-  guint32 tag, rank;
-  SimTime t;
-} Done;
-static GArray *done_log;
-
-static void
-setup (void)
-{
-  sched = sim_sched_new ();
-  topo = NULL;
-  net = NULL;
-  sys = NULL;
-  memset (&fake, 0, sizeof fake);
-  fake.min_bytes = G_MAXUINT64;
-  sys_params_init (&params);
-  done_log = g_array_new (FALSE, FALSE, sizeof (Done));
-}
-
-static void
-teardown (void)
-{
-  g_clear_pointer (&sys, sys_free);
-  g_clear_pointer (&net, net_free);
-  g_clear_pointer (&topo, net_topo_free);
-  g_clear_pointer (&sched, sim_sched_free);
-  g_clear_pointer (&done_log, g_array_unref);
-}
 
 /* ------------------------------------------------------------ helpers */
 
-static NetDimSpec
-dim (NetDimKind kind, guint32 size, double bandwidth_Bps, SimTime latency)
-{
-  return (NetDimSpec) { .kind = kind, .size = size, .bandwidth_Bps = bandwidth_Bps,
-                        .latency = latency };
-}
-
-/* Topology from dims, then the network (fake or analytical) and Sys from
- * `params`. */
-static void
-build (const NetDimSpec *dims, guint n, NetRounding rounding, gboolean use_fake)
-{
-  NetSpec spec;
-  memset (&spec, 0, sizeof spec);
-  spec.n_dims = n;
-  for (guint d = 0; d < n; d++)
-    spec.dims[d] = dims[d];
-  spec.model = NET_MODEL_ANALYTICAL;
-  spec.rounding = rounding;
-  GError *error = NULL;
-  topo = net_topo_new (&spec, &error);
-  ck_assert_msg (topo != NULL, "topo: %s", error ? error->message : "?");
-  if (use_fake)
-    net = net_new_with_model (sched, topo, &fake_class);
-  else
-    net = net_new (sched, topo, &error);
-  ck_assert_msg (net != NULL, "net: %s", error ? error->message : "?");
-  sys = sys_new (sched, net, &params, &error);
-  ck_assert_msg (sys != NULL, "sys: %s", error ? error->message : "?");
-}
-
-/* A 1-D ring of p ranks on the fake network, delay D. */
+/* A 1-D ring of p ranks on the fake network, delay D, every message checked
+ * to go to the ring successor. */
 static void
 build_fake_ring (guint32 p, SimTime D)
 {
-  NetDimSpec d = dim (NET_DIM_RING, p, 1e9, 1);
-  fake.delay[0] = D;
-  fake.ring_check = TRUE;
-  build (&d, 1, NET_ROUND_PS, TRUE);
-}
-
-static void
-on_done (SimSched *s, gpointer data, guint64 arg)
-{
-  (void) data;
-  Done d = { (guint32) (arg >> 32), (guint32) arg, sim_sched_now (s) };
-  g_array_append_val (done_log, d);
-}
-
-static void
-join (guint32 rank, SysCollKind kind, guint64 bytes, guint64 group, guint32 tag)
-{
-  SysCollRequest req = { .kind = kind, .bytes = bytes, .group = group,
-                         .involved_dims = ALL_DIMS, .node_id = tag, .on_done = on_done,
-                         .arg = ((guint64) tag << 32) | rank };
-  GError *error = NULL;
-  gboolean ok = sys_coll_join (sys, rank, &req, &error);
-  ck_assert_msg (ok, "join rank %u: %s", rank, error ? error->message : "?");
-}
-
-/* Run to the end; the run must end with an empty queue, no error, and
- * nothing pending in the system layer. */
-static void
-run_quiet (void)
-{
-  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
-  GError *error = NULL;
-  ck_assert_msg (sys_ok (sys, &error), "sys: %s", error ? error->message : "?");
-  ck_assert_uint_eq (sim_sched_pending (sched), 0);
-  g_autoptr (GString) pending = g_string_new (NULL);
-  ck_assert_msg (sys_describe_pending (sys, pending) == 0, "pending: %s", pending->str);
-}
-
-/* When (tag, rank) completed; it must have completed exactly once. */
-static SimTime
-done_at (guint32 tag, guint32 rank)
-{
-  SimTime t = SIM_TIME_MAX;
-  guint seen = 0;
-  for (guint i = 0; i < done_log->len; i++)
-    {
-      const Done *d = &g_array_index (done_log, Done, i);
-      if (d->tag == tag && d->rank == rank)
-        {
-          t = d->t;
-          seen++;
-        }
-    }
-  ck_assert_msg (seen == 1, "collective %u on rank %u completed %u times", tag, rank, seen);
-  return t;
-}
-
-static void
-assert_all_done_at (guint32 tag, guint32 p, SimTime expect)
-{
-  for (guint32 r = 0; r < p; r++)
-    {
-      SimTime t = done_at (tag, r);
-      ck_assert_msg (t == expect, "rank %u finished at %" G_GUINT64_FORMAT " ps, expected %"
-                     G_GUINT64_FORMAT, r, t, expect);
-    }
-}
-
-/* ceil(bytes x 10^12 / bw) ps, by long division. */
-static SimTime
-ser_ps (guint64 bytes, guint64 bw)
-{
-  unsigned __int128 num = (unsigned __int128) bytes * G_GUINT64_CONSTANT (1000000000000);
-  return (SimTime) ((num + bw - 1) / bw);
+  sf.fake.ring_check = TRUE;
+  sf_build_rings (&p, &D, 1);
 }
 
 /* Ring steps k and reducing steps r of a collective on n members (the table
@@ -223,13 +48,6 @@ ring_k_r (SysCollKind kind, guint64 n, guint64 *k, guint64 *r)
     }
 }
 
-/* One lockstep phase: e + k (D + e) + r rc. */
-static SimTime
-phase_time (guint64 k, guint64 r, SimTime D, SimTime e, SimTime rc)
-{
-  return e + k * (D + e) + r * rc;
-}
-
 /* ------------------------------------------- lockstep closed form, fake net */
 
 static const guint32 loop_p[] = { 2, 3, 4, 7, 8, 16, 64 };
@@ -242,47 +60,46 @@ START_TEST (test_lockstep)
   SysCollKind kind = (SysCollKind) ((_i / 2) % 4);
   guint S = loop_S[_i % 2];
   const SimTime D = NS (250), e = NS (7);
-  params.splits = S;
-  params.active_chunks_per_dim = 1;
-  params.endpoint_delay = e;
-  params.reduction_passes = 2;
-  params.local_mem_bw_Bps = 250e9; /* 4 ps per byte */
-  params.astra_rounding = FALSE;
+  sf.params.splits = S;
+  sf.params.active_chunks_per_dim = 1;
+  sf.params.endpoint_delay = e;
+  sf.params.reduction_passes = 2;
+  sf.params.local_mem_bw_Bps = 250e9; /* 4 ps per byte */
+  sf.params.astra_rounding = FALSE;
   build_fake_ring (p, D);
 
   const guint64 c = (guint64) p * 1024; /* chunk */
   const guint64 bytes = S * c;
-  for (guint32 r = 0; r < p; r++)
-    join (r, kind, bytes, SYS_GROUP_WORLD, 0);
-  run_quiet ();
+  sf_join_world (p, kind, bytes, 0);
+  sf_run_quiet ();
 
   guint64 k, r;
   ring_k_r (kind, p, &k, &r);
   guint64 m = kind == SYS_COLL_ALL_GATHER ? c : c / p;
-  SimTime rc = 2 * ser_ps (m, 250000000000ull); /* passes x ceil(m / L) */
+  SimTime rc = 2 * sf_ser_ps (m, 250000000000ull); /* passes x ceil(m / L) */
   ck_assert_uint_eq (rc, 8 * m);
-  SimTime T = S * phase_time (k, r, D, e, rc);
-  assert_all_done_at (0, p, T);
-  ck_assert_uint_eq (sim_sched_now (sched), T);
+  SimTime T = S * sf_phase_time (k, r, D, e, rc);
+  sf_assert_all_done_at (0, p, T);
+  ck_assert_uint_eq (sim_sched_now (sf.sched), T);
 
   /* p k messages per chunk, all of m bytes, all to the ring successor. */
-  ck_assert_uint_eq (fake.messages, S * p * k);
-  ck_assert_uint_eq (fake.bytes, S * p * k * m);
-  ck_assert_uint_eq (fake.min_bytes, m);
-  ck_assert_uint_eq (fake.max_bytes, m);
-  ck_assert_uint_eq (fake.off_ring, 0);
-  ck_assert_uint_eq (net_messages (net), S * p * k);
-  ck_assert_uint_eq (net_bytes (net), S * p * k * m);
+  ck_assert_uint_eq (sf.fake.messages, S * p * k);
+  ck_assert_uint_eq (sf.fake.bytes, S * p * k * m);
+  ck_assert_uint_eq (sf.fake.min_bytes, m);
+  ck_assert_uint_eq (sf.fake.max_bytes, m);
+  ck_assert_uint_eq (sf.fake.off_ring, 0);
+  ck_assert_uint_eq (net_messages (sf.net), S * p * k);
+  ck_assert_uint_eq (net_bytes (sf.net), S * p * k * m);
 
   SysCollStats st;
-  sys_coll_stats (sys, kind, &st);
+  sys_coll_stats (sf.sys, kind, &st);
   ck_assert_uint_eq (st.count, 1);
   ck_assert_uint_eq (st.bytes, bytes);
   ck_assert_uint_eq (st.busy, T);
   for (guint other = 0; other < SYS_COLL_N; other++)
     if (other != kind)
       {
-        sys_coll_stats (sys, (SysCollKind) other, &st);
+        sys_coll_stats (sf.sys, (SysCollKind) other, &st);
         ck_assert_uint_eq (st.count, 0);
       }
 }
@@ -294,34 +111,33 @@ END_TEST
 START_TEST (test_uneven_sizes)
 {
   const SimTime D = NS (100), e = NS (3);
-  params.splits = 2;
-  params.endpoint_delay = e;
-  params.reduction_passes = 3;
-  params.local_mem_bw_Bps = 1e9; /* 1 byte per ns */
-  params.astra_rounding = _i == 1;
+  sf.params.splits = 2;
+  sf.params.endpoint_delay = e;
+  sf.params.reduction_passes = 3;
+  sf.params.local_mem_bw_Bps = 1e9; /* 1 byte per ns */
+  sf.params.astra_rounding = _i == 1;
   build_fake_ring (3, D);
-  for (guint32 r = 0; r < 3; r++)
-    join (r, SYS_COLL_ALL_REDUCE, 601, SYS_GROUP_WORLD, 0);
-  run_quiet ();
+  sf_join_world (3, SYS_COLL_ALL_REDUCE, 601, 0);
+  sf_run_quiet ();
   /* All-reduce on 3: k = 4, r = 2. */
   SimTime T;
   if (_i == 0)
     {
       /* Chunks of 301 and 300 bytes; messages of 101 and 100; a pass over
        * m bytes at 1 B/ns is m ns. */
-      T = phase_time (4, 2, D, e, 3 * NS (101)) + phase_time (4, 2, D, e, 3 * NS (100));
-      ck_assert_uint_eq (fake.min_bytes, 100);
-      ck_assert_uint_eq (fake.max_bytes, 101);
-      ck_assert_uint_eq (fake.bytes, 3 * 4 * (101 + 100));
+      T = sf_phase_time (4, 2, D, e, 3 * NS (101)) + sf_phase_time (4, 2, D, e, 3 * NS (100));
+      ck_assert_uint_eq (sf.fake.min_bytes, 100);
+      ck_assert_uint_eq (sf.fake.max_bytes, 101);
+      ck_assert_uint_eq (sf.fake.bytes, 3 * 4 * (101 + 100));
     }
   else
     {
       /* Chunks of 601 / 2 = 300 bytes, messages of 100. */
-      T = 2 * phase_time (4, 2, D, e, 3 * NS (100));
-      ck_assert_uint_eq (fake.min_bytes, 100);
-      ck_assert_uint_eq (fake.max_bytes, 100);
+      T = 2 * sf_phase_time (4, 2, D, e, 3 * NS (100));
+      ck_assert_uint_eq (sf.fake.min_bytes, 100);
+      ck_assert_uint_eq (sf.fake.max_bytes, 100);
     }
-  assert_all_done_at (0, 3, T);
+  sf_assert_all_done_at (0, 3, T);
 }
 END_TEST
 
@@ -337,21 +153,20 @@ START_TEST (test_alpha_beta)
   guint64 n = ns[_i / 3];
   const SimTime a = NS (500);
   const guint64 B = 3000000000ull; /* 3 GB/s */
-  params.endpoint_delay = 0;
-  params.reduction_passes = 0;
-  params.splits = 1;
-  NetDimSpec d = dim (NET_DIM_RING, p, (double) B, a);
-  build (&d, 1, NET_ROUND_PS, FALSE);
-  for (guint32 r = 0; r < p; r++)
-    join (r, SYS_COLL_ALL_REDUCE, n, SYS_GROUP_WORLD, 0);
-  run_quiet ();
+  sf.params.endpoint_delay = 0;
+  sf.params.reduction_passes = 0;
+  sf.params.splits = 1;
+  NetDimSpec d = sf_dim (NET_DIM_RING, p, (double) B, a);
+  sf_build (&d, 1, NET_ROUND_PS, FALSE);
+  sf_join_world (p, SYS_COLL_ALL_REDUCE, n, 0);
+  sf_run_quiet ();
   guint64 m = (n + p - 1) / p;
-  SimTime T = 2 * (p - 1) * (a + ser_ps (m, B));
-  assert_all_done_at (0, p, T);
+  SimTime T = 2 * (p - 1) * (a + sf_ser_ps (m, B));
+  sf_assert_all_done_at (0, p, T);
   if (p == 8 && n == MIB)
     /* 131072 B at 3 GB/s = 43690666.67 -> 43690667 ps; 14 x (500000 + that). */
     ck_assert_uint_eq (T, G_GUINT64_CONSTANT (618669338));
-  ck_assert_uint_eq (net_messages (net), (guint64) p * 2 * (p - 1));
+  ck_assert_uint_eq (net_messages (sf.net), (guint64) p * 2 * (p - 1));
 }
 END_TEST
 
@@ -378,17 +193,16 @@ static const AstraCase astra_cases[] = {
 START_TEST (test_astra_closed_form)
 {
   const AstraCase *ac = &astra_cases[_i];
-  params.splits = 4;
-  params.active_chunks_per_dim = 1;
-  params.endpoint_delay = NS (10);
-  params.local_mem_bw_Bps = 1600e9;
-  params.reduction_passes = 3;
-  params.astra_rounding = TRUE;
-  NetDimSpec d = dim (ac->topo, ac->p, 50.0 * GIB, NS (500));
-  build (&d, 1, NET_ROUND_ASTRA_NS, FALSE);
-  for (guint32 r = 0; r < ac->p; r++)
-    join (r, ac->kind, MIB, SYS_GROUP_WORLD, 0);
-  run_quiet ();
+  sf.params.splits = 4;
+  sf.params.active_chunks_per_dim = 1;
+  sf.params.endpoint_delay = NS (10);
+  sf.params.local_mem_bw_Bps = 1600e9;
+  sf.params.reduction_passes = 3;
+  sf.params.astra_rounding = TRUE;
+  NetDimSpec d = sf_dim (ac->topo, ac->p, 50.0 * GIB, NS (500));
+  sf_build (&d, 1, NET_ROUND_ASTRA_NS, FALSE);
+  sf_join_world (ac->p, ac->kind, MIB, 0);
+  sf_run_quiet ();
 
   const guint64 S = 4, c = MIB / S;
   guint64 k, r;
@@ -399,7 +213,7 @@ START_TEST (test_astra_closed_form)
   guint64 hop = (guint64) ((double) h * 500.0 + (double) m / B);
   guint64 T_ns = S * (k * hop + r * 3 * (m / 1600) + (k + 1) * 10);
   ck_assert_uint_eq (T_ns, ac->expect_ns);
-  assert_all_done_at (0, ac->p, NS (ac->expect_ns));
+  sf_assert_all_done_at (0, ac->p, NS (ac->expect_ns));
 }
 END_TEST
 
@@ -434,22 +248,21 @@ START_TEST (test_astra_microbench)
       guint32 p = (guint32) g_ascii_strtoull (f[1], NULL, 10);
       guint64 expect_ns = g_ascii_strtoull (f[7], NULL, 10);
 
-      teardown ();
-      setup ();
-      params.splits = 4;
-      params.endpoint_delay = NS (10);
-      params.local_mem_bw_Bps = 1600e9;
-      params.reduction_passes = 3;
-      params.astra_rounding = TRUE;
-      NetDimSpec d = dim (dk, p, 50.0 * GIB, NS (500));
-      build (&d, 1, NET_ROUND_ASTRA_NS, FALSE);
+      sf_teardown ();
+      sf_setup ();
+      sf.params.splits = 4;
+      sf.params.endpoint_delay = NS (10);
+      sf.params.local_mem_bw_Bps = 1600e9;
+      sf.params.reduction_passes = 3;
+      sf.params.astra_rounding = TRUE;
+      NetDimSpec d = sf_dim (dk, p, 50.0 * GIB, NS (500));
+      sf_build (&d, 1, NET_ROUND_ASTRA_NS, FALSE);
+      sf_join_world (p, kind, MIB, 0);
+      sf_run_quiet ();
       for (guint32 r = 0; r < p; r++)
-        join (r, kind, MIB, SYS_GROUP_WORLD, 0);
-      run_quiet ();
-      for (guint32 r = 0; r < p; r++)
-        ck_assert_msg (done_at (0, r) == NS (expect_ns),
+        ck_assert_msg (sf_done_at (0, r) == NS (expect_ns),
                        "%s %u %s: rank %u finished at %" G_GUINT64_FORMAT " ps, ASTRA-sim %"
-                       G_GUINT64_FORMAT " ns", f[0], p, f[2], r, done_at (0, r), expect_ns);
+                       G_GUINT64_FORMAT " ns", f[0], p, f[2], r, sf_done_at (0, r), expect_ns);
       rows++;
     }
   ck_assert_uint_eq (rows, 36);
@@ -465,16 +278,15 @@ static const SimTime e2 = NS (7), D0 = NS (300);
 static void
 build_4x2 (SimTime D1, guint S, SysCollOpt opt)
 {
-  params.splits = S;
-  params.active_chunks_per_dim = 1;
-  params.endpoint_delay = e2;
-  params.reduction_passes = 2;
-  params.local_mem_bw_Bps = 250e9;
-  params.opt = opt;
-  fake.delay[0] = D0;
-  fake.delay[1] = D1;
-  NetDimSpec dims[] = { dim (NET_DIM_RING, 4, 1e9, 1), dim (NET_DIM_RING, 2, 1e9, 1) };
-  build (dims, 2, NET_ROUND_PS, TRUE);
+  sf.params.splits = S;
+  sf.params.active_chunks_per_dim = 1;
+  sf.params.endpoint_delay = e2;
+  sf.params.reduction_passes = 2;
+  sf.params.local_mem_bw_Bps = 250e9;
+  sf.params.opt = opt;
+  const guint32 sizes[] = { 4, 2 };
+  const SimTime delays[] = { D0, D1 };
+  sf_build_rings (sizes, delays, 2);
 }
 
 /* Per-phase times for a chunk of c = 32768 bytes:
@@ -484,38 +296,37 @@ build_4x2 (SimTime D1, guint S, SysCollOpt opt)
 static SimTime
 t_rs0 (void)
 {
-  return phase_time (3, 3, D0, e2, 8 * 8192);
+  return sf_phase_time (3, 3, D0, e2, 8 * 8192);
 }
 
 static SimTime
 t_ar1 (SimTime D1)
 {
-  return phase_time (2, 1, D1, e2, 8 * 4096);
+  return sf_phase_time (2, 1, D1, e2, 8 * 4096);
 }
 
 static SimTime
 t_ag0 (void)
 {
-  return phase_time (3, 0, D0, e2, 0);
+  return sf_phase_time (3, 0, D0, e2, 0);
 }
 
 START_TEST (test_2d_local_bw_aware)
 {
   const SimTime D1 = NS (1100);
   build_4x2 (D1, 1, SYS_OPT_LOCAL_BW_AWARE);
-  for (guint32 r = 0; r < 8; r++)
-    join (r, SYS_COLL_ALL_REDUCE, 32768, SYS_GROUP_WORLD, 0);
-  run_quiet ();
+  sf_join_world (8, SYS_COLL_ALL_REDUCE, 32768, 0);
+  sf_run_quiet ();
   SimTime T = t_rs0 () + t_ar1 (D1) + t_ag0 ();
   ck_assert_uint_eq (T, 7000 + 3 * 307000 + 3 * 65536 + 7000 + 2 * 1107000 + 32768 + 7000
                           + 3 * 307000);
-  assert_all_done_at (0, 8, T);
+  sf_assert_all_done_at (0, 8, T);
   /* Dim 0 carries RS and AG: 8 ranks x 3 steps each, 8192 B; dim 1 the AR:
    * 8 x 2 messages of 4096 B. */
-  ck_assert_uint_eq (fake.dim_messages[0], 48);
-  ck_assert_uint_eq (fake.dim_bytes[0], 48 * 8192);
-  ck_assert_uint_eq (fake.dim_messages[1], 16);
-  ck_assert_uint_eq (fake.dim_bytes[1], 16 * 4096);
+  ck_assert_uint_eq (sf.fake.dim_messages[0], 48);
+  ck_assert_uint_eq (sf.fake.dim_bytes[0], 48 * 8192);
+  ck_assert_uint_eq (sf.fake.dim_messages[1], 16);
+  ck_assert_uint_eq (sf.fake.dim_bytes[1], 16 * 4096);
 }
 END_TEST
 
@@ -536,9 +347,8 @@ START_TEST (test_2d_pipeline)
   static const SimTime d1s[] = { NS (100), NS (500), NS (600) };
   const SimTime D1 = d1s[_i];
   build_4x2 (D1, 2, SYS_OPT_LOCAL_BW_AWARE);
-  for (guint32 r = 0; r < 8; r++)
-    join (r, SYS_COLL_ALL_REDUCE, 2 * 32768, SYS_GROUP_WORLD, 0);
-  run_quiet ();
+  sf_join_world (8, SYS_COLL_ALL_REDUCE, 2 * 32768, 0);
+  sf_run_quiet ();
   SimTime T1 = t_rs0 (), T2 = t_ar1 (D1), T3 = t_ag0 ();
   SimTime expect;
   switch (_i)
@@ -558,7 +368,7 @@ START_TEST (test_2d_pipeline)
     }
   SimTime a = MAX (T1 + T2, 2 * T1);
   ck_assert_uint_eq (expect, a + MAX (T2, T3) + T3);
-  assert_all_done_at (0, 8, expect);
+  sf_assert_all_done_at (0, 8, expect);
 }
 END_TEST
 
@@ -568,14 +378,13 @@ START_TEST (test_2d_baseline)
 {
   const SimTime D1 = NS (1100);
   build_4x2 (D1, 1, SYS_OPT_BASELINE);
-  for (guint32 r = 0; r < 8; r++)
-    join (r, SYS_COLL_ALL_REDUCE, 32768, SYS_GROUP_WORLD, 0);
-  run_quiet ();
-  SimTime T = phase_time (6, 3, D0, e2, 8 * 8192) + phase_time (2, 1, D1, e2, 8 * 16384);
-  assert_all_done_at (0, 8, T);
-  ck_assert_uint_eq (fake.dim_messages[0], 8 * 6);
-  ck_assert_uint_eq (fake.dim_messages[1], 8 * 2);
-  ck_assert_uint_eq (fake.dim_bytes[1], 8 * 2 * 16384);
+  sf_join_world (8, SYS_COLL_ALL_REDUCE, 32768, 0);
+  sf_run_quiet ();
+  SimTime T = sf_phase_time (6, 3, D0, e2, 8 * 8192) + sf_phase_time (2, 1, D1, e2, 8 * 16384);
+  sf_assert_all_done_at (0, 8, T);
+  ck_assert_uint_eq (sf.fake.dim_messages[0], 8 * 6);
+  ck_assert_uint_eq (sf.fake.dim_messages[1], 8 * 2);
+  ck_assert_uint_eq (sf.fake.dim_bytes[1], 8 * 2 * 16384);
 }
 END_TEST
 
@@ -589,18 +398,18 @@ START_TEST (test_2d_involved_dims)
     {
       SysCollRequest req = { .kind = SYS_COLL_ALL_REDUCE, .bytes = 32768,
                              .group = SYS_GROUP_WORLD, .involved_dims = 1u << 1,
-                             .on_done = on_done, .arg = r };
-      ck_assert (sys_coll_join (sys, r, &req, NULL));
+                             .on_done = sf_on_done, .arg = r };
+      ck_assert (sys_coll_join (sf.sys, r, &req, NULL));
       SysCollRequest none = req;
       none.involved_dims = 0;
       none.arg = (G_GUINT64_CONSTANT (1) << 32) | r;
-      ck_assert (sys_coll_join (sys, r, &none, NULL));
+      ck_assert (sys_coll_join (sf.sys, r, &none, NULL));
     }
-  run_quiet ();
-  assert_all_done_at (0, 8, phase_time (2, 1, D1, e2, 8 * 16384));
-  assert_all_done_at (1, 8, 0);
-  ck_assert_uint_eq (fake.dim_messages[0], 0);
-  ck_assert_uint_eq (fake.dim_messages[1], 16);
+  sf_run_quiet ();
+  sf_assert_all_done_at (0, 8, sf_phase_time (2, 1, D1, e2, 8 * 16384));
+  sf_assert_all_done_at (1, 8, 0);
+  ck_assert_uint_eq (sf.fake.dim_messages[0], 0);
+  ck_assert_uint_eq (sf.fake.dim_messages[1], 16);
 }
 END_TEST
 
@@ -625,7 +434,7 @@ join_later (SimSched *s, gpointer data, guint64 arg)
 {
   (void) s;
   SysCollKind kind = (SysCollKind) GPOINTER_TO_UINT (data);
-  join ((guint32) arg, kind, 12000 * 5 * 4, SYS_GROUP_WORLD, 0);
+  sf_join ((guint32) arg, kind, 12000 * 5 * 4, SYS_GROUP_WORLD, 0);
 }
 
 typedef struct
@@ -650,27 +459,27 @@ START_TEST (test_late_joiner)
   const LateCase *lc = &late_cases[_i];
   const SimTime D = NS (200), e = NS (5);
   const guint32 p = lc->p;
-  params.endpoint_delay = e;
-  params.reduction_passes = 1;
-  params.local_mem_bw_Bps = 1e12; /* 1 ps per byte */
+  sf.params.endpoint_delay = e;
+  sf.params.reduction_passes = 1;
+  sf.params.local_mem_bw_Bps = 1e12; /* 1 ps per byte */
   build_fake_ring (p, D);
   for (guint32 r = 1; r < p; r++)
-    join (r, lc->kind, 12000 * 5 * 4, SYS_GROUP_WORLD, 0);
-  sim_sched_at (sched, lc->L, join_later, GUINT_TO_POINTER (lc->kind), 0);
-  run_quiet ();
+    sf_join (r, lc->kind, 12000 * 5 * 4, SYS_GROUP_WORLD, 0);
+  sim_sched_at (sf.sched, lc->L, join_later, GUINT_TO_POINTER (lc->kind), 0);
+  sf_run_quiet ();
 
   guint64 k, r;
   ring_k_r (lc->kind, p, &k, &r);
   const guint64 c = 12000 * 5 * 4; /* divisible by 4 and 5 */
   guint64 m = lc->kind == SYS_COLL_ALL_GATHER ? c : c / p;
   SimTime R = r * m; /* one pass at 1 ps per byte */
-  SimTime lockstep = phase_time (k, r, D, e, m);
+  SimTime lockstep = sf_phase_time (k, r, D, e, m);
   gboolean someone_on_time = FALSE;
   for (guint32 i = 0; i < p; i++)
     {
       guint64 dstar = i + p * ((k - i) / p);
       SimTime f = (k + 1) * e + R + MAX (k * D, dstar * D + lc->L);
-      SimTime t = done_at (0, i);
+      SimTime t = sf_done_at (0, i);
       ck_assert_msg (t == f, "case %d rank %u: finished at %" G_GUINT64_FORMAT ", expected %"
                      G_GUINT64_FORMAT, _i, i, t, f);
       ck_assert (f >= lockstep);
@@ -678,7 +487,7 @@ START_TEST (test_late_joiner)
     }
   /* Rank 0 itself finishes (k - d*_0) D earlier than L + lockstep. */
   if (lc->L >= k * D)
-    ck_assert_uint_eq (done_at (0, 0), lc->L + lockstep - (k - p * (k / p)) * D);
+    ck_assert_uint_eq (sf_done_at (0, 0), lc->L + lockstep - (k - p * (k / p)) * D);
   if (_i == 1)
     ck_assert (someone_on_time);
 }
@@ -689,17 +498,12 @@ END_TEST
 static TCase *
 tcase (Suite *s, const char *name)
 {
-  TCase *tc = tcase_create (name);
-  tcase_add_checked_fixture (tc, setup, teardown);
-  tcase_set_timeout (tc, 300);
-  suite_add_tcase (s, tc);
-  return tc;
+  return tu_tcase (s, name, sf_setup, sf_teardown, 300);
 }
 
 int
 main (void)
 {
-  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
   Suite *s = suite_create ("ring");
   tcase_add_loop_test (tcase (s, "lockstep"), test_lockstep, 0,
                        (int) (G_N_ELEMENTS (loop_p) * 4 * G_N_ELEMENTS (loop_S)));
@@ -714,9 +518,5 @@ main (void)
   tcase_add_test (tcase (s, "2d_involved_dims"), test_2d_involved_dims);
   tcase_add_loop_test (tcase (s, "late_joiner"), test_late_joiner, 0,
                        (int) G_N_ELEMENTS (late_cases));
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return tu_run_suite (s);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "support/testutil.h"
 #include "workload/chakra.h"
 
 #define VC(kind) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_##kind
@@ -868,17 +869,12 @@ END_TEST
 static void
 add (Suite *s, const char *name, const TTest *test)
 {
-  TCase *tc = tcase_create (name);
-  tcase_add_checked_fixture (tc, setup, teardown);
-  tcase_set_timeout (tc, 120);
-  tcase_add_test (tc, test);
-  suite_add_tcase (s, tc);
+  tcase_add_test (tu_tcase (s, name, setup, teardown, 120), test);
 }
 
 int
 main (void)
 {
-  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
   Suite *s = suite_create ("chakra");
   add (s, "shared_traces", test_shared_traces_round_trip);
   add (s, "fixture", test_fixture_round_trip);
@@ -894,9 +890,5 @@ main (void)
   add (s, "bad_varints", test_bad_varints);
   add (s, "bad_garbage", test_bad_garbage);
   add (s, "bad_writer", test_bad_writer_paths);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return tu_run_suite (s);
 }

@@ -5,7 +5,6 @@
  * are sums and maxima of the durations the test chose.
  */
 #include <check.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "sim/app/simulation.h"
@@ -17,21 +16,6 @@ enum
 {
   T_META = 1, T_COMP = 4, T_SEND = 5, T_RECV = 6, T_COLL = 7
 };
-
-static char *dir;
-
-static void
-setup (void)
-{
-  dir = tu_mkdtemp ();
-}
-
-static void
-teardown (void)
-{
-  tu_rmdir (dir);
-  g_free (dir);
-}
 
 /* A 1-D Ring cluster of `ranks`, exact ps timing, 1 GB/s (1 byte per ns),
  * 100 ns per hop, no endpoint delay or reduction cost: a message of b bytes
@@ -52,7 +36,7 @@ config_init (AppConfig *cfg, guint32 ranks)
 static char *
 prefix (void)
 {
-  return g_build_filename (dir, "wl", NULL);
+  return tu_scratch_path ("wl");
 }
 
 static void
@@ -109,6 +93,38 @@ run (AppConfig *cfg, GError **error)
   return sim;
 }
 
+/* Run the workload, which must succeed; the caller frees the simulation. */
+static AppSim *
+run_ok (AppConfig *cfg)
+{
+  GError *error = NULL;
+  AppSim *sim = run (cfg, &error);
+  g_assert_no_error (error);
+  return sim;
+}
+
+/* Run the workload on a cluster of `ranks`: it must fail with domain/code
+ * and a message holding every one of the NULL-terminated needles. */
+static void
+expect_run_error (guint32 ranks, GQuark domain, gint code, const char *const *needles)
+{
+  AppConfig cfg;
+  config_init (&cfg, ranks);
+  GError *error = NULL;
+  ck_assert_ptr_null (run (&cfg, &error));
+  g_assert_error (error, domain, code);
+  for (const char *const *n = needles; *n != NULL; n++)
+    ck_assert_msg (strstr (error->message, *n) != NULL, "'%s' not in: %s", *n, error->message);
+  g_error_free (error);
+  app_config_clear (&cfg);
+}
+
+static void
+expect_load_error (guint32 ranks, const char *needle)
+{
+  expect_run_error (ranks, WL_ERROR, SIM_ERROR_INPUT, (const char *[]) { needle, NULL });
+}
+
 static SimTime
 finish (AppSim *sim, guint32 rank)
 {
@@ -126,9 +142,7 @@ START_TEST (test_chain_out_of_order)
   write_rank (0, nodes, 3);
   AppConfig cfg;
   config_init (&cfg, 1);
-  GError *error = NULL;
-  AppSim *sim = run (&cfg, &error);
-  g_assert_no_error (error);
+  AppSim *sim = run_ok (&cfg);
   ck_assert_uint_eq (finish (sim, 0), sim_time_from_us (60));
   ck_assert_uint_eq (wl_replay_rank_stats (app_sim_replay (sim), 0)->compute, sim_time_from_us (60));
   app_sim_free (sim);
@@ -147,17 +161,14 @@ START_TEST (test_slots)
   write_rank (0, nodes, 3);
   AppConfig cfg;
   config_init (&cfg, 1);
-  GError *error = NULL;
-  AppSim *sim = run (&cfg, &error);
-  g_assert_no_error (error);
+  AppSim *sim = run_ok (&cfg);
   ck_assert_uint_eq (finish (sim, 0), sim_time_from_us (30));
   const WlRankStats *st = wl_replay_rank_stats (app_sim_replay (sim), 0);
   ck_assert_uint_eq (st->compute, sim_time_from_us (30));
   ck_assert_uint_eq (st->cpu, sim_time_from_us (25));
   app_sim_free (sim);
   cfg.wl.slots_comp = 2;
-  sim = run (&cfg, &error);
-  g_assert_no_error (error);
+  sim = run_ok (&cfg);
   ck_assert_uint_eq (finish (sim, 0), sim_time_from_us (25));
   app_sim_free (sim);
   app_config_clear (&cfg);
@@ -186,9 +197,7 @@ START_TEST (test_late_joiner_and_skips)
     }
   AppConfig cfg;
   config_init (&cfg, 2);
-  GError *error = NULL;
-  AppSim *sim = run (&cfg, &error);
-  g_assert_no_error (error);
+  AppSim *sim = run_ok (&cfg);
   ck_assert_uint_eq (finish (sim, 0), sim_time_from_us (50) + 2 * sim_time_from_ns (300));
   ck_assert_uint_eq (finish (sim, 1), sim_time_from_us (50) + sim_time_from_ns (300));
   /* One per distinct graph: the two ranks' files differ. */
@@ -208,9 +217,7 @@ START_TEST (test_identical_files_share_graph)
     }
   AppConfig cfg;
   config_init (&cfg, 4);
-  GError *error = NULL;
-  AppSim *sim = run (&cfg, &error);
-  g_assert_no_error (error);
+  AppSim *sim = run_ok (&cfg);
   ck_assert_uint_eq (wl_replay_distinct_graphs (app_sim_replay (sim)), 1);
   /* Ring all-reduce, 4 ranks, 800 bytes: 6 steps of (100 + 200) ns. */
   ck_assert_uint_eq (finish (sim, 2), 6 * sim_time_from_ns (300));
@@ -232,9 +239,7 @@ START_TEST (test_send_recv)
   write_rank (1, n1, 2);
   AppConfig cfg;
   config_init (&cfg, 2);
-  GError *error = NULL;
-  AppSim *sim = run (&cfg, &error);
-  g_assert_no_error (error);
+  AppSim *sim = run_ok (&cfg);
   SimTime arrive = sim_time_from_us (5) + sim_time_from_ns (100 + 1000);
   ck_assert_uint_eq (finish (sim, 0), arrive);
   ck_assert_uint_eq (finish (sim, 1), arrive + sim_time_from_us (1));
@@ -252,19 +257,10 @@ START_TEST (test_deadlock_report)
   ChakraProtoMsg__Node *n1[] = { p2p (5, T_RECV, 0, 1, 3, 64), comp (6, 1) };
   tu_node_dep (n1[1], 5);
   write_rank (1, n1, 2);
-  AppConfig cfg;
-  config_init (&cfg, 2);
-  GError *error = NULL;
-  AppSim *sim = run (&cfg, &error);
-  ck_assert_ptr_null (sim);
-  g_assert_error (error, SIM_ERROR, SIM_ERROR_DEADLOCK);
-  ck_assert_msg (strstr (error->message, "rank 1: 2 of 2 nodes unfinished") != NULL, "%s",
-                 error->message);
-  ck_assert_msg (strstr (error->message, "node 5 (COMM_RECV from rank 0 tag 3)") != NULL, "%s",
-                 error->message);
-  ck_assert_msg (strstr (error->message, "no matching send") != NULL, "%s", error->message);
-  g_error_free (error);
-  app_config_clear (&cfg);
+  expect_run_error (2, SIM_ERROR, SIM_ERROR_DEADLOCK,
+                    (const char *[]) { "rank 1: 2 of 2 nodes unfinished",
+                                       "node 5 (COMM_RECV from rank 0 tag 3)", "no matching send",
+                                       NULL });
 }
 END_TEST
 
@@ -276,31 +272,10 @@ START_TEST (test_missing_member)
       ChakraProtoMsg__Node *nodes[] = { r == 2 ? comp (1, 1) : coll (1, 0, 300) };
       write_rank (r, nodes, 1);
     }
-  AppConfig cfg;
-  config_init (&cfg, 3);
-  GError *error = NULL;
-  ck_assert_ptr_null (run (&cfg, &error));
-  g_assert_error (error, SIM_ERROR, SIM_ERROR_DEADLOCK);
-  ck_assert_msg (strstr (error->message, "2 of 3 ranks joined: 0,1; never joined: 2") != NULL,
-                 "%s", error->message);
-  g_error_free (error);
-  app_config_clear (&cfg);
+  expect_run_error (3, SIM_ERROR, SIM_ERROR_DEADLOCK,
+                    (const char *[]) { "2 of 3 ranks joined: 0,1; never joined: 2", NULL });
 }
 END_TEST
-
-static void
-expect_load_error (guint32 ranks, const char *needle)
-{
-  AppConfig cfg;
-  config_init (&cfg, ranks);
-  GError *error = NULL;
-  ck_assert_ptr_null (run (&cfg, &error));
-  g_assert_error (error, WL_ERROR, SIM_ERROR_INPUT);
-  ck_assert_msg (strstr (error->message, needle) != NULL, "'%s' not in: %s", needle,
-                 error->message);
-  g_error_free (error);
-  app_config_clear (&cfg);
-}
 
 START_TEST (test_dangling_dependency)
 {
@@ -358,8 +333,7 @@ static Suite *
 replay_suite (void)
 {
   Suite *s = suite_create ("replay");
-  TCase *tc = tcase_create ("replay");
-  tcase_add_checked_fixture (tc, setup, teardown);
+  TCase *tc = tu_tcase (s, "replay", tu_scratch_setup, tu_scratch_teardown, 0);
   tcase_add_test (tc, test_chain_out_of_order);
   tcase_add_test (tc, test_slots);
   tcase_add_test (tc, test_late_joiner_and_skips);
@@ -372,17 +346,11 @@ replay_suite (void)
   tcase_add_test (tc, test_rank_count_mismatch);
   tcase_add_test (tc, test_unsupported_collective);
   tcase_add_test (tc, test_send_from_wrong_rank);
-  suite_add_tcase (s, tc);
   return s;
 }
 
 int
 main (void)
 {
-  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
-  SRunner *sr = srunner_create (replay_suite ());
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return tu_run_suite (replay_suite ());
 }
