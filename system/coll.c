@@ -29,7 +29,7 @@ typedef struct
   guint64 arg;
   guint64 node_id;
   SimTime join_time;
-  gint32 priority;
+  gint64 priority;
   guint32 chunks_left;
   guint8 joined;
   guint8 done;
@@ -42,6 +42,7 @@ struct _SysColl
   guint32 seq;
   SysCollKind kind;
   guint64 bytes;
+  guint64 chunk_bytes; /* ASTRA-sim chunking: every chunk's size */
   guint n_chunks;
   guint n_phases;
   /* Events name a run by its key, member | chunk | phase in bit fields, so
@@ -211,10 +212,18 @@ plan_add (SysColl *coll, guint gdim, SysCollKind op)
 static void
 plan_phases (SysColl *coll, guint32 involved)
 {
+  const SysParams *p = &coll->sys->params;
   guint dims[NET_MAX_DIMS], nd = 0;
   for (guint g = 0; g < coll->group->n_dims; g++)
-    if (involved & (1u << coll->group->dims[g].topo_dim))
-      dims[nd++] = g;
+    {
+      guint d = coll->group->dims[g].topo_dim;
+      /* ASTRA-sim's logical topology has as many dimensions as the kind's
+       * implementation list names: the others are never used. */
+      if (p->astra_rounding && d >= p->n_impl[coll->kind])
+        continue;
+      if (involved & (1u << d))
+        dims[nd++] = g;
+    }
   if (nd == 0)
     return;
   if (coll->kind == SYS_COLL_ALL_REDUCE && coll->sys->params.opt == SYS_OPT_LOCAL_BW_AWARE)
@@ -226,8 +235,15 @@ plan_phases (SysColl *coll, guint32 involved)
         plan_add (coll, dims[i], SYS_COLL_ALL_GATHER);
       return;
     }
-  for (guint i = 0; i < nd; i++)
-    plan_add (coll, dims[i], coll->kind);
+  /* All-gather grows its data as it goes: it starts on the outermost
+   * dimension, where the per-rank input is smallest, and ends innermost
+   * (ASTRA-sim orders it the same way). */
+  if (coll->kind == SYS_COLL_ALL_GATHER)
+    for (guint i = nd; i-- > 0;)
+      plan_add (coll, dims[i], coll->kind);
+  else
+    for (guint i = 0; i < nd; i++)
+      plan_add (coll, dims[i], coll->kind);
 }
 
 static guint64
@@ -252,8 +268,9 @@ plan_sizes (SysColl *coll)
   coll->in_bytes = g_new (guint64, (gsize) coll->n_chunks * MAX (coll->n_phases, 1));
   for (guint c = 0; c < coll->n_chunks; c++)
     {
-      guint64 cur = coll->bytes / coll->n_chunks
-                    + (p->astra_rounding ? 0 : (c < coll->bytes % coll->n_chunks));
+      guint64 cur = p->astra_rounding ? coll->chunk_bytes
+                                      : coll->bytes / coll->n_chunks
+                                            + (c < coll->bytes % coll->n_chunks);
       for (guint ph = 0; ph < coll->n_phases; ph++)
         {
           guint32 n = coll->group->dims[coll->phase[ph].gdim].size;
@@ -280,6 +297,28 @@ plan_step_bits (const SysColl *coll)
   return bits;
 }
 
+/* Chunks: `splits` of them, the bytes shared out exactly.  ASTRA-sim instead
+ * cuts chunks of size / splits bytes (at least one byte per rank of the
+ * system, except for all-gather) until the size is used up, the last one
+ * full-sized too. */
+static void
+plan_chunks (SysColl *coll)
+{
+  const SysParams *p = &coll->sys->params;
+  coll->n_chunks = p->splits;
+  if (!p->astra_rounding)
+    return;
+  guint64 size = coll->bytes, chunk = size / p->splits;
+  guint64 ranks = net_topo_ranks (coll->sys->topo);
+  if (coll->kind != SYS_COLL_ALL_GATHER && chunk < ranks)
+    {
+      chunk = ranks;
+      size = p->splits * ranks;
+    }
+  coll->chunk_bytes = chunk;
+  coll->n_chunks = chunk == 0 ? 1 : (guint) ((size + chunk - 1) / chunk);
+}
+
 static SysColl *
 coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req)
 {
@@ -289,7 +328,7 @@ coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req)
   coll->seq = seq;
   coll->kind = req->kind;
   coll->bytes = req->bytes;
-  coll->n_chunks = sys->params.splits;
+  plan_chunks (coll);
   plan_phases (coll, req->involved_dims);
   plan_sizes (coll);
   coll->step_bits = plan_step_bits (coll);
@@ -377,9 +416,10 @@ sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes)
   SimTime cost;
   if (p->astra_rounding)
     {
-      /* ASTRA-sim: each memory pass takes whole nanoseconds, rounded down,
-       * at local-mem-bw bytes per ns. */
-      guint64 ns = (guint64) ((double) bytes / (p->local_mem_bw_Bps / 1e9));
+      /* ASTRA-sim: each memory pass takes bytes / (bytes/s) seconds, in
+       * double precision, truncated to whole nanoseconds; done in its order
+       * of operations, since an exact multiple can come out one below. */
+      guint64 ns = (guint64) ((double) bytes / p->local_mem_bw_Bps * 1e9);
       cost = sim_time_from_ns (ns) * p->reduction_passes;
     }
   else
@@ -405,7 +445,7 @@ sys_phase_now (const SysPhaseCtx *ctx)
 /* ---- per-rank dimension queues --------------------------------------------- */
 
 static void
-queue_push (Sys *sys, guint32 rank, guint dim, SysColl *coll, guint64 key, gint32 prio)
+queue_push (Sys *sys, guint32 rank, guint dim, SysColl *coll, guint64 key, gint64 prio)
 {
   SysRankQueues *q = &sys->queues[rank];
   if (q->waiting[dim] == NULL)
@@ -415,34 +455,38 @@ queue_push (Sys *sys, guint32 rank, guint dim, SysColl *coll, guint64 key, gint3
   g_array_append_val (q->waiting[dim], w);
 }
 
-/* Which waiting entry runs next: FIFO the oldest, LIFO the newest, EXPLICIT
- * the highest priority, oldest first among equals. */
+/* Which waiting entry runs next: the highest priority, the oldest among
+ * equals.  Priorities belong to collectives (see collective_priority), so
+ * the chunks and phases of one collective keep their arrival order. */
 static guint
-queue_pick (const Sys *sys, const GArray *waiting)
+queue_pick (const GArray *waiting)
 {
   const SysWaiting *w = (const SysWaiting *) waiting->data;
   guint best = 0;
   for (guint i = 1; i < waiting->len; i++)
-    {
-      gboolean better;
-      switch (sys->params.policy)
-        {
-        case SYS_SCHED_LIFO:
-          better = w[i].order > w[best].order;
-          break;
-        case SYS_SCHED_EXPLICIT:
-          better = w[i].priority > w[best].priority
-                   || (w[i].priority == w[best].priority && w[i].order < w[best].order);
-          break;
-        case SYS_SCHED_FIFO:
-        default:
-          better = w[i].order < w[best].order;
-          break;
-        }
-      if (better)
-        best = i;
-    }
+    if (w[i].priority > w[best].priority
+        || (w[i].priority == w[best].priority && w[i].order < w[best].order))
+      best = i;
   return best;
+}
+
+/* LIFO: each collective a rank issues outranks the ones before it; FIFO:
+ * the reverse; EXPLICIT: the trace's comm_priority.  Running phases are
+ * never preempted: the order only decides among waiting ones. */
+static gint64
+collective_priority (Sys *sys, guint32 rank, const SysCollRequest *req)
+{
+  SysRankQueues *q = &sys->queues[rank];
+  switch (sys->params.policy)
+    {
+    case SYS_SCHED_LIFO:
+      return ++q->issued;
+    case SYS_SCHED_FIFO:
+      return -(++q->issued);
+    case SYS_SCHED_EXPLICIT:
+    default:
+      return req->priority;
+    }
 }
 
 static void
@@ -462,7 +506,7 @@ queue_kick (Sys *sys, guint32 rank, guint dim)
   GArray *waiting = q->waiting[dim];
   while (waiting != NULL && waiting->len > 0 && q->active[dim] < sys->params.active_chunks_per_dim)
     {
-      guint i = queue_pick (sys, waiting);
+      guint i = queue_pick (waiting);
       SysWaiting w = g_array_index (waiting, SysWaiting, i);
       g_array_remove_index (waiting, i);
       q->active[dim]++;
@@ -610,7 +654,8 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
   SysMember *m = &coll->members[member];
   *m = (SysMember) { .on_done = req->on_done, .data = req->data, .arg = req->arg,
                      .node_id = req->node_id, .join_time = sim_sched_now (sys->sched),
-                     .priority = req->priority, .chunks_left = coll->n_chunks, .joined = 1 };
+                     .priority = collective_priority (sys, rank, req),
+                     .chunks_left = coll->n_chunks, .joined = 1 };
   coll->joined++;
   if (coll->n_phases == 0)
     {
@@ -621,7 +666,7 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
   guint dim = coll->phase[0].topo_dim;
   for (guint c = 0; c < coll->n_chunks; c++)
     {
-      queue_push (sys, rank, dim, coll, run_key (coll, (guint32) member, c, 0), req->priority);
+      queue_push (sys, rank, dim, coll, run_key (coll, (guint32) member, c, 0), m->priority);
     }
   queue_kick (sys, rank, dim);
   return TRUE;

@@ -35,13 +35,14 @@ typedef struct
 {
   SysColl *coll;
   guint64 run_key;
-  gint32 priority;
+  gint64 priority;
   guint32 order; /* arrival order, for FIFO/LIFO and ties */
 } SysWaiting;
 
 typedef struct
 {
   guint16 active[NET_MAX_DIMS];
+  gint64 issued; /* collectives this rank has joined: LIFO/FIFO priorities */
   GArray *waiting[NET_MAX_DIMS]; /* SysWaiting, created on first use */
 } SysRankQueues;
 

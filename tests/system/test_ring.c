@@ -132,8 +132,9 @@ START_TEST (test_uneven_sizes)
     }
   else
     {
-      /* Chunks of 601 / 2 = 300 bytes, messages of 100. */
-      T = 2 * sf_phase_time (4, 2, D, e, 3 * NS (100));
+      /* ASTRA-sim cuts chunks of 601 / 2 = 300 bytes until the size is used
+       * up, the 1-byte remainder as a full chunk: 3 chunks, messages of 100. */
+      T = 3 * sf_phase_time (4, 2, D, e, 3 * NS (100));
       ck_assert_uint_eq (sf.fake.min_bytes, 100);
       ck_assert_uint_eq (sf.fake.max_bytes, 100);
     }
@@ -372,6 +373,25 @@ START_TEST (test_2d_pipeline)
 }
 END_TEST
 
+/* Three chunks A, B, C, one active chunk per dimension, T2 < T1.  The
+ * chunks of one collective share its priority, so each dimension serves its
+ * phases in arrival order: dim 0 runs RS_A, RS_B, RS_C before AG_A (queued
+ * at T1 + T2, after RS_C), whatever the policy.  Every AG is ready before
+ * dim 0 frees up (AG_A at T1 + T2, AG_B at 2T1 + T2, AG_C at 3T1 + T2), so
+ * dim 0 never idles: finish = 3T1 + 3T3. */
+START_TEST (test_2d_phases_keep_order)
+{
+  const SimTime D1 = NS (100);
+  sf.params.policy = _i == 0 ? SYS_SCHED_LIFO : SYS_SCHED_FIFO;
+  build_4x2 (D1, 3, SYS_OPT_LOCAL_BW_AWARE);
+  sf_join_world (8, SYS_COLL_ALL_REDUCE, 3 * 32768, 0);
+  sf_run_quiet ();
+  SimTime T1 = t_rs0 (), T2 = t_ar1 (D1), T3 = t_ag0 ();
+  ck_assert (T2 < T1 && T2 + T1 < 3 * T1);
+  sf_assert_all_done_at (0, 8, 3 * T1 + 3 * T3);
+}
+END_TEST
+
 /* Baseline: the whole chunk all-reduced on dim 0 (n = 4: k = 6, r = 3,
  * m = c/4), then again on dim 1 (n = 2: k = 2, r = 1, m = c/2). */
 START_TEST (test_2d_baseline)
@@ -514,6 +534,7 @@ main (void)
   tcase_add_test (tcase (s, "astra_microbench"), test_astra_microbench);
   tcase_add_test (tcase (s, "2d_local_bw_aware"), test_2d_local_bw_aware);
   tcase_add_loop_test (tcase (s, "2d_pipeline"), test_2d_pipeline, 0, 3);
+  tcase_add_loop_test (tcase (s, "2d_phases_keep_order"), test_2d_phases_keep_order, 0, 2);
   tcase_add_test (tcase (s, "2d_baseline"), test_2d_baseline);
   tcase_add_test (tcase (s, "2d_involved_dims"), test_2d_involved_dims);
   tcase_add_loop_test (tcase (s, "late_joiner"), test_late_joiner, 0,
