@@ -45,6 +45,9 @@ typedef struct
   guint32 member;
   guint chunk;
   guint phase;
+  guint32 root;      /* position of the root on the line (rooted kinds), else 0 */
+  guint32 param;     /* the number after the name ("direct4": 4), 0 if none */
+  gboolean astra;    /* reproduce ASTRA-sim's timing quirks (SysParams.astra_rounding) */
 } SysPhaseCtx;
 
 typedef struct
@@ -58,8 +61,10 @@ typedef struct
   void (*on_message) (const SysPhaseCtx *ctx, SysRun *run, guint32 step);
 } SysAlgoClass;
 
-/* The algorithm called `name` (ASTRA-sim's spelling), or NULL. */
-const SysAlgoClass *sys_algo_lookup (const char *name);
+/* The algorithm called `name` (ASTRA-sim's spelling), or NULL.  A decimal
+ * number may follow the name ("direct8": a window of 8 messages); it goes to
+ * *param (0 when absent). */
+const SysAlgoClass *sys_algo_lookup (const char *name, guint32 *param);
 
 /* Helpers for algorithms. */
 /* Send `bytes` to the member at position `to` on the line, tagged `step`,

@@ -20,6 +20,7 @@ typedef struct
   guint topo_dim;  /* topology dimension: queue and algorithm choice */
   SysCollKind op;
   const SysAlgoClass *algo;
+  guint32 param;
 } SysPhasePlan;
 
 typedef struct
@@ -67,7 +68,7 @@ resolve_algorithms (Sys *sys, GError **error)
       {
         guint i = MIN (d, sys->params.n_impl[k] - 1);
         const char *name = sys->params.impl[k][i];
-        const SysAlgoClass *algo = sys_algo_lookup (name);
+        const SysAlgoClass *algo = sys_algo_lookup (name, &sys->algo_param[k][d]);
         if (algo == NULL || !algo->supports ((SysCollKind) k))
           {
             g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
@@ -203,7 +204,8 @@ plan_add (SysColl *coll, guint gdim, SysCollKind op)
   g_assert (coll->n_phases < SYS_MAX_PHASES);
   guint d = coll->group->dims[gdim].topo_dim;
   coll->phase[coll->n_phases++] = (SysPhasePlan) {
-    .gdim = gdim, .topo_dim = d, .op = op, .algo = coll->sys->algo[coll->kind][d]
+    .gdim = gdim, .topo_dim = d, .op = op, .algo = coll->sys->algo[coll->kind][d],
+    .param = coll->sys->algo_param[coll->kind][d]
   };
 }
 
@@ -380,6 +382,9 @@ ctx_init (SysPhaseCtx *ctx, SysColl *coll, guint64 key)
   ctx->member = member;
   ctx->chunk = chunk;
   ctx->phase = ph;
+  ctx->root = 0;
+  ctx->param = coll->phase[ph].param;
+  ctx->astra = coll->sys->params.astra_rounding;
 }
 
 static void on_message (SimSched *sched, gpointer data, guint64 arg);

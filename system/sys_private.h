@@ -53,6 +53,7 @@ struct _Sys
   const NetTopo *topo;
   SysParams params;
   const SysAlgoClass *algo[SYS_COLL_N][NET_MAX_DIMS]; /* per kind and topology dim */
+  guint32 algo_param[SYS_COLL_N][NET_MAX_DIMS];
   SysGroup *world;
   GHashTable *groups;     /* guint64* id -> SysGroup* */
   SysRankQueues *queues;  /* per rank */
