@@ -68,7 +68,16 @@ resolve_algorithms (Sys *sys, GError **error)
       {
         guint i = MIN (d, sys->params.n_impl[k] - 1);
         const char *name = sys->params.impl[k][i];
-        const SysAlgoClass *algo = sys_algo_lookup (name, &sys->algo_param[k][d]);
+        /* "oneRing", "oneDirect", ...: that algorithm over every member of
+         * the group at once, as one flat dimension. */
+        g_autofree char *base = NULL;
+        if (g_str_has_prefix (name, "one") && g_ascii_isupper (name[3]))
+          {
+            base = g_strdup (name + 3);
+            base[0] = g_ascii_tolower (base[0]);
+            sys->algo_flat[k][d] = TRUE;
+          }
+        const SysAlgoClass *algo = sys_algo_lookup (base ? base : name, &sys->algo_param[k][d]);
         if (algo == NULL || !algo->supports ((SysCollKind) k))
           {
             g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
@@ -100,7 +109,8 @@ sys_new (SimSched *sched, Net *net, const SysParams *params, GError **error)
                                        (GDestroyNotify) sys_group_free);
   sys->live_colls = g_hash_table_new (g_direct_hash, g_direct_equal);
   sys->p2p = sys_p2p_new ();
-  sys->world = sys_group_new (sys->topo, SYS_GROUP_WORLD, NULL, net_topo_ranks (sys->topo));
+  sys->world = sys_group_new (sys->topo, SYS_GROUP_WORLD, NULL, net_topo_ranks (sys->topo),
+                              params->astra_rounding);
   sys->queues = g_new0 (SysRankQueues, net_topo_ranks (sys->topo));
   if (!resolve_algorithms (sys, error))
     return NULL;
@@ -166,7 +176,7 @@ sys_group_add (Sys *sys, guint64 id, const guint32 *ranks, guint n, GError **err
         return FALSE;
       }
   g_hash_table_insert (sys->groups, g_memdup2 (&id, sizeof id),
-                       sys_group_new (sys->topo, id, ranks, n));
+                       sys_group_new (sys->topo, id, ranks, n, sys->params.astra_rounding));
   return TRUE;
 }
 
@@ -199,14 +209,19 @@ sys_coll_stats (const Sys *sys, SysCollKind kind, SysCollStats *out)
 /* ---- planning ------------------------------------------------------------- */
 
 static void
-plan_add (SysColl *coll, guint gdim, SysCollKind op)
+plan_add (SysColl *coll, guint gdim, guint d, SysCollKind op)
 {
   g_assert (coll->n_phases < SYS_MAX_PHASES);
-  guint d = coll->group->dims[gdim].topo_dim;
-  coll->phase[coll->n_phases++] = (SysPhasePlan) {
-    .gdim = gdim, .topo_dim = d, .op = op, .algo = coll->sys->algo[coll->kind][d],
-    .param = coll->sys->algo_param[coll->kind][d]
-  };
+  SysPhasePlan plan = { .gdim = gdim, .topo_dim = d, .op = op,
+                        .algo = coll->sys->algo[coll->kind][d],
+                        .param = coll->sys->algo_param[coll->kind][d] };
+  if (coll->group->astra_local)
+    {
+      /* ASTRA-sim: always its ring on a group's own ring. */
+      plan.algo = &sys_algo_ring;
+      plan.param = 0;
+    }
+  coll->phase[coll->n_phases++] = plan;
 }
 
 /* The phases every chunk runs, over the group dimensions allowed by the
@@ -215,7 +230,7 @@ static void
 plan_phases (SysColl *coll, guint32 involved)
 {
   const SysParams *p = &coll->sys->params;
-  guint dims[NET_MAX_DIMS], nd = 0;
+  guint dims[NET_MAX_DIMS + 1], tds[NET_MAX_DIMS + 1], nd = 0;
   for (guint g = 0; g < coll->group->n_dims; g++)
     {
       guint d = coll->group->dims[g].topo_dim;
@@ -223,18 +238,29 @@ plan_phases (SysColl *coll, guint32 involved)
        * implementation list names: the others are never used. */
       if (p->astra_rounding && d >= p->n_impl[coll->kind])
         continue;
+      /* A "one" algorithm takes every member from here on as one flat
+       * dimension and ends the list. */
+      if (coll->sys->algo_flat[coll->kind][d] && !coll->group->astra_local)
+        {
+          tds[nd] = d;
+          dims[nd++] = coll->group->n_dims;
+          break;
+        }
       if (involved & (1u << d))
-        dims[nd++] = g;
+        {
+          tds[nd] = d;
+          dims[nd++] = g;
+        }
     }
   if (nd == 0)
     return;
   if (coll->kind == SYS_COLL_ALL_REDUCE && coll->sys->params.opt == SYS_OPT_LOCAL_BW_AWARE)
     {
       for (guint i = 0; i + 1 < nd; i++)
-        plan_add (coll, dims[i], SYS_COLL_REDUCE_SCATTER);
-      plan_add (coll, dims[nd - 1], SYS_COLL_ALL_REDUCE);
+        plan_add (coll, dims[i], tds[i], SYS_COLL_REDUCE_SCATTER);
+      plan_add (coll, dims[nd - 1], tds[nd - 1], SYS_COLL_ALL_REDUCE);
       for (guint i = nd - 1; i-- > 0;)
-        plan_add (coll, dims[i], SYS_COLL_ALL_GATHER);
+        plan_add (coll, dims[i], tds[i], SYS_COLL_ALL_GATHER);
       return;
     }
   /* All-gather grows its data as it goes: it starts on the outermost
@@ -242,10 +268,10 @@ plan_phases (SysColl *coll, guint32 involved)
    * (ASTRA-sim orders it the same way). */
   if (coll->kind == SYS_COLL_ALL_GATHER)
     for (guint i = nd; i-- > 0;)
-      plan_add (coll, dims[i], coll->kind);
+      plan_add (coll, dims[i], tds[i], coll->kind);
   else
     for (guint i = 0; i < nd; i++)
-      plan_add (coll, dims[i], coll->kind);
+      plan_add (coll, dims[i], tds[i], coll->kind);
 }
 
 static guint64
@@ -438,6 +464,8 @@ sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes)
 SimTime
 sys_phase_endpoint_delay (const SysPhaseCtx *ctx)
 {
+  if (ctx->coll->group->astra_local)
+    return sim_time_from_ns (10);
   return ctx->sys->params.endpoint_delay;
 }
 

@@ -69,8 +69,24 @@ group_layout (SysGroup *g, const NetTopo *topo, const guint32 *given)
   g->n_dims = 1;
 }
 
+/* The flat dimension over all members, queued and priced as the outermost
+ * topology dimension they span. */
+static void
+group_flat_dim (SysGroup *g, const NetTopo *topo)
+{
+  guint outer = 0;
+  for (guint d = 0; d < net_topo_dims (topo); d++)
+    for (guint32 i = 1; i < g->n; i++)
+      if (net_topo_coord (topo, g->ranks[i], d) != net_topo_coord (topo, g->ranks[0], d))
+        {
+          outer = d;
+          break;
+        }
+  g->dims[g->n_dims] = (SysGroupDim) { .topo_dim = outer, .size = g->n, .stride = 1 };
+}
+
 SysGroup *
-sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n)
+sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n, gboolean astra)
 {
   SysGroup *g = g_new0 (SysGroup, 1);
   g->id = id;
@@ -88,12 +104,21 @@ sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n)
           g->dims[g->n_dims++] = (SysGroupDim) { .topo_dim = d,
                                                  .size = net_topo_dim_size (topo, d),
                                                  .stride = net_topo_stride (topo, d) };
+      group_flat_dim (g, topo);
       return g;
     }
-  if (n > 1)
+  if (astra && n > 1 && n < net_topo_ranks (topo))
+    {
+      memcpy (g->ranks, ranks, n * sizeof (guint32));
+      g->dims[0] = (SysGroupDim) { .topo_dim = 0, .size = n, .stride = 1 };
+      g->n_dims = 1;
+      g->astra_local = TRUE;
+    }
+  else if (n > 1)
     group_layout (g, topo, ranks);
   else
     g->ranks[0] = ranks[0];
+  group_flat_dim (g, topo);
   g->member_of = g_hash_table_new (g_direct_hash, g_direct_equal);
   for (guint32 i = 0; i < n; i++)
     g_hash_table_insert (g->member_of, GUINT_TO_POINTER (g->ranks[i] + 1u),

@@ -25,7 +25,13 @@ typedef struct
   guint32 *ranks;         /* member index -> rank */
   GHashTable *member_of;  /* rank + 1 -> member index + 1; NULL for the world */
   guint n_dims;
-  SysGroupDim dims[NET_MAX_DIMS];
+  /* dims[n_dims] is the flat dimension: every member in order, for the
+   * "one" algorithms and the rooted kinds. */
+  SysGroupDim dims[NET_MAX_DIMS + 1];
+  /* ASTRA-sim runs a group smaller than the system as one flat ring in the
+   * listed order, with the ring algorithm, on dimension 0's queue, charging
+   * a fixed 10 ns per message instead of the endpoint delay. */
+  gboolean astra_local;
   guint32 *next_seq;      /* per member: sequence number of its next collective */
   GHashTable *live;       /* seq + 1 -> SysColl* */
 } SysGroup;
@@ -54,6 +60,7 @@ struct _Sys
   SysParams params;
   const SysAlgoClass *algo[SYS_COLL_N][NET_MAX_DIMS]; /* per kind and topology dim */
   guint32 algo_param[SYS_COLL_N][NET_MAX_DIMS];
+  gboolean algo_flat[SYS_COLL_N][NET_MAX_DIMS]; /* a "one" algorithm */
   SysGroup *world;
   GHashTable *groups;     /* guint64* id -> SysGroup* */
   SysRankQueues *queues;  /* per rank */
@@ -68,7 +75,8 @@ struct _Sys
 };
 
 /* group.c */
-SysGroup *sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n);
+SysGroup *sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n,
+                         gboolean astra);
 void sys_group_free (SysGroup *group);
 /* The member index of `rank`, or -1 if it is not in the group. */
 gint64 sys_group_member (const SysGroup *group, guint32 rank);

@@ -285,6 +285,27 @@ START_TEST (test_group_flat)
 }
 END_TEST
 
+/* In ASTRA mode a group smaller than the system is ASTRA-sim's: one flat
+ * ring in the listed order (10 -> 0 -> 5, every hop on dimension 0), the
+ * ring algorithm, and a fixed 10 ns per message instead of the endpoint
+ * delay.  Reductions: 2 passes over m = 4100 bytes at 250 GB/s, each
+ * truncated to whole ns: 2 x 16 ns. */
+START_TEST (test_group_astra_local)
+{
+  sf.params.astra_rounding = TRUE;
+  build_4x4 ();
+  const guint32 odd[] = { 10, 0, 5 };
+  add_group (9, odd, 3);
+  for (guint i = 0; i < 3; i++)
+    sf_join (odd[i], SYS_COLL_ALL_REDUCE, 3 * 4100, 9, 0);
+  sf_run_quiet ();
+  sf_assert_done_at (0, odd, 3, sf_phase_time (4, 2, D0, NS (10), NS (32)));
+  ck_assert_uint_eq (sf.fake.edge[10][0], 4);
+  ck_assert_uint_eq (sf.fake.edge[0][5], 4);
+  ck_assert_uint_eq (sf.fake.edge[5][10], 4);
+}
+END_TEST
+
 /* A flat group queues on the outermost dimension it spans (group.c): {0, 5}
  * spans dims 0 and 1, so on rank 0 it occupies dim 1's only slot, and the
  * column group {0, 4, 8, 12} that rank 0 issues next must wait for it;
@@ -581,6 +602,7 @@ main (void)
   tcase_add_test (tcase (s, "two_active_chunks"), test_two_active_chunks);
   tcase_add_loop_test (tcase (s, "group_subgrid"), test_group_subgrid, 0, 3);
   tcase_add_test (tcase (s, "group_flat"), test_group_flat);
+  tcase_add_test (tcase (s, "group_astra_local"), test_group_astra_local);
   tcase_add_loop_test (tcase (s, "group_dimension_queue"), test_group_dimension_queue, 0, 2);
   tcase_add_test (tcase (s, "group_single_member"), test_group_single_member);
   tcase_add_test (tcase (s, "group_errors"), test_group_errors);

@@ -410,6 +410,24 @@ END_TEST
 
 /* Involved dimensions: only dim 1 (an all-reduce of the whole chunk between
  * r and r + 4); none at all completes at once. */
+/* oneRing: one ring over all 8 ranks in id order.  Neighbours i -> i+1
+ * always differ in dimension 0 first (3 -> 4 is (3,0) -> (0,1)), so every
+ * message costs D0: the 1-D closed form with p = 8 (k = 14, r = 7) and the
+ * chunk's messages of 32768 / 8 bytes. */
+START_TEST (test_one_ring)
+{
+  const char *one[] = { "oneRing" };
+  GError *error = NULL;
+  ck_assert (sys_params_set_impl (&sf.params, SYS_COLL_ALL_REDUCE, one, 1, &error));
+  build_4x2 (NS (1100), 1, SYS_OPT_LOCAL_BW_AWARE);
+  sf_join_world (8, SYS_COLL_ALL_REDUCE, 32768, 0);
+  sf_run_quiet ();
+  sf_assert_all_done_at (0, 8, sf_phase_time (14, 7, D0, e2, 8 * 4096));
+  ck_assert_uint_eq (sf.fake.dim_messages[0], 8 * 14);
+  ck_assert_uint_eq (sf.fake.dim_messages[1], 0);
+}
+END_TEST
+
 START_TEST (test_2d_involved_dims)
 {
   const SimTime D1 = NS (1100);
@@ -537,6 +555,7 @@ main (void)
   tcase_add_loop_test (tcase (s, "2d_phases_keep_order"), test_2d_phases_keep_order, 0, 2);
   tcase_add_test (tcase (s, "2d_baseline"), test_2d_baseline);
   tcase_add_test (tcase (s, "2d_involved_dims"), test_2d_involved_dims);
+  tcase_add_test (tcase (s, "one_ring"), test_one_ring);
   tcase_add_loop_test (tcase (s, "late_joiner"), test_late_joiner, 0,
                        (int) G_N_ELEMENTS (late_cases));
   return tu_run_suite (s);
