@@ -149,6 +149,11 @@ tu_node_free (ChakraProtoMsg__Node *n)
       g_free (n->attr[i]);
     }
   g_free (n->attr);
+  if (n->inputs != NULL)
+    {
+      g_free (n->inputs->values);
+      g_free (n->inputs);
+    }
   g_free (n->data_deps);
   g_free (n->ctrl_deps);
   g_free (n->name);
@@ -218,4 +223,12 @@ tu_write_trace (const char *path, ChakraProtoMsg__Node **nodes, guint n)
   wl_chakra_writer_close (w, &error);
   g_assert_no_error (error);
   wl_chakra_writer_free (w);
+}
+
+void
+tu_node_inputs (ChakraProtoMsg__Node *n, const char *values)
+{
+  n->inputs = g_new0 (ChakraProtoMsg__IOInfo, 1);
+  chakra_proto_msg__ioinfo__init (n->inputs);
+  n->inputs->values = g_strdup (values);
 }

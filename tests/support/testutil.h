@@ -58,6 +58,8 @@ void tu_node_ctrl_dep (ChakraProtoMsg__Node *n, guint64 dep);
 void tu_node_attr_int (ChakraProtoMsg__Node *n, const char *name, gint64 v);
 void tu_node_attr_bool (ChakraProtoMsg__Node *n, const char *name, gboolean v);
 void tu_node_attr_string (ChakraProtoMsg__Node *n, const char *name, const char *v);
+/* Set inputs.values (METADATA nodes carry process groups there as JSON). */
+void tu_node_inputs (ChakraProtoMsg__Node *n, const char *values);
 
 /* Write nodes (an array of n) as a trace file; asserts on failure. */
 void tu_write_trace (const char *path, ChakraProtoMsg__Node **nodes, guint n);

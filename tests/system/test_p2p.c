@@ -162,6 +162,38 @@ START_TEST (test_p2p_unmatched_recv)
 }
 END_TEST
 
+/* Rendezvous from 1 KiB: a 1 KiB send posted at 0 whose receive comes at
+ * 1000 ns leaves only then (delivery 1250 ns, both complete then); a 100-byte
+ * send on the same ranks stays eager (delivered at 250 ns, its receive
+ * completes when posted at 1000 ns).  A rendezvous send whose receive never
+ * comes is reported as waiting. */
+START_TEST (test_p2p_rendezvous)
+{
+  sf_teardown ();
+  sf_setup ();
+  sf.params.rendezvous_threshold = 1024;
+  const guint32 p = 4;
+  sf_build_rings (&p, &D_ring, 1);
+  post_at (0, TRUE, 1, 2, 5, 1024, 0);
+  post_at (1, FALSE, 1, 2, 5, 1024, NS (1000));
+  post_at (2, TRUE, 0, 3, 5, 100, 0);
+  post_at (3, FALSE, 0, 3, 5, 100, NS (1000));
+  post_at (4, TRUE, 2, 0, 6, 4096, 0);
+  ck_assert_int_eq (sim_sched_run (sf.sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  ck_assert_uint_eq (sf_done_at (9, 0), NS (1000) + D_ring);
+  ck_assert_uint_eq (sf_done_at (9, 1), NS (1000) + D_ring);
+  ck_assert_uint_eq (sf_done_at (9, 2), D_ring);
+  ck_assert_uint_eq (sf_done_at (9, 3), NS (1000));
+  ck_assert_uint_eq (sf.done->len, 4);
+  g_autoptr (GString) out = g_string_new (NULL);
+  ck_assert_uint_eq (sys_describe_pending (sf.sys, out), 1);
+  ck_assert_msg (strstr (out->str, "rank 2 node 104 waits to send 4096 bytes to rank 0 (tag 6, "
+                                   "rendezvous): no matching receive")
+                   != NULL,
+                 "%s", out->str);
+}
+END_TEST
+
 /* --------------------------------------------------------------- main */
 
 static void
@@ -180,5 +212,6 @@ main (void)
   add (s, "self", test_p2p_self);
   add (s, "size_mismatch", test_p2p_size_mismatch);
   add (s, "unmatched_recv", test_p2p_unmatched_recv);
+  add (s, "rendezvous", test_p2p_rendezvous);
   return tu_run_suite (s);
 }

@@ -14,7 +14,7 @@
 
 enum
 {
-  T_META = 1, T_COMP = 4, T_SEND = 5, T_RECV = 6, T_COLL = 7
+  T_META = 1, T_MEM_LOAD = 2, T_MEM_STORE = 3, T_COMP = 4, T_SEND = 5, T_RECV = 6, T_COLL = 7
 };
 
 /* A 1-D Ring cluster of `ranks`, exact ps timing, 1 GB/s (1 byte per ns),
@@ -329,6 +329,66 @@ START_TEST (test_send_from_wrong_rank)
 }
 END_TEST
 
+/* Memory operations take no slot: a local load of 2000 bytes at 1 GB/s
+ * (2000 ns) and a second of 500 bytes run side by side with a compute node.
+ * With per-NPU remote memory (500 ns + bytes at 2 GB/s) the same loads take
+ * 1500 and 750 ns. */
+START_TEST (test_memory_ops)
+{
+  for (int remote = 0; remote < 2; remote++)
+    {
+      ChakraProtoMsg__Node *a = tu_node_new (1, T_MEM_LOAD, "load");
+      ChakraProtoMsg__Node *b = tu_node_new (2, T_MEM_STORE, "store");
+      tu_node_attr_int (a, "tensor_size", 2000);
+      tu_node_attr_int (b, "tensor_size", 500);
+      ChakraProtoMsg__Node *nodes[] = { a, b, comp (3, 1) };
+      write_rank (0, nodes, 3);
+      AppConfig cfg;
+      config_init (&cfg, 1);
+      cfg.wl.mem_bw_Bps = 1e9;
+      if (remote)
+        cfg.wl.mem = (WlMemSpec) { .kind = WL_MEM_PER_NPU, .latency = sim_time_from_ns (500),
+                                   .bandwidth_Bps = 2e9 };
+      AppSim *sim = run_ok (&cfg);
+      ck_assert_uint_eq (finish (sim, 0), sim_time_from_ns (remote ? 1500 : 2000));
+      app_sim_free (sim);
+      app_config_clear (&cfg);
+    }
+}
+END_TEST
+
+/* Process groups defined by METADATA nodes: {0, 1} and {2, 3} on a ring of
+ * 4, each a 2-member all-reduce of 400 bytes: 2 steps of 200 bytes, one hop
+ * each (300 ns).  A collective naming an undefined group is an error. */
+START_TEST (test_metadata_groups)
+{
+  for (guint32 r = 0; r < 4; r++)
+    {
+      ChakraProtoMsg__Node *meta = tu_node_new (1, T_META, "pgs");
+      tu_node_inputs (meta, "[{\"pg_name\": \"1\", \"ranks\": [0, 1]}, "
+                            "{\"pg_name\": \"2\", \"ranks\": [2, 3]}]");
+      ChakraProtoMsg__Node *ar = coll (2, 0, 400);
+      tu_node_attr_string (ar, "pg_name", r < 2 ? "1" : "2.0");
+      tu_node_dep (ar, 1);
+      ChakraProtoMsg__Node *nodes[] = { meta, ar };
+      write_rank (r, nodes, 2);
+    }
+  AppConfig cfg;
+  config_init (&cfg, 4);
+  AppSim *sim = run_ok (&cfg);
+  for (guint32 r = 0; r < 4; r++)
+    ck_assert_uint_eq (finish (sim, r), sim_time_from_ns (600));
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+
+  ChakraProtoMsg__Node *ar = coll (2, 0, 400);
+  tu_node_attr_string (ar, "pg_name", "5");
+  ChakraProtoMsg__Node *nodes[] = { ar };
+  write_rank (0, nodes, 1);
+  expect_load_error (4, "process group 5 (pg_name) is not defined");
+}
+END_TEST
+
 static Suite *
 replay_suite (void)
 {
@@ -346,6 +406,8 @@ replay_suite (void)
   tcase_add_test (tc, test_rank_count_mismatch);
   tcase_add_test (tc, test_unsupported_collective);
   tcase_add_test (tc, test_send_from_wrong_rank);
+  tcase_add_test (tc, test_memory_ops);
+  tcase_add_test (tc, test_metadata_groups);
   return s;
 }
 
