@@ -5,6 +5,7 @@
 
 static const SysAlgoClass *const algorithms[] = {
   &sys_algo_ring,
+  &sys_algo_dbt,
 };
 
 const SysAlgoClass *

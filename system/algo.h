@@ -80,5 +80,6 @@ SimTime sys_phase_now (const SysPhaseCtx *ctx);
 guint64 sys_phase_split (const SysPhaseCtx *ctx, guint64 in, guint32 n);
 
 extern const SysAlgoClass sys_algo_ring;
+extern const SysAlgoClass sys_algo_dbt;
 
 #endif /* ORRERY_SYSTEM_ALGO_H */

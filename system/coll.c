@@ -671,10 +671,15 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
   gint64 member = sys_group_member (group, rank);
   if (member < 0)
     {
+      g_autoptr (GString) members = g_string_new (NULL);
+      for (guint32 i = 0; i < group->n && i < 16; i++)
+        g_string_append_printf (members, "%s%u", i ? "," : "", group->ranks[i]);
+      if (group->n > 16)
+        g_string_append_printf (members, ",... (%u in all)", group->n);
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "rank %u node %" G_GUINT64_FORMAT ": rank %u is not a member of group %"
-                   G_GUINT64_FORMAT " that its collective names",
-                   rank, req->node_id, rank, req->group);
+                   "rank %u node %" G_GUINT64_FORMAT ": its collective names group %"
+                   G_GUINT64_FORMAT ", whose members are %s: rank %u is not one of them",
+                   rank, req->node_id, req->group, members->str, rank);
       return FALSE;
     }
   guint32 seq = group->next_seq[member]++;

@@ -384,7 +384,7 @@ START_TEST (test_group_errors)
   SysCollRequest req = sf_coll_req (SYS_COLL_ALL_REDUCE, 64, 1, 0, 5);
   req.node_id = 4242;
   ck_assert (!sys_coll_join (sf.sys, 5, &req, &error));
-  sf_assert_error (error, (const char *[]) { "rank 5", "4242", "not a member", "group 1", NULL });
+  sf_assert_error (error, (const char *[]) { "rank 5", "4242", "whose members are 0,1,2,3: rank 5 is not one of them", "group 1", NULL });
   g_clear_error (&error);
   req.group = 77;
   ck_assert (!sys_coll_join (sf.sys, 5, &req, &error));
@@ -392,7 +392,7 @@ START_TEST (test_group_errors)
   g_clear_error (&error);
   req.group = SYS_GROUP_WORLD;
   ck_assert (!sys_coll_join (sf.sys, 16, &req, &error));
-  sf_assert_error (error, (const char *[]) { "not a member", NULL });
+  sf_assert_error (error, (const char *[]) { "whose members are 0,1,2,3: rank 5 is not one of them", NULL });
   g_clear_error (&error);
   sf_run_quiet ();
   ck_assert_uint_eq (sf.done->len, 0);
