@@ -206,6 +206,15 @@ sys_coll_stats (const Sys *sys, SysCollKind kind, SysCollStats *out)
   *out = sys->stats[kind];
 }
 
+/* "the world" or "group 7", for messages. */
+static char *
+group_label (const SysGroup *group)
+{
+  if (group->id == SYS_GROUP_WORLD)
+    return g_strdup ("all ranks");
+  return g_strdup_printf ("group %" G_GUINT64_FORMAT, group->id);
+}
+
 /* ---- planning ------------------------------------------------------------- */
 
 static void
@@ -631,15 +640,6 @@ on_trivial_done (SimSched *sched, gpointer data, guint64 member)
 
 /* ---- joining --------------------------------------------------------------- */
 
-/* "the world" or "group 7", for messages. */
-static char *
-group_label (const SysGroup *group)
-{
-  if (group->id == SYS_GROUP_WORLD)
-    return g_strdup ("all ranks");
-  return g_strdup_printf ("group %" G_GUINT64_FORMAT, group->id);
-}
-
 static gboolean
 check_match (const SysColl *coll, guint32 rank, const SysCollRequest *req, GError **error)
 {
@@ -676,10 +676,11 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
         g_string_append_printf (members, "%s%u", i ? "," : "", group->ranks[i]);
       if (group->n > 16)
         g_string_append_printf (members, ",... (%u in all)", group->n);
+      g_autofree char *label = group_label (group);
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "rank %u node %" G_GUINT64_FORMAT ": its collective names group %"
-                   G_GUINT64_FORMAT ", whose members are %s: rank %u is not one of them",
-                   rank, req->node_id, req->group, members->str, rank);
+                   "rank %u node %" G_GUINT64_FORMAT ": its collective names %s, whose members "
+                   "are %s: rank %u is not one of them",
+                   rank, req->node_id, label, members->str, rank);
       return FALSE;
     }
   guint32 seq = group->next_seq[member]++;
