@@ -233,6 +233,13 @@ plan_add (SysColl *coll, guint gdim, guint d, SysCollKind op)
   coll->phase[coll->n_phases++] = plan;
 }
 
+/* The algorithm of a phase on topology dimension d. */
+static const SysAlgoClass *
+phase_algo (const SysColl *coll, guint d)
+{
+  return coll->group->astra_local ? &sys_algo_ring : coll->sys->algo[coll->kind][d];
+}
+
 /* The phases every chunk runs, over the group dimensions allowed by the
  * request's involved-dimension mask. */
 static void
@@ -265,11 +272,18 @@ plan_phases (SysColl *coll, guint32 involved)
     return;
   if (coll->kind == SYS_COLL_ALL_REDUCE && coll->sys->params.opt == SYS_OPT_LOCAL_BW_AWARE)
     {
+      /* A dimension whose algorithm only all-reduces (doubleBinaryTree)
+       * all-reduces the whole chunk in place of the reduce-scatter and
+       * contributes nothing on the way down, as in ASTRA-sim. */
       for (guint i = 0; i + 1 < nd; i++)
-        plan_add (coll, dims[i], tds[i], SYS_COLL_REDUCE_SCATTER);
+        plan_add (coll, dims[i], tds[i],
+                  phase_algo (coll, tds[i])->supports (SYS_COLL_REDUCE_SCATTER)
+                      ? SYS_COLL_REDUCE_SCATTER
+                      : SYS_COLL_ALL_REDUCE);
       plan_add (coll, dims[nd - 1], tds[nd - 1], SYS_COLL_ALL_REDUCE);
       for (guint i = nd - 1; i-- > 0;)
-        plan_add (coll, dims[i], tds[i], SYS_COLL_ALL_GATHER);
+        if (phase_algo (coll, tds[i])->supports (SYS_COLL_ALL_GATHER))
+          plan_add (coll, dims[i], tds[i], SYS_COLL_ALL_GATHER);
       return;
     }
   /* All-gather grows its data as it goes: it starts on the outermost

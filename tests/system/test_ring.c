@@ -428,6 +428,25 @@ START_TEST (test_one_ring)
 }
 END_TEST
 
+/* localBWAware with doubleBinaryTree on dimension 0: the tree only
+ * all-reduces, so dimension 0 all-reduces the whole chunk c (2 lines x 2
+ * trees x 2(4-1) messages of c/2) and dimension 1 then all-reduces c too
+ * (4 lines x 2 members x 2 steps of c/2); no all-gather comes back down. */
+START_TEST (test_2d_tree_below)
+{
+  const char *algos[] = { "doubleBinaryTree", "ring" };
+  GError *error = NULL;
+  ck_assert (sys_params_set_impl (&sf.params, SYS_COLL_ALL_REDUCE, algos, 2, &error));
+  build_4x2 (NS (1100), 1, SYS_OPT_LOCAL_BW_AWARE);
+  sf_join_world (8, SYS_COLL_ALL_REDUCE, 32768, 0);
+  sf_run_quiet ();
+  ck_assert_uint_eq (sf.fake.dim_messages[0], 24);
+  ck_assert_uint_eq (sf.fake.dim_bytes[0], 24 * 16384);
+  ck_assert_uint_eq (sf.fake.dim_messages[1], 16);
+  ck_assert_uint_eq (sf.fake.dim_bytes[1], 16 * 16384);
+}
+END_TEST
+
 START_TEST (test_2d_involved_dims)
 {
   const SimTime D1 = NS (1100);
@@ -556,6 +575,7 @@ main (void)
   tcase_add_test (tcase (s, "2d_baseline"), test_2d_baseline);
   tcase_add_test (tcase (s, "2d_involved_dims"), test_2d_involved_dims);
   tcase_add_test (tcase (s, "one_ring"), test_one_ring);
+  tcase_add_test (tcase (s, "2d_tree_below"), test_2d_tree_below);
   tcase_add_loop_test (tcase (s, "late_joiner"), test_late_joiner, 0,
                        (int) G_N_ELEMENTS (late_cases));
   return tu_run_suite (s);
