@@ -6,6 +6,8 @@
 static const SysAlgoClass *const algorithms[] = {
   &sys_algo_ring,
   &sys_algo_dbt,
+  &sys_algo_hd,
+  &sys_algo_direct,
 };
 
 const SysAlgoClass *

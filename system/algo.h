@@ -81,5 +81,7 @@ guint64 sys_phase_split (const SysPhaseCtx *ctx, guint64 in, guint32 n);
 
 extern const SysAlgoClass sys_algo_ring;
 extern const SysAlgoClass sys_algo_dbt;
+extern const SysAlgoClass sys_algo_hd;
+extern const SysAlgoClass sys_algo_direct;
 
 #endif /* ORRERY_SYSTEM_ALGO_H */

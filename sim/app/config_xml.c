@@ -427,6 +427,22 @@ static const char *const algorithm_names[] = {
   "oneRing", "oneDirect", "oneHalvingDoubling", NULL,
 };
 
+/* A known name, or direct / oneDirect with a window: "direct8". */
+static gboolean
+algorithm_known (const char *word)
+{
+  if (in_list (word, algorithm_names))
+    return TRUE;
+  const char *n = g_str_has_prefix (word, "direct") ? word + 6
+                  : g_str_has_prefix (word, "oneDirect") ? word + 9 : NULL;
+  if (n == NULL || *n < '1' || *n > '9' || strlen (n) > 9)
+    return FALSE;
+  for (; *n != '\0'; n++)
+    if (!g_ascii_isdigit (*n))
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 xml_algorithm (XmlLoad *l, const xmlNode *node, GError **error)
 {
@@ -451,11 +467,13 @@ xml_algorithm (XmlLoad *l, const xmlNode *node, GError **error)
     {
       if (words[i][0] == '\0')
         continue;
-      if (!in_list (words[i], algorithm_names))
+      if (!algorithm_known (words[i]))
         {
           g_autofree char *known = list_join (algorithm_names);
-          return xml_fail (l, node, error, "unknown algorithm '%s' (expected: %s)", words[i],
-                           known);
+          return xml_fail (l, node, error,
+                           "unknown algorithm '%s' (expected: %s; direct and oneDirect may "
+                           "end in a window, as in direct8)",
+                           words[i], known);
         }
       g_ptr_array_add (names, words[i]);
     }

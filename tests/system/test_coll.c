@@ -567,9 +567,16 @@ START_TEST (test_config_errors)
   g_clear_error (&error);
   bad = sf.params;
   const char *names[] = { "ring", "direct" };
-  ck_assert (sys_params_set_impl (&bad, SYS_COLL_ALL_GATHER, names + 1, 1, NULL));
+  const char *hd[] = { "halvingDoubling" };
+  ck_assert (sys_params_set_impl (&bad, SYS_COLL_ALL_TO_ALL, hd, 1, NULL));
   ck_assert_ptr_null (sys_new (sf.sched, sf.net, &bad, &error));
-  sf_assert_error (error, (const char *[]) { "all_gather", "'direct'", NULL });
+  sf_assert_error (error, (const char *[]) { "all_to_all", "'halvingDoubling'", NULL });
+  g_clear_error (&error);
+  const char *nothing[] = { "spiral" };
+  bad = sf.params;
+  ck_assert (sys_params_set_impl (&bad, SYS_COLL_ALL_GATHER, nothing, 1, NULL));
+  ck_assert_ptr_null (sys_new (sf.sched, sf.net, &bad, &error));
+  sf_assert_error (error, (const char *[]) { "all_gather", "'spiral'", NULL });
   g_clear_error (&error);
   ck_assert (!sys_params_set_impl (&bad, SYS_COLL_ALL_TO_ALL, names, 0, &error));
   sf_assert_error (error, (const char *[]) { "all_to_all", NULL });
