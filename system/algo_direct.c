@@ -63,7 +63,8 @@ typedef struct
 static gboolean
 direct_supports (SysCollKind op)
 {
-  return op < SYS_COLL_N;
+  return op == SYS_COLL_ALL_REDUCE || op == SYS_COLL_REDUCE_SCATTER || op == SYS_COLL_ALL_GATHER
+         || op == SYS_COLL_ALL_TO_ALL;
 }
 
 static DirectShape

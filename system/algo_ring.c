@@ -8,9 +8,24 @@
  *   reduce-scatter   n-1   steps of c/n, all reduce
  *   all-gather       n-1   steps of c (c is each member's input)
  *   all-to-all    n(n-1)/2 steps of c/n (data for distance d travels d hops)
+ *   barrier         2(n-1) steps of 0 bytes (an all-reduce of nothing)
  * In lockstep each member therefore finishes after
  *   e + k (hop delay + e) + r (reduction)
  * which is ASTRA-sim's closed form (../shared/reference/ASTRA-SIM.md).
+ *
+ * The rooted kinds run as a chain along the ring.  With d = (pos - root) mod
+ * n a member's distance downstream of the root:
+ *   broadcast  the root sends c to d = 1, which forwards it, ... to d = n-1
+ *   scatter    the root sends (n-1)c to d = 1, which keeps c and forwards
+ *              (n-2)c, ... d = n-1 receives c
+ *   reduce     d = 1 sends its c to d = 2, which reduces and forwards c, ...
+ *              d = n-1 forwards to the root, which reduces
+ *   gather     as reduce without reductions, d sending d c bytes
+ * The chain's source finishes once its message has left (start + e); every
+ * other member when its message has arrived, been reduced (reduce) and the
+ * endpoint delay has passed.  In lockstep the member j hops down the chain
+ * from the source finishes at e + j (D_j + e) (+ j r for reduce), D_j the
+ * delay of the j-th hop's message.
  */
 #include "system/algo.h"
 
@@ -26,13 +41,14 @@ ring_steps (SysCollKind op, guint32 n)
   switch (op)
     {
     case SYS_COLL_ALL_REDUCE:
+    case SYS_COLL_BARRIER:
       return 2 * (n - 1);
     case SYS_COLL_REDUCE_SCATTER:
     case SYS_COLL_ALL_GATHER:
       return n - 1;
     case SYS_COLL_ALL_TO_ALL:
       return n * (n - 1) / 2;
-    case SYS_COLL_N:
+    default:
       break;
     }
   g_assert_not_reached ();
@@ -50,8 +66,87 @@ ring_message_bytes (const SysPhaseCtx *ctx)
 {
   if (ctx->op == SYS_COLL_ALL_GATHER)
     return ctx->in_bytes;
+  if (ctx->op == SYS_COLL_BARRIER)
+    return 0;
   return sys_phase_split (ctx, ctx->in_bytes, ctx->n);
 }
+
+/* ---- chains: the rooted kinds ------------------------------------------------ */
+
+static guint32
+chain_distance (const SysPhaseCtx *ctx)
+{
+  return (ctx->pos + ctx->n - ctx->root) % ctx->n;
+}
+
+/* Broadcast and scatter flow out of the root; reduce and gather into it,
+ * starting at the member after it. */
+static gboolean
+chain_outward (SysCollKind op)
+{
+  return op == SYS_COLL_BROADCAST || op == SYS_COLL_SCATTER;
+}
+
+static gboolean
+chain_is_source (const SysPhaseCtx *ctx)
+{
+  return chain_distance (ctx) == (chain_outward (ctx->op) ? 0u : 1u);
+}
+
+static gboolean
+chain_is_sink (const SysPhaseCtx *ctx)
+{
+  return chain_distance (ctx) == (chain_outward (ctx->op) ? ctx->n - 1 : 0u);
+}
+
+/* What this member passes on. */
+static guint64
+chain_out_bytes (const SysPhaseCtx *ctx)
+{
+  guint64 c = ctx->in_bytes;
+  guint32 d = chain_distance (ctx);
+  switch (ctx->op)
+    {
+    case SYS_COLL_SCATTER:
+      return (guint64) (ctx->n - 1 - d) * c;
+    case SYS_COLL_GATHER:
+      return (guint64) d * c;
+    default:
+      return c;
+    }
+}
+
+static void
+chain_drain (const SysPhaseCtx *ctx, SysRun *run)
+{
+  if (!run->started || run->processed == run->arrived)
+    return;
+  g_assert (run->arrived == 1);
+  SimTime t = MAX (sys_phase_now (ctx), run->busy_until);
+  if (ctx->op == SYS_COLL_REDUCE)
+    t += sys_phase_reduce_cost (ctx, ctx->in_bytes);
+  t += sys_phase_endpoint_delay (ctx);
+  run->busy_until = t;
+  run->processed = 1;
+  if (!chain_is_sink (ctx))
+    sys_phase_send (ctx, (ctx->pos + 1) % ctx->n, 0, chain_out_bytes (ctx), t);
+  sys_phase_finish (ctx, t);
+}
+
+static void
+chain_start (const SysPhaseCtx *ctx, SysRun *run)
+{
+  run->busy_until = sys_phase_now (ctx) + sys_phase_endpoint_delay (ctx);
+  if (chain_is_source (ctx))
+    {
+      sys_phase_send (ctx, (ctx->pos + 1) % ctx->n, 0, chain_out_bytes (ctx), run->busy_until);
+      sys_phase_finish (ctx, run->busy_until);
+      return;
+    }
+  chain_drain (ctx, run);
+}
+
+/* ---- the ring proper ---------------------------------------------------------- */
 
 /* Consume every arrived message in order: each one ends a step, and all but
  * the last lead to the next send. */
@@ -81,6 +176,11 @@ ring_drain (const SysPhaseCtx *ctx, SysRun *run)
 static void
 ring_start (const SysPhaseCtx *ctx, SysRun *run)
 {
+  if (sys_coll_kind_rooted (ctx->op))
+    {
+      chain_start (ctx, run);
+      return;
+    }
   run->busy_until = sys_phase_now (ctx) + sys_phase_endpoint_delay (ctx);
   sys_phase_send (ctx, (ctx->pos + 1) % ctx->n, 0, ring_message_bytes (ctx), run->busy_until);
   ring_drain (ctx, run);
@@ -91,7 +191,9 @@ ring_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
 {
   g_assert (step == run->arrived); /* one predecessor, in-order delivery */
   run->arrived++;
-  if (run->started)
+  if (sys_coll_kind_rooted (ctx->op))
+    chain_drain (ctx, run);
+  else if (run->started)
     ring_drain (ctx, run);
 }
 

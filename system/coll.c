@@ -44,6 +44,7 @@ struct _SysColl
   SysCollKind kind;
   guint64 bytes;
   guint64 chunk_bytes; /* ASTRA-sim chunking: every chunk's size */
+  guint32 root;        /* rooted kinds: the root's member index */
   guint n_chunks;
   guint n_phases;
   /* Events name a run by its key, member | chunk | phase in bit fields, so
@@ -246,6 +247,15 @@ static void
 plan_phases (SysColl *coll, guint32 involved)
 {
   const SysParams *p = &coll->sys->params;
+  if (coll->group->n < 2)
+    return;
+  /* Rooted kinds and the barrier run over every member as one line. */
+  if (sys_coll_kind_rooted (coll->kind) || coll->kind == SYS_COLL_BARRIER)
+    {
+      guint flat = coll->group->n_dims;
+      plan_add (coll, flat, coll->group->dims[flat].topo_dim, coll->kind);
+      return;
+    }
   guint dims[NET_MAX_DIMS + 1], tds[NET_MAX_DIMS + 1], nd = 0;
   for (guint g = 0; g < coll->group->n_dims; g++)
     {
@@ -371,14 +381,15 @@ plan_chunks (SysColl *coll)
 }
 
 static SysColl *
-coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req)
+coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req, guint32 root)
 {
   SysColl *coll = g_new0 (SysColl, 1);
   coll->sys = sys;
   coll->group = group;
   coll->seq = seq;
   coll->kind = req->kind;
-  coll->bytes = req->bytes;
+  coll->bytes = req->kind == SYS_COLL_BARRIER ? 0 : req->bytes;
+  coll->root = root;
   plan_chunks (coll);
   plan_phases (coll, req->involved_dims);
   plan_sizes (coll);
@@ -431,7 +442,7 @@ ctx_init (SysPhaseCtx *ctx, SysColl *coll, guint64 key)
   ctx->member = member;
   ctx->chunk = chunk;
   ctx->phase = ph;
-  ctx->root = 0;
+  ctx->root = coll->root;
   ctx->param = coll->phase[ph].param;
   ctx->astra = coll->sys->params.astra_rounding;
 }
@@ -655,9 +666,21 @@ on_trivial_done (SimSched *sched, gpointer data, guint64 member)
 /* ---- joining --------------------------------------------------------------- */
 
 static gboolean
-check_match (const SysColl *coll, guint32 rank, const SysCollRequest *req, GError **error)
+check_match (const SysColl *coll, guint32 rank, const SysCollRequest *req, guint32 root,
+             GError **error)
 {
-  if (coll->kind == req->kind && coll->bytes == req->bytes)
+  if (coll->kind == req->kind && coll->root != root)
+    {
+      g_autofree char *label = group_label (coll->group);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "rank %u node %" G_GUINT64_FORMAT ": %s #%u on %s has root rank %u here but "
+                   "rank %u on the ranks that joined it first",
+                   rank, req->node_id, sys_coll_kind_name (req->kind), coll->seq, label,
+                   coll->group->ranks[root], coll->group->ranks[coll->root]);
+      return FALSE;
+    }
+  if (coll->kind == req->kind
+      && (coll->bytes == req->bytes || coll->kind == SYS_COLL_BARRIER))
     return TRUE;
   g_autofree char *label = group_label (coll->group);
   g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
@@ -697,11 +720,26 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
                    rank, req->node_id, label, members->str, rank);
       return FALSE;
     }
+  guint32 root = 0;
+  if (sys_coll_kind_rooted (req->kind) && req->root != SYS_ROOT_FIRST)
+    {
+      gint64 r = req->root < net_topo_ranks (sys->topo) ? sys_group_member (group, req->root) : -1;
+      if (r < 0)
+        {
+          g_autofree char *label = group_label (group);
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "rank %u node %" G_GUINT64_FORMAT ": the root of its %s, rank %u, is "
+                       "not a member of %s",
+                       rank, req->node_id, sys_coll_kind_name (req->kind), req->root, label);
+          return FALSE;
+        }
+      root = (guint32) r;
+    }
   guint32 seq = group->next_seq[member]++;
   SysColl *coll = g_hash_table_lookup (group->live, GUINT_TO_POINTER (seq + 1u));
   if (coll == NULL)
-    coll = coll_new (sys, group, seq, req);
-  else if (!check_match (coll, rank, req, error))
+    coll = coll_new (sys, group, seq, req, root);
+  else if (!check_match (coll, rank, req, root, error))
     return FALSE;
 
   SysMember *m = &coll->members[member];

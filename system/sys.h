@@ -34,12 +34,16 @@ typedef struct _Sys Sys;
  * are registered once; the id WL-side "all ranks" group is SYS_GROUP_WORLD. */
 #define SYS_GROUP_WORLD G_MAXUINT64
 
+#define SYS_ROOT_FIRST G_MAXUINT32
+
 typedef struct
 {
   SysCollKind kind;
   guint64 bytes;          /* comm_size: see FORMAT.md (all-gather: per-rank input) */
   guint64 group;          /* a registered group id, or SYS_GROUP_WORLD */
   gint32 priority;        /* EXPLICIT scheduling: higher runs first */
+  guint32 root;           /* rooted kinds: the root rank; SYS_ROOT_FIRST: the
+                           * group's first member */
   guint32 involved_dims;  /* bit d set: may use topology dimension d */
   guint64 node_id;        /* for diagnostics only */
   SimHandler on_done;     /* run when this rank's part is complete */

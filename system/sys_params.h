@@ -23,8 +23,18 @@ typedef enum
   SYS_COLL_REDUCE_SCATTER,
   SYS_COLL_ALL_GATHER,
   SYS_COLL_ALL_TO_ALL,
+  /* Kinds ASTRA-sim does not simulate.  The rooted ones have a root rank;
+   * they and the barrier run over the group as one flat line. */
+  SYS_COLL_BROADCAST, /* the root's c bytes to every member */
+  SYS_COLL_REDUCE,    /* every member's c bytes reduced into the root */
+  SYS_COLL_GATHER,    /* every member's c bytes collected at the root */
+  SYS_COLL_SCATTER,   /* the root's c bytes for each member, delivered */
+  SYS_COLL_BARRIER,   /* no data: nobody leaves before everybody arrived */
   SYS_COLL_N
 } SysCollKind;
+
+/* Does this kind have a root? */
+gboolean sys_coll_kind_rooted (SysCollKind kind);
 
 typedef enum
 {

@@ -11,6 +11,11 @@ wl_chakra_comm_type_of (SysCollKind kind)
     [SYS_COLL_REDUCE_SCATTER] = 7,
     [SYS_COLL_ALL_GATHER] = 2,
     [SYS_COLL_ALL_TO_ALL] = 6,
+    [SYS_COLL_BROADCAST] = 5,
+    [SYS_COLL_REDUCE] = 1,
+    [SYS_COLL_GATHER] = 3,
+    [SYS_COLL_SCATTER] = 4,
+    [SYS_COLL_BARRIER] = 9,
   };
   g_return_val_if_fail (kind < SYS_COLL_N, -1);
   return values[kind];

@@ -18,9 +18,40 @@ enum
 };
 enum
 {
-  CK_ALL_REDUCE = 0, CK_ALL_GATHER = 2, CK_BROADCAST = 5, CK_ALL_TO_ALL = 6,
-  CK_REDUCE_SCATTER = 7
+  CK_ALL_REDUCE = 0, CK_REDUCE = 1, CK_ALL_GATHER = 2, CK_GATHER = 3, CK_SCATTER = 4,
+  CK_BROADCAST = 5, CK_ALL_TO_ALL = 6, CK_REDUCE_SCATTER = 7, CK_REDUCE_SCATTER_BLOCK = 8,
+  CK_BARRIER = 9
 };
+
+/* Chakra's collective types as orrery's kinds; -1 for unknown values. */
+static int
+kind_of (gint64 type)
+{
+  switch (type)
+    {
+    case CK_ALL_REDUCE:
+      return SYS_COLL_ALL_REDUCE;
+    case CK_REDUCE:
+      return SYS_COLL_REDUCE;
+    case CK_ALL_GATHER:
+      return SYS_COLL_ALL_GATHER;
+    case CK_GATHER:
+      return SYS_COLL_GATHER;
+    case CK_SCATTER:
+      return SYS_COLL_SCATTER;
+    case CK_BROADCAST:
+      return SYS_COLL_BROADCAST;
+    case CK_ALL_TO_ALL:
+      return SYS_COLL_ALL_TO_ALL;
+    case CK_REDUCE_SCATTER:
+    case CK_REDUCE_SCATTER_BLOCK: /* equal blocks: what orrery's reduce-scatter does */
+      return SYS_COLL_REDUCE_SCATTER;
+    case CK_BARRIER:
+      return SYS_COLL_BARRIER;
+    default:
+      return -1;
+    }
+}
 
 typedef struct
 {
@@ -138,37 +169,29 @@ decode_collective (Builder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError 
   gint64 type;
   if (!wl_chakra_attr_int (n, "comm_type", &type, error))
     return absent_ok (error) ? fail (error, b, n->id, "COMM_COLL node without comm_type") : FALSE;
-  switch (type)
+  int kind = kind_of (type);
+  if (kind < 0)
     {
-    case CK_ALL_REDUCE:
-      w->coll_kind = SYS_COLL_ALL_REDUCE;
-      break;
-    case CK_ALL_GATHER:
-      w->coll_kind = SYS_COLL_ALL_GATHER;
-      break;
-    case CK_REDUCE_SCATTER:
-      w->coll_kind = SYS_COLL_REDUCE_SCATTER;
-      break;
-    case CK_ALL_TO_ALL:
-      w->coll_kind = SYS_COLL_ALL_TO_ALL;
-      break;
-    case CK_BROADCAST:
-      /* ASTRA-sim waits out a broadcast's duration; so does orrery, for now. */
-      w->op = WL_OP_WAIT;
-      return TRUE;
-    default:
-      {
-        const char *name = wl_chakra_comm_type_name ((int) type);
-        g_autofree char *msg = g_strdup_printf (
-            "collective %s (comm_type %" G_GINT64_FORMAT ") is not supported; orrery simulates "
-            "ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER, ALL_TO_ALL and waits out BROADCAST",
-            name ? name : "unknown", type);
-        return fail (error, b, n->id, msg);
-      }
+      g_autofree char *msg = g_strdup_printf (
+          "comm_type %" G_GINT64_FORMAT " is not a collective type (0 to 9)", type);
+      return fail (error, b, n->id, msg);
     }
+  w->coll_kind = (guint8) kind;
   w->op = WL_OP_COLL;
   if (!wl_chakra_attr_uint (n, "comm_size", &w->bytes, error))
-    return absent_ok (error) ? fail (error, b, n->id, "COMM_COLL node without comm_size") : FALSE;
+    {
+      if (!absent_ok (error))
+        return FALSE;
+      if (kind != SYS_COLL_BARRIER)
+        return fail (error, b, n->id, "COMM_COLL node without comm_size");
+    }
+  /* The root of a rooted collective: comm_root, else root, else the
+   * group's first member. */
+  w->root = WL_RANK_SELF;
+  if (sys_coll_kind_rooted ((SysCollKind) kind)
+      && (!attr_rank (n, "comm_root", &w->root, error)
+          || (w->root == WL_RANK_SELF && !attr_rank (n, "root", &w->root, error))))
+    return FALSE;
   const char *pg = NULL;
   w->group = WL_GROUP_ALL;
   if (wl_chakra_attr_string (n, "pg_name", &pg, error))

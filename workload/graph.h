@@ -36,7 +36,7 @@ typedef enum
   WL_OP_SEND,
   WL_OP_RECV,
   WL_OP_MEM,     /* MEM_LOAD or MEM_STORE */
-  WL_OP_WAIT     /* a collective orrery only waits out (ASTRA-sim's BROADCAST) */
+  WL_OP_WAIT     /* a node orrery only waits out (unused by the reader) */
 } WlOp;
 
 typedef struct
@@ -54,6 +54,8 @@ typedef struct
   gint32 tag;           /* SEND/RECV: comm_tag */
   gint32 priority;      /* COLL: comm_priority */
   guint32 involved;     /* COLL: bit d set: dimension d may be used */
+  guint32 root;         /* COLL, rooted kinds: the root rank, or WL_RANK_SELF: the
+                         * group's first member */
   guint8 op;            /* WlOp */
   guint8 coll_kind;     /* COLL: SysCollKind */
   guint8 chakra_type;   /* the trace's NodeType */

@@ -503,8 +503,16 @@ launch (WlRank *k, guint32 index)
     case WL_OP_COLL:
       {
         comm_begin (k, now);
+        if (n->coll_kind == SYS_COLL_BROADCAST && r->params.astra_rounding)
+          {
+            /* ASTRA-sim does not simulate a broadcast: it waits out the
+             * node's duration. */
+            sim_sched_at (r->sched, sim_time_add (now, n->duration_ps), on_node_done, k, index);
+            return;
+          }
         SysCollRequest req = { .kind = (SysCollKind) n->coll_kind, .bytes = n->bytes,
                                .group = n->group, .priority = n->priority,
+                               .root = n->root == WL_RANK_SELF ? SYS_ROOT_FIRST : n->root,
                                .involved_dims = n->involved, .node_id = n->id,
                                .on_done = on_node_done, .data = k, .arg = index };
         if (!sys_coll_join (r->sys, k->rank, &req, &error))

@@ -448,7 +448,8 @@ xml_algorithm (XmlLoad *l, const xmlNode *node, GError **error)
 {
   /* The order of SysCollKind. */
   static const char *const colls[] = { "all-reduce", "reduce-scatter", "all-gather",
-                                       "all-to-all", NULL };
+                                       "all-to-all", "broadcast", "reduce", "gather",
+                                       "scatter", "barrier", NULL };
   static const char *const attrs[] = { "collective", "dims", NULL };
   int kind = -1;
   g_autofree char *text = NULL;

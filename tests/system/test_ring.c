@@ -447,6 +447,87 @@ START_TEST (test_2d_tree_below)
 }
 END_TEST
 
+/* Rooted kinds as chains along the ring, p members, root r, one chunk of c
+ * bytes, delay D per message, endpoint delay e, reduction cost rc.  With
+ * j a member's place in the chain (0 for the source; broadcast and scatter
+ * start at the root, reduce and gather at the member after it and end at
+ * the root): f(j) = e + j (D + e) (+ j rc for reduce).  Bytes on the wire:
+ * broadcast and reduce (p-1)c; scatter and gather c p(p-1)/2.  A barrier is
+ * an all-reduce of nothing: e + 2(p-1)(D + e) for everybody. */
+typedef struct
+{
+  SysCollKind kind;
+  guint32 p, root;
+} RootedCase;
+
+static const RootedCase rooted_cases[] = {
+  { SYS_COLL_BROADCAST, 5, 0 }, { SYS_COLL_BROADCAST, 7, 3 }, { SYS_COLL_SCATTER, 4, 1 },
+  { SYS_COLL_SCATTER, 2, 1 },   { SYS_COLL_REDUCE, 6, 2 },    { SYS_COLL_REDUCE, 2, 0 },
+  { SYS_COLL_GATHER, 5, 4 },    { SYS_COLL_GATHER, 3, 0 },    { SYS_COLL_BARRIER, 4, 0 },
+  { SYS_COLL_BARRIER, 16, 0 },
+};
+
+START_TEST (test_rooted)
+{
+  const RootedCase *rc = &rooted_cases[_i];
+  const SimTime D = NS (300), e = NS (5);
+  const guint64 c = 4000;
+  sf.params.endpoint_delay = e;
+  sf.params.reduction_passes = 1;
+  sf.params.local_mem_bw_Bps = 1e9; /* 1 ns per byte */
+  const SimTime red = NS (c);
+  build_fake_ring (rc->p, D);
+  for (guint32 r = 0; r < rc->p; r++)
+    {
+      SysCollRequest req = sf_coll_req (rc->kind, c, SYS_GROUP_WORLD, 0, r);
+      req.root = rc->root;
+      GError *error = NULL;
+      ck_assert_msg (sys_coll_join (sf.sys, r, &req, &error), "%s", error ? error->message : "");
+    }
+  sf_run_quiet ();
+  guint64 p = rc->p;
+  if (rc->kind == SYS_COLL_BARRIER)
+    {
+      sf_assert_all_done_at (0, rc->p, e + 2 * (p - 1) * (D + e));
+      ck_assert_uint_eq (sf.fake.bytes, 0);
+      return;
+    }
+  gboolean outward = rc->kind == SYS_COLL_BROADCAST || rc->kind == SYS_COLL_SCATTER;
+  for (guint32 r = 0; r < rc->p; r++)
+    {
+      guint64 d = (r + p - rc->root) % p;
+      guint64 j = outward ? d : (d + p - 1) % p;
+      SimTime expect = e + j * (D + e) + (rc->kind == SYS_COLL_REDUCE ? j * red : 0);
+      ck_assert_msg (sf_done_at (0, r) == expect, "rank %u: %" G_GUINT64_FORMAT " != %"
+                     G_GUINT64_FORMAT, r, sf_done_at (0, r), expect);
+    }
+  ck_assert_uint_eq (sf.fake.messages, p - 1);
+  guint64 wire = (rc->kind == SYS_COLL_BROADCAST || rc->kind == SYS_COLL_REDUCE)
+                     ? (p - 1) * c
+                     : c * p * (p - 1) / 2;
+  ck_assert_uint_eq (sf.fake.bytes, wire);
+}
+END_TEST
+
+/* A root outside the group, and members that disagree on the root. */
+START_TEST (test_rooted_errors)
+{
+  build_fake_ring (4, NS (100));
+  SysCollRequest req = sf_coll_req (SYS_COLL_BROADCAST, 64, SYS_GROUP_WORLD, 0, 0);
+  req.root = 9;
+  GError *error = NULL;
+  ck_assert (!sys_coll_join (sf.sys, 0, &req, &error));
+  sf_assert_error (error, (const char *[]) { "root of its broadcast, rank 9", NULL });
+  g_clear_error (&error);
+  req.root = 1;
+  ck_assert (sys_coll_join (sf.sys, 0, &req, NULL));
+  req.root = 2;
+  ck_assert (!sys_coll_join (sf.sys, 1, &req, &error));
+  sf_assert_error (error, (const char *[]) { "root rank 2 here but rank 1", NULL });
+  g_clear_error (&error);
+}
+END_TEST
+
 START_TEST (test_2d_involved_dims)
 {
   const SimTime D1 = NS (1100);
@@ -575,6 +656,8 @@ main (void)
   tcase_add_test (tcase (s, "2d_baseline"), test_2d_baseline);
   tcase_add_test (tcase (s, "2d_involved_dims"), test_2d_involved_dims);
   tcase_add_test (tcase (s, "one_ring"), test_one_ring);
+  tcase_add_loop_test (tcase (s, "rooted"), test_rooted, 0, (int) G_N_ELEMENTS (rooted_cases));
+  tcase_add_test (tcase (s, "rooted_errors"), test_rooted_errors);
   tcase_add_test (tcase (s, "2d_tree_below"), test_2d_tree_below);
   tcase_add_loop_test (tcase (s, "late_joiner"), test_late_joiner, 0,
                        (int) G_N_ELEMENTS (late_cases));

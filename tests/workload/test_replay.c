@@ -313,9 +313,9 @@ END_TEST
 
 START_TEST (test_unsupported_collective)
 {
-  ChakraProtoMsg__Node *nodes[] = { coll (1, 3, 100) };
+  ChakraProtoMsg__Node *nodes[] = { coll (1, 12, 100) };
   write_rank (0, nodes, 1);
-  expect_load_error (1, "collective GATHER (comm_type 3) is not supported");
+  expect_load_error (1, "comm_type 12 is not a collective type (0 to 9)");
 }
 END_TEST
 
@@ -389,6 +389,51 @@ START_TEST (test_metadata_groups)
 }
 END_TEST
 
+/* Rooted collectives from a trace: a broadcast from the group's first
+ * member (rank 0) down the ring of 4, 400 bytes per hop (500 ns each), so
+ * rank d finishes at d x 500 ns; in ASTRA mode the broadcast only waits out
+ * its 7 us, as ASTRA-sim does.  A gather into comm_root = 2: the chain
+ * 3 -> 0 -> 1 -> 2 carries 400, 800, 1200 bytes. */
+START_TEST (test_rooted_from_trace)
+{
+  for (guint32 r = 0; r < 4; r++)
+    {
+      ChakraProtoMsg__Node *bc = coll (1, 5, 400);
+      bc->duration_micros = 7;
+      ChakraProtoMsg__Node *nodes[] = { bc };
+      write_rank (r, nodes, 1);
+    }
+  AppConfig cfg;
+  config_init (&cfg, 4);
+  AppSim *sim = run_ok (&cfg);
+  for (guint32 r = 0; r < 4; r++)
+    ck_assert_uint_eq (finish (sim, r), sim_time_from_ns (500 * r));
+  app_sim_free (sim);
+  cfg.wl.astra_rounding = TRUE;
+  sim = run_ok (&cfg);
+  for (guint32 r = 0; r < 4; r++)
+    ck_assert_uint_eq (finish (sim, r), sim_time_from_us (7));
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+
+  for (guint32 r = 0; r < 4; r++)
+    {
+      ChakraProtoMsg__Node *g = coll (1, 3, 400);
+      tu_node_attr_int (g, "comm_root", 2);
+      ChakraProtoMsg__Node *nodes[] = { g };
+      write_rank (r, nodes, 1);
+    }
+  config_init (&cfg, 4);
+  sim = run_ok (&cfg);
+  ck_assert_uint_eq (finish (sim, 3), 0);
+  ck_assert_uint_eq (finish (sim, 0), sim_time_from_ns (100 + 400));
+  ck_assert_uint_eq (finish (sim, 1), sim_time_from_ns (500 + 100 + 800));
+  ck_assert_uint_eq (finish (sim, 2), sim_time_from_ns (1400 + 100 + 1200));
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+}
+END_TEST
+
 static Suite *
 replay_suite (void)
 {
@@ -408,6 +453,7 @@ replay_suite (void)
   tcase_add_test (tc, test_send_from_wrong_rank);
   tcase_add_test (tc, test_memory_ops);
   tcase_add_test (tc, test_metadata_groups);
+  tcase_add_test (tc, test_rooted_from_trace);
   return s;
 }
 
