@@ -165,6 +165,57 @@ START_TEST (test_cli_finished_lines)
 }
 END_TEST
 
+/* The process-group examples run to completion with their own configs:
+ * every rank finishes every node (no deadlock, no error). */
+START_TEST (test_group_examples_complete)
+{
+  const char *shared = tu_shared_dir ();
+  if (shared == NULL)
+    return;
+  static const char *const tdirs[] = { "T1D-analytical", "T2D-analytical", "T3D-analytical" };
+  for (guint i = 0; i < G_N_ELEMENTS (tdirs) + 1; i++)
+    {
+      g_autofree char *base = g_build_filename (shared, "traces/astra-sim-artifacts/examples",
+                                                i < 3 ? tdirs[i] : "multitenancy", NULL);
+      g_autofree char *net = NULL, *sys = NULL, *groups = NULL, *wl = NULL;
+      if (i < 3)
+        {
+          net = g_build_filename (base, "inputs/network.yml", NULL);
+          sys = g_build_filename (base, "inputs/sys.json", NULL);
+          groups = g_build_filename (base, "inputs/comm_group.json", NULL);
+          wl = g_build_filename (base, "trace/trace", NULL);
+        }
+      else
+        {
+          net = g_build_filename (base, "configs/network/ring_1d_8nodes.yml", NULL);
+          sys = g_build_filename (base, "configs/system/hgx_h100_1d.json", NULL);
+          groups = g_build_filename (base, "inputs/mergedAB/mergedAB.json", NULL);
+          wl = g_build_filename (base, "inputs/mergedAB/mergedAB", NULL);
+        }
+      AppConfig cfg;
+      app_config_init (&cfg);
+      GError *error = NULL;
+      app_config_load_astra (&cfg, net, sys, NULL, &error);
+      g_assert_no_error (error);
+      app_config_load_comm_groups (&cfg, groups, &error);
+      g_assert_no_error (error);
+      AppSim *sim = app_sim_new (&cfg, wl, &error);
+      g_assert_no_error (error);
+      app_sim_run (sim, &error);
+      g_assert_no_error (error);
+      WlReplay *replay = app_sim_replay (sim);
+      for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
+        {
+          const WlRankStats *st = wl_replay_rank_stats (replay, r);
+          ck_assert_uint_eq (st->nodes_done, st->nodes);
+          ck_assert_uint_gt (st->finish, 0);
+        }
+      app_sim_free (sim);
+      app_config_clear (&cfg);
+    }
+}
+END_TEST
+
 static Suite *
 reference_suite (void)
 {
@@ -174,6 +225,7 @@ reference_suite (void)
   tcase_add_test (tc, test_unaware_rows_astra_inputs);
   tcase_add_test (tc, test_unaware_rows_native_xml);
   tcase_add_test (tc, test_cli_finished_lines);
+  tcase_add_test (tc, test_group_examples_complete);
   suite_add_tcase (s, tc);
   return s;
 }
