@@ -454,22 +454,19 @@ END_TEST
  * the root): f(j) = e + j (D + e) (+ j rc for reduce).  Bytes on the wire:
  * broadcast and reduce (p-1)c; scatter and gather c p(p-1)/2.  A barrier is
  * an all-reduce of nothing: e + 2(p-1)(D + e) for everybody. */
-typedef struct
-{
-  SysCollKind kind;
-  guint32 p, root;
-} RootedCase;
-
-static const RootedCase rooted_cases[] = {
-  { SYS_COLL_BROADCAST, 5, 0 }, { SYS_COLL_BROADCAST, 7, 3 }, { SYS_COLL_SCATTER, 4, 1 },
-  { SYS_COLL_SCATTER, 2, 1 },   { SYS_COLL_REDUCE, 6, 2 },    { SYS_COLL_REDUCE, 2, 0 },
-  { SYS_COLL_GATHER, 5, 4 },    { SYS_COLL_GATHER, 3, 0 },    { SYS_COLL_BARRIER, 4, 0 },
-  { SYS_COLL_BARRIER, 16, 0 },
-};
+static const SysCollKind rooted_kinds[] = { SYS_COLL_BROADCAST, SYS_COLL_SCATTER,
+                                            SYS_COLL_REDUCE, SYS_COLL_GATHER, SYS_COLL_BARRIER };
 
 START_TEST (test_rooted)
 {
-  const RootedCase *rc = &rooted_cases[_i];
+  /* Every kind for p in loop_p, the root in the middle (p / 2). */
+  const struct
+  {
+    SysCollKind kind;
+    guint32 p, root;
+  } c_ = { rooted_kinds[_i / G_N_ELEMENTS (loop_p)], loop_p[_i % G_N_ELEMENTS (loop_p)],
+           loop_p[_i % G_N_ELEMENTS (loop_p)] / 2 },
+    *rc = &c_;
   const SimTime D = NS (300), e = NS (5);
   const guint64 c = 4000;
   sf.params.endpoint_delay = e;
@@ -656,7 +653,8 @@ main (void)
   tcase_add_test (tcase (s, "2d_baseline"), test_2d_baseline);
   tcase_add_test (tcase (s, "2d_involved_dims"), test_2d_involved_dims);
   tcase_add_test (tcase (s, "one_ring"), test_one_ring);
-  tcase_add_loop_test (tcase (s, "rooted"), test_rooted, 0, (int) G_N_ELEMENTS (rooted_cases));
+  tcase_add_loop_test (tcase (s, "rooted"), test_rooted, 0,
+                       (int) (G_N_ELEMENTS (rooted_kinds) * G_N_ELEMENTS (loop_p)));
   tcase_add_test (tcase (s, "rooted_errors"), test_rooted_errors);
   tcase_add_test (tcase (s, "2d_tree_below"), test_2d_tree_below);
   tcase_add_loop_test (tcase (s, "late_joiner"), test_late_joiner, 0,
