@@ -1,0 +1,155 @@
+/* sys.c: the system layer's lifetime: building it (resolving every
+ * configured algorithm), registering groups, errors raised inside events,
+ * and the per-kind totals.  Collectives themselves live in coll.c. */
+#include "system/sys_private.h"
+
+#include <string.h>
+
+#include "sim/error.h"
+
+static gboolean
+resolve_algorithms (Sys *sys, GError **error)
+{
+  for (guint k = 0; k < SYS_COLL_N; k++)
+    for (guint d = 0; d < net_topo_dims (sys->topo); d++)
+      {
+        guint i = MIN (d, sys->params.n_impl[k] - 1);
+        const char *name = sys->params.impl[k][i];
+        /* "oneRing", "oneDirect", ...: that algorithm over every member of
+         * the group at once, as one flat dimension. */
+        g_autofree char *base = NULL;
+        if (g_str_has_prefix (name, "one") && g_ascii_isupper (name[3]))
+          {
+            base = g_strdup (name + 3);
+            base[0] = g_ascii_tolower (base[0]);
+            sys->algo_flat[k][d] = TRUE;
+          }
+        const SysAlgoClass *algo = sys_algo_lookup (base ? base : name, &sys->algo_param[k][d]);
+        if (algo == NULL || !algo->supports ((SysCollKind) k))
+          {
+            g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                         "%s: algorithm '%s' (dimension %u) does not exist for this collective",
+                         sys_coll_kind_name ((SysCollKind) k), name, d);
+            return FALSE;
+          }
+        sys->algo[k][d] = algo;
+      }
+  return TRUE;
+}
+
+Sys *
+sys_new (SimSched *sched, Net *net, const SysParams *params, GError **error)
+{
+  g_return_val_if_fail (sched != NULL && net != NULL && params != NULL, NULL);
+  if (params->splits == 0 || params->active_chunks_per_dim == 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "splits and active chunks per dimension must be at least 1");
+      return NULL;
+    }
+  g_autoptr (Sys) sys = g_new0 (Sys, 1);
+  sys->sched = sched;
+  sys->net = net;
+  sys->topo = net_topo (net);
+  sys->params = *params;
+  sys->groups = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                       (GDestroyNotify) sys_group_free);
+  sys->live_colls = g_hash_table_new (g_direct_hash, g_direct_equal);
+  sys->p2p = sys_p2p_new ();
+  sys->world = sys_group_new (sys->topo, SYS_GROUP_WORLD, NULL, net_topo_ranks (sys->topo),
+                              params->astra_rounding);
+  sys->queues = g_new0 (SysRankQueues, net_topo_ranks (sys->topo));
+  if (!resolve_algorithms (sys, error))
+    return NULL;
+  return g_steal_pointer (&sys);
+}
+
+void
+sys_free (Sys *sys)
+{
+  if (sys == NULL)
+    return;
+  if (sys->live_colls != NULL)
+    {
+      GHashTableIter it;
+      gpointer coll;
+      g_hash_table_iter_init (&it, sys->live_colls);
+      while (g_hash_table_iter_next (&it, &coll, NULL))
+        sys_coll_free (coll);
+      g_hash_table_unref (sys->live_colls);
+    }
+  if (sys->queues != NULL)
+    for (guint32 r = 0; r < net_topo_ranks (sys->topo); r++)
+      for (guint d = 0; d < NET_MAX_DIMS; d++)
+        if (sys->queues[r].waiting[d] != NULL)
+          g_array_unref (sys->queues[r].waiting[d]);
+  g_free (sys->queues);
+  sys_group_free (sys->world);
+  if (sys->groups != NULL)
+    g_hash_table_unref (sys->groups);
+  sys_p2p_free (sys->p2p);
+  g_clear_error (&sys->error);
+  g_free (sys);
+}
+
+const SysParams *
+sys_params (const Sys *sys)
+{
+  return &sys->params;
+}
+
+gboolean
+sys_group_add (Sys *sys, guint64 id, const guint32 *ranks, guint n, GError **error)
+{
+  g_return_val_if_fail (sys != NULL && ranks != NULL, FALSE);
+  if (n == 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "group %" G_GUINT64_FORMAT " has no ranks",
+                   id);
+      return FALSE;
+    }
+  if (id == SYS_GROUP_WORLD || g_hash_table_contains (sys->groups, &id))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "group %" G_GUINT64_FORMAT " is registered twice", id);
+      return FALSE;
+    }
+  for (guint i = 0; i < n; i++)
+    if (ranks[i] >= net_topo_ranks (sys->topo))
+      {
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                     "group %" G_GUINT64_FORMAT " names rank %u, but the topology has %u ranks",
+                     id, ranks[i], net_topo_ranks (sys->topo));
+        return FALSE;
+      }
+  g_hash_table_insert (sys->groups, g_memdup2 (&id, sizeof id),
+                       sys_group_new (sys->topo, id, ranks, n, sys->params.astra_rounding));
+  return TRUE;
+}
+
+void
+sys_fail (Sys *sys, GError *error)
+{
+  if (sys->error == NULL)
+    sys->error = error;
+  else
+    g_error_free (error);
+  sim_sched_stop (sys->sched);
+}
+
+gboolean
+sys_ok (const Sys *sys, GError **error)
+{
+  if (sys->error == NULL)
+    return TRUE;
+  g_propagate_error (error, g_error_copy (sys->error));
+  return FALSE;
+}
+
+void
+sys_coll_stats (const Sys *sys, SysCollKind kind, SysCollStats *out)
+{
+  g_return_if_fail (kind < SYS_COLL_N);
+  *out = sys->stats[kind];
+}
+
