@@ -8,6 +8,7 @@
 
 static const NetModelClass *const models[] = {
   [NET_MODEL_ANALYTICAL] = &net_analytical_class,
+  [NET_MODEL_CONGESTION] = &net_congestion_class,
 };
 
 Net *
@@ -20,23 +21,33 @@ net_new (SimSched *sched, const NetTopo *topo, GError **error)
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "unknown network model %d", (int) kind);
       return NULL;
     }
-  return net_new_with_model (sched, topo, models[kind]);
+  return net_new_with_model (sched, topo, models[kind], error);
 }
 
 Net *
-net_new_with_model (SimSched *sched, const NetTopo *topo, const NetModelClass *klass)
+net_new_with_model (SimSched *sched, const NetTopo *topo, const NetModelClass *klass,
+                    GError **error)
 {
   g_return_val_if_fail (sched != NULL && topo != NULL && klass != NULL, NULL);
   Net *net = g_new0 (Net, 1);
   net->sched = sched;
   net->topo = topo;
   net->klass = klass;
+  if (klass->create != NULL && (net->state = klass->create (net, error)) == NULL)
+    {
+      g_free (net);
+      return NULL;
+    }
   return net;
 }
 
 void
 net_free (Net *net)
 {
+  if (net == NULL)
+    return;
+  if (net->klass->destroy != NULL)
+    net->klass->destroy (net->state);
   g_free (net);
 }
 

@@ -26,6 +26,9 @@ typedef struct _Net Net;
 typedef struct
 {
   const char *name;
+  /* Build the model's state for net (NULL create: no state). */
+  gpointer (*create) (Net *net, GError **error);
+  void (*destroy) (gpointer state);
   /* Schedule on_delivered(sched, data, arg) when the message from src to dst,
    * leaving src at time `at`, has fully arrived. */
   void (*send) (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
@@ -38,7 +41,8 @@ void net_free (Net *net); /* accepts NULL */
 
 /* A network driven by a link model the caller supplies (tests use a fake one
  * with a fixed delay); `klass` must outlive the Net. */
-Net *net_new_with_model (SimSched *sched, const NetTopo *topo, const NetModelClass *klass);
+Net *net_new_with_model (SimSched *sched, const NetTopo *topo, const NetModelClass *klass,
+                         GError **error);
 
 const NetTopo *net_topo (const Net *net);
 SimSched *net_sched (const Net *net);

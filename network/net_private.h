@@ -22,11 +22,13 @@ struct _Net
   SimSched *sched;
   const NetTopo *topo;
   const NetModelClass *klass;
+  gpointer state; /* the link model's */
   guint64 messages;
   guint64 bytes;
 };
 
 /* The link models, one file each. */
 extern const NetModelClass net_analytical_class;
+extern const NetModelClass net_congestion_class;
 
 #endif /* ORRERY_NETWORK_NET_PRIVATE_H */

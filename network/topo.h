@@ -53,8 +53,14 @@ typedef enum
 
 typedef enum
 {
-  NET_MODEL_ANALYTICAL
+  NET_MODEL_ANALYTICAL, /* no contention: hops x latency + bytes / bandwidth */
+  NET_MODEL_CONGESTION, /* store-and-forward over FIFO links, switches as devices */
+  NET_MODEL_N
 } NetModelKind;
+
+/* "analytical", "congestion"; and the reverse (FALSE for an unknown name). */
+const char *net_model_name_of (NetModelKind kind);
+gboolean net_model_parse (const char *name, NetModelKind *out);
 
 typedef struct
 {

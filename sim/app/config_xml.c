@@ -392,7 +392,8 @@ xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
 {
   static const char *const attrs[] = { "model", NULL };
   static const char *const children[] = { "dim", NULL };
-  static const char *const models[] = { "analytical", NULL };
+  /* The order of NetModelKind. */
+  static const char *const models[] = { "analytical", "congestion", NULL };
   const xmlNode *node = xml_child (cluster, "network");
   if (node == NULL)
     return xml_fail (l, cluster, error, "missing <network>");
@@ -400,7 +401,7 @@ xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
   if (!xml_check_node (l, node, attrs, children, "dim", error)
       || !attr_choice (l, node, "model", models, &model, error))
     return FALSE;
-  l->net.model = NET_MODEL_ANALYTICAL;
+  l->net.model = model >= 0 ? (NetModelKind) model : NET_MODEL_ANALYTICAL;
   l->net.n_dims = 0;
   l->n_ranks = 1;
   for (const xmlNode *c = node->children; c != NULL; c = c->next)

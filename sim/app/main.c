@@ -49,6 +49,7 @@ typedef struct
   char *comm_groups;
   char *workload;
   char *report;
+  char *network_model;
   gboolean quiet;
 } RunOptions;
 
@@ -85,6 +86,13 @@ load_config (const RunOptions *o, AppConfig *cfg, GError **error)
                    "--astra-system SYS.json");
       return FALSE;
     }
+  if (o->network_model != NULL && !net_model_parse (o->network_model, &cfg->net.model))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--network-model: '%s' is not a link model (analytical, congestion)",
+                   o->network_model);
+      return FALSE;
+    }
   return o->comm_groups == NULL || app_config_load_comm_groups (cfg, o->comm_groups, error);
 }
 
@@ -109,6 +117,10 @@ cmd_run (int argc, char **argv)
       "Trace prefix: reads PREFIX.0.et .. PREFIX.<ranks-1>.et", "PREFIX" },
     { "report", 'r', 0, G_OPTION_ARG_FILENAME, &o.report,
       "Write the JSON report (times in ns and ps) to FILE", "FILE.json" },
+    { "network-model", 'm', 0, G_OPTION_ARG_STRING, &o.network_model,
+      "Link model, overriding the config: analytical (no contention) or congestion "
+      "(store-and-forward, FIFO links; with ASTRA-sim inputs it plays its congestion-aware "
+      "backend)", "MODEL" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "No summary; errors only", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
@@ -165,6 +177,7 @@ cmd_run (int argc, char **argv)
   g_free (o.comm_groups);
   g_free (o.workload);
   g_free (o.report);
+  g_free (o.network_model);
   return code;
 }
 

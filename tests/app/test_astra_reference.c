@@ -1,7 +1,8 @@
 /* test_astra_reference.c: orrery reproduces ASTRA-sim's analytical results.
  *
- * Every congestion-unaware row of ../shared/reference/astra-sim-microbench.tsv
- * (ASTRA-sim's own finish times) is simulated twice, through the ASTRA-sim
+ * Every row of ../shared/reference/astra-sim-microbench.tsv (ASTRA-sim's own
+ * finish times; "unaware" rows with the analytical link model, "aware" rows
+ * with the congestion model) is simulated twice, through the ASTRA-sim
  * inputs and through the equivalent native XML in configs/astra/equivalent/,
  * and every rank must finish at the reference time to the nanosecond.  The
  * command line is checked on one row, including the "finished" lines.
@@ -83,7 +84,13 @@ check_all_ranks (const AppConfig *cfg, const RefRow *row, const char *how)
   app_sim_free (sim);
 }
 
-START_TEST (test_unaware_rows_astra_inputs)
+static NetModelKind
+row_model (const RefRow *row)
+{
+  return strcmp (row->backend, "aware") == 0 ? NET_MODEL_CONGESTION : NET_MODEL_ANALYTICAL;
+}
+
+START_TEST (test_rows_astra_inputs)
 {
   const char *shared = tu_shared_dir ();
   if (shared == NULL)
@@ -93,8 +100,6 @@ START_TEST (test_unaware_rows_astra_inputs)
   for (guint i = 0; i < rows->len; i++)
     {
       const RefRow *row = rows->pdata[i];
-      if (strcmp (row->backend, "unaware") != 0)
-        continue;
       AppConfig cfg;
       app_config_init (&cfg);
       GError *error = NULL;
@@ -102,15 +107,16 @@ START_TEST (test_unaware_rows_astra_inputs)
                                                "no_memory_expansion.json", NULL);
       app_config_load_astra (&cfg, row->network, row->system, mem, &error);
       g_assert_no_error (error);
+      cfg.net.model = row_model (row);
       check_all_ranks (&cfg, row, "ASTRA-sim inputs");
       app_config_clear (&cfg);
       checked++;
     }
-  ck_assert_uint_eq (checked, 36);
+  ck_assert_uint_eq (checked, 72);
 }
 END_TEST
 
-START_TEST (test_unaware_rows_native_xml)
+START_TEST (test_rows_native_xml)
 {
   const char *shared = tu_shared_dir ();
   if (shared == NULL)
@@ -120,8 +126,6 @@ START_TEST (test_unaware_rows_native_xml)
   for (guint i = 0; i < rows->len; i++)
     {
       const RefRow *row = rows->pdata[i];
-      if (strcmp (row->backend, "unaware") != 0)
-        continue;
       /* The equivalents are written for Ring_4chunks.json, the system config
        * of every row. */
       ck_assert (g_str_has_suffix (row->system, "Ring_4chunks.json"));
@@ -132,11 +136,12 @@ START_TEST (test_unaware_rows_native_xml)
       GError *error = NULL;
       app_config_load_xml (&cfg, xml, &error);
       g_assert_no_error (error);
+      cfg.net.model = row_model (row); /* as --network-model does */
       check_all_ranks (&cfg, row, xml);
       app_config_clear (&cfg);
       checked++;
     }
-  ck_assert_uint_eq (checked, 36);
+  ck_assert_uint_eq (checked, 72);
 }
 END_TEST
 
@@ -222,8 +227,8 @@ reference_suite (void)
   Suite *s = suite_create ("astra_reference");
   TCase *tc = tcase_create ("reference");
   tcase_set_timeout (tc, 120);
-  tcase_add_test (tc, test_unaware_rows_astra_inputs);
-  tcase_add_test (tc, test_unaware_rows_native_xml);
+  tcase_add_test (tc, test_rows_astra_inputs);
+  tcase_add_test (tc, test_rows_native_xml);
   tcase_add_test (tc, test_cli_finished_lines);
   tcase_add_test (tc, test_group_examples_complete);
   suite_add_tcase (s, tc);

@@ -80,7 +80,7 @@ sf_build_net (const NetSpec *spec, gboolean use_fake)
   sf.topo = net_topo_new (spec, &error);
   ck_assert_msg (sf.topo != NULL, "net_topo_new: %s", error ? error->message : "?");
   if (use_fake)
-    sf.net = net_new_with_model (sf.sched, sf.topo, &sf_fake_class);
+    sf.net = net_new_with_model (sf.sched, sf.topo, &sf_fake_class, NULL);
   else
     sf.net = net_new (sf.sched, sf.topo, &error);
   ck_assert_msg (sf.net != NULL, "net_new: %s", error ? error->message : "?");

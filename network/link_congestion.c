@@ -1,0 +1,244 @@
+/* link_congestion.c: the store-and-forward link model.
+ *
+ * Every dimension is built from real links: a Ring has one link each way
+ * between neighbours, a FullyConnected line one link between every ordered
+ * pair, a Switch line a switch device with an up and a down link per member.
+ * A message is routed dimension by dimension, innermost first (a Ring the
+ * shorter way round, clockwise on a tie), and hops from device to device.  On
+ * each link it waits until the link is free (first come, first served: the
+ * links are served in event order), keeps it busy for its serialization time
+ * bytes / bandwidth, and reaches the next device latency + bytes / bandwidth
+ * after it started.  A switch forwards only whole messages.
+ *
+ * In ASTRA mode (NET_ROUND_ASTRA_NS) both times are computed in double
+ * nanoseconds and truncated, as ASTRA-sim's congestion-aware backend does,
+ * so with whole messages on one dimension this reproduces that backend (on a
+ * Switch each message costs 2 x floor(a + m/B)).
+ *
+ * Cost: one event per hop; nothing is allocated per message once the message
+ * pool has grown to the number of messages in flight.
+ */
+#include "network/net_private.h"
+
+#include "sim/error.h"
+
+typedef struct
+{
+  SimTime busy_until;
+  guint64 bytes;
+  guint64 messages;
+  SimTime busy; /* summed serialization time */
+} NetLink;
+
+typedef struct
+{
+  SimHandler fn;
+  gpointer data;
+  guint64 arg;
+  guint64 bytes;
+  guint32 at;     /* the rank the message is at (or whose switch it is in) */
+  guint32 dst;
+  gint16 in_switch; /* dimension of the switch the message is in, or -1 */
+  guint32 next_free;
+} NetMsg;
+
+typedef struct
+{
+  Net *net;
+  const NetSpec *spec;
+  guint32 ranks;
+  guint32 base[NET_MAX_DIMS]; /* first link of each dimension */
+  guint32 n_links;
+  NetLink *links;
+  GArray *msgs;   /* NetMsg pool */
+  guint32 free_head; /* index + 1 of the first free message, 0: none */
+} Congestion;
+
+/* Links per rank in dimension d: Ring 2 (+1, -1), Switch 2 (up, down),
+ * FullyConnected one per destination coordinate. */
+static guint32
+links_per_rank (const NetDimSpec *dim)
+{
+  return dim->kind == NET_DIM_FULLY_CONNECTED ? dim->size : 2;
+}
+
+static gpointer
+congestion_create (Net *net, GError **error)
+{
+  Congestion *c = g_new0 (Congestion, 1);
+  c->net = net;
+  c->spec = net_topo_spec (net->topo);
+  c->ranks = net_topo_ranks (net->topo);
+  guint64 total = 0;
+  for (guint d = 0; d < c->spec->n_dims; d++)
+    {
+      c->base[d] = (guint32) total;
+      total += (guint64) c->ranks * links_per_rank (&c->spec->dims[d]);
+    }
+  if (total > G_MAXUINT32 / 2)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "the congestion model would need %" G_GUINT64_FORMAT " links", total);
+      g_free (c);
+      return NULL;
+    }
+  c->n_links = (guint32) total;
+  c->links = g_new0 (NetLink, MAX (total, 1u));
+  c->msgs = g_array_new (FALSE, FALSE, sizeof (NetMsg));
+  return c;
+}
+
+static void
+congestion_destroy (gpointer state)
+{
+  Congestion *c = state;
+  if (c == NULL)
+    return;
+  g_free (c->links);
+  g_array_unref (c->msgs);
+  g_free (c);
+}
+
+static guint32
+msg_alloc (Congestion *c)
+{
+  if (c->free_head != 0)
+    {
+      guint32 i = c->free_head - 1;
+      c->free_head = g_array_index (c->msgs, NetMsg, i).next_free;
+      return i;
+    }
+  g_array_set_size (c->msgs, c->msgs->len + 1);
+  return c->msgs->len - 1;
+}
+
+static void
+msg_free (Congestion *c, guint32 i)
+{
+  g_array_index (c->msgs, NetMsg, i).next_free = c->free_head;
+  c->free_head = i + 1;
+}
+
+/* The next link of a message and the rank it leads to (for a link into a
+ * switch, the rank stays and in_switch is set). */
+static guint32
+next_link (const Congestion *c, NetMsg *m)
+{
+  const NetTopo *topo = c->net->topo;
+  if (m->in_switch >= 0)
+    {
+      guint d = (guint) m->in_switch;
+      /* Down from the switch to the member with dst's coordinate. */
+      guint32 stride = net_topo_stride (topo, d);
+      guint32 here = net_topo_coord (topo, m->at, d);
+      guint32 there = net_topo_coord (topo, m->dst, d);
+      m->at = m->at - here * stride + there * stride;
+      m->in_switch = -1;
+      return c->base[d] + m->at * 2 + 1;
+    }
+  guint d = net_topo_route_dim (topo, m->at, m->dst);
+  const NetDimSpec *dim = &c->spec->dims[d];
+  guint32 stride = net_topo_stride (topo, d);
+  guint32 here = net_topo_coord (topo, m->at, d);
+  guint32 there = net_topo_coord (topo, m->dst, d);
+  guint32 from = m->at;
+  switch (dim->kind)
+    {
+    case NET_DIM_RING:
+      {
+        guint32 fwd = (there + dim->size - here) % dim->size;
+        gboolean up = fwd <= dim->size - fwd;
+        guint32 next = up ? (here + 1) % dim->size : (here + dim->size - 1) % dim->size;
+        m->at = m->at - here * stride + next * stride;
+        return c->base[d] + from * 2 + (up ? 0 : 1);
+      }
+    case NET_DIM_FULLY_CONNECTED:
+      m->at = m->at - here * stride + there * stride;
+      return c->base[d] + from * dim->size + there;
+    case NET_DIM_SWITCH:
+    default:
+      m->in_switch = (gint16) d;
+      return c->base[d] + from * 2;
+    }
+}
+
+static guint
+link_dim (const Congestion *c, guint32 link)
+{
+  guint d = 0;
+  while (d + 1 < c->spec->n_dims && link >= c->base[d + 1])
+    d++;
+  return d;
+}
+
+static void on_hop (SimSched *sched, gpointer data, guint64 index);
+
+/* The message is at a device now: deliver it, or put it on its next link. */
+static void
+advance (Congestion *c, guint32 index)
+{
+  SimTime now = sim_sched_now (c->net->sched);
+  NetMsg *m = &g_array_index (c->msgs, NetMsg, index);
+  if (m->in_switch < 0 && m->at == m->dst)
+    {
+      SimHandler fn = m->fn;
+      gpointer data = m->data;
+      guint64 arg = m->arg;
+      msg_free (c, index);
+      fn (c->net->sched, data, arg);
+      return;
+    }
+  guint32 id = next_link (c, m);
+  NetLink *link = &c->links[id];
+  const NetDimSpec *dim = &c->spec->dims[link_dim (c, id)];
+  SimTime ser, hop;
+  if (c->spec->rounding == NET_ROUND_ASTRA_NS)
+    {
+      double bw_Bpns = dim->bandwidth_Bps / 1e9;
+      double lat_ns = (double) dim->latency / (double) SIM_PS_PER_NS;
+      ser = sim_time_from_ns ((guint64) ((double) m->bytes / bw_Bpns));
+      hop = sim_time_from_ns ((guint64) (lat_ns + (double) m->bytes / bw_Bpns));
+    }
+  else
+    {
+      ser = net_serialization_ps (m->bytes, dim->bandwidth_Bps);
+      hop = sim_time_add (dim->latency, ser);
+    }
+  SimTime start = MAX (now, link->busy_until);
+  link->busy_until = sim_time_add (start, ser);
+  link->bytes += m->bytes;
+  link->messages++;
+  link->busy += ser;
+  sim_sched_at (c->net->sched, sim_time_add (start, hop), on_hop, c, index);
+}
+
+static void
+on_hop (SimSched *sched, gpointer data, guint64 index)
+{
+  (void) sched;
+  advance (data, (guint32) index);
+}
+
+static void
+congestion_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
+                 SimHandler on_delivered, gpointer data, guint64 arg)
+{
+  Congestion *c = net->state;
+  guint32 index = msg_alloc (c);
+  g_array_index (c->msgs, NetMsg, index) = (NetMsg) { .fn = on_delivered, .data = data,
+                                                      .arg = arg, .bytes = bytes, .at = src,
+                                                      .dst = dst, .in_switch = -1 };
+  /* Links are taken in event order, so a message that leaves later must
+   * wait for its time to come. */
+  if (at == sim_sched_now (net->sched))
+    advance (c, index);
+  else
+    sim_sched_at (net->sched, at, on_hop, c, index);
+}
+
+const NetModelClass net_congestion_class = {
+  .name = "congestion",
+  .create = congestion_create,
+  .destroy = congestion_destroy,
+  .send = congestion_send,
+};
