@@ -48,6 +48,37 @@
  * posts each receive when the matching packet leaves and may send a packet
  * on an earlier packet's bundle; here receipts count from the first send of
  * their half and each packet waits for its own cost.
+ *
+ * Rooted kinds and the barrier (ASTRA-sim has none of them, so ctx->astra
+ * changes nothing here).  c = ctx->in_bytes, for scatter and gather one
+ * member's piece; the root's j-th peer (j = 0..n-2) is root + 1 + j (mod n).
+ * As above every message waits e at its sender before it leaves; a member
+ * that receives also pays e once, after it has consumed (and reduced) its
+ * last message, before it is done (as the ring's chains do).  The window
+ * limits the messages one member has in flight; only the broadcast and
+ * scatter root and the barrier send more than one.
+ *   broadcast, scatter: the root sends c to every peer, message j to peer
+ *     j.  Messages 0..W-1 leave at start + e.  The root learns of an arrival
+ *     only by being told: peer j, once its message has arrived and it has
+ *     started, is done e later and then, when j + W < n-1 (its answer opens
+ *     a slot), sends the root a 0-byte acknowledgement; the k-th to arrive
+ *     sends message W + k - 1 at its arrival + e.  The root is done when its
+ *     last message leaves.  A window costs n-1-W acknowledgements.
+ *   reduce, gather: every peer sends its c to the root at start + e and is
+ *     done then.  The root consumes arrivals in order from its start (reduce:
+ *     each ends at max (its arrival, the previous end) + rc(c)) and is done e
+ *     after the last.
+ *   barrier: as all-gather (sliding window on arrivals) with 0-byte
+ *     messages, done e after its n-1-th arrival (or when its last message
+ *     leaves, if that is later).
+ * Closed forms, every member starting at 0, delay D per message
+ * (acknowledgements too), M = ceil ((n-1)/W):
+ *   broadcast, scatter: message j leaves at e + 2 floor (j/W) (D + e);
+ *     peer j done at (2 floor (j/W) + 1)(D + e) + e, the root at
+ *     e + 2 (M - 1)(D + e); n-1 + (n-1-W) messages, (n-1) c bytes.
+ *   reduce: peers e, root D + 2e + (n-1) rc(c); gather: peers e, root
+ *     D + 2e; n-1 messages, (n-1) c bytes.
+ *   barrier: every member M (D + e) + e; n (n-1) messages of 0 bytes.
  */
 #include "system/algo.h"
 
@@ -63,8 +94,7 @@ typedef struct
 static gboolean
 direct_supports (SysCollKind op)
 {
-  return op == SYS_COLL_ALL_REDUCE || op == SYS_COLL_REDUCE_SCATTER || op == SYS_COLL_ALL_GATHER
-         || op == SYS_COLL_ALL_TO_ALL;
+  return op < SYS_COLL_N;
 }
 
 static DirectShape
@@ -75,8 +105,12 @@ direct_shape (const SysPhaseCtx *ctx)
   s.ar = ctx->op == SYS_COLL_ALL_REDUCE;
   s.k = s.ar ? 2 * s.half : s.half;
   s.w = ctx->param == 0 ? s.half : MIN (ctx->param, s.half);
-  s.m = ctx->op == SYS_COLL_ALL_GATHER ? ctx->in_bytes
-                                       : sys_phase_split (ctx, ctx->in_bytes, ctx->n);
+  if (ctx->op == SYS_COLL_BARRIER)
+    s.m = 0;
+  else if (ctx->op == SYS_COLL_ALL_GATHER || sys_coll_kind_rooted (ctx->op))
+    s.m = ctx->in_bytes;
+  else
+    s.m = sys_phase_split (ctx, ctx->in_bytes, ctx->n);
   return s;
 }
 
@@ -137,7 +171,11 @@ native_done (const DirectShape *s, const SysRun *run)
 static void
 native_finish (const SysPhaseCtx *ctx, SysRun *run, SimTime now)
 {
-  sys_phase_finish (ctx, MAX (now, MAX (run->busy_until, run->bits)));
+  SimTime got = MAX (now, run->busy_until);
+  /* A barrier member pays e after its last arrival (see the header). */
+  if (ctx->op == SYS_COLL_BARRIER)
+    got += sys_phase_endpoint_delay (ctx);
+  sys_phase_finish (ctx, MAX (got, run->bits));
 }
 
 static void
@@ -267,12 +305,113 @@ astra_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
   astra_drain (ctx, &s, run, now);
 }
 
+/* ---- rooted kinds ------------------------------------------------------------
+ * SysRun: arrived = data messages in (the broadcast and scatter root:
+ * acknowledgements in); processed = those consumed; busy_until = the end of
+ * the last reduction (the latest consumption when nothing reduces).  Data
+ * messages carry tag 0, acknowledgements tag 1. */
+
+#define DIRECT_TAG_DATA 0
+#define DIRECT_TAG_ACK 1
+
+/* Broadcast and scatter flow out of the root; reduce and gather into it. */
+static gboolean
+rooted_outward (SysCollKind op)
+{
+  return op == SYS_COLL_BROADCAST || op == SYS_COLL_SCATTER;
+}
+
+/* This member's index j among the root's peers (not for the root). */
+static guint32
+rooted_peer (const SysPhaseCtx *ctx)
+{
+  return (ctx->pos + ctx->n - ctx->root) % ctx->n - 1;
+}
+
+static void
+rooted_send_data (const SysPhaseCtx *ctx, const DirectShape *s, guint32 j, SimTime at)
+{
+  sys_phase_send (ctx, (ctx->root + 1 + j) % ctx->n, DIRECT_TAG_DATA, s->m, at);
+}
+
+/* A receiver (a peer of broadcast and scatter, the root of reduce and
+ * gather) consumes what has arrived, and is done e after the last. */
+static void
+rooted_drain (const SysPhaseCtx *ctx, const DirectShape *s, SysRun *run)
+{
+  SimTime now = sys_phase_now (ctx);
+  SimTime rc = ctx->op == SYS_COLL_REDUCE ? sys_phase_reduce_cost (ctx, s->m) : 0;
+  guint32 expected = rooted_outward (ctx->op) ? 1 : s->half;
+  if (run->processed == run->arrived)
+    return;
+  while (run->processed < run->arrived)
+    {
+      run->busy_until = MAX (now, run->busy_until) + rc;
+      run->processed++;
+    }
+  g_assert (run->processed <= expected);
+  if (run->processed < expected)
+    return;
+  SimTime t = run->busy_until + sys_phase_endpoint_delay (ctx);
+  sys_phase_finish (ctx, t);
+  if (rooted_outward (ctx->op) && rooted_peer (ctx) + s->w < s->half)
+    sys_phase_send (ctx, ctx->root, DIRECT_TAG_ACK, 0, t);
+}
+
+static void
+rooted_start (const SysPhaseCtx *ctx, SysRun *run)
+{
+  DirectShape s = direct_shape (ctx);
+  SimTime now = sys_phase_now (ctx);
+  SimTime at = now + sys_phase_endpoint_delay (ctx);
+  gboolean root = ctx->pos == ctx->root;
+  run->busy_until = now;
+  if (root && rooted_outward (ctx->op))
+    {
+      for (guint32 j = 0; j < s.w; j++)
+        rooted_send_data (ctx, &s, j, at);
+      if (s.w == s.half)
+        sys_phase_finish (ctx, at);
+    }
+  else if (!root && !rooted_outward (ctx->op))
+    {
+      sys_phase_send (ctx, ctx->root, DIRECT_TAG_DATA, s.m, at);
+      sys_phase_finish (ctx, at);
+    }
+  else
+    rooted_drain (ctx, &s, run);
+}
+
+static void
+rooted_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
+{
+  DirectShape s = direct_shape (ctx);
+  run->arrived++;
+  if (ctx->pos == ctx->root && rooted_outward (ctx->op))
+    {
+      /* An acknowledgement: the root has started, as it sent the data. */
+      g_assert (step == DIRECT_TAG_ACK && run->started);
+      guint32 j = s.w + run->arrived - 1;
+      g_assert (j < s.half);
+      SimTime at = sys_phase_now (ctx) + sys_phase_endpoint_delay (ctx);
+      rooted_send_data (ctx, &s, j, at);
+      if (j == s.half - 1)
+        sys_phase_finish (ctx, at);
+      return;
+    }
+  g_assert (step == DIRECT_TAG_DATA);
+  if (run->started)
+    rooted_drain (ctx, &s, run);
+}
+
 /* ---- the class ------------------------------------------------------------ */
 
 static void
 direct_start (const SysPhaseCtx *ctx, SysRun *run)
 {
-  if (ctx->astra)
+  if (sys_coll_kind_rooted (ctx->op))
+    rooted_start (ctx, run);
+  else if (ctx->astra && ctx->op != SYS_COLL_BARRIER)
     astra_start (ctx, run);
   else
     native_start (ctx, run);
@@ -281,7 +420,9 @@ direct_start (const SysPhaseCtx *ctx, SysRun *run)
 static void
 direct_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
 {
-  if (ctx->astra)
+  if (sys_coll_kind_rooted (ctx->op))
+    rooted_on_message (ctx, run, step);
+  else if (ctx->astra && ctx->op != SYS_COLL_BARRIER)
     astra_on_message (ctx, run, step);
   else
     native_on_message (ctx, run, step);

@@ -1,4 +1,5 @@
-/* algo_hd.c: halving-doubling (Rabenseifner) on one dimension.
+/* algo_hd.c: halving-doubling (Rabenseifner) on one dimension; binomial
+ * trees and dissemination for the rooted kinds and the barrier.
  *
  * Shape.  n = p' + r with p' = 2^q the largest power of two <= n.  Positions
  * x < p' run the power-of-two algorithm; a position p' + k (k < r, an
@@ -61,6 +62,52 @@
  * ASTRA-sim has no non-power-of-two rule (its partners do not pair up and
  * the run hangs); orrery runs the native algorithm there, with ASTRA
  * rounding of sizes.
+ *
+ * Rooted kinds and the barrier: binomial trees and dissemination, for any
+ * n, the same in both modes (ASTRA-sim has none of them).  d = (pos - root)
+ * mod n is a member's place relative to the root, R = ceil (log2 n), c =
+ * ctx->in_bytes (scatter, gather: one member's piece).  As everywhere here a
+ * message leaves e after what lets it go; a member sends its messages one
+ * after another, e each.
+ *   broadcast: recursive doubling.  In round i the members d < 2^i send c to
+ *     d + 2^i when that is < n: member d, t = floor (log2 d) (the root: -1),
+ *     receives from d - 2^t and sends to d + 2^i for i = t+1, t+2, ... .
+ *   reduce: the mirror, the same tree: a member reduces each child's c
+ *     (rc = rc(c), one after another as they arrive, from its start), then
+ *     sends c to its parent e after the last reduction.
+ *   scatter: recursive halving.  Member d with lowest set bit 2^L (the root:
+ *     L = R) holds the pieces of its subtree [d, d + 2^L) (cut at n) and
+ *     sends child d + 2^i, for i = L-1 down to 0 (those < n), the child's
+ *     subtree: min (2^i, n - d - 2^i) c bytes; the root's first message goes
+ *     2^(R-1) away.
+ *   gather: the mirror: once every child's message has arrived, a member
+ *     sends its subtree's min (2^L, n - d) c bytes to d - 2^L.
+ *   barrier: dissemination.  In round i < R each member sends 0 bytes to
+ *     pos + 2^i and waits for the message from pos - 2^i (mod n); round
+ *     i + 1 leaves e after both round i's send and receipt.
+ * A member is done when its last message has left, and no earlier than e
+ * after it consumed (reduced) its last receipt (the root of a reduce or a
+ * gather, a leaf of a broadcast or scatter, every barrier member then).
+ * Closed forms, every member starting at 0, delay D per message:
+ *   broadcast: d receives at A(d) = (t + 1) e + popcount (d) D and ends at
+ *     A(d) + max (1, s) e, s its sends (the root: R e).  n-1 messages,
+ *     (n-1) c bytes.
+ *   reduce: worked up from the leaves (done at e): a member's children's
+ *     messages arrive at their ends + D and are reduced one after another
+ *     in arrival order; it is done e after the last.  For n = 2^R, a member
+ *     with h children ends at (h+1) e + h (D + rc) (the root: h = R).
+ *     n-1 messages, (n-1) c bytes.
+ *   scatter: with cap(x) = min (L(x), ceil (log2 (n - x))) sends of member
+ *     x, the send to x + 2^i is x's (cap(x) - i)-th, so along the path
+ *     0 = x_0, x_1, ..., x_k = d adding bits b_1 > ... > b_k,
+ *     A(d) = k D + e sum_m (cap(x_{m-1}) - b_m), and d ends at
+ *     A(d) + max (1, cap(d)) e; n = 2^R: A(d) = (R - L(d)) e + popcount (d) D.
+ *     n-1 messages, c sum_{y<n} popcount (y) bytes (each piece goes
+ *     popcount of its relative place hops).
+ *   gather: member d ends at e + floor (log2 min (2^L, n - d)) (D + e) (its
+ *     subtree's height); the root at e + floor (log2 n) (D + e).  Messages
+ *     and bytes as scatter.
+ *   barrier: every member R (D + e) + e; n R messages of 0 bytes.
  */
 #include "system/algo.h"
 
@@ -76,8 +123,7 @@ typedef struct
 static gboolean
 hd_supports (SysCollKind op)
 {
-  return op == SYS_COLL_ALL_REDUCE || op == SYS_COLL_REDUCE_SCATTER
-         || op == SYS_COLL_ALL_GATHER;
+  return op < SYS_COLL_N && op != SYS_COLL_ALL_TO_ALL;
 }
 
 static HdShape
@@ -259,9 +305,187 @@ hd_drain (const SysPhaseCtx *ctx, SysRun *run)
     }
 }
 
+/* ---- rooted kinds: binomial trees --------------------------------------------
+ * SysRun: arrived = messages in, processed = those consumed, busy_until =
+ * the end of the last reduction (the latest consumption when nothing
+ * reduces).  Every tree message carries tag 0. */
+
+#define HD_TREE_MAX 32 /* children of one member: at most R <= 32 */
+
+/* ceil (log2 x), x >= 1. */
+static guint32
+hd_clog2 (guint64 x)
+{
+  return x <= 1 ? 0 : (guint32) g_bit_storage (x - 1);
+}
+
+static guint32
+tree_rel (const SysPhaseCtx *ctx, guint32 pos)
+{
+  return (pos + ctx->n - ctx->root) % ctx->n;
+}
+
+static guint32
+tree_abs (const SysPhaseCtx *ctx, guint32 d)
+{
+  return (ctx->root + d) % ctx->n;
+}
+
+/* Broadcast and reduce use the recursive-doubling tree (parent: d less its
+ * highest bit); scatter and gather the recursive-halving one (d less its
+ * lowest bit). */
+static gboolean
+tree_doubling (SysCollKind op)
+{
+  return op == SYS_COLL_BROADCAST || op == SYS_COLL_REDUCE;
+}
+
+static gboolean
+tree_outward (SysCollKind op)
+{
+  return op == SYS_COLL_BROADCAST || op == SYS_COLL_SCATTER;
+}
+
+static guint32
+tree_parent (SysCollKind op, guint32 d)
+{
+  guint32 bit = tree_doubling (op) ? 1u << (g_bit_storage (d) - 1) : d & -d;
+  return d - bit;
+}
+
+/* The children of d, in the order it sends to them; returns how many. */
+static guint
+tree_children (const SysPhaseCtx *ctx, guint32 d, guint32 *out)
+{
+  guint64 n = ctx->n;
+  guint k = 0;
+  if (tree_doubling (ctx->op))
+    {
+      for (guint i = d == 0 ? 0 : g_bit_storage (d); d + (G_GUINT64_CONSTANT (1) << i) < n; i++)
+        out[k++] = d + (1u << i);
+      return k;
+    }
+  guint L = d == 0 ? hd_clog2 (n) : (guint) g_bit_nth_lsf (d, -1);
+  for (guint i = L; i-- > 0;)
+    if (d + (G_GUINT64_CONSTANT (1) << i) < n)
+      out[k++] = d + (1u << i);
+  return k;
+}
+
+/* The bytes between d (not the root) and its parent. */
+static guint64
+tree_bytes (const SysPhaseCtx *ctx, guint32 d)
+{
+  if (tree_doubling (ctx->op))
+    return ctx->in_bytes;
+  guint64 subtree = MIN ((guint64) (d & -d), (guint64) ctx->n - d);
+  return subtree * ctx->in_bytes;
+}
+
+/* Outward: the member has the data at t; it sends to its children. */
+static void
+tree_fan_out (const SysPhaseCtx *ctx, guint32 d, SimTime t)
+{
+  guint32 kids[HD_TREE_MAX];
+  guint k = tree_children (ctx, d, kids);
+  SimTime e = sys_phase_endpoint_delay (ctx), at = t;
+  for (guint i = 0; i < k; i++)
+    {
+      at += e;
+      sys_phase_send (ctx, tree_abs (ctx, kids[i]), 0, tree_bytes (ctx, kids[i]), at);
+    }
+  sys_phase_finish (ctx, MAX (at, t + e));
+}
+
+static void
+tree_drain (const SysPhaseCtx *ctx, SysRun *run)
+{
+  guint32 d = tree_rel (ctx, ctx->pos), kids[HD_TREE_MAX];
+  SimTime now = sys_phase_now (ctx);
+  if (tree_outward (ctx->op))
+    {
+      /* The root starts with the data; the others wait for their one
+       * message. */
+      if (run->processed == 0 && (d == 0 || run->arrived == 1))
+        {
+          run->processed = 1;
+          tree_fan_out (ctx, d, now);
+        }
+      return;
+    }
+  guint k = tree_children (ctx, d, kids);
+  SimTime rc = ctx->op == SYS_COLL_REDUCE ? sys_phase_reduce_cost (ctx, ctx->in_bytes) : 0;
+  for (; run->processed < run->arrived; run->processed++)
+    run->busy_until = MAX (now, run->busy_until) + rc;
+  g_assert (run->processed <= k);
+  /* Called at the start and on each arrival after it: a leaf sends at its
+   * start, the others once their last child's message is in. */
+  if (run->processed < k)
+    return;
+  SimTime t = MAX (now, run->busy_until) + sys_phase_endpoint_delay (ctx);
+  if (d != 0)
+    sys_phase_send (ctx, tree_abs (ctx, tree_parent (ctx->op, d)), 0, tree_bytes (ctx, d), t);
+  sys_phase_finish (ctx, t);
+}
+
+/* ---- the barrier: dissemination ------------------------------------------------
+ * SysRun: bits = rounds whose message has arrived; processed = rounds
+ * complete; busy_until = when this member's latest message leaves. */
+
+static void
+diss_drain (const SysPhaseCtx *ctx, SysRun *run)
+{
+  guint32 R = hd_clog2 (ctx->n);
+  SimTime now = sys_phase_now (ctx), e = sys_phase_endpoint_delay (ctx);
+  while (run->processed < R && (run->bits & (G_GUINT64_CONSTANT (1) << run->processed)) != 0)
+    {
+      SimTime t = MAX (now, run->busy_until) + e;
+      guint32 i = ++run->processed;
+      if (i == R)
+        {
+          sys_phase_finish (ctx, t);
+          return;
+        }
+      run->busy_until = t;
+      sys_phase_send (ctx, (ctx->pos + (1u << i)) % ctx->n, i, 0, t);
+    }
+}
+
+static void
+diss_start (const SysPhaseCtx *ctx, SysRun *run)
+{
+  run->busy_until = sys_phase_now (ctx) + sys_phase_endpoint_delay (ctx);
+  sys_phase_send (ctx, (ctx->pos + 1) % ctx->n, 0, 0, run->busy_until);
+  diss_drain (ctx, run);
+}
+
+static void
+diss_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
+{
+  guint64 bit = G_GUINT64_CONSTANT (1) << step;
+  g_assert (step < hd_clog2 (ctx->n) && (run->bits & bit) == 0); /* one message a round */
+  run->bits |= bit;
+  run->arrived++;
+  if (run->started)
+    diss_drain (ctx, run);
+}
+
+/* ---- the class ------------------------------------------------------------------ */
+
 static void
 hd_start (const SysPhaseCtx *ctx, SysRun *run)
 {
+  if (ctx->op == SYS_COLL_BARRIER)
+    {
+      diss_start (ctx, run);
+      return;
+    }
+  if (sys_coll_kind_rooted (ctx->op))
+    {
+      run->busy_until = sys_phase_now (ctx);
+      tree_drain (ctx, run);
+      return;
+    }
   HdShape s = hd_shape (ctx);
   SimTime now = sys_phase_now (ctx);
   run->busy_until = now;
@@ -277,6 +501,19 @@ hd_start (const SysPhaseCtx *ctx, SysRun *run)
 static void
 hd_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
 {
+  if (ctx->op == SYS_COLL_BARRIER)
+    {
+      diss_on_message (ctx, run, step);
+      return;
+    }
+  if (sys_coll_kind_rooted (ctx->op))
+    {
+      g_assert (step == 0);
+      run->arrived++;
+      if (run->started)
+        tree_drain (ctx, run);
+      return;
+    }
   g_assert (step < 64);
   guint64 bit = G_GUINT64_CONSTANT (1) << step;
   g_assert ((run->bits & bit) == 0); /* one message per step */
