@@ -20,6 +20,8 @@
  */
 #include "network/net_private.h"
 
+#include <string.h>
+
 #include "sim/error.h"
 
 typedef struct
@@ -27,7 +29,10 @@ typedef struct
   SimTime busy_until;
   guint64 bytes;
   guint64 messages;
-  SimTime busy; /* summed serialization time */
+  SimTime busy;     /* summed serialization time */
+  GArray *starts;   /* start times of messages still waiting, oldest first;
+                     * created when a message first has to wait */
+  guint32 peak_queue;
 } NetLink;
 
 typedef struct
@@ -94,6 +99,9 @@ congestion_destroy (gpointer state)
   Congestion *c = state;
   if (c == NULL)
     return;
+  for (guint32 i = 0; i < c->n_links; i++)
+    if (c->links[i].starts != NULL)
+      g_array_unref (c->links[i].starts);
   g_free (c->links);
   g_array_unref (c->msgs);
   g_free (c);
@@ -173,6 +181,24 @@ link_dim (const Congestion *c, guint32 link)
 
 static void on_hop (SimSched *sched, gpointer data, guint64 index);
 
+/* Queue depth: the messages that got the link but have not started on it.
+ * Starts come in increasing order, so the ones already begun are at the
+ * front. */
+static void
+link_queue (NetLink *link, SimTime now, SimTime start)
+{
+  if (link->starts == NULL)
+    link->starts = g_array_new (FALSE, FALSE, sizeof (SimTime));
+  guint begun = 0;
+  while (begun < link->starts->len && g_array_index (link->starts, SimTime, begun) <= now)
+    begun++;
+  if (begun > 0)
+    g_array_remove_range (link->starts, 0, begun);
+  if (start > now)
+    g_array_append_val (link->starts, start);
+  link->peak_queue = MAX (link->peak_queue, link->starts->len);
+}
+
 /* The message is at a device now: deliver it, or put it on its next link. */
 static void
 advance (Congestion *c, guint32 index)
@@ -205,6 +231,8 @@ advance (Congestion *c, guint32 index)
       hop = sim_time_add (dim->latency, ser);
     }
   SimTime start = MAX (now, link->busy_until);
+  if (start > now || link->starts != NULL)
+    link_queue (link, now, start);
   link->busy_until = sim_time_add (start, ser);
   link->bytes += m->bytes;
   link->messages++;
@@ -236,9 +264,56 @@ congestion_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
     sim_sched_at (net->sched, at, on_hop, c, index);
 }
 
+static guint32
+congestion_n_links (gpointer state)
+{
+  return ((Congestion *) state)->n_links;
+}
+
+/* Link ids are laid out per dimension, then per rank (see links_per_rank). */
+static void
+congestion_link_stats (gpointer state, guint32 id, NetLinkStats *out)
+{
+  const Congestion *c = state;
+  const NetTopo *topo = c->net->topo;
+  guint d = link_dim (c, id);
+  const NetDimSpec *dim = &c->spec->dims[d];
+  guint32 per = links_per_rank (dim), rank = (id - c->base[d]) / per, k = (id - c->base[d]) % per;
+  guint32 stride = net_topo_stride (topo, d), here = net_topo_coord (topo, rank, d);
+  guint32 line = rank - here * stride;
+  const NetLink *link = &c->links[id];
+  memset (out, 0, sizeof *out);
+  out->dim = d;
+  out->bytes = link->bytes;
+  out->messages = link->messages;
+  out->busy = link->busy;
+  out->peak_queue = link->peak_queue;
+  g_snprintf (out->from, sizeof out->from, "r%u", rank);
+  switch (dim->kind)
+    {
+    case NET_DIM_RING:
+      {
+        guint32 next = k == 0 ? (here + 1) % dim->size : (here + dim->size - 1) % dim->size;
+        g_snprintf (out->to, sizeof out->to, "r%u", line + next * stride);
+        break;
+      }
+    case NET_DIM_FULLY_CONNECTED:
+      g_snprintf (out->to, sizeof out->to, "r%u", line + k * stride);
+      break;
+    case NET_DIM_SWITCH:
+    default:
+      g_snprintf (k == 0 ? out->to : out->from, sizeof out->to, "sw%u.%u", d, line);
+      if (k == 1)
+        g_snprintf (out->to, sizeof out->to, "r%u", rank);
+      break;
+    }
+}
+
 const NetModelClass net_congestion_class = {
   .name = "congestion",
   .create = congestion_create,
   .destroy = congestion_destroy,
   .send = congestion_send,
+  .n_links = congestion_n_links,
+  .link_stats = congestion_link_stats,
 };

@@ -131,6 +131,19 @@ net_price (const NetSpec *spec, guint d, guint32 hops, guint64 bytes)
   return sim_time_add (hops * dim->latency, net_serialization_ps (bytes, dim->bandwidth_Bps));
 }
 
+guint32
+net_links (const Net *net)
+{
+  return net->klass->n_links != NULL ? net->klass->n_links (net->state) : 0;
+}
+
+void
+net_link_stats (const Net *net, guint32 link, NetLinkStats *out)
+{
+  g_return_if_fail (link < net_links (net));
+  net->klass->link_stats (net->state, link, out);
+}
+
 guint64
 net_messages (const Net *net)
 {

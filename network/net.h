@@ -22,6 +22,18 @@
 
 typedef struct _Net Net;
 
+/* What one directed link carried over the run. */
+typedef struct _NetLinkStats
+{
+  char from[32], to[32]; /* devices: "r12" (rank 12) or "sw1.4" (the switch of
+                          * line 4 of dimension 1) */
+  guint dim;             /* the topology dimension it belongs to */
+  guint64 bytes;
+  guint64 messages;
+  SimTime busy;          /* time spent serializing */
+  guint32 peak_queue;    /* most messages waiting for it at once */
+} NetLinkStats;
+
 /* One link model: how a message's delivery is scheduled. */
 typedef struct
 {
@@ -33,7 +45,12 @@ typedef struct
    * leaving src at time `at`, has fully arrived. */
   void (*send) (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
                 SimHandler on_delivered, gpointer data, guint64 arg);
+  /* Per-link statistics (NULL: the model has no links). */
+  guint32 (*n_links) (gpointer state);
+  void (*link_stats) (gpointer state, guint32 link, NetLinkStats *out);
 } NetModelClass;
+
+
 
 /* The model named by the topology spec; NULL with an error for an unknown one. */
 Net *net_new (SimSched *sched, const NetTopo *topo, GError **error);
@@ -65,6 +82,11 @@ SimTime net_price (const NetSpec *spec, guint dim, guint32 hops, guint64 bytes);
  * picoseconds (exactly, with integer arithmetic where the bandwidth is a
  * whole number of bytes/s). */
 SimTime net_serialization_ps (guint64 bytes, double bandwidth_Bps);
+
+/* Links of the model (0 for the analytical model, which has none) and their
+ * statistics, link < net_links (net). */
+guint32 net_links (const Net *net);
+void net_link_stats (const Net *net, guint32 link, NetLinkStats *out);
 
 /* Totals over the run. */
 guint64 net_messages (const Net *net);

@@ -50,6 +50,7 @@ typedef struct
   char *workload;
   char *report;
   char *network_model;
+  char *links;
   gboolean quiet;
 } RunOptions;
 
@@ -121,6 +122,9 @@ cmd_run (int argc, char **argv)
       "Link model, overriding the config: analytical (no contention) or congestion "
       "(store-and-forward, FIFO links; with ASTRA-sim inputs it plays its congestion-aware "
       "backend)", "MODEL" },
+    { "links", 0, 0, G_OPTION_ARG_FILENAME, &o.links,
+      "Write per-link statistics as CSV (congestion model): bytes, busy time in ns, "
+      "utilization, peak queue", "FILE.csv" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "No summary; errors only", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
@@ -160,6 +164,8 @@ cmd_run (int argc, char **argv)
             app_report_summary (sim, stdout);
           if (o.report != NULL && !app_report_json (sim, o.report, &error))
             code = report_error ("run", error);
+          else if (o.links != NULL && !app_report_links (sim, o.links, &error))
+            code = report_error ("run", error);
           if (!o.quiet)
             {
               double wall = app_sim_wall_seconds (sim);
@@ -178,6 +184,7 @@ cmd_run (int argc, char **argv)
   g_free (o.workload);
   g_free (o.report);
   g_free (o.network_model);
+  g_free (o.links);
   return code;
 }
 

@@ -26,4 +26,9 @@ void app_report_summary (const AppSim *sim, FILE *out);
 /* Write the JSON report to `path`. */
 gboolean app_report_json (const AppSim *sim, const char *path, GError **error);
 
+/* Write one CSV row per directed link (link models with links only):
+ * link,dim,from,to,bytes,messages,busy_ns,utilization,peak_queue
+ * utilization being busy time over the simulated time. */
+gboolean app_report_links (const AppSim *sim, const char *path, GError **error);
+
 #endif /* ORRERY_SIM_APP_REPORT_H */

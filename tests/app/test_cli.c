@@ -153,6 +153,40 @@ START_TEST (test_deadlock_exit_code)
 }
 END_TEST
 
+/* --links: the same all-reduce on the congestion model (one hop per
+ * message between ring neighbours: the same times) writes one row per
+ * directed ring link: the clockwise ones carry 6 steps x 250 bytes, the
+ * others nothing.  The analytical model has no links: an error. */
+START_TEST (test_links_csv)
+{
+  g_autofree char *cfg = write_config ();
+  g_autofree char *wl = gen ("all_reduce", "4", "1000B");
+  g_autofree char *csv = tu_scratch_path ("links.csv");
+  const char *argv[] = { tu_orrery (), "run", "-q", "--network-model", "congestion", "--config",
+                         cfg, "--workload", wl, "--links", csv, NULL };
+  ck_assert_int_eq (tu_run (NULL, argv), 0);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  ck_assert_str_eq (lines[0], "link,dim,from,to,bytes,messages,busy_ns,utilization,peak_queue");
+  ck_assert_uint_eq (g_strv_length (lines), 1 + 8 + 1);
+  for (guint i = 0; i < 8; i++)
+    {
+      g_auto (GStrv) f = g_strsplit (lines[1 + i], ",", -1);
+      guint r = i / 2;
+      g_autofree char *from = g_strdup_printf ("r%u", r);
+      g_autofree char *to = g_strdup_printf ("r%u", i % 2 == 0 ? (r + 1) % 4 : (r + 3) % 4);
+      ck_assert_str_eq (f[2], from);
+      ck_assert_str_eq (f[3], to);
+      ck_assert_str_eq (f[4], i % 2 == 0 ? "1500" : "0");
+      ck_assert_str_eq (f[8], "0");
+    }
+  const char *analytical[] = { tu_orrery (), "run", "-q", "--config", cfg, "--workload", wl,
+                               "--links", csv, NULL };
+  expect_fail (analytical, 1, "has no links");
+}
+END_TEST
+
 static Suite *
 cli_suite (void)
 {
@@ -161,6 +195,7 @@ cli_suite (void)
   tcase_add_test (tc, test_report_values_and_determinism);
   tcase_add_test (tc, test_input_errors);
   tcase_add_test (tc, test_deadlock_exit_code);
+  tcase_add_test (tc, test_links_csv);
   return s;
 }
 

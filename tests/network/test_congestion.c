@@ -70,6 +70,21 @@ START_TEST (test_switch_incast)
   ck_assert_uint_eq (sf_done_at (0, 1), 2 * hop);
   ck_assert_uint_eq (sf_done_at (0, 2), 2 * hop + NS (1000));
   ck_assert_uint_eq (sf_done_at (0, 3), 2 * hop + NS (2000));
+  /* Link 1 is rank 0's down link: three messages, two of which waited
+   * behind the first at once. */
+  ck_assert_uint_eq (net_links (sf.net), 8);
+  NetLinkStats st;
+  net_link_stats (sf.net, 1, &st);
+  ck_assert_str_eq (st.from, "sw0.0");
+  ck_assert_str_eq (st.to, "r0");
+  ck_assert_uint_eq (st.messages, 3);
+  ck_assert_uint_eq (st.bytes, 3000);
+  ck_assert_uint_eq (st.busy, NS (3000));
+  ck_assert_uint_eq (st.peak_queue, 2);
+  net_link_stats (sf.net, 2, &st);
+  ck_assert_str_eq (st.from, "r1");
+  ck_assert_str_eq (st.to, "sw0.0");
+  ck_assert_uint_eq (st.peak_queue, 0);
 }
 END_TEST
 
