@@ -18,6 +18,7 @@
  * Cost: one event per hop; nothing is allocated per message once the message
  * pool has grown to the number of messages in flight.
  */
+#include "network/links.h"
 #include "network/net_private.h"
 
 #include <string.h>
@@ -41,9 +42,7 @@ typedef struct
   gpointer data;
   guint64 arg;
   guint64 bytes;
-  guint32 at;     /* the rank the message is at (or whose switch it is in) */
-  guint32 dst;
-  gint16 in_switch; /* dimension of the switch the message is in, or -1 */
+  NetCursor cursor;
   guint32 next_free;
 } NetMsg;
 
@@ -51,21 +50,12 @@ typedef struct
 {
   Net *net;
   const NetSpec *spec;
-  guint32 ranks;
-  guint32 base[NET_MAX_DIMS]; /* first link of each dimension */
+  NetLinks layout;
   guint32 n_links;
   NetLink *links;
   GArray *msgs;   /* NetMsg pool */
   guint32 free_head; /* index + 1 of the first free message, 0: none */
 } Congestion;
-
-/* Links per rank in dimension d: Ring 2 (+1, -1), Switch 2 (up, down),
- * FullyConnected one per destination coordinate. */
-static guint32
-links_per_rank (const NetDimSpec *dim)
-{
-  return dim->kind == NET_DIM_FULLY_CONNECTED ? dim->size : 2;
-}
 
 static gpointer
 congestion_create (Net *net, GError **error)
@@ -73,22 +63,13 @@ congestion_create (Net *net, GError **error)
   Congestion *c = g_new0 (Congestion, 1);
   c->net = net;
   c->spec = net_topo_spec (net->topo);
-  c->ranks = net_topo_ranks (net->topo);
-  guint64 total = 0;
-  for (guint d = 0; d < c->spec->n_dims; d++)
+  if (!net_links_init (&c->layout, net->topo, error))
     {
-      c->base[d] = (guint32) total;
-      total += (guint64) c->ranks * links_per_rank (&c->spec->dims[d]);
-    }
-  if (total > G_MAXUINT32 / 2)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "the congestion model would need %" G_GUINT64_FORMAT " links", total);
       g_free (c);
       return NULL;
     }
-  c->n_links = (guint32) total;
-  c->links = g_new0 (NetLink, MAX (total, 1u));
+  c->n_links = c->layout.n_links;
+  c->links = g_new0 (NetLink, MAX (c->n_links, 1u));
   c->msgs = g_array_new (FALSE, FALSE, sizeof (NetMsg));
   return c;
 }
@@ -127,58 +108,6 @@ msg_free (Congestion *c, guint32 i)
   c->free_head = i + 1;
 }
 
-/* The next link of a message and the rank it leads to (for a link into a
- * switch, the rank stays and in_switch is set). */
-static guint32
-next_link (const Congestion *c, NetMsg *m)
-{
-  const NetTopo *topo = c->net->topo;
-  if (m->in_switch >= 0)
-    {
-      guint d = (guint) m->in_switch;
-      /* Down from the switch to the member with dst's coordinate. */
-      guint32 stride = net_topo_stride (topo, d);
-      guint32 here = net_topo_coord (topo, m->at, d);
-      guint32 there = net_topo_coord (topo, m->dst, d);
-      m->at = m->at - here * stride + there * stride;
-      m->in_switch = -1;
-      return c->base[d] + m->at * 2 + 1;
-    }
-  guint d = net_topo_route_dim (topo, m->at, m->dst);
-  const NetDimSpec *dim = &c->spec->dims[d];
-  guint32 stride = net_topo_stride (topo, d);
-  guint32 here = net_topo_coord (topo, m->at, d);
-  guint32 there = net_topo_coord (topo, m->dst, d);
-  guint32 from = m->at;
-  switch (dim->kind)
-    {
-    case NET_DIM_RING:
-      {
-        guint32 fwd = (there + dim->size - here) % dim->size;
-        gboolean up = fwd <= dim->size - fwd;
-        guint32 next = up ? (here + 1) % dim->size : (here + dim->size - 1) % dim->size;
-        m->at = m->at - here * stride + next * stride;
-        return c->base[d] + from * 2 + (up ? 0 : 1);
-      }
-    case NET_DIM_FULLY_CONNECTED:
-      m->at = m->at - here * stride + there * stride;
-      return c->base[d] + from * dim->size + there;
-    case NET_DIM_SWITCH:
-    default:
-      m->in_switch = (gint16) d;
-      return c->base[d] + from * 2;
-    }
-}
-
-static guint
-link_dim (const Congestion *c, guint32 link)
-{
-  guint d = 0;
-  while (d + 1 < c->spec->n_dims && link >= c->base[d + 1])
-    d++;
-  return d;
-}
-
 static void on_hop (SimSched *sched, gpointer data, guint64 index);
 
 /* Queue depth: the messages that got the link but have not started on it.
@@ -205,7 +134,7 @@ advance (Congestion *c, guint32 index)
 {
   SimTime now = sim_sched_now (c->net->sched);
   NetMsg *m = &g_array_index (c->msgs, NetMsg, index);
-  if (m->in_switch < 0 && m->at == m->dst)
+  if (net_cursor_arrived (&m->cursor))
     {
       SimHandler fn = m->fn;
       gpointer data = m->data;
@@ -214,9 +143,9 @@ advance (Congestion *c, guint32 index)
       fn (c->net->sched, data, arg);
       return;
     }
-  guint32 id = next_link (c, m);
+  guint32 id = net_links_next (&c->layout, &m->cursor);
   NetLink *link = &c->links[id];
-  const NetDimSpec *dim = &c->spec->dims[link_dim (c, id)];
+  const NetDimSpec *dim = &c->spec->dims[net_links_dim (&c->layout, id)];
   SimTime ser, hop;
   if (c->spec->rounding == NET_ROUND_ASTRA_NS)
     {
@@ -254,8 +183,8 @@ congestion_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
   Congestion *c = net->state;
   guint32 index = msg_alloc (c);
   g_array_index (c->msgs, NetMsg, index) = (NetMsg) { .fn = on_delivered, .data = data,
-                                                      .arg = arg, .bytes = bytes, .at = src,
-                                                      .dst = dst, .in_switch = -1 };
+                                                      .arg = arg, .bytes = bytes,
+                                                      .cursor = net_cursor (src, dst) };
   /* Links are taken in event order, so a message that leaves later must
    * wait for its time to come. */
   if (at == sim_sched_now (net->sched))
@@ -270,43 +199,18 @@ congestion_n_links (gpointer state)
   return ((Congestion *) state)->n_links;
 }
 
-/* Link ids are laid out per dimension, then per rank (see links_per_rank). */
 static void
 congestion_link_stats (gpointer state, guint32 id, NetLinkStats *out)
 {
   const Congestion *c = state;
-  const NetTopo *topo = c->net->topo;
-  guint d = link_dim (c, id);
-  const NetDimSpec *dim = &c->spec->dims[d];
-  guint32 per = links_per_rank (dim), rank = (id - c->base[d]) / per, k = (id - c->base[d]) % per;
-  guint32 stride = net_topo_stride (topo, d), here = net_topo_coord (topo, rank, d);
-  guint32 line = rank - here * stride;
   const NetLink *link = &c->links[id];
   memset (out, 0, sizeof *out);
-  out->dim = d;
+  out->dim = net_links_dim (&c->layout, id);
   out->bytes = link->bytes;
   out->messages = link->messages;
   out->busy = link->busy;
   out->peak_queue = link->peak_queue;
-  g_snprintf (out->from, sizeof out->from, "r%u", rank);
-  switch (dim->kind)
-    {
-    case NET_DIM_RING:
-      {
-        guint32 next = k == 0 ? (here + 1) % dim->size : (here + dim->size - 1) % dim->size;
-        g_snprintf (out->to, sizeof out->to, "r%u", line + next * stride);
-        break;
-      }
-    case NET_DIM_FULLY_CONNECTED:
-      g_snprintf (out->to, sizeof out->to, "r%u", line + k * stride);
-      break;
-    case NET_DIM_SWITCH:
-    default:
-      g_snprintf (k == 0 ? out->to : out->from, sizeof out->to, "sw%u.%u", d, line);
-      if (k == 1)
-        g_snprintf (out->to, sizeof out->to, "r%u", rank);
-      break;
-    }
+  net_links_ends (&c->layout, id, out->from, out->to, sizeof out->from);
 }
 
 const NetModelClass net_congestion_class = {

@@ -1,0 +1,120 @@
+/* links.c: link layout and dimension-order routing over it. */
+#include "network/links.h"
+
+#include "sim/error.h"
+
+/* Links per rank in dimension d: Ring 2 (+1, -1), Switch 2 (up, down),
+ * FullyConnected one per destination coordinate. */
+static guint32
+links_per_rank (const NetDimSpec *dim)
+{
+  return dim->kind == NET_DIM_FULLY_CONNECTED ? dim->size : 2;
+}
+
+gboolean
+net_links_init (NetLinks *links, const NetTopo *topo, GError **error)
+{
+  links->topo = topo;
+  links->spec = net_topo_spec (topo);
+  guint64 total = 0;
+  for (guint d = 0; d < links->spec->n_dims; d++)
+    {
+      links->base[d] = (guint32) total;
+      total += (guint64) net_topo_ranks (topo) * links_per_rank (&links->spec->dims[d]);
+      if (total > G_MAXUINT32 / 2)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "a link-level model of this topology would need more than %u links",
+                       G_MAXUINT32 / 2);
+          return FALSE;
+        }
+    }
+  links->n_links = (guint32) total;
+  return TRUE;
+}
+
+guint32
+net_links_next (const NetLinks *links, NetCursor *m)
+{
+  const NetTopo *topo = links->topo;
+  g_assert (!net_cursor_arrived (m));
+  if (m->in_switch >= 0)
+    {
+      guint d = (guint) m->in_switch;
+      /* Down from the switch to the member with dst's coordinate. */
+      guint32 stride = net_topo_stride (topo, d);
+      guint32 here = net_topo_coord (topo, m->at, d);
+      guint32 there = net_topo_coord (topo, m->dst, d);
+      m->at = m->at - here * stride + there * stride;
+      m->in_switch = -1;
+      return links->base[d] + m->at * 2 + 1;
+    }
+  guint d = net_topo_route_dim (topo, m->at, m->dst);
+  const NetDimSpec *dim = &links->spec->dims[d];
+  guint32 stride = net_topo_stride (topo, d);
+  guint32 here = net_topo_coord (topo, m->at, d);
+  guint32 there = net_topo_coord (topo, m->dst, d);
+  guint32 from = m->at;
+  switch (dim->kind)
+    {
+    case NET_DIM_RING:
+      {
+        guint32 fwd = (there + dim->size - here) % dim->size;
+        gboolean up = fwd <= dim->size - fwd;
+        guint32 next = up ? (here + 1) % dim->size : (here + dim->size - 1) % dim->size;
+        m->at = m->at - here * stride + next * stride;
+        return links->base[d] + from * 2 + (up ? 0 : 1);
+      }
+    case NET_DIM_FULLY_CONNECTED:
+      m->at = m->at - here * stride + there * stride;
+      return links->base[d] + from * dim->size + there;
+    case NET_DIM_SWITCH:
+    default:
+      m->in_switch = (gint16) d;
+      return links->base[d] + from * 2;
+    }
+}
+
+guint
+net_links_dim (const NetLinks *links, guint32 link)
+{
+  guint d = 0;
+  while (d + 1 < links->spec->n_dims && link >= links->base[d + 1])
+    d++;
+  return d;
+}
+
+void
+net_links_ends (const NetLinks *links, guint32 id, char *from, char *to, gsize size)
+{
+  const NetTopo *topo = links->topo;
+  guint d = net_links_dim (links, id);
+  const NetDimSpec *dim = &links->spec->dims[d];
+  guint32 per = links_per_rank (dim);
+  guint32 rank = (id - links->base[d]) / per, k = (id - links->base[d]) % per;
+  guint32 stride = net_topo_stride (topo, d), here = net_topo_coord (topo, rank, d);
+  guint32 line = rank - here * stride;
+  g_snprintf (from, size, "r%u", rank);
+  switch (dim->kind)
+    {
+    case NET_DIM_RING:
+      {
+        guint32 next = k == 0 ? (here + 1) % dim->size : (here + dim->size - 1) % dim->size;
+        g_snprintf (to, size, "r%u", line + next * stride);
+        break;
+      }
+    case NET_DIM_FULLY_CONNECTED:
+      g_snprintf (to, size, "r%u", line + k * stride);
+      break;
+    case NET_DIM_SWITCH:
+    default:
+      if (k == 0)
+        g_snprintf (to, size, "sw%u.%u", d, line);
+      else
+        {
+          g_snprintf (from, size, "sw%u.%u", d, line);
+          g_snprintf (to, size, "r%u", rank);
+        }
+      break;
+    }
+}

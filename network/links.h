@@ -1,0 +1,65 @@
+/* links.h: the topology's dimensions as real, directed links, and the routes
+ * of messages over them: what the link-level models (congestion, flow)
+ * share.
+ *
+ * Models: a Ring has one link each way between neighbours, a FullyConnected
+ * line one link between every ordered pair, a Switch line a switch device
+ * with an up and a down link per member.  Link ids are laid out dimension by
+ * dimension, then rank by rank.  A message is routed dimension by dimension,
+ * innermost first (a Ring the shorter way round, clockwise on a tie); a
+ * NetCursor walks the route one link at a time.
+ *
+ * Ownership: NetLinks borrows the topology.
+ *
+ * Layer: network.  May include: sim, GLib.
+ */
+#ifndef ORRERY_NETWORK_LINKS_H
+#define ORRERY_NETWORK_LINKS_H
+
+#include <glib.h>
+
+#include "network/topo.h"
+
+typedef struct
+{
+  const NetTopo *topo;
+  const NetSpec *spec;
+  guint32 base[NET_MAX_DIMS]; /* first link of each dimension */
+  guint32 n_links;
+} NetLinks;
+
+/* Where a message is on its route. */
+typedef struct
+{
+  guint32 at;       /* the rank it is at (or whose switch it is in) */
+  guint32 dst;
+  gint16 in_switch; /* dimension of the switch it is in, or -1 */
+} NetCursor;
+
+/* Lay out the links of a topology; FALSE with an error when there would be
+ * too many to number. */
+gboolean net_links_init (NetLinks *links, const NetTopo *topo, GError **error);
+
+static inline NetCursor
+net_cursor (guint32 src, guint32 dst)
+{
+  return (NetCursor) { .at = src, .dst = dst, .in_switch = -1 };
+}
+
+static inline gboolean
+net_cursor_arrived (const NetCursor *c)
+{
+  return c->in_switch < 0 && c->at == c->dst;
+}
+
+/* The next link on the route, moving the cursor past it.  Not arrived. */
+guint32 net_links_next (const NetLinks *links, NetCursor *cursor);
+
+/* The dimension a link belongs to. */
+guint net_links_dim (const NetLinks *links, guint32 link);
+
+/* The devices at the ends of a link: "r12", or "sw1.4" for the switch of
+ * dimension 1 whose line starts at rank 4. */
+void net_links_ends (const NetLinks *links, guint32 link, char *from, char *to, gsize size);
+
+#endif /* ORRERY_NETWORK_LINKS_H */
