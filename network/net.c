@@ -9,6 +9,7 @@
 static const NetModelClass *const models[] = {
   [NET_MODEL_ANALYTICAL] = &net_analytical_class,
   [NET_MODEL_CONGESTION] = &net_congestion_class,
+  [NET_MODEL_FLOW] = &net_flow_class,
 };
 
 Net *

@@ -30,5 +30,6 @@ struct _Net
 /* The link models, one file each. */
 extern const NetModelClass net_analytical_class;
 extern const NetModelClass net_congestion_class;
+extern const NetModelClass net_flow_class;
 
 #endif /* ORRERY_NETWORK_NET_PRIVATE_H */

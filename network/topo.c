@@ -14,7 +14,7 @@ struct _NetTopo
 
 static const char *const dim_kind_names[] = { "Ring", "FullyConnected", "Switch" };
 
-static const char *const model_names[NET_MODEL_N] = { "analytical", "congestion" };
+static const char *const model_names[NET_MODEL_N] = { "analytical", "congestion", "flow" };
 
 const char *
 net_model_name_of (NetModelKind kind)

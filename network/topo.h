@@ -55,6 +55,7 @@ typedef enum
 {
   NET_MODEL_ANALYTICAL, /* no contention: hops x latency + bytes / bandwidth */
   NET_MODEL_CONGESTION, /* store-and-forward over FIFO links, switches as devices */
+  NET_MODEL_FLOW,       /* fluid flows sharing links max-min fairly */
   NET_MODEL_N
 } NetModelKind;
 

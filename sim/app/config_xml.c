@@ -393,7 +393,7 @@ xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
   static const char *const attrs[] = { "model", NULL };
   static const char *const children[] = { "dim", NULL };
   /* The order of NetModelKind. */
-  static const char *const models[] = { "analytical", "congestion", NULL };
+  static const char *const models[] = { "analytical", "congestion", "flow", NULL };
   const xmlNode *node = xml_child (cluster, "network");
   if (node == NULL)
     return xml_fail (l, cluster, error, "missing <network>");

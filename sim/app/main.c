@@ -90,7 +90,7 @@ load_config (const RunOptions *o, AppConfig *cfg, GError **error)
   if (o->network_model != NULL && !net_model_parse (o->network_model, &cfg->net.model))
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "--network-model: '%s' is not a link model (analytical, congestion)",
+                   "--network-model: '%s' is not a link model (analytical, congestion, flow)",
                    o->network_model);
       return FALSE;
     }
@@ -119,9 +119,9 @@ cmd_run (int argc, char **argv)
     { "report", 'r', 0, G_OPTION_ARG_FILENAME, &o.report,
       "Write the JSON report (times in ns and ps) to FILE", "FILE.json" },
     { "network-model", 'm', 0, G_OPTION_ARG_STRING, &o.network_model,
-      "Link model, overriding the config: analytical (no contention) or congestion "
+      "Link model, overriding the config: analytical (no contention), congestion "
       "(store-and-forward, FIFO links; with ASTRA-sim inputs it plays its congestion-aware "
-      "backend)", "MODEL" },
+      "backend) or flow (max-min fair sharing of links)", "MODEL" },
     { "links", 0, 0, G_OPTION_ARG_FILENAME, &o.links,
       "Write per-link statistics as CSV (congestion model): bytes, busy time in ns, "
       "utilization, peak queue", "FILE.csv" },
