@@ -145,19 +145,20 @@ advance (Congestion *c, guint32 index)
     }
   guint32 id = net_links_next (&c->layout, &m->cursor);
   NetLink *link = &c->links[id];
-  const NetDimSpec *dim = &c->spec->dims[net_links_dim (&c->layout, id)];
+  double bandwidth = net_links_bandwidth (&c->layout, id);
+  SimTime latency = net_links_latency (&c->layout, id);
   SimTime ser, hop;
   if (c->spec->rounding == NET_ROUND_ASTRA_NS)
     {
-      double bw_Bpns = dim->bandwidth_Bps / 1e9;
-      double lat_ns = (double) dim->latency / (double) SIM_PS_PER_NS;
+      double bw_Bpns = bandwidth / 1e9;
+      double lat_ns = (double) latency / (double) SIM_PS_PER_NS;
       ser = sim_time_from_ns ((guint64) ((double) m->bytes / bw_Bpns));
       hop = sim_time_from_ns ((guint64) (lat_ns + (double) m->bytes / bw_Bpns));
     }
   else
     {
-      ser = net_serialization_ps (m->bytes, dim->bandwidth_Bps);
-      hop = sim_time_add (dim->latency, ser);
+      ser = net_serialization_ps (m->bytes, bandwidth);
+      hop = sim_time_add (latency, ser);
     }
   SimTime start = MAX (now, link->busy_until);
   if (start > now || link->starts != NULL)

@@ -75,9 +75,8 @@ flow_create (Net *net, GError **error)
       return NULL;
     }
   f->links = g_new0 (FlowLink, MAX (f->layout.n_links, 1u));
-  const NetSpec *spec = net_topo_spec (net->topo);
   for (guint32 i = 0; i < f->layout.n_links; i++)
-    f->links[i].capacity = spec->dims[net_links_dim (&f->layout, i)].bandwidth_Bps;
+    f->links[i].capacity = net_links_bandwidth (&f->layout, i);
   f->flows = g_array_new (FALSE, FALSE, sizeof (Flow));
   f->comp_links = g_array_new (FALSE, FALSE, sizeof (guint32));
   f->comp_flows = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -319,7 +318,6 @@ flow_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
            SimHandler on_delivered, gpointer data, guint64 arg)
 {
   FlowNet *f = net->state;
-  const NetSpec *spec = net_topo_spec (net->topo);
   guint32 id = flow_alloc (f);
   Flow *fl = flow_at (f, id);
   *fl = (Flow) { .fn = on_delivered, .data = data, .arg = arg, .remaining = (double) bytes };
@@ -330,7 +328,7 @@ flow_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
     {
       guint32 l = net_links_next (&f->layout, &cur);
       g_array_append_val (path, l);
-      fl->latency += spec->dims[net_links_dim (&f->layout, l)].latency;
+      fl->latency += net_links_latency (&f->layout, l);
     }
   fl->n_hops = path->len;
   fl->path = (guint32 *) g_array_free (path, FALSE);

@@ -16,6 +16,12 @@ net_links_init (NetLinks *links, const NetTopo *topo, GError **error)
 {
   links->topo = topo;
   links->spec = net_topo_spec (topo);
+  links->graph = net_topo_graph (topo);
+  if (links->graph != NULL)
+    {
+      links->n_links = net_graph_links (links->graph);
+      return TRUE;
+    }
   guint64 total = 0;
   for (guint d = 0; d < links->spec->n_dims; d++)
     {
@@ -38,6 +44,12 @@ net_links_next (const NetLinks *links, NetCursor *m)
 {
   const NetTopo *topo = links->topo;
   g_assert (!net_cursor_arrived (m));
+  if (links->graph != NULL)
+    {
+      guint32 l = net_graph_next (links->graph, m->at, m->src, m->dst);
+      m->at = net_graph_link (links->graph, l)->to;
+      return l;
+    }
   if (m->in_switch >= 0)
     {
       guint d = (guint) m->in_switch;
@@ -78,15 +90,40 @@ net_links_next (const NetLinks *links, NetCursor *m)
 guint
 net_links_dim (const NetLinks *links, guint32 link)
 {
+  if (links->graph != NULL)
+    return 0;
   guint d = 0;
   while (d + 1 < links->spec->n_dims && link >= links->base[d + 1])
     d++;
   return d;
 }
 
+double
+net_links_bandwidth (const NetLinks *links, guint32 link)
+{
+  if (links->graph != NULL)
+    return net_graph_link (links->graph, link)->bandwidth_Bps;
+  return links->spec->dims[net_links_dim (links, link)].bandwidth_Bps;
+}
+
+SimTime
+net_links_latency (const NetLinks *links, guint32 link)
+{
+  if (links->graph != NULL)
+    return net_graph_link (links->graph, link)->latency;
+  return links->spec->dims[net_links_dim (links, link)].latency;
+}
+
 void
 net_links_ends (const NetLinks *links, guint32 id, char *from, char *to, gsize size)
 {
+  if (links->graph != NULL)
+    {
+      const NetGraphLink *l = net_graph_link (links->graph, id);
+      g_strlcpy (from, net_graph_name (links->graph, l->from), size);
+      g_strlcpy (to, net_graph_name (links->graph, l->to), size);
+      return;
+    }
   const NetTopo *topo = links->topo;
   guint d = net_links_dim (links, id);
   const NetDimSpec *dim = &links->spec->dims[d];

@@ -24,6 +24,7 @@ typedef struct
 {
   const NetTopo *topo;
   const NetSpec *spec;
+  NetGraph *graph;            /* the explicit graph's links, when there is one */
   guint32 base[NET_MAX_DIMS]; /* first link of each dimension */
   guint32 n_links;
 } NetLinks;
@@ -31,7 +32,9 @@ typedef struct
 /* Where a message is on its route. */
 typedef struct
 {
-  guint32 at;       /* the rank it is at (or whose switch it is in) */
+  guint32 at;       /* the rank it is at (or whose switch it is in; with a
+                     * graph, the device it is at) */
+  guint32 src;
   guint32 dst;
   gint16 in_switch; /* dimension of the switch it is in, or -1 */
 } NetCursor;
@@ -43,7 +46,7 @@ gboolean net_links_init (NetLinks *links, const NetTopo *topo, GError **error);
 static inline NetCursor
 net_cursor (guint32 src, guint32 dst)
 {
-  return (NetCursor) { .at = src, .dst = dst, .in_switch = -1 };
+  return (NetCursor) { .at = src, .src = src, .dst = dst, .in_switch = -1 };
 }
 
 static inline gboolean
@@ -55,8 +58,12 @@ net_cursor_arrived (const NetCursor *c)
 /* The next link on the route, moving the cursor past it.  Not arrived. */
 guint32 net_links_next (const NetLinks *links, NetCursor *cursor);
 
-/* The dimension a link belongs to. */
+/* The dimension a link belongs to (0 for a graph's links). */
 guint net_links_dim (const NetLinks *links, guint32 link);
+
+/* A link's bandwidth (bytes/s) and latency (ps). */
+double net_links_bandwidth (const NetLinks *links, guint32 link);
+SimTime net_links_latency (const NetLinks *links, guint32 link);
 
 /* The devices at the ends of a link: "r12", or "sw1.4" for the switch of
  * dimension 1 whose line starts at rank 4. */

@@ -104,6 +104,22 @@ SimTime
 net_delay (Net *net, guint32 src, guint32 dst, guint64 bytes)
 {
   const NetSpec *spec = net_topo_spec (net->topo);
+  NetGraph *graph = net_topo_graph (net->topo);
+  if (graph != NULL)
+    {
+      /* Along the route: every link's latency, and the bytes through the
+       * narrowest link. */
+      SimTime latency = 0;
+      double bottleneck = INFINITY;
+      for (guint32 at = src; at != dst;)
+        {
+          const NetGraphLink *l = net_graph_link (graph, net_graph_next (graph, at, src, dst));
+          latency += l->latency;
+          bottleneck = MIN (bottleneck, l->bandwidth_Bps);
+          at = l->to;
+        }
+      return sim_time_add (latency, net_serialization_ps (bytes, bottleneck));
+    }
   guint32 hops = 0;
   guint d = net_topo_route (net->topo, src, dst, &hops);
   /* Collectives send runs of equal messages over equal routes: remember the

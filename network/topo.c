@@ -10,6 +10,7 @@ struct _NetTopo
   NetSpec spec;
   guint32 ranks;
   guint32 stride[NET_MAX_DIMS];
+  NetGraph *graph;
 };
 
 static const char *const dim_kind_names[] = { "Ring", "FullyConnected", "Switch" };
@@ -90,8 +91,24 @@ net_topo_new (const NetSpec *spec, GError **error)
           return NULL;
         }
     }
+  NetGraph *graph = NULL;
+  if (spec->graph != NULL)
+    {
+      if (spec->graph->ranks != ranks)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "%s: the graph has %u ranks but the dimensions make %" G_GUINT64_FORMAT,
+                       spec->graph->source ? spec->graph->source : "network", spec->graph->ranks,
+                       ranks);
+          return NULL;
+        }
+      if ((graph = net_graph_new (spec->graph, error)) == NULL)
+        return NULL;
+    }
   NetTopo *topo = g_new0 (NetTopo, 1);
   topo->spec = *spec;
+  topo->spec.graph = NULL; /* the copy in topo->graph is the one used */
+  topo->graph = graph;
   topo->ranks = (guint32) ranks;
   for (guint d = 0; d < spec->n_dims; d++)
     topo->stride[d] = stride[d];
@@ -101,7 +118,16 @@ net_topo_new (const NetSpec *spec, GError **error)
 void
 net_topo_free (NetTopo *topo)
 {
+  if (topo == NULL)
+    return;
+  net_graph_free (topo->graph);
   g_free (topo);
+}
+
+NetGraph *
+net_topo_graph (const NetTopo *topo)
+{
+  return topo->graph;
 }
 
 const NetSpec *

@@ -21,6 +21,7 @@
 
 #include <glib.h>
 
+#include "network/graph.h"
 #include "sim/simtime.h"
 
 #define NET_MAX_DIMS 8
@@ -69,6 +70,11 @@ typedef struct
   NetDimSpec dims[NET_MAX_DIMS];
   NetModelKind model;
   NetRounding rounding;
+  /* An explicit graph (borrowed; NULL: the dimensions are the network).
+   * With a graph, messages follow its shortest paths and the dimensions only
+   * give collectives their structure (group lines, algorithm per dimension):
+   * their kinds, bandwidths and latencies are not used for pricing. */
+  const NetGraphSpec *graph;
 } NetSpec;
 
 typedef struct _NetTopo NetTopo;
@@ -80,6 +86,8 @@ NetTopo *net_topo_new (const NetSpec *spec, GError **error);
 void net_topo_free (NetTopo *topo); /* accepts NULL */
 
 const NetSpec *net_topo_spec (const NetTopo *topo);
+/* The explicit graph, or NULL. */
+NetGraph *net_topo_graph (const NetTopo *topo);
 guint32 net_topo_ranks (const NetTopo *topo);
 guint net_topo_dims (const NetTopo *topo);
 guint32 net_topo_dim_size (const NetTopo *topo, guint dim);

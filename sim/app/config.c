@@ -25,5 +25,7 @@ app_config_clear (AppConfig *cfg)
 {
   g_return_if_fail (cfg != NULL);
   g_clear_pointer (&cfg->groups, wl_groups_free);
+  g_clear_pointer (&cfg->graph, net_graph_spec_free);
+  cfg->net.graph = NULL;
   g_clear_pointer (&cfg->sources, g_ptr_array_unref);
 }

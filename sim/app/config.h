@@ -28,6 +28,7 @@ typedef struct
   SysParams sys;
   WlParams wl;
   WlGroups *groups;    /* NULL when no groups are defined */
+  NetGraphSpec *graph; /* an explicit network graph (net.graph points here), or NULL */
   gboolean astra_mode; /* loaded from ASTRA-sim inputs: print its "finished" lines */
   GPtrArray *sources;  /* paths of the files read, in order (char *) */
 } AppConfig;

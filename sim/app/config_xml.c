@@ -44,6 +44,7 @@ typedef struct
   SysParams sys;
   WlParams wl;
   guint64 n_ranks;
+  NetGraphSpec *graph; /* scratch, NULL until a <link> */
   gboolean impl_seen[SYS_COLL_N];
   WlGroups *groups; /* scratch, NULL until a <group> */
   GArray *group_ids; /* guint64, in file order */
@@ -226,7 +227,8 @@ xml_check_node (XmlLoad *l, const xmlNode *node, const char *const *attrs,
           return xml_fail (l, c, error, "unexpected element in <%s> (expected: %s)",
                            (const char *) node->name, *children != NULL ? known : "none");
         }
-      if (g_strcmp0 (repeatable, name) == 0)
+      /* "*": every child may repeat. */
+      if (g_strcmp0 (repeatable, name) == 0 || g_strcmp0 (repeatable, "*") == 0)
         continue;
       for (const xmlNode *d = node->children; d != c; d = d->next)
         if (xml_is (d, name))
@@ -387,19 +389,83 @@ xml_dim (XmlLoad *l, const xmlNode *node, NetDimSpec *dim, GError **error)
   return TRUE;
 }
 
+/* A device of the explicit graph by name: "r<N>" for rank N, or a switch's
+ * id; -1 when there is none. */
+static gint64
+graph_device (const NetGraphSpec *g, const char *name)
+{
+  for (guint i = 0; i < g->names->len; i++)
+    if (g_strcmp0 (g->names->pdata[i], name) == 0)
+      return i;
+  return -1;
+}
+
+/* <switch id> and <link from to bandwidth latency [duplex]> in file order:
+ * switches may be named before or after the links that use them. */
+static gboolean
+xml_graph (XmlLoad *l, const xmlNode *node, GError **error)
+{
+  static const char *const switch_attrs[] = { "id", NULL };
+  static const char *const link_attrs[] = { "from", "to", "bandwidth", "latency", "duplex", NULL };
+  l->graph = net_graph_spec_new ((guint32) l->n_ranks);
+  l->graph->source = g_strdup (l->path);
+  for (const xmlNode *c = node->children; c != NULL; c = c->next)
+    {
+      if (!xml_is (c, "switch"))
+        continue;
+      g_autofree char *id = NULL;
+      if (!xml_check_node (l, c, switch_attrs, NULL, NULL, error)
+          || !attr_text (l, c, "id", TRUE, &id, error))
+        return FALSE;
+      if (graph_device (l->graph, id) >= 0)
+        return xml_fail (l, c, error, "a second device named '%s'", id);
+      net_graph_spec_add_switch (l->graph, id);
+    }
+  for (const xmlNode *c = node->children; c != NULL; c = c->next)
+    {
+      if (!xml_is (c, "link"))
+        continue;
+      g_autofree char *from = NULL, *to = NULL, *duplex = NULL;
+      double bw = 0;
+      SimTime lat = 0;
+      if (!xml_check_node (l, c, link_attrs, NULL, NULL, error)
+          || !attr_text (l, c, "from", TRUE, &from, error)
+          || !attr_text (l, c, "to", TRUE, &to, error)
+          || !attr_bandwidth (l, c, "bandwidth", TRUE, &bw, error)
+          || !attr_time (l, c, "latency", TRUE, &lat, error)
+          || !attr_text (l, c, "duplex", FALSE, &duplex, error))
+        return FALSE;
+      gint64 a = graph_device (l->graph, from), b = graph_device (l->graph, to);
+      if (a < 0 || b < 0)
+        return xml_fail (l, c, error,
+                         "no rank or switch named '%s' (ranks are r0 .. r%" G_GUINT64_FORMAT
+                         ", switches need a <switch id>)",
+                         a < 0 ? from : to, l->n_ranks - 1);
+      if (a == b)
+        return xml_fail (l, c, error, "'%s' to itself", from);
+      net_graph_spec_add_link (l->graph, (guint32) a, (guint32) b, bw, lat,
+                               duplex == NULL || g_strcmp0 (duplex, "true") == 0,
+                               (guint) xmlGetLineNo (c));
+    }
+  l->net.graph = l->graph;
+  return TRUE;
+}
+
 static gboolean
 xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
 {
-  static const char *const attrs[] = { "model", NULL };
-  static const char *const children[] = { "dim", NULL };
+  static const char *const attrs[] = { "model", "ranks", NULL };
+  static const char *const children[] = { "dim", "switch", "link", NULL };
   /* The order of NetModelKind. */
   static const char *const models[] = { "analytical", "congestion", "flow", NULL };
   const xmlNode *node = xml_child (cluster, "network");
   if (node == NULL)
     return xml_fail (l, cluster, error, "missing <network>");
   int model = -1;
-  if (!xml_check_node (l, node, attrs, children, "dim", error)
-      || !attr_choice (l, node, "model", models, &model, error))
+  guint ranks = 0;
+  if (!xml_check_node (l, node, attrs, children, "*", error)
+      || !attr_choice (l, node, "model", models, &model, error)
+      || !attr_uint (l, node, "ranks", FALSE, 1, G_MAXINT32, &ranks, error))
     return FALSE;
   l->net.model = model >= 0 ? (NetModelKind) model : NET_MODEL_ANALYTICAL;
   l->net.n_dims = 0;
@@ -417,9 +483,25 @@ xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
       if (!g_uint64_checked_mul (&l->n_ranks, l->n_ranks, dim->size) || l->n_ranks > G_MAXUINT32)
         return xml_fail (l, c, error, "the rank count exceeds 2^32");
     }
+  gboolean graph = xml_child (node, "link") != NULL;
+  if (l->net.n_dims == 0 && !graph)
+    return xml_fail (l, node, error, "needs at least one <dim>, or <link>s");
   if (l->net.n_dims == 0)
-    return xml_fail (l, node, error, "needs at least one <dim>");
-  return TRUE;
+    {
+      /* A graph without declared dimensions: its ranks form one flat
+       * dimension for the collectives (pricing follows the graph). */
+      if (ranks == 0)
+        return xml_fail (l, node, error, "a graph without <dim>s needs ranks=\"N\"");
+      l->net.dims[0] = (NetDimSpec) { .kind = NET_DIM_SWITCH, .size = ranks,
+                                      .bandwidth_Bps = 1, .latency = 0 };
+      l->net.n_dims = 1;
+      l->n_ranks = ranks;
+    }
+  else if (ranks != 0 && ranks != l->n_ranks)
+    return xml_fail (l, node, error,
+                     "ranks=\"%u\" but the dimensions make %" G_GUINT64_FORMAT " ranks", ranks,
+                     l->n_ranks);
+  return !graph || xml_graph (l, node, error);
 }
 
 /* Algorithm names, as ASTRA-sim writes them; the schema lists the same. */
@@ -701,6 +783,7 @@ xml_load_clear (XmlLoad *l)
 {
   g_clear_pointer (&l->groups, wl_groups_free);
   g_clear_pointer (&l->group_ids, g_array_unref);
+  g_clear_pointer (&l->graph, net_graph_spec_free);
 }
 
 /* Move the loaded groups into cfg; FALSE if an id is defined there already. */
@@ -762,6 +845,9 @@ app_config_load_xml (AppConfig *cfg, const char *path, GError **error)
   if (ok)
     {
       cfg->net = l.net;
+      g_clear_pointer (&cfg->graph, net_graph_spec_free);
+      cfg->graph = g_steal_pointer (&l.graph);
+      cfg->net.graph = cfg->graph;
       cfg->sys = l.sys;
       cfg->wl = l.wl;
       cfg->astra_mode = FALSE;
