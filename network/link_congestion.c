@@ -1,4 +1,5 @@
-/* link_congestion.c: the store-and-forward link model.
+/* link_congestion.c: the store-and-forward link model (optionally in
+ * packets: NetSpec.packet_bytes).
  *
  * Every dimension is built from real links: a Ring has one link each way
  * between neighbours, a FullyConnected line one link between every ordered
@@ -43,6 +44,8 @@ typedef struct
   guint64 arg;
   guint64 bytes;
   NetCursor cursor;
+  guint32 parent;       /* a packet: index + 1 of its message; 0: a whole message */
+  guint32 packets_left; /* a packetized message: packets not yet delivered */
   guint32 next_free;
 } NetMsg;
 
@@ -134,6 +137,17 @@ advance (Congestion *c, guint32 index)
 {
   SimTime now = sim_sched_now (c->net->sched);
   NetMsg *m = &g_array_index (c->msgs, NetMsg, index);
+  if (net_cursor_arrived (&m->cursor) && m->parent != 0)
+    {
+      /* A packet is in: the message is when its last packet is. */
+      guint32 parent = m->parent - 1;
+      msg_free (c, index);
+      if (--g_array_index (c->msgs, NetMsg, parent).packets_left > 0)
+        return;
+      index = parent;
+      m = &g_array_index (c->msgs, NetMsg, index);
+      m->cursor.at = m->cursor.dst; /* the message is in with its last packet */
+    }
   if (net_cursor_arrived (&m->cursor))
     {
       SimHandler fn = m->fn;
@@ -177,6 +191,17 @@ on_hop (SimSched *sched, gpointer data, guint64 index)
   advance (data, (guint32) index);
 }
 
+/* Links are taken in event order, so a message that leaves later must wait
+ * for its time to come. */
+static void
+congestion_inject (Congestion *c, SimTime at, guint32 index)
+{
+  if (at == sim_sched_now (c->net->sched))
+    advance (c, index);
+  else
+    sim_sched_at (c->net->sched, at, on_hop, c, index);
+}
+
 static void
 congestion_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
                  SimHandler on_delivered, gpointer data, guint64 arg)
@@ -186,12 +211,25 @@ congestion_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
   g_array_index (c->msgs, NetMsg, index) = (NetMsg) { .fn = on_delivered, .data = data,
                                                       .arg = arg, .bytes = bytes,
                                                       .cursor = net_cursor (src, dst) };
-  /* Links are taken in event order, so a message that leaves later must
-   * wait for its time to come. */
-  if (at == sim_sched_now (net->sched))
-    advance (c, index);
-  else
-    sim_sched_at (net->sched, at, on_hop, c, index);
+  guint64 pb = c->spec->packet_bytes;
+  if (pb == 0 || bytes <= pb)
+    {
+      congestion_inject (c, at, index);
+      return;
+    }
+  /* Packets, in order: each crosses the network on its own, behind the one
+   * before it on every link they share. */
+  guint64 n = (bytes + pb - 1) / pb;
+  g_assert (n < G_MAXUINT32);
+  g_array_index (c->msgs, NetMsg, index).packets_left = (guint32) n;
+  for (guint64 i = 0; i < n; i++)
+    {
+      guint32 p = msg_alloc (c);
+      g_array_index (c->msgs, NetMsg, p)
+          = (NetMsg) { .bytes = MIN (pb, bytes - i * pb), .cursor = net_cursor (src, dst),
+                       .parent = index + 1 };
+      congestion_inject (c, at, p);
+    }
 }
 
 static guint32

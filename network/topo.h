@@ -75,6 +75,10 @@ typedef struct
    * give collectives their structure (group lines, algorithm per dimension):
    * their kinds, bandwidths and latencies are not used for pricing. */
   const NetGraphSpec *graph;
+  /* The congestion model cuts messages into packets of this many bytes (the
+   * last one shorter) that cross the network one behind the other; 0:
+   * whole messages. */
+  guint64 packet_bytes;
 } NetSpec;
 
 typedef struct _NetTopo NetTopo;

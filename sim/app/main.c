@@ -51,6 +51,7 @@ typedef struct
   char *report;
   char *network_model;
   char *links;
+  char *packet_size;
   gboolean quiet;
 } RunOptions;
 
@@ -94,6 +95,11 @@ load_config (const RunOptions *o, AppConfig *cfg, GError **error)
                    o->network_model);
       return FALSE;
     }
+  if (o->packet_size != NULL && !sim_units_parse_bytes (o->packet_size, &cfg->net.packet_bytes, error))
+    {
+      g_prefix_error (error, "--packet-size: ");
+      return FALSE;
+    }
   return o->comm_groups == NULL || app_config_load_comm_groups (cfg, o->comm_groups, error);
 }
 
@@ -122,6 +128,9 @@ cmd_run (int argc, char **argv)
       "Link model, overriding the config: analytical (no contention), congestion "
       "(store-and-forward, FIFO links; with ASTRA-sim inputs it plays its congestion-aware "
       "backend) or flow (max-min fair sharing of links)", "MODEL" },
+    { "packet-size", 0, 0, G_OPTION_ARG_STRING, &o.packet_size,
+      "Congestion model: cut messages into packets of SIZE (e.g. 4KiB); default whole messages",
+      "SIZE" },
     { "links", 0, 0, G_OPTION_ARG_FILENAME, &o.links,
       "Write per-link statistics as CSV (congestion model): bytes, busy time in ns, "
       "utilization, peak queue", "FILE.csv" },
@@ -185,6 +194,7 @@ cmd_run (int argc, char **argv)
   g_free (o.report);
   g_free (o.network_model);
   g_free (o.links);
+  g_free (o.packet_size);
   return code;
 }
 

@@ -155,6 +155,29 @@ START_TEST (test_astra_rounding)
 }
 END_TEST
 
+/* Packets of 500 bytes pipeline through the switch: a 2000-byte message
+ * from r1 to r0 is 4 packets; packet i gets r1's up link at 500i ns, reaches
+ * the switch at 500i + 600 and r0 at 500i + 1200 (the down link is free by
+ * then), so the message is in at 2700 ns, where whole it takes 2 x 2100. */
+START_TEST (test_packets)
+{
+  NetDimSpec d = sf_dim (NET_DIM_SWITCH, 4, 1e9, LAT);
+  NetSpec spec = sf_spec (&d, 1, NET_ROUND_PS);
+  spec.model = NET_MODEL_CONGESTION;
+  spec.packet_bytes = 500;
+  sf_build_net (&spec, FALSE);
+  send (0, 1, 0, 2000, 0);
+  send (1, 2, 3, 300, 0); /* shorter than a packet: whole */
+  run ();
+  ck_assert_uint_eq (sf_done_at (0, 0), NS (2700));
+  ck_assert_uint_eq (sf_done_at (0, 1), 2 * (LAT + NS (300)));
+  NetLinkStats st;
+  net_link_stats (sf.net, 1, &st); /* r0's down link */
+  ck_assert_uint_eq (st.messages, 4);
+  ck_assert_uint_eq (st.bytes, 2000);
+}
+END_TEST
+
 /* Many messages in flight reuse the pool: 1000 sends around a ring, all
  * delivered once. */
 START_TEST (test_many_messages)
@@ -184,6 +207,7 @@ main (void)
     { "send_ahead_and_full_mesh", test_send_ahead_and_full_mesh },
     { "astra_rounding", test_astra_rounding },
     { "many_messages", test_many_messages },
+    { "packets", test_packets },
   };
   for (guint i = 0; i < G_N_ELEMENTS (tests); i++)
     tcase_add_test (tu_tcase (s, tests[i].name, sf_setup, sf_teardown, 0), tests[i].test);
