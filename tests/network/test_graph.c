@@ -96,6 +96,8 @@ run_xml (const char *xml, const char *model, GError **error)
   AppSim *sim = app_sim_new (&cfg, wl, error);
   if (sim != NULL && !app_sim_run (sim, error))
     g_clear_pointer (&sim, app_sim_free);
+  if (sim == NULL)
+    app_config_clear (&cfg);
   return sim;
 }
 
