@@ -120,7 +120,8 @@ const char *net_gen_name (NetGenKind kind);
 gboolean net_gen_parse_name (const char *name, NetGenKind *out);
 
 /* Parse torus sizes "8", "4x4" or "4x4x2" into p->torus.n_dims and size[];
- * fails (SIM_ERROR_INPUT) on anything else or on a size of 0. */
+ * fails (SIM_ERROR_INPUT, a message quoting text) on anything else or on a
+ * size of 0. */
 gboolean net_gen_parse_torus_sizes (const char *text, NetGenParams *p, GError **error);
 
 /* The rank count p would make, or 0 when a parameter is out of range (the

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cluster_rng.h"
+#include "network/gen_topo.h"
 #include "sim/error.h"
 #include "sim/units.h"
 
@@ -451,11 +452,131 @@ xml_graph (XmlLoad *l, const xmlNode *node, GError **error)
   return TRUE;
 }
 
+/* A bandwidth and a latency attribute, both required, as one link class. */
+static gboolean
+attr_link_class (XmlLoad *l, const xmlNode *node, const char *bandwidth, const char *latency,
+                 NetGenLink *out, GError **error)
+{
+  return attr_bandwidth (l, node, bandwidth, TRUE, &out->bandwidth_Bps, error)
+         && attr_time (l, node, latency, TRUE, &out->latency, error);
+}
+
+static gboolean
+xml_fat_tree (XmlLoad *l, const xmlNode *node, NetGenParams *p, GError **error)
+{
+  static const char *const attrs[] = { "k", "bandwidth", "latency", "oversubscription", NULL };
+  p->fat_tree.oversubscription = 1;
+  return xml_check_node (l, node, attrs, NULL, NULL, error)
+         && attr_uint (l, node, "k", TRUE, 1, G_MAXUINT32, &p->fat_tree.k, error)
+         && attr_uint (l, node, "oversubscription", FALSE, 1, G_MAXUINT32,
+                       &p->fat_tree.oversubscription, error)
+         && attr_link_class (l, node, "bandwidth", "latency", &p->fat_tree.link, error);
+}
+
+static gboolean
+xml_torus (XmlLoad *l, const xmlNode *node, NetGenParams *p, GError **error)
+{
+  static const char *const attrs[] = { "dims", "bandwidth", "latency", NULL };
+  g_autofree char *dims = NULL;
+  if (!xml_check_node (l, node, attrs, NULL, NULL, error)
+      || !attr_text (l, node, "dims", TRUE, &dims, error))
+    return FALSE;
+  if (!net_gen_parse_torus_sizes (dims, p, error))
+    return attr_located (l, node, "dims", error);
+  return attr_link_class (l, node, "bandwidth", "latency", &p->torus.link, error);
+}
+
+static gboolean
+xml_rail (XmlLoad *l, const xmlNode *node, NetGenParams *p, GError **error)
+{
+  static const char *const attrs[] = { "nodes", "gpus", "nvlink-bandwidth", "nvlink-latency",
+                                       "nic-bandwidth", "nic-latency", NULL };
+  p->rail.gpus = 8;
+  return xml_check_node (l, node, attrs, NULL, NULL, error)
+         && attr_uint (l, node, "nodes", TRUE, 1, G_MAXUINT32, &p->rail.nodes, error)
+         && attr_uint (l, node, "gpus", FALSE, 1, G_MAXUINT32, &p->rail.gpus, error)
+         && attr_link_class (l, node, "nvlink-bandwidth", "nvlink-latency", &p->rail.nvlink,
+                             error)
+         && attr_link_class (l, node, "nic-bandwidth", "nic-latency", &p->rail.nic, error);
+}
+
+static gboolean
+xml_dragonfly (XmlLoad *l, const xmlNode *node, NetGenParams *p, GError **error)
+{
+  static const char *const attrs[] = { "routers",          "ranks-per-router", "global-links",
+                                       "groups",           "local-bandwidth",  "local-latency",
+                                       "global-bandwidth", "global-latency",   NULL };
+  return xml_check_node (l, node, attrs, NULL, NULL, error)
+         && attr_uint (l, node, "routers", TRUE, 1, G_MAXUINT32, &p->dragonfly.routers, error)
+         && attr_uint (l, node, "ranks-per-router", TRUE, 1, G_MAXUINT32,
+                       &p->dragonfly.ranks_per_router, error)
+         && attr_uint (l, node, "global-links", TRUE, 1, G_MAXUINT32,
+                       &p->dragonfly.global_links, error)
+         && attr_uint (l, node, "groups", FALSE, 1, G_MAXUINT32, &p->dragonfly.groups, error)
+         && attr_link_class (l, node, "local-bandwidth", "local-latency", &p->dragonfly.local,
+                             error)
+         && attr_link_class (l, node, "global-bandwidth", "global-latency",
+                             &p->dragonfly.global, error);
+}
+
+/* The generator element of <network>, or NULL when it has none; FALSE when
+ * it has two, or one besides <dim>, <switch> or <link>. */
+static gboolean
+xml_find_generator (XmlLoad *l, const xmlNode *node, const xmlNode **gen, GError **error)
+{
+  NetGenKind kind;
+  *gen = NULL;
+  for (const xmlNode *c = node->children; c != NULL; c = c->next)
+    if (c->type == XML_ELEMENT_NODE && net_gen_parse_name ((const char *) c->name, &kind))
+      {
+        if (*gen != NULL)
+          return xml_fail (l, c, error, "a second generator in <network> (<%s> is on line %ld)",
+                           (const char *) (*gen)->name, xmlGetLineNo (*gen));
+        *gen = c;
+      }
+  for (const xmlNode *c = node->children; *gen != NULL && c != NULL; c = c->next)
+    if (xml_is (c, "dim") || xml_is (c, "switch") || xml_is (c, "link"))
+      return xml_fail (l, c, error,
+                       "cannot be combined with <%s> (line %ld), which makes the whole network",
+                       (const char *) (*gen)->name, xmlGetLineNo (*gen));
+  return TRUE;
+}
+
+/* Build the network a generator element describes (network/gen_topo.h). */
+static gboolean
+xml_generator (XmlLoad *l, const xmlNode *node, guint ranks, GError **error)
+{
+  static gboolean (*const parse[NET_GEN_N]) (XmlLoad *, const xmlNode *, NetGenParams *,
+                                             GError **)
+      = { [NET_GEN_FAT_TREE] = xml_fat_tree, [NET_GEN_TORUS] = xml_torus,
+          [NET_GEN_RAIL] = xml_rail, [NET_GEN_DRAGONFLY] = xml_dragonfly };
+  NetGenParams p;
+  memset (&p, 0, sizeof p);
+  if (!net_gen_parse_name ((const char *) node->name, &p.kind))
+    g_assert_not_reached (); /* xml_find_generator chose it */
+  p.line = (guint) xmlGetLineNo (node);
+  if (!parse[p.kind](l, node, &p, error))
+    return FALSE;
+  if (!net_gen_topology (&p, &l->net, &l->graph, error))
+    {
+      sim_error_prefix (error, "%s:%ld: ", l->path, xmlGetLineNo (node));
+      return FALSE;
+    }
+  l->graph->source = g_strdup (l->path);
+  l->n_ranks = l->graph->ranks;
+  if (ranks != 0 && ranks != l->n_ranks)
+    return xml_fail (l, node, error,
+                     "makes %" G_GUINT64_FORMAT " ranks, but <network ranks=\"%u\">", l->n_ranks,
+                     ranks);
+  return TRUE;
+}
+
 static gboolean
 xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
 {
   static const char *const attrs[] = { "model", "ranks", NULL };
-  static const char *const children[] = { "dim", "switch", "link", NULL };
+  static const char *const children[] = { "dim",   "switch", "link",      "fat-tree",
+                                          "torus", "rail",   "dragonfly", NULL };
   /* The order of NetModelKind. */
   static const char *const models[] = { "analytical", "congestion", "flow", NULL };
   const xmlNode *node = xml_child (cluster, "network");
@@ -470,6 +591,11 @@ xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
   l->net.model = model >= 0 ? (NetModelKind) model : NET_MODEL_ANALYTICAL;
   l->net.n_dims = 0;
   l->n_ranks = 1;
+  const xmlNode *gen = NULL;
+  if (!xml_find_generator (l, node, &gen, error))
+    return FALSE;
+  if (gen != NULL)
+    return xml_generator (l, gen, ranks, error);
   for (const xmlNode *c = node->children; c != NULL; c = c->next)
     {
       if (!xml_is (c, "dim"))
@@ -485,7 +611,9 @@ xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
     }
   gboolean graph = xml_child (node, "link") != NULL;
   if (l->net.n_dims == 0 && !graph)
-    return xml_fail (l, node, error, "needs at least one <dim>, or <link>s");
+    return xml_fail (l, node, error,
+                     "needs at least one <dim>, or <link>s, or a generator (<fat-tree>, "
+                     "<torus>, <rail>, <dragonfly>)");
   if (l->net.n_dims == 0)
     {
       /* A graph without declared dimensions: its ranks form one flat
