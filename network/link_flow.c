@@ -182,15 +182,21 @@ component_fill (FlowNet *f)
     }
   for (guint i = 0; i < f->comp_flows->len; i++)
     flow_at (f, g_array_index (f->comp_flows, guint32, i))->frozen = FALSE;
+  /* The links still carrying unfrozen flows, compacted as they fill up, so
+   * that each round scans fewer. */
+  guint32 *live = (guint32 *) f->comp_links->data;
+  guint n_live = f->comp_links->len;
   while (left > 0)
     {
       FlowLink *best = NULL;
       double share = INFINITY;
-      for (guint i = 0; i < f->comp_links->len; i++)
+      guint kept = 0;
+      for (guint i = 0; i < n_live; i++)
         {
-          FlowLink *link = &f->links[g_array_index (f->comp_links, guint32, i)];
+          FlowLink *link = &f->links[live[i]];
           if (link->unfrozen == 0)
             continue;
+          live[kept++] = live[i];
           double s = MAX (link->cap_left, 0.0) / link->unfrozen;
           if (s < share)
             {
@@ -198,6 +204,7 @@ component_fill (FlowNet *f)
               best = link;
             }
         }
+      n_live = kept;
       g_assert (best != NULL);
       for (guint j = 0; j < best->flows->len; j++)
         {
