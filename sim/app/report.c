@@ -131,10 +131,11 @@ app_report_summary (const AppSim *sim, FILE *out)
 static void
 add_time (JsonBuilder *b, const char *name, SimTime t)
 {
-  /* ns as a number (exact: at most three decimals), and ps as an integer. */
+  /* Whole nanoseconds (rounded down; what ASTRA-sim reports), and the exact
+   * picoseconds: a JSON double cannot hold every ps figure in ns exactly. */
   g_autofree char *ps_name = g_strdup_printf ("%.*sps", (int) strlen (name) - 2, name);
   json_builder_set_member_name (b, name);
-  json_builder_add_double_value (b, (double) t / 1000.0);
+  json_builder_add_int_value (b, (gint64) sim_time_to_ns (t));
   json_builder_set_member_name (b, ps_name);
   json_builder_add_int_value (b, (gint64) t);
 }
