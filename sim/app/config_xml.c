@@ -574,7 +574,7 @@ xml_generator (XmlLoad *l, const xmlNode *node, guint ranks, GError **error)
 static gboolean
 xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
 {
-  static const char *const attrs[] = { "model", "ranks", NULL };
+  static const char *const attrs[] = { "model", "ranks", "packet-size", NULL };
   static const char *const children[] = { "dim",   "switch", "link",      "fat-tree",
                                           "torus", "rail",   "dragonfly", NULL };
   /* The order of NetModelKind. */
@@ -586,7 +586,8 @@ xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
   guint ranks = 0;
   if (!xml_check_node (l, node, attrs, children, "*", error)
       || !attr_choice (l, node, "model", models, &model, error)
-      || !attr_uint (l, node, "ranks", FALSE, 1, G_MAXINT32, &ranks, error))
+      || !attr_uint (l, node, "ranks", FALSE, 1, G_MAXINT32, &ranks, error)
+      || !attr_bytes (l, node, "packet-size", &l->net.packet_bytes, error))
     return FALSE;
   l->net.model = model >= 0 ? (NetModelKind) model : NET_MODEL_ANALYTICAL;
   l->net.n_dims = 0;
