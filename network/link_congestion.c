@@ -243,13 +243,8 @@ congestion_link_stats (gpointer state, guint32 id, NetLinkStats *out)
 {
   const Congestion *c = state;
   const NetLink *link = &c->links[id];
-  memset (out, 0, sizeof *out);
-  out->dim = net_links_dim (&c->layout, id);
-  out->bytes = link->bytes;
-  out->messages = link->messages;
-  out->busy = link->busy;
-  out->peak_queue = link->peak_queue;
-  net_links_ends (&c->layout, id, out->from, out->to, sizeof out->from);
+  net_links_stats (&c->layout, id, link->bytes, link->messages, link->busy, link->peak_queue,
+                   out);
 }
 
 const NetModelClass net_congestion_class = {

@@ -362,13 +362,7 @@ flow_link_stats (gpointer state, guint32 id, NetLinkStats *out)
 {
   const FlowNet *f = state;
   const FlowLink *link = &f->links[id];
-  memset (out, 0, sizeof *out);
-  out->dim = net_links_dim (&f->layout, id);
-  out->bytes = link->bytes;
-  out->messages = link->messages;
-  out->busy = link->busy;
-  out->peak_queue = link->peak;
-  net_links_ends (&f->layout, id, out->from, out->to, sizeof out->from);
+  net_links_stats (&f->layout, id, link->bytes, link->messages, link->busy, link->peak, out);
 }
 
 const NetModelClass net_flow_class = {

@@ -1,6 +1,8 @@
 /* links.c: link layout and dimension-order routing over it. */
 #include "network/links.h"
 
+#include <string.h>
+
 #include "sim/error.h"
 
 /* Links per rank in dimension d: Ring 2 (+1, -1), Switch 2 (up, down),
@@ -154,4 +156,17 @@ net_links_ends (const NetLinks *links, guint32 id, char *from, char *to, gsize s
         }
       break;
     }
+}
+
+void
+net_links_stats (const NetLinks *links, guint32 link, guint64 bytes, guint64 messages,
+                 SimTime busy, guint32 peak_queue, NetLinkStats *out)
+{
+  memset (out, 0, sizeof *out);
+  out->dim = net_links_dim (links, link);
+  out->bytes = bytes;
+  out->messages = messages;
+  out->busy = busy;
+  out->peak_queue = peak_queue;
+  net_links_ends (links, link, out->from, out->to, sizeof out->from);
 }

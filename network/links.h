@@ -18,6 +18,7 @@
 
 #include <glib.h>
 
+#include "network/net.h"
 #include "network/topo.h"
 
 typedef struct
@@ -68,5 +69,10 @@ SimTime net_links_latency (const NetLinks *links, guint32 link);
 /* The devices at the ends of a link: "r12", or "sw1.4" for the switch of
  * dimension 1 whose line starts at rank 4. */
 void net_links_ends (const NetLinks *links, guint32 link, char *from, char *to, gsize size);
+
+/* Fill a link's statistics: its dimension and ends from the layout, the
+ * figures from the model. */
+void net_links_stats (const NetLinks *links, guint32 link, guint64 bytes, guint64 messages,
+                      SimTime busy, guint32 peak_queue, NetLinkStats *out);
 
 #endif /* ORRERY_NETWORK_LINKS_H */
