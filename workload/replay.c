@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "workload/compute.h"
 #include "workload/graph.h"
 #include "workload/wl_error.h"
 
@@ -41,6 +42,7 @@ typedef struct
   guint8 *state;
   WlFifo ready[SLOT_N];
   guint busy[SLOT_N];
+  double speed; /* COMP speed factor (wl_params_rank_speed) */
   guint comm_in_flight;
   SimTime comm_since;
   WlRankStats stats;
@@ -121,6 +123,26 @@ wl_replay_free (WlReplay *r)
 
 /* ---- loading ----------------------------------------------------------------- */
 
+/* Whether every COMP node of g can be timed by the compute model. */
+static gboolean
+check_compute (const WlParams *p, const WlGraph *g, GError **error)
+{
+  if (p->compute != WL_COMPUTE_ROOFLINE)
+    return TRUE;
+  for (guint32 v = 0; v < g->n_nodes; v++)
+    {
+      const WlNode *n = &g->nodes[v];
+      if (n->op == WL_OP_COMP && n->num_ops == 0 && !n->has_duration)
+        {
+          g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: node %" G_GUINT64_FORMAT
+                       ": a COMP node with neither num_ops nor duration_micros: the roofline "
+                       "model cannot time it", g->path, n->id);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 /* Rank-dependent checks of a (possibly shared) graph. */
 static gboolean
 check_rank (const WlGraph *g, guint32 rank, guint32 n_ranks, GError **error)
@@ -157,6 +179,7 @@ rank_init (WlReplay *r, WlRank *k, guint32 rank, WlGraph *g)
   k->replay = r;
   k->rank = rank;
   k->graph = g;
+  k->speed = wl_params_rank_speed (&r->params, rank);
   k->parents_left = g_new (guint32, MAX (g->n_nodes, 1u));
   k->state = g_new0 (guint8, MAX (g->n_nodes, 1u));
   for (guint32 v = 0; v < g->n_nodes; v++)
@@ -173,12 +196,14 @@ wl_replay_load_files (WlReplay *r, const char *const *paths, guint32 ranks, GErr
     {
       guint before = wl_graph_cache_distinct (r->cache);
       WlGraph *g = wl_graph_cache_load (r->cache, paths[i], error);
-      if (g == NULL || !check_rank (g, i, ranks, error))
+      gboolean fresh = wl_graph_cache_distinct (r->cache) > before;
+      if (g == NULL || !check_rank (g, i, ranks, error)
+          || (fresh && !check_compute (&r->params, g, error)))
         {
           wl_graph_unref (g);
           return FALSE;
         }
-      if (wl_graph_cache_distinct (r->cache) > before)
+      if (fresh)
         g_ptr_array_add (r->graphs, g);
       rank_init (r, &r->ranks[i], i, g);
       r->n_ranks = i + 1;
@@ -385,21 +410,25 @@ round_ns (const WlParams *p, double ns)
   return (SimTime) ceil (ns * (double) SIM_PS_PER_NS);
 }
 
+/* A compute node's time: the compute model (compute.h) for COMP nodes,
+ * divided by the rank's speed; host nodes keep their roofline time (as in
+ * ASTRA-sim) or trace duration, at speed 1. */
 static SimTime
-compute_time (const WlParams *p, const WlNode *n)
+compute_time (const WlParams *p, const WlNode *n, double speed)
 {
-  if (p->compute == WL_COMPUTE_ROOFLINE && n->num_ops > 0)
-    {
-      /* Attainable FLOP/s: the lesser of the peak and what memory can feed
-       * at this node's operational intensity (FLOPs per byte). */
-      double perf = p->peak_flops;
-      if (n->bytes > 0)
-        perf = MIN (perf, p->mem_bw_Bps * ((double) n->num_ops / (double) n->bytes));
-      return round_ns (p, (double) n->num_ops / perf * 1e9);
-    }
+  gboolean comp = n->op == WL_OP_COMP;
+  gboolean modelled = p->compute == WL_COMPUTE_ROOFLINE ? n->num_ops > 0
+                      : p->compute == WL_COMPUTE_SCALED ? comp
+                                                        : FALSE;
+  if (!comp)
+    speed = 1.0;
+  if (modelled)
+    return round_ns (p, wl_compute_node_ns (p, n) / speed);
   if (p->astra_rounding && n->duration_ps == 0)
     return sim_time_from_ns (1); /* ASTRA-sim runs an empty node for 1 ns */
-  return n->duration_ps;
+  if (speed == 1.0)
+    return n->duration_ps;
+  return round_ns (p, (double) n->duration_ps / (double) SIM_PS_PER_NS / speed);
 }
 
 static SimTime
@@ -481,7 +510,7 @@ launch (WlRank *k, guint32 index)
     case WL_OP_COMP:
     case WL_OP_CPU:
       {
-        SimTime t = compute_time (&r->params, n);
+        SimTime t = compute_time (&r->params, n, k->speed);
         if (n->op == WL_OP_COMP)
           k->stats.compute += t;
         else

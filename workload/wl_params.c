@@ -11,10 +11,31 @@ wl_params_init (WlParams *params)
   params->compute = WL_COMPUTE_REPLAY;
   params->peak_flops = 900e12;
   params->mem_bw_Bps = 1600e9;
+  params->matrix_eff = 1.0;
+  params->memory_eff = 1.0;
   params->slots_comp = 1;
   params->slots_cpu = 1;
   params->slots_comm = 1;
   params->mem.kind = WL_MEM_NONE;
+}
+
+WlRoofline
+wl_params_roofline (const WlParams *p)
+{
+  return (WlRoofline) { .peak_flops = p->peak_flops, .mem_bw_Bps = p->mem_bw_Bps,
+                        .matrix_eff = p->matrix_eff, .memory_eff = p->memory_eff };
+}
+
+double
+wl_params_rank_speed (const WlParams *p, guint32 rank)
+{
+  for (guint i = p->n_speed_rules; i > 0; i--)
+    {
+      const WlSpeedRule *s = &p->speed_rules[i - 1];
+      if (rank >= s->first && rank <= s->last)
+        return s->speed;
+    }
+  return 1.0;
 }
 
 static const struct

@@ -1,8 +1,11 @@
 /* wl_params.h: the workload layer's configuration: compute and memory models
  * and the execution slots of each rank.
  *
- * Models: a COMP node takes its trace duration (replay) or the roofline time
- * of its num_ops and tensor_size on a device of peak_flops and mem_bw_Bps.
+ * Models: a COMP node takes its trace duration (replay), the roofline time
+ * of its num_ops and tensor_size on a device of peak_flops x matrix_eff and
+ * mem_bw_Bps x memory_eff, or its trace duration scaled from the device it
+ * was captured on to this one (workload/compute.h has the rules and the
+ * device presets).  A rank's speed factor divides its COMP times.
  * MEM_LOAD/MEM_STORE nodes take latency + tensor_size / bandwidth of the
  * remote-memory model.  Each rank runs at most slots_comp accelerator compute
  * nodes, slots_cpu host (is_cpu_op) nodes and slots_comm communication nodes
@@ -20,8 +23,28 @@
 typedef enum
 {
   WL_COMPUTE_REPLAY,  /* duration_micros from the trace (1 ns when zero) */
-  WL_COMPUTE_ROOFLINE /* num_ops / min(peak, mem_bw x num_ops / tensor_size) */
+  WL_COMPUTE_ROOFLINE, /* num_ops / min(peak, mem_bw x num_ops / tensor_size) */
+  WL_COMPUTE_SCALED    /* duration x roofline time here / roofline time on `captured` */
 } WlComputeModel;
+
+/* A device as the roofline model sees it, for one data type. */
+typedef struct
+{
+  double peak_flops; /* FLOP/s */
+  double mem_bw_Bps; /* bytes/s */
+  double matrix_eff; /* achievable fraction of peak_flops, (0, 1] */
+  double memory_eff; /* achievable fraction of mem_bw_Bps, (0, 1] */
+} WlRoofline;
+
+/* Per-rank speed: ranks first..last run COMP nodes `speed` times as fast.
+ * Rules are kept inline (no allocation, so WlParams copies freely); a later
+ * rule wins over an earlier one. */
+#define WL_MAX_SPEED_RULES 64
+typedef struct
+{
+  guint32 first, last;
+  double speed;
+} WlSpeedRule;
 
 typedef enum
 {
@@ -45,6 +68,13 @@ typedef struct
   WlComputeModel compute;
   double peak_flops; /* FLOP/s, roofline */
   double mem_bw_Bps; /* bytes/s of local memory: roofline and local loads */
+  double matrix_eff; /* roofline: achievable fraction of peak_flops (1 by default) */
+  double memory_eff; /* roofline: achievable fraction of mem_bw_Bps (1 by default) */
+  double mem_capacity_B; /* the device's memory, bytes (0: unknown; reported only) */
+  char device[32];   /* the device's name, "" when given by peak/mem-bw alone */
+  WlRoofline captured; /* SCALED: the device the trace was captured on */
+  guint n_speed_rules;
+  WlSpeedRule speed_rules[WL_MAX_SPEED_RULES];
   /* Round compute times to whole nanoseconds (down) as ASTRA-sim does;
    * otherwise to picoseconds (up). */
   gboolean astra_rounding;
@@ -55,8 +85,14 @@ typedef struct
 } WlParams;
 
 /* Defaults: replay, 1 slot each, no memory expansion, 900 TFLOP/s peak,
- * 1600 GB/s local memory, exact ps. */
+ * 1600 GB/s local memory, efficiencies 1, every rank at speed 1, exact ps. */
 void wl_params_init (WlParams *params);
+
+/* The roofline of the configured device. */
+WlRoofline wl_params_roofline (const WlParams *params);
+
+/* Rank's speed factor: the last rule naming it, else 1. */
+double wl_params_rank_speed (const WlParams *params, guint32 rank);
 
 const char *wl_mem_kind_name (WlMemKind kind);
 gboolean wl_mem_kind_parse (const char *name, WlMemKind *out);

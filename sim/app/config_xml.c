@@ -20,6 +20,7 @@
 #include "network/gen_topo.h"
 #include "sim/error.h"
 #include "sim/units.h"
+#include "workload/compute.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlDoc, xmlFreeDoc)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlParserCtxt, xmlFreeParserCtxt)
@@ -732,21 +733,153 @@ xml_system (XmlLoad *l, const xmlNode *node, GError **error)
   return TRUE;
 }
 
+/* A number in (0, 1]. */
+static gboolean
+attr_fraction (XmlLoad *l, const xmlNode *node, const char *name, double *out, GError **error)
+{
+  g_autofree char *text = NULL;
+  if (!attr_text (l, node, name, FALSE, &text, error))
+    return FALSE;
+  if (text == NULL)
+    return TRUE;
+  char *end = NULL;
+  double v = g_ascii_strtod (text, &end);
+  if (end == text || *end != '\0' || !(v > 0.0 && v <= 1.0))
+    return xml_fail (l, node, error, "%s '%s' is not a number in (0, 1]", name, text);
+  *out = v;
+  return TRUE;
+}
+
+/* A custom device: <device name fp32 bf16 fp16 fp8 mem-bw mem-capacity
+ * matrix-efficiency memory-efficiency>.  Its name borrows from `name`. */
+static gboolean
+xml_device (XmlLoad *l, const xmlNode *node, char **name, WlDevice *d, GError **error)
+{
+  static const char *const attrs[] = { "name",         "fp32",          "bf16",
+                                       "fp16",         "fp8",           "mem-bw",
+                                       "mem-capacity", "matrix-efficiency", "memory-efficiency",
+                                       NULL };
+  guint64 capacity = 0;
+  *d = (WlDevice) { .matrix_eff = 1.0, .memory_eff = 1.0 };
+  if (!xml_check_node (l, node, attrs, NULL, NULL, error)
+      || !attr_text (l, node, "name", TRUE, name, error))
+    return FALSE;
+  for (guint t = 0; t < WL_DTYPE_N; t++)
+    if (!attr_flops (l, node, wl_dtype_name ((WlDtype) t), &d->peak_flops[t], error))
+      return FALSE;
+  if (!attr_bandwidth (l, node, "mem-bw", TRUE, &d->mem_bw_Bps, error)
+      || !attr_bytes (l, node, "mem-capacity", &capacity, error)
+      || !attr_fraction (l, node, "matrix-efficiency", &d->matrix_eff, error)
+      || !attr_fraction (l, node, "memory-efficiency", &d->memory_eff, error))
+    return FALSE;
+  if (wl_device_preset (*name) != NULL)
+    return xml_fail (l, node, error, "name '%s' is a preset's; choose another", *name);
+  d->name = *name;
+  d->mem_capacity_B = (double) capacity;
+  return TRUE;
+}
+
+/* The device attribute `attr` names: a <device> child of compute, else a
+ * preset; its roofline for dtype into roof (and the device into *found). */
+static gboolean
+device_lookup (XmlLoad *l, const xmlNode *compute, const char *attr, const char *name,
+               const GArray *custom, WlDtype dtype, WlRoofline *roof, const WlDevice **found,
+               GError **error)
+{
+  const WlDevice *d = NULL;
+  for (guint i = 0; i < custom->len && d == NULL; i++)
+    if (g_ascii_strcasecmp (g_array_index (custom, WlDevice, i).name, name) == 0)
+      d = &g_array_index (custom, WlDevice, i);
+  if (d == NULL)
+    d = wl_device_preset (name);
+  if (d == NULL)
+    {
+      g_autofree char *known = wl_device_preset_names ();
+      return xml_fail (l, compute, error, "%s '%s' is neither a <device> here nor a preset "
+                       "(presets: %s)", attr, name, known);
+    }
+  if (!wl_device_roofline (d, dtype, roof))
+    return xml_fail (l, compute, error, "%s '%s' has no %s peak", attr, name,
+                     wl_dtype_name (dtype));
+  *found = d;
+  return TRUE;
+}
+
+/* Apply <compute device captured-on dtype> to l->wl.  The device sets peak,
+ * memory bandwidth, capacity and efficiencies; attributes override them. */
+static gboolean
+xml_compute_devices (XmlLoad *l, const xmlNode *node, const GArray *custom, GError **error)
+{
+  g_autofree char *device = NULL;
+  g_autofree char *captured = NULL;
+  g_autofree char *dtype_text = NULL;
+  WlDtype dtype = WL_DTYPE_BF16;
+  if (!attr_text (l, node, "device", FALSE, &device, error)
+      || !attr_text (l, node, "captured-on", FALSE, &captured, error)
+      || !attr_text (l, node, "dtype", FALSE, &dtype_text, error))
+    return FALSE;
+  if (dtype_text != NULL && !wl_dtype_parse (dtype_text, &dtype))
+    return xml_fail (l, node, error, "dtype '%s' is not one of: fp32, bf16, fp16, fp8",
+                     dtype_text);
+  const WlDevice *d = NULL;
+  if (device != NULL)
+    {
+      WlRoofline roof;
+      if (!device_lookup (l, node, "device", device, custom, dtype, &roof, &d, error))
+        return FALSE;
+      l->wl.peak_flops = roof.peak_flops;
+      l->wl.mem_bw_Bps = roof.mem_bw_Bps;
+      l->wl.matrix_eff = roof.matrix_eff;
+      l->wl.memory_eff = roof.memory_eff;
+      l->wl.mem_capacity_B = d->mem_capacity_B;
+      g_strlcpy (l->wl.device, d->name, sizeof l->wl.device);
+    }
+  if (l->wl.compute == WL_COMPUTE_SCALED && captured == NULL)
+    return xml_fail (l, node, error, "model 'scaled' needs captured-on (the trace's device)");
+  if (l->wl.compute != WL_COMPUTE_SCALED && captured != NULL)
+    return xml_fail (l, node, error, "captured-on applies only to model 'scaled'");
+  if (captured != NULL
+      && !device_lookup (l, node, "captured-on", captured, custom, dtype, &l->wl.captured, &d,
+                         error))
+    return FALSE;
+  return TRUE;
+}
+
 static gboolean
 xml_compute (XmlLoad *l, const xmlNode *node, GError **error)
 {
-  static const char *const attrs[] = { "model", "peak", "mem-bw", NULL };
+  static const char *const attrs[] = { "model",  "peak",        "mem-bw",
+                                       "device", "captured-on", "dtype",
+                                       "matrix-efficiency", "memory-efficiency", NULL };
+  static const char *const children[] = { "device", NULL };
   /* The order of WlComputeModel. */
-  static const char *const models[] = { "replay", "roofline", NULL };
+  static const char *const models[] = { "replay", "roofline", "scaled", NULL };
   int model = -1;
-  if (!xml_check_node (l, node, attrs, NULL, NULL, error)
-      || !attr_choice (l, node, "model", models, &model, error)
-      || !attr_flops (l, node, "peak", &l->wl.peak_flops, error)
-      || !attr_bandwidth (l, node, "mem-bw", FALSE, &l->wl.mem_bw_Bps, error))
+  if (!xml_check_node (l, node, attrs, children, "device", error)
+      || !attr_choice (l, node, "model", models, &model, error))
     return FALSE;
   if (model >= 0)
     l->wl.compute = (WlComputeModel) model;
-  return TRUE;
+  g_autoptr (GArray) custom = g_array_new (FALSE, FALSE, sizeof (WlDevice));
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  for (const xmlNode *c = node->children; c != NULL; c = c->next)
+    {
+      if (!xml_is (c, "device"))
+        continue;
+      char *name = NULL;
+      WlDevice d;
+      gboolean ok = xml_device (l, c, &name, &d, error);
+      if (name != NULL)
+        g_ptr_array_add (names, name);
+      if (!ok)
+        return FALSE;
+      g_array_append_val (custom, d);
+    }
+  return xml_compute_devices (l, node, custom, error)
+         && attr_flops (l, node, "peak", &l->wl.peak_flops, error)
+         && attr_bandwidth (l, node, "mem-bw", FALSE, &l->wl.mem_bw_Bps, error)
+         && attr_fraction (l, node, "matrix-efficiency", &l->wl.matrix_eff, error)
+         && attr_fraction (l, node, "memory-efficiency", &l->wl.memory_eff, error);
 }
 
 static gboolean
@@ -859,6 +992,54 @@ xml_groups (XmlLoad *l, const xmlNode *node, GError **error)
   return TRUE;
 }
 
+/* <ranks><rank id="17" speed="0.8"/><rank ids="0-7" speed="1.25"/></ranks>:
+ * per-rank speed factors, as runs of consecutive ranks; a later <rank>
+ * wins. */
+static gboolean
+xml_ranks (XmlLoad *l, const xmlNode *node, GError **error)
+{
+  static const char *const children[] = { "rank", NULL };
+  static const char *const attrs[] = { "id", "ids", "speed", NULL };
+  if (!xml_check_node (l, node, NULL, children, "rank", error))
+    return FALSE;
+  for (const xmlNode *c = node->children; c != NULL; c = c->next)
+    {
+      if (!xml_is (c, "rank"))
+        continue;
+      g_autofree char *id = NULL;
+      g_autofree char *ids = NULL;
+      g_autofree char *speed_text = NULL;
+      if (!xml_check_node (l, c, attrs, NULL, NULL, error)
+          || !attr_text (l, c, "id", FALSE, &id, error)
+          || !attr_text (l, c, "ids", FALSE, &ids, error)
+          || !attr_text (l, c, "speed", TRUE, &speed_text, error))
+        return FALSE;
+      if ((id == NULL) == (ids == NULL))
+        return xml_fail (l, c, error, "give either id or ids");
+      char *end = NULL;
+      double speed = g_ascii_strtod (speed_text, &end);
+      if (end == speed_text || *end != '\0' || !(speed > 0.0 && speed < 1e6))
+        return xml_fail (l, c, error, "speed '%s' is not a positive number", speed_text);
+      g_autoptr (GArray) list = g_array_new (FALSE, FALSE, sizeof (guint32));
+      if ((id != NULL && strchr (id, ',') != NULL) || (id != NULL && strchr (id, '-') != NULL))
+        return xml_fail (l, c, error, "id '%s' is not one rank (ranges go in ids)", id);
+      if (!ranks_parse (id != NULL ? id : ids, l->n_ranks, list, error))
+        return attr_located (l, c, id != NULL ? "id" : "ids", error);
+      for (guint i = 0; i < list->len;)
+        {
+          guint32 first = g_array_index (list, guint32, i);
+          guint32 last = first;
+          for (i++; i < list->len && g_array_index (list, guint32, i) == last + 1; i++)
+            last++;
+          if (l->wl.n_speed_rules == WL_MAX_SPEED_RULES)
+            return xml_fail (l, c, error, "more than %d runs of ranks with speeds",
+                             WL_MAX_SPEED_RULES);
+          l->wl.speed_rules[l->wl.n_speed_rules++] = (WlSpeedRule) { first, last, speed };
+        }
+    }
+  return TRUE;
+}
+
 /* Walk the whole tree into l.  Also run on a document that failed
  * validation, for its precise message, so it assumes nothing. */
 static gboolean
@@ -866,7 +1047,8 @@ xml_walk (XmlLoad *l, const xmlNode *root, GError **error)
 {
   static const char *const attrs[] = { "name", "rounding", NULL };
   static const char *const children[] = { "network", "system", "compute",
-                                          "slots",   "memory", "groups", NULL };
+                                          "slots",   "memory", "groups",
+                                          "ranks",   NULL };
   if (root == NULL || !xml_is (root, "cluster"))
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%ld: the root element must be <cluster>",
@@ -886,10 +1068,12 @@ xml_walk (XmlLoad *l, const xmlNode *root, GError **error)
   const xmlNode *slots = xml_child (root, "slots");
   const xmlNode *memory = xml_child (root, "memory");
   const xmlNode *groups = xml_child (root, "groups");
+  const xmlNode *ranks = xml_child (root, "ranks");
   return (compute == NULL || xml_compute (l, compute, error))
          && (slots == NULL || xml_slots (l, slots, error))
          && (memory == NULL || xml_memory (l, memory, error))
-         && (groups == NULL || xml_groups (l, groups, error));
+         && (groups == NULL || xml_groups (l, groups, error))
+         && (ranks == NULL || xml_ranks (l, ranks, error));
 }
 
 /* ------------------------------------------------------------------------ */
