@@ -1,8 +1,22 @@
 /* gen.h: trace generators: workloads made from a description instead of a
  * capture, written as ordinary Chakra files (PREFIX.<rank>.et).
  *
- * Models: a collective microbenchmark: every rank issues one collective of
- * the same kind and size, as ASTRA-sim's microbenchmark traces do.
+ * Models: a collective microbenchmark: every rank issues `count` collectives
+ * of the same kind and size back to back (each depending on the previous),
+ * as ASTRA-sim's microbenchmark traces do, either on all ranks or on a
+ * layout of equal process groups.
+ *
+ * Group layout: `group_size` members per group, members `stride` ranks
+ * apart.  Ranks are cut into blocks of group_size x stride consecutive
+ * ranks; block k holds `stride` groups, group j of it being ranks
+ * k*group_size*stride + j + i*stride for i = 0 .. group_size-1.  So stride 1
+ * gives groups of consecutive ranks (the lines of dimension 0 of a grid),
+ * and stride = ranks / group_size the "columns" of a 2-D layout.  Groups
+ * are numbered 1 .. G in block order, then j; every rank's trace defines
+ * all of them in one METADATA node (inputs.values, as the PyTorch converter
+ * writes them) and every collective depends on it and names its group in
+ * pg_name.  Without a layout the trace is one COMM_COLL node per collective,
+ * with no group (all ranks).
  *
  * Layer: workload.  May include: system, network, sim, GLib.
  */
@@ -13,8 +27,26 @@
 
 #include "system/sys_params.h"
 
-/* Write PREFIX.0.et .. PREFIX.(ranks-1).et, each one COMM_COLL node of
- * `kind` and comm_size `bytes` (all-gather: each rank's input). */
+typedef struct
+{
+  SysCollKind kind;
+  guint32 ranks;      /* trace files, >= 1 */
+  guint64 bytes;      /* comm_size (all-gather: each rank's input) */
+  guint32 group_size; /* members per group; 0: no groups (all ranks) */
+  guint32 stride;     /* rank distance between members; 0 means 1 */
+  guint32 root;       /* rooted kinds: the root's member index in its group */
+  guint32 count;      /* collectives per rank, back to back; 0 means 1 */
+} WlGenCollective;
+
+/* Write PREFIX.0.et .. PREFIX.(ranks-1).et for REQ (borrowed).  Rooted kinds
+ * carry comm_root, the rank of member `root` of the rank's group (of rank
+ * `root` without groups).  FALSE with ERROR set (WL_ERROR, SIM_ERROR_INPUT)
+ * when the layout does not tile the ranks (ranks not a multiple of
+ * group_size x stride), the root is not a member index, or a file cannot be
+ * written. */
+gboolean wl_gen_collective_full (const char *prefix, const WlGenCollective *req, GError **error);
+
+/* One collective of `kind` and comm_size `bytes` on all ranks, no groups. */
 gboolean wl_gen_collective (const char *prefix, SysCollKind kind, guint32 ranks, guint64 bytes,
                             GError **error);
 

@@ -15,6 +15,7 @@
 #include "sim/error.h"
 #include "sim/units.h"
 #include "workload/gen.h"
+#include "workload/rescale.h"
 
 #define EXIT_CODES_HELP                                                                          \
   "Exit status: 0 success, 1 usage or input error, 2 internal error, 3 deadlock,\n"             \
@@ -200,27 +201,76 @@ cmd_run (int argc, char **argv)
 
 /* ---- gen ----------------------------------------------------------------------- */
 
+/* Options that are absent stay at -1, so that they can be told from 0. */
+static gboolean
+gen_request (const char *type, const char *bytes_s, gint ranks, gint groups, gint stride,
+             gint root, gint count, WlGenCollective *req, GError **error)
+{
+  if (!wl_coll_kind_parse (type, &req->kind))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "unknown collective '%s'", type);
+      return FALSE;
+    }
+  const char *bad = groups == 0 || groups < -1 ? "--groups" : stride == 0 || stride < -1 ? "--stride"
+                    : root < -1                ? "--root"
+                    : count == 0 || count < -1 ? "--count"
+                                               : NULL;
+  if (bad != NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s must be a positive number%s", bad,
+                   strcmp (bad, "--root") == 0 ? " or 0" : "");
+      return FALSE;
+    }
+  if (root >= 0 && !sys_coll_kind_rooted (req->kind))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--root applies to rooted collectives (broadcast, reduce, gather, scatter), "
+                   "not %s", sys_coll_kind_name (req->kind));
+      return FALSE;
+    }
+  req->ranks = (guint32) ranks;
+  req->group_size = groups > 0 ? (guint32) groups : 0;
+  req->stride = stride > 0 ? (guint32) stride : 1;
+  req->root = root > 0 ? (guint32) root : 0;
+  req->count = count > 0 ? (guint32) count : 1;
+  return sim_units_parse_bytes (bytes_s, &req->bytes, error);
+}
+
 static int
 cmd_gen_collective (int argc, char **argv)
 {
   char *type = NULL, *bytes_s = NULL, *out = NULL;
-  gint ranks = 0;
+  gint ranks = 0, groups = -1, stride = -1, root = -1, count = -1;
   GOptionEntry entries[] = {
     { "type", 't', 0, G_OPTION_ARG_STRING, &type,
-      "all_reduce, reduce_scatter, all_gather or all_to_all", "KIND" },
+      "all_reduce, reduce_scatter, all_gather, all_to_all, broadcast, reduce, gather, scatter "
+      "or barrier", "KIND" },
     { "ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "Number of ranks (trace files)", "N" },
     { "bytes", 'b', 0, G_OPTION_ARG_STRING, &bytes_s,
       "comm_size with a unit (1MiB, 64KB); all_gather: each rank's input", "SIZE" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Write PREFIX.0.et .. PREFIX.<N-1>.et",
       "PREFIX" },
+    { "groups", 'g', 0, G_OPTION_ARG_INT, &groups,
+      "Run each collective on process groups of SIZE ranks (default: all ranks)", "SIZE" },
+    { "stride", 's', 0, G_OPTION_ARG_INT, &stride,
+      "Group members are S ranks apart: r, r+S, r+2S, ... (default 1: consecutive ranks; "
+      "without --groups, groups of N/S)", "S" },
+    { "root", 0, 0, G_OPTION_ARG_INT, &root,
+      "Rooted kinds: the root's member index in its group (default 0)", "R" },
+    { "count", 'k', 0, G_OPTION_ARG_INT, &count,
+      "Issue K collectives back to back, each after the previous (default 1)", "K" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   g_autoptr (GOptionContext) ctx
-      = g_option_context_new ("- write a one-collective microbenchmark, one trace per rank");
+      = g_option_context_new ("- write a collective microbenchmark, one trace per rank");
   g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (
+      ctx, "Groups: ranks are cut into blocks of SIZE x S consecutive ranks, each holding S\n"
+           "groups; N must be a multiple of SIZE x S.  Groups are defined by a METADATA node\n"
+           "in every trace and named in each collective's pg_name (1 .. N/SIZE).\n\n"
+           EXIT_CODES_HELP "\n");
   GError *error = NULL;
-  SysCollKind kind;
-  guint64 bytes = 0;
+  WlGenCollective req = { 0 };
   int code = 0;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     code = report_error ("gen collective", error);
@@ -228,11 +278,8 @@ cmd_gen_collective (int argc, char **argv)
     code = report_error ("gen collective",
                          g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
                                       "need --type KIND --ranks N --bytes SIZE --out PREFIX"));
-  else if (!wl_coll_kind_parse (type, &kind))
-    code = report_error ("gen collective",
-                         g_error_new (SIM_ERROR, SIM_ERROR_INPUT, "unknown collective '%s'", type));
-  else if (!sim_units_parse_bytes (bytes_s, &bytes, &error)
-           || !wl_gen_collective (out, kind, (guint32) ranks, bytes, &error))
+  else if (!gen_request (type, bytes_s, ranks, groups, stride, root, count, &req, &error)
+           || !wl_gen_collective_full (out, &req, &error))
     code = report_error ("gen collective", error);
   else
     printf ("wrote %s.0.et .. %s.%d.et\n", out, out, ranks - 1);
@@ -247,8 +294,52 @@ cmd_gen (int argc, char **argv)
 {
   if (argc >= 2 && strcmp (argv[1], "collective") == 0)
     return cmd_gen_collective (argc - 1, argv + 1);
-  fprintf (stderr, "usage: orrery gen collective --type KIND --ranks N --bytes SIZE --out PREFIX\n");
+  fprintf (stderr, "usage: orrery gen collective --type KIND --ranks N --bytes SIZE --out PREFIX\n"
+                   "         [--groups SIZE] [--stride S] [--root R] [--count K]\n");
   return SIM_ERROR_INPUT;
+}
+
+/* ---- rescale ------------------------------------------------------------------- */
+
+static int
+cmd_rescale (int argc, char **argv)
+{
+  char *from = NULL, *out = NULL;
+  gint ranks = 0;
+  GOptionEntry entries[] = {
+    { "from", 'f', 0, G_OPTION_ARG_FILENAME, &from,
+      "Data-parallel traces PREFIX.0.et .. PREFIX.<p-1>.et (p = the files there are)", "PREFIX" },
+    { "ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "Ranks to write for (q >= 1)", "Q" },
+    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Write PREFIX2.0.et .. PREFIX2.<Q-1>.et",
+      "PREFIX2" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL }
+  };
+  g_autoptr (GOptionContext) ctx
+      = g_option_context_new ("- rewrite a data-parallel trace set for another number of ranks");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (
+      ctx, "Every rank's trace must be the same (rank 0's is written Q times).  Collectives\n"
+           "must span all ranks; all-reduce, reduce-scatter, all-to-all, reduce and broadcast\n"
+           "keep comm_size (the whole buffer), all-gather, gather and scatter get\n"
+           "comm_size x p / Q (each rank's shard, rounded up).  Point-to-point nodes and\n"
+           "subgroup collectives are refused.\n\n" EXIT_CODES_HELP "\n");
+  GError *error = NULL;
+  guint32 p = 0;
+  int code = 0;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    code = report_error ("rescale", error);
+  else if (from == NULL || out == NULL || ranks <= 0)
+    code = report_error ("rescale", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
+                                                 "need --from PREFIX --ranks Q (Q >= 1) "
+                                                 "--out PREFIX2"));
+  else if (!wl_rescale (from, (guint32) ranks, out, &p, &error))
+    code = report_error ("rescale", error);
+  else
+    printf ("rescaled %u ranks to %d: wrote %s.0.et .. %s.%d.et\n", p, ranks, out, out,
+            ranks - 1);
+  g_free (from);
+  g_free (out);
+  return code;
 }
 
 static void
@@ -258,7 +349,8 @@ usage (FILE *out)
            "usage: orrery COMMAND [OPTIONS]\n\n"
            "Commands:\n"
            "  run   simulate a workload (Chakra traces) on a cluster\n"
-           "  gen   generate workloads: gen collective\n\n"
+           "  gen   generate workloads: gen collective\n"
+           "  rescale  rewrite a data-parallel trace set for another number of ranks\n\n"
            "'orrery COMMAND --help' lists a command's options, with units and defaults.\n\n"
            EXIT_CODES_HELP "\n");
 }
@@ -277,6 +369,8 @@ main (int argc, char **argv)
     return cmd_run (argc - 1, argv + 1);
   if (strcmp (argv[1], "gen") == 0)
     return cmd_gen (argc - 1, argv + 1);
+  if (strcmp (argv[1], "rescale") == 0)
+    return cmd_rescale (argc - 1, argv + 1);
   if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
     {
       usage (stdout);
