@@ -35,8 +35,7 @@ typedef enum
   WL_OP_COLL,    /* collective */
   WL_OP_SEND,
   WL_OP_RECV,
-  WL_OP_MEM,     /* MEM_LOAD or MEM_STORE */
-  WL_OP_WAIT     /* a node orrery only waits out (unused by the reader) */
+  WL_OP_MEM      /* MEM_LOAD or MEM_STORE */
 } WlOp;
 
 typedef struct

@@ -452,7 +452,6 @@ slot_of (const WlNode *n)
       return SLOT_CPU;
     case WL_OP_COLL:
     case WL_OP_SEND:
-    case WL_OP_WAIT:
       return SLOT_COMM;
     case WL_OP_RECV:
     case WL_OP_MEM:
@@ -518,10 +517,6 @@ launch (WlRank *k, guint32 index)
         sim_sched_at (r->sched, sim_time_add (now, t), on_node_done, k, index);
         return;
       }
-    case WL_OP_WAIT:
-      comm_begin (k, now);
-      sim_sched_at (r->sched, sim_time_add (now, n->duration_ps), on_node_done, k, index);
-      return;
     case WL_OP_MEM:
       sim_sched_at (r->sched, sim_time_add (now, memory_time (&r->params, n)), on_node_done, k,
                     index);
@@ -600,7 +595,7 @@ on_node_done (SimSched *sched, gpointer data, guint64 index)
   k->state[index] = NODE_DONE;
   k->stats.nodes_done++;
   k->stats.finish = now;
-  if ((n->op == WL_OP_COLL || n->op == WL_OP_SEND || n->op == WL_OP_WAIT)
+  if ((n->op == WL_OP_COLL || n->op == WL_OP_SEND)
       && --k->comm_in_flight == 0)
     k->stats.comm_busy += now - k->comm_since;
   for (guint32 c = 0; c < n->n_children; c++)
@@ -655,7 +650,7 @@ static const char *
 op_name (const WlNode *n)
 {
   static const char *const names[] = { "skipped", "COMP", "CPU COMP", "COMM_COLL", "COMM_SEND",
-                                       "COMM_RECV", "MEM", "BROADCAST" };
+                                       "COMM_RECV", "MEM" };
   return names[n->op];
 }
 
