@@ -15,6 +15,7 @@
 #include "sim/error.h"
 #include "sim/units.h"
 #include "workload/gen.h"
+#include "workload/gen_transformer.h"
 #include "workload/rescale.h"
 
 #define EXIT_CODES_HELP                                                                          \
@@ -290,12 +291,150 @@ cmd_gen_collective (int argc, char **argv)
 }
 
 static int
+gen_transformer_list (void)
+{
+  guint n;
+  const WlTransformerModel *m = wl_transformer_presets (&n);
+  for (guint i = 0; i < n; i++)
+    printf ("%-12s %.2fB parameters: layers %u hidden %u heads %u kv-heads %u ffn %u%s vocab %u "
+            "seq %u\n",
+            m[i].name, (double) wl_transformer_params (&m[i]) / 1e9, m[i].layers, m[i].hidden,
+            m[i].heads, m[i].kv_heads > 0 ? m[i].kv_heads : m[i].heads, m[i].ffn, m[i].gated_ffn ? " (gated)" : "", m[i].vocab, m[i].seq);
+  return 0;
+}
+
+/* Options that are absent stay at 0; model sizes given with --preset
+ * override the preset's. */
+static gboolean
+gen_transformer_request (const char *preset, const gint *model, const char *sched,
+                         WlGenTransformer *req, GError **error)
+{
+  if (preset != NULL)
+    {
+      const WlTransformerModel *m = wl_transformer_preset (preset);
+      if (m == NULL)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "unknown preset '%s' (see --list)", preset);
+          return FALSE;
+        }
+      req->model = *m;
+    }
+  else
+    {
+      req->model.name = "custom";
+      req->model.ffn = (guint32) (4 * MAX (model[1], 0));
+    }
+  guint32 *fields[6] = { &req->model.layers, &req->model.hidden, &req->model.heads,
+                         &req->model.ffn, &req->model.vocab, &req->model.seq };
+  for (guint i = 0; i < 6; i++)
+    {
+      if (model[i] < 0)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "model sizes must be positive");
+          return FALSE;
+        }
+      if (model[i] > 0)
+        *fields[i] = (guint32) model[i];
+    }
+  if (sched != NULL && g_ascii_strcasecmp (sched, "gpipe") == 0)
+    req->schedule = WL_PIPE_GPIPE;
+  else if (sched != NULL && g_ascii_strcasecmp (sched, "1f1b") != 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--schedule: '%s' is not 1f1b or gpipe",
+                   sched);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static int
+cmd_gen_transformer (int argc, char **argv)
+{
+  char *preset = NULL, *sched = NULL, *out = NULL;
+  gint model[6] = { 0 }, b = 0, B = 0, tp = 1, pp = 1, dp = 1, M = 0;
+  gboolean recompute = FALSE, list = FALSE;
+  GOptionEntry entries[] = {
+    { "preset", 'p', 0, G_OPTION_ARG_STRING, &preset, "Model preset (see --list)", "NAME" },
+    { "list", 'l', 0, G_OPTION_ARG_NONE, &list, "List the presets with their parameters", NULL },
+    { "layers", 0, 0, G_OPTION_ARG_INT, &model[0], "Layers (overrides the preset's)", "L" },
+    { "hidden", 0, 0, G_OPTION_ARG_INT, &model[1], "Hidden size", "H" },
+    { "heads", 0, 0, G_OPTION_ARG_INT, &model[2], "Attention heads", "N" },
+    { "ffn", 0, 0, G_OPTION_ARG_INT, &model[3], "FFN size (default 4 x hidden)", "F" },
+    { "vocab", 0, 0, G_OPTION_ARG_INT, &model[4], "Vocabulary size", "V" },
+    { "seq", 0, 0, G_OPTION_ARG_INT, &model[5], "Sequence length in tokens", "S" },
+    { "micro-batch", 'b', 0, G_OPTION_ARG_INT, &b, "Sequences per micro-batch", "B" },
+    { "global-batch", 'B', 0, G_OPTION_ARG_INT, &B, "Sequences per iteration", "B" },
+    { "tp", 0, 0, G_OPTION_ARG_INT, &tp, "Tensor-parallel degree (default 1)", "N" },
+    { "pp", 0, 0, G_OPTION_ARG_INT, &pp, "Pipeline stages (default 1)", "N" },
+    { "dp", 0, 0, G_OPTION_ARG_INT, &dp, "Data-parallel degree (default 1)", "N" },
+    { "microbatches", 'm', 0, G_OPTION_ARG_INT, &M,
+      "Micro-batches per pipeline (default global-batch / (micro-batch x dp))", "M" },
+    { "schedule", 0, 0, G_OPTION_ARG_STRING, &sched, "1f1b (default) or gpipe", "NAME" },
+    { "recompute", 0, 0, G_OPTION_ARG_NONE, &recompute, "Full activation recomputation", NULL },
+    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Write PREFIX.0.et .. PREFIX.<ranks-1>.et",
+      "PREFIX" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL }
+  };
+  g_autoptr (GOptionContext) ctx
+      = g_option_context_new ("- write one training iteration of a dense transformer");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (
+      ctx, "Ranks: tp x pp x dp, rank = t + tp x (d + dp x p).  Tensor parallelism uses\n"
+           "sequence parallelism (all-gather / reduce-scatter per block), the pipeline\n"
+           "send/recv between stages, data parallelism one gradient all-reduce per layer.\n"
+           "See workload/gen_transformer.h for the model and its FLOP count.\n\n"
+           EXIT_CODES_HELP "\n");
+  GError *error = NULL;
+  WlGenTransformer req = { 0 };
+  int code = 0;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    code = report_error ("gen transformer", error);
+  else if (list)
+    code = gen_transformer_list ();
+  else if (out == NULL || b <= 0 || (B <= 0 && M <= 0) || tp <= 0 || pp <= 0 || dp <= 0
+           || M < 0)
+    code = report_error ("gen transformer",
+                         g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
+                                      "need --preset NAME (or the model sizes) --micro-batch b "
+                                      "--global-batch B --tp N --pp N --dp N --out PREFIX"));
+  else
+    {
+      req.micro_batch = (guint32) b;
+      req.global_batch = (guint32) MAX (B, 0);
+      req.tp = (guint32) tp;
+      req.pp = (guint32) pp;
+      req.dp = (guint32) dp;
+      req.microbatches = (guint32) M;
+      req.recompute = recompute;
+      if (!gen_transformer_request (preset, model, sched, &req, &error)
+          || !wl_gen_transformer (out, &req, &error))
+        code = report_error ("gen transformer", error);
+      else
+        printf ("%s: %d ranks (tp %d pp %d dp %d), %u micro-batches, %" G_GUINT64_FORMAT
+                " parameters, %.4g FLOPs per iteration; wrote %s.0.et .. %s.%d.et\n",
+                req.model.name, tp * pp * dp, tp, pp, dp,
+                wl_gen_transformer_microbatches (&req, NULL),
+                wl_transformer_params (&req.model), wl_gen_transformer_flops (&req), out, out,
+                tp * pp * dp - 1);
+    }
+  g_free (preset);
+  g_free (sched);
+  g_free (out);
+  return code;
+}
+
+static int
 cmd_gen (int argc, char **argv)
 {
   if (argc >= 2 && strcmp (argv[1], "collective") == 0)
     return cmd_gen_collective (argc - 1, argv + 1);
+  if (argc >= 2 && strcmp (argv[1], "transformer") == 0)
+    return cmd_gen_transformer (argc - 1, argv + 1);
   fprintf (stderr, "usage: orrery gen collective --type KIND --ranks N --bytes SIZE --out PREFIX\n"
-                   "         [--groups SIZE] [--stride S] [--root R] [--count K]\n");
+                   "         [--groups SIZE] [--stride S] [--root R] [--count K]\n"
+                   "       orrery gen transformer --preset NAME --micro-batch b --global-batch B\n"
+                   "         --tp N --pp N --dp N --out PREFIX (--help for all, --list presets)\n");
   return SIM_ERROR_INPUT;
 }
 

@@ -1,0 +1,344 @@
+/* test_gen_transformer.c: the transformer generator: FLOPs of every preset
+ * under several layouts against the closed form, per-rank communication
+ * volumes by kind and process group against closed forms, pipeline sends
+ * matched by receives, the command line, and small workloads simulated to
+ * completion.
+ */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "sim/app/simulation.h"
+#include "sim/error.h"
+#include "workload/gen_transformer.h"
+#include "workload/wl_error.h"
+#include "support/testutil.h"
+
+typedef struct
+{
+  guint32 tp, pp, dp, b, B;
+  WlPipeSchedule schedule;
+  gboolean recompute;
+} Layout;
+
+/* Three layouts per preset: every parallelism, uneven stages (126 and 80
+ * layers over 3 stages), GPipe and recomputation each somewhere. */
+static const Layout layouts[] = {
+  { 2, 2, 2, 1, 4, WL_PIPE_1F1B, FALSE },
+  { 4, 3, 1, 1, 3, WL_PIPE_GPIPE, TRUE },
+  { 1, 1, 4, 2, 16, WL_PIPE_1F1B, TRUE },
+};
+
+/* Per-rank totals read back from a trace. */
+typedef struct
+{
+  double num_ops;
+  guint64 ag, rs, ar, send, recv; /* comm_size sums */
+  guint n_ag, n_rs, n_ar, n_send, n_recv;
+  char *tp_pg, *dp_pg; /* the pg_name seen (all equal: asserted) */
+} RankSums;
+
+static gint64
+attr_i (const ChakraProtoMsg__Node *n, const char *name)
+{
+  gint64 v = -1;
+  GError *error = NULL;
+  ck_assert_msg (wl_chakra_attr_int (n, name, &v, &error), "no %s on node %" G_GUINT64_FORMAT,
+                 name, n->id);
+  return v;
+}
+
+static void
+same_pg (char **seen, const ChakraProtoMsg__Node *n)
+{
+  const char *pg = NULL;
+  ck_assert (wl_chakra_attr_string (n, "pg_name", &pg, NULL));
+  if (*seen == NULL)
+    *seen = g_strdup (pg);
+  ck_assert_str_eq (*seen, pg);
+}
+
+/* Sum rank R's trace; record its sends as "src dst tag size" in SENDS and
+ * its receives in RECVS (a send must find its receive). */
+static void
+read_rank (const char *prefix, guint32 r, RankSums *s, GHashTable *sends, GHashTable *recvs)
+{
+  g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, r);
+  GError *error = NULL;
+  g_autoptr (WlChakraReader) rd = wl_chakra_reader_open (path, &error);
+  g_assert_no_error (error);
+  *s = (RankSums) { 0 };
+  ChakraProtoMsg__Node *n;
+  while ((n = wl_chakra_reader_next (rd, &error)) != NULL)
+    {
+      if (n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE)
+        s->num_ops += (double) attr_i (n, "num_ops");
+      else if (n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE)
+        {
+          gint64 kind = attr_i (n, "comm_type"), size = attr_i (n, "comm_size");
+          if (kind == 2)
+            s->ag += size, s->n_ag++, same_pg (&s->tp_pg, n);
+          else if (kind == 7)
+            s->rs += size, s->n_rs++, same_pg (&s->tp_pg, n);
+          else if (kind == 0)
+            s->ar += size, s->n_ar++, same_pg (&s->dp_pg, n);
+          else
+            ck_abort_msg ("unexpected comm_type %" G_GINT64_FORMAT, kind);
+        }
+      else if (n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE
+               || n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE)
+        {
+          gboolean send = n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE;
+          gint64 size = attr_i (n, "comm_size");
+          char *key = g_strdup_printf ("%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+                                       " %" G_GINT64_FORMAT,
+                                       attr_i (n, "comm_src"), attr_i (n, "comm_dst"),
+                                       attr_i (n, "comm_tag"), size);
+          ck_assert_int_eq (attr_i (n, send ? "comm_src" : "comm_dst"), r);
+          ck_assert_msg (g_hash_table_add (send ? sends : recvs, key), "duplicate %s", key);
+          if (send)
+            s->send += size, s->n_send++;
+          else
+            s->recv += size, s->n_recv++;
+        }
+      wl_chakra_node_free (n);
+    }
+  g_assert_no_error (error);
+}
+
+/* The closed forms, written independently of the generator. */
+static double
+attn_params (const WlTransformerModel *m)
+{
+  double h = m->hidden, kv = m->kv_heads ? m->kv_heads : m->heads;
+  return 2 * h * h + 2 * h * h * kv / m->heads;
+}
+
+static double
+layer_params (const WlTransformerModel *m)
+{
+  return attn_params (m) + (m->gated_ffn ? 3.0 : 2.0) * m->hidden * m->ffn;
+}
+
+/* 6 x N' x T + 12 L B s^2 h (QK^T and AV: 2 b s^2 h each forward, x 3),
+ * N' = layer parameters + the LM head's V h; recomputation adds one forward
+ * of the layers: 2 x L x layer params x T + 4 L B s^2 h. */
+static double
+expected_flops (const WlTransformerModel *m, double B, gboolean recompute)
+{
+  double L = m->layers, h = m->hidden, s = m->seq, T = B * s;
+  double n_prime = L * layer_params (m) + (double) m->vocab * h;
+  double f = 6 * n_prime * T + 12 * L * B * s * s * h;
+  if (recompute)
+    f += 2 * L * layer_params (m) * T + 4 * L * B * s * s * h;
+  return f;
+}
+
+static void
+check_layout (const WlTransformerModel *m, const Layout *lay, const char *tag)
+{
+  g_autofree char *p = tu_scratch_path (tag);
+  WlGenTransformer req = { .model = *m, .micro_batch = lay->b, .global_batch = lay->B,
+                           .tp = lay->tp, .pp = lay->pp, .dp = lay->dp,
+                           .schedule = lay->schedule, .recompute = lay->recompute };
+  GError *error = NULL;
+  ck_assert (wl_gen_transformer (p, &req, &error));
+  g_assert_no_error (error);
+  g_autoptr (GHashTable) sends = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GHashTable) recvs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint32 ranks = lay->tp * lay->pp * lay->dp, M = lay->B / (lay->b * lay->dp);
+  double total = 0, act = 2.0 * lay->b * m->seq * m->hidden, vh = (double) m->vocab * m->hidden;
+  for (guint32 r = 0; r < ranks; r++)
+    {
+      RankSums s;
+      read_rank (p, r, &s, sends, recvs);
+      total += s.num_ops;
+      guint32 t = r % lay->tp, d = r / lay->tp % lay->dp, st = r / (lay->tp * lay->dp);
+      guint32 nl = m->layers / lay->pp + (st < m->layers % lay->pp);
+      gboolean first = st == 0, last = st + 1 == lay->pp;
+      /* TP: 4 all-gathers of act/tp and 4 reduce-scatters of act per layer
+       * and micro-batch (2 forward, 2 backward), on group 1 + d + dp st. */
+      guint n_tp = lay->tp > 1 ? 4 * nl * M : 0;
+      ck_assert_uint_eq (s.n_ag, n_tp);
+      ck_assert_uint_eq (s.n_rs, n_tp);
+      ck_assert_uint_eq (s.ag, (guint64) (n_tp * act / lay->tp));
+      ck_assert_uint_eq (s.rs, (guint64) (n_tp * act));
+      if (n_tp > 0)
+        {
+          g_autofree char *pg = g_strdup_printf ("%u", 1 + d + lay->dp * st);
+          ck_assert_str_eq (s.tp_pg, pg);
+        }
+      /* DP: one all-reduce per layer plus the embedding (first stage) and
+       * the LM head (last), 2 bytes per parameter of the tp share. */
+      guint n_dp = lay->dp > 1 ? nl + first + last : 0;
+      double dp_bytes = lay->dp > 1 ? 2 * (nl * layer_params (m) + (first + last) * vh) / lay->tp : 0;
+      ck_assert_uint_eq (s.n_ar, n_dp);
+      ck_assert_uint_eq (s.ar, (guint64) dp_bytes);
+      if (n_dp > 0)
+        {
+          g_autofree char *pg
+              = g_strdup_printf ("%u", 1 + lay->dp * lay->pp + t + lay->tp * st);
+          ck_assert_str_eq (s.dp_pg, pg);
+        }
+      /* PP: activations to the next stage, gradients to the previous one. */
+      guint n_pp = M * (!first + !last);
+      ck_assert_uint_eq (s.n_send, n_pp);
+      ck_assert_uint_eq (s.n_recv, n_pp);
+      ck_assert_uint_eq (s.send, (guint64) (n_pp * act));
+      ck_assert_uint_eq (s.recv, (guint64) (n_pp * act));
+      g_free (s.tp_pg);
+      g_free (s.dp_pg);
+    }
+  /* Every send has its receive. */
+  ck_assert_uint_eq (g_hash_table_size (sends), g_hash_table_size (recvs));
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, sends);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    ck_assert_msg (g_hash_table_contains (recvs, key), "send %s has no receive", (char *) key);
+  double want = expected_flops (m, lay->B, lay->recompute);
+  ck_assert_msg (fabs (total - want) <= 1e-9 * want, "%s: %.6g FLOPs, want %.6g", tag, total,
+                 want);
+  ck_assert_msg (fabs (wl_gen_transformer_flops (&req) - want) <= 1e-9 * want, "%s", tag);
+}
+
+START_TEST (test_presets_flops_and_traffic)
+{
+  guint n;
+  const WlTransformerModel *presets = wl_transformer_presets (&n);
+  ck_assert_uint_eq (n, 6);
+  for (guint i = 0; i < n; i++)
+    for (guint k = 0; k < G_N_ELEMENTS (layouts); k++)
+      {
+        g_autofree char *tag = g_strdup_printf ("%s-%u", presets[i].name, k);
+        check_layout (&presets[i], &layouts[k], tag);
+      }
+}
+END_TEST
+
+/* Parameter counts of the presets against their published sizes (within
+ * 2 %: biases and norms are not counted). */
+START_TEST (test_preset_params)
+{
+  static const struct { const char *name; double billions; } want[] = {
+    { "gpt3-175b", 175 }, { "llama2-7b", 6.74 }, { "llama2-70b", 68.98 },
+    { "llama3-8b", 8.03 }, { "llama3-70b", 70.6 }, { "llama3-405b", 405.9 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    {
+      const WlTransformerModel *m = wl_transformer_preset (want[i].name);
+      ck_assert_ptr_nonnull (m);
+      double got = (double) wl_transformer_params (m) / 1e9;
+      ck_assert_msg (fabs (got - want[i].billions) <= 0.02 * want[i].billions, "%s: %.2fB",
+                     want[i].name, got);
+    }
+  ck_assert_ptr_null (wl_transformer_preset ("gpt-5"));
+}
+END_TEST
+
+START_TEST (test_request_errors)
+{
+  WlGenTransformer req = { .model = *wl_transformer_preset ("llama2-7b"), .micro_batch = 1,
+                           .global_batch = 6, .tp = 1, .pp = 1, .dp = 4 };
+  GError *error = NULL;
+  ck_assert_uint_eq (wl_gen_transformer_microbatches (&req, &error), 0);
+  g_assert_error (error, WL_ERROR, SIM_ERROR_INPUT);
+  g_clear_error (&error);
+  req.global_batch = 8;
+  req.tp = 3;
+  ck_assert_uint_eq (wl_gen_transformer_microbatches (&req, &error), 0);
+  ck_assert_msg (strstr (error->message, "tp must divide") != NULL, "%s", error->message);
+  g_clear_error (&error);
+  req.tp = 2;
+  ck_assert_uint_eq (wl_gen_transformer_microbatches (&req, &error), 2);
+  g_assert_no_error (error);
+}
+END_TEST
+
+/* A small model on 8 ranks (Ring 2 x Ring 4), simulated to the end. */
+static void
+run_small (const char *schedule, gboolean recompute)
+{
+  g_autofree char *p = tu_scratch_path (schedule);
+  g_autofree char *out = NULL;
+  const char *argv[] = { tu_orrery (), "gen", "transformer", "--layers", "5", "--hidden", "256",
+                         "--heads", "4", "--vocab", "1000", "--seq", "128", "--micro-batch", "1",
+                         "--global-batch", "8", "--tp", "2", "--pp", "2", "--dp", "2",
+                         "--schedule", schedule, "--out", p,
+                         recompute ? "--recompute" : NULL, NULL };
+  ck_assert_int_eq (tu_run (&out, argv), 0);
+  ck_assert_msg (strstr (out, "8 ranks (tp 2 pp 2 dp 2), 4 micro-batches") != NULL, "%s", out);
+  AppConfig cfg;
+  app_config_init (&cfg);
+  cfg.net.n_dims = 2;
+  cfg.net.dims[0] = (NetDimSpec) { .kind = NET_DIM_RING, .size = 2, .bandwidth_Bps = 100e9,
+                                   .latency = sim_time_from_ns (500) };
+  cfg.net.dims[1] = (NetDimSpec) { .kind = NET_DIM_RING, .size = 4, .bandwidth_Bps = 25e9,
+                                   .latency = sim_time_from_ns (1000) };
+  cfg.wl.compute = WL_COMPUTE_ROOFLINE;
+  GError *error = NULL;
+  AppSim *sim = app_sim_new (&cfg, p, &error);
+  g_assert_no_error (error);
+  ck_assert (app_sim_run (sim, &error));
+  g_assert_no_error (error);
+  const WlReplay *rp = app_sim_replay (sim);
+  ck_assert_uint_eq (wl_replay_unfinished (rp), 0);
+  for (guint32 r = 0; r < 8; r++)
+    ck_assert_uint_gt (wl_replay_rank_stats (rp, r)->finish, 0);
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+}
+
+START_TEST (test_run_1f1b)
+{
+  run_small ("1f1b", FALSE);
+}
+END_TEST
+
+START_TEST (test_run_gpipe_recompute)
+{
+  run_small ("gpipe", TRUE);
+}
+END_TEST
+
+/* The command line: --list, a full run through `orrery run`, errors. */
+START_TEST (test_cli)
+{
+  g_autofree char *out = NULL;
+  const char *list[] = { tu_orrery (), "gen", "transformer", "--list", NULL };
+  ck_assert_int_eq (tu_run (&out, list), 0);
+  ck_assert_msg (strstr (out, "llama3-405b") != NULL && strstr (out, "gpt3-175b") != NULL, "%s",
+                 out);
+  g_free (g_steal_pointer (&out));
+  const char *bad[] = { tu_orrery (), "gen", "transformer", "--preset", "nope", "--micro-batch",
+                        "1", "--global-batch", "8", "--out", "x", NULL };
+  ck_assert_int_eq (tu_run (&out, bad), 1);
+  ck_assert_msg (strstr (out, "unknown preset 'nope'") != NULL, "%s", out);
+  g_free (g_steal_pointer (&out));
+  const char *sched[] = { tu_orrery (), "gen", "transformer", "--preset", "llama2-7b",
+                          "--micro-batch", "1", "--global-batch", "8", "--schedule", "zb",
+                          "--out", "x", NULL };
+  ck_assert_int_eq (tu_run (&out, sched), 1);
+  ck_assert_msg (strstr (out, "--schedule") != NULL, "%s", out);
+}
+END_TEST
+
+static Suite *
+gen_transformer_suite (void)
+{
+  Suite *s = suite_create ("gen_transformer");
+  TCase *tc = tu_tcase (s, "gen_transformer", tu_scratch_setup, tu_scratch_teardown, 30);
+  tcase_add_test (tc, test_presets_flops_and_traffic);
+  tcase_add_test (tc, test_preset_params);
+  tcase_add_test (tc, test_request_errors);
+  tcase_add_test (tc, test_run_1f1b);
+  tcase_add_test (tc, test_run_gpipe_recompute);
+  tcase_add_test (tc, test_cli);
+  return s;
+}
+
+int
+main (void)
+{
+  return tu_run_suite (gen_transformer_suite ());
+}

@@ -1,0 +1,430 @@
+/* gen_transformer.c: the dense transformer training-iteration generator. */
+#include "workload/gen_transformer.h"
+
+#include <string.h>
+
+#include "sim/error.h"
+#include "system/sys_params.h"
+#include "workload/chakra.h"
+#include "workload/gen.h"
+#include "workload/wl_error.h"
+
+static const WlTransformerModel presets[] = {
+  { "gpt3-175b", 96, 12288, 96, 0, 4 * 12288, 50257, 2048, FALSE },
+  { "llama2-7b", 32, 4096, 32, 0, 11008, 32000, 4096, TRUE },
+  { "llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096, TRUE },
+  { "llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, TRUE },
+  { "llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, TRUE },
+  { "llama3-405b", 126, 16384, 128, 8, 53248, 128256, 8192, TRUE },
+};
+
+const WlTransformerModel *
+wl_transformer_presets (guint *n)
+{
+  *n = G_N_ELEMENTS (presets);
+  return presets;
+}
+
+const WlTransformerModel *
+wl_transformer_preset (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (presets); i++)
+    if (g_ascii_strcasecmp (name, presets[i].name) == 0)
+      return &presets[i];
+  return NULL;
+}
+
+static guint64
+ffn_mats (const WlTransformerModel *m)
+{
+  return m->gated_ffn ? 3 : 2;
+}
+
+/* Q and output projections h x h, K and V h x (h kv_heads / heads). */
+static guint64
+attn_params (const WlTransformerModel *m)
+{
+  guint64 h = m->hidden, kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+  return 2 * h * h + 2 * h * (h * kv / m->heads);
+}
+
+static guint64
+layer_params (const WlTransformerModel *m)
+{
+  return attn_params (m) + ffn_mats (m) * m->hidden * m->ffn;
+}
+
+guint64
+wl_transformer_params (const WlTransformerModel *m)
+{
+  return m->layers * layer_params (m) + 2 * (guint64) m->vocab * m->hidden;
+}
+
+static gboolean
+bad (GError **error, const char *msg)
+{
+  g_set_error_literal (error, WL_ERROR, SIM_ERROR_INPUT, msg);
+  return FALSE;
+}
+
+guint32
+wl_gen_transformer_microbatches (const WlGenTransformer *r, GError **error)
+{
+  const WlTransformerModel *m = &r->model;
+  if (m->layers == 0 || m->hidden == 0 || m->heads == 0 || m->ffn == 0 || m->vocab == 0
+      || m->seq == 0)
+    return bad (error, "the model needs layers, hidden, heads, ffn, vocab and seq above 0");
+  if (r->micro_batch == 0 || r->tp == 0 || r->pp == 0 || r->dp == 0)
+    return bad (error, "micro-batch, tp, pp and dp must be at least 1");
+  if (m->layers < r->pp)
+    return bad (error, "more pipeline stages than layers");
+  if (m->hidden % r->tp != 0 || m->heads % r->tp != 0 || m->ffn % r->tp != 0)
+    return bad (error, "tp must divide hidden, heads and ffn");
+  if (m->kv_heads > m->heads || (m->kv_heads > 0 && m->heads % m->kv_heads != 0))
+    return bad (error, "kv heads must divide heads");
+  guint64 per_step = (guint64) r->micro_batch * r->dp;
+  if (r->microbatches > 0)
+    {
+      if (r->global_batch > 0 && r->global_batch != per_step * r->microbatches)
+        return bad (error, "global batch != micro-batch x dp x microbatches");
+      return r->microbatches;
+    }
+  if (r->global_batch == 0 || r->global_batch % per_step != 0)
+    return bad (error, "the global batch must be a positive multiple of micro-batch x dp");
+  return (guint32) (r->global_batch / per_step);
+}
+
+/* Forward FLOPs of one micro-batch on all tp ranks together. */
+typedef struct
+{
+  guint64 attn, mlp, head, tokens, act_bytes;
+} Costs;
+
+static Costs
+costs_of (const WlGenTransformer *r)
+{
+  const WlTransformerModel *m = &r->model;
+  guint64 b = r->micro_batch, s = m->seq, h = m->hidden, t = b * s;
+  return (Costs) { .attn = 2 * t * attn_params (m) + 4 * b * s * s * h,
+                   .mlp = 2 * ffn_mats (m) * t * h * m->ffn,
+                   .head = 2 * t * h * m->vocab,
+                   .tokens = t,
+                   .act_bytes = 2 * t * h };
+}
+
+double
+wl_gen_transformer_flops (const WlGenTransformer *r)
+{
+  guint32 M = wl_gen_transformer_microbatches (r, NULL);
+  Costs c = costs_of (r);
+  double layers = (double) r->model.layers * (double) (c.attn + c.mlp);
+  double fwd = layers + (double) c.head;
+  return (double) M * r->dp * (3 * fwd + (r->recompute ? layers : 0));
+}
+
+/* ---- emission ---------------------------------------------------------------- */
+
+typedef struct
+{
+  const WlGenTransformer *req;
+  Costs c;
+  guint32 M, t, d, p, nl;
+  WlChakraWriter *w;
+  GError **error;
+  gboolean ok;
+  guint64 next_id, last;
+  gboolean has_last;
+  char tp_pg[16], dp_pg[16];
+} Emit;
+
+static guint32
+rank_of (const WlGenTransformer *r, guint32 t, guint32 d, guint32 p)
+{
+  return t + r->tp * (d + r->dp * p);
+}
+
+static void
+a_int (ChakraProtoMsg__AttributeProto *a, const char *name, gint64 v)
+{
+  *a = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+  a->name = (char *) name;
+  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
+  a->int64_val = v;
+}
+
+static void
+a_i32 (ChakraProtoMsg__AttributeProto *a, const char *name, gint32 v)
+{
+  *a = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+  a->name = (char *) name;
+  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL;
+  a->int32_val = v;
+}
+
+/* Append a node depending on the chain's last node; CHAIN makes it the new
+ * last node (nodes off the chain, like sends and gradient all-reduces, are
+ * waited for by nothing).  Returns its id. */
+static guint64
+emit (Emit *e, const char *name, int type, ChakraProtoMsg__AttributeProto *attrs, gsize n,
+      gboolean chain)
+{
+  ChakraProtoMsg__AttributeProto *ptrs[8];
+  g_assert (n <= G_N_ELEMENTS (ptrs));
+  for (gsize i = 0; i < n; i++)
+    ptrs[i] = &attrs[i];
+  ChakraProtoMsg__Node node = CHAKRA_PROTO_MSG__NODE__INIT;
+  guint64 dep = e->last;
+  node.id = e->next_id++;
+  node.name = (char *) name;
+  node.type = type;
+  node.attr = ptrs;
+  node.n_attr = n;
+  if (e->has_last)
+    {
+      node.n_data_deps = 1;
+      node.data_deps = &dep;
+    }
+  if (e->ok)
+    e->ok = wl_chakra_writer_add (e->w, &node, e->error);
+  if (chain)
+    {
+      e->last = node.id;
+      e->has_last = TRUE;
+    }
+  return node.id;
+}
+
+static void
+comp (Emit *e, const char *name, guint64 flops, guint64 bytes)
+{
+  ChakraProtoMsg__AttributeProto a[2];
+  a_int (&a[0], "num_ops", (gint64) (flops / e->req->tp));
+  a[1] = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+  a[1].name = (char *) "tensor_size";
+  a[1].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL;
+  a[1].uint64_val = bytes;
+  emit (e, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE, a, 2, TRUE);
+}
+
+static void
+coll (Emit *e, const char *name, SysCollKind kind, guint64 bytes, const char *pg, gboolean chain)
+{
+  ChakraProtoMsg__AttributeProto a[3];
+  a_int (&a[0], "comm_type", wl_chakra_comm_type_of (kind));
+  a_int (&a[1], "comm_size", (gint64) bytes);
+  a[2] = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+  a[2].name = (char *) "pg_name";
+  a[2].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+  a[2].string_val = (char *) pg;
+  emit (e, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE, a, 3, chain);
+}
+
+/* A send (asynchronous: off the chain) or a receive (on it) of an
+ * activation or gradient for micro-batch MB with the stage PEER. */
+static void
+p2p (Emit *e, gboolean send, guint32 peer_stage, guint32 mb, gboolean grad)
+{
+  const WlGenTransformer *r = e->req;
+  guint32 me = rank_of (r, e->t, e->d, e->p), peer = rank_of (r, e->t, e->d, peer_stage);
+  ChakraProtoMsg__AttributeProto a[4];
+  a_i32 (&a[0], "comm_src", (gint32) (send ? me : peer));
+  a_i32 (&a[1], "comm_dst", (gint32) (send ? peer : me));
+  a_i32 (&a[2], "comm_tag", (gint32) (2 * mb + (grad ? 1 : 0)));
+  a_int (&a[3], "comm_size", (gint64) e->c.act_bytes);
+  const char *name = grad ? (send ? "send_grad" : "recv_grad") : (send ? "send_act" : "recv_act");
+  emit (e, name,
+        send ? CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE : CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE,
+        a, 4, !send);
+}
+
+/* The sequence-parallel all-gather before, or reduce-scatter after, a block. */
+static void
+tp_coll (Emit *e, gboolean gather)
+{
+  if (e->req->tp == 1)
+    return;
+  if (gather)
+    coll (e, "tp_all_gather", SYS_COLL_ALL_GATHER, e->c.act_bytes / e->req->tp, e->tp_pg, TRUE);
+  else
+    coll (e, "tp_reduce_scatter", SYS_COLL_REDUCE_SCATTER, e->c.act_bytes, e->tp_pg, TRUE);
+}
+
+/* Estimated bytes read and written by a block's forward: its weights (a
+ * 1/tp share), its input and output, and its intermediates (1/tp). */
+static guint64
+block_bytes (const Emit *e, gboolean mlp)
+{
+  const WlTransformerModel *m = &e->req->model;
+  guint64 h = m->hidden, t = e->c.tokens, tp = e->req->tp;
+  guint64 weights = mlp ? ffn_mats (m) * h * m->ffn : attn_params (m);
+  guint64 inter = mlp ? ffn_mats (m) * t * m->ffn : 4 * t * h;
+  return 2 * (weights / tp + 2 * t * h + inter / tp);
+}
+
+static void
+dp_all_reduce (Emit *e, guint64 params)
+{
+  if (e->req->dp > 1)
+    coll (e, "dp_all_reduce", SYS_COLL_ALL_REDUCE, 2 * (params / e->req->tp), e->dp_pg, FALSE);
+}
+
+static gboolean
+last_stage (const Emit *e)
+{
+  return e->p + 1 == e->req->pp;
+}
+
+static void
+forward (Emit *e, guint32 mb)
+{
+  if (e->p > 0)
+    p2p (e, FALSE, e->p - 1, mb, FALSE);
+  for (guint32 l = 0; l < e->nl; l++)
+    {
+      tp_coll (e, TRUE);
+      comp (e, "attn_fwd", e->c.attn, block_bytes (e, FALSE));
+      tp_coll (e, FALSE);
+      tp_coll (e, TRUE);
+      comp (e, "mlp_fwd", e->c.mlp, block_bytes (e, TRUE));
+      tp_coll (e, FALSE);
+    }
+  if (last_stage (e))
+    comp (e, "lm_head_fwd", e->c.head,
+          2 * ((guint64) e->req->model.vocab * e->req->model.hidden / e->req->tp + e->c.tokens * e->req->model.hidden));
+  else
+    p2p (e, TRUE, e->p + 1, mb, FALSE);
+}
+
+static void
+backward (Emit *e, guint32 mb)
+{
+  const WlTransformerModel *m = &e->req->model;
+  gboolean final = mb + 1 == e->M;
+  if (last_stage (e))
+    {
+      comp (e, "lm_head_bwd", 2 * e->c.head,
+            4 * ((guint64) m->vocab * m->hidden / e->req->tp + e->c.tokens * m->hidden));
+      if (final)
+        dp_all_reduce (e, (guint64) m->vocab * m->hidden);
+    }
+  else
+    p2p (e, FALSE, e->p + 1, mb, TRUE);
+  for (guint32 l = 0; l < e->nl; l++)
+    {
+      if (e->req->recompute)
+        comp (e, "recompute_fwd", e->c.attn + e->c.mlp,
+              block_bytes (e, FALSE) + block_bytes (e, TRUE));
+      tp_coll (e, TRUE);
+      comp (e, "mlp_bwd", 2 * e->c.mlp, 2 * block_bytes (e, TRUE));
+      tp_coll (e, FALSE);
+      tp_coll (e, TRUE);
+      comp (e, "attn_bwd", 2 * e->c.attn, 2 * block_bytes (e, FALSE));
+      tp_coll (e, FALSE);
+      if (final)
+        dp_all_reduce (e, layer_params (m));
+    }
+  if (e->p > 0)
+    p2p (e, TRUE, e->p - 1, mb, TRUE);
+  else if (final)
+    dp_all_reduce (e, (guint64) m->vocab * m->hidden);
+}
+
+static void
+schedule (Emit *e)
+{
+  guint32 M = e->M;
+  if (e->req->schedule == WL_PIPE_GPIPE)
+    {
+      for (guint32 i = 0; i < M; i++)
+        forward (e, i);
+      for (guint32 i = 0; i < M; i++)
+        backward (e, i);
+      return;
+    }
+  guint32 warm = MIN (e->req->pp - e->p - 1, M);
+  for (guint32 i = 0; i < warm; i++)
+    forward (e, i);
+  for (guint32 i = 0; i + warm < M; i++)
+    {
+      forward (e, warm + i);
+      backward (e, i);
+    }
+  for (guint32 i = M - warm; i < M; i++)
+    backward (e, i);
+}
+
+static char *
+groups_json (const WlGenTransformer *r)
+{
+  GString *s = g_string_new ("[");
+  gboolean first = TRUE;
+  for (guint32 p = 0; p < r->pp && r->tp > 1; p++)
+    for (guint32 d = 0; d < r->dp; d++)
+      {
+        g_string_append_printf (s, "%s{\"pg_name\": \"%u\", \"ranks\": [", first ? "" : ", ",
+                                1 + d + r->dp * p);
+        first = FALSE;
+        for (guint32 t = 0; t < r->tp; t++)
+          g_string_append_printf (s, "%s%u", t ? ", " : "", rank_of (r, t, d, p));
+        g_string_append (s, "]}");
+      }
+  for (guint32 p = 0; p < r->pp && r->dp > 1; p++)
+    for (guint32 t = 0; t < r->tp; t++)
+      {
+        g_string_append_printf (s, "%s{\"pg_name\": \"%u\", \"ranks\": [", first ? "" : ", ",
+                                1 + r->dp * r->pp + t + r->tp * p);
+        first = FALSE;
+        for (guint32 d = 0; d < r->dp; d++)
+          g_string_append_printf (s, "%s%u", d ? ", " : "", rank_of (r, t, d, p));
+        g_string_append (s, "]}");
+      }
+  g_string_append (s, "]");
+  return g_string_free (s, FALSE);
+}
+
+static gboolean
+write_rank (const char *prefix, const WlGenTransformer *r, guint32 M, guint32 rank,
+            const char *groups, GError **error)
+{
+  g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, rank);
+  g_autoptr (WlChakraWriter) w = wl_chakra_writer_open (path, "0.0.4", error);
+  if (w == NULL)
+    return FALSE;
+  guint32 L = r->model.layers;
+  Emit e = { .req = r, .c = costs_of (r), .M = M, .w = w, .error = error, .ok = TRUE,
+             .t = rank % r->tp, .d = rank / r->tp % r->dp, .p = rank / (r->tp * r->dp) };
+  e.nl = L / r->pp + (e.p < L % r->pp ? 1 : 0);
+  g_snprintf (e.tp_pg, sizeof e.tp_pg, "%u", 1 + e.d + r->dp * e.p);
+  g_snprintf (e.dp_pg, sizeof e.dp_pg, "%u", 1 + r->dp * r->pp + e.t + r->tp * e.p);
+  if (r->tp > 1 || r->dp > 1)
+    {
+      ChakraProtoMsg__IOInfo in = CHAKRA_PROTO_MSG__IOINFO__INIT;
+      in.values = (char *) groups;
+      ChakraProtoMsg__Node meta = CHAKRA_PROTO_MSG__NODE__INIT;
+      meta.id = e.next_id++;
+      meta.name = (char *) "process_groups";
+      meta.type = CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE;
+      meta.inputs = &in;
+      if (!wl_chakra_writer_add (w, &meta, error))
+        return FALSE;
+      e.last = meta.id;
+      e.has_last = TRUE;
+    }
+  schedule (&e);
+  return e.ok && wl_chakra_writer_close (w, error);
+}
+
+gboolean
+wl_gen_transformer (const char *prefix, const WlGenTransformer *req, GError **error)
+{
+  g_return_val_if_fail (prefix != NULL && req != NULL, FALSE);
+  guint32 M = wl_gen_transformer_microbatches (req, error);
+  if (M == 0)
+    return FALSE;
+  g_autofree char *groups = groups_json (req);
+  guint32 ranks = req->tp * req->pp * req->dp;
+  for (guint32 r = 0; r < ranks; r++)
+    if (!write_rank (prefix, req, M, r, groups, error))
+      return FALSE;
+  return TRUE;
+}

@@ -1,0 +1,106 @@
+/* gen_transformer.h: one training iteration of a dense decoder-only
+ * transformer as Chakra traces, under tensor (with sequence), pipeline and
+ * data parallelism.
+ *
+ * What it models (units: FLOPs, bytes; bf16, 2 bytes per element):
+ * - Model: L layers of hidden size h, FFN size f (two h x f matrices, or
+ *   three for a gated FFN as in Llama), vocabulary V, sequence length s.
+ *   Attention has heads query heads and kv_heads key/value heads (grouped-
+ *   query attention; 0 means kv_heads = heads), so its projections hold
+ *   A = 2h^2 + 2h (h kv_heads / heads) parameters (4h^2 without GQA).
+ *   Parameters: L x (A + n_ffn x h x f) + 2 x V x h (embedding and LM head
+ *   counted separately, as untied; biases and norms are ignored).
+ * - Forward FLOPs of one micro-batch of t = b x s tokens, per layer:
+ *   2 t A (QKV and output projections) + 4 b s^2 h (QK^T and AV, no causal
+ *   halving) + 2 n_ffn t h f; plus 2 t h V for the LM head on the last stage.
+ *   So an iteration of T = B s tokens costs 6 T N' + 12 L B s^2 h (+ the
+ *   recomputed forward of the layers), N' the parameters less the embedding.
+ *   Backward is twice the forward; full recomputation adds one forward of the
+ *   layers before each layer's backward.  Every compute node's num_ops is its
+ *   share on one of tp ranks (FLOPs / tp).
+ * - Ranks: tp x pp x dp, rank = t + tp x (d + dp x p) for TP index t, DP
+ *   index d, stage p.  Stage p holds layers [p L/pp ...] (the first L mod pp
+ *   stages one more).
+ * - Tensor parallelism with sequence parallelism (Megatron-LM): per layer and
+ *   micro-batch, forward: all-gather, attention, reduce-scatter, all-gather,
+ *   MLP, reduce-scatter on the TP group; backward the mirror (all-gather,
+ *   MLP backward, reduce-scatter, all-gather, attention backward,
+ *   reduce-scatter).  The gathered buffer is t x h x 2 bytes: reduce-scatters
+ *   carry comm_size t h 2, all-gathers t h 2 / tp (each rank's input, as
+ *   Chakra defines it).  Recomputation repeats no communication.
+ * - Pipeline: activations (forward) and gradients (backward) of t x h x 2
+ *   bytes between the same (t, d) ranks of adjacent stages, as COMM_SEND /
+ *   COMM_RECV with comm_tag 2 x microbatch (+1 for gradients).  Sends are
+ *   asynchronous (nothing waits for them).  Order: GPipe (all forwards, then
+ *   all backwards) or 1F1B (pp - p - 1 warm-up forwards, then alternating).
+ * - Data parallelism: after the last micro-batch's backward of a layer, an
+ *   all-reduce of that layer's gradients (its parameters / tp x 2 bytes) on
+ *   the DP group, overlapping the rest of the backward; the first stage adds
+ *   one for the embedding (V h / tp x 2), the last one for the LM head.
+ * - Groups: a METADATA node defines TP groups 1 .. dp x pp (index d + dp x p)
+ *   and DP groups dp x pp + 1 .. dp x pp + tp x pp (index t + tp x p); every
+ *   collective names its group in pg_name.  Groups of one rank are omitted,
+ *   and so are their collectives.
+ * - Each rank's compute and blocking communication form one chain (one
+ *   stream); tensor_size is an estimate of bytes read and written.
+ * - Not modelled: the embedding lookup (no FLOPs, no node), the LM head's
+ *   gather of the sequence-parallel activations, the loss, the optimizer
+ *   step, tied-embedding synchronisation, memory footprints.
+ *
+ * Layer: workload.  May include: system, sim, GLib.
+ */
+#ifndef ORRERY_WORKLOAD_GEN_TRANSFORMER_H
+#define ORRERY_WORKLOAD_GEN_TRANSFORMER_H
+
+#include <glib.h>
+
+typedef enum
+{
+  WL_PIPE_1F1B = 0,
+  WL_PIPE_GPIPE
+} WlPipeSchedule;
+
+typedef struct
+{
+  const char *name; /* borrowed; presets use static strings */
+  guint32 layers, hidden, heads, kv_heads, ffn, vocab, seq;
+  gboolean gated_ffn; /* three h x f matrices (SwiGLU) instead of two */
+} WlTransformerModel;
+
+typedef struct
+{
+  WlTransformerModel model;
+  guint32 micro_batch;  /* b, sequences per micro-batch */
+  guint32 global_batch; /* B; 0 when microbatches is given */
+  guint32 tp, pp, dp;   /* each >= 1 */
+  guint32 microbatches; /* per pipeline; 0: B / (b x dp) */
+  WlPipeSchedule schedule;
+  gboolean recompute;
+} WlGenTransformer;
+
+/* The presets: *n is set to their number; the array is static. */
+const WlTransformerModel *wl_transformer_presets (guint *n);
+
+/* The preset called NAME (case-insensitive: "gpt3-175b", "llama2-7b",
+ * "llama2-70b", "llama3-8b", "llama3-70b", "llama3-405b"), or NULL.  The
+ * Llama-2 70B and Llama-3 models use 8 key/value heads. */
+const WlTransformerModel *wl_transformer_preset (const char *name);
+
+/* Parameters of M as described above. */
+guint64 wl_transformer_params (const WlTransformerModel *m);
+
+/* Micro-batches per pipeline that REQ resolves to, or 0 with ERROR set
+ * (SIM_ERROR_INPUT) when the request is inconsistent (a zero size, B not a
+ * multiple of b x dp, B and microbatches disagreeing, more stages than
+ * layers, heads or h not divisible by tp). */
+guint32 wl_gen_transformer_microbatches (const WlGenTransformer *req, GError **error);
+
+/* FLOPs of one iteration over all ranks (the closed form above). */
+double wl_gen_transformer_flops (const WlGenTransformer *req);
+
+/* Write PREFIX.0.et .. PREFIX.(tp pp dp - 1).et for REQ (borrowed).  FALSE
+ * with ERROR set (WL_ERROR, SIM_ERROR_INPUT) on an inconsistent request or a
+ * write error. */
+gboolean wl_gen_transformer (const char *prefix, const WlGenTransformer *req, GError **error);
+
+#endif /* ORRERY_WORKLOAD_GEN_TRANSFORMER_H */
