@@ -122,6 +122,45 @@ wl_gen_transformer_flops (const WlGenTransformer *r)
   return (double) M * r->dp * (3 * fwd + (r->recompute ? layers : 0));
 }
 
+/* ---- memory (see the header) ------------------------------------------------ */
+
+static guint32
+stage_layers (const WlGenTransformer *r, guint32 p)
+{
+  return r->model.layers / r->pp + (p < r->model.layers % r->pp ? 1 : 0);
+}
+
+gboolean
+wl_gen_transformer_memory (const WlGenTransformer *r, WlStageMemory *out, GError **error)
+{
+  g_return_val_if_fail (r != NULL && out != NULL, FALSE);
+  guint32 M = wl_gen_transformer_microbatches (r, error);
+  if (M == 0)
+    return FALSE;
+  const WlTransformerModel *m = &r->model;
+  guint64 s = m->seq, b = r->micro_batch, h = m->hidden, a = m->heads, tp = r->tp;
+  guint64 emb = (guint64) m->vocab * h;
+  /* tp divides h and heads, so both terms divide exactly. */
+  /* With sequence parallelism even the one kept input is split over the
+   * tensor group. */
+  guint64 per_layer = r->recompute ? 2 * s * b * h / tp : (34 * s * b * h + 5 * a * s * s * b) / tp;
+  for (guint32 p = 0; p < r->pp; p++)
+    {
+      WlStageMemory *o = &out[p];
+      o->layers = stage_layers (r, p);
+      guint64 params = o->layers * layer_params (m) + (p == 0 ? emb : 0)
+                       + (p + 1 == r->pp ? emb : 0);
+      guint64 n = params / tp;
+      o->in_flight = r->schedule == WL_PIPE_GPIPE ? M : MIN (M, r->pp - p);
+      o->params_B = 2 * n;
+      o->grads_B = 2 * n;
+      o->optimizer_B = 12 * n;
+      o->activations_B = (guint64) o->layers * o->in_flight * per_layer;
+      o->total_B = o->params_B + o->grads_B + o->optimizer_B + o->activations_B;
+    }
+  return TRUE;
+}
+
 /* ---- emission ---------------------------------------------------------------- */
 
 typedef struct
@@ -390,10 +429,9 @@ write_rank (const char *prefix, const WlGenTransformer *r, guint32 M, guint32 ra
   g_autoptr (WlChakraWriter) w = wl_chakra_writer_open (path, "0.0.4", error);
   if (w == NULL)
     return FALSE;
-  guint32 L = r->model.layers;
   Emit e = { .req = r, .c = costs_of (r), .M = M, .w = w, .error = error, .ok = TRUE,
              .t = rank % r->tp, .d = rank / r->tp % r->dp, .p = rank / (r->tp * r->dp) };
-  e.nl = L / r->pp + (e.p < L % r->pp ? 1 : 0);
+  e.nl = stage_layers (r, e.p);
   g_snprintf (e.tp_pg, sizeof e.tp_pg, "%u", 1 + e.d + r->dp * e.p);
   g_snprintf (e.dp_pg, sizeof e.dp_pg, "%u", 1 + r->dp * r->pp + e.t + r->tp * e.p);
   if (r->tp > 1 || r->dp > 1)

@@ -45,7 +45,23 @@
  *   stream); tensor_size is an estimate of bytes read and written.
  * - Not modelled: the embedding lookup (no FLOPs, no node), the LM head's
  *   gather of the sequence-parallel activations, the loss, the optimizer
- *   step, tied-embedding synchronisation, memory footprints.
+ *   step, tied-embedding synchronisation.
+ * - Memory (wl_gen_transformer_memory): per rank of stage p, in bytes, for
+ *   mixed-precision training with Adam and no ZeRO sharding (Rajbhandari et
+ *   al. 2020, "ZeRO", 2 + 2 + 12 bytes per parameter).  With P_p the stage's
+ *   parameters (its layers, plus V h for the embedding on the first stage
+ *   and V h for the LM head on the last) and N = P_p / tp:
+ *     parameters 2 N (bf16 weights), gradients 2 N (bf16), optimizer 12 N
+ *     (fp32 master weights, Adam m and v);
+ *     activations n_p x F x layer, n_p the stage's layers, layer the bytes
+ *     kept per layer and micro-batch with sequence + tensor parallelism
+ *     (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+ *     Transformer Models", Table 2): s b h (34 + 5 a s / h) / tp without
+ *     recomputation (a = heads), 2 s b h / tp (the layer input, split by
+ *     sequence parallelism) with full recomputation; F the micro-batches in flight on the stage: 1F1B
+ *     min (M, pp - p), GPipe M.
+ *   Not counted: the embedding/LM-head and loss activations, temporary
+ *   buffers, communication buffers, fragmentation, framework overhead.
  *
  * Layer: workload.  May include: system, sim, GLib.
  */
@@ -97,6 +113,20 @@ guint32 wl_gen_transformer_microbatches (const WlGenTransformer *req, GError **e
 
 /* FLOPs of one iteration over all ranks (the closed form above). */
 double wl_gen_transformer_flops (const WlGenTransformer *req);
+
+/* Per-rank memory of one pipeline stage (all its tp x dp ranks alike). */
+typedef struct
+{
+  guint32 layers;    /* layers on the stage */
+  guint32 in_flight; /* micro-batches whose activations are held at once */
+  guint64 params_B, grads_B, optimizer_B, activations_B, total_B;
+} WlStageMemory;
+
+/* Fill OUT[0 .. pp - 1] (caller's array) with the formulas above.  FALSE
+ * with ERROR set (as wl_gen_transformer_microbatches) on an inconsistent
+ * request. */
+gboolean wl_gen_transformer_memory (const WlGenTransformer *req, WlStageMemory *out,
+                                    GError **error);
 
 /* Write PREFIX.0.et .. PREFIX.(tp pp dp - 1).et for REQ (borrowed).  FALSE
  * with ERROR set (WL_ERROR, SIM_ERROR_INPUT) on an inconsistent request or a

@@ -14,6 +14,7 @@
 #include "sim/app/simulation.h"
 #include "sim/error.h"
 #include "sim/units.h"
+#include "workload/compute.h"
 #include "workload/gen.h"
 #include "workload/gen_transformer.h"
 #include "workload/rescale.h"
@@ -348,12 +349,56 @@ gen_transformer_request (const char *preset, const gint *model, const char *sche
   return TRUE;
 }
 
+/* Print each stage's per-rank memory; with DEVICE, check it against the
+ * capacity: a warning on stderr per stage over it, or (STRICT) an error. */
+static gboolean
+gen_transformer_memory (const WlGenTransformer *req, const WlDevice *device, gboolean strict,
+                        GError **error)
+{
+  g_autofree WlStageMemory *mem = g_new0 (WlStageMemory, req->pp);
+  if (!wl_gen_transformer_memory (req, mem, error))
+    return FALSE;
+  const double GiB = 1024.0 * 1024.0 * 1024.0;
+  gint64 over = -1;
+  for (guint32 p = 0; p < req->pp; p++)
+    {
+      printf ("stage %u: parameters %.2f GiB, gradients %.2f GiB, optimizer %.2f GiB, "
+              "activations %.2f GiB, total %.2f GiB",
+              p, mem[p].params_B / GiB, mem[p].grads_B / GiB, mem[p].optimizer_B / GiB,
+              mem[p].activations_B / GiB, mem[p].total_B / GiB);
+      if (device != NULL)
+        printf (" of %.2f GiB", device->mem_capacity_B / GiB);
+      printf ("\n");
+      if (device != NULL && (double) mem[p].total_B > device->mem_capacity_B)
+        {
+          if (over < 0)
+            over = p;
+          if (!strict)
+            fprintf (stderr,
+                     "orrery gen transformer: warning: stage %u needs %.2f GiB per rank, more than "
+                     "the %.2f GiB of a %s\n",
+                     p, mem[p].total_B / GiB, device->mem_capacity_B / GiB, device->name);
+        }
+    }
+  fflush (stdout);
+  if (strict && over >= 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "stage %u needs %.2f GiB per rank, more than the %.2f GiB of a %s "
+                   "(--strict-memory)",
+                   (guint) over, mem[over].total_B / GiB, device->mem_capacity_B / GiB,
+                   device->name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static int
 cmd_gen_transformer (int argc, char **argv)
 {
-  char *preset = NULL, *sched = NULL, *out = NULL;
+  char *preset = NULL, *sched = NULL, *out = NULL, *device_name = NULL;
   gint model[6] = { 0 }, b = 0, B = 0, tp = 1, pp = 1, dp = 1, M = 0;
-  gboolean recompute = FALSE, list = FALSE;
+  gboolean recompute = FALSE, list = FALSE, strict_memory = FALSE;
   GOptionEntry entries[] = {
     { "preset", 'p', 0, G_OPTION_ARG_STRING, &preset, "Model preset (see --list)", "NAME" },
     { "list", 'l', 0, G_OPTION_ARG_NONE, &list, "List the presets with their parameters", NULL },
@@ -372,6 +417,10 @@ cmd_gen_transformer (int argc, char **argv)
       "Micro-batches per pipeline (default global-batch / (micro-batch x dp))", "M" },
     { "schedule", 0, 0, G_OPTION_ARG_STRING, &sched, "1f1b (default) or gpipe", "NAME" },
     { "recompute", 0, 0, G_OPTION_ARG_NONE, &recompute, "Full activation recomputation", NULL },
+    { "device", 0, 0, G_OPTION_ARG_STRING, &device_name,
+      "Check each stage's per-rank memory against this device preset (H100-SXM, ...)", "NAME" },
+    { "strict-memory", 0, 0, G_OPTION_ARG_NONE, &strict_memory,
+      "Fail (exit 1, no trace written) when a stage exceeds the device memory", NULL },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Write PREFIX.0.et .. PREFIX.<ranks-1>.et",
       "PREFIX" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
@@ -383,7 +432,10 @@ cmd_gen_transformer (int argc, char **argv)
       ctx, "Ranks: tp x pp x dp, rank = t + tp x (d + dp x p).  Tensor parallelism uses\n"
            "sequence parallelism (all-gather / reduce-scatter per block), the pipeline\n"
            "send/recv between stages, data parallelism one gradient all-reduce per layer.\n"
-           "See workload/gen_transformer.h for the model and its FLOP count.\n\n"
+           "See workload/gen_transformer.h for the model and its FLOP count.\n"
+           "Prints each stage's per-rank memory (bf16 weights and gradients, Adam in\n"
+           "fp32, no ZeRO; activations as in Korthikanti et al. 2022); with --device,\n"
+           "stages over its capacity are warned about (errors with --strict-memory).\n\n"
            EXIT_CODES_HELP "\n");
   GError *error = NULL;
   WlGenTransformer req = { 0 };
@@ -398,8 +450,20 @@ cmd_gen_transformer (int argc, char **argv)
                          g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
                                       "need --preset NAME (or the model sizes) --micro-batch b "
                                       "--global-batch B --tp N --pp N --dp N --out PREFIX"));
+  else if (strict_memory && device_name == NULL)
+    code = report_error ("gen transformer",
+                         g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
+                                      "--strict-memory needs --device NAME"));
+  else if (device_name != NULL && wl_device_preset (device_name) == NULL)
+    {
+      g_autofree char *names = wl_device_preset_names ();
+      code = report_error ("gen transformer",
+                           g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
+                                        "unknown device '%s' (one of %s)", device_name, names));
+    }
   else
     {
+      const WlDevice *device = device_name != NULL ? wl_device_preset (device_name) : NULL;
       req.micro_batch = (guint32) b;
       req.global_batch = (guint32) MAX (B, 0);
       req.tp = (guint32) tp;
@@ -408,6 +472,7 @@ cmd_gen_transformer (int argc, char **argv)
       req.microbatches = (guint32) M;
       req.recompute = recompute;
       if (!gen_transformer_request (preset, model, sched, &req, &error)
+          || !gen_transformer_memory (&req, device, strict_memory, &error)
           || !wl_gen_transformer (out, &req, &error))
         code = report_error ("gen transformer", error);
       else
@@ -421,6 +486,7 @@ cmd_gen_transformer (int argc, char **argv)
   g_free (preset);
   g_free (sched);
   g_free (out);
+  g_free (device_name);
   return code;
 }
 

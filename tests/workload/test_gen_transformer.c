@@ -323,6 +323,110 @@ START_TEST (test_cli)
 }
 END_TEST
 
+/* Per-rank memory of a small custom model over 3 uneven stages (5 layers:
+ * 2, 2, 1), both schedules, recomputation on and off, M binding or not,
+ * recomputed here from the formulas in the header. */
+START_TEST (test_memory)
+{
+  const guint64 L = 5, h = 256, a = 4, f = 1024, V = 1000, s = 128, b = 2, tp = 2, pp = 3;
+  const guint64 layer = 4 * h * h + 2 * h * f, stage_layers[3] = { 2, 2, 1 };
+  for (guint sched = 0; sched < 2; sched++)
+    for (guint rc = 0; rc < 2; rc++)
+      for (guint32 M = 2; M <= 4; M += 2)
+        {
+          WlGenTransformer req = { .model = { "custom", L, h, a, 0, f, V, s, FALSE },
+                                   .micro_batch = b, .tp = tp, .pp = pp, .dp = 2,
+                                   .microbatches = M,
+                                   .schedule = sched ? WL_PIPE_GPIPE : WL_PIPE_1F1B,
+                                   .recompute = rc };
+          WlStageMemory mem[3];
+          GError *error = NULL;
+          ck_assert (wl_gen_transformer_memory (&req, mem, &error));
+          g_assert_no_error (error);
+          for (guint64 p = 0; p < pp; p++)
+            {
+              guint64 params = stage_layers[p] * layer + (p == 0 ? V * h : 0)
+                               + (p == pp - 1 ? V * h : 0);
+              guint64 n = params / tp;
+              guint64 per_layer = rc ? 2 * s * b * h / tp
+                                     : (guint64) ((double) s * b * h
+                                                  * (34.0 + 5.0 * a * s / h) / tp);
+              guint64 in_flight = sched ? M : MIN (M, pp - p);
+              ck_assert_uint_eq (mem[p].layers, stage_layers[p]);
+              ck_assert_uint_eq (mem[p].in_flight, in_flight);
+              ck_assert_uint_eq (mem[p].params_B, 2 * n);
+              ck_assert_uint_eq (mem[p].grads_B, 2 * n);
+              ck_assert_uint_eq (mem[p].optimizer_B, 12 * n);
+              ck_assert_uint_eq (mem[p].activations_B, stage_layers[p] * in_flight * per_layer);
+              ck_assert_uint_eq (mem[p].total_B, 16 * n + stage_layers[p] * in_flight * per_layer);
+            }
+        }
+  /* Spot values: stage 0, 1F1B, M 4, no recomputation: 3 in flight. */
+  WlGenTransformer req = { .model = { "custom", L, h, a, 0, f, V, s, FALSE }, .micro_batch = b,
+                           .tp = tp, .pp = pp, .dp = 1, .microbatches = 4 };
+  WlStageMemory mem[3];
+  ck_assert (wl_gen_transformer_memory (&req, mem, NULL));
+  ck_assert_uint_eq (mem[0].params_B, 2 * (2 * 786432 + 256000) / 2);
+  ck_assert_uint_eq (mem[0].activations_B, 2 * 3 * ((34 * 128 * 2 * 256 + 5 * 4 * 128 * 128 * 2) / 2));
+  req.tp = 3; /* does not divide h */
+  GError *error = NULL;
+  ck_assert (!wl_gen_transformer_memory (&req, mem, &error));
+  ck_assert (g_error_matches (error, WL_ERROR, SIM_ERROR_INPUT));
+  ck_assert_msg (strstr (error->message, "tp must divide") != NULL, "%s", error->message);
+  g_clear_error (&error);
+}
+END_TEST
+
+/* --device: GPT-3 175B on one rank per stage does not fit an H100 (a
+ * warning, or exit 1 before writing with --strict-memory); a small model
+ * fits. */
+START_TEST (test_cli_memory)
+{
+  g_autofree char *p = tu_scratch_path ("mem");
+  g_autofree char *first = g_strdup_printf ("%s.0.et", p);
+  g_autofree char *out = NULL;
+  const char *strict[] = { tu_orrery (), "gen", "transformer", "--preset", "gpt3-175b",
+                           "--micro-batch", "1", "--global-batch", "8", "--tp", "1", "--pp", "1",
+                           "--dp", "8", "--device", "H100-SXM", "--strict-memory", "--out", p,
+                           NULL };
+  ck_assert_int_eq (tu_run (&out, strict), 1);
+  ck_assert_msg (strstr (out, "stage 0: parameters") != NULL, "%s", out);
+  ck_assert_msg (strstr (out, "stage 0 needs") != NULL, "%s", out);
+  ck_assert_msg (strstr (out, "--strict-memory") != NULL, "%s", out);
+  ck_assert (!g_file_test (first, G_FILE_TEST_EXISTS));
+  g_free (g_steal_pointer (&out));
+  const char *warn[] = { tu_orrery (), "gen", "transformer", "--preset", "gpt3-175b",
+                         "--micro-batch", "1", "--global-batch", "8", "--dp", "8",
+                         "--device", "h100-sxm", "--out", p, NULL };
+  ck_assert_int_eq (tu_run (&out, warn), 0);
+  ck_assert_msg (strstr (out, "warning: stage 0 needs") != NULL, "%s", out);
+  ck_assert_msg (strstr (out, "of 74.51 GiB") != NULL, "%s", out);
+  ck_assert (g_file_test (first, G_FILE_TEST_EXISTS));
+  g_free (g_steal_pointer (&out));
+  const char *fits[] = { tu_orrery (), "gen", "transformer", "--layers", "5", "--hidden", "256",
+                         "--heads", "4", "--vocab", "1000", "--seq", "128", "--micro-batch", "1",
+                         "--global-batch", "8", "--tp", "2", "--pp", "2", "--dp", "2",
+                         "--device", "H100-SXM", "--strict-memory", "--out", p, NULL };
+  ck_assert_int_eq (tu_run (&out, fits), 0);
+  ck_assert_msg (strstr (out, "stage 1: parameters") != NULL && strstr (out, "warning") == NULL,
+                 "%s", out);
+  ck_assert_msg (strstr (out, "8 ranks") != NULL, "%s", out);
+  g_free (g_steal_pointer (&out));
+  const char *nodev[] = { tu_orrery (), "gen", "transformer", "--layers", "5", "--hidden", "256",
+                          "--heads", "4", "--vocab", "1000", "--seq", "128", "--micro-batch", "1",
+                          "--global-batch", "8", "--out", p, NULL };
+  ck_assert_int_eq (tu_run (&out, nodev), 0);
+  ck_assert_msg (strstr (out, "stage 0: parameters") != NULL && strstr (out, "GiB of") == NULL,
+                 "%s", out);
+  g_free (g_steal_pointer (&out));
+  const char *baddev[] = { tu_orrery (), "gen", "transformer", "--layers", "5", "--hidden", "256",
+                           "--heads", "4", "--vocab", "1000", "--seq", "128", "--micro-batch",
+                           "1", "--global-batch", "8", "--device", "nope", "--out", p, NULL };
+  ck_assert_int_eq (tu_run (&out, baddev), 1);
+  ck_assert_msg (strstr (out, "unknown device 'nope'") != NULL, "%s", out);
+}
+END_TEST
+
 static Suite *
 gen_transformer_suite (void)
 {
@@ -334,6 +438,8 @@ gen_transformer_suite (void)
   tcase_add_test (tc, test_run_1f1b);
   tcase_add_test (tc, test_run_gpipe_recompute);
   tcase_add_test (tc, test_cli);
+  tcase_add_test (tc, test_memory);
+  tcase_add_test (tc, test_cli_memory);
   return s;
 }
 
