@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cluster_rng.h"
+#include "sim/app/config_xml_private.h"
 #include "network/gen_topo.h"
 #include "sim/error.h"
 #include "sim/units.h"
@@ -38,19 +39,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlRelaxNGValidCtxt, xmlRelaxNGFreeValidCtxt)
 /* Validation messages kept in an error: enough to locate several typos. */
 #define XML_MAX_MESSAGES 3
 
-/* One load in progress: fresh defaults, filled as the tree is walked. */
-typedef struct
-{
-  const char *path;
-  NetSpec net;
-  SysParams sys;
-  WlParams wl;
-  guint64 n_ranks;
-  NetGraphSpec *graph; /* scratch, NULL until a <link> */
-  gboolean impl_seen[SYS_COLL_N];
-  WlGroups *groups; /* scratch, NULL until a <group> */
-  GArray *group_ids; /* guint64, in file order */
-} XmlLoad;
+
 
 /* ------------------------------------------------------------------------ */
 /* Reading and validating                                                   */
@@ -157,15 +146,15 @@ xml_validate (const char *path, xmlDoc *doc, GError **error)
 /* ------------------------------------------------------------------------ */
 /* Nodes and attributes                                                     */
 
-static gboolean
-xml_is (const xmlNode *node, const char *name)
+gboolean
+app_xml_is (const xmlNode *node, const char *name)
 {
   return node->type == XML_ELEMENT_NODE && strcmp ((const char *) node->name, name) == 0;
 }
 
 /* Set an error located at node: "FILE:LINE: <element>: message". */
-static gboolean G_GNUC_PRINTF (4, 5)
-xml_fail (XmlLoad *l, const xmlNode *node, GError **error, const char *format, ...)
+gboolean
+app_xml_fail (XmlLoad *l, const xmlNode *node, GError **error, const char *format, ...)
 {
   va_list ap;
   va_start (ap, format);
@@ -176,8 +165,8 @@ xml_fail (XmlLoad *l, const xmlNode *node, GError **error, const char *format, .
   return FALSE;
 }
 
-static char *
-xml_attr (const xmlNode *node, const char *name)
+char *
+app_xml_attr (const xmlNode *node, const char *name)
 {
   xmlChar *v = xmlGetNoNsProp (node, (const xmlChar *) name);
   if (v == NULL)
@@ -204,9 +193,9 @@ list_join (const char *const *list)
 
 /* Every attribute of node is in attrs and every child element in children
  * (both NULL-terminated), each child at most once unless repeatable. */
-static gboolean
-xml_check_node (XmlLoad *l, const xmlNode *node, const char *const *attrs,
-                const char *const *children, const char *repeatable, GError **error)
+gboolean
+app_xml_check_node (XmlLoad *l, const xmlNode *node, const char *const *attrs,
+                    const char *const *children, const char *repeatable, GError **error)
 {
   static const char *const none[] = { NULL };
   attrs = attrs != NULL ? attrs : none;
@@ -215,7 +204,7 @@ xml_check_node (XmlLoad *l, const xmlNode *node, const char *const *attrs,
     if (!in_list ((const char *) a->name, attrs))
       {
         g_autofree char *known = list_join (attrs);
-        return xml_fail (l, node, error, "unknown attribute '%s' (expected: %s)",
+        return app_xml_fail (l, node, error, "unknown attribute '%s' (expected: %s)",
                          (const char *) a->name, *attrs != NULL ? known : "none");
       }
   for (const xmlNode *c = node->children; c != NULL; c = c->next)
@@ -226,119 +215,119 @@ xml_check_node (XmlLoad *l, const xmlNode *node, const char *const *attrs,
       if (!in_list (name, children))
         {
           g_autofree char *known = list_join (children);
-          return xml_fail (l, c, error, "unexpected element in <%s> (expected: %s)",
+          return app_xml_fail (l, c, error, "unexpected element in <%s> (expected: %s)",
                            (const char *) node->name, *children != NULL ? known : "none");
         }
       /* "*": every child may repeat. */
       if (g_strcmp0 (repeatable, name) == 0 || g_strcmp0 (repeatable, "*") == 0)
         continue;
       for (const xmlNode *d = node->children; d != c; d = d->next)
-        if (xml_is (d, name))
-          return xml_fail (l, c, error, "only one <%s> is allowed", name);
+        if (app_xml_is (d, name))
+          return app_xml_fail (l, c, error, "only one <%s> is allowed", name);
     }
   return TRUE;
 }
 
-static const xmlNode *
-xml_child (const xmlNode *node, const char *name)
+const xmlNode *
+app_xml_child (const xmlNode *node, const char *name)
 {
   for (const xmlNode *c = node->children; c != NULL; c = c->next)
-    if (xml_is (c, name))
+    if (app_xml_is (c, name))
       return c;
   return NULL;
 }
 
 /* The text of an attribute; *text stays NULL for an absent optional one. */
-static gboolean
-attr_text (XmlLoad *l, const xmlNode *node, const char *name, gboolean required, char **text,
-           GError **error)
+gboolean
+app_xml_attr_text (XmlLoad *l, const xmlNode *node, const char *name, gboolean required, char **text,
+                   GError **error)
 {
-  *text = xml_attr (node, name);
+  *text = app_xml_attr (node, name);
   if (*text == NULL && required)
-    return xml_fail (l, node, error, "missing attribute '%s'", name);
+    return app_xml_fail (l, node, error, "missing attribute '%s'", name);
   return TRUE;
 }
 
-static gboolean
-attr_located (XmlLoad *l, const xmlNode *node, const char *name, GError **error)
+gboolean
+app_xml_attr_located (XmlLoad *l, const xmlNode *node, const char *name, GError **error)
 {
   sim_error_prefix (error, "%s:%ld: <%s %s>: ", l->path, xmlGetLineNo (node),
                     (const char *) node->name, name);
   return FALSE;
 }
 
-static gboolean
-attr_time (XmlLoad *l, const xmlNode *node, const char *name, gboolean required, SimTime *out,
-           GError **error)
+gboolean
+app_xml_attr_time (XmlLoad *l, const xmlNode *node, const char *name, gboolean required, SimTime *out,
+                   GError **error)
 {
   g_autofree char *text = NULL;
-  if (!attr_text (l, node, name, required, &text, error))
+  if (!app_xml_attr_text (l, node, name, required, &text, error))
     return FALSE;
   if (text != NULL && !sim_units_parse_time (text, out, error))
-    return attr_located (l, node, name, error);
+    return app_xml_attr_located (l, node, name, error);
   return TRUE;
 }
 
-static gboolean
-attr_bandwidth (XmlLoad *l, const xmlNode *node, const char *name, gboolean required,
-                double *out, GError **error)
+gboolean
+app_xml_attr_bandwidth (XmlLoad *l, const xmlNode *node, const char *name, gboolean required,
+                        double *out, GError **error)
 {
   g_autofree char *text = NULL;
-  if (!attr_text (l, node, name, required, &text, error))
+  if (!app_xml_attr_text (l, node, name, required, &text, error))
     return FALSE;
   if (text != NULL && !sim_units_parse_bandwidth (text, out, error))
-    return attr_located (l, node, name, error);
+    return app_xml_attr_located (l, node, name, error);
   return TRUE;
 }
 
-static gboolean
-attr_bytes (XmlLoad *l, const xmlNode *node, const char *name, guint64 *out, GError **error)
+gboolean
+app_xml_attr_bytes (XmlLoad *l, const xmlNode *node, const char *name, guint64 *out, GError **error)
 {
   g_autofree char *text = NULL;
-  if (!attr_text (l, node, name, FALSE, &text, error))
+  if (!app_xml_attr_text (l, node, name, FALSE, &text, error))
     return FALSE;
   if (text != NULL && !sim_units_parse_bytes (text, out, error))
-    return attr_located (l, node, name, error);
+    return app_xml_attr_located (l, node, name, error);
   return TRUE;
 }
 
-static gboolean
-attr_flops (XmlLoad *l, const xmlNode *node, const char *name, double *out, GError **error)
+gboolean
+app_xml_attr_flops (XmlLoad *l, const xmlNode *node, const char *name, double *out, GError **error)
 {
   g_autofree char *text = NULL;
-  if (!attr_text (l, node, name, FALSE, &text, error))
+  if (!app_xml_attr_text (l, node, name, FALSE, &text, error))
     return FALSE;
   if (text != NULL && !sim_units_parse_flops (text, out, error))
-    return attr_located (l, node, name, error);
+    return app_xml_attr_located (l, node, name, error);
   return TRUE;
 }
 
 /* A whole number in [min, max]. */
-static gboolean
-attr_uint (XmlLoad *l, const xmlNode *node, const char *name, gboolean required, guint min,
-           guint max, guint *out, GError **error)
+gboolean
+app_xml_attr_uint (XmlLoad *l, const xmlNode *node, const char *name, gboolean required, guint min,
+                   guint max, guint *out, GError **error)
 {
   g_autofree char *text = NULL;
-  if (!attr_text (l, node, name, required, &text, error))
+  if (!app_xml_attr_text (l, node, name, required, &text, error))
     return FALSE;
   guint64 v = 0;
   if (text == NULL)
     return TRUE;
   if (!g_ascii_string_to_unsigned (text, 10, min, max, &v, NULL))
-    return xml_fail (l, node, error, "%s '%s' is not a whole number from %u to %u", name, text,
+    return app_xml_fail (l, node, error, "%s '%s' is not a whole number from %u to %u", name, text,
                      min, max);
   *out = (guint) v;
   return TRUE;
 }
 
 /* One of names (NULL-terminated): its index, or -1 when absent. */
-static gboolean
-attr_choice (XmlLoad *l, const xmlNode *node, const char *name, const char *const *names,
-             int *out, GError **error)
+gboolean
+app_xml_attr_choice (XmlLoad *l, const xmlNode *node, const char *name, const char *const *names,
+                     int *out, GError **error)
 {
   g_autofree char *text = NULL;
   *out = -1;
-  if (!attr_text (l, node, name, FALSE, &text, error))
+  if (!app_xml_attr_text (l, node, name, FALSE, &text, error))
     return FALSE;
   if (text == NULL)
     return TRUE;
@@ -349,7 +338,7 @@ attr_choice (XmlLoad *l, const xmlNode *node, const char *name, const char *cons
         return TRUE;
       }
   g_autofree char *known = list_join (names);
-  return xml_fail (l, node, error, "%s '%s' is not one of: %s", name, text, known);
+  return app_xml_fail (l, node, error, "%s '%s' is not one of: %s", name, text, known);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -360,7 +349,7 @@ xml_rounding (XmlLoad *l, const xmlNode *cluster, GError **error)
 {
   static const char *const names[] = { "ps", "astra-ns", NULL };
   int r = -1;
-  if (!attr_choice (l, cluster, "rounding", names, &r, error))
+  if (!app_xml_attr_choice (l, cluster, "rounding", names, &r, error))
     return FALSE;
   gboolean astra = r == 1;
   l->net.rounding = astra ? NET_ROUND_ASTRA_NS : NET_ROUND_PS;
@@ -369,270 +358,6 @@ xml_rounding (XmlLoad *l, const xmlNode *cluster, GError **error)
   return TRUE;
 }
 
-static gboolean
-xml_dim (XmlLoad *l, const xmlNode *node, NetDimSpec *dim, GError **error)
-{
-  /* The same names and order as NetDimKind. */
-  static const char *const kinds[] = { "Ring", "FullyConnected", "Switch", NULL };
-  static const char *const attrs[] = { "kind", "size", "bandwidth", "latency", NULL };
-  int kind = -1;
-  guint size = 0;
-  if (!xml_check_node (l, node, attrs, NULL, NULL, error)
-      || !attr_choice (l, node, "kind", kinds, &kind, error))
-    return FALSE;
-  if (kind < 0)
-    return xml_fail (l, node, error, "missing attribute 'kind'");
-  if (!attr_uint (l, node, "size", TRUE, 1, G_MAXUINT32, &size, error)
-      || !attr_bandwidth (l, node, "bandwidth", TRUE, &dim->bandwidth_Bps, error)
-      || !attr_time (l, node, "latency", TRUE, &dim->latency, error))
-    return FALSE;
-  dim->kind = (NetDimKind) kind;
-  dim->size = size;
-  return TRUE;
-}
-
-/* A device of the explicit graph by name: "r<N>" for rank N, or a switch's
- * id; -1 when there is none. */
-static gint64
-graph_device (const NetGraphSpec *g, const char *name)
-{
-  for (guint i = 0; i < g->names->len; i++)
-    if (g_strcmp0 (g->names->pdata[i], name) == 0)
-      return i;
-  return -1;
-}
-
-/* <switch id> and <link from to bandwidth latency [duplex]> in file order:
- * switches may be named before or after the links that use them. */
-static gboolean
-xml_graph (XmlLoad *l, const xmlNode *node, GError **error)
-{
-  static const char *const switch_attrs[] = { "id", NULL };
-  static const char *const link_attrs[] = { "from", "to", "bandwidth", "latency", "duplex", NULL };
-  l->graph = net_graph_spec_new ((guint32) l->n_ranks);
-  l->graph->source = g_strdup (l->path);
-  for (const xmlNode *c = node->children; c != NULL; c = c->next)
-    {
-      if (!xml_is (c, "switch"))
-        continue;
-      g_autofree char *id = NULL;
-      if (!xml_check_node (l, c, switch_attrs, NULL, NULL, error)
-          || !attr_text (l, c, "id", TRUE, &id, error))
-        return FALSE;
-      if (graph_device (l->graph, id) >= 0)
-        return xml_fail (l, c, error, "a second device named '%s'", id);
-      net_graph_spec_add_switch (l->graph, id);
-    }
-  for (const xmlNode *c = node->children; c != NULL; c = c->next)
-    {
-      if (!xml_is (c, "link"))
-        continue;
-      g_autofree char *from = NULL, *to = NULL, *duplex = NULL;
-      double bw = 0;
-      SimTime lat = 0;
-      if (!xml_check_node (l, c, link_attrs, NULL, NULL, error)
-          || !attr_text (l, c, "from", TRUE, &from, error)
-          || !attr_text (l, c, "to", TRUE, &to, error)
-          || !attr_bandwidth (l, c, "bandwidth", TRUE, &bw, error)
-          || !attr_time (l, c, "latency", TRUE, &lat, error)
-          || !attr_text (l, c, "duplex", FALSE, &duplex, error))
-        return FALSE;
-      gint64 a = graph_device (l->graph, from), b = graph_device (l->graph, to);
-      if (a < 0 || b < 0)
-        return xml_fail (l, c, error,
-                         "no rank or switch named '%s' (ranks are r0 .. r%" G_GUINT64_FORMAT
-                         ", switches need a <switch id>)",
-                         a < 0 ? from : to, l->n_ranks - 1);
-      if (a == b)
-        return xml_fail (l, c, error, "'%s' to itself", from);
-      net_graph_spec_add_link (l->graph, (guint32) a, (guint32) b, bw, lat,
-                               duplex == NULL || g_strcmp0 (duplex, "true") == 0,
-                               (guint) xmlGetLineNo (c));
-    }
-  l->net.graph = l->graph;
-  return TRUE;
-}
-
-/* A bandwidth and a latency attribute, both required, as one link class. */
-static gboolean
-attr_link_class (XmlLoad *l, const xmlNode *node, const char *bandwidth, const char *latency,
-                 NetGenLink *out, GError **error)
-{
-  return attr_bandwidth (l, node, bandwidth, TRUE, &out->bandwidth_Bps, error)
-         && attr_time (l, node, latency, TRUE, &out->latency, error);
-}
-
-static gboolean
-xml_fat_tree (XmlLoad *l, const xmlNode *node, NetGenParams *p, GError **error)
-{
-  static const char *const attrs[] = { "k", "bandwidth", "latency", "oversubscription", NULL };
-  p->fat_tree.oversubscription = 1;
-  return xml_check_node (l, node, attrs, NULL, NULL, error)
-         && attr_uint (l, node, "k", TRUE, 1, G_MAXUINT32, &p->fat_tree.k, error)
-         && attr_uint (l, node, "oversubscription", FALSE, 1, G_MAXUINT32,
-                       &p->fat_tree.oversubscription, error)
-         && attr_link_class (l, node, "bandwidth", "latency", &p->fat_tree.link, error);
-}
-
-static gboolean
-xml_torus (XmlLoad *l, const xmlNode *node, NetGenParams *p, GError **error)
-{
-  static const char *const attrs[] = { "dims", "bandwidth", "latency", NULL };
-  g_autofree char *dims = NULL;
-  if (!xml_check_node (l, node, attrs, NULL, NULL, error)
-      || !attr_text (l, node, "dims", TRUE, &dims, error))
-    return FALSE;
-  if (!net_gen_parse_torus_sizes (dims, p, error))
-    return attr_located (l, node, "dims", error);
-  return attr_link_class (l, node, "bandwidth", "latency", &p->torus.link, error);
-}
-
-static gboolean
-xml_rail (XmlLoad *l, const xmlNode *node, NetGenParams *p, GError **error)
-{
-  static const char *const attrs[] = { "nodes", "gpus", "nvlink-bandwidth", "nvlink-latency",
-                                       "nic-bandwidth", "nic-latency", NULL };
-  p->rail.gpus = 8;
-  return xml_check_node (l, node, attrs, NULL, NULL, error)
-         && attr_uint (l, node, "nodes", TRUE, 1, G_MAXUINT32, &p->rail.nodes, error)
-         && attr_uint (l, node, "gpus", FALSE, 1, G_MAXUINT32, &p->rail.gpus, error)
-         && attr_link_class (l, node, "nvlink-bandwidth", "nvlink-latency", &p->rail.nvlink,
-                             error)
-         && attr_link_class (l, node, "nic-bandwidth", "nic-latency", &p->rail.nic, error);
-}
-
-static gboolean
-xml_dragonfly (XmlLoad *l, const xmlNode *node, NetGenParams *p, GError **error)
-{
-  static const char *const attrs[] = { "routers",          "ranks-per-router", "global-links",
-                                       "groups",           "local-bandwidth",  "local-latency",
-                                       "global-bandwidth", "global-latency",   NULL };
-  return xml_check_node (l, node, attrs, NULL, NULL, error)
-         && attr_uint (l, node, "routers", TRUE, 1, G_MAXUINT32, &p->dragonfly.routers, error)
-         && attr_uint (l, node, "ranks-per-router", TRUE, 1, G_MAXUINT32,
-                       &p->dragonfly.ranks_per_router, error)
-         && attr_uint (l, node, "global-links", TRUE, 1, G_MAXUINT32,
-                       &p->dragonfly.global_links, error)
-         && attr_uint (l, node, "groups", FALSE, 1, G_MAXUINT32, &p->dragonfly.groups, error)
-         && attr_link_class (l, node, "local-bandwidth", "local-latency", &p->dragonfly.local,
-                             error)
-         && attr_link_class (l, node, "global-bandwidth", "global-latency",
-                             &p->dragonfly.global, error);
-}
-
-/* The generator element of <network>, or NULL when it has none; FALSE when
- * it has two, or one besides <dim>, <switch> or <link>. */
-static gboolean
-xml_find_generator (XmlLoad *l, const xmlNode *node, const xmlNode **gen, GError **error)
-{
-  NetGenKind kind;
-  *gen = NULL;
-  for (const xmlNode *c = node->children; c != NULL; c = c->next)
-    if (c->type == XML_ELEMENT_NODE && net_gen_parse_name ((const char *) c->name, &kind))
-      {
-        if (*gen != NULL)
-          return xml_fail (l, c, error, "a second generator in <network> (<%s> is on line %ld)",
-                           (const char *) (*gen)->name, xmlGetLineNo (*gen));
-        *gen = c;
-      }
-  for (const xmlNode *c = node->children; *gen != NULL && c != NULL; c = c->next)
-    if (xml_is (c, "dim") || xml_is (c, "switch") || xml_is (c, "link"))
-      return xml_fail (l, c, error,
-                       "cannot be combined with <%s> (line %ld), which makes the whole network",
-                       (const char *) (*gen)->name, xmlGetLineNo (*gen));
-  return TRUE;
-}
-
-/* Build the network a generator element describes (network/gen_topo.h). */
-static gboolean
-xml_generator (XmlLoad *l, const xmlNode *node, guint ranks, GError **error)
-{
-  static gboolean (*const parse[NET_GEN_N]) (XmlLoad *, const xmlNode *, NetGenParams *,
-                                             GError **)
-      = { [NET_GEN_FAT_TREE] = xml_fat_tree, [NET_GEN_TORUS] = xml_torus,
-          [NET_GEN_RAIL] = xml_rail, [NET_GEN_DRAGONFLY] = xml_dragonfly };
-  NetGenParams p;
-  memset (&p, 0, sizeof p);
-  if (!net_gen_parse_name ((const char *) node->name, &p.kind))
-    g_assert_not_reached (); /* xml_find_generator chose it */
-  p.line = (guint) xmlGetLineNo (node);
-  if (!parse[p.kind](l, node, &p, error))
-    return FALSE;
-  if (!net_gen_topology (&p, &l->net, &l->graph, error))
-    {
-      sim_error_prefix (error, "%s:%ld: ", l->path, xmlGetLineNo (node));
-      return FALSE;
-    }
-  l->graph->source = g_strdup (l->path);
-  l->n_ranks = l->graph->ranks;
-  if (ranks != 0 && ranks != l->n_ranks)
-    return xml_fail (l, node, error,
-                     "makes %" G_GUINT64_FORMAT " ranks, but <network ranks=\"%u\">", l->n_ranks,
-                     ranks);
-  return TRUE;
-}
-
-static gboolean
-xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
-{
-  static const char *const attrs[] = { "model", "ranks", "packet-size", NULL };
-  static const char *const children[] = { "dim",   "switch", "link",      "fat-tree",
-                                          "torus", "rail",   "dragonfly", NULL };
-  /* The order of NetModelKind. */
-  static const char *const models[] = { "analytical", "congestion", "flow", NULL };
-  const xmlNode *node = xml_child (cluster, "network");
-  if (node == NULL)
-    return xml_fail (l, cluster, error, "missing <network>");
-  int model = -1;
-  guint ranks = 0;
-  if (!xml_check_node (l, node, attrs, children, "*", error)
-      || !attr_choice (l, node, "model", models, &model, error)
-      || !attr_uint (l, node, "ranks", FALSE, 1, G_MAXINT32, &ranks, error)
-      || !attr_bytes (l, node, "packet-size", &l->net.packet_bytes, error))
-    return FALSE;
-  l->net.model = model >= 0 ? (NetModelKind) model : NET_MODEL_ANALYTICAL;
-  l->net.n_dims = 0;
-  l->n_ranks = 1;
-  const xmlNode *gen = NULL;
-  if (!xml_find_generator (l, node, &gen, error))
-    return FALSE;
-  if (gen != NULL)
-    return xml_generator (l, gen, ranks, error);
-  for (const xmlNode *c = node->children; c != NULL; c = c->next)
-    {
-      if (!xml_is (c, "dim"))
-        continue;
-      if (l->net.n_dims == NET_MAX_DIMS)
-        return xml_fail (l, c, error, "more than %d dimensions", NET_MAX_DIMS);
-      NetDimSpec *dim = &l->net.dims[l->net.n_dims];
-      if (!xml_dim (l, c, dim, error))
-        return FALSE;
-      l->net.n_dims++;
-      if (!g_uint64_checked_mul (&l->n_ranks, l->n_ranks, dim->size) || l->n_ranks > G_MAXUINT32)
-        return xml_fail (l, c, error, "the rank count exceeds 2^32");
-    }
-  gboolean graph = xml_child (node, "link") != NULL;
-  if (l->net.n_dims == 0 && !graph)
-    return xml_fail (l, node, error,
-                     "needs at least one <dim>, or <link>s, or a generator (<fat-tree>, "
-                     "<torus>, <rail>, <dragonfly>)");
-  if (l->net.n_dims == 0)
-    {
-      /* A graph without declared dimensions: its ranks form one flat
-       * dimension for the collectives (pricing follows the graph). */
-      if (ranks == 0)
-        return xml_fail (l, node, error, "a graph without <dim>s needs ranks=\"N\"");
-      l->net.dims[0] = (NetDimSpec) { .kind = NET_DIM_SWITCH, .size = ranks,
-                                      .bandwidth_Bps = 1, .latency = 0 };
-      l->net.n_dims = 1;
-      l->n_ranks = ranks;
-    }
-  else if (ranks != 0 && ranks != l->n_ranks)
-    return xml_fail (l, node, error,
-                     "ranks=\"%u\" but the dimensions make %" G_GUINT64_FORMAT " ranks", ranks,
-                     l->n_ranks);
-  return !graph || xml_graph (l, node, error);
-}
 
 /* Algorithm names, as ASTRA-sim writes them; the schema lists the same. */
 static const char *const algorithm_names[] = {
@@ -666,14 +391,14 @@ xml_algorithm (XmlLoad *l, const xmlNode *node, GError **error)
   static const char *const attrs[] = { "collective", "dims", NULL };
   int kind = -1;
   g_autofree char *text = NULL;
-  if (!xml_check_node (l, node, attrs, NULL, NULL, error)
-      || !attr_choice (l, node, "collective", colls, &kind, error)
-      || !attr_text (l, node, "dims", TRUE, &text, error))
+  if (!app_xml_check_node (l, node, attrs, NULL, NULL, error)
+      || !app_xml_attr_choice (l, node, "collective", colls, &kind, error)
+      || !app_xml_attr_text (l, node, "dims", TRUE, &text, error))
     return FALSE;
   if (kind < 0)
-    return xml_fail (l, node, error, "missing attribute 'collective'");
+    return app_xml_fail (l, node, error, "missing attribute 'collective'");
   if (l->impl_seen[kind])
-    return xml_fail (l, node, error, "a second <algorithm> for %s", colls[kind]);
+    return app_xml_fail (l, node, error, "a second <algorithm> for %s", colls[kind]);
   l->impl_seen[kind] = TRUE;
   g_auto (GStrv) words = g_strsplit_set (text, " \t\r\n", -1);
   g_autoptr (GPtrArray) names = g_ptr_array_new ();
@@ -684,7 +409,7 @@ xml_algorithm (XmlLoad *l, const xmlNode *node, GError **error)
       if (!algorithm_known (words[i]))
         {
           g_autofree char *known = list_join (algorithm_names);
-          return xml_fail (l, node, error,
+          return app_xml_fail (l, node, error,
                            "unknown algorithm '%s' (expected: %s; direct and oneDirect may "
                            "end in a window, as in direct8)",
                            words[i], known);
@@ -692,11 +417,11 @@ xml_algorithm (XmlLoad *l, const xmlNode *node, GError **error)
       g_ptr_array_add (names, words[i]);
     }
   if (names->len > l->net.n_dims)
-    return xml_fail (l, node, error, "%u algorithms for a network of %u dimensions",
+    return app_xml_fail (l, node, error, "%u algorithms for a network of %u dimensions",
                      names->len, l->net.n_dims);
   if (!sys_params_set_impl (&l->sys, (SysCollKind) kind, (const char *const *) names->pdata,
                             names->len, error))
-    return attr_located (l, node, "dims", error);
+    return app_xml_attr_located (l, node, "dims", error);
   return TRUE;
 }
 
@@ -711,24 +436,24 @@ xml_system (XmlLoad *l, const xmlNode *node, GError **error)
   static const char *const policies[] = { "LIFO", "FIFO", "EXPLICIT", NULL };
   static const char *const opts[] = { "localBWAware", "baseline", NULL };
   int policy = -1, opt = -1;
-  if (!xml_check_node (l, node, attrs, children, "algorithm", error)
-      || !attr_choice (l, node, "scheduling", policies, &policy, error)
-      || !attr_time (l, node, "endpoint-delay", FALSE, &l->sys.endpoint_delay, error)
-      || !attr_uint (l, node, "active-chunks-per-dim", FALSE, 1, G_MAXUINT,
+  if (!app_xml_check_node (l, node, attrs, children, "algorithm", error)
+      || !app_xml_attr_choice (l, node, "scheduling", policies, &policy, error)
+      || !app_xml_attr_time (l, node, "endpoint-delay", FALSE, &l->sys.endpoint_delay, error)
+      || !app_xml_attr_uint (l, node, "active-chunks-per-dim", FALSE, 1, G_MAXUINT,
                      &l->sys.active_chunks_per_dim, error)
-      || !attr_uint (l, node, "splits", FALSE, 1, G_MAXUINT, &l->sys.splits, error)
-      || !attr_choice (l, node, "collective-optimization", opts, &opt, error)
-      || !attr_bandwidth (l, node, "local-mem-bw", FALSE, &l->sys.local_mem_bw_Bps, error)
-      || !attr_uint (l, node, "reduction-passes", FALSE, 0, 999, &l->sys.reduction_passes,
+      || !app_xml_attr_uint (l, node, "splits", FALSE, 1, G_MAXUINT, &l->sys.splits, error)
+      || !app_xml_attr_choice (l, node, "collective-optimization", opts, &opt, error)
+      || !app_xml_attr_bandwidth (l, node, "local-mem-bw", FALSE, &l->sys.local_mem_bw_Bps, error)
+      || !app_xml_attr_uint (l, node, "reduction-passes", FALSE, 0, 999, &l->sys.reduction_passes,
                      error)
-      || !attr_bytes (l, node, "rendezvous-threshold", &l->sys.rendezvous_threshold, error))
+      || !app_xml_attr_bytes (l, node, "rendezvous-threshold", &l->sys.rendezvous_threshold, error))
     return FALSE;
   if (policy >= 0)
     l->sys.policy = (SysSchedPolicy) policy;
   if (opt >= 0)
     l->sys.opt = (SysCollOpt) opt;
   for (const xmlNode *c = node->children; c != NULL; c = c->next)
-    if (xml_is (c, "algorithm") && !xml_algorithm (l, c, error))
+    if (app_xml_is (c, "algorithm") && !xml_algorithm (l, c, error))
       return FALSE;
   return TRUE;
 }
@@ -738,14 +463,14 @@ static gboolean
 attr_fraction (XmlLoad *l, const xmlNode *node, const char *name, double *out, GError **error)
 {
   g_autofree char *text = NULL;
-  if (!attr_text (l, node, name, FALSE, &text, error))
+  if (!app_xml_attr_text (l, node, name, FALSE, &text, error))
     return FALSE;
   if (text == NULL)
     return TRUE;
   char *end = NULL;
   double v = g_ascii_strtod (text, &end);
   if (end == text || *end != '\0' || !(v > 0.0 && v <= 1.0))
-    return xml_fail (l, node, error, "%s '%s' is not a number in (0, 1]", name, text);
+    return app_xml_fail (l, node, error, "%s '%s' is not a number in (0, 1]", name, text);
   *out = v;
   return TRUE;
 }
@@ -761,19 +486,19 @@ xml_device (XmlLoad *l, const xmlNode *node, char **name, WlDevice *d, GError **
                                        NULL };
   guint64 capacity = 0;
   *d = (WlDevice) { .matrix_eff = 1.0, .memory_eff = 1.0 };
-  if (!xml_check_node (l, node, attrs, NULL, NULL, error)
-      || !attr_text (l, node, "name", TRUE, name, error))
+  if (!app_xml_check_node (l, node, attrs, NULL, NULL, error)
+      || !app_xml_attr_text (l, node, "name", TRUE, name, error))
     return FALSE;
   for (guint t = 0; t < WL_DTYPE_N; t++)
-    if (!attr_flops (l, node, wl_dtype_name ((WlDtype) t), &d->peak_flops[t], error))
+    if (!app_xml_attr_flops (l, node, wl_dtype_name ((WlDtype) t), &d->peak_flops[t], error))
       return FALSE;
-  if (!attr_bandwidth (l, node, "mem-bw", TRUE, &d->mem_bw_Bps, error)
-      || !attr_bytes (l, node, "mem-capacity", &capacity, error)
+  if (!app_xml_attr_bandwidth (l, node, "mem-bw", TRUE, &d->mem_bw_Bps, error)
+      || !app_xml_attr_bytes (l, node, "mem-capacity", &capacity, error)
       || !attr_fraction (l, node, "matrix-efficiency", &d->matrix_eff, error)
       || !attr_fraction (l, node, "memory-efficiency", &d->memory_eff, error))
     return FALSE;
   if (wl_device_preset (*name) != NULL)
-    return xml_fail (l, node, error, "name '%s' is a preset's; choose another", *name);
+    return app_xml_fail (l, node, error, "name '%s' is a preset's; choose another", *name);
   d->name = *name;
   d->mem_capacity_B = (double) capacity;
   return TRUE;
@@ -795,11 +520,11 @@ device_lookup (XmlLoad *l, const xmlNode *compute, const char *attr, const char 
   if (d == NULL)
     {
       g_autofree char *known = wl_device_preset_names ();
-      return xml_fail (l, compute, error, "%s '%s' is neither a <device> here nor a preset "
+      return app_xml_fail (l, compute, error, "%s '%s' is neither a <device> here nor a preset "
                        "(presets: %s)", attr, name, known);
     }
   if (!wl_device_roofline (d, dtype, roof))
-    return xml_fail (l, compute, error, "%s '%s' has no %s peak", attr, name,
+    return app_xml_fail (l, compute, error, "%s '%s' has no %s peak", attr, name,
                      wl_dtype_name (dtype));
   *found = d;
   return TRUE;
@@ -814,12 +539,12 @@ xml_compute_devices (XmlLoad *l, const xmlNode *node, const GArray *custom, GErr
   g_autofree char *captured = NULL;
   g_autofree char *dtype_text = NULL;
   WlDtype dtype = WL_DTYPE_BF16;
-  if (!attr_text (l, node, "device", FALSE, &device, error)
-      || !attr_text (l, node, "captured-on", FALSE, &captured, error)
-      || !attr_text (l, node, "dtype", FALSE, &dtype_text, error))
+  if (!app_xml_attr_text (l, node, "device", FALSE, &device, error)
+      || !app_xml_attr_text (l, node, "captured-on", FALSE, &captured, error)
+      || !app_xml_attr_text (l, node, "dtype", FALSE, &dtype_text, error))
     return FALSE;
   if (dtype_text != NULL && !wl_dtype_parse (dtype_text, &dtype))
-    return xml_fail (l, node, error, "dtype '%s' is not one of: fp32, bf16, fp16, fp8",
+    return app_xml_fail (l, node, error, "dtype '%s' is not one of: fp32, bf16, fp16, fp8",
                      dtype_text);
   const WlDevice *d = NULL;
   if (device != NULL)
@@ -835,9 +560,9 @@ xml_compute_devices (XmlLoad *l, const xmlNode *node, const GArray *custom, GErr
       g_strlcpy (l->wl.device, d->name, sizeof l->wl.device);
     }
   if (l->wl.compute == WL_COMPUTE_SCALED && captured == NULL)
-    return xml_fail (l, node, error, "model 'scaled' needs captured-on (the trace's device)");
+    return app_xml_fail (l, node, error, "model 'scaled' needs captured-on (the trace's device)");
   if (l->wl.compute != WL_COMPUTE_SCALED && captured != NULL)
-    return xml_fail (l, node, error, "captured-on applies only to model 'scaled'");
+    return app_xml_fail (l, node, error, "captured-on applies only to model 'scaled'");
   if (captured != NULL
       && !device_lookup (l, node, "captured-on", captured, custom, dtype, &l->wl.captured, &d,
                          error))
@@ -855,8 +580,8 @@ xml_compute (XmlLoad *l, const xmlNode *node, GError **error)
   /* The order of WlComputeModel. */
   static const char *const models[] = { "replay", "roofline", "scaled", NULL };
   int model = -1;
-  if (!xml_check_node (l, node, attrs, children, "device", error)
-      || !attr_choice (l, node, "model", models, &model, error))
+  if (!app_xml_check_node (l, node, attrs, children, "device", error)
+      || !app_xml_attr_choice (l, node, "model", models, &model, error))
     return FALSE;
   if (model >= 0)
     l->wl.compute = (WlComputeModel) model;
@@ -864,7 +589,7 @@ xml_compute (XmlLoad *l, const xmlNode *node, GError **error)
   g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   for (const xmlNode *c = node->children; c != NULL; c = c->next)
     {
-      if (!xml_is (c, "device"))
+      if (!app_xml_is (c, "device"))
         continue;
       char *name = NULL;
       WlDevice d;
@@ -876,8 +601,8 @@ xml_compute (XmlLoad *l, const xmlNode *node, GError **error)
       g_array_append_val (custom, d);
     }
   return xml_compute_devices (l, node, custom, error)
-         && attr_flops (l, node, "peak", &l->wl.peak_flops, error)
-         && attr_bandwidth (l, node, "mem-bw", FALSE, &l->wl.mem_bw_Bps, error)
+         && app_xml_attr_flops (l, node, "peak", &l->wl.peak_flops, error)
+         && app_xml_attr_bandwidth (l, node, "mem-bw", FALSE, &l->wl.mem_bw_Bps, error)
          && attr_fraction (l, node, "matrix-efficiency", &l->wl.matrix_eff, error)
          && attr_fraction (l, node, "memory-efficiency", &l->wl.memory_eff, error);
 }
@@ -886,10 +611,10 @@ static gboolean
 xml_slots (XmlLoad *l, const xmlNode *node, GError **error)
 {
   static const char *const attrs[] = { "compute", "cpu", "comm", NULL };
-  return xml_check_node (l, node, attrs, NULL, NULL, error)
-         && attr_uint (l, node, "compute", FALSE, 1, G_MAXUINT, &l->wl.slots_comp, error)
-         && attr_uint (l, node, "cpu", FALSE, 1, G_MAXUINT, &l->wl.slots_cpu, error)
-         && attr_uint (l, node, "comm", FALSE, 1, G_MAXUINT, &l->wl.slots_comm, error);
+  return app_xml_check_node (l, node, attrs, NULL, NULL, error)
+         && app_xml_attr_uint (l, node, "compute", FALSE, 1, G_MAXUINT, &l->wl.slots_comp, error)
+         && app_xml_attr_uint (l, node, "cpu", FALSE, 1, G_MAXUINT, &l->wl.slots_cpu, error)
+         && app_xml_attr_uint (l, node, "comm", FALSE, 1, G_MAXUINT, &l->wl.slots_comm, error);
 }
 
 static gboolean
@@ -900,12 +625,12 @@ xml_memory (XmlLoad *l, const xmlNode *node, GError **error)
   /* The order of WlMemKind. */
   static const char *const types[] = { "none", "per-node", "per-npu", "pool", NULL };
   int type = -1;
-  if (!xml_check_node (l, node, attrs, NULL, NULL, error)
-      || !attr_choice (l, node, "type", types, &type, error)
-      || !attr_time (l, node, "latency", FALSE, &l->wl.mem.latency, error)
-      || !attr_bandwidth (l, node, "bandwidth", FALSE, &l->wl.mem.bandwidth_Bps, error)
-      || !attr_uint (l, node, "nodes", FALSE, 1, G_MAXUINT32, &l->wl.mem.num_nodes, error)
-      || !attr_uint (l, node, "npus-per-node", FALSE, 1, G_MAXUINT32, &l->wl.mem.npus_per_node,
+  if (!app_xml_check_node (l, node, attrs, NULL, NULL, error)
+      || !app_xml_attr_choice (l, node, "type", types, &type, error)
+      || !app_xml_attr_time (l, node, "latency", FALSE, &l->wl.mem.latency, error)
+      || !app_xml_attr_bandwidth (l, node, "bandwidth", FALSE, &l->wl.mem.bandwidth_Bps, error)
+      || !app_xml_attr_uint (l, node, "nodes", FALSE, 1, G_MAXUINT32, &l->wl.mem.num_nodes, error)
+      || !app_xml_attr_uint (l, node, "npus-per-node", FALSE, 1, G_MAXUINT32, &l->wl.mem.npus_per_node,
                      error))
     return FALSE;
   if (type >= 0)
@@ -913,10 +638,10 @@ xml_memory (XmlLoad *l, const xmlNode *node, GError **error)
   /* Remote memory is priced by its bandwidth, per-node expansion by its
    * layout: without them the workload would divide by zero. */
   if (l->wl.mem.kind != WL_MEM_NONE && l->wl.mem.bandwidth_Bps <= 0)
-    return xml_fail (l, node, error, "type '%s' needs a bandwidth", types[l->wl.mem.kind]);
+    return app_xml_fail (l, node, error, "type '%s' needs a bandwidth", types[l->wl.mem.kind]);
   if (l->wl.mem.kind == WL_MEM_PER_NODE
       && (l->wl.mem.num_nodes == 0 || l->wl.mem.npus_per_node == 0))
-    return xml_fail (l, node, error, "type 'per-node' needs nodes and npus-per-node");
+    return app_xml_fail (l, node, error, "type 'per-node' needs nodes and npus-per-node");
   return TRUE;
 }
 
@@ -965,28 +690,28 @@ xml_groups (XmlLoad *l, const xmlNode *node, GError **error)
 {
   static const char *const children[] = { "group", NULL };
   static const char *const attrs[] = { "id", "ranks", NULL };
-  if (!xml_check_node (l, node, NULL, children, "group", error))
+  if (!app_xml_check_node (l, node, NULL, children, "group", error))
     return FALSE;
   for (const xmlNode *c = node->children; c != NULL; c = c->next)
     {
-      if (!xml_is (c, "group"))
+      if (!app_xml_is (c, "group"))
         continue;
       g_autofree char *id_text = NULL;
       g_autofree char *ranks_text = NULL;
       guint64 id = 0;
-      if (!xml_check_node (l, c, attrs, NULL, NULL, error)
-          || !attr_text (l, c, "id", TRUE, &id_text, error)
-          || !attr_text (l, c, "ranks", TRUE, &ranks_text, error))
+      if (!app_xml_check_node (l, c, attrs, NULL, NULL, error)
+          || !app_xml_attr_text (l, c, "id", TRUE, &id_text, error)
+          || !app_xml_attr_text (l, c, "ranks", TRUE, &ranks_text, error))
         return FALSE;
       if (!wl_group_id_parse (id_text, &id) || id == WL_GROUP_ALL)
-        return xml_fail (l, c, error, "id '%s' is not a non-negative integer", id_text);
+        return app_xml_fail (l, c, error, "id '%s' is not a non-negative integer", id_text);
       g_autoptr (GArray) ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
       if (!ranks_parse (ranks_text, l->n_ranks, ranks, error))
-        return attr_located (l, c, "ranks", error);
+        return app_xml_attr_located (l, c, "ranks", error);
       if (l->groups == NULL)
         l->groups = wl_groups_new ();
       if (!wl_groups_define (l->groups, id, (const guint32 *) ranks->data, ranks->len, error))
-        return attr_located (l, c, "ranks", error);
+        return app_xml_attr_located (l, c, "ranks", error);
       g_array_append_val (l->group_ids, id);
     }
   return TRUE;
@@ -1000,31 +725,31 @@ xml_ranks (XmlLoad *l, const xmlNode *node, GError **error)
 {
   static const char *const children[] = { "rank", NULL };
   static const char *const attrs[] = { "id", "ids", "speed", NULL };
-  if (!xml_check_node (l, node, NULL, children, "rank", error))
+  if (!app_xml_check_node (l, node, NULL, children, "rank", error))
     return FALSE;
   for (const xmlNode *c = node->children; c != NULL; c = c->next)
     {
-      if (!xml_is (c, "rank"))
+      if (!app_xml_is (c, "rank"))
         continue;
       g_autofree char *id = NULL;
       g_autofree char *ids = NULL;
       g_autofree char *speed_text = NULL;
-      if (!xml_check_node (l, c, attrs, NULL, NULL, error)
-          || !attr_text (l, c, "id", FALSE, &id, error)
-          || !attr_text (l, c, "ids", FALSE, &ids, error)
-          || !attr_text (l, c, "speed", TRUE, &speed_text, error))
+      if (!app_xml_check_node (l, c, attrs, NULL, NULL, error)
+          || !app_xml_attr_text (l, c, "id", FALSE, &id, error)
+          || !app_xml_attr_text (l, c, "ids", FALSE, &ids, error)
+          || !app_xml_attr_text (l, c, "speed", TRUE, &speed_text, error))
         return FALSE;
       if ((id == NULL) == (ids == NULL))
-        return xml_fail (l, c, error, "give either id or ids");
+        return app_xml_fail (l, c, error, "give either id or ids");
       char *end = NULL;
       double speed = g_ascii_strtod (speed_text, &end);
       if (end == speed_text || *end != '\0' || !(speed > 0.0 && speed < 1e6))
-        return xml_fail (l, c, error, "speed '%s' is not a positive number", speed_text);
+        return app_xml_fail (l, c, error, "speed '%s' is not a positive number", speed_text);
       g_autoptr (GArray) list = g_array_new (FALSE, FALSE, sizeof (guint32));
       if ((id != NULL && strchr (id, ',') != NULL) || (id != NULL && strchr (id, '-') != NULL))
-        return xml_fail (l, c, error, "id '%s' is not one rank (ranges go in ids)", id);
+        return app_xml_fail (l, c, error, "id '%s' is not one rank (ranges go in ids)", id);
       if (!ranks_parse (id != NULL ? id : ids, l->n_ranks, list, error))
-        return attr_located (l, c, id != NULL ? "id" : "ids", error);
+        return app_xml_attr_located (l, c, id != NULL ? "id" : "ids", error);
       for (guint i = 0; i < list->len;)
         {
           guint32 first = g_array_index (list, guint32, i);
@@ -1032,7 +757,7 @@ xml_ranks (XmlLoad *l, const xmlNode *node, GError **error)
           for (i++; i < list->len && g_array_index (list, guint32, i) == last + 1; i++)
             last++;
           if (l->wl.n_speed_rules == WL_MAX_SPEED_RULES)
-            return xml_fail (l, c, error, "more than %d runs of ranks with speeds",
+            return app_xml_fail (l, c, error, "more than %d runs of ranks with speeds",
                              WL_MAX_SPEED_RULES);
           l->wl.speed_rules[l->wl.n_speed_rules++] = (WlSpeedRule) { first, last, speed };
         }
@@ -1049,26 +774,26 @@ xml_walk (XmlLoad *l, const xmlNode *root, GError **error)
   static const char *const children[] = { "network", "system", "compute",
                                           "slots",   "memory", "groups",
                                           "ranks",   NULL };
-  if (root == NULL || !xml_is (root, "cluster"))
+  if (root == NULL || !app_xml_is (root, "cluster"))
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%ld: the root element must be <cluster>",
                    l->path, root != NULL ? xmlGetLineNo (root) : 1l);
       return FALSE;
     }
-  if (!xml_check_node (l, root, attrs, children, NULL, error) || !xml_rounding (l, root, error)
-      || !xml_network (l, root, error))
+  if (!app_xml_check_node (l, root, attrs, children, NULL, error) || !xml_rounding (l, root, error)
+      || !app_xml_network (l, root, error))
     return FALSE;
-  const xmlNode *system = xml_child (root, "system");
+  const xmlNode *system = app_xml_child (root, "system");
   if (system != NULL && !xml_system (l, system, error))
     return FALSE;
   /* One memory: what prices reductions also bounds roofline compute, unless
    * <compute mem-bw> says otherwise. */
   l->wl.mem_bw_Bps = l->sys.local_mem_bw_Bps;
-  const xmlNode *compute = xml_child (root, "compute");
-  const xmlNode *slots = xml_child (root, "slots");
-  const xmlNode *memory = xml_child (root, "memory");
-  const xmlNode *groups = xml_child (root, "groups");
-  const xmlNode *ranks = xml_child (root, "ranks");
+  const xmlNode *compute = app_xml_child (root, "compute");
+  const xmlNode *slots = app_xml_child (root, "slots");
+  const xmlNode *memory = app_xml_child (root, "memory");
+  const xmlNode *groups = app_xml_child (root, "groups");
+  const xmlNode *ranks = app_xml_child (root, "ranks");
   return (compute == NULL || xml_compute (l, compute, error))
          && (slots == NULL || xml_slots (l, slots, error))
          && (memory == NULL || xml_memory (l, memory, error))

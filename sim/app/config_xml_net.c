@@ -1,0 +1,275 @@
+/* config_xml_net.c: the <network> element of the cluster XML: building-block
+ * dimensions, an explicit graph of switches and links, or a topology
+ * generator. */
+#include "sim/app/config_xml_private.h"
+
+#include <string.h>
+
+#include "network/gen_topo.h"
+#include "sim/error.h"
+#include "sim/units.h"
+
+static gboolean
+xml_dim (XmlLoad *l, const xmlNode *node, NetDimSpec *dim, GError **error)
+{
+  /* The same names and order as NetDimKind. */
+  static const char *const kinds[] = { "Ring", "FullyConnected", "Switch", NULL };
+  static const char *const attrs[] = { "kind", "size", "bandwidth", "latency", NULL };
+  int kind = -1;
+  guint size = 0;
+  if (!app_xml_check_node (l, node, attrs, NULL, NULL, error)
+      || !app_xml_attr_choice (l, node, "kind", kinds, &kind, error))
+    return FALSE;
+  if (kind < 0)
+    return app_xml_fail (l, node, error, "missing attribute 'kind'");
+  if (!app_xml_attr_uint (l, node, "size", TRUE, 1, G_MAXUINT32, &size, error)
+      || !app_xml_attr_bandwidth (l, node, "bandwidth", TRUE, &dim->bandwidth_Bps, error)
+      || !app_xml_attr_time (l, node, "latency", TRUE, &dim->latency, error))
+    return FALSE;
+  dim->kind = (NetDimKind) kind;
+  dim->size = size;
+  return TRUE;
+}
+
+/* A device of the explicit graph by name: "r<N>" for rank N, or a switch's
+ * id; -1 when there is none. */
+static gint64
+graph_device (const NetGraphSpec *g, const char *name)
+{
+  for (guint i = 0; i < g->names->len; i++)
+    if (g_strcmp0 (g->names->pdata[i], name) == 0)
+      return i;
+  return -1;
+}
+
+/* <switch id> and <link from to bandwidth latency [duplex]> in file order:
+ * switches may be named before or after the links that use them. */
+static gboolean
+xml_graph (XmlLoad *l, const xmlNode *node, GError **error)
+{
+  static const char *const switch_attrs[] = { "id", NULL };
+  static const char *const link_attrs[] = { "from", "to", "bandwidth", "latency", "duplex", NULL };
+  l->graph = net_graph_spec_new ((guint32) l->n_ranks);
+  l->graph->source = g_strdup (l->path);
+  for (const xmlNode *c = node->children; c != NULL; c = c->next)
+    {
+      if (!app_xml_is (c, "switch"))
+        continue;
+      g_autofree char *id = NULL;
+      if (!app_xml_check_node (l, c, switch_attrs, NULL, NULL, error)
+          || !app_xml_attr_text (l, c, "id", TRUE, &id, error))
+        return FALSE;
+      if (graph_device (l->graph, id) >= 0)
+        return app_xml_fail (l, c, error, "a second device named '%s'", id);
+      net_graph_spec_add_switch (l->graph, id);
+    }
+  for (const xmlNode *c = node->children; c != NULL; c = c->next)
+    {
+      if (!app_xml_is (c, "link"))
+        continue;
+      g_autofree char *from = NULL, *to = NULL, *duplex = NULL;
+      double bw = 0;
+      SimTime lat = 0;
+      if (!app_xml_check_node (l, c, link_attrs, NULL, NULL, error)
+          || !app_xml_attr_text (l, c, "from", TRUE, &from, error)
+          || !app_xml_attr_text (l, c, "to", TRUE, &to, error)
+          || !app_xml_attr_bandwidth (l, c, "bandwidth", TRUE, &bw, error)
+          || !app_xml_attr_time (l, c, "latency", TRUE, &lat, error)
+          || !app_xml_attr_text (l, c, "duplex", FALSE, &duplex, error))
+        return FALSE;
+      gint64 a = graph_device (l->graph, from), b = graph_device (l->graph, to);
+      if (a < 0 || b < 0)
+        return app_xml_fail (l, c, error,
+                         "no rank or switch named '%s' (ranks are r0 .. r%" G_GUINT64_FORMAT
+                         ", switches need a <switch id>)",
+                         a < 0 ? from : to, l->n_ranks - 1);
+      if (a == b)
+        return app_xml_fail (l, c, error, "'%s' to itself", from);
+      net_graph_spec_add_link (l->graph, (guint32) a, (guint32) b, bw, lat,
+                               duplex == NULL || g_strcmp0 (duplex, "true") == 0,
+                               (guint) xmlGetLineNo (c));
+    }
+  l->net.graph = l->graph;
+  return TRUE;
+}
+
+/* A bandwidth and a latency attribute, both required, as one link class. */
+static gboolean
+attr_link_class (XmlLoad *l, const xmlNode *node, const char *bandwidth, const char *latency,
+                 NetGenLink *out, GError **error)
+{
+  return app_xml_attr_bandwidth (l, node, bandwidth, TRUE, &out->bandwidth_Bps, error)
+         && app_xml_attr_time (l, node, latency, TRUE, &out->latency, error);
+}
+
+static gboolean
+xml_fat_tree (XmlLoad *l, const xmlNode *node, NetGenParams *p, GError **error)
+{
+  static const char *const attrs[] = { "k", "bandwidth", "latency", "oversubscription", NULL };
+  p->fat_tree.oversubscription = 1;
+  return app_xml_check_node (l, node, attrs, NULL, NULL, error)
+         && app_xml_attr_uint (l, node, "k", TRUE, 1, G_MAXUINT32, &p->fat_tree.k, error)
+         && app_xml_attr_uint (l, node, "oversubscription", FALSE, 1, G_MAXUINT32,
+                       &p->fat_tree.oversubscription, error)
+         && attr_link_class (l, node, "bandwidth", "latency", &p->fat_tree.link, error);
+}
+
+static gboolean
+xml_torus (XmlLoad *l, const xmlNode *node, NetGenParams *p, GError **error)
+{
+  static const char *const attrs[] = { "dims", "bandwidth", "latency", NULL };
+  g_autofree char *dims = NULL;
+  if (!app_xml_check_node (l, node, attrs, NULL, NULL, error)
+      || !app_xml_attr_text (l, node, "dims", TRUE, &dims, error))
+    return FALSE;
+  if (!net_gen_parse_torus_sizes (dims, p, error))
+    return app_xml_attr_located (l, node, "dims", error);
+  return attr_link_class (l, node, "bandwidth", "latency", &p->torus.link, error);
+}
+
+static gboolean
+xml_rail (XmlLoad *l, const xmlNode *node, NetGenParams *p, GError **error)
+{
+  static const char *const attrs[] = { "nodes", "gpus", "nvlink-bandwidth", "nvlink-latency",
+                                       "nic-bandwidth", "nic-latency", NULL };
+  p->rail.gpus = 8;
+  return app_xml_check_node (l, node, attrs, NULL, NULL, error)
+         && app_xml_attr_uint (l, node, "nodes", TRUE, 1, G_MAXUINT32, &p->rail.nodes, error)
+         && app_xml_attr_uint (l, node, "gpus", FALSE, 1, G_MAXUINT32, &p->rail.gpus, error)
+         && attr_link_class (l, node, "nvlink-bandwidth", "nvlink-latency", &p->rail.nvlink,
+                             error)
+         && attr_link_class (l, node, "nic-bandwidth", "nic-latency", &p->rail.nic, error);
+}
+
+static gboolean
+xml_dragonfly (XmlLoad *l, const xmlNode *node, NetGenParams *p, GError **error)
+{
+  static const char *const attrs[] = { "routers",          "ranks-per-router", "global-links",
+                                       "groups",           "local-bandwidth",  "local-latency",
+                                       "global-bandwidth", "global-latency",   NULL };
+  return app_xml_check_node (l, node, attrs, NULL, NULL, error)
+         && app_xml_attr_uint (l, node, "routers", TRUE, 1, G_MAXUINT32, &p->dragonfly.routers, error)
+         && app_xml_attr_uint (l, node, "ranks-per-router", TRUE, 1, G_MAXUINT32,
+                       &p->dragonfly.ranks_per_router, error)
+         && app_xml_attr_uint (l, node, "global-links", TRUE, 1, G_MAXUINT32,
+                       &p->dragonfly.global_links, error)
+         && app_xml_attr_uint (l, node, "groups", FALSE, 1, G_MAXUINT32, &p->dragonfly.groups, error)
+         && attr_link_class (l, node, "local-bandwidth", "local-latency", &p->dragonfly.local,
+                             error)
+         && attr_link_class (l, node, "global-bandwidth", "global-latency",
+                             &p->dragonfly.global, error);
+}
+
+/* The generator element of <network>, or NULL when it has none; FALSE when
+ * it has two, or one besides <dim>, <switch> or <link>. */
+static gboolean
+xml_find_generator (XmlLoad *l, const xmlNode *node, const xmlNode **gen, GError **error)
+{
+  NetGenKind kind;
+  *gen = NULL;
+  for (const xmlNode *c = node->children; c != NULL; c = c->next)
+    if (c->type == XML_ELEMENT_NODE && net_gen_parse_name ((const char *) c->name, &kind))
+      {
+        if (*gen != NULL)
+          return app_xml_fail (l, c, error, "a second generator in <network> (<%s> is on line %ld)",
+                           (const char *) (*gen)->name, xmlGetLineNo (*gen));
+        *gen = c;
+      }
+  for (const xmlNode *c = node->children; *gen != NULL && c != NULL; c = c->next)
+    if (app_xml_is (c, "dim") || app_xml_is (c, "switch") || app_xml_is (c, "link"))
+      return app_xml_fail (l, c, error,
+                       "cannot be combined with <%s> (line %ld), which makes the whole network",
+                       (const char *) (*gen)->name, xmlGetLineNo (*gen));
+  return TRUE;
+}
+
+/* Build the network a generator element describes (network/gen_topo.h). */
+static gboolean
+xml_generator (XmlLoad *l, const xmlNode *node, guint ranks, GError **error)
+{
+  static gboolean (*const parse[NET_GEN_N]) (XmlLoad *, const xmlNode *, NetGenParams *,
+                                             GError **)
+      = { [NET_GEN_FAT_TREE] = xml_fat_tree, [NET_GEN_TORUS] = xml_torus,
+          [NET_GEN_RAIL] = xml_rail, [NET_GEN_DRAGONFLY] = xml_dragonfly };
+  NetGenParams p;
+  memset (&p, 0, sizeof p);
+  if (!net_gen_parse_name ((const char *) node->name, &p.kind))
+    g_assert_not_reached (); /* xml_find_generator chose it */
+  p.line = (guint) xmlGetLineNo (node);
+  if (!parse[p.kind](l, node, &p, error))
+    return FALSE;
+  if (!net_gen_topology (&p, &l->net, &l->graph, error))
+    {
+      sim_error_prefix (error, "%s:%ld: ", l->path, xmlGetLineNo (node));
+      return FALSE;
+    }
+  l->graph->source = g_strdup (l->path);
+  l->n_ranks = l->graph->ranks;
+  if (ranks != 0 && ranks != l->n_ranks)
+    return app_xml_fail (l, node, error,
+                     "makes %" G_GUINT64_FORMAT " ranks, but <network ranks=\"%u\">", l->n_ranks,
+                     ranks);
+  return TRUE;
+}
+
+gboolean
+app_xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
+{
+  static const char *const attrs[] = { "model", "ranks", "packet-size", NULL };
+  static const char *const children[] = { "dim",   "switch", "link",      "fat-tree",
+                                          "torus", "rail",   "dragonfly", NULL };
+  /* The order of NetModelKind. */
+  static const char *const models[] = { "analytical", "congestion", "flow", NULL };
+  const xmlNode *node = app_xml_child (cluster, "network");
+  if (node == NULL)
+    return app_xml_fail (l, cluster, error, "missing <network>");
+  int model = -1;
+  guint ranks = 0;
+  if (!app_xml_check_node (l, node, attrs, children, "*", error)
+      || !app_xml_attr_choice (l, node, "model", models, &model, error)
+      || !app_xml_attr_uint (l, node, "ranks", FALSE, 1, G_MAXINT32, &ranks, error)
+      || !app_xml_attr_bytes (l, node, "packet-size", &l->net.packet_bytes, error))
+    return FALSE;
+  l->net.model = model >= 0 ? (NetModelKind) model : NET_MODEL_ANALYTICAL;
+  l->net.n_dims = 0;
+  l->n_ranks = 1;
+  const xmlNode *gen = NULL;
+  if (!xml_find_generator (l, node, &gen, error))
+    return FALSE;
+  if (gen != NULL)
+    return xml_generator (l, gen, ranks, error);
+  for (const xmlNode *c = node->children; c != NULL; c = c->next)
+    {
+      if (!app_xml_is (c, "dim"))
+        continue;
+      if (l->net.n_dims == NET_MAX_DIMS)
+        return app_xml_fail (l, c, error, "more than %d dimensions", NET_MAX_DIMS);
+      NetDimSpec *dim = &l->net.dims[l->net.n_dims];
+      if (!xml_dim (l, c, dim, error))
+        return FALSE;
+      l->net.n_dims++;
+      if (!g_uint64_checked_mul (&l->n_ranks, l->n_ranks, dim->size) || l->n_ranks > G_MAXUINT32)
+        return app_xml_fail (l, c, error, "the rank count exceeds 2^32");
+    }
+  gboolean graph = app_xml_child (node, "link") != NULL;
+  if (l->net.n_dims == 0 && !graph)
+    return app_xml_fail (l, node, error,
+                     "needs at least one <dim>, or <link>s, or a generator (<fat-tree>, "
+                     "<torus>, <rail>, <dragonfly>)");
+  if (l->net.n_dims == 0)
+    {
+      /* A graph without declared dimensions: its ranks form one flat
+       * dimension for the collectives (pricing follows the graph). */
+      if (ranks == 0)
+        return app_xml_fail (l, node, error, "a graph without <dim>s needs ranks=\"N\"");
+      l->net.dims[0] = (NetDimSpec) { .kind = NET_DIM_SWITCH, .size = ranks,
+                                      .bandwidth_Bps = 1, .latency = 0 };
+      l->net.n_dims = 1;
+      l->n_ranks = ranks;
+    }
+  else if (ranks != 0 && ranks != l->n_ranks)
+    return app_xml_fail (l, node, error,
+                     "ranks=\"%u\" but the dimensions make %" G_GUINT64_FORMAT " ranks", ranks,
+                     l->n_ranks);
+  return !graph || xml_graph (l, node, error);
+}

@@ -1,0 +1,66 @@
+/* config_xml_private.h: what the parts of the cluster XML loader share:
+ * the load in progress and the helpers that read attributes with their
+ * units and report errors as FILE:LINE.  Only sim/app/config_xml*.c include
+ * it.
+ *
+ * Layer: sim/app.  May include: every layer.
+ */
+#ifndef ORRERY_SIM_APP_CONFIG_XML_PRIVATE_H
+#define ORRERY_SIM_APP_CONFIG_XML_PRIVATE_H
+
+#include <libxml/tree.h>
+
+#include "sim/app/config.h"
+
+/* One load in progress: fresh defaults, filled as the tree is walked. */
+typedef struct
+{
+  const char *path;
+  NetSpec net;
+  SysParams sys;
+  WlParams wl;
+  guint64 n_ranks;
+  NetGraphSpec *graph; /* scratch, NULL until a <link> */
+  gboolean impl_seen[SYS_COLL_N];
+  WlGroups *groups; /* scratch, NULL until a <group> */
+  GArray *group_ids; /* guint64, in file order */
+} XmlLoad;
+
+/* Is node the element `name`? */
+gboolean app_xml_is (const xmlNode *node, const char *name);
+/* Set "FILE:LINE: <element>: message" and return FALSE. */
+gboolean app_xml_fail (XmlLoad *l, const xmlNode *node, GError **error, const char *format, ...)
+    G_GNUC_PRINTF (4, 5);
+/* An attribute's value (caller frees), or NULL. */
+char *app_xml_attr (const xmlNode *node, const char *name);
+/* Only the listed attributes and child elements; a child element appears
+ * once unless it is `repeatable` ("*": all may repeat). */
+gboolean app_xml_check_node (XmlLoad *l, const xmlNode *node, const char *const *attrs,
+                             const char *const *children, const char *repeatable,
+                             GError **error);
+/* The first child element `name`, or NULL. */
+const xmlNode *app_xml_child (const xmlNode *node, const char *name);
+
+/* Attribute readers: FALSE with a FILE:LINE error when the value is bad or
+ * a required one is missing; an absent optional one leaves *out alone. */
+gboolean app_xml_attr_text (XmlLoad *l, const xmlNode *node, const char *name, gboolean required,
+                            char **text, GError **error);
+gboolean app_xml_attr_located (XmlLoad *l, const xmlNode *node, const char *name, GError **error);
+gboolean app_xml_attr_time (XmlLoad *l, const xmlNode *node, const char *name, gboolean required,
+                            SimTime *out, GError **error);
+gboolean app_xml_attr_bandwidth (XmlLoad *l, const xmlNode *node, const char *name,
+                                 gboolean required, double *out, GError **error);
+gboolean app_xml_attr_bytes (XmlLoad *l, const xmlNode *node, const char *name, guint64 *out,
+                             GError **error);
+gboolean app_xml_attr_flops (XmlLoad *l, const xmlNode *node, const char *name, double *out,
+                             GError **error);
+gboolean app_xml_attr_uint (XmlLoad *l, const xmlNode *node, const char *name, gboolean required,
+                            guint min, guint max, guint *out, GError **error);
+gboolean app_xml_attr_choice (XmlLoad *l, const xmlNode *node, const char *name,
+                              const char *const *names, int *out, GError **error);
+
+/* <network>: dimensions, an explicit graph or a generator
+ * (config_xml_net.c). */
+gboolean app_xml_network (XmlLoad *l, const xmlNode *cluster, GError **error);
+
+#endif /* ORRERY_SIM_APP_CONFIG_XML_PRIVATE_H */
