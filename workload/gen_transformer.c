@@ -80,6 +80,8 @@ wl_gen_transformer_microbatches (const WlGenTransformer *r, GError **error)
     return bad (error, "more pipeline stages than layers");
   if (m->hidden % r->tp != 0 || m->heads % r->tp != 0 || m->ffn % r->tp != 0)
     return bad (error, "tp must divide hidden, heads and ffn");
+  if (r->zero > 3)
+    return bad (error, "the ZeRO stage must be 0, 1, 2 or 3");
   if (m->kv_heads > m->heads || (m->kv_heads > 0 && m->heads % m->kv_heads != 0))
     return bad (error, "kv heads must divide heads");
   guint64 per_step = (guint64) r->micro_batch * r->dp;
@@ -152,9 +154,19 @@ wl_gen_transformer_memory (const WlGenTransformer *r, WlStageMemory *out, GError
                        + (p + 1 == r->pp ? emb : 0);
       guint64 n = params / tp;
       o->in_flight = r->schedule == WL_PIPE_GPIPE ? M : MIN (M, r->pp - p);
-      o->params_B = 2 * n;
-      o->grads_B = 2 * n;
-      o->optimizer_B = 12 * n;
+      guint64 dp = r->dp;
+      o->params_B = r->zero >= 3 ? 2 * n / dp : 2 * n;
+      if (r->zero >= 3 && dp > 1)
+        {
+          /* The largest unit gathered at once: a layer, or the embedding /
+           * LM head on the first / last stage; twice (current + prefetch). */
+          guint64 unit = layer_params (m);
+          if (p == 0 || p + 1 == r->pp)
+            unit = MAX (unit, emb);
+          o->params_B += 2 * (2 * (unit / tp));
+        }
+      o->grads_B = r->zero >= 2 ? 2 * n / dp : 2 * n;
+      o->optimizer_B = r->zero >= 1 ? 12 * n / dp : 12 * n;
       o->activations_B = (guint64) o->layers * o->in_flight * per_layer;
       o->total_B = o->params_B + o->grads_B + o->optimizer_B + o->activations_B;
     }
@@ -171,8 +183,8 @@ typedef struct
   WlChakraWriter *w;
   GError **error;
   gboolean ok;
-  guint64 next_id, last;
-  gboolean has_last;
+  guint64 next_id, last, extra;
+  gboolean has_last, has_extra; /* extra: a second dependency, used once */
   char tp_pg[16], dp_pg[16];
 } Emit;
 
@@ -212,16 +224,22 @@ emit (Emit *e, const char *name, int type, ChakraProtoMsg__AttributeProto *attrs
   for (gsize i = 0; i < n; i++)
     ptrs[i] = &attrs[i];
   ChakraProtoMsg__Node node = CHAKRA_PROTO_MSG__NODE__INIT;
-  guint64 dep = e->last;
+  guint64 deps[2];
+  gsize n_deps = 0;
+  if (e->has_last)
+    deps[n_deps++] = e->last;
+  if (e->has_extra)
+    deps[n_deps++] = e->extra;
+  e->has_extra = FALSE;
   node.id = e->next_id++;
   node.name = (char *) name;
   node.type = type;
   node.attr = ptrs;
   node.n_attr = n;
-  if (e->has_last)
+  if (n_deps > 0)
     {
-      node.n_data_deps = 1;
-      node.data_deps = &dep;
+      node.n_data_deps = n_deps;
+      node.data_deps = deps;
     }
   if (e->ok)
     e->ok = wl_chakra_writer_add (e->w, &node, e->error);
@@ -245,7 +263,7 @@ comp (Emit *e, const char *name, guint64 flops, guint64 bytes)
   emit (e, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE, a, 2, TRUE);
 }
 
-static void
+static guint64
 coll (Emit *e, const char *name, SysCollKind kind, guint64 bytes, const char *pg, gboolean chain)
 {
   ChakraProtoMsg__AttributeProto a[3];
@@ -255,7 +273,7 @@ coll (Emit *e, const char *name, SysCollKind kind, guint64 bytes, const char *pg
   a[2].name = (char *) "pg_name";
   a[2].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
   a[2].string_val = (char *) pg;
-  emit (e, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE, a, 3, chain);
+  return emit (e, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE, a, 3, chain);
 }
 
 /* A send (asynchronous: off the chain) or a receive (on it) of an
@@ -300,11 +318,37 @@ block_bytes (const Emit *e, gboolean mlp)
   return 2 * (weights / tp + 2 * t * h + inter / tp);
 }
 
+/* The gradient synchronisation of a unit of PARAMS parameters (all tp
+ * ranks) after its last backward, off the chain: an all-reduce (ZeRO 0, 1)
+ * or a reduce-scatter (2, 3) of its bf16 gradients; ZeRO 1 and 2 then
+ * all-gather the updated parameter shards (after the gradient collective). */
 static void
-dp_all_reduce (Emit *e, guint64 params)
+dp_grads (Emit *e, guint64 params)
 {
-  if (e->req->dp > 1)
-    coll (e, "dp_all_reduce", SYS_COLL_ALL_REDUCE, 2 * (params / e->req->tp), e->dp_pg, FALSE);
+  const WlGenTransformer *r = e->req;
+  if (r->dp == 1)
+    return;
+  guint64 bytes = 2 * (params / r->tp);
+  guint64 g = coll (e, r->zero >= 2 ? "dp_reduce_scatter" : "dp_all_reduce",
+                    r->zero >= 2 ? SYS_COLL_REDUCE_SCATTER : SYS_COLL_ALL_REDUCE, bytes, e->dp_pg,
+                    FALSE);
+  if (r->zero == 1 || r->zero == 2)
+    {
+      e->extra = g;
+      e->has_extra = TRUE;
+      coll (e, "dp_param_all_gather", SYS_COLL_ALL_GATHER, bytes / r->dp, e->dp_pg, FALSE);
+    }
+}
+
+/* ZeRO-3: the blocking all-gather of a unit's parameters before its use
+ * (each rank contributes its 1/dp shard). */
+static void
+dp_gather (Emit *e, guint64 params)
+{
+  const WlGenTransformer *r = e->req;
+  if (r->zero >= 3 && r->dp > 1)
+    coll (e, "dp_param_all_gather", SYS_COLL_ALL_GATHER, 2 * (params / r->tp) / r->dp, e->dp_pg,
+          TRUE);
 }
 
 static gboolean
@@ -316,10 +360,14 @@ last_stage (const Emit *e)
 static void
 forward (Emit *e, guint32 mb)
 {
+  const WlTransformerModel *m = &e->req->model;
   if (e->p > 0)
     p2p (e, FALSE, e->p - 1, mb, FALSE);
+  else
+    dp_gather (e, (guint64) m->vocab * m->hidden); /* the embedding */
   for (guint32 l = 0; l < e->nl; l++)
     {
+      dp_gather (e, layer_params (m));
       tp_coll (e, TRUE);
       comp (e, "attn_fwd", e->c.attn, block_bytes (e, FALSE));
       tp_coll (e, FALSE);
@@ -327,6 +375,8 @@ forward (Emit *e, guint32 mb)
       comp (e, "mlp_fwd", e->c.mlp, block_bytes (e, TRUE));
       tp_coll (e, FALSE);
     }
+  if (last_stage (e))
+    dp_gather (e, (guint64) m->vocab * m->hidden);
   if (last_stage (e))
     comp (e, "lm_head_fwd", e->c.head,
           2 * ((guint64) e->req->model.vocab * e->req->model.hidden / e->req->tp + e->c.tokens * e->req->model.hidden));
@@ -341,15 +391,17 @@ backward (Emit *e, guint32 mb)
   gboolean final = mb + 1 == e->M;
   if (last_stage (e))
     {
+      dp_gather (e, (guint64) m->vocab * m->hidden);
       comp (e, "lm_head_bwd", 2 * e->c.head,
             4 * ((guint64) m->vocab * m->hidden / e->req->tp + e->c.tokens * m->hidden));
       if (final)
-        dp_all_reduce (e, (guint64) m->vocab * m->hidden);
+        dp_grads (e, (guint64) m->vocab * m->hidden);
     }
   else
     p2p (e, FALSE, e->p + 1, mb, TRUE);
   for (guint32 l = 0; l < e->nl; l++)
     {
+      dp_gather (e, layer_params (m));
       if (e->req->recompute)
         comp (e, "recompute_fwd", e->c.attn + e->c.mlp,
               block_bytes (e, FALSE) + block_bytes (e, TRUE));
@@ -360,12 +412,12 @@ backward (Emit *e, guint32 mb)
       comp (e, "attn_bwd", 2 * e->c.attn, 2 * block_bytes (e, FALSE));
       tp_coll (e, FALSE);
       if (final)
-        dp_all_reduce (e, layer_params (m));
+        dp_grads (e, layer_params (m));
     }
   if (e->p > 0)
     p2p (e, TRUE, e->p - 1, mb, TRUE);
   else if (final)
-    dp_all_reduce (e, (guint64) m->vocab * m->hidden);
+    dp_grads (e, (guint64) m->vocab * m->hidden);
 }
 
 static void

@@ -37,6 +37,32 @@
  *   all-reduce of that layer's gradients (its parameters / tp x 2 bytes) on
  *   the DP group, overlapping the rest of the backward; the first stage adds
  *   one for the embedding (V h / tp x 2), the last one for the LM head.
+ * - ZeRO (Rajbhandari et al. 2020) and FSDP, field zero (0 .. 3), on the DP
+ *   group of dp ranks.  A "unit" is a layer, the embedding (first stage) or
+ *   the LM head (last stage), with P_u = 2 x (its parameters / tp) bytes;
+ *   every unit is treated alike.  Compute, TP and PP nodes and FLOPs do not
+ *   depend on the stage.  With dp = 1 there is no DP traffic at any stage.
+ *   - ZeRO-0 (default): the per-unit gradient all-reduce of P_u above.
+ *   - ZeRO-1 (optimizer states sharded): the same all-reduce, then an
+ *     all-gather of the updated parameter shards, comm_size P_u / dp (each
+ *     rank's input), depending on that all-reduce (off the chain).
+ *   - ZeRO-2 (+ gradients sharded): a reduce-scatter of P_u (comm_size the
+ *     whole buffer) instead of the all-reduce, then the all-gather of
+ *     P_u / dp as in ZeRO-1.
+ *   - ZeRO-3 / FSDP (+ parameters sharded): weights are not kept gathered
+ *     between uses: before every forward of a layer or the LM head, and of
+ *     the embedding on the first stage, for every micro-batch, a blocking
+ *     all-gather of P_u / dp (on the chain); before every backward of a
+ *     layer (before its recomputation, if any) and of the LM head another
+ *     one (the embedding's backward needs no weights); then the reduce-
+ *     scatter of P_u as in ZeRO-2, and no end-of-step all-gather.
+ *   Gradient reduce-scatters / all-reduces happen once per iteration, after
+ *   the last micro-batch's backward (the sharded-gradient memory below
+ *   assumes sharded accumulation, whose per-micro-batch reduce-scatters are
+ *   not modelled).  So per rank and iteration, with U the stage's units,
+ *   ZeRO-0: |U| all-reduces; 1: |U| all-reduces + |U| all-gathers; 2: |U|
+ *   reduce-scatters + |U| all-gathers; 3: |U| reduce-scatters and
+ *   M (2 n_p + 2 [last] + [first]) all-gathers.
  * - Groups: a METADATA node defines TP groups 1 .. dp x pp (index d + dp x p)
  *   and DP groups dp x pp + 1 .. dp x pp + tp x pp (index t + tp x p); every
  *   collective names its group in pg_name.  Groups of one rank are omitted,
@@ -47,12 +73,17 @@
  *   gather of the sequence-parallel activations, the loss, the optimizer
  *   step, tied-embedding synchronisation.
  * - Memory (wl_gen_transformer_memory): per rank of stage p, in bytes, for
- *   mixed-precision training with Adam and no ZeRO sharding (Rajbhandari et
- *   al. 2020, "ZeRO", 2 + 2 + 12 bytes per parameter).  With P_p the stage's
+ *   mixed-precision training with Adam (Rajbhandari et al. 2020, "ZeRO",
+ *   2 + 2 + 12 bytes per parameter), divided by dp where ZeRO shards.  With P_p the stage's
  *   parameters (its layers, plus V h for the embedding on the first stage
  *   and V h for the LM head on the last) and N = P_p / tp:
  *     parameters 2 N (bf16 weights), gradients 2 N (bf16), optimizer 12 N
- *     (fp32 master weights, Adam m and v);
+ *     (fp32 master weights, Adam m and v); ZeRO-1 optimizer 12 N / dp;
+ *     ZeRO-2 also gradients 2 N / dp; ZeRO-3 also parameters 2 N / dp plus,
+ *     when dp > 1, 2 x 2 x (U / tp) for the gathered weights transiently
+ *     resident (the unit in use and the next one prefetched), U the largest
+ *     unit of the stage (a layer, or V h on the first and last stages).
+ *     Divisions round down;
  *     activations n_p x F x layer, n_p the stage's layers, layer the bytes
  *     kept per layer and micro-batch with sequence + tensor parallelism
  *     (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
@@ -92,6 +123,7 @@ typedef struct
   guint32 microbatches; /* per pipeline; 0: B / (b x dp) */
   WlPipeSchedule schedule;
   gboolean recompute;
+  guint32 zero; /* ZeRO stage 0 .. 3 (3 = FSDP); see above */
 } WlGenTransformer;
 
 /* The presets: *n is set to their number; the array is static. */
@@ -108,7 +140,7 @@ guint64 wl_transformer_params (const WlTransformerModel *m);
 /* Micro-batches per pipeline that REQ resolves to, or 0 with ERROR set
  * (SIM_ERROR_INPUT) when the request is inconsistent (a zero size, B not a
  * multiple of b x dp, B and microbatches disagreeing, more stages than
- * layers, heads or h not divisible by tp). */
+ * layers, heads or h not divisible by tp, a ZeRO stage above 3). */
 guint32 wl_gen_transformer_microbatches (const WlGenTransformer *req, GError **error);
 
 /* FLOPs of one iteration over all ranks (the closed form above). */

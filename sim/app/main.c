@@ -397,8 +397,8 @@ static int
 cmd_gen_transformer (int argc, char **argv)
 {
   char *preset = NULL, *sched = NULL, *out = NULL, *device_name = NULL;
-  gint model[6] = { 0 }, b = 0, B = 0, tp = 1, pp = 1, dp = 1, M = 0;
-  gboolean recompute = FALSE, list = FALSE, strict_memory = FALSE;
+  gint model[6] = { 0 }, b = 0, B = 0, tp = 1, pp = 1, dp = 1, M = 0, zero = -1;
+  gboolean recompute = FALSE, list = FALSE, strict_memory = FALSE, fsdp = FALSE;
   GOptionEntry entries[] = {
     { "preset", 'p', 0, G_OPTION_ARG_STRING, &preset, "Model preset (see --list)", "NAME" },
     { "list", 'l', 0, G_OPTION_ARG_NONE, &list, "List the presets with their parameters", NULL },
@@ -417,6 +417,10 @@ cmd_gen_transformer (int argc, char **argv)
       "Micro-batches per pipeline (default global-batch / (micro-batch x dp))", "M" },
     { "schedule", 0, 0, G_OPTION_ARG_STRING, &sched, "1f1b (default) or gpipe", "NAME" },
     { "recompute", 0, 0, G_OPTION_ARG_NONE, &recompute, "Full activation recomputation", NULL },
+    { "zero", 0, 0, G_OPTION_ARG_INT, &zero,
+      "ZeRO stage 0 (default), 1 (optimizer), 2 (+ gradients) or 3 (+ parameters)", "0|1|2|3" },
+    { "fsdp", 0, 0, G_OPTION_ARG_NONE, &fsdp, "Fully sharded data parallelism (= --zero 3)",
+      NULL },
     { "device", 0, 0, G_OPTION_ARG_STRING, &device_name,
       "Check each stage's per-rank memory against this device preset (H100-SXM, ...)", "NAME" },
     { "strict-memory", 0, 0, G_OPTION_ARG_NONE, &strict_memory,
@@ -434,7 +438,7 @@ cmd_gen_transformer (int argc, char **argv)
            "send/recv between stages, data parallelism one gradient all-reduce per layer.\n"
            "See workload/gen_transformer.h for the model and its FLOP count.\n"
            "Prints each stage's per-rank memory (bf16 weights and gradients, Adam in\n"
-           "fp32, no ZeRO; activations as in Korthikanti et al. 2022); with --device,\n"
+           "fp32, sharded per --zero; activations as in Korthikanti et al. 2022); with --device,\n"
            "stages over its capacity are warned about (errors with --strict-memory).\n\n"
            EXIT_CODES_HELP "\n");
   GError *error = NULL;
@@ -450,6 +454,10 @@ cmd_gen_transformer (int argc, char **argv)
                          g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
                                       "need --preset NAME (or the model sizes) --micro-batch b "
                                       "--global-batch B --tp N --pp N --dp N --out PREFIX"));
+  else if (zero > 3 || zero < -1 || (fsdp && zero >= 0 && zero != 3))
+    code = report_error ("gen transformer",
+                         g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
+                                      "--zero must be 0, 1, 2 or 3 (--fsdp means 3)"));
   else if (strict_memory && device_name == NULL)
     code = report_error ("gen transformer",
                          g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
@@ -471,6 +479,7 @@ cmd_gen_transformer (int argc, char **argv)
       req.dp = (guint32) dp;
       req.microbatches = (guint32) M;
       req.recompute = recompute;
+      req.zero = fsdp ? 3 : (guint32) MAX (zero, 0);
       if (!gen_transformer_request (preset, model, sched, &req, &error)
           || !gen_transformer_memory (&req, device, strict_memory, &error)
           || !wl_gen_transformer (out, &req, &error))

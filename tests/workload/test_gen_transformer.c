@@ -33,8 +33,10 @@ static const Layout layouts[] = {
 typedef struct
 {
   double num_ops;
-  guint64 ag, rs, ar, send, recv; /* comm_size sums */
+  guint64 ag, rs, ar, send, recv; /* comm_size sums (ag, rs: TP group) */
   guint n_ag, n_rs, n_ar, n_send, n_recv;
+  guint64 dp_ag, dp_rs; /* all-gathers and reduce-scatters on the DP group */
+  guint n_dp_ag, n_dp_rs;
   char *tp_pg, *dp_pg; /* the pg_name seen (all equal: asserted) */
 } RankSums;
 
@@ -58,10 +60,20 @@ same_pg (char **seen, const ChakraProtoMsg__Node *n)
   ck_assert_str_eq (*seen, pg);
 }
 
+static gboolean
+on_pg (const ChakraProtoMsg__Node *n, const char *want)
+{
+  const char *pg = NULL;
+  ck_assert (wl_chakra_attr_string (n, "pg_name", &pg, NULL));
+  return strcmp (pg, want) == 0;
+}
+
 /* Sum rank R's trace; record its sends as "src dst tag size" in SENDS and
- * its receives in RECVS (a send must find its receive). */
+ * its receives in RECVS (a send must find its receive).  Collectives on
+ * DP_PG (the rank's DP group) are summed apart. */
 static void
-read_rank (const char *prefix, guint32 r, RankSums *s, GHashTable *sends, GHashTable *recvs)
+read_rank (const char *prefix, guint32 r, RankSums *s, GHashTable *sends, GHashTable *recvs,
+           const char *dp_pg)
 {
   g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, r);
   GError *error = NULL;
@@ -76,7 +88,11 @@ read_rank (const char *prefix, guint32 r, RankSums *s, GHashTable *sends, GHashT
       else if (n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE)
         {
           gint64 kind = attr_i (n, "comm_type"), size = attr_i (n, "comm_size");
-          if (kind == 2)
+          if (kind == 2 && on_pg (n, dp_pg))
+            s->dp_ag += size, s->n_dp_ag++, same_pg (&s->dp_pg, n);
+          else if (kind == 7 && on_pg (n, dp_pg))
+            s->dp_rs += size, s->n_dp_rs++, same_pg (&s->dp_pg, n);
+          else if (kind == 2)
             s->ag += size, s->n_ag++, same_pg (&s->tp_pg, n);
           else if (kind == 7)
             s->rs += size, s->n_rs++, same_pg (&s->tp_pg, n);
@@ -151,9 +167,11 @@ check_layout (const WlTransformerModel *m, const Layout *lay, const char *tag)
   for (guint32 r = 0; r < ranks; r++)
     {
       RankSums s;
-      read_rank (p, r, &s, sends, recvs);
-      total += s.num_ops;
       guint32 t = r % lay->tp, d = r / lay->tp % lay->dp, st = r / (lay->tp * lay->dp);
+      g_autofree char *dpg = g_strdup_printf ("%u", 1 + lay->dp * lay->pp + t + lay->tp * st);
+      read_rank (p, r, &s, sends, recvs, dpg);
+      ck_assert_uint_eq (s.n_dp_ag + s.n_dp_rs, 0);
+      total += s.num_ops;
       guint32 nl = m->layers / lay->pp + (st < m->layers % lay->pp);
       gboolean first = st == 0, last = st + 1 == lay->pp;
       /* TP: 4 all-gathers of act/tp and 4 reduce-scatters of act per layer
@@ -257,15 +275,16 @@ END_TEST
 
 /* A small model on 8 ranks (Ring 2 x Ring 4), simulated to the end. */
 static void
-run_small (const char *schedule, gboolean recompute)
+run_small (const char *schedule, gboolean recompute, const char *extra, const char *extra2)
 {
-  g_autofree char *p = tu_scratch_path (schedule);
+  g_autofree char *p = tu_scratch_path (extra != NULL ? "zero" : schedule);
   g_autofree char *out = NULL;
   const char *argv[] = { tu_orrery (), "gen", "transformer", "--layers", "5", "--hidden", "256",
                          "--heads", "4", "--vocab", "1000", "--seq", "128", "--micro-batch", "1",
                          "--global-batch", "8", "--tp", "2", "--pp", "2", "--dp", "2",
                          "--schedule", schedule, "--out", p,
-                         recompute ? "--recompute" : NULL, NULL };
+                         recompute ? "--recompute" : extra, recompute ? extra : extra2,
+                         recompute ? extra2 : NULL, NULL };
   ck_assert_int_eq (tu_run (&out, argv), 0);
   ck_assert_msg (strstr (out, "8 ranks (tp 2 pp 2 dp 2), 4 micro-batches") != NULL, "%s", out);
   AppConfig cfg;
@@ -291,13 +310,28 @@ run_small (const char *schedule, gboolean recompute)
 
 START_TEST (test_run_1f1b)
 {
-  run_small ("1f1b", FALSE);
+  run_small ("1f1b", FALSE, NULL, NULL);
 }
 END_TEST
 
 START_TEST (test_run_gpipe_recompute)
 {
-  run_small ("gpipe", TRUE);
+  run_small ("gpipe", TRUE, NULL, NULL);
+}
+END_TEST
+
+/* ZeRO-3 through --fsdp (with recomputation) and ZeRO-2 (whose parameter
+ * all-gathers wait on the reduce-scatters), simulated to the end. */
+START_TEST (test_run_fsdp)
+{
+  run_small ("1f1b", TRUE, "--fsdp", NULL);
+  run_small ("gpipe", FALSE, "--zero", "2");
+  g_autofree char *out = NULL;
+  const char *bad[] = { tu_orrery (), "gen", "transformer", "--preset", "llama2-7b",
+                        "--micro-batch", "1", "--global-batch", "8", "--zero", "2", "--fsdp",
+                        "--out", "x", NULL };
+  ck_assert_int_eq (tu_run (&out, bad), 1);
+  ck_assert_msg (strstr (out, "--zero") != NULL, "%s", out);
 }
 END_TEST
 
@@ -427,6 +461,142 @@ START_TEST (test_cli_memory)
 }
 END_TEST
 
+/* A small model (5 layers, h 256, V 1000) on tp 2 pp 2 dp 4 (M 2) and on
+ * dp 1, each ZeRO stage: the DP traffic by kind against the closed forms of
+ * the header (units: layers, the embedding on stage 0, the LM head on the
+ * last), and compute, TP and PP traffic unchanged (the same FLOPs). */
+START_TEST (test_zero_traffic)
+{
+  const WlTransformerModel m = { "custom", 5, 256, 4, 0, 1024, 1000, 128, FALSE };
+  for (guint32 dp = 1; dp <= 4; dp += 3)
+    for (guint32 zero = 0; zero <= 3; zero++)
+      {
+        g_autofree char *tag = g_strdup_printf ("zero%u-dp%u", zero, dp);
+        g_autofree char *p = tu_scratch_path (tag);
+        const guint32 tp = 2, pp = 2, M = 2;
+        WlGenTransformer req = { .model = m, .micro_batch = 1, .microbatches = M, .tp = tp,
+                                 .pp = pp, .dp = dp, .zero = zero };
+        GError *error = NULL;
+        ck_assert (wl_gen_transformer (p, &req, &error));
+        g_assert_no_error (error);
+        g_autoptr (GHashTable) sends = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+        g_autoptr (GHashTable) recvs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+        double total = 0;
+        const double act = 2.0 * 128 * 256;
+        for (guint32 r = 0; r < tp * pp * dp; r++)
+          {
+            RankSums s;
+            guint32 t = r % tp, st = r / (tp * dp);
+            g_autofree char *dpg = g_strdup_printf ("%u", 1 + dp * pp + t + tp * st);
+            read_rank (p, r, &s, sends, recvs, dpg);
+            total += s.num_ops;
+            guint32 nl = st == 0 ? 3 : 2;
+            gboolean first = st == 0, last = st + 1 == pp;
+            /* Unit bytes P_u = 2 params / tp: a layer 786432, V h 256000. */
+            double P_layer = 2 * layer_params (&m) / tp, P_emb = 2.0 * 1000 * 256 / tp;
+            double P_all = nl * P_layer + (first + last) * P_emb;
+            guint units = nl + first + last;
+            guint n_ar = 0, n_rs = 0, n_ag = 0;
+            double ar = 0, rs = 0, ag = 0;
+            if (dp > 1)
+              {
+                if (zero <= 1)
+                  n_ar = units, ar = P_all;
+                else
+                  n_rs = units, rs = P_all;
+                if (zero == 1 || zero == 2)
+                  n_ag = units, ag = P_all / dp;
+                if (zero == 3)
+                  {
+                    n_ag = M * (2 * nl + 2 * last + first);
+                    ag = M * (2 * nl * P_layer + (2 * last + first) * P_emb) / dp;
+                  }
+              }
+            ck_assert_uint_eq (s.n_ar, n_ar);
+            ck_assert_uint_eq (s.ar, (guint64) ar);
+            ck_assert_uint_eq (s.n_dp_rs, n_rs);
+            ck_assert_uint_eq (s.dp_rs, (guint64) rs);
+            ck_assert_uint_eq (s.n_dp_ag, n_ag);
+            ck_assert_uint_eq (s.dp_ag, (guint64) ag);
+            if (dp > 1)
+              ck_assert_str_eq (s.dp_pg, dpg);
+            /* TP and PP as without ZeRO. */
+            ck_assert_uint_eq (s.n_ag, 4 * nl * M);
+            ck_assert_uint_eq (s.n_rs, 4 * nl * M);
+            ck_assert_uint_eq (s.ag, (guint64) (4 * nl * M * act / tp));
+            ck_assert_uint_eq (s.rs, (guint64) (4 * nl * M * act));
+            ck_assert_uint_eq (s.n_send, M);
+            ck_assert_uint_eq (s.n_recv, M);
+            g_free (s.tp_pg);
+            g_free (s.dp_pg);
+          }
+        double want = expected_flops (&m, (double) M * dp, FALSE);
+        ck_assert_msg (fabs (total - want) <= 1e-9 * want, "%s: %.6g FLOPs", tag, total);
+        ck_assert_msg (fabs (wl_gen_transformer_flops (&req) - want) <= 1e-9 * want, "%s", tag);
+      }
+  /* The presets' FLOPs under ZeRO-3 (one layout). */
+  guint n;
+  const WlTransformerModel *presets = wl_transformer_presets (&n);
+  for (guint i = 0; i < n; i++)
+    {
+      WlGenTransformer req = { .model = presets[i], .micro_batch = 1, .global_batch = 8,
+                               .tp = 2, .pp = 2, .dp = 4, .zero = 3 };
+      double want = expected_flops (&presets[i], 8, FALSE);
+      ck_assert (fabs (wl_gen_transformer_flops (&req) - want) <= 1e-9 * want);
+    }
+  WlGenTransformer bad_req = { .model = m, .micro_batch = 1, .microbatches = 2, .tp = 1,
+                               .pp = 1, .dp = 2, .zero = 4 };
+  GError *error = NULL;
+  ck_assert_uint_eq (wl_gen_transformer_microbatches (&bad_req, &error), 0);
+  ck_assert_msg (strstr (error->message, "ZeRO") != NULL, "%s", error->message);
+  g_clear_error (&error);
+}
+END_TEST
+
+/* Memory per ZeRO stage: 3 stages (layers 2, 2, 1), tp 2, dp 4 and dp 1. */
+START_TEST (test_zero_memory)
+{
+  const guint64 h = 256, f = 1024, V = 1000, tp = 2, pp = 3;
+  const guint64 layer = 4 * h * h + 2 * h * f, stage_layers[3] = { 2, 2, 1 };
+  for (guint64 dp = 1; dp <= 4; dp += 3)
+    for (guint32 zero = 0; zero <= 3; zero++)
+      {
+        WlGenTransformer req = { .model = { "custom", 5, h, 4, 0, f, V, 128, FALSE },
+                                 .micro_batch = 1, .tp = tp, .pp = pp, .dp = (guint32) dp,
+                                 .microbatches = 4, .zero = zero };
+        WlGenTransformer base = req;
+        base.zero = 0;
+        WlStageMemory mem[3], mem0[3];
+        ck_assert (wl_gen_transformer_memory (&req, mem, NULL));
+        ck_assert (wl_gen_transformer_memory (&base, mem0, NULL));
+        for (guint64 p = 0; p < pp; p++)
+          {
+            gboolean edge = p == 0 || p == pp - 1;
+            guint64 n = (stage_layers[p] * layer + (p == 0 ? V * h : 0)
+                         + (p == pp - 1 ? V * h : 0)) / tp;
+            guint64 unit = edge ? MAX (layer, V * h) : layer;
+            guint64 params = zero >= 3 ? 2 * n / dp + (dp > 1 ? 4 * (unit / tp) : 0) : 2 * n;
+            guint64 grads = zero >= 2 ? 2 * n / dp : 2 * n;
+            guint64 opt = zero >= 1 ? 12 * n / dp : 12 * n;
+            ck_assert_uint_eq (mem[p].params_B, params);
+            ck_assert_uint_eq (mem[p].grads_B, grads);
+            ck_assert_uint_eq (mem[p].optimizer_B, opt);
+            ck_assert_uint_eq (mem[p].activations_B, mem0[p].activations_B);
+            ck_assert_uint_eq (mem[p].total_B, params + grads + opt + mem0[p].activations_B);
+          }
+      }
+  /* Spot value: stage 1 (2 layers), dp 4, ZeRO-3: n = 786432 per rank. */
+  WlGenTransformer req = { .model = { "custom", 5, h, 4, 0, f, V, 128, FALSE },
+                           .micro_batch = 1, .tp = tp, .pp = pp, .dp = 4, .microbatches = 4,
+                           .zero = 3 };
+  WlStageMemory mem[3];
+  ck_assert (wl_gen_transformer_memory (&req, mem, NULL));
+  ck_assert_uint_eq (mem[1].params_B, 2 * 786432 / 4 + 4 * 393216);
+  ck_assert_uint_eq (mem[1].grads_B, 2 * 786432 / 4);
+  ck_assert_uint_eq (mem[1].optimizer_B, 12 * 786432 / 4);
+}
+END_TEST
+
 static Suite *
 gen_transformer_suite (void)
 {
@@ -440,6 +610,9 @@ gen_transformer_suite (void)
   tcase_add_test (tc, test_cli);
   tcase_add_test (tc, test_memory);
   tcase_add_test (tc, test_cli_memory);
+  tcase_add_test (tc, test_zero_traffic);
+  tcase_add_test (tc, test_zero_memory);
+  tcase_add_test (tc, test_run_fsdp);
   return s;
 }
 
