@@ -10,12 +10,13 @@
 #include "workload/wl_error.h"
 
 static const WlTransformerModel presets[] = {
-  { "gpt3-175b", 96, 12288, 96, 0, 4 * 12288, 50257, 2048, FALSE },
-  { "llama2-7b", 32, 4096, 32, 0, 11008, 32000, 4096, TRUE },
-  { "llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096, TRUE },
-  { "llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, TRUE },
-  { "llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, TRUE },
-  { "llama3-405b", 126, 16384, 128, 8, 53248, 128256, 8192, TRUE },
+  { "gpt3-175b", 96, 12288, 96, 0, 4 * 12288, 50257, 2048, FALSE, 0, 0 },
+  { "llama2-7b", 32, 4096, 32, 0, 11008, 32000, 4096, TRUE, 0, 0 },
+  { "llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096, TRUE, 0, 0 },
+  { "llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, TRUE, 0, 0 },
+  { "llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, TRUE, 0, 0 },
+  { "llama3-405b", 126, 16384, 128, 8, 53248, 128256, 8192, TRUE, 0, 0 },
+  { "mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 4096, TRUE, 8, 2 },
 };
 
 const WlTransformerModel *
@@ -48,16 +49,56 @@ attn_params (const WlTransformerModel *m)
   return 2 * h * h + 2 * h * (h * kv / m->heads);
 }
 
+/* One FFN (one expert). */
+static guint64
+ffn_params (const WlTransformerModel *m)
+{
+  return ffn_mats (m) * m->hidden * m->ffn;
+}
+
 static guint64
 layer_params (const WlTransformerModel *m)
 {
-  return attn_params (m) + ffn_mats (m) * m->hidden * m->ffn;
+  return attn_params (m) + (m->experts > 0 ? m->experts : 1) * ffn_params (m);
 }
 
 guint64
 wl_transformer_params (const WlTransformerModel *m)
 {
   return m->layers * layer_params (m) + 2 * (guint64) m->vocab * m->hidden;
+}
+
+guint64
+wl_transformer_active_params (const WlTransformerModel *m)
+{
+  guint64 k = m->experts > 0 ? m->top_k : 1;
+  return m->layers * (attn_params (m) + k * ffn_params (m)) + 2 * (guint64) m->vocab * m->hidden;
+}
+
+static guint32
+ep_of (const WlGenTransformer *r)
+{
+  return r->ep > 0 ? r->ep : 1;
+}
+
+/* A layer's parameters on one rank (all tp slices together), synchronised
+ * over the full DP group (dense) or the expert-DP group (experts). */
+static guint64
+dense_part (const WlTransformerModel *m)
+{
+  return m->experts > 0 ? attn_params (m) : layer_params (m);
+}
+
+static guint64
+expert_part (const WlGenTransformer *r)
+{
+  return r->model.experts > 0 ? r->model.experts / ep_of (r) * ffn_params (&r->model) : 0;
+}
+
+static guint64
+layer_local (const WlGenTransformer *r)
+{
+  return dense_part (&r->model) + expert_part (r);
 }
 
 static gboolean
@@ -84,6 +125,12 @@ wl_gen_transformer_microbatches (const WlGenTransformer *r, GError **error)
     return bad (error, "the ZeRO stage must be 0, 1, 2 or 3");
   if (m->kv_heads > m->heads || (m->kv_heads > 0 && m->heads % m->kv_heads != 0))
     return bad (error, "kv heads must divide heads");
+  if (r->dp % ep_of (r) != 0)
+    return bad (error, "ep must divide dp");
+  if (m->experts == 0 && ep_of (r) > 1)
+    return bad (error, "expert parallelism needs experts");
+  if (m->experts > 0 && (m->top_k == 0 || m->top_k > m->experts || m->experts % ep_of (r) != 0))
+    return bad (error, "top-k must be 1 .. experts and ep must divide experts");
   guint64 per_step = (guint64) r->micro_batch * r->dp;
   if (r->microbatches > 0)
     {
@@ -108,7 +155,7 @@ costs_of (const WlGenTransformer *r)
   const WlTransformerModel *m = &r->model;
   guint64 b = r->micro_batch, s = m->seq, h = m->hidden, t = b * s;
   return (Costs) { .attn = 2 * t * attn_params (m) + 4 * b * s * s * h,
-                   .mlp = 2 * ffn_mats (m) * t * h * m->ffn,
+                   .mlp = 2 * (m->experts > 0 ? m->top_k : 1) * ffn_mats (m) * t * h * m->ffn,
                    .head = 2 * t * h * m->vocab,
                    .tokens = t,
                    .act_bytes = 2 * t * h };
@@ -150,23 +197,23 @@ wl_gen_transformer_memory (const WlGenTransformer *r, WlStageMemory *out, GError
     {
       WlStageMemory *o = &out[p];
       o->layers = stage_layers (r, p);
-      guint64 params = o->layers * layer_params (m) + (p == 0 ? emb : 0)
+      guint64 params = o->layers * dense_part (m) + (p == 0 ? emb : 0)
                        + (p + 1 == r->pp ? emb : 0);
-      guint64 n = params / tp;
+      guint64 n = params / tp, ne = o->layers * expert_part (r) / tp;
       o->in_flight = r->schedule == WL_PIPE_GPIPE ? M : MIN (M, r->pp - p);
-      guint64 dp = r->dp;
-      o->params_B = r->zero >= 3 ? 2 * n / dp : 2 * n;
+      guint64 dp = r->dp, edp = r->dp / ep_of (r);
+      o->params_B = r->zero >= 3 ? 2 * n / dp + 2 * ne / edp : 2 * n + 2 * ne;
       if (r->zero >= 3 && dp > 1)
         {
           /* The largest unit gathered at once: a layer, or the embedding /
            * LM head on the first / last stage; twice (current + prefetch). */
-          guint64 unit = layer_params (m);
+          guint64 unit = layer_local (r);
           if (p == 0 || p + 1 == r->pp)
             unit = MAX (unit, emb);
           o->params_B += 2 * (2 * (unit / tp));
         }
-      o->grads_B = r->zero >= 2 ? 2 * n / dp : 2 * n;
-      o->optimizer_B = r->zero >= 1 ? 12 * n / dp : 12 * n;
+      o->grads_B = r->zero >= 2 ? 2 * n / dp + 2 * ne / edp : 2 * n + 2 * ne;
+      o->optimizer_B = r->zero >= 1 ? 12 * n / dp + 12 * ne / edp : 12 * n + 12 * ne;
       o->activations_B = (guint64) o->layers * o->in_flight * per_layer;
       o->total_B = o->params_B + o->grads_B + o->optimizer_B + o->activations_B;
     }
@@ -185,7 +232,7 @@ typedef struct
   gboolean ok;
   guint64 next_id, last, extra;
   gboolean has_last, has_extra; /* extra: a second dependency, used once */
-  char tp_pg[16], dp_pg[16];
+  char tp_pg[16], dp_pg[16], ep_pg[16], edp_pg[16];
 } Emit;
 
 static guint32
@@ -313,8 +360,8 @@ block_bytes (const Emit *e, gboolean mlp)
 {
   const WlTransformerModel *m = &e->req->model;
   guint64 h = m->hidden, t = e->c.tokens, tp = e->req->tp;
-  guint64 weights = mlp ? ffn_mats (m) * h * m->ffn : attn_params (m);
-  guint64 inter = mlp ? ffn_mats (m) * t * m->ffn : 4 * t * h;
+  guint64 weights = mlp ? expert_part (e->req) + (m->experts ? 0 : ffn_params (m)) : attn_params (m);
+  guint64 inter = mlp ? (m->experts ? m->top_k : 1) * ffn_mats (m) * t * m->ffn : 4 * t * h;
   return 2 * (weights / tp + 2 * t * h + inter / tp);
 }
 
@@ -323,32 +370,72 @@ block_bytes (const Emit *e, gboolean mlp)
  * or a reduce-scatter (2, 3) of its bf16 gradients; ZeRO 1 and 2 then
  * all-gather the updated parameter shards (after the gradient collective). */
 static void
-dp_grads (Emit *e, guint64 params)
+dp_grads_on (Emit *e, guint64 params, const char *pg, guint32 n)
 {
   const WlGenTransformer *r = e->req;
-  if (r->dp == 1)
+  if (n == 1)
     return;
   guint64 bytes = 2 * (params / r->tp);
   guint64 g = coll (e, r->zero >= 2 ? "dp_reduce_scatter" : "dp_all_reduce",
-                    r->zero >= 2 ? SYS_COLL_REDUCE_SCATTER : SYS_COLL_ALL_REDUCE, bytes, e->dp_pg,
+                    r->zero >= 2 ? SYS_COLL_REDUCE_SCATTER : SYS_COLL_ALL_REDUCE, bytes, pg,
                     FALSE);
   if (r->zero == 1 || r->zero == 2)
     {
       e->extra = g;
       e->has_extra = TRUE;
-      coll (e, "dp_param_all_gather", SYS_COLL_ALL_GATHER, bytes / r->dp, e->dp_pg, FALSE);
+      coll (e, "dp_param_all_gather", SYS_COLL_ALL_GATHER, bytes / n, pg, FALSE);
     }
 }
 
+static void
+dp_grads (Emit *e, guint64 params)
+{
+  dp_grads_on (e, params, e->dp_pg, e->req->dp);
+}
+
 /* ZeRO-3: the blocking all-gather of a unit's parameters before its use
- * (each rank contributes its 1/dp shard). */
+ * (each rank contributes its 1/n shard). */
+static void
+dp_gather_on (Emit *e, guint64 params, const char *pg, guint32 n)
+{
+  const WlGenTransformer *r = e->req;
+  if (r->zero >= 3 && n > 1)
+    coll (e, "dp_param_all_gather", SYS_COLL_ALL_GATHER, 2 * (params / r->tp) / n, pg, TRUE);
+}
+
 static void
 dp_gather (Emit *e, guint64 params)
 {
+  dp_gather_on (e, params, e->dp_pg, e->req->dp);
+}
+
+/* A layer's gradient synchronisation / ZeRO-3 gather: the dense part on the
+ * DP group, the rank's experts on its expert-DP group of dp / ep ranks. */
+static void
+layer_grads (Emit *e)
+{
+  dp_grads (e, dense_part (&e->req->model));
+  if (e->req->model.experts > 0)
+    dp_grads_on (e, expert_part (e->req), e->edp_pg, e->req->dp / ep_of (e->req));
+}
+
+static void
+layer_gather (Emit *e)
+{
+  dp_gather (e, dense_part (&e->req->model));
+  if (e->req->model.experts > 0)
+    dp_gather_on (e, expert_part (e->req), e->edp_pg, e->req->dp / ep_of (e->req));
+}
+
+/* A dispatch or combine all-to-all of an MoE layer on the EP group: the
+ * rank's sequence-parallel share of the tokens, each sent to top_k experts. */
+static void
+ep_a2a (Emit *e, const char *name)
+{
   const WlGenTransformer *r = e->req;
-  if (r->zero >= 3 && r->dp > 1)
-    coll (e, "dp_param_all_gather", SYS_COLL_ALL_GATHER, 2 * (params / r->tp) / r->dp, e->dp_pg,
-          TRUE);
+  if (r->model.experts == 0 || ep_of (r) == 1)
+    return;
+  coll (e, name, SYS_COLL_ALL_TO_ALL, r->model.top_k * e->c.act_bytes / r->tp, e->ep_pg, TRUE);
 }
 
 static gboolean
@@ -367,13 +454,15 @@ forward (Emit *e, guint32 mb)
     dp_gather (e, (guint64) m->vocab * m->hidden); /* the embedding */
   for (guint32 l = 0; l < e->nl; l++)
     {
-      dp_gather (e, layer_params (m));
+      layer_gather (e);
       tp_coll (e, TRUE);
       comp (e, "attn_fwd", e->c.attn, block_bytes (e, FALSE));
       tp_coll (e, FALSE);
+      ep_a2a (e, "ep_dispatch");
       tp_coll (e, TRUE);
       comp (e, "mlp_fwd", e->c.mlp, block_bytes (e, TRUE));
       tp_coll (e, FALSE);
+      ep_a2a (e, "ep_combine");
     }
   if (last_stage (e))
     dp_gather (e, (guint64) m->vocab * m->hidden);
@@ -401,18 +490,20 @@ backward (Emit *e, guint32 mb)
     p2p (e, FALSE, e->p + 1, mb, TRUE);
   for (guint32 l = 0; l < e->nl; l++)
     {
-      dp_gather (e, layer_params (m));
+      layer_gather (e);
       if (e->req->recompute)
         comp (e, "recompute_fwd", e->c.attn + e->c.mlp,
               block_bytes (e, FALSE) + block_bytes (e, TRUE));
+      ep_a2a (e, "ep_combine_bwd");
       tp_coll (e, TRUE);
       comp (e, "mlp_bwd", 2 * e->c.mlp, 2 * block_bytes (e, TRUE));
       tp_coll (e, FALSE);
+      ep_a2a (e, "ep_dispatch_bwd");
       tp_coll (e, TRUE);
       comp (e, "attn_bwd", 2 * e->c.attn, 2 * block_bytes (e, FALSE));
       tp_coll (e, FALSE);
       if (final)
-        dp_grads (e, layer_params (m));
+        layer_grads (e);
     }
   if (e->p > 0)
     p2p (e, TRUE, e->p - 1, mb, TRUE);
@@ -469,6 +560,32 @@ groups_json (const WlGenTransformer *r)
           g_string_append_printf (s, "%s%u", d ? ", " : "", rank_of (r, t, d, p));
         g_string_append (s, "]}");
       }
+  /* Expert parallelism: EP groups (ep consecutive DP indices), then the
+   * expert-DP groups (same d mod ep). */
+  guint32 ep = ep_of (r), edp = r->dp / ep, base = 1 + r->dp * r->pp + r->tp * r->pp;
+  for (guint32 p = 0; p < r->pp && ep > 1; p++)
+    for (guint32 g = 0; g < edp; g++)
+      for (guint32 t = 0; t < r->tp; t++)
+        {
+          g_string_append_printf (s, "%s{\"pg_name\": \"%u\", \"ranks\": [", first ? "" : ", ",
+                                  base + t + r->tp * (g + edp * p));
+          first = FALSE;
+          for (guint32 i = 0; i < ep; i++)
+            g_string_append_printf (s, "%s%u", i ? ", " : "", rank_of (r, t, g * ep + i, p));
+          g_string_append (s, "]}");
+        }
+  base += r->tp * r->pp * edp;
+  for (guint32 p = 0; p < r->pp && ep > 1 && edp > 1; p++)
+    for (guint32 i = 0; i < ep; i++)
+      for (guint32 t = 0; t < r->tp; t++)
+        {
+          g_string_append_printf (s, "%s{\"pg_name\": \"%u\", \"ranks\": [", first ? "" : ", ",
+                                  base + t + r->tp * (i + ep * p));
+          first = FALSE;
+          for (guint32 g = 0; g < edp; g++)
+            g_string_append_printf (s, "%s%u", g ? ", " : "", rank_of (r, t, g * ep + i, p));
+          g_string_append (s, "]}");
+        }
   g_string_append (s, "]");
   return g_string_free (s, FALSE);
 }
@@ -486,6 +603,13 @@ write_rank (const char *prefix, const WlGenTransformer *r, guint32 M, guint32 ra
   e.nl = stage_layers (r, e.p);
   g_snprintf (e.tp_pg, sizeof e.tp_pg, "%u", 1 + e.d + r->dp * e.p);
   g_snprintf (e.dp_pg, sizeof e.dp_pg, "%u", 1 + r->dp * r->pp + e.t + r->tp * e.p);
+  guint32 ep = ep_of (r), edp = r->dp / ep, base = 1 + r->dp * r->pp + r->tp * r->pp;
+  g_snprintf (e.ep_pg, sizeof e.ep_pg, "%u", base + e.t + r->tp * (e.d / ep + edp * e.p));
+  if (ep > 1)
+    g_snprintf (e.edp_pg, sizeof e.edp_pg, "%u",
+                base + r->tp * r->pp * edp + e.t + r->tp * (e.d % ep + ep * e.p));
+  else
+    memcpy (e.edp_pg, e.dp_pg, sizeof e.edp_pg);
   if (r->tp > 1 || r->dp > 1)
     {
       ChakraProtoMsg__IOInfo in = CHAKRA_PROTO_MSG__IOINFO__INIT;

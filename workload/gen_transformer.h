@@ -64,18 +64,45 @@
  *   reduce-scatters + |U| all-gathers; 3: |U| reduce-scatters and
  *   M (2 n_p + 2 [last] + [first]) all-gathers.
  * - Groups: a METADATA node defines TP groups 1 .. dp x pp (index d + dp x p)
- *   and DP groups dp x pp + 1 .. dp x pp + tp x pp (index t + tp x p); every
+ *   and DP groups dp x pp + 1 .. dp x pp + tp x pp (index t + tp x p); with
+ *   ep > 1, after those, EP groups (index t + tp (d / ep + (dp / ep) p)),
+ *   then expert-DP groups (index t + tp (d mod ep + ep p)); every
  *   collective names its group in pg_name.  Groups of one rank are omitted,
  *   and so are their collectives.
  * - Each rank's compute and blocking communication form one chain (one
  *   stream); tensor_size is an estimate of bytes read and written.
+ * - Mixture of experts (experts E > 0; 0 = dense): every layer's FFN is
+ *   replaced by E experts of the same FFN shape (gated as in Llama when
+ *   gated_ffn), each token routed to top_k K of them.  Parameters count all E
+ *   experts (the router's h x E is ignored); the active parameters
+ *   (wl_transformer_active_params) count K.  An MoE layer's FFN FLOPs are K
+ *   x the dense FFN's, so an iteration costs 6 T N'_active + attention (+
+ *   recompute), N'_active the active parameters less the embedding.
+ * - Expert parallelism, ep (0 or 1: none; ep must divide dp and E): EP
+ *   groups are formed inside the DP dimension: ep consecutive DP indices
+ *   d = g ep .. g ep + ep - 1 of the same stage and TP index; each of their
+ *   ranks holds E / ep experts of every layer.  Ranks stay tp x pp x dp.
+ *   Per MoE layer and micro-batch, forward: after the attention's reduce-
+ *   scatter a dispatch all-to-all, then the TP all-gather, the experts, the
+ *   TP reduce-scatter and a combine all-to-all; backward the mirror (combine
+ *   all-to-all, ..., dispatch all-to-all).  Each all-to-all's comm_size (the
+ *   whole per-rank buffer, as Chakra defines it) is K x b x s x h x 2 / tp:
+ *   the rank's sequence-parallel share of the tokens, each sent to K
+ *   experts.  Routing is taken as perfectly balanced: every rank computes
+ *   the expert FFNs for K t tokens (the ep K t token copies of its EP group
+ *   spread evenly over ep ranks), i.e. K x the dense FFN FLOPs, 1/tp each,
+ *   so the total FLOP identity above is exact.  Gradients (and ZeRO
+ *   all-gathers) of a layer are split: the dense part (attention) on the DP
+ *   group as before, the rank's E / ep experts on its expert-DP group, the
+ *   dp / ep ranks with the same stage, TP index and d mod ep (with ep = 1
+ *   that is the DP group, as a second collective).  MoE on every layer.
  * - Not modelled: the embedding lookup (no FLOPs, no node), the LM head's
  *   gather of the sequence-parallel activations, the loss, the optimizer
  *   step, tied-embedding synchronisation.
  * - Memory (wl_gen_transformer_memory): per rank of stage p, in bytes, for
  *   mixed-precision training with Adam (Rajbhandari et al. 2020, "ZeRO",
  *   2 + 2 + 12 bytes per parameter), divided by dp where ZeRO shards.  With P_p the stage's
- *   parameters (its layers, plus V h for the embedding on the first stage
+ *   parameters (its layers with E / ep experts each, plus V h for the embedding on the first stage
  *   and V h for the LM head on the last) and N = P_p / tp:
  *     parameters 2 N (bf16 weights), gradients 2 N (bf16), optimizer 12 N
  *     (fp32 master weights, Adam m and v); ZeRO-1 optimizer 12 N / dp;
@@ -112,6 +139,7 @@ typedef struct
   const char *name; /* borrowed; presets use static strings */
   guint32 layers, hidden, heads, kv_heads, ffn, vocab, seq;
   gboolean gated_ffn; /* three h x f matrices (SwiGLU) instead of two */
+  guint32 experts, top_k; /* mixture of experts: E experts, K per token; 0 = dense */
 } WlTransformerModel;
 
 typedef struct
@@ -124,23 +152,30 @@ typedef struct
   WlPipeSchedule schedule;
   gboolean recompute;
   guint32 zero; /* ZeRO stage 0 .. 3 (3 = FSDP); see above */
+  guint32 ep;   /* expert-parallel degree (0 = 1); divides dp and experts */
 } WlGenTransformer;
 
 /* The presets: *n is set to their number; the array is static. */
 const WlTransformerModel *wl_transformer_presets (guint *n);
 
 /* The preset called NAME (case-insensitive: "gpt3-175b", "llama2-7b",
- * "llama2-70b", "llama3-8b", "llama3-70b", "llama3-405b"), or NULL.  The
- * Llama-2 70B and Llama-3 models use 8 key/value heads. */
+ * "llama2-70b", "llama3-8b", "llama3-70b", "llama3-405b", "mixtral-8x7b"), or
+ * NULL.  The Llama-2 70B, Llama-3 and Mixtral models use 8 key/value heads.
+ * Mixtral 8x7B: E 8, K 2, s 4096 (of its 32768 context; chosen to keep
+ * traces small and comparable to Llama 2); 46.7B parameters, 12.9B active. */
 const WlTransformerModel *wl_transformer_preset (const char *name);
 
 /* Parameters of M as described above. */
 guint64 wl_transformer_params (const WlTransformerModel *m);
 
+/* Parameters used per token: as above with top_k experts per layer. */
+guint64 wl_transformer_active_params (const WlTransformerModel *m);
+
 /* Micro-batches per pipeline that REQ resolves to, or 0 with ERROR set
  * (SIM_ERROR_INPUT) when the request is inconsistent (a zero size, B not a
  * multiple of b x dp, B and microbatches disagreeing, more stages than
- * layers, heads or h not divisible by tp, a ZeRO stage above 3). */
+ * layers, heads or h not divisible by tp, a ZeRO stage above 3, ep not
+ * dividing dp or E, ep > 1 without experts, top_k not in 1 .. E). */
 guint32 wl_gen_transformer_microbatches (const WlGenTransformer *req, GError **error);
 
 /* FLOPs of one iteration over all ranks (the closed form above). */

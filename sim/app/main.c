@@ -297,10 +297,16 @@ gen_transformer_list (void)
   guint n;
   const WlTransformerModel *m = wl_transformer_presets (&n);
   for (guint i = 0; i < n; i++)
-    printf ("%-12s %.2fB parameters: layers %u hidden %u heads %u kv-heads %u ffn %u%s vocab %u "
-            "seq %u\n",
-            m[i].name, (double) wl_transformer_params (&m[i]) / 1e9, m[i].layers, m[i].hidden,
-            m[i].heads, m[i].kv_heads > 0 ? m[i].kv_heads : m[i].heads, m[i].ffn, m[i].gated_ffn ? " (gated)" : "", m[i].vocab, m[i].seq);
+    {
+      printf ("%-12s %.2fB parameters: layers %u hidden %u heads %u kv-heads %u ffn %u%s vocab %u "
+              "seq %u",
+              m[i].name, (double) wl_transformer_params (&m[i]) / 1e9, m[i].layers, m[i].hidden,
+              m[i].heads, m[i].kv_heads > 0 ? m[i].kv_heads : m[i].heads, m[i].ffn, m[i].gated_ffn ? " (gated)" : "", m[i].vocab, m[i].seq);
+      if (m[i].experts > 0)
+        printf (" experts %u top-k %u (%.2fB active)", m[i].experts, m[i].top_k,
+                (double) wl_transformer_active_params (&m[i]) / 1e9);
+      printf ("\n");
+    }
   return 0;
 }
 
@@ -398,6 +404,7 @@ cmd_gen_transformer (int argc, char **argv)
 {
   char *preset = NULL, *sched = NULL, *out = NULL, *device_name = NULL;
   gint model[6] = { 0 }, b = 0, B = 0, tp = 1, pp = 1, dp = 1, M = 0, zero = -1;
+  gint ep = 1, experts = -1, top_k = -1;
   gboolean recompute = FALSE, list = FALSE, strict_memory = FALSE, fsdp = FALSE;
   GOptionEntry entries[] = {
     { "preset", 'p', 0, G_OPTION_ARG_STRING, &preset, "Model preset (see --list)", "NAME" },
@@ -413,6 +420,12 @@ cmd_gen_transformer (int argc, char **argv)
     { "tp", 0, 0, G_OPTION_ARG_INT, &tp, "Tensor-parallel degree (default 1)", "N" },
     { "pp", 0, 0, G_OPTION_ARG_INT, &pp, "Pipeline stages (default 1)", "N" },
     { "dp", 0, 0, G_OPTION_ARG_INT, &dp, "Data-parallel degree (default 1)", "N" },
+    { "ep", 0, 0, G_OPTION_ARG_INT, &ep,
+      "Expert-parallel degree (default 1): EP groups of ep consecutive DP indices", "N" },
+    { "experts", 0, 0, G_OPTION_ARG_INT, &experts,
+      "Experts per layer (mixture of experts; 0 = dense; overrides the preset's)", "E" },
+    { "top-k", 0, 0, G_OPTION_ARG_INT, &top_k, "Experts per token (default 2 with --experts)",
+      "K" },
     { "microbatches", 'm', 0, G_OPTION_ARG_INT, &M,
       "Micro-batches per pipeline (default global-batch / (micro-batch x dp))", "M" },
     { "schedule", 0, 0, G_OPTION_ARG_STRING, &sched, "1f1b (default) or gpipe", "NAME" },
@@ -430,7 +443,7 @@ cmd_gen_transformer (int argc, char **argv)
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   g_autoptr (GOptionContext) ctx
-      = g_option_context_new ("- write one training iteration of a dense transformer");
+      = g_option_context_new ("- write one training iteration of a decoder transformer (dense or mixture-of-experts)");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (
       ctx, "Ranks: tp x pp x dp, rank = t + tp x (d + dp x p).  Tensor parallelism uses\n"
@@ -454,6 +467,10 @@ cmd_gen_transformer (int argc, char **argv)
                          g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
                                       "need --preset NAME (or the model sizes) --micro-batch b "
                                       "--global-batch B --tp N --pp N --dp N --out PREFIX"));
+  else if (ep <= 0 || experts < -1 || top_k < -1)
+    code = report_error ("gen transformer",
+                         g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
+                                      "--ep must be at least 1, --experts and --top-k at least 0"));
   else if (zero > 3 || zero < -1 || (fsdp && zero >= 0 && zero != 3))
     code = report_error ("gen transformer",
                          g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
@@ -480,7 +497,15 @@ cmd_gen_transformer (int argc, char **argv)
       req.microbatches = (guint32) M;
       req.recompute = recompute;
       req.zero = fsdp ? 3 : (guint32) MAX (zero, 0);
-      if (!gen_transformer_request (preset, model, sched, &req, &error)
+      req.ep = (guint32) ep;
+      gboolean ok = gen_transformer_request (preset, model, sched, &req, &error);
+      if (ok && experts >= 0)
+        req.model.experts = (guint32) experts;
+      if (ok && top_k >= 0)
+        req.model.top_k = (guint32) top_k;
+      else if (ok && req.model.experts > 0 && req.model.top_k == 0)
+        req.model.top_k = MIN (2, req.model.experts);
+      if (!ok
           || !gen_transformer_memory (&req, device, strict_memory, &error)
           || !wl_gen_transformer (out, &req, &error))
         code = report_error ("gen transformer", error);

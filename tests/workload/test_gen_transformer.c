@@ -136,17 +136,25 @@ layer_params (const WlTransformerModel *m)
   return attn_params (m) + (m->gated_ffn ? 3.0 : 2.0) * m->hidden * m->ffn;
 }
 
+/* A layer's parameters used per token: top_k experts in an MoE layer. */
+static double
+active_layer_params (const WlTransformerModel *m)
+{
+  double k = m->experts ? m->top_k : 1;
+  return attn_params (m) + k * (m->gated_ffn ? 3.0 : 2.0) * m->hidden * m->ffn;
+}
+
 /* 6 x N' x T + 12 L B s^2 h (QK^T and AV: 2 b s^2 h each forward, x 3),
- * N' = layer parameters + the LM head's V h; recomputation adds one forward
- * of the layers: 2 x L x layer params x T + 4 L B s^2 h. */
+ * N' = active layer parameters + the LM head's V h; recomputation adds one
+ * forward of the layers: 2 x L x active layer params x T + 4 L B s^2 h. */
 static double
 expected_flops (const WlTransformerModel *m, double B, gboolean recompute)
 {
   double L = m->layers, h = m->hidden, s = m->seq, T = B * s;
-  double n_prime = L * layer_params (m) + (double) m->vocab * h;
+  double n_prime = L * active_layer_params (m) + (double) m->vocab * h;
   double f = 6 * n_prime * T + 12 * L * B * s * s * h;
   if (recompute)
-    f += 2 * L * layer_params (m) * T + 4 * L * B * s * s * h;
+    f += 2 * L * active_layer_params (m) * T + 4 * L * B * s * s * h;
   return f;
 }
 
@@ -224,9 +232,10 @@ START_TEST (test_presets_flops_and_traffic)
 {
   guint n;
   const WlTransformerModel *presets = wl_transformer_presets (&n);
-  ck_assert_uint_eq (n, 6);
+  ck_assert_uint_eq (n, 7);
+  /* The dense presets (Mixtral: test_gen_moe). */
   for (guint i = 0; i < n; i++)
-    for (guint k = 0; k < G_N_ELEMENTS (layouts); k++)
+    for (guint k = 0; k < G_N_ELEMENTS (layouts) && presets[i].experts == 0; k++)
       {
         g_autofree char *tag = g_strdup_printf ("%s-%u", presets[i].name, k);
         check_layout (&presets[i], &layouts[k], tag);
@@ -241,6 +250,7 @@ START_TEST (test_preset_params)
   static const struct { const char *name; double billions; } want[] = {
     { "gpt3-175b", 175 }, { "llama2-7b", 6.74 }, { "llama2-70b", 68.98 },
     { "llama3-8b", 8.03 }, { "llama3-70b", 70.6 }, { "llama3-405b", 405.9 },
+    { "mixtral-8x7b", 46.7 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (want); i++)
     {
@@ -250,6 +260,9 @@ START_TEST (test_preset_params)
       ck_assert_msg (fabs (got - want[i].billions) <= 0.02 * want[i].billions, "%s: %.2fB",
                      want[i].name, got);
     }
+  const WlTransformerModel *mx = wl_transformer_preset ("mixtral-8x7b");
+  double active = (double) wl_transformer_active_params (mx) / 1e9;
+  ck_assert_msg (fabs (active - 12.9) <= 0.02 * 12.9, "mixtral active %.2fB", active);
   ck_assert_ptr_null (wl_transformer_preset ("gpt-5"));
 }
 END_TEST
@@ -467,7 +480,7 @@ END_TEST
  * last), and compute, TP and PP traffic unchanged (the same FLOPs). */
 START_TEST (test_zero_traffic)
 {
-  const WlTransformerModel m = { "custom", 5, 256, 4, 0, 1024, 1000, 128, FALSE };
+  const WlTransformerModel m = { "custom", 5, 256, 4, 0, 1024, 1000, 128, FALSE, 0, 0 };
   for (guint32 dp = 1; dp <= 4; dp += 3)
     for (guint32 zero = 0; zero <= 3; zero++)
       {
