@@ -1,6 +1,8 @@
 /* gen_transformer.c: the dense transformer training-iteration generator. */
 #include "workload/gen_transformer.h"
 
+#include <math.h>
+
 #include <string.h>
 
 #include "sim/error.h"
@@ -232,6 +234,7 @@ typedef struct
   gboolean ok;
   guint64 next_id, last, extra;
   gboolean has_last, has_extra; /* extra: a second dependency, used once */
+  guint64 duration_us;          /* of the next node emitted (compute only) */
   char tp_pg[16], dp_pg[16], ep_pg[16], edp_pg[16];
 } Emit;
 
@@ -280,6 +283,8 @@ emit (Emit *e, const char *name, int type, ChakraProtoMsg__AttributeProto *attrs
   e->has_extra = FALSE;
   node.id = e->next_id++;
   node.name = (char *) name;
+  node.duration_micros = e->duration_us;
+  e->duration_us = 0;
   node.type = type;
   node.attr = ptrs;
   node.n_attr = n;
@@ -307,6 +312,10 @@ comp (Emit *e, const char *name, guint64 flops, guint64 bytes)
   a[1].name = (char *) "tensor_size";
   a[1].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL;
   a[1].uint64_val = bytes;
+  e->duration_us = 0;
+  WlRoofline roof;
+  if (e->req->device != NULL && wl_device_roofline (e->req->device, WL_DTYPE_BF16, &roof))
+    e->duration_us = (guint64) ceil (wl_roofline_ns (&roof, flops / e->req->tp, bytes) / 1000.0);
   emit (e, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE, a, 2, TRUE);
 }
 

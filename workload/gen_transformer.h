@@ -128,6 +128,8 @@
 
 #include <glib.h>
 
+#include "workload/compute.h"
+
 typedef enum
 {
   WL_PIPE_1F1B = 0,
@@ -153,6 +155,10 @@ typedef struct
   gboolean recompute;
   guint32 zero; /* ZeRO stage 0 .. 3 (3 = FSDP); see above */
   guint32 ep;   /* expert-parallel degree (0 = 1); divides dp and experts */
+  /* When set, compute nodes also carry duration_micros: their roofline time
+   * (bf16) on this device, rounded up to whole microseconds (Chakra's
+   * unit), so that the traces replay without a compute model. */
+  const WlDevice *device;
 } WlGenTransformer;
 
 /* The presets: *n is set to their number; the array is static. */

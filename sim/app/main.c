@@ -435,7 +435,8 @@ cmd_gen_transformer (int argc, char **argv)
     { "fsdp", 0, 0, G_OPTION_ARG_NONE, &fsdp, "Fully sharded data parallelism (= --zero 3)",
       NULL },
     { "device", 0, 0, G_OPTION_ARG_STRING, &device_name,
-      "Check each stage's per-rank memory against this device preset (H100-SXM, ...)", "NAME" },
+      "Device preset (H100-SXM, ...): compute nodes get their roofline durations (bf16, whole "
+      "us) and each stage's per-rank memory is checked against its capacity", "NAME" },
     { "strict-memory", 0, 0, G_OPTION_ARG_NONE, &strict_memory,
       "Fail (exit 1, no trace written) when a stage exceeds the device memory", NULL },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Write PREFIX.0.et .. PREFIX.<ranks-1>.et",
@@ -498,6 +499,7 @@ cmd_gen_transformer (int argc, char **argv)
       req.recompute = recompute;
       req.zero = fsdp ? 3 : (guint32) MAX (zero, 0);
       req.ep = (guint32) ep;
+      req.device = device;
       gboolean ok = gen_transformer_request (preset, model, sched, &req, &error);
       if (ok && experts >= 0)
         req.model.experts = (guint32) experts;

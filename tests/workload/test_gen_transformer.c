@@ -10,6 +10,7 @@
 
 #include "sim/app/simulation.h"
 #include "sim/error.h"
+#include "workload/chakra.h"
 #include "workload/gen_transformer.h"
 #include "workload/wl_error.h"
 #include "support/testutil.h"
@@ -610,6 +611,59 @@ START_TEST (test_zero_memory)
 }
 END_TEST
 
+/* With a device, every compute node also carries its roofline time in whole
+ * microseconds (rounded up): num_ops over the lesser of the H100 SXM's dense
+ * bf16 peak (989.5 TFLOP/s) and its HBM bandwidth (3.35 TB/s) times the
+ * node's FLOPs per byte.  Without one, none does. */
+START_TEST (test_device_durations)
+{
+  WlGenTransformer req = { .model = { "custom", 2, 1024, 8, 0, 4096, 1000, 256, FALSE },
+                           .micro_batch = 1, .tp = 2, .pp = 1, .dp = 1, .microbatches = 2 };
+  req.model.kv_heads = 8;
+  req.device = wl_device_preset ("H100-SXM");
+  g_autofree char *with = tu_scratch_path ("with");
+  GError *error = NULL;
+  ck_assert (wl_gen_transformer (with, &req, &error));
+  g_assert_no_error (error);
+  g_autofree char *path = g_strdup_printf ("%s.0.et", with);
+  WlChakraReader *r = wl_chakra_reader_open (path, &error);
+  g_assert_no_error (error);
+  guint comps = 0;
+  ChakraProtoMsg__Node *n;
+  while ((n = wl_chakra_reader_next (r, &error)) != NULL)
+    {
+      if (n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE)
+        {
+          guint64 ops = 0, bytes = 0;
+          ck_assert (wl_chakra_attr_uint (n, "num_ops", &ops, NULL));
+          ck_assert (wl_chakra_attr_uint (n, "tensor_size", &bytes, NULL));
+          double perf = 989.5e12;
+          if (bytes > 0)
+            perf = MIN (perf, 3.35e12 * (double) ops / (double) bytes);
+          guint64 want = (guint64) ceil ((double) ops / perf * 1e9 / 1000.0);
+          ck_assert_uint_eq (n->duration_micros, want);
+          comps++;
+        }
+      wl_chakra_node_free (n);
+    }
+  g_assert_no_error (error);
+  wl_chakra_reader_free (r);
+  ck_assert_uint_gt (comps, 0);
+
+  req.device = NULL;
+  g_autofree char *without = tu_scratch_path ("without");
+  ck_assert (wl_gen_transformer (without, &req, NULL));
+  g_autofree char *path2 = g_strdup_printf ("%s.0.et", without);
+  r = wl_chakra_reader_open (path2, NULL);
+  while ((n = wl_chakra_reader_next (r, NULL)) != NULL)
+    {
+      ck_assert_uint_eq (n->duration_micros, 0);
+      wl_chakra_node_free (n);
+    }
+  wl_chakra_reader_free (r);
+}
+END_TEST
+
 static Suite *
 gen_transformer_suite (void)
 {
@@ -626,6 +680,7 @@ gen_transformer_suite (void)
   tcase_add_test (tc, test_zero_traffic);
   tcase_add_test (tc, test_zero_memory);
   tcase_add_test (tc, test_run_fsdp);
+  tcase_add_test (tc, test_device_durations);
   return s;
 }
 
