@@ -403,7 +403,7 @@ static int
 cmd_gen_transformer (int argc, char **argv)
 {
   char *preset = NULL, *sched = NULL, *out = NULL, *device_name = NULL;
-  gint model[6] = { 0 }, b = 0, B = 0, tp = 1, pp = 1, dp = 1, M = 0, zero = -1;
+  gint model[6] = { 0 }, b = 0, B = 0, tp = 1, pp = 1, dp = 0, M = 0, zero = -1, ranks = 0;
   gint ep = 1, experts = -1, top_k = -1;
   gboolean recompute = FALSE, list = FALSE, strict_memory = FALSE, fsdp = FALSE;
   GOptionEntry entries[] = {
@@ -419,7 +419,10 @@ cmd_gen_transformer (int argc, char **argv)
     { "global-batch", 'B', 0, G_OPTION_ARG_INT, &B, "Sequences per iteration", "B" },
     { "tp", 0, 0, G_OPTION_ARG_INT, &tp, "Tensor-parallel degree (default 1)", "N" },
     { "pp", 0, 0, G_OPTION_ARG_INT, &pp, "Pipeline stages (default 1)", "N" },
-    { "dp", 0, 0, G_OPTION_ARG_INT, &dp, "Data-parallel degree (default 1)", "N" },
+    { "dp", 0, 0, G_OPTION_ARG_INT, &dp,
+      "Data-parallel degree (default: ranks / (tp x pp), or 1)", "N" },
+    { "ranks", 0, 0, G_OPTION_ARG_INT, &ranks,
+      "Total ranks: tp x pp x dp (checked, or gives dp)", "N" },
     { "ep", 0, 0, G_OPTION_ARG_INT, &ep,
       "Expert-parallel degree (default 1): EP groups of ep consecutive DP indices", "N" },
     { "experts", 0, 0, G_OPTION_ARG_INT, &experts,
@@ -458,10 +461,19 @@ cmd_gen_transformer (int argc, char **argv)
   GError *error = NULL;
   WlGenTransformer req = { 0 };
   int code = 0;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+  gboolean parsed = g_option_context_parse (ctx, &argc, &argv, &error);
+  if (parsed && dp == 0)
+    dp = ranks > 0 && tp > 0 && pp > 0 ? MAX (ranks / (tp * pp), 1) : 1;
+  if (!parsed)
     code = report_error ("gen transformer", error);
   else if (list)
     code = gen_transformer_list ();
+  else if (ranks != 0 && (ranks < 0 || tp <= 0 || pp <= 0 || ranks % (tp * pp) != 0
+                          || (dp != 0 && dp * tp * pp != ranks)))
+    code = report_error ("gen transformer",
+                         g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
+                                      "--ranks %d is not tp x pp x dp (tp %d, pp %d, dp %d)",
+                                      ranks, tp, pp, dp));
   else if (out == NULL || b <= 0 || (B <= 0 && M <= 0) || tp <= 0 || pp <= 0 || dp <= 0
            || M < 0)
     code = report_error ("gen transformer",

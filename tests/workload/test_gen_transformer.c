@@ -664,6 +664,27 @@ START_TEST (test_device_durations)
 }
 END_TEST
 
+/* --ranks gives dp (16 = tp 4 x pp 2 x dp 2) or is checked against it. */
+START_TEST (test_cli_ranks)
+{
+  g_autofree char *out = tu_scratch_path ("ranks");
+  const char *ok[] = { tu_orrery (), "gen", "transformer", "--layers", "2", "--hidden", "256",
+                       "--heads", "4", "--ffn", "1024", "--vocab", "1000", "--seq", "64",
+                       "--micro-batch", "1", "--global-batch", "4", "--ranks", "16", "--tp", "4",
+                       "--pp", "2", "--out", out, NULL };
+  g_autofree char *text = NULL;
+  ck_assert_int_eq (tu_run (&text, ok), 0);
+  ck_assert_msg (strstr (text, "16 ranks (tp 4 pp 2 dp 2)") != NULL, "%s", text);
+  const char *bad[] = { tu_orrery (), "gen", "transformer", "--layers", "2", "--hidden", "256",
+                        "--heads", "4", "--ffn", "1024", "--vocab", "1000", "--seq", "64",
+                        "--micro-batch", "1", "--global-batch", "4", "--ranks", "16", "--tp", "4",
+                        "--pp", "2", "--dp", "4", "--out", out, NULL };
+  g_autofree char *err = NULL;
+  ck_assert_int_eq (tu_run (&err, bad), 1);
+  ck_assert_msg (strstr (err, "--ranks 16 is not tp x pp x dp") != NULL, "%s", err);
+}
+END_TEST
+
 static Suite *
 gen_transformer_suite (void)
 {
@@ -681,6 +702,7 @@ gen_transformer_suite (void)
   tcase_add_test (tc, test_zero_memory);
   tcase_add_test (tc, test_run_fsdp);
   tcase_add_test (tc, test_device_durations);
+  tcase_add_test (tc, test_cli_ranks);
   return s;
 }
 
