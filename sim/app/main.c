@@ -17,6 +17,7 @@
 #include "workload/compute.h"
 #include "workload/gen.h"
 #include "workload/gen_transformer.h"
+#include "workload/inspect.h"
 #include "workload/rescale.h"
 
 #define EXIT_CODES_HELP                                                                          \
@@ -54,6 +55,7 @@ typedef struct
   char *report;
   char *network_model;
   char *links;
+  char *stats;
   char *packet_size;
   gboolean quiet;
 } RunOptions;
@@ -134,6 +136,9 @@ cmd_run (int argc, char **argv)
     { "packet-size", 0, 0, G_OPTION_ARG_STRING, &o.packet_size,
       "Congestion model: cut messages into packets of SIZE (e.g. 4KiB); default whole messages",
       "SIZE" },
+    { "stats", 0, 0, G_OPTION_ARG_FILENAME, &o.stats,
+      "Write one CSV row per rank (times in ps): finish, compute, cpu, exposed "
+      "communication, communication busy, idle, nodes", "FILE.csv" },
     { "links", 0, 0, G_OPTION_ARG_FILENAME, &o.links,
       "Write per-link statistics as CSV (congestion model): bytes, busy time in ns, "
       "utilization, peak queue", "FILE.csv" },
@@ -178,6 +183,8 @@ cmd_run (int argc, char **argv)
             code = report_error ("run", error);
           else if (o.links != NULL && !app_report_links (sim, o.links, &error))
             code = report_error ("run", error);
+          else if (o.stats != NULL && !app_report_stats (sim, o.stats, &error))
+            code = report_error ("run", error);
           if (!o.quiet)
             {
               double wall = app_sim_wall_seconds (sim);
@@ -197,6 +204,7 @@ cmd_run (int argc, char **argv)
   g_free (o.report);
   g_free (o.network_model);
   g_free (o.links);
+  g_free (o.stats);
   g_free (o.packet_size);
   return code;
 }
@@ -595,6 +603,37 @@ cmd_rescale (int argc, char **argv)
   return code;
 }
 
+/* ---- inspect ------------------------------------------------------------------- */
+
+static int
+cmd_inspect (int argc, char **argv)
+{
+  g_autoptr (GOptionContext) ctx
+      = g_option_context_new ("PREFIX|FILE - summarise a trace set and list its defects");
+  g_option_context_set_description (
+      ctx, "Reads FILE, or PREFIX.0.et, PREFIX.1.et, ... up to the first missing one.  Prints\n"
+           "node counts, compute time and collectives per rank (ranks with identical figures\n"
+           "once), then every defect: dangling dependencies, duplicate ids, dependency\n"
+           "cycles, collectives without comm_type or comm_size, sends/receives whose\n"
+           "comm_src/comm_dst is not the rank, and collective sequences that differ from\n"
+           "rank 0's.\n\nExit status: 0 no defects, 1 defects found, usage or input error.\n");
+  GError *error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    return report_error ("inspect", error);
+  if (argc != 2)
+    return report_error ("inspect", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
+                                                 "need one PREFIX or FILE"));
+  g_autoptr (GPtrArray) paths = wl_inspect_resolve (argv[1], &error);
+  if (paths == NULL)
+    return report_error ("inspect", error);
+  g_autoptr (WlInspectReport) report
+      = wl_inspect_files ((const char *const *) paths->pdata, paths->len, &error);
+  if (report == NULL)
+    return report_error ("inspect", error);
+  wl_inspect_report_print (report, stdout);
+  return wl_inspect_report_n_defects (report) > 0 ? 1 : 0;
+}
+
 static void
 usage (FILE *out)
 {
@@ -603,7 +642,8 @@ usage (FILE *out)
            "Commands:\n"
            "  run   simulate a workload (Chakra traces) on a cluster\n"
            "  gen   generate workloads: gen collective\n"
-           "  rescale  rewrite a data-parallel trace set for another number of ranks\n\n"
+           "  rescale  rewrite a data-parallel trace set for another number of ranks\n"
+           "  inspect  summarise a trace set (PREFIX or FILE) and list its defects\n\n"
            "'orrery COMMAND --help' lists a command's options, with units and defaults.\n\n"
            EXIT_CODES_HELP "\n");
 }
@@ -624,6 +664,8 @@ main (int argc, char **argv)
     return cmd_gen (argc - 1, argv + 1);
   if (strcmp (argv[1], "rescale") == 0)
     return cmd_rescale (argc - 1, argv + 1);
+  if (strcmp (argv[1], "inspect") == 0)
+    return cmd_inspect (argc - 1, argv + 1);
   if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
     {
       usage (stdout);

@@ -26,6 +26,12 @@ void app_report_summary (const AppSim *sim, FILE *out);
 /* Write the JSON report to `path`. */
 gboolean app_report_json (const AppSim *sim, const char *path, GError **error);
 
+/* Write one CSV row per rank, times in exact picoseconds:
+ * rank,finish_ps,compute_ps,cpu_ps,exposed_comm_ps,comm_busy_ps,idle_ps,nodes
+ * (exposed communication = finish - accelerator compute; comm_busy = time
+ * with a collective or send in flight; idle = simulated time - finish). */
+gboolean app_report_stats (const AppSim *sim, const char *path, GError **error);
+
 /* Write one CSV row per directed link (link models with links only):
  * link,dim,from,to,bytes,messages,busy_ns,utilization,peak_queue
  * utilization being busy time over the simulated time. */

@@ -181,6 +181,19 @@ START_TEST (test_links_csv)
       ck_assert_str_eq (f[4], i % 2 == 0 ? "1500" : "0");
       ck_assert_str_eq (f[8], "0");
     }
+  /* --stats: one row per rank; each rank's finish is the all-reduce's
+   * closed form of test_report_values_and_determinism, all of it exposed. */
+  g_autofree char *stats = tu_scratch_path ("stats.csv");
+  const char *sargv[] = { tu_orrery (), "run", "-q", "--config", cfg, "--workload", wl,
+                          "--stats", stats, NULL };
+  ck_assert_int_eq (tu_run (NULL, sargv), 0);
+  g_autofree char *stext = NULL;
+  g_assert_true (g_file_get_contents (stats, &stext, NULL, NULL));
+  g_auto (GStrv) srows = g_strsplit (stext, "\n", -1);
+  ck_assert_str_eq (srows[0],
+                    "rank,finish_ps,compute_ps,cpu_ps,exposed_comm_ps,comm_busy_ps,idle_ps,nodes");
+  ck_assert_uint_eq (g_strv_length (srows), 1 + 4 + 1);
+  ck_assert_str_eq (srows[3], "2,2102250,0,0,2102250,2102250,0,1");
   const char *analytical[] = { tu_orrery (), "run", "-q", "--config", cfg, "--workload", wl,
                                "--links", csv, NULL };
   expect_fail (analytical, 1, "has no links");

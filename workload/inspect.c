@@ -1,0 +1,604 @@
+/* inspect.c: per-rank trace summaries and a list of every defect found. */
+#include "workload/inspect.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "workload/chakra.h"
+#include "workload/wl_error.h"
+
+enum
+{
+  CK_COMP = 4, CK_SEND = 5, CK_RECV = 6, CK_COLL = 7, CK_BARRIER = 9
+};
+
+/* Cycle messages list at most this many ids. */
+#define MAX_CYCLE_IDS 20
+
+/* One COMM_COLL node, as the cross-rank comparison sees it; -1 for absent. */
+typedef struct
+{
+  guint64 id;
+  gint64 type;
+  gint64 size;
+  char *pg; /* "" when absent */
+} CollEntry;
+
+typedef struct
+{
+  char *path;
+  guint32 rank;
+  GArray *colls; /* CollEntry, file order */
+} RankInfo;
+
+struct _WlInspectReport
+{
+  GArray *ranks;     /* RankInfo */
+  GArray *figures;   /* WlInspectRank, parallel to ranks */
+  GPtrArray *defects; /* char * */
+};
+
+/* One file while it is being read. */
+typedef struct
+{
+  WlInspectReport *report;
+  RankInfo *info;
+  WlInspectRank *fig;
+  GArray *ids;        /* guint64, file order */
+  GArray *dep_start;  /* guint32 per node, then the total: deps of node v are
+                       * dep_ids[dep_start[v] .. dep_start[v + 1]] */
+  GArray *dep_ids;    /* guint64 */
+  GHashTable *index;  /* id -> first index + 1 */
+  GHashTable *dups;   /* id -> times seen, for ids seen twice or more */
+} FileScan;
+
+static void
+defect (FileScan *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+defect (FileScan *s, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_ptr_array_add (s->report->defects, g_strdup_printf ("%s: %s", s->info->path, msg));
+}
+
+/* An attribute of the wrong kind is a defect, not a failure: record it and
+ * go on as if it were absent. */
+static gboolean
+attr_int (FileScan *s, const ChakraProtoMsg__Node *n, const char *name, gint64 *out)
+{
+  g_autoptr (GError) err = NULL;
+  if (wl_chakra_attr_int (n, name, out, &err))
+    return TRUE;
+  if (err != NULL)
+    defect (s, "%s", err->message);
+  return FALSE;
+}
+
+static void
+scan_collective (FileScan *s, const ChakraProtoMsg__Node *n)
+{
+  CollEntry e = { .id = n->id, .type = -1, .size = -1 };
+  gboolean has_type = attr_int (s, n, "comm_type", &e.type);
+  gboolean has_size = attr_int (s, n, "comm_size", &e.size);
+  if (!has_type)
+    defect (s, "node %" G_GUINT64_FORMAT ": COMM_COLL node without comm_type", n->id);
+  if (!has_size && e.type != CK_BARRIER)
+    defect (s, "node %" G_GUINT64_FORMAT ": COMM_COLL node without comm_size", n->id);
+  if (has_type)
+    {
+      int slot = e.type >= 0 && e.type < WL_INSPECT_COLL_OTHER ? (int) e.type
+                                                              : WL_INSPECT_COLL_OTHER;
+      s->fig->coll_count[slot]++;
+      s->fig->coll_bytes[slot] += e.size > 0 ? (guint64) e.size : 0;
+    }
+  const char *pg = NULL;
+  g_autoptr (GError) err = NULL;
+  if (!wl_chakra_attr_string (n, "pg_name", &pg, &err) && err != NULL)
+    defect (s, "%s", err->message);
+  e.pg = g_strdup (pg ? pg : "");
+  g_array_append_val (s->info->colls, e);
+}
+
+static void
+scan_p2p (FileScan *s, const ChakraProtoMsg__Node *n)
+{
+  gboolean send = (int) n->type == CK_SEND;
+  const char *attr = send ? "comm_src" : "comm_dst";
+  gint64 v;
+  if (attr_int (s, n, attr, &v) && v != (gint64) s->info->rank)
+    defect (s,
+            "node %" G_GUINT64_FORMAT ": %s with %s = %" G_GINT64_FORMAT
+            ", but this file is rank %u",
+            n->id, send ? "COMM_SEND" : "COMM_RECV", attr, v, s->info->rank);
+}
+
+static void
+scan_node (FileScan *s, const ChakraProtoMsg__Node *n)
+{
+  guint32 index = s->ids->len;
+  g_array_append_val (s->ids, n->id);
+  gpointer key = (gpointer) (guintptr) n->id;
+  gpointer seen = g_hash_table_lookup (s->index, key);
+  if (seen == NULL)
+    g_hash_table_insert (s->index, key, GUINT_TO_POINTER (index + 1u));
+  else
+    g_hash_table_insert (s->dups, key,
+                         GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (s->dups, key))
+                                           + 1u));
+  g_array_append_vals (s->dep_ids, n->data_deps, n->n_data_deps);
+  g_array_append_vals (s->dep_ids, n->ctrl_deps, n->n_ctrl_deps);
+  guint32 end = s->dep_ids->len;
+  g_array_append_val (s->dep_start, end);
+
+  int slot = n->type < WL_INSPECT_TYPE_UNKNOWN ? (int) n->type : WL_INSPECT_TYPE_UNKNOWN;
+  s->fig->nodes[slot]++;
+  if ((int) n->type == CK_COMP)
+    s->fig->compute_micros += n->duration_micros;
+  else if ((int) n->type == CK_COLL)
+    scan_collective (s, n);
+  else if ((int) n->type == CK_SEND || (int) n->type == CK_RECV)
+    scan_p2p (s, n);
+}
+
+static int
+cmp_u64 (const void *a, const void *b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return (x > y) - (x < y);
+}
+
+/* Duplicates in id order, so the output does not depend on hashing. */
+static void
+report_duplicates (FileScan *s)
+{
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint64));
+  GHashTableIter it;
+  gpointer key, val;
+  g_hash_table_iter_init (&it, s->dups);
+  while (g_hash_table_iter_next (&it, &key, &val))
+    {
+      guint64 id = (guint64) (guintptr) key;
+      g_array_append_val (ids, id);
+    }
+  qsort (ids->data, ids->len, sizeof (guint64), cmp_u64);
+  for (guint i = 0; i < ids->len; i++)
+    {
+      guint64 id = g_array_index (ids, guint64, i);
+      guint extra = GPOINTER_TO_UINT (g_hash_table_lookup (s->dups, (gpointer) (guintptr) id));
+      defect (s, "node %" G_GUINT64_FORMAT ": the id appears %u times (duplicate id)", id,
+              extra + 1);
+    }
+}
+
+/* Replace each dependency id by the index of its node (the first with that
+ * id) + 1, or 0 for a dangling one, which is reported. */
+static void
+resolve_deps (FileScan *s)
+{
+  const guint32 *start = (const guint32 *) s->dep_start->data;
+  guint64 *deps = (guint64 *) s->dep_ids->data;
+  for (guint v = 0; v < s->ids->len; v++)
+    for (guint32 k = start[v]; k < start[v + 1]; k++)
+      {
+        gpointer hit = g_hash_table_lookup (s->index, (gpointer) (guintptr) deps[k]);
+        if (hit == NULL)
+          defect (s,
+                  "node %" G_GUINT64_FORMAT " depends on node %" G_GUINT64_FORMAT
+                  ", which is not in the trace (dangling dependency)",
+                  g_array_index (s->ids, guint64, v), deps[k]);
+        deps[k] = GPOINTER_TO_UINT (hit);
+      }
+}
+
+static void
+report_cycle (FileScan *s, const guint32 *stack, guint32 from, guint32 top)
+{
+  const guint64 *ids = (const guint64 *) s->ids->data;
+  g_autoptr (GString) text = g_string_new (NULL);
+  guint32 len = top - from;
+  for (guint32 i = from; i < top && i - from < MAX_CYCLE_IDS; i++)
+    g_string_append_printf (text, "%" G_GUINT64_FORMAT " -> ", ids[stack[i]]);
+  if (len > MAX_CYCLE_IDS)
+    g_string_append (text, "... -> ");
+  g_string_append_printf (text, "%" G_GUINT64_FORMAT, ids[stack[from]]);
+  defect (s, "dependency cycle through %u nodes: %s (each depends on the next)", len, text->str);
+}
+
+/* Iterative depth-first search along dependencies; every edge back to a node
+ * on the current path closes a cycle, reported with the path's ids. */
+static void
+find_cycles (FileScan *s)
+{
+  guint32 n = s->ids->len;
+  const guint32 *start = (const guint32 *) s->dep_start->data;
+  const guint64 *deps = (const guint64 *) s->dep_ids->data;
+  g_autofree guint8 *state = g_new0 (guint8, MAX (n, 1u)); /* 0 new, 1 on path, 2 done */
+  g_autofree guint32 *pos = g_new (guint32, MAX (n, 1u));  /* position on the path */
+  g_autofree guint32 *stack = g_new (guint32, MAX (n, 1u));
+  g_autofree guint32 *next = g_new (guint32, MAX (n, 1u)); /* next dep to follow */
+  for (guint32 root = 0; root < n; root++)
+    {
+      if (state[root] != 0)
+        continue;
+      guint32 top = 0;
+      stack[top++] = root;
+      state[root] = 1;
+      pos[root] = 0;
+      next[root] = start[root];
+      while (top > 0)
+        {
+          guint32 v = stack[top - 1];
+          if (next[v] == start[v + 1])
+            {
+              state[v] = 2;
+              top--;
+              continue;
+            }
+          guint64 d = deps[next[v]++];
+          if (d == 0)
+            continue; /* dangling: already reported */
+          guint32 w = (guint32) (d - 1);
+          if (state[w] == 1)
+            report_cycle (s, stack, pos[w], top);
+          else if (state[w] == 0)
+            {
+              state[w] = 1;
+              pos[w] = top;
+              next[w] = start[w];
+              stack[top++] = w;
+            }
+        }
+    }
+}
+
+static gboolean
+scan_file (WlInspectReport *report, guint i, GError **error)
+{
+  RankInfo *info = &g_array_index (report->ranks, RankInfo, i);
+  FileScan s = { .report = report, .info = info,
+                 .fig = &g_array_index (report->figures, WlInspectRank, i) };
+  g_autoptr (WlChakraReader) r = wl_chakra_reader_open (info->path, error);
+  if (r == NULL)
+    return FALSE;
+  s.ids = g_array_new (FALSE, FALSE, sizeof (guint64));
+  s.dep_start = g_array_new (FALSE, FALSE, sizeof (guint32));
+  s.dep_ids = g_array_new (FALSE, FALSE, sizeof (guint64));
+  s.index = g_hash_table_new (g_direct_hash, g_direct_equal);
+  s.dups = g_hash_table_new (g_direct_hash, g_direct_equal);
+  guint32 zero = 0;
+  g_array_append_val (s.dep_start, zero);
+  gboolean ok = TRUE;
+  for (;;)
+    {
+      g_autoptr (ChakraProtoMsg__Node) n = wl_chakra_reader_next (r, error);
+      if (n == NULL)
+        {
+          ok = error == NULL || *error == NULL;
+          break;
+        }
+      scan_node (&s, n);
+    }
+  if (ok)
+    {
+      report_duplicates (&s);
+      resolve_deps (&s);
+      find_cycles (&s);
+    }
+  g_array_unref (s.ids);
+  g_array_unref (s.dep_start);
+  g_array_unref (s.dep_ids);
+  g_hash_table_unref (s.index);
+  g_hash_table_unref (s.dups);
+  return ok;
+}
+
+static char *
+coll_text (const CollEntry *e)
+{
+  const char *name = e->type >= 0 ? wl_chakra_comm_type_name ((int) e->type) : NULL;
+  g_autofree char *kind = name ? g_strdup (name)
+                          : e->type < 0 ? g_strdup ("(no comm_type)")
+                                        : g_strdup_printf ("comm_type %" G_GINT64_FORMAT, e->type);
+  g_autofree char *size = e->size < 0 ? g_strdup ("no comm_size")
+                                      : g_strdup_printf ("%" G_GINT64_FORMAT " bytes", e->size);
+  return g_strdup_printf ("%s %s pg_name \"%s\" (node %" G_GUINT64_FORMAT ")", kind, size, e->pg,
+                          e->id);
+}
+
+/* No pg_name names all ranks.  "0" does too unless a comm-group file
+ * defines it, which inspect cannot see: it is compared as a group of its
+ * own, so that a defined group "0" raises no false alarm. */
+static const char *
+pg_key (const char *pg)
+{
+  return pg;
+}
+
+/* The k-th collective of `info` on group `pg`, or NULL. */
+static const CollEntry *
+nth_on (const RankInfo *info, const char *pg, guint k, guint *count)
+{
+  const CollEntry *found = NULL;
+  guint seen = 0;
+  for (guint i = 0; i < info->colls->len; i++)
+    {
+      const CollEntry *c = &g_array_index (info->colls, CollEntry, i);
+      if (strcmp (pg_key (c->pg), pg) != 0)
+        continue;
+      if (seen == k)
+        found = c;
+      seen++;
+    }
+  if (count != NULL)
+    *count = seen;
+  return found;
+}
+
+/* Compare, group by group, the collectives each rank issues on that group
+ * with those of the first rank that uses it (on all ranks: every rank must
+ * take part).  Ranks of different groups may well differ. */
+static void
+compare_group (WlInspectReport *report, const char *pg)
+{
+  const RankInfo *ref = NULL;
+  guint ref_n = 0;
+  for (guint i = 0; i < report->ranks->len && ref == NULL; i++)
+    {
+      const RankInfo *r = &g_array_index (report->ranks, RankInfo, i);
+      nth_on (r, pg, 0, &ref_n);
+      if (ref_n > 0 || pg[0] == '\0')
+        ref = r;
+    }
+  for (guint i = 0; i < report->ranks->len; i++)
+    {
+      const RankInfo *o = &g_array_index (report->ranks, RankInfo, i);
+      guint n = 0;
+      nth_on (o, pg, 0, &n);
+      if (o == ref || (n == 0 && pg[0] != '\0'))
+        continue;
+      guint k = 0;
+      for (; k < MIN (n, ref_n); k++)
+        {
+          const CollEntry *a = nth_on (ref, pg, k, NULL), *b = nth_on (o, pg, k, NULL);
+          if (a->type != b->type || a->size != b->size)
+            break;
+        }
+      if (k == n && n == ref_n)
+        continue;
+      g_autofree char *mine = k < n ? coll_text (nth_on (o, pg, k, NULL))
+                                    : g_strdup ("the end of its collectives");
+      g_autofree char *theirs = k < ref_n ? coll_text (nth_on (ref, pg, k, NULL))
+                                          : g_strdup ("the end of its collectives");
+      g_ptr_array_add (report->defects,
+                       g_strdup_printf ("%s: collective #%u on %s%s is %s, but rank %u (%s) has "
+                                        "%s (collective sequences disagree)",
+                                        o->path, k + 1, pg[0] ? "group " : "all ranks", pg, mine,
+                                        ref->rank, ref->path, theirs));
+    }
+}
+
+static void
+compare_sequences (WlInspectReport *report)
+{
+  g_autoptr (GPtrArray) groups = g_ptr_array_new ();
+  g_ptr_array_add (groups, (gpointer) "");
+  for (guint i = 0; i < report->ranks->len; i++)
+    {
+      const RankInfo *r = &g_array_index (report->ranks, RankInfo, i);
+      for (guint k = 0; k < r->colls->len; k++)
+        {
+          const char *pg = pg_key (g_array_index (r->colls, CollEntry, k).pg);
+          gboolean known = FALSE;
+          for (guint g = 0; g < groups->len && !known; g++)
+            known = strcmp (groups->pdata[g], pg) == 0;
+          if (!known)
+            g_ptr_array_add (groups, (gpointer) pg);
+        }
+    }
+  for (guint g = 0; g < groups->len; g++)
+    compare_group (report, groups->pdata[g]);
+}
+
+/* The N in a name ending ".N.et", or FALLBACK. */
+static guint32
+rank_of_path (const char *path, guint32 fallback)
+{
+  if (!g_str_has_suffix (path, ".et"))
+    return fallback;
+  gsize len = strlen (path) - 3;
+  gsize d = len;
+  while (d > 0 && g_ascii_isdigit (path[d - 1]))
+    d--;
+  if (d == len || d == 0 || path[d - 1] != '.' || len - d > 9)
+    return fallback;
+  return (guint32) strtoul (path + d, NULL, 10);
+}
+
+static void
+rank_info_clear (gpointer p)
+{
+  RankInfo *info = p;
+  g_free (info->path);
+  for (guint i = 0; i < info->colls->len; i++)
+    g_free (g_array_index (info->colls, CollEntry, i).pg);
+  g_array_unref (info->colls);
+}
+
+WlInspectReport *
+wl_inspect_files (const char *const *paths, guint n, GError **error)
+{
+  g_return_val_if_fail (paths != NULL || n == 0, NULL);
+  g_autoptr (WlInspectReport) report = g_new0 (WlInspectReport, 1);
+  report->ranks = g_array_sized_new (FALSE, TRUE, sizeof (RankInfo), n);
+  g_array_set_clear_func (report->ranks, rank_info_clear);
+  report->figures = g_array_sized_new (FALSE, TRUE, sizeof (WlInspectRank), n);
+  report->defects = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < n; i++)
+    {
+      RankInfo info = { .path = g_strdup (paths[i]), .rank = rank_of_path (paths[i], i),
+                        .colls = g_array_new (FALSE, FALSE, sizeof (CollEntry)) };
+      g_array_append_val (report->ranks, info);
+    }
+  g_array_set_size (report->figures, n);
+  for (guint i = 0; i < n; i++)
+    if (!scan_file (report, i, error))
+      return NULL;
+  if (n > 1)
+    compare_sequences (report);
+  return g_steal_pointer (&report);
+}
+
+GPtrArray *
+wl_inspect_resolve (const char *arg, GError **error)
+{
+  g_return_val_if_fail (arg != NULL, NULL);
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+  if (g_file_test (arg, G_FILE_TEST_IS_REGULAR))
+    {
+      g_ptr_array_add (paths, g_strdup (arg));
+      return paths;
+    }
+  for (guint r = 0;; r++)
+    {
+      char *p = g_strdup_printf ("%s.%u.et", arg, r);
+      if (!g_file_test (p, G_FILE_TEST_IS_REGULAR))
+        {
+          g_free (p);
+          break;
+        }
+      g_ptr_array_add (paths, p);
+    }
+  if (paths->len == 0)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "%s: no such file, and no %s.0.et (give a trace file or a PREFIX)", arg, arg);
+      g_ptr_array_unref (paths);
+      return NULL;
+    }
+  return paths;
+}
+
+guint
+wl_inspect_report_n_ranks (const WlInspectReport *r)
+{
+  g_return_val_if_fail (r != NULL, 0);
+  return r->ranks->len;
+}
+
+const WlInspectRank *
+wl_inspect_report_rank (const WlInspectReport *r, guint i)
+{
+  g_return_val_if_fail (r != NULL && i < r->figures->len, NULL);
+  return &g_array_index (r->figures, WlInspectRank, i);
+}
+
+guint
+wl_inspect_report_n_defects (const WlInspectReport *r)
+{
+  g_return_val_if_fail (r != NULL, 0);
+  return r->defects->len;
+}
+
+const char *
+wl_inspect_report_defect (const WlInspectReport *r, guint i)
+{
+  g_return_val_if_fail (r != NULL && i < r->defects->len, NULL);
+  return g_ptr_array_index (r->defects, i);
+}
+
+static const char *const type_names[WL_INSPECT_N_TYPES] = {
+  "INVALID", "METADATA", "MEM_LOAD", "MEM_STORE", "COMP", "COMM_SEND", "COMM_RECV", "COMM_COLL",
+  "unknown"
+};
+
+static void
+print_figures (const WlInspectRank *f, FILE *out)
+{
+  guint64 total = 0;
+  for (int t = 0; t < WL_INSPECT_N_TYPES; t++)
+    total += f->nodes[t];
+  fprintf (out, "%" G_GUINT64_FORMAT " nodes (", total);
+  const char *sep = "";
+  for (int t = 0; t < WL_INSPECT_N_TYPES; t++)
+    if (f->nodes[t] > 0)
+      {
+        fprintf (out, "%s%s %" G_GUINT64_FORMAT, sep, type_names[t], f->nodes[t]);
+        sep = ", ";
+      }
+  fprintf (out, "), compute %" G_GUINT64_FORMAT " us", f->compute_micros);
+  for (int k = 0; k < WL_INSPECT_N_COLLS; k++)
+    if (f->coll_count[k] > 0)
+      {
+        const char *name = k < WL_INSPECT_COLL_OTHER ? wl_chakra_comm_type_name (k) : NULL;
+        fprintf (out, ", %s x%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " bytes",
+                 name ? name : "other", f->coll_count[k], f->coll_bytes[k]);
+      }
+  fputc ('\n', out);
+}
+
+/* Print the ranks in GROUP as "rank 3" or "ranks 0-3,5". */
+static void
+print_ranks (const WlInspectReport *r, const GArray *group, FILE *out)
+{
+  fputs (group->len == 1 ? "rank " : "ranks ", out);
+  for (guint i = 0; i < group->len;)
+    {
+      guint j = i;
+      guint32 first = g_array_index (r->ranks, RankInfo, g_array_index (group, guint, i)).rank;
+      while (j + 1 < group->len
+             && g_array_index (r->ranks, RankInfo, g_array_index (group, guint, j + 1)).rank
+                    == first + (j + 1 - i))
+        j++;
+      fprintf (out, "%s%u", i > 0 ? "," : "", first);
+      if (j > i)
+        fprintf (out, "-%u", first + (j - i));
+      i = j + 1;
+    }
+}
+
+void
+wl_inspect_report_print (const WlInspectReport *r, FILE *out)
+{
+  g_return_if_fail (r != NULL && out != NULL);
+  guint n = r->ranks->len;
+  fprintf (out, "%u file%s\n", n, n == 1 ? "" : "s");
+  g_autofree guint8 *done = g_new0 (guint8, MAX (n, 1u));
+  g_autoptr (GArray) group = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < n; i++)
+    {
+      if (done[i])
+        continue;
+      const WlInspectRank *fi = &g_array_index (r->figures, WlInspectRank, i);
+      g_array_set_size (group, 0);
+      for (guint j = i; j < n; j++)
+        if (!done[j] && memcmp (fi, &g_array_index (r->figures, WlInspectRank, j), sizeof *fi) == 0)
+          {
+            done[j] = 1;
+            g_array_append_val (group, j);
+          }
+      print_ranks (r, group, out);
+      fputs (": ", out);
+      print_figures (fi, out);
+    }
+  for (guint i = 0; i < r->defects->len; i++)
+    fprintf (out, "defect: %s\n", (const char *) g_ptr_array_index (r->defects, i));
+  fprintf (out, "%u defect%s\n", r->defects->len, r->defects->len == 1 ? "" : "s");
+}
+
+void
+wl_inspect_report_free (WlInspectReport *r)
+{
+  if (r == NULL)
+    return;
+  if (r->ranks != NULL)
+    g_array_unref (r->ranks);
+  if (r->figures != NULL)
+    g_array_unref (r->figures);
+  if (r->defects != NULL)
+    g_ptr_array_unref (r->defects);
+  g_free (r);
+}
