@@ -164,7 +164,8 @@ report_duplicates (FileScan *s)
       guint64 id = (guint64) (guintptr) key;
       g_array_append_val (ids, id);
     }
-  qsort (ids->data, ids->len, sizeof (guint64), cmp_u64);
+  if (ids->len > 1)
+    qsort (ids->data, ids->len, sizeof (guint64), cmp_u64);
   for (guint i = 0; i < ids->len; i++)
     {
       guint64 id = g_array_index (ids, guint64, i);
