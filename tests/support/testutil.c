@@ -1,6 +1,8 @@
 /* testutil.c: helpers shared by the test suites. */
 #include "testutil.h"
 
+#include "sim/app/simulation.h"
+
 #include <glib/gstdio.h>
 #include <sys/wait.h>
 #include <string.h>
@@ -231,4 +233,45 @@ tu_node_inputs (ChakraProtoMsg__Node *n, const char *values)
   n->inputs = g_new0 (ChakraProtoMsg__IOInfo, 1);
   chakra_proto_msg__ioinfo__init (n->inputs);
   n->inputs->values = g_strdup (values);
+}
+
+ChakraProtoMsg__Node *
+tu_comp (guint64 id, guint64 micros)
+{
+  ChakraProtoMsg__Node *n = tu_node_new (id, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE, "comp");
+  n->duration_micros = micros;
+  return n;
+}
+
+ChakraProtoMsg__Node *
+tu_coll (guint64 id, int comm_type, gint64 bytes)
+{
+  ChakraProtoMsg__Node *n = tu_node_new (id, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE, "coll");
+  tu_node_attr_int (n, "comm_type", comm_type);
+  tu_node_attr_int (n, "comm_size", bytes);
+  return n;
+}
+
+void
+tu_assert_completes_2x4 (const char *prefix)
+{
+  AppConfig cfg;
+  app_config_init (&cfg);
+  cfg.net.n_dims = 2;
+  cfg.net.dims[0] = (NetDimSpec) { .kind = NET_DIM_RING, .size = 2, .bandwidth_Bps = 100e9,
+                                   .latency = sim_time_from_ns (500) };
+  cfg.net.dims[1] = (NetDimSpec) { .kind = NET_DIM_RING, .size = 4, .bandwidth_Bps = 25e9,
+                                   .latency = sim_time_from_ns (1000) };
+  cfg.wl.compute = WL_COMPUTE_ROOFLINE;
+  GError *error = NULL;
+  AppSim *sim = app_sim_new (&cfg, prefix, &error);
+  g_assert_no_error (error);
+  g_assert_true (app_sim_run (sim, &error));
+  g_assert_no_error (error);
+  const WlReplay *rp = app_sim_replay (sim);
+  g_assert_cmpuint (wl_replay_unfinished (rp), ==, 0);
+  for (guint32 r = 0; r < 8; r++)
+    g_assert_cmpuint (wl_replay_rank_stats (rp, r)->finish, >, 0);
+  app_sim_free (sim);
+  app_config_clear (&cfg);
 }

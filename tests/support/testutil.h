@@ -61,6 +61,16 @@ void tu_node_attr_string (ChakraProtoMsg__Node *n, const char *name, const char 
 /* Set inputs.values (METADATA nodes carry process groups there as JSON). */
 void tu_node_inputs (ChakraProtoMsg__Node *n, const char *values);
 
+/* A COMP node of `micros` microseconds, and a COMM_COLL node of a Chakra
+ * comm_type and comm_size. */
+ChakraProtoMsg__Node *tu_comp (guint64 id, guint64 micros);
+ChakraProtoMsg__Node *tu_coll (guint64 id, int comm_type, gint64 bytes);
+
+/* Simulate the 8-rank trace set PREFIX on a 2 x 4 ring (100 GB/s, 500 ns;
+ * 25 GB/s, 1 us) with the default roofline compute model: it must run to
+ * completion, every rank finishing after time 0. */
+void tu_assert_completes_2x4 (const char *prefix);
+
 /* Write nodes (an array of n) as a trace file; asserts on failure. */
 void tu_write_trace (const char *path, ChakraProtoMsg__Node **nodes, guint n);
 

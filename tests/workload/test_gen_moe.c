@@ -275,25 +275,7 @@ START_TEST (test_moe_run)
                          "2", "--experts", "4", "--top-k", "2", "--zero", "1", "--out", p, NULL };
   ck_assert_int_eq (tu_run (&out, argv), 0);
   ck_assert_msg (strstr (out, "8 ranks (tp 2 pp 2 dp 2), 4 micro-batches") != NULL, "%s", out);
-  AppConfig cfg;
-  app_config_init (&cfg);
-  cfg.net.n_dims = 2;
-  cfg.net.dims[0] = (NetDimSpec) { .kind = NET_DIM_RING, .size = 2, .bandwidth_Bps = 100e9,
-                                   .latency = sim_time_from_ns (500) };
-  cfg.net.dims[1] = (NetDimSpec) { .kind = NET_DIM_RING, .size = 4, .bandwidth_Bps = 25e9,
-                                   .latency = sim_time_from_ns (1000) };
-  cfg.wl.compute = WL_COMPUTE_ROOFLINE;
-  GError *error = NULL;
-  AppSim *sim = app_sim_new (&cfg, p, &error);
-  g_assert_no_error (error);
-  ck_assert (app_sim_run (sim, &error));
-  g_assert_no_error (error);
-  const WlReplay *rp = app_sim_replay (sim);
-  ck_assert_uint_eq (wl_replay_unfinished (rp), 0);
-  for (guint32 r = 0; r < 8; r++)
-    ck_assert_uint_gt (wl_replay_rank_stats (rp, r)->finish, 0);
-  app_sim_free (sim);
-  app_config_clear (&cfg);
+  tu_assert_completes_2x4 (p);
 }
 END_TEST
 

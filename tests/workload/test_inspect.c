@@ -36,23 +36,6 @@ write_rank (guint32 rank, ChakraProtoMsg__Node **nodes, guint n)
 }
 
 static ChakraProtoMsg__Node *
-comp (guint64 id, guint64 micros)
-{
-  ChakraProtoMsg__Node *n = tu_node_new (id, T_COMP, "comp");
-  n->duration_micros = micros;
-  return n;
-}
-
-static ChakraProtoMsg__Node *
-coll (guint64 id, int comm_type, gint64 bytes)
-{
-  ChakraProtoMsg__Node *n = tu_node_new (id, T_COLL, "coll");
-  tu_node_attr_int (n, "comm_type", comm_type);
-  tu_node_attr_int (n, "comm_size", bytes);
-  return n;
-}
-
-static ChakraProtoMsg__Node *
 p2p (guint64 id, int type, gint64 src, gint64 dst)
 {
   ChakraProtoMsg__Node *n = tu_node_new (id, type, type == T_SEND ? "send" : "recv");
@@ -69,8 +52,8 @@ static void
 write_clean_rank (guint32 r, guint32 ranks)
 {
   ChakraProtoMsg__Node *nodes[] = {
-    tu_node_new (1, T_META, "meta"), comp (2, 10), coll (3, ALL_REDUCE, 1000), comp (4, 5),
-    coll (5, ALL_GATHER, 200), p2p (6, T_SEND, r, (r + 1) % ranks),
+    tu_node_new (1, T_META, "meta"), tu_comp (2, 10), tu_coll (3, ALL_REDUCE, 1000), tu_comp (4, 5),
+    tu_coll (5, ALL_GATHER, 200), p2p (6, T_SEND, r, (r + 1) % ranks),
     p2p (7, T_RECV, (r + ranks - 1) % ranks, r)
   };
   for (guint i = 2; i < G_N_ELEMENTS (nodes); i++)
@@ -140,7 +123,7 @@ END_TEST
 
 START_TEST (test_dangling)
 {
-  ChakraProtoMsg__Node *nodes[] = { comp (1, 1), comp (2, 1) };
+  ChakraProtoMsg__Node *nodes[] = { tu_comp (1, 1), tu_comp (2, 1) };
   tu_node_dep (nodes[1], 9);
   write_rank (0, nodes, 2);
   g_autoptr (WlInspectReport) rep = inspect (1);
@@ -151,7 +134,7 @@ END_TEST
 
 START_TEST (test_duplicate)
 {
-  ChakraProtoMsg__Node *nodes[] = { comp (1, 1), comp (4, 1), comp (4, 1) };
+  ChakraProtoMsg__Node *nodes[] = { tu_comp (1, 1), tu_comp (4, 1), tu_comp (4, 1) };
   write_rank (0, nodes, 3);
   g_autoptr (WlInspectReport) rep = inspect (1);
   const char *needles[] = { "wl.0.et", "node 4", "appears 2 times", NULL };
@@ -162,8 +145,8 @@ END_TEST
 /* Two separate cycles (1 -> 2 -> 3 -> 1 and 5 -> 6 -> 5) are both named. */
 START_TEST (test_cycles)
 {
-  ChakraProtoMsg__Node *nodes[] = { comp (1, 1), comp (2, 1), comp (3, 1), comp (4, 1),
-                                    comp (5, 1), comp (6, 1) };
+  ChakraProtoMsg__Node *nodes[] = { tu_comp (1, 1), tu_comp (2, 1), tu_comp (3, 1), tu_comp (4, 1),
+                                    tu_comp (5, 1), tu_comp (6, 1) };
   tu_node_dep (nodes[0], 2);
   tu_node_dep (nodes[1], 3);
   tu_node_ctrl_dep (nodes[2], 1);
@@ -224,8 +207,8 @@ START_TEST (test_sequences_disagree)
 {
   for (guint32 r = 0; r < 4; r++)
     {
-      ChakraProtoMsg__Node *nodes[] = { coll (1, ALL_REDUCE, 100),
-                                        coll (2, ALL_GATHER, r == 2 ? 300 : 200) };
+      ChakraProtoMsg__Node *nodes[] = { tu_coll (1, ALL_REDUCE, 100),
+                                        tu_coll (2, ALL_GATHER, r == 2 ? 300 : 200) };
       write_rank (r, nodes, r == 3 ? 1 : 2);
       if (r == 3)
         tu_node_free (nodes[1]);
@@ -243,7 +226,7 @@ START_TEST (test_sequences_disagree)
    * rank 3's 300 disagrees with rank 2's 200. */
   for (guint32 r = 0; r < 4; r++)
     {
-      ChakraProtoMsg__Node *c = coll (1, ALL_REDUCE, r < 2 ? 100 : r == 2 ? 200 : 300);
+      ChakraProtoMsg__Node *c = tu_coll (1, ALL_REDUCE, r < 2 ? 100 : r == 2 ? 200 : 300);
       tu_node_attr_string (c, "pg_name", r < 2 ? "1" : "2");
       ChakraProtoMsg__Node *nodes[] = { c };
       write_rank (r, nodes, 1);
@@ -286,7 +269,7 @@ START_TEST (test_cli_exit_codes)
   ck_assert_int_eq (tu_run (&out, argv1), 0);
   ck_assert_ptr_nonnull (strstr (out, "rank 2: 7 nodes"));
 
-  ChakraProtoMsg__Node *bad[] = { comp (1, 1), comp (1, 1) };
+  ChakraProtoMsg__Node *bad[] = { tu_comp (1, 1), tu_comp (1, 1) };
   tu_node_dep (bad[0], 7);
   write_rank (3, bad, 2);
   g_free (g_steal_pointer (&out));

@@ -50,23 +50,6 @@ write_rank (guint32 rank, ChakraProtoMsg__Node **nodes, guint n)
 }
 
 static ChakraProtoMsg__Node *
-comp (guint64 id, guint64 micros)
-{
-  ChakraProtoMsg__Node *n = tu_node_new (id, T_COMP, "comp");
-  n->duration_micros = micros;
-  return n;
-}
-
-static ChakraProtoMsg__Node *
-coll (guint64 id, int comm_type, gint64 bytes)
-{
-  ChakraProtoMsg__Node *n = tu_node_new (id, T_COLL, "coll");
-  tu_node_attr_int (n, "comm_type", comm_type);
-  tu_node_attr_int (n, "comm_size", bytes);
-  return n;
-}
-
-static ChakraProtoMsg__Node *
 p2p (guint64 id, int type, gint64 src, gint64 dst, gint64 tag, gint64 bytes)
 {
   ChakraProtoMsg__Node *n = tu_node_new (id, type, type == T_SEND ? "send" : "recv");
@@ -135,7 +118,7 @@ finish (AppSim *sim, guint32 rank)
  * control dependency: the times add up. */
 START_TEST (test_chain_out_of_order)
 {
-  ChakraProtoMsg__Node *c = comp (3, 30), *a = comp (1, 10), *b = comp (2, 20);
+  ChakraProtoMsg__Node *c = tu_comp (3, 30), *a = tu_comp (1, 10), *b = tu_comp (2, 20);
   tu_node_dep (c, 2);
   tu_node_ctrl_dep (b, 1);
   ChakraProtoMsg__Node *nodes[] = { c, a, b };
@@ -155,7 +138,7 @@ END_TEST
  * accelerator work. */
 START_TEST (test_slots)
 {
-  ChakraProtoMsg__Node *a = comp (1, 10), *b = comp (2, 20), *cpu = comp (3, 25);
+  ChakraProtoMsg__Node *a = tu_comp (1, 10), *b = tu_comp (2, 20), *cpu = tu_comp (3, 25);
   tu_node_attr_bool (cpu, "is_cpu_op", TRUE);
   ChakraProtoMsg__Node *nodes[] = { a, b, cpu };
   write_rank (0, nodes, 3);
@@ -187,8 +170,8 @@ START_TEST (test_late_joiner_and_skips)
     {
       ChakraProtoMsg__Node *meta = tu_node_new (1, T_META, "meta");
       ChakraProtoMsg__Node *odd = tu_node_new (2, 9, "future type");
-      ChakraProtoMsg__Node *work = comp (3, r == 0 ? 50 : 10);
-      ChakraProtoMsg__Node *ar = coll (4, 0, 400);
+      ChakraProtoMsg__Node *work = tu_comp (3, r == 0 ? 50 : 10);
+      ChakraProtoMsg__Node *ar = tu_coll (4, 0, 400);
       tu_node_dep (odd, 1);
       tu_node_dep (work, 2);
       tu_node_dep (ar, 3);
@@ -212,7 +195,7 @@ START_TEST (test_identical_files_share_graph)
 {
   for (guint32 r = 0; r < 4; r++)
     {
-      ChakraProtoMsg__Node *nodes[] = { coll (1, 0, r == 3 ? 800 : 800) };
+      ChakraProtoMsg__Node *nodes[] = { tu_coll (1, 0, r == 3 ? 800 : 800) };
       write_rank (r, nodes, 1);
     }
   AppConfig cfg;
@@ -230,11 +213,11 @@ END_TEST
  * 1 B/ns after the sender's 5 us of compute). */
 START_TEST (test_send_recv)
 {
-  ChakraProtoMsg__Node *w = comp (1, 5), *s = p2p (2, T_SEND, 0, 1, 7, 1000);
+  ChakraProtoMsg__Node *w = tu_comp (1, 5), *s = p2p (2, T_SEND, 0, 1, 7, 1000);
   tu_node_dep (s, 1);
   ChakraProtoMsg__Node *n0[] = { w, s };
   write_rank (0, n0, 2);
-  ChakraProtoMsg__Node *n1[] = { p2p (1, T_RECV, 0, 1, 7, 1000), comp (2, 1) };
+  ChakraProtoMsg__Node *n1[] = { p2p (1, T_RECV, 0, 1, 7, 1000), tu_comp (2, 1) };
   tu_node_dep (n1[1], 1);
   write_rank (1, n1, 2);
   AppConfig cfg;
@@ -252,9 +235,9 @@ END_TEST
  * the node and what it waits for. */
 START_TEST (test_deadlock_report)
 {
-  ChakraProtoMsg__Node *n0[] = { comp (1, 1) };
+  ChakraProtoMsg__Node *n0[] = { tu_comp (1, 1) };
   write_rank (0, n0, 1);
-  ChakraProtoMsg__Node *n1[] = { p2p (5, T_RECV, 0, 1, 3, 64), comp (6, 1) };
+  ChakraProtoMsg__Node *n1[] = { p2p (5, T_RECV, 0, 1, 3, 64), tu_comp (6, 1) };
   tu_node_dep (n1[1], 5);
   write_rank (1, n1, 2);
   expect_run_error (2, SIM_ERROR, SIM_ERROR_DEADLOCK,
@@ -269,7 +252,7 @@ START_TEST (test_missing_member)
 {
   for (guint32 r = 0; r < 3; r++)
     {
-      ChakraProtoMsg__Node *nodes[] = { r == 2 ? comp (1, 1) : coll (1, 0, 300) };
+      ChakraProtoMsg__Node *nodes[] = { r == 2 ? tu_comp (1, 1) : tu_coll (1, 0, 300) };
       write_rank (r, nodes, 1);
     }
   expect_run_error (3, SIM_ERROR, SIM_ERROR_DEADLOCK,
@@ -279,7 +262,7 @@ END_TEST
 
 START_TEST (test_dangling_dependency)
 {
-  ChakraProtoMsg__Node *a = comp (1, 1);
+  ChakraProtoMsg__Node *a = tu_comp (1, 1);
   tu_node_dep (a, 99);
   ChakraProtoMsg__Node *nodes[] = { a };
   write_rank (0, nodes, 1);
@@ -289,7 +272,7 @@ END_TEST
 
 START_TEST (test_cycle)
 {
-  ChakraProtoMsg__Node *a = comp (10, 1), *b = comp (20, 1), *c = comp (30, 1);
+  ChakraProtoMsg__Node *a = tu_comp (10, 1), *b = tu_comp (20, 1), *c = tu_comp (30, 1);
   tu_node_dep (a, 30);
   tu_node_dep (b, 10);
   tu_node_ctrl_dep (c, 20);
@@ -303,7 +286,7 @@ START_TEST (test_rank_count_mismatch)
 {
   for (guint32 r = 0; r < 4; r++)
     {
-      ChakraProtoMsg__Node *nodes[] = { comp (1, 1) };
+      ChakraProtoMsg__Node *nodes[] = { tu_comp (1, 1) };
       write_rank (r, nodes, 1);
     }
   expect_load_error (8, "the topology has 8 ranks but the workload has only 4 trace files");
@@ -313,7 +296,7 @@ END_TEST
 
 START_TEST (test_unsupported_collective)
 {
-  ChakraProtoMsg__Node *nodes[] = { coll (1, 12, 100) };
+  ChakraProtoMsg__Node *nodes[] = { tu_coll (1, 12, 100) };
   write_rank (0, nodes, 1);
   expect_load_error (1, "comm_type 12 is not a collective type (0 to 9)");
 }
@@ -323,7 +306,7 @@ START_TEST (test_send_from_wrong_rank)
 {
   ChakraProtoMsg__Node *n0[] = { p2p (4, T_SEND, 1, 0, 0, 8) };
   write_rank (0, n0, 1);
-  ChakraProtoMsg__Node *n1[] = { comp (1, 1) };
+  ChakraProtoMsg__Node *n1[] = { tu_comp (1, 1) };
   write_rank (1, n1, 1);
   expect_load_error (2, "rank 0 node 4: comm_src is not this rank");
 }
@@ -341,7 +324,7 @@ START_TEST (test_memory_ops)
       ChakraProtoMsg__Node *b = tu_node_new (2, T_MEM_STORE, "store");
       tu_node_attr_int (a, "tensor_size", 2000);
       tu_node_attr_int (b, "tensor_size", 500);
-      ChakraProtoMsg__Node *nodes[] = { a, b, comp (3, 1) };
+      ChakraProtoMsg__Node *nodes[] = { a, b, tu_comp (3, 1) };
       write_rank (0, nodes, 3);
       AppConfig cfg;
       config_init (&cfg, 1);
@@ -367,7 +350,7 @@ START_TEST (test_metadata_groups)
       ChakraProtoMsg__Node *meta = tu_node_new (1, T_META, "pgs");
       tu_node_inputs (meta, "[{\"pg_name\": \"1\", \"ranks\": [0, 1]}, "
                             "{\"pg_name\": \"2\", \"ranks\": [2, 3]}]");
-      ChakraProtoMsg__Node *ar = coll (2, 0, 400);
+      ChakraProtoMsg__Node *ar = tu_coll (2, 0, 400);
       tu_node_attr_string (ar, "pg_name", r < 2 ? "1" : "2.0");
       tu_node_dep (ar, 1);
       ChakraProtoMsg__Node *nodes[] = { meta, ar };
@@ -381,7 +364,7 @@ START_TEST (test_metadata_groups)
   app_sim_free (sim);
   app_config_clear (&cfg);
 
-  ChakraProtoMsg__Node *ar = coll (2, 0, 400);
+  ChakraProtoMsg__Node *ar = tu_coll (2, 0, 400);
   tu_node_attr_string (ar, "pg_name", "5");
   ChakraProtoMsg__Node *nodes[] = { ar };
   write_rank (0, nodes, 1);
@@ -398,7 +381,7 @@ START_TEST (test_rooted_from_trace)
 {
   for (guint32 r = 0; r < 4; r++)
     {
-      ChakraProtoMsg__Node *bc = coll (1, 5, 400);
+      ChakraProtoMsg__Node *bc = tu_coll (1, 5, 400);
       bc->duration_micros = 7;
       ChakraProtoMsg__Node *nodes[] = { bc };
       write_rank (r, nodes, 1);
@@ -418,7 +401,7 @@ START_TEST (test_rooted_from_trace)
 
   for (guint32 r = 0; r < 4; r++)
     {
-      ChakraProtoMsg__Node *g = coll (1, 3, 400);
+      ChakraProtoMsg__Node *g = tu_coll (1, 3, 400);
       tu_node_attr_int (g, "comm_root", 2);
       ChakraProtoMsg__Node *nodes[] = { g };
       write_rank (r, nodes, 1);
