@@ -455,7 +455,8 @@ cmd_gen_transformer (int argc, char **argv)
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   g_autoptr (GOptionContext) ctx
-      = g_option_context_new ("- write one training iteration of a decoder transformer (dense or mixture-of-experts)");
+      = g_option_context_new ("- write one training iteration of a decoder transformer "
+                              "(dense or mixture-of-experts)");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (
       ctx, "Ranks: tp x pp x dp, rank = t + tp x (d + dp x p).  Tensor parallelism uses\n"
