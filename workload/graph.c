@@ -66,6 +66,8 @@ typedef struct
   GArray *deps;      /* PendingDep, in child order */
   GHashTable *index; /* id -> index + 1 */
   GArray *group_defs;
+  GStringChunk *names_chunk;
+  GPtrArray *names;  /* const char*, in node order, from names_chunk */
   guint32 unknown;
 } Builder;
 
@@ -324,6 +326,8 @@ read_nodes (Builder *b, GError **error)
           return FALSE;
         }
       g_array_append_val (b->nodes, w);
+      g_ptr_array_add (b->names,
+                       g_string_chunk_insert_const (b->names_chunk, n->name ? n->name : ""));
       add_deps (b, index, n->data_deps, n->n_data_deps);
       add_deps (b, index, n->ctrl_deps, n->n_ctrl_deps);
     }
@@ -466,6 +470,8 @@ wl_graph_load (const char *path, GError **error)
   b.index = g_hash_table_new (g_direct_hash, g_direct_equal);
   b.group_defs = g_array_new (FALSE, FALSE, sizeof (WlGroupDef));
   g_array_set_clear_func (b.group_defs, group_def_clear);
+  b.names_chunk = g_string_chunk_new (4096);
+  b.names = g_ptr_array_new ();
 
   WlGraph *g = g_new0 (WlGraph, 1);
   g->ref = 1;
@@ -474,6 +480,8 @@ wl_graph_load (const char *path, GError **error)
   g->n_nodes = b.nodes->len;
   g->nodes = (WlNode *) g_array_free (b.nodes, FALSE);
   g->group_defs = b.group_defs;
+  g->names_chunk = b.names_chunk;
+  g->names = (const char **) g_ptr_array_free (b.names, FALSE);
   g->n_skipped_unknown = b.unknown;
   ok = ok && link_edges (&b, g, error) && check_acyclic (g, error);
   g_array_unref (b.deps);
@@ -502,6 +510,9 @@ wl_graph_unref (WlGraph *g)
   g_free (g->nodes);
   g_free (g->children);
   g_array_unref (g->group_defs);
+  g_free (g->names);
+  g_string_chunk_free (g->names_chunk);
+  g_free (g->sha256);
   g_free (g);
 }
 
@@ -511,7 +522,7 @@ wl_graph_bytes (const WlGraph *g)
   guint64 edges = 0;
   for (guint32 v = 0; v < g->n_nodes; v++)
     edges += g->nodes[v].n_children;
-  return sizeof *g + g->n_nodes * sizeof (WlNode) + edges * sizeof (guint32);
+  return sizeof *g + g->n_nodes * (sizeof (WlNode) + sizeof (char *)) + edges * sizeof (guint32);
 }
 
 /* ---- sharing identical files ------------------------------------------------ */
@@ -563,6 +574,7 @@ wl_graph_cache_load (WlGraphCache *c, const char *path, GError **error)
       g_free (digest);
       return NULL;
     }
+  g->sha256 = g_strdup (digest);
   g_hash_table_insert (c->by_digest, digest, wl_graph_ref (g));
   return g;
 }

@@ -71,6 +71,9 @@ typedef struct
   guint32 n_roots;      /* nodes with no dependencies */
   GArray *group_defs;   /* process groups from METADATA nodes: WlGroupDef */
   guint32 n_skipped_unknown; /* nodes of types orrery does not know */
+  const char **names;   /* per node: its name ("" when it has none) */
+  GStringChunk *names_chunk; /* holds the names, each distinct name once */
+  char *sha256;         /* hex digest of the file (graphs from WlGraphCache), or NULL */
 } WlGraph;
 
 /* A process group defined by a METADATA node. */

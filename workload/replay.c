@@ -43,10 +43,36 @@ typedef struct
   WlFifo ready[SLOT_N];
   guint busy[SLOT_N];
   double speed; /* COMP speed factor (wl_params_rank_speed) */
+  guint comp_in_flight;
   guint comm_in_flight;
-  SimTime comm_since;
+  SimTime acct_since;   /* last change of comp/comm_in_flight */
+  guint32 finishing;    /* the node whose completion is being handled */
   WlRankStats stats;
+  WlNodeRecord *rec;    /* recording: per node */
+  GHashTable *coll_seq; /* recording: group id -> next collective sequence */
 } WlRank;
+
+/* Recording: one collective instance, (group, sequence), and the member
+ * that joined it last so far. */
+typedef struct
+{
+  guint32 last_rank, last_index;
+  SimTime last_join;
+} WlCollInst;
+
+/* Recording: point-to-point nodes waiting for their match on one
+ * (src, dst, tag), as rank << 32 | index. */
+typedef struct
+{
+  guint32 src, dst;
+  gint32 tag;
+} WlP2PKey;
+
+typedef struct
+{
+  GArray *sends, *recvs; /* guint64 */
+  guint send_head, recv_head;
+} WlP2PWait;
 
 struct _WlReplay
 {
@@ -58,6 +84,10 @@ struct _WlReplay
   WlGraphCache *cache;
   GPtrArray *graphs; /* distinct WlGraph*, borrowed from the cache */
   GError *error;
+  gboolean recording;
+  GArray *insts;          /* WlCollInst */
+  GHashTable *inst_index; /* guint64* group -> GArray of guint32 instance per sequence */
+  GHashTable *p2p_wait;   /* WlP2PKey* -> WlP2PWait* */
 };
 
 static void
@@ -113,8 +143,17 @@ wl_replay_free (WlReplay *r)
       g_free (k->state);
       for (guint s = 0; s < SLOT_N; s++)
         g_free (k->ready[s].buf);
+      g_free (k->rec);
+      if (k->coll_seq != NULL)
+        g_hash_table_unref (k->coll_seq);
     }
   g_free (r->ranks);
+  if (r->insts != NULL)
+    g_array_unref (r->insts);
+  if (r->inst_index != NULL)
+    g_hash_table_unref (r->inst_index);
+  if (r->p2p_wait != NULL)
+    g_hash_table_unref (r->p2p_wait);
   g_ptr_array_unref (r->graphs);
   wl_graph_cache_free (r->cache);
   g_clear_error (&r->error);
@@ -489,11 +528,151 @@ fail_in_event (WlReplay *r, GError *error)
   sim_sched_stop (r->sched);
 }
 
+/* Charge the time since the last change of what is in flight. */
 static void
-comm_begin (WlRank *k, SimTime now)
+account (WlRank *k, SimTime now)
 {
-  if (k->comm_in_flight++ == 0)
-    k->comm_since = now;
+  SimTime dt = now - k->acct_since;
+  k->acct_since = now;
+  if (k->comp_in_flight > 0)
+    k->stats.compute_busy += dt;
+  if (k->comm_in_flight > 0)
+    {
+      k->stats.comm_busy += dt;
+      if (k->comp_in_flight == 0)
+        k->stats.exposed_comm += dt;
+    }
+}
+
+static gboolean
+is_comm (const WlNode *n)
+{
+  return n->op == WL_OP_COLL || n->op == WL_OP_SEND || n->op == WL_OP_RECV;
+}
+
+static void
+in_flight_change (WlRank *k, const WlNode *n, SimTime now, int delta)
+{
+  if (n->op == WL_OP_COMP)
+    {
+      account (k, now);
+      k->comp_in_flight += delta;
+    }
+  else if (is_comm (n))
+    {
+      account (k, now);
+      k->comm_in_flight += delta;
+    }
+}
+
+/* ---- recording ------------------------------------------------------------------- */
+
+static void
+p2p_wait_free (gpointer p)
+{
+  WlP2PWait *w = p;
+  g_array_unref (w->sends);
+  g_array_unref (w->recvs);
+  g_free (w);
+}
+
+static guint
+p2p_key_hash (gconstpointer p)
+{
+  const WlP2PKey *k = p;
+  return (k->src * 2654435761u) ^ (k->dst * 40503u) ^ (guint) k->tag;
+}
+
+static gboolean
+p2p_key_equal (gconstpointer a, gconstpointer b)
+{
+  const WlP2PKey *x = a, *y = b;
+  return x->src == y->src && x->dst == y->dst && x->tag == y->tag;
+}
+
+void
+wl_replay_set_recording (WlReplay *r, gboolean on)
+{
+  g_return_if_fail (r != NULL);
+  r->recording = on;
+  if (!on || r->insts != NULL)
+    return;
+  r->insts = g_array_new (FALSE, FALSE, sizeof (WlCollInst));
+  r->inst_index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                         (GDestroyNotify) g_array_unref);
+  r->p2p_wait = g_hash_table_new_full (p2p_key_hash, p2p_key_equal, g_free, p2p_wait_free);
+}
+
+static void
+record_alloc (WlRank *k)
+{
+  guint32 n = k->graph->n_nodes;
+  k->rec = g_new (WlNodeRecord, MAX (n, 1u));
+  for (guint32 v = 0; v < n; v++)
+    k->rec[v] = (WlNodeRecord) { .ready = SIM_TIME_MAX, .start = SIM_TIME_MAX,
+                                 .end = SIM_TIME_MAX, .pred = WL_NO_NODE,
+                                 .peer_rank = WL_NO_NODE, .peer_index = WL_NO_NODE,
+                                 .link = WL_NO_NODE };
+  k->coll_seq = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+}
+
+/* This rank joins its next collective on `group`: note it in the instance. */
+static void
+record_join (WlRank *k, guint32 index, guint64 group, SimTime now)
+{
+  WlReplay *r = k->replay;
+  guint32 seq = GPOINTER_TO_UINT (g_hash_table_lookup (k->coll_seq, &group));
+  g_hash_table_replace (k->coll_seq, g_memdup2 (&group, sizeof group), GUINT_TO_POINTER (seq + 1));
+  GArray *by_seq = g_hash_table_lookup (r->inst_index, &group);
+  if (by_seq == NULL)
+    {
+      by_seq = g_array_new (FALSE, FALSE, sizeof (guint32));
+      g_hash_table_insert (r->inst_index, g_memdup2 (&group, sizeof group), by_seq);
+    }
+  if (seq >= by_seq->len)
+    {
+      WlCollInst inst = { .last_rank = k->rank, .last_index = index, .last_join = now };
+      guint32 id = r->insts->len;
+      g_array_append_val (r->insts, inst);
+      g_array_append_val (by_seq, id);
+    }
+  guint32 id = g_array_index (by_seq, guint32, seq);
+  WlCollInst *inst = &g_array_index (r->insts, WlCollInst, id);
+  if (now >= inst->last_join)
+    *inst = (WlCollInst) { .last_rank = k->rank, .last_index = index, .last_join = now };
+  k->rec[index].link = id;
+}
+
+/* Pair a send or receive with the oldest waiting counterpart. */
+static void
+record_p2p (WlRank *k, guint32 index, const WlNode *n)
+{
+  WlReplay *r = k->replay;
+  gboolean send = n->op == WL_OP_SEND;
+  WlP2PKey key = { .src = send ? k->rank : n->peer_src, .dst = send ? n->peer_dst : k->rank,
+                   .tag = n->tag };
+  WlP2PWait *w = g_hash_table_lookup (r->p2p_wait, &key);
+  if (w == NULL)
+    {
+      w = g_new0 (WlP2PWait, 1);
+      w->sends = g_array_new (FALSE, FALSE, sizeof (guint64));
+      w->recvs = g_array_new (FALSE, FALSE, sizeof (guint64));
+      g_hash_table_insert (r->p2p_wait, g_memdup2 (&key, sizeof key), w);
+    }
+  GArray *other = send ? w->recvs : w->sends;
+  guint *head = send ? &w->recv_head : &w->send_head;
+  guint64 self = (guint64) k->rank << 32 | index;
+  if (*head == other->len)
+    {
+      g_array_append_val (send ? w->sends : w->recvs, self);
+      return;
+    }
+  guint64 peer = g_array_index (other, guint64, (*head)++);
+  guint32 prank = (guint32) (peer >> 32), pindex = (guint32) peer;
+  k->rec[index].peer_rank = prank;
+  k->rec[index].peer_index = pindex;
+  r->ranks[prank].rec[pindex].peer_rank = k->rank;
+  r->ranks[prank].rec[pindex].peer_index = index;
 }
 
 static void
@@ -504,6 +683,27 @@ launch (WlRank *k, guint32 index)
   SimTime now = sim_sched_now (r->sched);
   GError *error = NULL;
   k->state[index] = NODE_RUNNING;
+  in_flight_change (k, n, now, +1);
+  if (n->op == WL_OP_COLL)
+    {
+      k->stats.colls++;
+      k->stats.coll_bytes += n->bytes;
+    }
+  else if (n->op == WL_OP_SEND)
+    {
+      k->stats.sends++;
+      k->stats.send_bytes += n->bytes;
+    }
+  if (k->rec != NULL)
+    {
+      k->rec[index].start = now;
+      k->rec[index].pred = k->finishing;
+      if (n->op == WL_OP_SEND || n->op == WL_OP_RECV)
+        record_p2p (k, index, n);
+      else if (n->op == WL_OP_COLL
+               && !(n->coll_kind == SYS_COLL_BROADCAST && r->params.astra_rounding))
+        record_join (k, index, n->group, now);
+    }
   switch ((WlOp) n->op)
     {
     case WL_OP_COMP:
@@ -526,7 +726,6 @@ launch (WlRank *k, guint32 index)
       return;
     case WL_OP_COLL:
       {
-        comm_begin (k, now);
         if (n->coll_kind == SYS_COLL_BROADCAST && r->params.astra_rounding)
           {
             /* ASTRA-sim does not simulate a broadcast: it waits out the
@@ -547,8 +746,6 @@ launch (WlRank *k, guint32 index)
     case WL_OP_RECV:
       {
         gboolean send = n->op == WL_OP_SEND;
-        if (send)
-          comm_begin (k, now);
         SysP2PRequest req = { .src = send ? k->rank : n->peer_src,
                               .dst = send ? n->peer_dst : k->rank, .tag = n->tag,
                               .bytes = n->bytes, .node_id = n->id, .on_done = on_node_done,
@@ -580,6 +777,8 @@ static void
 make_ready (WlRank *k, guint32 index)
 {
   k->state[index] = NODE_READY;
+  if (k->rec != NULL)
+    k->rec[index].ready = sim_sched_now (k->replay->sched);
   fifo_push (&k->ready[slot_of (&k->graph->nodes[index])], index);
 }
 
@@ -595,16 +794,28 @@ on_node_done (SimSched *sched, gpointer data, guint64 index)
   k->state[index] = NODE_DONE;
   k->stats.nodes_done++;
   k->stats.finish = now;
-  if ((n->op == WL_OP_COLL || n->op == WL_OP_SEND)
-      && --k->comm_in_flight == 0)
-    k->stats.comm_busy += now - k->comm_since;
+  in_flight_change (k, n, now, -1);
+  if (k->rec != NULL)
+    {
+      WlNodeRecord *rec = &k->rec[index];
+      rec->end = now;
+      if (rec->link != WL_NO_NODE)
+        {
+          const WlCollInst *inst = &g_array_index (k->replay->insts, WlCollInst, rec->link);
+          rec->peer_rank = inst->last_rank;
+          rec->peer_index = inst->last_index;
+        }
+    }
   for (guint32 c = 0; c < n->n_children; c++)
     {
       guint32 child = g->children[n->child_start + c];
       if (--k->parents_left[child] == 0)
         make_ready (k, child);
     }
+  guint32 outer = k->finishing;
+  k->finishing = (guint32) index;
   issue (k);
+  k->finishing = outer;
 }
 
 static void
@@ -613,6 +824,9 @@ on_rank_start (SimSched *sched, gpointer data, guint64 arg)
   (void) sched;
   (void) arg;
   WlRank *k = data;
+  k->finishing = WL_NO_NODE;
+  if (k->replay->recording && k->rec == NULL)
+    record_alloc (k);
   for (guint32 v = 0; v < k->graph->n_nodes; v++)
     if (k->graph->nodes[v].n_parents == 0)
       make_ready (k, v);
@@ -710,6 +924,20 @@ wl_replay_rank_stats (const WlReplay *r, guint32 rank)
 {
   g_return_val_if_fail (rank < r->n_ranks, NULL);
   return &r->ranks[rank].stats;
+}
+
+const WlNodeRecord *
+wl_replay_records (const WlReplay *r, guint32 rank)
+{
+  g_return_val_if_fail (rank < r->n_ranks, NULL);
+  return r->ranks[rank].rec;
+}
+
+const WlGraph *
+wl_replay_graph (const WlReplay *r, guint32 rank)
+{
+  g_return_val_if_fail (rank < r->n_ranks, NULL);
+  return r->ranks[rank].graph;
 }
 
 guint

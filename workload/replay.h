@@ -23,6 +23,7 @@
 
 #include "sim/sched.h"
 #include "system/sys.h"
+#include "workload/graph.h"
 #include "workload/groups.h"
 #include "workload/wl_params.h"
 
@@ -30,13 +31,43 @@ typedef struct _WlReplay WlReplay;
 
 typedef struct
 {
-  SimTime finish;      /* when its last node finished (0 if it had none) */
-  SimTime compute;     /* accelerator compute time, summed */
-  SimTime cpu;         /* host compute time, summed */
-  SimTime comm_busy;   /* time with at least one collective or send in flight */
-  guint32 nodes;       /* nodes in its trace */
+  SimTime finish;       /* when its last node finished (0 if it had none) */
+  SimTime compute;      /* accelerator compute time, summed over COMP nodes */
+  SimTime cpu;          /* host compute time, summed */
+  /* Over [0, finish], each instant is one of: accelerator compute in flight
+   * (compute_busy), communication (a collective, send or receive) in flight
+   * but no compute (exposed_comm), or neither (idle: host work, memory
+   * operations, nothing).  compute_busy + exposed_comm + idle = finish. */
+  SimTime compute_busy;
+  SimTime exposed_comm;
+  SimTime comm_busy;    /* time with at least one collective, send or receive in flight */
+  guint64 coll_bytes;   /* comm_size of the collectives it joined, summed */
+  guint64 send_bytes;   /* bytes of its sends */
+  guint32 colls;        /* collectives it joined */
+  guint32 sends;
+  guint32 nodes;        /* nodes in its trace */
   guint32 nodes_done;
 } WlRankStats;
+
+/* Per-node timing kept when recording is on (wl_replay_set_recording). */
+#define WL_NO_NODE G_MAXUINT32
+
+typedef struct
+{
+  SimTime ready;       /* all its dependencies were done */
+  SimTime start;       /* it was issued (a slot was free); SIM_TIME_MAX: never */
+  SimTime end;         /* it finished; SIM_TIME_MAX: never */
+  /* The node of the same rank whose completion issued this one: its last
+   * dependency to finish, or the node that freed its slot.  WL_NO_NODE for
+   * nodes issued when the rank started. */
+  guint32 pred;
+  /* COLL: the member that joined last before this rank's part completed (may
+   * be this rank itself); SEND: the matching receive; RECV: the matching
+   * send.  WL_NO_NODE when none (unmatched, or ASTRA mode's broadcast). */
+  guint32 peer_rank;
+  guint32 peer_index;  /* that node's index in peer_rank's graph */
+  guint32 link;        /* internal: collective instance */
+} WlNodeRecord;
 
 WlReplay *wl_replay_new (SimSched *sched, Sys *sys, const WlParams *params);
 void wl_replay_free (WlReplay *replay); /* accepts NULL */
@@ -54,6 +85,15 @@ gboolean wl_replay_load_files (WlReplay *replay, const char *const *paths, guint
  * the traces' METADATA nodes define; a definition in `groups` wins.  Checks
  * that every collective names a defined group, "0" or none. */
 gboolean wl_replay_bind_groups (WlReplay *replay, const WlGroups *groups, GError **error);
+
+/* Keep a WlNodeRecord per node of every rank (40 bytes a node), for
+ * timelines and the critical path.  Call before wl_replay_start. */
+void wl_replay_set_recording (WlReplay *replay, gboolean on);
+/* The records of `rank`'s nodes, indexed like its graph's nodes; NULL when
+ * recording is off. */
+const WlNodeRecord *wl_replay_records (const WlReplay *replay, guint32 rank);
+/* The graph `rank` replays (shared between byte-identical files). */
+const WlGraph *wl_replay_graph (const WlReplay *replay, guint32 rank);
 
 /* Schedule every rank's first nodes at time 0. */
 void wl_replay_start (WlReplay *replay);
