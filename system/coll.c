@@ -57,6 +57,7 @@ struct _SysColl
   guint32 joined;
   guint32 done;
   SimTime first_join;
+  SimTime last_join;
 };
 
 /* "the world" or "group 7", for messages. */
@@ -446,14 +447,69 @@ on_message (SimSched *sched, gpointer data, guint64 arg)
   coll->phase[ctx.phase].algo->on_message (&ctx, &coll->runs[ctx.run_index], step);
 }
 
+/* The algorithms of a collective's phases, one per topology dimension in
+ * the order first used ("ring,direct"); "-" when it needs no network. */
+static void
+coll_algorithms (const SysColl *coll, char *buf, gsize size)
+{
+  guint32 seen = 0;
+  buf[0] = '\0';
+  for (guint i = 0; i < coll->n_phases; i++)
+    {
+      guint d = coll->phase[i].topo_dim;
+      if (seen & (1u << d))
+        continue;
+      seen |= 1u << d;
+      if (buf[0] != '\0')
+        g_strlcat (buf, ",", size);
+      g_strlcat (buf, coll->phase[i].algo->name, size);
+    }
+  if (buf[0] == '\0')
+    g_strlcpy (buf, "-", size);
+}
+
+/* Add a finished collective to its (kind, group, algorithms) row. */
+static void
+group_stats_add (Sys *sys, const SysColl *coll, SimTime now)
+{
+  char algo[sizeof ((SysCollGroupStats *) NULL)->algorithm];
+  coll_algorithms (coll, algo, sizeof algo);
+  char key[sizeof algo + 48];
+  g_snprintf (key, sizeof key, "%d/%" G_GUINT64_FORMAT "/%s", (int) coll->kind, coll->group->id,
+              algo);
+  gpointer row = g_hash_table_lookup (sys->group_stats_index, key);
+  if (row == NULL)
+    {
+      SysCollGroupStats st = { .kind = coll->kind, .group = coll->group->id,
+                               .ranks = coll->group->n };
+      g_strlcpy (st.algorithm, algo, sizeof st.algorithm);
+      g_array_append_val (sys->group_stats, st);
+      row = GUINT_TO_POINTER (sys->group_stats->len);
+      g_hash_table_insert (sys->group_stats_index, g_strdup (key), row);
+    }
+  SysCollGroupStats *st = &g_array_index (sys->group_stats, SysCollGroupStats,
+                                          GPOINTER_TO_UINT (row) - 1);
+  st->count++;
+  st->bytes += coll->bytes;
+  st->busy += now - coll->first_join;
+  st->wait += coll->last_join - coll->first_join;
+  SysCollRecord rec = { .kind = coll->kind, .group = coll->group->id, .seq = coll->seq,
+                        .ranks = coll->group->n, .bytes = coll->bytes,
+                        .first_join = coll->first_join, .last_join = coll->last_join,
+                        .done = now, .row = GPOINTER_TO_UINT (row) - 1 };
+  g_array_append_val (sys->coll_records, rec);
+}
+
 static void
 coll_retire (SysColl *coll)
 {
   Sys *sys = coll->sys;
   SysCollStats *st = &sys->stats[coll->kind];
+  SimTime now = sim_sched_now (sys->sched);
   st->count++;
   st->bytes += coll->bytes;
-  st->busy += sim_sched_now (sys->sched) - coll->first_join;
+  st->busy += now - coll->first_join;
+  group_stats_add (sys, coll, now);
   g_hash_table_remove (coll->group->live, GUINT_TO_POINTER (coll->seq + 1u));
   g_hash_table_remove (sys->live_colls, coll);
   sys_coll_free (coll);
@@ -600,6 +656,7 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
                      .priority = collective_priority (sys, rank, req),
                      .chunks_left = coll->n_chunks, .joined = 1 };
   coll->joined++;
+  coll->last_join = sim_sched_now (sys->sched);
   if (coll->n_phases == 0)
     {
       sim_sched_at (sys->sched, sim_sched_now (sys->sched), on_trivial_done, coll,

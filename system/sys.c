@@ -55,6 +55,9 @@ sys_new (SimSched *sched, Net *net, const SysParams *params, GError **error)
   sys->groups = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                        (GDestroyNotify) sys_group_free);
   sys->live_colls = g_hash_table_new (g_direct_hash, g_direct_equal);
+  sys->group_stats = g_array_new (FALSE, FALSE, sizeof (SysCollGroupStats));
+  sys->group_stats_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  sys->coll_records = g_array_new (FALSE, FALSE, sizeof (SysCollRecord));
   sys->p2p = sys_p2p_new ();
   sys->world = sys_group_new (sys->topo, SYS_GROUP_WORLD, NULL, net_topo_ranks (sys->topo),
                               params->astra_rounding);
@@ -84,6 +87,12 @@ sys_free (Sys *sys)
         if (sys->queues[r].waiting[d] != NULL)
           g_array_unref (sys->queues[r].waiting[d]);
   g_free (sys->queues);
+  if (sys->group_stats != NULL)
+    g_array_unref (sys->group_stats);
+  if (sys->group_stats_index != NULL)
+    g_hash_table_unref (sys->group_stats_index);
+  if (sys->coll_records != NULL)
+    g_array_unref (sys->coll_records);
   sys_group_free (sys->world);
   if (sys->groups != NULL)
     g_hash_table_unref (sys->groups);
@@ -151,5 +160,35 @@ sys_coll_stats (const Sys *sys, SysCollKind kind, SysCollStats *out)
 {
   g_return_if_fail (kind < SYS_COLL_N);
   *out = sys->stats[kind];
+}
+
+static gint
+cmp_group_stats (gconstpointer a, gconstpointer b)
+{
+  const SysCollGroupStats *x = a, *y = b;
+  if (x->kind != y->kind)
+    return x->kind < y->kind ? -1 : 1;
+  /* The world (G_MAXUINT64) first, then ids in order. */
+  guint64 gx = x->group + 1, gy = y->group + 1;
+  if (gx != gy)
+    return gx < gy ? -1 : 1;
+  return strcmp (x->algorithm, y->algorithm);
+}
+
+const SysCollRecord *
+sys_coll_records (const Sys *sys, guint *n)
+{
+  *n = sys->coll_records->len;
+  return (const SysCollRecord *) sys->coll_records->data;
+}
+
+GArray *
+sys_coll_group_stats (const Sys *sys)
+{
+  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (SysCollGroupStats),
+                                   sys->group_stats->len);
+  g_array_append_vals (out, sys->group_stats->data, sys->group_stats->len);
+  g_array_sort (out, cmp_group_stats);
+  return out;
 }
 

@@ -100,6 +100,38 @@ typedef struct
 
 void sys_coll_stats (const Sys *sys, SysCollKind kind, SysCollStats *out);
 
+/* Totals per collective kind, process group and algorithms. */
+typedef struct
+{
+  SysCollKind kind;
+  guint64 group;       /* SYS_GROUP_WORLD or a group id */
+  guint32 ranks;       /* the group's members */
+  guint64 count;       /* collectives completed */
+  guint64 bytes;       /* sum of their sizes (comm_size) */
+  SimTime busy;        /* sum of (last member done - first member joined) */
+  SimTime wait;        /* sum of (last member joined - first member joined) */
+  char algorithm[64];  /* per dimension used, in order: "ring,direct"; "-": none */
+} SysCollGroupStats;
+
+/* A new array of SysCollGroupStats, ordered by kind, then group (the world
+ * first), then algorithms. */
+GArray *sys_coll_group_stats (const Sys *sys);
+
+/* One completed collective. */
+typedef struct
+{
+  SysCollKind kind;
+  guint64 group;       /* SYS_GROUP_WORLD or a group id */
+  guint32 seq;         /* its sequence number on the group */
+  guint32 ranks;
+  guint64 bytes;
+  SimTime first_join, last_join, done; /* done: its last member finished */
+  guint row;           /* internal */
+} SysCollRecord;
+
+/* Every completed collective, in order of completion. */
+const SysCollRecord *sys_coll_records (const Sys *sys, guint *n);
+
 const SysParams *sys_params (const Sys *sys);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Sys, sys_free)

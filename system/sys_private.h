@@ -67,6 +67,9 @@ struct _Sys
   guint32 queue_order;
   GHashTable *live_colls; /* SysColl* set, for diagnostics */
   SysCollStats stats[SYS_COLL_N];
+  GArray *group_stats;          /* SysCollGroupStats */
+  GHashTable *group_stats_index; /* "kind/group/algorithms" -> row + 1 */
+  GArray *coll_records;          /* SysCollRecord, in completion order */
   GError *error;          /* first asynchronous error */
   gboolean reduce_memo_valid;
   guint64 reduce_memo_bytes;
