@@ -1,0 +1,24 @@
+/* activity.h: what a rank was doing over time, in bins, from its records.
+ *
+ * Models: [0, end) cut into `bins` equal bins (bin i covers
+ * [end * i / bins, end * (i + 1) / bins) in whole ps); per bin, the fraction of it with accelerator
+ * compute in flight, and the fraction with communication (a collective,
+ * send or receive) in flight but no compute: the same split as
+ * WlRankStats' compute_busy and exposed_comm, so that the bins of a rank
+ * sum, weighted by their widths, to those figures.
+ *
+ * Layer: workload.  May include: system, network, sim, GLib.
+ */
+#ifndef ORRERY_WORKLOAD_ACTIVITY_H
+#define ORRERY_WORKLOAD_ACTIVITY_H
+
+#include <glib.h>
+
+#include "workload/replay.h"
+
+/* Fill compute[bins] and exposed_comm[bins] with fractions in [0, 1] for
+ * `rank` of a recorded run.  FALSE when recording was off or end is 0. */
+gboolean wl_activity_bins (const WlReplay *replay, guint32 rank, SimTime end, guint bins,
+                           double *compute, double *exposed_comm);
+
+#endif /* ORRERY_WORKLOAD_ACTIVITY_H */
