@@ -8,10 +8,13 @@
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/app/config.h"
+#include "sim/app/plotdata.h"
 #include "sim/app/report.h"
 #include "sim/app/simulation.h"
+#include "sim/app/timeline.h"
 #include "sim/error.h"
 #include "sim/units.h"
 #include "workload/compute.h"
@@ -57,6 +60,10 @@ typedef struct
   char *links;
   char *stats;
   char *packet_size;
+  char *timeline;
+  char *timeline_ranks;
+  char *timeline_window;
+  gint critical_path;
   gboolean quiet;
 } RunOptions;
 
@@ -137,12 +144,22 @@ cmd_run (int argc, char **argv)
       "Congestion model: cut messages into packets of SIZE (e.g. 4KiB); default whole messages",
       "SIZE" },
     { "stats", 0, 0, G_OPTION_ARG_FILENAME, &o.stats,
-      "Write one CSV row per rank (times in ps): finish, compute, cpu, exposed "
-      "communication, communication busy, idle, nodes", "FILE.csv" },
+      "Write one CSV row per rank (times in ps): finish, compute, exposed communication, "
+      "idle, after finish, communication busy, cpu, nodes", "FILE.csv" },
     { "links", 0, 0, G_OPTION_ARG_FILENAME, &o.links,
       "Write per-link statistics as CSV (congestion model): bytes, busy time in ns, "
       "utilization, peak queue", "FILE.csv" },
-    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "No summary; errors only", NULL },
+    { "timeline", 't', 0, G_OPTION_ARG_FILENAME, &o.timeline,
+      "Write a Chrome trace-event timeline (open it in ui.perfetto.dev); gzip when FILE ends "
+      "in .gz", "FILE.json" },
+    { "timeline-ranks", 0, 0, G_OPTION_ARG_STRING, &o.timeline_ranks,
+      "Only these ranks in the timeline, e.g. 0-7,64", "LIST" },
+    { "timeline-window", 0, 0, G_OPTION_ARG_STRING, &o.timeline_window,
+      "Only nodes overlapping this simulated-time window, e.g. 10ms-20ms", "FROM-TO" },
+    { "critical-path", 'p', 0, G_OPTION_ARG_INT, &o.critical_path,
+      "Print the N longest steps of the critical path (the chain of nodes, across ranks and "
+      "messages, that sets the finish time)", "N" },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "No summary or progress; errors only", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("- simulate a workload on a cluster");
@@ -160,11 +177,21 @@ cmd_run (int argc, char **argv)
   else if (o.workload == NULL)
     code = report_error ("run", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
                                              "no workload: give --workload PREFIX"));
-  else if (!load_config (&o, &cfg, &error))
+  else if (o.critical_path < 0)
+    code = report_error ("run", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
+                                             "--critical-path: N must be 0 or more"));
+  else if (!app_timeline_check_filters (o.timeline_ranks, o.timeline_window, &error)
+           || !load_config (&o, &cfg, &error))
     code = report_error ("run", error);
   else
     {
       g_autoptr (AppSim) sim = app_sim_new (&cfg, o.workload, &error);
+      if (sim != NULL)
+        {
+          app_sim_set_recording (sim, o.timeline != NULL || o.report != NULL
+                                          || o.critical_path > 0);
+          app_sim_set_progress (sim, !o.quiet && isatty (STDERR_FILENO));
+        }
       if (sim == NULL || !app_sim_run (sim, &error))
         code = report_error ("run", error);
       else
@@ -179,11 +206,17 @@ cmd_run (int argc, char **argv)
             app_report_astra_lines (sim, stdout);
           if (!o.quiet)
             app_report_summary (sim, stdout);
+          if (o.critical_path > 0)
+            app_report_critical_path (sim, (guint) o.critical_path, stdout);
           if (o.report != NULL && !app_report_json (sim, o.report, &error))
             code = report_error ("run", error);
           else if (o.links != NULL && !app_report_links (sim, o.links, &error))
             code = report_error ("run", error);
           else if (o.stats != NULL && !app_report_stats (sim, o.stats, &error))
+            code = report_error ("run", error);
+          else if (o.timeline != NULL
+                   && !app_timeline_write (sim, o.timeline, o.timeline_ranks, o.timeline_window,
+                                           &error))
             code = report_error ("run", error);
           if (!o.quiet)
             {
@@ -206,6 +239,9 @@ cmd_run (int argc, char **argv)
   g_free (o.links);
   g_free (o.stats);
   g_free (o.packet_size);
+  g_free (o.timeline);
+  g_free (o.timeline_ranks);
+  g_free (o.timeline_window);
   return code;
 }
 
@@ -635,6 +671,29 @@ cmd_inspect (int argc, char **argv)
   return wl_inspect_report_n_defects (report) > 0 ? 1 : 0;
 }
 
+/* ---- plot-data ------------------------------------------------------------------ */
+
+static int
+cmd_plot_data (int argc, char **argv)
+{
+  g_autoptr (GOptionContext) ctx
+      = g_option_context_new ("REPORT.json DIR - write a report's figures as gnuplot data");
+  g_option_context_set_description (
+      ctx, "Writes DIR/ranks.dat (per rank: compute, exposed communication, idle and the\n"
+           "wait after finishing, in ms), DIR/overview.dat (per rank and time bin: the state\n"
+           "it was in most of the bin) and DIR/meta.gp.  scripts/plot draws them.\n\n"
+           EXIT_CODES_HELP "\n");
+  GError *error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    return report_error ("plot-data", error);
+  if (argc != 3)
+    return report_error ("plot-data", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
+                                                   "need REPORT.json and an output directory"));
+  if (!app_plot_data (argv[1], argv[2], &error))
+    return report_error ("plot-data", error);
+  return 0;
+}
+
 static void
 usage (FILE *out)
 {
@@ -644,7 +703,8 @@ usage (FILE *out)
            "  run   simulate a workload (Chakra traces) on a cluster\n"
            "  gen   generate workloads: gen collective\n"
            "  rescale  rewrite a data-parallel trace set for another number of ranks\n"
-           "  inspect  summarise a trace set (PREFIX or FILE) and list its defects\n\n"
+           "  inspect  summarise a trace set (PREFIX or FILE) and list its defects\n"
+           "  plot-data  write a --report's figures as data for gnuplot (see scripts/plot)\n\n"
            "'orrery COMMAND --help' lists a command's options, with units and defaults.\n\n"
            EXIT_CODES_HELP "\n");
 }
@@ -667,6 +727,8 @@ main (int argc, char **argv)
     return cmd_rescale (argc - 1, argv + 1);
   if (strcmp (argv[1], "inspect") == 0)
     return cmd_inspect (argc - 1, argv + 1);
+  if (strcmp (argv[1], "plot-data") == 0)
+    return cmd_plot_data (argc - 1, argv + 1);
   if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
     {
       usage (stdout);

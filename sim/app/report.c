@@ -8,11 +8,21 @@
 
 #include "sim/error.h"
 #include "sim/units.h"
+#include "workload/activity.h"
+#include "workload/critpath.h"
 
+/* ASTRA-sim's exposed communication: finish - compute. */
 static SimTime
-exposed_comm (const WlRankStats *s)
+astra_exposed (const WlRankStats *s)
 {
   return s->finish > s->compute ? s->finish - s->compute : 0;
+}
+
+/* Time before the rank's finish with neither compute nor communication. */
+static SimTime
+idle_time (const WlRankStats *s)
+{
+  return s->finish - s->compute_busy - s->exposed_comm;
 }
 
 void
@@ -24,7 +34,7 @@ app_report_astra_lines (const AppSim *sim, FILE *out)
       const WlRankStats *s = wl_replay_rank_stats (replay, r);
       fprintf (out, "sys[%u] finished, %" G_GUINT64_FORMAT " cycles, exposed communication %"
                G_GUINT64_FORMAT " cycles.\n",
-               r, sim_time_to_ns (s->finish), sim_time_to_ns (exposed_comm (s)));
+               r, sim_time_to_ns (s->finish), sim_time_to_ns (astra_exposed (s)));
     }
 }
 
@@ -35,16 +45,21 @@ cmp_time (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* min, median (lower middle), max of one per-rank figure. */
+/* min, median (lower middle), max of one per-rank figure; get == NULL:
+ * the wait after finishing, end - finish. */
 static void
 print_spread (FILE *out, const char *label, const AppSim *sim,
               SimTime (*get) (const WlRankStats *))
 {
   WlReplay *replay = app_sim_replay (sim);
   guint32 n = wl_replay_ranks (replay);
+  SimTime end = app_sim_end_time (sim);
   g_autofree SimTime *v = g_new (SimTime, n);
   for (guint32 r = 0; r < n; r++)
-    v[r] = get (wl_replay_rank_stats (replay, r));
+    {
+      const WlRankStats *s = wl_replay_rank_stats (replay, r);
+      v[r] = get != NULL ? get (s) : end - s->finish;
+    }
   qsort (v, n, sizeof (SimTime), cmp_time);
   g_autofree char *lo = sim_units_format_time (v[0]);
   g_autofree char *mid = sim_units_format_time (v[(n - 1) / 2]);
@@ -53,9 +68,9 @@ print_spread (FILE *out, const char *label, const AppSim *sim,
 }
 
 static SimTime get_finish (const WlRankStats *s) { return s->finish; }
-static SimTime get_compute (const WlRankStats *s) { return s->compute; }
-static SimTime get_exposed (const WlRankStats *s) { return exposed_comm (s); }
-static SimTime get_idle (const WlRankStats *s, SimTime end) { return end - s->finish; }
+static SimTime get_compute (const WlRankStats *s) { return s->compute_busy; }
+static SimTime get_exposed (const WlRankStats *s) { return s->exposed_comm; }
+static SimTime get_idle (const WlRankStats *s) { return idle_time (s); }
 
 static void
 print_topology (const AppSim *sim, FILE *out)
@@ -73,30 +88,114 @@ print_topology (const AppSim *sim, FILE *out)
   fputc ('\n', out);
 }
 
+/* nccl-tests' sizes and bus bandwidth: S is the size nccl-tests prints for
+ * the operation (all-gather, gather, scatter: the whole output, p times
+ * comm_size), and busbw = S / t x factor. */
+static double
+bus_factor (SysCollKind kind, guint32 p)
+{
+  double n = p;
+  switch (kind)
+    {
+    case SYS_COLL_ALL_REDUCE:
+      return 2.0 * (n - 1) / n;
+    case SYS_COLL_REDUCE_SCATTER:
+    case SYS_COLL_ALL_GATHER:
+    case SYS_COLL_ALL_TO_ALL:
+    case SYS_COLL_GATHER:
+    case SYS_COLL_SCATTER:
+      return (n - 1) / n;
+    case SYS_COLL_BROADCAST:
+    case SYS_COLL_REDUCE:
+      return 1.0;
+    default:
+      return 0.0;
+    }
+}
+
+static guint64
+nccl_bytes (SysCollKind kind, guint64 bytes, guint32 p)
+{
+  gboolean times_p = kind == SYS_COLL_ALL_GATHER || kind == SYS_COLL_GATHER
+                     || kind == SYS_COLL_SCATTER;
+  return times_p ? bytes * p : bytes;
+}
+
+/* Algorithm and bus bandwidth of a row in bytes/s, over the time its
+ * collectives ran with every member present; FALSE when undefined. */
+static gboolean
+row_bandwidth (const SysCollGroupStats *st, double *alg, double *bus)
+{
+  SimTime t = st->busy - st->wait;
+  double factor = bus_factor (st->kind, st->ranks);
+  if (t == 0 || factor == 0.0 || st->ranks < 2)
+    return FALSE;
+  *alg = (double) nccl_bytes (st->kind, st->bytes, st->ranks) / ((double) t / 1e12);
+  *bus = *alg * factor;
+  return TRUE;
+}
+
+static char *
+group_name (guint64 group)
+{
+  return group == SYS_GROUP_WORLD ? g_strdup ("all") : g_strdup_printf ("%" G_GUINT64_FORMAT, group);
+}
+
+/* Rows that differ only in their group print as one. */
+static gboolean
+same_but_group (const SysCollGroupStats *a, const SysCollGroupStats *b)
+{
+  return a->kind == b->kind && a->ranks == b->ranks && a->count == b->count
+         && a->bytes == b->bytes && a->busy == b->busy && a->wait == b->wait
+         && strcmp (a->algorithm, b->algorithm) == 0 && a->group != SYS_GROUP_WORLD
+         && b->group != SYS_GROUP_WORLD;
+}
+
+/* "all", "7", "1-8" or "1-8 (4 groups)" for rows[i..j). */
+static char *
+groups_label (const SysCollGroupStats *rows, guint i, guint j)
+{
+  if (j - i == 1)
+    return group_name (rows[i].group);
+  gboolean consecutive = rows[j - 1].group - rows[i].group == j - i - 1;
+  if (consecutive)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT, rows[i].group,
+                            rows[j - 1].group);
+  return g_strdup_printf ("%u groups", j - i);
+}
+
 static void
 print_collectives (const AppSim *sim, FILE *out)
 {
-  const SysParams *p = sys_params (app_sim_sys (sim));
-  gboolean header = FALSE;
-  for (guint k = 0; k < SYS_COLL_N; k++)
+  g_autoptr (GArray) arr = sys_coll_group_stats (app_sim_sys (sim));
+  const SysCollGroupStats *rows = (const SysCollGroupStats *) arr->data;
+  if (arr->len == 0)
+    return;
+  fprintf (out, "collectives (per group; time from the first member's join to the last one "
+                "done;\n  bandwidth as nccl-tests, over the time with every member present):\n");
+  fprintf (out, "  %-14s %-9s %5s %6s %10s %11s %11s %11s %12s %12s  %s\n", "kind", "group",
+           "ranks", "count", "bytes", "total time", "mean time", "late joins", "algbw", "busbw",
+           "algorithm");
+  for (guint i = 0, j; i < arr->len; i = j)
     {
-      SysCollStats st;
-      sys_coll_stats (app_sim_sys (sim), (SysCollKind) k, &st);
-      if (st.count == 0)
-        continue;
-      if (!header)
-        fprintf (out, "collectives:\n  %-15s %6s %12s %14s %14s  %s\n", "kind", "count", "bytes",
-                 "total time", "mean time", "algorithm (per dimension)");
-      header = TRUE;
-      g_autofree char *bytes = sim_units_format_bytes (st.bytes);
-      g_autofree char *total = sim_units_format_time (st.busy);
-      g_autofree char *mean = sim_units_format_time (st.busy / st.count);
-      g_autoptr (GString) algo = g_string_new (NULL);
-      for (guint i = 0; i < p->n_impl[k]; i++)
-        g_string_append_printf (algo, "%s%s", i ? ", " : "", p->impl[k][i]);
-      fprintf (out, "  %-15s %6" G_GUINT64_FORMAT " %12s %14s %14s  %s\n",
-               sys_coll_kind_name ((SysCollKind) k), st.count, bytes, total, mean, algo->str);
+      for (j = i + 1; j < arr->len && same_but_group (&rows[i], &rows[j]); j++)
+        ;
+      const SysCollGroupStats *st = &rows[i];
+      g_autofree char *group = groups_label (rows, i, j);
+      g_autofree char *bytes = sim_units_format_bytes (st->bytes);
+      g_autofree char *total = sim_units_format_time (st->busy);
+      g_autofree char *mean = sim_units_format_time (st->busy / st->count);
+      g_autofree char *wait = sim_units_format_time (st->wait);
+      double alg, bus;
+      gboolean bw = row_bandwidth (st, &alg, &bus);
+      g_autofree char *algs = bw ? sim_units_format_bandwidth (alg) : g_strdup ("-");
+      g_autofree char *buss = bw ? sim_units_format_bandwidth (bus) : g_strdup ("-");
+      fprintf (out, "  %-14s %-9s %5u %6" G_GUINT64_FORMAT " %10s %11s %11s %11s %12s %12s  %s\n",
+               sys_coll_kind_name (st->kind), group, st->ranks, st->count, bytes, total, mean, wait,
+               algs, buss, st->algorithm);
     }
+  if (arr->len > 1)
+    fprintf (out, "  (a row of several groups shows each group's figures: they are identical)\n");
 }
 
 void
@@ -113,16 +212,8 @@ app_report_summary (const AppSim *sim, FILE *out)
   print_spread (out, "finish", sim, get_finish);
   print_spread (out, "compute", sim, get_compute);
   print_spread (out, "exposed communication", sim, get_exposed);
-  /* Idle: waiting for the slowest rank after finishing. */
-  guint32 n = wl_replay_ranks (replay);
-  g_autofree SimTime *idle = g_new (SimTime, n);
-  for (guint32 r = 0; r < n; r++)
-    idle[r] = get_idle (wl_replay_rank_stats (replay, r), end);
-  qsort (idle, n, sizeof (SimTime), cmp_time);
-  g_autofree char *i0 = sim_units_format_time (idle[0]);
-  g_autofree char *i1 = sim_units_format_time (idle[(n - 1) / 2]);
-  g_autofree char *i2 = sim_units_format_time (idle[n - 1]);
-  fprintf (out, "  %-22s %14s %14s %14s\n", "idle after finish", i0, i1, i2);
+  print_spread (out, "idle", sim, get_idle);
+  print_spread (out, "waiting after finish", sim, NULL);
   print_collectives (sim, out);
 }
 
@@ -141,17 +232,62 @@ add_time (JsonBuilder *b, const char *name, SimTime t)
 }
 
 static void
+add_string (JsonBuilder *b, const char *name, const char *value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_string_value (b, value);
+}
+
+static void
+add_int (JsonBuilder *b, const char *name, gint64 value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, value);
+}
+
+/* {"path": ..., "sha256": ...} of a file; sha256 null when unreadable. */
+static void
+add_file (JsonBuilder *b, const char *path, const char *digest)
+{
+  json_builder_begin_object (b);
+  add_string (b, "path", path);
+  json_builder_set_member_name (b, "sha256");
+  g_autofree char *own = NULL;
+  if (digest == NULL)
+    {
+      g_autofree char *bytes = NULL;
+      gsize len = 0;
+      if (g_file_get_contents (path, &bytes, &len, NULL))
+        own = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) bytes, len);
+      digest = own;
+    }
+  if (digest != NULL)
+    json_builder_add_string_value (b, digest);
+  else
+    json_builder_add_null_value (b);
+  json_builder_end_object (b);
+}
+
+static void
 add_inputs (JsonBuilder *b, const AppSim *sim)
 {
   const AppConfig *cfg = app_sim_config (sim);
+  WlReplay *replay = app_sim_replay (sim);
   json_builder_set_member_name (b, "inputs");
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "workload");
-  json_builder_add_string_value (b, app_sim_workload (sim));
+  add_string (b, "workload", app_sim_workload (sim));
   json_builder_set_member_name (b, "configs");
   json_builder_begin_array (b);
   for (guint i = 0; cfg->sources != NULL && i < cfg->sources->len; i++)
-    json_builder_add_string_value (b, cfg->sources->pdata[i]);
+    add_file (b, cfg->sources->pdata[i], NULL);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "traces");
+  json_builder_begin_array (b);
+  for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s.%u.et", app_sim_workload (sim), r);
+      add_file (b, path, wl_replay_graph (replay, r)->sha256);
+    }
   json_builder_end_array (b);
   json_builder_set_member_name (b, "astra_mode");
   json_builder_add_boolean_value (b, cfg->astra_mode);
@@ -162,47 +298,275 @@ static void
 add_ranks (JsonBuilder *b, const AppSim *sim)
 {
   WlReplay *replay = app_sim_replay (sim);
+  SimTime end = app_sim_end_time (sim);
   json_builder_set_member_name (b, "ranks");
   json_builder_begin_array (b);
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
       const WlRankStats *s = wl_replay_rank_stats (replay, r);
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "rank");
-      json_builder_add_int_value (b, r);
+      add_int (b, "rank", r);
       add_time (b, "finish_ns", s->finish);
-      add_time (b, "compute_ns", s->compute);
+      add_time (b, "compute_ns", s->compute_busy);
+      add_time (b, "exposed_comm_ns", s->exposed_comm);
+      add_time (b, "idle_ns", idle_time (s));
+      add_time (b, "after_finish_ns", end - s->finish);
+      add_time (b, "comm_busy_ns", s->comm_busy);
       add_time (b, "cpu_ns", s->cpu);
-      add_time (b, "exposed_comm_ns", exposed_comm (s));
-      json_builder_set_member_name (b, "nodes");
-      json_builder_add_int_value (b, s->nodes);
+      add_time (b, "astra_exposed_comm_ns", astra_exposed (s));
+      add_int (b, "nodes", s->nodes);
+      add_int (b, "collectives", s->colls);
+      add_int (b, "collective_bytes", (gint64) s->coll_bytes);
+      add_int (b, "sends", s->sends);
+      add_int (b, "send_bytes", (gint64) s->send_bytes);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
 }
 
 static void
+add_double (JsonBuilder *b, const char *name, double v, gboolean valid)
+{
+  json_builder_set_member_name (b, name);
+  if (valid)
+    json_builder_add_double_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
 add_collectives (JsonBuilder *b, const AppSim *sim)
 {
+  g_autoptr (GArray) rows = sys_coll_group_stats (app_sim_sys (sim));
   json_builder_set_member_name (b, "collectives");
   json_builder_begin_array (b);
-  for (guint k = 0; k < SYS_COLL_N; k++)
+  for (guint i = 0; i < rows->len; i++)
     {
-      SysCollStats st;
-      sys_coll_stats (app_sim_sys (sim), (SysCollKind) k, &st);
-      if (st.count == 0)
-        continue;
+      const SysCollGroupStats *st = &g_array_index (rows, SysCollGroupStats, i);
+      g_autofree char *group = group_name (st->group);
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "kind");
-      json_builder_add_string_value (b, sys_coll_kind_name ((SysCollKind) k));
-      json_builder_set_member_name (b, "count");
-      json_builder_add_int_value (b, (gint64) st.count);
-      json_builder_set_member_name (b, "bytes");
-      json_builder_add_int_value (b, (gint64) st.bytes);
-      add_time (b, "total_ns", st.busy);
+      add_string (b, "kind", sys_coll_kind_name (st->kind));
+      add_string (b, "group", group);
+      add_int (b, "ranks", st->ranks);
+      add_string (b, "algorithm", st->algorithm);
+      add_int (b, "count", (gint64) st->count);
+      add_int (b, "bytes", (gint64) st->bytes);
+      add_time (b, "total_ns", st->busy);
+      add_time (b, "mean_ns", st->busy / st->count);
+      add_time (b, "late_joins_ns", st->wait);
+      double alg = 0, bus = 0;
+      gboolean bw = row_bandwidth (st, &alg, &bus);
+      add_double (b, "algbw_GBps", alg / 1e9, bw);
+      add_double (b, "busbw_GBps", bus / 1e9, bw);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+
+  guint n = 0;
+  const SysCollRecord *recs = sys_coll_records (app_sim_sys (sim), &n);
+  json_builder_set_member_name (b, "collective_instances");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *group = group_name (recs[i].group);
+      json_builder_begin_object (b);
+      add_string (b, "kind", sys_coll_kind_name (recs[i].kind));
+      add_string (b, "group", group);
+      add_int (b, "seq", recs[i].seq);
+      add_int (b, "ranks", recs[i].ranks);
+      add_int (b, "bytes", (gint64) recs[i].bytes);
+      add_time (b, "first_join_ns", recs[i].first_join);
+      add_time (b, "last_join_ns", recs[i].last_join);
+      add_time (b, "done_ns", recs[i].done);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+/* ---- critical path ------------------------------------------------------------- */
+
+static const char *
+op_label (WlOp op)
+{
+  static const char *const names[] = { "other", "compute", "cpu", "collective", "send",
+                                       "receive", "memory" };
+  return names[op];
+}
+
+static GArray *
+critical_path (const AppSim *sim)
+{
+  return wl_critical_path (app_sim_replay (sim),
+                           sys_params (app_sim_sys (sim))->rendezvous_threshold);
+}
+
+static const WlNode *
+step_node (const AppSim *sim, const WlCritStep *st, const char **name)
+{
+  const WlGraph *g = wl_replay_graph (app_sim_replay (sim), st->rank);
+  *name = g->names[st->index];
+  return &g->nodes[st->index];
+}
+
+/* Time on the path by kind of node. */
+static void
+path_by_op (const AppSim *sim, const GArray *path, SimTime by_op[7])
+{
+  for (guint i = 0; i < 7; i++)
+    by_op[i] = 0;
+  for (guint i = 0; i < path->len; i++)
+    {
+      const WlCritStep *st = &g_array_index (path, WlCritStep, i);
+      const char *name;
+      by_op[step_node (sim, st, &name)->op] += st->to - st->from;
+    }
+}
+
+static gint
+cmp_contribution (gconstpointer a, gconstpointer b)
+{
+  const WlCritStep *x = *(WlCritStep *const *) a, *y = *(WlCritStep *const *) b;
+  SimTime cx = x->to - x->from, cy = y->to - y->from;
+  if (cx != cy)
+    return cx > cy ? -1 : 1;
+  return (x->from > y->from) - (x->from < y->from);
+}
+
+void
+app_report_critical_path (const AppSim *sim, guint top, FILE *out)
+{
+  g_autoptr (GArray) path = critical_path (sim);
+  SimTime length = path->len ? g_array_index (path, WlCritStep, path->len - 1).to : 0;
+  g_autofree char *len_s = sim_units_format_time (length);
+  fprintf (out, "critical path: %s in %u steps;", len_s, path->len);
+  SimTime by_op[7];
+  path_by_op (sim, path, by_op);
+  for (guint op = 0; op < 7; op++)
+    if (by_op[op] > 0)
+      {
+        g_autofree char *t = sim_units_format_time (by_op[op]);
+        fprintf (out, " %s %s (%.1f%%)", op_label ((WlOp) op), t,
+                 100.0 * (double) by_op[op] / (double) length);
+      }
+  fputc ('\n', out);
+  g_autoptr (GPtrArray) order = g_ptr_array_new ();
+  for (guint i = 0; i < path->len; i++)
+    g_ptr_array_add (order, &g_array_index (path, WlCritStep, i));
+  g_ptr_array_sort (order, cmp_contribution);
+  guint shown = MIN (top, order->len);
+  fprintf (out, "  %-5s %-14s %-11s %14s %14s  %s\n", "rank", "node", "type", "from",
+           "contribution", "name");
+  for (guint i = 0; i < shown; i++)
+    {
+      const WlCritStep *st = order->pdata[i];
+      const char *name;
+      const WlNode *n = step_node (sim, st, &name);
+      g_autofree char *from = sim_units_format_time (st->from);
+      g_autofree char *c = sim_units_format_time (st->to - st->from);
+      fprintf (out, "  %-5u %-14" G_GUINT64_FORMAT " %-11s %14s %14s  %s", st->rank, n->id,
+               op_label ((WlOp) n->op), from, c, name);
+      if (st->waited_rank != WL_NO_NODE)
+        {
+          const WlGraph *g = wl_replay_graph (app_sim_replay (sim), st->waited_rank);
+          fprintf (out, " (after rank %u node %" G_GUINT64_FORMAT " arrived)", st->waited_rank,
+                   g->nodes[st->waited_index].id);
+        }
+      fputc ('\n', out);
+    }
+  if (order->len > shown)
+    fprintf (out, "  ... %u more steps (the report lists them all)\n", order->len - shown);
+}
+
+static void
+add_critical_path (JsonBuilder *b, const AppSim *sim)
+{
+  if (wl_replay_records (app_sim_replay (sim), 0) == NULL)
+    return;
+  g_autoptr (GArray) path = critical_path (sim);
+  SimTime length = path->len ? g_array_index (path, WlCritStep, path->len - 1).to : 0;
+  json_builder_set_member_name (b, "critical_path");
+  json_builder_begin_object (b);
+  add_time (b, "length_ns", length);
+  SimTime by_op[7];
+  path_by_op (sim, path, by_op);
+  json_builder_set_member_name (b, "by_type");
+  json_builder_begin_object (b);
+  for (guint op = 0; op < 7; op++)
+    {
+      g_autofree char *name = g_strdup_printf ("%s_ns", op_label ((WlOp) op));
+      add_time (b, name, by_op[op]);
+    }
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "steps");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < path->len; i++)
+    {
+      const WlCritStep *st = &g_array_index (path, WlCritStep, i);
+      const char *name;
+      const WlNode *n = step_node (sim, st, &name);
+      json_builder_begin_object (b);
+      add_int (b, "rank", st->rank);
+      add_int (b, "node", (gint64) n->id);
+      add_string (b, "name", name);
+      add_string (b, "type", op_label ((WlOp) n->op));
+      add_time (b, "from_ns", st->from);
+      add_time (b, "to_ns", st->to);
+      add_time (b, "contribution_ns", st->to - st->from);
+      if (st->waited_rank != WL_NO_NODE)
+        {
+          const WlGraph *g = wl_replay_graph (app_sim_replay (sim), st->waited_rank);
+          json_builder_set_member_name (b, "waited_for");
+          json_builder_begin_object (b);
+          add_int (b, "rank", st->waited_rank);
+          add_int (b, "node", (gint64) g->nodes[st->waited_index].id);
+          json_builder_end_object (b);
+        }
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+/* ---- overview -------------------------------------------------------------------- */
+
+#define OVERVIEW_BINS 100
+
+static void
+add_fractions (JsonBuilder *b, const char *name, const double *v, guint n)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_array (b);
+  for (guint i = 0; i < n; i++)
+    /* Three decimals are plenty for a picture, and keep the file small. */
+    json_builder_add_double_value (b, (double) (gint64) (v[i] * 1000.0 + 0.5) / 1000.0);
+  json_builder_end_array (b);
+}
+
+static void
+add_overview (JsonBuilder *b, const AppSim *sim)
+{
+  WlReplay *replay = app_sim_replay (sim);
+  SimTime end = app_sim_end_time (sim);
+  if (end == 0 || wl_replay_records (replay, 0) == NULL)
+    return;
+  json_builder_set_member_name (b, "overview");
+  json_builder_begin_object (b);
+  add_int (b, "bins", OVERVIEW_BINS);
+  add_int (b, "bin_ps", (gint64) (end / OVERVIEW_BINS));
+  json_builder_set_member_name (b, "ranks");
+  json_builder_begin_array (b);
+  double comp[OVERVIEW_BINS], comm[OVERVIEW_BINS];
+  for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
+    {
+      wl_activity_bins (replay, r, end, OVERVIEW_BINS, comp, comm);
+      json_builder_begin_object (b);
+      add_int (b, "rank", r);
+      add_fractions (b, "compute", comp, OVERVIEW_BINS);
+      add_fractions (b, "comm", comm, OVERVIEW_BINS);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
 }
 
 gboolean
@@ -210,14 +574,14 @@ app_report_json (const AppSim *sim, const char *path, GError **error)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "schema_version");
-  json_builder_add_int_value (b, 1);
+  add_int (b, "schema_version", 2);
   add_time (b, "simulated_time_ns", app_sim_end_time (sim));
-  json_builder_set_member_name (b, "events");
-  json_builder_add_int_value (b, (gint64) sim_sched_events_run (app_sim_sched (sim)));
+  add_int (b, "events", (gint64) sim_sched_events_run (app_sim_sched (sim)));
   add_inputs (b, sim);
   add_ranks (b, sim);
   add_collectives (b, sim);
+  add_critical_path (b, sim);
+  add_overview (b, sim);
   json_builder_end_object (b);
 
   g_autoptr (JsonGenerator) gen = json_generator_new ();
@@ -291,15 +655,17 @@ app_report_stats (const AppSim *sim, const char *path, GError **error)
     }
   WlReplay *replay = app_sim_replay (sim);
   SimTime end = app_sim_end_time (sim);
-  fprintf (f, "rank,finish_ps,compute_ps,cpu_ps,exposed_comm_ps,comm_busy_ps,idle_ps,nodes\n");
+  fprintf (f, "rank,finish_ps,compute_ps,exposed_comm_ps,idle_ps,after_finish_ps,comm_busy_ps,"
+              "cpu_ps,nodes\n");
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
       const WlRankStats *s = wl_replay_rank_stats (replay, r);
       fprintf (f,
                "%u,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-               ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%u\n",
-               r, s->finish, s->compute, s->cpu, exposed_comm (s), s->comm_busy, end - s->finish,
-               s->nodes);
+               ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+               ",%" G_GUINT64_FORMAT ",%u\n",
+               r, s->finish, s->compute_busy, s->exposed_comm, idle_time (s), end - s->finish,
+               s->comm_busy, s->cpu, s->nodes);
     }
   if (fclose (f) != 0)
     {

@@ -1,9 +1,11 @@
 /* report.h: what a finished simulation tells people and programs.
  *
  * Models: the human summary on stdout (simulated time; per-rank finish,
- * compute and exposed communication as min/median/max; per-collective
- * totals; units on every number), ASTRA-sim's per-rank "finished" lines, and
- * the machine-readable JSON report (schema_version 1, documented in the
+ * compute, exposed communication, idle and waiting time as min/median/max;
+ * per collective kind and group: count, bytes, times, algorithms and
+ * nccl-tests' algorithm and bus bandwidth; units on every number),
+ * ASTRA-sim's per-rank "finished" lines, the critical path, and the
+ * machine-readable JSON report (schema_version 2, documented in the
  * README).  Everything here is a pure function of the simulation's results:
  * two runs of the same inputs give byte-identical reports.
  *
@@ -23,13 +25,21 @@ void app_report_astra_lines (const AppSim *sim, FILE *out);
 
 void app_report_summary (const AppSim *sim, FILE *out);
 
+/* The `top` longest steps of the critical path, with the path's length and
+ * its time by kind of node (needs recording). */
+void app_report_critical_path (const AppSim *sim, guint top, FILE *out);
+
 /* Write the JSON report to `path`. */
 gboolean app_report_json (const AppSim *sim, const char *path, GError **error);
 
 /* Write one CSV row per rank, times in exact picoseconds:
- * rank,finish_ps,compute_ps,cpu_ps,exposed_comm_ps,comm_busy_ps,idle_ps,nodes
- * (exposed communication = finish - accelerator compute; comm_busy = time
- * with a collective or send in flight; idle = simulated time - finish). */
+ * rank,finish_ps,compute_ps,exposed_comm_ps,idle_ps,after_finish_ps,
+ * comm_busy_ps,cpu_ps,nodes
+ * Over [0, finish]: compute = accelerator compute in flight; exposed_comm =
+ * communication in flight without compute; idle = neither (compute +
+ * exposed_comm + idle = finish).  after_finish = simulated time - finish;
+ * comm_busy = time with any collective, send or receive in flight; cpu =
+ * host compute time, summed. */
 gboolean app_report_stats (const AppSim *sim, const char *path, GError **error);
 
 /* Write one CSV row per directed link (link models with links only):

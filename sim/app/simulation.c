@@ -1,7 +1,10 @@
 /* simulation.c: wiring the layers together and running them. */
 #include "sim/app/simulation.h"
 
+#include <stdio.h>
+
 #include "sim/error.h"
+#include "sim/units.h"
 
 struct _AppSim
 {
@@ -13,6 +16,7 @@ struct _AppSim
   Sys *sys;
   WlReplay *replay;
   double wall;
+  gboolean progress;
 };
 
 AppSim *
@@ -71,13 +75,70 @@ deadlock_error (AppSim *sim, GError **error)
   g_set_error_literal (error, SIM_ERROR, SIM_ERROR_DEADLOCK, msg->str);
 }
 
+void
+app_sim_set_recording (AppSim *sim, gboolean on)
+{
+  wl_replay_set_recording (sim->replay, on);
+}
+
+void
+app_sim_set_progress (AppSim *sim, gboolean on)
+{
+  sim->progress = on;
+}
+
+static guint32
+ranks_finished (const AppSim *sim)
+{
+  guint32 n = wl_replay_ranks (sim->replay), done = 0;
+  for (guint32 r = 0; r < n; r++)
+    {
+      const WlRankStats *s = wl_replay_rank_stats (sim->replay, r);
+      done += s->nodes_done == s->nodes;
+    }
+  return done;
+}
+
+/* Run in slices of events, redrawing the progress line about 4 times a
+ * second once a second has passed.  Slicing does not change the order of
+ * events, so the results are those of one uninterrupted run. */
+static void
+run_with_progress (AppSim *sim, gint64 t0)
+{
+  const guint64 slice = 1u << 20;
+  gint64 last_draw = 0;
+  guint64 last_events = 0;
+  gboolean drawn = FALSE;
+  while (sim_sched_run (sim->sched, SIM_TIME_MAX, slice) == SIM_RUN_EVENT_LIMIT)
+    {
+      gint64 now = g_get_monotonic_time ();
+      if (now - t0 < G_USEC_PER_SEC || now - last_draw < G_USEC_PER_SEC / 4)
+        continue;
+      guint64 events = sim_sched_events_run (sim->sched);
+      double rate = last_draw > 0 ? (double) (events - last_events) / ((double) (now - last_draw) / 1e6)
+                                  : (double) events / ((double) (now - t0) / 1e6);
+      g_autofree char *t = sim_units_format_time (sim_sched_now (sim->sched));
+      fprintf (stderr, "\r\033[Korrery: simulated %s, %.2f M events/s, %u of %u ranks finished",
+               t, rate / 1e6, ranks_finished (sim), wl_replay_ranks (sim->replay));
+      fflush (stderr);
+      drawn = TRUE;
+      last_draw = now;
+      last_events = events;
+    }
+  if (drawn)
+    fputs ("\r\033[K", stderr);
+}
+
 gboolean
 app_sim_run (AppSim *sim, GError **error)
 {
   g_return_val_if_fail (sim != NULL, FALSE);
   gint64 t0 = g_get_monotonic_time ();
   wl_replay_start (sim->replay);
-  sim_sched_run (sim->sched, SIM_TIME_MAX, 0);
+  if (sim->progress)
+    run_with_progress (sim, t0);
+  else
+    sim_sched_run (sim->sched, SIM_TIME_MAX, 0);
   sim->wall = (double) (g_get_monotonic_time () - t0) / 1e6;
   if (!wl_replay_ok (sim->replay, error) || !sys_ok (sim->sys, error))
     return FALSE;

@@ -28,6 +28,15 @@ typedef struct _AppSim AppSim;
 AppSim *app_sim_new (const AppConfig *cfg, const char *workload_prefix, GError **error);
 void app_sim_free (AppSim *sim); /* accepts NULL */
 
+/* Keep per-node records for timelines, the critical path and the report's
+ * overview (wl_replay_set_recording).  Call before app_sim_run. */
+void app_sim_set_recording (AppSim *sim, gboolean on);
+
+/* Print a progress line on stderr (simulated time, events/s, ranks
+ * finished), redrawn in place, once the run has taken a second of wall
+ * time; the line is erased at the end.  For interactive terminals. */
+void app_sim_set_progress (AppSim *sim, gboolean on);
+
 /* Run to the end.  FALSE with an error on bad input met during the run, or
  * on deadlock (SIM_ERROR_DEADLOCK, with the diagnosis as the message). */
 gboolean app_sim_run (AppSim *sim, GError **error);

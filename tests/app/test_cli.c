@@ -66,7 +66,7 @@ START_TEST (test_report_values_and_determinism)
   json_parser_load_from_data (parser, a, (gssize) la, &error);
   g_assert_no_error (error);
   JsonObject *root = json_node_get_object (json_parser_get_root (parser));
-  ck_assert_int_eq (json_object_get_int_member (root, "schema_version"), 1);
+  ck_assert_int_eq (json_object_get_int_member (root, "schema_version"), 2);
   ck_assert_int_eq (json_object_get_int_member (root, "simulated_time_ps"), 2102250);
   ck_assert_int_eq (json_object_get_int_member (root, "simulated_time_ns"), 2102);
   JsonArray *ranks = json_object_get_array_member (root, "ranks");
@@ -191,9 +191,10 @@ START_TEST (test_links_csv)
   g_assert_true (g_file_get_contents (stats, &stext, NULL, NULL));
   g_auto (GStrv) srows = g_strsplit (stext, "\n", -1);
   ck_assert_str_eq (srows[0],
-                    "rank,finish_ps,compute_ps,cpu_ps,exposed_comm_ps,comm_busy_ps,idle_ps,nodes");
+                    "rank,finish_ps,compute_ps,exposed_comm_ps,idle_ps,after_finish_ps,"
+                    "comm_busy_ps,cpu_ps,nodes");
   ck_assert_uint_eq (g_strv_length (srows), 1 + 4 + 1);
-  ck_assert_str_eq (srows[3], "2,2102250,0,0,2102250,2102250,0,1");
+  ck_assert_str_eq (srows[3], "2,2102250,0,2102250,0,0,2102250,0,1");
   const char *analytical[] = { tu_orrery (), "run", "-q", "--config", cfg, "--workload", wl,
                                "--links", csv, NULL };
   expect_fail (analytical, 1, "has no links");

@@ -1,0 +1,706 @@
+/* test_report.c: the JSON report (--report), the per-rank CSV (--stats) and
+ * the critical-path listing (--critical-path) of the orrery program.
+ *
+ * Each test writes a native cluster config and small traces, runs the
+ * binary and reads what it wrote.  The cluster is exact: a 1-D ring at
+ * 1 GB/s (1 byte per ns), 100 ns per hop, no endpoint delay, no reduction
+ * cost, one chunk per collective: a message of b bytes between ring
+ * neighbours takes 100 + b ns.  A ring member sends step 0 when it joins
+ * and step j + 1 once step j has arrived from its predecessor; an
+ * all-reduce on p ranks takes 2(p - 1) steps of S/p bytes, an all-gather
+ * p - 1 steps of comm_size bytes (system/algo_ring.c).  Expected figures are
+ * derived in the comments from those rules and nccl-tests' definitions.
+ */
+#include <check.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/testutil.h"
+
+enum
+{
+  T_COMP = 4, T_SEND = 5, T_RECV = 6
+};
+
+enum
+{
+  ALL_REDUCE = 0, ALL_GATHER = 2
+};
+
+#define US(x) ((gint64) (x) * 1000000)
+#define NS(x) ((gint64) (x) * 1000)
+
+/* The exact ring of `ranks`; `extra` (may be "") goes inside <cluster>. */
+static char *
+write_config (guint ranks, const char *extra)
+{
+  char *path = tu_scratch_path ("ring.xml");
+  g_autofree char *xml = g_strdup_printf (
+      "<?xml version=\"1.0\"?>\n"
+      "<cluster name=\"ring\" rounding=\"ps\">\n"
+      "  <network model=\"analytical\">\n"
+      "    <dim kind=\"Ring\" size=\"%u\" bandwidth=\"1GB/s\" latency=\"100ns\"/>\n"
+      "  </network>\n"
+      "  <system scheduling=\"FIFO\" endpoint-delay=\"0ns\" active-chunks-per-dim=\"1\"\n"
+      "          splits=\"1\" reduction-passes=\"0\"/>\n"
+      "%s"
+      "</cluster>\n",
+      ranks, extra);
+  g_assert_true (g_file_set_contents (path, xml, -1, NULL));
+  return path;
+}
+
+static char *
+prefix (void)
+{
+  return tu_scratch_path ("wl");
+}
+
+static void
+write_rank (guint32 rank, ChakraProtoMsg__Node **nodes, guint n)
+{
+  g_autofree char *p = prefix ();
+  g_autofree char *path = g_strdup_printf ("%s.%u.et", p, rank);
+  tu_write_trace (path, nodes, n);
+  for (guint i = 0; i < n; i++)
+    tu_node_free (nodes[i]);
+}
+
+static ChakraProtoMsg__Node *
+p2p (guint64 id, int type, gint64 src, gint64 dst, gint64 bytes)
+{
+  ChakraProtoMsg__Node *n = tu_node_new (id, type, type == T_SEND ? "send" : "recv");
+  tu_node_attr_int (n, "comm_src", src);
+  tu_node_attr_int (n, "comm_dst", dst);
+  tu_node_attr_int (n, "comm_tag", 0);
+  tu_node_attr_int (n, "comm_size", bytes);
+  return n;
+}
+
+static ChakraProtoMsg__Node *
+coll_in (guint64 id, int comm_type, gint64 bytes, const char *group)
+{
+  ChakraProtoMsg__Node *n = tu_coll (id, comm_type, bytes);
+  tu_node_attr_string (n, "pg_name", group);
+  return n;
+}
+
+/* Run orrery on the workload with extra arguments (NULL-terminated); it
+ * must exit 0.  The output is the caller's. */
+static char *
+run_ok (const char *cfg, const char *const *extra)
+{
+  g_autofree char *wl = prefix ();
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  const char *head[] = { tu_orrery (), "run", "--config", cfg, "--workload", wl };
+  for (guint i = 0; i < G_N_ELEMENTS (head); i++)
+    g_ptr_array_add (argv, (gpointer) head[i]);
+  for (const char *const *a = extra; *a != NULL; a++)
+    g_ptr_array_add (argv, (gpointer) *a);
+  g_ptr_array_add (argv, NULL);
+  char *out = NULL;
+  int status = tu_run (&out, (const char *const *) argv->pdata);
+  ck_assert_msg (status == 0, "exit %d: %s", status, out);
+  return out;
+}
+
+/* Parse a JSON file; the parser (which owns the tree) is the caller's. */
+static JsonParser *
+load_json (const char *path)
+{
+  JsonParser *parser = json_parser_new ();
+  GError *error = NULL;
+  json_parser_load_from_file (parser, path, &error);
+  g_assert_no_error (error);
+  return parser;
+}
+
+static JsonObject *
+root_of (JsonParser *parser)
+{
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+static gint64
+get_int (JsonObject *o, const char *name)
+{
+  ck_assert_msg (json_object_has_member (o, name), "no member %s", name);
+  return json_object_get_int_member (o, name);
+}
+
+/* A time figure NAME_ps; NAME_ns must be its whole nanoseconds. */
+static gint64
+get_ps (JsonObject *o, const char *name)
+{
+  g_autofree char *ps = g_strdup_printf ("%s_ps", name);
+  g_autofree char *ns = g_strdup_printf ("%s_ns", name);
+  gint64 v = get_int (o, ps);
+  ck_assert_int_eq (get_int (o, ns), v / 1000);
+  return v;
+}
+
+static JsonArray *
+get_array (JsonObject *o, const char *name)
+{
+  ck_assert_msg (json_object_has_member (o, name), "no member %s", name);
+  return json_object_get_array_member (o, name);
+}
+
+static void
+assert_rel (double got, double want)
+{
+  ck_assert_msg (fabs (got - want) <= 1e-9 * fabs (want), "%.17g, want %.17g", got, want);
+}
+
+/* Three ranks on a 3-ring, with a message, two all-reduces on all ranks and
+ * an all-gather on group 1 = {0, 1} (defined in the config):
+ *   rank 0: 1 COMP 10 us -> 2 SEND 1000 B to 1 -> 3 all-reduce 300 B
+ *           -> 4 all-gather 200 B on group 1 -> 5 all-reduce 600 B
+ *   rank 1: 1 COMP 2 us; 2 RECV from 0 -> 3 COMP 3 us -> 4 all-reduce 300 B
+ *           -> 5 all-gather 200 B on group 1 -> 6 all-reduce 600 B
+ *   rank 2: 1 COMP `late_us` -> 2 all-reduce 300 B -> 3 all-reduce 600 B
+ * With `tail` FALSE only the first all-reduce is there (nodes 1-3, 1-4,
+ * 1-2). */
+static const char groups_xml[] = "  <groups><group id=\"1\" ranks=\"0-1\"/></groups>\n";
+
+static void
+write_three_ranks (guint64 late_us, gboolean tail)
+{
+  ChakraProtoMsg__Node *s0 = p2p (2, T_SEND, 0, 1, 1000), *a0 = tu_coll (3, ALL_REDUCE, 300);
+  ChakraProtoMsg__Node *g0 = coll_in (4, ALL_GATHER, 200, "1");
+  ChakraProtoMsg__Node *b0 = tu_coll (5, ALL_REDUCE, 600);
+  ChakraProtoMsg__Node *n0[] = { tu_comp (1, 10), s0, a0, g0, b0 };
+  tu_node_dep (s0, 1);
+  tu_node_dep (a0, 2);
+  tu_node_dep (g0, 3);
+  tu_node_dep (b0, 4);
+  write_rank (0, n0, tail ? 5 : 3);
+  if (!tail)
+    {
+      tu_node_free (g0);
+      tu_node_free (b0);
+    }
+  ChakraProtoMsg__Node *c1 = tu_comp (3, 3), *a1 = tu_coll (4, ALL_REDUCE, 300);
+  ChakraProtoMsg__Node *g1 = coll_in (5, ALL_GATHER, 200, "1");
+  ChakraProtoMsg__Node *b1 = tu_coll (6, ALL_REDUCE, 600);
+  ChakraProtoMsg__Node *n1[] = { tu_comp (1, 2), p2p (2, T_RECV, 0, 1, 1000), c1, a1, g1, b1 };
+  tu_node_dep (c1, 2);
+  tu_node_dep (a1, 3);
+  tu_node_dep (g1, 4);
+  tu_node_dep (b1, 5);
+  write_rank (1, n1, tail ? 6 : 4);
+  if (!tail)
+    {
+      tu_node_free (g1);
+      tu_node_free (b1);
+    }
+  ChakraProtoMsg__Node *a2 = tu_coll (2, ALL_REDUCE, 300), *b2 = tu_coll (3, ALL_REDUCE, 600);
+  ChakraProtoMsg__Node *n2[] = { tu_comp (1, late_us), a2, b2 };
+  tu_node_dep (a2, 1);
+  tu_node_dep (b2, 2);
+  write_rank (2, n2, tail ? 3 : 2);
+  if (!tail)
+    tu_node_free (b2);
+}
+
+static char *
+file_sha256 (const char *path)
+{
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (path, &bytes, &len, NULL));
+  return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) bytes, len);
+}
+
+/* Schema 2; the inputs name the config and every trace with their SHA-256
+ * (computed here from the files); one entry per rank. */
+START_TEST (test_structure_and_inputs)
+{
+  write_three_ranks (50, TRUE);
+  g_autofree char *cfg = write_config (3, groups_xml);
+  g_autofree char *report = tu_scratch_path ("r.json");
+  g_autofree char *out = run_ok (cfg, (const char *[]) { "-q", "--report", report, NULL });
+  g_autoptr (JsonParser) parser = load_json (report);
+  JsonObject *root = root_of (parser);
+  ck_assert_int_eq (get_int (root, "schema_version"), 2);
+  JsonObject *inputs = json_object_get_object_member (root, "inputs");
+  ck_assert_ptr_nonnull (inputs);
+  g_autofree char *wl = prefix ();
+  ck_assert_str_eq (json_object_get_string_member (inputs, "workload"), wl);
+  JsonArray *configs = get_array (inputs, "configs");
+  ck_assert_uint_eq (json_array_get_length (configs), 1);
+  JsonObject *c = json_array_get_object_element (configs, 0);
+  ck_assert_str_eq (json_object_get_string_member (c, "path"), cfg);
+  g_autofree char *cfg_sum = file_sha256 (cfg);
+  ck_assert_str_eq (json_object_get_string_member (c, "sha256"), cfg_sum);
+  JsonArray *traces = get_array (inputs, "traces");
+  ck_assert_uint_eq (json_array_get_length (traces), 3);
+  for (guint r = 0; r < 3; r++)
+    {
+      JsonObject *t = json_array_get_object_element (traces, r);
+      g_autofree char *path = g_strdup_printf ("%s.%u.et", wl, r);
+      g_autofree char *sum = file_sha256 (path);
+      ck_assert_str_eq (json_object_get_string_member (t, "path"), path);
+      ck_assert_str_eq (json_object_get_string_member (t, "sha256"), sum);
+    }
+  JsonArray *ranks = get_array (root, "ranks");
+  ck_assert_uint_eq (json_array_get_length (ranks), 3);
+  const gint64 nodes[] = { 5, 6, 3 };
+  for (guint r = 0; r < 3; r++)
+    {
+      JsonObject *o = json_array_get_object_element (ranks, r);
+      ck_assert_int_eq (get_int (o, "rank"), r);
+      ck_assert_int_eq (get_int (o, "nodes"), nodes[r]);
+    }
+  ck_assert (json_object_has_member (root, "critical_path"));
+  JsonObject *ov = json_object_get_object_member (root, "overview");
+  ck_assert_ptr_nonnull (ov);
+  ck_assert_int_eq (get_int (ov, "bins"), 100);
+  ck_assert_int_eq (get_int (ov, "bin_ps"), get_ps (root, "simulated_time") / 100);
+  ck_assert_uint_eq (json_array_get_length (get_array (ov, "ranks")), 3);
+}
+END_TEST
+
+/* One rank of the --stats CSV: its fields, which must number 9. */
+static GStrv
+csv_row (const char *text, guint rank)
+{
+  g_auto (GStrv) rows = g_strsplit (text, "\n", -1);
+  ck_assert_str_eq (rows[0], "rank,finish_ps,compute_ps,exposed_comm_ps,idle_ps,after_finish_ps,"
+                             "comm_busy_ps,cpu_ps,nodes");
+  ck_assert (g_strv_length (rows) > rank + 1);
+  GStrv f = g_strsplit (rows[rank + 1], ",", -1);
+  ck_assert_uint_eq (g_strv_length (f), 9);
+  return f;
+}
+
+static gint64
+field (GStrv f, guint i)
+{
+  return g_ascii_strtoll (f[i], NULL, 10);
+}
+
+/* (kind, group) as one string, for grouping. */
+static char *
+row_key (JsonObject *o)
+{
+  return g_strdup_printf ("%s/%s", json_object_get_string_member (o, "kind"),
+                          json_object_get_string_member (o, "group"));
+}
+
+/* Per rank: compute + exposed + idle = finish and finish + after_finish =
+ * the simulated time, exactly; the CSV holds the same figures; the
+ * collective table's totals are the sums over its instances; the ranks'
+ * collective counts and bytes are the table's counts and bytes times its
+ * ranks; the overview's bins, weighted, give back each rank's compute and
+ * exposed communication to within their 3-decimal rounding. */
+START_TEST (test_sums_and_stats_agree)
+{
+  write_three_ranks (50, TRUE);
+  g_autofree char *cfg = write_config (3, groups_xml);
+  g_autofree char *report = tu_scratch_path ("r.json");
+  g_autofree char *csv = tu_scratch_path ("s.csv");
+  g_autofree char *out = run_ok (cfg, (const char *[]) { "-q", "--report", report, "--stats",
+                                                         csv, NULL });
+  g_autoptr (JsonParser) parser = load_json (report);
+  JsonObject *root = root_of (parser);
+  gint64 end = get_ps (root, "simulated_time");
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
+  JsonArray *ranks = get_array (root, "ranks");
+  gint64 max_finish = 0, coll_sum = 0, coll_bytes_sum = 0;
+  gboolean some_after = FALSE;
+  for (guint r = 0; r < json_array_get_length (ranks); r++)
+    {
+      JsonObject *o = json_array_get_object_element (ranks, r);
+      gint64 fin = get_ps (o, "finish"), comp = get_ps (o, "compute");
+      gint64 exposed = get_ps (o, "exposed_comm"), idle = get_ps (o, "idle");
+      gint64 after = get_ps (o, "after_finish"), busy = get_ps (o, "comm_busy");
+      gint64 cpu = get_ps (o, "cpu");
+      get_ps (o, "astra_exposed_comm");
+      ck_assert_int_eq (comp + exposed + idle, fin);
+      ck_assert_int_eq (fin + after, end);
+      ck_assert (exposed <= busy && busy <= fin);
+      max_finish = MAX (max_finish, fin);
+      some_after |= after > 0;
+      coll_sum += get_int (o, "collectives");
+      coll_bytes_sum += get_int (o, "collective_bytes");
+      g_auto (GStrv) f = csv_row (text, r);
+      const gint64 want[] = { r, fin, comp, exposed, idle, after, busy, cpu, get_int (o, "nodes") };
+      for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+        ck_assert_msg (field (f, i) == want[i], "rank %u column %u: %s, JSON %" G_GINT64_FORMAT,
+                       r, i, f[i], want[i]);
+    }
+  ck_assert_int_eq (max_finish, end);
+  ck_assert (some_after); /* the ranks finish at different times */
+  g_auto (GStrv) rows = g_strsplit (text, "\n", -1);
+  ck_assert_uint_eq (g_strv_length (rows), 1 + 3 + 1);
+
+  /* Instances grouped by (kind, group): count, bytes, total, late joins. */
+  JsonArray *inst = get_array (root, "collective_instances");
+  ck_assert_uint_eq (json_array_get_length (inst), 3);
+  g_autoptr (GHashTable) sums = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  for (guint i = 0; i < json_array_get_length (inst); i++)
+    {
+      JsonObject *o = json_array_get_object_element (inst, i);
+      char *key = row_key (o);
+      gint64 *s = g_hash_table_lookup (sums, key);
+      if (s == NULL)
+        {
+          s = g_new0 (gint64, 5);
+          g_hash_table_insert (sums, key, s);
+        }
+      else
+        g_free (key);
+      gint64 first = get_ps (o, "first_join"), last = get_ps (o, "last_join");
+      gint64 done = get_ps (o, "done");
+      ck_assert (first <= last && last <= done && done <= end);
+      s[0]++;
+      s[1] += get_int (o, "bytes");
+      s[2] += done - first;
+      s[3] += last - first;
+      s[4] = get_int (o, "ranks");
+    }
+  JsonArray *colls = get_array (root, "collectives");
+  ck_assert_uint_eq (json_array_get_length (colls), 2);
+  gint64 rows_colls = 0, rows_bytes = 0;
+  for (guint i = 0; i < json_array_get_length (colls); i++)
+    {
+      JsonObject *o = json_array_get_object_element (colls, i);
+      g_autofree char *key = row_key (o);
+      gint64 *s = g_hash_table_lookup (sums, key);
+      ck_assert_msg (s != NULL, "row %s has no instances", key);
+      ck_assert_int_eq (get_int (o, "count"), s[0]);
+      ck_assert_int_eq (get_int (o, "bytes"), s[1]);
+      ck_assert_int_eq (get_ps (o, "total"), s[2]);
+      ck_assert_int_eq (get_ps (o, "late_joins"), s[3]);
+      ck_assert_int_eq (get_ps (o, "mean"), s[2] / s[0]);
+      ck_assert_int_eq (get_int (o, "ranks"), s[4]);
+      rows_colls += s[0] * s[4];
+      rows_bytes += s[1] * s[4];
+    }
+  /* all_reduce/all: 2 x 3 ranks; all_gather/1: 1 x 2 ranks. */
+  ck_assert_int_eq (rows_colls, 8);
+  ck_assert_int_eq (coll_sum, rows_colls);
+  /* (300 + 600) x 3 + 200 x 2. */
+  ck_assert_int_eq (rows_bytes, 3100);
+  ck_assert_int_eq (coll_bytes_sum, rows_bytes);
+
+  /* The overview, rounded to 3 decimals per bin: within 0.0005 x end. */
+  JsonObject *ov = json_object_get_object_member (root, "overview");
+  JsonArray *ovr = get_array (ov, "ranks");
+  for (guint r = 0; r < 3; r++)
+    {
+      JsonObject *o = json_array_get_object_element (ovr, r);
+      JsonObject *rank = json_array_get_object_element (ranks, r);
+      JsonArray *comp = get_array (o, "compute"), *comm = get_array (o, "comm");
+      ck_assert_uint_eq (json_array_get_length (comp), 100);
+      ck_assert_uint_eq (json_array_get_length (comm), 100);
+      double cs = 0, es = 0;
+      for (guint i = 0; i < 100; i++)
+        {
+          double w = (double) ((end * (i + 1)) / 100 - (end * i) / 100);
+          double c = json_array_get_double_element (comp, i);
+          double e = json_array_get_double_element (comm, i);
+          ck_assert (c >= 0 && e >= 0 && c + e <= 1.0 + 1e-12);
+          cs += c * w;
+          es += e * w;
+        }
+      ck_assert (fabs (cs - (double) get_ps (rank, "compute")) <= 0.0005 * (double) end + 1);
+      ck_assert (fabs (es - (double) get_ps (rank, "exposed_comm")) <= 0.0005 * (double) end + 1);
+    }
+}
+END_TEST
+
+/* Two ranks:
+ *   rank 0: 1 COMP 10 us -> 2 host COMP 5 us -> 3 SEND 1000 B to rank 1
+ *   rank 1: 1 RECV 1000 B from rank 0; 2 COMP 4 us (independent)
+ * Rank 0: COMP [0, 10], host [10, 15], send [15, 16.1] us (100 + 1000 ns):
+ *   finish 16.1, compute 10, exposed 1.1, idle 5 (the host node), comm busy
+ *   1.1, cpu 5, ASTRA's exposed (finish - compute) 6.1 us.
+ * Rank 1: receive [0, 16.1], COMP [0, 4]: finish 16.1, compute 4, exposed
+ *   12.1, idle 0, comm busy 16.1, cpu 0, ASTRA's exposed 12.1 us.
+ * Both end at 16.1 us: nothing after finishing. */
+START_TEST (test_breakdown_by_hand)
+{
+  ChakraProtoMsg__Node *cpu = tu_comp (2, 5), *s0 = p2p (3, T_SEND, 0, 1, 1000);
+  tu_node_attr_bool (cpu, "is_cpu_op", TRUE);
+  tu_node_dep (cpu, 1);
+  tu_node_dep (s0, 2);
+  ChakraProtoMsg__Node *n0[] = { tu_comp (1, 10), cpu, s0 };
+  write_rank (0, n0, 3);
+  ChakraProtoMsg__Node *n1[] = { p2p (1, T_RECV, 0, 1, 1000), tu_comp (2, 4) };
+  write_rank (1, n1, 2);
+  g_autofree char *cfg = write_config (2, "");
+  g_autofree char *report = tu_scratch_path ("r.json");
+  g_autofree char *csv = tu_scratch_path ("s.csv");
+  g_autofree char *out = run_ok (cfg, (const char *[]) { "-q", "--report", report, "--stats",
+                                                         csv, NULL });
+  g_autoptr (JsonParser) parser = load_json (report);
+  JsonObject *root = root_of (parser);
+  ck_assert_int_eq (get_ps (root, "simulated_time"), NS (16100));
+  /* finish, compute, exposed, idle, after, comm busy, cpu, astra exposed */
+  const gint64 want[2][8] = {
+    { NS (16100), US (10), NS (1100), US (5), 0, NS (1100), US (5), NS (6100) },
+    { NS (16100), US (4), NS (12100), 0, 0, NS (16100), 0, NS (12100) },
+  };
+  const char *names[] = { "finish", "compute", "exposed_comm", "idle", "after_finish",
+                          "comm_busy", "cpu", "astra_exposed_comm" };
+  JsonArray *ranks = get_array (root, "ranks");
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
+  for (guint r = 0; r < 2; r++)
+    {
+      JsonObject *o = json_array_get_object_element (ranks, r);
+      for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+        ck_assert_msg (get_ps (o, names[i]) == want[r][i], "rank %u %s: %" G_GINT64_FORMAT
+                       " ps, want %" G_GINT64_FORMAT, r, names[i], get_ps (o, names[i]),
+                       want[r][i]);
+      ck_assert_int_eq (get_int (o, "sends"), r == 0 ? 1 : 0);
+      ck_assert_int_eq (get_int (o, "send_bytes"), r == 0 ? 1000 : 0);
+      ck_assert_int_eq (get_int (o, "collectives"), 0);
+      g_auto (GStrv) f = csv_row (text, r);
+      for (guint i = 0; i < 7; i++)
+        ck_assert_int_eq (field (f, i + 1), want[r][i]);
+    }
+  ck_assert_uint_eq (json_array_get_length (get_array (root, "collectives")), 0);
+}
+END_TEST
+
+/* The one row of the collective table. */
+static JsonObject *
+only_row (JsonObject *root, const char *kind)
+{
+  JsonArray *colls = get_array (root, "collectives");
+  ck_assert_uint_eq (json_array_get_length (colls), 1);
+  JsonObject *c = json_array_get_object_element (colls, 0);
+  ck_assert_str_eq (json_object_get_string_member (c, "kind"), kind);
+  ck_assert_str_eq (json_object_get_string_member (c, "group"), "all");
+  ck_assert_str_eq (json_object_get_string_member (c, "algorithm"), "ring");
+  ck_assert_int_eq (get_int (c, "ranks"), 4);
+  ck_assert_int_eq (get_int (c, "count"), 1);
+  return c;
+}
+
+/* Ring all-reduce of S = 4000 bytes on p = 4 ranks: 6 steps of 1000 bytes,
+ * 1.1 us a hop.  Rank 3 joins late, after a 1 us COMP.  With P_i(j) the
+ * time member i takes step j (from member i - 1) and sends step j + 1, and
+ * joins J = (0, 0, 0, 1) us:
+ *   step j:   0    1    2    3    4    5
+ *   rank 0:  2.1  2.2  3.3  4.4  6.5  6.6
+ *   rank 1:  1.1  3.2  3.3  4.4  5.5  7.6
+ *   rank 2:  1.1  2.2  4.3  4.4  5.5  6.6
+ *   rank 3:  1.1  2.2  3.3  5.4  5.5  6.6
+ * (P_i(j) = max(P_{i-1}(j - 1) + 1.1, P_i(j - 1)), P_i(-1) = J_i; step 0
+ * arrives J_{i-1} + 1.1.)  Done at 7.6 us: total 7.6 us, late joins 1 us,
+ * t = 6.6 us.  algbw = S / t = 4000 B / 6.6 us = 0.60606... GB/s, busbw =
+ * algbw x 2(p - 1)/p = algbw x 1.5. */
+START_TEST (test_busbw_all_reduce)
+{
+  for (guint32 r = 0; r < 4; r++)
+    {
+      ChakraProtoMsg__Node *ar = tu_coll (2, ALL_REDUCE, 4000);
+      if (r == 3)
+        {
+          ChakraProtoMsg__Node *nodes[] = { tu_comp (1, 1), ar };
+          tu_node_dep (ar, 1);
+          write_rank (r, nodes, 2);
+        }
+      else
+        {
+          ChakraProtoMsg__Node *nodes[] = { ar };
+          write_rank (r, nodes, 1);
+        }
+    }
+  g_autofree char *cfg = write_config (4, "");
+  g_autofree char *report = tu_scratch_path ("r.json");
+  g_autofree char *out = run_ok (cfg, (const char *[]) { "-q", "--report", report, NULL });
+  g_autoptr (JsonParser) parser = load_json (report);
+  JsonObject *root = root_of (parser);
+  ck_assert_int_eq (get_ps (root, "simulated_time"), NS (7600));
+  JsonObject *c = only_row (root, "all_reduce");
+  ck_assert_int_eq (get_int (c, "bytes"), 4000);
+  ck_assert_int_eq (get_ps (c, "total"), NS (7600));
+  ck_assert_int_eq (get_ps (c, "mean"), NS (7600));
+  ck_assert_int_eq (get_ps (c, "late_joins"), US (1));
+  double alg = 4000.0 / 6.6e-6 / 1e9;
+  assert_rel (json_object_get_double_member (c, "algbw_GBps"), alg);
+  assert_rel (json_object_get_double_member (c, "busbw_GBps"), alg * 2.0 * 3.0 / 4.0);
+  JsonObject *i = json_array_get_object_element (get_array (root, "collective_instances"), 0);
+  ck_assert_int_eq (get_ps (i, "first_join"), 0);
+  ck_assert_int_eq (get_ps (i, "last_join"), US (1));
+  ck_assert_int_eq (get_ps (i, "done"), NS (7600));
+  const gint64 finish[] = { NS (6600), NS (7600), NS (6600), NS (6600) };
+  JsonArray *ranks = get_array (root, "ranks");
+  for (guint r = 0; r < 4; r++)
+    ck_assert_int_eq (get_ps (json_array_get_object_element (ranks, r), "finish"), finish[r]);
+}
+END_TEST
+
+/* Ring all-gather of comm_size 1000 bytes (each rank's input) on p = 4
+ * ranks, all joining at 0: 3 steps of 1000 bytes, 3 x 1.1 = 3.3 us.
+ * nccl-tests' size is the output, S = 4 x 1000 bytes: algbw = 4000 B /
+ * 3.3 us = 1.2121... GB/s, busbw = algbw x (p - 1)/p = algbw x 0.75. */
+START_TEST (test_busbw_all_gather)
+{
+  for (guint32 r = 0; r < 4; r++)
+    {
+      ChakraProtoMsg__Node *nodes[] = { tu_coll (1, ALL_GATHER, 1000) };
+      write_rank (r, nodes, 1);
+    }
+  g_autofree char *cfg = write_config (4, "");
+  g_autofree char *report = tu_scratch_path ("r.json");
+  g_autofree char *out = run_ok (cfg, (const char *[]) { "-q", "--report", report, NULL });
+  g_autoptr (JsonParser) parser = load_json (report);
+  JsonObject *root = root_of (parser);
+  ck_assert_int_eq (get_ps (root, "simulated_time"), NS (3300));
+  JsonObject *c = only_row (root, "all_gather");
+  ck_assert_int_eq (get_int (c, "bytes"), 1000);
+  ck_assert_int_eq (get_ps (c, "total"), NS (3300));
+  ck_assert_int_eq (get_ps (c, "late_joins"), 0);
+  double alg = 4000.0 / 3.3e-6 / 1e9;
+  assert_rel (json_object_get_double_member (c, "algbw_GBps"), alg);
+  assert_rel (json_object_get_double_member (c, "busbw_GBps"), alg * 3.0 / 4.0);
+}
+END_TEST
+
+/* The three-rank workload with rank 2 early (5 us) and only the first
+ * all-reduce (300 B, 4 steps of 100 B, 200 ns a hop).  Rank 0 sends at
+ * 10 us, the data is in at 11.1 us; joins: rank 2 at 5, rank 0 at 11.1,
+ * rank 1 at 14.1 us (after its 3 us COMP).  From rank 1's join, steps move
+ * around the ring in 0.2 us: done at 14.5 (rank 0), 14.7 (rank 1), 14.9 us
+ * (rank 2).  The path, walked back from rank 2's all-reduce:
+ *   rank 0 node 1 compute     [0, 10]       10   us
+ *   rank 1 node 2 receive     [10, 11.1]    1.1  us  waited for rank 0 node 2
+ *   rank 1 node 3 compute     [11.1, 14.1]  3    us
+ *   rank 2 node 2 collective  [14.1, 14.9]  0.8  us  waited for rank 1 node 4
+ * --critical-path 3 lists the 3 longest: rank 0 node 1, rank 1 node 3,
+ * rank 1 node 2, and one more line for the rest. */
+START_TEST (test_critical_path)
+{
+  write_three_ranks (5, FALSE);
+  g_autofree char *cfg = write_config (3, "");
+  g_autofree char *report = tu_scratch_path ("r.json");
+  g_autofree char *out = run_ok (cfg, (const char *[]) { "--critical-path", "3", "--report",
+                                                         report, NULL });
+  g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
+  guint at = 0;
+  while (lines[at] != NULL && !g_str_has_prefix (lines[at], "critical path:"))
+    at++;
+  ck_assert_msg (lines[at] != NULL, "no critical path in: %s", out);
+  ck_assert_msg (strstr (lines[at], "in 4 steps") != NULL, "%s", lines[at]);
+  ck_assert_msg (strstr (lines[at + 1], "contribution") != NULL, "%s", lines[at + 1]);
+  const guint want[3][2] = { { 0, 1 }, { 1, 3 }, { 1, 2 } };
+  const char *types[] = { "compute", "compute", "receive" };
+  for (guint i = 0; i < 3; i++)
+    {
+      const char *line = lines[at + 2 + i];
+      ck_assert_ptr_nonnull (line);
+      guint rank = 99, node = 99;
+      char type[32] = "";
+      ck_assert_msg (sscanf (line, "%u %u %31s", &rank, &node, type) == 3, "'%s'", line);
+      ck_assert_msg (rank == want[i][0] && node == want[i][1] && strcmp (type, types[i]) == 0,
+                     "line %u: '%s'", i, line);
+    }
+  ck_assert_msg (strstr (lines[at + 4], "after rank 0 node 2 arrived") != NULL, "%s",
+                 lines[at + 4]);
+  ck_assert_msg (strstr (lines[at + 5], "1 more step") != NULL, "%s", lines[at + 5]);
+
+  g_autoptr (JsonParser) parser = load_json (report);
+  JsonObject *root = root_of (parser);
+  JsonObject *cp = json_object_get_object_member (root, "critical_path");
+  ck_assert_ptr_nonnull (cp);
+  gint64 length = get_ps (cp, "length");
+  ck_assert_int_eq (length, NS (14900));
+  ck_assert_int_eq (length, get_ps (root, "simulated_time"));
+  JsonObject *by = json_object_get_object_member (cp, "by_type");
+  ck_assert_int_eq (get_ps (by, "compute"), US (13));
+  ck_assert_int_eq (get_ps (by, "receive"), NS (1100));
+  ck_assert_int_eq (get_ps (by, "collective"), NS (800));
+  ck_assert_int_eq (get_ps (by, "send") + get_ps (by, "cpu") + get_ps (by, "memory")
+                        + get_ps (by, "other"), 0);
+  JsonArray *steps = get_array (cp, "steps");
+  ck_assert_uint_eq (json_array_get_length (steps), 4);
+  const struct
+  {
+    gint64 rank, node;
+    const char *type;
+    gint64 from, to, wrank, wnode;
+  } path[] = {
+    { 0, 1, "compute", 0, US (10), -1, -1 },
+    { 1, 2, "receive", US (10), NS (11100), 0, 2 },
+    { 1, 3, "compute", NS (11100), NS (14100), -1, -1 },
+    { 2, 2, "collective", NS (14100), NS (14900), 1, 4 },
+  };
+  gint64 sum = 0;
+  for (guint i = 0; i < 4; i++)
+    {
+      JsonObject *s = json_array_get_object_element (steps, i);
+      ck_assert_int_eq (get_int (s, "rank"), path[i].rank);
+      ck_assert_int_eq (get_int (s, "node"), path[i].node);
+      ck_assert_str_eq (json_object_get_string_member (s, "type"), path[i].type);
+      ck_assert_int_eq (get_ps (s, "from"), path[i].from);
+      ck_assert_int_eq (get_ps (s, "to"), path[i].to);
+      ck_assert_int_eq (get_ps (s, "contribution"), path[i].to - path[i].from);
+      ck_assert_int_eq (json_object_has_member (s, "waited_for"), path[i].wrank >= 0);
+      if (path[i].wrank >= 0)
+        {
+          JsonObject *w = json_object_get_object_member (s, "waited_for");
+          ck_assert_int_eq (get_int (w, "rank"), path[i].wrank);
+          ck_assert_int_eq (get_int (w, "node"), path[i].wnode);
+        }
+      sum += get_ps (s, "contribution");
+    }
+  ck_assert_int_eq (sum, length);
+}
+END_TEST
+
+static char *
+read_all (const char *path)
+{
+  char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
+/* Two runs of the same inputs write byte-identical reports and CSVs. */
+START_TEST (test_determinism)
+{
+  write_three_ranks (50, TRUE);
+  g_autofree char *cfg = write_config (3, groups_xml);
+  g_autofree char *r1 = tu_scratch_path ("r1.json"), *r2 = tu_scratch_path ("r2.json");
+  g_autofree char *s1 = tu_scratch_path ("s1.csv"), *s2 = tu_scratch_path ("s2.csv");
+  g_autofree char *o1 = run_ok (cfg, (const char *[]) { "-q", "--report", r1, "--stats", s1,
+                                                        NULL });
+  g_autofree char *o2 = run_ok (cfg, (const char *[]) { "--report", r2, "--stats", s2,
+                                                        "--critical-path", "2", NULL });
+  g_autofree char *a = read_all (r1), *b = read_all (r2);
+  g_autofree char *c = read_all (s1), *d = read_all (s2);
+  ck_assert_msg (strcmp (a, b) == 0, "the reports differ");
+  ck_assert_msg (strcmp (c, d) == 0, "the CSVs differ");
+}
+END_TEST
+
+static Suite *
+report_suite (void)
+{
+  Suite *s = suite_create ("report");
+  TCase *tc = tu_tcase (s, "report", tu_scratch_setup, tu_scratch_teardown, 60);
+  tcase_add_test (tc, test_structure_and_inputs);
+  tcase_add_test (tc, test_sums_and_stats_agree);
+  tcase_add_test (tc, test_breakdown_by_hand);
+  tcase_add_test (tc, test_busbw_all_reduce);
+  tcase_add_test (tc, test_busbw_all_gather);
+  tcase_add_test (tc, test_critical_path);
+  tcase_add_test (tc, test_determinism);
+  return s;
+}
+
+int
+main (void)
+{
+  return tu_run_suite (report_suite ());
+}
