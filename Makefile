@@ -36,7 +36,7 @@ BENCH_BIN := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 DEBIAN_PKGS := build-essential pkg-config libglib2.0-dev libxml2-dev libxml2-utils check \
                libprotobuf-c-dev protobuf-c-compiler libjson-glib-dev libyaml-dev \
-               zlib1g-dev time
+               zlib1g-dev time gnuplot-nox
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps run check check-asan bench clean
@@ -102,11 +102,15 @@ build-all: $(BUILD)/orrery $(TEST_BIN)
 run: deps
 	@$(MAKE) --no-print-directory $(BUILD)/orrery
 	@$(MAKE) --no-print-directory $(BUILD)/run-workload
-	$(BUILD)/orrery run --config configs/default.xml --workload $(BUILD)/run-workload/allreduce
+	$(BUILD)/orrery run --config configs/default.xml --workload $(BUILD)/run-workload/llama2-7b \
+	  --critical-path 5 --report $(BUILD)/run-report.json
 
+# One training iteration of Llama-2 7B on the 64 GPUs: tensor parallel 8
+# (inside a node), 2 pipeline stages, data parallel 4, global batch 64.
 $(BUILD)/run-workload: $(BUILD)/orrery
 	@mkdir -p $@
-	$(BUILD)/orrery gen collective --type all_reduce --ranks 64 --bytes 64MiB --out $@/allreduce >/dev/null
+	$(BUILD)/orrery gen transformer --preset llama2-7b --tp 8 --pp 2 --ranks 64 \
+	  --global-batch 64 --micro-batch 1 --out $@/llama2-7b >/dev/null
 	@touch $@
 
 check: deps

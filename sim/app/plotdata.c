@@ -1,0 +1,553 @@
+/* plotdata.c: a run's JSON report read back and written out as gnuplot
+ * data files (the formats are in plotdata.h). */
+#include "sim/app/plotdata.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "sim/error.h"
+
+#define PS_PER_MS G_GUINT64_CONSTANT (1000000000)
+
+/* Overview fractions are doubles computed by the writer: allow the last
+ * bits of rounding past 0 and 1. */
+#define FRACTION_SLACK 1e-9
+
+enum
+{
+  STATE_IDLE = 0,
+  STATE_COMM = 1,
+  STATE_COMPUTE = 2
+};
+
+/* Where one rank's time went, in ps; the four add up to the simulated time. */
+typedef struct
+{
+  guint64 compute;
+  guint64 exposed;
+  guint64 idle;
+  guint64 after;
+} PlotRank;
+
+/* The report as read.  `path` is borrowed, for messages. */
+typedef struct
+{
+  const char *path;
+  gint64 schema;
+  guint64 sim_time;
+  GArray *ranks; /* PlotRank, indexed by rank */
+  gboolean has_overview;
+  guint bins;
+  guint64 bin_ps;
+  GByteArray *states; /* the overview's states, rank by rank, bin by bin */
+} PlotReport;
+
+/* ---- typed members ------------------------------------------------------- */
+
+/* What a JSON node is, for messages ("a string", "the number -3"). */
+static char *
+describe (JsonNode *node)
+{
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      return g_strdup ("an object");
+    case JSON_NODE_ARRAY:
+      return g_strdup ("a list");
+    case JSON_NODE_NULL:
+      return g_strdup ("null");
+    case JSON_NODE_VALUE:
+      break;
+    }
+  GType t = json_node_get_value_type (node);
+  if (t == G_TYPE_STRING)
+    return g_strdup ("a string");
+  if (t == G_TYPE_BOOLEAN)
+    return g_strdup ("a boolean");
+  if (t == G_TYPE_INT64)
+    return g_strdup_printf ("the number %" G_GINT64_FORMAT, json_node_get_int (node));
+  return g_strdup_printf ("the number %g", json_node_get_double (node));
+}
+
+/* Members are named by their path from the root: `where` is "" or ends in
+ * '.' ("ranks[2]."). */
+static gboolean
+type_error (const PlotReport *rep, const char *where, const char *name, const char *expected,
+            JsonNode *node, GError **error)
+{
+  g_autofree char *got = describe (node);
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: member \"%s%s\" must be %s, got %s",
+               rep->path, where, name, expected, got);
+  return FALSE;
+}
+
+static JsonNode *
+get_member (const PlotReport *rep, JsonObject *obj, const char *where, const char *name,
+            GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, name);
+  if (node == NULL)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: missing member \"%s%s\"", rep->path,
+                 where, name);
+  return node;
+}
+
+static gboolean
+get_int (const PlotReport *rep, JsonObject *obj, const char *where, const char *name,
+         gint64 *out, GError **error)
+{
+  JsonNode *node = get_member (rep, obj, where, name, error);
+  if (node == NULL)
+    return FALSE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
+    return type_error (rep, where, name, "a whole number", node, error);
+  *out = json_node_get_int (node);
+  return TRUE;
+}
+
+/* A time or count: a whole number >= 0. */
+static gboolean
+get_uint (const PlotReport *rep, JsonObject *obj, const char *where, const char *name,
+          guint64 *out, GError **error)
+{
+  gint64 v = 0;
+  if (!get_int (rep, obj, where, name, &v, error))
+    return FALSE;
+  if (v < 0)
+    return type_error (rep, where, name, "a whole number >= 0",
+                       json_object_get_member (obj, name), error);
+  *out = (guint64) v;
+  return TRUE;
+}
+
+static JsonArray *
+get_array (const PlotReport *rep, JsonObject *obj, const char *where, const char *name,
+           GError **error)
+{
+  JsonNode *node = get_member (rep, obj, where, name, error);
+  if (node == NULL)
+    return NULL;
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    {
+      type_error (rep, where, name, "a list", node, error);
+      return NULL;
+    }
+  return json_node_get_array (node);
+}
+
+/* Element i of a list of objects named `name` (at `where`). */
+static JsonObject *
+get_element_object (const PlotReport *rep, JsonArray *array, guint i, const char *where,
+                    const char *name, GError **error)
+{
+  JsonNode *node = json_array_get_element (array, i);
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_autofree char *item = g_strdup_printf ("%s[%u]", name, i);
+      type_error (rep, where, item, "an object", node, error);
+      return NULL;
+    }
+  return json_node_get_object (node);
+}
+
+/* ---- ranks ----------------------------------------------------------------- */
+
+/* a + b == want, without overflow. */
+static gboolean
+sums_to (guint64 a, guint64 b, guint64 want)
+{
+  guint64 sum = 0;
+  return g_uint64_checked_add (&sum, a, b) && sum == want;
+}
+
+/* A schema 2 rank must account for the whole simulated time. */
+static gboolean
+check_rank_v2 (const PlotReport *rep, const char *where, guint64 finish, const PlotRank *pr,
+               GError **error)
+{
+  guint64 busy = 0;
+  if (!g_uint64_checked_add (&busy, pr->compute, pr->exposed) || !sums_to (busy, pr->idle, finish))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%s: %scompute_ps + exposed_comm_ps + idle_ps differs from finish_ps",
+                   rep->path, where);
+      return FALSE;
+    }
+  if (!sums_to (finish, pr->after, rep->sim_time))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%s: %sfinish_ps + after_finish_ps differs from simulated_time_ps",
+                   rep->path, where);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Schema 1 has no idle time: everything after the finish is waiting. */
+static gboolean
+derive_rank_v1 (const PlotReport *rep, const char *where, guint64 finish, PlotRank *pr,
+                GError **error)
+{
+  if (finish > rep->sim_time)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%s: %sfinish_ps is after simulated_time_ps", rep->path, where);
+      return FALSE;
+    }
+  pr->idle = 0;
+  pr->after = rep->sim_time - finish;
+  return TRUE;
+}
+
+static gboolean
+parse_rank (PlotReport *rep, JsonArray *ranks, guint i, GError **error)
+{
+  JsonObject *obj = get_element_object (rep, ranks, i, "", "ranks", error);
+  if (obj == NULL)
+    return FALSE;
+  g_autofree char *where = g_strdup_printf ("ranks[%u].", i);
+  gint64 rank = 0;
+  if (!get_int (rep, obj, where, "rank", &rank, error))
+    return FALSE;
+  if (rank != i)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%s: member \"%srank\" must be %u (ranks in order), got %" G_GINT64_FORMAT,
+                   rep->path, where, i, rank);
+      return FALSE;
+    }
+  PlotRank pr = { 0 };
+  guint64 finish = 0;
+  if (!get_uint (rep, obj, where, "finish_ps", &finish, error)
+      || !get_uint (rep, obj, where, "compute_ps", &pr.compute, error)
+      || !get_uint (rep, obj, where, "exposed_comm_ps", &pr.exposed, error))
+    return FALSE;
+  if (rep->schema == 1)
+    {
+      if (!derive_rank_v1 (rep, where, finish, &pr, error))
+        return FALSE;
+    }
+  else if (!get_uint (rep, obj, where, "idle_ps", &pr.idle, error)
+           || !get_uint (rep, obj, where, "after_finish_ps", &pr.after, error)
+           || !check_rank_v2 (rep, where, finish, &pr, error))
+    return FALSE;
+  g_array_append_val (rep->ranks, pr);
+  return TRUE;
+}
+
+static gboolean
+parse_header (PlotReport *rep, JsonObject *root, GError **error)
+{
+  if (!get_int (rep, root, "", "schema_version", &rep->schema, error))
+    return FALSE;
+  if (rep->schema != 1 && rep->schema != 2)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%s: schema_version %" G_GINT64_FORMAT " is not supported (1 and 2 are)",
+                   rep->path, rep->schema);
+      return FALSE;
+    }
+  return get_uint (rep, root, "", "simulated_time_ps", &rep->sim_time, error);
+}
+
+static gboolean
+parse_ranks (PlotReport *rep, JsonObject *root, GError **error)
+{
+  JsonArray *ranks = get_array (rep, root, "", "ranks", error);
+  if (ranks == NULL)
+    return FALSE;
+  for (guint i = 0; i < json_array_get_length (ranks); i++)
+    if (!parse_rank (rep, ranks, i, error))
+      return FALSE;
+  return TRUE;
+}
+
+/* ---- overview -------------------------------------------------------------- */
+
+/* What the rank did most of the bin; ties go to the busier state. */
+static guint8
+bin_state (double compute, double comm)
+{
+  double idle = 1.0 - compute - comm;
+  if (compute >= comm && compute >= idle)
+    return STATE_COMPUTE;
+  if (comm >= idle)
+    return STATE_COMM;
+  return STATE_IDLE;
+}
+
+/* The list `name` of an overview rank: one fraction in [0, 1] per bin,
+ * copied into out[bins]. */
+static gboolean
+get_fractions (const PlotReport *rep, JsonObject *obj, const char *where, const char *name,
+               double *out, GError **error)
+{
+  JsonArray *array = get_array (rep, obj, where, name, error);
+  if (array == NULL)
+    return FALSE;
+  if (json_array_get_length (array) != rep->bins)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%s: member \"%s%s\" has %u entries, overview.bins is %u", rep->path, where,
+                   name, json_array_get_length (array), rep->bins);
+      return FALSE;
+    }
+  for (guint b = 0; b < rep->bins; b++)
+    {
+      JsonNode *node = json_array_get_element (array, b);
+      GType t = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_NONE;
+      double v = (t == G_TYPE_INT64 || t == G_TYPE_DOUBLE) ? json_node_get_double (node) : NAN;
+      if (!(v >= -FRACTION_SLACK && v <= 1.0 + FRACTION_SLACK))
+        {
+          g_autofree char *item = g_strdup_printf ("%s[%u]", name, b);
+          return type_error (rep, where, item, "a number from 0 to 1", node, error);
+        }
+      out[b] = CLAMP (v, 0.0, 1.0);
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_overview_rank (PlotReport *rep, JsonArray *ranks, guint i, GError **error)
+{
+  JsonObject *obj = get_element_object (rep, ranks, i, "overview.", "ranks", error);
+  if (obj == NULL)
+    return FALSE;
+  g_autofree char *where = g_strdup_printf ("overview.ranks[%u].", i);
+  gint64 rank = 0;
+  if (!get_int (rep, obj, where, "rank", &rank, error))
+    return FALSE;
+  if (rank != i)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%s: member \"%srank\" must be %u (ranks in order), got %" G_GINT64_FORMAT,
+                   rep->path, where, i, rank);
+      return FALSE;
+    }
+  g_autofree double *compute = g_new (double, rep->bins);
+  g_autofree double *comm = g_new (double, rep->bins);
+  if (!get_fractions (rep, obj, where, "compute", compute, error)
+      || !get_fractions (rep, obj, where, "comm", comm, error))
+    return FALSE;
+  for (guint b = 0; b < rep->bins; b++)
+    {
+      guint8 state = bin_state (compute[b], comm[b]);
+      g_byte_array_append (rep->states, &state, 1);
+    }
+  return TRUE;
+}
+
+/* bins and bin_ps, and that the bins' span fits in 64 bits. */
+static gboolean
+parse_bins (PlotReport *rep, JsonObject *ov, GError **error)
+{
+  gint64 bins = 0;
+  guint64 span = 0;
+  if (!get_int (rep, ov, "overview.", "bins", &bins, error))
+    return FALSE;
+  if (bins < 1 || bins > G_MAXUINT)
+    return type_error (rep, "overview.", "bins", "a whole number >= 1",
+                       json_object_get_member (ov, "bins"), error);
+  rep->bins = (guint) bins;
+  if (!get_uint (rep, ov, "overview.", "bin_ps", &rep->bin_ps, error))
+    return FALSE;
+  if (!g_uint64_checked_mul (&span, rep->bin_ps, rep->bins))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%s: overview.bins x overview.bin_ps is too large", rep->path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_overview (PlotReport *rep, JsonObject *root, GError **error)
+{
+  JsonNode *node = json_object_get_member (root, "overview");
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return type_error (rep, "", "overview", "an object", node, error);
+  JsonObject *ov = json_node_get_object (node);
+  if (!parse_bins (rep, ov, error))
+    return FALSE;
+  JsonArray *ranks = get_array (rep, ov, "overview.", "ranks", error);
+  if (ranks == NULL)
+    return FALSE;
+  if (json_array_get_length (ranks) != rep->ranks->len)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%s: member \"overview.ranks\" has %u entries, \"ranks\" has %u", rep->path,
+                   json_array_get_length (ranks), rep->ranks->len);
+      return FALSE;
+    }
+  for (guint i = 0; i < json_array_get_length (ranks); i++)
+    if (!parse_overview_rank (rep, ranks, i, error))
+      return FALSE;
+  rep->has_overview = TRUE;
+  return TRUE;
+}
+
+/* ---- reading --------------------------------------------------------------- */
+
+/* The report's root object; the parser owns it.  Every failure becomes an
+ * input error that names the file. */
+static JsonObject *
+load_root (JsonParser *parser, const char *path, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  if (!json_parser_load_from_file (parser, path, &local))
+    {
+      if (strstr (local->message, path) != NULL)
+        g_set_error_literal (error, SIM_ERROR, SIM_ERROR_INPUT, local->message);
+      else
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s", path, local->message);
+      return NULL;
+    }
+  JsonNode *root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_autofree char *got = root != NULL ? describe (root) : g_strdup ("nothing");
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: expected a JSON object, got %s", path,
+                   got);
+      return NULL;
+    }
+  return json_node_get_object (root);
+}
+
+static gboolean
+read_report (PlotReport *rep, GError **error)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *root = load_root (parser, rep->path, error);
+  return root != NULL && parse_header (rep, root, error) && parse_ranks (rep, root, error)
+         && parse_overview (rep, root, error);
+}
+
+/* ---- writing --------------------------------------------------------------- */
+
+/* ps as ms with nine decimals: exact, and the same in every locale. */
+static void
+append_ms (GString *s, guint64 ps)
+{
+  g_string_append_printf (s, "%" G_GUINT64_FORMAT ".%09" G_GUINT64_FORMAT, ps / PS_PER_MS,
+                          ps % PS_PER_MS);
+}
+
+static gboolean
+write_file (const char *dir, const char *name, const GString *text, GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr (GError) local = NULL;
+  if (!g_file_set_contents (path, text->str, (gssize) text->len, &local))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write %s: %s", path,
+                   local->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+write_ranks (const PlotReport *rep, const char *dir, GError **error)
+{
+  g_autoptr (GString) s = g_string_new ("# rank compute_ms exposed_comm_ms idle_ms "
+                                        "after_finish_ms\n");
+  for (guint r = 0; r < rep->ranks->len; r++)
+    {
+      const PlotRank *pr = &g_array_index (rep->ranks, PlotRank, r);
+      g_string_append_printf (s, "%u ", r);
+      append_ms (s, pr->compute);
+      g_string_append_c (s, ' ');
+      append_ms (s, pr->exposed);
+      g_string_append_c (s, ' ');
+      append_ms (s, pr->idle);
+      g_string_append_c (s, ' ');
+      append_ms (s, pr->after);
+      g_string_append_c (s, '\n');
+    }
+  return write_file (dir, "ranks.dat", s, error);
+}
+
+static gboolean
+write_overview (const PlotReport *rep, const char *dir, GError **error)
+{
+  g_autoptr (GString) s = g_string_new ("# time_ms rank state "
+                                        "(bin middle; 0 idle, 1 exposed comm, 2 compute)\n");
+  for (guint r = 0; r < rep->ranks->len; r++)
+    {
+      for (guint b = 0; b < rep->bins; b++)
+        {
+          append_ms (s, b * rep->bin_ps + rep->bin_ps / 2);
+          g_string_append_printf (s, " %u %u\n", r, rep->states->data[(gsize) r * rep->bins + b]);
+        }
+      g_string_append_c (s, '\n');
+    }
+  return write_file (dir, "overview.dat", s, error);
+}
+
+/* Without an overview, an overview.dat left by an earlier report would be
+ * plotted as this one's. */
+static gboolean
+remove_overview (const char *dir, GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, "overview.dat", NULL);
+  if (g_remove (path) != 0 && errno != ENOENT)
+    {
+      int e = errno;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot remove %s: %s", path,
+                   g_strerror (e));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+write_meta (const PlotReport *rep, const char *dir, GError **error)
+{
+  g_autoptr (GString) s = g_string_new ("# the run, for the plot's ranges\n");
+  g_string_append_printf (s, "schema_version = %" G_GINT64_FORMAT "\n", rep->schema);
+  g_string_append (s, "simulated_ms = ");
+  append_ms (s, rep->sim_time);
+  g_string_append_printf (s, "\nranks = %u\noverview = %d\nbins = %u\nbin_ms = ", rep->ranks->len,
+                          rep->has_overview ? 1 : 0, rep->bins);
+  append_ms (s, rep->bin_ps);
+  g_string_append_c (s, '\n');
+  return write_file (dir, "meta.gp", s, error);
+}
+
+static gboolean
+write_all (const PlotReport *rep, const char *dir, GError **error)
+{
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      int e = errno;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot create %s: %s", dir,
+                   g_strerror (e));
+      return FALSE;
+    }
+  if (!write_ranks (rep, dir, error))
+    return FALSE;
+  if (rep->has_overview ? !write_overview (rep, dir, error) : !remove_overview (dir, error))
+    return FALSE;
+  return write_meta (rep, dir, error);
+}
+
+gboolean
+app_plot_data (const char *report_path, const char *out_dir, GError **error)
+{
+  g_return_val_if_fail (report_path != NULL && out_dir != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  PlotReport rep = {
+    .path = report_path,
+    .ranks = g_array_new (FALSE, FALSE, sizeof (PlotRank)),
+    .states = g_byte_array_new (),
+  };
+  gboolean ok = read_report (&rep, error) && write_all (&rep, out_dir, error);
+  g_array_unref (rep.ranks);
+  g_byte_array_unref (rep.states);
+  return ok;
+}

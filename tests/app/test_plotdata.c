@@ -1,0 +1,325 @@
+/* test_plotdata.c: gnuplot data files from hand-written JSON reports.
+ *
+ * The reports are written here, small enough to check by hand: every
+ * expected millisecond figure is the report's picoseconds divided by 10^9,
+ * written out, and every expected overview state follows from the rule in
+ * plotdata.h (the largest of compute, comm and 1 - compute - comm; ties go
+ * to compute, then comm).  Each test gets a fresh scratch directory.
+ */
+#include <check.h>
+#include <string.h>
+
+#include "sim/app/plotdata.h"
+#include "sim/error.h"
+#include "support/testutil.h"
+
+/* Write text to tu_scratch/name; the path is the caller's. */
+static char *
+write_file (const char *name, const char *text)
+{
+  char *path = tu_scratch_path (name);
+  ck_assert (g_file_set_contents (path, text, -1, NULL));
+  return path;
+}
+
+/* The contents of tu_scratch/out/name, which must exist. */
+static char *
+read_out (const char *name)
+{
+  g_autofree char *path = g_build_filename (tu_scratch, "out", name, NULL);
+  char *text = NULL;
+  ck_assert_msg (g_file_get_contents (path, &text, NULL, NULL), "%s not written", path);
+  return text;
+}
+
+static gboolean
+out_exists (const char *name)
+{
+  g_autofree char *path = g_build_filename (tu_scratch, "out", name, NULL);
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+/* Run app_plot_data on report text into tu_scratch/out, which must work. */
+static void
+plot_ok (const char *report)
+{
+  g_autofree char *path = write_file ("report.json", report);
+  g_autofree char *out = tu_scratch_path ("out");
+  GError *error = NULL;
+  ck_assert_msg (app_plot_data (path, out, &error), "%s", error ? error->message : "");
+}
+
+/* Run app_plot_data on report text: it must fail with an input error that
+ * names the file and holds needle, and write nothing. */
+static void
+plot_fails (const char *report, const char *needle)
+{
+  g_autofree char *path = write_file ("report.json", report);
+  g_autofree char *out = tu_scratch_path ("out");
+  GError *error = NULL;
+  ck_assert_msg (!app_plot_data (path, out, &error), "accepted, expected '%s'", needle);
+  tu_assert_input_error (error, path);
+  tu_assert_input_error (error, needle);
+  g_clear_error (&error);
+  ck_assert (!out_exists ("ranks.dat"));
+}
+
+/* 10.000000003 ms in 4 bins of 2.500000001 ms; the bins' middles are
+ * b x 2500000001 + 1250000000 ps. */
+static const char report_v2[]
+    = "{\n"
+      "  \"schema_version\": 2,\n"
+      "  \"simulated_time_ns\": 10000000, \"simulated_time_ps\": 10000000003,\n"
+      "  \"ranks\": [\n"
+      "    { \"rank\": 0, \"finish_ps\": 10000000003, \"compute_ps\": 6000000000,\n"
+      "      \"exposed_comm_ps\": 4000000003, \"idle_ps\": 0, \"after_finish_ps\": 0,\n"
+      "      \"nodes\": 7 },\n"
+      "    { \"rank\": 1, \"finish_ps\": 7500000000, \"compute_ps\": 2500000000,\n"
+      "      \"exposed_comm_ps\": 1000000000, \"idle_ps\": 4000000000,\n"
+      "      \"after_finish_ps\": 2500000003 },\n"
+      "    { \"rank\": 2, \"finish_ps\": 1000000, \"compute_ps\": 999999,\n"
+      "      \"exposed_comm_ps\": 1, \"idle_ps\": 0, \"after_finish_ps\": 9999000003 }\n"
+      "  ],\n"
+      "  \"overview\": {\n"
+      "    \"bins\": 4, \"bin_ps\": 2500000001,\n"
+      "    \"ranks\": [\n"
+      "      { \"rank\": 0, \"compute\": [1, 0.5, 0.4, 0.0], \"comm\": [0, 0.5, 0.3, 0.9] },\n"
+      "      { \"rank\": 1, \"compute\": [0.2, 0, 0.25, 0], \"comm\": [0.5, 0.3, 0.25, 0] },\n"
+      "      { \"rank\": 2, \"compute\": [0.25, 0, 0, 0], \"comm\": [0.5, 0.5, 0.25, 1.0] }\n"
+      "    ]\n"
+      "  }\n"
+      "}\n";
+
+START_TEST (test_v2_ranks)
+{
+  plot_ok (report_v2);
+  g_autofree char *ranks = read_out ("ranks.dat");
+  ck_assert_str_eq (ranks, "# rank compute_ms exposed_comm_ms idle_ms after_finish_ms\n"
+                           "0 6.000000000 4.000000003 0.000000000 0.000000000\n"
+                           "1 2.500000000 1.000000000 4.000000000 2.500000003\n"
+                           "2 0.000999999 0.000000001 0.000000000 9.999000003\n");
+  g_autofree char *meta = read_out ("meta.gp");
+  ck_assert_str_eq (meta, "# the run, for the plot's ranges\n"
+                          "schema_version = 2\n"
+                          "simulated_ms = 10.000000003\n"
+                          "ranks = 3\n"
+                          "overview = 1\n"
+                          "bins = 4\n"
+                          "bin_ms = 2.500000001\n");
+}
+END_TEST
+
+START_TEST (test_v2_overview)
+{
+  plot_ok (report_v2);
+  g_autofree char *ov = read_out ("overview.dat");
+  /* Rank 0: all compute; a compute/comm tie (compute); compute 0.4 against
+   * 0.3 and 0.3; comm 0.9.  Rank 1: comm 0.5; idle 0.7; idle 0.5; all idle.
+   * Rank 2: comm 0.5; a comm/idle tie (comm); idle 0.75; all comm. */
+  ck_assert_str_eq (ov, "# time_ms rank state (bin middle; 0 idle, 1 exposed comm, 2 compute)\n"
+                        "1.250000000 0 2\n"
+                        "3.750000001 0 2\n"
+                        "6.250000002 0 2\n"
+                        "8.750000003 0 1\n"
+                        "\n"
+                        "1.250000000 1 1\n"
+                        "3.750000001 1 0\n"
+                        "6.250000002 1 0\n"
+                        "8.750000003 1 0\n"
+                        "\n"
+                        "1.250000000 2 1\n"
+                        "3.750000001 2 1\n"
+                        "6.250000002 2 0\n"
+                        "8.750000003 2 1\n"
+                        "\n");
+}
+END_TEST
+
+START_TEST (test_deterministic)
+{
+  plot_ok (report_v2);
+  g_autofree char *ranks1 = read_out ("ranks.dat");
+  g_autofree char *ov1 = read_out ("overview.dat");
+  plot_ok (report_v2);
+  g_autofree char *ranks2 = read_out ("ranks.dat");
+  g_autofree char *ov2 = read_out ("overview.dat");
+  ck_assert_str_eq (ranks1, ranks2);
+  ck_assert_str_eq (ov1, ov2);
+}
+END_TEST
+
+/* Schema 1: no idle_ps or after_finish_ps, no overview.  Written over the
+ * files of a v2 report: the old overview.dat must go. */
+START_TEST (test_v1)
+{
+  plot_ok (report_v2);
+  ck_assert (out_exists ("overview.dat"));
+  plot_ok ("{ \"schema_version\": 1, \"simulated_time_ps\": 3000000000,\n"
+           "  \"ranks\": [\n"
+           "    { \"rank\": 0, \"finish_ps\": 3000000000, \"compute_ps\": 1000000000,\n"
+           "      \"exposed_comm_ps\": 2000000000 },\n"
+           "    { \"rank\": 1, \"finish_ps\": 1500000, \"compute_ps\": 1500000,\n"
+           "      \"exposed_comm_ps\": 0 } ] }\n");
+  g_autofree char *ranks = read_out ("ranks.dat");
+  ck_assert_str_eq (ranks, "# rank compute_ms exposed_comm_ms idle_ms after_finish_ms\n"
+                           "0 1.000000000 2.000000000 0.000000000 0.000000000\n"
+                           "1 0.001500000 0.000000000 0.000000000 2.998500000\n");
+  ck_assert (!out_exists ("overview.dat"));
+  g_autofree char *meta = read_out ("meta.gp");
+  ck_assert (strstr (meta, "\noverview = 0\n") != NULL);
+  ck_assert (strstr (meta, "\nranks = 2\n") != NULL);
+}
+END_TEST
+
+START_TEST (test_missing_file)
+{
+  g_autofree char *path = tu_scratch_path ("absent.json");
+  g_autofree char *out = tu_scratch_path ("out");
+  GError *error = NULL;
+  ck_assert (!app_plot_data (path, out, &error));
+  tu_assert_input_error (error, path);
+  g_clear_error (&error);
+}
+END_TEST
+
+START_TEST (test_not_json)
+{
+  plot_fails ("schema_version: 2\n", "");
+  plot_fails ("[ 1, 2 ]\n", "expected a JSON object, got a list");
+}
+END_TEST
+
+START_TEST (test_bad_members)
+{
+  static const struct
+  {
+    const char *report;
+    const char *needle;
+  } cases[] = {
+    { "{ \"schema_version\": 3, \"simulated_time_ps\": 0, \"ranks\": [] }",
+      "schema_version 3 is not supported" },
+    { "{ \"schema_version\": \"2\", \"simulated_time_ps\": 0, \"ranks\": [] }",
+      "member \"schema_version\" must be a whole number, got a string" },
+    { "{ \"schema_version\": 2, \"ranks\": [] }", "missing member \"simulated_time_ps\"" },
+    { "{ \"schema_version\": 2, \"simulated_time_ps\": -1, \"ranks\": [] }",
+      "member \"simulated_time_ps\" must be a whole number >= 0, got the number -1" },
+    { "{ \"schema_version\": 2, \"simulated_time_ps\": 5 }", "missing member \"ranks\"" },
+    { "{ \"schema_version\": 2, \"simulated_time_ps\": 5, \"ranks\": [ 1 ] }",
+      "member \"ranks[0]\" must be an object, got the number 1" },
+    { "{ \"schema_version\": 2, \"simulated_time_ps\": 5, \"ranks\": [\n"
+      "  { \"rank\": 0, \"finish_ps\": 5, \"compute_ps\": 5, \"exposed_comm_ps\": 0,\n"
+      "    \"idle_ps\": 0, \"after_finish_ps\": 0 },\n"
+      "  { \"rank\": 1, \"finish_ps\": 5, \"compute_ps\": 5, \"exposed_comm_ps\": 0,\n"
+      "    \"after_finish_ps\": 0 } ] }",
+      "missing member \"ranks[1].idle_ps\"" },
+    { "{ \"schema_version\": 2, \"simulated_time_ps\": 5, \"ranks\": [\n"
+      "  { \"rank\": 0, \"finish_ps\": 5, \"compute_ps\": 5.5, \"exposed_comm_ps\": 0,\n"
+      "    \"idle_ps\": 0, \"after_finish_ps\": 0 } ] }",
+      "member \"ranks[0].compute_ps\" must be a whole number, got the number 5.5" },
+    { "{ \"schema_version\": 2, \"simulated_time_ps\": 5, \"ranks\": [\n"
+      "  { \"rank\": 1, \"finish_ps\": 5, \"compute_ps\": 5, \"exposed_comm_ps\": 0,\n"
+      "    \"idle_ps\": 0, \"after_finish_ps\": 0 } ] }",
+      "member \"ranks[0].rank\" must be 0 (ranks in order), got 1" },
+    { "{ \"schema_version\": 2, \"simulated_time_ps\": 5, \"ranks\": [\n"
+      "  { \"rank\": 0, \"finish_ps\": 5, \"compute_ps\": 4, \"exposed_comm_ps\": 0,\n"
+      "    \"idle_ps\": 0, \"after_finish_ps\": 0 } ] }",
+      "ranks[0].compute_ps + exposed_comm_ps + idle_ps differs from finish_ps" },
+    { "{ \"schema_version\": 2, \"simulated_time_ps\": 6, \"ranks\": [\n"
+      "  { \"rank\": 0, \"finish_ps\": 5, \"compute_ps\": 5, \"exposed_comm_ps\": 0,\n"
+      "    \"idle_ps\": 0, \"after_finish_ps\": 0 } ] }",
+      "ranks[0].finish_ps + after_finish_ps differs from simulated_time_ps" },
+    { "{ \"schema_version\": 1, \"simulated_time_ps\": 4, \"ranks\": [\n"
+      "  { \"rank\": 0, \"finish_ps\": 5, \"compute_ps\": 5, \"exposed_comm_ps\": 0 } ] }",
+      "ranks[0].finish_ps is after simulated_time_ps" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    plot_fails (cases[i].report, cases[i].needle);
+}
+END_TEST
+
+/* One rank of 5 ps, with the overview given as text. */
+static char *
+with_overview (const char *overview)
+{
+  return g_strdup_printf ("{ \"schema_version\": 2, \"simulated_time_ps\": 5, \"ranks\": [\n"
+                          "  { \"rank\": 0, \"finish_ps\": 5, \"compute_ps\": 5,\n"
+                          "    \"exposed_comm_ps\": 0, \"idle_ps\": 0, \"after_finish_ps\": 0 }\n"
+                          "], \"overview\": %s }\n",
+                          overview);
+}
+
+START_TEST (test_bad_overview)
+{
+  static const struct
+  {
+    const char *overview;
+    const char *needle;
+  } cases[] = {
+    { "[]", "member \"overview\" must be an object, got a list" },
+    { "{ \"bin_ps\": 5, \"ranks\": [] }", "missing member \"overview.bins\"" },
+    { "{ \"bins\": 0, \"bin_ps\": 5, \"ranks\": [] }",
+      "member \"overview.bins\" must be a whole number >= 1, got the number 0" },
+    { "{ \"bins\": 1, \"ranks\": [] }", "missing member \"overview.bin_ps\"" },
+    { "{ \"bins\": 3, \"bin_ps\": 9223372036854775807, \"ranks\": [] }",
+      "overview.bins x overview.bin_ps is too large" },
+    { "{ \"bins\": 1, \"bin_ps\": 5 }", "missing member \"overview.ranks\"" },
+    { "{ \"bins\": 1, \"bin_ps\": 5, \"ranks\": [] }",
+      "member \"overview.ranks\" has 0 entries, \"ranks\" has 1" },
+    { "{ \"bins\": 1, \"bin_ps\": 5, \"ranks\": [ { \"rank\": 0, \"comm\": [0] } ] }",
+      "missing member \"overview.ranks[0].compute\"" },
+    { "{ \"bins\": 2, \"bin_ps\": 3, \"ranks\": [ { \"rank\": 0, \"compute\": [1],"
+      " \"comm\": [0, 0] } ] }",
+      "member \"overview.ranks[0].compute\" has 1 entries, overview.bins is 2" },
+    { "{ \"bins\": 2, \"bin_ps\": 3, \"ranks\": [ { \"rank\": 0, \"compute\": [1, 1],"
+      " \"comm\": [0, 1.5] } ] }",
+      "member \"overview.ranks[0].comm[1]\" must be a number from 0 to 1, got the number 1.5" },
+    { "{ \"bins\": 1, \"bin_ps\": 5, \"ranks\": [ { \"rank\": 0, \"compute\": [null],"
+      " \"comm\": [0] } ] }",
+      "member \"overview.ranks[0].compute[0]\" must be a number from 0 to 1, got null" },
+    { "{ \"bins\": 1, \"bin_ps\": 5, \"ranks\": [ { \"rank\": 3, \"compute\": [1],"
+      " \"comm\": [0] } ] }",
+      "member \"overview.ranks[0].rank\" must be 0 (ranks in order), got 3" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *report = with_overview (cases[i].overview);
+      plot_fails (report, cases[i].needle);
+    }
+}
+END_TEST
+
+/* The output directory is made with its parents. */
+START_TEST (test_nested_out_dir)
+{
+  g_autofree char *path = write_file ("report.json", report_v2);
+  g_autofree char *out = g_build_filename (tu_scratch, "a", "b", NULL);
+  GError *error = NULL;
+  ck_assert_msg (app_plot_data (path, out, &error), "%s", error ? error->message : "");
+  g_autofree char *ranks = g_build_filename (out, "ranks.dat", NULL);
+  ck_assert (g_file_test (ranks, G_FILE_TEST_IS_REGULAR));
+}
+END_TEST
+
+static Suite *
+plotdata_suite (void)
+{
+  Suite *s = suite_create ("plotdata");
+  TCase *tc = tu_tcase (s, "files", tu_scratch_setup, tu_scratch_teardown, 30);
+  tcase_add_test (tc, test_v2_ranks);
+  tcase_add_test (tc, test_v2_overview);
+  tcase_add_test (tc, test_deterministic);
+  tcase_add_test (tc, test_v1);
+  tcase_add_test (tc, test_nested_out_dir);
+  tc = tu_tcase (s, "errors", tu_scratch_setup, tu_scratch_teardown, 30);
+  tcase_add_test (tc, test_missing_file);
+  tcase_add_test (tc, test_not_json);
+  tcase_add_test (tc, test_bad_members);
+  tcase_add_test (tc, test_bad_overview);
+  return s;
+}
+
+int
+main (void)
+{
+  return tu_run_suite (plotdata_suite ());
+}
