@@ -202,23 +202,36 @@ derive_rank_v1 (const PlotReport *rep, const char *where, guint64 finish, PlotRa
   return TRUE;
 }
 
-static gboolean
-parse_rank (PlotReport *rep, JsonArray *ranks, guint i, GError **error)
+/* Element i of a list of per-rank objects (`parent` is "" or "overview."),
+ * whose "rank" must be i.  *where is set to the element's path prefix. */
+static JsonObject *
+rank_object (PlotReport *rep, JsonArray *ranks, guint i, const char *parent, char **where,
+             GError **error)
 {
-  JsonObject *obj = get_element_object (rep, ranks, i, "", "ranks", error);
+  JsonObject *obj = get_element_object (rep, ranks, i, parent, "ranks", error);
   if (obj == NULL)
-    return FALSE;
-  g_autofree char *where = g_strdup_printf ("ranks[%u].", i);
+    return NULL;
+  *where = g_strdup_printf ("%sranks[%u].", parent, i);
   gint64 rank = 0;
-  if (!get_int (rep, obj, where, "rank", &rank, error))
-    return FALSE;
+  if (!get_int (rep, obj, *where, "rank", &rank, error))
+    return NULL;
   if (rank != i)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                    "%s: member \"%srank\" must be %u (ranks in order), got %" G_GINT64_FORMAT,
-                   rep->path, where, i, rank);
-      return FALSE;
+                   rep->path, *where, i, rank);
+      return NULL;
     }
+  return obj;
+}
+
+static gboolean
+parse_rank (PlotReport *rep, JsonArray *ranks, guint i, GError **error)
+{
+  g_autofree char *where = NULL;
+  JsonObject *obj = rank_object (rep, ranks, i, "", &where, error);
+  if (obj == NULL)
+    return FALSE;
   PlotRank pr = { 0 };
   guint64 finish = 0;
   if (!get_uint (rep, obj, where, "finish_ps", &finish, error)
@@ -313,20 +326,10 @@ get_fractions (const PlotReport *rep, JsonObject *obj, const char *where, const 
 static gboolean
 parse_overview_rank (PlotReport *rep, JsonArray *ranks, guint i, GError **error)
 {
-  JsonObject *obj = get_element_object (rep, ranks, i, "overview.", "ranks", error);
+  g_autofree char *where = NULL;
+  JsonObject *obj = rank_object (rep, ranks, i, "overview.", &where, error);
   if (obj == NULL)
     return FALSE;
-  g_autofree char *where = g_strdup_printf ("overview.ranks[%u].", i);
-  gint64 rank = 0;
-  if (!get_int (rep, obj, where, "rank", &rank, error))
-    return FALSE;
-  if (rank != i)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "%s: member \"%srank\" must be %u (ranks in order), got %" G_GINT64_FORMAT,
-                   rep->path, where, i, rank);
-      return FALSE;
-    }
   g_autofree double *compute = g_new (double, rep->bins);
   g_autofree double *comm = g_new (double, rep->bins);
   if (!get_fractions (rep, obj, where, "compute", compute, error)
