@@ -311,8 +311,10 @@ sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes,
   g_assert (to < ctx->n && to != ctx->pos);
   g_assert (step < (G_GUINT64_CONSTANT (1) << coll->step_bits));
   guint32 to_member = ctx->member - ctx->pos * gd->stride + to * gd->stride;
-  /* Same chunk and phase, another member. */
-  guint64 to_key = run_key (coll, to_member, ctx->chunk, ctx->phase);
+  /* Same chunk and phase, another member; in lockstep, the message its
+   * symmetric peer sends this member, which arrives at the same time. */
+  guint64 to_key = run_key (coll, coll->sys->lockstep ? ctx->member : to_member, ctx->chunk,
+                            ctx->phase);
   net_send (coll->sys->net, at, coll->group->ranks[ctx->member], coll->group->ranks[to_member],
             bytes, on_message, coll, (to_key << coll->step_bits) | step);
 }
@@ -515,6 +517,20 @@ coll_retire (SysColl *coll)
   sys_coll_free (coll);
 }
 
+/* Lockstep: the other members join with the one that runs, and are done
+ * with it. */
+static void
+lockstep_join_all (SysColl *coll, gint64 runner)
+{
+  g_assert (coll->group->id == SYS_GROUP_WORLD && coll->joined == 1);
+  for (guint32 i = 0; i < coll->group->n; i++)
+    if (i != runner)
+      coll->members[i] = (SysMember) { .join_time = coll->members[runner].join_time,
+                                       .joined = 1, .done = 1 };
+  coll->joined = coll->group->n;
+  coll->done = coll->group->n - 1;
+}
+
 static void
 member_done (SysColl *coll, guint32 member)
 {
@@ -656,6 +672,8 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
                      .priority = collective_priority (sys, rank, req),
                      .chunks_left = coll->n_chunks, .joined = 1 };
   coll->joined++;
+  if (sys->lockstep)
+    lockstep_join_all (coll, member);
   coll->last_join = sim_sched_now (sys->sched);
   if (coll->n_phases == 0)
     {

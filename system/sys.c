@@ -175,6 +175,56 @@ cmp_group_stats (gconstpointer a, gconstpointer b)
   return strcmp (x->algorithm, y->algorithm);
 }
 
+void
+sys_set_lockstep (Sys *sys, gboolean on)
+{
+  sys->lockstep = on;
+}
+
+static gboolean
+power_of_two (guint32 n)
+{
+  return n > 0 && (n & (n - 1)) == 0;
+}
+
+gboolean
+sys_symmetric (const Sys *sys, SysCollKind kind, guint32 involved, const char **why)
+{
+  const NetSpec *spec = net_topo_spec (sys->topo);
+  NetModelKind model = spec->model;
+  if (sys_coll_kind_rooted (kind))
+    return (*why = "rooted collectives treat the root differently", FALSE);
+  if (kind == SYS_COLL_BARRIER)
+    return (*why = "a barrier runs over all members as one line, across dimensions", FALSE);
+  if (net_topo_graph (sys->topo) != NULL)
+    return (*why = "an explicit network graph", FALSE);
+  if (model == NET_MODEL_FLOW)
+    return (*why = "the flow model shares links between members", FALSE);
+  for (guint d = 0; d < spec->n_dims; d++)
+    {
+      if (!(involved & (1u << d)) || spec->dims[d].size < 2)
+        continue;
+      if (sys->params.astra_rounding && d >= sys->params.n_impl[kind])
+        continue;
+      const SysAlgoClass *a = sys->algo[kind][d];
+      if (sys->algo_flat[kind][d])
+        return (*why = "a \"one\" algorithm runs over members on different dimensions", FALSE);
+      if (a == &sys_algo_ring)
+        continue; /* neighbours only: one link each way, alike for every member */
+      if (model != NET_MODEL_ANALYTICAL)
+        return (*why = "on a link model, only the ring algorithm keeps members apart", FALSE);
+      if (a == &sys_algo_direct)
+        continue;
+      if (a == &sys_algo_hd && power_of_two (spec->dims[d].size))
+        continue;
+      return (*why = a == &sys_algo_hd ? "halving-doubling on a dimension whose size is not a "
+                                         "power of two"
+                                       : "the double binary tree gives members different roles",
+              FALSE);
+    }
+  return TRUE;
+}
+
 const SysCollRecord *
 sys_coll_records (const Sys *sys, guint *n)
 {

@@ -134,6 +134,20 @@ const SysCollRecord *sys_coll_records (const Sys *sys, guint *n);
 
 const SysParams *sys_params (const Sys *sys);
 
+/* Lockstep: every rank of the world runs the same collectives at the same
+ * times, so that one rank stands for all.  Only rank 0 joins; the others are
+ * taken to have joined with it, and each message rank 0 sends comes back to
+ * rank 0 as the one its symmetric peer sends it, at the same time, priced
+ * for the real pair.  Exact where the algorithm and the network treat every
+ * member alike: see sys_symmetric. */
+void sys_set_lockstep (Sys *sys, gboolean on);
+
+/* Whether a collective of `kind` on the whole world over the dimensions of
+ * `involved_dims` is symmetric: every member sends and receives alike, at
+ * the same times.  FALSE (with *why, a static string) otherwise. */
+gboolean sys_symmetric (const Sys *sys, SysCollKind kind, guint32 involved_dims,
+                        const char **why);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Sys, sys_free)
 
 #endif /* ORRERY_SYSTEM_SYS_H */

@@ -75,6 +75,7 @@ struct _Sys
   guint64 reduce_memo_bytes;
   SimTime reduce_memo_cost;
   struct _SysP2P *p2p;
+  gboolean lockstep;      /* sys_set_lockstep */
 };
 
 /* group.c */

@@ -85,6 +85,7 @@ struct _WlReplay
   GPtrArray *graphs; /* distinct WlGraph*, borrowed from the cache */
   GError *error;
   gboolean recording;
+  gboolean lockstep;
   GArray *insts;          /* WlCollInst */
   GHashTable *inst_index; /* guint64* group -> GArray of guint32 instance per sequence */
   GHashTable *p2p_wait;   /* WlP2PKey* -> WlP2PWait* */
@@ -143,7 +144,8 @@ wl_replay_free (WlReplay *r)
       g_free (k->state);
       for (guint s = 0; s < SLOT_N; s++)
         g_free (k->ready[s].buf);
-      g_free (k->rec);
+      if (i == 0 || !r->lockstep)
+        g_free (k->rec); /* in lockstep every rank shares rank 0's */
       if (k->coll_seq != NULL)
         g_hash_table_unref (k->coll_seq);
     }
@@ -833,9 +835,89 @@ on_rank_start (SimSched *sched, gpointer data, guint64 arg)
   issue (k);
 }
 
+/* Same nodes (types, sizes, times, peers, groups) and dependencies; ids may
+ * differ (they only name nodes). */
+static gboolean
+same_graph (const WlGraph *a, const WlGraph *b)
+{
+  if (a->n_nodes != b->n_nodes)
+    return FALSE;
+  guint64 edges = 0;
+  for (guint32 v = 0; v < a->n_nodes; v++)
+    {
+      const WlNode *x = &a->nodes[v], *y = &b->nodes[v];
+      if (x->duration_ps != y->duration_ps || x->num_ops != y->num_ops
+          || x->bytes != y->bytes || x->group != y->group || x->child_start != y->child_start
+          || x->n_children != y->n_children || x->n_parents != y->n_parents
+          || x->peer_src != y->peer_src || x->peer_dst != y->peer_dst || x->tag != y->tag
+          || x->priority != y->priority || x->involved != y->involved || x->root != y->root
+          || x->op != y->op || x->coll_kind != y->coll_kind || x->has_duration != y->has_duration)
+        return FALSE;
+      edges += x->n_children;
+    }
+  return memcmp (a->children, b->children, edges * sizeof (guint32)) == 0;
+}
+
+gboolean
+wl_replay_symmetric (const WlReplay *r, const char **why)
+{
+  /* Files may differ in what replay ignores (node names, attribute order):
+   * the decoded graphs must be the same. */
+  const WlGraph *g0 = r->graphs->pdata[0];
+  for (guint i = 1; i < r->graphs->len; i++)
+    if (!same_graph (g0, r->graphs->pdata[i]))
+      return (*why = "the ranks' traces differ", FALSE);
+  for (guint32 i = 1; i < r->n_ranks; i++)
+    if (wl_params_rank_speed (&r->params, i) != wl_params_rank_speed (&r->params, 0))
+      return (*why = "ranks compute at different speeds", FALSE);
+  for (guint32 v = 0; v < g0->n_nodes; v++)
+    {
+      const WlNode *n = &g0->nodes[v];
+      if (n->op == WL_OP_SEND || n->op == WL_OP_RECV)
+        return (*why = "point-to-point messages", FALSE);
+      if (n->op != WL_OP_COLL
+          || (n->coll_kind == SYS_COLL_BROADCAST && r->params.astra_rounding))
+        continue;
+      if (n->group != SYS_GROUP_WORLD)
+        return (*why = "collectives on process groups", FALSE);
+      if (!sys_symmetric (r->sys, (SysCollKind) n->coll_kind, n->involved, why))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+void
+wl_replay_set_lockstep (WlReplay *r, gboolean on)
+{
+  r->lockstep = on;
+}
+
+gboolean
+wl_replay_lockstep (const WlReplay *r)
+{
+  return r->lockstep;
+}
+
+void
+wl_replay_lockstep_finish (WlReplay *r)
+{
+  g_return_if_fail (r->lockstep);
+  for (guint32 i = 1; i < r->n_ranks; i++)
+    {
+      r->ranks[i].stats = r->ranks[0].stats;
+      r->ranks[i].rec = r->ranks[0].rec;
+      memcpy (r->ranks[i].state, r->ranks[0].state, r->ranks[0].graph->n_nodes);
+    }
+}
+
 void
 wl_replay_start (WlReplay *r)
 {
+  if (r->lockstep)
+    {
+      sim_sched_at (r->sched, sim_sched_now (r->sched), on_rank_start, &r->ranks[0], 0);
+      return;
+    }
   for (guint32 i = 0; i < r->n_ranks; i++)
     sim_sched_at (r->sched, sim_sched_now (r->sched), on_rank_start, &r->ranks[i], 0);
 }

@@ -95,6 +95,20 @@ const WlNodeRecord *wl_replay_records (const WlReplay *replay, guint32 rank);
 /* The graph `rank` replays (shared between byte-identical files). */
 const WlGraph *wl_replay_graph (const WlReplay *replay, guint32 rank);
 
+/* Whether every rank does the same thing at the same time, so that rank 0
+ * can stand for all (sys_set_lockstep): one trace graph shared by every
+ * rank, no point-to-point nodes, collectives on the whole world only and
+ * symmetric there (sys_symmetric), one compute speed.  FALSE with *why (a
+ * static string) otherwise.  Call after wl_replay_bind_groups. */
+gboolean wl_replay_symmetric (const WlReplay *replay, const char **why);
+
+/* Run rank 0 only (wl_replay_start), and after the run give every rank rank
+ * 0's figures and records (wl_replay_lockstep_finish).  Needs
+ * wl_replay_symmetric and a system layer in lockstep. */
+void wl_replay_set_lockstep (WlReplay *replay, gboolean on);
+void wl_replay_lockstep_finish (WlReplay *replay);
+gboolean wl_replay_lockstep (const WlReplay *replay);
+
 /* Schedule every rank's first nodes at time 0. */
 void wl_replay_start (WlReplay *replay);
 

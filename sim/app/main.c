@@ -64,6 +64,7 @@ typedef struct
   char *timeline_ranks;
   char *timeline_window;
   gint critical_path;
+  char *symmetry;
   gboolean quiet;
 } RunOptions;
 
@@ -159,6 +160,10 @@ cmd_run (int argc, char **argv)
     { "critical-path", 'p', 0, G_OPTION_ARG_INT, &o.critical_path,
       "Print the N longest steps of the critical path (the chain of nodes, across ranks and "
       "messages, that sets the finish time)", "N" },
+    { "symmetry", 0, 0, G_OPTION_ARG_STRING, &o.symmetry,
+      "auto (default): when every rank runs the same trace and every collective treats its "
+      "members alike, simulate rank 0 for all (the same results, much faster); off: simulate "
+      "every rank", "auto|off" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "No summary or progress; errors only", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
@@ -180,6 +185,11 @@ cmd_run (int argc, char **argv)
   else if (o.critical_path < 0)
     code = report_error ("run", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
                                              "--critical-path: N must be 0 or more"));
+  else if (o.symmetry != NULL && strcmp (o.symmetry, "auto") != 0
+           && strcmp (o.symmetry, "off") != 0)
+    code = report_error ("run", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
+                                             "--symmetry: '%s' is neither auto nor off",
+                                             o.symmetry));
   else if (!app_timeline_check_filters (o.timeline_ranks, o.timeline_window, &error)
            || !load_config (&o, &cfg, &error))
     code = report_error ("run", error);
@@ -191,6 +201,9 @@ cmd_run (int argc, char **argv)
           app_sim_set_recording (sim, o.timeline != NULL || o.report != NULL
                                           || o.critical_path > 0);
           app_sim_set_progress (sim, !o.quiet && isatty (STDERR_FILENO));
+          /* Per-link statistics need every rank's messages. */
+          app_sim_set_symmetry (sim, (o.symmetry == NULL || strcmp (o.symmetry, "auto") == 0)
+                                         && o.links == NULL);
         }
       if (sim == NULL || !app_sim_run (sim, &error))
         code = report_error ("run", error);
@@ -242,6 +255,7 @@ cmd_run (int argc, char **argv)
   g_free (o.timeline);
   g_free (o.timeline_ranks);
   g_free (o.timeline_window);
+  g_free (o.symmetry);
   return code;
 }
 

@@ -207,6 +207,9 @@ app_report_summary (const AppSim *sim, FILE *out)
   fprintf (out, "workload: %s (%u ranks, %u distinct trace graphs)\n", app_sim_workload (sim),
            wl_replay_ranks (replay), wl_replay_distinct_graphs (replay));
   print_topology (sim, out);
+  if (app_sim_symmetric (sim))
+    fprintf (out, "symmetric: every rank runs the same trace in lockstep; rank 0 was simulated "
+                  "for all (--symmetry off simulates each)\n");
   fprintf (out, "simulated time: %s\n", end_s);
   fprintf (out, "  %-22s %14s %14s %14s\n", "per rank", "min", "median", "max");
   print_spread (out, "finish", sim, get_finish);
@@ -577,6 +580,8 @@ app_report_json (const AppSim *sim, const char *path, GError **error)
   add_int (b, "schema_version", 2);
   add_time (b, "simulated_time_ns", app_sim_end_time (sim));
   add_int (b, "events", (gint64) sim_sched_events_run (app_sim_sched (sim)));
+  json_builder_set_member_name (b, "symmetric");
+  json_builder_add_boolean_value (b, app_sim_symmetric (sim));
   add_inputs (b, sim);
   add_ranks (b, sim);
   add_collectives (b, sim);

@@ -17,6 +17,7 @@ struct _AppSim
   WlReplay *replay;
   double wall;
   gboolean progress;
+  gboolean no_symmetry;
 };
 
 AppSim *
@@ -82,6 +83,18 @@ app_sim_set_recording (AppSim *sim, gboolean on)
 }
 
 void
+app_sim_set_symmetry (AppSim *sim, gboolean allow)
+{
+  sim->no_symmetry = !allow;
+}
+
+gboolean
+app_sim_symmetric (const AppSim *sim)
+{
+  return wl_replay_lockstep (sim->replay);
+}
+
+void
 app_sim_set_progress (AppSim *sim, gboolean on)
 {
   sim->progress = on;
@@ -134,11 +147,19 @@ app_sim_run (AppSim *sim, GError **error)
 {
   g_return_val_if_fail (sim != NULL, FALSE);
   gint64 t0 = g_get_monotonic_time ();
+  const char *why = NULL;
+  if (!sim->no_symmetry && wl_replay_symmetric (sim->replay, &why))
+    {
+      sys_set_lockstep (sim->sys, TRUE);
+      wl_replay_set_lockstep (sim->replay, TRUE);
+    }
   wl_replay_start (sim->replay);
   if (sim->progress)
     run_with_progress (sim, t0);
   else
     sim_sched_run (sim->sched, SIM_TIME_MAX, 0);
+  if (wl_replay_lockstep (sim->replay))
+    wl_replay_lockstep_finish (sim->replay);
   sim->wall = (double) (g_get_monotonic_time () - t0) / 1e6;
   if (!wl_replay_ok (sim->replay, error) || !sys_ok (sim->sys, error))
     return FALSE;

@@ -37,6 +37,14 @@ void app_sim_set_recording (AppSim *sim, gboolean on);
  * time; the line is erased at the end.  For interactive terminals. */
 void app_sim_set_progress (AppSim *sim, gboolean on);
 
+/* Allow the symmetric shortcut (on by default): when every rank runs the
+ * same trace and every collective treats members alike
+ * (wl_replay_symmetric), rank 0 is simulated for all, with the same
+ * results as simulating each rank. */
+void app_sim_set_symmetry (AppSim *sim, gboolean allow);
+/* After the run: whether the shortcut was taken. */
+gboolean app_sim_symmetric (const AppSim *sim);
+
 /* Run to the end.  FALSE with an error on bad input met during the run, or
  * on deadlock (SIM_ERROR_DEADLOCK, with the diagnosis as the message). */
 gboolean app_sim_run (AppSim *sim, GError **error);
