@@ -18,15 +18,6 @@
 
 #define GIB 1073741824.0
 
-/* Write text to tu_scratch/name; the path is the caller's. */
-static char *
-write_file (const char *name, const char *text)
-{
-  char *path = tu_scratch_path (name);
-  ck_assert (g_file_set_contents (path, text, -1, NULL));
-  return path;
-}
-
 /* $SHARED/sub, or NULL (with a note) when the shared tree is absent. */
 static char *
 shared_path (const char *sub)
@@ -84,18 +75,18 @@ static const char no_mem[] = "{ \"memory-type\": \"NO_MEMORY_EXPANSION\" }\n";
 static gboolean
 load_astra_text (AppConfig *cfg, const char *yml, const char *sys, GError **error)
 {
-  g_autofree char *y = write_file ("net.yml", yml);
-  g_autofree char *s = write_file ("sys.json", sys);
+  g_autofree char *y = tu_write_file ("net.yml", yml);
+  g_autofree char *s = tu_write_file ("sys.json", sys);
   return app_config_load_astra (cfg, y, s, NULL, error);
 }
 
 START_TEST (test_astra_values)
 {
-  g_autofree char *yml = write_file ("net.yml", "topology: [ Switch ]\n"
-                                                "npus_count: [ 8 ]\n"
-                                                "bandwidth: [ 50.0 ]  # GB/s\n"
-                                                "latency: [ 500.0 ]  # ns\n");
-  g_autofree char *sys = write_file (
+  g_autofree char *yml = tu_write_file ("net.yml", "topology: [ Switch ]\n"
+                                                   "npus_count: [ 8 ]\n"
+                                                   "bandwidth: [ 50.0 ]  # GB/s\n"
+                                                   "latency: [ 500.0 ]  # ns\n");
+  g_autofree char *sys = tu_write_file (
       "sys.json", "{ \"scheduling-policy\": \"FIFO\", \"endpoint-delay\": 10,\n"
                   "  \"active-chunks-per-dimension\": 2, \"preferred-dataset-splits\": 4,\n"
                   "  \"all-reduce-implementation\": [\"halvingDoubling\", \"direct\"],\n"
@@ -106,7 +97,7 @@ START_TEST (test_astra_values)
                   "  \"local-reduction-delay\": 1, \"track-local-mem\": 1,\n"
                   "  \"trace-enabled\": 0, \"boost-mode\": 0, \"replay-only\": 0,\n"
                   "  \"local-mem-trace-filename\": \"mem_trace/x\" }\n");
-  g_autofree char *mem = write_file ("mem.json", no_mem);
+  g_autofree char *mem = tu_write_file ("mem.json", no_mem);
   AppConfig cfg;
   app_config_init (&cfg);
   load_astra_ok (&cfg, yml, sys, mem);
@@ -289,14 +280,15 @@ START_TEST (test_astra_float_times_and_memory)
   AppConfig cfg;
   app_config_init (&cfg);
   GError *error = NULL;
-  g_autofree char *yml = write_file (
+  g_autofree char *yml = tu_write_file (
       "net.yml", "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n");
-  g_autofree char *sys = write_file ("sys.json", "{ \"endpoint-delay\": 936.25,"
-                                                 " \"active-chunks-per-dimension\": 2.0 }");
-  g_autofree char *mem = write_file ("mem.json", "{ \"memory-type\": \"PER_NODE_MEMORY_EXPANSION\","
-                                                 " \"remote-mem-latency\": 100,"
-                                                 " \"remote-mem-bw\": 64, \"num-nodes\": 2,"
-                                                 " \"num-npus-per-node\": 8 }");
+  g_autofree char *sys = tu_write_file ("sys.json", "{ \"endpoint-delay\": 936.25,"
+                                                    " \"active-chunks-per-dimension\": 2.0 }");
+  g_autofree char *mem = tu_write_file (
+      "mem.json", "{ \"memory-type\": \"PER_NODE_MEMORY_EXPANSION\","
+                  " \"remote-mem-latency\": 100,"
+                  " \"remote-mem-bw\": 64, \"num-nodes\": 2,"
+                  " \"num-npus-per-node\": 8 }");
   load_astra_ok (&cfg, yml, sys, mem);
   ck_assert_uint_eq (cfg.sys.endpoint_delay, 936250);
   ck_assert_uint_eq (cfg.sys.active_chunks_per_dim, 2);
@@ -307,12 +299,12 @@ START_TEST (test_astra_float_times_and_memory)
   ck_assert (cfg.wl.mem.bandwidth_Bps == 64e9);
   ck_assert_uint_eq (cfg.wl.mem.num_nodes, 2);
   ck_assert_uint_eq (cfg.wl.mem.npus_per_node, 8);
-  g_autofree char *bad = write_file ("bad.json", "{ \"memory-type\": \"CXL\" }");
+  g_autofree char *bad = tu_write_file ("bad.json", "{ \"memory-type\": \"CXL\" }");
   ck_assert (!app_config_load_astra (&cfg, yml, sys, bad, &error));
   tu_assert_input_error (error, bad);
   tu_assert_input_error (error, "'memory-type': unknown memory type 'CXL'");
   g_clear_error (&error);
-  g_autofree char *nobw = write_file ("nobw.json", "{ \"memory-type\": \"MEMORY_POOL\" }");
+  g_autofree char *nobw = tu_write_file ("nobw.json", "{ \"memory-type\": \"MEMORY_POOL\" }");
   ck_assert (!app_config_load_astra (&cfg, yml, sys, nobw, &error));
   tu_assert_input_error (error, "needs remote-mem-bw");
   g_clear_error (&error);
@@ -329,7 +321,8 @@ START_TEST (test_comm_groups)
   AppConfig cfg;
   app_config_init (&cfg);
   GError *error = NULL;
-  g_autofree char *a = write_file ("a.json", "{ \"0\": [0, 1, 2, 3], \"1.0\": [4, 5], \"7\": [6] }");
+  g_autofree char *a = tu_write_file (
+      "a.json", "{ \"0\": [0, 1, 2, 3], \"1.0\": [4, 5], \"7\": [6] }");
   ck_assert_msg (app_config_load_comm_groups (&cfg, a, &error), "%s",
                  error ? error->message : "");
   ck_assert_ptr_nonnull (cfg.groups);
@@ -342,7 +335,7 @@ START_TEST (test_comm_groups)
   ck_assert_uint_eq (r[1], 5);
   ck_assert (!cfg.astra_mode);
   ck_assert_uint_eq (cfg.sources->len, 1);
-  g_autofree char *b = write_file ("b.json", "{ \"8\": [7] }");
+  g_autofree char *b = tu_write_file ("b.json", "{ \"8\": [7] }");
   ck_assert (app_config_load_comm_groups (&cfg, b, NULL));
   ck_assert_uint_eq (wl_groups_count (cfg.groups), 4);
   static const struct
@@ -360,7 +353,7 @@ START_TEST (test_comm_groups)
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
-      g_autofree char *c = write_file ("c.json", bad[i].json);
+      g_autofree char *c = tu_write_file ("c.json", bad[i].json);
       ck_assert_msg (!app_config_load_comm_groups (&cfg, c, &error), "case %u", i);
       tu_assert_input_error (error, c);
       tu_assert_input_error (error, bad[i].needle);
@@ -625,12 +618,12 @@ START_TEST (test_xml_equivalent_local)
   AppConfig astra, native;
   app_config_init (&astra);
   app_config_init (&native);
-  g_autofree char *yml = write_file ("Switch_16npus.yml", "topology: [ Switch ]\n"
-                                                          "npus_count: [ 16 ]\n"
-                                                          "bandwidth: [ 50.0 ]  # GB/s\n"
-                                                          "latency: [ 500.0 ]  # ns\n");
-  g_autofree char *sys = write_file ("Ring_4chunks.json", ring4chunks);
-  g_autofree char *mem = write_file ("mem.json", no_mem);
+  g_autofree char *yml = tu_write_file ("Switch_16npus.yml", "topology: [ Switch ]\n"
+                                                             "npus_count: [ 16 ]\n"
+                                                             "bandwidth: [ 50.0 ]  # GB/s\n"
+                                                             "latency: [ 500.0 ]  # ns\n");
+  g_autofree char *sys = tu_write_file ("Ring_4chunks.json", ring4chunks);
+  g_autofree char *mem = tu_write_file ("mem.json", no_mem);
   load_astra_ok (&astra, yml, sys, mem);
   load_xml_ok (&native, "configs/astra/equivalent/Switch_16npus.xml");
   assert_same_config (&astra, &native, "Switch_16npus");
@@ -667,7 +660,7 @@ END_TEST
 /* A minimal file: every layer keeps its *_init defaults. */
 START_TEST (test_xml_defaults)
 {
-  g_autofree char *path = write_file (
+  g_autofree char *path = tu_write_file (
       "min.xml", "<cluster><network><dim kind=\"Ring\" size=\"4\" bandwidth=\"1GB/s\""
                  " latency=\"1ns\"/></network></cluster>\n");
   AppConfig cfg, ref;
@@ -681,7 +674,7 @@ START_TEST (test_xml_defaults)
   app_config_clear (&cfg);
   app_config_clear (&ref);
   /* Without <compute mem-bw>, the compute model uses the system's memory. */
-  g_autofree char *mem = write_file (
+  g_autofree char *mem = tu_write_file (
       "mem.xml", "<cluster><system local-mem-bw=\"2TB/s\"/><network><dim kind=\"Ring\""
                  " size=\"4\" bandwidth=\"1GB/s\" latency=\"1ns\"/></network></cluster>\n");
   app_config_init (&cfg);
@@ -689,7 +682,7 @@ START_TEST (test_xml_defaults)
   ck_assert (cfg.sys.local_mem_bw_Bps == 2e12);
   ck_assert (cfg.wl.mem_bw_Bps == 2e12);
   app_config_clear (&cfg);
-  g_autofree char *node = write_file (
+  g_autofree char *node = tu_write_file (
       "node.xml", "<cluster><network><dim kind=\"Switch\" size=\"16\" bandwidth=\"1GB/s\""
                   " latency=\"1ns\"/></network><slots compute=\"2\" cpu=\"3\" comm=\"4\"/>"
                   "<memory type=\"per-node\" latency=\"0.5us\" bandwidth=\"64GB/s\""
@@ -733,12 +726,12 @@ xml_with_line (int line, const char *text)
   g_free (lines[line - 1]);
   lines[line - 1] = g_strdup (text);
   g_autofree char *joined = g_strjoinv ("\n", lines);
-  return write_file ("typo.xml", joined);
+  return tu_write_file ("typo.xml", joined);
 }
 
 START_TEST (test_xml_template_and_groups)
 {
-  g_autofree char *path = write_file ("ok.xml", xml_template);
+  g_autofree char *path = tu_write_file ("ok.xml", xml_template);
   AppConfig cfg;
   app_config_init (&cfg);
   load_xml_ok (&cfg, path);
@@ -815,7 +808,7 @@ START_TEST (test_xml_errors_located)
   ck_assert (!app_config_load_xml (&cfg, "/nonexistent/cluster.xml", &error));
   tu_assert_input_error (error, "/nonexistent/cluster.xml");
   g_clear_error (&error);
-  g_autofree char *nonet = write_file ("nonet.xml", "<cluster/>\n");
+  g_autofree char *nonet = tu_write_file ("nonet.xml", "<cluster/>\n");
   ck_assert (!app_config_load_xml (&cfg, nonet, &error));
   tu_assert_input_error (error, ":1: ");
   g_clear_error (&error);

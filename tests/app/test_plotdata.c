@@ -13,15 +13,6 @@
 #include "sim/error.h"
 #include "support/testutil.h"
 
-/* Write text to tu_scratch/name; the path is the caller's. */
-static char *
-write_file (const char *name, const char *text)
-{
-  char *path = tu_scratch_path (name);
-  ck_assert (g_file_set_contents (path, text, -1, NULL));
-  return path;
-}
-
 /* The contents of tu_scratch/out/name, which must exist. */
 static char *
 read_out (const char *name)
@@ -43,7 +34,7 @@ out_exists (const char *name)
 static void
 plot_ok (const char *report)
 {
-  g_autofree char *path = write_file ("report.json", report);
+  g_autofree char *path = tu_write_file ("report.json", report);
   g_autofree char *out = tu_scratch_path ("out");
   GError *error = NULL;
   ck_assert_msg (app_plot_data (path, out, &error), "%s", error ? error->message : "");
@@ -54,7 +45,7 @@ plot_ok (const char *report)
 static void
 plot_fails (const char *report, const char *needle)
 {
-  g_autofree char *path = write_file ("report.json", report);
+  g_autofree char *path = tu_write_file ("report.json", report);
   g_autofree char *out = tu_scratch_path ("out");
   GError *error = NULL;
   ck_assert_msg (!app_plot_data (path, out, &error), "accepted, expected '%s'", needle);
@@ -291,7 +282,7 @@ END_TEST
 /* The output directory is made with its parents. */
 START_TEST (test_nested_out_dir)
 {
-  g_autofree char *path = write_file ("report.json", report_v2);
+  g_autofree char *path = tu_write_file ("report.json", report_v2);
   g_autofree char *out = g_build_filename (tu_scratch, "a", "b", NULL);
   GError *error = NULL;
   ck_assert_msg (app_plot_data (path, out, &error), "%s", error ? error->message : "");

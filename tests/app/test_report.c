@@ -53,33 +53,6 @@ write_config (guint ranks, const char *extra)
   return path;
 }
 
-static char *
-prefix (void)
-{
-  return tu_scratch_path ("wl");
-}
-
-static void
-write_rank (guint32 rank, ChakraProtoMsg__Node **nodes, guint n)
-{
-  g_autofree char *p = prefix ();
-  g_autofree char *path = g_strdup_printf ("%s.%u.et", p, rank);
-  tu_write_trace (path, nodes, n);
-  for (guint i = 0; i < n; i++)
-    tu_node_free (nodes[i]);
-}
-
-static ChakraProtoMsg__Node *
-p2p (guint64 id, int type, gint64 src, gint64 dst, gint64 bytes)
-{
-  ChakraProtoMsg__Node *n = tu_node_new (id, type, type == T_SEND ? "send" : "recv");
-  tu_node_attr_int (n, "comm_src", src);
-  tu_node_attr_int (n, "comm_dst", dst);
-  tu_node_attr_int (n, "comm_tag", 0);
-  tu_node_attr_int (n, "comm_size", bytes);
-  return n;
-}
-
 static ChakraProtoMsg__Node *
 coll_in (guint64 id, int comm_type, gint64 bytes, const char *group)
 {
@@ -93,7 +66,7 @@ coll_in (guint64 id, int comm_type, gint64 bytes, const char *group)
 static char *
 run_ok (const char *cfg, const char *const *extra)
 {
-  g_autofree char *wl = prefix ();
+  g_autofree char *wl = tu_scratch_path ("wl");
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   const char *head[] = { tu_orrery (), "run", "--config", cfg, "--workload", wl };
   for (guint i = 0; i < G_N_ELEMENTS (head); i++)
@@ -169,7 +142,9 @@ static const char groups_xml[] = "  <groups><group id=\"1\" ranks=\"0-1\"/></gro
 static void
 write_three_ranks (guint64 late_us, gboolean tail)
 {
-  ChakraProtoMsg__Node *s0 = p2p (2, T_SEND, 0, 1, 1000), *a0 = tu_coll (3, ALL_REDUCE, 300);
+  g_autofree char *wl = tu_scratch_path ("wl");
+  ChakraProtoMsg__Node *s0 = tu_p2p (2, T_SEND, 0, 1, 0, 1000);
+  ChakraProtoMsg__Node *a0 = tu_coll (3, ALL_REDUCE, 300);
   ChakraProtoMsg__Node *g0 = coll_in (4, ALL_GATHER, 200, "1");
   ChakraProtoMsg__Node *b0 = tu_coll (5, ALL_REDUCE, 600);
   ChakraProtoMsg__Node *n0[] = { tu_comp (1, 10), s0, a0, g0, b0 };
@@ -177,7 +152,7 @@ write_three_ranks (guint64 late_us, gboolean tail)
   tu_node_dep (a0, 2);
   tu_node_dep (g0, 3);
   tu_node_dep (b0, 4);
-  write_rank (0, n0, tail ? 5 : 3);
+  tu_write_rank (wl, 0, n0, tail ? 5 : 3);
   if (!tail)
     {
       tu_node_free (g0);
@@ -186,12 +161,13 @@ write_three_ranks (guint64 late_us, gboolean tail)
   ChakraProtoMsg__Node *c1 = tu_comp (3, 3), *a1 = tu_coll (4, ALL_REDUCE, 300);
   ChakraProtoMsg__Node *g1 = coll_in (5, ALL_GATHER, 200, "1");
   ChakraProtoMsg__Node *b1 = tu_coll (6, ALL_REDUCE, 600);
-  ChakraProtoMsg__Node *n1[] = { tu_comp (1, 2), p2p (2, T_RECV, 0, 1, 1000), c1, a1, g1, b1 };
+  ChakraProtoMsg__Node *r1 = tu_p2p (2, T_RECV, 0, 1, 0, 1000);
+  ChakraProtoMsg__Node *n1[] = { tu_comp (1, 2), r1, c1, a1, g1, b1 };
   tu_node_dep (c1, 2);
   tu_node_dep (a1, 3);
   tu_node_dep (g1, 4);
   tu_node_dep (b1, 5);
-  write_rank (1, n1, tail ? 6 : 4);
+  tu_write_rank (wl, 1, n1, tail ? 6 : 4);
   if (!tail)
     {
       tu_node_free (g1);
@@ -201,7 +177,7 @@ write_three_ranks (guint64 late_us, gboolean tail)
   ChakraProtoMsg__Node *n2[] = { tu_comp (1, late_us), a2, b2 };
   tu_node_dep (a2, 1);
   tu_node_dep (b2, 2);
-  write_rank (2, n2, tail ? 3 : 2);
+  tu_write_rank (wl, 2, n2, tail ? 3 : 2);
   if (!tail)
     tu_node_free (b2);
 }
@@ -228,7 +204,7 @@ START_TEST (test_structure_and_inputs)
   ck_assert_int_eq (get_int (root, "schema_version"), 2);
   JsonObject *inputs = json_object_get_object_member (root, "inputs");
   ck_assert_ptr_nonnull (inputs);
-  g_autofree char *wl = prefix ();
+  g_autofree char *wl = tu_scratch_path ("wl");
   ck_assert_str_eq (json_object_get_string_member (inputs, "workload"), wl);
   JsonArray *configs = get_array (inputs, "configs");
   ck_assert_uint_eq (json_array_get_length (configs), 1);
@@ -426,14 +402,15 @@ END_TEST
  * Both end at 16.1 us: nothing after finishing. */
 START_TEST (test_breakdown_by_hand)
 {
-  ChakraProtoMsg__Node *cpu = tu_comp (2, 5), *s0 = p2p (3, T_SEND, 0, 1, 1000);
+  g_autofree char *wl = tu_scratch_path ("wl");
+  ChakraProtoMsg__Node *cpu = tu_comp (2, 5), *s0 = tu_p2p (3, T_SEND, 0, 1, 0, 1000);
   tu_node_attr_bool (cpu, "is_cpu_op", TRUE);
   tu_node_dep (cpu, 1);
   tu_node_dep (s0, 2);
   ChakraProtoMsg__Node *n0[] = { tu_comp (1, 10), cpu, s0 };
-  write_rank (0, n0, 3);
-  ChakraProtoMsg__Node *n1[] = { p2p (1, T_RECV, 0, 1, 1000), tu_comp (2, 4) };
-  write_rank (1, n1, 2);
+  tu_write_rank (wl, 0, n0, 3);
+  ChakraProtoMsg__Node *n1[] = { tu_p2p (1, T_RECV, 0, 1, 0, 1000), tu_comp (2, 4) };
+  tu_write_rank (wl, 1, n1, 2);
   g_autofree char *cfg = write_config (2, "");
   g_autofree char *report = tu_scratch_path ("r.json");
   g_autofree char *csv = tu_scratch_path ("s.csv");
@@ -500,6 +477,7 @@ only_row (JsonObject *root, const char *kind)
  * algbw x 2(p - 1)/p = algbw x 1.5. */
 START_TEST (test_busbw_all_reduce)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   for (guint32 r = 0; r < 4; r++)
     {
       ChakraProtoMsg__Node *ar = tu_coll (2, ALL_REDUCE, 4000);
@@ -507,12 +485,12 @@ START_TEST (test_busbw_all_reduce)
         {
           ChakraProtoMsg__Node *nodes[] = { tu_comp (1, 1), ar };
           tu_node_dep (ar, 1);
-          write_rank (r, nodes, 2);
+          tu_write_rank (wl, r, nodes, 2);
         }
       else
         {
           ChakraProtoMsg__Node *nodes[] = { ar };
-          write_rank (r, nodes, 1);
+          tu_write_rank (wl, r, nodes, 1);
         }
     }
   g_autofree char *cfg = write_config (4, "");
@@ -546,10 +524,11 @@ END_TEST
  * 3.3 us = 1.2121... GB/s, busbw = algbw x (p - 1)/p = algbw x 0.75. */
 START_TEST (test_busbw_all_gather)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   for (guint32 r = 0; r < 4; r++)
     {
       ChakraProtoMsg__Node *nodes[] = { tu_coll (1, ALL_GATHER, 1000) };
-      write_rank (r, nodes, 1);
+      tu_write_rank (wl, r, nodes, 1);
     }
   g_autofree char *cfg = write_config (4, "");
   g_autofree char *report = tu_scratch_path ("r.json");

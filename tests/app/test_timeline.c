@@ -53,26 +53,6 @@ write_config (void)
   return path;
 }
 
-static ChakraProtoMsg__Node *
-p2p (guint64 id, int type, gint64 src, gint64 dst, gint64 tag)
-{
-  ChakraProtoMsg__Node *n = tu_node_new (id, type, type == T_SEND ? "send" : "recv");
-  tu_node_attr_int (n, "comm_src", src);
-  tu_node_attr_int (n, "comm_dst", dst);
-  tu_node_attr_int (n, "comm_tag", tag);
-  tu_node_attr_int (n, "comm_size", 1000);
-  return n;
-}
-
-static void
-write_rank (const char *prefix, guint rank, ChakraProtoMsg__Node **nodes, guint n)
-{
-  g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, rank);
-  tu_write_trace (path, nodes, n);
-  for (guint i = 0; i < n; i++)
-    tu_node_free (nodes[i]);
-}
-
 /* Rank 0: compute 1 (5 us from time 0), sends 2 and 3 to rank 1 (tags 7, 8)
  * one after the other, all-reduce 4 (1000 B), host node 5 with an odd name,
  * an unnamed memory load 6 (a root).  Rank 1: receives 1 and 2, both posted
@@ -83,9 +63,9 @@ write_workload (void)
 {
   char *prefix = tu_scratch_path ("wl");
   ChakraProtoMsg__Node *comp = tu_comp (1, 5);
-  ChakraProtoMsg__Node *s7 = p2p (2, T_SEND, 0, 1, 7);
+  ChakraProtoMsg__Node *s7 = tu_p2p (2, T_SEND, 0, 1, 7, 1000);
   tu_node_dep (s7, 1);
-  ChakraProtoMsg__Node *s8 = p2p (3, T_SEND, 0, 1, 8);
+  ChakraProtoMsg__Node *s8 = tu_p2p (3, T_SEND, 0, 1, 8, 1000);
   tu_node_dep (s8, 2);
   ChakraProtoMsg__Node *ar0 = tu_coll (4, C_ALL_REDUCE, 1000);
   tu_node_dep (ar0, 3);
@@ -95,16 +75,16 @@ write_workload (void)
   tu_node_dep (host, 4);
   ChakraProtoMsg__Node *load = tu_node_new (6, T_MEM_LOAD, "");
   tu_node_attr_int (load, "tensor_size", 64);
-  write_rank (prefix, 0, (ChakraProtoMsg__Node *[]) { comp, s7, s8, ar0, host, load }, 6);
+  tu_write_rank (prefix, 0, (ChakraProtoMsg__Node *[]) { comp, s7, s8, ar0, host, load }, 6);
 
-  ChakraProtoMsg__Node *r7 = p2p (1, T_RECV, 0, 1, 7);
-  ChakraProtoMsg__Node *r8 = p2p (2, T_RECV, 0, 1, 8);
+  ChakraProtoMsg__Node *r7 = tu_p2p (1, T_RECV, 0, 1, 7, 1000);
+  ChakraProtoMsg__Node *r8 = tu_p2p (2, T_RECV, 0, 1, 8, 1000);
   ChakraProtoMsg__Node *ar1 = tu_coll (3, C_ALL_REDUCE, 1000);
   tu_node_dep (ar1, 1);
   tu_node_dep (ar1, 2);
   ChakraProtoMsg__Node *comp1 = tu_comp (4, 3);
   tu_node_dep (comp1, 3);
-  write_rank (prefix, 1, (ChakraProtoMsg__Node *[]) { r7, r8, ar1, comp1 }, 4);
+  tu_write_rank (prefix, 1, (ChakraProtoMsg__Node *[]) { r7, r8, ar1, comp1 }, 4);
   return prefix;
 }
 

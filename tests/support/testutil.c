@@ -96,6 +96,14 @@ tu_scratch_path (const char *name)
   return g_build_filename (tu_scratch, name, NULL);
 }
 
+char *
+tu_write_file (const char *name, const char *text)
+{
+  char *path = tu_scratch_path (name);
+  ck_assert (g_file_set_contents (path, text, -1, NULL));
+  return path;
+}
+
 void
 tu_assert_input_error (const GError *error, const char *needle)
 {
@@ -250,6 +258,40 @@ tu_coll (guint64 id, int comm_type, gint64 bytes)
   tu_node_attr_int (n, "comm_type", comm_type);
   tu_node_attr_int (n, "comm_size", bytes);
   return n;
+}
+
+ChakraProtoMsg__Node *
+tu_p2p (guint64 id, int type, gint64 src, gint64 dst, gint64 tag, gint64 bytes)
+{
+  ChakraProtoMsg__Node *n = tu_node_new (
+      id, type, type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE ? "send" : "recv");
+  tu_node_attr_int (n, "comm_src", src);
+  tu_node_attr_int (n, "comm_dst", dst);
+  tu_node_attr_int (n, "comm_tag", tag);
+  tu_node_attr_int (n, "comm_size", bytes);
+  return n;
+}
+
+void
+tu_write_rank (const char *prefix, guint32 rank, ChakraProtoMsg__Node **nodes, guint n)
+{
+  g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, rank);
+  tu_write_trace (path, nodes, n);
+  for (guint i = 0; i < n; i++)
+    tu_node_free (nodes[i]);
+}
+
+void
+tu_exact_ring (AppConfig *cfg, guint32 ranks)
+{
+  app_config_init (cfg);
+  cfg->net.n_dims = 1;
+  cfg->net.dims[0] = (NetDimSpec) { .kind = NET_DIM_RING, .size = ranks, .bandwidth_Bps = 1e9,
+                                    .latency = sim_time_from_ns (100) };
+  cfg->net.model = NET_MODEL_ANALYTICAL;
+  cfg->net.rounding = NET_ROUND_PS;
+  cfg->sys.endpoint_delay = 0;
+  cfg->sys.reduction_passes = 0;
 }
 
 void

@@ -1,6 +1,7 @@
 /* testutil.h: helpers shared by the test suites: running a Check suite,
  * where the shared test data is, temporary directories (and a per-test
- * scratch directory fixture), input-error checks, and writing small traces.
+ * scratch directory fixture), input-error checks, writing small traces, and
+ * the exact ring cluster that hand-timed workloads run on.
  *
  * Layer: tests.  May include: every layer.
  */
@@ -10,6 +11,7 @@
 #include <check.h>
 #include <glib.h>
 
+#include "sim/app/config.h"
 #include "workload/chakra.h"
 
 /* Run every test of s (CK_NORMAL output) with GLib criticals and warnings
@@ -37,6 +39,9 @@ extern char *tu_scratch;
 void tu_scratch_setup (void);
 void tu_scratch_teardown (void);
 char *tu_scratch_path (const char *name);
+
+/* Write text to tu_scratch/name (asserts it can); the path is the caller's. */
+char *tu_write_file (const char *name, const char *text);
 
 /* Check assertions: the error is set, is SIM_ERROR / SIM_ERROR_INPUT, and its
  * message holds needle. */
@@ -66,6 +71,12 @@ void tu_node_inputs (ChakraProtoMsg__Node *n, const char *values);
 ChakraProtoMsg__Node *tu_comp (guint64 id, guint64 micros);
 ChakraProtoMsg__Node *tu_coll (guint64 id, int comm_type, gint64 bytes);
 
+/* A point-to-point node: type is COMM_SEND_NODE (5, named "send") or
+ * COMM_RECV_NODE (6, named "recv"), with comm_src, comm_dst, comm_tag and
+ * comm_size (bytes). */
+ChakraProtoMsg__Node *tu_p2p (guint64 id, int type, gint64 src, gint64 dst, gint64 tag,
+                              gint64 bytes);
+
 /* Simulate the 8-rank trace set PREFIX on a 2 x 4 ring (100 GB/s, 500 ns;
  * 25 GB/s, 1 us) with the default roofline compute model: it must run to
  * completion, every rank finishing after time 0. */
@@ -73,5 +84,16 @@ void tu_assert_completes_2x4 (const char *prefix);
 
 /* Write nodes (an array of n) as a trace file; asserts on failure. */
 void tu_write_trace (const char *path, ChakraProtoMsg__Node **nodes, guint n);
+
+/* Write nodes (an array of n) as rank `rank`'s trace of the set PREFIX, the
+ * file PREFIX.RANK.et, and free the nodes (not the array). */
+void tu_write_rank (const char *prefix, guint32 rank, ChakraProtoMsg__Node **nodes, guint n);
+
+/* Initialise cfg (app_config_init; the caller clears it) as the exact
+ * cluster of hand-timed tests: a 1-D Ring of `ranks`, the analytical model
+ * with exact ps timing, 1 GB/s (1 byte per ns), 100 ns per hop, no endpoint
+ * delay or reduction cost, so that a message of b bytes between neighbours
+ * takes 100 + b ns. */
+void tu_exact_ring (AppConfig *cfg, guint32 ranks);
 
 #endif

@@ -1,13 +1,13 @@
 /* test_critpath.c: the critical path of a recorded run (critpath.h) and the
  * per-bin activity of a rank (activity.h), on small workloads timed by hand.
  *
- * The cluster is exact: a 1-D ring, 1 GB/s (1 byte per ns), 100 ns per hop,
- * no endpoint delay, no reduction cost, so a message of b bytes between
- * neighbours takes 100 + b ns (on a 3-ring every pair is a neighbour).  A
- * member of a ring all-reduce on n ranks sends step 0 when it joins, and
- * step j + 1 when step j has arrived from its predecessor (and it has
- * joined); after 2(n - 1) arrivals it is done (system/algo_ring.c).  Every
- * expected time below is derived in the comments from those rules.
+ * The cluster is exact (tu_exact_ring): a 1-D ring, 1 GB/s (1 byte per ns),
+ * 100 ns per hop, no endpoint delay, no reduction cost, so a message of b
+ * bytes between neighbours takes 100 + b ns (on a 3-ring every pair is a
+ * neighbour).  A member of a ring all-reduce on n ranks sends step 0 when it
+ * joins, and step j + 1 when step j has arrived from its predecessor (and it
+ * has joined); after 2(n - 1) arrivals it is done (system/algo_ring.c).
+ * Every expected time below is derived in the comments from those rules.
  */
 #include <check.h>
 #include <math.h>
@@ -25,54 +25,12 @@ enum
 #define NS(x) sim_time_from_ns (x)
 #define NONE WL_NO_NODE
 
-/* A 1-D ring of `ranks`, exact ps timing, 1 byte per ns, 100 ns per hop,
- * no endpoint delay or reduction cost. */
-static void
-config_init (AppConfig *cfg, guint32 ranks)
-{
-  app_config_init (cfg);
-  cfg->net.n_dims = 1;
-  cfg->net.dims[0] = (NetDimSpec) { .kind = NET_DIM_RING, .size = ranks, .bandwidth_Bps = 1e9,
-                                    .latency = sim_time_from_ns (100) };
-  cfg->net.model = NET_MODEL_ANALYTICAL;
-  cfg->net.rounding = NET_ROUND_PS;
-  cfg->sys.endpoint_delay = 0;
-  cfg->sys.reduction_passes = 0;
-}
-
-static char *
-prefix (void)
-{
-  return tu_scratch_path ("wl");
-}
-
-static void
-write_rank (guint32 rank, ChakraProtoMsg__Node **nodes, guint n)
-{
-  g_autofree char *p = prefix ();
-  g_autofree char *path = g_strdup_printf ("%s.%u.et", p, rank);
-  tu_write_trace (path, nodes, n);
-  for (guint i = 0; i < n; i++)
-    tu_node_free (nodes[i]);
-}
-
-static ChakraProtoMsg__Node *
-p2p (guint64 id, int type, gint64 src, gint64 dst, gint64 bytes)
-{
-  ChakraProtoMsg__Node *n = tu_node_new (id, type, type == T_SEND ? "send" : "recv");
-  tu_node_attr_int (n, "comm_src", src);
-  tu_node_attr_int (n, "comm_dst", dst);
-  tu_node_attr_int (n, "comm_tag", 0);
-  tu_node_attr_int (n, "comm_size", bytes);
-  return n;
-}
-
 /* Run the workload with recording on (or off); it must succeed.  The
  * caller frees the simulation. */
 static AppSim *
 run_recorded (const AppConfig *cfg, gboolean recording)
 {
-  g_autofree char *p = prefix ();
+  g_autofree char *p = tu_scratch_path ("wl");
   GError *error = NULL;
   AppSim *sim = app_sim_new (cfg, p, &error);
   g_assert_no_error (error);
@@ -149,20 +107,21 @@ stats (AppSim *sim, guint32 rank)
 static void
 write_three_ranks (guint64 late_us)
 {
-  ChakraProtoMsg__Node *s0 = p2p (2, T_SEND, 0, 1, 1000), *a0 = tu_coll (3, 0, 300);
+  g_autofree char *wl = tu_scratch_path ("wl");
+  ChakraProtoMsg__Node *s0 = tu_p2p (2, T_SEND, 0, 1, 0, 1000), *a0 = tu_coll (3, 0, 300);
   ChakraProtoMsg__Node *n0[] = { tu_comp (1, 10), s0, a0 };
   tu_node_dep (s0, 1);
   tu_node_dep (a0, 2);
-  write_rank (0, n0, 3);
+  tu_write_rank (wl, 0, n0, 3);
   ChakraProtoMsg__Node *c1 = tu_comp (3, 3), *a1 = tu_coll (4, 0, 300);
-  ChakraProtoMsg__Node *n1[] = { tu_comp (1, 2), p2p (2, T_RECV, 0, 1, 1000), c1, a1 };
+  ChakraProtoMsg__Node *n1[] = { tu_comp (1, 2), tu_p2p (2, T_RECV, 0, 1, 0, 1000), c1, a1 };
   tu_node_dep (c1, 2);
   tu_node_dep (a1, 3);
-  write_rank (1, n1, 4);
+  tu_write_rank (wl, 1, n1, 4);
   ChakraProtoMsg__Node *a2 = tu_coll (2, 0, 300);
   ChakraProtoMsg__Node *n2[] = { tu_comp (1, late_us), a2 };
   tu_node_dep (a2, 1);
-  write_rank (2, n2, 2);
+  tu_write_rank (wl, 2, n2, 2);
 }
 
 /* Rank 2 is late (50 us).  The all-reduce (ring 0 -> 1 -> 2 -> 0):
@@ -181,7 +140,7 @@ START_TEST (test_late_rank_two)
 {
   write_three_ranks (50);
   AppConfig cfg;
-  config_init (&cfg, 3);
+  tu_exact_ring (&cfg, 3);
   AppSim *sim = run_recorded (&cfg, TRUE);
   ck_assert_uint_eq (stats (sim, 0)->finish, NS (50800));
   ck_assert_uint_eq (stats (sim, 1)->finish, NS (50400));
@@ -219,7 +178,7 @@ START_TEST (test_late_rank_one_through_message)
 {
   write_three_ranks (5);
   AppConfig cfg;
-  config_init (&cfg, 3);
+  tu_exact_ring (&cfg, 3);
   AppSim *sim = run_recorded (&cfg, TRUE);
   ck_assert_uint_eq (stats (sim, 0)->finish, NS (14500));
   ck_assert_uint_eq (stats (sim, 1)->finish, NS (14700));
@@ -244,10 +203,11 @@ END_TEST
  * the first, which freed the slot.  The path is both. */
 START_TEST (test_slot_wait)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   ChakraProtoMsg__Node *n0[] = { tu_comp (1, 10), tu_comp (2, 20) };
-  write_rank (0, n0, 2);
+  tu_write_rank (wl, 0, n0, 2);
   AppConfig cfg;
-  config_init (&cfg, 1);
+  tu_exact_ring (&cfg, 1);
   ck_assert_uint_eq (cfg.wl.slots_comp, 1);
   AppSim *sim = run_recorded (&cfg, TRUE);
   ck_assert_uint_eq (record (sim, 0, 1)->ready, 0);
@@ -264,9 +224,6 @@ START_TEST (test_slot_wait)
 }
 END_TEST
 
-/* Ties for the last node: rank 0's COMP and host node both end at 10 us,
- * and so does rank 1's COMP.  The lowest rank wins, then the highest index:
- * rank 0's host node, alone on the path. */
 /* Two ranks.  Rank 0 sends 5000 bytes to rank 1 at 0: delivered at
  * 100 + 5000 = 5100 ns.  Rank 1 computes 2 us, then posts the receive at
  * 2000 ns (the data still in flight), which ends at 5100, then computes
@@ -276,15 +233,16 @@ END_TEST
  * it. */
 START_TEST (test_receive_waits_for_data_in_flight)
 {
-  ChakraProtoMsg__Node *n0[] = { p2p (1, T_SEND, 0, 1, 5000) };
-  write_rank (0, n0, 1);
-  ChakraProtoMsg__Node *recv = p2p (2, T_RECV, 0, 1, 5000), *c3 = tu_comp (3, 1);
+  g_autofree char *wl = tu_scratch_path ("wl");
+  ChakraProtoMsg__Node *n0[] = { tu_p2p (1, T_SEND, 0, 1, 0, 5000) };
+  tu_write_rank (wl, 0, n0, 1);
+  ChakraProtoMsg__Node *recv = tu_p2p (2, T_RECV, 0, 1, 0, 5000), *c3 = tu_comp (3, 1);
   tu_node_dep (recv, 1);
   tu_node_dep (c3, 2);
   ChakraProtoMsg__Node *n1[] = { tu_comp (1, 2), recv, c3 };
-  write_rank (1, n1, 3);
+  tu_write_rank (wl, 1, n1, 3);
   AppConfig cfg;
-  config_init (&cfg, 2);
+  tu_exact_ring (&cfg, 2);
   AppSim *sim = run_recorded (&cfg, TRUE);
   ck_assert_uint_eq (record (sim, 1, 1)->start, NS (2000));
   ck_assert_uint_eq (record (sim, 1, 1)->end, NS (5100));
@@ -298,16 +256,20 @@ START_TEST (test_receive_waits_for_data_in_flight)
 }
 END_TEST
 
+/* Ties for the last node: rank 0's COMP and host node both end at 10 us,
+ * and so does rank 1's COMP.  The lowest rank wins, then the highest index:
+ * rank 0's host node, alone on the path. */
 START_TEST (test_last_node_ties)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   ChakraProtoMsg__Node *cpu = tu_comp (2, 10);
   tu_node_attr_bool (cpu, "is_cpu_op", TRUE);
   ChakraProtoMsg__Node *n0[] = { tu_comp (1, 10), cpu };
-  write_rank (0, n0, 2);
+  tu_write_rank (wl, 0, n0, 2);
   ChakraProtoMsg__Node *n1[] = { tu_comp (1, 10) };
-  write_rank (1, n1, 1);
+  tu_write_rank (wl, 1, n1, 1);
   AppConfig cfg;
-  config_init (&cfg, 2);
+  tu_exact_ring (&cfg, 2);
   AppSim *sim = run_recorded (&cfg, TRUE);
   const Step want[] = { { 0, 2, 0, NS (10000), NONE, 0 } };
   assert_path (sim, G_MAXUINT64, want, G_N_ELEMENTS (want));
@@ -323,14 +285,15 @@ END_TEST
  * threshold above 1000 bytes), the send waited for nobody: [0, 6.1] us. */
 START_TEST (test_rendezvous_send)
 {
-  ChakraProtoMsg__Node *n0[] = { p2p (1, T_SEND, 0, 1, 1000) };
-  write_rank (0, n0, 1);
-  ChakraProtoMsg__Node *r1 = p2p (2, T_RECV, 0, 1, 1000);
+  g_autofree char *wl = tu_scratch_path ("wl");
+  ChakraProtoMsg__Node *n0[] = { tu_p2p (1, T_SEND, 0, 1, 0, 1000) };
+  tu_write_rank (wl, 0, n0, 1);
+  ChakraProtoMsg__Node *r1 = tu_p2p (2, T_RECV, 0, 1, 0, 1000);
   ChakraProtoMsg__Node *n1[] = { tu_comp (1, 5), r1 };
   tu_node_dep (r1, 1);
-  write_rank (1, n1, 2);
+  tu_write_rank (wl, 1, n1, 2);
   AppConfig cfg;
-  config_init (&cfg, 2);
+  tu_exact_ring (&cfg, 2);
   cfg.sys.rendezvous_threshold = 0;
   AppSim *sim = run_recorded (&cfg, TRUE);
   ck_assert_uint_eq (app_sim_end_time (sim), NS (6100));
@@ -351,7 +314,7 @@ START_TEST (test_no_recording)
 {
   write_three_ranks (5);
   AppConfig cfg;
-  config_init (&cfg, 3);
+  tu_exact_ring (&cfg, 3);
   AppSim *sim = run_recorded (&cfg, FALSE);
   WlReplay *r = app_sim_replay (sim);
   ck_assert_ptr_null (wl_replay_records (r, 0));
@@ -400,7 +363,7 @@ START_TEST (test_activity_bins)
 {
   write_three_ranks (5);
   AppConfig cfg;
-  config_init (&cfg, 3);
+  tu_exact_ring (&cfg, 3);
   AppSim *sim = run_recorded (&cfg, TRUE);
   WlReplay *r = app_sim_replay (sim);
   const SimTime want[3][3] = { { NS (10000), NS (4500), NS (4500) },

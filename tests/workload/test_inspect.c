@@ -26,15 +26,6 @@ rank_path (guint32 rank)
   return tu_scratch_path (name);
 }
 
-static void
-write_rank (guint32 rank, ChakraProtoMsg__Node **nodes, guint n)
-{
-  g_autofree char *path = rank_path (rank);
-  tu_write_trace (path, nodes, n);
-  for (guint i = 0; i < n; i++)
-    tu_node_free (nodes[i]);
-}
-
 static ChakraProtoMsg__Node *
 p2p (guint64 id, int type, gint64 src, gint64 dst)
 {
@@ -51,6 +42,7 @@ p2p (guint64 id, int type, gint64 src, gint64 dst)
 static void
 write_clean_rank (guint32 r, guint32 ranks)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   ChakraProtoMsg__Node *nodes[] = {
     tu_node_new (1, T_META, "meta"), tu_comp (2, 10), tu_coll (3, ALL_REDUCE, 1000), tu_comp (4, 5),
     tu_coll (5, ALL_GATHER, 200), p2p (6, T_SEND, r, (r + 1) % ranks),
@@ -58,7 +50,7 @@ write_clean_rank (guint32 r, guint32 ranks)
   };
   for (guint i = 2; i < G_N_ELEMENTS (nodes); i++)
     tu_node_dep (nodes[i], i); /* node i + 1 depends on node i */
-  write_rank (r, nodes, G_N_ELEMENTS (nodes));
+  tu_write_rank (wl, r, nodes, G_N_ELEMENTS (nodes));
 }
 
 /* Inspect the files wl.0.et .. wl.<n-1>.et; asserts it reads them. */
@@ -123,9 +115,10 @@ END_TEST
 
 START_TEST (test_dangling)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   ChakraProtoMsg__Node *nodes[] = { tu_comp (1, 1), tu_comp (2, 1) };
   tu_node_dep (nodes[1], 9);
-  write_rank (0, nodes, 2);
+  tu_write_rank (wl, 0, nodes, 2);
   g_autoptr (WlInspectReport) rep = inspect (1);
   const char *needles[] = { "wl.0.et", "node 2 depends on node 9", "dangling", NULL };
   assert_one_defect (rep, needles);
@@ -134,8 +127,9 @@ END_TEST
 
 START_TEST (test_duplicate)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   ChakraProtoMsg__Node *nodes[] = { tu_comp (1, 1), tu_comp (4, 1), tu_comp (4, 1) };
-  write_rank (0, nodes, 3);
+  tu_write_rank (wl, 0, nodes, 3);
   g_autoptr (WlInspectReport) rep = inspect (1);
   const char *needles[] = { "wl.0.et", "node 4", "appears 2 times", NULL };
   assert_one_defect (rep, needles);
@@ -145,6 +139,7 @@ END_TEST
 /* Two separate cycles (1 -> 2 -> 3 -> 1 and 5 -> 6 -> 5) are both named. */
 START_TEST (test_cycles)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   ChakraProtoMsg__Node *nodes[] = { tu_comp (1, 1), tu_comp (2, 1), tu_comp (3, 1), tu_comp (4, 1),
                                     tu_comp (5, 1), tu_comp (6, 1) };
   tu_node_dep (nodes[0], 2);
@@ -152,7 +147,7 @@ START_TEST (test_cycles)
   tu_node_ctrl_dep (nodes[2], 1);
   tu_node_dep (nodes[4], 6);
   tu_node_dep (nodes[5], 5);
-  write_rank (0, nodes, 6);
+  tu_write_rank (wl, 0, nodes, 6);
   g_autoptr (WlInspectReport) rep = inspect (1);
   ck_assert_uint_eq (wl_inspect_report_n_defects (rep), 2);
   const char *a = wl_inspect_report_defect (rep, 0), *b = wl_inspect_report_defect (rep, 1);
@@ -164,10 +159,11 @@ END_TEST
 
 START_TEST (test_collective_without_type_or_size)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   ChakraProtoMsg__Node *no_type = tu_node_new (3, T_COLL, "coll");
   tu_node_attr_int (no_type, "comm_size", 8);
   ChakraProtoMsg__Node *nodes[] = { no_type };
-  write_rank (0, nodes, 1);
+  tu_write_rank (wl, 0, nodes, 1);
   g_autoptr (WlInspectReport) rep = inspect (1);
   const char *needles[] = { "wl.0.et", "node 3", "without comm_type", NULL };
   assert_one_defect (rep, needles);
@@ -176,7 +172,7 @@ START_TEST (test_collective_without_type_or_size)
   ChakraProtoMsg__Node *no_size = tu_node_new (8, T_COLL, "coll");
   tu_node_attr_int (no_size, "comm_type", ALL_REDUCE);
   ChakraProtoMsg__Node *nodes2[] = { no_size };
-  write_rank (0, nodes2, 1);
+  tu_write_rank (wl, 0, nodes2, 1);
   rep = inspect (1);
   const char *needles2[] = { "wl.0.et", "node 8", "without comm_size", NULL };
   assert_one_defect (rep, needles2);
@@ -185,17 +181,18 @@ END_TEST
 
 START_TEST (test_p2p_wrong_rank)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   ChakraProtoMsg__Node *r0[] = { p2p (1, T_SEND, 0, 1) };
-  write_rank (0, r0, 1);
+  tu_write_rank (wl, 0, r0, 1);
   ChakraProtoMsg__Node *r1[] = { p2p (2, T_RECV, 0, 3) };
-  write_rank (1, r1, 1);
+  tu_write_rank (wl, 1, r1, 1);
   g_autoptr (WlInspectReport) rep = inspect (2);
   const char *needles[] = { "wl.1.et", "node 2", "comm_dst = 3", "rank 1", NULL };
   assert_one_defect (rep, needles);
   wl_inspect_report_free (g_steal_pointer (&rep));
 
   ChakraProtoMsg__Node *s[] = { p2p (5, T_SEND, 0, 0) };
-  write_rank (1, s, 1);
+  tu_write_rank (wl, 1, s, 1);
   rep = inspect (2);
   const char *needles2[] = { "wl.1.et", "node 5", "COMM_SEND with comm_src = 0", NULL };
   assert_one_defect (rep, needles2);
@@ -205,11 +202,12 @@ END_TEST
 /* Rank 2's second collective has another size; rank 3 lacks the second. */
 START_TEST (test_sequences_disagree)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   for (guint32 r = 0; r < 4; r++)
     {
       ChakraProtoMsg__Node *nodes[] = { tu_coll (1, ALL_REDUCE, 100),
                                         tu_coll (2, ALL_GATHER, r == 2 ? 300 : 200) };
-      write_rank (r, nodes, r == 3 ? 1 : 2);
+      tu_write_rank (wl, r, nodes, r == 3 ? 1 : 2);
       if (r == 3)
         tu_node_free (nodes[1]);
     }
@@ -229,7 +227,7 @@ START_TEST (test_sequences_disagree)
       ChakraProtoMsg__Node *c = tu_coll (1, ALL_REDUCE, r < 2 ? 100 : r == 2 ? 200 : 300);
       tu_node_attr_string (c, "pg_name", r < 2 ? "1" : "2");
       ChakraProtoMsg__Node *nodes[] = { c };
-      write_rank (r, nodes, 1);
+      tu_write_rank (wl, r, nodes, 1);
     }
   wl_inspect_report_free (g_steal_pointer (&rep));
   rep = inspect (4);
@@ -253,6 +251,7 @@ END_TEST
 
 START_TEST (test_cli_exit_codes)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   for (guint32 r = 0; r < 4; r++)
     write_clean_rank (r, 4);
   g_autofree char *prefix = tu_scratch_path ("wl");
@@ -271,7 +270,7 @@ START_TEST (test_cli_exit_codes)
 
   ChakraProtoMsg__Node *bad[] = { tu_comp (1, 1), tu_comp (1, 1) };
   tu_node_dep (bad[0], 7);
-  write_rank (3, bad, 2);
+  tu_write_rank (wl, 3, bad, 2);
   g_free (g_steal_pointer (&out));
   ck_assert_int_eq (tu_run (&out, argv), 1);
   ck_assert_ptr_nonnull (strstr (out, "node 1 depends on node 7"));

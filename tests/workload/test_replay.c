@@ -2,7 +2,9 @@
  * identical graphs, and the diagnostics for broken workloads.
  *
  * Workloads are written by the test with the Chakra writer; expected times
- * are sums and maxima of the durations the test chose.
+ * are sums and maxima of the durations the test chose.  The cluster is
+ * tu_exact_ring: a message of b bytes between ring neighbours takes
+ * 100 + b ns.
  */
 #include <check.h>
 #include <string.h>
@@ -17,54 +19,11 @@ enum
   T_META = 1, T_MEM_LOAD = 2, T_MEM_STORE = 3, T_COMP = 4, T_SEND = 5, T_RECV = 6, T_COLL = 7
 };
 
-/* A 1-D Ring cluster of `ranks`, exact ps timing, 1 GB/s (1 byte per ns),
- * 100 ns per hop, no endpoint delay or reduction cost: a message of b bytes
- * between neighbours takes 100 + b ns. */
-static void
-config_init (AppConfig *cfg, guint32 ranks)
-{
-  app_config_init (cfg);
-  cfg->net.n_dims = 1;
-  cfg->net.dims[0] = (NetDimSpec) { .kind = NET_DIM_RING, .size = ranks, .bandwidth_Bps = 1e9,
-                                    .latency = sim_time_from_ns (100) };
-  cfg->net.model = NET_MODEL_ANALYTICAL;
-  cfg->net.rounding = NET_ROUND_PS;
-  cfg->sys.endpoint_delay = 0;
-  cfg->sys.reduction_passes = 0;
-}
-
-static char *
-prefix (void)
-{
-  return tu_scratch_path ("wl");
-}
-
-static void
-write_rank (guint32 rank, ChakraProtoMsg__Node **nodes, guint n)
-{
-  g_autofree char *p = prefix ();
-  g_autofree char *path = g_strdup_printf ("%s.%u.et", p, rank);
-  tu_write_trace (path, nodes, n);
-  for (guint i = 0; i < n; i++)
-    tu_node_free (nodes[i]);
-}
-
-static ChakraProtoMsg__Node *
-p2p (guint64 id, int type, gint64 src, gint64 dst, gint64 tag, gint64 bytes)
-{
-  ChakraProtoMsg__Node *n = tu_node_new (id, type, type == T_SEND ? "send" : "recv");
-  tu_node_attr_int (n, "comm_src", src);
-  tu_node_attr_int (n, "comm_dst", dst);
-  tu_node_attr_int (n, "comm_tag", tag);
-  tu_node_attr_int (n, "comm_size", bytes);
-  return n;
-}
-
 /* Run the workload; returns the simulation (caller frees) or NULL with error. */
 static AppSim *
 run (AppConfig *cfg, GError **error)
 {
-  g_autofree char *p = prefix ();
+  g_autofree char *p = tu_scratch_path ("wl");
   AppSim *sim = app_sim_new (cfg, p, error);
   if (sim == NULL)
     return NULL;
@@ -92,7 +51,7 @@ static void
 expect_run_error (guint32 ranks, GQuark domain, gint code, const char *const *needles)
 {
   AppConfig cfg;
-  config_init (&cfg, ranks);
+  tu_exact_ring (&cfg, ranks);
   GError *error = NULL;
   ck_assert_ptr_null (run (&cfg, &error));
   g_assert_error (error, domain, code);
@@ -118,13 +77,14 @@ finish (AppSim *sim, guint32 rank)
  * control dependency: the times add up. */
 START_TEST (test_chain_out_of_order)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   ChakraProtoMsg__Node *c = tu_comp (3, 30), *a = tu_comp (1, 10), *b = tu_comp (2, 20);
   tu_node_dep (c, 2);
   tu_node_ctrl_dep (b, 1);
   ChakraProtoMsg__Node *nodes[] = { c, a, b };
-  write_rank (0, nodes, 3);
+  tu_write_rank (wl, 0, nodes, 3);
   AppConfig cfg;
-  config_init (&cfg, 1);
+  tu_exact_ring (&cfg, 1);
   AppSim *sim = run_ok (&cfg);
   ck_assert_uint_eq (finish (sim, 0), sim_time_from_us (60));
   ck_assert_uint_eq (wl_replay_rank_stats (app_sim_replay (sim), 0)->compute, sim_time_from_us (60));
@@ -138,12 +98,13 @@ END_TEST
  * accelerator work. */
 START_TEST (test_slots)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   ChakraProtoMsg__Node *a = tu_comp (1, 10), *b = tu_comp (2, 20), *cpu = tu_comp (3, 25);
   tu_node_attr_bool (cpu, "is_cpu_op", TRUE);
   ChakraProtoMsg__Node *nodes[] = { a, b, cpu };
-  write_rank (0, nodes, 3);
+  tu_write_rank (wl, 0, nodes, 3);
   AppConfig cfg;
-  config_init (&cfg, 1);
+  tu_exact_ring (&cfg, 1);
   AppSim *sim = run_ok (&cfg);
   ck_assert_uint_eq (finish (sim, 0), sim_time_from_us (30));
   const WlRankStats *st = wl_replay_rank_stats (app_sim_replay (sim), 0);
@@ -166,6 +127,7 @@ END_TEST
  * reaching rank 0 at 50.6 us. */
 START_TEST (test_late_joiner_and_skips)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   for (guint32 r = 0; r < 2; r++)
     {
       ChakraProtoMsg__Node *meta = tu_node_new (1, T_META, "meta");
@@ -176,10 +138,10 @@ START_TEST (test_late_joiner_and_skips)
       tu_node_dep (work, 2);
       tu_node_dep (ar, 3);
       ChakraProtoMsg__Node *nodes[] = { meta, odd, work, ar };
-      write_rank (r, nodes, 4);
+      tu_write_rank (wl, r, nodes, 4);
     }
   AppConfig cfg;
-  config_init (&cfg, 2);
+  tu_exact_ring (&cfg, 2);
   AppSim *sim = run_ok (&cfg);
   ck_assert_uint_eq (finish (sim, 0), sim_time_from_us (50) + 2 * sim_time_from_ns (300));
   ck_assert_uint_eq (finish (sim, 1), sim_time_from_us (50) + sim_time_from_ns (300));
@@ -193,13 +155,14 @@ END_TEST
 /* Byte-identical files share one graph; different ones do not. */
 START_TEST (test_identical_files_share_graph)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   for (guint32 r = 0; r < 4; r++)
     {
       ChakraProtoMsg__Node *nodes[] = { tu_coll (1, 0, r == 3 ? 800 : 800) };
-      write_rank (r, nodes, 1);
+      tu_write_rank (wl, r, nodes, 1);
     }
   AppConfig cfg;
-  config_init (&cfg, 4);
+  tu_exact_ring (&cfg, 4);
   AppSim *sim = run_ok (&cfg);
   ck_assert_uint_eq (wl_replay_distinct_graphs (app_sim_replay (sim)), 1);
   /* Ring all-reduce, 4 ranks, 800 bytes: 6 steps of (100 + 200) ns. */
@@ -213,15 +176,16 @@ END_TEST
  * 1 B/ns after the sender's 5 us of compute). */
 START_TEST (test_send_recv)
 {
-  ChakraProtoMsg__Node *w = tu_comp (1, 5), *s = p2p (2, T_SEND, 0, 1, 7, 1000);
+  g_autofree char *wl = tu_scratch_path ("wl");
+  ChakraProtoMsg__Node *w = tu_comp (1, 5), *s = tu_p2p (2, T_SEND, 0, 1, 7, 1000);
   tu_node_dep (s, 1);
   ChakraProtoMsg__Node *n0[] = { w, s };
-  write_rank (0, n0, 2);
-  ChakraProtoMsg__Node *n1[] = { p2p (1, T_RECV, 0, 1, 7, 1000), tu_comp (2, 1) };
+  tu_write_rank (wl, 0, n0, 2);
+  ChakraProtoMsg__Node *n1[] = { tu_p2p (1, T_RECV, 0, 1, 7, 1000), tu_comp (2, 1) };
   tu_node_dep (n1[1], 1);
-  write_rank (1, n1, 2);
+  tu_write_rank (wl, 1, n1, 2);
   AppConfig cfg;
-  config_init (&cfg, 2);
+  tu_exact_ring (&cfg, 2);
   AppSim *sim = run_ok (&cfg);
   SimTime arrive = sim_time_from_us (5) + sim_time_from_ns (100 + 1000);
   ck_assert_uint_eq (finish (sim, 0), arrive);
@@ -235,11 +199,12 @@ END_TEST
  * the node and what it waits for. */
 START_TEST (test_deadlock_report)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   ChakraProtoMsg__Node *n0[] = { tu_comp (1, 1) };
-  write_rank (0, n0, 1);
-  ChakraProtoMsg__Node *n1[] = { p2p (5, T_RECV, 0, 1, 3, 64), tu_comp (6, 1) };
+  tu_write_rank (wl, 0, n0, 1);
+  ChakraProtoMsg__Node *n1[] = { tu_p2p (5, T_RECV, 0, 1, 3, 64), tu_comp (6, 1) };
   tu_node_dep (n1[1], 5);
-  write_rank (1, n1, 2);
+  tu_write_rank (wl, 1, n1, 2);
   expect_run_error (2, SIM_ERROR, SIM_ERROR_DEADLOCK,
                     (const char *[]) { "rank 1: 2 of 2 nodes unfinished",
                                        "node 5 (COMM_RECV from rank 0 tag 3)", "no matching send",
@@ -250,10 +215,11 @@ END_TEST
 /* A collective that one rank never reaches. */
 START_TEST (test_missing_member)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   for (guint32 r = 0; r < 3; r++)
     {
       ChakraProtoMsg__Node *nodes[] = { r == 2 ? tu_comp (1, 1) : tu_coll (1, 0, 300) };
-      write_rank (r, nodes, 1);
+      tu_write_rank (wl, r, nodes, 1);
     }
   expect_run_error (3, SIM_ERROR, SIM_ERROR_DEADLOCK,
                     (const char *[]) { "2 of 3 ranks joined: 0,1; never joined: 2", NULL });
@@ -262,32 +228,35 @@ END_TEST
 
 START_TEST (test_dangling_dependency)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   ChakraProtoMsg__Node *a = tu_comp (1, 1);
   tu_node_dep (a, 99);
   ChakraProtoMsg__Node *nodes[] = { a };
-  write_rank (0, nodes, 1);
+  tu_write_rank (wl, 0, nodes, 1);
   expect_load_error (1, "node 1 depends on node 99, which is not in the trace");
 }
 END_TEST
 
 START_TEST (test_cycle)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   ChakraProtoMsg__Node *a = tu_comp (10, 1), *b = tu_comp (20, 1), *c = tu_comp (30, 1);
   tu_node_dep (a, 30);
   tu_node_dep (b, 10);
   tu_node_ctrl_dep (c, 20);
   ChakraProtoMsg__Node *nodes[] = { a, b, c };
-  write_rank (0, nodes, 3);
+  tu_write_rank (wl, 0, nodes, 3);
   expect_load_error (1, "dependency cycle through 3 nodes");
 }
 END_TEST
 
 START_TEST (test_rank_count_mismatch)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   for (guint32 r = 0; r < 4; r++)
     {
       ChakraProtoMsg__Node *nodes[] = { tu_comp (1, 1) };
-      write_rank (r, nodes, 1);
+      tu_write_rank (wl, r, nodes, 1);
     }
   expect_load_error (8, "the topology has 8 ranks but the workload has only 4 trace files");
   expect_load_error (2, "more trace files than the topology's 2 ranks");
@@ -296,18 +265,20 @@ END_TEST
 
 START_TEST (test_unsupported_collective)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   ChakraProtoMsg__Node *nodes[] = { tu_coll (1, 12, 100) };
-  write_rank (0, nodes, 1);
+  tu_write_rank (wl, 0, nodes, 1);
   expect_load_error (1, "comm_type 12 is not a collective type (0 to 9)");
 }
 END_TEST
 
 START_TEST (test_send_from_wrong_rank)
 {
-  ChakraProtoMsg__Node *n0[] = { p2p (4, T_SEND, 1, 0, 0, 8) };
-  write_rank (0, n0, 1);
+  g_autofree char *wl = tu_scratch_path ("wl");
+  ChakraProtoMsg__Node *n0[] = { tu_p2p (4, T_SEND, 1, 0, 0, 8) };
+  tu_write_rank (wl, 0, n0, 1);
   ChakraProtoMsg__Node *n1[] = { tu_comp (1, 1) };
-  write_rank (1, n1, 1);
+  tu_write_rank (wl, 1, n1, 1);
   expect_load_error (2, "rank 0 node 4: comm_src is not this rank");
 }
 END_TEST
@@ -318,6 +289,7 @@ END_TEST
  * 1500 and 750 ns. */
 START_TEST (test_memory_ops)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   for (int remote = 0; remote < 2; remote++)
     {
       ChakraProtoMsg__Node *a = tu_node_new (1, T_MEM_LOAD, "load");
@@ -325,9 +297,9 @@ START_TEST (test_memory_ops)
       tu_node_attr_int (a, "tensor_size", 2000);
       tu_node_attr_int (b, "tensor_size", 500);
       ChakraProtoMsg__Node *nodes[] = { a, b, tu_comp (3, 1) };
-      write_rank (0, nodes, 3);
+      tu_write_rank (wl, 0, nodes, 3);
       AppConfig cfg;
-      config_init (&cfg, 1);
+      tu_exact_ring (&cfg, 1);
       cfg.wl.mem_bw_Bps = 1e9;
       if (remote)
         cfg.wl.mem = (WlMemSpec) { .kind = WL_MEM_PER_NPU, .latency = sim_time_from_ns (500),
@@ -345,6 +317,7 @@ END_TEST
  * each (300 ns).  A collective naming an undefined group is an error. */
 START_TEST (test_metadata_groups)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   for (guint32 r = 0; r < 4; r++)
     {
       ChakraProtoMsg__Node *meta = tu_node_new (1, T_META, "pgs");
@@ -354,10 +327,10 @@ START_TEST (test_metadata_groups)
       tu_node_attr_string (ar, "pg_name", r < 2 ? "1" : "2.0");
       tu_node_dep (ar, 1);
       ChakraProtoMsg__Node *nodes[] = { meta, ar };
-      write_rank (r, nodes, 2);
+      tu_write_rank (wl, r, nodes, 2);
     }
   AppConfig cfg;
-  config_init (&cfg, 4);
+  tu_exact_ring (&cfg, 4);
   AppSim *sim = run_ok (&cfg);
   for (guint32 r = 0; r < 4; r++)
     ck_assert_uint_eq (finish (sim, r), sim_time_from_ns (600));
@@ -367,7 +340,7 @@ START_TEST (test_metadata_groups)
   ChakraProtoMsg__Node *ar = tu_coll (2, 0, 400);
   tu_node_attr_string (ar, "pg_name", "5");
   ChakraProtoMsg__Node *nodes[] = { ar };
-  write_rank (0, nodes, 1);
+  tu_write_rank (wl, 0, nodes, 1);
   expect_load_error (4, "process group 5 (pg_name) is not defined");
 }
 END_TEST
@@ -379,15 +352,16 @@ END_TEST
  * 3 -> 0 -> 1 -> 2 carries 400, 800, 1200 bytes. */
 START_TEST (test_rooted_from_trace)
 {
+  g_autofree char *wl = tu_scratch_path ("wl");
   for (guint32 r = 0; r < 4; r++)
     {
       ChakraProtoMsg__Node *bc = tu_coll (1, 5, 400);
       bc->duration_micros = 7;
       ChakraProtoMsg__Node *nodes[] = { bc };
-      write_rank (r, nodes, 1);
+      tu_write_rank (wl, r, nodes, 1);
     }
   AppConfig cfg;
-  config_init (&cfg, 4);
+  tu_exact_ring (&cfg, 4);
   AppSim *sim = run_ok (&cfg);
   for (guint32 r = 0; r < 4; r++)
     ck_assert_uint_eq (finish (sim, r), sim_time_from_ns (500 * r));
@@ -404,9 +378,9 @@ START_TEST (test_rooted_from_trace)
       ChakraProtoMsg__Node *g = tu_coll (1, 3, 400);
       tu_node_attr_int (g, "comm_root", 2);
       ChakraProtoMsg__Node *nodes[] = { g };
-      write_rank (r, nodes, 1);
+      tu_write_rank (wl, r, nodes, 1);
     }
-  config_init (&cfg, 4);
+  tu_exact_ring (&cfg, 4);
   sim = run_ok (&cfg);
   ck_assert_uint_eq (finish (sim, 3), 0);
   ck_assert_uint_eq (finish (sim, 0), sim_time_from_ns (100 + 400));

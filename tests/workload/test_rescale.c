@@ -57,10 +57,7 @@ write_dp (const char *name, const char *group, guint32 odd, gboolean send)
           tu_node_dep (nodes[n], 2);
           n++;
         }
-      g_autofree char *path = g_strdup_printf ("%s.%u.et", p, r);
-      tu_write_trace (path, nodes, n);
-      for (guint i = 0; i < n; i++)
-        tu_node_free (nodes[i]);
+      tu_write_rank (p, r, nodes, n);
     }
   return p;
 }
@@ -73,20 +70,13 @@ attr_int (const ChakraProtoMsg__Node *n, const char *name)
   return v;
 }
 
-/* A 1-D Ring of `ranks`, 1 byte per ns, 100 ns per hop, exact ps, no
- * endpoint or reduction cost; the finish time of every rank (all equal). */
+/* Simulate PREFIX on tu_exact_ring's ring of `ranks` (1 byte per ns,
+ * 100 ns per hop); the finish time of every rank (all equal). */
 static SimTime
 simulate (const char *prefix, guint32 ranks, SimTime *compute)
 {
   AppConfig cfg;
-  app_config_init (&cfg);
-  cfg.net.n_dims = 1;
-  cfg.net.dims[0] = (NetDimSpec) { .kind = NET_DIM_RING, .size = ranks, .bandwidth_Bps = 1e9,
-                                   .latency = sim_time_from_ns (100) };
-  cfg.net.model = NET_MODEL_ANALYTICAL;
-  cfg.net.rounding = NET_ROUND_PS;
-  cfg.sys.endpoint_delay = 0;
-  cfg.sys.reduction_passes = 0;
+  tu_exact_ring (&cfg, ranks);
   GError *error = NULL;
   AppSim *sim = app_sim_new (&cfg, prefix, &error);
   g_assert_no_error (error);
