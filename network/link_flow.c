@@ -250,7 +250,7 @@ component_reschedule (FlowNet *f, SimTime now)
       if (fl->end_event != 0)
         sim_sched_cancel (f->net->sched, fl->end_event);
       fl->end_at = end;
-      fl->end_event = sim_sched_at (f->net->sched, end, on_flow_end, f, id);
+      fl->end_event = sim_sched_at_cancellable (f->net->sched, end, on_flow_end, f, id);
     }
 }
 

@@ -49,16 +49,13 @@
 #include "sim/sched.h"
 #include "sim/simtime.h"
 
-/* One scheduled event: 40 bytes.  slot and gen are the scheduler's
- * bookkeeping for cancel. */
+/* One scheduled event: 32 bytes. */
 typedef struct
 {
   SimTime time;
   SimHandler fn;
   gpointer data;
   guint64 arg;
-  guint32 slot;
-  guint32 gen;
 } SimQueueEntry;
 
 /* Wider digits mean fewer moves but more buckets to keep in cache.  On the

@@ -41,12 +41,16 @@ void sim_sched_free (SimSched *sched); /* accepts NULL */
 /* The current simulated time: the time of the event being run. */
 SimTime sim_sched_now (const SimSched *sched);
 
-/* Schedule fn(sched, data, arg) at absolute time t >= now.  Returns its id. */
-SimEventId sim_sched_at (SimSched *sched, SimTime t, SimHandler fn, gpointer data, guint64 arg);
+/* Schedule fn(sched, data, arg) at absolute time t >= now. */
+void sim_sched_at (SimSched *sched, SimTime t, SimHandler fn, gpointer data, guint64 arg);
 
-/* Schedule fn(sched, data, arg) after delay picoseconds.  Returns its id. */
-SimEventId sim_sched_after (SimSched *sched, SimTime delay, SimHandler fn, gpointer data,
-                            guint64 arg);
+/* Schedule fn(sched, data, arg) after delay picoseconds. */
+void sim_sched_after (SimSched *sched, SimTime delay, SimHandler fn, gpointer data, guint64 arg);
+
+/* As sim_sched_at, for an event that may be cancelled: returns its id.
+ * Plain events skip the bookkeeping that cancelling needs. */
+SimEventId sim_sched_at_cancellable (SimSched *sched, SimTime t, SimHandler fn, gpointer data,
+                                     guint64 arg);
 
 /* Cancel a pending event.  Returns FALSE if it already ran or was cancelled.
  * Cancelled events are dropped lazily when they reach the front. */

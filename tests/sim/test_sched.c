@@ -67,7 +67,7 @@ record (SimSched *s, gpointer data, guint64 arg)
 static SimEventId
 at (SimTime t, guint64 arg)
 {
-  SimEventId id = sim_sched_at (sched, t, record, NULL, arg);
+  SimEventId id = sim_sched_at_cancellable (sched, t, record, NULL, arg);
   ck_assert_uint_ne (id, 0);
   return id;
 }
@@ -282,7 +282,7 @@ cancel_self (SimSched *s, gpointer data, guint64 arg)
 
 START_TEST (test_cancel_running_event)
 {
-  victim = sim_sched_at (sched, 10, cancel_self, NULL, 1);
+  victim = sim_sched_at_cancellable (sched, 10, cancel_self, NULL, 1);
   sim_sched_run (sched, SIM_TIME_MAX, 0);
   ck_assert_uint_eq (seen->len, 1);
 }
@@ -448,7 +448,7 @@ static void
 work_schedule (Work *w, SimTime t)
 {
   Ref r = { t, w->log->len, 0, FALSE, FALSE };
-  r.id = sim_sched_at (sched, t, work_fire, w, r.seq);
+  r.id = sim_sched_at_cancellable (sched, t, work_fire, w, r.seq);
   CHECK_QUIET (r.id != 0, "no id for seq %" G_GUINT64_FORMAT, r.seq);
   g_array_append_val (w->log, r);
 }
