@@ -6,6 +6,7 @@
 #   make check      deps + build + every test suite
 #   make check-asan the suites under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      benchmarks, CSV in build/bench.csv
+#   make bench-large the 131,072-rank and GPT-3 cases, CSV in build/bench-large.csv
 #
 # Sources are found by wildcard: a new module is a new .c file in its layer,
 # a new suite is a new tests/<layer>/test_<module>.c.
@@ -39,7 +40,7 @@ DEBIAN_PKGS := build-essential pkg-config libglib2.0-dev libxml2-dev libxml2-uti
                zlib1g-dev time gnuplot-nox
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps run check check-asan bench clean
+.PHONY: all deps run check check-asan bench bench-large clean
 # Keep intermediate objects (the test support code) between builds.
 .SECONDARY:
 all: $(BUILD)/orrery
@@ -127,6 +128,11 @@ check-asan: deps
 bench: deps
 	@$(MAKE) --no-print-directory $(BUILD)/orrery $(BENCH_BIN)
 	@BUILD=$(BUILD) scripts/bench
+
+# The 131,072-rank and GPT-3 cases: several minutes.
+bench-large: deps
+	@$(MAKE) --no-print-directory $(BUILD)/orrery
+	@BUILD=$(BUILD) scripts/bench --large
 
 clean:
 	rm -rf $(BUILD)
