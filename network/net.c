@@ -49,6 +49,7 @@ net_free (Net *net)
     return;
   if (net->klass->destroy != NULL)
     net->klass->destroy (net->state);
+  g_free (net->paths);
   g_free (net);
 }
 
@@ -100,6 +101,38 @@ net_serialization_ps (guint64 bytes, double bandwidth_Bps)
   return ps >= (double) SIM_TIME_MAX ? SIM_TIME_MAX : (SimTime) ps;
 }
 
+/* splitmix64's finalizer: every bit of the pair moves every bit of the
+ * place. */
+static guint64
+pair_hash (guint64 h)
+{
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+  return h ^ (h >> 31);
+}
+
+/* Along the route from src to dst: every link's latency, and the narrowest
+ * link's bandwidth. */
+static const NetPathPrice *
+path_price (Net *net, NetGraph *graph, guint32 src, guint32 dst)
+{
+  if (net->paths == NULL)
+    net->paths = g_new0 (NetPathPrice, NET_PATH_CACHE);
+  guint64 key = ((guint64) src << 32 | dst) + 1;
+  NetPathPrice *p = &net->paths[pair_hash (key) & (NET_PATH_CACHE - 1)];
+  if (p->key == key)
+    return p;
+  *p = (NetPathPrice) { .key = key, .latency = 0, .bottleneck_Bps = INFINITY };
+  for (guint32 at = src; at != dst;)
+    {
+      const NetGraphLink *l = net_graph_link (graph, net_graph_next (graph, at, src, dst));
+      p->latency += l->latency;
+      p->bottleneck_Bps = MIN (p->bottleneck_Bps, l->bandwidth_Bps);
+      at = l->to;
+    }
+  return p;
+}
+
 SimTime
 net_delay (Net *net, guint32 src, guint32 dst, guint64 bytes)
 {
@@ -107,18 +140,8 @@ net_delay (Net *net, guint32 src, guint32 dst, guint64 bytes)
   NetGraph *graph = net_topo_graph (net->topo);
   if (graph != NULL)
     {
-      /* Along the route: every link's latency, and the bytes through the
-       * narrowest link. */
-      SimTime latency = 0;
-      double bottleneck = INFINITY;
-      for (guint32 at = src; at != dst;)
-        {
-          const NetGraphLink *l = net_graph_link (graph, net_graph_next (graph, at, src, dst));
-          latency += l->latency;
-          bottleneck = MIN (bottleneck, l->bandwidth_Bps);
-          at = l->to;
-        }
-      return sim_time_add (latency, net_serialization_ps (bytes, bottleneck));
+      const NetPathPrice *p = path_price (net, graph, src, dst);
+      return sim_time_add (p->latency, net_serialization_ps (bytes, p->bottleneck_Bps));
     }
   guint32 hops = 0;
   guint d = net_topo_route (net->topo, src, dst, &hops);

@@ -16,9 +16,24 @@ typedef struct
   SimTime delay;
 } NetDelayMemo;
 
+/* The latency and narrowest bandwidth of one route of an explicit graph,
+ * cached under key src << 32 | dst, plus 1 (0: an empty place). */
+typedef struct
+{
+  guint64 key;
+  SimTime latency;
+  double bottleneck_Bps;
+} NetPathPrice;
+
+#define NET_PATH_CACHE (1u << 18) /* places, a power of two */
+
 struct _Net
 {
   NetDelayMemo memo;
+  /* Explicit graphs: route prices, direct-mapped by a hash of the pair
+   * (walking a route visits every port of each switch on it).  A pair that
+   * finds its place taken walks its route again: same price. */
+  NetPathPrice *paths;
   SimSched *sched;
   const NetTopo *topo;
   const NetModelClass *klass;
