@@ -11,6 +11,10 @@ struct _NetTopo
   guint32 ranks;
   guint32 stride[NET_MAX_DIMS];
   NetGraph *graph;
+  /* Every rank's coordinates, rank-major ([rank * n_dims + d]): routing
+   * compares them for every message.  NULL past 2^22 entries (then
+   * computed). */
+  guint32 *coord;
 };
 
 static const char *const dim_kind_names[] = { "Ring", "FullyConnected", "Switch" };
@@ -112,6 +116,13 @@ net_topo_new (const NetSpec *spec, GError **error)
   topo->ranks = (guint32) ranks;
   for (guint d = 0; d < spec->n_dims; d++)
     topo->stride[d] = stride[d];
+  if (ranks * spec->n_dims <= (1u << 22))
+    {
+      topo->coord = g_new (guint32, ranks * spec->n_dims);
+      for (guint32 r = 0; r < topo->ranks; r++)
+        for (guint d = 0; d < spec->n_dims; d++)
+          topo->coord[(gsize) r * spec->n_dims + d] = (r / stride[d]) % spec->dims[d].size;
+    }
   return topo;
 }
 
@@ -121,6 +132,7 @@ net_topo_free (NetTopo *topo)
   if (topo == NULL)
     return;
   net_graph_free (topo->graph);
+  g_free (topo->coord);
   g_free (topo);
 }
 
@@ -175,39 +187,53 @@ guint
 net_topo_route (const NetTopo *topo, guint32 src, guint32 dst, guint32 *hops)
 {
   g_assert (src != dst);
-  guint32 a = src, b = dst;
-  for (guint d = 0; d < topo->spec.n_dims; d++)
+  guint nd = topo->spec.n_dims;
+  guint d = 0;
+  guint32 ca = 0, cb = 0;
+  if (topo->coord != NULL)
+    {
+      const guint32 *xa = &topo->coord[(gsize) src * nd], *xb = &topo->coord[(gsize) dst * nd];
+      while (d < nd && xa[d] == xb[d])
+        d++;
+      if (d < nd)
+        {
+          ca = xa[d];
+          cb = xb[d];
+        }
+    }
+  else
+    {
+      for (guint32 a = src, b = dst; d < nd; d++)
+        {
+          guint32 n = topo->spec.dims[d].size;
+          if ((ca = a % n) != (cb = b % n))
+            break;
+          a /= n;
+          b /= n;
+        }
+    }
+  g_assert (d < nd);
+  if (hops != NULL)
     {
       guint32 n = topo->spec.dims[d].size;
-      guint32 ca = a % n, cb = b % n;
-      if (ca != cb)
+      switch (topo->spec.dims[d].kind)
         {
-          if (hops != NULL)
-            {
-              switch (topo->spec.dims[d].kind)
-                {
-                case NET_DIM_RING:
-                  {
-                    guint32 fwd = (cb + n - ca) % n;
-                    *hops = MIN (fwd, n - fwd);
-                    break;
-                  }
-                case NET_DIM_FULLY_CONNECTED:
-                  *hops = 1;
-                  break;
-                case NET_DIM_SWITCH:
-                default:
-                  *hops = 2;
-                  break;
-                }
-            }
-          return d;
+        case NET_DIM_RING:
+          {
+            guint32 fwd = cb >= ca ? cb - ca : cb + n - ca;
+            *hops = MIN (fwd, n - fwd);
+            break;
+          }
+        case NET_DIM_FULLY_CONNECTED:
+          *hops = 1;
+          break;
+        case NET_DIM_SWITCH:
+        default:
+          *hops = 2;
+          break;
         }
-      a /= n;
-      b /= n;
     }
-  g_assert_not_reached ();
-  return 0;
+  return d;
 }
 
 guint

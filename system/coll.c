@@ -288,7 +288,9 @@ ctx_init (SysPhaseCtx *ctx, SysColl *coll, guint64 key)
   ctx->coll = coll;
   ctx->op = coll->phase[ph].op;
   ctx->in_bytes = coll->in_bytes[chunk * coll->n_phases + ph];
-  ctx->pos = (member / gd->stride) % gd->size;
+  const SysGroup *group = coll->group;
+  ctx->pos = group->pos != NULL ? group->pos[(gsize) member * (group->n_dims + 1) + coll->phase[ph].gdim]
+                                : (member / gd->stride) % gd->size;
   ctx->n = gd->size;
   ctx->run_index = ((guint64) member * coll->n_chunks + chunk) * coll->n_phases + ph;
   ctx->run_key = key;

@@ -85,6 +85,19 @@ group_flat_dim (SysGroup *g, const NetTopo *topo)
   g->dims[g->n_dims] = (SysGroupDim) { .topo_dim = outer, .size = g->n, .stride = 1 };
 }
 
+/* Tabulate every member's position on every group dimension. */
+static void
+group_positions (SysGroup *g)
+{
+  guint per = g->n_dims + 1;
+  if ((guint64) g->n * per > (1u << 22)) /* 16 MiB */
+    return;
+  g->pos = g_new (guint32, MAX ((gsize) g->n * per, 1u));
+  for (guint32 m = 0; m < g->n; m++)
+    for (guint d = 0; d < per; d++)
+      g->pos[(gsize) m * per + d] = (m / g->dims[d].stride) % g->dims[d].size;
+}
+
 SysGroup *
 sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n, gboolean astra)
 {
@@ -105,6 +118,7 @@ sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n,
                                                  .size = net_topo_dim_size (topo, d),
                                                  .stride = net_topo_stride (topo, d) };
       group_flat_dim (g, topo);
+      group_positions (g);
       return g;
     }
   if (astra && n > 1 && n < net_topo_ranks (topo))
@@ -119,6 +133,7 @@ sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n,
   else
     g->ranks[0] = ranks[0];
   group_flat_dim (g, topo);
+  group_positions (g);
   g->member_of = g_hash_table_new (g_direct_hash, g_direct_equal);
   for (guint32 i = 0; i < n; i++)
     g_hash_table_insert (g->member_of, GUINT_TO_POINTER (g->ranks[i] + 1u),
@@ -133,6 +148,7 @@ sys_group_free (SysGroup *g)
     return;
   g_free (g->ranks);
   g_free (g->next_seq);
+  g_free (g->pos);
   if (g->member_of != NULL)
     g_hash_table_unref (g->member_of);
   g_hash_table_unref (g->live);

@@ -33,6 +33,11 @@ typedef struct
    * a fixed 10 ns per message instead of the endpoint delay. */
   gboolean astra_local;
   guint32 *next_seq;      /* per member: sequence number of its next collective */
+  /* Per member and group dimension (flat one included): the member's
+   * position on that dimension's line, (member / stride) % size, computed
+   * once: the message path needs it for every message.  NULL for groups too
+   * large to tabulate (then computed). */
+  guint32 *pos;
   GHashTable *live;       /* seq + 1 -> SysColl* */
 } SysGroup;
 
