@@ -9,7 +9,8 @@
 #   make bench-large the 131,072-rank and GPT-3 cases, CSV in build/bench-large.csv
 #
 # Sources are found by wildcard: a new module is a new .c file in its layer,
-# a new suite is a new tests/<layer>/test_<module>.c.
+# a new suite is a new tests/<layer>/test_<module>.c (or tests/scripts/test_<name>.sh,
+# a bash test printing "ok NAME" / "FAIL NAME" lines).
 
 CC       ?= cc
 BUILD    ?= build
@@ -27,9 +28,10 @@ LDLIBS   += $(PKG_LIBS) -lm
 LAYERS   := sim network system workload sim/app
 LIB_SRC  := $(filter-out sim/app/main.c,$(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/gen/chakra.pb-c.o
-GEN_HDR  := $(BUILD)/gen/chakra.pb-c.h $(BUILD)/gen/cluster_rng.h
+GEN_HDR  := $(BUILD)/gen/chakra.pb-c.h $(BUILD)/gen/cluster_rng.h $(BUILD)/gen/sweep_rng.h
 TEST_SRC := $(wildcard tests/*/test_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+SCRIPT_TESTS := $(wildcard tests/scripts/test_*.sh)
 TEST_SUPPORT := $(wildcard tests/support/*.c)
 TEST_SUPPORT_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SUPPORT))
 BENCH_SRC := $(wildcard tests/bench/*.c)
@@ -37,7 +39,7 @@ BENCH_BIN := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 DEBIAN_PKGS := build-essential pkg-config libglib2.0-dev libxml2-dev libxml2-utils check \
                libprotobuf-c-dev protobuf-c-compiler libjson-glib-dev libyaml-dev \
-               zlib1g-dev time gnuplot-nox
+               zlib1g-dev time gnuplot-nox parallel
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps run check check-asan bench bench-large clean
@@ -59,12 +61,13 @@ $(BUILD)/gen/chakra.pb-c.c $(BUILD)/gen/chakra.pb-c.h: workload/chakra.proto
 	@mkdir -p $(BUILD)/gen
 	protoc-c --proto_path=workload --c_out=$(BUILD)/gen workload/chakra.proto
 
-# The RelaxNG schema is compiled into the binary as a byte array, so that
-# build/orrery validates configs from any directory.
-$(BUILD)/gen/cluster_rng.h: configs/cluster.rng
+# The RelaxNG schemas (configs/NAME.rng: cluster, sweep) are compiled into
+# the binary as byte arrays NAME_rng, so that build/orrery validates configs
+# and sweep specs from any directory.
+$(BUILD)/gen/%_rng.h: configs/%.rng
 	@mkdir -p $(BUILD)/gen
-	@{ echo '/* generated from configs/cluster.rng: do not edit */'; \
-	   echo 'static const unsigned char cluster_rng[] = {'; \
+	@{ echo '/* generated from $<: do not edit */'; \
+	   echo 'static const unsigned char $*_rng[] = {'; \
 	   od -An -v -tx1 $< | sed -e 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	   echo '};'; } > $@
 
@@ -116,7 +119,7 @@ $(BUILD)/run-workload: $(BUILD)/orrery
 
 check: deps
 	@$(MAKE) --no-print-directory build-all
-	@ORRERY=$(BUILD)/orrery SHARED=../shared scripts/run-tests $(TEST_BIN)
+	@ORRERY=$(BUILD)/orrery SHARED=../shared scripts/run-tests $(TEST_BIN) $(SCRIPT_TESTS)
 
 check-asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan \

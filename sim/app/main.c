@@ -14,6 +14,7 @@
 #include "sim/app/plotdata.h"
 #include "sim/app/report.h"
 #include "sim/app/simulation.h"
+#include "sim/app/sweep.h"
 #include "sim/app/timeline.h"
 #include "sim/error.h"
 #include "sim/units.h"
@@ -718,7 +719,8 @@ usage (FILE *out)
            "  gen   generate workloads: gen collective\n"
            "  rescale  rewrite a data-parallel trace set for another number of ranks\n"
            "  inspect  summarise a trace set (PREFIX or FILE) and list its defects\n"
-           "  plot-data  write a --report's figures as data for gnuplot (see scripts/plot)\n\n"
+           "  plot-data  write a --report's figures as data for gnuplot (see scripts/plot)\n"
+           "  sweep  expand a parameter sweep spec into points, run one, gather a CSV\n\n"
            "'orrery COMMAND --help' lists a command's options, with units and defaults.\n\n"
            EXIT_CODES_HELP "\n");
 }
@@ -743,6 +745,8 @@ main (int argc, char **argv)
     return cmd_inspect (argc - 1, argv + 1);
   if (strcmp (argv[1], "plot-data") == 0)
     return cmd_plot_data (argc - 1, argv + 1);
+  if (strcmp (argv[1], "sweep") == 0)
+    return app_sweep_main (argc - 1, argv + 1, argv[0]);
   if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
     {
       usage (stdout);
