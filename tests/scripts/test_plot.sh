@@ -1,0 +1,278 @@
+#!/usr/bin/env bash
+# Tests of scripts/plot: sweep CSVs written here by hand (a quoted field, a
+# failed point, values with units) drawn as lines and heat maps, the data
+# files gnuplot reads checked against values computed by hand, the errors;
+# and the report mode on a small hand-written report (with the real orrery
+# binary, ORRERY, default build/orrery).  Prints one "ok NAME" or "FAIL
+# NAME" line per check, then "N checks, N failed"; exits 1 if any check
+# failed.  Without gnuplot, prints "skip: gnuplot not installed" and exits 0.
+# Usage: tests/scripts/test_plot.sh   (run by `make check` through
+# scripts/run-tests, from the repository root).
+set -uo pipefail
+
+ORRERY=${ORRERY:-build/orrery}
+case "$ORRERY" in /*) ;; */*) ORRERY=$PWD/$ORRERY ;; esac
+export ORRERY
+cd "$(dirname "$0")/../.." || exit 1
+PLOT=$PWD/scripts/plot
+
+if ! command -v gnuplot >/dev/null 2>&1; then
+  echo "skip: gnuplot not installed"
+  exit 0
+fi
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/test_plot.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+checks=0 failures=0
+# check NAME COMMAND...: one check, passed when COMMAND succeeds.
+check () {
+  local name=$1; shift
+  checks=$((checks + 1))
+  if "$@"; then
+    echo "ok $name"
+  else
+    echo "FAIL $name"
+    failures=$((failures + 1))
+  fi
+}
+
+# png FILE: FILE starts with PNG's signature (89 50 4E 47 0D 0A 1A 0A).
+png () { [ "$(head -c 8 "$1" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
+# svg FILE: FILE is a non-empty SVG document.
+svg () { [ -s "$1" ] && grep -q '<svg' "$1" && grep -q '</svg>' "$1"; }
+# drawn PREFIX: PREFIX.png and PREFIX.svg were drawn.
+drawn () { png "$1.png" && svg "$1.svg"; }
+# same ACTUAL EXPECTED: the two texts are equal (a diff on stderr if not).
+same () { diff -u <(printf '%s\n' "$2") <(printf '%s\n' "$1") >&2; }
+# same_file FILE EXPECTED: FILE holds EXPECTED and a line break.
+same_file () { diff -u <(printf '%s\n' "$2") "$1" >&2; }
+has () { grep -qF -- "$2" "$1"; }
+# fails_with LOG MESSAGE COMMAND...: COMMAND exits 1 with one line on
+# stderr, which holds MESSAGE, and draws nothing.
+fails_with () {
+  local log=$1 msg=$2 rc=0; shift 2
+  "$@" >"$log.out" 2>"$log" || rc=$?
+  [ "$rc" = 1 ] || { echo "  exit status $rc, expected 1" >&2; return 1; }
+  [ "$(wc -l <"$log")" = 1 ] || { echo "  stderr: $(cat "$log")" >&2; return 1; }
+  has "$log" "$msg" || { echo "  stderr: $(cat "$log")" >&2; return 1; }
+  ! grep -q '\.png$' "$log.out"
+}
+T=$'\t'
+
+# A sweep of size x algorithm x model.  The second algorithm's name holds a
+# comma, so it is quoted; point 3 failed, with a message holding doubled
+# quotes, a comma and a line break.
+cat >"$TMP/grid.csv" <<'EOF'
+point,size,algo,model,status,simulated_time_ns,compute_ns,exposed_comm_ns,busbw_GBps,wall_s,error
+0,16MiB,"ring, 2 chunks",flow,ok,1500000,0,1500000,10,0.5,
+1,64MiB,"ring, 2 chunks",flow,ok,4500000,0,4500000,15,0.25,
+2,16MiB,tree,flow,ok,2500,0,2500,20,0.125,
+3,64MiB,tree,flow,failed,,,,,0.5,"exit 1: a ""quoted"", message
+on two lines"
+4,16MiB,"ring, 2 chunks",analytical,ok,1000000,0,1000000,30,0.5,
+5,64MiB,"ring, 2 chunks",analytical,ok,2000000,0,2000000,40,0.5,
+6,16MiB,tree,analytical,ok,3000000,0,3000000,50,0.5,
+7,64MiB,tree,analytical,ok,6000000,0,6000000,60,0.5,
+EOF
+
+# Lines, model fixed: 16MiB and 64MiB are 16777216 and 67108864 bytes, the
+# largest time 4,500,000 ns is below 10,000 us, so times are in us.
+out=$TMP/flow
+"$PLOT" --sweep "$TMP/grid.csv" --x size --series algo --where model=flow -o "$out" \
+  >"$out.out" 2>"$out.err"
+check lines_exit [ $? = 0 ]
+check lines_drawn drawn "$out-simulated_time_ns"
+check lines_prints_paths same_file "$out.out" "$out-simulated_time_ns.dat
+$out-simulated_time_ns.png
+$out-simulated_time_ns.svg"
+check lines_data same_file "$out-simulated_time_ns.dat" "# grid: simulated time (us) against size, one block per algo
+# columns: size (bytes), simulated time (us), size as written
+# algo: ring, 2 chunks
+16777216${T}1500${T}16MiB
+67108864${T}4500${T}64MiB
+
+
+# algo: tree
+16777216${T}2.5${T}16MiB"
+check lines_failed_counted has "$out.err" "left out 1 of 4 points matching --where model=flow: status not ok (1 failed)"
+check lines_constant_in_title grep -q "model=flow" "$out-simulated_time_ns.svg"
+
+# The same data again, byte for byte.
+cp "$out-simulated_time_ns.dat" "$TMP/first.dat"
+"$PLOT" --sweep "$TMP/grid.csv" --x size --series algo --where model=flow -o "$out" >/dev/null 2>&1
+check lines_deterministic cmp -s "$TMP/first.dat" "$out-simulated_time_ns.dat"
+
+# The bare form with the defaults: x = size, one line per algo, model
+# added to the labels; the prefix is the CSV's path without .csv.  The
+# largest time, 6,000,000 ns, is 6000 us.
+"$PLOT" "$TMP/grid.csv" >"$TMP/bare.out" 2>"$TMP/bare.err"
+check bare_exit [ $? = 0 ]
+check bare_drawn drawn "$TMP/grid-simulated_time_ns"
+check bare_blocks same "$(grep '^# algo' "$TMP/grid-simulated_time_ns.dat")" "# algo, model: ring, 2 chunks, flow
+# algo, model: tree, flow
+# algo, model: ring, 2 chunks, analytical
+# algo, model: tree, analytical"
+check bare_values has "$TMP/grid-simulated_time_ns.dat" "67108864${T}6000${T}64MiB"
+check bare_failed_counted has "$TMP/bare.err" "left out 1 of 8 points: status not ok (1 failed)"
+
+# Two values of one --where are alternatives: the same as no --where.
+"$PLOT" "$TMP/grid.csv" --where model=flow --where=model=analytical -o "$TMP/both" >/dev/null 2>&1
+check where_alternatives cmp -s "$TMP/both-simulated_time_ns.dat" "$TMP/grid-simulated_time_ns.dat"
+# Two --where on different parameters must both hold.
+"$PLOT" "$TMP/grid.csv" --x size --where model=analytical --where algo=tree -o "$TMP/one" >/dev/null 2>&1
+check where_filters same "$(grep -v '^#' "$TMP/one-simulated_time_ns.dat")" "16777216${T}3000${T}16MiB
+67108864${T}6000${T}64MiB"
+
+# wall_s: 0.5 s is 500,000,000 ns, at least 10,000 us: shown in ms.
+"$PLOT" "$TMP/grid.csv" --y wall_s --x algo --series size --where model=flow -o "$TMP/wall" >/dev/null 2>&1
+check wall_in_ms same "$(sed -n '2,4p' "$TMP/wall-wall_s.dat")" "# columns: algo as a category number, wall time (ms), algo as written
+# size: 16MiB
+0${T}500${T}ring, 2 chunks"
+
+# Heat map of bus bandwidth, model fixed: size across, algo down in order
+# of appearance; 30..60 GB/s, so 30 and 40 (below the middle of the
+# colour scale) are printed white (16777215), 50 and 60 black.
+out=$TMP/heat
+"$PLOT" --sweep "$TMP/grid.csv" --x size --heat algo --y busbw_GBps --where model=analytical \
+  -o "$out" >"$out.out" 2>"$out.err"
+check heat_exit [ $? = 0 ]
+check heat_drawn drawn "$out-busbw_GBps"
+check heat_data same "$(grep -v '^#' "$out-busbw_GBps.dat")" "0${T}0${T}30${T}16MiB${T}ring, 2 chunks${T}30${T}16777215
+1${T}0${T}40${T}64MiB${T}ring, 2 chunks${T}40${T}16777215
+0${T}1${T}50${T}16MiB${T}tree${T}50${T}0
+1${T}1${T}60${T}64MiB${T}tree${T}60${T}0"
+check heat_quiet [ ! -s "$out.err" ]
+# The failed point leaves its cell empty (grey).
+"$PLOT" --sweep "$TMP/grid.csv" --heat algo --where model=flow -o "$TMP/hole" >/dev/null 2>"$TMP/hole.err"
+check heat_hole same "$(grep -v '^#' "$TMP/hole-simulated_time_ns.dat" | cut -f1-3)" "0${T}0${T}1500
+1${T}0${T}4500
+0${T}1${T}2.5"
+check heat_hole_drawn drawn "$TMP/hole-simulated_time_ns"
+check heat_hole_counted has "$TMP/hole.err" "(1 failed)"
+
+# Units: bandwidths over a factor 1000 (a log axis) in B/s (1 Gb/s is
+# 125,000,000 B/s), sorted by value.
+cat >"$TMP/bw.csv" <<'EOF'
+point,bw,status,simulated_time_ns,busbw_GBps,error
+0,1Tb/s,ok,1000,1,
+1,10Gb/s,ok,2000,2,
+2,1Gb/s,ok,3000,3,
+3,100Gb/s,ok,4000,4,
+EOF
+"$PLOT" "$TMP/bw.csv" -o "$TMP/bw" >/dev/null 2>&1
+check bandwidth_axis same_file "$TMP/bw-simulated_time_ns.dat" "# bw: simulated time (us) against bw
+# columns: bw (B/s, log scale), simulated time (us), bw as written
+# all points
+125000000${T}3${T}1Gb/s
+1250000000${T}2${T}10Gb/s
+12500000000${T}4${T}100Gb/s
+125000000000${T}1${T}1Tb/s"
+# Latencies with time units, in ns, on a linear axis (a factor 4); chunk
+# counts, plain numbers, as the series.
+cat >"$TMP/lat.csv" <<'EOF'
+point,lat,chunks,status,simulated_time_ns,busbw_GBps,error
+0,2us,4,ok,1000,1,
+1,500ns,4,ok,2000,2,
+2,1.5 us,8,ok,3000,3,
+3,0.002ms,8,ok,4000,4,
+EOF
+"$PLOT" "$TMP/lat.csv" -o "$TMP/lat" >/dev/null 2>&1
+check time_axis same_file "$TMP/lat-simulated_time_ns.dat" "# lat: simulated time (us) against lat, one block per chunks
+# columns: lat (ns), simulated time (us), lat as written
+# chunks: 4
+500${T}2${T}500ns
+2000${T}1${T}2us
+
+
+# chunks: 8
+1500${T}3${T}1.5 us
+2000${T}4${T}0.002ms"
+"$PLOT" "$TMP/lat.csv" --x chunks -o "$TMP/chunks" >/dev/null 2>&1
+check plain_numbers has "$TMP/chunks-simulated_time_ns.dat" "# columns: chunks, "
+# Sizes of a factor 4 each, 64 in all: log scale as well.
+printf '%s\n' "point,size,status,simulated_time_ns,error" "0,16MiB,ok,1," "1,64MiB,ok,2," \
+  "2,256MiB,ok,3," "3,1GiB,ok,4," >"$TMP/sizes.csv"
+"$PLOT" "$TMP/sizes.csv" >/dev/null 2>&1
+check geometric_log has "$TMP/sizes-simulated_time_ns.dat" "# columns: size (bytes, log scale), "
+check single_line drawn "$TMP/sizes-simulated_time_ns"
+# Mixed kinds of values are categories, in order of appearance.
+printf '%s\n' "point,size,status,simulated_time_ns,error" "0,1GiB,ok,1," "1,fast,ok,2," "2,16MiB,ok,3," \
+  >"$TMP/mixed.csv"
+"$PLOT" "$TMP/mixed.csv" >/dev/null 2>&1
+check categories same "$(grep -v '^#' "$TMP/mixed-simulated_time_ns.dat")" "0${T}0.001${T}1GiB
+1${T}0.002${T}fast
+2${T}0.003${T}16MiB"
+
+# Errors: one line, exit 1, nothing drawn.
+e=$TMP/err
+check err_unknown_x fails_with "$e" "unknown parameter 'nosuch' for --x; the parameters are: size, algo, model" \
+  "$PLOT" --sweep "$TMP/grid.csv" --x nosuch -o "$e"
+check err_unknown_metric fails_with "$e" "unknown metric 'flops' for --y; the metrics are: simulated_time_ns, compute_ns, exposed_comm_ns, busbw_GBps, wall_s" \
+  "$PLOT" --sweep "$TMP/grid.csv" --y flops -o "$e"
+check err_unknown_where fails_with "$e" "unknown parameter 'nosuch' for --where" \
+  "$PLOT" --sweep "$TMP/grid.csv" --where nosuch=1 -o "$e"
+check err_where_value fails_with "$e" "no point has model=nosuch; its values are: flow, analytical" \
+  "$PLOT" --sweep "$TMP/grid.csv" --where model=nosuch -o "$e"
+check err_where_syntax fails_with "$e" "--where needs PARAM=VALUE" \
+  "$PLOT" --sweep "$TMP/grid.csv" --where model -o "$e"
+check err_empty_selection fails_with "$e" "nothing to plot: none of the 1 points matching --where size=64MiB --where algo=tree --where model=flow is ok" \
+  "$PLOT" --sweep "$TMP/grid.csv" --where size=64MiB --where algo=tree --where model=flow -o "$e"
+check err_heat_varying fails_with "$e" "model varies too: fix it with --where PARAM=VALUE (e.g. --where model=flow)" \
+  "$PLOT" --sweep "$TMP/grid.csv" --heat algo -o "$e"
+check err_heat_same_x fails_with "$e" "--heat and --x both name 'size'" \
+  "$PLOT" --sweep "$TMP/grid.csv" --heat size -o "$e"
+check err_no_csv fails_with "$e" "cannot read $TMP/none.csv" "$PLOT" "$TMP/none.csv"
+printf 'point,a,status,simulated_time_ns\n0,"x,1,ok,5\n' >"$TMP/open.csv"
+check err_open_quote fails_with "$e" "a quoted field is never closed" "$PLOT" "$TMP/open.csv" -o "$e"
+printf 'point,a,status,simulated_time_ns\n0,x,ok\n' >"$TMP/short.csv"
+check err_field_count fails_with "$e" "line 2 has 3 fields, the header 4" "$PLOT" "$TMP/short.csv" -o "$e"
+# Without gnuplot on PATH (bash alone is there), before reading anything.
+mkdir -p "$TMP/bin"
+ln -s "$(command -v bash)" "$TMP/bin/bash"
+check err_no_gnuplot fails_with "$e" "gnuplot is missing" \
+  env PATH="$TMP/bin" "$TMP/bin/bash" "$PLOT" --sweep "$TMP/grid.csv" -o "$e"
+"$PLOT" --help >"$TMP/help" 2>&1
+check help_exit [ $? = 0 ]
+check help_sweep_mode has "$TMP/help" "scripts/plot --sweep CSV"
+check help_report_mode has "$TMP/help" "scripts/plot REPORT.json"
+
+# Report mode, unchanged: 3 ranks and a 4-bin overview (the report of
+# tests/app/test_plotdata.c).
+if [ -x "$ORRERY" ] || command -v "$ORRERY" >/dev/null 2>&1; then
+  cat >"$TMP/r.json" <<'EOF'
+{
+  "schema_version": 2,
+  "simulated_time_ns": 10000000, "simulated_time_ps": 10000000003,
+  "ranks": [
+    { "rank": 0, "finish_ps": 10000000003, "compute_ps": 6000000000,
+      "exposed_comm_ps": 4000000003, "idle_ps": 0, "after_finish_ps": 0 },
+    { "rank": 1, "finish_ps": 7500000000, "compute_ps": 2500000000,
+      "exposed_comm_ps": 1000000000, "idle_ps": 4000000000, "after_finish_ps": 2500000003 },
+    { "rank": 2, "finish_ps": 1000000, "compute_ps": 999999,
+      "exposed_comm_ps": 1, "idle_ps": 0, "after_finish_ps": 9999000003 }
+  ],
+  "overview": {
+    "bins": 4, "bin_ps": 2500000001,
+    "ranks": [
+      { "rank": 0, "compute": [1, 0.5, 0.4, 0.0], "comm": [0, 0.5, 0.3, 0.9] },
+      { "rank": 1, "compute": [0.2, 0, 0.25, 0], "comm": [0.5, 0.3, 0.25, 0] },
+      { "rank": 2, "compute": [0.25, 0, 0, 0], "comm": [0.5, 0.5, 0.25, 1.0] }
+    ]
+  }
+}
+EOF
+  "$PLOT" "$TMP/r.json" "$TMP/rep" >"$TMP/rep.out" 2>&1
+  check report_exit [ $? = 0 ]
+  check report_ranks drawn "$TMP/rep-ranks"
+  check report_timeline drawn "$TMP/rep-timeline"
+  check report_prints_paths same_file "$TMP/rep.out" "$TMP/rep-ranks.png
+$TMP/rep-ranks.svg
+$TMP/rep-timeline.png
+$TMP/rep-timeline.svg"
+else
+  echo "skip: report mode: $ORRERY not built"
+fi
+
+echo "$checks checks, $failures failed"
+[ "$failures" -eq 0 ]
