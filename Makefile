@@ -1,7 +1,8 @@
 # orrery: build, test, run and benchmark.
 #
 #   make            build build/orrery
-#   make deps       install the Debian packages the build needs (apt-get)
+#   make deps       install the Debian packages the build needs (apt-get),
+#                   and try the optional ones (Slurm, for tests/scripts/test_slurm.sh)
 #   make run        deps + build + a default simulation, summary on stdout
 #   make check      deps + build + every test suite
 #   make check-asan the suites under AddressSanitizer + UndefinedBehaviorSanitizer
@@ -40,7 +41,14 @@ BENCH_BIN := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 DEBIAN_PKGS := build-essential pkg-config libglib2.0-dev libxml2-dev libxml2-utils check \
                libprotobuf-c-dev protobuf-c-compiler libjson-glib-dev libyaml-dev \
                zlib1g-dev time gnuplot-nox parallel
+# Optional: a real single-node Slurm for tests/scripts/test_slurm.sh, which
+# skips without it.  make deps installs them when it can (root, or sudo
+# without a password prompt, and a reachable mirror) and goes on without
+# them when it cannot; after a failed attempt it does not try again until
+# $(BUILD)/deps-optional.failed is removed (make clean).
+OPTIONAL_PKGS := slurmctld slurmd slurm-client munge
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+SUDO_N := $(if $(SUDO),$(SUDO) -n)
 
 .PHONY: all deps run check check-asan bench bench-large clean
 # Keep intermediate objects (the test support code) between builds.
@@ -48,13 +56,24 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 all: $(BUILD)/orrery
 
 deps:
-	@missing=""; for p in $(DEBIAN_PKGS); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
+	@installed () { dpkg-query -W -f='$${Status}' $$1 2>/dev/null | grep -q 'install ok installed'; }; \
+	missing=""; for p in $(DEBIAN_PKGS); do installed $$p || missing="$$missing $$p"; done; \
+	optional=""; if [ ! -e $(BUILD)/deps-optional.failed ]; then \
+	  for p in $(OPTIONAL_PKGS); do installed $$p || optional="$$optional $$p"; done; \
+	fi; \
 	if [ -n "$$missing" ]; then \
 	  echo "make deps: installing$$missing"; \
 	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing \
+	  || exit 1; \
+	fi; \
+	if [ -n "$$optional" ]; then \
+	  echo "make deps: installing (optional)$$optional"; \
+	  { [ -n "$$missing" ] || $(SUDO_N) apt-get update -qq; } && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO_N) apt-get install -y -qq --no-install-recommends $$optional \
+	  || { mkdir -p $(BUILD) && touch $(BUILD)/deps-optional.failed; \
+	       echo "make deps: could not install$$optional (optional: tests/scripts/test_slurm.sh" \
+	            "will skip; rm $(BUILD)/deps-optional.failed to try again)"; }; \
 	fi
 
 $(BUILD)/gen/chakra.pb-c.c $(BUILD)/gen/chakra.pb-c.h: workload/chakra.proto
