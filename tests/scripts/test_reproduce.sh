@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Tests of the reproductions under scripts/reproduce/ against the real
+# orrery binary (ORRERY, default build/orrery): ASTRA-sim's 72
+# microbenchmarks must all be exact (skipped, with a "skip:" line, when the
+# shared data is absent: SHARED, default ../shared); the nccl-tests and
+# Qin et al. reproductions must run with --quick, print their tables and
+# exit 0.  Prints one "ok NAME" or "FAIL NAME" line per check, then
+# "N checks, N failed"; exits 1 if any check failed.
+# Usage: tests/scripts/test_reproduce.sh   (run by `make check` through
+# scripts/run-tests, from the repository root).
+set -uo pipefail
+
+ORRERY=${ORRERY:-build/orrery}
+case "$ORRERY" in /*) ;; */*) ORRERY=$PWD/$ORRERY ;; esac
+export ORRERY
+cd "$(dirname "$0")/../.." || exit 1
+SHARED=${SHARED:-../shared}
+case "$SHARED" in /*) ;; *) SHARED=$PWD/$SHARED ;; esac
+export SHARED
+R=$PWD/scripts/reproduce
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/test_reproduce.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+checks=0 failures=0
+# check NAME COMMAND...: one check, passed when COMMAND succeeds.
+check () {
+  local name=$1; shift
+  checks=$((checks + 1))
+  if "$@"; then
+    echo "ok $name"
+  else
+    echo "FAIL $name"
+    failures=$((failures + 1))
+  fi
+}
+has () { grep -qF -- "$2" "$1"; }
+eq () { [ "$1" = "$2" ] || { echo "  expected '$2', got '$1'" >&2; return 1; }; }
+# count FILE REGEX: the number of lines matching the extended REGEX.
+count () { grep -cE -- "$2" "$1"; }
+
+# ASTRA-sim's microbenchmarks: every one of the 72 rows exact.
+if [ -f "$SHARED/reference/astra-sim-microbench.tsv" ]; then
+  "$R/astra-microbench/run" >"$TMP/astra.out" 2>"$TMP/astra.err"
+  check "astra-microbench: exits 0" eq $? 0
+  check "astra-microbench: last line" eq "$(tail -n 1 "$TMP/astra.out")" "72 of 72 exact"
+  check "astra-microbench: 72 rows" eq "$(count "$TMP/astra.out" ' (unaware|aware) ')" 72
+  check "astra-microbench: no deviation" eq "$(count "$TMP/astra.out" ' [+-]0\.00%$')" 72
+  check "astra-microbench: nothing on stderr" test ! -s "$TMP/astra.err"
+else
+  echo "skip: astra-microbench: $SHARED/reference/astra-sim-microbench.tsv not found (set SHARED)"
+fi
+# Without the shared data the script says so and succeeds.
+SHARED=$TMP/none "$R/astra-microbench/run" >"$TMP/noshared.out" 2>&1
+check "astra-microbench without shared data: exits 0" eq $? 0
+check "astra-microbench without shared data: skip line" has "$TMP/noshared.out" "skip:"
+
+# nccl-tests bus bandwidth, quick: 4 systems x 3 sizes.
+"$R/nccl-busbw/run" --quick >"$TMP/nccl.out" 2>"$TMP/nccl.err"
+check "nccl-busbw --quick: exits 0" eq $? 0
+for sys in "(a) 1 node" "(b) 2 nodes" "(b) 4 nodes" "(b) 16 nodes"; do
+  check "nccl-busbw --quick: table $sys" has "$TMP/nccl.out" "$sys"
+done
+check "nccl-busbw --quick: 12 rows beside a published figure" \
+  eq "$(count "$TMP/nccl.out" '^ +[0-9]+ [MG]iB +[0-9.]+ +[0-9.]+ +(together-1n|aws-p5) +[+-][0-9.]+%$')" 12
+check "nccl-busbw --quick: summary" has "$TMP/nccl.out" "12 points simulated, 12 beside a published figure, 0 failed"
+check "nccl-busbw: published table has 41 figures" \
+  eq "$(grep -vc -e '^#' -e '^system' "$R/nccl-busbw/published.tsv")" 41
+"$R/nccl-busbw/run" --bogus >/dev/null 2>"$TMP/bad.err"
+check "nccl-busbw: unknown option exits 1" eq $? 1
+
+# Qin et al. (MICRO 2025), quick.
+"$R/qin-micro25-alltoall/run" --quick >"$TMP/qin.out" 2>"$TMP/qin.err"
+check "qin-micro25-alltoall --quick: exits 0" eq $? 0
+check "qin-micro25-alltoall --quick: Table 1 rows" \
+  eq "$(count "$TMP/qin.out" '^ +[458] +(Ring|HalfRing) ')" 6
+check "qin-micro25-alltoall --quick: Figure 15 rows" \
+  eq "$(count "$TMP/qin.out" '^ +[48]x4x4 +16 MiB ')" 2
+# On an odd ring the shortest paths of orrery's direct all-to-all split the
+# traffic evenly, so its time is the paper's HalfRing closed form
+# alpha + (N^2 - 1)/8 * S/(N B) (Table 1).
+check "qin-micro25-alltoall: direct on a 5-ring is the HalfRing closed form" \
+  grep -qE '^ +5 +HalfRing +[0-9.]+ +[0-9.]+ +[+-]0\.0% ' "$TMP/qin.out"
+check "qin-micro25-alltoall --quick: all ran" has "$TMP/qin.out" "all simulations ran"
+"$R/qin-micro25-alltoall/run" --bogus >/dev/null 2>"$TMP/bad.err"
+check "qin-micro25-alltoall: unknown option exits 1" eq $? 1
+
+if command -v shellcheck >/dev/null 2>&1; then
+  for s in astra-microbench nccl-busbw qin-micro25-alltoall; do
+    check "shellcheck $s/run" shellcheck "$R/$s/run"
+  done
+fi
+
+echo "$checks checks, $failures failed"
+[ $failures -eq 0 ]
