@@ -10,32 +10,12 @@
 # scripts/run-tests, from the repository root).
 set -uo pipefail
 
-ORRERY=${ORRERY:-build/orrery}
-case "$ORRERY" in /*) ;; */*) ORRERY=$PWD/$ORRERY ;; esac
-export ORRERY
-cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
 PLOT=$PWD/scripts/plot
 
-if ! command -v gnuplot >/dev/null 2>&1; then
-  echo "skip: gnuplot not installed"
-  exit 0
-fi
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/test_plot.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-
-checks=0 failures=0
-# check NAME COMMAND...: one check, passed when COMMAND succeeds.
-check () {
-  local name=$1; shift
-  checks=$((checks + 1))
-  if "$@"; then
-    echo "ok $name"
-  else
-    echo "FAIL $name"
-    failures=$((failures + 1))
-  fi
-}
+command -v gnuplot >/dev/null 2>&1 || skip "gnuplot not installed"
+make_tmp
 
 # png FILE: FILE starts with PNG's signature (89 50 4E 47 0D 0A 1A 0A).
 png () { [ "$(head -c 8 "$1" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
@@ -47,7 +27,6 @@ drawn () { png "$1.png" && svg "$1.svg"; }
 same () { diff -u <(printf '%s\n' "$2") <(printf '%s\n' "$1") >&2; }
 # same_file FILE EXPECTED: FILE holds EXPECTED and a line break.
 same_file () { diff -u <(printf '%s\n' "$2") "$1" >&2; }
-has () { grep -qF -- "$2" "$1"; }
 # fails_with LOG MESSAGE COMMAND...: COMMAND exits 1 with one line on
 # stderr, which holds MESSAGE, and draws nothing.
 fails_with () {
@@ -274,5 +253,4 @@ else
   echo "skip: report mode: $ORRERY not built"
 fi
 
-echo "$checks checks, $failures failed"
-[ "$failures" -eq 0 ]
+finish

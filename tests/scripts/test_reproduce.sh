@@ -10,32 +10,15 @@
 # scripts/run-tests, from the repository root).
 set -uo pipefail
 
-ORRERY=${ORRERY:-build/orrery}
-case "$ORRERY" in /*) ;; */*) ORRERY=$PWD/$ORRERY ;; esac
-export ORRERY
-cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
 SHARED=${SHARED:-../shared}
 case "$SHARED" in /*) ;; *) SHARED=$PWD/$SHARED ;; esac
 export SHARED
 R=$PWD/scripts/reproduce
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/test_reproduce.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+make_tmp
 
-checks=0 failures=0
-# check NAME COMMAND...: one check, passed when COMMAND succeeds.
-check () {
-  local name=$1; shift
-  checks=$((checks + 1))
-  if "$@"; then
-    echo "ok $name"
-  else
-    echo "FAIL $name"
-    failures=$((failures + 1))
-  fi
-}
-has () { grep -qF -- "$2" "$1"; }
-eq () { [ "$1" = "$2" ] || { echo "  expected '$2', got '$1'" >&2; return 1; }; }
 # count FILE REGEX: the number of lines matching the extended REGEX.
 count () { grep -cE -- "$2" "$1"; }
 
@@ -91,5 +74,4 @@ if command -v shellcheck >/dev/null 2>&1; then
   done
 fi
 
-echo "$checks checks, $failures failed"
-[ $failures -eq 0 ]
+finish

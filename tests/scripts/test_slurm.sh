@@ -13,7 +13,9 @@
 # scripts/run-tests, from the repository root; about 10 s).
 set -uo pipefail
 
-skip () { echo "skip: $*"; exit 0; }
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+
 # The daemons live in sbin, which a login shell's PATH may lack.
 PATH=$PATH:/usr/sbin:/sbin
 for c in munged munge unmunge slurmctld slurmd sbatch squeue sinfo scontrol scancel; do
@@ -22,34 +24,16 @@ for c in munged munge unmunge slurmctld slurmd sbatch squeue sinfo scontrol scan
 done
 [ "$(id -u)" = 0 ] || skip "not root: munged, slurmctld and slurmd need it"
 
-ORRERY=${ORRERY:-build/orrery}
-case "$ORRERY" in /*) ;; */*) ORRERY=$PWD/$ORRERY ;; esac
-export ORRERY
-cd "$(dirname "$0")/../.." || exit 1
 SWEEP=$PWD/scripts/sweep
 
 # munged wants every directory above its socket searchable by all, and none
 # writable by others (sticky /tmp is allowed).
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/test_slurm.XXXXXX") || exit 1
+make_tmp
 chmod 755 "$TMP"
 export SLURM_CONF=$TMP/slurm.conf
 NODE=orrery-test
 MUNGED_PID='' CTLD_PID='' SLURMD_PID=''
 
-checks=0 failures=0
-# check NAME COMMAND...: one check, passed when COMMAND succeeds.
-check () {
-  local name=$1; shift
-  checks=$((checks + 1))
-  if "$@"; then
-    echo "ok $name"
-  else
-    echo "FAIL $name"
-    failures=$((failures + 1))
-  fi
-}
-has () { grep -qF -- "$2" "$1"; }
-eq () { [ "$1" = "$2" ] || { echo "  expected '$2', got '$1'" >&2; return 1; }; }
 alive () { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 
 # wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds
@@ -180,33 +164,13 @@ fi
 check "slurm: munged, slurmctld and slurmd up, node idle" eq $up 1
 if [ $up = 0 ]; then
   logs
-  echo "$checks checks, $failures failed"
+  finish
   exit 1
 fi
 
-# The same 3 x 2 sweep as in test_sweep.sh, on a 4-rank switch.
-cat >"$TMP/cluster.xml" <<'EOF'
-<?xml version="1.0" encoding="UTF-8"?>
-<cluster name="four" rounding="ps">
-  <network model="analytical">
-    <dim kind="Switch" size="4" bandwidth="100GB/s" latency="1us"/>
-  </network>
-  <system scheduling="LIFO" endpoint-delay="10ns" active-chunks-per-dim="1" splits="1">
-    <algorithm collective="all-reduce" dims="ring"/>
-  </system>
-  <compute model="roofline" peak="100TFLOP/s" mem-bw="1000GB/s"/>
-</cluster>
-EOF
-cat >"$TMP/six.xml" <<'EOF'
-<sweep name="six">
-  <config path="cluster.xml"/>
-  <generate>gen collective --type all_reduce --ranks 4 --bytes {size}</generate>
-  <grid>
-    <param name="size" values="1KiB 64KiB 1MiB"/>
-    <param name="bw" select="/cluster/network/dim[1]/@bandwidth" values="10GB/s 100GB/s"/>
-  </grid>
-</sweep>
-EOF
+# A 3 x 2 sweep on the 4-rank switch of lib.sh.
+four_rank_cluster "$TMP"
+spec "$TMP/six.xml" "1KiB 64KiB 1MiB" "10GB/s 100GB/s"
 
 # Submitted from the temporary directory: the jobs start there, not in the
 # repository.
@@ -268,5 +232,4 @@ check "slurm: daemons stopped" eq "$(pgrep -f -- "$TMP" | wc -l)" 0
 steps_gone () { [ "$(steps)" -le "$steps_before" ]; }
 check "slurm: no job step left" wait_for 10 steps_gone
 
-echo "$checks checks, $failures failed"
-[ $failures -eq 0 ]
+finish

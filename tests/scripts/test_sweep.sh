@@ -8,27 +8,11 @@
 # scripts/run-tests, from the repository root).
 set -uo pipefail
 
-ORRERY=${ORRERY:-build/orrery}
-case "$ORRERY" in /*) ;; */*) ORRERY=$PWD/$ORRERY ;; esac
-export ORRERY
-cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
 SWEEP=$PWD/scripts/sweep
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/test_sweep.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-
-checks=0 failures=0
-# check NAME COMMAND...: one check, passed when COMMAND succeeds.
-check () {
-  local name=$1; shift
-  checks=$((checks + 1))
-  if "$@"; then
-    echo "ok $name"
-  else
-    echo "FAIL $name"
-    failures=$((failures + 1))
-  fi
-}
+make_tmp
 
 # csv_column CSV NAME: the values of column NAME, one per row (the columns
 # before it must hold no quoted commas: parameter values here have none).
@@ -44,42 +28,13 @@ statuses () {
   s=$(csv_column "$1" status)
   echo "$(grep -cx ok <<<"$s") ok, $(grep -cx failed <<<"$s") failed, $(grep -cx pending <<<"$s") pending"
 }
-has () { grep -qF -- "$2" "$1"; }
-eq () { [ "$1" = "$2" ] || { echo "  expected '$2', got '$1'" >&2; return 1; }; }
 # point_id OUTDIR K: the id of point K (from 0).
 point_id () { "$ORRERY" sweep points "$1" | sed -n "$(($2 + 1))p"; }
 # done_ids OUTDIR: the ids of the points done, on one line.
 done_ids () { (cd "$1/points" && for d in *; do [ -f "$d/done" ] && printf '%s ' "$d"; done); echo; }
 
-# A 4-rank cluster of one switch, and sweep specs over it.
-cat >"$TMP/cluster.xml" <<'EOF'
-<?xml version="1.0" encoding="UTF-8"?>
-<cluster name="four" rounding="ps">
-  <network model="analytical">
-    <dim kind="Switch" size="4" bandwidth="100GB/s" latency="1us"/>
-  </network>
-  <system scheduling="LIFO" endpoint-delay="10ns" active-chunks-per-dim="1" splits="1">
-    <algorithm collective="all-reduce" dims="ring"/>
-  </system>
-  <compute model="roofline" peak="100TFLOP/s" mem-bw="1000GB/s"/>
-</cluster>
-EOF
-# spec FILE SIZES BANDWIDTHS [COUNT]: a grid of all-reduces of each size on
-# each bandwidth, COUNT of them one after another (default 1).
-spec () {
-  local name
-  name=$(basename "$1" .xml)
-  cat >"$1" <<EOF
-<sweep name="$name">
-  <config path="cluster.xml"/>
-  <generate>gen collective --type all_reduce --ranks 4 --bytes {size} --count ${4:-1}</generate>
-  <grid>
-    <param name="size" values="$2"/>
-    <param name="bw" select="/cluster/network/dim[1]/@bandwidth" values="$3"/>
-  </grid>
-</sweep>
-EOF
-}
+# A 4-rank cluster of one switch, and sweep specs over it (spec, in lib.sh).
+four_rank_cluster "$TMP"
 
 # Local runs: 2 x 2 points.
 spec "$TMP/four.xml" "1KiB 1MiB" "10GB/s 100GB/s"
@@ -229,5 +184,4 @@ if command -v shellcheck >/dev/null 2>&1; then
   check "shellcheck scripts/sweep" shellcheck "$SWEEP"
 fi
 
-echo "$checks checks, $failures failed"
-[ $failures -eq 0 ]
+finish
