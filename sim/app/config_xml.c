@@ -1,147 +1,31 @@
 /* config_xml.c: the native cluster XML (format: configs/cluster.rng).
  *
- * A file is parsed with libxml2 (no network, line numbers kept), validated
- * against the schema compiled into the binary (build/gen/cluster_rng.h), and
- * walked to fill fresh layer defaults, converting every quantity with
- * sim/units.  The walk checks what it reads as strictly as the schema does,
- * because libxml2's RelaxNG messages are vague ("Element dim failed to
- * validate attributes"): when validation fails, the walk's precise message
+ * A file is parsed with libxml2 (no network, line numbers kept) and
+ * validated against the schema compiled into the binary
+ * (build/gen/cluster_rng.h), both by sim/app/xml_schema.h, then walked to
+ * fill fresh layer defaults, converting every quantity with sim/units.  The
+ * walk checks what it reads as strictly as the schema does, because
+ * libxml2's RelaxNG messages are vague ("Element dim failed to validate
+ * attributes"): when validation fails, the walk's precise message
  * ("<dim bandwidth>: '50GB': unknown bandwidth unit") comes first and the
  * validator's follow.  Either way every message starts with FILE:LINE.
  */
 #include "sim/app/config.h"
 
-#include <libxml/parser.h>
-#include <libxml/relaxng.h>
 #include <libxml/tree.h>
 #include <string.h>
 
 #include "cluster_rng.h"
 #include "sim/app/config_xml_private.h"
+#include "sim/app/xml_schema.h"
 #include "network/gen_topo.h"
 #include "sim/error.h"
 #include "sim/units.h"
 #include "workload/compute.h"
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlDoc, xmlFreeDoc)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlParserCtxt, xmlFreeParserCtxt)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlRelaxNGParserCtxt, xmlRelaxNGFreeParserCtxt)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlRelaxNG, xmlRelaxNGFree)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlRelaxNGValidCtxt, xmlRelaxNGFreeValidCtxt)
-
-/* libxml2 2.12 made the error structures it hands out const. */
-#if LIBXML_VERSION >= 21200
-#define XML_ERROR_CONST const
-#else
-#define XML_ERROR_CONST
-#endif
-
-/* Validation messages kept in an error: enough to locate several typos. */
-#define XML_MAX_MESSAGES 3
-
-
-
-/* ------------------------------------------------------------------------ */
-/* Reading and validating                                                   */
-
-/* The whole file, or an input error naming it. */
-static gboolean
-read_text (const char *path, char **text, gsize *len, GError **error)
-{
-  g_autoptr (GError) io = NULL;
-  if (g_file_get_contents (path, text, len, &io))
-    return TRUE;
-  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s", io->message);
-  return FALSE;
-}
-
-static xmlDoc *
-xml_read (const char *path, GError **error)
-{
-  g_autofree char *text = NULL;
-  gsize len = 0;
-  if (!read_text (path, &text, &len, error))
-    return NULL;
-  if (len > G_MAXINT)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: file too large", path);
-      return NULL;
-    }
-  g_autoptr (xmlParserCtxt) ctxt = xmlNewParserCtxt ();
-  if (ctxt == NULL)
-    g_error ("libxml2: out of memory");
-  xmlDoc *doc = xmlCtxtReadMemory (ctxt, text, (int) len, path, NULL,
-                                   XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING
-                                       | XML_PARSE_BIG_LINES);
-  if (doc == NULL)
-    {
-      XML_ERROR_CONST xmlError *e = xmlCtxtGetLastError (ctxt);
-      g_autofree char *msg = g_strchomp (g_strdup (e != NULL && e->message != NULL
-                                                       ? e->message
-                                                       : "not well-formed XML"));
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%d: %s", path,
-                   e != NULL ? MAX (e->line, 1) : 1, msg);
-    }
-  return doc;
-}
-
-typedef struct
-{
-  const char *path;
-  GString *lined;   /* "FILE:LINE: message" lines */
-  guint n_lined;
-  char *unlined;    /* the first message without a line */
-} XmlErrors;
-
-static void
-xml_errors_collect (void *data, XML_ERROR_CONST xmlError *err)
-{
-  XmlErrors *errs = data;
-  long line = err->line;
-  if (line <= 0 && err->node != NULL)
-    line = xmlGetLineNo ((xmlNode *) err->node);
-  g_autofree char *msg = g_strchomp (g_strdup (err->message != NULL ? err->message : "invalid"));
-  if (line <= 0)
-    {
-      if (errs->unlined == NULL)
-        errs->unlined = g_strdup_printf ("%s: %s", errs->path, msg);
-      return;
-    }
-  if (++errs->n_lined > XML_MAX_MESSAGES)
-    return;
-  g_string_append_printf (errs->lined, "%s%s:%ld: %s", errs->lined->len > 0 ? "\n" : "",
-                          errs->path, line, msg);
-}
-
-/* Validate doc against the compiled-in schema; FALSE with every located
- * message (up to XML_MAX_MESSAGES) in the error. */
-static gboolean
-xml_validate (const char *path, xmlDoc *doc, GError **error)
-{
-  XmlErrors errs = { path, g_string_new (NULL), 0, NULL };
-  g_autoptr (xmlRelaxNGParserCtxt) pctxt
-      = xmlRelaxNGNewMemParserCtxt ((const char *) cluster_rng, (int) sizeof cluster_rng);
-  xmlRelaxNGSetParserStructuredErrors (pctxt, xml_errors_collect, &errs);
-  g_autoptr (xmlRelaxNG) schema = xmlRelaxNGParse (pctxt);
-  /* The schema is part of the program: failing to compile it is a bug. */
-  if (schema == NULL)
-    g_error ("configs/cluster.rng does not compile: %s", errs.lined->str);
-  g_autoptr (xmlRelaxNGValidCtxt) vctxt = xmlRelaxNGNewValidCtxt (schema);
-  xmlRelaxNGSetValidStructuredErrors (vctxt, xml_errors_collect, &errs);
-  gboolean ok = xmlRelaxNGValidateDoc (vctxt, doc) == 0;
-  if (!ok)
-    {
-      if (errs.n_lined > XML_MAX_MESSAGES)
-        g_string_append_printf (errs.lined, "\n(%u more)", errs.n_lined - XML_MAX_MESSAGES);
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s",
-                   errs.lined->len > 0 ? errs.lined->str
-                   : errs.unlined != NULL ? errs.unlined
-                                          : "does not match configs/cluster.rng");
-    }
-  g_string_free (errs.lined, TRUE);
-  g_free (errs.unlined);
-  return ok;
-}
+/* The schema compiled into the binary. */
+static const AppXmlSchema cluster_schema = { "configs/cluster.rng", cluster_rng,
+                                             sizeof cluster_rng };
 
 /* ------------------------------------------------------------------------ */
 /* Nodes and attributes                                                     */
@@ -158,10 +42,8 @@ app_xml_fail (XmlLoad *l, const xmlNode *node, GError **error, const char *forma
 {
   va_list ap;
   va_start (ap, format);
-  g_autofree char *msg = g_strdup_vprintf (format, ap);
+  app_xml_fail_valist (l->path, node, error, format, ap);
   va_end (ap);
-  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%ld: <%s>: %s", l->path,
-               xmlGetLineNo (node), (const char *) node->name, msg);
   return FALSE;
 }
 
@@ -174,15 +56,6 @@ app_xml_attr (const xmlNode *node, const char *name)
   char *s = g_strdup ((const char *) v);
   xmlFree (v);
   return s;
-}
-
-static gboolean
-in_list (const char *name, const char *const *list)
-{
-  for (; *list != NULL; list++)
-    if (strcmp (name, *list) == 0)
-      return TRUE;
-  return FALSE;
 }
 
 static char *
@@ -201,7 +74,7 @@ app_xml_check_node (XmlLoad *l, const xmlNode *node, const char *const *attrs,
   attrs = attrs != NULL ? attrs : none;
   children = children != NULL ? children : none;
   for (const xmlAttr *a = node->properties; a != NULL; a = a->next)
-    if (!in_list ((const char *) a->name, attrs))
+    if (!g_strv_contains (attrs, (const char *) a->name))
       {
         g_autofree char *known = list_join (attrs);
         return app_xml_fail (l, node, error, "unknown attribute '%s' (expected: %s)",
@@ -212,7 +85,7 @@ app_xml_check_node (XmlLoad *l, const xmlNode *node, const char *const *attrs,
       if (c->type != XML_ELEMENT_NODE)
         continue;
       const char *name = (const char *) c->name;
-      if (!in_list (name, children))
+      if (!g_strv_contains (children, name))
         {
           g_autofree char *known = list_join (children);
           return app_xml_fail (l, c, error, "unexpected element in <%s> (expected: %s)",
@@ -369,7 +242,7 @@ static const char *const algorithm_names[] = {
 static gboolean
 algorithm_known (const char *word)
 {
-  if (in_list (word, algorithm_names))
+  if (g_strv_contains (algorithm_names, word))
     return TRUE;
   const char *n = g_str_has_prefix (word, "direct") ? word + 6
                   : g_str_has_prefix (word, "oneDirect") ? word + 9 : NULL;
@@ -858,13 +731,13 @@ app_config_load_xml (AppConfig *cfg, const char *path, GError **error)
 {
   g_return_val_if_fail (cfg != NULL && path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-  xmlInitParser ();
-  g_autoptr (xmlDoc) doc = xml_read (path, error);
+  g_autoptr (xmlDoc) doc = app_xml_read (path, error);
   if (doc == NULL)
     return FALSE;
   g_autoptr (GError) invalid = NULL;
   g_autoptr (GError) walk_error = NULL;
-  gboolean valid = xml_validate (path, doc, &invalid);
+  gboolean valid
+      = app_xml_validate (path, doc, &cluster_schema, APP_XML_REPORT_SEVERAL, &invalid);
   XmlLoad l;
   xml_load_init (&l, path);
   gboolean ok = xml_walk (&l, xmlDocGetRootElement (doc), &walk_error);

@@ -2,11 +2,12 @@
  * into point directories; the format and the directory are in
  * sim/app/sweep.h.
  *
- * A spec is parsed with libxml2 (no network, line numbers kept), validated
- * against the schema compiled into the binary (build/gen/sweep_rng.h) and
- * walked.  As in the cluster loader, the walk checks the structure too, so
- * that a violation reads "spec.xml:7: <astra>: give <config> or <astra>, not
- * both" rather than libxml2's "Extra element astra in interleave"; the
+ * A spec is parsed with libxml2 (no network, line numbers kept) and
+ * validated against the schema compiled into the binary
+ * (build/gen/sweep_rng.h), both by sim/app/xml_schema.h, then walked.  As
+ * in the cluster loader, the walk checks the structure too, so that a
+ * violation reads "spec.xml:7: <astra>: give <config> or <astra>, not both"
+ * rather than libxml2's "Extra element astra in interleave"; the
  * validator's message is the fallback.  Every check runs before anything is
  * written, so a bad spec leaves no directory behind.
  *
@@ -18,32 +19,21 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
-#include <libxml/parser.h>
-#include <libxml/relaxng.h>
 #include <libxml/tree.h>
 #include <libxml/xpath.h>
 #include <string.h>
 
 #include "sim/app/config.h"
+#include "sim/app/xml_schema.h"
 #include "sim/error.h"
 #include "sweep_rng.h"
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlDoc, xmlFreeDoc)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlParserCtxt, xmlFreeParserCtxt)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlRelaxNGParserCtxt, xmlRelaxNGFreeParserCtxt)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlRelaxNG, xmlRelaxNGFree)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlRelaxNGValidCtxt, xmlRelaxNGFreeValidCtxt)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlXPathContext, xmlXPathFreeContext)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlXPathObject, xmlXPathFreeObject)
 
-/* libxml2 2.12 made the error structures it hands out const. */
-#if LIBXML_VERSION >= 21200
-#define XML_ERROR_CONST const
-#else
-#define XML_ERROR_CONST
-#endif
+/* The schema compiled into the binary. */
+static const AppXmlSchema sweep_schema = { "configs/sweep.rng", sweep_rng, sizeof sweep_rng };
 
-#define XML_OPTIONS (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES)
 #define BLANKS " \t\r\n"
 
 typedef struct
@@ -135,19 +125,6 @@ param_at (const Spec *s, guint i)
   return g_ptr_array_index (s->params, i);
 }
 
-/* Set "FILE:LINE: <element>: message" and return FALSE. */
-static gboolean G_GNUC_PRINTF (4, 5)
-fail_at (const Spec *s, const xmlNode *node, GError **error, const char *format, ...)
-{
-  va_list ap;
-  va_start (ap, format);
-  g_autofree char *msg = g_strdup_vprintf (format, ap);
-  va_end (ap);
-  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%ld: <%s>: %s", s->path,
-               xmlGetLineNo (node), (const char *) node->name, msg);
-  return FALSE;
-}
-
 /* "FILE:LINE: message" for things that are no longer nodes. */
 static gboolean G_GNUC_PRINTF (4, 5)
 fail_line (const Spec *s, long line, GError **error, const char *format, ...)
@@ -192,88 +169,6 @@ spec_resolve (const Spec *s, const char *path)
   return g_canonicalize_filename (path, s->dir);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Parsing and validating                                                   */
-
-static xmlDoc *
-xml_read (const char *path, const char *text, gsize len, GError **error)
-{
-  if (len > G_MAXINT)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: file too large", path);
-      return NULL;
-    }
-  g_autoptr (xmlParserCtxt) ctxt = xmlNewParserCtxt ();
-  if (ctxt == NULL)
-    g_error ("libxml2: out of memory");
-  xmlDoc *doc = xmlCtxtReadMemory (ctxt, text, (int) len, path, NULL, XML_OPTIONS);
-  if (doc == NULL)
-    {
-      XML_ERROR_CONST xmlError *e = xmlCtxtGetLastError (ctxt);
-      g_autofree char *msg = g_strchomp (
-          g_strdup (e != NULL && e->message != NULL ? e->message : "not well-formed XML"));
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%d: %s", path,
-                   e != NULL ? MAX (e->line, 1) : 1, msg);
-    }
-  return doc;
-}
-
-typedef struct
-{
-  const char *path;
-  char *first;   /* the first located message, "FILE:LINE: message" */
-  char *unlined; /* the first message without a line */
-  guint n;
-} SchemaErrors;
-
-static void
-schema_error (void *data, XML_ERROR_CONST xmlError *err)
-{
-  SchemaErrors *e = data;
-  long line = err->line;
-  if (line <= 0 && err->node != NULL)
-    line = xmlGetLineNo ((xmlNode *) err->node);
-  g_autofree char *msg = g_strchomp (g_strdup (err->message != NULL ? err->message : "invalid"));
-  e->n++;
-  if (line > 0 && e->first == NULL)
-    e->first = g_strdup_printf ("%s:%ld: %s", e->path, line, msg);
-  else if (line <= 0 && e->unlined == NULL)
-    e->unlined = g_strdup_printf ("%s: %s", e->path, msg);
-}
-
-/* Validate against the compiled-in configs/sweep.rng: FALSE with the
- * validator's first located message. */
-static gboolean
-schema_validate (const char *path, xmlDoc *doc, GError **error)
-{
-  SchemaErrors e = { path, NULL, NULL, 0 };
-  g_autoptr (xmlRelaxNGParserCtxt) pctxt
-      = xmlRelaxNGNewMemParserCtxt ((const char *) sweep_rng, (int) sizeof sweep_rng);
-  xmlRelaxNGSetParserStructuredErrors (pctxt, schema_error, &e);
-  g_autoptr (xmlRelaxNG) schema = xmlRelaxNGParse (pctxt);
-  /* The schema is part of the program: failing to compile it is a bug. */
-  if (schema == NULL)
-    g_error ("configs/sweep.rng does not compile: %s", e.first != NULL ? e.first : "");
-  g_autoptr (xmlRelaxNGValidCtxt) vctxt = xmlRelaxNGNewValidCtxt (schema);
-  xmlRelaxNGSetValidStructuredErrors (vctxt, schema_error, &e);
-  gboolean ok = xmlRelaxNGValidateDoc (vctxt, doc) == 0;
-  if (!ok)
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s (does not match configs/sweep.rng)",
-                 e.first != NULL ? e.first : e.unlined != NULL ? e.unlined : path);
-  g_free (e.first);
-  g_free (e.unlined);
-  return ok;
-}
-
-static gboolean
-in_list (const char *name, const char *const *list)
-{
-  for (; *list != NULL; list++)
-    if (strcmp (name, *list) == 0)
-      return TRUE;
-  return FALSE;
-}
-
 /* node has only the listed attributes (NULL-terminated) and no child
  * elements unless `children` (then only those). */
 static gboolean
@@ -282,16 +177,17 @@ check_node (const Spec *s, const xmlNode *node, const char *const *attrs,
 {
   static const char *const none[] = { NULL };
   for (const xmlAttr *a = node->properties; a != NULL; a = a->next)
-    if (!in_list ((const char *) a->name, attrs))
+    if (!g_strv_contains (attrs, (const char *) a->name))
       {
         g_autofree char *known = g_strjoinv (", ", (char **) attrs);
-        return fail_at (s, node, error, "unknown attribute '%s' (expected: %s)",
-                        (const char *) a->name, known);
+        return app_xml_fail_at (s->path, node, error, "unknown attribute '%s' (expected: %s)",
+                                (const char *) a->name, known);
       }
   children = children != NULL ? children : none;
   for (const xmlNode *c = node->children; c != NULL; c = c->next)
-    if (c->type == XML_ELEMENT_NODE && !in_list ((const char *) c->name, children))
-      return fail_at (s, c, error, "unexpected element in <%s>", (const char *) node->name);
+    if (c->type == XML_ELEMENT_NODE && !g_strv_contains (children, (const char *) c->name))
+      return app_xml_fail_at (s->path, c, error, "unexpected element in <%s>",
+                              (const char *) node->name);
   return TRUE;
 }
 
@@ -302,7 +198,7 @@ parse_int (const Spec *s, const xmlNode *node, const char *name, const char *tex
 {
   if (g_ascii_string_to_signed (text, 10, G_MININT64, G_MAXINT64, out, NULL))
     return TRUE;
-  return fail_at (s, node, error, "%s '%s' is not a whole number", name, text);
+  return app_xml_fail_at (s->path, node, error, "%s '%s' is not a whole number", name, text);
 }
 
 /* from, from + step, ... up to to (inclusive). */
@@ -311,16 +207,17 @@ range_step (const Spec *s, const xmlNode *node, gint64 from, gint64 to, gint64 s
             GPtrArray *values, GError **error)
 {
   if (step == 0 || (step > 0 && from > to) || (step < 0 && from < to))
-    return fail_at (s, node, error,
-                    "from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT " by step %" G_GINT64_FORMAT
-                    " gives no values",
-                    from, to, step);
+    return app_xml_fail_at (s->path, node, error,
+                            "from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT
+                            " by step %" G_GINT64_FORMAT " gives no values",
+                            from, to, step);
   /* Unsigned arithmetic: |to - from| and every value are exact even where
    * the signed differences would overflow. */
   guint64 span = to >= from ? (guint64) to - (guint64) from : (guint64) from - (guint64) to;
   guint64 astep = step > 0 ? (guint64) step : 0 - (guint64) step;
   if (span / astep >= APP_SWEEP_MAX_POINTS)
-    return fail_at (s, node, error, "the range has more than %d values", APP_SWEEP_MAX_POINTS);
+    return app_xml_fail_at (s->path, node, error, "the range has more than %d values",
+                            APP_SWEEP_MAX_POINTS);
   for (guint64 k = 0; k <= span / astep; k++)
     g_ptr_array_add (values, g_strdup_printf ("%" G_GINT64_FORMAT,
                                               (gint64) ((guint64) from + k * (guint64) step)));
@@ -333,12 +230,13 @@ range_factor (const Spec *s, const xmlNode *node, gint64 from, gint64 to, gint64
               GPtrArray *values, GError **error)
 {
   if (factor < 2)
-    return fail_at (s, node, error, "factor %" G_GINT64_FORMAT " must be 2 or more", factor);
+    return app_xml_fail_at (s->path, node, error, "factor %" G_GINT64_FORMAT " must be 2 or more",
+                            factor);
   if (from < 1 || to < from)
-    return fail_at (s, node, error,
-                    "a geometric range needs 1 <= from <= to (from %" G_GINT64_FORMAT
-                    ", to %" G_GINT64_FORMAT ")",
-                    from, to);
+    return app_xml_fail_at (s->path, node, error,
+                            "a geometric range needs 1 <= from <= to (from %" G_GINT64_FORMAT
+                            ", to %" G_GINT64_FORMAT ")",
+                            from, to);
   for (gint64 v = from;; v *= factor)
     {
       g_ptr_array_add (values, g_strdup_printf ("%" G_GINT64_FORMAT, v));
@@ -367,25 +265,27 @@ param_values (const Spec *s, const xmlNode *node, Param *p, GError **error)
   g_autofree char *to_s = attr (node, "to"), *step_s = attr (node, "step");
   g_autofree char *factor_s = attr (node, "factor");
   if ((values != NULL) == (from_s != NULL || to_s != NULL))
-    return fail_at (s, node, error, "param '%s' needs values=\"...\" or from=\"\" to=\"\", one of "
-                    "the two", p->name);
+    return app_xml_fail_at (s->path, node, error,
+                            "param '%s' needs values=\"...\" or from=\"\" to=\"\", one of the two",
+                            p->name);
   if (values != NULL)
     {
       if (step_s != NULL || factor_s != NULL)
-        return fail_at (s, node, error, "step and factor go with from and to, not values");
+        return app_xml_fail_at (s->path, node, error,
+                                "step and factor go with from and to, not values");
       g_auto (GStrv) words = g_strsplit_set (values, BLANKS, -1);
       for (char **w = words; *w != NULL; w++)
         if (**w != '\0')
           g_ptr_array_add (p->values, g_strdup (*w));
       if (p->values->len == 0)
-        return fail_at (s, node, error, "param '%s' has no values", p->name);
+        return app_xml_fail_at (s->path, node, error, "param '%s' has no values", p->name);
       return TRUE;
     }
   gint64 from = 0, to = 0, step = 1, factor = 0;
   if (from_s == NULL || to_s == NULL)
-    return fail_at (s, node, error, "a range needs both from and to");
+    return app_xml_fail_at (s->path, node, error, "a range needs both from and to");
   if (step_s != NULL && factor_s != NULL)
-    return fail_at (s, node, error, "give step or factor, not both");
+    return app_xml_fail_at (s->path, node, error, "give step or factor, not both");
   if (!parse_int (s, node, "from", from_s, &from, error)
       || !parse_int (s, node, "to", to_s, &to, error)
       || (step_s != NULL && !parse_int (s, node, "step", step_s, &step, error))
@@ -410,15 +310,15 @@ read_param (Spec *s, const xmlNode *node, GError **error)
   p->targets = g_ptr_array_new ();
   g_ptr_array_add (s->params, p);
   if (p->name == NULL)
-    return fail_at (s, node, error, "missing attribute 'name'");
+    return app_xml_fail_at (s->path, node, error, "missing attribute 'name'");
   if (!valid_name (p->name))
-    return fail_at (s, node, error,
-                    "'%s' is not a param name (a letter or _, then letters, digits or _)",
-                    p->name);
+    return app_xml_fail_at (s->path, node, error,
+                            "'%s' is not a param name (a letter or _, then letters, digits or _)",
+                            p->name);
   gpointer seen = g_hash_table_lookup (s->by_name, p->name);
   if (seen != NULL)
-    return fail_at (s, node, error, "param '%s' is defined twice (first on line %ld)", p->name,
-                    param_at (s, GPOINTER_TO_UINT (seen) - 1)->line);
+    return app_xml_fail_at (s->path, node, error, "param '%s' is defined twice (first on line %ld)",
+                            p->name, param_at (s, GPOINTER_TO_UINT (seen) - 1)->line);
   g_hash_table_insert (s->by_name, p->name, GUINT_TO_POINTER (s->params->len));
   return param_values (s, node, p, error);
 }
@@ -429,17 +329,18 @@ add_axis (Spec *s, const xmlNode *node, guint first, GError **error)
   Axis ax = { first, s->params->len - first, param_at (s, first)->values->len };
   for (guint i = first + 1; i < s->params->len; i++)
     if (param_at (s, i)->values->len != ax.n_values)
-      return fail_at (s, node, error,
-                      "the lists of a zip advance together and must have one length: '%s' has "
-                      "%u values, '%s' has %u",
-                      param_at (s, first)->name, ax.n_values, param_at (s, i)->name,
-                      param_at (s, i)->values->len);
+      return app_xml_fail_at (s->path, node, error,
+                              "the lists of a zip advance together and must have one length: "
+                              "'%s' has %u values, '%s' has %u",
+                              param_at (s, first)->name, ax.n_values, param_at (s, i)->name,
+                              param_at (s, i)->values->len);
   /* Both factors are at most APP_SWEEP_MAX_POINTS: the product fits. */
   s->n_points *= ax.n_values;
   if (s->n_points > APP_SWEEP_MAX_POINTS)
-    return fail_at (s, node, error,
-                    "the grid has %" G_GUINT64_FORMAT " points up to here, more than the limit of "
-                    "%d", s->n_points, APP_SWEEP_MAX_POINTS);
+    return app_xml_fail_at (s->path, node, error,
+                            "the grid has %" G_GUINT64_FORMAT " points up to here, more than the "
+                            "limit of %d",
+                            s->n_points, APP_SWEEP_MAX_POINTS);
   g_array_append_val (s->axes, ax);
   return TRUE;
 }
@@ -469,13 +370,13 @@ read_grid (Spec *s, const xmlNode *grid, GError **error)
             if (is (p, "param") && !read_param (s, p, error))
               return FALSE;
           if (s->params->len == first)
-            return fail_at (s, c, error, "a zip needs at least one <param>");
+            return app_xml_fail_at (s->path, c, error, "a zip needs at least one <param>");
           if (!add_axis (s, c, first, error))
             return FALSE;
         }
     }
   if (s->axes->len == 0)
-    return fail_at (s, grid, error, "the grid needs at least one <param>");
+    return app_xml_fail_at (s->path, grid, error, "the grid needs at least one <param>");
   return TRUE;
 }
 
@@ -493,14 +394,14 @@ read_source (Spec *s, const xmlNode *c, GError **error)
   static const char *const config_attrs[] = { "path", NULL };
   static const char *const astra_attrs[] = { "network", "system", "memory", "comm-groups", NULL };
   if (s->config_line > 0 || s->tmpl[T_NETWORK] != NULL)
-    return fail_at (s, c, error, "give one <config> or one <astra>, not both or two");
+    return app_xml_fail_at (s->path, c, error, "give one <config> or one <astra>, not both or two");
   if (is (c, "config"))
     {
       g_autofree char *path = attr (c, "path");
       if (!check_node (s, c, config_attrs, NULL, error))
         return FALSE;
       if (path == NULL || *path == '\0')
-        return fail_at (s, c, error, "missing attribute 'path'");
+        return app_xml_fail_at (s->path, c, error, "missing attribute 'path'");
       s->config = spec_resolve (s, path);
       s->config_line = xmlGetLineNo (c);
       return TRUE;
@@ -510,7 +411,7 @@ read_source (Spec *s, const xmlNode *c, GError **error)
   for (int t = T_NETWORK; t <= T_GROUPS; t++)
     set_template (s, t, c, attr (c, astra_attrs[t - T_NETWORK]));
   if (s->tmpl[T_NETWORK] == NULL || s->tmpl[T_SYSTEM] == NULL)
-    return fail_at (s, c, error, "needs both network and system");
+    return app_xml_fail_at (s->path, c, error, "needs both network and system");
   return TRUE;
 }
 
@@ -520,14 +421,15 @@ read_workload (Spec *s, const xmlNode *c, GError **error)
   static const char *const prefix_attrs[] = { "prefix", NULL };
   static const char *const none[] = { NULL };
   if (s->tmpl[T_PREFIX] != NULL || s->tmpl[T_GENERATE] != NULL)
-    return fail_at (s, c, error, "give one <workload> or one <generate>, not both or two");
+    return app_xml_fail_at (s->path, c, error,
+                            "give one <workload> or one <generate>, not both or two");
   if (is (c, "workload"))
     {
       if (!check_node (s, c, prefix_attrs, NULL, error))
         return FALSE;
       set_template (s, T_PREFIX, c, attr (c, "prefix"));
       if (s->tmpl[T_PREFIX] == NULL || *s->tmpl[T_PREFIX] == '\0')
-        return fail_at (s, c, error, "missing attribute 'prefix'");
+        return app_xml_fail_at (s->path, c, error, "missing attribute 'prefix'");
       return TRUE;
     }
   if (!check_node (s, c, none, NULL, error))
@@ -545,7 +447,7 @@ read_sweep (Spec *s, const xmlNode *root, GError **error)
   static const char *const children[] = { "config", "astra", "workload", "generate",
                                           "run-options", "grid", NULL };
   if (!is (root, "sweep"))
-    return fail_at (s, root, error, "the root element must be <sweep>");
+    return app_xml_fail_at (s->path, root, error, "the root element must be <sweep>");
   if (!check_node (s, root, root_attrs, children, error))
     return FALSE;
   const xmlNode *grid = NULL;
@@ -559,25 +461,26 @@ read_sweep (Spec *s, const xmlNode *root, GError **error)
       else if (is (c, "run-options"))
         {
           if (s->tmpl[T_OPTIONS] != NULL)
-            return fail_at (s, c, error, "only one <run-options> is allowed");
+            return app_xml_fail_at (s->path, c, error, "only one <run-options> is allowed");
           ok = check_node (s, c, none, NULL, error);
           set_template (s, T_OPTIONS, c, text_of (c));
         }
       else if (is (c, "grid"))
         {
           if (grid != NULL)
-            return fail_at (s, c, error, "only one <grid> is allowed");
+            return app_xml_fail_at (s->path, c, error, "only one <grid> is allowed");
           grid = c;
         }
       if (!ok)
         return FALSE;
     }
   if (s->config_line == 0 && s->tmpl[T_NETWORK] == NULL)
-    return fail_at (s, root, error, "needs a <config path> or an <astra network system>");
+    return app_xml_fail_at (s->path, root, error,
+                            "needs a <config path> or an <astra network system>");
   if (s->tmpl[T_PREFIX] == NULL && s->tmpl[T_GENERATE] == NULL)
-    return fail_at (s, root, error, "needs a <workload prefix> or a <generate>");
+    return app_xml_fail_at (s->path, root, error, "needs a <workload prefix> or a <generate>");
   if (grid == NULL)
-    return fail_at (s, root, error, "needs a <grid> of params");
+    return app_xml_fail_at (s->path, root, error, "needs a <grid> of params");
   return read_grid (s, grid, error);
 }
 
@@ -587,7 +490,7 @@ read_sweep (Spec *s, const xmlNode *root, GError **error)
 /* libxml2 reports an XPath syntax error's text only to the global handler:
  * keep the first one. */
 static void
-xpath_error (void *data, XML_ERROR_CONST xmlError *err)
+xpath_error (void *data, APP_XML_ERROR_CONST xmlError *err)
 {
   char **msg = data;
   if (*msg == NULL && err->message != NULL)
@@ -759,7 +662,7 @@ check_spec (Spec *s, GError **error)
         return FALSE;
       if (!g_file_get_contents (s->config, &text, &len, NULL))
         return fail_line (s, s->config_line, error, "<config>: cannot read %s", s->config);
-      s->base = xml_read (s->config, text, len, error);
+      s->base = app_xml_read_text (s->config, text, len, error);
       if (s->base == NULL)
         return FALSE;
     }
@@ -800,13 +703,14 @@ spec_load (Spec *s, const char *path, GError **error)
     }
   g_autofree char *dir = g_path_get_dirname (path);
   s->dir = g_canonicalize_filename (dir, NULL);
-  g_autoptr (xmlDoc) doc = xml_read (path, s->text, s->len, error);
+  g_autoptr (xmlDoc) doc = app_xml_read_text (path, s->text, s->len, error);
   if (doc == NULL)
     return FALSE;
   /* The walk's message is the more precise; the schema's stands when the
    * walk finds nothing wrong. */
   GError *schema_err = NULL;
-  gboolean valid = schema_validate (path, doc, &schema_err);
+  gboolean valid
+      = app_xml_validate (path, doc, &sweep_schema, APP_XML_REPORT_FIRST, &schema_err);
   if (!read_sweep (s, xmlDocGetRootElement (doc), error))
     {
       g_clear_error (&schema_err);

@@ -1,0 +1,182 @@
+/* xml_schema.c: reading an XML file, validating it against a compiled-in
+ * RelaxNG schema and reporting at a node, messages located as FILE:LINE;
+ * the contract is in sim/app/xml_schema.h.
+ *
+ * libxml2 reports through structured error handlers: the parser's last
+ * error is read back from its context, and the validator's messages are
+ * collected as they come, with the line taken from the node when the
+ * message carries none.
+ */
+#include "sim/app/xml_schema.h"
+
+#include <libxml/parser.h>
+#include <libxml/relaxng.h>
+
+#include "sim/error.h"
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlParserCtxt, xmlFreeParserCtxt)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlRelaxNGParserCtxt, xmlRelaxNGFreeParserCtxt)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlRelaxNG, xmlRelaxNGFree)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlRelaxNGValidCtxt, xmlRelaxNGFreeValidCtxt)
+
+/* ------------------------------------------------------------------------ */
+/* Reading                                                                  */
+
+xmlDoc *
+app_xml_read (const char *path, GError **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_autoptr (GError) io = NULL;
+  if (!g_file_get_contents (path, &text, &len, &io))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s", io->message);
+      return NULL;
+    }
+  return app_xml_read_text (path, text, len, error);
+}
+
+xmlDoc *
+app_xml_read_text (const char *path, const char *text, gsize len, GError **error)
+{
+  g_return_val_if_fail (path != NULL && text != NULL, NULL);
+  if (len > G_MAXINT)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: file too large", path);
+      return NULL;
+    }
+  xmlInitParser ();
+  g_autoptr (xmlParserCtxt) ctxt = xmlNewParserCtxt ();
+  if (ctxt == NULL)
+    g_error ("libxml2: out of memory");
+  xmlDoc *doc = xmlCtxtReadMemory (ctxt, text, (int) len, path, NULL,
+                                   XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING
+                                       | XML_PARSE_BIG_LINES);
+  if (doc == NULL)
+    {
+      APP_XML_ERROR_CONST xmlError *e = xmlCtxtGetLastError (ctxt);
+      g_autofree char *msg = g_strchomp (g_strdup (e != NULL && e->message != NULL
+                                                       ? e->message
+                                                       : "not well-formed XML"));
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%d: %s", path,
+                   e != NULL ? MAX (e->line, 1) : 1, msg);
+    }
+  return doc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Validating                                                               */
+
+typedef struct
+{
+  const char *path;
+  GPtrArray *lined; /* char *: the first "FILE:LINE: message"s, up to the limit */
+  guint n_lined;    /* all located messages, kept or not */
+  char *unlined;    /* the first message without a line */
+} XmlErrors;
+
+static void
+xml_errors_collect (void *data, APP_XML_ERROR_CONST xmlError *err)
+{
+  XmlErrors *errs = data;
+  long line = err->line;
+  if (line <= 0 && err->node != NULL)
+    line = xmlGetLineNo ((xmlNode *) err->node);
+  g_autofree char *msg = g_strchomp (g_strdup (err->message != NULL ? err->message : "invalid"));
+  if (line <= 0)
+    {
+      if (errs->unlined == NULL)
+        errs->unlined = g_strdup_printf ("%s: %s", errs->path, msg);
+      return;
+    }
+  if (++errs->n_lined > APP_XML_MAX_MESSAGES)
+    return;
+  g_ptr_array_add (errs->lined, g_strdup_printf ("%s:%ld: %s", errs->path, line, msg));
+}
+
+/* The kept located messages, one a line (caller frees). */
+static char *
+xml_errors_join (const XmlErrors *errs)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < errs->lined->len; i++)
+    g_string_append_printf (s, "%s%s", i > 0 ? "\n" : "", (const char *) errs->lined->pdata[i]);
+  return g_string_free (s, FALSE);
+}
+
+/* The message of a failed validation, shaped as report says (caller
+ * frees). */
+static char *
+xml_errors_message (const XmlErrors *errs, const AppXmlSchema *schema, AppXmlReport report)
+{
+  if (report == APP_XML_REPORT_FIRST)
+    return g_strdup_printf ("%s (does not match %s)",
+                            errs->lined->len > 0 ? (const char *) errs->lined->pdata[0]
+                            : errs->unlined != NULL ? errs->unlined
+                                                    : errs->path,
+                            schema->name);
+  if (errs->lined->len == 0)
+    return errs->unlined != NULL ? g_strdup (errs->unlined)
+                                 : g_strdup_printf ("does not match %s", schema->name);
+  char *lines = xml_errors_join (errs);
+  if (errs->n_lined <= APP_XML_MAX_MESSAGES)
+    return lines;
+  char *more = g_strdup_printf ("%s\n(%u more)", lines, errs->n_lined - APP_XML_MAX_MESSAGES);
+  g_free (lines);
+  return more;
+}
+
+gboolean
+app_xml_validate (const char *path, xmlDoc *doc, const AppXmlSchema *schema,
+                  AppXmlReport report, GError **error)
+{
+  g_return_val_if_fail (path != NULL && doc != NULL && schema != NULL, FALSE);
+  g_return_val_if_fail (schema->len <= G_MAXINT, FALSE);
+  XmlErrors errs = { path, g_ptr_array_new_with_free_func (g_free), 0, NULL };
+  g_autoptr (xmlRelaxNGParserCtxt) pctxt
+      = xmlRelaxNGNewMemParserCtxt ((const char *) schema->rng, (int) schema->len);
+  xmlRelaxNGSetParserStructuredErrors (pctxt, xml_errors_collect, &errs);
+  g_autoptr (xmlRelaxNG) rng = xmlRelaxNGParse (pctxt);
+  /* The schema is part of the program: failing to compile it is a bug. */
+  if (rng == NULL)
+    {
+      g_autofree char *why = xml_errors_join (&errs);
+      g_error ("%s does not compile: %s", schema->name,
+               errs.lined->len > 0 ? why : errs.unlined != NULL ? errs.unlined : "");
+    }
+  g_autoptr (xmlRelaxNGValidCtxt) vctxt = xmlRelaxNGNewValidCtxt (rng);
+  xmlRelaxNGSetValidStructuredErrors (vctxt, xml_errors_collect, &errs);
+  gboolean ok = xmlRelaxNGValidateDoc (vctxt, doc) == 0;
+  if (!ok)
+    {
+      g_autofree char *msg = xml_errors_message (&errs, schema, report);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s", msg);
+    }
+  g_ptr_array_unref (errs.lined);
+  g_free (errs.unlined);
+  return ok;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Located errors                                                           */
+
+gboolean
+app_xml_fail_valist (const char *path, const xmlNode *node, GError **error, const char *format,
+                     va_list ap)
+{
+  g_autofree char *msg = g_strdup_vprintf (format, ap);
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%ld: <%s>: %s", path, xmlGetLineNo (node),
+               (const char *) node->name, msg);
+  return FALSE;
+}
+
+gboolean
+app_xml_fail_at (const char *path, const xmlNode *node, GError **error, const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  app_xml_fail_valist (path, node, error, format, ap);
+  va_end (ap);
+  return FALSE;
+}
