@@ -23,6 +23,8 @@ struct _WlChakraReader
   guint64 frame;  /* index of the next frame, frame 0 being the metadata */
   gboolean gzipped;
   gboolean headerless;
+  gboolean empty;     /* an empty file opened with WL_CHAKRA_ALLOW_EMPTY */
+  gboolean truncated; /* the failure is a last frame cut short */
   ChakraProtoMsg__GlobalMetadata *meta; /* NULL when headerless */
   GError *failure; /* the first framing error, repeated by later calls */
 };
@@ -218,6 +220,7 @@ frame_take (WlChakraReader *r, const guint8 **frame, gsize *len, GError **error)
   VarintStatus st = varint_decode (r->data + r->pos, r->size - r->pos, &length, &used);
   if (st != VARINT_OK)
     {
+      r->truncated = st == VARINT_TRUNCATED;
       frame_error (r, r->pos, error, st == VARINT_TRUNCATED
                    ? "truncated length varint at end of file"
                    : "length varint longer than 10 bytes");
@@ -226,6 +229,7 @@ frame_take (WlChakraReader *r, const guint8 **frame, gsize *len, GError **error)
   gsize left = r->size - r->pos - used;
   if (length > left)
     {
+      r->truncated = TRUE;
       frame_error (r, r->pos, error,
                    "frame length %" G_GUINT64_FORMAT " runs past end of file (%" G_GSIZE_FORMAT
                    " bytes left): truncated file?", length, left);
@@ -271,6 +275,11 @@ read_header (WlChakraReader *r, WlChakraReadFlags flags, GError **error)
 {
   const guint8 *frame = NULL;
   gsize len = 0;
+  if (r->size == 0 && (flags & WL_CHAKRA_ALLOW_EMPTY))
+    {
+      r->empty = TRUE;
+      return TRUE;
+    }
   if (r->size == 0)
     {
       g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
@@ -278,7 +287,10 @@ read_header (WlChakraReader *r, WlChakraReadFlags flags, GError **error)
       return FALSE;
     }
   if (!frame_take (r, &frame, &len, error))
-    return FALSE;
+    {
+      r->truncated = FALSE; /* a cut frame 0 leaves nothing to keep */
+      return FALSE;
+    }
   if (has_metadata_shape (frame, len))
     r->meta = chakra_proto_msg__global_metadata__unpack (NULL, len, frame);
   if (r->meta != NULL)
@@ -360,6 +372,20 @@ wl_chakra_reader_is_headerless (const WlChakraReader *r)
 {
   g_return_val_if_fail (r != NULL, FALSE);
   return r->headerless;
+}
+
+gboolean
+wl_chakra_reader_is_empty (const WlChakraReader *r)
+{
+  g_return_val_if_fail (r != NULL, FALSE);
+  return r->empty;
+}
+
+gboolean
+wl_chakra_reader_truncated (const WlChakraReader *r)
+{
+  g_return_val_if_fail (r != NULL, FALSE);
+  return r->failure != NULL && r->truncated;
 }
 
 const char *
@@ -471,10 +497,15 @@ static void
 kind_error (GError **error, const ChakraProtoMsg__Node *n,
             const ChakraProtoMsg__AttributeProto *a, const char *expected)
 {
+  if (a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE__NOT_SET)
+    {
+      attr_error (error, n, a, "has no value (valueless attribute)");
+      return;
+    }
   const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field (
     &chakra_proto_msg__attribute_proto__descriptor, (unsigned) a->value_case);
   g_autofree char *problem = g_strdup_printf ("is %s, expected %s",
-                                              f != NULL ? f->name : "without a value", expected);
+                                              f != NULL ? f->name : "of an unknown kind", expected);
   attr_error (error, n, a, problem);
 }
 
@@ -573,6 +604,23 @@ wl_chakra_attr_string (const ChakraProtoMsg__Node *n, const char *name, const ch
     }
   *out = a->string_val;
   return TRUE;
+}
+
+guint
+wl_chakra_node_drop_valueless (ChakraProtoMsg__Node *n)
+{
+  g_return_val_if_fail (n != NULL, 0);
+  size_t kept = 0;
+  for (size_t i = 0; i < n->n_attr; i++)
+    {
+      if (n->attr[i]->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE__NOT_SET)
+        chakra_proto_msg__attribute_proto__free_unpacked (n->attr[i], NULL);
+      else
+        n->attr[kept++] = n->attr[i];
+    }
+  guint dropped = (guint) (n->n_attr - kept);
+  n->n_attr = kept;
+  return dropped;
 }
 
 /* Append LIST's values to ARR as gboolean; a NULL list is empty. */

@@ -38,7 +38,11 @@ typedef enum
   WL_CHAKRA_READ_DEFAULT = 0,
   /* Accept headerless (pre-2024) files, whose frame 0 is already a Node:
    * wl_chakra_reader_next then returns that node first. */
-  WL_CHAKRA_ALLOW_HEADERLESS = 1 << 0
+  WL_CHAKRA_ALLOW_HEADERLESS = 1 << 0,
+  /* Accept an empty file (zero bytes, or a gzip stream of zero bytes) as a
+   * trace with neither metadata nor nodes (wl_chakra_reader_is_empty), so
+   * that a checker can report it and go on. */
+  WL_CHAKRA_ALLOW_EMPTY = 1 << 1
 } WlChakraReadFlags;
 
 /* Same as wl_chakra_reader_open_full (path, WL_CHAKRA_READ_DEFAULT, error):
@@ -52,8 +56,8 @@ WlChakraReader *wl_chakra_reader_open (const char *path, GError **error);
  * and it unpacks as a Node, the file is headerless: an error
  * (SIM_ERROR_INPUT, naming PATH and the node id) unless FLAGS has
  * WL_CHAKRA_ALLOW_HEADERLESS.  If it is neither, the file is not a Chakra
- * trace.  An empty file is an error ("empty trace"), with or without the
- * flag.
+ * trace.  An empty file is an error ("PATH: empty trace (no GlobalMetadata
+ * frame)") unless FLAGS has WL_CHAKRA_ALLOW_EMPTY.
  *
  * Returns a new reader, or NULL with ERROR set (domain WL_ERROR, code
  * SIM_ERROR_INPUT; the message names PATH, and for framing errors the frame
@@ -74,6 +78,17 @@ const ChakraProtoMsg__GlobalMetadata *wl_chakra_reader_metadata (const WlChakraR
 /* TRUE when the file had no GlobalMetadata (only with
  * WL_CHAKRA_ALLOW_HEADERLESS). */
 gboolean wl_chakra_reader_is_headerless (const WlChakraReader *r);
+
+/* TRUE when the file was empty (only with WL_CHAKRA_ALLOW_EMPTY): there is
+ * no metadata, and wl_chakra_reader_next returns NULL at once. */
+gboolean wl_chakra_reader_is_empty (const WlChakraReader *r);
+
+/* TRUE when wl_chakra_reader_next has failed because the last frame is cut
+ * short: its length varint, or the bytes its length announces, run past the
+ * end of the file (what an interrupted writer leaves).  Every node before
+ * that frame was returned intact.  FALSE before any failure and for other
+ * framing errors (bytes that do not unpack as a Node). */
+gboolean wl_chakra_reader_truncated (const WlChakraReader *r);
 
 /* The path the reader was opened with; borrowed. */
 const char *wl_chakra_reader_path (const WlChakraReader *r);
@@ -109,7 +124,10 @@ const ChakraProtoMsg__AttributeProto *wl_chakra_attr_find (const ChakraProtoMsg_
  * Returns TRUE and sets *OUT when present; FALSE with ERROR unset when
  * absent (*OUT untouched, so it may hold the default); FALSE with ERROR set
  * (SIM_ERROR_INPUT, naming the attribute and the node id) when it has
- * another kind, or is unsigned above G_MAXINT64. */
+ * another kind, or is unsigned above G_MAXINT64.  An attribute with a name
+ * but no value (value_case NOT_SET) is an error too: "node N: attribute
+ * "NAME" has no value (valueless attribute)"; callers that want to treat it
+ * as absent remove it first (wl_chakra_node_drop_valueless). */
 gboolean wl_chakra_attr_int (const ChakraProtoMsg__Node *n, const char *name, gint64 *out,
                              GError **error);
 
@@ -133,6 +151,11 @@ gboolean wl_chakra_attr_string (const ChakraProtoMsg__Node *n, const char *name,
  * cases as for wl_chakra_attr_int (*OUT untouched). */
 gboolean wl_chakra_attr_bool_list (const ChakraProtoMsg__Node *n, const char *name,
                                    GArray **out, GError **error);
+
+/* Remove from N every attribute that has a name but no value, freeing it,
+ * and return how many were removed (0 leaves N untouched).  Lenient loading
+ * uses this to take such attributes as absent. */
+guint wl_chakra_node_drop_valueless (ChakraProtoMsg__Node *n);
 
 /* ---------------------------------------------------------------- writer */
 

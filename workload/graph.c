@@ -69,7 +69,12 @@ typedef struct
   GStringChunk *names_chunk;
   GPtrArray *names;  /* const char*, in node order, from names_chunk */
   guint32 unknown;
+  gboolean lenient;
+  WlLenientStats dropped;
 } Builder;
+
+/* A dependency resolved to no node: dangling, or dropped to break a cycle. */
+#define NO_PARENT G_MAXUINT32
 
 static gboolean
 fail (GError **error, const Builder *b, guint64 id, const char *what)
@@ -170,7 +175,15 @@ decode_collective (Builder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError 
 {
   gint64 type;
   if (!wl_chakra_attr_int (n, "comm_type", &type, error))
-    return absent_ok (error) ? fail (error, b, n->id, "COMM_COLL node without comm_type") : FALSE;
+    {
+      if (!absent_ok (error))
+        return FALSE;
+      if (!b->lenient)
+        return fail (error, b, n->id, "COMM_COLL node without comm_type");
+      b->dropped.colls_skipped++;
+      w->op = WL_OP_SKIP;
+      return TRUE;
+    }
   int kind = kind_of (type);
   if (kind < 0)
     {
@@ -184,8 +197,14 @@ decode_collective (Builder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError 
     {
       if (!absent_ok (error))
         return FALSE;
-      if (kind != SYS_COLL_BARRIER)
+      if (kind != SYS_COLL_BARRIER && !b->lenient)
         return fail (error, b, n->id, "COMM_COLL node without comm_size");
+      if (kind != SYS_COLL_BARRIER)
+        {
+          b->dropped.colls_skipped++;
+          w->op = WL_OP_SKIP;
+          return TRUE;
+        }
     }
   /* The root of a rooted collective: comm_root, else root, else the
    * group's first member. */
@@ -300,36 +319,69 @@ add_deps (Builder *b, guint32 child, const guint64 *ids, gsize n)
     }
 }
 
+/* Add N to the graph being built; FALSE with ERROR set when it is bad. */
+static gboolean
+add_node (Builder *b, ChakraProtoMsg__Node *n, GError **error)
+{
+  guint32 index = b->nodes->len;
+  if (index == G_MAXUINT32 - 1)
+    return fail (error, b, n->id, "too many nodes in one trace");
+  gpointer key = (gpointer) (guintptr) n->id;
+  if (g_hash_table_contains (b->index, key))
+    {
+      if (!b->lenient)
+        return fail (error, b, n->id, "the id appears twice in the trace (duplicate id)");
+      b->dropped.duplicate_nodes_dropped++;
+      return TRUE;
+    }
+  if (b->lenient)
+    b->dropped.valueless_attrs_ignored += wl_chakra_node_drop_valueless (n);
+  WlNode w;
+  if (!decode_node (b, n, &w, error))
+    {
+      if (!g_str_has_prefix ((*error)->message, b->path))
+        g_prefix_error (error, "%s: ", b->path);
+      return FALSE;
+    }
+  g_hash_table_insert (b->index, key, GUINT_TO_POINTER (index + 1u));
+  g_array_append_val (b->nodes, w);
+  g_ptr_array_add (b->names, g_string_chunk_insert_const (b->names_chunk, n->name ? n->name : ""));
+  add_deps (b, index, n->data_deps, n->n_data_deps);
+  add_deps (b, index, n->ctrl_deps, n->n_ctrl_deps);
+  return TRUE;
+}
+
 static gboolean
 read_nodes (Builder *b, GError **error)
 {
-  g_autoptr (WlChakraReader) r = wl_chakra_reader_open (b->path, error);
+  g_autoptr (WlChakraReader) r = wl_chakra_reader_open_full (
+    b->path, b->lenient ? WL_CHAKRA_ALLOW_HEADERLESS : WL_CHAKRA_READ_DEFAULT, error);
   if (r == NULL)
     return FALSE;
+  b->dropped.headerless_files = wl_chakra_reader_is_headerless (r) ? 1 : 0;
   for (;;)
     {
-      g_autoptr (ChakraProtoMsg__Node) n = wl_chakra_reader_next (r, error);
-      if (n == NULL)
-        return absent_ok (error);
-      guint32 index = b->nodes->len;
-      if (index == G_MAXUINT32 - 1)
-        return fail (error, b, n->id, "too many nodes in one trace");
-      gpointer key = (gpointer) (guintptr) n->id;
-      if (g_hash_table_contains (b->index, key))
-        return fail (error, b, n->id, "the id appears twice in the trace");
-      g_hash_table_insert (b->index, key, GUINT_TO_POINTER (index + 1u));
-      WlNode w;
-      if (!decode_node (b, n, &w, error))
+      GError *local = NULL;
+      g_autoptr (ChakraProtoMsg__Node) n = wl_chakra_reader_next (r, &local);
+      if (n == NULL && local != NULL && b->lenient && wl_chakra_reader_truncated (r))
         {
-          if (!g_str_has_prefix ((*error)->message, b->path))
-            g_prefix_error (error, "%s: ", b->path);
+          g_error_free (local);
+          b->dropped.truncated_frames++;
+          return TRUE;
+        }
+      if (n == NULL)
+        {
+          if (local == NULL)
+            return TRUE;
+          g_propagate_error (error, local);
           return FALSE;
         }
-      g_array_append_val (b->nodes, w);
-      g_ptr_array_add (b->names,
-                       g_string_chunk_insert_const (b->names_chunk, n->name ? n->name : ""));
-      add_deps (b, index, n->data_deps, n->n_data_deps);
-      add_deps (b, index, n->ctrl_deps, n->n_ctrl_deps);
+      GError *bad = NULL;
+      if (!add_node (b, n, &bad))
+        {
+          g_propagate_error (error, bad);
+          return FALSE;
+        }
     }
 }
 
@@ -340,34 +392,132 @@ cmp_u32 (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* Resolve dependency ids to indices, drop repeats (an id in both data_deps
- * and ctrl_deps is one edge), and lay the dependents out parent by parent. */
+/* Resolve every dependency to its parent's index; a dangling one is an
+ * error, or (lenient) NO_PARENT.  START receives, per node, where its
+ * dependencies begin in b->deps (and the total last). */
 static gboolean
-link_edges (Builder *b, WlGraph *g, GError **error)
+resolve_deps (Builder *b, guint32 n_nodes, guint32 *start, guint32 *parent, GError **error)
 {
-  GArray *edges = g_array_sized_new (FALSE, FALSE, 2 * sizeof (guint32), b->deps->len);
-  g_autoptr (GArray) parents = g_array_new (FALSE, FALSE, sizeof (guint32));
   const PendingDep *deps = (const PendingDep *) b->deps->data;
-  for (guint i = 0; i < b->deps->len;)
+  guint k = 0;
+  for (guint32 v = 0; v <= n_nodes; v++)
     {
-      guint32 child = deps[i].child;
-      g_array_set_size (parents, 0);
-      for (; i < b->deps->len && deps[i].child == child; i++)
+      start[v] = k;
+      for (; v < n_nodes && k < b->deps->len && deps[k].child == v; k++)
         {
-          gpointer v = g_hash_table_lookup (b->index, (gpointer) (guintptr) deps[i].parent_id);
-          if (v == NULL)
+          gpointer hit = g_hash_table_lookup (b->index, (gpointer) (guintptr) deps[k].parent_id);
+          parent[k] = hit != NULL ? GPOINTER_TO_UINT (hit) - 1 : NO_PARENT;
+          if (hit != NULL)
+            continue;
+          if (!b->lenient)
             {
-              g_array_unref (edges);
+              const WlNode *child = &g_array_index (b->nodes, WlNode, v);
               g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
                            "%s: node %" G_GUINT64_FORMAT " depends on node %" G_GUINT64_FORMAT
                            ", which is not in the trace (dangling dependency)",
-                           b->path, g->nodes[child].id, deps[i].parent_id);
+                           b->path, child->id, deps[k].parent_id);
               return FALSE;
             }
-          guint32 p = GPOINTER_TO_UINT (v) - 1;
-          g_array_append_val (parents, p);
+          b->dropped.dangling_deps_dropped++;
         }
-      qsort (parents->data, parents->len, sizeof (guint32), cmp_u32);
+    }
+  return TRUE;
+}
+
+void
+wl_cycle_describe (GString *out, const guint64 *ids, guint32 len)
+{
+  g_return_if_fail (out != NULL && ids != NULL && len > 0);
+  g_string_append_printf (out, "dependency cycle through %u node%s: ", len, len == 1 ? "" : "s");
+  for (guint32 i = 0; i < len && i < WL_CYCLE_MAX_IDS; i++)
+    g_string_append_printf (out, "%" G_GUINT64_FORMAT " -> ", ids[i]);
+  if (len > WL_CYCLE_MAX_IDS)
+    g_string_append (out, "... -> ");
+  g_string_append_printf (out, "%" G_GUINT64_FORMAT " (each depends on the next)", ids[0]);
+}
+
+/* The message for the cycle whose nodes are STACK[from .. top-1]. */
+static void
+cycle_error (const Builder *b, const guint32 *stack, guint32 from, guint32 top, GError **error)
+{
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint64));
+  for (guint32 i = from; i < top; i++)
+    g_array_append_val (ids, g_array_index (b->nodes, WlNode, stack[i]).id);
+  g_autoptr (GString) text = g_string_new (NULL);
+  wl_cycle_describe (text, (const guint64 *) ids->data, top - from);
+  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: %s", b->path, text->str);
+}
+
+/* Depth-first search along dependencies, from each node in file order,
+ * following each node's dependencies in file order (the inspector's search).
+ * A back edge closes a cycle: an error, or (lenient) the edge is dropped. */
+static gboolean
+break_cycles (Builder *b, guint32 n, const guint32 *start, guint32 *parent, GError **error)
+{
+  g_autofree guint8 *state = g_new0 (guint8, MAX (n, 1u)); /* 0 new, 1 on path, 2 done */
+  g_autofree guint32 *pos = g_new (guint32, MAX (n, 1u));  /* position on the path */
+  g_autofree guint32 *stack = g_new (guint32, MAX (n, 1u));
+  g_autofree guint32 *next = g_new (guint32, MAX (n, 1u)); /* next dependency to follow */
+  for (guint32 root = 0; root < n; root++)
+    {
+      if (state[root] != 0)
+        continue;
+      guint32 top = 0;
+      stack[top++] = root;
+      state[root] = 1;
+      pos[root] = 0;
+      next[root] = start[root];
+      while (top > 0)
+        {
+          guint32 v = stack[top - 1];
+          if (next[v] == start[v + 1])
+            {
+              state[v] = 2;
+              top--;
+              continue;
+            }
+          guint32 k = next[v]++;
+          guint32 w = parent[k];
+          if (w == NO_PARENT)
+            continue;
+          if (state[w] == 1)
+            {
+              if (!b->lenient)
+                {
+                  cycle_error (b, stack, pos[w], top, error);
+                  return FALSE;
+                }
+              parent[k] = NO_PARENT;
+              b->dropped.cycle_edges_dropped++;
+            }
+          else if (state[w] == 0)
+            {
+              state[w] = 1;
+              pos[w] = top;
+              next[w] = start[w];
+              stack[top++] = w;
+            }
+        }
+    }
+  return TRUE;
+}
+
+/* Lay the dependents out parent by parent from the resolved dependencies
+ * (NO_PARENT ones left out); an id in both data_deps and ctrl_deps is one
+ * edge. */
+static void
+link_edges (WlGraph *g, const guint32 *start, const guint32 *parent)
+{
+  GArray *edges = g_array_sized_new (FALSE, FALSE, 2 * sizeof (guint32), start[g->n_nodes]);
+  g_autoptr (GArray) parents = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint32 child = 0; child < g->n_nodes; child++)
+    {
+      g_array_set_size (parents, 0);
+      for (guint32 k = start[child]; k < start[child + 1]; k++)
+        if (parent[k] != NO_PARENT)
+          g_array_append_val (parents, parent[k]);
+      if (parents->len > 1)
+        qsort (parents->data, parents->len, sizeof (guint32), cmp_u32);
       for (guint j = 0; j < parents->len; j++)
         {
           guint32 p = g_array_index (parents, guint32, j);
@@ -397,60 +547,6 @@ link_edges (Builder *b, WlGraph *g, GError **error)
       g->children[p->child_start + p->n_children++] = e[1];
     }
   g_array_unref (edges);
-  return TRUE;
-}
-
-/* Kahn's algorithm; on a cycle, name the ids on one. */
-static gboolean
-check_acyclic (const WlGraph *g, GError **error)
-{
-  g_autofree guint32 *indeg = g_new (guint32, MAX (g->n_nodes, 1u));
-  g_autofree guint32 *stack = g_new (guint32, MAX (g->n_nodes, 1u));
-  guint32 top = 0, seen = 0;
-  for (guint32 v = 0; v < g->n_nodes; v++)
-    if ((indeg[v] = g->nodes[v].n_parents) == 0)
-      stack[top++] = v;
-  while (top > 0)
-    {
-      const WlNode *n = &g->nodes[stack[--top]];
-      seen++;
-      for (guint32 c = 0; c < n->n_children; c++)
-        if (--indeg[g->children[n->child_start + c]] == 0)
-          stack[top++] = g->children[n->child_start + c];
-    }
-  if (seen == g->n_nodes)
-    return TRUE;
-  /* Every node left has a parent left: walk parents until one repeats. */
-  g_autofree guint32 *parent_left = g_new (guint32, g->n_nodes);
-  for (guint32 v = 0; v < g->n_nodes; v++)
-    parent_left[v] = G_MAXUINT32;
-  for (guint32 v = 0; v < g->n_nodes; v++)
-    if (indeg[v] > 0)
-      for (guint32 c = 0; c < g->nodes[v].n_children; c++)
-        parent_left[g->children[g->nodes[v].child_start + c]] = v;
-  guint32 v = 0;
-  while (indeg[v] == 0)
-    v++;
-  g_autofree guint8 *on_path = g_new0 (guint8, g->n_nodes);
-  while (!on_path[v])
-    {
-      on_path[v] = 1;
-      v = parent_left[v];
-    }
-  g_autoptr (GString) ids = g_string_new (NULL);
-  guint32 start = v, count = 0;
-  do
-    {
-      if (count++ < 20)
-        g_string_append_printf (ids, "%s%" G_GUINT64_FORMAT, ids->len ? " <- " : "",
-                                g->nodes[v].id);
-      v = parent_left[v];
-    }
-  while (v != start);
-  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-               "%s: dependency cycle through %u nodes: %s%s (%u nodes can never run)", g->path,
-               count, ids->str, count > 20 ? " ..." : "", g->n_nodes - seen);
-  return FALSE;
 }
 
 static void
@@ -461,10 +557,10 @@ group_def_clear (gpointer p)
 }
 
 WlGraph *
-wl_graph_load (const char *path, GError **error)
+wl_graph_load_full (const char *path, gboolean lenient, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
-  Builder b = { .path = path };
+  Builder b = { .path = path, .lenient = lenient };
   b.nodes = g_array_new (FALSE, FALSE, sizeof (WlNode));
   b.deps = g_array_new (FALSE, FALSE, sizeof (PendingDep));
   b.index = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -473,17 +569,26 @@ wl_graph_load (const char *path, GError **error)
   b.names_chunk = g_string_chunk_new (4096);
   b.names = g_ptr_array_new ();
 
+  gboolean ok = read_nodes (&b, error);
+  guint32 n = b.nodes->len;
+  g_autofree guint32 *start = g_new (guint32, n + 1u);
+  g_autofree guint32 *parent = g_new (guint32, MAX (b.deps->len, 1u));
+  ok = ok && resolve_deps (&b, n, start, parent, error)
+       && break_cycles (&b, n, start, parent, error);
+
   WlGraph *g = g_new0 (WlGraph, 1);
   g->ref = 1;
   g->path = g_strdup (path);
-  gboolean ok = read_nodes (&b, error);
-  g->n_nodes = b.nodes->len;
+  g->n_nodes = n;
   g->nodes = (WlNode *) g_array_free (b.nodes, FALSE);
   g->group_defs = b.group_defs;
   g->names_chunk = b.names_chunk;
   g->names = (const char **) g_ptr_array_free (b.names, FALSE);
   g->n_skipped_unknown = b.unknown;
-  ok = ok && link_edges (&b, g, error) && check_acyclic (g, error);
+  g->lenient = lenient;
+  g->dropped = b.dropped;
+  if (ok)
+    link_edges (g, start, parent);
   g_array_unref (b.deps);
   g_hash_table_unref (b.index);
   if (!ok)
@@ -492,6 +597,12 @@ wl_graph_load (const char *path, GError **error)
       return NULL;
     }
   return g;
+}
+
+WlGraph *
+wl_graph_load (const char *path, GError **error)
+{
+  return wl_graph_load_full (path, FALSE, error);
 }
 
 WlGraph *
@@ -530,12 +641,20 @@ wl_graph_bytes (const WlGraph *g)
 struct _WlGraphCache
 {
   GHashTable *by_digest; /* sha256 hex -> WlGraph* (one reference) */
+  gboolean lenient;
 };
 
 WlGraphCache *
 wl_graph_cache_new (void)
 {
+  return wl_graph_cache_new_full (FALSE);
+}
+
+WlGraphCache *
+wl_graph_cache_new_full (gboolean lenient)
+{
   WlGraphCache *c = g_new0 (WlGraphCache, 1);
+  c->lenient = lenient;
   c->by_digest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                         (GDestroyNotify) wl_graph_unref);
   return c;
@@ -568,7 +687,7 @@ wl_graph_cache_load (WlGraphCache *c, const char *path, GError **error)
       g_free (digest);
       return wl_graph_ref (g);
     }
-  g = wl_graph_load (path, error);
+  g = wl_graph_load_full (path, c->lenient, error);
   if (g == NULL)
     {
       g_free (digest);
@@ -583,4 +702,65 @@ guint
 wl_graph_cache_distinct (const WlGraphCache *c)
 {
   return g_hash_table_size (c->by_digest);
+}
+
+/* ---- lenient counters -------------------------------------------------------- */
+
+void
+wl_lenient_stats_add (WlLenientStats *a, const WlLenientStats *b)
+{
+  g_return_if_fail (a != NULL && b != NULL);
+  a->dangling_deps_dropped += b->dangling_deps_dropped;
+  a->cycle_edges_dropped += b->cycle_edges_dropped;
+  a->colls_skipped += b->colls_skipped;
+  a->valueless_attrs_ignored += b->valueless_attrs_ignored;
+  a->duplicate_nodes_dropped += b->duplicate_nodes_dropped;
+  a->truncated_frames += b->truncated_frames;
+  a->headerless_files += b->headerless_files;
+}
+
+guint64
+wl_lenient_stats_total (const WlLenientStats *s)
+{
+  g_return_val_if_fail (s != NULL, 0);
+  return s->dangling_deps_dropped + s->cycle_edges_dropped + s->colls_skipped
+         + s->valueless_attrs_ignored + s->duplicate_nodes_dropped + s->truncated_frames
+         + s->headerless_files;
+}
+
+/* Append ", N WHAT" (WHAT or PLURAL by N) when N > 0. */
+static void
+describe_count (GString *out, guint64 n, const char *what, const char *plural)
+{
+  if (n == 0)
+    return;
+  g_string_append_printf (out, "%s%" G_GUINT64_FORMAT " %s", out->len > 0 ? ", " : "", n,
+                          n == 1 ? what : plural);
+}
+
+void
+wl_lenient_stats_describe (const WlLenientStats *s, GString *out)
+{
+  g_return_if_fail (s != NULL && out != NULL);
+  if (wl_lenient_stats_total (s) == 0)
+    {
+      g_string_append (out, "lenient: the traces were clean");
+      return;
+    }
+  g_autoptr (GString) items = g_string_new (NULL);
+  describe_count (items, s->dangling_deps_dropped, "dangling dependency dropped",
+                  "dangling dependencies dropped");
+  describe_count (items, s->cycle_edges_dropped, "dependency closing a cycle dropped",
+                  "dependencies closing cycles dropped");
+  describe_count (items, s->colls_skipped, "collective without comm_type/comm_size skipped",
+                  "collectives without comm_type/comm_size skipped");
+  describe_count (items, s->valueless_attrs_ignored, "valueless attribute ignored",
+                  "valueless attributes ignored");
+  describe_count (items, s->duplicate_nodes_dropped, "node with a repeated id dropped",
+                  "nodes with repeated ids dropped");
+  describe_count (items, s->truncated_frames, "truncated last frame dropped",
+                  "truncated last frames dropped");
+  describe_count (items, s->headerless_files, "headerless (pre-2024) file read",
+                  "headerless (pre-2024) files read");
+  g_string_append_printf (out, "lenient: %s (orrery inspect names them)", items->str);
 }

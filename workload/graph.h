@@ -5,7 +5,55 @@
  * bytes, the collective kind) and every dependency (data and control alike)
  * resolved.  The dependents of all nodes live in one flat array.  Building
  * the graph checks it: a dependency on an id that never appears, a repeated
- * id, or a cycle is an input error naming the file and node ids.
+ * id, or a cycle is an input error naming the file and node ids.  Node ids
+ * are uint64 throughout (never converted through double), so ids above
+ * 2^53 are kept and named exactly.
+ *
+ * Strict and lenient loading.  Converted PyTorch traces are often messy.
+ * Strict loading (the default) refuses each defect below with the message
+ * `orrery inspect` prints for it (prefixed with the file).  Lenient loading
+ * drops what is broken, deterministically, and counts it in the graph's
+ * WlLenientStats:
+ *   - a dangling dependency (on an id not in the file) is dropped: the node
+ *     no longer waits for it.  Strict: "PATH: node C depends on node P,
+ *     which is not in the trace (dangling dependency)".
+ *   - a dependency cycle is broken by dropping the edges that close it: a
+ *     depth-first search along dependencies, starting from each node in
+ *     file order and following each node's data_deps then ctrl_deps in file
+ *     order, drops every back edge (an edge to a node on the current search
+ *     path).  The inspector runs the same search, so each cycle it lists,
+ *     "a -> b -> ... -> x -> a", names the dropped edge last: x's dependency
+ *     on a.  Strict: "PATH: dependency cycle through N nodes: a -> b -> a
+ *     (each depends on the next)", the first cycle that search finds.
+ *   - a COMM_COLL node without comm_type, or without comm_size (barriers
+ *     may omit the size), is replayed as a skipped node: it completes at
+ *     once and releases its dependents.  Every rank whose trace lacks the
+ *     field skips it alike; a rank that has it still joins the collective.
+ *     Strict: "PATH: node N: COMM_COLL node without comm_type" (or
+ *     comm_size).
+ *   - an attribute with a name and no value is taken as absent (it is
+ *     removed before the node is decoded).  Strict: such an attribute is an
+ *     error only when orrery reads it ("PATH: node N: attribute "NAME" has
+ *     no value (valueless attribute)"); others are ignored as any unused
+ *     attribute is.
+ *   - a repeated id: the first node with that id is kept, later ones are
+ *     dropped (dependencies on the id resolve to the first).  Strict: "PATH:
+ *     node N: the id appears twice in the trace (duplicate id)".
+ *   - a last frame cut short (an interrupted writer) is dropped and every
+ *     node before it kept.  Strict: the reader's "PATH: frame K at byte
+ *     offset O: frame length L runs past end of file (B bytes left):
+ *     truncated file?" (or "truncated length varint at end of file").
+ *   - a headerless (pre-2024) file, whose frame 0 is already a Node, is read
+ *     from that node on.  Strict: "PATH: headerless (pre-2024) Chakra trace:
+ *     frame 0 is a Node (id N, type T), not a GlobalMetadata; ...".
+ * Lenient loading still refuses, with the strict message: an empty file
+ * (zero bytes: it holds no node to keep, and a rank without nodes would
+ * never join the other ranks' collectives, turning an input error into a
+ * deadlock far from its cause), a file that is not a Chakra trace, a frame
+ * in the middle that does not unpack, attributes of the wrong kind, and
+ * values out of range.  Proto2-era writers' layout (repeated deps written
+ * unpacked, one tag per id, and zero scalars written out) needs no leniency:
+ * protobuf decoding accepts it in both modes.
  *
  * Ranks whose files are byte-identical share one WlGraph (see WlGraphCache):
  * a graph holds nothing rank-specific (a send without comm_src keeps "own
@@ -61,6 +109,31 @@ typedef struct
   guint8 has_duration;
 } WlNode;
 
+/* What lenient loading dropped from one file (all zero for strict loads and
+ * clean files).  See the header comment for each rule. */
+typedef struct
+{
+  guint64 dangling_deps_dropped;   /* dependencies on absent ids */
+  guint64 cycle_edges_dropped;     /* back edges of the file-order DFS */
+  guint64 colls_skipped;           /* COMM_COLL without comm_type or comm_size */
+  guint64 valueless_attrs_ignored; /* attributes with a name and no value */
+  guint64 duplicate_nodes_dropped; /* later nodes with an id seen before */
+  guint64 truncated_frames;        /* a cut last frame: 0 or 1 per file */
+  guint64 headerless_files;        /* 0 or 1 per file */
+} WlLenientStats;
+
+/* Add every counter of B to A. */
+void wl_lenient_stats_add (WlLenientStats *a, const WlLenientStats *b);
+
+/* Everything dropped, summed (0: the traces were clean). */
+guint64 wl_lenient_stats_total (const WlLenientStats *s);
+
+/* Append to OUT one line (no newline) saying what was dropped, e.g.
+ * "lenient: dropped 2 dangling dependencies, 1 cycle edge; skipped 1
+ * collective without comm_type/comm_size; ... (orrery inspect names them)";
+ * "lenient: the traces were clean" when nothing was. */
+void wl_lenient_stats_describe (const WlLenientStats *s, GString *out);
+
 typedef struct
 {
   volatile gint ref;
@@ -74,6 +147,8 @@ typedef struct
   const char **names;   /* per node: its name ("" when it has none) */
   GStringChunk *names_chunk; /* holds the names, each distinct name once */
   char *sha256;         /* hex digest of the file (graphs from WlGraphCache), or NULL */
+  gboolean lenient;     /* loaded leniently */
+  WlLenientStats dropped; /* what lenient loading dropped (zero when strict) */
 } WlGraph;
 
 /* A process group defined by a METADATA node. */
@@ -85,10 +160,24 @@ typedef struct
 
 /* Read and check one trace file.  Unknown node types are counted (and warned
  * about once per file by the caller); a collective type orrery cannot
- * simulate is an error naming the node. */
+ * simulate is an error naming the node.  LENIENT: drop what is broken as
+ * the header comment says, counting it in graph->dropped.  Returns a new
+ * graph, or NULL with ERROR set (WL_ERROR, SIM_ERROR_INPUT, naming the
+ * file and node ids). */
+WlGraph *wl_graph_load_full (const char *path, gboolean lenient, GError **error);
+/* wl_graph_load_full (path, FALSE, error). */
 WlGraph *wl_graph_load (const char *path, GError **error);
 WlGraph *wl_graph_ref (WlGraph *graph);
 void wl_graph_unref (WlGraph *graph); /* accepts NULL */
+
+/* Cycle messages list at most this many ids. */
+#define WL_CYCLE_MAX_IDS 20
+
+/* Append "dependency cycle through LEN nodes: a -> b -> ... -> a (each
+ * depends on the next)" for the cycle IDS[0 .. LEN-1] (each depends on the
+ * next, the last on the first); at most WL_CYCLE_MAX_IDS ids are listed.
+ * Shared with the inspector so that both word cycles alike. */
+void wl_cycle_describe (GString *out, const guint64 *ids, guint32 len);
 
 /* Bytes the graph holds in memory (for the memory report). */
 gsize wl_graph_bytes (const WlGraph *graph);
@@ -96,6 +185,8 @@ gsize wl_graph_bytes (const WlGraph *graph);
 /* Loads files, sharing one graph among byte-identical files. */
 typedef struct _WlGraphCache WlGraphCache;
 WlGraphCache *wl_graph_cache_new (void);
+/* A cache whose graphs are loaded leniently (wl_graph_load_full). */
+WlGraphCache *wl_graph_cache_new_full (gboolean lenient);
 void wl_graph_cache_free (WlGraphCache *cache); /* accepts NULL */
 /* A new reference to the graph of `path`. */
 WlGraph *wl_graph_cache_load (WlGraphCache *cache, const char *path, GError **error);

@@ -5,15 +5,13 @@
 #include <string.h>
 
 #include "workload/chakra.h"
+#include "workload/graph.h"
 #include "workload/wl_error.h"
 
 enum
 {
   CK_COMP = 4, CK_SEND = 5, CK_RECV = 6, CK_COLL = 7, CK_BARRIER = 9
 };
-
-/* Cycle messages list at most this many ids. */
-#define MAX_CYCLE_IDS 20
 
 /* One COMM_COLL node, as the cross-rank comparison sees it; -1 for absent. */
 typedef struct
@@ -116,9 +114,22 @@ scan_p2p (FileScan *s, const ChakraProtoMsg__Node *n)
             n->id, send ? "COMM_SEND" : "COMM_RECV", attr, v, s->info->rank);
 }
 
+/* Report every attribute with a name and no value, then drop them so that
+ * the checks below see them as absent (as lenient loading does). */
 static void
-scan_node (FileScan *s, const ChakraProtoMsg__Node *n)
+scan_valueless (FileScan *s, ChakraProtoMsg__Node *n)
 {
+  for (size_t i = 0; i < n->n_attr; i++)
+    if (n->attr[i]->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE__NOT_SET)
+      defect (s, "node %" G_GUINT64_FORMAT ": attribute \"%s\" has no value (valueless attribute)",
+              n->id, n->attr[i]->name);
+  wl_chakra_node_drop_valueless (n);
+}
+
+static void
+scan_node (FileScan *s, ChakraProtoMsg__Node *n)
+{
+  scan_valueless (s, n);
   guint32 index = s->ids->len;
   g_array_append_val (s->ids, n->id);
   gpointer key = (gpointer) (guintptr) n->id;
@@ -195,18 +206,17 @@ resolve_deps (FileScan *s)
       }
 }
 
+/* The cycle STACK[from .. top-1], worded as wl_graph_load words it. */
 static void
 report_cycle (FileScan *s, const guint32 *stack, guint32 from, guint32 top)
 {
   const guint64 *ids = (const guint64 *) s->ids->data;
+  g_autoptr (GArray) cycle = g_array_new (FALSE, FALSE, sizeof (guint64));
+  for (guint32 i = from; i < top; i++)
+    g_array_append_val (cycle, ids[stack[i]]);
   g_autoptr (GString) text = g_string_new (NULL);
-  guint32 len = top - from;
-  for (guint32 i = from; i < top && i - from < MAX_CYCLE_IDS; i++)
-    g_string_append_printf (text, "%" G_GUINT64_FORMAT " -> ", ids[stack[i]]);
-  if (len > MAX_CYCLE_IDS)
-    g_string_append (text, "... -> ");
-  g_string_append_printf (text, "%" G_GUINT64_FORMAT, ids[stack[from]]);
-  defect (s, "dependency cycle through %u nodes: %s (each depends on the next)", len, text->str);
+  wl_cycle_describe (text, (const guint64 *) cycle->data, top - from);
+  defect (s, "%s", text->str);
 }
 
 /* Iterative depth-first search along dependencies; every edge back to a node
@@ -256,13 +266,58 @@ find_cycles (FileScan *s)
     }
 }
 
+/* The first node of a headerless file, worded as the strict reader words it. */
+static void
+report_headerless (FileScan *s, const ChakraProtoMsg__Node *n)
+{
+  const char *type = wl_chakra_node_type_name (n->type);
+  defect (s, "headerless (pre-2024) Chakra trace: frame 0 is a Node (id %" G_GUINT64_FORMAT
+          ", type %s), not a GlobalMetadata; convert it with a current Chakra converter",
+          n->id, type != NULL ? type : "?");
+}
+
+/* Read every node of the file; a truncated last frame is a defect (the
+ * nodes before it are checked), other framing errors a failure. */
+static gboolean
+read_file (FileScan *s, WlChakraReader *r, GError **error)
+{
+  if (wl_chakra_reader_is_empty (r))
+    {
+      defect (s, "empty trace (no GlobalMetadata frame)");
+      return TRUE;
+    }
+  for (gboolean first = TRUE;; first = FALSE)
+    {
+      GError *local = NULL;
+      g_autoptr (ChakraProtoMsg__Node) n = wl_chakra_reader_next (r, &local);
+      if (n == NULL && local != NULL && wl_chakra_reader_truncated (r))
+        {
+          /* The reader's message already names the file. */
+          g_ptr_array_add (s->report->defects, g_strdup (local->message));
+          g_error_free (local);
+          return TRUE;
+        }
+      if (n == NULL)
+        {
+          if (local == NULL)
+            return TRUE;
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+      if (first && wl_chakra_reader_is_headerless (r))
+        report_headerless (s, n);
+      scan_node (s, n);
+    }
+}
+
 static gboolean
 scan_file (WlInspectReport *report, guint i, GError **error)
 {
   RankInfo *info = &g_array_index (report->ranks, RankInfo, i);
   FileScan s = { .report = report, .info = info,
                  .fig = &g_array_index (report->figures, WlInspectRank, i) };
-  g_autoptr (WlChakraReader) r = wl_chakra_reader_open (info->path, error);
+  g_autoptr (WlChakraReader) r = wl_chakra_reader_open_full (
+    info->path, WL_CHAKRA_ALLOW_HEADERLESS | WL_CHAKRA_ALLOW_EMPTY, error);
   if (r == NULL)
     return FALSE;
   s.ids = g_array_new (FALSE, FALSE, sizeof (guint64));
@@ -272,17 +327,7 @@ scan_file (WlInspectReport *report, guint i, GError **error)
   s.dups = g_hash_table_new (g_direct_hash, g_direct_equal);
   guint32 zero = 0;
   g_array_append_val (s.dep_start, zero);
-  gboolean ok = TRUE;
-  for (;;)
-    {
-      g_autoptr (ChakraProtoMsg__Node) n = wl_chakra_reader_next (r, error);
-      if (n == NULL)
-        {
-          ok = error == NULL || *error == NULL;
-          break;
-        }
-      scan_node (&s, n);
-    }
+  gboolean ok = read_file (&s, r, error);
   if (ok)
     {
       report_duplicates (&s);

@@ -5,12 +5,22 @@
  * in microseconds as the trace gives it, collectives by kind with count and
  * bytes).  Unlike wl_graph_load, which stops at the first problem, the
  * inspector collects every defect it finds, each message naming the file and
- * the node ids:
+ * the node ids, worded as strict loading (wl_graph_load) words its error
+ * for the same defect:
+ *   - an empty file ("empty trace (no GlobalMetadata frame)"),
+ *   - a headerless (pre-2024) file, whose frame 0 is already a Node (named
+ *     by id and type); its nodes are checked as usual,
+ *   - a truncated last frame (the reader's message: frame index, byte
+ *     offset, length and bytes left); the nodes before it are checked,
+ *   - attributes with a name and no value ("attribute "NAME" has no value
+ *     (valueless attribute)"); the checks below then take them as absent,
  *   - dangling dependencies (a data or control dependency on an absent id),
  *   - ids that appear more than once,
- *   - dependency cycles (one message per cycle found by a depth-first search:
- *     every back edge closes one cycle, listed as "a -> b -> ... -> a", read
- *     "a depends on b"),
+ *   - dependency cycles (one message per cycle found by a depth-first search
+ *     from each node in file order, along its data_deps then ctrl_deps:
+ *     every back edge closes one cycle, listed as "a -> b -> ... -> x -> a",
+ *     read "a depends on b"; the last hop, x -> a, is the edge lenient
+ *     loading drops),
  *   - COMM_COLL nodes without comm_type, or without comm_size (barriers may
  *     omit the size, as in replay),
  *   - attributes of the wrong kind (the reader's message),
@@ -63,8 +73,9 @@ GPtrArray *wl_inspect_resolve (const char *arg, GError **error);
 
 /* Read and check the N files PATHS (borrowed).  Returns a new report, or
  * NULL with ERROR set (WL_ERROR, SIM_ERROR_INPUT, naming the file) when a
- * file cannot be read or is not a Chakra trace: that is not a defect but a
- * failure.  Defects found are in the report. */
+ * file cannot be read, is not a Chakra trace, or has a frame before the last
+ * that does not unpack: that is not a defect but a failure.  Defects found
+ * (including empty, headerless and truncated files) are in the report. */
 WlInspectReport *wl_inspect_files (const char *const *paths, guint n, GError **error);
 
 /* Number of files in the report, and the figures of file I (borrowed). */

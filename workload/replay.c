@@ -126,7 +126,7 @@ wl_replay_new (SimSched *sched, Sys *sys, const WlParams *params)
   r->sched = sched;
   r->sys = sys;
   r->params = *params;
-  r->cache = wl_graph_cache_new ();
+  r->cache = wl_graph_cache_new_full (params->lenient);
   r->graphs = g_ptr_array_new ();
   return r;
 }
@@ -1035,4 +1035,13 @@ wl_replay_unknown_nodes (const WlReplay *r)
   for (guint i = 0; i < r->graphs->len; i++)
     total += ((const WlGraph *) r->graphs->pdata[i])->n_skipped_unknown;
   return total;
+}
+
+void
+wl_replay_lenient_stats (const WlReplay *r, WlLenientStats *out)
+{
+  g_return_if_fail (r != NULL && out != NULL);
+  *out = (WlLenientStats) { 0 };
+  for (guint32 i = 0; i < r->n_ranks; i++)
+    wl_lenient_stats_add (out, &r->ranks[i].graph->dropped);
 }

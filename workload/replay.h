@@ -74,7 +74,9 @@ void wl_replay_free (WlReplay *replay); /* accepts NULL */
 
 /* Load PREFIX.0.et .. PREFIX.(ranks-1).et.  Fails when one is missing or
  * unreadable, or when PREFIX.<ranks>.et exists too (the trace was made for
- * more ranks than the topology has). */
+ * more ranks than the topology has).  With params->lenient, each file is
+ * loaded leniently (wl_graph_load_full): what is dropped is counted
+ * (wl_replay_lenient_stats). */
 gboolean wl_replay_load (WlReplay *replay, const char *prefix, guint32 ranks, GError **error);
 
 /* Load one graph per rank from explicit paths (tests, generators). */
@@ -126,6 +128,12 @@ const WlRankStats *wl_replay_rank_stats (const WlReplay *replay, guint32 rank);
 guint wl_replay_distinct_graphs (const WlReplay *replay);
 /* Nodes of types orrery does not know, skipped, over all distinct graphs. */
 guint64 wl_replay_unknown_nodes (const WlReplay *replay);
+
+/* What lenient loading dropped, summed over the ranks loaded (a file shared
+ * by byte-identical ranks counts once per rank, as each rank's file has the
+ * defects); all zero after a strict load.  wl_lenient_stats_describe words
+ * it for the summary. */
+void wl_replay_lenient_stats (const WlReplay *replay, WlLenientStats *out);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlReplay, wl_replay_free)
 

@@ -82,10 +82,17 @@ typedef struct
   guint slots_cpu;
   guint slots_comm;
   WlMemSpec mem;
+  /* Load traces leniently: drop dangling dependencies, edges closing
+   * cycles, collectives without comm_type/comm_size (skipped), valueless
+   * attributes, repeated ids and a truncated last frame, and accept
+   * headerless files, counting each (workload/graph.h has the rules;
+   * wl_replay_lenient_stats the counts).  FALSE: refuse them. */
+  gboolean lenient;
 } WlParams;
 
 /* Defaults: replay, 1 slot each, no memory expansion, 900 TFLOP/s peak,
- * 1600 GB/s local memory, efficiencies 1, every rank at speed 1, exact ps. */
+ * 1600 GB/s local memory, efficiencies 1, every rank at speed 1, exact ps,
+ * strict loading. */
 void wl_params_init (WlParams *params);
 
 /* The roofline of the configured device. */
