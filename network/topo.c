@@ -86,12 +86,11 @@ net_topo_new (const NetSpec *spec, GError **error)
         }
       stride[d] = (guint32) ranks;
       ranks *= dim->size;
-      if (ranks > G_MAXINT32)
+      if (ranks > NET_MAX_RANKS)
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                       "topology has more than %d ranks (dimension %u makes it %" G_GUINT64_FORMAT
-                       ")",
-                       G_MAXINT32, d, ranks);
+                       "topology has %" G_GUINT64_FORMAT " ranks or more (dimension %u makes "
+                       "it); at most " NET_MAX_RANKS_TEXT " are supported", ranks, d);
           return NULL;
         }
     }

@@ -26,6 +26,15 @@
 
 #define NET_MAX_DIMS 8
 
+/* The most ranks a topology may have: 2^24 (16,777,216).  Every rank costs
+ * its own state in every layer (link queues, collective bookkeeping, the
+ * replay's per-rank and per-node arrays: kilobytes a rank before its trace),
+ * so a size typo like 10^9 ranks would exhaust memory long before simulating;
+ * 2^24 is 64 times the largest clusters built so far.  NET_MAX_RANKS_TEXT
+ * says so in error messages. */
+#define NET_MAX_RANKS (G_GUINT64_CONSTANT (1) << 24)
+#define NET_MAX_RANKS_TEXT "16777216 (2^24: per-rank state would exhaust memory)"
+
 typedef enum
 {
   NET_DIM_RING,

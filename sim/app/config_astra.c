@@ -181,6 +181,15 @@ net_yaml_convert (const char *path, yaml_document_t *doc, yaml_node_t *lists[NET
             return FALSE;
           }
       }
+  guint64 ranks = 1;
+  for (guint d = 0; d < n; d++)
+    if ((ranks *= spec->dims[d].size) > NET_MAX_RANKS)
+      {
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                     "%s:%lu: npus_count makes %" G_GUINT64_FORMAT " ranks or more; at most "
+                     NET_MAX_RANKS_TEXT " are supported", path, yaml_line (lists[1]), ranks);
+        return FALSE;
+      }
   return TRUE;
 }
 

@@ -248,8 +248,11 @@ app_xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
       if (!xml_dim (l, c, dim, error))
         return FALSE;
       l->net.n_dims++;
-      if (!g_uint64_checked_mul (&l->n_ranks, l->n_ranks, dim->size) || l->n_ranks > G_MAXUINT32)
-        return app_xml_fail (l, c, error, "the rank count exceeds 2^32");
+      if (!g_uint64_checked_mul (&l->n_ranks, l->n_ranks, dim->size)
+          || l->n_ranks > NET_MAX_RANKS)
+        return app_xml_fail (l, c, error,
+                             "the dimensions make %" G_GUINT64_FORMAT " ranks or more; at most "
+                             NET_MAX_RANKS_TEXT " are supported", l->n_ranks);
     }
   gboolean graph = app_xml_child (node, "link") != NULL;
   if (l->net.n_dims == 0 && !graph)

@@ -1,7 +1,9 @@
 /* main.c: the orrery program: subcommand dispatch, option parsing, exit codes.
  *
- * Exit codes: 0 success, 1 usage or input error, 2 internal error,
- * 3 deadlock, 4 a limit reached.
+ * Exit codes: 0 success, 1 usage or input error (out of memory for an
+ * input's node records included), 2 internal error, 3 deadlock, 4 a limit
+ * reached (--max-events, --max-sim-time: the outputs are still written) or
+ * the simulated clock overflowed (nothing written).
  *
  * Layer: sim/app.  May include: every layer.
  */
@@ -26,7 +28,7 @@
 
 #define EXIT_CODES_HELP                                                                          \
   "Exit status: 0 success, 1 usage or input error, 2 internal error, 3 deadlock,\n"             \
-  "4 a limit reached."
+  "4 a limit reached (--max-events, --max-sim-time) or the simulated clock overflowed."
 
 static int
 exit_code_of (const GError *error)
@@ -66,8 +68,63 @@ typedef struct
   char *timeline_window;
   gint critical_path;
   char *symmetry;
+  char *max_events;
+  char *max_sim_time;
+  gboolean lenient;
   gboolean quiet;
 } RunOptions;
+
+/* --max-events N (1 or more) and --max-sim-time T (more than 0, with a
+ * unit); absent: no limit (0, SIM_TIME_MAX). */
+static gboolean
+parse_limits (const RunOptions *o, guint64 *max_events, SimTime *max_sim_time, GError **error)
+{
+  *max_events = 0;
+  *max_sim_time = SIM_TIME_MAX;
+  if (o->max_events != NULL
+      && !g_ascii_string_to_unsigned (o->max_events, 10, 1, G_MAXUINT64, max_events, NULL))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--max-events: '%s' is not a whole number of events, 1 or more",
+                   o->max_events);
+      return FALSE;
+    }
+  if (o->max_sim_time != NULL)
+    {
+      if (!sim_units_parse_time (o->max_sim_time, max_sim_time, error))
+        {
+          g_prefix_error (error, "--max-sim-time: ");
+          return FALSE;
+        }
+      if (*max_sim_time == 0)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "--max-sim-time: '%s' is not a time after 0", o->max_sim_time);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* The one line on stderr, and the exit status, of a run a limit stopped. */
+static int
+report_stopped (const AppSim *sim)
+{
+  guint32 done = app_sim_ranks_finished (sim), ranks = wl_replay_ranks (app_sim_replay (sim));
+  if (app_sim_stopped (sim) == APP_SIM_STOPPED_EVENTS)
+    fprintf (stderr,
+             "orrery run: stopped at the event limit %" G_GUINT64_FORMAT
+             " (--max-events); %u of %u ranks finished; the outputs cover what was simulated\n",
+             app_sim_max_events (sim), done, ranks);
+  else
+    {
+      g_autofree char *t = sim_units_format_time (app_sim_max_sim_time (sim));
+      fprintf (stderr,
+               "orrery run: stopped at simulated time %s (--max-sim-time); %u of %u ranks "
+               "finished; the outputs cover what was simulated\n", t, done, ranks);
+    }
+  return SIM_ERROR_LIMIT;
+}
 
 static gboolean
 load_config (const RunOptions *o, AppConfig *cfg, GError **error)
@@ -165,6 +222,15 @@ cmd_run (int argc, char **argv)
       "auto (default): when every rank runs the same trace and every collective treats its "
       "members alike, simulate rank 0 for all (the same results, much faster); off: simulate "
       "every rank", "auto|off" },
+    { "max-events", 0, 0, G_OPTION_ARG_STRING, &o.max_events,
+      "Stop after N events: the outputs cover what was simulated, marked incomplete, and the "
+      "exit status is 4", "N" },
+    { "max-sim-time", 0, 0, G_OPTION_ARG_STRING, &o.max_sim_time,
+      "Stop at simulated time T (with a unit: 10ms, 500us), as --max-events does", "T" },
+    { "lenient", 0, 0, G_OPTION_ARG_NONE, &o.lenient,
+      "Load messy traces: drop dangling dependencies, edges closing cycles, collectives "
+      "without comm_type or comm_size, valueless attributes, repeated ids and a truncated last "
+      "frame, count them and say so in the summary (orrery inspect names each)", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "No summary or progress; errors only", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
@@ -178,6 +244,8 @@ cmd_run (int argc, char **argv)
   AppConfig cfg;
   app_config_init (&cfg);
   int code = 0;
+  guint64 max_events = 0;
+  SimTime max_sim_time = SIM_TIME_MAX;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     code = report_error ("run", error);
   else if (o.workload == NULL)
@@ -191,17 +259,20 @@ cmd_run (int argc, char **argv)
     code = report_error ("run", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
                                              "--symmetry: '%s' is neither auto nor off",
                                              o.symmetry));
-  else if (!app_timeline_check_filters (o.timeline_ranks, o.timeline_window, &error)
+  else if (!parse_limits (&o, &max_events, &max_sim_time, &error)
+           || !app_timeline_check_filters (o.timeline_ranks, o.timeline_window, &error)
            || !load_config (&o, &cfg, &error))
     code = report_error ("run", error);
   else
     {
+      cfg.wl.lenient = o.lenient;
       g_autoptr (AppSim) sim = app_sim_new (&cfg, o.workload, &error);
       if (sim != NULL)
         {
           app_sim_set_recording (sim, o.timeline != NULL || o.report != NULL
                                           || o.critical_path > 0);
           app_sim_set_progress (sim, !o.quiet && isatty (STDERR_FILENO));
+          app_sim_set_limits (sim, max_events, max_sim_time);
           /* Per-link statistics need every rank's messages. */
           app_sim_set_symmetry (sim, (o.symmetry == NULL || strcmp (o.symmetry, "auto") == 0)
                                          && o.links == NULL);
@@ -239,6 +310,8 @@ cmd_run (int argc, char **argv)
               fprintf (stderr, "orrery: %" G_GUINT64_FORMAT " events in %.3f s wall (%.2f M events/s)\n",
                        events, wall, wall > 0 ? (double) events / wall / 1e6 : 0.0);
             }
+          if (code == 0 && app_sim_stopped (sim) != APP_SIM_COMPLETE)
+            code = report_stopped (sim);
         }
     }
   app_config_clear (&cfg);
@@ -257,6 +330,8 @@ cmd_run (int argc, char **argv)
   g_free (o.timeline_ranks);
   g_free (o.timeline_window);
   g_free (o.symmetry);
+  g_free (o.max_events);
+  g_free (o.max_sim_time);
   return code;
 }
 

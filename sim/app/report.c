@@ -22,7 +22,10 @@ astra_exposed (const WlRankStats *s)
 static SimTime
 idle_time (const WlRankStats *s)
 {
-  return s->finish - s->compute_busy - s->exposed_comm;
+  /* A rank a limit stopped may have been charged compute or communication
+   * in flight after its last finished node: no idle time then. */
+  SimTime busy = s->compute_busy + s->exposed_comm;
+  return s->finish > busy ? s->finish - busy : 0;
 }
 
 void
@@ -198,6 +201,42 @@ print_collectives (const AppSim *sim, FILE *out)
     fprintf (out, "  (a row of several groups shows each group's figures: they are identical)\n");
 }
 
+/* The line that marks a run a limit stopped. */
+static void
+print_incomplete (const AppSim *sim, FILE *out)
+{
+  guint32 done = app_sim_ranks_finished (sim), ranks = wl_replay_ranks (app_sim_replay (sim));
+  switch (app_sim_stopped (sim))
+    {
+    case APP_SIM_STOPPED_EVENTS:
+      fprintf (out, "INCOMPLETE: stopped at the event limit %" G_GUINT64_FORMAT
+                    "; %u of %u ranks finished\n", app_sim_max_events (sim), done, ranks);
+      break;
+    case APP_SIM_STOPPED_TIME:
+      {
+        g_autofree char *t = sim_units_format_time (app_sim_max_sim_time (sim));
+        fprintf (out, "INCOMPLETE: stopped at simulated time %s; %u of %u ranks finished\n", t,
+                 done, ranks);
+        break;
+      }
+    default:
+      break;
+    }
+}
+
+/* What --lenient dropped, when it was on. */
+static void
+print_lenient (const AppSim *sim, FILE *out)
+{
+  if (!app_sim_config (sim)->wl.lenient)
+    return;
+  WlLenientStats st;
+  wl_replay_lenient_stats (app_sim_replay (sim), &st);
+  g_autoptr (GString) line = g_string_new (NULL);
+  wl_lenient_stats_describe (&st, line);
+  fprintf (out, "%s\n", line->str);
+}
+
 void
 app_report_summary (const AppSim *sim, FILE *out)
 {
@@ -207,10 +246,12 @@ app_report_summary (const AppSim *sim, FILE *out)
   fprintf (out, "workload: %s (%u ranks, %u distinct trace graphs)\n", app_sim_workload (sim),
            wl_replay_ranks (replay), wl_replay_distinct_graphs (replay));
   print_topology (sim, out);
+  print_lenient (sim, out);
   if (app_sim_symmetric (sim))
     fprintf (out, "symmetric: every rank runs the same trace in lockstep; rank 0 was simulated "
                   "for all (--symmetry off simulates each)\n");
   fprintf (out, "simulated time: %s\n", end_s);
+  print_incomplete (sim, out);
   fprintf (out, "  %-22s %14s %14s %14s\n", "per rank", "min", "median", "max");
   print_spread (out, "finish", sim, get_finish);
   print_spread (out, "compute", sim, get_compute);
@@ -246,6 +287,23 @@ add_int (JsonBuilder *b, const char *name, gint64 value)
 {
   json_builder_set_member_name (b, name);
   json_builder_add_int_value (b, value);
+}
+
+/* Trace node ids are 64-bit unsigned: a number up to 2^63 - 1, a decimal
+ * string beyond (JSON numbers past 2^53 lose digits in readers that use
+ * doubles; ids that large are kept exact in the text either way). */
+static void
+add_node_id (JsonBuilder *b, const char *name, guint64 id)
+{
+  json_builder_set_member_name (b, name);
+  if (id <= G_MAXINT64)
+    json_builder_add_int_value (b, (gint64) id);
+  else
+    {
+      char text[24];
+      g_snprintf (text, sizeof text, "%" G_GUINT64_FORMAT, id);
+      json_builder_add_string_value (b, text);
+    }
 }
 
 /* {"path": ..., "sha256": ...} of a file; sha256 null when unreadable. */
@@ -294,6 +352,26 @@ add_inputs (JsonBuilder *b, const AppSim *sim)
   json_builder_end_array (b);
   json_builder_set_member_name (b, "astra_mode");
   json_builder_add_boolean_value (b, cfg->astra_mode);
+  json_builder_end_object (b);
+}
+
+/* With --lenient: what was dropped, per class. */
+static void
+add_lenient (JsonBuilder *b, const AppSim *sim)
+{
+  if (!app_sim_config (sim)->wl.lenient)
+    return;
+  WlLenientStats st;
+  wl_replay_lenient_stats (app_sim_replay (sim), &st);
+  json_builder_set_member_name (b, "lenient");
+  json_builder_begin_object (b);
+  add_int (b, "dangling_deps_dropped", (gint64) st.dangling_deps_dropped);
+  add_int (b, "cycle_edges_dropped", (gint64) st.cycle_edges_dropped);
+  add_int (b, "colls_skipped", (gint64) st.colls_skipped);
+  add_int (b, "valueless_attrs_ignored", (gint64) st.valueless_attrs_ignored);
+  add_int (b, "duplicate_nodes_dropped", (gint64) st.duplicate_nodes_dropped);
+  add_int (b, "truncated_frames", (gint64) st.truncated_frames);
+  add_int (b, "headerless_files", (gint64) st.headerless_files);
   json_builder_end_object (b);
 }
 
@@ -509,7 +587,7 @@ add_critical_path (JsonBuilder *b, const AppSim *sim)
       const WlNode *n = step_node (sim, st, &name);
       json_builder_begin_object (b);
       add_int (b, "rank", st->rank);
-      add_int (b, "node", (gint64) n->id);
+      add_node_id (b, "node", n->id);
       add_string (b, "name", name);
       add_string (b, "type", op_label ((WlOp) n->op));
       add_time (b, "from_ns", st->from);
@@ -521,7 +599,7 @@ add_critical_path (JsonBuilder *b, const AppSim *sim)
           json_builder_set_member_name (b, "waited_for");
           json_builder_begin_object (b);
           add_int (b, "rank", st->waited_rank);
-          add_int (b, "node", (gint64) g->nodes[st->waited_index].id);
+          add_node_id (b, "node", g->nodes[st->waited_index].id);
           json_builder_end_object (b);
         }
       json_builder_end_object (b);
@@ -572,6 +650,20 @@ add_overview (JsonBuilder *b, const AppSim *sim)
   json_builder_end_object (b);
 }
 
+/* "complete", and for a run a limit stopped: which limit, the simulated
+ * time it stopped at and the ranks that had finished. */
+static void
+add_completion (JsonBuilder *b, const AppSim *sim)
+{
+  json_builder_set_member_name (b, "complete");
+  json_builder_add_boolean_value (b, app_sim_stopped (sim) == APP_SIM_COMPLETE);
+  if (app_sim_stopped (sim) == APP_SIM_COMPLETE)
+    return;
+  add_string (b, "stopped", app_sim_stopped_name (sim));
+  add_time (b, "stopped_at_ns", sim_sched_now (app_sim_sched (sim)));
+  add_int (b, "ranks_finished", app_sim_ranks_finished (sim));
+}
+
 gboolean
 app_report_json (const AppSim *sim, const char *path, GError **error)
 {
@@ -582,7 +674,9 @@ app_report_json (const AppSim *sim, const char *path, GError **error)
   add_int (b, "events", (gint64) sim_sched_events_run (app_sim_sched (sim)));
   json_builder_set_member_name (b, "symmetric");
   json_builder_add_boolean_value (b, app_sim_symmetric (sim));
+  add_completion (b, sim);
   add_inputs (b, sim);
+  add_lenient (b, sim);
   add_ranks (b, sim);
   add_collectives (b, sim);
   add_critical_path (b, sim);

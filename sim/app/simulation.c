@@ -1,6 +1,7 @@
 /* simulation.c: wiring the layers together and running them. */
 #include "sim/app/simulation.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "sim/error.h"
@@ -18,7 +19,80 @@ struct _AppSim
   double wall;
   gboolean progress;
   gboolean no_symmetry;
+  gboolean recording;
+  guint64 max_events;   /* 0: no limit */
+  SimTime max_sim_time; /* SIM_TIME_MAX: no limit */
+  AppSimStop stopped;
 };
+
+/* The bytes a node moves at most through one rank, as a multiple of its
+ * comm_size: gathering kinds collect (scatter hands out) comm_size from or
+ * to each of up to `ranks` members; an all-reduce sends about twice its
+ * buffer; the others, sends and receives at most their buffer (2 is kept
+ * for a margin). */
+static guint64
+size_factor (const WlNode *n, guint32 ranks)
+{
+  if (n->op != WL_OP_COLL)
+    return 1;
+  switch ((SysCollKind) n->coll_kind)
+    {
+    case SYS_COLL_ALL_GATHER:
+    case SYS_COLL_GATHER:
+    case SYS_COLL_SCATTER:
+      return MAX (ranks, 2u);
+    default:
+      return 2;
+    }
+}
+
+/* Reject, before simulating, a message size the clock or the byte counters
+ * cannot hold: comm_size times the kind's factor (size_factor) must stay
+ * below 2^63 bytes, and its serialization at the slowest dimension's
+ * bandwidth below 2^63 ps (about 106 days: half the clock, leaving room for
+ * the rest of the run).  With an explicit link graph the dimensions'
+ * bandwidths are not the links' and only the first check applies; the run
+ * still stops with an error if the clock overflows (app_sim_run). */
+static gboolean
+check_message_sizes (AppSim *sim, GError **error)
+{
+  const guint64 limit = G_GUINT64_CONSTANT (1) << 63;
+  const NetSpec *spec = net_topo_spec (sim->topo);
+  guint32 ranks = net_topo_ranks (sim->topo);
+  double slowest = INFINITY;
+  for (guint d = 0; d < spec->n_dims && net_topo_graph (sim->topo) == NULL; d++)
+    slowest = MIN (slowest, spec->dims[d].bandwidth_Bps);
+  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+  for (guint32 r = 0; r < wl_replay_ranks (sim->replay); r++)
+    {
+      const WlGraph *g = wl_replay_graph (sim->replay, r);
+      if (!g_hash_table_add (seen, (gpointer) g))
+        continue;
+      for (guint32 v = 0; v < g->n_nodes; v++)
+        {
+          const WlNode *n = &g->nodes[v];
+          if (n->op != WL_OP_COLL && n->op != WL_OP_SEND && n->op != WL_OP_RECV)
+            continue;
+          guint64 factor = size_factor (n, ranks), total = 0;
+          gboolean fits = g_uint64_checked_mul (&total, n->bytes, factor) && total < limit;
+          if (fits && (isinf (slowest) || net_serialization_ps (total, slowest) < limit))
+            continue;
+          if (!fits)
+            g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                         "%s: node %" G_GUINT64_FORMAT ": comm_size %" G_GUINT64_FORMAT
+                         " bytes x %" G_GUINT64_FORMAT " (what it moves through one rank) "
+                         "overflows 2^63 bytes", g->path, n->id, n->bytes, factor);
+          else
+            g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                         "%s: node %" G_GUINT64_FORMAT ": comm_size %" G_GUINT64_FORMAT
+                         " bytes x %" G_GUINT64_FORMAT " at the slowest link (%.0f bytes/s) "
+                         "takes past 2^63 ps (about 106 days): it overflows the simulated "
+                         "clock", g->path, n->id, n->bytes, factor, slowest);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
 
 AppSim *
 app_sim_new (const AppConfig *cfg, const char *workload_prefix, GError **error)
@@ -27,10 +101,15 @@ app_sim_new (const AppConfig *cfg, const char *workload_prefix, GError **error)
   g_autoptr (AppSim) sim = g_new0 (AppSim, 1);
   sim->cfg = cfg;
   sim->workload = g_strdup (workload_prefix);
+  sim->max_sim_time = SIM_TIME_MAX;
   sim->sched = sim_sched_new ();
   sim->topo = net_topo_new (&cfg->net, error);
   if (sim->topo == NULL)
-    return NULL;
+    {
+      if (cfg->sources != NULL && cfg->sources->len > 0)
+        sim_error_prefix (error, "%s: ", (const char *) cfg->sources->pdata[0]);
+      return NULL;
+    }
   sim->net = net_new (sim->sched, sim->topo, error);
   if (sim->net == NULL)
     return NULL;
@@ -39,7 +118,8 @@ app_sim_new (const AppConfig *cfg, const char *workload_prefix, GError **error)
     return NULL;
   sim->replay = wl_replay_new (sim->sched, sim->sys, &cfg->wl);
   if (!wl_replay_load (sim->replay, workload_prefix, net_topo_ranks (sim->topo), error)
-      || !wl_replay_bind_groups (sim->replay, cfg->groups, error))
+      || !wl_replay_bind_groups (sim->replay, cfg->groups, error)
+      || !check_message_sizes (sim, error))
     return NULL;
   return g_steal_pointer (&sim);
 }
@@ -79,6 +159,7 @@ deadlock_error (AppSim *sim, GError **error)
 void
 app_sim_set_recording (AppSim *sim, gboolean on)
 {
+  sim->recording = on;
   wl_replay_set_recording (sim->replay, on);
 }
 
@@ -112,17 +193,86 @@ ranks_finished (const AppSim *sim)
   return done;
 }
 
+void
+app_sim_set_limits (AppSim *sim, guint64 max_events, SimTime max_sim_time)
+{
+  sim->max_events = max_events;
+  sim->max_sim_time = max_sim_time;
+}
+
+AppSimStop
+app_sim_stopped (const AppSim *sim)
+{
+  return sim->stopped;
+}
+
+const char *
+app_sim_stopped_name (const AppSim *sim)
+{
+  switch (sim->stopped)
+    {
+    case APP_SIM_STOPPED_EVENTS:
+      return "max-events";
+    case APP_SIM_STOPPED_TIME:
+      return "max-sim-time";
+    default:
+      return NULL;
+    }
+}
+
+guint64
+app_sim_max_events (const AppSim *sim)
+{
+  return sim->max_events;
+}
+
+SimTime
+app_sim_max_sim_time (const AppSim *sim)
+{
+  return sim->max_sim_time;
+}
+
+guint32
+app_sim_ranks_finished (const AppSim *sim)
+{
+  return ranks_finished (sim);
+}
+
+/* Whether the event limit is spent. */
+static gboolean
+events_spent (const AppSim *sim)
+{
+  return sim->max_events != 0 && sim_sched_events_run (sim->sched) >= sim->max_events;
+}
+
+/* One call of the scheduler: at most `slice` events (0: any number), within
+ * the limits.  Times saturate at SIM_TIME_MAX (sim_time_add), so an event
+ * due there stands for a clock that overflowed: it is never run, and the
+ * scheduler stops before it with SIM_RUN_TIME_LIMIT. */
+static SimRunStatus
+run_step (AppSim *sim, guint64 slice)
+{
+  guint64 budget = slice;
+  if (sim->max_events != 0)
+    {
+      guint64 left = sim->max_events - sim_sched_events_run (sim->sched);
+      budget = budget == 0 ? left : MIN (budget, left);
+    }
+  return sim_sched_run (sim->sched, MIN (sim->max_sim_time, SIM_TIME_MAX - 1), budget);
+}
+
 /* Run in slices of events, redrawing the progress line about 4 times a
  * second once a second has passed.  Slicing does not change the order of
  * events, so the results are those of one uninterrupted run. */
-static void
+static SimRunStatus
 run_with_progress (AppSim *sim, gint64 t0)
 {
   const guint64 slice = 1u << 20;
   gint64 last_draw = 0;
   guint64 last_events = 0;
   gboolean drawn = FALSE;
-  while (sim_sched_run (sim->sched, SIM_TIME_MAX, slice) == SIM_RUN_EVENT_LIMIT)
+  SimRunStatus status;
+  while ((status = run_step (sim, slice)) == SIM_RUN_EVENT_LIMIT && !events_spent (sim))
     {
       gint64 now = g_get_monotonic_time ();
       if (now - t0 < G_USEC_PER_SEC || now - last_draw < G_USEC_PER_SEC / 4)
@@ -140,6 +290,49 @@ run_with_progress (AppSim *sim, gint64 t0)
     }
   if (drawn)
     fputs ("\r\033[K", stderr);
+  return status;
+}
+
+/* The node records that recording will allocate as the ranks start
+ * (wl_replay_set_recording): one WlNodeRecord per node of every simulated
+ * rank, the biggest allocation a large input makes.  They are allocated
+ * inside the run, where a failure would abort, so their total is tried
+ * here first, before simulating. */
+static gboolean
+check_record_memory (AppSim *sim, GError **error)
+{
+  guint32 ranks = wl_replay_lockstep (sim->replay) ? 1 : wl_replay_ranks (sim->replay);
+  guint64 nodes = 0;
+  for (guint32 r = 0; r < ranks; r++)
+    nodes += MAX (wl_replay_graph (sim->replay, r)->n_nodes, 1u);
+  gsize bytes = 0;
+  gpointer probe = NULL;
+  if (g_size_checked_mul (&bytes, (gsize) nodes, sizeof (WlNodeRecord))
+      && (probe = g_try_malloc (bytes)) != NULL)
+    {
+      g_free (probe);
+      return TRUE;
+    }
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+               "out of memory allocating %" G_GUINT64_FORMAT " bytes for node records "
+               "(--report, --timeline, --critical-path): ranks %u, nodes %" G_GUINT64_FORMAT,
+               (guint64) nodes * sizeof (WlNodeRecord), ranks, nodes);
+  return FALSE;
+}
+
+static void
+overflow_error (AppSim *sim, GError **error)
+{
+  g_autoptr (GString) msg = g_string_new (NULL);
+  g_autofree char *last = sim_units_format_time (app_sim_end_time (sim));
+  g_string_append_printf (msg,
+                          "simulated time overflows the clock (2^64 ps, about 213 days): an "
+                          "event fell due beyond it; the last node finished at %s; at the "
+                          "nodes in flight:\n", last);
+  wl_replay_describe_blocked (sim->replay, msg, 16);
+  if (msg->len > 0 && msg->str[msg->len - 1] == '\n')
+    g_string_truncate (msg, msg->len - 1);
+  g_set_error_literal (error, SIM_ERROR, SIM_ERROR_LIMIT, msg->str);
 }
 
 gboolean
@@ -153,16 +346,25 @@ app_sim_run (AppSim *sim, GError **error)
       sys_set_lockstep (sim->sys, TRUE);
       wl_replay_set_lockstep (sim->replay, TRUE);
     }
+  if (sim->recording && !check_record_memory (sim, error))
+    return FALSE;
   wl_replay_start (sim->replay);
-  if (sim->progress)
-    run_with_progress (sim, t0);
-  else
-    sim_sched_run (sim->sched, SIM_TIME_MAX, 0);
+  SimRunStatus status = sim->progress ? run_with_progress (sim, t0) : run_step (sim, 0);
   if (wl_replay_lockstep (sim->replay))
     wl_replay_lockstep_finish (sim->replay);
   sim->wall = (double) (g_get_monotonic_time () - t0) / 1e6;
   if (!wl_replay_ok (sim->replay, error) || !sys_ok (sim->sys, error))
     return FALSE;
+  if (status == SIM_RUN_TIME_LIMIT && sim->max_sim_time >= SIM_TIME_MAX - 1)
+    {
+      overflow_error (sim, error);
+      return FALSE;
+    }
+  if (status == SIM_RUN_TIME_LIMIT || status == SIM_RUN_EVENT_LIMIT)
+    {
+      sim->stopped = status == SIM_RUN_TIME_LIMIT ? APP_SIM_STOPPED_TIME : APP_SIM_STOPPED_EVENTS;
+      return TRUE;
+    }
   if (wl_replay_unfinished (sim->replay) > 0)
     {
       deadlock_error (sim, error);

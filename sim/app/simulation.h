@@ -2,7 +2,9 @@
  *
  * Models: the whole stack for one run: scheduler, topology, network, system
  * and replay, built in that order (each layer takes the one below), then run
- * until the event queue is empty.  A run that ends with ranks still holding
+ * until the event queue is empty, or until an event or simulated-time limit
+ * (then the results cover what was simulated: ranks not finished keep the
+ * figures of the nodes they finished).  A run that ends with ranks still holding
  * unfinished nodes has deadlocked: the error (SIM_ERROR_DEADLOCK) says which
  * ranks wait for what, and which collectives or messages never completed.
  *
@@ -45,8 +47,37 @@ void app_sim_set_symmetry (AppSim *sim, gboolean allow);
 /* After the run: whether the shortcut was taken. */
 gboolean app_sim_symmetric (const AppSim *sim);
 
-/* Run to the end.  FALSE with an error on bad input met during the run, or
- * on deadlock (SIM_ERROR_DEADLOCK, with the diagnosis as the message). */
+/* Stop the run after `max_events` events (0: no limit), or once every event
+ * at or before `max_sim_time` has run (SIM_TIME_MAX: no limit).  A limit the
+ * run does not reach changes nothing; one it reaches leaves the results of
+ * what was simulated (app_sim_stopped).  Call before app_sim_run. */
+void app_sim_set_limits (AppSim *sim, guint64 max_events, SimTime max_sim_time);
+
+typedef enum
+{
+  APP_SIM_COMPLETE,        /* every rank finished (or the run has not ended) */
+  APP_SIM_STOPPED_EVENTS,  /* stopped at the event limit */
+  APP_SIM_STOPPED_TIME     /* stopped at the simulated-time limit */
+} AppSimStop;
+
+/* After app_sim_run: whether a limit stopped it; "max-events" or
+ * "max-sim-time" for the report (NULL when complete). */
+AppSimStop app_sim_stopped (const AppSim *sim);
+const char *app_sim_stopped_name (const AppSim *sim);
+/* The limits set (0 / SIM_TIME_MAX: none). */
+guint64 app_sim_max_events (const AppSim *sim);
+SimTime app_sim_max_sim_time (const AppSim *sim);
+/* Ranks whose every node finished. */
+guint32 app_sim_ranks_finished (const AppSim *sim);
+
+/* Run to the end, or to a limit (app_sim_set_limits): TRUE then, with
+ * app_sim_stopped saying which.  FALSE with an error on bad input met during
+ * the run; on deadlock (SIM_ERROR_DEADLOCK, with the diagnosis as the
+ * message); on a clock overflow (SIM_ERROR_LIMIT: an event fell due at or
+ * past 2^64 ps, the times having saturated, with what each rank was doing);
+ * or when the node records (recording) cannot be allocated (SIM_ERROR_INPUT,
+ * "out of memory allocating N bytes for ..."), which is checked before
+ * simulating. */
 gboolean app_sim_run (AppSim *sim, GError **error);
 
 SimSched *app_sim_sched (const AppSim *sim);

@@ -201,6 +201,35 @@ START_TEST (test_links_csv)
 }
 END_TEST
 
+/* A dangling dependency on every rank: refused as it stands (exit 1,
+ * naming the file, the node and the missing id); with --lenient the
+ * dependency is dropped, the summary says so, and the compute node runs at
+ * once: each rank finishes after its 3 us. */
+START_TEST (test_lenient)
+{
+  g_autofree char *cfg = write_config ();
+  g_autofree char *wl = tu_scratch_path ("messy");
+  for (guint32 r = 0; r < 4; r++)
+    {
+      ChakraProtoMsg__Node *c = tu_comp (1, 3);
+      tu_node_dep (c, 99);
+      ChakraProtoMsg__Node *nodes[] = { c };
+      tu_write_rank (wl, r, nodes, 1);
+    }
+  const char *strict[] = { tu_orrery (), "run", "--config", cfg, "--workload", wl, NULL };
+  g_autofree char *err = NULL;
+  ck_assert_int_eq (tu_run (&err, strict), 1);
+  ck_assert_msg (strstr (err, "messy.0.et") != NULL && strstr (err, "99") != NULL
+                     && strstr (err, "dangling") != NULL, "%s", err);
+  const char *lenient[] = { tu_orrery (), "run", "--lenient", "--config", cfg, "--workload", wl,
+                            NULL };
+  g_autofree char *out = NULL;
+  ck_assert_int_eq (tu_run (&out, lenient), 0);
+  ck_assert_msg (strstr (out, "lenient:") != NULL && strstr (out, "dangling") != NULL, "%s", out);
+  ck_assert_msg (strstr (out, "simulated time: 3.000 us") != NULL, "%s", out);
+}
+END_TEST
+
 static Suite *
 cli_suite (void)
 {
@@ -210,6 +239,7 @@ cli_suite (void)
   tcase_add_test (tc, test_input_errors);
   tcase_add_test (tc, test_deadlock_exit_code);
   tcase_add_test (tc, test_links_csv);
+  tcase_add_test (tc, test_lenient);
   return s;
 }
 
