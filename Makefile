@@ -8,6 +8,8 @@
 #   make check-asan the suites under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      benchmarks, CSV in build/bench.csv
 #   make bench-large the 131,072-rank and GPT-3 cases, CSV in build/bench-large.csv
+#   make fuzz       the libFuzzer targets (tests/fuzz/), FUZZ_SECONDS (60) each
+#   make fuzz-short the same for 10 s each (CI)
 #
 # Sources are found by wildcard: a new module is a new .c file in its layer,
 # a new suite is a new tests/<layer>/test_<module>.c (or tests/scripts/test_<name>.sh,
@@ -40,7 +42,7 @@ BENCH_BIN := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 DEBIAN_PKGS := build-essential pkg-config libglib2.0-dev libxml2-dev libxml2-utils check \
                libprotobuf-c-dev protobuf-c-compiler libjson-glib-dev libyaml-dev \
-               zlib1g-dev time gnuplot-nox parallel
+               zlib1g-dev time gnuplot-nox parallel clang libclang-rt-14-dev
 # Optional: a real single-node Slurm for tests/scripts/test_slurm.sh, which
 # skips without it.  make deps installs them when it can (root, or sudo
 # without a password prompt, and a reachable mirror) and goes on without
@@ -155,6 +157,42 @@ bench: deps
 bench-large: deps
 	@$(MAKE) --no-print-directory $(BUILD)/orrery
 	@BUILD=$(BUILD) scripts/bench --large
+
+# Fuzzing (tests/fuzz/README.md): the library again, compiled by clang with
+# coverage instrumentation and ASan + UBSan into $(FUZZ_DIR), apart from the
+# gcc build; one libFuzzer binary per input parser.  Each run first replays
+# tests/fuzz/regressions/<target>/, then fuzzes over the seeds (made from
+# configs/ and generated traces, plus ../shared's when present) and the
+# corpus it grows; findings go to $(FUZZ_DIR)/artifacts/<target>/.
+FUZZ_DIR     := build/fuzz
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := chakra cluster_xml astra comm_groups sweep_spec
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+                -fno-omit-frame-pointer
+FUZZ_BIN     := $(patsubst %,$(FUZZ_DIR)/bin/fuzz_%,$(FUZZ_TARGETS))
+.PHONY: fuzz fuzz-short fuzz-build
+
+fuzz-build:
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_DIR) CC=$(FUZZ_CC) \
+	  OPT="-O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link" $(FUZZ_DIR)/liborrery.a
+	@$(MAKE) --no-print-directory $(FUZZ_BIN) $(BUILD)/orrery
+	@tests/fuzz/make-corpus $(FUZZ_DIR)/seeds $(BUILD)/orrery \
+	  $(if $(wildcard ../shared),../shared)
+
+$(FUZZ_DIR)/bin/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.c tests/fuzz/fuzz_common.h \
+                        $(FUZZ_DIR)/liborrery.a
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ    $@"
+	@$(FUZZ_CC) -I. -I$(FUZZ_DIR)/gen -D_GNU_SOURCE -DFUZZ_CONFIGS_DIR='"$(CURDIR)/configs"' \
+	  $(WARN) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer $(PKG_CFLAGS) -o $@ \
+	  $< tests/fuzz/fuzz_common.c $(FUZZ_DIR)/liborrery.a $(PKG_LIBS) -lm
+
+fuzz: fuzz-build
+	@tests/fuzz/run $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-short:
+	@$(MAKE) --no-print-directory FUZZ_SECONDS=10 fuzz
 
 clean:
 	rm -rf $(BUILD)
