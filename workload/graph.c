@@ -74,7 +74,7 @@ typedef struct
 } Builder;
 
 /* A dependency resolved to no node: dangling, or dropped to break a cycle. */
-#define NO_PARENT G_MAXUINT32
+#define NO_PARENT WL_CYCLE_NO_NODE
 
 static gboolean
 fail (GError **error, const Builder *b, guint64 id, const char *what)
@@ -436,24 +436,11 @@ wl_cycle_describe (GString *out, const guint64 *ids, guint32 len)
   g_string_append_printf (out, "%" G_GUINT64_FORMAT " (each depends on the next)", ids[0]);
 }
 
-/* The message for the cycle whose nodes are STACK[from .. top-1]. */
-static void
-cycle_error (const Builder *b, const guint32 *stack, guint32 from, guint32 top, GError **error)
+gboolean
+wl_cycle_search (guint32 n, const guint32 *start, const guint32 *target,
+                 WlCycleFunc on_cycle, gpointer data)
 {
-  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint64));
-  for (guint32 i = from; i < top; i++)
-    g_array_append_val (ids, g_array_index (b->nodes, WlNode, stack[i]).id);
-  g_autoptr (GString) text = g_string_new (NULL);
-  wl_cycle_describe (text, (const guint64 *) ids->data, top - from);
-  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: %s", b->path, text->str);
-}
-
-/* Depth-first search along dependencies, from each node in file order,
- * following each node's dependencies in file order (the inspector's search).
- * A back edge closes a cycle: an error, or (lenient) the edge is dropped. */
-static gboolean
-break_cycles (Builder *b, guint32 n, const guint32 *start, guint32 *parent, GError **error)
-{
+  g_return_val_if_fail (start != NULL && on_cycle != NULL, FALSE);
   g_autofree guint8 *state = g_new0 (guint8, MAX (n, 1u)); /* 0 new, 1 on path, 2 done */
   g_autofree guint32 *pos = g_new (guint32, MAX (n, 1u));  /* position on the path */
   g_autofree guint32 *stack = g_new (guint32, MAX (n, 1u));
@@ -477,18 +464,13 @@ break_cycles (Builder *b, guint32 n, const guint32 *start, guint32 *parent, GErr
               continue;
             }
           guint32 k = next[v]++;
-          guint32 w = parent[k];
-          if (w == NO_PARENT)
+          guint32 w = target[k];
+          if (w == WL_CYCLE_NO_NODE)
             continue;
           if (state[w] == 1)
             {
-              if (!b->lenient)
-                {
-                  cycle_error (b, stack, pos[w], top, error);
-                  return FALSE;
-                }
-              parent[k] = NO_PARENT;
-              b->dropped.cycle_edges_dropped++;
+              if (!on_cycle (data, k, stack + pos[w], top - pos[w]))
+                return FALSE;
             }
           else if (state[w] == 0)
             {
@@ -500,6 +482,44 @@ break_cycles (Builder *b, guint32 n, const guint32 *start, guint32 *parent, GErr
         }
     }
   return TRUE;
+}
+
+typedef struct
+{
+  Builder *b;
+  guint32 *parent;
+  GError **error;
+} CycleBreak;
+
+/* A back edge: strict, the error naming the cycle PATH[0 .. LEN-1]; lenient,
+ * the edge is dropped. */
+static gboolean
+break_cycle (gpointer data, guint32 slot, const guint32 *path, guint32 len)
+{
+  CycleBreak *cb = data;
+  if (cb->b->lenient)
+    {
+      cb->parent[slot] = NO_PARENT;
+      cb->b->dropped.cycle_edges_dropped++;
+      return TRUE;
+    }
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint64));
+  for (guint32 i = 0; i < len; i++)
+    g_array_append_val (ids, g_array_index (cb->b->nodes, WlNode, path[i]).id);
+  g_autoptr (GString) text = g_string_new (NULL);
+  wl_cycle_describe (text, (const guint64 *) ids->data, len);
+  g_set_error (cb->error, WL_ERROR, SIM_ERROR_INPUT, "%s: %s", cb->b->path, text->str);
+  return FALSE;
+}
+
+/* Depth-first search along dependencies (wl_cycle_search, the inspector's
+ * search).  A back edge closes a cycle: an error, or (lenient) the edge is
+ * dropped. */
+static gboolean
+break_cycles (Builder *b, guint32 n, const guint32 *start, guint32 *parent, GError **error)
+{
+  CycleBreak cb = { .b = b, .parent = parent, .error = error };
+  return wl_cycle_search (n, start, parent, break_cycle, &cb);
 }
 
 /* Lay the dependents out parent by parent from the resolved dependencies

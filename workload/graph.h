@@ -179,6 +179,25 @@ void wl_graph_unref (WlGraph *graph); /* accepts NULL */
  * Shared with the inspector so that both word cycles alike. */
 void wl_cycle_describe (GString *out, const guint64 *ids, guint32 len);
 
+/* A dependency that leads to no node (dangling, or dropped). */
+#define WL_CYCLE_NO_NODE G_MAXUINT32
+
+/* Called by wl_cycle_search for each dependency that closes a cycle: slot
+ * SLOT's dependency leads back to PATH[0], and PATH[0 .. LEN-1] (node
+ * indices, each depending on the next, the last on PATH[0]) is the cycle.
+ * PATH is borrowed for the call.  Returns FALSE to stop the search. */
+typedef gboolean (*WlCycleFunc) (gpointer data, guint32 slot, const guint32 *path, guint32 len);
+
+/* The depth-first search along dependencies that both the graph builder and
+ * the inspector run: from each of the N nodes in index order, following
+ * node v's dependencies in slot order, slots START[v] .. START[v + 1] - 1
+ * (START holds N + 1 entries).  TARGET[slot] is the index of the node that
+ * dependency leads to, or WL_CYCLE_NO_NODE (not followed).  Each edge to a
+ * node on the current path is passed to ON_CYCLE and never followed, so a
+ * caller may drop it.  Returns FALSE when ON_CYCLE stopped the search. */
+gboolean wl_cycle_search (guint32 n, const guint32 *start, const guint32 *target,
+                          WlCycleFunc on_cycle, gpointer data);
+
 /* Bytes the graph holds in memory (for the memory report). */
 gsize wl_graph_bytes (const WlGraph *graph);
 

@@ -46,6 +46,8 @@ typedef struct
   GArray *dep_start;  /* guint32 per node, then the total: deps of node v are
                        * dep_ids[dep_start[v] .. dep_start[v + 1]] */
   GArray *dep_ids;    /* guint64 */
+  GArray *dep_node;   /* guint32 per dependency: its node's index, or
+                       * WL_CYCLE_NO_NODE when dangling */
   GHashTable *index;  /* id -> first index + 1 */
   GHashTable *dups;   /* id -> times seen, for ids seen twice or more */
 } FileScan;
@@ -186,13 +188,16 @@ report_duplicates (FileScan *s)
     }
 }
 
-/* Replace each dependency id by the index of its node (the first with that
- * id) + 1, or 0 for a dangling one, which is reported. */
+/* Resolve each dependency id to the index of its node (the first with that
+ * id) in dep_node, or WL_CYCLE_NO_NODE for a dangling one, which is
+ * reported. */
 static void
 resolve_deps (FileScan *s)
 {
   const guint32 *start = (const guint32 *) s->dep_start->data;
-  guint64 *deps = (guint64 *) s->dep_ids->data;
+  const guint64 *deps = (const guint64 *) s->dep_ids->data;
+  g_array_set_size (s->dep_node, s->dep_ids->len);
+  guint32 *node = (guint32 *) s->dep_node->data;
   for (guint v = 0; v < s->ids->len; v++)
     for (guint32 k = start[v]; k < start[v + 1]; k++)
       {
@@ -202,68 +207,34 @@ resolve_deps (FileScan *s)
                   "node %" G_GUINT64_FORMAT " depends on node %" G_GUINT64_FORMAT
                   ", which is not in the trace (dangling dependency)",
                   g_array_index (s->ids, guint64, v), deps[k]);
-        deps[k] = GPOINTER_TO_UINT (hit);
+        node[k] = hit != NULL ? GPOINTER_TO_UINT (hit) - 1 : WL_CYCLE_NO_NODE;
       }
 }
 
-/* The cycle STACK[from .. top-1], worded as wl_graph_load words it. */
-static void
-report_cycle (FileScan *s, const guint32 *stack, guint32 from, guint32 top)
+/* The cycle PATH[0 .. LEN-1], worded as wl_graph_load words it. */
+static gboolean
+report_cycle (gpointer data, guint32 slot, const guint32 *path, guint32 len)
 {
+  (void) slot;
+  FileScan *s = data;
   const guint64 *ids = (const guint64 *) s->ids->data;
   g_autoptr (GArray) cycle = g_array_new (FALSE, FALSE, sizeof (guint64));
-  for (guint32 i = from; i < top; i++)
-    g_array_append_val (cycle, ids[stack[i]]);
+  for (guint32 i = 0; i < len; i++)
+    g_array_append_val (cycle, ids[path[i]]);
   g_autoptr (GString) text = g_string_new (NULL);
-  wl_cycle_describe (text, (const guint64 *) cycle->data, top - from);
+  wl_cycle_describe (text, (const guint64 *) cycle->data, len);
   defect (s, "%s", text->str);
+  return TRUE;
 }
 
-/* Iterative depth-first search along dependencies; every edge back to a node
- * on the current path closes a cycle, reported with the path's ids. */
+/* The search wl_graph_load runs (wl_cycle_search); every edge back to a node
+ * on the current path closes a cycle, reported with the path's ids.  Dangling
+ * dependencies, already reported, are not followed. */
 static void
 find_cycles (FileScan *s)
 {
-  guint32 n = s->ids->len;
-  const guint32 *start = (const guint32 *) s->dep_start->data;
-  const guint64 *deps = (const guint64 *) s->dep_ids->data;
-  g_autofree guint8 *state = g_new0 (guint8, MAX (n, 1u)); /* 0 new, 1 on path, 2 done */
-  g_autofree guint32 *pos = g_new (guint32, MAX (n, 1u));  /* position on the path */
-  g_autofree guint32 *stack = g_new (guint32, MAX (n, 1u));
-  g_autofree guint32 *next = g_new (guint32, MAX (n, 1u)); /* next dep to follow */
-  for (guint32 root = 0; root < n; root++)
-    {
-      if (state[root] != 0)
-        continue;
-      guint32 top = 0;
-      stack[top++] = root;
-      state[root] = 1;
-      pos[root] = 0;
-      next[root] = start[root];
-      while (top > 0)
-        {
-          guint32 v = stack[top - 1];
-          if (next[v] == start[v + 1])
-            {
-              state[v] = 2;
-              top--;
-              continue;
-            }
-          guint64 d = deps[next[v]++];
-          if (d == 0)
-            continue; /* dangling: already reported */
-          guint32 w = (guint32) (d - 1);
-          if (state[w] == 1)
-            report_cycle (s, stack, pos[w], top);
-          else if (state[w] == 0)
-            {
-              state[w] = 1;
-              pos[w] = top;
-              next[w] = start[w];
-              stack[top++] = w;
-            }
-        }
-    }
+  wl_cycle_search (s->ids->len, (const guint32 *) s->dep_start->data,
+                   (const guint32 *) s->dep_node->data, report_cycle, s);
 }
 
 /* The first node of a headerless file, worded as the strict reader words it. */
@@ -323,6 +294,7 @@ scan_file (WlInspectReport *report, guint i, GError **error)
   s.ids = g_array_new (FALSE, FALSE, sizeof (guint64));
   s.dep_start = g_array_new (FALSE, FALSE, sizeof (guint32));
   s.dep_ids = g_array_new (FALSE, FALSE, sizeof (guint64));
+  s.dep_node = g_array_new (FALSE, FALSE, sizeof (guint32));
   s.index = g_hash_table_new (g_direct_hash, g_direct_equal);
   s.dups = g_hash_table_new (g_direct_hash, g_direct_equal);
   guint32 zero = 0;
@@ -337,6 +309,7 @@ scan_file (WlInspectReport *report, guint i, GError **error)
   g_array_unref (s.ids);
   g_array_unref (s.dep_start);
   g_array_unref (s.dep_ids);
+  g_array_unref (s.dep_node);
   g_hash_table_unref (s.index);
   g_hash_table_unref (s.dups);
   return ok;

@@ -4,9 +4,10 @@
  *
  * Input: one selector byte, then one file's bytes.  The selector (mod 3)
  * says which file the bytes are: 0 the network YAML, 1 the system JSON, 2
- * the memory JSON; the other files are fixed, valid ones (a 4-NPU ring,
- * ring collectives, no memory expansion), so that the fuzzed file is the
- * only thing that can fail.
+ * the memory JSON; the other files are fixed, valid ones (a 4-NPU ring
+ * written here, and configs/astra's system_ring_4chunks.json, ring
+ * collectives, and memory_none.json, no memory expansion), so that the
+ * fuzzed file is the only thing that can fail.
  *
  * Layer: tests.  May include: sim/app, GLib.
  */
@@ -17,21 +18,6 @@ static const char good_net[] = "topology: [ Ring ]\n"
                                "npus_count: [ 4 ]\n"
                                "bandwidth: [ 50.0 ]\n"
                                "latency: [ 500.0 ]\n";
-static const char good_sys[] = "{\n"
-                               "  \"scheduling-policy\": \"LIFO\",\n"
-                               "  \"endpoint-delay\": 10,\n"
-                               "  \"active-chunks-per-dimension\": 1,\n"
-                               "  \"preferred-dataset-splits\": 4,\n"
-                               "  \"all-reduce-implementation\": [\"ring\"],\n"
-                               "  \"all-gather-implementation\": [\"ring\"],\n"
-                               "  \"reduce-scatter-implementation\": [\"ring\"],\n"
-                               "  \"all-to-all-implementation\": [\"ring\"],\n"
-                               "  \"collective-optimization\": \"localBWAware\",\n"
-                               "  \"local-mem-bw\": 1600,\n"
-                               "  \"roofline-enabled\": 0,\n"
-                               "  \"peak-perf\": 900\n"
-                               "}\n";
-static const char good_mem[] = "{ \"memory-type\": \"NO_MEMORY_EXPANSION\" }\n";
 
 static char *paths[3];
 
@@ -41,8 +27,8 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
   (void) argc;
   (void) argv;
   paths[0] = fuzz_write ("good.yml", good_net, sizeof good_net - 1);
-  paths[1] = fuzz_write ("good-sys.json", good_sys, sizeof good_sys - 1);
-  paths[2] = fuzz_write ("good-mem.json", good_mem, sizeof good_mem - 1);
+  paths[1] = g_build_filename (FUZZ_CONFIGS_DIR, "astra", "system_ring_4chunks.json", NULL);
+  paths[2] = g_build_filename (FUZZ_CONFIGS_DIR, "astra", "memory_none.json", NULL);
   /* The fixed files must load, or every run tests nothing. */
   AppConfig cfg;
   app_config_init (&cfg);

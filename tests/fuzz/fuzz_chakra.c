@@ -17,15 +17,6 @@
 #include "workload/chakra.h"
 #include "workload/graph.h"
 
-int
-LLVMFuzzerInitialize (int *argc, char ***argv)
-{
-  (void) argc;
-  (void) argv;
-  fuzz_tmpdir ();
-  return 0;
-}
-
 /* data as one gzip member (a new GByteArray). */
 static GByteArray *
 gzip_bytes (const uint8_t *data, size_t size)

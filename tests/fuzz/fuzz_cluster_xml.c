@@ -11,15 +11,6 @@
 #include "sim/app/config.h"
 
 int
-LLVMFuzzerInitialize (int *argc, char ***argv)
-{
-  (void) argc;
-  (void) argv;
-  fuzz_tmpdir ();
-  return 0;
-}
-
-int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   char *path = fuzz_write ("cluster.xml", data, size);

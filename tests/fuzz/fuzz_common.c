@@ -78,6 +78,17 @@ fuzz_tmpdir (void)
   return tmpdir;
 }
 
+/* Weak, so that a target's own definition takes its place (fuzz_common.h);
+ * libFuzzer calls it once, before the first input. */
+__attribute__ ((weak)) int
+LLVMFuzzerInitialize (int *argc, char ***argv)
+{
+  (void) argc;
+  (void) argv;
+  fuzz_tmpdir ();
+  return 0;
+}
+
 char *
 fuzz_write (const char *name, const void *data, size_t len)
 {

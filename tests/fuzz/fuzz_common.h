@@ -17,7 +17,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The libFuzzer entry points each target defines. */
+/* The libFuzzer entry points.  Each target defines LLVMFuzzerTestOneInput.
+ * fuzz_common.c defines LLVMFuzzerInitialize weakly, as making the private
+ * directory (and with it setting the log handlers) before the first input;
+ * a target with more to prepare defines its own, which replaces it and makes
+ * the directory itself (fuzz_tmpdir) before anything else. */
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 

@@ -157,13 +157,58 @@ write_bytes (const char *path, const guint8 *bytes, gsize len)
   ck_assert (g_file_set_contents (path, (const char *) bytes, (gssize) len, &error));
 }
 
+/* The bytes of PATH (asserts it reads them); LEN receives their count. */
+static char *
+read_all (const char *path, gsize *len)
+{
+  char *data = NULL;
+  ck_assert (g_file_get_contents (path, &data, len, NULL));
+  return data;
+}
+
 static gsize
 file_size (const char *path)
 {
-  g_autofree char *data = NULL;
   gsize len = 0;
-  ck_assert (g_file_get_contents (path, &data, &len, NULL));
+  g_autofree char *data = read_all (path, &len);
   return len;
+}
+
+/* Cut CUT bytes (fewer than it holds) off the end of PATH. */
+static void
+cut_file (const char *path, gsize cut)
+{
+  gsize len = 0;
+  g_autofree char *data = read_all (path, &len);
+  ck_assert_uint_gt (len, cut);
+  write_bytes (path, (const guint8 *) data, len - cut);
+}
+
+/* PATH has the one defect WHAT: the inspector reports it alone and strict
+ * loading refuses the file with it.  Returns the inspector's report. */
+static WlInspectReport *
+assert_one_defect (const char *path, const char *what)
+{
+  WlInspectReport *rep = inspect1 (path);
+  ck_assert_uint_eq (wl_inspect_report_n_defects (rep), 1);
+  assert_defect (rep, path, what);
+  assert_strict_error (path, what);
+  return rep;
+}
+
+/* PATH holds two COMP nodes, CHILD waiting for PARENT, and the one defect
+ * WHAT (assert_one_defect), which lenient loading counts once in the
+ * WlLenientStats counter at byte offset FIELD, keeping both nodes. */
+static void
+assert_two_kept (const char *path, const char *what, guint64 parent, guint64 child, gsize field)
+{
+  g_autoptr (WlInspectReport) rep = assert_one_defect (path, what);
+  ck_assert_uint_eq (wl_inspect_report_rank (rep, 0)->nodes[T_COMP], 2);
+
+  g_autoptr (WlGraph) g = load_lenient (path);
+  ck_assert_uint_eq (g->n_nodes, 2);
+  ck_assert (has_edge (g, parent, child));
+  assert_only (&g->dropped, (const guint64 *) ((const char *) &g->dropped + field), 1);
 }
 
 /* ---- dangling dependencies ---------------------------------------------------- */
@@ -213,10 +258,7 @@ START_TEST (test_cycle_ctrl)
   const char *what = "dependency cycle through 3 nodes: 10 -> 30 -> 20 -> 10 "
                      "(each depends on the next)";
 
-  g_autoptr (WlInspectReport) rep = inspect1 (path);
-  ck_assert_uint_eq (wl_inspect_report_n_defects (rep), 1);
-  assert_defect (rep, path, what);
-  assert_strict_error (path, what);
+  g_autoptr (WlInspectReport) rep = assert_one_defect (path, what);
 
   g_autoptr (WlGraph) g = load_lenient (path);
   ck_assert_uint_eq (g->n_nodes, 4);
@@ -408,10 +450,7 @@ START_TEST (test_empty)
   write_bytes (path, (const guint8 *) "", 0);
   const char *what = "empty trace (no GlobalMetadata frame)";
 
-  g_autoptr (WlInspectReport) rep = inspect1 (path);
-  ck_assert_uint_eq (wl_inspect_report_n_defects (rep), 1);
-  assert_defect (rep, path, what);
-  assert_strict_error (path, what);
+  g_autoptr (WlInspectReport) rep = assert_one_defect (path, what);
   /* Lenient loading refuses it too: there is nothing to keep. */
   GError *error = NULL;
   ck_assert_ptr_null (wl_graph_load_full (path, TRUE, &error));
@@ -440,11 +479,7 @@ write_truncated (const char *path, gsize cut)
   tu_node_free (a);
   tu_node_free (b);
   tu_node_free (c);
-  g_autofree char *data = NULL;
-  gsize len = 0;
-  ck_assert (g_file_get_contents (path, &data, &len, NULL));
-  ck_assert_uint_gt (len, cut);
-  write_bytes (path, (const guint8 *) data, len - cut);
+  cut_file (path, cut);
   return file_size (head);
 }
 
@@ -460,16 +495,7 @@ START_TEST (test_truncated_frame)
     " runs past end of file (%" G_GSIZE_FORMAT " bytes left): truncated file?",
     offset, len, len - 2);
 
-  g_autoptr (WlInspectReport) rep = inspect1 (path);
-  ck_assert_uint_eq (wl_inspect_report_n_defects (rep), 1);
-  assert_defect (rep, path, what);
-  ck_assert_uint_eq (wl_inspect_report_rank (rep, 0)->nodes[T_COMP], 2);
-  assert_strict_error (path, what);
-
-  g_autoptr (WlGraph) g = load_lenient (path);
-  ck_assert_uint_eq (g->n_nodes, 2);
-  ck_assert (has_edge (g, 1, 2));
-  assert_only (&g->dropped, &g->dropped.truncated_frames, 1);
+  assert_two_kept (path, what, 1, 2, G_STRUCT_OFFSET (WlLenientStats, truncated_frames));
 }
 END_TEST
 
@@ -478,9 +504,8 @@ START_TEST (test_truncated_varint)
 {
   g_autofree char *path = rank_path (0);
   gsize offset = write_truncated (path, 0);
-  g_autofree char *data = NULL;
   gsize len = 0;
-  ck_assert (g_file_get_contents (path, &data, &len, NULL));
+  g_autofree char *data = read_all (path, &len);
   /* Replace node 3's frame by one byte of an unfinished varint. */
   guint8 *bytes = (guint8 *) data;
   bytes[offset] = 0x80;
@@ -502,9 +527,8 @@ START_TEST (test_bad_middle_frame)
 {
   g_autofree char *path = rank_path (0);
   gsize offset = write_truncated (path, 0);
-  g_autofree char *data = NULL;
   gsize len = 0;
-  ck_assert (g_file_get_contents (path, &data, &len, NULL));
+  g_autofree char *data = read_all (path, &len);
   guint8 *bytes = (guint8 *) data;
   /* Frame 3's first byte becomes tag 0 (field 0: invalid in protobuf). */
   bytes[offset + 1] = 0x00;
@@ -554,16 +578,7 @@ START_TEST (test_headerless)
                      "COMP_NODE), not a GlobalMetadata; convert it with a current Chakra "
                      "converter";
 
-  g_autoptr (WlInspectReport) rep = inspect1 (path);
-  ck_assert_uint_eq (wl_inspect_report_n_defects (rep), 1);
-  assert_defect (rep, path, what);
-  ck_assert_uint_eq (wl_inspect_report_rank (rep, 0)->nodes[T_COMP], 2);
-  assert_strict_error (path, what);
-
-  g_autoptr (WlGraph) g = load_lenient (path);
-  ck_assert_uint_eq (g->n_nodes, 2);
-  ck_assert (has_edge (g, 7, 8));
-  assert_only (&g->dropped, &g->dropped.headerless_files, 1);
+  assert_two_kept (path, what, 7, 8, G_STRUCT_OFFSET (WlLenientStats, headerless_files));
 }
 END_TEST
 
@@ -637,10 +652,7 @@ write_messy_rank (guint32 r)
   tu_write_trace (path, nodes, G_N_ELEMENTS (nodes));
   for (guint i = 0; i < G_N_ELEMENTS (nodes); i++)
     tu_node_free (nodes[i]);
-  g_autofree char *data = NULL;
-  gsize len = 0;
-  ck_assert (g_file_get_contents (path, &data, &len, NULL));
-  write_bytes (path, (const guint8 *) data, len - 1);
+  cut_file (path, 1);
 }
 
 START_TEST (test_lenient_replay)
