@@ -279,6 +279,7 @@ dragonfly_build (const NetGenParams *p, NetGraphSpec *g, NetSpec *spec)
     }
   /* One global link per pair of groups: G's port (T - G - 1) mod g to T's
    * port (G - T - 1) mod g, port i on router i mod a (gen_topo.h). */
+  g_assert (groups < 2 || a > 0);
   for (guint32 grp = 0; grp < groups; grp++)
     for (guint32 other = grp + 1; other < groups; other++)
       {

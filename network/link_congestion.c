@@ -154,6 +154,7 @@ advance (Congestion *c, guint32 index)
       gpointer data = m->data;
       guint64 arg = m->arg;
       msg_free (c, index);
+      g_assert (fn != NULL); /* only packets (parent != 0) have none, and they return above */
       fn (c->net->sched, data, arg);
       return;
     }
@@ -175,7 +176,7 @@ advance (Congestion *c, guint32 index)
       hop = sim_time_add (latency, ser);
     }
   SimTime start = MAX (now, link->busy_until);
-  if (start > now || link->starts != NULL)
+  if (link->busy_until > now || link->starts != NULL)
     link_queue (link, now, start);
   link->busy_until = sim_time_add (start, ser);
   link->bytes += m->bytes;

@@ -42,33 +42,33 @@ net_links_init (NetLinks *links, const NetTopo *topo, GError **error)
 }
 
 guint32
-net_links_next (const NetLinks *links, NetCursor *m)
+net_links_next (const NetLinks *links, NetCursor *cursor)
 {
   const NetTopo *topo = links->topo;
-  g_assert (!net_cursor_arrived (m));
+  g_assert (!net_cursor_arrived (cursor));
   if (links->graph != NULL)
     {
-      guint32 l = net_graph_next (links->graph, m->at, m->src, m->dst);
-      m->at = net_graph_link (links->graph, l)->to;
+      guint32 l = net_graph_next (links->graph, cursor->at, cursor->src, cursor->dst);
+      cursor->at = net_graph_link (links->graph, l)->to;
       return l;
     }
-  if (m->in_switch >= 0)
+  if (cursor->in_switch >= 0)
     {
-      guint d = (guint) m->in_switch;
+      guint d = (guint) cursor->in_switch;
       /* Down from the switch to the member with dst's coordinate. */
       guint32 stride = net_topo_stride (topo, d);
-      guint32 here = net_topo_coord (topo, m->at, d);
-      guint32 there = net_topo_coord (topo, m->dst, d);
-      m->at = m->at - here * stride + there * stride;
-      m->in_switch = -1;
-      return links->base[d] + m->at * 2 + 1;
+      guint32 here = net_topo_coord (topo, cursor->at, d);
+      guint32 there = net_topo_coord (topo, cursor->dst, d);
+      cursor->at = cursor->at - here * stride + there * stride;
+      cursor->in_switch = -1;
+      return links->base[d] + cursor->at * 2 + 1;
     }
-  guint d = net_topo_route_dim (topo, m->at, m->dst);
+  guint d = net_topo_route_dim (topo, cursor->at, cursor->dst);
   const NetDimSpec *dim = &links->spec->dims[d];
   guint32 stride = net_topo_stride (topo, d);
-  guint32 here = net_topo_coord (topo, m->at, d);
-  guint32 there = net_topo_coord (topo, m->dst, d);
-  guint32 from = m->at;
+  guint32 here = net_topo_coord (topo, cursor->at, d);
+  guint32 there = net_topo_coord (topo, cursor->dst, d);
+  guint32 from = cursor->at;
   switch (dim->kind)
     {
     case NET_DIM_RING:
@@ -76,15 +76,15 @@ net_links_next (const NetLinks *links, NetCursor *m)
         guint32 fwd = (there + dim->size - here) % dim->size;
         gboolean up = fwd <= dim->size - fwd;
         guint32 next = up ? (here + 1) % dim->size : (here + dim->size - 1) % dim->size;
-        m->at = m->at - here * stride + next * stride;
+        cursor->at = cursor->at - here * stride + next * stride;
         return links->base[d] + from * 2 + (up ? 0 : 1);
       }
     case NET_DIM_FULLY_CONNECTED:
-      m->at = m->at - here * stride + there * stride;
+      cursor->at = cursor->at - here * stride + there * stride;
       return links->base[d] + from * dim->size + there;
     case NET_DIM_SWITCH:
     default:
-      m->in_switch = (gint16) d;
+      cursor->in_switch = (gint16) d;
       return links->base[d] + from * 2;
     }
 }

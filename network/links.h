@@ -68,7 +68,7 @@ SimTime net_links_latency (const NetLinks *links, guint32 link);
 
 /* The devices at the ends of a link: "r12", or "sw1.4" for the switch of
  * dimension 1 whose line starts at rank 4. */
-void net_links_ends (const NetLinks *links, guint32 link, char *from, char *to, gsize size);
+void net_links_ends (const NetLinks *links, guint32 id, char *from, char *to, gsize size);
 
 /* Fill a link's statistics: its dimension and ends from the layout, the
  * figures from the model. */

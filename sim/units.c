@@ -380,7 +380,7 @@ sim_units_format_time (SimTime ps)
   /* Pick the unit after rounding, so that 999.9996 us prints as 1.000 ms. */
   guint i = 0;
   guint64 milli = div_round (ps, units[0].ps / 1000);
-  while (i + 1 < G_N_ELEMENTS (units) && milli >= 1000 * 1000)
+  while (i + 1 < G_N_ELEMENTS (units) && milli >= (guint64) 1000 * 1000)
     {
       i++;
       milli = div_round (ps, units[i].ps / 1000);

@@ -201,7 +201,9 @@ dbt_progress (const SysPhaseCtx *ctx, SysRun *run, guint tree)
   guint st = dbt_get (run, tree);
   if ((st & DBT_UP_DONE) == 0)
     {
+      /* "| DBT_UP" (0) is there to mirror "| DBT_DOWN" in dbt_send_down. */
       if (node.n_children == 0)
+        /* cppcheck-suppress badBitmaskCheck */
         sys_phase_send (ctx, node.parent, tree << 1 | DBT_UP, bytes, now + e);
       else if ((st & DBT_CHILDREN_MASK) == node.n_children)
         {
@@ -212,6 +214,7 @@ dbt_progress (const SysPhaseCtx *ctx, SysRun *run, guint tree)
               dbt_tree_done (ctx, run, tree, t);
             }
           else
+            /* cppcheck-suppress badBitmaskCheck */
             sys_phase_send (ctx, node.parent, tree << 1 | DBT_UP, bytes, t);
         }
       else
@@ -255,6 +258,7 @@ dbt_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
   guint st = dbt_get (run, tree);
   if ((step & 1) == DBT_UP)
     {
+      /* cppcheck-suppress assertWithSideEffect ; dbt_node is a pure function */
       g_assert ((st & DBT_CHILDREN_MASK) < dbt_node (ctx->n, tree, ctx->pos).n_children);
       run->bits += (guint64) 1 << (8 * tree); /* one more child */
     }

@@ -118,6 +118,7 @@ direct_shape (const SysPhaseCtx *ctx)
 static void
 direct_send (const SysPhaseCtx *ctx, const DirectShape *s, guint32 tag, SimTime at)
 {
+  g_assert (s->half > 0); /* a phase of one rank sends nothing */
   sys_phase_send (ctx, (ctx->pos + 1 + tag % s->half) % ctx->n, tag, s->m, at);
 }
 

@@ -40,7 +40,7 @@ distinct_coords (const NetTopo *topo, const guint32 *ranks, guint32 n, guint d)
 static void
 group_layout (SysGroup *g, const NetTopo *topo, const guint32 *given)
 {
-  guint32 counts[NET_MAX_DIMS];
+  guint32 counts[NET_MAX_DIMS] = { 0 };
   guint64 product = 1;
   for (guint d = 0; d < net_topo_dims (topo); d++)
     {

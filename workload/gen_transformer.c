@@ -157,7 +157,7 @@ costs_of (const WlGenTransformer *r)
   const WlTransformerModel *m = &r->model;
   guint64 b = r->micro_batch, s = m->seq, h = m->hidden, t = b * s;
   return (Costs) { .attn = 2 * t * attn_params (m) + 4 * b * s * s * h,
-                   .mlp = 2 * (m->experts > 0 ? m->top_k : 1) * ffn_mats (m) * t * h * m->ffn,
+                   .mlp = 2 * (guint64) (m->experts > 0 ? m->top_k : 1) * ffn_mats (m) * t * h * m->ffn,
                    .head = 2 * t * h * m->vocab,
                    .tokens = t,
                    .act_bytes = 2 * t * h };

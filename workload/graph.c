@@ -562,7 +562,7 @@ link_edges (WlGraph *g, const guint32 *start, const guint32 *parent)
    * order: the order in which replay releases them. */
   for (guint i = 0; i < edges->len; i++)
     {
-      const guint32 *e = &g_array_index (edges, guint32, 2 * i);
+      const guint32 *e = &g_array_index (edges, guint32, (gsize) 2 * i);
       WlNode *p = &g->nodes[e[0]];
       g->children[p->child_start + p->n_children++] = e[1];
     }

@@ -101,6 +101,7 @@ scan_collective (FileScan *s, const ChakraProtoMsg__Node *n)
     defect (s, "%s", err->message);
   e.pg = g_strdup (pg ? pg : "");
   g_array_append_val (s->info->colls, e);
+  /* cppcheck-suppress memleak ; g_array_append_val copied e: colls owns e.pg */
 }
 
 static void
@@ -372,6 +373,8 @@ compare_group (WlInspectReport *report, const char *pg)
       if (ref_n > 0 || pg[0] == '\0')
         ref = r;
     }
+  if (ref == NULL)
+    return; /* no rank uses pg: nothing to compare */
   for (guint i = 0; i < report->ranks->len; i++)
     {
       const RankInfo *o = &g_array_index (report->ranks, RankInfo, i);

@@ -444,7 +444,8 @@ round_ns (const WlParams *p, double ns)
 {
   if (!(ns > 0.0))
     return 0;
-  if (ns >= (double) (SIM_TIME_MAX / SIM_PS_PER_NS))
+  const guint64 max_ns = SIM_TIME_MAX / SIM_PS_PER_NS;
+  if (ns >= (double) max_ns)
     return SIM_TIME_MAX;
   if (p->astra_rounding)
     return sim_time_from_ns ((guint64) ns);

@@ -271,7 +271,7 @@ write_rank (Rescale *rs, const ChakraProtoMsg__GlobalMetadata *meta, const char 
       ChakraProtoMsg__Node *n = g_ptr_array_index (rs->nodes, i);
       const char *json = g_hash_table_lookup (rs->new_json, n);
       ChakraProtoMsg__Node copy = *n;
-      ChakraProtoMsg__IOInfo inputs = CHAKRA_PROTO_MSG__IOINFO__INIT;
+      ChakraProtoMsg__IOInfo inputs; /* set and used only when json != NULL */
       if (json != NULL)
         {
           inputs = *n->inputs;

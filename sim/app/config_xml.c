@@ -423,13 +423,15 @@ xml_compute_devices (XmlLoad *l, const xmlNode *node, const GArray *custom, GErr
   if (device != NULL)
     {
       WlRoofline roof;
+      /* device_lookup sets roof and d when it returns TRUE; clang's analyzer
+       * does not follow the variadic app_xml_fail, which always returns FALSE. */
       if (!device_lookup (l, node, "device", device, custom, dtype, &roof, &d, error))
         return FALSE;
-      l->wl.peak_flops = roof.peak_flops;
+      l->wl.peak_flops = roof.peak_flops; /* NOLINT(clang-analyzer-core.uninitialized.Assign) */
       l->wl.mem_bw_Bps = roof.mem_bw_Bps;
       l->wl.matrix_eff = roof.matrix_eff;
       l->wl.memory_eff = roof.memory_eff;
-      l->wl.mem_capacity_B = d->mem_capacity_B;
+      l->wl.mem_capacity_B = d->mem_capacity_B; /* NOLINT(clang-analyzer-core.NullDereference) */
       g_strlcpy (l->wl.device, d->name, sizeof l->wl.device);
     }
   if (l->wl.compute == WL_COMPUTE_SCALED && captured == NULL)
@@ -650,7 +652,7 @@ xml_walk (XmlLoad *l, const xmlNode *root, GError **error)
   if (root == NULL || !app_xml_is (root, "cluster"))
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%ld: the root element must be <cluster>",
-                   l->path, root != NULL ? xmlGetLineNo (root) : 1l);
+                   l->path, root != NULL ? xmlGetLineNo (root) : 1L);
       return FALSE;
     }
   if (!app_xml_check_node (l, root, attrs, children, NULL, error) || !xml_rounding (l, root, error)

@@ -504,8 +504,9 @@ gen_transformer_memory (const WlGenTransformer *req, const WlDevice *device, gbo
     {
       printf ("stage %u: parameters %.2f GiB, gradients %.2f GiB, optimizer %.2f GiB, "
               "activations %.2f GiB, total %.2f GiB",
-              p, mem[p].params_B / GiB, mem[p].grads_B / GiB, mem[p].optimizer_B / GiB,
-              mem[p].activations_B / GiB, mem[p].total_B / GiB);
+              p, (double) mem[p].params_B / GiB, (double) mem[p].grads_B / GiB,
+              (double) mem[p].optimizer_B / GiB, (double) mem[p].activations_B / GiB,
+              (double) mem[p].total_B / GiB);
       if (device != NULL)
         printf (" of %.2f GiB", device->mem_capacity_B / GiB);
       printf ("\n");
@@ -517,7 +518,7 @@ gen_transformer_memory (const WlGenTransformer *req, const WlDevice *device, gbo
             fprintf (stderr,
                      "orrery gen transformer: warning: stage %u needs %.2f GiB per rank, more than "
                      "the %.2f GiB of a %s\n",
-                     p, mem[p].total_B / GiB, device->mem_capacity_B / GiB, device->name);
+                     p, (double) mem[p].total_B / GiB, device->mem_capacity_B / GiB, device->name);
         }
     }
   fflush (stdout);
@@ -526,7 +527,7 @@ gen_transformer_memory (const WlGenTransformer *req, const WlDevice *device, gbo
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                    "stage %u needs %.2f GiB per rank, more than the %.2f GiB of a %s "
                    "(--strict-memory)",
-                   (guint) over, mem[over].total_B / GiB, device->mem_capacity_B / GiB,
+                   (guint) over, (double) mem[over].total_B / GiB, device->mem_capacity_B / GiB,
                    device->name);
       return FALSE;
     }

@@ -479,6 +479,7 @@ static const char usage_text[]
 static int
 fail (const char *cmd, GError *error)
 {
+  g_assert (error != NULL);
   fprintf (stderr, "orrery sweep %s: %s\n", cmd, error->message);
   g_error_free (error);
   return SIM_ERROR_INPUT;

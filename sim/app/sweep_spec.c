@@ -215,6 +215,7 @@ range_step (const Spec *s, const xmlNode *node, gint64 from, gint64 to, gint64 s
    * the signed differences would overflow. */
   guint64 span = to >= from ? (guint64) to - (guint64) from : (guint64) from - (guint64) to;
   guint64 astep = step > 0 ? (guint64) step : 0 - (guint64) step;
+  /* cppcheck-suppress zerodivcond ; step == 0 returned above, so astep > 0 */
   if (span / astep >= APP_SWEEP_MAX_POINTS)
     return app_xml_fail_at (s->path, node, error, "the range has more than %d values",
                             APP_SWEEP_MAX_POINTS);
@@ -873,8 +874,10 @@ append_row (const Spec *s, const char *id, const char *const *vals, GString *out
   g_string_append_c (out, '\n');
 }
 
+/* Recursive by design: one level per directory level of a points tree that
+ * this program wrote (symlinks are not followed). */
 static void
-remove_tree (const char *path)
+remove_tree (const char *path) /* NOLINT(misc-no-recursion) */
 {
   GDir *d = g_file_test (path, G_FILE_TEST_IS_SYMLINK) ? NULL : g_dir_open (path, 0, NULL);
   if (d != NULL)
@@ -914,7 +917,7 @@ write_point (const Spec *s, const char *out, guint64 index, int width, const cha
   remove_tree (tmp);
   if (g_mkdir (tmp, 0777) != 0)
     return io_fail (tmp, "create the directory", error);
-  const char **vals = g_newa (const char *, s->params->len + 1);
+  g_autofree const char **vals = g_new (const char *, s->params->len + 1);
   point_values (s, index, vals);
   g_autofree char *args = run_args (s, vals, dir);
   g_autoptr (GString) params = g_string_new (header);
@@ -984,7 +987,7 @@ write_points_tsv (const Spec *s, const char *out, int width, const char *header,
   if (g_file_test (path, G_FILE_TEST_EXISTS))
     return TRUE;
   g_autoptr (GString) tsv = g_string_new (header);
-  const char **vals = g_newa (const char *, s->params->len + 1);
+  g_autofree const char **vals = g_new (const char *, s->params->len + 1);
   for (guint64 i = 0; i < s->n_points; i++)
     {
       g_autofree char *id = g_strdup_printf ("%0*" G_GUINT64_FORMAT, width, i);

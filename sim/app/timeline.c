@@ -31,7 +31,7 @@
 #include "workload/chakra.h"
 
 #define TL_NO_LANE G_MAXUINT32
-#define TL_FLUSH_BYTES (64 * 1024)
+#define TL_FLUSH_BYTES ((gsize) 64 * 1024)
 
 /* The threads of a rank's process; a thread's lane l has tid l * TL_N_THREADS
  * + thread, so lane 0 of each thread keeps a fixed tid. */
@@ -497,9 +497,9 @@ append_us (GString *s, SimTime ps)
 static void
 append_json_string (GString *s, const char *text)
 {
-  g_autofree char *valid = NULL;
-  if (!g_utf8_validate (text, -1, NULL))
-    text = valid = g_utf8_make_valid (text, -1);
+  g_autofree char *valid = g_utf8_validate (text, -1, NULL) ? NULL : g_utf8_make_valid (text, -1);
+  if (valid != NULL)
+    text = valid;
   g_string_append_c (s, '"');
   const char *run = text;
   for (const char *p = text; *p != '\0'; p++)
