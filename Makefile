@@ -6,6 +6,8 @@
 #   make run        deps + build + a default simulation, summary on stdout
 #   make check      deps + build + every test suite
 #   make check-asan the suites under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make check-valgrind the suites under valgrind's memcheck
+#   make lint       cppcheck and clang-tidy, no findings allowed
 #   make bench      benchmarks, CSV in build/bench.csv
 #   make bench-large the 131,072-rank and GPT-3 cases, CSV in build/bench-large.csv
 #   make fuzz       the libFuzzer targets (tests/fuzz/), FUZZ_SECONDS (60) each
@@ -42,7 +44,8 @@ BENCH_BIN := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 DEBIAN_PKGS := build-essential pkg-config libglib2.0-dev libxml2-dev libxml2-utils check \
                libprotobuf-c-dev protobuf-c-compiler libjson-glib-dev libyaml-dev \
-               zlib1g-dev time gnuplot-nox parallel clang libclang-rt-14-dev
+               zlib1g-dev time gnuplot-nox parallel clang libclang-rt-14-dev \
+               valgrind cppcheck clang-tidy
 # Optional: a real single-node Slurm for tests/scripts/test_slurm.sh, which
 # skips without it.  make deps installs them when it can (root, or sudo
 # without a password prompt, and a reachable mirror) and goes on without
@@ -52,7 +55,7 @@ OPTIONAL_PKGS := slurmctld slurmd slurm-client munge
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SUDO_N := $(if $(SUDO),$(SUDO) -n)
 
-.PHONY: all deps run check check-asan bench bench-large clean
+.PHONY: all deps run check check-asan check-valgrind lint bench bench-large clean
 # Keep intermediate objects (the test support code) between builds.
 .SECONDARY:
 all: $(BUILD)/orrery
@@ -148,6 +151,17 @@ check-asan: deps
 	  LDFLAGS="-fsanitize=address,undefined" build-all
 	@ASAN_OPTIONS=detect_leaks=1 ORRERY=build/asan/orrery SHARED=../shared \
 	  scripts/run-tests $(patsubst $(BUILD)/%,build/asan/%,$(TEST_BIN))
+
+# Every suite under valgrind's memcheck (scripts/check-valgrind).
+check-valgrind: deps
+	@$(MAKE) --no-print-directory build-all
+	@ORRERY=$(BUILD)/orrery SHARED=../shared scripts/check-valgrind $(TEST_BIN)
+
+# cppcheck and clang-tidy over the sources, with the checked-in
+# configuration (.clang-tidy, scripts/lint); any finding fails.
+lint: deps
+	@$(MAKE) --no-print-directory $(GEN_HDR)
+	@BUILD=$(BUILD) scripts/lint
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BUILD)/orrery $(BENCH_BIN)
