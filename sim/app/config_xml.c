@@ -30,12 +30,6 @@ static const AppXmlSchema cluster_schema = { "configs/cluster.rng", cluster_rng,
 /* ------------------------------------------------------------------------ */
 /* Nodes and attributes                                                     */
 
-gboolean
-app_xml_is (const xmlNode *node, const char *name)
-{
-  return node->type == XML_ELEMENT_NODE && strcmp ((const char *) node->name, name) == 0;
-}
-
 /* Set an error located at node: "FILE:LINE: <element>: message". */
 gboolean
 app_xml_fail (XmlLoad *l, const xmlNode *node, GError **error, const char *format, ...)
@@ -45,17 +39,6 @@ app_xml_fail (XmlLoad *l, const xmlNode *node, GError **error, const char *forma
   app_xml_fail_valist (l->path, node, error, format, ap);
   va_end (ap);
   return FALSE;
-}
-
-char *
-app_xml_attr (const xmlNode *node, const char *name)
-{
-  xmlChar *v = xmlGetNoNsProp (node, (const xmlChar *) name);
-  if (v == NULL)
-    return NULL;
-  char *s = g_strdup ((const char *) v);
-  xmlFree (v);
-  return s;
 }
 
 static char *

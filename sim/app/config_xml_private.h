@@ -11,6 +11,7 @@
 #include <libxml/tree.h>
 
 #include "sim/app/config.h"
+#include "sim/app/xml_schema.h"
 
 /* One load in progress: fresh defaults, filled as the tree is walked. */
 typedef struct
@@ -26,13 +27,9 @@ typedef struct
   GArray *group_ids; /* guint64, in file order */
 } XmlLoad;
 
-/* Is node the element `name`? */
-gboolean app_xml_is (const xmlNode *node, const char *name);
 /* Set "FILE:LINE: <element>: message" and return FALSE. */
 gboolean app_xml_fail (XmlLoad *l, const xmlNode *node, GError **error, const char *format, ...)
     G_GNUC_PRINTF (4, 5);
-/* An attribute's value (caller frees), or NULL. */
-char *app_xml_attr (const xmlNode *node, const char *name);
 /* Only the listed attributes and child elements; a child element appears
  * once unless it is `repeatable` ("*": all may repeat). */
 gboolean app_xml_check_node (XmlLoad *l, const xmlNode *node, const char *const *attrs,

@@ -147,21 +147,6 @@ text_of (const xmlNode *node)
   return s;
 }
 
-static char *
-attr (const xmlNode *node, const char *name)
-{
-  xmlChar *v = xmlGetNoNsProp (node, (const xmlChar *) name);
-  char *s = v != NULL ? g_strdup ((const char *) v) : NULL;
-  xmlFree (v);
-  return s;
-}
-
-static gboolean
-is (const xmlNode *node, const char *name)
-{
-  return node->type == XML_ELEMENT_NODE && strcmp ((const char *) node->name, name) == 0;
-}
-
 /* A path of the spec, made absolute from the spec's directory. */
 static char *
 spec_resolve (const Spec *s, const char *path)
@@ -262,9 +247,9 @@ valid_name (const char *name)
 static gboolean
 param_values (const Spec *s, const xmlNode *node, Param *p, GError **error)
 {
-  g_autofree char *values = attr (node, "values"), *from_s = attr (node, "from");
-  g_autofree char *to_s = attr (node, "to"), *step_s = attr (node, "step");
-  g_autofree char *factor_s = attr (node, "factor");
+  g_autofree char *values = app_xml_attr (node, "values"), *from_s = app_xml_attr (node, "from");
+  g_autofree char *to_s = app_xml_attr (node, "to"), *step_s = app_xml_attr (node, "step");
+  g_autofree char *factor_s = app_xml_attr (node, "factor");
   if ((values != NULL) == (from_s != NULL || to_s != NULL))
     return app_xml_fail_at (s->path, node, error,
                             "param '%s' needs values=\"...\" or from=\"\" to=\"\", one of the two",
@@ -304,8 +289,8 @@ read_param (Spec *s, const xmlNode *node, GError **error)
   if (!check_node (s, node, attrs, NULL, error))
     return FALSE;
   Param *p = g_new0 (Param, 1);
-  p->name = attr (node, "name");
-  p->select = attr (node, "select");
+  p->name = app_xml_attr (node, "name");
+  p->select = app_xml_attr (node, "select");
   p->line = xmlGetLineNo (node);
   p->values = g_ptr_array_new_with_free_func (g_free);
   p->targets = g_ptr_array_new ();
@@ -358,17 +343,17 @@ read_grid (Spec *s, const xmlNode *grid, GError **error)
   for (const xmlNode *c = grid->children; c != NULL; c = c->next)
     {
       guint first = s->params->len;
-      if (is (c, "param"))
+      if (app_xml_is (c, "param"))
         {
           if (!read_param (s, c, error) || !add_axis (s, c, first, error))
             return FALSE;
         }
-      else if (is (c, "zip"))
+      else if (app_xml_is (c, "zip"))
         {
           if (!check_node (s, c, none, zip_children, error))
             return FALSE;
           for (const xmlNode *p = c->children; p != NULL; p = p->next)
-            if (is (p, "param") && !read_param (s, p, error))
+            if (app_xml_is (p, "param") && !read_param (s, p, error))
               return FALSE;
           if (s->params->len == first)
             return app_xml_fail_at (s->path, c, error, "a zip needs at least one <param>");
@@ -396,9 +381,9 @@ read_source (Spec *s, const xmlNode *c, GError **error)
   static const char *const astra_attrs[] = { "network", "system", "memory", "comm-groups", NULL };
   if (s->config_line > 0 || s->tmpl[T_NETWORK] != NULL)
     return app_xml_fail_at (s->path, c, error, "give one <config> or one <astra>, not both or two");
-  if (is (c, "config"))
+  if (app_xml_is (c, "config"))
     {
-      g_autofree char *path = attr (c, "path");
+      g_autofree char *path = app_xml_attr (c, "path");
       if (!check_node (s, c, config_attrs, NULL, error))
         return FALSE;
       if (path == NULL || *path == '\0')
@@ -410,7 +395,7 @@ read_source (Spec *s, const xmlNode *c, GError **error)
   if (!check_node (s, c, astra_attrs, NULL, error))
     return FALSE;
   for (int t = T_NETWORK; t <= T_GROUPS; t++)
-    set_template (s, t, c, attr (c, astra_attrs[t - T_NETWORK]));
+    set_template (s, t, c, app_xml_attr (c, astra_attrs[t - T_NETWORK]));
   if (s->tmpl[T_NETWORK] == NULL || s->tmpl[T_SYSTEM] == NULL)
     return app_xml_fail_at (s->path, c, error, "needs both network and system");
   return TRUE;
@@ -424,11 +409,11 @@ read_workload (Spec *s, const xmlNode *c, GError **error)
   if (s->tmpl[T_PREFIX] != NULL || s->tmpl[T_GENERATE] != NULL)
     return app_xml_fail_at (s->path, c, error,
                             "give one <workload> or one <generate>, not both or two");
-  if (is (c, "workload"))
+  if (app_xml_is (c, "workload"))
     {
       if (!check_node (s, c, prefix_attrs, NULL, error))
         return FALSE;
-      set_template (s, T_PREFIX, c, attr (c, "prefix"));
+      set_template (s, T_PREFIX, c, app_xml_attr (c, "prefix"));
       if (s->tmpl[T_PREFIX] == NULL || *s->tmpl[T_PREFIX] == '\0')
         return app_xml_fail_at (s->path, c, error, "missing attribute 'prefix'");
       return TRUE;
@@ -447,7 +432,7 @@ read_sweep (Spec *s, const xmlNode *root, GError **error)
   static const char *const none[] = { NULL };
   static const char *const children[] = { "config", "astra", "workload", "generate",
                                           "run-options", "grid", NULL };
-  if (!is (root, "sweep"))
+  if (!app_xml_is (root, "sweep"))
     return app_xml_fail_at (s->path, root, error, "the root element must be <sweep>");
   if (!check_node (s, root, root_attrs, children, error))
     return FALSE;
@@ -455,18 +440,18 @@ read_sweep (Spec *s, const xmlNode *root, GError **error)
   for (const xmlNode *c = root->children; c != NULL; c = c->next)
     {
       gboolean ok = TRUE;
-      if (is (c, "config") || is (c, "astra"))
+      if (app_xml_is (c, "config") || app_xml_is (c, "astra"))
         ok = read_source (s, c, error);
-      else if (is (c, "workload") || is (c, "generate"))
+      else if (app_xml_is (c, "workload") || app_xml_is (c, "generate"))
         ok = read_workload (s, c, error);
-      else if (is (c, "run-options"))
+      else if (app_xml_is (c, "run-options"))
         {
           if (s->tmpl[T_OPTIONS] != NULL)
             return app_xml_fail_at (s->path, c, error, "only one <run-options> is allowed");
           ok = check_node (s, c, none, NULL, error);
           set_template (s, T_OPTIONS, c, text_of (c));
         }
-      else if (is (c, "grid"))
+      else if (app_xml_is (c, "grid"))
         {
           if (grid != NULL)
             return app_xml_fail_at (s->path, c, error, "only one <grid> is allowed");

@@ -180,3 +180,20 @@ app_xml_fail_at (const char *path, const xmlNode *node, GError **error, const ch
   va_end (ap);
   return FALSE;
 }
+
+gboolean
+app_xml_is (const xmlNode *node, const char *name)
+{
+  return node->type == XML_ELEMENT_NODE && strcmp ((const char *) node->name, name) == 0;
+}
+
+char *
+app_xml_attr (const xmlNode *node, const char *name)
+{
+  xmlChar *v = xmlGetNoNsProp (node, (const xmlChar *) name);
+  if (v == NULL)
+    return NULL;
+  char *s = g_strdup ((const char *) v);
+  xmlFree (v);
+  return s;
+}

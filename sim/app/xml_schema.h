@@ -83,4 +83,10 @@ gboolean app_xml_fail_at (const char *path, const xmlNode *node, GError **error,
 gboolean app_xml_fail_valist (const char *path, const xmlNode *node, GError **error,
                               const char *format, va_list ap) G_GNUC_PRINTF (4, 0);
 
+/* Is node the element `name`? */
+gboolean app_xml_is (const xmlNode *node, const char *name);
+
+/* An attribute's value (caller frees), or NULL. */
+char *app_xml_attr (const xmlNode *node, const char *name);
+
 #endif /* ORRERY_SIM_APP_XML_SCHEMA_H */
