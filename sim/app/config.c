@@ -2,7 +2,11 @@
  * config_astra.c (ASTRA-sim inputs) and config_xml.c (native cluster XML). */
 #include "sim/app/config.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "sim/error.h"
 
 void
 app_config_init (AppConfig *cfg)
@@ -28,4 +32,46 @@ app_config_clear (AppConfig *cfg)
   g_clear_pointer (&cfg->graph, net_graph_spec_free);
   cfg->net.graph = NULL;
   g_clear_pointer (&cfg->sources, g_ptr_array_unref);
+}
+
+gboolean
+app_config_read_file (const char *path, char **text, gsize *len, GError **error)
+{
+  g_return_val_if_fail (path != NULL && text != NULL, FALSE);
+  FILE *f = fopen (path, "rb");
+  if (f == NULL)
+    {
+      int errsv = errno;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: cannot read: %s", path,
+                   g_strerror (errsv));
+      return FALSE;
+    }
+  /* Read in pieces up to one byte past the limit: the size fstat reports
+   * means nothing for pipes and devices. */
+  g_autoptr (GByteArray) buf = g_byte_array_new ();
+  guint8 chunk[65536];
+  gsize n = 0;
+  while (buf->len <= APP_CONFIG_MAX_BYTES && (n = fread (chunk, 1, sizeof chunk, f)) > 0)
+    g_byte_array_append (buf, chunk, (guint) n);
+  int errsv = errno;
+  gboolean failed = ferror (f) != 0;
+  fclose (f);
+  if (failed)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: cannot read: %s", path,
+                   g_strerror (errsv));
+      return FALSE;
+    }
+  if (buf->len > APP_CONFIG_MAX_BYTES)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%s: longer than " APP_CONFIG_MAX_TEXT ": not a configuration file (a "
+                   "device, a stream without end, or a trace?)", path);
+      return FALSE;
+    }
+  if (len != NULL)
+    *len = buf->len;
+  g_byte_array_append (buf, (const guint8 *) "", 1);
+  *text = (char *) g_byte_array_free (g_steal_pointer (&buf), FALSE);
+  return TRUE;
 }

@@ -49,6 +49,18 @@ gboolean app_config_load_astra (AppConfig *cfg, const char *net_yml, const char 
  * cfg->groups (creating it). */
 gboolean app_config_load_comm_groups (AppConfig *cfg, const char *path, GError **error);
 
+/* Configuration files (cluster XML, ASTRA-sim YAML and JSON, comm groups,
+ * sweep specs) are read whole, up to this many bytes; a longer input is
+ * refused rather than read without end (a device such as /dev/zero, a
+ * stream that never closes, a trace given where a config belongs). */
+#define APP_CONFIG_MAX_BYTES ((gsize) 256 << 20)
+#define APP_CONFIG_MAX_TEXT "256 MiB"
+
+/* Read PATH (a regular file or a pipe) whole into *TEXT (NUL-terminated,
+ * free with g_free) and *LEN.  An input error naming the file when it
+ * cannot be read or passes APP_CONFIG_MAX_BYTES. */
+gboolean app_config_read_file (const char *path, char **text, gsize *len, GError **error);
+
 /* A native cluster XML, validated against configs/cluster.rng (compiled into
  * the binary, so it runs from anywhere).  Every quantity carries its unit.
  * Errors name the file and line. */

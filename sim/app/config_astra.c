@@ -193,24 +193,13 @@ net_yaml_convert (const char *path, yaml_document_t *doc, yaml_node_t *lists[NET
   return TRUE;
 }
 
-/* The whole file, or an input error naming it. */
-static gboolean
-read_text (const char *path, char **text, gsize *len, GError **error)
-{
-  g_autoptr (GError) io = NULL;
-  if (g_file_get_contents (path, text, len, &io))
-    return TRUE;
-  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s", io->message);
-  return FALSE;
-}
-
 /* Read a network YAML into spec (dims only). */
 static gboolean
 net_yaml_load (const char *path, NetSpec *spec, GError **error)
 {
   g_autofree char *text = NULL;
   gsize len = 0;
-  if (!read_text (path, &text, &len, error))
+  if (!app_config_read_file (path, &text, &len, error))
     return FALSE;
   yaml_parser_t parser;
   yaml_document_t doc;
@@ -352,17 +341,19 @@ json_get_ns (JsonNode *node, SimTime *out, GError **error)
 static JsonObject *
 json_load_object (JsonParser *parser, const char *path, GError **error)
 {
-  if (!json_parser_load_from_file (parser, path, error))
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  if (!app_config_read_file (path, &text, &len, error))
+    return NULL;
+  g_autoptr (GError) parse = NULL;
+  if (!json_parser_load_from_data (parser, text, (gssize) len, &parse))
     {
-      if (error != NULL && *error != NULL && !strstr ((*error)->message, path))
-        sim_error_prefix (error, "%s: ", path);
-      if (error != NULL && *error != NULL && (*error)->domain != SIM_ERROR)
-        {
-          /* One domain and code for every config error. */
-          GError *e = g_error_new_literal (SIM_ERROR, SIM_ERROR_INPUT, (*error)->message);
-          g_clear_error (error);
-          g_propagate_error (error, e);
-        }
+      /* json-glib names text it was given "<data>": name the file instead,
+       * in the one domain and code of every config error. */
+      const char *msg = parse->message;
+      gboolean at = g_str_has_prefix (msg, "<data>:"); /* "<data>:LINE:COL: ..." */
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%s%s", path, at ? "" : " ",
+                   at ? msg + strlen ("<data>:") : msg);
       return NULL;
     }
   JsonNode *root = json_parser_get_root (parser);

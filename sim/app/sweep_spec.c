@@ -646,7 +646,7 @@ check_spec (Spec *s, GError **error)
       gsize len = 0;
       if (!ok)
         return FALSE;
-      if (!g_file_get_contents (s->config, &text, &len, NULL))
+      if (!app_config_read_file (s->config, &text, &len, NULL))
         return fail_line (s, s->config_line, error, "<config>: cannot read %s", s->config);
       s->base = app_xml_read_text (s->config, text, len, error);
       if (s->base == NULL)
@@ -681,12 +681,8 @@ spec_load (Spec *s, const char *path, GError **error)
   s->params = g_ptr_array_new_with_free_func (param_free);
   s->by_name = g_hash_table_new (g_str_hash, g_str_equal);
   s->axes = g_array_new (FALSE, FALSE, sizeof (Axis));
-  g_autoptr (GError) io = NULL;
-  if (!g_file_get_contents (path, &s->text, &s->len, &io))
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s", io->message);
-      return FALSE;
-    }
+  if (!app_config_read_file (path, &s->text, &s->len, error))
+    return FALSE;
   g_autofree char *dir = g_path_get_dirname (path);
   s->dir = g_canonicalize_filename (dir, NULL);
   g_autoptr (xmlDoc) doc = app_xml_read_text (path, s->text, s->len, error);

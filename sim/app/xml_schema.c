@@ -12,6 +12,7 @@
 #include <libxml/parser.h>
 #include <libxml/relaxng.h>
 
+#include "sim/app/config.h"
 #include "sim/error.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlParserCtxt, xmlFreeParserCtxt)
@@ -28,12 +29,8 @@ app_xml_read (const char *path, GError **error)
   g_return_val_if_fail (path != NULL, NULL);
   g_autofree char *text = NULL;
   gsize len = 0;
-  g_autoptr (GError) io = NULL;
-  if (!g_file_get_contents (path, &text, &len, &io))
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s", io->message);
-      return NULL;
-    }
+  if (!app_config_read_file (path, &text, &len, error))
+    return NULL;
   return app_xml_read_text (path, text, len, error);
 }
 

@@ -357,6 +357,46 @@ START_TEST (test_clock_overflow)
 }
 END_TEST
 
+/* A configuration that never ends (/dev/zero) is refused after 256 MiB
+ * rather than read until memory runs out: in every loader and a sweep's
+ * <config path>. */
+START_TEST (test_endless_config)
+{
+  if (!g_file_test ("/dev/zero", G_FILE_TEST_EXISTS))
+    return;
+  g_autofree char *wl = write_chains (1, 1, 10);
+  g_autofree char *cfg = write_ring (1);
+  const char *needle = "/dev/zero: longer than 256 MiB: not a configuration file";
+  g_autofree char *sys = tu_write_file ("sys.json", "{\"scheduling-policy\": \"LIFO\"}\n");
+  const char *runs[][9] = {
+    { "run", "--config", "/dev/zero", "--workload", wl, NULL },
+    { "run", "--astra-network", "/dev/zero", "--astra-system", sys, "--workload", wl, NULL },
+    { "run", "--config", cfg, "--comm-groups", "/dev/zero", "--workload", wl, NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (runs); i++)
+    {
+      const char *argv[10] = { tu_orrery () };
+      for (guint k = 0; runs[i][k] != NULL; k++)
+        argv[k + 1] = runs[i][k];
+      g_autofree char *out = NULL;
+      ck_assert_int_eq (tu_run (&out, argv), 1);
+      ck_assert_msg (strstr (out, needle) != NULL, "case %u: %s", i, out);
+    }
+  g_autofree char *spec = tu_write_file (
+      "endless.xml", "<sweep name=\"endless\">\n"
+                     "  <config path=\"/dev/zero\"/>\n"
+                     "  <workload prefix=\"w\"/>\n"
+                     "  <grid><param name=\"n\" select=\"/cluster/@name\" "
+                     "values=\"a b\"/></grid>\n"
+                     "</sweep>\n");
+  g_autofree char *outdir = tu_scratch_path ("endless-out");
+  const char *argv[] = { tu_orrery (), "sweep", "expand", spec, outdir, NULL };
+  g_autofree char *out = NULL;
+  ck_assert_int_eq (tu_run (&out, argv), 1);
+  ck_assert_msg (strstr (out, needle) != NULL, "%s", out);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -372,5 +412,6 @@ main (void)
   tcase_add_test (tc, test_comm_size_overflow);
   tcase_add_test (tc, test_duration_overflow);
   tcase_add_test (tc, test_clock_overflow);
+  tcase_add_test (tc, test_endless_config);
   return tu_run_suite (s);
 }
