@@ -72,7 +72,12 @@ congestion_create (Net *net, GError **error)
       return NULL;
     }
   c->n_links = c->layout.n_links;
-  c->links = g_new0 (NetLink, MAX (c->n_links, 1u));
+  c->links = sim_try_alloc0 (c->n_links, sizeof (NetLink), "the links' state", error);
+  if (c->links == NULL)
+    {
+      g_free (c);
+      return NULL;
+    }
   c->msgs = g_array_new (FALSE, FALSE, sizeof (NetMsg));
   return c;
 }

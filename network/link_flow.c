@@ -14,6 +14,7 @@
  * (busy), and the most flows it carried at once (reported as peak_queue).
  */
 #include "network/links.h"
+#include "sim/error.h"
 #include "network/net_private.h"
 
 #include <math.h>
@@ -74,7 +75,12 @@ flow_create (Net *net, GError **error)
       g_free (f);
       return NULL;
     }
-  f->links = g_new0 (FlowLink, MAX (f->layout.n_links, 1u));
+  f->links = sim_try_alloc0 (f->layout.n_links, sizeof (FlowLink), "the links' state", error);
+  if (f->links == NULL)
+    {
+      g_free (f);
+      return NULL;
+    }
   for (guint32 i = 0; i < f->layout.n_links; i++)
     f->links[i].capacity = net_links_bandwidth (&f->layout, i);
   f->flows = g_array_new (FALSE, FALSE, sizeof (Flow));

@@ -26,4 +26,10 @@ GQuark sim_error_quark (void);
 /* Prefix an error's message with context ("file.xml:12: "), if set. */
 void sim_error_prefix (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
+/* N elements of SIZE bytes, zeroed, for the arrays that grow with the
+ * input (per rank, per link, per node): NULL and an input error "out of
+ * memory allocating B bytes for WHAT" when the allocation fails or N x SIZE
+ * overflows, where g_new0 would abort the program.  Free with g_free. */
+gpointer sim_try_alloc0 (gsize n, gsize size, const char *what, GError **error);
+
 #endif /* ORRERY_SIM_ERROR_H */

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/error.h"
+
 static int
 cmp_u32 (const void *a, const void *b)
 {
@@ -99,13 +101,19 @@ group_positions (SysGroup *g)
 }
 
 SysGroup *
-sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n, gboolean astra)
+sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n, gboolean astra,
+               GError **error)
 {
+  g_autofree guint32 *members = sim_try_alloc0 (n, sizeof (guint32), "a group's members", error);
+  g_autofree guint32 *next_seq
+      = members != NULL ? sim_try_alloc0 (n, sizeof (guint32), "a group's members", error) : NULL;
+  if (next_seq == NULL)
+    return NULL;
   SysGroup *g = g_new0 (SysGroup, 1);
   g->id = id;
   g->n = n;
-  g->ranks = g_new (guint32, n);
-  g->next_seq = g_new0 (guint32, n);
+  g->ranks = g_steal_pointer (&members);
+  g->next_seq = g_steal_pointer (&next_seq);
   g->live = g_hash_table_new (g_direct_hash, g_direct_equal);
   if (ranks == NULL)
     {

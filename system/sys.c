@@ -60,9 +60,12 @@ sys_new (SimSched *sched, Net *net, const SysParams *params, GError **error)
   sys->coll_records = g_array_new (FALSE, FALSE, sizeof (SysCollRecord));
   sys->p2p = sys_p2p_new ();
   sys->world = sys_group_new (sys->topo, SYS_GROUP_WORLD, NULL, net_topo_ranks (sys->topo),
-                              params->astra_rounding);
-  sys->queues = g_new0 (SysRankQueues, net_topo_ranks (sys->topo));
-  if (!resolve_algorithms (sys, error))
+                              params->astra_rounding, error);
+  if (sys->world == NULL)
+    return NULL;
+  sys->queues = sim_try_alloc0 (net_topo_ranks (sys->topo), sizeof (SysRankQueues),
+                                "per-rank collective queues", error);
+  if (sys->queues == NULL || !resolve_algorithms (sys, error))
     return NULL;
   return g_steal_pointer (&sys);
 }
@@ -131,8 +134,10 @@ sys_group_add (Sys *sys, guint64 id, const guint32 *ranks, guint n, GError **err
                      id, ranks[i], net_topo_ranks (sys->topo));
         return FALSE;
       }
-  g_hash_table_insert (sys->groups, g_memdup2 (&id, sizeof id),
-                       sys_group_new (sys->topo, id, ranks, n, sys->params.astra_rounding));
+  SysGroup *g = sys_group_new (sys->topo, id, ranks, n, sys->params.astra_rounding, error);
+  if (g == NULL)
+    return FALSE;
+  g_hash_table_insert (sys->groups, g_memdup2 (&id, sizeof id), g);
   return TRUE;
 }
 

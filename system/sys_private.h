@@ -84,8 +84,9 @@ struct _Sys
 };
 
 /* group.c */
+/* NULL, with an input error, when its arrays cannot be allocated. */
 SysGroup *sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n,
-                         gboolean astra);
+                         gboolean astra, GError **error);
 void sys_group_free (SysGroup *group);
 /* The member index of `rank`, or -1 if it is not in the group. */
 gint64 sys_group_member (const SysGroup *group, guint32 rank);

@@ -397,6 +397,47 @@ START_TEST (test_endless_config)
 }
 END_TEST
 
+/* Memory exhaustion is reported, not a crash: 2^24 ranks (the most
+ * supported) in an address space of 1 GB, where the per-rank collective
+ * queues (analytical) or the links' state (congestion) cannot be allocated.
+ * Skipped under AddressSanitizer and valgrind, whose own bookkeeping needs
+ * more address space than that. */
+START_TEST (test_out_of_memory)
+{
+#ifdef __SANITIZE_ADDRESS__
+  return;
+#endif
+  if (g_getenv ("ORRERY_UNDER_VALGRIND") != NULL)
+    return;
+  struct
+  {
+    const char *model, *needle;
+  } cases[] = {
+    { "analytical", "out of memory allocating 16777216 x " },
+    { "congestion", "out of memory allocating 67108864 x " },
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *xml = g_strdup_printf (
+          "<?xml version=\"1.0\"?>\n"
+          "<cluster name=\"huge\" rounding=\"ps\">\n"
+          "  <network model=\"%s\">\n"
+          "    <dim kind=\"Switch\" size=\"4096\" bandwidth=\"1GB/s\" latency=\"100ns\"/>\n"
+          "    <dim kind=\"Switch\" size=\"4096\" bandwidth=\"1GB/s\" latency=\"100ns\"/>\n"
+          "  </network>\n"
+          "</cluster>\n", cases[c].model);
+      g_autofree char *cfg = tu_write_file ("huge.xml", xml);
+      g_autofree char *wl = tu_scratch_path ("absent");
+      g_autofree char *script = g_strdup_printf ("ulimit -v 1000000 && exec \"$0\" run --config "
+                                                 "'%s' --workload '%s'", cfg, wl);
+      const char *argv[] = { "/bin/sh", "-c", script, tu_orrery (), NULL };
+      g_autofree char *out = NULL;
+      ck_assert_int_eq (tu_run (&out, argv), 1);
+      ck_assert_msg (strstr (out, cases[c].needle) != NULL, "%s: %s", cases[c].model, out);
+    }
+}
+END_TEST
+
 int
 main (void)
 {
@@ -413,5 +454,6 @@ main (void)
   tcase_add_test (tc, test_duration_overflow);
   tcase_add_test (tc, test_clock_overflow);
   tcase_add_test (tc, test_endless_config);
+  tcase_add_test (tc, test_out_of_memory);
   return tu_run_suite (s);
 }
