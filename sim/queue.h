@@ -1,4 +1,5 @@
-/* queue.h: the scheduler's priority queue, a monotone radix heap.
+/* queue.h: the scheduler's priority queue, a monotone radix heap whose
+ * front is a sorted run.
  *
  * Models: a set of scheduled events popped in (time, insertion order)
  * order: events with equal times come out first-in first-out.  Times are
@@ -7,31 +8,48 @@
  * only at the time.
  *
  * The queue is monotone: a pushed time must not be below the time of the
- * last entry popped (the floor).  A discrete-event simulator never schedules
- * into the past, and this is what lets a radix heap replace a comparison
- * heap.  Times are read as digits of SIM_QUEUE_RADIX_BITS bits; an entry's
- * level is the highest digit in which its time differs from the floor (0
- * when equal), and its bucket is level * SIM_QUEUE_RADIX + its digit there.
- * Bucket order is then time order, and a level-0 bucket holds one time.  A
- * push is an append.  Pops read the front, a bucket of entries at the floor,
- * from a head.  When it runs out the floor moves to the smallest time of the
- * first non-empty bucket (kept on append, found through a bitmap).  If that
- * bucket holds one time (it is at level 0, or holds one entry) it becomes
- * the front as it is.  Otherwise its entries, which all differ from the new
- * floor only in lower digits, move to lower levels and the floor's level-0
- * bucket becomes the front.  An entry thus moves at most once per level,
- * through contiguous memory, where a heap misses the cache on every level of
- * every pop once the queue outgrows it.
+ * last entry popped.  A discrete-event simulator never schedules into the
+ * past, and this is what lets a radix heap replace a comparison heap.
+ * Times are read as digits of SIM_QUEUE_RADIX_BITS bits, relative to a
+ * floor that is at most every queued time: an entry's level is the highest
+ * digit in which its time differs from the floor (0 when equal), and its
+ * bucket is level * SIM_QUEUE_RADIX + its digit there.  A bucket covers a
+ * range of times, the ones sharing its digits from its level up; bucket
+ * order is time order, and a level-0 bucket holds one time.  Buckets are
+ * arrays, and a push is usually an append.
  *
- * Ties are FIFO without a sequence number: every bucket stays in insertion
- * order, because appends carry ever-newer entries and a bucket is only ever
- * emptied, in order, into buckets below it, which are empty at that moment.
- * Entries pushed at the floor while the front is a higher bucket go to the
- * floor's level-0 bucket, which is newer and comes next.
+ * Pops read the front, one bucket sorted by (time, insertion order), from
+ * a head.  The front owns its bucket's whole range, up to run_last: a push
+ * in that range goes into the front at its place (an append, usually), so
+ * every other bucket holds later times only and those below the front are
+ * empty.  When the front runs out, the floor moves to the smallest time of
+ * the first non-empty bucket, found through a bitmap, and that bucket
+ * becomes the front, sorted (nothing to sort at level 0).  A run of many
+ * times then costs one advance, where a pure radix heap advances once per
+ * time.  The sort is a counting sort on (time - min) >> shift into about
+ * one bin per entry, finished by an insertion sort, so a pass or two while
+ * the times are spread, as a simulation's are.  A bucket that would sort
+ * slowly, of more than SIM_QUEUE_RUN_MAX entries or with times bunched
+ * into a few bins, is redistributed instead: its entries, which all differ
+ * from the new floor only in lower digits, move to lower levels, and the
+ * search starts again.  An insertion into the middle of the front that
+ * would move more than SIM_QUEUE_INSERT_MAX entries spills the front
+ * instead: its unspent entries move to lower levels in the same way, and
+ * the floor's level-0 bucket becomes the front.  Each of these moves takes
+ * an entry to a lower level, so an entry moves at most once per level,
+ * through contiguous memory, where a heap misses the cache on every level
+ * of every pop once the queue outgrows it.
+ *
+ * Ties are FIFO without a sequence number.  What each bucket keeps is that
+ * entries with equal times lie in insertion order: appends carry newer
+ * entries; a bucket is only ever emptied, in order, into empty buckets, or
+ * sorted by a stable sort; and a push into the front goes after every
+ * entry at its time.
  *
  * The structures are in this header only so that push and pop, the
- * scheduler's hot path, can be inlined into it; the sim_queue_*_slow
- * functions are their out-of-line halves.  Nothing but sched.c uses them.
+ * scheduler's hot path, can be inlined into it; sim_queue_push() and
+ * sim_queue_advance_slow() are their out-of-line halves.  Nothing but
+ * sched.c uses them.
  *
  * Ownership: the queue owns its buckets and the entries in them; pointers
  * to entries are lent until the next push or pop.  Nothing is allocated per
@@ -60,13 +78,25 @@ typedef struct
 
 /* Wider digits mean fewer moves but more buckets to keep in cache.  On the
  * hold model (bench_queue), 8 bits were the fastest of 4 to 8 with 10^6
- * events queued and as fast as any with 10^3. */
+ * events queued and as fast as any with 10^3; with the sorted front, 8
+ * bits beat 6 and 7 by a third with 10^3 and tied with 10^6. */
 #define SIM_QUEUE_RADIX_BITS 8
 #define SIM_QUEUE_RADIX (1u << SIM_QUEUE_RADIX_BITS)
 #define SIM_QUEUE_LEVELS (63 / SIM_QUEUE_RADIX_BITS + 1)
 #define SIM_QUEUE_BUCKETS (SIM_QUEUE_LEVELS * SIM_QUEUE_RADIX)
 #define SIM_QUEUE_WORDS ((SIM_QUEUE_BUCKETS + 63) / 64)
 #define SIM_QUEUE_SPARES 16
+
+/* The largest bucket sorted into the front as it is.  Sorting costs a few
+ * passes over the bucket, where redistributing it costs a pass and then an
+ * advance per distinct time; but a large front is more likely to take
+ * insertions in the middle.  The hold model's buckets at the front hold
+ * about 65 entries with 10^3 events queued (level 2) and 256 with 10^6
+ * (level 1). */
+#define SIM_QUEUE_RUN_MAX 1024
+/* The most entries an insertion into the front shifts; beyond that the
+ * front is spilled (see above), which bounds the cost of a push. */
+#define SIM_QUEUE_INSERT_MAX 64
 
 /* A growable array of entries.  Hand-rolled rather than a GArray because
  * the append is the hot path of every schedule: an inline length check and
@@ -76,24 +106,29 @@ typedef struct
   SimQueueEntry *v;
   guint len;
   guint cap;
-  SimTime min; /* the smallest time in v; SIM_TIME_MAX while empty */
 } SimQueueBucket;
 
 typedef struct _SimQueue SimQueue;
 
 struct _SimQueue
 {
-  SimTime floor;
-  guint front; /* the bucket pops read, all at the floor */
-  guint head;  /* the front's next entry; those before it are spent */
+  SimTime floor;    /* <= every queued time, and in the front's range */
+  SimTime run_last; /* the front's range ends here: pushes up to it join it */
+  guint front;      /* the bucket pops read, sorted from head on */
+  guint head;       /* the front's next entry; those before it are spent */
   gsize length;
   /* Bit b of the bitmap is set while bucket b, other than the front, holds
-   * entries (the front's bit may stay set until it runs out), and bit w of
-   * summary while word w is non-zero, so the first non-empty bucket is two
-   * count-trailing-zeros away. */
+   * entries (the front's bit is always clear, and no push but through the
+   * front path reaches it), and bit w of summary while word w is non-zero,
+   * so the first non-empty bucket is two count-trailing-zeros away.  An
+   * append sets the bits only when the bucket was empty. */
   guint64 summary;
   guint64 nonempty[SIM_QUEUE_WORDS];
   SimQueueBucket bucket[SIM_QUEUE_BUCKETS];
+  /* Where the front's sort writes; it then trades arrays with the bucket
+   * sorted. */
+  SimQueueEntry *scratch;
+  guint scratch_cap;
   /* Large arrays of emptied buckets, kept for reuse (see queue.c). */
   SimQueueBucket spares[SIM_QUEUE_SPARES];
   guint n_spares;
@@ -104,12 +139,12 @@ struct _SimQueue
 SimQueue *sim_queue_new (void);
 void sim_queue_free (SimQueue *queue); /* accepts NULL */
 
-/* Out-of-line halves of the functions below.  sim_queue_grow_slow() makes
- * room in bucket b, by compacting the front or growing the array;
- * sim_queue_advance_slow() moves the floor on once the front has run out,
- * returning FALSE, with the floor unchanged, if the queue is empty or its
- * next time lies after until. */
-void sim_queue_grow_slow (SimQueue *queue, guint b);
+/* Out-of-line halves of the functions below.  sim_queue_push() is a whole
+ * push of the event fn (data, arg) at time, for when sim_queue_try_push()
+ * declines; sim_queue_advance_slow() finds the next front once the front
+ * has run out, returning FALSE, with the floor unchanged, if the queue is
+ * empty or its next time lies after until. */
+void sim_queue_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data, guint64 arg);
 gboolean sim_queue_advance_slow (SimQueue *queue, SimTime until);
 
 /* The bucket time belongs in, relative to floor (time >= floor).  The "| 1"
@@ -123,45 +158,61 @@ sim_queue_bucket_of (SimTime time, SimTime floor)
   return level * SIM_QUEUE_RADIX + digit;
 }
 
-/* Add an entry at time and return it, time set, for the caller to fill in
- * the rest: writing in place saves a copy on the hot path.  The pointer is
- * the queue's and valid until the next push or pop.  time must be >= the
- * floor: a programming error otherwise (critical warning, NULL). */
-static inline SimQueueEntry *
-sim_queue_push (SimQueue *queue, SimTime time)
+/* Add the event fn (data, arg) at time, if that is the common case, an
+ * append to a bucket with room; return FALSE, changing nothing, for a time
+ * in the front's range or a full bucket, which the caller passes to
+ * sim_queue_push().  Split so, the caller's fast path calls nothing and
+ * can be a leaf function, which saves it spilling registers around a call
+ * on every push; and the entry is written before the bitmap, so that the
+ * arguments are dead by then.  time must not be below the time of the last
+ * entry popped: the caller checks (sched.c does), as the queue would then
+ * lose its order. */
+static inline gboolean
+sim_queue_try_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data, guint64 arg)
 {
-  g_return_val_if_fail (time >= queue->floor, NULL);
+  if (G_UNLIKELY (time <= queue->run_last))
+    return FALSE;
   guint b = sim_queue_bucket_of (time, queue->floor);
   SimQueueBucket *bucket = &queue->bucket[b];
-  if (G_UNLIKELY (bucket->len == bucket->cap))
-    sim_queue_grow_slow (queue, b);
-  bucket->min = MIN (bucket->min, time);
-  queue->nonempty[b / 64] |= G_GUINT64_CONSTANT (1) << (b % 64);
-  queue->summary |= G_GUINT64_CONSTANT (1) << (b / 64);
-  queue->length++;
-  SimQueueEntry *entry = &bucket->v[bucket->len++];
+  guint len = bucket->len;
+  if (G_UNLIKELY (len == bucket->cap))
+    return FALSE;
+  SimQueueEntry *entry = &bucket->v[len];
   entry->time = time;
-  return entry;
+  entry->fn = fn;
+  entry->data = data;
+  entry->arg = arg;
+  bucket->len = len + 1;
+  queue->length++;
+  if (len == 0)
+    {
+      queue->nonempty[b / 64] |= G_GUINT64_CONSTANT (1) << (b % 64);
+      queue->summary |= G_GUINT64_CONSTANT (1) << (b / 64);
+    }
+  return TRUE;
 }
 
 /* Remove the first entry, in (time, insertion order), and return it,
  * provided its time is <= until.  The pointer is the queue's and valid
- * until the next push or pop.  Returns NULL, leaving the queue and its floor
- * unchanged, when the queue is empty or the first entry lies after until. */
+ * until the next push or pop.  Returns NULL, leaving the order and the
+ * floor unchanged, when the queue is empty or the first entry lies after
+ * until. */
 static inline const SimQueueEntry *
 sim_queue_pop_until (SimQueue *queue, SimTime until)
 {
   SimQueueBucket *front = &queue->bucket[queue->front];
-  if (queue->head == front->len)
+  if (G_UNLIKELY (queue->head == front->len))
     {
       if (!sim_queue_advance_slow (queue, until))
         return NULL;
       front = &queue->bucket[queue->front];
     }
-  else if (queue->floor > until)
+  const SimQueueEntry *entry = &front->v[queue->head];
+  if (entry->time > until)
     return NULL;
+  queue->head++;
   queue->length--;
-  return &front->v[queue->head++];
+  return entry;
 }
 
 /* Entries in the queue. */

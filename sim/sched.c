@@ -8,9 +8,10 @@
  * queue entry runs a trampoline whose arg is the slot and generation (the
  * id).  The trampoline frees the slot, bumping its generation so that a
  * stale id no longer matches, and runs the event unless it was cancelled;
- * a cancelled one is not counted as run.  Generations start at 1 and slot 0
- * is never handed out, so no id is 0.  (A stale id could only be mistaken
- * for a live one after its slot had been reused 2^31 - 1 times.)
+ * a cancelled one takes back the count of events run that the run loop gave
+ * it.  Generations start at 1 and slot 0 is never handed out, so no id is
+ * 0.  (A stale id could only be mistaken for a live one after its slot had
+ * been reused 2^31 - 1 times.)
  */
 #include "sim/sched.h"
 
@@ -36,7 +37,6 @@ struct _SimSched
   guint64 events_run;
   gboolean stop;
   gboolean running;
-  gboolean skipped; /* the entry just popped was a cancelled event */
   /* Hand-grown arrays: the free stack never holds more than every slot, so
    * both share one capacity. */
   SimSchedSlot *slots;
@@ -77,13 +77,12 @@ sim_sched_now (const SimSched *sched)
   return sched->now;
 }
 
+/* The slow path is a tail call, so that the common path calls nothing. */
 static inline void
 sched_push (SimSched *sched, SimTime t, SimHandler fn, gpointer data, guint64 arg)
 {
-  SimQueueEntry *entry = sim_queue_push (sched->queue, t);
-  entry->fn = fn;
-  entry->data = data;
-  entry->arg = arg;
+  if (G_UNLIKELY (!sim_queue_try_push (sched->queue, t, fn, data, arg)))
+    sim_queue_push (sched->queue, t, fn, data, arg);
 }
 
 void
@@ -117,7 +116,7 @@ sched_fire_cancellable (SimSched *sched, gpointer data, guint64 id)
   if (event.dead)
     {
       sched->n_cancelled--;
-      sched->skipped = TRUE;
+      sched->events_run--; /* not run after all */
       return;
     }
   event.fn (sched, event.data, event.arg);
@@ -189,7 +188,9 @@ sched_pop (SimSched *sched, SimTime until)
 
 /* Beyond what sched.h says: on SIM_RUN_TIME_LIMIT the clock is left at
  * until (when that is later than now), as the run has simulated up to it;
- * a budget spent exactly as the queue runs dry reports SIM_RUN_EMPTY. */
+ * a budget spent exactly as the queue runs dry reports SIM_RUN_EMPTY.  The
+ * budget is counted on events_run itself, which a cancelled event's
+ * trampoline takes back, so the loop keeps no count of its own. */
 SimRunStatus
 sim_sched_run (SimSched *sched, SimTime until, guint64 max_events)
 {
@@ -197,13 +198,17 @@ sim_sched_run (SimSched *sched, SimTime until, guint64 max_events)
   g_return_val_if_fail (!sched->running, SIM_RUN_STOPPED);
   sched->running = TRUE;
   sched->stop = FALSE;
+  /* The events_run at which the budget is spent; G_MAXUINT64, never
+   * reached, for none. */
+  guint64 limit = max_events == 0 || max_events > G_MAXUINT64 - sched->events_run
+                    ? G_MAXUINT64
+                    : sched->events_run + max_events;
   SimRunStatus status;
-  guint64 ran = 0;
   for (;;)
     {
       /* A run that ends exactly on its budget, or with only cancelled
        * events left, reports the normal end. */
-      if (max_events != 0 && ran == max_events)
+      if (G_UNLIKELY (sched->events_run == limit))
         {
           status = sched_live (sched) == 0 ? SIM_RUN_EMPTY : SIM_RUN_EVENT_LIMIT;
           break;
@@ -228,15 +233,7 @@ sim_sched_run (SimSched *sched, SimTime until, guint64 max_events)
       guint64 arg = entry->arg;
       sched->now = entry->time;
       sched->events_run++;
-      ran++;
       fn (sched, data, arg);
-      if (G_UNLIKELY (sched->skipped))
-        {
-          /* A cancelled event: not run, not counted. */
-          sched->skipped = FALSE;
-          sched->events_run--;
-          ran--;
-        }
       if (G_UNLIKELY (sched->stop))
         {
           status = SIM_RUN_STOPPED;

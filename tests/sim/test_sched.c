@@ -1,7 +1,10 @@
 /* test_sched.c: the discrete-event scheduler (sim/sched.h) and, through it,
  * its queue.
  *
- * Expected orders are written out in the small tests; the large ones compare
+ * Expected orders are written out in the small tests, or follow from a
+ * closed form for the ones that fill a bucket of the queue; the "queue"
+ * tests are shaped to reach each of its paths (sim/queue.h, included only
+ * for its thresholds, so that they keep doing so).  The large ones compare
  * the run against an independent reference: every event the test schedules
  * is logged with its time and a sequence number counted by the test, and a
  * correct run executes exactly that log sorted by (time, sequence) with
@@ -14,6 +17,7 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include "sim/queue.h"
 #include "sim/sched.h"
 #include "support/testutil.h"
 
@@ -82,6 +86,10 @@ assert_seen_args (const guint64 *want, guint n)
                    "event %u: arg %" G_GUINT64_FORMAT ", want %" G_GUINT64_FORMAT, k,
                    g_array_index (seen, Seen, k).arg, want[k]);
 }
+
+/* The start of digit d's bucket at level 2, relative to floor 0: every
+ * time in [LEVEL2 (d), LEVEL2 (d + 1)) shares it. */
+#define LEVEL2(d) ((SimTime) (d) << (2 * SIM_QUEUE_RADIX_BITS))
 
 /* ------------------------------------------------------------ basics */
 
@@ -199,6 +207,272 @@ START_TEST (test_schedule_into_past_is_fatal)
   at (100, 0);
   sim_sched_run (sched, SIM_TIME_MAX, 0);
   sim_sched_at (sched, 99, record, NULL, 1); /* critical, made fatal */
+}
+END_TEST
+
+/* ------------------------------------------------------------ queue */
+
+/* n events at times base + step * ((k * mul) % mod), for k in [0, n), arg
+ * k, and the order they must run in: by time, then by k.  With mul and mod
+ * coprime, time r comes from the k with (k * mul) % mod == r, in order. */
+static guint64 *
+schedule_permuted (SimTime base, SimTime step, guint mul, guint mod, guint n)
+{
+  for (guint k = 0; k < n; k++)
+    sim_sched_at (sched, base + step * ((k * mul) % mod), record, NULL, k);
+  guint64 *want = g_new (guint64, n);
+  guint w = 0;
+  for (guint r = 0; r < mod; r++)
+    for (guint k = 0; k < n; k++)
+      if ((k * mul) % mod == r)
+        want[w++] = k;
+  ck_assert_uint_eq (w, n);
+  return want;
+}
+
+/* Each event ran at its time: base + step * ((arg * mul) % mod). */
+static void
+assert_seen_permuted_times (SimTime base, SimTime step, guint mul, guint mod)
+{
+  for (guint k = 0; k < seen->len; k++)
+    {
+      const Seen *r = &g_array_index (seen, Seen, k);
+      CHECK_QUIET (r->now == base + step * ((r->arg * mul) % mod),
+                   "event %u: arg %" G_GUINT64_FORMAT " ran at %" G_GUINT64_FORMAT, k, r->arg,
+                   r->now);
+    }
+}
+
+START_TEST (test_run_sorted_with_ties)
+{
+  /* 400 events at 300 times 100 ps apart (100 of them twice), in one
+   * level-2 bucket: sorted into the front with bins of a time or two. */
+  G_STATIC_ASSERT (400 <= SIM_QUEUE_RUN_MAX);
+  g_autofree guint64 *want = schedule_permuted (LEVEL2 (5), 100, 7, 300, 400);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  assert_seen_args (want, 400);
+  assert_seen_permuted_times (LEVEL2 (5), 100, 7, 300);
+}
+END_TEST
+
+START_TEST (test_run_dense)
+{
+  /* 400 events, two at each of 200 consecutive picoseconds, in one
+   * level-1 bucket (times 768 to 967): a bin per time. */
+  G_STATIC_ASSERT (400 <= SIM_QUEUE_RUN_MAX);
+  SimTime base = (SimTime) 3 << SIM_QUEUE_RADIX_BITS;
+  g_autofree guint64 *want = schedule_permuted (base, 1, 7, 200, 400);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  assert_seen_args (want, 400);
+  assert_seen_permuted_times (base, 1, 7, 200);
+}
+END_TEST
+
+START_TEST (test_run_bunched)
+{
+  /* 200 events at 100 consecutive picoseconds, two each, scheduled from
+   * the last time down, and one far off in the same level-2 bucket: the
+   * sort's bins would be crowded, so the bucket goes down a level instead.
+   * Time base + j comes from k = 2 (99 - j) and the one after it. */
+  SimTime base = LEVEL2 (2);
+  for (guint k = 0; k < 200; k++)
+    sim_sched_at (sched, base + 99 - k / 2, record, NULL, k);
+  sim_sched_at (sched, base + 60000, record, NULL, 200);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  guint64 want[201];
+  for (guint j = 0; j < 100; j++)
+    {
+      want[2 * j] = 2 * (99 - j);
+      want[2 * j + 1] = 2 * (99 - j) + 1;
+    }
+  want[200] = 200;
+  assert_seen_args (want, 201);
+}
+END_TEST
+
+START_TEST (test_run_too_large)
+{
+  /* More events in one level-2 bucket than the front is sorted from: the
+   * bucket goes down a level, then its parts are sorted. */
+  guint n = SIM_QUEUE_RUN_MAX + 100;
+  g_autofree guint64 *want = schedule_permuted (LEVEL2 (7), 50, 13, 300, n);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  assert_seen_args (want, n);
+}
+END_TEST
+
+/* At the first of ten events LEVEL2 (3) + 1000 k: schedules into the
+ * front, before, between, at and after its entries, and past its range. */
+static void
+insert_into_front (SimSched *s, gpointer data, guint64 arg)
+{
+  record (s, data, arg);
+  SimTime t = sim_sched_now (s);
+  sim_sched_at (s, t + 5000, record, NULL, 105);  /* at k = 5: after it */
+  sim_sched_at (s, t + 500, record, NULL, 100);   /* between k = 0 and 1 */
+  sim_sched_at (s, t, record, NULL, 101);         /* now: next */
+  sim_sched_at (s, t + 9500, record, NULL, 109);  /* after the last */
+  sim_sched_at (s, LEVEL2 (4) - 1, record, NULL, 110); /* the range's end */
+  sim_sched_at (s, LEVEL2 (4), record, NULL, 111);     /* the next bucket */
+  sim_sched_at (s, t + 3000, record, NULL, 103);  /* at k = 3, twice */
+  sim_sched_at (s, t + 3000, record, NULL, 104);
+}
+
+START_TEST (test_insert_into_front)
+{
+  sim_sched_at (sched, LEVEL2 (3), insert_into_front, NULL, 0);
+  for (guint k = 1; k < 10; k++)
+    sim_sched_at (sched, LEVEL2 (3) + 1000 * k, record, NULL, k);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  static const guint64 want[] = { 0, 101, 100, 1, 2, 3, 103, 104, 4,
+                                  5, 105, 6, 7, 8, 9, 109, 110, 111 };
+  assert_seen_args (want, G_N_ELEMENTS (want));
+  ck_assert_uint_eq (g_array_index (seen, Seen, 1).now, LEVEL2 (3));
+  ck_assert_uint_eq (sim_sched_now (sched), LEVEL2 (4));
+}
+END_TEST
+
+/* The spill test's run: n events LEVEL2 (9) + 10 k, and the event after
+ * which an insertion lands. */
+#define SPILL_N (6 * SIM_QUEUE_INSERT_MAX + 1)
+#define SPILL_T(k) (LEVEL2 (9) + 10 * (SimTime) (k))
+static guint spill_at;
+
+/* At the first event of the run: an insertion after event spill_at, too
+ * far from both ends of the run to shift (so the run goes down a level),
+ * and then more. */
+static void
+spill_front (SimSched *s, gpointer data, guint64 arg)
+{
+  record (s, data, arg);
+  sim_sched_at (s, SPILL_T (spill_at) + 5, record, NULL, 1000);
+  sim_sched_at (s, SPILL_T (spill_at), record, NULL, 1001); /* after spill_at */
+  sim_sched_at (s, SPILL_T (0), record, NULL, 1002);        /* now: next */
+  sim_sched_at (s, SPILL_T (0) + 7, record, NULL, 1003);
+  sim_sched_at (s, SPILL_T (SPILL_N - 1) + 1, record, NULL, 1004);
+}
+
+START_TEST (test_spill_front)
+{
+  /* _i = 0: in the middle, where the entries before the place would move
+   * down; 1: two thirds in, where those after it would move up. */
+  G_STATIC_ASSERT (SPILL_N <= SIM_QUEUE_RUN_MAX && 10 * SPILL_N < LEVEL2 (1));
+  spill_at = _i == 0 ? SPILL_N / 2 : 2 * SPILL_N / 3;
+  sim_sched_at (sched, SPILL_T (0), spill_front, NULL, 0);
+  for (guint k = 1; k < SPILL_N; k++)
+    sim_sched_at (sched, SPILL_T (k), record, NULL, k);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  guint64 want[SPILL_N + 5];
+  guint w = 0;
+  want[w++] = 0;
+  want[w++] = 1002;
+  want[w++] = 1003;
+  for (guint k = 1; k <= spill_at; k++)
+    want[w++] = k;
+  want[w++] = 1001;
+  want[w++] = 1000;
+  for (guint k = spill_at + 1; k < SPILL_N; k++)
+    want[w++] = k;
+  want[w++] = 1004;
+  assert_seen_args (want, w);
+}
+END_TEST
+
+/* At the first event of the run: three more at now. */
+static void
+spill_front_at_now (SimSched *s, gpointer data, guint64 arg)
+{
+  record (s, data, arg);
+  for (guint k = 0; k < 3; k++)
+    sim_sched_at (s, sim_sched_now (s), record, NULL, 1000 + k);
+}
+
+START_TEST (test_spill_front_at_now)
+{
+  /* The first push at now takes the spent slot before the run; the second
+   * finds none, and the whole run after it too long to shift, so the run
+   * goes down a level and the push joins the first at the new front. */
+  sim_sched_at (sched, SPILL_T (0), spill_front_at_now, NULL, 0);
+  for (guint k = 1; k < SPILL_N; k++)
+    sim_sched_at (sched, SPILL_T (k), record, NULL, k);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  guint64 want[SPILL_N + 3];
+  guint w = 0;
+  want[w++] = 0;
+  for (guint k = 0; k < 3; k++)
+    want[w++] = 1000 + k;
+  for (guint k = 1; k < SPILL_N; k++)
+    want[w++] = k;
+  assert_seen_args (want, w);
+  ck_assert_uint_eq (g_array_index (seen, Seen, 3).now, SPILL_T (0));
+}
+END_TEST
+
+/* At T, with another event at T queued: two more at now and one later. */
+static void
+push_at_floor (SimSched *s, gpointer data, guint64 arg)
+{
+  record (s, data, arg);
+  sim_sched_after (s, 0, record, NULL, 10);
+  sim_sched_at (s, sim_sched_now (s), record, NULL, 11);
+  sim_sched_after (s, 100, record, NULL, 12);
+}
+
+START_TEST (test_push_at_floor_in_run)
+{
+  /* The front holds several times of a level-2 bucket; pushes at the
+   * floor go after the entries already at it, before later times. */
+  SimTime t = LEVEL2 (16);
+  sim_sched_at (sched, t, push_at_floor, NULL, 0);
+  sim_sched_at (sched, t, record, NULL, 1);
+  sim_sched_at (sched, t + 100, record, NULL, 2);
+  sim_sched_at (sched, t + 200, record, NULL, 3);
+  sim_sched_at (sched, t + 50, record, NULL, 4);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  static const guint64 want[] = { 0, 1, 10, 11, 4, 2, 12, 3 };
+  assert_seen_args (want, G_N_ELEMENTS (want));
+}
+END_TEST
+
+/* In the level-7 run below: one more into it, and a third at the end of
+ * time. */
+static void
+push_far (SimSched *s, gpointer data, guint64 arg)
+{
+  record (s, data, arg);
+  sim_sched_at (s, sim_sched_now (s) + ((SimTime) 1 << 44) + 1, record, NULL, 500);
+  sim_sched_at (s, SIM_TIME_MAX, record, NULL, 502);
+}
+
+START_TEST (test_run_top_level)
+{
+  /* 120 events at 40 times 2^44 ps apart from 2^62, in one level-7
+   * bucket, then two at the end of time. */
+  SimTime base = (SimTime) 1 << 62;
+  g_autofree guint64 *want = schedule_permuted (base, (SimTime) 1 << 44, 7, 40, 120);
+  sim_sched_at (sched, SIM_TIME_MAX, record, NULL, 501);
+  sim_sched_at (sched, SIM_TIME_MAX, record, NULL, 503);
+  /* One more at base, after the others there, that schedules in turn. */
+  sim_sched_at (sched, base, push_far, NULL, 120);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  /* The event at base that also schedules comes after the three k at base
+   * (want[0..2]), and base + 2^44 + 1 after the three at base + 2^44. */
+  g_autofree guint64 *all = g_new (guint64, 125);
+  guint w = 0;
+  for (guint k = 0; k < 120; k++)
+    {
+      all[w++] = want[k];
+      if (k == 2)
+        all[w++] = 120; /* the last at base */
+      if (k == 5)
+        all[w++] = 500;
+    }
+  all[w++] = 501;
+  all[w++] = 503;
+  all[w++] = 502;
+  assert_seen_args (all, w);
+  ck_assert_uint_eq (g_array_index (seen, Seen, 7).now, base + ((SimTime) 1 << 44) + 1);
+  ck_assert_uint_eq (sim_sched_now (sched), SIM_TIME_MAX);
 }
 END_TEST
 
@@ -421,8 +695,12 @@ ref_cmp (const void *a, const void *b)
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* A delay from one of several shapes: ties, a narrow range, a wide one, and
- * a mix spanning many radix levels. */
+/* A delay from one of several shapes: ties, a narrow range, a wide one, a
+ * mix spanning many radix levels, one level-2 bucket's width (so that many
+ * pushes land in the middle of the queue's front), and half at now with
+ * the rest within a level-1 bucket's width. */
+#define WORK_MODES 6
+
 static SimTime
 work_delay (Work *w)
 {
@@ -434,11 +712,15 @@ work_delay (Work *w)
       return g_rand_int_range (w->rand, 0, 1000);
     case 2:
       return (SimTime) g_rand_int (w->rand) << g_rand_int_range (w->rand, 0, 30);
-    default:
+    case 3:
       {
         guint shape = g_rand_int_range (w->rand, 0, 4);
         return shape == 0 ? 0 : (SimTime) g_rand_int (w->rand) >> g_rand_int_range (w->rand, 0, 32);
       }
+    case 4:
+      return g_rand_int_range (w->rand, 0, (gint32) LEVEL2 (1));
+    default:
+      return g_rand_boolean (w->rand) ? 0 : g_rand_int_range (w->rand, 0, 300);
     }
 }
 
@@ -582,6 +864,17 @@ sched_suite (void)
   tcase_add_test (tc, test_extreme_times);
   tcase_add_test_raise_signal (tc, test_schedule_into_past_is_fatal, SIGTRAP);
 
+  tc = tu_tcase (s, "queue", setup, teardown, 0);
+  tcase_add_test (tc, test_run_sorted_with_ties);
+  tcase_add_test (tc, test_run_dense);
+  tcase_add_test (tc, test_run_bunched);
+  tcase_add_test (tc, test_run_too_large);
+  tcase_add_test (tc, test_insert_into_front);
+  tcase_add_loop_test (tc, test_spill_front, 0, 2);
+  tcase_add_test (tc, test_spill_front_at_now);
+  tcase_add_test (tc, test_push_at_floor_in_run);
+  tcase_add_test (tc, test_run_top_level);
+
   tc = tu_tcase (s, "cancel", setup, teardown, 0);
   tcase_add_test (tc, test_cancel_pending);
   tcase_add_test (tc, test_cancel_after_run);
@@ -599,9 +892,9 @@ sched_suite (void)
   tc = tu_tcase (s, "reference", setup, teardown, 60);
   tcase_add_test (tc, test_reference_static_ties);
   tcase_add_test (tc, test_reference_static_wide);
-  tcase_add_loop_test (tc, test_reference_dynamic, 0, 4);
-  tcase_add_loop_test (tc, test_reference_dynamic_cancels, 0, 4);
-  tcase_add_loop_test (tc, test_reference_time_slices, 0, 4);
+  tcase_add_loop_test (tc, test_reference_dynamic, 0, WORK_MODES);
+  tcase_add_loop_test (tc, test_reference_dynamic_cancels, 0, WORK_MODES);
+  tcase_add_loop_test (tc, test_reference_time_slices, 0, WORK_MODES);
   return s;
 }
 
