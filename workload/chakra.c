@@ -14,18 +14,24 @@
 /* The union member name of an AttributeProto value kind, e.g. VC (INT32_VAL). */
 #define VC(kind) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_##kind
 
+G_STATIC_ASSERT (sizeof (gsize) == sizeof (guint64));
+
 struct _WlChakraReader
 {
   char *path;
-  guint8 *data;   /* the whole file, decompressed */
-  gsize size;
-  gsize pos;      /* offset of the next frame */
+  gzFile gz;      /* the file: inflated when gzip, read through unchanged otherwise */
+  gint64 size;    /* a plain regular file's size; -1 when unknown (gzip, pipes) */
+  guint64 pos;    /* offset of the next frame (in decompressed bytes for gzip) */
   guint64 frame;  /* index of the next frame, frame 0 being the metadata */
+  guint8 *buf;    /* the current frame's bytes; as large as the largest frame so far */
+  gsize cap;
   gboolean gzipped;
   gboolean headerless;
   gboolean empty;     /* an empty file opened with WL_CHAKRA_ALLOW_EMPTY */
+  gboolean at_end;    /* every frame was read */
   gboolean truncated; /* the failure is a last frame cut short */
   ChakraProtoMsg__GlobalMetadata *meta; /* NULL when headerless */
+  ChakraProtoMsg__Node *first; /* headerless: frame 0, not yet returned */
   GError *failure; /* the first framing error, repeated by later calls */
 };
 
@@ -79,167 +85,241 @@ varint_encode (guint8 *out, guint64 v)
   return n;
 }
 
-/* ------------------------------------------------------------- loading */
+/* ------------------------------------------------------------- reading */
 
-/* Inflate a gzip image (possibly several concatenated members, as `cat a.gz
- * b.gz` makes).  The output buffer doubles as it fills, so the cost stays
- * linear in the output size. */
-static gboolean
-gunzip (const char *path, const guint8 *in, gsize in_len, guint8 **out, gsize *out_len,
-        GError **error)
-{
-  z_stream zs = { 0 };
-  if (inflateInit2 (&zs, 16 + MAX_WBITS) != Z_OK)
-    {
-      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: cannot start gzip decoder", path);
-      return FALSE;
-    }
-  gsize cap = MAX (in_len * 4, (gsize) 1 << 16), len = 0, in_pos = 0;
-  g_autofree guint8 *buf = g_malloc (cap);
-  for (;;)
-    {
-      /* zlib counts in uInt, so feed and drain in pieces below 4 GiB. */
-      if (zs.avail_in == 0 && in_pos < in_len)
-        {
-          zs.next_in = (Bytef *) in + in_pos;
-          zs.avail_in = (uInt) MIN (in_len - in_pos, (gsize) G_MAXINT32);
-          in_pos += zs.avail_in;
-        }
-      if (len == cap)
-        buf = g_realloc (buf, cap *= 2);
-      uInt room = (uInt) MIN (cap - len, (gsize) G_MAXINT32);
-      zs.next_out = buf + len;
-      zs.avail_out = room;
-      int ret = inflate (&zs, Z_NO_FLUSH);
-      len += room - zs.avail_out;
-      gboolean input_done = zs.avail_in == 0 && in_pos == in_len;
-      if (ret == Z_STREAM_END && input_done)
-        break;
-      if (ret == Z_STREAM_END)
-        ret = inflateReset (&zs);
-      else if (ret == Z_BUF_ERROR && input_done)
-        {
-          g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-                       "%s: truncated gzip data (after %" G_GSIZE_FORMAT " decompressed bytes)",
-                       path, len);
-          inflateEnd (&zs);
-          return FALSE;
-        }
-      if (ret != Z_OK && ret != Z_BUF_ERROR)
-        {
-          g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: bad gzip data: %s", path,
-                       zs.msg != NULL ? zs.msg : "inflate failed");
-          inflateEnd (&zs);
-          return FALSE;
-        }
-    }
-  inflateEnd (&zs);
-  *out = g_steal_pointer (&buf);
-  *out_len = len;
-  return TRUE;
-}
+/* The frame buffer grows by at least this much when the size of a frame
+ * cannot be checked against the file (gzip, pipes). */
+#define FRAME_GROW_BYTES ((gsize) 64 * 1024)
 
 static gboolean
-load_error (WlChakraReader *r, int errsv, GError **error)
+io_error (WlChakraReader *r, int errsv, GError **error)
 {
   g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: cannot read Chakra trace: %s", r->path,
                g_strerror (errsv));
   return FALSE;
 }
 
-/* Read the whole file; it need not be a regular file (a pipe works), so
- * the size from fstat is only the first guess and the buffer doubles. */
+/* Whether the input so far ended because the gzip data is cut short: zlib
+ * reports Z_BUF_ERROR ("unexpected end of file") and returns the bytes it
+ * could inflate, every one of them good. */
 static gboolean
-read_raw (WlChakraReader *r, guint8 **raw, gsize *len, GError **error)
+gzip_cut (const WlChakraReader *r)
 {
-  FILE *f = fopen (r->path, "rb");
-  if (f == NULL)
-    return load_error (r, errno, error);
-  struct stat st;
-  gsize cap = fstat (fileno (f), &st) == 0 && st.st_size > 0 ? (gsize) st.st_size + 1 : 65536;
-  gsize n = 0;
-  g_autofree guint8 *buf = g_malloc (cap);
-  for (;;)
+  int err = Z_OK;
+  if (!r->gzipped)
+    return FALSE;
+  gzerror (r->gz, &err);
+  return err == Z_BUF_ERROR;
+}
+
+/* A read error other than the end of the data: the system's, or zlib's
+ * for bad gzip data. */
+static gboolean
+read_failed (WlChakraReader *r, GError **error)
+{
+  int err = Z_OK;
+  const char *msg = gzerror (r->gz, &err);
+  if (err == Z_ERRNO)
+    return io_error (r, errno, error);
+  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: bad gzip data: %s", r->path,
+               msg != NULL && msg[0] != '\0' ? msg : "inflate failed");
+  return FALSE;
+}
+
+/* Read up to LEN bytes into BUF.  *GOT receives how many were read: fewer
+ * than LEN only at the end of the data.  FALSE with ERROR set on a read
+ * error or bad gzip data. */
+static gboolean
+read_bytes (WlChakraReader *r, guint8 *buf, gsize len, gsize *got, GError **error)
+{
+  *got = 0;
+  while (*got < len)
     {
-      n += fread (buf + n, 1, cap - n, f);
-      if (n < cap)
+      /* gzread counts in unsigned int and returns int. */
+      unsigned chunk = (unsigned) MIN (len - *got, (gsize) G_MAXINT32);
+      int n = gzread (r->gz, buf + *got, chunk);
+      if (n < 0)
+        return read_failed (r, error);
+      if (n == 0)
         break;
-      buf = g_realloc (buf, cap *= 2);
+      *got += (gsize) n;
     }
-  int errsv = errno;
-  gboolean failed = ferror (f) != 0;
-  fclose (f);
-  if (failed)
-    return load_error (r, errsv, error);
-  *raw = g_steal_pointer (&buf);
-  *len = n;
   return TRUE;
 }
 
+/* Open the file and find out whether it is gzip (zlib reads any other file
+ * through unchanged).  A plain regular file's size is kept, so that frame
+ * lengths are checked against it before anything is read. */
 static gboolean
-load_file (WlChakraReader *r, GError **error)
+reader_open_file (WlChakraReader *r, GError **error)
 {
-  guint8 *raw = NULL;
-  gsize len = 0;
-  if (!read_raw (r, &raw, &len, error))
-    return FALSE;
-  if (len >= 2 && raw[0] == 0x1f && raw[1] == 0x8b)
+  int fd = open (r->path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return io_error (r, errno, error);
+  struct stat st;
+  gboolean regular = fstat (fd, &st) == 0 && S_ISREG (st.st_mode);
+  r->gz = gzdopen (fd, "rb");
+  if (r->gz == NULL)
     {
-      r->gzipped = TRUE;
-      gboolean ok = gunzip (r->path, raw, len, &r->data, &r->size, error);
-      g_free (raw);
-      return ok;
+      int errsv = errno;
+      close (fd);
+      return io_error (r, errsv != 0 ? errsv : ENOMEM, error);
     }
-  r->data = raw;
-  r->size = len;
+  /* zlib's default buffers (8 KiB in, 16 KiB out): a streamed replay keeps
+   * one reader open per rank. */
+  r->gzipped = gzdirect (r->gz) == 0;
+  r->size = regular && !r->gzipped ? (gint64) st.st_size : -1;
   return TRUE;
 }
 
 /* -------------------------------------------------------------- frames */
 
 static void G_GNUC_PRINTF (4, 5)
-frame_error (const WlChakraReader *r, gsize offset, GError **error, const char *format, ...)
+frame_error (const WlChakraReader *r, guint64 offset, GError **error, const char *format, ...)
 {
   va_list ap;
   va_start (ap, format);
   g_autofree char *what = g_strdup_vprintf (format, ap);
   va_end (ap);
   g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-               "%s: frame %" G_GUINT64_FORMAT " at byte offset %" G_GSIZE_FORMAT "%s: %s",
+               "%s: frame %" G_GUINT64_FORMAT " at byte offset %" G_GUINT64_FORMAT "%s: %s",
                r->path, r->frame, offset, r->gzipped ? " (decompressed)" : "", what);
 }
 
-/* Cut the frame at r->pos (the caller has checked r->pos < r->size) and
- * advance past it.  The length is checked against the bytes left before
- * anything is allocated, so a corrupt length cannot cause a huge allocation. */
+/* How a frame read ended. */
+typedef enum
+{
+  FRAME_OK,
+  FRAME_END,   /* the data ended cleanly before the frame */
+  FRAME_ERROR
+} FrameStatus;
+
+/* What follows a message about data that ends too early: for a gzip file
+ * cut short, that its gzip data is truncated; otherwise a guess that the
+ * trace itself was cut. */
+static const char *
+cut_hint (const WlChakraReader *r)
+{
+  return gzip_cut (r) ? "truncated gzip data (the .gz file is cut short)" : "truncated file?";
+}
+
+/* Read the frame's length varint.  FRAME_END when the data ends before
+ * its first byte. */
+static FrameStatus
+read_length (WlChakraReader *r, guint64 *length, gsize *used, GError **error)
+{
+  guint64 v = 0;
+  for (gsize i = 0; i < VARINT_MAX_BYTES; i++)
+    {
+      int c = gzgetc (r->gz);
+      if (c < 0)
+        {
+          int err = Z_OK;
+          gzerror (r->gz, &err);
+          if (err != Z_OK && err != Z_BUF_ERROR)
+            {
+              read_failed (r, error);
+              return FRAME_ERROR;
+            }
+          if (i == 0 && err == Z_OK)
+            return FRAME_END;
+          r->truncated = TRUE;
+          if (i == 0)
+            frame_error (r, r->pos, error, "truncated gzip data (the .gz file is cut short "
+                         "after %" G_GUINT64_FORMAT " decompressed bytes)", r->pos);
+          else
+            frame_error (r, r->pos, error, "truncated length varint at end of file%s%s",
+                         err == Z_BUF_ERROR ? ": " : "", err == Z_BUF_ERROR ? cut_hint (r) : "");
+          return FRAME_ERROR;
+        }
+      v |= (guint64) (c & 0x7f) << (7 * i);
+      if ((c & 0x80) == 0)
+        {
+          *length = v;
+          *used = i + 1;
+          return FRAME_OK;
+        }
+    }
+  frame_error (r, r->pos, error, "length varint longer than 10 bytes");
+  return FRAME_ERROR;
+}
+
+/* Make room for LEN bytes in the frame buffer, reporting a failure. */
 static gboolean
-frame_take (WlChakraReader *r, const guint8 **frame, gsize *len, GError **error)
+frame_room (WlChakraReader *r, gsize len, GError **error)
+{
+  if (len <= r->cap)
+    return TRUE;
+  guint8 *buf = g_try_realloc (r->buf, len);
+  if (buf == NULL)
+    {
+      frame_error (r, r->pos, error, "out of memory allocating %" G_GSIZE_FORMAT
+                   " bytes for the frame", len);
+      return FALSE;
+    }
+  r->buf = buf;
+  r->cap = len;
+  return TRUE;
+}
+
+/* Read LENGTH frame bytes (after a USED-byte varint) into r->buf.  When the
+ * file's size is known the length is checked against it first, so that a
+ * corrupt length cannot cause a huge allocation; otherwise (gzip, pipes)
+ * the buffer grows only as bytes actually arrive. */
+static gboolean
+read_body (WlChakraReader *r, guint64 length, gsize used, GError **error)
+{
+  gsize have = 0;
+  gboolean complete = FALSE;
+  if (r->size >= 0 && length > (guint64) r->size - r->pos - used)
+    have = (gsize) ((guint64) r->size - r->pos - used);
+  else
+    for (;;)
+      {
+        if (have == length)
+          {
+            complete = TRUE;
+            break;
+          }
+        if (have == r->cap
+            && !frame_room (r, (gsize) MIN (length, (guint64) MAX (2 * r->cap, FRAME_GROW_BYTES)),
+                            error))
+          return FALSE;
+        gsize want = (gsize) MIN (length - have, (guint64) (r->cap - have)), got = 0;
+        if (!read_bytes (r, r->buf + have, want, &got, error))
+          return FALSE;
+        have += got;
+        if (got < want)
+          break;
+      }
+  if (complete)
+    return TRUE;
+  r->truncated = TRUE;
+  frame_error (r, r->pos, error,
+               "frame length %" G_GUINT64_FORMAT " runs past end of file (%" G_GSIZE_FORMAT
+               " bytes left): %s", length, have, cut_hint (r));
+  return FALSE;
+}
+
+/* Read the next frame into r->buf (its length in *LEN) and advance past
+ * it. */
+static FrameStatus
+frame_read (WlChakraReader *r, gsize *len, GError **error)
 {
   guint64 length = 0;
   gsize used = 0;
-  VarintStatus st = varint_decode (r->data + r->pos, r->size - r->pos, &length, &used);
-  if (st != VARINT_OK)
-    {
-      r->truncated = st == VARINT_TRUNCATED;
-      frame_error (r, r->pos, error, st == VARINT_TRUNCATED
-                   ? "truncated length varint at end of file"
-                   : "length varint longer than 10 bytes");
-      return FALSE;
-    }
-  gsize left = r->size - r->pos - used;
-  if (length > left)
-    {
-      r->truncated = TRUE;
-      frame_error (r, r->pos, error,
-                   "frame length %" G_GUINT64_FORMAT " runs past end of file (%" G_GSIZE_FORMAT
-                   " bytes left): truncated file?", length, left);
-      return FALSE;
-    }
-  *frame = r->data + r->pos + used;
+  FrameStatus st = read_length (r, &length, &used, error);
+  if (st != FRAME_OK)
+    return st;
+  if (r->size >= 0 && length <= (guint64) r->size - r->pos - used
+      && !frame_room (r, (gsize) length, error))
+    return FRAME_ERROR;
+  if (!read_body (r, length, used, error))
+    return FRAME_ERROR;
   *len = (gsize) length;
-  r->pos += used + (gsize) length;
+  r->pos += used + length;
   r->frame++;
-  return TRUE;
+  return FRAME_OK;
 }
 
 /* TRUE when every top-level field is field 1 or 2 with length-delimited
@@ -269,28 +349,42 @@ has_metadata_shape (const guint8 *buf, gsize len)
   return TRUE;
 }
 
-/* Decide what frame 0 is; see wl_chakra_reader_open_full. */
+/* Frame 0 is missing: an empty file, or gzip data cut before any byte of
+ * it. */
 static gboolean
-read_header (WlChakraReader *r, WlChakraReadFlags flags, GError **error)
+no_first_frame (WlChakraReader *r, WlChakraReadFlags flags, GError **error)
 {
-  const guint8 *frame = NULL;
-  gsize len = 0;
-  if (r->size == 0 && (flags & WL_CHAKRA_ALLOW_EMPTY))
+  if (gzip_cut (r))
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "%s: truncated gzip data (after 0 decompressed bytes): the .gz file is cut "
+                   "short", r->path);
+      return FALSE;
+    }
+  if (flags & WL_CHAKRA_ALLOW_EMPTY)
     {
       r->empty = TRUE;
       return TRUE;
     }
-  if (r->size == 0)
-    {
-      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-                   "%s: empty trace (no GlobalMetadata frame)", r->path);
-      return FALSE;
-    }
-  if (!frame_take (r, &frame, &len, error))
+  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: empty trace (no GlobalMetadata frame)",
+               r->path);
+  return FALSE;
+}
+
+/* Decide what frame 0 is; see wl_chakra_reader_open_full. */
+static gboolean
+read_header (WlChakraReader *r, WlChakraReadFlags flags, GError **error)
+{
+  gsize len = 0;
+  FrameStatus st = frame_read (r, &len, error);
+  if (st == FRAME_END)
+    return no_first_frame (r, flags, error);
+  if (st == FRAME_ERROR)
     {
       r->truncated = FALSE; /* a cut frame 0 leaves nothing to keep */
       return FALSE;
     }
+  const guint8 *frame = r->buf;
   if (has_metadata_shape (frame, len))
     r->meta = chakra_proto_msg__global_metadata__unpack (NULL, len, frame);
   if (r->meta != NULL)
@@ -317,9 +411,9 @@ read_header (WlChakraReader *r, WlChakraReadFlags flags, GError **error)
                    "current Chakra converter", r->path, node->id, type != NULL ? type : "?");
       return FALSE;
     }
+  /* The node is the trace's first: wl_chakra_reader_next returns it. */
   r->headerless = TRUE;
-  r->pos = 0;
-  r->frame = 0;
+  r->first = g_steal_pointer (&node);
   return TRUE;
 }
 
@@ -338,7 +432,7 @@ wl_chakra_reader_open_full (const char *path, WlChakraReadFlags flags, GError **
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   g_autoptr (WlChakraReader) r = g_new0 (WlChakraReader, 1);
   r->path = g_strdup (path);
-  if (!load_file (r, error) || !read_header (r, flags, error))
+  if (!reader_open_file (r, error) || !read_header (r, flags, error))
     return NULL;
   return g_steal_pointer (&r);
 }
@@ -400,20 +494,27 @@ wl_chakra_reader_next (WlChakraReader *r, GError **error)
 {
   g_return_val_if_fail (r != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  if (r->first != NULL)
+    return g_steal_pointer (&r->first);
   if (r->failure != NULL)
     {
       g_propagate_error (error, g_error_copy (r->failure));
       return NULL;
     }
-  if (r->pos == r->size)
+  if (r->empty || r->at_end)
     return NULL;
-  gsize offset = r->pos;
-  const guint8 *frame = NULL;
+  guint64 offset = r->pos;
   gsize len = 0;
   ChakraProtoMsg__Node *node = NULL;
-  if (frame_take (r, &frame, &len, &r->failure))
+  FrameStatus st = frame_read (r, &len, &r->failure);
+  if (st == FRAME_END)
     {
-      node = chakra_proto_msg__node__unpack (NULL, len, frame);
+      r->at_end = TRUE;
+      return NULL;
+    }
+  if (st == FRAME_OK)
+    {
+      node = chakra_proto_msg__node__unpack (NULL, len, r->buf);
       if (node == NULL)
         {
           r->frame--; /* name the frame that failed, not the next one */
@@ -432,8 +533,11 @@ wl_chakra_reader_free (WlChakraReader *r)
   if (r == NULL)
     return;
   wl_chakra_metadata_free (r->meta);
+  wl_chakra_node_free (r->first);
   g_clear_error (&r->failure);
-  g_free (r->data);
+  if (r->gz != NULL)
+    gzclose (r->gz);
+  g_free (r->buf);
   g_free (r->path);
   g_free (r);
 }

@@ -15,9 +15,16 @@
  * messages returned by the attribute helpers and name helpers are borrowed
  * from the node or from static storage.
  *
- * The reader holds the whole (decompressed) file in memory and unpacks one
- * node per call, so memory is the file size plus one node, and time is
- * linear in the file size.
+ * The reader reads the file one frame at a time (through zlib, which
+ * inflates gzip, concatenated members included, and reads other files
+ * through unchanged; pipes work too) and unpacks one node per call, so
+ * memory is the largest frame so far plus zlib's buffers (24 KiB; 64 KiB
+ * for gzip), whatever the file size, and time is linear in the file size.
+ * A frame's length is never trusted for an allocation: for a plain regular
+ * file it is checked against the bytes left before anything is allocated;
+ * for gzip data and pipes, whose size is unknown, the frame buffer grows
+ * only as the bytes actually arrive.  Failing to allocate a frame buffer is an error
+ * ("out of memory allocating N bytes for the frame"), not an abort.
  *
  * Layer: workload.  May include: sim, GLib, protobuf-c, zlib.
  */
@@ -49,7 +56,7 @@ typedef enum
  * headerless files are refused. */
 WlChakraReader *wl_chakra_reader_open (const char *path, GError **error);
 
-/* Open the trace at PATH (plain or gzip), read it whole and parse frame 0.
+/* Open the trace at PATH (plain or gzip) and read frame 0.
  *
  * Frame 0 is GlobalMetadata when every field in it is field 1 or 2 with
  * length-delimited encoding (version, attr) and it unpacks as such.  If not,
@@ -57,7 +64,9 @@ WlChakraReader *wl_chakra_reader_open (const char *path, GError **error);
  * (SIM_ERROR_INPUT, naming PATH and the node id) unless FLAGS has
  * WL_CHAKRA_ALLOW_HEADERLESS.  If it is neither, the file is not a Chakra
  * trace.  An empty file is an error ("PATH: empty trace (no GlobalMetadata
- * frame)") unless FLAGS has WL_CHAKRA_ALLOW_EMPTY.
+ * frame)") unless FLAGS has WL_CHAKRA_ALLOW_EMPTY.  Gzip data cut short
+ * before the end of frame 0 is an error ("PATH: truncated gzip data ..."),
+ * whatever FLAGS: a cut frame 0 leaves nothing to read.
  *
  * Returns a new reader, or NULL with ERROR set (domain WL_ERROR, code
  * SIM_ERROR_INPUT; the message names PATH, and for framing errors the frame
@@ -85,9 +94,12 @@ gboolean wl_chakra_reader_is_empty (const WlChakraReader *r);
 
 /* TRUE when wl_chakra_reader_next has failed because the last frame is cut
  * short: its length varint, or the bytes its length announces, run past the
- * end of the file (what an interrupted writer leaves).  Every node before
- * that frame was returned intact.  FALSE before any failure and for other
- * framing errors (bytes that do not unpack as a Node). */
+ * end of the file (what an interrupted writer leaves), or the file is gzip
+ * data cut short (the message then says "truncated gzip data"; the cut may
+ * fall inside a frame or right after one, before the gzip trailer).  Every
+ * node before that frame was returned intact.  FALSE before any failure and
+ * for other framing errors (bytes that do not unpack as a Node, bad gzip
+ * data). */
 gboolean wl_chakra_reader_truncated (const WlChakraReader *r);
 
 /* The path the reader was opened with; borrowed. */
@@ -97,12 +109,13 @@ const char *wl_chakra_reader_path (const WlChakraReader *r);
  * wl_chakra_node_free or chakra_proto_msg__node__free_unpacked (n, NULL)), or
  * NULL: at the end of the file with ERROR unset, or with ERROR set when the
  * next frame is bad (truncated or over-long length varint, a length running
- * past the end of the file, bytes that do not unpack as a Node); the message
+ * past the end of the file, gzip data cut short or corrupt, bytes that do not
+ * unpack as a Node, a frame buffer that cannot be allocated); the message
  * names the file, the frame index and its byte offset.  After an error every
  * later call fails with the same error. */
 ChakraProtoMsg__Node *wl_chakra_reader_next (WlChakraReader *r, GError **error);
 
-/* Free the reader and its file buffer.  Accepts NULL. */
+/* Free the reader, closing its file.  Accepts NULL. */
 void wl_chakra_reader_free (WlChakraReader *r);
 
 /* Free a node from wl_chakra_reader_next.  Accepts NULL. */

@@ -1,11 +1,15 @@
 /* graph.c: reading a trace file into a checked, compact dependency graph. */
 #include "workload/graph.h"
 
+#include <errno.h>
 #include <json-glib/json-glib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "system/sys_params.h"
 #include "workload/chakra.h"
+#include "workload/idmap.h"
+#include "workload/wl_alloc.h"
 #include "workload/wl_error.h"
 
 G_STATIC_ASSERT (sizeof (gpointer) == sizeof (guint64));
@@ -61,25 +65,24 @@ typedef struct
 
 typedef struct
 {
-  const char *path;
-  GArray *nodes;     /* WlNode */
-  GArray *deps;      /* PendingDep, in child order */
-  GHashTable *index; /* id -> index + 1 */
-  GArray *group_defs;
+  WlNodeDecoder dec;   /* path, lenient, what was dropped, group definitions */
+  WlVec nodes;         /* WlNode */
+  WlVec deps;          /* PendingDep, in child order */
+  WlVec names;         /* const char*, in node order, from names_chunk */
+  WlIdMap *index;      /* id -> index */
   GStringChunk *names_chunk;
-  GPtrArray *names;  /* const char*, in node order, from names_chunk */
-  guint32 unknown;
-  gboolean lenient;
-  WlLenientStats dropped;
+  guint64 name_bytes;  /* each node's name and its NUL, summed */
+  guint64 limit;       /* stop once the load's working memory would pass it */
+  gboolean over;       /* stopped at the limit */
 } Builder;
 
 /* A dependency resolved to no node: dangling, or dropped to break a cycle. */
 #define NO_PARENT WL_CYCLE_NO_NODE
 
 static gboolean
-fail (GError **error, const Builder *b, guint64 id, const char *what)
+fail (GError **error, const WlNodeDecoder *d, guint64 id, const char *what)
 {
-  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: node %" G_GUINT64_FORMAT ": %s", b->path,
+  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: node %" G_GUINT64_FORMAT ": %s", d->path,
                id, what);
   return FALSE;
 }
@@ -129,8 +132,10 @@ absent_ok (GError **error)
 
 /* [{"pg_name": "1", "ranks": [0, 1]}, ...] in inputs.values. */
 static gboolean
-decode_metadata (Builder *b, const ChakraProtoMsg__Node *n, GError **error)
+decode_metadata (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, GError **error)
 {
+  if (b->group_defs == NULL)
+    return TRUE; /* not collected (read before) */
   if (n->inputs == NULL || n->inputs->values == NULL || strstr (n->inputs->values, "pg_name") == NULL)
     return TRUE;
   g_autoptr (JsonParser) parser = json_parser_new ();
@@ -171,7 +176,7 @@ decode_metadata (Builder *b, const ChakraProtoMsg__Node *n, GError **error)
 }
 
 static gboolean
-decode_collective (Builder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+decode_collective (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
 {
   gint64 type;
   if (!wl_chakra_attr_int (n, "comm_type", &type, error))
@@ -247,7 +252,7 @@ decode_collective (Builder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError 
 }
 
 static gboolean
-decode_p2p (Builder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+decode_p2p (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
 {
   (void) b;
   w->op = (int) n->type == CK_SEND ? WL_OP_SEND : WL_OP_RECV;
@@ -262,7 +267,7 @@ decode_p2p (Builder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error
 }
 
 static gboolean
-decode_node (Builder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+decode_node (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
 {
   memset (w, 0, sizeof *w);
   w->id = n->id;
@@ -309,64 +314,117 @@ decode_node (Builder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **erro
     }
 }
 
-static void
-add_deps (Builder *b, guint32 child, const guint64 *ids, gsize n)
+gboolean
+wl_node_decode (WlNodeDecoder *d, ChakraProtoMsg__Node *n, WlNode *out, GError **error)
 {
-  for (gsize i = 0; i < n; i++)
-    {
-      PendingDep d = { child, ids[i] };
-      g_array_append_val (b->deps, d);
-    }
+  g_return_val_if_fail (d != NULL && n != NULL && out != NULL, FALSE);
+  if (d->lenient)
+    d->dropped.valueless_attrs_ignored += wl_chakra_node_drop_valueless (n);
+  if (decode_node (d, n, out, error))
+    return TRUE;
+  if (!g_str_has_prefix ((*error)->message, d->path))
+    g_prefix_error (error, "%s: ", d->path);
+  return FALSE;
 }
 
-/* Add N to the graph being built; FALSE with ERROR set when it is bad. */
-static gboolean
-add_node (Builder *b, ChakraProtoMsg__Node *n, GError **error)
+/* The bytes a load holds while it builds a graph, by what it has read so
+ * far (see wl_graph_load_limited). */
+static guint64
+working_bytes (const Builder *b)
 {
-  guint32 index = b->nodes->len;
-  if (index == G_MAXUINT32 - 1)
-    return fail (error, b, n->id, "too many nodes in one trace");
-  gpointer key = (gpointer) (guintptr) n->id;
-  if (g_hash_table_contains (b->index, key))
+  return (guint64) b->nodes.len * WL_LOAD_NODE_BYTES + (guint64) b->deps.len * WL_LOAD_DEP_BYTES
+         + b->name_bytes;
+}
+
+static gboolean
+add_deps (Builder *b, guint32 child, const guint64 *ids, gsize n, GError **error)
+{
+  if (!wl_vec_reserve (&b->deps, n, "the trace's dependencies", error))
+    return FALSE;
+  for (gsize i = 0; i < n; i++)
     {
-      if (!b->lenient)
-        return fail (error, b, n->id, "the id appears twice in the trace (duplicate id)");
-      b->dropped.duplicate_nodes_dropped++;
-      return TRUE;
+      PendingDep *d = wl_vec_push (&b->deps, NULL, NULL);
+      *d = (PendingDep) { child, ids[i] };
     }
-  if (b->lenient)
-    b->dropped.valueless_attrs_ignored += wl_chakra_node_drop_valueless (n);
-  WlNode w;
-  if (!decode_node (b, n, &w, error))
-    {
-      if (!g_str_has_prefix ((*error)->message, b->path))
-        g_prefix_error (error, "%s: ", b->path);
-      return FALSE;
-    }
-  g_hash_table_insert (b->index, key, GUINT_TO_POINTER (index + 1u));
-  g_array_append_val (b->nodes, w);
-  g_ptr_array_add (b->names, g_string_chunk_insert_const (b->names_chunk, n->name ? n->name : ""));
-  add_deps (b, index, n->data_deps, n->n_data_deps);
-  add_deps (b, index, n->ctrl_deps, n->n_ctrl_deps);
   return TRUE;
 }
 
+gboolean
+wl_trace_id_error (const char *path, guint64 id, guint32 n_nodes, GError **error)
+{
+  WlNodeDecoder d = { .path = path };
+  if (n_nodes == G_MAXUINT32 - 1)
+    return fail (error, &d, id, "too many nodes in one trace");
+  return fail (error, &d, id, "the id appears twice in the trace (duplicate id)");
+}
+
+void
+wl_dangling_error (const char *path, guint64 child, guint64 parent, const char *why,
+                   GError **error)
+{
+  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+               "%s: node %" G_GUINT64_FORMAT " depends on node %" G_GUINT64_FORMAT
+               ", which is not in the trace (dangling dependency)%s",
+               path, child, parent, why != NULL ? why : "");
+}
+
+/* Add N to the graph being built; FALSE with ERROR set when it is bad, and
+ * FALSE with ERROR unset (b->over set) when the load's working memory
+ * passes b->limit. */
 static gboolean
-read_nodes (Builder *b, GError **error)
+add_node (gpointer data, ChakraProtoMsg__Node *n, GError **error)
+{
+  Builder *b = data;
+  guint32 index = (guint32) b->nodes.len;
+  gboolean repeat = wl_id_map_lookup (b->index, n->id, NULL);
+  if (repeat && b->dec.lenient)
+    {
+      b->dec.dropped.duplicate_nodes_dropped++;
+      return TRUE;
+    }
+  if (repeat || index == G_MAXUINT32 - 1)
+    return wl_trace_id_error (b->dec.path, n->id, repeat ? 0 : index, error);
+  WlNode w;
+  if (!wl_node_decode (&b->dec, n, &w, error))
+    return FALSE;
+  const char *name = g_string_chunk_insert_const (b->names_chunk, n->name ? n->name : "");
+  WlNode *slot = wl_vec_push (&b->nodes, "the trace's nodes", error);
+  const char **name_slot = slot != NULL ? wl_vec_push (&b->names, "the node names", error) : NULL;
+  if (name_slot == NULL || !wl_id_map_insert (b->index, n->id, index, error))
+    {
+      g_prefix_error (error, "%s: ", b->dec.path);
+      return FALSE;
+    }
+  *slot = w;
+  *name_slot = name;
+  b->name_bytes += strlen (name) + 1;
+  if (!add_deps (b, index, n->data_deps, n->n_data_deps, error)
+      || !add_deps (b, index, n->ctrl_deps, n->n_ctrl_deps, error))
+    {
+      g_prefix_error (error, "%s: ", b->dec.path);
+      return FALSE;
+    }
+  b->over = working_bytes (b) > b->limit;
+  return !b->over;
+}
+
+gboolean
+wl_trace_read (const char *path, gboolean lenient, WlLenientStats *dropped,
+               WlTraceNodeFunc func, gpointer data, GError **error)
 {
   g_autoptr (WlChakraReader) r = wl_chakra_reader_open_full (
-    b->path, b->lenient ? WL_CHAKRA_ALLOW_HEADERLESS : WL_CHAKRA_READ_DEFAULT, error);
+    path, lenient ? WL_CHAKRA_ALLOW_HEADERLESS : WL_CHAKRA_READ_DEFAULT, error);
   if (r == NULL)
     return FALSE;
-  b->dropped.headerless_files = wl_chakra_reader_is_headerless (r) ? 1 : 0;
+  dropped->headerless_files = wl_chakra_reader_is_headerless (r) ? 1 : 0;
   for (;;)
     {
       GError *local = NULL;
       g_autoptr (ChakraProtoMsg__Node) n = wl_chakra_reader_next (r, &local);
-      if (n == NULL && local != NULL && b->lenient && wl_chakra_reader_truncated (r))
+      if (n == NULL && local != NULL && lenient && wl_chakra_reader_truncated (r))
         {
           g_error_free (local);
-          b->dropped.truncated_frames++;
+          dropped->truncated_frames++;
           return TRUE;
         }
       if (n == NULL)
@@ -376,12 +434,8 @@ read_nodes (Builder *b, GError **error)
           g_propagate_error (error, local);
           return FALSE;
         }
-      GError *bad = NULL;
-      if (!add_node (b, n, &bad))
-        {
-          g_propagate_error (error, bad);
-          return FALSE;
-        }
+      if (!func (data, n, error))
+        return FALSE;
     }
 }
 
@@ -396,29 +450,24 @@ cmp_u32 (const void *a, const void *b)
  * error, or (lenient) NO_PARENT.  START receives, per node, where its
  * dependencies begin in b->deps (and the total last). */
 static gboolean
-resolve_deps (Builder *b, guint32 n_nodes, guint32 *start, guint32 *parent, GError **error)
+resolve_deps (Builder *b, const WlGraph *g, guint32 *start, guint32 *parent, GError **error)
 {
-  const PendingDep *deps = (const PendingDep *) b->deps->data;
-  guint k = 0;
+  const PendingDep *deps = (const PendingDep *) b->deps.data;
+  guint32 k = 0, n_nodes = g->n_nodes;
   for (guint32 v = 0; v <= n_nodes; v++)
     {
       start[v] = k;
-      for (; v < n_nodes && k < b->deps->len && deps[k].child == v; k++)
+      for (; v < n_nodes && k < b->deps.len && deps[k].child == v; k++)
         {
-          gpointer hit = g_hash_table_lookup (b->index, (gpointer) (guintptr) deps[k].parent_id);
-          parent[k] = hit != NULL ? GPOINTER_TO_UINT (hit) - 1 : NO_PARENT;
-          if (hit != NULL)
+          if (wl_id_map_lookup (b->index, deps[k].parent_id, &parent[k]))
             continue;
-          if (!b->lenient)
+          parent[k] = NO_PARENT;
+          if (!b->dec.lenient)
             {
-              const WlNode *child = &g_array_index (b->nodes, WlNode, v);
-              g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-                           "%s: node %" G_GUINT64_FORMAT " depends on node %" G_GUINT64_FORMAT
-                           ", which is not in the trace (dangling dependency)",
-                           b->path, child->id, deps[k].parent_id);
+              wl_dangling_error (b->dec.path, g->nodes[v].id, deps[k].parent_id, NULL, error);
               return FALSE;
             }
-          b->dropped.dangling_deps_dropped++;
+          b->dec.dropped.dangling_deps_dropped++;
         }
     }
   return TRUE;
@@ -438,13 +487,18 @@ wl_cycle_describe (GString *out, const guint64 *ids, guint32 len)
 
 gboolean
 wl_cycle_search (guint32 n, const guint32 *start, const guint32 *target,
-                 WlCycleFunc on_cycle, gpointer data)
+                 WlCycleFunc on_cycle, gpointer data, GError **error)
 {
   g_return_val_if_fail (start != NULL && on_cycle != NULL, FALSE);
-  g_autofree guint8 *state = g_new0 (guint8, MAX (n, 1u)); /* 0 new, 1 on path, 2 done */
-  g_autofree guint32 *pos = g_new (guint32, MAX (n, 1u));  /* position on the path */
-  g_autofree guint32 *stack = g_new (guint32, MAX (n, 1u));
-  g_autofree guint32 *next = g_new (guint32, MAX (n, 1u)); /* next dependency to follow */
+  const char *what = "the dependency cycle search";
+  /* Per node: 0 new, 1 on the path, 2 done; its position on the path; the
+   * path; the next dependency to follow. */
+  g_autofree guint8 *state = wl_try_alloc (n, 1, TRUE, what, error);
+  g_autofree guint32 *pos = state ? wl_try_alloc (n, 4, FALSE, what, error) : NULL;
+  g_autofree guint32 *stack = pos ? wl_try_alloc (n, 4, FALSE, what, error) : NULL;
+  g_autofree guint32 *next = stack ? wl_try_alloc (n, 4, FALSE, what, error) : NULL;
+  if (next == NULL)
+    return FALSE;
   for (guint32 root = 0; root < n; root++)
     {
       if (state[root] != 0)
@@ -487,6 +541,7 @@ wl_cycle_search (guint32 n, const guint32 *start, const guint32 *target,
 typedef struct
 {
   Builder *b;
+  const WlGraph *g;
   guint32 *parent;
   GError **error;
 } CycleBreak;
@@ -497,18 +552,18 @@ static gboolean
 break_cycle (gpointer data, guint32 slot, const guint32 *path, guint32 len)
 {
   CycleBreak *cb = data;
-  if (cb->b->lenient)
+  if (cb->b->dec.lenient)
     {
       cb->parent[slot] = NO_PARENT;
-      cb->b->dropped.cycle_edges_dropped++;
+      cb->b->dec.dropped.cycle_edges_dropped++;
       return TRUE;
     }
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint64));
   for (guint32 i = 0; i < len; i++)
-    g_array_append_val (ids, g_array_index (cb->b->nodes, WlNode, path[i]).id);
+    g_array_append_val (ids, cb->g->nodes[path[i]].id);
   g_autoptr (GString) text = g_string_new (NULL);
   wl_cycle_describe (text, (const guint64 *) ids->data, len);
-  g_set_error (cb->error, WL_ERROR, SIM_ERROR_INPUT, "%s: %s", cb->b->path, text->str);
+  g_set_error (cb->error, WL_ERROR, SIM_ERROR_INPUT, "%s: %s", cb->b->dec.path, text->str);
   return FALSE;
 }
 
@@ -516,19 +571,29 @@ break_cycle (gpointer data, guint32 slot, const guint32 *path, guint32 len)
  * search).  A back edge closes a cycle: an error, or (lenient) the edge is
  * dropped. */
 static gboolean
-break_cycles (Builder *b, guint32 n, const guint32 *start, guint32 *parent, GError **error)
+break_cycles (Builder *b, const WlGraph *g, const guint32 *start, guint32 *parent,
+              GError **error)
 {
-  CycleBreak cb = { .b = b, .parent = parent, .error = error };
-  return wl_cycle_search (n, start, parent, break_cycle, &cb);
+  CycleBreak cb = { .b = b, .g = g, .parent = parent, .error = error };
+  if (wl_cycle_search (g->n_nodes, start, parent, break_cycle, &cb, error))
+    return TRUE;
+  if (error != NULL && *error != NULL && !g_str_has_prefix ((*error)->message, b->dec.path))
+    g_prefix_error (error, "%s: ", b->dec.path);
+  return FALSE;
 }
 
 /* Lay the dependents out parent by parent from the resolved dependencies
  * (NO_PARENT ones left out); an id in both data_deps and ctrl_deps is one
  * edge. */
-static void
-link_edges (WlGraph *g, const guint32 *start, const guint32 *parent)
+static gboolean
+link_edges (WlGraph *g, const guint32 *start, const guint32 *parent, GError **error)
 {
-  GArray *edges = g_array_sized_new (FALSE, FALSE, 2 * sizeof (guint32), start[g->n_nodes]);
+  guint32 n_deps = start[g->n_nodes];
+  g_autofree guint32 *edges = wl_try_alloc ((guint64) n_deps * 2, sizeof (guint32), FALSE,
+                                            "the dependency edges", error);
+  if (edges == NULL)
+    return FALSE;
+  guint32 n_edges = 0;
   g_autoptr (GArray) parents = g_array_new (FALSE, FALSE, sizeof (guint32));
   for (guint32 child = 0; child < g->n_nodes; child++)
     {
@@ -543,8 +608,9 @@ link_edges (WlGraph *g, const guint32 *start, const guint32 *parent)
           guint32 p = g_array_index (parents, guint32, j);
           if (j > 0 && p == g_array_index (parents, guint32, j - 1))
             continue;
-          guint32 e[2] = { p, child };
-          g_array_append_vals (edges, e, 1);
+          edges[(gsize) 2 * n_edges] = p;
+          edges[(gsize) 2 * n_edges + 1] = child;
+          n_edges++;
           g->nodes[child].n_parents++;
           g->nodes[p].n_children++;
         }
@@ -557,16 +623,17 @@ link_edges (WlGraph *g, const guint32 *start, const guint32 *parent)
       g->nodes[v].n_children = 0; /* refilled below */
       g->n_roots += g->nodes[v].n_parents == 0;
     }
-  g->children = g_new (guint32, MAX (offset, 1u));
+  g->children = wl_try_alloc (offset, sizeof (guint32), FALSE, "the dependents", error);
+  if (g->children == NULL)
+    return FALSE;
   /* Edges are in child order, so each parent's dependents come out in file
    * order: the order in which replay releases them. */
-  for (guint i = 0; i < edges->len; i++)
+  for (guint32 i = 0; i < n_edges; i++)
     {
-      const guint32 *e = &g_array_index (edges, guint32, (gsize) 2 * i);
-      WlNode *p = &g->nodes[e[0]];
-      g->children[p->child_start + p->n_children++] = e[1];
+      WlNode *p = &g->nodes[edges[(gsize) 2 * i]];
+      g->children[p->child_start + p->n_children++] = edges[(gsize) 2 * i + 1];
     }
-  g_array_unref (edges);
+  return TRUE;
 }
 
 static void
@@ -576,47 +643,86 @@ group_def_clear (gpointer p)
   g_array_unref (d->ranks);
 }
 
+GArray *
+wl_group_defs_new (void)
+{
+  GArray *defs = g_array_new (FALSE, FALSE, sizeof (WlGroupDef));
+  g_array_set_clear_func (defs, group_def_clear);
+  return defs;
+}
+
+/* Resolve, check and link what read_nodes gathered into G (whose nodes
+ * are b's). */
+static gboolean
+finish_graph (Builder *b, WlGraph *g, GError **error)
+{
+  guint32 n = g->n_nodes;
+  g_autofree guint32 *start = wl_try_alloc ((guint64) n + 1, sizeof (guint32), FALSE,
+                                            "the dependency lists", error);
+  g_autofree guint32 *parent = start ? wl_try_alloc (b->deps.len, sizeof (guint32), FALSE,
+                                                     "the dependency lists", error)
+                                     : NULL;
+  if (parent == NULL)
+    {
+      g_prefix_error (error, "%s: ", b->dec.path);
+      return FALSE;
+    }
+  if (!resolve_deps (b, g, start, parent, error) || !break_cycles (b, g, start, parent, error))
+    return FALSE;
+  if (!link_edges (g, start, parent, error))
+    {
+      g_prefix_error (error, "%s: ", b->dec.path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 WlGraph *
-wl_graph_load_full (const char *path, gboolean lenient, GError **error)
+wl_graph_load_limited (const char *path, gboolean lenient, guint64 limit, gboolean *over,
+                       GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
-  Builder b = { .path = path, .lenient = lenient };
-  b.nodes = g_array_new (FALSE, FALSE, sizeof (WlNode));
-  b.deps = g_array_new (FALSE, FALSE, sizeof (PendingDep));
-  b.index = g_hash_table_new (g_direct_hash, g_direct_equal);
-  b.group_defs = g_array_new (FALSE, FALSE, sizeof (WlGroupDef));
-  g_array_set_clear_func (b.group_defs, group_def_clear);
+  Builder b = { .dec = { .path = path, .lenient = lenient }, .limit = limit };
+  b.nodes = (WlVec) WL_VEC_INIT (WlNode);
+  b.deps = (WlVec) WL_VEC_INIT (PendingDep);
+  b.names = (WlVec) WL_VEC_INIT (const char *);
+  b.index = wl_id_map_new ("the node index");
+  b.dec.group_defs = wl_group_defs_new ();
   b.names_chunk = g_string_chunk_new (4096);
-  b.names = g_ptr_array_new ();
+  if (over != NULL)
+    *over = FALSE;
 
-  gboolean ok = read_nodes (&b, error);
-  guint32 n = b.nodes->len;
-  g_autofree guint32 *start = g_new (guint32, n + 1u);
-  g_autofree guint32 *parent = g_new (guint32, MAX (b.deps->len, 1u));
-  ok = ok && resolve_deps (&b, n, start, parent, error)
-       && break_cycles (&b, n, start, parent, error);
-
+  gboolean ok = wl_trace_read (path, lenient, &b.dec.dropped, add_node, &b, error);
   WlGraph *g = g_new0 (WlGraph, 1);
   g->ref = 1;
   g->path = g_strdup (path);
-  g->n_nodes = n;
-  g->nodes = (WlNode *) g_array_free (b.nodes, FALSE);
-  g->group_defs = b.group_defs;
+  g->n_nodes = (guint32) b.nodes.len;
+  g->nodes = wl_vec_steal (&b.nodes);
+  g->names = wl_vec_steal (&b.names);
+  g->group_defs = b.dec.group_defs;
   g->names_chunk = b.names_chunk;
-  g->names = (const char **) g_ptr_array_free (b.names, FALSE);
-  g->n_skipped_unknown = b.unknown;
+  g->name_bytes = b.name_bytes;
+  g->n_skipped_unknown = b.dec.unknown;
   g->lenient = lenient;
-  g->dropped = b.dropped;
   if (ok)
-    link_edges (g, start, parent);
-  g_array_unref (b.deps);
-  g_hash_table_unref (b.index);
+    ok = finish_graph (&b, g, error);
+  g->dropped = b.dec.dropped;
+  wl_vec_clear (&b.deps);
+  wl_id_map_free (b.index);
   if (!ok)
     {
+      if (over != NULL)
+        *over = b.over;
       wl_graph_unref (g);
       return NULL;
     }
   return g;
+}
+
+WlGraph *
+wl_graph_load_full (const char *path, gboolean lenient, GError **error)
+{
+  return wl_graph_load_limited (path, lenient, G_MAXUINT64, NULL, error);
 }
 
 WlGraph *
@@ -653,10 +759,40 @@ wl_graph_bytes (const WlGraph *g)
   guint64 edges = 0;
   for (guint32 v = 0; v < g->n_nodes; v++)
     edges += g->nodes[v].n_children;
-  return sizeof *g + g->n_nodes * (sizeof (WlNode) + sizeof (char *)) + edges * sizeof (guint32);
+  return sizeof *g + g->n_nodes * (sizeof (WlNode) + sizeof (char *)) + edges * sizeof (guint32)
+         + g->name_bytes;
 }
 
 /* ---- sharing identical files ------------------------------------------------ */
+
+char *
+wl_file_sha256 (const char *path, GError **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  FILE *f = fopen (path, "rb");
+  if (f == NULL)
+    {
+      int errsv = errno;
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "Failed to open file \u201c%s\u201d: %s",
+                   path, g_strerror (errsv));
+      return NULL;
+    }
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  guint8 buf[65536];
+  gsize n;
+  while ((n = fread (buf, 1, sizeof buf, f)) > 0)
+    g_checksum_update (sum, buf, (gssize) n);
+  int errsv = errno;
+  gboolean failed = ferror (f) != 0;
+  fclose (f);
+  if (failed)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "Error reading file \u201c%s\u201d: %s",
+                   path, g_strerror (errsv));
+      return NULL;
+    }
+  return g_strdup (g_checksum_get_string (sum));
+}
 
 struct _WlGraphCache
 {
@@ -690,24 +826,21 @@ wl_graph_cache_free (WlGraphCache *c)
 }
 
 WlGraph *
-wl_graph_cache_load (WlGraphCache *c, const char *path, GError **error)
+wl_graph_cache_load_limited (WlGraphCache *c, const char *path, guint64 limit, gboolean *over,
+                             GError **error)
 {
-  g_autofree char *bytes = NULL;
-  gsize len = 0;
-  g_autoptr (GError) ioerr = NULL;
-  if (!g_file_get_contents (path, &bytes, &len, &ioerr))
-    {
-      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s", ioerr->message);
-      return NULL;
-    }
-  char *digest = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) bytes, len);
+  if (over != NULL)
+    *over = FALSE;
+  char *digest = wl_file_sha256 (path, error);
+  if (digest == NULL)
+    return NULL;
   WlGraph *g = g_hash_table_lookup (c->by_digest, digest);
   if (g != NULL)
     {
       g_free (digest);
       return wl_graph_ref (g);
     }
-  g = wl_graph_load_full (path, c->lenient, error);
+  g = wl_graph_load_limited (path, c->lenient, limit, over, error);
   if (g == NULL)
     {
       g_free (digest);
@@ -716,6 +849,12 @@ wl_graph_cache_load (WlGraphCache *c, const char *path, GError **error)
   g->sha256 = g_strdup (digest);
   g_hash_table_insert (c->by_digest, digest, wl_graph_ref (g));
   return g;
+}
+
+WlGraph *
+wl_graph_cache_load (WlGraphCache *c, const char *path, GError **error)
+{
+  return wl_graph_cache_load_limited (c, path, G_MAXUINT64, NULL, error);
 }
 
 guint

@@ -39,10 +39,13 @@
  *   - a repeated id: the first node with that id is kept, later ones are
  *     dropped (dependencies on the id resolve to the first).  Strict: "PATH:
  *     node N: the id appears twice in the trace (duplicate id)".
- *   - a last frame cut short (an interrupted writer) is dropped and every
+ *   - a last frame cut short (an interrupted writer), or gzip data cut
+ *     short (inside a frame, or after one), is dropped and every complete
  *     node before it kept.  Strict: the reader's "PATH: frame K at byte
  *     offset O: frame length L runs past end of file (B bytes left):
- *     truncated file?" (or "truncated length varint at end of file").
+ *     truncated file?" (or "truncated length varint at end of file"; for
+ *     gzip, "... (decompressed): ...: truncated gzip data (the .gz file is
+ *     cut short ...)").
  *   - a headerless (pre-2024) file, whose frame 0 is already a Node, is read
  *     from that node on.  Strict: "PATH: headerless (pre-2024) Chakra trace:
  *     frame 0 is a Node (id N, type T), not a GlobalMetadata; ...".
@@ -62,6 +65,10 @@
  * Ownership: a WlGraph is reference-counted; WlGraphCache holds one
  * reference to each graph it made.
  *
+ * Memory: the graph's arrays and the loader's are allocated with checks;
+ * running out of memory is an input error naming what could not be
+ * allocated, not an abort.
+ *
  * Layer: workload.  May include: system, network, sim, GLib.
  */
 #ifndef ORRERY_WORKLOAD_GRAPH_H
@@ -70,6 +77,7 @@
 #include <glib.h>
 
 #include "sim/simtime.h"
+#include "workload/chakra.h"
 #include "workload/groups.h"
 
 #define WL_RANK_SELF G_MAXUINT32
@@ -146,6 +154,8 @@ typedef struct
   guint32 n_skipped_unknown; /* nodes of types orrery does not know */
   const char **names;   /* per node: its name ("" when it has none) */
   GStringChunk *names_chunk; /* holds the names, each distinct name once */
+  guint64 name_bytes;   /* each node's name and its NUL, summed (an upper bound of
+                         * what names_chunk holds, for the memory budget) */
   char *sha256;         /* hex digest of the file (graphs from WlGraphCache), or NULL */
   gboolean lenient;     /* loaded leniently */
   WlLenientStats dropped; /* what lenient loading dropped (zero when strict) */
@@ -158,13 +168,77 @@ typedef struct
   GArray *ranks; /* guint32; empty means all ranks */
 } WlGroupDef;
 
+/* A new empty array of WlGroupDef (each def's ranks freed with it). */
+GArray *wl_group_defs_new (void);
+
+/* Decoding one node as graph loading does, shared with the streamed replay
+ * (stream.h), which reads nodes one at a time. */
+typedef struct
+{
+  const char *path;         /* the file, for messages */
+  gboolean lenient;
+  WlLenientStats dropped;   /* counts colls_skipped, valueless_attrs_ignored */
+  guint32 unknown;          /* nodes of types orrery does not know */
+  GArray *group_defs;       /* METADATA process groups are appended here
+                             * (WlGroupDef); NULL: not decoded */
+} WlNodeDecoder;
+
+/* Decode N into *OUT: with d->lenient its valueless attributes are removed
+ * first (and counted); a collective without comm_type or comm_size is a
+ * skipped node (lenient) or an error.  FALSE with ERROR set (WL_ERROR,
+ * SIM_ERROR_INPUT, "PATH: node ID: ...") when the node is bad.  Checks of
+ * ids and dependencies are the caller's. */
+gboolean wl_node_decode (WlNodeDecoder *d, ChakraProtoMsg__Node *n, WlNode *out, GError **error);
+
+/* Called by wl_trace_read with each node (the callee may change it; it is
+ * freed afterwards).  FALSE stops the reading: with ERROR set, an error. */
+typedef gboolean (*WlTraceNodeFunc) (gpointer data, ChakraProtoMsg__Node *n, GError **error);
+
+/* Read every node of PATH as graph loading does: with LENIENT, a headerless
+ * file is read from its first node and a truncated last frame ends the
+ * trace, each counted in DROPPED (headerless_files, truncated_frames);
+ * otherwise both are errors.  Returns TRUE at the end of the trace, FALSE
+ * with ERROR set on a read error, or FALSE when FUNC returned FALSE (with
+ * its error, if it set one). */
+gboolean wl_trace_read (const char *path, gboolean lenient, WlLenientStats *dropped,
+                        WlTraceNodeFunc func, gpointer data, GError **error);
+
+/* Graph loading's errors for a node ID of PATH whose id was seen before
+ * ("PATH: node ID: the id appears twice in the trace (duplicate id)"), or
+ * that comes when N_NODES is G_MAXUINT32 - 1 ("... too many nodes in one
+ * trace"), and for a dangling dependency ("PATH: node CHILD depends on node
+ * PARENT, which is not in the trace (dangling dependency)", then WHY when
+ * not NULL).  wl_trace_id_error returns FALSE. */
+gboolean wl_trace_id_error (const char *path, guint64 id, guint32 n_nodes, GError **error);
+void wl_dangling_error (const char *path, guint64 child, guint64 parent, const char *why,
+                        GError **error);
+
+/* The working memory of a load, as wl_graph_load_limited counts it: per
+ * node read so far, its WlNode and name pointer (88 bytes, up to twice
+ * that while the arrays double), its id index entry (24 to 48) and the
+ * checks' arrays (17); per dependency, its pending record (16, up to 32)
+ * and the arrays that resolve and link it (16); plus each node's name. */
+#define WL_LOAD_NODE_BYTES 160
+#define WL_LOAD_DEP_BYTES 40
+
 /* Read and check one trace file.  Unknown node types are counted (and warned
  * about once per file by the caller); a collective type orrery cannot
  * simulate is an error naming the node.  LENIENT: drop what is broken as
  * the header comment says, counting it in graph->dropped.  Returns a new
  * graph, or NULL with ERROR set (WL_ERROR, SIM_ERROR_INPUT, naming the
- * file and node ids). */
+ * file and node ids).  Running out of memory for the graph's arrays is such
+ * an error too: "PATH: out of memory allocating N bytes for the trace's
+ * nodes" (or dependencies, node index, dependency cycle search, ...). */
 WlGraph *wl_graph_load_full (const char *path, gboolean lenient, GError **error);
+
+/* As wl_graph_load_full, but give up, returning NULL with ERROR unset and
+ * *OVER set (OVER may be NULL), as soon as the load's working memory
+ * (WL_LOAD_NODE_BYTES per node read so far, WL_LOAD_DEP_BYTES per
+ * dependency, plus the names) passes LIMIT bytes (G_MAXUINT64: no limit).
+ * The count depends only on the file, so where a load stops is
+ * deterministic. */
+WlGraph *wl_graph_load_limited (const char *path, gboolean lenient, guint64 limit,
+                                gboolean *over, GError **error);
 /* wl_graph_load_full (path, FALSE, error). */
 WlGraph *wl_graph_load (const char *path, GError **error);
 WlGraph *wl_graph_ref (WlGraph *graph);
@@ -194,12 +268,21 @@ typedef gboolean (*WlCycleFunc) (gpointer data, guint32 slot, const guint32 *pat
  * (START holds N + 1 entries).  TARGET[slot] is the index of the node that
  * dependency leads to, or WL_CYCLE_NO_NODE (not followed).  Each edge to a
  * node on the current path is passed to ON_CYCLE and never followed, so a
- * caller may drop it.  Returns FALSE when ON_CYCLE stopped the search. */
+ * caller may drop it.  Returns FALSE when ON_CYCLE stopped the search, and
+ * FALSE with ERROR set when its arrays (13 bytes a node) cannot be
+ * allocated ("out of memory allocating N bytes for the dependency cycle
+ * search"). */
 gboolean wl_cycle_search (guint32 n, const guint32 *start, const guint32 *target,
-                          WlCycleFunc on_cycle, gpointer data);
+                          WlCycleFunc on_cycle, gpointer data, GError **error);
 
-/* Bytes the graph holds in memory (for the memory report). */
+/* Bytes the graph holds in memory (for the memory report and the memory
+ * budget): 88 per node, 4 per dependency edge, plus name_bytes. */
 gsize wl_graph_bytes (const WlGraph *graph);
+
+/* The SHA-256 of the file at PATH (lower-case hex, newly allocated), read
+ * in pieces; NULL with ERROR set (WL_ERROR, SIM_ERROR_INPUT) when it cannot
+ * be read. */
+char *wl_file_sha256 (const char *path, GError **error);
 
 /* Loads files, sharing one graph among byte-identical files. */
 typedef struct _WlGraphCache WlGraphCache;
@@ -209,6 +292,10 @@ WlGraphCache *wl_graph_cache_new_full (gboolean lenient);
 void wl_graph_cache_free (WlGraphCache *cache); /* accepts NULL */
 /* A new reference to the graph of `path`. */
 WlGraph *wl_graph_cache_load (WlGraphCache *cache, const char *path, GError **error);
+/* As wl_graph_cache_load, loading a new file with wl_graph_load_limited
+ * (a file identical to one already loaded costs nothing and never stops). */
+WlGraph *wl_graph_cache_load_limited (WlGraphCache *cache, const char *path, guint64 limit,
+                                      gboolean *over, GError **error);
 guint wl_graph_cache_distinct (const WlGraphCache *cache);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlGraph, wl_graph_unref)

@@ -184,8 +184,14 @@ report_duplicates (FileScan *s)
     {
       guint64 id = g_array_index (ids, guint64, i);
       guint extra = GPOINTER_TO_UINT (g_hash_table_lookup (s->dups, (gpointer) (guintptr) id));
-      defect (s, "node %" G_GUINT64_FORMAT ": the id appears %u times (duplicate id)", id,
-              extra + 1);
+      /* Loading stops at the second copy with the words "appears twice in
+       * the trace": the same words here, and the count when there are more. */
+      if (extra == 1)
+        defect (s, "node %" G_GUINT64_FORMAT ": the id appears twice in the trace (duplicate id)",
+                id);
+      else
+        defect (s, "node %" G_GUINT64_FORMAT ": the id appears %u times in the trace (duplicate "
+                "id)", id, extra + 1);
     }
 }
 
@@ -231,11 +237,16 @@ report_cycle (gpointer data, guint32 slot, const guint32 *path, guint32 len)
 /* The search wl_graph_load runs (wl_cycle_search); every edge back to a node
  * on the current path closes a cycle, reported with the path's ids.  Dangling
  * dependencies, already reported, are not followed. */
-static void
-find_cycles (FileScan *s)
+static gboolean
+find_cycles (FileScan *s, GError **error)
 {
+  GError *local = NULL;
   wl_cycle_search (s->ids->len, (const guint32 *) s->dep_start->data,
-                   (const guint32 *) s->dep_node->data, report_cycle, s);
+                   (const guint32 *) s->dep_node->data, report_cycle, s, &local);
+  if (local == NULL)
+    return TRUE;
+  g_propagate_prefixed_error (error, local, "%s: ", s->info->path);
+  return FALSE;
 }
 
 /* The first node of a headerless file, worded as the strict reader words it. */
@@ -305,7 +316,7 @@ scan_file (WlInspectReport *report, guint i, GError **error)
     {
       report_duplicates (&s);
       resolve_deps (&s);
-      find_cycles (&s);
+      ok = find_cycles (&s, error);
     }
   g_array_unref (s.ids);
   g_array_unref (s.dep_start);

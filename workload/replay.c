@@ -6,106 +6,32 @@
 
 #include "workload/compute.h"
 #include "workload/graph.h"
+#include "workload/replay_private.h"
+#include "workload/wl_alloc.h"
 #include "workload/wl_error.h"
 
-/* Which slot a node occupies. */
-enum
-{
-  SLOT_COMP,
-  SLOT_CPU,
-  SLOT_COMM,
-  SLOT_NONE,
-  SLOT_N
-};
+static void on_node_done (SimSched *sched, gpointer data, guint64 index);
 
-/* Node states, per rank. */
-enum
+/* Double K's ready queue F; a failure stops the run with an error. */
+gboolean
+wl_replay_fifo_grow (WlRank *k, WlFifo *f)
 {
-  NODE_WAITING,
-  NODE_READY,
-  NODE_RUNNING,
-  NODE_DONE
-};
-
-typedef struct
-{
-  guint32 *buf;
-  guint32 head, len, cap;
-} WlFifo;
-
-typedef struct
-{
-  WlReplay *replay;
-  WlGraph *graph;
-  guint32 rank;
-  guint32 *parents_left;
-  guint8 *state;
-  WlFifo ready[SLOT_N];
-  guint busy[SLOT_N];
-  double speed; /* COMP speed factor (wl_params_rank_speed) */
-  guint comp_in_flight;
-  guint comm_in_flight;
-  SimTime acct_since;   /* last change of comp/comm_in_flight */
-  guint32 finishing;    /* the node whose completion is being handled */
-  WlRankStats stats;
-  WlNodeRecord *rec;    /* recording: per node */
-  GHashTable *coll_seq; /* recording: group id -> next collective sequence */
-} WlRank;
-
-/* Recording: one collective instance, (group, sequence), and the member
- * that joined it last so far. */
-typedef struct
-{
-  guint32 last_rank, last_index;
-  SimTime last_join;
-} WlCollInst;
-
-/* Recording: point-to-point nodes waiting for their match on one
- * (src, dst, tag), as rank << 32 | index. */
-typedef struct
-{
-  guint32 src, dst;
-  gint32 tag;
-} WlP2PKey;
-
-typedef struct
-{
-  GArray *sends, *recvs; /* guint64 */
-  guint send_head, recv_head;
-} WlP2PWait;
-
-struct _WlReplay
-{
-  SimSched *sched;
-  Sys *sys;
-  WlParams params;
-  guint32 n_ranks;
-  WlRank *ranks;
-  WlGraphCache *cache;
-  GPtrArray *graphs; /* distinct WlGraph*, borrowed from the cache */
-  GError *error;
-  gboolean recording;
-  gboolean lockstep;
-  GArray *insts;          /* WlCollInst */
-  GHashTable *inst_index; /* guint64* group -> GArray of guint32 instance per sequence */
-  GHashTable *p2p_wait;   /* WlP2PKey* -> WlP2PWait* */
-};
-
-static void
-fifo_push (WlFifo *f, guint32 v)
-{
-  if (f->len == f->cap)
+  guint32 cap = MAX (8u, f->cap * 2);
+  GError *error = NULL;
+  guint32 *buf = wl_try_alloc (cap, sizeof (guint32), FALSE, "a ready queue", &error);
+  if (buf == NULL)
     {
-      guint32 cap = MAX (8u, f->cap * 2);
-      guint32 *buf = g_new (guint32, cap);
-      for (guint32 i = 0; i < f->len; i++)
-        buf[i] = f->buf[(f->head + i) % f->cap];
-      g_free (f->buf);
-      f->buf = buf;
-      f->head = 0;
-      f->cap = cap;
+      g_prefix_error (&error, "rank %u: ", k->rank);
+      wl_replay_fail_in_event (k->replay, error);
+      return FALSE;
     }
-  f->buf[(f->head + f->len++) % f->cap] = v;
+  for (guint32 i = 0; i < f->len; i++)
+    buf[i] = f->buf[(f->head + i) % f->cap];
+  g_free (f->buf);
+  f->buf = buf;
+  f->head = 0;
+  f->cap = cap;
+  return TRUE;
 }
 
 static guint32
@@ -128,18 +54,21 @@ wl_replay_new (SimSched *sched, Sys *sys, const WlParams *params)
   r->params = *params;
   r->cache = wl_graph_cache_new_full (params->lenient);
   r->graphs = g_ptr_array_new ();
+  r->scans = g_ptr_array_new_with_free_func ((GDestroyNotify) wl_trace_scan_free);
+  r->infos = g_ptr_array_new_with_free_func (wl_replay_scan_info_free);
   return r;
 }
 
-void
-wl_replay_free (WlReplay *r)
+/* Free what each rank holds (graphs, states, windows) and forget the
+ * ranks, keeping the array. */
+static void
+ranks_clear (WlReplay *r)
 {
-  if (r == NULL)
-    return;
   for (guint32 i = 0; i < r->n_ranks; i++)
     {
       WlRank *k = &r->ranks[i];
       wl_graph_unref (k->graph);
+      wl_stream_free (k->stream);
       g_free (k->parents_left);
       g_free (k->state);
       for (guint s = 0; s < SLOT_N; s++)
@@ -148,7 +77,17 @@ wl_replay_free (WlReplay *r)
         g_free (k->rec); /* in lockstep every rank shares rank 0's */
       if (k->coll_seq != NULL)
         g_hash_table_unref (k->coll_seq);
+      memset (k, 0, sizeof *k);
     }
+  r->n_ranks = 0;
+}
+
+void
+wl_replay_free (WlReplay *r)
+{
+  if (r == NULL)
+    return;
+  ranks_clear (r);
   g_free (r->ranks);
   if (r->insts != NULL)
     g_array_unref (r->insts);
@@ -157,31 +96,134 @@ wl_replay_free (WlReplay *r)
   if (r->p2p_wait != NULL)
     g_hash_table_unref (r->p2p_wait);
   g_ptr_array_unref (r->graphs);
+  g_ptr_array_unref (r->infos);
+  g_ptr_array_unref (r->scans);
+  if (r->group_map != NULL)
+    g_hash_table_unref (r->group_map);
   wl_graph_cache_free (r->cache);
   g_clear_error (&r->error);
+  g_clear_error (&r->check_error);
+  g_free (r->needs_all);
   g_free (r);
 }
 
+void
+wl_replay_set_memory_budget (WlReplay *r, guint64 bytes, const char *needs_all_nodes)
+{
+  g_return_if_fail (r != NULL && r->ranks == NULL);
+  r->budget = bytes;
+  g_free (r->needs_all);
+  r->needs_all = g_strdup (needs_all_nodes);
+}
+
+void
+wl_replay_set_stream_window (WlReplay *r, guint32 nodes)
+{
+  g_return_if_fail (r != NULL && r->ranks == NULL);
+  r->forced_window = nodes;
+}
+
+void
+wl_replay_set_node_check (WlReplay *r, WlNodeCheckFunc check, gpointer data)
+{
+  g_return_if_fail (r != NULL && r->ranks == NULL);
+  r->check = check;
+  r->check_data = data;
+}
+
+gboolean
+wl_replay_node_check_ok (const WlReplay *r, GError **error)
+{
+  if (r->check_error == NULL)
+    return TRUE;
+  g_propagate_error (error, g_error_copy (r->check_error));
+  return FALSE;
+}
+
+gboolean
+wl_replay_streamed (const WlReplay *r)
+{
+  return r->window > 0;
+}
+
+guint32
+wl_replay_stream_window (const WlReplay *r)
+{
+  return r->window;
+}
+
 /* ---- loading ----------------------------------------------------------------- */
+
+/* The node check, keeping its first failure. */
+void
+wl_replay_node_check (WlReplay *r, const char *path, const WlNode *n)
+{
+  if (r->check != NULL && r->check_error == NULL)
+    r->check (r->check_data, path, n, &r->check_error);
+}
+
+/* Whether the compute model cannot time N. */
+gboolean
+wl_replay_untimeable (const WlParams *p, const WlNode *n)
+{
+  return p->compute == WL_COMPUTE_ROOFLINE && n->op == WL_OP_COMP && n->num_ops == 0
+         && !n->has_duration;
+}
+
+void
+wl_replay_untimeable_error (const char *path, const WlNode *n, GError **error)
+{
+  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: node %" G_GUINT64_FORMAT
+               ": a COMP node with neither num_ops nor duration_micros: the roofline "
+               "model cannot time it", path, n->id);
+}
 
 /* Whether every COMP node of g can be timed by the compute model. */
 static gboolean
 check_compute (const WlParams *p, const WlGraph *g, GError **error)
 {
-  if (p->compute != WL_COMPUTE_ROOFLINE)
-    return TRUE;
   for (guint32 v = 0; v < g->n_nodes; v++)
-    {
-      const WlNode *n = &g->nodes[v];
-      if (n->op == WL_OP_COMP && n->num_ops == 0 && !n->has_duration)
-        {
-          g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: node %" G_GUINT64_FORMAT
-                       ": a COMP node with neither num_ops nor duration_micros: the roofline "
-                       "model cannot time it", g->path, n->id);
-          return FALSE;
-        }
-    }
+    if (wl_replay_untimeable (p, &g->nodes[v]))
+      {
+        wl_replay_untimeable_error (g->path, &g->nodes[v], error);
+        return FALSE;
+      }
   return TRUE;
+}
+
+/* A send or receive naming another rank than RANK as its own (NULL when
+ * it names none, or RANK). */
+const char *
+wl_replay_self_problem (const WlNode *n, guint32 rank)
+{
+  gboolean send = n->op == WL_OP_SEND;
+  guint32 self = send ? n->peer_src : n->peer_dst;
+  if (self == WL_RANK_SELF || self == rank)
+    return NULL;
+  return send ? "comm_src is not this rank" : "comm_dst is not this rank";
+}
+
+/* A send or receive without a peer, or with one beyond the topology. */
+const char *
+wl_replay_peer_problem (const WlNode *n, guint32 n_ranks)
+{
+  gboolean send = n->op == WL_OP_SEND;
+  guint32 peer = send ? n->peer_dst : n->peer_src;
+  if (peer == WL_RANK_SELF)
+    return send ? "a send without comm_dst" : "a receive without comm_src";
+  if (peer >= n_ranks)
+    return send ? "comm_dst names a rank beyond the topology"
+                : "comm_src names a rank beyond the topology";
+  return NULL;
+}
+
+gboolean
+wl_replay_p2p_error (const char *path, guint32 rank, const WlNode *n, const char *what,
+                     GError **error)
+{
+  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: rank %u node %" G_GUINT64_FORMAT ": %s",
+               path, rank, n->id, what);
+  return FALSE;
 }
 
 /* Rank-dependent checks of a (possibly shared) graph. */
@@ -193,63 +235,109 @@ check_rank (const WlGraph *g, guint32 rank, guint32 n_ranks, GError **error)
       const WlNode *n = &g->nodes[v];
       if (n->op != WL_OP_SEND && n->op != WL_OP_RECV)
         continue;
-      gboolean send = n->op == WL_OP_SEND;
-      guint32 self = send ? n->peer_src : n->peer_dst;
-      guint32 peer = send ? n->peer_dst : n->peer_src;
-      const char *what = NULL;
-      if (self != WL_RANK_SELF && self != rank)
-        what = send ? "comm_src is not this rank" : "comm_dst is not this rank";
-      else if (peer == WL_RANK_SELF)
-        what = send ? "a send without comm_dst" : "a receive without comm_src";
-      else if (peer >= n_ranks)
-        what = send ? "comm_dst names a rank beyond the topology"
-                    : "comm_src names a rank beyond the topology";
+      const char *what = wl_replay_self_problem (n, rank);
+      if (what == NULL)
+        what = wl_replay_peer_problem (n, n_ranks);
       if (what != NULL)
-        {
-          g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: rank %u node %" G_GUINT64_FORMAT
-                       ": %s", g->path, rank, n->id, what);
-          return FALSE;
-        }
+        return wl_replay_p2p_error (g->path, rank, n, what, error);
     }
   return TRUE;
 }
 
-static void
-rank_init (WlReplay *r, WlRank *k, guint32 rank, WlGraph *g)
+/* Per-rank replay state of an in-memory graph. */
+static gboolean
+rank_init (WlReplay *r, WlRank *k, guint32 rank, WlGraph *g, GError **error)
 {
   k->replay = r;
   k->rank = rank;
   k->graph = g;
+  k->done = on_node_done;
   k->speed = wl_params_rank_speed (&r->params, rank);
-  k->parents_left = g_new (guint32, MAX (g->n_nodes, 1u));
-  k->state = g_new0 (guint8, MAX (g->n_nodes, 1u));
+  k->parents_left = wl_try_alloc (g->n_nodes, sizeof (guint32), FALSE,
+                                  "the replay's dependency counts", error);
+  k->state = k->parents_left != NULL ? wl_try_alloc (g->n_nodes, 1, TRUE,
+                                                     "the replay's node states", error)
+                                     : NULL;
+  if (k->state == NULL)
+    {
+      g_prefix_error (error, "%s: rank %u: ", g->path, rank);
+      return FALSE;
+    }
   for (guint32 v = 0; v < g->n_nodes; v++)
     k->parents_left[v] = g->nodes[v].n_parents;
   k->stats.nodes = g->n_nodes;
+  return TRUE;
 }
 
-gboolean
-wl_replay_load_files (WlReplay *r, const char *const *paths, guint32 ranks, GError **error)
+/* Per-rank replay state, in bytes per node (parents_left, state), for the
+ * memory budget. */
+#define RANK_NODE_BYTES (sizeof (guint32) + 1)
+
+/* Load every rank's graph.  With a budget, FALSE with ERROR unset and
+ * *OVER set as soon as the bytes held would pass it. */
+static gboolean
+load_in_memory (WlReplay *r, const char *const *paths, guint32 ranks, gboolean *over,
+                GError **error)
 {
-  g_return_val_if_fail (r != NULL && r->ranks == NULL && ranks > 0, FALSE);
-  r->ranks = g_new0 (WlRank, ranks);
+  guint64 total = 0;
   for (guint32 i = 0; i < ranks; i++)
     {
+      guint64 limit = r->budget == 0 ? G_MAXUINT64 : r->budget - MIN (total, r->budget);
       guint before = wl_graph_cache_distinct (r->cache);
-      WlGraph *g = wl_graph_cache_load (r->cache, paths[i], error);
+      WlGraph *g = wl_graph_cache_load_limited (r->cache, paths[i], limit, over, error);
+      if (g == NULL)
+        return FALSE;
       gboolean fresh = wl_graph_cache_distinct (r->cache) > before;
-      if (g == NULL || !check_rank (g, i, ranks, error)
+      total += (fresh ? wl_graph_bytes (g) : 0) + (guint64) g->n_nodes * RANK_NODE_BYTES;
+      if (r->budget != 0 && total > r->budget)
+        {
+          *over = TRUE;
+          wl_graph_unref (g);
+          return FALSE;
+        }
+      if (!check_rank (g, i, ranks, error)
           || (fresh && !check_compute (&r->params, g, error)))
         {
           wl_graph_unref (g);
           return FALSE;
         }
       if (fresh)
-        g_ptr_array_add (r->graphs, g);
-      rank_init (r, &r->ranks[i], i, g);
+        {
+          g_ptr_array_add (r->graphs, g);
+          for (guint32 v = 0; v < g->n_nodes; v++)
+            wl_replay_node_check (r, g->path, &g->nodes[v]);
+        }
       r->n_ranks = i + 1;
+      if (!rank_init (r, &r->ranks[i], i, g, error))
+        return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+wl_replay_load_files (WlReplay *r, const char *const *paths, guint32 ranks, GError **error)
+{
+  g_return_val_if_fail (r != NULL && r->ranks == NULL && ranks > 0, FALSE);
+  r->ranks = wl_try_alloc (ranks, sizeof (WlRank), TRUE, "the ranks' replay state", error);
+  if (r->ranks == NULL)
+    return FALSE;
+  if (r->forced_window == 0)
+    {
+      gboolean over = FALSE;
+      if (load_in_memory (r, paths, ranks, &over, error))
+        return TRUE;
+      if (!over)
+        return FALSE;
+      /* Over the budget: let go of everything loaded, and stream. */
+      ranks_clear (r);
+      g_ptr_array_set_size (r->graphs, 0);
+      wl_graph_cache_free (r->cache);
+      r->cache = wl_graph_cache_new_full (r->params.lenient);
+      g_clear_error (&r->check_error);
+      if (!wl_replay_may_stream (r, error))
+        return FALSE;
+    }
+  return wl_replay_load_streamed (r, paths, ranks, error);
 }
 
 gboolean
@@ -294,15 +382,38 @@ wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
 
 /* Group id -> rank list (GArray of guint32, borrowed); an empty list means
  * all ranks.  Config definitions first: they win over METADATA nodes. */
+/* The distinct traces: how many, and the path and METADATA groups of the
+ * I-th (in memory or streamed). */
+static guint
+n_traces (const WlReplay *r)
+{
+  return r->window > 0 ? r->scans->len : r->graphs->len;
+}
+
+static const GArray *
+trace_group_defs (const WlReplay *r, guint i, const char **path)
+{
+  if (r->window > 0)
+    {
+      const WlTraceScan *scan = r->scans->pdata[i];
+      *path = scan->path;
+      return scan->group_defs;
+    }
+  const WlGraph *g = r->graphs->pdata[i];
+  *path = g->path;
+  return g->group_defs;
+}
+
 static gboolean
 collect_groups (WlReplay *r, const WlGroups *groups, GHashTable *defs, GError **error)
 {
-  for (guint i = 0; i < r->graphs->len; i++)
+  for (guint i = 0; i < n_traces (r); i++)
     {
-      const WlGraph *g = r->graphs->pdata[i];
-      for (guint j = 0; j < g->group_defs->len; j++)
+      const char *path = NULL;
+      const GArray *gdefs = trace_group_defs (r, i, &path);
+      for (guint j = 0; j < gdefs->len; j++)
         {
-          const WlGroupDef *d = &g_array_index (g->group_defs, WlGroupDef, j);
+          const WlGroupDef *d = &g_array_index (gdefs, WlGroupDef, j);
           if (groups != NULL && wl_groups_lookup (groups, d->id, NULL) != NULL)
             continue;
           GArray *prev = g_hash_table_lookup (defs, &d->id);
@@ -317,7 +428,7 @@ collect_groups (WlReplay *r, const WlGroups *groups, GHashTable *defs, GError **
               g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
                            "%s: METADATA defines process group %" G_GUINT64_FORMAT
                            " differently from another trace",
-                           g->path, d->id);
+                           path, d->id);
               return FALSE;
             }
         }
@@ -341,36 +452,52 @@ register_group (WlReplay *r, guint64 id, const guint32 *ranks, guint n, GHashTab
   return TRUE;
 }
 
-/* Point every collective at the system group it runs on. */
+/* The system group that collectives naming group ID run on, or FALSE with
+ * ERROR set (naming PATH and NODE, the first node using ID) when ID is
+ * not defined. */
+gboolean
+wl_replay_system_group (const WlGroups *groups, GHashTable *defs, GHashTable *world, guint64 id,
+              const char *path, guint64 node, guint64 *out, GError **error)
+{
+  if (id == WL_GROUP_ALL || g_hash_table_contains (world, &id))
+    *out = SYS_GROUP_WORLD;
+  else if ((groups != NULL && wl_groups_lookup (groups, id, NULL) != NULL)
+           || g_hash_table_contains (defs, &id))
+    *out = id;
+  else if (id == 0)
+    *out = SYS_GROUP_WORLD; /* an undefined "0" means all ranks */
+  else
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "%s: node %" G_GUINT64_FORMAT ": process group %" G_GUINT64_FORMAT
+                   " (pg_name) is not defined by --comm-groups, the config or a "
+                   "METADATA node",
+                   path, node, id);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Point every collective at the system group it runs on: in memory, each
+ * node; streamed, each group id the first pass saw (in the order of its
+ * first use, so that the first undefined one is the one graph loading
+ * names), mapped for stream_prepare. */
 static gboolean
 resolve_node_groups (WlReplay *r, const WlGroups *groups, GHashTable *defs, GHashTable *world,
                      GError **error)
 {
+  if (r->window > 0)
+    return wl_replay_resolve_streamed_groups (r, groups, defs, world, error);
   for (guint i = 0; i < r->graphs->len; i++)
     {
       WlGraph *g = r->graphs->pdata[i];
       for (guint32 v = 0; v < g->n_nodes; v++)
         {
           WlNode *n = &g->nodes[v];
-          if (n->op != WL_OP_COLL)
-            continue;
-          guint64 id = n->group;
-          if (id == WL_GROUP_ALL || g_hash_table_contains (world, &id))
-            n->group = SYS_GROUP_WORLD;
-          else if ((groups != NULL && wl_groups_lookup (groups, id, NULL) != NULL)
-                   || g_hash_table_contains (defs, &id))
-            n->group = id;
-          else if (id == 0)
-            n->group = SYS_GROUP_WORLD; /* an undefined "0" means all ranks */
-          else
-            {
-              g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-                           "%s: node %" G_GUINT64_FORMAT ": process group %" G_GUINT64_FORMAT
-                           " (pg_name) is not defined by --comm-groups, the config or a "
-                           "METADATA node",
-                           g->path, n->id, id);
-              return FALSE;
-            }
+          if (n->op == WL_OP_COLL
+              && !wl_replay_system_group (groups, defs, world, n->group, g->path, n->id,
+                                          &n->group, error))
+            return FALSE;
         }
     }
   return TRUE;
@@ -483,25 +610,6 @@ memory_time (const WlParams *p, const WlNode *n)
 
 /* ---- replay --------------------------------------------------------------------- */
 
-static guint
-slot_of (const WlNode *n)
-{
-  switch ((WlOp) n->op)
-    {
-    case WL_OP_COMP:
-      return SLOT_COMP;
-    case WL_OP_CPU:
-      return SLOT_CPU;
-    case WL_OP_COLL:
-    case WL_OP_SEND:
-      return SLOT_COMM;
-    case WL_OP_RECV:
-    case WL_OP_MEM:
-    case WL_OP_SKIP:
-      break;
-    }
-  return SLOT_NONE;
-}
 
 static guint
 slot_limit (const WlReplay *r, guint slot)
@@ -519,10 +627,8 @@ slot_limit (const WlReplay *r, guint slot)
     }
 }
 
-static void on_node_done (SimSched *sched, gpointer data, guint64 index);
-
-static void
-fail_in_event (WlReplay *r, GError *error)
+void
+wl_replay_fail_in_event (WlReplay *r, GError *error)
 {
   if (r->error == NULL)
     r->error = error;
@@ -678,14 +784,16 @@ record_p2p (WlRank *k, guint32 index, const WlNode *n)
   r->ranks[prank].rec[pindex].peer_index = index;
 }
 
-static void
-launch (WlRank *k, guint32 index)
+/* Start node INDEX (N): account for it and hand it to the compute model
+ * or the system layer, which calls k->done when it is complete.  Shared by
+ * both ways of holding a trace. */
+static inline void
+launch_node (WlRank *k, guint32 index, const WlNode *n)
 {
   WlReplay *r = k->replay;
-  const WlNode *n = &k->graph->nodes[index];
+  SimHandler on_done = k->done;
   SimTime now = sim_sched_now (r->sched);
   GError *error = NULL;
-  k->state[index] = NODE_RUNNING;
   in_flight_change (k, n, now, +1);
   if (n->op == WL_OP_COLL)
     {
@@ -717,15 +825,15 @@ launch (WlRank *k, guint32 index)
           k->stats.compute += t;
         else
           k->stats.cpu += t;
-        sim_sched_at (r->sched, sim_time_add (now, t), on_node_done, k, index);
+        sim_sched_at (r->sched, sim_time_add (now, t), on_done, k, index);
         return;
       }
     case WL_OP_MEM:
-      sim_sched_at (r->sched, sim_time_add (now, memory_time (&r->params, n)), on_node_done, k,
+      sim_sched_at (r->sched, sim_time_add (now, memory_time (&r->params, n)), on_done, k,
                     index);
       return;
     case WL_OP_SKIP:
-      sim_sched_at (r->sched, now, on_node_done, k, index);
+      sim_sched_at (r->sched, now, on_done, k, index);
       return;
     case WL_OP_COLL:
       {
@@ -733,16 +841,16 @@ launch (WlRank *k, guint32 index)
           {
             /* ASTRA-sim does not simulate a broadcast: it waits out the
              * node's duration. */
-            sim_sched_at (r->sched, sim_time_add (now, n->duration_ps), on_node_done, k, index);
+            sim_sched_at (r->sched, sim_time_add (now, n->duration_ps), on_done, k, index);
             return;
           }
         SysCollRequest req = { .kind = (SysCollKind) n->coll_kind, .bytes = n->bytes,
                                .group = n->group, .priority = n->priority,
                                .root = n->root == WL_RANK_SELF ? SYS_ROOT_FIRST : n->root,
                                .involved_dims = n->involved, .node_id = n->id,
-                               .on_done = on_node_done, .data = k, .arg = index };
+                               .on_done = on_done, .data = k, .arg = index };
         if (!sys_coll_join (r->sys, k->rank, &req, &error))
-          fail_in_event (r, error);
+          wl_replay_fail_in_event (r, error);
         return;
       }
     case WL_OP_SEND:
@@ -751,14 +859,34 @@ launch (WlRank *k, guint32 index)
         gboolean send = n->op == WL_OP_SEND;
         SysP2PRequest req = { .src = send ? k->rank : n->peer_src,
                               .dst = send ? n->peer_dst : k->rank, .tag = n->tag,
-                              .bytes = n->bytes, .node_id = n->id, .on_done = on_node_done,
+                              .bytes = n->bytes, .node_id = n->id, .on_done = on_done,
                               .data = k, .arg = index };
         if (!(send ? sys_p2p_send (r->sys, &req, &error) : sys_p2p_recv (r->sys, &req, &error)))
-          fail_in_event (r, error);
+          wl_replay_fail_in_event (r, error);
         return;
       }
     }
   g_assert_not_reached ();
+}
+
+/* Start node INDEX, held in memory or in a streamed window. */
+static void
+launch (WlRank *k, guint32 index)
+{
+  const WlNode *n;
+  guint8 *state;
+  if (G_LIKELY (k->stream == NULL))
+    {
+      n = &k->graph->nodes[index];
+      state = &k->state[index];
+    }
+  else
+    {
+      n = wl_stream_node (k->stream, index);
+      state = wl_stream_state (k->stream, index);
+    }
+  *state = NODE_RUNNING;
+  launch_node (k, index, n);
 }
 
 /* Start every ready node that has a free slot. */
@@ -782,19 +910,14 @@ make_ready (WlRank *k, guint32 index)
   k->state[index] = NODE_READY;
   if (k->rec != NULL)
     k->rec[index].ready = sim_sched_now (k->replay->sched);
-  fifo_push (&k->ready[slot_of (&k->graph->nodes[index])], index);
+  wl_replay_fifo_push (k, &k->ready[wl_replay_slot_of (&k->graph->nodes[index])], index);
 }
 
-static void
-on_node_done (SimSched *sched, gpointer data, guint64 index)
+/* What a completion does before releasing dependents, in both modes. */
+static inline void
+complete (WlRank *k, guint32 index, const WlNode *n, SimTime now)
 {
-  WlRank *k = data;
-  const WlGraph *g = k->graph;
-  const WlNode *n = &g->nodes[index];
-  SimTime now = sim_sched_now (sched);
-  guint slot = slot_of (n);
-  k->busy[slot]--;
-  k->state[index] = NODE_DONE;
+  k->busy[wl_replay_slot_of (n)]--;
   k->stats.nodes_done++;
   k->stats.finish = now;
   in_flight_change (k, n, now, -1);
@@ -809,16 +932,48 @@ on_node_done (SimSched *sched, gpointer data, guint64 index)
           rec->peer_index = inst->last_index;
         }
     }
+}
+
+/* Issue what node INDEX's completion made ready (or freed a slot for),
+ * noting INDEX as their predecessor. */
+static inline void
+issue_after (WlRank *k, guint32 index)
+{
+  guint32 outer = k->finishing;
+  k->finishing = index;
+  issue (k);
+  k->finishing = outer;
+}
+
+static void
+on_node_done (SimSched *sched, gpointer data, guint64 index)
+{
+  WlRank *k = data;
+  const WlGraph *g = k->graph;
+  const WlNode *n = &g->nodes[index];
+  complete (k, (guint32) index, n, sim_sched_now (sched));
+  k->state[index] = NODE_DONE;
   for (guint32 c = 0; c < n->n_children; c++)
     {
       guint32 child = g->children[n->child_start + c];
       if (--k->parents_left[child] == 0)
         make_ready (k, child);
     }
-  guint32 outer = k->finishing;
-  k->finishing = (guint32) index;
-  issue (k);
-  k->finishing = outer;
+  issue_after (k, (guint32) index);
+}
+
+/* The streamed replay's completions share these (replay_stream.c); the
+ * in-memory one keeps them inline. */
+void
+wl_replay_complete (WlRank *k, guint32 index, const WlNode *n, SimTime now)
+{
+  complete (k, index, n, now);
+}
+
+void
+wl_replay_issue_after (WlRank *k, guint32 index)
+{
+  issue_after (k, index);
 }
 
 static void
@@ -862,6 +1017,10 @@ same_graph (const WlGraph *a, const WlGraph *b)
 gboolean
 wl_replay_symmetric (const WlReplay *r, const char **why)
 {
+  /* The shortcut compares every rank's whole graph, and keeps rank 0's
+   * node states for all. */
+  if (r->window > 0)
+    return (*why = "the traces are streamed (they do not fit the memory budget)", FALSE);
   /* Files may differ in what replay ignores (node names, attribute order):
    * the decoded graphs must be the same. */
   const WlGraph *g0 = r->graphs->pdata[0];
@@ -920,7 +1079,8 @@ wl_replay_start (WlReplay *r)
       return;
     }
   for (guint32 i = 0; i < r->n_ranks; i++)
-    sim_sched_at (r->sched, sim_sched_now (r->sched), on_rank_start, &r->ranks[i], 0);
+    sim_sched_at (r->sched, sim_sched_now (r->sched),
+                  r->window > 0 ? wl_replay_on_stream_start : on_rank_start, &r->ranks[i], 0);
 }
 
 /* ---- results ---------------------------------------------------------------------- */
@@ -951,22 +1111,40 @@ op_name (const WlNode *n)
   return names[n->op];
 }
 
+/* Node V of K's trace, and its state; NULL when streamed and V's block is
+ * not resident (V is done, or not read yet). */
+static const WlNode *
+rank_node (const WlRank *k, guint32 v, guint8 *state)
+{
+  if (k->stream == NULL)
+    {
+      *state = k->state[v];
+      return &k->graph->nodes[v];
+    }
+  if (!wl_stream_resident (k->stream, v))
+    return NULL;
+  *state = *wl_stream_state (k->stream, v);
+  return wl_stream_node (k->stream, v);
+}
+
 static void
 describe_rank (const WlRank *k, GString *out)
 {
-  const WlGraph *g = k->graph;
-  guint32 running = 0, waiting = 0;
+  guint32 running = 0, ready = 0;
   g_string_append_printf (out, "rank %u: %u of %u nodes unfinished", k->rank,
                           k->stats.nodes - k->stats.nodes_done, k->stats.nodes);
-  for (guint32 v = 0; v < g->n_nodes; v++)
+  /* Running nodes are resident; a streamed trace's nodes not read yet all
+   * wait (any that would be ready was an error when read). */
+  guint32 first = k->stream != NULL ? wl_stream_first (k->stream) : 0;
+  guint32 end = k->stream != NULL ? wl_stream_end (k->stream) : k->stats.nodes;
+  for (guint32 v = first; v < end; v++)
     {
-      if (k->state[v] == NODE_WAITING)
-        waiting++;
-      if (k->state[v] != NODE_RUNNING)
+      guint8 state = NODE_DONE;
+      const WlNode *n = rank_node (k, v, &state);
+      if (n == NULL || state != NODE_RUNNING)
         continue;
       if (running++ < 4)
         {
-          const WlNode *n = &g->nodes[v];
           g_string_append_printf (out, "%s node %" G_GUINT64_FORMAT " (%s", running == 1 ? "; blocked in" : ",",
                                   n->id, op_name (n));
           if (n->op == WL_OP_RECV)
@@ -976,6 +1154,9 @@ describe_rank (const WlRank *k, GString *out)
           g_string_append_c (out, ')');
         }
     }
+  for (guint s = 0; s < SLOT_N; s++)
+    ready += k->ready[s].len;
+  guint32 waiting = k->stats.nodes - k->stats.nodes_done - running - ready;
   if (waiting > 0)
     g_string_append_printf (out, "; %u nodes wait on their dependencies", waiting);
   g_string_append_c (out, '\n');
@@ -1026,7 +1207,7 @@ wl_replay_graph (const WlReplay *r, guint32 rank)
 guint
 wl_replay_distinct_graphs (const WlReplay *r)
 {
-  return r->graphs->len;
+  return n_traces (r);
 }
 
 guint64
@@ -1035,6 +1216,8 @@ wl_replay_unknown_nodes (const WlReplay *r)
   guint64 total = 0;
   for (guint i = 0; i < r->graphs->len; i++)
     total += ((const WlGraph *) r->graphs->pdata[i])->n_skipped_unknown;
+  for (guint i = 0; i < r->scans->len; i++)
+    total += ((const WlTraceScan *) r->scans->pdata[i])->n_skipped_unknown;
   return total;
 }
 
@@ -1044,5 +1227,6 @@ wl_replay_lenient_stats (const WlReplay *r, WlLenientStats *out)
   g_return_if_fail (r != NULL && out != NULL);
   *out = (WlLenientStats) { 0 };
   for (guint32 i = 0; i < r->n_ranks; i++)
-    wl_lenient_stats_add (out, &r->ranks[i].graph->dropped);
+    wl_lenient_stats_add (out, r->ranks[i].graph != NULL ? &r->ranks[i].graph->dropped
+                                                         : &r->ranks[i].scan->dropped);
 }

@@ -11,8 +11,33 @@
  * Per rank it accounts: the finish time (last node done), accelerator compute
  * time, and exposed communication = finish - compute (ASTRA-sim's figure).
  *
+ * Memory budget and streaming.  By default every rank's trace is loaded
+ * whole (graph.h; byte-identical files share one graph).  With a budget
+ * (wl_replay_set_memory_budget), loading keeps a running total of the bytes
+ * it holds: for each distinct file, its graph (wl_graph_bytes: 88 bytes per
+ * node, 4 per dependency edge, the node names) or, while the file is being
+ * read, the loader's working memory (WL_LOAD_NODE_BYTES per node read so
+ * far, WL_LOAD_DEP_BYTES per dependency, the names); for each rank, 5 bytes
+ * per node of its trace.  As soon as the total would pass the budget, what
+ * was loaded is freed and every rank's trace is streamed instead
+ * (stream.h): a first pass over each distinct file checks it, then each
+ * rank reads its file during the run into a window of
+ * max (WL_STREAM_MIN_WINDOW, (budget / ranks - WL_STREAM_RANK_BYTES) /
+ * WL_STREAM_NODE_BYTES) nodes.  The decision depends only on the budget and
+ * the files' contents.  A streamed replay gives the same results as the
+ * in-memory one, or stops with an input error when the window is too small
+ * to read every node before it would become ready (stream.h); it cannot
+ * record nodes (wl_replay_set_recording) and is never symmetric.
+ *
+ * Out of memory: the per-rank and per-node arrays (ranks, dependency
+ * counts, states, ready queues) are allocated with checks; a failure is an
+ * input error, "out of memory allocating N bytes for ...", at load, or
+ * during the run (wl_replay_ok).
+ *
  * Ownership: WlReplay borrows the scheduler, system layer and params; it
- * owns the graphs (shared between byte-identical files).
+ * owns the graphs (shared between byte-identical files), or when streamed
+ * the first passes (shared alike) and each rank's window.  The streamed
+ * part lives in replay_stream.c (replay_private.h holds what both share).
  *
  * Layer: workload.  May include: system, network, sim, GLib.
  */
@@ -72,6 +97,39 @@ typedef struct
 WlReplay *wl_replay_new (SimSched *sched, Sys *sys, const WlParams *params);
 void wl_replay_free (WlReplay *replay); /* accepts NULL */
 
+/* Load within BYTES (0: no limit, the default), streaming the traces when
+ * they do not fit (see the header comment).  NEEDS_ALL_NODES, when not
+ * NULL, names an option that needs every node in memory (e.g.
+ * "--timeline"): streaming is then refused at load with an input error
+ * saying so ("the traces do not fit the memory budget (--memory-budget X)
+ * and would be streamed, but OPTION needs every trace node in memory ...").
+ * Call before loading. */
+void wl_replay_set_memory_budget (WlReplay *replay, guint64 bytes, const char *needs_all_nodes);
+
+/* Stream every trace with a window of NODES per rank, whatever the budget
+ * (tests; 0: decide by the budget).  Call before loading. */
+void wl_replay_set_stream_window (WlReplay *replay, guint32 nodes);
+
+/* Whether the traces are streamed, and each rank's window (0 in memory). */
+gboolean wl_replay_streamed (const WlReplay *replay);
+guint32 wl_replay_stream_window (const WlReplay *replay);
+
+/* A check of each node, made during loading on every node of every
+ * distinct trace (in rank order of first appearance, then file order),
+ * streamed or not; the first failure is kept and returned by
+ * wl_replay_node_check_ok, so that the caller reports it when it wants. */
+typedef gboolean (*WlNodeCheckFunc) (gpointer data, const char *path, const WlNode *n,
+                                     GError **error);
+void wl_replay_set_node_check (WlReplay *replay, WlNodeCheckFunc check, gpointer data);
+gboolean wl_replay_node_check_ok (const WlReplay *replay, GError **error);
+
+/* After a streamed run that ended with unfinished ranks: FALSE with ERROR
+ * set (SIM_ERROR_INPUT) when a rank stopped with nodes not read yet (its
+ * window full), since a larger window might have let it go on: the run
+ * cannot tell a deadlock from a budget too small.  TRUE otherwise (in
+ * memory, always). */
+gboolean wl_replay_check_windows (const WlReplay *replay, GError **error);
+
 /* Load PREFIX.0.et .. PREFIX.(ranks-1).et.  Fails when one is missing or
  * unreadable, or when PREFIX.<ranks>.et exists too (the trace was made for
  * more ranks than the topology has).  With params->lenient, each file is
@@ -94,7 +152,8 @@ void wl_replay_set_recording (WlReplay *replay, gboolean on);
 /* The records of `rank`'s nodes, indexed like its graph's nodes; NULL when
  * recording is off. */
 const WlNodeRecord *wl_replay_records (const WlReplay *replay, guint32 rank);
-/* The graph `rank` replays (shared between byte-identical files). */
+/* The graph `rank` replays (shared between byte-identical files); NULL
+ * when the traces are streamed. */
 const WlGraph *wl_replay_graph (const WlReplay *replay, guint32 rank);
 
 /* Whether every rank does the same thing at the same time, so that rank 0
@@ -125,6 +184,7 @@ void wl_replay_describe_blocked (const WlReplay *replay, GString *out, guint max
 
 guint32 wl_replay_ranks (const WlReplay *replay);
 const WlRankStats *wl_replay_rank_stats (const WlReplay *replay, guint32 rank);
+/* Distinct trace files (by content), in memory or streamed. */
 guint wl_replay_distinct_graphs (const WlReplay *replay);
 /* Nodes of types orrery does not know, skipped, over all distinct graphs. */
 guint64 wl_replay_unknown_nodes (const WlReplay *replay);

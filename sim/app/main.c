@@ -70,6 +70,7 @@ typedef struct
   char *symmetry;
   char *max_events;
   char *max_sim_time;
+  char *memory_budget;
   gboolean lenient;
   gboolean quiet;
 } RunOptions;
@@ -104,6 +105,57 @@ parse_limits (const RunOptions *o, guint64 *max_events, SimTime *max_sim_time, G
         }
     }
   return TRUE;
+}
+
+/* Half the physical memory (sysconf), or 0 (no limit) when it is unknown. */
+static guint64
+default_memory_budget (void)
+{
+  long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0)
+    return 0;
+  return (guint64) pages * (guint64) page / 2;
+}
+
+/* --memory-budget SIZE (with its unit), 0 or none (no limit); absent: the
+ * default. */
+static gboolean
+parse_memory_budget (const RunOptions *o, guint64 *budget, GError **error)
+{
+  if (o->memory_budget == NULL)
+    {
+      *budget = default_memory_budget ();
+      return TRUE;
+    }
+  if (strcmp (o->memory_budget, "none") == 0 || strcmp (o->memory_budget, "0") == 0)
+    {
+      *budget = 0;
+      return TRUE;
+    }
+  if (!sim_units_parse_bytes (o->memory_budget, budget, error))
+    {
+      g_prefix_error (error, "--memory-budget: ");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The options that keep a record per trace node, which a streamed replay
+ * cannot: named for the error that refuses them (NULL: none given). */
+static char *
+record_options (const RunOptions *o)
+{
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  if (o->report != NULL)
+    g_ptr_array_add (names, "--report");
+  if (o->timeline != NULL)
+    g_ptr_array_add (names, "--timeline");
+  if (o->critical_path > 0)
+    g_ptr_array_add (names, "--critical-path");
+  if (names->len == 0)
+    return NULL;
+  g_ptr_array_add (names, NULL);
+  return g_strjoinv ("/", (char **) names->pdata);
 }
 
 /* The one line on stderr, and the exit status, of a run a limit stopped. */
@@ -227,6 +279,12 @@ cmd_run (int argc, char **argv)
       "exit status is 4", "N" },
     { "max-sim-time", 0, 0, G_OPTION_ARG_STRING, &o.max_sim_time,
       "Stop at simulated time T (with a unit: 10ms, 500us), as --max-events does", "T" },
+    { "memory-budget", 0, 0, G_OPTION_ARG_STRING, &o.memory_budget,
+      "Memory for the traces' nodes, with its unit (512MiB, 2GB; 0 or none: no limit; default "
+      "half the physical memory).  Traces that do not fit are streamed: each rank's file is "
+      "read as the replay goes, into a window of nodes, with the same results, or an error "
+      "when the window is too small; --report, --timeline and --critical-path are then refused "
+      "and the symmetric shortcut is not taken", "SIZE" },
     { "lenient", 0, 0, G_OPTION_ARG_NONE, &o.lenient,
       "Load messy traces: drop dangling dependencies, edges closing cycles, collectives "
       "without comm_type or comm_size, valueless attributes, repeated ids and a truncated last "
@@ -244,7 +302,7 @@ cmd_run (int argc, char **argv)
   AppConfig cfg;
   app_config_init (&cfg);
   int code = 0;
-  guint64 max_events = 0;
+  guint64 max_events = 0, budget = 0;
   SimTime max_sim_time = SIM_TIME_MAX;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     code = report_error ("run", error);
@@ -260,13 +318,16 @@ cmd_run (int argc, char **argv)
                                              "--symmetry: '%s' is neither auto nor off",
                                              o.symmetry));
   else if (!parse_limits (&o, &max_events, &max_sim_time, &error)
+           || !parse_memory_budget (&o, &budget, &error)
            || !app_timeline_check_filters (o.timeline_ranks, o.timeline_window, &error)
            || !load_config (&o, &cfg, &error))
     code = report_error ("run", error);
   else
     {
       cfg.wl.lenient = o.lenient;
-      g_autoptr (AppSim) sim = app_sim_new (&cfg, o.workload, &error);
+      g_autofree char *records = record_options (&o);
+      AppSimLoad load = { .memory_budget = budget, .needs_all_nodes = records };
+      g_autoptr (AppSim) sim = app_sim_new_full (&cfg, o.workload, &load, &error);
       if (sim != NULL)
         {
           app_sim_set_recording (sim, o.timeline != NULL || o.report != NULL
@@ -281,6 +342,14 @@ cmd_run (int argc, char **argv)
         code = report_error ("run", error);
       else
         {
+          if (app_sim_streamed (sim) && !o.quiet)
+            {
+              g_autofree char *b = sim_units_format_bytes (budget);
+              fprintf (stderr,
+                       "orrery run: the traces do not fit the memory budget (%s): streamed, "
+                       "%u nodes per rank at a time\n",
+                       b, wl_replay_stream_window (app_sim_replay (sim)));
+            }
           guint64 unknown = wl_replay_unknown_nodes (app_sim_replay (sim));
           if (unknown > 0)
             fprintf (stderr,
@@ -332,6 +401,7 @@ cmd_run (int argc, char **argv)
   g_free (o.symmetry);
   g_free (o.max_events);
   g_free (o.max_sim_time);
+  g_free (o.memory_budget);
   return code;
 }
 

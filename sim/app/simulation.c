@@ -23,6 +23,9 @@ struct _AppSim
   guint64 max_events;   /* 0: no limit */
   SimTime max_sim_time; /* SIM_TIME_MAX: no limit */
   AppSimStop stopped;
+  const char *not_symmetric; /* why the shortcut was not taken (static), or NULL */
+  guint32 ranks;        /* the topology's */
+  double slowest;       /* the slowest dimension's bandwidth (bytes/s); INFINITY: none */
 };
 
 /* The bytes a node moves at most through one rank, as a multiple of its
@@ -52,50 +55,44 @@ size_factor (const WlNode *n, guint32 ranks)
  * bandwidth below 2^63 ps (about 106 days: half the clock, leaving room for
  * the rest of the run).  With an explicit link graph the dimensions'
  * bandwidths are not the links' and only the first check applies; the run
- * still stops with an error if the clock overflows (app_sim_run). */
+ * still stops with an error if the clock overflows (app_sim_run).  The
+ * replay runs it on every node as it loads (wl_replay_set_node_check), in
+ * memory or streamed, and app_sim_new reports the first failure after
+ * binding the process groups. */
 static gboolean
-check_message_sizes (AppSim *sim, GError **error)
+check_message_size (gpointer data, const char *path, const WlNode *n, GError **error)
 {
+  const AppSim *sim = data;
   const guint64 limit = G_GUINT64_CONSTANT (1) << 63;
-  const NetSpec *spec = net_topo_spec (sim->topo);
-  guint32 ranks = net_topo_ranks (sim->topo);
-  double slowest = INFINITY;
-  for (guint d = 0; d < spec->n_dims && net_topo_graph (sim->topo) == NULL; d++)
-    slowest = MIN (slowest, spec->dims[d].bandwidth_Bps);
-  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
-  for (guint32 r = 0; r < wl_replay_ranks (sim->replay); r++)
-    {
-      const WlGraph *g = wl_replay_graph (sim->replay, r);
-      if (!g_hash_table_add (seen, (gpointer) g))
-        continue;
-      for (guint32 v = 0; v < g->n_nodes; v++)
-        {
-          const WlNode *n = &g->nodes[v];
-          if (n->op != WL_OP_COLL && n->op != WL_OP_SEND && n->op != WL_OP_RECV)
-            continue;
-          guint64 factor = size_factor (n, ranks), total = 0;
-          gboolean fits = g_uint64_checked_mul (&total, n->bytes, factor) && total < limit;
-          if (fits && (isinf (slowest) || net_serialization_ps (total, slowest) < limit))
-            continue;
-          if (!fits)
-            g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                         "%s: node %" G_GUINT64_FORMAT ": comm_size %" G_GUINT64_FORMAT
-                         " bytes x %" G_GUINT64_FORMAT " (what it moves through one rank) "
-                         "overflows 2^63 bytes", g->path, n->id, n->bytes, factor);
-          else
-            g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                         "%s: node %" G_GUINT64_FORMAT ": comm_size %" G_GUINT64_FORMAT
-                         " bytes x %" G_GUINT64_FORMAT " at the slowest link (%.0f bytes/s) "
-                         "takes past 2^63 ps (about 106 days): it overflows the simulated "
-                         "clock", g->path, n->id, n->bytes, factor, slowest);
-          return FALSE;
-        }
-    }
-  return TRUE;
+  if (n->op != WL_OP_COLL && n->op != WL_OP_SEND && n->op != WL_OP_RECV)
+    return TRUE;
+  guint64 factor = size_factor (n, sim->ranks), total = 0;
+  gboolean fits = g_uint64_checked_mul (&total, n->bytes, factor) && total < limit;
+  if (fits && (isinf (sim->slowest) || net_serialization_ps (total, sim->slowest) < limit))
+    return TRUE;
+  if (!fits)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "%s: node %" G_GUINT64_FORMAT ": comm_size %" G_GUINT64_FORMAT
+                 " bytes x %" G_GUINT64_FORMAT " (what it moves through one rank) "
+                 "overflows 2^63 bytes", path, n->id, n->bytes, factor);
+  else
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "%s: node %" G_GUINT64_FORMAT ": comm_size %" G_GUINT64_FORMAT
+                 " bytes x %" G_GUINT64_FORMAT " at the slowest link (%.0f bytes/s) "
+                 "takes past 2^63 ps (about 106 days): it overflows the simulated "
+                 "clock", path, n->id, n->bytes, factor, sim->slowest);
+  return FALSE;
 }
 
 AppSim *
 app_sim_new (const AppConfig *cfg, const char *workload_prefix, GError **error)
+{
+  return app_sim_new_full (cfg, workload_prefix, NULL, error);
+}
+
+AppSim *
+app_sim_new_full (const AppConfig *cfg, const char *workload_prefix, const AppSimLoad *load,
+                  GError **error)
 {
   g_return_val_if_fail (cfg != NULL && workload_prefix != NULL, NULL);
   g_autoptr (AppSim) sim = g_new0 (AppSim, 1);
@@ -116,10 +113,22 @@ app_sim_new (const AppConfig *cfg, const char *workload_prefix, GError **error)
   sim->sys = sys_new (sim->sched, sim->net, &cfg->sys, error);
   if (sim->sys == NULL)
     return NULL;
+  sim->ranks = net_topo_ranks (sim->topo);
+  sim->slowest = INFINITY;
+  const NetSpec *spec = net_topo_spec (sim->topo);
+  for (guint d = 0; d < spec->n_dims && net_topo_graph (sim->topo) == NULL; d++)
+    sim->slowest = MIN (sim->slowest, spec->dims[d].bandwidth_Bps);
   sim->replay = wl_replay_new (sim->sched, sim->sys, &cfg->wl);
-  if (!wl_replay_load (sim->replay, workload_prefix, net_topo_ranks (sim->topo), error)
+  wl_replay_set_node_check (sim->replay, check_message_size, sim);
+  if (load != NULL)
+    {
+      wl_replay_set_memory_budget (sim->replay, load->memory_budget, load->needs_all_nodes);
+      if (load->stream_window > 0)
+        wl_replay_set_stream_window (sim->replay, load->stream_window);
+    }
+  if (!wl_replay_load (sim->replay, workload_prefix, sim->ranks, error)
       || !wl_replay_bind_groups (sim->replay, cfg->groups, error)
-      || !check_message_sizes (sim, error))
+      || !wl_replay_node_check_ok (sim->replay, error))
     return NULL;
   return g_steal_pointer (&sim);
 }
@@ -173,6 +182,18 @@ gboolean
 app_sim_symmetric (const AppSim *sim)
 {
   return wl_replay_lockstep (sim->replay);
+}
+
+const char *
+app_sim_not_symmetric (const AppSim *sim)
+{
+  return sim->not_symmetric;
+}
+
+gboolean
+app_sim_streamed (const AppSim *sim)
+{
+  return wl_replay_streamed (sim->replay);
 }
 
 void
@@ -341,10 +362,21 @@ app_sim_run (AppSim *sim, GError **error)
   g_return_val_if_fail (sim != NULL, FALSE);
   gint64 t0 = g_get_monotonic_time ();
   const char *why = NULL;
-  if (!sim->no_symmetry && wl_replay_symmetric (sim->replay, &why))
+  if (sim->no_symmetry)
+    sim->not_symmetric = "--symmetry off";
+  else if (!wl_replay_symmetric (sim->replay, &why))
+    sim->not_symmetric = why;
+  else
     {
       sys_set_lockstep (sim->sys, TRUE);
       wl_replay_set_lockstep (sim->replay, TRUE);
+    }
+  if (sim->recording && wl_replay_streamed (sim->replay))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "node records (--report, --timeline, --critical-path) need every trace node "
+                   "in memory, and the traces are streamed (they do not fit the memory budget)");
+      return FALSE;
     }
   if (sim->recording && !check_record_memory (sim, error))
     return FALSE;
@@ -367,7 +399,8 @@ app_sim_run (AppSim *sim, GError **error)
     }
   if (wl_replay_unfinished (sim->replay) > 0)
     {
-      deadlock_error (sim, error);
+      if (wl_replay_check_windows (sim->replay, error))
+        deadlock_error (sim, error);
       return FALSE;
     }
   return TRUE;

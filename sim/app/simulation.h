@@ -26,8 +26,29 @@
 typedef struct _AppSim AppSim;
 
 /* Build every layer and load PREFIX.<rank>.et for each of the topology's
- * ranks. */
+ * ranks, whole (no memory budget). */
 AppSim *app_sim_new (const AppConfig *cfg, const char *workload_prefix, GError **error);
+
+/* How app_sim_new_full loads the traces. */
+typedef struct
+{
+  /* Bytes the traces' nodes may take (0: no limit): traces that need more
+   * are streamed (wl_replay_set_memory_budget). */
+  guint64 memory_budget;
+  /* An option that needs every node in memory ("--timeline"), or NULL:
+   * streaming is then refused with an input error naming it. */
+  const char *needs_all_nodes;
+  /* Stream with this window (nodes per rank) whatever the budget; 0: no
+   * (tests). */
+  guint32 stream_window;
+} AppSimLoad;
+
+/* As app_sim_new, loading as LOAD says (NULL: as app_sim_new). */
+AppSim *app_sim_new_full (const AppConfig *cfg, const char *workload_prefix,
+                          const AppSimLoad *load, GError **error);
+
+/* Whether the traces are streamed (they did not fit the memory budget). */
+gboolean app_sim_streamed (const AppSim *sim);
 void app_sim_free (AppSim *sim); /* accepts NULL */
 
 /* Keep per-node records for timelines, the critical path and the report's
@@ -44,8 +65,12 @@ void app_sim_set_progress (AppSim *sim, gboolean on);
  * (wl_replay_symmetric), rank 0 is simulated for all, with the same
  * results as simulating each rank. */
 void app_sim_set_symmetry (AppSim *sim, gboolean allow);
-/* After the run: whether the shortcut was taken. */
+/* After the run: whether the shortcut was taken; when it was not, why (a
+ * static string: "--symmetry off", "the ranks' traces differ", "the traces
+ * are streamed (they do not fit the memory budget)", ...; NULL before the
+ * run). */
 gboolean app_sim_symmetric (const AppSim *sim);
+const char *app_sim_not_symmetric (const AppSim *sim);
 
 /* Stop the run after `max_events` events (0: no limit), or once every event
  * at or before `max_sim_time` has run (SIM_TIME_MAX: no limit).  A limit the
@@ -77,7 +102,11 @@ guint32 app_sim_ranks_finished (const AppSim *sim);
  * past 2^64 ps, the times having saturated, with what each rank was doing);
  * or when the node records (recording) cannot be allocated (SIM_ERROR_INPUT,
  * "out of memory allocating N bytes for ..."), which is checked before
- * simulating. */
+ * simulating.  With streamed traces: recording is an input error (it needs
+ * every node), a window too small to stream a trace exactly stops the run
+ * with an input error naming the node (stream.h), and a run that ends with
+ * a rank whose window is full and whose trace is not read to the end is an
+ * input error rather than a deadlock (wl_replay_check_windows). */
 gboolean app_sim_run (AppSim *sim, GError **error);
 
 SimSched *app_sim_sched (const AppSim *sim);

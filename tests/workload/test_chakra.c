@@ -10,10 +10,14 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "support/testutil.h"
 #include "workload/chakra.h"
+#include "workload/graph.h"
 
 #define VC(kind) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_##kind
 
@@ -826,19 +830,232 @@ START_TEST (test_bad_garbage)
   /* Framed correctly, but neither GlobalMetadata nor Node (wire type 7). */
   write_bytes (path, "\x03\xff\xff\xff", 4);
   assert_open_fails (path, WL_CHAKRA_ALLOW_HEADERLESS, "not a Chakra trace", path);
-  /* The gzip magic followed by junk, then a real gzip file cut in half. */
+  /* The gzip magic followed by junk (a gzip file cut short is
+   * test_gzip_cut's). */
   write_bytes (path, "\x1f\x8b\x08\x00junkjunkjunkjunk", 20);
-  assert_open_fails (path, WL_CHAKRA_READ_DEFAULT, "gzip", path);
-  ChakraProtoMsg__Node *nodes[NUM_FIXTURE_NODES];
-  fixture_begin (nodes);
-  g_autofree char *gz = tmp_path ("fixture.et.gz");
-  write_nodes (gz, nodes, NUM_FIXTURE_NODES);
+  assert_open_fails (path, WL_CHAKRA_READ_DEFAULT, "bad gzip data", path);
+}
+END_TEST
+
+/* A trace of 6 COMP nodes with ids 1 .. 6 (plain frames in PLAIN, and
+ * where each frame ends in END[0 .. 6], frame 0 being the metadata), and
+ * the same bytes as gzip with stored (uncompressed) deflate blocks, so that
+ * a cut at byte c of the .gz file leaves exactly c - GZ_HEAD decompressed
+ * bytes: the 10-byte gzip header and the 5-byte header of the one stored
+ * block come first (checked), the 8-byte trailer last. */
+#define GZ_HEAD 15
+#define CUT_NODES 6
+
+static GByteArray *
+stored_gzip (const char *plain_path, const char *gz_path, gsize *end)
+{
+  GByteArray *plain = g_byte_array_new ();
+  ChakraProtoMsg__GlobalMetadata meta = CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
+  meta.version = (char *) "0.0.4";
+  append_frame (plain, &meta.base);
+  end[0] = plain->len;
+  for (guint i = 0; i < CUT_NODES; i++)
+    {
+      ChakraProtoMsg__Node n = CHAKRA_PROTO_MSG__NODE__INIT;
+      n.id = i + 1;
+      n.type = CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE;
+      n.duration_micros = 10 + i;
+      append_frame (plain, &n.base);
+      end[i + 1] = plain->len;
+    }
+  write_bytes (plain_path, plain->data, plain->len);
+  gzFile gz = gzopen (gz_path, "wb0");
+  ck_assert_ptr_nonnull (gz);
+  ck_assert_int_eq (gzwrite (gz, plain->data, plain->len), (int) plain->len);
+  ck_assert_int_eq (gzclose (gz), Z_OK);
   g_autofree char *raw = NULL;
   gsize len = 0;
-  ck_assert (g_file_get_contents (gz, &raw, &len, NULL));
-  write_bytes (path, raw, len / 2);
-  assert_open_fails (path, WL_CHAKRA_READ_DEFAULT, "gzip", path);
-  fixture_end ();
+  ck_assert (g_file_get_contents (gz_path, &raw, &len, NULL));
+  ck_assert_uint_eq (len, GZ_HEAD + plain->len + 8);
+  ck_assert (memcmp (raw + GZ_HEAD, plain->data, plain->len) == 0);
+  GByteArray *gzb = g_byte_array_new ();
+  g_byte_array_append (gzb, (const guint8 *) raw, (guint) len);
+  g_byte_array_unref (plain);
+  return gzb;
+}
+
+/* Read PATH: K nodes (ids 1 .. K), then an error that is a truncation
+ * (wl_chakra_reader_truncated) mentioning NEEDLE, "truncated gzip data" and
+ * the path; strict graph loading refuses it with that message, lenient
+ * loading keeps the K nodes and counts one truncated frame. */
+static void
+assert_cut_after (const char *path, guint k, const char *needle)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WlChakraReader) r = wl_chakra_reader_open (path, &error);
+  ck_assert_msg (r != NULL, "%s", error ? error->message : "");
+  for (guint i = 0; i < k; i++)
+    {
+      g_autoptr (ChakraProtoMsg__Node) n = wl_chakra_reader_next (r, &error);
+      ck_assert_msg (n != NULL, "node %u: %s", i, error ? error->message : "end");
+      ck_assert_uint_eq (n->id, i + 1);
+    }
+  ck_assert_ptr_null (wl_chakra_reader_next (r, &error));
+  assert_error (error, needle);
+  assert_error (error, "truncated gzip data");
+  assert_error (error, path);
+  ck_assert (wl_chakra_reader_truncated (r));
+  g_clear_error (&error);
+  ck_assert_ptr_null (wl_graph_load (path, &error));
+  assert_error (error, "truncated gzip data");
+  assert_error (error, path);
+  g_clear_error (&error);
+  g_autoptr (WlGraph) g = wl_graph_load_full (path, TRUE, &error);
+  ck_assert_msg (g != NULL, "%s", error ? error->message : "");
+  ck_assert_uint_eq (g->n_nodes, k);
+  ck_assert_uint_eq (g->dropped.truncated_frames, 1);
+  ck_assert_uint_eq (wl_lenient_stats_total (&g->dropped), 1);
+}
+
+/* A gzip file cut short is a truncated trace, as a plain one cut short is:
+ * cut inside the gzip header or inside frame 0, nothing can be read
+ * (strict or lenient); cut inside a later frame, exactly after one, or
+ * inside the gzip trailer, the complete frames before the cut are read and
+ * the rest is a truncation error naming the file. */
+START_TEST (test_gzip_cut)
+{
+  g_autofree char *plain = tmp_path ("six.et");
+  g_autofree char *gz = tmp_path ("six.et.gz");
+  g_autofree char *cut = tmp_path ("cut.et");
+  gsize end[CUT_NODES + 1];
+  g_autoptr (GByteArray) bytes = stored_gzip (plain, gz, end);
+  /* Uncut, all six nodes; the plain file reads alike. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WlGraph) whole = wl_graph_load (gz, &error);
+  g_assert_no_error (error);
+  ck_assert_uint_eq (whole->n_nodes, CUT_NODES);
+
+  /* Inside the gzip header, and inside frame 0. */
+  gsize early[] = { 5, GZ_HEAD + end[0] - 2 };
+  for (guint i = 0; i < G_N_ELEMENTS (early); i++)
+    {
+      write_bytes (cut, bytes->data, early[i]);
+      assert_open_fails (cut, WL_CHAKRA_READ_DEFAULT, "truncated gzip data", cut);
+      assert_open_fails (cut, WL_CHAKRA_ALLOW_HEADERLESS | WL_CHAKRA_ALLOW_EMPTY,
+                         "truncated gzip data", cut);
+      ck_assert_ptr_null (wl_graph_load_full (cut, TRUE, &error));
+      assert_error (error, "truncated gzip data");
+      g_clear_error (&error);
+    }
+  /* Inside frame 3 (after node 2): its length runs past the data left. */
+  write_bytes (cut, bytes->data, GZ_HEAD + end[2] + 3);
+  g_autofree char *where = g_strdup_printf ("frame 3 at byte offset %" G_GSIZE_FORMAT
+                                            " (decompressed)", end[2]);
+  assert_cut_after (cut, 2, where);
+  assert_cut_after (cut, 2, "past end of file (2 bytes left)");
+  /* Exactly after frame 4 (node 4), and inside the trailer (every frame
+   * there, the end of the gzip stream missing). */
+  write_bytes (cut, bytes->data, GZ_HEAD + end[4]);
+  g_free (where);
+  where = g_strdup_printf ("frame 5 at byte offset %" G_GSIZE_FORMAT " (decompressed)", end[4]);
+  assert_cut_after (cut, 4, where);
+  write_bytes (cut, bytes->data, bytes->len - 4);
+  assert_cut_after (cut, CUT_NODES, "cut short");
+}
+END_TEST
+
+/* Write BYTES into a new named pipe at PATH from a child process, for a
+ * reader to open; returns the child's pid. */
+static pid_t
+pipe_feed (const char *path, const GByteArray *bytes)
+{
+  ck_assert_int_eq (mkfifo (path, 0600), 0);
+  pid_t pid = fork ();
+  ck_assert_int_ge (pid, 0);
+  if (pid == 0)
+    {
+      FILE *f = fopen (path, "wb");
+      gboolean ok = f != NULL && fwrite (bytes->data, 1, bytes->len, f) == bytes->len;
+      ok = f != NULL && fclose (f) == 0 && ok;
+      _exit (ok ? 0 : 1);
+    }
+  return pid;
+}
+
+static void
+pipe_done (const char *path, pid_t pid)
+{
+  int status = 0;
+  ck_assert_int_eq (waitpid (pid, &status, 0), pid);
+  ck_assert (WIFEXITED (status));
+  g_unlink (path);
+}
+
+/* A trace read from a pipe (no size to check lengths against): plain and
+ * gzip, whole, and cut inside a frame (then the nodes before it). */
+START_TEST (test_pipe)
+{
+  g_autofree char *plain = tmp_path ("six.et");
+  g_autofree char *gz = tmp_path ("six.et.gz");
+  g_autofree char *fifo = tmp_path ("fifo.et");
+  gsize end[CUT_NODES + 1];
+  g_autoptr (GByteArray) gzb = stored_gzip (plain, gz, end);
+  g_autoptr (GByteArray) pb = file_bytes (plain);
+  const GByteArray *inputs[] = { pb, gzb };
+  for (guint i = 0; i < G_N_ELEMENTS (inputs); i++)
+    {
+      pid_t pid = pipe_feed (fifo, inputs[i]);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (WlGraph) g = wl_graph_load (fifo, &error);
+      g_assert_no_error (error);
+      ck_assert_uint_eq (g->n_nodes, CUT_NODES);
+      pipe_done (fifo, pid);
+    }
+  g_autoptr (GByteArray) cut = g_byte_array_new ();
+  g_byte_array_append (cut, pb->data, (guint) end[3] + 2);
+  pid_t pid = pipe_feed (fifo, cut);
+  g_autofree char *what = g_strdup_printf ("frame 4 at byte offset %" G_GSIZE_FORMAT, end[3]);
+  assert_next_fails (fifo, 3, what, "past end of file (1 bytes left): truncated file?");
+  pipe_done (fifo, pid);
+}
+END_TEST
+
+/* A frame that announces more bytes than the file holds, 2^62 in a file of
+ * a few dozen bytes, is a truncation error at once, plain or gzip: the
+ * length is never allocated (that would fail and say "out of memory"). */
+START_TEST (test_huge_frame_length)
+{
+  g_autoptr (GByteArray) bytes = g_byte_array_new ();
+  ChakraProtoMsg__GlobalMetadata meta = CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
+  meta.version = (char *) "0.0.4";
+  append_frame (bytes, &meta.base);
+  gsize offset = bytes->len;
+  /* varint (2^62): 9 bytes, then 3 bytes of the promised frame. */
+  static const guint8 huge[] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40,
+                                 0x08, 0x01, 0x20 };
+  g_byte_array_append (bytes, huge, sizeof huge);
+  g_autofree char *plain = tmp_path ("huge.et");
+  write_bytes (plain, bytes->data, bytes->len);
+  g_autofree char *where = g_strdup_printf ("frame 1 at byte offset %" G_GSIZE_FORMAT, offset);
+  assert_next_fails (plain, 0, where, "frame length 4611686018427387904 runs past end of file "
+                                      "(3 bytes left): truncated file?");
+  g_autofree char *gz = tmp_path ("huge.et.gz");
+  gzFile out = gzopen (gz, "wb");
+  ck_assert_int_eq (gzwrite (out, bytes->data, bytes->len), (int) bytes->len);
+  ck_assert_int_eq (gzclose (out), Z_OK);
+  assert_next_fails (gz, 0, "(decompressed)", "frame length 4611686018427387904 runs past end "
+                                              "of file (3 bytes left): truncated file?");
+  /* A zero-length frame first (an empty Node: id 0), before any buffer was
+   * needed. */
+  g_byte_array_set_size (bytes, offset);
+  g_byte_array_append (bytes, (const guint8 *) "\0", 1);
+  out = gzopen (gz, "wb");
+  ck_assert_int_eq (gzwrite (out, bytes->data, bytes->len), (int) bytes->len);
+  ck_assert_int_eq (gzclose (out), Z_OK);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WlChakraReader) r = wl_chakra_reader_open (gz, &error);
+  g_assert_no_error (error);
+  g_autoptr (ChakraProtoMsg__Node) n = wl_chakra_reader_next (r, &error);
+  g_assert_no_error (error);
+  ck_assert_ptr_nonnull (n);
+  ck_assert_uint_eq (n->id, 0);
+  ck_assert_ptr_null (wl_chakra_reader_next (r, &error));
+  g_assert_no_error (error);
 }
 END_TEST
 
@@ -889,6 +1106,9 @@ main (void)
   add (s, "bad_truncated", test_bad_truncated_frame);
   add (s, "bad_varints", test_bad_varints);
   add (s, "bad_garbage", test_bad_garbage);
+  add (s, "gzip_cut", test_gzip_cut);
+  add (s, "huge_frame_length", test_huge_frame_length);
+  add (s, "pipe", test_pipe);
   add (s, "bad_writer", test_bad_writer_paths);
   return tu_run_suite (s);
 }

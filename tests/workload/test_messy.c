@@ -10,6 +10,7 @@
  */
 #include <check.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "sim/app/simulation.h"
 #include "workload/graph.h"
@@ -431,7 +432,7 @@ START_TEST (test_duplicate)
 
   g_autoptr (WlInspectReport) rep = inspect1 (path);
   ck_assert_uint_eq (wl_inspect_report_n_defects (rep), 1);
-  assert_defect (rep, path, "node 1: the id appears 2 times (duplicate id)");
+  assert_defect (rep, path, "node 1: the id appears twice in the trace (duplicate id)");
   assert_strict_error (path, "node 1: the id appears twice in the trace (duplicate id)");
 
   g_autoptr (WlGraph) g = load_lenient (path);
@@ -519,6 +520,52 @@ START_TEST (test_truncated_varint)
   g_autoptr (WlGraph) g = load_lenient (path);
   ck_assert_uint_eq (g->n_nodes, 2);
   assert_only (&g->dropped, &g->dropped.truncated_frames, 1);
+}
+END_TEST
+
+/* Replace PATH by its gzip with stored (uncompressed) deflate blocks, cut
+ * to the first KEEP decompressed bytes: the 10-byte gzip header and the
+ * 5-byte stored block header, then the data (KEEP bytes of it kept); the
+ * rest, and the trailer, cut off. */
+static void
+gzip_cut (const char *path, gsize keep)
+{
+  gsize len = 0;
+  g_autofree char *plain = read_all (path, &len);
+  gzFile gz = gzopen (path, "wb0");
+  ck_assert_ptr_nonnull (gz);
+  ck_assert_int_eq (gzwrite (gz, plain, (unsigned) len), (int) len);
+  ck_assert_int_eq (gzclose (gz), Z_OK);
+  gsize gz_len = 0;
+  g_autofree char *packed = read_all (path, &gz_len);
+  ck_assert_uint_eq (gz_len, 15 + len + 8);
+  ck_assert (memcmp (packed + 15, plain, len) == 0);
+  cut_file (path, gz_len - (15 + keep));
+}
+
+/* A gzip file cut short is a truncated trace too: cut inside node 3's
+ * frame, or right after node 2's, both nodes before the cut are kept
+ * (lenient), strict loading and the inspector report the cut in the same
+ * words. */
+START_TEST (test_truncated_gzip)
+{
+  g_autofree char *path = rank_path (0);
+  gsize offset = write_truncated (path, 0);
+  gsize size = file_size (path);
+  gsize len = size - offset - 1; /* frame 3: a one-byte length, then LEN bytes */
+  gzip_cut (path, offset + 2);
+  g_autofree char *inside = g_strdup_printf (
+    "frame 3 at byte offset %" G_GSIZE_FORMAT " (decompressed): frame length %" G_GSIZE_FORMAT
+    " runs past end of file (1 bytes left): truncated gzip data (the .gz file is cut short)",
+    offset, len);
+  assert_two_kept (path, inside, 1, 2, G_STRUCT_OFFSET (WlLenientStats, truncated_frames));
+
+  write_truncated (path, 0);
+  gzip_cut (path, offset);
+  g_autofree char *after = g_strdup_printf (
+    "frame 3 at byte offset %" G_GSIZE_FORMAT " (decompressed): truncated gzip data (the .gz "
+    "file is cut short after %" G_GSIZE_FORMAT " decompressed bytes)", offset, offset);
+  assert_two_kept (path, after, 1, 2, G_STRUCT_OFFSET (WlLenientStats, truncated_frames));
 }
 END_TEST
 
@@ -746,6 +793,7 @@ messy_suite (void)
     { "empty", test_empty },
     { "truncated_frame", test_truncated_frame },
     { "truncated_varint", test_truncated_varint },
+    { "truncated_gzip", test_truncated_gzip },
     { "bad_middle_frame", test_bad_middle_frame },
     { "headerless", test_headerless },
     { "proto2_layout", test_proto2_layout },
