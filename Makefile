@@ -4,7 +4,8 @@
 #   make deps       install the Debian packages the build needs (apt-get),
 #                   and try the optional ones (Slurm, for tests/scripts/test_slurm.sh)
 #   make run        deps + build + a default simulation, summary on stdout
-#   make check      deps + build + every test suite
+#   make test       deps + build + every test suite and script test
+#   make check      make test, then fuzz-short, lint and check-valgrind (CI)
 #   make check-asan the suites under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make check-valgrind the suites under valgrind's memcheck
 #   make lint       cppcheck and clang-tidy, no findings allowed
@@ -55,7 +56,7 @@ OPTIONAL_PKGS := slurmctld slurmd slurm-client munge
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SUDO_N := $(if $(SUDO),$(SUDO) -n)
 
-.PHONY: all deps run check check-asan check-valgrind lint bench bench-large clean
+.PHONY: all deps run test check check-asan check-valgrind lint bench bench-large clean
 # Keep intermediate objects (the test support code) between builds.
 .SECONDARY:
 all: $(BUILD)/orrery
@@ -81,7 +82,10 @@ deps:
 	            "will skip; rm $(BUILD)/deps-optional.failed to try again)"; }; \
 	fi
 
-$(BUILD)/gen/chakra.pb-c.c $(BUILD)/gen/chakra.pb-c.h: workload/chakra.proto
+# One run of protoc-c makes both files: a grouped target (&:), so that make
+# does not run it once per file and leave the header newer than the objects
+# compiled in between (which rebuilt everything at the next make).
+$(BUILD)/gen/chakra.pb-c.c $(BUILD)/gen/chakra.pb-c.h &: workload/chakra.proto
 	@mkdir -p $(BUILD)/gen
 	protoc-c --proto_path=workload --c_out=$(BUILD)/gen workload/chakra.proto
 
@@ -141,9 +145,24 @@ $(BUILD)/run-workload: $(BUILD)/orrery
 	  --global-batch 64 --micro-batch 1 --out $@/llama2-7b >/dev/null
 	@touch $@
 
-check: deps
+# The suites and script tests: the quick loop while working.
+test: deps
 	@$(MAKE) --no-print-directory build-all
 	@ORRERY=$(BUILD)/orrery SHARED=../shared scripts/run-tests $(TEST_BIN) $(SCRIPT_TESTS)
+
+# Every test, as CI runs it: the suites, a short fuzzing pass over every
+# parser, the linters, and the suites again under valgrind (but for the
+# three slowest there, which repeat code the others cover: `make
+# check-valgrind` runs them all); the first that fails stops it.
+check: deps
+	@$(MAKE) --no-print-directory test
+	@echo "make check: fuzz-short (10 s per fuzz target)"
+	@$(MAKE) --no-print-directory fuzz-short
+	@echo "make check: lint"
+	@$(MAKE) --no-print-directory lint
+	@echo "make check: check-valgrind (VALGRIND_QUICK=1: scripts/check-valgrind says what it skips)"
+	@VALGRIND_QUICK=1 $(MAKE) --no-print-directory check-valgrind
+	@echo "make check: every test passed"
 
 check-asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan \
