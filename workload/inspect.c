@@ -340,71 +340,70 @@ coll_text (const CollEntry *e)
                           e->id);
 }
 
-/* No pg_name names all ranks.  "0" does too unless a comm-group file
+/* One rank's collectives, split by group: pg name ("" for all ranks) ->
+ * GPtrArray of const CollEntry*, in file order.  One pass over its
+ * collectives, so that comparing sequences stays linear in their number.
+ * No pg_name names all ranks.  "0" does too unless a comm-group file
  * defines it, which inspect cannot see: it is compared as a group of its
  * own, so that a defined group "0" raises no false alarm. */
-static const char *
-pg_key (const char *pg)
+static GHashTable *
+colls_by_group (const RankInfo *info)
 {
-  return pg;
-}
-
-/* The k-th collective of `info` on group `pg`, or NULL. */
-static const CollEntry *
-nth_on (const RankInfo *info, const char *pg, guint k, guint *count)
-{
-  const CollEntry *found = NULL;
-  guint seen = 0;
+  GHashTable *by = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                          (GDestroyNotify) g_ptr_array_unref);
   for (guint i = 0; i < info->colls->len; i++)
     {
       const CollEntry *c = &g_array_index (info->colls, CollEntry, i);
-      if (strcmp (pg_key (c->pg), pg) != 0)
-        continue;
-      if (seen == k)
-        found = c;
-      seen++;
+      GPtrArray *seq = g_hash_table_lookup (by, c->pg);
+      if (seq == NULL)
+        g_hash_table_insert (by, c->pg, seq = g_ptr_array_new ());
+      g_ptr_array_add (seq, (gpointer) c);
     }
-  if (count != NULL)
-    *count = seen;
-  return found;
+  return by;
 }
 
 /* Compare, group by group, the collectives each rank issues on that group
  * with those of the first rank that uses it (on all ranks: every rank must
- * take part).  Ranks of different groups may well differ. */
+ * take part).  Ranks of different groups may well differ.  BY holds each
+ * rank's colls_by_group. */
 static void
-compare_group (WlInspectReport *report, const char *pg)
+compare_group (WlInspectReport *report, GHashTable **by, const char *pg)
 {
+  static GPtrArray none = { NULL, 0 };
   const RankInfo *ref = NULL;
-  guint ref_n = 0;
+  const GPtrArray *ref_seq = NULL;
   for (guint i = 0; i < report->ranks->len && ref == NULL; i++)
     {
-      const RankInfo *r = &g_array_index (report->ranks, RankInfo, i);
-      nth_on (r, pg, 0, &ref_n);
-      if (ref_n > 0 || pg[0] == '\0')
-        ref = r;
+      const GPtrArray *seq = g_hash_table_lookup (by[i], pg);
+      if (seq != NULL || pg[0] == '\0')
+        {
+          ref = &g_array_index (report->ranks, RankInfo, i);
+          ref_seq = seq != NULL ? seq : &none;
+        }
     }
   if (ref == NULL)
     return; /* no rank uses pg: nothing to compare */
   for (guint i = 0; i < report->ranks->len; i++)
     {
       const RankInfo *o = &g_array_index (report->ranks, RankInfo, i);
-      guint n = 0;
-      nth_on (o, pg, 0, &n);
+      const GPtrArray *seq = g_hash_table_lookup (by[i], pg);
+      if (seq == NULL)
+        seq = &none;
+      guint n = seq->len, ref_n = ref_seq->len;
       if (o == ref || (n == 0 && pg[0] != '\0'))
         continue;
       guint k = 0;
       for (; k < MIN (n, ref_n); k++)
         {
-          const CollEntry *a = nth_on (ref, pg, k, NULL), *b = nth_on (o, pg, k, NULL);
+          const CollEntry *a = ref_seq->pdata[k], *b = seq->pdata[k];
           if (a->type != b->type || a->size != b->size)
             break;
         }
       if (k == n && n == ref_n)
         continue;
-      g_autofree char *mine = k < n ? coll_text (nth_on (o, pg, k, NULL))
+      g_autofree char *mine = k < n ? coll_text (seq->pdata[k])
                                     : g_strdup ("the end of its collectives");
-      g_autofree char *theirs = k < ref_n ? coll_text (nth_on (ref, pg, k, NULL))
+      g_autofree char *theirs = k < ref_n ? coll_text (ref_seq->pdata[k])
                                           : g_strdup ("the end of its collectives");
       g_ptr_array_add (report->defects,
                        g_strdup_printf ("%s: collective #%u on %s%s is %s, but rank %u (%s) has "
@@ -417,23 +416,29 @@ compare_group (WlInspectReport *report, const char *pg)
 static void
 compare_sequences (WlInspectReport *report)
 {
+  guint n_ranks = report->ranks->len;
+  g_autofree GHashTable **by = g_new0 (GHashTable *, MAX (n_ranks, 1u));
+  /* The groups in order of first appearance (rank by rank, file order),
+   * all ranks first. */
   g_autoptr (GPtrArray) groups = g_ptr_array_new ();
+  g_autoptr (GHashTable) known = g_hash_table_new (g_str_hash, g_str_equal);
   g_ptr_array_add (groups, (gpointer) "");
-  for (guint i = 0; i < report->ranks->len; i++)
+  g_hash_table_add (known, (gpointer) "");
+  for (guint i = 0; i < n_ranks; i++)
     {
       const RankInfo *r = &g_array_index (report->ranks, RankInfo, i);
+      by[i] = colls_by_group (r);
       for (guint k = 0; k < r->colls->len; k++)
         {
-          const char *pg = pg_key (g_array_index (r->colls, CollEntry, k).pg);
-          gboolean known = FALSE;
-          for (guint g = 0; g < groups->len && !known; g++)
-            known = strcmp (groups->pdata[g], pg) == 0;
-          if (!known)
-            g_ptr_array_add (groups, (gpointer) pg);
+          char *pg = g_array_index (r->colls, CollEntry, k).pg;
+          if (g_hash_table_add (known, pg))
+            g_ptr_array_add (groups, pg);
         }
     }
   for (guint g = 0; g < groups->len; g++)
-    compare_group (report, groups->pdata[g]);
+    compare_group (report, by, groups->pdata[g]);
+  for (guint i = 0; i < n_ranks; i++)
+    g_hash_table_unref (by[i]);
 }
 
 /* The N in a name ending ".N.et", or FALLBACK. */
