@@ -41,20 +41,6 @@
 
 #include "support/testutil.h"
 
-/* 8 ranks = Switch 4 x Ring 2: the transformer's tensor pairs and pipeline
- * stages cross both dimensions. */
-static const char cluster8[]
-    = "<?xml version=\"1.0\"?>\n"
-      "<cluster name=\"c4x2\" rounding=\"ps\">\n"
-      "  <network model=\"congestion\">\n"
-      "    <dim kind=\"Switch\" size=\"4\" bandwidth=\"100GB/s\" latency=\"500ns\"/>\n"
-      "    <dim kind=\"Ring\" size=\"2\" bandwidth=\"25GB/s\" latency=\"1us\"/>\n"
-      "  </network>\n"
-      "  <system scheduling=\"FIFO\" endpoint-delay=\"10ns\" active-chunks-per-dim=\"2\"\n"
-      "          splits=\"4\" local-mem-bw=\"1600GB/s\" reduction-passes=\"3\"/>\n"
-      "  <compute model=\"roofline\" device=\"H100-SXM\" dtype=\"bf16\"/>\n"
-      "</cluster>\n";
-
 /* 16 ranks = Ring 4 x Switch 4: rows (--groups 4) lie in the ring, columns
  * (--stride 4) in the switch. */
 static const char cluster16[]
@@ -84,7 +70,7 @@ typedef enum
 typedef struct
 {
   const char *name;
-  guint32 ranks;             /* 8 (cluster8) or 16 (cluster16) */
+  guint32 ranks;             /* 8 (tu_cluster_c4x2) or 16 (cluster16) */
   const char *const gen[40]; /* arguments after `orrery gen`, without --out; P2P: none */
   const char *model;         /* --network-model */
   const char *symmetry;      /* --symmetry */
@@ -422,7 +408,8 @@ reorder_traces (const char *prefix, guint32 ranks, gboolean links, guint n)
 START_TEST (test_byte_identical)
 {
   const DetCase *c = &cases[_i];
-  g_autofree char *config = tu_write_file ("cluster.xml", c->ranks == 8 ? cluster8 : cluster16);
+  g_autofree char *config
+      = tu_write_file ("cluster.xml", c->ranks == 8 ? tu_cluster_c4x2 : cluster16);
   g_autofree char *prefix = make_workload (c);
   g_autofree char *first = run_case (c, config, prefix, "run1");
   g_autofree char *second = run_case (c, config, prefix, "run2");

@@ -12,19 +12,6 @@
 #include "support/testutil.h"
 #include "workload/chakra.h"
 
-/* 8 ranks = Switch 4 x Ring 2, congestion model (links to report). */
-static const char cluster8[]
-    = "<?xml version=\"1.0\"?>\n"
-      "<cluster name=\"c4x2\" rounding=\"ps\">\n"
-      "  <network model=\"congestion\">\n"
-      "    <dim kind=\"Switch\" size=\"4\" bandwidth=\"100GB/s\" latency=\"500ns\"/>\n"
-      "    <dim kind=\"Ring\" size=\"2\" bandwidth=\"25GB/s\" latency=\"1us\"/>\n"
-      "  </network>\n"
-      "  <system scheduling=\"FIFO\" endpoint-delay=\"10ns\" active-chunks-per-dim=\"2\"\n"
-      "          splits=\"4\" local-mem-bw=\"1600GB/s\" reduction-passes=\"3\"/>\n"
-      "  <compute model=\"roofline\" device=\"H100-SXM\" dtype=\"bf16\"/>\n"
-      "</cluster>\n";
-
 /* Run ARGV (NULL-terminated); stdout and stderr apart.  Returns the exit
  * status. */
 static int
@@ -104,7 +91,7 @@ assert_same_outputs (const Outputs *a, const Outputs *b)
  * whole too. */
 START_TEST (test_same_outputs)
 {
-  g_autofree char *cfg = tu_write_file ("c8.xml", cluster8);
+  g_autofree char *cfg = tu_write_file ("c8.xml", tu_cluster_c4x2);
   g_autofree char *wl = gen_transformer ();
   Outputs whole = run_outputs (cfg, wl, NULL, NULL);
   ck_assert_msg (strstr (whole.err, "streamed") == NULL, "%s", whole.err);
@@ -135,7 +122,7 @@ END_TEST
  * of --symmetry off. */
 START_TEST (test_symmetry_falls_back)
 {
-  g_autofree char *cfg = tu_write_file ("c8.xml", cluster8);
+  g_autofree char *cfg = tu_write_file ("c8.xml", tu_cluster_c4x2);
   g_autofree char *wl = tu_scratch_path ("ar");
   const char *gen[] = { tu_orrery (), "gen", "collective", "--type", "all_reduce", "--ranks", "8",
                         "--bytes", "1MiB", "--count", "3", "--out", wl, NULL };
@@ -159,7 +146,7 @@ END_TEST
  * budget the traces do not fit, they are refused before anything runs. */
 START_TEST (test_refused)
 {
-  g_autofree char *cfg = tu_write_file ("c8.xml", cluster8);
+  g_autofree char *cfg = tu_write_file ("c8.xml", tu_cluster_c4x2);
   g_autofree char *wl = gen_transformer ();
   g_autofree char *report = tu_scratch_path ("r.json");
   g_autofree char *timeline = tu_scratch_path ("t.json");
@@ -201,7 +188,7 @@ END_TEST
 
 START_TEST (test_bad_values)
 {
-  g_autofree char *cfg = tu_write_file ("c8.xml", cluster8);
+  g_autofree char *cfg = tu_write_file ("c8.xml", tu_cluster_c4x2);
   g_autofree char *wl = gen_transformer ();
   const char *bad[] = { "12x", "5", "-1MiB", "1.5B", "lots", "" };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)

@@ -317,3 +317,15 @@ tu_assert_completes_2x4 (const char *prefix)
   app_sim_free (sim);
   app_config_clear (&cfg);
 }
+
+const char tu_cluster_c4x2[]
+    = "<?xml version=\"1.0\"?>\n"
+      "<cluster name=\"c4x2\" rounding=\"ps\">\n"
+      "  <network model=\"congestion\">\n"
+      "    <dim kind=\"Switch\" size=\"4\" bandwidth=\"100GB/s\" latency=\"500ns\"/>\n"
+      "    <dim kind=\"Ring\" size=\"2\" bandwidth=\"25GB/s\" latency=\"1us\"/>\n"
+      "  </network>\n"
+      "  <system scheduling=\"FIFO\" endpoint-delay=\"10ns\" active-chunks-per-dim=\"2\"\n"
+      "          splits=\"4\" local-mem-bw=\"1600GB/s\" reduction-passes=\"3\"/>\n"
+      "  <compute model=\"roofline\" device=\"H100-SXM\" dtype=\"bf16\"/>\n"
+      "</cluster>\n";

@@ -40,6 +40,12 @@ void tu_scratch_setup (void);
 void tu_scratch_teardown (void);
 char *tu_scratch_path (const char *name);
 
+/* An 8-rank cluster XML: Switch 4 x Ring 2 (100 GB/s 500 ns, 25 GB/s 1 us),
+ * congestion model, FIFO, 2 active chunks per dimension, 4 splits, roofline
+ * H100 bf16: a transformer's tensor pairs and pipeline stages cross both
+ * dimensions, and it has links to report. */
+extern const char tu_cluster_c4x2[];
+
 /* Write text to tu_scratch/name (asserts it can); the path is the caller's. */
 char *tu_write_file (const char *name, const char *text);
 
