@@ -166,15 +166,3 @@ wl_id_map_remove (WlIdMap *m, guint64 id)
     resize (m, m->slots / 2, NULL);
   return TRUE;
 }
-
-guint32
-wl_id_map_size (const WlIdMap *m)
-{
-  return m->used;
-}
-
-gsize
-wl_id_map_bytes (const WlIdMap *m)
-{
-  return sizeof *m + (gsize) m->slots * (sizeof (guint64) + sizeof (guint32));
-}

@@ -38,10 +38,6 @@ gboolean wl_id_map_lookup (const WlIdMap *m, guint64 id, guint32 *value);
 /* Remove ID; FALSE when it was not mapped. */
 gboolean wl_id_map_remove (WlIdMap *m, guint64 id);
 
-guint32 wl_id_map_size (const WlIdMap *m);
-
-/* Bytes the map holds. */
-gsize wl_id_map_bytes (const WlIdMap *m);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlIdMap, wl_id_map_free)
 

@@ -8,6 +8,7 @@
 #ifndef ORRERY_WORKLOAD_REPLAY_PRIVATE_H
 #define ORRERY_WORKLOAD_REPLAY_PRIVATE_H
 
+#include "workload/graph_cache.h"
 #include "workload/replay.h"
 #include "workload/stream.h"
 

@@ -17,58 +17,6 @@
 /* The largest block of a window, in nodes. */
 #define MAX_BLOCK 4096u
 
-/* ---- dependencies of one node ---------------------------------------------------- */
-
-static int
-cmp_u64 (const void *a, const void *b)
-{
-  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
-  return (x > y) - (x < y);
-}
-
-/* N's dependencies, data_deps then ctrl_deps, each id once (at its first
- * place): an id in both lists is one edge, as in graph loading. */
-static void
-unique_deps (const ChakraProtoMsg__Node *n, GArray *out, GArray *sorted)
-{
-  g_array_set_size (out, 0);
-  g_array_append_vals (out, n->data_deps, n->n_data_deps);
-  g_array_append_vals (out, n->ctrl_deps, n->n_ctrl_deps);
-  guint64 *ids = (guint64 *) out->data;
-  guint len = out->len, kept = 0;
-  if (len <= 16)
-    {
-      for (guint i = 0; i < len; i++)
-        {
-          guint j = 0;
-          while (j < kept && ids[j] != ids[i])
-            j++;
-          if (j == kept)
-            ids[kept++] = ids[i];
-        }
-    }
-  else
-    {
-      /* Sorted copy, each id marked as taken at its first place. */
-      g_array_set_size (sorted, 0);
-      g_array_append_vals (sorted, ids, len);
-      qsort (sorted->data, len, sizeof (guint64), cmp_u64);
-      g_autofree guint8 *taken = g_malloc0 (len);
-      const guint64 *s = (const guint64 *) sorted->data;
-      for (guint i = 0; i < len; i++)
-        {
-          const guint64 *hit = bsearch (&ids[i], s, len, sizeof (guint64), cmp_u64);
-          while (hit > s && hit[-1] == ids[i])
-            hit--;
-          if (taken[hit - s])
-            continue;
-          taken[hit - s] = 1;
-          ids[kept++] = ids[i];
-        }
-    }
-  g_array_set_size (out, kept);
-}
-
 /* ---- the ids seen: sorted disjoint intervals -------------------------------------- */
 
 typedef struct
@@ -186,7 +134,7 @@ scan_node (gpointer data, ChakraProtoMsg__Node *n, GError **error)
   WlNode w;
   if (!wl_node_decode (&sc->dec, n, &w, error))
     return FALSE;
-  unique_deps (n, sc->deps, sc->sorted);
+  wl_deps_unique (n, sc->deps, sc->sorted);
   for (guint i = 0; i < sc->deps->len; i++)
     {
       guint64 dep = g_array_index (sc->deps, guint64, i);
@@ -550,63 +498,41 @@ wait_for (WlStream *s, guint64 id, guint32 child, GError **error)
   return wl_id_map_insert (s->waiting, id, l, error);
 }
 
+/* V's dependents in the window, in list order (a WlDependentsFunc). */
+static void
+window_dependents (gpointer data, guint32 v, GArray *out)
+{
+  WlStream *s = data;
+  for (guint32 e = wl_stream_node (s, v)->child_start; e != NONE;
+       e = WL_VEC_AT (&s->edges, Link, e).next)
+    g_array_append_val (out, WL_VEC_AT (&s->edges, Link, e).child);
+}
+
 /* Whether linking SEQ as the parent of the waiting dependents in
  * s->scratch closes a cycle: a path from one of them through dependents to
  * SEQ.  The cycle's ids go to IDS, each depending on the next. */
 static gboolean
 closes_cycle (WlStream *s, guint32 seq, GArray *ids, GError **error)
 {
-  g_autoptr (WlIdMap) from = wl_id_map_new ("the cycle search");
-  g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
-  for (guint i = 0; i < s->scratch->len; i++)
-    {
-      guint32 start = g_array_index (s->scratch, guint32, i);
-      if (wl_id_map_lookup (from, start, NULL))
-        continue;
-      if (!wl_id_map_insert (from, start, start, error))
-        return FALSE;
-      g_array_set_size (stack, 0);
-      g_array_append_val (stack, start);
-      while (stack->len > 0)
-        {
-          guint32 v = g_array_index (stack, guint32, stack->len - 1);
-          g_array_set_size (stack, stack->len - 1);
-          if (v == seq)
-            {
-              /* start -> ... -> seq along dependents: seq first (start
-               * depends on it), then back from seq to start. */
-              g_array_append_val (ids, wl_stream_node (s, start)->id);
-              for (guint32 w = seq; w != start; wl_id_map_lookup (from, w, &w))
-                g_array_append_val (ids, wl_stream_node (s, w)->id);
-              return TRUE;
-            }
-          for (guint32 e = wl_stream_node (s, v)->child_start; e != NONE;
-               e = WL_VEC_AT (&s->edges, Link, e).next)
-            {
-              guint32 c = WL_VEC_AT (&s->edges, Link, e).child;
-              if (wl_id_map_lookup (from, c, NULL))
-                continue;
-              if (!wl_id_map_insert (from, c, v, error))
-                return FALSE;
-              g_array_append_val (stack, c);
-            }
-        }
-    }
-  return FALSE;
+  g_autoptr (GArray) path = g_array_new (FALSE, FALSE, sizeof (guint32));
+  if (!wl_cycle_reach ((const guint32 *) s->scratch->data, s->scratch->len, seq,
+                       window_dependents, s, path, error))
+    return FALSE;
+  for (guint i = 0; i < path->len; i++)
+    g_array_append_val (ids, wl_stream_node (s, g_array_index (path, guint32, i))->id);
+  return TRUE;
 }
 
 static gboolean
 cycle_error (WlStream *s, GArray *ids, GError **error)
 {
-  g_autoptr (GString) text = g_string_new (NULL);
-  wl_cycle_describe (text, (const guint64 *) ids->data, ids->len);
-  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: %s%s", s->scan->path, text->str,
-               s->scan->lenient ? "; --lenient drops the edges that close cycles only when the "
-                                  "traces are loaded whole, and these are streamed (they do not "
-                                  "fit the memory budget): raise --memory-budget, or give "
-                                  "--memory-budget none"
-                                : "");
-  return FALSE;
+  return wl_cycle_error (s->scan->path, (const guint64 *) ids->data, ids->len,
+                         s->scan->lenient ? "; --lenient drops the edges that close cycles only "
+                                            "when the traces are loaded whole, and these are "
+                                            "streamed (they do not fit the memory budget): "
+                                            "raise --memory-budget, or give --memory-budget none"
+                                          : NULL,
+                         error);
 }
 
 /* Node SEQ (id ID) was read: link the dependents waiting for it.  HAS_PARENT:
@@ -651,7 +577,7 @@ resolve (WlStream *s, const WlStreamFill *f, guint32 seq, const ChakraProtoMsg__
   guint32 unfinished = 0;
   gboolean has_parent = FALSE, released = FALSE, has_done = FALSE;
   guint64 done_parent = 0;
-  unique_deps (n, s->deps, s->sorted);
+  wl_deps_unique (n, s->deps, s->sorted);
   for (guint i = 0; i < s->deps->len; i++)
     {
       guint64 dep = g_array_index (s->deps, guint64, i);
@@ -804,12 +730,6 @@ wl_stream_read_all (const WlStream *s)
 }
 
 guint32
-wl_stream_window (const WlStream *s)
-{
-  return s->window;
-}
-
-guint32
 wl_stream_first (const WlStream *s)
 {
   return s->blocks->len > 0 ? s->base << s->block_shift : s->next;
@@ -829,10 +749,3 @@ wl_stream_resident (const WlStream *s, guint32 seq)
          && s->blocks->pdata[number - s->base] != NULL;
 }
 
-gsize
-wl_stream_bytes (const WlStream *s)
-{
-  return sizeof *s + (gsize) s->resident * (sizeof (Block) + s->block_size * (sizeof (WlNode) + 1))
-         + s->blocks->len * sizeof (gpointer) + wl_vec_bytes (&s->edges) + wl_vec_bytes (&s->links)
-         + wl_id_map_bytes (s->index) + wl_id_map_bytes (s->waiting);
-}

@@ -190,17 +190,12 @@ gboolean wl_stream_stuck (const WlStream *s, SimTime now, GError **error);
 /* TRUE once every node of the file was read. */
 gboolean wl_stream_read_all (const WlStream *s);
 
-guint32 wl_stream_window (const WlStream *s);
-
 /* The resident nodes, in file order: the first index, and one past the
  * last (nodes in between whose block was freed are done). */
 guint32 wl_stream_first (const WlStream *s);
 guint32 wl_stream_end (const WlStream *s);
 /* Whether SEQ's block is resident. */
 gboolean wl_stream_resident (const WlStream *s, guint32 seq);
-
-/* Bytes held now (blocks, edges, indices). */
-gsize wl_stream_bytes (const WlStream *s);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlTraceScan, wl_trace_scan_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlStream, wl_stream_free)

@@ -59,9 +59,3 @@ wl_vec_clear (WlVec *v)
 {
   g_free (wl_vec_steal (v));
 }
-
-gsize
-wl_vec_bytes (const WlVec *v)
-{
-  return v->cap * v->elt;
-}

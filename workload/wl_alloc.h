@@ -63,7 +63,5 @@ gpointer wl_vec_steal (WlVec *v);
 /* Free the data and empty V. */
 void wl_vec_clear (WlVec *v);
 
-/* Bytes allocated. */
-gsize wl_vec_bytes (const WlVec *v);
 
 #endif /* ORRERY_WORKLOAD_WL_ALLOC_H */

@@ -1,0 +1,38 @@
+/* graph_cache.h: sharing one trace graph among byte-identical files.
+ *
+ * Models: data-parallel traces are often byte-identical across ranks; the
+ * cache keys each loaded graph by the SHA-256 of its file, so a second
+ * identical file costs a digest and nothing else.
+ *
+ * Ownership: the cache holds one reference to each graph it made and hands
+ * out new references (wl_graph_unref them).
+ *
+ * Layer: workload.  May include: system, network, sim, GLib.
+ */
+#ifndef ORRERY_WORKLOAD_GRAPH_CACHE_H
+#define ORRERY_WORKLOAD_GRAPH_CACHE_H
+
+#include <glib.h>
+
+#include "workload/graph.h"
+
+/* The SHA-256 of the file at PATH (lower-case hex, newly allocated), read
+ * in pieces; NULL with ERROR set (WL_ERROR, SIM_ERROR_INPUT) when it cannot
+ * be read. */
+char *wl_file_sha256 (const char *path, GError **error);
+
+/* Loads files, sharing one graph among byte-identical files. */
+typedef struct _WlGraphCache WlGraphCache;
+/* A cache whose graphs are loaded leniently (wl_graph_load_full). */
+WlGraphCache *wl_graph_cache_new_full (gboolean lenient);
+void wl_graph_cache_free (WlGraphCache *cache); /* accepts NULL */
+/* A new reference to the graph of PATH, loading a new file with
+ * wl_graph_load_limited (a file identical to one already loaded costs
+ * nothing and never stops). */
+WlGraph *wl_graph_cache_load_limited (WlGraphCache *cache, const char *path, guint64 limit,
+                                      gboolean *over, GError **error);
+guint wl_graph_cache_distinct (const WlGraphCache *cache);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlGraphCache, wl_graph_cache_free)
+
+#endif /* ORRERY_WORKLOAD_GRAPH_CACHE_H */

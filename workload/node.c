@@ -1,0 +1,346 @@
+/* node.c: decoding one Chakra node into what replay needs, and reading a
+ * trace file node by node. */
+#include "workload/node.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "system/sys_params.h"
+#include "workload/wl_error.h"
+
+/* Chakra NodeType and CollectiveCommType values (../shared/chakra/FORMAT.md). */
+enum
+{
+  CK_INVALID = 0, CK_METADATA = 1, CK_MEM_LOAD = 2, CK_MEM_STORE = 3, CK_COMP = 4,
+  CK_SEND = 5, CK_RECV = 6, CK_COLL = 7
+};
+enum
+{
+  CK_ALL_REDUCE = 0, CK_REDUCE = 1, CK_ALL_GATHER = 2, CK_GATHER = 3, CK_SCATTER = 4,
+  CK_BROADCAST = 5, CK_ALL_TO_ALL = 6, CK_REDUCE_SCATTER = 7, CK_REDUCE_SCATTER_BLOCK = 8,
+  CK_BARRIER = 9
+};
+
+/* Chakra's collective types as orrery's kinds; -1 for unknown values. */
+static int
+kind_of (gint64 type)
+{
+  switch (type)
+    {
+    case CK_ALL_REDUCE:
+      return SYS_COLL_ALL_REDUCE;
+    case CK_REDUCE:
+      return SYS_COLL_REDUCE;
+    case CK_ALL_GATHER:
+      return SYS_COLL_ALL_GATHER;
+    case CK_GATHER:
+      return SYS_COLL_GATHER;
+    case CK_SCATTER:
+      return SYS_COLL_SCATTER;
+    case CK_BROADCAST:
+      return SYS_COLL_BROADCAST;
+    case CK_ALL_TO_ALL:
+      return SYS_COLL_ALL_TO_ALL;
+    case CK_REDUCE_SCATTER:
+    case CK_REDUCE_SCATTER_BLOCK: /* equal blocks: what orrery's reduce-scatter does */
+      return SYS_COLL_REDUCE_SCATTER;
+    case CK_BARRIER:
+      return SYS_COLL_BARRIER;
+    default:
+      return -1;
+    }
+}
+
+static gboolean
+fail (GError **error, const WlNodeDecoder *d, guint64 id, const char *what)
+{
+  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: node %" G_GUINT64_FORMAT ": %s", d->path,
+               id, what);
+  return FALSE;
+}
+
+/* An attribute that must fit a 32-bit signed field. */
+static gboolean
+attr_i32 (const ChakraProtoMsg__Node *n, const char *name, gint32 *out, GError **error)
+{
+  gint64 v;
+  if (!wl_chakra_attr_int (n, name, &v, error))
+    return FALSE;
+  if (v < G_MININT32 || v > G_MAXINT32)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "node %" G_GUINT64_FORMAT ": %s = %" G_GINT64_FORMAT " is out of range",
+                   n->id, name, v);
+      return FALSE;
+    }
+  *out = (gint32) v;
+  return TRUE;
+}
+
+/* comm_src / comm_dst: a rank, or own rank when absent. */
+static gboolean
+attr_rank (const ChakraProtoMsg__Node *n, const char *name, guint32 *out, GError **error)
+{
+  gint64 v;
+  *out = WL_RANK_SELF;
+  if (!wl_chakra_attr_int (n, name, &v, error))
+    return error == NULL || *error == NULL;
+  if (v < 0 || v >= G_MAXINT32)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "node %" G_GUINT64_FORMAT ": %s = %" G_GINT64_FORMAT " is not a rank", n->id,
+                   name, v);
+      return FALSE;
+    }
+  *out = (guint32) v;
+  return TRUE;
+}
+
+static gboolean
+absent_ok (GError **error)
+{
+  return error == NULL || *error == NULL;
+}
+
+/* [{"pg_name": "1", "ranks": [0, 1]}, ...] in inputs.values. */
+static gboolean
+decode_metadata (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, GError **error)
+{
+  if (b->group_defs == NULL)
+    return TRUE; /* not collected (read before) */
+  if (n->inputs == NULL || n->inputs->values == NULL || strstr (n->inputs->values, "pg_name") == NULL)
+    return TRUE;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) jerr = NULL;
+  if (!json_parser_load_from_data (parser, n->inputs->values, -1, &jerr))
+    return fail (error, b, n->id, "METADATA node's process-group JSON does not parse");
+  JsonNode *root = json_parser_get_root (parser);
+  if (!JSON_NODE_HOLDS_ARRAY (root))
+    return fail (error, b, n->id, "METADATA process groups must be a JSON list");
+  JsonArray *list = json_node_get_array (root);
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    {
+      JsonNode *item = json_array_get_element (list, i);
+      JsonObject *o = JSON_NODE_HOLDS_OBJECT (item) ? json_node_get_object (item) : NULL;
+      JsonNode *name = o ? json_object_get_member (o, "pg_name") : NULL;
+      JsonNode *ranks = o ? json_object_get_member (o, "ranks") : NULL;
+      guint64 id;
+      if (name == NULL || json_node_get_value_type (name) != G_TYPE_STRING
+          || !wl_group_id_parse (json_node_get_string (name), &id) || id == WL_GROUP_ALL
+          || ranks == NULL || !JSON_NODE_HOLDS_ARRAY (ranks))
+        return fail (error, b, n->id,
+                     "METADATA process group needs a numeric \"pg_name\" and a \"ranks\" list");
+      WlGroupDef def = { .id = id, .ranks = g_array_new (FALSE, FALSE, sizeof (guint32)) };
+      g_array_append_val (b->group_defs, def);
+      JsonArray *ra = json_node_get_array (ranks);
+      for (guint j = 0; j < json_array_get_length (ra); j++)
+        {
+          JsonNode *r = json_array_get_element (ra, j);
+          gint64 v = JSON_NODE_HOLDS_VALUE (r) ? json_node_get_int (r) : -1;
+          if (!JSON_NODE_HOLDS_VALUE (r) || json_node_get_value_type (r) != G_TYPE_INT64 || v < 0
+              || v >= G_MAXINT32)
+            return fail (error, b, n->id, "METADATA process group ranks must be ranks");
+          guint32 rank = (guint32) v;
+          g_array_append_val (def.ranks, rank);
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+decode_collective (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+{
+  gint64 type;
+  if (!wl_chakra_attr_int (n, "comm_type", &type, error))
+    {
+      if (!absent_ok (error))
+        return FALSE;
+      if (!b->lenient)
+        return fail (error, b, n->id, "COMM_COLL node without comm_type");
+      b->dropped.colls_skipped++;
+      w->op = WL_OP_SKIP;
+      return TRUE;
+    }
+  int kind = kind_of (type);
+  if (kind < 0)
+    {
+      g_autofree char *msg = g_strdup_printf (
+          "comm_type %" G_GINT64_FORMAT " is not a collective type (0 to 9)", type);
+      return fail (error, b, n->id, msg);
+    }
+  w->coll_kind = (guint8) kind;
+  w->op = WL_OP_COLL;
+  if (!wl_chakra_attr_uint (n, "comm_size", &w->bytes, error))
+    {
+      if (!absent_ok (error))
+        return FALSE;
+      if (kind != SYS_COLL_BARRIER && !b->lenient)
+        return fail (error, b, n->id, "COMM_COLL node without comm_size");
+      if (kind != SYS_COLL_BARRIER)
+        {
+          b->dropped.colls_skipped++;
+          w->op = WL_OP_SKIP;
+          return TRUE;
+        }
+    }
+  /* The root of a rooted collective: comm_root, else root, else the
+   * group's first member. */
+  w->root = WL_RANK_SELF;
+  if (sys_coll_kind_rooted ((SysCollKind) kind)
+      && (!attr_rank (n, "comm_root", &w->root, error)
+          || (w->root == WL_RANK_SELF && !attr_rank (n, "root", &w->root, error))))
+    return FALSE;
+  const char *pg = NULL;
+  w->group = WL_GROUP_ALL;
+  if (wl_chakra_attr_string (n, "pg_name", &pg, error))
+    {
+      if (!wl_group_id_parse (pg, &w->group))
+        {
+          g_autofree char *msg = g_strdup_printf ("pg_name \"%s\" is not a group id", pg);
+          return fail (error, b, n->id, msg);
+        }
+    }
+  else if (!absent_ok (error))
+    return FALSE;
+  GArray *dims = NULL;
+  w->involved = G_MAXUINT32;
+  if (wl_chakra_attr_bool_list (n, "involved_dim", &dims, error))
+    {
+      w->involved = 0;
+      for (guint d = 0; d < dims->len && d < 32; d++)
+        if (g_array_index (dims, gboolean, d))
+          w->involved |= 1u << d;
+      /* Dimensions beyond the list are not involved... unless the list is
+       * empty, which writers use for "not given". */
+      if (dims->len == 0)
+        w->involved = G_MAXUINT32;
+      g_array_unref (dims);
+    }
+  else if (!absent_ok (error))
+    return FALSE;
+  if (!attr_i32 (n, "comm_priority", &w->priority, error) && !absent_ok (error))
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean
+decode_p2p (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+{
+  (void) b;
+  w->op = (int) n->type == CK_SEND ? WL_OP_SEND : WL_OP_RECV;
+  if (!attr_rank (n, "comm_src", &w->peer_src, error)
+      || !attr_rank (n, "comm_dst", &w->peer_dst, error))
+    return FALSE;
+  if (!attr_i32 (n, "comm_tag", &w->tag, error) && !absent_ok (error))
+    return FALSE;
+  if (!wl_chakra_attr_uint (n, "comm_size", &w->bytes, error) && !absent_ok (error))
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean
+decode_node (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+{
+  memset (w, 0, sizeof *w);
+  w->id = n->id;
+  w->chakra_type = (guint8) MIN (n->type, 255u);
+  w->duration_ps = n->duration_micros * SIM_PS_PER_US;
+  w->has_duration = n->duration_micros > 0;
+  if (n->duration_micros > G_MAXUINT64 / SIM_PS_PER_US)
+    return fail (error, b, n->id, "duration_micros overflows the clock");
+  switch ((int) n->type)
+    {
+    case CK_INVALID:
+      w->op = WL_OP_SKIP;
+      return TRUE;
+    case CK_METADATA:
+      w->op = WL_OP_SKIP;
+      return decode_metadata (b, n, error);
+    case CK_COMP:
+      {
+        gboolean cpu = FALSE;
+        if (!wl_chakra_attr_bool (n, "is_cpu_op", &cpu, error) && !absent_ok (error))
+          return FALSE;
+        w->op = cpu ? WL_OP_CPU : WL_OP_COMP;
+        if (!wl_chakra_attr_uint (n, "num_ops", &w->num_ops, error) && !absent_ok (error))
+          return FALSE;
+        if (!wl_chakra_attr_uint (n, "tensor_size", &w->bytes, error) && !absent_ok (error))
+          return FALSE;
+        return TRUE;
+      }
+    case CK_COLL:
+      return decode_collective (b, n, w, error);
+    case CK_SEND:
+    case CK_RECV:
+      return decode_p2p (b, n, w, error);
+    case CK_MEM_LOAD:
+    case CK_MEM_STORE:
+      w->op = WL_OP_MEM;
+      if (!wl_chakra_attr_uint (n, "tensor_size", &w->bytes, error) && !absent_ok (error))
+        return FALSE;
+      return TRUE;
+    default:
+      w->op = WL_OP_SKIP;
+      b->unknown++;
+      return TRUE;
+    }
+}
+
+gboolean
+wl_node_decode (WlNodeDecoder *d, ChakraProtoMsg__Node *n, WlNode *out, GError **error)
+{
+  g_return_val_if_fail (d != NULL && n != NULL && out != NULL, FALSE);
+  if (d->lenient)
+    d->dropped.valueless_attrs_ignored += wl_chakra_node_drop_valueless (n);
+  if (decode_node (d, n, out, error))
+    return TRUE;
+  if (!g_str_has_prefix ((*error)->message, d->path))
+    g_prefix_error (error, "%s: ", d->path);
+  return FALSE;
+}
+
+gboolean
+wl_trace_read (const char *path, gboolean lenient, WlLenientStats *dropped,
+               WlTraceNodeFunc func, gpointer data, GError **error)
+{
+  g_autoptr (WlChakraReader) r = wl_chakra_reader_open_full (
+    path, lenient ? WL_CHAKRA_ALLOW_HEADERLESS : WL_CHAKRA_READ_DEFAULT, error);
+  if (r == NULL)
+    return FALSE;
+  dropped->headerless_files = wl_chakra_reader_is_headerless (r) ? 1 : 0;
+  for (;;)
+    {
+      GError *local = NULL;
+      g_autoptr (ChakraProtoMsg__Node) n = wl_chakra_reader_next (r, &local);
+      if (n == NULL && local != NULL && lenient && wl_chakra_reader_truncated (r))
+        {
+          g_error_free (local);
+          dropped->truncated_frames++;
+          return TRUE;
+        }
+      if (n == NULL)
+        {
+          if (local == NULL)
+            return TRUE;
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+      if (!func (data, n, error))
+        return FALSE;
+    }
+}
+
+static void
+group_def_clear (gpointer p)
+{
+  WlGroupDef *d = p;
+  g_array_unref (d->ranks);
+}
+
+GArray *
+wl_group_defs_new (void)
+{
+  GArray *defs = g_array_new (FALSE, FALSE, sizeof (WlGroupDef));
+  g_array_set_clear_func (defs, group_def_clear);
+  return defs;
+}

@@ -1,0 +1,103 @@
+/* node.h: one trace node as the replay sees it, decoded from Chakra.
+ *
+ * Models: a Chakra node reduced to what replay needs, with times already
+ * in ps, sizes in bytes and the collective kind decoded (WlNode), and the
+ * reading of a trace file node by node as graph loading and streaming both
+ * do (wl_trace_read, with lenient loading's rules for headerless and
+ * truncated files).  Node ids stay uint64 throughout.
+ *
+ * Ownership: a WlNode is a plain value; WlGroupDef arrays own their rank
+ * lists (wl_group_defs_new sets the clear function).
+ *
+ * Layer: workload.  May include: system, network, sim, GLib.
+ */
+#ifndef ORRERY_WORKLOAD_NODE_H
+#define ORRERY_WORKLOAD_NODE_H
+
+#include <glib.h>
+
+#include "sim/simtime.h"
+#include "workload/chakra.h"
+#include "workload/groups.h"
+#include "workload/lenient.h"
+
+#define WL_RANK_SELF G_MAXUINT32
+
+/* What a node does in replay. */
+typedef enum
+{
+  WL_OP_SKIP,    /* METADATA, INVALID, unknown types: completes at once */
+  WL_OP_COMP,    /* accelerator compute */
+  WL_OP_CPU,     /* host compute (is_cpu_op) */
+  WL_OP_COLL,    /* collective */
+  WL_OP_SEND,
+  WL_OP_RECV,
+  WL_OP_MEM      /* MEM_LOAD or MEM_STORE */
+} WlOp;
+
+typedef struct
+{
+  guint64 id;           /* the trace's node id */
+  guint64 duration_ps;  /* duration_micros in ps (COMP, WAIT) */
+  guint64 num_ops;      /* COMP: FLOPs, 0 when absent */
+  guint64 bytes;        /* COLL/SEND/RECV: comm_size; COMP/MEM: tensor_size */
+  guint64 group;        /* COLL: group id (WL_GROUP_ALL for all ranks) */
+  guint32 child_start;  /* dependents: children[child_start .. +n_children] */
+  guint32 n_children;
+  guint32 n_parents;
+  guint32 peer_src;     /* SEND/RECV: comm_src, or WL_RANK_SELF */
+  guint32 peer_dst;     /* SEND/RECV: comm_dst, or WL_RANK_SELF */
+  gint32 tag;           /* SEND/RECV: comm_tag */
+  gint32 priority;      /* COLL: comm_priority */
+  guint32 involved;     /* COLL: bit d set: dimension d may be used */
+  guint32 root;         /* COLL, rooted kinds: the root rank, or WL_RANK_SELF: the
+                         * group's first member */
+  guint8 op;            /* WlOp */
+  guint8 coll_kind;     /* COLL: SysCollKind */
+  guint8 chakra_type;   /* the trace's NodeType */
+  guint8 has_duration;
+} WlNode;
+
+/* A process group defined by a METADATA node. */
+typedef struct
+{
+  guint64 id;
+  GArray *ranks; /* guint32; empty means all ranks */
+} WlGroupDef;
+
+/* A new empty array of WlGroupDef (each def's ranks freed with it). */
+GArray *wl_group_defs_new (void);
+
+/* Decoding one node as graph loading does, shared with the streamed replay
+ * (stream.h), which reads nodes one at a time. */
+typedef struct
+{
+  const char *path;         /* the file, for messages */
+  gboolean lenient;
+  WlLenientStats dropped;   /* counts colls_skipped, valueless_attrs_ignored */
+  guint32 unknown;          /* nodes of types orrery does not know */
+  GArray *group_defs;       /* METADATA process groups are appended here
+                             * (WlGroupDef); NULL: not decoded */
+} WlNodeDecoder;
+
+/* Decode N into *OUT: with d->lenient its valueless attributes are removed
+ * first (and counted); a collective without comm_type or comm_size is a
+ * skipped node (lenient) or an error.  FALSE with ERROR set (WL_ERROR,
+ * SIM_ERROR_INPUT, "PATH: node ID: ...") when the node is bad.  Checks of
+ * ids and dependencies are the caller's. */
+gboolean wl_node_decode (WlNodeDecoder *d, ChakraProtoMsg__Node *n, WlNode *out, GError **error);
+
+/* Called by wl_trace_read with each node (the callee may change it; it is
+ * freed afterwards).  FALSE stops the reading: with ERROR set, an error. */
+typedef gboolean (*WlTraceNodeFunc) (gpointer data, ChakraProtoMsg__Node *n, GError **error);
+
+/* Read every node of PATH as graph loading does: with LENIENT, a headerless
+ * file is read from its first node and a truncated last frame ends the
+ * trace, each counted in DROPPED (headerless_files, truncated_frames);
+ * otherwise both are errors.  Returns TRUE at the end of the trace, FALSE
+ * with ERROR set on a read error, or FALSE when FUNC returned FALSE (with
+ * its error, if it set one). */
+gboolean wl_trace_read (const char *path, gboolean lenient, WlLenientStats *dropped,
+                        WlTraceNodeFunc func, gpointer data, GError **error);
+
+#endif /* ORRERY_WORKLOAD_NODE_H */
