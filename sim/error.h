@@ -26,10 +26,20 @@ GQuark sim_error_quark (void);
 /* Prefix an error's message with context ("file.xml:12: "), if set. */
 void sim_error_prefix (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
-/* N elements of SIZE bytes, zeroed, for the arrays that grow with the
- * input (per rank, per link, per node): NULL and an input error "out of
- * memory allocating B bytes for WHAT" when the allocation fails or N x SIZE
- * overflows, where g_new0 would abort the program.  Free with g_free. */
+/* The one checked allocation of every layer, for the arrays that grow with
+ * the input (per rank, per link, per node): N elements of SIZE bytes (at
+ * least one element, so the result is never NULL on success), zero-filled
+ * when ZERO.  Where g_new would abort, it returns NULL and sets an input
+ * error (SIM_ERROR, SIM_ERROR_INPUT) "out of memory allocating N x SIZE
+ * bytes for WHAT" when the allocation fails or N x SIZE overflows.  Free
+ * with g_free. */
+gpointer sim_try_alloc (guint64 n, gsize size, gboolean zero, const char *what, GError **error);
+
+/* sim_try_alloc's error, for callers that allocate otherwise (growing
+ * arrays): always returns FALSE. */
+gboolean sim_alloc_error (guint64 n, gsize size, const char *what, GError **error);
+
+/* sim_try_alloc (N, SIZE, TRUE, WHAT, ERROR). */
 gpointer sim_try_alloc0 (gsize n, gsize size, const char *what, GError **error);
 
 #endif /* ORRERY_SIM_ERROR_H */

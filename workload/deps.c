@@ -48,10 +48,10 @@ wl_cycle_search (guint32 n, const guint32 *start, const guint32 *target,
   const char *what = "the dependency cycle search";
   /* Per node: 0 new, 1 on the path, 2 done; its position on the path; the
    * path; the next dependency to follow. */
-  g_autofree guint8 *state = wl_try_alloc (n, 1, TRUE, what, error);
-  g_autofree guint32 *pos = state ? wl_try_alloc (n, 4, FALSE, what, error) : NULL;
-  g_autofree guint32 *stack = pos ? wl_try_alloc (n, 4, FALSE, what, error) : NULL;
-  g_autofree guint32 *next = stack ? wl_try_alloc (n, 4, FALSE, what, error) : NULL;
+  g_autofree guint8 *state = sim_try_alloc (n, 1, TRUE, what, error);
+  g_autofree guint32 *pos = state ? sim_try_alloc (n, 4, FALSE, what, error) : NULL;
+  g_autofree guint32 *stack = pos ? sim_try_alloc (n, 4, FALSE, what, error) : NULL;
+  g_autofree guint32 *next = stack ? sim_try_alloc (n, 4, FALSE, what, error) : NULL;
   if (next == NULL)
     return FALSE;
   for (guint32 root = 0; root < n; root++)

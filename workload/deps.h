@@ -55,7 +55,7 @@ typedef gboolean (*WlCycleFunc) (gpointer data, guint32 slot, const guint32 *pat
  * node on the current path is passed to ON_CYCLE and never followed, so a
  * caller may drop it.  Returns FALSE when ON_CYCLE stopped the search, and
  * FALSE with ERROR set when its arrays (13 bytes a node) cannot be
- * allocated ("out of memory allocating N bytes for the dependency cycle
+ * allocated ("out of memory allocating N x S bytes for the dependency cycle
  * search"). */
 gboolean wl_cycle_search (guint32 n, const guint32 *start, const guint32 *target,
                           WlCycleFunc on_cycle, gpointer data, GError **error);

@@ -176,7 +176,7 @@ static gboolean
 link_edges (WlGraph *g, const guint32 *start, const guint32 *parent, GError **error)
 {
   guint32 n_deps = start[g->n_nodes];
-  g_autofree guint32 *edges = wl_try_alloc ((guint64) n_deps * 2, sizeof (guint32), FALSE,
+  g_autofree guint32 *edges = sim_try_alloc ((guint64) n_deps * 2, sizeof (guint32), FALSE,
                                             "the dependency edges", error);
   if (edges == NULL)
     return FALSE;
@@ -210,7 +210,7 @@ link_edges (WlGraph *g, const guint32 *start, const guint32 *parent, GError **er
       g->nodes[v].n_children = 0; /* refilled below */
       g->n_roots += g->nodes[v].n_parents == 0;
     }
-  g->children = wl_try_alloc (offset, sizeof (guint32), FALSE, "the dependents", error);
+  g->children = sim_try_alloc (offset, sizeof (guint32), FALSE, "the dependents", error);
   if (g->children == NULL)
     return FALSE;
   /* Edges are in child order, so each parent's dependents come out in file
@@ -229,9 +229,9 @@ static gboolean
 finish_graph (Builder *b, WlGraph *g, GError **error)
 {
   guint32 n = g->n_nodes;
-  g_autofree guint32 *start = wl_try_alloc ((guint64) n + 1, sizeof (guint32), FALSE,
+  g_autofree guint32 *start = sim_try_alloc ((guint64) n + 1, sizeof (guint32), FALSE,
                                             "the dependency lists", error);
-  g_autofree guint32 *parent = start ? wl_try_alloc (b->deps.len, sizeof (guint32), FALSE,
+  g_autofree guint32 *parent = start ? sim_try_alloc (b->deps.len, sizeof (guint32), FALSE,
                                                      "the dependency lists", error)
                                      : NULL;
   if (parent == NULL)

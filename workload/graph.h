@@ -118,7 +118,7 @@ typedef struct
  * the header comment says, counting it in graph->dropped.  Returns a new
  * graph, or NULL with ERROR set (WL_ERROR, SIM_ERROR_INPUT, naming the
  * file and node ids).  Running out of memory for the graph's arrays is such
- * an error too: "PATH: out of memory allocating N bytes for the trace's
+ * an error too: "PATH: out of memory allocating N x S bytes for the trace's
  * nodes" (or dependencies, node index, dependency cycle search, ...). */
 WlGraph *wl_graph_load_full (const char *path, gboolean lenient, GError **error);
 

@@ -67,8 +67,8 @@ wl_id_map_free (WlIdMap *m)
 static gboolean
 resize (WlIdMap *m, guint32 slots, GError **error)
 {
-  guint64 *keys = wl_try_alloc (slots, sizeof (guint64), FALSE, m->what, error);
-  guint32 *values = keys != NULL ? wl_try_alloc (slots, sizeof (guint32), FALSE, m->what, error)
+  guint64 *keys = sim_try_alloc (slots, sizeof (guint64), FALSE, m->what, error);
+  guint32 *values = keys != NULL ? sim_try_alloc (slots, sizeof (guint32), FALSE, m->what, error)
                                  : NULL;
   if (values == NULL)
     {
@@ -103,7 +103,7 @@ wl_id_map_insert (WlIdMap *m, guint64 id, guint32 value, GError **error)
   if ((m->used + 1) * 2 > m->slots)
     {
       if (m->slots >= (1u << 31))
-        return wl_alloc_error ((guint64) m->slots * 2, 12, m->what, error);
+        return sim_alloc_error ((guint64) m->slots * 2, 12, m->what, error);
       if (!resize (m, MAX (m->slots * 2, MIN_SLOTS), error))
         return FALSE;
     }

@@ -1,24 +1,42 @@
-/* replay.c: per-rank replay of trace graphs: ready queues, slots, timing. */
+/* replay.c: the replay core: per-rank ready queues, slots, timing and
+ * completions, over a node source (replay_source.h) that holds the rank's
+ * nodes in memory or streams them. */
 #include "workload/replay.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "workload/compute.h"
-#include "workload/graph.h"
+#include "workload/graph_cache.h"
 #include "workload/replay_private.h"
-#include "workload/wl_alloc.h"
-#include "workload/wl_error.h"
 
-static void on_node_done (SimSched *sched, gpointer data, guint64 index);
+static guint
+slot_of (const WlNode *n)
+{
+  switch ((WlOp) n->op)
+    {
+    case WL_OP_COMP:
+      return SLOT_COMP;
+    case WL_OP_CPU:
+      return SLOT_CPU;
+    case WL_OP_COLL:
+    case WL_OP_SEND:
+      return SLOT_COMM;
+    case WL_OP_RECV:
+    case WL_OP_MEM:
+    case WL_OP_SKIP:
+      break;
+    }
+  return SLOT_NONE;
+}
 
 /* Double K's ready queue F; a failure stops the run with an error. */
-gboolean
-wl_replay_fifo_grow (WlRank *k, WlFifo *f)
+static gboolean
+fifo_grow (WlRank *k, WlFifo *f)
 {
   guint32 cap = MAX (8u, f->cap * 2);
   GError *error = NULL;
-  guint32 *buf = wl_try_alloc (cap, sizeof (guint32), FALSE, "a ready queue", &error);
+  guint32 *buf = sim_try_alloc (cap, sizeof (guint32), FALSE, "a ready queue", &error);
   if (buf == NULL)
     {
       g_prefix_error (&error, "rank %u: ", k->rank);
@@ -44,6 +62,15 @@ fifo_pop (WlFifo *f)
   return v;
 }
 
+static inline void
+fifo_push (WlRank *k, WlFifo *f, guint32 v)
+{
+  if (f->len == f->cap && !fifo_grow (k, f))
+    return;
+  f->buf[(f->head + f->len++) % f->cap] = v;
+}
+
+
 WlReplay *
 wl_replay_new (SimSched *sched, Sys *sys, const WlParams *params)
 {
@@ -55,22 +82,17 @@ wl_replay_new (SimSched *sched, Sys *sys, const WlParams *params)
   r->cache = wl_graph_cache_new_full (params->lenient);
   r->graphs = g_ptr_array_new ();
   r->scans = g_ptr_array_new_with_free_func ((GDestroyNotify) wl_trace_scan_free);
-  r->infos = g_ptr_array_new_with_free_func (wl_replay_scan_info_free);
+  r->traces = g_array_new (FALSE, FALSE, sizeof (WlTrace));
   return r;
 }
 
-/* Free what each rank holds (graphs, states, windows) and forget the
- * ranks, keeping the array. */
-static void
-ranks_clear (WlReplay *r)
+void
+wl_replay_ranks_clear (WlReplay *r)
 {
   for (guint32 i = 0; i < r->n_ranks; i++)
     {
       WlRank *k = &r->ranks[i];
-      wl_graph_unref (k->graph);
-      wl_stream_free (k->stream);
-      g_free (k->parents_left);
-      g_free (k->state);
+      wl_node_source_free (k->src);
       for (guint s = 0; s < SLOT_N; s++)
         g_free (k->ready[s].buf);
       if (i == 0 || !r->lockstep)
@@ -87,16 +109,12 @@ wl_replay_free (WlReplay *r)
 {
   if (r == NULL)
     return;
-  ranks_clear (r);
+  wl_replay_ranks_clear (r);
   g_free (r->ranks);
-  if (r->insts != NULL)
-    g_array_unref (r->insts);
-  if (r->inst_index != NULL)
-    g_hash_table_unref (r->inst_index);
-  if (r->p2p_wait != NULL)
-    g_hash_table_unref (r->p2p_wait);
+  wl_replay_record_free (r);
+  wl_replay_traces_free (r);
+  g_array_unref (r->traces);
   g_ptr_array_unref (r->graphs);
-  g_ptr_array_unref (r->infos);
   g_ptr_array_unref (r->scans);
   if (r->group_map != NULL)
     g_hash_table_unref (r->group_map);
@@ -105,462 +123,6 @@ wl_replay_free (WlReplay *r)
   g_clear_error (&r->check_error);
   g_free (r->needs_all);
   g_free (r);
-}
-
-void
-wl_replay_set_memory_budget (WlReplay *r, guint64 bytes, const char *needs_all_nodes)
-{
-  g_return_if_fail (r != NULL && r->ranks == NULL);
-  r->budget = bytes;
-  g_free (r->needs_all);
-  r->needs_all = g_strdup (needs_all_nodes);
-}
-
-void
-wl_replay_set_stream_window (WlReplay *r, guint32 nodes)
-{
-  g_return_if_fail (r != NULL && r->ranks == NULL);
-  r->forced_window = nodes;
-}
-
-void
-wl_replay_set_node_check (WlReplay *r, WlNodeCheckFunc check, gpointer data)
-{
-  g_return_if_fail (r != NULL && r->ranks == NULL);
-  r->check = check;
-  r->check_data = data;
-}
-
-gboolean
-wl_replay_node_check_ok (const WlReplay *r, GError **error)
-{
-  if (r->check_error == NULL)
-    return TRUE;
-  g_propagate_error (error, g_error_copy (r->check_error));
-  return FALSE;
-}
-
-gboolean
-wl_replay_streamed (const WlReplay *r)
-{
-  return r->window > 0;
-}
-
-guint32
-wl_replay_stream_window (const WlReplay *r)
-{
-  return r->window;
-}
-
-/* ---- loading ----------------------------------------------------------------- */
-
-/* The node check, keeping its first failure. */
-void
-wl_replay_node_check (WlReplay *r, const char *path, const WlNode *n)
-{
-  if (r->check != NULL && r->check_error == NULL)
-    r->check (r->check_data, path, n, &r->check_error);
-}
-
-/* Whether the compute model cannot time N. */
-gboolean
-wl_replay_untimeable (const WlParams *p, const WlNode *n)
-{
-  return p->compute == WL_COMPUTE_ROOFLINE && n->op == WL_OP_COMP && n->num_ops == 0
-         && !n->has_duration;
-}
-
-void
-wl_replay_untimeable_error (const char *path, const WlNode *n, GError **error)
-{
-  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: node %" G_GUINT64_FORMAT
-               ": a COMP node with neither num_ops nor duration_micros: the roofline "
-               "model cannot time it", path, n->id);
-}
-
-/* Whether every COMP node of g can be timed by the compute model. */
-static gboolean
-check_compute (const WlParams *p, const WlGraph *g, GError **error)
-{
-  for (guint32 v = 0; v < g->n_nodes; v++)
-    if (wl_replay_untimeable (p, &g->nodes[v]))
-      {
-        wl_replay_untimeable_error (g->path, &g->nodes[v], error);
-        return FALSE;
-      }
-  return TRUE;
-}
-
-/* A send or receive naming another rank than RANK as its own (NULL when
- * it names none, or RANK). */
-const char *
-wl_replay_self_problem (const WlNode *n, guint32 rank)
-{
-  gboolean send = n->op == WL_OP_SEND;
-  guint32 self = send ? n->peer_src : n->peer_dst;
-  if (self == WL_RANK_SELF || self == rank)
-    return NULL;
-  return send ? "comm_src is not this rank" : "comm_dst is not this rank";
-}
-
-/* A send or receive without a peer, or with one beyond the topology. */
-const char *
-wl_replay_peer_problem (const WlNode *n, guint32 n_ranks)
-{
-  gboolean send = n->op == WL_OP_SEND;
-  guint32 peer = send ? n->peer_dst : n->peer_src;
-  if (peer == WL_RANK_SELF)
-    return send ? "a send without comm_dst" : "a receive without comm_src";
-  if (peer >= n_ranks)
-    return send ? "comm_dst names a rank beyond the topology"
-                : "comm_src names a rank beyond the topology";
-  return NULL;
-}
-
-gboolean
-wl_replay_p2p_error (const char *path, guint32 rank, const WlNode *n, const char *what,
-                     GError **error)
-{
-  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: rank %u node %" G_GUINT64_FORMAT ": %s",
-               path, rank, n->id, what);
-  return FALSE;
-}
-
-/* Rank-dependent checks of a (possibly shared) graph. */
-static gboolean
-check_rank (const WlGraph *g, guint32 rank, guint32 n_ranks, GError **error)
-{
-  for (guint32 v = 0; v < g->n_nodes; v++)
-    {
-      const WlNode *n = &g->nodes[v];
-      if (n->op != WL_OP_SEND && n->op != WL_OP_RECV)
-        continue;
-      const char *what = wl_replay_self_problem (n, rank);
-      if (what == NULL)
-        what = wl_replay_peer_problem (n, n_ranks);
-      if (what != NULL)
-        return wl_replay_p2p_error (g->path, rank, n, what, error);
-    }
-  return TRUE;
-}
-
-/* Per-rank replay state of an in-memory graph. */
-static gboolean
-rank_init (WlReplay *r, WlRank *k, guint32 rank, WlGraph *g, GError **error)
-{
-  k->replay = r;
-  k->rank = rank;
-  k->graph = g;
-  k->done = on_node_done;
-  k->speed = wl_params_rank_speed (&r->params, rank);
-  k->parents_left = wl_try_alloc (g->n_nodes, sizeof (guint32), FALSE,
-                                  "the replay's dependency counts", error);
-  k->state = k->parents_left != NULL ? wl_try_alloc (g->n_nodes, 1, TRUE,
-                                                     "the replay's node states", error)
-                                     : NULL;
-  if (k->state == NULL)
-    {
-      g_prefix_error (error, "%s: rank %u: ", g->path, rank);
-      return FALSE;
-    }
-  for (guint32 v = 0; v < g->n_nodes; v++)
-    k->parents_left[v] = g->nodes[v].n_parents;
-  k->stats.nodes = g->n_nodes;
-  return TRUE;
-}
-
-/* Per-rank replay state, in bytes per node (parents_left, state), for the
- * memory budget. */
-#define RANK_NODE_BYTES (sizeof (guint32) + 1)
-
-/* Load every rank's graph.  With a budget, FALSE with ERROR unset and
- * *OVER set as soon as the bytes held would pass it. */
-static gboolean
-load_in_memory (WlReplay *r, const char *const *paths, guint32 ranks, gboolean *over,
-                GError **error)
-{
-  guint64 total = 0;
-  for (guint32 i = 0; i < ranks; i++)
-    {
-      guint64 limit = r->budget == 0 ? G_MAXUINT64 : r->budget - MIN (total, r->budget);
-      guint before = wl_graph_cache_distinct (r->cache);
-      WlGraph *g = wl_graph_cache_load_limited (r->cache, paths[i], limit, over, error);
-      if (g == NULL)
-        return FALSE;
-      gboolean fresh = wl_graph_cache_distinct (r->cache) > before;
-      total += (fresh ? wl_graph_bytes (g) : 0) + (guint64) g->n_nodes * RANK_NODE_BYTES;
-      if (r->budget != 0 && total > r->budget)
-        {
-          *over = TRUE;
-          wl_graph_unref (g);
-          return FALSE;
-        }
-      if (!check_rank (g, i, ranks, error)
-          || (fresh && !check_compute (&r->params, g, error)))
-        {
-          wl_graph_unref (g);
-          return FALSE;
-        }
-      if (fresh)
-        {
-          g_ptr_array_add (r->graphs, g);
-          for (guint32 v = 0; v < g->n_nodes; v++)
-            wl_replay_node_check (r, g->path, &g->nodes[v]);
-        }
-      r->n_ranks = i + 1;
-      if (!rank_init (r, &r->ranks[i], i, g, error))
-        return FALSE;
-    }
-  return TRUE;
-}
-
-gboolean
-wl_replay_load_files (WlReplay *r, const char *const *paths, guint32 ranks, GError **error)
-{
-  g_return_val_if_fail (r != NULL && r->ranks == NULL && ranks > 0, FALSE);
-  r->ranks = wl_try_alloc (ranks, sizeof (WlRank), TRUE, "the ranks' replay state", error);
-  if (r->ranks == NULL)
-    return FALSE;
-  if (r->forced_window == 0)
-    {
-      gboolean over = FALSE;
-      if (load_in_memory (r, paths, ranks, &over, error))
-        return TRUE;
-      if (!over)
-        return FALSE;
-      /* Over the budget: let go of everything loaded, and stream. */
-      ranks_clear (r);
-      g_ptr_array_set_size (r->graphs, 0);
-      wl_graph_cache_free (r->cache);
-      r->cache = wl_graph_cache_new_full (r->params.lenient);
-      g_clear_error (&r->check_error);
-      if (!wl_replay_may_stream (r, error))
-        return FALSE;
-    }
-  return wl_replay_load_streamed (r, paths, ranks, error);
-}
-
-gboolean
-wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
-{
-  g_return_val_if_fail (r != NULL && prefix != NULL, FALSE);
-  g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
-  for (guint32 i = 0; i < ranks; i++)
-    {
-      char *p = g_strdup_printf ("%s.%u.et", prefix, i);
-      if (!g_file_test (p, G_FILE_TEST_EXISTS))
-        {
-          guint32 have = 0;
-          while (have < G_MAXUINT32)
-            {
-              g_autofree char *q = g_strdup_printf ("%s.%u.et", prefix, have);
-              if (!g_file_test (q, G_FILE_TEST_EXISTS))
-                break;
-              have++;
-            }
-          g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-                       "%s: not found: the topology has %u ranks but the workload has %s%u "
-                       "trace files (%s.0.et ...)",
-                       p, ranks, have ? "only " : "", have, prefix);
-          g_free (p);
-          return FALSE;
-        }
-      g_ptr_array_add (paths, p);
-    }
-  g_autofree char *extra = g_strdup_printf ("%s.%u.et", prefix, ranks);
-  if (g_file_test (extra, G_FILE_TEST_EXISTS))
-    {
-      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-                   "%s exists: the workload has more trace files than the topology's %u ranks",
-                   extra, ranks);
-      return FALSE;
-    }
-  return wl_replay_load_files (r, (const char *const *) paths->pdata, ranks, error);
-}
-
-/* ---- process groups ---------------------------------------------------------- */
-
-/* Group id -> rank list (GArray of guint32, borrowed); an empty list means
- * all ranks.  Config definitions first: they win over METADATA nodes. */
-/* The distinct traces: how many, and the path and METADATA groups of the
- * I-th (in memory or streamed). */
-static guint
-n_traces (const WlReplay *r)
-{
-  return r->window > 0 ? r->scans->len : r->graphs->len;
-}
-
-static const GArray *
-trace_group_defs (const WlReplay *r, guint i, const char **path)
-{
-  if (r->window > 0)
-    {
-      const WlTraceScan *scan = r->scans->pdata[i];
-      *path = scan->path;
-      return scan->group_defs;
-    }
-  const WlGraph *g = r->graphs->pdata[i];
-  *path = g->path;
-  return g->group_defs;
-}
-
-static gboolean
-collect_groups (WlReplay *r, const WlGroups *groups, GHashTable *defs, GError **error)
-{
-  for (guint i = 0; i < n_traces (r); i++)
-    {
-      const char *path = NULL;
-      const GArray *gdefs = trace_group_defs (r, i, &path);
-      for (guint j = 0; j < gdefs->len; j++)
-        {
-          const WlGroupDef *d = &g_array_index (gdefs, WlGroupDef, j);
-          if (groups != NULL && wl_groups_lookup (groups, d->id, NULL) != NULL)
-            continue;
-          GArray *prev = g_hash_table_lookup (defs, &d->id);
-          if (prev == NULL)
-            {
-              g_hash_table_insert (defs, (gpointer) &d->id, d->ranks);
-              continue;
-            }
-          if (prev->len != d->ranks->len
-              || memcmp (prev->data, d->ranks->data, prev->len * sizeof (guint32)) != 0)
-            {
-              g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-                           "%s: METADATA defines process group %" G_GUINT64_FORMAT
-                           " differently from another trace",
-                           path, d->id);
-              return FALSE;
-            }
-        }
-    }
-  return TRUE;
-}
-
-static gboolean
-register_group (WlReplay *r, guint64 id, const guint32 *ranks, guint n, GHashTable *world,
-                GError **error)
-{
-  if (n == 0 || n == r->n_ranks)
-    {
-      /* All ranks, in any order, is the world group: the topology's own
-       * dimensions, no registration. */
-      g_hash_table_add (world, g_memdup2 (&id, sizeof id));
-      return TRUE;
-    }
-  if (!sys_group_add (r->sys, id, ranks, n, error))
-    return FALSE;
-  return TRUE;
-}
-
-/* The system group that collectives naming group ID run on, or FALSE with
- * ERROR set (naming PATH and NODE, the first node using ID) when ID is
- * not defined. */
-gboolean
-wl_replay_system_group (const WlGroups *groups, GHashTable *defs, GHashTable *world, guint64 id,
-              const char *path, guint64 node, guint64 *out, GError **error)
-{
-  if (id == WL_GROUP_ALL || g_hash_table_contains (world, &id))
-    *out = SYS_GROUP_WORLD;
-  else if ((groups != NULL && wl_groups_lookup (groups, id, NULL) != NULL)
-           || g_hash_table_contains (defs, &id))
-    *out = id;
-  else if (id == 0)
-    *out = SYS_GROUP_WORLD; /* an undefined "0" means all ranks */
-  else
-    {
-      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-                   "%s: node %" G_GUINT64_FORMAT ": process group %" G_GUINT64_FORMAT
-                   " (pg_name) is not defined by --comm-groups, the config or a "
-                   "METADATA node",
-                   path, node, id);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* Point every collective at the system group it runs on: in memory, each
- * node; streamed, each group id the first pass saw (in the order of its
- * first use, so that the first undefined one is the one graph loading
- * names), mapped for stream_prepare. */
-static gboolean
-resolve_node_groups (WlReplay *r, const WlGroups *groups, GHashTable *defs, GHashTable *world,
-                     GError **error)
-{
-  if (r->window > 0)
-    return wl_replay_resolve_streamed_groups (r, groups, defs, world, error);
-  for (guint i = 0; i < r->graphs->len; i++)
-    {
-      WlGraph *g = r->graphs->pdata[i];
-      for (guint32 v = 0; v < g->n_nodes; v++)
-        {
-          WlNode *n = &g->nodes[v];
-          if (n->op == WL_OP_COLL
-              && !wl_replay_system_group (groups, defs, world, n->group, g->path, n->id,
-                                          &n->group, error))
-            return FALSE;
-        }
-    }
-  return TRUE;
-}
-
-static gint
-cmp_u64 (gconstpointer a, gconstpointer b)
-{
-  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
-  return (x > y) - (x < y);
-}
-
-gboolean
-wl_replay_bind_groups (WlReplay *r, const WlGroups *groups, GError **error)
-{
-  g_return_val_if_fail (r != NULL, FALSE);
-  g_autoptr (GHashTable) defs = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_autoptr (GHashTable) world = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  if (!collect_groups (r, groups, defs, error))
-    return FALSE;
-  if (groups != NULL && wl_groups_max_rank (groups) >= (gint64) r->n_ranks)
-    {
-      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-                   "process groups name rank %" G_GINT64_FORMAT ", but there are %u ranks",
-                   wl_groups_max_rank (groups), r->n_ranks);
-      return FALSE;
-    }
-  /* Register in id order so that nothing depends on hash order. */
-  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint64));
-  GHashTableIter it;
-  gpointer key;
-  g_hash_table_iter_init (&it, defs);
-  while (g_hash_table_iter_next (&it, &key, NULL))
-    g_array_append_vals (ids, key, 1);
-  g_array_sort (ids, cmp_u64);
-  for (guint i = 0; i < ids->len; i++)
-    {
-      guint64 id = g_array_index (ids, guint64, i);
-      GArray *ranks = g_hash_table_lookup (defs, &id);
-      for (guint j = 0; j < ranks->len; j++)
-        if (g_array_index (ranks, guint32, j) >= r->n_ranks)
-          {
-            g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-                         "METADATA process group %" G_GUINT64_FORMAT " names rank %u, but there "
-                         "are %u ranks", id, g_array_index (ranks, guint32, j), r->n_ranks);
-            return FALSE;
-          }
-      if (!register_group (r, id, (const guint32 *) ranks->data, ranks->len, world, error))
-        return FALSE;
-    }
-  if (groups != NULL)
-    {
-      g_autoptr (GArray) gids = wl_groups_ids (groups);
-      for (guint i = 0; i < gids->len; i++)
-        {
-          guint64 id = g_array_index (gids, guint64, i);
-          guint n = 0;
-          const guint32 *ranks = wl_groups_lookup (groups, id, &n);
-          if (!register_group (r, id, ranks, n, world, error))
-            return FALSE;
-        }
-    }
-  return resolve_node_groups (r, groups, defs, world, error);
 }
 
 /* ---- timing ------------------------------------------------------------------- */
@@ -609,7 +171,6 @@ memory_time (const WlParams *p, const WlNode *n)
 }
 
 /* ---- replay --------------------------------------------------------------------- */
-
 
 static guint
 slot_limit (const WlReplay *r, guint slot)
@@ -674,124 +235,15 @@ in_flight_change (WlRank *k, const WlNode *n, SimTime now, int delta)
     }
 }
 
-/* ---- recording ------------------------------------------------------------------- */
-
-static void
-p2p_wait_free (gpointer p)
-{
-  WlP2PWait *w = p;
-  g_array_unref (w->sends);
-  g_array_unref (w->recvs);
-  g_free (w);
-}
-
-static guint
-p2p_key_hash (gconstpointer p)
-{
-  const WlP2PKey *k = p;
-  return (k->src * 2654435761u) ^ (k->dst * 40503u) ^ (guint) k->tag;
-}
-
-static gboolean
-p2p_key_equal (gconstpointer a, gconstpointer b)
-{
-  const WlP2PKey *x = a, *y = b;
-  return x->src == y->src && x->dst == y->dst && x->tag == y->tag;
-}
-
-void
-wl_replay_set_recording (WlReplay *r, gboolean on)
-{
-  g_return_if_fail (r != NULL);
-  r->recording = on;
-  if (!on || r->insts != NULL)
-    return;
-  r->insts = g_array_new (FALSE, FALSE, sizeof (WlCollInst));
-  r->inst_index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
-                                         (GDestroyNotify) g_array_unref);
-  r->p2p_wait = g_hash_table_new_full (p2p_key_hash, p2p_key_equal, g_free, p2p_wait_free);
-}
-
-static void
-record_alloc (WlRank *k)
-{
-  guint32 n = k->graph->n_nodes;
-  k->rec = g_new (WlNodeRecord, MAX (n, 1u));
-  for (guint32 v = 0; v < n; v++)
-    k->rec[v] = (WlNodeRecord) { .ready = SIM_TIME_MAX, .start = SIM_TIME_MAX,
-                                 .end = SIM_TIME_MAX, .pred = WL_NO_NODE,
-                                 .peer_rank = WL_NO_NODE, .peer_index = WL_NO_NODE,
-                                 .link = WL_NO_NODE };
-  k->coll_seq = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-}
-
-/* This rank joins its next collective on `group`: note it in the instance. */
-static void
-record_join (WlRank *k, guint32 index, guint64 group, SimTime now)
-{
-  WlReplay *r = k->replay;
-  guint32 seq = GPOINTER_TO_UINT (g_hash_table_lookup (k->coll_seq, &group));
-  g_hash_table_replace (k->coll_seq, g_memdup2 (&group, sizeof group), GUINT_TO_POINTER (seq + 1));
-  GArray *by_seq = g_hash_table_lookup (r->inst_index, &group);
-  if (by_seq == NULL)
-    {
-      by_seq = g_array_new (FALSE, FALSE, sizeof (guint32));
-      g_hash_table_insert (r->inst_index, g_memdup2 (&group, sizeof group), by_seq);
-    }
-  if (seq >= by_seq->len)
-    {
-      WlCollInst inst = { .last_rank = k->rank, .last_index = index, .last_join = now };
-      guint32 id = r->insts->len;
-      g_array_append_val (r->insts, inst);
-      g_array_append_val (by_seq, id);
-    }
-  guint32 id = g_array_index (by_seq, guint32, seq);
-  WlCollInst *inst = &g_array_index (r->insts, WlCollInst, id);
-  if (now >= inst->last_join)
-    *inst = (WlCollInst) { .last_rank = k->rank, .last_index = index, .last_join = now };
-  k->rec[index].link = id;
-}
-
-/* Pair a send or receive with the oldest waiting counterpart. */
-static void
-record_p2p (WlRank *k, guint32 index, const WlNode *n)
-{
-  WlReplay *r = k->replay;
-  gboolean send = n->op == WL_OP_SEND;
-  WlP2PKey key = { .src = send ? k->rank : n->peer_src, .dst = send ? n->peer_dst : k->rank,
-                   .tag = n->tag };
-  WlP2PWait *w = g_hash_table_lookup (r->p2p_wait, &key);
-  if (w == NULL)
-    {
-      w = g_new0 (WlP2PWait, 1);
-      w->sends = g_array_new (FALSE, FALSE, sizeof (guint64));
-      w->recvs = g_array_new (FALSE, FALSE, sizeof (guint64));
-      g_hash_table_insert (r->p2p_wait, g_memdup2 (&key, sizeof key), w);
-    }
-  GArray *other = send ? w->recvs : w->sends;
-  guint *head = send ? &w->recv_head : &w->send_head;
-  guint64 self = (guint64) k->rank << 32 | index;
-  if (*head == other->len)
-    {
-      g_array_append_val (send ? w->sends : w->recvs, self);
-      return;
-    }
-  guint64 peer = g_array_index (other, guint64, (*head)++);
-  guint32 prank = (guint32) (peer >> 32), pindex = (guint32) peer;
-  k->rec[index].peer_rank = prank;
-  k->rec[index].peer_index = pindex;
-  r->ranks[prank].rec[pindex].peer_rank = k->rank;
-  r->ranks[prank].rec[pindex].peer_index = index;
-}
+static void on_node_done (SimSched *sched, gpointer data, guint64 index);
 
 /* Start node INDEX (N): account for it and hand it to the compute model
- * or the system layer, which calls k->done when it is complete.  Shared by
- * both ways of holding a trace. */
-static inline void
+ * or the system layer, which calls on_node_done when it is complete. */
+static void
 launch_node (WlRank *k, guint32 index, const WlNode *n)
 {
   WlReplay *r = k->replay;
-  SimHandler on_done = k->done;
+  SimHandler on_done = on_node_done;
   SimTime now = sim_sched_now (r->sched);
   GError *error = NULL;
   in_flight_change (k, n, now, +1);
@@ -806,15 +258,7 @@ launch_node (WlRank *k, guint32 index, const WlNode *n)
       k->stats.send_bytes += n->bytes;
     }
   if (k->rec != NULL)
-    {
-      k->rec[index].start = now;
-      k->rec[index].pred = k->finishing;
-      if (n->op == WL_OP_SEND || n->op == WL_OP_RECV)
-        record_p2p (k, index, n);
-      else if (n->op == WL_OP_COLL
-               && !(n->coll_kind == SYS_COLL_BROADCAST && r->params.astra_rounding))
-        record_join (k, index, n->group, now);
-    }
+    wl_replay_record_start (k, index, n, now);
   switch ((WlOp) n->op)
     {
     case WL_OP_COMP:
@@ -869,24 +313,13 @@ launch_node (WlRank *k, guint32 index, const WlNode *n)
   g_assert_not_reached ();
 }
 
-/* Start node INDEX, held in memory or in a streamed window. */
+/* Start node INDEX. */
 static void
 launch (WlRank *k, guint32 index)
 {
-  const WlNode *n;
-  guint8 *state;
-  if (G_LIKELY (k->stream == NULL))
-    {
-      n = &k->graph->nodes[index];
-      state = &k->state[index];
-    }
-  else
-    {
-      n = wl_stream_node (k->stream, index);
-      state = wl_stream_state (k->stream, index);
-    }
-  *state = NODE_RUNNING;
-  launch_node (k, index, n);
+  WlNodeSource *src = k->src;
+  *src->klass->state (src, index) = NODE_RUNNING;
+  launch_node (k, index, src->klass->node (src, index));
 }
 
 /* Start every ready node that has a free slot. */
@@ -904,91 +337,96 @@ issue (WlRank *k)
     }
 }
 
+/* Node INDEX is ready (a WlNodeReadyFunc: the source calls it). */
 static void
-make_ready (WlRank *k, guint32 index)
+make_ready (gpointer data, guint32 index)
 {
-  k->state[index] = NODE_READY;
+  WlRank *k = data;
+  WlNodeSource *src = k->src;
+  *src->klass->state (src, index) = NODE_READY;
   if (k->rec != NULL)
     k->rec[index].ready = sim_sched_now (k->replay->sched);
-  wl_replay_fifo_push (k, &k->ready[wl_replay_slot_of (&k->graph->nodes[index])], index);
+  fifo_push (k, &k->ready[slot_of (src->klass->node (src, index))], index);
 }
 
-/* What a completion does before releasing dependents, in both modes. */
-static inline void
+/* What a completion does before releasing dependents. */
+static void
 complete (WlRank *k, guint32 index, const WlNode *n, SimTime now)
 {
-  k->busy[wl_replay_slot_of (n)]--;
+  k->busy[slot_of (n)]--;
   k->stats.nodes_done++;
   k->stats.finish = now;
   in_flight_change (k, n, now, -1);
   if (k->rec != NULL)
-    {
-      WlNodeRecord *rec = &k->rec[index];
-      rec->end = now;
-      if (rec->link != WL_NO_NODE)
-        {
-          const WlCollInst *inst = &g_array_index (k->replay->insts, WlCollInst, rec->link);
-          rec->peer_rank = inst->last_rank;
-          rec->peer_index = inst->last_index;
-        }
-    }
+    wl_replay_record_end (k, index, now);
 }
 
 /* Issue what node INDEX's completion made ready (or freed a slot for),
- * noting INDEX as their predecessor. */
-static inline void
-issue_after (WlRank *k, guint32 index)
+ * noting INDEX as their predecessor (WL_NO_NODE: the rank's start); then
+ * stop the run with the source's error when nothing can run any more
+ * although nodes are left. */
+static void
+issue_after (WlRank *k, guint32 index, SimTime now)
 {
   guint32 outer = k->finishing;
   k->finishing = index;
   issue (k);
   k->finishing = outer;
+  if (k->src->klass->stuck == NULL || k->stats.nodes_done >= k->stats.nodes)
+    return;
+  guint pending = 0;
+  for (guint s = 0; s < SLOT_N; s++)
+    pending += k->ready[s].len + k->busy[s];
+  GError *error = NULL;
+  if (pending == 0 && !k->src->klass->stuck (k->src, now, &error))
+    wl_replay_fail_in_event (k->replay, error);
 }
 
 static void
 on_node_done (SimSched *sched, gpointer data, guint64 index)
 {
   WlRank *k = data;
-  const WlGraph *g = k->graph;
-  const WlNode *n = &g->nodes[index];
-  complete (k, (guint32) index, n, sim_sched_now (sched));
-  k->state[index] = NODE_DONE;
-  for (guint32 c = 0; c < n->n_children; c++)
+  WlNodeSource *src = k->src;
+  SimTime now = sim_sched_now (sched);
+  complete (k, (guint32) index, src->klass->node (src, (guint32) index), now);
+  *src->klass->state (src, (guint32) index) = NODE_DONE;
+  GError *error = NULL;
+  if (!src->klass->release (src, (guint32) index, now, &error))
     {
-      guint32 child = g->children[n->child_start + c];
-      if (--k->parents_left[child] == 0)
-        make_ready (k, child);
+      wl_replay_fail_in_event (k->replay, error);
+      return;
     }
-  issue_after (k, (guint32) index);
-}
-
-/* The streamed replay's completions share these (replay_stream.c); the
- * in-memory one keeps them inline. */
-void
-wl_replay_complete (WlRank *k, guint32 index, const WlNode *n, SimTime now)
-{
-  complete (k, index, n, now);
-}
-
-void
-wl_replay_issue_after (WlRank *k, guint32 index)
-{
-  issue_after (k, index);
+  issue_after (k, (guint32) index, now);
 }
 
 static void
 on_rank_start (SimSched *sched, gpointer data, guint64 arg)
 {
-  (void) sched;
   (void) arg;
   WlRank *k = data;
+  SimTime now = sim_sched_now (sched);
   k->finishing = WL_NO_NODE;
   if (k->replay->recording && k->rec == NULL)
-    record_alloc (k);
-  for (guint32 v = 0; v < k->graph->n_nodes; v++)
-    if (k->graph->nodes[v].n_parents == 0)
-      make_ready (k, v);
-  issue (k);
+    wl_replay_record_alloc (k);
+  GError *error = NULL;
+  if (!k->src->klass->start (k->src, now, &error))
+    {
+      wl_replay_fail_in_event (k->replay, error);
+      return;
+    }
+  issue_after (k, WL_NO_NODE, now);
+}
+
+void
+wl_replay_rank_init (WlReplay *r, WlRank *k, guint32 rank, WlNodeSource *src)
+{
+  k->replay = r;
+  k->rank = rank;
+  k->src = src;
+  src->ready = make_ready;
+  src->ready_data = k;
+  k->speed = wl_params_rank_speed (&r->params, rank);
+  k->stats.nodes = src->n_nodes;
 }
 
 /* Same nodes (types, sizes, times, peers, groups) and dependencies; ids may
@@ -1062,25 +500,23 @@ void
 wl_replay_lockstep_finish (WlReplay *r)
 {
   g_return_if_fail (r->lockstep);
+  WlNodeSource *src0 = r->ranks[0].src;
   for (guint32 i = 1; i < r->n_ranks; i++)
     {
+      WlNodeSource *src = r->ranks[i].src;
       r->ranks[i].stats = r->ranks[0].stats;
       r->ranks[i].rec = r->ranks[0].rec;
-      memcpy (r->ranks[i].state, r->ranks[0].state, r->ranks[0].graph->n_nodes);
+      for (guint32 v = 0; v < src0->n_nodes; v++)
+        *src->klass->state (src, v) = *src0->klass->state (src0, v);
     }
 }
 
 void
 wl_replay_start (WlReplay *r)
 {
-  if (r->lockstep)
-    {
-      sim_sched_at (r->sched, sim_sched_now (r->sched), on_rank_start, &r->ranks[0], 0);
-      return;
-    }
-  for (guint32 i = 0; i < r->n_ranks; i++)
-    sim_sched_at (r->sched, sim_sched_now (r->sched),
-                  r->window > 0 ? wl_replay_on_stream_start : on_rank_start, &r->ranks[i], 0);
+  guint32 n = r->lockstep ? 1 : r->n_ranks;
+  for (guint32 i = 0; i < n; i++)
+    sim_sched_at (r->sched, sim_sched_now (r->sched), on_rank_start, &r->ranks[i], 0);
 }
 
 /* ---- results ---------------------------------------------------------------------- */
@@ -1111,22 +547,6 @@ op_name (const WlNode *n)
   return names[n->op];
 }
 
-/* Node V of K's trace, and its state; NULL when streamed and V's block is
- * not resident (V is done, or not read yet). */
-static const WlNode *
-rank_node (const WlRank *k, guint32 v, guint8 *state)
-{
-  if (k->stream == NULL)
-    {
-      *state = k->state[v];
-      return &k->graph->nodes[v];
-    }
-  if (!wl_stream_resident (k->stream, v))
-    return NULL;
-  *state = *wl_stream_state (k->stream, v);
-  return wl_stream_node (k->stream, v);
-}
-
 static void
 describe_rank (const WlRank *k, GString *out)
 {
@@ -1135,12 +555,12 @@ describe_rank (const WlRank *k, GString *out)
                           k->stats.nodes - k->stats.nodes_done, k->stats.nodes);
   /* Running nodes are resident; a streamed trace's nodes not read yet all
    * wait (any that would be ready was an error when read). */
-  guint32 first = k->stream != NULL ? wl_stream_first (k->stream) : 0;
-  guint32 end = k->stream != NULL ? wl_stream_end (k->stream) : k->stats.nodes;
+  guint32 first = 0, end = 0;
+  k->src->klass->range (k->src, &first, &end);
   for (guint32 v = first; v < end; v++)
     {
       guint8 state = NODE_DONE;
-      const WlNode *n = rank_node (k, v, &state);
+      const WlNode *n = k->src->klass->peek (k->src, v, &state);
       if (n == NULL || state != NODE_RUNNING)
         continue;
       if (running++ < 4)
@@ -1190,13 +610,6 @@ wl_replay_rank_stats (const WlReplay *r, guint32 rank)
   return &r->ranks[rank].stats;
 }
 
-const WlNodeRecord *
-wl_replay_records (const WlReplay *r, guint32 rank)
-{
-  g_return_val_if_fail (rank < r->n_ranks, NULL);
-  return r->ranks[rank].rec;
-}
-
 const WlGraph *
 wl_replay_graph (const WlReplay *r, guint32 rank)
 {
@@ -1207,17 +620,15 @@ wl_replay_graph (const WlReplay *r, guint32 rank)
 guint
 wl_replay_distinct_graphs (const WlReplay *r)
 {
-  return n_traces (r);
+  return r->traces->len;
 }
 
 guint64
 wl_replay_unknown_nodes (const WlReplay *r)
 {
   guint64 total = 0;
-  for (guint i = 0; i < r->graphs->len; i++)
-    total += ((const WlGraph *) r->graphs->pdata[i])->n_skipped_unknown;
-  for (guint i = 0; i < r->scans->len; i++)
-    total += ((const WlTraceScan *) r->scans->pdata[i])->n_skipped_unknown;
+  for (guint i = 0; i < r->traces->len; i++)
+    total += g_array_index (r->traces, WlTrace, i).n_skipped_unknown;
   return total;
 }
 
@@ -1227,6 +638,19 @@ wl_replay_lenient_stats (const WlReplay *r, WlLenientStats *out)
   g_return_if_fail (r != NULL && out != NULL);
   *out = (WlLenientStats) { 0 };
   for (guint32 i = 0; i < r->n_ranks; i++)
-    wl_lenient_stats_add (out, r->ranks[i].graph != NULL ? &r->ranks[i].graph->dropped
-                                                         : &r->ranks[i].scan->dropped);
+    wl_lenient_stats_add (out, r->ranks[i].dropped);
+}
+
+gboolean
+wl_replay_check_windows (const WlReplay *r, GError **error)
+{
+  for (guint32 i = 0; i < r->n_ranks; i++)
+    {
+      const WlRank *k = &r->ranks[i];
+      if (k->src->klass->check_end == NULL || k->stats.nodes_done == k->stats.nodes)
+        continue;
+      if (!k->src->klass->check_end (k->src, sim_sched_now (r->sched), error))
+        return FALSE;
+    }
+  return TRUE;
 }

@@ -31,13 +31,19 @@
  *
  * Out of memory: the per-rank and per-node arrays (ranks, dependency
  * counts, states, ready queues) are allocated with checks; a failure is an
- * input error, "out of memory allocating N bytes for ...", at load, or
+ * input error, "out of memory allocating N x S bytes for ...", at load, or
  * during the run (wl_replay_ok).
  *
  * Ownership: WlReplay borrows the scheduler, system layer and params; it
  * owns the graphs (shared between byte-identical files), or when streamed
- * the first passes (shared alike) and each rank's window.  The streamed
- * part lives in replay_stream.c (replay_private.h holds what both share).
+ * the first passes (shared alike) and each rank's window.
+ *
+ * Files: replay.c is the core (slots, timing, completions) over a node
+ * source per rank (replay_source.h: replay_mem.c holds a graph in memory,
+ * replay_stream.c streams a window); replay_load.c loads and checks the
+ * traces (replay_check.h, one pass per distinct file either way);
+ * replay_groups.c binds process groups; replay_record.c keeps the node
+ * records.
  *
  * Layer: workload.  May include: system, network, sim, GLib.
  */

@@ -334,7 +334,7 @@ link_new (WlVec *pool, guint32 *free_head, guint32 child, const char *what, GErr
     {
       if (pool->len >= NONE - 1)
         {
-          wl_alloc_error (NONE, sizeof (Link), what, error);
+          sim_alloc_error (NONE, sizeof (Link), what, error);
           return NONE;
         }
       if (wl_vec_push (pool, what, error) == NULL)
@@ -379,7 +379,7 @@ slot_new (WlStream *s, GError **error)
       Block *b = g_try_malloc (bytes);
       if (b == NULL)
         {
-          wl_alloc_error (1, bytes, "a block of the streaming window", error);
+          sim_alloc_error (1, bytes, "a block of the streaming window", error);
           return NULL;
         }
       b->n_read = b->n_done = 0;

@@ -1,19 +1,16 @@
-/* wl_alloc.h: allocations that a large input can make fail, reported as
- * input errors instead of aborting.
+/* wl_alloc.h: growable arrays whose growth a large input can make fail,
+ * reported as input errors instead of aborting.
  *
- * What it models: the big per-node and per-rank arrays of loading and
- * replay.  GLib's g_new aborts when memory runs out; these helpers use
- * g_try_malloc and g_try_realloc and set an error (WL_ERROR,
- * SIM_ERROR_INPUT) "out of memory allocating N bytes for WHAT", where WHAT
- * names the array, so that a trace too large for the machine (or for an
- * address-space limit) ends with exit status 1 and a message, not a crash.
- * Sizes whose product overflows count as failures.
+ * What it models: the big per-node arrays of loading and streaming.  WlVec
+ * is a growable array of fixed-size elements (capacity doubling); every
+ * growth goes through g_try_realloc and a failure sets sim_alloc_error's
+ * error (sim/error.h: "out of memory allocating N x SIZE bytes for WHAT"),
+ * so that a trace too large for the machine ends with exit status 1 and a
+ * message, not a crash.  Fixed-size checked allocations are
+ * sim_try_alloc's (sim/error.h).
  *
- * WlVec is a growable array of fixed-size elements (capacity doubling),
- * every growth checked.
- *
- * Ownership: wl_try_alloc's result and a WlVec's data belong to the
- * caller (g_free; wl_vec_clear).
+ * Ownership: a WlVec's data belongs to the caller (wl_vec_steal,
+ * wl_vec_clear).
  *
  * Layer: workload.  May include: sim, GLib.
  */
@@ -22,14 +19,7 @@
 
 #include <glib.h>
 
-/* Set ERROR to "out of memory allocating B bytes for WHAT", B being N x SIZE
- * (saturated at 2^64 - 1), and return FALSE. */
-gboolean wl_alloc_error (guint64 n, gsize size, const char *what, GError **error);
-
-/* N elements of SIZE bytes (at least one element is allocated, so the
- * result is never NULL on success), zero-filled when ZERO.  NULL with
- * ERROR set when the allocation fails. */
-gpointer wl_try_alloc (guint64 n, gsize size, gboolean zero, const char *what, GError **error);
+#include "sim/error.h"
 
 typedef struct
 {

@@ -1,0 +1,169 @@
+/* replay_groups.c: binding the traces' process groups to the system
+ * layer's, and pointing each collective at the group it runs on. */
+#include <string.h>
+
+#include "workload/replay_private.h"
+#include "workload/wl_error.h"
+
+static gboolean
+collect_groups (WlReplay *r, const WlGroups *groups, GHashTable *defs, GError **error)
+{
+  for (guint i = 0; i < r->traces->len; i++)
+    {
+      const WlTrace *t = &g_array_index (r->traces, WlTrace, i);
+      const char *path = t->path;
+      const GArray *gdefs = t->group_defs;
+      for (guint j = 0; j < gdefs->len; j++)
+        {
+          const WlGroupDef *d = &g_array_index (gdefs, WlGroupDef, j);
+          if (groups != NULL && wl_groups_lookup (groups, d->id, NULL) != NULL)
+            continue;
+          GArray *prev = g_hash_table_lookup (defs, &d->id);
+          if (prev == NULL)
+            {
+              g_hash_table_insert (defs, (gpointer) &d->id, d->ranks);
+              continue;
+            }
+          if (prev->len != d->ranks->len
+              || memcmp (prev->data, d->ranks->data, prev->len * sizeof (guint32)) != 0)
+            {
+              g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                           "%s: METADATA defines process group %" G_GUINT64_FORMAT
+                           " differently from another trace",
+                           path, d->id);
+              return FALSE;
+            }
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+register_group (WlReplay *r, guint64 id, const guint32 *ranks, guint n, GHashTable *world,
+                GError **error)
+{
+  if (n == 0 || n == r->n_ranks)
+    {
+      /* All ranks, in any order, is the world group: the topology's own
+       * dimensions, no registration. */
+      g_hash_table_add (world, g_memdup2 (&id, sizeof id));
+      return TRUE;
+    }
+  if (!sys_group_add (r->sys, id, ranks, n, error))
+    return FALSE;
+  return TRUE;
+}
+
+/* The system group that collectives naming group ID run on, or FALSE with
+ * ERROR set (naming PATH and NODE, the first node using ID) when ID is
+ * not defined. */
+static gboolean
+system_group (const WlGroups *groups, GHashTable *defs, GHashTable *world, guint64 id,
+              const char *path, guint64 node, guint64 *out, GError **error)
+{
+  if (id == WL_GROUP_ALL || g_hash_table_contains (world, &id))
+    *out = SYS_GROUP_WORLD;
+  else if ((groups != NULL && wl_groups_lookup (groups, id, NULL) != NULL)
+           || g_hash_table_contains (defs, &id))
+    *out = id;
+  else if (id == 0)
+    *out = SYS_GROUP_WORLD; /* an undefined "0" means all ranks */
+  else
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "%s: node %" G_GUINT64_FORMAT ": process group %" G_GUINT64_FORMAT
+                   " (pg_name) is not defined by --comm-groups, the config or a "
+                   "METADATA node",
+                   path, node, id);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Map each group id the traces' collectives use to the system group it
+ * runs on (checking, in the order of first use, that it is defined, so
+ * that the first undefined one is the first node's), and point every
+ * rank's collectives at it. */
+static gboolean
+resolve_node_groups (WlReplay *r, const WlGroups *groups, GHashTable *defs, GHashTable *world,
+                     GError **error)
+{
+  if (r->group_map == NULL)
+    r->group_map = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  for (guint i = 0; i < r->traces->len; i++)
+    {
+      const WlTrace *t = &g_array_index (r->traces, WlTrace, i);
+      for (guint j = 0; j < t->check->colls->len; j++)
+        {
+          const WlCollGroup *cg = &g_array_index (t->check->colls, WlCollGroup, j);
+          guint64 to;
+          if (!system_group (groups, defs, world, cg->group, t->path, cg->node, &to, error))
+            return FALSE;
+          g_hash_table_replace (r->group_map, g_memdup2 (&cg->group, sizeof cg->group),
+                                g_memdup2 (&to, sizeof to));
+        }
+    }
+  for (guint32 i = 0; i < r->n_ranks; i++)
+    r->ranks[i].src->klass->resolve (r->ranks[i].src, r->group_map);
+  return TRUE;
+}
+
+static gint
+cmp_u64 (gconstpointer a, gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return (x > y) - (x < y);
+}
+
+gboolean
+wl_replay_bind_groups (WlReplay *r, const WlGroups *groups, GError **error)
+{
+  g_return_val_if_fail (r != NULL, FALSE);
+  g_autoptr (GHashTable) defs = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr (GHashTable) world = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  if (!collect_groups (r, groups, defs, error))
+    return FALSE;
+  if (groups != NULL && wl_groups_max_rank (groups) >= (gint64) r->n_ranks)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "process groups name rank %" G_GINT64_FORMAT ", but there are %u ranks",
+                   wl_groups_max_rank (groups), r->n_ranks);
+      return FALSE;
+    }
+  /* Register in id order so that nothing depends on hash order. */
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint64));
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, defs);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    g_array_append_vals (ids, key, 1);
+  g_array_sort (ids, cmp_u64);
+  for (guint i = 0; i < ids->len; i++)
+    {
+      guint64 id = g_array_index (ids, guint64, i);
+      GArray *ranks = g_hash_table_lookup (defs, &id);
+      for (guint j = 0; j < ranks->len; j++)
+        if (g_array_index (ranks, guint32, j) >= r->n_ranks)
+          {
+            g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                         "METADATA process group %" G_GUINT64_FORMAT " names rank %u, but there "
+                         "are %u ranks", id, g_array_index (ranks, guint32, j), r->n_ranks);
+            return FALSE;
+          }
+      if (!register_group (r, id, (const guint32 *) ranks->data, ranks->len, world, error))
+        return FALSE;
+    }
+  if (groups != NULL)
+    {
+      g_autoptr (GArray) gids = wl_groups_ids (groups);
+      for (guint i = 0; i < gids->len; i++)
+        {
+          guint64 id = g_array_index (gids, guint64, i);
+          guint n = 0;
+          const guint32 *ranks = wl_groups_lookup (groups, id, &n);
+          if (!register_group (r, id, ranks, n, world, error))
+            return FALSE;
+        }
+    }
+  return resolve_node_groups (r, groups, defs, world, error);
+}

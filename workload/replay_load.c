@@ -1,0 +1,321 @@
+/* replay_load.c: loading every rank's trace, in memory or streamed, and
+ * the checks made while loading (one pass per distinct file, replay_check.h,
+ * whichever way it is held). */
+#include <sys/resource.h>
+
+#include "sim/units.h"
+#include "workload/graph_cache.h"
+#include "workload/replay_private.h"
+#include "workload/wl_error.h"
+
+void
+wl_replay_set_memory_budget (WlReplay *r, guint64 bytes, const char *needs_all_nodes)
+{
+  g_return_if_fail (r != NULL && r->ranks == NULL);
+  r->budget = bytes;
+  g_free (r->needs_all);
+  r->needs_all = g_strdup (needs_all_nodes);
+}
+
+void
+wl_replay_set_stream_window (WlReplay *r, guint32 nodes)
+{
+  g_return_if_fail (r != NULL && r->ranks == NULL);
+  r->forced_window = nodes;
+}
+
+void
+wl_replay_set_node_check (WlReplay *r, WlNodeCheckFunc check, gpointer data)
+{
+  g_return_if_fail (r != NULL && r->ranks == NULL);
+  r->check = check;
+  r->check_data = data;
+}
+
+gboolean
+wl_replay_node_check_ok (const WlReplay *r, GError **error)
+{
+  if (r->check_error == NULL)
+    return TRUE;
+  g_propagate_error (error, g_error_copy (r->check_error));
+  return FALSE;
+}
+
+gboolean
+wl_replay_streamed (const WlReplay *r)
+{
+  return r->window > 0;
+}
+
+guint32
+wl_replay_stream_window (const WlReplay *r)
+{
+  return r->window;
+}
+
+/* The node check (wl_replay_set_node_check), keeping its first failure. */
+static void
+node_check (gpointer data, const char *path, const WlNode *n)
+{
+  WlReplay *r = data;
+  if (r->check != NULL && r->check_error == NULL)
+    r->check (r->check_data, path, n, &r->check_error);
+}
+
+/* A new distinct trace: its check, to be fed its nodes. */
+static WlTrace *
+trace_add (WlReplay *r, const char *path, const GArray *group_defs, guint32 unknown,
+           guint32 n_ranks)
+{
+  WlTrace t = { .path = path, .group_defs = group_defs, .n_skipped_unknown = unknown,
+                .check = wl_trace_check_new (path, &r->params, n_ranks, node_check, r) };
+  g_array_append_val (r->traces, t);
+  return &g_array_index (r->traces, WlTrace, r->traces->len - 1);
+}
+
+void
+wl_replay_traces_free (WlReplay *r)
+{
+  for (guint i = 0; i < r->traces->len; i++)
+    wl_trace_check_free (g_array_index (r->traces, WlTrace, i).check);
+  g_array_set_size (r->traces, 0);
+  g_ptr_array_set_size (r->graphs, 0);
+  g_ptr_array_set_size (r->scans, 0);
+}
+
+/* The checks of rank I's trace T; FRESH: the first rank with this file. */
+static gboolean
+check_trace (const WlTrace *t, guint32 i, gboolean fresh, GError **error)
+{
+  return wl_trace_check_rank (t->check, i, error)
+         && (!fresh || wl_trace_check_compute (t->check, error));
+}
+
+/* Per-rank replay state, in bytes per node (parents_left, state), for the
+ * memory budget. */
+#define RANK_NODE_BYTES (sizeof (guint32) + 1)
+
+/* Load every rank's graph.  With a budget, FALSE with ERROR unset and
+ * *OVER set as soon as the bytes held would pass it. */
+static gboolean
+load_in_memory (WlReplay *r, const char *const *paths, guint32 ranks, gboolean *over,
+                GError **error)
+{
+  g_autoptr (GHashTable) by_graph = g_hash_table_new (g_direct_hash, g_direct_equal);
+  guint64 total = 0;
+  for (guint32 i = 0; i < ranks; i++)
+    {
+      guint64 limit = r->budget == 0 ? G_MAXUINT64 : r->budget - MIN (total, r->budget);
+      guint before = wl_graph_cache_distinct (r->cache);
+      WlGraph *g = wl_graph_cache_load_limited (r->cache, paths[i], limit, over, error);
+      if (g == NULL)
+        return FALSE;
+      gboolean fresh = wl_graph_cache_distinct (r->cache) > before;
+      total += (fresh ? wl_graph_bytes (g) : 0) + (guint64) g->n_nodes * RANK_NODE_BYTES;
+      if (r->budget != 0 && total > r->budget)
+        {
+          *over = TRUE;
+          wl_graph_unref (g);
+          return FALSE;
+        }
+      if (fresh)
+        {
+          g_ptr_array_add (r->graphs, g);
+          WlTrace *t = trace_add (r, g->path, g->group_defs, g->n_skipped_unknown, ranks);
+          for (guint32 v = 0; v < g->n_nodes; v++)
+            wl_trace_check_node (t->check, &g->nodes[v], NULL);
+          g_hash_table_insert (by_graph, g, GUINT_TO_POINTER (r->traces->len - 1));
+        }
+      guint ti = GPOINTER_TO_UINT (g_hash_table_lookup (by_graph, g));
+      if (!check_trace (&g_array_index (r->traces, WlTrace, ti), i, fresh, error))
+        {
+          wl_graph_unref (g);
+          return FALSE;
+        }
+      WlNodeSource *src = wl_mem_source_new (g, i, fresh, error);
+      if (src == NULL)
+        return FALSE;
+      r->n_ranks = i + 1;
+      wl_replay_rank_init (r, &r->ranks[i], i, src);
+      r->ranks[i].graph = g;
+      r->ranks[i].dropped = &g->dropped;
+    }
+  return TRUE;
+}
+
+/* A streamed replay keeps one file open per rank: raise the soft limit on
+ * open files (up to the hard one) when the ranks need more. */
+static void
+allow_open_files (guint32 ranks)
+{
+  struct rlimit rl;
+  rlim_t want = (rlim_t) ranks + 64;
+  if (getrlimit (RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+    return;
+  rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ? want : MIN (want, rl.rlim_max);
+  setrlimit (RLIMIT_NOFILE, &rl);
+}
+
+/* The window of each rank: the budget shared by the ranks, less each one's
+ * reader, in WL_STREAM_NODE_BYTES slots, and never below
+ * WL_STREAM_MIN_WINDOW. */
+static guint32
+window_for (const WlReplay *r, guint32 ranks)
+{
+  if (r->forced_window > 0)
+    return r->forced_window;
+  guint64 share = r->budget / ranks;
+  guint64 nodes = share > WL_STREAM_RANK_BYTES
+                    ? (share - WL_STREAM_RANK_BYTES) / WL_STREAM_NODE_BYTES
+                    : 0;
+  return (guint32) CLAMP (nodes, (guint64) WL_STREAM_MIN_WINDOW, (guint64) G_MAXUINT32 - 1);
+}
+
+/* The traces need more than the budget: refuse when an option needs every
+ * node in memory. */
+static gboolean
+may_stream (const WlReplay *r, GError **error)
+{
+  if (r->needs_all == NULL)
+    return TRUE;
+  g_autofree char *b = sim_units_format_bytes (r->budget);
+  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+               "the traces do not fit the memory budget (--memory-budget %s) and would be "
+               "streamed, but %s needs every trace node in memory (a record of each): "
+               "give a larger --memory-budget, or --memory-budget none, or drop %s",
+               b, r->needs_all, r->needs_all);
+  return FALSE;
+}
+
+/* The first pass over PATH (noting the checks), or the one already made
+ * over an identical file (BY_DIGEST: digest -> trace index); *FRESH tells
+ * which and *TRACE is its trace. */
+static WlTraceScan *
+scan_trace (WlReplay *r, GHashTable *by_digest, const char *path, guint32 n_ranks,
+            WlTrace **trace, gboolean *fresh, GError **error)
+{
+  char *digest = wl_file_sha256 (path, error);
+  if (digest == NULL)
+    return NULL;
+  gpointer hit = NULL;
+  if (g_hash_table_lookup_extended (by_digest, digest, NULL, &hit))
+    {
+      g_free (digest);
+      *fresh = FALSE;
+      *trace = &g_array_index (r->traces, WlTrace, GPOINTER_TO_UINT (hit));
+      return r->scans->pdata[GPOINTER_TO_UINT (hit)];
+    }
+  WlTraceCheck *check = wl_trace_check_new (path, &r->params, n_ranks, node_check, r);
+  WlTraceScan *scan = wl_trace_scan (path, r->params.lenient, wl_trace_check_node, check, error);
+  if (scan == NULL)
+    {
+      wl_trace_check_free (check);
+      g_free (digest);
+      return NULL;
+    }
+  scan->sha256 = g_strdup (digest);
+  check->path = scan->path; /* PATH is the caller's, for the load only */
+  WlTrace t = { .path = scan->path, .group_defs = scan->group_defs,
+                .n_skipped_unknown = scan->n_skipped_unknown, .check = check };
+  g_hash_table_insert (by_digest, digest, GUINT_TO_POINTER (r->scans->len));
+  g_ptr_array_add (r->scans, scan);
+  g_array_append_val (r->traces, t);
+  *trace = &g_array_index (r->traces, WlTrace, r->traces->len - 1);
+  *fresh = TRUE;
+  return scan;
+}
+
+/* Streamed loading, once the traces did not fit the budget: the first
+ * pass over each distinct file, its checks, and each rank's window. */
+static gboolean
+load_streamed (WlReplay *r, const char *const *paths, guint32 ranks, GError **error)
+{
+  r->window = window_for (r, ranks);
+  g_autoptr (GHashTable) by_digest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree WlTraceScan **scans = g_new (WlTraceScan *, ranks);
+  for (guint32 i = 0; i < ranks; i++)
+    {
+      WlTrace *t = NULL;
+      gboolean fresh = FALSE;
+      scans[i] = scan_trace (r, by_digest, paths[i], ranks, &t, &fresh, error);
+      if (scans[i] == NULL || !check_trace (t, i, fresh, error))
+        return FALSE;
+    }
+  allow_open_files (ranks);
+  for (guint32 i = 0; i < ranks; i++)
+    {
+      WlStreamParams p = { .scan = scans[i], .window = r->window, .rank = i,
+                           .budget = r->forced_window > 0 ? 0 : r->budget };
+      WlNodeSource *src = wl_stream_source_new (&p, error);
+      if (src == NULL)
+        return FALSE;
+      r->n_ranks = i + 1;
+      wl_replay_rank_init (r, &r->ranks[i], i, src);
+      r->ranks[i].dropped = &scans[i]->dropped;
+    }
+  return TRUE;
+}
+
+gboolean
+wl_replay_load_files (WlReplay *r, const char *const *paths, guint32 ranks, GError **error)
+{
+  g_return_val_if_fail (r != NULL && r->ranks == NULL && ranks > 0, FALSE);
+  r->ranks = sim_try_alloc (ranks, sizeof (WlRank), TRUE, "the ranks' replay state", error);
+  if (r->ranks == NULL)
+    return FALSE;
+  if (r->forced_window == 0)
+    {
+      gboolean over = FALSE;
+      if (load_in_memory (r, paths, ranks, &over, error))
+        return TRUE;
+      if (!over)
+        return FALSE;
+      /* Over the budget: let go of everything loaded, and stream. */
+      wl_replay_ranks_clear (r);
+      wl_replay_traces_free (r);
+      wl_graph_cache_free (r->cache);
+      r->cache = wl_graph_cache_new_full (r->params.lenient);
+      g_clear_error (&r->check_error);
+      if (!may_stream (r, error))
+        return FALSE;
+    }
+  return load_streamed (r, paths, ranks, error);
+}
+
+gboolean
+wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
+{
+  g_return_val_if_fail (r != NULL && prefix != NULL, FALSE);
+  g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  for (guint32 i = 0; i < ranks; i++)
+    {
+      char *p = g_strdup_printf ("%s.%u.et", prefix, i);
+      if (!g_file_test (p, G_FILE_TEST_EXISTS))
+        {
+          guint32 have = 0;
+          while (have < G_MAXUINT32)
+            {
+              g_autofree char *q = g_strdup_printf ("%s.%u.et", prefix, have);
+              if (!g_file_test (q, G_FILE_TEST_EXISTS))
+                break;
+              have++;
+            }
+          g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                       "%s: not found: the topology has %u ranks but the workload has %s%u "
+                       "trace files (%s.0.et ...)",
+                       p, ranks, have ? "only " : "", have, prefix);
+          g_free (p);
+          return FALSE;
+        }
+      g_ptr_array_add (paths, p);
+    }
+  g_autofree char *extra = g_strdup_printf ("%s.%u.et", prefix, ranks);
+  if (g_file_test (extra, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "%s exists: the workload has more trace files than the topology's %u ranks",
+                   extra, ranks);
+      return FALSE;
+    }
+  return wl_replay_load_files (r, (const char *const *) paths->pdata, ranks, error);
+}

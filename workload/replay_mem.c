@@ -1,0 +1,140 @@
+/* replay_mem.c: the node source of a trace graph held in memory. */
+#include "workload/replay_source.h"
+
+#include "sim/error.h"
+
+typedef struct
+{
+  WlNodeSource base;
+  WlGraph *graph;        /* one reference (the graph is shared by byte-identical ranks) */
+  gboolean owner;        /* the first rank holding the graph */
+  guint32 *parents_left; /* per node: unfinished dependencies */
+  guint8 *state;         /* per node: NODE_* */
+} MemSource;
+
+static WlNode *
+mem_node (WlNodeSource *src, guint32 index)
+{
+  return &((MemSource *) src)->graph->nodes[index];
+}
+
+static guint8 *
+mem_state (WlNodeSource *src, guint32 index)
+{
+  return &((MemSource *) src)->state[index];
+}
+
+static gboolean
+mem_start (WlNodeSource *src, SimTime now, GError **error)
+{
+  (void) now;
+  (void) error;
+  const WlGraph *g = ((MemSource *) src)->graph;
+  for (guint32 v = 0; v < g->n_nodes; v++)
+    if (g->nodes[v].n_parents == 0)
+      src->ready (src->ready_data, v);
+  return TRUE;
+}
+
+static gboolean
+mem_release (WlNodeSource *src, guint32 index, SimTime now, GError **error)
+{
+  (void) now;
+  (void) error;
+  MemSource *m = (MemSource *) src;
+  const WlGraph *g = m->graph;
+  const WlNode *n = &g->nodes[index];
+  for (guint32 c = 0; c < n->n_children; c++)
+    {
+      guint32 child = g->children[n->child_start + c];
+      if (--m->parents_left[child] == 0)
+        src->ready (src->ready_data, child);
+    }
+  return TRUE;
+}
+
+static const WlNode *
+mem_peek (WlNodeSource *src, guint32 index, guint8 *state)
+{
+  *state = *mem_state (src, index);
+  return mem_node (src, index);
+}
+
+static void
+mem_range (const WlNodeSource *src, guint32 *first, guint32 *end)
+{
+  *first = 0;
+  *end = src->n_nodes;
+}
+
+/* The graph is shared by byte-identical ranks: its first rank rewrites
+ * it, once. */
+static void
+mem_resolve (WlNodeSource *src, GHashTable *map)
+{
+  MemSource *m = (MemSource *) src;
+  if (!m->owner)
+    return;
+  for (guint32 v = 0; v < m->graph->n_nodes; v++)
+    {
+      WlNode *n = &m->graph->nodes[v];
+      const guint64 *to = n->op == WL_OP_COLL ? g_hash_table_lookup (map, &n->group) : NULL;
+      if (to != NULL)
+        n->group = *to;
+    }
+}
+
+static void
+mem_free (WlNodeSource *src)
+{
+  MemSource *m = (MemSource *) src;
+  wl_graph_unref (m->graph);
+  g_free (m->parents_left);
+  g_free (m->state);
+  g_free (m);
+}
+
+static const WlNodeSourceClass mem_class = {
+  .node = mem_node,
+  .state = mem_state,
+  .start = mem_start,
+  .release = mem_release,
+  .stuck = NULL,
+  .peek = mem_peek,
+  .range = mem_range,
+  .resolve = mem_resolve,
+  .check_end = NULL,
+  .free = mem_free,
+};
+
+WlNodeSource *
+wl_mem_source_new (WlGraph *g, guint32 rank, gboolean owner, GError **error)
+{
+  g_return_val_if_fail (g != NULL, NULL);
+  MemSource *m = g_new0 (MemSource, 1);
+  m->base.klass = &mem_class;
+  m->base.n_nodes = g->n_nodes;
+  m->graph = g;
+  m->owner = owner;
+  m->parents_left = sim_try_alloc (g->n_nodes, sizeof (guint32), FALSE,
+                                   "the replay's dependency counts", error);
+  m->state = m->parents_left != NULL
+               ? sim_try_alloc (g->n_nodes, 1, TRUE, "the replay's node states", error)
+               : NULL;
+  if (m->state == NULL)
+    {
+      g_prefix_error (error, "%s: rank %u: ", g->path, rank);
+      mem_free (&m->base);
+      return NULL;
+    }
+  for (guint32 v = 0; v < g->n_nodes; v++)
+    m->parents_left[v] = g->nodes[v].n_parents;
+  return &m->base;
+}
+
+void
+wl_node_source_free (WlNodeSource *src)
+{
+  if (src != NULL)
+    src->klass->free (src);
+}
