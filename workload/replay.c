@@ -136,7 +136,7 @@ round_ns (const WlParams *p, double ns)
   const guint64 max_ns = SIM_TIME_MAX / SIM_PS_PER_NS;
   if (ns >= (double) max_ns)
     return SIM_TIME_MAX;
-  if (p->astra_rounding)
+  if (p->timing.rounding == WL_ROUND_NS_DOWN)
     return sim_time_from_ns ((guint64) ns);
   return (SimTime) ceil (ns * (double) SIM_PS_PER_NS);
 }
@@ -155,8 +155,8 @@ compute_time (const WlParams *p, const WlNode *n, double speed)
     speed = 1.0;
   if (modelled)
     return round_ns (p, wl_compute_node_ns (p, n) / speed);
-  if (p->astra_rounding && n->duration_ps == 0)
-    return sim_time_from_ns (1); /* ASTRA-sim runs an empty node for 1 ns */
+  if (n->duration_ps == 0 && p->timing.empty_compute_time > 0)
+    return p->timing.empty_compute_time;
   if (speed == 1.0)
     return n->duration_ps;
   return round_ns (p, (double) n->duration_ps / (double) SIM_PS_PER_NS / speed);
@@ -281,10 +281,8 @@ launch_node (WlRank *k, guint32 index, const WlNode *n)
       return;
     case WL_OP_COLL:
       {
-        if (n->coll_kind == SYS_COLL_BROADCAST && r->params.astra_rounding)
+        if (n->coll_kind == SYS_COLL_BROADCAST && r->params.timing.broadcast_as_delay)
           {
-            /* ASTRA-sim does not simulate a broadcast: it waits out the
-             * node's duration. */
             sim_sched_at (r->sched, sim_time_add (now, n->duration_ps), on_done, k, index);
             return;
           }
@@ -474,7 +472,7 @@ wl_replay_symmetric (const WlReplay *r, const char **why)
       if (n->op == WL_OP_SEND || n->op == WL_OP_RECV)
         return (*why = "point-to-point messages", FALSE);
       if (n->op != WL_OP_COLL
-          || (n->coll_kind == SYS_COLL_BROADCAST && r->params.astra_rounding))
+          || (n->coll_kind == SYS_COLL_BROADCAST && r->params.timing.broadcast_as_delay))
         continue;
       if (n->group != SYS_GROUP_WORLD)
         return (*why = "collectives on process groups", FALSE);

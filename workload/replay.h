@@ -94,7 +94,8 @@ typedef struct
   guint32 pred;
   /* COLL: the member that joined last before this rank's part completed (may
    * be this rank itself); SEND: the matching receive; RECV: the matching
-   * send.  WL_NO_NODE when none (unmatched, or ASTRA mode's broadcast). */
+   * send.  WL_NO_NODE when none (unmatched, or a broadcast replayed as a
+   * delay: WlTiming). */
   guint32 peer_rank;
   guint32 peer_index;  /* that node's index in peer_rank's graph */
   guint32 link;        /* internal: collective instance */

@@ -146,7 +146,7 @@ wl_replay_record_start (WlRank *k, guint32 index, const WlNode *n, SimTime now)
   if (n->op == WL_OP_SEND || n->op == WL_OP_RECV)
     record_p2p (k, index, n);
   else if (n->op == WL_OP_COLL
-           && !(n->coll_kind == SYS_COLL_BROADCAST && k->replay->params.astra_rounding))
+           && !(n->coll_kind == SYS_COLL_BROADCAST && k->replay->params.timing.broadcast_as_delay))
     record_join (k, index, n->group, now);
 }
 

@@ -41,7 +41,7 @@ wl_params_rank_speed (const WlParams *p, guint32 rank)
 static const struct
 {
   WlMemKind kind;
-  const char *astra; /* ASTRA-sim's memory-type name */
+  const char *alias; /* the name ASTRA-sim's inputs give it */
   const char *native;
 } mem_names[] = {
   { WL_MEM_NONE, "NO_MEMORY_EXPANSION", "none" },
@@ -64,7 +64,7 @@ gboolean
 wl_mem_kind_parse (const char *name, WlMemKind *out)
 {
   for (guint i = 0; i < G_N_ELEMENTS (mem_names); i++)
-    if (g_ascii_strcasecmp (name, mem_names[i].astra) == 0
+    if (g_ascii_strcasecmp (name, mem_names[i].alias) == 0
         || g_ascii_strcasecmp (name, mem_names[i].native) == 0)
       {
         *out = mem_names[i].kind;

@@ -63,6 +63,33 @@ typedef struct
   guint32 npus_per_node; /* PER_NODE: ranks per node */
 } WlMemSpec;
 
+/* How modelled times are rounded to the clock. */
+typedef enum
+{
+  WL_ROUND_PS_UP,  /* up to a whole picosecond */
+  WL_ROUND_NS_DOWN /* down to a whole nanosecond */
+} WlRounding;
+
+/* How replay turns nodes into time, beyond the compute model: the choices
+ * a config makes when it reproduces another simulator's timing (sim/app
+ * picks them; the workload only follows them). */
+typedef struct
+{
+  WlRounding rounding;        /* of compute and memory times */
+  gboolean broadcast_as_delay; /* a broadcast is not simulated: its node waits out
+                                * duration_micros, and joins no collective */
+  SimTime empty_compute_time; /* a compute node timed by its trace with a zero
+                               * duration takes this long (0: no time), ps */
+} WlTiming;
+
+/* Exact timing: picoseconds rounded up, every collective simulated, an
+ * empty node takes no time (the default). */
+#define WL_TIMING_EXACT ((WlTiming) { WL_ROUND_PS_UP, FALSE, 0 })
+/* Coarse timing: whole nanoseconds rounded down, broadcasts waited out as
+ * delays, an empty compute node 1 ns (ASTRA-sim's analytical backend, for
+ * its inputs). */
+#define WL_TIMING_COARSE ((WlTiming) { WL_ROUND_NS_DOWN, TRUE, SIM_PS_PER_NS })
+
 typedef struct
 {
   WlComputeModel compute;
@@ -75,9 +102,7 @@ typedef struct
   WlRoofline captured; /* SCALED: the device the trace was captured on */
   guint n_speed_rules;
   WlSpeedRule speed_rules[WL_MAX_SPEED_RULES];
-  /* Round compute times to whole nanoseconds (down) as ASTRA-sim does;
-   * otherwise to picoseconds (up). */
-  gboolean astra_rounding;
+  WlTiming timing;
   guint slots_comp;
   guint slots_cpu;
   guint slots_comm;

@@ -121,7 +121,8 @@ START_TEST (test_astra_values)
   ck_assert (cfg.sys.local_mem_bw_Bps == 1.6e12);
   ck_assert (cfg.wl.mem_bw_Bps == 1.6e12);
   ck_assert_uint_eq (cfg.sys.reduction_passes, 3);
-  ck_assert (cfg.sys.astra_rounding && cfg.wl.astra_rounding);
+  ck_assert (cfg.sys.astra_rounding && cfg.wl.timing.rounding == WL_ROUND_NS_DOWN
+             && cfg.wl.timing.broadcast_as_delay && cfg.wl.timing.empty_compute_time == 1000);
   ck_assert_int_eq (cfg.wl.compute, WL_COMPUTE_ROOFLINE);
   ck_assert (cfg.wl.peak_flops == 700e12);
   ck_assert_int_eq (cfg.wl.mem.kind, WL_MEM_NONE);
@@ -542,7 +543,10 @@ assert_same_config (const AppConfig *a, const AppConfig *b, const char *what)
   ck_assert_msg (w->compute == v->compute, "%s: compute model", what);
   ck_assert_msg (w->peak_flops == v->peak_flops, "%s: peak", what);
   ck_assert_msg (w->mem_bw_Bps == v->mem_bw_Bps, "%s: mem bw", what);
-  ck_assert_msg (w->astra_rounding == v->astra_rounding, "%s: wl rounding", what);
+  ck_assert_msg (w->timing.rounding == v->timing.rounding
+                     && w->timing.broadcast_as_delay == v->timing.broadcast_as_delay
+                     && w->timing.empty_compute_time == v->timing.empty_compute_time,
+                 "%s: wl rounding", what);
   ck_assert_msg (w->slots_comp == v->slots_comp && w->slots_cpu == v->slots_cpu
                      && w->slots_comm == v->slots_comm,
                  "%s: slots", what);
@@ -645,7 +649,8 @@ START_TEST (test_xml_default)
   ck_assert (cfg.net.dims[1].bandwidth_Bps == 400e9 / 8);
   ck_assert_uint_eq (cfg.net.dims[1].latency, 2000000);
   ck_assert_int_eq (cfg.net.rounding, NET_ROUND_PS);
-  ck_assert (!cfg.sys.astra_rounding && !cfg.wl.astra_rounding);
+  ck_assert (!cfg.sys.astra_rounding && cfg.wl.timing.rounding == WL_ROUND_PS_UP
+             && !cfg.wl.timing.broadcast_as_delay && cfg.wl.timing.empty_compute_time == 0);
   ck_assert_uint_eq (cfg.sys.active_chunks_per_dim, 2);
   ck_assert_uint_eq (cfg.sys.splits, 4);
   ck_assert_uint_eq (cfg.sys.n_impl[SYS_COLL_ALL_REDUCE], 2);
