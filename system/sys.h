@@ -51,6 +51,12 @@ typedef struct
   guint64 arg;
 } SysCollRequest;
 
+/* Called when a send and a receive are matched (as the second of the two
+ * is posted), before either completes: DATA and ARG are the request's own,
+ * PEER_DATA and PEER_ARG those of the request it matched. */
+typedef void (*SysP2PMatchFunc) (gpointer data, guint64 arg, gpointer peer_data,
+                                 guint64 peer_arg);
+
 typedef struct
 {
   guint32 src, dst;
@@ -60,7 +66,27 @@ typedef struct
   SimHandler on_done; /* send: at delivery; receive: when the data is in */
   gpointer data;
   guint64 arg;
+  SysP2PMatchFunc on_match; /* may be NULL */
 } SysP2PRequest;
+
+/* The most bytes a collective of KIND moves through one of its RANKS
+ * members, as a multiple of its comm_size: gathering kinds collect
+ * (scatter hands out) comm_size from or to each member; an all-reduce
+ * sends about twice its buffer; the others at most their buffer (2 is kept
+ * for a margin).  For checking sizes before a run. */
+static inline guint64
+sys_coll_rank_bytes_factor (SysCollKind kind, guint32 ranks)
+{
+  switch (kind)
+    {
+    case SYS_COLL_ALL_GATHER:
+    case SYS_COLL_GATHER:
+    case SYS_COLL_SCATTER:
+      return MAX (ranks, 2u);
+    default:
+      return 2;
+    }
+}
 
 /* Resolves every configured algorithm name; fails naming the collective and
  * the algorithm when the pair does not exist. */

@@ -302,7 +302,8 @@ launch_node (WlRank *k, guint32 index, const WlNode *n)
         SysP2PRequest req = { .src = send ? k->rank : n->peer_src,
                               .dst = send ? n->peer_dst : k->rank, .tag = n->tag,
                               .bytes = n->bytes, .node_id = n->id, .on_done = on_done,
-                              .data = k, .arg = index };
+                              .data = k, .arg = index,
+                              .on_match = k->rec != NULL ? wl_replay_record_p2p_match : NULL };
         if (!(send ? sys_p2p_send (r->sys, &req, &error) : sys_p2p_recv (r->sys, &req, &error)))
           wl_replay_fail_in_event (r, error);
         return;
@@ -486,6 +487,7 @@ void
 wl_replay_set_lockstep (WlReplay *r, gboolean on)
 {
   r->lockstep = on;
+  sys_set_lockstep (r->sys, on);
 }
 
 gboolean

@@ -171,8 +171,8 @@ const WlGraph *wl_replay_graph (const WlReplay *replay, guint32 rank);
 gboolean wl_replay_symmetric (const WlReplay *replay, const char **why);
 
 /* Run rank 0 only (wl_replay_start), and after the run give every rank rank
- * 0's figures and records (wl_replay_lockstep_finish).  Needs
- * wl_replay_symmetric and a system layer in lockstep. */
+ * 0's figures and records (wl_replay_lockstep_finish); the system layer is
+ * switched alike (sys_set_lockstep).  Needs wl_replay_symmetric. */
 void wl_replay_set_lockstep (WlReplay *replay, gboolean on);
 void wl_replay_lockstep_finish (WlReplay *replay);
 gboolean wl_replay_lockstep (const WlReplay *replay);

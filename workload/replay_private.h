@@ -84,7 +84,6 @@ struct _WlReplay
   gboolean lockstep;
   GArray *insts;          /* WlCollInst */
   GHashTable *inst_index; /* guint64* group -> GArray of guint32 instance per sequence */
-  GHashTable *p2p_wait;   /* WlP2PKey* -> WlP2PWait* */
   guint64 budget;         /* bytes for the traces' nodes; 0: no limit */
   char *needs_all;        /* an option that needs every node in memory, or NULL */
   guint32 forced_window;  /* stream with this window whatever the budget; 0: no */
@@ -112,9 +111,14 @@ void wl_replay_ranks_clear (WlReplay *r);
 /* Recording's per-rank records, allocated as the rank starts. */
 void wl_replay_record_alloc (WlRank *k);
 
-/* Node INDEX (N) starts at NOW: note its start and predecessor, and match
- * it with its peers. */
+/* Node INDEX (N) starts at NOW: note its start and predecessor and, for a
+ * collective, its instance. */
 void wl_replay_record_start (WlRank *k, guint32 index, const WlNode *n, SimTime now);
+
+/* A send or receive of rank DATA (WlRank*), node ARG, met node PEER_ARG
+ * of rank PEER_DATA (a SysP2PMatchFunc). */
+void wl_replay_record_p2p_match (gpointer data, guint64 arg, gpointer peer_data,
+                                 guint64 peer_arg);
 
 /* Node INDEX finished at NOW: note its end and, for a collective, the
  * member that joined it last. */

@@ -1,46 +1,18 @@
 /* replay_record.c: per-node records of a replay (wl_replay_set_recording):
  * when each node was ready, started and ended, what issued it, and which
- * peer it met (the matching send or receive, a collective's last joiner). */
+ * peer it met: the matching send or receive, as the system layer reports
+ * it (SysP2PMatchFunc), or a collective's last joiner. */
 #include <string.h>
 
 #include "workload/replay_private.h"
 
-/* Point-to-point nodes waiting for their match on one (src, dst, tag), as
- * rank << 32 | index. */
+/* A rank's next collective sequence number on one group (the key is
+ * inside). */
 typedef struct
 {
-  guint32 src, dst;
-  gint32 tag;
-} WlP2PKey;
-
-typedef struct
-{
-  GArray *sends, *recvs; /* guint64 */
-  guint send_head, recv_head;
-} WlP2PWait;
-
-static void
-p2p_wait_free (gpointer p)
-{
-  WlP2PWait *w = p;
-  g_array_unref (w->sends);
-  g_array_unref (w->recvs);
-  g_free (w);
-}
-
-static guint
-p2p_key_hash (gconstpointer p)
-{
-  const WlP2PKey *k = p;
-  return (k->src * 2654435761u) ^ (k->dst * 40503u) ^ (guint) k->tag;
-}
-
-static gboolean
-p2p_key_equal (gconstpointer a, gconstpointer b)
-{
-  const WlP2PKey *x = a, *y = b;
-  return x->src == y->src && x->dst == y->dst && x->tag == y->tag;
-}
+  guint64 group;
+  guint32 next;
+} WlCollSeq;
 
 void
 wl_replay_set_recording (WlReplay *r, gboolean on)
@@ -52,7 +24,6 @@ wl_replay_set_recording (WlReplay *r, gboolean on)
   r->insts = g_array_new (FALSE, FALSE, sizeof (WlCollInst));
   r->inst_index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                          (GDestroyNotify) g_array_unref);
-  r->p2p_wait = g_hash_table_new_full (p2p_key_hash, p2p_key_equal, g_free, p2p_wait_free);
 }
 
 void
@@ -62,8 +33,6 @@ wl_replay_record_free (WlReplay *r)
     g_array_unref (r->insts);
   if (r->inst_index != NULL)
     g_hash_table_unref (r->inst_index);
-  if (r->p2p_wait != NULL)
-    g_hash_table_unref (r->p2p_wait);
 }
 
 void
@@ -76,16 +45,23 @@ wl_replay_record_alloc (WlRank *k)
                                  .end = SIM_TIME_MAX, .pred = WL_NO_NODE,
                                  .peer_rank = WL_NO_NODE, .peer_index = WL_NO_NODE,
                                  .link = WL_NO_NODE };
-  k->coll_seq = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  k->coll_seq = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
 }
 
-/* This rank joins its next collective on `group`: note it in the instance. */
+/* This rank joins its next collective on `group`: note it in the instance.
+ * Tables grow per group and per instance, never per join. */
 static void
 record_join (WlRank *k, guint32 index, guint64 group, SimTime now)
 {
   WlReplay *r = k->replay;
-  guint32 seq = GPOINTER_TO_UINT (g_hash_table_lookup (k->coll_seq, &group));
-  g_hash_table_replace (k->coll_seq, g_memdup2 (&group, sizeof group), GUINT_TO_POINTER (seq + 1));
+  WlCollSeq *next = g_hash_table_lookup (k->coll_seq, &group);
+  if (next == NULL)
+    {
+      next = g_new0 (WlCollSeq, 1);
+      next->group = group;
+      g_hash_table_insert (k->coll_seq, &next->group, next);
+    }
+  guint32 seq = next->next++;
   GArray *by_seq = g_hash_table_lookup (r->inst_index, &group);
   if (by_seq == NULL)
     {
@@ -106,36 +82,13 @@ record_join (WlRank *k, guint32 index, guint64 group, SimTime now)
   k->rec[index].link = id;
 }
 
-/* Pair a send or receive with the oldest waiting counterpart. */
-static void
-record_p2p (WlRank *k, guint32 index, const WlNode *n)
+void
+wl_replay_record_p2p_match (gpointer data, guint64 arg, gpointer peer_data, guint64 peer_arg)
 {
-  WlReplay *r = k->replay;
-  gboolean send = n->op == WL_OP_SEND;
-  WlP2PKey key = { .src = send ? k->rank : n->peer_src, .dst = send ? n->peer_dst : k->rank,
-                   .tag = n->tag };
-  WlP2PWait *w = g_hash_table_lookup (r->p2p_wait, &key);
-  if (w == NULL)
-    {
-      w = g_new0 (WlP2PWait, 1);
-      w->sends = g_array_new (FALSE, FALSE, sizeof (guint64));
-      w->recvs = g_array_new (FALSE, FALSE, sizeof (guint64));
-      g_hash_table_insert (r->p2p_wait, g_memdup2 (&key, sizeof key), w);
-    }
-  GArray *other = send ? w->recvs : w->sends;
-  guint *head = send ? &w->recv_head : &w->send_head;
-  guint64 self = (guint64) k->rank << 32 | index;
-  if (*head == other->len)
-    {
-      g_array_append_val (send ? w->sends : w->recvs, self);
-      return;
-    }
-  guint64 peer = g_array_index (other, guint64, (*head)++);
-  guint32 prank = (guint32) (peer >> 32), pindex = (guint32) peer;
-  k->rec[index].peer_rank = prank;
-  k->rec[index].peer_index = pindex;
-  r->ranks[prank].rec[pindex].peer_rank = k->rank;
-  r->ranks[prank].rec[pindex].peer_index = index;
+  WlRank *k = data;
+  const WlRank *peer = peer_data;
+  k->rec[arg].peer_rank = peer->rank;
+  k->rec[arg].peer_index = (guint32) peer_arg;
 }
 
 void
@@ -143,9 +96,7 @@ wl_replay_record_start (WlRank *k, guint32 index, const WlNode *n, SimTime now)
 {
   k->rec[index].start = now;
   k->rec[index].pred = k->finishing;
-  if (n->op == WL_OP_SEND || n->op == WL_OP_RECV)
-    record_p2p (k, index, n);
-  else if (n->op == WL_OP_COLL
+  if (n->op == WL_OP_COLL
            && !(n->coll_kind == SYS_COLL_BROADCAST && k->replay->params.timing.broadcast_as_delay))
     record_join (k, index, n->group, now);
 }

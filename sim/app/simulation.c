@@ -28,29 +28,9 @@ struct _AppSim
   double slowest;       /* the slowest dimension's bandwidth (bytes/s); INFINITY: none */
 };
 
-/* The bytes a node moves at most through one rank, as a multiple of its
- * comm_size: gathering kinds collect (scatter hands out) comm_size from or
- * to each of up to `ranks` members; an all-reduce sends about twice its
- * buffer; the others, sends and receives at most their buffer (2 is kept
- * for a margin). */
-static guint64
-size_factor (const WlNode *n, guint32 ranks)
-{
-  if (n->op != WL_OP_COLL)
-    return 1;
-  switch ((SysCollKind) n->coll_kind)
-    {
-    case SYS_COLL_ALL_GATHER:
-    case SYS_COLL_GATHER:
-    case SYS_COLL_SCATTER:
-      return MAX (ranks, 2u);
-    default:
-      return 2;
-    }
-}
-
 /* Reject, before simulating, a message size the clock or the byte counters
- * cannot hold: comm_size times the kind's factor (size_factor) must stay
+ * cannot hold: comm_size times what the kind moves through one rank
+ * (sys_coll_rank_bytes_factor; 1 for a message) must stay
  * below 2^63 bytes, and its serialization at the slowest dimension's
  * bandwidth below 2^63 ps (about 106 days: half the clock, leaving room for
  * the rest of the run).  With an explicit link graph the dimensions'
@@ -66,7 +46,10 @@ check_message_size (gpointer data, const char *path, const WlNode *n, GError **e
   const guint64 limit = G_GUINT64_CONSTANT (1) << 63;
   if (n->op != WL_OP_COLL && n->op != WL_OP_SEND && n->op != WL_OP_RECV)
     return TRUE;
-  guint64 factor = size_factor (n, sim->ranks), total = 0;
+  guint64 factor = n->op == WL_OP_COLL
+                     ? sys_coll_rank_bytes_factor ((SysCollKind) n->coll_kind, sim->ranks)
+                     : 1;
+  guint64 total = 0;
   gboolean fits = g_uint64_checked_mul (&total, n->bytes, factor) && total < limit;
   if (fits && (isinf (sim->slowest) || net_serialization_ps (total, sim->slowest) < limit))
     return TRUE;
@@ -367,10 +350,7 @@ app_sim_run (AppSim *sim, GError **error)
   else if (!wl_replay_symmetric (sim->replay, &why))
     sim->not_symmetric = why;
   else
-    {
-      sys_set_lockstep (sim->sys, TRUE);
-      wl_replay_set_lockstep (sim->replay, TRUE);
-    }
+    wl_replay_set_lockstep (sim->replay, TRUE);
   if (sim->recording && wl_replay_streamed (sim->replay))
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
