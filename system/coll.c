@@ -28,6 +28,7 @@ typedef struct
   SimHandler on_done;
   gpointer data;
   guint64 arg;
+  SysCollJoinerFunc on_last_joiner;
   guint64 node_id;
   SimTime join_time;
   gint64 priority;
@@ -58,6 +59,7 @@ struct _SysColl
   guint32 done;
   SimTime first_join;
   SimTime last_join;
+  guint32 last_member; /* the member that joined last so far */
 };
 
 /* "the world" or "group 7", for messages. */
@@ -542,9 +544,15 @@ member_done (SysColl *coll, guint32 member)
   SimHandler fn = m->on_done;
   gpointer data = m->data;
   guint64 arg = m->arg;
+  SysCollJoinerFunc joiner = m->on_last_joiner;
+  const SysMember *last = &coll->members[coll->last_member];
+  gpointer last_data = last->data;
+  guint64 last_arg = last->arg;
   SimSched *sched = coll->sys->sched;
   if (++coll->done == coll->group->n)
     coll_retire (coll); /* frees coll */
+  if (joiner != NULL)
+    joiner (data, arg, last_data, last_arg);
   /* Last, so that the caller may join its next collective from here. */
   if (fn != NULL)
     fn (sched, data, arg);
@@ -670,13 +678,14 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
 
   SysMember *m = &coll->members[member];
   *m = (SysMember) { .on_done = req->on_done, .data = req->data, .arg = req->arg,
-                     .node_id = req->node_id, .join_time = sim_sched_now (sys->sched),
+                     .on_last_joiner = req->on_last_joiner, .node_id = req->node_id, .join_time = sim_sched_now (sys->sched),
                      .priority = collective_priority (sys, rank, req),
                      .chunks_left = coll->n_chunks, .joined = 1 };
   coll->joined++;
   if (sys->lockstep)
     lockstep_join_all (coll, member);
   coll->last_join = sim_sched_now (sys->sched);
+  coll->last_member = (guint32) member;
   if (coll->n_phases == 0)
     {
       sim_sched_at (sys->sched, sim_sched_now (sys->sched), on_trivial_done, coll,

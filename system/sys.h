@@ -36,6 +36,13 @@ typedef struct _Sys Sys;
 
 #define SYS_ROOT_FIRST G_MAXUINT32
 
+/* Called when a member's part of a collective is complete, just before its
+ * on_done: DATA and ARG are the member's own, JOINER_DATA and JOINER_ARG
+ * those of the member that joined the collective last so far (possibly
+ * itself). */
+typedef void (*SysCollJoinerFunc) (gpointer data, guint64 arg, gpointer joiner_data,
+                                   guint64 joiner_arg);
+
 typedef struct
 {
   SysCollKind kind;
@@ -49,6 +56,7 @@ typedef struct
   SimHandler on_done;     /* run when this rank's part is complete */
   gpointer data;
   guint64 arg;
+  SysCollJoinerFunc on_last_joiner; /* may be NULL */
 } SysCollRequest;
 
 /* Called when a send and a receive are matched (as the second of the two

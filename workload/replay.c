@@ -97,8 +97,6 @@ wl_replay_ranks_clear (WlReplay *r)
         g_free (k->ready[s].buf);
       if (i == 0 || !r->lockstep)
         g_free (k->rec); /* in lockstep every rank shares rank 0's */
-      if (k->coll_seq != NULL)
-        g_hash_table_unref (k->coll_seq);
       memset (k, 0, sizeof *k);
     }
   r->n_ranks = 0;
@@ -111,7 +109,6 @@ wl_replay_free (WlReplay *r)
     return;
   wl_replay_ranks_clear (r);
   g_free (r->ranks);
-  wl_replay_record_free (r);
   wl_replay_traces_free (r);
   g_array_unref (r->traces);
   g_ptr_array_unref (r->graphs);
@@ -136,7 +133,7 @@ round_ns (const WlParams *p, double ns)
   const guint64 max_ns = SIM_TIME_MAX / SIM_PS_PER_NS;
   if (ns >= (double) max_ns)
     return SIM_TIME_MAX;
-  if (p->timing.rounding == WL_ROUND_NS_DOWN)
+  if (p->timing.rounding == WL_ROUND_NS_TRUNCATED)
     return sim_time_from_ns ((guint64) ns);
   return (SimTime) ceil (ns * (double) SIM_PS_PER_NS);
 }
@@ -237,6 +234,47 @@ in_flight_change (WlRank *k, const WlNode *n, SimTime now, int delta)
 
 static void on_node_done (SimSched *sched, gpointer data, guint64 index);
 
+/* ---- recording ------------------------------------------------------------------- */
+
+void
+wl_replay_set_recording (WlReplay *r, gboolean on)
+{
+  g_return_if_fail (r != NULL);
+  r->recording = on;
+}
+
+/* Recording's per-node records, allocated as the rank starts. */
+static void
+record_alloc (WlRank *k)
+{
+  guint32 n = k->stats.nodes;
+  k->rec = g_new (WlNodeRecord, MAX (n, 1u));
+  for (guint32 v = 0; v < n; v++)
+    k->rec[v] = (WlNodeRecord) { .ready = SIM_TIME_MAX, .start = SIM_TIME_MAX,
+                                 .end = SIM_TIME_MAX, .pred = WL_NO_NODE,
+                                 .peer_rank = WL_NO_NODE, .peer_index = WL_NO_NODE };
+}
+
+/* Node ARG of rank DATA (a WlRank) met node PEER_ARG of rank PEER_DATA:
+ * the system layer's answer to which send a receive matched (and the
+ * reverse), or which member joined a collective last (a SysP2PMatchFunc
+ * and a SysCollJoinerFunc). */
+static void
+record_peer (gpointer data, guint64 arg, gpointer peer_data, guint64 peer_arg)
+{
+  WlRank *k = data;
+  const WlRank *peer = peer_data;
+  k->rec[arg].peer_rank = peer->rank;
+  k->rec[arg].peer_index = (guint32) peer_arg;
+}
+
+const WlNodeRecord *
+wl_replay_records (const WlReplay *r, guint32 rank)
+{
+  g_return_val_if_fail (rank < r->n_ranks, NULL);
+  return r->ranks[rank].rec;
+}
+
 /* Start node INDEX (N): account for it and hand it to the compute model
  * or the system layer, which calls on_node_done when it is complete. */
 static void
@@ -258,7 +296,10 @@ launch_node (WlRank *k, guint32 index, const WlNode *n)
       k->stats.send_bytes += n->bytes;
     }
   if (k->rec != NULL)
-    wl_replay_record_start (k, index, n, now);
+    {
+      k->rec[index].start = now;
+      k->rec[index].pred = k->finishing;
+    }
   switch ((WlOp) n->op)
     {
     case WL_OP_COMP:
@@ -290,7 +331,8 @@ launch_node (WlRank *k, guint32 index, const WlNode *n)
                                .group = n->group, .priority = n->priority,
                                .root = n->root == WL_RANK_SELF ? SYS_ROOT_FIRST : n->root,
                                .involved_dims = n->involved, .node_id = n->id,
-                               .on_done = on_done, .data = k, .arg = index };
+                               .on_done = on_done, .data = k, .arg = index,
+                               .on_last_joiner = k->rec != NULL ? record_peer : NULL };
         if (!sys_coll_join (r->sys, k->rank, &req, &error))
           wl_replay_fail_in_event (r, error);
         return;
@@ -303,7 +345,7 @@ launch_node (WlRank *k, guint32 index, const WlNode *n)
                               .dst = send ? n->peer_dst : k->rank, .tag = n->tag,
                               .bytes = n->bytes, .node_id = n->id, .on_done = on_done,
                               .data = k, .arg = index,
-                              .on_match = k->rec != NULL ? wl_replay_record_p2p_match : NULL };
+                              .on_match = k->rec != NULL ? record_peer : NULL };
         if (!(send ? sys_p2p_send (r->sys, &req, &error) : sys_p2p_recv (r->sys, &req, &error)))
           wl_replay_fail_in_event (r, error);
         return;
@@ -357,7 +399,7 @@ complete (WlRank *k, guint32 index, const WlNode *n, SimTime now)
   k->stats.finish = now;
   in_flight_change (k, n, now, -1);
   if (k->rec != NULL)
-    wl_replay_record_end (k, index, now);
+    k->rec[index].end = now;
 }
 
 /* Issue what node INDEX's completion made ready (or freed a slot for),
@@ -406,7 +448,7 @@ on_rank_start (SimSched *sched, gpointer data, guint64 arg)
   SimTime now = sim_sched_now (sched);
   k->finishing = WL_NO_NODE;
   if (k->replay->recording && k->rec == NULL)
-    wl_replay_record_alloc (k);
+    record_alloc (k);
   GError *error = NULL;
   if (!k->src->klass->start (k->src, now, &error))
     {

@@ -42,8 +42,9 @@
  * source per rank (replay_source.h: replay_mem.c holds a graph in memory,
  * replay_stream.c streams a window); replay_load.c loads and checks the
  * traces (replay_check.h, one pass per distinct file either way);
- * replay_groups.c binds process groups; replay_record.c keeps the node
- * records.
+ * replay_groups.c binds process groups.  Node records take their peers
+ * from the system layer (which send a receive matched, which member joined
+ * a collective last).
  *
  * Layer: workload.  May include: system, network, sim, GLib.
  */
@@ -98,7 +99,6 @@ typedef struct
    * delay: WlTiming). */
   guint32 peer_rank;
   guint32 peer_index;  /* that node's index in peer_rank's graph */
-  guint32 link;        /* internal: collective instance */
 } WlNodeRecord;
 
 WlReplay *wl_replay_new (SimSched *sched, Sys *sys, const WlParams *params);

@@ -1,7 +1,7 @@
 /* replay_private.h: the replay core's state, shared by the files of the
  * replay module: replay.c (issuing and completing nodes, results),
- * replay_load.c (loading and its checks), replay_groups.c (process groups)
- * and replay_record.c (node records).  How a rank's nodes are held is the
+ * replay_load.c (loading and its checks) and replay_groups.c (process
+ * groups).  How a rank's nodes are held is the
  * node source's business (replay_source.h); nothing here knows whether a
  * trace is in memory or streamed.
  *
@@ -47,7 +47,6 @@ typedef struct
   guint32 finishing;    /* the node whose completion is being handled */
   WlRankStats stats;
   WlNodeRecord *rec;    /* recording: per node */
-  GHashTable *coll_seq; /* recording: group id -> next collective sequence */
 } WlRank;
 
 /* A distinct trace file (by content), in memory or streamed: what process
@@ -59,14 +58,6 @@ typedef struct
   guint32 n_skipped_unknown;
   WlTraceCheck *check;    /* what the load checks noted (owned) */
 } WlTrace;
-
-/* Recording: one collective instance, (group, sequence), and the member
- * that joined it last so far. */
-typedef struct
-{
-  guint32 last_rank, last_index;
-  SimTime last_join;
-} WlCollInst;
 
 struct _WlReplay
 {
@@ -82,8 +73,6 @@ struct _WlReplay
   GError *error;
   gboolean recording;
   gboolean lockstep;
-  GArray *insts;          /* WlCollInst */
-  GHashTable *inst_index; /* guint64* group -> GArray of guint32 instance per sequence */
   guint64 budget;         /* bytes for the traces' nodes; 0: no limit */
   char *needs_all;        /* an option that needs every node in memory, or NULL */
   guint32 forced_window;  /* stream with this window whatever the budget; 0: no */
@@ -105,27 +94,6 @@ void wl_replay_rank_init (WlReplay *r, WlRank *k, guint32 rank, WlNodeSource *sr
 
 /* Free what each rank holds and forget the ranks, keeping the array. */
 void wl_replay_ranks_clear (WlReplay *r);
-
-/* ---- replay_record.c ----------------------------------------------------------------- */
-
-/* Recording's per-rank records, allocated as the rank starts. */
-void wl_replay_record_alloc (WlRank *k);
-
-/* Node INDEX (N) starts at NOW: note its start and predecessor and, for a
- * collective, its instance. */
-void wl_replay_record_start (WlRank *k, guint32 index, const WlNode *n, SimTime now);
-
-/* A send or receive of rank DATA (WlRank*), node ARG, met node PEER_ARG
- * of rank PEER_DATA (a SysP2PMatchFunc). */
-void wl_replay_record_p2p_match (gpointer data, guint64 arg, gpointer peer_data,
-                                 guint64 peer_arg);
-
-/* Node INDEX finished at NOW: note its end and, for a collective, the
- * member that joined it last. */
-void wl_replay_record_end (WlRank *k, guint32 index, SimTime now);
-
-/* Free recording's tables. */
-void wl_replay_record_free (WlReplay *r);
 
 /* ---- replay_load.c ------------------------------------------------------------------- */
 

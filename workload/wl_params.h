@@ -66,8 +66,8 @@ typedef struct
 /* How modelled times are rounded to the clock. */
 typedef enum
 {
-  WL_ROUND_PS_UP,  /* up to a whole picosecond */
-  WL_ROUND_NS_DOWN /* down to a whole nanosecond */
+  WL_ROUND_PS,           /* up to a whole picosecond */
+  WL_ROUND_NS_TRUNCATED  /* down to a whole nanosecond */
 } WlRounding;
 
 /* How replay turns nodes into time, beyond the compute model: the choices
@@ -82,13 +82,13 @@ typedef struct
                                * duration takes this long (0: no time), ps */
 } WlTiming;
 
-/* Exact timing: picoseconds rounded up, every collective simulated, an
- * empty node takes no time (the default). */
-#define WL_TIMING_EXACT ((WlTiming) { WL_ROUND_PS_UP, FALSE, 0 })
-/* Coarse timing: whole nanoseconds rounded down, broadcasts waited out as
- * delays, an empty compute node 1 ns (ASTRA-sim's analytical backend, for
- * its inputs). */
-#define WL_TIMING_COARSE ((WlTiming) { WL_ROUND_NS_DOWN, TRUE, SIM_PS_PER_NS })
+/* orrery's own timing: picoseconds rounded up, every collective
+ * simulated, an empty node takes no time (the default). */
+#define WL_TIMING_NATIVE ((WlTiming) { WL_ROUND_PS, FALSE, 0 })
+/* The reference's timing (ASTRA-sim's analytical backend, for its
+ * inputs): whole nanoseconds rounded down, broadcasts waited out as
+ * delays, an empty compute node 1 ns. */
+#define WL_TIMING_REFERENCE ((WlTiming) { WL_ROUND_NS_TRUNCATED, TRUE, SIM_PS_PER_NS })
 
 typedef struct
 {

@@ -648,7 +648,7 @@ app_config_load_astra (AppConfig *cfg, const char *net_yml, const char *sys_json
   net.rounding = NET_ROUND_ASTRA_NS;
   sys.astra_rounding = TRUE;
   sys.reduction_passes = 3;
-  wl.timing = WL_TIMING_COARSE;
+  wl.timing = WL_TIMING_REFERENCE;
   wl.slots_comp = 1;
   wl.slots_cpu = 1;
   wl.slots_comm = 1;

@@ -210,7 +210,7 @@ xml_rounding (XmlLoad *l, const xmlNode *cluster, GError **error)
   gboolean astra = r == 1;
   l->net.rounding = astra ? NET_ROUND_ASTRA_NS : NET_ROUND_PS;
   l->sys.astra_rounding = astra;
-  l->wl.timing = astra ? WL_TIMING_COARSE : WL_TIMING_EXACT;
+  l->wl.timing = astra ? WL_TIMING_REFERENCE : WL_TIMING_NATIVE;
   return TRUE;
 }
 

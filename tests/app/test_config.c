@@ -121,7 +121,7 @@ START_TEST (test_astra_values)
   ck_assert (cfg.sys.local_mem_bw_Bps == 1.6e12);
   ck_assert (cfg.wl.mem_bw_Bps == 1.6e12);
   ck_assert_uint_eq (cfg.sys.reduction_passes, 3);
-  ck_assert (cfg.sys.astra_rounding && cfg.wl.timing.rounding == WL_ROUND_NS_DOWN
+  ck_assert (cfg.sys.astra_rounding && cfg.wl.timing.rounding == WL_ROUND_NS_TRUNCATED
              && cfg.wl.timing.broadcast_as_delay && cfg.wl.timing.empty_compute_time == 1000);
   ck_assert_int_eq (cfg.wl.compute, WL_COMPUTE_ROOFLINE);
   ck_assert (cfg.wl.peak_flops == 700e12);
@@ -649,7 +649,7 @@ START_TEST (test_xml_default)
   ck_assert (cfg.net.dims[1].bandwidth_Bps == 400e9 / 8);
   ck_assert_uint_eq (cfg.net.dims[1].latency, 2000000);
   ck_assert_int_eq (cfg.net.rounding, NET_ROUND_PS);
-  ck_assert (!cfg.sys.astra_rounding && cfg.wl.timing.rounding == WL_ROUND_PS_UP
+  ck_assert (!cfg.sys.astra_rounding && cfg.wl.timing.rounding == WL_ROUND_PS
              && !cfg.wl.timing.broadcast_as_delay && cfg.wl.timing.empty_compute_time == 0);
   ck_assert_uint_eq (cfg.sys.active_chunks_per_dim, 2);
   ck_assert_uint_eq (cfg.sys.splits, 4);

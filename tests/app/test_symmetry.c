@@ -121,7 +121,7 @@ native_config (AppConfig *cfg, const char *algo, SysCollOpt opt, NetModelKind mo
   /* ASTRA-sim's timing rules (whole ns, its quirks in direct and
    * halving-doubling) or exact ps. */
   cfg->sys.astra_rounding = astra;
-  cfg->wl.timing = astra ? WL_TIMING_COARSE : WL_TIMING_EXACT;
+  cfg->wl.timing = astra ? WL_TIMING_REFERENCE : WL_TIMING_NATIVE;
   cfg->net.rounding = astra ? NET_ROUND_ASTRA_NS : NET_ROUND_PS;
   cfg->net.n_dims = 3;
   cfg->net.dims[0] = (NetDimSpec) { .kind = NET_DIM_RING, .size = 4, .bandwidth_Bps = 200e9,

@@ -366,7 +366,7 @@ START_TEST (test_rooted_from_trace)
   for (guint32 r = 0; r < 4; r++)
     ck_assert_uint_eq (finish (sim, r), sim_time_from_ns (500 * r));
   app_sim_free (sim);
-  cfg.wl.timing = WL_TIMING_COARSE;
+  cfg.wl.timing = WL_TIMING_REFERENCE;
   sim = run_ok (&cfg);
   for (guint32 r = 0; r < 4; r++)
     ck_assert_uint_eq (finish (sim, r), sim_time_from_us (7));
