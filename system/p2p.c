@@ -117,7 +117,7 @@ check_sizes (const SysP2PRequest *send, const SysP2PRequest *recv, GError **erro
 
 /* SEND and RECV are matched: tell each side which request it met. */
 static void
-matched (const SysP2PRequest *send, const SysP2PRequest *recv)
+tell_match (const SysP2PRequest *send, const SysP2PRequest *recv)
 {
   if (send->on_match != NULL)
     send->on_match (send->data, send->arg, recv->data, recv->arg);
@@ -202,7 +202,7 @@ sys_p2p_send (Sys *sys, const SysP2PRequest *req, GError **error)
           g_free (msg);
           return FALSE;
         }
-      matched (&msg->send, &msg->recv);
+      tell_match (&msg->send, &msg->recv);
     }
   else
     g_queue_push_tail (&ch->sends, msg);
@@ -235,7 +235,7 @@ sys_p2p_recv (Sys *sys, const SysP2PRequest *req, GError **error)
   msg->matched = TRUE;
   if (!check_sizes (&msg->send, &msg->recv, error))
     return FALSE;
-  matched (&msg->send, &msg->recv);
+  tell_match (&msg->send, &msg->recv);
   if (!msg->departed)
     depart (sys, msg); /* rendezvous: both sides have now posted */
   else if (msg->delivered)

@@ -177,7 +177,7 @@ link_edges (WlGraph *g, const guint32 *start, const guint32 *parent, GError **er
 {
   guint32 n_deps = start[g->n_nodes];
   g_autofree guint32 *edges = sim_try_alloc ((guint64) n_deps * 2, sizeof (guint32), FALSE,
-                                            "the dependency edges", error);
+                                             "the dependency edges", error);
   if (edges == NULL)
     return FALSE;
   guint32 n_edges = 0;
@@ -230,9 +230,9 @@ finish_graph (Builder *b, WlGraph *g, GError **error)
 {
   guint32 n = g->n_nodes;
   g_autofree guint32 *start = sim_try_alloc ((guint64) n + 1, sizeof (guint32), FALSE,
-                                            "the dependency lists", error);
+                                             "the dependency lists", error);
   g_autofree guint32 *parent = start ? sim_try_alloc (b->deps.len, sizeof (guint32), FALSE,
-                                                     "the dependency lists", error)
+                                                      "the dependency lists", error)
                                      : NULL;
   if (parent == NULL)
     {

@@ -147,6 +147,44 @@ decode_metadata (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, GError **error
   return TRUE;
 }
 
+/* A collective's process group: pg_name, or all ranks. */
+static gboolean
+decode_group (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+{
+  const char *pg = NULL;
+  w->group = WL_GROUP_ALL;
+  if (wl_chakra_attr_string (n, "pg_name", &pg, error))
+    {
+      if (!wl_group_id_parse (pg, &w->group))
+        {
+          g_autofree char *msg = g_strdup_printf ("pg_name \"%s\" is not a group id", pg);
+          return fail (error, b, n->id, msg);
+        }
+      return TRUE;
+    }
+  return absent_ok (error);
+}
+
+/* A collective's involved_dim list as a mask (every dimension when absent). */
+static gboolean
+decode_involved (const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+{
+  GArray *dims = NULL;
+  w->involved = G_MAXUINT32;
+  if (!wl_chakra_attr_bool_list (n, "involved_dim", &dims, error))
+    return absent_ok (error);
+  w->involved = 0;
+  for (guint d = 0; d < dims->len && d < 32; d++)
+    if (g_array_index (dims, gboolean, d))
+      w->involved |= 1u << d;
+  /* Dimensions beyond the list are not involved... unless the list is
+   * empty, which writers use for "not given". */
+  if (dims->len == 0)
+    w->involved = G_MAXUINT32;
+  g_array_unref (dims);
+  return TRUE;
+}
+
 static gboolean
 decode_collective (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
 {
@@ -190,33 +228,7 @@ decode_collective (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, G
       && (!attr_rank (n, "comm_root", &w->root, error)
           || (w->root == WL_RANK_SELF && !attr_rank (n, "root", &w->root, error))))
     return FALSE;
-  const char *pg = NULL;
-  w->group = WL_GROUP_ALL;
-  if (wl_chakra_attr_string (n, "pg_name", &pg, error))
-    {
-      if (!wl_group_id_parse (pg, &w->group))
-        {
-          g_autofree char *msg = g_strdup_printf ("pg_name \"%s\" is not a group id", pg);
-          return fail (error, b, n->id, msg);
-        }
-    }
-  else if (!absent_ok (error))
-    return FALSE;
-  GArray *dims = NULL;
-  w->involved = G_MAXUINT32;
-  if (wl_chakra_attr_bool_list (n, "involved_dim", &dims, error))
-    {
-      w->involved = 0;
-      for (guint d = 0; d < dims->len && d < 32; d++)
-        if (g_array_index (dims, gboolean, d))
-          w->involved |= 1u << d;
-      /* Dimensions beyond the list are not involved... unless the list is
-       * empty, which writers use for "not given". */
-      if (dims->len == 0)
-        w->involved = G_MAXUINT32;
-      g_array_unref (dims);
-    }
-  else if (!absent_ok (error))
+  if (!decode_group (b, n, w, error) || !decode_involved (n, w, error))
     return FALSE;
   if (!attr_i32 (n, "comm_priority", &w->priority, error) && !absent_ok (error))
     return FALSE;

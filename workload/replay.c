@@ -275,15 +275,49 @@ wl_replay_records (const WlReplay *r, guint32 rank)
   return r->ranks[rank].rec;
 }
 
-/* Start node INDEX (N): account for it and hand it to the compute model
- * or the system layer, which calls on_node_done when it is complete. */
+/* Node INDEX (N), a collective, joins its instance in the system layer
+ * (or, with WlTiming.broadcast_as_delay, a broadcast waits out its
+ * duration). */
 static void
-launch_node (WlRank *k, guint32 index, const WlNode *n)
+launch_coll (WlRank *k, guint32 index, const WlNode *n, SimTime now)
 {
   WlReplay *r = k->replay;
-  SimHandler on_done = on_node_done;
-  SimTime now = sim_sched_now (r->sched);
+  if (n->coll_kind == SYS_COLL_BROADCAST && r->params.timing.broadcast_as_delay)
+    {
+      sim_sched_at (r->sched, sim_time_add (now, n->duration_ps), on_node_done, k, index);
+      return;
+    }
+  SysCollRequest req = { .kind = (SysCollKind) n->coll_kind, .bytes = n->bytes,
+                         .group = n->group, .priority = n->priority,
+                         .root = n->root == WL_RANK_SELF ? SYS_ROOT_FIRST : n->root,
+                         .involved_dims = n->involved, .node_id = n->id,
+                         .on_done = on_node_done, .data = k, .arg = index,
+                         .on_last_joiner = k->rec != NULL ? record_peer : NULL };
   GError *error = NULL;
+  if (!sys_coll_join (r->sys, k->rank, &req, &error))
+    wl_replay_fail_in_event (r, error);
+}
+
+/* Node INDEX (N), a send or a receive, is posted to the system layer. */
+static void
+launch_p2p (WlRank *k, guint32 index, const WlNode *n)
+{
+  WlReplay *r = k->replay;
+  gboolean send = n->op == WL_OP_SEND;
+  SysP2PRequest req = { .src = send ? k->rank : n->peer_src,
+                        .dst = send ? n->peer_dst : k->rank, .tag = n->tag,
+                        .bytes = n->bytes, .node_id = n->id, .on_done = on_node_done,
+                        .data = k, .arg = index,
+                        .on_match = k->rec != NULL ? record_peer : NULL };
+  GError *error = NULL;
+  if (!(send ? sys_p2p_send (r->sys, &req, &error) : sys_p2p_recv (r->sys, &req, &error)))
+    wl_replay_fail_in_event (r, error);
+}
+
+/* Count node N as it starts at NOW, and record its start. */
+static void
+note_start (WlRank *k, guint32 index, const WlNode *n, SimTime now)
+{
   in_flight_change (k, n, now, +1);
   if (n->op == WL_OP_COLL)
     {
@@ -300,6 +334,16 @@ launch_node (WlRank *k, guint32 index, const WlNode *n)
       k->rec[index].start = now;
       k->rec[index].pred = k->finishing;
     }
+}
+
+/* Start node INDEX (N): account for it and hand it to the compute model
+ * or the system layer, which calls on_node_done when it is complete. */
+static void
+launch_node (WlRank *k, guint32 index, const WlNode *n)
+{
+  WlReplay *r = k->replay;
+  SimTime now = sim_sched_now (r->sched);
+  note_start (k, index, n, now);
   switch ((WlOp) n->op)
     {
     case WL_OP_COMP:
@@ -310,46 +354,23 @@ launch_node (WlRank *k, guint32 index, const WlNode *n)
           k->stats.compute += t;
         else
           k->stats.cpu += t;
-        sim_sched_at (r->sched, sim_time_add (now, t), on_done, k, index);
+        sim_sched_at (r->sched, sim_time_add (now, t), on_node_done, k, index);
         return;
       }
     case WL_OP_MEM:
-      sim_sched_at (r->sched, sim_time_add (now, memory_time (&r->params, n)), on_done, k,
+      sim_sched_at (r->sched, sim_time_add (now, memory_time (&r->params, n)), on_node_done, k,
                     index);
       return;
     case WL_OP_SKIP:
-      sim_sched_at (r->sched, now, on_done, k, index);
+      sim_sched_at (r->sched, now, on_node_done, k, index);
       return;
     case WL_OP_COLL:
-      {
-        if (n->coll_kind == SYS_COLL_BROADCAST && r->params.timing.broadcast_as_delay)
-          {
-            sim_sched_at (r->sched, sim_time_add (now, n->duration_ps), on_done, k, index);
-            return;
-          }
-        SysCollRequest req = { .kind = (SysCollKind) n->coll_kind, .bytes = n->bytes,
-                               .group = n->group, .priority = n->priority,
-                               .root = n->root == WL_RANK_SELF ? SYS_ROOT_FIRST : n->root,
-                               .involved_dims = n->involved, .node_id = n->id,
-                               .on_done = on_done, .data = k, .arg = index,
-                               .on_last_joiner = k->rec != NULL ? record_peer : NULL };
-        if (!sys_coll_join (r->sys, k->rank, &req, &error))
-          wl_replay_fail_in_event (r, error);
-        return;
-      }
+      launch_coll (k, index, n, now);
+      return;
     case WL_OP_SEND:
     case WL_OP_RECV:
-      {
-        gboolean send = n->op == WL_OP_SEND;
-        SysP2PRequest req = { .src = send ? k->rank : n->peer_src,
-                              .dst = send ? n->peer_dst : k->rank, .tag = n->tag,
-                              .bytes = n->bytes, .node_id = n->id, .on_done = on_done,
-                              .data = k, .arg = index,
-                              .on_match = k->rec != NULL ? record_peer : NULL };
-        if (!(send ? sys_p2p_send (r->sys, &req, &error) : sys_p2p_recv (r->sys, &req, &error)))
-          wl_replay_fail_in_event (r, error);
-        return;
-      }
+      launch_p2p (k, index, n);
+      return;
     }
   g_assert_not_reached ();
 }

@@ -59,8 +59,9 @@ WlTraceCheck *wl_trace_check_new (const char *path, const WlParams *params, guin
                                   WlTraceNodeHook hook, gpointer hook_data);
 void wl_trace_check_free (WlTraceCheck *check); /* accepts NULL */
 
-/* Note node N, the next in file order (a WlScanFunc: never fails). */
-gboolean wl_trace_check_node (gpointer check, const WlNode *n, GError **error);
+/* Note node N, the next in file order, in the check DATA (a WlScanFunc:
+ * never fails). */
+gboolean wl_trace_check_node (gpointer data, const WlNode *n, GError **error);
 
 /* The first send or receive, in file order, that names another rank than
  * RANK as its own, or lacks a valid peer: FALSE with ERROR set ("PATH:

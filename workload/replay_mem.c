@@ -108,27 +108,27 @@ static const WlNodeSourceClass mem_class = {
 };
 
 WlNodeSource *
-wl_mem_source_new (WlGraph *g, guint32 rank, gboolean owner, GError **error)
+wl_mem_source_new (WlGraph *graph, guint32 rank, gboolean owner, GError **error)
 {
-  g_return_val_if_fail (g != NULL, NULL);
+  g_return_val_if_fail (graph != NULL, NULL);
   MemSource *m = g_new0 (MemSource, 1);
   m->base.klass = &mem_class;
-  m->base.n_nodes = g->n_nodes;
-  m->graph = g;
+  m->base.n_nodes = graph->n_nodes;
+  m->graph = graph;
   m->owner = owner;
-  m->parents_left = sim_try_alloc (g->n_nodes, sizeof (guint32), FALSE,
+  m->parents_left = sim_try_alloc (graph->n_nodes, sizeof (guint32), FALSE,
                                    "the replay's dependency counts", error);
   m->state = m->parents_left != NULL
-               ? sim_try_alloc (g->n_nodes, 1, TRUE, "the replay's node states", error)
+               ? sim_try_alloc (graph->n_nodes, 1, TRUE, "the replay's node states", error)
                : NULL;
   if (m->state == NULL)
     {
-      g_prefix_error (error, "%s: rank %u: ", g->path, rank);
+      g_prefix_error (error, "%s: rank %u: ", graph->path, rank);
       mem_free (&m->base);
       return NULL;
     }
-  for (guint32 v = 0; v < g->n_nodes; v++)
-    m->parents_left[v] = g->nodes[v].n_parents;
+  for (guint32 v = 0; v < graph->n_nodes; v++)
+    m->parents_left[v] = graph->nodes[v].n_parents;
   return &m->base;
 }
 
