@@ -6,7 +6,7 @@
  *
  *   1. wl_trace_scan, before the simulation, reads every node once and
  *      keeps no node: it makes every check graph loading makes per node
- *      (the node decoder of graph.h: attributes, collectives without
+ *      (the node decoder of node.h: attributes, collectives without
  *      comm_type, ...), finds repeated ids and dependencies on ids absent
  *      from the file (dangling), counts the nodes and what lenient loading
  *      drops, collects METADATA process groups, and records the forward
@@ -26,9 +26,9 @@
  *      node already finished, nothing (that parent's completion is past).
  *      Reading a node whose forward references come to rest on it links
  *      those waiting dependents to it, and checks first that the new edges
- *      close no cycle (a search from the waiting dependents through their
- *      resident descendants, made only when the new node itself has a
- *      resident parent).
+ *      close no cycle (deps.h's wl_cycle_reach: a search from the waiting
+ *      dependents through their resident descendants, made only when the
+ *      new node itself has a resident parent).
  *
  * Exactness.  A streamed replay is the in-memory one exactly when every
  * node is read before it would have become ready: roots (nodes without
