@@ -309,19 +309,13 @@ check_record_memory (AppSim *sim, GError **error)
   guint64 nodes = 0;
   for (guint32 r = 0; r < ranks; r++)
     nodes += MAX (wl_replay_graph (sim->replay, r)->n_nodes, 1u);
-  gsize bytes = 0;
-  gpointer probe = NULL;
-  if (g_size_checked_mul (&bytes, (gsize) nodes, sizeof (WlNodeRecord))
-      && (probe = g_try_malloc (bytes)) != NULL)
-    {
-      g_free (probe);
-      return TRUE;
-    }
-  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-               "out of memory allocating %" G_GUINT64_FORMAT " bytes for node records "
-               "(--report, --timeline, --critical-path): ranks %u, nodes %" G_GUINT64_FORMAT,
-               (guint64) nodes * sizeof (WlNodeRecord), ranks, nodes);
-  return FALSE;
+  g_autofree char *what = g_strdup_printf (
+      "node records (--report, --timeline, --critical-path) of %u ranks", ranks);
+  gpointer probe = sim_try_alloc (nodes, sizeof (WlNodeRecord), FALSE, what, error);
+  if (probe == NULL)
+    return FALSE;
+  g_free (probe);
+  return TRUE;
 }
 
 static void
