@@ -10,6 +10,8 @@
 #include "workload/graph_cache.h"
 #include "workload/replay_private.h"
 
+static void fail_in_event (WlReplay *r, GError *error);
+
 static guint
 slot_of (const WlNode *n)
 {
@@ -40,7 +42,7 @@ fifo_grow (WlRank *k, WlFifo *f)
   if (buf == NULL)
     {
       g_prefix_error (&error, "rank %u: ", k->rank);
-      wl_replay_fail_in_event (k->replay, error);
+      fail_in_event (k->replay, error);
       return FALSE;
     }
   for (guint32 i = 0; i < f->len; i++)
@@ -185,8 +187,9 @@ slot_limit (const WlReplay *r, guint slot)
     }
 }
 
-void
-wl_replay_fail_in_event (WlReplay *r, GError *error)
+/* Stop the run with ERROR (taken; the first error is kept). */
+static void
+fail_in_event (WlReplay *r, GError *error)
 {
   if (r->error == NULL)
     r->error = error;
@@ -295,7 +298,7 @@ launch_coll (WlRank *k, guint32 index, const WlNode *n, SimTime now)
                          .on_last_joiner = k->rec != NULL ? record_peer : NULL };
   GError *error = NULL;
   if (!sys_coll_join (r->sys, k->rank, &req, &error))
-    wl_replay_fail_in_event (r, error);
+    fail_in_event (r, error);
 }
 
 /* Node INDEX (N), a send or a receive, is posted to the system layer. */
@@ -311,7 +314,7 @@ launch_p2p (WlRank *k, guint32 index, const WlNode *n)
                         .on_match = k->rec != NULL ? record_peer : NULL };
   GError *error = NULL;
   if (!(send ? sys_p2p_send (r->sys, &req, &error) : sys_p2p_recv (r->sys, &req, &error)))
-    wl_replay_fail_in_event (r, error);
+    fail_in_event (r, error);
 }
 
 /* Count node N as it starts at NOW, and record its start. */
@@ -441,7 +444,7 @@ issue_after (WlRank *k, guint32 index, SimTime now)
     pending += k->ready[s].len + k->busy[s];
   GError *error = NULL;
   if (pending == 0 && !k->src->klass->stuck (k->src, now, &error))
-    wl_replay_fail_in_event (k->replay, error);
+    fail_in_event (k->replay, error);
 }
 
 static void
@@ -455,7 +458,7 @@ on_node_done (SimSched *sched, gpointer data, guint64 index)
   GError *error = NULL;
   if (!src->klass->release (src, (guint32) index, now, &error))
     {
-      wl_replay_fail_in_event (k->replay, error);
+      fail_in_event (k->replay, error);
       return;
     }
   issue_after (k, (guint32) index, now);
@@ -473,7 +476,7 @@ on_rank_start (SimSched *sched, gpointer data, guint64 arg)
   GError *error = NULL;
   if (!k->src->klass->start (k->src, now, &error))
     {
-      wl_replay_fail_in_event (k->replay, error);
+      fail_in_event (k->replay, error);
       return;
     }
   issue_after (k, WL_NO_NODE, now);

@@ -85,9 +85,6 @@ struct _WlReplay
 
 /* ---- replay.c ------------------------------------------------------------------------ */
 
-/* Stop the run with ERROR (taken; the first error is kept). */
-void wl_replay_fail_in_event (WlReplay *r, GError *error);
-
 /* Make RANK's source K ready to run (the core's side of a node source):
  * SRC is taken. */
 void wl_replay_rank_init (WlReplay *r, WlRank *k, guint32 rank, WlNodeSource *src);
