@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "sim/app/cli.h"
 #include "sim/error.h"
 
 static gboolean
@@ -476,14 +477,6 @@ static const char usage_text[]
       "missing points; a point runs again only when it has no OUTDIR/points/ID/done.\n\n"
       "Exit status: 0 success, 1 usage or input error; run: a failed point's own status.\n";
 
-static int
-fail (const char *cmd, GError *error)
-{
-  g_assert (error != NULL);
-  fprintf (stderr, "orrery sweep %s: %s\n", cmd, error->message);
-  g_error_free (error);
-  return SIM_ERROR_INPUT;
-}
 
 static int
 cmd_expand (const char *spec, const char *outdir)
@@ -491,7 +484,7 @@ cmd_expand (const char *spec, const char *outdir)
   GError *error = NULL;
   guint64 n = 0;
   if (!app_sweep_expand (spec, outdir, &n, &error))
-    return fail ("expand", error);
+    return app_cli_fail ("sweep expand", error);
   printf ("%" G_GUINT64_FORMAT "\n", n);
   return 0;
 }
@@ -502,7 +495,7 @@ cmd_points (const char *outdir)
   GError *error = NULL;
   g_auto (GStrv) ids = app_sweep_points (outdir, &error);
   if (ids == NULL)
-    return fail ("points", error);
+    return app_cli_fail ("sweep points", error);
   for (char **id = ids; *id != NULL; id++)
     printf ("%s\n", *id);
   return 0;
@@ -515,10 +508,10 @@ cmd_run (const char *outdir, const char *id, const char *argv0)
   g_autofree char *self = app_sweep_self_path (argv0);
   AppSweepRun run = { 0 };
   if (self == NULL)
-    return fail ("run", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
+    return app_cli_fail ("sweep run", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
                                      "cannot find this program's path (%s)", argv0));
   if (!app_sweep_run_point (outdir, id, self, &run, &error))
-    return fail ("run", error);
+    return app_cli_fail ("sweep run", error);
   if (run.done_already)
     printf ("point %s: done already\n", id);
   else if (run.exit_status == 0)
@@ -536,7 +529,7 @@ cmd_gather (const char *outdir)
   GError *error = NULL;
   g_autofree char *path = NULL;
   if (!app_sweep_gather (outdir, &path, &error))
-    return fail ("gather", error);
+    return app_cli_fail ("sweep gather", error);
   printf ("%s\n", path);
   return 0;
 }
