@@ -53,35 +53,7 @@ gboolean
 app_xml_check_node (XmlLoad *l, const xmlNode *node, const char *const *attrs,
                     const char *const *children, const char *repeatable, GError **error)
 {
-  static const char *const none[] = { NULL };
-  attrs = attrs != NULL ? attrs : none;
-  children = children != NULL ? children : none;
-  for (const xmlAttr *a = node->properties; a != NULL; a = a->next)
-    if (!g_strv_contains (attrs, (const char *) a->name))
-      {
-        g_autofree char *known = list_join (attrs);
-        return app_xml_fail (l, node, error, "unknown attribute '%s' (expected: %s)",
-                         (const char *) a->name, *attrs != NULL ? known : "none");
-      }
-  for (const xmlNode *c = node->children; c != NULL; c = c->next)
-    {
-      if (c->type != XML_ELEMENT_NODE)
-        continue;
-      const char *name = (const char *) c->name;
-      if (!g_strv_contains (children, name))
-        {
-          g_autofree char *known = list_join (children);
-          return app_xml_fail (l, c, error, "unexpected element in <%s> (expected: %s)",
-                           (const char *) node->name, *children != NULL ? known : "none");
-        }
-      /* "*": every child may repeat. */
-      if (g_strcmp0 (repeatable, name) == 0 || g_strcmp0 (repeatable, "*") == 0)
-        continue;
-      for (const xmlNode *d = node->children; d != c; d = d->next)
-        if (app_xml_is (d, name))
-          return app_xml_fail (l, c, error, "only one <%s> is allowed", name);
-    }
-  return TRUE;
+  return app_xml_check_element (l->path, node, attrs, children, repeatable, error);
 }
 
 const xmlNode *
