@@ -102,9 +102,6 @@ gboolean wl_chakra_reader_is_empty (const WlChakraReader *r);
  * data). */
 gboolean wl_chakra_reader_truncated (const WlChakraReader *r);
 
-/* The path the reader was opened with; borrowed. */
-const char *wl_chakra_reader_path (const WlChakraReader *r);
-
 /* Unpack the next node.  Returns it (the caller owns it: free with
  * wl_chakra_node_free or chakra_proto_msg__node__free_unpacked (n, NULL)), or
  * NULL: at the end of the file with ERROR unset, or with ERROR set when the
