@@ -84,26 +84,52 @@ type_error (const PlotReport *rep, const char *where, const char *name, const ch
   return FALSE;
 }
 
+/* What a member must hold: a test, and the words for it in messages. */
+typedef struct
+{
+  gboolean (*holds) (JsonNode *node);
+  const char *expected;
+} MemberKind;
+
+static gboolean
+holds_int (JsonNode *node)
+{
+  return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_INT64;
+}
+
+static gboolean
+holds_array (JsonNode *node)
+{
+  return JSON_NODE_HOLDS_ARRAY (node);
+}
+
+static const MemberKind whole_number = { holds_int, "a whole number" };
+static const MemberKind list = { holds_array, "a list" };
+
+/* The member NAME of OBJ, which must be there and hold KIND: else NULL
+ * with an error that names it. */
 static JsonNode *
 get_member (const PlotReport *rep, JsonObject *obj, const char *where, const char *name,
-            GError **error)
+            const MemberKind *kind, GError **error)
 {
   JsonNode *node = json_object_get_member (obj, name);
   if (node == NULL)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: missing member \"%s%s\"", rep->path,
                  where, name);
-  return node;
+  else if (!kind->holds (node))
+    type_error (rep, where, name, kind->expected, node, error);
+  else
+    return node;
+  return NULL;
 }
 
 static gboolean
 get_int (const PlotReport *rep, JsonObject *obj, const char *where, const char *name,
          gint64 *out, GError **error)
 {
-  JsonNode *node = get_member (rep, obj, where, name, error);
+  JsonNode *node = get_member (rep, obj, where, name, &whole_number, error);
   if (node == NULL)
     return FALSE;
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
-    return type_error (rep, where, name, "a whole number", node, error);
   *out = json_node_get_int (node);
   return TRUE;
 }
@@ -127,15 +153,8 @@ static JsonArray *
 get_array (const PlotReport *rep, JsonObject *obj, const char *where, const char *name,
            GError **error)
 {
-  JsonNode *node = get_member (rep, obj, where, name, error);
-  if (node == NULL)
-    return NULL;
-  if (!JSON_NODE_HOLDS_ARRAY (node))
-    {
-      type_error (rep, where, name, "a list", node, error);
-      return NULL;
-    }
-  return json_node_get_array (node);
+  JsonNode *node = get_member (rep, obj, where, name, &list, error);
+  return node != NULL ? json_node_get_array (node) : NULL;
 }
 
 /* Element i of a list of objects named `name` (at `where`). */
