@@ -79,17 +79,6 @@ set_value (xmlNode *node, const char *value)
   xmlFree (escaped);
 }
 
-static gboolean
-write_file (const char *dir, const char *name, const char *text, gssize len, GError **error)
-{
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autoptr (GError) io = NULL;
-  if (g_file_set_contents (path, text, len, &io))
-    return TRUE;
-  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s", io->message);
-  return FALSE;
-}
-
 /* The base config with this point's values, as tmp/config.xml. */
 static gboolean
 write_config (const AppSweepSpec *s, const char *const *vals, const char *tmp, GError **error)
@@ -100,7 +89,7 @@ write_config (const AppSweepSpec *s, const char *const *vals, const char *tmp, G
   xmlChar *mem = NULL;
   int size = 0;
   xmlDocDumpMemory (s->base, &mem, &size);
-  gboolean ok = write_file (tmp, "config.xml", (const char *) mem, size, error);
+  gboolean ok = app_sweep_write_file (tmp, "config.xml", (const char *) mem, size, error);
   xmlFree (mem);
   return ok;
 }
@@ -201,15 +190,15 @@ write_point (const AppSweepSpec *s, const char *out, guint64 index, int width, c
   g_autoptr (GString) params = g_string_new (header);
   append_row (s, id, vals, params);
   if ((s->base != NULL && !write_config (s, vals, tmp, error))
-      || !write_file (tmp, "args", args, -1, error)
-      || !write_file (tmp, "params.tsv", params->str, (gssize) params->len, error))
+      || !app_sweep_write_file (tmp, "args", args, -1, error)
+      || !app_sweep_write_file (tmp, "params.tsv", params->str, (gssize) params->len, error))
     return FALSE;
   if (s->tmpl[APP_SWEEP_T_GENERATE] != NULL)
     {
       g_autoptr (GString) gen = g_string_new (NULL);
       append_words (s, APP_SWEEP_T_GENERATE, vals, TRUE, gen);
       g_string_append_printf (gen, "--out\n%s/workload/w\n", dir);
-      if (!write_file (tmp, "gen-args", gen->str, (gssize) gen->len, error))
+      if (!app_sweep_write_file (tmp, "gen-args", gen->str, (gssize) gen->len, error))
         return FALSE;
     }
   if (g_rename (tmp, dir) != 0)
@@ -254,7 +243,7 @@ prepare_outdir (const AppSweepSpec *s, const char *out, GError **error)
     }
   if (g_mkdir_with_parents (points, 0777) != 0)
     return io_fail (points, "create the directory", error);
-  return old != NULL || write_file (out, "spec.xml", s->text, (gssize) s->len, error);
+  return old != NULL || app_sweep_write_file (out, "spec.xml", s->text, (gssize) s->len, error);
 }
 
 /* points.tsv last: its presence says that every point directory is there. */
@@ -272,7 +261,7 @@ write_points_tsv (const AppSweepSpec *s, const char *out, int width, const char 
       app_sweep_point_values (s, i, vals);
       append_row (s, id, vals, tsv);
     }
-  return write_file (out, "points.tsv", tsv->str, (gssize) tsv->len, error);
+  return app_sweep_write_file (out, "points.tsv", tsv->str, (gssize) tsv->len, error);
 }
 
 gboolean

@@ -28,8 +28,9 @@ io_error (GError **error, GError *io)
   return FALSE;
 }
 
-static gboolean
-write_file (const char *dir, const char *name, const char *text, gssize len, GError **error)
+gboolean
+app_sweep_write_file (const char *dir, const char *name, const char *text, gssize len,
+                      GError **error)
 {
   g_autofree char *path = g_build_filename (dir, name, NULL);
   GError *io = NULL;
@@ -218,16 +219,16 @@ record_run (const char *dir, const GString *out, const GString *err, AppSweepRun
   char wall[G_ASCII_DTOSTR_BUF_SIZE];
   g_ascii_formatd (wall, sizeof wall, "%.6f", run->wall_s);
   g_autofree char *wall_line = g_strconcat (wall, "\n", NULL);
-  if (!write_file (dir, "stdout", out->str, (gssize) out->len, error)
-      || !write_file (dir, "stderr", err->str, (gssize) err->len, error)
-      || !write_file (dir, "wall_s", wall_line, -1, error)
-      || !write_file (dir, "status", status, -1, error))
+  if (!app_sweep_write_file (dir, "stdout", out->str, (gssize) out->len, error)
+      || !app_sweep_write_file (dir, "stderr", err->str, (gssize) err->len, error)
+      || !app_sweep_write_file (dir, "wall_s", wall_line, -1, error)
+      || !app_sweep_write_file (dir, "status", status, -1, error))
     return FALSE;
   if (run->exit_status != 0)
     return TRUE;
   g_autofree char *tmp = g_build_filename (dir, "done.tmp", NULL);
   g_autofree char *done = g_build_filename (dir, "done", NULL);
-  if (!write_file (dir, "done.tmp", "", 0, error))
+  if (!app_sweep_write_file (dir, "done.tmp", "", 0, error))
     return FALSE;
   if (g_rename (tmp, done) != 0)
     {
@@ -454,7 +455,7 @@ app_sweep_gather (const char *outdir, char **csv_path, GError **error)
         csv_field (csv, *f, f == row);
       gather_point (outdir, row[0], csv);
     }
-  if (!write_file (outdir, "sweep.csv", csv->str, (gssize) csv->len, error))
+  if (!app_sweep_write_file (outdir, "sweep.csv", csv->str, (gssize) csv->len, error))
     return FALSE;
   if (csv_path != NULL)
     *csv_path = g_build_filename (outdir, "sweep.csv", NULL);
