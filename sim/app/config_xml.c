@@ -53,7 +53,8 @@ gboolean
 app_xml_check_node (XmlLoad *l, const xmlNode *node, const char *const *attrs,
                     const char *const *children, const char *repeatable, GError **error)
 {
-  return app_xml_check_element (l->path, node, attrs, children, repeatable, error);
+  const AppXmlShape shape = { attrs, children, repeatable };
+  return app_xml_check_element (l->path, node, &shape, error);
 }
 
 const xmlNode *

@@ -169,13 +169,22 @@ io_fail (const char *path, const char *what, GError **error)
   return FALSE;
 }
 
+/* Where the points go: the sweep directory (absolute), the width of the
+ * zero-padded ids, and the header of the .tsv files. */
+typedef struct
+{
+  const char *out;
+  int width;
+  const char *header;
+} PointsDir;
+
 /* Write points/ID (through a temporary directory renamed into place, so
  * that a point directory is always complete) unless it exists. */
 static gboolean
-write_point (const AppSweepSpec *s, const char *out, guint64 index, int width, const char *header,
-             GError **error)
+write_point (const AppSweepSpec *s, const PointsDir *pd, guint64 index, GError **error)
 {
-  g_autofree char *id = g_strdup_printf ("%0*" G_GUINT64_FORMAT, width, index);
+  const char *out = pd->out;
+  g_autofree char *id = g_strdup_printf ("%0*" G_GUINT64_FORMAT, pd->width, index);
   g_autofree char *dir = g_build_filename (out, "points", id, NULL);
   if (g_file_test (dir, G_FILE_TEST_EXISTS))
     return TRUE;
@@ -187,7 +196,7 @@ write_point (const AppSweepSpec *s, const char *out, guint64 index, int width, c
   g_autofree const char **vals = g_new (const char *, s->params->len + 1);
   app_sweep_point_values (s, index, vals);
   g_autofree char *args = run_args (s, vals, dir);
-  g_autoptr (GString) params = g_string_new (header);
+  g_autoptr (GString) params = g_string_new (pd->header);
   append_row (s, id, vals, params);
   if ((s->base != NULL && !write_config (s, vals, tmp, error))
       || !app_sweep_write_file (tmp, "args", args, -1, error)
@@ -248,16 +257,17 @@ prepare_outdir (const AppSweepSpec *s, const char *out, GError **error)
 
 /* points.tsv last: its presence says that every point directory is there. */
 static gboolean
-write_points_tsv (const AppSweepSpec *s, const char *out, int width, const char *header, GError **error)
+write_points_tsv (const AppSweepSpec *s, const PointsDir *pd, GError **error)
 {
+  const char *out = pd->out;
   g_autofree char *path = g_build_filename (out, "points.tsv", NULL);
   if (g_file_test (path, G_FILE_TEST_EXISTS))
     return TRUE;
-  g_autoptr (GString) tsv = g_string_new (header);
+  g_autoptr (GString) tsv = g_string_new (pd->header);
   g_autofree const char **vals = g_new (const char *, s->params->len + 1);
   for (guint64 i = 0; i < s->n_points; i++)
     {
-      g_autofree char *id = g_strdup_printf ("%0*" G_GUINT64_FORMAT, width, i);
+      g_autofree char *id = g_strdup_printf ("%0*" G_GUINT64_FORMAT, pd->width, i);
       app_sweep_point_values (s, i, vals);
       append_row (s, id, vals, tsv);
     }
@@ -274,11 +284,12 @@ app_sweep_expand (const char *spec_path, const char *outdir, guint64 *n_points, 
   g_autofree char *header = ok ? tsv_header (&s) : NULL;
   /* Ids are as wide as the point count. */
   char count[24];
-  int width = g_snprintf (count, sizeof count, "%" G_GUINT64_FORMAT, s.n_points);
+  PointsDir pd = { out, g_snprintf (count, sizeof count, "%" G_GUINT64_FORMAT, s.n_points),
+                   header };
   ok = ok && prepare_outdir (&s, out, error);
   for (guint64 i = 0; ok && i < s.n_points; i++)
-    ok = write_point (&s, out, i, width, header, error);
-  ok = ok && write_points_tsv (&s, out, width, header, error);
+    ok = write_point (&s, &pd, i, error);
+  ok = ok && write_points_tsv (&s, &pd, error);
   if (ok && n_points != NULL)
     *n_points = s.n_points;
   app_sweep_spec_clear (&s);

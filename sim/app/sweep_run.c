@@ -149,10 +149,18 @@ child_argv (const char *self, const char *first, const char *dir, const char *na
   return (char **) g_ptr_array_free (argv, FALSE);
 }
 
-/* Run argv, appending its output to out and err; its exit status, 128 +
- * the signal when killed; -1 (error set) when it cannot start. */
+/* What a point's children printed, in order of the children. */
+typedef struct
+{
+  GString *out;
+  GString *err;
+} ChildOutput;
+
+/* Run argv, appending its output to the captured stdout and stderr; its
+ * exit status, 128 + the signal when killed; -1 (error set) when it cannot
+ * start. */
 static int
-spawn (char **argv, GString *out, GString *err, GError **error)
+spawn (char **argv, ChildOutput *captured, GError **error)
 {
   g_autofree char *o = NULL, *e = NULL;
   int wait_status = 0;
@@ -164,8 +172,8 @@ spawn (char **argv, GString *out, GString *err, GError **error)
       g_error_free (spawn_error);
       return -1;
     }
-  g_string_append (out, o);
-  g_string_append (err, e);
+  g_string_append (captured->out, o);
+  g_string_append (captured->err, e);
   if (WIFEXITED (wait_status))
     return WEXITSTATUS (wait_status);
   return WIFSIGNALED (wait_status) ? 128 + WTERMSIG (wait_status) : 128;
@@ -173,7 +181,7 @@ spawn (char **argv, GString *out, GString *err, GError **error)
 
 /* The generator when there is one, then the simulation (timed). */
 static gboolean
-run_children (const char *dir, const char *self, GString *out, GString *err, AppSweepRun *run,
+run_children (const char *dir, const char *self, ChildOutput *captured, AppSweepRun *run,
               GError **error)
 {
   g_autofree char *gen_args = g_build_filename (dir, "gen-args", NULL);
@@ -189,7 +197,7 @@ run_children (const char *dir, const char *self, GString *out, GString *err, App
                        g_strerror (errno));
           return FALSE;
         }
-      run->exit_status = spawn (argv, out, err, error);
+      run->exit_status = spawn (argv, captured, error);
       if (run->exit_status != 0)
         return run->exit_status > 0;
     }
@@ -197,19 +205,18 @@ run_children (const char *dir, const char *self, GString *out, GString *err, App
   if (argv == NULL)
     return FALSE;
   gint64 start = g_get_monotonic_time ();
-  run->exit_status = spawn (argv, out, err, error);
+  run->exit_status = spawn (argv, captured, error);
   run->wall_s = (double) (g_get_monotonic_time () - start) / 1e6;
   return run->exit_status >= 0;
 }
 
 /* status, wall_s, stdout, stderr; then done, last and atomically. */
 static gboolean
-record_run (const char *dir, const GString *out, const GString *err, AppSweepRun *run,
-            GError **error)
+record_run (const char *dir, const ChildOutput *captured, AppSweepRun *run, GError **error)
 {
   if (run->exit_status != 0)
     {
-      run->message = error_line (err->str);
+      run->message = error_line (captured->err->str);
       if (run->message == NULL)
         run->message = g_strdup_printf ("exit status %d, nothing on stderr", run->exit_status);
     }
@@ -219,6 +226,7 @@ record_run (const char *dir, const GString *out, const GString *err, AppSweepRun
   char wall[G_ASCII_DTOSTR_BUF_SIZE];
   g_ascii_formatd (wall, sizeof wall, "%.6f", run->wall_s);
   g_autofree char *wall_line = g_strconcat (wall, "\n", NULL);
+  const GString *out = captured->out, *err = captured->err;
   if (!app_sweep_write_file (dir, "stdout", out->str, (gssize) out->len, error)
       || !app_sweep_write_file (dir, "stderr", err->str, (gssize) err->len, error)
       || !app_sweep_write_file (dir, "wall_s", wall_line, -1, error)
@@ -280,7 +288,9 @@ app_sweep_run_point (const char *outdir, const char *id, const char *self, AppSw
     }
   g_autoptr (GString) out = g_string_new (NULL);
   g_autoptr (GString) err = g_string_new (NULL);
-  return run_children (dir, self, out, err, run, error) && record_run (dir, out, err, run, error);
+  ChildOutput captured = { out, err };
+  return run_children (dir, self, &captured, run, error)
+         && record_run (dir, &captured, run, error);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -100,21 +100,43 @@ app_sweep_spec_resolve (const AppSweepSpec *s, const char *path)
   return g_canonicalize_filename (path, s->dir);
 }
 
-/* A whole number, or a FILE:LINE error. */
+/* NODE has only the attributes ATTRS and the child elements CHILDREN
+ * (NULL-terminated; NULL: none).  Any child may repeat here: the walk
+ * reports a repeated element itself, saying which one to keep. */
 static gboolean
-parse_int (const AppSweepSpec *s, const xmlNode *node, const char *name, const char *text, gint64 *out,
+check_element (const AppSweepSpec *s, const xmlNode *node, const char *const *attrs,
+               const char *const *children, GError **error)
+{
+  const AppXmlShape shape = { attrs, children, "*" };
+  return app_xml_check_element (s->path, node, &shape, error);
+}
+
+/* The attribute NAME of NODE as a whole number, left alone when absent; a
+ * FILE:LINE error when it is not one. */
+static gboolean
+parse_int (const AppSweepSpec *s, const xmlNode *node, const char *name, gint64 *out,
            GError **error)
 {
-  if (g_ascii_string_to_signed (text, 10, G_MININT64, G_MAXINT64, out, NULL))
+  g_autofree char *text = app_xml_attr (node, name);
+  if (text == NULL || g_ascii_string_to_signed (text, 10, G_MININT64, G_MAXINT64, out, NULL))
     return TRUE;
   return app_xml_fail_at (s->path, node, error, "%s '%s' is not a whole number", name, text);
 }
 
+/* A range of a <param>: from, to (inclusive) and the step or the factor. */
+typedef struct
+{
+  gint64 from;
+  gint64 to;
+  gint64 by;
+} Range;
+
 /* from, from + step, ... up to to (inclusive). */
 static gboolean
-range_step (const AppSweepSpec *s, const xmlNode *node, gint64 from, gint64 to, gint64 step,
-            GPtrArray *values, GError **error)
+range_step (const AppSweepSpec *s, const xmlNode *node, const Range *r, GPtrArray *values,
+            GError **error)
 {
+  gint64 from = r->from, to = r->to, step = r->by;
   if (step == 0 || (step > 0 && from > to) || (step < 0 && from < to))
     return app_xml_fail_at (s->path, node, error,
                             "from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT
@@ -136,9 +158,10 @@ range_step (const AppSweepSpec *s, const xmlNode *node, gint64 from, gint64 to, 
 
 /* from, from x factor, ... up to to (inclusive). */
 static gboolean
-range_factor (const AppSweepSpec *s, const xmlNode *node, gint64 from, gint64 to, gint64 factor,
-              GPtrArray *values, GError **error)
+range_factor (const AppSweepSpec *s, const xmlNode *node, const Range *r, GPtrArray *values,
+              GError **error)
 {
+  gint64 from = r->from, to = r->to, factor = r->by;
   if (factor < 2)
     return app_xml_fail_at (s->path, node, error, "factor %" G_GINT64_FORMAT " must be 2 or more",
                             factor);
@@ -191,18 +214,17 @@ param_values (const AppSweepSpec *s, const xmlNode *node, AppSweepParam *p, GErr
         return app_xml_fail_at (s->path, node, error, "param '%s' has no values", p->name);
       return TRUE;
     }
-  gint64 from = 0, to = 0, step = 1, factor = 0;
+  /* Without a factor, the step (default 1); with one, the factor. */
+  Range r = { .by = factor_s != NULL ? 0 : 1 };
   if (from_s == NULL || to_s == NULL)
     return app_xml_fail_at (s->path, node, error, "a range needs both from and to");
   if (step_s != NULL && factor_s != NULL)
     return app_xml_fail_at (s->path, node, error, "give step or factor, not both");
-  if (!parse_int (s, node, "from", from_s, &from, error)
-      || !parse_int (s, node, "to", to_s, &to, error)
-      || (step_s != NULL && !parse_int (s, node, "step", step_s, &step, error))
-      || (factor_s != NULL && !parse_int (s, node, "factor", factor_s, &factor, error)))
+  if (!parse_int (s, node, "from", &r.from, error) || !parse_int (s, node, "to", &r.to, error)
+      || !parse_int (s, node, factor_s != NULL ? "factor" : "step", &r.by, error))
     return FALSE;
-  return factor_s != NULL ? range_factor (s, node, from, to, factor, p->values, error)
-                          : range_step (s, node, from, to, step, p->values, error);
+  return factor_s != NULL ? range_factor (s, node, &r, p->values, error)
+                          : range_step (s, node, &r, p->values, error);
 }
 
 static gboolean
@@ -210,7 +232,7 @@ read_param (AppSweepSpec *s, const xmlNode *node, GError **error)
 {
   static const char *const attrs[] = { "name", "select", "values", "from", "to", "step",
                                        "factor", NULL };
-  if (!app_xml_check_element (s->path, node, attrs, NULL, NULL, error))
+  if (!check_element (s, node, attrs, NULL, error))
     return FALSE;
   AppSweepParam *p = g_new0 (AppSweepParam, 1);
   p->name = app_xml_attr (node, "name");
@@ -260,7 +282,7 @@ read_grid (AppSweepSpec *s, const xmlNode *grid, GError **error)
 {
   static const char *const grid_children[] = { "param", "zip", NULL };
   static const char *const zip_children[] = { "param", NULL };
-  if (!app_xml_check_element (s->path, grid, NULL, grid_children, "*", error))
+  if (!check_element (s, grid, NULL, grid_children, error))
     return FALSE;
   s->n_points = 1;
   for (const xmlNode *c = grid->children; c != NULL; c = c->next)
@@ -273,7 +295,7 @@ read_grid (AppSweepSpec *s, const xmlNode *grid, GError **error)
         }
       else if (app_xml_is (c, "zip"))
         {
-          if (!app_xml_check_element (s->path, c, NULL, zip_children, "*", error))
+          if (!check_element (s, c, NULL, zip_children, error))
             return FALSE;
           for (const xmlNode *p = c->children; p != NULL; p = p->next)
             if (app_xml_is (p, "param") && !read_param (s, p, error))
@@ -307,7 +329,7 @@ read_source (AppSweepSpec *s, const xmlNode *c, GError **error)
   if (app_xml_is (c, "config"))
     {
       g_autofree char *path = app_xml_attr (c, "path");
-      if (!app_xml_check_element (s->path, c, config_attrs, NULL, NULL, error))
+      if (!check_element (s, c, config_attrs, NULL, error))
         return FALSE;
       if (path == NULL || *path == '\0')
         return app_xml_fail_at (s->path, c, error, "missing attribute 'path'");
@@ -315,7 +337,7 @@ read_source (AppSweepSpec *s, const xmlNode *c, GError **error)
       s->config_line = xmlGetLineNo (c);
       return TRUE;
     }
-  if (!app_xml_check_element (s->path, c, astra_attrs, NULL, NULL, error))
+  if (!check_element (s, c, astra_attrs, NULL, error))
     return FALSE;
   for (int t = APP_SWEEP_T_NETWORK; t <= APP_SWEEP_T_GROUPS; t++)
     set_template (s, t, c, app_xml_attr (c, astra_attrs[t - APP_SWEEP_T_NETWORK]));
@@ -333,14 +355,14 @@ read_workload (AppSweepSpec *s, const xmlNode *c, GError **error)
                             "give one <workload> or one <generate>, not both or two");
   if (app_xml_is (c, "workload"))
     {
-      if (!app_xml_check_element (s->path, c, prefix_attrs, NULL, NULL, error))
+      if (!check_element (s, c, prefix_attrs, NULL, error))
         return FALSE;
       set_template (s, APP_SWEEP_T_PREFIX, c, app_xml_attr (c, "prefix"));
       if (s->tmpl[APP_SWEEP_T_PREFIX] == NULL || *s->tmpl[APP_SWEEP_T_PREFIX] == '\0')
         return app_xml_fail_at (s->path, c, error, "missing attribute 'prefix'");
       return TRUE;
     }
-  if (!app_xml_check_element (s->path, c, NULL, NULL, NULL, error))
+  if (!check_element (s, c, NULL, NULL, error))
     return FALSE;
   set_template (s, APP_SWEEP_T_GENERATE, c, text_of (c));
   return TRUE;
@@ -355,7 +377,7 @@ read_sweep (AppSweepSpec *s, const xmlNode *root, GError **error)
                                           "run-options", "grid", NULL };
   if (!app_xml_is (root, "sweep"))
     return app_xml_fail_at (s->path, root, error, "the root element must be <sweep>");
-  if (!app_xml_check_element (s->path, root, root_attrs, children, "*", error))
+  if (!check_element (s, root, root_attrs, children, error))
     return FALSE;
   const xmlNode *grid = NULL;
   for (const xmlNode *c = root->children; c != NULL; c = c->next)
@@ -369,7 +391,7 @@ read_sweep (AppSweepSpec *s, const xmlNode *root, GError **error)
         {
           if (s->tmpl[APP_SWEEP_T_OPTIONS] != NULL)
             return app_xml_fail_at (s->path, c, error, "only one <run-options> is allowed");
-          ok = app_xml_check_element (s->path, c, NULL, NULL, NULL, error);
+          ok = check_element (s, c, NULL, NULL, error);
           set_template (s, APP_SWEEP_T_OPTIONS, c, text_of (c));
         }
       else if (app_xml_is (c, "grid"))

@@ -202,12 +202,13 @@ list_join (const char *const *list)
 }
 
 gboolean
-app_xml_check_element (const char *path, const xmlNode *node, const char *const *attrs,
-                       const char *const *children, const char *repeatable, GError **error)
+app_xml_check_element (const char *path, const xmlNode *node, const AppXmlShape *shape,
+                       GError **error)
 {
   static const char *const none[] = { NULL };
-  attrs = attrs != NULL ? attrs : none;
-  children = children != NULL ? children : none;
+  const char *const *attrs = shape->attrs != NULL ? shape->attrs : none;
+  const char *const *children = shape->children != NULL ? shape->children : none;
+  const char *repeatable = shape->repeatable;
   for (const xmlAttr *a = node->properties; a != NULL; a = a->next)
     if (!g_strv_contains (attrs, (const char *) a->name))
       {
