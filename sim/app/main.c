@@ -1,9 +1,11 @@
-/* main.c: the orrery program: subcommand dispatch, option parsing, exit codes.
+/* main.c: the orrery program: subcommand dispatch, and the options of run,
+ * inspect and plot-data (gen and rescale: cmd_gen.c; sweep: sweep_run.c).
  *
- * Exit codes: 0 success, 1 usage or input error (out of memory for an
- * input's node records included), 2 internal error, 3 deadlock, 4 a limit
- * reached (--max-events, --max-sim-time: the outputs are still written) or
- * the simulated clock overflowed (nothing written).
+ * Exit codes (decided from the error's domain and code in cli.c): 0
+ * success, 1 usage or input error (out of memory for an input's node
+ * records included), 2 internal error, 3 deadlock, 4 a limit reached
+ * (--max-events, --max-sim-time: the outputs are still written) or the
+ * simulated clock overflowed (nothing written).
  *
  * Layer: sim/app.  May include: every layer.
  */
