@@ -1,4 +1,4 @@
-/* net.c: the link-model table and the send entry point. */
+/* net.c: the link-model registry and the send entry point. */
 #include "network/net.h"
 
 #include <math.h>
@@ -6,23 +6,93 @@
 #include "network/net_private.h"
 #include "sim/error.h"
 
-static const NetModelClass *const models[] = {
+static const NetModelClass *const builtin[] = {
   [NET_MODEL_ANALYTICAL] = &net_analytical_class,
   [NET_MODEL_CONGESTION] = &net_congestion_class,
   [NET_MODEL_FLOW] = &net_flow_class,
 };
+
+/* Rows registered at run time, after the built-in ones. */
+static GPtrArray *registered;
+G_LOCK_DEFINE_STATIC (registered);
+
+guint
+net_model_count (void)
+{
+  G_LOCK (registered);
+  guint n = G_N_ELEMENTS (builtin) + (registered != NULL ? registered->len : 0);
+  G_UNLOCK (registered);
+  return n;
+}
+
+const NetModelClass *
+net_model_class (NetModelKind kind)
+{
+  guint i = (guint) kind;
+  if (i < G_N_ELEMENTS (builtin))
+    return builtin[i];
+  i -= G_N_ELEMENTS (builtin);
+  G_LOCK (registered);
+  const NetModelClass *klass = registered != NULL && i < registered->len
+                                   ? registered->pdata[i] : NULL;
+  G_UNLOCK (registered);
+  return klass;
+}
+
+gboolean
+net_model_parse (const char *name, NetModelKind *out)
+{
+  const NetModelClass *klass;
+  for (guint i = 0; (klass = net_model_class ((NetModelKind) i)) != NULL; i++)
+    if (g_ascii_strcasecmp (name, klass->name) == 0)
+      {
+        *out = (NetModelKind) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+const char *
+net_model_name_of (NetModelKind kind)
+{
+  const NetModelClass *klass = net_model_class (kind);
+  return klass != NULL ? klass->name : "unknown";
+}
+
+gboolean
+net_model_register (const NetModelClass *klass, NetModelKind *kind_out, GError **error)
+{
+  g_return_val_if_fail (klass != NULL && klass->name != NULL && klass->send != NULL, FALSE);
+  NetModelKind taken;
+  if (net_model_parse (klass->name, &taken))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "link model '%s' is registered twice",
+                   klass->name);
+      return FALSE;
+    }
+  G_LOCK (registered);
+  if (registered == NULL)
+    registered = g_ptr_array_new ();
+  g_ptr_array_add (registered, (gpointer) klass);
+  guint kind = G_N_ELEMENTS (builtin) + registered->len - 1;
+  G_UNLOCK (registered);
+  if (kind_out != NULL)
+    *kind_out = (NetModelKind) kind;
+  return TRUE;
+}
 
 Net *
 net_new (SimSched *sched, const NetTopo *topo, GError **error)
 {
   g_return_val_if_fail (sched != NULL && topo != NULL, NULL);
   NetModelKind kind = net_topo_spec (topo)->model;
-  if ((guint) kind >= G_N_ELEMENTS (models) || models[kind] == NULL)
+  const NetModelClass *klass = net_model_class (kind);
+  if (klass == NULL)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "unknown network model %d", (int) kind);
       return NULL;
     }
-  return net_new_with_model (sched, topo, models[kind], error);
+  return net_new_with_model (sched, topo, klass, error);
 }
 
 Net *
@@ -69,6 +139,12 @@ const char *
 net_model_name (const Net *net)
 {
   return net->klass->name;
+}
+
+const NetModelClass *
+net_model (const Net *net)
+{
+  return net->klass;
 }
 
 void
@@ -159,9 +235,9 @@ SimTime
 net_price (const NetSpec *spec, guint d, guint32 hops, guint64 bytes)
 {
   const NetDimSpec *dim = &spec->dims[d];
-  if (spec->rounding == NET_ROUND_ASTRA_NS)
+  if (spec->rounding == NET_ROUND_NS_TRUNCATED)
     {
-      /* ASTRA-sim prices a message in double-precision nanoseconds with the
+      /* ASTRA-sim's analytical backend prices a message in double-precision nanoseconds with the
        * bandwidth in bytes per ns and keeps the whole nanoseconds. */
       double lat_ns = (double) dim->latency / (double) SIM_PS_PER_NS;
       double bw_Bpns = dim->bandwidth_Bps / 1e9;

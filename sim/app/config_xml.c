@@ -208,8 +208,11 @@ xml_rounding (XmlLoad *l, const xmlNode *cluster, GError **error)
   if (!app_xml_attr_choice (l, cluster, "rounding", names, &r, error))
     return FALSE;
   gboolean astra = r == 1;
-  l->net.rounding = astra ? NET_ROUND_ASTRA_NS : NET_ROUND_PS;
-  l->sys.astra_rounding = astra;
+  l->net.rounding = astra ? NET_ROUND_NS_TRUNCATED : NET_ROUND_PS;
+  if (astra)
+    sys_compat_reference (&l->sys.compat);
+  else
+    sys_compat_native (&l->sys.compat);
   l->wl.astra_rounding = astra;
   return TRUE;
 }
