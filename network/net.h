@@ -48,7 +48,7 @@ typedef enum
 typedef struct
 {
   const char *name; /* as configs and --network-model write it */
-  const char *help; /* one line for --help and the README */
+  const char *help; /* what it models, as --help says it after the name */
   NetSharing sharing;
   const char *sharing_why; /* NET_SHARING_FLOWS: why no two senders are alike (static) */
   /* Build the model's state for net (NULL create: no state). */

@@ -20,7 +20,7 @@
  * carrying the blocks of the members in a set S of power-of-two positions
  * weighs w = sum over S of that; it holds w/n of the vector: split (c w, n)
  * bytes for reduce-scatter and all-reduce (sys_phase_split: rounded up,
- * ASTRA mode down), c w for all-gather.  With n = 2^q every w is a power of
+ * SYS_SPLIT_DOWN down), c w for all-gather.  With n = 2^q every w is a power of
  * two and the sizes are c/2, c/4, ..., c/p (and back up), c, 2c, ..., pc/2
  * for all-gather.  Fold-out: the whole result c (all-reduce), the extra's
  * own share split (c, n) (reduce-scatter), the (n-1) c it lacks (all-gather).
@@ -60,8 +60,8 @@
  *   AR: T = RS + sum_{i=q..1} [n(c/2^i, 2^{i-1}) + e]
  *   AG: T = e + sum_{i=1..q} [n(c 2^{i-1}, n/2^i) + e]
  * ASTRA-sim has no non-power-of-two rule (its partners do not pair up and
- * the run hangs); orrery runs the native algorithm there, with ASTRA
- * rounding of sizes.
+ * the run hangs); orrery runs the native algorithm there, with the
+ * policy's rounding of sizes.
  *
  * Rooted kinds and the barrier: binomial trees and dissemination, for any
  * n, the same in both modes (ASTRA-sim has none of them).  d = (pos - root)
