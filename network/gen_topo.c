@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "sim/error.h"
+#include "sim/registry.h"
 
 guint64
 net_gen_mul_sat (guint64 a, guint64 b)
@@ -70,31 +71,18 @@ static const NetGenClass *const builtin[] = {
   [NET_GEN_DRAGONFLY] = &net_gen_dragonfly,
 };
 
-/* Rows registered at run time, after the built-in ones. */
-static GPtrArray *registered;
-G_LOCK_DEFINE_STATIC (registered);
+static SimRegistry registry = SIM_REGISTRY_INIT (builtin);
 
 guint
 net_gen_count (void)
 {
-  G_LOCK (registered);
-  guint n = G_N_ELEMENTS (builtin) + (registered != NULL ? registered->len : 0);
-  G_UNLOCK (registered);
-  return n;
+  return sim_registry_count (&registry);
 }
 
 const NetGenClass *
 net_gen_class (NetGenKind kind)
 {
-  guint i = (guint) kind;
-  if (i < G_N_ELEMENTS (builtin))
-    return builtin[i];
-  i -= G_N_ELEMENTS (builtin);
-  G_LOCK (registered);
-  const NetGenClass *klass = registered != NULL && i < registered->len ? registered->pdata[i]
-                                                                       : NULL;
-  G_UNLOCK (registered);
-  return klass;
+  return sim_registry_nth (&registry, (guint) kind);
 }
 
 const char *
@@ -129,12 +117,7 @@ net_gen_register (const NetGenClass *klass, NetGenKind *kind_out, GError **error
                    klass->name);
       return FALSE;
     }
-  G_LOCK (registered);
-  if (registered == NULL)
-    registered = g_ptr_array_new ();
-  g_ptr_array_add (registered, (gpointer) klass);
-  guint kind = G_N_ELEMENTS (builtin) + registered->len - 1;
-  G_UNLOCK (registered);
+  guint kind = sim_registry_add (&registry, klass);
   if (kind_out != NULL)
     *kind_out = (NetGenKind) kind;
   return TRUE;

@@ -5,6 +5,7 @@
 
 #include "network/net_private.h"
 #include "sim/error.h"
+#include "sim/registry.h"
 
 static const NetModelClass *const builtin[] = {
   [NET_MODEL_ANALYTICAL] = &net_analytical_class,
@@ -12,31 +13,18 @@ static const NetModelClass *const builtin[] = {
   [NET_MODEL_FLOW] = &net_flow_class,
 };
 
-/* Rows registered at run time, after the built-in ones. */
-static GPtrArray *registered;
-G_LOCK_DEFINE_STATIC (registered);
+static SimRegistry registry = SIM_REGISTRY_INIT (builtin);
 
 guint
 net_model_count (void)
 {
-  G_LOCK (registered);
-  guint n = G_N_ELEMENTS (builtin) + (registered != NULL ? registered->len : 0);
-  G_UNLOCK (registered);
-  return n;
+  return sim_registry_count (&registry);
 }
 
 const NetModelClass *
 net_model_class (NetModelKind kind)
 {
-  guint i = (guint) kind;
-  if (i < G_N_ELEMENTS (builtin))
-    return builtin[i];
-  i -= G_N_ELEMENTS (builtin);
-  G_LOCK (registered);
-  const NetModelClass *klass = registered != NULL && i < registered->len
-                                   ? registered->pdata[i] : NULL;
-  G_UNLOCK (registered);
-  return klass;
+  return sim_registry_nth (&registry, (guint) kind);
 }
 
 gboolean
@@ -70,12 +58,7 @@ net_model_register (const NetModelClass *klass, NetModelKind *kind_out, GError *
                    klass->name);
       return FALSE;
     }
-  G_LOCK (registered);
-  if (registered == NULL)
-    registered = g_ptr_array_new ();
-  g_ptr_array_add (registered, (gpointer) klass);
-  guint kind = G_N_ELEMENTS (builtin) + registered->len - 1;
-  G_UNLOCK (registered);
+  guint kind = sim_registry_add (&registry, klass);
   if (kind_out != NULL)
     *kind_out = (NetModelKind) kind;
   return TRUE;

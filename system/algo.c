@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim/error.h"
+#include "sim/registry.h"
 
 static const SysAlgoClass *const builtin[] = {
   &sys_algo_ring,
@@ -16,30 +17,18 @@ static const SysAlgoClass *const builtin[] = {
   &sys_algo_dbt_reference,
 };
 
-/* Rows registered at run time, after the built-in ones. */
-static GPtrArray *registered;
-G_LOCK_DEFINE_STATIC (registered);
+static SimRegistry registry = SIM_REGISTRY_INIT (builtin);
 
 guint
 sys_algo_count (void)
 {
-  G_LOCK (registered);
-  guint n = G_N_ELEMENTS (builtin) + (registered != NULL ? registered->len : 0);
-  G_UNLOCK (registered);
-  return n;
+  return sim_registry_count (&registry);
 }
 
 const SysAlgoClass *
 sys_algo_nth (guint i)
 {
-  if (i < G_N_ELEMENTS (builtin))
-    return builtin[i];
-  i -= G_N_ELEMENTS (builtin);
-  G_LOCK (registered);
-  const SysAlgoClass *algo = registered != NULL && i < registered->len
-                                 ? registered->pdata[i] : NULL;
-  G_UNLOCK (registered);
-  return algo;
+  return sim_registry_nth (&registry, i);
 }
 
 static const SysAlgoClass *
@@ -64,11 +53,7 @@ sys_algo_register (const SysAlgoClass *algo, GError **error)
                    algo->name);
       return FALSE;
     }
-  G_LOCK (registered);
-  if (registered == NULL)
-    registered = g_ptr_array_new ();
-  g_ptr_array_add (registered, (gpointer) algo);
-  G_UNLOCK (registered);
+  sim_registry_add (&registry, algo);
   return TRUE;
 }
 

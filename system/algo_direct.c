@@ -77,6 +77,19 @@ sys_direct_shape (const SysPhaseCtx *ctx)
   return s;
 }
 
+SimTime
+sys_direct_open (const SysPhaseCtx *ctx, const DirectShape *s, SysRun *run)
+{
+  SimTime at = sys_phase_now (ctx) + sys_phase_endpoint_delay (ctx);
+  for (guint32 j = 0; j < s->w; j++)
+    sys_direct_send (ctx, s, j, at);
+  run->bits = at;
+  /* Only first-half messages can arrive before the start: a second-half one
+   * needs the partner to have all of its first half, this member's too. */
+  g_assert (run->arrived <= s->half);
+  return at;
+}
+
 void
 sys_direct_send (const SysPhaseCtx *ctx, const DirectShape *s, guint32 tag, SimTime at)
 {
@@ -146,36 +159,27 @@ native_start (const SysPhaseCtx *ctx, SysRun *run)
 {
   DirectShape s = sys_direct_shape (ctx);
   SimTime now = sys_phase_now (ctx);
-  SimTime at = now + sys_phase_endpoint_delay (ctx);
-  for (guint32 j = 0; j < s.w; j++)
-    sys_direct_send (ctx, &s, j, at);
+  sys_direct_open (ctx, &s, run);
   run->busy_until = now;
-  run->bits = at;
-  /* Only first-half messages can arrive before the start: a second-half one
-   * needs the partner to have all of its first half, this member's too. */
-  g_assert (run->arrived <= s.half);
   while (run->processed < run->arrived)
     native_first (ctx, &s, run, now);
   if (native_done (&s, run))
     native_finish (ctx, run, now);
 }
 
+/* A message arrived at a started member (counted in run->arrived). */
 static void
-native_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
+native_receive (const SysPhaseCtx *ctx, const DirectShape *s, SysRun *run, guint32 step)
 {
-  DirectShape s = sys_direct_shape (ctx);
   SimTime now = sys_phase_now (ctx);
-  run->arrived++;
-  if (!run->started)
-    return;
-  if (step < s.half)
-    native_first (ctx, &s, run, now);
-  else if (run->processed == s.half)
-    native_open_slot (ctx, &s, run, s.half, run->arrived - run->processed - 1,
+  if (step < s->half)
+    native_first (ctx, s, run, now);
+  else if (run->processed == s->half)
+    native_open_slot (ctx, s, run, s->half, run->arrived - run->processed - 1,
                       MAX (now, run->busy_until));
   /* else: an all-gather arrival before this member's reductions end; the
    * second half counts it when it opens. */
-  if (native_done (&s, run))
+  if (native_done (s, run))
     native_finish (ctx, run, now);
 }
 
@@ -280,11 +284,20 @@ rooted_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
 
 /* ---- the class ------------------------------------------------------------ */
 
+/* The reference row packetises what ASTRA-sim's AllToAll class runs. */
+static gboolean
+packetised (const SysPhaseCtx *ctx)
+{
+  return ctx->algo == &sys_algo_direct_packets && ctx->op != SYS_COLL_BARRIER;
+}
+
 void
 sys_direct_start (const SysPhaseCtx *ctx, SysRun *run)
 {
   if (sys_coll_kind_rooted (ctx->op))
     rooted_start (ctx, run);
+  else if (packetised (ctx))
+    sys_direct_packet_start (ctx, run);
   else
     native_start (ctx, run);
 }
@@ -293,20 +306,22 @@ void
 sys_direct_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
 {
   if (sys_coll_kind_rooted (ctx->op))
-    rooted_on_message (ctx, run, step);
+    {
+      rooted_on_message (ctx, run, step);
+      return;
+    }
+  DirectShape s = sys_direct_shape (ctx);
+  run->arrived++;
+  if (!run->started)
+    return;
+  if (packetised (ctx))
+    sys_direct_packet_receive (ctx, &s, run, step);
   else
-    native_on_message (ctx, run, step);
+    native_receive (ctx, &s, run, step);
 }
 
 const SysAlgoClass sys_algo_direct = {
-  .name = "direct",
+  DIRECT_ROW,
   .help = "every member sends each peer its piece directly; directN: at most N in flight",
   .timing = SYS_TIMING_NATIVE,
-  .kinds = SYS_KINDS_ALL,
-  .flat_variant = TRUE,
-  .windowed = TRUE,
-  .alike = SYS_ALIKE_ALWAYS,
-  .links_why = "on a link model, direct messages of different members share links",
-  .start = sys_direct_start,
-  .on_message = sys_direct_on_message,
 };

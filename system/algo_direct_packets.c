@@ -86,72 +86,34 @@ packet_drain (const SysPhaseCtx *ctx, const DirectShape *s, SysRun *run, SimTime
     sys_phase_finish (ctx, run->busy_until);
 }
 
-static void
-packet_start (const SysPhaseCtx *ctx, SysRun *run)
+void
+sys_direct_packet_start (const SysPhaseCtx *ctx, SysRun *run)
 {
   DirectShape s = sys_direct_shape (ctx);
   SimTime now = sys_phase_now (ctx);
-  SimTime at = now + sys_phase_endpoint_delay (ctx);
-  for (guint32 j = 0; j < s.w; j++)
-    sys_direct_send (ctx, &s, j, at);
+  SimTime at = sys_direct_open (ctx, &s, run);
   run->busy_until = at;
-  run->bits = at;
-  /* Everything that arrived before the start is first half (see
-   * the native row); a first-half receipt completes it at the latest. */
-  g_assert (run->arrived <= s.half);
+  /* What arrived before the start is first half; a first-half receipt
+   * completes it at the latest. */
   while (run->processed < run->arrived)
     packet_receipt (ctx, &s, run, at);
   packet_drain (ctx, &s, run, now);
 }
 
-static void
-packet_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
+void
+sys_direct_packet_receive (const SysPhaseCtx *ctx, const DirectShape *s, SysRun *run,
+                           guint32 step)
 {
-  DirectShape s = sys_direct_shape (ctx);
   SimTime now = sys_phase_now (ctx);
-  run->arrived++;
-  if (!run->started)
-    return;
-  if (step < s.half && run->processed < s.half)
-    packet_receipt (ctx, &s, run, MAX (now, run->bits));
-  packet_drain (ctx, &s, run, now);
+  if (step < s->half && run->processed < s->half)
+    packet_receipt (ctx, s, run, MAX (now, run->bits));
+  packet_drain (ctx, s, run, now);
 }
 
 /* ---- the class ------------------------------------------------------------ */
 
-static gboolean
-packet_timed (SysCollKind op)
-{
-  return !sys_coll_kind_rooted (op) && op != SYS_COLL_BARRIER;
-}
-
-static void
-packets_start (const SysPhaseCtx *ctx, SysRun *run)
-{
-  if (packet_timed (ctx->op))
-    packet_start (ctx, run);
-  else
-    sys_direct_start (ctx, run);
-}
-
-static void
-packets_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
-{
-  if (packet_timed (ctx->op))
-    packet_on_message (ctx, run, step);
-  else
-    sys_direct_on_message (ctx, run, step);
-}
-
 const SysAlgoClass sys_algo_direct_packets = {
-  .name = "direct",
+  DIRECT_ROW,
   .help = "ASTRA-sim's AllToAll class: packets in windows, reductions on alternate blocks",
   .timing = SYS_TIMING_REFERENCE,
-  .kinds = SYS_KINDS_ALL,
-  .flat_variant = TRUE,
-  .windowed = TRUE,
-  .alike = SYS_ALIKE_ALWAYS,
-  .links_why = "on a link model, direct messages of different members share links",
-  .start = packets_start,
-  .on_message = packets_on_message,
 };
