@@ -34,11 +34,11 @@ dragonfly_count (const NetGenParams *p, NetGenCounts *c, GError **error)
     return net_gen_fail (p, error, "routers, ranks-per-router and global-links must be at least 1");
   if (g > a * h + 1)
     return net_gen_fail (p, error,
-                     "%" G_GUINT64_FORMAT " groups need %" G_GUINT64_FORMAT
-                     " global links per group, but %" G_GUINT64_FORMAT " routers with %"
-                     G_GUINT64_FORMAT " each have %" G_GUINT64_FORMAT
-                     " (at most %" G_GUINT64_FORMAT " groups)",
-                     g, g - 1, a, h, a * h, a * h + 1);
+                         "%" G_GUINT64_FORMAT " groups need %" G_GUINT64_FORMAT
+                         " global links per group, but %" G_GUINT64_FORMAT " routers with %"
+                         G_GUINT64_FORMAT " each have %" G_GUINT64_FORMAT
+                         " (at most %" G_GUINT64_FORMAT " groups)",
+                         g, g - 1, a, h, a * h, a * h + 1);
   if (!net_gen_check_link (p, &p->dragonfly.local, "the local bandwidth", error)
       || !net_gen_check_link (p, &p->dragonfly.global, "the global bandwidth", error))
     return FALSE;

@@ -20,7 +20,7 @@ fat_tree_count (const NetGenParams *p, NetGenCounts *c, GError **error)
   guint64 k = p->fat_tree.k, o = p->fat_tree.oversubscription, half = k / 2;
   if (k < 2 || k % 2 != 0)
     return net_gen_fail (p, error, "k must be an even number of at least 2, not %" G_GUINT64_FORMAT,
-                     k);
+                         k);
   if (o < 1)
     return net_gen_fail (p, error, "the oversubscription must be at least 1");
   if (!net_gen_check_link (p, &p->fat_tree.link, "the bandwidth", error))

@@ -23,8 +23,8 @@ net_gen_add_sat (guint64 a, guint64 b)
 
 gboolean
 net_gen_fail (const NetGenParams *p, GError **error, const char *format, ...)
-{
-  va_list ap;
+              {
+              va_list ap;
   va_start (ap, format);
   g_autofree char *msg = g_strdup_vprintf (format, ap);
   va_end (ap);
@@ -143,14 +143,14 @@ net_gen_topology (const NetGenParams *p, NetSpec *spec, NetGraphSpec **graph_out
     return FALSE;
   if (c.ranks > NET_GEN_MAX_RANKS)
     return net_gen_fail (p, error,
-                     "%" G_GUINT64_FORMAT " ranks is more than the %d supported",
-                     c.ranks, NET_GEN_MAX_RANKS);
+                         "%" G_GUINT64_FORMAT " ranks is more than the %d supported",
+                         c.ranks, NET_GEN_MAX_RANKS);
   /* Device and link numbers are 32-bit; ask for no more than half of that
    * range of directed links, as the dimension layout does (links.c). */
   if (net_gen_add_sat (c.ranks, c.switches) > G_MAXINT32 || c.links > G_MAXUINT32 / 4)
     return net_gen_fail (p, error, "%" G_GUINT64_FORMAT " switches and %" G_GUINT64_FORMAT
-                     " duplex links are too many to model",
-                     c.switches, c.links);
+                         " duplex links are too many to model",
+                         c.switches, c.links);
   g_autoptr (NetGraphSpec) g = net_graph_spec_new ((guint32) c.ranks);
   NetSpec built = *spec;
   built.n_dims = 0;

@@ -1,4 +1,4 @@
-/* gen_torus.c: the torus of 1 to 3 dimensions generator (a gen_topo.h registry row).
+/* gen_torus.c: the torus generator, 1 to 3 dimensions (a gen_topo.h registry row).
  *
  * 1 to 3 dimensions of sizes s0 x s1 x s2, each rank linked to
  * its + and - neighbour in each dimension with wraparound: a
@@ -57,7 +57,8 @@ torus_build (const NetGenParams *p, NetGraphSpec *g, NetSpec *spec)
         {
           guint32 size = p->torus.size[d], here = (r / stride) % size;
           if (size >= 3 || (size == 2 && here == 0))
-            net_gen_link (g, p, r, r - here * stride + ((here + 1) % size) * stride, &p->torus.link);
+            net_gen_link (g, p, r, r - here * stride + ((here + 1) % size) * stride,
+                          &p->torus.link);
           stride *= size;
         }
     }

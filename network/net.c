@@ -220,8 +220,9 @@ net_price (const NetSpec *spec, guint d, guint32 hops, guint64 bytes)
   const NetDimSpec *dim = &spec->dims[d];
   if (spec->rounding == NET_ROUND_NS_TRUNCATED)
     {
-      /* ASTRA-sim's analytical backend prices a message in double-precision nanoseconds with the
-       * bandwidth in bytes per ns and keeps the whole nanoseconds. */
+      /* ASTRA-sim's analytical backend prices a message in double-precision
+       * nanoseconds with the bandwidth in bytes per ns and keeps the whole
+       * nanoseconds. */
       double lat_ns = (double) dim->latency / (double) SIM_PS_PER_NS;
       double bw_Bpns = dim->bandwidth_Bps / 1e9;
       double ns = (double) hops * lat_ns + (double) bytes / bw_Bpns;
