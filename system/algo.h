@@ -1,4 +1,4 @@
-/* algo.h: what a collective algorithm sees, and the algorithm table.
+/* algo.h: what a collective algorithm sees, and the algorithm registry.
  *
  * Models: one phase of one chunk of a collective on one member: the member
  * sits at position `pos` on a line of `n` members (the ranks that share every
@@ -90,11 +90,11 @@ struct _SysAlgoClass
   void (*on_message) (const SysPhaseCtx *ctx, SysRun *run, guint32 step);
 };
 
-/* Does `algo` implement phase operation `op`? */
+/* Does `algo` implement phase operation `op`?  FALSE for no algorithm. */
 static inline gboolean
 sys_algo_supports (const SysAlgoClass *algo, SysCollKind op)
 {
-  return op < SYS_COLL_N && (algo->kinds & SYS_KIND_BIT (op)) != 0;
+  return algo != NULL && op < SYS_COLL_N && (algo->kinds & SYS_KIND_BIT (op)) != 0;
 }
 
 /* A configured name resolved: the row, the number after the name (0 when

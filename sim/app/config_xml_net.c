@@ -204,6 +204,29 @@ xml_generator (XmlLoad *l, const xmlNode *node, guint ranks, GError **error)
   return TRUE;
 }
 
+/* The <dim>s of <network>, innermost first, and the rank count they make. */
+static gboolean
+xml_dims (XmlLoad *l, const xmlNode *node, GError **error)
+{
+  for (const xmlNode *c = node->children; c != NULL; c = c->next)
+    {
+      if (!app_xml_is (c, "dim"))
+        continue;
+      if (l->net.n_dims == NET_MAX_DIMS)
+        return app_xml_fail (l, c, error, "more than %d dimensions", NET_MAX_DIMS);
+      NetDimSpec *dim = &l->net.dims[l->net.n_dims];
+      if (!xml_dim (l, c, dim, error))
+        return FALSE;
+      l->net.n_dims++;
+      if (!g_uint64_checked_mul (&l->n_ranks, l->n_ranks, dim->size)
+          || l->n_ranks > NET_MAX_RANKS)
+        return app_xml_fail (l, c, error,
+                             "the dimensions make %" G_GUINT64_FORMAT " ranks or more; at most "
+                             NET_MAX_RANKS_TEXT " are supported", l->n_ranks);
+    }
+  return TRUE;
+}
+
 /* The elements <network> may hold: the explicit ones, then every
  * generator's (NULL-terminated). */
 static GPtrArray *
@@ -265,22 +288,8 @@ app_xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
     return FALSE;
   if (gen != NULL)
     return xml_generator (l, gen, ranks, error);
-  for (const xmlNode *c = node->children; c != NULL; c = c->next)
-    {
-      if (!app_xml_is (c, "dim"))
-        continue;
-      if (l->net.n_dims == NET_MAX_DIMS)
-        return app_xml_fail (l, c, error, "more than %d dimensions", NET_MAX_DIMS);
-      NetDimSpec *dim = &l->net.dims[l->net.n_dims];
-      if (!xml_dim (l, c, dim, error))
-        return FALSE;
-      l->net.n_dims++;
-      if (!g_uint64_checked_mul (&l->n_ranks, l->n_ranks, dim->size)
-          || l->n_ranks > NET_MAX_RANKS)
-        return app_xml_fail (l, c, error,
-                             "the dimensions make %" G_GUINT64_FORMAT " ranks or more; at most "
-                             NET_MAX_RANKS_TEXT " are supported", l->n_ranks);
-    }
+  if (!xml_dims (l, node, error))
+    return FALSE;
   gboolean graph = app_xml_child (node, "link") != NULL;
   if (l->net.n_dims == 0 && !graph)
     {
