@@ -364,6 +364,44 @@ START_TEST (test_schema_generators)
 }
 END_TEST
 
+/* The compatibility policy picks rows by timing: ASTRA-sim's where it has
+ * its own, the native row otherwise; "one" and a window resolve alike. */
+START_TEST (test_policy_picks_rows)
+{
+  SysCompat reference;
+  sys_compat_reference (&reference);
+  static const struct
+  {
+    const char *name;
+    const SysAlgoClass *native, *reference;
+    guint32 param;
+    gboolean flat;
+  } cases[] = {
+    { "ring", &sys_algo_ring, &sys_algo_ring, 0, FALSE },
+    { "direct", &sys_algo_direct, &sys_algo_direct_packets, 0, FALSE },
+    { "oneDirect8", &sys_algo_direct, &sys_algo_direct_packets, 8, TRUE },
+    { "halvingDoubling", &sys_algo_hd, &sys_algo_hd_reference, 0, FALSE },
+    { "doubleBinaryTree", &sys_algo_dbt, &sys_algo_dbt_reference, 0, FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (guint r = 0; r < 2; r++)
+      {
+        SysAlgoRef ref;
+        ck_assert (sys_algo_resolve (cases[i].name, r ? reference.timing : SYS_TIMING_NATIVE,
+                                     &ref));
+        ck_assert_ptr_eq (ref.algo, r ? cases[i].reference : cases[i].native);
+        ck_assert_uint_eq (ref.param, cases[i].param);
+        ck_assert_int_eq (ref.flat, cases[i].flat);
+      }
+  SysAlgoRef ref;
+  ck_assert (!sys_algo_resolve ("direct0", SYS_TIMING_NATIVE, &ref));
+  ck_assert (!sys_algo_resolve ("rign", reference.timing, &ref));
+  /* The policy's subgroup algorithm is a row. */
+  ck_assert (sys_algo_resolve (reference.subgroup_algorithm, reference.timing, &ref));
+  ck_assert_ptr_eq (ref.algo, &sys_algo_ring);
+}
+END_TEST
+
 /* `orrery run --help` describes every link model as its row does. */
 START_TEST (test_help_models)
 {
@@ -394,6 +432,7 @@ main (void)
   tcase_add_test (tc, test_schema_algorithms);
   tcase_add_test (tc, test_schema_generators);
   tcase_add_test (tc, test_help_models);
+  tcase_add_test (tc, test_policy_picks_rows);
   tcase_add_test (tc, test_throwaway_rows);
   tcase_add_test (tc, test_shortcut_asks_the_class);
   suite_add_tcase (s, tc);
