@@ -6,7 +6,9 @@
  * hops x latency + bytes / bandwidth with no contention.  Models are rows of
  * one registry (a NetModelClass: name, help line, how members' messages
  * interact, vtable): adding one is adding a file and a row in net.c's
- * table, or calling net_model_register.
+ * table (and its name in configs/cluster.rng and --network-model's help:
+ * tests/app/test_registry.c fails until they agree), or calling
+ * net_model_register.
  *
  * Ownership: a Net borrows its scheduler and topology, which must outlive it.
  * Callbacks' data pointers are borrowed.

@@ -6,8 +6,9 @@
  * it, exchanges messages with other positions in numbered steps, and finishes
  * at a time it computes.  An algorithm is a registry row (a SysAlgoClass:
  * name, help line, kinds, what the symmetric shortcut may assume, vtable):
- * adding one is adding a file and a row in algo.c's table, or calling
- * sys_algo_register.
+ * adding one is adding a file and a row in algo.c's table (and its name in
+ * configs/cluster.rng: tests/app/test_registry.c fails until the schema
+ * agrees), or calling sys_algo_register.
  *
  * Algorithms keep their per-member progress in SysRun (one per member, chunk
  * and phase, in one flat array owned by the collective) and act only through
