@@ -1,5 +1,13 @@
 /* gen_topo.h: topology generators: a few parameters in, an explicit network
- * graph and the dimensions collectives use out.
+ * graph and the dimensions collectives use out; the generator registry.
+ *
+ * A generator is a registry row (a NetGenClass: its config element's name,
+ * help line, attribute table, counting and building functions), one file
+ * each (gen_fat_tree.c, gen_torus.c, gen_rail.c, gen_dragonfly.c): adding
+ * one is adding a file and a row in gen_topo.c's table (and its element in
+ * configs/cluster.rng: tests/app/test_registry.c fails until the schema
+ * agrees), or calling net_gen_register.  The config reader (sim/app) parses a generator's
+ * element from its attribute table alone.
  *
  * Models: four standard cluster networks, built as a NetGraphSpec (ranks
  * 0 .. R-1, then switches with readable names) whose messages take shortest
@@ -10,40 +18,7 @@
  * one edge switch", "the GPUs of one node".  Every link is full duplex;
  * bandwidths are bytes/s per direction, latencies picoseconds per link.
  *
- *   fat-tree   k-ary three-level fat-tree (k even, >= 2): k pods of k/2 edge
- *              switches "edge<pod>.<i>" and k/2 aggregation switches
- *              "agg<pod>.<i>", (k/2)^2 core switches "core<j>".  Each edge
- *              switch has o k/2 hosts (o: the oversubscription, default 1)
- *              and links to every aggregation switch of its pod; aggregation
- *              switch i of every pod links to cores i k/2 .. i k/2 + k/2 - 1.
- *              Ranks o k^3/4; switches 5k^2/4; duplex links o k^3/4 + k^3/2.
- *              Dims (Switch): hosts of an edge (o k/2), edges of a pod (k/2),
- *              pods (k).  Hops: same edge 2, same pod 4, other pod 6.
- *   torus      1 to 3 dimensions of sizes s0 x s1 x s2, each rank linked to
- *              its + and - neighbour in each dimension with wraparound: a
- *              dimension of size >= 3 adds one duplex link per rank, size 2
- *              one per pair, size 1 none.  No switches.  Dims (Ring): the
- *              torus dimensions.  Hops: the Manhattan distance, each
- *              coordinate the shorter way around.
- *   rail       N nodes of G GPUs: NVSwitch "nvs<node>" linked to its node's G
- *              GPUs (nvlink), rail switch "rail<g>" linked to GPU g of every
- *              node (nic).  Ranks N G; switches N + G; duplex links 2 N G.
- *              Dims (Switch): GPUs of a node (G, nvlink), nodes (N, nic).
- *              Hops: same node 2, same GPU index 2, otherwise 4 (through a
- *              GPU of either node, which forwards: both ways are shortest).
- *   dragonfly  g groups of a routers "router<group>.<r>", p ranks per router
- *              (terminal links: the local bandwidth and latency), the routers
- *              of a group fully connected (local links), every pair of groups
- *              joined by exactly one global link.  A router has h global
- *              ports, so g <= a h + 1 (default: a h + 1, every port used).
- *              Group G's link to group T leaves from its global port
- *              i = (T - G - 1) mod g, on router i mod a (so the g - 1 links
- *              of a group are dealt round-robin over its routers, at most h
- *              each).  Ranks p a g; switches a g; duplex links p a g +
- *              g a (a-1)/2 + g (g-1)/2.  Dims (Switch): ranks of a router
- *              (p, local), routers of a group (a, local), groups (g, global).
- *              Hops between groups <= 5: terminal, local, global, local,
- *              terminal.
+ *   fat-tree, torus, rail, dragonfly: see each generator's file.
  *
  * Ownership: the caller owns the NetGraphSpec returned; the NetSpec it fills
  * borrows it (spec->graph).
@@ -62,13 +37,14 @@
 /* The largest rank count a generator makes (as <network ranks>). */
 #define NET_GEN_MAX_RANKS G_MAXINT32
 
+/* A generator: an index into the registry.  The built-in rows have these
+ * ids; rows registered at run time the next ones. */
 typedef enum
 {
   NET_GEN_FAT_TREE,
   NET_GEN_TORUS,
   NET_GEN_RAIL,
-  NET_GEN_DRAGONFLY,
-  NET_GEN_N
+  NET_GEN_DRAGONFLY
 } NetGenKind;
 
 /* One class of links: bytes/s per direction, picoseconds. */
@@ -111,8 +87,61 @@ typedef struct
       NetGenLink local;         /* router to router in a group, and rank to router */
       NetGenLink global;        /* group to group */
     } dragonfly;
+    /* For generators registered at run time: their attributes' fields. */
+    struct
+    {
+      guint32 count[6];
+      NetGenLink link[3];
+    } any;
   };
 } NetGenParams;
+
+/* One attribute (or pair) of a generator's config element. */
+typedef enum
+{
+  NET_GEN_ATTR_COUNT, /* a whole number >= 1, into a guint32 */
+  NET_GEN_ATTR_LINK,  /* "<name>bandwidth" and "<name>latency", into a NetGenLink */
+  NET_GEN_ATTR_TEXT   /* text handed to `parse` */
+} NetGenAttrType;
+
+typedef struct
+{
+  const char *name; /* NULL ends a table; LINK: the prefix ("", "nvlink-") */
+  NetGenAttrType type;
+  gboolean required;
+  guint32 default_value; /* COUNT, when absent */
+  gsize offset;          /* COUNT, LINK: where the value goes in NetGenParams */
+  /* TEXT: store the value in p; FALSE with an error quoting text. */
+  gboolean (*parse) (const char *text, NetGenParams *p, GError **error);
+} NetGenAttr;
+
+/* What a generator would make, counted before anything is built. */
+typedef struct
+{
+  guint64 ranks, switches;
+  guint64 links; /* duplex pairs */
+} NetGenCounts;
+
+typedef struct
+{
+  const char *name;        /* the config element: "fat-tree" */
+  const char *help;        /* one line for --help and the README */
+  const NetGenAttr *attrs; /* in the order they are read */
+  /* Check p's parameters and count what they make (64-bit, saturating);
+   * FALSE with an error naming the parameter (net_gen_fail). */
+  gboolean (*count) (const NetGenParams *p, NetGenCounts *c, GError **error);
+  /* Add the switches and links to g (which has the ranks already) and fill
+   * spec's dimensions.  p has passed count. */
+  void (*build) (const NetGenParams *p, NetGraphSpec *g, NetSpec *spec);
+} NetGenClass;
+
+/* The registry: the built-in rows (gen_topo.c) and any registered since.
+ * net_gen_class: the row of `kind`, or NULL.  net_gen_register adds a row
+ * for the rest of the process (the class must outlive it) and gives its
+ * id; it fails when the name is taken.  Safe from any thread. */
+guint net_gen_count (void);
+const NetGenClass *net_gen_class (NetGenKind kind);
+gboolean net_gen_register (const NetGenClass *klass, NetGenKind *kind_out, GError **error);
 
 /* "fat-tree", "torus", "rail", "dragonfly" (the XML element names); and the
  * reverse (FALSE for an unknown name). */
@@ -136,5 +165,29 @@ guint64 net_gen_ranks (const NetGenParams *p);
  * NET_GEN_MAX_RANKS ranks; then nothing is changed. */
 gboolean net_gen_topology (const NetGenParams *p, NetSpec *spec, NetGraphSpec **graph_out,
                            GError **error);
+
+/* Helpers for generators. */
+/* a x b and a + b, G_MAXUINT64 on overflow: counts only need to be compared
+ * with limits, so a saturated count fails as it should. */
+guint64 net_gen_mul_sat (guint64 a, guint64 b);
+guint64 net_gen_add_sat (guint64 a, guint64 b);
+/* FALSE with an input error "<generator>: <message>". */
+gboolean net_gen_fail (const NetGenParams *p, GError **error, const char *format, ...)
+    G_GNUC_PRINTF (3, 4);
+/* FALSE (net_gen_fail) unless l's bandwidth is positive and finite. */
+gboolean net_gen_check_link (const NetGenParams *p, const NetGenLink *l, const char *what,
+                             GError **error);
+/* A duplex link a <-> b of class l; a switch named by the format (its device
+ * number); a dimension of the collectives' structure. */
+void net_gen_link (NetGraphSpec *g, const NetGenParams *p, guint32 a, guint32 b,
+                   const NetGenLink *l);
+guint32 net_gen_switch (NetGraphSpec *g, const char *format, ...) G_GNUC_PRINTF (2, 3);
+void net_gen_dim (NetSpec *spec, NetDimKind kind, guint32 size, const NetGenLink *l);
+
+/* The built-in rows, one file each. */
+extern const NetGenClass net_gen_fat_tree;
+extern const NetGenClass net_gen_torus;
+extern const NetGenClass net_gen_rail;
+extern const NetGenClass net_gen_dragonfly;
 
 #endif /* ORRERY_NETWORK_GEN_TOPO_H */

@@ -181,18 +181,6 @@ net_graph_free (NetGraph *g)
 }
 
 guint32
-net_graph_ranks (const NetGraph *g)
-{
-  return g->spec->ranks;
-}
-
-guint32
-net_graph_devices (const NetGraph *g)
-{
-  return g->devices;
-}
-
-guint32
 net_graph_links (const NetGraph *g)
 {
   return g->spec->links->len;

@@ -55,8 +55,6 @@ typedef struct _NetGraph NetGraph;
 NetGraph *net_graph_new (const NetGraphSpec *spec, GError **error);
 void net_graph_free (NetGraph *graph);
 
-guint32 net_graph_ranks (const NetGraph *graph);
-guint32 net_graph_devices (const NetGraph *graph);
 guint32 net_graph_links (const NetGraph *graph);
 const NetGraphLink *net_graph_link (const NetGraph *graph, guint32 link);
 const char *net_graph_name (const NetGraph *graph, guint32 device);

@@ -16,5 +16,7 @@ analytical_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
 
 const NetModelClass net_analytical_class = {
   .name = "analytical",
+  .help = "no contention",
+  .sharing = NET_SHARING_NONE,
   .send = analytical_send,
 };

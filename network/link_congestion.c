@@ -11,7 +11,7 @@
  * bytes / bandwidth, and reaches the next device latency + bytes / bandwidth
  * after it started.  A switch forwards only whole messages.
  *
- * In ASTRA mode (NET_ROUND_ASTRA_NS) both times are computed in double
+ * With NET_ROUND_NS_TRUNCATED both times are computed in double
  * nanoseconds and truncated, as ASTRA-sim's congestion-aware backend does,
  * so with whole messages on one dimension this reproduces that backend (on a
  * Switch each message costs 2 x floor(a + m/B)).
@@ -168,7 +168,7 @@ advance (Congestion *c, guint32 index)
   double bandwidth = net_links_bandwidth (&c->layout, id);
   SimTime latency = net_links_latency (&c->layout, id);
   SimTime ser, hop;
-  if (c->spec->rounding == NET_ROUND_ASTRA_NS)
+  if (c->spec->rounding == NET_ROUND_NS_TRUNCATED)
     {
       double bw_Bpns = bandwidth / 1e9;
       double lat_ns = (double) latency / (double) SIM_PS_PER_NS;
@@ -255,6 +255,9 @@ congestion_link_stats (gpointer state, guint32 id, NetLinkStats *out)
 
 const NetModelClass net_congestion_class = {
   .name = "congestion",
+  .help = "store-and-forward, FIFO links; with ASTRA-sim inputs it plays its congestion-aware "
+          "backend",
+  .sharing = NET_SHARING_PER_LINK,
   .create = congestion_create,
   .destroy = congestion_destroy,
   .send = congestion_send,

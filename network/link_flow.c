@@ -373,6 +373,9 @@ flow_link_stats (gpointer state, guint32 id, NetLinkStats *out)
 
 const NetModelClass net_flow_class = {
   .name = "flow",
+  .help = "max-min fair sharing of links",
+  .sharing = NET_SHARING_FLOWS,
+  .sharing_why = "the flow model shares links between members",
   .create = flow_create,
   .destroy = flow_destroy,
   .send = flow_send,

@@ -1,28 +1,81 @@
-/* net.c: the link-model table and the send entry point. */
+/* net.c: the link-model registry and the send entry point. */
 #include "network/net.h"
 
 #include <math.h>
 
 #include "network/net_private.h"
 #include "sim/error.h"
+#include "sim/registry.h"
 
-static const NetModelClass *const models[] = {
+static const NetModelClass *const builtin[] = {
   [NET_MODEL_ANALYTICAL] = &net_analytical_class,
   [NET_MODEL_CONGESTION] = &net_congestion_class,
   [NET_MODEL_FLOW] = &net_flow_class,
 };
+
+static SimRegistry registry = SIM_REGISTRY_INIT (builtin);
+
+guint
+net_model_count (void)
+{
+  return sim_registry_count (&registry);
+}
+
+const NetModelClass *
+net_model_class (NetModelKind kind)
+{
+  return sim_registry_nth (&registry, (guint) kind);
+}
+
+gboolean
+net_model_parse (const char *name, NetModelKind *out)
+{
+  const NetModelClass *klass;
+  for (guint i = 0; (klass = net_model_class ((NetModelKind) i)) != NULL; i++)
+    if (g_ascii_strcasecmp (name, klass->name) == 0)
+      {
+        *out = (NetModelKind) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+const char *
+net_model_name_of (NetModelKind kind)
+{
+  const NetModelClass *klass = net_model_class (kind);
+  return klass != NULL ? klass->name : "unknown";
+}
+
+gboolean
+net_model_register (const NetModelClass *klass, NetModelKind *kind_out, GError **error)
+{
+  g_return_val_if_fail (klass != NULL && klass->name != NULL && klass->send != NULL, FALSE);
+  NetModelKind taken;
+  if (net_model_parse (klass->name, &taken))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "link model '%s' is registered twice",
+                   klass->name);
+      return FALSE;
+    }
+  guint kind = sim_registry_add (&registry, klass);
+  if (kind_out != NULL)
+    *kind_out = (NetModelKind) kind;
+  return TRUE;
+}
 
 Net *
 net_new (SimSched *sched, const NetTopo *topo, GError **error)
 {
   g_return_val_if_fail (sched != NULL && topo != NULL, NULL);
   NetModelKind kind = net_topo_spec (topo)->model;
-  if ((guint) kind >= G_N_ELEMENTS (models) || models[kind] == NULL)
+  const NetModelClass *klass = net_model_class (kind);
+  if (klass == NULL)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "unknown network model %d", (int) kind);
       return NULL;
     }
-  return net_new_with_model (sched, topo, models[kind], error);
+  return net_new_with_model (sched, topo, klass, error);
 }
 
 Net *
@@ -69,6 +122,12 @@ const char *
 net_model_name (const Net *net)
 {
   return net->klass->name;
+}
+
+const NetModelClass *
+net_model (const Net *net)
+{
+  return net->klass;
 }
 
 void
@@ -159,10 +218,11 @@ SimTime
 net_price (const NetSpec *spec, guint d, guint32 hops, guint64 bytes)
 {
   const NetDimSpec *dim = &spec->dims[d];
-  if (spec->rounding == NET_ROUND_ASTRA_NS)
+  if (spec->rounding == NET_ROUND_NS_TRUNCATED)
     {
-      /* ASTRA-sim prices a message in double-precision nanoseconds with the
-       * bandwidth in bytes per ns and keeps the whole nanoseconds. */
+      /* ASTRA-sim's analytical backend prices a message in double-precision
+       * nanoseconds with the bandwidth in bytes per ns and keeps the whole
+       * nanoseconds. */
       double lat_ns = (double) dim->latency / (double) SIM_PS_PER_NS;
       double bw_Bpns = dim->bandwidth_Bps / 1e9;
       double ns = (double) hops * lat_ns + (double) bytes / bw_Bpns;

@@ -3,9 +3,12 @@
  *
  * Models: moving `bytes` from rank src to rank dst over the topology.  The
  * link model decides how long that takes; `analytical` charges
- * hops x latency + bytes / bandwidth with no contention.  Models are
- * registered in one table (net.c) by name: adding one is adding a file and a
- * row.
+ * hops x latency + bytes / bandwidth with no contention.  Models are rows of
+ * one registry (a NetModelClass: name, help line, how members' messages
+ * interact, vtable): adding one is adding a file and a row in net.c's
+ * table (and its name in configs/cluster.rng and --network-model's help:
+ * tests/app/test_registry.c fails until they agree), or calling
+ * net_model_register.
  *
  * Ownership: a Net borrows its scheduler and topology, which must outlive it.
  * Callbacks' data pointers are borrowed.
@@ -34,10 +37,22 @@ typedef struct _NetLinkStats
   guint32 peak_queue;    /* most messages waiting for it at once */
 } NetLinkStats;
 
+/* How messages of different senders interact on a model: what the
+ * symmetric shortcut (sys_symmetric) may assume. */
+typedef enum
+{
+  NET_SHARING_NONE,     /* not at all: a message's delay is its own */
+  NET_SHARING_PER_LINK, /* through the links they share (queues) */
+  NET_SHARING_FLOWS     /* every flow's rate depends on all the flows in flight */
+} NetSharing;
+
 /* One link model: how a message's delivery is scheduled. */
 typedef struct
 {
-  const char *name;
+  const char *name; /* as configs and --network-model write it */
+  const char *help; /* what it models, as --help says it after the name */
+  NetSharing sharing;
+  const char *sharing_why; /* NET_SHARING_FLOWS: why no two senders are alike (static) */
   /* Build the model's state for net (NULL create: no state). */
   gpointer (*create) (Net *net, GError **error);
   void (*destroy) (gpointer state);
@@ -51,6 +66,18 @@ typedef struct
 } NetModelClass;
 
 
+/* The link-model registry: the built-in rows (net.c, one file each) and
+ * any registered since.  net_model_class: the row of `kind`, or NULL.
+ * net_model_register adds a row for the rest of the process (the class must
+ * outlive it) and gives its id; it fails when the name is taken.  Safe from
+ * any thread. */
+guint net_model_count (void);
+const NetModelClass *net_model_class (NetModelKind kind);
+gboolean net_model_register (const NetModelClass *klass, NetModelKind *kind_out, GError **error);
+/* The name of a model ("unknown" for none); and the model of a name,
+ * ignoring case (FALSE for an unknown name). */
+const char *net_model_name_of (NetModelKind kind);
+gboolean net_model_parse (const char *name, NetModelKind *out);
 
 /* The model named by the topology spec; NULL with an error for an unknown one. */
 Net *net_new (SimSched *sched, const NetTopo *topo, GError **error);
@@ -64,6 +91,7 @@ Net *net_new_with_model (SimSched *sched, const NetTopo *topo, const NetModelCla
 const NetTopo *net_topo (const Net *net);
 SimSched *net_sched (const Net *net);
 const char *net_model_name (const Net *net);
+const NetModelClass *net_model (const Net *net);
 
 /* Send bytes from src to dst, leaving src at `at` (>= now; sending ahead of
  * time lets a caller that already knows when it will send save an event).

@@ -19,25 +19,7 @@ struct _NetTopo
 
 static const char *const dim_kind_names[] = { "Ring", "FullyConnected", "Switch" };
 
-static const char *const model_names[NET_MODEL_N] = { "analytical", "congestion", "flow" };
 
-const char *
-net_model_name_of (NetModelKind kind)
-{
-  return (guint) kind < NET_MODEL_N ? model_names[kind] : "unknown";
-}
-
-gboolean
-net_model_parse (const char *name, NetModelKind *out)
-{
-  for (guint i = 0; i < NET_MODEL_N; i++)
-    if (g_ascii_strcasecmp (name, model_names[i]) == 0)
-      {
-        *out = (NetModelKind) i;
-        return TRUE;
-      }
-  return FALSE;
-}
 
 const char *
 net_dim_kind_name (NetDimKind kind)

@@ -58,20 +58,17 @@ typedef enum
   /* ASTRA-sim's analytical backend: the delay is computed in double-precision
    * nanoseconds, hops x latency + bytes / (bytes per ns), and truncated to
    * whole nanoseconds. */
-  NET_ROUND_ASTRA_NS
+  NET_ROUND_NS_TRUNCATED
 } NetRounding;
 
+/* A link model: an index into the link-model registry (net.h).  The
+ * built-in rows have these ids; rows registered at run time the next ones. */
 typedef enum
 {
   NET_MODEL_ANALYTICAL, /* no contention: hops x latency + bytes / bandwidth */
   NET_MODEL_CONGESTION, /* store-and-forward over FIFO links, switches as devices */
-  NET_MODEL_FLOW,       /* fluid flows sharing links max-min fairly */
-  NET_MODEL_N
+  NET_MODEL_FLOW        /* fluid flows sharing links max-min fairly */
 } NetModelKind;
-
-/* "analytical", "congestion"; and the reverse (FALSE for an unknown name). */
-const char *net_model_name_of (NetModelKind kind);
-gboolean net_model_parse (const char *name, NetModelKind *out);
 
 typedef struct
 {

@@ -194,11 +194,20 @@ unit_set_list (const UnitSet *set)
   return g_string_free (s, FALSE);
 }
 
-/* Split text into a decimal (with its scan status) and one of set's units. */
-static gboolean
-quantity_split (const char *text, const UnitSet *set, Decimal *d, DecStatus *status,
-                const Unit **unit, GError **error)
+/* A quantity as written: a decimal (with its scan status) and a unit. */
+typedef struct
 {
+  Decimal d;
+  DecStatus status;
+  const Unit *unit;
+} Quantity;
+
+/* Split text into a decimal and one of set's units. */
+static gboolean
+quantity_split (const char *text, const UnitSet *set, Quantity *q, GError **error)
+{
+  Decimal *d = &q->d;
+  DecStatus *status = &q->status;
   const char *p = text;
   while (is_blank (*p))
     p++;
@@ -219,7 +228,7 @@ quantity_split (const char *text, const UnitSet *set, Decimal *d, DecStatus *sta
   for (guint i = 0; i < set->n_units; i++)
     if (strlen (set->units[i].name) == len && strncmp (end, set->units[i].name, len) == 0)
       {
-        *unit = &set->units[i];
+        q->unit = &set->units[i];
         return TRUE;
       }
   g_autofree char *list = unit_set_list (set);
@@ -252,14 +261,13 @@ parse_exact (const char *text, const UnitSet *set, const char *whole_of, guint64
              GError **error)
 {
   g_return_val_if_fail (text != NULL && out != NULL, FALSE);
-  Decimal d;
-  DecStatus status;
-  const Unit *unit = NULL;
-  if (!quantity_split (text, set, &d, &status, &unit, error))
+  Quantity q;
+  if (!quantity_split (text, set, &q, error))
     return FALSE;
   guint64 v = 0;
+  DecStatus status = q.status;
   if (status == DEC_OK)
-    status = decimal_times (d, unit->num, &v);
+    status = decimal_times (q.d, q.unit->num, &v);
   if (!report_status (status, text, whole_of, error))
     return FALSE;
   *out = v;
@@ -285,14 +293,13 @@ static gboolean
 parse_rate (const char *text, const UnitSet *set, double *out, GError **error)
 {
   g_return_val_if_fail (text != NULL && out != NULL, FALSE);
-  Decimal d;
-  DecStatus status;
-  const Unit *unit = NULL;
-  if (!quantity_split (text, set, &d, &status, &unit, error))
+  Quantity q;
+  if (!quantity_split (text, set, &q, error))
     return FALSE;
+  const Unit *unit = q.unit;
   guint64 whole = 0;
   double v;
-  if (status == DEC_OK && decimal_times (d, unit->num, &whole) == DEC_OK)
+  if (q.status == DEC_OK && decimal_times (q.d, unit->num, &whole) == DEC_OK)
     v = (double) whole / (double) unit->den;
   else
     v = g_ascii_strtod (text, NULL) * (double) unit->num / (double) unit->den;

@@ -1,18 +1,76 @@
-/* algo.c: the table of collective algorithms. */
+/* algo.c: the registry of collective algorithms: the built-in rows, one
+ * file each, and any registered at run time. */
 #include "system/algo.h"
 
 #include <string.h>
 
-static const SysAlgoClass *const algorithms[] = {
+#include "sim/error.h"
+#include "sim/registry.h"
+
+static const SysAlgoClass *const builtin[] = {
   &sys_algo_ring,
-  &sys_algo_dbt,
-  &sys_algo_hd,
   &sys_algo_direct,
+  &sys_algo_hd,
+  &sys_algo_dbt,
+  &sys_algo_direct_packets,
+  &sys_algo_hd_reference,
+  &sys_algo_dbt_reference,
 };
 
-const SysAlgoClass *
-sys_algo_lookup (const char *name, guint32 *param)
+static SimRegistry registry = SIM_REGISTRY_INIT (builtin);
+
+guint
+sys_algo_count (void)
 {
+  return sim_registry_count (&registry);
+}
+
+const SysAlgoClass *
+sys_algo_nth (guint i)
+{
+  return sim_registry_nth (&registry, i);
+}
+
+static const SysAlgoClass *
+find (const char *name, gsize len, SysTiming timing)
+{
+  const SysAlgoClass *algo;
+  for (guint i = 0; (algo = sys_algo_nth (i)) != NULL; i++)
+    if (algo->timing == timing && strlen (algo->name) == len
+        && strncmp (algo->name, name, len) == 0)
+      return algo;
+  return NULL;
+}
+
+gboolean
+sys_algo_register (const SysAlgoClass *algo, GError **error)
+{
+  g_return_val_if_fail (algo != NULL && algo->name != NULL && algo->start != NULL
+                            && algo->on_message != NULL, FALSE);
+  if (find (algo->name, strlen (algo->name), algo->timing) != NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "algorithm '%s' is registered twice",
+                   algo->name);
+      return FALSE;
+    }
+  sim_registry_add (&registry, algo);
+  return TRUE;
+}
+
+gboolean
+sys_algo_resolve (const char *name, SysTiming timing, SysAlgoRef *out)
+{
+  g_return_val_if_fail (name != NULL && out != NULL, FALSE);
+  /* "oneRing", "oneDirect", ...: that algorithm over every member of the
+   * group at once, as one flat dimension. */
+  g_autofree char *base = NULL;
+  gboolean flat = g_str_has_prefix (name, "one") && g_ascii_isupper (name[3]);
+  if (flat)
+    {
+      base = g_strdup (name + 3);
+      base[0] = g_ascii_tolower (base[0]);
+      name = base;
+    }
   gsize len = strlen (name);
   while (len > 0 && g_ascii_isdigit (name[len - 1]))
     len--;
@@ -21,14 +79,31 @@ sys_algo_lookup (const char *name, guint32 *param)
     {
       value = g_ascii_strtoull (name + len, NULL, 10);
       if (value == 0 || value > G_MAXUINT32)
-        return NULL;
+        return FALSE;
     }
-  for (guint i = 0; i < G_N_ELEMENTS (algorithms); i++)
-    if (strlen (algorithms[i]->name) == len && strncmp (algorithms[i]->name, name, len) == 0)
-      {
-        if (param != NULL)
-          *param = (guint32) value;
-        return algorithms[i];
-      }
-  return NULL;
+  const SysAlgoClass *algo = find (name, len, timing);
+  if (algo == NULL && timing != SYS_TIMING_NATIVE)
+    algo = find (name, len, SYS_TIMING_NATIVE);
+  if (algo == NULL)
+    return FALSE;
+  *out = (SysAlgoRef) { .algo = algo, .param = (guint32) value, .flat = flat };
+  return TRUE;
+}
+
+const SysAlgoClass *
+sys_algo_lookup (const char *name, guint32 *param)
+{
+  SysAlgoRef ref;
+  if (!sys_algo_resolve (name, SYS_TIMING_NATIVE, &ref) || ref.flat)
+    return NULL;
+  if (param != NULL)
+    *param = ref.param;
+  return ref.algo;
+}
+
+char *
+sys_algo_flat_name (const SysAlgoClass *algo)
+{
+  g_return_val_if_fail (algo != NULL && algo->name[0] != '\0', NULL);
+  return g_strdup_printf ("one%c%s", g_ascii_toupper (algo->name[0]), algo->name + 1);
 }

@@ -1,11 +1,14 @@
-/* algo.h: what a collective algorithm sees, and the algorithm table.
+/* algo.h: what a collective algorithm sees, and the algorithm registry.
  *
  * Models: one phase of one chunk of a collective on one member: the member
  * sits at position `pos` on a line of `n` members (the ranks that share every
  * coordinate but the phase's dimension), starts when its dimension queue lets
  * it, exchanges messages with other positions in numbered steps, and finishes
- * at a time it computes.  An algorithm is a table row (name -> class): adding
- * one is adding a file and a row in algo.c.
+ * at a time it computes.  An algorithm is a registry row (a SysAlgoClass:
+ * name, help line, kinds, what the symmetric shortcut may assume, vtable):
+ * adding one is adding a file and a row in algo.c's table (and its name in
+ * configs/cluster.rng: tests/app/test_registry.c fails until the schema
+ * agrees), or calling sys_algo_register.
  *
  * Algorithms keep their per-member progress in SysRun (one per member, chunk
  * and phase, in one flat array owned by the collective) and act only through
@@ -32,10 +35,13 @@ typedef struct
   guint8 done;
 } SysRun;
 
+typedef struct _SysAlgoClass SysAlgoClass;
+
 typedef struct
 {
   Sys *sys;
   SysColl *coll;
+  const SysAlgoClass *algo; /* the row running this phase */
   SysCollKind op;    /* what this phase does: all-reduce, reduce-scatter, ... */
   guint64 in_bytes;  /* chunk bytes entering the phase on each member */
   guint32 pos;       /* this member's position on the line */
@@ -47,24 +53,81 @@ typedef struct
   guint phase;
   guint32 root;      /* position of the root on the line (rooted kinds), else 0 */
   guint32 param;     /* the number after the name ("direct4": 4), 0 if none */
-  gboolean astra;    /* reproduce ASTRA-sim's timing quirks (SysParams.astra_rounding) */
 } SysPhaseCtx;
 
-typedef struct
+/* Whether every member of a line does the same at the same times on a
+ * contention-free network (the symmetric shortcut, sys_symmetric). */
+typedef enum
 {
-  const char *name;
-  /* Does this algorithm implement this phase operation? */
-  gboolean (*supports) (SysCollKind op);
+  SYS_ALIKE_NEVER, /* members play different roles (trees) */
+  SYS_ALIKE_POW2,  /* alike when the line's size is a power of two */
+  SYS_ALIKE_ALWAYS
+} SysAlike;
+
+#define SYS_KIND_BIT(k) (1u << (k))
+#define SYS_KINDS_ALL ((1u << SYS_COLL_N) - 1)
+
+/* One algorithm: a row of the registry. */
+struct _SysAlgoClass
+{
+  const char *name; /* as configs write it (ASTRA-sim's spelling) */
+  const char *help; /* one line for --help, the README and error messages */
+  SysTiming timing; /* which family of timings the row belongs to (SysCompat) */
+  guint32 kinds;    /* SYS_KIND_BIT (op) set: implements phase operation op */
+  /* Config syntax: "one<Name>" runs it over a whole group as one line;
+   * the name may end in a window of messages in flight ("direct8"). */
+  gboolean flat_variant;
+  gboolean windowed;
+  /* The symmetric shortcut asks these, never the row's identity. */
+  SysAlike alike;
+  /* Each member's messages use links no other member's use (neighbours
+   * only), so members stay alike under link models with contention. */
+  gboolean disjoint_links;
+  const char *unlike_why; /* why not alike (static): alike != ALWAYS */
+  const char *links_why;  /* why not alike under contention: !disjoint_links */
   /* The phase starts on this member now (run->started already set). */
   void (*start) (const SysPhaseCtx *ctx, SysRun *run);
   /* A message of `step` arrived for this member, started or not. */
   void (*on_message) (const SysPhaseCtx *ctx, SysRun *run, guint32 step);
-} SysAlgoClass;
+};
 
-/* The algorithm called `name` (ASTRA-sim's spelling), or NULL.  A decimal
+/* Does `algo` implement phase operation `op`?  FALSE for no algorithm. */
+static inline gboolean
+sys_algo_supports (const SysAlgoClass *algo, SysCollKind op)
+{
+  return algo != NULL && op < SYS_COLL_N && (algo->kinds & SYS_KIND_BIT (op)) != 0;
+}
+
+/* A configured name resolved: the row, the number after the name (0 when
+ * absent) and whether it was the "one" variant. */
+typedef struct
+{
+  const SysAlgoClass *algo;
+  guint32 param;
+  gboolean flat;
+} SysAlgoRef;
+
+/* Resolve a configured name ("ring", "direct8", "oneRing") to the row of
+ * that name and `timing`, or of that name and SYS_TIMING_NATIVE when it has
+ * no such row.  FALSE for an unknown name or a malformed number. */
+gboolean sys_algo_resolve (const char *name, SysTiming timing, SysAlgoRef *out);
+
+/* The native row called `name` (no "one" prefix), or NULL.  A decimal
  * number may follow the name ("direct8": a window of 8 messages); it goes to
- * *param (0 when absent). */
+ * *param (0 when absent; param may be NULL). */
 const SysAlgoClass *sys_algo_lookup (const char *name, guint32 *param);
+
+/* The registry: the built-in rows (algo.c) and any registered since, in
+ * order.  Registering adds a row for the rest of the process (the class
+ * must outlive it); it fails when a row of that name and timing exists.
+ * Safe from any thread. */
+gboolean sys_algo_register (const SysAlgoClass *algo, GError **error);
+guint sys_algo_count (void);
+const SysAlgoClass *sys_algo_nth (guint i);
+
+/* A config-syntax name a row accepts: its name, or "one" + its name
+ * capitalised (flat), as a new string. */
+char *sys_algo_flat_name (const SysAlgoClass *algo);
 
 /* Helpers for algorithms. */
 /* Send `bytes` to the member at position `to` on the line, tagged `step`,
@@ -76,12 +139,16 @@ void sys_phase_finish (const SysPhaseCtx *ctx, SimTime at);
 SimTime sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes);
 SimTime sys_phase_endpoint_delay (const SysPhaseCtx *ctx);
 SimTime sys_phase_now (const SysPhaseCtx *ctx);
-/* in / n, rounded as the configuration says (ASTRA-sim: down; else up). */
+/* in / n, rounded as the compatibility policy says (SysCompat.split). */
 guint64 sys_phase_split (const SysPhaseCtx *ctx, guint64 in, guint32 n);
 
+/* The built-in rows, one file each. */
 extern const SysAlgoClass sys_algo_ring;
 extern const SysAlgoClass sys_algo_dbt;
+extern const SysAlgoClass sys_algo_dbt_reference;
 extern const SysAlgoClass sys_algo_hd;
+extern const SysAlgoClass sys_algo_hd_reference;
 extern const SysAlgoClass sys_algo_direct;
+extern const SysAlgoClass sys_algo_direct_packets;
 
 #endif /* ORRERY_SYSTEM_ALGO_H */

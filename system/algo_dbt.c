@@ -11,7 +11,7 @@
  * the even positions other than 0, so no member is a leaf in both.  Both
  * trees have height H = ceil(log2 n).
  *
- * Native mode (ctx->astra FALSE, or n not a power of two).  The chunk is cut
+ * Native row (sys_algo_dbt, or n not a power of two).  The chunk is cut
  * in two halves (the first sys_phase_split (c, 2) bytes, the rest), one per
  * tree, and the trees run at once, as independent channels (NCCL gives each
  * tree its own): work on one never delays the other.  Per tree:
@@ -31,7 +31,7 @@
  * d_1 in tree 1 finishes at
  *     e + H (D + r + e) + max (d_0, d_1) (D + e).
  *
- * ASTRA mode (ctx->astra TRUE, n = 2^q) reproduces ASTRA-sim's
+ * Reference row (sys_algo_dbt_reference, n = 2^q) reproduces ASTRA-sim's
  * DoubleBinaryTreeAllReduce (../shared/reference/ASTRA-SIM.md): one tree per
  * chunk carrying the whole chunk, alternately RootMax (chunk 0, 2, ...) and
  * RootMin.  RootMin is a root at position 0 with one child heading the
@@ -128,18 +128,19 @@ dbt_node (guint32 n, guint tree, guint32 pos)
   return node;
 }
 
-/* ASTRA-sim's timing applies (one tree per chunk, R on the way down). */
+/* ASTRA-sim's timing applies (one tree per chunk, R on the way down): the
+ * reference row on a power of two. */
 static gboolean
-dbt_astra (const SysPhaseCtx *ctx)
+dbt_ref (const SysPhaseCtx *ctx)
 {
-  return ctx->astra && (ctx->n & (ctx->n - 1)) == 0;
+  return ctx->algo == &sys_algo_dbt_reference && (ctx->n & (ctx->n - 1)) == 0;
 }
 
 /* The trees this member works on: [first, last]. */
 static void
 dbt_trees (const SysPhaseCtx *ctx, guint *first, guint *last)
 {
-  if (dbt_astra (ctx))
+  if (dbt_ref (ctx))
     *first = *last = ctx->chunk % 2 == 0 ? 1 : 0; /* RootMax first */
   else
     {
@@ -151,7 +152,7 @@ dbt_trees (const SysPhaseCtx *ctx, guint *first, guint *last)
 static guint64
 dbt_bytes (const SysPhaseCtx *ctx, guint tree)
 {
-  if (dbt_astra (ctx))
+  if (dbt_ref (ctx))
     return ctx->in_bytes;
   guint64 half = sys_phase_split (ctx, ctx->in_bytes, 2);
   return tree == 0 ? half : ctx->in_bytes - half;
@@ -226,17 +227,11 @@ dbt_progress (const SysPhaseCtx *ctx, SysRun *run, guint tree)
     {
       SimTime t = now + e;
       /* ASTRA-sim processes the result like a partial sum on inner nodes. */
-      if (dbt_astra (ctx) && node.n_children > 0)
+      if (dbt_ref (ctx) && node.n_children > 0)
         t += sys_phase_reduce_cost (ctx, bytes);
       dbt_send_down (ctx, &node, tree, bytes, t);
       dbt_tree_done (ctx, run, tree, t);
     }
-}
-
-static gboolean
-dbt_supports (SysCollKind op)
-{
-  return op == SYS_COLL_ALL_REDUCE;
 }
 
 static void
@@ -272,9 +267,15 @@ dbt_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
     dbt_progress (ctx, run, tree);
 }
 
-const SysAlgoClass sys_algo_dbt = {
-  .name = "doubleBinaryTree",
-  .supports = dbt_supports,
-  .start = dbt_start,
-  .on_message = dbt_on_message,
-};
+#define DBT_ROW                                                                                 \
+  .name = "doubleBinaryTree",                                                                    \
+  .help = "two binary trees, each reducing and broadcasting half the data (all-reduce only)",    \
+  .kinds = SYS_KIND_BIT (SYS_COLL_ALL_REDUCE), .alike = SYS_ALIKE_NEVER,                         \
+  .unlike_why = "the double binary tree gives members different roles",                       \
+  .links_why = "the double binary tree gives members different roles",                        \
+  .start = dbt_start, .on_message = dbt_on_message
+
+const SysAlgoClass sys_algo_dbt = { DBT_ROW, .timing = SYS_TIMING_NATIVE };
+
+/* ASTRA-sim's DoubleBinaryTreeAllReduce on powers of two (see the header). */
+const SysAlgoClass sys_algo_dbt_reference = { DBT_ROW, .timing = SYS_TIMING_REFERENCE };

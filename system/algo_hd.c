@@ -15,12 +15,12 @@
  * 0, 1, ..., q-1, q-1, ..., 0.  Without extras (n = 2^q) step 0 and K+1 do
  * not exist.  All-to-all is not offered.
  *
- * Native mode (ctx->astra FALSE, or n not a power of two).  Sizes: a member
+ * Native row (sys_algo_hd, or n not a power of two).  Sizes: a member
  * stands for 1 + [it has an extra] of the n original inputs, so a message
  * carrying the blocks of the members in a set S of power-of-two positions
  * weighs w = sum over S of that; it holds w/n of the vector: split (c w, n)
  * bytes for reduce-scatter and all-reduce (sys_phase_split: rounded up,
- * ASTRA mode down), c w for all-gather.  With n = 2^q every w is a power of
+ * SYS_SPLIT_DOWN down), c w for all-gather.  With n = 2^q every w is a power of
  * two and the sizes are c/2, c/4, ..., c/p (and back up), c, 2c, ..., pc/2
  * for all-gather.  Fold-out: the whole result c (all-reduce), the extra's
  * own share split (c, n) (reduce-scatter), the (n-1) c it lacks (all-gather).
@@ -44,7 +44,7 @@
  *   (L [x' < r] + D (2q - popcount (x XOR x'))); partners end at F + e,
  *   extras at F + e + D.  (The tests work the paths out for n = 3 and 7.)
  *
- * ASTRA mode (ctx->astra TRUE, n = 2^q) reproduces ASTRA-sim's
+ * Reference row (sys_algo_hd_reference, n = 2^q) reproduces ASTRA-sim's
  * HalvingDoubling class (astra-sim/system/collective/HalvingDoubling.cc,
  * through its PacketBundle and MemBus delays): the same steps
  * and partners; sizes as its packets take them: m starts at c/2 (all-gather:
@@ -60,8 +60,8 @@
  *   AR: T = RS + sum_{i=q..1} [n(c/2^i, 2^{i-1}) + e]
  *   AG: T = e + sum_{i=1..q} [n(c 2^{i-1}, n/2^i) + e]
  * ASTRA-sim has no non-power-of-two rule (its partners do not pair up and
- * the run hangs); orrery runs the native algorithm there, with ASTRA
- * rounding of sizes.
+ * the run hangs); orrery runs the native algorithm there, with the
+ * policy's rounding of sizes.
  *
  * Rooted kinds and the barrier: binomial trees and dissemination, for any
  * n, the same in both modes (ASTRA-sim has none of them).  d = (pos - root)
@@ -117,14 +117,8 @@ typedef struct
   guint32 extra;  /* n - p2 */
   guint q;        /* log2 p2 */
   guint32 K;      /* power-of-two steps */
-  gboolean astra; /* ASTRA-sim's rules: ctx->astra and n a power of two */
+  gboolean ref;    /* ASTRA-sim's rules: the reference row and n a power of two */
 } HdShape;
-
-static gboolean
-hd_supports (SysCollKind op)
-{
-  return op < SYS_COLL_N && op != SYS_COLL_ALL_TO_ALL;
-}
 
 static HdShape
 hd_shape (const SysPhaseCtx *ctx)
@@ -134,7 +128,7 @@ hd_shape (const SysPhaseCtx *ctx)
   s.p2 = 1u << s.q;
   s.extra = ctx->n - s.p2;
   s.K = ctx->op == SYS_COLL_ALL_REDUCE ? 2 * s.q : s.q;
-  s.astra = ctx->astra && s.extra == 0;
+  s.ref = ctx->algo == &sys_algo_hd_reference && s.extra == 0;
   g_assert (s.K + 1 < 64); /* steps fit SysRun.bits */
   return s;
 }
@@ -201,10 +195,11 @@ hd_native_bytes (const SysPhaseCtx *ctx, const HdShape *s, guint32 x, guint32 st
   return ag ? c * w : hd_share (ctx, w);
 }
 
-/* ASTRA mode: the size of message `step` (1..K), every member alike, by
- * ASTRA-sim's own operations (uint64 size, int distance, double factor). */
+/* The reference row: the size of message `step` (1..K), every member
+ * alike, by ASTRA-sim's own operations (uint64 size, int distance, double
+ * factor). */
 static guint64
-hd_astra_bytes (const SysPhaseCtx *ctx, guint32 step)
+hd_ref_bytes (const SysPhaseCtx *ctx, guint32 step)
 {
   gboolean ag = ctx->op == SYS_COLL_ALL_GATHER;
   guint64 m = ag ? ctx->in_bytes : ctx->in_bytes / 2;
@@ -227,7 +222,7 @@ hd_astra_bytes (const SysPhaseCtx *ctx, guint32 step)
 static guint64
 hd_bytes (const SysPhaseCtx *ctx, const HdShape *s, guint32 x, guint32 step)
 {
-  return s->astra ? hd_astra_bytes (ctx, step) : hd_native_bytes (ctx, s, x, step);
+  return s->ref ? hd_ref_bytes (ctx, step) : hd_native_bytes (ctx, s, x, step);
 }
 
 /* Where position pos sends its message of `step`. */
@@ -247,8 +242,8 @@ hd_reduce_cost (const SysPhaseCtx *ctx, const HdShape *s, guint32 step)
 {
   if (ctx->op == SYS_COLL_ALL_GATHER || step == s->K + 1)
     return 0;
-  if (s->astra)
-    return step < s->q ? sys_phase_reduce_cost (ctx, hd_astra_bytes (ctx, step + 1)) : 0;
+  if (s->ref)
+    return step < s->q ? sys_phase_reduce_cost (ctx, hd_ref_bytes (ctx, step + 1)) : 0;
   if (step == 0)
     return sys_phase_reduce_cost (ctx, ctx->in_bytes);
   if (!hd_halving (ctx, s, step))
@@ -301,7 +296,7 @@ hd_drain (const SysPhaseCtx *ctx, SysRun *run)
           sys_phase_finish (ctx, run->busy_until);
         }
       else
-        sys_phase_finish (ctx, s.astra ? t + e : t);
+        sys_phase_finish (ctx, s.ref ? t + e : t);
     }
 }
 
@@ -523,9 +518,16 @@ hd_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
     hd_drain (ctx, run);
 }
 
-const SysAlgoClass sys_algo_hd = {
-  .name = "halvingDoubling",
-  .supports = hd_supports,
-  .start = hd_start,
-  .on_message = hd_on_message,
-};
+#define HD_ROW                                                                                  \
+  .name = "halvingDoubling",                                                                     \
+  .help = "recursive halving then doubling, log2 n steps a half (non-powers of two fold in)",    \
+  .kinds = SYS_KINDS_ALL & ~SYS_KIND_BIT (SYS_COLL_ALL_TO_ALL), .flat_variant = TRUE,            \
+  .alike = SYS_ALIKE_POW2,                                                                       \
+  .unlike_why = "halving-doubling on a dimension whose size is not a power of two",             \
+  .links_why = "on a link model, halving-doubling's partners share links",                     \
+  .start = hd_start, .on_message = hd_on_message
+
+const SysAlgoClass sys_algo_hd = { HD_ROW, .timing = SYS_TIMING_NATIVE };
+
+/* ASTRA-sim's HalvingDoubling class on powers of two (see the header). */
+const SysAlgoClass sys_algo_hd_reference = { HD_ROW, .timing = SYS_TIMING_REFERENCE };

@@ -29,12 +29,6 @@
  */
 #include "system/algo.h"
 
-static gboolean
-ring_supports (SysCollKind op)
-{
-  return op < SYS_COLL_N;
-}
-
 static guint32
 ring_steps (SysCollKind op, guint32 n)
 {
@@ -199,7 +193,12 @@ ring_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
 
 const SysAlgoClass sys_algo_ring = {
   .name = "ring",
-  .supports = ring_supports,
+  .help = "each member sends to its successor on the line, n-1 steps a half",
+  .timing = SYS_TIMING_NATIVE,
+  .kinds = SYS_KINDS_ALL,
+  .flat_variant = TRUE,
+  .alike = SYS_ALIKE_ALWAYS,
+  .disjoint_links = TRUE, /* neighbours only: one link each way per member */
   .start = ring_start,
   .on_message = ring_on_message,
 };

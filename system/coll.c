@@ -44,7 +44,7 @@ struct _SysColl
   guint32 seq;
   SysCollKind kind;
   guint64 bytes;
-  guint64 chunk_bytes; /* ASTRA-sim chunking: every chunk's size */
+  guint64 chunk_bytes; /* SYS_CHUNKS_FIXED_SIZE: every chunk's size */
   guint32 root;        /* rooted kinds: the root's member index */
   guint n_chunks;
   guint n_phases;
@@ -78,12 +78,12 @@ plan_add (SysColl *coll, guint gdim, guint d, SysCollKind op)
 {
   g_assert (coll->n_phases < SYS_MAX_PHASES);
   SysPhasePlan plan = { .gdim = gdim, .topo_dim = d, .op = op,
-                        .algo = coll->sys->algo[coll->kind][d],
-                        .param = coll->sys->algo_param[coll->kind][d] };
-  if (coll->group->astra_local)
+                        .algo = coll->sys->algo[coll->kind][d].algo,
+                        .param = coll->sys->algo[coll->kind][d].param };
+  if (coll->group->policy_flat)
     {
-      /* ASTRA-sim: always its ring on a group's own ring. */
-      plan.algo = &sys_algo_ring;
+      /* The policy's algorithm on a flat group's own line. */
+      plan.algo = coll->sys->subgroup_algo;
       plan.param = 0;
     }
   coll->phase[coll->n_phases++] = plan;
@@ -93,7 +93,7 @@ plan_add (SysColl *coll, guint gdim, guint d, SysCollKind op)
 static const SysAlgoClass *
 phase_algo (const SysColl *coll, guint d)
 {
-  return coll->group->astra_local ? &sys_algo_ring : coll->sys->algo[coll->kind][d];
+  return coll->group->policy_flat ? coll->sys->subgroup_algo : coll->sys->algo[coll->kind][d].algo;
 }
 
 /* The phases every chunk runs, over the group dimensions allowed by the
@@ -117,11 +117,11 @@ plan_phases (SysColl *coll, guint32 involved)
       guint d = coll->group->dims[g].topo_dim;
       /* ASTRA-sim's logical topology has as many dimensions as the kind's
        * implementation list names: the others are never used. */
-      if (p->astra_rounding && d >= p->n_impl[coll->kind])
+      if (p->compat.dims_from_impl && d >= p->n_impl[coll->kind])
         continue;
       /* A "one" algorithm takes every member from here on as one flat
        * dimension and ends the list. */
-      if (coll->sys->algo_flat[coll->kind][d] && !coll->group->astra_local)
+      if (coll->sys->algo[coll->kind][d].flat && !coll->group->policy_flat)
         {
           tds[nd] = d;
           dims[nd++] = coll->group->n_dims;
@@ -142,12 +142,12 @@ plan_phases (SysColl *coll, guint32 involved)
        * contributes nothing on the way down, as in ASTRA-sim. */
       for (guint i = 0; i + 1 < nd; i++)
         plan_add (coll, dims[i], tds[i],
-                  phase_algo (coll, tds[i])->supports (SYS_COLL_REDUCE_SCATTER)
+                  sys_algo_supports (phase_algo (coll, tds[i]), SYS_COLL_REDUCE_SCATTER)
                       ? SYS_COLL_REDUCE_SCATTER
                       : SYS_COLL_ALL_REDUCE);
       plan_add (coll, dims[nd - 1], tds[nd - 1], SYS_COLL_ALL_REDUCE);
       for (guint i = nd - 1; i-- > 0;)
-        if (phase_algo (coll, tds[i])->supports (SYS_COLL_ALL_GATHER))
+        if (sys_algo_supports (phase_algo (coll, tds[i]), SYS_COLL_ALL_GATHER))
           plan_add (coll, dims[i], tds[i], SYS_COLL_ALL_GATHER);
       return;
     }
@@ -165,8 +165,7 @@ plan_phases (SysColl *coll, guint32 involved)
 static guint64
 split_bytes (const Sys *sys, guint64 in, guint32 n)
 {
-  /* ASTRA-sim divides sizes with integer division; otherwise no byte is lost. */
-  return sys->params.astra_rounding ? in / n : (in + n - 1) / n;
+  return sys->params.compat.split == SYS_SPLIT_DOWN ? in / n : (in + n - 1) / n;
 }
 
 guint64
@@ -184,7 +183,7 @@ plan_sizes (SysColl *coll)
   coll->in_bytes = g_new (guint64, (gsize) coll->n_chunks * MAX (coll->n_phases, 1));
   for (guint c = 0; c < coll->n_chunks; c++)
     {
-      guint64 cur = p->astra_rounding ? coll->chunk_bytes
+      guint64 cur = p->compat.chunking == SYS_CHUNKS_FIXED_SIZE ? coll->chunk_bytes
                                       : coll->bytes / coll->n_chunks
                                             + (c < coll->bytes % coll->n_chunks);
       for (guint ph = 0; ph < coll->n_phases; ph++)
@@ -213,16 +212,13 @@ plan_step_bits (const SysColl *coll)
   return bits;
 }
 
-/* Chunks: `splits` of them, the bytes shared out exactly.  ASTRA-sim instead
- * cuts chunks of size / splits bytes (at least one byte per rank of the
- * system, except for all-gather) until the size is used up, the last one
- * full-sized too. */
+/* Chunks, as the policy's SysChunking says. */
 static void
 plan_chunks (SysColl *coll)
 {
   const SysParams *p = &coll->sys->params;
   coll->n_chunks = p->splits;
-  if (!p->astra_rounding)
+  if (p->compat.chunking == SYS_CHUNKS_EXACT)
     return;
   guint64 size = coll->bytes, chunk = size / p->splits;
   guint64 ranks = net_topo_ranks (coll->sys->topo);
@@ -301,7 +297,7 @@ ctx_init (SysPhaseCtx *ctx, SysColl *coll, guint64 key)
   ctx->phase = ph;
   ctx->root = coll->root;
   ctx->param = coll->phase[ph].param;
-  ctx->astra = coll->sys->params.astra_rounding;
+  ctx->algo = coll->phase[ph].algo;
 }
 
 static void on_message (SimSched *sched, gpointer data, guint64 arg);
@@ -338,9 +334,9 @@ sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes)
   if (sys->reduce_memo_valid && sys->reduce_memo_bytes == bytes)
     return sys->reduce_memo_cost;
   SimTime cost;
-  if (p->astra_rounding)
+  if (p->compat.reduce_pricing == SYS_MEM_TRUNCATED_NS)
     {
-      /* ASTRA-sim: each memory pass takes bytes / (bytes/s) seconds, in
+      /* Each memory pass takes bytes / (bytes/s) seconds, in
        * double precision, truncated to whole nanoseconds; done in its order
        * of operations, since an exact multiple can come out one below. */
       guint64 ns = (guint64) ((double) bytes / p->local_mem_bw_Bps * 1e9);
@@ -357,8 +353,8 @@ sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes)
 SimTime
 sys_phase_endpoint_delay (const SysPhaseCtx *ctx)
 {
-  if (ctx->coll->group->astra_local)
-    return sim_time_from_ns (10);
+  if (ctx->coll->group->policy_flat)
+    return ctx->sys->params.compat.subgroup_delay;
   return ctx->sys->params.endpoint_delay;
 }
 

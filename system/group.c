@@ -101,8 +101,8 @@ group_positions (SysGroup *g)
 }
 
 SysGroup *
-sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n, gboolean astra,
-               GError **error)
+sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n,
+               gboolean flat_subgroups, GError **error)
 {
   g_autofree guint32 *members = sim_try_alloc0 (n, sizeof (guint32), "a group's members", error);
   g_autofree guint32 *next_seq
@@ -129,12 +129,12 @@ sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n,
       group_positions (g);
       return g;
     }
-  if (astra && n > 1 && n < net_topo_ranks (topo))
+  if (flat_subgroups && n > 1 && n < net_topo_ranks (topo))
     {
       memcpy (g->ranks, ranks, n * sizeof (guint32));
       g->dims[0] = (SysGroupDim) { .topo_dim = 0, .size = n, .stride = 1 };
       g->n_dims = 1;
-      g->astra_local = TRUE;
+      g->policy_flat = TRUE;
     }
   else if (n > 1)
     group_layout (g, topo, ranks);

@@ -15,25 +15,35 @@ resolve_algorithms (Sys *sys, GError **error)
       {
         guint i = MIN (d, sys->params.n_impl[k] - 1);
         const char *name = sys->params.impl[k][i];
-        /* "oneRing", "oneDirect", ...: that algorithm over every member of
-         * the group at once, as one flat dimension. */
-        g_autofree char *base = NULL;
-        if (g_str_has_prefix (name, "one") && g_ascii_isupper (name[3]))
-          {
-            base = g_strdup (name + 3);
-            base[0] = g_ascii_tolower (base[0]);
-            sys->algo_flat[k][d] = TRUE;
-          }
-        const SysAlgoClass *algo = sys_algo_lookup (base ? base : name, &sys->algo_param[k][d]);
-        if (algo == NULL || !algo->supports ((SysCollKind) k))
+        SysAlgoRef *ref = &sys->algo[k][d];
+        if (!sys_algo_resolve (name, sys->params.compat.timing, ref)
+            || !sys_algo_supports (ref->algo, (SysCollKind) k))
           {
             g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                          "%s: algorithm '%s' (dimension %u) does not exist for this collective",
                          sys_coll_kind_name ((SysCollKind) k), name, d);
             return FALSE;
           }
-        sys->algo[k][d] = algo;
       }
+  return TRUE;
+}
+
+/* The row groups run when the policy lays them flat, or NULL. */
+static gboolean
+resolve_subgroup_algorithm (Sys *sys, GError **error)
+{
+  const SysCompat *c = &sys->params.compat;
+  if (!c->subgroups_flat)
+    return TRUE;
+  SysAlgoRef ref;
+  if (c->subgroup_algorithm == NULL || !sys_algo_resolve (c->subgroup_algorithm, c->timing, &ref))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "the compatibility policy runs groups with algorithm '%s', which does not "
+                   "exist", c->subgroup_algorithm ? c->subgroup_algorithm : "(none)");
+      return FALSE;
+    }
+  sys->subgroup_algo = ref.algo;
   return TRUE;
 }
 
@@ -60,12 +70,13 @@ sys_new (SimSched *sched, Net *net, const SysParams *params, GError **error)
   sys->coll_records = g_array_new (FALSE, FALSE, sizeof (SysCollRecord));
   sys->p2p = sys_p2p_new ();
   sys->world = sys_group_new (sys->topo, SYS_GROUP_WORLD, NULL, net_topo_ranks (sys->topo),
-                              params->astra_rounding, error);
+                              FALSE, error);
   if (sys->world == NULL)
     return NULL;
   sys->queues = sim_try_alloc0 (net_topo_ranks (sys->topo), sizeof (SysRankQueues),
                                 "per-rank collective queues", error);
-  if (sys->queues == NULL || !resolve_algorithms (sys, error))
+  if (sys->queues == NULL || !resolve_algorithms (sys, error)
+      || !resolve_subgroup_algorithm (sys, error))
     return NULL;
   return g_steal_pointer (&sys);
 }
@@ -134,21 +145,12 @@ sys_group_add (Sys *sys, guint64 id, const guint32 *ranks, guint n, GError **err
                      id, ranks[i], net_topo_ranks (sys->topo));
         return FALSE;
       }
-  SysGroup *g = sys_group_new (sys->topo, id, ranks, n, sys->params.astra_rounding, error);
+  SysGroup *g = sys_group_new (sys->topo, id, ranks, n, sys->params.compat.subgroups_flat,
+                               error);
   if (g == NULL)
     return FALSE;
   g_hash_table_insert (sys->groups, g_memdup2 (&id, sizeof id), g);
   return TRUE;
-}
-
-void
-sys_fail (Sys *sys, GError *error)
-{
-  if (sys->error == NULL)
-    sys->error = error;
-  else
-    g_error_free (error);
-  sim_sched_stop (sys->sched);
 }
 
 gboolean
@@ -192,40 +194,44 @@ power_of_two (guint32 n)
   return n > 0 && (n & (n - 1)) == 0;
 }
 
+/* Whether the algorithm of one dimension of `size` members treats them
+ * alike over `model`; FALSE with the class's reason otherwise. */
+static gboolean
+dim_alike (const SysAlgoRef *ref, guint32 size, const NetModelClass *model, const char **why)
+{
+  const SysAlgoClass *a = ref->algo;
+  if (ref->flat)
+    return (*why = "a \"one\" algorithm runs over members on different dimensions", FALSE);
+  if (a->disjoint_links)
+    return TRUE;
+  if (model->sharing != NET_SHARING_NONE)
+    return (*why = a->links_why, FALSE);
+  if (a->alike == SYS_ALIKE_ALWAYS || (a->alike == SYS_ALIKE_POW2 && power_of_two (size)))
+    return TRUE;
+  return (*why = a->unlike_why, FALSE);
+}
+
 gboolean
 sys_symmetric (const Sys *sys, SysCollKind kind, guint32 involved, const char **why)
 {
   const NetSpec *spec = net_topo_spec (sys->topo);
-  NetModelKind model = spec->model;
+  const NetModelClass *model = net_model (sys->net);
   if (sys_coll_kind_rooted (kind))
     return (*why = "rooted collectives treat the root differently", FALSE);
   if (kind == SYS_COLL_BARRIER)
     return (*why = "a barrier runs over all members as one line, across dimensions", FALSE);
   if (net_topo_graph (sys->topo) != NULL)
     return (*why = "an explicit network graph", FALSE);
-  if (model == NET_MODEL_FLOW)
-    return (*why = "the flow model shares links between members", FALSE);
+  if (model->sharing == NET_SHARING_FLOWS)
+    return (*why = model->sharing_why, FALSE);
   for (guint d = 0; d < spec->n_dims; d++)
     {
       if (!(involved & (1u << d)) || spec->dims[d].size < 2)
         continue;
-      if (sys->params.astra_rounding && d >= sys->params.n_impl[kind])
+      if (sys->params.compat.dims_from_impl && d >= sys->params.n_impl[kind])
         continue;
-      const SysAlgoClass *a = sys->algo[kind][d];
-      if (sys->algo_flat[kind][d])
-        return (*why = "a \"one\" algorithm runs over members on different dimensions", FALSE);
-      if (a == &sys_algo_ring)
-        continue; /* neighbours only: one link each way, alike for every member */
-      if (model != NET_MODEL_ANALYTICAL)
-        return (*why = "on a link model, only the ring algorithm keeps members apart", FALSE);
-      if (a == &sys_algo_direct)
-        continue;
-      if (a == &sys_algo_hd && power_of_two (spec->dims[d].size))
-        continue;
-      return (*why = a == &sys_algo_hd ? "halving-doubling on a dimension whose size is not a "
-                                         "power of two"
-                                       : "the double binary tree gives members different roles",
-              FALSE);
+      if (!dim_alike (&sys->algo[kind][d], spec->dims[d].size, model, why))
+        return FALSE;
     }
   return TRUE;
 }

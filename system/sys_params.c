@@ -34,7 +34,7 @@ sys_params_init (SysParams *params)
     }
   params->local_mem_bw_Bps = 1600e9;
   params->reduction_passes = 3;
-  params->astra_rounding = FALSE;
+  sys_compat_native (&params->compat);
   params->rendezvous_threshold = G_MAXUINT64;
 }
 
@@ -114,4 +114,32 @@ sys_coll_opt_parse (const char *name, SysCollOpt *out)
   else
     return FALSE;
   return TRUE;
+}
+
+void
+sys_compat_native (SysCompat *compat)
+{
+  *compat = (SysCompat) { .split = SYS_SPLIT_UP, .chunking = SYS_CHUNKS_EXACT,
+                          .reduce_pricing = SYS_MEM_EXACT_PS, .timing = SYS_TIMING_NATIVE };
+}
+
+void
+sys_compat_reference (SysCompat *compat)
+{
+  *compat = (SysCompat) { .split = SYS_SPLIT_DOWN, .chunking = SYS_CHUNKS_FIXED_SIZE,
+                          .reduce_pricing = SYS_MEM_TRUNCATED_NS,
+                          .timing = SYS_TIMING_REFERENCE, .dims_from_impl = TRUE,
+                          .subgroups_flat = TRUE, .subgroup_algorithm = "ring",
+                          .subgroup_delay = sim_time_from_ns (10) };
+}
+
+gboolean
+sys_compat_is_native (const SysCompat *compat)
+{
+  SysCompat native;
+  sys_compat_native (&native);
+  return compat->split == native.split && compat->chunking == native.chunking
+         && compat->reduce_pricing == native.reduce_pricing && compat->timing == native.timing
+         && compat->dims_from_impl == native.dims_from_impl
+         && compat->subgroups_flat == native.subgroups_flat;
 }

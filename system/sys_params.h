@@ -51,6 +51,71 @@ typedef enum
 
 #define SYS_ALGO_NAME_MAX 32
 
+/* Which timings an algorithm row gives: orrery's own, or those of the
+ * reference simulator's classes (ASTRA-sim's collective classes, quirks
+ * included).  Names resolve to rows of the policy's timing first. */
+typedef enum
+{
+  SYS_TIMING_NATIVE,
+  SYS_TIMING_REFERENCE
+} SysTiming;
+
+/* How a size is divided among n members (and a collective among chunks). */
+typedef enum
+{
+  SYS_SPLIT_UP,  /* rounded up: no byte is lost */
+  SYS_SPLIT_DOWN /* integer division (ASTRA-sim) */
+} SysSplitRounding;
+
+typedef enum
+{
+  /* `splits` chunks sharing the bytes exactly (the first ones a byte more). */
+  SYS_CHUNKS_EXACT,
+  /* Chunks of size / splits bytes (at least one byte per rank of the
+   * system, except for all-gather) until the size is used up, the last one
+   * full-sized too (ASTRA-sim). */
+  SYS_CHUNKS_FIXED_SIZE
+} SysChunking;
+
+typedef enum
+{
+  SYS_MEM_EXACT_PS,    /* each memory pass in exact picoseconds, rounded up */
+  SYS_MEM_TRUNCATED_NS /* in double-precision ns, truncated (ASTRA-sim) */
+} SysMemPricing;
+
+/* Compatibility with another simulator's timing, as one policy: named
+ * behaviours chosen when the configuration is read (sim/app: ASTRA-sim
+ * inputs, or rounding="astra-ns" in a cluster XML) and passed down as data.
+ * sys_compat_native gives orrery's own behaviour. */
+typedef struct
+{
+  SysSplitRounding split;
+  SysChunking chunking;
+  SysMemPricing reduce_pricing;
+  SysTiming timing; /* algorithm rows preferred when resolving names */
+  /* The logical topology has as many dimensions as each kind's algorithm
+   * list names; the others are never used (ASTRA-sim's logical topology). */
+  gboolean dims_from_impl;
+  /* A group smaller than the system runs as one flat line in the listed
+   * order on dimension 0's queue, with algorithm `subgroup_algorithm`, each
+   * message costing `subgroup_delay` in place of the endpoint delay: what
+   * ASTRA-sim does with a communicator group (its reference runs,
+   * tests/system/test_coll.c, pin the 10 ns). */
+  gboolean subgroups_flat;
+  const char *subgroup_algorithm; /* static */
+  SimTime subgroup_delay;
+} SysCompat;
+
+/* orrery's own behaviour: split up, exact chunks, exact ps, native rows,
+ * every dimension, groups laid over the topology. */
+void sys_compat_native (SysCompat *compat);
+/* ASTRA-sim's analytical backend: split down, fixed-size chunks, truncated
+ * ns, reference rows, dimensions from the algorithm lists, flat subgroups
+ * running "ring" at 10 ns a message. */
+void sys_compat_reference (SysCompat *compat);
+/* Is `compat` the native policy? */
+gboolean sys_compat_is_native (const SysCompat *compat);
+
 typedef struct
 {
   SysSchedPolicy policy;
@@ -64,9 +129,7 @@ typedef struct
   guint n_impl[SYS_COLL_N];
   double local_mem_bw_Bps; /* bytes/s of local memory, prices reductions */
   guint reduction_passes;  /* memory passes per reduced message (ASTRA-sim: 3) */
-  /* Price each memory pass in whole nanoseconds, rounded down, as ASTRA-sim
-   * does; otherwise in exact picoseconds (rounded up). */
-  gboolean astra_rounding;
+  SysCompat compat; /* native unless the configuration asks otherwise */
   /* Point-to-point messages of at least this many bytes use rendezvous (the
    * data leaves once the receive is posted); smaller ones are eager.
    * G_MAXUINT64: always eager (ASTRA-sim); 0: always rendezvous. */
@@ -74,8 +137,8 @@ typedef struct
 } SysParams;
 
 /* Defaults: LIFO, 10 ns endpoint delay, 1 active chunk, 1 split,
- * localBWAware, "ring" for every kind, 1600 GB/s, 3 passes, exact ps,
- * eager point-to-point messages. */
+ * localBWAware, "ring" for every kind, 1600 GB/s, 3 passes, the native
+ * compatibility policy, eager point-to-point messages. */
 void sys_params_init (SysParams *params);
 
 /* Set the algorithm list of one collective kind from names; FALSE with an

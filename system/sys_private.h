@@ -28,10 +28,10 @@ typedef struct
   /* dims[n_dims] is the flat dimension: every member in order, for the
    * "one" algorithms and the rooted kinds. */
   SysGroupDim dims[NET_MAX_DIMS + 1];
-  /* ASTRA-sim runs a group smaller than the system as one flat ring in the
-   * listed order, with the ring algorithm, on dimension 0's queue, charging
-   * a fixed 10 ns per message instead of the endpoint delay. */
-  gboolean astra_local;
+  /* Laid out flat by the compatibility policy (SysCompat.subgroups_flat):
+   * one line in the listed order on dimension 0's queue, running
+   * Sys.subgroup_algo, each message costing SysCompat.subgroup_delay. */
+  gboolean policy_flat;
   guint32 *next_seq;      /* per member: sequence number of its next collective */
   /* Per member and group dimension (flat one included): the member's
    * position on that dimension's line, (member / stride) % size, computed
@@ -63,9 +63,8 @@ struct _Sys
   Net *net;
   const NetTopo *topo;
   SysParams params;
-  const SysAlgoClass *algo[SYS_COLL_N][NET_MAX_DIMS]; /* per kind and topology dim */
-  guint32 algo_param[SYS_COLL_N][NET_MAX_DIMS];
-  gboolean algo_flat[SYS_COLL_N][NET_MAX_DIMS]; /* a "one" algorithm */
+  SysAlgoRef algo[SYS_COLL_N][NET_MAX_DIMS]; /* per kind and topology dim */
+  const SysAlgoClass *subgroup_algo; /* SysCompat.subgroup_algorithm, resolved */
   SysGroup *world;
   GHashTable *groups;     /* guint64* id -> SysGroup* */
   SysRankQueues *queues;  /* per rank */
@@ -85,8 +84,10 @@ struct _Sys
 
 /* group.c */
 /* NULL, with an input error, when its arrays cannot be allocated. */
+/* flat_subgroups: lay a group smaller than the system out flat, in the
+ * order given (SysCompat.subgroups_flat). */
 SysGroup *sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n,
-                         gboolean astra, GError **error);
+                         gboolean flat_subgroups, GError **error);
 void sys_group_free (SysGroup *group);
 /* The member index of `rank`, or -1 if it is not in the group. */
 gint64 sys_group_member (const SysGroup *group, guint32 rank);
@@ -100,8 +101,5 @@ void sys_coll_describe (const SysColl *coll, GString *out);
 struct _SysP2P *sys_p2p_new (void);
 void sys_p2p_free (struct _SysP2P *p2p);
 guint sys_p2p_describe (const struct _SysP2P *p2p, GString *out);
-
-/* Record the first error raised inside an event and stop the run. */
-void sys_fail (Sys *sys, GError *error);
 
 #endif /* ORRERY_SYSTEM_SYS_PRIVATE_H */

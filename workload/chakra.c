@@ -1,4 +1,5 @@
-/* chakra.c: Chakra .et reader and writer (framing, gzip, attribute access). */
+/* chakra.c: Chakra .et reader and writer (framing, gzip); a node's
+ * attributes are read in chakra_node.c. */
 #include "workload/chakra.h"
 
 #include <errno.h>
@@ -10,9 +11,6 @@
 
 /* A length varint never needs more than ten bytes (64 bits, 7 per byte). */
 #define VARINT_MAX_BYTES 10
-
-/* The union member name of an AttributeProto value kind, e.g. VC (INT32_VAL). */
-#define VC(kind) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_##kind
 
 G_STATIC_ASSERT (sizeof (gsize) == sizeof (guint64));
 
@@ -448,7 +446,8 @@ wl_chakra_reader_version (const WlChakraReader *r)
   for (size_t i = 0; i < r->meta->n_attr; i++)
     {
       const ChakraProtoMsg__AttributeProto *a = r->meta->attr[i];
-      if (g_strcmp0 (a->name, "schema") == 0 && a->value_case == VC (STRING_VAL))
+      if (g_strcmp0 (a->name, "schema") == 0
+          && a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL)
         return a->string_val;
     }
   return "";
@@ -480,13 +479,6 @@ wl_chakra_reader_truncated (const WlChakraReader *r)
 {
   g_return_val_if_fail (r != NULL, FALSE);
   return r->failure != NULL && r->truncated;
-}
-
-const char *
-wl_chakra_reader_path (const WlChakraReader *r)
-{
-  g_return_val_if_fail (r != NULL, NULL);
-  return r->path;
 }
 
 ChakraProtoMsg__Node *
@@ -554,219 +546,6 @@ wl_chakra_metadata_free (ChakraProtoMsg__GlobalMetadata *meta)
 {
   if (meta != NULL)
     chakra_proto_msg__global_metadata__free_unpacked (meta, NULL);
-}
-
-/* ---------------------------------------------------------- attributes */
-
-/* An integer attribute widened without loss: signed kinds in S, unsigned
- * kinds and bool in U. */
-typedef struct
-{
-  gboolean is_signed;
-  gint64 s;
-  guint64 u;
-} IntValue;
-
-static gboolean
-int_value (const ChakraProtoMsg__AttributeProto *a, IntValue *v)
-{
-  *v = (IntValue) { 0 };
-  switch (a->value_case)
-    {
-    case VC (INT32_VAL): v->is_signed = TRUE; v->s = a->int32_val; return TRUE;
-    case VC (INT64_VAL): v->is_signed = TRUE; v->s = a->int64_val; return TRUE;
-    case VC (SINT32_VAL): v->is_signed = TRUE; v->s = a->sint32_val; return TRUE;
-    case VC (SINT64_VAL): v->is_signed = TRUE; v->s = a->sint64_val; return TRUE;
-    case VC (SFIXED32_VAL): v->is_signed = TRUE; v->s = a->sfixed32_val; return TRUE;
-    case VC (SFIXED64_VAL): v->is_signed = TRUE; v->s = a->sfixed64_val; return TRUE;
-    case VC (UINT32_VAL): v->u = a->uint32_val; return TRUE;
-    case VC (UINT64_VAL): v->u = a->uint64_val; return TRUE;
-    case VC (FIXED32_VAL): v->u = a->fixed32_val; return TRUE;
-    case VC (FIXED64_VAL): v->u = a->fixed64_val; return TRUE;
-    case VC (BOOL_VAL): v->u = a->bool_val ? 1 : 0; return TRUE;
-    default: return FALSE;
-    }
-}
-
-static void
-attr_error (GError **error, const ChakraProtoMsg__Node *n,
-            const ChakraProtoMsg__AttributeProto *a, const char *problem)
-{
-  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-               "node %" G_GUINT64_FORMAT ": attribute \"%s\" %s", n->id, a->name, problem);
-}
-
-/* Report that A has the wrong kind, naming the kind it has. */
-static void
-kind_error (GError **error, const ChakraProtoMsg__Node *n,
-            const ChakraProtoMsg__AttributeProto *a, const char *expected)
-{
-  if (a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE__NOT_SET)
-    {
-      attr_error (error, n, a, "has no value (valueless attribute)");
-      return;
-    }
-  const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field (
-    &chakra_proto_msg__attribute_proto__descriptor, (unsigned) a->value_case);
-  g_autofree char *problem = g_strdup_printf ("is %s, expected %s",
-                                              f != NULL ? f->name : "of an unknown kind", expected);
-  attr_error (error, n, a, problem);
-}
-
-/* Look NAME up as an integer: 1 when found (*V set), 0 when absent, -1 with
- * ERROR set when it has another kind.  *A receives the attribute. */
-static int
-lookup_int (const ChakraProtoMsg__Node *n, const char *name, IntValue *v,
-            const ChakraProtoMsg__AttributeProto **a, GError **error)
-{
-  *a = wl_chakra_attr_find (n, name);
-  if (*a == NULL)
-    return 0;
-  if (!int_value (*a, v))
-    {
-      kind_error (error, n, *a, "an integer or bool");
-      return -1;
-    }
-  return 1;
-}
-
-const ChakraProtoMsg__AttributeProto *
-wl_chakra_attr_find (const ChakraProtoMsg__Node *n, const char *name)
-{
-  g_return_val_if_fail (n != NULL && name != NULL, NULL);
-  for (size_t i = 0; i < n->n_attr; i++)
-    if (g_strcmp0 (n->attr[i]->name, name) == 0)
-      return n->attr[i];
-  return NULL;
-}
-
-gboolean
-wl_chakra_attr_int (const ChakraProtoMsg__Node *n, const char *name, gint64 *out,
-                    GError **error)
-{
-  g_return_val_if_fail (n != NULL && name != NULL && out != NULL, FALSE);
-  const ChakraProtoMsg__AttributeProto *a = NULL;
-  IntValue v;
-  if (lookup_int (n, name, &v, &a, error) <= 0)
-    return FALSE;
-  if (!v.is_signed && v.u > (guint64) G_MAXINT64)
-    {
-      g_autofree char *problem = g_strdup_printf (
-        "is %" G_GUINT64_FORMAT ", above the largest signed 64-bit integer", v.u);
-      attr_error (error, n, a, problem);
-      return FALSE;
-    }
-  *out = v.is_signed ? v.s : (gint64) v.u;
-  return TRUE;
-}
-
-gboolean
-wl_chakra_attr_uint (const ChakraProtoMsg__Node *n, const char *name, guint64 *out,
-                     GError **error)
-{
-  g_return_val_if_fail (n != NULL && name != NULL && out != NULL, FALSE);
-  const ChakraProtoMsg__AttributeProto *a = NULL;
-  IntValue v;
-  if (lookup_int (n, name, &v, &a, error) <= 0)
-    return FALSE;
-  if (v.is_signed && v.s < 0)
-    {
-      g_autofree char *problem = g_strdup_printf (
-        "is %" G_GINT64_FORMAT ", expected a non-negative integer", v.s);
-      attr_error (error, n, a, problem);
-      return FALSE;
-    }
-  *out = v.is_signed ? (guint64) v.s : v.u;
-  return TRUE;
-}
-
-gboolean
-wl_chakra_attr_bool (const ChakraProtoMsg__Node *n, const char *name, gboolean *out,
-                     GError **error)
-{
-  g_return_val_if_fail (n != NULL && name != NULL && out != NULL, FALSE);
-  const ChakraProtoMsg__AttributeProto *a = NULL;
-  IntValue v;
-  if (lookup_int (n, name, &v, &a, error) <= 0)
-    return FALSE;
-  *out = v.is_signed ? v.s != 0 : v.u != 0;
-  return TRUE;
-}
-
-gboolean
-wl_chakra_attr_string (const ChakraProtoMsg__Node *n, const char *name, const char **out,
-                       GError **error)
-{
-  g_return_val_if_fail (n != NULL && name != NULL && out != NULL, FALSE);
-  const ChakraProtoMsg__AttributeProto *a = wl_chakra_attr_find (n, name);
-  if (a == NULL)
-    return FALSE;
-  if (a->value_case != VC (STRING_VAL))
-    {
-      kind_error (error, n, a, "string_val");
-      return FALSE;
-    }
-  *out = a->string_val;
-  return TRUE;
-}
-
-guint
-wl_chakra_node_drop_valueless (ChakraProtoMsg__Node *n)
-{
-  g_return_val_if_fail (n != NULL, 0);
-  size_t kept = 0;
-  for (size_t i = 0; i < n->n_attr; i++)
-    {
-      if (n->attr[i]->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE__NOT_SET)
-        chakra_proto_msg__attribute_proto__free_unpacked (n->attr[i], NULL);
-      else
-        n->attr[kept++] = n->attr[i];
-    }
-  guint dropped = (guint) (n->n_attr - kept);
-  n->n_attr = kept;
-  return dropped;
-}
-
-/* Append LIST's values to ARR as gboolean; a NULL list is empty. */
-#define APPEND_TRUTHS(arr, list)                                              \
-  do                                                                          \
-    {                                                                         \
-      for (size_t i_ = 0; (list) != NULL && i_ < (list)->n_values; i_++)      \
-        {                                                                     \
-          gboolean b_ = (list)->values[i_] != 0;                              \
-          g_array_append_val ((arr), b_);                                     \
-        }                                                                     \
-    }                                                                         \
-  while (0)
-
-gboolean
-wl_chakra_attr_bool_list (const ChakraProtoMsg__Node *n, const char *name, GArray **out,
-                          GError **error)
-{
-  g_return_val_if_fail (n != NULL && name != NULL && out != NULL, FALSE);
-  const ChakraProtoMsg__AttributeProto *a = wl_chakra_attr_find (n, name);
-  if (a == NULL)
-    return FALSE;
-  g_autoptr (GArray) arr = g_array_new (FALSE, FALSE, sizeof (gboolean));
-  switch (a->value_case)
-    {
-    case VC (BOOL_LIST): APPEND_TRUTHS (arr, a->bool_list); break;
-    case VC (INT32_LIST): APPEND_TRUTHS (arr, a->int32_list); break;
-    case VC (INT64_LIST): APPEND_TRUTHS (arr, a->int64_list); break;
-    case VC (UINT32_LIST): APPEND_TRUTHS (arr, a->uint32_list); break;
-    case VC (UINT64_LIST): APPEND_TRUTHS (arr, a->uint64_list); break;
-    case VC (SINT32_LIST): APPEND_TRUTHS (arr, a->sint32_list); break;
-    case VC (SINT64_LIST): APPEND_TRUTHS (arr, a->sint64_list); break;
-    case VC (FIXED32_LIST): APPEND_TRUTHS (arr, a->fixed32_list); break;
-    case VC (FIXED64_LIST): APPEND_TRUTHS (arr, a->fixed64_list); break;
-    case VC (SFIXED32_LIST): APPEND_TRUTHS (arr, a->sfixed32_list); break;
-    case VC (SFIXED64_LIST): APPEND_TRUTHS (arr, a->sfixed64_list); break;
-    default:
-      kind_error (error, n, a, "a bool or integer list");
-      return FALSE;
-    }
-  *out = g_steal_pointer (&arr);
-  return TRUE;
 }
 
 /* -------------------------------------------------------------- writer */
@@ -931,22 +710,4 @@ wl_chakra_writer_free (WlChakraWriter *w)
   g_free (w->buf);
   g_free (w->path);
   g_free (w);
-}
-
-/* --------------------------------------------------------------- names */
-
-const char *
-wl_chakra_node_type_name (int type)
-{
-  const ProtobufCEnumValue *v =
-    protobuf_c_enum_descriptor_get_value (&chakra_proto_msg__node_type__descriptor, type);
-  return v != NULL ? v->name : NULL;
-}
-
-const char *
-wl_chakra_comm_type_name (int comm_type)
-{
-  const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value (
-    &chakra_proto_msg__collective_comm_type__descriptor, comm_type);
-  return v != NULL ? v->name : NULL;
 }

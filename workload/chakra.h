@@ -11,9 +11,8 @@
  *
  * Ownership: a reader or writer owns its file and buffers, and is freed with
  * its _free function (NULL accepted; g_autoptr works).  Nodes returned by the
- * reader belong to the caller (free with wl_chakra_node_free).  Strings and
- * messages returned by the attribute helpers and name helpers are borrowed
- * from the node or from static storage.
+ * reader belong to the caller (free with wl_chakra_node_free).  A node's
+ * attributes are read with the helpers of chakra_node.h, included here.
  *
  * The reader reads the file one frame at a time (through zlib, which
  * inflates gzip, concatenated members included, and reads other files
@@ -34,6 +33,7 @@
 #include <glib.h>
 
 #include "chakra.pb-c.h"
+#include "workload/chakra_node.h"
 #include "workload/wl_error.h"
 
 /* ---------------------------------------------------------------- reader */
@@ -102,9 +102,6 @@ gboolean wl_chakra_reader_is_empty (const WlChakraReader *r);
  * data). */
 gboolean wl_chakra_reader_truncated (const WlChakraReader *r);
 
-/* The path the reader was opened with; borrowed. */
-const char *wl_chakra_reader_path (const WlChakraReader *r);
-
 /* Unpack the next node.  Returns it (the caller owns it: free with
  * wl_chakra_node_free or chakra_proto_msg__node__free_unpacked (n, NULL)), or
  * NULL: at the end of the file with ERROR unset, or with ERROR set when the
@@ -123,52 +120,6 @@ void wl_chakra_node_free (ChakraProtoMsg__Node *node);
 
 /* Free an unpacked GlobalMetadata.  Accepts NULL. */
 void wl_chakra_metadata_free (ChakraProtoMsg__GlobalMetadata *meta);
-
-/* ------------------------------------------------------------ attributes */
-
-/* The first attribute of N called NAME, or NULL.  Borrowed from N.  A linear
- * scan: nodes carry a handful of attributes. */
-const ChakraProtoMsg__AttributeProto *wl_chakra_attr_find (const ChakraProtoMsg__Node *n,
-                                                           const char *name);
-
-/* The attribute NAME of N as a signed integer.  Any integer kind (int32,
- * int64, uint32, uint64, sint32, sint64, fixed32, fixed64, sfixed32,
- * sfixed64) or bool (0/1) is accepted, because writers disagree on kinds.
- * Returns TRUE and sets *OUT when present; FALSE with ERROR unset when
- * absent (*OUT untouched, so it may hold the default); FALSE with ERROR set
- * (SIM_ERROR_INPUT, naming the attribute and the node id) when it has
- * another kind, or is unsigned above G_MAXINT64.  An attribute with a name
- * but no value (value_case NOT_SET) is an error too: "node N: attribute
- * "NAME" has no value (valueless attribute)"; callers that want to treat it
- * as absent remove it first (wl_chakra_node_drop_valueless). */
-gboolean wl_chakra_attr_int (const ChakraProtoMsg__Node *n, const char *name, gint64 *out,
-                             GError **error);
-
-/* As wl_chakra_attr_int, as an unsigned integer: a negative value is an
- * error. */
-gboolean wl_chakra_attr_uint (const ChakraProtoMsg__Node *n, const char *name, guint64 *out,
-                              GError **error);
-
-/* As wl_chakra_attr_int, as a truth value: nonzero is TRUE. */
-gboolean wl_chakra_attr_bool (const ChakraProtoMsg__Node *n, const char *name, gboolean *out,
-                              GError **error);
-
-/* The attribute NAME of N as text: only string_val is accepted.  *OUT is
- * borrowed from N.  Absent and wrong-kind cases as for wl_chakra_attr_int. */
-gboolean wl_chakra_attr_string (const ChakraProtoMsg__Node *n, const char *name,
-                                const char **out, GError **error);
-
-/* The attribute NAME of N as a list of truth values: bool_list, or any
- * integer list kind (nonzero is TRUE).  On success *OUT is a new GArray of
- * gboolean that the caller owns (g_array_unref).  Absent and wrong-kind
- * cases as for wl_chakra_attr_int (*OUT untouched). */
-gboolean wl_chakra_attr_bool_list (const ChakraProtoMsg__Node *n, const char *name,
-                                   GArray **out, GError **error);
-
-/* Remove from N every attribute that has a name but no value, freeing it,
- * and return how many were removed (0 leaves N untouched).  Lenient loading
- * uses this to take such attributes as absent. */
-guint wl_chakra_node_drop_valueless (ChakraProtoMsg__Node *n);
 
 /* ---------------------------------------------------------------- writer */
 
@@ -201,16 +152,6 @@ gboolean wl_chakra_writer_close (WlChakraWriter *w, GError **error);
 /* Free the writer, closing the file first if needed (errors ignored: call
  * wl_chakra_writer_close to see them).  Accepts NULL. */
 void wl_chakra_writer_free (WlChakraWriter *w);
-
-/* ------------------------------------------------------------------ names */
-
-/* "COMP_NODE", "COMM_COLL_NODE", ... for a NodeType value; NULL for values
- * the schema does not define (callers print the number). */
-const char *wl_chakra_node_type_name (int type);
-
-/* "ALL_REDUCE", "REDUCE_SCATTER", ... for a CollectiveCommType value; NULL
- * for values the schema does not define. */
-const char *wl_chakra_comm_type_name (int comm_type);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlChakraReader, wl_chakra_reader_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlChakraWriter, wl_chakra_writer_free)

@@ -21,6 +21,7 @@
 #include "network/gen_topo.h"
 #include "sim/error.h"
 #include "sim/units.h"
+#include "system/algo.h"
 #include "workload/compute.h"
 
 /* The schema compiled into the binary. */
@@ -53,35 +54,8 @@ gboolean
 app_xml_check_node (XmlLoad *l, const xmlNode *node, const char *const *attrs,
                     const char *const *children, const char *repeatable, GError **error)
 {
-  static const char *const none[] = { NULL };
-  attrs = attrs != NULL ? attrs : none;
-  children = children != NULL ? children : none;
-  for (const xmlAttr *a = node->properties; a != NULL; a = a->next)
-    if (!g_strv_contains (attrs, (const char *) a->name))
-      {
-        g_autofree char *known = list_join (attrs);
-        return app_xml_fail (l, node, error, "unknown attribute '%s' (expected: %s)",
-                         (const char *) a->name, *attrs != NULL ? known : "none");
-      }
-  for (const xmlNode *c = node->children; c != NULL; c = c->next)
-    {
-      if (c->type != XML_ELEMENT_NODE)
-        continue;
-      const char *name = (const char *) c->name;
-      if (!g_strv_contains (children, name))
-        {
-          g_autofree char *known = list_join (children);
-          return app_xml_fail (l, c, error, "unexpected element in <%s> (expected: %s)",
-                           (const char *) node->name, *children != NULL ? known : "none");
-        }
-      /* "*": every child may repeat. */
-      if (g_strcmp0 (repeatable, name) == 0 || g_strcmp0 (repeatable, "*") == 0)
-        continue;
-      for (const xmlNode *d = node->children; d != c; d = d->next)
-        if (app_xml_is (d, name))
-          return app_xml_fail (l, c, error, "only one <%s> is allowed", name);
-    }
-  return TRUE;
+  const AppXmlShape shape = { attrs, children, repeatable };
+  return app_xml_check_element (l->path, node, &shape, error);
 }
 
 const xmlNode *
@@ -208,33 +182,67 @@ xml_rounding (XmlLoad *l, const xmlNode *cluster, GError **error)
   if (!app_xml_attr_choice (l, cluster, "rounding", names, &r, error))
     return FALSE;
   gboolean astra = r == 1;
-  l->net.rounding = astra ? NET_ROUND_ASTRA_NS : NET_ROUND_PS;
-  l->sys.astra_rounding = astra;
+  l->net.rounding = astra ? NET_ROUND_NS_TRUNCATED : NET_ROUND_PS;
+  if (astra)
+    sys_compat_reference (&l->sys.compat);
+  else
+    sys_compat_native (&l->sys.compat);
   l->wl.timing = astra ? WL_TIMING_REFERENCE : WL_TIMING_NATIVE;
   return TRUE;
 }
 
 
-/* Algorithm names, as ASTRA-sim writes them; the schema lists the same. */
-static const char *const algorithm_names[] = {
-  "ring",    "direct",    "halvingDoubling",    "doubleBinaryTree",
-  "oneRing", "oneDirect", "oneHalvingDoubling", NULL,
-};
+/* The algorithm names a config may write, from the registry's native rows:
+ * every name, then every flat ("one") variant (NULL-terminated). */
+static GPtrArray *
+algorithm_names (void)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  for (guint flat = 0; flat < 2; flat++)
+    for (guint i = 0; i < sys_algo_count (); i++)
+      {
+        const SysAlgoClass *a = sys_algo_nth (i);
+        if (a->timing != SYS_TIMING_NATIVE || (flat && !a->flat_variant))
+          continue;
+        g_ptr_array_add (out, flat ? sys_algo_flat_name (a) : g_strdup (a->name));
+      }
+  g_ptr_array_add (out, NULL);
+  return out;
+}
 
-/* A known name, or direct / oneDirect with a window: "direct8". */
+/* "direct and oneDirect may end in a window, as in direct8": the rows that
+ * take a window. */
+static char *
+algorithm_window_note (void)
+{
+  GString *out = g_string_new (NULL);
+  for (guint i = 0; i < sys_algo_count (); i++)
+    {
+      const SysAlgoClass *a = sys_algo_nth (i);
+      if (a->timing != SYS_TIMING_NATIVE || !a->windowed)
+        continue;
+      g_autofree char *flat = sys_algo_flat_name (a);
+      g_string_append_printf (out, "; %s%s%s may end in a window, as in %s8", a->name,
+                              a->flat_variant ? " and " : "", a->flat_variant ? flat : "",
+                              a->name);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* A name a native row takes: its name or its flat variant, ending in a
+ * window (1 to 9 digits, no leading 0) only where the row takes one. */
 static gboolean
 algorithm_known (const char *word)
 {
-  if (g_strv_contains (algorithm_names, word))
-    return TRUE;
-  const char *n = g_str_has_prefix (word, "direct") ? word + 6
-                  : g_str_has_prefix (word, "oneDirect") ? word + 9 : NULL;
-  if (n == NULL || *n < '1' || *n > '9' || strlen (n) > 9)
+  SysAlgoRef ref;
+  if (!sys_algo_resolve (word, SYS_TIMING_NATIVE, &ref) || (ref.flat && !ref.algo->flat_variant))
     return FALSE;
-  for (; *n != '\0'; n++)
-    if (!g_ascii_isdigit (*n))
-      return FALSE;
-  return TRUE;
+  const char *n = word + strlen (word);
+  while (n > word && g_ascii_isdigit (n[-1]))
+    n--;
+  if (*n == '\0')
+    return TRUE;
+  return ref.algo->windowed && *n != '0' && strlen (n) <= 9;
 }
 
 static gboolean
@@ -264,11 +272,11 @@ xml_algorithm (XmlLoad *l, const xmlNode *node, GError **error)
         continue;
       if (!algorithm_known (words[i]))
         {
-          g_autofree char *known = list_join (algorithm_names);
-          return app_xml_fail (l, node, error,
-                           "unknown algorithm '%s' (expected: %s; direct and oneDirect may "
-                           "end in a window, as in direct8)",
-                           words[i], known);
+          g_autoptr (GPtrArray) known = algorithm_names ();
+          g_autofree char *list = list_join ((const char *const *) known->pdata);
+          g_autofree char *note = algorithm_window_note ();
+          return app_xml_fail (l, node, error, "unknown algorithm '%s' (expected: %s%s)",
+                               words[i], list, note);
         }
       g_ptr_array_add (names, words[i]);
     }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "network/gen_topo.h"
+#include "network/net.h"
 #include "sim/error.h"
 #include "sim/units.h"
 
@@ -102,62 +103,57 @@ attr_link_class (XmlLoad *l, const xmlNode *node, const char *bandwidth, const c
          && app_xml_attr_time (l, node, latency, TRUE, &out->latency, error);
 }
 
+/* One attribute (pair) of a generator's table into p. */
 static gboolean
-xml_fat_tree (XmlLoad *l, const xmlNode *node, NetGenParams *p, GError **error)
+xml_gen_attr (XmlLoad *l, const xmlNode *node, const NetGenAttr *a, NetGenParams *p,
+              GError **error)
 {
-  static const char *const attrs[] = { "k", "bandwidth", "latency", "oversubscription", NULL };
-  p->fat_tree.oversubscription = 1;
-  return app_xml_check_node (l, node, attrs, NULL, NULL, error)
-         && app_xml_attr_uint (l, node, "k", TRUE, 1, G_MAXUINT32, &p->fat_tree.k, error)
-         && app_xml_attr_uint (l, node, "oversubscription", FALSE, 1, G_MAXUINT32,
-                       &p->fat_tree.oversubscription, error)
-         && attr_link_class (l, node, "bandwidth", "latency", &p->fat_tree.link, error);
+  gpointer field = G_STRUCT_MEMBER_P (p, a->offset);
+  switch (a->type)
+    {
+    case NET_GEN_ATTR_COUNT:
+      *(guint32 *) field = a->default_value;
+      return app_xml_attr_uint (l, node, a->name, a->required, 1, G_MAXUINT32, field, error);
+    case NET_GEN_ATTR_LINK:
+      {
+        g_autofree char *bandwidth = g_strconcat (a->name, "bandwidth", NULL);
+        g_autofree char *latency = g_strconcat (a->name, "latency", NULL);
+        return attr_link_class (l, node, bandwidth, latency, field, error);
+      }
+    case NET_GEN_ATTR_TEXT:
+    default:
+      {
+        g_autofree char *text = NULL;
+        if (!app_xml_attr_text (l, node, a->name, a->required, &text, error))
+          return FALSE;
+        if (text != NULL && !a->parse (text, p, error))
+          return app_xml_attr_located (l, node, a->name, error);
+        return TRUE;
+      }
+    }
 }
 
+/* A generator's element, read by its attribute table (network/gen_topo.h). */
 static gboolean
-xml_torus (XmlLoad *l, const xmlNode *node, NetGenParams *p, GError **error)
+xml_gen_params (XmlLoad *l, const xmlNode *node, const NetGenClass *klass, NetGenParams *p,
+                GError **error)
 {
-  static const char *const attrs[] = { "dims", "bandwidth", "latency", NULL };
-  g_autofree char *dims = NULL;
-  if (!app_xml_check_node (l, node, attrs, NULL, NULL, error)
-      || !app_xml_attr_text (l, node, "dims", TRUE, &dims, error))
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  for (const NetGenAttr *a = klass->attrs; a->name != NULL; a++)
+    if (a->type == NET_GEN_ATTR_LINK)
+      {
+        g_ptr_array_add (names, g_strconcat (a->name, "bandwidth", NULL));
+        g_ptr_array_add (names, g_strconcat (a->name, "latency", NULL));
+      }
+    else
+      g_ptr_array_add (names, g_strdup (a->name));
+  g_ptr_array_add (names, NULL);
+  if (!app_xml_check_node (l, node, (const char *const *) names->pdata, NULL, NULL, error))
     return FALSE;
-  if (!net_gen_parse_torus_sizes (dims, p, error))
-    return app_xml_attr_located (l, node, "dims", error);
-  return attr_link_class (l, node, "bandwidth", "latency", &p->torus.link, error);
-}
-
-static gboolean
-xml_rail (XmlLoad *l, const xmlNode *node, NetGenParams *p, GError **error)
-{
-  static const char *const attrs[] = { "nodes", "gpus", "nvlink-bandwidth", "nvlink-latency",
-                                       "nic-bandwidth", "nic-latency", NULL };
-  p->rail.gpus = 8;
-  return app_xml_check_node (l, node, attrs, NULL, NULL, error)
-         && app_xml_attr_uint (l, node, "nodes", TRUE, 1, G_MAXUINT32, &p->rail.nodes, error)
-         && app_xml_attr_uint (l, node, "gpus", FALSE, 1, G_MAXUINT32, &p->rail.gpus, error)
-         && attr_link_class (l, node, "nvlink-bandwidth", "nvlink-latency", &p->rail.nvlink,
-                             error)
-         && attr_link_class (l, node, "nic-bandwidth", "nic-latency", &p->rail.nic, error);
-}
-
-static gboolean
-xml_dragonfly (XmlLoad *l, const xmlNode *node, NetGenParams *p, GError **error)
-{
-  static const char *const attrs[] = { "routers",          "ranks-per-router", "global-links",
-                                       "groups",           "local-bandwidth",  "local-latency",
-                                       "global-bandwidth", "global-latency",   NULL };
-  return app_xml_check_node (l, node, attrs, NULL, NULL, error)
-         && app_xml_attr_uint (l, node, "routers", TRUE, 1, G_MAXUINT32, &p->dragonfly.routers, error)
-         && app_xml_attr_uint (l, node, "ranks-per-router", TRUE, 1, G_MAXUINT32,
-                       &p->dragonfly.ranks_per_router, error)
-         && app_xml_attr_uint (l, node, "global-links", TRUE, 1, G_MAXUINT32,
-                       &p->dragonfly.global_links, error)
-         && app_xml_attr_uint (l, node, "groups", FALSE, 1, G_MAXUINT32, &p->dragonfly.groups, error)
-         && attr_link_class (l, node, "local-bandwidth", "local-latency", &p->dragonfly.local,
-                             error)
-         && attr_link_class (l, node, "global-bandwidth", "global-latency",
-                             &p->dragonfly.global, error);
+  for (const NetGenAttr *a = klass->attrs; a->name != NULL; a++)
+    if (!xml_gen_attr (l, node, a, p, error))
+      return FALSE;
+  return TRUE;
 }
 
 /* The generator element of <network>, or NULL when it has none; FALSE when
@@ -187,16 +183,12 @@ xml_find_generator (XmlLoad *l, const xmlNode *node, const xmlNode **gen, GError
 static gboolean
 xml_generator (XmlLoad *l, const xmlNode *node, guint ranks, GError **error)
 {
-  static gboolean (*const parse[NET_GEN_N]) (XmlLoad *, const xmlNode *, NetGenParams *,
-                                             GError **)
-      = { [NET_GEN_FAT_TREE] = xml_fat_tree, [NET_GEN_TORUS] = xml_torus,
-          [NET_GEN_RAIL] = xml_rail, [NET_GEN_DRAGONFLY] = xml_dragonfly };
   NetGenParams p;
   memset (&p, 0, sizeof p);
   if (!net_gen_parse_name ((const char *) node->name, &p.kind))
     g_assert_not_reached (); /* xml_find_generator chose it */
   p.line = (guint) xmlGetLineNo (node);
-  if (!parse[p.kind](l, node, &p, error))
+  if (!xml_gen_params (l, node, net_gen_class (p.kind), &p, error))
     return FALSE;
   if (!net_gen_topology (&p, &l->net, &l->graph, error))
     {
@@ -212,32 +204,10 @@ xml_generator (XmlLoad *l, const xmlNode *node, guint ranks, GError **error)
   return TRUE;
 }
 
-gboolean
-app_xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
+/* The <dim>s of <network>, innermost first, and the rank count they make. */
+static gboolean
+xml_dims (XmlLoad *l, const xmlNode *node, GError **error)
 {
-  static const char *const attrs[] = { "model", "ranks", "packet-size", NULL };
-  static const char *const children[] = { "dim",   "switch", "link",      "fat-tree",
-                                          "torus", "rail",   "dragonfly", NULL };
-  /* The order of NetModelKind. */
-  static const char *const models[] = { "analytical", "congestion", "flow", NULL };
-  const xmlNode *node = app_xml_child (cluster, "network");
-  if (node == NULL)
-    return app_xml_fail (l, cluster, error, "missing <network>");
-  int model = -1;
-  guint ranks = 0;
-  if (!app_xml_check_node (l, node, attrs, children, "*", error)
-      || !app_xml_attr_choice (l, node, "model", models, &model, error)
-      || !app_xml_attr_uint (l, node, "ranks", FALSE, 1, G_MAXINT32, &ranks, error)
-      || !app_xml_attr_bytes (l, node, "packet-size", &l->net.packet_bytes, error))
-    return FALSE;
-  l->net.model = model >= 0 ? (NetModelKind) model : NET_MODEL_ANALYTICAL;
-  l->net.n_dims = 0;
-  l->n_ranks = 1;
-  const xmlNode *gen = NULL;
-  if (!xml_find_generator (l, node, &gen, error))
-    return FALSE;
-  if (gen != NULL)
-    return xml_generator (l, gen, ranks, error);
   for (const xmlNode *c = node->children; c != NULL; c = c->next)
     {
       if (!app_xml_is (c, "dim"))
@@ -254,11 +224,79 @@ app_xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
                              "the dimensions make %" G_GUINT64_FORMAT " ranks or more; at most "
                              NET_MAX_RANKS_TEXT " are supported", l->n_ranks);
     }
+  return TRUE;
+}
+
+/* The elements <network> may hold: the explicit ones, then every
+ * generator's (NULL-terminated). */
+static GPtrArray *
+network_children (void)
+{
+  GPtrArray *out = g_ptr_array_new ();
+  g_ptr_array_add (out, "dim");
+  g_ptr_array_add (out, "switch");
+  g_ptr_array_add (out, "link");
+  for (guint i = 0; i < net_gen_count (); i++)
+    g_ptr_array_add (out, (gpointer) net_gen_name ((NetGenKind) i));
+  g_ptr_array_add (out, NULL);
+  return out;
+}
+
+/* The link models' names in the order of their ids (NULL-terminated). */
+static GPtrArray *
+model_names (void)
+{
+  GPtrArray *out = g_ptr_array_new ();
+  for (guint i = 0; i < net_model_count (); i++)
+    g_ptr_array_add (out, (gpointer) net_model_name_of ((NetModelKind) i));
+  g_ptr_array_add (out, NULL);
+  return out;
+}
+
+/* "<fat-tree>, <torus>, ...", for messages. */
+static char *
+generator_list (void)
+{
+  GString *out = g_string_new (NULL);
+  for (guint i = 0; i < net_gen_count (); i++)
+    g_string_append_printf (out, "%s<%s>", i ? ", " : "", net_gen_name ((NetGenKind) i));
+  return g_string_free (out, FALSE);
+}
+
+gboolean
+app_xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
+{
+  static const char *const attrs[] = { "model", "ranks", "packet-size", NULL };
+  g_autoptr (GPtrArray) children = network_children ();
+  g_autoptr (GPtrArray) models = model_names ();
+  const xmlNode *node = app_xml_child (cluster, "network");
+  if (node == NULL)
+    return app_xml_fail (l, cluster, error, "missing <network>");
+  int model = -1;
+  guint ranks = 0;
+  if (!app_xml_check_node (l, node, attrs, (const char *const *) children->pdata, "*", error)
+      || !app_xml_attr_choice (l, node, "model", (const char *const *) models->pdata, &model,
+                               error)
+      || !app_xml_attr_uint (l, node, "ranks", FALSE, 1, G_MAXINT32, &ranks, error)
+      || !app_xml_attr_bytes (l, node, "packet-size", &l->net.packet_bytes, error))
+    return FALSE;
+  l->net.model = model >= 0 ? (NetModelKind) model : NET_MODEL_ANALYTICAL;
+  l->net.n_dims = 0;
+  l->n_ranks = 1;
+  const xmlNode *gen = NULL;
+  if (!xml_find_generator (l, node, &gen, error))
+    return FALSE;
+  if (gen != NULL)
+    return xml_generator (l, gen, ranks, error);
+  if (!xml_dims (l, node, error))
+    return FALSE;
   gboolean graph = app_xml_child (node, "link") != NULL;
   if (l->net.n_dims == 0 && !graph)
-    return app_xml_fail (l, node, error,
-                     "needs at least one <dim>, or <link>s, or a generator (<fat-tree>, "
-                     "<torus>, <rail>, <dragonfly>)");
+    {
+      g_autofree char *gens = generator_list ();
+      return app_xml_fail (l, node, error,
+                           "needs at least one <dim>, or <link>s, or a generator (%s)", gens);
+    }
   if (l->net.n_dims == 0)
     {
       /* A graph without declared dimensions: its ranks form one flat

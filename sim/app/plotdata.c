@@ -45,6 +45,15 @@ typedef struct
   GByteArray *states; /* the overview's states, rank by rank, bin by bin */
 } PlotReport;
 
+/* An object of the report and its path from the root, by which messages
+ * name its members: "" or ending in '.' ("ranks[2]."). */
+typedef struct
+{
+  const PlotReport *rep;
+  JsonObject *obj;
+  const char *where;
+} PlotObj;
+
 /* ---- typed members ------------------------------------------------------- */
 
 /* What a JSON node is, for messages ("a string", "the number -3"). */
@@ -75,79 +84,94 @@ describe (JsonNode *node)
 /* Members are named by their path from the root: `where` is "" or ends in
  * '.' ("ranks[2]."). */
 static gboolean
-type_error (const PlotReport *rep, const char *where, const char *name, const char *expected,
-            JsonNode *node, GError **error)
+type_error (const PlotObj *at, const char *name, const char *expected, JsonNode *node,
+            GError **error)
 {
   g_autofree char *got = describe (node);
   g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: member \"%s%s\" must be %s, got %s",
-               rep->path, where, name, expected, got);
+               at->rep->path, at->where, name, expected, got);
   return FALSE;
 }
 
-static JsonNode *
-get_member (const PlotReport *rep, JsonObject *obj, const char *where, const char *name,
-            GError **error)
+/* What a member must hold: a test, and the words for it in messages. */
+typedef struct
 {
-  JsonNode *node = json_object_get_member (obj, name);
-  if (node == NULL)
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: missing member \"%s%s\"", rep->path,
-                 where, name);
-  return node;
+  gboolean (*holds) (JsonNode *node);
+  const char *expected;
+} MemberKind;
+
+static gboolean
+holds_int (JsonNode *node)
+{
+  return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_INT64;
 }
 
 static gboolean
-get_int (const PlotReport *rep, JsonObject *obj, const char *where, const char *name,
-         gint64 *out, GError **error)
+holds_array (JsonNode *node)
 {
-  JsonNode *node = get_member (rep, obj, where, name, error);
+  return JSON_NODE_HOLDS_ARRAY (node);
+}
+
+static const MemberKind whole_number = { holds_int, "a whole number" };
+static const MemberKind list = { holds_array, "a list" };
+
+/* The member NAME of OBJ, which must be there and hold KIND: else NULL
+ * with an error that names it. */
+static JsonNode *
+get_member (const PlotObj *at, const char *name, const MemberKind *kind, GError **error)
+{
+  JsonNode *node = json_object_get_member (at->obj, name);
+  if (node == NULL)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: missing member \"%s%s\"",
+                 at->rep->path, at->where, name);
+  else if (!kind->holds (node))
+    type_error (at, name, kind->expected, node, error);
+  else
+    return node;
+  return NULL;
+}
+
+static gboolean
+get_int (const PlotObj *at, const char *name, gint64 *out, GError **error)
+{
+  JsonNode *node = get_member (at, name, &whole_number, error);
   if (node == NULL)
     return FALSE;
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
-    return type_error (rep, where, name, "a whole number", node, error);
   *out = json_node_get_int (node);
   return TRUE;
 }
 
 /* A time or count: a whole number >= 0. */
 static gboolean
-get_uint (const PlotReport *rep, JsonObject *obj, const char *where, const char *name,
-          guint64 *out, GError **error)
+get_uint (const PlotObj *at, const char *name, guint64 *out, GError **error)
 {
   gint64 v = 0;
-  if (!get_int (rep, obj, where, name, &v, error))
+  if (!get_int (at, name, &v, error))
     return FALSE;
   if (v < 0)
-    return type_error (rep, where, name, "a whole number >= 0",
-                       json_object_get_member (obj, name), error);
+    return type_error (at, name, "a whole number >= 0", json_object_get_member (at->obj, name),
+                       error);
   *out = (guint64) v;
   return TRUE;
 }
 
 static JsonArray *
-get_array (const PlotReport *rep, JsonObject *obj, const char *where, const char *name,
-           GError **error)
+get_array (const PlotObj *at, const char *name, GError **error)
 {
-  JsonNode *node = get_member (rep, obj, where, name, error);
-  if (node == NULL)
-    return NULL;
-  if (!JSON_NODE_HOLDS_ARRAY (node))
-    {
-      type_error (rep, where, name, "a list", node, error);
-      return NULL;
-    }
-  return json_node_get_array (node);
+  JsonNode *node = get_member (at, name, &list, error);
+  return node != NULL ? json_node_get_array (node) : NULL;
 }
 
-/* Element i of a list of objects named `name` (at `where`). */
+/* Element i of the list of objects ARRAY, the member NAME of AT. */
 static JsonObject *
-get_element_object (const PlotReport *rep, JsonArray *array, guint i, const char *where,
-                    const char *name, GError **error)
+get_element_object (const PlotObj *at, JsonArray *array, const char *name, guint i,
+                    GError **error)
 {
   JsonNode *node = json_array_get_element (array, i);
   if (!JSON_NODE_HOLDS_OBJECT (node))
     {
       g_autofree char *item = g_strdup_printf ("%s[%u]", name, i);
-      type_error (rep, where, item, "an object", node, error);
+      type_error (at, item, "an object", node, error);
       return NULL;
     }
   return json_node_get_object (node);
@@ -202,49 +226,52 @@ derive_rank_v1 (const PlotReport *rep, const char *where, guint64 finish, PlotRa
   return TRUE;
 }
 
-/* Element i of a list of per-rank objects (`parent` is "" or "overview."),
- * whose "rank" must be i.  *where is set to the element's path prefix. */
-static JsonObject *
-rank_object (PlotReport *rep, JsonArray *ranks, guint i, const char *parent, char **where,
-             GError **error)
+/* Element i of the list of per-rank objects RANKS, the member "ranks" of
+ * PARENT (the root or the overview), whose "rank" must be i: *RANK is set
+ * to it, and its path (the caller's to free) is returned; NULL with an
+ * error when it is not. */
+static char *
+rank_object (const PlotObj *parent, JsonArray *ranks, guint i, PlotObj *rank, GError **error)
 {
-  JsonObject *obj = get_element_object (rep, ranks, i, parent, "ranks", error);
+  JsonObject *obj = get_element_object (parent, ranks, "ranks", i, error);
   if (obj == NULL)
     return NULL;
-  *where = g_strdup_printf ("%sranks[%u].", parent, i);
-  gint64 rank = 0;
-  if (!get_int (rep, obj, *where, "rank", &rank, error))
+  g_autofree char *where = g_strdup_printf ("%sranks[%u].", parent->where, i);
+  *rank = (PlotObj) { parent->rep, obj, where };
+  gint64 r = 0;
+  if (!get_int (rank, "rank", &r, error))
     return NULL;
-  if (rank != i)
+  if (r != i)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                    "%s: member \"%srank\" must be %u (ranks in order), got %" G_GINT64_FORMAT,
-                   rep->path, *where, i, rank);
+                   parent->rep->path, where, i, r);
       return NULL;
     }
-  return obj;
+  return g_steal_pointer (&where);
 }
 
 static gboolean
 parse_rank (PlotReport *rep, JsonArray *ranks, guint i, GError **error)
 {
-  g_autofree char *where = NULL;
-  JsonObject *obj = rank_object (rep, ranks, i, "", &where, error);
-  if (obj == NULL)
+  const PlotObj root = { rep, NULL, "" };
+  PlotObj at;
+  g_autofree char *where = rank_object (&root, ranks, i, &at, error);
+  if (where == NULL)
     return FALSE;
   PlotRank pr = { 0 };
   guint64 finish = 0;
-  if (!get_uint (rep, obj, where, "finish_ps", &finish, error)
-      || !get_uint (rep, obj, where, "compute_ps", &pr.compute, error)
-      || !get_uint (rep, obj, where, "exposed_comm_ps", &pr.exposed, error))
+  if (!get_uint (&at, "finish_ps", &finish, error)
+      || !get_uint (&at, "compute_ps", &pr.compute, error)
+      || !get_uint (&at, "exposed_comm_ps", &pr.exposed, error))
     return FALSE;
   if (rep->schema == 1)
     {
       if (!derive_rank_v1 (rep, where, finish, &pr, error))
         return FALSE;
     }
-  else if (!get_uint (rep, obj, where, "idle_ps", &pr.idle, error)
-           || !get_uint (rep, obj, where, "after_finish_ps", &pr.after, error)
+  else if (!get_uint (&at, "idle_ps", &pr.idle, error)
+           || !get_uint (&at, "after_finish_ps", &pr.after, error)
            || !check_rank_v2 (rep, where, finish, &pr, error))
     return FALSE;
   g_array_append_val (rep->ranks, pr);
@@ -254,7 +281,8 @@ parse_rank (PlotReport *rep, JsonArray *ranks, guint i, GError **error)
 static gboolean
 parse_header (PlotReport *rep, JsonObject *root, GError **error)
 {
-  if (!get_int (rep, root, "", "schema_version", &rep->schema, error))
+  const PlotObj at = { rep, root, "" };
+  if (!get_int (&at, "schema_version", &rep->schema, error))
     return FALSE;
   if (rep->schema != 1 && rep->schema != 2)
     {
@@ -263,13 +291,14 @@ parse_header (PlotReport *rep, JsonObject *root, GError **error)
                    rep->path, rep->schema);
       return FALSE;
     }
-  return get_uint (rep, root, "", "simulated_time_ps", &rep->sim_time, error);
+  return get_uint (&at, "simulated_time_ps", &rep->sim_time, error);
 }
 
 static gboolean
 parse_ranks (PlotReport *rep, JsonObject *root, GError **error)
 {
-  JsonArray *ranks = get_array (rep, root, "", "ranks", error);
+  const PlotObj at = { rep, root, "" };
+  JsonArray *ranks = get_array (&at, "ranks", error);
   if (ranks == NULL)
     return FALSE;
   for (guint i = 0; i < json_array_get_length (ranks); i++)
@@ -295,17 +324,17 @@ bin_state (double compute, double comm)
 /* The list `name` of an overview rank: one fraction in [0, 1] per bin,
  * copied into out[bins]. */
 static gboolean
-get_fractions (const PlotReport *rep, JsonObject *obj, const char *where, const char *name,
-               double *out, GError **error)
+get_fractions (const PlotObj *at, const char *name, double *out, GError **error)
 {
-  JsonArray *array = get_array (rep, obj, where, name, error);
+  const PlotReport *rep = at->rep;
+  JsonArray *array = get_array (at, name, error);
   if (array == NULL)
     return FALSE;
   if (json_array_get_length (array) != rep->bins)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "%s: member \"%s%s\" has %u entries, overview.bins is %u", rep->path, where,
-                   name, json_array_get_length (array), rep->bins);
+                   "%s: member \"%s%s\" has %u entries, overview.bins is %u", rep->path,
+                   at->where, name, json_array_get_length (array), rep->bins);
       return FALSE;
     }
   for (guint b = 0; b < rep->bins; b++)
@@ -316,7 +345,7 @@ get_fractions (const PlotReport *rep, JsonObject *obj, const char *where, const 
       if (!(v >= -FRACTION_SLACK && v <= 1.0 + FRACTION_SLACK))
         {
           g_autofree char *item = g_strdup_printf ("%s[%u]", name, b);
-          return type_error (rep, where, item, "a number from 0 to 1", node, error);
+          return type_error (at, item, "a number from 0 to 1", node, error);
         }
       out[b] = CLAMP (v, 0.0, 1.0);
     }
@@ -326,14 +355,15 @@ get_fractions (const PlotReport *rep, JsonObject *obj, const char *where, const 
 static gboolean
 parse_overview_rank (PlotReport *rep, JsonArray *ranks, guint i, GError **error)
 {
-  g_autofree char *where = NULL;
-  JsonObject *obj = rank_object (rep, ranks, i, "overview.", &where, error);
-  if (obj == NULL)
+  const PlotObj overview = { rep, NULL, "overview." };
+  PlotObj at;
+  g_autofree char *where = rank_object (&overview, ranks, i, &at, error);
+  if (where == NULL)
     return FALSE;
   g_autofree double *compute = g_new (double, rep->bins);
   g_autofree double *comm = g_new (double, rep->bins);
-  if (!get_fractions (rep, obj, where, "compute", compute, error)
-      || !get_fractions (rep, obj, where, "comm", comm, error))
+  if (!get_fractions (&at, "compute", compute, error)
+      || !get_fractions (&at, "comm", comm, error))
     return FALSE;
   for (guint b = 0; b < rep->bins; b++)
     {
@@ -349,13 +379,14 @@ parse_bins (PlotReport *rep, JsonObject *ov, GError **error)
 {
   gint64 bins = 0;
   guint64 span = 0;
-  if (!get_int (rep, ov, "overview.", "bins", &bins, error))
+  const PlotObj at = { rep, ov, "overview." };
+  if (!get_int (&at, "bins", &bins, error))
     return FALSE;
   if (bins < 1 || bins > G_MAXUINT)
-    return type_error (rep, "overview.", "bins", "a whole number >= 1",
-                       json_object_get_member (ov, "bins"), error);
+    return type_error (&at, "bins", "a whole number >= 1", json_object_get_member (ov, "bins"),
+                       error);
   rep->bins = (guint) bins;
-  if (!get_uint (rep, ov, "overview.", "bin_ps", &rep->bin_ps, error))
+  if (!get_uint (&at, "bin_ps", &rep->bin_ps, error))
     return FALSE;
   if (!g_uint64_checked_mul (&span, rep->bin_ps, rep->bins))
     {
@@ -373,11 +404,15 @@ parse_overview (PlotReport *rep, JsonObject *root, GError **error)
   if (node == NULL)
     return TRUE;
   if (!JSON_NODE_HOLDS_OBJECT (node))
-    return type_error (rep, "", "overview", "an object", node, error);
+    {
+      const PlotObj top = { rep, root, "" };
+      return type_error (&top, "overview", "an object", node, error);
+    }
   JsonObject *ov = json_node_get_object (node);
   if (!parse_bins (rep, ov, error))
     return FALSE;
-  JsonArray *ranks = get_array (rep, ov, "overview.", "ranks", error);
+  const PlotObj at = { rep, ov, "overview." };
+  JsonArray *ranks = get_array (&at, "ranks", error);
   if (ranks == NULL)
     return FALSE;
   if (json_array_get_length (ranks) != rep->ranks->len)

@@ -100,4 +100,11 @@ gboolean app_sweep_gather (const char *outdir, char **csv_path, GError **error);
  * points.  Prints errors as one line on stderr; returns the exit status. */
 int app_sweep_main (int argc, char **argv, const char *argv0);
 
+/* Write LEN bytes of TEXT (-1: up to its NUL) as DIR/NAME, replacing it
+ * atomically: FALSE with an input error carrying GLib's message (which
+ * names the file) when it cannot be written.  For the files of a sweep
+ * directory, written by expand, run and gather alike. */
+gboolean app_sweep_write_file (const char *dir, const char *name, const char *text, gssize len,
+                               GError **error);
+
 #endif /* ORRERY_SIM_APP_SWEEP_H */

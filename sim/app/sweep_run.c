@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "sim/app/cli.h"
 #include "sim/error.h"
 
 static gboolean
@@ -27,8 +28,9 @@ io_error (GError **error, GError *io)
   return FALSE;
 }
 
-static gboolean
-write_file (const char *dir, const char *name, const char *text, gssize len, GError **error)
+gboolean
+app_sweep_write_file (const char *dir, const char *name, const char *text, gssize len,
+                      GError **error)
 {
   g_autofree char *path = g_build_filename (dir, name, NULL);
   GError *io = NULL;
@@ -147,10 +149,18 @@ child_argv (const char *self, const char *first, const char *dir, const char *na
   return (char **) g_ptr_array_free (argv, FALSE);
 }
 
-/* Run argv, appending its output to out and err; its exit status, 128 +
- * the signal when killed; -1 (error set) when it cannot start. */
+/* What a point's children printed, in order of the children. */
+typedef struct
+{
+  GString *out;
+  GString *err;
+} ChildOutput;
+
+/* Run argv, appending its output to the captured stdout and stderr; its
+ * exit status, 128 + the signal when killed; -1 (error set) when it cannot
+ * start. */
 static int
-spawn (char **argv, GString *out, GString *err, GError **error)
+spawn (char **argv, ChildOutput *captured, GError **error)
 {
   g_autofree char *o = NULL, *e = NULL;
   int wait_status = 0;
@@ -162,8 +172,8 @@ spawn (char **argv, GString *out, GString *err, GError **error)
       g_error_free (spawn_error);
       return -1;
     }
-  g_string_append (out, o);
-  g_string_append (err, e);
+  g_string_append (captured->out, o);
+  g_string_append (captured->err, e);
   if (WIFEXITED (wait_status))
     return WEXITSTATUS (wait_status);
   return WIFSIGNALED (wait_status) ? 128 + WTERMSIG (wait_status) : 128;
@@ -171,7 +181,7 @@ spawn (char **argv, GString *out, GString *err, GError **error)
 
 /* The generator when there is one, then the simulation (timed). */
 static gboolean
-run_children (const char *dir, const char *self, GString *out, GString *err, AppSweepRun *run,
+run_children (const char *dir, const char *self, ChildOutput *captured, AppSweepRun *run,
               GError **error)
 {
   g_autofree char *gen_args = g_build_filename (dir, "gen-args", NULL);
@@ -187,7 +197,7 @@ run_children (const char *dir, const char *self, GString *out, GString *err, App
                        g_strerror (errno));
           return FALSE;
         }
-      run->exit_status = spawn (argv, out, err, error);
+      run->exit_status = spawn (argv, captured, error);
       if (run->exit_status != 0)
         return run->exit_status > 0;
     }
@@ -195,19 +205,18 @@ run_children (const char *dir, const char *self, GString *out, GString *err, App
   if (argv == NULL)
     return FALSE;
   gint64 start = g_get_monotonic_time ();
-  run->exit_status = spawn (argv, out, err, error);
+  run->exit_status = spawn (argv, captured, error);
   run->wall_s = (double) (g_get_monotonic_time () - start) / 1e6;
   return run->exit_status >= 0;
 }
 
 /* status, wall_s, stdout, stderr; then done, last and atomically. */
 static gboolean
-record_run (const char *dir, const GString *out, const GString *err, AppSweepRun *run,
-            GError **error)
+record_run (const char *dir, const ChildOutput *captured, AppSweepRun *run, GError **error)
 {
   if (run->exit_status != 0)
     {
-      run->message = error_line (err->str);
+      run->message = error_line (captured->err->str);
       if (run->message == NULL)
         run->message = g_strdup_printf ("exit status %d, nothing on stderr", run->exit_status);
     }
@@ -217,16 +226,17 @@ record_run (const char *dir, const GString *out, const GString *err, AppSweepRun
   char wall[G_ASCII_DTOSTR_BUF_SIZE];
   g_ascii_formatd (wall, sizeof wall, "%.6f", run->wall_s);
   g_autofree char *wall_line = g_strconcat (wall, "\n", NULL);
-  if (!write_file (dir, "stdout", out->str, (gssize) out->len, error)
-      || !write_file (dir, "stderr", err->str, (gssize) err->len, error)
-      || !write_file (dir, "wall_s", wall_line, -1, error)
-      || !write_file (dir, "status", status, -1, error))
+  const GString *out = captured->out, *err = captured->err;
+  if (!app_sweep_write_file (dir, "stdout", out->str, (gssize) out->len, error)
+      || !app_sweep_write_file (dir, "stderr", err->str, (gssize) err->len, error)
+      || !app_sweep_write_file (dir, "wall_s", wall_line, -1, error)
+      || !app_sweep_write_file (dir, "status", status, -1, error))
     return FALSE;
   if (run->exit_status != 0)
     return TRUE;
   g_autofree char *tmp = g_build_filename (dir, "done.tmp", NULL);
   g_autofree char *done = g_build_filename (dir, "done", NULL);
-  if (!write_file (dir, "done.tmp", "", 0, error))
+  if (!app_sweep_write_file (dir, "done.tmp", "", 0, error))
     return FALSE;
   if (g_rename (tmp, done) != 0)
     {
@@ -278,7 +288,9 @@ app_sweep_run_point (const char *outdir, const char *id, const char *self, AppSw
     }
   g_autoptr (GString) out = g_string_new (NULL);
   g_autoptr (GString) err = g_string_new (NULL);
-  return run_children (dir, self, out, err, run, error) && record_run (dir, out, err, run, error);
+  ChildOutput captured = { out, err };
+  return run_children (dir, self, &captured, run, error)
+         && record_run (dir, &captured, run, error);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -453,7 +465,7 @@ app_sweep_gather (const char *outdir, char **csv_path, GError **error)
         csv_field (csv, *f, f == row);
       gather_point (outdir, row[0], csv);
     }
-  if (!write_file (outdir, "sweep.csv", csv->str, (gssize) csv->len, error))
+  if (!app_sweep_write_file (outdir, "sweep.csv", csv->str, (gssize) csv->len, error))
     return FALSE;
   if (csv_path != NULL)
     *csv_path = g_build_filename (outdir, "sweep.csv", NULL);
@@ -476,14 +488,6 @@ static const char usage_text[]
       "missing points; a point runs again only when it has no OUTDIR/points/ID/done.\n\n"
       "Exit status: 0 success, 1 usage or input error; run: a failed point's own status.\n";
 
-static int
-fail (const char *cmd, GError *error)
-{
-  g_assert (error != NULL);
-  fprintf (stderr, "orrery sweep %s: %s\n", cmd, error->message);
-  g_error_free (error);
-  return SIM_ERROR_INPUT;
-}
 
 static int
 cmd_expand (const char *spec, const char *outdir)
@@ -491,7 +495,7 @@ cmd_expand (const char *spec, const char *outdir)
   GError *error = NULL;
   guint64 n = 0;
   if (!app_sweep_expand (spec, outdir, &n, &error))
-    return fail ("expand", error);
+    return app_cli_fail ("sweep expand", error);
   printf ("%" G_GUINT64_FORMAT "\n", n);
   return 0;
 }
@@ -502,7 +506,7 @@ cmd_points (const char *outdir)
   GError *error = NULL;
   g_auto (GStrv) ids = app_sweep_points (outdir, &error);
   if (ids == NULL)
-    return fail ("points", error);
+    return app_cli_fail ("sweep points", error);
   for (char **id = ids; *id != NULL; id++)
     printf ("%s\n", *id);
   return 0;
@@ -515,10 +519,10 @@ cmd_run (const char *outdir, const char *id, const char *argv0)
   g_autofree char *self = app_sweep_self_path (argv0);
   AppSweepRun run = { 0 };
   if (self == NULL)
-    return fail ("run", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
+    return app_cli_fail ("sweep run", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
                                      "cannot find this program's path (%s)", argv0));
   if (!app_sweep_run_point (outdir, id, self, &run, &error))
-    return fail ("run", error);
+    return app_cli_fail ("sweep run", error);
   if (run.done_already)
     printf ("point %s: done already\n", id);
   else if (run.exit_status == 0)
@@ -536,7 +540,7 @@ cmd_gather (const char *outdir)
   GError *error = NULL;
   g_autofree char *path = NULL;
   if (!app_sweep_gather (outdir, &path, &error))
-    return fail ("gather", error);
+    return app_cli_fail ("sweep gather", error);
   printf ("%s\n", path);
   return 0;
 }

@@ -5,9 +5,9 @@
  * partitioning in start order, the lowest free lane first), then each rank's
  * metadata and complete events are written in node order, then the flow
  * arrows of point-to-point messages, after every slice they bind to.  Text
- * goes through a 64 KiB buffer to zlib (compressing for ".gz", transparent
- * otherwise), so memory is the records plus a lane number per node, never
- * the JSON.  Numbers are formatted with integer arithmetic only: times in
+ * goes through a 64 KiB buffer to zlib (timeline_out.h: compressing for
+ * ".gz", transparent otherwise), so memory is the records plus a lane
+ * number per node, never the JSON.  Numbers are formatted with integer arithmetic only: times in
  * microseconds with six decimals are exact picoseconds.
  *
  * Args of a complete event: node_id, type (the Chakra node type, or the
@@ -20,18 +20,16 @@
  */
 #include "sim/app/timeline.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
+#include "sim/app/timeline_out.h"
 #include "sim/error.h"
 #include "sim/units.h"
 #include "system/sys_params.h"
 #include "workload/chakra.h"
 
 #define TL_NO_LANE G_MAXUINT32
-#define TL_FLUSH_BYTES ((gsize) 64 * 1024)
 
 /* The threads of a rank's process; a thread's lane l has tid l * TL_N_THREADS
  * + thread, so lane 0 of each thread keeps a fixed tid. */
@@ -54,17 +52,6 @@ typedef struct
   guint32 lo, hi; /* inclusive */
 } TlRange;
 
-/* Buffered output through zlib; the first error is kept and later writes
- * are dropped. */
-typedef struct
-{
-  const char *path;
-  gzFile gz;
-  GString *buf;
-  gboolean first_event;
-  GError *error;
-} TlOut;
-
 typedef struct
 {
   WlReplay *replay;
@@ -76,7 +63,7 @@ typedef struct
   guint32 **lanes;            /* per rank (NULL if not kept): per node, or TL_NO_LANE */
   TlLaneCounts *n_lanes;      /* per rank: lanes used by each thread */
   char *algorithms[SYS_COLL_N]; /* per kind: names joined by "," */
-  TlOut out;
+  AppTimelineOut *out;        /* from app_timeline_out_open to _close */
 } Timeline;
 
 /* ---- filters ------------------------------------------------------------------ */
@@ -389,159 +376,13 @@ rank_lanes (const Timeline *tl, guint32 rank, guint32 n_lanes[TL_N_THREADS])
   return lanes;
 }
 
-/* ---- output ------------------------------------------------------------------- */
-
-static gboolean
-out_open (TlOut *out, const char *path, GError **error)
-{
-  out->path = path;
-  errno = 0;
-  out->gz = gzopen (path, g_str_has_suffix (path, ".gz") ? "wb6" : "wbT");
-  if (out->gz == NULL)
-    {
-      int err = errno;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write timeline %s: %s", path,
-                   err != 0 ? g_strerror (err) : "out of memory");
-      return FALSE;
-    }
-  gzbuffer (out->gz, 128 * 1024);
-  out->buf = g_string_sized_new (TL_FLUSH_BYTES + 4096);
-  out->first_event = TRUE;
-  return TRUE;
-}
-
-static void
-out_fail (TlOut *out, const char *why)
-{
-  if (out->error == NULL)
-    out->error = g_error_new (SIM_ERROR, SIM_ERROR_INPUT, "cannot write timeline %s: %s",
-                              out->path, why);
-}
-
-static void
-out_flush (TlOut *out)
-{
-  if (out->error == NULL && out->buf->len > 0
-      && gzwrite (out->gz, out->buf->str, (unsigned) out->buf->len) != (int) out->buf->len)
-    {
-      int errnum = 0;
-      const char *msg = gzerror (out->gz, &errnum);
-      out_fail (out, errnum == Z_ERRNO ? g_strerror (errno) : msg);
-    }
-  g_string_truncate (out->buf, 0);
-}
-
-/* Flush, close and report the first error. */
-static gboolean
-out_close (TlOut *out, GError **error)
-{
-  out_flush (out);
-  errno = 0;
-  int rc = gzclose (out->gz);
-  int err = errno;
-  out->gz = NULL;
-  if (rc != Z_OK)
-    out_fail (out, rc == Z_ERRNO && err != 0 ? g_strerror (err) : "zlib could not finish the file");
-  if (out->error != NULL)
-    {
-      g_propagate_error (error, out->error);
-      out->error = NULL;
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* Start an event: a separator, then the caller appends the object. */
-static GString *
-out_event (TlOut *out)
-{
-  if (out->buf->len >= TL_FLUSH_BYTES)
-    out_flush (out);
-  if (!out->first_event)
-    g_string_append (out->buf, ",\n");
-  out->first_event = FALSE;
-  return out->buf;
-}
-
-static void
-append_u64 (GString *s, guint64 v)
-{
-  char digits[20];
-  int i = 20;
-  do
-    {
-      digits[--i] = (char) ('0' + v % 10);
-      v /= 10;
-    }
-  while (v != 0);
-  g_string_append_len (s, digits + i, 20 - i);
-}
-
-/* Picoseconds as microseconds with six decimals, exactly. */
-static void
-append_us (GString *s, SimTime ps)
-{
-  append_u64 (s, ps / SIM_PS_PER_US);
-  char frac[7] = ".";
-  guint64 f = ps % SIM_PS_PER_US;
-  for (int i = 6; i >= 1; i--)
-    {
-      frac[i] = (char) ('0' + f % 10);
-      f /= 10;
-    }
-  g_string_append_len (s, frac, 7);
-}
-
-/* A JSON string: valid UTF-8 passes through, invalid bytes become U+FFFD,
- * quotes, backslashes and control characters are escaped. */
-static void
-append_json_string (GString *s, const char *text)
-{
-  g_autofree char *valid = g_utf8_validate (text, -1, NULL) ? NULL : g_utf8_make_valid (text, -1);
-  if (valid != NULL)
-    text = valid;
-  g_string_append_c (s, '"');
-  const char *run = text;
-  for (const char *p = text; *p != '\0'; p++)
-    {
-      unsigned char c = (unsigned char) *p;
-      if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
-        continue;
-      g_string_append_len (s, run, p - run);
-      run = p + 1;
-      switch (c)
-        {
-        case '"': g_string_append (s, "\\\""); break;
-        case '\\': g_string_append (s, "\\\\"); break;
-        case '\n': g_string_append (s, "\\n"); break;
-        case '\r': g_string_append (s, "\\r"); break;
-        case '\t': g_string_append (s, "\\t"); break;
-        case '\b': g_string_append (s, "\\b"); break;
-        case '\f': g_string_append (s, "\\f"); break;
-        default: g_string_append_printf (s, "\\u%04x", c); break;
-        }
-    }
-  g_string_append (s, run);
-  g_string_append_c (s, '"');
-}
-
-/* ,"key":value pieces. */
-static void
-append_key (GString *s, const char *key)
-{
-  g_string_append_c (s, ',');
-  g_string_append_c (s, '"');
-  g_string_append (s, key);
-  g_string_append (s, "\":");
-}
-
 static void
 append_pid_tid (GString *s, guint32 pid, guint64 tid)
 {
   g_string_append (s, ",\"pid\":");
-  append_u64 (s, pid);
+  app_timeline_append_u64 (s, pid);
   g_string_append (s, ",\"tid\":");
-  append_u64 (s, tid);
+  app_timeline_append_u64 (s, tid);
 }
 
 /* ---- events ------------------------------------------------------------------- */
@@ -555,23 +396,23 @@ lane_tid (TlThread thread, guint32 lane)
 static void
 write_header (Timeline *tl, SimTime end, const char *ranks, const char *window)
 {
-  GString *s = tl->out.buf;
+  GString *s = app_timeline_out_text (tl->out);
   g_string_append (s, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"orrery\"");
-  append_key (s, "simulated_end_ps");
-  append_u64 (s, end);
-  append_key (s, "simulated_end_us");
-  append_us (s, end);
-  append_key (s, "ranks");
-  append_u64 (s, tl->n_ranks);
+  app_timeline_append_key (s, "simulated_end_ps");
+  app_timeline_append_u64 (s, end);
+  app_timeline_append_key (s, "simulated_end_us");
+  app_timeline_append_us (s, end);
+  app_timeline_append_key (s, "ranks");
+  app_timeline_append_u64 (s, tl->n_ranks);
   if (ranks != NULL)
     {
-      append_key (s, "timeline_ranks");
-      append_json_string (s, ranks);
+      app_timeline_append_key (s, "timeline_ranks");
+      app_timeline_append_string (s, ranks);
     }
   if (window != NULL)
     {
-      append_key (s, "timeline_window");
-      append_json_string (s, window);
+      app_timeline_append_key (s, "timeline_window");
+      app_timeline_append_string (s, window);
     }
   g_string_append (s, "},\"traceEvents\":[\n");
 }
@@ -581,11 +422,11 @@ write_header (Timeline *tl, SimTime end, const char *ranks, const char *window)
 static GString *
 meta_begin (Timeline *tl, const char *what, guint32 pid)
 {
-  GString *s = out_event (&tl->out);
+  GString *s = app_timeline_out_event (tl->out);
   g_string_append (s, "{\"name\":\"");
   g_string_append (s, what);
   g_string_append (s, "\",\"ph\":\"M\",\"pid\":");
-  append_u64 (s, pid);
+  app_timeline_append_u64 (s, pid);
   return s;
 }
 
@@ -593,14 +434,14 @@ static void
 meta_tid (GString *s, guint64 tid)
 {
   g_string_append (s, ",\"tid\":");
-  append_u64 (s, tid);
+  app_timeline_append_u64 (s, tid);
 }
 
 static void
 meta_args_name (GString *s, const char *name)
 {
   g_string_append (s, ",\"args\":{\"name\":");
-  append_json_string (s, name);
+  app_timeline_append_string (s, name);
   g_string_append (s, "}}");
 }
 
@@ -608,7 +449,7 @@ static void
 meta_args_sort (GString *s, guint64 sort_index)
 {
   g_string_append (s, ",\"args\":{\"sort_index\":");
-  append_u64 (s, sort_index);
+  app_timeline_append_u64 (s, sort_index);
   g_string_append (s, "}}");
 }
 
@@ -663,26 +504,26 @@ append_comm_args (const Timeline *tl, GString *s, guint32 rank, const WlNode *n)
 {
   if (n->op == WL_OP_COLL)
     {
-      append_key (s, "collective");
-      append_json_string (s, sys_coll_kind_name (n->coll_kind));
-      append_key (s, "group");
+      app_timeline_append_key (s, "collective");
+      app_timeline_append_string (s, sys_coll_kind_name (n->coll_kind));
+      app_timeline_append_key (s, "group");
       if (n->group == WL_GROUP_ALL)
         g_string_append (s, "\"all\"");
       else
         {
           g_string_append_c (s, '"');
-          append_u64 (s, n->group);
+          app_timeline_append_u64 (s, n->group);
           g_string_append_c (s, '"');
         }
-      append_key (s, "algorithm");
-      append_json_string (s, n->coll_kind < SYS_COLL_N ? tl->algorithms[n->coll_kind] : "");
+      app_timeline_append_key (s, "algorithm");
+      app_timeline_append_string (s, n->coll_kind < SYS_COLL_N ? tl->algorithms[n->coll_kind] : "");
     }
   else if (n->op == WL_OP_SEND || n->op == WL_OP_RECV)
     {
       guint32 peer = n->op == WL_OP_SEND ? n->peer_dst : n->peer_src;
-      append_key (s, "peer");
-      append_u64 (s, peer == WL_RANK_SELF ? rank : peer);
-      append_key (s, "tag");
+      app_timeline_append_key (s, "peer");
+      app_timeline_append_u64 (s, peer == WL_RANK_SELF ? rank : peer);
+      app_timeline_append_key (s, "tag");
       g_string_append_printf (s, "%d", n->tag);
     }
 }
@@ -693,32 +534,32 @@ write_node (Timeline *tl, guint32 rank, const WlGraph *g, const WlNodeRecord *re
 {
   const WlNode *n = &g->nodes[i];
   const char *type = node_type (n);
-  GString *s = out_event (&tl->out);
+  GString *s = app_timeline_out_event (tl->out);
   g_string_append (s, "{\"name\":");
   const char *name = g->names != NULL ? g->names[i] : NULL;
   if (name != NULL && *name != '\0')
-    append_json_string (s, name);
+    app_timeline_append_string (s, name);
   else
     {
       g_autofree char *fallback = g_strdup_printf ("%s %" G_GUINT64_FORMAT, type, n->id);
-      append_json_string (s, fallback);
+      app_timeline_append_string (s, fallback);
     }
   g_string_append (s, ",\"cat\":\"");
   g_string_append (s, op_category (n->op));
   g_string_append (s, "\",\"ph\":\"X\"");
   append_pid_tid (s, rank, lane_tid (op_thread (n->op), tl->lanes[rank][i]));
   g_string_append (s, ",\"ts\":");
-  append_us (s, rec->start);
+  app_timeline_append_us (s, rec->start);
   g_string_append (s, ",\"dur\":");
-  append_us (s, rec->end - rec->start);
+  app_timeline_append_us (s, rec->end - rec->start);
   g_string_append (s, ",\"args\":{\"node_id\":");
-  append_u64 (s, n->id);
-  append_key (s, "type");
-  append_json_string (s, type);
+  app_timeline_append_u64 (s, n->id);
+  app_timeline_append_key (s, "type");
+  app_timeline_append_string (s, type);
   if (n->op == WL_OP_COLL || n->op == WL_OP_SEND || n->op == WL_OP_RECV || n->op == WL_OP_MEM)
     {
-      append_key (s, "bytes");
-      append_u64 (s, n->bytes);
+      app_timeline_append_key (s, "bytes");
+      app_timeline_append_u64 (s, n->bytes);
     }
   append_comm_args (tl, s, rank, n);
   g_string_append (s, "}}");
@@ -746,14 +587,14 @@ typedef struct
 static void
 write_flow_end (Timeline *tl, char ph, guint64 id, const TlFlowEnd *end)
 {
-  GString *s = out_event (&tl->out);
+  GString *s = app_timeline_out_event (tl->out);
   g_string_append (s, "{\"name\":\"message\",\"cat\":\"p2p\",\"ph\":\"");
   g_string_append_c (s, ph);
   g_string_append (s, ph == 'f' ? "\",\"bp\":\"e\",\"id\":" : "\",\"id\":");
-  append_u64 (s, id);
+  app_timeline_append_u64 (s, id);
   append_pid_tid (s, end->pid, end->tid);
   g_string_append (s, ",\"ts\":");
-  append_us (s, end->ts);
+  app_timeline_append_us (s, end->ts);
   g_string_append_c (s, '}');
 }
 
@@ -808,11 +649,6 @@ timeline_clear (Timeline *tl)
   g_free (tl->keep_rank);
   for (guint k = 0; k < SYS_COLL_N; k++)
     g_free (tl->algorithms[k]);
-  if (tl->out.gz != NULL)
-    gzclose (tl->out.gz);
-  if (tl->out.buf != NULL)
-    g_string_free (tl->out.buf, TRUE);
-  g_clear_error (&tl->out.error);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Timeline, timeline_clear)
@@ -861,13 +697,14 @@ app_timeline_write (const AppSim *sim, const char *path, const char *ranks, cons
     if (tl.keep_rank[r])
       tl.lanes[r] = rank_lanes (&tl, r, tl.n_lanes[r]);
 
-  if (!out_open (&tl.out, path, error))
+  tl.out = app_timeline_out_open (path, error);
+  if (tl.out == NULL)
     return FALSE;
   write_header (&tl, app_sim_end_time (sim), ranks, window);
   for (guint32 r = 0; r < tl.n_ranks; r++)
     if (tl.keep_rank[r])
       write_rank (&tl, r);
   write_flows (&tl);
-  g_string_append (tl.out.buf, "\n]}\n");
-  return out_close (&tl.out, error);
+  g_string_append (app_timeline_out_text (tl.out), "\n]}\n");
+  return app_timeline_out_close (tl.out, error);
 }

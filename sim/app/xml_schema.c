@@ -194,3 +194,45 @@ app_xml_attr (const xmlNode *node, const char *name)
   xmlFree (v);
   return s;
 }
+
+static char *
+list_join (const char *const *list)
+{
+  return g_strjoinv (", ", (char **) list);
+}
+
+gboolean
+app_xml_check_element (const char *path, const xmlNode *node, const AppXmlShape *shape,
+                       GError **error)
+{
+  static const char *const none[] = { NULL };
+  const char *const *attrs = shape->attrs != NULL ? shape->attrs : none;
+  const char *const *children = shape->children != NULL ? shape->children : none;
+  const char *repeatable = shape->repeatable;
+  for (const xmlAttr *a = node->properties; a != NULL; a = a->next)
+    if (!g_strv_contains (attrs, (const char *) a->name))
+      {
+        g_autofree char *known = list_join (attrs);
+        return app_xml_fail_at (path, node, error, "unknown attribute '%s' (expected: %s)",
+                                (const char *) a->name, *attrs != NULL ? known : "none");
+      }
+  for (const xmlNode *c = node->children; c != NULL; c = c->next)
+    {
+      if (c->type != XML_ELEMENT_NODE)
+        continue;
+      const char *name = (const char *) c->name;
+      if (!g_strv_contains (children, name))
+        {
+          g_autofree char *known = list_join (children);
+          return app_xml_fail_at (path, c, error, "unexpected element in <%s> (expected: %s)",
+                                  (const char *) node->name, *children != NULL ? known : "none");
+        }
+      /* "*": every child may repeat. */
+      if (g_strcmp0 (repeatable, name) == 0 || g_strcmp0 (repeatable, "*") == 0)
+        continue;
+      for (const xmlNode *d = node->children; d != c; d = d->next)
+        if (app_xml_is (d, name))
+          return app_xml_fail_at (path, c, error, "only one <%s> is allowed", name);
+    }
+  return TRUE;
+}

@@ -89,4 +89,18 @@ gboolean app_xml_is (const xmlNode *node, const char *name);
 /* An attribute's value (caller frees), or NULL. */
 char *app_xml_attr (const xmlNode *node, const char *name);
 
+/* What an element may hold, for app_xml_check_element. */
+typedef struct
+{
+  const char *const *attrs;    /* its attributes, NULL-terminated; NULL: none */
+  const char *const *children; /* its child elements, NULL-terminated; NULL: none */
+  const char *repeatable;      /* the child that may repeat; "*": all; NULL: none */
+} AppXmlShape;
+
+/* Every attribute of node and every child element is in SHAPE, each child
+ * at most once unless repeatable: else FALSE with the first offence
+ * located as app_xml_fail_at does, naming what is allowed. */
+gboolean app_xml_check_element (const char *path, const xmlNode *node, const AppXmlShape *shape,
+                                GError **error);
+
 #endif /* ORRERY_SIM_APP_XML_SCHEMA_H */

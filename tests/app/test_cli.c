@@ -6,7 +6,9 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "sim/app/cli.h"
 #include "support/testutil.h"
+#include "workload/wl_error.h"
 
 /* A 4-rank ring at exactly 1 byte per ns, 100 ns per hop, no endpoint delay,
  * reductions at 1000 GB/s with 3 passes. */
@@ -127,6 +129,69 @@ START_TEST (test_input_errors)
 }
 END_TEST
 
+/* The exit status is decided by domain and code together (README: 0
+ * success, 1 usage or input error, 2 internal error, 3 deadlock, 4 limit).
+ * Foreign domains number their codes their own way: G_FILE_ERROR_NOENT is 4,
+ * G_OPTION_ERROR_FAILED 2, JSON_PARSER_ERROR_INVALID_BAREWORD 4, and none of
+ * them is a limit or an internal error: each is a usage or input error. */
+START_TEST (test_exit_status_by_domain)
+{
+  const GQuark ours[] = { SIM_ERROR, WL_ERROR };
+  for (guint i = 0; i < G_N_ELEMENTS (ours); i++)
+    for (int code = SIM_ERROR_INPUT; code <= SIM_ERROR_LIMIT; code++)
+      {
+        g_autoptr (GError) e = g_error_new_literal (ours[i], code, "x");
+        ck_assert_int_eq (app_cli_exit_status (e), code);
+      }
+  g_autoptr (GError) no_code = g_error_new_literal (SIM_ERROR, 0, "x");
+  ck_assert_int_eq (app_cli_exit_status (no_code), 2);
+  g_autoptr (GError) too_big = g_error_new_literal (WL_ERROR, 5, "x");
+  ck_assert_int_eq (app_cli_exit_status (too_big), 2);
+
+  struct
+  {
+    GQuark domain;
+    int code;
+  } foreign[] = {
+    { G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION },
+    { G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE },
+    { G_OPTION_ERROR, G_OPTION_ERROR_FAILED },
+    { G_FILE_ERROR, G_FILE_ERROR_ACCES },
+    { G_FILE_ERROR, G_FILE_ERROR_NOENT },
+    { G_IO_ERROR, G_IO_ERROR_NOT_FOUND },
+    { G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY },
+    { JSON_PARSER_ERROR, JSON_PARSER_ERROR_MISSING_COLON },
+    { JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_BAREWORD },
+    { G_MARKUP_ERROR, G_MARKUP_ERROR_PARSE },
+    { G_CONVERT_ERROR, G_CONVERT_ERROR_PARTIAL_INPUT },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (foreign); i++)
+    {
+      g_autoptr (GError) e = g_error_new_literal (foreign[i].domain, foreign[i].code, "x");
+      ck_assert_msg (app_cli_exit_status (e) == 1, "%s code %d gives %d",
+                     g_quark_to_string (e->domain), e->code, app_cli_exit_status (e));
+    }
+}
+END_TEST
+
+/* Errors of GLib's option parser and of reading files reach the commands
+ * as they are: each exits 1, with the command's name. */
+START_TEST (test_foreign_errors_exit_1)
+{
+  g_autofree char *missing = tu_scratch_path ("nothing");
+  const char *unknown[] = { tu_orrery (), "run", "--no-such-option", NULL };
+  expect_fail (unknown, 1, "orrery run: ");
+  const char *bad_value[] = { tu_orrery (), "run", "--critical-path", "many", NULL };
+  expect_fail (bad_value, 1, "orrery run: ");
+  const char *bad_int[] = { tu_orrery (), "gen", "collective", "--ranks", "x", NULL };
+  expect_fail (bad_int, 1, "orrery gen collective: ");
+  const char *no_report[] = { tu_orrery (), "plot-data", missing, missing, NULL };
+  expect_fail (no_report, 1, "orrery plot-data: ");
+  const char *no_sweep[] = { tu_orrery (), "sweep", "points", missing, NULL };
+  expect_fail (no_sweep, 1, "orrery sweep points: ");
+}
+END_TEST
+
 /* Rank 3 never joins the all-reduce the others wait in, and waits itself for
  * a message no one sends: the run deadlocks, exit status 3, and the report
  * names both. */
@@ -237,6 +302,8 @@ cli_suite (void)
   TCase *tc = tu_tcase (s, "cli", tu_scratch_setup, tu_scratch_teardown, 60);
   tcase_add_test (tc, test_report_values_and_determinism);
   tcase_add_test (tc, test_input_errors);
+  tcase_add_test (tc, test_exit_status_by_domain);
+  tcase_add_test (tc, test_foreign_errors_exit_1);
   tcase_add_test (tc, test_deadlock_exit_code);
   tcase_add_test (tc, test_links_csv);
   tcase_add_test (tc, test_lenient);

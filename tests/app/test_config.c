@@ -107,7 +107,7 @@ START_TEST (test_astra_values)
   ck_assert (cfg.net.dims[0].bandwidth_Bps == 53687091200.0);
   ck_assert_uint_eq (cfg.net.dims[0].latency, 500000);
   ck_assert_int_eq (cfg.net.model, NET_MODEL_ANALYTICAL);
-  ck_assert_int_eq (cfg.net.rounding, NET_ROUND_ASTRA_NS);
+  ck_assert_int_eq (cfg.net.rounding, NET_ROUND_NS_TRUNCATED);
   ck_assert_int_eq (cfg.sys.policy, SYS_SCHED_FIFO);
   ck_assert_uint_eq (cfg.sys.endpoint_delay, 10000);
   ck_assert_uint_eq (cfg.sys.active_chunks_per_dim, 2);
@@ -121,7 +121,8 @@ START_TEST (test_astra_values)
   ck_assert (cfg.sys.local_mem_bw_Bps == 1.6e12);
   ck_assert (cfg.wl.mem_bw_Bps == 1.6e12);
   ck_assert_uint_eq (cfg.sys.reduction_passes, 3);
-  ck_assert (cfg.sys.astra_rounding && cfg.wl.timing.rounding == WL_ROUND_NS_TRUNCATED
+  ck_assert (!sys_compat_is_native (&cfg.sys.compat)
+             && cfg.wl.timing.rounding == WL_ROUND_NS_TRUNCATED
              && cfg.wl.timing.broadcast_as_delay && cfg.wl.timing.empty_compute_time == 1000);
   ck_assert_int_eq (cfg.wl.compute, WL_COMPUTE_ROOFLINE);
   ck_assert (cfg.wl.peak_flops == 700e12);
@@ -538,7 +539,8 @@ assert_same_config (const AppConfig *a, const AppConfig *b, const char *what)
     }
   ck_assert_msg (s->local_mem_bw_Bps == t->local_mem_bw_Bps, "%s: local mem bw", what);
   ck_assert_msg (s->reduction_passes == t->reduction_passes, "%s: passes", what);
-  ck_assert_msg (s->astra_rounding == t->astra_rounding, "%s: sys rounding", what);
+  ck_assert_msg (sys_compat_is_native (&s->compat) == sys_compat_is_native (&t->compat),
+                 "%s: sys rounding", what);
   const WlParams *w = &a->wl, *v = &b->wl;
   ck_assert_msg (w->compute == v->compute, "%s: compute model", what);
   ck_assert_msg (w->peak_flops == v->peak_flops, "%s: peak", what);
@@ -649,7 +651,7 @@ START_TEST (test_xml_default)
   ck_assert (cfg.net.dims[1].bandwidth_Bps == 400e9 / 8);
   ck_assert_uint_eq (cfg.net.dims[1].latency, 2000000);
   ck_assert_int_eq (cfg.net.rounding, NET_ROUND_PS);
-  ck_assert (!cfg.sys.astra_rounding && cfg.wl.timing.rounding == WL_ROUND_PS
+  ck_assert (sys_compat_is_native (&cfg.sys.compat) && cfg.wl.timing.rounding == WL_ROUND_PS
              && !cfg.wl.timing.broadcast_as_delay && cfg.wl.timing.empty_compute_time == 0);
   ck_assert_uint_eq (cfg.sys.active_chunks_per_dim, 2);
   ck_assert_uint_eq (cfg.sys.splits, 4);

@@ -120,9 +120,12 @@ native_config (AppConfig *cfg, const char *algo, SysCollOpt opt, NetModelKind mo
   app_config_init (cfg);
   /* ASTRA-sim's timing rules (whole ns, its quirks in direct and
    * halving-doubling) or exact ps. */
-  cfg->sys.astra_rounding = astra;
+  if (astra)
+    sys_compat_reference (&cfg->sys.compat);
+  else
+    sys_compat_native (&cfg->sys.compat);
   cfg->wl.timing = astra ? WL_TIMING_REFERENCE : WL_TIMING_NATIVE;
-  cfg->net.rounding = astra ? NET_ROUND_ASTRA_NS : NET_ROUND_PS;
+  cfg->net.rounding = astra ? NET_ROUND_NS_TRUNCATED : NET_ROUND_PS;
   cfg->net.n_dims = 3;
   cfg->net.dims[0] = (NetDimSpec) { .kind = NET_DIM_RING, .size = 4, .bandwidth_Bps = 200e9,
                                     .latency = sim_time_from_ns (300) };
@@ -140,7 +143,7 @@ native_config (AppConfig *cfg, const char *algo, SysCollOpt opt, NetModelKind mo
   g_assert_nonnull (a);
   for (guint k = 0; k < SYS_COLL_N; k++)
     {
-      const char *names[] = { a->supports ((SysCollKind) k) ? algo : "ring" };
+      const char *names[] = { sys_algo_supports (a, (SysCollKind) k) ? algo : "ring" };
       g_assert_true (sys_params_set_impl (&cfg->sys, (SysCollKind) k, names, 1, NULL));
     }
 }
@@ -176,7 +179,7 @@ START_TEST (test_native_three_dimensions)
                * own links; analytically every algorithm here is symmetric
                * (the dimension sizes are powers of two). */
               guint32 param;
-              gboolean ring = a == 0 || !sys_algo_lookup (algos[a], &param)->supports (kinds[k]);
+              gboolean ring = a == 0 || !sys_algo_supports (sys_algo_lookup (algos[a], &param), kinds[k]);
               gboolean expect = model == NET_MODEL_ANALYTICAL || ring;
               ck_assert_msg (used == expect, "%s: shortcut %s", what, used ? "taken" : "not taken");
               app_config_clear (&cfg);

@@ -146,7 +146,7 @@ END_TEST
 START_TEST (test_astra_rounding)
 {
   NetDimSpec d = sf_dim (NET_DIM_SWITCH, 4, 50.0 * 1073741824.0, NS (500));
-  build (&d, 1, NET_ROUND_ASTRA_NS);
+  build (&d, 1, NET_ROUND_NS_TRUNCATED);
   send (0, 1, 0, 16384, 0);
   send (1, 2, 0, 16384, 0);
   run ();

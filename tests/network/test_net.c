@@ -332,7 +332,7 @@ START_TEST (test_delay_astra)
   NetDimSpec dims[] = { sf_dim (NET_DIM_RING, 4, 50.0 * GIB, 500000),
                         sf_dim (NET_DIM_SWITCH, 4, 50.0 * GIB, 500000),
                         sf_dim (NET_DIM_FULLY_CONNECTED, 4, 50.0 * GIB, 500000) };
-  NetSpec spec = sf_spec (dims, 3, NET_ROUND_ASTRA_NS);
+  NetSpec spec = sf_spec (dims, 3, NET_ROUND_NS_TRUNCATED);
   sf_build_net (&spec, FALSE);
   /* 16384 B: m / B = 16384 x 10^9 / (50 x 2^30) = 305.17578125 ns. */
   ck_assert_uint_eq (net_delay (sf.net, 0, 1, 16384), sim_time_from_ns (805));  /* 500 + 305.18 */
@@ -354,7 +354,7 @@ START_TEST (test_delay_astra_fractional_latency)
 {
   /* A latency of 936.25 ns: 1 hop + 0 bytes = 936.25 -> 936; 2 hops: 1872.5 -> 1872. */
   NetDimSpec dims[] = { sf_dim (NET_DIM_SWITCH, 2, 1e9, 936250) };
-  NetSpec spec = sf_spec (dims, 1, NET_ROUND_ASTRA_NS);
+  NetSpec spec = sf_spec (dims, 1, NET_ROUND_NS_TRUNCATED);
   sf_build_net (&spec, FALSE);
   ck_assert_uint_eq (net_delay (sf.net, 0, 1, 0), sim_time_from_ns (1872));
   /* + 100 bytes at 1 B/ns = 1972.5 -> 1972. */
@@ -431,7 +431,7 @@ START_TEST (test_send_astra_rounding)
 {
   /* The analytical model delivers at at + the ASTRA delay: 805 ns after 3 us. */
   NetDimSpec dims[] = { sf_dim (NET_DIM_RING, 4, 50.0 * GIB, 500000) };
-  NetSpec spec = sf_spec (dims, 1, NET_ROUND_ASTRA_NS);
+  NetSpec spec = sf_spec (dims, 1, NET_ROUND_NS_TRUNCATED);
   sf_build_net (&spec, FALSE);
   net_send (sf.net, sim_time_from_us (3), 2, 3, 16384, on_delivered, deliveries, 9);
   ck_assert_int_eq (sim_sched_run (sf.sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);

@@ -120,4 +120,14 @@ SimTime sf_ser_ps (guint64 bytes, guint64 bw);
  * endpoint delay e and reduction cost rc: e + k (D + e) + r rc. */
 SimTime sf_phase_time (guint64 k, guint64 r, SimTime D, SimTime e, SimTime rc);
 
+/* The compatibility policy: ASTRA-sim's (reference) or orrery's own. */
+static inline void
+sf_compat (SysParams *params, gboolean reference)
+{
+  if (reference)
+    sys_compat_reference (&params->compat);
+  else
+    sys_compat_native (&params->compat);
+}
+
 #endif

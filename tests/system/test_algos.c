@@ -94,7 +94,7 @@ params (gboolean astra, guint S)
   sf.params.endpoint_delay = astra ? ae : fe;
   sf.params.reduction_passes = astra ? 3 : 2;
   sf.params.local_mem_bw_Bps = astra ? 1600e9 : 250e9;
-  sf.params.astra_rounding = astra;
+  sf_compat (&sf.params, astra);
 }
 
 static SimTime
@@ -107,7 +107,7 @@ static void
 astra_build (NetDimKind kind, guint32 p)
 {
   NetDimSpec d = sf_dim (kind, p, 50.0 * GIB, NS (500));
-  sf_build (&d, 1, NET_ROUND_ASTRA_NS, FALSE);
+  sf_build (&d, 1, NET_ROUND_NS_TRUNCATED, FALSE);
 }
 
 /* trunc (h a + m / B) ns, B = 50 x 2^30 / 1e9 bytes per ns, h the hops to
@@ -612,8 +612,8 @@ START_TEST (test_table)
   ck_assert_ptr_null (sys_algo_lookup ("direct0", &param));
   for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
     {
-      ck_assert (sys_algo_direct.supports (kinds[k]));
-      ck_assert (sys_algo_hd.supports (kinds[k]) == (kinds[k] != SYS_COLL_ALL_TO_ALL));
+      ck_assert (sys_algo_supports (&sys_algo_direct, kinds[k]));
+      ck_assert (sys_algo_supports (&sys_algo_hd, kinds[k]) == (kinds[k] != SYS_COLL_ALL_TO_ALL));
     }
   NetDimSpec d = sf_dim (NET_DIM_RING, 4, 1e9, 0);
   NetSpec spec = sf_spec (&d, 1, NET_ROUND_PS);

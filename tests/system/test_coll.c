@@ -292,7 +292,7 @@ END_TEST
  * truncated to whole ns: 2 x 16 ns. */
 START_TEST (test_group_astra_local)
 {
-  sf.params.astra_rounding = TRUE;
+  sf_compat (&sf.params, TRUE);
   build_4x4 ();
   const guint32 odd[] = { 10, 0, 5 };
   add_group (9, odd, 3);

@@ -184,7 +184,7 @@ use_dbt (gboolean astra)
 {
   const char *name = "doubleBinaryTree";
   ck_assert (sys_params_set_impl (&sf.params, SYS_COLL_ALL_REDUCE, &name, 1, NULL));
-  sf.params.astra_rounding = astra;
+  sf_compat (&sf.params, astra);
   sf.params.active_chunks_per_dim = 1;
 }
 
@@ -410,7 +410,7 @@ START_TEST (test_astra_fc8)
   sf.params.splits = 1;
   use_dbt (TRUE);
   NetDimSpec d = sf_dim (NET_DIM_FULLY_CONNECTED, p, 50.0 * (1u << 30), NS (500));
-  sf_build (&d, 1, NET_ROUND_ASTRA_NS, FALSE);
+  sf_build (&d, 1, NET_ROUND_NS_TRUNCATED, FALSE);
   sf_join_world (p, SYS_COLL_ALL_REDUCE, c, 0);
   sf_run_quiet ();
 
@@ -521,10 +521,10 @@ START_TEST (test_table)
   const SysAlgoClass *a = sys_algo_lookup ("doubleBinaryTree", &param);
   ck_assert_ptr_eq (a, &sys_algo_dbt);
   ck_assert_uint_eq (param, 0);
-  ck_assert (a->supports (SYS_COLL_ALL_REDUCE));
-  ck_assert (!a->supports (SYS_COLL_REDUCE_SCATTER));
-  ck_assert (!a->supports (SYS_COLL_ALL_GATHER));
-  ck_assert (!a->supports (SYS_COLL_ALL_TO_ALL));
+  ck_assert (sys_algo_supports (a, SYS_COLL_ALL_REDUCE));
+  ck_assert (!sys_algo_supports (a, SYS_COLL_REDUCE_SCATTER));
+  ck_assert (!sys_algo_supports (a, SYS_COLL_ALL_GATHER));
+  ck_assert (!sys_algo_supports (a, SYS_COLL_ALL_TO_ALL));
 
   /* Configured for a kind it does not implement: sys_new says so. */
   NetDimSpec d = sf_dim (NET_DIM_RING, 4, 1e9, 0);

@@ -65,7 +65,7 @@ START_TEST (test_lockstep)
   sf.params.endpoint_delay = e;
   sf.params.reduction_passes = 2;
   sf.params.local_mem_bw_Bps = 250e9; /* 4 ps per byte */
-  sf.params.astra_rounding = FALSE;
+  sf_compat (&sf.params, FALSE);
   build_fake_ring (p, D);
 
   const guint64 c = (guint64) p * 1024; /* chunk */
@@ -115,7 +115,7 @@ START_TEST (test_uneven_sizes)
   sf.params.endpoint_delay = e;
   sf.params.reduction_passes = 3;
   sf.params.local_mem_bw_Bps = 1e9; /* 1 byte per ns */
-  sf.params.astra_rounding = _i == 1;
+  sf_compat (&sf.params, _i == 1);
   build_fake_ring (3, D);
   sf_join_world (3, SYS_COLL_ALL_REDUCE, 601, 0);
   sf_run_quiet ();
@@ -199,9 +199,9 @@ START_TEST (test_astra_closed_form)
   sf.params.endpoint_delay = NS (10);
   sf.params.local_mem_bw_Bps = 1600e9;
   sf.params.reduction_passes = 3;
-  sf.params.astra_rounding = TRUE;
+  sf_compat (&sf.params, TRUE);
   NetDimSpec d = sf_dim (ac->topo, ac->p, 50.0 * GIB, NS (500));
-  sf_build (&d, 1, NET_ROUND_ASTRA_NS, FALSE);
+  sf_build (&d, 1, NET_ROUND_NS_TRUNCATED, FALSE);
   sf_join_world (ac->p, ac->kind, MIB, 0);
   sf_run_quiet ();
 
@@ -255,9 +255,9 @@ START_TEST (test_astra_microbench)
       sf.params.endpoint_delay = NS (10);
       sf.params.local_mem_bw_Bps = 1600e9;
       sf.params.reduction_passes = 3;
-      sf.params.astra_rounding = TRUE;
+      sf_compat (&sf.params, TRUE);
       NetDimSpec d = sf_dim (dk, p, 50.0 * GIB, NS (500));
-      sf_build (&d, 1, NET_ROUND_ASTRA_NS, FALSE);
+      sf_build (&d, 1, NET_ROUND_NS_TRUNCATED, FALSE);
       sf_join_world (p, kind, MIB, 0);
       sf_run_quiet ();
       for (guint32 r = 0; r < p; r++)

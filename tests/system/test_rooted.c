@@ -88,7 +88,7 @@ setup_params (const char *algo, SysCollKind kind, gboolean astra)
   sf.params.endpoint_delay = e;
   sf.params.reduction_passes = 1;
   sf.params.local_mem_bw_Bps = 1e9;
-  sf.params.astra_rounding = astra;
+  sf_compat (&sf.params, astra);
   ck_assert (sys_params_set_impl (&sf.params, kind, &algo, 1, NULL));
 }
 
@@ -410,10 +410,10 @@ START_TEST (test_supports)
 {
   for (guint k = 0; k < G_N_ELEMENTS (rooted_kinds); k++)
     {
-      ck_assert (sys_algo_lookup ("direct", NULL)->supports (rooted_kinds[k]));
-      ck_assert (sys_algo_lookup ("halvingDoubling", NULL)->supports (rooted_kinds[k]));
+      ck_assert (sys_algo_supports (sys_algo_lookup ("direct", NULL), rooted_kinds[k]));
+      ck_assert (sys_algo_supports (sys_algo_lookup ("halvingDoubling", NULL), rooted_kinds[k]));
     }
-  ck_assert (!sys_algo_lookup ("halvingDoubling", NULL)->supports (SYS_COLL_ALL_TO_ALL));
+  ck_assert (!sys_algo_supports (sys_algo_lookup ("halvingDoubling", NULL), SYS_COLL_ALL_TO_ALL));
 }
 END_TEST
 

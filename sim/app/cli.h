@@ -1,0 +1,39 @@
+/* cli.h: what every orrery subcommand shares: the exit status an error
+ * gives, the one line on stderr that reports it, and the help text that
+ * documents both.
+ *
+ * What it models: the program's contract with its caller.  Exit status 0
+ * success, 1 usage or input error, 2 internal error, 3 deadlock, 4 a limit
+ * reached (README, "Exit status").  The status is decided by the error's
+ * domain and code together: orrery's own domains (SIM_ERROR, WL_ERROR)
+ * carry a SimErrorCode, which is the status; every other domain that can
+ * reach a command (G_OPTION_ERROR from option parsing, G_FILE_ERROR and
+ * G_IO_ERROR from GLib's file calls, JSON_PARSER_ERROR, G_MARKUP_ERROR, ...)
+ * numbers its codes its own way, and is a usage or input error whatever its
+ * code.
+ * Ownership: app_cli_fail takes the error it is given; nothing else is
+ * allocated.
+ *
+ * Layer: sim/app.  May include: sim (errors), workload (its error domain),
+ * GLib.
+ */
+#ifndef ORRERY_SIM_APP_CLI_H
+#define ORRERY_SIM_APP_CLI_H
+
+#include <glib.h>
+
+/* The closing paragraph of every command's --help. */
+#define APP_CLI_EXIT_CODES_HELP                                                                  \
+  "Exit status: 0 success, 1 usage or input error, 2 internal error, 3 deadlock,\n"             \
+  "4 a limit reached (--max-events, --max-sim-time) or the simulated clock overflowed."
+
+/* The exit status for ERROR (not NULL): its SimErrorCode in SIM_ERROR and
+ * WL_ERROR (a code outside SimErrorCode there is a bug: 2); 1 in any other
+ * domain. */
+int app_cli_exit_status (const GError *error);
+
+/* Print "orrery CMD: MESSAGE" on stderr ("internal error: " before the
+ * message when the status is 2), free ERROR and return its exit status. */
+int app_cli_fail (const char *cmd, GError *error);
+
+#endif /* ORRERY_SIM_APP_CLI_H */

@@ -1,0 +1,463 @@
+/* cmd_gen.c: `orrery gen collective`, `orrery gen transformer` and `orrery
+ * rescale`; see cmd_gen.h. */
+#include "sim/app/cmd_gen.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/app/cli.h"
+#include "sim/error.h"
+#include "sim/units.h"
+#include "workload/compute.h"
+#include "workload/gen.h"
+#include "workload/gen_transformer.h"
+#include "workload/rescale.h"
+
+/* ---- gen collective -------------------------------------------------------------- */
+
+/* The options of gen collective; those that are absent stay at -1, so that
+ * they can be told from 0. */
+typedef struct
+{
+  char *type;
+  char *bytes;
+  char *out;
+  gint ranks;
+  gint groups;
+  gint stride;
+  gint root;
+  gint count;
+} CollectiveOptions;
+
+static gboolean
+gen_request (const CollectiveOptions *o, WlGenCollective *req, GError **error)
+{
+  if (!wl_coll_kind_parse (o->type, &req->kind))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "unknown collective '%s'", o->type);
+      return FALSE;
+    }
+  const char *bad = o->groups == 0 || o->groups < -1   ? "--groups"
+                    : o->stride == 0 || o->stride < -1 ? "--stride"
+                    : o->root < -1                     ? "--root"
+                    : o->count == 0 || o->count < -1   ? "--count"
+                                                       : NULL;
+  if (bad != NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s must be a positive number%s", bad,
+                   strcmp (bad, "--root") == 0 ? " or 0" : "");
+      return FALSE;
+    }
+  if (o->root >= 0 && !sys_coll_kind_rooted (req->kind))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--root applies to rooted collectives (broadcast, reduce, gather, scatter), "
+                   "not %s", sys_coll_kind_name (req->kind));
+      return FALSE;
+    }
+  req->ranks = (guint32) o->ranks;
+  req->group_size = o->groups > 0 ? (guint32) o->groups : 0;
+  req->stride = o->stride > 0 ? (guint32) o->stride : 1;
+  req->root = o->root > 0 ? (guint32) o->root : 0;
+  req->count = o->count > 0 ? (guint32) o->count : 1;
+  return sim_units_parse_bytes (o->bytes, &req->bytes, error);
+}
+
+static GOptionContext *
+gen_collective_context (CollectiveOptions *o)
+{
+  GOptionEntry entries[] = {
+    { "type", 't', 0, G_OPTION_ARG_STRING, &o->type,
+      "all_reduce, reduce_scatter, all_gather, all_to_all, broadcast, reduce, gather, scatter "
+      "or barrier", "KIND" },
+    { "ranks", 'n', 0, G_OPTION_ARG_INT, &o->ranks, "Number of ranks (trace files)", "N" },
+    { "bytes", 'b', 0, G_OPTION_ARG_STRING, &o->bytes,
+      "comm_size with a unit (1MiB, 64KB); all_gather: each rank's input", "SIZE" },
+    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out, "Write PREFIX.0.et .. PREFIX.<N-1>.et",
+      "PREFIX" },
+    { "groups", 'g', 0, G_OPTION_ARG_INT, &o->groups,
+      "Run each collective on process groups of SIZE ranks (default: all ranks)", "SIZE" },
+    { "stride", 's', 0, G_OPTION_ARG_INT, &o->stride,
+      "Group members are S ranks apart: r, r+S, r+2S, ... (default 1: consecutive ranks; "
+      "without --groups, groups of N/S)", "S" },
+    { "root", 0, 0, G_OPTION_ARG_INT, &o->root,
+      "Rooted kinds: the root's member index in its group (default 0)", "R" },
+    { "count", 'k', 0, G_OPTION_ARG_INT, &o->count,
+      "Issue K collectives back to back, each after the previous (default 1)", "K" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL }
+  };
+  GOptionContext *ctx
+      = g_option_context_new ("- write a collective microbenchmark, one trace per rank");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (
+      ctx, "Groups: ranks are cut into blocks of SIZE x S consecutive ranks, each holding S\n"
+           "groups; N must be a multiple of SIZE x S.  Groups are defined by a METADATA node\n"
+           "in every trace and named in each collective's pg_name (1 .. N/SIZE).\n\n"
+           APP_CLI_EXIT_CODES_HELP "\n");
+  return ctx;
+}
+
+static int
+cmd_gen_collective (int argc, char **argv)
+{
+  CollectiveOptions o = { .groups = -1, .stride = -1, .root = -1, .count = -1 };
+  g_autoptr (GOptionContext) ctx = gen_collective_context (&o);
+  GError *error = NULL;
+  WlGenCollective req = { 0 };
+  int code = 0;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    code = app_cli_fail ("gen collective", error);
+  else if (o.type == NULL || o.bytes == NULL || o.out == NULL || o.ranks <= 0)
+    code = app_cli_fail ("gen collective",
+                         g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
+                                      "need --type KIND --ranks N --bytes SIZE --out PREFIX"));
+  else if (!gen_request (&o, &req, &error) || !wl_gen_collective_full (o.out, &req, &error))
+    code = app_cli_fail ("gen collective", error);
+  else
+    printf ("wrote %s.0.et .. %s.%d.et\n", o.out, o.out, o.ranks - 1);
+  g_free (o.type);
+  g_free (o.bytes);
+  g_free (o.out);
+  return code;
+}
+
+/* ---- gen transformer ------------------------------------------------------------- */
+
+/* The options of gen transformer.  Model sizes (layers, hidden, heads, ffn,
+ * vocab, seq) that are absent stay at 0; experts, top_k and zero at -1. */
+typedef struct
+{
+  char *preset;
+  char *sched;
+  char *out;
+  char *device_name;
+  gint model[6];
+  gint b, B, tp, pp, dp, M, zero, ranks, ep, experts, top_k;
+  gboolean recompute, list, strict_memory, fsdp;
+} TransformerOptions;
+
+static int
+gen_transformer_list (void)
+{
+  guint n;
+  const WlTransformerModel *m = wl_transformer_presets (&n);
+  for (guint i = 0; i < n; i++)
+    {
+      printf ("%-12s %.2fB parameters: layers %u hidden %u heads %u kv-heads %u ffn %u%s vocab %u "
+              "seq %u",
+              m[i].name, (double) wl_transformer_params (&m[i]) / 1e9, m[i].layers, m[i].hidden,
+              m[i].heads, m[i].kv_heads > 0 ? m[i].kv_heads : m[i].heads, m[i].ffn, m[i].gated_ffn ? " (gated)" : "", m[i].vocab, m[i].seq);
+      if (m[i].experts > 0)
+        printf (" experts %u top-k %u (%.2fB active)", m[i].experts, m[i].top_k,
+                (double) wl_transformer_active_params (&m[i]) / 1e9);
+      printf ("\n");
+    }
+  return 0;
+}
+
+/* The model and schedule of REQ from the preset, the model sizes given
+ * (which override the preset's) and --schedule. */
+static gboolean
+gen_transformer_model (const TransformerOptions *o, WlGenTransformer *req, GError **error)
+{
+  if (o->preset != NULL)
+    {
+      const WlTransformerModel *m = wl_transformer_preset (o->preset);
+      if (m == NULL)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "unknown preset '%s' (see --list)", o->preset);
+          return FALSE;
+        }
+      req->model = *m;
+    }
+  else
+    {
+      req->model.name = "custom";
+      req->model.ffn = (guint32) (4 * MAX (o->model[1], 0));
+    }
+  guint32 *fields[6] = { &req->model.layers, &req->model.hidden, &req->model.heads,
+                         &req->model.ffn, &req->model.vocab, &req->model.seq };
+  for (guint i = 0; i < 6; i++)
+    {
+      if (o->model[i] < 0)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "model sizes must be positive");
+          return FALSE;
+        }
+      if (o->model[i] > 0)
+        *fields[i] = (guint32) o->model[i];
+    }
+  if (o->sched != NULL && g_ascii_strcasecmp (o->sched, "gpipe") == 0)
+    req->schedule = WL_PIPE_GPIPE;
+  else if (o->sched != NULL && g_ascii_strcasecmp (o->sched, "1f1b") != 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--schedule: '%s' is not 1f1b or gpipe",
+                   o->sched);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The whole request: parallel layout, ZeRO stage, device, then the model
+ * (with --experts and --top-k over the preset's). */
+static gboolean
+gen_transformer_request (const TransformerOptions *o, WlGenTransformer *req, GError **error)
+{
+  req->micro_batch = (guint32) o->b;
+  req->global_batch = (guint32) MAX (o->B, 0);
+  req->tp = (guint32) o->tp;
+  req->pp = (guint32) o->pp;
+  req->dp = (guint32) o->dp;
+  req->microbatches = (guint32) o->M;
+  req->recompute = o->recompute;
+  req->zero = o->fsdp ? 3 : (guint32) MAX (o->zero, 0);
+  req->ep = (guint32) o->ep;
+  req->device = o->device_name != NULL ? wl_device_preset (o->device_name) : NULL;
+  if (!gen_transformer_model (o, req, error))
+    return FALSE;
+  if (o->experts >= 0)
+    req->model.experts = (guint32) o->experts;
+  if (o->top_k >= 0)
+    req->model.top_k = (guint32) o->top_k;
+  else if (req->model.experts > 0 && req->model.top_k == 0)
+    req->model.top_k = MIN (2, req->model.experts);
+  return TRUE;
+}
+
+/* One stage's memory line on stdout; with DEVICE, its capacity. */
+static void
+print_stage_memory (guint32 p, const WlStageMemory *mem, const WlDevice *device)
+{
+  const double GiB = 1024.0 * 1024.0 * 1024.0;
+  printf ("stage %u: parameters %.2f GiB, gradients %.2f GiB, optimizer %.2f GiB, "
+          "activations %.2f GiB, total %.2f GiB",
+          p, (double) mem->params_B / GiB, (double) mem->grads_B / GiB,
+          (double) mem->optimizer_B / GiB, (double) mem->activations_B / GiB,
+          (double) mem->total_B / GiB);
+  if (device != NULL)
+    printf (" of %.2f GiB", device->mem_capacity_B / GiB);
+  printf ("\n");
+}
+
+/* Print each stage's per-rank memory; with REQ's device, check it against
+ * the capacity: a warning on stderr per stage over it, or (STRICT) an
+ * error. */
+static gboolean
+gen_transformer_memory (const WlGenTransformer *req, gboolean strict, GError **error)
+{
+  const WlDevice *device = req->device;
+  g_autofree WlStageMemory *mem = g_new0 (WlStageMemory, req->pp);
+  if (!wl_gen_transformer_memory (req, mem, error))
+    return FALSE;
+  const double GiB = 1024.0 * 1024.0 * 1024.0;
+  gint64 over = -1;
+  for (guint32 p = 0; p < req->pp; p++)
+    {
+      print_stage_memory (p, &mem[p], device);
+      if (device != NULL && (double) mem[p].total_B > device->mem_capacity_B)
+        {
+          if (over < 0)
+            over = p;
+          if (!strict)
+            fprintf (stderr,
+                     "orrery gen transformer: warning: stage %u needs %.2f GiB per rank, more than "
+                     "the %.2f GiB of a %s\n",
+                     p, (double) mem[p].total_B / GiB, device->mem_capacity_B / GiB, device->name);
+        }
+    }
+  fflush (stdout);
+  if (strict && over >= 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "stage %u needs %.2f GiB per rank, more than the %.2f GiB of a %s "
+                   "(--strict-memory)",
+                   (guint) over, (double) mem[over].total_B / GiB, device->mem_capacity_B / GiB,
+                   device->name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static GOptionContext *
+gen_transformer_context (TransformerOptions *o)
+{
+  GOptionEntry entries[] = {
+    { "preset", 'p', 0, G_OPTION_ARG_STRING, &o->preset, "Model preset (see --list)", "NAME" },
+    { "list", 'l', 0, G_OPTION_ARG_NONE, &o->list, "List the presets with their parameters", NULL },
+    { "layers", 0, 0, G_OPTION_ARG_INT, &o->model[0], "Layers (overrides the preset's)", "L" },
+    { "hidden", 0, 0, G_OPTION_ARG_INT, &o->model[1], "Hidden size", "H" },
+    { "heads", 0, 0, G_OPTION_ARG_INT, &o->model[2], "Attention heads", "N" },
+    { "ffn", 0, 0, G_OPTION_ARG_INT, &o->model[3], "FFN size (default 4 x hidden)", "F" },
+    { "vocab", 0, 0, G_OPTION_ARG_INT, &o->model[4], "Vocabulary size", "V" },
+    { "seq", 0, 0, G_OPTION_ARG_INT, &o->model[5], "Sequence length in tokens", "S" },
+    { "micro-batch", 'b', 0, G_OPTION_ARG_INT, &o->b, "Sequences per micro-batch", "B" },
+    { "global-batch", 'B', 0, G_OPTION_ARG_INT, &o->B, "Sequences per iteration", "B" },
+    { "tp", 0, 0, G_OPTION_ARG_INT, &o->tp, "Tensor-parallel degree (default 1)", "N" },
+    { "pp", 0, 0, G_OPTION_ARG_INT, &o->pp, "Pipeline stages (default 1)", "N" },
+    { "dp", 0, 0, G_OPTION_ARG_INT, &o->dp,
+      "Data-parallel degree (default: ranks / (tp x pp), or 1)", "N" },
+    { "ranks", 0, 0, G_OPTION_ARG_INT, &o->ranks,
+      "Total ranks: tp x pp x dp (checked, or gives dp)", "N" },
+    { "ep", 0, 0, G_OPTION_ARG_INT, &o->ep,
+      "Expert-parallel degree (default 1): EP groups of ep consecutive DP indices", "N" },
+    { "experts", 0, 0, G_OPTION_ARG_INT, &o->experts,
+      "Experts per layer (mixture of experts; 0 = dense; overrides the preset's)", "E" },
+    { "top-k", 0, 0, G_OPTION_ARG_INT, &o->top_k, "Experts per token (default 2 with --experts)",
+      "K" },
+    { "microbatches", 'm', 0, G_OPTION_ARG_INT, &o->M,
+      "Micro-batches per pipeline (default global-batch / (micro-batch x dp))", "M" },
+    { "schedule", 0, 0, G_OPTION_ARG_STRING, &o->sched, "1f1b (default) or gpipe", "NAME" },
+    { "recompute", 0, 0, G_OPTION_ARG_NONE, &o->recompute, "Full activation recomputation", NULL },
+    { "zero", 0, 0, G_OPTION_ARG_INT, &o->zero,
+      "ZeRO stage 0 (default), 1 (optimizer), 2 (+ gradients) or 3 (+ parameters)", "0|1|2|3" },
+    { "fsdp", 0, 0, G_OPTION_ARG_NONE, &o->fsdp, "Fully sharded data parallelism (= --zero 3)",
+      NULL },
+    { "device", 0, 0, G_OPTION_ARG_STRING, &o->device_name,
+      "Device preset (H100-SXM, ...): compute nodes get their roofline durations (bf16, whole "
+      "us) and each stage's per-rank memory is checked against its capacity", "NAME" },
+    { "strict-memory", 0, 0, G_OPTION_ARG_NONE, &o->strict_memory,
+      "Fail (exit 1, no trace written) when a stage exceeds the device memory", NULL },
+    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out, "Write PREFIX.0.et .. PREFIX.<ranks-1>.et",
+      "PREFIX" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL }
+  };
+  GOptionContext *ctx
+      = g_option_context_new ("- write one training iteration of a decoder transformer "
+                              "(dense or mixture-of-experts)");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (
+      ctx, "Ranks: tp x pp x dp, rank = t + tp x (d + dp x p).  Tensor parallelism uses\n"
+           "sequence parallelism (all-gather / reduce-scatter per block), the pipeline\n"
+           "send/recv between stages, data parallelism one gradient all-reduce per layer.\n"
+           "See workload/gen_transformer.h for the model and its FLOP count.\n"
+           "Prints each stage's per-rank memory (bf16 weights and gradients, Adam in\n"
+           "fp32, sharded per --zero; activations as in Korthikanti et al. 2022); with --device,\n"
+           "stages over its capacity are warned about (errors with --strict-memory).\n\n"
+           APP_CLI_EXIT_CODES_HELP "\n");
+  return ctx;
+}
+
+/* The checks on the options, in the order their messages take precedence;
+ * run after the default dp is filled in. */
+static gboolean
+gen_transformer_check (const TransformerOptions *o, GError **error)
+{
+  if (o->ranks != 0
+      && (o->ranks < 0 || o->tp <= 0 || o->pp <= 0 || o->ranks % (o->tp * o->pp) != 0
+          || (o->dp != 0 && o->dp * o->tp * o->pp != o->ranks)))
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "--ranks %d is not tp x pp x dp (tp %d, pp %d, dp %d)", o->ranks, o->tp, o->pp,
+                 o->dp);
+  else if (o->out == NULL || o->b <= 0 || (o->B <= 0 && o->M <= 0) || o->tp <= 0 || o->pp <= 0
+           || o->dp <= 0 || o->M < 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "need --preset NAME (or the model sizes) --micro-batch b "
+                 "--global-batch B --tp N --pp N --dp N --out PREFIX");
+  else if (o->ep <= 0 || o->experts < -1 || o->top_k < -1)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "--ep must be at least 1, --experts and --top-k at least 0");
+  else if (o->zero > 3 || o->zero < -1 || (o->fsdp && o->zero >= 0 && o->zero != 3))
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "--zero must be 0, 1, 2 or 3 (--fsdp means 3)");
+  else if (o->strict_memory && o->device_name == NULL)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--strict-memory needs --device NAME");
+  else if (o->device_name != NULL && wl_device_preset (o->device_name) == NULL)
+    {
+      g_autofree char *names = wl_device_preset_names ();
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "unknown device '%s' (one of %s)",
+                   o->device_name, names);
+    }
+  else
+    return TRUE;
+  return FALSE;
+}
+
+static int
+cmd_gen_transformer (int argc, char **argv)
+{
+  TransformerOptions o = { .tp = 1, .pp = 1, .zero = -1, .ep = 1, .experts = -1, .top_k = -1 };
+  g_autoptr (GOptionContext) ctx = gen_transformer_context (&o);
+  GError *error = NULL;
+  WlGenTransformer req = { 0 };
+  int code = 0;
+  gboolean parsed = g_option_context_parse (ctx, &argc, &argv, &error);
+  if (parsed && o.dp == 0)
+    o.dp = o.ranks > 0 && o.tp > 0 && o.pp > 0 ? MAX (o.ranks / (o.tp * o.pp), 1) : 1;
+  if (!parsed)
+    code = app_cli_fail ("gen transformer", error);
+  else if (o.list)
+    code = gen_transformer_list ();
+  else if (!gen_transformer_check (&o, &error) || !gen_transformer_request (&o, &req, &error)
+           || !gen_transformer_memory (&req, o.strict_memory, &error)
+           || !wl_gen_transformer (o.out, &req, &error))
+    code = app_cli_fail ("gen transformer", error);
+  else
+    printf ("%s: %d ranks (tp %d pp %d dp %d), %u micro-batches, %" G_GUINT64_FORMAT
+            " parameters, %.4g FLOPs per iteration; wrote %s.0.et .. %s.%d.et\n",
+            req.model.name, o.tp * o.pp * o.dp, o.tp, o.pp, o.dp,
+            wl_gen_transformer_microbatches (&req, NULL), wl_transformer_params (&req.model),
+            wl_gen_transformer_flops (&req), o.out, o.out, o.tp * o.pp * o.dp - 1);
+  g_free (o.preset);
+  g_free (o.sched);
+  g_free (o.out);
+  g_free (o.device_name);
+  return code;
+}
+
+int
+app_cmd_gen (int argc, char **argv)
+{
+  if (argc >= 2 && strcmp (argv[1], "collective") == 0)
+    return cmd_gen_collective (argc - 1, argv + 1);
+  if (argc >= 2 && strcmp (argv[1], "transformer") == 0)
+    return cmd_gen_transformer (argc - 1, argv + 1);
+  fprintf (stderr, "usage: orrery gen collective --type KIND --ranks N --bytes SIZE --out PREFIX\n"
+                   "         [--groups SIZE] [--stride S] [--root R] [--count K]\n"
+                   "       orrery gen transformer --preset NAME --micro-batch b --global-batch B\n"
+                   "         --tp N --pp N --dp N --out PREFIX (--help for all, --list presets)\n");
+  return SIM_ERROR_INPUT;
+}
+
+/* ---- rescale --------------------------------------------------------------------- */
+
+int
+app_cmd_rescale (int argc, char **argv)
+{
+  char *from = NULL, *out = NULL;
+  gint ranks = 0;
+  GOptionEntry entries[] = {
+    { "from", 'f', 0, G_OPTION_ARG_FILENAME, &from,
+      "Data-parallel traces PREFIX.0.et .. PREFIX.<p-1>.et (p = the files there are)", "PREFIX" },
+    { "ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "Ranks to write for (q >= 1)", "Q" },
+    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Write PREFIX2.0.et .. PREFIX2.<Q-1>.et",
+      "PREFIX2" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL }
+  };
+  g_autoptr (GOptionContext) ctx
+      = g_option_context_new ("- rewrite a data-parallel trace set for another number of ranks");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (
+      ctx, "Every rank's trace must be the same (rank 0's is written Q times).  Collectives\n"
+           "must span all ranks; all-reduce, reduce-scatter, all-to-all, reduce and broadcast\n"
+           "keep comm_size (the whole buffer), all-gather, gather and scatter get\n"
+           "comm_size x p / Q (each rank's shard, rounded up).  Point-to-point nodes and\n"
+           "subgroup collectives are refused.\n\n" APP_CLI_EXIT_CODES_HELP "\n");
+  GError *error = NULL;
+  guint32 p = 0;
+  int code = 0;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    code = app_cli_fail ("rescale", error);
+  else if (from == NULL || out == NULL || ranks <= 0)
+    code = app_cli_fail ("rescale", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
+                                                 "need --from PREFIX --ranks Q (Q >= 1) "
+                                                 "--out PREFIX2"));
+  else if (!wl_rescale (from, (guint32) ranks, out, &p, &error))
+    code = app_cli_fail ("rescale", error);
+  else
+    printf ("rescaled %u ranks to %d: wrote %s.0.et .. %s.%d.et\n", p, ranks, out, out,
+            ranks - 1);
+  g_free (from);
+  g_free (out);
+  return code;
+}

@@ -1,0 +1,166 @@
+/* timeline_out.c: the timeline's buffered, optionally gzip-compressed
+ * output and its JSON number and string formatting; see timeline_out.h. */
+#include "sim/app/timeline_out.h"
+
+#include <errno.h>
+#include <zlib.h>
+
+#include "sim/error.h"
+
+#define TL_FLUSH_BYTES ((gsize) 64 * 1024)
+
+/* The first error is kept and later writes are dropped. */
+struct _AppTimelineOut
+{
+  char *path;
+  gzFile gz;
+  GString *buf;
+  gboolean first_event;
+  GError *error;
+};
+
+AppTimelineOut *
+app_timeline_out_open (const char *path, GError **error)
+{
+  errno = 0;
+  gzFile gz = gzopen (path, g_str_has_suffix (path, ".gz") ? "wb6" : "wbT");
+  if (gz == NULL)
+    {
+      int err = errno;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write timeline %s: %s", path,
+                   err != 0 ? g_strerror (err) : "out of memory");
+      return NULL;
+    }
+  gzbuffer (gz, 128 * 1024);
+  AppTimelineOut *out = g_new0 (AppTimelineOut, 1);
+  out->path = g_strdup (path);
+  out->gz = gz;
+  out->buf = g_string_sized_new (TL_FLUSH_BYTES + 4096);
+  out->first_event = TRUE;
+  return out;
+}
+
+GString *
+app_timeline_out_text (AppTimelineOut *out)
+{
+  return out->buf;
+}
+
+static void
+out_fail (AppTimelineOut *out, const char *why)
+{
+  if (out->error == NULL)
+    out->error = g_error_new (SIM_ERROR, SIM_ERROR_INPUT, "cannot write timeline %s: %s",
+                              out->path, why);
+}
+
+static void
+out_flush (AppTimelineOut *out)
+{
+  if (out->error == NULL && out->buf->len > 0
+      && gzwrite (out->gz, out->buf->str, (unsigned) out->buf->len) != (int) out->buf->len)
+    {
+      int errnum = 0;
+      const char *msg = gzerror (out->gz, &errnum);
+      out_fail (out, errnum == Z_ERRNO ? g_strerror (errno) : msg);
+    }
+  g_string_truncate (out->buf, 0);
+}
+
+gboolean
+app_timeline_out_close (AppTimelineOut *out, GError **error)
+{
+  out_flush (out);
+  errno = 0;
+  int rc = gzclose (out->gz);
+  int err = errno;
+  out->gz = NULL;
+  if (rc != Z_OK)
+    out_fail (out, rc == Z_ERRNO && err != 0 ? g_strerror (err) : "zlib could not finish the file");
+  gboolean ok = out->error == NULL;
+  if (!ok)
+    g_propagate_error (error, out->error);
+  g_string_free (out->buf, TRUE);
+  g_free (out->path);
+  g_free (out);
+  return ok;
+}
+
+GString *
+app_timeline_out_event (AppTimelineOut *out)
+{
+  if (out->buf->len >= TL_FLUSH_BYTES)
+    out_flush (out);
+  if (!out->first_event)
+    g_string_append (out->buf, ",\n");
+  out->first_event = FALSE;
+  return out->buf;
+}
+
+void
+app_timeline_append_u64 (GString *s, guint64 v)
+{
+  char digits[20];
+  int i = 20;
+  do
+    {
+      digits[--i] = (char) ('0' + v % 10);
+      v /= 10;
+    }
+  while (v != 0);
+  g_string_append_len (s, digits + i, 20 - i);
+}
+
+void
+app_timeline_append_us (GString *s, SimTime ps)
+{
+  app_timeline_append_u64 (s, ps / SIM_PS_PER_US);
+  char frac[7] = ".";
+  guint64 f = ps % SIM_PS_PER_US;
+  for (int i = 6; i >= 1; i--)
+    {
+      frac[i] = (char) ('0' + f % 10);
+      f /= 10;
+    }
+  g_string_append_len (s, frac, 7);
+}
+
+void
+app_timeline_append_string (GString *s, const char *text)
+{
+  g_autofree char *valid = g_utf8_validate (text, -1, NULL) ? NULL : g_utf8_make_valid (text, -1);
+  if (valid != NULL)
+    text = valid;
+  g_string_append_c (s, '"');
+  const char *run = text;
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      unsigned char c = (unsigned char) *p;
+      if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
+        continue;
+      g_string_append_len (s, run, p - run);
+      run = p + 1;
+      switch (c)
+        {
+        case '"': g_string_append (s, "\\\""); break;
+        case '\\': g_string_append (s, "\\\\"); break;
+        case '\n': g_string_append (s, "\\n"); break;
+        case '\r': g_string_append (s, "\\r"); break;
+        case '\t': g_string_append (s, "\\t"); break;
+        case '\b': g_string_append (s, "\\b"); break;
+        case '\f': g_string_append (s, "\\f"); break;
+        default: g_string_append_printf (s, "\\u%04x", c); break;
+        }
+    }
+  g_string_append (s, run);
+  g_string_append_c (s, '"');
+}
+
+void
+app_timeline_append_key (GString *s, const char *key)
+{
+  g_string_append_c (s, ',');
+  g_string_append_c (s, '"');
+  g_string_append (s, key);
+  g_string_append (s, "\":");
+}

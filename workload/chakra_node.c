@@ -1,0 +1,239 @@
+/* chakra_node.c: a Chakra node's attributes, read with the kinds writers
+ * actually use, and the names of the schema's enum values; see
+ * chakra_node.h. */
+#include "workload/chakra_node.h"
+
+/* The union member name of an AttributeProto value kind, e.g. VC (INT32_VAL). */
+#define VC(kind) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_##kind
+
+/* An integer attribute widened without loss: signed kinds in S, unsigned
+ * kinds and bool in U. */
+typedef struct
+{
+  gboolean is_signed;
+  gint64 s;
+  guint64 u;
+} IntValue;
+
+static gboolean
+int_value (const ChakraProtoMsg__AttributeProto *a, IntValue *v)
+{
+  *v = (IntValue) { 0 };
+  switch (a->value_case)
+    {
+    case VC (INT32_VAL): v->is_signed = TRUE; v->s = a->int32_val; return TRUE;
+    case VC (INT64_VAL): v->is_signed = TRUE; v->s = a->int64_val; return TRUE;
+    case VC (SINT32_VAL): v->is_signed = TRUE; v->s = a->sint32_val; return TRUE;
+    case VC (SINT64_VAL): v->is_signed = TRUE; v->s = a->sint64_val; return TRUE;
+    case VC (SFIXED32_VAL): v->is_signed = TRUE; v->s = a->sfixed32_val; return TRUE;
+    case VC (SFIXED64_VAL): v->is_signed = TRUE; v->s = a->sfixed64_val; return TRUE;
+    case VC (UINT32_VAL): v->u = a->uint32_val; return TRUE;
+    case VC (UINT64_VAL): v->u = a->uint64_val; return TRUE;
+    case VC (FIXED32_VAL): v->u = a->fixed32_val; return TRUE;
+    case VC (FIXED64_VAL): v->u = a->fixed64_val; return TRUE;
+    case VC (BOOL_VAL): v->u = a->bool_val ? 1 : 0; return TRUE;
+    default: return FALSE;
+    }
+}
+
+static void
+attr_error (GError **error, const ChakraProtoMsg__Node *n,
+            const ChakraProtoMsg__AttributeProto *a, const char *problem)
+{
+  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+               "node %" G_GUINT64_FORMAT ": attribute \"%s\" %s", n->id, a->name, problem);
+}
+
+/* Report that A has the wrong kind, naming the kind it has. */
+static void
+kind_error (GError **error, const ChakraProtoMsg__Node *n,
+            const ChakraProtoMsg__AttributeProto *a, const char *expected)
+{
+  if (a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE__NOT_SET)
+    {
+      attr_error (error, n, a, "has no value (valueless attribute)");
+      return;
+    }
+  const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field (
+    &chakra_proto_msg__attribute_proto__descriptor, (unsigned) a->value_case);
+  g_autofree char *problem = g_strdup_printf ("is %s, expected %s",
+                                              f != NULL ? f->name : "of an unknown kind", expected);
+  attr_error (error, n, a, problem);
+}
+
+/* Look NAME up as an integer: 1 when found (*V set), 0 when absent, -1 with
+ * ERROR set when it has another kind.  *A receives the attribute. */
+static int
+lookup_int (const ChakraProtoMsg__Node *n, const char *name, IntValue *v,
+            const ChakraProtoMsg__AttributeProto **a, GError **error)
+{
+  *a = wl_chakra_attr_find (n, name);
+  if (*a == NULL)
+    return 0;
+  if (!int_value (*a, v))
+    {
+      kind_error (error, n, *a, "an integer or bool");
+      return -1;
+    }
+  return 1;
+}
+
+const ChakraProtoMsg__AttributeProto *
+wl_chakra_attr_find (const ChakraProtoMsg__Node *n, const char *name)
+{
+  g_return_val_if_fail (n != NULL && name != NULL, NULL);
+  for (size_t i = 0; i < n->n_attr; i++)
+    if (g_strcmp0 (n->attr[i]->name, name) == 0)
+      return n->attr[i];
+  return NULL;
+}
+
+/* Does V fit a signed (WANT_SIGNED) or an unsigned 64-bit integer?  FALSE
+ * with ERROR set, naming A of N, when it does not. */
+static gboolean
+int_fits (const ChakraProtoMsg__Node *n, const ChakraProtoMsg__AttributeProto *a,
+          const IntValue *v, gboolean want_signed, GError **error)
+{
+  g_autofree char *problem = NULL;
+  if (want_signed && !v->is_signed && v->u > (guint64) G_MAXINT64)
+    problem = g_strdup_printf ("is %" G_GUINT64_FORMAT
+                               ", above the largest signed 64-bit integer", v->u);
+  else if (!want_signed && v->is_signed && v->s < 0)
+    problem = g_strdup_printf ("is %" G_GINT64_FORMAT ", expected a non-negative integer", v->s);
+  if (problem != NULL)
+    attr_error (error, n, a, problem);
+  return problem == NULL;
+}
+
+gboolean
+wl_chakra_attr_int (const ChakraProtoMsg__Node *n, const char *name, gint64 *out,
+                    GError **error)
+{
+  g_return_val_if_fail (n != NULL && name != NULL && out != NULL, FALSE);
+  const ChakraProtoMsg__AttributeProto *a = NULL;
+  IntValue v;
+  if (lookup_int (n, name, &v, &a, error) <= 0 || !int_fits (n, a, &v, TRUE, error))
+    return FALSE;
+  *out = v.is_signed ? v.s : (gint64) v.u;
+  return TRUE;
+}
+
+gboolean
+wl_chakra_attr_uint (const ChakraProtoMsg__Node *n, const char *name, guint64 *out,
+                     GError **error)
+{
+  g_return_val_if_fail (n != NULL && name != NULL && out != NULL, FALSE);
+  const ChakraProtoMsg__AttributeProto *a = NULL;
+  IntValue v;
+  if (lookup_int (n, name, &v, &a, error) <= 0 || !int_fits (n, a, &v, FALSE, error))
+    return FALSE;
+  *out = v.is_signed ? (guint64) v.s : v.u;
+  return TRUE;
+}
+
+gboolean
+wl_chakra_attr_bool (const ChakraProtoMsg__Node *n, const char *name, gboolean *out,
+                     GError **error)
+{
+  g_return_val_if_fail (n != NULL && name != NULL && out != NULL, FALSE);
+  const ChakraProtoMsg__AttributeProto *a = NULL;
+  IntValue v;
+  if (lookup_int (n, name, &v, &a, error) <= 0)
+    return FALSE;
+  *out = v.is_signed ? v.s != 0 : v.u != 0;
+  return TRUE;
+}
+
+gboolean
+wl_chakra_attr_string (const ChakraProtoMsg__Node *n, const char *name, const char **out,
+                       GError **error)
+{
+  g_return_val_if_fail (n != NULL && name != NULL && out != NULL, FALSE);
+  const ChakraProtoMsg__AttributeProto *a = wl_chakra_attr_find (n, name);
+  if (a == NULL)
+    return FALSE;
+  if (a->value_case != VC (STRING_VAL))
+    {
+      kind_error (error, n, a, "string_val");
+      return FALSE;
+    }
+  *out = a->string_val;
+  return TRUE;
+}
+
+guint
+wl_chakra_node_drop_valueless (ChakraProtoMsg__Node *n)
+{
+  g_return_val_if_fail (n != NULL, 0);
+  size_t kept = 0;
+  for (size_t i = 0; i < n->n_attr; i++)
+    {
+      if (n->attr[i]->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE__NOT_SET)
+        chakra_proto_msg__attribute_proto__free_unpacked (n->attr[i], NULL);
+      else
+        n->attr[kept++] = n->attr[i];
+    }
+  guint dropped = (guint) (n->n_attr - kept);
+  n->n_attr = kept;
+  return dropped;
+}
+
+/* Append LIST's values to ARR as gboolean; a NULL list is empty. */
+#define APPEND_TRUTHS(arr, list)                                              \
+  do                                                                          \
+    {                                                                         \
+      for (size_t i_ = 0; (list) != NULL && i_ < (list)->n_values; i_++)      \
+        {                                                                     \
+          gboolean b_ = (list)->values[i_] != 0;                              \
+          g_array_append_val ((arr), b_);                                     \
+        }                                                                     \
+    }                                                                         \
+  while (0)
+
+gboolean
+wl_chakra_attr_bool_list (const ChakraProtoMsg__Node *n, const char *name, GArray **out,
+                          GError **error)
+{
+  g_return_val_if_fail (n != NULL && name != NULL && out != NULL, FALSE);
+  const ChakraProtoMsg__AttributeProto *a = wl_chakra_attr_find (n, name);
+  if (a == NULL)
+    return FALSE;
+  g_autoptr (GArray) arr = g_array_new (FALSE, FALSE, sizeof (gboolean));
+  switch (a->value_case)
+    {
+    case VC (BOOL_LIST): APPEND_TRUTHS (arr, a->bool_list); break;
+    case VC (INT32_LIST): APPEND_TRUTHS (arr, a->int32_list); break;
+    case VC (INT64_LIST): APPEND_TRUTHS (arr, a->int64_list); break;
+    case VC (UINT32_LIST): APPEND_TRUTHS (arr, a->uint32_list); break;
+    case VC (UINT64_LIST): APPEND_TRUTHS (arr, a->uint64_list); break;
+    case VC (SINT32_LIST): APPEND_TRUTHS (arr, a->sint32_list); break;
+    case VC (SINT64_LIST): APPEND_TRUTHS (arr, a->sint64_list); break;
+    case VC (FIXED32_LIST): APPEND_TRUTHS (arr, a->fixed32_list); break;
+    case VC (FIXED64_LIST): APPEND_TRUTHS (arr, a->fixed64_list); break;
+    case VC (SFIXED32_LIST): APPEND_TRUTHS (arr, a->sfixed32_list); break;
+    case VC (SFIXED64_LIST): APPEND_TRUTHS (arr, a->sfixed64_list); break;
+    default:
+      kind_error (error, n, a, "a bool or integer list");
+      return FALSE;
+    }
+  *out = g_steal_pointer (&arr);
+  return TRUE;
+}
+
+/* ---- names ---------------------------------------------------------------------- */
+
+const char *
+wl_chakra_node_type_name (int type)
+{
+  const ProtobufCEnumValue *v =
+    protobuf_c_enum_descriptor_get_value (&chakra_proto_msg__node_type__descriptor, type);
+  return v != NULL ? v->name : NULL;
+}
+
+const char *
+wl_chakra_comm_type_name (int comm_type)
+{
+  const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value (
+    &chakra_proto_msg__collective_comm_type__descriptor, comm_type);
+  return v != NULL ? v->name : NULL;
+}

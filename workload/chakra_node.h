@@ -1,0 +1,80 @@
+/* chakra_node.h: reading a Chakra node's attributes, and the names of the
+ * schema's node and collective types.
+ *
+ * What it models: ChakraProtoMsg__AttributeProto values as real traces
+ * write them: integers in any of protobuf's ten integer kinds or as bool
+ * (writers disagree on kinds), truth lists in any integer list kind, and
+ * attributes with a name but no value, which strict loading refuses and
+ * lenient loading drops.  Errors are WL_ERROR, SIM_ERROR_INPUT, naming the
+ * node id and the attribute.  The frames that carry the nodes are read and
+ * written in chakra.h, which includes this header.
+ * Ownership: strings and messages returned are borrowed from the node or
+ * from static storage; lists returned are the caller's.
+ *
+ * Layer: workload.  May include: sim, GLib, protobuf-c.
+ */
+#ifndef ORRERY_WORKLOAD_CHAKRA_NODE_H
+#define ORRERY_WORKLOAD_CHAKRA_NODE_H
+
+#include <glib.h>
+
+#include "chakra.pb-c.h"
+#include "workload/wl_error.h"
+
+/* ------------------------------------------------------------ attributes */
+
+/* The first attribute of N called NAME, or NULL.  Borrowed from N.  A linear
+ * scan: nodes carry a handful of attributes. */
+const ChakraProtoMsg__AttributeProto *wl_chakra_attr_find (const ChakraProtoMsg__Node *n,
+                                                           const char *name);
+
+/* The attribute NAME of N as a signed integer.  Any integer kind (int32,
+ * int64, uint32, uint64, sint32, sint64, fixed32, fixed64, sfixed32,
+ * sfixed64) or bool (0/1) is accepted, because writers disagree on kinds.
+ * Returns TRUE and sets *OUT when present; FALSE with ERROR unset when
+ * absent (*OUT untouched, so it may hold the default); FALSE with ERROR set
+ * (SIM_ERROR_INPUT, naming the attribute and the node id) when it has
+ * another kind, or is unsigned above G_MAXINT64.  An attribute with a name
+ * but no value (value_case NOT_SET) is an error too: "node N: attribute
+ * "NAME" has no value (valueless attribute)"; callers that want to treat it
+ * as absent remove it first (wl_chakra_node_drop_valueless). */
+gboolean wl_chakra_attr_int (const ChakraProtoMsg__Node *n, const char *name, gint64 *out,
+                             GError **error);
+
+/* As wl_chakra_attr_int, as an unsigned integer: a negative value is an
+ * error. */
+gboolean wl_chakra_attr_uint (const ChakraProtoMsg__Node *n, const char *name, guint64 *out,
+                              GError **error);
+
+/* As wl_chakra_attr_int, as a truth value: nonzero is TRUE. */
+gboolean wl_chakra_attr_bool (const ChakraProtoMsg__Node *n, const char *name, gboolean *out,
+                              GError **error);
+
+/* The attribute NAME of N as text: only string_val is accepted.  *OUT is
+ * borrowed from N.  Absent and wrong-kind cases as for wl_chakra_attr_int. */
+gboolean wl_chakra_attr_string (const ChakraProtoMsg__Node *n, const char *name,
+                                const char **out, GError **error);
+
+/* The attribute NAME of N as a list of truth values: bool_list, or any
+ * integer list kind (nonzero is TRUE).  On success *OUT is a new GArray of
+ * gboolean that the caller owns (g_array_unref).  Absent and wrong-kind
+ * cases as for wl_chakra_attr_int (*OUT untouched). */
+gboolean wl_chakra_attr_bool_list (const ChakraProtoMsg__Node *n, const char *name,
+                                   GArray **out, GError **error);
+
+/* Remove from N every attribute that has a name but no value, freeing it,
+ * and return how many were removed (0 leaves N untouched).  Lenient loading
+ * uses this to take such attributes as absent. */
+guint wl_chakra_node_drop_valueless (ChakraProtoMsg__Node *n);
+
+/* ------------------------------------------------------------------ names */
+
+/* "COMP_NODE", "COMM_COLL_NODE", ... for a NodeType value; NULL for values
+ * the schema does not define (callers print the number). */
+const char *wl_chakra_node_type_name (int type);
+
+/* "ALL_REDUCE", "REDUCE_SCATTER", ... for a CollectiveCommType value; NULL
+ * for values the schema does not define. */
+const char *wl_chakra_comm_type_name (int comm_type);
+
+#endif /* ORRERY_WORKLOAD_CHAKRA_NODE_H */
