@@ -62,13 +62,20 @@ node_check (gpointer data, const char *path, const WlNode *n)
     r->check (r->check_data, path, n, &r->check_error);
 }
 
-/* A new distinct trace: its check, to be fed its nodes. */
+/* A check of PATH's nodes for this run. */
+static WlTraceCheck *
+check_new (WlReplay *r, const char *path, guint32 n_ranks)
+{
+  return wl_trace_check_new (path, &r->params, n_ranks, node_check, r);
+}
+
+/* A new distinct trace (CHECK is taken). */
 static WlTrace *
 trace_add (WlReplay *r, const char *path, const GArray *group_defs, guint32 unknown,
-           guint32 n_ranks)
+           WlTraceCheck *check)
 {
   WlTrace t = { .path = path, .group_defs = group_defs, .n_skipped_unknown = unknown,
-                .check = wl_trace_check_new (path, &r->params, n_ranks, node_check, r) };
+                .check = check };
   g_array_append_val (r->traces, t);
   return &g_array_index (r->traces, WlTrace, r->traces->len - 1);
 }
@@ -121,7 +128,8 @@ load_in_memory (WlReplay *r, const char *const *paths, guint32 ranks, gboolean *
       if (fresh)
         {
           g_ptr_array_add (r->graphs, g);
-          WlTrace *t = trace_add (r, g->path, g->group_defs, g->n_skipped_unknown, ranks);
+          WlTrace *t = trace_add (r, g->path, g->group_defs, g->n_skipped_unknown,
+                                  check_new (r, g->path, ranks));
           for (guint32 v = 0; v < g->n_nodes; v++)
             wl_trace_check_node (t->check, &g->nodes[v], NULL);
           g_hash_table_insert (by_graph, g, GUINT_TO_POINTER (r->traces->len - 1));
@@ -205,7 +213,7 @@ scan_trace (WlReplay *r, GHashTable *by_digest, const char *path, guint32 n_rank
       *trace = &g_array_index (r->traces, WlTrace, GPOINTER_TO_UINT (hit));
       return r->scans->pdata[GPOINTER_TO_UINT (hit)];
     }
-  WlTraceCheck *check = wl_trace_check_new (path, &r->params, n_ranks, node_check, r);
+  WlTraceCheck *check = check_new (r, path, n_ranks);
   WlTraceScan *scan = wl_trace_scan (path, r->params.lenient, wl_trace_check_node, check, error);
   if (scan == NULL)
     {
@@ -215,12 +223,9 @@ scan_trace (WlReplay *r, GHashTable *by_digest, const char *path, guint32 n_rank
     }
   scan->sha256 = g_strdup (digest);
   check->path = scan->path; /* PATH is the caller's, for the load only */
-  WlTrace t = { .path = scan->path, .group_defs = scan->group_defs,
-                .n_skipped_unknown = scan->n_skipped_unknown, .check = check };
   g_hash_table_insert (by_digest, digest, GUINT_TO_POINTER (r->scans->len));
   g_ptr_array_add (r->scans, scan);
-  g_array_append_val (r->traces, t);
-  *trace = &g_array_index (r->traces, WlTrace, r->traces->len - 1);
+  *trace = trace_add (r, scan->path, scan->group_defs, scan->n_skipped_unknown, check);
   *fresh = TRUE;
   return scan;
 }
