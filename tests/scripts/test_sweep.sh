@@ -94,8 +94,15 @@ check "interrupted: exits 143" eq $? 143
 ndone=$(find "$out/points" -name 'done' | wc -l)
 check "interrupted: some points done, not all" test "$ndone" -ge 3 -a "$ndone" -lt 20
 check "interrupted: says so" has "$TMP/kill.log" "interrupted"
-sleep 0.2
+# A point that was finishing when the signal came may still write its done
+# marker: wait (up to 5 s) until none runs, then count again, so that the
+# resumed run's "done already" is compared with what is really on disk.
+for _ in $(seq 100); do
+  [ "$(pgrep -f -- "sweep run $out" | wc -l)" = 0 ] && break
+  sleep 0.05
+done
 check "interrupted: no point left running" eq "$(pgrep -f -- "sweep run $out" | wc -l)" 0
+ndone=$(find "$out/points" -name 'done' | wc -l)
 "$SWEEP" -j 2 -o "$out" "$TMP/twenty.xml" >"$TMP/resume.log" 2>&1
 check "resumed: exits 0" eq $? 0
 check "resumed: ran only the rest" has "$TMP/resume.log" "20 points: $((20 - ndone)) ok, 0 failed, $ndone done already"
