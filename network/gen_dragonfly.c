@@ -91,7 +91,7 @@ static const NetGenAttr attrs[] = {
   { "local-", NET_GEN_ATTR_LINK, TRUE, 0, G_STRUCT_OFFSET (NetGenParams, dragonfly.local), NULL },
   { "global-", NET_GEN_ATTR_LINK, TRUE, 0, G_STRUCT_OFFSET (NetGenParams, dragonfly.global),
     NULL },
-  { NULL },
+  { NULL, NET_GEN_ATTR_COUNT, FALSE, 0, 0, NULL },
 };
 
 const NetGenClass net_gen_dragonfly = {

@@ -74,7 +74,7 @@ static const NetGenAttr attrs[] = {
   { "oversubscription", NET_GEN_ATTR_COUNT, FALSE, 1,
     G_STRUCT_OFFSET (NetGenParams, fat_tree.oversubscription), NULL },
   { "", NET_GEN_ATTR_LINK, TRUE, 0, G_STRUCT_OFFSET (NetGenParams, fat_tree.link), NULL },
-  { NULL },
+  { NULL, NET_GEN_ATTR_COUNT, FALSE, 0, 0, NULL },
 };
 
 const NetGenClass net_gen_fat_tree = {

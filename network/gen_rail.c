@@ -49,7 +49,7 @@ static const NetGenAttr attrs[] = {
   { "gpus", NET_GEN_ATTR_COUNT, FALSE, 8, G_STRUCT_OFFSET (NetGenParams, rail.gpus), NULL },
   { "nvlink-", NET_GEN_ATTR_LINK, TRUE, 0, G_STRUCT_OFFSET (NetGenParams, rail.nvlink), NULL },
   { "nic-", NET_GEN_ATTR_LINK, TRUE, 0, G_STRUCT_OFFSET (NetGenParams, rail.nic), NULL },
-  { NULL },
+  { NULL, NET_GEN_ATTR_COUNT, FALSE, 0, 0, NULL },
 };
 
 const NetGenClass net_gen_rail = {

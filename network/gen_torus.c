@@ -96,7 +96,7 @@ net_gen_parse_torus_sizes (const char *text, NetGenParams *p, GError **error)
 static const NetGenAttr attrs[] = {
   { "dims", NET_GEN_ATTR_TEXT, TRUE, 0, 0, net_gen_parse_torus_sizes },
   { "", NET_GEN_ATTR_LINK, TRUE, 0, G_STRUCT_OFFSET (NetGenParams, torus.link), NULL },
-  { NULL },
+  { NULL, NET_GEN_ATTR_COUNT, FALSE, 0, 0, NULL },
 };
 
 const NetGenClass net_gen_torus = {
