@@ -18,6 +18,7 @@
 #include "sim/app/timeline.h"
 #include "sim/error.h"
 #include "workload/graph.h"
+#include "support/modes.h"
 #include "support/testutil.h"
 
 enum
@@ -585,10 +586,7 @@ START_TEST (test_write_errors)
   GError *error = NULL;
   app_config_load_xml (&cfg, cfg_path, &error);
   g_assert_no_error (error);
-  AppSim *sim = app_sim_new (&cfg, wl, &error);
-  g_assert_no_error (error);
-  app_sim_run (sim, &error);
-  g_assert_no_error (error);
+  AppSim *sim = tu_sim_all_modes_ok (&cfg, wl);
   g_autofree char *out = tu_scratch_path ("off.json");
   ck_assert (!app_timeline_write (sim, out, NULL, NULL, &error));
   g_assert_error (error, SIM_ERROR, SIM_ERROR_INTERNAL);

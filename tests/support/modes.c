@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "sim/error.h"
 #include "testutil.h"
 
 /* The streamed mode's budget: below any trace's size, so that every trace
@@ -201,6 +202,19 @@ run_mode (const TuSimRequest *req, TuMode mode, TuSimModes *out)
   out->error[mode] = error;
 }
 
+/* Whether ERROR is the streamed replay refusing, by design, a workload the
+ * in-memory one takes: what --lenient repairs needs the whole trace
+ * (dangling dependencies, cycles), or the smallest window cannot read
+ * every node before it is needed. */
+static gboolean
+stream_refusal (const GError *error)
+{
+  return error != NULL && g_error_matches (error, error->domain, SIM_ERROR_INPUT)
+         && (strstr (error->message, "these are streamed (they do not fit the memory budget)")
+             != NULL
+             || strstr (error->message, "the budget is too small to stream") != NULL);
+}
+
 /* A streamed run with recording is refused before simulating: check it
  * still is, as the reason the streamed mode is skipped. */
 static void
@@ -284,6 +298,10 @@ tu_sim_modes_run (const TuSimRequest *req, TuSimModes *out)
   for (TuMode mode = TU_MODE_AUTO; mode < TU_N_MODES; mode++)
     if (out->skipped[mode] == NULL)
       run_mode (req, mode, out);
+  if (out->error[TU_MODE_AUTO] == NULL && stream_refusal (out->error[TU_MODE_STREAMED]))
+    out->skipped[TU_MODE_STREAMED]
+        = "the streamed replay refuses this workload by design (error[TU_MODE_STREAMED] says "
+          "why)";
   if (out->sim[TU_MODE_AUTO] != NULL && !app_sim_symmetric (out->sim[TU_MODE_AUTO]))
     out->not_symmetric = app_sim_not_symmetric (out->sim[TU_MODE_AUTO]);
   assert_shortcut_refused (out);

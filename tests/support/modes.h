@@ -15,7 +15,12 @@
  * reason.  A run that records nodes (report, timeline, critical path) cannot
  * be streamed either: for those the streamed mode is skipped, its reason is
  * kept in TuSimModes.skipped, and the helper asserts that a streamed run
- * with recording is refused with an input error.
+ * with recording is refused with an input error.  The streamed replay also
+ * refuses by design what --lenient repairs across the whole trace
+ * (dangling dependencies, cycles) and a trace that its smallest window
+ * cannot read ahead of the replay: such an input error (naming the memory
+ * budget) is kept as the streamed mode's error, marked skipped, and the
+ * in-memory modes are still compared.
  *
  * Agreement: each run either fails in every mode, with the same error
  * domain, code and message, or succeeds in every mode with the same results
@@ -68,7 +73,10 @@ typedef struct
 {
   AppSim *sim[TU_N_MODES];      /* NULL where the mode failed or was skipped */
   GError *error[TU_N_MODES];    /* the failure of a mode, or NULL */
-  const char *skipped[TU_N_MODES]; /* why a mode was not run (static), or NULL */
+  /* Why a mode was not run or not compared (static), or NULL: the streamed
+   * mode is skipped for recording, and not compared when the streamed
+   * replay refuses the workload by design (its error is kept). */
+  const char *skipped[TU_N_MODES];
   /* Why the auto mode did not take the shortcut (app_sim_not_symmetric),
    * or NULL when it did. */
   const char *not_symmetric;

@@ -84,8 +84,9 @@ ChakraProtoMsg__Node *tu_p2p (guint64 id, int type, gint64 src, gint64 dst, gint
                               gint64 bytes);
 
 /* Simulate the 8-rank trace set PREFIX on a 2 x 4 ring (100 GB/s, 500 ns;
- * 25 GB/s, 1 us) with the default roofline compute model: it must run to
- * completion, every rank finishing after time 0. */
+ * 25 GB/s, 1 us) with the default roofline compute model, in every mode
+ * (tu_sim_all_modes): it must run to completion, every rank finishing after
+ * time 0. */
 void tu_assert_completes_2x4 (const char *prefix);
 
 /* Write nodes (an array of n) as a trace file; asserts on failure. */
