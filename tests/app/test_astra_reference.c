@@ -156,7 +156,7 @@ START_TEST (test_cli_finished_lines)
   const char *argv[] = { tu_orrery (), "run", "--astra-network", net, "--astra-system", sys,
                          "--workload", wl, NULL };
   g_autofree char *out = NULL;
-  ck_assert_int_eq (tu_run (&out, argv), 0);
+  ck_assert_int_eq (tu_run_modes (&out, argv), 0);
   for (guint r = 0; r < 16; r++)
     {
       g_autofree char *line = g_strdup_printf (

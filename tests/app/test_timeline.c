@@ -104,7 +104,7 @@ run_timeline (const char *out, const char *const *extra, char **output)
   for (guint i = 0; extra != NULL && extra[i] != NULL; i++)
     g_ptr_array_add (argv, (gpointer) extra[i]);
   g_ptr_array_add (argv, NULL);
-  return tu_run (output, (const char *const *) argv->pdata);
+  return tu_run_modes (output, (const char *const *) argv->pdata);
 }
 
 static void
@@ -344,7 +344,7 @@ START_TEST (test_multitenancy_every_node_once)
   const char *argv[] = { tu_orrery (), "run", "-q", "--astra-network", net, "--astra-system", sys,
                          "--comm-groups", groups, "--workload", wl, "--timeline", out, NULL };
   g_autofree char *output = NULL;
-  int rc = tu_run (&output, argv);
+  int rc = tu_run_modes (&output, argv);
   ck_assert_msg (rc == 0, "exit %d: %s", rc, output);
 
   g_autoptr (JsonParser) parser = parse_timeline (out);

@@ -130,7 +130,8 @@ char *tu_sim_error_diff (const GError *a, const GError *b);
  * --links files.  The run as is goes last, so its files stay for the test;
  * its output goes to *output (may be NULL) and its status is returned.
  * An argv that records (--report, --timeline, --critical-path/-p) skips the
- * streamed run; one that already picks a mode (--symmetry,
+ * streamed run, and a streamed run refused by design (exit status 1 and
+ * the refusal, as tu_sim_modes_run) is not compared; one that already picks a mode (--symmetry,
  * --memory-budget) or a limit (--max-events, --max-sim-time) is a
  * programming error: test the mode directly. */
 int tu_run_modes (char **output, const char *const *argv);
