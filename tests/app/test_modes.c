@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sim/error.h"
+#include "workload/wl_error.h"
 #include "support/modes.h"
 #include "support/testutil.h"
 
@@ -67,8 +68,9 @@ START_TEST (test_same_results_agree)
 }
 END_TEST
 
-/* Take the every-rank result of the all-reduce twice; change one figure of
- * the second with EDIT; the diff must name it, as NEEDLE says. */
+/* Take the every-rank result of the all-reduce (recorded) twice; change one
+ * figure of the second with EDIT; the diff must name it, as NEEDLE says
+ * (NULL: it must see no difference). */
 static void
 assert_detects (void (*edit) (TuSimResult *), gboolean every_rank, const char *needle)
 {
@@ -77,7 +79,7 @@ assert_detects (void (*edit) (TuSimResult *), gboolean every_rank, const char *n
   cfg.net.model = NET_MODEL_CONGESTION; /* it has links */
   g_autofree char *wl = write_allreduce ();
   TuSimModes m;
-  tu_sim_modes_run (&(TuSimRequest) { .cfg = &cfg, .prefix = wl }, &m);
+  tu_sim_modes_run (&(TuSimRequest) { .cfg = &cfg, .prefix = wl, .recording = TRUE }, &m);
   TuSimResult a, b;
   tu_sim_result_take (m.sim[TU_MODE_EVERY_RANK], &a);
   tu_sim_result_take (m.sim[TU_MODE_EVERY_RANK], &b);
@@ -108,6 +110,8 @@ edit_coll (TuSimResult *r)
 }
 
 static void edit_events (TuSimResult *r) { r->events += 1; }
+static void edit_record (TuSimResult *r) { r->records[2][1].end += 1; }
+static void edit_peer (TuSimResult *r) { r->records[1][1].peer_rank += 1; }
 
 static void
 edit_link (TuSimResult *r)
@@ -125,17 +129,21 @@ START_TEST (test_detects_each_figure)
   assert_detects (edit_sends, FALSE, "figures of rank 0 differ");
   assert_detects (edit_end, FALSE, "end time");
   assert_detects (edit_coll, FALSE, "collective row 0");
+  assert_detects (edit_record, FALSE, "record of rank 2 node 1: ");
+  assert_detects (edit_peer, TRUE, "record of rank 1 node 1: ");
   assert_detects (edit_events, TRUE, "events, run 0: ");
   assert_detects (edit_link, TRUE, "link ");
 }
 END_TEST
 
-/* The shortcut simulates rank 0 alone: its events and links are its own,
- * and compared only between the modes that simulate every rank. */
+/* The shortcut simulates rank 0 alone: its events, links and the peers its
+ * records name are its own, and compared only between the modes that
+ * simulate every rank. */
 START_TEST (test_events_and_links_only_every_rank)
 {
   assert_detects (edit_events, FALSE, NULL);
   assert_detects (edit_link, FALSE, NULL);
+  assert_detects (edit_peer, FALSE, NULL);
 }
 END_TEST
 
@@ -220,6 +228,34 @@ START_TEST (test_recording_skips_streamed)
 }
 END_TEST
 
+/* What --lenient repairs across a whole trace, the streamed replay refuses
+ * by design: the refusal is kept, the in-memory modes still run and agree
+ * (each rank's 3 us of compute, its dangling dependency dropped). */
+START_TEST (test_stream_refusal_recorded)
+{
+  AppConfig cfg;
+  tu_exact_ring (&cfg, 4);
+  cfg.wl.lenient = TRUE;
+  g_autofree char *wl = tu_scratch_path ("messy");
+  for (guint32 r = 0; r < 4; r++)
+    {
+      ChakraProtoMsg__Node *c = tu_comp (1, 3);
+      tu_node_dep (c, 99);
+      ChakraProtoMsg__Node *nodes[] = { c };
+      tu_write_rank (wl, r, nodes, 1);
+    }
+  TuSimModes m;
+  tu_sim_modes_run (&(TuSimRequest) { .cfg = &cfg, .prefix = wl }, &m);
+  ck_assert_ptr_nonnull (m.skipped[TU_MODE_STREAMED]);
+  g_assert_error (m.error[TU_MODE_STREAMED], WL_ERROR, SIM_ERROR_INPUT);
+  ck_assert_ptr_nonnull (strstr (m.error[TU_MODE_STREAMED]->message, "dangling"));
+  ck_assert_ptr_nonnull (m.sim[TU_MODE_EVERY_RANK]);
+  ck_assert_uint_eq (app_sim_end_time (m.sim[TU_MODE_AUTO]), sim_time_from_us (3));
+  tu_sim_modes_clear (&m);
+  app_config_clear (&cfg);
+}
+END_TEST
+
 /* A failure is the same failure in every mode. */
 START_TEST (test_same_error_every_mode)
 {
@@ -285,6 +321,7 @@ modes_suite (void)
   tcase_add_test (tc, test_runs_every_mode);
   tcase_add_test (tc, test_refused_shortcut_recorded);
   tcase_add_test (tc, test_recording_skips_streamed);
+  tcase_add_test (tc, test_stream_refusal_recorded);
   tcase_add_test (tc, test_same_error_every_mode);
   tcase_add_test (tc, test_binary_modes_agree);
   tcase_add_test_raise_signal (tc, test_binary_modes_disagree, SIGABRT);

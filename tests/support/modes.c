@@ -59,11 +59,25 @@ tu_sim_result_take (const AppSim *sim, TuSimResult *out)
   out->links = g_new0 (NetLinkStats, out->n_links);
   for (guint32 l = 0; l < out->n_links; l++)
     net_link_stats (net, l, &out->links[l]);
+  if (out->ranks == 0 || wl_replay_records (rp, 0) == NULL)
+    return;
+  out->records = g_new0 (WlNodeRecord *, out->ranks);
+  out->n_records = g_new0 (guint32, out->ranks);
+  for (guint32 r = 0; r < out->ranks; r++)
+    {
+      out->n_records[r] = wl_replay_graph (rp, r)->n_nodes;
+      out->records[r] = g_memdup2 (wl_replay_records (rp, r),
+                                   out->n_records[r] * sizeof (WlNodeRecord));
+    }
 }
 
 void
 tu_sim_result_clear (TuSimResult *res)
 {
+  for (guint32 r = 0; res->records != NULL && r < res->ranks; r++)
+    g_free (res->records[r]);
+  g_free (res->records);
+  g_free (res->n_records);
   g_free (res->rank);
   g_free (res->links);
   if (res->colls != NULL)
@@ -145,6 +159,42 @@ diff_links (GString *out, const TuSimResult *a, const TuSimResult *b)
                               b->links[l].busy);
 }
 
+/* Whether two records agree: with PEERS, in the peer they name too.  The
+ * symmetric shortcut names rank 0 as a collective's last joiner where all
+ * members joined at the same instant; simulating every rank names the one
+ * whose join ran last. */
+static gboolean
+same_record (const WlNodeRecord *x, const WlNodeRecord *y, gboolean peers)
+{
+  return x->ready == y->ready && x->start == y->start && x->end == y->end && x->pred == y->pred
+         && (!peers || (x->peer_rank == y->peer_rank && x->peer_index == y->peer_index));
+}
+
+static void
+diff_records (GString *out, const TuSimResult *a, const TuSimResult *b, gboolean peers)
+{
+  if ((a->records == NULL) != (b->records == NULL))
+    {
+      g_string_append (out, "node records: kept in one run only\n");
+      return;
+    }
+  guint lines = 0;
+  for (guint32 r = 0; a->records != NULL && r < MIN (a->ranks, b->ranks); r++)
+    {
+      diff_u64 (out, &lines, "node records of rank", r, a->n_records[r], b->n_records[r]);
+      for (guint32 v = 0; v < MIN (a->n_records[r], b->n_records[r]); v++)
+        {
+          const WlNodeRecord *x = &a->records[r][v], *y = &b->records[r][v];
+          if (!same_record (x, y, peers) && lines++ < MAX_LINES)
+            g_string_append_printf (out, "record of rank %u node %u: start %" G_GUINT64_FORMAT
+                                    " / %" G_GUINT64_FORMAT ", end %" G_GUINT64_FORMAT " / %"
+                                    G_GUINT64_FORMAT ", pred %u / %u, peer %u / %u\n", r, v,
+                                    x->start, y->start, x->end, y->end, x->pred, y->pred,
+                                    x->peer_rank, y->peer_rank);
+        }
+    }
+}
+
 char *
 tu_sim_result_diff (const TuSimResult *a, const TuSimResult *b, gboolean every_rank)
 {
@@ -157,6 +207,7 @@ tu_sim_result_diff (const TuSimResult *a, const TuSimResult *b, gboolean every_r
   diff_u64 (out, &lines, "ranks finished, run", 0, a->finished, b->finished);
   diff_u64 (out, &lines, "distinct graphs, run", 0, a->distinct_graphs, b->distinct_graphs);
   diff_colls (out, a->colls, b->colls);
+  diff_records (out, a, b, every_rank);
   if (every_rank)
     {
       diff_u64 (out, &lines, "events, run", 0, a->events, b->events);

@@ -27,10 +27,14 @@
  * (tu_sim_result_diff): every rank's figures (finish, compute, exposed
  * communication, idle, ... the whole WlRankStats), the end time, the ranks
  * finished, the distinct graphs, the per-collective statistics (kind, group,
- * count, bytes, busy, wait, algorithms); and, between the two modes that
+ * count, bytes, busy, wait, algorithms), with recording every node's record
+ * (ready, start, end, the node it waited for: what timelines and the
+ * critical path are made of); and, between the two modes that
  * simulate every rank, the event count and every link's statistics (the
  * symmetric shortcut simulates rank 0 alone, so its events and link loads
- * are its own).  Limits (app_sim_set_limits) are not offered: where a run
+ * are its own, and so is the peer its node records name for a collective
+ * whose members joined at the same instant: rank 0, where simulating every
+ * rank names the last to join in event order).  Limits (app_sim_set_limits) are not offered: where a run
  * stops depends on the events simulated, which the shortcut changes.
  *
  * The end-to-end variant (tu_run_modes) runs the binary with the same argv
@@ -106,6 +110,10 @@ typedef struct
   GArray *colls;          /* of SysCollGroupStats */
   guint32 n_links;
   NetLinkStats *links;    /* n_links of them */
+  /* With recording: each rank's node records (n_records[r] of them), else
+   * NULL. */
+  WlNodeRecord **records;
+  guint32 *n_records;
 } TuSimResult;
 
 /* SIM's results, after app_sim_run succeeded; clear with
