@@ -1,7 +1,8 @@
 /* testutil.h: helpers shared by the test suites: running a Check suite,
  * where the shared test data is, temporary directories (and a per-test
  * scratch directory fixture), input-error checks, writing small traces, and
- * the exact ring cluster that hand-timed workloads run on.
+ * the exact ring cluster that hand-timed workloads run on.  A suite that
+ * simulates a workload runs it through modes.h, in every mode.
  *
  * Layer: tests.  May include: every layer.
  */
