@@ -29,13 +29,14 @@
  * finished, the distinct graphs, the per-collective statistics (kind, group,
  * count, bytes, busy, wait, algorithms), with recording every node's record
  * (ready, start, end, the node it waited for: what timelines and the
- * critical path are made of); and, between the two modes that
- * simulate every rank, the event count and every link's statistics (the
- * symmetric shortcut simulates rank 0 alone, so its events and link loads
- * are its own, and so is the peer its node records name for a collective
- * whose members joined at the same instant: rank 0, where simulating every
- * rank names the last to join in event order).  Limits (app_sim_set_limits) are not offered: where a run
- * stops depends on the events simulated, which the shortcut changes.
+ * critical path are made of); and, between the two modes that simulate
+ * every rank, the event count, every link's statistics and the records'
+ * peers (the symmetric shortcut simulates rank 0 alone, so its events and
+ * link loads are its own, and so is the peer its records name for a
+ * collective whose members joined at the same instant: rank 0, where
+ * simulating every rank names the last to join in event order).  Limits
+ * (app_sim_set_limits) are not offered: where a run stops depends on the
+ * events simulated, which the shortcut changes.
  *
  * The end-to-end variant (tu_run_modes) runs the binary with the same argv
  * as is, with `--symmetry off` and with `--memory-budget 1B` appended, and
@@ -137,11 +138,13 @@ char *tu_sim_error_diff (const GError *a, const GError *b);
  * notice, the events-per-second line) and write the same --stats and
  * --links files.  The run as is goes last, so its files stay for the test;
  * its output goes to *output (may be NULL) and its status is returned.
- * An argv that records (--report, --timeline, --critical-path/-p) skips the
- * streamed run, and a streamed run refused by design (exit status 1 and
- * the refusal, as tu_sim_modes_run) is not compared; one that already picks a mode (--symmetry,
- * --memory-budget) or a limit (--max-events, --max-sim-time) is a
- * programming error: test the mode directly. */
+ * An argv that records (--report, --timeline, --critical-path/-p) is not
+ * compared streamed: where it succeeds in memory, the streamed run must be
+ * refused for it (exit status 1, "needs every trace node").  A streamed
+ * run refused by design (exit status 1 and the refusal, as
+ * tu_sim_modes_run) is not compared either.  An argv that already picks a
+ * mode (--symmetry, --memory-budget) or a limit (--max-events,
+ * --max-sim-time) is a programming error: test the mode directly. */
 int tu_run_modes (char **output, const char *const *argv);
 
 #endif
