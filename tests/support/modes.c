@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sim/error.h"
 #include "testutil.h"
@@ -418,49 +419,84 @@ has_option (const char *const *argv, const char *const *names)
 }
 
 /* The output files a run writes that the modes must agree on: the values
- * of --stats and --links. */
+ * of --stats, --links, --report and --timeline. */
 static GPtrArray *
 output_files (const char *const *argv)
 {
+  static const char *const names[] = { "--stats", "--links", "--report", "--timeline", NULL };
   GPtrArray *files = g_ptr_array_new_with_free_func (g_free);
   for (const char *const *a = argv; *a != NULL; a++)
-    if (is_option (*a, "--stats") || is_option (*a, "--links"))
-      {
-        const char *eq = strchr (*a, '=');
-        if (eq != NULL)
-          g_ptr_array_add (files, g_strdup (eq + 1));
-        else if (a[1] != NULL)
-          g_ptr_array_add (files, g_strdup (a[1]));
-      }
+    for (const char *const *n = names; *n != NULL; n++)
+      if (is_option (*a, *n))
+        {
+          const char *eq = strchr (*a, '=');
+          if (eq != NULL)
+            g_ptr_array_add (files, g_strdup (eq + 1));
+          else if (a[1] != NULL)
+            g_ptr_array_add (files, g_strdup (a[1]));
+        }
   return files;
 }
 
-/* Whether LINE of a run's output names its mode: the summary's
- * "symmetric:" line, the streaming notice, the events-per-second line. */
+/* Whether LINE of a run's output or files names its mode: the summary's
+ * "symmetric:" line, the streaming notice, the events-per-second line; the
+ * report's "symmetric" flag and its count of the events simulated. */
 static gboolean
 names_mode (const char *line)
 {
+  const char *member = line + strspn (line, " ");
   return g_str_has_prefix (line, "symmetric: ")
          || g_str_has_prefix (line, "orrery run: the traces do not fit the memory budget")
-         || (g_str_has_prefix (line, "orrery: ") && strstr (line, " events in ") != NULL);
+         || (g_str_has_prefix (line, "orrery: ") && strstr (line, " events in ") != NULL)
+         || g_str_has_prefix (member, "\"symmetric\" : ")
+         || g_str_has_prefix (member, "\"events\" : ");
+}
+
+/* TEXT (LEN bytes) without the lines that name the mode; a binary file
+ * (a gzipped timeline) as its checksum. */
+static void
+append_mode_free (GString *out, const char *text, gsize len)
+{
+  if (strlen (text) != len)
+    {
+      g_autofree char *sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256,
+                                                          (const guchar *) text, len);
+      g_string_append_printf (out, "(binary, sha256 %s)\n", sum);
+      return;
+    }
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (char **l = lines; *l != NULL; l++)
+    if (!names_mode (*l))
+      g_string_append_printf (out, "%s\n", *l);
+}
+
+/* Whether PATH is a regular file (not a link, not a device such as the
+ * /dev/full that tests write to). */
+static gboolean
+is_regular (const char *path)
+{
+  GStatBuf st;
+  return g_lstat (path, &st) == 0 && S_ISREG (st.st_mode);
 }
 
 /* OUTPUT without the lines that name the mode; then each output file's
- * contents (or that it is absent). */
+ * contents, alike (or that it is absent). */
 static char *
 mode_free_output (const char *output, const GPtrArray *files)
 {
   g_autoptr (GString) out = g_string_new (NULL);
-  g_auto (GStrv) lines = g_strsplit (output, "\n", -1);
-  for (char **l = lines; *l != NULL; l++)
-    if (!names_mode (*l))
-      g_string_append_printf (out, "%s\n", *l);
+  append_mode_free (out, output, strlen (output));
   for (guint i = 0; i < files->len; i++)
     {
       g_autofree char *text = NULL;
-      if (!g_file_get_contents (files->pdata[i], &text, NULL, NULL))
-        text = g_strdup ("(absent)\n");
-      g_string_append_printf (out, "== %s ==\n%s", (const char *) files->pdata[i], text);
+      gsize len = 0;
+      g_string_append_printf (out, "== %s ==\n", (const char *) files->pdata[i]);
+      if (!is_regular (files->pdata[i]))
+        g_string_append (out, "(absent, or not a regular file)\n");
+      else if (g_file_get_contents (files->pdata[i], &text, &len, NULL))
+        append_mode_free (out, text, len);
+      else
+        g_string_append (out, "(unreadable)\n");
     }
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
@@ -477,8 +513,11 @@ run_with (const char *const *argv, const char *const *extra, const GPtrArray *fi
   for (const char *const *e = extra; e != NULL && *e != NULL; e++)
     g_ptr_array_add (args, (gpointer) *e);
   g_ptr_array_add (args, NULL);
+  /* Each run's own files: remove what an earlier run wrote (regular files
+   * only). */
   for (guint i = 0; i < files->len; i++)
-    g_unlink (files->pdata[i]);
+    if (is_regular (files->pdata[i]))
+      g_unlink (files->pdata[i]);
   char *out = NULL;
   int status = tu_run (&out, (const char *const *) args->pdata);
   *seen = mode_free_output (out, files);

@@ -40,7 +40,7 @@
  *
  * The end-to-end variant (tu_run_modes) runs the binary with the same argv
  * as is, with `--symmetry off` and with `--memory-budget 1B` appended, and
- * compares exit status, output and the --stats / --links files.
+ * compares exit status, output and the output files.
  *
  * Ownership: results and simulations handed out are the caller's.
  *
@@ -135,8 +135,9 @@ char *tu_sim_error_diff (const GError *a, const GError *b);
  * `--symmetry off`, and with `--memory-budget 1B` appended: every run must
  * exit with the same status, print the same output (apart from the lines
  * that name the mode: the summary's "symmetric:" line, the streaming
- * notice, the events-per-second line) and write the same --stats and
- * --links files.  The run as is goes last, so its files stay for the test;
+ * notice, the events-per-second line) and write the same --stats, --links,
+ * --report (but for its "symmetric" flag and event count) and --timeline
+ * files.  The run as is goes last, so its files stay for the test;
  * its output goes to *output (may be NULL) and its status is returned.
  * An argv that records (--report, --timeline, --critical-path/-p) is not
  * compared streamed: where it succeeds in memory, the streamed run must be
