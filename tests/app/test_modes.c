@@ -96,12 +96,42 @@ assert_detects (void (*edit) (TuSimResult *), gboolean every_rank, const char *n
   app_config_clear (&cfg);
 }
 
-static void edit_finish (TuSimResult *r) { r->rank[3].finish += 1; }
-static void edit_exposed (TuSimResult *r) { r->rank[2].exposed_comm += 1; }
-static void edit_compute (TuSimResult *r) { r->rank[1].compute -= 1; }
-static void edit_idle (TuSimResult *r) { r->rank[0].compute_busy -= 1; }
-static void edit_sends (TuSimResult *r) { r->rank[0].sends += 1; }
-static void edit_end (TuSimResult *r) { r->end += 1; }
+/* One figure of a result changed by one, for assert_detects. */
+static void
+edit_finish (TuSimResult *r)
+{
+  r->rank[3].finish += 1;
+}
+
+static void
+edit_exposed (TuSimResult *r)
+{
+  r->rank[2].exposed_comm += 1;
+}
+
+static void
+edit_compute (TuSimResult *r)
+{
+  r->rank[1].compute -= 1;
+}
+
+static void
+edit_idle (TuSimResult *r)
+{
+  r->rank[0].compute_busy -= 1;
+}
+
+static void
+edit_sends (TuSimResult *r)
+{
+  r->rank[0].sends += 1;
+}
+
+static void
+edit_end (TuSimResult *r)
+{
+  r->end += 1;
+}
 
 static void
 edit_coll (TuSimResult *r)
@@ -109,9 +139,23 @@ edit_coll (TuSimResult *r)
   g_array_index (r->colls, SysCollGroupStats, 0).busy += 1;
 }
 
-static void edit_events (TuSimResult *r) { r->events += 1; }
-static void edit_record (TuSimResult *r) { r->records[2][1].end += 1; }
-static void edit_peer (TuSimResult *r) { r->records[1][1].peer_rank += 1; }
+static void
+edit_events (TuSimResult *r)
+{
+  r->events += 1;
+}
+
+static void
+edit_record (TuSimResult *r)
+{
+  r->records[2][1].end += 1;
+}
+
+static void
+edit_peer (TuSimResult *r)
+{
+  r->records[1][1].peer_rank += 1;
+}
 
 static void
 edit_link (TuSimResult *r)
