@@ -346,6 +346,7 @@ END_TEST
 START_TEST (test_binary_modes_disagree)
 {
   ck_assert_ptr_nonnull (freopen ("/dev/null", "w", stderr));
+  ck_assert_ptr_nonnull (freopen ("/dev/null", "w", stdout));
   g_autofree char *fake = tu_write_file ("fake", "#!/bin/sh\necho \"$@\"\n");
   ck_assert_int_eq (g_chmod (fake, 0755), 0);
   const char *argv[] = { fake, "run", NULL };
