@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sim/app/simulation.h"
+#include "support/modes.h"
 #include "support/testutil.h"
 
 typedef struct
@@ -66,11 +67,7 @@ load_rows (const char *shared)
 static void
 check_all_ranks (const AppConfig *cfg, const RefRow *row, const char *how)
 {
-  GError *error = NULL;
-  AppSim *sim = app_sim_new (cfg, row->workload, &error);
-  g_assert_no_error (error);
-  app_sim_run (sim, &error);
-  g_assert_no_error (error);
+  AppSim *sim = tu_sim_all_modes_ok (cfg, row->workload);
   WlReplay *replay = app_sim_replay (sim);
   ck_assert_uint_eq (wl_replay_ranks (replay), row->npus);
   for (guint32 r = 0; r < row->npus; r++)
@@ -159,7 +156,7 @@ START_TEST (test_cli_finished_lines)
   const char *argv[] = { tu_orrery (), "run", "--astra-network", net, "--astra-system", sys,
                          "--workload", wl, NULL };
   g_autofree char *out = NULL;
-  ck_assert_int_eq (tu_run (&out, argv), 0);
+  ck_assert_int_eq (tu_run_modes (&out, argv), 0);
   for (guint r = 0; r < 16; r++)
     {
       g_autofree char *line = g_strdup_printf (
@@ -204,10 +201,7 @@ START_TEST (test_group_examples_complete)
       g_assert_no_error (error);
       app_config_load_comm_groups (&cfg, groups, &error);
       g_assert_no_error (error);
-      AppSim *sim = app_sim_new (&cfg, wl, &error);
-      g_assert_no_error (error);
-      app_sim_run (sim, &error);
-      g_assert_no_error (error);
+      AppSim *sim = tu_sim_all_modes_ok (&cfg, wl);
       WlReplay *replay = app_sim_replay (sim);
       for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
         {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sim/app/cli.h"
+#include "support/modes.h"
 #include "support/testutil.h"
 #include "workload/wl_error.h"
 
@@ -52,9 +53,9 @@ START_TEST (test_report_values_and_determinism)
   const char *argv1[] = { tu_orrery (), "run", "--config", cfg, "--workload", wl, "--report", r1, NULL };
   const char *argv2[] = { tu_orrery (), "run", "-q", "--config", cfg, "--workload", wl, "--report", r2, NULL };
   g_autofree char *out = NULL;
-  ck_assert_int_eq (tu_run (&out, argv1), 0);
+  ck_assert_int_eq (tu_run_modes (&out, argv1), 0);
   ck_assert_msg (strstr (out, "simulated time: 2.102 us") != NULL, "%s", out);
-  ck_assert_int_eq (tu_run (NULL, argv2), 0);
+  ck_assert_int_eq (tu_run_modes (NULL, argv2), 0);
 
   g_autofree char *a = NULL, *b = NULL;
   gsize la = 0, lb = 0;
@@ -91,11 +92,13 @@ START_TEST (test_report_values_and_determinism)
 }
 END_TEST
 
+/* A simulation ("run") in every mode (tu_run_modes), other commands once. */
 static void
 expect_fail (const char *const *argv, int code, const char *needle)
 {
   g_autofree char *out = NULL;
-  ck_assert_int_eq (tu_run (&out, argv), code);
+  gboolean run = argv[1] != NULL && strcmp (argv[1], "run") == 0;
+  ck_assert_int_eq (run ? tu_run_modes (&out, argv) : tu_run (&out, argv), code);
   ck_assert_msg (strstr (out, needle) != NULL, "'%s' not in: %s", needle, out);
 }
 
@@ -210,7 +213,7 @@ START_TEST (test_deadlock_exit_code)
   tu_node_free (recv);
   const char *argv[] = { tu_orrery (), "run", "--config", cfg, "--workload", wl, NULL };
   g_autofree char *out = NULL;
-  ck_assert_int_eq (tu_run (&out, argv), 3);
+  ck_assert_int_eq (tu_run_modes (&out, argv), 3);
   ck_assert_msg (strstr (out, "deadlock") != NULL, "%s", out);
   ck_assert_msg (strstr (out, "3 of 4 ranks joined: 0,1,2; never joined: 3") != NULL, "%s", out);
   ck_assert_msg (strstr (out, "rank 3 node 7 waits to receive 64 bytes from rank 0") != NULL, "%s",
@@ -229,7 +232,7 @@ START_TEST (test_links_csv)
   g_autofree char *csv = tu_scratch_path ("links.csv");
   const char *argv[] = { tu_orrery (), "run", "-q", "--network-model", "congestion", "--config",
                          cfg, "--workload", wl, "--links", csv, NULL };
-  ck_assert_int_eq (tu_run (NULL, argv), 0);
+  ck_assert_int_eq (tu_run_modes (NULL, argv), 0);
   g_autofree char *text = NULL;
   g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
@@ -251,7 +254,7 @@ START_TEST (test_links_csv)
   g_autofree char *stats = tu_scratch_path ("stats.csv");
   const char *sargv[] = { tu_orrery (), "run", "-q", "--config", cfg, "--workload", wl,
                           "--stats", stats, NULL };
-  ck_assert_int_eq (tu_run (NULL, sargv), 0);
+  ck_assert_int_eq (tu_run_modes (NULL, sargv), 0);
   g_autofree char *stext = NULL;
   g_assert_true (g_file_get_contents (stats, &stext, NULL, NULL));
   g_auto (GStrv) srows = g_strsplit (stext, "\n", -1);
@@ -283,13 +286,13 @@ START_TEST (test_lenient)
     }
   const char *strict[] = { tu_orrery (), "run", "--config", cfg, "--workload", wl, NULL };
   g_autofree char *err = NULL;
-  ck_assert_int_eq (tu_run (&err, strict), 1);
+  ck_assert_int_eq (tu_run_modes (&err, strict), 1);
   ck_assert_msg (strstr (err, "messy.0.et") != NULL && strstr (err, "99") != NULL
                      && strstr (err, "dangling") != NULL, "%s", err);
   const char *lenient[] = { tu_orrery (), "run", "--lenient", "--config", cfg, "--workload", wl,
                             NULL };
   g_autofree char *out = NULL;
-  ck_assert_int_eq (tu_run (&out, lenient), 0);
+  ck_assert_int_eq (tu_run_modes (&out, lenient), 0);
   ck_assert_msg (strstr (out, "lenient:") != NULL && strstr (out, "dangling") != NULL, "%s", out);
   ck_assert_msg (strstr (out, "simulated time: 3.000 us") != NULL, "%s", out);
 }

@@ -8,6 +8,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "support/modes.h"
 #include "support/testutil.h"
 
 /* A ring of `ranks` at exactly 1 byte per ns, 100 ns per hop. */
@@ -63,7 +64,10 @@ read_text (const char *path)
   return text;
 }
 
-/* orrery run --config CFG --workload WL, then the extra arguments. */
+/* orrery run --config CFG --workload WL, then the extra arguments.  Without
+ * extras, in every mode (tu_run_modes); the extras here pick a mode or a
+ * limit (where a run stops depends on the events the mode simulates), so
+ * those runs are made once, as given. */
 static int
 run (char **out, const char *cfg, const char *wl, const char *const *extra)
 {
@@ -74,7 +78,8 @@ run (char **out, const char *cfg, const char *wl, const char *const *extra)
   for (guint i = 0; extra != NULL && extra[i] != NULL; i++)
     g_ptr_array_add (argv, (gpointer) extra[i]);
   g_ptr_array_add (argv, NULL);
-  return tu_run (out, (const char *const *) argv->pdata);
+  const char *const *args = (const char *const *) argv->pdata;
+  return extra == NULL ? tu_run_modes (out, args) : tu_run (out, args);
 }
 
 #define US G_GINT64_CONSTANT (1000000)

@@ -11,6 +11,7 @@
 #include <check.h>
 #include <string.h>
 
+#include "support/modes.h"
 #include "support/testutil.h"
 
 enum
@@ -77,7 +78,7 @@ run_orrery (char **out, const char *mode)
   gboolean lenient = strcmp (mode, "lenient") == 0;
   const char *argv[] = { tu_orrery (), "run", "--config", cfg, "--workload", prefix,
                          lenient ? "--lenient" : NULL, NULL };
-  return tu_run (out, argv);
+  return tu_run_modes (out, argv);
 }
 
 /* The checks of one row on the trace written for it. */

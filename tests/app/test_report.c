@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support/modes.h"
 #include "support/testutil.h"
 
 enum
@@ -75,7 +76,7 @@ run_ok (const char *cfg, const char *const *extra)
     g_ptr_array_add (argv, (gpointer) *a);
   g_ptr_array_add (argv, NULL);
   char *out = NULL;
-  int status = tu_run (&out, (const char *const *) argv->pdata);
+  int status = tu_run_modes (&out, (const char *const *) argv->pdata);
   ck_assert_msg (status == 0, "exit %d: %s", status, out);
   return out;
 }

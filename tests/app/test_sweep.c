@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "support/modes.h"
 #include "support/testutil.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
@@ -468,7 +469,7 @@ by_hand (const char *cfg, const char *bytes)
   const char *run[] = { tu_orrery (), "run", "-q", "--config", cfg, "--workload", prefix,
                         "--report", report, NULL };
   g_autofree char *output = NULL;
-  ck_assert_msg (tu_run (&output, run) == 0, "%s", output);
+  ck_assert_msg (tu_run_modes (&output, run) == 0, "%s", output);
   g_autofree char *json = slurp (report);
   const char *t = strstr (json, "\"simulated_time_ns\"");
   ck_assert_ptr_nonnull (t);

@@ -13,28 +13,21 @@
 #include "sim/app/simulation.h"
 #include "system/algo.h"
 #include "workload/gen.h"
+#include "support/modes.h"
 #include "support/testutil.h"
 
-/* Run and return the simulation (caller frees). */
-static AppSim *
-run (const AppConfig *cfg, const char *prefix, gboolean allow)
-{
-  GError *error = NULL;
-  AppSim *sim = app_sim_new (cfg, prefix, &error);
-  g_assert_no_error (error);
-  app_sim_set_symmetry (sim, allow);
-  app_sim_run (sim, &error);
-  g_assert_no_error (error);
-  return sim;
-}
 
-/* Both ways; every figure must agree.  Returns whether the shortcut was
- * taken. */
+/* Both ways (and streamed: tu_sim_modes_run runs every mode); every
+ * figure must agree.  Returns whether the shortcut was taken. */
 static gboolean
 same_both_ways (const AppConfig *cfg, const char *prefix, const char *what)
 {
-  AppSim *fast = run (cfg, prefix, TRUE);
-  AppSim *full = run (cfg, prefix, FALSE);
+  TuSimModes m;
+  tu_sim_modes_run (&(TuSimRequest) { .cfg = cfg, .prefix = prefix }, &m);
+  g_assert_no_error (m.error[TU_MODE_AUTO]);
+  g_assert_no_error (m.error[TU_MODE_EVERY_RANK]);
+  AppSim *fast = m.sim[TU_MODE_AUTO];
+  AppSim *full = m.sim[TU_MODE_EVERY_RANK];
   ck_assert_msg (!app_sim_symmetric (full), "%s: --symmetry off was not honoured", what);
   WlReplay *a = app_sim_replay (fast), *b = app_sim_replay (full);
   ck_assert_uint_eq (wl_replay_ranks (a), wl_replay_ranks (b));
@@ -63,8 +56,7 @@ same_both_ways (const AppConfig *cfg, const char *prefix, const char *what)
                      "%s: collective row %u differs", what, i);
     }
   gboolean used = app_sim_symmetric (fast);
-  app_sim_free (fast);
-  app_sim_free (full);
+  tu_sim_modes_clear (&m);
   return used;
 }
 
@@ -227,7 +219,7 @@ START_TEST (test_not_symmetric)
       cfg.net.model = cases[i].model;
       const char *names[] = { cases[i].algo };
       g_assert_true (sys_params_set_impl (&cfg.sys, cases[i].kind, names, 1, NULL));
-      AppSim *sim = run (&cfg, prefix, TRUE);
+      AppSim *sim = tu_sim_all_modes_ok (&cfg, prefix);
       ck_assert_msg (!app_sim_symmetric (sim), "case %u: shortcut taken", i);
       app_sim_free (sim);
       app_config_clear (&cfg);

@@ -18,6 +18,7 @@
 #include "sim/app/timeline.h"
 #include "sim/error.h"
 #include "workload/graph.h"
+#include "support/modes.h"
 #include "support/testutil.h"
 
 enum
@@ -103,7 +104,7 @@ run_timeline (const char *out, const char *const *extra, char **output)
   for (guint i = 0; extra != NULL && extra[i] != NULL; i++)
     g_ptr_array_add (argv, (gpointer) extra[i]);
   g_ptr_array_add (argv, NULL);
-  return tu_run (output, (const char *const *) argv->pdata);
+  return tu_run_modes (output, (const char *const *) argv->pdata);
 }
 
 static void
@@ -343,7 +344,7 @@ START_TEST (test_multitenancy_every_node_once)
   const char *argv[] = { tu_orrery (), "run", "-q", "--astra-network", net, "--astra-system", sys,
                          "--comm-groups", groups, "--workload", wl, "--timeline", out, NULL };
   g_autofree char *output = NULL;
-  int rc = tu_run (&output, argv);
+  int rc = tu_run_modes (&output, argv);
   ck_assert_msg (rc == 0, "exit %d: %s", rc, output);
 
   g_autoptr (JsonParser) parser = parse_timeline (out);
@@ -585,10 +586,7 @@ START_TEST (test_write_errors)
   GError *error = NULL;
   app_config_load_xml (&cfg, cfg_path, &error);
   g_assert_no_error (error);
-  AppSim *sim = app_sim_new (&cfg, wl, &error);
-  g_assert_no_error (error);
-  app_sim_run (sim, &error);
-  g_assert_no_error (error);
+  AppSim *sim = tu_sim_all_modes_ok (&cfg, wl);
   g_autofree char *out = tu_scratch_path ("off.json");
   ck_assert (!app_timeline_write (sim, out, NULL, NULL, &error));
   g_assert_error (error, SIM_ERROR, SIM_ERROR_INTERNAL);

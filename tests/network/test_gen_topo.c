@@ -12,6 +12,7 @@
 #include "network/gen_topo.h"
 #include "sim/app/simulation.h"
 #include "workload/gen.h"
+#include "support/modes.h"
 #include "support/testutil.h"
 
 #define NS(x) ((SimTime) (x) * 1000)
@@ -493,10 +494,7 @@ run_all_to_all (const char *network, const char *model, guint64 bytes)
   ck_assert (net_model_parse (model, &cfg.net.model));
   g_autofree char *wl = tu_scratch_path ("a2a");
   ck_assert (wl_gen_collective (wl, SYS_COLL_ALL_TO_ALL, cfg.graph->ranks, bytes, NULL));
-  g_autoptr (AppSim) sim = app_sim_new (&cfg, wl, &error);
-  g_assert_no_error (error);
-  ck_assert (app_sim_run (sim, &error));
-  g_assert_no_error (error);
+  g_autoptr (AppSim) sim = tu_sim_all_modes_ok (&cfg, wl);
   SimTime end = app_sim_end_time (sim);
   g_clear_pointer (&sim, app_sim_free);
   app_config_clear (&cfg);

@@ -8,6 +8,7 @@
 
 #include "sim/app/simulation.h"
 #include "workload/gen.h"
+#include "support/modes.h"
 #include "support/testutil.h"
 
 #define NS(x) ((SimTime) (x) * 1000)
@@ -93,9 +94,7 @@ run_xml (const char *xml, const char *model, GError **error)
   net_model_parse (model, &cfg.net.model);
   g_autofree char *wl = tu_scratch_path ("a2a");
   g_assert_true (wl_gen_collective (wl, SYS_COLL_ALL_TO_ALL, 4, 4000, NULL));
-  AppSim *sim = app_sim_new (&cfg, wl, error);
-  if (sim != NULL && !app_sim_run (sim, error))
-    g_clear_pointer (&sim, app_sim_free);
+  AppSim *sim = tu_sim_all_modes (&(TuSimRequest) { .cfg = &cfg, .prefix = wl }, error);
   if (sim == NULL)
     app_config_clear (&cfg);
   return sim;

@@ -2,6 +2,7 @@
 #include "testutil.h"
 
 #include "sim/app/simulation.h"
+#include "modes.h"
 
 #include <glib/gstdio.h>
 #include <sys/wait.h>
@@ -305,11 +306,7 @@ tu_assert_completes_2x4 (const char *prefix)
   cfg.net.dims[1] = (NetDimSpec) { .kind = NET_DIM_RING, .size = 4, .bandwidth_Bps = 25e9,
                                    .latency = sim_time_from_ns (1000) };
   cfg.wl.compute = WL_COMPUTE_ROOFLINE;
-  GError *error = NULL;
-  AppSim *sim = app_sim_new (&cfg, prefix, &error);
-  g_assert_no_error (error);
-  g_assert_true (app_sim_run (sim, &error));
-  g_assert_no_error (error);
+  AppSim *sim = tu_sim_all_modes_ok (&cfg, prefix);
   const WlReplay *rp = app_sim_replay (sim);
   g_assert_cmpuint (wl_replay_unfinished (rp), ==, 0);
   for (guint32 r = 0; r < 8; r++)

@@ -1,7 +1,8 @@
 /* testutil.h: helpers shared by the test suites: running a Check suite,
  * where the shared test data is, temporary directories (and a per-test
  * scratch directory fixture), input-error checks, writing small traces, and
- * the exact ring cluster that hand-timed workloads run on.
+ * the exact ring cluster that hand-timed workloads run on.  A suite that
+ * simulates a workload runs it through modes.h, in every mode.
  *
  * Layer: tests.  May include: every layer.
  */
@@ -84,8 +85,9 @@ ChakraProtoMsg__Node *tu_p2p (guint64 id, int type, gint64 src, gint64 dst, gint
                               gint64 bytes);
 
 /* Simulate the 8-rank trace set PREFIX on a 2 x 4 ring (100 GB/s, 500 ns;
- * 25 GB/s, 1 us) with the default roofline compute model: it must run to
- * completion, every rank finishing after time 0. */
+ * 25 GB/s, 1 us) with the default roofline compute model, in every mode
+ * (tu_sim_all_modes): it must run to completion, every rank finishing after
+ * time 0. */
 void tu_assert_completes_2x4 (const char *prefix);
 
 /* Write nodes (an array of n) as a trace file; asserts on failure. */

@@ -14,6 +14,7 @@
 #include "sim/error.h"
 #include "workload/compute.h"
 #include "workload/wl_error.h"
+#include "support/modes.h"
 #include "support/testutil.h"
 
 enum { T_COMP = 4 };
@@ -104,10 +105,7 @@ static SimTime
 finish (const AppConfig *cfg, guint32 rank)
 {
   g_autofree char *prefix = tu_scratch_path ("wl");
-  GError *error = NULL;
-  AppSim *sim = app_sim_new (cfg, prefix, &error);
-  g_assert_no_error (error);
-  ck_assert (app_sim_run (sim, &error));
+  AppSim *sim = tu_sim_all_modes_ok (cfg, prefix);
   SimTime t = wl_replay_rank_stats (app_sim_replay (sim), rank)->finish;
   app_sim_free (sim);
   return t;
@@ -218,7 +216,7 @@ START_TEST (test_missing_ops_and_duration)
   write_all (comp (7, 0, 0, 4096));
   g_autofree char *prefix = tu_scratch_path ("wl");
   GError *error = NULL;
-  ck_assert_ptr_null (app_sim_new (&cfg, prefix, &error));
+  ck_assert_ptr_null (tu_sim_all_modes (&(TuSimRequest) { .cfg = &cfg, .prefix = prefix }, &error));
   g_assert_error (error, WL_ERROR, SIM_ERROR_INPUT);
   ck_assert_msg (strstr (error->message, "wl.0.et: node 7") != NULL, "%s", error->message);
   ck_assert_msg (strstr (error->message, "neither num_ops nor duration") != NULL, "%s",

@@ -15,6 +15,7 @@
 #include "sim/app/simulation.h"
 #include "workload/activity.h"
 #include "workload/critpath.h"
+#include "support/modes.h"
 #include "support/testutil.h"
 
 enum
@@ -25,17 +26,16 @@ enum
 #define NS(x) sim_time_from_ns (x)
 #define NONE WL_NO_NODE
 
-/* Run the workload with recording on (or off); it must succeed.  The
- * caller frees the simulation. */
+/* Run the workload with recording on (or off) in every mode
+ * (tu_sim_all_modes: streamed only without recording); it must succeed.
+ * The caller frees the simulation. */
 static AppSim *
 run_recorded (const AppConfig *cfg, gboolean recording)
 {
   g_autofree char *p = tu_scratch_path ("wl");
   GError *error = NULL;
-  AppSim *sim = app_sim_new (cfg, p, &error);
-  g_assert_no_error (error);
-  app_sim_set_recording (sim, recording);
-  ck_assert (app_sim_run (sim, &error));
+  AppSim *sim = tu_sim_all_modes (
+      &(TuSimRequest) { .cfg = cfg, .prefix = p, .recording = recording }, &error);
   g_assert_no_error (error);
   return sim;
 }

@@ -9,6 +9,7 @@
 #include "sim/error.h"
 #include "workload/gen.h"
 #include "workload/wl_error.h"
+#include "support/modes.h"
 #include "support/testutil.h"
 
 /* All nodes of PREFIX.<rank>.et (a new GPtrArray that frees them). */
@@ -188,10 +189,7 @@ run_grouped (guint32 stride, guint32 count)
   cfg.net.rounding = NET_ROUND_PS;
   cfg.sys.endpoint_delay = 0;
   cfg.sys.reduction_passes = 0;
-  AppSim *sim = app_sim_new (&cfg, p, &error);
-  g_assert_no_error (error);
-  ck_assert (app_sim_run (sim, &error));
-  g_assert_no_error (error);
+  AppSim *sim = tu_sim_all_modes_ok (&cfg, p);
   SimTime want = count * 2 * 3 * sim_time_from_ns (100 + c / 4);
   for (guint32 r = 0; r < 16; r++)
     ck_assert_uint_eq (wl_replay_rank_stats (app_sim_replay (sim), r)->finish, want);

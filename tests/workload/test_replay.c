@@ -12,6 +12,7 @@
 #include "sim/app/simulation.h"
 #include "sim/error.h"
 #include "workload/wl_error.h"
+#include "support/modes.h"
 #include "support/testutil.h"
 
 enum
@@ -19,20 +20,13 @@ enum
   T_META = 1, T_MEM_LOAD = 2, T_MEM_STORE = 3, T_COMP = 4, T_SEND = 5, T_RECV = 6, T_COLL = 7
 };
 
-/* Run the workload; returns the simulation (caller frees) or NULL with error. */
+/* Run the workload in every mode (tu_sim_all_modes: they must agree);
+ * returns the simulation (caller frees) or NULL with error. */
 static AppSim *
 run (AppConfig *cfg, GError **error)
 {
   g_autofree char *p = tu_scratch_path ("wl");
-  AppSim *sim = app_sim_new (cfg, p, error);
-  if (sim == NULL)
-    return NULL;
-  if (!app_sim_run (sim, error))
-    {
-      app_sim_free (sim);
-      return NULL;
-    }
-  return sim;
+  return tu_sim_all_modes (&(TuSimRequest) { .cfg = cfg, .prefix = p }, error);
 }
 
 /* Run the workload, which must succeed; the caller frees the simulation. */

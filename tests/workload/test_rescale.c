@@ -9,6 +9,7 @@
 #include "sim/error.h"
 #include "workload/rescale.h"
 #include "workload/wl_error.h"
+#include "support/modes.h"
 #include "support/testutil.h"
 
 enum { T_META = 1, T_COMP = 4, T_SEND = 5, T_COLL = 7 };
@@ -77,11 +78,7 @@ simulate (const char *prefix, guint32 ranks, SimTime *compute)
 {
   AppConfig cfg;
   tu_exact_ring (&cfg, ranks);
-  GError *error = NULL;
-  AppSim *sim = app_sim_new (&cfg, prefix, &error);
-  g_assert_no_error (error);
-  ck_assert (app_sim_run (sim, &error));
-  g_assert_no_error (error);
+  AppSim *sim = tu_sim_all_modes_ok (&cfg, prefix);
   const WlRankStats *st0 = wl_replay_rank_stats (app_sim_replay (sim), 0);
   SimTime finish = st0->finish;
   *compute = st0->compute;
