@@ -16,12 +16,25 @@ app_config_init (AppConfig *cfg)
   /* A network has no sensible default shape: n_dims stays 0 until a loader
    * fills it, and net_topo_new rejects it if none did. */
   cfg->net.model = NET_MODEL_ANALYTICAL;
-  cfg->net.rounding = NET_ROUND_PS;
   sys_params_init (&cfg->sys);
   wl_params_init (&cfg->wl);
+  app_compat_apply (APP_COMPAT_NATIVE, &cfg->net, &cfg->sys, &cfg->wl);
   cfg->groups = NULL;
   cfg->astra_mode = FALSE;
   cfg->sources = g_ptr_array_new_with_free_func (g_free);
+}
+
+void
+app_compat_apply (AppCompat compat, NetSpec *net, SysParams *sys, WlParams *wl)
+{
+  g_return_if_fail (net != NULL && sys != NULL && wl != NULL);
+  gboolean reference = compat == APP_COMPAT_REFERENCE;
+  net->rounding = reference ? NET_ROUND_NS_TRUNCATED : NET_ROUND_PS;
+  if (reference)
+    sys_compat_reference (&sys->compat);
+  else
+    sys_compat_native (&sys->compat);
+  wl->timing = reference ? WL_TIMING_REFERENCE : WL_TIMING_NATIVE;
 }
 
 void

@@ -35,6 +35,24 @@ typedef struct
 
 /* Defaults of every layer, no groups, no sources. */
 void app_config_init (AppConfig *cfg);
+
+/* Whose timing rules a configuration follows: orrery's own (exact
+ * picoseconds, rounding sizes up), or the reference simulator's, ASTRA-sim
+ * (whole nanoseconds truncated, its variants of the algorithms, broadcast
+ * waited out as a delay, empty nodes costing 1 ns: see
+ * ../shared/reference/ASTRA-SIM.md).  It is one choice, made when a
+ * configuration is read (ASTRA-sim inputs, or rounding="astra-ns" in a
+ * cluster XML); each layer receives its part of it as data. */
+typedef enum
+{
+  APP_COMPAT_NATIVE,
+  APP_COMPAT_REFERENCE
+} AppCompat;
+
+/* Set every layer's part of COMPAT: the network's rounding, the system
+ * layer's policy (SysCompat) and the replay's timing (WlTiming).  The
+ * loaders fill their own copies of the three before committing them. */
+void app_compat_apply (AppCompat compat, NetSpec *net, SysParams *sys, WlParams *wl);
 void app_config_clear (AppConfig *cfg);
 
 /* ASTRA-sim inputs, read as they are (see ../shared/reference/ASTRA-SIM.md):

@@ -645,10 +645,8 @@ app_config_load_astra (AppConfig *cfg, const char *net_yml, const char *sys_json
     return FALSE;
   /* ASTRA-sim's analytical semantics, everywhere. */
   net.model = NET_MODEL_ANALYTICAL;
-  net.rounding = NET_ROUND_NS_TRUNCATED;
-  sys_compat_reference (&sys.compat);
+  app_compat_apply (APP_COMPAT_REFERENCE, &net, &sys, &wl);
   sys.reduction_passes = 3;
-  wl.timing = WL_TIMING_REFERENCE;
   wl.slots_comp = 1;
   wl.slots_cpu = 1;
   wl.slots_comm = 1;

@@ -181,13 +181,7 @@ xml_rounding (XmlLoad *l, const xmlNode *cluster, GError **error)
   int r = -1;
   if (!app_xml_attr_choice (l, cluster, "rounding", names, &r, error))
     return FALSE;
-  gboolean astra = r == 1;
-  l->net.rounding = astra ? NET_ROUND_NS_TRUNCATED : NET_ROUND_PS;
-  if (astra)
-    sys_compat_reference (&l->sys.compat);
-  else
-    sys_compat_native (&l->sys.compat);
-  l->wl.timing = astra ? WL_TIMING_REFERENCE : WL_TIMING_NATIVE;
+  app_compat_apply (r == 1 ? APP_COMPAT_REFERENCE : APP_COMPAT_NATIVE, &l->net, &l->sys, &l->wl);
   return TRUE;
 }
 
@@ -676,9 +670,9 @@ xml_load_init (XmlLoad *l, const char *path)
   memset (l, 0, sizeof *l);
   l->path = path;
   l->net.model = NET_MODEL_ANALYTICAL;
-  l->net.rounding = NET_ROUND_PS;
   sys_params_init (&l->sys);
   wl_params_init (&l->wl);
+  app_compat_apply (APP_COMPAT_NATIVE, &l->net, &l->sys, &l->wl);
   l->group_ids = g_array_new (FALSE, FALSE, sizeof (guint64));
 }
 

@@ -112,12 +112,8 @@ native_config (AppConfig *cfg, const char *algo, SysCollOpt opt, NetModelKind mo
   app_config_init (cfg);
   /* ASTRA-sim's timing rules (whole ns, its quirks in direct and
    * halving-doubling) or exact ps. */
-  if (astra)
-    sys_compat_reference (&cfg->sys.compat);
-  else
-    sys_compat_native (&cfg->sys.compat);
-  cfg->wl.timing = astra ? WL_TIMING_REFERENCE : WL_TIMING_NATIVE;
-  cfg->net.rounding = astra ? NET_ROUND_NS_TRUNCATED : NET_ROUND_PS;
+  app_compat_apply (astra ? APP_COMPAT_REFERENCE : APP_COMPAT_NATIVE, &cfg->net, &cfg->sys,
+                    &cfg->wl);
   cfg->net.n_dims = 3;
   cfg->net.dims[0] = (NetDimSpec) { .kind = NET_DIM_RING, .size = 4, .bandwidth_Bps = 200e9,
                                     .latency = sim_time_from_ns (300) };
