@@ -102,21 +102,16 @@ absent_ok (GError **error)
   return error == NULL || *error == NULL;
 }
 
-/* [{"pg_name": "1", "ranks": [0, 1]}, ...] in inputs.values. */
-static gboolean
-decode_metadata (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, GError **error)
+const char *
+wl_group_defs_parse (const char *json, GArray *defs)
 {
-  if (b->group_defs == NULL)
-    return TRUE; /* not collected (read before) */
-  if (n->inputs == NULL || n->inputs->values == NULL || strstr (n->inputs->values, "pg_name") == NULL)
-    return TRUE;
+  g_return_val_if_fail (json != NULL && defs != NULL, "no process-group list");
   g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autoptr (GError) jerr = NULL;
-  if (!json_parser_load_from_data (parser, n->inputs->values, -1, &jerr))
-    return fail (error, b, n->id, "METADATA node's process-group JSON does not parse");
+  if (!json_parser_load_from_data (parser, json, -1, NULL))
+    return "METADATA node's process-group JSON does not parse";
   JsonNode *root = json_parser_get_root (parser);
   if (!JSON_NODE_HOLDS_ARRAY (root))
-    return fail (error, b, n->id, "METADATA process groups must be a JSON list");
+    return "METADATA process groups must be a JSON list";
   JsonArray *list = json_node_get_array (root);
   for (guint i = 0; i < json_array_get_length (list); i++)
     {
@@ -128,10 +123,9 @@ decode_metadata (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, GError **error
       if (name == NULL || json_node_get_value_type (name) != G_TYPE_STRING
           || !wl_group_id_parse (json_node_get_string (name), &id) || id == WL_GROUP_ALL
           || ranks == NULL || !JSON_NODE_HOLDS_ARRAY (ranks))
-        return fail (error, b, n->id,
-                     "METADATA process group needs a numeric \"pg_name\" and a \"ranks\" list");
+        return "METADATA process group needs a numeric \"pg_name\" and a \"ranks\" list";
       WlGroupDef def = { .id = id, .ranks = g_array_new (FALSE, FALSE, sizeof (guint32)) };
-      g_array_append_val (b->group_defs, def);
+      g_array_append_val (defs, def);
       JsonArray *ra = json_node_get_array (ranks);
       for (guint j = 0; j < json_array_get_length (ra); j++)
         {
@@ -139,12 +133,24 @@ decode_metadata (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, GError **error
           gint64 v = JSON_NODE_HOLDS_VALUE (r) ? json_node_get_int (r) : -1;
           if (!JSON_NODE_HOLDS_VALUE (r) || json_node_get_value_type (r) != G_TYPE_INT64 || v < 0
               || v >= G_MAXINT32)
-            return fail (error, b, n->id, "METADATA process group ranks must be ranks");
+            return "METADATA process group ranks must be ranks";
           guint32 rank = (guint32) v;
           g_array_append_val (def.ranks, rank);
         }
     }
-  return TRUE;
+  return NULL;
+}
+
+/* [{"pg_name": "1", "ranks": [0, 1]}, ...] in inputs.values. */
+static gboolean
+decode_metadata (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, GError **error)
+{
+  if (b->group_defs == NULL)
+    return TRUE; /* not collected (read before) */
+  if (n->inputs == NULL || n->inputs->values == NULL || strstr (n->inputs->values, "pg_name") == NULL)
+    return TRUE;
+  const char *why = wl_group_defs_parse (n->inputs->values, b->group_defs);
+  return why == NULL ? TRUE : fail (error, b, n->id, why);
 }
 
 /* A collective's process group: pg_name, or all ranks. */

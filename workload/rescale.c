@@ -1,11 +1,11 @@
 /* rescale.c: data-parallel trace sets from p ranks to q (rules in rescale.h). */
 #include "workload/rescale.h"
 
-#include <json-glib/json-glib.h>
 #include <string.h>
 
 #include "workload/chakra.h"
 #include "workload/groups.h"
+#include "workload/node.h"
 
 typedef struct
 {
@@ -39,38 +39,23 @@ read_groups (Rescale *rs, ChakraProtoMsg__Node *n, GError **error)
 {
   if (n->inputs == NULL || n->inputs->values == NULL || strstr (n->inputs->values, "pg_name") == NULL)
     return TRUE;
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  if (!json_parser_load_from_data (parser, n->inputs->values, -1, NULL)
-      || !JSON_NODE_HOLDS_ARRAY (json_parser_get_root (parser)))
-    return refuse (error, rs->path0, n->id, "METADATA process groups are not a JSON list");
-  JsonArray *list = json_node_get_array (json_parser_get_root (parser));
+  g_autoptr (GArray) defs = wl_group_defs_new ();
+  const char *why = wl_group_defs_parse (n->inputs->values, defs);
+  if (why != NULL)
+    return refuse (error, rs->path0, n->id, "%s", why);
   GString *out = g_string_new ("[");
-  for (guint i = 0; i < json_array_get_length (list); i++)
+  for (guint i = 0; i < defs->len; i++)
     {
-      JsonNode *item = json_array_get_element (list, i);
-      JsonObject *o = JSON_NODE_HOLDS_OBJECT (item) ? json_node_get_object (item) : NULL;
-      JsonNode *name = o ? json_object_get_member (o, "pg_name") : NULL;
-      JsonNode *ranks = o ? json_object_get_member (o, "ranks") : NULL;
-      guint64 id;
-      if (name == NULL || json_node_get_value_type (name) != G_TYPE_STRING
-          || !wl_group_id_parse (json_node_get_string (name), &id) || id == WL_GROUP_ALL
-          || ranks == NULL || !JSON_NODE_HOLDS_ARRAY (ranks))
-        {
-          g_string_free (out, TRUE);
-          return refuse (error, rs->path0, n->id,
-                         "METADATA process group needs a numeric \"pg_name\" and a \"ranks\" list");
-        }
+      const WlGroupDef *def = &g_array_index (defs, WlGroupDef, i);
+      guint64 id = def->id;
       /* World: empty, or each of 0 .. p-1 exactly once. */
-      JsonArray *ra = json_node_get_array (ranks);
-      guint len = json_array_get_length (ra);
+      guint len = def->ranks->len;
       g_autofree gboolean *seen = g_new0 (gboolean, rs->p);
       guint hits = 0;
       for (guint j = 0; j < len; j++)
         {
-          JsonNode *r = json_array_get_element (ra, j);
-          gint64 v = JSON_NODE_HOLDS_VALUE (r) && json_node_get_value_type (r) == G_TYPE_INT64
-                         ? json_node_get_int (r) : -1;
-          if (v >= 0 && v < rs->p && !seen[v])
+          guint32 v = g_array_index (def->ranks, guint32, j);
+          if (v < rs->p && !seen[v])
             seen[v] = TRUE, hits++;
         }
       gboolean world = len == 0 || (len == rs->p && hits == rs->p);

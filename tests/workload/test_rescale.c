@@ -177,6 +177,11 @@ START_TEST (test_refusals)
   expect_refusal (fine, 0, (const char *[]) { "cannot rescale to 0 ranks: need at least 1", NULL });
   g_autofree char *none = tu_scratch_path ("none");
   expect_refusal (none, 4, (const char *[]) { "no trace ", "none.0.et", NULL });
+  /* METADATA groups are read as graph loading reads them: a rank that is
+   * not a rank is refused, naming the node. */
+  g_autofree char *bad = write_dp ("bad", "[0, -1, 2]", 8, FALSE);
+  expect_refusal (bad, 16, (const char *[]) { "bad.0.et node 1: METADATA process group ranks "
+                                              "must be ranks", NULL });
 }
 END_TEST
 
