@@ -425,8 +425,7 @@ int
 main (void)
 {
   Suite *s = suite_create ("registry");
-  TCase *tc = tcase_create ("registry");
-  tcase_set_timeout (tc, 60);
+  TCase *tc = tu_tcase (s, "registry", tu_scratch_setup, tu_scratch_teardown, 60);
   /* The tables as built first: the throwaway rows join them for good. */
   tcase_add_test (tc, test_schema_models);
   tcase_add_test (tc, test_schema_algorithms);
@@ -435,6 +434,5 @@ main (void)
   tcase_add_test (tc, test_policy_picks_rows);
   tcase_add_test (tc, test_throwaway_rows);
   tcase_add_test (tc, test_shortcut_asks_the_class);
-  suite_add_tcase (s, tc);
   return tu_run_suite (s);
 }

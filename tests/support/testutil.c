@@ -94,6 +94,9 @@ tu_scratch_teardown (void)
 char *
 tu_scratch_path (const char *name)
 {
+  /* Without the fixture the path would be relative to the current
+   * directory: a test would write into the source tree. */
+  g_assert (tu_scratch != NULL);
   return g_build_filename (tu_scratch, name, NULL);
 }
 
