@@ -72,7 +72,7 @@ congestion_create (Net *net, GError **error)
       return NULL;
     }
   c->n_links = c->layout.n_links;
-  c->links = sim_try_alloc0 (c->n_links, sizeof (NetLink), "the links' state", error);
+  c->links = sim_try_alloc (c->n_links, sizeof (NetLink), TRUE, "the links' state", error);
   if (c->links == NULL)
     {
       g_free (c);

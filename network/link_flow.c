@@ -75,7 +75,7 @@ flow_create (Net *net, GError **error)
       g_free (f);
       return NULL;
     }
-  f->links = sim_try_alloc0 (f->layout.n_links, sizeof (FlowLink), "the links' state", error);
+  f->links = sim_try_alloc (f->layout.n_links, sizeof (FlowLink), TRUE, "the links' state", error);
   if (f->links == NULL)
     {
       g_free (f);

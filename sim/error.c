@@ -24,12 +24,6 @@ sim_try_alloc (guint64 n, gsize size, gboolean zero, const char *what, GError **
   return p;
 }
 
-gpointer
-sim_try_alloc0 (gsize n, gsize size, const char *what, GError **error)
-{
-  return sim_try_alloc (n, size, TRUE, what, error);
-}
-
 void
 sim_error_prefix (GError **error, const char *format, ...)
 {

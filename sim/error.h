@@ -39,7 +39,4 @@ gpointer sim_try_alloc (guint64 n, gsize size, gboolean zero, const char *what, 
  * arrays): always returns FALSE. */
 gboolean sim_alloc_error (guint64 n, gsize size, const char *what, GError **error);
 
-/* sim_try_alloc (N, SIZE, TRUE, WHAT, ERROR). */
-gpointer sim_try_alloc0 (gsize n, gsize size, const char *what, GError **error);
-
 #endif /* ORRERY_SIM_ERROR_H */

@@ -133,7 +133,7 @@ dbt_node (guint32 n, guint tree, guint32 pos)
 static gboolean
 dbt_ref (const SysPhaseCtx *ctx)
 {
-  return ctx->algo == &sys_algo_dbt_reference && (ctx->n & (ctx->n - 1)) == 0;
+  return ctx->algo->timing == SYS_TIMING_REFERENCE && (ctx->n & (ctx->n - 1)) == 0;
 }
 
 /* The trees this member works on: [first, last]. */

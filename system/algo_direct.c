@@ -288,7 +288,7 @@ rooted_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
 static gboolean
 packetised (const SysPhaseCtx *ctx)
 {
-  return ctx->algo == &sys_algo_direct_packets && ctx->op != SYS_COLL_BARRIER;
+  return ctx->algo->timing == SYS_TIMING_REFERENCE && ctx->op != SYS_COLL_BARRIER;
 }
 
 void

@@ -128,7 +128,7 @@ hd_shape (const SysPhaseCtx *ctx)
   s.p2 = 1u << s.q;
   s.extra = ctx->n - s.p2;
   s.K = ctx->op == SYS_COLL_ALL_REDUCE ? 2 * s.q : s.q;
-  s.ref = ctx->algo == &sys_algo_hd_reference && s.extra == 0;
+  s.ref = ctx->algo->timing == SYS_TIMING_REFERENCE && s.extra == 0;
   g_assert (s.K + 1 < 64); /* steps fit SysRun.bits */
   return s;
 }

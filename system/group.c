@@ -104,9 +104,9 @@ SysGroup *
 sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n,
                gboolean flat_subgroups, GError **error)
 {
-  g_autofree guint32 *members = sim_try_alloc0 (n, sizeof (guint32), "a group's members", error);
+  g_autofree guint32 *members = sim_try_alloc (n, sizeof (guint32), TRUE, "a group's members", error);
   g_autofree guint32 *next_seq
-      = members != NULL ? sim_try_alloc0 (n, sizeof (guint32), "a group's members", error) : NULL;
+      = members != NULL ? sim_try_alloc (n, sizeof (guint32), TRUE, "a group's members", error) : NULL;
   if (next_seq == NULL)
     return NULL;
   SysGroup *g = g_new0 (SysGroup, 1);

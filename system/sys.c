@@ -7,6 +7,21 @@
 
 #include "sim/error.h"
 
+/* The names of the rows of TIMING that implement KIND, from the table:
+ * "ring, direct, ...". */
+static char *
+algorithms_for (SysCollKind kind, SysTiming timing)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < sys_algo_count (); i++)
+    {
+      const SysAlgoClass *a = sys_algo_nth (i);
+      if (a->timing == timing && sys_algo_supports (a, kind))
+        g_string_append_printf (s, "%s%s", s->len > 0 ? ", " : "", a->name);
+    }
+  return g_string_free (s, FALSE);
+}
+
 static gboolean
 resolve_algorithms (Sys *sys, GError **error)
 {
@@ -19,9 +34,11 @@ resolve_algorithms (Sys *sys, GError **error)
         if (!sys_algo_resolve (name, sys->params.compat.timing, ref)
             || !sys_algo_supports (ref->algo, (SysCollKind) k))
           {
+            g_autofree char *known = algorithms_for ((SysCollKind) k, sys->params.compat.timing);
             g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                         "%s: algorithm '%s' (dimension %u) does not exist for this collective",
-                         sys_coll_kind_name ((SysCollKind) k), name, d);
+                         "%s: algorithm '%s' (dimension %u) does not exist for this collective "
+                         "(it has: %s)",
+                         sys_coll_kind_name ((SysCollKind) k), name, d, known);
             return FALSE;
           }
       }
@@ -73,8 +90,8 @@ sys_new (SimSched *sched, Net *net, const SysParams *params, GError **error)
                               FALSE, error);
   if (sys->world == NULL)
     return NULL;
-  sys->queues = sim_try_alloc0 (net_topo_ranks (sys->topo), sizeof (SysRankQueues),
-                                "per-rank collective queues", error);
+  sys->queues = sim_try_alloc (net_topo_ranks (sys->topo), sizeof (SysRankQueues), TRUE,
+                                 "per-rank collective queues", error);
   if (sys->queues == NULL || !resolve_algorithms (sys, error)
       || !resolve_subgroup_algorithm (sys, error))
     return NULL;

@@ -51,7 +51,26 @@ typedef struct
   char *memory_budget;
   gboolean lenient;
   gboolean quiet;
+  char *models_help; /* --network-model's description, from the link-model table */
 } RunOptions;
+
+/* The link models as "a (what a is), b (...) or c (...)"; with WHAT
+ * FALSE, the names alone.  From the table, so that a new row shows up in
+ * --help and in the error below without an edit here. */
+static char *
+link_models_text (gboolean what)
+{
+  GString *s = g_string_new (NULL);
+  guint n = net_model_count ();
+  for (guint i = 0; i < n; i++)
+    {
+      const NetModelClass *m = net_model_class ((NetModelKind) i);
+      g_string_append_printf (s, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", m->name);
+      if (what)
+        g_string_append_printf (s, " (%s)", m->help);
+    }
+  return g_string_free (s, FALSE);
+}
 
 /* What run's options come to: the limits (0 events, SIM_TIME_MAX: none) and
  * the memory budget in bytes (0: none). */
@@ -202,9 +221,9 @@ load_config (const RunOptions *o, AppConfig *cfg, GError **error)
     }
   if (o->network_model != NULL && !net_model_parse (o->network_model, &cfg->net.model))
     {
+      g_autofree char *known = link_models_text (FALSE);
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "--network-model: '%s' is not a link model (analytical, congestion, flow)",
-                   o->network_model);
+                   "--network-model: '%s' is not a link model (%s)", o->network_model, known);
       return FALSE;
     }
   if (o->packet_size != NULL && !sim_units_parse_bytes (o->packet_size, &cfg->net.packet_bytes, error))
@@ -243,13 +262,13 @@ add_input_options (GOptionContext *ctx, RunOptions *o)
 static void
 add_output_options (GOptionContext *ctx, RunOptions *o)
 {
+  g_autofree char *models = link_models_text (TRUE);
+  o->models_help = g_strdup_printf ("Link model, overriding the config: %s", models);
   GOptionEntry entries[] = {
     { "report", 'r', 0, G_OPTION_ARG_FILENAME, &o->report,
       "Write the JSON report (times in ns and ps) to FILE", "FILE.json" },
-    { "network-model", 'm', 0, G_OPTION_ARG_STRING, &o->network_model,
-      "Link model, overriding the config: analytical (no contention), congestion "
-      "(store-and-forward, FIFO links; with ASTRA-sim inputs it plays its congestion-aware "
-      "backend) or flow (max-min fair sharing of links)", "MODEL" },
+    { "network-model", 'm', 0, G_OPTION_ARG_STRING, &o->network_model, o->models_help,
+      "MODEL" },
     { "packet-size", 0, 0, G_OPTION_ARG_STRING, &o->packet_size,
       "Congestion model: cut messages into packets of SIZE (e.g. 4KiB); default whole messages",
       "SIZE" },
@@ -429,7 +448,8 @@ run_options_clear (RunOptions *o)
                        &o->report,         &o->network_model,  &o->links,
                        &o->stats,          &o->packet_size,    &o->timeline,
                        &o->timeline_ranks, &o->timeline_window, &o->symmetry,
-                       &o->max_events,     &o->max_sim_time,   &o->memory_budget };
+                       &o->max_events,     &o->max_sim_time,   &o->memory_budget,
+                       &o->models_help };
   for (guint i = 0; i < G_N_ELEMENTS (strings); i++)
     g_clear_pointer (strings[i], g_free);
 }

@@ -421,6 +421,29 @@ START_TEST (test_help_models)
 }
 END_TEST
 
+/* A configured algorithm that a collective lacks is refused naming the
+ * rows that collective has: the built-in all-to-all rows are ring and
+ * direct (halving-doubling and the double binary tree reduce). */
+START_TEST (test_unknown_pair_lists_rows)
+{
+  /* The shared 8-rank cluster, its <system> given one <algorithm>. */
+  g_auto (GStrv) parts = g_strsplit (tu_cluster_c4x2, "reduction-passes=\"3\"/>", 2);
+  ck_assert_uint_eq (g_strv_length (parts), 2);
+  g_autofree char *cfg_text = g_strconcat (
+      parts[0], "reduction-passes=\"3\">\n"
+      "    <algorithm collective=\"all-to-all\" dims=\"halvingDoubling ring\"/>\n"
+      "  </system>", parts[1], NULL);
+  g_autofree char *cfg = tu_write_file ("hd.xml", cfg_text);
+  g_autofree char *prefix = two_all_reduces (1024);
+  const char *argv[] = { tu_orrery (), "run", "--config", cfg, "--workload", prefix, NULL };
+  g_autofree char *out = NULL;
+  ck_assert_int_eq (tu_run (&out, argv), 1);
+  ck_assert_msg (strstr (out, "all_to_all: algorithm 'halvingDoubling' (dimension 0) does not "
+                              "exist for this collective (it has: ring, direct)") != NULL,
+                 "%s", out);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -431,6 +454,7 @@ main (void)
   tcase_add_test (tc, test_schema_algorithms);
   tcase_add_test (tc, test_schema_generators);
   tcase_add_test (tc, test_help_models);
+  tcase_add_test (tc, test_unknown_pair_lists_rows);
   tcase_add_test (tc, test_policy_picks_rows);
   tcase_add_test (tc, test_throwaway_rows);
   tcase_add_test (tc, test_shortcut_asks_the_class);
