@@ -162,6 +162,10 @@ const WlNodeRecord *wl_replay_records (const WlReplay *replay, guint32 rank);
 /* The graph `rank` replays (shared between byte-identical files); NULL
  * when the traces are streamed. */
 const WlGraph *wl_replay_graph (const WlReplay *replay, guint32 rank);
+/* The system group (sys.h) that NODE, a collective of one of the replay's
+ * traces, runs on: SYS_GROUP_WORLD for all ranks.  Call after
+ * wl_replay_bind_groups. */
+guint64 wl_replay_node_group (const WlReplay *replay, const WlNode *node);
 
 /* Whether every rank does the same thing at the same time, so that rank 0
  * can stand for all (sys_set_lockstep): one trace graph shared by every
