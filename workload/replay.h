@@ -42,7 +42,9 @@
  * source per rank (replay_source.h: replay_mem.c holds a graph in memory,
  * replay_stream.c streams a window); replay_load.c loads and checks the
  * traces (replay_check.h, one pass per distinct file either way);
- * replay_groups.c binds process groups.  Node records take their peers
+ * replay_groups.c binds process groups (a collective keeps the group its
+ * trace names, WlNode.group, and gets the index of the system group it
+ * runs on, wl_replay_node_group).  Node records take their peers
  * from the system layer (which send a receive matched, which member joined
  * a collective last).
  *
