@@ -1,6 +1,6 @@
 /* sys.c: the system layer's lifetime: building it (resolving every
- * configured algorithm), registering groups, errors raised inside events,
- * and the per-kind totals.  Collectives themselves live in coll.c. */
+ * configured algorithm), registering groups, and the per-kind totals.
+ * Collectives themselves live in coll.c. */
 #include "system/sys_private.h"
 
 #include <string.h>
@@ -128,7 +128,6 @@ sys_free (Sys *sys)
   if (sys->groups != NULL)
     g_hash_table_unref (sys->groups);
   sys_p2p_free (sys->p2p);
-  g_clear_error (&sys->error);
   g_free (sys);
 }
 
@@ -168,15 +167,6 @@ sys_group_add (Sys *sys, guint64 id, const guint32 *ranks, guint n, GError **err
     return FALSE;
   g_hash_table_insert (sys->groups, g_memdup2 (&id, sizeof id), g);
   return TRUE;
-}
-
-gboolean
-sys_ok (const Sys *sys, GError **error)
-{
-  if (sys->error == NULL)
-    return TRUE;
-  g_propagate_error (error, g_error_copy (sys->error));
-  return FALSE;
 }
 
 void

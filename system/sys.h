@@ -115,10 +115,6 @@ gboolean sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GErro
 gboolean sys_p2p_send (Sys *sys, const SysP2PRequest *req, GError **error);
 gboolean sys_p2p_recv (Sys *sys, const SysP2PRequest *req, GError **error);
 
-/* A collective or message that can never complete stopped the run early
- * (sys_coll_join/p2p failed inside an event): FALSE and the error. */
-gboolean sys_ok (const Sys *sys, GError **error);
-
 /* Append to `out` one line per collective and message still incomplete:
  * which group and sequence, which ranks joined and which did not; which
  * receives wait for which sends.  Returns the number of lines. */

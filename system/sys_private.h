@@ -74,7 +74,6 @@ struct _Sys
   GArray *group_stats;          /* SysCollGroupStats */
   GHashTable *group_stats_index; /* "kind/group/algorithms" -> row + 1 */
   GArray *coll_records;          /* SysCollRecord, in completion order */
-  GError *error;          /* first asynchronous error */
   gboolean reduce_memo_valid;
   guint64 reduce_memo_bytes;
   SimTime reduce_memo_cost;

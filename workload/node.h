@@ -41,13 +41,22 @@ typedef struct
   guint64 duration_ps;  /* duration_micros in ps (COMP, WAIT) */
   guint64 num_ops;      /* COMP: FLOPs, 0 when absent */
   guint64 bytes;        /* COLL/SEND/RECV: comm_size; COMP/MEM: tensor_size */
-  guint64 group;        /* COLL: group id (WL_GROUP_ALL for all ranks) */
+  guint64 group;        /* COLL: the trace's group id (WL_GROUP_ALL for all ranks) */
   guint32 child_start;  /* dependents: children[child_start .. +n_children] */
   guint32 n_children;
   guint32 n_parents;
-  guint32 peer_src;     /* SEND/RECV: comm_src, or WL_RANK_SELF */
-  guint32 peer_dst;     /* SEND/RECV: comm_dst, or WL_RANK_SELF */
-  gint32 tag;           /* SEND/RECV: comm_tag */
+  union                 /* what only one kind of node uses */
+  {
+    struct
+    {
+      guint32 peer_src; /* SEND/RECV: comm_src, or WL_RANK_SELF */
+      guint32 peer_dst; /* SEND/RECV: comm_dst, or WL_RANK_SELF */
+      gint32 tag;       /* SEND/RECV: comm_tag */
+    };
+    guint32 sys_group_index; /* COLL: set when the replay binds groups: the
+                              * system group it runs on, as an index into
+                              * the replay's table (wl_replay_node_group) */
+  };
   gint32 priority;      /* COLL: comm_priority */
   guint32 involved;     /* COLL: bit d set: dimension d may be used */
   guint32 root;         /* COLL, rooted kinds: the root rank, or WL_RANK_SELF: the
@@ -57,6 +66,10 @@ typedef struct
   guint8 chakra_type;   /* the trace's NodeType */
   guint8 has_duration;
 } WlNode;
+
+/* The memory budget counts nodes at this size (it decides which traces are
+ * streamed, to the byte): a field more changes which runs stream. */
+G_STATIC_ASSERT (sizeof (WlNode) == 80);
 
 /* A process group defined by a METADATA node. */
 typedef struct

@@ -117,6 +117,8 @@ wl_replay_free (WlReplay *r)
   g_ptr_array_unref (r->scans);
   if (r->group_map != NULL)
     g_hash_table_unref (r->group_map);
+  if (r->sys_groups != NULL)
+    g_array_unref (r->sys_groups);
   wl_graph_cache_free (r->cache);
   g_clear_error (&r->error);
   g_clear_error (&r->check_error);
@@ -291,7 +293,7 @@ launch_coll (WlRank *k, guint32 index, const WlNode *n, SimTime now)
       return;
     }
   SysCollRequest req = { .kind = (SysCollKind) n->coll_kind, .bytes = n->bytes,
-                         .group = n->group, .priority = n->priority,
+                         .group = wl_replay_node_group (r, n), .priority = n->priority,
                          .root = n->root == WL_RANK_SELF ? SYS_ROOT_FIRST : n->root,
                          .involved_dims = n->involved, .node_id = n->id,
                          .on_done = on_node_done, .data = k, .arg = index,
@@ -494,8 +496,24 @@ wl_replay_rank_init (WlReplay *r, WlRank *k, guint32 rank, WlNodeSource *src)
   k->stats.nodes = src->n_nodes;
 }
 
-/* Same nodes (types, sizes, times, peers, groups) and dependencies; ids may
- * differ (they only name nodes). */
+/* Same node (type, sizes, times, peers, groups, dependency counts); ids may
+ * differ (they only name nodes).  Collectives are compared by the system
+ * group they run on, not by the trace's name for it. */
+static gboolean
+same_node (const WlNode *x, const WlNode *y)
+{
+  gboolean coll = x->op == WL_OP_COLL;
+  if (coll ? x->sys_group_index != y->sys_group_index : x->group != y->group)
+    return FALSE;
+  return x->duration_ps == y->duration_ps && x->num_ops == y->num_ops && x->bytes == y->bytes
+         && x->child_start == y->child_start && x->n_children == y->n_children
+         && x->n_parents == y->n_parents && x->peer_src == y->peer_src
+         && x->peer_dst == y->peer_dst && x->tag == y->tag && x->priority == y->priority
+         && x->involved == y->involved && x->root == y->root && x->op == y->op
+         && x->coll_kind == y->coll_kind && x->has_duration == y->has_duration;
+}
+
+/* Same nodes and dependencies. */
 static gboolean
 same_graph (const WlGraph *a, const WlGraph *b)
 {
@@ -504,15 +522,9 @@ same_graph (const WlGraph *a, const WlGraph *b)
   guint64 edges = 0;
   for (guint32 v = 0; v < a->n_nodes; v++)
     {
-      const WlNode *x = &a->nodes[v], *y = &b->nodes[v];
-      if (x->duration_ps != y->duration_ps || x->num_ops != y->num_ops
-          || x->bytes != y->bytes || x->group != y->group || x->child_start != y->child_start
-          || x->n_children != y->n_children || x->n_parents != y->n_parents
-          || x->peer_src != y->peer_src || x->peer_dst != y->peer_dst || x->tag != y->tag
-          || x->priority != y->priority || x->involved != y->involved || x->root != y->root
-          || x->op != y->op || x->coll_kind != y->coll_kind || x->has_duration != y->has_duration)
+      if (!same_node (&a->nodes[v], &b->nodes[v]))
         return FALSE;
-      edges += x->n_children;
+      edges += a->nodes[v].n_children;
     }
   return memcmp (a->children, b->children, edges * sizeof (guint32)) == 0;
 }
@@ -541,7 +553,7 @@ wl_replay_symmetric (const WlReplay *r, const char **why)
       if (n->op != WL_OP_COLL
           || (n->coll_kind == SYS_COLL_BROADCAST && r->params.timing.broadcast_as_delay))
         continue;
-      if (n->group != SYS_GROUP_WORLD)
+      if (wl_replay_node_group (r, n) != SYS_GROUP_WORLD)
         return (*why = "collectives on process groups", FALSE);
       if (!sys_symmetric (r->sys, (SysCollKind) n->coll_kind, n->involved, why))
         return FALSE;

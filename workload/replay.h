@@ -42,7 +42,9 @@
  * source per rank (replay_source.h: replay_mem.c holds a graph in memory,
  * replay_stream.c streams a window); replay_load.c loads and checks the
  * traces (replay_check.h, one pass per distinct file either way);
- * replay_groups.c binds process groups.  Node records take their peers
+ * replay_groups.c binds process groups (a collective keeps the group its
+ * trace names, WlNode.group, and gets the index of the system group it
+ * runs on, wl_replay_node_group).  Node records take their peers
  * from the system layer (which send a receive matched, which member joined
  * a collective last).
  *
@@ -162,6 +164,10 @@ const WlNodeRecord *wl_replay_records (const WlReplay *replay, guint32 rank);
 /* The graph `rank` replays (shared between byte-identical files); NULL
  * when the traces are streamed. */
 const WlGraph *wl_replay_graph (const WlReplay *replay, guint32 rank);
+/* The system group (sys.h) that NODE, a collective of one of the replay's
+ * traces, runs on: SYS_GROUP_WORLD for all ranks.  Call after
+ * wl_replay_bind_groups. */
+guint64 wl_replay_node_group (const WlReplay *replay, const WlNode *node);
 
 /* Whether every rank does the same thing at the same time, so that rank 0
  * can stand for all (sys_set_lockstep): one trace graph shared by every

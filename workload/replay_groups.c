@@ -80,16 +80,36 @@ system_group (const WlGroups *groups, GHashTable *defs, GHashTable *world, guint
   return TRUE;
 }
 
+/* The index of system group ID in r->sys_groups, adding it the first
+ * time; INDEX (guint64* -> GUINT_TO_POINTER) finds it. */
+static guint
+sys_group_index (WlReplay *r, GHashTable *index, guint64 id)
+{
+  gpointer at;
+  if (g_hash_table_lookup_extended (index, &id, NULL, &at))
+    return GPOINTER_TO_UINT (at);
+  guint i = r->sys_groups->len;
+  g_array_append_val (r->sys_groups, id);
+  g_hash_table_insert (index, g_memdup2 (&id, sizeof id), GUINT_TO_POINTER (i));
+  return i;
+}
+
 /* Map each group id the traces' collectives use to the system group it
  * runs on (checking, in the order of first use, that it is defined, so
  * that the first undefined one is the first node's), and point every
- * rank's collectives at it. */
+ * rank's collectives at it.  Trace ids that name the same system group
+ * share its index, so that comparing indices compares system groups. */
 static gboolean
 resolve_node_groups (WlReplay *r, const WlGroups *groups, GHashTable *defs, GHashTable *world,
                      GError **error)
 {
-  if (r->group_map == NULL)
-    r->group_map = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  if (r->group_map != NULL)
+    g_hash_table_unref (r->group_map);
+  if (r->sys_groups != NULL)
+    g_array_unref (r->sys_groups);
+  r->group_map = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  r->sys_groups = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr (GHashTable) index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   for (guint i = 0; i < r->traces->len; i++)
     {
       const WlTrace *t = &g_array_index (r->traces, WlTrace, i);
@@ -99,13 +119,23 @@ resolve_node_groups (WlReplay *r, const WlGroups *groups, GHashTable *defs, GHas
           guint64 to;
           if (!system_group (groups, defs, world, cg->group, t->path, cg->node, &to, error))
             return FALSE;
+          guint at = sys_group_index (r, index, to);
           g_hash_table_replace (r->group_map, g_memdup2 (&cg->group, sizeof cg->group),
-                                g_memdup2 (&to, sizeof to));
+                                GUINT_TO_POINTER (at));
         }
     }
   for (guint32 i = 0; i < r->n_ranks; i++)
     r->ranks[i].src->klass->resolve (r->ranks[i].src, r->group_map);
   return TRUE;
+}
+
+guint64
+wl_replay_node_group (const WlReplay *r, const WlNode *n)
+{
+  g_return_val_if_fail (r != NULL && r->sys_groups != NULL && n->op == WL_OP_COLL,
+                        SYS_GROUP_WORLD);
+  g_return_val_if_fail (n->sys_group_index < r->sys_groups->len, SYS_GROUP_WORLD);
+  return g_array_index (r->sys_groups, guint64, n->sys_group_index);
 }
 
 static gint

@@ -67,8 +67,8 @@ mem_range (const WlNodeSource *src, guint32 *first, guint32 *end)
   *end = src->n_nodes;
 }
 
-/* The graph is shared by byte-identical ranks: its first rank rewrites
- * it, once. */
+/* The graph is shared by byte-identical ranks: its first rank sets its
+ * collectives' group index, once. */
 static void
 mem_resolve (WlNodeSource *src, GHashTable *map)
 {
@@ -78,9 +78,9 @@ mem_resolve (WlNodeSource *src, GHashTable *map)
   for (guint32 v = 0; v < m->graph->n_nodes; v++)
     {
       WlNode *n = &m->graph->nodes[v];
-      const guint64 *to = n->op == WL_OP_COLL ? g_hash_table_lookup (map, &n->group) : NULL;
-      if (to != NULL)
-        n->group = *to;
+      gpointer at;
+      if (n->op == WL_OP_COLL && g_hash_table_lookup_extended (map, &n->group, NULL, &at))
+        n->sys_group_index = GPOINTER_TO_UINT (at);
     }
 }
 

@@ -77,7 +77,9 @@ struct _WlReplay
   char *needs_all;        /* an option that needs every node in memory, or NULL */
   guint32 forced_window;  /* stream with this window whatever the budget; 0: no */
   guint32 window;         /* streamed: nodes per rank; 0: in memory */
-  GHashTable *group_map;  /* guint64* trace group id -> guint64* system group */
+  GHashTable *group_map;  /* guint64* trace group id -> index into sys_groups */
+  GArray *sys_groups;     /* guint64: the system groups collectives run on, each
+                           * once, by index (WlNode.sys_group_index) */
   WlNodeCheckFunc check;  /* called for every node of every distinct trace */
   gpointer check_data;
   GError *check_error;    /* its first failure */

@@ -61,7 +61,7 @@ typedef struct
   const WlNode *(*peek) (WlNodeSource *src, guint32 index, guint8 *state);
   void (*range) (const WlNodeSource *src, guint32 *first, guint32 *end);
   /* Point each collective at its system group: MAP takes a trace's group
-   * id (guint64*) to the system group (guint64*). */
+   * id (guint64*) to its sys_group_index (GUINT_TO_POINTER). */
   void (*resolve) (WlNodeSource *src, GHashTable *map);
   /* After a run that ended with nodes left: FALSE with ERROR set when the
    * source cannot tell a deadlock from its own limit (NULL: it can). */

@@ -13,7 +13,7 @@ typedef struct
   const char *path;  /* the file, for messages (borrowed from the first pass) */
   guint32 rank;
   guint32 window;
-  GHashTable *map;   /* trace group id -> system group (borrowed), once resolved */
+  GHashTable *map;   /* trace group id -> sys_group_index (borrowed), once resolved */
 } StreamSource;
 
 static WlNode *
@@ -96,9 +96,9 @@ stream_prepare (gpointer data, WlNode *n)
   const StreamSource *ss = data;
   if (n->op != WL_OP_COLL || ss->map == NULL)
     return;
-  const guint64 *to = g_hash_table_lookup (ss->map, &n->group);
-  if (to != NULL)
-    n->group = *to;
+  gpointer at;
+  if (g_hash_table_lookup_extended (ss->map, &n->group, NULL, &at))
+    n->sys_group_index = GPOINTER_TO_UINT (at);
 }
 
 /* A run that stopped with nodes not read yet and the window full cannot

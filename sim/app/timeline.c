@@ -507,12 +507,13 @@ append_comm_args (const Timeline *tl, GString *s, guint32 rank, const WlNode *n)
       app_timeline_append_key (s, "collective");
       app_timeline_append_string (s, sys_coll_kind_name (n->coll_kind));
       app_timeline_append_key (s, "group");
-      if (n->group == WL_GROUP_ALL)
+      guint64 group = wl_replay_node_group (tl->replay, n);
+      if (group == SYS_GROUP_WORLD)
         g_string_append (s, "\"all\"");
       else
         {
           g_string_append_c (s, '"');
-          app_timeline_append_u64 (s, n->group);
+          app_timeline_append_u64 (s, group);
           g_string_append_c (s, '"');
         }
       app_timeline_append_key (s, "algorithm");

@@ -1,5 +1,8 @@
 /* fuzz_chakra.c: libFuzzer target for the Chakra trace reader
- * (workload/chakra.c) and the graph builder (workload/graph.c).
+ * (workload/chakra.c: framing, gzip), the typed attribute helpers and type
+ * names (workload/chakra_node.c) and the graph builder (workload/graph.c,
+ * which decodes nodes with workload/node.c and reports dangling ids and
+ * cycles with workload/deps.c).
  *
  * Input: one selector byte, then the trace's bytes.  Bit 0 of the selector
  * gzips the rest before writing it (so the reader's inflate path sees valid

@@ -1,7 +1,9 @@
 /* fuzz_sweep_spec.c: libFuzzer target for the sweep spec reader
  * (sim/app/sweep_spec.c): schema validation, the walk, the cross-checks
  * (placeholders, XPath selects into the base cluster XML, command lines)
- * and, for small specs, the expansion into point directories.
+ * and, for small specs, the expansion into point directories
+ * (sim/app/sweep_expand.c), listed back by app_sweep_points
+ * (sim/app/sweep_run.c).
  *
  * Input: one selector byte, then the spec's bytes, written to
  * TMP/sweep/spec.xml.  The project's cluster XMLs (configs/NAME.xml) are

@@ -339,6 +339,68 @@ START_TEST (test_metadata_groups)
 }
 END_TEST
 
+/* Write rank R's trace: METADATA groups 1 = {0, 1}, 2 = {2, 3} and
+ * 9 = all four ranks, then a chain of all-reduces naming PG[0], PG[1], ...
+ * (NULL: no pg_name). */
+static void
+write_group_chain (const char *wl, guint32 r, const char *const *pg, guint n)
+{
+  ChakraProtoMsg__Node *nodes[4];
+  nodes[0] = tu_node_new (1, T_META, "pgs");
+  tu_node_inputs (nodes[0], "[{\"pg_name\": \"1\", \"ranks\": [0, 1]}, "
+                            "{\"pg_name\": \"2\", \"ranks\": [2, 3]}, "
+                            "{\"pg_name\": \"9\", \"ranks\": [0, 1, 2, 3]}]");
+  g_assert (n < G_N_ELEMENTS (nodes));
+  for (guint i = 0; i < n; i++)
+    {
+      nodes[i + 1] = tu_coll (i + 2, 0, 400);
+      if (pg[i] != NULL)
+        tu_node_attr_string (nodes[i + 1], "pg_name", pg[i]);
+      tu_node_dep (nodes[i + 1], i + 1);
+    }
+  tu_write_rank (wl, r, nodes, n + 1);
+}
+
+/* A collective keeps the group its trace names ("2.0" is group 2) and runs
+ * on the system group that binding chose: group 9 names all ranks, so it
+ * runs on the world, as no pg_name does, and the two share one index.
+ * Traces that differ only in naming the world two ways are the same graph
+ * for the symmetric shortcut. */
+START_TEST (test_trace_and_system_groups)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  for (guint32 r = 0; r < 4; r++)
+    write_group_chain (wl, r, (const char *[]) { r < 2 ? "1" : "2.0", "9", NULL }, 3);
+  AppConfig cfg;
+  tu_exact_ring (&cfg, 4);
+  AppSim *sim = run_ok (&cfg);
+  const WlReplay *replay = app_sim_replay (sim);
+  for (guint32 r = 0; r < 4; r++)
+    {
+      const WlGraph *g = wl_replay_graph (replay, r);
+      ck_assert_ptr_nonnull (g);
+      const WlNode *sub = &g->nodes[1], *nine = &g->nodes[2], *all = &g->nodes[3];
+      ck_assert_uint_eq (sub->group, r < 2 ? 1 : 2);
+      ck_assert_uint_eq (wl_replay_node_group (replay, sub), r < 2 ? 1 : 2);
+      ck_assert_uint_eq (nine->group, 9);
+      ck_assert_uint_eq (wl_replay_node_group (replay, nine), SYS_GROUP_WORLD);
+      ck_assert_uint_eq (all->group, WL_GROUP_ALL);
+      ck_assert_uint_eq (wl_replay_node_group (replay, all), SYS_GROUP_WORLD);
+      ck_assert_uint_eq (nine->sys_group_index, all->sys_group_index);
+    }
+  app_sim_free (sim);
+
+  for (guint32 r = 0; r < 4; r++)
+    write_group_chain (wl, r, (const char *[]) { r < 2 ? "9" : NULL }, 1);
+  sim = run_ok (&cfg);
+  ck_assert_msg (app_sim_symmetric (sim), "not symmetric: %s", app_sim_not_symmetric (sim));
+  ck_assert_uint_eq (wl_replay_graph (app_sim_replay (sim), 0)->nodes[1].group, 9);
+  ck_assert_uint_eq (wl_replay_graph (app_sim_replay (sim), 2)->nodes[1].group, WL_GROUP_ALL);
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+}
+END_TEST
+
 /* Rooted collectives from a trace: a broadcast from the group's first
  * member (rank 0) down the ring of 4, 400 bytes per hop (500 ns each), so
  * rank d finishes at d x 500 ns; in ASTRA mode the broadcast only waits out
@@ -404,6 +466,7 @@ replay_suite (void)
   tcase_add_test (tc, test_send_from_wrong_rank);
   tcase_add_test (tc, test_memory_ops);
   tcase_add_test (tc, test_metadata_groups);
+  tcase_add_test (tc, test_trace_and_system_groups);
   tcase_add_test (tc, test_rooted_from_trace);
   return s;
 }
