@@ -3,6 +3,7 @@
 #include "network/gen_topo.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "sim/error.h"
 #include "sim/registry.h"
@@ -105,19 +106,22 @@ net_gen_parse_name (const char *name, NetGenKind *out)
   return FALSE;
 }
 
+/* One element name, one generator. */
+static gboolean
+same_generator (const void *row, const void *other)
+{
+  return strcmp (((const NetGenClass *) row)->name, ((const NetGenClass *) other)->name) == 0;
+}
+
 gboolean
 net_gen_register (const NetGenClass *klass, NetGenKind *kind_out, GError **error)
 {
   g_return_val_if_fail (klass != NULL && klass->name != NULL && klass->attrs != NULL
                             && klass->count != NULL && klass->build != NULL, FALSE);
-  NetGenKind taken;
-  if (net_gen_parse_name (klass->name, &taken))
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "generator '%s' is registered twice",
-                   klass->name);
-      return FALSE;
-    }
-  guint kind = sim_registry_add (&registry, klass);
+  const SimRegistryName name = { "generator", klass->name };
+  guint kind;
+  if (!sim_registry_add (&registry, klass, same_generator, &name, &kind, error))
+    return FALSE;
   if (kind_out != NULL)
     *kind_out = (NetGenKind) kind;
   return TRUE;

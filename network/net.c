@@ -47,18 +47,22 @@ net_model_name_of (NetModelKind kind)
   return klass != NULL ? klass->name : "unknown";
 }
 
+/* Names are matched without case, as net_model_parse reads them. */
+static gboolean
+same_model (const void *row, const void *other)
+{
+  return g_ascii_strcasecmp (((const NetModelClass *) row)->name,
+                             ((const NetModelClass *) other)->name) == 0;
+}
+
 gboolean
 net_model_register (const NetModelClass *klass, NetModelKind *kind_out, GError **error)
 {
   g_return_val_if_fail (klass != NULL && klass->name != NULL && klass->send != NULL, FALSE);
-  NetModelKind taken;
-  if (net_model_parse (klass->name, &taken))
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "link model '%s' is registered twice",
-                   klass->name);
-      return FALSE;
-    }
-  guint kind = sim_registry_add (&registry, klass);
+  const SimRegistryName name = { "link model", klass->name };
+  guint kind;
+  if (!sim_registry_add (&registry, klass, same_model, &name, &kind, error))
+    return FALSE;
   if (kind_out != NULL)
     *kind_out = (NetModelKind) kind;
   return TRUE;

@@ -1,6 +1,8 @@
 /* registry.c: a table of classes that grows at run time. */
 #include "sim/registry.h"
 
+#include "sim/error.h"
+
 guint
 sim_registry_count (SimRegistry *r)
 {
@@ -22,15 +24,44 @@ sim_registry_nth (SimRegistry *r, guint i)
   return row;
 }
 
-guint
-sim_registry_add (SimRegistry *r, const void *row)
+/* Is a row like ROW there?  Called with the lock held. */
+static gboolean
+registry_has (const SimRegistry *r, const void *row,
+              gboolean (*same) (const void *row, const void *other))
 {
-  g_return_val_if_fail (row != NULL, 0);
+  for (guint i = 0; i < r->n_builtin; i++)
+    if (same (row, r->builtin[i]))
+      return TRUE;
+  for (guint i = 0; r->added != NULL && i < r->added->len; i++)
+    if (same (row, r->added->pdata[i]))
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+sim_registry_add (SimRegistry *r, const void *row,
+                  gboolean (*same) (const void *row, const void *other),
+                  const SimRegistryName *name, guint *index, GError **error)
+{
+  g_return_val_if_fail (row != NULL && same != NULL && name != NULL, FALSE);
   g_mutex_lock (&r->lock);
-  if (r->added == NULL)
-    r->added = g_ptr_array_new ();
-  g_ptr_array_add (r->added, (gpointer) row);
-  guint i = r->n_builtin + r->added->len - 1;
+  gboolean taken = registry_has (r, row, same);
+  guint i = 0;
+  if (!taken)
+    {
+      if (r->added == NULL)
+        r->added = g_ptr_array_new ();
+      g_ptr_array_add (r->added, (gpointer) row);
+      i = r->n_builtin + r->added->len - 1;
+    }
   g_mutex_unlock (&r->lock);
-  return i;
+  if (taken)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s '%s' is registered twice", name->what,
+                   name->name);
+      return FALSE;
+    }
+  if (index != NULL)
+    *index = i;
+  return TRUE;
 }

@@ -42,19 +42,21 @@ find (const char *name, gsize len, SysTiming timing)
   return NULL;
 }
 
+/* One name and timing, one row. */
+static gboolean
+same_algo (const void *row, const void *other)
+{
+  const SysAlgoClass *a = row, *b = other;
+  return a->timing == b->timing && strcmp (a->name, b->name) == 0;
+}
+
 gboolean
 sys_algo_register (const SysAlgoClass *algo, GError **error)
 {
   g_return_val_if_fail (algo != NULL && algo->name != NULL && algo->start != NULL
                             && algo->on_message != NULL, FALSE);
-  if (find (algo->name, strlen (algo->name), algo->timing) != NULL)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "algorithm '%s' is registered twice",
-                   algo->name);
-      return FALSE;
-    }
-  sim_registry_add (&registry, algo);
-  return TRUE;
+  const SimRegistryName name = { "algorithm", algo->name };
+  return sim_registry_add (&registry, algo, same_algo, &name, NULL, error);
 }
 
 gboolean

@@ -444,6 +444,25 @@ START_TEST (test_unknown_pair_lists_rows)
 }
 END_TEST
 
+/* A name is a row once: registering it again (a link model in other
+ * case, as configs may write it) is refused and adds nothing. */
+START_TEST (test_registered_twice)
+{
+  guint algos = sys_algo_count (), models = net_model_count ();
+  GError *error = NULL;
+  ck_assert (!sys_algo_register (&sys_algo_ring, &error));
+  tu_assert_input_error (error, "algorithm 'ring' is registered twice");
+  g_clear_error (&error);
+  NetModelClass loud = fixed_model;
+  loud.name = "ANALYTICAL";
+  ck_assert (!net_model_register (&loud, NULL, &error));
+  tu_assert_input_error (error, "link model 'ANALYTICAL' is registered twice");
+  g_clear_error (&error);
+  ck_assert_uint_eq (sys_algo_count (), algos);
+  ck_assert_uint_eq (net_model_count (), models);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -455,6 +474,7 @@ main (void)
   tcase_add_test (tc, test_schema_generators);
   tcase_add_test (tc, test_help_models);
   tcase_add_test (tc, test_unknown_pair_lists_rows);
+  tcase_add_test (tc, test_registered_twice);
   tcase_add_test (tc, test_policy_picks_rows);
   tcase_add_test (tc, test_throwaway_rows);
   tcase_add_test (tc, test_shortcut_asks_the_class);
