@@ -4,10 +4,11 @@
  * A generator is a registry row (a NetGenClass: its config element's name,
  * help line, attribute table, counting and building functions), one file
  * each (gen_fat_tree.c, gen_torus.c, gen_rail.c, gen_dragonfly.c): adding
- * one is adding a file and a row in gen_topo.c's table (and its element in
- * configs/cluster.rng: tests/app/test_registry.c fails until the schema
- * agrees), or calling net_gen_register.  The config reader (sim/app) parses a generator's
- * element from its attribute table alone.
+ * one is adding a file, its extern and NetGenKind value here, its
+ * parameters in NetGenParams and a row in gen_topo.c's table (and its
+ * element in configs/cluster.rng: tests/app/test_registry.c fails until
+ * the schema agrees), or calling net_gen_register.  The config reader
+ * (sim/app) parses a generator's element from its attribute table alone.
  *
  * Models: four standard cluster networks, built as a NetGraphSpec (ranks
  * 0 .. R-1, then switches with readable names) whose messages take shortest

@@ -5,9 +5,10 @@
  * link model decides how long that takes; `analytical` charges
  * hops x latency + bytes / bandwidth with no contention.  Models are rows of
  * one registry (a NetModelClass: name, help line, how members' messages
- * interact, vtable): adding one is adding a file and a row in net.c's
- * table (and its name in configs/cluster.rng and --network-model's help:
- * tests/app/test_registry.c fails until they agree), or calling
+ * interact, vtable): adding one is adding a file, its extern in
+ * net_private.h, a NetModelKind value (topo.h) and a row in net.c's table
+ * (and its name in configs/cluster.rng: tests/app/test_registry.c fails
+ * until the schema agrees; --help lists the table), or calling
  * net_model_register.
  *
  * Ownership: a Net borrows its scheduler and topology, which must outlive it.

@@ -6,9 +6,9 @@
  * it, exchanges messages with other positions in numbered steps, and finishes
  * at a time it computes.  An algorithm is a registry row (a SysAlgoClass:
  * name, help line, kinds, what the symmetric shortcut may assume, vtable):
- * adding one is adding a file and a row in algo.c's table (and its name in
- * configs/cluster.rng: tests/app/test_registry.c fails until the schema
- * agrees), or calling sys_algo_register.
+ * adding one is adding a file, its extern below and a row in algo.c's table
+ * (and its name in configs/cluster.rng: tests/app/test_registry.c fails
+ * until the schema agrees), or calling sys_algo_register.
  *
  * Algorithms keep their per-member progress in SysRun (one per member, chunk
  * and phase, in one flat array owned by the collective) and act only through
@@ -71,7 +71,7 @@ typedef enum
 struct _SysAlgoClass
 {
   const char *name; /* as configs write it (ASTRA-sim's spelling) */
-  const char *help; /* one line for --help, the README and error messages */
+  const char *help; /* one line on what it does, for listings of the table */
   SysTiming timing; /* which family of timings the row belongs to (SysCompat) */
   guint32 kinds;    /* SYS_KIND_BIT (op) set: implements phase operation op */
   /* Config syntax: "one<Name>" runs it over a whole group as one line;

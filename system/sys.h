@@ -13,8 +13,11 @@
  * Every message costs an endpoint delay; every reducing step a pass over local
  * memory.  Point-to-point sends and receives match on (src, dst, tag) in order.
  *
- * Ownership: Sys borrows the scheduler and network.  Completion callbacks are
- * SimHandlers run at the simulated time of completion; their data is
+ * Ownership: Sys borrows the scheduler and network.  Completion callbacks
+ * (on_done) are SimHandlers run at the simulated time of completion; the
+ * informational ones run synchronously inside the system layer: on_match
+ * within the sys_p2p_send/recv call that completes a pair, on_last_joiner
+ * just before on_done.  Neither may call back into Sys.  Callback data is
  * borrowed.
  *
  * Layer: system.  May include: network, sim, GLib.

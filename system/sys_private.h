@@ -1,5 +1,5 @@
-/* sys_private.h: the system layer's shared internals (coll.c, group.c,
- * p2p.c).  Only system/ includes it.
+/* sys_private.h: the system layer's shared internals (sys.c, coll.c,
+ * group.c, p2p.c).  Only system/ includes it.
  *
  * Layer: system.  May include: network, sim, GLib.
  */
