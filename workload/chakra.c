@@ -711,3 +711,21 @@ wl_chakra_writer_free (WlChakraWriter *w)
   g_free (w->path);
   g_free (w);
 }
+
+void
+wl_chakra_attr_set_int64 (ChakraProtoMsg__AttributeProto *a, const char *name, gint64 v)
+{
+  *a = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+  a->name = (char *) name;
+  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
+  a->int64_val = v;
+}
+
+void
+wl_chakra_attr_set_int32 (ChakraProtoMsg__AttributeProto *a, const char *name, gint32 v)
+{
+  *a = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+  a->name = (char *) name;
+  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL;
+  a->int32_val = v;
+}

@@ -153,6 +153,12 @@ gboolean wl_chakra_writer_close (WlChakraWriter *w, GError **error);
  * wl_chakra_writer_close to see them).  Accepts NULL. */
 void wl_chakra_writer_free (WlChakraWriter *w);
 
+/* Fill *A as an integer attribute NAME (borrowed: it must outlive the node's
+ * writing) holding V, as a 64-bit or a 32-bit value: what the generators
+ * write into the nodes they build. */
+void wl_chakra_attr_set_int64 (ChakraProtoMsg__AttributeProto *a, const char *name, gint64 v);
+void wl_chakra_attr_set_int32 (ChakraProtoMsg__AttributeProto *a, const char *name, gint32 v);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlChakraReader, wl_chakra_reader_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlChakraWriter, wl_chakra_writer_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ChakraProtoMsg__Node, wl_chakra_node_free)

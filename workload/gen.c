@@ -73,17 +73,26 @@ member_rank (const Layout *l, guint32 group, guint32 i)
   return block * l->size * l->stride + j + i * l->stride;
 }
 
+void
+wl_gen_group_append (GString *s, guint32 id, const guint32 *ranks, guint32 n)
+{
+  g_string_append_printf (s, "%s{\"pg_name\": \"%u\", \"ranks\": [", s->len > 1 ? ", " : "", id);
+  for (guint32 i = 0; i < n; i++)
+    g_string_append_printf (s, "%s%u", i > 0 ? ", " : "", ranks[i]);
+  g_string_append (s, "]}");
+}
+
 static char *
 groups_json (const Layout *l)
 {
   GString *s = g_string_new ("[");
+  g_autofree guint32 *members = g_new (guint32, MAX (l->size, 1u));
   guint32 n_groups = l->req->ranks / l->size;
   for (guint32 g = 1; g <= n_groups; g++)
     {
-      g_string_append_printf (s, "%s{\"pg_name\": \"%u\", \"ranks\": [", g > 1 ? ", " : "", g);
       for (guint32 i = 0; i < l->size; i++)
-        g_string_append_printf (s, "%s%u", i > 0 ? ", " : "", member_rank (l, g, i));
-      g_string_append (s, "]}");
+        members[i] = member_rank (l, g, i);
+      wl_gen_group_append (s, g, members, l->size);
     }
   g_string_append (s, "]");
   return g_string_free (s, FALSE);
@@ -137,15 +146,6 @@ layout_init (Layout *l, const WlGenCollective *req, GError **error)
   return TRUE;
 }
 
-static void
-attr_int (ChakraProtoMsg__AttributeProto *a, const char *name, gint64 v)
-{
-  *a = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
-  a->name = (char *) name;
-  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
-  a->int64_val = v;
-}
-
 /* Append the rank's collectives (ids first, first+1, ...; each depending on
  * the one before, the first on `dep` when dep_n is 1). */
 static gboolean
@@ -160,8 +160,8 @@ write_colls (WlChakraWriter *w, const Layout *l, guint32 rank, guint64 first, gu
   cpu.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_VAL;
   ChakraProtoMsg__AttributeProto type, size, pg_attr = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT,
                                              root;
-  attr_int (&type, "comm_type", wl_chakra_comm_type_of (kind));
-  attr_int (&size, "comm_size", (gint64) l->req->bytes);
+  wl_chakra_attr_set_int64 (&type, "comm_type", wl_chakra_comm_type_of (kind));
+  wl_chakra_attr_set_int64 (&size, "comm_size", (gint64) l->req->bytes);
   pg_attr.name = (char *) "pg_name";
   pg_attr.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
   pg_attr.string_val = pg;

@@ -53,6 +53,12 @@ gboolean wl_gen_collective (const char *prefix, SysCollKind kind, guint32 ranks,
 /* Chakra's CollectiveCommType value of a kind. */
 int wl_chakra_comm_type_of (SysCollKind kind);
 
+/* Append one process group to a METADATA list being built in S (which
+ * starts with "["): {"pg_name": "ID", "ranks": [RANKS...]}, after a comma
+ * unless it is the first.  The generators' one spelling of FORMAT.md's
+ * group list. */
+void wl_gen_group_append (GString *s, guint32 id, const guint32 *ranks, guint32 n);
+
 /* "all_reduce", "all-reduce", "allreduce" (any case) -> kind. */
 gboolean wl_coll_kind_parse (const char *name, SysCollKind *out);
 

@@ -244,23 +244,6 @@ rank_of (const WlGenTransformer *r, guint32 t, guint32 d, guint32 p)
   return t + r->tp * (d + r->dp * p);
 }
 
-static void
-a_int (ChakraProtoMsg__AttributeProto *a, const char *name, gint64 v)
-{
-  *a = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
-  a->name = (char *) name;
-  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
-  a->int64_val = v;
-}
-
-static void
-a_i32 (ChakraProtoMsg__AttributeProto *a, const char *name, gint32 v)
-{
-  *a = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
-  a->name = (char *) name;
-  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL;
-  a->int32_val = v;
-}
 
 /* Append a node depending on the chain's last node; CHAIN makes it the new
  * last node (nodes off the chain, like sends and gradient all-reduces, are
@@ -307,7 +290,7 @@ static void
 comp (Emit *e, const char *name, guint64 flops, guint64 bytes)
 {
   ChakraProtoMsg__AttributeProto a[2];
-  a_int (&a[0], "num_ops", (gint64) (flops / e->req->tp));
+  wl_chakra_attr_set_int64 (&a[0], "num_ops", (gint64) (flops / e->req->tp));
   a[1] = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
   a[1].name = (char *) "tensor_size";
   a[1].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL;
@@ -323,8 +306,8 @@ static guint64
 coll (Emit *e, const char *name, SysCollKind kind, guint64 bytes, const char *pg, gboolean chain)
 {
   ChakraProtoMsg__AttributeProto a[3];
-  a_int (&a[0], "comm_type", wl_chakra_comm_type_of (kind));
-  a_int (&a[1], "comm_size", (gint64) bytes);
+  wl_chakra_attr_set_int64 (&a[0], "comm_type", wl_chakra_comm_type_of (kind));
+  wl_chakra_attr_set_int64 (&a[1], "comm_size", (gint64) bytes);
   a[2] = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
   a[2].name = (char *) "pg_name";
   a[2].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
@@ -340,10 +323,10 @@ p2p (Emit *e, gboolean send, guint32 peer_stage, guint32 mb, gboolean grad)
   const WlGenTransformer *r = e->req;
   guint32 me = rank_of (r, e->t, e->d, e->p), peer = rank_of (r, e->t, e->d, peer_stage);
   ChakraProtoMsg__AttributeProto a[4];
-  a_i32 (&a[0], "comm_src", (gint32) (send ? me : peer));
-  a_i32 (&a[1], "comm_dst", (gint32) (send ? peer : me));
-  a_i32 (&a[2], "comm_tag", (gint32) (2 * mb + (grad ? 1 : 0)));
-  a_int (&a[3], "comm_size", (gint64) e->c.act_bytes);
+  wl_chakra_attr_set_int32 (&a[0], "comm_src", (gint32) (send ? me : peer));
+  wl_chakra_attr_set_int32 (&a[1], "comm_dst", (gint32) (send ? peer : me));
+  wl_chakra_attr_set_int32 (&a[2], "comm_tag", (gint32) (2 * mb + (grad ? 1 : 0)));
+  wl_chakra_attr_set_int64 (&a[3], "comm_size", (gint64) e->c.act_bytes);
   const char *name = grad ? (send ? "send_grad" : "recv_grad") : (send ? "send_act" : "recv_act");
   emit (e, name,
         send ? CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE : CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE,
@@ -548,26 +531,20 @@ static char *
 groups_json (const WlGenTransformer *r)
 {
   GString *s = g_string_new ("[");
-  gboolean first = TRUE;
+  g_autofree guint32 *m = g_new (guint32, MAX (MAX (r->tp, r->dp), 1u));
   for (guint32 p = 0; p < r->pp && r->tp > 1; p++)
     for (guint32 d = 0; d < r->dp; d++)
       {
-        g_string_append_printf (s, "%s{\"pg_name\": \"%u\", \"ranks\": [", first ? "" : ", ",
-                                1 + d + r->dp * p);
-        first = FALSE;
         for (guint32 t = 0; t < r->tp; t++)
-          g_string_append_printf (s, "%s%u", t ? ", " : "", rank_of (r, t, d, p));
-        g_string_append (s, "]}");
+          m[t] = rank_of (r, t, d, p);
+        wl_gen_group_append (s, 1 + d + r->dp * p, m, r->tp);
       }
   for (guint32 p = 0; p < r->pp && r->dp > 1; p++)
     for (guint32 t = 0; t < r->tp; t++)
       {
-        g_string_append_printf (s, "%s{\"pg_name\": \"%u\", \"ranks\": [", first ? "" : ", ",
-                                1 + r->dp * r->pp + t + r->tp * p);
-        first = FALSE;
         for (guint32 d = 0; d < r->dp; d++)
-          g_string_append_printf (s, "%s%u", d ? ", " : "", rank_of (r, t, d, p));
-        g_string_append (s, "]}");
+          m[d] = rank_of (r, t, d, p);
+        wl_gen_group_append (s, 1 + r->dp * r->pp + t + r->tp * p, m, r->dp);
       }
   /* Expert parallelism: EP groups (ep consecutive DP indices), then the
    * expert-DP groups (same d mod ep). */
@@ -576,24 +553,18 @@ groups_json (const WlGenTransformer *r)
     for (guint32 g = 0; g < edp; g++)
       for (guint32 t = 0; t < r->tp; t++)
         {
-          g_string_append_printf (s, "%s{\"pg_name\": \"%u\", \"ranks\": [", first ? "" : ", ",
-                                  base + t + r->tp * (g + edp * p));
-          first = FALSE;
           for (guint32 i = 0; i < ep; i++)
-            g_string_append_printf (s, "%s%u", i ? ", " : "", rank_of (r, t, g * ep + i, p));
-          g_string_append (s, "]}");
+            m[i] = rank_of (r, t, g * ep + i, p);
+          wl_gen_group_append (s, base + t + r->tp * (g + edp * p), m, ep);
         }
   base += r->tp * r->pp * edp;
   for (guint32 p = 0; p < r->pp && ep > 1 && edp > 1; p++)
     for (guint32 i = 0; i < ep; i++)
       for (guint32 t = 0; t < r->tp; t++)
         {
-          g_string_append_printf (s, "%s{\"pg_name\": \"%u\", \"ranks\": [", first ? "" : ", ",
-                                  base + t + r->tp * (i + ep * p));
-          first = FALSE;
           for (guint32 g = 0; g < edp; g++)
-            g_string_append_printf (s, "%s%u", g ? ", " : "", rank_of (r, t, g * ep + i, p));
-          g_string_append (s, "]}");
+            m[g] = rank_of (r, t, g * ep + i, p);
+          wl_gen_group_append (s, base + t + r->tp * (i + ep * p), m, edp);
         }
   g_string_append (s, "]");
   return g_string_free (s, FALSE);
