@@ -729,3 +729,23 @@ wl_chakra_attr_set_int32 (ChakraProtoMsg__AttributeProto *a, const char *name, g
   a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL;
   a->int32_val = v;
 }
+
+gboolean
+wl_chakra_reader_step (WlChakraReader *r, gboolean accept_cut, ChakraProtoMsg__Node **node,
+                       char **cut, GError **error)
+{
+  g_return_val_if_fail (r != NULL && node != NULL, FALSE);
+  GError *local = NULL;
+  *node = wl_chakra_reader_next (r, &local);
+  if (local == NULL)
+    return TRUE;
+  if (accept_cut && wl_chakra_reader_truncated (r))
+    {
+      if (cut != NULL)
+        *cut = g_strdup (local->message);
+      g_error_free (local);
+      return TRUE;
+    }
+  g_propagate_error (error, local);
+  return FALSE;
+}

@@ -112,6 +112,15 @@ gboolean wl_chakra_reader_truncated (const WlChakraReader *r);
  * later call fails with the same error. */
 ChakraProtoMsg__Node *wl_chakra_reader_next (WlChakraReader *r, GError **error);
 
+/* wl_chakra_reader_next for callers that may accept a file whose last frame
+ * is cut short (wl_chakra_reader_truncated): TRUE with *NODE the next node
+ * (the caller's), or NULL at the end of the file, where with ACCEPT_CUT a
+ * truncated last frame also counts as the end, *CUT (if not NULL) then
+ * holding the reader's message (the caller's, g_free).  FALSE with ERROR
+ * set for any other bad frame, or a cut one without ACCEPT_CUT. */
+gboolean wl_chakra_reader_step (WlChakraReader *r, gboolean accept_cut,
+                                ChakraProtoMsg__Node **node, char **cut, GError **error);
+
 /* Free the reader, closing its file.  Accepts NULL. */
 void wl_chakra_reader_free (WlChakraReader *r);
 

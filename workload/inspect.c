@@ -271,21 +271,17 @@ read_file (FileScan *s, WlChakraReader *r, GError **error)
     }
   for (gboolean first = TRUE;; first = FALSE)
     {
-      GError *local = NULL;
-      g_autoptr (ChakraProtoMsg__Node) n = wl_chakra_reader_next (r, &local);
-      if (n == NULL && local != NULL && wl_chakra_reader_truncated (r))
-        {
-          /* The reader's message already names the file. */
-          g_ptr_array_add (s->report->defects, g_strdup (local->message));
-          g_error_free (local);
-          return TRUE;
-        }
+      ChakraProtoMsg__Node *next = NULL;
+      char *cut = NULL;
+      if (!wl_chakra_reader_step (r, TRUE, &next, &cut, error))
+        return FALSE;
+      g_autoptr (ChakraProtoMsg__Node) n = next;
       if (n == NULL)
         {
-          if (local == NULL)
-            return TRUE;
-          g_propagate_error (error, local);
-          return FALSE;
+          /* A cut last frame is a defect; the reader's message names the file. */
+          if (cut != NULL)
+            g_ptr_array_add (s->report->defects, cut);
+          return TRUE;
         }
       if (first && wl_chakra_reader_is_headerless (r))
         report_headerless (s, n);

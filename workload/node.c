@@ -328,20 +328,15 @@ wl_trace_read (const char *path, gboolean lenient, WlLenientStats *dropped,
   dropped->headerless_files = wl_chakra_reader_is_headerless (r) ? 1 : 0;
   for (;;)
     {
-      GError *local = NULL;
-      g_autoptr (ChakraProtoMsg__Node) n = wl_chakra_reader_next (r, &local);
-      if (n == NULL && local != NULL && lenient && wl_chakra_reader_truncated (r))
-        {
-          g_error_free (local);
-          dropped->truncated_frames++;
-          return TRUE;
-        }
+      ChakraProtoMsg__Node *next = NULL;
+      g_autofree char *cut = NULL;
+      if (!wl_chakra_reader_step (r, lenient, &next, &cut, error))
+        return FALSE;
+      g_autoptr (ChakraProtoMsg__Node) n = next;
       if (n == NULL)
         {
-          if (local == NULL)
-            return TRUE;
-          g_propagate_error (error, local);
-          return FALSE;
+          dropped->truncated_frames += cut != NULL ? 1 : 0;
+          return TRUE;
         }
       if (!func (data, n, error))
         return FALSE;
