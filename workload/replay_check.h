@@ -58,6 +58,7 @@ typedef struct
 WlTraceCheck *wl_trace_check_new (const char *path, const WlParams *params, guint32 n_ranks,
                                   WlTraceNodeHook hook, gpointer hook_data);
 void wl_trace_check_free (WlTraceCheck *check); /* accepts NULL */
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlTraceCheck, wl_trace_check_free)
 
 /* Note node N, the next in file order, in the check DATA (a WlScanFunc:
  * never fails). */

@@ -89,5 +89,6 @@ WlNodeSource *wl_mem_source_new (WlGraph *graph, guint32 rank, gboolean owner, G
 WlNodeSource *wl_stream_source_new (const WlStreamParams *params, GError **error);
 
 void wl_node_source_free (WlNodeSource *src); /* accepts NULL */
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlNodeSource, wl_node_source_free)
 
 #endif /* ORRERY_WORKLOAD_REPLAY_SOURCE_H */
