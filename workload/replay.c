@@ -248,7 +248,10 @@ wl_replay_set_recording (WlReplay *r, gboolean on)
   r->recording = on;
 }
 
-/* Recording's per-node records, allocated as the rank starts. */
+/* Recording's per-node records, allocated for every rank the run starts
+ * before any starts: a run stopped by a limit may never start some ranks,
+ * and the records' readers (critical path, timeline, report) must find
+ * their nodes there, not run. */
 static void
 record_alloc (WlRank *k)
 {
@@ -473,8 +476,6 @@ on_rank_start (SimSched *sched, gpointer data, guint64 arg)
   WlRank *k = data;
   SimTime now = sim_sched_now (sched);
   k->finishing = WL_NO_NODE;
-  if (k->replay->recording && k->rec == NULL)
-    record_alloc (k);
   GError *error = NULL;
   if (!k->src->klass->start (k->src, now, &error))
     {
@@ -594,7 +595,11 @@ wl_replay_start (WlReplay *r)
 {
   guint32 n = r->lockstep ? 1 : r->n_ranks;
   for (guint32 i = 0; i < n; i++)
-    sim_sched_at (r->sched, sim_sched_now (r->sched), on_rank_start, &r->ranks[i], 0);
+    {
+      if (r->recording && r->ranks[i].rec == NULL)
+        record_alloc (&r->ranks[i]);
+      sim_sched_at (r->sched, sim_sched_now (r->sched), on_rank_start, &r->ranks[i], 0);
+    }
 }
 
 /* ---- results ---------------------------------------------------------------------- */

@@ -192,6 +192,33 @@ START_TEST (test_max_events)
 }
 END_TEST
 
+/* An event limit reached before every rank has started: with one event
+ * only rank 0 starts (its first 10 us node is running), so no node has
+ * finished.  The outputs that read the node records (critical path,
+ * report, timeline) cover that, where rank 1 had no records and the run
+ * crashed. */
+START_TEST (test_max_events_before_every_rank_starts)
+{
+  g_autofree char *cfg = write_ring (2);
+  g_autofree char *wl = write_chains (2, 4, 10);
+  g_autofree char *report = tu_scratch_path ("r.json");
+  g_autofree char *timeline = tu_scratch_path ("t.json");
+  const char *extra[] = { "--symmetry", "off", "--max-events", "1", "--report", report,
+                          "--timeline", timeline, "--critical-path", "3", NULL };
+  g_autofree char *out = NULL;
+  ck_assert_int_eq (run (&out, cfg, wl, extra), 4);
+  ck_assert_msg (strstr (out, "critical path: 0 ns in 0 steps") != NULL, "%s", out);
+  g_autoptr (JsonNode) root = load_json (report);
+  JsonObject *o = json_node_get_object (root);
+  ck_assert_int_eq (json_object_get_int_member (o, "events"), 1);
+  ck_assert_int_eq (json_object_get_int_member (o, "ranks_finished"), 0);
+  JsonObject *cp = json_object_get_object_member (o, "critical_path");
+  ck_assert_uint_eq (json_array_get_length (json_object_get_array_member (cp, "steps")), 0);
+  g_autofree char *tl = read_text (timeline);
+  ck_assert_ptr_nonnull (strstr (tl, "traceEvents"));
+}
+END_TEST
+
 /* Limits the run does not reach, including an event limit equal to the
  * events it needs and a time limit at its last event, change nothing. */
 START_TEST (test_limits_not_reached)
@@ -451,6 +478,7 @@ main (void)
   tcase_add_test (tc, test_max_sim_time_symmetric);
   tcase_add_test (tc, test_max_sim_time_every_rank);
   tcase_add_test (tc, test_max_events);
+  tcase_add_test (tc, test_max_events_before_every_rank_starts);
   tcase_add_test (tc, test_limits_not_reached);
   tcase_add_test (tc, test_bad_limit_values);
   tcase_add_test (tc, test_dimension_size_zero);
