@@ -7,8 +7,9 @@
 
 #include "sim/error.h"
 
-/* The names of the rows of TIMING that implement KIND, from the table:
- * "ring, direct, ...". */
+/* The names a configuration may give KIND, from the table: every native
+ * row's name whose row under TIMING (as sys_algo_resolve picks it: that
+ * timing's row, else the native one) implements KIND; "ring, direct, ...". */
 static char *
 algorithms_for (SysCollKind kind, SysTiming timing)
 {
@@ -16,7 +17,9 @@ algorithms_for (SysCollKind kind, SysTiming timing)
   for (guint i = 0; i < sys_algo_count (); i++)
     {
       const SysAlgoClass *a = sys_algo_nth (i);
-      if (a->timing == timing && sys_algo_supports (a, kind))
+      SysAlgoRef ref;
+      if (a->timing == SYS_TIMING_NATIVE && sys_algo_resolve (a->name, timing, &ref)
+          && sys_algo_supports (ref.algo, kind))
         g_string_append_printf (s, "%s%s", s->len > 0 ? ", " : "", a->name);
     }
   return g_string_free (s, FALSE);
