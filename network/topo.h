@@ -42,9 +42,21 @@ typedef enum
   NET_DIM_SWITCH
 } NetDimKind;
 
+/* What a dimension's links are, for models that price by link type (the
+ * NCCL collective model's step latencies and bandwidths).  DEFAULT: not
+ * said; the innermost dimension counts as NVLink, the others as network. */
+typedef enum
+{
+  NET_LINK_DEFAULT,
+  NET_LINK_NVLINK, /* GPU to GPU or to an NVSwitch, inside a node */
+  NET_LINK_PCIE,   /* GPU to GPU through PCIe, inside a node */
+  NET_LINK_NET     /* between nodes, through NICs */
+} NetLinkKind;
+
 typedef struct
 {
   NetDimKind kind;
+  NetLinkKind link;     /* NET_LINK_DEFAULT unless the config says */
   guint32 size;         /* members along this dimension, >= 1 */
   double bandwidth_Bps; /* bytes per second, per link and direction */
   SimTime latency;      /* per hop, picoseconds */
@@ -85,6 +97,11 @@ typedef struct
    * last one shorter) that cross the network one behind the other; 0:
    * whole messages. */
   guint64 packet_bytes;
+  /* Native models only: a message holds its sender's egress port and its
+   * receiver's ingress port on the dimension it travels for its
+   * serialization, so no endpoint carries more than its bandwidth.  FALSE
+   * under ASTRA-sim compatibility (every message gets the full bandwidth). */
+  gboolean share_ports;
 } NetSpec;
 
 typedef struct _NetTopo NetTopo;

@@ -116,6 +116,49 @@ void sys_compat_reference (SysCompat *compat);
 /* Is `compat` the native policy? */
 gboolean sys_compat_is_native (const SysCompat *compat);
 
+/* Which collective library the ranks run.  PER_DIMENSION: the algorithm
+ * lists per dimension (impl), chunked and pipelined across dimensions as
+ * ASTRA-sim does.  NCCL: NCCL's algorithms and protocols, chosen per
+ * collective and size by NCCL's tuning model (system/nccl.h). */
+typedef enum
+{
+  SYS_LIBRARY_PER_DIMENSION,
+  SYS_LIBRARY_NCCL
+} SysLibrary;
+
+/* The GPU generation whose NCCL constants apply (NCCL's compute-capability
+ * index): from the compute device. */
+typedef enum
+{
+  SYS_GPU_UNKNOWN,
+  SYS_GPU_VOLTA,
+  SYS_GPU_AMPERE,
+  SYS_GPU_HOPPER,
+  SYS_GPU_BLACKWELL
+} SysGpuArch;
+
+typedef enum
+{
+  SYS_CPU_INTEL,
+  SYS_CPU_AMD,
+  SYS_CPU_ARM
+} SysCpuVendor;
+
+#define SYS_NCCL_LIST_MAX 128
+
+typedef struct
+{
+  SysLibrary library;
+  SysGpuArch gpu;
+  SysCpuVendor cpu;
+  /* NCCL_ALGO / NCCL_PROTO syntax ("ring,tree", "^LL128",
+   * "allreduce:tree;^ring"); "" leaves NCCL's choice. */
+  char algorithms[SYS_NCCL_LIST_MAX];
+  char protocols[SYS_NCCL_LIST_MAX];
+  /* In-network reduction (SHARP) on the network: CollNet algorithms. */
+  gboolean collnet;
+} SysLibraryParams;
+
 typedef struct
 {
   SysSchedPolicy policy;
@@ -134,6 +177,7 @@ typedef struct
    * data leaves once the receive is posted); smaller ones are eager.
    * G_MAXUINT64: always eager (ASTRA-sim); 0: always rendezvous. */
   guint64 rendezvous_threshold;
+  SysLibraryParams lib; /* library PER_DIMENSION unless the config says */
 } SysParams;
 
 /* Defaults: LIFO, 10 ns endpoint delay, 1 active chunk, 1 split,
