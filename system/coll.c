@@ -7,6 +7,8 @@
  */
 #include "system/sys_private.h"
 
+#include "system/algo_nccl.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +62,10 @@ struct _SysColl
   SimTime first_join;
   SimTime last_join;
   guint32 last_member; /* the member that joined last so far */
+  /* The NCCL library's plan: its runs start at join, outside the
+   * dimension queues (one kernel per collective). */
+  gboolean is_nccl;
+  SysNcclPlan nccl;
 };
 
 /* "the world" or "group 7", for messages. */
@@ -231,8 +237,41 @@ plan_chunks (SysColl *coll)
   coll->n_chunks = chunk == 0 ? 1 : (guint) ((size + chunk - 1) / chunk);
 }
 
+/* The NCCL library's plan, when it runs this kind: one phase over every
+ * member (flat), a chunk per ring line, each the lines' share of the bytes.
+ * FALSE with an error when NCCL cannot run it. */
+static gboolean
+plan_nccl (SysColl *coll, GError **error)
+{
+  Sys *sys = coll->sys;
+  SysGroup *group = coll->group;
+  SysNcclFunc func;
+  if (sys->params.lib.library != SYS_LIBRARY_NCCL || !sys_nccl_func_of (coll->kind, &func)
+      || group->n < 2)
+    return TRUE;
+  if (group->nccl == NULL)
+    {
+      group->nccl = sys_nccl_group_new (sys->topo, group->ranks, group->n, &sys->params.lib, error);
+      if (group->nccl == NULL)
+        return FALSE;
+    }
+  if (!sys_nccl_plan (group->nccl, coll->kind, coll->bytes, &coll->nccl, error))
+    return FALSE;
+  coll->is_nccl = TRUE;
+  coll->n_chunks = coll->nccl.lines;
+  guint flat = group->n_dims;
+  coll->phase[0] = (SysPhasePlan) { .gdim = flat, .topo_dim = group->dims[flat].topo_dim,
+                                    .op = coll->kind, .algo = sys_nccl_plan_algo (&coll->nccl) };
+  coll->n_phases = 1;
+  coll->in_bytes = g_new (guint64, coll->n_chunks);
+  for (guint c = 0; c < coll->n_chunks; c++)
+    coll->in_bytes[c] = coll->bytes / coll->n_chunks + (c < coll->bytes % coll->n_chunks);
+  return TRUE;
+}
+
 static SysColl *
-coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req, guint32 root)
+coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req, guint32 root,
+          GError **error)
 {
   SysColl *coll = g_new0 (SysColl, 1);
   coll->sys = sys;
@@ -241,9 +280,17 @@ coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req, gui
   coll->kind = req->kind;
   coll->bytes = req->kind == SYS_COLL_BARRIER ? 0 : req->bytes;
   coll->root = root;
-  plan_chunks (coll);
-  plan_phases (coll, req->involved_dims);
-  plan_sizes (coll);
+  if (!plan_nccl (coll, error))
+    {
+      g_free (coll);
+      return NULL;
+    }
+  if (!coll->is_nccl)
+    {
+      plan_chunks (coll);
+      plan_phases (coll, req->involved_dims);
+      plan_sizes (coll);
+    }
   coll->step_bits = plan_step_bits (coll);
   coll->phase_bits = g_bit_storage (MAX (coll->n_phases, 1u));
   coll->chunk_bits = g_bit_storage (coll->n_chunks);
@@ -317,6 +364,31 @@ sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes,
                             ctx->phase);
   net_send (coll->sys->net, at, coll->group->ranks[ctx->member], coll->group->ranks[to_member],
             bytes, on_message, coll, (to_key << coll->step_bits) | step);
+}
+
+const SysNcclPlan *
+sys_phase_nccl (const SysPhaseCtx *ctx)
+{
+  g_assert (ctx->coll->is_nccl);
+  return &ctx->coll->nccl;
+}
+
+void
+sys_phase_send_routed (const SysPhaseCtx *ctx, guint32 from, guint32 via, guint32 to,
+                       guint32 step, guint64 bytes, SimTime at, SimTime ready)
+{
+  SysColl *coll = ctx->coll;
+  g_assert (coll->phase[ctx->phase].gdim == coll->group->n_dims && !coll->sys->lockstep);
+  g_assert (step < (G_GUINT64_CONSTANT (1) << coll->step_bits));
+  guint32 src = coll->group->ranks[from], dst = coll->group->ranks[via];
+  if (ready > at)
+    {
+      SimTime d = net_delay (coll->sys->net, src, dst, bytes);
+      at = ready > at + d ? ready - d : at;
+    }
+  guint64 to_key = run_key (coll, to, ctx->chunk, ctx->phase);
+  net_send (coll->sys->net, at, src, dst, bytes, on_message, coll,
+            (to_key << coll->step_bits) | step);
 }
 
 void
@@ -454,6 +526,11 @@ on_message (SimSched *sched, gpointer data, guint64 arg)
 static void
 coll_algorithms (const SysColl *coll, char *buf, gsize size)
 {
+  if (coll->is_nccl)
+    {
+      sys_nccl_plan_label (&coll->nccl, buf, size);
+      return;
+    }
   guint32 seen = 0;
   buf[0] = '\0';
   for (guint i = 0; i < coll->n_phases; i++)
@@ -568,6 +645,12 @@ on_phase_done (SimSched *sched, gpointer data, guint64 key)
   guint32 rank = coll->group->ranks[member];
   guint dim = coll->phase[ph].topo_dim;
   coll->runs[ctx.run_index].done = 1;
+  if (coll->is_nccl)
+    {
+      if (--coll->members[member].chunks_left == 0)
+        member_done (coll, member);
+      return;
+    }
   sys->queues[rank].active[dim]--;
   if (ph + 1 < P)
     {
@@ -668,7 +751,14 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
   guint32 seq = group->next_seq[member]++;
   SysColl *coll = g_hash_table_lookup (group->live, GUINT_TO_POINTER (seq + 1u));
   if (coll == NULL)
-    coll = coll_new (sys, group, seq, req, root);
+    {
+      coll = coll_new (sys, group, seq, req, root, error);
+      if (coll == NULL)
+        {
+          group->next_seq[member]--;
+          return FALSE;
+        }
+    }
   else if (!check_match (coll, rank, req, root, error))
     return FALSE;
 
@@ -686,6 +776,12 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
     {
       sim_sched_at (sys->sched, sim_sched_now (sys->sched), on_trivial_done, coll,
                     (guint64) member);
+      return TRUE;
+    }
+  if (coll->is_nccl)
+    {
+      for (guint c = 0; c < coll->n_chunks; c++)
+        run_start (coll, run_key (coll, (guint32) member, c, 0));
       return TRUE;
     }
   guint dim = coll->phase[0].topo_dim;

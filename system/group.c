@@ -160,6 +160,7 @@ sys_group_free (SysGroup *g)
   if (g->member_of != NULL)
     g_hash_table_unref (g->member_of);
   g_hash_table_unref (g->live);
+  sys_nccl_group_free (g->nccl);
   g_free (g);
 }
 

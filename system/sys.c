@@ -232,6 +232,10 @@ sys_symmetric (const Sys *sys, SysCollKind kind, guint32 involved, const char **
     return (*why = "a barrier runs over all members as one line, across dimensions", FALSE);
   if (net_topo_graph (sys->topo) != NULL)
     return (*why = "an explicit network graph", FALSE);
+  SysNcclFunc func;
+  if (sys->params.lib.library == SYS_LIBRARY_NCCL && sys_nccl_func_of (kind, &func))
+    return (*why = "the NCCL library's algorithms give members different roles "
+                   "(node boundaries, tree positions)", FALSE);
   if (model->sharing == NET_SHARING_FLOWS)
     return (*why = model->sharing_why, FALSE);
   for (guint d = 0; d < spec->n_dims; d++)

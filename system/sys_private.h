@@ -7,6 +7,7 @@
 #define ORRERY_SYSTEM_SYS_PRIVATE_H
 
 #include "system/algo.h"
+#include "system/algo_nccl.h"
 #include "system/sys.h"
 
 /* One dimension of a group: members along it are `stride` apart in member
@@ -39,6 +40,7 @@ typedef struct
    * large to tabulate (then computed). */
   guint32 *pos;
   GHashTable *live;       /* seq + 1 -> SysColl* */
+  SysNcclGroup *nccl;     /* the NCCL library's view, built on first use */
 } SysGroup;
 
 /* A chunk phase waiting for its dimension on one rank. */

@@ -1,0 +1,518 @@
+/* algo_nccl.c: NCCL's algorithms as message patterns (see algo_nccl.h). */
+#include "system/algo_nccl.h"
+
+#include <math.h>
+
+#include "sim/error.h"
+
+/* ---- the group's shape ---------------------------------------------------------- */
+
+/* A dimension's link kind, the default spelled out: the innermost
+ * dimension is NVLink, the others the network. */
+static NetLinkKind
+dim_link (const NetSpec *spec, guint d)
+{
+  NetLinkKind k = spec->dims[d].link;
+  if (k == NET_LINK_DEFAULT)
+    k = d == 0 ? NET_LINK_NVLINK : NET_LINK_NET;
+  return k;
+}
+
+/* NCCL counts an NVLink at SMxx_NVLINK_BW GB/s (src/graph/topo.h, NCCL
+ * 2.26.2: SM70 20.0, SM80 20.0, SM90 20.6, SM100 40.0); the datasheets give
+ * 25 GB/s per link and direction for NVLink 2, 3 and 4 (V100: 6 links, 150
+ * GB/s; A100: 12 links, 300 GB/s; H100: 18 links, 450 GB/s) and 50 for
+ * NVLink 5 (B200: 18 links, 900 GB/s).  The link count is the configured
+ * bandwidth over the datasheet figure. */
+static double
+nccl_nvlink_GBps (SysGpuArch gpu, double dim_GBps)
+{
+  double datasheet = gpu == SYS_GPU_BLACKWELL ? 50.0 : 25.0;
+  double nccl = gpu == SYS_GPU_BLACKWELL ? 40.0 : gpu == SYS_GPU_HOPPER ? 20.6 : 20.0;
+  double links = MAX (1.0, round (dim_GBps / datasheet));
+  return links * nccl;
+}
+
+/* The GPU's PCIe x16 link as NCCL counts it (src/graph/topo.cc: width x
+ * speed / 80 GB/s): Gen3 12 (V100), Gen4 24 (A100), Gen5 48 (H100, B200),
+ * generations from the GPUs' datasheets. */
+static double
+nccl_pci_GBps (SysGpuArch gpu)
+{
+  switch (gpu)
+    {
+    case SYS_GPU_VOLTA: return 12.0;
+    case SYS_GPU_AMPERE: return 24.0;
+    default: return 48.0;
+    }
+}
+
+/* Node index of a rank: its coordinates on the network dimensions. */
+static guint64
+node_key (const NetTopo *topo, guint32 rank)
+{
+  const NetSpec *spec = net_topo_spec (topo);
+  guint64 key = 0;
+  for (guint d = 0; d < spec->n_dims; d++)
+    if (dim_link (spec, d) == NET_LINK_NET)
+      key = key * spec->dims[d].size + net_topo_coord (topo, rank, d);
+  return key;
+}
+
+static gboolean
+group_layout (SysNcclGroup *g, const NetTopo *topo, const guint32 *ranks, guint32 n,
+              GError **error)
+{
+  g_autoptr (GHashTable) index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g->node_of = g_new (guint32, n);
+  g->local_of = g_new (guint32, n);
+  g_autofree guint32 *count = g_new0 (guint32, n);
+  for (guint32 i = 0; i < n; i++)
+    {
+      gint64 key = (gint64) node_key (topo, ranks[i]);
+      gpointer v = g_hash_table_lookup (index, &key);
+      if (v == NULL)
+        {
+          v = GUINT_TO_POINTER (g_hash_table_size (index) + 1);
+          g_hash_table_insert (index, g_memdup2 (&key, sizeof key), v);
+        }
+      guint32 node = GPOINTER_TO_UINT (v) - 1;
+      g->node_of[i] = node;
+      g->local_of[i] = count[node]++;
+    }
+  g->nodes = g_hash_table_size (index);
+  g->ppn = count[0];
+  for (guint32 k = 1; k < g->nodes; k++)
+    if (count[k] != g->ppn)
+      {
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                     "NCCL library: a group of %u ranks has %u GPUs on its first node and %u "
+                     "on node %u; NCCL's model needs the same number on every node",
+                     n, g->ppn, count[k], k);
+        return FALSE;
+      }
+  g->member_at = g_new (guint32, n);
+  for (guint32 i = 0; i < n; i++)
+    g->member_at[g->node_of[i] * g->ppn + g->local_of[i]] = i;
+  return TRUE;
+}
+
+/* The machine NCCL sees: links of the innermost dimension the group spans
+ * inside a node, NICs of the first network dimension it spans. */
+static void
+group_machine (const SysNcclGroup *g, const NetTopo *topo, const guint32 *ranks, guint32 n,
+               const SysLibraryParams *lib, SysNcclMachine *m)
+{
+  const NetSpec *spec = net_topo_spec (topo);
+  *m = (SysNcclMachine) { .gpu = lib->gpu, .cpu = lib->cpu, .nodes = g->nodes, .ranks = n,
+                          .intra = NET_LINK_NVLINK, .collnet = lib->collnet,
+                          .net_latency_us = 0.0, .pci_GBps = nccl_pci_GBps (lib->gpu) };
+  gboolean intra_set = FALSE, net_set = FALSE;
+  for (guint d = 0; d < spec->n_dims; d++)
+    {
+      gboolean spans = FALSE;
+      for (guint32 i = 1; i < n && !spans; i++)
+        spans = net_topo_coord (topo, ranks[i], d) != net_topo_coord (topo, ranks[0], d);
+      if (!spans)
+        continue;
+      NetLinkKind k = dim_link (spec, d);
+      double GBps = spec->dims[d].bandwidth_Bps / 1e9;
+      if (k == NET_LINK_NET && !net_set)
+        {
+          m->nic_GBps = GBps;
+          net_set = TRUE;
+        }
+      else if (k != NET_LINK_NET && !intra_set)
+        {
+          m->intra = k;
+          m->nvswitch = k == NET_LINK_NVLINK && spec->dims[d].kind == NET_DIM_SWITCH;
+          m->intra_GBps = k == NET_LINK_NVLINK ? nccl_nvlink_GBps (lib->gpu, GBps) : GBps;
+          intra_set = TRUE;
+        }
+    }
+  if (!intra_set)
+    m->intra_GBps = m->pci_GBps;
+}
+
+SysNcclGroup *
+sys_nccl_group_new (const NetTopo *topo, const guint32 *ranks, guint32 n,
+                    const SysLibraryParams *lib, GError **error)
+{
+  SysNcclGroup *g = g_new0 (SysNcclGroup, 1);
+  SysNcclMachine m;
+  if (!group_layout (g, topo, ranks, n, error))
+    goto fail;
+  group_machine (g, topo, ranks, n, lib, &m);
+  if (!sys_nccl_model_init (&g->model, &m, lib, error))
+    goto fail;
+  return g;
+fail:
+  sys_nccl_group_free (g);
+  return NULL;
+}
+
+void
+sys_nccl_group_free (SysNcclGroup *g)
+{
+  if (g == NULL)
+    return;
+  g_free (g->node_of);
+  g_free (g->local_of);
+  g_free (g->member_at);
+  g_free (g);
+}
+
+/* ---- plans ----------------------------------------------------------------------- */
+
+static SimTime
+us_to_ps (double us)
+{
+  return (SimTime) llround (us * 1e6);
+}
+
+gboolean
+sys_nccl_plan (const SysNcclGroup *g, SysCollKind kind, guint64 bytes, SysNcclPlan *out,
+               GError **error)
+{
+  const SysNcclModel *model = &g->model;
+  guint32 n = model->m.ranks;
+  *out = (SysNcclPlan) { .g = g, .lines = 1 };
+  g_assert (sys_nccl_func_of (kind, &out->func));
+  /* NCCL's nBytes: an all-gather's whole output (comm_size is the
+   * per-rank input), otherwise the buffer. */
+  guint64 nbytes = kind == SYS_COLL_ALL_GATHER ? bytes * n : bytes;
+  if (!sys_nccl_choose (model, out->func, nbytes, &out->choice))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "NCCL library: no algorithm and protocol left for %s of %" G_GUINT64_FORMAT
+                   " bytes on %u ranks (%u nodes): nccl-algo / nccl-proto rule out all that "
+                   "this machine has",
+                   sys_coll_kind_name (kind), bytes, n, g->nodes);
+      return FALSE;
+    }
+  SysNcclChoice *c = &out->choice;
+  double raw = model->lat[out->func][c->algo][c->proto];
+  double scale = raw > 0 ? c->lat_us / raw : 1.0; /* the ring plateau factor */
+  out->base = us_to_ps (model->base_lat[c->algo][c->proto] * scale);
+  out->intra_lat = us_to_ps (model->intra_lat[c->algo][c->proto] * scale);
+  out->inter_lat = us_to_ps (model->inter_lat[c->algo][c->proto] * scale);
+  out->time = us_to_ps (c->time_us);
+  out->wire = c->proto == SYS_NCCL_LL ? 2.0 : c->proto == SYS_NCCL_LL128 ? 128.0 / 120.0 : 1.0;
+  gboolean ring = c->algo == SYS_NCCL_RING && out->func != SYS_NCCL_BROADCAST
+                  && out->func != SYS_NCCL_REDUCE;
+  if (ring)
+    {
+      out->nsteps = out->func == SYS_NCCL_ALL_REDUCE ? 2 * (n - 1) : n - 1;
+      out->lines = g->nodes > 1 ? g->ppn : 1;
+      out->rate_Bps = c->bus_GBps * 1e9 / out->lines;
+    }
+  return TRUE;
+}
+
+void
+sys_nccl_plan_label (const SysNcclPlan *plan, char *buf, gsize size)
+{
+  g_snprintf (buf, size, "nccl %s/%s x%u", sys_nccl_algo_name (plan->choice.algo),
+              sys_nccl_proto_name (plan->choice.proto), plan->choice.channels);
+}
+
+const SysAlgoClass *
+sys_nccl_plan_algo (const SysNcclPlan *plan)
+{
+  return plan->nsteps > 0 ? &sys_algo_nccl_ring : &sys_algo_nccl_timed;
+}
+
+static guint64
+wire_bytes (const SysNcclPlan *plan, guint64 bytes)
+{
+  return (guint64) ceil ((double) bytes * plan->wire);
+}
+
+/* ---- the ring ----------------------------------------------------------------------- */
+
+/* Line c of a ring: in every node the GPUs from local index c on, the last
+ * one passing to the next node's GPU c over rail c (NCCL's rings enter and
+ * leave a node through one NIC).  Where member `m` sends, and from which
+ * rank's NIC. */
+typedef struct
+{
+  guint32 to;    /* the successor member */
+  guint32 from;  /* the member whose rank the message leaves (its NIC) */
+  guint32 via;   /* the member whose rank it reaches */
+  gboolean inter;
+} RingHop;
+
+static RingHop
+ring_hop (const SysNcclPlan *plan, guint32 member, guint32 line)
+{
+  const SysNcclGroup *g = plan->g;
+  guint32 node = g->node_of[member], local = g->local_of[member];
+  guint32 entry = line % g->ppn;
+  guint32 exit = (entry + g->ppn - 1) % g->ppn;
+  RingHop h = { .from = member, .inter = FALSE };
+  if (local != exit || g->nodes == 1)
+    {
+      h.to = h.via = g->member_at[node * g->ppn + (local + 1) % g->ppn];
+      return h;
+    }
+  guint32 next = (node + 1) % g->nodes;
+  h.inter = TRUE;
+  h.to = g->member_at[next * g->ppn + entry];
+  h.from = g->member_at[node * g->ppn + entry];
+  h.via = h.to;
+  return h;
+}
+
+/* The data of one step of one line. */
+static guint64
+ring_step_bytes (const SysPhaseCtx *ctx, const SysNcclPlan *plan)
+{
+  if (plan->func == SYS_NCCL_ALL_GATHER)
+    return ctx->in_bytes;
+  return (ctx->in_bytes + ctx->n - 1) / ctx->n;
+}
+
+/* Send step `step` once the member's copy engine is free (run->busy_until)
+ * and no earlier than `t`: it is busy for the data's serialization at the
+ * line's bus bandwidth, and the data is ready at the successor a step
+ * latency later (latencies pipeline, bandwidth does not).  The message
+ * leaves for the network as late as still arrives then uncontended;
+ * contention can only delay it. */
+static void
+ring_send (const SysPhaseCtx *ctx, SysRun *run, guint32 step, SimTime t)
+{
+  const SysNcclPlan *plan = sys_phase_nccl (ctx);
+  RingHop h = ring_hop (plan, ctx->member, ctx->chunk);
+  guint64 m = ring_step_bytes (ctx, plan);
+  guint64 w = wire_bytes (plan, m);
+  SimTime start = MAX (t, run->busy_until);
+  run->busy_until = start + net_serialization_ps (m, plan->rate_Bps);
+  SimTime ready = run->busy_until + (h.inter ? plan->inter_lat : plan->intra_lat);
+  sys_phase_send_routed (ctx, h.from, h.via, h.to, step, w, start, ready);
+}
+
+static void
+ring_drain (const SysPhaseCtx *ctx, SysRun *run)
+{
+  const SysNcclPlan *plan = sys_phase_nccl (ctx);
+  SimTime now = sys_phase_now (ctx);
+  while (run->started && run->processed < run->arrived)
+    {
+      run->processed++;
+      if (run->processed < plan->nsteps)
+        ring_send (ctx, run, run->processed, now);
+      else
+        sys_phase_finish (ctx, MAX (now, run->busy_until));
+    }
+}
+
+static void
+ring_start (const SysPhaseCtx *ctx, SysRun *run)
+{
+  const SysNcclPlan *plan = sys_phase_nccl (ctx);
+  run->busy_until = 0;
+  ring_send (ctx, run, 0, sys_phase_now (ctx) + plan->base);
+  ring_drain (ctx, run);
+}
+
+static void
+ring_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
+{
+  (void) step;
+  run->arrived++;
+  ring_drain (ctx, run);
+}
+
+const SysAlgoClass sys_algo_nccl_ring = {
+  .name = "nccl-ring",
+  .help = "NCCL's ring, one line per rail across nodes, priced by NCCL's tuning model",
+  .timing = SYS_TIMING_NATIVE,
+  .kinds = SYS_KIND_BIT (SYS_COLL_ALL_REDUCE) | SYS_KIND_BIT (SYS_COLL_REDUCE_SCATTER)
+           | SYS_KIND_BIT (SYS_COLL_ALL_GATHER),
+  .alike = SYS_ALIKE_NEVER,
+  .unlike_why = "NCCL's rings cross nodes at some members only",
+  .links_why = "NCCL's rings cross nodes at some members only",
+  .start = ring_start,
+  .on_message = ring_on_message,
+};
+
+/* ---- the other algorithms: NCCL's time, the algorithm's traffic ------------------- */
+
+/* A walk over a member's peers: counts them, and sends to each at `t`
+ * when `send`. */
+typedef struct
+{
+  const SysPhaseCtx *ctx;
+  const SysNcclPlan *plan;
+  gboolean send;
+  SimTime t;
+  guint n;
+} Peers;
+
+static void
+peer_add (Peers *p, guint32 to, guint64 bytes)
+{
+  p->n++;
+  if (p->send)
+    sys_phase_send_routed (p->ctx, p->ctx->member, to, to, 0, wire_bytes (p->plan, bytes), p->t,
+                           p->t);
+}
+
+/* Tree edges over nodes (parent and two children of a binary tree in node
+ * order) between the members of local index `local`. */
+static void
+peers_node_tree (const SysNcclGroup *g, guint32 node, guint32 local, guint64 bytes, Peers *p)
+{
+  if (node > 0)
+    peer_add (p, g->member_at[(node - 1) / 2 * g->ppn + local], bytes);
+  for (guint32 c = 2 * node + 1; c <= 2 * node + 2 && c < g->nodes; c++)
+    peer_add (p, g->member_at[c * g->ppn + local], bytes);
+}
+
+/* Every other GPU of the node (NVLS: the switch exchanges with all). */
+static void
+peers_node_all (const SysNcclGroup *g, guint32 node, guint32 local, guint64 bytes, Peers *p)
+{
+  for (guint32 l = 0; l < g->ppn; l++)
+    if (l != local)
+      peer_add (p, g->member_at[node * g->ppn + l], bytes);
+}
+
+/* The rail neighbours in the next and previous node. */
+static void
+peers_rail_ring (const SysNcclGroup *g, guint32 node, guint32 local, guint64 bytes, Peers *p)
+{
+  if (g->nodes < 2)
+    return;
+  peer_add (p, g->member_at[(node + 1) % g->nodes * g->ppn + local], bytes);
+  if (g->nodes > 2)
+    peer_add (p, g->member_at[(node + g->nodes - 1) % g->nodes * g->ppn + local], bytes);
+}
+
+/* Whom a member sends to, and how much; every pattern but the rooted chain
+ * is symmetric, so a member also receives one message from each. */
+static void
+timed_peers (Peers *p)
+{
+  const SysPhaseCtx *ctx = p->ctx;
+  const SysNcclPlan *plan = p->plan;
+  const SysNcclGroup *g = plan->g;
+  guint32 node = g->node_of[ctx->member], local = g->local_of[ctx->member];
+  guint64 s = ctx->in_bytes;
+  guint64 shard = (s + g->ppn - 1) / g->ppn;
+  if (plan->func == SYS_NCCL_ALL_GATHER)
+    shard = s;
+  switch (plan->choice.algo)
+    {
+    case SYS_NCCL_TREE:
+    case SYS_NCCL_COLLNET_CHAIN:
+      if (local > 0)
+        peer_add (p, g->member_at[node * g->ppn + local - 1], s);
+      if (local + 1 < g->ppn)
+        peer_add (p, g->member_at[node * g->ppn + local + 1], s);
+      if (local == 0 && plan->choice.algo == SYS_NCCL_TREE)
+        peers_node_tree (g, node, 0, s, p);
+      else if (local == 0)
+        peers_rail_ring (g, node, 0, s, p);
+      break;
+    case SYS_NCCL_NVLS_TREE:
+      peers_node_all (g, node, local, shard, p);
+      peers_node_tree (g, node, local, shard, p);
+      break;
+    case SYS_NCCL_NVLS:
+    case SYS_NCCL_COLLNET_DIRECT:
+      peers_node_all (g, node, local, shard, p);
+      peers_rail_ring (g, node, local, shard, p);
+      break;
+    case SYS_NCCL_PAT:
+      for (guint32 i = 0; i < ctx->n; i++)
+        if (i != ctx->member)
+          peer_add (p, i, plan->func == SYS_NCCL_ALL_GATHER ? s : (s + ctx->n - 1) / ctx->n);
+      break;
+    default:
+      break;
+    }
+}
+
+/* Rooted rings (broadcast, reduce): a pipelined chain from the root
+ * (broadcast) or into it (reduce). */
+static guint32
+chain_distance (const SysPhaseCtx *ctx)
+{
+  return (ctx->pos + ctx->n - ctx->root) % ctx->n;
+}
+
+static gboolean
+timed_chain (const SysNcclPlan *plan)
+{
+  return plan->func == SYS_NCCL_BROADCAST || plan->func == SYS_NCCL_REDUCE;
+}
+
+static guint32
+timed_expected (const SysPhaseCtx *ctx, const SysNcclPlan *plan)
+{
+  if (timed_chain (plan))
+    return chain_distance (ctx) != (plan->func == SYS_NCCL_BROADCAST ? 0u : 1u);
+  Peers p = { .ctx = ctx, .plan = plan };
+  timed_peers (&p);
+  return p.n;
+}
+
+static void
+timed_drain (const SysPhaseCtx *ctx, SysRun *run)
+{
+  /* bits: the messages this member expects, counted at its start. */
+  if (!run->started || run->processed != 0 || run->arrived < run->bits)
+    return;
+  run->processed = 1;
+  sys_phase_finish (ctx, MAX (sys_phase_now (ctx), run->busy_until));
+}
+
+static void
+timed_start (const SysPhaseCtx *ctx, SysRun *run)
+{
+  const SysNcclPlan *plan = sys_phase_nccl (ctx);
+  SimTime now = sys_phase_now (ctx);
+  SimTime t = now + plan->base;
+  run->busy_until = now + plan->time;
+  run->bits = timed_expected (ctx, plan);
+  if (timed_chain (plan))
+    {
+      guint32 d = chain_distance (ctx);
+      gboolean sends = plan->func == SYS_NCCL_BROADCAST ? d + 1 < ctx->n : d != 0;
+      if (sends)
+        {
+          guint32 to = (ctx->pos + 1) % ctx->n;
+          sys_phase_send_routed (ctx, ctx->pos, to, to, 0, wire_bytes (plan, ctx->in_bytes), t, t);
+        }
+    }
+  else
+    {
+      Peers p = { .ctx = ctx, .plan = plan, .send = TRUE, .t = t };
+      timed_peers (&p);
+    }
+  timed_drain (ctx, run);
+}
+
+static void
+timed_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
+{
+  (void) step;
+  run->arrived++;
+  timed_drain (ctx, run);
+}
+
+const SysAlgoClass sys_algo_nccl_timed = {
+  .name = "nccl-timed",
+  .help = "NCCL's trees, NVLS, CollNet and rooted rings: NCCL's predicted time, their traffic "
+          "through the network",
+  .timing = SYS_TIMING_NATIVE,
+  .kinds = SYS_KIND_BIT (SYS_COLL_ALL_REDUCE) | SYS_KIND_BIT (SYS_COLL_REDUCE_SCATTER)
+           | SYS_KIND_BIT (SYS_COLL_ALL_GATHER) | SYS_KIND_BIT (SYS_COLL_BROADCAST)
+           | SYS_KIND_BIT (SYS_COLL_REDUCE),
+  .alike = SYS_ALIKE_NEVER,
+  .unlike_why = "NCCL's trees give members different roles",
+  .links_why = "NCCL's trees give members different roles",
+  .start = timed_start,
+  .on_message = timed_on_message,
+};
