@@ -10,7 +10,8 @@
  * of a group are dealt round-robin over its routers, at most h
  * each).  Ranks p a g; switches a g; duplex links p a g +
  * g a (a-1)/2 + g (g-1)/2.  Dims (Switch): ranks of a router
- * (p, local), routers of a group (a, local), groups (g, global).
+ * (p, local), routers of a group (a, local), groups (g, global),
+ * all network links: a rank reaches its router through its NIC.
  * Hops between groups <= 5: terminal, local, global, local,
  * terminal.
  *
@@ -74,9 +75,9 @@ dragonfly_build (const NetGenParams *p, NetGraphSpec *g, NetSpec *spec)
         guint32 from = (other - grp - 1) % a, to = (groups + grp - other - 1) % a;
         net_gen_link (g, p, base + grp * a + from, base + other * a + to, global);
       }
-  net_gen_dim (spec, NET_DIM_SWITCH, ppr, local);
-  net_gen_dim (spec, NET_DIM_SWITCH, a, local);
-  net_gen_dim (spec, NET_DIM_SWITCH, groups, global);
+  net_gen_dim (spec, NET_DIM_SWITCH, NET_LINK_NET, ppr, local);
+  net_gen_dim (spec, NET_DIM_SWITCH, NET_LINK_NET, a, local);
+  net_gen_dim (spec, NET_DIM_SWITCH, NET_LINK_NET, groups, global);
 }
 
 static const NetGenAttr attrs[] = {

@@ -8,7 +8,9 @@
  * switch i of every pod links to cores i k/2 .. i k/2 + k/2 - 1.
  * Ranks o k^3/4; switches 5k^2/4; duplex links o k^3/4 + k^3/2.
  * Dims (Switch): hosts of an edge (o k/2), edges of a pod (k/2),
- * pods (k).  Hops: same edge 2, same pod 4, other pod 6.
+ * pods (k), all network links: a host reaches its edge switch
+ * through its NIC, so every message leaves the host by the
+ * network.  Hops: same edge 2, same pod 4, other pod 6.
  *
  * Layer: network.  May include: sim, GLib.
  */
@@ -64,9 +66,9 @@ fat_tree_build (const NetGenParams *p, NetGraphSpec *g, NetSpec *spec)
     for (guint32 a = 0; a < half; a++)
       for (guint32 j = 0; j < half; j++)
         net_gen_link (g, p, base + pod * k + half + a, cores + a * half + j, l);
-  net_gen_dim (spec, NET_DIM_SWITCH, hosts, l);
-  net_gen_dim (spec, NET_DIM_SWITCH, half, l);
-  net_gen_dim (spec, NET_DIM_SWITCH, k, l);
+  net_gen_dim (spec, NET_DIM_SWITCH, NET_LINK_NET, hosts, l);
+  net_gen_dim (spec, NET_DIM_SWITCH, NET_LINK_NET, half, l);
+  net_gen_dim (spec, NET_DIM_SWITCH, NET_LINK_NET, k, l);
 }
 
 static const NetGenAttr attrs[] = {

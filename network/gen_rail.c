@@ -3,7 +3,8 @@
  * N nodes of G GPUs: NVSwitch "nvs<node>" linked to its node's G
  * GPUs (nvlink), rail switch "rail<g>" linked to GPU g of every
  * node (nic).  Ranks N G; switches N + G; duplex links 2 N G.
- * Dims (Switch): GPUs of a node (G, nvlink), nodes (N, nic).
+ * Dims (Switch): GPUs of a node (G, nvlink; NVLink links),
+ * nodes (N, nic; network links).
  * Hops: same node 2, same GPU index 2, otherwise 4 (through a
  * GPU of either node, which forwards: both ways are shortest).
  *
@@ -40,8 +41,8 @@ rail_build (const NetGenParams *p, NetGraphSpec *g, NetSpec *spec)
         net_gen_link (g, p, i + gpus * n, nvs + n, &p->rail.nvlink);
         net_gen_link (g, p, i + gpus * n, rails + i, &p->rail.nic);
       }
-  net_gen_dim (spec, NET_DIM_SWITCH, gpus, &p->rail.nvlink);
-  net_gen_dim (spec, NET_DIM_SWITCH, nodes, &p->rail.nic);
+  net_gen_dim (spec, NET_DIM_SWITCH, NET_LINK_NVLINK, gpus, &p->rail.nvlink);
+  net_gen_dim (spec, NET_DIM_SWITCH, NET_LINK_NET, nodes, &p->rail.nic);
 }
 
 static const NetGenAttr attrs[] = {

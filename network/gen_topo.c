@@ -58,9 +58,10 @@ net_gen_switch (NetGraphSpec *g, const char *format, ...)
 }
 
 void
-net_gen_dim (NetSpec *spec, NetDimKind kind, guint32 size, const NetGenLink *l)
+net_gen_dim (NetSpec *spec, NetDimKind kind, NetLinkKind link, guint32 size,
+             const NetGenLink *l)
 {
-  spec->dims[spec->n_dims++] = (NetDimSpec) { .kind = kind, .size = size,
+  spec->dims[spec->n_dims++] = (NetDimSpec) { .kind = kind, .link = link, .size = size,
                                               .bandwidth_Bps = l->bandwidth_Bps,
                                               .latency = l->latency };
 }

@@ -179,11 +179,14 @@ gboolean net_gen_fail (const NetGenParams *p, GError **error, const char *format
 gboolean net_gen_check_link (const NetGenParams *p, const NetGenLink *l, const char *what,
                              GError **error);
 /* A duplex link a <-> b of class l; a switch named by the format (its device
- * number); a dimension of the collectives' structure. */
+ * number); a dimension of the collectives' structure, whose links are of
+ * kind `link` (what a GPU's port on that dimension is: NVLink, PCIe or a
+ * NIC; NET_LINK_DEFAULT where the generator cannot say). */
 void net_gen_link (NetGraphSpec *g, const NetGenParams *p, guint32 a, guint32 b,
                    const NetGenLink *l);
 guint32 net_gen_switch (NetGraphSpec *g, const char *format, ...) G_GNUC_PRINTF (2, 3);
-void net_gen_dim (NetSpec *spec, NetDimKind kind, guint32 size, const NetGenLink *l);
+void net_gen_dim (NetSpec *spec, NetDimKind kind, NetLinkKind link, guint32 size,
+                  const NetGenLink *l);
 
 /* The built-in rows, one file each. */
 extern const NetGenClass net_gen_fat_tree;

@@ -4,8 +4,12 @@
  * its + and - neighbour in each dimension with wraparound: a
  * dimension of size >= 3 adds one duplex link per rank, size 2
  * one per pair, size 1 none.  No switches.  Dims (Ring): the
- * torus dimensions.  Hops: the Manhattan distance, each
- * coordinate the shorter way around.
+ * torus dimensions, NVLink links: the torus models accelerators
+ * wired chip to chip with no NIC or switch between them (as TPU
+ * pods' inter-chip links, or NVLink point to point in a DGX-1's
+ * cube mesh), which NCCL prices as NVLink peer-to-peer.  Hops:
+ * the Manhattan distance, each coordinate the shorter way
+ * around.
  *
  * Layer: network.  May include: sim, GLib.
  */
@@ -63,7 +67,7 @@ torus_build (const NetGenParams *p, NetGraphSpec *g, NetSpec *spec)
         }
     }
   for (guint d = 0; d < n; d++)
-    net_gen_dim (spec, NET_DIM_RING, p->torus.size[d], &p->torus.link);
+    net_gen_dim (spec, NET_DIM_RING, NET_LINK_NVLINK, p->torus.size[d], &p->torus.link);
 }
 
 gboolean

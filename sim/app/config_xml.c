@@ -288,7 +288,9 @@ xml_system (XmlLoad *l, const xmlNode *node, GError **error)
 {
   static const char *const attrs[] = { "scheduling", "endpoint-delay", "active-chunks-per-dim",
                                        "splits", "collective-optimization", "local-mem-bw",
-                                       "reduction-passes", "rendezvous-threshold", NULL };
+                                       "reduction-passes", "rendezvous-threshold", "library",
+                                       "nccl-algo", "nccl-proto", "cpu", "collnet", "gpu",
+                                       NULL };
   static const char *const children[] = { "algorithm", NULL };
   /* The order of SysSchedPolicy and SysCollOpt. */
   static const char *const policies[] = { "LIFO", "FIFO", "EXPLICIT", NULL };
@@ -304,7 +306,8 @@ xml_system (XmlLoad *l, const xmlNode *node, GError **error)
       || !app_xml_attr_bandwidth (l, node, "local-mem-bw", FALSE, &l->sys.local_mem_bw_Bps, error)
       || !app_xml_attr_uint (l, node, "reduction-passes", FALSE, 0, 999, &l->sys.reduction_passes,
                      error)
-      || !app_xml_attr_bytes (l, node, "rendezvous-threshold", &l->sys.rendezvous_threshold, error))
+      || !app_xml_attr_bytes (l, node, "rendezvous-threshold", &l->sys.rendezvous_threshold, error)
+      || !app_xml_library (l, node, error))
     return FALSE;
   if (policy >= 0)
     l->sys.policy = (SysSchedPolicy) policy;
@@ -655,6 +658,7 @@ xml_walk (XmlLoad *l, const xmlNode *root, GError **error)
   const xmlNode *groups = app_xml_child (root, "groups");
   const xmlNode *ranks = app_xml_child (root, "ranks");
   return (compute == NULL || xml_compute (l, compute, error))
+         && app_xml_library_gpu (l, system, error)
          && (slots == NULL || xml_slots (l, slots, error))
          && (memory == NULL || xml_memory (l, memory, error))
          && (groups == NULL || xml_groups (l, groups, error))

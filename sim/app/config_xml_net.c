@@ -15,11 +15,14 @@ xml_dim (XmlLoad *l, const xmlNode *node, NetDimSpec *dim, GError **error)
 {
   /* The same names and order as NetDimKind. */
   static const char *const kinds[] = { "Ring", "FullyConnected", "Switch", NULL };
-  static const char *const attrs[] = { "kind", "size", "bandwidth", "latency", NULL };
-  int kind = -1;
+  /* NetLinkKind after NET_LINK_DEFAULT, which is the attribute's absence. */
+  static const char *const links[] = { "nvlink", "pcie", "net", NULL };
+  static const char *const attrs[] = { "kind", "size", "bandwidth", "latency", "link", NULL };
+  int kind = -1, link = -1;
   guint size = 0;
   if (!app_xml_check_node (l, node, attrs, NULL, NULL, error)
-      || !app_xml_attr_choice (l, node, "kind", kinds, &kind, error))
+      || !app_xml_attr_choice (l, node, "kind", kinds, &kind, error)
+      || !app_xml_attr_choice (l, node, "link", links, &link, error))
     return FALSE;
   if (kind < 0)
     return app_xml_fail (l, node, error, "missing attribute 'kind'");
@@ -28,6 +31,7 @@ xml_dim (XmlLoad *l, const xmlNode *node, NetDimSpec *dim, GError **error)
       || !app_xml_attr_time (l, node, "latency", TRUE, &dim->latency, error))
     return FALSE;
   dim->kind = (NetDimKind) kind;
+  dim->link = link >= 0 ? (NetLinkKind) (NET_LINK_NVLINK + link) : NET_LINK_DEFAULT;
   dim->size = size;
   return TRUE;
 }

@@ -25,6 +25,7 @@ typedef struct
   gboolean impl_seen[SYS_COLL_N];
   WlGroups *groups; /* scratch, NULL until a <group> */
   GArray *group_ids; /* guint64, in file order */
+  gboolean gpu_given; /* <system gpu> was written: the device does not decide */
 } XmlLoad;
 
 /* Set "FILE:LINE: <element>: message" and return FALSE. */
@@ -59,5 +60,14 @@ gboolean app_xml_attr_choice (XmlLoad *l, const xmlNode *node, const char *name,
 /* <network>: dimensions, an explicit graph or a generator
  * (config_xml_net.c). */
 gboolean app_xml_network (XmlLoad *l, const xmlNode *cluster, GError **error);
+
+/* The library attributes of <system> into l->sys.lib (config_xml_lib.c);
+ * the caller has checked the element's attribute names. */
+gboolean app_xml_library (XmlLoad *l, const xmlNode *system, GError **error);
+/* Once <compute> is read: the GPU generation from its device, unless
+ * <system gpu> said; FALSE (located at system, which is not NULL then) when
+ * library="nccl" and the device is of no generation NCCL has constants
+ * for.  system may be NULL when the file has no <system>. */
+gboolean app_xml_library_gpu (XmlLoad *l, const xmlNode *system, GError **error);
 
 #endif /* ORRERY_SIM_APP_CONFIG_XML_PRIVATE_H */

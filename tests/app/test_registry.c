@@ -113,7 +113,7 @@ bus_build (const NetGenParams *p, NetGraphSpec *g, NetSpec *spec)
   guint32 bus = net_gen_switch (g, "bus");
   for (guint32 r = 0; r < p->any.count[0]; r++)
     net_gen_link (g, p, r, bus, &p->any.link[0]);
-  net_gen_dim (spec, NET_DIM_SWITCH, p->any.count[0], &p->any.link[0]);
+  net_gen_dim (spec, NET_DIM_SWITCH, NET_LINK_DEFAULT, p->any.count[0], &p->any.link[0]);
 }
 
 static const NetGenAttr bus_attrs[] = {
