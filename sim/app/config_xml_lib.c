@@ -5,13 +5,18 @@
  * The NCCL library's tuning constants depend on the GPU generation, which a
  * config usually says already through <compute device>: gpu= defaults to
  * the generation of that device, and is required with library="nccl" when
- * the device is none that NCCL's model has constants for.  Knobs that only
- * the NCCL library reads are refused with the per-dimension library, as
- * elsewhere in this reader a knob that would change nothing is.
+ * the device is none that NCCL's model has constants for.  The NCCL_ALGO /
+ * NCCL_PROTO lists are checked by the NCCL model's own parser
+ * (system/nccl.h) as the file is read.  Knobs that only the NCCL library
+ * reads are refused with the per-dimension library, as elsewhere in this
+ * reader a knob that would change nothing is.
  */
 #include "sim/app/config_xml_private.h"
 
 #include <string.h>
+
+#include "sim/error.h"
+#include "system/nccl.h"
 
 /* The GPU generation a device name belongs to (NCCL's constants exist for
  * these four, system/sys_params.h), SYS_GPU_UNKNOWN for any other.  Names
@@ -37,7 +42,8 @@ gpu_of_device (const char *device)
 }
 
 /* nccl-algo or nccl-proto, kept as written (NCCL_ALGO / NCCL_PROTO
- * syntax) in out, which holds SYS_NCCL_LIST_MAX bytes. */
+ * syntax; system/nccl.h checks the names) in out, which holds
+ * SYS_NCCL_LIST_MAX bytes. */
 static gboolean
 attr_nccl_list (XmlLoad *l, const xmlNode *node, const char *name, char *out, GError **error)
 {
@@ -77,6 +83,13 @@ app_xml_library (XmlLoad *l, const xmlNode *system, GError **error)
     if (xmlHasProp (system, (const xmlChar *) nccl_only[i]) != NULL)
       return app_xml_fail (l, system, error, "%s applies only to library=\"nccl\"",
                            nccl_only[i]);
+  /* The lists' names now, with the line, rather than when a collective
+   * first reads them. */
+  if (lib->library == SYS_LIBRARY_NCCL && !sys_nccl_check_lists (lib, error))
+    {
+      sim_error_prefix (error, "%s:%ld: <system>: ", l->path, xmlGetLineNo (system));
+      return FALSE;
+    }
   if (cpu >= 0)
     lib->cpu = (SysCpuVendor) cpu;
   lib->collnet = collnet == 1;

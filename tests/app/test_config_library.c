@@ -143,13 +143,13 @@ START_TEST (test_library_values)
   ck_assert_int_eq (cfg.sys.lib.cpu, SYS_CPU_ARM);
   app_config_clear (&cfg);
   load_ok (&cfg, two_dims,
-           "<system library=\"nccl\" nccl-algo=\"allreduce:tree;^ring\" nccl-proto=\"^LL128\" "
+           "<system library=\"nccl\" nccl-algo=\"^ring;allreduce:tree\" nccl-proto=\"^LL128\" "
            "cpu=\"amd\" collnet=\"true\" splits=\"4\"><algorithm collective=\"all-reduce\" "
            "dims=\"ring direct\"/></system>",
            "<compute model=\"roofline\" device=\"H100-SXM\"/>");
   lib = &cfg.sys.lib;
   ck_assert_int_eq (lib->library, SYS_LIBRARY_NCCL);
-  ck_assert_str_eq (lib->algorithms, "allreduce:tree;^ring");
+  ck_assert_str_eq (lib->algorithms, "^ring;allreduce:tree");
   ck_assert_str_eq (lib->protocols, "^LL128");
   ck_assert_int_eq (lib->cpu, SYS_CPU_AMD);
   ck_assert (lib->collnet);
@@ -246,11 +246,22 @@ START_TEST (test_library_errors)
       "nccl-proto applies only to library=\"nccl\"" },
     { "<system collnet=\"false\"/>", "", "collnet applies only to library=\"nccl\"" },
     { "<system library=\"nccl\" colnet=\"true\"/>", "", "unknown attribute 'colnet'" },
+    /* The lists' names, checked by the NCCL model's parser. */
+    { "<system library=\"nccl\" nccl-algo=\"rnig\"/>", "<compute device=\"H100-SXM\"/>",
+      "nccl-algo=\"rnig\": unknown name 'rnig'" },
+    { "<system library=\"nccl\" nccl-proto=\"LL,LL129\"/>", "<compute device=\"H100-SXM\"/>",
+      "nccl-proto=\"LL,LL129\": unknown name 'LL129'" },
+    { "<system library=\"nccl\" nccl-algo=\"allreduce:tree;ring\"/>",
+      "<compute device=\"H100-SXM\"/>", "only the first entry may omit a function prefix" },
   };
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
     load_fails (two_dims, cases[c].system, cases[c].compute, 5, cases[c].needle);
-  /* A list longer than SysLibraryParams holds (127 characters). */
-  g_autofree char *longest = g_strnfill (SYS_NCCL_LIST_MAX - 1, 'x');
+  /* A list longer than SysLibraryParams holds (127 characters); the
+   * longest that fits: "^Simple" and 40 x ",LL" (7 + 120 characters). */
+  GString *list = g_string_new ("^Simple");
+  for (guint i = 0; i < 40; i++)
+    g_string_append (list, ",LL");
+  g_autofree char *longest = g_string_free (list, FALSE);
   g_autofree char *too_long = g_strnfill (SYS_NCCL_LIST_MAX, 'x');
   g_autofree char *fits = g_strdup_printf ("<system library=\"nccl\" nccl-proto=\"%s\"/>",
                                            longest);
