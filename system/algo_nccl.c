@@ -106,7 +106,8 @@ group_machine (const SysNcclGroup *g, const NetTopo *topo, const guint32 *ranks,
   const NetSpec *spec = net_topo_spec (topo);
   *m = (SysNcclMachine) { .gpu = lib->gpu, .cpu = lib->cpu, .nodes = g->nodes, .ranks = n,
                           .intra = NET_LINK_NVLINK, .collnet = lib->collnet,
-                          .net_latency_us = 0.0, .pci_GBps = nccl_pci_GBps (lib->gpu) };
+                          .net_latency_us = (double) lib->net_latency / 1e6,
+                          .pci_GBps = nccl_pci_GBps (lib->gpu) };
   gboolean intra_set = FALSE, net_set = FALSE;
   for (guint d = 0; d < spec->n_dims; d++)
     {
@@ -274,10 +275,9 @@ ring_step_bytes (const SysPhaseCtx *ctx, const SysNcclPlan *plan)
 
 /* Send step `step` once the member's copy engine is free (run->busy_until)
  * and no earlier than `t`: it is busy for the data's serialization at the
- * line's bus bandwidth, and the data is ready at the successor a step
- * latency later (latencies pipeline, bandwidth does not).  The message
- * leaves for the network as late as still arrives then uncontended;
- * contention can only delay it. */
+ * line's bus bandwidth, and the data is usable at the successor a step
+ * latency after that (latencies pipeline, bandwidth does not), and not
+ * before the network has delivered it. */
 static void
 ring_send (const SysPhaseCtx *ctx, SysRun *run, guint32 step, SimTime t)
 {
@@ -287,16 +287,18 @@ ring_send (const SysPhaseCtx *ctx, SysRun *run, guint32 step, SimTime t)
   guint64 w = wire_bytes (plan, m);
   SimTime start = MAX (t, run->busy_until);
   run->busy_until = start + net_serialization_ps (m, plan->rate_Bps);
-  SimTime ready = run->busy_until + (h.inter ? plan->inter_lat : plan->intra_lat);
-  sys_phase_send_routed (ctx, h.from, h.via, h.to, step, w, start, ready);
+  sys_phase_send_routed (ctx, h.from, h.via, h.to, step, w, start);
+  sys_phase_notify (ctx, h.to, run->busy_until + (h.inter ? plan->inter_lat : plan->intra_lat));
 }
 
+/* A step is complete when its message has arrived and its readiness
+ * event has passed (run->bits counts those); both come in step order. */
 static void
 ring_drain (const SysPhaseCtx *ctx, SysRun *run)
 {
   const SysNcclPlan *plan = sys_phase_nccl (ctx);
   SimTime now = sys_phase_now (ctx);
-  while (run->started && run->processed < run->arrived)
+  while (run->started && run->processed < MIN (run->arrived, run->bits))
     {
       run->processed++;
       if (run->processed < plan->nsteps)
@@ -318,8 +320,10 @@ ring_start (const SysPhaseCtx *ctx, SysRun *run)
 static void
 ring_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
 {
-  (void) step;
-  run->arrived++;
+  if (step == sys_phase_ready_step (ctx))
+    run->bits++;
+  else
+    run->arrived++;
   ring_drain (ctx, run);
 }
 
@@ -354,8 +358,7 @@ peer_add (Peers *p, guint32 to, guint64 bytes)
 {
   p->n++;
   if (p->send)
-    sys_phase_send_routed (p->ctx, p->ctx->member, to, to, 0, wire_bytes (p->plan, bytes), p->t,
-                           p->t);
+    sys_phase_send_routed (p->ctx, p->ctx->member, to, to, 0, wire_bytes (p->plan, bytes), p->t);
 }
 
 /* Tree edges over nodes (parent and two children of a binary tree in node
@@ -406,14 +409,17 @@ timed_peers (Peers *p)
     {
     case SYS_NCCL_TREE:
     case SYS_NCCL_COLLNET_CHAIN:
+      /* A chain through the node, reduced up and broadcast down; across
+       * nodes each channel's tree leaves through its own NIC, so the
+       * inter-node edges run per rail with the rail's share. */
       if (local > 0)
         peer_add (p, g->member_at[node * g->ppn + local - 1], s);
       if (local + 1 < g->ppn)
         peer_add (p, g->member_at[node * g->ppn + local + 1], s);
-      if (local == 0 && plan->choice.algo == SYS_NCCL_TREE)
-        peers_node_tree (g, node, 0, s, p);
-      else if (local == 0)
-        peers_rail_ring (g, node, 0, s, p);
+      if (plan->choice.algo == SYS_NCCL_TREE)
+        peers_node_tree (g, node, local, shard, p);
+      else
+        peers_rail_ring (g, node, local, shard, p);
       break;
     case SYS_NCCL_NVLS_TREE:
       peers_node_all (g, node, local, shard, p);
@@ -483,7 +489,7 @@ timed_start (const SysPhaseCtx *ctx, SysRun *run)
       if (sends)
         {
           guint32 to = (ctx->pos + 1) % ctx->n;
-          sys_phase_send_routed (ctx, ctx->pos, to, to, 0, wire_bytes (plan, ctx->in_bytes), t, t);
+          sys_phase_send_routed (ctx, ctx->pos, to, to, 0, wire_bytes (plan, ctx->in_bytes), t);
         }
     }
   else

@@ -76,12 +76,18 @@ const SysAlgoClass *sys_nccl_plan_algo (const SysNcclPlan *plan);
 /* The plan of the collective a phase belongs to (coll.c). */
 const SysNcclPlan *sys_phase_nccl (const SysPhaseCtx *ctx);
 
-/* Send `bytes` from the rank of member `from` to the rank of member `via`,
- * delivered as a message of `step` to member `to`'s run.  It leaves no
- * earlier than `at`, and as late as still arrives by `ready` on an idle
- * network (ready <= at: it leaves at `at`). */
+/* Send `bytes` from the rank of member `from` to the rank of member `via`
+ * at `at`, delivered as a message of `step` to member `to`'s run (flat
+ * lines only: positions are members). */
 void sys_phase_send_routed (const SysPhaseCtx *ctx, guint32 from, guint32 via, guint32 to,
-                            guint32 step, guint64 bytes, SimTime at, SimTime ready);
+                            guint32 step, guint64 bytes, SimTime at);
+/* Give member `to`'s run, at `at`, a message of step sys_phase_ready_step:
+ * a sender's data is usable then and not before (it streams the data at
+ * its own pace), without any traffic. */
+void sys_phase_notify (const SysPhaseCtx *ctx, guint32 to, SimTime at);
+
+/* The step number of readiness messages. */
+guint32 sys_phase_ready_step (const SysPhaseCtx *ctx);
 
 extern const SysAlgoClass sys_algo_nccl_ring;
 extern const SysAlgoClass sys_algo_nccl_timed;

@@ -15,6 +15,9 @@
 #include "sim/error.h"
 
 #define SYS_MAX_PHASES (2 * NET_MAX_DIMS)
+/* The step number of sys_phase_send_routed's readiness events: the
+ * largest the step field holds, above every real step (< n^2). */
+#define SYS_PHASE_READY_STEP(bits) ((guint32) ((G_GUINT64_CONSTANT (1) << (bits)) - 1))
 
 typedef struct
 {
@@ -366,6 +369,12 @@ sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes,
             bytes, on_message, coll, (to_key << coll->step_bits) | step);
 }
 
+guint32
+sys_phase_ready_step (const SysPhaseCtx *ctx)
+{
+  return SYS_PHASE_READY_STEP (ctx->coll->step_bits);
+}
+
 const SysNcclPlan *
 sys_phase_nccl (const SysPhaseCtx *ctx)
 {
@@ -375,20 +384,23 @@ sys_phase_nccl (const SysPhaseCtx *ctx)
 
 void
 sys_phase_send_routed (const SysPhaseCtx *ctx, guint32 from, guint32 via, guint32 to,
-                       guint32 step, guint64 bytes, SimTime at, SimTime ready)
+                       guint32 step, guint64 bytes, SimTime at)
 {
   SysColl *coll = ctx->coll;
   g_assert (coll->phase[ctx->phase].gdim == coll->group->n_dims && !coll->sys->lockstep);
-  g_assert (step < (G_GUINT64_CONSTANT (1) << coll->step_bits));
-  guint32 src = coll->group->ranks[from], dst = coll->group->ranks[via];
-  if (ready > at)
-    {
-      SimTime d = net_delay (coll->sys->net, src, dst, bytes);
-      at = ready > at + d ? ready - d : at;
-    }
+  g_assert (step < SYS_PHASE_READY_STEP (coll->step_bits));
   guint64 to_key = run_key (coll, to, ctx->chunk, ctx->phase);
-  net_send (coll->sys->net, at, src, dst, bytes, on_message, coll,
-            (to_key << coll->step_bits) | step);
+  net_send (coll->sys->net, at, coll->group->ranks[from], coll->group->ranks[via], bytes,
+            on_message, coll, (to_key << coll->step_bits) | step);
+}
+
+void
+sys_phase_notify (const SysPhaseCtx *ctx, guint32 to, SimTime at)
+{
+  SysColl *coll = ctx->coll;
+  guint64 to_key = run_key (coll, to, ctx->chunk, ctx->phase);
+  sim_sched_at (coll->sys->sched, at, on_message, coll,
+                (to_key << coll->step_bits) | SYS_PHASE_READY_STEP (coll->step_bits));
 }
 
 void

@@ -157,6 +157,11 @@ typedef struct
   char protocols[SYS_NCCL_LIST_MAX];
   /* In-network reduction (SHARP) on the network: CollNet algorithms. */
   gboolean collnet;
+  /* The latency the network plugin reports to NCCL (ncclNetProperties_t
+   * latency), which NCCL's model adds to every step across nodes: 0 for
+   * NCCL's own InfiniBand and socket transports; aws-ofi-nccl reports 75 us
+   * on AWS p4d/p5 (src/platform-aws.cpp). */
+  SimTime net_latency;
 } SysLibraryParams;
 
 typedef struct

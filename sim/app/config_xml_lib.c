@@ -68,7 +68,8 @@ app_xml_library (XmlLoad *l, const xmlNode *system, GError **error)
   static const char *const cpus[] = { "intel", "amd", "arm", NULL };
   static const char *const gpus[] = { "volta", "ampere", "hopper", "blackwell", NULL };
   static const char *const booleans[] = { "false", "true", NULL };
-  static const char *const nccl_only[] = { "nccl-algo", "nccl-proto", "collnet", NULL };
+  static const char *const nccl_only[] = { "nccl-algo", "nccl-proto", "collnet", "net-latency",
+                                           NULL };
   SysLibraryParams *lib = &l->sys.lib;
   int library = -1, cpu = -1, gpu = -1, collnet = -1;
   if (!app_xml_attr_choice (l, system, "library", libraries, &library, error)
@@ -76,7 +77,8 @@ app_xml_library (XmlLoad *l, const xmlNode *system, GError **error)
       || !app_xml_attr_choice (l, system, "gpu", gpus, &gpu, error)
       || !app_xml_attr_choice (l, system, "collnet", booleans, &collnet, error)
       || !attr_nccl_list (l, system, "nccl-algo", lib->algorithms, error)
-      || !attr_nccl_list (l, system, "nccl-proto", lib->protocols, error))
+      || !attr_nccl_list (l, system, "nccl-proto", lib->protocols, error)
+      || !app_xml_attr_time (l, system, "net-latency", FALSE, &lib->net_latency, error))
     return FALSE;
   lib->library = library >= 0 ? (SysLibrary) library : SYS_LIBRARY_PER_DIMENSION;
   for (guint i = 0; nccl_only[i] != NULL && lib->library != SYS_LIBRARY_NCCL; i++)
