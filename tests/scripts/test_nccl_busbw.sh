@@ -74,6 +74,11 @@ check "run without the A3 Mega table: says it is skipped" \
 "$D/run" --system nosuch >/dev/null 2>&1
 check "run --system with an unknown name exits 1" eq $? 1
 
+# README.md keeps the markers update-readme regenerates between.
+for m in "BEGIN run output" "END run output" "BEGIN deviation table" "END deviation table"; do
+  check "README.md has the '$m' marker" has "$D/README.md" "<!-- $m"
+done
+
 # published.tsv: 5 columns, power-of-2 sizes, known sources; and where the
 # source gives the time, busbw = S / t x 2(n-1)/n (nccl-tests'
 # doc/PERFORMANCE.md) to the source's rounding (0.01 GB/s, 4 significant
