@@ -13,8 +13,8 @@
  * factor: busbw above the bound needs a port faster than its wire.  The
  * groups' members come from the traces' METADATA nodes.
  *
- * Runs go through the orrery binary (tu_orrery) with --report, as a user's
- * would: the `make run` workload (fewer layers) on configs/default.xml, a
+ * Runs go through the orrery binary with --report, as a user's would, in
+ * every mode (tu_run_modes): the `make run` workload (fewer layers) on configs/default.xml, a
  * generated all-reduce and all-to-all on every shipped cluster XML small
  * enough to run quickly, and an ASTRA-sim input that exceeds the bound.
  */
@@ -25,6 +25,7 @@
 
 #include "sim/app/config.h"
 #include "workload/graph.h"
+#include "support/modes.h"
 #include "support/testutil.h"
 
 /* Shipped configs with more ranks are skipped (with a message): their
@@ -139,7 +140,7 @@ assert_within_ports (const char *config, const char *prefix)
   g_autofree char *out = NULL;
   const char *argv[] = { tu_orrery (), "run", "--config", config, "--workload", prefix,
                          "--report", report, NULL };
-  ck_assert_msg (tu_run (&out, argv) == 0, "%s: %s", config, out);
+  ck_assert_msg (tu_run_modes (&out, argv) == 0, "%s: %s", config, out);
   ck_assert_msg (strstr (out, "warning: ") == NULL, "%s warns:\n%s", config, out);
   g_autoptr (GHashTable) groups = trace_groups (prefix, ranks);
   g_autoptr (JsonParser) parser = json_parser_new ();
@@ -259,7 +260,7 @@ START_TEST (test_astra_warns)
                         "--astra-memory", "configs/astra/memory_none.json", "--workload", prefix,
                         "--report", report, NULL };
   g_autofree char *summary = NULL;
-  ck_assert_msg (tu_run (&summary, run) == 0, "%s", summary);
+  ck_assert_msg (tu_run_modes (&summary, run) == 0, "%s", summary);
   ck_assert_msg (strstr (summary, "warning: all_reduce on group all (8 ranks): busbw ") != NULL
                      && strstr (summary, "exceeds the 53.69 GB/s its members' ports can carry"),
                  "%s", summary);
