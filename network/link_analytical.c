@@ -36,6 +36,11 @@ typedef struct
   guint32 base[NET_MAX_DIMS]; /* first port of each dimension */
   SimTime *free_at;           /* per port: when its last message is serialized;
                                * NULL: ports are not shared */
+  /* The last serialization priced: collectives send runs of equal
+   * messages, and the exact price is a 128-bit division. */
+  guint64 memo_bytes;
+  double memo_Bps;
+  SimTime memo_ps;
 } Ports;
 
 /* Ports per rank in dimension d: Switch 2 (out, in), Ring 4 (out and in,
@@ -107,42 +112,70 @@ analytical_sharing (gconstpointer state)
   return p->free_at != NULL ? NET_SHARING_PER_LINK : NET_SHARING_NONE;
 }
 
-/* The ports a message from src to dst holds, and the bandwidth it is
- * serialized at. */
-static double
-message_ports (Ports *p, guint32 src, guint32 dst, guint32 *out, guint32 *in)
+/* What a message holds and costs besides its serialization. */
+typedef struct
+{
+  guint32 out, in;     /* its ports */
+  double bandwidth_Bps; /* it is serialized at */
+  SimTime latency;     /* of its hops */
+} PortRoute;
+
+/* The ports a message from src to dst holds, as the header says. */
+static PortRoute
+port_route (Ports *p, guint32 src, guint32 dst)
 {
   const NetTopo *topo = p->net->topo;
   if (net_topo_graph (topo) != NULL)
     {
       const NetPathPrice *price = net_path_price (p->net, src, dst);
-      *out = price->first_link;
-      *in = price->last_link;
-      return price->bottleneck_Bps;
+      return (PortRoute) { price->first_link, price->last_link, price->bottleneck_Bps,
+                           price->latency };
     }
-  guint d = net_topo_route_dim (topo, src, dst);
+  guint32 hops = 0;
+  guint d = net_topo_route (topo, src, dst, &hops);
   const NetDimSpec *dim = &net_topo_spec (topo)->dims[d];
-  guint32 ca = net_topo_coord (topo, src, d), cb = net_topo_coord (topo, dst, d);
+  PortRoute r = { .bandwidth_Bps = dim->bandwidth_Bps, .latency = hops * dim->latency };
   switch (dim->kind)
     {
     case NET_DIM_RING:
       {
+        guint32 ca = net_topo_coord (topo, src, d), cb = net_topo_coord (topo, dst, d);
         guint32 fwd = (cb + dim->size - ca) % dim->size;
         guint32 way = fwd <= dim->size - fwd ? 0 : 1;
-        *out = p->base[d] + src * 4 + way;
-        *in = p->base[d] + dst * 4 + 2 + way;
+        r.out = p->base[d] + src * 4 + way;
+        r.in = p->base[d] + dst * 4 + 2 + way;
         break;
       }
     case NET_DIM_FULLY_CONNECTED:
-      *out = *in = p->base[d] + src * dim->size + cb;
+      r.out = r.in = p->base[d] + src * dim->size + net_topo_coord (topo, dst, d);
       break;
     case NET_DIM_SWITCH:
     default:
-      *out = p->base[d] + src * 2;
-      *in = p->base[d] + dst * 2 + 1;
+      r.out = p->base[d] + src * 2;
+      r.in = p->base[d] + dst * 2 + 1;
       break;
     }
-  return dim->bandwidth_Bps;
+  return r;
+}
+
+/* With shared ports: when the message starts (claiming its ports) and when
+ * it arrives. */
+static SimTime
+ports_arrival (Net *net, Ports *p, SimTime at, guint32 src, guint32 dst, guint64 bytes)
+{
+  PortRoute r = port_route (p, src, dst);
+  if (bytes != p->memo_bytes || r.bandwidth_Bps != p->memo_Bps)
+    {
+      p->memo_bytes = bytes;
+      p->memo_Bps = r.bandwidth_Bps;
+      p->memo_ps = net_serialization_ps (bytes, r.bandwidth_Bps);
+    }
+  SimTime start = MAX (at, MAX (p->free_at[r.out], p->free_at[r.in]));
+  p->free_at[r.out] = p->free_at[r.in] = sim_time_add (start, p->memo_ps);
+  /* Exact picoseconds: net_delay's formula, from what is known already. */
+  if (net_topo_spec (net->topo)->rounding == NET_ROUND_PS)
+    return sim_time_add (start, sim_time_add (r.latency, p->memo_ps));
+  return sim_time_add (start, net_delay (net, src, dst, bytes));
 }
 
 static void
@@ -150,15 +183,8 @@ analytical_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
                  SimHandler on_delivered, gpointer data, guint64 arg)
 {
   Ports *p = net->state;
-  SimTime start = at;
-  if (p->free_at != NULL)
-    {
-      guint32 out, in;
-      double bw = message_ports (p, src, dst, &out, &in);
-      start = MAX (start, MAX (p->free_at[out], p->free_at[in]));
-      p->free_at[out] = p->free_at[in] = sim_time_add (start, net_serialization_ps (bytes, bw));
-    }
-  SimTime arrival = sim_time_add (start, net_delay (net, src, dst, bytes));
+  SimTime arrival = p->free_at != NULL ? ports_arrival (net, p, at, src, dst, bytes)
+                                       : sim_time_add (at, net_delay (net, src, dst, bytes));
   sim_sched_at (net->sched, arrival, on_delivered, data, arg);
 }
 
