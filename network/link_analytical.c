@@ -1,22 +1,199 @@
 /* link_analytical.c: the contention-free link model.
  *
- * A message arrives hops x latency + bytes / bandwidth after it leaves, on
- * the dimension it travels (net_delay()), whatever else is in flight.  It
- * therefore needs no state and exactly one event per message: the delivery.
+ * A message arrives hops x latency + bytes / bandwidth after it starts, on
+ * the dimension it travels (net_delay()), whatever else is in the links.
+ *
+ * Under ASTRA-sim compatibility it starts when it leaves, so every message
+ * in flight gets a link's full bandwidth, as ASTRA-sim's analytical backend
+ * gives it.  With NetSpec.share_ports (native configs) it first waits for
+ * its endpoints: a NIC or GPU port pushes one message at a time, so without
+ * this a rank with k chunks in flight would send k times faster than its
+ * port (make run showed 92 GB/s through a 50 GB/s NIC).  A message holds
+ * its sender's egress port and its receiver's ingress port on the
+ * dimension it travels for its serialization bytes / bandwidth: it starts
+ * when both are free (not before it leaves) and both stay busy until it is
+ * serialized.  Ports are claimed in call order, so ties go to the earlier
+ * send and runs are deterministic.  The ports per dimension:
+ *   Switch          an egress and an ingress port per rank;
+ *   Ring            per rank, one out and one in port each way round (a
+ *                   message goes the shorter way, clockwise on a tie, as in
+ *                   links.c);
+ *   FullyConnected  one link per ordered pair, which is both ports;
+ *   explicit graph  the first and the last link of the route.
+ * The switch fabric and a Ring's intermediate ranks are not modelled: the
+ * congestion and flow models do that.
+ *
+ * Cost: O(1) per message, exactly one event (the delivery), no allocation
+ * per message: one SimTime per port, allocated with the Net.
  */
 #include "network/net_private.h"
+
+#include "sim/error.h"
+
+typedef struct
+{
+  Net *net;
+  guint32 base[NET_MAX_DIMS]; /* first port of each dimension */
+  SimTime *free_at;           /* per port: when its last message is serialized;
+                               * NULL: ports are not shared */
+  /* The last serialization priced: collectives send runs of equal
+   * messages, and the exact price is a 128-bit division. */
+  guint64 memo_bytes;
+  double memo_Bps;
+  SimTime memo_ps;
+} Ports;
+
+/* Ports per rank in dimension d: Switch 2 (out, in), Ring 4 (out and in,
+ * each way round), FullyConnected one per destination coordinate. */
+static guint64
+ports_per_rank (const NetDimSpec *dim)
+{
+  switch (dim->kind)
+    {
+    case NET_DIM_RING:
+      return 4;
+    case NET_DIM_FULLY_CONNECTED:
+      return dim->size;
+    case NET_DIM_SWITCH:
+    default:
+      return 2;
+    }
+}
+
+static gpointer
+analytical_create (Net *net, GError **error)
+{
+  const NetSpec *spec = net_topo_spec (net->topo);
+  NetGraph *graph = net_topo_graph (net->topo);
+  Ports *p = g_new0 (Ports, 1);
+  p->net = net;
+  if (!spec->share_ports)
+    return p;
+  guint64 total = 0;
+  if (graph != NULL)
+    total = net_graph_links (graph);
+  else
+    for (guint d = 0; d < spec->n_dims; d++)
+      {
+        p->base[d] = (guint32) total;
+        total += (guint64) net_topo_ranks (net->topo) * ports_per_rank (&spec->dims[d]);
+        if (total > G_MAXUINT32)
+          {
+            g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                         "sharing ports in this topology would need more than %u ports",
+                         G_MAXUINT32);
+            g_free (p);
+            return NULL;
+          }
+      }
+  p->free_at = sim_try_alloc (MAX (total, 1), sizeof (SimTime), TRUE, "the ports' state", error);
+  if (p->free_at == NULL)
+    {
+      g_free (p);
+      return NULL;
+    }
+  return p;
+}
+
+static void
+analytical_destroy (gpointer state)
+{
+  Ports *p = state;
+  if (p == NULL)
+    return;
+  g_free (p->free_at);
+  g_free (p);
+}
+
+static NetSharing
+analytical_sharing (gconstpointer state)
+{
+  const Ports *p = state;
+  return p->free_at != NULL ? NET_SHARING_PER_LINK : NET_SHARING_NONE;
+}
+
+/* What a message holds and costs besides its serialization. */
+typedef struct
+{
+  guint32 out, in;     /* its ports */
+  double bandwidth_Bps; /* it is serialized at */
+  SimTime latency;     /* of its hops */
+} PortRoute;
+
+/* The ports a message from src to dst holds, as the header says. */
+static PortRoute
+port_route (Ports *p, guint32 src, guint32 dst)
+{
+  const NetTopo *topo = p->net->topo;
+  if (net_topo_graph (topo) != NULL)
+    {
+      const NetPathPrice *price = net_path_price (p->net, src, dst);
+      return (PortRoute) { price->first_link, price->last_link, price->bottleneck_Bps,
+                           price->latency };
+    }
+  guint32 hops = 0;
+  guint d = net_topo_route (topo, src, dst, &hops);
+  const NetDimSpec *dim = &net_topo_spec (topo)->dims[d];
+  PortRoute r = { .bandwidth_Bps = dim->bandwidth_Bps, .latency = hops * dim->latency };
+  switch (dim->kind)
+    {
+    case NET_DIM_RING:
+      {
+        guint32 ca = net_topo_coord (topo, src, d), cb = net_topo_coord (topo, dst, d);
+        guint32 fwd = (cb + dim->size - ca) % dim->size;
+        guint32 way = fwd <= dim->size - fwd ? 0 : 1;
+        r.out = p->base[d] + src * 4 + way;
+        r.in = p->base[d] + dst * 4 + 2 + way;
+        break;
+      }
+    case NET_DIM_FULLY_CONNECTED:
+      r.out = r.in = p->base[d] + src * dim->size + net_topo_coord (topo, dst, d);
+      break;
+    case NET_DIM_SWITCH:
+    default:
+      r.out = p->base[d] + src * 2;
+      r.in = p->base[d] + dst * 2 + 1;
+      break;
+    }
+  return r;
+}
+
+/* With shared ports: when the message starts (claiming its ports) and when
+ * it arrives. */
+static SimTime
+ports_arrival (Net *net, Ports *p, SimTime at, guint32 src, guint32 dst, guint64 bytes)
+{
+  PortRoute r = port_route (p, src, dst);
+  if (bytes != p->memo_bytes || r.bandwidth_Bps != p->memo_Bps)
+    {
+      p->memo_bytes = bytes;
+      p->memo_Bps = r.bandwidth_Bps;
+      p->memo_ps = net_serialization_ps (bytes, r.bandwidth_Bps);
+    }
+  SimTime start = MAX (at, MAX (p->free_at[r.out], p->free_at[r.in]));
+  p->free_at[r.out] = p->free_at[r.in] = sim_time_add (start, p->memo_ps);
+  /* Exact picoseconds: net_delay's formula, from what is known already. */
+  if (net_topo_spec (net->topo)->rounding == NET_ROUND_PS)
+    return sim_time_add (start, sim_time_add (r.latency, p->memo_ps));
+  return sim_time_add (start, net_delay (net, src, dst, bytes));
+}
 
 static void
 analytical_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
                  SimHandler on_delivered, gpointer data, guint64 arg)
 {
-  SimTime arrival = sim_time_add (at, net_delay (net, src, dst, bytes));
+  Ports *p = net->state;
+  SimTime arrival = p->free_at != NULL ? ports_arrival (net, p, at, src, dst, bytes)
+                                       : sim_time_add (at, net_delay (net, src, dst, bytes));
   sim_sched_at (net->sched, arrival, on_delivered, data, arg);
 }
 
 const NetModelClass net_analytical_class = {
   .name = "analytical",
-  .help = "no contention",
+  .help = "no contention in links (native configs: endpoint ports shared)",
   .sharing = NET_SHARING_NONE,
+  .sharing_of = analytical_sharing,
+  .create = analytical_create,
+  .destroy = analytical_destroy,
   .send = analytical_send,
 };

@@ -134,6 +134,12 @@ net_model (const Net *net)
   return net->klass;
 }
 
+NetSharing
+net_sharing (const Net *net)
+{
+  return net->klass->sharing_of != NULL ? net->klass->sharing_of (net->state) : net->klass->sharing;
+}
+
 void
 net_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes, SimHandler on_delivered,
           gpointer data, guint64 arg)
@@ -176,9 +182,10 @@ pair_hash (guint64 h)
 
 /* Along the route from src to dst: every link's latency, and the narrowest
  * link's bandwidth. */
-static const NetPathPrice *
-path_price (Net *net, NetGraph *graph, guint32 src, guint32 dst)
+const NetPathPrice *
+net_path_price (Net *net, guint32 src, guint32 dst)
 {
+  NetGraph *graph = net_topo_graph (net->topo);
   if (net->paths == NULL)
     net->paths = g_new0 (NetPathPrice, NET_PATH_CACHE);
   guint64 key = ((guint64) src << 32 | dst) + 1;
@@ -186,9 +193,11 @@ path_price (Net *net, NetGraph *graph, guint32 src, guint32 dst)
   if (p->key == key)
     return p;
   *p = (NetPathPrice) { .key = key, .latency = 0, .bottleneck_Bps = INFINITY };
+  p->first_link = net_graph_next (graph, src, src, dst);
   for (guint32 at = src; at != dst;)
     {
-      const NetGraphLink *l = net_graph_link (graph, net_graph_next (graph, at, src, dst));
+      p->last_link = net_graph_next (graph, at, src, dst);
+      const NetGraphLink *l = net_graph_link (graph, p->last_link);
       p->latency += l->latency;
       p->bottleneck_Bps = MIN (p->bottleneck_Bps, l->bandwidth_Bps);
       at = l->to;
@@ -203,7 +212,7 @@ net_delay (Net *net, guint32 src, guint32 dst, guint64 bytes)
   NetGraph *graph = net_topo_graph (net->topo);
   if (graph != NULL)
     {
-      const NetPathPrice *p = path_price (net, graph, src, dst);
+      const NetPathPrice *p = net_path_price (net, src, dst);
       return sim_time_add (p->latency, net_serialization_ps (bytes, p->bottleneck_Bps));
     }
   guint32 hops = 0;

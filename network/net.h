@@ -3,7 +3,9 @@
  *
  * Models: moving `bytes` from rank src to rank dst over the topology.  The
  * link model decides how long that takes; `analytical` charges
- * hops x latency + bytes / bandwidth with no contention.  Models are rows of
+ * hops x latency + bytes / bandwidth with no contention in the links (under
+ * NetSpec.share_ports, native configs, a message first waits for its
+ * sender's and receiver's ports).  Models are rows of
  * one registry (a NetModelClass: name, help line, how members' messages
  * interact, vtable): adding one is adding a file, its extern in
  * net_private.h, a NetModelKind value (topo.h) and a row in net.c's table
@@ -54,6 +56,10 @@ typedef struct
   const char *help; /* what it models, as --help says it after the name */
   NetSharing sharing;
   const char *sharing_why; /* NET_SHARING_FLOWS: why no two senders are alike (static) */
+  /* How messages interact on one Net when its configuration decides (the
+   * analytical model shares ports only under NetSpec.share_ports); NULL:
+   * always `sharing`.  Given the model's state (NULL create: NULL). */
+  NetSharing (*sharing_of) (gconstpointer state);
   /* Build the model's state for net (NULL create: no state). */
   gpointer (*create) (Net *net, GError **error);
   void (*destroy) (gpointer state);
@@ -93,6 +99,9 @@ const NetTopo *net_topo (const Net *net);
 SimSched *net_sched (const Net *net);
 const char *net_model_name (const Net *net);
 const NetModelClass *net_model (const Net *net);
+/* How messages of different senders interact on this Net: its model's
+ * sharing, as its configuration makes it (what sys_symmetric asks). */
+NetSharing net_sharing (const Net *net);
 
 /* Send bytes from src to dst, leaving src at `at` (>= now; sending ahead of
  * time lets a caller that already knows when it will send save an event).

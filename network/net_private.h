@@ -17,12 +17,14 @@ typedef struct
 } NetDelayMemo;
 
 /* The latency and narrowest bandwidth of one route of an explicit graph,
+ * and its first and last links (the sender's and the receiver's ports),
  * cached under key src << 32 | dst, plus 1 (0: an empty place). */
 typedef struct
 {
   guint64 key;
   SimTime latency;
   double bottleneck_Bps;
+  guint32 first_link, last_link;
 } NetPathPrice;
 
 #define NET_PATH_CACHE (1u << 18) /* places, a power of two */
@@ -41,6 +43,10 @@ struct _Net
   guint64 messages;
   guint64 bytes;
 };
+
+/* The price of the route from src to dst over the explicit graph (the
+ * topology has one); valid until the next call. */
+const NetPathPrice *net_path_price (Net *net, guint32 src, guint32 dst);
 
 /* The link models, one file each. */
 extern const NetModelClass net_analytical_class;

@@ -205,16 +205,17 @@ power_of_two (guint32 n)
 }
 
 /* Whether the algorithm of one dimension of `size` members treats them
- * alike over `model`; FALSE with the class's reason otherwise. */
+ * alike over a network that shares as `sharing` says; FALSE with the
+ * class's reason otherwise. */
 static gboolean
-dim_alike (const SysAlgoRef *ref, guint32 size, const NetModelClass *model, const char **why)
+dim_alike (const SysAlgoRef *ref, guint32 size, NetSharing sharing, const char **why)
 {
   const SysAlgoClass *a = ref->algo;
   if (ref->flat)
     return (*why = "a \"one\" algorithm runs over members on different dimensions", FALSE);
   if (a->disjoint_links)
     return TRUE;
-  if (model->sharing != NET_SHARING_NONE)
+  if (sharing != NET_SHARING_NONE)
     return (*why = a->links_why, FALSE);
   if (a->alike == SYS_ALIKE_ALWAYS || (a->alike == SYS_ALIKE_POW2 && power_of_two (size)))
     return TRUE;
@@ -226,6 +227,9 @@ sys_symmetric (const Sys *sys, SysCollKind kind, guint32 involved, const char **
 {
   const NetSpec *spec = net_topo_spec (sys->topo);
   const NetModelClass *model = net_model (sys->net);
+  /* The Net's, not the class's: the analytical model shares ports only
+   * under some configurations. */
+  NetSharing sharing = net_sharing (sys->net);
   if (sys_coll_kind_rooted (kind))
     return (*why = "rooted collectives treat the root differently", FALSE);
   if (kind == SYS_COLL_BARRIER)
@@ -236,7 +240,7 @@ sys_symmetric (const Sys *sys, SysCollKind kind, guint32 involved, const char **
   if (sys->params.lib.library == SYS_LIBRARY_NCCL && sys_nccl_func_of (kind, &func))
     return (*why = "the NCCL library's algorithms give members different roles "
                    "(node boundaries, tree positions)", FALSE);
-  if (model->sharing == NET_SHARING_FLOWS)
+  if (sharing == NET_SHARING_FLOWS)
     return (*why = model->sharing_why, FALSE);
   for (guint d = 0; d < spec->n_dims; d++)
     {
@@ -244,7 +248,7 @@ sys_symmetric (const Sys *sys, SysCollKind kind, guint32 involved, const char **
         continue;
       if (sys->params.compat.dims_from_impl && d >= sys->params.n_impl[kind])
         continue;
-      if (!dim_alike (&sys->algo[kind][d], spec->dims[d].size, model, why))
+      if (!dim_alike (&sys->algo[kind][d], spec->dims[d].size, sharing, why))
         return FALSE;
     }
   return TRUE;

@@ -30,6 +30,10 @@ app_compat_apply (AppCompat compat, NetSpec *net, SysParams *sys, WlParams *wl)
   g_return_if_fail (net != NULL && sys != NULL && wl != NULL);
   gboolean reference = compat == APP_COMPAT_REFERENCE;
   net->rounding = reference ? NET_ROUND_NS_TRUNCATED : NET_ROUND_PS;
+  /* ASTRA-sim's analytical backend gives every message a link's full
+   * bandwidth, and its reference tables depend on it; a real port carries
+   * one message at a time. */
+  net->share_ports = !reference;
   if (reference)
     sys_compat_reference (&sys->compat);
   else

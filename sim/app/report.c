@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/app/port_bound.h"
 #include "sim/error.h"
 #include "sim/units.h"
 #include "workload/activity.h"
@@ -167,6 +168,24 @@ groups_label (const SysCollGroupStats *rows, guint i, guint j)
   return g_strdup_printf ("%u groups", j - i);
 }
 
+/* Name a row whose bus bandwidth exceeds what its members' ports carry
+ * (port_bound.h): a number no machine can produce. */
+static void
+warn_ports (const AppPortBounds *bounds, const SysCollGroupStats *st, const char *group,
+            GString *warnings)
+{
+  double alg, bus, bound;
+  if (!row_bandwidth (st, &alg, &bus)
+      || !app_port_exceeds (bounds, st->group, st->algorithm, bus, &bound))
+    return;
+  g_autofree char *buss = sim_units_format_bandwidth (bus);
+  g_autofree char *bounds_s = sim_units_format_bandwidth (bound);
+  g_string_append_printf (warnings,
+                          "warning: %s on group %s (%u ranks): busbw %s exceeds the %s its "
+                          "members' ports can carry\n",
+                          sys_coll_kind_name (st->kind), group, st->ranks, buss, bounds_s);
+}
+
 static void
 print_collectives (const AppSim *sim, FILE *out)
 {
@@ -174,6 +193,8 @@ print_collectives (const AppSim *sim, FILE *out)
   const SysCollGroupStats *rows = (const SysCollGroupStats *) arr->data;
   if (arr->len == 0)
     return;
+  g_autoptr (AppPortBounds) bounds = app_port_bounds_new (sim);
+  g_autoptr (GString) warnings = g_string_new (NULL);
   fprintf (out, "collectives (per group; time from the first member's join to the last one "
                 "done;\n  bandwidth as nccl-tests, over the time with every member present):\n");
   fprintf (out, "  %-14s %-9s %5s %6s %10s %11s %11s %11s %12s %12s  %s\n", "kind", "group",
@@ -196,9 +217,13 @@ print_collectives (const AppSim *sim, FILE *out)
       fprintf (out, "  %-14s %-9s %5u %6" G_GUINT64_FORMAT " %10s %11s %11s %11s %12s %12s  %s\n",
                sys_coll_kind_name (st->kind), group, st->ranks, st->count, bytes, total, mean, wait,
                algs, buss, st->algorithm);
+      warn_ports (bounds, st, group, warnings);
     }
   if (arr->len > 1)
     fprintf (out, "  (a row of several groups shows each group's figures: they are identical)\n");
+  if (warnings->len > 0)
+    fprintf (out, "%s  (the link model gave messages in flight more bandwidth than their ports "
+                  "have, as ASTRA-sim's analytical backend does)\n", warnings->str);
 }
 
 /* The line that marks a run a limit stopped. */
@@ -419,6 +444,7 @@ static void
 add_collectives (JsonBuilder *b, const AppSim *sim)
 {
   g_autoptr (GArray) rows = sys_coll_group_stats (app_sim_sys (sim));
+  g_autoptr (AppPortBounds) bounds = app_port_bounds_new (sim);
   json_builder_set_member_name (b, "collectives");
   json_builder_begin_array (b);
   for (guint i = 0; i < rows->len; i++)
@@ -439,6 +465,13 @@ add_collectives (JsonBuilder *b, const AppSim *sim)
       gboolean bw = row_bandwidth (st, &alg, &bus);
       add_double (b, "algbw_GBps", alg / 1e9, bw);
       add_double (b, "busbw_GBps", bus / 1e9, bw);
+      double bound = 0;
+      gboolean exceeds = bw && app_port_exceeds (bounds, st->group, st->algorithm, bus, &bound);
+      if (!bw)
+        app_port_bound (bounds, st->group, &bound);
+      add_double (b, "port_bound_GBps", bound / 1e9, bound > 0);
+      json_builder_set_member_name (b, "exceeds_ports");
+      json_builder_add_boolean_value (b, exceeds);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

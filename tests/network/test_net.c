@@ -462,6 +462,127 @@ START_TEST (test_custom_model)
 }
 END_TEST
 
+/* ---------------------------------------------------------- shared ports */
+
+/* The deliveries' times, in the order of their args 1..n. */
+static void
+assert_arrivals (const SimTime *want, guint n)
+{
+  ck_assert_int_eq (sim_sched_run (sf.sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  ck_assert_uint_eq (deliveries->len, n);
+  for (guint i = 0; i < n; i++)
+    {
+      const Delivery *d = &g_array_index (deliveries, Delivery, i);
+      ck_assert_uint_ge (d->arg, 1);
+      ck_assert_uint_le (d->arg, n);
+      ck_assert_msg (d->t == want[d->arg - 1], "message %" G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT
+                     " ps, want %" G_GUINT64_FORMAT, d->arg, d->t, want[d->arg - 1]);
+    }
+}
+
+/* Switch of 4, 1 GB/s (1000 ps a byte), 100 ns a hop (2 hops): 1000 bytes
+ * are serialized in S = 1 us and arrive S + 200 ns after they start. */
+static void
+switch_of_four (gboolean share)
+{
+  NetDimSpec dims[] = { sf_dim (NET_DIM_SWITCH, 4, 1e9, 100000) };
+  NetSpec spec = sf_spec (dims, 1, NET_ROUND_PS);
+  spec.share_ports = share;
+  sf_build_net (&spec, FALSE);
+}
+
+/* Two messages leave rank 0 at once: with shared ports the second waits
+ * for the first to leave rank 0's egress port, arriving 2S + 200 ns after
+ * leaving; without, both arrive S + 200 ns after. */
+START_TEST (test_ports_two_from_one_rank)
+{
+  for (guint share = 0; share < 2; share++)
+    {
+      switch_of_four (share);
+      ck_assert_int_eq (net_sharing (sf.net), share ? NET_SHARING_PER_LINK : NET_SHARING_NONE);
+      net_send (sf.net, 0, 0, 1, 1000, on_delivered, deliveries, 1);
+      net_send (sf.net, 0, 0, 2, 1000, on_delivered, deliveries, 2);
+      const SimTime shared[] = { 1200000, 2200000 }, free_for_all[] = { 1200000, 1200000 };
+      assert_arrivals (share ? shared : free_for_all, 2);
+      g_array_set_size (deliveries, 0);
+      sf_teardown ();
+      sf_setup ();
+    }
+}
+END_TEST
+
+/* The receiver's ingress port is shared too; different pairs are not:
+ * 1 -> 3 then 2 -> 3 (rank 3's ingress) and 0 -> 1 in parallel.  A
+ * message that leaves later than its ports are free starts when it
+ * leaves: 0 -> 2 at 5 us arrives at 6.2 us. */
+START_TEST (test_ports_ingress_and_later)
+{
+  switch_of_four (TRUE);
+  net_send (sf.net, 0, 1, 3, 1000, on_delivered, deliveries, 1);
+  net_send (sf.net, 0, 2, 3, 1000, on_delivered, deliveries, 2);
+  net_send (sf.net, 0, 0, 1, 1000, on_delivered, deliveries, 3);
+  net_send (sf.net, sim_time_from_us (5), 0, 2, 1000, on_delivered, deliveries, 4);
+  const SimTime want[] = { 1200000, 2200000, 1200000, 6200000 };
+  assert_arrivals (want, 4);
+}
+END_TEST
+
+/* Ring of 8, 1 GB/s, 100 ns a hop: rank 0 sends 1000 bytes to 1 and to 2
+ * clockwise (they share its clockwise port: 1.1 us, then 1 us later + 2
+ * hops = 2.2 us) and to 7 counter-clockwise (its own port: 1.1 us).  On a
+ * FullyConnected line of 4 every ordered pair is its own link: 0 -> 1 and
+ * 0 -> 2 in parallel (1.1 us), a second 0 -> 1 after the first (2.1 us). */
+START_TEST (test_ports_ring_and_fc)
+{
+  NetDimSpec ring[] = { sf_dim (NET_DIM_RING, 8, 1e9, 100000) };
+  NetSpec spec = sf_spec (ring, 1, NET_ROUND_PS);
+  spec.share_ports = TRUE;
+  sf_build_net (&spec, FALSE);
+  net_send (sf.net, 0, 0, 1, 1000, on_delivered, deliveries, 1);
+  net_send (sf.net, 0, 0, 2, 1000, on_delivered, deliveries, 2);
+  net_send (sf.net, 0, 0, 7, 1000, on_delivered, deliveries, 3);
+  const SimTime want_ring[] = { 1100000, 2200000, 1100000 };
+  assert_arrivals (want_ring, 3);
+  g_array_set_size (deliveries, 0);
+  sf_teardown ();
+  sf_setup ();
+  NetDimSpec fc[] = { sf_dim (NET_DIM_FULLY_CONNECTED, 4, 1e9, 100000) };
+  spec = sf_spec (fc, 1, NET_ROUND_PS);
+  spec.share_ports = TRUE;
+  sf_build_net (&spec, FALSE);
+  net_send (sf.net, 0, 0, 1, 1000, on_delivered, deliveries, 1);
+  net_send (sf.net, 0, 0, 2, 1000, on_delivered, deliveries, 2);
+  net_send (sf.net, 0, 0, 1, 1000, on_delivered, deliveries, 3);
+  const SimTime want_fc[] = { 1100000, 1100000, 2100000 };
+  assert_arrivals (want_fc, 3);
+}
+END_TEST
+
+/* An explicit graph, 3 ranks on one switch (duplex links of 1 GB/s and
+ * 100 ns): a message holds its route's first link (the sender's uplink)
+ * and last link (the receiver's downlink).  0 -> 1 and 0 -> 2 share 0's
+ * uplink: 1.2 us, then 2.2 us; 2 -> 1 then waits for 1's downlink, free at
+ * 1 us: it starts then and arrives at 2.2 us. */
+START_TEST (test_ports_graph)
+{
+  NetGraphSpec *g = net_graph_spec_new (3);
+  guint32 sw = net_graph_spec_add_switch (g, "sw");
+  for (guint32 r = 0; r < 3; r++)
+    net_graph_spec_add_link (g, r, sw, 1e9, 100000, TRUE, 0);
+  NetDimSpec dims[] = { sf_dim (NET_DIM_SWITCH, 3, 1e9, 100000) };
+  NetSpec spec = sf_spec (dims, 1, NET_ROUND_PS);
+  spec.share_ports = TRUE;
+  spec.graph = g;
+  sf_build_net (&spec, FALSE);
+  net_graph_spec_free (g);
+  net_send (sf.net, 0, 0, 1, 1000, on_delivered, deliveries, 1);
+  net_send (sf.net, 0, 0, 2, 1000, on_delivered, deliveries, 2);
+  net_send (sf.net, 0, 2, 1, 1000, on_delivered, deliveries, 3);
+  const SimTime want[] = { 1200000, 2200000, 2200000 };
+  assert_arrivals (want, 3);
+}
+END_TEST
+
 /* --------------------------------------------------------------- main */
 
 static void
@@ -489,5 +610,9 @@ main (void)
   add (s, "send_fifo_equal_times", test_send_fifo_at_equal_times);
   add (s, "send_astra_rounding", test_send_astra_rounding);
   add (s, "custom_model", test_custom_model);
+  add (s, "ports_two_from_one_rank", test_ports_two_from_one_rank);
+  add (s, "ports_ingress_and_later", test_ports_ingress_and_later);
+  add (s, "ports_ring_and_fc", test_ports_ring_and_fc);
+  add (s, "ports_graph", test_ports_graph);
   return tu_run_suite (s);
 }

@@ -41,7 +41,7 @@ check "astra-microbench without shared data: skip line" has "$TMP/noshared.out" 
 # nccl-tests bus bandwidth, quick: 4 systems x 3 sizes.
 "$R/nccl-busbw/run" --quick >"$TMP/nccl.out" 2>"$TMP/nccl.err"
 check "nccl-busbw --quick: exits 0" eq $? 0
-for sys in "(a) 1 node" "(b) 2 nodes" "(b) 4 nodes" "(b) 16 nodes"; do
+for sys in "(a) 1 node" "(b) 2 x AWS p5" "(b) 4 x AWS p5" "(b) 16 x AWS p5"; do
   check "nccl-busbw --quick: table $sys" has "$TMP/nccl.out" "$sys"
 done
 check "nccl-busbw --quick: 12 rows beside a published figure" \

@@ -124,13 +124,20 @@ write_three_ranks (guint64 late_us)
   tu_write_rank (wl, 2, n2, 2);
 }
 
-/* Rank 2 is late (50 us).  The all-reduce (ring 0 -> 1 -> 2 -> 0):
+/* Rank 2 is late (50 us).  The all-reduce (ring 0 -> 1 -> 2 -> 0); a
+ * sender's port serializes its messages one after the other (100 ns each,
+ * native configs share ports), so messages sent at once arrive 100 ns
+ * apart:
  *   11.1  rank 0 joins, sends step 0: at rank 1 at 11.3
- *   14.1  rank 1 joins, sends step 0 and (step 0 being in) step 1: at rank 2 at 14.3
- *   50.0  rank 2 joins, sends steps 0, 1, 2: at rank 0 at 50.2
- *   50.2  rank 0 takes steps 0-2, sends steps 1-3: at rank 1 at 50.4
- *   50.4  rank 1 takes steps 1-3 (4 in all): done; sent steps 2, 3: at rank 2 at 50.6
- *   50.6  rank 2 takes steps 2, 3: done; sent step 3: at rank 0 at 50.8
+ *   14.1  rank 1 joins, sends step 0 and (step 0 being in) step 1: at rank 2
+ *         at 14.3, 14.4
+ *   50.0  rank 2 joins, sends steps 0, 1, 2: at rank 0 at 50.2, 50.3, 50.4
+ *   50.2  rank 0 takes steps 0, 1, 2 as they come, sending steps 1, 2, 3 at
+ *         50.2, 50.3, 50.4: at rank 1 at 50.4, 50.5, 50.6
+ *   50.4  rank 1 takes steps 1, 2, 3 as they come, sending steps 2, 3 at 50.4,
+ *         50.5: at rank 2 at 50.6, 50.7; done with step 3 at 50.6
+ *   50.6  rank 2 takes step 2, sends step 3: at rank 0 at 50.8; done with
+ *         step 3 at 50.7
  *   50.8  rank 0 takes step 3: done.
  * The last node is rank 0's all-reduce (50.8 us).  It waited for rank 2,
  * the last to join (at 50 us): its own part is [50, 50.8] us, and the path
@@ -143,8 +150,8 @@ START_TEST (test_late_rank_two)
   tu_exact_ring (&cfg, 3);
   AppSim *sim = run_recorded (&cfg, TRUE);
   ck_assert_uint_eq (stats (sim, 0)->finish, NS (50800));
-  ck_assert_uint_eq (stats (sim, 1)->finish, NS (50400));
-  ck_assert_uint_eq (stats (sim, 2)->finish, NS (50600));
+  ck_assert_uint_eq (stats (sim, 1)->finish, NS (50600));
+  ck_assert_uint_eq (stats (sim, 2)->finish, NS (50700));
   ck_assert_uint_eq (record (sim, 1, 1)->end, NS (11100));
   ck_assert_uint_eq (record (sim, 0, 2)->start, NS (11100));
   ck_assert_uint_eq (record (sim, 0, 2)->pred, 1); /* the send */
@@ -161,13 +168,17 @@ START_TEST (test_late_rank_two)
 END_TEST
 
 /* Rank 2 is early (5 us): rank 1's chain, through the message, is the
- * longest.  Joins: rank 2 at 5, rank 0 at 11.1, rank 1 at 14.1 us.
+ * longest.  Joins: rank 2 at 5, rank 0 at 11.1, rank 1 at 14.1 us.  As
+ * above, messages sent at once leave (and arrive) 100 ns apart:
  *    5.0  rank 2 sends step 0: at rank 0 at 5.2
- *   11.1  rank 0 joins, sends steps 0, 1: at rank 1 at 11.3
- *   14.1  rank 1 joins, sends steps 0, 1, 2: at rank 2 at 14.3
- *   14.3  rank 2 takes steps 0-2, sends steps 1-3: at rank 0 at 14.5
- *   14.5  rank 0 takes steps 1-3: done; sent steps 2, 3: at rank 1 at 14.7
- *   14.7  rank 1 takes steps 2, 3: done; sent step 3: at rank 2 at 14.9
+ *   11.1  rank 0 joins, sends steps 0, 1: at rank 1 at 11.3, 11.4
+ *   14.1  rank 1 joins, sends steps 0, 1, 2: at rank 2 at 14.3, 14.4, 14.5
+ *   14.3  rank 2 takes steps 0, 1, 2 as they come, sending steps 1, 2, 3 at
+ *         14.3, 14.4, 14.5: at rank 0 at 14.5, 14.6, 14.7
+ *   14.5  rank 0 takes steps 1, 2, 3 as they come, sending steps 2, 3 at
+ *         14.5, 14.6: at rank 1 at 14.7, 14.8; done with step 3 at 14.7
+ *   14.7  rank 1 takes step 2, sends step 3: at rank 2 at 14.9; done with
+ *         step 3 at 14.8
  *   14.9  rank 2 takes step 3: done.
  * Walking back from rank 2's all-reduce (14.9 us): it waited for rank 1's
  * join at 14.1 us; rank 1's all-reduce was issued by its COMP 3 us
@@ -180,8 +191,8 @@ START_TEST (test_late_rank_one_through_message)
   AppConfig cfg;
   tu_exact_ring (&cfg, 3);
   AppSim *sim = run_recorded (&cfg, TRUE);
-  ck_assert_uint_eq (stats (sim, 0)->finish, NS (14500));
-  ck_assert_uint_eq (stats (sim, 1)->finish, NS (14700));
+  ck_assert_uint_eq (stats (sim, 0)->finish, NS (14700));
+  ck_assert_uint_eq (stats (sim, 1)->finish, NS (14800));
   ck_assert_uint_eq (stats (sim, 2)->finish, NS (14900));
   ck_assert_uint_eq (record (sim, 1, 2)->pred, 1); /* COMP 3 us, issued by the receive */
   ck_assert_uint_eq (record (sim, 1, 1)->peer_rank, 0);
@@ -350,15 +361,15 @@ assert_close (double got, double want)
 }
 
 /* The run of test_late_rank_one_through_message (end 14.9 us).  By hand:
- *   rank 0: COMP [0, 10], send [10, 11.1], all-reduce [11.1, 14.5]:
- *           compute 10 us, exposed 4.5 us, comm busy 4.5 us
+ *   rank 0: COMP [0, 10], send [10, 11.1], all-reduce [11.1, 14.7]:
+ *           compute 10 us, exposed 4.7 us, comm busy 4.7 us
  *   rank 1: COMP [0, 2], receive [0, 11.1], COMP [11.1, 14.1], all-reduce
- *           [14.1, 14.7]: compute 5 us, exposed 9.1 + 0.6 = 9.7 us, comm
- *           busy 11.1 + 0.6 = 11.7 us
+ *           [14.1, 14.8]: compute 5 us, exposed 9.1 + 0.7 = 9.8 us, comm
+ *           busy 11.1 + 0.7 = 11.8 us
  *   rank 2: COMP [0, 5], all-reduce [5, 14.9]: compute 5, exposed 9.9 us
  * The bins, weighted by their widths, sum to those figures; with 149 bins
- * of exactly 100 ns, rank 0's first 100 bins are compute, the next 45
- * exposed communication, the last 4 neither. */
+ * of exactly 100 ns, rank 0's first 100 bins are compute, the next 47
+ * exposed communication, the last 2 neither. */
 START_TEST (test_activity_bins)
 {
   write_three_ranks (5);
@@ -366,8 +377,8 @@ START_TEST (test_activity_bins)
   tu_exact_ring (&cfg, 3);
   AppSim *sim = run_recorded (&cfg, TRUE);
   WlReplay *r = app_sim_replay (sim);
-  const SimTime want[3][3] = { { NS (10000), NS (4500), NS (4500) },
-                               { NS (5000), NS (9700), NS (11700) },
+  const SimTime want[3][3] = { { NS (10000), NS (4700), NS (4700) },
+                               { NS (5000), NS (9800), NS (11800) },
                                { NS (5000), NS (9900), NS (9900) } };
   SimTime end = app_sim_end_time (sim);
   ck_assert_uint_eq (end, NS (14900));
@@ -394,7 +405,7 @@ START_TEST (test_activity_bins)
   for (guint i = 0; i < 149; i++)
     {
       ck_assert_msg (comp[i] == (i < 100 ? 1.0 : 0.0), "bin %u compute %g", i, comp[i]);
-      ck_assert_msg (comm[i] == (i >= 100 && i < 145 ? 1.0 : 0.0), "bin %u comm %g", i, comm[i]);
+      ck_assert_msg (comm[i] == (i >= 100 && i < 147 ? 1.0 : 0.0), "bin %u comm %g", i, comm[i]);
     }
   app_sim_free (sim);
   app_config_clear (&cfg);

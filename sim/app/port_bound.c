@@ -1,0 +1,190 @@
+/* port_bound.c: the ports bound of each process group (port_bound.h). */
+#include "sim/app/port_bound.h"
+
+#include <math.h>
+#include <string.h>
+
+/* What the members of one group span: the dimensions in which some member's
+ * coordinate differs from the first member's, and (explicit graphs) the
+ * smallest egress bandwidth of a member. */
+typedef struct
+{
+  guint32 first;
+  guint32 span;
+  double min_out_Bps;
+} GroupSpan;
+
+struct _AppPortBounds
+{
+  const NetTopo *topo;
+  double *out_Bps;      /* explicit graphs: per rank, its outgoing links' sum */
+  GHashTable *groups;   /* guint64* group id -> GroupSpan* */
+  gboolean complete;    /* every rank's trace graph was there to read */
+};
+
+/* The egress bandwidth of one rank in dimension d (port_bound.h). */
+static double
+dim_egress (const NetDimSpec *dim)
+{
+  switch (dim->kind)
+    {
+    case NET_DIM_RING:
+      return dim->size > 2 ? 2.0 * dim->bandwidth_Bps : dim->bandwidth_Bps;
+    case NET_DIM_FULLY_CONNECTED:
+      return (double) (dim->size - 1) * dim->bandwidth_Bps;
+    case NET_DIM_SWITCH:
+    default:
+      return dim->bandwidth_Bps;
+    }
+}
+
+static void
+graph_egress (AppPortBounds *b, NetGraph *graph)
+{
+  guint32 ranks = net_topo_ranks (b->topo);
+  b->out_Bps = g_new0 (double, ranks);
+  for (guint32 l = 0; l < net_graph_links (graph); l++)
+    {
+      const NetGraphLink *link = net_graph_link (graph, l);
+      if (link->from < ranks)
+        b->out_Bps[link->from] += link->bandwidth_Bps;
+    }
+}
+
+/* The distinct groups other than the world that GRAPH's collectives run on
+ * (a new array of guint64).  A trace uses a handful of groups: a linear
+ * search, after a check of the last one found, is enough. */
+static GArray *
+graph_groups (const WlReplay *replay, const WlGraph *graph)
+{
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (guint64));
+  guint64 last = SYS_GROUP_WORLD;
+  for (guint32 i = 0; i < graph->n_nodes; i++)
+    {
+      if (graph->nodes[i].op != WL_OP_COLL)
+        continue;
+      guint64 g = wl_replay_node_group (replay, &graph->nodes[i]);
+      if (g == SYS_GROUP_WORLD || g == last)
+        continue;
+      last = g;
+      guint j = 0;
+      while (j < ids->len && g_array_index (ids, guint64, j) != g)
+        j++;
+      if (j == ids->len)
+        g_array_append_val (ids, g);
+    }
+  return ids;
+}
+
+static void
+add_member (AppPortBounds *b, guint64 group, guint32 rank)
+{
+  GroupSpan *s = g_hash_table_lookup (b->groups, &group);
+  double out = b->out_Bps != NULL ? b->out_Bps[rank] : INFINITY;
+  if (s == NULL)
+    {
+      s = g_new0 (GroupSpan, 1);
+      *s = (GroupSpan) { .first = rank, .span = 0, .min_out_Bps = out };
+      g_hash_table_insert (b->groups, g_memdup2 (&group, sizeof group), s);
+      return;
+    }
+  s->min_out_Bps = MIN (s->min_out_Bps, out);
+  for (guint d = 0; d < net_topo_dims (b->topo); d++)
+    if (net_topo_coord (b->topo, rank, d) != net_topo_coord (b->topo, s->first, d))
+      s->span |= 1u << d;
+}
+
+AppPortBounds *
+app_port_bounds_new (const AppSim *sim)
+{
+  g_return_val_if_fail (sim != NULL, NULL);
+  AppPortBounds *b = g_new0 (AppPortBounds, 1);
+  b->topo = app_sim_topo (sim);
+  b->groups = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  b->complete = TRUE;
+  if (net_topo_graph (b->topo) != NULL)
+    graph_egress (b, net_topo_graph (b->topo));
+  WlReplay *replay = app_sim_replay (sim);
+  /* Ranks with byte-identical traces share a graph: read each once. */
+  g_autoptr (GHashTable) per_graph = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                                            (GDestroyNotify) g_array_unref);
+  for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
+    {
+      const WlGraph *graph = wl_replay_graph (replay, r);
+      if (graph == NULL)
+        {
+          b->complete = FALSE;
+          break;
+        }
+      GArray *ids = g_hash_table_lookup (per_graph, graph);
+      if (ids == NULL)
+        g_hash_table_insert (per_graph, (gpointer) graph, ids = graph_groups (replay, graph));
+      for (guint i = 0; i < ids->len; i++)
+        add_member (b, g_array_index (ids, guint64, i), r);
+    }
+  return b;
+}
+
+void
+app_port_bounds_free (AppPortBounds *b)
+{
+  if (b == NULL)
+    return;
+  g_hash_table_unref (b->groups);
+  g_free (b->out_Bps);
+  g_free (b);
+}
+
+gboolean
+app_port_bound (const AppPortBounds *b, guint64 group, double *out_Bps)
+{
+  g_return_val_if_fail (b != NULL && out_Bps != NULL, FALSE);
+  const NetSpec *spec = net_topo_spec (b->topo);
+  guint32 span = 0;
+  double min_out = INFINITY;
+  if (group == SYS_GROUP_WORLD)
+    {
+      for (guint d = 0; d < spec->n_dims; d++)
+        if (spec->dims[d].size > 1)
+          span |= 1u << d;
+      for (guint32 r = 0; b->out_Bps != NULL && r < net_topo_ranks (b->topo); r++)
+        min_out = MIN (min_out, b->out_Bps[r]);
+    }
+  else
+    {
+      const GroupSpan *s = b->complete ? g_hash_table_lookup (b->groups, &group) : NULL;
+      if (s == NULL)
+        return FALSE;
+      span = s->span;
+      min_out = s->min_out_Bps;
+    }
+  if (b->out_Bps != NULL)
+    return (*out_Bps = min_out, TRUE);
+  double sum = 0;
+  for (guint d = 0; d < spec->n_dims; d++)
+    if (span & (1u << d))
+      sum += dim_egress (&spec->dims[d]);
+  *out_Bps = sum;
+  return TRUE;
+}
+
+gboolean
+app_port_in_network (const char *algorithm)
+{
+  /* NVLS (NVLink SHARP) and CollNet (InfiniBand SHARP) reduce in the
+   * switches: the names the NCCL library's rows carry. */
+  g_autofree char *lower = g_ascii_strdown (algorithm, -1);
+  return strstr (lower, "nvls") != NULL || strstr (lower, "collnet") != NULL;
+}
+
+gboolean
+app_port_exceeds (const AppPortBounds *b, guint64 group, const char *algorithm, double bus_Bps,
+                  double *bound_Bps)
+{
+  *bound_Bps = 0;
+  if (!app_port_bound (b, group, bound_Bps) || app_port_in_network (algorithm))
+    return FALSE;
+  /* Times are whole picoseconds rounded up, so an honest model stays at or
+   * below the bound; the margin absorbs the division's last bits. */
+  return bus_Bps > *bound_Bps * (1.0 + 1e-9);
+}
