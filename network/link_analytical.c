@@ -10,10 +10,11 @@
  * this a rank with k chunks in flight would send k times faster than its
  * port (make run showed 92 GB/s through a 50 GB/s NIC).  A message holds
  * its sender's egress port and its receiver's ingress port on the
- * dimension it travels for its serialization bytes / bandwidth: it starts
- * when both are free (not before it leaves) and both stay busy until it is
- * serialized.  Ports are claimed in call order, so ties go to the earlier
- * send and runs are deterministic.  The ports per dimension:
+ * dimension it travels for its serialization bytes / bandwidth: the egress
+ * port serves it when free (not before it leaves), then the ingress port
+ * when free (not before the egress started: cut-through), each busy for its
+ * serialization.  Ports are claimed in call order, so ties go to the
+ * earlier send and runs are deterministic.  The ports per dimension:
  *   Switch          an egress and an ingress port per rank;
  *   Ring            per rank, one out and one in port each way round (a
  *                   message goes the shorter way, clockwise on a tie, as in
@@ -170,8 +171,18 @@ ports_arrival (Net *net, Ports *p, SimTime at, guint32 src, guint32 dst, guint64
       p->memo_Bps = r.bandwidth_Bps;
       p->memo_ps = net_serialization_ps (bytes, r.bandwidth_Bps);
     }
-  SimTime start = MAX (at, MAX (p->free_at[r.out], p->free_at[r.in]));
-  p->free_at[r.out] = p->free_at[r.in] = sim_time_add (start, p->memo_ps);
+  /* The egress port serves it first come, first served, then the ingress
+   * port, cut through: the receiver's queue does not hold the sender's
+   * port (a switch buffers), so a member sending to several peers and
+   * receiving from several is not idled by claiming both ends at once.
+   * One link for both (FullyConnected) is claimed once. */
+  SimTime start = MAX (at, p->free_at[r.out]);
+  p->free_at[r.out] = sim_time_add (start, p->memo_ps);
+  if (r.in != r.out)
+    {
+      start = MAX (start, p->free_at[r.in]);
+      p->free_at[r.in] = sim_time_add (start, p->memo_ps);
+    }
   /* Exact picoseconds: net_delay's formula, from what is known already. */
   if (net_topo_spec (net->topo)->rounding == NET_ROUND_PS)
     return sim_time_add (start, sim_time_add (r.latency, p->memo_ps));

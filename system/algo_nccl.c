@@ -342,34 +342,55 @@ const SysAlgoClass sys_algo_nccl_ring = {
 
 /* ---- the other algorithms: NCCL's time, the algorithm's traffic ------------------- */
 
-/* A walk over a member's peers: counts them, and sends to each at `t`
- * when `send`. */
+/* A timed algorithm's data to one peer goes in TIMED_PIECES messages spread
+ * evenly over its predicted time, as NCCL streams it (one burst at the
+ * start would queue all of a member's messages at its ports at once). */
+#define TIMED_PIECES 8
+
+/* A walk over a member's peers: counts the messages it sends (one peer's
+ * data in TIMED_PIECES), and when `send`, sends piece `piece` to each now.
+ * Pieces go out in time order (the member's pacing events), as ports
+ * serve messages in the order they are posted. */
 typedef struct
 {
   const SysPhaseCtx *ctx;
   const SysNcclPlan *plan;
   gboolean send;
-  SimTime t;
+  guint piece;
   guint n;
 } Peers;
 
 static void
 peer_add (Peers *p, guint32 to, guint64 bytes)
 {
-  p->n++;
-  if (p->send)
-    sys_phase_send_routed (p->ctx, p->ctx->member, to, to, 0, wire_bytes (p->plan, bytes), p->t);
+  p->n += TIMED_PIECES;
+  if (!p->send)
+    return;
+  guint64 w = wire_bytes (p->plan, bytes);
+  sys_phase_send_routed (p->ctx, p->ctx->member, to, to, 0,
+                         w / TIMED_PIECES + (p->piece < w % TIMED_PIECES),
+                         sys_phase_now (p->ctx));
 }
 
-/* Tree edges over nodes (parent and two children of a binary tree in node
- * order) between the members of local index `local`. */
+/* NCCL's double binary tree over nodes, between the members of local
+ * index `local`: tree 0 a binary tree in node order (parent (k-1)/2),
+ * tree 1 the same over the nodes in reverse order, so that a node
+ * interior in one is (mostly) a leaf in the other; each carries half the
+ * data. */
 static void
 peers_node_tree (const SysNcclGroup *g, guint32 node, guint32 local, guint64 bytes, Peers *p)
 {
-  if (node > 0)
-    peer_add (p, g->member_at[(node - 1) / 2 * g->ppn + local], bytes);
-  for (guint32 c = 2 * node + 1; c <= 2 * node + 2 && c < g->nodes; c++)
-    peer_add (p, g->member_at[c * g->ppn + local], bytes);
+  guint64 half = (bytes + 1) / 2;
+  for (guint t = 0; t < 2; t++)
+    {
+      guint32 k = t == 0 ? node : g->nodes - 1 - node;
+      guint32 parent = (k - 1) / 2;
+      if (k > 0)
+        peer_add (p, g->member_at[(t == 0 ? parent : g->nodes - 1 - parent) * g->ppn + local],
+                  half);
+      for (guint32 c = 2 * k + 1; c <= 2 * k + 2 && c < g->nodes; c++)
+        peer_add (p, g->member_at[(t == 0 ? c : g->nodes - 1 - c) * g->ppn + local], half);
+    }
 }
 
 /* Every other GPU of the node (NVLS: the switch exchanges with all). */
@@ -464,14 +485,35 @@ timed_expected (const SysPhaseCtx *ctx, const SysNcclPlan *plan)
   return p.n;
 }
 
+/* Run state: bits the messages expected (counted at start), processed the
+ * pieces sent so far (TIMED_PIECES + 1 once finished), busy_until NCCL's
+ * predicted end. */
 static void
 timed_drain (const SysPhaseCtx *ctx, SysRun *run)
 {
-  /* bits: the messages this member expects, counted at its start. */
-  if (!run->started || run->processed != 0 || run->arrived < run->bits)
+  if (!run->started || run->processed != TIMED_PIECES || run->arrived < run->bits)
     return;
-  run->processed = 1;
+  run->processed++;
   sys_phase_finish (ctx, MAX (sys_phase_now (ctx), run->busy_until));
+}
+
+/* The pace of a member's pieces: its predicted time after the base
+ * latency, in TIMED_PIECES equal parts. */
+static SimTime
+timed_pace (const SysNcclPlan *plan)
+{
+  return (plan->time > plan->base ? plan->time - plan->base : 0) / TIMED_PIECES;
+}
+
+/* Send the next piece to every peer, and come back for the one after. */
+static void
+timed_send_piece (const SysPhaseCtx *ctx, SysRun *run)
+{
+  const SysNcclPlan *plan = sys_phase_nccl (ctx);
+  Peers p = { .ctx = ctx, .plan = plan, .send = TRUE, .piece = run->processed };
+  timed_peers (&p);
+  if (++run->processed < TIMED_PIECES)
+    sys_phase_notify (ctx, ctx->member, sys_phase_now (ctx) + timed_pace (plan));
 }
 
 static void
@@ -491,20 +533,20 @@ timed_start (const SysPhaseCtx *ctx, SysRun *run)
           guint32 to = (ctx->pos + 1) % ctx->n;
           sys_phase_send_routed (ctx, ctx->pos, to, to, 0, wire_bytes (plan, ctx->in_bytes), t);
         }
+      run->processed = TIMED_PIECES;
     }
   else
-    {
-      Peers p = { .ctx = ctx, .plan = plan, .send = TRUE, .t = t };
-      timed_peers (&p);
-    }
+    sys_phase_notify (ctx, ctx->member, t);
   timed_drain (ctx, run);
 }
 
 static void
 timed_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
 {
-  (void) step;
-  run->arrived++;
+  if (step == sys_phase_ready_step (ctx))
+    timed_send_piece (ctx, run);
+  else
+    run->arrived++;
   timed_drain (ctx, run);
 }
 
