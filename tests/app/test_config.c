@@ -655,7 +655,12 @@ START_TEST (test_xml_default)
              && !cfg.wl.timing.broadcast_as_delay && cfg.wl.timing.empty_compute_time == 0);
   ck_assert_uint_eq (cfg.sys.active_chunks_per_dim, 2);
   ck_assert_uint_eq (cfg.sys.splits, 4);
-  ck_assert_uint_eq (cfg.sys.n_impl[SYS_COLL_ALL_REDUCE], 2);
+  /* Collectives through NCCL's library; all-to-all on the two rings. */
+  ck_assert_int_eq (cfg.sys.lib.library, SYS_LIBRARY_NCCL);
+  ck_assert_int_eq (cfg.sys.lib.gpu, SYS_GPU_HOPPER);
+  ck_assert_int_eq (cfg.net.dims[0].link, NET_LINK_NVLINK);
+  ck_assert_int_eq (cfg.net.dims[1].link, NET_LINK_NET);
+  ck_assert_uint_eq (cfg.sys.n_impl[SYS_COLL_ALL_TO_ALL], 2);
   ck_assert (cfg.sys.local_mem_bw_Bps == 3350e9);
   ck_assert_int_eq (cfg.wl.compute, WL_COMPUTE_ROOFLINE);
   ck_assert (cfg.wl.peak_flops == 989e12);
