@@ -81,6 +81,25 @@ START_TEST (test_search)
   init (&a, "", "");
   assert_graph (SYS_NCCL_RING, 12, 20, 20);
   ck_assert_uint_eq (model.graph[SYS_NCCL_NVLS].channels, 0); /* NVLS needs Hopper */
+  /* H100s wired to each other without an NVSwitch: no NVLS either, and
+   * NCCL's choice never names it. */
+  m = h100 (1);
+  m.nvswitch = FALSE;
+  init (&m, "", "");
+  ck_assert_uint_eq (model.graph[SYS_NCCL_NVLS].channels, 0);
+  ck_assert_double_eq (model.bw[AR][SYS_NCCL_NVLS][SYS_NCCL_SIMPLE], 0);
+  for (guint e = 3; e <= 33; e++)
+    {
+      SysNcclChoice c;
+      ck_assert (sys_nccl_choose (&model, AR, G_GUINT64_CONSTANT (1) << e, &c));
+      ck_assert_int_ne (c.algo, SYS_NCCL_NVLS);
+    }
+  /* PCIe inside the node: no LL128 (NCCL enables it on NVLink only). */
+  m.intra = NET_LINK_PCIE;
+  m.intra_GBps = 48;
+  init (&m, "", "");
+  ck_assert_double_eq (model.bw[AR][SYS_NCCL_RING][SYS_NCCL_LL128], 0);
+  ck_assert_double_gt (model.bw[AR][SYS_NCCL_RING][SYS_NCCL_SIMPLE], 0);
 }
 END_TEST
 
@@ -280,6 +299,11 @@ START_TEST (test_ring_run)
   sf_join_world (8, SYS_COLL_ALL_REDUCE, 64 << 20, 1);
   sf_run_quiet ();
   sf_assert_all_done_at (1, 8, 8400000 + 14 * (3400000 + sf_ser_ps (8388608, 360000000000)));
+  /* The collective table says what produced it: algorithm, protocol and
+   * NCCL's 24 channels (64 MiB leaves every channel its threshold). */
+  g_autoptr (GArray) rows = sys_coll_group_stats (sf.sys);
+  ck_assert_uint_eq (rows->len, 1);
+  ck_assert_str_eq (g_array_index (rows, SysCollGroupStats, 0).algorithm, "nccl Ring/Simple x24");
 }
 END_TEST
 
