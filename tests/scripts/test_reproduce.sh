@@ -47,8 +47,8 @@ done
 check "nccl-busbw --quick: 12 rows beside a published figure" \
   eq "$(count "$TMP/nccl.out" '^ +[0-9]+ [MG]iB +[0-9.]+ +[0-9.]+ +(together-1n|aws-p5) +[+-][0-9.]+%$')" 12
 check "nccl-busbw --quick: summary" has "$TMP/nccl.out" "12 points simulated, 12 beside a published figure, 0 failed"
-check "nccl-busbw: published table has 41 figures" \
-  eq "$(grep -vc -e '^#' -e '^system' "$R/nccl-busbw/published.tsv")" 41
+check "nccl-busbw: published table has 135 figures" \
+  eq "$(grep -vc -e '^#' -e '^system' "$R/nccl-busbw/published.tsv")" 135
 "$R/nccl-busbw/run" --bogus >/dev/null 2>"$TMP/bad.err"
 check "nccl-busbw: unknown option exits 1" eq $? 1
 
