@@ -238,7 +238,11 @@ on_segment (Pt p, Pt a, Pt b)
 /* Inside or on the boundary.  Off the boundary, the parity of the edges a
  * ray from p crosses (even-odd rule: the plugin casts its ray to a far
  * corner, any ray gives the same parity); here the ray runs towards +x and
- * an edge counts when one end lies above p and the other not. */
+ * an edge counts when one end lies above p and the other not.  On a
+ * vertex or an axis-parallel edge the plugin's test is exact too; for a
+ * point exactly on a sloped edge its result depends on rounding (the foot
+ * of the perpendicular may come out a hair outside the edge), where this
+ * one always counts the point on the edge. */
 static gboolean
 region_holds (const Region *r, Pt p)
 {
