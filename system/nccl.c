@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim/error.h"
+#include "system/nccl_tuner.h"
 
 /* ---- NCCL's constants -------------------------------------------------------- */
 
@@ -602,6 +603,7 @@ sys_nccl_model_init (SysNcclModel *model, const SysNcclMachine *m, const SysLibr
   if (!parse_enable (lib, &en, error))
     return FALSE;
   model->m = *m;
+  model->tuner = lib->tuner;
   if (m->ranks < 2)
     return TRUE;
   search_graphs (model);
@@ -682,7 +684,17 @@ sys_nccl_choose (const SysNcclModel *model, SysNcclFunc func, guint64 bytes, Sys
   g_return_val_if_fail (model != NULL && func < SYS_NCCL_FUNCS && out != NULL, FALSE);
   double best = -1;
   SysNcclChoice c = { 0 };
+  /* getAlgoInfo: a tuner plugin's pair first (only among the pairs NCCL
+   * can run), timed by NCCL's model all the same; else the least time. */
+  SysNcclTunerQuery q = { .func = func, .bytes = bytes, .ranks = model->m.ranks,
+                          .nodes = model->m.nodes };
   for (guint a = 0; a < SYS_NCCL_ALGOS; a++)
+    for (guint p = 0; p < SYS_NCCL_PROTOS; p++)
+      q.runs[a][p] = model->bw[func][a][p] > 0;
+  gboolean tuned = sys_nccl_tuner_choose (model->tuner, &q, &c.algo, &c.proto);
+  if (tuned)
+    best = sys_nccl_time (model, func, c.algo, c.proto, bytes);
+  for (guint a = 0; a < SYS_NCCL_ALGOS && !tuned; a++)
     for (guint p = 0; p < SYS_NCCL_PROTOS; p++)
       {
         double t = sys_nccl_time (model, func, a, p, bytes);

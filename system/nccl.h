@@ -99,6 +99,7 @@ typedef struct
   double intra_lat[SYS_NCCL_ALGOS][SYS_NCCL_PROTOS];
   double inter_lat[SYS_NCCL_ALGOS][SYS_NCCL_PROTOS];
   double base_lat[SYS_NCCL_ALGOS][SYS_NCCL_PROTOS];
+  SysNcclTuner tuner; /* the plugin asked first (system/nccl_tuner.h) */
 } SysNcclModel;
 
 /* NCCL's choice for one collective, with what produced it. */
@@ -121,7 +122,8 @@ gboolean sys_nccl_model_init (SysNcclModel *model, const SysNcclMachine *m,
 
 /* Choose for function `func` moving `bytes` (NCCL's nBytes: the buffer of an
  * all-reduce, broadcast or reduce; the whole output of an all-gather and
- * input of a reduce-scatter).  FALSE when no algorithm is enabled for it
+ * input of a reduce-scatter): the model's tuner's pair when it names one,
+ * else the pair of least predicted time.  FALSE when no algorithm is enabled for it
  * (the enable lists ruled all out): *out is then untouched. */
 gboolean sys_nccl_choose (const SysNcclModel *model, SysNcclFunc func, guint64 bytes,
                           SysNcclChoice *out);

@@ -146,6 +146,14 @@ typedef enum
 
 #define SYS_NCCL_LIST_MAX 128
 
+/* A tuner plugin NCCL asks before its own model (system/nccl_tuner.h). */
+typedef enum
+{
+  SYS_NCCL_TUNER_NONE,         /* NCCL's own model chooses */
+  SYS_NCCL_TUNER_AWS_OFI_NCCL, /* aws-ofi-nccl's region tuner on AWS p5/p5e */
+  SYS_NCCL_TUNERS
+} SysNcclTuner;
+
 typedef struct
 {
   SysLibrary library;
@@ -162,6 +170,8 @@ typedef struct
    * NCCL's own InfiniBand and socket transports; aws-ofi-nccl reports 75 us
    * on AWS p4d/p5 (src/platform-aws.cpp). */
   SimTime net_latency;
+  /* The tuner plugin NCCL loads: NONE unless the config names one. */
+  SysNcclTuner tuner;
 } SysLibraryParams;
 
 typedef struct

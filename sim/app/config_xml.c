@@ -290,7 +290,7 @@ xml_system (XmlLoad *l, const xmlNode *node, GError **error)
                                        "splits", "collective-optimization", "local-mem-bw",
                                        "reduction-passes", "rendezvous-threshold", "library",
                                        "nccl-algo", "nccl-proto", "cpu", "collnet", "gpu",
-                                       "net-latency", NULL };
+                                       "net-latency", "tuner", NULL };
   static const char *const children[] = { "algorithm", NULL };
   /* The order of SysSchedPolicy and SysCollOpt. */
   static const char *const policies[] = { "LIFO", "FIFO", "EXPLICIT", NULL };

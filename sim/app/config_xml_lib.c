@@ -1,5 +1,5 @@
 /* config_xml_lib.c: the collective library of the cluster XML, read from
- * <system library nccl-algo nccl-proto cpu collnet gpu> into SysParams.lib
+ * <system library nccl-algo nccl-proto cpu collnet gpu net-latency tuner> into SysParams.lib
  * (system/sys_params.h).
  *
  * The NCCL library's tuning constants depend on the GPU generation, which a
@@ -17,6 +17,7 @@
 
 #include "sim/error.h"
 #include "system/nccl.h"
+#include "system/nccl_tuner.h"
 
 /* The GPU generation a device name belongs to (NCCL's constants exist for
  * these four, system/sys_params.h), SYS_GPU_UNKNOWN for any other.  Names
@@ -69,10 +70,15 @@ app_xml_library (XmlLoad *l, const xmlNode *system, GError **error)
   static const char *const gpus[] = { "volta", "ampere", "hopper", "blackwell", NULL };
   static const char *const booleans[] = { "false", "true", NULL };
   static const char *const nccl_only[] = { "nccl-algo", "nccl-proto", "collnet", "net-latency",
-                                           NULL };
+                                           "tuner", NULL };
+  /* The tuner registry's names, in SysNcclTuner order. */
+  const char *tuners[SYS_NCCL_TUNERS + 1] = { NULL };
+  for (guint i = 0; i < SYS_NCCL_TUNERS; i++)
+    tuners[i] = sys_nccl_tuner_name ((SysNcclTuner) i);
   SysLibraryParams *lib = &l->sys.lib;
-  int library = -1, cpu = -1, gpu = -1, collnet = -1;
+  int library = -1, cpu = -1, gpu = -1, collnet = -1, tuner = -1;
   if (!app_xml_attr_choice (l, system, "library", libraries, &library, error)
+      || !app_xml_attr_choice (l, system, "tuner", tuners, &tuner, error)
       || !app_xml_attr_choice (l, system, "cpu", cpus, &cpu, error)
       || !app_xml_attr_choice (l, system, "gpu", gpus, &gpu, error)
       || !app_xml_attr_choice (l, system, "collnet", booleans, &collnet, error)
@@ -95,6 +101,7 @@ app_xml_library (XmlLoad *l, const xmlNode *system, GError **error)
   if (cpu >= 0)
     lib->cpu = (SysCpuVendor) cpu;
   lib->collnet = collnet == 1;
+  lib->tuner = tuner >= 0 ? (SysNcclTuner) tuner : SYS_NCCL_TUNER_NONE;
   if (gpu >= 0)
     lib->gpu = (SysGpuArch) (SYS_GPU_VOLTA + gpu);
   l->gpu_given = gpu >= 0;

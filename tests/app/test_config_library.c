@@ -1,7 +1,7 @@
 /* test_config_library.c: what the cluster XML says for the NCCL library:
  * each dimension's link kind (<dim link>, and the kinds the generators give
  * their dimensions) and <system library nccl-algo nccl-proto cpu collnet
- * gpu>, with the GPU generation taken from <compute device> when gpu is not
+ * gpu tuner>, with the GPU generation taken from <compute device> when gpu is not
  * written.
  *
  * Expected values are the definitions of the attributes (README, Config
@@ -165,6 +165,39 @@ START_TEST (test_library_values)
 }
 END_TEST
 
+/* tuner: absent or "none" leaves NCCL's own model; "aws-ofi-nccl" names the
+ * plugin's region tuner; refused with the per-dimension library and for
+ * names the registry does not have. */
+START_TEST (test_library_tuner)
+{
+  static const struct
+  {
+    const char *system;
+    SysNcclTuner tuner;
+  } cases[] = {
+    { "<system library=\"nccl\"/>", SYS_NCCL_TUNER_NONE },
+    { "<system library=\"nccl\" tuner=\"none\"/>", SYS_NCCL_TUNER_NONE },
+    { "<system library=\"nccl\" tuner=\"aws-ofi-nccl\" net-latency=\"75us\"/>",
+      SYS_NCCL_TUNER_AWS_OFI_NCCL },
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      AppConfig cfg;
+      load_ok (&cfg, two_dims, cases[c].system, "<compute device=\"H100-SXM\"/>");
+      ck_assert_int_eq (cfg.sys.lib.tuner, cases[c].tuner);
+      app_config_clear (&cfg);
+    }
+  AppConfig cfg;
+  load_ok (&cfg, two_dims, "", "");
+  ck_assert_int_eq (cfg.sys.lib.tuner, SYS_NCCL_TUNER_NONE);
+  app_config_clear (&cfg);
+  load_fails (two_dims, "<system tuner=\"aws-ofi-nccl\"/>", "", 5,
+              "tuner applies only to library=\"nccl\"");
+  load_fails (two_dims, "<system library=\"nccl\" tuner=\"aws\"/>",
+              "<compute device=\"H100-SXM\"/>", 5, "tuner 'aws' is not one of: none, aws-ofi-nccl");
+}
+END_TEST
+
 /* gpu absent: the generation of the compute device, preset or custom, by
  * product family; written: it wins over the device. */
 START_TEST (test_library_gpu)
@@ -285,6 +318,7 @@ config_library_suite (void)
   tcase_add_test (tc, test_generator_links);
   tcase_add_test (tc, test_library_values);
   tcase_add_test (tc, test_library_gpu);
+  tcase_add_test (tc, test_library_tuner);
   tcase_add_test (tc, test_library_errors);
   return s;
 }
