@@ -209,7 +209,11 @@ typedef struct
 static gboolean
 parse_enable (const SysLibraryParams *lib, Enable *en, GError **error)
 {
+  /* 1 on, 0 off; LL128 2: NCCL's default rule decides (pair_enabled),
+   * unless a list names it. */
   memset (en, 1, sizeof *en);
+  for (guint f = 0; f < SYS_NCCL_FUNCS; f++)
+    en->proto[f][SYS_NCCL_LL128] = 2;
   static const char *algo_list[SYS_NCCL_ALGOS + 1];
   static const char *proto_list[SYS_NCCL_PROTOS + 1];
   for (guint i = 0; i < SYS_NCCL_ALGOS; i++)
@@ -258,6 +262,14 @@ fit_channels (const SysNcclMachine *m, const Pattern *p, double s, double s_inte
       /* (n + 1) s: n channels through each GPU's links, its own twice. */
       double k = floor (m->intra_GBps / s + eps) - 1.0;
       n = MIN (n, k < 0 ? 0 : (guint32) k);
+    }
+  else if (p->net && m->ranks / m->nodes > 1)
+    {
+      /* Leaving the node, a channel makes gpus - 1 NVLink sends, and the
+       * GPU that hands over to the NIC changes from channel to channel:
+       * each GPU carries (gpus - 1) / gpus of s per channel. */
+      double g = m->ranks / m->nodes;
+      n = MIN (n, (guint32) floor (m->intra_GBps * g / ((g - 1) * s) + eps));
     }
   else
     n = MIN (n, (guint32) floor (m->intra_GBps / s + eps));
@@ -364,11 +376,12 @@ search_graphs (SysNcclModel *model)
   Pattern tree = { .min_ch = rc, .max_ch = rc, .net = net };
   model->graph[SYS_NCCL_TREE] = rc > 0 ? search (m, &tree, FALSE) : (SysNcclGraph) { 0 };
   model->graph[SYS_NCCL_COLLNET_CHAIN] = model->graph[SYS_NCCL_TREE];
-  model->graph[SYS_NCCL_PAT] = model->graph[SYS_NCCL_RING];
+  model->graph[SYS_NCCL_PAT] = model->graph[SYS_NCCL_TREE]; /* init.cc prices PAT on trees */
   guint32 gpus = m->ranks / m->nodes;
   /* NVLS needs NVSwitches and Hopper or later: heads up to one per GPU
    * (all of them on a single node). */
-  if (m->nvswitch && m->gpu >= SYS_GPU_HOPPER && gpus > 1)
+  /* transport/nvls.cc: not on two GPUs or fewer. */
+  if (m->nvswitch && m->gpu >= SYS_GPU_HOPPER && gpus > 2)
     {
       Pattern nvls = { .min_ch = net ? 1 : gpus, .max_ch = gpus, .nvls = TRUE, .net = net };
       model->graph[SYS_NCCL_NVLS] = search (m, &nvls, FALSE);
@@ -512,10 +525,15 @@ latency (SysNcclModel *model, SysNcclFunc f, SysNcclAlgo a, SysNcclProto p, guin
     case SYS_NCCL_RING:
       if (f == SYS_NCCL_BROADCAST || f == SYS_NCCL_REDUCE)
         {
-          /* Rooted rings: sameChannels graphs pay one step's latency. */
+          /* Rooted rings: a graph whose channels all take the same path
+           * (sameChannels: one node) pays one step's latency, others every
+           * step's, Simple at the tree's.  Across nodes with a NIC per GPU
+           * the channels differ (each enters at its own NIC's GPU). */
           double step = hw_lat[m->nodes == 1 ? intra_hw : HW_NET][a][p];
+          if (m->nodes > 1 && p == SYS_NCCL_SIMPLE)
+            step = hw_lat[HW_NET][SYS_NCCL_TREE][p];
           intra = inter = step;
-          lat += step;
+          lat += m->nodes == 1 ? step : nsteps * step;
           break;
         }
       if (m->nodes > 1)
@@ -566,7 +584,7 @@ pair_enabled (const SysNcclModel *model, const Enable *en, SysNcclFunc f, SysNcc
   const SysNcclMachine *m = &model->m;
   if (!en->algo[f][a] || !en->proto[f][p])
     return FALSE;
-  if (p == SYS_NCCL_LL128 && m->intra != NET_LINK_NVLINK)
+  if (p == SYS_NCCL_LL128 && en->proto[f][p] == 2 && m->intra != NET_LINK_NVLINK)
     return FALSE;
   if ((a == SYS_NCCL_NVLS || a == SYS_NCCL_NVLS_TREE) && p != SYS_NCCL_SIMPLE)
     return FALSE;
@@ -574,6 +592,11 @@ pair_enabled (const SysNcclModel *model, const Enable *en, SysNcclFunc f, SysNcc
     return FALSE;
   if (!m->collnet && (a == SYS_NCCL_COLLNET_DIRECT || a == SYS_NCCL_COLLNET_CHAIN
                       || (a == SYS_NCCL_NVLS && m->nodes > 1)))
+    return FALSE;
+  /* init.cc: CollNet below NCCL_COLLNET_NODE_THRESHOLD (2) nodes is off. */
+  if ((a == SYS_NCCL_COLLNET_DIRECT || a == SYS_NCCL_COLLNET_CHAIN) && m->nodes < 2)
+    return FALSE;
+  if (a == SYS_NCCL_PAT && p != SYS_NCCL_SIMPLE)
     return FALSE;
   /* enqueue.cc: NVLS all-gather and reduce-scatter on one node only. */
   if (a == SYS_NCCL_NVLS && (f == SYS_NCCL_ALL_GATHER || f == SYS_NCCL_REDUCE_SCATTER)
@@ -707,11 +730,20 @@ sys_nccl_choose (const SysNcclModel *model, SysNcclFunc func, guint64 bytes, Sys
       }
   if (best < 0)
     return FALSE;
-  c.time_us = best;
-  algo_terms (model, func, c.algo, c.proto, bytes, &c.lat_us, &c.bw_GBps);
+  return sys_nccl_price (model, func, c.algo, c.proto, bytes, out);
+}
+
+gboolean
+sys_nccl_price (const SysNcclModel *model, SysNcclFunc func, SysNcclAlgo algo, SysNcclProto proto,
+                guint64 bytes, SysNcclChoice *out)
+{
+  SysNcclChoice c = { .algo = algo, .proto = proto };
+  if (!algo_terms (model, func, algo, proto, bytes, &c.lat_us, &c.bw_GBps))
+    return FALSE;
+  c.time_us = c.lat_us + (double) bytes / (1000.0 * c.bw_GBps);
   /* The bus bandwidth each rank moves data at, the same factors applied. */
-  c.bus_GBps = model->bus_bw[func][c.algo][c.proto] * c.bw_GBps / model->bw[func][c.algo][c.proto];
-  c.channels = run_channels (model, c.algo, c.proto, bytes);
+  c.bus_GBps = model->bus_bw[func][algo][proto] * c.bw_GBps / model->bw[func][algo][proto];
+  c.channels = run_channels (model, algo, proto, bytes);
   *out = c;
   return TRUE;
 }

@@ -14,10 +14,12 @@
  *     7x50, 9x40, 12x30; the first of the best totals (360) is 6x60, the
  *     channel duplication makes it 12x30.  Tree: 12 channels (the rings'),
  *     12 x 30 <= 370.8 * 8/7.  NVLS: 8 heads, (8+1) s <= 370.8: s = 40.
- *   H100 xN ring: inter table from 48 (the NIC path): 48 gives 7 channels
- *     (NVLink: 7 x 48 <= 370.8), 45 gives 8 (one per NIC), 8 x 45 = 360 is
- *     kept; 45 < 50 with 8 > 4 channels: no duplication.  NVLS: 8 x 40,
- *     then pass 2 raises the inter speed to 48.
+ *   H100 xN ring: inter table from 48 (the NIC path): leaving the node a
+ *     channel makes 7 NVLink sends, the exit GPU changing from channel to
+ *     channel, so a GPU carries 7/8 of 48 per channel: 8 channels (one per
+ *     NIC) load 336 <= 370.8; 8 x 48 = 384 reaches the GPU's total: done;
+ *     48 < 50 with 8 > 4 channels: no duplication.  NVLS: 8 x 40, then
+ *     pass 2 raises the inter speed to 48.
  *   A100 node ring: 40 (pre-sm90 table) gives 6 x 40 = 240 = the GPU's
  *     total: done; duplicated to 12 x 20.
  */
@@ -73,7 +75,7 @@ START_TEST (test_search)
   ck_assert_uint_eq (model.channels, 24); /* rings run on twice the graph's channels */
   m = h100 (4);
   init (&m, "", "");
-  assert_graph (SYS_NCCL_RING, 8, 45, 45);
+  assert_graph (SYS_NCCL_RING, 8, 48, 48);
   assert_graph (SYS_NCCL_NVLS, 8, 40, 48);
   ck_assert_uint_eq (model.channels, 16);
   SysNcclMachine a = { .gpu = SYS_GPU_AMPERE, .nodes = 1, .ranks = 8, .intra = NET_LINK_NVLINK,
@@ -94,12 +96,20 @@ START_TEST (test_search)
       ck_assert (sys_nccl_choose (&model, AR, G_GUINT64_CONSTANT (1) << e, &c));
       ck_assert_int_ne (c.algo, SYS_NCCL_NVLS);
     }
-  /* PCIe inside the node: no LL128 (NCCL enables it on NVLink only). */
+  /* PCIe inside the node: no LL128 by default (NCCL enables it on NVLink
+   * only), but a list that names it enables it, as NCCL_PROTO does. */
   m.intra = NET_LINK_PCIE;
   m.intra_GBps = 48;
   init (&m, "", "");
   ck_assert_double_eq (model.bw[AR][SYS_NCCL_RING][SYS_NCCL_LL128], 0);
   ck_assert_double_gt (model.bw[AR][SYS_NCCL_RING][SYS_NCCL_SIMPLE], 0);
+  init (&m, "", "^LL");
+  ck_assert_double_gt (model.bw[AR][SYS_NCCL_RING][SYS_NCCL_LL128], 0);
+  /* Two GPUs on an NVSwitch: no NVLS (transport/nvls.cc). */
+  m = h100 (1);
+  m.ranks = 2;
+  init (&m, "", "");
+  ck_assert_uint_eq (model.graph[SYS_NCCL_NVLS].channels, 0);
 }
 END_TEST
 
@@ -144,10 +154,16 @@ START_TEST (test_tables_two_nodes)
   ck_assert_double_eq_tol (model.bw[AR][SYS_NCCL_TREE][SYS_NCCL_LL], 19.5, 1e-9);
   ck_assert_double_eq_tol (model.lat[AR][SYS_NCCL_TREE][SYS_NCCL_LL], 25.2, 1e-9);
   /* Ring Simple across nodes: 28 intra steps at max (3.4, 3 x 1.0 net
-   * overhead), 2 at 14: 8.4 + 95.2 + 28. */
+   * overhead), 2 at 14: 8.4 + 95.2 + 28; 8 x 48 GB/s x 16/30. */
+  ck_assert_double_eq_tol (model.bw[AR][SYS_NCCL_RING][SYS_NCCL_SIMPLE], 384.0 * 16 / 30, 1e-9);
   ck_assert_double_eq_tol (model.lat[AR][SYS_NCCL_RING][SYS_NCCL_SIMPLE], 131.6, 1e-9);
   /* Multi-node NVLS needs in-network reduction (CollNet). */
   ck_assert_double_eq (model.bw[AR][SYS_NCCL_NVLS][SYS_NCCL_SIMPLE], 0);
+  /* Rooted rings across nodes: channels entering at different GPUs are
+   * not the same path, so every one of the 16 steps pays its latency,
+   * Simple the tree's network 14 us: 8.4 + 16 x 14. */
+  ck_assert_double_eq_tol (model.lat[SYS_NCCL_BROADCAST][SYS_NCCL_RING][SYS_NCCL_SIMPLE],
+                           8.4 + 16 * 14.0, 1e-9);
 }
 END_TEST
 
