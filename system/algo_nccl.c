@@ -146,9 +146,6 @@ sys_nccl_group_new (const NetTopo *topo, const guint32 *ranks, guint32 n,
   group_machine (g, topo, ranks, n, lib, &m);
   if (!sys_nccl_model_init (&g->model, &m, lib, error))
     goto fail;
-  m.net_latency_us = 0;
-  if (!sys_nccl_model_init (&g->exec, &m, lib, error))
-    goto fail;
   return g;
 fail:
   sys_nccl_group_free (g);
@@ -194,17 +191,12 @@ sys_nccl_plan (const SysNcclGroup *g, SysCollKind kind, guint64 bytes, SysNcclPl
                    sys_coll_kind_name (kind), bytes, n, g->nodes);
       return FALSE;
     }
-  /* The run's times: the chosen pair on the tables without the plugin's
-   * latency. */
-  const SysNcclModel *exec = &g->exec;
   SysNcclChoice *c = &out->choice;
-  gboolean priced = sys_nccl_price (exec, out->func, c->algo, c->proto, nbytes, c);
-  g_assert (priced); /* the same machine: the same pairs are available */
-  double raw = exec->lat[out->func][c->algo][c->proto];
+  double raw = model->lat[out->func][c->algo][c->proto];
   double scale = raw > 0 ? c->lat_us / raw : 1.0; /* the ring plateau factor */
-  out->base = us_to_ps (exec->base_lat[c->algo][c->proto] * scale);
-  out->intra_lat = us_to_ps (exec->intra_lat[c->algo][c->proto] * scale);
-  out->inter_lat = us_to_ps (exec->inter_lat[c->algo][c->proto] * scale);
+  out->base = us_to_ps (model->base_lat[c->algo][c->proto] * scale);
+  out->intra_lat = us_to_ps (model->intra_lat[c->algo][c->proto] * scale);
+  out->inter_lat = us_to_ps (model->inter_lat[c->algo][c->proto] * scale);
   out->time = us_to_ps (c->time_us);
   out->wire = c->proto == SYS_NCCL_LL ? 2.0 : c->proto == SYS_NCCL_LL128 ? 128.0 / 120.0 : 1.0;
   gboolean ring = c->algo == SYS_NCCL_RING && out->func != SYS_NCCL_BROADCAST

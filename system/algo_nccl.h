@@ -33,13 +33,10 @@
  * group's first NCCL collective. */
 typedef struct
 {
-  /* NCCL's tables as NCCL sees the machine, which choose; and the same
-   * without the network plugin's reported latency, which time the run: a
-   * plugin reports a latency to steer NCCL's choice (aws-ofi-nccl's 75 us
-   * on p5 is not its wire latency: AWS's own cost model takes 20 us), while
-   * the network's latency reaches the run through the network model. */
+  /* NCCL's tables as NCCL sees the machine: they choose and they time (the
+   * network plugin's reported latency included, as NCCL's model counts it
+   * for every step across nodes). */
   SysNcclModel model;
-  SysNcclModel exec;
   guint32 nodes, ppn;
   guint32 *node_of;   /* member -> node index (order of first member) */
   guint32 *local_of;  /* member -> index inside its node */

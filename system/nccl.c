@@ -701,6 +701,9 @@ run_channels (const SysNcclModel *model, SysNcclAlgo a, SysNcclProto p, guint64 
   return (guint32) nc;
 }
 
+static gboolean nccl_price (const SysNcclModel *model, SysNcclFunc func, SysNcclAlgo algo,
+                            SysNcclProto proto, guint64 bytes, SysNcclChoice *out);
+
 gboolean
 sys_nccl_choose (const SysNcclModel *model, SysNcclFunc func, guint64 bytes, SysNcclChoice *out)
 {
@@ -730,12 +733,13 @@ sys_nccl_choose (const SysNcclModel *model, SysNcclFunc func, guint64 bytes, Sys
       }
   if (best < 0)
     return FALSE;
-  return sys_nccl_price (model, func, c.algo, c.proto, bytes, out);
+  return nccl_price (model, func, c.algo, c.proto, bytes, out);
 }
 
-gboolean
-sys_nccl_price (const SysNcclModel *model, SysNcclFunc func, SysNcclAlgo algo, SysNcclProto proto,
-                guint64 bytes, SysNcclChoice *out)
+/* NCCL's prediction for one pair, as sys_nccl_choose reports its choice. */
+static gboolean
+nccl_price (const SysNcclModel *model, SysNcclFunc func, SysNcclAlgo algo, SysNcclProto proto,
+            guint64 bytes, SysNcclChoice *out)
 {
   SysNcclChoice c = { .algo = algo, .proto = proto };
   if (!algo_terms (model, func, algo, proto, bytes, &c.lat_us, &c.bw_GBps))

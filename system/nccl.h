@@ -128,11 +128,6 @@ gboolean sys_nccl_model_init (SysNcclModel *model, const SysNcclMachine *m,
 gboolean sys_nccl_choose (const SysNcclModel *model, SysNcclFunc func, guint64 bytes,
                           SysNcclChoice *out);
 
-/* NCCL's prediction for one pair (what sys_nccl_choose reports for its
- * choice); FALSE when the pair is not available. */
-gboolean sys_nccl_price (const SysNcclModel *model, SysNcclFunc func, SysNcclAlgo algo,
-                         SysNcclProto proto, guint64 bytes, SysNcclChoice *out);
-
 /* Predicted time (us) of one pair, or a negative number when the pair is not
  * available: NCCL's ncclTopoGetAlgoTime for one operation. */
 double sys_nccl_time (const SysNcclModel *model, SysNcclFunc func, SysNcclAlgo algo,
