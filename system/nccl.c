@@ -90,10 +90,10 @@ static const char *const algo_names[SYS_NCCL_ALGOS] = {
   "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT",
 };
 static const char *const proto_names[SYS_NCCL_PROTOS] = { "LL", "LL128", "Simple" };
-/* NCCL's ncclFuncStr, the prefixes of NCCL_ALGO/NCCL_PROTO entries; the
- * point-to-point ones are accepted and have nothing to select here. */
+/* NCCL's ncclFuncStr for its collectives, the prefixes NCCL_ALGO and
+ * NCCL_PROTO entries may name (tuning.cc parses NCCL_NUM_FUNCTIONS). */
 static const char *const func_names[] = {
-  "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce", "SendRecv", "Send", "Recv",
+  "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce",
 };
 #define N_FUNC_NAMES G_N_ELEMENTS (func_names)
 
@@ -164,7 +164,7 @@ parse_list (const char *attr, const char *str, const char *const *names, guint n
             {
               g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                            "%s=\"%s\": unknown function '%s' (NCCL's: Broadcast, Reduce, "
-                           "AllGather, ReduceScatter, AllReduce, SendRecv, Send, Recv)",
+                           "AllGather, ReduceScatter, AllReduce)",
                            attr, str, entry);
               return FALSE;
             }
