@@ -195,7 +195,7 @@ parse_list (const char *attr, const char *str, const char *const *names, guint n
         }
       for (guint f = 0; f < SYS_NCCL_FUNCS; f++)
         if (func < 0 || (guint) func == f)
-          memcpy (enable + f * n, value, n);
+          memcpy (enable + (gsize) f * n, value, n);
     }
   return TRUE;
 }
@@ -268,8 +268,9 @@ fit_channels (const SysNcclMachine *m, const Pattern *p, double s, double s_inte
       /* Leaving the node, a channel makes gpus - 1 NVLink sends, and the
        * GPU that hands over to the NIC changes from channel to channel:
        * each GPU carries (gpus - 1) / gpus of s per channel. */
-      double g = m->ranks / m->nodes;
-      n = MIN (n, (guint32) floor (m->intra_GBps * g / ((g - 1) * s) + eps));
+      guint32 gpus = m->ranks / m->nodes; /* whole GPUs per node */
+      double share = (double) (gpus - 1) / (double) gpus;
+      n = MIN (n, (guint32) floor (m->intra_GBps / (share * s) + eps));
     }
   else
     n = MIN (n, (guint32) floor (m->intra_GBps / s + eps));
