@@ -184,11 +184,21 @@ sys_nccl_plan (const SysNcclGroup *g, SysCollKind kind, guint64 bytes, SysNcclPl
   guint64 nbytes = kind == SYS_COLL_ALL_GATHER ? bytes * n : bytes;
   if (!sys_nccl_choose (model, out->func, nbytes, &out->choice))
     {
+      g_autoptr (GString) has = g_string_new (NULL);
+      SysLibraryParams open = { .library = SYS_LIBRARY_NCCL, .gpu = model->m.gpu };
+      SysNcclModel all;
+      if (sys_nccl_model_init (&all, &model->m, &open, NULL))
+        for (guint a = 0; a < SYS_NCCL_ALGOS; a++)
+          for (guint p = 0; p < SYS_NCCL_PROTOS; p++)
+            if (all.bw[out->func][a][p] > 0)
+              g_string_append_printf (has, "%s%s/%s", has->len ? ", " : "",
+                                      sys_nccl_algo_name (a), sys_nccl_proto_name (p));
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                    "NCCL library: no algorithm and protocol left for %s of %" G_GUINT64_FORMAT
-                   " bytes on %u ranks (%u nodes): nccl-algo / nccl-proto rule out all that "
-                   "this machine has",
-                   sys_coll_kind_name (kind), bytes, n, g->nodes);
+                   " bytes on %u ranks (%u node%s): nccl-algo / nccl-proto rule out all this "
+                   "machine has for it (%s)",
+                   sys_coll_kind_name (kind), bytes, n, g->nodes, g->nodes == 1 ? "" : "s",
+                   has->len ? has->str : "none");
       return FALSE;
     }
   SysNcclChoice *c = &out->choice;
@@ -475,11 +485,38 @@ timed_chain (const SysNcclPlan *plan)
   return plan->func == SYS_NCCL_BROADCAST || plan->func == SYS_NCCL_REDUCE;
 }
 
+/* A chain's hop: inside a node one message; to the next node one part per
+ * rail, GPU c to GPU c, each channel leaving through its own NIC. */
+static void
+chain_send (const SysPhaseCtx *ctx, const SysNcclPlan *plan, SimTime t)
+{
+  const SysNcclGroup *g = plan->g;
+  guint32 to = (ctx->pos + 1) % ctx->n;
+  guint64 w = wire_bytes (plan, ctx->in_bytes);
+  guint32 from_node = g->node_of[ctx->member], to_node = g->node_of[to];
+  if (from_node == to_node)
+    {
+      sys_phase_send_routed (ctx, ctx->pos, to, to, 0, w, t);
+      return;
+    }
+  for (guint32 c = 0; c < g->ppn; c++)
+    sys_phase_send_routed (ctx, g->member_at[from_node * g->ppn + c],
+                           g->member_at[to_node * g->ppn + c], to, 0,
+                           w / g->ppn + (c < w % g->ppn), t);
+}
+
 static guint32
 timed_expected (const SysPhaseCtx *ctx, const SysNcclPlan *plan)
 {
   if (timed_chain (plan))
-    return chain_distance (ctx) != (plan->func == SYS_NCCL_BROADCAST ? 0u : 1u);
+    {
+      if (chain_distance (ctx) == (plan->func == SYS_NCCL_BROADCAST ? 0u : 1u))
+        return 0;
+      /* From another node the data comes over every rail. */
+      const SysNcclGroup *g = plan->g;
+      guint32 prev = (ctx->pos + ctx->n - 1) % ctx->n;
+      return g->node_of[prev] != g->node_of[ctx->member] ? g->ppn : 1;
+    }
   Peers p = { .ctx = ctx, .plan = plan };
   timed_peers (&p);
   return p.n;
@@ -529,10 +566,7 @@ timed_start (const SysPhaseCtx *ctx, SysRun *run)
       guint32 d = chain_distance (ctx);
       gboolean sends = plan->func == SYS_NCCL_BROADCAST ? d + 1 < ctx->n : d != 0;
       if (sends)
-        {
-          guint32 to = (ctx->pos + 1) % ctx->n;
-          sys_phase_send_routed (ctx, ctx->pos, to, to, 0, wire_bytes (plan, ctx->in_bytes), t);
-        }
+        chain_send (ctx, plan, t);
       run->processed = TIMED_PIECES;
     }
   else

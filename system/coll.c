@@ -768,6 +768,9 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
       if (coll == NULL)
         {
           group->next_seq[member]--;
+          g_autofree char *label = group_label (group);
+          sim_error_prefix (error, "rank %u node %" G_GUINT64_FORMAT " (%s): ", rank, req->node_id,
+                            label);
           return FALSE;
         }
     }

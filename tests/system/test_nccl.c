@@ -385,6 +385,34 @@ START_TEST (test_ring_rails)
 }
 END_TEST
 
+/* A broadcast across two nodes: a chain whose node-to-node hop goes over
+ * every rail (1/8 of 1 GiB a NIC: 2.7 ms at 50 GB/s, within NCCL's
+ * prediction), so every member finishes at NCCL's time: 8.4 + 16 x 14 us
+ * + 1 GiB / 384 GB/s (8 x 48 GB/s, ratio 16/16). */
+START_TEST (test_broadcast_rails)
+{
+  build_h100 (2, "ring", "Simple");
+  sf_join_world (16, SYS_COLL_BROADCAST, 1 << 30, 1);
+  sf_run_quiet ();
+  sf_assert_all_done_at (1, 16, US (8.4 + 16 * 14.0 + (double) (1 << 30) / (1000 * 384.0)));
+}
+END_TEST
+
+/* Lists that leave nothing: the error names the rank, node and group, and
+ * what the machine has. */
+START_TEST (test_nothing_left)
+{
+  build_h100 (2, "nvls", "");
+  SysCollRequest req = sf_coll_req (SYS_COLL_ALL_REDUCE, 1 << 20, SYS_GROUP_WORLD, 1, 3);
+  GError *error = NULL;
+  ck_assert (!sys_coll_join (sf.sys, 3, &req, &error));
+  const char *const needles[] = { "rank 3", "all ranks", "no algorithm and protocol left",
+                                  "2 nodes", "Ring/Simple", "NVLSTree/Simple", NULL };
+  sf_assert_error (error, needles);
+  g_clear_error (&error);
+}
+END_TEST
+
 static void
 add (Suite *s, const char *name, const TTest *test)
 {
@@ -406,5 +434,7 @@ main (void)
   add (s, "ring_late_joiner", test_ring_late_joiner);
   add (s, "timed_run", test_timed_run);
   add (s, "ring_rails", test_ring_rails);
+  add (s, "broadcast_rails", test_broadcast_rails);
+  add (s, "nothing_left", test_nothing_left);
   return tu_run_suite (s);
 }
