@@ -5,80 +5,19 @@
  * member and chunk phase for its end.  Progress lives in flat arrays owned by
  * the instance; nothing is allocated per message.
  */
-#include "system/sys_private.h"
-
-#include "system/algo_nccl.h"
+#include "system/coll_private.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/error.h"
 
-#define SYS_MAX_PHASES (2 * NET_MAX_DIMS)
 /* The step number of sys_phase_send_routed's readiness events: the
  * largest the step field holds, above every real step (< n^2). */
 #define SYS_PHASE_READY_STEP(bits) ((guint32) ((G_GUINT64_CONSTANT (1) << (bits)) - 1))
 
-typedef struct
-{
-  guint gdim;      /* group dimension */
-  guint topo_dim;  /* topology dimension: queue and algorithm choice */
-  SysCollKind op;
-  const SysAlgoClass *algo;
-  guint32 param;
-} SysPhasePlan;
-
-typedef struct
-{
-  SimHandler on_done;
-  gpointer data;
-  guint64 arg;
-  SysCollJoinerFunc on_last_joiner;
-  guint64 node_id;
-  SimTime join_time;
-  gint64 priority;
-  guint32 chunks_left;
-  guint8 joined;
-  guint8 done;
-} SysMember;
-
-struct _SysColl
-{
-  Sys *sys;
-  SysGroup *group;
-  guint32 seq;
-  SysCollKind kind;
-  guint64 bytes;
-  guint64 chunk_bytes; /* SYS_CHUNKS_FIXED_SIZE: every chunk's size */
-  guint32 root;        /* rooted kinds: the root's member index */
-  guint n_chunks;
-  guint n_phases;
-  /* Events name a run by its key, member | chunk | phase in bit fields, so
-   * that handlers decode it with shifts; messages append the step. */
-  guint phase_bits, chunk_bits, step_bits;
-  SysPhasePlan phase[SYS_MAX_PHASES];
-  guint64 *in_bytes; /* [chunk * n_phases + phase] */
-  SysMember *members;
-  SysRun *runs;      /* [(member * n_chunks + chunk) * n_phases + phase] */
-  guint32 joined;
-  guint32 done;
-  SimTime first_join;
-  SimTime last_join;
-  guint32 last_member; /* the member that joined last so far */
-  /* The NCCL library's plan: its runs start at join, outside the
-   * dimension queues (one kernel per collective). */
-  gboolean is_nccl;
-  SysNcclPlan nccl;
-};
-
-/* "the world" or "group 7", for messages. */
-static char *
-group_label (const SysGroup *group)
-{
-  if (group->id == SYS_GROUP_WORLD)
-    return g_strdup ("all ranks");
-  return g_strdup_printf ("group %" G_GUINT64_FORMAT, group->id);
-}
+/* SysColl and its parts: coll_private.h; what a collective reports:
+ * coll_report.c. */
 
 /* ---- planning ------------------------------------------------------------- */
 
@@ -533,64 +472,6 @@ on_message (SimSched *sched, gpointer data, guint64 arg)
   coll->phase[ctx.phase].algo->on_message (&ctx, &coll->runs[ctx.run_index], step);
 }
 
-/* The algorithms of a collective's phases, one per topology dimension in
- * the order first used ("ring,direct"); "-" when it needs no network. */
-static void
-coll_algorithms (const SysColl *coll, char *buf, gsize size)
-{
-  if (coll->is_nccl)
-    {
-      sys_nccl_plan_label (&coll->nccl, buf, size);
-      return;
-    }
-  guint32 seen = 0;
-  buf[0] = '\0';
-  for (guint i = 0; i < coll->n_phases; i++)
-    {
-      guint d = coll->phase[i].topo_dim;
-      if (seen & (1u << d))
-        continue;
-      seen |= 1u << d;
-      if (buf[0] != '\0')
-        g_strlcat (buf, ",", size);
-      g_strlcat (buf, coll->phase[i].algo->name, size);
-    }
-  if (buf[0] == '\0')
-    g_strlcpy (buf, "-", size);
-}
-
-/* Add a finished collective to its (kind, group, algorithms) row. */
-static void
-group_stats_add (Sys *sys, const SysColl *coll, SimTime now)
-{
-  char algo[sizeof ((SysCollGroupStats *) NULL)->algorithm];
-  coll_algorithms (coll, algo, sizeof algo);
-  char key[sizeof algo + 48];
-  g_snprintf (key, sizeof key, "%d/%" G_GUINT64_FORMAT "/%s", (int) coll->kind, coll->group->id,
-              algo);
-  gpointer row = g_hash_table_lookup (sys->group_stats_index, key);
-  if (row == NULL)
-    {
-      SysCollGroupStats st = { .kind = coll->kind, .group = coll->group->id,
-                               .ranks = coll->group->n };
-      g_strlcpy (st.algorithm, algo, sizeof st.algorithm);
-      g_array_append_val (sys->group_stats, st);
-      row = GUINT_TO_POINTER (sys->group_stats->len);
-      g_hash_table_insert (sys->group_stats_index, g_strdup (key), row);
-    }
-  SysCollGroupStats *st = &g_array_index (sys->group_stats, SysCollGroupStats,
-                                          GPOINTER_TO_UINT (row) - 1);
-  st->count++;
-  st->bytes += coll->bytes;
-  st->busy += now - coll->first_join;
-  st->wait += coll->last_join - coll->first_join;
-  SysCollRecord rec = { .kind = coll->kind, .group = coll->group->id, .seq = coll->seq,
-                        .ranks = coll->group->n, .bytes = coll->bytes,
-                        .first_join = coll->first_join, .last_join = coll->last_join,
-                        .done = now, .row = GPOINTER_TO_UINT (row) - 1 };
-  g_array_append_val (sys->coll_records, rec);
-}
-
 static void
 coll_retire (SysColl *coll)
 {
@@ -600,7 +481,7 @@ coll_retire (SysColl *coll)
   st->count++;
   st->bytes += coll->bytes;
   st->busy += now - coll->first_join;
-  group_stats_add (sys, coll, now);
+  sys_coll_stats_add (sys, coll, now);
   g_hash_table_remove (coll->group->live, GUINT_TO_POINTER (coll->seq + 1u));
   g_hash_table_remove (sys->live_colls, coll);
   sys_coll_free (coll);
@@ -696,7 +577,7 @@ check_match (const SysColl *coll, guint32 rank, const SysCollRequest *req, guint
 {
   if (coll->kind == req->kind && coll->root != root)
     {
-      g_autofree char *label = group_label (coll->group);
+      g_autofree char *label = sys_group_label (coll->group);
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                    "rank %u node %" G_GUINT64_FORMAT ": %s #%u on %s has root rank %u here but "
                    "rank %u on the ranks that joined it first",
@@ -707,7 +588,7 @@ check_match (const SysColl *coll, guint32 rank, const SysCollRequest *req, guint
   if (coll->kind == req->kind
       && (coll->bytes == req->bytes || coll->kind == SYS_COLL_BARRIER))
     return TRUE;
-  g_autofree char *label = group_label (coll->group);
+  g_autofree char *label = sys_group_label (coll->group);
   g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                "rank %u node %" G_GUINT64_FORMAT ": collective #%u on %s is %s of %"
                G_GUINT64_FORMAT " bytes here but %s of %" G_GUINT64_FORMAT
@@ -738,7 +619,7 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
         g_string_append_printf (members, "%s%u", i ? "," : "", group->ranks[i]);
       if (group->n > 16)
         g_string_append_printf (members, ",... (%u in all)", group->n);
-      g_autofree char *label = group_label (group);
+      g_autofree char *label = sys_group_label (group);
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                    "rank %u node %" G_GUINT64_FORMAT ": its collective names %s, whose members "
                    "are %s: rank %u is not one of them",
@@ -751,7 +632,7 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
       gint64 r = req->root < net_topo_ranks (sys->topo) ? sys_group_member (group, req->root) : -1;
       if (r < 0)
         {
-          g_autofree char *label = group_label (group);
+          g_autofree char *label = sys_group_label (group);
           g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                        "rank %u node %" G_GUINT64_FORMAT ": the root of its %s, rank %u, is "
                        "not a member of %s",
@@ -768,7 +649,7 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
       if (coll == NULL)
         {
           group->next_seq[member]--;
-          g_autofree char *label = group_label (group);
+          g_autofree char *label = sys_group_label (group);
           sim_error_prefix (error, "rank %u node %" G_GUINT64_FORMAT " (%s): ", rank, req->node_id,
                             label);
           return FALSE;
@@ -806,63 +687,4 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
     }
   queue_kick (sys, rank, dim);
   return TRUE;
-}
-
-/* ---- diagnostics ----------------------------------------------------------- */
-
-static void
-append_rank_list (GString *out, const SysColl *coll, gboolean joined)
-{
-  guint shown = 0, total = 0;
-  for (guint32 i = 0; i < coll->group->n; i++)
-    if ((coll->members[i].joined != 0) == joined)
-      {
-        if (shown < 16)
-          g_string_append_printf (out, "%s%u", shown ? "," : "", coll->group->ranks[i]);
-        shown += shown < 16;
-        total++;
-      }
-  if (total > shown)
-    g_string_append_printf (out, ",... (%u in all)", total);
-  if (total == 0)
-    g_string_append (out, "none");
-}
-
-void
-sys_coll_describe (const SysColl *coll, GString *out)
-{
-  g_autofree char *label = group_label (coll->group);
-  g_string_append_printf (out,
-                          "collective #%u on %s (%s, %" G_GUINT64_FORMAT
-                          " bytes): %u of %u ranks joined: ",
-                          coll->seq, label, sys_coll_kind_name (coll->kind), coll->bytes,
-                          coll->joined, coll->group->n);
-  append_rank_list (out, coll, TRUE);
-  g_string_append (out, "; never joined: ");
-  append_rank_list (out, coll, FALSE);
-  g_string_append_c (out, '\n');
-}
-
-static gint
-cmp_colls (gconstpointer a, gconstpointer b)
-{
-  const SysColl *x = *(SysColl *const *) a, *y = *(SysColl *const *) b;
-  if (x->group->id != y->group->id)
-    return x->group->id < y->group->id ? -1 : 1;
-  return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-guint
-sys_describe_pending (const Sys *sys, GString *out)
-{
-  g_autoptr (GPtrArray) colls = g_ptr_array_new ();
-  GHashTableIter it;
-  gpointer coll;
-  g_hash_table_iter_init (&it, sys->live_colls);
-  while (g_hash_table_iter_next (&it, &coll, NULL))
-    g_ptr_array_add (colls, coll);
-  g_ptr_array_sort (colls, cmp_colls);
-  for (guint i = 0; i < colls->len; i++)
-    sys_coll_describe (colls->pdata[i], out);
-  return colls->len + sys_p2p_describe (sys->p2p, out);
 }

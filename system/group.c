@@ -180,3 +180,12 @@ sys_group_find (Sys *sys, guint64 id)
     return sys->world;
   return g_hash_table_lookup (sys->groups, &id);
 }
+
+/* "the world" or "group 7", for messages. */
+char *
+sys_group_label (const SysGroup *group)
+{
+  if (group->id == SYS_GROUP_WORLD)
+    return g_strdup ("all ranks");
+  return g_strdup_printf ("group %" G_GUINT64_FORMAT, group->id);
+}

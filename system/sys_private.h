@@ -93,6 +93,8 @@ void sys_group_free (SysGroup *group);
 /* The member index of `rank`, or -1 if it is not in the group. */
 gint64 sys_group_member (const SysGroup *group, guint32 rank);
 SysGroup *sys_group_find (Sys *sys, guint64 id);
+/* "all ranks" or "group 7", for messages (a new string). */
+char *sys_group_label (const SysGroup *group);
 
 /* coll.c */
 void sys_coll_free (SysColl *coll);

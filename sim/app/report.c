@@ -20,8 +20,8 @@ astra_exposed (const WlRankStats *s)
 }
 
 /* Time before the rank's finish with neither compute nor communication. */
-static SimTime
-idle_time (const WlRankStats *s)
+SimTime
+app_rank_idle (const WlRankStats *s)
 {
   /* A rank a limit stopped may have been charged compute or communication
    * in flight after its last finished node: no idle time then. */
@@ -74,7 +74,7 @@ print_spread (FILE *out, const char *label, const AppSim *sim,
 static SimTime get_finish (const WlRankStats *s) { return s->finish; }
 static SimTime get_compute (const WlRankStats *s) { return s->compute_busy; }
 static SimTime get_exposed (const WlRankStats *s) { return s->exposed_comm; }
-static SimTime get_idle (const WlRankStats *s) { return idle_time (s); }
+static SimTime get_idle (const WlRankStats *s) { return app_rank_idle (s); }
 
 static void
 print_topology (const AppSim *sim, FILE *out)
@@ -415,7 +415,7 @@ add_ranks (JsonBuilder *b, const AppSim *sim)
       add_time (b, "finish_ns", s->finish);
       add_time (b, "compute_ns", s->compute_busy);
       add_time (b, "exposed_comm_ns", s->exposed_comm);
-      add_time (b, "idle_ns", idle_time (s));
+      add_time (b, "idle_ns", app_rank_idle (s));
       add_time (b, "after_finish_ns", end - s->finish);
       add_time (b, "comm_busy_ns", s->comm_busy);
       add_time (b, "cpu_ns", s->cpu);
@@ -725,84 +725,6 @@ app_report_json (const AppSim *sim, const char *path, GError **error)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write report %s: %s", path,
                    ioerr->message);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* ---- per-link CSV ------------------------------------------------------------- */
-
-gboolean
-app_report_links (const AppSim *sim, const char *path, GError **error)
-{
-  Net *net = app_sim_net (sim);
-  guint32 n = net_links (net);
-  if (n == 0)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "--links: the %s link model has no links; use --network-model congestion",
-                   net_model_name (net));
-      return FALSE;
-    }
-  FILE *f = fopen (path, "w");
-  if (f == NULL)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write %s: %s", path,
-                   g_strerror (errno));
-      return FALSE;
-    }
-  SimTime end = app_sim_end_time (sim);
-  fprintf (f, "link,dim,from,to,bytes,messages,busy_ns,utilization,peak_queue\n");
-  for (guint32 i = 0; i < n; i++)
-    {
-      NetLinkStats st;
-      net_link_stats (net, i, &st);
-      char util[G_ASCII_DTOSTR_BUF_SIZE];
-      g_ascii_formatd (util, sizeof util, "%.6f",
-                       end > 0 ? (double) st.busy / (double) end : 0.0);
-      fprintf (f, "%u,%u,%s,%s,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%.3f,%s,%u\n", i,
-               st.dim, st.from, st.to, st.bytes, st.messages, (double) st.busy / 1000.0, util,
-               st.peak_queue);
-    }
-  if (fclose (f) != 0)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write %s: %s", path,
-                   g_strerror (errno));
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* ---- per-rank CSV -------------------------------------------------------------- */
-
-gboolean
-app_report_stats (const AppSim *sim, const char *path, GError **error)
-{
-  FILE *f = fopen (path, "w");
-  if (f == NULL)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write %s: %s", path,
-                   g_strerror (errno));
-      return FALSE;
-    }
-  WlReplay *replay = app_sim_replay (sim);
-  SimTime end = app_sim_end_time (sim);
-  fprintf (f, "rank,finish_ps,compute_ps,exposed_comm_ps,idle_ps,after_finish_ps,comm_busy_ps,"
-              "cpu_ps,nodes\n");
-  for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
-    {
-      const WlRankStats *s = wl_replay_rank_stats (replay, r);
-      fprintf (f,
-               "%u,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-               ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-               ",%" G_GUINT64_FORMAT ",%u\n",
-               r, s->finish, s->compute_busy, s->exposed_comm, idle_time (s), end - s->finish,
-               s->comm_busy, s->cpu, s->nodes);
-    }
-  if (fclose (f) != 0)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write %s: %s", path,
-                   g_strerror (errno));
       return FALSE;
     }
   return TRUE;

@@ -42,6 +42,10 @@ gboolean app_report_json (const AppSim *sim, const char *path, GError **error);
  * host compute time, summed. */
 gboolean app_report_stats (const AppSim *sim, const char *path, GError **error);
 
+/* A rank's idle time: finish - compute - exposed communication, 0 when a
+ * limit stopped it with work in flight (the summary and the CSV). */
+SimTime app_rank_idle (const WlRankStats *s);
+
 /* Write one CSV row per directed link (link models with links only):
  * link,dim,from,to,bytes,messages,busy_ns,utilization,peak_queue
  * utilization being busy time over the simulated time. */

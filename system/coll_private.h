@@ -1,0 +1,70 @@
+/* coll_private.h: a collective instance as coll.c and coll_report.c see it.
+ * Only system/ includes it.
+ *
+ * Layer: system.  May include: network, sim, GLib.
+ */
+#ifndef ORRERY_SYSTEM_COLL_PRIVATE_H
+#define ORRERY_SYSTEM_COLL_PRIVATE_H
+
+#include "system/algo_nccl.h"
+#include "system/sys_private.h"
+
+#define SYS_MAX_PHASES (2 * NET_MAX_DIMS)
+
+typedef struct
+{
+  guint gdim;      /* group dimension */
+  guint topo_dim;  /* topology dimension: queue and algorithm choice */
+  SysCollKind op;
+  const SysAlgoClass *algo;
+  guint32 param;
+} SysPhasePlan;
+
+typedef struct
+{
+  SimHandler on_done;
+  gpointer data;
+  guint64 arg;
+  SysCollJoinerFunc on_last_joiner;
+  guint64 node_id;
+  SimTime join_time;
+  gint64 priority;
+  guint32 chunks_left;
+  guint8 joined;
+  guint8 done;
+} SysMember;
+
+struct _SysColl
+{
+  Sys *sys;
+  SysGroup *group;
+  guint32 seq;
+  SysCollKind kind;
+  guint64 bytes;
+  guint64 chunk_bytes; /* SYS_CHUNKS_FIXED_SIZE: every chunk's size */
+  guint32 root;        /* rooted kinds: the root's member index */
+  guint n_chunks;
+  guint n_phases;
+  /* Events name a run by its key, member | chunk | phase in bit fields, so
+   * that handlers decode it with shifts; messages append the step. */
+  guint phase_bits, chunk_bits, step_bits;
+  SysPhasePlan phase[SYS_MAX_PHASES];
+  guint64 *in_bytes; /* [chunk * n_phases + phase] */
+  SysMember *members;
+  SysRun *runs;      /* [(member * n_chunks + chunk) * n_phases + phase] */
+  guint32 joined;
+  guint32 done;
+  SimTime first_join;
+  SimTime last_join;
+  guint32 last_member; /* the member that joined last so far */
+  /* The NCCL library's plan: its runs start at join, outside the
+   * dimension queues (one kernel per collective). */
+  gboolean is_nccl;
+  SysNcclPlan nccl;
+};
+
+/* Add a finished collective to its (kind, group, algorithms) row and to
+ * the records (coll_report.c). */
+void sys_coll_stats_add (Sys *sys, const SysColl *coll, SimTime now);
+
+#endif /* ORRERY_SYSTEM_COLL_PRIVATE_H */
