@@ -227,6 +227,14 @@ sys_nccl_plan_label (const SysNcclPlan *plan, char *buf, gsize size)
               sys_nccl_proto_name (plan->choice.proto), plan->choice.channels);
 }
 
+gboolean
+sys_nccl_plan_in_network (const SysNcclPlan *plan)
+{
+  SysNcclAlgo a = plan->choice.algo;
+  return a == SYS_NCCL_NVLS || a == SYS_NCCL_NVLS_TREE || a == SYS_NCCL_COLLNET_DIRECT
+         || a == SYS_NCCL_COLLNET_CHAIN;
+}
+
 const SysAlgoClass *
 sys_nccl_plan_algo (const SysNcclPlan *plan)
 {

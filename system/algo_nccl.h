@@ -73,6 +73,10 @@ gboolean sys_nccl_plan (const SysNcclGroup *g, SysCollKind kind, guint64 bytes,
 /* "Ring/LL128 x24": what produced the plan, for the collective table. */
 void sys_nccl_plan_label (const SysNcclPlan *plan, char *buf, gsize size);
 
+/* Whether the plan's algorithm reduces inside the switches (NVLS, NVLS
+ * trees, CollNet). */
+gboolean sys_nccl_plan_in_network (const SysNcclPlan *plan);
+
 /* The row that runs the plan. */
 const SysAlgoClass *sys_nccl_plan_algo (const SysNcclPlan *plan);
 

@@ -46,6 +46,7 @@ sys_coll_stats_add (Sys *sys, const SysColl *coll, SimTime now)
       SysCollGroupStats st = { .kind = coll->kind, .group = coll->group->id,
                                .ranks = coll->group->n };
       g_strlcpy (st.algorithm, algo, sizeof st.algorithm);
+      st.in_network = coll->is_nccl && sys_nccl_plan_in_network (&coll->nccl);
       g_array_append_val (sys->group_stats, st);
       row = GUINT_TO_POINTER (sys->group_stats->len);
       g_hash_table_insert (sys->group_stats_index, g_strdup (key), row);

@@ -144,6 +144,8 @@ typedef struct
   SimTime busy;        /* sum of (last member done - first member joined) */
   SimTime wait;        /* sum of (last member joined - first member joined) */
   char algorithm[64];  /* per dimension used, in order: "ring,direct"; "-": none */
+  gboolean in_network; /* it reduces inside the switches (NVLS, CollNet): less
+                        * data crosses the members' ports than busbw counts */
 } SysCollGroupStats;
 
 /* A new array of SysCollGroupStats, ordered by kind, then group (the world

@@ -2,7 +2,6 @@
 #include "sim/app/port_bound.h"
 
 #include <math.h>
-#include <string.h>
 
 /* What the members of one group span: the dimensions in which some member's
  * coordinate differs from the first member's, and (explicit graphs) the
@@ -169,20 +168,11 @@ app_port_bound (const AppPortBounds *b, guint64 group, double *out_Bps)
 }
 
 gboolean
-app_port_in_network (const char *algorithm)
-{
-  /* NVLS (NVLink SHARP) and CollNet (InfiniBand SHARP) reduce in the
-   * switches: the names the NCCL library's rows carry. */
-  g_autofree char *lower = g_ascii_strdown (algorithm, -1);
-  return strstr (lower, "nvls") != NULL || strstr (lower, "collnet") != NULL;
-}
-
-gboolean
-app_port_exceeds (const AppPortBounds *b, guint64 group, const char *algorithm, double bus_Bps,
+app_port_exceeds (const AppPortBounds *b, guint64 group, gboolean in_network, double bus_Bps,
                   double *bound_Bps)
 {
   *bound_Bps = 0;
-  if (!app_port_bound (b, group, bound_Bps) || app_port_in_network (algorithm))
+  if (!app_port_bound (b, group, bound_Bps) || in_network)
     return FALSE;
   /* Times are whole picoseconds rounded up, so an honest model stays at or
    * below the bound; the margin absorbs the division's last bits. */

@@ -21,7 +21,7 @@
  * wire has: possible only under ASTRA-sim's analytical semantics (every
  * message in flight gets a link's full bandwidth).  Algorithms that reduce
  * inside the network (NVLS, SHARP) move less through the ports and are
- * exempt (app_port_in_network).
+ * exempt (SysCollGroupStats.in_network).
  *
  * Ownership: AppPortBounds borrows nothing after it is built.
  *
@@ -45,13 +45,11 @@ void app_port_bounds_free (AppPortBounds *bounds); /* accepts NULL */
  * when its members are not known (streamed traces keep no graphs). */
 gboolean app_port_bound (const AppPortBounds *bounds, guint64 group, double *out_Bps);
 
-/* Whether a row's algorithms (SysCollGroupStats.algorithm) reduce inside
- * the network, so that the ports bound does not apply to them. */
-gboolean app_port_in_network (const char *algorithm);
-
-/* Whether BUS_BPS (bytes/s) exceeds the bound of GROUP for ALGORITHM; FALSE
- * when unknown or exempt.  BOUND_BPS gets the bound (0 when unknown). */
-gboolean app_port_exceeds (const AppPortBounds *bounds, guint64 group, const char *algorithm,
+/* Whether BUS_BPS (bytes/s) exceeds the bound of GROUP; FALSE when unknown
+ * or exempt (IN_NETWORK: the row's algorithm reduces inside the switches,
+ * SysCollGroupStats.in_network).  BOUND_BPS gets the bound (0 when
+ * unknown). */
+gboolean app_port_exceeds (const AppPortBounds *bounds, guint64 group, gboolean in_network,
                            double bus_Bps, double *bound_Bps);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AppPortBounds, app_port_bounds_free)

@@ -176,7 +176,7 @@ warn_ports (const AppPortBounds *bounds, const SysCollGroupStats *st, const char
 {
   double alg, bus, bound;
   if (!row_bandwidth (st, &alg, &bus)
-      || !app_port_exceeds (bounds, st->group, st->algorithm, bus, &bound))
+      || !app_port_exceeds (bounds, st->group, st->in_network, bus, &bound))
     return;
   g_autofree char *buss = sim_units_format_bandwidth (bus);
   g_autofree char *bounds_s = sim_units_format_bandwidth (bound);
@@ -466,7 +466,7 @@ add_collectives (JsonBuilder *b, const AppSim *sim)
       add_double (b, "algbw_GBps", alg / 1e9, bw);
       add_double (b, "busbw_GBps", bus / 1e9, bw);
       double bound = 0;
-      gboolean exceeds = bw && app_port_exceeds (bounds, st->group, st->algorithm, bus, &bound);
+      gboolean exceeds = bw && app_port_exceeds (bounds, st->group, st->in_network, bus, &bound);
       if (!bw)
         app_port_bound (bounds, st->group, &bound);
       add_double (b, "port_bound_GBps", bound / 1e9, bound > 0);
