@@ -136,6 +136,24 @@ typedef enum
   WL_PIPE_GPIPE
 } WlPipeSchedule;
 
+/* Activation recomputation (Korthikanti et al. 2022): none, full (every
+ * layer's forward again before its backward) or selective (the attention
+ * core only). */
+typedef enum
+{
+  WL_RECOMPUTE_NONE = 0,
+  WL_RECOMPUTE_FULL,
+  WL_RECOMPUTE_SELECTIVE
+} WlRecompute;
+
+/* How attention runs: a fused FlashAttention kernel, or Megatron-LM 2021's
+ * unfused core attention (batched GEMMs, softmax, dropout). */
+typedef enum
+{
+  WL_ATTENTION_FLASH = 0,
+  WL_ATTENTION_UNFUSED
+} WlAttention;
+
 typedef struct
 {
   const char *name; /* borrowed; presets use static strings */
@@ -152,13 +170,20 @@ typedef struct
   guint32 tp, pp, dp;   /* each >= 1 */
   guint32 microbatches; /* per pipeline; 0: B / (b x dp) */
   WlPipeSchedule schedule;
-  gboolean recompute;
+  WlRecompute recompute;
   guint32 zero; /* ZeRO stage 0 .. 3 (3 = FSDP); see above */
   guint32 ep;   /* expert-parallel degree (0 = 1); divides dp and experts */
   /* When set, compute nodes also carry duration_micros: their roofline time
    * (bf16) on this device, rounded up to whole microseconds (Chakra's
    * unit), so that the traces replay without a compute model. */
   const WlDevice *device;
+  guint32 virtual_stages;        /* model chunks per stage, interleaved 1F1B (0 = 1) */
+  guint32 cp;                    /* context-parallel degree (0 = 1) */
+  gboolean no_sequence_parallel; /* TP all-reduces instead of SP gather/scatter */
+  gboolean fp8;                  /* the layers' GEMMs in FP8 (Transformer Engine); else bf16 */
+  WlAttention attention;
+  gboolean distributed_optimizer; /* Megatron's: gradients reduce-scattered, params gathered */
+  guint64 dp_bucket_B;           /* DP gradient bucket (bytes); 0: per layer */
 } WlGenTransformer;
 
 /* The presets: *n is set to their number; the array is static. */

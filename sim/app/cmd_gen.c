@@ -210,7 +210,7 @@ gen_transformer_request (const TransformerOptions *o, WlGenTransformer *req, GEr
   req->pp = (guint32) o->pp;
   req->dp = (guint32) o->dp;
   req->microbatches = (guint32) o->M;
-  req->recompute = o->recompute;
+  req->recompute = o->recompute ? WL_RECOMPUTE_FULL : WL_RECOMPUTE_NONE;
   req->zero = o->fsdp ? 3 : (guint32) MAX (o->zero, 0);
   req->ep = (guint32) o->ep;
   req->device = o->device_name != NULL ? wl_device_preset (o->device_name) : NULL;

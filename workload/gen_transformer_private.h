@@ -1,0 +1,122 @@
+/* gen_transformer_private.h: what the transformer generator's files share:
+ * the model's parameter counts, a micro-batch's costs, the rank layout and
+ * the emission state (gen_transformer_emit.c writes a rank's nodes,
+ * gen_transformer_sched.c orders them, gen_transformer_mem.c counts memory).
+ *
+ * Layer: workload.  May include: system, sim, GLib.
+ */
+#ifndef ORRERY_WORKLOAD_GEN_TRANSFORMER_PRIVATE_H
+#define ORRERY_WORKLOAD_GEN_TRANSFORMER_PRIVATE_H
+
+#include <glib.h>
+
+#include "workload/chakra.h"
+#include "workload/gen_transformer.h"
+
+static inline guint64
+ffn_mats (const WlTransformerModel *m)
+{
+  return m->gated_ffn ? 3 : 2;
+}
+
+/* Q and output projections h x h, K and V h x (h kv_heads / heads). */
+static inline guint64
+attn_params (const WlTransformerModel *m)
+{
+  guint64 h = m->hidden, kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+  return 2 * h * h + 2 * h * (h * kv / m->heads);
+}
+
+/* One FFN (one expert). */
+static inline guint64
+ffn_params (const WlTransformerModel *m)
+{
+  return ffn_mats (m) * m->hidden * m->ffn;
+}
+
+static inline guint64
+layer_params (const WlTransformerModel *m)
+{
+  return attn_params (m) + (m->experts > 0 ? m->experts : 1) * ffn_params (m);
+}
+
+static inline guint32
+ep_of (const WlGenTransformer *r)
+{
+  return r->ep > 0 ? r->ep : 1;
+}
+
+/* A layer's parameters on one rank (all tp slices together), synchronised
+ * over the full DP group (dense) or the expert-DP group (experts). */
+static inline guint64
+dense_part (const WlTransformerModel *m)
+{
+  return m->experts > 0 ? attn_params (m) : layer_params (m);
+}
+
+static inline guint64
+expert_part (const WlGenTransformer *r)
+{
+  return r->model.experts > 0 ? r->model.experts / ep_of (r) * ffn_params (&r->model) : 0;
+}
+
+static inline guint64
+layer_local (const WlGenTransformer *r)
+{
+  return dense_part (&r->model) + expert_part (r);
+}
+
+/* Forward FLOPs of one micro-batch on all tp ranks together. */
+typedef struct
+{
+  guint64 attn, mlp, head, tokens, act_bytes;
+} Costs;
+
+static inline Costs
+costs_of (const WlGenTransformer *r)
+{
+  const WlTransformerModel *m = &r->model;
+  guint64 b = r->micro_batch, s = m->seq, h = m->hidden, t = b * s;
+  return (Costs) { .attn = 2 * t * attn_params (m) + 4 * b * s * s * h,
+                   .mlp = 2 * (guint64) (m->experts > 0 ? m->top_k : 1) * ffn_mats (m) * t * h * m->ffn,
+                   .head = 2 * t * h * m->vocab,
+                   .tokens = t,
+                   .act_bytes = 2 * t * h };
+}
+
+static inline guint32
+stage_layers (const WlGenTransformer *r, guint32 p)
+{
+  return r->model.layers / r->pp + (p < r->model.layers % r->pp ? 1 : 0);
+}
+
+typedef struct
+{
+  const WlGenTransformer *req;
+  Costs c;
+  guint32 M, t, d, p, nl;
+  WlChakraWriter *w;
+  GError **error;
+  gboolean ok;
+  guint64 next_id, last, extra;
+  gboolean has_last, has_extra; /* extra: a second dependency, used once */
+  guint64 duration_us;          /* of the next node emitted (compute only) */
+  char tp_pg[16], dp_pg[16], ep_pg[16], edp_pg[16];
+} Emit;
+
+static inline guint32
+rank_of (const WlGenTransformer *r, guint32 t, guint32 d, guint32 p)
+{
+  return t + r->tp * (d + r->dp * p);
+}
+
+/* Emit micro-batch MB's forward (backward) of model chunk CHUNK (0 ..
+ * virtual stages - 1) of the rank's stage (gen_transformer_emit.c). */
+void wl_tf_forward (Emit *e, guint32 chunk, guint32 mb);
+void wl_tf_backward (Emit *e, guint32 chunk, guint32 mb);
+
+/* Emit the rank's whole iteration in its schedule's order
+ * (gen_transformer_sched.c). */
+void wl_tf_schedule (Emit *e);
+
+#endif /* ORRERY_WORKLOAD_GEN_TRANSFORMER_PRIVATE_H */
