@@ -159,7 +159,6 @@ write_rank (const char *prefix, const WlGenTransformer *r, guint32 M, guint32 ra
     return FALSE;
   Emit e = { .req = r, .c = costs_of (r), .M = M, .w = w, .error = error, .ok = TRUE,
              .t = rank % r->tp, .d = rank / r->tp % r->dp, .p = rank / (r->tp * r->dp) };
-  e.nl = stage_layers (r, e.p);
   g_snprintf (e.tp_pg, sizeof e.tp_pg, "%u", 1 + e.d + r->dp * e.p);
   g_snprintf (e.dp_pg, sizeof e.dp_pg, "%u", 1 + r->dp * r->pp + e.t + r->tp * e.p);
   guint32 ep = ep_of (r), edp = r->dp / ep, base = 1 + r->dp * r->pp + r->tp * r->pp;

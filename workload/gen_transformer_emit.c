@@ -80,16 +80,19 @@ coll (Emit *e, const char *name, SysCollKind kind, guint64 bytes, const char *pg
 }
 
 /* A send (asynchronous: off the chain) or a receive (on it) of an
- * activation or gradient for micro-batch MB with the stage PEER. */
+ * activation or gradient for micro-batch MB with the stage PEER, across the
+ * boundary after model chunk K (between chunks K and K + 1).  The tag is
+ * 2 (mb + M (K / pp)) (+1 for gradients): unique per micro-batch and
+ * boundary between two stages, and 2 mb (+1) without interleaving. */
 static void
-p2p (Emit *e, gboolean send, guint32 peer_stage, guint32 mb, gboolean grad)
+p2p (Emit *e, gboolean send, guint32 peer_stage, guint32 k, guint32 mb, gboolean grad)
 {
   const WlGenTransformer *r = e->req;
   guint32 me = rank_of (r, e->t, e->d, e->p), peer = rank_of (r, e->t, e->d, peer_stage);
   ChakraProtoMsg__AttributeProto a[4];
   wl_chakra_attr_set_int32 (&a[0], "comm_src", (gint32) (send ? me : peer));
   wl_chakra_attr_set_int32 (&a[1], "comm_dst", (gint32) (send ? peer : me));
-  wl_chakra_attr_set_int32 (&a[2], "comm_tag", (gint32) (2 * mb + (grad ? 1 : 0)));
+  wl_chakra_attr_set_int32 (&a[2], "comm_tag", (gint32) (2 * (mb + e->M * (k / r->pp)) + (grad ? 1 : 0)));
   wl_chakra_attr_set_int64 (&a[3], "comm_size", (gint64) e->c.act_bytes);
   const char *name = grad ? (send ? "send_grad" : "recv_grad") : (send ? "send_act" : "recv_act");
   emit (e, name,
@@ -194,23 +197,30 @@ ep_a2a (Emit *e, const char *name)
   coll (e, name, SYS_COLL_ALL_TO_ALL, r->model.top_k * e->c.act_bytes / r->tp, e->ep_pg, TRUE);
 }
 
-static gboolean
-last_stage (const Emit *e)
+/* Model chunk index of the rank's chunk CHUNK, and whether it is the last
+ * (the one with the LM head). */
+static guint32
+chunk_index (const Emit *e, guint32 chunk)
 {
-  return e->p + 1 == e->req->pp;
+  return chunk * e->req->pp + e->p;
+}
+
+static gboolean
+last_chunk (const Emit *e, guint32 k)
+{
+  return k + 1 == e->req->pp * wl_tf_vstages (e->req);
 }
 
 void
 wl_tf_forward (Emit *e, guint32 chunk, guint32 mb)
 {
-  /* One chunk per stage until interleaving is written. */
-  g_return_if_fail (chunk == 0);
   const WlTransformerModel *m = &e->req->model;
-  if (e->p > 0)
-    p2p (e, FALSE, e->p - 1, mb, FALSE);
+  guint32 k = chunk_index (e, chunk), pp = e->req->pp;
+  if (k > 0)
+    p2p (e, FALSE, (k - 1) % pp, k - 1, mb, FALSE);
   else
     dp_gather (e, (guint64) m->vocab * m->hidden); /* the embedding */
-  for (guint32 l = 0; l < e->nl; l++)
+  for (guint32 l = 0; l < wl_tf_chunk_layers (e->req, k); l++)
     {
       layer_gather (e);
       tp_coll (e, TRUE);
@@ -222,23 +232,22 @@ wl_tf_forward (Emit *e, guint32 chunk, guint32 mb)
       tp_coll (e, FALSE);
       ep_a2a (e, "ep_combine");
     }
-  if (last_stage (e))
+  if (last_chunk (e, k))
     dp_gather (e, (guint64) m->vocab * m->hidden);
-  if (last_stage (e))
+  if (last_chunk (e, k))
     comp (e, "lm_head_fwd", e->c.head,
           2 * ((guint64) e->req->model.vocab * e->req->model.hidden / e->req->tp + e->c.tokens * e->req->model.hidden));
   else
-    p2p (e, TRUE, e->p + 1, mb, FALSE);
+    p2p (e, TRUE, (k + 1) % pp, k, mb, FALSE);
 }
 
 void
 wl_tf_backward (Emit *e, guint32 chunk, guint32 mb)
 {
-  /* One chunk per stage until interleaving is written. */
-  g_return_if_fail (chunk == 0);
   const WlTransformerModel *m = &e->req->model;
+  guint32 k = chunk_index (e, chunk), pp = e->req->pp;
   gboolean final = mb + 1 == e->M;
-  if (last_stage (e))
+  if (last_chunk (e, k))
     {
       dp_gather (e, (guint64) m->vocab * m->hidden);
       comp (e, "lm_head_bwd", 2 * e->c.head,
@@ -247,8 +256,8 @@ wl_tf_backward (Emit *e, guint32 chunk, guint32 mb)
         dp_grads (e, (guint64) m->vocab * m->hidden);
     }
   else
-    p2p (e, FALSE, e->p + 1, mb, TRUE);
-  for (guint32 l = 0; l < e->nl; l++)
+    p2p (e, FALSE, (k + 1) % pp, k, mb, TRUE);
+  for (guint32 l = 0; l < wl_tf_chunk_layers (e->req, k); l++)
     {
       layer_gather (e);
       if (e->req->recompute)
@@ -265,8 +274,8 @@ wl_tf_backward (Emit *e, guint32 chunk, guint32 mb)
       if (final)
         layer_grads (e);
     }
-  if (e->p > 0)
-    p2p (e, TRUE, e->p - 1, mb, TRUE);
+  if (k > 0)
+    p2p (e, TRUE, (k - 1) % pp, k - 1, mb, TRUE);
   else if (final)
     dp_grads (e, (guint64) m->vocab * m->hidden);
 }

@@ -84,17 +84,38 @@ costs_of (const WlGenTransformer *r)
                    .act_bytes = 2 * t * h };
 }
 
+/* Virtual stages (model chunks per stage), at least 1. */
+static inline guint32
+wl_tf_vstages (const WlGenTransformer *r)
+{
+  return r->virtual_stages > 0 ? r->virtual_stages : 1;
+}
+
+/* Layers of model chunk K (0 .. pp v - 1; chunk C of stage P is K = C pp +
+ * P, as Megatron-LM interleaves): L / (pp v), the first L mod (pp v)
+ * chunks one more.  With v = 1 chunk K is stage K. */
+static inline guint32
+wl_tf_chunk_layers (const WlGenTransformer *r, guint32 k)
+{
+  guint32 n = r->pp * wl_tf_vstages (r);
+  return r->model.layers / n + (k < r->model.layers % n ? 1 : 0);
+}
+
+/* Layers held by stage P: its chunks' together. */
 static inline guint32
 stage_layers (const WlGenTransformer *r, guint32 p)
 {
-  return r->model.layers / r->pp + (p < r->model.layers % r->pp ? 1 : 0);
+  guint32 n = 0;
+  for (guint32 c = 0; c < wl_tf_vstages (r); c++)
+    n += wl_tf_chunk_layers (r, c * r->pp + p);
+  return n;
 }
 
 typedef struct
 {
   const WlGenTransformer *req;
   Costs c;
-  guint32 M, t, d, p, nl;
+  guint32 M, t, d, p;
   WlChakraWriter *w;
   GError **error;
   gboolean ok;
