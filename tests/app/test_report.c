@@ -241,16 +241,17 @@ START_TEST (test_structure_and_inputs)
 }
 END_TEST
 
-/* One rank of the --stats CSV: its fields, which must number 9. */
+/* One rank of the --stats CSV: its fields, which must number 10 (a native
+ * run adds the pipeline bubble). */
 static GStrv
 csv_row (const char *text, guint rank)
 {
   g_auto (GStrv) rows = g_strsplit (text, "\n", -1);
   ck_assert_str_eq (rows[0], "rank,finish_ps,compute_ps,exposed_comm_ps,idle_ps,after_finish_ps,"
-                             "comm_busy_ps,cpu_ps,nodes");
+                             "comm_busy_ps,cpu_ps,nodes,pipeline_bubble_ps");
   ck_assert (g_strv_length (rows) > rank + 1);
   GStrv f = g_strsplit (rows[rank + 1], ",", -1);
-  ck_assert_uint_eq (g_strv_length (f), 9);
+  ck_assert_uint_eq (g_strv_length (f), 10);
   return f;
 }
 
@@ -443,6 +444,11 @@ START_TEST (test_breakdown_by_hand)
       g_auto (GStrv) f = csv_row (text, r);
       for (guint i = 0; i < 7; i++)
         ck_assert_int_eq (field (f, i + 1), want[r][i]);
+      /* The pipeline bubble: rank 1's receive from rank 0 in flight with
+       * no compute, [4, 16.1] us; rank 0 receives nothing. */
+      gint64 bubble = r == 0 ? 0 : NS (12100);
+      ck_assert_int_eq (get_ps (o, "pipeline_bubble"), bubble);
+      ck_assert_int_eq (field (f, 9), bubble);
     }
   ck_assert_uint_eq (json_array_get_length (get_array (root, "collectives")), 0);
 }
