@@ -413,6 +413,16 @@ add_lenient (JsonBuilder *b, const AppSim *sim)
 }
 
 static void
+add_double (JsonBuilder *b, const char *name, double v, gboolean valid)
+{
+  json_builder_set_member_name (b, name);
+  if (valid)
+    json_builder_add_double_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
 add_ranks (JsonBuilder *b, const AppSim *sim)
 {
   WlReplay *replay = app_sim_replay (sim);
@@ -433,7 +443,11 @@ add_ranks (JsonBuilder *b, const AppSim *sim)
       add_time (b, "cpu_ns", s->cpu);
       add_time (b, "astra_exposed_comm_ns", astra_exposed (s));
       if (app_efficiency_reported (sim))
-        add_time (b, "pipeline_bubble_ns", s->pipeline_bubble);
+        {
+          add_time (b, "pipeline_bubble_ns", s->pipeline_bubble);
+          add_double (b, "model_flops", s->flops - s->recompute_flops, TRUE);
+          add_double (b, "hardware_flops", s->flops, TRUE);
+        }
       add_int (b, "nodes", s->nodes);
       add_int (b, "collectives", s->colls);
       add_int (b, "collective_bytes", (gint64) s->coll_bytes);
@@ -442,16 +456,6 @@ add_ranks (JsonBuilder *b, const AppSim *sim)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
-}
-
-static void
-add_double (JsonBuilder *b, const char *name, double v, gboolean valid)
-{
-  json_builder_set_member_name (b, name);
-  if (valid)
-    json_builder_add_double_value (b, v);
-  else
-    json_builder_add_null_value (b);
 }
 
 static void

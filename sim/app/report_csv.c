@@ -65,11 +65,11 @@ app_report_stats (const AppSim *sim, const char *path, GError **error)
     }
   WlReplay *replay = app_sim_replay (sim);
   SimTime end = app_sim_end_time (sim);
-  /* Native runs add the pipeline bubble (ASTRA-sim-compatible runs keep
-   * their columns). */
-  gboolean bubble = app_efficiency_reported (sim);
+  /* Native runs add the pipeline bubble and the rank's FLOPs
+   * (ASTRA-sim-compatible runs keep their columns). */
+  gboolean native = app_efficiency_reported (sim);
   fprintf (f, "rank,finish_ps,compute_ps,exposed_comm_ps,idle_ps,after_finish_ps,comm_busy_ps,"
-              "cpu_ps,nodes%s\n", bubble ? ",pipeline_bubble_ps" : "");
+              "cpu_ps,nodes%s\n", native ? ",pipeline_bubble_ps,model_flops,hardware_flops" : "");
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
       const WlRankStats *s = wl_replay_rank_stats (replay, r);
@@ -79,8 +79,9 @@ app_report_stats (const AppSim *sim, const char *path, GError **error)
                ",%" G_GUINT64_FORMAT ",%u",
                r, s->finish, s->compute_busy, s->exposed_comm, app_rank_idle (s), end - s->finish,
                s->comm_busy, s->cpu, s->nodes);
-      if (bubble)
-        fprintf (f, ",%" G_GUINT64_FORMAT, s->pipeline_bubble);
+      if (native)
+        fprintf (f, ",%" G_GUINT64_FORMAT ",%.0f,%.0f", s->pipeline_bubble,
+                 s->flops - s->recompute_flops, s->flops);
       fputc ('\n', f);
     }
   if (fclose (f) != 0)

@@ -242,17 +242,18 @@ START_TEST (test_structure_and_inputs)
 }
 END_TEST
 
-/* One rank of the --stats CSV: its fields, which must number 10 (a native
- * run adds the pipeline bubble). */
+/* One rank of the --stats CSV: its fields, which must number 12 (a native
+ * run adds the pipeline bubble and the rank's model and hardware FLOPs). */
 static GStrv
 csv_row (const char *text, guint rank)
 {
   g_auto (GStrv) rows = g_strsplit (text, "\n", -1);
   ck_assert_str_eq (rows[0], "rank,finish_ps,compute_ps,exposed_comm_ps,idle_ps,after_finish_ps,"
-                             "comm_busy_ps,cpu_ps,nodes,pipeline_bubble_ps");
+                             "comm_busy_ps,cpu_ps,nodes,pipeline_bubble_ps,model_flops,"
+                             "hardware_flops");
   ck_assert (g_strv_length (rows) > rank + 1);
   GStrv f = g_strsplit (rows[rank + 1], ",", -1);
-  ck_assert_uint_eq (g_strv_length (f), 10);
+  ck_assert_uint_eq (g_strv_length (f), 12);
   return f;
 }
 
@@ -503,7 +504,9 @@ START_TEST (test_efficiency_by_hand)
   g_autofree char *report = tu_scratch_path ("r.json");
   write_flops_traces (NULL);
   g_autofree char *cfg1 = write_config (2, "  <compute model=\"replay\" peak=\"1000TFLOP/s\"/>\n");
-  g_autofree char *out1 = run_ok (cfg1, (const char *[]) { "--report", report, NULL });
+  g_autofree char *stats = tu_scratch_path ("s.csv");
+  g_autofree char *out1 = run_ok (cfg1, (const char *[]) { "--report", report, "--stats", stats,
+                                                           NULL });
   const char *want1 =
       "  MFU 25.0 %, HFU 40.0 % of 1000.0 TFLOP/s per GPU (the config's peak)\n"
       "  model FLOPs 1e+11 (num_ops of COMP nodes not marked is_recompute): 250.0 TFLOP/s per GPU\n"
@@ -518,6 +521,19 @@ START_TEST (test_efficiency_by_hand)
   ck_assert (get_double (e1, "model_flops") == 1e11);
   ck_assert (get_double (e1, "hardware_flops") == 1.6e11);
   ck_assert (json_object_get_null_member (e1, "tokens_per_s"));
+  /* Per rank: 5e10 model FLOPs, 8e10 in all. */
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (stats, &text, NULL, NULL));
+  JsonArray *ranks = get_array (root_of (p1), "ranks");
+  for (guint r = 0; r < 2; r++)
+    {
+      g_auto (GStrv) f = csv_row (text, r);
+      ck_assert_str_eq (f[10], "50000000000");
+      ck_assert_str_eq (f[11], "80000000000");
+      JsonObject *o = json_array_get_object_element (ranks, r);
+      ck_assert (get_double (o, "model_flops") == 5e10);
+      ck_assert (get_double (o, "hardware_flops") == 8e10);
+    }
 
   WlTraceFacts facts = { .model_flops = 1.2e11, .tokens_per_iteration = 4096,
                          .flops_formula = "6N+attention" };
