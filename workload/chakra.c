@@ -644,6 +644,20 @@ wl_chakra_writer_open (const char *path, const char *version, GError **error)
 }
 
 WlChakraWriter *
+wl_chakra_writer_open_full (const char *path, const char *version, const WlTraceFacts *facts,
+                            GError **error)
+{
+  g_return_val_if_fail (version != NULL, NULL);
+  ChakraProtoMsg__GlobalMetadata meta = CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
+  meta.version = (char *) version;
+  ChakraProtoMsg__AttributeProto attrs[3];
+  ChakraProtoMsg__AttributeProto *ptrs[3] = { &attrs[0], &attrs[1], &attrs[2] };
+  meta.n_attr = facts != NULL ? wl_chakra_facts_attrs (facts, attrs) : 0;
+  meta.attr = ptrs;
+  return wl_chakra_writer_open_metadata (path, &meta, error);
+}
+
+WlChakraWriter *
 wl_chakra_writer_open_metadata (const char *path, const ChakraProtoMsg__GlobalMetadata *meta,
                                 GError **error)
 {

@@ -140,6 +140,12 @@ typedef struct _WlChakraWriter WlChakraWriter;
  * SIM_ERROR_INPUT, naming PATH). */
 WlChakraWriter *wl_chakra_writer_open (const char *path, const char *version, GError **error);
 
+/* As wl_chakra_writer_open, with FACTS (borrowed; NULL: none) written as
+ * frame 0's attributes (tokens_per_iteration, model_flops, flops_formula):
+ * what a generator records about the whole iteration. */
+WlChakraWriter *wl_chakra_writer_open_full (const char *path, const char *version,
+                                            const WlTraceFacts *facts, GError **error);
+
 /* As wl_chakra_writer_open, writing META (borrowed) as frame 0, so that a
  * trace copied node by node comes out byte for byte identical. */
 WlChakraWriter *wl_chakra_writer_open_metadata (const char *path,

@@ -161,6 +161,109 @@ wl_chakra_attr_string (const ChakraProtoMsg__Node *n, const char *name, const ch
   return TRUE;
 }
 
+/* ---- trace facts ---------------------------------------------------------------- */
+
+static gboolean
+meta_error (GError **error, const ChakraProtoMsg__AttributeProto *a, const char *expected)
+{
+  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+               "GlobalMetadata: attribute \"%s\" is not %s", a->name, expected);
+  return FALSE;
+}
+
+/* A non-negative integer of any kind, widened. */
+static gboolean
+meta_count (const ChakraProtoMsg__AttributeProto *a, guint64 *out, GError **error)
+{
+  IntValue v;
+  if (!int_value (a, &v) || (v.is_signed && v.s < 0))
+    return meta_error (error, a, "a non-negative integer");
+  *out = v.is_signed ? (guint64) v.s : v.u;
+  return TRUE;
+}
+
+/* Read A into *OUT when it is one of the facts. */
+static gboolean
+meta_fact (const ChakraProtoMsg__AttributeProto *a, WlTraceFacts *out, GError **error)
+{
+  if (g_strcmp0 (a->name, "tokens_per_iteration") == 0)
+    return meta_count (a, &out->tokens_per_iteration, error);
+  if (g_strcmp0 (a->name, "model_flops") == 0)
+    {
+      /* A double too: the FLOPs of a large run pass 2^64. */
+      guint64 v = 0;
+      if (a->value_case == VC (DOUBLE_VAL) && a->double_val >= 0.0)
+        out->model_flops = a->double_val;
+      else if (meta_count (a, &v, NULL))
+        out->model_flops = (double) v;
+      else
+        return meta_error (error, a, "a non-negative number");
+      return TRUE;
+    }
+  if (g_strcmp0 (a->name, "flops_formula") == 0)
+    {
+      if (a->value_case != VC (STRING_VAL))
+        return meta_error (error, a, "a string");
+      out->flops_formula = g_intern_string (a->string_val);
+    }
+  return TRUE;
+}
+
+gboolean
+wl_chakra_metadata_facts (const ChakraProtoMsg__GlobalMetadata *meta, WlTraceFacts *out,
+                          GError **error)
+{
+  g_return_val_if_fail (out != NULL, FALSE);
+  *out = (WlTraceFacts) { 0 };
+  if (meta == NULL)
+    return TRUE;
+  for (size_t i = 0; i < meta->n_attr; i++)
+    if (!meta_fact (meta->attr[i], out, error))
+      return FALSE;
+  return TRUE;
+}
+
+guint
+wl_chakra_facts_attrs (const WlTraceFacts *facts, ChakraProtoMsg__AttributeProto attrs[3])
+{
+  g_return_val_if_fail (facts != NULL && attrs != NULL, 0);
+  guint n = 0;
+  if (facts->tokens_per_iteration > 0)
+    {
+      chakra_proto_msg__attribute_proto__init (&attrs[n]);
+      attrs[n].name = (char *) "tokens_per_iteration";
+      attrs[n].value_case = VC (UINT64_VAL);
+      attrs[n++].uint64_val = facts->tokens_per_iteration;
+    }
+  if (facts->model_flops > 0.0)
+    {
+      /* An integer while it is one (what Chakra's integer readers expect),
+       * a double past 2^64. */
+      chakra_proto_msg__attribute_proto__init (&attrs[n]);
+      attrs[n].name = (char *) "model_flops";
+      if (facts->model_flops < 18446744073709551616.0
+          && facts->model_flops == (double) (guint64) facts->model_flops)
+        {
+          attrs[n].value_case = VC (UINT64_VAL);
+          attrs[n].uint64_val = (guint64) facts->model_flops;
+        }
+      else
+        {
+          attrs[n].value_case = VC (DOUBLE_VAL);
+          attrs[n].double_val = facts->model_flops;
+        }
+      n++;
+    }
+  if (facts->flops_formula != NULL)
+    {
+      chakra_proto_msg__attribute_proto__init (&attrs[n]);
+      attrs[n].name = (char *) "flops_formula";
+      attrs[n].value_case = VC (STRING_VAL);
+      attrs[n++].string_val = (char *) facts->flops_formula;
+    }
+  return n;
+}
+
 guint
 wl_chakra_node_drop_valueless (ChakraProtoMsg__Node *n)
 {

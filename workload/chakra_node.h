@@ -67,6 +67,31 @@ gboolean wl_chakra_attr_bool_list (const ChakraProtoMsg__Node *n, const char *na
  * uses this to take such attributes as absent. */
 guint wl_chakra_node_drop_valueless (ChakraProtoMsg__Node *n);
 
+/* ------------------------------------------------------------ trace facts */
+
+/* What a generated trace says about the whole iteration, in GlobalMetadata
+ * attributes (the same in every rank's file): tokens_per_iteration (global
+ * batch x sequence length, an integer), model_flops (the FLOPs of one
+ * iteration over all ranks, an integer or a double) and flops_formula (a
+ * string naming how model_flops was counted, e.g. "6N+attention"). */
+typedef struct
+{
+  double model_flops;            /* 0: absent */
+  guint64 tokens_per_iteration;  /* 0: absent */
+  const char *flops_formula;     /* interned (g_intern_string); NULL: absent */
+} WlTraceFacts;
+
+/* Read META's facts into *OUT (every one absent when META is NULL: a
+ * headerless file).  FALSE with ERROR set (WL_ERROR, SIM_ERROR_INPUT:
+ * "GlobalMetadata: attribute "NAME" is ...") when one has the wrong kind or
+ * is negative. */
+gboolean wl_chakra_metadata_facts (const ChakraProtoMsg__GlobalMetadata *meta, WlTraceFacts *out,
+                                   GError **error);
+
+/* Fill ATTRS[0..] (borrowed strings: they must outlive the writing) with
+ * the facts FACTS has, and return how many (0 to 3). */
+guint wl_chakra_facts_attrs (const WlTraceFacts *facts, ChakraProtoMsg__AttributeProto attrs[3]);
+
 /* ------------------------------------------------------------------ names */
 
 /* "COMP_NODE", "COMM_COLL_NODE", ... for a NodeType value; NULL for values

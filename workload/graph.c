@@ -264,7 +264,7 @@ wl_graph_load_limited (const char *path, gboolean lenient, guint64 limit, gboole
   if (over != NULL)
     *over = FALSE;
 
-  gboolean ok = wl_trace_read (path, lenient, &b.dec.dropped, add_node, &b, error);
+  gboolean ok = wl_trace_read (&b.dec, add_node, &b, error);
   WlGraph *g = g_new0 (WlGraph, 1);
   g->ref = 1;
   g->path = g_strdup (path);
@@ -275,6 +275,8 @@ wl_graph_load_limited (const char *path, gboolean lenient, guint64 limit, gboole
   g->names_chunk = b.names_chunk;
   g->name_bytes = b.name_bytes;
   g->n_skipped_unknown = b.dec.unknown;
+  g->n_streams = MAX (b.dec.streams.n, 1u);
+  g->facts = b.dec.facts;
   g->lenient = lenient;
   if (ok)
     ok = finish_graph (&b, g, error);

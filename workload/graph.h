@@ -95,6 +95,8 @@ typedef struct
   guint32 n_roots;      /* nodes with no dependencies */
   GArray *group_defs;   /* process groups from METADATA nodes: WlGroupDef */
   guint32 n_skipped_unknown; /* nodes of types orrery does not know */
+  guint n_streams;      /* distinct comm stream indices (WlNode.comm_stream), 1 or more */
+  WlTraceFacts facts;   /* GlobalMetadata's iteration facts */
   const char **names;   /* per node: its name ("" when it has none) */
   GStringChunk *names_chunk; /* holds the names, each distinct name once */
   guint64 name_bytes;   /* each node's name and its NUL, summed (an upper bound of

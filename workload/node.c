@@ -191,6 +191,24 @@ decode_involved (const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
   return TRUE;
 }
 
+/* A communication node's `stream` (0 when absent) as its index in the
+ * trace's table, the value added on first sight. */
+static gboolean
+decode_stream (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+{
+  gint64 v = 0;
+  if (!wl_chakra_attr_int (n, "stream", &v, error) && !absent_ok (error))
+    return FALSE;
+  WlStreamTable *t = &b->streams;
+  guint i = 0;
+  while (i < t->n && t->values[i] != v)
+    i++;
+  if (i == t->n && t->n < WL_MAX_STREAMS)
+    t->values[t->n++] = v;
+  w->comm_stream = (guint8) MIN (i, WL_MAX_STREAMS - 1u);
+  return TRUE;
+}
+
 static gboolean
 decode_collective (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
 {
@@ -238,13 +256,12 @@ decode_collective (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, G
     return FALSE;
   if (!attr_i32 (n, "comm_priority", &w->priority, error) && !absent_ok (error))
     return FALSE;
-  return TRUE;
+  return decode_stream (b, n, w, error);
 }
 
 static gboolean
 decode_p2p (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
 {
-  (void) b;
   w->op = (int) n->type == CK_SEND ? WL_OP_SEND : WL_OP_RECV;
   if (!attr_rank (n, "comm_src", &w->peer_src, error)
       || !attr_rank (n, "comm_dst", &w->peer_dst, error))
@@ -253,7 +270,7 @@ decode_p2p (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError *
     return FALSE;
   if (!wl_chakra_attr_uint (n, "comm_size", &w->bytes, error) && !absent_ok (error))
     return FALSE;
-  return TRUE;
+  return decode_stream (b, n, w, error);
 }
 
 static gboolean
@@ -263,7 +280,6 @@ decode_node (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError 
   w->id = n->id;
   w->chakra_type = (guint8) MIN (n->type, 255u);
   w->duration_ps = n->duration_micros * SIM_PS_PER_US;
-  w->has_duration = n->duration_micros > 0;
   if (n->duration_micros > G_MAXUINT64 / SIM_PS_PER_US)
     return fail (error, b, n->id, "duration_micros overflows the clock");
   switch ((int) n->type)
@@ -284,6 +300,10 @@ decode_node (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError 
           return FALSE;
         if (!wl_chakra_attr_uint (n, "tensor_size", &w->bytes, error) && !absent_ok (error))
           return FALSE;
+        gboolean recompute = FALSE;
+        if (!wl_chakra_attr_bool (n, "is_recompute", &recompute, error) && !absent_ok (error))
+          return FALSE;
+        w->comp_flags = recompute ? WL_COMP_RECOMPUTE : 0;
         return TRUE;
       }
     case CK_COLL:
@@ -318,19 +338,25 @@ wl_node_decode (WlNodeDecoder *d, ChakraProtoMsg__Node *n, WlNode *out, GError *
 }
 
 gboolean
-wl_trace_read (const char *path, gboolean lenient, WlLenientStats *dropped,
-               WlTraceNodeFunc func, gpointer data, GError **error)
+wl_trace_read (WlNodeDecoder *d, WlTraceNodeFunc func, gpointer data, GError **error)
 {
+  g_return_val_if_fail (d != NULL && d->path != NULL, FALSE);
   g_autoptr (WlChakraReader) r = wl_chakra_reader_open_full (
-    path, lenient ? WL_CHAKRA_ALLOW_HEADERLESS : WL_CHAKRA_READ_DEFAULT, error);
+    d->path, d->lenient ? WL_CHAKRA_ALLOW_HEADERLESS : WL_CHAKRA_READ_DEFAULT, error);
   if (r == NULL)
     return FALSE;
+  if (!wl_chakra_metadata_facts (wl_chakra_reader_metadata (r), &d->facts, error))
+    {
+      g_prefix_error (error, "%s: ", d->path);
+      return FALSE;
+    }
+  WlLenientStats *dropped = &d->dropped;
   dropped->headerless_files = wl_chakra_reader_is_headerless (r) ? 1 : 0;
   for (;;)
     {
       ChakraProtoMsg__Node *next = NULL;
       g_autofree char *cut = NULL;
-      if (!wl_chakra_reader_step (r, lenient, &next, &cut, error))
+      if (!wl_chakra_reader_step (r, d->lenient, &next, &cut, error))
         return FALSE;
       g_autoptr (ChakraProtoMsg__Node) n = next;
       if (n == NULL)

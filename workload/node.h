@@ -56,6 +56,11 @@ typedef struct
     guint32 sys_group_index; /* COLL: set when the replay binds groups: the
                               * system group it runs on, as an index into
                               * the replay's table (wl_replay_node_group) */
+    struct
+    {
+      guint32 kernel_list; /* COMP: the kernel compute model's list of the node's kernels */
+      guint32 comp_flags;  /* COMP: WL_COMP_* bits */
+    };
   };
   gint32 priority;      /* COLL: comm_priority */
   guint32 involved;     /* COLL: bit d set: dimension d may be used */
@@ -64,8 +69,30 @@ typedef struct
   guint8 op;            /* WlOp */
   guint8 coll_kind;     /* COLL: SysCollKind */
   guint8 chakra_type;   /* the trace's NodeType */
-  guint8 has_duration;
+  /* COLL/SEND/RECV: the node's communication stream (its `stream`
+   * attribute, 0 when absent) as an index into its trace's table of
+   * stream values (WlNodeDecoder.streams, by first appearance): with
+   * separate comm streams each index has its own slots.  (A node has a
+   * trace duration exactly when duration_ps > 0: a duration that overflows
+   * the clock is an error.) */
+  guint8 comm_stream;
 } WlNode;
+
+/* WlNode.comp_flags: a COMP node's is_recompute attribute (a forward
+ * repeated for full or selective recomputation: its FLOPs count for HFU,
+ * not MFU). */
+#define WL_COMP_RECOMPUTE (1u << 0)
+
+/* Distinct comm stream values a trace may have; the nodes of any further
+ * value share the last one's index (and slots). */
+#define WL_MAX_STREAMS 64
+
+/* A trace's stream values in order of first appearance. */
+typedef struct
+{
+  gint64 values[WL_MAX_STREAMS];
+  guint n;
+} WlStreamTable;
 
 /* The memory budget counts nodes at this size (it decides which traces are
  * streamed, to the byte): a field more changes which runs stream. */
@@ -97,6 +124,8 @@ typedef struct
   guint32 unknown;          /* nodes of types orrery does not know */
   GArray *group_defs;       /* METADATA process groups are appended here
                              * (WlGroupDef); NULL: not decoded */
+  WlStreamTable streams;    /* the comm streams met so far (WlNode.comm_stream) */
+  WlTraceFacts facts;       /* the file's GlobalMetadata facts (wl_trace_read) */
 } WlNodeDecoder;
 
 /* Decode N into *OUT: with d->lenient its valueless attributes are removed
@@ -110,13 +139,13 @@ gboolean wl_node_decode (WlNodeDecoder *d, ChakraProtoMsg__Node *n, WlNode *out,
  * freed afterwards).  FALSE stops the reading: with ERROR set, an error. */
 typedef gboolean (*WlTraceNodeFunc) (gpointer data, ChakraProtoMsg__Node *n, GError **error);
 
-/* Read every node of PATH as graph loading does: with LENIENT, a headerless
- * file is read from its first node and a truncated last frame ends the
- * trace, each counted in DROPPED (headerless_files, truncated_frames);
- * otherwise both are errors.  Returns TRUE at the end of the trace, FALSE
+/* Read every node of D->path as graph loading does: with D->lenient, a
+ * headerless file is read from its first node and a truncated last frame
+ * ends the trace, each counted in D->dropped (headerless_files,
+ * truncated_frames); otherwise both are errors.  D->facts receives the
+ * file's GlobalMetadata facts.  Returns TRUE at the end of the trace, FALSE
  * with ERROR set on a read error, or FALSE when FUNC returned FALSE (with
  * its error, if it set one). */
-gboolean wl_trace_read (const char *path, gboolean lenient, WlLenientStats *dropped,
-                        WlTraceNodeFunc func, gpointer data, GError **error);
+gboolean wl_trace_read (WlNodeDecoder *d, WlTraceNodeFunc func, gpointer data, GError **error);
 
 #endif /* ORRERY_WORKLOAD_NODE_H */

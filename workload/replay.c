@@ -12,8 +12,10 @@
 
 static void fail_in_event (WlReplay *r, GError *error);
 
+/* The queue of N on rank K: its slot, or with separate comm streams its
+ * stream's comm slots. */
 static guint
-slot_of (const WlNode *n)
+slot_of (const WlRank *k, const WlNode *n)
 {
   switch ((WlOp) n->op)
     {
@@ -23,7 +25,8 @@ slot_of (const WlNode *n)
       return SLOT_CPU;
     case WL_OP_COLL:
     case WL_OP_SEND:
-      return SLOT_COMM;
+      return n->comm_stream == 0 || k->n_queues == SLOT_N ? SLOT_COMM
+                                                          : SLOT_N + n->comm_stream - 1u;
     case WL_OP_RECV:
     case WL_OP_MEM:
     case WL_OP_SKIP:
@@ -95,8 +98,10 @@ wl_replay_ranks_clear (WlReplay *r)
     {
       WlRank *k = &r->ranks[i];
       wl_node_source_free (k->src);
-      for (guint s = 0; s < SLOT_N; s++)
+      for (guint s = 0; s < k->n_queues; s++)
         g_free (k->ready[s].buf);
+      g_free (k->ready);
+      g_free (k->busy);
       if (i == 0 || !r->lockstep)
         g_free (k->rec); /* in lockstep every rank shares rank 0's */
       memset (k, 0, sizeof *k);
@@ -184,8 +189,10 @@ slot_limit (const WlReplay *r, guint slot)
       return r->params.slots_cpu;
     case SLOT_COMM:
       return r->params.slots_comm;
-    default:
+    case SLOT_NONE:
       return G_MAXUINT;
+    default:
+      return r->params.slots_comm; /* another comm stream's */
     }
 }
 
@@ -213,6 +220,10 @@ account (WlRank *k, SimTime now)
       k->stats.comm_busy += dt;
       if (k->comp_in_flight == 0)
         k->stats.exposed_comm += dt;
+      /* The compute stream waits on another stage's activations or
+       * gradients: the pipeline's bubble, not the cost of communication. */
+      if (k->comp_in_flight == 0 && k->recv_in_flight > 0)
+        k->stats.pipeline_bubble += dt;
     }
 }
 
@@ -234,6 +245,8 @@ in_flight_change (WlRank *k, const WlNode *n, SimTime now, int delta)
     {
       account (k, now);
       k->comm_in_flight += delta;
+      if (n->op == WL_OP_RECV && n->peer_src != WL_RANK_SELF && n->peer_src != k->rank)
+        k->recv_in_flight += delta;
     }
 }
 
@@ -359,7 +372,12 @@ launch_node (WlRank *k, guint32 index, const WlNode *n)
       {
         SimTime t = compute_time (&r->params, n, k->speed);
         if (n->op == WL_OP_COMP)
-          k->stats.compute += t;
+          {
+            k->stats.compute += t;
+            k->stats.flops += (double) n->num_ops;
+            if (n->comp_flags & WL_COMP_RECOMPUTE)
+              k->stats.recompute_flops += (double) n->num_ops;
+          }
         else
           k->stats.cpu += t;
         sim_sched_at (r->sched, sim_time_add (now, t), on_node_done, k, index);
@@ -396,7 +414,7 @@ launch (WlRank *k, guint32 index)
 static void
 issue (WlRank *k)
 {
-  for (guint s = 0; s < SLOT_N; s++)
+  for (guint s = 0; s < k->n_queues; s++)
     {
       guint limit = slot_limit (k->replay, s);
       while (k->ready[s].len > 0 && k->busy[s] < limit)
@@ -416,14 +434,14 @@ make_ready (gpointer data, guint32 index)
   *src->klass->state (src, index) = NODE_READY;
   if (k->rec != NULL)
     k->rec[index].ready = sim_sched_now (k->replay->sched);
-  fifo_push (k, &k->ready[slot_of (src->klass->node (src, index))], index);
+  fifo_push (k, &k->ready[slot_of (k, src->klass->node (src, index))], index);
 }
 
 /* What a completion does before releasing dependents. */
 static void
 complete (WlRank *k, guint32 index, const WlNode *n, SimTime now)
 {
-  k->busy[slot_of (n)]--;
+  k->busy[slot_of (k, n)]--;
   k->stats.nodes_done++;
   k->stats.finish = now;
   in_flight_change (k, n, now, -1);
@@ -445,7 +463,7 @@ issue_after (WlRank *k, guint32 index, SimTime now)
   if (k->src->klass->stuck == NULL || k->stats.nodes_done >= k->stats.nodes)
     return;
   guint pending = 0;
-  for (guint s = 0; s < SLOT_N; s++)
+  for (guint s = 0; s < k->n_queues; s++)
     pending += k->ready[s].len + k->busy[s];
   GError *error = NULL;
   if (pending == 0 && !k->src->klass->stuck (k->src, now, &error))
@@ -495,6 +513,11 @@ wl_replay_rank_init (WlReplay *r, WlRank *k, guint32 rank, WlNodeSource *src)
   src->ready_data = k;
   k->speed = wl_params_rank_speed (&r->params, rank);
   k->stats.nodes = src->n_nodes;
+  /* Separate comm streams: a queue and slots for each stream after the
+   * first (ASTRA-sim inputs never ask for them). */
+  k->n_queues = SLOT_N + (r->params.separate_comm_streams ? MAX (src->n_streams, 1u) - 1 : 0);
+  k->ready = g_new0 (WlFifo, k->n_queues);
+  k->busy = g_new0 (guint, k->n_queues);
 }
 
 /* Same node (type, sizes, times, peers, groups, dependency counts); ids may
@@ -511,7 +534,8 @@ same_node (const WlNode *x, const WlNode *y)
          && x->n_parents == y->n_parents && x->peer_src == y->peer_src
          && x->peer_dst == y->peer_dst && x->tag == y->tag && x->priority == y->priority
          && x->involved == y->involved && x->root == y->root && x->op == y->op
-         && x->coll_kind == y->coll_kind && x->has_duration == y->has_duration;
+         && x->coll_kind == y->coll_kind && x->comm_stream == y->comm_stream
+         && x->comp_flags == y->comp_flags;
 }
 
 /* Same nodes and dependencies. */
@@ -657,7 +681,7 @@ describe_rank (const WlRank *k, GString *out)
           g_string_append_c (out, ')');
         }
     }
-  for (guint s = 0; s < SLOT_N; s++)
+  for (guint s = 0; s < k->n_queues; s++)
     ready += k->ready[s].len;
   guint32 waiting = k->stats.nodes - k->stats.nodes_done - running - ready;
   if (waiting > 0)

@@ -74,6 +74,12 @@ typedef struct
    * operations, nothing).  compute_busy + exposed_comm + idle = finish. */
   SimTime compute_busy;
   SimTime exposed_comm;
+  /* The part of exposed_comm with a receive from another rank in flight
+   * (and no compute): the compute stream waits for a pipeline stage's
+   * activations or gradients, the pipeline's bubble. */
+  SimTime pipeline_bubble;
+  double flops;           /* num_ops of the COMP nodes it started, summed */
+  double recompute_flops; /* the part in nodes marked is_recompute */
   SimTime comm_busy;    /* time with at least one collective, send or receive in flight */
   guint64 coll_bytes;   /* comm_size of the collectives it joined, summed */
   guint64 send_bytes;   /* bytes of its sends */
@@ -209,5 +215,11 @@ guint64 wl_replay_unknown_nodes (const WlReplay *replay);
 void wl_replay_lenient_stats (const WlReplay *replay, WlLenientStats *out);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlReplay, wl_replay_free)
+
+/* The traces' GlobalMetadata facts (chakra_node.h's WlTraceFacts: model
+ * FLOPs and their formula, tokens per iteration) when every distinct trace
+ * of the run gives the same; a fact that some trace lacks or gives
+ * otherwise is absent. */
+void wl_replay_trace_facts (const WlReplay *replay, WlTraceFacts *out);
 
 #endif /* ORRERY_WORKLOAD_REPLAY_H */

@@ -35,7 +35,7 @@ static gboolean
 untimeable (const WlParams *p, const WlNode *n)
 {
   return p->compute == WL_COMPUTE_ROOFLINE && n->op == WL_OP_COMP && n->num_ops == 0
-         && !n->has_duration;
+         && n->duration_ps == 0;
 }
 
 /* A send or receive naming another rank than RANK as its own (NULL when

@@ -81,6 +81,28 @@ trace_add (WlReplay *r, const char *path, const GArray *group_defs, guint32 unkn
 }
 
 void
+wl_replay_trace_facts (const WlReplay *r, WlTraceFacts *out)
+{
+  g_return_if_fail (r != NULL && out != NULL);
+  *out = (WlTraceFacts) { 0 };
+  for (guint i = 0; i < r->traces->len; i++)
+    {
+      const WlTraceFacts *f = &g_array_index (r->traces, WlTrace, i).facts;
+      if (i == 0)
+        *out = *f;
+      /* Facts about the whole iteration: a trace that says otherwise (or
+       * nothing) leaves the run without that fact. */
+      if (f->model_flops != out->model_flops || f->flops_formula != out->flops_formula)
+        {
+          out->model_flops = 0.0;
+          out->flops_formula = NULL;
+        }
+      if (f->tokens_per_iteration != out->tokens_per_iteration)
+        out->tokens_per_iteration = 0;
+    }
+}
+
+void
 wl_replay_traces_free (WlReplay *r)
 {
   for (guint i = 0; i < r->traces->len; i++)
@@ -130,6 +152,7 @@ load_in_memory (WlReplay *r, const char *const *paths, guint32 ranks, gboolean *
           g_ptr_array_add (r->graphs, g);
           WlTrace *t = trace_add (r, g->path, g->group_defs, g->n_skipped_unknown,
                                   check_new (r, g->path, ranks));
+          t->facts = g->facts;
           for (guint32 v = 0; v < g->n_nodes; v++)
             wl_trace_check_node (t->check, &g->nodes[v], NULL);
           g_hash_table_insert (by_graph, g, GUINT_TO_POINTER (r->traces->len - 1));
@@ -226,6 +249,7 @@ scan_trace (WlReplay *r, GHashTable *by_digest, const char *path, guint32 n_rank
   g_hash_table_insert (by_digest, digest, GUINT_TO_POINTER (r->scans->len));
   g_ptr_array_add (r->scans, scan);
   *trace = trace_add (r, scan->path, scan->group_defs, scan->n_skipped_unknown, check);
+  (*trace)->facts = scan->facts;
   *fresh = TRUE;
   return scan;
 }

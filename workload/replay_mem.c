@@ -114,6 +114,7 @@ wl_mem_source_new (WlGraph *graph, guint32 rank, gboolean owner, GError **error)
   MemSource *m = g_new0 (MemSource, 1);
   m->base.klass = &mem_class;
   m->base.n_nodes = graph->n_nodes;
+  m->base.n_streams = graph->n_streams;
   m->graph = graph;
   m->owner = owner;
   m->parents_left = sim_try_alloc (graph->n_nodes, sizeof (guint32), FALSE,

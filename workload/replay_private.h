@@ -15,7 +15,9 @@
 #include "workload/replay_check.h"
 #include "workload/replay_source.h"
 
-/* Which slot a node occupies. */
+/* Which slot a node occupies.  With separate comm streams, stream index
+ * s > 0 has its own comm slots, queue SLOT_N + s - 1 (index 0 keeps
+ * SLOT_COMM). */
 enum
 {
   SLOT_COMP,
@@ -38,11 +40,13 @@ typedef struct
   const WlGraph *graph; /* in memory: the graph (wl_replay_graph); NULL when streamed */
   const WlLenientStats *dropped; /* what lenient loading dropped from its file */
   guint32 rank;
-  WlFifo ready[SLOT_N];
-  guint busy[SLOT_N];
+  WlFifo *ready;        /* n_queues ready queues: SLOT_* then extra comm streams */
+  guint *busy;          /* nodes running per queue */
+  guint n_queues;       /* SLOT_N, plus n_streams - 1 with separate comm streams */
   double speed; /* COMP speed factor (wl_params_rank_speed) */
   guint comp_in_flight;
   guint comm_in_flight;
+  guint recv_in_flight; /* receives from another rank in flight */
   SimTime acct_since;   /* last change of comp/comm_in_flight */
   guint32 finishing;    /* the node whose completion is being handled */
   WlRankStats stats;
@@ -56,6 +60,7 @@ typedef struct
   const char *path;       /* borrowed from its graph or first pass */
   const GArray *group_defs; /* WlGroupDef from METADATA nodes, borrowed */
   guint32 n_skipped_unknown;
+  WlTraceFacts facts;     /* its GlobalMetadata's iteration facts */
   WlTraceCheck *check;    /* what the load checks noted (owned) */
 } WlTrace;
 

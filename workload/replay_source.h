@@ -75,6 +75,7 @@ struct _WlNodeSource
   WlNodeReadyFunc ready;
   gpointer ready_data;
   guint32 n_nodes;     /* nodes of the rank's trace */
+  guint n_streams;     /* its distinct comm stream indices (WlNode.comm_stream), 1 or more */
 };
 
 /* A source over GRAPH for RANK, taking the caller's reference to GRAPH

@@ -146,6 +146,7 @@ wl_stream_source_new (const WlStreamParams *params, GError **error)
   StreamSource *ss = g_new0 (StreamSource, 1);
   ss->base.klass = &stream_class;
   ss->base.n_nodes = params->scan->n_nodes;
+  ss->base.n_streams = params->scan->n_streams;
   ss->path = params->scan->path;
   ss->rank = params->rank;
   ss->window = params->window;

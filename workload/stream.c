@@ -192,7 +192,7 @@ wl_trace_scan (const char *path, gboolean lenient, WlScanFunc func, gpointer dat
                              .group_defs = scan->group_defs };
   sc.deps = g_array_new (FALSE, FALSE, sizeof (guint64));
   sc.sorted = g_array_new (FALSE, FALSE, sizeof (guint64));
-  gboolean ok = wl_trace_read (path, lenient, &scan->dropped, scan_node, &sc, error)
+  gboolean ok = wl_trace_read (&sc.dec, scan_node, &sc, error)
                 && check_dangling (&sc, error);
   wl_vec_clear (&sc.ids);
   g_array_unref (sc.deps);
@@ -200,6 +200,10 @@ wl_trace_scan (const char *path, gboolean lenient, WlScanFunc func, gpointer dat
   if (!ok)
     return NULL;
   scan->n_skipped_unknown = sc.dec.unknown;
+  scan->n_streams = MAX (sc.dec.streams.n, 1u);
+  scan->facts = sc.dec.facts;
+  scan->dropped.headerless_files = sc.dec.dropped.headerless_files;
+  scan->dropped.truncated_frames = sc.dec.dropped.truncated_frames;
   scan->dropped.colls_skipped = sc.dec.dropped.colls_skipped;
   scan->dropped.valueless_attrs_ignored = sc.dec.dropped.valueless_attrs_ignored;
   return g_steal_pointer (&scan);

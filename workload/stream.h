@@ -87,6 +87,8 @@ typedef struct
   gboolean lenient;
   guint32 n_nodes;           /* nodes kept (repeated ids dropped when lenient) */
   guint32 n_skipped_unknown; /* nodes of types orrery does not know */
+  guint n_streams;           /* distinct comm stream indices, 1 or more */
+  WlTraceFacts facts;        /* GlobalMetadata's iteration facts */
   WlLenientStats dropped;    /* what lenient reading drops (never dangling
                               * dependencies or cycle edges: see wl_trace_scan) */
   GArray *group_defs;        /* WlGroupDef from METADATA nodes */

@@ -99,6 +99,10 @@ typedef struct
   double memory_eff; /* roofline: achievable fraction of mem_bw_Bps (1 by default) */
   double mem_capacity_B; /* the device's memory, bytes (0: unknown; reported only) */
   char device[32];   /* the device's name, "" when given by peak/mem-bw alone */
+  /* Where peak_flops comes from, for reports ("H100-SXM bf16", "the
+   * config's peak"); "" when the configuration names no peak (MFU is then not
+   * available). */
+  char peak_label[48];
   WlRoofline captured; /* SCALED: the device the trace was captured on */
   guint n_speed_rules;
   WlSpeedRule speed_rules[WL_MAX_SPEED_RULES];
@@ -106,6 +110,11 @@ typedef struct
   guint slots_comp;
   guint slots_cpu;
   guint slots_comm;
+  /* Each distinct comm stream of a trace (the `stream` attribute of its
+   * collectives, sends and receives) has its own slots_comm slots, as NCCL
+   * runs data-parallel and tensor-parallel collectives on separate CUDA
+   * streams; FALSE: every communication node shares the rank's slots. */
+  gboolean separate_comm_streams;
   WlMemSpec mem;
   /* Load traces leniently: drop dangling dependencies, edges closing
    * cycles, collectives without comm_type/comm_size (skipped), valueless

@@ -421,6 +421,8 @@ xml_compute_devices (XmlLoad *l, const xmlNode *node, const GArray *custom, GErr
       l->wl.memory_eff = roof.memory_eff;
       l->wl.mem_capacity_B = d->mem_capacity_B; /* NOLINT(clang-analyzer-core.NullDereference) */
       g_strlcpy (l->wl.device, d->name, sizeof l->wl.device);
+      g_snprintf (l->wl.peak_label, sizeof l->wl.peak_label, "%s %s", d->name,
+                  wl_dtype_name (dtype));
     }
   if (l->wl.compute == WL_COMPUTE_SCALED && captured == NULL)
     return app_xml_fail (l, node, error, "model 'scaled' needs captured-on (the trace's device)");
@@ -463,8 +465,12 @@ xml_compute (XmlLoad *l, const xmlNode *node, GError **error)
         return FALSE;
       g_array_append_val (custom, d);
     }
-  return xml_compute_devices (l, node, custom, error)
-         && app_xml_attr_flops (l, node, "peak", &l->wl.peak_flops, error)
+  if (!xml_compute_devices (l, node, custom, error))
+    return FALSE;
+  /* A peak given outright wins over the device's (reports name which). */
+  if (xmlHasProp (node, (const xmlChar *) "peak") != NULL)
+    g_strlcpy (l->wl.peak_label, "the config's peak", sizeof l->wl.peak_label);
+  return app_xml_attr_flops (l, node, "peak", &l->wl.peak_flops, error)
          && app_xml_attr_bandwidth (l, node, "mem-bw", FALSE, &l->wl.mem_bw_Bps, error)
          && attr_fraction (l, node, "matrix-efficiency", &l->wl.matrix_eff, error)
          && attr_fraction (l, node, "memory-efficiency", &l->wl.memory_eff, error);
@@ -473,11 +479,18 @@ xml_compute (XmlLoad *l, const xmlNode *node, GError **error)
 static gboolean
 xml_slots (XmlLoad *l, const xmlNode *node, GError **error)
 {
-  static const char *const attrs[] = { "compute", "cpu", "comm", NULL };
-  return app_xml_check_node (l, node, attrs, NULL, NULL, error)
-         && app_xml_attr_uint (l, node, "compute", FALSE, 1, G_MAXUINT, &l->wl.slots_comp, error)
-         && app_xml_attr_uint (l, node, "cpu", FALSE, 1, G_MAXUINT, &l->wl.slots_cpu, error)
-         && app_xml_attr_uint (l, node, "comm", FALSE, 1, G_MAXUINT, &l->wl.slots_comm, error);
+  static const char *const attrs[] = { "compute", "cpu", "comm", "comm-streams", NULL };
+  static const char *const streams[] = { "shared", "separate", NULL };
+  int separate = -1;
+  if (!app_xml_check_node (l, node, attrs, NULL, NULL, error)
+      || !app_xml_attr_uint (l, node, "compute", FALSE, 1, G_MAXUINT, &l->wl.slots_comp, error)
+      || !app_xml_attr_uint (l, node, "cpu", FALSE, 1, G_MAXUINT, &l->wl.slots_cpu, error)
+      || !app_xml_attr_uint (l, node, "comm", FALSE, 1, G_MAXUINT, &l->wl.slots_comm, error)
+      || !app_xml_attr_choice (l, node, "comm-streams", streams, &separate, error))
+    return FALSE;
+  if (separate >= 0)
+    l->wl.separate_comm_streams = separate == 1;
+  return TRUE;
 }
 
 static gboolean

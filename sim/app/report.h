@@ -35,6 +35,9 @@ gboolean app_report_json (const AppSim *sim, const char *path, GError **error);
 /* Write one CSV row per rank, times in exact picoseconds:
  * rank,finish_ps,compute_ps,exposed_comm_ps,idle_ps,after_finish_ps,
  * comm_busy_ps,cpu_ps,nodes
+ * and in native runs ,pipeline_bubble_ps,model_flops,hardware_flops (the
+ * part of exposed_comm waiting on a receive: report_perf.h; the num_ops of
+ * the rank's COMP nodes not marked is_recompute, and of all of them)
  * Over [0, finish]: compute = accelerator compute in flight; exposed_comm =
  * communication in flight without compute; idle = neither (compute +
  * exposed_comm + idle = finish).  after_finish = simulated time - finish;

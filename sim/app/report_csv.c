@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/app/report_perf.h"
 #include "sim/error.h"
 
 /* ---- per-link CSV ------------------------------------------------------------- */
@@ -64,17 +65,24 @@ app_report_stats (const AppSim *sim, const char *path, GError **error)
     }
   WlReplay *replay = app_sim_replay (sim);
   SimTime end = app_sim_end_time (sim);
+  /* Native runs add the pipeline bubble and the rank's FLOPs
+   * (ASTRA-sim-compatible runs keep their columns). */
+  gboolean native = app_efficiency_reported (sim);
   fprintf (f, "rank,finish_ps,compute_ps,exposed_comm_ps,idle_ps,after_finish_ps,comm_busy_ps,"
-              "cpu_ps,nodes\n");
+              "cpu_ps,nodes%s\n", native ? ",pipeline_bubble_ps,model_flops,hardware_flops" : "");
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
       const WlRankStats *s = wl_replay_rank_stats (replay, r);
       fprintf (f,
                "%u,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
                ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-               ",%" G_GUINT64_FORMAT ",%u\n",
+               ",%" G_GUINT64_FORMAT ",%u",
                r, s->finish, s->compute_busy, s->exposed_comm, app_rank_idle (s), end - s->finish,
                s->comm_busy, s->cpu, s->nodes);
+      if (native)
+        fprintf (f, ",%" G_GUINT64_FORMAT ",%.0f,%.0f", s->pipeline_bubble,
+                 s->flops - s->recompute_flops, s->flops);
+      fputc ('\n', f);
     }
   if (fclose (f) != 0)
     {

@@ -260,9 +260,9 @@ START_TEST (test_links_csv)
   g_auto (GStrv) srows = g_strsplit (stext, "\n", -1);
   ck_assert_str_eq (srows[0],
                     "rank,finish_ps,compute_ps,exposed_comm_ps,idle_ps,after_finish_ps,"
-                    "comm_busy_ps,cpu_ps,nodes");
+                    "comm_busy_ps,cpu_ps,nodes,pipeline_bubble_ps,model_flops,hardware_flops");
   ck_assert_uint_eq (g_strv_length (srows), 1 + 4 + 1);
-  ck_assert_str_eq (srows[3], "2,2102250,0,2102250,0,0,2102250,0,1");
+  ck_assert_str_eq (srows[3], "2,2102250,0,2102250,0,0,2102250,0,1,0,0,0");
   const char *analytical[] = { tu_orrery (), "run", "-q", "--config", cfg, "--workload", wl,
                                "--links", csv, NULL };
   expect_fail (analytical, 1, "has no links");

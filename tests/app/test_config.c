@@ -709,6 +709,19 @@ START_TEST (test_xml_defaults)
   ck_assert_uint_eq (cfg.wl.slots_comp, 2);
   ck_assert_uint_eq (cfg.wl.slots_cpu, 3);
   ck_assert_uint_eq (cfg.wl.slots_comm, 4);
+  /* Shared comm streams unless asked; no peak named without a device or
+   * <compute peak>. */
+  ck_assert (!cfg.wl.separate_comm_streams);
+  ck_assert_str_eq (cfg.wl.peak_label, "");
+  app_config_clear (&cfg);
+  g_autofree char *streams = tu_write_file (
+      "streams.xml", "<cluster><network><dim kind=\"Switch\" size=\"16\" bandwidth=\"1GB/s\""
+                     " latency=\"1ns\"/></network><slots comm-streams=\"separate\"/>"
+                     "<compute device=\"H100-SXM\" dtype=\"fp8\"/></cluster>\n");
+  app_config_init (&cfg);
+  load_xml_ok (&cfg, streams);
+  ck_assert (cfg.wl.separate_comm_streams);
+  ck_assert_str_eq (cfg.wl.peak_label, "H100-SXM fp8");
   app_config_clear (&cfg);
 }
 END_TEST

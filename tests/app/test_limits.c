@@ -127,8 +127,8 @@ check_time_limit (const char *symmetry)
   ck_assert (json_object_has_member (o, "overview"));
 
   g_autofree char *csv = read_text (stats);
-  ck_assert_msg (strstr (csv, "\n0,30000000,30000000,0,0,0,0,0,5\n"
-                              "1,30000000,30000000,0,0,0,0,0,5\n") != NULL, "%s", csv);
+  ck_assert_msg (strstr (csv, "\n0,30000000,30000000,0,0,0,0,0,5,0,0,0\n"
+                              "1,30000000,30000000,0,0,0,0,0,5,0,0,0\n") != NULL, "%s", csv);
   g_autofree char *tl = read_text (timeline);
   ck_assert_ptr_nonnull (strstr (tl, "traceEvents"));
 }
@@ -180,8 +180,8 @@ START_TEST (test_max_events)
   ck_assert_int_eq (json_object_get_int_member (o, "stopped_at_ps"), 20 * US);
   ck_assert_int_eq (json_object_get_int_member (o, "simulated_time_ps"), 20 * US);
   g_autofree char *csv = read_text (stats);
-  ck_assert_msg (strstr (csv, "\n0,20000000,20000000,0,0,0,0,0,4\n"
-                              "1,20000000,20000000,0,0,0,0,0,4\n") != NULL, "%s", csv);
+  ck_assert_msg (strstr (csv, "\n0,20000000,20000000,0,0,0,0,0,4,0,0,0\n"
+                              "1,20000000,20000000,0,0,0,0,0,4,0,0,0\n") != NULL, "%s", csv);
 
   /* Quiet: no summary, the one line on stderr still. */
   const char *quiet[] = { "-q", "--symmetry", "off", "--max-events", "9", NULL };

@@ -20,6 +20,7 @@
 
 #include "support/modes.h"
 #include "support/testutil.h"
+#include "workload/chakra.h"
 
 enum
 {
@@ -241,16 +242,18 @@ START_TEST (test_structure_and_inputs)
 }
 END_TEST
 
-/* One rank of the --stats CSV: its fields, which must number 9. */
+/* One rank of the --stats CSV: its fields, which must number 12 (a native
+ * run adds the pipeline bubble and the rank's model and hardware FLOPs). */
 static GStrv
 csv_row (const char *text, guint rank)
 {
   g_auto (GStrv) rows = g_strsplit (text, "\n", -1);
   ck_assert_str_eq (rows[0], "rank,finish_ps,compute_ps,exposed_comm_ps,idle_ps,after_finish_ps,"
-                             "comm_busy_ps,cpu_ps,nodes");
+                             "comm_busy_ps,cpu_ps,nodes,pipeline_bubble_ps,model_flops,"
+                             "hardware_flops");
   ck_assert (g_strv_length (rows) > rank + 1);
   GStrv f = g_strsplit (rows[rank + 1], ",", -1);
-  ck_assert_uint_eq (g_strv_length (f), 9);
+  ck_assert_uint_eq (g_strv_length (f), 12);
   return f;
 }
 
@@ -443,8 +446,120 @@ START_TEST (test_breakdown_by_hand)
       g_auto (GStrv) f = csv_row (text, r);
       for (guint i = 0; i < 7; i++)
         ck_assert_int_eq (field (f, i + 1), want[r][i]);
+      /* The pipeline bubble: rank 1's receive from rank 0 in flight with
+       * no compute, [4, 16.1] us; rank 0 receives nothing. */
+      gint64 bubble = r == 0 ? 0 : NS (12100);
+      ck_assert_int_eq (get_ps (o, "pipeline_bubble"), bubble);
+      ck_assert_int_eq (field (f, 9), bubble);
     }
   ck_assert_uint_eq (json_array_get_length (get_array (root, "collectives")), 0);
+}
+END_TEST
+
+/* ---- efficiency ------------------------------------------------------------ */
+
+/* Both ranks' traces: 100 us of compute of 5e10 FLOPs, then 100 us
+ * recomputing 3e10 FLOPs (is_recompute), written with FACTS (NULL: none)
+ * in frame 0. */
+static void
+write_flops_traces (const WlTraceFacts *facts)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  for (guint32 r = 0; r < 2; r++)
+    {
+      ChakraProtoMsg__Node *a = tu_comp (1, 100), *b = tu_comp (2, 100);
+      tu_node_attr_int (a, "num_ops", 50000000000);
+      tu_node_attr_int (b, "num_ops", 30000000000);
+      tu_node_attr_bool (b, "is_recompute", TRUE);
+      tu_node_dep (b, 1);
+      g_autofree char *path = g_strdup_printf ("%s.%u.et", wl, r);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_full (path, "0.0.4", facts, &error);
+      ck_assert_ptr_nonnull (w);
+      ck_assert (wl_chakra_writer_add (w, a, &error) && wl_chakra_writer_add (w, b, &error));
+      ck_assert (wl_chakra_writer_close (w, &error));
+      tu_node_free (a);
+      tu_node_free (b);
+    }
+}
+
+static double
+get_double (JsonObject *o, const char *name)
+{
+  ck_assert_msg (json_object_has_member (o, name), "no member %s", name);
+  return json_object_get_double_member (o, name);
+}
+
+/* MFU and HFU by hand: 2 ranks, an iteration of T = 200 us, the node FLOPs
+ * above (model 2 x 5e10 = 1e11, hardware 2 x 8e10 = 1.6e11).
+ * With <compute peak="1000TFLOP/s">: MFU = 1e11 / (2e-4 s x 2 x 1e15) =
+ *   25 %, HFU = 1.6e11 / 4e11 = 40 %; 250 and 400 TFLOP/s per GPU.
+ * With the traces' model_flops 1.2e11 and 4096 tokens on an H100-SXM at
+ *   bf16 (989.5 TFLOP/s dense, workload/compute.c): MFU = 1.2e11 /
+ *   (4e-4 x 989.5e12) = 30.3 %, HFU = 1.6e11 / 3.958e11 = 40.4 %;
+ *   tokens/s = 4096 / 2e-4 = 20480000.
+ * Without a peak: MFU not available. */
+START_TEST (test_efficiency_by_hand)
+{
+  g_autofree char *report = tu_scratch_path ("r.json");
+  write_flops_traces (NULL);
+  g_autofree char *cfg1 = write_config (2, "  <compute model=\"replay\" peak=\"1000TFLOP/s\"/>\n");
+  g_autofree char *stats = tu_scratch_path ("s.csv");
+  g_autofree char *out1 = run_ok (cfg1, (const char *[]) { "--report", report, "--stats", stats,
+                                                           NULL });
+  const char *want1 =
+      "  MFU 25.0 %, HFU 40.0 % of 1000.0 TFLOP/s per GPU (the config's peak)\n"
+      "  model FLOPs 1e+11 (num_ops of COMP nodes not marked is_recompute): 250.0 TFLOP/s per GPU\n"
+      "  hardware FLOPs 1.6e+11 (num_ops of every COMP node): 400.0 TFLOP/s per GPU\n"
+      "  mean per rank: exposed communication 0 ns, pipeline bubble 0 ns (0.0 % of the "
+      "iteration)\n";
+  ck_assert_msg (strstr (out1, want1) != NULL, "%s", out1);
+  g_autoptr (JsonParser) p1 = load_json (report);
+  JsonObject *e1 = json_object_get_object_member (root_of (p1), "efficiency");
+  ck_assert (fabs (get_double (e1, "mfu") - 0.25) < 1e-12);
+  ck_assert (fabs (get_double (e1, "hfu") - 0.40) < 1e-12);
+  ck_assert (get_double (e1, "model_flops") == 1e11);
+  ck_assert (get_double (e1, "hardware_flops") == 1.6e11);
+  ck_assert (json_object_get_null_member (e1, "tokens_per_s"));
+  /* Per rank: 5e10 model FLOPs, 8e10 in all. */
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (stats, &text, NULL, NULL));
+  JsonArray *ranks = get_array (root_of (p1), "ranks");
+  for (guint r = 0; r < 2; r++)
+    {
+      g_auto (GStrv) f = csv_row (text, r);
+      ck_assert_str_eq (f[10], "50000000000");
+      ck_assert_str_eq (f[11], "80000000000");
+      JsonObject *o = json_array_get_object_element (ranks, r);
+      ck_assert (get_double (o, "model_flops") == 5e10);
+      ck_assert (get_double (o, "hardware_flops") == 8e10);
+    }
+
+  WlTraceFacts facts = { .model_flops = 1.2e11, .tokens_per_iteration = 4096,
+                         .flops_formula = "6N+attention" };
+  write_flops_traces (&facts);
+  g_autofree char *cfg2 = write_config (2, "  <compute model=\"replay\" device=\"H100-SXM\" "
+                                           "dtype=\"bf16\"/>\n");
+  g_autofree char *out2 = run_ok (cfg2, (const char *[]) { "--report", report, NULL });
+  const char *want2 =
+      "  MFU 30.3 %, HFU 40.4 % of 989.5 TFLOP/s per GPU (H100-SXM bf16)\n"
+      "  model FLOPs 1.2e+11 (the traces' metadata: 6N+attention): 300.0 TFLOP/s per GPU\n"
+      "  hardware FLOPs 1.6e+11 (num_ops of every COMP node): 400.0 TFLOP/s per GPU\n"
+      "  20480000 tokens/s (4096 tokens per iteration)\n";
+  ck_assert_msg (strstr (out2, want2) != NULL, "%s", out2);
+  g_autoptr (JsonParser) p2 = load_json (report);
+  JsonObject *e2 = json_object_get_object_member (root_of (p2), "efficiency");
+  ck_assert (fabs (get_double (e2, "mfu") - 1.2e11 / (4e-4 * 989.5e12)) < 1e-12);
+  ck_assert (fabs (get_double (e2, "tokens_per_s") - 20480000.0) < 1e-6);
+  ck_assert_str_eq (json_object_get_string_member (e2, "flops_formula"), "6N+attention");
+
+  g_autofree char *cfg3 = write_config (2, "");
+  g_autofree char *out3 = run_ok (cfg3, (const char *[]) { "--report", report, NULL });
+  ck_assert_msg (strstr (out3, "  MFU not available: the config names no peak") != NULL, "%s",
+                 out3);
+  g_autoptr (JsonParser) p3 = load_json (report);
+  JsonObject *e3 = json_object_get_object_member (root_of (p3), "efficiency");
+  ck_assert (json_object_get_null_member (e3, "mfu"));
 }
 END_TEST
 
@@ -678,6 +793,7 @@ report_suite (void)
   tcase_add_test (tc, test_busbw_all_gather);
   tcase_add_test (tc, test_critical_path);
   tcase_add_test (tc, test_determinism);
+  tcase_add_test (tc, test_efficiency_by_hand);
   return s;
 }
 

@@ -1081,6 +1081,90 @@ START_TEST (test_bad_writer_paths)
 END_TEST
 
 
+/* ------------------------------------------------------ iteration facts */
+
+/* The facts a generator writes into frame 0 come back from the reader and
+ * from graph loading: model_flops as an integer while it is one, as a
+ * double past 2^64. */
+START_TEST (test_metadata_facts)
+{
+  const double flops[] = { 1e15, 1.5e21 };
+  for (guint i = 0; i < G_N_ELEMENTS (flops); i++)
+    {
+      g_autofree char *path = tmp_path ("facts.et");
+      g_autoptr (GError) error = NULL;
+      WlTraceFacts want = { .model_flops = flops[i], .tokens_per_iteration = 4194304,
+                            .flops_formula = g_intern_string ("6N+attention") };
+      g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_full (path, "0.0.4", &want, &error);
+      ck_assert_ptr_nonnull (w);
+      ChakraProtoMsg__Node n = CHAKRA_PROTO_MSG__NODE__INIT;
+      n.id = 1;
+      n.type = CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE;
+      n.duration_micros = 3;
+      ck_assert (wl_chakra_writer_add (w, &n, &error));
+      ck_assert (wl_chakra_writer_close (w, &error));
+
+      g_autoptr (WlChakraReader) r = wl_chakra_reader_open (path, &error);
+      ck_assert_ptr_nonnull (r);
+      ck_assert_str_eq (wl_chakra_reader_version (r), "0.0.4");
+      const ChakraProtoMsg__GlobalMetadata *meta = wl_chakra_reader_metadata (r);
+      ck_assert_uint_eq (meta->n_attr, 3);
+      ck_assert_int_eq (meta->attr[1]->value_case,
+                        i == 0 ? CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL
+                               : CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_DOUBLE_VAL);
+      WlTraceFacts got;
+      ck_assert (wl_chakra_metadata_facts (meta, &got, &error));
+      ck_assert (got.model_flops == flops[i]);
+      ck_assert_uint_eq (got.tokens_per_iteration, 4194304);
+      ck_assert_ptr_eq (got.flops_formula, want.flops_formula);
+
+      g_autoptr (WlGraph) g = wl_graph_load (path, &error);
+      ck_assert_ptr_nonnull (g);
+      ck_assert (g->facts.model_flops == flops[i]);
+      ck_assert_uint_eq (g->facts.tokens_per_iteration, 4194304);
+      ck_assert_str_eq (g->facts.flops_formula, "6N+attention");
+    }
+}
+END_TEST
+
+/* No facts: none written, none read; a fact of the wrong kind or sign is an
+ * input error naming it. */
+START_TEST (test_metadata_facts_absent_and_bad)
+{
+  g_autofree char *path = tmp_path ("plain.et");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_full (path, "0.0.4", NULL, &error);
+  ck_assert (wl_chakra_writer_close (w, &error));
+  g_autoptr (WlChakraReader) r = wl_chakra_reader_open (path, &error);
+  ck_assert_uint_eq (wl_chakra_reader_metadata (r)->n_attr, 0);
+  WlTraceFacts got = { .model_flops = 1.0 };
+  ck_assert (wl_chakra_metadata_facts (wl_chakra_reader_metadata (r), &got, &error));
+  ck_assert (got.model_flops == 0.0 && got.tokens_per_iteration == 0 && got.flops_formula == NULL);
+  ck_assert (wl_chakra_metadata_facts (NULL, &got, &error));
+
+  ChakraProtoMsg__AttributeProto a = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+  ChakraProtoMsg__AttributeProto *attrs[] = { &a };
+  ChakraProtoMsg__GlobalMetadata meta = CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
+  meta.n_attr = 1;
+  meta.attr = attrs;
+  a.name = (char *) "tokens_per_iteration";
+  a.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+  a.string_val = (char *) "4096";
+  ck_assert (!wl_chakra_metadata_facts (&meta, &got, &error));
+  g_assert_error (error, WL_ERROR, SIM_ERROR_INPUT);
+  ck_assert_str_eq (error->message, "GlobalMetadata: attribute \"tokens_per_iteration\" is not "
+                                    "a non-negative integer");
+  g_clear_error (&error);
+  a.name = (char *) "model_flops";
+  a.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
+  a.int64_val = -5;
+  ck_assert (!wl_chakra_metadata_facts (&meta, &got, &error));
+  g_assert_error (error, WL_ERROR, SIM_ERROR_INPUT);
+  ck_assert_str_eq (error->message,
+                    "GlobalMetadata: attribute \"model_flops\" is not a non-negative number");
+}
+END_TEST
+
 /* --------------------------------------------------------------- main */
 
 static void
@@ -1110,5 +1194,7 @@ main (void)
   add (s, "huge_frame_length", test_huge_frame_length);
   add (s, "pipe", test_pipe);
   add (s, "bad_writer", test_bad_writer_paths);
+  add (s, "metadata_facts", test_metadata_facts);
+  add (s, "metadata_facts_bad", test_metadata_facts_absent_and_bad);
   return tu_run_suite (s);
 }

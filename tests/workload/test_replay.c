@@ -341,6 +341,140 @@ START_TEST (test_metadata_groups)
 }
 END_TEST
 
+/* Communication streams.  A ring of 4 without port sharing (a message of b
+ * bytes to a neighbour takes 100 + b ns whatever else is in flight), two
+ * 2-member groups: 1 = {0, 1} (tensor parallel, stream 0) and 2 = {0, 3}
+ * (data parallel, stream 1; 3 is 0's other neighbour).  Rank 0 has the DP
+ * all-reduce first in its file, then the TP one, both ready at 0; rank 1
+ * joins TP at 0; rank 3 joins DP after 50 us of compute; rank 2 computes
+ * 1 us.  Each all-reduce is of 400 bytes: 2 steps of 200 bytes, 300 ns
+ * each; a member is done when its last step arrives.  The system layer
+ * allows two chunks in flight per rank, so that only the comm slots
+ * serialize the two.
+ * DP: rank 0 sends step 0 at 0; rank 3 joins at 50 us, finds it and sends
+ *   its steps 0 and 1, both arriving at 50.3 us: rank 0 is done at 50.3 us;
+ *   rank 0's step 1 (sent at 50.3) reaches rank 3 at 50.6 us.
+ * Shared slots (one comm slot): rank 0 joins TP when DP frees the slot, at
+ *   50.3 us, and sends steps 0 and 1 (rank 1's step 0 came at 0.3 us); they
+ *   reach rank 1 at 50.6 us, whose step 1 reaches rank 0 at 50.9 us.
+ *   Finishes: 50.9, 50.6, 1, 50.6 us.
+ * Separate streams: TP runs at once on both: done at 0.6 us; DP as above.
+ *   Finishes: 50.3, 0.6, 1, 50.6 us. */
+START_TEST (test_comm_streams)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  for (guint32 r = 0; r < 4; r++)
+    {
+      ChakraProtoMsg__Node *meta = tu_node_new (1, T_META, "pgs");
+      tu_node_inputs (meta, "[{\"pg_name\": \"1\", \"ranks\": [0, 1]}, "
+                            "{\"pg_name\": \"2\", \"ranks\": [0, 3]}]");
+      ChakraProtoMsg__Node *dp = tu_coll (2, 0, 400), *tp = tu_coll (3, 0, 400);
+      tu_node_attr_string (dp, "pg_name", "2");
+      tu_node_attr_int (dp, "stream", 1);
+      tu_node_attr_string (tp, "pg_name", "1");
+      tu_node_attr_int (tp, "stream", 0);
+      tu_node_dep (tp, 1);
+      ChakraProtoMsg__Node *work = tu_comp (4, r == 2 ? 1 : 50);
+      tu_node_dep (dp, r == 3 ? 4 : 1);
+      ChakraProtoMsg__Node *n0[] = { meta, dp, tp }, *n1[] = { meta, tp }, *n2[] = { meta, work },
+                           *n3[] = { meta, work, dp };
+      ChakraProtoMsg__Node **pick[] = { n0, n1, n2, n3 };
+      const guint len[] = { 3, 2, 2, 3 };
+      tu_write_rank (wl, r, pick[r], len[r]);
+      /* Nodes a rank does not use are freed here. */
+      if (r != 0 && r != 3)
+        tu_node_free (dp);
+      if (r > 1)
+        tu_node_free (tp);
+      if (r < 2)
+        tu_node_free (work);
+    }
+  const guint64 want_ns[2][4] = { { 50900, 50600, 1000, 50600 }, { 50300, 600, 1000, 50600 } };
+  for (guint separate = 0; separate < 2; separate++)
+    {
+      AppConfig cfg;
+      tu_exact_ring (&cfg, 4);
+      cfg.net.share_ports = FALSE;
+      /* The system layer lets a rank run both collectives' chunks at once;
+       * only the replay's comm slots may hold one back. */
+      cfg.sys.active_chunks_per_dim = 2;
+      cfg.wl.separate_comm_streams = separate;
+      AppSim *sim = run_ok (&cfg);
+      for (guint32 r = 0; r < 4; r++)
+        ck_assert_msg (finish (sim, r) == sim_time_from_ns (want_ns[separate][r]),
+                       "%s: rank %u finished at %" G_GUINT64_FORMAT " ps",
+                       separate ? "separate" : "shared", r, finish (sim, r));
+      app_sim_free (sim);
+      app_config_clear (&cfg);
+    }
+}
+END_TEST
+
+/* The pipeline bubble on two stages, messages of 1000 bytes (1.1 us):
+ * rank 0: forward 10 us, send to rank 1; a receive from rank 1 (posted at
+ *   0), then backward 20 us.  Rank 1: receive, forward 10 us, backward
+ *   20 us, send to rank 0.
+ * Rank 1's receive arrives at 11.1 us: its bubble is [0, 11.1]; it
+ *   computes until 41.1 us and sends until 42.2 us: exposed communication
+ *   12.2 us, of which 1.1 us is not bubble.
+ * Rank 0 computes [0, 10], then waits on rank 1's message (its own send in
+ *   flight until 11.1 us) until 42.2 us: bubble and exposed communication
+ *   32.2 us; backward until 62.2 us. */
+START_TEST (test_pipeline_bubble)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  ChakraProtoMsg__Node *fwd0 = tu_comp (1, 10), *send0 = tu_p2p (2, T_SEND, 0, 1, 1, 1000);
+  ChakraProtoMsg__Node *recv0 = tu_p2p (3, T_RECV, 1, 0, 2, 1000), *bwd0 = tu_comp (4, 20);
+  tu_node_dep (send0, 1);
+  tu_node_dep (bwd0, 3);
+  ChakraProtoMsg__Node *n0[] = { fwd0, send0, recv0, bwd0 };
+  tu_write_rank (wl, 0, n0, 4);
+  ChakraProtoMsg__Node *recv1 = tu_p2p (1, T_RECV, 0, 1, 1, 1000), *fwd1 = tu_comp (2, 10);
+  ChakraProtoMsg__Node *bwd1 = tu_comp (3, 20), *send1 = tu_p2p (4, T_SEND, 1, 0, 2, 1000);
+  tu_node_dep (fwd1, 1);
+  tu_node_dep (bwd1, 2);
+  tu_node_dep (send1, 3);
+  ChakraProtoMsg__Node *n1[] = { recv1, fwd1, bwd1, send1 };
+  tu_write_rank (wl, 1, n1, 4);
+  AppConfig cfg;
+  tu_exact_ring (&cfg, 2);
+  AppSim *sim = run_ok (&cfg);
+  const WlRankStats *s0 = wl_replay_rank_stats (app_sim_replay (sim), 0);
+  const WlRankStats *s1 = wl_replay_rank_stats (app_sim_replay (sim), 1);
+  ck_assert_uint_eq (s0->finish, sim_time_from_ns (62200));
+  ck_assert_uint_eq (s0->pipeline_bubble, sim_time_from_ns (32200));
+  ck_assert_uint_eq (s0->exposed_comm, sim_time_from_ns (32200));
+  ck_assert_uint_eq (s1->finish, sim_time_from_ns (42200));
+  ck_assert_uint_eq (s1->pipeline_bubble, sim_time_from_ns (11100));
+  ck_assert_uint_eq (s1->exposed_comm, sim_time_from_ns (12200));
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+/* FLOPs as the replay counts them: num_ops of every COMP node, and apart
+ * those of nodes marked is_recompute. */
+START_TEST (test_flops_and_recompute)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  ChakraProtoMsg__Node *a = tu_comp (1, 10), *b = tu_comp (2, 10);
+  tu_node_attr_int (a, "num_ops", 5000);
+  tu_node_attr_int (b, "num_ops", 3000);
+  tu_node_attr_bool (b, "is_recompute", TRUE);
+  tu_node_dep (b, 1);
+  ChakraProtoMsg__Node *nodes[] = { a, b };
+  tu_write_rank (wl, 0, nodes, 2);
+  AppConfig cfg;
+  tu_exact_ring (&cfg, 1);
+  AppSim *sim = run_ok (&cfg);
+  const WlRankStats *st = wl_replay_rank_stats (app_sim_replay (sim), 0);
+  ck_assert (st->flops == 8000.0);
+  ck_assert (st->recompute_flops == 3000.0);
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+}
+END_TEST
+
 /* Write rank R's trace: METADATA groups 1 = {0, 1}, 2 = {2, 3} and
  * 9 = all four ranks, then a chain of all-reduces naming PG[0], PG[1], ...
  * (NULL: no pg_name). */
@@ -470,6 +604,9 @@ replay_suite (void)
   tcase_add_test (tc, test_metadata_groups);
   tcase_add_test (tc, test_trace_and_system_groups);
   tcase_add_test (tc, test_rooted_from_trace);
+  tcase_add_test (tc, test_comm_streams);
+  tcase_add_test (tc, test_pipeline_bubble);
+  tcase_add_test (tc, test_flops_and_recompute);
   return s;
 }
 

@@ -1,0 +1,172 @@
+/* report_perf.c: MFU, HFU, TFLOP/s, tokens/s and the pipeline bubble; see
+ * report_perf.h. */
+#include "sim/app/report_perf.h"
+
+#include "sim/units.h"
+
+gboolean
+app_efficiency_reported (const AppSim *sim)
+{
+  return sys_compat_is_native (&app_sim_config (sim)->sys.compat);
+}
+
+/* FLOPs summed from the ranks' COMP nodes, and the mean bubble and
+ * remaining exposed communication. */
+static void
+sum_ranks (WlReplay *replay, AppEfficiency *e, double *unmarked)
+{
+  guint64 bubble = 0, exposed = 0;
+  *unmarked = 0.0;
+  for (guint32 r = 0; r < e->ranks; r++)
+    {
+      const WlRankStats *s = wl_replay_rank_stats (replay, r);
+      e->hardware_flops += s->flops;
+      *unmarked += s->flops - s->recompute_flops;
+      bubble += s->pipeline_bubble;
+      exposed += s->exposed_comm - s->pipeline_bubble;
+    }
+  e->mean_bubble = e->ranks > 0 ? bubble / e->ranks : 0;
+  e->mean_exposed = e->ranks > 0 ? exposed / e->ranks : 0;
+}
+
+void
+app_efficiency (const AppSim *sim, AppEfficiency *out)
+{
+  g_return_if_fail (sim != NULL && out != NULL);
+  WlReplay *replay = app_sim_replay (sim);
+  const WlParams *wl = &app_sim_config (sim)->wl;
+  *out = (AppEfficiency) { .ranks = wl_replay_ranks (replay),
+                           .seconds = (double) app_sim_end_time (sim) / (double) SIM_PS_PER_S,
+                           .peak_label = wl->peak_label };
+  if (wl->peak_label[0] != '\0')
+    out->peak_flops = wl->peak_flops;
+  double unmarked = 0.0;
+  sum_ranks (replay, out, &unmarked);
+  WlTraceFacts facts;
+  wl_replay_trace_facts (replay, &facts);
+  out->from_metadata = facts.model_flops > 0.0;
+  out->model_flops = out->from_metadata ? facts.model_flops : unmarked;
+  out->formula = out->from_metadata ? facts.flops_formula : NULL;
+  out->tokens = facts.tokens_per_iteration;
+}
+
+gboolean
+app_efficiency_mfu (const AppEfficiency *e, double *mfu, double *hfu)
+{
+  double capacity = e->seconds * (double) e->ranks * e->peak_flops;
+  if (!(capacity > 0.0))
+    return FALSE;
+  *mfu = e->model_flops / capacity;
+  *hfu = e->hardware_flops / capacity;
+  return TRUE;
+}
+
+/* FLOP/s per GPU of FLOPS over the iteration, in TFLOP/s (0 without time). */
+static double
+tflops_per_gpu (const AppEfficiency *e, double flops)
+{
+  double gpu_s = e->seconds * (double) e->ranks;
+  return gpu_s > 0.0 ? flops / gpu_s / 1e12 : 0.0;
+}
+
+static void
+print_mfu (const AppEfficiency *e, FILE *out)
+{
+  double mfu = 0.0, hfu = 0.0;
+  if (app_efficiency_mfu (e, &mfu, &hfu))
+    fprintf (out, "  MFU %.1f %%, HFU %.1f %% of %.1f TFLOP/s per GPU (%s)\n", 100.0 * mfu,
+             100.0 * hfu, e->peak_flops / 1e12, e->peak_label);
+  else if (e->peak_flops > 0.0)
+    fprintf (out, "  MFU not available: no simulated time\n");
+  else
+    fprintf (out, "  MFU not available: the config names no peak "
+                  "(<compute device=...> or <compute peak=...>)\n");
+}
+
+/* MFU and HFU, and the FLOPs with where they come from. */
+static void
+print_flops (const AppEfficiency *e, FILE *out)
+{
+  print_mfu (e, out);
+  if (e->from_metadata)
+    fprintf (out, "  model FLOPs %.4g (the traces' metadata: %s): %.1f TFLOP/s per GPU\n",
+             e->model_flops, e->formula != NULL ? e->formula : "formula not named",
+             tflops_per_gpu (e, e->model_flops));
+  else
+    fprintf (out, "  model FLOPs %.4g (num_ops of COMP nodes not marked is_recompute): %.1f "
+                  "TFLOP/s per GPU\n",
+             e->model_flops, tflops_per_gpu (e, e->model_flops));
+  fprintf (out, "  hardware FLOPs %.4g (num_ops of every COMP node): %.1f TFLOP/s per GPU\n",
+           e->hardware_flops, tflops_per_gpu (e, e->hardware_flops));
+}
+
+void
+app_report_efficiency (const AppSim *sim, FILE *out)
+{
+  if (!app_efficiency_reported (sim))
+    return;
+  AppEfficiency e;
+  app_efficiency (sim, &e);
+  fprintf (out, "efficiency (one iteration = the simulated time, %u GPUs):\n", e.ranks);
+  if (e.hardware_flops > 0.0 || e.from_metadata)
+    print_flops (&e, out);
+  else
+    fprintf (out, "  no FLOPs: the traces give neither num_ops on COMP nodes nor model_flops\n");
+  if (e.tokens > 0 && e.seconds > 0.0)
+    fprintf (out, "  %.0f tokens/s (%" G_GUINT64_FORMAT " tokens per iteration)\n",
+             (double) e.tokens / e.seconds, e.tokens);
+  g_autofree char *exposed = sim_units_format_time (e.mean_exposed);
+  g_autofree char *bubble = sim_units_format_time (e.mean_bubble);
+  double iteration = (double) app_sim_end_time (sim);
+  fprintf (out, "  mean per rank: exposed communication %s, pipeline bubble %s (%.1f %% of the "
+                "iteration)\n",
+           exposed, bubble, iteration > 0.0 ? 100.0 * (double) e.mean_bubble / iteration : 0.0);
+}
+
+static void
+add_number (JsonBuilder *b, const char *name, double v, gboolean valid)
+{
+  json_builder_set_member_name (b, name);
+  if (valid)
+    json_builder_add_double_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+void
+app_report_efficiency_json (const AppSim *sim, JsonBuilder *b)
+{
+  if (!app_efficiency_reported (sim))
+    return;
+  AppEfficiency e;
+  app_efficiency (sim, &e);
+  double mfu = 0.0, hfu = 0.0;
+  gboolean has_mfu = app_efficiency_mfu (&e, &mfu, &hfu);
+  json_builder_set_member_name (b, "efficiency");
+  json_builder_begin_object (b);
+  add_number (b, "model_flops", e.model_flops, TRUE);
+  json_builder_set_member_name (b, "model_flops_source");
+  json_builder_add_string_value (b, e.from_metadata ? "metadata" : "nodes");
+  json_builder_set_member_name (b, "flops_formula");
+  if (e.formula != NULL)
+    json_builder_add_string_value (b, e.formula);
+  else
+    json_builder_add_null_value (b);
+  add_number (b, "hardware_flops", e.hardware_flops, TRUE);
+  add_number (b, "peak_flops_per_gpu", e.peak_flops, e.peak_flops > 0.0);
+  json_builder_set_member_name (b, "peak");
+  json_builder_add_string_value (b, e.peak_label);
+  add_number (b, "mfu", mfu, has_mfu);
+  add_number (b, "hfu", hfu, has_mfu);
+  add_number (b, "model_tflops_per_gpu", tflops_per_gpu (&e, e.model_flops), e.seconds > 0.0);
+  add_number (b, "hardware_tflops_per_gpu", tflops_per_gpu (&e, e.hardware_flops),
+              e.seconds > 0.0);
+  add_number (b, "tokens_per_iteration", (double) e.tokens, e.tokens > 0);
+  add_number (b, "tokens_per_s", e.seconds > 0.0 ? (double) e.tokens / e.seconds : 0.0,
+              e.tokens > 0 && e.seconds > 0.0);
+  json_builder_set_member_name (b, "mean_pipeline_bubble_ps");
+  json_builder_add_int_value (b, (gint64) e.mean_bubble);
+  json_builder_set_member_name (b, "mean_exposed_comm_less_bubble_ps");
+  json_builder_add_int_value (b, (gint64) e.mean_exposed);
+  json_builder_end_object (b);
+}
