@@ -33,6 +33,20 @@
  *   COMM_RECV with comm_tag 2 x microbatch (+1 for gradients).  Sends are
  *   asynchronous (nothing waits for them).  Order: GPipe (all forwards, then
  *   all backwards) or 1F1B (pp - p - 1 warm-up forwards, then alternating).
+ * - Interleaved 1F1B (virtual_stages v > 1; Megatron-LM,
+ *   megatron/core/pipeline_parallel/schedules.py,
+ *   forward_backward_pipelining_with_interleaving): stage p holds the v
+ *   model chunks c pp + p (c = 0 .. v - 1).  Virtual micro-batch k (0 ..
+ *   M v - 1) is chunk (k mod pp v) / pp, micro-batch pp (k / pp v) +
+ *   k mod pp (groups of pp micro-batches per chunk, Megatron's default
+ *   microbatch_group_size_per_vp_stage); a backward takes chunk v - 1 - c.
+ *   Stage p runs w = min ((pp - p - 1) x 2 + (v - 1) x pp, M v) forwards,
+ *   then forward w + i and backward i alternately, then the remaining
+ *   backwards.  Requires, as Megatron: pp > 1 and M a multiple of pp; also
+ *   1F1B and at least one layer per chunk (pp v <= L).  Megatron also
+ *   requires L divisible by pp v (and, without --overlap-p2p-comm, pp > 2);
+ *   here the first L mod (pp v) chunks take one layer more.  The bubble is
+ *   (pp - 1) / (v M) of the ideal time (Narayanan et al., SC21, 2.2.2).
  * - Data parallelism: after the last micro-batch's backward of a layer, an
  *   all-reduce of that layer's gradients (its parameters / tp x 2 bytes) on
  *   the DP group, overlapping the rest of the backward; the first stage adds
