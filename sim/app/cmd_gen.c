@@ -257,6 +257,11 @@ gen_transformer_memory (const WlGenTransformer *req, gboolean strict, GError **e
   for (guint32 p = 0; p < req->pp; p++)
     {
       print_stage_memory (p, &mem[p], device);
+      if (device != NULL)
+        {
+          g_autofree char *verdict = wl_gen_transformer_verdict (p, &mem[p], device);
+          printf ("%s\n", verdict);
+        }
       if (device != NULL && (double) mem[p].total_B > device->mem_capacity_B)
         {
           if (over < 0)
@@ -336,9 +341,11 @@ gen_transformer_context (TransformerOptions *o)
            "sequence parallelism (all-gather / reduce-scatter per block), the pipeline\n"
            "send/recv between stages, data parallelism one gradient all-reduce per layer.\n"
            "See workload/gen_transformer.h for the model and its FLOP count.\n"
-           "Prints each stage's per-rank memory (bf16 weights and gradients, Adam in\n"
-           "fp32, sharded per --zero; activations as in Korthikanti et al. 2022); with --device,\n"
-           "stages over its capacity are warned about (errors with --strict-memory).\n\n"
+           "Prints each stage's per-rank memory (bf16 weights, fp32 gradients and Adam,\n"
+           "sharded per --zero; activations as in Korthikanti et al. 2022, at the peak of\n"
+           "the stage's schedule); with --device, a verdict per stage (\"fits, 61.2 of 74.5\n"
+           "GiB\" / \"does not fit by 12.4 GiB\"), stages over its capacity warned about\n"
+           "(errors with --strict-memory).\n\n"
            APP_CLI_EXIT_CODES_HELP "\n");
   return ctx;
 }
