@@ -180,6 +180,22 @@ START_TEST (test_bubble)
 }
 END_TEST
 
+/* With every parallelism (tp 2, pp 2, dp 2; the TP and DP collectives in
+ * the interleaved order), through the command line, to completion. */
+START_TEST (test_run_all_parallelisms)
+{
+  g_autofree char *p = tu_scratch_path ("all");
+  g_autofree char *out = NULL;
+  const char *argv[] = { tu_orrery (), "gen", "transformer", "--layers", "6", "--hidden", "256",
+                         "--heads", "4", "--vocab", "1000", "--seq", "128", "--micro-batch", "1",
+                         "--global-batch", "8", "--tp", "2", "--pp", "2", "--dp", "2",
+                         "--virtual-stages", "3", "--out", p, NULL };
+  ck_assert_int_eq (tu_run (&out, argv), 0);
+  ck_assert_msg (strstr (out, "8 ranks (tp 2 pp 2 dp 2), 4 micro-batches") != NULL, "%s", out);
+  tu_assert_completes_2x4 (p);
+}
+END_TEST
+
 static Suite *
 gen_interleave_suite (void)
 {
@@ -188,6 +204,7 @@ gen_interleave_suite (void)
   tcase_add_test (tc, test_order_pp2_v2_m4);
   tcase_add_test (tc, test_refused);
   tcase_add_test (tc, test_bubble);
+  tcase_add_test (tc, test_run_all_parallelisms);
   return s;
 }
 
