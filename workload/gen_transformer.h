@@ -178,8 +178,9 @@
  *   Dropout masks (the 1 + 1 per layer and the embedding's) are counted
  *   for models without a gated FFN (GPT style: Megatron-LM's default
  *   --hidden-dropout 0.1, as in Korthikanti); gated (Llama-style) models
- *   are taken as trained without dropout (Llama; NeMo's Llama configs set
- *   hidden and attention dropout 0), and PyTorch's dropout at p = 0
+ *   are taken as trained without dropout (Llama; NeMo's LlamaConfig,
+ *   nemo/collections/llm/gpt/model/llama.py: hidden_dropout and
+ *   attention_dropout 0.0), and PyTorch's dropout at p = 0
  *   returns its input, keeping no mask: outside the TP regions 8 T h.
  *   wl_gen_transformer_verdict says whether each stage fits a device.
  *
