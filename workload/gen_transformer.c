@@ -88,11 +88,12 @@ wl_gen_transformer_microbatches (const WlGenTransformer *r, GError **error)
     {
       if (r->global_batch > 0 && r->global_batch != per_step * r->microbatches)
         return bad (error, "global batch != micro-batch x dp x microbatches");
-      return r->microbatches;
+      return wl_tf_sched_check (r, r->microbatches, error) ? r->microbatches : 0;
     }
   if (r->global_batch == 0 || r->global_batch % per_step != 0)
     return bad (error, "the global batch must be a positive multiple of micro-batch x dp");
-  return (guint32) (r->global_batch / per_step);
+  guint32 M = (guint32) (r->global_batch / per_step);
+  return wl_tf_sched_check (r, M, error) ? M : 0;
 }
 
 

@@ -33,6 +33,20 @@
  *   COMM_RECV with comm_tag 2 x microbatch (+1 for gradients).  Sends are
  *   asynchronous (nothing waits for them).  Order: GPipe (all forwards, then
  *   all backwards) or 1F1B (pp - p - 1 warm-up forwards, then alternating).
+ * - Interleaved 1F1B (virtual_stages v > 1; Megatron-LM,
+ *   megatron/core/pipeline_parallel/schedules.py,
+ *   forward_backward_pipelining_with_interleaving): stage p holds the v
+ *   model chunks c pp + p (c = 0 .. v - 1).  Virtual micro-batch k (0 ..
+ *   M v - 1) is chunk (k mod pp v) / pp, micro-batch pp (k / pp v) +
+ *   k mod pp (groups of pp micro-batches per chunk, Megatron's default
+ *   microbatch_group_size_per_vp_stage); a backward takes chunk v - 1 - c.
+ *   Stage p runs w = min ((pp - p - 1) x 2 + (v - 1) x pp, M v) forwards,
+ *   then forward w + i and backward i alternately, then the remaining
+ *   backwards.  Requires, as Megatron: pp > 1 and M a multiple of pp; also
+ *   1F1B and at least one layer per chunk (pp v <= L).  Megatron also
+ *   requires L divisible by pp v (and, without --overlap-p2p-comm, pp > 2);
+ *   here the first L mod (pp v) chunks take one layer more.  The bubble is
+ *   (pp - 1) / (v M) of the ideal time (Narayanan et al., SC21, 2.2.2).
  * - Data parallelism: after the last micro-batch's backward of a layer, an
  *   all-reduce of that layer's gradients (its parameters / tp x 2 bytes) on
  *   the DP group, overlapping the rest of the backward; the first stage adds
@@ -100,26 +114,75 @@
  *   gather of the sequence-parallel activations, the loss, the optimizer
  *   step, tied-embedding synchronisation.
  * - Memory (wl_gen_transformer_memory): per rank of stage p, in bytes, for
- *   mixed-precision training with Adam (Rajbhandari et al. 2020, "ZeRO",
- *   2 + 2 + 12 bytes per parameter), divided by dp where ZeRO shards.  With P_p the stage's
- *   parameters (its layers with E / ep experts each, plus V h for the embedding on the first stage
- *   and V h for the LM head on the last) and N = P_p / tp:
- *     parameters 2 N (bf16 weights), gradients 2 N (bf16), optimizer 12 N
- *     (fp32 master weights, Adam m and v); ZeRO-1 optimizer 12 N / dp;
- *     ZeRO-2 also gradients 2 N / dp; ZeRO-3 also parameters 2 N / dp plus,
- *     when dp > 1, 2 x 2 x (U / tp) for the gathered weights transiently
- *     resident (the unit in use and the next one prefetched), U the largest
- *     unit of the stage (a layer, or V h on the first and last stages).
- *     Divisions round down;
- *     activations n_p x F x layer, n_p the stage's layers, layer the bytes
- *     kept per layer and micro-batch with sequence + tensor parallelism
- *     (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
- *     Transformer Models", Table 2): s b h (34 + 5 a s / h) / tp without
- *     recomputation (a = heads), 2 s b h / tp (the layer input, split by
- *     sequence parallelism) with full recomputation; F the micro-batches in flight on the stage: 1F1B
- *     min (M, pp - p), GPipe M.
- *   Not counted: the embedding/LM-head and loss activations, temporary
- *   buffers, communication buffers, fragmentation, framework overhead.
+ *   mixed-precision training with Adam as Megatron-LM does it.  With P_p
+ *   the stage's parameters (its layers with E / ep experts each, plus V h
+ *   for the embedding on the first stage and V h for the LM head on the
+ *   last) and N = P_p / tp:
+ *     parameters 2 N (bf16); gradients 4 N: Megatron's fp32 main gradients,
+ *     its default with bf16 (megatron/training/arguments.py: "bfloat16
+ *     requires gradient accumulation and all-reduce to be done in fp32");
+ *     optimizer 12 N (fp32 master weights, Adam m and v).  So 18 bytes per
+ *     parameter, and with the distributed optimizer (distributed_optimizer)
+ *     6 + 12 / d: the optimizer's 12 N sharded over d = dp x cp ranks (the
+ *     DP-CP group), gradients and parameters not sharded (Megatron-LM
+ *     docs/user-guide/features/dist_optimizer.md, "bf16 parameters, fp32
+ *     gradients: 18 | 6 + 12/d").  ZeRO (Rajbhandari et al. 2020), on the DP
+ *     group: ZeRO-1 optimizer 12 N / dp; ZeRO-2 also gradients 4 N / dp;
+ *     ZeRO-3 also parameters 2 N / dp plus, when dp > 1, 2 x 2 x (U / tp)
+ *     for the gathered weights transiently resident (the unit in use and
+ *     the next one prefetched), U the largest unit of the stage (a layer,
+ *     or V h on the first and last stages).  Experts' shares use dp / ep.
+ *     Divisions round down.
+ *   Activations: the peak, over the stage's own order of forwards and
+ *   backwards (the schedule above), of the bytes held by the chunk
+ *   forwards whose backward has not run: per chunk forward, its layers x
+ *   the per-layer bytes below, plus on model chunk 0 the embedding's
+ *   dropout mask (T h / SP bytes; the embedding's output itself is the
+ *   first layer's input, counted there) and on the last chunk the final
+ *   norm's input and the LM head's input (2 + 2 bytes x T h / SP) and the
+ *   fp32 logits the cross-entropy keeps (4 T V / tp); Korthikanti et al.
+ *   2022, Section 4.3.  in_flight is the most chunk forwards held at once:
+ *   1F1B min (M, pp - p) micro-batches, GPipe M, interleaved 1F1B the
+ *   warm-up count + 1 = (pp - p - 1) x 2 + (v - 1) x pp + 1 chunks of
+ *   L / (pp v) layers (capped by M v).  With recomputation one layer's
+ *   rematerialised activations (the no-recomputation bytes less those
+ *   kept) are added once: the layer whose backward runs.
+ *   Per layer and micro-batch (Korthikanti et al. 2022, "Reducing
+ *   Activation Recomputation in Large Transformer Models", Section 4.1 and
+ *   Table 2: 34 s b h + 5 a s^2 b bytes without parallelism, 2-byte
+ *   activations, 1-byte dropout masks), with T = s b / cp the rank's tokens
+ *   (context parallelism splits the sequence, so every term is divided by
+ *   cp), SP = tp with sequence parallelism and 1 without it (Table 2's
+ *   "tensor parallel" row: those terms are not divided), kv the key/value
+ *   heads, f the FFN size, K top_k (1 when dense):
+ *     outside the TP regions, / SP: 10 T h = the two norms' inputs 2 + 2,
+ *       the QKV and FC1 GEMM inputs 2 + 2, the two dropout masks 1 + 1;
+ *     inside, / tp: T h (4 + 4 kv / a) = Q 2, K and V 2 kv / a each (GQA
+ *       makes them smaller), the attention output (out-projection input) 2;
+ *       FFN: K T 4 f = GeLU's input and the FC2 input, 2 f + 2 f
+ *       (Korthikanti's 16 s b h with f = 4 h), or, gated (SwiGLU), K T 6 f:
+ *       the FC1 output that Megatron's SwiGLU keeps as its input (gate and
+ *       up, 4 f; megatron/core/fusions/fused_bias_swiglu.py saves only its
+ *       input) and the FC2 input 2 f;
+ *     the attention core, / tp: unfused 5 a T s (softmax output 2, its
+ *       dropout mask 1, the dropout output 2 per score); FlashAttention
+ *       (Dao 2022: scores recomputed in the backward from Q, K, V, the
+ *       output and the log-sum-exp) 4 a T, the fp32 log-sum-exp per query
+ *       and head.  So with f = 4 h and kv = a: unfused 34 + 5 a s / h per
+ *       s b h (Table 2), FlashAttention 34 + 4 a / h.
+ *     Selective recomputation drops the attention core (34 T h / tp with
+ *     SP, Table 2); full recomputation keeps the layer's input, 2 T h / SP.
+ *   Not counted: temporary buffers (workspace, communication and
+ *   all-gathered buffers), FP8 copies of weights and FP8-stored
+ *   activations (counted as bf16), the CUDA context, fragmentation.
+ *   Dropout masks (the 1 + 1 per layer and the embedding's) are counted
+ *   for models without a gated FFN (GPT style: Megatron-LM's default
+ *   --hidden-dropout 0.1, as in Korthikanti); gated (Llama-style) models
+ *   are taken as trained without dropout (Llama; NeMo's LlamaConfig,
+ *   nemo/collections/llm/gpt/model/llama.py: hidden_dropout and
+ *   attention_dropout 0.0), and PyTorch's dropout at p = 0
+ *   returns its input, keeping no mask: outside the TP regions 8 T h.
+ *   wl_gen_transformer_verdict says whether each stage fits a device.
  *
  * Layer: workload.  May include: system, sim, GLib.
  */
@@ -216,7 +279,8 @@ double wl_gen_transformer_flops (const WlGenTransformer *req);
 typedef struct
 {
   guint32 layers;    /* layers on the stage */
-  guint32 in_flight; /* micro-batches whose activations are held at once */
+  guint32 in_flight; /* chunk forwards (micro-batches when v = 1) held at once, at most */
+  guint64 layer_B;    /* activations of one layer and micro-batch */
   guint64 params_B, grads_B, optimizer_B, activations_B, total_B;
 } WlStageMemory;
 
@@ -225,6 +289,11 @@ typedef struct
  * request. */
 gboolean wl_gen_transformer_memory (const WlGenTransformer *req, WlStageMemory *out,
                                     GError **error);
+
+/* Stage P's verdict against DEVICE's memory, one line without newline
+ * (caller frees): "stage 0: fits, 61.2 of 74.5 GiB" or "stage 3: does not
+ * fit by 12.4 GiB" (GiB = 2^30 bytes). */
+char *wl_gen_transformer_verdict (guint32 p, const WlStageMemory *mem, const WlDevice *device);
 
 /* Write PREFIX.0.et .. PREFIX.(tp pp dp - 1).et for REQ (borrowed).  FALSE
  * with ERROR set (WL_ERROR, SIM_ERROR_INPUT) on an inconsistent request or a

@@ -136,6 +136,21 @@ rank_of (const WlGenTransformer *r, guint32 t, guint32 d, guint32 p)
 void wl_tf_forward (Emit *e, guint32 chunk, guint32 mb);
 void wl_tf_backward (Emit *e, guint32 chunk, guint32 mb);
 
+/* One step of a stage's order: a forward or backward of micro-batch MB
+ * through the stage's chunk CHUNK (0 .. virtual stages - 1). */
+typedef struct
+{
+  gboolean fwd;
+  guint32 chunk, mb;
+} WlTfStep;
+
+/* FALSE with ERROR set (WL_ERROR, SIM_ERROR_INPUT) when REQ's virtual
+ * stages cannot be scheduled with M micro-batches (gen_transformer_sched.c). */
+gboolean wl_tf_sched_check (const WlGenTransformer *req, guint32 M, GError **error);
+
+/* Step I (0 .. 2 M v - 1) of stage P's order under REQ's schedule. */
+WlTfStep wl_tf_step (const WlGenTransformer *req, guint32 M, guint32 p, guint32 i);
+
 /* Emit the rank's whole iteration in its schedule's order
  * (gen_transformer_sched.c). */
 void wl_tf_schedule (Emit *e);

@@ -133,6 +133,7 @@ typedef struct
   char *device_name;
   gint model[6];
   gint b, B, tp, pp, dp, M, zero, ranks, ep, experts, top_k;
+  gint vstages;
   gboolean recompute, list, strict_memory, fsdp;
 } TransformerOptions;
 
@@ -213,6 +214,7 @@ gen_transformer_request (const TransformerOptions *o, WlGenTransformer *req, GEr
   req->recompute = o->recompute ? WL_RECOMPUTE_FULL : WL_RECOMPUTE_NONE;
   req->zero = o->fsdp ? 3 : (guint32) MAX (o->zero, 0);
   req->ep = (guint32) o->ep;
+  req->virtual_stages = (guint32) o->vstages;
   req->device = o->device_name != NULL ? wl_device_preset (o->device_name) : NULL;
   if (!gen_transformer_model (o, req, error))
     return FALSE;
@@ -255,6 +257,11 @@ gen_transformer_memory (const WlGenTransformer *req, gboolean strict, GError **e
   for (guint32 p = 0; p < req->pp; p++)
     {
       print_stage_memory (p, &mem[p], device);
+      if (device != NULL)
+        {
+          g_autofree char *verdict = wl_gen_transformer_verdict (p, &mem[p], device);
+          printf ("%s\n", verdict);
+        }
       if (device != NULL && (double) mem[p].total_B > device->mem_capacity_B)
         {
           if (over < 0)
@@ -308,6 +315,9 @@ gen_transformer_context (TransformerOptions *o)
     { "microbatches", 'm', 0, G_OPTION_ARG_INT, &o->M,
       "Micro-batches per pipeline (default global-batch / (micro-batch x dp))", "M" },
     { "schedule", 0, 0, G_OPTION_ARG_STRING, &o->sched, "1f1b (default) or gpipe", "NAME" },
+    { "virtual-stages", 0, 0, G_OPTION_ARG_INT, &o->vstages,
+      "Model chunks per stage: interleaved 1F1B as Megatron-LM (default 1; needs pp > 1 and "
+      "micro-batches a multiple of pp)", "V" },
     { "recompute", 0, 0, G_OPTION_ARG_NONE, &o->recompute, "Full activation recomputation", NULL },
     { "zero", 0, 0, G_OPTION_ARG_INT, &o->zero,
       "ZeRO stage 0 (default), 1 (optimizer), 2 (+ gradients) or 3 (+ parameters)", "0|1|2|3" },
@@ -331,9 +341,11 @@ gen_transformer_context (TransformerOptions *o)
            "sequence parallelism (all-gather / reduce-scatter per block), the pipeline\n"
            "send/recv between stages, data parallelism one gradient all-reduce per layer.\n"
            "See workload/gen_transformer.h for the model and its FLOP count.\n"
-           "Prints each stage's per-rank memory (bf16 weights and gradients, Adam in\n"
-           "fp32, sharded per --zero; activations as in Korthikanti et al. 2022); with --device,\n"
-           "stages over its capacity are warned about (errors with --strict-memory).\n\n"
+           "Prints each stage's per-rank memory (bf16 weights, fp32 gradients and Adam,\n"
+           "sharded per --zero; activations as in Korthikanti et al. 2022, at the peak of\n"
+           "the stage's schedule); with --device, a verdict per stage (\"fits, 61.2 of 74.5\n"
+           "GiB\" / \"does not fit by 12.4 GiB\"), stages over its capacity warned about\n"
+           "(errors with --strict-memory).\n\n"
            APP_CLI_EXIT_CODES_HELP "\n");
   return ctx;
 }
@@ -354,6 +366,8 @@ gen_transformer_check (const TransformerOptions *o, GError **error)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                  "need --preset NAME (or the model sizes) --micro-batch b "
                  "--global-batch B --tp N --pp N --dp N --out PREFIX");
+  else if (o->vstages <= 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--virtual-stages must be at least 1");
   else if (o->ep <= 0 || o->experts < -1 || o->top_k < -1)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                  "--ep must be at least 1, --experts and --top-k at least 0");
@@ -376,7 +390,8 @@ gen_transformer_check (const TransformerOptions *o, GError **error)
 static int
 cmd_gen_transformer (int argc, char **argv)
 {
-  TransformerOptions o = { .tp = 1, .pp = 1, .zero = -1, .ep = 1, .experts = -1, .top_k = -1 };
+  TransformerOptions o = { .tp = 1, .pp = 1, .zero = -1, .ep = 1, .experts = -1, .top_k = -1,
+                          .vstages = 1 };
   g_autoptr (GOptionContext) ctx = gen_transformer_context (&o);
   GError *error = NULL;
   WlGenTransformer req = { 0 };

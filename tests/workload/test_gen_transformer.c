@@ -368,7 +368,7 @@ START_TEST (test_memory)
                                    .micro_batch = b, .tp = tp, .pp = pp, .dp = 2,
                                    .microbatches = M,
                                    .schedule = sched ? WL_PIPE_GPIPE : WL_PIPE_1F1B,
-                                   .recompute = rc };
+                                   .recompute = rc, .attention = WL_ATTENTION_UNFUSED };
           WlStageMemory mem[3];
           GError *error = NULL;
           ck_assert (wl_gen_transformer_memory (&req, mem, &error));
@@ -382,22 +382,37 @@ START_TEST (test_memory)
                                      : (guint64) ((double) s * b * h
                                                   * (34.0 + 5.0 * a * s / h) / tp);
               guint64 in_flight = sched ? M : MIN (M, pp - p);
+              /* Per micro-batch in flight, besides the layers: the
+               * embedding's dropout mask s b h / tp on the first stage; the
+               * final norm's and LM head's inputs 4 s b h / tp and the fp32
+               * logits 4 s b V / tp on the last.  With recomputation, once,
+               * the layer being recomputed (no-recompute bytes less those
+               * kept). */
+              guint64 io = (p == 0 ? s * b * h / tp : 0)
+                           + (p == pp - 1 ? 4 * s * b * h / tp + 4 * s * b * V / tp : 0);
+              guint64 working = rc ? (guint64) ((double) s * b * h * (34.0 + 5.0 * a * s / h) / tp)
+                                         - per_layer
+                                   : 0;
+              guint64 act = in_flight * (stage_layers[p] * per_layer + io) + working;
               ck_assert_uint_eq (mem[p].layers, stage_layers[p]);
               ck_assert_uint_eq (mem[p].in_flight, in_flight);
+              ck_assert_uint_eq (mem[p].layer_B, per_layer);
               ck_assert_uint_eq (mem[p].params_B, 2 * n);
-              ck_assert_uint_eq (mem[p].grads_B, 2 * n);
+              ck_assert_uint_eq (mem[p].grads_B, 4 * n);
               ck_assert_uint_eq (mem[p].optimizer_B, 12 * n);
-              ck_assert_uint_eq (mem[p].activations_B, stage_layers[p] * in_flight * per_layer);
-              ck_assert_uint_eq (mem[p].total_B, 16 * n + stage_layers[p] * in_flight * per_layer);
+              ck_assert_uint_eq (mem[p].activations_B, act);
+              ck_assert_uint_eq (mem[p].total_B, 18 * n + act);
             }
         }
   /* Spot values: stage 0, 1F1B, M 4, no recomputation: 3 in flight. */
   WlGenTransformer req = { .model = { "custom", L, h, a, 0, f, V, s, FALSE }, .micro_batch = b,
-                           .tp = tp, .pp = pp, .dp = 1, .microbatches = 4 };
+                           .tp = tp, .pp = pp, .dp = 1, .microbatches = 4,
+                           .attention = WL_ATTENTION_UNFUSED };
   WlStageMemory mem[3];
   ck_assert (wl_gen_transformer_memory (&req, mem, NULL));
   ck_assert_uint_eq (mem[0].params_B, 2 * (2 * 786432 + 256000) / 2);
-  ck_assert_uint_eq (mem[0].activations_B, 2 * 3 * ((34 * 128 * 2 * 256 + 5 * 4 * 128 * 128 * 2) / 2));
+  ck_assert_uint_eq (mem[0].activations_B, 2 * 3 * ((34 * 128 * 2 * 256 + 5 * 4 * 128 * 128 * 2) / 2)
+                                               + 3 * (128 * 2 * 256 / 2));
   req.tp = 3; /* does not divide h */
   GError *error = NULL;
   ck_assert (!wl_gen_transformer_memory (&req, mem, &error));
@@ -572,7 +587,7 @@ START_TEST (test_zero_memory)
                          + (p == pp - 1 ? V * h : 0)) / tp;
             guint64 unit = edge ? MAX (layer, V * h) : layer;
             guint64 params = zero >= 3 ? 2 * n / dp + (dp > 1 ? 4 * (unit / tp) : 0) : 2 * n;
-            guint64 grads = zero >= 2 ? 2 * n / dp : 2 * n;
+            guint64 grads = zero >= 2 ? 4 * n / dp : 4 * n;
             guint64 opt = zero >= 1 ? 12 * n / dp : 12 * n;
             ck_assert_uint_eq (mem[p].params_B, params);
             ck_assert_uint_eq (mem[p].grads_B, grads);
@@ -588,7 +603,7 @@ START_TEST (test_zero_memory)
   WlStageMemory mem[3];
   ck_assert (wl_gen_transformer_memory (&req, mem, NULL));
   ck_assert_uint_eq (mem[1].params_B, 2 * 786432 / 4 + 4 * 393216);
-  ck_assert_uint_eq (mem[1].grads_B, 2 * 786432 / 4);
+  ck_assert_uint_eq (mem[1].grads_B, 4 * 786432 / 4);
   ck_assert_uint_eq (mem[1].optimizer_B, 12 * 786432 / 4);
 }
 END_TEST
