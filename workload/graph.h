@@ -94,6 +94,7 @@ typedef struct
   guint32 *children;    /* all dependents, grouped by parent */
   guint32 n_roots;      /* nodes with no dependencies */
   GArray *group_defs;   /* process groups from METADATA nodes: WlGroupDef */
+  WlKernelLists *kernels; /* the distinct `kernels` lists of COMP nodes (kernel_list) */
   guint32 n_skipped_unknown; /* nodes of types orrery does not know */
   const char **names;   /* per node: its name ("" when it has none) */
   GStringChunk *names_chunk; /* holds the names, each distinct name once */

@@ -23,6 +23,9 @@
 
 #define WL_RANK_SELF G_MAXUINT32
 
+/* kernels.h (which needs this header through compute.h). */
+typedef struct _WlKernelLists WlKernelLists;
+
 /* What a node does in replay. */
 typedef enum
 {
@@ -56,6 +59,12 @@ typedef struct
     guint32 sys_group_index; /* COLL: set when the replay binds groups: the
                               * system group it runs on, as an index into
                               * the replay's table (wl_replay_node_group) */
+    struct
+    {
+      guint32 kernel_list; /* COMP: its `kernels` attribute, as a number in
+                            * the trace's WlKernelLists (kernels.h); 0: none */
+      guint32 comp_flags;  /* COMP: flags (none defined here; 0) */
+    };
   };
   gint32 priority;      /* COLL: comm_priority */
   guint32 involved;     /* COLL: bit d set: dimension d may be used */
@@ -97,6 +106,8 @@ typedef struct
   guint32 unknown;          /* nodes of types orrery does not know */
   GArray *group_defs;       /* METADATA process groups are appended here
                              * (WlGroupDef); NULL: not decoded */
+  WlKernelLists *kernels;   /* COMP nodes' `kernels` attributes are numbered
+                             * here (kernel_list); NULL: not decoded */
 } WlNodeDecoder;
 
 /* Decode N into *OUT: with d->lenient its valueless attributes are removed

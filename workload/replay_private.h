@@ -37,6 +37,7 @@ typedef struct
   WlNodeSource *src;    /* its nodes (owned) */
   const WlGraph *graph; /* in memory: the graph (wl_replay_graph); NULL when streamed */
   const WlLenientStats *dropped; /* what lenient loading dropped from its file */
+  WlKernelLists *kernels; /* its trace's kernel lists (borrowed from the graph or scan) */
   guint32 rank;
   WlFifo ready[SLOT_N];
   guint busy[SLOT_N];
