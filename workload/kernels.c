@@ -412,7 +412,7 @@ table_row (WlKernelTable *t, char **cols, GError **error)
       g_autofree char *known = wl_kernel_device_names ();
       return bad (error, "device '%s' is not a preset (%s)", cols[3], known);
     }
-  if (dev != NULL && ns < wl_kernel_bound_ns (dev, &k) * (1.0 - 1e-9))
+  if (ns < wl_kernel_bound_ns (dev, &k) * (1.0 - 1e-9))
     return bad (error, "%s ns is faster than %s's peak and bandwidth allow (%.1f ns)",
                 cols[4], dev->name, wl_kernel_bound_ns (dev, &k));
   char *key = table_key (cols[3], &k);
