@@ -7,34 +7,38 @@
 #define T 1e12 /* TFLOP/s */
 
 /* FlashAttention-3 paper (Shah et al., arXiv 2407.08608), H100 80GB SXM5,
- * bf16, head dim 128, TFLOP/s at 512 .. 16k: Figure 5 (forward, without and
- * with causal mask; FlashAttention-3 bars) and Figure 6 (backward, without
- * mask).  The paper has no causal backward figure: it is the backward rate
- * times the forward's causal / non-causal ratio at each length. */
-#define H100_FWD { 467, 565, 625, 638, 646, 648 }
-#define H100_FWDC { 292, 423, 521, 579, 602, 616 }
-#define H100_BWD { 316, 424, 501, 542, 559, 561 }
+ * bf16, FlashAttention-3 bars, TFLOP/s at 512 .. 16k for head dimensions
+ * 64, 128, 256: Figure 5 (forward, without and with causal mask) and
+ * Figure 6 (backward, without mask; head dimensions 64 and 128 only). */
 static const WlFaTable fa_h100 = {
-  H100_FWD, H100_FWDC, H100_BWD,
-  { 316 * 292.0 / 467, 424 * 423.0 / 565, 501 * 521.0 / 625, 542 * 579.0 / 638,
-    559 * 602.0 / 646, 561 * 616.0 / 648 },
+  .fwd = { { 333, 392, 460, 476, 496, 497 },
+           { 467, 565, 625, 638, 646, 648 },
+           { 482, 639, 707, 736, 746, 756 } },
+  .fwd_causal = { { 197, 265, 371, 420, 460, 473 },
+                  { 292, 423, 521, 579, 602, 616 },
+                  { 286, 427, 537, 612, 628, 642 } },
+  .bwd = { { 272, 363, 422, 453, 472, 474 }, { 316, 424, 501, 542, 559, 561 } },
+  .fwd_scale = 1.0,
+  .bwd_scale = 1.0,
 };
 
 /* A100: the FlashAttention-2 paper (Dao, arXiv 2307.08691) gives its A100
  * maxima in words: the forward reaches 73 % and the backward 63 % of the
- * 312 TFLOP/s peak (head dim 128, long sequences).  Its per-length bars are
- * not transcribed here; the length and mask dependence is FlashAttention-2's
- * own as measured on H100 in the FlashAttention-3 paper (Figures 5 and 6,
- * FlashAttention-2 bars: forward 309 .. 370, causal 191 .. 335, backward
- * 214 .. 322), scaled so that its 16k value is the A100 maximum. */
-#define A100_F(x) (0.73 * 312 * (x) / 370.0)
-#define A100_B(x) (0.63 * 312 * (x) / 322.0)
+ * 312 TFLOP/s peak.  Its per-length bars are not transcribed here; the
+ * head dimension, length and mask dependence is FlashAttention-2's own as
+ * measured on H100 in the FlashAttention-3 paper (Figures 5 and 6,
+ * FlashAttention-2 bars), scaled so that head dimension 128 at 16k is the
+ * A100 maximum (FA2 on H100 there: forward 370, backward 322). */
 static const WlFaTable fa_a100 = {
-  { A100_F (309), A100_F (350), A100_F (362), A100_F (368), A100_F (370), A100_F (370) },
-  { A100_F (191), A100_F (260), A100_F (298), A100_F (319), A100_F (333), A100_F (335) },
-  { A100_B (214), A100_B (260), A100_B (291), A100_B (310), A100_B (318), A100_B (322) },
-  { A100_B (214) * 191 / 309, A100_B (260) * 260 / 350, A100_B (291) * 298 / 362,
-    A100_B (310) * 319 / 368, A100_B (318) * 333 / 370, A100_B (322) * 335 / 370 },
+  .fwd = { { 282, 306, 318, 321, 322, 324 },
+           { 309, 350, 362, 368, 370, 370 },
+           { 275, 313, 321, 323, 324, 326 } },
+  .fwd_causal = { { 180, 229, 262, 284, 295, 299 },
+                  { 191, 260, 298, 319, 333, 335 },
+                  { 208, 251, 278, 293, 297, 298 } },
+  .bwd = { { 198, 238, 264, 279, 287, 291 }, { 214, 260, 291, 310, 318, 322 } },
+  .fwd_scale = 0.73 * 312 / 370,
+  .bwd_scale = 0.63 * 312 / 322,
 };
 
 /* Maximum achievable matmul FLOP/s (MAMF) and the shape it was measured at:
@@ -242,31 +246,52 @@ gemm_ns (const WlKernelDevice *dev, const WlDevice *hw, const WlKernel *k, WlDty
   return MAX (compute * 1e9, mem_ns (dev, hw, wl_kernel_bytes (k)));
 }
 
-/* The table's TFLOP/s at length s: linear in log2 (s / 512), held at the
- * ends. */
+/* Point I of head dimension row DI of the table, TFLOP/s (rules in
+ * kernel_model.h). */
 static double
-fa_rate (const double *v, double s)
+fa_point (const WlFaTable *fa, const WlKernel *k, guint di, guint i)
 {
-  double x = log2 (s / 512.0);
+  double fwd = fa->fwd[di][i];
+  double mask = k->causal ? fa->fwd_causal[di][i] / fwd : 1.0;
+  if (!k->bwd)
+    return fwd * mask * fa->fwd_scale;
+  double bwd = fa->bwd[di][i] > 0 ? fa->bwd[di][i] : fa->bwd[1][i] * fwd / fa->fwd[1][i];
+  return bwd * mask * fa->bwd_scale;
+}
+
+/* Position X on a log2 axis of N points: *I and the fraction *F toward
+ * I + 1, held at the ends. */
+static void
+log_axis (double x, guint n, guint *i, double *f)
+{
   if (!(x > 0))
-    return v[0];
-  if (x >= WL_FA_POINTS - 1)
-    return v[WL_FA_POINTS - 1];
-  guint i = (guint) x;
-  double f = x - i;
-  return v[i] + (v[i + 1] - v[i]) * f;
+    x = 0;
+  if (x >= n - 1)
+    x = n - 1;
+  *i = MIN ((guint) x, n - 2);
+  *f = x - *i;
+}
+
+/* The table's TFLOP/s for K: linear in log2 (s / 512) and log2 (d / 64). */
+static double
+fa_rate (const WlFaTable *fa, const WlKernel *k, double s)
+{
+  guint si, di;
+  double sf, df;
+  log_axis (log2 (s / 512.0), WL_FA_POINTS, &si, &sf);
+  log_axis (log2 ((double) k->d / 64.0), WL_FA_DIMS, &di, &df);
+  double lo = fa_point (fa, k, di, si) * (1 - sf) + fa_point (fa, k, di, si + 1) * sf;
+  double hi = fa_point (fa, k, di + 1, si) * (1 - sf) + fa_point (fa, k, di + 1, si + 1) * sf;
+  return lo * (1 - df) + hi * df;
 }
 
 static double
 attn_ns (const WlKernelDevice *dev, const WlDevice *hw, const WlKernel *k, WlDtype t)
 {
-  const WlFaTable *fa = dev->fa;
-  const double *v = k->bwd ? (k->causal ? fa->bwd_causal : fa->bwd)
-                           : (k->causal ? fa->fwd_causal : fa->fwd);
   /* The tables are square problems (sq = skv); another is taken at the
    * length of the square one with the same work per head. */
   double s = sqrt ((double) k->sq * (double) k->skv);
-  double rate = fa_rate (v, s) * T * dev->fa_scale * achievable (dev, hw, t)
+  double rate = fa_rate (dev->fa, k, s) * T * dev->fa_scale * achievable (dev, hw, t)
                 / achievable (dev, hw, WL_DTYPE_BF16);
   return MAX (wl_kernel_flops (k) / rate * 1e9, mem_ns (dev, hw, wl_kernel_bytes (k)));
 }

@@ -19,11 +19,11 @@
  *         the larger of that and the operands' memory time:
  *         ((m k + k n) in + m n out bytes) batch / (bandwidth x the
  *         device's achieved fraction).
- *   attn  a FlashAttention kernel: FLOPs / the published achieved rate at
- *         its sequence length (interpolated linearly in log2 of the length
- *         between the table's 512 .. 16k points, held at the ends), for
- *         its direction and mask; at least its Q, K, V, O (and gradients)
- *         memory time.
+ *   attn  a FlashAttention kernel: FLOPs / the published achieved rate for
+ *         its direction and mask at its head dimension and sequence length
+ *         (interpolated linearly in log2 of each between the tables' head
+ *         dimensions 64, 128, 256 and lengths 512 .. 16k, held beyond);
+ *         at least its Q, K, V, O (and gradients) memory time.
  *   mem   bytes / (bandwidth x achieved fraction), or flops at the vector
  *         (fp32) peak if that is longer.
  *
@@ -73,14 +73,19 @@ typedef struct
   guint32 m, n;
 } WlTile;
 
-/* FlashAttention achieved TFLOP/s at sequence lengths 512, 1k, .. 16k. */
+/* FlashAttention achieved TFLOP/s as published, at head dimensions 64, 128
+ * and 256 and sequence lengths 512, 1k, .. 16k, times a scale per
+ * direction.  A backward row of zeros is not published: it is the head
+ * dimension 128 backward times this dimension's forward / 128's.  The
+ * causal backward is the backward times the causal / non-causal forward. */
+#define WL_FA_DIMS 3
 #define WL_FA_POINTS 6
 typedef struct
 {
-  double fwd[WL_FA_POINTS];
-  double fwd_causal[WL_FA_POINTS];
-  double bwd[WL_FA_POINTS];
-  double bwd_causal[WL_FA_POINTS];
+  double fwd[WL_FA_DIMS][WL_FA_POINTS];
+  double fwd_causal[WL_FA_DIMS][WL_FA_POINTS];
+  double bwd[WL_FA_DIMS][WL_FA_POINTS];
+  double fwd_scale, bwd_scale;
 } WlFaTable;
 
 typedef struct _WlKernelDevice

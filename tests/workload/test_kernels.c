@@ -205,6 +205,29 @@ START_TEST (test_attention)
 }
 END_TEST
 
+/* Head dimensions: 64 has its own rows (forward 476 at 4k); 256 has no
+ * published backward: 542 x 736 / 638 (128's backward times 256's forward
+ * over 128's); 96 lies at log2 (96 / 64) between 64 and 128. */
+START_TEST (test_attention_head_dim)
+{
+  double f64 = 4.0 * 32 * 4096.0 * 4096 * 64;
+  assert_close (kernel_ns ("attn:dir=fwd,b=1,hq=32,sq=4096,d=64"), f64 / 476e12 * 1e9);
+  double f256 = 4.0 * 32 * 4096.0 * 4096 * 256;
+  assert_close (kernel_ns ("attn:dir=bwd,b=1,hq=32,sq=4096,d=256"),
+                2.5 * f256 / (542e12 * 736 / 638) * 1e9);
+  double x = log2 (96.0 / 64);
+  double rate = (476 + (638 - 476) * x) * 1e12;
+  assert_close (kernel_ns ("attn:dir=fwd,b=1,hq=32,sq=4096,d=96"),
+                4.0 * 32 * 4096.0 * 4096 * 96 / rate * 1e9);
+  /* A100: FlashAttention-2's 73 % of 312 TFLOP/s at 16k, shaped by FA2's
+   * H100 bars (362 at 2k over 370 at 16k). */
+  const WlKernelDevice *a100 = wl_kernel_device ("A100-80GB");
+  WlKernel k = one ("attn:dir=fwd,b=1,hq=32,sq=2048,d=128");
+  assert_close (wl_kernel_ns (a100, &k),
+                4.0 * 32 * 2048.0 * 2048 * 128 / (0.73 * 312e12 * 362 / 370) * 1e9);
+}
+END_TEST
+
 /* A memory-bound kernel: bytes at 90 % of the bandwidth; FLOPs at the fp32
  * (vector) peak when longer. */
 START_TEST (test_mem)
@@ -523,6 +546,7 @@ kernels_suite (void)
   tcase_add_test (tc, test_gemm_wave_quantization);
   tcase_add_test (tc, test_gemm_memory_bound);
   tcase_add_test (tc, test_attention);
+  tcase_add_test (tc, test_attention_head_dim);
   tcase_add_test (tc, test_mem);
   tcase_add_test (tc, test_list_and_launch);
   tcase_add_test (tc, test_physics);
