@@ -535,6 +535,44 @@ START_TEST (test_binary)
 }
 END_TEST
 
+/* A sweep writes each point's config.xml in its own directory: a relative
+ * kernel-table (here also a parameter) is written absolute, beside the
+ * base config, so that the point's config loads. */
+START_TEST (test_sweep_paths)
+{
+  g_free (write_cluster (
+      "<compute model=\"kernel\" device=\"H100-SXM\" kernel-table=\"k.csv\"/>"));
+  const char *rows = "operator,shapes,dtype,device,time\ngemm,m=1 n=1 k=1,bf16,H100-SXM,1us\n";
+  g_free (tu_write_file ("k.csv", rows));
+  g_free (tu_write_file ("k2.csv", rows));
+  g_autofree char *spec = tu_write_file (
+      "spec.xml", "<sweep>\n  <config path=\"cluster.xml\"/>\n  <workload prefix=\"wl\"/>\n"
+                  "  <grid><param name=\"t\" select=\"/cluster/compute/@kernel-table\" "
+                  "values=\"k.csv k2.csv\"/></grid>\n</sweep>\n");
+  g_autofree char *out = tu_scratch_path ("out");
+  const char *argv[] = { tu_orrery (), "sweep", "expand", spec, out, NULL };
+  g_autofree char *output = NULL;
+  ck_assert_msg (tu_run (&output, argv) == 0, "%s", output);
+  static const char *const want[] = { "k.csv", "k2.csv" };
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *cfg
+          = g_build_filename (out, "points", i == 0 ? "0" : "1", "config.xml", NULL);
+      g_autofree char *text = NULL;
+      ck_assert_msg (g_file_get_contents (cfg, &text, NULL, NULL), "no %s", cfg);
+      g_autofree char *table = tu_scratch_path (want[i]);
+      g_autofree char *attr = g_strdup_printf ("kernel-table=\"%s\"", table);
+      ck_assert_msg (strstr (text, attr) != NULL, "%s not in %s", attr, text);
+      AppConfig c;
+      app_config_init (&c);
+      GError *error = NULL;
+      ck_assert_msg (app_config_load_xml (&c, cfg, &error), "%s", error->message);
+      ck_assert_ptr_nonnull (c.kernel_table);
+      app_config_clear (&c);
+    }
+}
+END_TEST
+
 static Suite *
 kernels_suite (void)
 {
@@ -556,6 +594,7 @@ kernels_suite (void)
   tcase_add_test (tc, test_config_kernel_model);
   tcase_add_test (tc, test_config_errors);
   tcase_add_test (tc, test_binary);
+  tcase_add_test (tc, test_sweep_paths);
   return s;
 }
 
