@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "workload/compute.h"
-#include "workload/kernels.h"
 #include "workload/graph_cache.h"
+#include "workload/kernels.h"
 #include "workload/replay_private.h"
 
 static void fail_in_event (WlReplay *r, GError *error);
