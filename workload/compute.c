@@ -103,6 +103,7 @@ wl_compute_node_ns (const WlParams *p, const WlNode *n)
   switch (p->compute)
     {
     case WL_COMPUTE_ROOFLINE:
+    case WL_COMPUTE_KERNEL: /* a node without kernels: the roofline */
       return n->num_ops > 0 ? wl_roofline_ns (&here, n->num_ops, n->bytes) : duration_ns;
     case WL_COMPUTE_SCALED:
       return duration_ns * wl_compute_scale (&p->captured, &here, n->num_ops, n->bytes);

@@ -69,7 +69,8 @@ double wl_compute_scale (const WlRoofline *from, const WlRoofline *to, guint64 n
 
 /* A COMP node's time in ns under params' model, before rounding and before
  * the rank's speed factor.  Roofline falls back to the trace duration when
- * num_ops is 0. */
+ * num_ops is 0.  The kernel model prices a node's kernels itself
+ * (kernels.h); here it is the roofline, for nodes without kernels. */
 double wl_compute_node_ns (const WlParams *params, const WlNode *node);
 
 #endif /* ORRERY_WORKLOAD_COMPUTE_H */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "workload/idmap.h"
+#include "workload/kernels.h"
 #include "workload/wl_alloc.h"
 #include "workload/wl_error.h"
 
@@ -260,6 +261,7 @@ wl_graph_load_limited (const char *path, gboolean lenient, guint64 limit, gboole
   b.names = (WlVec) WL_VEC_INIT (const char *);
   b.index = wl_id_map_new ("the node index");
   b.dec.group_defs = wl_group_defs_new ();
+  b.dec.kernels = wl_kernel_lists_new ();
   b.names_chunk = g_string_chunk_new (4096);
   if (over != NULL)
     *over = FALSE;
@@ -272,6 +274,7 @@ wl_graph_load_limited (const char *path, gboolean lenient, guint64 limit, gboole
   g->nodes = wl_vec_steal (&b.nodes);
   g->names = wl_vec_steal (&b.names);
   g->group_defs = b.dec.group_defs;
+  g->kernels = b.dec.kernels;
   g->names_chunk = b.names_chunk;
   g->name_bytes = b.name_bytes;
   g->n_skipped_unknown = b.dec.unknown;
@@ -321,6 +324,7 @@ wl_graph_unref (WlGraph *g)
   g_free (g->nodes);
   g_free (g->children);
   g_array_unref (g->group_defs);
+  wl_kernel_lists_free (g->kernels);
   g_free (g->names);
   g_string_chunk_free (g->names_chunk);
   g_free (g->sha256);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "system/sys_params.h"
+#include "workload/kernels.h"
 #include "workload/wl_error.h"
 
 /* Chakra NodeType and CollectiveCommType values (../shared/chakra/FORMAT.md). */
@@ -273,6 +274,23 @@ decode_p2p (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError *
   return decode_stream (b, n, w, error);
 }
 
+/* A COMP node's `kernels` list, numbered in the decoder's table. */
+static gboolean
+decode_kernels (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+{
+  const char *text = NULL;
+  if (b->kernels == NULL || w->op != WL_OP_COMP)
+    return TRUE;
+  if (!wl_chakra_attr_string (n, "kernels", &text, error))
+    return absent_ok (error);
+  GError *why = NULL;
+  if (wl_kernel_lists_intern (b->kernels, text, &w->kernel_list, &why))
+    return TRUE;
+  fail (error, b, n->id, why->message);
+  g_error_free (why);
+  return FALSE;
+}
+
 static gboolean
 decode_node (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
 {
@@ -304,7 +322,7 @@ decode_node (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError 
         if (!wl_chakra_attr_bool (n, "is_recompute", &recompute, error) && !absent_ok (error))
           return FALSE;
         w->comp_flags = recompute ? WL_COMP_RECOMPUTE : 0;
-        return TRUE;
+        return decode_kernels (b, n, w, error);
       }
     case CK_COLL:
       return decode_collective (b, n, w, error);

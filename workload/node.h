@@ -23,6 +23,9 @@
 
 #define WL_RANK_SELF G_MAXUINT32
 
+/* kernels.h (which needs this header through compute.h). */
+typedef struct _WlKernelLists WlKernelLists;
+
 /* What a node does in replay. */
 typedef enum
 {
@@ -58,7 +61,8 @@ typedef struct
                               * the replay's table (wl_replay_node_group) */
     struct
     {
-      guint32 kernel_list; /* COMP: the kernel compute model's list of the node's kernels */
+      guint32 kernel_list; /* COMP: its `kernels` attribute, as a number in
+                            * the trace's WlKernelLists (kernels.h); 0: none */
       guint32 comp_flags;  /* COMP: WL_COMP_* bits */
     };
   };
@@ -126,6 +130,8 @@ typedef struct
                              * (WlGroupDef); NULL: not decoded */
   WlStreamTable streams;    /* the comm streams met so far (WlNode.comm_stream) */
   WlTraceFacts facts;       /* the file's GlobalMetadata facts (wl_trace_read) */
+  WlKernelLists *kernels;   /* COMP nodes' `kernels` attributes are numbered
+                             * here (kernel_list); NULL: not decoded */
 } WlNodeDecoder;
 
 /* Decode N into *OUT: with d->lenient its valueless attributes are removed

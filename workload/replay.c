@@ -8,6 +8,7 @@
 
 #include "workload/compute.h"
 #include "workload/graph_cache.h"
+#include "workload/kernels.h"
 #include "workload/replay_private.h"
 
 static void fail_in_event (WlReplay *r, GError *error);
@@ -147,16 +148,22 @@ round_ns (const WlParams *p, double ns)
   return (SimTime) ceil (ns * (double) SIM_PS_PER_NS);
 }
 
-/* A compute node's time: the compute model (compute.h) for COMP nodes,
- * divided by the rank's speed; host nodes keep their roofline time (as in
- * ASTRA-sim) or trace duration, at speed 1. */
+/* A compute node's time: the compute model (compute.h; kernels.h for
+ * COMP nodes with kernels under the kernel model, each distinct list
+ * priced once) for COMP nodes, divided by rank K's speed; host nodes keep
+ * their roofline time (as in ASTRA-sim) or trace duration, at speed 1. */
 static SimTime
-compute_time (const WlParams *p, const WlNode *n, double speed)
+compute_time (const WlRank *k, const WlNode *n)
 {
+  const WlParams *p = &k->replay->params;
+  double speed = k->speed;
   gboolean comp = n->op == WL_OP_COMP;
-  gboolean modelled = p->compute == WL_COMPUTE_ROOFLINE ? n->num_ops > 0
-                      : p->compute == WL_COMPUTE_SCALED ? comp
-                                                        : FALSE;
+  if (comp && p->compute == WL_COMPUTE_KERNEL && n->kernel_list != 0)
+    return round_ns (p, wl_kernel_lists_ns (k->kernels, n->kernel_list, p->kernel_device,
+                                            p->kernel_table)
+                          / speed);
+  gboolean by_ops = p->compute == WL_COMPUTE_ROOFLINE || p->compute == WL_COMPUTE_KERNEL;
+  gboolean modelled = by_ops ? n->num_ops > 0 : p->compute == WL_COMPUTE_SCALED ? comp : FALSE;
   if (!comp)
     speed = 1.0;
   if (modelled)
@@ -370,7 +377,7 @@ launch_node (WlRank *k, guint32 index, const WlNode *n)
     case WL_OP_COMP:
     case WL_OP_CPU:
       {
-        SimTime t = compute_time (&r->params, n, k->speed);
+        SimTime t = compute_time (k, n);
         if (n->op == WL_OP_COMP)
           {
             k->stats.compute += t;
@@ -551,7 +558,10 @@ same_graph (const WlGraph *a, const WlGraph *b)
         return FALSE;
       edges += a->nodes[v].n_children;
     }
-  return memcmp (a->children, b->children, edges * sizeof (guint32)) == 0;
+  /* Nodes name kernel lists by number: the same numbers must be the same
+   * lists. */
+  return memcmp (a->children, b->children, edges * sizeof (guint32)) == 0
+         && wl_kernel_lists_equal (a->kernels, b->kernels);
 }
 
 gboolean

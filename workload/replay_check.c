@@ -34,8 +34,9 @@ wl_trace_check_free (WlTraceCheck *c)
 static gboolean
 untimeable (const WlParams *p, const WlNode *n)
 {
-  return p->compute == WL_COMPUTE_ROOFLINE && n->op == WL_OP_COMP && n->num_ops == 0
-         && n->duration_ps == 0;
+  gboolean by_ops = p->compute == WL_COMPUTE_ROOFLINE
+                    || (p->compute == WL_COMPUTE_KERNEL && n->kernel_list == 0);
+  return by_ops && n->op == WL_OP_COMP && n->num_ops == 0 && n->duration_ps == 0;
 }
 
 /* A send or receive naming another rank than RANK as its own (NULL when
@@ -104,8 +105,10 @@ wl_trace_check_node (gpointer data, const WlNode *n, GError **error)
     c->hook (c->hook_data, c->path, n);
   if (c->compute == NULL && untimeable (c->params, n))
     g_set_error (&c->compute, WL_ERROR, SIM_ERROR_INPUT,
-                 "%s: node %" G_GUINT64_FORMAT ": a COMP node with neither num_ops nor "
-                 "duration_micros: the roofline model cannot time it", c->path, n->id);
+                 "%s: node %" G_GUINT64_FORMAT ": a COMP node with neither %snum_ops nor "
+                 "duration_micros: the %s model cannot time it", c->path, n->id,
+                 c->params->compute == WL_COMPUTE_KERNEL ? "kernels, " : "",
+                 c->params->compute == WL_COMPUTE_KERNEL ? "kernel" : "roofline");
   if (n->op == WL_OP_COLL && !g_hash_table_contains (c->seen, &n->group))
     {
       WlCollGroup cg = { .group = n->group, .node = n->id };

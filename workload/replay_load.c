@@ -169,6 +169,7 @@ load_in_memory (WlReplay *r, const char *const *paths, guint32 ranks, gboolean *
       r->n_ranks = i + 1;
       wl_replay_rank_init (r, &r->ranks[i], i, src);
       r->ranks[i].graph = g;
+      r->ranks[i].kernels = g->kernels;
       r->ranks[i].dropped = &g->dropped;
     }
   return TRUE;
@@ -281,6 +282,7 @@ load_streamed (WlReplay *r, const char *const *paths, guint32 ranks, GError **er
       r->n_ranks = i + 1;
       wl_replay_rank_init (r, &r->ranks[i], i, src);
       r->ranks[i].dropped = &scans[i]->dropped;
+      r->ranks[i].kernels = scans[i]->kernels;
     }
   return TRUE;
 }

@@ -39,6 +39,7 @@ typedef struct
   WlNodeSource *src;    /* its nodes (owned) */
   const WlGraph *graph; /* in memory: the graph (wl_replay_graph); NULL when streamed */
   const WlLenientStats *dropped; /* what lenient loading dropped from its file */
+  WlKernelLists *kernels; /* its trace's kernel lists (borrowed from the graph or scan) */
   guint32 rank;
   WlFifo *ready;        /* n_queues ready queues: SLOT_* then extra comm streams */
   guint *busy;          /* nodes running per queue */

@@ -8,6 +8,7 @@
 #include "sim/units.h"
 #include "workload/chakra.h"
 #include "workload/idmap.h"
+#include "workload/kernels.h"
 #include "workload/wl_alloc.h"
 #include "workload/wl_error.h"
 
@@ -111,6 +112,7 @@ wl_trace_scan_free (WlTraceScan *scan)
   g_free (scan->path);
   g_free (scan->sha256);
   g_array_unref (scan->group_defs);
+  wl_kernel_lists_free (scan->kernels);
   g_array_unref (scan->forward);
   g_array_unref (scan->repeats);
   g_free (scan);
@@ -185,11 +187,12 @@ wl_trace_scan (const char *path, gboolean lenient, WlScanFunc func, gpointer dat
   scan->path = g_strdup (path);
   scan->lenient = lenient;
   scan->group_defs = wl_group_defs_new ();
+  scan->kernels = wl_kernel_lists_new ();
   scan->forward = g_array_new (FALSE, FALSE, sizeof (WlForwardRef));
   scan->repeats = g_array_new (FALSE, FALSE, sizeof (guint64));
   Scanner sc = { .scan = scan, .ids = WL_VEC_INIT (Span), .func = func, .data = data };
   sc.dec = (WlNodeDecoder) { .path = scan->path, .lenient = lenient,
-                             .group_defs = scan->group_defs };
+                             .group_defs = scan->group_defs, .kernels = scan->kernels };
   sc.deps = g_array_new (FALSE, FALSE, sizeof (guint64));
   sc.sorted = g_array_new (FALSE, FALSE, sizeof (guint64));
   gboolean ok = wl_trace_read (&sc.dec, scan_node, &sc, error)
@@ -299,7 +302,8 @@ wl_stream_open (const WlStreamParams *p, GError **error)
   s->deps = g_array_new (FALSE, FALSE, sizeof (guint64));
   s->sorted = g_array_new (FALSE, FALSE, sizeof (guint64));
   s->scratch = g_array_new (FALSE, FALSE, sizeof (guint32));
-  s->dec = (WlNodeDecoder) { .path = p->scan->path, .lenient = p->scan->lenient };
+  s->dec = (WlNodeDecoder) { .path = p->scan->path, .lenient = p->scan->lenient,
+                             .kernels = p->scan->kernels };
   s->reader = wl_chakra_reader_open_full (
     p->scan->path, p->scan->lenient ? WL_CHAKRA_ALLOW_HEADERLESS : WL_CHAKRA_READ_DEFAULT, error);
   if (s->reader == NULL)

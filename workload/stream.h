@@ -92,6 +92,8 @@ typedef struct
   WlLenientStats dropped;    /* what lenient reading drops (never dangling
                               * dependencies or cycle edges: see wl_trace_scan) */
   GArray *group_defs;        /* WlGroupDef from METADATA nodes */
+  WlKernelLists *kernels;    /* COMP nodes' distinct `kernels` lists: the window
+                              * numbers its nodes' lists here too */
   GArray *forward;           /* WlForwardRef, by dependent then dependency order */
   GArray *repeats;           /* guint64: lenient, the positions among the file's
                               * nodes (0 for the first) of those dropped as repeats */

@@ -5,7 +5,8 @@
  * of its num_ops and tensor_size on a device of peak_flops x matrix_eff and
  * mem_bw_Bps x memory_eff, or its trace duration scaled from the device it
  * was captured on to this one (workload/compute.h has the rules and the
- * device presets).  A rank's speed factor divides its COMP times.
+ * device presets), or the sum of the GPU kernels it lists (kernel model:
+ * workload/kernels.h).  A rank's speed factor divides its COMP times.
  * MEM_LOAD/MEM_STORE nodes take latency + tensor_size / bandwidth of the
  * remote-memory model.  Each rank runs at most slots_comp accelerator compute
  * nodes, slots_cpu host (is_cpu_op) nodes and slots_comm communication nodes
@@ -24,7 +25,9 @@ typedef enum
 {
   WL_COMPUTE_REPLAY,  /* duration_micros from the trace (1 ns when zero) */
   WL_COMPUTE_ROOFLINE, /* num_ops / min(peak, mem_bw x num_ops / tensor_size) */
-  WL_COMPUTE_SCALED    /* duration x roofline time here / roofline time on `captured` */
+  WL_COMPUTE_SCALED,   /* duration x roofline time here / roofline time on `captured` */
+  WL_COMPUTE_KERNEL    /* a node's `kernels` priced on the device (kernels.h); without
+                        * them, roofline; without num_ops, the duration */
 } WlComputeModel;
 
 /* A device as the roofline model sees it, for one data type. */
@@ -104,6 +107,10 @@ typedef struct
    * available). */
   char peak_label[48];
   WlRoofline captured; /* SCALED: the device the trace was captured on */
+  const struct _WlKernelDevice *kernel_device; /* KERNEL: the device's kernel
+                                                 * table (static) */
+  const struct _WlKernelTable *kernel_table;   /* KERNEL: measured kernel times,
+                                                 * borrowed, or NULL */
   guint n_speed_rules;
   WlSpeedRule speed_rules[WL_MAX_SPEED_RULES];
   WlTiming timing;

@@ -49,6 +49,8 @@ app_config_clear (AppConfig *cfg)
   g_clear_pointer (&cfg->graph, net_graph_spec_free);
   cfg->net.graph = NULL;
   g_clear_pointer (&cfg->sources, g_ptr_array_unref);
+  g_clear_pointer (&cfg->kernel_table, wl_kernel_table_free);
+  cfg->wl.kernel_table = NULL;
 }
 
 gboolean

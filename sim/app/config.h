@@ -20,6 +20,7 @@
 #include "network/topo.h"
 #include "system/sys_params.h"
 #include "workload/groups.h"
+#include "workload/kernels.h"
 #include "workload/wl_params.h"
 
 typedef struct
@@ -31,6 +32,8 @@ typedef struct
   NetGraphSpec *graph; /* an explicit network graph (net.graph points here), or NULL */
   gboolean astra_mode; /* loaded from ASTRA-sim inputs: print its "finished" lines */
   GPtrArray *sources;  /* paths of the files read, in order (char *) */
+  WlKernelTable *kernel_table; /* <compute kernel-table>, or NULL (wl.kernel_table
+                                * points here) */
 } AppConfig;
 
 /* Defaults of every layer, no groups, no sources. */

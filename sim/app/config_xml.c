@@ -440,10 +440,11 @@ xml_compute (XmlLoad *l, const xmlNode *node, GError **error)
 {
   static const char *const attrs[] = { "model",  "peak",        "mem-bw",
                                        "device", "captured-on", "dtype",
-                                       "matrix-efficiency", "memory-efficiency", NULL };
+                                       "matrix-efficiency", "memory-efficiency",
+                                       "kernel-table", NULL };
   static const char *const children[] = { "device", NULL };
   /* The order of WlComputeModel. */
-  static const char *const models[] = { "replay", "roofline", "scaled", NULL };
+  static const char *const models[] = { "replay", "roofline", "scaled", "kernel", NULL };
   int model = -1;
   if (!app_xml_check_node (l, node, attrs, children, "device", error)
       || !app_xml_attr_choice (l, node, "model", models, &model, error))
@@ -465,7 +466,7 @@ xml_compute (XmlLoad *l, const xmlNode *node, GError **error)
         return FALSE;
       g_array_append_val (custom, d);
     }
-  if (!xml_compute_devices (l, node, custom, error))
+  if (!xml_compute_devices (l, node, custom, error) || !app_xml_kernel_model (l, node, error))
     return FALSE;
   /* A peak given outright wins over the device's (reports name which). */
   if (xmlHasProp (node, (const xmlChar *) "peak") != NULL)
@@ -699,6 +700,7 @@ xml_load_clear (XmlLoad *l)
   g_clear_pointer (&l->groups, wl_groups_free);
   g_clear_pointer (&l->group_ids, g_array_unref);
   g_clear_pointer (&l->graph, net_graph_spec_free);
+  g_clear_pointer (&l->kernel_table, wl_kernel_table_free);
 }
 
 /* Move the loaded groups into cfg; FALSE if an id is defined there already. */
@@ -765,6 +767,8 @@ app_config_load_xml (AppConfig *cfg, const char *path, GError **error)
       cfg->net.graph = cfg->graph;
       cfg->sys = l.sys;
       cfg->wl = l.wl;
+      g_clear_pointer (&cfg->kernel_table, wl_kernel_table_free);
+      cfg->kernel_table = g_steal_pointer (&l.kernel_table);
       cfg->astra_mode = FALSE;
       g_ptr_array_add (cfg->sources, g_strdup (path));
     }

@@ -12,6 +12,7 @@
 
 #include "sim/app/config.h"
 #include "sim/app/xml_schema.h"
+#include "workload/kernels.h"
 
 /* One load in progress: fresh defaults, filled as the tree is walked. */
 typedef struct
@@ -26,6 +27,7 @@ typedef struct
   WlGroups *groups; /* scratch, NULL until a <group> */
   GArray *group_ids; /* guint64, in file order */
   gboolean gpu_given; /* <system gpu> was written: the device does not decide */
+  WlKernelTable *kernel_table; /* scratch: <compute kernel-table>, or NULL */
 } XmlLoad;
 
 /* Set "FILE:LINE: <element>: message" and return FALSE. */
@@ -69,5 +71,10 @@ gboolean app_xml_library (XmlLoad *l, const xmlNode *system, GError **error);
  * library="nccl" and the device is of no generation NCCL has constants
  * for.  system may be NULL when the file has no <system>. */
 gboolean app_xml_library_gpu (XmlLoad *l, const xmlNode *system, GError **error);
+
+/* <compute model="kernel" device kernel-table> (config_xml_kernel.c): the
+ * device's kernel table into l->wl, the measured table read into
+ * l->kernel_table; kernel-table with another model is an error. */
+gboolean app_xml_kernel_model (XmlLoad *l, const xmlNode *compute, GError **error);
 
 #endif /* ORRERY_SIM_APP_CONFIG_XML_PRIVATE_H */

@@ -1,0 +1,40 @@
+/* config_xml_kernel.c: the kernel compute model's part of the cluster XML,
+ * <compute model="kernel" device=... kernel-table=...> (workload/kernels.h):
+ * the device must be a preset with a kernel table (kernel_model.c), and the
+ * optional measured table (a CSV, its path relative to the config file) is
+ * read here, so that a bad row is an error of the load.
+ */
+#include "sim/app/config_xml_private.h"
+
+#include "workload/kernels.h"
+
+gboolean
+app_xml_kernel_model (XmlLoad *l, const xmlNode *compute, GError **error)
+{
+  g_autofree char *device = NULL;
+  g_autofree char *table = NULL;
+  if (!app_xml_attr_text (l, compute, "device", FALSE, &device, error)
+      || !app_xml_attr_text (l, compute, "kernel-table", FALSE, &table, error))
+    return FALSE;
+  if (l->wl.compute != WL_COMPUTE_KERNEL)
+    return table == NULL
+           || app_xml_fail (l, compute, error, "kernel-table applies only to model 'kernel'");
+  g_autofree char *known = wl_kernel_device_names ();
+  if (device == NULL)
+    return app_xml_fail (l, compute, error, "model 'kernel' needs device (one of: %s)", known);
+  l->wl.kernel_device = wl_kernel_device (device);
+  if (l->wl.kernel_device == NULL)
+    return app_xml_fail (l, compute, error,
+                         "model 'kernel' has kernel tables for the presets %s, not '%s'", known,
+                         device);
+  if (table == NULL)
+    return TRUE;
+  g_autofree char *dir = g_path_get_dirname (l->path);
+  g_autofree char *path = g_path_is_absolute (table) ? g_strdup (table)
+                                                     : g_build_filename (dir, table, NULL);
+  l->kernel_table = wl_kernel_table_load (path, error);
+  if (l->kernel_table == NULL)
+    return FALSE;
+  l->wl.kernel_table = l->kernel_table;
+  return TRUE;
+}

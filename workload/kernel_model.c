@@ -1,0 +1,333 @@
+/* kernel_model.c: kernel times from their shapes (see kernel_model.h).
+ * Every constant's source is beside it and in configs/devices/README.md. */
+#include "workload/kernel_model.h"
+
+#include <math.h>
+
+#define T 1e12 /* TFLOP/s */
+
+/* FlashAttention-3 paper (Shah et al., arXiv 2407.08608), H100 80GB SXM5,
+ * bf16, FlashAttention-3 bars, TFLOP/s at 512 .. 16k for head dimensions
+ * 64, 128, 256: Figure 5 (forward, without and with causal mask) and
+ * Figure 6 (backward, without mask; head dimensions 64 and 128 only). */
+static const WlFaTable fa_h100 = {
+  .fwd = { { 333, 392, 460, 476, 496, 497 },
+           { 467, 565, 625, 638, 646, 648 },
+           { 482, 639, 707, 736, 746, 756 } },
+  .fwd_causal = { { 197, 265, 371, 420, 460, 473 },
+                  { 292, 423, 521, 579, 602, 616 },
+                  { 286, 427, 537, 612, 628, 642 } },
+  .bwd = { { 272, 363, 422, 453, 472, 474 }, { 316, 424, 501, 542, 559, 561 } },
+  .fwd_scale = 1.0,
+  .bwd_scale = 1.0,
+};
+
+/* A100: the FlashAttention-2 paper (Dao, arXiv 2307.08691) gives its A100
+ * maxima in words: the forward reaches 73 % and the backward 63 % of the
+ * 312 TFLOP/s peak.  Its per-length bars are not transcribed here; the
+ * head dimension, length and mask dependence is FlashAttention-2's own as
+ * measured on H100 in the FlashAttention-3 paper (Figures 5 and 6,
+ * FlashAttention-2 bars), scaled so that head dimension 128 at 16k is the
+ * A100 maximum (FA2 on H100 there: forward 370, backward 322). */
+static const WlFaTable fa_a100 = {
+  .fwd = { { 282, 306, 318, 321, 322, 324 },
+           { 309, 350, 362, 368, 370, 370 },
+           { 275, 313, 321, 323, 324, 326 } },
+  .fwd_causal = { { 180, 229, 262, 284, 295, 299 },
+                  { 191, 260, 298, 319, 333, 335 },
+                  { 208, 251, 278, 293, 297, 298 } },
+  .bwd = { { 198, 238, 264, 279, 287, 291 }, { 214, 260, 291, 310, 318, 322 } },
+  .fwd_scale = 0.73 * 312 / 370,
+  .bwd_scale = 0.63 * 312 / 322,
+};
+
+/* Maximum achievable matmul FLOP/s (MAMF) and the shape it was measured at:
+ * stas00/ml-engineering, compute/accelerator/README.md, "Maximum Achievable
+ * Matmul FLOPS comparison table" (BF16 and FP8 tables, mean of 100
+ * iterations).  The H100 bf16 row notes "H200 is the same". */
+#define H100_MAMF 794.5
+#define BF16(x) [WL_DTYPE_BF16] = (x), [WL_DTYPE_FP16] = (x)
+
+/* Output tiles.  NVIDIA: CUTLASS's default tensor-op threadblock tile for
+ * bf16 on SM80 is 128x256x64 with 3 stages (cutlass/gemm/device/
+ * default_gemm_configuration.h), cuBLAS ships both orientations and
+ * 128x128 tiles; SM90/SM100 kernels use the same 128x256 and 128x128 tiles
+ * (CUTLASS's hopper/blackwell GEMM examples).  AMD: hipBLASLt's MI300
+ * kernels use 256x256, 256x128 and 128x128 macro tiles. */
+#define NV_TILES 3, { { 128, 256 }, { 256, 128 }, { 128, 128 } }
+
+/* k_fix: a tile's pipeline prologue (stages - 1 k-blocks loaded before the
+ * first MMA) plus its epilogue (about one k-block), in k-steps.  SM80: 3
+ * stages of 64 -> 2 x 64 + 64 = 192.  SM90/SM100: 4 stages of 64 (bf16) or
+ * 128 (fp8) fit the shared memory of a 128x256 tile -> 3 x 64 + 64 = 256 and
+ * 3 x 128 + 128 = 512.  MI300X: 2 LDS buffers of 64 -> 64 + 64 = 128 (256
+ * for fp8's 128-deep blocks). */
+#define KFIX(x, f8) { [WL_DTYPE_FP32] = (x), [WL_DTYPE_BF16] = (x), [WL_DTYPE_FP16] = (x), \
+                      [WL_DTYPE_FP8] = (f8) }
+
+/* Achieved HBM fraction (STREAM/BabelStream-class measurements, see
+ * configs/devices/README.md): NVIDIA parts sustain about 90 % of the
+ * datasheet bandwidth in a triad (H100 SXM: 3.09 of 3.35 TB/s), MI300X
+ * about 81 % (4.3 of 5.3 TB/s, Chips and Cheese's MI300X tests). */
+#define NV_MEM 0.90
+#define AMD_MEM 0.81
+
+/* Launch overhead: NVIDIA's "Getting Started with CUDA Graphs" (developer
+ * blog, 2019): a 2.9 us kernel launched back to back in one stream, the
+ * host running ahead, takes 3.8 us per kernel: 0.9 us of GPU-side gap.
+ * No AMD figure is sourced; MI300X uses the same. */
+#define LAUNCH_NS 900.0
+
+static const WlKernelDevice devices[] = {
+  { "A100-80GB", 108, NV_TILES, KFIX (192, 192), { BF16 (271.2 * T) },
+    { [WL_DTYPE_BF16] = { 1024, 10240, 5120 }, [WL_DTYPE_FP16] = { 1024, 10240, 5120 } },
+    NV_MEM, LAUNCH_NS, &fa_a100, 1.0 },
+  { "H100-SXM", 132, NV_TILES, KFIX (256, 512), { BF16 (H100_MAMF * T), [WL_DTYPE_FP8] = 1402.6 * T },
+    { [WL_DTYPE_BF16] = { 2048, 2048, 13312 }, [WL_DTYPE_FP16] = { 2048, 2048, 13312 },
+      [WL_DTYPE_FP8] = { 1024, 9216, 14336 } },
+    NV_MEM, LAUNCH_NS, &fa_h100, 1.0 },
+  /* H200: the H100's SMs and clocks with faster HBM; its own fp8 row. */
+  { "H200", 132, NV_TILES, KFIX (256, 512), { BF16 (H100_MAMF * T), [WL_DTYPE_FP8] = 1453.4 * T },
+    { [WL_DTYPE_BF16] = { 2048, 2048, 13312 }, [WL_DTYPE_FP16] = { 2048, 2048, 13312 },
+      [WL_DTYPE_FP8] = { 1280, 4096, 12032 } },
+    NV_MEM, LAUNCH_NS, &fa_h100, 1.0 },
+  /* B200: 148 SMs (NVIDIA Blackwell architecture technical brief); no
+   * FlashAttention table: the H100's scaled by the MAMF ratio. */
+  { "B200", 148, NV_TILES, KFIX (256, 512), { BF16 (1745.0 * T), [WL_DTYPE_FP8] = 3432.5 * T },
+    { [WL_DTYPE_BF16] = { 1792, 16128, 3072 }, [WL_DTYPE_FP16] = { 1792, 16128, 3072 },
+      [WL_DTYPE_FP8] = { 15360, 4096, 3072 } },
+    NV_MEM, LAUNCH_NS, &fa_h100, 1745.0 / H100_MAMF },
+  /* MI300X: 304 CUs (AMD CDNA 3 white paper); bf16 MAMF 668.4 (the table's
+   * row with PyTorch TunableOp); fp8 not measured there. */
+  { "MI300X", 304, 3, { { 256, 256 }, { 256, 128 }, { 128, 128 } }, KFIX (128, 256),
+    { BF16 (668.4 * T) },
+    { [WL_DTYPE_BF16] = { 10240, 15360, 8192 }, [WL_DTYPE_FP16] = { 10240, 15360, 8192 } },
+    AMD_MEM, LAUNCH_NS, &fa_h100, 668.4 / H100_MAMF },
+};
+
+const WlKernelDevice *
+wl_kernel_device (const char *name)
+{
+  g_return_val_if_fail (name != NULL, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (devices); i++)
+    if (g_ascii_strcasecmp (name, devices[i].name) == 0)
+      return &devices[i];
+  return NULL;
+}
+
+char *
+wl_kernel_device_names (void)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (devices); i++)
+    g_string_append_printf (s, "%s%s", i > 0 ? ", " : "", devices[i].name);
+  return g_string_free (s, FALSE);
+}
+
+static double
+dtype_bytes (WlDtype t)
+{
+  return t == WL_DTYPE_FP32 ? 4.0 : t == WL_DTYPE_FP8 ? 1.0 : 2.0;
+}
+
+double
+wl_kernel_flops (const WlKernel *k)
+{
+  switch ((WlKernelOp) k->op)
+    {
+    case WL_KERNEL_GEMM:
+      return 2.0 * (double) k->m * (double) k->n * (double) k->k * (double) k->batch;
+    case WL_KERNEL_ATTN:
+      {
+        double fwd = 4.0 * (double) k->b * (double) k->hq * (double) k->sq * (double) k->skv
+                     * (double) k->d * (k->causal ? 0.5 : 1.0);
+        return k->bwd ? 2.5 * fwd : fwd;
+      }
+    case WL_KERNEL_MEM:
+    case WL_KERNEL_N:
+    default:
+      return (double) k->flops;
+    }
+}
+
+double
+wl_kernel_bytes (const WlKernel *k)
+{
+  double e = dtype_bytes ((WlDtype) k->dtype);
+  switch ((WlKernelOp) k->op)
+    {
+    case WL_KERNEL_GEMM:
+      {
+        /* fp8 GEMMs write bf16 (Transformer Engine); others their input type. */
+        double out = k->dtype == WL_DTYPE_FP8 ? 2.0 : e;
+        double m = (double) k->m, n = (double) k->n, kk = (double) k->k;
+        return ((m * kk + kk * n) * e + m * n * out) * (double) k->batch;
+      }
+    case WL_KERNEL_ATTN:
+      {
+        /* Forward: Q, K, V read, O written.  Backward: Q, O, dO read and dQ
+         * written; K, V read and dK, dV written. */
+        double q = (double) k->b * (double) k->hq * (double) k->sq * (double) k->d;
+        double kv = (double) k->b * (double) k->hkv * (double) k->skv * (double) k->d;
+        return (k->bwd ? 4.0 * q + 4.0 * kv : 2.0 * q + 2.0 * kv) * e;
+      }
+    case WL_KERNEL_MEM:
+    case WL_KERNEL_N:
+    default:
+      return (double) k->bytes;
+    }
+}
+
+/* The device's peak for dtype, or (a type it lacks: A100 fp8) none. */
+static double
+peak_of (const WlDevice *hw, WlDtype t)
+{
+  return hw->peak_flops[t];
+}
+
+/* A type the device lacks runs as bf16 (Transformer Engine on A100). */
+static WlDtype
+usable_dtype (const WlDevice *hw, WlDtype t)
+{
+  return peak_of (hw, t) > 0 ? t : WL_DTYPE_BF16;
+}
+
+/* Large-GEMM achievable FLOP/s for dtype: measured, else bf16's fraction of
+ * peak applied to this type's peak. */
+static double
+achievable (const WlKernelDevice *dev, const WlDevice *hw, WlDtype t)
+{
+  if (dev->mamf[t] > 0)
+    return dev->mamf[t];
+  return dev->mamf[WL_DTYPE_BF16] / peak_of (hw, WL_DTYPE_BF16) * peak_of (hw, t);
+}
+
+/* Tile-steps of a GEMM: waves x tm x tn x (k + k_fix) x 2, for the fastest
+ * tile: its time at one FLOP/s per SM. */
+static double
+gemm_units (const WlKernelDevice *dev, WlDtype t, double m, double n, double k, double batch)
+{
+  double best = INFINITY;
+  for (guint i = 0; i < dev->n_tiles; i++)
+    {
+      double tm = dev->tiles[i].m, tn = dev->tiles[i].n;
+      double tiles = ceil (m / tm) * ceil (n / tn) * batch;
+      double waves = ceil (tiles / dev->n_sm);
+      best = MIN (best, waves * 2.0 * tm * tn * (k + dev->k_fix[t]));
+    }
+  return best;
+}
+
+/* FLOP/s per SM: the MAMF shape is the best of a brute-force search, so it
+ * ran in full waves; only its k-steps' prologue and epilogue share is
+ * taken out of the measured rate.  At most the peak's share. */
+static double
+rate_per_sm (const WlKernelDevice *dev, const WlDevice *hw, WlDtype t)
+{
+  WlDtype shape_t = dev->mamf[t] > 0 ? t : WL_DTYPE_BF16;
+  double k = dev->mamf_shape[shape_t][2];
+  double rate = achievable (dev, hw, t) / dev->n_sm * (k + dev->k_fix[t]) / k;
+  return MIN (rate, peak_of (hw, t) / dev->n_sm);
+}
+
+static double
+mem_ns (const WlKernelDevice *dev, const WlDevice *hw, double bytes)
+{
+  return bytes / (hw->mem_bw_Bps * dev->mem_fraction) * 1e9;
+}
+
+static double
+gemm_ns (const WlKernelDevice *dev, const WlDevice *hw, const WlKernel *k, WlDtype t)
+{
+  double units = gemm_units (dev, t, (double) k->m, (double) k->n, (double) k->k,
+                             (double) k->batch);
+  /* No shape beats the searched maximum. */
+  double compute = MAX (units / rate_per_sm (dev, hw, t), wl_kernel_flops (k) / achievable (dev, hw, t));
+  return MAX (compute * 1e9, mem_ns (dev, hw, wl_kernel_bytes (k)));
+}
+
+/* Point I of head dimension row DI of the table, TFLOP/s (rules in
+ * kernel_model.h). */
+static double
+fa_point (const WlFaTable *fa, const WlKernel *k, guint di, guint i)
+{
+  double fwd = fa->fwd[di][i];
+  double mask = k->causal ? fa->fwd_causal[di][i] / fwd : 1.0;
+  if (!k->bwd)
+    return fwd * mask * fa->fwd_scale;
+  double bwd = fa->bwd[di][i] > 0 ? fa->bwd[di][i] : fa->bwd[1][i] * fwd / fa->fwd[1][i];
+  return bwd * mask * fa->bwd_scale;
+}
+
+/* Position X on a log2 axis of N points: *I and the fraction *F toward
+ * I + 1, held at the ends. */
+static void
+log_axis (double x, guint n, guint *i, double *f)
+{
+  if (!(x > 0))
+    x = 0;
+  if (x >= n - 1)
+    x = n - 1;
+  *i = MIN ((guint) x, n - 2);
+  *f = x - *i;
+}
+
+/* The table's TFLOP/s for K: linear in log2 (s / 512) and log2 (d / 64). */
+static double
+fa_rate (const WlFaTable *fa, const WlKernel *k, double s)
+{
+  guint si, di;
+  double sf, df;
+  log_axis (log2 (s / 512.0), WL_FA_POINTS, &si, &sf);
+  log_axis (log2 ((double) k->d / 64.0), WL_FA_DIMS, &di, &df);
+  double lo = fa_point (fa, k, di, si) * (1 - sf) + fa_point (fa, k, di, si + 1) * sf;
+  double hi = fa_point (fa, k, di + 1, si) * (1 - sf) + fa_point (fa, k, di + 1, si + 1) * sf;
+  return lo * (1 - df) + hi * df;
+}
+
+static double
+attn_ns (const WlKernelDevice *dev, const WlDevice *hw, const WlKernel *k, WlDtype t)
+{
+  /* The tables are square problems (sq = skv); another is taken at the
+   * length of the square one with the same work per head. */
+  double s = sqrt ((double) k->sq * (double) k->skv);
+  double rate = fa_rate (dev->fa, k, s) * T * dev->fa_scale * achievable (dev, hw, t)
+                / achievable (dev, hw, WL_DTYPE_BF16);
+  return MAX (wl_kernel_flops (k) / rate * 1e9, mem_ns (dev, hw, wl_kernel_bytes (k)));
+}
+
+double
+wl_kernel_bound_ns (const WlKernelDevice *dev, const WlKernel *k)
+{
+  const WlDevice *hw = wl_device_preset (dev->name);
+  WlDtype t = k->op == WL_KERNEL_MEM ? WL_DTYPE_FP32 : usable_dtype (hw, (WlDtype) k->dtype);
+  return MAX (wl_kernel_flops (k) / peak_of (hw, t), wl_kernel_bytes (k) / hw->mem_bw_Bps) * 1e9;
+}
+
+double
+wl_kernel_ns (const WlKernelDevice *dev, const WlKernel *k)
+{
+  g_return_val_if_fail (dev != NULL && k != NULL, 0.0);
+  const WlDevice *hw = wl_device_preset (dev->name);
+  g_assert (hw != NULL);
+  WlDtype t = usable_dtype (hw, (WlDtype) k->dtype);
+  double ns;
+  switch ((WlKernelOp) k->op)
+    {
+    case WL_KERNEL_GEMM:
+      ns = gemm_ns (dev, hw, k, t);
+      break;
+    case WL_KERNEL_ATTN:
+      ns = attn_ns (dev, hw, k, t);
+      break;
+    case WL_KERNEL_MEM:
+    case WL_KERNEL_N:
+    default:
+      ns = MAX (mem_ns (dev, hw, (double) k->bytes),
+                (double) k->flops / peak_of (hw, WL_DTYPE_FP32) * 1e9);
+      break;
+    }
+  /* Nothing beats physics (a relative slack for rounding only). */
+  g_assert (ns >= wl_kernel_bound_ns (dev, k) * (1.0 - 1e-12));
+  return ns;
+}

@@ -1,0 +1,125 @@
+/* kernel_model.h: the time of one GPU kernel on a device, from its shape.
+ *
+ * Models (times in ns, rates in FLOP/s, sizes in bytes; the device's peaks
+ * and bandwidth are its compute.h preset's):
+ *
+ *   gemm  C[m x n] = A[m x k] B[k x n], `batch` independent products.  The
+ *         output is cut into tiles (tm x tn, one per SM at a time, from the
+ *         device's CUTLASS/cuBLAS tile list); tiles = ceil(m/tm) ceil(n/tn)
+ *         batch run in waves = ceil(tiles / SMs); a tile takes
+ *         2 tm tn (k + k_fix) / rate_sm, where k_fix is the tile's
+ *         pipeline prologue and epilogue in k-steps, so small k runs below
+ *         the large-GEMM rate.  The fastest tile of the list is taken (as
+ *         cuBLAS's heuristics choose per shape).  rate_sm is the measured
+ *         maximum achievable matmul FLOP/s (MAMF) per SM with the k_fix
+ *         share of its shape's k taken out:
+ *         rate_sm = MAMF / SMs x (k_mamf + k_fix) / k_mamf (the MAMF shape,
+ *         best of a brute-force search, ran in full waves), at most
+ *         peak / SMs; and no shape runs faster than the MAMF.  The time is
+ *         the larger of that and the operands' memory time:
+ *         ((m k + k n) in + m n out bytes) batch / (bandwidth x the
+ *         device's achieved fraction).
+ *   attn  a FlashAttention kernel: FLOPs / the published achieved rate for
+ *         its direction and mask at its head dimension and sequence length
+ *         (interpolated linearly in log2 of each between the tables' head
+ *         dimensions 64, 128, 256 and lengths 512 .. 16k, held beyond);
+ *         at least its Q, K, V, O (and gradients) memory time.
+ *   mem   bytes / (bandwidth x achieved fraction), or flops at the vector
+ *         (fp32) peak if that is longer.
+ *
+ * A launch of any kernel adds the device's launch overhead (the gap between
+ * back-to-back kernels of one stream when the host runs ahead): that is
+ * the caller's (kernels.h prices lists).  No kernel runs faster than its
+ * FLOPs at the dtype's peak or its bytes at the full bandwidth
+ * (wl_kernel_bound_ns); the model asserts it.  Every constant and its
+ * source: kernel_model.c and configs/devices/README.md.
+ *
+ * Ownership: devices are static tables; kernels are plain values.
+ *
+ * Layer: workload.  May include: system, network, sim, GLib.
+ */
+#ifndef ORRERY_WORKLOAD_KERNEL_MODEL_H
+#define ORRERY_WORKLOAD_KERNEL_MODEL_H
+
+#include <glib.h>
+
+#include "workload/compute.h"
+
+typedef enum
+{
+  WL_KERNEL_GEMM,
+  WL_KERNEL_ATTN,
+  WL_KERNEL_MEM,
+  WL_KERNEL_N
+} WlKernelOp;
+
+/* One kernel of a node's `kernels` attribute (the grammar: kernels.h). */
+typedef struct
+{
+  guint8 op;        /* WlKernelOp */
+  guint8 dtype;     /* WlDtype of the inputs */
+  guint8 bwd;       /* attn: the backward kernel */
+  guint8 causal;    /* attn: causal mask */
+  guint64 count;    /* launches of this kernel (>= 1) */
+  guint64 m, n, k, batch;         /* gemm */
+  guint64 b, hq, hkv, sq, skv, d; /* attn */
+  guint64 bytes, flops;           /* mem: bytes read + written, FLOPs */
+  char what[24];                  /* mem: what it is (layernorm, adam, ...) */
+} WlKernel;
+
+/* A GEMM output tile. */
+typedef struct
+{
+  guint32 m, n;
+} WlTile;
+
+/* FlashAttention achieved TFLOP/s as published, at head dimensions 64, 128
+ * and 256 and sequence lengths 512, 1k, .. 16k, times a scale per
+ * direction.  A backward row of zeros is not published: it is the head
+ * dimension 128 backward times this dimension's forward / 128's.  The
+ * causal backward is the backward times the causal / non-causal forward. */
+#define WL_FA_DIMS 3
+#define WL_FA_POINTS 6
+typedef struct
+{
+  double fwd[WL_FA_DIMS][WL_FA_POINTS];
+  double fwd_causal[WL_FA_DIMS][WL_FA_POINTS];
+  double bwd[WL_FA_DIMS][WL_FA_POINTS];
+  double fwd_scale, bwd_scale;
+} WlFaTable;
+
+typedef struct _WlKernelDevice
+{
+  const char *name;              /* its compute.h preset */
+  guint32 n_sm;                  /* SMs (NVIDIA) or CUs (AMD) */
+  guint32 n_tiles;
+  WlTile tiles[3];               /* output tiles cuBLAS/CUTLASS choose among */
+  guint32 k_fix[WL_DTYPE_N];     /* per-tile prologue + epilogue, k-steps */
+  double mamf[WL_DTYPE_N];       /* measured large-GEMM FLOP/s; 0: not measured */
+  guint32 mamf_shape[WL_DTYPE_N][3]; /* m, n, k where it was measured */
+  double mem_fraction;           /* achieved fraction of the HBM bandwidth */
+  double launch_ns;              /* per launch */
+  const WlFaTable *fa;           /* bf16 FlashAttention rates (TFLOP/s) */
+  double fa_scale;               /* 1 where fa was measured on this device, else
+                                  * this device's bf16 MAMF / the table device's */
+} WlKernelDevice;
+
+/* The kernel table of preset `name` (case-insensitive), or NULL. */
+const WlKernelDevice *wl_kernel_device (const char *name);
+/* "A100-80GB, H100-SXM, ...": free with g_free. */
+char *wl_kernel_device_names (void);
+
+/* FLOPs of one launch (iface: gemm 2 m n k batch; attn fwd 4 b hq sq skv d,
+ * halved when causal, bwd 2.5 x; mem its flops). */
+double wl_kernel_flops (const WlKernel *kernel);
+/* Bytes one launch must move at least (operands and results). */
+double wl_kernel_bytes (const WlKernel *kernel);
+
+/* One launch's time in ns on DEV, launch overhead excluded. */
+double wl_kernel_ns (const WlKernelDevice *dev, const WlKernel *kernel);
+
+/* The physical floor of one launch: max (FLOPs / peak of its dtype,
+ * bytes / full bandwidth), ns. */
+double wl_kernel_bound_ns (const WlKernelDevice *dev, const WlKernel *kernel);
+
+#endif /* ORRERY_WORKLOAD_KERNEL_MODEL_H */

@@ -1,0 +1,463 @@
+/* kernels.c: the `kernels` attribute, kernel lists, the measured table and
+ * list prices (see kernels.h). */
+#include "workload/kernels.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/error.h"
+#include "workload/wl_error.h"
+
+/* ---- grammar ------------------------------------------------------------------ */
+
+static const char *const op_names[WL_KERNEL_N] = { "gemm", "attn", "mem" };
+
+/* A key of an op.  Numeric keys name a guint64 field; the others are read
+ * by name (dtype, dir, causal, what). */
+typedef struct
+{
+  const char *name;
+  gssize offset;     /* of the guint64 field, or -1 */
+  gboolean required;
+} KeySpec;
+
+#define F(field) ((gssize) G_STRUCT_OFFSET (WlKernel, field))
+static const KeySpec gemm_keys[] = {
+  { "m", F (m), TRUE }, { "n", F (n), TRUE }, { "k", F (k), TRUE }, { "batch", F (batch), FALSE },
+  { "dtype", -1, FALSE }, { "count", F (count), FALSE }, { NULL, 0, FALSE },
+};
+static const KeySpec attn_keys[] = {
+  { "dir", -1, TRUE },     { "b", F (b), TRUE },        { "hq", F (hq), TRUE },
+  { "hkv", F (hkv), FALSE }, { "sq", F (sq), TRUE },      { "skv", F (skv), FALSE },
+  { "d", F (d), TRUE },    { "causal", -1, FALSE },     { "dtype", -1, FALSE },
+  { "count", F (count), FALSE }, { NULL, 0, FALSE },
+};
+static const KeySpec mem_keys[] = {
+  { "bytes", F (bytes), TRUE }, { "what", -1, FALSE }, { "flops", F (flops), FALSE },
+  { "count", F (count), FALSE }, { NULL, 0, FALSE },
+};
+#undef F
+static const KeySpec *const op_keys[WL_KERNEL_N] = { gemm_keys, attn_keys, mem_keys };
+
+static gboolean
+bad (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+bad (GError **error, const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  g_autofree char *msg = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "kernels: %s", msg);
+  return FALSE;
+}
+
+static gboolean
+parse_u64 (const char *text, guint64 *out)
+{
+  if (!g_ascii_isdigit (text[0]))
+    return FALSE;
+  char *end = NULL;
+  errno = 0;
+  guint64 v = g_ascii_strtoull (text, &end, 10);
+  if (errno != 0 || *end != '\0')
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+/* A key that is not a plain integer. */
+static gboolean
+set_special (WlKernel *k, const char *op, const char *key, const char *value, GError **error)
+{
+  WlDtype t;
+  if (strcmp (key, "dtype") == 0)
+    {
+      if (!wl_dtype_parse (value, &t))
+        return bad (error, "'%s' dtype '%s' is not one of fp32, bf16, fp16, fp8", op, value);
+      k->dtype = (guint8) t;
+    }
+  else if (strcmp (key, "dir") == 0)
+    {
+      if (strcmp (value, "fwd") != 0 && strcmp (value, "bwd") != 0)
+        return bad (error, "'%s' dir '%s' is not fwd or bwd", op, value);
+      k->bwd = strcmp (value, "bwd") == 0;
+    }
+  else if (strcmp (key, "causal") == 0)
+    {
+      if (strcmp (value, "0") != 0 && strcmp (value, "1") != 0)
+        return bad (error, "'%s' causal '%s' is not 0 or 1", op, value);
+      k->causal = value[0] == '1';
+    }
+  else
+    {
+      gsize len = strlen (value);
+      if (len == 0 || len >= sizeof k->what || strspn (value, "abcdefghijklmnopqrstuvwxyz0123456789_") != len)
+        return bad (error, "'%s' what '%s' is not a name ([a-z0-9_], up to %u characters)", op,
+                    value, (unsigned) sizeof k->what - 1);
+      g_strlcpy (k->what, value, sizeof k->what);
+    }
+  return TRUE;
+}
+
+/* One key=value of op; SEEN has a bit per key of the op's list. */
+static gboolean
+parse_kv (WlKernel *k, const char *kv, guint *seen, GError **error)
+{
+  const char *op = op_names[k->op];
+  const char *eq = strchr (kv, '=');
+  if (eq == NULL || eq == kv)
+    return bad (error, "'%s' in '%s' is not key=value", kv, op);
+  g_autofree char *key = g_strndup (kv, (gsize) (eq - kv));
+  const KeySpec *spec = op_keys[k->op];
+  guint i = 0;
+  while (spec[i].name != NULL && strcmp (spec[i].name, key) != 0)
+    i++;
+  if (spec[i].name == NULL)
+    return bad (error, "'%s' has no key '%s'", op, key);
+  if (*seen & (1u << i))
+    return bad (error, "'%s' gives %s twice", op, key);
+  *seen |= 1u << i;
+  if (spec[i].offset < 0)
+    return set_special (k, op, key, eq + 1, error);
+  guint64 *field = G_STRUCT_MEMBER_P (k, spec[i].offset);
+  if (!parse_u64 (eq + 1, field))
+    return bad (error, "'%s' %s='%s' is not a decimal integer", op, key, eq + 1);
+  gboolean may_be_zero = strcmp (key, "bytes") == 0 || strcmp (key, "flops") == 0;
+  if (*field == 0 && !may_be_zero)
+    return bad (error, "'%s' %s must be at least 1", op, key);
+  return TRUE;
+}
+
+/* OP's keys given in KVS, separated by SEP, into *K (defaults first). */
+static gboolean
+parse_kernel (WlKernelOp op, const char *kvs, char sep, WlKernel *k, GError **error)
+{
+  *k = (WlKernel) { .op = (guint8) op, .dtype = WL_DTYPE_BF16, .count = 1, .batch = 1 };
+  g_strlcpy (k->what, "mem", sizeof k->what);
+  guint seen = 0;
+  char seps[2] = { sep, '\0' };
+  g_auto (GStrv) parts = g_strsplit (kvs, seps, -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    if (!parse_kv (k, parts[i], &seen, error))
+      return FALSE;
+  const KeySpec *spec = op_keys[op];
+  for (guint i = 0; spec[i].name != NULL; i++)
+    if (spec[i].required && !(seen & (1u << i)))
+      return bad (error, "'%s' needs %s", op_names[op], spec[i].name);
+  if (op == WL_KERNEL_ATTN)
+    {
+      k->hkv = k->hkv > 0 ? k->hkv : k->hq;
+      k->skv = k->skv > 0 ? k->skv : k->sq;
+    }
+  return TRUE;
+}
+
+static gboolean
+op_parse (const char *name, WlKernelOp *op, GError **error)
+{
+  for (guint i = 0; i < WL_KERNEL_N; i++)
+    if (strcmp (name, op_names[i]) == 0)
+      {
+        *op = (WlKernelOp) i;
+        return TRUE;
+      }
+  return bad (error, "'%s' is not a kernel (gemm, attn, mem)", name);
+}
+
+gboolean
+wl_kernels_parse (const char *text, GArray *out, GError **error)
+{
+  g_return_val_if_fail (text != NULL && out != NULL, FALSE);
+  g_auto (GStrv) items = g_strsplit (text, ";", -1);
+  if (items[0] == NULL)
+    return bad (error, "the list is empty");
+  for (guint i = 0; items[i] != NULL; i++)
+    {
+      const char *colon = strchr (items[i], ':');
+      if (colon == NULL)
+        return bad (error, "'%s' is not op:key=value,...", items[i]);
+      g_autofree char *name = g_strndup (items[i], (gsize) (colon - items[i]));
+      WlKernelOp op = WL_KERNEL_GEMM;
+      WlKernel k;
+      if (!op_parse (name, &op, error) || !parse_kernel (op, colon + 1, ',', &k, error))
+        return FALSE;
+      g_array_append_val (out, k);
+    }
+  return TRUE;
+}
+
+/* The kernel's shapes after defaults, dtype and count left out: what the
+ * measured table matches on. */
+static void
+kernel_key (const WlKernel *k, GString *s)
+{
+  switch ((WlKernelOp) k->op)
+    {
+    case WL_KERNEL_GEMM:
+      g_string_append_printf (s, "gemm m=%" G_GUINT64_FORMAT " n=%" G_GUINT64_FORMAT
+                              " k=%" G_GUINT64_FORMAT " batch=%" G_GUINT64_FORMAT,
+                              k->m, k->n, k->k, k->batch);
+      break;
+    case WL_KERNEL_ATTN:
+      g_string_append_printf (s, "attn dir=%s b=%" G_GUINT64_FORMAT " hq=%" G_GUINT64_FORMAT
+                              " hkv=%" G_GUINT64_FORMAT " sq=%" G_GUINT64_FORMAT
+                              " skv=%" G_GUINT64_FORMAT " d=%" G_GUINT64_FORMAT " causal=%d",
+                              k->bwd ? "bwd" : "fwd", k->b, k->hq, k->hkv, k->sq, k->skv, k->d,
+                              k->causal);
+      break;
+    case WL_KERNEL_MEM:
+    case WL_KERNEL_N:
+    default:
+      g_string_append_printf (s, "mem bytes=%" G_GUINT64_FORMAT " what=%s flops=%" G_GUINT64_FORMAT,
+                              k->bytes, k->what, k->flops);
+      break;
+    }
+  g_string_append_printf (s, " dtype=%s", wl_dtype_name ((WlDtype) k->dtype));
+}
+
+/* ---- lists ---------------------------------------------------------------------- */
+
+struct _WlKernelLists
+{
+  GHashTable *index;   /* text -> number (GUINT_TO_POINTER), texts owned by `texts` */
+  GPtrArray *texts;    /* char *, by number - 1 */
+  GPtrArray *lists;    /* GArray of WlKernel, by number - 1 */
+  GArray *ns;          /* double per list: its price, NAN until computed */
+  const WlKernelDevice *priced_dev;
+  const WlKernelTable *priced_table;
+};
+
+WlKernelLists *
+wl_kernel_lists_new (void)
+{
+  WlKernelLists *l = g_new0 (WlKernelLists, 1);
+  l->index = g_hash_table_new (g_str_hash, g_str_equal);
+  l->texts = g_ptr_array_new_with_free_func (g_free);
+  l->lists = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  l->ns = g_array_new (FALSE, FALSE, sizeof (double));
+  return l;
+}
+
+void
+wl_kernel_lists_free (WlKernelLists *l)
+{
+  if (l == NULL)
+    return;
+  g_hash_table_unref (l->index);
+  g_ptr_array_unref (l->texts);
+  g_ptr_array_unref (l->lists);
+  g_array_unref (l->ns);
+  g_free (l);
+}
+
+gboolean
+wl_kernel_lists_intern (WlKernelLists *l, const char *text, guint32 *index, GError **error)
+{
+  g_return_val_if_fail (l != NULL && text != NULL && index != NULL, FALSE);
+  gpointer found = g_hash_table_lookup (l->index, text);
+  if (found != NULL)
+    {
+      *index = GPOINTER_TO_UINT (found);
+      return TRUE;
+    }
+  GArray *list = g_array_new (FALSE, FALSE, sizeof (WlKernel));
+  if (!wl_kernels_parse (text, list, error))
+    {
+      g_array_unref (list);
+      return FALSE;
+    }
+  char *copy = g_strdup (text);
+  g_ptr_array_add (l->texts, copy);
+  g_ptr_array_add (l->lists, list);
+  double unpriced = NAN;
+  g_array_append_val (l->ns, unpriced);
+  *index = l->texts->len;
+  g_hash_table_insert (l->index, copy, GUINT_TO_POINTER (*index));
+  return TRUE;
+}
+
+gboolean
+wl_kernel_lists_equal (const WlKernelLists *a, const WlKernelLists *b)
+{
+  guint na = a != NULL ? a->texts->len : 0, nb = b != NULL ? b->texts->len : 0;
+  if (na != nb)
+    return FALSE;
+  for (guint i = 0; i < na; i++)
+    if (strcmp (a->texts->pdata[i], b->texts->pdata[i]) != 0)
+      return FALSE;
+  return TRUE;
+}
+
+/* ---- pricing -------------------------------------------------------------------- */
+
+double
+wl_kernel_list_ns (const WlKernelDevice *dev, const WlKernelTable *table, const GArray *kernels)
+{
+  g_return_val_if_fail (dev != NULL && kernels != NULL, 0.0);
+  double total = 0;
+  for (guint i = 0; i < kernels->len; i++)
+    {
+      const WlKernel *k = &g_array_index (kernels, WlKernel, i);
+      double ns = wl_kernel_table_ns (table, dev->name, k);
+      if (ns < 0)
+        ns = wl_kernel_ns (dev, k);
+      total += (double) k->count * (ns + dev->launch_ns);
+    }
+  return total;
+}
+
+double
+wl_kernel_lists_ns (WlKernelLists *l, guint32 index, const WlKernelDevice *dev,
+                    const WlKernelTable *table)
+{
+  g_return_val_if_fail (l != NULL && index >= 1 && index <= l->lists->len, 0.0);
+  if (l->priced_dev != dev || l->priced_table != table)
+    {
+      for (guint i = 0; i < l->ns->len; i++)
+        g_array_index (l->ns, double, i) = NAN;
+      l->priced_dev = dev;
+      l->priced_table = table;
+    }
+  double *ns = &g_array_index (l->ns, double, index - 1);
+  if (isnan (*ns))
+    *ns = wl_kernel_list_ns (dev, table, l->lists->pdata[index - 1]);
+  return *ns;
+}
+
+/* ---- the measured table --------------------------------------------------------- */
+
+struct _WlKernelTable
+{
+  GHashTable *ns; /* "DEVICE\tKEY" (device lower-cased) -> double* ns */
+};
+
+void
+wl_kernel_table_free (WlKernelTable *t)
+{
+  if (t == NULL)
+    return;
+  g_hash_table_unref (t->ns);
+  g_free (t);
+}
+
+static char *
+table_key (const char *device, const WlKernel *k)
+{
+  GString *s = g_string_new (NULL);
+  g_autofree char *dev = g_ascii_strdown (device, -1);
+  g_string_append_printf (s, "%s\t", dev);
+  kernel_key (k, s);
+  return g_string_free (s, FALSE);
+}
+
+double
+wl_kernel_table_ns (const WlKernelTable *t, const char *device, const WlKernel *k)
+{
+  if (t == NULL || g_hash_table_size (t->ns) == 0)
+    return -1.0;
+  g_autofree char *key = table_key (device, k);
+  const double *ns = g_hash_table_lookup (t->ns, key);
+  return ns != NULL ? *ns : -1.0;
+}
+
+/* "812us" -> 812000 ns. */
+static gboolean
+time_parse (const char *text, double *ns)
+{
+  static const struct
+  {
+    const char *unit;
+    double ns;
+  } units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+  char *end = NULL;
+  double v = g_ascii_strtod (text, &end);
+  if (end == text || !(v > 0) || !isfinite (v))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (strcmp (end, units[i].unit) == 0)
+      {
+        *ns = v * units[i].ns;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* One row: operator,shapes,dtype,device,time. */
+static gboolean
+table_row (WlKernelTable *t, char **cols, GError **error)
+{
+  if (g_strv_length (cols) != 5)
+    return bad (error, "a row has 5 columns: operator,shapes,dtype,device,time");
+  WlKernelOp op = WL_KERNEL_GEMM;
+  WlKernel k;
+  WlDtype dtype;
+  double ns;
+  if (!op_parse (g_strstrip (cols[0]), &op, error)
+      || !parse_kernel (op, g_strstrip (cols[1]), ' ', &k, error))
+    return FALSE;
+  if (strstr (cols[1], "dtype=") != NULL || strstr (cols[1], "count=") != NULL)
+    return bad (error, "dtype and count are columns of their own, not shapes");
+  if (!wl_dtype_parse (g_strstrip (cols[2]), &dtype))
+    return bad (error, "dtype '%s' is not one of fp32, bf16, fp16, fp8", cols[2]);
+  k.dtype = (guint8) dtype;
+  if (!time_parse (g_strstrip (cols[4]), &ns))
+    return bad (error, "time '%s' is not a positive number with a unit (ns, us, ms, s)", cols[4]);
+  const WlKernelDevice *dev = wl_kernel_device (g_strstrip (cols[3]));
+  if (dev == NULL)
+    {
+      g_autofree char *known = wl_kernel_device_names ();
+      return bad (error, "device '%s' is not a preset (%s)", cols[3], known);
+    }
+  if (ns < wl_kernel_bound_ns (dev, &k) * (1.0 - 1e-9))
+    return bad (error, "%s ns is faster than %s's peak and bandwidth allow (%.1f ns)",
+                cols[4], dev->name, wl_kernel_bound_ns (dev, &k));
+  char *key = table_key (cols[3], &k);
+  if (g_hash_table_contains (t->ns, key))
+    {
+      g_free (key);
+      return bad (error, "this kernel is in the table already");
+    }
+  g_hash_table_insert (t->ns, key, g_memdup2 (&ns, sizeof ns));
+  return TRUE;
+}
+
+WlKernelTable *
+wl_kernel_table_load (const char *path, GError **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_autofree char *text = NULL;
+  GError *read_error = NULL;
+  if (!g_file_get_contents (path, &text, NULL, &read_error))
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: %s", path, read_error->message);
+      g_error_free (read_error);
+      return NULL;
+    }
+  WlKernelTable *t = g_new0 (WlKernelTable, 1);
+  t->ns = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  gboolean header = FALSE;
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      char *line = g_strstrip (lines[i]);
+      if (line[0] == '\0' || line[0] == '#')
+        continue;
+      g_auto (GStrv) cols = g_strsplit (line, ",", -1);
+      gboolean ok = header ? table_row (t, cols, error)
+                           : strcmp (line, "operator,shapes,dtype,device,time") == 0
+                               || bad (error, "the first line must be the header "
+                                              "operator,shapes,dtype,device,time");
+      if (!ok)
+        {
+          g_prefix_error (error, "%s:%u: ", path, i + 1);
+          wl_kernel_table_free (t);
+          return NULL;
+        }
+      header = TRUE;
+    }
+  return t;
+}

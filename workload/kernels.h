@@ -1,0 +1,88 @@
+/* kernels.h: a COMP node's `kernels` attribute: its grammar, the table of
+ * a trace's distinct kernel lists, the measured kernel table, and a list's
+ * time under the kernel compute model.
+ *
+ * Grammar (fixed by the issue's interface note; integers decimal, no
+ * spaces):
+ *
+ *   list   := kernel (';' kernel)*
+ *   kernel := op ':' key '=' value (',' key '=' value)*
+ *
+ *   gemm  m n k (required), batch (1), dtype (bf16), count (1)
+ *   attn  dir (fwd | bwd), b, hq, sq, d (required), hkv (= hq), skv (= sq),
+ *         causal (0 | 1, default 0), dtype (bf16), count (1)
+ *   mem   bytes (required), what (a name: [a-z0-9_], up to 23 characters),
+ *         flops (0), count (1)
+ *
+ * A list's time is the sum over its kernels of count x (the kernel's time +
+ * the device's launch overhead), where the kernel's time is the measured
+ * table's when it has the kernel (same op, shapes, dtype and device, after
+ * defaults), else kernel_model.h's.
+ *
+ * The measured table is a CSV file with the header line
+ * `operator,shapes,dtype,device,time`; shapes are the kernel's key=value
+ * pairs separated by spaces, without dtype and count (`m=4096 n=4096
+ * k=4096`, `dir=fwd b=1 hq=32 sq=4096 d=128 causal=1`, `bytes=33554432
+ * what=rmsnorm`), time one launch's with a unit (ns, us, ms, s: `812us`).
+ * Blank lines and lines starting with '#' are skipped.
+ *
+ * Ownership: WlKernelLists and WlKernelTable are owned by whoever made them
+ * (free functions accept NULL).  A list's price is remembered in its
+ * WlKernelLists for the device and table it was priced for.
+ *
+ * Layer: workload.  May include: system, network, sim, GLib.
+ */
+#ifndef ORRERY_WORKLOAD_KERNELS_H
+#define ORRERY_WORKLOAD_KERNELS_H
+
+#include <glib.h>
+
+#include "workload/kernel_model.h"
+
+/* Parse TEXT, appending its kernels (WlKernel) to OUT.  FALSE with ERROR
+ * (WL_ERROR, SIM_ERROR_INPUT) "kernels: ..." naming the bad token, e.g.
+ * "kernels: 'gemm' needs k"; OUT may then hold the kernels before it. */
+gboolean wl_kernels_parse (const char *text, GArray *out, GError **error);
+
+/* A trace's distinct kernel lists, numbered from 1 in order of first
+ * appearance (0 is a node without kernels). */
+typedef struct _WlKernelLists WlKernelLists;
+
+WlKernelLists *wl_kernel_lists_new (void);
+void wl_kernel_lists_free (WlKernelLists *lists);
+
+/* *INDEX: TEXT's list, parsed the first time TEXT is seen.  FALSE with
+ * wl_kernels_parse's error. */
+gboolean wl_kernel_lists_intern (WlKernelLists *lists, const char *text, guint32 *index,
+                                 GError **error);
+
+/* Whether A and B hold the same strings under the same numbers (NULL is
+ * the empty table). */
+gboolean wl_kernel_lists_equal (const WlKernelLists *a, const WlKernelLists *b);
+
+/* The measured kernel table. */
+typedef struct _WlKernelTable WlKernelTable;
+
+/* Read PATH.  A bad line is an error (WL_ERROR, SIM_ERROR_INPUT) "PATH:LINE:
+ * ..." (a kernel that does not parse, an unknown dtype or device, a time
+ * without a unit, a time below the physical floor of a preset device, a
+ * kernel given twice). */
+WlKernelTable *wl_kernel_table_load (const char *path, GError **error);
+void wl_kernel_table_free (WlKernelTable *table);
+
+/* One launch's measured time of KERNEL on DEVICE in ns, or -1 (TABLE may be
+ * NULL). */
+double wl_kernel_table_ns (const WlKernelTable *table, const char *device,
+                           const WlKernel *kernel);
+
+/* The time in ns of KERNELS (WlKernel) on DEV: count x (time + launch
+ * overhead) summed, times from TABLE (may be NULL) where it has them. */
+double wl_kernel_list_ns (const WlKernelDevice *dev, const WlKernelTable *table,
+                          const GArray *kernels);
+
+/* wl_kernel_list_ns of list INDEX (>= 1), computed once per device and
+ * table and remembered. */
+double wl_kernel_lists_ns (WlKernelLists *lists, guint32 index, const WlKernelDevice *dev,
+                           const WlKernelTable *table);
+
+#endif /* ORRERY_WORKLOAD_KERNELS_H */
