@@ -11,8 +11,11 @@
  * names the source of each number.  bf16 and fp16 have the same peak on
  * every preset. */
 static const WlDevice presets[] = {
-  { "A100-80GB", { 19.5 * T, 312 * T, 312 * T, 0 }, 2.039 * TBS, 80 * GB, 1.0, 1.0 },
-  { "H100-SXM", { 67 * T, 989.5 * T, 989.5 * T, 1979 * T }, 3.35 * TBS, 80 * GB, 1.0, 1.0 },
+  /* "80 GB" cards hold 80 GiB of HBM; the capacity is what the driver
+   * gives a program: A100-SXM4-80GB 85,056,798,720 B (torch.cuda
+   * total_memory), H100 80GB HBM3 81,559 MiB (nvidia-smi). */
+  { "A100-80GB", { 19.5 * T, 312 * T, 312 * T, 0 }, 2.039 * TBS, 85056798720.0, 1.0, 1.0 },
+  { "H100-SXM", { 67 * T, 989.5 * T, 989.5 * T, 1979 * T }, 3.35 * TBS, 81559.0 * 1048576.0, 1.0, 1.0 },
   { "H200", { 67 * T, 989.5 * T, 989.5 * T, 1979 * T }, 4.8 * TBS, 141 * GB, 1.0, 1.0 },
   { "B200", { 75 * T, 2250 * T, 2250 * T, 4500 * T }, 8 * TBS, 180 * GB, 1.0, 1.0 },
   { "MI300X", { 163.4 * T, 1307.4 * T, 1307.4 * T, 2614.9 * T }, 5.3 * TBS, 192 * GB, 1.0, 1.0 },

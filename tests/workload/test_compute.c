@@ -249,8 +249,8 @@ START_TEST (test_presets_load)
     const char *name;
     double bf16, fp8, bw, capacity;
   } want[] = {
-    { "A100-80GB", A100_BF16, 0, A100_BW, 80e9 },
-    { "H100-SXM", H100_BF16, 1979e12, H100_BW, 80e9 },
+    { "A100-80GB", A100_BF16, 0, A100_BW, 85056798720.0 }, /* torch total_memory */
+    { "H100-SXM", H100_BF16, 1979e12, H100_BW, 81559.0 * 1048576 }, /* nvidia-smi MiB */
     { "H200", 989.5e12, 1979e12, 4.8e12, 141e9 },
     { "B200", 2250e12, 4500e12, 8e12, 180e9 },
     { "MI300X", MI300X_BF16, 2614.9e12, MI300X_BW, 192e9 },

@@ -148,19 +148,19 @@ START_TEST (test_distributed_optimizer)
 }
 END_TEST
 
-/* 80 GB = 74.506 GiB (H100 SXM). */
+/* 81,559 MiB = 79.648 GiB (H100 SXM as the driver gives it). */
 START_TEST (test_verdict)
 {
   const WlDevice *h100 = wl_device_preset ("H100-SXM");
   WlStageMemory m = { .total_B = (guint64) (60 * GIB) };
   g_autofree char *fits = wl_gen_transformer_verdict (0, &m, h100);
-  ck_assert_str_eq (fits, "stage 0: fits, 60.0 of 74.5 GiB");
-  m.total_B = (guint64) (90 * GIB); /* 90 - 74.506 = 15.494 */
+  ck_assert_str_eq (fits, "stage 0: fits, 60.0 of 79.6 GiB");
+  m.total_B = (guint64) (90 * GIB); /* 90 - 79.648 = 10.352 */
   g_autofree char *over = wl_gen_transformer_verdict (3, &m, h100);
-  ck_assert_str_eq (over, "stage 3: does not fit by 15.5 GiB");
-  m.total_B = 80000000000; /* exactly full */
+  ck_assert_str_eq (over, "stage 3: does not fit by 10.4 GiB");
+  m.total_B = 81559ull * 1048576; /* exactly full */
   g_autofree char *full = wl_gen_transformer_verdict (1, &m, h100);
-  ck_assert_str_eq (full, "stage 1: fits, 74.5 of 74.5 GiB");
+  ck_assert_str_eq (full, "stage 1: fits, 79.6 of 79.6 GiB");
 }
 END_TEST
 
@@ -207,9 +207,9 @@ START_TEST (test_llama3_70b_fits)
   WlGenTransformer nemo = { .model = *wl_transformer_preset ("llama3-70b"), .micro_batch = 1,
                             .global_batch = 512, .tp = 4, .pp = 4, .dp = 1, .cp = 2,
                             .virtual_stages = 5, .distributed_optimizer = TRUE };
-  /* 74.8 GiB on stage 0: over the preset's 80e9 bytes (74.5 GiB), within
-   * the 81559 MiB (79.6 GiB) that an H100 SXM 80 GB shows (nvidia-smi). */
-  assert_fits_in (&nemo, 81559.0 * 1024 * 1024, "nemo llama3_70b recipe");
+  /* 74.8 GiB on stage 0, within the 81559 MiB (79.6 GiB) that an H100 SXM
+   * 80 GB gives a program (nvidia-smi), the preset's capacity. */
+  assert_fits (&nemo, "H100-SXM", "nemo llama3_70b recipe");
 }
 END_TEST
 
@@ -281,8 +281,8 @@ START_TEST (test_cli_verdict)
                          "--microbatches", "4", "--pp", "2", "--virtual-stages", "2",
                          "--device", "H100-SXM", "--out", p, NULL };
   ck_assert_int_eq (tu_run (&out, fits), 0);
-  ck_assert_msg (strstr (out, "stage 0: fits, 0.0 of 74.5 GiB\n") != NULL, "%s", out);
-  ck_assert_msg (strstr (out, "stage 1: fits, 0.0 of 74.5 GiB\n") != NULL, "%s", out);
+  ck_assert_msg (strstr (out, "stage 0: fits, 0.0 of 79.6 GiB\n") != NULL, "%s", out);
+  ck_assert_msg (strstr (out, "stage 1: fits, 0.0 of 79.6 GiB\n") != NULL, "%s", out);
   g_free (g_steal_pointer (&out));
   const char *big[] = { tu_orrery (), "gen", "transformer", "--preset", "llama3-70b",
                         "--micro-batch", "1", "--global-batch", "8", "--device", "H100-SXM",
