@@ -662,9 +662,12 @@ START_TEST (test_xml_default)
   ck_assert_int_eq (cfg.net.dims[1].link, NET_LINK_NET);
   ck_assert_uint_eq (cfg.sys.n_impl[SYS_COLL_ALL_TO_ALL], 2);
   ck_assert (cfg.sys.local_mem_bw_Bps == 3350e9);
-  ck_assert_int_eq (cfg.wl.compute, WL_COMPUTE_ROOFLINE);
-  ck_assert (cfg.wl.peak_flops == 989e12);
-  ck_assert (cfg.wl.mem_bw_Bps == 3350e9);
+  /* The kernel compute model on the H100 SXM preset (datasheet: 989.5
+   * TFLOP/s dense bf16, 3.35 TB/s), one comm slot per stream. */
+  ck_assert_int_eq (cfg.wl.compute, WL_COMPUTE_KERNEL);
+  ck_assert (cfg.wl.peak_flops == 989.5e12);
+  ck_assert (cfg.wl.mem_bw_Bps == 3.35e12);
+  ck_assert (cfg.wl.separate_comm_streams);
   app_config_clear (&cfg);
 }
 END_TEST
