@@ -6,14 +6,14 @@
 
 #define T 1e12 /* TFLOP/s */
 
-/* FlashAttention-3 paper (Shah et al., arXiv 2407.08608), H100 80GB SXM5,
+/* FlashAttention-3 paper (Shah et al., arXiv 2407.08608v2), H100 80GB SXM5,
  * bf16, FlashAttention-3 bars, TFLOP/s at 512 .. 16k for head dimensions
  * 64, 128, 256: Figure 5 (forward, without and with causal mask) and
  * Figure 6 (backward, without mask; head dimensions 64 and 128 only). */
 static const WlFaTable fa_h100 = {
   .fwd = { { 333, 392, 460, 476, 496, 497 },
            { 467, 565, 625, 638, 646, 648 },
-           { 482, 639, 707, 736, 746, 756 } },
+           { 482, 627, 707, 736, 746, 756 } },
   .fwd_causal = { { 197, 265, 371, 420, 460, 473 },
                   { 292, 423, 521, 579, 602, 616 },
                   { 286, 427, 537, 612, 628, 642 } },
@@ -65,17 +65,16 @@ static const WlFaTable fa_a100 = {
 #define KFIX(x, f8) { [WL_DTYPE_FP32] = (x), [WL_DTYPE_BF16] = (x), [WL_DTYPE_FP16] = (x), \
                       [WL_DTYPE_FP8] = (f8) }
 
-/* Achieved HBM fraction (STREAM/BabelStream-class measurements, see
- * configs/devices/README.md): NVIDIA parts sustain about 90 % of the
- * datasheet bandwidth in a triad (H100 SXM: 3.09 of 3.35 TB/s), MI300X
- * about 81 % (4.3 of 5.3 TB/s, Chips and Cheese's MI300X tests). */
+/* Achieved HBM fraction: an estimate (the fractions STREAM-class triads are
+ * commonly reported to sustain); no citable public measurement was found,
+ * configs/devices/README.md says so. */
 #define NV_MEM 0.90
 #define AMD_MEM 0.81
 
 /* Launch overhead: NVIDIA's "Getting Started with CUDA Graphs" (developer
- * blog, 2019): a 2.9 us kernel launched back to back in one stream, the
- * host running ahead, takes 3.8 us per kernel: 0.9 us of GPU-side gap.
- * No AMD figure is sourced; MI300X uses the same. */
+ * blog, 2019, a V100): a 2.9 us kernel launched back to back in one
+ * stream takes 3.8 us per kernel (one sync per 20 kernels): at most 0.9 us
+ * of GPU-side gap.  No A100/H100/MI300X figure was found. */
 #define LAUNCH_NS 900.0
 
 static const WlKernelDevice devices[] = {
@@ -218,15 +217,17 @@ gemm_units (const WlKernelDevice *dev, WlDtype t, double m, double n, double k, 
   return best;
 }
 
-/* FLOP/s per SM: the MAMF shape is the best of a brute-force search, so it
- * ran in full waves; only its k-steps' prologue and epilogue share is
- * taken out of the measured rate.  At most the peak's share. */
+/* FLOP/s per SM, calibrated so that the model gives the measured MAMF at
+ * the shape it was measured at: that shape's tile-steps (its waves and
+ * prologue/epilogue share, for the model's tiles) take the measured time.
+ * At most the peak's share. */
 static double
 rate_per_sm (const WlKernelDevice *dev, const WlDevice *hw, WlDtype t)
 {
   WlDtype shape_t = dev->mamf[t] > 0 ? t : WL_DTYPE_BF16;
+  double m = dev->mamf_shape[shape_t][0], n = dev->mamf_shape[shape_t][1];
   double k = dev->mamf_shape[shape_t][2];
-  double rate = achievable (dev, hw, t) / dev->n_sm * (k + dev->k_fix[t]) / k;
+  double rate = gemm_units (dev, t, m, n, k, 1) * achievable (dev, hw, t) / (2.0 * m * n * k);
   return MIN (rate, peak_of (hw, t) / dev->n_sm);
 }
 

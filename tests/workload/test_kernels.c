@@ -25,13 +25,15 @@
 
 enum { T_COMP = 4 };
 
-#define H100_SMS 132.0
 #define H100_BF16 989.5e12
 #define H100_BW 3.35e12
 #define H100_MEM (H100_BW * 0.90)
 #define LAUNCH_NS 900.0
-/* rate per SM: MAMF / SMs x (k_mamf + k_fix) / k_mamf */
-#define H100_RATE_SM (794.5e12 / H100_SMS * (13312.0 + 256.0) / 13312.0)
+/* Rate per SM: the MAMF shape 2048 x 2048 x 13312 is 16 x 8 = 128 tiles of
+ * 128x256, one wave on 128 of the 132 SMs, each tile 2 x 128 x 256 x
+ * (13312 + 256) FLOP-steps, in the time 2 x 2048^2 x 13312 / MAMF; so
+ * rate = MAMF / 128 x (13312 + 256) / 13312. */
+#define H100_RATE_SM (794.5e12 / 128 * (13312.0 + 256.0) / 13312.0)
 
 /* An input error (the workload's domain, or the config loader's) holding
  * NEEDLE. */
