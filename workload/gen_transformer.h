@@ -184,6 +184,7 @@ typedef struct
   WlAttention attention;
   gboolean distributed_optimizer; /* Megatron's: gradients reduce-scattered, params gathered */
   guint64 dp_bucket_B;           /* DP gradient bucket (bytes); 0: per layer */
+  gboolean no_dp_overlap;        /* gradients reduced after the whole backward */
 } WlGenTransformer;
 
 /* The presets: *n is set to their number; the array is static. */
