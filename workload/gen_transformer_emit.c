@@ -1,6 +1,8 @@
 /* gen_transformer_emit.c: a rank's nodes of a transformer iteration: a
- * micro-batch's forward and backward of one model chunk (see
- * gen_transformer.h). */
+ * micro-batch's forward and backward of one model chunk, one compute node
+ * per block with its kernels (gen_transformer_kernels.c), the TP, CP, EP
+ * and pipeline communication around them, the data-parallel gradient
+ * buckets and the optimizer step (see gen_transformer.h). */
 #include <math.h>
 
 #include "sim/error.h"
@@ -22,13 +24,18 @@ emit_after (Emit *e, const char *name, int type, ChakraProtoMsg__AttributeProto 
   for (gsize i = 0; i < n; i++)
     ptrs[i] = &attrs[i];
   ChakraProtoMsg__Node node = CHAKRA_PROTO_MSG__NODE__INIT;
-  g_autoptr (GArray) deps = g_array_new (FALSE, FALSE, sizeof (guint64));
+  /* Most nodes have one or two dependencies: no allocation for those. */
+  guint64 few[2];
+  g_autofree guint64 *many = more != NULL && more->len > 0 ? g_new (guint64, 2 + more->len) : NULL;
+  guint64 *deps = many != NULL ? many : few;
+  gsize n_deps = 0;
   if (e->has_last)
-    g_array_append_val (deps, e->last);
+    deps[n_deps++] = e->last;
   if (e->has_extra)
-    g_array_append_val (deps, e->extra);
-  if (more != NULL)
-    g_array_append_vals (deps, more->data, more->len);
+    deps[n_deps++] = e->extra;
+  if (many != NULL)
+    for (guint i = 0; i < more->len; i++)
+      deps[n_deps++] = g_array_index (more, guint64, i);
   e->has_extra = FALSE;
   node.id = e->next_id++;
   node.name = (char *) name;
@@ -37,8 +44,8 @@ emit_after (Emit *e, const char *name, int type, ChakraProtoMsg__AttributeProto 
   node.type = type;
   node.attr = ptrs;
   node.n_attr = n;
-  node.n_data_deps = deps->len;
-  node.data_deps = deps->len > 0 ? (guint64 *) (void *) deps->data : NULL;
+  node.n_data_deps = n_deps;
+  node.data_deps = n_deps > 0 ? deps : NULL;
   if (e->ok)
     e->ok = wl_chakra_writer_add (e->w, &node, e->error);
   if (chain)
@@ -323,7 +330,8 @@ unit_done (Emit *e, guint64 params, gboolean first_chunk)
       return;
     }
   e->bucket += params;
-  if (!r->no_dp_overlap && first_chunk && e->bucket >= r->dp_bucket_B / 2)
+  /* Each rank's buffer holds its 1/tp of the parameters, 2 bytes each. */
+  if (!r->no_dp_overlap && first_chunk && e->bucket / r->tp >= r->dp_bucket_B / 2)
     flush (e);
 }
 
@@ -390,7 +398,7 @@ wl_tf_step_params (const WlGenTransformer *r, guint32 p)
   experts /= r->tp;
   if (r->zero >= 1 || r->distributed_optimizer)
     {
-      dense /= r->dp * wl_tf_cp (r);
+      dense /= (guint64) r->dp * wl_tf_cp (r);
       experts /= r->dp / ep_of (r);
     }
   return dense + experts;

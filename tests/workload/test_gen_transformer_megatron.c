@@ -320,18 +320,20 @@ START_TEST (test_context_parallel)
 END_TEST
 
 /* Buckets: L 5 over pp 2 (3 + 2 layers), tp 2, dp 2, a bucket of 600000
- * parameters.  Stage 0, backward order: each layer's MLP (2 h f = 524288)
- * then attention (4 h^2 = 262144) closes a bucket of 786432, three times,
- * then the embedding's 256000; stage 1 is one bucket (Megatron buckets
- * only the first stage): 256000 + 2 x 786432 = 1828864.  Each collective's
- * comm_size is 2 x params / tp bytes = params. */
+ * bytes: 300000 parameters of a rank's buffer (its 1/tp share).  Stage 0,
+ * backward order: each layer's MLP (2 h f / tp = 262144 parameters) then
+ * attention (4 h^2 / tp = 131072) closes a bucket of 393216 parameters, a
+ * comm_size of 2 x 393216 = 786432 bytes, three times, then the
+ * embedding's V h / tp = 128000 (256000 bytes); stage 1 is one bucket
+ * (Megatron buckets only the first stage): 256000 + 2 x 786432 = 1828864
+ * bytes. */
 START_TEST (test_dp_buckets)
 {
   static const guint64 stage0[] = { 786432, 786432, 786432, 256000 };
   for (guint dist = 0; dist < 2; dist++)
     {
       WlGenTransformer req = small_req (5, 2, 2, 2, 2);
-      req.dp_bucket_B = 1200000;
+      req.dp_bucket_B = 600000;
       req.distributed_optimizer = dist;
       g_autofree char *p = generate (&req, dist ? "buckets-dist" : "buckets");
       for (guint32 st = 0; st < 2; st++)
