@@ -73,8 +73,10 @@
  *   exchanges the K/V chunk cp - 1 times around the CP ring (send to the
  *   next CP rank, receive from the previous, 2 b (s / cp) hkv d 2 / tp
  *   bytes, tag 2^24), the backward K/V cp - 1 times before and dK/dV cp - 1
- *   times after (tag 2^24 + 1), on the chain (no overlap with the attention
- *   modelled).  The attention splits in cp pieces of equal FLOPs, as
+ *   times after (tag 2^24 + 1).  Each hop follows the previous receive; the
+ *   K/V exchanges run beside the attention block (Transformer Engine
+ *   overlaps each piece with the next chunk's transfer) and the node after
+ *   the block waits for them; the dK/dV exchanges are on the chain.  The attention splits in cp pieces of equal FLOPs, as
  *   Transformer Engine balances the causal mask: the diagonal (causal) and
  *   c pieces of s / cp queries against s / (2 cp) keys, cp - 1 - c of
  *   s / (2 cp) queries against s / cp keys.

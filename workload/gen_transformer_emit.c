@@ -14,7 +14,7 @@
 /* Append a node depending on the chain's last node (and the extra
  * dependency, once, and MORE); CHAIN makes it the new last node (nodes off
  * the chain, like sends and gradient all-reduces, are waited for by
- * nothing).  Returns its id. */
+ * nothing) and has it wait for the pending join too.  Returns its id. */
 static guint64
 emit_after (Emit *e, const char *name, int type, ChakraProtoMsg__AttributeProto *attrs, gsize n,
             gboolean chain, const GArray *more)
@@ -24,19 +24,22 @@ emit_after (Emit *e, const char *name, int type, ChakraProtoMsg__AttributeProto 
   for (gsize i = 0; i < n; i++)
     ptrs[i] = &attrs[i];
   ChakraProtoMsg__Node node = CHAKRA_PROTO_MSG__NODE__INIT;
-  /* Most nodes have one or two dependencies: no allocation for those. */
-  guint64 few[2];
-  g_autofree guint64 *many = more != NULL && more->len > 0 ? g_new (guint64, 2 + more->len) : NULL;
+  /* Most nodes have up to three dependencies: no allocation for those. */
+  guint64 few[3];
+  g_autofree guint64 *many = more != NULL && more->len > 0 ? g_new (guint64, 3 + more->len) : NULL;
   guint64 *deps = many != NULL ? many : few;
   gsize n_deps = 0;
   if (e->has_last)
     deps[n_deps++] = e->last;
   if (e->has_extra)
     deps[n_deps++] = e->extra;
+  if (chain && e->has_join)
+    deps[n_deps++] = e->join;
   if (many != NULL)
     for (guint i = 0; i < more->len; i++)
       deps[n_deps++] = g_array_index (more, guint64, i);
   e->has_extra = FALSE;
+  e->has_join = e->has_join && !chain;
   node.id = e->next_id++;
   node.name = (char *) name;
   node.duration_micros = e->duration_us;
@@ -129,10 +132,11 @@ coll (Emit *e, const char *name, SysCollKind kind, guint64 bytes, const char *pg
   return emit (e, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE, a, 4, chain);
 }
 
-/* A send (asynchronous: off the chain) or a receive (on it) of BYTES
- * between this rank and PEER with TAG. */
-static void
-p2p_node (Emit *e, const char *name, gboolean send, guint32 peer, gint32 tag, guint64 bytes)
+/* A send (asynchronous: off the chain) or a receive (on it, unless
+ * ASIDE) of BYTES between this rank and PEER with TAG; returns its id. */
+static guint64
+p2p_node (Emit *e, const char *name, gboolean send, guint32 peer, gint32 tag, guint64 bytes,
+          gboolean aside)
 {
   const WlGenTransformer *r = e->req;
   guint32 me = rank_of (r, e->t, e->c_idx, e->d, e->p);
@@ -142,9 +146,10 @@ p2p_node (Emit *e, const char *name, gboolean send, guint32 peer, gint32 tag, gu
   wl_chakra_attr_set_int32 (&a[2], "comm_tag", tag);
   wl_chakra_attr_set_int64 (&a[3], "comm_size", (gint64) bytes);
   wl_chakra_attr_set_int32 (&a[4], "stream", STREAM_CHAIN);
-  emit (e, name,
-        send ? CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE : CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE,
-        a, 5, !send);
+  return emit (e, name,
+               send ? CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE
+                    : CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE,
+               a, 5, !send && !aside);
 }
 
 /* Activation bytes of a micro-batch on one CP rank (all its TP ranks). */
@@ -170,7 +175,8 @@ p2p (Emit *e, gboolean send, guint32 peer_stage, guint32 k, guint32 mb, gboolean
   guint32 peer = rank_of (r, e->t, e->c_idx, e->d, peer_stage);
   guint64 piece = cp_act (e) / r->tp;
   const char *name = grad ? (send ? "send_grad" : "recv_grad") : (send ? "send_act" : "recv_act");
-  p2p_node (e, name, send, peer, (gint32) (2 * (mb + e->M * (k / r->pp)) + (grad ? 1 : 0)), piece);
+  p2p_node (e, name, send, peer, (gint32) (2 * (mb + e->M * (k / r->pp)) + (grad ? 1 : 0)), piece,
+            FALSE);
   if (!send && r->no_sequence_parallel && r->tp > 1)
     coll (e, "pp_all_gather", SYS_COLL_ALL_GATHER, piece, e->tp_pg, TRUE, STREAM_CHAIN);
 }
@@ -178,33 +184,58 @@ p2p (Emit *e, gboolean send, guint32 peer_stage, guint32 k, guint32 mb, gboolean
 /* Ring attention's exchanges on the CP group (Transformer Engine's
  * AttnFuncWithCPAndKVP2P): cp - 1 times, the K/V chunk (or, DKV, its
  * accumulated gradient) to the next CP rank and one from the previous,
- * 2 b (s / cp) hkv d 2 / tp bytes.  Matching is in order per (src, dst,
- * tag), so one tag per kind suffices (above the pipeline's). */
+ * 2 b (s / cp) hkv d 2 / tp bytes, each hop after the previous one's
+ * receive (the ring forwards what it got).  Matching is in order per (src,
+ * dst, tag), so one tag per kind suffices (above the pipeline's). */
 enum
 {
   CP_TAG_KV = 1 << 24,
   CP_TAG_DKV
 };
 
-static void
+/* The exchanges off the chain (K/V: they overlap the attention pieces, as
+ * Transformer Engine computes one piece while the next chunk travels;
+ * cp_join makes the node after the attention wait for the last), or on it
+ * (dK/dV after the backward: the accumulated gradients return after the
+ * last piece).  Returns the last receive's id (G_MAXUINT64: none). */
+static guint64
 cp_exchange (Emit *e, gboolean dkv)
 {
   const WlGenTransformer *r = e->req;
   const WlTransformerModel *m = &r->model;
   guint32 cp = wl_tf_cp (r);
+  guint64 recv = G_MAXUINT64;
   if (cp == 1)
-    return;
+    return recv;
   guint64 kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
   guint64 bytes = 2 * e->c.tokens / cp * (m->hidden / m->heads * kv) * 2 / r->tp;
   guint32 next = rank_of (r, e->t, (e->c_idx + 1) % cp, e->d, e->p);
   guint32 prev = rank_of (r, e->t, (e->c_idx + cp - 1) % cp, e->d, e->p);
   for (guint32 i = 0; i + 1 < cp; i++)
     {
-      p2p_node (e, dkv ? "cp_send_dkv" : "cp_send_kv", TRUE, next, dkv ? CP_TAG_DKV : CP_TAG_KV,
-                bytes);
-      p2p_node (e, dkv ? "cp_recv_dkv" : "cp_recv_kv", FALSE, prev, dkv ? CP_TAG_DKV : CP_TAG_KV,
-                bytes);
+      for (int send = 1; send >= 0; send--)
+        {
+          e->has_extra = !dkv && i > 0;
+          e->extra = recv;
+          guint64 id = p2p_node (e, send ? (dkv ? "cp_send_dkv" : "cp_send_kv")
+                                         : (dkv ? "cp_recv_dkv" : "cp_recv_kv"),
+                                 send, send ? next : prev, dkv ? CP_TAG_DKV : CP_TAG_KV, bytes,
+                                 !dkv);
+          if (!send)
+            recv = id;
+        }
     }
+  return recv;
+}
+
+/* The next node on the chain waits for RECV (from cp_exchange) too. */
+static void
+cp_join (Emit *e, guint64 recv)
+{
+  if (recv == G_MAXUINT64)
+    return;
+  e->join = recv;
+  e->has_join = TRUE;
 }
 
 /* The TP communication around a block: with sequence parallelism the
@@ -450,8 +481,9 @@ static void
 layer_fwd (Emit *e, gboolean recompute)
 {
   tp_coll (e, TRUE);
-  cp_exchange (e, FALSE);
+  guint64 kv = cp_exchange (e, FALSE);
   block (e, recompute ? "recompute_attn_fwd" : "attn_fwd", wl_tf_kernels_attn, FALSE, recompute);
+  cp_join (e, kv);
   tp_coll (e, FALSE);
   ep_a2a (e, "ep_dispatch");
   tp_coll (e, TRUE);
@@ -509,11 +541,13 @@ layer_bwd (Emit *e, gboolean final, gboolean first_chunk)
     {
       /* Only the core attention again (Korthikanti et al. 2022 section 5),
        * its ring exchanges with it. */
-      cp_exchange (e, FALSE);
+      guint64 kv = cp_exchange (e, FALSE);
       block (e, "recompute_core_attn", wl_tf_kernels_core, FALSE, TRUE);
+      cp_join (e, kv);
     }
-  cp_exchange (e, FALSE);
+  guint64 kv = cp_exchange (e, FALSE);
   block (e, "attn_bwd", wl_tf_kernels_attn, TRUE, FALSE);
+  cp_join (e, kv);
   cp_exchange (e, TRUE);
   tp_coll (e, FALSE);
   if (final)

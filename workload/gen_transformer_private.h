@@ -129,6 +129,8 @@ typedef struct
   gboolean ok;
   guint64 next_id, last, extra;
   gboolean has_last, has_extra; /* extra: a second dependency, used once */
+  guint64 join;                 /* a dependency of the next node on the chain */
+  gboolean has_join;
   guint64 duration_us;          /* of the next node emitted (compute only) */
   char tp_pg[16], dp_pg[16], ep_pg[16], edp_pg[16];
   /* Data-parallel gradients (gen_transformer_emit.c): the parameters in

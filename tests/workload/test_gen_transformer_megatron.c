@@ -283,7 +283,8 @@ END_TEST
  * M 1: per layer cp - 1 K/V exchanges forward, and cp - 1 K/V and cp - 1
  * dK/dV backward, each 2 b (s / cp) (h kv / heads) 2 / tp = 2 x 64 x 256 x
  * 2 / 2 = 32768 bytes, to the next CP rank; attention in cp causal-balanced
- * pieces of equal FLOPs; gradients reduced over the 4 DP x CP ranks. */
+ * pieces of equal FLOPs, overlapping the K/V exchange; gradients reduced
+ * over the 4 DP x CP ranks. */
 START_TEST (test_context_parallel)
 {
   WlGenTransformer req = small_req (2, 2, 1, 2, 1);
@@ -307,6 +308,22 @@ START_TEST (test_context_parallel)
       ck_assert_msg (strstr (k, "attn:dir=fwd,b=1,hq=2,hkv=2,sq=64,skv=64,d=64,causal=1;") != NULL
                          && strstr (k, piece) != NULL,
                      "%s", k);
+      /* The K/V receive overlaps the attention block: the block does not
+       * wait for it, the reduce-scatter after the block does. */
+      guint at = 0;
+      while (strcmp (((ChakraProtoMsg__Node *) g_ptr_array_index (nodes, at))->name, "attn_fwd") != 0)
+        at++;
+      const ChakraProtoMsg__Node *attn = g_ptr_array_index (nodes, at);
+      const ChakraProtoMsg__Node *recv = g_ptr_array_index (nodes, at - 1);
+      const ChakraProtoMsg__Node *after = g_ptr_array_index (nodes, at + 1);
+      ck_assert_str_eq (recv->name, "cp_recv_kv");
+      ck_assert_str_eq (after->name, "tp_reduce_scatter");
+      gboolean attn_waits = FALSE, after_waits = FALSE;
+      for (gsize i = 0; i < attn->n_data_deps; i++)
+        attn_waits |= attn->data_deps[i] == recv->id;
+      for (gsize i = 0; i < after->n_data_deps; i++)
+        after_waits |= after->data_deps[i] == recv->id;
+      ck_assert (!attn_waits && after_waits);
       const ChakraProtoMsg__Node *g = first_named (nodes, "dp_all_reduce");
       g_autofree char *dpg = g_strdup_printf ("%u", 1 + 2 * 2 * 1 + t);
       ck_assert_str_eq (attr_s (g, "pg_name"), dpg);
