@@ -27,8 +27,9 @@
  *   chunk.  Backward: each GEMM's dgrad and wgrad, the attention's backward
  *   kernel (or the unfused GEMMs' and softmax / dropout backward), the
  *   elementwise kernels' backward.  With fp8 the layers' GEMMs are FP8
- *   (Transformer Engine); attention, elementwise kernels and the LM head
- *   stay bf16.  num_ops is the sum of the kernels' FLOPs and tensor_size of
+ *   (Transformer Engine), with its casts (inputs not written in FP8 by a
+ *   fused norm, dY backward) and transposes; attention, elementwise kernels
+ *   and the LM head stay bf16.  num_ops is the sum of the kernels' FLOPs and tensor_size of
  *   their bytes (estimates of reads + writes for memory-bound kernels).
  * - FLOPs of one micro-batch of t = b x s tokens over all its ranks, per
  *   layer: GEMMs G = 2 t A + 2 n_ffn t h f (x top_k for MoE), attention

@@ -29,7 +29,8 @@ typedef struct
   guint64 tsp; /* tokens of its elementwise kernels: tl / tp with SP, else tl */
   guint64 b, s, h, d, hq, hkv, f, moe_k, vocab;
   gboolean llama; /* RMSNorm, SwiGLU, RoPE (gated FFN); else LayerNorm, GeLU */
-  const char *dt; /* the layers' GEMM dtype */
+  gboolean fp8;   /* the layers' GEMMs in FP8 (Transformer Engine) */
+  const char *dt; /* their dtype */
 } Dims;
 
 static Dims
@@ -40,7 +41,7 @@ dims_of (const Emit *e)
   guint64 tp = r->tp, cp = wl_tf_cp (r), kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
   Dims d = { .b = r->micro_batch, .s = m->seq, .h = m->hidden, .d = m->hidden / m->heads,
              .hq = m->heads / tp, .hkv = kv / tp, .f = m->ffn / tp,
-             .moe_k = m->experts > 0 ? m->top_k : 1, .llama = m->gated_ffn,
+             .moe_k = m->experts > 0 ? m->top_k : 1, .llama = m->gated_ffn, .fp8 = r->fp8,
              .dt = r->fp8 ? "fp8" : "bf16" };
   d.tl = d.b * d.s / cp;
   d.tsp = r->no_sequence_parallel ? d.tl : d.tl / tp;
@@ -124,6 +125,31 @@ mem (WlTfKernels *k, guint64 bytes, const char *what)
   mem_ops (k, bytes, what, 0);
 }
 
+/* A layer's GEMM, forward or backward.  With FP8, Transformer Engine casts
+ * the input to FP8 keeping its transpose for the weight gradient (read 2,
+ * write 1 + 1 bytes per element) unless the norm before the GEMM writes
+ * FP8 itself (NORMED: LayerNormLinear); backward it casts dY with its
+ * transpose (4 bytes per element) and transposes a normed input (2)
+ * (Transformer Engine 1.x, pytorch/module/linear.py: fp8_cast_transpose_fused
+ * of the input forward and of grad_output backward). */
+static void
+layer_gemm (WlTfKernels *k, const Dims *d, guint64 m, guint64 n, guint64 kk, gboolean normed)
+{
+  if (d->fp8 && !normed)
+    mem (k, 4 * m * kk, "cast");
+  gemm (k, m, n, kk, 1, d->dt, 1);
+}
+
+static void
+layer_gemm_bwd (WlTfKernels *k, const Dims *d, guint64 m, guint64 n, guint64 kk, gboolean normed)
+{
+  if (d->fp8)
+    mem (k, 4 * m * n, "cast");
+  if (d->fp8 && normed)
+    mem (k, 2 * m * kk, "transpose");
+  gemm_bwd (k, m, n, kk, 1, d->dt);
+}
+
 /* A FlashAttention kernel: COUNT launches of SQ queries against SKV keys. */
 static void
 attn (WlTfKernels *k, const Dims *d, gboolean bwd, guint64 sq, guint64 skv, gboolean causal,
@@ -203,20 +229,20 @@ wl_tf_kernels_attn (const Emit *e, WlTfKernels *k, gboolean bwd)
   if (!bwd)
     {
       mem (k, 4 * d.tsp * d.h, norm_name (&d));
-      gemm (k, d.tl, qkv, d.h, 1, d.dt, 1);
+      layer_gemm (k, &d, d.tl, qkv, d.h, TRUE);
       if (d.llama)
         mem (k, rope, "rope");
       wl_tf_kernels_core (e, k, FALSE);
-      gemm (k, d.tl, d.h, d.hq * d.d, 1, d.dt, 1);
+      layer_gemm (k, &d, d.tl, d.h, d.hq * d.d, FALSE);
       residual (k, &d);
       return;
     }
   residual (k, &d);
-  gemm_bwd (k, d.tl, d.h, d.hq * d.d, 1, d.dt);
+  layer_gemm_bwd (k, &d, d.tl, d.h, d.hq * d.d, FALSE);
   wl_tf_kernels_core (e, k, TRUE);
   if (d.llama)
     mem (k, rope, "rope");
-  gemm_bwd (k, d.tl, qkv, d.h, 1, d.dt);
+  layer_gemm_bwd (k, &d, d.tl, qkv, d.h, TRUE);
   mem (k, 6 * d.tsp * d.h, norm_name (&d));
 }
 
@@ -234,16 +260,16 @@ wl_tf_kernels_mlp (const Emit *e, WlTfKernels *k, gboolean bwd)
   if (!bwd)
     {
       mem (k, 4 * d.tsp * d.h, norm_name (&d));
-      gemm (k, m, fc1, d.h, 1, d.dt, 1);
+      layer_gemm (k, &d, m, fc1, d.h, TRUE);
       mem (k, act_fwd, act);
-      gemm (k, m, d.h, d.f, 1, d.dt, 1);
+      layer_gemm (k, &d, m, d.h, d.f, FALSE);
       residual (k, &d);
       return;
     }
   residual (k, &d);
-  gemm_bwd (k, m, d.h, d.f, 1, d.dt);
+  layer_gemm_bwd (k, &d, m, d.h, d.f, FALSE);
   mem (k, act_bwd, act);
-  gemm_bwd (k, m, fc1, d.h, 1, d.dt);
+  layer_gemm_bwd (k, &d, m, fc1, d.h, TRUE);
   mem (k, 6 * d.tsp * d.h, norm_name (&d));
 }
 

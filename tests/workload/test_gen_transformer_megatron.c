@@ -157,11 +157,14 @@ END_TEST
 
 /* Llama-style (gated FFN, 2 kv heads: 1 per rank) with FP8 GEMMs: QKV n =
  * (2 + 2 x 1) 64 = 256; RoPE on q and k 2 x 2 x 128 x 3 x 64 = 98304; the
- * add 6 x 64 x 256 = 98304.  Backward: output projection dgrad (128 x 128
- * x 256) and wgrad (128 x 256 x 128), attention 2.5 x 4194304, QKV dgrad
+ * add 6 x 64 x 256 = 98304; the output projection's input cast to FP8 with
+ * its transpose, 4 x 128 x 128 = 65536 (the QKV's comes from the norm).
+ * Backward: each GEMM's dY cast 4 x 128 x 256 = 131072, the norm output's
+ * transpose 2 x 128 x 256 = 65536; output projection dgrad (128 x 128 x
+ * 256) and wgrad (128 x 256 x 128), attention 2.5 x 4194304, QKV dgrad
  * (128 x 256 x 256) and wgrad (256 x 256 x 128): 16777216 + 10485760 +
  * 33554432 = 60817408 FLOPs.  The MLP: FC1 2 f / tp = 1024 wide, SwiGLU
- * 6 x 128 x 512 bytes. */
+ * 6 x 128 x 512 bytes, FC2's input cast 4 x 128 x 512. */
 START_TEST (test_kernels_llama_layer)
 {
   WlGenTransformer req = small_req (2, 2, 1, 1, 1);
@@ -174,19 +177,21 @@ START_TEST (test_kernels_llama_layer)
                     "mem:bytes=65536,what=rmsnorm;gemm:m=128,n=256,k=256,dtype=fp8;"
                     "mem:bytes=98304,what=rope;"
                     "attn:dir=fwd,b=1,hq=2,hkv=1,sq=128,skv=128,d=64,causal=1;"
-                    "gemm:m=128,n=256,k=128,dtype=fp8;mem:bytes=98304,what=add");
+                    "mem:bytes=65536,what=cast;gemm:m=128,n=256,k=128,dtype=fp8;"
+                    "mem:bytes=98304,what=add");
   const ChakraProtoMsg__Node *b = first_named (nodes, "attn_bwd");
   ck_assert_str_eq (attr_s (b, "kernels"),
-                    "mem:bytes=98304,what=add;gemm:m=128,n=128,k=256,dtype=fp8;"
-                    "gemm:m=128,n=256,k=128,dtype=fp8;"
+                    "mem:bytes=98304,what=add;mem:bytes=131072,what=cast;"
+                    "gemm:m=128,n=128,k=256,dtype=fp8;gemm:m=128,n=256,k=128,dtype=fp8;"
                     "attn:dir=bwd,b=1,hq=2,hkv=1,sq=128,skv=128,d=64,causal=1;"
-                    "mem:bytes=98304,what=rope;gemm:m=128,n=256,k=256,dtype=fp8;"
+                    "mem:bytes=98304,what=rope;mem:bytes=131072,what=cast;"
+                    "mem:bytes=65536,what=transpose;gemm:m=128,n=256,k=256,dtype=fp8;"
                     "gemm:m=256,n=256,k=128,dtype=fp8;mem:bytes=98304,what=rmsnorm");
   ck_assert_int_eq (attr_i (b, "num_ops"), 60817408);
   ck_assert_str_eq (attr_s (first_named (nodes, "mlp_fwd"), "kernels"),
                     "mem:bytes=65536,what=rmsnorm;gemm:m=128,n=1024,k=256,dtype=fp8;"
-                    "mem:bytes=393216,what=swiglu;gemm:m=128,n=256,k=512,dtype=fp8;"
-                    "mem:bytes=98304,what=add");
+                    "mem:bytes=393216,what=swiglu;mem:bytes=262144,what=cast;"
+                    "gemm:m=128,n=256,k=512,dtype=fp8;mem:bytes=98304,what=add");
   /* The LM head stays in bf16. */
   ck_assert (strstr (attr_s (first_named (nodes, "lm_head_fwd"), "kernels"),
                      "gemm:m=128,n=500,k=256,dtype=bf16")
