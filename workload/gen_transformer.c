@@ -77,6 +77,16 @@ wl_gen_transformer_microbatches (const WlGenTransformer *r, GError **error)
     return bad (error, "the ZeRO stage must be 0, 1, 2 or 3");
   if (m->kv_heads > m->heads || (m->kv_heads > 0 && m->heads % m->kv_heads != 0))
     return bad (error, "kv heads must divide heads");
+  if (m->kv_heads > 0 && m->kv_heads % r->tp != 0)
+    return bad (error, "tp must divide the kv heads");
+  if (wl_tf_cp (r) > 1 && m->seq % (2 * wl_tf_cp (r)) != 0)
+    return bad (error, "the sequence must split in 2 x cp chunks (causal load balancing)");
+  if (wl_tf_cp (r) > 1 && r->attention != WL_ATTENTION_FLASH)
+    return bad (error, "context parallelism needs flash attention");
+  if (wl_tf_cp (r) > 1 && m->experts > 0)
+    return bad (error, "context parallelism with experts is not modelled");
+  if (r->zero > 0 && (r->distributed_optimizer || r->no_dp_overlap))
+    return bad (error, "the distributed optimizer and no DP overlap are for ZeRO stage 0");
   if (r->dp % ep_of (r) != 0)
     return bad (error, "ep must divide dp");
   if (m->experts == 0 && ep_of (r) > 1)
@@ -101,40 +111,84 @@ double
 wl_gen_transformer_flops (const WlGenTransformer *r)
 {
   guint32 M = wl_gen_transformer_microbatches (r, NULL);
+  const WlTransformerModel *m = &r->model;
   Costs c = costs_of (r);
-  double layers = (double) r->model.layers * (double) (c.attn + c.mlp);
-  double fwd = layers + (double) c.head;
-  return (double) M * r->dp * (3 * fwd + (r->recompute ? layers : 0));
+  double b = r->micro_batch, s = m->seq, h = m->hidden, L = m->layers;
+  /* A layer's GEMMs, its attention forward (causal FlashAttention computes
+   * half the scores) and backward (2.5 x the forward; unfused: 2 x). */
+  double gemms = 2.0 * (double) c.tokens * (double) attn_params (m) + (double) c.mlp;
+  gboolean flash = r->attention == WL_ATTENTION_FLASH;
+  double attn_f = (flash ? 2 : 4) * b * s * s * h, attn_b = (flash ? 5 : 8) * b * s * s * h;
+  double recompute = r->recompute == WL_RECOMPUTE_FULL        ? L * (gemms + attn_f)
+                     : r->recompute == WL_RECOMPUTE_SELECTIVE ? L * attn_f
+                                                              : 0;
+  /* The embedding's one operation per element forward and backward, on
+   * every TP rank. */
+  double embed = 2.0 * r->tp * (double) c.tokens * h;
+  double per_mb = L * (3 * gemms + attn_f + attn_b) + 3.0 * (double) c.head + recompute + embed;
+  /* Adam on every rank (all tp x cp x dp ranks of a stage alike). */
+  double adam = 0;
+  for (guint32 p = 0; p < r->pp; p++)
+    adam += (double) r->tp * wl_tf_cp (r) * r->dp * WL_TF_ADAM_FLOPS
+            * (double) wl_tf_step_params (r, p);
+  return (double) M * r->dp * per_mb + adam;
+}
+
+/* Group numbers: TP groups 1 + c + cp (d + dp p); DP (x CP) groups after
+ * them, t + tp p; EP and expert-DP groups (cp = 1 only) after those; CP
+ * groups last, t + tp (d + dp p). */
+static guint32
+dp_group_base (const WlGenTransformer *r)
+{
+  return 1 + wl_tf_cp (r) * r->dp * r->pp;
+}
+
+static guint32
+cp_group_base (const WlGenTransformer *r)
+{
+  guint32 ep = ep_of (r), edp = r->dp / ep;
+  guint32 n_ep = ep > 1 ? r->tp * r->pp * edp : 0, n_edp = ep > 1 && edp > 1 ? r->tp * r->pp * ep : 0;
+  return dp_group_base (r) + r->tp * r->pp + n_ep + n_edp;
+}
+
+static void
+tp_dp_groups (GString *s, const WlGenTransformer *r, guint32 *m)
+{
+  guint32 cp = wl_tf_cp (r);
+  for (guint32 p = 0; p < r->pp && r->tp > 1; p++)
+    for (guint32 d = 0; d < r->dp; d++)
+      for (guint32 c = 0; c < cp; c++)
+        {
+          for (guint32 t = 0; t < r->tp; t++)
+            m[t] = rank_of (r, t, c, d, p);
+          wl_gen_group_append (s, 1 + c + cp * (d + r->dp * p), m, r->tp);
+        }
+  for (guint32 p = 0; p < r->pp && r->dp * cp > 1; p++)
+    for (guint32 t = 0; t < r->tp; t++)
+      {
+        for (guint32 d = 0; d < r->dp; d++)
+          for (guint32 c = 0; c < cp; c++)
+            m[c + cp * d] = rank_of (r, t, c, d, p);
+        wl_gen_group_append (s, dp_group_base (r) + t + r->tp * p, m, r->dp * cp);
+      }
 }
 
 static char *
 groups_json (const WlGenTransformer *r)
 {
   GString *s = g_string_new ("[");
-  g_autofree guint32 *m = g_new (guint32, MAX (MAX (r->tp, r->dp), 1u));
-  for (guint32 p = 0; p < r->pp && r->tp > 1; p++)
-    for (guint32 d = 0; d < r->dp; d++)
-      {
-        for (guint32 t = 0; t < r->tp; t++)
-          m[t] = rank_of (r, t, d, p);
-        wl_gen_group_append (s, 1 + d + r->dp * p, m, r->tp);
-      }
-  for (guint32 p = 0; p < r->pp && r->dp > 1; p++)
-    for (guint32 t = 0; t < r->tp; t++)
-      {
-        for (guint32 d = 0; d < r->dp; d++)
-          m[d] = rank_of (r, t, d, p);
-        wl_gen_group_append (s, 1 + r->dp * r->pp + t + r->tp * p, m, r->dp);
-      }
+  guint32 cp = wl_tf_cp (r);
+  g_autofree guint32 *m = g_new (guint32, MAX (MAX (r->tp, r->dp * cp), 1u));
+  tp_dp_groups (s, r, m);
   /* Expert parallelism: EP groups (ep consecutive DP indices), then the
    * expert-DP groups (same d mod ep). */
-  guint32 ep = ep_of (r), edp = r->dp / ep, base = 1 + r->dp * r->pp + r->tp * r->pp;
+  guint32 ep = ep_of (r), edp = r->dp / ep, base = dp_group_base (r) + r->tp * r->pp;
   for (guint32 p = 0; p < r->pp && ep > 1; p++)
     for (guint32 g = 0; g < edp; g++)
       for (guint32 t = 0; t < r->tp; t++)
         {
           for (guint32 i = 0; i < ep; i++)
-            m[i] = rank_of (r, t, g * ep + i, p);
+            m[i] = rank_of (r, t, 0, g * ep + i, p);
           wl_gen_group_append (s, base + t + r->tp * (g + edp * p), m, ep);
         }
   base += r->tp * r->pp * edp;
@@ -143,11 +197,56 @@ groups_json (const WlGenTransformer *r)
       for (guint32 t = 0; t < r->tp; t++)
         {
           for (guint32 g = 0; g < edp; g++)
-            m[g] = rank_of (r, t, g * ep + i, p);
+            m[g] = rank_of (r, t, 0, g * ep + i, p);
           wl_gen_group_append (s, base + t + r->tp * (i + ep * p), m, edp);
+        }
+  for (guint32 p = 0; p < r->pp && cp > 1; p++)
+    for (guint32 d = 0; d < r->dp; d++)
+      for (guint32 t = 0; t < r->tp; t++)
+        {
+          for (guint32 c = 0; c < cp; c++)
+            m[c] = rank_of (r, t, c, d, p);
+          wl_gen_group_append (s, cp_group_base (r) + t + r->tp * (d + r->dp * p), m, cp);
         }
   g_string_append (s, "]");
   return g_string_free (s, FALSE);
+}
+
+/* The rank's process-group names (see groups_json). */
+static void
+name_groups (Emit *e)
+{
+  const WlGenTransformer *r = e->req;
+  guint32 cp = wl_tf_cp (r), ep = ep_of (r), edp = r->dp / ep;
+  guint32 base = dp_group_base (r) + r->tp * r->pp;
+  g_snprintf (e->tp_pg, sizeof e->tp_pg, "%u", 1 + e->c_idx + cp * (e->d + r->dp * e->p));
+  g_snprintf (e->dp_pg, sizeof e->dp_pg, "%u", dp_group_base (r) + e->t + r->tp * e->p);
+  g_snprintf (e->ep_pg, sizeof e->ep_pg, "%u", base + e->t + r->tp * (e->d / ep + edp * e->p));
+  if (ep > 1)
+    g_snprintf (e->edp_pg, sizeof e->edp_pg, "%u",
+                base + r->tp * r->pp * edp + e->t + r->tp * (e->d % ep + ep * e->p));
+  else
+    memcpy (e->edp_pg, e->dp_pg, sizeof e->edp_pg);
+}
+
+static gboolean
+write_meta (Emit *e, const char *groups, GError **error)
+{
+  const WlGenTransformer *r = e->req;
+  if (r->tp == 1 && r->dp == 1 && wl_tf_cp (r) == 1)
+    return TRUE;
+  ChakraProtoMsg__IOInfo in = CHAKRA_PROTO_MSG__IOINFO__INIT;
+  in.values = (char *) groups;
+  ChakraProtoMsg__Node meta = CHAKRA_PROTO_MSG__NODE__INIT;
+  meta.id = e->next_id++;
+  meta.name = (char *) "process_groups";
+  meta.type = CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE;
+  meta.inputs = &in;
+  if (!wl_chakra_writer_add (e->w, &meta, error))
+    return FALSE;
+  e->last = meta.id;
+  e->has_last = TRUE;
+  return TRUE;
 }
 
 static gboolean
@@ -158,31 +257,17 @@ write_rank (const char *prefix, const WlGenTransformer *r, guint32 M, guint32 ra
   g_autoptr (WlChakraWriter) w = wl_chakra_writer_open (path, "0.0.4", error);
   if (w == NULL)
     return FALSE;
+  guint32 cp = wl_tf_cp (r);
+  g_autoptr (GArray) grad_ids = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr (GArray) gathers = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr (GArray) deferred = g_array_new (FALSE, FALSE, sizeof (guint64));
   Emit e = { .req = r, .c = costs_of (r), .M = M, .w = w, .error = error, .ok = TRUE,
-             .t = rank % r->tp, .d = rank / r->tp % r->dp, .p = rank / (r->tp * r->dp) };
-  g_snprintf (e.tp_pg, sizeof e.tp_pg, "%u", 1 + e.d + r->dp * e.p);
-  g_snprintf (e.dp_pg, sizeof e.dp_pg, "%u", 1 + r->dp * r->pp + e.t + r->tp * e.p);
-  guint32 ep = ep_of (r), edp = r->dp / ep, base = 1 + r->dp * r->pp + r->tp * r->pp;
-  g_snprintf (e.ep_pg, sizeof e.ep_pg, "%u", base + e.t + r->tp * (e.d / ep + edp * e.p));
-  if (ep > 1)
-    g_snprintf (e.edp_pg, sizeof e.edp_pg, "%u",
-                base + r->tp * r->pp * edp + e.t + r->tp * (e.d % ep + ep * e.p));
-  else
-    memcpy (e.edp_pg, e.dp_pg, sizeof e.edp_pg);
-  if (r->tp > 1 || r->dp > 1)
-    {
-      ChakraProtoMsg__IOInfo in = CHAKRA_PROTO_MSG__IOINFO__INIT;
-      in.values = (char *) groups;
-      ChakraProtoMsg__Node meta = CHAKRA_PROTO_MSG__NODE__INIT;
-      meta.id = e.next_id++;
-      meta.name = (char *) "process_groups";
-      meta.type = CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE;
-      meta.inputs = &in;
-      if (!wl_chakra_writer_add (w, &meta, error))
-        return FALSE;
-      e.last = meta.id;
-      e.has_last = TRUE;
-    }
+             .t = rank % r->tp, .c_idx = rank / r->tp % cp, .d = rank / (r->tp * cp) % r->dp,
+             .p = rank / (r->tp * cp * r->dp), .grad_ids = grad_ids, .gathers = gathers,
+             .deferred = deferred };
+  name_groups (&e);
+  if (!write_meta (&e, groups, error))
+    return FALSE;
   wl_tf_schedule (&e);
   return e.ok && wl_chakra_writer_close (w, error);
 }
@@ -195,7 +280,7 @@ wl_gen_transformer (const char *prefix, const WlGenTransformer *req, GError **er
   if (M == 0)
     return FALSE;
   g_autofree char *groups = groups_json (req);
-  guint32 ranks = req->tp * req->pp * req->dp;
+  guint32 ranks = req->tp * req->pp * req->dp * wl_tf_cp (req);
   for (guint32 r = 0; r < ranks; r++)
     if (!write_rank (prefix, req, M, r, groups, error))
       return FALSE;

@@ -1,6 +1,6 @@
 /* gen_transformer.h: one training iteration of a dense decoder-only
- * transformer as Chakra traces, under tensor (with sequence), pipeline and
- * data parallelism.
+ * transformer as Chakra traces, under tensor (with or without sequence),
+ * context, pipeline and data parallelism, as Megatron-LM runs it.
  *
  * What it models (units: FLOPs, bytes; bf16, 2 bytes per element):
  * - Model: L layers of hidden size h, FFN size f (two h x f matrices, or
@@ -10,29 +10,65 @@
  *   A = 2h^2 + 2h (h kv_heads / heads) parameters (4h^2 without GQA).
  *   Parameters: L x (A + n_ffn x h x f) + 2 x V x h (embedding and LM head
  *   counted separately, as untied; biases and norms are ignored).
- * - Forward FLOPs of one micro-batch of t = b x s tokens, per layer:
- *   2 t A (QKV and output projections) + 4 b s^2 h (QK^T and AV, no causal
- *   halving) + 2 n_ffn t h f; plus 2 t h V for the LM head on the last stage.
- *   So an iteration of T = B s tokens costs 6 T N' + 12 L B s^2 h (+ the
- *   recomputed forward of the layers), N' the parameters less the embedding.
- *   Backward is twice the forward; full recomputation adds one forward of the
- *   layers before each layer's backward.  Every compute node's num_ops is its
- *   share on one of tp ranks (FLOPs / tp).
- * - Ranks: tp x pp x dp, rank = t + tp x (d + dp x p) for TP index t, DP
- *   index d, stage p.  Stage p holds layers [p L/pp ...] (the first L mod pp
- *   stages one more).
- * - Tensor parallelism with sequence parallelism (Megatron-LM): per layer and
- *   micro-batch, forward: all-gather, attention, reduce-scatter, all-gather,
- *   MLP, reduce-scatter on the TP group; backward the mirror (all-gather,
- *   MLP backward, reduce-scatter, all-gather, attention backward,
- *   reduce-scatter).  The gathered buffer is t x h x 2 bytes: reduce-scatters
- *   carry comm_size t h 2, all-gathers t h 2 / tp (each rank's input, as
- *   Chakra defines it).  Recomputation repeats no communication.
- * - Pipeline: activations (forward) and gradients (backward) of t x h x 2
- *   bytes between the same (t, d) ranks of adjacent stages, as COMM_SEND /
- *   COMM_RECV with comm_tag 2 x microbatch (+1 for gradients).  Sends are
- *   asynchronous (nothing waits for them).  Order: GPipe (all forwards, then
- *   all backwards) or 1F1B (pp - p - 1 warm-up forwards, then alternating).
+ * - Kernels (gen_transformer_kernels.c): every compute node, one per block
+ *   (embedding, attention block, MLP block, LM head, their backwards,
+ *   recomputations, the optimizer step), carries the `kernels` attribute:
+ *   the GPU kernels Megatron-LM core with Transformer Engine runs for it on
+ *   one TP / CP rank, with their shapes (issue 16's interface).  GPT-style
+ *   models (no gated FFN) use LayerNorm, GeLU, learned positions and dropout;
+ *   Llama-style (gated_ffn) RMSNorm, SwiGLU and RoPE, no dropout.  Attention
+ *   block: norm, QKV GEMM (h x (hq + 2 hkv) d / tp), RoPE, core attention
+ *   (one causal FlashAttention kernel, or Megatron 2021's batched QK^T,
+ *   scale-mask-softmax, dropout and AV GEMMs), output projection,
+ *   dropout + residual add; MLP block: norm, FC1 (2 f wide when gated),
+ *   GeLU / SwiGLU, FC2, dropout + add (MoE: top_k x the tokens); LM head:
+ *   final norm, h x V / tp GEMM (the first V mod tp ranks one row more; bf16
+ *   always), vocab-parallel cross entropy; embedding lookup on the first
+ *   chunk.  Backward: each GEMM's dgrad and wgrad, the attention's backward
+ *   kernel (or the unfused GEMMs' and softmax / dropout backward), the
+ *   elementwise kernels' backward.  With fp8 the layers' GEMMs are FP8
+ *   (Transformer Engine), with its casts (inputs not written in FP8 by a
+ *   fused norm, dY backward) and transposes; attention, elementwise kernels
+ *   and the LM head stay bf16.  num_ops is the sum of the kernels' FLOPs and tensor_size of
+ *   their bytes (estimates of reads + writes for memory-bound kernels).
+ * - FLOPs of one micro-batch of t = b x s tokens over all its ranks, per
+ *   layer: GEMMs G = 2 t A + 2 n_ffn t h f (x top_k for MoE), attention
+ *   2 b s^2 h forward (causal FlashAttention computes half of QK^T and AV's
+ *   4 b s^2 h; unfused: 4 b s^2 h) and 2.5 x that backward (unfused 2 x);
+ *   GEMMs twice forward backward; the LM head 2 t h V forward, 4 t h V
+ *   backward; full recomputation one more forward of the layers (GEMMs and
+ *   attention), selective one more attention forward.  Memory-bound
+ *   kernels count 0 FLOPs but two: the embedding (one operation per element
+ *   forward and backward, on every TP rank: 2 tp t h) and Adam (16 per
+ *   parameter updated, WL_TF_ADAM_FLOPS) -- so that their nodes have num_ops
+ *   for the roofline rule.  wl_gen_transformer_flops is the sum of num_ops
+ *   over all ranks: M dp per-micro-batch FLOPs plus Adam's on every rank.
+ * - Ranks: tp x cp x dp x pp, rank = t + tp (c + cp (d + dp p)) for TP index
+ *   t, CP index c, DP index d, stage p (Megatron's tp-cp-dp-pp order).
+ *   Model chunk k (interleaving: chunk c of stage p is c pp + p) holds
+ *   L / (pp v) layers, the first L mod (pp v) chunks one more.
+ * - Tensor parallelism with sequence parallelism (Megatron-LM, Korthikanti
+ *   et al. 2022): per layer and micro-batch, forward: all-gather,
+ *   attention, reduce-scatter, all-gather, MLP, reduce-scatter on the TP
+ *   group; backward the mirror.  The gathered buffer is t / cp x h x 2
+ *   bytes: reduce-scatters carry comm_size t h 2 / cp, all-gathers
+ *   t h 2 / (cp tp) (each rank's input, as Chakra defines it).  The
+ *   embedding's output is reduce-scattered (forward; all-gathered
+ *   backward), the LM head's input all-gathered (reduce-scattered
+ *   backward).  Without sequence parallelism (no_sequence_parallel): an
+ *   all-reduce of t h 2 / cp after each block forward and backward, after
+ *   the embedding forward and the LM head backward, nothing before.
+ * - Recomputation: full repeats each layer's forward before its backward,
+ *   TP, CP and EP communication included, its compute nodes marked
+ *   is_recompute; selective recomputes only the core attention (its ring
+ *   exchanges with it), marked the same.
+ * - Pipeline: activations (forward) and gradients (backward) between the
+ *   same (t, c, d) ranks of adjacent chunks, as COMM_SEND / COMM_RECV with
+ *   comm_tag 2 (mb + M (k / pp)) (+1 for gradients), k the boundary's lower
+ *   chunk.  Each TP rank sends its 1/tp of the t h 2 / cp bytes (Megatron's
+ *   scatter/gather, Narayanan et al. SC21 section 4.1); without sequence
+ *   parallelism the receiver all-gathers the pieces on its TP group.  Sends
+ *   are asynchronous (nothing waits for them).  Order: gen_transformer_sched.c.
  * - Interleaved 1F1B (virtual_stages v > 1; Megatron-LM,
  *   megatron/core/pipeline_parallel/schedules.py,
  *   forward_backward_pipelining_with_interleaving): stage p holds the v
@@ -47,10 +83,39 @@
  *   requires L divisible by pp v (and, without --overlap-p2p-comm, pp > 2);
  *   here the first L mod (pp v) chunks take one layer more.  The bubble is
  *   (pp - 1) / (v M) of the ideal time (Narayanan et al., SC21, 2.2.2).
- * - Data parallelism: after the last micro-batch's backward of a layer, an
- *   all-reduce of that layer's gradients (its parameters / tp x 2 bytes) on
- *   the DP group, overlapping the rest of the backward; the first stage adds
- *   one for the embedding (V h / tp x 2), the last one for the LM head.
+ * - Context parallelism (cp > 1; flash attention, dense models, s a
+ *   multiple of 2 cp): each rank holds s / cp tokens; per layer the forward
+ *   exchanges the K/V chunk cp - 1 times around the CP ring (send to the
+ *   next CP rank, receive from the previous, 2 b (s / cp) hkv d 2 / tp
+ *   bytes, tag 2^24), the backward K/V cp - 1 times before and dK/dV cp - 1
+ *   times after (tag 2^24 + 1).  Each hop follows the previous receive; the
+ *   K/V exchanges run beside the attention block (Transformer Engine
+ *   overlaps each piece with the next chunk's transfer) and the node after
+ *   the block waits for them; the dK/dV exchanges are on the chain.  The attention splits in cp pieces of equal FLOPs, as
+ *   Transformer Engine balances the causal mask: the diagonal (causal) and
+ *   c pieces of s / cp queries against s / (2 cp) keys, cp - 1 - c of
+ *   s / (2 cp) queries against s / cp keys.
+ * - Data parallelism: gradients are reduced over the dp x cp ranks of the
+ *   same (t, p) (Megatron's DP-CP group), 2 bytes per parameter of the tp
+ *   share, off the chain on stream 1, during the last micro-batch's
+ *   backward.  With dp_bucket_B = 0 (and ZeRO 1 .. 3): one collective per
+ *   unit (a layer after its attention backward, the embedding, the LM
+ *   head).  With dp_bucket_B > 0 (ZeRO 0): Megatron's buckets: on the first
+ *   stage's first model chunk, blocks' gradients fill a bucket in backward
+ *   order and it is reduced once the rank's share (1/tp) holds dp_bucket_B / 2
+ *   parameters or more; every other chunk is one bucket, reduced at the end of its
+ *   backward (Megatron turns bucketing off there).  no_dp_overlap (ZeRO 0):
+ *   one bucket per chunk, all reduced after the rank's whole backward
+ *   (Megatron 2021's local DDP).  Collectives are all-reduces, or reduce-
+ *   scatters with the distributed optimizer, which all-gathers each
+ *   bucket's updated shards (1 / (dp cp) of it) after the optimizer step.
+ * - Optimizer step: after the rank's last backward and every gradient
+ *   collective, a compute node of mem kernels over the parameters it
+ *   updates (its stage's / tp, / (dp cp) with ZeRO >= 1 or the distributed
+ *   optimizer): bf16 gradients to fp32 (6 bytes per parameter), Adam (28),
+ *   fp32 parameters to bf16 (6).
+ * - Streams: TP, CP, EP and pipeline communication carry stream 0 (on the
+ *   compute chain), data-parallel collectives 1.
  * - ZeRO (Rajbhandari et al. 2020) and FSDP, field zero (0 .. 3), on the DP
  *   group of dp ranks.  A "unit" is a layer, the embedding (first stage) or
  *   the LM head (last stage), with P_u = 2 x (its parameters / tp) bytes;
@@ -77,12 +142,14 @@
  *   ZeRO-0: |U| all-reduces; 1: |U| all-reduces + |U| all-gathers; 2: |U|
  *   reduce-scatters + |U| all-gathers; 3: |U| reduce-scatters and
  *   M (2 n_p + 2 [last] + [first]) all-gathers.
- * - Groups: a METADATA node defines TP groups 1 .. dp x pp (index d + dp x p)
- *   and DP groups dp x pp + 1 .. dp x pp + tp x pp (index t + tp x p); with
- *   ep > 1, after those, EP groups (index t + tp (d / ep + (dp / ep) p)),
- *   then expert-DP groups (index t + tp (d mod ep + ep p)); every
- *   collective names its group in pg_name.  Groups of one rank are omitted,
- *   and so are their collectives.
+ * - Groups: a METADATA node defines TP groups 1 .. cp dp pp (index
+ *   c + cp (d + dp p)) and DP (x CP) groups cp dp pp + 1 .. cp dp pp + tp pp
+ *   (index t + tp p; the dp cp ranks of the same t and p); with ep > 1,
+ *   after those, EP groups (index t + tp (d / ep + (dp / ep) p)), then
+ *   expert-DP groups (index t + tp (d mod ep + ep p)); with cp > 1, last,
+ *   CP groups (index t + tp (d + dp p)).  Every collective names its group
+ *   in pg_name.  Groups of one rank are omitted, and so are their
+ *   collectives.
  * - Each rank's compute and blocking communication form one chain (one
  *   stream); tensor_size is an estimate of bytes read and written.
  * - Mixture of experts (experts E > 0; 0 = dense): every layer's FFN is
@@ -110,9 +177,10 @@
  *   group as before, the rank's E / ep experts on its expert-DP group, the
  *   dp / ep ranks with the same stage, TP index and d mod ep (with ep = 1
  *   that is the DP group, as a second collective).  MoE on every layer.
- * - Not modelled: the embedding lookup (no FLOPs, no node), the LM head's
- *   gather of the sequence-parallel activations, the loss, the optimizer
- *   step, tied-embedding synchronisation.
+ * - Not modelled: Megatron's vocabulary padding (to a multiple of 128 tp),
+ *   the cross entropy's small TP all-reduces, the MoE router, tied-
+ *   embedding synchronisation, TP communication overlapped with GEMMs,
+ *   kernel launch overheads (the compute model's).
  * - Memory (wl_gen_transformer_memory): per rank of stage p, in bytes, for
  *   mixed-precision training with Adam as Megatron-LM does it.  With P_p
  *   the stage's parameters (its layers with E / ep experts each, plus V h
@@ -247,6 +315,7 @@ typedef struct
   WlAttention attention;
   gboolean distributed_optimizer; /* Megatron's: gradients reduce-scattered, params gathered */
   guint64 dp_bucket_B;           /* DP gradient bucket (bytes); 0: per layer */
+  gboolean no_dp_overlap;        /* gradients reduced after the whole backward */
 } WlGenTransformer;
 
 /* The presets: *n is set to their number; the array is static. */
@@ -269,7 +338,10 @@ guint64 wl_transformer_active_params (const WlTransformerModel *m);
  * (SIM_ERROR_INPUT) when the request is inconsistent (a zero size, B not a
  * multiple of b x dp, B and microbatches disagreeing, more stages than
  * layers, heads or h not divisible by tp, a ZeRO stage above 3, ep not
- * dividing dp or E, ep > 1 without experts, top_k not in 1 .. E). */
+ * dividing dp or E, ep > 1 without experts, top_k not in 1 .. E, tp not
+ * dividing the kv heads, s not a multiple of 2 cp, cp > 1 with unfused
+ * attention or experts, the distributed optimizer or no_dp_overlap with
+ * ZeRO above 0). */
 guint32 wl_gen_transformer_microbatches (const WlGenTransformer *req, GError **error);
 
 /* FLOPs of one iteration over all ranks (the closed form above). */
@@ -295,7 +367,7 @@ gboolean wl_gen_transformer_memory (const WlGenTransformer *req, WlStageMemory *
  * fit by 12.4 GiB" (GiB = 2^30 bytes). */
 char *wl_gen_transformer_verdict (guint32 p, const WlStageMemory *mem, const WlDevice *device);
 
-/* Write PREFIX.0.et .. PREFIX.(tp pp dp - 1).et for REQ (borrowed).  FALSE
+/* Write PREFIX.0.et .. PREFIX.(tp cp pp dp - 1).et for REQ (borrowed).  FALSE
  * with ERROR set (WL_ERROR, SIM_ERROR_INPUT) on an inconsistent request or a
  * write error. */
 gboolean wl_gen_transformer (const char *prefix, const WlGenTransformer *req, GError **error);

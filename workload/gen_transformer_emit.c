@@ -1,6 +1,8 @@
 /* gen_transformer_emit.c: a rank's nodes of a transformer iteration: a
- * micro-batch's forward and backward of one model chunk (see
- * gen_transformer.h). */
+ * micro-batch's forward and backward of one model chunk, one compute node
+ * per block with its kernels (gen_transformer_kernels.c), the TP, CP, EP
+ * and pipeline communication around them, the data-parallel gradient
+ * buckets and the optimizer step (see gen_transformer.h). */
 #include <math.h>
 
 #include "sim/error.h"
@@ -9,25 +11,35 @@
 #include "workload/gen_transformer_private.h"
 
 
-/* Append a node depending on the chain's last node; CHAIN makes it the new
- * last node (nodes off the chain, like sends and gradient all-reduces, are
- * waited for by nothing).  Returns its id. */
+/* Append a node depending on the chain's last node (and the extra
+ * dependency, once, and MORE); CHAIN makes it the new last node (nodes off
+ * the chain, like sends and gradient all-reduces, are waited for by
+ * nothing) and has it wait for the pending join too.  Returns its id. */
 static guint64
-emit (Emit *e, const char *name, int type, ChakraProtoMsg__AttributeProto *attrs, gsize n,
-      gboolean chain)
+emit_after (Emit *e, const char *name, int type, ChakraProtoMsg__AttributeProto *attrs, gsize n,
+            gboolean chain, const GArray *more)
 {
   ChakraProtoMsg__AttributeProto *ptrs[8];
   g_assert (n <= G_N_ELEMENTS (ptrs));
   for (gsize i = 0; i < n; i++)
     ptrs[i] = &attrs[i];
   ChakraProtoMsg__Node node = CHAKRA_PROTO_MSG__NODE__INIT;
-  guint64 deps[2];
+  /* Most nodes have up to three dependencies: no allocation for those. */
+  guint64 few[3];
+  g_autofree guint64 *many = more != NULL && more->len > 0 ? g_new (guint64, 3 + more->len) : NULL;
+  guint64 *deps = many != NULL ? many : few;
   gsize n_deps = 0;
   if (e->has_last)
     deps[n_deps++] = e->last;
   if (e->has_extra)
     deps[n_deps++] = e->extra;
+  if (chain && e->has_join)
+    deps[n_deps++] = e->join;
+  if (many != NULL)
+    for (guint i = 0; i < more->len; i++)
+      deps[n_deps++] = g_array_index (more, guint64, i);
   e->has_extra = FALSE;
+  e->has_join = e->has_join && !chain;
   node.id = e->next_id++;
   node.name = (char *) name;
   node.duration_micros = e->duration_us;
@@ -35,11 +47,8 @@ emit (Emit *e, const char *name, int type, ChakraProtoMsg__AttributeProto *attrs
   node.type = type;
   node.attr = ptrs;
   node.n_attr = n;
-  if (n_deps > 0)
-    {
-      node.n_data_deps = n_deps;
-      node.data_deps = deps;
-    }
+  node.n_data_deps = n_deps;
+  node.data_deps = n_deps > 0 ? deps : NULL;
   if (e->ok)
     e->ok = wl_chakra_writer_add (e->w, &node, e->error);
   if (chain)
@@ -50,84 +59,224 @@ emit (Emit *e, const char *name, int type, ChakraProtoMsg__AttributeProto *attrs
   return node.id;
 }
 
-static void
-comp (Emit *e, const char *name, guint64 flops, guint64 bytes)
+static guint64
+emit (Emit *e, const char *name, int type, ChakraProtoMsg__AttributeProto *attrs, gsize n,
+      gboolean chain)
 {
-  ChakraProtoMsg__AttributeProto a[2];
-  wl_chakra_attr_set_int64 (&a[0], "num_ops", (gint64) (flops / e->req->tp));
+  return emit_after (e, name, type, attrs, n, chain, NULL);
+}
+
+static void
+attr_string (ChakraProtoMsg__AttributeProto *a, const char *name, const char *v)
+{
+  *a = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+  a->name = (char *) name;
+  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+  a->string_val = (char *) v;
+}
+
+/* A compute node running kernels K (on the chain, after MORE): num_ops
+ * their FLOPs, tensor_size their bytes, is_recompute when RECOMPUTE. */
+static void
+comp_after (Emit *e, const char *name, const WlTfKernels *k, gboolean recompute,
+            const GArray *more)
+{
+  ChakraProtoMsg__AttributeProto a[4];
+  wl_chakra_attr_set_int64 (&a[0], "num_ops", (gint64) k->flops);
   a[1] = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
   a[1].name = (char *) "tensor_size";
   a[1].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL;
-  a[1].uint64_val = bytes;
+  a[1].uint64_val = k->bytes;
+  attr_string (&a[2], "kernels", k->s->str);
+  a[3] = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+  a[3].name = (char *) "is_recompute";
+  a[3].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_VAL;
+  a[3].bool_val = TRUE;
   e->duration_us = 0;
   WlRoofline roof;
   if (e->req->device != NULL && wl_device_roofline (e->req->device, WL_DTYPE_BF16, &roof))
-    e->duration_us = (guint64) ceil (wl_roofline_ns (&roof, flops / e->req->tp, bytes) / 1000.0);
-  emit (e, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE, a, 2, TRUE);
+    e->duration_us = (guint64) ceil (wl_roofline_ns (&roof, k->flops, k->bytes) / 1000.0);
+  emit_after (e, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE, a, recompute ? 4 : 3, TRUE, more);
 }
+
+typedef void (*BlockKernels) (const Emit *e, WlTfKernels *k, gboolean bwd);
+
+/* One block's forward or backward (BWD) as a compute node. */
+static void
+block (Emit *e, const char *name, BlockKernels fn, gboolean bwd, gboolean recompute)
+{
+  WlTfKernels k;
+  wl_tf_kernels_init (&k);
+  fn (e, &k, bwd);
+  comp_after (e, name, &k, recompute, NULL);
+  wl_tf_kernels_clear (&k);
+}
+
+/* Communication streams (issue 16's interface): TP, CP, EP and pipeline
+ * traffic on the compute chain's stream 0, data-parallel collectives on 1. */
+enum
+{
+  STREAM_CHAIN = 0,
+  STREAM_DP = 1
+};
 
 static guint64
-coll (Emit *e, const char *name, SysCollKind kind, guint64 bytes, const char *pg, gboolean chain)
+coll (Emit *e, const char *name, SysCollKind kind, guint64 bytes, const char *pg, gboolean chain,
+      int stream)
 {
-  ChakraProtoMsg__AttributeProto a[3];
+  ChakraProtoMsg__AttributeProto a[4];
   wl_chakra_attr_set_int64 (&a[0], "comm_type", wl_chakra_comm_type_of (kind));
   wl_chakra_attr_set_int64 (&a[1], "comm_size", (gint64) bytes);
-  a[2] = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
-  a[2].name = (char *) "pg_name";
-  a[2].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
-  a[2].string_val = (char *) pg;
-  return emit (e, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE, a, 3, chain);
+  attr_string (&a[2], "pg_name", pg);
+  wl_chakra_attr_set_int32 (&a[3], "stream", stream);
+  return emit (e, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE, a, 4, chain);
 }
 
-/* A send (asynchronous: off the chain) or a receive (on it) of an
- * activation or gradient for micro-batch MB with the stage PEER, across the
- * boundary after model chunk K (between chunks K and K + 1).  The tag is
- * 2 (mb + M (K / pp)) (+1 for gradients): unique per micro-batch and
- * boundary between two stages, and 2 mb (+1) without interleaving. */
+/* A send (asynchronous: off the chain) or a receive (on it, unless
+ * ASIDE) of BYTES between this rank and PEER with TAG; returns its id. */
+static guint64
+p2p_node (Emit *e, const char *name, gboolean send, guint32 peer, gint32 tag, guint64 bytes,
+          gboolean aside)
+{
+  const WlGenTransformer *r = e->req;
+  guint32 me = rank_of (r, e->t, e->c_idx, e->d, e->p);
+  ChakraProtoMsg__AttributeProto a[5];
+  wl_chakra_attr_set_int32 (&a[0], "comm_src", (gint32) (send ? me : peer));
+  wl_chakra_attr_set_int32 (&a[1], "comm_dst", (gint32) (send ? peer : me));
+  wl_chakra_attr_set_int32 (&a[2], "comm_tag", tag);
+  wl_chakra_attr_set_int64 (&a[3], "comm_size", (gint64) bytes);
+  wl_chakra_attr_set_int32 (&a[4], "stream", STREAM_CHAIN);
+  return emit (e, name,
+               send ? CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE
+                    : CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE,
+               a, 5, !send && !aside);
+}
+
+/* Activation bytes of a micro-batch on one CP rank (all its TP ranks). */
+static guint64
+cp_act (const Emit *e)
+{
+  return e->c.act_bytes / wl_tf_cp (e->req);
+}
+
+/* An activation or gradient for micro-batch MB with the stage PEER, across
+ * the boundary after model chunk K (between chunks K and K + 1).  The tag
+ * is 2 (mb + M (K / pp)) (+1 for gradients): unique per micro-batch and
+ * boundary between two stages, and 2 mb (+1) without interleaving.  Each TP
+ * rank sends its 1/tp of the activation (Megatron's scatter/gather,
+ * Narayanan et al. SC21 section 4.1; v2.5's p2p_communication.py
+ * split_tensor_into_1d_equal_chunks); without sequence parallelism the
+ * receiver all-gathers the pieces on its TP group (with it, the shard is
+ * what the rank needs). */
 static void
 p2p (Emit *e, gboolean send, guint32 peer_stage, guint32 k, guint32 mb, gboolean grad)
 {
   const WlGenTransformer *r = e->req;
-  guint32 me = rank_of (r, e->t, e->d, e->p), peer = rank_of (r, e->t, e->d, peer_stage);
-  ChakraProtoMsg__AttributeProto a[4];
-  wl_chakra_attr_set_int32 (&a[0], "comm_src", (gint32) (send ? me : peer));
-  wl_chakra_attr_set_int32 (&a[1], "comm_dst", (gint32) (send ? peer : me));
-  wl_chakra_attr_set_int32 (&a[2], "comm_tag", (gint32) (2 * (mb + e->M * (k / r->pp)) + (grad ? 1 : 0)));
-  wl_chakra_attr_set_int64 (&a[3], "comm_size", (gint64) e->c.act_bytes);
+  guint32 peer = rank_of (r, e->t, e->c_idx, e->d, peer_stage);
+  guint64 piece = cp_act (e) / r->tp;
   const char *name = grad ? (send ? "send_grad" : "recv_grad") : (send ? "send_act" : "recv_act");
-  emit (e, name,
-        send ? CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE : CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE,
-        a, 4, !send);
+  p2p_node (e, name, send, peer, (gint32) (2 * (mb + e->M * (k / r->pp)) + (grad ? 1 : 0)), piece,
+            FALSE);
+  if (!send && r->no_sequence_parallel && r->tp > 1)
+    coll (e, "pp_all_gather", SYS_COLL_ALL_GATHER, piece, e->tp_pg, TRUE, STREAM_CHAIN);
 }
 
-/* The sequence-parallel all-gather before, or reduce-scatter after, a block. */
+/* Ring attention's exchanges on the CP group (Transformer Engine's
+ * AttnFuncWithCPAndKVP2P): cp - 1 times, the K/V chunk (or, DKV, its
+ * accumulated gradient) to the next CP rank and one from the previous,
+ * 2 b (s / cp) hkv d 2 / tp bytes, each hop after the previous one's
+ * receive (the ring forwards what it got).  Matching is in order per (src,
+ * dst, tag), so one tag per kind suffices (above the pipeline's). */
+enum
+{
+  CP_TAG_KV = 1 << 24,
+  CP_TAG_DKV
+};
+
+/* The exchanges off the chain (K/V: they overlap the attention pieces, as
+ * Transformer Engine computes one piece while the next chunk travels;
+ * cp_join makes the node after the attention wait for the last), or on it
+ * (dK/dV after the backward: the accumulated gradients return after the
+ * last piece).  Returns the last receive's id (G_MAXUINT64: none). */
+static guint64
+cp_exchange (Emit *e, gboolean dkv)
+{
+  const WlGenTransformer *r = e->req;
+  const WlTransformerModel *m = &r->model;
+  guint32 cp = wl_tf_cp (r);
+  guint64 recv = G_MAXUINT64;
+  if (cp == 1)
+    return recv;
+  guint64 kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+  guint64 bytes = 2 * e->c.tokens / cp * (m->hidden / m->heads * kv) * 2 / r->tp;
+  guint32 next = rank_of (r, e->t, (e->c_idx + 1) % cp, e->d, e->p);
+  guint32 prev = rank_of (r, e->t, (e->c_idx + cp - 1) % cp, e->d, e->p);
+  for (guint32 i = 0; i + 1 < cp; i++)
+    {
+      for (int send = 1; send >= 0; send--)
+        {
+          e->has_extra = !dkv && i > 0;
+          e->extra = recv;
+          guint64 id = p2p_node (e, send ? (dkv ? "cp_send_dkv" : "cp_send_kv")
+                                         : (dkv ? "cp_recv_dkv" : "cp_recv_kv"),
+                                 send, send ? next : prev, dkv ? CP_TAG_DKV : CP_TAG_KV, bytes,
+                                 !dkv);
+          if (!send)
+            recv = id;
+        }
+    }
+  return recv;
+}
+
+/* The next node on the chain waits for RECV (from cp_exchange) too. */
+static void
+cp_join (Emit *e, guint64 recv)
+{
+  if (recv == G_MAXUINT64)
+    return;
+  e->join = recv;
+  e->has_join = TRUE;
+}
+
+/* The TP communication around a block: with sequence parallelism the
+ * all-gather before it (GATHER) or the reduce-scatter after it; without,
+ * nothing before and an all-reduce after (Megatron's f / g operators,
+ * Shoeybi et al. 2019; Korthikanti et al. 2022 section 4.2.2).  Both on
+ * the CP rank's activation (t / cp tokens). */
 static void
 tp_coll (Emit *e, gboolean gather)
 {
-  if (e->req->tp == 1)
+  const WlGenTransformer *r = e->req;
+  if (r->tp == 1)
     return;
-  if (gather)
-    coll (e, "tp_all_gather", SYS_COLL_ALL_GATHER, e->c.act_bytes / e->req->tp, e->tp_pg, TRUE);
+  if (r->no_sequence_parallel)
+    {
+      if (!gather)
+        coll (e, "tp_all_reduce", SYS_COLL_ALL_REDUCE, cp_act (e), e->tp_pg, TRUE, STREAM_CHAIN);
+    }
+  else if (gather)
+    coll (e, "tp_all_gather", SYS_COLL_ALL_GATHER, cp_act (e) / r->tp, e->tp_pg, TRUE,
+          STREAM_CHAIN);
   else
-    coll (e, "tp_reduce_scatter", SYS_COLL_REDUCE_SCATTER, e->c.act_bytes, e->tp_pg, TRUE);
+    coll (e, "tp_reduce_scatter", SYS_COLL_REDUCE_SCATTER, cp_act (e), e->tp_pg, TRUE,
+          STREAM_CHAIN);
 }
 
-/* Estimated bytes read and written by a block's forward: its weights (a
- * 1/tp share), its input and output, and its intermediates (1/tp). */
-static guint64
-block_bytes (const Emit *e, gboolean mlp)
+/* Ranks a dense gradient is reduced over: the DP x CP ranks of the same
+ * (t, p) (Megatron reduces over its dp_cp group: megatron/core/
+ * distributed/distributed_data_parallel.py). */
+static guint32
+dp_n (const Emit *e)
 {
-  const WlTransformerModel *m = &e->req->model;
-  guint64 h = m->hidden, t = e->c.tokens, tp = e->req->tp;
-  guint64 weights = mlp ? expert_part (e->req) + (m->experts ? 0 : ffn_params (m)) : attn_params (m);
-  guint64 inter = mlp ? (m->experts ? m->top_k : 1) * ffn_mats (m) * t * m->ffn : 4 * t * h;
-  return 2 * (weights / tp + 2 * t * h + inter / tp);
+  return e->req->dp * wl_tf_cp (e->req);
 }
 
-/* The gradient synchronisation of a unit of PARAMS parameters (all tp
- * ranks) after its last backward, off the chain: an all-reduce (ZeRO 0, 1)
- * or a reduce-scatter (2, 3) of its bf16 gradients; ZeRO 1 and 2 then
- * all-gather the updated parameter shards (after the gradient collective). */
+/* The gradient synchronisation of PARAMS parameters (all tp ranks) after
+ * their last backward, off the chain on stream 1: an all-reduce (ZeRO 0,
+ * 1) or a reduce-scatter (ZeRO 2, 3, or the distributed optimizer) of
+ * their bf16 gradients; ZeRO 1 and 2 then all-gather the updated parameter
+ * shards (after the gradient collective), the distributed optimizer after
+ * its step.  The optimizer step waits for every gradient collective. */
 static void
 dp_grads_on (Emit *e, guint64 params, const char *pg, guint32 n)
 {
@@ -135,21 +284,24 @@ dp_grads_on (Emit *e, guint64 params, const char *pg, guint32 n)
   if (n == 1)
     return;
   guint64 bytes = 2 * (params / r->tp);
-  guint64 g = coll (e, r->zero >= 2 ? "dp_reduce_scatter" : "dp_all_reduce",
-                    r->zero >= 2 ? SYS_COLL_REDUCE_SCATTER : SYS_COLL_ALL_REDUCE, bytes, pg,
-                    FALSE);
+  gboolean rs = r->zero >= 2 || r->distributed_optimizer;
+  guint64 g = coll (e, rs ? "dp_reduce_scatter" : "dp_all_reduce",
+                    rs ? SYS_COLL_REDUCE_SCATTER : SYS_COLL_ALL_REDUCE, bytes, pg, FALSE, STREAM_DP);
+  g_array_append_val (e->grad_ids, g);
+  if (r->distributed_optimizer)
+    g_array_append_val (e->gathers, params);
   if (r->zero == 1 || r->zero == 2)
     {
       e->extra = g;
       e->has_extra = TRUE;
-      coll (e, "dp_param_all_gather", SYS_COLL_ALL_GATHER, bytes / n, pg, FALSE);
+      coll (e, "dp_param_all_gather", SYS_COLL_ALL_GATHER, bytes / n, pg, FALSE, STREAM_DP);
     }
 }
 
 static void
 dp_grads (Emit *e, guint64 params)
 {
-  dp_grads_on (e, params, e->dp_pg, e->req->dp);
+  dp_grads_on (e, params, e->dp_pg, dp_n (e));
 }
 
 /* ZeRO-3: the blocking all-gather of a unit's parameters before its use
@@ -159,23 +311,89 @@ dp_gather_on (Emit *e, guint64 params, const char *pg, guint32 n)
 {
   const WlGenTransformer *r = e->req;
   if (r->zero >= 3 && n > 1)
-    coll (e, "dp_param_all_gather", SYS_COLL_ALL_GATHER, 2 * (params / r->tp) / n, pg, TRUE);
+    coll (e, "dp_param_all_gather", SYS_COLL_ALL_GATHER, 2 * (params / r->tp) / n, pg, TRUE,
+          STREAM_DP);
 }
 
 static void
 dp_gather (Emit *e, guint64 params)
 {
-  dp_gather_on (e, params, e->dp_pg, e->req->dp);
+  dp_gather_on (e, params, e->dp_pg, dp_n (e));
 }
 
-/* A layer's gradient synchronisation / ZeRO-3 gather: the dense part on the
- * DP group, the rank's experts on its expert-DP group of dp / ep ranks. */
-static void
-layer_grads (Emit *e)
+/* Gradients in Megatron's buckets (ZeRO 0 with --dp-bucket or without
+ * overlap), else one collective per unit (a layer, the embedding, the LM
+ * head). */
+static gboolean
+bucketed (const WlGenTransformer *r)
 {
-  dp_grads (e, dense_part (&e->req->model));
-  if (e->req->model.experts > 0)
-    dp_grads_on (e, expert_part (e->req), e->edp_pg, e->req->dp / ep_of (e->req));
+  return r->zero == 0 && (r->dp_bucket_B > 0 || r->no_dp_overlap);
+}
+
+/* Close the open bucket: its collective now (overlapped with the rest of
+ * the backward), or at the end of the backward without overlap. */
+static void
+flush (Emit *e)
+{
+  if (e->bucket == 0)
+    return;
+  if (e->req->no_dp_overlap)
+    g_array_append_val (e->deferred, e->bucket);
+  else
+    dp_grads (e, e->bucket);
+  e->bucket = 0;
+}
+
+/* PARAMS dense parameters got their last gradient.  Megatron fills a
+ * bucket in backward order and launches it once it holds at least
+ * bucket_size parameters (megatron/core/distributed/param_and_grad_buffer.py),
+ * but only on the first stage's first model chunk: later stages and chunks
+ * get one bucket each (distributed_data_parallel.py: bucket_size = None
+ * when pp_rank > 0; megatron/training: disable_bucketing for chunks > 0),
+ * and every chunk gets one without overlap (overlap_grad_reduce off). */
+static void
+unit_done (Emit *e, guint64 params, gboolean first_chunk)
+{
+  const WlGenTransformer *r = e->req;
+  if (!bucketed (r))
+    {
+      dp_grads (e, params);
+      return;
+    }
+  e->bucket += params;
+  /* Each rank's buffer holds its 1/tp of the parameters, 2 bytes each. */
+  if (!r->no_dp_overlap && first_chunk && e->bucket / r->tp >= r->dp_bucket_B / 2)
+    flush (e);
+}
+
+/* A layer's gradients: the MLP's after its backward (the experts on the
+ * expert-DP group of dp / ep ranks, one collective per layer), the
+ * attention's after its own; unbucketed, the whole layer after the
+ * attention. */
+static void
+mlp_grads (Emit *e, gboolean first_chunk)
+{
+  const WlGenTransformer *r = e->req;
+  if (!bucketed (r))
+    return;
+  if (r->model.experts > 0)
+    dp_grads_on (e, expert_part (r), e->edp_pg, r->dp / ep_of (r));
+  else
+    unit_done (e, ffn_params (&r->model), first_chunk);
+}
+
+static void
+attn_grads (Emit *e, gboolean first_chunk)
+{
+  const WlGenTransformer *r = e->req;
+  if (bucketed (r))
+    {
+      unit_done (e, attn_params (&r->model), first_chunk);
+      return;
+    }
+  dp_grads (e, dense_part (&r->model));
+  if (r->model.experts > 0)
+    dp_grads_on (e, expert_part (r), e->edp_pg, r->dp / ep_of (r));
 }
 
 static void
@@ -194,7 +412,52 @@ ep_a2a (Emit *e, const char *name)
   const WlGenTransformer *r = e->req;
   if (r->model.experts == 0 || ep_of (r) == 1)
     return;
-  coll (e, name, SYS_COLL_ALL_TO_ALL, r->model.top_k * e->c.act_bytes / r->tp, e->ep_pg, TRUE);
+  coll (e, name, SYS_COLL_ALL_TO_ALL, r->model.top_k * e->c.act_bytes / r->tp, e->ep_pg, TRUE,
+        STREAM_CHAIN);
+}
+
+/* The parameters the rank's optimizer step updates: its stage's, 1/tp,
+ * sharded over the DP x CP ranks (experts: expert-DP ranks) with ZeRO or
+ * the distributed optimizer. */
+guint64
+wl_tf_step_params (const WlGenTransformer *r, guint32 p)
+{
+  guint64 emb = (guint64) r->model.vocab * r->model.hidden, n = stage_layers (r, p);
+  guint64 dense = n * dense_part (&r->model) + (p == 0 ? emb : 0) + (p + 1 == r->pp ? emb : 0);
+  guint64 experts = n * expert_part (r);
+  dense /= r->tp;
+  experts /= r->tp;
+  if (r->zero >= 1 || r->distributed_optimizer)
+    {
+      dense /= (guint64) r->dp * wl_tf_cp (r);
+      experts /= r->dp / ep_of (r);
+    }
+  return dense + experts;
+}
+
+/* After the rank's last backward: the gradient collectives left for the
+ * end (no overlap: Megatron-LM v2.5's local DDP all-reduced after the
+ * whole backward, megatron/training.py train_step), the optimizer step
+ * after all of them, then the distributed optimizer's all-gathers of the
+ * updated parameter shards (megatron/core/optimizer/distrib_optimizer.py). */
+static void
+step (Emit *e)
+{
+  const WlGenTransformer *r = e->req;
+  for (guint i = 0; i < e->deferred->len; i++)
+    dp_grads (e, g_array_index (e->deferred, guint64, i));
+  g_array_set_size (e->deferred, 0);
+  WlTfKernels k;
+  wl_tf_kernels_init (&k);
+  wl_tf_kernels_optimizer (&k, wl_tf_step_params (r, e->p));
+  comp_after (e, "optimizer_step", &k, FALSE, e->grad_ids);
+  wl_tf_kernels_clear (&k);
+  g_array_set_size (e->grad_ids, 0);
+  for (guint i = 0; i < e->gathers->len; i++)
+    coll (e, "dp_param_all_gather", SYS_COLL_ALL_GATHER,
+          2 * (g_array_index (e->gathers, guint64, i) / r->tp) / dp_n (e), e->dp_pg, FALSE,
+          STREAM_DP);
+  g_array_set_size (e->gathers, 0);
 }
 
 /* Model chunk index of the rank's chunk CHUNK, and whether it is the last
@@ -211,6 +474,24 @@ last_chunk (const Emit *e, guint32 k)
   return k + 1 == e->req->pp * wl_tf_vstages (e->req);
 }
 
+/* One layer's forward, or its full recomputation (RECOMPUTE: the same
+ * nodes, TP, CP and EP communication included, its compute nodes marked
+ * is_recompute). */
+static void
+layer_fwd (Emit *e, gboolean recompute)
+{
+  tp_coll (e, TRUE);
+  guint64 kv = cp_exchange (e, FALSE);
+  block (e, recompute ? "recompute_attn_fwd" : "attn_fwd", wl_tf_kernels_attn, FALSE, recompute);
+  cp_join (e, kv);
+  tp_coll (e, FALSE);
+  ep_a2a (e, "ep_dispatch");
+  tp_coll (e, TRUE);
+  block (e, recompute ? "recompute_mlp_fwd" : "mlp_fwd", wl_tf_kernels_mlp, FALSE, recompute);
+  tp_coll (e, FALSE);
+  ep_a2a (e, "ep_combine");
+}
+
 void
 wl_tf_forward (Emit *e, guint32 chunk, guint32 mb)
 {
@@ -219,26 +500,58 @@ wl_tf_forward (Emit *e, guint32 chunk, guint32 mb)
   if (k > 0)
     p2p (e, FALSE, (k - 1) % pp, k - 1, mb, FALSE);
   else
-    dp_gather (e, (guint64) m->vocab * m->hidden); /* the embedding */
+    {
+      dp_gather (e, (guint64) m->vocab * m->hidden);
+      block (e, "embedding_fwd", wl_tf_kernels_embed, FALSE, FALSE);
+      tp_coll (e, FALSE); /* VocabParallelEmbedding's reduce(-scatter) */
+    }
   for (guint32 l = 0; l < wl_tf_chunk_layers (e->req, k); l++)
     {
       layer_gather (e);
-      tp_coll (e, TRUE);
-      comp (e, "attn_fwd", e->c.attn, block_bytes (e, FALSE));
-      tp_coll (e, FALSE);
-      ep_a2a (e, "ep_dispatch");
-      tp_coll (e, TRUE);
-      comp (e, "mlp_fwd", e->c.mlp, block_bytes (e, TRUE));
-      tp_coll (e, FALSE);
-      ep_a2a (e, "ep_combine");
+      layer_fwd (e, FALSE);
     }
   if (last_chunk (e, k))
-    dp_gather (e, (guint64) m->vocab * m->hidden);
-  if (last_chunk (e, k))
-    comp (e, "lm_head_fwd", e->c.head,
-          2 * ((guint64) e->req->model.vocab * e->req->model.hidden / e->req->tp + e->c.tokens * e->req->model.hidden));
+    {
+      dp_gather (e, (guint64) m->vocab * m->hidden);
+      tp_coll (e, TRUE); /* the output layer's input, gathered under SP */
+      block (e, "lm_head_fwd", wl_tf_kernels_head, FALSE, FALSE);
+    }
   else
     p2p (e, TRUE, (k + 1) % pp, k, mb, FALSE);
+}
+
+/* One layer's backward (after its recomputation, if any); FINAL: the last
+ * micro-batch's, which reduces the gradients. */
+static void
+layer_bwd (Emit *e, gboolean final, gboolean first_chunk)
+{
+  const WlGenTransformer *r = e->req;
+  layer_gather (e);
+  if (r->recompute == WL_RECOMPUTE_FULL)
+    layer_fwd (e, TRUE);
+  ep_a2a (e, "ep_combine_bwd");
+  tp_coll (e, TRUE);
+  block (e, "mlp_bwd", wl_tf_kernels_mlp, TRUE, FALSE);
+  tp_coll (e, FALSE);
+  if (final)
+    mlp_grads (e, first_chunk);
+  ep_a2a (e, "ep_dispatch_bwd");
+  tp_coll (e, TRUE);
+  if (r->recompute == WL_RECOMPUTE_SELECTIVE)
+    {
+      /* Only the core attention again (Korthikanti et al. 2022 section 5),
+       * its ring exchanges with it. */
+      guint64 kv = cp_exchange (e, FALSE);
+      block (e, "recompute_core_attn", wl_tf_kernels_core, FALSE, TRUE);
+      cp_join (e, kv);
+    }
+  guint64 kv = cp_exchange (e, FALSE);
+  block (e, "attn_bwd", wl_tf_kernels_attn, TRUE, FALSE);
+  cp_join (e, kv);
+  cp_exchange (e, TRUE);
+  tp_coll (e, FALSE);
+  if (final)
+    attn_grads (e, first_chunk);
 }
 
 void
@@ -246,36 +559,32 @@ wl_tf_backward (Emit *e, guint32 chunk, guint32 mb)
 {
   const WlTransformerModel *m = &e->req->model;
   guint32 k = chunk_index (e, chunk), pp = e->req->pp;
-  gboolean final = mb + 1 == e->M;
+  guint64 emb = (guint64) m->vocab * m->hidden;
+  gboolean final = mb + 1 == e->M, first_chunk = k == 0;
   if (last_chunk (e, k))
     {
-      dp_gather (e, (guint64) m->vocab * m->hidden);
-      comp (e, "lm_head_bwd", 2 * e->c.head,
-            4 * ((guint64) m->vocab * m->hidden / e->req->tp + e->c.tokens * m->hidden));
+      dp_gather (e, emb);
+      block (e, "lm_head_bwd", wl_tf_kernels_head, TRUE, FALSE);
+      tp_coll (e, FALSE);
       if (final)
-        dp_grads (e, (guint64) m->vocab * m->hidden);
+        unit_done (e, emb, first_chunk);
     }
   else
     p2p (e, FALSE, (k + 1) % pp, k, mb, TRUE);
   for (guint32 l = 0; l < wl_tf_chunk_layers (e->req, k); l++)
-    {
-      layer_gather (e);
-      if (e->req->recompute)
-        comp (e, "recompute_fwd", e->c.attn + e->c.mlp,
-              block_bytes (e, FALSE) + block_bytes (e, TRUE));
-      ep_a2a (e, "ep_combine_bwd");
-      tp_coll (e, TRUE);
-      comp (e, "mlp_bwd", 2 * e->c.mlp, 2 * block_bytes (e, TRUE));
-      tp_coll (e, FALSE);
-      ep_a2a (e, "ep_dispatch_bwd");
-      tp_coll (e, TRUE);
-      comp (e, "attn_bwd", 2 * e->c.attn, 2 * block_bytes (e, FALSE));
-      tp_coll (e, FALSE);
-      if (final)
-        layer_grads (e);
-    }
+    layer_bwd (e, final, first_chunk);
   if (k > 0)
     p2p (e, TRUE, (k - 1) % pp, k - 1, mb, TRUE);
-  else if (final)
-    dp_grads (e, (guint64) m->vocab * m->hidden);
+  else
+    {
+      tp_coll (e, TRUE);
+      block (e, "embedding_bwd", wl_tf_kernels_embed, TRUE, FALSE);
+      if (final)
+        unit_done (e, emb, first_chunk);
+    }
+  if (final)
+    flush (e);
+  /* The rank's last backward is its first chunk's last micro-batch's. */
+  if (final && chunk == 0)
+    step (e);
 }

@@ -111,25 +111,74 @@ stage_layers (const WlGenTransformer *r, guint32 p)
   return n;
 }
 
+/* Context-parallel degree, at least 1. */
+static inline guint32
+wl_tf_cp (const WlGenTransformer *r)
+{
+  return r->cp > 0 ? r->cp : 1;
+}
+
 typedef struct
 {
   const WlGenTransformer *req;
   Costs c;
   guint32 M, t, d, p;
+  guint32 c_idx; /* the rank's CP index */
   WlChakraWriter *w;
   GError **error;
   gboolean ok;
   guint64 next_id, last, extra;
   gboolean has_last, has_extra; /* extra: a second dependency, used once */
+  guint64 join;                 /* a dependency of the next node on the chain */
+  gboolean has_join;
   guint64 duration_us;          /* of the next node emitted (compute only) */
   char tp_pg[16], dp_pg[16], ep_pg[16], edp_pg[16];
+  /* Data-parallel gradients (gen_transformer_emit.c): the parameters in
+   * the open bucket, the gradient collectives the optimizer step waits for
+   * (guint64 node ids), the bucket sizes (parameters) whose shards are
+   * all-gathered after the step (distributed optimizer), and those left
+   * for the end of the backward (no overlap). */
+  guint64 bucket;
+  GArray *grad_ids, *gathers, *deferred;
 } Emit;
 
+/* Megatron-LM's order: rank = t + tp (c + cp (d + dp p)) for TP index t,
+ * CP index c, DP index d, stage p. */
 static inline guint32
-rank_of (const WlGenTransformer *r, guint32 t, guint32 d, guint32 p)
+rank_of (const WlGenTransformer *r, guint32 t, guint32 c, guint32 d, guint32 p)
 {
-  return t + r->tp * (d + r->dp * p);
+  return t + r->tp * (c + wl_tf_cp (r) * (d + r->dp * p));
 }
+
+/* A compute node's kernels (the `kernels` attribute) and their totals. */
+typedef struct
+{
+  GString *s;
+  guint64 flops, bytes;
+} WlTfKernels;
+
+void wl_tf_kernels_init (WlTfKernels *k);
+void wl_tf_kernels_clear (WlTfKernels *k);
+
+/* Append one rank's kernels of a block's forward or backward (BWD)
+ * (gen_transformer_kernels.c): the core attention alone (selective
+ * recomputation), the attention block, the MLP block, the LM head, the
+ * embedding; and the optimizer step over PARAMS parameters. */
+void wl_tf_kernels_core (const Emit *e, WlTfKernels *k, gboolean bwd);
+void wl_tf_kernels_attn (const Emit *e, WlTfKernels *k, gboolean bwd);
+void wl_tf_kernels_mlp (const Emit *e, WlTfKernels *k, gboolean bwd);
+void wl_tf_kernels_head (const Emit *e, WlTfKernels *k, gboolean bwd);
+void wl_tf_kernels_embed (const Emit *e, WlTfKernels *k, gboolean bwd);
+void wl_tf_kernels_optimizer (WlTfKernels *k, guint64 params);
+
+/* Adam's arithmetic per parameter, as Apex's multi_tensor_adam.cu does it
+ * (counted: m and v updates 7, bias corrections and the denominator 4,
+ * weight decay and the step 5). */
+#define WL_TF_ADAM_FLOPS 16
+
+/* The parameters one rank of stage P updates in its optimizer step
+ * (gen_transformer_emit.c). */
+guint64 wl_tf_step_params (const WlGenTransformer *r, guint32 p);
 
 /* Emit micro-batch MB's forward (backward) of model chunk CHUNK (0 ..
  * virtual stages - 1) of the rank's stage (gen_transformer_emit.c). */

@@ -131,11 +131,61 @@ typedef struct
   char *sched;
   char *out;
   char *device_name;
+  char *dtype;
+  char *attention;
+  char *dp_bucket;
   gint model[6];
-  gint b, B, tp, pp, dp, M, zero, ranks, ep, experts, top_k;
-  gint vstages;
-  gboolean recompute, list, strict_memory, fsdp;
+  gint b, B, tp, pp, dp, M, zero, ranks, ep, experts, top_k, vstages, cp, kv_heads;
+  WlRecompute recompute;
+  gboolean list, strict_memory, fsdp, no_sp, dist_opt, no_dp_overlap, gated_ffn;
 } TransformerOptions;
+
+/* --recompute [none|selective|full]: alone, full (the old boolean). */
+static gboolean
+parse_recompute (const char *name, const char *value, gpointer data, GError **error)
+{
+  (void) name;
+  TransformerOptions *o = data;
+  if (value == NULL || g_ascii_strcasecmp (value, "full") == 0)
+    o->recompute = WL_RECOMPUTE_FULL;
+  else if (g_ascii_strcasecmp (value, "selective") == 0)
+    o->recompute = WL_RECOMPUTE_SELECTIVE;
+  else if (g_ascii_strcasecmp (value, "none") == 0)
+    o->recompute = WL_RECOMPUTE_NONE;
+  else
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--recompute: '%s' is not none, selective or full", value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ARGV with "--recompute KIND" joined into "--recompute=KIND" (GOption
+ * takes an optional value only after '='); the joined strings go to OWNED.
+ * The array is borrowed pointers, freed with g_free. */
+static char **
+join_recompute (int argc, char **argv, GPtrArray *owned)
+{
+  char **out = g_new0 (char *, argc + 1);
+  int n = 0;
+  for (int i = 0; i < argc; i++)
+    {
+      const char *next = i + 1 < argc ? argv[i + 1] : "";
+      if (strcmp (argv[i], "--recompute") == 0
+          && (strcmp (next, "none") == 0 || strcmp (next, "selective") == 0
+              || strcmp (next, "full") == 0))
+        {
+          char *joined = g_strconcat (argv[i], "=", next, NULL);
+          g_ptr_array_add (owned, joined);
+          out[n++] = joined;
+          i++;
+        }
+      else
+        out[n++] = argv[i];
+    }
+  return out;
+}
 
 static int
 gen_transformer_list (void)
@@ -211,13 +261,31 @@ gen_transformer_request (const TransformerOptions *o, WlGenTransformer *req, GEr
   req->pp = (guint32) o->pp;
   req->dp = (guint32) o->dp;
   req->microbatches = (guint32) o->M;
-  req->recompute = o->recompute ? WL_RECOMPUTE_FULL : WL_RECOMPUTE_NONE;
+  req->recompute = o->recompute;
   req->zero = o->fsdp ? 3 : (guint32) MAX (o->zero, 0);
   req->ep = (guint32) o->ep;
-  req->virtual_stages = (guint32) o->vstages;
   req->device = o->device_name != NULL ? wl_device_preset (o->device_name) : NULL;
+  req->virtual_stages = (guint32) o->vstages;
+  req->cp = (guint32) o->cp;
+  req->no_sequence_parallel = o->no_sp;
+  req->fp8 = o->dtype != NULL && g_ascii_strcasecmp (o->dtype, "fp8") == 0;
+  req->attention = o->attention != NULL && g_ascii_strcasecmp (o->attention, "unfused") == 0
+                       ? WL_ATTENTION_UNFUSED
+                       : WL_ATTENTION_FLASH;
+  req->distributed_optimizer = o->dist_opt;
+  req->no_dp_overlap = o->no_dp_overlap;
+  /* Megatron-LM core's default bucket: max (40 M, 1 M x dp) parameters
+   * (megatron/core/distributed/distributed_data_parallel.py), bf16
+   * gradients. */
+  req->dp_bucket_B = 2 * MAX ((guint64) 40000000, (guint64) 1000000 * (guint64) o->dp);
+  if (o->dp_bucket != NULL && !sim_units_parse_bytes (o->dp_bucket, &req->dp_bucket_B, NULL))
+    return FALSE; /* checked in gen_transformer_check */
   if (!gen_transformer_model (o, req, error))
     return FALSE;
+  if (o->kv_heads > 0)
+    req->model.kv_heads = (guint32) o->kv_heads;
+  if (o->gated_ffn)
+    req->model.gated_ffn = TRUE;
   if (o->experts >= 0)
     req->model.experts = (guint32) o->experts;
   if (o->top_k >= 0)
@@ -315,10 +383,33 @@ gen_transformer_context (TransformerOptions *o)
     { "microbatches", 'm', 0, G_OPTION_ARG_INT, &o->M,
       "Micro-batches per pipeline (default global-batch / (micro-batch x dp))", "M" },
     { "schedule", 0, 0, G_OPTION_ARG_STRING, &o->sched, "1f1b (default) or gpipe", "NAME" },
+    { "recompute", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (gpointer) parse_recompute,
+      "Activation recomputation: none (default), selective (core attention) or full (every "
+      "layer; --recompute alone)", "KIND" },
     { "virtual-stages", 0, 0, G_OPTION_ARG_INT, &o->vstages,
       "Model chunks per stage: interleaved 1F1B as Megatron-LM (default 1; needs pp > 1 and "
       "micro-batches a multiple of pp)", "V" },
-    { "recompute", 0, 0, G_OPTION_ARG_NONE, &o->recompute, "Full activation recomputation", NULL },
+    { "cp", 0, 0, G_OPTION_ARG_INT, &o->cp,
+      "Context-parallel degree (default 1): ring attention over the CP group", "N" },
+    { "no-sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o->no_sp,
+      "TP all-reduces instead of sequence parallelism's all-gathers / reduce-scatters", NULL },
+    { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype,
+      "bf16 (default) or fp8 (Transformer Engine: the layers' GEMMs in FP8)", "bf16|fp8" },
+    { "attention", 0, 0, G_OPTION_ARG_STRING, &o->attention,
+      "flash (default: FlashAttention) or unfused (Megatron 2021: GEMMs, softmax, dropout)",
+      "flash|unfused" },
+    { "distributed-optimizer", 0, 0, G_OPTION_ARG_NONE, &o->dist_opt,
+      "Megatron's distributed optimizer: gradients reduce-scattered, parameters all-gathered",
+      NULL },
+    { "dp-bucket", 0, 0, G_OPTION_ARG_STRING, &o->dp_bucket,
+      "Gradient bucket (e.g. 80MB; default Megatron's max (40 M, 1 M x dp) bf16 parameters)",
+      "SIZE" },
+    { "no-dp-overlap", 0, 0, G_OPTION_ARG_NONE, &o->no_dp_overlap,
+      "Reduce the gradients after the whole backward (Megatron 2021, --DDP-impl local)", NULL },
+    { "kv-heads", 0, 0, G_OPTION_ARG_INT, &o->kv_heads,
+      "Key/value heads (grouped-query attention; default = heads)", "N" },
+    { "gated-ffn", 0, 0, G_OPTION_ARG_NONE, &o->gated_ffn,
+      "Gated FFN (SwiGLU, three h x f matrices), RMSNorm and RoPE, as in Llama", NULL },
     { "zero", 0, 0, G_OPTION_ARG_INT, &o->zero,
       "ZeRO stage 0 (default), 1 (optimizer), 2 (+ gradients) or 3 (+ parameters)", "0|1|2|3" },
     { "fsdp", 0, 0, G_OPTION_ARG_NONE, &o->fsdp, "Fully sharded data parallelism (= --zero 3)",
@@ -335,19 +426,29 @@ gen_transformer_context (TransformerOptions *o)
   GOptionContext *ctx
       = g_option_context_new ("- write one training iteration of a decoder transformer "
                               "(dense or mixture-of-experts)");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  GOptionGroup *group = g_option_group_new ("transformer", "", "", o, NULL);
+  g_option_group_add_entries (group, entries);
+  g_option_context_set_main_group (ctx, group);
   g_option_context_set_description (
-      ctx, "Ranks: tp x pp x dp, rank = t + tp x (d + dp x p).  Tensor parallelism uses\n"
-           "sequence parallelism (all-gather / reduce-scatter per block), the pipeline\n"
-           "send/recv between stages, data parallelism one gradient all-reduce per layer.\n"
+      ctx, "Ranks: tp x cp x dp x pp, rank = t + tp x (c + cp x (d + dp x p)).  Compute\n"
+           "nodes list Megatron-LM's kernels; tensor parallelism uses sequence parallelism\n"
+           "(all-gather / reduce-scatter per block), the pipeline sends 1/tp per rank,\n"
+           "data parallelism reduces gradients in buckets during the last backward.\n"
            "See workload/gen_transformer.h for the model and its FLOP count.\n"
            "Prints each stage's per-rank memory (bf16 weights, fp32 gradients and Adam,\n"
            "sharded per --zero; activations as in Korthikanti et al. 2022, at the peak of\n"
-           "the stage's schedule); with --device, a verdict per stage (\"fits, 61.2 of 74.5\n"
+           "the stage's schedule); with --device, a verdict per stage (\"fits, 61.2 of 79.6\n"
            "GiB\" / \"does not fit by 12.4 GiB\"), stages over its capacity warned about\n"
            "(errors with --strict-memory).\n\n"
            APP_CLI_EXIT_CODES_HELP "\n");
   return ctx;
+}
+
+static gboolean
+dp_bucket_ok (const char *text)
+{
+  guint64 bytes = 0;
+  return sim_units_parse_bytes (text, &bytes, NULL) && bytes > 0;
 }
 
 /* The checks on the options, in the order their messages take precedence;
@@ -355,12 +456,13 @@ gen_transformer_context (TransformerOptions *o)
 static gboolean
 gen_transformer_check (const TransformerOptions *o, GError **error)
 {
+  gint cp = MAX (o->cp, 1);
   if (o->ranks != 0
-      && (o->ranks < 0 || o->tp <= 0 || o->pp <= 0 || o->ranks % (o->tp * o->pp) != 0
-          || (o->dp != 0 && o->dp * o->tp * o->pp != o->ranks)))
+      && (o->ranks < 0 || o->tp <= 0 || o->pp <= 0 || o->ranks % (o->tp * o->pp * cp) != 0
+          || (o->dp != 0 && o->dp * o->tp * o->pp * cp != o->ranks)))
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                 "--ranks %d is not tp x pp x dp (tp %d, pp %d, dp %d)", o->ranks, o->tp, o->pp,
-                 o->dp);
+                 "--ranks %d is not tp x pp x dp%s (tp %d, pp %d, dp %d)", o->ranks,
+                 cp > 1 ? " x cp" : "", o->tp, o->pp, o->dp);
   else if (o->out == NULL || o->b <= 0 || (o->B <= 0 && o->M <= 0) || o->tp <= 0 || o->pp <= 0
            || o->dp <= 0 || o->M < 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
@@ -374,6 +476,19 @@ gen_transformer_check (const TransformerOptions *o, GError **error)
   else if (o->zero > 3 || o->zero < -1 || (o->fsdp && o->zero >= 0 && o->zero != 3))
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                  "--zero must be 0, 1, 2 or 3 (--fsdp means 3)");
+  else if (o->vstages <= 0 || o->cp <= 0 || o->kv_heads < 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "--virtual-stages and --cp must be at least 1, --kv-heads at least 0");
+  else if (o->dtype != NULL && g_ascii_strcasecmp (o->dtype, "bf16") != 0
+           && g_ascii_strcasecmp (o->dtype, "fp8") != 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--dtype: '%s' is not bf16 or fp8", o->dtype);
+  else if (o->attention != NULL && g_ascii_strcasecmp (o->attention, "flash") != 0
+           && g_ascii_strcasecmp (o->attention, "unfused") != 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--attention: '%s' is not flash or unfused",
+                 o->attention);
+  else if (o->dp_bucket != NULL && !dp_bucket_ok (o->dp_bucket))
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "--dp-bucket: '%s' is not a size above 0 (e.g. 80MB)", o->dp_bucket);
   else if (o->strict_memory && o->device_name == NULL)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--strict-memory needs --device NAME");
   else if (o->device_name != NULL && wl_device_preset (o->device_name) == NULL)
@@ -391,14 +506,19 @@ static int
 cmd_gen_transformer (int argc, char **argv)
 {
   TransformerOptions o = { .tp = 1, .pp = 1, .zero = -1, .ep = 1, .experts = -1, .top_k = -1,
-                          .vstages = 1 };
+                           .vstages = 1, .cp = 1 };
   g_autoptr (GOptionContext) ctx = gen_transformer_context (&o);
   GError *error = NULL;
   WlGenTransformer req = { 0 };
   int code = 0;
-  gboolean parsed = g_option_context_parse (ctx, &argc, &argv, &error);
+  g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char **args = join_recompute (argc, argv, owned);
+  char **parse_argv = args;
+  int parse_argc = (int) g_strv_length (args);
+  gboolean parsed = g_option_context_parse (ctx, &parse_argc, &parse_argv, &error);
+  gint cp = MAX (o.cp, 1);
   if (parsed && o.dp == 0)
-    o.dp = o.ranks > 0 && o.tp > 0 && o.pp > 0 ? MAX (o.ranks / (o.tp * o.pp), 1) : 1;
+    o.dp = o.ranks > 0 && o.tp > 0 && o.pp > 0 ? MAX (o.ranks / (o.tp * o.pp * cp), 1) : 1;
   if (!parsed)
     code = app_cli_fail ("gen transformer", error);
   else if (o.list)
@@ -408,11 +528,17 @@ cmd_gen_transformer (int argc, char **argv)
            || !wl_gen_transformer (o.out, &req, &error))
     code = app_cli_fail ("gen transformer", error);
   else
-    printf ("%s: %d ranks (tp %d pp %d dp %d), %u micro-batches, %" G_GUINT64_FORMAT
-            " parameters, %.4g FLOPs per iteration; wrote %s.0.et .. %s.%d.et\n",
-            req.model.name, o.tp * o.pp * o.dp, o.tp, o.pp, o.dp,
-            wl_gen_transformer_microbatches (&req, NULL), wl_transformer_params (&req.model),
-            wl_gen_transformer_flops (&req), o.out, o.out, o.tp * o.pp * o.dp - 1);
+    {
+      g_autofree char *with_cp = cp > 1 ? g_strdup_printf (" cp %d", cp) : g_strdup ("");
+      printf ("%s: %d ranks (tp %d pp %d dp %d%s), %u micro-batches, %" G_GUINT64_FORMAT
+              " parameters, %.4g FLOPs per iteration; wrote %s.0.et .. %s.%d.et\n",
+              req.model.name, o.tp * o.pp * o.dp * cp, o.tp, o.pp, o.dp, with_cp,
+              wl_gen_transformer_microbatches (&req, NULL), wl_transformer_params (&req.model),
+              wl_gen_transformer_flops (&req), o.out, o.out, o.tp * o.pp * o.dp * cp - 1);
+    }
+  g_free (o.dtype);
+  g_free (o.attention);
+  g_free (o.dp_bucket);
   g_free (o.preset);
   g_free (o.sched);
   g_free (o.out);

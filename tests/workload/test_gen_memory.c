@@ -53,21 +53,25 @@ START_TEST (test_layer_by_hand)
 {
   WlGenTransformer req = one_layer ();
   ck_assert_uint_eq (layer_bytes (&req), 4194304 + 11272192 + 32768);
-  req.attention = WL_ATTENTION_UNFUSED;
-  ck_assert_uint_eq (layer_bytes (&req), 4194304 + 11272192 + 83886080);
-  req.recompute = WL_RECOMPUTE_SELECTIVE; /* the attention core goes */
-  ck_assert_uint_eq (layer_bytes (&req), 4194304 + 11272192);
   req.recompute = WL_RECOMPUTE_FULL; /* the input, 2 T h / 4 */
   ck_assert_uint_eq (layer_bytes (&req), 1048576);
   req.no_sequence_parallel = TRUE; /* the input whole: 2 T h */
   ck_assert_uint_eq (layer_bytes (&req), 4194304);
-  req.recompute = WL_RECOMPUTE_NONE;
-  req.attention = WL_ATTENTION_FLASH; /* outside the TP regions whole */
+  req.recompute = WL_RECOMPUTE_NONE; /* outside the TP regions whole */
   ck_assert_uint_eq (layer_bytes (&req), 16777216 + 11272192 + 32768);
   /* CP 1: twice the tokens, twice the bytes. */
   WlGenTransformer one = one_layer (), two = one_layer ();
   one.cp = 1;
   ck_assert_uint_eq (layer_bytes (&one), 2 * layer_bytes (&two));
+  /* Unfused attention has no context parallelism (Megatron's CP needs
+   * Transformer Engine's fused attention): cp 1, T = 4096, the terms above
+   * double; the scores 5 a T s / 4 = 167772160. */
+  WlGenTransformer u = one_layer ();
+  u.cp = 1;
+  u.attention = WL_ATTENTION_UNFUSED;
+  ck_assert_uint_eq (layer_bytes (&u), 2 * (4194304 + 11272192) + 167772160);
+  u.recompute = WL_RECOMPUTE_SELECTIVE; /* the attention core goes */
+  ck_assert_uint_eq (layer_bytes (&u), 2 * (4194304 + 11272192));
 }
 END_TEST
 

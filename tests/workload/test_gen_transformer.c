@@ -145,18 +145,33 @@ active_layer_params (const WlTransformerModel *m)
   return attn_params (m) + k * (m->gated_ffn ? 3.0 : 2.0) * m->hidden * m->ffn;
 }
 
-/* 6 x N' x T + 12 L B s^2 h (QK^T and AV: 2 b s^2 h each forward, x 3),
- * N' = active layer parameters + the LM head's V h; recomputation adds one
- * forward of the layers: 2 x L x active layer params x T + 4 L B s^2 h. */
+/* 6 x N' x T + 7 L B s^2 h (causal FlashAttention: QK^T and AV 4 b s^2 h
+ * halved forward, 2.5 x that backward), N' = active layer parameters + the
+ * LM head's V h; full recomputation adds one forward of the layers:
+ * 2 x L x active layer params x T + 2 L B s^2 h. */
 static double
 expected_flops (const WlTransformerModel *m, double B, gboolean recompute)
 {
   double L = m->layers, h = m->hidden, s = m->seq, T = B * s;
   double n_prime = L * active_layer_params (m) + (double) m->vocab * h;
-  double f = 6 * n_prime * T + 12 * L * B * s * s * h;
+  double f = 6 * n_prime * T + 7 * L * B * s * s * h;
   if (recompute)
-    f += 2 * L * active_layer_params (m) * T + 4 * L * B * s * s * h;
+    f += 2 * L * active_layer_params (m) * T + 2 * L * B * s * s * h;
   return f;
+}
+
+/* Besides the model: the embedding's one operation per element forward
+ * and backward on each of tp ranks (2 tp T h), and Adam's 16 FLOPs per
+ * parameter updated: dp copies of the parameters (every expert, plus the
+ * embedding and LM head's 2 V h) without sharding, one with ZeRO >= 1. */
+static double
+overhead_flops (const WlTransformerModel *m, double B, double tp, double dp, gboolean sharded)
+{
+  double h = m->hidden, T = B * m->seq;
+  double experts = m->experts ? m->experts : 1;
+  double params = m->layers * (attn_params (m) + experts * (layer_params (m) - attn_params (m)))
+                  + 2.0 * m->vocab * h;
+  return 2 * tp * T * h + 16 * (sharded ? 1 : dp) * params;
 }
 
 static void
@@ -184,8 +199,12 @@ check_layout (const WlTransformerModel *m, const Layout *lay, const char *tag)
       guint32 nl = m->layers / lay->pp + (st < m->layers % lay->pp);
       gboolean first = st == 0, last = st + 1 == lay->pp;
       /* TP: 4 all-gathers of act/tp and 4 reduce-scatters of act per layer
-       * and micro-batch (2 forward, 2 backward), on group 1 + d + dp st. */
-      guint n_tp = lay->tp > 1 ? 4 * nl * M : 0;
+       * and micro-batch (2 forward, 2 backward; 2 more of each with full
+       * recomputation), and per micro-batch the embedding's reduce-scatter
+       * (forward) and all-gather (backward) on the first stage, the LM
+       * head's all-gather (forward) and reduce-scatter (backward) on the
+       * last, on group 1 + d + dp st. */
+      guint n_tp = lay->tp > 1 ? (lay->recompute ? 6 : 4) * nl * M + M * (first + last) : 0;
       ck_assert_uint_eq (s.n_ag, n_tp);
       ck_assert_uint_eq (s.n_rs, n_tp);
       ck_assert_uint_eq (s.ag, (guint64) (n_tp * act / lay->tp));
@@ -207,12 +226,13 @@ check_layout (const WlTransformerModel *m, const Layout *lay, const char *tag)
               = g_strdup_printf ("%u", 1 + lay->dp * lay->pp + t + lay->tp * st);
           ck_assert_str_eq (s.dp_pg, pg);
         }
-      /* PP: activations to the next stage, gradients to the previous one. */
+      /* PP: activations to the next stage, gradients to the previous one,
+       * each TP rank its 1/tp (scatter/gather; SP: no all-gather after). */
       guint n_pp = M * (!first + !last);
       ck_assert_uint_eq (s.n_send, n_pp);
       ck_assert_uint_eq (s.n_recv, n_pp);
-      ck_assert_uint_eq (s.send, (guint64) (n_pp * act));
-      ck_assert_uint_eq (s.recv, (guint64) (n_pp * act));
+      ck_assert_uint_eq (s.send, (guint64) (n_pp * act / lay->tp));
+      ck_assert_uint_eq (s.recv, (guint64) (n_pp * act / lay->tp));
       g_free (s.tp_pg);
       g_free (s.dp_pg);
     }
@@ -223,7 +243,8 @@ check_layout (const WlTransformerModel *m, const Layout *lay, const char *tag)
   g_hash_table_iter_init (&it, sends);
   while (g_hash_table_iter_next (&it, &key, NULL))
     ck_assert_msg (g_hash_table_contains (recvs, key), "send %s has no receive", (char *) key);
-  double want = expected_flops (m, lay->B, lay->recompute);
+  double want = expected_flops (m, lay->B, lay->recompute)
+                + overhead_flops (m, lay->B, lay->tp, lay->dp, FALSE);
   ck_assert_msg (fabs (total - want) <= 1e-9 * want, "%s: %.6g FLOPs, want %.6g", tag, total,
                  want);
   ck_assert_msg (fabs (wl_gen_transformer_flops (&req) - want) <= 1e-9 * want, "%s", tag);
@@ -531,17 +552,20 @@ START_TEST (test_zero_traffic)
             ck_assert_uint_eq (s.dp_ag, (guint64) ag);
             if (dp > 1)
               ck_assert_str_eq (s.dp_pg, dpg);
-            /* TP and PP as without ZeRO. */
-            ck_assert_uint_eq (s.n_ag, 4 * nl * M);
-            ck_assert_uint_eq (s.n_rs, 4 * nl * M);
-            ck_assert_uint_eq (s.ag, (guint64) (4 * nl * M * act / tp));
-            ck_assert_uint_eq (s.rs, (guint64) (4 * nl * M * act));
+            /* TP and PP as without ZeRO (the embedding's two collectives on
+             * the first stage, the LM head's on the last, per micro-batch). */
+            guint n_tp = 4 * nl * M + M;
+            ck_assert_uint_eq (s.n_ag, n_tp);
+            ck_assert_uint_eq (s.n_rs, n_tp);
+            ck_assert_uint_eq (s.ag, (guint64) (n_tp * act / tp));
+            ck_assert_uint_eq (s.rs, (guint64) (n_tp * act));
             ck_assert_uint_eq (s.n_send, M);
             ck_assert_uint_eq (s.n_recv, M);
             g_free (s.tp_pg);
             g_free (s.dp_pg);
           }
-        double want = expected_flops (&m, (double) M * dp, FALSE);
+        double want = expected_flops (&m, (double) M * dp, FALSE)
+                      + overhead_flops (&m, (double) M * dp, tp, dp, zero >= 1);
         ck_assert_msg (fabs (total - want) <= 1e-9 * want, "%s: %.6g FLOPs", tag, total);
         ck_assert_msg (fabs (wl_gen_transformer_flops (&req) - want) <= 1e-9 * want, "%s", tag);
       }
@@ -552,7 +576,7 @@ START_TEST (test_zero_traffic)
     {
       WlGenTransformer req = { .model = presets[i], .micro_batch = 1, .global_batch = 8,
                                .tp = 2, .pp = 2, .dp = 4, .zero = 3 };
-      double want = expected_flops (&presets[i], 8, FALSE);
+      double want = expected_flops (&presets[i], 8, FALSE) + overhead_flops (&presets[i], 8, 2, 4, TRUE);
       ck_assert (fabs (wl_gen_transformer_flops (&req) - want) <= 1e-9 * want);
     }
   WlGenTransformer bad_req = { .model = m, .micro_batch = 1, .microbatches = 2, .tp = 1,

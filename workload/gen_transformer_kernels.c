@@ -1,0 +1,322 @@
+/* gen_transformer_kernels.c: the GPU kernels Megatron-LM (core, with
+ * Transformer Engine) runs for each block of a transformer layer, as the
+ * `kernels` attribute of a compute node (grammar: issue 16's interface),
+ * with their FLOPs and bytes.  Shapes are one TP / CP rank's.
+ *
+ * Sources: Megatron-LM core's TransformerLayer (norm, self-attention with
+ * QKV and output projections, dropout + residual add; norm, MLP with FC1
+ * (2 f wide when gated: SwiGLU), activation, FC2, dropout + add),
+ * megatron/core/transformer/{transformer_layer,attention,mlp}.py; the LM
+ * head and vocab-parallel cross entropy, megatron/core/models/gpt/
+ * gpt_model.py and megatron/core/tensor_parallel/cross_entropy.py; the 2021
+ * unfused core attention (batched QK^T, fused scale-mask-softmax, dropout,
+ * batched AV) of Megatron-LM v2.5, megatron/model/transformer.py
+ * (ParallelAttention); ring attention with causal load balancing as
+ * Transformer Engine's AttnFuncWithCPAndKVP2P splits it (step 0 causal over
+ * the rank's two chunks, then cp - 1 non-causal pieces of half the rank's
+ * queries or half the visiting keys: each piece the same FLOPs).
+ *
+ * Bytes of memory-bound kernels are reads + writes of their bf16 tensors
+ * (estimates; masks 1 byte per element); FLOPs of memory-bound kernels are
+ * left at 0, so num_ops counts the GEMMs and attention only.
+ */
+#include "workload/gen_transformer_private.h"
+
+/* The shapes of one rank's share of a micro-batch. */
+typedef struct
+{
+  guint64 tl;  /* tokens on the rank's CP slice: b s / cp */
+  guint64 tsp; /* tokens of its elementwise kernels: tl / tp with SP, else tl */
+  guint64 b, s, h, d, hq, hkv, f, moe_k, vocab;
+  gboolean llama; /* RMSNorm, SwiGLU, RoPE (gated FFN); else LayerNorm, GeLU */
+  gboolean fp8;   /* the layers' GEMMs in FP8 (Transformer Engine) */
+  const char *dt; /* their dtype */
+} Dims;
+
+static Dims
+dims_of (const Emit *e)
+{
+  const WlGenTransformer *r = e->req;
+  const WlTransformerModel *m = &r->model;
+  guint64 tp = r->tp, cp = wl_tf_cp (r), kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+  Dims d = { .b = r->micro_batch, .s = m->seq, .h = m->hidden, .d = m->hidden / m->heads,
+             .hq = m->heads / tp, .hkv = kv / tp, .f = m->ffn / tp,
+             .moe_k = m->experts > 0 ? m->top_k : 1, .llama = m->gated_ffn, .fp8 = r->fp8,
+             .dt = r->fp8 ? "fp8" : "bf16" };
+  d.tl = d.b * d.s / cp;
+  d.tsp = r->no_sequence_parallel ? d.tl : d.tl / tp;
+  /* The vocabulary's rows split over TP ranks, the first V mod tp one more
+   * (Megatron pads V to a multiple of 128 tp instead: not modelled). */
+  d.vocab = m->vocab / tp + (e->t < m->vocab % tp ? 1 : 0);
+  return d;
+}
+
+void
+wl_tf_kernels_init (WlTfKernels *k)
+{
+  *k = (WlTfKernels) { .s = g_string_new (NULL) };
+}
+
+void
+wl_tf_kernels_clear (WlTfKernels *k)
+{
+  g_string_free (k->s, TRUE);
+  k->s = NULL;
+}
+
+static void
+sep (WlTfKernels *k)
+{
+  if (k->s->len > 0)
+    g_string_append_c (k->s, ';');
+}
+
+static void
+count_of (WlTfKernels *k, guint64 count)
+{
+  if (count != 1)
+    g_string_append_printf (k->s, ",count=%" G_GUINT64_FORMAT, count);
+}
+
+/* C[m x n] = A[m x k] B[k x n], BATCH products, COUNT launches. */
+static void
+gemm (WlTfKernels *k, guint64 m, guint64 n, guint64 kk, guint64 batch, const char *dt,
+      guint64 count)
+{
+  if (count == 0)
+    return;
+  sep (k);
+  g_string_append_printf (k->s, "gemm:m=%" G_GUINT64_FORMAT ",n=%" G_GUINT64_FORMAT
+                          ",k=%" G_GUINT64_FORMAT, m, n, kk);
+  if (batch != 1)
+    g_string_append_printf (k->s, ",batch=%" G_GUINT64_FORMAT, batch);
+  g_string_append_printf (k->s, ",dtype=%s", dt);
+  count_of (k, count);
+  guint64 in = g_str_equal (dt, "fp8") ? 1 : 2;
+  k->flops += 2 * m * n * kk * batch * count;
+  k->bytes += ((m * kk + kk * n) * in + 2 * m * n) * batch * count;
+}
+
+/* A GEMM's backward: the input gradient dX = dY W^T and the weight
+ * gradient dW = X^T dY (Transformer Engine runs both in the GEMM's dtype). */
+static void
+gemm_bwd (WlTfKernels *k, guint64 m, guint64 n, guint64 kk, guint64 batch, const char *dt)
+{
+  gemm (k, m, kk, n, batch, dt, 1);
+  gemm (k, kk, n, m, batch, dt, 1);
+}
+
+/* A memory-bound kernel; FLOPS (0 but for the embedding and Adam, whose
+ * nodes have no other kernel to time them under the roofline rule). */
+static void
+mem_ops (WlTfKernels *k, guint64 bytes, const char *what, guint64 flops)
+{
+  sep (k);
+  g_string_append_printf (k->s, "mem:bytes=%" G_GUINT64_FORMAT ",what=%s", bytes, what);
+  if (flops > 0)
+    g_string_append_printf (k->s, ",flops=%" G_GUINT64_FORMAT, flops);
+  k->bytes += bytes;
+  k->flops += flops;
+}
+
+static void
+mem (WlTfKernels *k, guint64 bytes, const char *what)
+{
+  mem_ops (k, bytes, what, 0);
+}
+
+/* A layer's GEMM, forward or backward.  With FP8, Transformer Engine casts
+ * the input to FP8 keeping its transpose for the weight gradient (read 2,
+ * write 1 + 1 bytes per element) unless the norm before the GEMM writes
+ * FP8 itself (NORMED: LayerNormLinear); backward it casts dY with its
+ * transpose (4 bytes per element) and transposes a normed input (2)
+ * (Transformer Engine 1.x, pytorch/module/linear.py: fp8_cast_transpose_fused
+ * of the input forward and of grad_output backward). */
+static void
+layer_gemm (WlTfKernels *k, const Dims *d, guint64 m, guint64 n, guint64 kk, gboolean normed)
+{
+  if (d->fp8 && !normed)
+    mem (k, 4 * m * kk, "cast");
+  gemm (k, m, n, kk, 1, d->dt, 1);
+}
+
+static void
+layer_gemm_bwd (WlTfKernels *k, const Dims *d, guint64 m, guint64 n, guint64 kk, gboolean normed)
+{
+  if (d->fp8)
+    mem (k, 4 * m * n, "cast");
+  if (d->fp8 && normed)
+    mem (k, 2 * m * kk, "transpose");
+  gemm_bwd (k, m, n, kk, 1, d->dt);
+}
+
+/* A FlashAttention kernel: COUNT launches of SQ queries against SKV keys. */
+static void
+attn (WlTfKernels *k, const Dims *d, gboolean bwd, guint64 sq, guint64 skv, gboolean causal,
+      guint64 count)
+{
+  if (count == 0)
+    return;
+  sep (k);
+  g_string_append_printf (k->s, "attn:dir=%s,b=%" G_GUINT64_FORMAT ",hq=%" G_GUINT64_FORMAT
+                          ",hkv=%" G_GUINT64_FORMAT ",sq=%" G_GUINT64_FORMAT
+                          ",skv=%" G_GUINT64_FORMAT ",d=%" G_GUINT64_FORMAT ",causal=%d",
+                          bwd ? "bwd" : "fwd", d->b, d->hq, d->hkv, sq, skv, d->d, causal ? 1 : 0);
+  count_of (k, count);
+  /* 4 b hq sq skv d forward, halved when causal; backward 2.5 x. */
+  guint64 fwd = 4 * d->b * d->hq * sq * skv * d->d / (causal ? 2 : 1);
+  k->flops += (bwd ? fwd * 5 / 2 : fwd) * count;
+  /* Q, K, V and O read / written once; the backward about twice that. */
+  k->bytes += 2 * d->b * d->d * (2 * d->hq * sq + 2 * d->hkv * skv) * (bwd ? 2 : 1) * count;
+}
+
+/* The core attention (QK^T, softmax, AV), forward or backward, as one rank
+ * runs it. */
+void
+wl_tf_kernels_core (const Emit *e, WlTfKernels *k, gboolean bwd)
+{
+  Dims d = dims_of (e);
+  guint64 cp = wl_tf_cp (e->req), sq = d.s / cp;
+  if (e->req->attention == WL_ATTENTION_FLASH)
+    {
+      /* Ring attention (cp = 1: one causal kernel): the diagonal piece, then
+       * c pieces of all local queries against half the visiting keys (from
+       * lower CP ranks) and cp - 1 - c of half the queries against all. */
+      attn (k, &d, bwd, sq, sq, TRUE, 1);
+      attn (k, &d, bwd, sq, sq / 2, FALSE, e->c_idx);
+      attn (k, &d, bwd, sq / 2, sq, FALSE, cp - 1 - e->c_idx);
+      return;
+    }
+  guint64 batch = d.b * d.hq, scores = batch * d.s * d.s;
+  if (!bwd)
+    {
+      gemm (k, d.s, d.s, d.d, batch, "bf16", 1);
+      mem (k, 4 * scores, "softmax");
+      mem (k, 5 * scores, "dropout");
+      gemm (k, d.s, d.d, d.s, batch, "bf16", 1);
+      return;
+    }
+  gemm_bwd (k, d.s, d.d, d.s, batch, "bf16");
+  mem (k, 5 * scores, "dropout");
+  mem (k, 6 * scores, "softmax");
+  gemm_bwd (k, d.s, d.s, d.d, batch, "bf16");
+}
+
+static const char *
+norm_name (const Dims *d)
+{
+  return d->llama ? "rmsnorm" : "layernorm";
+}
+
+/* Dropout + residual add (GPT: read x and the residual, write, 1-byte
+ * mask); Llama has no dropout: the add alone. */
+static void
+residual (WlTfKernels *k, const Dims *d)
+{
+  if (d->llama)
+    mem (k, 6 * d->tsp * d->h, "add");
+  else
+    mem (k, 7 * d->tsp * d->h, "dropout_add");
+}
+
+/* The attention block: norm, QKV, RoPE, core attention, output
+ * projection, dropout + add; backward in reverse. */
+void
+wl_tf_kernels_attn (const Emit *e, WlTfKernels *k, gboolean bwd)
+{
+  Dims d = dims_of (e);
+  guint64 qkv = (d.hq + 2 * d.hkv) * d.d, rope = 4 * d.tl * (d.hq + d.hkv) * d.d;
+  if (!bwd)
+    {
+      mem (k, 4 * d.tsp * d.h, norm_name (&d));
+      layer_gemm (k, &d, d.tl, qkv, d.h, TRUE);
+      if (d.llama)
+        mem (k, rope, "rope");
+      wl_tf_kernels_core (e, k, FALSE);
+      layer_gemm (k, &d, d.tl, d.h, d.hq * d.d, FALSE);
+      residual (k, &d);
+      return;
+    }
+  residual (k, &d);
+  layer_gemm_bwd (k, &d, d.tl, d.h, d.hq * d.d, FALSE);
+  wl_tf_kernels_core (e, k, TRUE);
+  if (d.llama)
+    mem (k, rope, "rope");
+  layer_gemm_bwd (k, &d, d.tl, qkv, d.h, TRUE);
+  mem (k, 6 * d.tsp * d.h, norm_name (&d));
+}
+
+/* The MLP block: norm, FC1, GeLU or SwiGLU, FC2, dropout + add (an MoE
+ * layer's experts run top_k x the tokens). */
+void
+wl_tf_kernels_mlp (const Emit *e, WlTfKernels *k, gboolean bwd)
+{
+  Dims d = dims_of (e);
+  guint64 m = d.moe_k * d.tl, fc1 = (d.llama ? 2 : 1) * d.f;
+  const char *act = d.llama ? "swiglu" : "gelu";
+  /* GeLU reads and writes f per token; SwiGLU reads 2 f, writes f; their
+   * backward reads the input(s) and dy and writes dx. */
+  guint64 act_fwd = (d.llama ? 6 : 4) * m * d.f, act_bwd = (d.llama ? 10 : 6) * m * d.f;
+  if (!bwd)
+    {
+      mem (k, 4 * d.tsp * d.h, norm_name (&d));
+      layer_gemm (k, &d, m, fc1, d.h, TRUE);
+      mem (k, act_fwd, act);
+      layer_gemm (k, &d, m, d.h, d.f, FALSE);
+      residual (k, &d);
+      return;
+    }
+  residual (k, &d);
+  layer_gemm_bwd (k, &d, m, d.h, d.f, FALSE);
+  mem (k, act_bwd, act);
+  layer_gemm_bwd (k, &d, m, fc1, d.h, TRUE);
+  mem (k, 6 * d.tsp * d.h, norm_name (&d));
+}
+
+/* The LM head (last chunk): final norm, the logits GEMM (bf16 under
+ * Transformer Engine's FP8 recipes too), vocab-parallel cross entropy
+ * (bf16 logits read, fp32 exponentials written and read again; backward
+ * reads them and writes bf16 gradients). */
+void
+wl_tf_kernels_head (const Emit *e, WlTfKernels *k, gboolean bwd)
+{
+  Dims d = dims_of (e);
+  if (!bwd)
+    {
+      mem (k, 4 * d.tsp * d.h, norm_name (&d));
+      gemm (k, d.tl, d.vocab, d.h, 1, "bf16", 1);
+      mem (k, 10 * d.tl * d.vocab, "cross_entropy");
+      return;
+    }
+  mem (k, 6 * d.tl * d.vocab, "cross_entropy");
+  gemm_bwd (k, d.tl, d.vocab, d.h, 1, "bf16");
+  mem (k, 6 * d.tsp * d.h, norm_name (&d));
+}
+
+/* The embedding lookup (first chunk): rows read and written (GPT adds the
+ * learned positions: a second table and the sum), one operation per
+ * element (the sum, or the mask of ids outside the rank's vocabulary
+ * shard, VocabParallelEmbedding); backward accumulates the rows'
+ * gradients (one add per element). */
+void
+wl_tf_kernels_embed (const Emit *e, WlTfKernels *k, gboolean bwd)
+{
+  Dims d = dims_of (e);
+  guint64 fwd = (d.llama ? 4 : 8) * d.tl * d.h;
+  mem_ops (k, bwd ? fwd + 2 * d.tl * d.h : fwd, "embedding", d.tl * d.h);
+}
+
+/* The optimizer step over PARAMS parameters, as Megatron's mixed-precision
+ * optimizer runs it (megatron/core/optimizer/optimizer.py,
+ * Float16OptimizerWithFloat16Params): the bf16 gradients copied to fp32
+ * main gradients (2 read + 4 written), Adam (Apex / Transformer Engine
+ * FusedAdam: fp32 parameter, gradient, m and v read, 16; parameter, m and v
+ * written, 12; WL_TF_ADAM_FLOPS operations), the fp32 main parameters
+ * copied to the bf16 model (4 + 2). */
+void
+wl_tf_kernels_optimizer (WlTfKernels *k, guint64 params)
+{
+  mem (k, 6 * params, "copy");
+  mem_ops (k, 28 * params, "adam", WL_TF_ADAM_FLOPS * params);
+  mem (k, 6 * params, "copy");
+}
