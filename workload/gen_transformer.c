@@ -108,6 +108,19 @@ wl_gen_transformer_microbatches (const WlGenTransformer *r, GError **error)
 
 
 double
+wl_gen_transformer_model_flops (const WlGenTransformer *r)
+{
+  const WlTransformerModel *m = &r->model;
+  guint64 K = m->experts > 0 ? m->top_k : 1;
+  double B = (double) r->global_batch, s = m->seq, h = m->hidden, L = m->layers;
+  if (B == 0)
+    B = (double) r->microbatches * r->micro_batch * r->dp;
+  double layer = 2.0 * s * (double) attn_params (m) + 2.0 * (double) (K * ffn_mats (m)) * s * h * m->ffn
+                 + 4.0 * s * s * h;
+  return 3.0 * B * (L * layer + 2.0 * s * h * m->vocab);
+}
+
+double
 wl_gen_transformer_flops (const WlGenTransformer *r)
 {
   guint32 M = wl_gen_transformer_microbatches (r, NULL);
@@ -254,7 +267,11 @@ write_rank (const char *prefix, const WlGenTransformer *r, guint32 M, guint32 ra
             const char *groups, GError **error)
 {
   g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, rank);
-  g_autoptr (WlChakraWriter) w = wl_chakra_writer_open (path, "0.0.4", error);
+  WlTraceFacts facts = { .model_flops = wl_gen_transformer_model_flops (r),
+                         .tokens_per_iteration = (guint64) M * r->micro_batch * r->dp
+                                                 * r->model.seq,
+                         .flops_formula = WL_TF_MODEL_FLOPS_FORMULA };
+  g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_full (path, "0.0.4", &facts, error);
   if (w == NULL)
     return FALSE;
   guint32 cp = wl_tf_cp (r);

@@ -347,6 +347,17 @@ guint32 wl_gen_transformer_microbatches (const WlGenTransformer *req, GError **e
 /* FLOPs of one iteration over all ranks (the closed form above). */
 double wl_gen_transformer_flops (const WlGenTransformer *req);
 
+/* Model FLOPs of one iteration, as MFU counts them (PaLM, Chowdhery et al.
+ * 2022, Appendix B; Megatron-LM and NeMo count alike): forward and
+ * backward of every layer's GEMMs (6 per parameter and token, top_k
+ * experts) and attention scores without causal halving (12 L s^2 h per
+ * sequence), and the LM head (6 s h V), over the B global-batch sequences;
+ * no recomputation, nothing for norms, activations or the optimizer.
+ * Every generated trace carries it (GlobalMetadata model_flops, with
+ * flops_formula WL_TF_MODEL_FLOPS_FORMULA, and tokens_per_iteration B s). */
+double wl_gen_transformer_model_flops (const WlGenTransformer *req);
+#define WL_TF_MODEL_FLOPS_FORMULA "6NT+12Ls^2hB (PaLM/Megatron; attention not halved)"
+
 /* Per-rank memory of one pipeline stage (all its tp x dp ranks alike). */
 typedef struct
 {

@@ -11,6 +11,7 @@
 #include "sim/app/simulation.h"
 #include "sim/error.h"
 #include "workload/chakra.h"
+#include "workload/chakra_node.h"
 #include "workload/gen_transformer.h"
 #include "workload/wl_error.h"
 #include "support/testutil.h"
@@ -686,6 +687,34 @@ START_TEST (test_device_durations)
 END_TEST
 
 /* --ranks gives dp (16 = tp 4 x pp 2 x dp 2) or is checked against it. */
+/* Model FLOPs by hand (PaLM's count) for L 2, h 64, 4 heads, f 256, V 100,
+ * s 32, B 4: a layer per sequence 2 s 4 h^2 = 1048576 (projections), 2 x 2
+ * s h f = 2097152 (FFN), 4 s^2 h = 262144 (scores); two layers 6815744;
+ * the head 2 s h V = 409600; forward 7225344, x 3 x B = 86704128.  Every
+ * trace carries it, the token count B s = 128 and the formula's name. */
+START_TEST (test_model_flops_facts)
+{
+  g_autofree char *p = tu_scratch_path ("facts");
+  WlGenTransformer req = { .model = { "custom", 2, 64, 4, 0, 256, 100, 32, FALSE },
+                           .micro_batch = 1, .global_batch = 4, .tp = 2, .pp = 1, .dp = 2 };
+  ck_assert (wl_gen_transformer_model_flops (&req) == 86704128.0);
+  ck_assert (wl_gen_transformer (p, &req, NULL));
+  for (guint r = 0; r < 4; r++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s.%u.et", p, r);
+      GError *error = NULL;
+      WlChakraReader *rd = wl_chakra_reader_open (path, &error);
+      g_assert_no_error (error);
+      WlTraceFacts f;
+      ck_assert (wl_chakra_metadata_facts (wl_chakra_reader_metadata (rd), &f, &error));
+      ck_assert (f.model_flops == 86704128.0);
+      ck_assert_uint_eq (f.tokens_per_iteration, 128);
+      ck_assert_str_eq (f.flops_formula, WL_TF_MODEL_FLOPS_FORMULA);
+      wl_chakra_reader_free (rd);
+    }
+}
+END_TEST
+
 START_TEST (test_cli_ranks)
 {
   g_autofree char *out = tu_scratch_path ("ranks");
@@ -724,6 +753,7 @@ gen_transformer_suite (void)
   tcase_add_test (tc, test_run_fsdp);
   tcase_add_test (tc, test_device_durations);
   tcase_add_test (tc, test_cli_ranks);
+  tcase_add_test (tc, test_model_flops_facts);
   return s;
 }
 
