@@ -68,8 +68,31 @@ check "qin-micro25-alltoall --quick: all ran" has "$TMP/qin.out" "all simulation
 "$R/qin-micro25-alltoall/run" --bogus >/dev/null 2>"$TMP/bad.err"
 check "qin-micro25-alltoall: unknown option exits 1" eq $? 1
 
+# Published training throughput: one small row (8 GPUs), when the shared
+# table is there.  Its TFLOP/s must be NeMo's Llama-2 formula over the
+# printed iteration time: B s l h^2 (12 + 12 g/a + 18 f/h + 12 s/h +
+# 6 V/(l h)) = 128 x 4096 x 32 x 4096^2 x (12 + 12 + 18 x 11008/4096 + 12
+# + 6 x 32000/(32 x 4096)) = 2.416177e16 FLOPs, / (t x 8 GPUs).
+if [ -f "$SHARED/reference/published/training.tsv" ]; then
+  "$R/training-throughput/run" --tsv --case nemo-llama2-7b-fp8 >"$TMP/tt.out" 2>"$TMP/tt.err"
+  check "training-throughput --case: exits 0" eq $? 0
+  check "training-throughput --case: one row" \
+    eq "$(count "$TMP/tt.out" '^nemo-llama2-7b-fp8	8	780	[0-9.]+	[+-][0-9.]+	[0-9.]+$')" 1
+  check "training-throughput --case: TFLOP/s is NeMo's formula over the time" \
+    awk -F'\t' '$1 == "nemo-llama2-7b-fp8" { x = 2.416177e16 / ($6 * 8) / 1e12
+                 exit !(x - $4 < 0.1 && $4 - x < 0.1) }' "$TMP/tt.out"
+  check "training-throughput --case: summary" has "$TMP/tt.out" "# 1 rows: mean |error|"
+else
+  echo "skip: training-throughput: $SHARED/reference/published/training.tsv not found (set SHARED)"
+fi
+SHARED=$TMP/none "$R/training-throughput/run" >"$TMP/noshared.out" 2>&1
+check "training-throughput without shared data: exits 0" eq $? 0
+check "training-throughput without shared data: skip line" has "$TMP/noshared.out" "skip:"
+"$R/training-throughput/run" --bogus >/dev/null 2>"$TMP/bad.err"
+check "training-throughput: unknown option exits 1" eq $? 1
+
 if command -v shellcheck >/dev/null 2>&1; then
-  for s in astra-microbench nccl-busbw qin-micro25-alltoall; do
+  for s in astra-microbench nccl-busbw qin-micro25-alltoall training-throughput; do
     check "shellcheck $s/run" shellcheck "$R/$s/run"
   done
 fi
