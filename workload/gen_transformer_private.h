@@ -140,6 +140,7 @@ typedef struct
    * for the end of the backward (no overlap). */
   guint64 bucket;
   GArray *grad_ids, *gathers, *deferred;
+  GArray *kernel_cache; /* gen_transformer_emit.c's; freed by wl_tf_emit_clear */
 } Emit;
 
 /* Megatron-LM's order: rank = t + tp (c + cp (d + dp p)) for TP index t,
@@ -184,6 +185,9 @@ guint64 wl_tf_step_params (const WlGenTransformer *r, guint32 p);
  * virtual stages - 1) of the rank's stage (gen_transformer_emit.c). */
 void wl_tf_forward (Emit *e, guint32 chunk, guint32 mb);
 void wl_tf_backward (Emit *e, guint32 chunk, guint32 mb);
+
+/* Free what emitting the rank's nodes kept (gen_transformer_emit.c). */
+void wl_tf_emit_clear (Emit *e);
 
 /* Emit the rank's whole iteration in its schedule's order
  * (gen_transformer_sched.c). */
