@@ -286,6 +286,7 @@ write_rank (const char *prefix, const WlGenTransformer *r, guint32 M, guint32 ra
   if (!write_meta (&e, groups, error))
     return FALSE;
   wl_tf_schedule (&e);
+  wl_tf_emit_clear (&e);
   return e.ok && wl_chakra_writer_close (w, error);
 }
 

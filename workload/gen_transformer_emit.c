@@ -101,15 +101,48 @@ comp_after (Emit *e, const char *name, const WlTfKernels *k, gboolean recompute,
 
 typedef void (*BlockKernels) (const Emit *e, WlTfKernels *k, gboolean bwd);
 
+/* A block's kernels are the same in every layer and micro-batch of the
+ * rank: built once. */
+typedef struct
+{
+  BlockKernels fn;
+  gboolean bwd;
+  WlTfKernels k;
+} CachedKernels;
+
+static const WlTfKernels *
+kernels_of (Emit *e, BlockKernels fn, gboolean bwd)
+{
+  if (e->kernel_cache == NULL)
+    e->kernel_cache = g_array_new (FALSE, FALSE, sizeof (CachedKernels));
+  for (guint i = 0; i < e->kernel_cache->len; i++)
+    {
+      CachedKernels *c = &g_array_index (e->kernel_cache, CachedKernels, i);
+      if (c->fn == fn && c->bwd == bwd)
+        return &c->k;
+    }
+  CachedKernels c = { .fn = fn, .bwd = bwd };
+  wl_tf_kernels_init (&c.k);
+  fn (e, &c.k, bwd);
+  g_array_append_val (e->kernel_cache, c);
+  return &g_array_index (e->kernel_cache, CachedKernels, e->kernel_cache->len - 1).k;
+}
+
+void
+wl_tf_emit_clear (Emit *e)
+{
+  for (guint i = 0; e->kernel_cache != NULL && i < e->kernel_cache->len; i++)
+    wl_tf_kernels_clear (&g_array_index (e->kernel_cache, CachedKernels, i).k);
+  if (e->kernel_cache != NULL)
+    g_array_free (e->kernel_cache, TRUE);
+  e->kernel_cache = NULL;
+}
+
 /* One block's forward or backward (BWD) as a compute node. */
 static void
 block (Emit *e, const char *name, BlockKernels fn, gboolean bwd, gboolean recompute)
 {
-  WlTfKernels k;
-  wl_tf_kernels_init (&k);
-  fn (e, &k, bwd);
-  comp_after (e, name, &k, recompute, NULL);
-  wl_tf_kernels_clear (&k);
+  comp_after (e, name, kernels_of (e, fn, bwd), recompute, NULL);
 }
 
 /* Communication streams (issue 16's interface): TP, CP, EP and pipeline

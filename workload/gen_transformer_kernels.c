@@ -90,7 +90,8 @@ gemm (WlTfKernels *k, guint64 m, guint64 n, guint64 kk, guint64 batch, const cha
                           ",k=%" G_GUINT64_FORMAT, m, n, kk);
   if (batch != 1)
     g_string_append_printf (k->s, ",batch=%" G_GUINT64_FORMAT, batch);
-  g_string_append_printf (k->s, ",dtype=%s", dt);
+  if (!g_str_equal (dt, "bf16")) /* bf16: the grammar's default */
+    g_string_append_printf (k->s, ",dtype=%s", dt);
   count_of (k, count);
   guint64 in = g_str_equal (dt, "fp8") ? 1 : 2;
   k->flops += 2 * m * n * kk * batch * count;
@@ -158,10 +159,15 @@ attn (WlTfKernels *k, const Dims *d, gboolean bwd, guint64 sq, guint64 skv, gboo
   if (count == 0)
     return;
   sep (k);
-  g_string_append_printf (k->s, "attn:dir=%s,b=%" G_GUINT64_FORMAT ",hq=%" G_GUINT64_FORMAT
-                          ",hkv=%" G_GUINT64_FORMAT ",sq=%" G_GUINT64_FORMAT
-                          ",skv=%" G_GUINT64_FORMAT ",d=%" G_GUINT64_FORMAT ",causal=%d",
-                          bwd ? "bwd" : "fwd", d->b, d->hq, d->hkv, sq, skv, d->d, causal ? 1 : 0);
+  /* hkv = hq, skv = sq and causal = 0 are the grammar's defaults. */
+  g_string_append_printf (k->s, "attn:dir=%s,b=%" G_GUINT64_FORMAT ",hq=%" G_GUINT64_FORMAT,
+                          bwd ? "bwd" : "fwd", d->b, d->hq);
+  if (d->hkv != d->hq)
+    g_string_append_printf (k->s, ",hkv=%" G_GUINT64_FORMAT, d->hkv);
+  g_string_append_printf (k->s, ",sq=%" G_GUINT64_FORMAT, sq);
+  if (skv != sq)
+    g_string_append_printf (k->s, ",skv=%" G_GUINT64_FORMAT, skv);
+  g_string_append_printf (k->s, ",d=%" G_GUINT64_FORMAT "%s", d->d, causal ? ",causal=1" : "");
   count_of (k, count);
   /* 4 b hq sq skv d forward, halved when causal; backward 2.5 x. */
   guint64 fwd = 4 * d->b * d->hq * sq * skv * d->d / (causal ? 2 : 1);

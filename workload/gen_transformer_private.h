@@ -140,6 +140,7 @@ typedef struct
    * for the end of the backward (no overlap). */
   guint64 bucket;
   GArray *grad_ids, *gathers, *deferred;
+  GArray *kernel_cache; /* gen_transformer_emit.c's; freed by wl_tf_emit_clear */
 } Emit;
 
 /* Megatron-LM's order: rank = t + tp (c + cp (d + dp p)) for TP index t,
@@ -199,6 +200,9 @@ gboolean wl_tf_sched_check (const WlGenTransformer *req, guint32 M, GError **err
 
 /* Step I (0 .. 2 M v - 1) of stage P's order under REQ's schedule. */
 WlTfStep wl_tf_step (const WlGenTransformer *req, guint32 M, guint32 p, guint32 i);
+
+/* Free what emitting the rank's nodes kept (gen_transformer_emit.c). */
+void wl_tf_emit_clear (Emit *e);
 
 /* Emit the rank's whole iteration in its schedule's order
  * (gen_transformer_sched.c). */

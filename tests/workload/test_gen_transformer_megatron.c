@@ -136,20 +136,20 @@ START_TEST (test_kernels_gpt_layer)
   g_autoptr (GPtrArray) nodes = read_nodes (p, 0);
   const ChakraProtoMsg__Node *a = first_named (nodes, "attn_fwd");
   ck_assert_str_eq (attr_s (a, "kernels"),
-                    "mem:bytes=65536,what=layernorm;gemm:m=128,n=384,k=256,dtype=bf16;"
-                    "attn:dir=fwd,b=1,hq=2,hkv=2,sq=128,skv=128,d=64,causal=1;"
-                    "gemm:m=128,n=256,k=128,dtype=bf16;mem:bytes=114688,what=dropout_add");
+                    "mem:bytes=65536,what=layernorm;gemm:m=128,n=384,k=256;"
+                    "attn:dir=fwd,b=1,hq=2,sq=128,d=64,causal=1;"
+                    "gemm:m=128,n=256,k=128;mem:bytes=114688,what=dropout_add");
   ck_assert_int_eq (attr_i (a, "num_ops"), 37748736);
   const ChakraProtoMsg__Node *m = first_named (nodes, "mlp_fwd");
   ck_assert_str_eq (attr_s (m, "kernels"),
-                    "mem:bytes=65536,what=layernorm;gemm:m=128,n=512,k=256,dtype=bf16;"
-                    "mem:bytes=262144,what=gelu;gemm:m=128,n=256,k=512,dtype=bf16;"
+                    "mem:bytes=65536,what=layernorm;gemm:m=128,n=512,k=256;"
+                    "mem:bytes=262144,what=gelu;gemm:m=128,n=256,k=512;"
                     "mem:bytes=114688,what=dropout_add");
   ck_assert_int_eq (attr_i (m, "num_ops"), 67108864);
   /* The LM head: rank 0's 500 of the 1000 rows, in bf16. */
   const ChakraProtoMsg__Node *head = first_named (nodes, "lm_head_fwd");
   ck_assert_str_eq (attr_s (head, "kernels"),
-                    "mem:bytes=65536,what=layernorm;gemm:m=128,n=500,k=256,dtype=bf16;"
+                    "mem:bytes=65536,what=layernorm;gemm:m=128,n=500,k=256;"
                     "mem:bytes=640000,what=cross_entropy");
   ck_assert_int_eq (attr_i (head, "num_ops"), 2 * 128 * 500 * 256);
 }
@@ -176,14 +176,14 @@ START_TEST (test_kernels_llama_layer)
   ck_assert_str_eq (attr_s (first_named (nodes, "attn_fwd"), "kernels"),
                     "mem:bytes=65536,what=rmsnorm;gemm:m=128,n=256,k=256,dtype=fp8;"
                     "mem:bytes=98304,what=rope;"
-                    "attn:dir=fwd,b=1,hq=2,hkv=1,sq=128,skv=128,d=64,causal=1;"
+                    "attn:dir=fwd,b=1,hq=2,hkv=1,sq=128,d=64,causal=1;"
                     "mem:bytes=65536,what=cast;gemm:m=128,n=256,k=128,dtype=fp8;"
                     "mem:bytes=98304,what=add");
   const ChakraProtoMsg__Node *b = first_named (nodes, "attn_bwd");
   ck_assert_str_eq (attr_s (b, "kernels"),
                     "mem:bytes=98304,what=add;mem:bytes=131072,what=cast;"
                     "gemm:m=128,n=128,k=256,dtype=fp8;gemm:m=128,n=256,k=128,dtype=fp8;"
-                    "attn:dir=bwd,b=1,hq=2,hkv=1,sq=128,skv=128,d=64,causal=1;"
+                    "attn:dir=bwd,b=1,hq=2,hkv=1,sq=128,d=64,causal=1;"
                     "mem:bytes=98304,what=rope;mem:bytes=131072,what=cast;"
                     "mem:bytes=65536,what=transpose;gemm:m=128,n=256,k=256,dtype=fp8;"
                     "gemm:m=256,n=256,k=128,dtype=fp8;mem:bytes=98304,what=rmsnorm");
@@ -192,9 +192,9 @@ START_TEST (test_kernels_llama_layer)
                     "mem:bytes=65536,what=rmsnorm;gemm:m=128,n=1024,k=256,dtype=fp8;"
                     "mem:bytes=393216,what=swiglu;mem:bytes=262144,what=cast;"
                     "gemm:m=128,n=256,k=512,dtype=fp8;mem:bytes=98304,what=add");
-  /* The LM head stays in bf16. */
+  /* The LM head stays in bf16 (the grammar's default dtype). */
   ck_assert (strstr (attr_s (first_named (nodes, "lm_head_fwd"), "kernels"),
-                     "gemm:m=128,n=500,k=256,dtype=bf16")
+                     "gemm:m=128,n=500,k=256;")
              != NULL);
 }
 END_TEST
@@ -244,10 +244,10 @@ START_TEST (test_recompute_selective)
        * scores 2 x 128^2 elements: softmax reads and writes 2 bytes each
        * (131072), dropout adds a 1-byte mask (163840), then AV. */
       ck_assert_str_eq (attr_s (n, "kernels"),
-                        unfused ? "gemm:m=128,n=128,k=64,batch=2,dtype=bf16;"
+                        unfused ? "gemm:m=128,n=128,k=64,batch=2;"
                                   "mem:bytes=131072,what=softmax;mem:bytes=163840,what=dropout;"
-                                  "gemm:m=128,n=64,k=128,batch=2,dtype=bf16"
-                                : "attn:dir=fwd,b=1,hq=2,hkv=2,sq=128,skv=128,d=64,causal=1");
+                                  "gemm:m=128,n=64,k=128,batch=2"
+                                : "attn:dir=fwd,b=1,hq=2,sq=128,d=64,causal=1");
       ck_assert_int_eq (attr_i (n, "num_ops"), unfused ? 2 * 2 * (2 * 128 * 128 * 64) : 4194304);
     }
 }
@@ -308,9 +308,9 @@ START_TEST (test_context_parallel)
       /* The TP all-gathers are of the CP rank's 64 tokens. */
       ck_assert_int_eq (attr_i (first_named (nodes, "tp_all_gather"), "comm_size"), 64 * 256);
       const char *k = attr_s (first_named (nodes, "attn_fwd"), "kernels");
-      const char *piece = c == 0 ? "attn:dir=fwd,b=1,hq=2,hkv=2,sq=32,skv=64,d=64,causal=0"
-                                 : "attn:dir=fwd,b=1,hq=2,hkv=2,sq=64,skv=32,d=64,causal=0";
-      ck_assert_msg (strstr (k, "attn:dir=fwd,b=1,hq=2,hkv=2,sq=64,skv=64,d=64,causal=1;") != NULL
+      const char *piece = c == 0 ? "attn:dir=fwd,b=1,hq=2,sq=32,skv=64,d=64;"
+                                 : "attn:dir=fwd,b=1,hq=2,sq=64,skv=32,d=64;";
+      ck_assert_msg (strstr (k, "attn:dir=fwd,b=1,hq=2,sq=64,d=64,causal=1;") != NULL
                          && strstr (k, piece) != NULL,
                      "%s", k);
       /* The K/V receive overlaps the attention block: the block does not
