@@ -413,8 +413,8 @@ table_row (WlKernelTable *t, char **cols, GError **error)
       return bad (error, "device '%s' is not a preset (%s)", cols[3], known);
     }
   if (ns < wl_kernel_bound_ns (dev, &k) * (1.0 - 1e-9))
-    return bad (error, "%s ns is faster than %s's peak and bandwidth allow (%.1f ns)",
-                cols[4], dev->name, wl_kernel_bound_ns (dev, &k));
+    return bad (error, "%s (%.1f ns) is faster than %s's peak and bandwidth allow (%.1f ns)",
+                cols[4], ns, dev->name, wl_kernel_bound_ns (dev, &k));
   char *key = table_key (cols[3], &k);
   if (g_hash_table_contains (t->ns, key))
     {

@@ -317,6 +317,9 @@ static gboolean
 gen_transformer_memory (const WlGenTransformer *req, gboolean strict, GError **error)
 {
   const WlDevice *device = req->device;
+  if (device != NULL && req->fp8 && !(device->peak_flops[WL_DTYPE_FP8] > 0))
+    fprintf (stderr, "orrery gen transformer: warning: a %s has no FP8 units; its FP8 GEMMs "
+                     "run at the bf16 rate under the kernel compute model\n", device->name);
   g_autofree WlStageMemory *mem = g_new0 (WlStageMemory, req->pp);
   if (!wl_gen_transformer_memory (req, mem, error))
     return FALSE;
@@ -488,7 +491,16 @@ gen_transformer_check (const TransformerOptions *o, GError **error)
                  o->attention);
   else if (o->dp_bucket != NULL && !dp_bucket_ok (o->dp_bucket))
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                 "--dp-bucket: '%s' is not a size above 0 (e.g. 80MB)", o->dp_bucket);
+                 "--dp-bucket: '%s' is not a size above 0 with its unit (e.g. 80MB)",
+                 o->dp_bucket);
+  else if (o->dp_bucket != NULL && o->zero > 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "--dp-bucket applies to ZeRO 0 (Megatron's buckets); --zero %d reduces each "
+                 "layer on its own", o->zero);
+  else if (o->dp_bucket != NULL && o->fsdp)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "--dp-bucket applies to ZeRO 0 (Megatron's buckets); --fsdp reduces each "
+                 "layer on its own");
   else if (o->strict_memory && o->device_name == NULL)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--strict-memory needs --device NAME");
   else if (o->device_name != NULL && wl_device_preset (o->device_name) == NULL)

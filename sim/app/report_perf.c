@@ -74,8 +74,16 @@ print_mfu (const AppEfficiency *e, FILE *out)
 {
   double mfu = 0.0, hfu = 0.0;
   if (app_efficiency_mfu (e, &mfu, &hfu))
-    fprintf (out, "  MFU %.1f %%, HFU %.1f %% of %.1f TFLOP/s per GPU (%s)\n", 100.0 * mfu,
-             100.0 * hfu, e->peak_flops / 1e12, e->peak_label);
+    {
+      fprintf (out, "  MFU %.1f %%, HFU %.1f %% of %.1f TFLOP/s per GPU (%s)\n", 100.0 * mfu,
+               100.0 * hfu, e->peak_flops / 1e12, e->peak_label);
+      /* Above 100 %, kernels ran above this peak: FP8 GEMMs measured
+       * against the bf16 peak, say.  The figure stays (it is what the
+       * convention gives); the reader learns why. */
+      if (mfu > 1.0 || hfu > 1.0)
+        fprintf (out, "  (above 100 %%: the kernels ran faster than this peak, e.g. FP8 GEMMs "
+                      "against a bf16 peak; <compute dtype=\"fp8\"> measures against FP8's)\n");
+    }
   else if (e->peak_flops > 0.0)
     fprintf (out, "  MFU not available: no simulated time\n");
   else

@@ -514,6 +514,15 @@ START_TEST (test_efficiency_by_hand)
       "  mean per rank: exposed communication 0 ns, pipeline bubble 0 ns (0.0 % of the "
       "iteration)\n";
   ck_assert_msg (strstr (out1, want1) != NULL, "%s", out1);
+  ck_assert_msg (strstr (out1, "above 100 %") == NULL, "%s", out1);
+  /* A tenth of that peak: MFU 250 %, HFU 400 %, and the line that says
+   * why a figure can pass 100 %. */
+  g_autofree char *cfg0 = write_config (2, "  <compute model=\"replay\" peak=\"100TFLOP/s\"/>\n");
+  g_autofree char *out0 = run_ok (cfg0, (const char *[]) { NULL });
+  ck_assert_msg (strstr (out0, "  MFU 250.0 %, HFU 400.0 % of 100.0 TFLOP/s per GPU (the config's "
+                               "peak)\n  (above 100 %: the kernels ran faster than this peak")
+                     != NULL,
+                 "%s", out0);
   g_autoptr (JsonParser) p1 = load_json (report);
   JsonObject *e1 = json_object_get_object_member (root_of (p1), "efficiency");
   ck_assert (fabs (get_double (e1, "mfu") - 0.25) < 1e-12);
