@@ -3,6 +3,8 @@
  * chakra_node.h. */
 #include "workload/chakra_node.h"
 
+#include <math.h>
+
 /* The union member name of an AttributeProto value kind, e.g. VC (INT32_VAL). */
 #define VC(kind) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_##kind
 
@@ -192,18 +194,19 @@ meta_fact (const ChakraProtoMsg__AttributeProto *a, WlTraceFacts *out, GError **
     {
       /* A double too: the FLOPs of a large run pass 2^64. */
       guint64 v = 0;
-      if (a->value_case == VC (DOUBLE_VAL) && a->double_val >= 0.0)
+      if (a->value_case == VC (DOUBLE_VAL) && a->double_val >= 0.0 && isfinite (a->double_val))
         out->model_flops = a->double_val;
       else if (meta_count (a, &v, NULL))
         out->model_flops = (double) v;
       else
-        return meta_error (error, a, "a non-negative number");
+        return meta_error (error, a, "a finite non-negative number");
       return TRUE;
     }
   if (g_strcmp0 (a->name, "flops_formula") == 0)
     {
-      if (a->value_case != VC (STRING_VAL))
-        return meta_error (error, a, "a string");
+      /* Reports copy it into JSON, which must be UTF-8. */
+      if (a->value_case != VC (STRING_VAL) || !g_utf8_validate (a->string_val, -1, NULL))
+        return meta_error (error, a, "a UTF-8 string");
       out->flops_formula = g_intern_string (a->string_val);
     }
   return TRUE;

@@ -60,6 +60,25 @@ bad (GError **error, const char *msg)
   return FALSE;
 }
 
+/* Whether every byte and parameter count the generator and the memory
+ * model form fits 64 bits with room (2^62), worked in doubles: a
+ * micro-batch's largest tensor b s max (h, 2 f, V) x 8 bytes (fp32 logits,
+ * gated FFN), its attention scores b a s^2 x 8, and the model's
+ * parameters x 18 bytes (weights, fp32 gradients, Adam). */
+static gboolean
+sizes_fit (const WlGenTransformer *r, GError **error)
+{
+  const WlTransformerModel *m = &r->model;
+  double b = r->micro_batch, s = m->seq, h = m->hidden, f = m->ffn, V = m->vocab;
+  double E = m->experts > 0 ? m->experts : 1, limit = 4611686018427387904.0; /* 2^62 */
+  double params = (double) m->layers * (4 * h * h + 3 * h * f * E) + 2 * V * h;
+  if (b * s * MAX (MAX (h, 2 * f), V) * 8 >= limit || b * m->heads * s * s * 8 >= limit
+      || params * 18 >= limit)
+    return bad (error, "the model or micro-batch is too large: its tensors or parameters pass "
+                       "2^62 bytes");
+  return TRUE;
+}
+
 guint32
 wl_gen_transformer_microbatches (const WlGenTransformer *r, GError **error)
 {
@@ -67,6 +86,10 @@ wl_gen_transformer_microbatches (const WlGenTransformer *r, GError **error)
   if (m->layers == 0 || m->hidden == 0 || m->heads == 0 || m->ffn == 0 || m->vocab == 0
       || m->seq == 0)
     return bad (error, "the model needs layers, hidden, heads, ffn, vocab and seq above 0");
+  if (m->hidden % m->heads != 0)
+    return bad (error, "heads must divide hidden (the head dimension is hidden / heads)");
+  if (!sizes_fit (r, error))
+    return 0;
   if (r->micro_batch == 0 || r->tp == 0 || r->pp == 0 || r->dp == 0)
     return bad (error, "micro-batch, tp, pp and dp must be at least 1");
   if (m->layers < r->pp)

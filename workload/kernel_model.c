@@ -311,15 +311,19 @@ wl_kernel_ns (const WlKernelDevice *dev, const WlKernel *k)
   g_return_val_if_fail (dev != NULL && k != NULL, 0.0);
   const WlDevice *hw = wl_device_preset (dev->name);
   g_assert (hw != NULL);
-  WlDtype t = usable_dtype (hw, (WlDtype) k->dtype);
+  /* A type the device lacks runs as bf16, its operands' bytes included
+   * (an FP8 GEMM on an A100 moves 2-byte elements). */
+  WlKernel as_run = *k;
+  as_run.dtype = (guint8) usable_dtype (hw, (WlDtype) k->dtype);
+  WlDtype t = (WlDtype) as_run.dtype;
   double ns;
   switch ((WlKernelOp) k->op)
     {
     case WL_KERNEL_GEMM:
-      ns = gemm_ns (dev, hw, k, t);
+      ns = gemm_ns (dev, hw, &as_run, t);
       break;
     case WL_KERNEL_ATTN:
-      ns = attn_ns (dev, hw, k, t);
+      ns = attn_ns (dev, hw, &as_run, t);
       break;
     case WL_KERNEL_MEM:
     case WL_KERNEL_N:

@@ -426,15 +426,18 @@ table_row (WlKernelTable *t, char **cols, GError **error)
 }
 
 WlKernelTable *
-wl_kernel_table_load (const char *path, GError **error)
+wl_kernel_table_parse (const char *path, const char *text, gsize len, GError **error)
 {
-  g_return_val_if_fail (path != NULL, NULL);
-  g_autofree char *text = NULL;
-  GError *read_error = NULL;
-  if (!g_file_get_contents (path, &text, NULL, &read_error))
+  g_return_val_if_fail (path != NULL && text != NULL, NULL);
+  /* A NUL would end the text early and drop every row after it unseen. */
+  const char *nul = memchr (text, '\0', len);
+  if (nul != NULL)
     {
-      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: %s", path, read_error->message);
-      g_error_free (read_error);
+      guint line = 1;
+      for (const char *c = text; c < nul; c++)
+        line += *c == '\n';
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "%s:%u: a NUL byte: not a text CSV file", path, line);
       return NULL;
     }
   WlKernelTable *t = g_new0 (WlKernelTable, 1);

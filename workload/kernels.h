@@ -63,11 +63,13 @@ gboolean wl_kernel_lists_equal (const WlKernelLists *a, const WlKernelLists *b);
 /* The measured kernel table. */
 typedef struct _WlKernelTable WlKernelTable;
 
-/* Read PATH.  A bad line is an error (WL_ERROR, SIM_ERROR_INPUT) "PATH:LINE:
- * ..." (a kernel that does not parse, an unknown dtype or device, a time
- * without a unit, a time below the physical floor of a preset device, a
- * kernel given twice). */
-WlKernelTable *wl_kernel_table_load (const char *path, GError **error);
+/* Parse TEXT (LEN bytes; the caller reads the file, bounded in size) read
+ * from PATH.  A bad line is an error (WL_ERROR, SIM_ERROR_INPUT)
+ * "PATH:LINE: ..." (a NUL byte, a kernel that does not parse, an unknown
+ * dtype or device, a time without a unit, a time below the physical floor
+ * of a preset device, a kernel given twice). */
+WlKernelTable *wl_kernel_table_parse (const char *path, const char *text, gsize len,
+                                      GError **error);
 void wl_kernel_table_free (WlKernelTable *table);
 
 /* One launch's measured time of KERNEL on DEVICE in ns, or -1 (TABLE may be

@@ -32,7 +32,11 @@ app_xml_kernel_model (XmlLoad *l, const xmlNode *compute, GError **error)
   g_autofree char *dir = g_path_get_dirname (l->path);
   g_autofree char *path = g_path_is_absolute (table) ? g_strdup (table)
                                                      : g_build_filename (dir, table, NULL);
-  l->kernel_table = wl_kernel_table_load (path, error);
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  if (!app_config_read_file (path, &text, &len, error))
+    return FALSE;
+  l->kernel_table = wl_kernel_table_parse (path, text, len, error);
   if (l->kernel_table == NULL)
     return FALSE;
   l->wl.kernel_table = l->kernel_table;

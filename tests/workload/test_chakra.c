@@ -6,6 +6,7 @@
  * module's earlier output.  Each test runs in a fresh temporary directory.
  */
 #include <check.h>
+#include <math.h>
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
@@ -1161,7 +1162,21 @@ START_TEST (test_metadata_facts_absent_and_bad)
   ck_assert (!wl_chakra_metadata_facts (&meta, &got, &error));
   g_assert_error (error, WL_ERROR, SIM_ERROR_INPUT);
   ck_assert_str_eq (error->message,
-                    "GlobalMetadata: attribute \"model_flops\" is not a non-negative number");
+                    "GlobalMetadata: attribute \"model_flops\" is not a finite non-negative number");
+  g_clear_error (&error);
+  /* Infinity would print "MFU inf %" and a report that is not JSON. */
+  a.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_DOUBLE_VAL;
+  a.double_val = INFINITY;
+  ck_assert (!wl_chakra_metadata_facts (&meta, &got, &error));
+  g_assert_error (error, WL_ERROR, SIM_ERROR_INPUT);
+  g_clear_error (&error);
+  /* A formula that is not UTF-8 would make the JSON report invalid. */
+  a.name = (char *) "flops_formula";
+  a.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+  a.string_val = (char *) "6N\xff";
+  ck_assert (!wl_chakra_metadata_facts (&meta, &got, &error));
+  ck_assert_str_eq (error->message,
+                    "GlobalMetadata: attribute \"flops_formula\" is not a UTF-8 string");
 }
 END_TEST
 

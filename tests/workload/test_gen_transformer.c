@@ -306,6 +306,25 @@ START_TEST (test_request_errors)
   req.tp = 2;
   ck_assert_uint_eq (wl_gen_transformer_microbatches (&req, &error), 2);
   g_assert_no_error (error);
+  /* 300 heads of a 4096 hidden: no whole head dimension. */
+  WlGenTransformer odd = req;
+  odd.model.heads = 300;
+  odd.model.kv_heads = 0;
+  ck_assert_uint_eq (wl_gen_transformer_microbatches (&odd, &error), 0);
+  ck_assert_msg (strstr (error->message, "heads must divide hidden") != NULL, "%s",
+                 error->message);
+  g_clear_error (&error);
+  /* b s h x 2 bytes would wrap 64 bits: 8192 x 2^30 x 2^20 x 8 = 2^76. */
+  WlGenTransformer huge = req;
+  huge.model.hidden = 1u << 20;
+  huge.model.heads = 8;
+  huge.model.kv_heads = 0;
+  huge.model.seq = 1u << 30;
+  huge.micro_batch = 8192;
+  huge.global_batch = 8192 * 4;
+  ck_assert_uint_eq (wl_gen_transformer_microbatches (&huge, &error), 0);
+  ck_assert_msg (strstr (error->message, "too large") != NULL, "%s", error->message);
+  g_clear_error (&error);
 }
 END_TEST
 

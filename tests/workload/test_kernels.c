@@ -176,6 +176,17 @@ END_TEST
  * 128 x 128) x 2 + 65536 x 128 x 2 bytes at 90 % of 3.35 TB/s. */
 START_TEST (test_gemm_memory_bound)
 {
+  /* An A100 has no FP8: an FP8 kernel runs as bf16, its 2-byte operands
+   * included, so it takes exactly the bf16 kernel's time. */
+  const WlKernelDevice *a100 = wl_kernel_device ("A100-80GB");
+  const char *pairs[][2] = { { "gemm:m=65536,n=128,k=128", "gemm:m=65536,n=128,k=128,dtype=fp8" },
+                             { "attn:dir=fwd,b=1,hq=32,sq=512,d=128",
+                               "attn:dir=fwd,b=1,hq=32,sq=512,d=128,dtype=fp8" } };
+  for (guint i = 0; i < G_N_ELEMENTS (pairs); i++)
+    {
+      WlKernel bf16 = one (pairs[i][0]), fp8 = one (pairs[i][1]);
+      assert_close (wl_kernel_ns (a100, &fp8), wl_kernel_ns (a100, &bf16));
+    }
   double bytes = (65536.0 * 128 + 128.0 * 128) * 2 + 65536.0 * 128 * 2;
   assert_close (kernel_ns ("gemm:m=65536,n=128,k=128"), bytes / H100_MEM * 1e9);
 }
@@ -327,6 +338,17 @@ write_table (const char *rows)
   return tu_write_file ("measured.csv", text);
 }
 
+/* The table in the file PATH, read whole (the program reads it bounded,
+ * sim/app/config.c). */
+static WlKernelTable *
+load_table (const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (path, &text, &len, NULL));
+  return wl_kernel_table_parse (path, text, len, error);
+}
+
 /* A measured row overrides the model for that kernel only (launch overhead
  * still added); shapes match after defaults. */
 START_TEST (test_table_override)
@@ -337,7 +359,7 @@ START_TEST (test_table_override)
                                        "attn,dir=fwd b=1 hq=32 sq=4096 d=128 causal=1,bf16,h100-sxm,"
                                        "0.5ms\n");
   GError *error = NULL;
-  WlKernelTable *t = wl_kernel_table_load (path, &error);
+  WlKernelTable *t = load_table (path, &error);
   ck_assert_msg (t != NULL, "%s", error ? error->message : "");
   g_autoptr (GArray) list = g_array_new (FALSE, FALSE, sizeof (WlKernel));
   ck_assert (wl_kernels_parse ("gemm:m=1408,n=3072,k=4096,batch=1,count=2;"
@@ -361,7 +383,7 @@ table_fails (const char *text, const char *needle)
 {
   g_autofree char *path = tu_write_file ("bad.csv", text);
   GError *error = NULL;
-  ck_assert_ptr_null (wl_kernel_table_load (path, &error));
+  ck_assert_ptr_null (load_table (path, &error));
   assert_error (error, "bad.csv:");
   assert_error (error, needle);
   g_error_free (error);
@@ -369,6 +391,13 @@ table_fails (const char *text, const char *needle)
 
 START_TEST (test_table_errors)
 {
+  /* A NUL byte (line 2) would hide the rows after it. */
+  static const char nul[] = "operator,shapes,dtype,device,time\ngemm,m=1 n=1 k=1,bf16,H100-SXM,1ms"
+                            "\0\ngemm,m=2 n=2 k=2,bf16,H100-SXM,1ms\n";
+  GError *nul_error = NULL;
+  ck_assert_ptr_null (wl_kernel_table_parse ("t.csv", nul, sizeof nul - 1, &nul_error));
+  assert_error (nul_error, "t.csv:2: a NUL byte");
+  g_error_free (nul_error);
   const char *h = "operator,shapes,dtype,device,time\n";
   table_fails ("op,shape,dtype,device,time\n", "bad.csv:1: kernels: the first line must be");
   g_autofree char *a = g_strconcat (h, "gemm,m=1 n=2,bf16,H100-SXM,1us\n", NULL);
@@ -507,6 +536,9 @@ START_TEST (test_config_errors)
   g_free (tu_write_file ("bad.csv", "operator,shapes,dtype,device,time\ngemm,m=1,bf16,H100-SXM,1us\n"));
   config_fails ("<compute model=\"kernel\" device=\"H100-SXM\" kernel-table=\"bad.csv\"/>",
                 "bad.csv:2: kernels:");
+  /* Read bounded as every config file: a device never ends. */
+  config_fails ("<compute model=\"kernel\" device=\"H100-SXM\" kernel-table=\"/dev/zero\"/>",
+                "/dev/zero: longer than 256 MiB");
   /* A bad attribute names the file and the node, in every mode. */
   write_workload ("gemm:m=1,n=2");
   config_fails ("<compute model=\"kernel\" device=\"H100-SXM\"/>",
