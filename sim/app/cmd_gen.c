@@ -479,9 +479,9 @@ gen_transformer_check (const TransformerOptions *o, GError **error)
   else if (o->zero > 3 || o->zero < -1 || (o->fsdp && o->zero >= 0 && o->zero != 3))
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                  "--zero must be 0, 1, 2 or 3 (--fsdp means 3)");
-  else if (o->vstages <= 0 || o->cp <= 0 || o->kv_heads < 0)
+  else if (o->cp <= 0 || o->kv_heads < 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                 "--virtual-stages and --cp must be at least 1, --kv-heads at least 0");
+                 "--cp must be at least 1, --kv-heads at least 0");
   else if (o->dtype != NULL && g_ascii_strcasecmp (o->dtype, "bf16") != 0
            && g_ascii_strcasecmp (o->dtype, "fp8") != 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--dtype: '%s' is not bf16 or fp8", o->dtype);
