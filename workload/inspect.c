@@ -6,6 +6,7 @@
 
 #include "workload/chakra.h"
 #include "workload/graph.h"
+#include "workload/kernels.h"
 #include "workload/wl_error.h"
 
 enum
@@ -117,6 +118,25 @@ scan_p2p (FileScan *s, const ChakraProtoMsg__Node *n)
             n->id, send ? "COMM_SEND" : "COMM_RECV", attr, v, s->info->rank);
 }
 
+/* A compute node's `kernels` attribute that the run would refuse: of the
+ * wrong kind, or not in the grammar (workload/kernels.h), worded as the
+ * run words it. */
+static void
+scan_kernels (FileScan *s, const ChakraProtoMsg__Node *n)
+{
+  const char *text = NULL;
+  g_autoptr (GError) err = NULL;
+  if (!wl_chakra_attr_string (n, "kernels", &text, &err))
+    {
+      if (err != NULL)
+        defect (s, "%s", err->message);
+      return;
+    }
+  g_autoptr (GArray) list = g_array_new (FALSE, FALSE, sizeof (WlKernel));
+  if (!wl_kernels_parse (text, list, &err))
+    defect (s, "node %" G_GUINT64_FORMAT ": %s", n->id, err->message);
+}
+
 /* Report every attribute with a name and no value, then drop them so that
  * the checks below see them as absent (as lenient loading does). */
 static void
@@ -151,7 +171,10 @@ scan_node (FileScan *s, ChakraProtoMsg__Node *n)
   int slot = n->type < WL_INSPECT_TYPE_UNKNOWN ? (int) n->type : WL_INSPECT_TYPE_UNKNOWN;
   s->fig->nodes[slot]++;
   if ((int) n->type == CK_COMP)
-    s->fig->compute_micros += n->duration_micros;
+    {
+      s->fig->compute_micros += n->duration_micros;
+      scan_kernels (s, n);
+    }
   else if ((int) n->type == CK_COLL)
     scan_collective (s, n);
   else if ((int) n->type == CK_SEND || (int) n->type == CK_RECV)

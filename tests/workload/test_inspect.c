@@ -179,6 +179,32 @@ START_TEST (test_collective_without_type_or_size)
 }
 END_TEST
 
+/* A kernels attribute the run would refuse (kernels.h's grammar, or an
+ * integer where text belongs) is a defect, worded as the run words it. */
+START_TEST (test_bad_kernels)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  ChakraProtoMsg__Node *bad = tu_comp (4, 10);
+  tu_node_attr_string (bad, "kernels", "gemm:m=1,n=2");
+  ChakraProtoMsg__Node *good = tu_comp (5, 10);
+  tu_node_attr_string (good, "kernels", "gemm:m=1,n=2,k=3;mem:bytes=8,what=add");
+  ChakraProtoMsg__Node *nodes[] = { bad, good };
+  tu_write_rank (wl, 0, nodes, 2);
+  g_autoptr (WlInspectReport) rep = inspect (1);
+  const char *needles[] = { "wl.0.et", "node 4", "kernels: 'gemm' needs k", NULL };
+  assert_one_defect (rep, needles);
+  wl_inspect_report_free (g_steal_pointer (&rep));
+
+  ChakraProtoMsg__Node *kind = tu_comp (6, 10);
+  tu_node_attr_int (kind, "kernels", 3);
+  ChakraProtoMsg__Node *nodes2[] = { kind };
+  tu_write_rank (wl, 0, nodes2, 1);
+  rep = inspect (1);
+  const char *needles2[] = { "wl.0.et", "node 6", "kernels", NULL };
+  assert_one_defect (rep, needles2);
+}
+END_TEST
+
 START_TEST (test_p2p_wrong_rank)
 {
   g_autofree char *wl = tu_scratch_path ("wl");
@@ -327,6 +353,7 @@ inspect_suite (void)
   tcase_add_test (tc, test_cycles);
   tcase_add_test (tc, test_collective_without_type_or_size);
   tcase_add_test (tc, test_p2p_wrong_rank);
+  tcase_add_test (tc, test_bad_kernels);
   tcase_add_test (tc, test_sequences_disagree);
   tcase_add_test (tc, test_unreadable);
   tcase_add_test (tc, test_cli_exit_codes);
