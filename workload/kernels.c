@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sim/error.h"
+#include "sim/units.h"
 #include "workload/wl_error.h"
 
 /* ---- grammar ------------------------------------------------------------------ */
@@ -368,22 +369,12 @@ wl_kernel_table_ns (const WlKernelTable *t, const char *device, const WlKernel *
 static gboolean
 time_parse (const char *text, double *ns)
 {
-  static const struct
-  {
-    const char *unit;
-    double ns;
-  } units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
-  char *end = NULL;
-  double v = g_ascii_strtod (text, &end);
-  if (end == text || !(v > 0) || !isfinite (v))
+  /* The project's unit parser: decimal only, exact, every time unit. */
+  SimTime ps = 0;
+  if (!sim_units_parse_time (text, &ps, NULL) || ps == 0)
     return FALSE;
-  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
-    if (strcmp (end, units[i].unit) == 0)
-      {
-        *ns = v * units[i].ns;
-        return TRUE;
-      }
-  return FALSE;
+  *ns = (double) ps / 1000.0;
+  return TRUE;
 }
 
 /* One row: operator,shapes,dtype,device,time. */

@@ -406,6 +406,9 @@ START_TEST (test_table_errors)
   table_fails (b, "bad.csv:3: kernels: device 'V100' is not a preset");
   g_autofree char *c = g_strconcat (h, "gemm,m=1 n=2 k=3,bf16,H100-SXM,12\n", NULL);
   table_fails (c, "bad.csv:2: kernels: time '12' is not a positive number with a unit");
+  /* Decimal only, as every time in a config (C's hex floats are not). */
+  g_autofree char *c2 = g_strconcat (h, "gemm,m=1 n=2 k=3,bf16,H100-SXM,0x1p10us\n", NULL);
+  table_fails (c2, "bad.csv:2: kernels: time '0x1p10us' is not a positive number");
   g_autofree char *d = g_strconcat (h, "gemm,m=1 n=2 k=3,bf16,H100-SXM\n", NULL);
   table_fails (d, "bad.csv:2: kernels: a row has 5 columns");
   /* 2 x 16384^3 FLOPs take 8.9 ms at the bf16 peak: 1 ms is impossible. */
