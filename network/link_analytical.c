@@ -29,6 +29,8 @@
  */
 #include "network/net_private.h"
 
+#include <string.h>
+
 #include "sim/error.h"
 
 typedef struct
@@ -37,6 +39,11 @@ typedef struct
   guint32 base[NET_MAX_DIMS]; /* first port of each dimension */
   SimTime *free_at;           /* per port: when its last message is serialized;
                                * NULL: ports are not shared */
+  /* With a rank alias (symmetry classes): per port, the instant of its
+   * last claim and its sender, to see two senders meet there at once. */
+  SimTime *claimed_at;
+  guint32 *claimed_by;
+  gsize n_ports;
   /* The last serialization priced: collectives send runs of equal
    * messages, and the exact price is a 128-bit division. */
   guint64 memo_bytes;
@@ -87,6 +94,7 @@ analytical_create (Net *net, GError **error)
             return NULL;
           }
       }
+  p->n_ports = MAX (total, 1);
   p->free_at = sim_try_alloc (MAX (total, 1), sizeof (SimTime), TRUE, "the ports' state", error);
   if (p->free_at == NULL)
     {
@@ -103,6 +111,8 @@ analytical_destroy (gpointer state)
   if (p == NULL)
     return;
   g_free (p->free_at);
+  g_free (p->claimed_at);
+  g_free (p->claimed_by);
   g_free (p);
 }
 
@@ -129,13 +139,17 @@ port_route (Ports *p, guint32 src, guint32 dst)
   if (net_topo_graph (topo) != NULL)
     {
       const NetPathPrice *price = net_path_price (p->net, src, dst);
-      return (PortRoute) { price->first_link, price->last_link, price->bottleneck_Bps,
-                           price->latency };
+      guint32 in = p->net->rank_alias != NULL ? net_alias_in_link (p->net, price->last_link, dst)
+                                              : price->last_link;
+      return (PortRoute) { price->first_link, in, price->bottleneck_Bps, price->latency };
     }
   guint32 hops = 0;
   guint d = net_topo_route (topo, src, dst, &hops);
   const NetDimSpec *dim = &net_topo_spec (topo)->dims[d];
   PortRoute r = { .bandwidth_Bps = dim->bandwidth_Bps, .latency = hops * dim->latency };
+  /* Symmetry classes: received at the ports of the rank that stands for
+   * dst (net_set_rank_alias). */
+  guint32 at = p->net->rank_alias != NULL ? p->net->rank_alias[dst] : dst;
   switch (dim->kind)
     {
     case NET_DIM_RING:
@@ -144,7 +158,7 @@ port_route (Ports *p, guint32 src, guint32 dst)
         guint32 fwd = (cb + dim->size - ca) % dim->size;
         guint32 way = fwd <= dim->size - fwd ? 0 : 1;
         r.out = p->base[d] + src * 4 + way;
-        r.in = p->base[d] + dst * 4 + 2 + way;
+        r.in = p->base[d] + at * 4 + 2 + way;
         break;
       }
     case NET_DIM_FULLY_CONNECTED:
@@ -153,10 +167,37 @@ port_route (Ports *p, guint32 src, guint32 dst)
     case NET_DIM_SWITCH:
     default:
       r.out = p->base[d] + src * 2;
-      r.in = p->base[d] + dst * 2 + 1;
+      r.in = p->base[d] + at * 2 + 1;
       break;
     }
   return r;
+}
+
+/* Symmetry classes: a message from SRC claims ingress port IN, ready at
+ * READY.  The egress ports are their senders' alone, but an ingress port
+ * is claimed by several senders, and when two claim it at the same
+ * instant and the second waits for the first, which goes first is the
+ * order the simulation happens to handle them in: the rank that stands
+ * for a class and the ranks it stands for may meet them in different
+ * orders.  Note it (net_alias_ties): the results are then not known to be
+ * every rank's. */
+static void
+note_claim (Net *net, Ports *p, guint32 in, guint32 src, SimTime ready)
+{
+  if (p->claimed_at == NULL)
+    {
+      gsize n = net_topo_graph (net->topo) != NULL ? net_graph_links (net_topo_graph (net->topo))
+                                                  : p->n_ports;
+      p->claimed_at = g_new0 (SimTime, MAX (n, 1));
+      p->claimed_by = g_new (guint32, MAX (n, 1));
+      memset (p->claimed_by, 0xff, MAX (n, 1) * sizeof (guint32));
+    }
+  SimTime now = sim_sched_now (net->sched);
+  if (p->claimed_at[in] == now && p->claimed_by[in] != G_MAXUINT32 && p->claimed_by[in] != src
+      && p->free_at[in] > ready)
+    net->alias_ties++;
+  p->claimed_at[in] = now;
+  p->claimed_by[in] = src;
 }
 
 /* With shared ports: when the message starts (claiming its ports) and when
@@ -180,6 +221,8 @@ ports_arrival (Net *net, Ports *p, SimTime at, guint32 src, guint32 dst, guint64
   p->free_at[r.out] = sim_time_add (start, p->memo_ps);
   if (r.in != r.out)
     {
+      if (net->rank_alias != NULL)
+        note_claim (net, p, r.in, src, start);
       start = MAX (start, p->free_at[r.in]);
       p->free_at[r.in] = sim_time_add (start, p->memo_ps);
     }

@@ -107,6 +107,9 @@ net_free (Net *net)
   if (net->klass->destroy != NULL)
     net->klass->destroy (net->state);
   g_free (net->paths);
+  g_free (net->in_ordinal);
+  g_free (net->in_first);
+  g_free (net->in_links);
   g_free (net);
 }
 
@@ -149,6 +152,98 @@ net_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes, SimHand
   net->messages++;
   net->bytes += bytes;
   net->klass->send (net, at, src, dst, bytes, on_delivered, data, arg);
+}
+
+/* Number every link among the links into its device (graphs). */
+static void
+index_in_links (Net *net)
+{
+  const NetGraph *graph = net_topo_graph (net->topo);
+  guint32 links = net_graph_links (graph), devices = 0;
+  for (guint32 l = 0; l < links; l++)
+    devices = MAX (devices, net_graph_link (graph, l)->to + 1);
+  net->in_first = g_new0 (guint32, (gsize) devices + 1);
+  net->in_ordinal = g_new (guint32, MAX (links, 1u));
+  net->in_links = g_new (guint32, MAX (links, 1u));
+  for (guint32 l = 0; l < links; l++)
+    net->in_ordinal[l] = net->in_first[net_graph_link (graph, l)->to + 1]++;
+  for (guint32 d = 0; d < devices; d++)
+    net->in_first[d + 1] += net->in_first[d];
+  for (guint32 l = 0; l < links; l++)
+    net->in_links[net->in_first[net_graph_link (graph, l)->to] + net->in_ordinal[l]] = l;
+}
+
+static guint32
+in_degree (const Net *net, guint32 dev)
+{
+  return net->in_first[dev + 1] - net->in_first[dev];
+}
+
+gboolean
+net_set_rank_alias (Net *net, const guint32 *alias, const char **why)
+{
+  if (alias != NULL && net->klass != &net_analytical_class)
+    return (*why = "links shared by every rank's messages (congestion or flow model)", FALSE);
+  if (alias != NULL && net_topo_graph (net->topo) != NULL)
+    {
+      if (net->in_first == NULL)
+        index_in_links (net);
+      for (guint32 r = 0; r < net_topo_ranks (net->topo); r++)
+        if (in_degree (net, r) != in_degree (net, alias[r]))
+          return (*why = "ranks of one class have different numbers of links", FALSE);
+    }
+  net->rank_alias = alias;
+  return TRUE;
+}
+
+guint64
+net_alias_ties (const Net *net)
+{
+  return net->alias_ties;
+}
+
+guint32
+net_alias_in_link (const Net *net, guint32 link, guint32 rank)
+{
+  guint32 at = net->rank_alias[rank];
+  return at == rank ? link : net->in_links[net->in_first[at] + net->in_ordinal[link]];
+}
+
+/* A route as what prices it and which ports it takes: per-dimension
+ * topologies its dimension, hops and, on a Ring, which way round; graphs
+ * its latency, narrowest bandwidth and the place of its last link among
+ * the links into the receiver (the sender's port is its own either way). */
+static gboolean
+same_route (Net *net, guint32 a, guint32 b, guint32 c, guint32 d)
+{
+  const NetTopo *topo = net->topo;
+  if (net_topo_graph (topo) != NULL)
+    {
+      if (net->in_first == NULL)
+        index_in_links (net);
+      NetPathPrice x = *net_path_price (net, a, b);
+      const NetPathPrice *y = net_path_price (net, c, d);
+      return x.latency == y->latency && x.bottleneck_Bps == y->bottleneck_Bps
+             && net->in_ordinal[x.last_link] == net->in_ordinal[y->last_link];
+    }
+  guint32 hx = 0, hy = 0;
+  guint dx = net_topo_route (topo, a, b, &hx), dy = net_topo_route (topo, c, d, &hy);
+  if (dx != dy || hx != hy)
+    return FALSE;
+  const NetDimSpec *dim = &net_topo_spec (topo)->dims[dx];
+  if (dim->kind != NET_DIM_RING)
+    return TRUE;
+  guint32 fx = (net_topo_coord (topo, b, dx) + dim->size - net_topo_coord (topo, a, dx)) % dim->size;
+  guint32 fy = (net_topo_coord (topo, d, dy) + dim->size - net_topo_coord (topo, c, dy)) % dim->size;
+  return (fx <= dim->size - fx) == (fy <= dim->size - fy);
+}
+
+gboolean
+net_routes_alike (Net *net, guint32 a, guint32 b, guint32 c, guint32 d)
+{
+  if ((a == b) != (c == d))
+    return FALSE;
+  return a == b || same_route (net, a, b, c, d);
 }
 
 SimTime

@@ -109,6 +109,31 @@ NetSharing net_sharing (const Net *net);
 void net_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
                SimHandler on_delivered, gpointer data, guint64 arg);
 
+/* Symmetry classes (sys_set_classes): ranks that stand for others.  With
+ * an alias, a message to rank q is received at the ports of alias[q] (its
+ * class's simulated rank), which in the full run receives the mirror image
+ * of every message its class gets; senders are always simulated ranks.
+ * On a graph, the link into the stand-in at the same place among its
+ * links (its ranks must have as many links as those they stand for).
+ * Only the analytical model supports it (the others share links between
+ * every rank's messages): FALSE with *why (a static string) otherwise.  `alias` (one entry per rank) is
+ * borrowed and must outlive the Net; NULL removes it. */
+gboolean net_set_rank_alias (Net *net, const guint32 *alias, const char **why);
+
+/* With a rank alias: how many times two senders claimed one port at the
+ * same instant with one waiting for the other, an order the run cannot
+ * show to be every rank's (link_analytical.c): the results of the run are
+ * then not known to be exact. */
+guint64 net_alias_ties (const Net *net);
+
+/* Whether a message from a to b and one from c to d of the same size cost
+ * the same and use their ports alike (the same route dimension and hop
+ * count, on a Ring the same way round; on a graph the same latency and
+ * narrowest bandwidth, through links at the same places among their
+ * devices' links): what a rank permutation must preserve for symmetry
+ * classes. */
+gboolean net_routes_alike (Net *net, guint32 a, guint32 b, guint32 c, guint32 d);
+
 /* The contention-free delay of a message: hops x latency + bytes / bandwidth
  * on the dimension it travels, rounded as the spec says. */
 SimTime net_delay (Net *net, guint32 src, guint32 dst, guint64 bytes);

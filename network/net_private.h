@@ -40,6 +40,12 @@ struct _Net
   const NetTopo *topo;
   const NetModelClass *klass;
   gpointer state; /* the link model's */
+  const guint32 *rank_alias; /* net_set_rank_alias: receiving ranks' stand-ins, or NULL */
+  /* Explicit graphs, for symmetry classes: per link its place among the
+   * links into its device, and per device those links (in_first[dev] ..
+   * in_first[dev + 1] in in_links); built on first use. */
+  guint32 *in_ordinal, *in_first, *in_links;
+  guint64 alias_ties; /* see net_alias_ties */
   guint64 messages;
   guint64 bytes;
 };
@@ -47,6 +53,10 @@ struct _Net
 /* The price of the route from src to dst over the explicit graph (the
  * topology has one); valid until the next call. */
 const NetPathPrice *net_path_price (Net *net, guint32 src, guint32 dst);
+
+/* The link into `rank`'s stand-in (net_set_rank_alias) that mirrors
+ * `link`, a link into `rank`: the one at the same place among its links. */
+guint32 net_alias_in_link (const Net *net, guint32 link, guint32 rank);
 
 /* The link models, one file each. */
 extern const NetModelClass net_analytical_class;

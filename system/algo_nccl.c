@@ -282,6 +282,28 @@ ring_hop (const SysNcclPlan *plan, guint32 member, guint32 line)
   return h;
 }
 
+gboolean
+sys_nccl_plan_alike (const SysNcclPlan *plan, Net *net, const guint32 *ranks, guint32 n,
+                     const char **why)
+{
+  const SysNcclGroup *g = plan->g;
+  if (plan->nsteps == 0)
+    return (*why = "NCCL's tree, NVLS and CollNet algorithms give members different roles",
+            FALSE);
+  if (g->nodes > 1 && g->ppn > 1)
+    return (*why = "NCCL's rings cross nodes at some members only", FALSE);
+  /* Every line takes the same hops (one node, or one member per node). */
+  RingHop first = ring_hop (plan, 0, 0);
+  for (guint32 m = 0; m < n; m++)
+    {
+      RingHop h = ring_hop (plan, m, 0);
+      if (h.from != m || h.via != h.to
+          || !net_routes_alike (net, ranks[m], ranks[h.to], ranks[0], ranks[first.to]))
+        return (*why = "NCCL's ring hops cost differently at different members", FALSE);
+    }
+  return TRUE;
+}
+
 /* The data of one step of one line. */
 static guint64
 ring_step_bytes (const SysPhaseCtx *ctx, const SysNcclPlan *plan)

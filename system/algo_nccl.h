@@ -77,6 +77,13 @@ void sys_nccl_plan_label (const SysNcclPlan *plan, char *buf, gsize size);
  * trees, CollNet). */
 gboolean sys_nccl_plan_in_network (const SysNcclPlan *plan);
 
+/* Whether every member of the group (ranks, n) runs the plan alike, at the
+ * same times (symmetry classes, sys_group_alike): a ring whose lines stay
+ * inside one node or take one member per node, each member sending from
+ * its own rank over routes priced alike.  FALSE with *why (static). */
+gboolean sys_nccl_plan_alike (const SysNcclPlan *plan, Net *net, const guint32 *ranks,
+                              guint32 n, const char **why);
+
 /* The row that runs the plan. */
 const SysAlgoClass *sys_nccl_plan_algo (const SysNcclPlan *plan);
 

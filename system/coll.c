@@ -326,9 +326,13 @@ sys_phase_send_routed (const SysPhaseCtx *ctx, guint32 from, guint32 via, guint3
                        guint32 step, guint64 bytes, SimTime at)
 {
   SysColl *coll = ctx->coll;
-  g_assert (coll->phase[ctx->phase].gdim == coll->group->n_dims && !coll->sys->lockstep);
+  g_assert (coll->phase[ctx->phase].gdim == coll->group->n_dims);
   g_assert (step < SYS_PHASE_READY_STEP (coll->step_bits));
-  guint64 to_key = run_key (coll, to, ctx->chunk, ctx->phase);
+  /* In lockstep only lines whose members send from their own rank to the
+   * member they serve run (sys_group_alike): the message comes back as
+   * the one the member's predecessor sends it. */
+  g_assert (!coll->sys->lockstep || (from == ctx->member && via == to));
+  guint64 to_key = run_key (coll, coll->sys->lockstep ? ctx->member : to, ctx->chunk, ctx->phase);
   net_send (coll->sys->net, at, coll->group->ranks[from], coll->group->ranks[via], bytes,
             on_message, coll, (to_key << coll->step_bits) | step);
 }
@@ -337,7 +341,7 @@ void
 sys_phase_notify (const SysPhaseCtx *ctx, guint32 to, SimTime at)
 {
   SysColl *coll = ctx->coll;
-  guint64 to_key = run_key (coll, to, ctx->chunk, ctx->phase);
+  guint64 to_key = run_key (coll, coll->sys->lockstep ? ctx->member : to, ctx->chunk, ctx->phase);
   sim_sched_at (coll->sys->sched, at, on_message, coll,
                 (to_key << coll->step_bits) | SYS_PHASE_READY_STEP (coll->step_bits));
 }
@@ -488,11 +492,12 @@ coll_retire (SysColl *coll)
 }
 
 /* Lockstep: the other members join with the one that runs, and are done
- * with it. */
+ * with it (in lockstep every member of a group stands for the others: the
+ * world, or with symmetry classes a group inside one class). */
 static void
 lockstep_join_all (SysColl *coll, gint64 runner)
 {
-  g_assert (coll->group->id == SYS_GROUP_WORLD && coll->joined == 1);
+  g_assert (coll->joined == 1);
   for (guint32 i = 0; i < coll->group->n; i++)
     if (i != runner)
       coll->members[i] = (SysMember) { .join_time = coll->members[runner].join_time,

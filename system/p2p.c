@@ -90,7 +90,8 @@ sys_p2p_free (struct _SysP2P *p2p)
 static SysChannel *
 channel_get (struct _SysP2P *p2p, const SysP2PRequest *req)
 {
-  SysChannelKey key = { req->src, req->dst, req->tag };
+  SysChannelKey key = { req->chan_alias ? req->chan_src : req->src,
+                        req->chan_alias ? req->chan_dst : req->dst, req->tag };
   SysChannel *ch = g_hash_table_lookup (p2p->channels, &key);
   if (ch == NULL)
     {

@@ -140,6 +140,20 @@ sys_params (const Sys *sys)
   return &sys->params;
 }
 
+Net *
+sys_net (const Sys *sys)
+{
+  return sys->net;
+}
+
+const guint32 *
+sys_group_ranks (Sys *sys, guint64 id, guint32 *n)
+{
+  const SysGroup *group = sys_group_find (sys, id);
+  *n = group != NULL ? group->n : 0;
+  return group != NULL ? group->ranks : NULL;
+}
+
 gboolean
 sys_group_add (Sys *sys, guint64 id, const guint32 *ranks, guint n, GError **error)
 {
@@ -252,6 +266,113 @@ sys_symmetric (const Sys *sys, SysCollKind kind, guint32 involved, const char **
         return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+sys_set_classes (Sys *sys, const guint32 *rep_of, const char **why)
+{
+  if (!net_set_rank_alias (sys->net, rep_of, why))
+    return FALSE;
+  sys->lockstep = rep_of != NULL;
+  return TRUE;
+}
+
+/* A topology dimension on which any subset of positions is alike: every
+ * pair of positions is as far apart as any other. */
+static gboolean
+dim_uniform (const NetDimSpec *dim)
+{
+  return dim->kind == NET_DIM_SWITCH || dim->kind == NET_DIM_FULLY_CONNECTED;
+}
+
+/* A group laid out as one flat line (ASTRA-sim's sub-groups) runs the
+ * policy's algorithm over its members in order: alike when that algorithm
+ * only passes to the next member (a ring) and every such hop is priced
+ * alike. */
+static gboolean
+flat_alike (Sys *sys, const SysGroup *group, NetSharing sharing, const char **why)
+{
+  const SysAlgoClass *a = sys->subgroup_algo;
+  if (!a->disjoint_links || a->alike != SYS_ALIKE_ALWAYS)
+    return (*why = "a sub-group laid out flat runs an algorithm whose members differ", FALSE);
+  if (sharing == NET_SHARING_FLOWS)
+    return (*why = a->links_why, FALSE);
+  for (guint32 m = 0; m < group->n; m++)
+    if (!net_routes_alike (sys->net, group->ranks[m], group->ranks[(m + 1) % group->n],
+                           group->ranks[0], group->ranks[1]))
+      return (*why = "a sub-group laid out flat whose ring hops are priced differently", FALSE);
+  return TRUE;
+}
+
+gboolean
+sys_group_alike (Sys *sys, guint64 id, SysCollKind kind, guint64 bytes, guint32 involved,
+                 const char **why)
+{
+  SysGroup *group = sys_group_find (sys, id);
+  g_return_val_if_fail (group != NULL, FALSE);
+  if (group->n < 2)
+    return TRUE;
+  if (sys_coll_kind_rooted (kind))
+    return (*why = "rooted collectives treat the root differently", FALSE);
+  if (kind == SYS_COLL_BARRIER)
+    return (*why = "a barrier runs over all members as one line, across dimensions", FALSE);
+  const NetSpec *spec = net_topo_spec (sys->topo);
+  NetSharing sharing = net_sharing (sys->net);
+  if (sharing == NET_SHARING_FLOWS)
+    return (*why = net_model (sys->net)->sharing_why, FALSE);
+  SysNcclFunc func;
+  if (sys->params.lib.library == SYS_LIBRARY_NCCL && sys_nccl_func_of (kind, &func))
+    {
+      GError *error = NULL;
+      if (group->nccl == NULL)
+        group->nccl = sys_nccl_group_new (sys->topo, group->ranks, group->n, &sys->params.lib,
+                                          &error);
+      SysNcclPlan plan;
+      if (group->nccl == NULL || !sys_nccl_plan (group->nccl, kind, bytes, &plan, &error))
+        {
+          /* The run reports it where the collective is met. */
+          g_error_free (error);
+          return (*why = "NCCL cannot plan one of the collectives", FALSE);
+        }
+      return sys_nccl_plan_alike (&plan, sys->net, group->ranks, group->n, why);
+    }
+  if (net_topo_graph (sys->topo) != NULL)
+    return (*why = "an explicit network graph", FALSE);
+  if (group->policy_flat)
+    return flat_alike (sys, group, sharing, why);
+  for (guint g = 0; g < group->n_dims; g++)
+    {
+      const SysGroupDim *gd = &group->dims[g];
+      guint d = gd->topo_dim;
+      if (!(involved & (1u << d)) || gd->size < 2)
+        continue;
+      if (sys->params.compat.dims_from_impl && d >= sys->params.n_impl[kind])
+        continue;
+      if (!dim_uniform (&spec->dims[d]) && gd->size != spec->dims[d].size)
+        return (*why = "a process group holds part of a ring only", FALSE);
+      if (!dim_alike (&sys->algo[kind][d], gd->size, sharing, why))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+void
+sys_classes_finish (Sys *sys, const guint64 *groups, guint n_pairs)
+{
+  guint rows = sys->group_stats->len;
+  for (guint i = 0; i < n_pairs; i++)
+    for (guint j = 0; j < rows; j++)
+      {
+        SysCollGroupStats st = g_array_index (sys->group_stats, SysCollGroupStats, j);
+        if (st.group != groups[2 * i + 1])
+          continue;
+        st.group = groups[2 * i];
+        g_array_append_val (sys->group_stats, st);
+        SysCollStats *k = &sys->stats[st.kind];
+        k->count += st.count;
+        k->bytes += st.bytes;
+        k->busy += st.busy;
+      }
 }
 
 const SysCollRecord *

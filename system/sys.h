@@ -78,6 +78,11 @@ typedef struct
   gpointer data;
   guint64 arg;
   SysP2PMatchFunc on_match; /* may be NULL */
+  /* Symmetry classes: a send from a simulated rank to a rank it stands
+   * for is matched on the channel (chan_src, chan_dst, tag) of the rank
+   * that stands for dst, while its data still travels from src to dst. */
+  gboolean chan_alias;
+  guint32 chan_src, chan_dst;
 } SysP2PRequest;
 
 /* The most bytes a collective of KIND moves through one of its RANKS
@@ -168,6 +173,11 @@ typedef struct
 const SysCollRecord *sys_coll_records (const Sys *sys, guint *n);
 
 const SysParams *sys_params (const Sys *sys);
+Net *sys_net (const Sys *sys);
+
+/* The ranks of group `id` in member order (n set), or NULL for an unknown
+ * group. */
+const guint32 *sys_group_ranks (Sys *sys, guint64 id, guint32 *n);
 
 /* Lockstep: every rank of the world runs the same collectives at the same
  * times, so that one rank stands for all.  Only rank 0 joins; the others are
@@ -182,6 +192,30 @@ void sys_set_lockstep (Sys *sys, gboolean on);
  * the same times.  FALSE (with *why, a static string) otherwise. */
 gboolean sys_symmetric (const Sys *sys, SysCollKind kind, guint32 involved_dims,
                         const char **why);
+
+/* Symmetry classes, the general form of lockstep: ranks fall into classes
+ * whose members do the same things at the same times (the workload layer
+ * proves it: workload/replay.h), and only one rank per class runs,
+ * rep_of[rank] (one entry per rank, borrowed; rep_of[r] == r for the
+ * simulated ones).  Every group a collective runs on lies inside one
+ * class, and its members are taken to join with the one that runs, as in
+ * lockstep; the network receives each message at the ports of the rank
+ * that stands for its destination (net_set_rank_alias).  FALSE with *why
+ * when the network cannot. */
+gboolean sys_set_classes (Sys *sys, const guint32 *rep_of, const char **why);
+
+/* Whether the members of group `group` run a collective of `kind`,
+ * `bytes` and `involved_dims` alike, each at the same times, so that one
+ * can stand for all (what sys_symmetric asks of the world, for a
+ * group).  FALSE with *why (static) otherwise. */
+gboolean sys_group_alike (Sys *sys, guint64 group, SysCollKind kind, guint64 bytes,
+                          guint32 involved_dims, const char **why);
+
+/* After a run with symmetry classes: group `groups[2i]`, which no
+ * simulated rank joined, ran exactly what `groups[2i + 1]` ran (its image
+ * in the simulated ranks' groups): give it those collectives' statistics,
+ * per kind and in the per-group table. */
+void sys_classes_finish (Sys *sys, const guint64 *groups, guint n_pairs);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Sys, sys_free)
 

@@ -125,6 +125,7 @@ wl_replay_free (WlReplay *r)
     g_hash_table_unref (r->group_map);
   if (r->sys_groups != NULL)
     g_array_unref (r->sys_groups);
+  wl_replay_classes_clear (r);
   wl_graph_cache_free (r->cache);
   g_clear_error (&r->error);
   g_clear_error (&r->check_error);
@@ -337,6 +338,8 @@ launch_p2p (WlRank *k, guint32 index, const WlNode *n)
                         .bytes = n->bytes, .node_id = n->id, .on_done = on_node_done,
                         .data = k, .arg = index,
                         .on_match = k->rec != NULL ? record_peer : NULL };
+  if (send && r->rep_of != NULL)
+    wl_replay_class_channel (r, &req);
   GError *error = NULL;
   if (!(send ? sys_p2p_send (r->sys, &req, &error) : sys_p2p_recv (r->sys, &req, &error)))
     fail_in_event (r, error);
@@ -630,6 +633,8 @@ wl_replay_start (WlReplay *r)
   guint32 n = r->lockstep ? 1 : r->n_ranks;
   for (guint32 i = 0; i < n; i++)
     {
+      if (!wl_replay_simulated (r, i))
+        continue;
       if (r->recording && r->ranks[i].rec == NULL)
         record_alloc (&r->ranks[i]);
       sim_sched_at (r->sched, sim_sched_now (r->sched), on_rank_start, &r->ranks[i], 0);

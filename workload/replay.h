@@ -189,6 +189,26 @@ void wl_replay_set_lockstep (WlReplay *replay, gboolean on);
 void wl_replay_lockstep_finish (WlReplay *replay);
 gboolean wl_replay_lockstep (const WlReplay *replay);
 
+/* Symmetry classes, the general form of the symmetric shortcut: ranks
+ * whose traces are the same up to the ranks and groups they name, in a
+ * pattern the network and the collectives' algorithms respect (DP
+ * replicas, TP peers, like pipeline stages), fall into classes, and the
+ * first rank of each is simulated for its class, with the same results
+ * (replay_classes.c gives the conditions and the argument).  Call after
+ * wl_replay_bind_groups, before wl_replay_start; TRUE when classes were
+ * found and set up (the system layer and network switched: sys_set_classes),
+ * FALSE with *why (a static string) when not, and nothing changed.  Not
+ * with recording (node records name peers) or streamed traces. */
+gboolean wl_replay_classes (WlReplay *replay, const char **why);
+/* The number of classes (0: none set up). */
+guint32 wl_replay_n_classes (const WlReplay *replay);
+/* After the run: every rank gets its class's figures and node states, and
+ * the groups no simulated rank joined their images' collective statistics. */
+void wl_replay_classes_finish (WlReplay *replay);
+/* Whether RANK is simulated (not stood for by another: lockstep or
+ * symmetry classes). */
+gboolean wl_replay_simulated (const WlReplay *replay, guint32 rank);
+
 /* Schedule every rank's first nodes at time 0. */
 void wl_replay_start (WlReplay *replay);
 

@@ -86,6 +86,12 @@ struct _WlReplay
   GHashTable *group_map;  /* guint64* trace group id -> index into sys_groups */
   GArray *sys_groups;     /* guint64: the system groups collectives run on, each
                            * once, by index (WlNode.sys_group_index) */
+  /* Symmetry classes (replay_classes.c), NULL/0 when none: */
+  guint32 *rep_of;        /* per rank: the rank simulated for its class */
+  guint32 n_classes;
+  GHashTable *class_peer; /* (simulated rank << 32 | class) -> its peer there */
+  GArray *class_peer_keys; /* the keys and values class_peer points into */
+  GArray *class_images;   /* guint64 pairs: group no simulated rank joined, its image */
   WlNodeCheckFunc check;  /* called for every node of every distinct trace */
   gpointer check_data;
   GError *check_error;    /* its first failure */
@@ -103,5 +109,12 @@ void wl_replay_ranks_clear (WlReplay *r);
 /* ---- replay_load.c ------------------------------------------------------------------- */
 
 void wl_replay_traces_free (WlReplay *r);
+
+/* ---- replay_classes.c ---------------------------------------------------------------- */
+
+void wl_replay_classes_clear (WlReplay *r);
+/* A send from a simulated rank: the channel it is matched on (its
+ * destination's stand-in and that one's peer in the sender's class). */
+void wl_replay_class_channel (const WlReplay *r, SysP2PRequest *req);
 
 #endif /* ORRERY_WORKLOAD_REPLAY_PRIVATE_H */

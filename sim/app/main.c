@@ -300,8 +300,9 @@ add_control_options (GOptionContext *ctx, RunOptions *o)
   GOptionEntry entries[] = {
     { "symmetry", 0, 0, G_OPTION_ARG_STRING, &o->symmetry,
       "auto (default): when every rank runs the same trace and every collective treats its "
-      "members alike, simulate rank 0 for all (the same results, much faster); off: simulate "
-      "every rank", "auto|off" },
+      "members alike, simulate rank 0 for all; else when ranks fall into classes alike up to "
+      "the ranks they name (DP replicas, TP peers), one rank per class (the same results, much "
+      "faster); off: simulate every rank", "auto|off" },
     { "max-events", 0, 0, G_OPTION_ARG_STRING, &o->max_events,
       "Stop after N events: the outputs cover what was simulated, marked incomplete, and the "
       "exit status is 4", "N" },

@@ -281,6 +281,14 @@ app_report_summary (const AppSim *sim, FILE *out)
   if (app_sim_symmetric (sim))
     fprintf (out, "symmetric: every rank runs the same trace in lockstep; rank 0 was simulated "
                   "for all (--symmetry off simulates each)\n");
+  else if (wl_replay_n_classes (replay) > 0)
+    fprintf (out, "symmetry classes: %u class%s of ranks whose traces are alike up to the "
+                  "ranks they name; the first rank of each was simulated for its class "
+                  "(--symmetry off simulates each)\n", wl_replay_n_classes (replay),
+             wl_replay_n_classes (replay) == 1 ? "" : "es");
+  else if (app_sim_classes_dropped (sim) != NULL)
+    fprintf (out, "symmetry classes: tried, but %s; every rank was simulated\n",
+             app_sim_classes_dropped (sim));
   fprintf (out, "simulated time: %s\n", end_s);
   print_incomplete (sim, out);
   fprintf (out, "  %-22s %14s %14s %14s\n", "per rank", "min", "median", "max");

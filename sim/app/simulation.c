@@ -26,6 +26,8 @@ struct _AppSim
   const char *not_symmetric; /* why the shortcut was not taken (static), or NULL */
   guint32 ranks;        /* the topology's */
   double slowest;       /* the slowest dimension's bandwidth (bytes/s); INFINITY: none */
+  AppSimLoad load;      /* how it was loaded (needs_all_nodes owned), to load again */
+  const char *classes_dropped; /* why a run with symmetry classes was redone (static) */
 };
 
 /* Reject, before simulating, a message size the clock or the byte counters
@@ -73,6 +75,51 @@ app_sim_new (const AppConfig *cfg, const char *workload_prefix, GError **error)
   return app_sim_new_full (cfg, workload_prefix, NULL, error);
 }
 
+/* Build the layers and load the traces, as SIM's config and load say. */
+static gboolean
+sim_build (AppSim *sim, GError **error)
+{
+  const AppConfig *cfg = sim->cfg;
+  sim->sched = sim_sched_new ();
+  sim->topo = net_topo_new (&cfg->net, error);
+  if (sim->topo == NULL)
+    {
+      if (cfg->sources != NULL && cfg->sources->len > 0)
+        sim_error_prefix (error, "%s: ", (const char *) cfg->sources->pdata[0]);
+      return FALSE;
+    }
+  sim->net = net_new (sim->sched, sim->topo, error);
+  if (sim->net == NULL)
+    return FALSE;
+  sim->sys = sys_new (sim->sched, sim->net, &cfg->sys, error);
+  if (sim->sys == NULL)
+    return FALSE;
+  sim->ranks = net_topo_ranks (sim->topo);
+  sim->slowest = INFINITY;
+  const NetSpec *spec = net_topo_spec (sim->topo);
+  for (guint d = 0; d < spec->n_dims && net_topo_graph (sim->topo) == NULL; d++)
+    sim->slowest = MIN (sim->slowest, spec->dims[d].bandwidth_Bps);
+  sim->replay = wl_replay_new (sim->sched, sim->sys, &cfg->wl);
+  wl_replay_set_node_check (sim->replay, check_message_size, sim);
+  wl_replay_set_memory_budget (sim->replay, sim->load.memory_budget, sim->load.needs_all_nodes);
+  if (sim->load.stream_window > 0)
+    wl_replay_set_stream_window (sim->replay, sim->load.stream_window);
+  return wl_replay_load (sim->replay, sim->workload, sim->ranks, error)
+         && wl_replay_bind_groups (sim->replay, cfg->groups, error)
+         && wl_replay_node_check_ok (sim->replay, error);
+}
+
+/* Free the layers, upper ones first: each borrows the ones below it. */
+static void
+sim_teardown (AppSim *sim)
+{
+  g_clear_pointer (&sim->replay, wl_replay_free);
+  g_clear_pointer (&sim->sys, sys_free);
+  g_clear_pointer (&sim->net, net_free);
+  g_clear_pointer (&sim->topo, net_topo_free);
+  g_clear_pointer (&sim->sched, sim_sched_free);
+}
+
 AppSim *
 app_sim_new_full (const AppConfig *cfg, const char *workload_prefix, const AppSimLoad *load,
                   GError **error)
@@ -82,36 +129,12 @@ app_sim_new_full (const AppConfig *cfg, const char *workload_prefix, const AppSi
   sim->cfg = cfg;
   sim->workload = g_strdup (workload_prefix);
   sim->max_sim_time = SIM_TIME_MAX;
-  sim->sched = sim_sched_new ();
-  sim->topo = net_topo_new (&cfg->net, error);
-  if (sim->topo == NULL)
-    {
-      if (cfg->sources != NULL && cfg->sources->len > 0)
-        sim_error_prefix (error, "%s: ", (const char *) cfg->sources->pdata[0]);
-      return NULL;
-    }
-  sim->net = net_new (sim->sched, sim->topo, error);
-  if (sim->net == NULL)
-    return NULL;
-  sim->sys = sys_new (sim->sched, sim->net, &cfg->sys, error);
-  if (sim->sys == NULL)
-    return NULL;
-  sim->ranks = net_topo_ranks (sim->topo);
-  sim->slowest = INFINITY;
-  const NetSpec *spec = net_topo_spec (sim->topo);
-  for (guint d = 0; d < spec->n_dims && net_topo_graph (sim->topo) == NULL; d++)
-    sim->slowest = MIN (sim->slowest, spec->dims[d].bandwidth_Bps);
-  sim->replay = wl_replay_new (sim->sched, sim->sys, &cfg->wl);
-  wl_replay_set_node_check (sim->replay, check_message_size, sim);
   if (load != NULL)
     {
-      wl_replay_set_memory_budget (sim->replay, load->memory_budget, load->needs_all_nodes);
-      if (load->stream_window > 0)
-        wl_replay_set_stream_window (sim->replay, load->stream_window);
+      sim->load = *load;
+      sim->load.needs_all_nodes = g_strdup (load->needs_all_nodes);
     }
-  if (!wl_replay_load (sim->replay, workload_prefix, sim->ranks, error)
-      || !wl_replay_bind_groups (sim->replay, cfg->groups, error)
-      || !wl_replay_node_check_ok (sim->replay, error))
+  if (!sim_build (sim, error))
     return NULL;
   return g_steal_pointer (&sim);
 }
@@ -121,12 +144,8 @@ app_sim_free (AppSim *sim)
 {
   if (sim == NULL)
     return;
-  /* Upper layers first: each borrows the ones below it. */
-  wl_replay_free (sim->replay);
-  sys_free (sim->sys);
-  net_free (sim->net);
-  net_topo_free (sim->topo);
-  sim_sched_free (sim->sched);
+  sim_teardown (sim);
+  g_free ((char *) sim->load.needs_all_nodes);
   g_free (sim->workload);
   g_free (sim);
 }
@@ -165,6 +184,12 @@ gboolean
 app_sim_symmetric (const AppSim *sim)
 {
   return wl_replay_lockstep (sim->replay);
+}
+
+const char *
+app_sim_classes_dropped (const AppSim *sim)
+{
+  return sim->classes_dropped;
 }
 
 const char *
@@ -333,6 +358,35 @@ overflow_error (AppSim *sim, GError **error)
   g_set_error_literal (error, SIM_ERROR, SIM_ERROR_LIMIT, msg->str);
 }
 
+/* Whether a run with symmetry classes may not be every rank's: two
+ * messages met at a port at once (net_alias_ties), or it did not finish
+ * (an error or a deadlock, which a run of every rank describes rank by
+ * rank).  Sets sim->classes_dropped to say which. */
+static gboolean
+classes_inexact (AppSim *sim, SimRunStatus status)
+{
+  GError *error = NULL;
+  if (net_alias_ties (sim->net) > 0)
+    sim->classes_dropped = "two ranks' messages met at a shared port at once, in an order the "
+                           "classes cannot show to be every rank's";
+  else if (!wl_replay_ok (sim->replay, &error)
+           || (status == SIM_RUN_EMPTY && wl_replay_unfinished (sim->replay) > 0))
+    sim->classes_dropped = "the run with classes did not complete";
+  g_clear_error (&error);
+  return sim->classes_dropped != NULL;
+}
+
+/* Load again and simulate every rank (after classes_inexact). */
+static gboolean
+rerun_every_rank (AppSim *sim, GError **error)
+{
+  sim_teardown (sim);
+  if (!sim_build (sim, error))
+    return FALSE;
+  wl_replay_set_recording (sim->replay, sim->recording);
+  return app_sim_run (sim, error);
+}
+
 gboolean
 app_sim_run (AppSim *sim, GError **error)
 {
@@ -341,8 +395,14 @@ app_sim_run (AppSim *sim, GError **error)
   const char *why = NULL;
   if (sim->no_symmetry)
     sim->not_symmetric = "--symmetry off";
+  else if (sim->classes_dropped != NULL)
+    sim->not_symmetric = sim->classes_dropped;
   else if (!wl_replay_symmetric (sim->replay, &why))
-    sim->not_symmetric = why;
+    {
+      /* Not one class: maybe several (replay.h, wl_replay_classes). */
+      if (!wl_replay_classes (sim->replay, &why))
+        sim->not_symmetric = why;
+    }
   else
     wl_replay_set_lockstep (sim->replay, TRUE);
   if (sim->recording && wl_replay_streamed (sim->replay))
@@ -358,6 +418,12 @@ app_sim_run (AppSim *sim, GError **error)
   SimRunStatus status = sim->progress ? run_with_progress (sim, t0) : run_step (sim, 0);
   if (wl_replay_lockstep (sim->replay))
     wl_replay_lockstep_finish (sim->replay);
+  if (wl_replay_n_classes (sim->replay) > 0)
+    {
+      wl_replay_classes_finish (sim->replay);
+      if (classes_inexact (sim, status))
+        return rerun_every_rank (sim, error);
+    }
   sim->wall = (double) (g_get_monotonic_time () - t0) / 1e6;
   if (!wl_replay_ok (sim->replay, error))
     return FALSE;

@@ -71,6 +71,11 @@ void app_sim_set_symmetry (AppSim *sim, gboolean allow);
  * run). */
 gboolean app_sim_symmetric (const AppSim *sim);
 const char *app_sim_not_symmetric (const AppSim *sim);
+/* Why symmetry classes were tried and the run redone over every rank
+ * (static), or NULL: the classes' run may not be exact when messages of
+ * two ranks meet at a shared port at once (net_alias_ties), and one that
+ * fails is redone for the every-rank diagnostics. */
+const char *app_sim_classes_dropped (const AppSim *sim);
 
 /* Stop the run after `max_events` events (0: no limit), or once every event
  * at or before `max_sim_time` has run (SIM_TIME_MAX: no limit).  A limit the

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Tests of symmetry classes (workload/replay_classes.c): generated training
+# iterations whose ranks are alike up to the ranks they name run once per
+# class, and give exactly what simulating every rank gives.  Each case runs
+# both ways (the default and --symmetry off) and compares every figure:
+# the whole summary but for the classes line, and the per-rank CSV
+# (--stats), byte for byte.  The number of classes is worked out by hand
+# for each case (a stage of a pipeline is one class: its TP peers and DP
+# replicas are alike, the stages are not, and the first and last stages
+# differ from the middle ones).  Prints one "ok NAME" or "FAIL NAME" line
+# per check, then "N checks, N failed"; exits 1 if any check failed.
+# Usage: tests/scripts/test_symmetry_classes.sh   (run by `make test`
+# through scripts/run-tests, from the repository root).
+set -uo pipefail
+
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+make_tmp
+
+SMALL=(--layers 8 --hidden 512 --heads 8 --vocab 1024 --seq 256 --micro-batch 1)
+
+# both NAME CLASSES ARGS...: run ARGS both ways; check the classes line says
+# CLASSES classes (0: no classes line; N/dropped: N, or that N classes were
+# tried and dropped because two ranks' messages met at a shared port at
+# once), and that every figure agrees.
+both () {
+  local name=$1 classes=$2; shift 2
+  "$ORRERY" run "$@" --stats "$TMP/$name.auto.csv" >"$TMP/$name.auto" 2>"$TMP/$name.auto.err"
+  check "$name: runs" eq $? 0
+  "$ORRERY" run "$@" --symmetry off --stats "$TMP/$name.off.csv" >"$TMP/$name.off" \
+    2>"$TMP/$name.off.err"
+  check "$name: runs with --symmetry off" eq $? 0
+  local line
+  line=$(sed -n -e 's/^symmetry classes: \([0-9]*\) classes.*/\1/p' \
+    -e "s/^symmetry classes: tried, but two ranks' messages met at a shared port.*/dropped/p" \
+    "$TMP/$name.auto")
+  case $classes in
+    */dropped) check "$name: ${classes%/*} classes or dropped" \
+                 test "${line:-0}" = "${classes%/*}" -o "${line:-0}" = dropped ;;
+    *) check "$name: $classes classes" eq "${line:-0}" "$classes" ;;
+  esac
+  check "$name: the same summary" \
+    diff <(grep -v '^symmetry classes: ' "$TMP/$name.auto") "$TMP/$name.off"
+  check "$name: the same per-rank figures" cmp "$TMP/$name.auto.csv" "$TMP/$name.off.csv"
+}
+
+# cluster FILE GPUS NODES: NODES nodes of GPUS GPUs, otherwise as
+# configs/default.xml (NCCL's algorithms, separate comm streams, the kernel
+# compute model).
+cluster () {
+  sed -e "s/<dim kind=\"Switch\" size=\"8\" bandwidth=\"450GB\/s\"/<dim kind=\"Switch\" size=\"$2\" bandwidth=\"450GB\/s\"/" \
+      -e "s/<dim kind=\"Switch\" size=\"8\" bandwidth=\"400Gb\/s\"/<dim kind=\"Switch\" size=\"$3\" bandwidth=\"400Gb\/s\"/" \
+    configs/default.xml >"$1"
+}
+cluster "$TMP/c32.xml" 4 8
+cluster "$TMP/c32x8.xml" 8 4
+cluster "$TMP/c16.xml" 8 2
+
+# TP 4, PP 2, DP 4 on 8 nodes of 4 GPUs: a TP group fills a node, a DP
+# group has one GPU on each of 4 nodes, so NCCL's rings treat their
+# members alike; two stages, two classes.
+"$ORRERY" gen transformer "${SMALL[@]}" --tp 4 --pp 2 --dp 4 --global-batch 16 \
+  --out "$TMP/t442" >/dev/null
+both "tp4 pp2 dp4, NCCL" 2/dropped --config "$TMP/c32.xml" --workload "$TMP/t442"
+# On 4 nodes of 8 GPUs a DP group has two GPUs on each of two nodes: NCCL's
+# ring crosses nodes at some members only, no classes.
+both "tp4 pp2 dp4 on 8-GPU nodes" 0 --config "$TMP/c32x8.xml" --workload "$TMP/t442"
+
+# The same traces on ASTRA-sim's inputs: a 2-D switch network (TP inside
+# the first dimension), its ring algorithm on every dimension.
+cat >"$TMP/net.yml" <<'EOF'
+topology: [ Switch, Switch ]
+npus_count: [ 4, 8 ]
+bandwidth: [ 100.0, 25.0 ]
+latency: [ 500.0, 2000.0 ]
+EOF
+both "tp4 pp2 dp4, ASTRA-sim inputs" 2 --astra-network "$TMP/net.yml" \
+  --astra-system configs/astra/system_ring_4chunks.json --workload "$TMP/t442"
+
+# PP 4 interleaved (2 model chunks per stage), TP 2, DP 2 on 16 GPUs: the
+# first, the last and the two middle stages differ (their neighbours'
+# classes differ): four classes.
+"$ORRERY" gen transformer "${SMALL[@]}" --tp 2 --pp 4 --dp 2 --virtual-stages 2 \
+  --global-batch 16 --out "$TMP/t242" >/dev/null
+both "tp2 pp4 dp2 interleaved" 4/dropped --config "$TMP/c16.xml" --workload "$TMP/t242"
+
+# Data parallelism with ZeRO 3 and no pipeline: every rank alike, one
+# class... which is the old whole-world shortcut when the collectives are
+# symmetric there; here NCCL's rings cross nodes at some members only, so
+# no shortcut of either kind.
+"$ORRERY" gen transformer "${SMALL[@]}" --tp 1 --pp 1 --dp 16 --zero 3 --global-batch 16 \
+  --out "$TMP/z3" >/dev/null
+both "dp16 zero3 across nodes" 0 --config "$TMP/c16.xml" --workload "$TMP/z3"
+
+# The flow model shares links between every rank's messages: no classes.
+both "tp4 pp2 dp4, flow model" 0 --config "$TMP/c32.xml" --network-model flow \
+  --workload "$TMP/t442"
+
+# A report records every rank's nodes: no classes, the same figures.
+"$ORRERY" run --config "$TMP/c32.xml" --workload "$TMP/t442" --report "$TMP/r.json" \
+  >"$TMP/report.out" 2>&1
+check "--report: runs" eq $? 0
+check "--report: no classes" eq "$(grep -c '^symmetry classes' "$TMP/report.out")" 0
+
+finish

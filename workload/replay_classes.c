@@ -1,0 +1,489 @@
+/* replay_classes.c: symmetry classes, the general form of the symmetric
+ * shortcut (replay.h, wl_replay_classes).
+ *
+ * The argument.  Ranks are partitioned into classes such that:
+ *   (1) the ranks of a class have the same trace up to the ranks it names
+ *       (same nodes, times, sizes, dependencies, kernel lists) and compute
+ *       at the same speed;
+ *   (2) node by node, the peer of a send or receive lies in the same class
+ *       at every rank of a class (partition refinement makes this so);
+ *   (3) a rank talks to at most one rank of each class, and that rank
+ *       talks back to it (pairs of classes are joined by a matching), over
+ *       routes the network prices and ports alike (net_routes_alike);
+ *   (4) every group a collective runs on lies inside one class and runs
+ *       each of its collectives alike at every member (sys_group_alike);
+ *       the groups of a rank map node by node onto those of its class's
+ *       simulated rank, one to one.
+ * Then, by induction over events, every rank of a class starts and ends
+ * each node when the class's first rank does: collectives because their
+ * members are alike, messages because the sender's and the receiver's
+ * classes both move in step and the route costs the same.  So the first
+ * rank of each class is simulated for all.  A message to a rank that is
+ * not simulated is matched at the rank that stands for it, on the channel
+ * from its one peer in the sender's class (3), and received at its ports
+ * (net_set_rank_alias), which in the full run receive the mirror image.
+ *
+ * What the argument takes as given: things that happen at one instant
+ * happen in the same order at the rank that stands for a class as at the
+ * ranks it stands for.  Two messages from different ranks claiming one
+ * shared port at the same instant break that (the order is the order the
+ * run handles them in): the network counts such meetings and the
+ * application redoes the run over every rank (app_sim_run).  Two of one
+ * rank's own events at one instant (a delivery and a compute end) are not
+ * checked: tests run every workload both ways and compare every figure
+ * (tests/support/modes.c, tests/scripts/test_symmetry_classes.sh).
+ *
+ * Cost: linear in the nodes of the distinct traces and the ranks' peers,
+ * times the refinement's rounds (at most the classes' count, a few for a
+ * pipeline: classes split from the ends inwards).
+ */
+#include "workload/replay_private.h"
+
+#include <string.h>
+
+#include "workload/kernels.h"
+
+/* The peer a send or receive names, or WL_RANK_SELF for a node that is
+ * neither. */
+static guint32
+p2p_peer (const WlNode *n)
+{
+  if (n->op == WL_OP_SEND)
+    return n->peer_dst;
+  if (n->op == WL_OP_RECV)
+    return n->peer_src;
+  return WL_RANK_SELF;
+}
+
+/* Same node but for the ranks and groups it names. */
+static gboolean
+same_shape_node (const WlNode *x, const WlNode *y)
+{
+  if (x->op != y->op || x->duration_ps != y->duration_ps || x->num_ops != y->num_ops
+      || x->bytes != y->bytes || x->child_start != y->child_start
+      || x->n_children != y->n_children || x->n_parents != y->n_parents
+      || x->priority != y->priority || x->involved != y->involved || x->root != y->root
+      || x->coll_kind != y->coll_kind || x->comm_stream != y->comm_stream)
+    return FALSE;
+  switch ((WlOp) x->op)
+    {
+    case WL_OP_COMP:
+      return x->kernel_list == y->kernel_list && x->comp_flags == y->comp_flags;
+    case WL_OP_SEND:
+    case WL_OP_RECV:
+      return x->tag == y->tag;
+    case WL_OP_COLL:
+      return TRUE;
+    default:
+      return x->group == y->group;
+    }
+}
+
+static gboolean
+same_shape (const WlGraph *a, const WlGraph *b)
+{
+  if (a == b)
+    return TRUE;
+  if (a->n_nodes != b->n_nodes)
+    return FALSE;
+  guint64 edges = 0;
+  for (guint32 v = 0; v < a->n_nodes; v++)
+    {
+      if (!same_shape_node (&a->nodes[v], &b->nodes[v]))
+        return FALSE;
+      edges += a->nodes[v].n_children;
+    }
+  return memcmp (a->children, b->children, edges * sizeof (guint32)) == 0
+         && wl_kernel_lists_equal (a->kernels, b->kernels);
+}
+
+static guint64
+mix (guint64 h, guint64 v)
+{
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h * 0xBF58476D1CE4E5B9ull;
+}
+
+/* A hash of what same_shape compares (a cheap subset). */
+static guint64
+shape_hash (const WlGraph *g)
+{
+  guint64 h = g->n_nodes;
+  for (guint32 v = 0; v < g->n_nodes; v++)
+    {
+      const WlNode *n = &g->nodes[v];
+      h = mix (h, n->op | (guint64) n->n_children << 8 | (guint64) n->n_parents << 40);
+      h = mix (h, n->duration_ps ^ n->num_ops ^ (n->bytes << 1));
+    }
+  return h;
+}
+
+/* The state of the search, freed by classes_free. */
+typedef struct
+{
+  WlReplay *r;
+  guint32 n;
+  guint32 *cls;       /* per rank: its class (the class's first rank) */
+  guint32 *peer_off;  /* per rank + 1: offsets into peers */
+  guint32 *peers;     /* per rank: its distinct peers, one per class */
+  GHashTable *p2p;    /* WlGraph* -> GArray of its sends' and receives' indices */
+} Classes;
+
+/* The indices of the sends and receives of rank I's trace. */
+static const GArray *
+p2p_nodes (Classes *c, guint32 i)
+{
+  const WlGraph *g = c->r->ranks[i].graph;
+  GArray *a = g_hash_table_lookup (c->p2p, g);
+  if (a == NULL)
+    {
+      a = g_array_new (FALSE, FALSE, sizeof (guint32));
+      for (guint32 v = 0; v < g->n_nodes; v++)
+        if (p2p_peer (&g->nodes[v]) != WL_RANK_SELF)
+          g_array_append_val (a, v);
+      g_hash_table_insert (c->p2p, (gpointer) g, a);
+    }
+  return a;
+}
+
+/* The peer of rank I's node V. */
+static guint32
+peer_of (const Classes *c, guint32 i, guint32 v)
+{
+  return p2p_peer (&c->r->ranks[i].graph->nodes[v]);
+}
+
+static void
+classes_free (Classes *c)
+{
+  g_hash_table_unref (c->p2p);
+  g_free (c->cls);
+  g_free (c->peer_off);
+  g_free (c->peers);
+}
+
+/* (1): classes of ranks with the same trace shape and speed. */
+static void
+initial_classes (Classes *c)
+{
+  WlReplay *r = c->r;
+  g_autoptr (GHashTable) first = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr (GArray) keys = g_array_sized_new (FALSE, FALSE, sizeof (guint64), c->n);
+  g_array_set_size (keys, c->n);
+  g_autoptr (GHashTable) graph_hash = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  for (guint32 i = 0; i < c->n; i++)
+    {
+      const WlGraph *g = r->ranks[i].graph;
+      guint64 *h = g_hash_table_lookup (graph_hash, g);
+      if (h == NULL)
+        {
+          h = g_new (guint64, 1);
+          *h = shape_hash (g);
+          g_hash_table_insert (graph_hash, (gpointer) g, h);
+        }
+      double speed = wl_params_rank_speed (&r->params, i);
+      guint64 s;
+      memcpy (&s, &speed, sizeof s);
+      guint64 *key = &g_array_index (keys, guint64, i);
+      *key = mix (*h, s);
+      /* Ranks whose hashes meet are compared; a collision of unlike ranks
+       * (never seen) only leaves them apart, in their own classes. */
+      guint32 *j = g_hash_table_lookup (first, key);
+      if (j != NULL && same_shape (r->ranks[*j].graph, g)
+          && wl_params_rank_speed (&r->params, *j) == speed)
+        c->cls[i] = *j;
+      else
+        {
+          c->cls[i] = i;
+          if (j == NULL)
+            g_hash_table_insert (first, key, &c->cls[i]);
+        }
+    }
+}
+
+/* (2): split classes until the peers of every send and receive lie, node
+ * by node, in the same class at every rank of a class.  Returns the
+ * number of classes. */
+static guint32
+refine (Classes *c)
+{
+  guint32 n = c->n, count = 0;
+  for (guint32 i = 0; i < n; i++)
+    count += c->cls[i] == i;
+  g_autofree guint32 *next = g_new (guint32, n);
+  for (;;)
+    {
+      g_autoptr (GHashTable) seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+      guint32 now = 0;
+      for (guint32 i = 0; i < n; i++)
+        {
+          const GArray *nodes = p2p_nodes (c, i);
+          const guint32 *idx = (const guint32 *) nodes->data;
+          guint64 h = c->cls[i];
+          for (guint e = 0; e < nodes->len; e++)
+            h = mix (h, c->cls[peer_of (c, i, idx[e])]);
+          guint64 *key = g_new (guint64, 2);
+          key[0] = h;
+          /* The class's first rank with this signature: a signature
+           * shared across classes stays apart by the class in the key. */
+          gpointer found = g_hash_table_lookup (seen, key);
+          guint32 j = found != NULL ? GPOINTER_TO_UINT (found) - 1 : i;
+          gboolean same = found != NULL && c->cls[j] == c->cls[i];
+          for (guint e = 0; same && e < nodes->len; e++)
+            same = c->cls[peer_of (c, i, idx[e])] == c->cls[peer_of (c, j, idx[e])];
+          if (same)
+            {
+              next[i] = j;
+              g_free (key);
+            }
+          else
+            {
+              next[i] = i;
+              now++;
+              if (found == NULL)
+                g_hash_table_insert (seen, key, GUINT_TO_POINTER (i + 1));
+              else
+                g_free (key);
+            }
+        }
+      memcpy (c->cls, next, n * sizeof (guint32));
+      if (now == count)
+        return now;
+      count = now;
+    }
+}
+
+/* Every send and receive names a rank that exists. */
+static gboolean
+peers_valid (Classes *c, const char **why)
+{
+  for (guint32 i = 0; i < c->n; i++)
+    {
+      const GArray *nodes = p2p_nodes (c, i);
+      for (guint e = 0; e < nodes->len; e++)
+        if (peer_of (c, i, g_array_index (nodes, guint32, e)) >= c->n)
+          return (*why = "a send or receive names a rank outside the run", FALSE);
+    }
+  return TRUE;
+}
+
+/* Rank I's peer in class K, or WL_RANK_SELF. */
+static guint32
+peer_in (const Classes *c, guint32 i, guint32 k)
+{
+  for (guint32 e = c->peer_off[i]; e < c->peer_off[i + 1]; e++)
+    if (c->cls[c->peers[e]] == k)
+      return c->peers[e];
+  return WL_RANK_SELF;
+}
+
+/* (3): each rank's peers, one per class; matchings; routes alike. */
+static gboolean
+check_peers (Classes *c, const char **why)
+{
+  WlReplay *r = c->r;
+  g_autoptr (GArray) peers = g_array_new (FALSE, FALSE, sizeof (guint32));
+  c->peer_off = g_new (guint32, c->n + 1);
+  for (guint32 i = 0; i < c->n; i++)
+    {
+      c->peer_off[i] = peers->len;
+      const GArray *nodes = p2p_nodes (c, i);
+      for (guint n = 0; n < nodes->len; n++)
+        {
+          guint32 p = peer_of (c, i, g_array_index (nodes, guint32, n));
+          const guint32 *have = &g_array_index (peers, guint32, c->peer_off[i]);
+          guint32 k = peers->len - c->peer_off[i], e = 0;
+          while (e < k && have[e] != p && c->cls[have[e]] != c->cls[p])
+            e++;
+          if (e == k)
+            g_array_append_val (peers, p);
+          else if (have[e] != p)
+            return (*why = "a rank exchanges messages with two ranks of one class", FALSE);
+        }
+    }
+  c->peer_off[c->n] = peers->len;
+  c->peers = (guint32 *) g_array_free (g_steal_pointer (&peers), FALSE);
+  Net *net = sys_net (r->sys);
+  for (guint32 i = 0; i < c->n; i++)
+    for (guint32 e = c->peer_off[i]; e < c->peer_off[i + 1]; e++)
+      {
+        guint32 q = c->peers[e], rep = c->cls[i];
+        if (peer_in (c, q, c->cls[i]) != i)
+          return (*why = "a rank sends to a rank that exchanges messages with another of its class",
+                  FALSE);
+        if (!net_routes_alike (net, i, q, rep, peer_in (c, rep, c->cls[q])))
+          return (*why = "messages between two classes take routes priced differently", FALSE);
+      }
+  return TRUE;
+}
+
+/* (4): groups inside classes, mapped onto the simulated ranks' groups,
+ * and alike there.  Fills r->class_images with (group, image) pairs. */
+static gboolean
+check_groups (Classes *c, const char **why)
+{
+  WlReplay *r = c->r;
+  for (guint gi = 0; gi < r->sys_groups->len; gi++)
+    {
+      guint32 n = 0;
+      const guint32 *ranks = sys_group_ranks (r->sys, g_array_index (r->sys_groups, guint64, gi), &n);
+      for (guint32 m = 1; m < n; m++)
+        if (c->cls[ranks[m]] != c->cls[ranks[0]])
+          return (*why = "a process group holds ranks whose traces differ", FALSE);
+    }
+  g_autoptr (GHashTable) image = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  g_autoptr (GHashTable) alike = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                                       (GDestroyNotify) g_bytes_unref, NULL);
+  /* The simulated ranks first: their groups are their own images. */
+  for (int pass = 0; pass < 2; pass++)
+    for (guint32 i = 0; i < c->n; i++)
+      {
+        if ((c->cls[i] == i) != (pass == 0))
+          continue;
+        const WlGraph *g = r->ranks[i].graph, *g0 = r->ranks[c->cls[i]].graph;
+        for (guint32 v = 0; v < g->n_nodes; v++)
+          {
+            const WlNode *x = &g->nodes[v];
+            if (x->op != WL_OP_COLL
+                || (x->coll_kind == SYS_COLL_BROADCAST && r->params.timing.broadcast_as_delay))
+              continue;
+            guint64 grp = wl_replay_node_group (r, x), img = wl_replay_node_group (r, &g0->nodes[v]);
+            guint64 *have = g_hash_table_lookup (image, &grp);
+            if (have == NULL)
+              g_hash_table_insert (image, g_memdup2 (&grp, sizeof grp), g_memdup2 (&img, sizeof img));
+            else if (*have != img)
+              return (*why = "the ranks of a class use their process groups in different orders",
+                      FALSE);
+            if (pass > 0)
+              continue;
+            guint64 key[4] = { grp, x->coll_kind, x->bytes, x->involved };
+            GBytes *b = g_bytes_new (key, sizeof key);
+            if (g_hash_table_contains (alike, b))
+              {
+                g_bytes_unref (b);
+                continue;
+              }
+            g_hash_table_add (alike, b);
+            if (!sys_group_alike (r->sys, grp, (SysCollKind) x->coll_kind, x->bytes, x->involved,
+                                  why))
+              return FALSE;
+          }
+      }
+  r->class_images = g_array_new (FALSE, FALSE, sizeof (guint64));
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init (&it, image);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    if (*(guint64 *) k != *(guint64 *) v)
+      {
+        g_array_append_val (r->class_images, *(guint64 *) k);
+        g_array_append_val (r->class_images, *(guint64 *) v);
+      }
+  return TRUE;
+}
+
+/* The channel peers of the simulated ranks: (rank, class) -> its peer. */
+static void
+keep_channels (WlReplay *r, const Classes *c)
+{
+  r->class_peer = g_hash_table_new (g_int64_hash, g_int64_equal);
+  r->class_peer_keys = g_array_new (FALSE, FALSE, sizeof (guint64) * 2);
+  guint64 entries = 0;
+  for (guint32 i = 0; i < c->n; i++)
+    if (c->cls[i] == i)
+      entries += c->peer_off[i + 1] - c->peer_off[i];
+  g_array_set_size (r->class_peer_keys, (guint) entries);
+  guint64 *slot = (guint64 *) r->class_peer_keys->data;
+  for (guint32 i = 0; i < c->n; i++)
+    if (c->cls[i] == i)
+      for (guint32 e = c->peer_off[i]; e < c->peer_off[i + 1]; e++, slot += 2)
+        {
+          slot[0] = (guint64) i << 32 | c->cls[c->peers[e]];
+          slot[1] = c->peers[e];
+          g_hash_table_insert (r->class_peer, &slot[0], &slot[1]);
+        }
+}
+
+gboolean
+wl_replay_classes (WlReplay *r, const char **why)
+{
+  g_return_val_if_fail (r != NULL && r->rep_of == NULL, FALSE);
+  if (r->window > 0)
+    return (*why = "the traces are streamed (they do not fit the memory budget)", FALSE);
+  if (r->recording)
+    return (*why = "--report, --timeline and --critical-path record every rank's nodes", FALSE);
+  Classes c = { .r = r, .n = r->n_ranks,
+                .p2p = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref) };
+  c.cls = g_new (guint32, c.n);
+  initial_classes (&c);
+  gboolean ok = peers_valid (&c, why);
+  guint32 count = ok ? refine (&c) : 0;
+  if (ok && count == c.n)
+    ok = (*why = "no two ranks run the same trace up to their peers", FALSE);
+  ok = ok && check_peers (&c, why) && check_groups (&c, why);
+  if (ok)
+    {
+      keep_channels (r, &c);
+      r->rep_of = g_steal_pointer (&c.cls);
+      r->n_classes = count;
+      ok = sys_set_classes (r->sys, r->rep_of, why);
+    }
+  if (!ok)
+    wl_replay_classes_clear (r);
+  classes_free (&c);
+  return ok;
+}
+
+void
+wl_replay_classes_clear (WlReplay *r)
+{
+  g_clear_pointer (&r->rep_of, g_free);
+  g_clear_pointer (&r->class_peer, g_hash_table_unref);
+  g_clear_pointer (&r->class_peer_keys, g_array_unref);
+  g_clear_pointer (&r->class_images, g_array_unref);
+  r->n_classes = 0;
+}
+
+guint32
+wl_replay_n_classes (const WlReplay *r)
+{
+  return r->n_classes;
+}
+
+gboolean
+wl_replay_simulated (const WlReplay *r, guint32 rank)
+{
+  if (r->lockstep)
+    return rank == 0;
+  return r->rep_of == NULL || r->rep_of[rank] == rank;
+}
+
+void
+wl_replay_class_channel (const WlReplay *r, SysP2PRequest *req)
+{
+  guint32 stand_in = r->rep_of[req->dst];
+  guint64 key = (guint64) stand_in << 32 | r->rep_of[req->src];
+  const guint64 *peer = g_hash_table_lookup (r->class_peer, &key);
+  g_assert (peer != NULL);
+  req->chan_alias = TRUE;
+  req->chan_src = (guint32) *peer;
+  req->chan_dst = stand_in;
+}
+
+void
+wl_replay_classes_finish (WlReplay *r)
+{
+  g_return_if_fail (r->rep_of != NULL);
+  for (guint32 i = 0; i < r->n_ranks; i++)
+    {
+      guint32 rep = r->rep_of[i];
+      if (rep == i)
+        continue;
+      WlNodeSource *src0 = r->ranks[rep].src, *src = r->ranks[i].src;
+      r->ranks[i].stats = r->ranks[rep].stats;
+      for (guint32 v = 0; v < src0->n_nodes; v++)
+        *src->klass->state (src, v) = *src0->klass->state (src0, v);
+    }
+  sys_classes_finish (r->sys, (const guint64 *) r->class_images->data,
+                      r->class_images->len / 2);
+}
