@@ -118,6 +118,17 @@ wl_tf_cp (const WlGenTransformer *r)
   return r->cp > 0 ? r->cp : 1;
 }
 
+/* The vocabulary as Megatron-LM holds it: padded to a multiple of 128 x tp
+ * (megatron/training/tokenizer/tokenizer.py, _vocab_size_with_padding,
+ * --make-vocab-size-divisible-by 128 by default), so that every TP rank
+ * holds the same number of rows: GPT-3's 50,257 are 51,200 at TP 8. */
+static inline guint64
+wl_tf_padded_vocab (const WlGenTransformer *r)
+{
+  guint64 unit = 128 * (guint64) MAX (r->tp, 1u);
+  return (r->model.vocab + unit - 1) / unit * unit;
+}
+
 typedef struct
 {
   const WlGenTransformer *req;
