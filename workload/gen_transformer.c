@@ -62,14 +62,16 @@ bad (GError **error, const char *msg)
 
 /* Whether every byte and parameter count the generator and the memory
  * model form fits 64 bits with room (2^62), worked in doubles: a
- * micro-batch's largest tensor b s max (h, 2 f, V) x 8 bytes (fp32 logits,
+ * micro-batch's largest tensor b s max (h, 2 f, V') x 8 bytes (fp32 logits,
  * gated FFN), its attention scores b a s^2 x 8, and the model's
- * parameters x 18 bytes (weights, fp32 gradients, Adam). */
+ * parameters x 18 bytes (weights, fp32 gradients, Adam); V' the padded
+ * vocabulary, which the kernels and the memory model use. */
 static gboolean
 sizes_fit (const WlGenTransformer *r, GError **error)
 {
   const WlTransformerModel *m = &r->model;
-  double b = r->micro_batch, s = m->seq, h = m->hidden, f = m->ffn, V = m->vocab;
+  double b = r->micro_batch, s = m->seq, h = m->hidden, f = m->ffn;
+  double V = (double) wl_tf_padded_vocab (r);
   double E = m->experts > 0 ? m->experts : 1, limit = 4611686018427387904.0; /* 2^62 */
   double params = (double) m->layers * (4 * h * h + 3 * h * f * E) + 2 * V * h;
   if (b * s * MAX (MAX (h, 2 * f), V) * 8 >= limit || b * m->heads * s * s * 8 >= limit

@@ -10,6 +10,16 @@
  *   A = 2h^2 + 2h (h kv_heads / heads) parameters (4h^2 without GQA).
  *   Parameters: L x (A + n_ffn x h x f) + 2 x V x h (embedding and LM head
  *   counted separately, as untied; biases and norms are ignored).
+ * - Vocabulary padding: Megatron-LM pads the vocabulary to V' = ceil (V /
+ *   (128 tp)) x 128 tp (megatron/training/tokenizer/tokenizer.py,
+ *   _vocab_size_with_padding, --make-vocab-size-divisible-by 128 times the
+ *   TP size), so every TP rank holds V' / tp rows (GPT-3's 50,257 are
+ *   51,200 at TP 8).  V' is what the machine runs and stores: the LM head's
+ *   and cross entropy's kernels, the embedding's and LM head's parameters
+ *   (memory, the optimizer step, DP gradient buckets, ZeRO / FSDP gathers)
+ *   and the last stage's logits.  The parameter count above and the model
+ *   FLOPs (MFU, wl_gen_transformer_model_flops) keep the nominal V, the
+ *   model's real parameters (PaLM's convention).
  * - Kernels (gen_transformer_kernels.c): every compute node, one per block
  *   (embedding, attention block, MLP block, LM head, their backwards,
  *   recomputations, the optimizer step), carries the `kernels` attribute:
@@ -22,8 +32,8 @@
  *   scale-mask-softmax, dropout and AV GEMMs), output projection,
  *   dropout + residual add; MLP block: norm, FC1 (2 f wide when gated),
  *   GeLU / SwiGLU, FC2, dropout + add (MoE: top_k x the tokens); LM head:
- *   final norm, h x V / tp GEMM (the first V mod tp ranks one row more; bf16
- *   always), vocab-parallel cross entropy; embedding lookup on the first
+ *   final norm, h x V' / tp GEMM (the padded vocabulary; bf16 always),
+ *   vocab-parallel cross entropy; embedding lookup on the first
  *   chunk.  Backward: each GEMM's dgrad and wgrad, the attention's backward
  *   kernel (or the unfused GEMMs' and softmax / dropout backward), the
  *   elementwise kernels' backward.  With fp8 the layers' GEMMs are FP8
@@ -35,7 +45,7 @@
  *   layer: GEMMs G = 2 t A + 2 n_ffn t h f (x top_k for MoE), attention
  *   2 b s^2 h forward (causal FlashAttention computes half of QK^T and AV's
  *   4 b s^2 h; unfused: 4 b s^2 h) and 2.5 x that backward (unfused 2 x);
- *   GEMMs twice forward backward; the LM head 2 t h V forward, 4 t h V
+ *   GEMMs twice forward backward; the LM head 2 t h V' forward, 4 t h V'
  *   backward; full recomputation one more forward of the layers (GEMMs and
  *   attention), selective one more attention forward.  Memory-bound
  *   kernels count 0 FLOPs but two: the embedding (one operation per element
@@ -177,15 +187,14 @@
  *   group as before, the rank's E / ep experts on its expert-DP group, the
  *   dp / ep ranks with the same stage, TP index and d mod ep (with ep = 1
  *   that is the DP group, as a second collective).  MoE on every layer.
- * - Not modelled: Megatron's vocabulary padding (to a multiple of 128 tp),
- *   the cross entropy's small TP all-reduces, the MoE router, tied-
- *   embedding synchronisation, TP communication overlapped with GEMMs,
- *   kernel launch overheads (the compute model's).
+ * - Not modelled: the cross entropy's small TP all-reduces, the MoE
+ *   router, tied-embedding synchronisation, TP communication overlapped
+ *   with GEMMs, kernel launch overheads (the compute model's).
  * - Memory (wl_gen_transformer_memory): per rank of stage p, in bytes, for
  *   mixed-precision training with Adam as Megatron-LM does it.  With P_p
- *   the stage's parameters (its layers with E / ep experts each, plus V h
- *   for the embedding on the first stage and V h for the LM head on the
- *   last) and N = P_p / tp:
+ *   the stage's parameters (its layers with E / ep experts each, plus V' h
+ *   for the embedding on the first stage and V' h for the LM head on the
+ *   last, V' the padded vocabulary) and N = P_p / tp:
  *     parameters 2 N (bf16); gradients 4 N: Megatron's fp32 main gradients,
  *     its default with bf16 (megatron/training/arguments.py: "bfloat16
  *     requires gradient accumulation and all-reduce to be done in fp32");
@@ -199,7 +208,7 @@
  *     ZeRO-3 also parameters 2 N / dp plus, when dp > 1, 2 x 2 x (U / tp)
  *     for the gathered weights transiently resident (the unit in use and
  *     the next one prefetched), U the largest unit of the stage (a layer,
- *     or V h on the first and last stages).  Experts' shares use dp / ep.
+ *     or V' h on the first and last stages).  Experts' shares use dp / ep.
  *     Divisions round down.
  *   Activations: the peak, over the stage's own order of forwards and
  *   backwards (the schedule above), of the bytes held by the chunk
@@ -208,7 +217,7 @@
  *   dropout mask (T h / SP bytes; the embedding's output itself is the
  *   first layer's input, counted there) and on the last chunk the final
  *   norm's input and the LM head's input (2 + 2 bytes x T h / SP) and the
- *   fp32 logits the cross-entropy keeps (4 T V / tp); Korthikanti et al.
+ *   fp32 logits the cross-entropy keeps (4 T V' / tp); Korthikanti et al.
  *   2022, Section 4.3.  in_flight is the most chunk forwards held at once:
  *   1F1B min (M, pp - p) micro-batches, GPipe M, interleaved 1F1B the
  *   warm-up count + 1 = (pp - p - 1) x 2 + (v - 1) x pp + 1 chunks of
@@ -351,7 +360,8 @@ double wl_gen_transformer_flops (const WlGenTransformer *req);
  * 2022, Appendix B; Megatron-LM and NeMo count alike): forward and
  * backward of every layer's GEMMs (6 per parameter and token, top_k
  * experts) and attention scores without causal halving (12 L s^2 h per
- * sequence), and the LM head (6 s h V), over the B global-batch sequences;
+ * sequence), and the LM head (6 s h V, the nominal vocabulary, not the
+ * padded V' the kernels run), over the B global-batch sequences;
  * no recomputation, nothing for norms, activations or the optimizer.
  * Every generated trace carries it (GlobalMetadata model_flops, with
  * flops_formula WL_TF_MODEL_FLOPS_FORMULA, and tokens_per_iteration B s). */

@@ -455,7 +455,7 @@ ep_a2a (Emit *e, const char *name)
 guint64
 wl_tf_step_params (const WlGenTransformer *r, guint32 p)
 {
-  guint64 emb = (guint64) r->model.vocab * r->model.hidden, n = stage_layers (r, p);
+  guint64 emb = wl_tf_padded_vocab (r) * r->model.hidden, n = stage_layers (r, p);
   guint64 dense = n * dense_part (&r->model) + (p == 0 ? emb : 0) + (p + 1 == r->pp ? emb : 0);
   guint64 experts = n * expert_part (r);
   dense /= r->tp;
@@ -534,7 +534,7 @@ wl_tf_forward (Emit *e, guint32 chunk, guint32 mb)
     p2p (e, FALSE, (k - 1) % pp, k - 1, mb, FALSE);
   else
     {
-      dp_gather (e, (guint64) m->vocab * m->hidden);
+      dp_gather (e, wl_tf_padded_vocab (e->req) * m->hidden);
       block (e, "embedding_fwd", wl_tf_kernels_embed, FALSE, FALSE);
       tp_coll (e, FALSE); /* VocabParallelEmbedding's reduce(-scatter) */
     }
@@ -545,7 +545,7 @@ wl_tf_forward (Emit *e, guint32 chunk, guint32 mb)
     }
   if (last_chunk (e, k))
     {
-      dp_gather (e, (guint64) m->vocab * m->hidden);
+      dp_gather (e, wl_tf_padded_vocab (e->req) * m->hidden);
       tp_coll (e, TRUE); /* the output layer's input, gathered under SP */
       block (e, "lm_head_fwd", wl_tf_kernels_head, FALSE, FALSE);
     }
@@ -592,7 +592,7 @@ wl_tf_backward (Emit *e, guint32 chunk, guint32 mb)
 {
   const WlTransformerModel *m = &e->req->model;
   guint32 k = chunk_index (e, chunk), pp = e->req->pp;
-  guint64 emb = (guint64) m->vocab * m->hidden;
+  guint64 emb = wl_tf_padded_vocab (e->req) * m->hidden;
   gboolean final = mb + 1 == e->M, first_chunk = k == 0;
   if (last_chunk (e, k))
     {

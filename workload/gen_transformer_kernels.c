@@ -45,9 +45,8 @@ dims_of (const Emit *e)
              .dt = r->fp8 ? "fp8" : "bf16" };
   d.tl = d.b * d.s / cp;
   d.tsp = r->no_sequence_parallel ? d.tl : d.tl / tp;
-  /* The vocabulary's rows split over TP ranks, the first V mod tp one more
-   * (Megatron pads V to a multiple of 128 tp instead: not modelled). */
-  d.vocab = m->vocab / tp + (e->t < m->vocab % tp ? 1 : 0);
+  /* The padded vocabulary's rows split evenly over TP ranks. */
+  d.vocab = wl_tf_padded_vocab (r) / tp;
   return d;
 }
 

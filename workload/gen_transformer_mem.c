@@ -62,7 +62,7 @@ act_costs (const WlGenTransformer *r)
     .layer_B = layer_bytes (r, r->recompute),
     .none_B = layer_bytes (r, WL_RECOMPUTE_NONE),
     .first_B = dropout_masks (m) * tok * h / sp,                /* embedding dropout mask */
-    .last_B = 4 * tok * h / sp + 4 * tok * m->vocab / tp,      /* norm, head input, fp32 logits */
+    .last_B = 4 * tok * h / sp + 4 * tok * wl_tf_padded_vocab (r) / tp,      /* norm, head input, fp32 logits */
   };
 }
 
@@ -100,7 +100,7 @@ wl_gen_transformer_memory (const WlGenTransformer *r, WlStageMemory *out, GError
   if (M == 0)
     return FALSE;
   const WlTransformerModel *m = &r->model;
-  guint64 tp = r->tp, emb = (guint64) m->vocab * m->hidden, cp = r->cp > 0 ? r->cp : 1;
+  guint64 tp = r->tp, emb = wl_tf_padded_vocab (r) * m->hidden, cp = r->cp > 0 ? r->cp : 1;
   guint64 dp = r->dp, edp = r->dp / ep_of (r);
   /* Optimizer shards: Megatron's distributed optimizer over DP x CP,
    * ZeRO over the DP group (the expert-DP group for experts). */

@@ -66,7 +66,19 @@ layer_local (const WlGenTransformer *r)
   return dense_part (&r->model) + expert_part (r);
 }
 
-/* Forward FLOPs of one micro-batch on all tp ranks together. */
+/* The vocabulary as Megatron-LM holds it: padded to a multiple of 128 x tp
+ * (megatron/training/tokenizer/tokenizer.py, _vocab_size_with_padding,
+ * --make-vocab-size-divisible-by 128 by default), so that every TP rank
+ * holds the same number of rows: GPT-3's 50,257 are 51,200 at TP 8. */
+static inline guint64
+wl_tf_padded_vocab (const WlGenTransformer *r)
+{
+  guint64 unit = 128 * (guint64) MAX (r->tp, 1u);
+  return (r->model.vocab + unit - 1) / unit * unit;
+}
+
+/* Forward FLOPs of one micro-batch on all tp ranks together (the LM head
+ * over the padded vocabulary, as its kernels run it). */
 typedef struct
 {
   guint64 attn, mlp, head, tokens, act_bytes;
@@ -79,7 +91,7 @@ costs_of (const WlGenTransformer *r)
   guint64 b = r->micro_batch, s = m->seq, h = m->hidden, t = b * s;
   return (Costs) { .attn = 2 * t * attn_params (m) + 4 * b * s * s * h,
                    .mlp = 2 * (guint64) (m->experts > 0 ? m->top_k : 1) * ffn_mats (m) * t * h * m->ffn,
-                   .head = 2 * t * h * m->vocab,
+                   .head = 2 * t * h * wl_tf_padded_vocab (r),
                    .tokens = t,
                    .act_bytes = 2 * t * h };
 }

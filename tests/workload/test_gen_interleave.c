@@ -135,8 +135,10 @@ END_TEST
 
 /* The simulated bubble: pp stages of 8 layers per chunk (equal compute per
  * chunk; the embedding, final norm and LM head on the end stages, with a
- * vocabulary of 8, are memory-bound kernels of t h bytes, about 1 % of a
- * chunk's time), on a
+ * vocabulary of 8, padded to V' = 128 as Megatron pads it at tp 1, are
+ * memory-bound kernels of t h bytes and a t x V' x h GEMM of 2 x 1024 x
+ * 128 x 2048 = 0.54 GFLOP forward against a chunk's 8 x 2 t (4 h^2 +
+ * 2 h f) = 824.6 GFLOP: under 1 % of a chunk's time), on a
  * ring with a practically free network (1 PB/s, no latency): the
  * iteration's end over the ideal time (the busiest rank's compute, M v
  * chunk forwards and backwards) is 1 + (p - 1) / (v m).  Tolerance 2 % of
@@ -167,9 +169,10 @@ check_bubble (guint32 pp, guint32 v, guint32 M)
     }
   /* The optimizer step after the last backward is compute outside the
    * pipeline: memory-bound, 40 bytes per parameter (gen_transformer.h) of
-   * the stage's 8 v layers (4 h^2 + 2 h f each; the V h = 8 x 2048 of the
-   * embedding or head on the end stages is 0.02 %), at the memory
-   * bandwidth; it comes off the ideal. */
+   * the stage's 8 v layers (4 h^2 + 2 h f each; the V' h = 128 x 2048 of
+   * the embedding or head on the end stages, V = 8 padded to V' = 128, is
+   * under 0.07 % of them), at the memory bandwidth; it comes off the
+   * ideal. */
   double params = 8.0 * v * (4.0 * 2048 * 2048 + 2.0 * 2048 * 8192);
   ideal -= 40.0 * params / cfg.wl.mem_bw_Bps * 1e12;
   end -= 40.0 * params / cfg.wl.mem_bw_Bps * 1e12;

@@ -100,7 +100,9 @@ END_TEST
  * V 1000, s 128, b 1, tp 1, FlashAttention: a layer holds
  * s b h 34 + 4 a s b = 1114112 + 2048 = 1116160 bytes; the embedding's mask
  * s b h = 32768; the last chunk's norm and head inputs 4 s b h = 131072 and
- * logits 4 s b V = 512000.  From the order written out by hand
+ * fp32 logits 4 s b V' = 4 x 128 x 1024 = 524288, with the vocabulary padded
+ * as Megatron pads it, V' = ceil (1000 / (128 tp)) x 128 tp = 1024 at tp 1.
+ * From the order written out by hand
  * (test_gen_interleave.c), stage 0 peaks with 5 chunk forwards held (its 4
  * warm-up forwards + 1), 4 of them on chunk 0 (after F0.3 and after
  * F1.2); stage 1 with 3 (2 + 1), one of them on the last chunk. */
@@ -115,7 +117,7 @@ START_TEST (test_in_flight_interleaved)
   ck_assert_uint_eq (mem[1].in_flight, 3);
   ck_assert_uint_eq (mem[0].layer_B, 1116160);
   ck_assert_uint_eq (mem[0].activations_B, 5 * 1116160 + 4 * 32768);
-  ck_assert_uint_eq (mem[1].activations_B, 3 * 1116160 + 131072 + 512000);
+  ck_assert_uint_eq (mem[1].activations_B, 3 * 1116160 + 131072 + 524288);
   /* pp 4 v 2 M 8: warm-up (4 - p - 1) x 2 + (2 - 1) x 4, + 1: 11, 9, 7, 5;
    * with M 4 stage 0's 11 is capped by M v = 8. */
   req.model.layers = 8;
@@ -134,8 +136,9 @@ END_TEST
 
 /* Megatron's distributed optimizer: 6 + 12 / d bytes per parameter, d =
  * dp x cp; and 18 without it.  One stage, 2 layers of 4 h^2 + 2 h f =
- * 786432 parameters, V h = 256000 twice, tp 2: n = (1572864 + 512000) / 2 =
- * 1042432 per rank. */
+ * 786432 parameters; the vocabulary padded as Megatron pads it, V' =
+ * ceil (1000 / (128 x 2)) x 256 = 1024, so V' h = 262144 twice; tp 2:
+ * n = (1572864 + 524288) / 2 = 1048576 per rank. */
 START_TEST (test_distributed_optimizer)
 {
   WlGenTransformer req = { .model = { "custom", 2, 256, 4, 0, 1024, 1000, 128, FALSE },
@@ -143,12 +146,12 @@ START_TEST (test_distributed_optimizer)
                            .cp = 2, .distributed_optimizer = TRUE };
   WlStageMemory mem[1];
   ck_assert (wl_gen_transformer_memory (&req, mem, NULL));
-  ck_assert_uint_eq (mem[0].params_B, 2 * 1042432);
-  ck_assert_uint_eq (mem[0].grads_B, 4 * 1042432);
-  ck_assert_uint_eq (mem[0].optimizer_B, 12 * 1042432 / 8);
+  ck_assert_uint_eq (mem[0].params_B, 2 * 1048576);
+  ck_assert_uint_eq (mem[0].grads_B, 4 * 1048576);
+  ck_assert_uint_eq (mem[0].optimizer_B, 12 * 1048576 / 8);
   req.distributed_optimizer = FALSE;
   ck_assert (wl_gen_transformer_memory (&req, mem, NULL));
-  ck_assert_uint_eq (mem[0].optimizer_B, 12 * 1042432);
+  ck_assert_uint_eq (mem[0].optimizer_B, 12 * 1048576);
 }
 END_TEST
 

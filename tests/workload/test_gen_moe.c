@@ -44,20 +44,33 @@ ffn (const WlTransformerModel *m)
   return (m->gated_ffn ? 3.0 : 2.0) * m->hidden * m->ffn;
 }
 
+/* The vocabulary as Megatron-LM pads it (tokenizer.py,
+ * _vocab_size_with_padding, --make-vocab-size-divisible-by 128): V' =
+ * ceil (V / (128 tp)) x 128 tp.  Mixtral's 32000 stay 32000 at tp 1 and 2
+ * (250 x 128, 125 x 256) and become 63 x 512 = 32256 at tp 4. */
+static double
+padded_vocab (const WlTransformerModel *m, double tp)
+{
+  double unit = 128 * tp;
+  return ceil (m->vocab / unit) * unit;
+}
+
 /* Causal FlashAttention: 2 b s^2 h forward, 2.5 x backward per layer.
  * Besides the model: the embedding's operation per element forward and
  * backward on each TP rank, and Adam's 16 FLOPs per parameter updated (dp
  * ranks each with the dense part and E / ep experts, or with ZeRO >= 1 one
- * copy of everything). */
+ * copy of everything).  The LM head's FLOPs and the embedding's and head's
+ * parameters are over the padded vocabulary V'. */
 static double
 analytic_flops (const WlTransformerModel *m, double B, const Layout *lay)
 {
   double L = m->layers, h = m->hidden, s = m->seq, T = B * s;
   double active = attn (m) + m->top_k * ffn (m);
-  double f = 6 * (L * active + (double) m->vocab * h) * T + 7 * L * B * s * s * h;
+  double V = padded_vocab (m, lay->tp);
+  double f = 6 * (L * active + V * h) * T + 7 * L * B * s * s * h;
   if (lay->recompute)
     f += 2 * L * active * T + 2 * L * B * s * s * h;
-  double E = m->experts, emb = 2.0 * m->vocab * h;
+  double E = m->experts, emb = 2.0 * V * h;
   double adam = lay->zero >= 1 ? L * (attn (m) + E * ffn (m)) + emb
                                : lay->dp * (L * (attn (m) + E / lay->ep * ffn (m)) + emb);
   return f + 2.0 * lay->tp * T * h + 16 * adam;
@@ -141,7 +154,7 @@ check_layout (const Layout *lay, const char *tag)
   guint32 tp = lay->tp, pp = lay->pp, dp = lay->dp, ep = lay->ep, edp = dp / ep;
   guint32 ranks = tp * pp * dp, M = lay->B / (lay->b * dp);
   double K = m->top_k, E = m->experts, a2a = K * lay->b * m->seq * m->hidden * 2 / tp;
-  double vh = (double) m->vocab * m->hidden, total = 0;
+  double vh = padded_vocab (m, tp) * m->hidden, total = 0;
   g_autoptr (GHashTable) users = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint32 r = 0; r < ranks; r++)
     {
@@ -244,7 +257,8 @@ START_TEST (test_moe_params_and_errors)
   ck_assert_msg (strstr (error->message, "needs experts") != NULL, "%s", error->message);
   g_clear_error (&error);
   /* Memory: E / ep experts per layer; ZeRO-1 shards their optimizer states
-   * over dp / ep ranks, the dense part's over dp. */
+   * over dp / ep ranks, the dense part's over dp.  The embedding and head
+   * are 2 V' h with V' = V = 32000 at tp 2 (125 x 256: no padding). */
   req.model = *m;
   req.ep = 2;
   req.zero = 1;

@@ -138,6 +138,18 @@ layer_params (const WlTransformerModel *m)
   return attn_params (m) + (m->gated_ffn ? 3.0 : 2.0) * m->hidden * m->ffn;
 }
 
+/* The vocabulary as Megatron-LM pads it (tokenizer.py,
+ * _vocab_size_with_padding, --make-vocab-size-divisible-by 128): V' =
+ * ceil (V / (128 tp)) x 128 tp.  The LM head's kernels, the embedding's
+ * parameters (memory, Adam, DP traffic) and the logits use V'; the model
+ * FLOPs of the metadata (PaLM's count) keep V. */
+static double
+padded_vocab (const WlTransformerModel *m, double tp)
+{
+  double unit = 128 * tp;
+  return ceil (m->vocab / unit) * unit;
+}
+
 /* A layer's parameters used per token: top_k experts in an MoE layer. */
 static double
 active_layer_params (const WlTransformerModel *m)
@@ -148,13 +160,14 @@ active_layer_params (const WlTransformerModel *m)
 
 /* 6 x N' x T + 7 L B s^2 h (causal FlashAttention: QK^T and AV 4 b s^2 h
  * halved forward, 2.5 x that backward), N' = active layer parameters + the
- * LM head's V h; full recomputation adds one forward of the layers:
+ * LM head's V' h (the padded vocabulary at TP degree TP); full
+ * recomputation adds one forward of the layers:
  * 2 x L x active layer params x T + 2 L B s^2 h. */
 static double
-expected_flops (const WlTransformerModel *m, double B, gboolean recompute)
+expected_flops (const WlTransformerModel *m, double B, double tp, gboolean recompute)
 {
   double L = m->layers, h = m->hidden, s = m->seq, T = B * s;
-  double n_prime = L * active_layer_params (m) + (double) m->vocab * h;
+  double n_prime = L * active_layer_params (m) + padded_vocab (m, tp) * h;
   double f = 6 * n_prime * T + 7 * L * B * s * s * h;
   if (recompute)
     f += 2 * L * active_layer_params (m) * T + 2 * L * B * s * s * h;
@@ -164,14 +177,15 @@ expected_flops (const WlTransformerModel *m, double B, gboolean recompute)
 /* Besides the model: the embedding's one operation per element forward
  * and backward on each of tp ranks (2 tp T h), and Adam's 16 FLOPs per
  * parameter updated: dp copies of the parameters (every expert, plus the
- * embedding and LM head's 2 V h) without sharding, one with ZeRO >= 1. */
+ * embedding and LM head's 2 V' h, padded) without sharding, one with
+ * ZeRO >= 1. */
 static double
 overhead_flops (const WlTransformerModel *m, double B, double tp, double dp, gboolean sharded)
 {
   double h = m->hidden, T = B * m->seq;
   double experts = m->experts ? m->experts : 1;
   double params = m->layers * (attn_params (m) + experts * (layer_params (m) - attn_params (m)))
-                  + 2.0 * m->vocab * h;
+                  + 2.0 * padded_vocab (m, tp) * h;
   return 2 * tp * T * h + 16 * (sharded ? 1 : dp) * params;
 }
 
@@ -188,7 +202,8 @@ check_layout (const WlTransformerModel *m, const Layout *lay, const char *tag)
   g_autoptr (GHashTable) sends = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr (GHashTable) recvs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   guint32 ranks = lay->tp * lay->pp * lay->dp, M = lay->B / (lay->b * lay->dp);
-  double total = 0, act = 2.0 * lay->b * m->seq * m->hidden, vh = (double) m->vocab * m->hidden;
+  double total = 0, act = 2.0 * lay->b * m->seq * m->hidden;
+  double vh = padded_vocab (m, lay->tp) * m->hidden;
   for (guint32 r = 0; r < ranks; r++)
     {
       RankSums s;
@@ -216,7 +231,8 @@ check_layout (const WlTransformerModel *m, const Layout *lay, const char *tag)
           ck_assert_str_eq (s.tp_pg, pg);
         }
       /* DP: one all-reduce per layer plus the embedding (first stage) and
-       * the LM head (last), 2 bytes per parameter of the tp share. */
+       * the LM head (last, V' h each, padded), 2 bytes per parameter of
+       * the tp share. */
       guint n_dp = lay->dp > 1 ? nl + first + last : 0;
       double dp_bytes = lay->dp > 1 ? 2 * (nl * layer_params (m) + (first + last) * vh) / lay->tp : 0;
       ck_assert_uint_eq (s.n_ar, n_dp);
@@ -244,7 +260,7 @@ check_layout (const WlTransformerModel *m, const Layout *lay, const char *tag)
   g_hash_table_iter_init (&it, sends);
   while (g_hash_table_iter_next (&it, &key, NULL))
     ck_assert_msg (g_hash_table_contains (recvs, key), "send %s has no receive", (char *) key);
-  double want = expected_flops (m, lay->B, lay->recompute)
+  double want = expected_flops (m, lay->B, lay->tp, lay->recompute)
                 + overhead_flops (m, lay->B, lay->tp, lay->dp, FALSE);
   ck_assert_msg (fabs (total - want) <= 1e-9 * want, "%s: %.6g FLOPs, want %.6g", tag, total,
                  want);
@@ -396,10 +412,13 @@ END_TEST
 
 /* Per-rank memory of a small custom model over 3 uneven stages (5 layers:
  * 2, 2, 1), both schedules, recomputation on and off, M binding or not,
- * recomputed here from the formulas in the header. */
+ * recomputed here from the formulas in the header.  The vocabulary V =
+ * 1000 padded as Megatron pads it: V' = ceil (1000 / (128 x 2)) x 256 =
+ * 1024 at tp 2. */
 START_TEST (test_memory)
 {
-  const guint64 L = 5, h = 256, a = 4, f = 1024, V = 1000, s = 128, b = 2, tp = 2, pp = 3;
+  const guint64 L = 5, h = 256, a = 4, f = 1024, V = 1000, Vp = 1024, s = 128, b = 2, tp = 2,
+                pp = 3;
   const guint64 layer = 4 * h * h + 2 * h * f, stage_layers[3] = { 2, 2, 1 };
   for (guint sched = 0; sched < 2; sched++)
     for (guint rc = 0; rc < 2; rc++)
@@ -416,8 +435,8 @@ START_TEST (test_memory)
           g_assert_no_error (error);
           for (guint64 p = 0; p < pp; p++)
             {
-              guint64 params = stage_layers[p] * layer + (p == 0 ? V * h : 0)
-                               + (p == pp - 1 ? V * h : 0);
+              guint64 params = stage_layers[p] * layer + (p == 0 ? Vp * h : 0)
+                               + (p == pp - 1 ? Vp * h : 0);
               guint64 n = params / tp;
               guint64 per_layer = rc ? 2 * s * b * h / tp
                                      : (guint64) ((double) s * b * h
@@ -426,11 +445,11 @@ START_TEST (test_memory)
               /* Per micro-batch in flight, besides the layers: the
                * embedding's dropout mask s b h / tp on the first stage; the
                * final norm's and LM head's inputs 4 s b h / tp and the fp32
-               * logits 4 s b V / tp on the last.  With recomputation, once,
+               * logits 4 s b V' / tp on the last.  With recomputation, once,
                * the layer being recomputed (no-recompute bytes less those
                * kept). */
               guint64 io = (p == 0 ? s * b * h / tp : 0)
-                           + (p == pp - 1 ? 4 * s * b * h / tp + 4 * s * b * V / tp : 0);
+                           + (p == pp - 1 ? 4 * s * b * h / tp + 4 * s * b * Vp / tp : 0);
               guint64 working = rc ? (guint64) ((double) s * b * h * (34.0 + 5.0 * a * s / h) / tp)
                                          - per_layer
                                    : 0;
@@ -445,13 +464,15 @@ START_TEST (test_memory)
               ck_assert_uint_eq (mem[p].total_B, 18 * n + act);
             }
         }
-  /* Spot values: stage 0, 1F1B, M 4, no recomputation: 3 in flight. */
+  /* Spot values: stage 0, 1F1B, M 4, no recomputation: 3 in flight; two
+   * layers of 4 h^2 + 2 h f = 786432 and V' h = 1024 x 256 = 262144, / tp 2,
+   * 2 bytes each: 2 (2 x 786432 + 262144) / 2 = 1835008. */
   WlGenTransformer req = { .model = { "custom", L, h, a, 0, f, V, s, FALSE }, .micro_batch = b,
                            .tp = tp, .pp = pp, .dp = 1, .microbatches = 4,
                            .attention = WL_ATTENTION_UNFUSED };
   WlStageMemory mem[3];
   ck_assert (wl_gen_transformer_memory (&req, mem, NULL));
-  ck_assert_uint_eq (mem[0].params_B, 2 * (2 * 786432 + 256000) / 2);
+  ck_assert_uint_eq (mem[0].params_B, 2 * (2 * 786432 + 262144) / 2);
   ck_assert_uint_eq (mem[0].activations_B, 2 * 3 * ((34 * 128 * 2 * 256 + 5 * 4 * 128 * 128 * 2) / 2)
                                                + 3 * (128 * 2 * 256 / 2));
   req.tp = 3; /* does not divide h */
@@ -513,8 +534,8 @@ START_TEST (test_cli_memory)
 }
 END_TEST
 
-/* A small model (5 layers, h 256, V 1000) on tp 2 pp 2 dp 4 (M 2) and on
- * dp 1, each ZeRO stage: the DP traffic by kind against the closed forms of
+/* A small model (5 layers, h 256, V 1000, padded to V' = 1024 at tp 2) on
+ * tp 2 pp 2 dp 4 (M 2) and on dp 1, each ZeRO stage: the DP traffic by kind against the closed forms of
  * the header (units: layers, the embedding on stage 0, the LM head on the
  * last), and compute, TP and PP traffic unchanged (the same FLOPs). */
 START_TEST (test_zero_traffic)
@@ -544,8 +565,9 @@ START_TEST (test_zero_traffic)
             total += s.num_ops;
             guint32 nl = st == 0 ? 3 : 2;
             gboolean first = st == 0, last = st + 1 == pp;
-            /* Unit bytes P_u = 2 params / tp: a layer 786432, V h 256000. */
-            double P_layer = 2 * layer_params (&m) / tp, P_emb = 2.0 * 1000 * 256 / tp;
+            /* Unit bytes P_u = 2 params / tp: a layer 786432, V' h 262144
+             * (V' = ceil (1000 / 256) x 256 = 1024; was V h 256000). */
+            double P_layer = 2 * layer_params (&m) / tp, P_emb = 2.0 * 1024 * 256 / tp;
             double P_all = nl * P_layer + (first + last) * P_emb;
             guint units = nl + first + last;
             guint n_ar = 0, n_rs = 0, n_ag = 0;
@@ -584,7 +606,7 @@ START_TEST (test_zero_traffic)
             g_free (s.tp_pg);
             g_free (s.dp_pg);
           }
-        double want = expected_flops (&m, (double) M * dp, FALSE)
+        double want = expected_flops (&m, (double) M * dp, tp, FALSE)
                       + overhead_flops (&m, (double) M * dp, tp, dp, zero >= 1);
         ck_assert_msg (fabs (total - want) <= 1e-9 * want, "%s: %.6g FLOPs", tag, total);
         ck_assert_msg (fabs (wl_gen_transformer_flops (&req) - want) <= 1e-9 * want, "%s", tag);
@@ -596,7 +618,7 @@ START_TEST (test_zero_traffic)
     {
       WlGenTransformer req = { .model = presets[i], .micro_batch = 1, .global_batch = 8,
                                .tp = 2, .pp = 2, .dp = 4, .zero = 3 };
-      double want = expected_flops (&presets[i], 8, FALSE) + overhead_flops (&presets[i], 8, 2, 4, TRUE);
+      double want = expected_flops (&presets[i], 8, 2, FALSE) + overhead_flops (&presets[i], 8, 2, 4, TRUE);
       ck_assert (fabs (wl_gen_transformer_flops (&req) - want) <= 1e-9 * want);
     }
   WlGenTransformer bad_req = { .model = m, .micro_batch = 1, .microbatches = 2, .tp = 1,
@@ -608,10 +630,12 @@ START_TEST (test_zero_traffic)
 }
 END_TEST
 
-/* Memory per ZeRO stage: 3 stages (layers 2, 2, 1), tp 2, dp 4 and dp 1. */
+/* Memory per ZeRO stage: 3 stages (layers 2, 2, 1), tp 2, dp 4 and dp 1;
+ * the embedding and LM head V' h with V = 1000 padded to V' = 1024
+ * (ceil (1000 / (128 x 2)) x 256). */
 START_TEST (test_zero_memory)
 {
-  const guint64 h = 256, f = 1024, V = 1000, tp = 2, pp = 3;
+  const guint64 h = 256, f = 1024, V = 1000, Vp = 1024, tp = 2, pp = 3;
   const guint64 layer = 4 * h * h + 2 * h * f, stage_layers[3] = { 2, 2, 1 };
   for (guint64 dp = 1; dp <= 4; dp += 3)
     for (guint32 zero = 0; zero <= 3; zero++)
@@ -627,9 +651,9 @@ START_TEST (test_zero_memory)
         for (guint64 p = 0; p < pp; p++)
           {
             gboolean edge = p == 0 || p == pp - 1;
-            guint64 n = (stage_layers[p] * layer + (p == 0 ? V * h : 0)
-                         + (p == pp - 1 ? V * h : 0)) / tp;
-            guint64 unit = edge ? MAX (layer, V * h) : layer;
+            guint64 n = (stage_layers[p] * layer + (p == 0 ? Vp * h : 0)
+                         + (p == pp - 1 ? Vp * h : 0)) / tp;
+            guint64 unit = edge ? MAX (layer, Vp * h) : layer;
             guint64 params = zero >= 3 ? 2 * n / dp + (dp > 1 ? 4 * (unit / tp) : 0) : 2 * n;
             guint64 grads = zero >= 2 ? 4 * n / dp : 4 * n;
             guint64 opt = zero >= 1 ? 12 * n / dp : 12 * n;

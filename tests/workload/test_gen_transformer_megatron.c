@@ -15,7 +15,9 @@
 #include "support/testutil.h"
 
 /* A small GPT-style model: L layers, h 256, 4 heads (d 64), f 1024, V 1000,
- * s 128. */
+ * s 128.  Megatron pads the vocabulary to a multiple of 128 tp (tokenizer.py,
+ * _vocab_size_with_padding): at tp 2, V' = ceil (1000 / 256) x 256 = 1024,
+ * 512 rows per TP rank. */
 static WlTransformerModel
 small_model (guint32 layers)
 {
@@ -146,12 +148,14 @@ START_TEST (test_kernels_gpt_layer)
                     "mem:bytes=262144,what=gelu;gemm:m=128,n=256,k=512;"
                     "mem:bytes=114688,what=dropout_add");
   ck_assert_int_eq (attr_i (m, "num_ops"), 67108864);
-  /* The LM head: rank 0's 500 of the 1000 rows, in bf16. */
+  /* The LM head: rank 0's 512 of the padded 1024 rows, in bf16; the
+   * vocab-parallel cross entropy's 10 bytes per logit, 10 x 128 x 512 =
+   * 655360; the GEMM's 2 x 128 x 512 x 256 FLOPs. */
   const ChakraProtoMsg__Node *head = first_named (nodes, "lm_head_fwd");
   ck_assert_str_eq (attr_s (head, "kernels"),
-                    "mem:bytes=65536,what=layernorm;gemm:m=128,n=500,k=256;"
-                    "mem:bytes=640000,what=cross_entropy");
-  ck_assert_int_eq (attr_i (head, "num_ops"), 2 * 128 * 500 * 256);
+                    "mem:bytes=65536,what=layernorm;gemm:m=128,n=512,k=256;"
+                    "mem:bytes=655360,what=cross_entropy");
+  ck_assert_int_eq (attr_i (head, "num_ops"), 2 * 128 * 512 * 256);
 }
 END_TEST
 
@@ -192,9 +196,10 @@ START_TEST (test_kernels_llama_layer)
                     "mem:bytes=65536,what=rmsnorm;gemm:m=128,n=1024,k=256,dtype=fp8;"
                     "mem:bytes=393216,what=swiglu;mem:bytes=262144,what=cast;"
                     "gemm:m=128,n=256,k=512,dtype=fp8;mem:bytes=98304,what=add");
-  /* The LM head stays in bf16 (the grammar's default dtype). */
+  /* The LM head stays in bf16 (the grammar's default dtype), V' / tp =
+   * 1024 / 2 = 512 rows. */
   ck_assert (strstr (attr_s (first_named (nodes, "lm_head_fwd"), "kernels"),
-                     "gemm:m=128,n=500,k=256;")
+                     "gemm:m=128,n=512,k=256;")
              != NULL);
 }
 END_TEST
@@ -346,12 +351,12 @@ END_TEST
  * backward order: each layer's MLP (2 h f / tp = 262144 parameters) then
  * attention (4 h^2 / tp = 131072) closes a bucket of 393216 parameters, a
  * comm_size of 2 x 393216 = 786432 bytes, three times, then the
- * embedding's V h / tp = 128000 (256000 bytes); stage 1 is one bucket
- * (Megatron buckets only the first stage): 256000 + 2 x 786432 = 1828864
- * bytes. */
+ * embedding's V' h / tp = 1024 x 256 / 2 = 131072 (262144 bytes); stage 1
+ * is one bucket (Megatron buckets only the first stage): 262144 + 2 x
+ * 786432 = 1835008 bytes. */
 START_TEST (test_dp_buckets)
 {
-  static const guint64 stage0[] = { 786432, 786432, 786432, 256000 };
+  static const guint64 stage0[] = { 786432, 786432, 786432, 262144 };
   for (guint dist = 0; dist < 2; dist++)
     {
       WlGenTransformer req = small_req (5, 2, 2, 2, 2);
@@ -375,7 +380,7 @@ START_TEST (test_dp_buckets)
                 }
               if (strcmp (n->name, kind) == 0)
                 {
-                  guint64 want = st == 0 ? stage0[got] : 1828864;
+                  guint64 want = st == 0 ? stage0[got] : 1835008;
                   ck_assert_int_eq (attr_i (n, "comm_size"), (gint64) want);
                   ck_assert_int_eq (attr_i (n, "stream"), 1);
                   ck_assert (!stepped);
@@ -398,9 +403,10 @@ START_TEST (test_dp_buckets)
 END_TEST
 
 /* The optimizer step: 6 + 28 + 6 = 40 bytes and 16 FLOPs per parameter
- * the rank updates: stage 0 of the run above holds 3 layers and the
- * embedding, 2615296 parameters, 1307648 per TP rank, 653824 with the
- * distributed optimizer over dp 2.  Without overlap every gradient
+ * the rank updates: stage 0 of the run above holds 3 layers (3 x 786432)
+ * and the embedding (V' h = 1024 x 256 = 262144), 2621440 parameters,
+ * 1310720 per TP rank, 655360 with the distributed optimizer over dp 2;
+ * without overlap one all-reduce of 2 bytes x 1310720 = 2621440.  Without overlap every gradient
  * collective comes after the backward's last compute node, one per stage. */
 START_TEST (test_optimizer_step)
 {
@@ -414,7 +420,7 @@ START_TEST (test_optimizer_step)
       g_autofree char *p = generate (&req, tag);
       g_autoptr (GPtrArray) nodes = read_nodes (p, 0);
       const ChakraProtoMsg__Node *o = first_named (nodes, "optimizer_step");
-      guint64 params = mode == 1 ? 653824 : 1307648;
+      guint64 params = mode == 1 ? 655360 : 1310720;
       g_autofree char *want = g_strdup_printf ("mem:bytes=%" G_GUINT64_FORMAT ",what=copy;"
                                                "mem:bytes=%" G_GUINT64_FORMAT ",what=adam,"
                                                "flops=%" G_GUINT64_FORMAT ";"
@@ -437,7 +443,7 @@ START_TEST (test_optimizer_step)
             {
               first_grad = MIN (first_grad, i);
               n_grad++;
-              ck_assert_int_eq (attr_i (n, "comm_size"), 2615296);
+              ck_assert_int_eq (attr_i (n, "comm_size"), 2621440);
             }
         }
       ck_assert_uint_eq (n_grad, 1);
@@ -470,16 +476,18 @@ END_TEST
 /* The closed form of an iteration's FLOPs, written apart from the
  * generator: per micro-batch of t = b s tokens, a layer's GEMMs 2 t (4 h^2
  * + 2 h f), attention forward 2 b s^2 h (causal flash) or 4 (unfused),
- * backward 2.5 x or 2 x; the LM head 2 t h V forward, twice backward;
+ * backward 2.5 x or 2 x; the LM head 2 t h V' forward, twice backward,
+ * V' = ceil (V / (128 tp)) x 128 tp the padded vocabulary (1024 here);
  * recomputation one forward of the layers (full) or of the attention
  * (selective); the embedding's operation per element forward and backward
- * on each TP rank; Adam's 16 per parameter on every rank (sharded over DP x
- * CP with the distributed optimizer). */
+ * on each TP rank; Adam's 16 per parameter (embedding and head 2 V' h) on
+ * every rank (sharded over DP x CP with the distributed optimizer). */
 static double
 closed_form (const WlGenTransformer *r)
 {
   const WlTransformerModel *m = &r->model;
-  double b = r->micro_batch, s = m->seq, h = m->hidden, f = m->ffn, V = m->vocab, L = m->layers;
+  double b = r->micro_batch, s = m->seq, h = m->hidden, f = m->ffn, L = m->layers;
+  double V = ceil (m->vocab / (128.0 * r->tp)) * 128.0 * r->tp;
   double t = b * s, M = r->microbatches, cp = r->cp ? r->cp : 1;
   double gemm = 2 * t * (4 * h * h + 2 * h * f);
   gboolean flash = r->attention == WL_ATTENTION_FLASH;
