@@ -9,7 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define JSON_OUT_FLUSH_BYTES ((gsize) 64 * 1024)
+/* The buffer between the values and write(2). */
+#define JSON_OUT_BUF_BYTES ((gsize) 64 * 1024)
 /* Containers open at once; the report nests five deep. */
 #define JSON_OUT_MAX_DEPTH 32
 
@@ -18,7 +19,8 @@ struct _AppJsonOut
   char *path;
   char *tmp;           /* PATH.XXXXXX, renamed to PATH at close */
   int fd;
-  GString *buf;
+  char *buf;           /* JSON_OUT_BUF_BYTES */
+  gsize len;           /* bytes in buf */
   GError *error;       /* the first write error; later output is dropped */
   guint depth;         /* containers open */
   char closer[JSON_OUT_MAX_DEPTH + 1];     /* ']' or '}' per open container */
@@ -52,18 +54,17 @@ app_json_out_open (const char *path, GError **error)
   out->path = g_strdup (path);
   out->tmp = g_steal_pointer (&tmp);
   out->fd = fd;
-  out->buf = g_string_sized_new (JSON_OUT_FLUSH_BYTES + 4096);
+  out->buf = g_malloc (JSON_OUT_BUF_BYTES);
   return out;
 }
 
+/* Write LEN bytes at P to the file, unless an error came before. */
 static void
-out_flush (AppJsonOut *out)
+write_all (AppJsonOut *out, const char *p, gsize len)
 {
-  const char *p = out->buf->str;
-  gsize left = out->error == NULL ? out->buf->len : 0;
-  while (left > 0)
+  while (out->error == NULL && len > 0)
     {
-      ssize_t n = write (out->fd, p, left);
+      ssize_t n = write (out->fd, p, len);
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0)
@@ -73,9 +74,48 @@ out_flush (AppJsonOut *out)
           break;
         }
       p += n;
-      left -= (gsize) n;
+      len -= (gsize) n;
     }
-  g_string_truncate (out->buf, 0);
+}
+
+static void
+out_flush (AppJsonOut *out)
+{
+  write_all (out, out->buf, out->len);
+  out->len = 0;
+}
+
+/* Append LEN bytes at P: a copy into the buffer (a library call per
+ * append cost more than the rest of a value), or straight to the file
+ * when larger than the buffer. */
+static void
+put (AppJsonOut *out, const char *p, gsize len)
+{
+  if (out->len + len > JSON_OUT_BUF_BYTES)
+    {
+      out_flush (out);
+      if (len > JSON_OUT_BUF_BYTES)
+        {
+          write_all (out, p, len);
+          return;
+        }
+    }
+  memcpy (out->buf + out->len, p, len);
+  out->len += len;
+}
+
+static void
+put_c (AppJsonOut *out, char c)
+{
+  if (out->len == JSON_OUT_BUF_BYTES)
+    out_flush (out);
+  out->buf[out->len++] = c;
+}
+
+static void
+put_str (AppJsonOut *out, const char *text)
+{
+  put (out, text, strlen (text));
 }
 
 /* Whether the old PATH must be synced over: it exists with contents (or
@@ -126,77 +166,85 @@ app_json_out_close (AppJsonOut *out, GError **error)
   gboolean ok = out->error == NULL;
   if (!ok)
     g_propagate_error (error, out->error);
-  g_string_free (out->buf, TRUE);
+  g_free (out->buf);
   g_free (out->tmp);
   g_free (out->path);
   g_free (out);
   return ok;
 }
 
+/* Two spaces per level. */
 static void
-append_indent (GString *s, guint level)
+put_indent (AppJsonOut *out, guint level)
 {
-  for (guint i = 0; i < level; i++)
-    g_string_append (s, "  ");
+  static const char spaces[2 * JSON_OUT_MAX_DEPTH + 1] =
+    "                                                                ";
+  put (out, spaces, 2 * (gsize) level);
 }
 
 /* TEXT between quotes, escaped as json-glib's json_strescape does (the
  * header says which bytes). */
 static void
-append_string (GString *s, const char *text)
+put_string (AppJsonOut *out, const char *text)
 {
-  g_string_append_c (s, '"');
+  put_c (out, '"');
   const char *run = text;
   for (const char *p = text; *p != '\0'; p++)
     {
       unsigned char c = (unsigned char) *p;
       if (c != '"' && c != '\\' && (c >= 0x1f && c != 0x7f))
         continue;
-      g_string_append_len (s, run, p - run);
+      put (out, run, (gsize) (p - run));
       run = p + 1;
       switch (c)
         {
-        case '"': g_string_append (s, "\\\""); break;
-        case '\\': g_string_append (s, "\\\\"); break;
-        case '\b': g_string_append (s, "\\b"); break;
-        case '\f': g_string_append (s, "\\f"); break;
-        case '\n': g_string_append (s, "\\n"); break;
-        case '\r': g_string_append (s, "\\r"); break;
-        case '\t': g_string_append (s, "\\t"); break;
-        default: g_string_append_printf (s, "\\u00%02x", c); break;
+        case '"': put (out, "\\\"", 2); break;
+        case '\\': put (out, "\\\\", 2); break;
+        case '\b': put (out, "\\b", 2); break;
+        case '\f': put (out, "\\f", 2); break;
+        case '\n': put (out, "\\n", 2); break;
+        case '\r': put (out, "\\r", 2); break;
+        case '\t': put (out, "\\t", 2); break;
+        default:
+          {
+            static const char hex[] = "0123456789abcdef";
+            char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf] };
+            put (out, u, sizeof u);
+            break;
+          }
         }
     }
-  g_string_append (s, run);
-  g_string_append_c (s, '"');
+  put_str (out, run);
+  put_c (out, '"');
 }
 
 /* Start a value: the separator from the previous one in its container, the
  * indentation of its level, and its name inside an object. */
-static GString *
+static void
 item_start (AppJsonOut *out, const char *name)
 {
-  if (out->buf->len >= JSON_OUT_FLUSH_BYTES)
-    out_flush (out);
-  GString *s = out->buf;
   if (out->depth > 0)
     {
-      g_string_append (s, out->has_items[out->depth] ? ",\n" : "\n");
+      if (out->has_items[out->depth])
+        put (out, ",\n", 2);
+      else
+        put_c (out, '\n');
       out->has_items[out->depth] = TRUE;
     }
-  append_indent (s, out->depth);
+  put_indent (out, out->depth);
   if (name != NULL)
     {
-      append_string (s, name);
-      g_string_append (s, " : ");
+      put_string (out, name);
+      put (out, " : ", 3);
     }
-  return s;
 }
 
 static void
 begin (AppJsonOut *out, const char *name, char open, char close)
 {
   g_return_if_fail (out != NULL && out->depth < JSON_OUT_MAX_DEPTH);
-  g_string_append_c (item_start (out, name), open);
+  item_start (out, name);
+  put_c (out, open);
   out->depth++;
   out->closer[out->depth] = close;
   out->has_items[out->depth] = FALSE;
@@ -212,10 +260,10 @@ end (AppJsonOut *out, char close)
   gboolean items = out->has_items[out->depth];
   out->depth--;
   if (items)
-    g_string_append_c (out->buf, '\n');
+    put_c (out, '\n');
   if (items || close == '}')
-    append_indent (out->buf, out->depth);
-  g_string_append_c (out->buf, close);
+    put_indent (out, out->depth);
+  put_c (out, close);
 }
 
 void
@@ -257,7 +305,8 @@ app_json_out_int (AppJsonOut *out, const char *name, gint64 value)
   while (v != 0);
   if (value < 0)
     digits[--i] = '-';
-  g_string_append_len (item_start (out, name), digits + i, (gssize) sizeof digits - i);
+  item_start (out, name);
+  put (out, digits + i, sizeof digits - (gsize) i);
 }
 
 void
@@ -266,29 +315,32 @@ app_json_out_double (AppJsonOut *out, const char *name, double value)
   g_return_if_fail (out != NULL);
   char text[G_ASCII_DTOSTR_BUF_SIZE];
   g_ascii_dtostr (text, sizeof text, value);
-  GString *s = item_start (out, name);
-  g_string_append (s, text);
+  item_start (out, name);
+  put_str (out, text);
   if (strchr (text, '.') == NULL)
-    g_string_append (s, ".0");
+    put (out, ".0", 2);
 }
 
 void
 app_json_out_string (AppJsonOut *out, const char *name, const char *value)
 {
   g_return_if_fail (out != NULL && value != NULL);
-  append_string (item_start (out, name), value);
+  item_start (out, name);
+  put_string (out, value);
 }
 
 void
 app_json_out_boolean (AppJsonOut *out, const char *name, gboolean value)
 {
   g_return_if_fail (out != NULL);
-  g_string_append (item_start (out, name), value ? "true" : "false");
+  item_start (out, name);
+  put_str (out, value ? "true" : "false");
 }
 
 void
 app_json_out_null (AppJsonOut *out, const char *name)
 {
   g_return_if_fail (out != NULL);
-  g_string_append (item_start (out, name), "null");
+  item_start (out, name);
+  put (out, "null", 4);
 }

@@ -306,7 +306,10 @@ add_time (AppJsonOut *j, const char *name, SimTime t)
   /* Whole nanoseconds (rounded down; what ASTRA-sim reports), and the exact
    * picoseconds: a JSON double cannot hold every ps figure in ns exactly. */
   char ps_name[64];
-  g_snprintf (ps_name, sizeof ps_name, "%.*sps", (int) strlen (name) - 2, name);
+  gsize len = strlen (name);
+  g_return_if_fail (len >= 2 && len < sizeof ps_name);
+  memcpy (ps_name, name, len - 2);
+  memcpy (ps_name + len - 2, "ps", 3);
   app_json_out_int (j, name, (gint64) sim_time_to_ns (t));
   app_json_out_int (j, ps_name, (gint64) t);
 }
