@@ -21,7 +21,9 @@
  * The file: the text goes to PATH.XXXXXX beside PATH (mode 0666 less the
  * umask) and is renamed over PATH when closed, as g_file_set_contents did
  * for the generator: PATH is never left half written; when the old PATH
- * existed with contents, the new one is fsync'ed before the rename.
+ * existed with contents, the new one is fsync'ed before the rename.  A
+ * process killed while writing leaves PATH.XXXXXX behind (so did
+ * g_file_set_contents, for the shorter time of its one write).
  * Errors: the first write error is kept and later output dropped; close
  * reports it (G_FILE_ERROR, in g_file_set_contents' words, naming the
  * temporary file) and removes the temporary file.
