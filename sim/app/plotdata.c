@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sim/app/json_skim.h"
 #include "sim/error.h"
 
 #define PS_PER_MS G_GUINT64_CONSTANT (1000000000)
@@ -432,12 +433,19 @@ parse_overview (PlotReport *rep, JsonObject *root, GError **error)
 /* ---- reading --------------------------------------------------------------- */
 
 /* The report's root object; the parser owns it.  Every failure becomes an
- * input error that names the file. */
+ * input error that names the file.  Only the members read here are parsed
+ * when the report is plain JSON (json_skim.h): a long run's critical path
+ * is most of its report and would be a tree of gigabytes; any other file
+ * is parsed whole, so that its errors are json-glib's. */
 static JsonObject *
 load_root (JsonParser *parser, const char *path, GError **error)
 {
+  static const char *const members[] = { "schema_version", "simulated_time_ps", "ranks",
+                                         "overview", NULL };
+  g_autofree char *skim = app_json_skim (path, members);
   g_autoptr (GError) local = NULL;
-  if (!json_parser_load_from_file (parser, path, &local))
+  if ((skim == NULL || !json_parser_load_from_data (parser, skim, -1, NULL))
+      && !json_parser_load_from_file (parser, path, &local))
     {
       if (strstr (local->message, path) != NULL)
         g_set_error_literal (error, SIM_ERROR, SIM_ERROR_INPUT, local->message);

@@ -2,10 +2,10 @@
 #include "sim/app/report.h"
 
 #include <errno.h>
-#include <json-glib/json-glib.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/app/json_out.h"
 #include "sim/app/port_bound.h"
 #include "sim/app/report_perf.h"
 #include "sim/error.h"
@@ -309,55 +309,41 @@ app_report_summary (const AppSim *sim, FILE *out)
 /* ---- JSON ------------------------------------------------------------------ */
 
 static void
-add_time (JsonBuilder *b, const char *name, SimTime t)
+add_time (AppJsonOut *j, const char *name, SimTime t)
 {
   /* Whole nanoseconds (rounded down; what ASTRA-sim reports), and the exact
    * picoseconds: a JSON double cannot hold every ps figure in ns exactly. */
-  g_autofree char *ps_name = g_strdup_printf ("%.*sps", (int) strlen (name) - 2, name);
-  json_builder_set_member_name (b, name);
-  json_builder_add_int_value (b, (gint64) sim_time_to_ns (t));
-  json_builder_set_member_name (b, ps_name);
-  json_builder_add_int_value (b, (gint64) t);
-}
-
-static void
-add_string (JsonBuilder *b, const char *name, const char *value)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_string_value (b, value);
-}
-
-static void
-add_int (JsonBuilder *b, const char *name, gint64 value)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_int_value (b, value);
+  char ps_name[64];
+  gsize len = strlen (name);
+  g_return_if_fail (len >= 2 && len < sizeof ps_name);
+  memcpy (ps_name, name, len - 2);
+  memcpy (ps_name + len - 2, "ps", 3);
+  app_json_out_int (j, name, (gint64) sim_time_to_ns (t));
+  app_json_out_int (j, ps_name, (gint64) t);
 }
 
 /* Trace node ids are 64-bit unsigned: a number up to 2^63 - 1, a decimal
  * string beyond (JSON numbers past 2^53 lose digits in readers that use
  * doubles; ids that large are kept exact in the text either way). */
 static void
-add_node_id (JsonBuilder *b, const char *name, guint64 id)
+add_node_id (AppJsonOut *j, const char *name, guint64 id)
 {
-  json_builder_set_member_name (b, name);
   if (id <= G_MAXINT64)
-    json_builder_add_int_value (b, (gint64) id);
+    app_json_out_int (j, name, (gint64) id);
   else
     {
       char text[24];
       g_snprintf (text, sizeof text, "%" G_GUINT64_FORMAT, id);
-      json_builder_add_string_value (b, text);
+      app_json_out_string (j, name, text);
     }
 }
 
 /* {"path": ..., "sha256": ...} of a file; sha256 null when unreadable. */
 static void
-add_file (JsonBuilder *b, const char *path, const char *digest)
+add_file (AppJsonOut *j, const char *path, const char *digest)
 {
-  json_builder_begin_object (b);
-  add_string (b, "path", path);
-  json_builder_set_member_name (b, "sha256");
+  app_json_out_begin_object (j, NULL);
+  app_json_out_string (j, "path", path);
   g_autofree char *own = NULL;
   if (digest == NULL)
     {
@@ -368,159 +354,149 @@ add_file (JsonBuilder *b, const char *path, const char *digest)
       digest = own;
     }
   if (digest != NULL)
-    json_builder_add_string_value (b, digest);
+    app_json_out_string (j, "sha256", digest);
   else
-    json_builder_add_null_value (b);
-  json_builder_end_object (b);
+    app_json_out_null (j, "sha256");
+  app_json_out_end_object (j);
 }
 
 static void
-add_inputs (JsonBuilder *b, const AppSim *sim)
+add_inputs (AppJsonOut *j, const AppSim *sim)
 {
   const AppConfig *cfg = app_sim_config (sim);
   WlReplay *replay = app_sim_replay (sim);
-  json_builder_set_member_name (b, "inputs");
-  json_builder_begin_object (b);
-  add_string (b, "workload", app_sim_workload (sim));
-  json_builder_set_member_name (b, "configs");
-  json_builder_begin_array (b);
+  app_json_out_begin_object (j, "inputs");
+  app_json_out_string (j, "workload", app_sim_workload (sim));
+  app_json_out_begin_array (j, "configs");
   for (guint i = 0; cfg->sources != NULL && i < cfg->sources->len; i++)
-    add_file (b, cfg->sources->pdata[i], NULL);
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "traces");
-  json_builder_begin_array (b);
+    add_file (j, cfg->sources->pdata[i], NULL);
+  app_json_out_end_array (j);
+  app_json_out_begin_array (j, "traces");
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
       g_autofree char *path = g_strdup_printf ("%s.%u.et", app_sim_workload (sim), r);
-      add_file (b, path, wl_replay_graph (replay, r)->sha256);
+      add_file (j, path, wl_replay_graph (replay, r)->sha256);
     }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "astra_mode");
-  json_builder_add_boolean_value (b, cfg->astra_mode);
-  json_builder_end_object (b);
+  app_json_out_end_array (j);
+  app_json_out_boolean (j, "astra_mode", cfg->astra_mode);
+  app_json_out_end_object (j);
 }
 
 /* With --lenient: what was dropped, per class. */
 static void
-add_lenient (JsonBuilder *b, const AppSim *sim)
+add_lenient (AppJsonOut *j, const AppSim *sim)
 {
   if (!app_sim_config (sim)->wl.lenient)
     return;
   WlLenientStats st;
   wl_replay_lenient_stats (app_sim_replay (sim), &st);
-  json_builder_set_member_name (b, "lenient");
-  json_builder_begin_object (b);
-  add_int (b, "dangling_deps_dropped", (gint64) st.dangling_deps_dropped);
-  add_int (b, "cycle_edges_dropped", (gint64) st.cycle_edges_dropped);
-  add_int (b, "colls_skipped", (gint64) st.colls_skipped);
-  add_int (b, "valueless_attrs_ignored", (gint64) st.valueless_attrs_ignored);
-  add_int (b, "duplicate_nodes_dropped", (gint64) st.duplicate_nodes_dropped);
-  add_int (b, "truncated_frames", (gint64) st.truncated_frames);
-  add_int (b, "headerless_files", (gint64) st.headerless_files);
-  json_builder_end_object (b);
+  app_json_out_begin_object (j, "lenient");
+  app_json_out_int (j, "dangling_deps_dropped", (gint64) st.dangling_deps_dropped);
+  app_json_out_int (j, "cycle_edges_dropped", (gint64) st.cycle_edges_dropped);
+  app_json_out_int (j, "colls_skipped", (gint64) st.colls_skipped);
+  app_json_out_int (j, "valueless_attrs_ignored", (gint64) st.valueless_attrs_ignored);
+  app_json_out_int (j, "duplicate_nodes_dropped", (gint64) st.duplicate_nodes_dropped);
+  app_json_out_int (j, "truncated_frames", (gint64) st.truncated_frames);
+  app_json_out_int (j, "headerless_files", (gint64) st.headerless_files);
+  app_json_out_end_object (j);
 }
 
 static void
-add_double (JsonBuilder *b, const char *name, double v, gboolean valid)
+add_double (AppJsonOut *j, const char *name, double v, gboolean valid)
 {
-  json_builder_set_member_name (b, name);
   if (valid)
-    json_builder_add_double_value (b, v);
+    app_json_out_double (j, name, v);
   else
-    json_builder_add_null_value (b);
+    app_json_out_null (j, name);
 }
 
 static void
-add_ranks (JsonBuilder *b, const AppSim *sim)
+add_ranks (AppJsonOut *j, const AppSim *sim)
 {
   WlReplay *replay = app_sim_replay (sim);
   SimTime end = app_sim_end_time (sim);
-  json_builder_set_member_name (b, "ranks");
-  json_builder_begin_array (b);
+  app_json_out_begin_array (j, "ranks");
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
       const WlRankStats *s = wl_replay_rank_stats (replay, r);
-      json_builder_begin_object (b);
-      add_int (b, "rank", r);
-      add_time (b, "finish_ns", s->finish);
-      add_time (b, "compute_ns", s->compute_busy);
-      add_time (b, "exposed_comm_ns", s->exposed_comm);
-      add_time (b, "idle_ns", app_rank_idle (s));
-      add_time (b, "after_finish_ns", end - s->finish);
-      add_time (b, "comm_busy_ns", s->comm_busy);
-      add_time (b, "cpu_ns", s->cpu);
-      add_time (b, "astra_exposed_comm_ns", astra_exposed (s));
+      app_json_out_begin_object (j, NULL);
+      app_json_out_int (j, "rank", r);
+      add_time (j, "finish_ns", s->finish);
+      add_time (j, "compute_ns", s->compute_busy);
+      add_time (j, "exposed_comm_ns", s->exposed_comm);
+      add_time (j, "idle_ns", app_rank_idle (s));
+      add_time (j, "after_finish_ns", end - s->finish);
+      add_time (j, "comm_busy_ns", s->comm_busy);
+      add_time (j, "cpu_ns", s->cpu);
+      add_time (j, "astra_exposed_comm_ns", astra_exposed (s));
       if (app_efficiency_reported (sim))
         {
-          add_time (b, "pipeline_bubble_ns", s->pipeline_bubble);
-          add_double (b, "model_flops", s->flops - s->recompute_flops, TRUE);
-          add_double (b, "hardware_flops", s->flops, TRUE);
+          add_time (j, "pipeline_bubble_ns", s->pipeline_bubble);
+          add_double (j, "model_flops", s->flops - s->recompute_flops, TRUE);
+          add_double (j, "hardware_flops", s->flops, TRUE);
         }
-      add_int (b, "nodes", s->nodes);
-      add_int (b, "collectives", s->colls);
-      add_int (b, "collective_bytes", (gint64) s->coll_bytes);
-      add_int (b, "sends", s->sends);
-      add_int (b, "send_bytes", (gint64) s->send_bytes);
-      json_builder_end_object (b);
+      app_json_out_int (j, "nodes", s->nodes);
+      app_json_out_int (j, "collectives", s->colls);
+      app_json_out_int (j, "collective_bytes", (gint64) s->coll_bytes);
+      app_json_out_int (j, "sends", s->sends);
+      app_json_out_int (j, "send_bytes", (gint64) s->send_bytes);
+      app_json_out_end_object (j);
     }
-  json_builder_end_array (b);
+  app_json_out_end_array (j);
 }
 
 static void
-add_collectives (JsonBuilder *b, const AppSim *sim)
+add_collectives (AppJsonOut *j, const AppSim *sim)
 {
   g_autoptr (GArray) rows = sys_coll_group_stats (app_sim_sys (sim));
   g_autoptr (AppPortBounds) bounds = app_port_bounds_new (sim);
-  json_builder_set_member_name (b, "collectives");
-  json_builder_begin_array (b);
+  app_json_out_begin_array (j, "collectives");
   for (guint i = 0; i < rows->len; i++)
     {
       const SysCollGroupStats *st = &g_array_index (rows, SysCollGroupStats, i);
       g_autofree char *group = group_name (st->group);
-      json_builder_begin_object (b);
-      add_string (b, "kind", sys_coll_kind_name (st->kind));
-      add_string (b, "group", group);
-      add_int (b, "ranks", st->ranks);
-      add_string (b, "algorithm", st->algorithm);
-      add_int (b, "count", (gint64) st->count);
-      add_int (b, "bytes", (gint64) st->bytes);
-      add_time (b, "total_ns", st->busy);
-      add_time (b, "mean_ns", st->busy / st->count);
-      add_time (b, "late_joins_ns", st->wait);
+      app_json_out_begin_object (j, NULL);
+      app_json_out_string (j, "kind", sys_coll_kind_name (st->kind));
+      app_json_out_string (j, "group", group);
+      app_json_out_int (j, "ranks", st->ranks);
+      app_json_out_string (j, "algorithm", st->algorithm);
+      app_json_out_int (j, "count", (gint64) st->count);
+      app_json_out_int (j, "bytes", (gint64) st->bytes);
+      add_time (j, "total_ns", st->busy);
+      add_time (j, "mean_ns", st->busy / st->count);
+      add_time (j, "late_joins_ns", st->wait);
       double alg = 0, bus = 0;
       gboolean bw = row_bandwidth (st, &alg, &bus);
-      add_double (b, "algbw_GBps", alg / 1e9, bw);
-      add_double (b, "busbw_GBps", bus / 1e9, bw);
+      add_double (j, "algbw_GBps", alg / 1e9, bw);
+      add_double (j, "busbw_GBps", bus / 1e9, bw);
       double bound = 0;
       gboolean exceeds = bw && app_port_exceeds (bounds, st->group, st->in_network, bus, &bound);
       if (!bw)
         app_port_bound (bounds, st->group, &bound);
-      add_double (b, "port_bound_GBps", bound / 1e9, bound > 0);
-      json_builder_set_member_name (b, "exceeds_ports");
-      json_builder_add_boolean_value (b, exceeds);
-      json_builder_end_object (b);
+      add_double (j, "port_bound_GBps", bound / 1e9, bound > 0);
+      app_json_out_boolean (j, "exceeds_ports", exceeds);
+      app_json_out_end_object (j);
     }
-  json_builder_end_array (b);
+  app_json_out_end_array (j);
 
   guint n = 0;
   const SysCollRecord *recs = sys_coll_records (app_sim_sys (sim), &n);
-  json_builder_set_member_name (b, "collective_instances");
-  json_builder_begin_array (b);
+  app_json_out_begin_array (j, "collective_instances");
   for (guint i = 0; i < n; i++)
     {
       g_autofree char *group = group_name (recs[i].group);
-      json_builder_begin_object (b);
-      add_string (b, "kind", sys_coll_kind_name (recs[i].kind));
-      add_string (b, "group", group);
-      add_int (b, "seq", recs[i].seq);
-      add_int (b, "ranks", recs[i].ranks);
-      add_int (b, "bytes", (gint64) recs[i].bytes);
-      add_time (b, "first_join_ns", recs[i].first_join);
-      add_time (b, "last_join_ns", recs[i].last_join);
-      add_time (b, "done_ns", recs[i].done);
-      json_builder_end_object (b);
+      app_json_out_begin_object (j, NULL);
+      app_json_out_string (j, "kind", sys_coll_kind_name (recs[i].kind));
+      app_json_out_string (j, "group", group);
+      app_json_out_int (j, "seq", recs[i].seq);
+      app_json_out_int (j, "ranks", recs[i].ranks);
+      app_json_out_int (j, "bytes", (gint64) recs[i].bytes);
+      add_time (j, "first_join_ns", recs[i].first_join);
+      add_time (j, "last_join_ns", recs[i].last_join);
+      add_time (j, "done_ns", recs[i].done);
+      app_json_out_end_object (j);
     }
-  json_builder_end_array (b);
+  app_json_out_end_array (j);
 }
 
 /* ---- critical path ------------------------------------------------------------- */
@@ -618,53 +594,49 @@ app_report_critical_path (const AppSim *sim, guint top, FILE *out)
 }
 
 static void
-add_critical_path (JsonBuilder *b, const AppSim *sim)
+add_critical_path (AppJsonOut *j, const AppSim *sim)
 {
   if (wl_replay_records (app_sim_replay (sim), 0) == NULL)
     return;
   g_autoptr (GArray) path = critical_path (sim);
   SimTime length = path->len ? g_array_index (path, WlCritStep, path->len - 1).to : 0;
-  json_builder_set_member_name (b, "critical_path");
-  json_builder_begin_object (b);
-  add_time (b, "length_ns", length);
+  app_json_out_begin_object (j, "critical_path");
+  add_time (j, "length_ns", length);
   SimTime by_op[7];
   path_by_op (sim, path, by_op);
-  json_builder_set_member_name (b, "by_type");
-  json_builder_begin_object (b);
+  app_json_out_begin_object (j, "by_type");
   for (guint op = 0; op < 7; op++)
     {
       g_autofree char *name = g_strdup_printf ("%s_ns", op_label ((WlOp) op));
-      add_time (b, name, by_op[op]);
+      add_time (j, name, by_op[op]);
     }
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "steps");
-  json_builder_begin_array (b);
+  app_json_out_end_object (j);
+  app_json_out_begin_array (j, "steps");
   for (guint i = 0; i < path->len; i++)
     {
       const WlCritStep *st = &g_array_index (path, WlCritStep, i);
       const char *name;
       const WlNode *n = step_node (sim, st, &name);
-      json_builder_begin_object (b);
-      add_int (b, "rank", st->rank);
-      add_node_id (b, "node", n->id);
-      add_string (b, "name", name);
-      add_string (b, "type", op_label ((WlOp) n->op));
-      add_time (b, "from_ns", st->from);
-      add_time (b, "to_ns", st->to);
-      add_time (b, "contribution_ns", st->to - st->from);
+      app_json_out_begin_object (j, NULL);
+      app_json_out_int (j, "rank", st->rank);
+      add_node_id (j, "node", n->id);
+      app_json_out_string (j, "name", name);
+      app_json_out_string (j, "type", op_label ((WlOp) n->op));
+      add_time (j, "from_ns", st->from);
+      add_time (j, "to_ns", st->to);
+      add_time (j, "contribution_ns", st->to - st->from);
       if (st->waited_rank != WL_NO_NODE)
         {
           const WlGraph *g = wl_replay_graph (app_sim_replay (sim), st->waited_rank);
-          json_builder_set_member_name (b, "waited_for");
-          json_builder_begin_object (b);
-          add_int (b, "rank", st->waited_rank);
-          add_node_id (b, "node", g->nodes[st->waited_index].id);
-          json_builder_end_object (b);
+          app_json_out_begin_object (j, "waited_for");
+          app_json_out_int (j, "rank", st->waited_rank);
+          add_node_id (j, "node", g->nodes[st->waited_index].id);
+          app_json_out_end_object (j);
         }
-      json_builder_end_object (b);
+      app_json_out_end_object (j);
     }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
+  app_json_out_end_array (j);
+  app_json_out_end_object (j);
 }
 
 /* ---- overview -------------------------------------------------------------------- */
@@ -672,83 +644,76 @@ add_critical_path (JsonBuilder *b, const AppSim *sim)
 #define OVERVIEW_BINS 100
 
 static void
-add_fractions (JsonBuilder *b, const char *name, const double *v, guint n)
+add_fractions (AppJsonOut *j, const char *name, const double *v, guint n)
 {
-  json_builder_set_member_name (b, name);
-  json_builder_begin_array (b);
+  app_json_out_begin_array (j, name);
   for (guint i = 0; i < n; i++)
     /* Three decimals are plenty for a picture, and keep the file small. */
-    json_builder_add_double_value (b, (double) (gint64) (v[i] * 1000.0 + 0.5) / 1000.0);
-  json_builder_end_array (b);
+    app_json_out_double (j, NULL, (double) (gint64) (v[i] * 1000.0 + 0.5) / 1000.0);
+  app_json_out_end_array (j);
 }
 
 static void
-add_overview (JsonBuilder *b, const AppSim *sim)
+add_overview (AppJsonOut *j, const AppSim *sim)
 {
   WlReplay *replay = app_sim_replay (sim);
   SimTime end = app_sim_end_time (sim);
   if (end == 0 || wl_replay_records (replay, 0) == NULL)
     return;
-  json_builder_set_member_name (b, "overview");
-  json_builder_begin_object (b);
-  add_int (b, "bins", OVERVIEW_BINS);
-  add_int (b, "bin_ps", (gint64) (end / OVERVIEW_BINS));
-  json_builder_set_member_name (b, "ranks");
-  json_builder_begin_array (b);
+  app_json_out_begin_object (j, "overview");
+  app_json_out_int (j, "bins", OVERVIEW_BINS);
+  app_json_out_int (j, "bin_ps", (gint64) (end / OVERVIEW_BINS));
+  app_json_out_begin_array (j, "ranks");
   double comp[OVERVIEW_BINS], comm[OVERVIEW_BINS];
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
       wl_activity_bins (replay, r, end, OVERVIEW_BINS, comp, comm);
-      json_builder_begin_object (b);
-      add_int (b, "rank", r);
-      add_fractions (b, "compute", comp, OVERVIEW_BINS);
-      add_fractions (b, "comm", comm, OVERVIEW_BINS);
-      json_builder_end_object (b);
+      app_json_out_begin_object (j, NULL);
+      app_json_out_int (j, "rank", r);
+      add_fractions (j, "compute", comp, OVERVIEW_BINS);
+      add_fractions (j, "comm", comm, OVERVIEW_BINS);
+      app_json_out_end_object (j);
     }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
+  app_json_out_end_array (j);
+  app_json_out_end_object (j);
 }
 
 /* "complete", and for a run a limit stopped: which limit, the simulated
  * time it stopped at and the ranks that had finished. */
 static void
-add_completion (JsonBuilder *b, const AppSim *sim)
+add_completion (AppJsonOut *j, const AppSim *sim)
 {
-  json_builder_set_member_name (b, "complete");
-  json_builder_add_boolean_value (b, app_sim_stopped (sim) == APP_SIM_COMPLETE);
+  app_json_out_boolean (j, "complete", app_sim_stopped (sim) == APP_SIM_COMPLETE);
   if (app_sim_stopped (sim) == APP_SIM_COMPLETE)
     return;
-  add_string (b, "stopped", app_sim_stopped_name (sim));
-  add_time (b, "stopped_at_ns", sim_sched_now (app_sim_sched (sim)));
-  add_int (b, "ranks_finished", app_sim_ranks_finished (sim));
+  app_json_out_string (j, "stopped", app_sim_stopped_name (sim));
+  add_time (j, "stopped_at_ns", sim_sched_now (app_sim_sched (sim)));
+  app_json_out_int (j, "ranks_finished", app_sim_ranks_finished (sim));
 }
 
 gboolean
 app_report_json (const AppSim *sim, const char *path, GError **error)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  add_int (b, "schema_version", 2);
-  add_time (b, "simulated_time_ns", app_sim_end_time (sim));
-  add_int (b, "events", (gint64) sim_sched_events_run (app_sim_sched (sim)));
-  json_builder_set_member_name (b, "symmetric");
-  json_builder_add_boolean_value (b, app_sim_symmetric (sim));
-  add_completion (b, sim);
-  add_inputs (b, sim);
-  add_lenient (b, sim);
-  add_ranks (b, sim);
-  app_report_efficiency_json (sim, b);
-  add_collectives (b, sim);
-  add_critical_path (b, sim);
-  add_overview (b, sim);
-  json_builder_end_object (b);
-
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
   g_autoptr (GError) ioerr = NULL;
-  if (!json_generator_to_file (gen, path, &ioerr))
+  AppJsonOut *j = app_json_out_open (path, &ioerr);
+  if (j != NULL)
+    {
+      app_json_out_begin_object (j, NULL);
+      app_json_out_int (j, "schema_version", 2);
+      add_time (j, "simulated_time_ns", app_sim_end_time (sim));
+      app_json_out_int (j, "events", (gint64) sim_sched_events_run (app_sim_sched (sim)));
+      app_json_out_boolean (j, "symmetric", app_sim_symmetric (sim));
+      add_completion (j, sim);
+      add_inputs (j, sim);
+      add_lenient (j, sim);
+      add_ranks (j, sim);
+      app_report_efficiency_json (sim, j);
+      add_collectives (j, sim);
+      add_critical_path (j, sim);
+      add_overview (j, sim);
+      app_json_out_end_object (j);
+    }
+  if (j == NULL || !app_json_out_close (j, &ioerr))
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write report %s: %s", path,
                    ioerr->message);

@@ -132,17 +132,16 @@ app_report_efficiency (const AppSim *sim, FILE *out)
 }
 
 static void
-add_number (JsonBuilder *b, const char *name, double v, gboolean valid)
+add_number (AppJsonOut *j, const char *name, double v, gboolean valid)
 {
-  json_builder_set_member_name (b, name);
   if (valid)
-    json_builder_add_double_value (b, v);
+    app_json_out_double (j, name, v);
   else
-    json_builder_add_null_value (b);
+    app_json_out_null (j, name);
 }
 
 void
-app_report_efficiency_json (const AppSim *sim, JsonBuilder *b)
+app_report_efficiency_json (const AppSim *sim, AppJsonOut *j)
 {
   if (!app_efficiency_reported (sim))
     return;
@@ -150,31 +149,25 @@ app_report_efficiency_json (const AppSim *sim, JsonBuilder *b)
   app_efficiency (sim, &e);
   double mfu = 0.0, hfu = 0.0;
   gboolean has_mfu = app_efficiency_mfu (&e, &mfu, &hfu);
-  json_builder_set_member_name (b, "efficiency");
-  json_builder_begin_object (b);
-  add_number (b, "model_flops", e.model_flops, TRUE);
-  json_builder_set_member_name (b, "model_flops_source");
-  json_builder_add_string_value (b, e.from_metadata ? "metadata" : "nodes");
-  json_builder_set_member_name (b, "flops_formula");
+  app_json_out_begin_object (j, "efficiency");
+  add_number (j, "model_flops", e.model_flops, TRUE);
+  app_json_out_string (j, "model_flops_source", e.from_metadata ? "metadata" : "nodes");
   if (e.formula != NULL)
-    json_builder_add_string_value (b, e.formula);
+    app_json_out_string (j, "flops_formula", e.formula);
   else
-    json_builder_add_null_value (b);
-  add_number (b, "hardware_flops", e.hardware_flops, TRUE);
-  add_number (b, "peak_flops_per_gpu", e.peak_flops, e.peak_flops > 0.0);
-  json_builder_set_member_name (b, "peak");
-  json_builder_add_string_value (b, e.peak_label);
-  add_number (b, "mfu", mfu, has_mfu);
-  add_number (b, "hfu", hfu, has_mfu);
-  add_number (b, "model_tflops_per_gpu", tflops_per_gpu (&e, e.model_flops), e.seconds > 0.0);
-  add_number (b, "hardware_tflops_per_gpu", tflops_per_gpu (&e, e.hardware_flops),
+    app_json_out_null (j, "flops_formula");
+  add_number (j, "hardware_flops", e.hardware_flops, TRUE);
+  add_number (j, "peak_flops_per_gpu", e.peak_flops, e.peak_flops > 0.0);
+  app_json_out_string (j, "peak", e.peak_label);
+  add_number (j, "mfu", mfu, has_mfu);
+  add_number (j, "hfu", hfu, has_mfu);
+  add_number (j, "model_tflops_per_gpu", tflops_per_gpu (&e, e.model_flops), e.seconds > 0.0);
+  add_number (j, "hardware_tflops_per_gpu", tflops_per_gpu (&e, e.hardware_flops),
               e.seconds > 0.0);
-  add_number (b, "tokens_per_iteration", (double) e.tokens, e.tokens > 0);
-  add_number (b, "tokens_per_s", e.seconds > 0.0 ? (double) e.tokens / e.seconds : 0.0,
+  add_number (j, "tokens_per_iteration", (double) e.tokens, e.tokens > 0);
+  add_number (j, "tokens_per_s", e.seconds > 0.0 ? (double) e.tokens / e.seconds : 0.0,
               e.tokens > 0 && e.seconds > 0.0);
-  json_builder_set_member_name (b, "mean_pipeline_bubble_ps");
-  json_builder_add_int_value (b, (gint64) e.mean_bubble);
-  json_builder_set_member_name (b, "mean_exposed_comm_less_bubble_ps");
-  json_builder_add_int_value (b, (gint64) e.mean_exposed);
-  json_builder_end_object (b);
+  app_json_out_int (j, "mean_pipeline_bubble_ps", (gint64) e.mean_bubble);
+  app_json_out_int (j, "mean_exposed_comm_less_bubble_ps", (gint64) e.mean_exposed);
+  app_json_out_end_object (j);
 }

@@ -25,9 +25,9 @@
 #define ORRERY_SIM_APP_REPORT_PERF_H
 
 #include <glib.h>
-#include <json-glib/json-glib.h>
 #include <stdio.h>
 
+#include "sim/app/json_out.h"
 #include "sim/app/simulation.h"
 
 typedef struct
@@ -59,6 +59,6 @@ gboolean app_efficiency_mfu (const AppEfficiency *e, double *mfu, double *hfu);
 void app_report_efficiency (const AppSim *sim, FILE *out);
 
 /* The JSON report's "efficiency" member (nulls where not available). */
-void app_report_efficiency_json (const AppSim *sim, JsonBuilder *b);
+void app_report_efficiency_json (const AppSim *sim, AppJsonOut *j);
 
 #endif /* ORRERY_SIM_APP_REPORT_PERF_H */

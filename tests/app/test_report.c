@@ -12,6 +12,7 @@
  * derived in the comments from those rules and nccl-tests' definitions.
  */
 #include <check.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdio.h>
@@ -790,6 +791,68 @@ START_TEST (test_determinism)
 }
 END_TEST
 
+/* The report is written as it is produced (sim/app/json_out.h) in the
+ * layout json-glib's generator gave it: read back with json-glib's parser
+ * and written out by its pretty generator, every byte is the same (ints,
+ * %.17g doubles and strings round-trip exactly).  A run with every
+ * section: collectives, groups, a wait on the critical path, overview. */
+START_TEST (test_layout_is_json_glib)
+{
+  write_three_ranks (50, TRUE);
+  g_autofree char *cfg = write_config (3, groups_xml);
+  g_autofree char *report = tu_scratch_path ("r.json");
+  g_autofree char *out = run_ok (cfg, (const char *[]) { "-q", "--report", report, NULL });
+  g_autofree char *text = read_all (report);
+  g_autoptr (JsonParser) parser = load_json (report);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  json_generator_set_root (gen, json_parser_get_root (parser));
+  json_generator_set_pretty (gen, TRUE);
+  g_autofree char *again = json_generator_to_data (gen, NULL);
+  ck_assert_str_eq (text, again);
+}
+END_TEST
+
+static guint
+scratch_entries (void)
+{
+  g_autoptr (GDir) dir = g_dir_open (tu_scratch, 0, NULL);
+  guint n = 0;
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+/* A report that cannot be written is an input error (exit status 1)
+ * naming it, and leaves nothing behind: not in a missing directory, and
+ * where the final rename fails (the path is a directory) the directory
+ * stays as it was and the temporary file is gone. */
+START_TEST (test_report_not_written)
+{
+  write_three_ranks (50, TRUE);
+  g_autofree char *cfg = write_config (3, groups_xml);
+  g_autofree char *wl = tu_scratch_path ("wl");
+  g_autofree char *missing = tu_scratch_path ("missing/r.json");
+  g_autofree char *busy = tu_scratch_path ("busy");
+  ck_assert_int_eq (g_mkdir (busy, 0755), 0);
+  g_autofree char *inside = tu_write_file ("busy/x", "x");
+  guint before = scratch_entries ();
+  const char *paths[] = { missing, busy };
+  const char *why[] = { ": Failed to create file", ": Failed to rename file" };
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      const char *argv[] = { tu_orrery (), "run", "-q", "--config", cfg, "--workload", wl,
+                             "--report", paths[i], NULL };
+      g_autofree char *out = NULL;
+      ck_assert_int_eq (tu_run (&out, argv), 1);
+      g_autofree char *want = g_strdup_printf ("cannot write report %s%s", paths[i], why[i]);
+      ck_assert_msg (strstr (out, want) != NULL, "%s", out);
+      ck_assert_uint_eq (scratch_entries (), before);
+    }
+  g_autofree char *x = read_all (inside);
+  ck_assert_str_eq (x, "x");
+}
+END_TEST
+
 static Suite *
 report_suite (void)
 {
@@ -803,6 +866,8 @@ report_suite (void)
   tcase_add_test (tc, test_critical_path);
   tcase_add_test (tc, test_determinism);
   tcase_add_test (tc, test_efficiency_by_hand);
+  tcase_add_test (tc, test_layout_is_json_glib);
+  tcase_add_test (tc, test_report_not_written);
   return s;
 }
 

@@ -1,0 +1,346 @@
+/* json_out.c: JSON written as it is produced, in json-glib's pretty
+ * layout, through a temporary file renamed at the end; see json_out.h. */
+#include "sim/app/json_out.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The buffer between the values and write(2). */
+#define JSON_OUT_BUF_BYTES ((gsize) 64 * 1024)
+/* Containers open at once; the report nests five deep. */
+#define JSON_OUT_MAX_DEPTH 32
+
+struct _AppJsonOut
+{
+  char *path;
+  char *tmp;           /* PATH.XXXXXX, renamed to PATH at close */
+  int fd;
+  char *buf;           /* JSON_OUT_BUF_BYTES */
+  gsize len;           /* bytes in buf */
+  GError *error;       /* the first write error; later output is dropped */
+  guint depth;         /* containers open */
+  char closer[JSON_OUT_MAX_DEPTH + 1];     /* ']' or '}' per open container */
+  gboolean has_items[JSON_OUT_MAX_DEPTH + 1];
+};
+
+/* G_FILE_ERROR from errno ERR, as g_file_set_contents words it:
+ * FORMAT holds one %s for the file's display name, then ": why". */
+static void
+set_file_error (GError **error, int err, const char *format, const char *file)
+{
+  g_autofree char *display = g_filename_display_name (file);
+  g_autofree char *what = g_strdup_printf (format, display);
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), "%s: %s", what,
+               g_strerror (err));
+}
+
+AppJsonOut *
+app_json_out_open (const char *path, GError **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_autofree char *tmp = g_strdup_printf ("%s.XXXXXX", path);
+  errno = 0;
+  int fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0666);
+  if (fd < 0)
+    {
+      set_file_error (error, errno, "Failed to create file “%s”", tmp);
+      return NULL;
+    }
+  AppJsonOut *out = g_new0 (AppJsonOut, 1);
+  out->path = g_strdup (path);
+  out->tmp = g_steal_pointer (&tmp);
+  out->fd = fd;
+  out->buf = g_malloc (JSON_OUT_BUF_BYTES);
+  return out;
+}
+
+/* Write LEN bytes at P to the file, unless an error came before. */
+static void
+write_all (AppJsonOut *out, const char *p, gsize len)
+{
+  while (out->error == NULL && len > 0)
+    {
+      ssize_t n = write (out->fd, p, len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          set_file_error (&out->error, errno, "Failed to write file “%s”: write() failed",
+                          out->tmp);
+          break;
+        }
+      p += n;
+      len -= (gsize) n;
+    }
+}
+
+static void
+out_flush (AppJsonOut *out)
+{
+  write_all (out, out->buf, out->len);
+  out->len = 0;
+}
+
+/* Append LEN bytes at P: a copy into the buffer (a library call per
+ * append cost more than the rest of a value), or straight to the file
+ * when larger than the buffer. */
+static void
+put (AppJsonOut *out, const char *p, gsize len)
+{
+  if (out->len + len > JSON_OUT_BUF_BYTES)
+    {
+      out_flush (out);
+      if (len > JSON_OUT_BUF_BYTES)
+        {
+          write_all (out, p, len);
+          return;
+        }
+    }
+  memcpy (out->buf + out->len, p, len);
+  out->len += len;
+}
+
+static void
+put_c (AppJsonOut *out, char c)
+{
+  if (out->len == JSON_OUT_BUF_BYTES)
+    out_flush (out);
+  out->buf[out->len++] = c;
+}
+
+static void
+put_str (AppJsonOut *out, const char *text)
+{
+  put (out, text, strlen (text));
+}
+
+/* Whether the old PATH must be synced over: it exists with contents (or
+ * cannot be looked at), so a crash after the rename must not leave it
+ * empty.  g_file_set_contents' rule (G_FILE_SET_CONTENTS_ONLY_EXISTING). */
+static gboolean
+needs_fsync (const char *path)
+{
+  GStatBuf st;
+  errno = 0;
+  if (g_lstat (path, &st) == 0)
+    return st.st_size > 0;
+  return errno != ENOENT;
+}
+
+/* Write the rest, close and rename: the first error in OUT->error. */
+static void
+out_finish (AppJsonOut *out)
+{
+  out_flush (out);
+  if (out->error == NULL && needs_fsync (out->path) && fsync (out->fd) != 0)
+    set_file_error (&out->error, errno, "Failed to write file “%s”: fsync() failed", out->tmp);
+  if (close (out->fd) != 0 && out->error == NULL)
+    {
+      int err = errno;
+      g_set_error_literal (&out->error, G_FILE_ERROR, g_file_error_from_errno (err),
+                           g_strerror (err));
+    }
+  if (out->error == NULL && g_rename (out->tmp, out->path) != 0)
+    {
+      int err = errno;
+      g_autofree char *from = g_filename_display_name (out->tmp);
+      g_autofree char *to = g_filename_display_name (out->path);
+      g_set_error (&out->error, G_FILE_ERROR, g_file_error_from_errno (err),
+                   "Failed to rename file “%s” to “%s”: g_rename() failed: %s", from, to,
+                   g_strerror (err));
+    }
+  if (out->error != NULL)
+    g_unlink (out->tmp);
+}
+
+gboolean
+app_json_out_close (AppJsonOut *out, GError **error)
+{
+  g_return_val_if_fail (out != NULL, FALSE);
+  g_warn_if_fail (out->depth == 0);
+  out_finish (out);
+  gboolean ok = out->error == NULL;
+  if (!ok)
+    g_propagate_error (error, out->error);
+  g_free (out->buf);
+  g_free (out->tmp);
+  g_free (out->path);
+  g_free (out);
+  return ok;
+}
+
+/* Two spaces per level. */
+static void
+put_indent (AppJsonOut *out, guint level)
+{
+  static const char spaces[2 * JSON_OUT_MAX_DEPTH + 1] =
+    "                                                                ";
+  put (out, spaces, 2 * (gsize) level);
+}
+
+/* TEXT between quotes, escaped as json-glib's json_strescape does (the
+ * header says which bytes). */
+static void
+put_string (AppJsonOut *out, const char *text)
+{
+  put_c (out, '"');
+  const char *run = text;
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      unsigned char c = (unsigned char) *p;
+      if (c != '"' && c != '\\' && (c >= 0x1f && c != 0x7f))
+        continue;
+      put (out, run, (gsize) (p - run));
+      run = p + 1;
+      switch (c)
+        {
+        case '"': put (out, "\\\"", 2); break;
+        case '\\': put (out, "\\\\", 2); break;
+        case '\b': put (out, "\\b", 2); break;
+        case '\f': put (out, "\\f", 2); break;
+        case '\n': put (out, "\\n", 2); break;
+        case '\r': put (out, "\\r", 2); break;
+        case '\t': put (out, "\\t", 2); break;
+        default:
+          {
+            static const char hex[] = "0123456789abcdef";
+            char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf] };
+            put (out, u, sizeof u);
+            break;
+          }
+        }
+    }
+  put_str (out, run);
+  put_c (out, '"');
+}
+
+/* Start a value: the separator from the previous one in its container, the
+ * indentation of its level, and its name inside an object. */
+static void
+item_start (AppJsonOut *out, const char *name)
+{
+  if (out->depth > 0)
+    {
+      if (out->has_items[out->depth])
+        put (out, ",\n", 2);
+      else
+        put_c (out, '\n');
+      out->has_items[out->depth] = TRUE;
+    }
+  put_indent (out, out->depth);
+  if (name != NULL)
+    {
+      put_string (out, name);
+      put (out, " : ", 3);
+    }
+}
+
+static void
+begin (AppJsonOut *out, const char *name, char open, char close)
+{
+  g_return_if_fail (out != NULL && out->depth < JSON_OUT_MAX_DEPTH);
+  item_start (out, name);
+  put_c (out, open);
+  out->depth++;
+  out->closer[out->depth] = close;
+  out->has_items[out->depth] = FALSE;
+}
+
+/* Close the innermost container: a newline and its own indentation before
+ * the bracket when it has items; an empty object keeps the indentation
+ * (json-glib's layout), an empty array is [] . */
+static void
+end (AppJsonOut *out, char close)
+{
+  g_return_if_fail (out != NULL && out->depth > 0 && out->closer[out->depth] == close);
+  gboolean items = out->has_items[out->depth];
+  out->depth--;
+  if (items)
+    put_c (out, '\n');
+  if (items || close == '}')
+    put_indent (out, out->depth);
+  put_c (out, close);
+}
+
+void
+app_json_out_begin_object (AppJsonOut *out, const char *name)
+{
+  begin (out, name, '{', '}');
+}
+
+void
+app_json_out_end_object (AppJsonOut *out)
+{
+  end (out, '}');
+}
+
+void
+app_json_out_begin_array (AppJsonOut *out, const char *name)
+{
+  begin (out, name, '[', ']');
+}
+
+void
+app_json_out_end_array (AppJsonOut *out)
+{
+  end (out, ']');
+}
+
+void
+app_json_out_int (AppJsonOut *out, const char *name, gint64 value)
+{
+  g_return_if_fail (out != NULL);
+  char digits[21];
+  int i = sizeof digits;
+  guint64 v = value < 0 ? -(guint64) value : (guint64) value;
+  do
+    {
+      digits[--i] = (char) ('0' + v % 10);
+      v /= 10;
+    }
+  while (v != 0);
+  if (value < 0)
+    digits[--i] = '-';
+  item_start (out, name);
+  put (out, digits + i, sizeof digits - (gsize) i);
+}
+
+void
+app_json_out_double (AppJsonOut *out, const char *name, double value)
+{
+  g_return_if_fail (out != NULL);
+  char text[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_dtostr (text, sizeof text, value);
+  item_start (out, name);
+  put_str (out, text);
+  if (strchr (text, '.') == NULL)
+    put (out, ".0", 2);
+}
+
+void
+app_json_out_string (AppJsonOut *out, const char *name, const char *value)
+{
+  g_return_if_fail (out != NULL && value != NULL);
+  item_start (out, name);
+  put_string (out, value);
+}
+
+void
+app_json_out_boolean (AppJsonOut *out, const char *name, gboolean value)
+{
+  g_return_if_fail (out != NULL);
+  item_start (out, name);
+  put_str (out, value ? "true" : "false");
+}
+
+void
+app_json_out_null (AppJsonOut *out, const char *name)
+{
+  g_return_if_fail (out != NULL);
+  item_start (out, name);
+  put (out, "null", 4);
+}

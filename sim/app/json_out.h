@@ -1,0 +1,63 @@
+/* json_out.h: a JSON document written to its file as it is produced, so
+ * that a report of any size never lives in memory (the JSON report of a
+ * 1 M-node chain is 300 MB of text: built as a json-glib tree first, the
+ * run peaked at 2.5 GB).
+ *
+ * What it models: the text json-glib 1.6's JsonGenerator writes with
+ * pretty printing, byte for byte, so that reports stay what they were:
+ *   - two spaces per level; each member or element on its own line,
+ *     `"name" : value`, a comma after all but the last; no final newline;
+ *   - an empty array is `[]`, an empty object `{`, the indentation of its
+ *     own level, `}` (json-glib's dump_object indents before the brace
+ *     even with no member);
+ *   - strings and member names escaped as json-glib's json_strescape:
+ *     `"` and `\` behind a backslash, \b \t \n \f \r, \u00xx for the other
+ *     bytes 0x01-0x1e and for 0x7f; 0x1f, `/` and every byte >= 0x80
+ *     (UTF-8 or not) pass through unchanged;
+ *   - integers in decimal; doubles as g_ascii_dtostr gives them (%.17g in
+ *     the C locale: 0.1 is 0.10000000000000001) with ".0" appended when
+ *     that text has no '.' (so -0.0, 100.0, but also 1e+22.0 and inf.0:
+ *     json-glib's rule, kept for identical output).
+ * The file: the text goes to PATH.XXXXXX beside PATH (mode 0666 less the
+ * umask) and is renamed over PATH when closed, as g_file_set_contents did
+ * for the generator: PATH is never left half written; when the old PATH
+ * existed with contents, the new one is fsync'ed before the rename.  A
+ * process killed while writing leaves PATH.XXXXXX behind (so did
+ * g_file_set_contents, for the shorter time of its one write).
+ * Errors: the first write error is kept and later output dropped; close
+ * reports it (G_FILE_ERROR, in g_file_set_contents' words, naming the
+ * temporary file) and removes the temporary file.
+ * Ownership: the writer is the caller's from _open until _close, which
+ * frees it whatever happens; names and values are borrowed for the call.
+ *
+ * Layer: sim/app.  May include: GLib.
+ */
+#ifndef ORRERY_SIM_APP_JSON_OUT_H
+#define ORRERY_SIM_APP_JSON_OUT_H
+
+#include <glib.h>
+
+typedef struct _AppJsonOut AppJsonOut;
+
+/* Create the temporary file for PATH: NULL with ERROR set when it cannot
+ * be created. */
+AppJsonOut *app_json_out_open (const char *path, GError **error);
+
+/* Write what is buffered, close, and rename the file to its PATH: FALSE
+ * with ERROR set (and no file left behind) on the first error of the
+ * writer's life.  Frees OUT. */
+gboolean app_json_out_close (AppJsonOut *out, GError **error);
+
+/* Values.  NAME is the member's name inside an object, NULL for an element
+ * of an array and for the document's root. */
+void app_json_out_begin_object (AppJsonOut *out, const char *name);
+void app_json_out_end_object (AppJsonOut *out);
+void app_json_out_begin_array (AppJsonOut *out, const char *name);
+void app_json_out_end_array (AppJsonOut *out);
+void app_json_out_int (AppJsonOut *out, const char *name, gint64 value);
+void app_json_out_double (AppJsonOut *out, const char *name, double value);
+void app_json_out_string (AppJsonOut *out, const char *name, const char *value);
+void app_json_out_boolean (AppJsonOut *out, const char *name, gboolean value);
+void app_json_out_null (AppJsonOut *out, const char *name);
+
+#endif /* ORRERY_SIM_APP_JSON_OUT_H */
