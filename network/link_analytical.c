@@ -29,6 +29,7 @@
  */
 #include "network/net_private.h"
 
+#include "network/price.h"
 #include "sim/error.h"
 
 typedef struct
@@ -37,11 +38,8 @@ typedef struct
   guint32 base[NET_MAX_DIMS]; /* first port of each dimension */
   SimTime *free_at;           /* per port: when its last message is serialized;
                                * NULL: ports are not shared */
-  /* The last serialization priced: collectives send runs of equal
-   * messages, and the exact price is a 128-bit division. */
-  guint64 memo_bytes;
-  double memo_Bps;
-  SimTime memo_ps;
+  /* Serializations priced: the exact price is a 128-bit division. */
+  NetPriceTable serial;
 } Ports;
 
 /* Ports per rank in dimension d: Switch 2 (out, in), Ring 4 (out and in,
@@ -123,32 +121,32 @@ typedef struct
 
 /* The ports a message from src to dst holds, as the header says. */
 static PortRoute
-port_route (Ports *p, guint32 src, guint32 dst)
+port_route (Ports *p, guint dim, guint32 src, guint32 dst)
 {
   const NetTopo *topo = p->net->topo;
-  if (net_topo_graph (topo) != NULL)
+  if (p->net->graph != NULL)
     {
       const NetPathPrice *price = net_path_price (p->net, src, dst);
       return (PortRoute) { price->first_link, price->last_link, price->bottleneck_Bps,
                            price->latency };
     }
   guint32 hops = 0;
-  guint d = net_topo_route (topo, src, dst, &hops);
-  const NetDimSpec *dim = &net_topo_spec (topo)->dims[d];
-  PortRoute r = { .bandwidth_Bps = dim->bandwidth_Bps, .latency = hops * dim->latency };
-  switch (dim->kind)
+  guint d = net_route_on (p->net, dim, src, dst, &hops);
+  const NetDimSpec *ds = &p->net->spec->dims[d];
+  PortRoute r = { .bandwidth_Bps = ds->bandwidth_Bps, .latency = hops * ds->latency };
+  switch (ds->kind)
     {
     case NET_DIM_RING:
       {
         guint32 ca = net_topo_coord (topo, src, d), cb = net_topo_coord (topo, dst, d);
-        guint32 fwd = (cb + dim->size - ca) % dim->size;
-        guint32 way = fwd <= dim->size - fwd ? 0 : 1;
+        guint32 fwd = (cb + ds->size - ca) % ds->size;
+        guint32 way = fwd <= ds->size - fwd ? 0 : 1;
         r.out = p->base[d] + src * 4 + way;
         r.in = p->base[d] + dst * 4 + 2 + way;
         break;
       }
     case NET_DIM_FULLY_CONNECTED:
-      r.out = r.in = p->base[d] + src * dim->size + net_topo_coord (topo, dst, d);
+      r.out = r.in = p->base[d] + src * ds->size + net_topo_coord (topo, dst, d);
       break;
     case NET_DIM_SWITCH:
     default:
@@ -162,41 +160,48 @@ port_route (Ports *p, guint32 src, guint32 dst)
 /* With shared ports: when the message starts (claiming its ports) and when
  * it arrives. */
 static SimTime
-ports_arrival (Net *net, Ports *p, SimTime at, guint32 src, guint32 dst, guint64 bytes)
+ports_arrival (Net *net, Ports *p, const NetMessage *msg)
 {
-  PortRoute r = port_route (p, src, dst);
-  if (bytes != p->memo_bytes || r.bandwidth_Bps != p->memo_Bps)
-    {
-      p->memo_bytes = bytes;
-      p->memo_Bps = r.bandwidth_Bps;
-      p->memo_ps = net_serialization_ps (bytes, r.bandwidth_Bps);
-    }
+  SimTime at = msg->at;
+  guint64 bytes = msg->bytes;
+  PortRoute r = port_route (p, msg->dim, msg->src, msg->dst);
+  SimTime ps = net_price_serialization (&p->serial, bytes, r.bandwidth_Bps);
   /* The egress port serves it first come, first served, then the ingress
    * port, cut through: the receiver's queue does not hold the sender's
    * port (a switch buffers), so a member sending to several peers and
    * receiving from several is not idled by claiming both ends at once.
    * One link for both (FullyConnected) is claimed once. */
   SimTime start = MAX (at, p->free_at[r.out]);
-  p->free_at[r.out] = sim_time_add (start, p->memo_ps);
+  p->free_at[r.out] = sim_time_add (start, ps);
   if (r.in != r.out)
     {
       start = MAX (start, p->free_at[r.in]);
-      p->free_at[r.in] = sim_time_add (start, p->memo_ps);
+      p->free_at[r.in] = sim_time_add (start, ps);
     }
   /* Exact picoseconds: net_delay's formula, from what is known already. */
-  if (net_topo_spec (net->topo)->rounding == NET_ROUND_PS)
-    return sim_time_add (start, sim_time_add (r.latency, p->memo_ps));
-  return sim_time_add (start, net_delay (net, src, dst, bytes));
+  if (net->spec->rounding == NET_ROUND_PS)
+    return sim_time_add (start, sim_time_add (r.latency, ps));
+  return sim_time_add (start, net_delay_on (net, msg->dim, msg->src, msg->dst, bytes));
+}
+
+static void
+analytical_send_message (Net *net, const NetMessage *msg)
+{
+  Ports *p = net->state;
+  SimTime arrival
+      = p->free_at != NULL
+            ? ports_arrival (net, p, msg)
+            : sim_time_add (msg->at, net_delay_on (net, msg->dim, msg->src, msg->dst, msg->bytes));
+  sim_sched_at (net->sched, arrival, msg->on_delivered, msg->data, msg->arg);
 }
 
 static void
 analytical_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
                  SimHandler on_delivered, gpointer data, guint64 arg)
 {
-  Ports *p = net->state;
-  SimTime arrival = p->free_at != NULL ? ports_arrival (net, p, at, src, dst, bytes)
-                                       : sim_time_add (at, net_delay (net, src, dst, bytes));
-  sim_sched_at (net->sched, arrival, on_delivered, data, arg);
+  NetMessage msg = { .at = at, .src = src, .dst = dst, .dim = NET_DIM_UNKNOWN, .bytes = bytes,
+                     .on_delivered = on_delivered, .data = data, .arg = arg };
+  analytical_send_message (net, &msg);
 }
 
 const NetModelClass net_analytical_class = {
@@ -207,4 +212,5 @@ const NetModelClass net_analytical_class = {
   .create = analytical_create,
   .destroy = analytical_destroy,
   .send = analytical_send,
+  .send_message = analytical_send_message,
 };
