@@ -191,7 +191,8 @@ analytical_send_message (Net *net, const NetMessage *msg)
   SimTime arrival
       = p->free_at != NULL
             ? ports_arrival (net, p, msg)
-            : sim_time_add (msg->at, net_delay_on (net, msg->dim, msg->src, msg->dst, msg->bytes));
+            : sim_time_add (msg->at,
+                            net_delay_hinted (net, msg->dim, msg->src, msg->dst, msg->bytes));
   sim_sched_at (net->sched, arrival, msg->on_delivered, msg->data, msg->arg);
 }
 

@@ -93,6 +93,7 @@ net_new_with_model (SimSched *sched, const NetTopo *topo, const NetModelClass *k
   net->spec = net_topo_spec (topo);
   net->graph = net_topo_graph (topo);
   net->coord = net_topo_coords (topo);
+  net->clock = sim_sched_clock (sched);
   net->klass = klass;
   if (klass->create != NULL && (net->state = klass->create (net, error)) == NULL)
     {
@@ -158,7 +159,7 @@ void
 net_send_message (Net *net, const NetMessage *msg)
 {
   g_assert (msg->src != msg->dst);
-  g_assert (msg->at >= sim_sched_now (net->sched));
+  g_assert (msg->at >= *net->clock);
   net->messages++;
   net->bytes += msg->bytes;
   if (net->klass->send_message != NULL)

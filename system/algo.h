@@ -65,6 +65,8 @@ typedef struct
   guint32 stride;
   guint net_dim;
   SimTime endpoint_delay; /* sys_phase_endpoint_delay's */
+  const SimTime *clock;   /* the scheduler's (sys_phase_now) */
+  gboolean split_down;    /* sys_phase_split rounds down (SysCompat.split) */
 } SysPhaseCtx;
 
 /* Whether every member of a line does the same at the same times on a
@@ -156,9 +158,18 @@ sys_phase_endpoint_delay (const SysPhaseCtx *ctx)
 {
   return ctx->endpoint_delay;
 }
-SimTime sys_phase_now (const SysPhaseCtx *ctx);
+/* The current simulated time, read in place (inline: every step asks). */
+static inline SimTime
+sys_phase_now (const SysPhaseCtx *ctx)
+{
+  return *ctx->clock;
+}
 /* in / n, rounded as the compatibility policy says (SysCompat.split). */
-guint64 sys_phase_split (const SysPhaseCtx *ctx, guint64 in, guint32 n);
+static inline guint64
+sys_phase_split (const SysPhaseCtx *ctx, guint64 in, guint32 n)
+{
+  return ctx->split_down ? in / n : (in + n - 1) / n;
+}
 
 /* The built-in rows, one file each. */
 extern const SysAlgoClass sys_algo_ring;

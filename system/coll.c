@@ -116,12 +116,6 @@ split_bytes (const Sys *sys, guint64 in, guint32 n)
   return sys->params.compat.split == SYS_SPLIT_DOWN ? in / n : (in + n - 1) / n;
 }
 
-guint64
-sys_phase_split (const SysPhaseCtx *ctx, guint64 in, guint32 n)
-{
-  return split_bytes (ctx->sys, in, n);
-}
-
 /* Sizes entering each phase of each chunk: reduce-scatter divides by the
  * dimension's size, all-gather multiplies. */
 static void
@@ -229,6 +223,8 @@ plan_runs (SysColl *coll)
           .sys = coll->sys, .coll = coll, .algo = plan->algo, .op = plan->op,
           .in_bytes = coll->in_bytes[c * P + ph], .n = gd->size, .chunk = c, .phase = ph,
           .root = coll->root, .param = plan->param, .stride = gd->stride,
+          .clock = sim_sched_clock (coll->sys->sched),
+          .split_down = coll->sys->params.compat.split == SYS_SPLIT_DOWN,
           .endpoint_delay = group->policy_flat ? coll->sys->params.compat.subgroup_delay
                                                : coll->sys->params.endpoint_delay,
           .net_dim = plan->gdim < group->n_dims && !group->policy_flat && group->aligned
@@ -398,12 +394,6 @@ sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes)
     cost = net_serialization_ps (bytes, p->local_mem_bw_Bps) * p->reduction_passes;
   net_price_store (&sys->reduce_prices, bytes, p->local_mem_bw_Bps, cost);
   return cost;
-}
-
-SimTime
-sys_phase_now (const SysPhaseCtx *ctx)
-{
-  return sim_sched_now (ctx->sys->sched);
 }
 
 /* ---- per-rank dimension queues --------------------------------------------- */
