@@ -158,8 +158,9 @@ port_route (Ports *p, guint dim, guint32 src, guint32 dst)
 }
 
 /* With shared ports: when the message starts (claiming its ports) and when
- * it arrives. */
-static SimTime
+ * it arrives.  Out of line, so that the unshared path saves no registers
+ * for it. */
+G_GNUC_NO_INLINE static SimTime
 ports_arrival (Net *net, Ports *p, const NetMessage *msg)
 {
   SimTime at = msg->at;

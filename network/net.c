@@ -94,6 +94,7 @@ net_new_with_model (SimSched *sched, const NetTopo *topo, const NetModelClass *k
   net->graph = net_topo_graph (topo);
   net->coord = net_topo_coords (topo);
   net->clock = sim_sched_clock (sched);
+  net->coord_routes = net->graph == NULL && net->coord != NULL;
   net->klass = klass;
   if (klass->create != NULL && (net->state = klass->create (net, error)) == NULL)
     {

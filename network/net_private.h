@@ -45,6 +45,7 @@ struct _Net
   NetGraph *graph;
   const guint32 *coord;
   const SimTime *clock; /* the scheduler's */
+  gboolean coord_routes; /* no explicit graph, coordinates tabulated */
   const NetModelClass *klass;
   gpointer state; /* the link model's */
   guint64 messages;
@@ -72,7 +73,7 @@ net_route_on (const Net *net, guint dim, guint32 src, guint32 dst, guint32 *hops
 static inline SimTime
 net_delay_hinted (Net *net, guint dim, guint32 src, guint32 dst, guint64 bytes)
 {
-  if (dim != NET_DIM_UNKNOWN && net->graph == NULL && net->coord != NULL)
+  if (dim != NET_DIM_UNKNOWN && net->coord_routes)
     {
       guint32 hops = 0;
       net_route_on (net, dim, src, dst, &hops);
