@@ -149,6 +149,10 @@ char *sys_algo_flat_name (const SysAlgoClass *algo);
 void sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at);
 /* This member's phase ends at `at` (>= now). */
 void sys_phase_finish (const SysPhaseCtx *ctx, SimTime at);
+/* net_serialization_ps (bytes, rate_Bps), the same bits, through the
+ * system's price table (network/price.h): algorithms pace runs of equal
+ * messages. */
+SimTime sys_phase_serialization (const SysPhaseCtx *ctx, guint64 bytes, double rate_Bps);
 /* The cost of reducing `bytes` into local memory. */
 SimTime sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes);
 /* The delay each message costs its endpoint (the policy's, for a group

@@ -373,6 +373,12 @@ sys_phase_finish (const SysPhaseCtx *ctx, SimTime at)
 }
 
 SimTime
+sys_phase_serialization (const SysPhaseCtx *ctx, guint64 bytes, double rate_Bps)
+{
+  return net_price_serialization (&ctx->sys->serial_prices, bytes, rate_Bps);
+}
+
+SimTime
 sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes)
 {
   Sys *sys = ctx->sys;

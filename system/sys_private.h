@@ -74,6 +74,7 @@ struct _Sys
   GHashTable *group_stats_index; /* "kind/group/algorithms" -> row + 1 */
   GArray *coll_records;          /* SysCollRecord, in completion order */
   NetPriceTable reduce_prices; /* sys_phase_reduce_cost's, keyed by bytes and local_mem_bw */
+  NetPriceTable serial_prices; /* sys_phase_serialization's */
   struct _SysP2P *p2p;
   gboolean lockstep;      /* sys_set_lockstep */
 };
