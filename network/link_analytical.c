@@ -121,7 +121,7 @@ typedef struct
 
 /* The ports a message from src to dst holds, as the header says. */
 static PortRoute
-port_route (Ports *p, guint dim, guint32 src, guint32 dst)
+port_route (Ports *p, guint route_dim, guint32 src, guint32 dst)
 {
   const NetTopo *topo = p->net->topo;
   if (p->net->graph != NULL)
@@ -131,22 +131,22 @@ port_route (Ports *p, guint dim, guint32 src, guint32 dst)
                            price->latency };
     }
   guint32 hops = 0;
-  guint d = net_route_on (p->net, dim, src, dst, &hops);
-  const NetDimSpec *ds = &p->net->spec->dims[d];
-  PortRoute r = { .bandwidth_Bps = ds->bandwidth_Bps, .latency = hops * ds->latency };
-  switch (ds->kind)
+  guint d = net_route_on (p->net, route_dim, src, dst, &hops);
+  const NetDimSpec *dim = &p->net->spec->dims[d];
+  PortRoute r = { .bandwidth_Bps = dim->bandwidth_Bps, .latency = hops * dim->latency };
+  switch (dim->kind)
     {
     case NET_DIM_RING:
       {
         guint32 ca = net_topo_coord (topo, src, d), cb = net_topo_coord (topo, dst, d);
-        guint32 fwd = (cb + ds->size - ca) % ds->size;
-        guint32 way = fwd <= ds->size - fwd ? 0 : 1;
+        guint32 fwd = (cb + dim->size - ca) % dim->size;
+        guint32 way = fwd <= dim->size - fwd ? 0 : 1;
         r.out = p->base[d] + src * 4 + way;
         r.in = p->base[d] + dst * 4 + 2 + way;
         break;
       }
     case NET_DIM_FULLY_CONNECTED:
-      r.out = r.in = p->base[d] + src * ds->size + net_topo_coord (topo, dst, d);
+      r.out = r.in = p->base[d] + src * dim->size + net_topo_coord (topo, dst, d);
       break;
     case NET_DIM_SWITCH:
     default:
