@@ -312,7 +312,7 @@ ctx_init (SysPhaseCtx *ctx, SysColl *coll, guint64 index)
 }
 
 static void on_message (SimSched *sched, gpointer data, guint64 arg);
-static void on_phase_done (SimSched *sched, gpointer data, guint64 key);
+static void on_phase_done (SimSched *sched, gpointer data, guint64 index);
 
 void
 sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at)
