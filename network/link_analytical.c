@@ -31,6 +31,7 @@
 
 #include <string.h>
 
+#include "network/price.h"
 #include "sim/error.h"
 
 typedef struct
@@ -44,11 +45,8 @@ typedef struct
   SimTime *claimed_at;
   guint32 *claimed_by;
   gsize n_ports;
-  /* The last serialization priced: collectives send runs of equal
-   * messages, and the exact price is a 128-bit division. */
-  guint64 memo_bytes;
-  double memo_Bps;
-  SimTime memo_ps;
+  /* Serializations priced: the exact price is a 128-bit division. */
+  NetPriceTable serial;
 } Ports;
 
 /* Ports per rank in dimension d: Switch 2 (out, in), Ring 4 (out and in,
@@ -133,10 +131,10 @@ typedef struct
 
 /* The ports a message from src to dst holds, as the header says. */
 static PortRoute
-port_route (Ports *p, guint32 src, guint32 dst)
+port_route (Ports *p, guint route_dim, guint32 src, guint32 dst)
 {
   const NetTopo *topo = p->net->topo;
-  if (net_topo_graph (topo) != NULL)
+  if (p->net->graph != NULL)
     {
       const NetPathPrice *price = net_path_price (p->net, src, dst);
       guint32 in = p->net->rank_alias != NULL ? net_alias_in_link (p->net, price->last_link, dst)
@@ -144,8 +142,8 @@ port_route (Ports *p, guint32 src, guint32 dst)
       return (PortRoute) { price->first_link, in, price->bottleneck_Bps, price->latency };
     }
   guint32 hops = 0;
-  guint d = net_topo_route (topo, src, dst, &hops);
-  const NetDimSpec *dim = &net_topo_spec (topo)->dims[d];
+  guint d = net_route_on (p->net, route_dim, src, dst, &hops);
+  const NetDimSpec *dim = &p->net->spec->dims[d];
   PortRoute r = { .bandwidth_Bps = dim->bandwidth_Bps, .latency = hops * dim->latency };
   /* Symmetry classes: received at the ports of the rank that stands for
    * dst (net_set_rank_alias). */
@@ -201,45 +199,54 @@ note_claim (Net *net, Ports *p, guint32 in, guint32 src, SimTime ready)
 }
 
 /* With shared ports: when the message starts (claiming its ports) and when
- * it arrives. */
-static SimTime
-ports_arrival (Net *net, Ports *p, SimTime at, guint32 src, guint32 dst, guint64 bytes)
+ * it arrives.  Out of line, so that the unshared path saves no registers
+ * for it. */
+G_GNUC_NO_INLINE static SimTime
+ports_arrival (Net *net, Ports *p, const NetMessage *msg)
 {
-  PortRoute r = port_route (p, src, dst);
-  if (bytes != p->memo_bytes || r.bandwidth_Bps != p->memo_Bps)
-    {
-      p->memo_bytes = bytes;
-      p->memo_Bps = r.bandwidth_Bps;
-      p->memo_ps = net_serialization_ps (bytes, r.bandwidth_Bps);
-    }
+  SimTime at = msg->at;
+  guint64 bytes = msg->bytes;
+  PortRoute r = port_route (p, msg->dim, msg->src, msg->dst);
+  SimTime ps = net_price_serialization (&p->serial, bytes, r.bandwidth_Bps);
   /* The egress port serves it first come, first served, then the ingress
    * port, cut through: the receiver's queue does not hold the sender's
    * port (a switch buffers), so a member sending to several peers and
    * receiving from several is not idled by claiming both ends at once.
    * One link for both (FullyConnected) is claimed once. */
   SimTime start = MAX (at, p->free_at[r.out]);
-  p->free_at[r.out] = sim_time_add (start, p->memo_ps);
+  p->free_at[r.out] = sim_time_add (start, ps);
   if (r.in != r.out)
     {
       if (net->rank_alias != NULL)
-        note_claim (net, p, r.in, src, start);
+        note_claim (net, p, r.in, msg->src, start);
       start = MAX (start, p->free_at[r.in]);
-      p->free_at[r.in] = sim_time_add (start, p->memo_ps);
+      p->free_at[r.in] = sim_time_add (start, ps);
     }
   /* Exact picoseconds: net_delay's formula, from what is known already. */
-  if (net_topo_spec (net->topo)->rounding == NET_ROUND_PS)
-    return sim_time_add (start, sim_time_add (r.latency, p->memo_ps));
-  return sim_time_add (start, net_delay (net, src, dst, bytes));
+  if (net->spec->rounding == NET_ROUND_PS)
+    return sim_time_add (start, sim_time_add (r.latency, ps));
+  return sim_time_add (start, net_delay_on (net, msg->dim, msg->src, msg->dst, bytes));
+}
+
+static void
+analytical_send_message (Net *net, const NetMessage *msg)
+{
+  Ports *p = net->state;
+  SimTime arrival
+      = p->free_at != NULL
+            ? ports_arrival (net, p, msg)
+            : sim_time_add (msg->at,
+                            net_delay_hinted (net, msg->dim, msg->src, msg->dst, msg->bytes));
+  sim_sched_at (net->sched, arrival, msg->on_delivered, msg->data, msg->arg);
 }
 
 static void
 analytical_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
                  SimHandler on_delivered, gpointer data, guint64 arg)
 {
-  Ports *p = net->state;
-  SimTime arrival = p->free_at != NULL ? ports_arrival (net, p, at, src, dst, bytes)
-                                       : sim_time_add (at, net_delay (net, src, dst, bytes));
-  sim_sched_at (net->sched, arrival, on_delivered, data, arg);
+  NetMessage msg = { .at = at, .src = src, .dst = dst, .dim = NET_DIM_UNKNOWN, .bytes = bytes,
+                     .on_delivered = on_delivered, .data = data, .arg = arg };
+  analytical_send_message (net, &msg);
 }
 
 const NetModelClass net_analytical_class = {
@@ -250,4 +257,5 @@ const NetModelClass net_analytical_class = {
   .create = analytical_create,
   .destroy = analytical_destroy,
   .send = analytical_send,
+  .send_message = analytical_send_message,
 };

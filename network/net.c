@@ -90,6 +90,11 @@ net_new_with_model (SimSched *sched, const NetTopo *topo, const NetModelClass *k
   Net *net = g_new0 (Net, 1);
   net->sched = sched;
   net->topo = topo;
+  net->spec = net_topo_spec (topo);
+  net->graph = net_topo_graph (topo);
+  net->coord = net_topo_coords (topo);
+  net->clock = sim_sched_clock (sched);
+  net->coord_routes = net->graph == NULL && net->coord != NULL;
   net->klass = klass;
   if (klass->create != NULL && (net->state = klass->create (net, error)) == NULL)
     {
@@ -246,6 +251,20 @@ net_routes_alike (Net *net, guint32 a, guint32 b, guint32 c, guint32 d)
   return a == b || same_route (net, a, b, c, d);
 }
 
+void
+net_send_message (Net *net, const NetMessage *msg)
+{
+  g_assert (msg->src != msg->dst);
+  g_assert (msg->at >= *net->clock);
+  net->messages++;
+  net->bytes += msg->bytes;
+  if (net->klass->send_message != NULL)
+    net->klass->send_message (net, msg);
+  else
+    net->klass->send (net, msg->at, msg->src, msg->dst, msg->bytes, msg->on_delivered, msg->data,
+                      msg->arg);
+}
+
 SimTime
 net_serialization_ps (guint64 bytes, double bandwidth_Bps)
 {
@@ -303,15 +322,21 @@ net_path_price (Net *net, guint32 src, guint32 dst)
 SimTime
 net_delay (Net *net, guint32 src, guint32 dst, guint64 bytes)
 {
-  const NetSpec *spec = net_topo_spec (net->topo);
-  NetGraph *graph = net_topo_graph (net->topo);
-  if (graph != NULL)
+  return net_delay_on (net, NET_DIM_UNKNOWN, src, dst, bytes);
+}
+
+SimTime
+net_delay_on (Net *net, guint dim, guint32 src, guint32 dst, guint64 bytes)
+{
+  const NetSpec *spec = net->spec;
+  if (net->graph != NULL)
     {
       const NetPathPrice *p = net_path_price (net, src, dst);
-      return sim_time_add (p->latency, net_serialization_ps (bytes, p->bottleneck_Bps));
+      return sim_time_add (p->latency,
+                           net_price_serialization (&net->serial, bytes, p->bottleneck_Bps));
     }
   guint32 hops = 0;
-  guint d = net_topo_route (net->topo, src, dst, &hops);
+  guint d = net_route_on (net, dim, src, dst, &hops);
   /* Collectives send runs of equal messages over equal routes: remember the
    * last price. */
   NetDelayMemo *memo = &net->memo;

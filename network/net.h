@@ -49,6 +49,22 @@ typedef enum
   NET_SHARING_FLOWS     /* every flow's rate depends on all the flows in flight */
 } NetSharing;
 
+/* A message as net_send_message takes it: bytes from rank src to rank dst,
+ * leaving src at `at`, on_delivered(sched, data, arg) run at delivery.
+ * dim: the topology dimension it travels, when the sender knows that src
+ * and dst differ only in that coordinate (a collective's line), which
+ * spares the network its search; NET_DIM_UNKNOWN otherwise. */
+typedef struct
+{
+  SimTime at;
+  guint32 src, dst;
+  guint dim;
+  guint64 bytes;
+  SimHandler on_delivered;
+  gpointer data;
+  guint64 arg;
+} NetMessage;
+
 /* One link model: how a message's delivery is scheduled. */
 typedef struct
 {
@@ -67,6 +83,9 @@ typedef struct
    * leaving src at time `at`, has fully arrived. */
   void (*send) (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
                 SimHandler on_delivered, gpointer data, guint64 arg);
+  /* The same for a NetMessage, using its dimension (NULL: send is called,
+   * the dimension dropped). */
+  void (*send_message) (Net *net, const NetMessage *msg);
   /* Per-link statistics (NULL: the model has no links). */
   guint32 (*n_links) (gpointer state);
   void (*link_stats) (gpointer state, guint32 link, NetLinkStats *out);
@@ -108,6 +127,8 @@ NetSharing net_sharing (const Net *net);
  * src != dst, both valid ranks.  on_delivered runs once, at delivery. */
 void net_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
                SimHandler on_delivered, gpointer data, guint64 arg);
+/* net_send with the message's dimension when the caller knows it. */
+void net_send_message (Net *net, const NetMessage *msg);
 
 /* Symmetry classes (sys_set_classes): ranks that stand for others.  With
  * an alias, a message to rank q is received at the ports of alias[q] (its
@@ -137,6 +158,9 @@ gboolean net_routes_alike (Net *net, guint32 a, guint32 b, guint32 c, guint32 d)
 /* The contention-free delay of a message: hops x latency + bytes / bandwidth
  * on the dimension it travels, rounded as the spec says. */
 SimTime net_delay (Net *net, guint32 src, guint32 dst, guint64 bytes);
+/* net_delay for a message travelling dimension dim (NET_DIM_UNKNOWN:
+ * found from the ranks), as NetMessage says. */
+SimTime net_delay_on (Net *net, guint dim, guint32 src, guint32 dst, guint64 bytes);
 
 /* The contention-free delay of `bytes` over `hops` hops of dimension `dim`. */
 SimTime net_price (const NetSpec *spec, guint dim, guint32 hops, guint64 bytes);

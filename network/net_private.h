@@ -6,6 +6,7 @@
 #define ORRERY_NETWORK_NET_PRIVATE_H
 
 #include "network/net.h"
+#include "network/price.h"
 
 typedef struct
 {
@@ -36,8 +37,15 @@ struct _Net
    * (walking a route visits every port of each switch on it).  A pair that
    * finds its place taken walks its route again: same price. */
   NetPathPrice *paths;
+  NetPriceTable serial; /* explicit graphs: serializations at route bottlenecks */
   SimSched *sched;
   const NetTopo *topo;
+  /* The topology's, looked up once: every message reads them. */
+  const NetSpec *spec;
+  NetGraph *graph;
+  const guint32 *coord;
+  const SimTime *clock; /* the scheduler's */
+  gboolean coord_routes; /* no explicit graph, coordinates tabulated */
   const NetModelClass *klass;
   gpointer state; /* the link model's */
   const guint32 *rank_alias; /* net_set_rank_alias: receiving ranks' stand-ins, or NULL */
@@ -49,6 +57,38 @@ struct _Net
   guint64 messages;
   guint64 bytes;
 };
+
+/* net_topo_route_on, inline where the coordinates are tabulated (as they
+ * are below 2^22 of them): the message path's common case. */
+static inline guint
+net_route_on (const Net *net, guint dim, guint32 src, guint32 dst, guint32 *hops)
+{
+  if (dim == NET_DIM_UNKNOWN || net->coord == NULL)
+    return net_topo_route_on (net->topo, dim, src, dst, hops);
+  guint nd = net->spec->n_dims;
+  g_assert (dim < nd && src != dst);
+  *hops = net_dim_hops (&net->spec->dims[dim], net->coord[(gsize) src * nd + dim],
+                        net->coord[(gsize) dst * nd + dim]);
+  return dim;
+}
+
+/* net_delay_on, with its common case inline: a message whose dimension the
+ * sender named, on a topology without an explicit graph, priced as the
+ * one before it (collectives send runs of equal messages).  The rest goes
+ * to net_delay_on, which fills the memo. */
+static inline SimTime
+net_delay_hinted (Net *net, guint dim, guint32 src, guint32 dst, guint64 bytes)
+{
+  if (dim != NET_DIM_UNKNOWN && net->coord_routes)
+    {
+      guint32 hops = 0;
+      net_route_on (net, dim, src, dst, &hops);
+      const NetDelayMemo *memo = &net->memo;
+      if (memo->valid && memo->dim == dim && memo->hops == hops && memo->bytes == bytes)
+        return memo->delay;
+    }
+  return net_delay_on (net, dim, src, dst, bytes);
+}
 
 /* The price of the route from src to dst over the explicit graph (the
  * topology has one); valid until the next call. */

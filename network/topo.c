@@ -195,26 +195,35 @@ net_topo_route (const NetTopo *topo, guint32 src, guint32 dst, guint32 *hops)
     }
   g_assert (d < nd);
   if (hops != NULL)
-    {
-      guint32 n = topo->spec.dims[d].size;
-      switch (topo->spec.dims[d].kind)
-        {
-        case NET_DIM_RING:
-          {
-            guint32 fwd = cb >= ca ? cb - ca : cb + n - ca;
-            *hops = MIN (fwd, n - fwd);
-            break;
-          }
-        case NET_DIM_FULLY_CONNECTED:
-          *hops = 1;
-          break;
-        case NET_DIM_SWITCH:
-        default:
-          *hops = 2;
-          break;
-        }
-    }
+    *hops = net_dim_hops (&topo->spec.dims[d], ca, cb);
   return d;
+}
+
+guint
+net_topo_route_on (const NetTopo *topo, guint dim, guint32 src, guint32 dst, guint32 *hops)
+{
+  if (dim == NET_DIM_UNKNOWN)
+    return net_topo_route (topo, src, dst, hops);
+  g_assert (dim < topo->spec.n_dims && src != dst);
+  guint32 ca, cb;
+  if (topo->coord != NULL)
+    {
+      ca = topo->coord[(gsize) src * topo->spec.n_dims + dim];
+      cb = topo->coord[(gsize) dst * topo->spec.n_dims + dim];
+    }
+  else
+    {
+      ca = (src / topo->stride[dim]) % topo->spec.dims[dim].size;
+      cb = (dst / topo->stride[dim]) % topo->spec.dims[dim].size;
+    }
+  *hops = net_dim_hops (&topo->spec.dims[dim], ca, cb);
+  return dim;
+}
+
+const guint32 *
+net_topo_coords (const NetTopo *topo)
+{
+  return topo->coord;
 }
 
 guint

@@ -25,6 +25,8 @@
 #include "sim/simtime.h"
 
 #define NET_MAX_DIMS 8
+/* A dimension nobody has worked out: the network finds it from the ranks. */
+#define NET_DIM_UNKNOWN G_MAXUINT
 
 /* The most ranks a topology may have: 2^24 (16,777,216).  Every rank costs
  * its own state in every layer (link queues, collective bookkeeping, the
@@ -61,6 +63,26 @@ typedef struct
   double bandwidth_Bps; /* bytes per second, per link and direction */
   SimTime latency;      /* per hop, picoseconds */
 } NetDimSpec;
+
+/* Hops between coordinates ca and cb of a line of kind `dim`: a ring goes
+ * the shorter way, a switch is two links (up and down), a full mesh one. */
+static inline guint32
+net_dim_hops (const NetDimSpec *dim, guint32 ca, guint32 cb)
+{
+  switch (dim->kind)
+    {
+    case NET_DIM_RING:
+      {
+        guint32 fwd = cb >= ca ? cb - ca : cb + dim->size - ca;
+        return MIN (fwd, dim->size - fwd);
+      }
+    case NET_DIM_FULLY_CONNECTED:
+      return 1;
+    case NET_DIM_SWITCH:
+    default:
+      return 2;
+    }
+}
 
 /* How a message's delay is rounded. */
 typedef enum
@@ -126,6 +148,13 @@ guint32 net_topo_coord (const NetTopo *topo, guint32 rank, guint dim);
 guint net_topo_route_dim (const NetTopo *topo, guint32 src, guint32 dst);
 /* Both at once: returns the dimension, stores the hops (hops may be NULL). */
 guint net_topo_route (const NetTopo *topo, guint32 src, guint32 dst, guint32 *hops);
+/* net_topo_route for ranks the caller knows to differ only in coordinate
+ * `dim` (NET_DIM_UNKNOWN: it does not know), without searching for it:
+ * the same answer, hops set. */
+guint net_topo_route_on (const NetTopo *topo, guint dim, guint32 src, guint32 dst, guint32 *hops);
+/* Every rank's coordinates, rank-major ([rank * dims + d]), or NULL when
+ * the topology is too large to tabulate them.  Owned by the topology. */
+const guint32 *net_topo_coords (const NetTopo *topo);
 guint32 net_topo_hops (const NetTopo *topo, guint32 src, guint32 dst);
 
 /* "Ring", "FullyConnected", "Switch"; and the reverse (case-insensitive),

@@ -96,8 +96,10 @@ queue_grow (SimQueue *queue, guint b)
   SimQueueBucket *bucket = &queue->bucket[b];
   /* The front only empties when its range is spent, so a long chain of
    * events that each schedule the next at the current time would grow it
-   * without bound: drop its spent entries instead, once they are half. */
-  if (b == queue->front && queue->head > 0 && queue->head >= bucket->len / 2)
+   * without bound: drop its spent entries instead, once they are three
+   * quarters (at a half, a front holding as many live entries as spent
+   * ones moved each live entry once per push). */
+  if (b == queue->front && queue->head > 0 && queue->head >= bucket->len - bucket->len / 4)
     {
       bucket->len -= queue->head;
       memmove (bucket->v, bucket->v + queue->head, bucket->len * sizeof (SimQueueEntry));
@@ -351,7 +353,8 @@ queue_push_front (SimQueue *queue, SimTime time)
       len = front->len;
     }
   SimQueueEntry *v = front->v;
-  memmove (v + pos + 1, v + pos, (len - pos) * sizeof (SimQueueEntry));
+  if (pos < len)
+    memmove (v + pos + 1, v + pos, (len - pos) * sizeof (SimQueueEntry));
   front->len = len + 1;
   queue->length++;
   v[pos].time = time;

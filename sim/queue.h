@@ -167,23 +167,43 @@ sim_queue_bucket_of (SimTime time, SimTime floor)
  * arguments are dead by then.  time must not be below the time of the last
  * entry popped: the caller checks (sched.c does), as the queue would then
  * lose its order. */
+/* Append an entry to bucket b, which has room. */
+static inline void
+sim_queue_append (SimQueue *queue, guint b, SimTime time, SimHandler fn, gpointer data,
+                  guint64 arg)
+{
+  SimQueueBucket *bucket = &queue->bucket[b];
+  SimQueueEntry *entry = &bucket->v[bucket->len++];
+  entry->time = time;
+  entry->fn = fn;
+  entry->data = data;
+  entry->arg = arg;
+  queue->length++;
+}
+
+/* The push's common cases, inlined: an append to a bucket above the
+ * front, or to the front itself when the time is at or after its last
+ * unspent entry's (events scheduled in time order, as a collective's
+ * messages are; what queue_push_front would do, without its call).
+ * FALSE, having changed nothing, for the rest. */
 static inline gboolean
 sim_queue_try_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data, guint64 arg)
 {
-  if (G_UNLIKELY (time <= queue->run_last))
-    return FALSE;
+  if (time <= queue->run_last)
+    {
+      SimQueueBucket *front = &queue->bucket[queue->front];
+      guint len = front->len;
+      if ((len > queue->head && front->v[len - 1].time > time) || G_UNLIKELY (len == front->cap))
+        return FALSE;
+      sim_queue_append (queue, queue->front, time, fn, data, arg);
+      return TRUE;
+    }
   guint b = sim_queue_bucket_of (time, queue->floor);
   SimQueueBucket *bucket = &queue->bucket[b];
   guint len = bucket->len;
   if (G_UNLIKELY (len == bucket->cap))
     return FALSE;
-  SimQueueEntry *entry = &bucket->v[len];
-  entry->time = time;
-  entry->fn = fn;
-  entry->data = data;
-  entry->arg = arg;
-  bucket->len = len + 1;
-  queue->length++;
+  sim_queue_append (queue, b, time, fn, data, arg);
   if (len == 0)
     {
       queue->nonempty[b / 64] |= G_GUINT64_CONSTANT (1) << (b % 64);
@@ -192,11 +212,6 @@ sim_queue_try_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
   return TRUE;
 }
 
-/* Remove the first entry, in (time, insertion order), and return it,
- * provided its time is <= until.  The pointer is the queue's and valid
- * until the next push or pop.  Returns NULL, leaving the order and the
- * floor unchanged, when the queue is empty or the first entry lies after
- * until. */
 static inline const SimQueueEntry *
 sim_queue_pop_until (SimQueue *queue, SimTime until)
 {

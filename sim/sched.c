@@ -77,6 +77,13 @@ sim_sched_now (const SimSched *sched)
   return sched->now;
 }
 
+const SimTime *
+sim_sched_clock (const SimSched *sched)
+{
+  g_return_val_if_fail (sched != NULL, NULL);
+  return &sched->now;
+}
+
 /* The slow path is a tail call, so that the common path calls nothing. */
 static inline void
 sched_push (SimSched *sched, SimTime t, SimHandler fn, gpointer data, guint64 arg)

@@ -40,6 +40,9 @@ void sim_sched_free (SimSched *sched); /* accepts NULL */
 
 /* The current simulated time: the time of the event being run. */
 SimTime sim_sched_now (const SimSched *sched);
+/* Where the scheduler keeps that time, for hot paths that read it without
+ * a call: valid, and read-only, as long as the scheduler lives. */
+const SimTime *sim_sched_clock (const SimSched *sched);
 
 /* Schedule fn(sched, data, arg) at absolute time t >= now. */
 void sim_sched_at (SimSched *sched, SimTime t, SimHandler fn, gpointer data, guint64 arg);

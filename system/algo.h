@@ -33,6 +33,12 @@ typedef struct
   guint32 processed;  /* messages consumed */
   guint8 started;
   guint8 done;
+  /* Set when the collective is planned, so that an event naming the run
+   * finds its context without decoding: whose run it is, that member's
+   * position on the phase's line, and the (chunk, phase) it belongs to. */
+  guint32 member;
+  guint32 pos;
+  guint32 chunk_phase; /* chunk * phases + phase */
 } SysRun;
 
 typedef struct _SysAlgoClass SysAlgoClass;
@@ -46,13 +52,21 @@ typedef struct
   guint64 in_bytes;  /* chunk bytes entering the phase on each member */
   guint32 pos;       /* this member's position on the line */
   guint32 n;         /* members on the line, >= 2 */
-  guint64 run_index; /* (member, chunk, phase) as an index into the runs */
-  guint64 run_key;   /* the same in bit fields, as events carry it */
+  guint64 run_index; /* (member, chunk, phase) as an index into the runs, as
+                      * events carry it */
   guint32 member;
   guint chunk;
   guint phase;
   guint32 root;      /* position of the root on the line (rooted kinds), else 0 */
   guint32 param;     /* the number after the name ("direct4": 4), 0 if none */
+  /* coll.c's: members between neighbours on the line, and the topology
+   * dimension a message along it travels (NET_DIM_UNKNOWN: the network
+   * finds it from the ranks). */
+  guint32 stride;
+  guint net_dim;
+  SimTime endpoint_delay; /* sys_phase_endpoint_delay's */
+  const SimTime *clock;   /* the scheduler's (sys_phase_now) */
+  gboolean split_down;    /* sys_phase_split rounds down (SysCompat.split) */
 } SysPhaseCtx;
 
 /* Whether every member of a line does the same at the same times on a
@@ -135,12 +149,31 @@ char *sys_algo_flat_name (const SysAlgoClass *algo);
 void sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at);
 /* This member's phase ends at `at` (>= now). */
 void sys_phase_finish (const SysPhaseCtx *ctx, SimTime at);
+/* net_serialization_ps (bytes, rate_Bps), the same bits, through the
+ * system's price table (network/price.h): algorithms pace runs of equal
+ * messages. */
+SimTime sys_phase_serialization (const SysPhaseCtx *ctx, guint64 bytes, double rate_Bps);
 /* The cost of reducing `bytes` into local memory. */
 SimTime sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes);
-SimTime sys_phase_endpoint_delay (const SysPhaseCtx *ctx);
-SimTime sys_phase_now (const SysPhaseCtx *ctx);
+/* The delay each message costs its endpoint (the policy's, for a group
+ * laid out flat), inline: every step of every algorithm asks. */
+static inline SimTime
+sys_phase_endpoint_delay (const SysPhaseCtx *ctx)
+{
+  return ctx->endpoint_delay;
+}
+/* The current simulated time, read in place (inline: every step asks). */
+static inline SimTime
+sys_phase_now (const SysPhaseCtx *ctx)
+{
+  return *ctx->clock;
+}
 /* in / n, rounded as the compatibility policy says (SysCompat.split). */
-guint64 sys_phase_split (const SysPhaseCtx *ctx, guint64 in, guint32 n);
+static inline guint64
+sys_phase_split (const SysPhaseCtx *ctx, guint64 in, guint32 n)
+{
+  return ctx->split_down ? in / n : (in + n - 1) / n;
+}
 
 /* The built-in rows, one file each. */
 extern const SysAlgoClass sys_algo_ring;

@@ -326,7 +326,7 @@ ring_send (const SysPhaseCtx *ctx, SysRun *run, guint32 step, SimTime t)
   guint64 m = ring_step_bytes (ctx, plan);
   guint64 w = wire_bytes (plan, m);
   SimTime start = MAX (t, run->busy_until);
-  run->busy_until = start + net_serialization_ps (m, plan->rate_Bps);
+  run->busy_until = start + sys_phase_serialization (ctx, m, plan->rate_Bps);
   sys_phase_send_routed (ctx, h.from, h.via, h.to, step, w, start);
   sys_phase_notify (ctx, h.to, run->busy_until + (h.inter ? plan->inter_lat : plan->intra_lat));
 }

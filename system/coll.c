@@ -116,12 +116,6 @@ split_bytes (const Sys *sys, guint64 in, guint32 n)
   return sys->params.compat.split == SYS_SPLIT_DOWN ? in / n : (in + n - 1) / n;
 }
 
-guint64
-sys_phase_split (const SysPhaseCtx *ctx, guint64 in, guint32 n)
-{
-  return split_bytes (ctx->sys, in, n);
-}
-
 /* Sizes entering each phase of each chunk: reduce-scatter divides by the
  * dimension's size, all-gather multiplies. */
 static void
@@ -211,6 +205,45 @@ plan_nccl (SysColl *coll, GError **error)
   return TRUE;
 }
 
+/* What an event needs to find its run's context: the context each
+ * (chunk, phase) shares, and each run's member, position and (chunk,
+ * phase), so that no event decodes or recomputes them. */
+static void
+plan_runs (SysColl *coll)
+{
+  const SysGroup *group = coll->group;
+  guint P = coll->n_phases, CP = coll->n_chunks * P;
+  coll->ctx = g_new0 (SysPhaseCtx, MAX (CP, 1u));
+  for (guint c = 0; c < coll->n_chunks; c++)
+    for (guint ph = 0; ph < P; ph++)
+      {
+        const SysPhasePlan *plan = &coll->phase[ph];
+        const SysGroupDim *gd = &group->dims[plan->gdim];
+        coll->ctx[c * P + ph] = (SysPhaseCtx) {
+          .sys = coll->sys, .coll = coll, .algo = plan->algo, .op = plan->op,
+          .in_bytes = coll->in_bytes[c * P + ph], .n = gd->size, .chunk = c, .phase = ph,
+          .root = coll->root, .param = plan->param, .stride = gd->stride,
+          .clock = sim_sched_clock (coll->sys->sched),
+          .split_down = coll->sys->params.compat.split == SYS_SPLIT_DOWN,
+          .endpoint_delay = group->policy_flat ? coll->sys->params.compat.subgroup_delay
+                                               : coll->sys->params.endpoint_delay,
+          .net_dim = plan->gdim < group->n_dims && !group->policy_flat && group->aligned
+                         ? gd->topo_dim
+                         : NET_DIM_UNKNOWN };
+      }
+  for (guint32 m = 0; m < group->n; m++)
+    for (guint cp = 0; cp < CP; cp++)
+      {
+        const SysGroupDim *gd = &group->dims[coll->phase[cp % P].gdim];
+        SysRun *run = &coll->runs[(gsize) m * CP + cp];
+        run->member = m;
+        run->chunk_phase = cp;
+        run->pos = group->pos != NULL
+                       ? group->pos[(gsize) m * (group->n_dims + 1) + coll->phase[cp % P].gdim]
+                       : (m / gd->stride) % gd->size;
+      }
+}
+
 static SysColl *
 coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req, guint32 root,
           GError **error)
@@ -234,11 +267,11 @@ coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req, gui
       plan_sizes (coll);
     }
   coll->step_bits = plan_step_bits (coll);
-  coll->phase_bits = g_bit_storage (MAX (coll->n_phases, 1u));
-  coll->chunk_bits = g_bit_storage (coll->n_chunks);
-  g_assert (coll->step_bits + coll->phase_bits + coll->chunk_bits + g_bit_storage (group->n) <= 64);
+  guint64 n_runs = (guint64) group->n * coll->n_chunks * MAX (coll->n_phases, 1);
+  g_assert (coll->step_bits + g_bit_storage (n_runs) <= 64);
   coll->members = g_new0 (SysMember, group->n);
-  coll->runs = g_new0 (SysRun, (gsize) group->n * coll->n_chunks * MAX (coll->n_phases, 1));
+  coll->runs = g_new0 (SysRun, n_runs);
+  plan_runs (coll);
   coll->first_join = sim_sched_now (sys->sched);
   g_hash_table_insert (group->live, GUINT_TO_POINTER (seq + 1u), coll);
   g_hash_table_add (sys->live_colls, coll);
@@ -251,6 +284,7 @@ sys_coll_free (SysColl *coll)
   if (coll == NULL)
     return;
   g_free (coll->in_bytes);
+  g_free (coll->ctx);
   g_free (coll->members);
   g_free (coll->runs);
   g_free (coll);
@@ -259,53 +293,43 @@ sys_coll_free (SysColl *coll)
 /* ---- phase context and helpers for algorithms ------------------------------ */
 
 static guint64
-run_key (const SysColl *coll, guint32 member, guint chunk, guint phase)
+run_index (const SysColl *coll, guint32 member, guint chunk, guint phase)
 {
-  return (((guint64) member << coll->chunk_bits | chunk) << coll->phase_bits) | phase;
+  return ((guint64) member * coll->n_chunks + chunk) * coll->n_phases + phase;
 }
 
-static void
-ctx_init (SysPhaseCtx *ctx, SysColl *coll, guint64 key)
+/* The context of run `index`: its (chunk, phase)'s, with the member's
+ * part from the run (plan_runs). */
+static inline SysRun *
+ctx_init (SysPhaseCtx *ctx, SysColl *coll, guint64 index)
 {
-  guint ph = (guint) (key & ((1u << coll->phase_bits) - 1));
-  guint chunk = (guint) ((key >> coll->phase_bits) & ((1u << coll->chunk_bits) - 1));
-  guint32 member = (guint32) (key >> (coll->phase_bits + coll->chunk_bits));
-  const SysGroupDim *gd = &coll->group->dims[coll->phase[ph].gdim];
-  ctx->sys = coll->sys;
-  ctx->coll = coll;
-  ctx->op = coll->phase[ph].op;
-  ctx->in_bytes = coll->in_bytes[chunk * coll->n_phases + ph];
-  const SysGroup *group = coll->group;
-  ctx->pos = group->pos != NULL ? group->pos[(gsize) member * (group->n_dims + 1) + coll->phase[ph].gdim]
-                                : (member / gd->stride) % gd->size;
-  ctx->n = gd->size;
-  ctx->run_index = ((guint64) member * coll->n_chunks + chunk) * coll->n_phases + ph;
-  ctx->run_key = key;
-  ctx->member = member;
-  ctx->chunk = chunk;
-  ctx->phase = ph;
-  ctx->root = coll->root;
-  ctx->param = coll->phase[ph].param;
-  ctx->algo = coll->phase[ph].algo;
+  SysRun *run = &coll->runs[index];
+  *ctx = coll->ctx[run->chunk_phase];
+  ctx->member = run->member;
+  ctx->pos = run->pos;
+  ctx->run_index = index;
+  return run;
 }
 
 static void on_message (SimSched *sched, gpointer data, guint64 arg);
-static void on_phase_done (SimSched *sched, gpointer data, guint64 key);
+static void on_phase_done (SimSched *sched, gpointer data, guint64 index);
 
 void
 sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at)
 {
   SysColl *coll = ctx->coll;
-  const SysGroupDim *gd = &coll->group->dims[coll->phase[ctx->phase].gdim];
   g_assert (to < ctx->n && to != ctx->pos);
   g_assert (step < (G_GUINT64_CONSTANT (1) << coll->step_bits));
-  guint32 to_member = ctx->member - ctx->pos * gd->stride + to * gd->stride;
+  guint32 to_member = ctx->member - ctx->pos * ctx->stride + to * ctx->stride;
   /* Same chunk and phase, another member; in lockstep, the message its
    * symmetric peer sends this member, which arrives at the same time. */
-  guint64 to_key = run_key (coll, coll->sys->lockstep ? ctx->member : to_member, ctx->chunk,
-                            ctx->phase);
-  net_send (coll->sys->net, at, coll->group->ranks[ctx->member], coll->group->ranks[to_member],
-            bytes, on_message, coll, (to_key << coll->step_bits) | step);
+  guint64 to_run = run_index (coll, coll->sys->lockstep ? ctx->member : to_member, ctx->chunk,
+                              ctx->phase);
+  NetMessage msg = { .at = at, .src = coll->group->ranks[ctx->member],
+                     .dst = coll->group->ranks[to_member], .dim = ctx->net_dim, .bytes = bytes,
+                     .on_delivered = on_message, .data = coll,
+                     .arg = (to_run << coll->step_bits) | step };
+  net_send_message (coll->sys->net, &msg);
 }
 
 guint32
@@ -332,24 +356,30 @@ sys_phase_send_routed (const SysPhaseCtx *ctx, guint32 from, guint32 via, guint3
    * member they serve run (sys_group_alike): the message comes back as
    * the one the member's predecessor sends it. */
   g_assert (!coll->sys->lockstep || (from == ctx->member && via == to));
-  guint64 to_key = run_key (coll, coll->sys->lockstep ? ctx->member : to, ctx->chunk, ctx->phase);
+  guint64 to_run = run_index (coll, coll->sys->lockstep ? ctx->member : to, ctx->chunk, ctx->phase);
   net_send (coll->sys->net, at, coll->group->ranks[from], coll->group->ranks[via], bytes,
-            on_message, coll, (to_key << coll->step_bits) | step);
+            on_message, coll, (to_run << coll->step_bits) | step);
 }
 
 void
 sys_phase_notify (const SysPhaseCtx *ctx, guint32 to, SimTime at)
 {
   SysColl *coll = ctx->coll;
-  guint64 to_key = run_key (coll, coll->sys->lockstep ? ctx->member : to, ctx->chunk, ctx->phase);
+  guint64 to_run = run_index (coll, coll->sys->lockstep ? ctx->member : to, ctx->chunk, ctx->phase);
   sim_sched_at (coll->sys->sched, at, on_message, coll,
-                (to_key << coll->step_bits) | SYS_PHASE_READY_STEP (coll->step_bits));
+                (to_run << coll->step_bits) | SYS_PHASE_READY_STEP (coll->step_bits));
 }
 
 void
 sys_phase_finish (const SysPhaseCtx *ctx, SimTime at)
 {
-  sim_sched_at (ctx->sys->sched, at, on_phase_done, ctx->coll, ctx->run_key);
+  sim_sched_at (ctx->sys->sched, at, on_phase_done, ctx->coll, ctx->run_index);
+}
+
+SimTime
+sys_phase_serialization (const SysPhaseCtx *ctx, guint64 bytes, double rate_Bps)
+{
+  return net_price_serialization (&ctx->sys->serial_prices, bytes, rate_Bps);
 }
 
 SimTime
@@ -357,10 +387,11 @@ sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes)
 {
   Sys *sys = ctx->sys;
   const SysParams *p = &sys->params;
-  /* Steps reduce runs of equal messages: remember the last price. */
-  if (sys->reduce_memo_valid && sys->reduce_memo_bytes == bytes)
-    return sys->reduce_memo_cost;
+  /* Steps reduce runs of a few sizes, interleaved over chunks and phases:
+   * remember their prices. */
   SimTime cost;
+  if (net_price_find (&sys->reduce_prices, bytes, p->local_mem_bw_Bps, &cost))
+    return cost;
   if (p->compat.reduce_pricing == SYS_MEM_TRUNCATED_NS)
     {
       /* Each memory pass takes bytes / (bytes/s) seconds, in
@@ -371,52 +402,19 @@ sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes)
     }
   else
     cost = net_serialization_ps (bytes, p->local_mem_bw_Bps) * p->reduction_passes;
-  sys->reduce_memo_valid = TRUE;
-  sys->reduce_memo_bytes = bytes;
-  sys->reduce_memo_cost = cost;
+  net_price_store (&sys->reduce_prices, bytes, p->local_mem_bw_Bps, cost);
   return cost;
-}
-
-SimTime
-sys_phase_endpoint_delay (const SysPhaseCtx *ctx)
-{
-  if (ctx->coll->group->policy_flat)
-    return ctx->sys->params.compat.subgroup_delay;
-  return ctx->sys->params.endpoint_delay;
-}
-
-SimTime
-sys_phase_now (const SysPhaseCtx *ctx)
-{
-  return sim_sched_now (ctx->sys->sched);
 }
 
 /* ---- per-rank dimension queues --------------------------------------------- */
 
 static void
-queue_push (Sys *sys, guint32 rank, guint dim, SysColl *coll, guint64 key, gint64 prio)
+queue_push (Sys *sys, guint32 rank, guint dim, SysColl *coll, guint64 run, gint64 prio)
 {
   SysRankQueues *q = &sys->queues[rank];
-  if (q->waiting[dim] == NULL)
-    q->waiting[dim] = g_array_new (FALSE, FALSE, sizeof (SysWaiting));
-  SysWaiting w = { .coll = coll, .run_key = key, .priority = prio,
+  SysWaiting w = { .coll = coll, .run_index = run, .priority = prio,
                    .order = sys->queue_order++ };
-  g_array_append_val (q->waiting[dim], w);
-}
-
-/* Which waiting entry runs next: the highest priority, the oldest among
- * equals.  Priorities belong to collectives (see collective_priority), so
- * the chunks and phases of one collective keep their arrival order. */
-static guint
-queue_pick (const GArray *waiting)
-{
-  const SysWaiting *w = (const SysWaiting *) waiting->data;
-  guint best = 0;
-  for (guint i = 1; i < waiting->len; i++)
-    if (w[i].priority > w[best].priority
-        || (w[i].priority == w[best].priority && w[i].order < w[best].order))
-      best = i;
-  return best;
+  sys_waitq_push (&q->waiting[dim], &w);
 }
 
 /* LIFO: each collective a rank issues outranks the ones before it; FIFO:
@@ -439,27 +437,26 @@ collective_priority (Sys *sys, guint32 rank, const SysCollRequest *req)
 }
 
 static void
-run_start (SysColl *coll, guint64 key)
+run_start (SysColl *coll, guint64 index)
 {
   SysPhaseCtx ctx;
-  ctx_init (&ctx, coll, key);
-  SysRun *run = &coll->runs[ctx.run_index];
+  SysRun *run = ctx_init (&ctx, coll, index);
   run->started = 1;
-  coll->phase[ctx.phase].algo->start (&ctx, run);
+  ctx.algo->start (&ctx, run);
 }
 
 static void
 queue_kick (Sys *sys, guint32 rank, guint dim)
 {
   SysRankQueues *q = &sys->queues[rank];
-  GArray *waiting = q->waiting[dim];
-  while (waiting != NULL && waiting->len > 0 && q->active[dim] < sys->params.active_chunks_per_dim)
+  /* The next to run is the highest priority, the oldest among equals
+   * (waitq.h).  Priorities belong to collectives (see collective_priority),
+   * so the chunks and phases of one collective keep their arrival order. */
+  SysWaiting w;
+  while (q->active[dim] < sys->params.active_chunks_per_dim && sys_waitq_pop (&q->waiting[dim], &w))
     {
-      guint i = queue_pick (waiting);
-      SysWaiting w = g_array_index (waiting, SysWaiting, i);
-      g_array_remove_index (waiting, i);
       q->active[dim]++;
-      run_start (w.coll, w.run_key);
+      run_start (w.coll, w.run_index);
     }
 }
 
@@ -472,8 +469,8 @@ on_message (SimSched *sched, gpointer data, guint64 arg)
   SysColl *coll = data;
   guint32 step = (guint32) (arg & ((G_GUINT64_CONSTANT (1) << coll->step_bits) - 1));
   SysPhaseCtx ctx;
-  ctx_init (&ctx, coll, arg >> coll->step_bits);
-  coll->phase[ctx.phase].algo->on_message (&ctx, &coll->runs[ctx.run_index], step);
+  SysRun *run = ctx_init (&ctx, coll, arg >> coll->step_bits);
+  ctx.algo->on_message (&ctx, run, step);
 }
 
 static void
@@ -530,19 +527,18 @@ member_done (SysColl *coll, guint32 member)
 }
 
 static void
-on_phase_done (SimSched *sched, gpointer data, guint64 key)
+on_phase_done (SimSched *sched, gpointer data, guint64 index)
 {
   (void) sched;
   SysColl *coll = data;
   Sys *sys = coll->sys;
   guint P = coll->n_phases;
-  SysPhaseCtx ctx;
-  ctx_init (&ctx, coll, key);
-  guint ph = ctx.phase;
-  guint32 member = ctx.member;
+  SysRun *run = &coll->runs[index];
+  guint ph = run->chunk_phase % P;
+  guint32 member = run->member;
   guint32 rank = coll->group->ranks[member];
   guint dim = coll->phase[ph].topo_dim;
-  coll->runs[ctx.run_index].done = 1;
+  run->done = 1;
   if (coll->is_nccl)
     {
       if (--coll->members[member].chunks_left == 0)
@@ -553,7 +549,7 @@ on_phase_done (SimSched *sched, gpointer data, guint64 key)
   if (ph + 1 < P)
     {
       guint next_dim = coll->phase[ph + 1].topo_dim;
-      queue_push (sys, rank, next_dim, coll, key + 1, coll->members[member].priority);
+      queue_push (sys, rank, next_dim, coll, index + 1, coll->members[member].priority);
       queue_kick (sys, rank, dim);
       if (next_dim != dim)
         queue_kick (sys, rank, next_dim);
@@ -682,13 +678,13 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
   if (coll->is_nccl)
     {
       for (guint c = 0; c < coll->n_chunks; c++)
-        run_start (coll, run_key (coll, (guint32) member, c, 0));
+        run_start (coll, run_index (coll, (guint32) member, c, 0));
       return TRUE;
     }
   guint dim = coll->phase[0].topo_dim;
   for (guint c = 0; c < coll->n_chunks; c++)
     {
-      queue_push (sys, rank, dim, coll, run_key (coll, (guint32) member, c, 0), m->priority);
+      queue_push (sys, rank, dim, coll, run_index (coll, (guint32) member, c, 0), m->priority);
     }
   queue_kick (sys, rank, dim);
   return TRUE;

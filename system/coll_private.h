@@ -45,11 +45,15 @@ struct _SysColl
   guint32 root;        /* rooted kinds: the root's member index */
   guint n_chunks;
   guint n_phases;
-  /* Events name a run by its key, member | chunk | phase in bit fields, so
-   * that handlers decode it with shifts; messages append the step. */
-  guint phase_bits, chunk_bits, step_bits;
+  /* Events name a run by its index; messages append the step in the low
+   * step_bits bits. */
+  guint step_bits;
   SysPhasePlan phase[SYS_MAX_PHASES];
   guint64 *in_bytes; /* [chunk * n_phases + phase] */
+  /* Per chunk and phase ([chunk * n_phases + phase]): the context every
+   * member's run shares, all but member, pos and run_index, filled when
+   * the collective is planned. */
+  SysPhaseCtx *ctx;
   SysMember *members;
   SysRun *runs;      /* [(member * n_chunks + chunk) * n_phases + phase] */
   guint32 joined;

@@ -60,6 +60,7 @@ group_layout (SysGroup *g, const NetTopo *topo, const guint32 *given)
             g->dims[g->n_dims++] = (SysGroupDim) { .topo_dim = d, .size = counts[d], .stride = stride };
             stride *= counts[d];
           }
+      g->aligned = TRUE;
       return;
     }
   memcpy (g->ranks, given, g->n * sizeof (guint32));
@@ -125,6 +126,7 @@ sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n,
           g->dims[g->n_dims++] = (SysGroupDim) { .topo_dim = d,
                                                  .size = net_topo_dim_size (topo, d),
                                                  .stride = net_topo_stride (topo, d) };
+      g->aligned = TRUE;
       group_flat_dim (g, topo);
       group_positions (g);
       return g;

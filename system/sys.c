@@ -118,8 +118,7 @@ sys_free (Sys *sys)
   if (sys->queues != NULL)
     for (guint32 r = 0; r < net_topo_ranks (sys->topo); r++)
       for (guint d = 0; d < NET_MAX_DIMS; d++)
-        if (sys->queues[r].waiting[d] != NULL)
-          g_array_unref (sys->queues[r].waiting[d]);
+        sys_waitq_clear (&sys->queues[r].waiting[d]);
   g_free (sys->queues);
   if (sys->group_stats != NULL)
     g_array_unref (sys->group_stats);

@@ -10,13 +10,6 @@ static const char *const coll_kind_names[SYS_COLL_N] = {
   "broadcast", "reduce", "gather", "scatter", "barrier",
 };
 
-gboolean
-sys_coll_kind_rooted (SysCollKind kind)
-{
-  return kind == SYS_COLL_BROADCAST || kind == SYS_COLL_REDUCE || kind == SYS_COLL_GATHER
-         || kind == SYS_COLL_SCATTER;
-}
-
 void
 sys_params_init (SysParams *params)
 {

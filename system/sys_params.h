@@ -34,7 +34,12 @@ typedef enum
 } SysCollKind;
 
 /* Does this kind have a root? */
-gboolean sys_coll_kind_rooted (SysCollKind kind);
+static inline gboolean
+sys_coll_kind_rooted (SysCollKind kind)
+{
+  return kind == SYS_COLL_BROADCAST || kind == SYS_COLL_REDUCE || kind == SYS_COLL_GATHER
+         || kind == SYS_COLL_SCATTER;
+}
 
 typedef enum
 {

@@ -9,6 +9,8 @@
 #include "system/algo.h"
 #include "system/algo_nccl.h"
 #include "system/sys.h"
+#include "network/price.h"
+#include "system/waitq.h"
 
 /* One dimension of a group: members along it are `stride` apart in member
  * order, and it runs on topology dimension `topo_dim`. */
@@ -33,6 +35,10 @@ typedef struct
    * one line in the listed order on dimension 0's queue, running
    * Sys.subgroup_algo, each message costing SysCompat.subgroup_delay. */
   gboolean policy_flat;
+  /* Members along each group dimension (the flat one aside) differ only in
+   * that dimension's topology coordinate, so a message between them
+   * travels that dimension (a sub-grid of the topology: group.c). */
+  gboolean aligned;
   guint32 *next_seq;      /* per member: sequence number of its next collective */
   /* Per member and group dimension (flat one included): the member's
    * position on that dimension's line, (member / stride) % size, computed
@@ -43,20 +49,11 @@ typedef struct
   SysNcclGroup *nccl;     /* the NCCL library's view, built on first use */
 } SysGroup;
 
-/* A chunk phase waiting for its dimension on one rank. */
-typedef struct
-{
-  SysColl *coll;
-  guint64 run_key;
-  gint64 priority;
-  guint32 order; /* arrival order, for FIFO/LIFO and ties */
-} SysWaiting;
-
 typedef struct
 {
   guint16 active[NET_MAX_DIMS];
   gint64 issued; /* collectives this rank has joined: LIFO/FIFO priorities */
-  GArray *waiting[NET_MAX_DIMS]; /* SysWaiting, created on first use */
+  SysWaitQueue waiting[NET_MAX_DIMS];
 } SysRankQueues;
 
 struct _Sys
@@ -76,9 +73,8 @@ struct _Sys
   GArray *group_stats;          /* SysCollGroupStats */
   GHashTable *group_stats_index; /* "kind/group/algorithms" -> row + 1 */
   GArray *coll_records;          /* SysCollRecord, in completion order */
-  gboolean reduce_memo_valid;
-  guint64 reduce_memo_bytes;
-  SimTime reduce_memo_cost;
+  NetPriceTable reduce_prices; /* sys_phase_reduce_cost's, keyed by bytes and local_mem_bw */
+  NetPriceTable serial_prices; /* sys_phase_serialization's */
   struct _SysP2P *p2p;
   gboolean lockstep;      /* sys_set_lockstep */
 };

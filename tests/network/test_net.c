@@ -126,6 +126,41 @@ START_TEST (test_route_dim)
 }
 END_TEST
 
+/* A caller that names the dimension two ranks differ in gets the route the
+ * search finds: (0,0,0) -> (3,0,0) is 1 hop the short way round dimension
+ * 0's ring of 4, (0,1,0) -> (0,3,0) 2 hops on dimension 1, and every pair
+ * differing in one coordinate agrees with net_topo_route. */
+START_TEST (test_route_on_named_dim)
+{
+  NetDimSpec dims[] = { sf_dim (NET_DIM_RING, 4, 1e9, 1000), sf_dim (NET_DIM_RING, 4, 1e9, 1000),
+                        sf_dim (NET_DIM_SWITCH, 2, 1e9, 1000) };
+  NetSpec spec = sf_spec (dims, 3, NET_ROUND_PS);
+  sf_build_net (&spec, FALSE);
+  guint32 hops = 0;
+  ck_assert_uint_eq (net_topo_route_on (sf.topo, 0, 0, 3, &hops), 0);
+  ck_assert_uint_eq (hops, 1);
+  ck_assert_uint_eq (net_topo_route_on (sf.topo, 1, 4, 12, &hops), 1);
+  ck_assert_uint_eq (hops, 2);
+  ck_assert_uint_eq (net_topo_route_on (sf.topo, 2, 5, 21, &hops), 2);
+  ck_assert_uint_eq (hops, 2); /* a switch: up and down */
+  /* (0,0,0) -> (1,1,0) differs in two coordinates: only the search knows. */
+  ck_assert_uint_eq (net_topo_route_on (sf.topo, NET_DIM_UNKNOWN, 0, 5, &hops), 0);
+  ck_assert_uint_eq (hops, 1);
+  for (guint32 a = 0; a < 32; a++)
+    for (guint d = 0; d < 3; d++)
+      for (guint32 c = 0; c < net_topo_dim_size (sf.topo, d); c++)
+        {
+          guint32 b = a + (c - net_topo_coord (sf.topo, a, d)) * net_topo_stride (sf.topo, d);
+          if (b == a)
+            continue;
+          guint32 want_hops = 0, got_hops = 0;
+          guint want = net_topo_route (sf.topo, a, b, &want_hops);
+          ck_assert_uint_eq (net_topo_route_on (sf.topo, d, a, b, &got_hops), want);
+          ck_assert_uint_eq (got_hops, want_hops);
+        }
+}
+END_TEST
+
 /* Ring hop counts against min(|a-b|, n-|a-b|), for even and odd sizes. */
 START_TEST (test_hops_ring)
 {
@@ -597,6 +632,7 @@ main (void)
   Suite *s = suite_create ("net");
   add (s, "coords_strides", test_coords_and_strides);
   add (s, "route_dim", test_route_dim);
+  add (s, "route_on_named_dim", test_route_on_named_dim);
   add (s, "hops_ring", test_hops_ring);
   add (s, "hops_fc_switch", test_hops_fc_switch);
   add (s, "topo_errors", test_topo_errors);
