@@ -267,21 +267,35 @@ wl_chakra_facts_attrs (const WlTraceFacts *facts, ChakraProtoMsg__AttributeProto
   return n;
 }
 
-guint
-wl_chakra_node_drop_valueless (ChakraProtoMsg__Node *n)
+/* Remove N's valueless attributes, freeing them when FREE_THEM. */
+static guint
+remove_valueless (ChakraProtoMsg__Node *n, gboolean free_them)
 {
-  g_return_val_if_fail (n != NULL, 0);
   size_t kept = 0;
   for (size_t i = 0; i < n->n_attr; i++)
     {
-      if (n->attr[i]->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE__NOT_SET)
-        chakra_proto_msg__attribute_proto__free_unpacked (n->attr[i], NULL);
-      else
+      if (n->attr[i]->value_case != CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE__NOT_SET)
         n->attr[kept++] = n->attr[i];
+      else if (free_them)
+        chakra_proto_msg__attribute_proto__free_unpacked (n->attr[i], NULL);
     }
   guint dropped = (guint) (n->n_attr - kept);
   n->n_attr = kept;
   return dropped;
+}
+
+guint
+wl_chakra_node_drop_valueless (ChakraProtoMsg__Node *n)
+{
+  g_return_val_if_fail (n != NULL, 0);
+  return remove_valueless (n, TRUE);
+}
+
+guint
+wl_chakra_node_unlink_valueless (ChakraProtoMsg__Node *n)
+{
+  g_return_val_if_fail (n != NULL, 0);
+  return remove_valueless (n, FALSE);
 }
 
 /* Append LIST's values to ARR as gboolean; a NULL list is empty. */

@@ -4,6 +4,11 @@
  * cache keys each loaded graph by the SHA-256 of its file, so a second
  * identical file costs a digest and nothing else.
  *
+ * Each file is read once: mapped, digested, and parsed from the mapping only
+ * when its digest is new (linear in the bytes of the files).  METADATA
+ * group lists are parsed once per distinct list for all the cache's files
+ * (group_memo.h).
+ *
  * Ownership: the cache holds one reference to each graph it made and hands
  * out new references (wl_graph_unref them).
  *
@@ -20,6 +25,25 @@
  * in pieces; NULL with ERROR set (WL_ERROR, SIM_ERROR_INPUT) when it cannot
  * be read. */
 char *wl_file_sha256 (const char *path, GError **error);
+
+/* A file's bytes, mapped into memory, and their SHA-256, taken in one
+ * pass: what loading needs to find a file it has seen and, when it has
+ * not, to parse it without reading it again. */
+typedef struct
+{
+  const guint8 *bytes; /* the file's bytes, or NULL when it could not be mapped
+                        * (empty, not a regular file): then read the file */
+  gsize len;
+  char *sha256;        /* lower-case hex, as wl_file_sha256 gives it */
+  gpointer map;        /* private: the mapping */
+} WlFileImage;
+
+/* Map PATH and take its digest.  A file that cannot be mapped is digested
+ * with wl_file_sha256 (IMG->bytes NULL).  FALSE with ERROR set
+ * (wl_file_sha256's messages) when it cannot be opened or read. */
+gboolean wl_file_image_open (WlFileImage *img, const char *path, GError **error);
+/* Unmap IMG and free its digest; IMG may be cleared again. */
+void wl_file_image_clear (WlFileImage *img);
 
 /* Loads files, sharing one graph among byte-identical files. */
 typedef struct _WlGraphCache WlGraphCache;
