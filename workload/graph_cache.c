@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "workload/group_memo.h"
+#include "workload/sha256.h"
 #include "workload/wl_error.h"
 
 char *
@@ -40,17 +41,6 @@ wl_file_sha256 (const char *path, GError **error)
   return g_strdup (g_checksum_get_string (sum));
 }
 
-/* The SHA-256 of LEN bytes at P (lower-case hex, newly allocated). */
-static char *
-bytes_sha256 (const guint8 *p, gsize len)
-{
-  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
-  /* g_checksum_update counts in gssize. */
-  for (gsize at = 0; at < len; at += (gsize) G_MAXINT32)
-    g_checksum_update (sum, p + at, (gssize) MIN (len - at, (gsize) G_MAXINT32));
-  return g_strdup (g_checksum_get_string (sum));
-}
-
 gboolean
 wl_file_image_open (WlFileImage *img, const char *path, GError **error)
 {
@@ -77,7 +67,7 @@ wl_file_image_open (WlFileImage *img, const char *path, GError **error)
         }
     }
   close (fd);
-  img->sha256 = img->bytes != NULL ? bytes_sha256 (img->bytes, img->len)
+  img->sha256 = img->bytes != NULL ? wl_sha256_hex (img->bytes, img->len)
                                    : wl_file_sha256 (path, error);
   return img->sha256 != NULL;
 }
@@ -96,6 +86,7 @@ struct _WlGraphCache
 {
   GHashTable *by_digest; /* sha256 hex -> WlGraph* (one reference) */
   WlGroupMemo *groups;   /* METADATA group lists of every file loaded */
+  guint64 bytes;         /* wl_graph_cache_bytes */
   gboolean lenient;
 };
 
@@ -129,6 +120,7 @@ wl_graph_cache_load_limited (WlGraphCache *c, const char *path, guint64 limit, g
   WlFileImage img;
   if (!wl_file_image_open (&img, path, error))
     return NULL;
+  c->bytes += img.len;
   WlGraph *g = g_hash_table_lookup (c->by_digest, img.sha256);
   if (g != NULL)
     {
@@ -153,3 +145,9 @@ wl_graph_cache_distinct (const WlGraphCache *c)
   return g_hash_table_size (c->by_digest);
 }
 
+
+guint64
+wl_graph_cache_bytes (const WlGraphCache *c)
+{
+  return c->bytes;
+}

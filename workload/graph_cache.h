@@ -45,6 +45,8 @@ gboolean wl_file_image_open (WlFileImage *img, const char *path, GError **error)
 /* Unmap IMG and free its digest; IMG may be cleared again. */
 void wl_file_image_clear (WlFileImage *img);
 
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (WlFileImage, wl_file_image_clear)
+
 /* Loads files, sharing one graph among byte-identical files. */
 typedef struct _WlGraphCache WlGraphCache;
 /* A cache whose graphs are loaded leniently (wl_graph_load_full). */
@@ -56,6 +58,8 @@ void wl_graph_cache_free (WlGraphCache *cache); /* accepts NULL */
 WlGraph *wl_graph_cache_load_limited (WlGraphCache *cache, const char *path, guint64 limit,
                                       gboolean *over, GError **error);
 guint wl_graph_cache_distinct (const WlGraphCache *cache);
+/* Bytes of the files the cache was asked for, each time (mapped files). */
+guint64 wl_graph_cache_bytes (const WlGraphCache *cache);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlGraphCache, wl_graph_cache_free)
 
