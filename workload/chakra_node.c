@@ -4,6 +4,7 @@
 #include "workload/chakra_node.h"
 
 #include <math.h>
+#include <string.h>
 
 /* The union member name of an AttributeProto value kind, e.g. VC (INT32_VAL). */
 #define VC(kind) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_##kind
@@ -84,9 +85,14 @@ const ChakraProtoMsg__AttributeProto *
 wl_chakra_attr_find (const ChakraProtoMsg__Node *n, const char *name)
 {
   g_return_val_if_fail (n != NULL && name != NULL, NULL);
+  /* Called several times per node while loading: the first byte rules out
+   * most attributes before a full comparison. */
   for (size_t i = 0; i < n->n_attr; i++)
-    if (g_strcmp0 (n->attr[i]->name, name) == 0)
-      return n->attr[i];
+    {
+      const char *an = n->attr[i]->name;
+      if (an != NULL && an[0] == name[0] && strcmp (an, name) == 0)
+        return n->attr[i];
+    }
   return NULL;
 }
 

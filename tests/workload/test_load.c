@@ -342,6 +342,51 @@ START_TEST (test_sha256)
 }
 END_TEST
 
+/* Groups 1 = {0..3} and 2 = {4..7}; and a list defining group 1 otherwise. */
+static const char LIST_8[] = "[{\"pg_name\": \"1\", \"ranks\": [0, 1, 2, 3]}, "
+                             "{\"pg_name\": \"2\", \"ranks\": [4, 5, 6, 7]}]";
+static const char LIST_8_OTHER[] = "[{\"pg_name\": \"1\", \"ranks\": [0, 1, 2, 4]}]";
+
+/* Rank RANK of the 8-rank set PREFIX: LIST's METADATA node, a compute
+ * node of 10 + RANK us (every file distinct) and an all-reduce on its
+ * group of LIST_8. */
+static void
+write_set_rank (const char *prefix, guint32 rank, const char *list)
+{
+  ChakraProtoMsg__Node *nodes[3];
+  nodes[0] = tu_node_new (1, CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE, "groups");
+  tu_node_inputs (nodes[0], list);
+  nodes[1] = tu_comp (2, 10 + rank);
+  tu_node_dep (nodes[1], 1);
+  nodes[2] = tu_coll (3, 0, 1024);
+  tu_node_attr_string (nodes[2], "pg_name", rank < 4 ? "1" : "2");
+  tu_node_dep (nodes[2], 2);
+  tu_write_rank (prefix, rank, nodes, 3);
+}
+
+START_TEST (test_group_conflict_after_shared_lists)
+{
+  /* Ranks 0-4 carry LIST_8, each file distinct, so that the binding skips
+   * the lists it has seen; ranks 5-7 define group 1 otherwise: the first
+   * of them is named. */
+  g_autofree char *prefix = tu_scratch_path ("t");
+  for (guint32 rank = 0; rank < 8; rank++)
+    write_set_rank (prefix, rank, rank < 5 ? LIST_8 : LIST_8_OTHER);
+  g_autofree char *config = tu_write_file ("c.xml", tu_cluster_c4x2);
+  const char *argv[] = { tu_orrery (), "run", "--config", config, "--workload", prefix, NULL };
+  g_autofree char *out = NULL;
+  ck_assert_int_ne (tu_run (&out, argv), 0);
+  g_autofree char *want = g_strdup_printf ("%s.5.et: METADATA defines process group 1 "
+                                           "differently from another trace", prefix);
+  ck_assert_msg (strstr (out, want) != NULL, "%s", out);
+  /* All eight with LIST_8: the lists agree, and the run completes. */
+  for (guint32 rank = 5; rank < 8; rank++)
+    write_set_rank (prefix, rank, LIST_8);
+  g_clear_pointer (&out, g_free);
+  ck_assert_msg (tu_run (&out, argv) == 0, "%s", out);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -355,5 +400,6 @@ main (void)
   tcase_add_test (tc, test_borrowed_nodes_equal_owned);
   tcase_add_test (tc, test_arena_bounded);
   tcase_add_test (tc, test_sha256);
+  tcase_add_test (tc, test_group_conflict_after_shared_lists);
   return tu_run_suite (s);
 }
