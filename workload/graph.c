@@ -301,7 +301,9 @@ wl_graph_load_request (const WlGraphLoad *req, GError **error)
 }
 
 WlGraph *
-wl_graph_load_limited (const char *path, gboolean lenient, guint64 limit, gboolean *over,
+wl_graph_load_limited (const char *path, gboolean lenient, guint64 limit,
+                       gboolean *over, /* NOLINT(readability-non-const-parameter): the load
+                                        * writes it, through the request */
                        GError **error)
 {
   WlGraphLoad req = { .path = path, .lenient = lenient, .limit = limit, .over = over };

@@ -38,8 +38,9 @@ typedef struct
   gpointer map;        /* private: the mapping */
 } WlFileImage;
 
-/* Map PATH and take its digest.  A file that cannot be mapped is digested
- * with wl_file_sha256 (IMG->bytes NULL).  FALSE with ERROR set
+/* Map PATH and take its digest into IMG (overwritten: clear it first if it
+ * holds an image).  A file that cannot be mapped is digested with
+ * wl_file_sha256 (IMG->bytes NULL).  FALSE with ERROR set
  * (wl_file_sha256's messages) when it cannot be opened or read. */
 gboolean wl_file_image_open (WlFileImage *img, const char *path, GError **error);
 /* Unmap IMG and free its digest; IMG may be cleared again. */

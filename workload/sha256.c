@@ -56,8 +56,8 @@ ni_blocks (guint32 state[8], const guint8 *p, gsize n)
       for (int g = 0; g < 16; g++)
         {
           if (g < 4)
-            w[g] = _mm_shuffle_epi8 (_mm_loadu_si128 ((const __m128i *) (p + 16 * g)), swap);
-          __m128i m = _mm_add_epi32 (w[g % 4], _mm_loadu_si128 ((const __m128i *) &K[4 * g]));
+            w[g] = _mm_shuffle_epi8 (_mm_loadu_si128 ((const __m128i *) (p + 16 * (gsize) g)), swap);
+          __m128i m = _mm_add_epi32 (w[g % 4], _mm_loadu_si128 ((const __m128i *) (K + 4 * (gsize) g)));
           s1 = _mm_sha256rnds2_epu32 (s1, s0, m);
           if (g >= 3 && g <= 14)
             {
@@ -111,7 +111,7 @@ ni_hex (const guint8 *p, gsize len)
   ni_blocks (state, tail, n_tail / 64);
   char *hex = g_malloc (65);
   for (int i = 0; i < 8; i++)
-    g_snprintf (hex + 8 * i, 9, "%08x", state[i]);
+    g_snprintf (hex + 8 * (gsize) i, 9, "%08x", state[i]);
   return hex;
 }
 

@@ -193,6 +193,7 @@ START_TEST (test_image_digest)
   assert_image_digest (gz);
   GError *error = NULL;
   g_autofree char *missing = tu_scratch_path ("missing.et");
+  wl_file_image_clear (&img);
   ck_assert (!wl_file_image_open (&img, missing, &error));
   ck_assert (g_str_has_prefix (error->message, "Failed to open file"));
   g_clear_error (&error);
