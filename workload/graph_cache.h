@@ -5,7 +5,11 @@
  * identical file costs a digest and nothing else.
  *
  * Each file is read once: mapped, digested, and parsed from the mapping only
- * when its digest is new (linear in the bytes of the files).  METADATA
+ * when its digest is new (linear in the bytes of the files).  Gzip files
+ * are the exception: they are inflated from the file itself (zlib reads
+ * only files), so they are read twice.  A trace file must not shrink while
+ * it is loaded (a mapped file cut short under the reader is a SIGBUS, as
+ * for any program that maps its input).  METADATA
  * group lists are parsed once per distinct list for all the cache's files
  * (group_memo.h).
  *
