@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "workload/pb_arena.h"
+
 /* A length varint never needs more than ten bytes (64 bits, 7 per byte). */
 #define VARINT_MAX_BYTES 10
 
@@ -21,8 +23,13 @@ struct _WlChakraReader
   gint64 size;    /* a plain regular file's size; -1 when unknown (gzip, pipes) */
   guint64 pos;    /* offset of the next frame (in decompressed bytes for gzip) */
   guint64 frame;  /* index of the next frame, frame 0 being the metadata */
-  guint8 *buf;    /* the current frame's bytes; as large as the largest frame so far */
+  guint8 *buf;    /* frames read through zlib; as large as the largest frame so far */
   gsize cap;
+  const guint8 *mem; /* the file's bytes, when read from memory (not gzip); else NULL */
+  gsize mem_at;      /* the next byte of mem to read */
+  const guint8 *at; /* the current frame's bytes: into mem, or buf */
+  WlPbArena *arena;  /* WL_CHAKRA_BORROW_NODES: nodes are decoded here */
+  ChakraProtoMsg__Node *lent; /* borrowed headerless first node, freed at the next call */
   gboolean gzipped;
   gboolean headerless;
   gboolean empty;     /* an empty file opened with WL_CHAKRA_ALLOW_EMPTY */
@@ -201,6 +208,15 @@ cut_hint (const WlChakraReader *r)
   return gzip_cut (r) ? "truncated gzip data (the .gz file is cut short)" : "truncated file?";
 }
 
+/* The next byte of the data, or -1 at its end or on a read error. */
+static int
+next_byte (WlChakraReader *r)
+{
+  if (r->mem == NULL)
+    return gzgetc (r->gz);
+  return r->mem_at < (gsize) r->size ? r->mem[r->mem_at++] : -1;
+}
+
 /* Read the frame's length varint.  FRAME_END when the data ends before
  * its first byte. */
 static FrameStatus
@@ -209,11 +225,12 @@ read_length (WlChakraReader *r, guint64 *length, gsize *used, GError **error)
   guint64 v = 0;
   for (gsize i = 0; i < VARINT_MAX_BYTES; i++)
     {
-      int c = gzgetc (r->gz);
+      int c = next_byte (r);
       if (c < 0)
         {
           int err = Z_OK;
-          gzerror (r->gz, &err);
+          if (r->mem == NULL)
+            gzerror (r->gz, &err);
           if (err != Z_OK && err != Z_BUF_ERROR)
             {
               read_failed (r, error);
@@ -260,7 +277,8 @@ frame_room (WlChakraReader *r, gsize len, GError **error)
   return TRUE;
 }
 
-/* Read LENGTH frame bytes (after a USED-byte varint) into r->buf.  When the
+/* Read LENGTH frame bytes (after a USED-byte varint) into r->buf, or find
+ * them in memory; r->at then points at them.  When the
  * file's size is known the length is checked against it first, so that a
  * corrupt length cannot cause a huge allocation; otherwise (gzip, pipes)
  * the buffer grows only as bytes actually arrive. */
@@ -271,6 +289,13 @@ read_body (WlChakraReader *r, guint64 length, gsize used, GError **error)
   gboolean complete = FALSE;
   if (r->size >= 0 && length > (guint64) r->size - r->pos - used)
     have = (gsize) ((guint64) r->size - r->pos - used);
+  else if (r->mem != NULL)
+    {
+      /* In memory the frame is read where it lies. */
+      r->at = r->mem + r->mem_at;
+      r->mem_at += (gsize) length;
+      complete = TRUE;
+    }
   else
     for (;;)
       {
@@ -291,7 +316,11 @@ read_body (WlChakraReader *r, guint64 length, gsize used, GError **error)
           break;
       }
   if (complete)
-    return TRUE;
+    {
+      if (r->mem == NULL)
+        r->at = r->buf;
+      return TRUE;
+    }
   r->truncated = TRUE;
   frame_error (r, r->pos, error,
                "frame length %" G_GUINT64_FORMAT " runs past end of file (%" G_GSIZE_FORMAT
@@ -299,7 +328,7 @@ read_body (WlChakraReader *r, guint64 length, gsize used, GError **error)
   return FALSE;
 }
 
-/* Read the next frame into r->buf (its length in *LEN) and advance past
+/* Read the next frame into r->at (its length in *LEN) and advance past
  * it. */
 static FrameStatus
 frame_read (WlChakraReader *r, gsize *len, GError **error)
@@ -309,7 +338,7 @@ frame_read (WlChakraReader *r, gsize *len, GError **error)
   FrameStatus st = read_length (r, &length, &used, error);
   if (st != FRAME_OK)
     return st;
-  if (r->size >= 0 && length <= (guint64) r->size - r->pos - used
+  if (r->mem == NULL && r->size >= 0 && length <= (guint64) r->size - r->pos - used
       && !frame_room (r, (gsize) length, error))
     return FRAME_ERROR;
   if (!read_body (r, length, used, error))
@@ -382,7 +411,7 @@ read_header (WlChakraReader *r, WlChakraReadFlags flags, GError **error)
       r->truncated = FALSE; /* a cut frame 0 leaves nothing to keep */
       return FALSE;
     }
-  const guint8 *frame = r->buf;
+  const guint8 *frame = r->at;
   if (has_metadata_shape (frame, len))
     r->meta = chakra_proto_msg__global_metadata__unpack (NULL, len, frame);
   if (r->meta != NULL)
@@ -423,16 +452,47 @@ wl_chakra_reader_open (const char *path, GError **error)
   return wl_chakra_reader_open_full (path, WL_CHAKRA_READ_DEFAULT, error);
 }
 
+/* Open PATH, or read it from BYTES (LEN of them) unless they are gzip
+ * data; see wl_chakra_reader_open_bytes. */
+static WlChakraReader *
+reader_open (const char *path, const guint8 *bytes, gsize len, WlChakraReadFlags flags,
+             GError **error)
+{
+  g_autoptr (WlChakraReader) r = g_new0 (WlChakraReader, 1);
+  r->path = g_strdup (path);
+  if (flags & WL_CHAKRA_BORROW_NODES)
+    r->arena = wl_pb_arena_new ();
+  /* zlib inflates exactly the data that starts with the gzip magic; it
+   * reads anything else through unchanged, as memory does. */
+  gboolean gzip = len >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b;
+  if (bytes != NULL && !gzip && len <= (gsize) G_MAXINT64)
+    {
+      r->mem = bytes;
+      r->size = (gint64) len;
+    }
+  else if (!reader_open_file (r, error))
+    return NULL;
+  if (!read_header (r, flags, error))
+    return NULL;
+  return g_steal_pointer (&r);
+}
+
 WlChakraReader *
 wl_chakra_reader_open_full (const char *path, WlChakraReadFlags flags, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  g_autoptr (WlChakraReader) r = g_new0 (WlChakraReader, 1);
-  r->path = g_strdup (path);
-  if (!reader_open_file (r, error) || !read_header (r, flags, error))
-    return NULL;
-  return g_steal_pointer (&r);
+  return reader_open (path, NULL, 0, flags, error);
+}
+
+WlChakraReader *
+wl_chakra_reader_open_bytes (const char *path, const guint8 *bytes, gsize len,
+                             WlChakraReadFlags flags, GError **error)
+{
+  g_return_val_if_fail (path != NULL && (bytes != NULL || len == 0), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  static const guint8 none[1];
+  return reader_open (path, bytes != NULL ? bytes : none, len, flags, error);
 }
 
 const char *
@@ -486,8 +546,13 @@ wl_chakra_reader_next (WlChakraReader *r, GError **error)
 {
   g_return_val_if_fail (r != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  g_clear_pointer (&r->lent, wl_chakra_node_free);
   if (r->first != NULL)
-    return g_steal_pointer (&r->first);
+    {
+      if (r->arena != NULL)
+        r->lent = r->first;
+      return g_steal_pointer (&r->first);
+    }
   if (r->failure != NULL)
     {
       g_propagate_error (error, g_error_copy (r->failure));
@@ -506,7 +571,13 @@ wl_chakra_reader_next (WlChakraReader *r, GError **error)
     }
   if (st == FRAME_OK)
     {
-      node = chakra_proto_msg__node__unpack (NULL, len, r->buf);
+      ProtobufCAllocator *allocator = NULL;
+      if (r->arena != NULL)
+        {
+          wl_pb_arena_reset (r->arena);
+          allocator = wl_pb_arena_allocator (r->arena);
+        }
+      node = chakra_proto_msg__node__unpack (allocator, len, r->at);
       if (node == NULL)
         {
           r->frame--; /* name the frame that failed, not the next one */
@@ -526,6 +597,8 @@ wl_chakra_reader_free (WlChakraReader *r)
     return;
   wl_chakra_metadata_free (r->meta);
   wl_chakra_node_free (r->first);
+  wl_chakra_node_free (r->lent);
+  wl_pb_arena_free (r->arena);
   g_clear_error (&r->failure);
   if (r->gz != NULL)
     gzclose (r->gz);

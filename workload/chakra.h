@@ -11,7 +11,8 @@
  *
  * Ownership: a reader or writer owns its file and buffers, and is freed with
  * its _free function (NULL accepted; g_autoptr works).  Nodes returned by the
- * reader belong to the caller (free with wl_chakra_node_free).  A node's
+ * reader belong to the caller (free with wl_chakra_node_free), or with
+ * WL_CHAKRA_BORROW_NODES to the reader until the next node.  A node's
  * attributes are read with the helpers of chakra_node.h, included here.
  *
  * The reader reads the file one frame at a time (through zlib, which
@@ -49,7 +50,12 @@ typedef enum
   /* Accept an empty file (zero bytes, or a gzip stream of zero bytes) as a
    * trace with neither metadata nor nodes (wl_chakra_reader_is_empty), so
    * that a checker can report it and go on. */
-  WL_CHAKRA_ALLOW_EMPTY = 1 << 1
+  WL_CHAKRA_ALLOW_EMPTY = 1 << 1,
+  /* Nodes from wl_chakra_reader_next and _step belong to the reader and
+   * last until the next call or wl_chakra_reader_free (never free them):
+   * each is decoded into an arena reused frame after frame (pb_arena.h),
+   * without a malloc per node. */
+  WL_CHAKRA_BORROW_NODES = 1 << 2
 } WlChakraReadFlags;
 
 /* Same as wl_chakra_reader_open_full (path, WL_CHAKRA_READ_DEFAULT, error):
@@ -73,6 +79,15 @@ WlChakraReader *wl_chakra_reader_open (const char *path, GError **error);
  * index and byte offset, counted in decompressed bytes for gzip files). */
 WlChakraReader *wl_chakra_reader_open_full (const char *path, WlChakraReadFlags flags,
                                             GError **error);
+
+/* As wl_chakra_reader_open_full, reading the file's LEN bytes from BYTES
+ * (borrowed: they must outlive the reader) instead of from PATH, which only
+ * names the file in messages.  Every check and message is the file's, with
+ * BYTES taken as a plain regular file of LEN bytes.  Gzip data (BYTES
+ * starting with the gzip magic 1f 8b) is not inflated from memory: PATH is
+ * opened and read as wl_chakra_reader_open_full reads it. */
+WlChakraReader *wl_chakra_reader_open_bytes (const char *path, const guint8 *bytes, gsize len,
+                                             WlChakraReadFlags flags, GError **error);
 
 /* The trace's version: GlobalMetadata.version, or when that is empty the
  * string value of its "schema" attribute (which is where current
@@ -103,7 +118,8 @@ gboolean wl_chakra_reader_is_empty (const WlChakraReader *r);
 gboolean wl_chakra_reader_truncated (const WlChakraReader *r);
 
 /* Unpack the next node.  Returns it (the caller owns it: free with
- * wl_chakra_node_free or chakra_proto_msg__node__free_unpacked (n, NULL)), or
+ * wl_chakra_node_free or chakra_proto_msg__node__free_unpacked (n, NULL);
+ * with WL_CHAKRA_BORROW_NODES the reader owns it), or
  * NULL: at the end of the file with ERROR unset, or with ERROR set when the
  * next frame is bad (truncated or over-long length varint, a length running
  * past the end of the file, gzip data cut short or corrupt, bytes that do not

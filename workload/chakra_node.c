@@ -4,6 +4,7 @@
 #include "workload/chakra_node.h"
 
 #include <math.h>
+#include <string.h>
 
 /* The union member name of an AttributeProto value kind, e.g. VC (INT32_VAL). */
 #define VC(kind) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_##kind
@@ -84,9 +85,14 @@ const ChakraProtoMsg__AttributeProto *
 wl_chakra_attr_find (const ChakraProtoMsg__Node *n, const char *name)
 {
   g_return_val_if_fail (n != NULL && name != NULL, NULL);
+  /* Called several times per node while loading: the first byte rules out
+   * most attributes before a full comparison. */
   for (size_t i = 0; i < n->n_attr; i++)
-    if (g_strcmp0 (n->attr[i]->name, name) == 0)
-      return n->attr[i];
+    {
+      const char *an = n->attr[i]->name;
+      if (an != NULL && an[0] == name[0] && strcmp (an, name) == 0)
+        return n->attr[i];
+    }
   return NULL;
 }
 
@@ -267,21 +273,35 @@ wl_chakra_facts_attrs (const WlTraceFacts *facts, ChakraProtoMsg__AttributeProto
   return n;
 }
 
-guint
-wl_chakra_node_drop_valueless (ChakraProtoMsg__Node *n)
+/* Remove N's valueless attributes, freeing them when FREE_THEM. */
+static guint
+remove_valueless (ChakraProtoMsg__Node *n, gboolean free_them)
 {
-  g_return_val_if_fail (n != NULL, 0);
   size_t kept = 0;
   for (size_t i = 0; i < n->n_attr; i++)
     {
-      if (n->attr[i]->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE__NOT_SET)
-        chakra_proto_msg__attribute_proto__free_unpacked (n->attr[i], NULL);
-      else
+      if (n->attr[i]->value_case != CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE__NOT_SET)
         n->attr[kept++] = n->attr[i];
+      else if (free_them)
+        chakra_proto_msg__attribute_proto__free_unpacked (n->attr[i], NULL);
     }
   guint dropped = (guint) (n->n_attr - kept);
   n->n_attr = kept;
   return dropped;
+}
+
+guint
+wl_chakra_node_drop_valueless (ChakraProtoMsg__Node *n)
+{
+  g_return_val_if_fail (n != NULL, 0);
+  return remove_valueless (n, TRUE);
+}
+
+guint
+wl_chakra_node_unlink_valueless (ChakraProtoMsg__Node *n)
+{
+  g_return_val_if_fail (n != NULL, 0);
+  return remove_valueless (n, FALSE);
 }
 
 /* Append LIST's values to ARR as gboolean; a NULL list is empty. */

@@ -67,6 +67,11 @@ gboolean wl_chakra_attr_bool_list (const ChakraProtoMsg__Node *n, const char *na
  * uses this to take such attributes as absent. */
 guint wl_chakra_node_drop_valueless (ChakraProtoMsg__Node *n);
 
+/* As wl_chakra_node_drop_valueless for a node a reader lends
+ * (WL_CHAKRA_BORROW_NODES): the attributes are removed from N's list but
+ * not freed, their memory being the reader's. */
+guint wl_chakra_node_unlink_valueless (ChakraProtoMsg__Node *n);
+
 /* ------------------------------------------------------------ trace facts */
 
 /* What a generated trace says about the whole iteration, in GlobalMetadata

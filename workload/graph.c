@@ -251,11 +251,15 @@ finish_graph (Builder *b, WlGraph *g, GError **error)
 }
 
 WlGraph *
-wl_graph_load_limited (const char *path, gboolean lenient, guint64 limit, gboolean *over,
-                       GError **error)
+wl_graph_load_request (const WlGraphLoad *req, GError **error)
 {
-  g_return_val_if_fail (path != NULL, NULL);
-  Builder b = { .dec = { .path = path, .lenient = lenient }, .limit = limit };
+  g_return_val_if_fail (req != NULL && req->path != NULL, NULL);
+  const char *path = req->path;
+  gboolean lenient = req->lenient;
+  gboolean *over = req->over;
+  Builder b = { .dec = { .path = path, .lenient = lenient, .group_memo = req->group_memo,
+                         .bytes = req->bytes, .n_bytes = req->n_bytes },
+                .limit = req->limit };
   b.nodes = (WlVec) WL_VEC_INIT (WlNode);
   b.deps = (WlVec) WL_VEC_INIT (PendingDep);
   b.names = (WlVec) WL_VEC_INIT (const char *);
@@ -294,6 +298,16 @@ wl_graph_load_limited (const char *path, gboolean lenient, guint64 limit, gboole
       return NULL;
     }
   return g;
+}
+
+WlGraph *
+wl_graph_load_limited (const char *path, gboolean lenient, guint64 limit,
+                       gboolean *over, /* NOLINT(readability-non-const-parameter): the load
+                                        * writes it, through the request */
+                       GError **error)
+{
+  WlGraphLoad req = { .path = path, .lenient = lenient, .limit = limit, .over = over };
+  return wl_graph_load_request (&req, error);
 }
 
 WlGraph *

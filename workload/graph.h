@@ -133,6 +133,26 @@ WlGraph *wl_graph_load_full (const char *path, gboolean lenient, GError **error)
  * deterministic. */
 WlGraph *wl_graph_load_limited (const char *path, gboolean lenient, guint64 limit,
                                 gboolean *over, GError **error);
+/* What wl_graph_load_request loads, and how. */
+typedef struct
+{
+  const char *path;     /* the file (named in messages) */
+  gboolean lenient;
+  guint64 limit;        /* as wl_graph_load_limited's (G_MAXUINT64: none) */
+  gboolean *over;       /* as wl_graph_load_limited's (may be NULL) */
+  const guint8 *bytes;  /* the file's bytes when the caller holds them (borrowed;
+                         * see wl_chakra_reader_open_bytes), else NULL */
+  gsize n_bytes;
+  WlGroupMemo *group_memo; /* METADATA group lists parsed through it (borrowed;
+                            * NULL: parse each) */
+} WlGraphLoad;
+
+/* wl_graph_load_limited as REQ says, from the bytes given or the file.
+ * One pass over the file's bytes (linear in them): each node is decoded,
+ * indexed by id (hash map) and its dependencies queued; then the
+ * dependencies are resolved (one lookup each), searched for cycles and
+ * laid out (linear in nodes and edges, each node's parents sorted). */
+WlGraph *wl_graph_load_request (const WlGraphLoad *req, GError **error);
 /* wl_graph_load_full (path, FALSE, error). */
 WlGraph *wl_graph_load (const char *path, GError **error);
 WlGraph *wl_graph_ref (WlGraph *graph);

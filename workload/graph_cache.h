@@ -4,6 +4,15 @@
  * cache keys each loaded graph by the SHA-256 of its file, so a second
  * identical file costs a digest and nothing else.
  *
+ * Each file is read once: mapped, digested, and parsed from the mapping only
+ * when its digest is new (linear in the bytes of the files).  Gzip files
+ * are the exception: they are inflated from the file itself (zlib reads
+ * only files), so they are read twice.  A trace file must not shrink while
+ * it is loaded (a mapped file cut short under the reader is a SIGBUS, as
+ * for any program that maps its input).  METADATA
+ * group lists are parsed once per distinct list for all the cache's files
+ * (group_memo.h).
+ *
  * Ownership: the cache holds one reference to each graph it made and hands
  * out new references (wl_graph_unref them).
  *
@@ -21,6 +30,28 @@
  * be read. */
 char *wl_file_sha256 (const char *path, GError **error);
 
+/* A file's bytes, mapped into memory, and their SHA-256, taken in one
+ * pass: what loading needs to find a file it has seen and, when it has
+ * not, to parse it without reading it again. */
+typedef struct
+{
+  const guint8 *bytes; /* the file's bytes, or NULL when it could not be mapped
+                        * (empty, not a regular file): then read the file */
+  gsize len;
+  char *sha256;        /* lower-case hex, as wl_file_sha256 gives it */
+  gpointer map;        /* private: the mapping */
+} WlFileImage;
+
+/* Map PATH and take its digest into IMG (overwritten: clear it first if it
+ * holds an image).  A file that cannot be mapped is digested with
+ * wl_file_sha256 (IMG->bytes NULL).  FALSE with ERROR set
+ * (wl_file_sha256's messages) when it cannot be opened or read. */
+gboolean wl_file_image_open (WlFileImage *img, const char *path, GError **error);
+/* Unmap IMG and free its digest; IMG may be cleared again. */
+void wl_file_image_clear (WlFileImage *img);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (WlFileImage, wl_file_image_clear)
+
 /* Loads files, sharing one graph among byte-identical files. */
 typedef struct _WlGraphCache WlGraphCache;
 /* A cache whose graphs are loaded leniently (wl_graph_load_full). */
@@ -32,6 +63,8 @@ void wl_graph_cache_free (WlGraphCache *cache); /* accepts NULL */
 WlGraph *wl_graph_cache_load_limited (WlGraphCache *cache, const char *path, guint64 limit,
                                       gboolean *over, GError **error);
 guint wl_graph_cache_distinct (const WlGraphCache *cache);
+/* Bytes of the files the cache was asked for, each time (mapped files). */
+guint64 wl_graph_cache_bytes (const WlGraphCache *cache);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlGraphCache, wl_graph_cache_free)
 

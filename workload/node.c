@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "system/sys_params.h"
+#include "workload/group_memo.h"
 #include "workload/kernels.h"
 #include "workload/wl_error.h"
 
@@ -150,7 +151,9 @@ decode_metadata (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, GError **error
     return TRUE; /* not collected (read before) */
   if (n->inputs == NULL || n->inputs->values == NULL || strstr (n->inputs->values, "pg_name") == NULL)
     return TRUE;
-  const char *why = wl_group_defs_parse (n->inputs->values, b->group_defs);
+  const char *why = b->group_memo != NULL
+                      ? wl_group_memo_parse (b->group_memo, n->inputs->values, b->group_defs)
+                      : wl_group_defs_parse (n->inputs->values, b->group_defs);
   return why == NULL ? TRUE : fail (error, b, n->id, why);
 }
 
@@ -347,7 +350,8 @@ wl_node_decode (WlNodeDecoder *d, ChakraProtoMsg__Node *n, WlNode *out, GError *
 {
   g_return_val_if_fail (d != NULL && n != NULL && out != NULL, FALSE);
   if (d->lenient)
-    d->dropped.valueless_attrs_ignored += wl_chakra_node_drop_valueless (n);
+    d->dropped.valueless_attrs_ignored += d->borrowed ? wl_chakra_node_unlink_valueless (n)
+                                                      : wl_chakra_node_drop_valueless (n);
   if (decode_node (d, n, out, error))
     return TRUE;
   if (!g_str_has_prefix ((*error)->message, d->path))
@@ -355,12 +359,39 @@ wl_node_decode (WlNodeDecoder *d, ChakraProtoMsg__Node *n, WlNode *out, GError *
   return FALSE;
 }
 
+/* Call FUNC with each node of R in turn (see wl_trace_read). */
+static gboolean
+read_nodes (WlNodeDecoder *d, WlChakraReader *r, WlTraceNodeFunc func, gpointer data,
+            GError **error)
+{
+  for (;;)
+    {
+      ChakraProtoMsg__Node *n = NULL;
+      g_autofree char *cut = NULL;
+      if (!wl_chakra_reader_step (r, d->lenient, &n, &cut, error))
+        return FALSE;
+      if (n == NULL)
+        {
+          d->dropped.truncated_frames += cut != NULL ? 1 : 0;
+          return TRUE;
+        }
+      if (!func (data, n, error))
+        return FALSE;
+    }
+}
+
 gboolean
 wl_trace_read (WlNodeDecoder *d, WlTraceNodeFunc func, gpointer data, GError **error)
 {
   g_return_val_if_fail (d != NULL && d->path != NULL, FALSE);
-  g_autoptr (WlChakraReader) r = wl_chakra_reader_open_full (
-    d->path, d->lenient ? WL_CHAKRA_ALLOW_HEADERLESS : WL_CHAKRA_READ_DEFAULT, error);
+  /* Each node is needed only until the next one: the reader lends them
+   * from its arena (no malloc per node). */
+  WlChakraReadFlags flags = WL_CHAKRA_BORROW_NODES
+                            | (d->lenient ? WL_CHAKRA_ALLOW_HEADERLESS : WL_CHAKRA_READ_DEFAULT);
+  g_autoptr (WlChakraReader) r
+    = d->bytes != NULL || d->n_bytes > 0
+        ? wl_chakra_reader_open_bytes (d->path, d->bytes, d->n_bytes, flags, error)
+        : wl_chakra_reader_open_full (d->path, flags, error);
   if (r == NULL)
     return FALSE;
   if (!wl_chakra_metadata_facts (wl_chakra_reader_metadata (r), &d->facts, error))
@@ -368,23 +399,11 @@ wl_trace_read (WlNodeDecoder *d, WlTraceNodeFunc func, gpointer data, GError **e
       g_prefix_error (error, "%s: ", d->path);
       return FALSE;
     }
-  WlLenientStats *dropped = &d->dropped;
-  dropped->headerless_files = wl_chakra_reader_is_headerless (r) ? 1 : 0;
-  for (;;)
-    {
-      ChakraProtoMsg__Node *next = NULL;
-      g_autofree char *cut = NULL;
-      if (!wl_chakra_reader_step (r, d->lenient, &next, &cut, error))
-        return FALSE;
-      g_autoptr (ChakraProtoMsg__Node) n = next;
-      if (n == NULL)
-        {
-          dropped->truncated_frames += cut != NULL ? 1 : 0;
-          return TRUE;
-        }
-      if (!func (data, n, error))
-        return FALSE;
-    }
+  d->dropped.headerless_files = wl_chakra_reader_is_headerless (r) ? 1 : 0;
+  d->borrowed = TRUE;
+  gboolean ok = read_nodes (d, r, func, data, error);
+  d->borrowed = FALSE;
+  return ok;
 }
 
 static void

@@ -25,6 +25,8 @@
 
 /* kernels.h (which needs this header through compute.h). */
 typedef struct _WlKernelLists WlKernelLists;
+/* group_memo.h (which needs WlGroupDef). */
+typedef struct _WlGroupMemo WlGroupMemo;
 
 /* What a node does in replay. */
 typedef enum
@@ -132,6 +134,14 @@ typedef struct
   WlTraceFacts facts;       /* the file's GlobalMetadata facts (wl_trace_read) */
   WlKernelLists *kernels;   /* COMP nodes' `kernels` attributes are numbered
                              * here (kernel_list); NULL: not decoded */
+  WlGroupMemo *group_memo;  /* METADATA group lists are parsed through it
+                             * (borrowed; NULL: parse each one) */
+  const guint8 *bytes;      /* wl_trace_read: the file's bytes when the caller
+                             * holds them (borrowed), read instead of PATH;
+                             * NULL: read PATH */
+  gsize n_bytes;
+  gboolean borrowed;        /* the nodes being decoded are a reader's
+                             * (WL_CHAKRA_BORROW_NODES): set by wl_trace_read */
 } WlNodeDecoder;
 
 /* Decode N into *OUT: with d->lenient its valueless attributes are removed

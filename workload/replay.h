@@ -223,6 +223,10 @@ void wl_replay_describe_blocked (const WlReplay *replay, GString *out, guint max
 
 guint32 wl_replay_ranks (const WlReplay *replay);
 const WlRankStats *wl_replay_rank_stats (const WlReplay *replay, guint32 rank);
+/* Bytes of the ranks' trace files read by the load (a file shared by
+ * byte-identical ranks counts once per rank; files that could not be mapped,
+ * such as pipes, count 0). */
+guint64 wl_replay_trace_bytes (const WlReplay *replay);
 /* Distinct trace files (by content), in memory or streamed. */
 guint wl_replay_distinct_graphs (const WlReplay *replay);
 /* Nodes of types orrery does not know, skipped, over all distinct graphs. */

@@ -5,6 +5,28 @@
 #include "workload/replay_private.h"
 #include "workload/wl_error.h"
 
+/* Whether A and B define the same groups with the very same rank arrays
+ * (files whose METADATA lists the group memo shared, group_memo.h). */
+static gboolean
+same_defs (const GArray *a, const GArray *b)
+{
+  if (a->len != b->len)
+    return FALSE;
+  for (guint j = 0; j < a->len; j++)
+    {
+      const WlGroupDef *x = &g_array_index (a, WlGroupDef, j);
+      const WlGroupDef *y = &g_array_index (b, WlGroupDef, j);
+      if (x->id != y->id || x->ranks != y->ranks)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Every trace's METADATA groups into DEFS (id -> rank array), each id once;
+ * an id defined differently by two traces is an error.  Generated traces
+ * all carry the run's whole list, so a trace whose list is the one before
+ * it (the same arrays) is skipped after a pointer comparison per group:
+ * linear in the groups of the files, never in traces x ranks. */
 static gboolean
 collect_groups (WlReplay *r, const WlGroups *groups, GHashTable *defs, GError **error)
 {
@@ -13,6 +35,8 @@ collect_groups (WlReplay *r, const WlGroups *groups, GHashTable *defs, GError **
       const WlTrace *t = &g_array_index (r->traces, WlTrace, i);
       const char *path = t->path;
       const GArray *gdefs = t->group_defs;
+      if (i > 0 && same_defs (gdefs, g_array_index (r->traces, WlTrace, i - 1).group_defs))
+        continue;
       for (guint j = 0; j < gdefs->len; j++)
         {
           const WlGroupDef *d = &g_array_index (gdefs, WlGroupDef, j);
@@ -24,8 +48,9 @@ collect_groups (WlReplay *r, const WlGroups *groups, GHashTable *defs, GError **
               g_hash_table_insert (defs, (gpointer) &d->id, d->ranks);
               continue;
             }
-          if (prev->len != d->ranks->len
-              || memcmp (prev->data, d->ranks->data, prev->len * sizeof (guint32)) != 0)
+          if (prev != d->ranks
+              && (prev->len != d->ranks->len
+                  || memcmp (prev->data, d->ranks->data, prev->len * sizeof (guint32)) != 0))
             {
               g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
                            "%s: METADATA defines process group %" G_GUINT64_FORMAT

@@ -5,6 +5,7 @@
 
 #include "sim/units.h"
 #include "workload/graph_cache.h"
+#include "workload/group_memo.h"
 #include "workload/replay_private.h"
 #include "workload/wl_error.h"
 
@@ -39,6 +40,13 @@ wl_replay_node_check_ok (const WlReplay *r, GError **error)
     return TRUE;
   g_propagate_error (error, g_error_copy (r->check_error));
   return FALSE;
+}
+
+guint64
+wl_replay_trace_bytes (const WlReplay *r)
+{
+  g_return_val_if_fail (r != NULL, 0);
+  return r->trace_bytes;
 }
 
 gboolean
@@ -219,35 +227,46 @@ may_stream (const WlReplay *r, GError **error)
   return FALSE;
 }
 
-/* The first pass over PATH (noting the checks), or the one already made
- * over an identical file (BY_DIGEST: digest -> trace index); *FRESH tells
- * which and *TRACE is its trace. */
-static WlTraceScan *
-scan_trace (WlReplay *r, GHashTable *by_digest, const char *path, guint32 n_ranks,
-            WlTrace **trace, gboolean *fresh, GError **error)
+/* What the first passes of a streamed load share. */
+typedef struct
 {
-  char *digest = wl_file_sha256 (path, error);
-  if (digest == NULL)
+  GHashTable *by_digest; /* sha256 hex (owned) -> trace index */
+  WlGroupMemo *groups;   /* the files' METADATA group lists */
+  guint32 n_ranks;
+} ScanMemo;
+
+/* The first pass over PATH (noting the checks), or the one already made
+ * over an identical file (MEMO); *FRESH tells which and *TRACE is its
+ * trace.  PATH is read once, mapped: digested, and scanned when new. */
+static WlTraceScan *
+scan_trace (WlReplay *r, const ScanMemo *memo, const char *path, WlTrace **trace,
+            gboolean *fresh, GError **error)
+{
+  g_auto (WlFileImage) img = { 0 };
+  if (!wl_file_image_open (&img, path, error))
     return NULL;
+  r->trace_bytes += img.len;
   gpointer hit = NULL;
-  if (g_hash_table_lookup_extended (by_digest, digest, NULL, &hit))
+  if (g_hash_table_lookup_extended (memo->by_digest, img.sha256, NULL, &hit))
     {
-      g_free (digest);
       *fresh = FALSE;
       *trace = &g_array_index (r->traces, WlTrace, GPOINTER_TO_UINT (hit));
       return r->scans->pdata[GPOINTER_TO_UINT (hit)];
     }
-  WlTraceCheck *check = check_new (r, path, n_ranks);
-  WlTraceScan *scan = wl_trace_scan (path, r->params.lenient, wl_trace_check_node, check, error);
+  WlTraceCheck *check = check_new (r, path, memo->n_ranks);
+  WlScanRequest req = { .path = path, .lenient = r->params.lenient,
+                        .func = wl_trace_check_node, .data = check, .bytes = img.bytes,
+                        .n_bytes = img.len, .group_memo = memo->groups };
+  WlTraceScan *scan = wl_trace_scan_request (&req, error);
   if (scan == NULL)
     {
       wl_trace_check_free (check);
-      g_free (digest);
       return NULL;
     }
-  scan->sha256 = g_strdup (digest);
+  scan->sha256 = g_strdup (img.sha256);
   check->path = scan->path; /* PATH is the caller's, for the load only */
-  g_hash_table_insert (by_digest, digest, GUINT_TO_POINTER (r->scans->len));
+  g_hash_table_insert (memo->by_digest, g_steal_pointer (&img.sha256),
+                       GUINT_TO_POINTER (r->scans->len));
   g_ptr_array_add (r->scans, scan);
   *trace = trace_add (r, scan->path, scan->group_defs, scan->n_skipped_unknown, check);
   (*trace)->facts = scan->facts;
@@ -262,12 +281,15 @@ load_streamed (WlReplay *r, const char *const *paths, guint32 ranks, GError **er
 {
   r->window = window_for (r, ranks);
   g_autoptr (GHashTable) by_digest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (WlGroupMemo) groups = wl_group_memo_new ();
+  ScanMemo memo = { .by_digest = by_digest, .groups = groups, .n_ranks = ranks };
   g_autofree WlTraceScan **scans = g_new (WlTraceScan *, ranks);
+  r->trace_bytes = 0;
   for (guint32 i = 0; i < ranks; i++)
     {
       WlTrace *t = NULL;
       gboolean fresh = FALSE;
-      scans[i] = scan_trace (r, by_digest, paths[i], ranks, &t, &fresh, error);
+      scans[i] = scan_trace (r, &memo, paths[i], &t, &fresh, error);
       if (scans[i] == NULL || !check_trace (t, i, fresh, error))
         return FALSE;
     }
@@ -297,7 +319,9 @@ wl_replay_load_files (WlReplay *r, const char *const *paths, guint32 ranks, GErr
   if (r->forced_window == 0)
     {
       gboolean over = FALSE;
-      if (load_in_memory (r, paths, ranks, &over, error))
+      gboolean ok = load_in_memory (r, paths, ranks, &over, error);
+      r->trace_bytes = wl_graph_cache_bytes (r->cache);
+      if (ok)
         return TRUE;
       if (!over)
         return FALSE;

@@ -95,6 +95,7 @@ struct _WlReplay
   WlNodeCheckFunc check;  /* called for every node of every distinct trace */
   gpointer check_data;
   GError *check_error;    /* its first failure */
+  guint64 trace_bytes;    /* wl_replay_trace_bytes */
 };
 
 /* ---- replay.c ------------------------------------------------------------------------ */

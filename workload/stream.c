@@ -182,17 +182,28 @@ WlTraceScan *
 wl_trace_scan (const char *path, gboolean lenient, WlScanFunc func, gpointer data,
                GError **error)
 {
-  g_return_val_if_fail (path != NULL, NULL);
+  WlScanRequest req = { .path = path, .lenient = lenient, .func = func, .data = data };
+  return wl_trace_scan_request (&req, error);
+}
+
+WlTraceScan *
+wl_trace_scan_request (const WlScanRequest *req, GError **error)
+{
+  g_return_val_if_fail (req != NULL && req->path != NULL, NULL);
+  gboolean lenient = req->lenient;
   g_autoptr (WlTraceScan) scan = g_new0 (WlTraceScan, 1);
-  scan->path = g_strdup (path);
+  scan->path = g_strdup (req->path);
   scan->lenient = lenient;
   scan->group_defs = wl_group_defs_new ();
   scan->kernels = wl_kernel_lists_new ();
   scan->forward = g_array_new (FALSE, FALSE, sizeof (WlForwardRef));
   scan->repeats = g_array_new (FALSE, FALSE, sizeof (guint64));
-  Scanner sc = { .scan = scan, .ids = WL_VEC_INIT (Span), .func = func, .data = data };
+  Scanner sc = { .scan = scan, .ids = WL_VEC_INIT (Span), .func = req->func,
+                 .data = req->data };
   sc.dec = (WlNodeDecoder) { .path = scan->path, .lenient = lenient,
-                             .group_defs = scan->group_defs, .kernels = scan->kernels };
+                             .group_defs = scan->group_defs, .kernels = scan->kernels,
+                             .group_memo = req->group_memo, .bytes = req->bytes,
+                             .n_bytes = req->n_bytes };
   sc.deps = g_array_new (FALSE, FALSE, sizeof (guint64));
   sc.sorted = g_array_new (FALSE, FALSE, sizeof (guint64));
   gboolean ok = wl_trace_read (&sc.dec, scan_node, &sc, error)

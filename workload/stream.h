@@ -115,6 +115,24 @@ typedef gboolean (*WlScanFunc) (gpointer data, const WlNode *node, GError **erro
  * the end of the file is read. */
 WlTraceScan *wl_trace_scan (const char *path, gboolean lenient, WlScanFunc func, gpointer data,
                             GError **error);
+
+/* What wl_trace_scan_request scans, and how. */
+typedef struct
+{
+  const char *path;
+  gboolean lenient;
+  WlScanFunc func;
+  gpointer data;
+  const guint8 *bytes;     /* the file's bytes when the caller holds them
+                            * (borrowed; wl_chakra_reader_open_bytes), else NULL */
+  gsize n_bytes;
+  WlGroupMemo *group_memo; /* METADATA group lists parsed through it (borrowed;
+                            * NULL: parse each) */
+} WlScanRequest;
+
+/* wl_trace_scan as REQ says.  One pass over the file's bytes: linear in
+ * them (each node decoded once, its id and forward references noted). */
+WlTraceScan *wl_trace_scan_request (const WlScanRequest *req, GError **error);
 void wl_trace_scan_free (WlTraceScan *scan);
 
 /* ---- the window ------------------------------------------------------------- */

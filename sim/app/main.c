@@ -416,10 +416,26 @@ write_run_files (const RunOptions *o, AppSim *sim)
   return 0;
 }
 
+/* The run's wall time on stderr: loading (LOAD_WALL seconds, everything
+ * before the first event), then the event loop. */
+static void
+print_wall_times (AppSim *sim, double load_wall)
+{
+  const WlReplay *replay = app_sim_replay (sim);
+  double mb = (double) wl_replay_trace_bytes (replay) / 1e6;
+  fprintf (stderr, "orrery: loaded %u traces (%u distinct, %.0f MB) in %.3f s wall\n",
+           wl_replay_ranks (replay), wl_replay_distinct_graphs (replay), mb, load_wall);
+  double wall = app_sim_wall_seconds (sim);
+  guint64 events = sim_sched_events_run (app_sim_sched (sim));
+  fprintf (stderr, "orrery: %" G_GUINT64_FORMAT " events in %.3f s wall (%.2f M events/s)\n",
+           events, wall, wall > 0 ? (double) events / wall / 1e6 : 0.0);
+}
+
 /* Everything a finished (or stopped) run prints and writes: its exit
  * status. */
 static int
-report_run (const RunOptions *o, const RunLimits *limits, const AppConfig *cfg, AppSim *sim)
+report_run (const RunOptions *o, const RunLimits *limits, const AppConfig *cfg, AppSim *sim,
+            double load_wall)
 {
   print_run_notes (o, limits, sim);
   if (cfg->astra_mode)
@@ -430,12 +446,7 @@ report_run (const RunOptions *o, const RunLimits *limits, const AppConfig *cfg, 
     app_report_critical_path (sim, (guint) o->critical_path, stdout);
   int code = write_run_files (o, sim);
   if (!o->quiet)
-    {
-      double wall = app_sim_wall_seconds (sim);
-      guint64 events = sim_sched_events_run (app_sim_sched (sim));
-      fprintf (stderr, "orrery: %" G_GUINT64_FORMAT " events in %.3f s wall (%.2f M events/s)\n",
-               events, wall, wall > 0 ? (double) events / wall / 1e6 : 0.0);
-    }
+    print_wall_times (sim, load_wall);
   if (code == 0 && app_sim_stopped (sim) != APP_SIM_COMPLETE)
     code = report_stopped (sim);
   return code;
@@ -470,11 +481,13 @@ cmd_run (int argc, char **argv)
     code = app_cli_fail ("run", error);
   else
     {
+      gint64 t0 = g_get_monotonic_time ();
       g_autoptr (AppSim) sim = new_simulation (&o, &limits, &cfg, &error);
+      double load_wall = (double) (g_get_monotonic_time () - t0) / 1e6;
       if (sim == NULL || !app_sim_run (sim, &error))
         code = app_cli_fail ("run", error);
       else
-        code = report_run (&o, &limits, &cfg, sim);
+        code = report_run (&o, &limits, &cfg, sim, load_wall);
     }
   app_config_clear (&cfg);
   run_options_clear (&o);

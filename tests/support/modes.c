@@ -450,8 +450,9 @@ output_files (const char *const *argv)
 }
 
 /* Whether LINE of a run's output or files names its mode: the summary's
- * "symmetric:" line, the streaming notice, the events-per-second line; the
- * report's "symmetric" flag and its count of the events simulated. */
+ * "symmetric:" line, the streaming notice, the events-per-second line and
+ * the load-time line (wall times); the report's "symmetric" flag and its
+ * count of the events simulated. */
 static gboolean
 names_mode (const char *line)
 {
@@ -459,6 +460,7 @@ names_mode (const char *line)
   return g_str_has_prefix (line, "symmetric: ")
          || g_str_has_prefix (line, "orrery run: the traces do not fit the memory budget")
          || (g_str_has_prefix (line, "orrery: ") && strstr (line, " events in ") != NULL)
+         || (g_str_has_prefix (line, "orrery: loaded ") && strstr (line, " s wall") != NULL)
          || g_str_has_prefix (member, "\"symmetric\" : ")
          || g_str_has_prefix (member, "\"events\" : ");
 }

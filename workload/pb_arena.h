@@ -1,0 +1,42 @@
+/* pb_arena.h: a bump allocator for protobuf-c decoding, reset per frame.
+ *
+ * Models: protobuf-c asks its allocator for every sub-message, repeated
+ * field and string of a node it unpacks (a dozen or more small blocks per
+ * node), and frees each one again.  A trace reader that needs each node only
+ * until the next one decodes into an arena instead: allocation is a pointer
+ * bump in one block, freeing a block does nothing, and the whole arena is
+ * reset before the next frame.  Memory is the largest node decoded so far
+ * (rounded up), whatever the file size.
+ *
+ * Ownership: the arena owns every block it hands out; wl_pb_arena_reset
+ * makes them all invalid at once.  Free with wl_pb_arena_free (NULL
+ * accepted).
+ *
+ * Layer: workload.  May include: GLib, protobuf-c.
+ */
+#ifndef ORRERY_WORKLOAD_PB_ARENA_H
+#define ORRERY_WORKLOAD_PB_ARENA_H
+
+#include <glib.h>
+#include <protobuf-c/protobuf-c.h>
+
+typedef struct _WlPbArena WlPbArena;
+
+WlPbArena *wl_pb_arena_new (void);
+void wl_pb_arena_free (WlPbArena *arena); /* accepts NULL */
+
+/* The allocator to pass to protobuf-c's unpack functions (borrowed from the
+ * arena).  Its alloc returns NULL when memory runs out, as malloc would,
+ * so that unpacking fails instead of aborting; its free does nothing. */
+ProtobufCAllocator *wl_pb_arena_allocator (WlPbArena *arena);
+
+/* Forget every block handed out.  When the last frame overflowed the main
+ * block, the main block grows to hold such a frame in one piece. */
+void wl_pb_arena_reset (WlPbArena *arena);
+
+/* Bytes the arena holds (its main block and any overflow blocks). */
+gsize wl_pb_arena_bytes (const WlPbArena *arena);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlPbArena, wl_pb_arena_free)
+
+#endif /* ORRERY_WORKLOAD_PB_ARENA_H */
