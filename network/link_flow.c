@@ -12,6 +12,12 @@
  *
  * Per link it keeps bytes, messages, the time it carried at least one flow
  * (busy), and the most flows it carried at once (reported as peak_queue).
+ *
+ * Cost: a start or an end costs time linear in its component (its links,
+ * and its flows' hops) times the filling rounds; the component is copied
+ * into dense scratch arrays, so a round scans cached shares, not links.
+ * Flow records, their routes and the scratch are pooled: nothing is
+ * allocated per message once the pools have grown to the flows in flight.
  */
 #include "network/links.h"
 #include "sim/error.h"
@@ -20,19 +26,25 @@
 #include <math.h>
 #include <string.h>
 
+/* A departed flow's place in a link's list, until the list is compacted. */
+#define FLOW_GONE G_MAXUINT32
+
 typedef struct
 {
-  GArray *flows; /* guint32 ids of the flows on it */
+  /* The flows on it in the order they joined (the order the filling visits
+   * them in), with FLOW_GONE holes: a flow leaves in O(1) through the place
+   * it keeps, and the holes are squeezed out once they outnumber the flows. */
+  guint32 *ids;
+  guint32 len, cap;
+  guint32 n; /* flows on it */
+  guint32 mark;  /* the component collection that last reached it */
+  guint32 local; /* its index in that component */
   double capacity;
   guint64 bytes;
   guint64 messages;
   SimTime busy;
   SimTime busy_since;
   guint32 peak;
-  /* progressive filling */
-  double cap_left;
-  guint32 unfrozen;
-  guint32 mark;
 } FlowLink;
 
 typedef struct
@@ -44,14 +56,45 @@ typedef struct
   double rate;      /* bytes/s */
   SimTime updated;
   SimTime latency;
-  guint32 *path;
+  guint32 *path;    /* n_hops links, kept with the pooled record */
+  guint32 *place;   /* its place in each of those links' lists */
   guint32 n_hops;
+  guint32 hops_cap; /* room in path and place */
   SimEventId end_event;
   SimTime end_at;
-  guint32 mark;
-  gboolean frozen;
+  guint32 mark;     /* the component collection that last reached it */
+  guint32 local;    /* its index in that component */
   guint32 next_free;
 } Flow;
+
+/* A growable array of guint32, kept between uses. */
+typedef struct
+{
+  guint32 *v;
+  guint32 len, cap;
+} U32s;
+
+/* The component being recomputed, dense: link i is comp_links.v[i], flow k
+ * is comp_flows.v[k] with its hops' link indices at hops.v[first.v[k] ..]. */
+typedef struct
+{
+  U32s links;
+  U32s flows;
+  U32s first;
+  U32s hops;
+  /* per link, for the filling */
+  double *cap_left;
+  double *share;     /* cap_left / unfrozen as of the last change */
+  guint32 *unfrozen;
+  guint32 *touched;  /* the round that last changed it */
+  guint32 *live;     /* the links still carrying unfrozen flows, in order */
+  guint32 link_room;
+  /* per flow */
+  guint8 *frozen;
+  guint32 flow_room;
+  U32s changed;      /* links changed in this round */
+  guint32 n_dead;    /* links in live without unfrozen flows */
+} Component;
 
 typedef struct
 {
@@ -61,9 +104,22 @@ typedef struct
   GArray *flows;     /* Flow pool */
   guint32 free_head; /* index + 1 of the first free flow */
   guint32 epoch;
-  GArray *comp_links; /* scratch: the component being recomputed */
-  GArray *comp_flows;
+  guint32 round;
+  Component comp;
+  U32s route;        /* the route being built for a new flow */
+  guint32 hops_in_flight; /* the started flows' hops */
 } FlowNet;
+
+static void
+u32s_push (U32s *a, guint32 x)
+{
+  if (G_UNLIKELY (a->len == a->cap))
+    {
+      a->cap = MAX (64, 2 * a->cap);
+      a->v = g_renew (guint32, a->v, a->cap);
+    }
+  a->v[a->len++] = x;
+}
 
 static gpointer
 flow_create (Net *net, GError **error)
@@ -84,9 +140,23 @@ flow_create (Net *net, GError **error)
   for (guint32 i = 0; i < f->layout.n_links; i++)
     f->links[i].capacity = net_links_bandwidth (&f->layout, i);
   f->flows = g_array_new (FALSE, FALSE, sizeof (Flow));
-  f->comp_links = g_array_new (FALSE, FALSE, sizeof (guint32));
-  f->comp_flows = g_array_new (FALSE, FALSE, sizeof (guint32));
   return f;
+}
+
+static void
+component_free (Component *c)
+{
+  g_free (c->links.v);
+  g_free (c->flows.v);
+  g_free (c->first.v);
+  g_free (c->hops.v);
+  g_free (c->cap_left);
+  g_free (c->share);
+  g_free (c->unfrozen);
+  g_free (c->touched);
+  g_free (c->live);
+  g_free (c->frozen);
+  g_free (c->changed.v);
 }
 
 static void
@@ -96,14 +166,13 @@ flow_destroy (gpointer state)
   if (f == NULL)
     return;
   for (guint32 i = 0; i < f->layout.n_links; i++)
-    if (f->links[i].flows != NULL)
-      g_array_unref (f->links[i].flows);
+    g_free (f->links[i].ids);
   for (guint i = 0; i < f->flows->len; i++)
     g_free (g_array_index (f->flows, Flow, i).path);
   g_free (f->links);
   g_array_unref (f->flows);
-  g_array_unref (f->comp_links);
-  g_array_unref (f->comp_flows);
+  component_free (&f->comp);
+  g_free (f->route.v);
   g_free (f);
 }
 
@@ -113,6 +182,8 @@ flow_at (FlowNet *f, guint32 id)
   return &g_array_index (f->flows, Flow, id);
 }
 
+/* A flow record from the pool; its route buffer (path, place) is kept from
+ * its last use. */
 static guint32
 flow_alloc (FlowNet *f)
 {
@@ -131,102 +202,287 @@ static void
 flow_release (FlowNet *f, guint32 id)
 {
   Flow *fl = flow_at (f, id);
-  g_free (fl->path);
-  fl->path = NULL;
   fl->next_free = f->free_head;
   f->free_head = id + 1;
 }
 
-/* ---- the component of flows that share links with the seeds ------------------ */
+/* Room for n hops in the flow's route buffer (one block: path, then place). */
+static void
+flow_reserve (Flow *fl, guint32 n)
+{
+  if (n <= fl->hops_cap)
+    return;
+  g_free (fl->path);
+  fl->path = g_new (guint32, 2 * (gsize) n);
+  fl->place = fl->path + n;
+  fl->hops_cap = n;
+}
+
+/* ---- the flows on a link ------------------------------------------------------- */
 
 static void
-component_add_link (FlowNet *f, guint32 l)
+link_join (FlowNet *f, guint32 id, guint32 h, SimTime now)
 {
-  if (f->links[l].mark == f->epoch)
-    return;
-  f->links[l].mark = f->epoch;
-  g_array_append_val (f->comp_links, l);
+  Flow *fl = flow_at (f, id);
+  FlowLink *link = &f->links[fl->path[h]];
+  if (link->len == link->cap)
+    {
+      link->cap = MAX (4, 2 * link->cap);
+      link->ids = g_renew (guint32, link->ids, link->cap);
+    }
+  if (link->n == 0)
+    link->busy_since = now;
+  fl->place[h] = link->len;
+  link->ids[link->len++] = id;
+  link->n++;
+  link->peak = MAX (link->peak, link->n);
+  f->hops_in_flight++;
+  link->bytes += (guint64) fl->remaining;
+  link->messages++;
+}
+
+/* Squeeze the holes out of a link's list, keeping the order, and tell each
+ * flow that moved its new place. */
+static void
+link_compact (FlowNet *f, guint32 l)
+{
+  FlowLink *link = &f->links[l];
+  guint32 kept = 0;
+  for (guint32 j = 0; j < link->len; j++)
+    {
+      guint32 id = link->ids[j];
+      if (id == FLOW_GONE)
+        continue;
+      if (kept != j)
+        {
+          Flow *fl = flow_at (f, id);
+          for (guint32 h = 0; h < fl->n_hops; h++)
+            if (fl->path[h] == l && fl->place[h] == j)
+              fl->place[h] = kept;
+          link->ids[kept] = id;
+        }
+      kept++;
+    }
+  link->len = kept;
 }
 
 static void
+link_leave (FlowNet *f, const Flow *fl, guint32 h, SimTime now)
+{
+  guint32 l = fl->path[h];
+  FlowLink *link = &f->links[l];
+  link->ids[fl->place[h]] = FLOW_GONE;
+  link->n--;
+  f->hops_in_flight--;
+  if (link->n == 0)
+    {
+      link->len = 0;
+      link->busy += now - link->busy_since;
+    }
+  else if (link->len - link->n > link->n)
+    link_compact (f, l);
+}
+
+/* ---- the component of flows that share links with the seeds ------------------ */
+
+/* The link's index in the component, adding it at the end if it is new
+ * (comp.links has room for every link). */
+static inline guint32
+component_add_link (FlowNet *f, guint32 l)
+{
+  FlowLink *link = &f->links[l];
+  if (link->mark != f->epoch)
+    {
+      link->mark = f->epoch;
+      link->local = f->comp.links.len;
+      f->comp.links.v[f->comp.links.len++] = l;
+    }
+  return link->local;
+}
+
+/* Room for a component of every flow in flight. */
+static void
+u32s_reserve (U32s *a, guint32 n)
+{
+  if (n > a->cap)
+    {
+      a->cap = MAX (n, 2 * a->cap);
+      a->v = g_renew (guint32, a->v, a->cap);
+    }
+}
+
+/* Breadth first from the seed links: each link's flows in the order they
+ * joined, each new flow's hops in route order.  This order is the filling's
+ * tie-break and the order end events are moved in. */
+static void
 component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds)
 {
+  Component *c = &f->comp;
+  u32s_reserve (&c->links, f->layout.n_links);
+  u32s_reserve (&c->flows, f->flows->len);
+  u32s_reserve (&c->first, f->flows->len);
+  u32s_reserve (&c->hops, f->hops_in_flight);
   f->epoch++;
-  g_array_set_size (f->comp_links, 0);
-  g_array_set_size (f->comp_flows, 0);
+  c->links.len = c->flows.len = c->hops.len = 0;
   for (guint32 i = 0; i < n_seeds; i++)
     component_add_link (f, seeds[i]);
-  for (guint i = 0; i < f->comp_links->len; i++)
+  for (guint32 i = 0; i < c->links.len; i++)
     {
-      FlowLink *link = &f->links[g_array_index (f->comp_links, guint32, i)];
-      for (guint j = 0; link->flows != NULL && j < link->flows->len; j++)
+      const FlowLink *link = &f->links[c->links.v[i]];
+      for (guint32 j = 0; j < link->len; j++)
         {
-          guint32 id = g_array_index (link->flows, guint32, j);
+          guint32 id = link->ids[j];
+          if (id == FLOW_GONE)
+            continue;
           Flow *fl = flow_at (f, id);
           if (fl->mark == f->epoch)
             continue;
           fl->mark = f->epoch;
-          g_array_append_val (f->comp_flows, id);
+          fl->local = c->flows.len;
+          c->first.v[c->flows.len] = c->hops.len;
+          c->flows.v[c->flows.len++] = id;
           for (guint32 h = 0; h < fl->n_hops; h++)
-            component_add_link (f, fl->path[h]);
+            c->hops.v[c->hops.len++] = component_add_link (f, fl->path[h]);
         }
     }
 }
 
+/* ---- progressive filling -------------------------------------------------------- */
+
+/* Room in the per-link and per-flow filling arrays for the component. */
+static void
+component_reserve (Component *c)
+{
+  if (c->links.len > c->link_room)
+    {
+      c->link_room = MAX (c->links.len, 2 * c->link_room);
+      c->cap_left = g_renew (double, c->cap_left, c->link_room);
+      c->share = g_renew (double, c->share, c->link_room);
+      c->unfrozen = g_renew (guint32, c->unfrozen, c->link_room);
+      c->touched = g_renew (guint32, c->touched, c->link_room);
+      c->live = g_renew (guint32, c->live, c->link_room);
+    }
+  if (c->flows.len > c->flow_room)
+    {
+      c->flow_room = MAX (c->flows.len, 2 * c->flow_room);
+      c->frozen = g_renew (guint8, c->frozen, c->flow_room);
+    }
+}
+
+/* Every link at its capacity with all its flows unfrozen; returns the number
+ * of links carrying flows, listed in c->live in component order. */
+static guint32
+fill_init (FlowNet *f)
+{
+  Component *c = &f->comp;
+  component_reserve (c);
+  guint32 n_live = 0;
+  for (guint32 i = 0; i < c->links.len; i++)
+    {
+      const FlowLink *link = &f->links[c->links.v[i]];
+      c->cap_left[i] = link->capacity;
+      c->unfrozen[i] = link->n;
+      c->touched[i] = 0;
+      if (link->n == 0)
+        continue;
+      c->share[i] = MAX (c->cap_left[i], 0.0) / c->unfrozen[i];
+      c->live[n_live++] = i;
+    }
+  memset (c->frozen, 0, c->flows.len);
+  return n_live;
+}
+
+/* Freeze the flows on component link `best` that are not frozen yet at
+ * `share`, taking it from every link they cross; returns how many. */
+static guint32
+fill_freeze (FlowNet *f, guint32 best, double share)
+{
+  Component *c = &f->comp;
+  const FlowLink *link = &f->links[c->links.v[best]];
+  guint32 frozen = 0;
+  f->round++;
+  c->changed.len = 0;
+  for (guint32 j = 0; j < link->len; j++)
+    {
+      if (link->ids[j] == FLOW_GONE)
+        continue;
+      Flow *fl = flow_at (f, link->ids[j]);
+      if (c->frozen[fl->local])
+        continue;
+      c->frozen[fl->local] = 1;
+      fl->rate = share;
+      frozen++;
+      const guint32 *hop = &c->hops.v[c->first.v[fl->local]];
+      for (guint32 h = 0; h < fl->n_hops; h++)
+        {
+          guint32 i = hop[h];
+          c->cap_left[i] -= share;
+          c->unfrozen[i]--;
+          if (c->touched[i] != f->round)
+            {
+              c->touched[i] = f->round;
+              u32s_push (&c->changed, i);
+            }
+        }
+    }
+  for (guint32 k = 0; k < c->changed.len; k++)
+    {
+      guint32 i = c->changed.v[k];
+      if (c->unfrozen[i] > 0)
+        c->share[i] = MAX (c->cap_left[i], 0.0) / c->unfrozen[i];
+      else
+        {
+          c->share[i] = INFINITY;
+          c->n_dead++;
+        }
+    }
+  return frozen;
+}
+
+/* Drop the links without unfrozen flows from the live list, keeping the
+ * order; returns the new length. */
+static guint32
+fill_compact (Component *c, guint32 n_live)
+{
+  guint32 kept = 0;
+  for (guint32 k = 0; k < n_live; k++)
+    if (c->unfrozen[c->live[k]] > 0)
+      c->live[kept++] = c->live[k];
+  c->n_dead = 0;
+  return kept;
+}
+
 /* Progressive filling over the component: every unfrozen flow's rate rises
- * together; the link whose fair share is smallest fills first and freezes
- * its flows at that share. */
+ * together; the link whose fair share is smallest (the first in component
+ * order on a tie) fills first and freezes its flows at that share.  A link's
+ * share is recomputed only when a round changes it, the same division of the
+ * same operands as recomputing it every round would do; a link without
+ * unfrozen flows has share infinity, so it is never picked, and is dropped
+ * from the scan once such links are half of it. */
 static void
 component_fill (FlowNet *f)
 {
-  guint32 left = f->comp_flows->len;
-  for (guint i = 0; i < f->comp_links->len; i++)
-    {
-      FlowLink *link = &f->links[g_array_index (f->comp_links, guint32, i)];
-      link->cap_left = link->capacity;
-      link->unfrozen = link->flows != NULL ? link->flows->len : 0;
-    }
-  for (guint i = 0; i < f->comp_flows->len; i++)
-    flow_at (f, g_array_index (f->comp_flows, guint32, i))->frozen = FALSE;
-  /* The links still carrying unfrozen flows, compacted as they fill up, so
-   * that each round scans fewer. */
-  guint32 *live = (guint32 *) f->comp_links->data;
-  guint n_live = f->comp_links->len;
+  Component *c = &f->comp;
+  guint32 left = c->flows.len;
+  guint32 n_live = fill_init (f);
+  c->n_dead = 0;
   while (left > 0)
     {
-      FlowLink *best = NULL;
+      if (2 * c->n_dead > n_live)
+        n_live = fill_compact (c, n_live);
+      guint32 best = G_MAXUINT32;
       double share = INFINITY;
-      guint kept = 0;
-      for (guint i = 0; i < n_live; i++)
+      for (guint32 k = 0; k < n_live; k++)
         {
-          FlowLink *link = &f->links[live[i]];
-          if (link->unfrozen == 0)
-            continue;
-          live[kept++] = live[i];
-          double s = MAX (link->cap_left, 0.0) / link->unfrozen;
-          if (s < share)
+          guint32 i = c->live[k];
+          if (c->share[i] < share)
             {
-              share = s;
-              best = link;
+              share = c->share[i];
+              best = i;
             }
         }
-      n_live = kept;
-      g_assert (best != NULL);
-      for (guint j = 0; j < best->flows->len; j++)
-        {
-          Flow *fl = flow_at (f, g_array_index (best->flows, guint32, j));
-          if (fl->frozen)
-            continue;
-          fl->frozen = TRUE;
-          fl->rate = share;
-          left--;
-          for (guint32 h = 0; h < fl->n_hops; h++)
-            {
-              FlowLink *on = &f->links[fl->path[h]];
-              on->cap_left -= share;
-              on->unfrozen--;
-            }
-        }
+      g_assert (best != G_MAXUINT32);
+      left -= fill_freeze (f, best, share);
     }
 }
 
@@ -237,16 +493,17 @@ static void on_flow_end (SimSched *sched, gpointer data, guint64 id);
 static void
 component_reschedule (FlowNet *f, SimTime now)
 {
-  for (guint i = 0; i < f->comp_flows->len; i++)
+  const U32s *flows = &f->comp.flows;
+  for (guint32 k = 0; k < flows->len; k++)
     {
-      Flow *fl = flow_at (f, g_array_index (f->comp_flows, guint32, i));
+      Flow *fl = flow_at (f, flows->v[k]);
       fl->remaining = MAX (0.0, fl->remaining - fl->rate * (double) (now - fl->updated) / 1e12);
       fl->updated = now;
     }
   component_fill (f);
-  for (guint i = 0; i < f->comp_flows->len; i++)
+  for (guint32 k = 0; k < flows->len; k++)
     {
-      guint32 id = g_array_index (f->comp_flows, guint32, i);
+      guint32 id = flows->v[k];
       Flow *fl = flow_at (f, id);
       g_assert (fl->rate > 0.0);
       double ps = ceil (fl->remaining / fl->rate * 1e12);
@@ -261,32 +518,6 @@ component_reschedule (FlowNet *f, SimTime now)
 }
 
 static void
-link_join (FlowLink *link, guint32 id, guint64 bytes, SimTime now)
-{
-  if (link->flows == NULL)
-    link->flows = g_array_new (FALSE, FALSE, sizeof (guint32));
-  if (link->flows->len == 0)
-    link->busy_since = now;
-  g_array_append_val (link->flows, id);
-  link->peak = MAX (link->peak, link->flows->len);
-  link->bytes += bytes;
-  link->messages++;
-}
-
-static void
-link_leave (FlowLink *link, guint32 id, SimTime now)
-{
-  for (guint j = 0; j < link->flows->len; j++)
-    if (g_array_index (link->flows, guint32, j) == id)
-      {
-        g_array_remove_index (link->flows, j);
-        break;
-      }
-  if (link->flows->len == 0)
-    link->busy += now - link->busy_since;
-}
-
-static void
 on_flow_end (SimSched *sched, gpointer data, guint64 id64)
 {
   FlowNet *f = data;
@@ -295,14 +526,14 @@ on_flow_end (SimSched *sched, gpointer data, guint64 id64)
   Flow *fl = flow_at (f, id);
   fl->end_event = 0;
   for (guint32 h = 0; h < fl->n_hops; h++)
-    link_leave (&f->links[fl->path[h]], id, now);
+    link_leave (f, fl, h, now);
   /* The last byte arrives one route latency after it left. */
   sim_sched_at (sched, sim_time_add (now, fl->latency), fl->fn, fl->data, fl->arg);
-  g_autofree guint32 *seeds = g_memdup2 (fl->path, fl->n_hops * sizeof (guint32));
-  guint32 n = fl->n_hops;
+  /* Off its links, the flow is in no component; its route seeds the one it
+   * leaves behind. */
+  component_collect (f, fl->path, fl->n_hops);
   flow_release (f, id);
-  component_collect (f, seeds, n);
-  if (f->comp_flows->len > 0)
+  if (f->comp.flows.len > 0)
     component_reschedule (f, now);
 }
 
@@ -314,7 +545,7 @@ flow_start (FlowNet *f, guint32 id)
   Flow *fl = flow_at (f, id);
   fl->updated = now;
   for (guint32 h = 0; h < fl->n_hops; h++)
-    link_join (&f->links[fl->path[h]], id, (guint64) fl->remaining, now);
+    link_join (f, id, h, now);
   component_collect (f, fl->path, fl->n_hops);
   component_reschedule (f, now);
 }
@@ -331,30 +562,54 @@ flow_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
            SimHandler on_delivered, gpointer data, guint64 arg)
 {
   FlowNet *f = net->state;
-  guint32 id = flow_alloc (f);
-  Flow *fl = flow_at (f, id);
-  *fl = (Flow) { .fn = on_delivered, .data = data, .arg = arg, .remaining = (double) bytes };
   /* The route, and its latency. */
-  GArray *path = g_array_new (FALSE, FALSE, sizeof (guint32));
+  SimTime latency = 0;
+  f->route.len = 0;
   NetCursor cur = net_cursor (src, dst);
   while (!net_cursor_arrived (&cur))
     {
       guint32 l = net_links_next (&f->layout, &cur);
-      g_array_append_val (path, l);
-      fl->latency += net_links_latency (&f->layout, l);
+      u32s_push (&f->route, l);
+      latency += net_links_latency (&f->layout, l);
     }
-  fl->n_hops = path->len;
-  fl->path = (guint32 *) g_array_free (path, FALSE);
   if (bytes == 0)
     {
-      sim_sched_at (net->sched, sim_time_add (at, fl->latency), on_delivered, data, arg);
-      flow_release (f, id);
+      sim_sched_at (net->sched, sim_time_add (at, latency), on_delivered, data, arg);
       return;
     }
+  guint32 id = flow_alloc (f);
+  Flow *fl = flow_at (f, id);
+  flow_reserve (fl, f->route.len);
+  fl->fn = on_delivered;
+  fl->data = data;
+  fl->arg = arg;
+  fl->remaining = (double) bytes;
+  fl->rate = 0.0;
+  fl->latency = latency;
+  fl->n_hops = f->route.len;
+  memcpy (fl->path, f->route.v, fl->n_hops * sizeof (guint32));
+  fl->end_event = 0;
+  fl->end_at = 0;
   if (at == sim_sched_now (net->sched))
     flow_start (f, id);
   else
     sim_sched_at (net->sched, at, on_flow_start, f, id);
+}
+
+gboolean
+net_flow_visit (Net *net, NetFlowVisit visit, gpointer user)
+{
+  if (net->klass != &net_flow_class)
+    return FALSE;
+  FlowNet *f = net->state;
+  for (guint32 id = 0; id < f->flows->len; id++)
+    {
+      const Flow *fl = flow_at (f, id);
+      /* In flight: started (on its links) and not ended. */
+      if (fl->n_hops > 0 && fl->end_event != 0)
+        visit (fl->path, fl->n_hops, fl->rate, user);
+    }
+  return TRUE;
 }
 
 static guint32

@@ -4,10 +4,13 @@
  * Links of 1 GB/s (1 byte per ns) and 100 ns latency.  On a Switch of 4 a
  * flow from r_i to r_j uses r_i's up link and r_j's down link and arrives
  * 200 ns after its last byte left.  Every expected time is worked by hand
- * from max-min fairness (progressive filling) in the comments.
+ * from max-min fairness (progressive filling) in the comments; the last
+ * test checks the model's incremental sharing against max-min computed from
+ * scratch after every event of a run.
  */
 #include <check.h>
 
+#include "network/links.h"
 #include "support/sysfix.h"
 #include "support/testutil.h"
 
@@ -115,6 +118,146 @@ START_TEST (test_ring_route_latency)
 }
 END_TEST
 
+
+/* ---- the incremental allocation against one from scratch ------------------------ */
+
+#define MAX_SEEN 64
+#define MAX_HOPS 8
+
+typedef struct
+{
+  guint32 path[MAX_HOPS];
+  guint32 n_hops;
+  double rate;     /* the model's */
+  double expected; /* from scratch */
+} SeenFlow;
+
+typedef struct
+{
+  SeenFlow flows[MAX_SEEN];
+  guint n;
+} Seen;
+
+static void
+see_flow (const guint32 *path, guint32 n_hops, double rate, gpointer user)
+{
+  Seen *seen = user;
+  ck_assert_uint_lt (seen->n, MAX_SEEN);
+  ck_assert_uint_le (n_hops, MAX_HOPS);
+  SeenFlow *fl = &seen->flows[seen->n++];
+  memcpy (fl->path, path, n_hops * sizeof (guint32));
+  fl->n_hops = n_hops;
+  fl->rate = rate;
+}
+
+/* Max-min from scratch over every flow in flight, by progressive filling
+ * that scans the links in id order (the model scans only a component, in
+ * the order it reached its links).  The capacities make every share an
+ * integer, which the filling checks: then no operation rounds, the result
+ * does not depend on the order, and the model must match it exactly.
+ * Returns the number of rounds. */
+static guint
+max_min_from_scratch (Seen *seen, const NetLinks *layout)
+{
+  guint32 n_links = layout->n_links;
+  g_autofree double *cap = g_new (double, n_links);
+  g_autofree guint32 *unfrozen = g_new0 (guint32, n_links);
+  gboolean frozen[MAX_SEEN] = { FALSE };
+  for (guint32 l = 0; l < n_links; l++)
+    cap[l] = net_links_bandwidth (layout, l);
+  for (guint i = 0; i < seen->n; i++)
+    for (guint32 h = 0; h < seen->flows[i].n_hops; h++)
+      unfrozen[seen->flows[i].path[h]]++;
+  guint left = seen->n, rounds = 0;
+  while (left > 0)
+    {
+      guint32 best = n_links;
+      for (guint32 l = 0; l < n_links; l++)
+        if (unfrozen[l] > 0 && (best == n_links || cap[l] / unfrozen[l] < cap[best] / unfrozen[best]))
+          best = l;
+      double share = cap[best] / unfrozen[best];
+      ck_assert_msg (share == floor (share) && share * unfrozen[best] == cap[best],
+                     "share %.17g of link %u is not exact: the test's capacities are wrong",
+                     share, best);
+      for (guint i = 0; i < seen->n; i++)
+        {
+          SeenFlow *fl = &seen->flows[i];
+          gboolean on_best = FALSE;
+          for (guint32 h = 0; h < fl->n_hops; h++)
+            on_best |= fl->path[h] == best;
+          if (frozen[i] || !on_best)
+            continue;
+          frozen[i] = TRUE;
+          fl->expected = share;
+          left--;
+          for (guint32 h = 0; h < fl->n_hops; h++)
+            {
+              cap[fl->path[h]] -= share;
+              unfrozen[fl->path[h]]--;
+            }
+        }
+      rounds++;
+    }
+  return rounds;
+}
+
+/* 48 flows of 0.1 to 1 MB between pseudo-random pairs of a 4 x 4 grid (a
+ * Switch of 4 inside a Ring of 4, the Ring's links twice as fast), starting
+ * over 2 ms, so that starts and ends interleave.  After every event the
+ * rates of the flows in flight equal max-min from scratch, to the bit.
+ * C = 2^17 3^4 5^2 7 bytes/s (about 1.86 GB/s) divides by every product of
+ * fair-share denominators this run meets (the filling above checks). */
+START_TEST (test_incremental_equals_from_scratch)
+{
+  const double C = 131072.0 * 81 * 25 * 7;
+  NetDimSpec dims[2] = { sf_dim (NET_DIM_SWITCH, 4, C, LAT), sf_dim (NET_DIM_RING, 4, 2 * C, LAT) };
+  NetSpec spec = sf_spec (dims, 2, NET_ROUND_PS);
+  spec.model = NET_MODEL_FLOW;
+  sf_build_net (&spec, FALSE);
+  NetLinks layout;
+  ck_assert (net_links_init (&layout, sf.topo, NULL));
+  guint32 x = 12345;
+  const guint n = 48;
+  for (guint i = 0; i < n; i++)
+    {
+      x = x * 1103515245u + 12345u;
+      guint32 src = (x >> 8) % 16, dst = (src + 1 + (x >> 16) % 15) % 16;
+      guint64 bytes = 100000 + (x >> 4) % 900000;
+      send (i, src, dst, bytes, NS ((x >> 12) % 2000000));
+    }
+  guint most = 0, contended = 0, checks = 0, prev = 0, rejoined = 0;
+  gboolean fell = FALSE;
+  for (;;)
+    {
+      SimRunStatus st = sim_sched_run (sf.sched, SIM_TIME_MAX, 1);
+      Seen seen = { .n = 0 };
+      ck_assert (net_flow_visit (sf.net, see_flow, &seen));
+      if (seen.n > 0 && max_min_from_scratch (&seen, &layout) > 1)
+        contended++;
+      for (guint i = 0; i < seen.n; i++)
+        ck_assert_msg (seen.flows[i].rate == seen.flows[i].expected,
+                       "flow %u of %u: rate %.17g, from scratch %.17g", i, seen.n,
+                       seen.flows[i].rate, seen.flows[i].expected);
+      most = MAX (most, seen.n);
+      rejoined += fell && seen.n > prev;
+      fell |= seen.n < prev;
+      prev = seen.n;
+      checks++;
+      if (st == SIM_RUN_EMPTY)
+        break;
+      ck_assert_int_eq (st, SIM_RUN_EVENT_LIMIT);
+    }
+  for (guint i = 0; i < n; i++)
+    ck_assert_uint_lt (sf_done_at (0, i), SIM_TIME_MAX);
+  /* The run exercised what it is for: many flows at once, sharing that
+   * needed several rounds, flows starting after others had ended. */
+  ck_assert_uint_ge (most, 10);
+  ck_assert_uint_ge (contended, 50);
+  ck_assert_uint_ge (rejoined, 10);
+  ck_assert_uint_ge (checks, 2 * n);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -129,6 +272,7 @@ main (void)
     { "finish_frees", test_finish_frees },
     { "late_starter", test_late_starter },
     { "ring_route_latency", test_ring_route_latency },
+    { "incremental_equals_from_scratch", test_incremental_equals_from_scratch },
   };
   for (guint i = 0; i < G_N_ELEMENTS (tests); i++)
     tcase_add_test (tu_tcase (s, tests[i].name, sf_setup, sf_teardown, 0), tests[i].test);
