@@ -84,10 +84,13 @@ typedef struct
   U32s hops;
   /* per link, for the filling */
   double *cap_left;
-  double *share;     /* cap_left / unfrozen as of the last change */
+  guint32 *at;       /* its place in live */
   guint32 *unfrozen;
   guint32 *touched;  /* the round that last changed it */
-  guint32 *live;     /* the links still carrying unfrozen flows, in order */
+  /* the links still carrying unfrozen flows, in order, and their shares
+   * (cap_left / unfrozen as of the last change; infinity once it has none) */
+  guint32 *live;
+  double *share;
   guint32 link_room;
   /* per flow */
   guint8 *frozen;
@@ -152,6 +155,7 @@ component_free (Component *c)
   g_free (c->hops.v);
   g_free (c->cap_left);
   g_free (c->share);
+  g_free (c->at);
   g_free (c->unfrozen);
   g_free (c->touched);
   g_free (c->live);
@@ -358,6 +362,7 @@ component_reserve (Component *c)
       c->link_room = MAX (c->links.len, 2 * c->link_room);
       c->cap_left = g_renew (double, c->cap_left, c->link_room);
       c->share = g_renew (double, c->share, c->link_room);
+      c->at = g_renew (guint32, c->at, c->link_room);
       c->unfrozen = g_renew (guint32, c->unfrozen, c->link_room);
       c->touched = g_renew (guint32, c->touched, c->link_room);
       c->live = g_renew (guint32, c->live, c->link_room);
@@ -385,7 +390,8 @@ fill_init (FlowNet *f)
       c->touched[i] = 0;
       if (link->n == 0)
         continue;
-      c->share[i] = MAX (c->cap_left[i], 0.0) / c->unfrozen[i];
+      c->share[n_live] = MAX (c->cap_left[i], 0.0) / c->unfrozen[i];
+      c->at[i] = n_live;
       c->live[n_live++] = i;
     }
   memset (c->frozen, 0, c->flows.len);
@@ -412,7 +418,7 @@ fill_freeze (FlowNet *f, guint32 best, double share)
       c->frozen[fl->local] = 1;
       fl->rate = share;
       frozen++;
-      const guint32 *hop = &c->hops.v[c->first.v[fl->local]];
+      const guint32 *hop = c->hops.v + c->first.v[fl->local];
       for (guint32 h = 0; h < fl->n_hops; h++)
         {
           guint32 i = hop[h];
@@ -429,10 +435,10 @@ fill_freeze (FlowNet *f, guint32 best, double share)
     {
       guint32 i = c->changed.v[k];
       if (c->unfrozen[i] > 0)
-        c->share[i] = MAX (c->cap_left[i], 0.0) / c->unfrozen[i];
+        c->share[c->at[i]] = MAX (c->cap_left[i], 0.0) / c->unfrozen[i];
       else
         {
-          c->share[i] = INFINITY;
+          c->share[c->at[i]] = INFINITY;
           c->n_dead++;
         }
     }
@@ -446,10 +452,35 @@ fill_compact (Component *c, guint32 n_live)
 {
   guint32 kept = 0;
   for (guint32 k = 0; k < n_live; k++)
-    if (c->unfrozen[c->live[k]] > 0)
-      c->live[kept++] = c->live[k];
+    {
+      guint32 i = c->live[k];
+      if (c->unfrozen[i] == 0)
+        continue;
+      c->live[kept] = i;
+      c->share[kept] = c->share[k];
+      c->at[i] = kept++;
+    }
   c->n_dead = 0;
   return kept;
+}
+
+/* The smallest of n shares (infinity if none), in four independent chains
+ * so that the comparisons overlap. */
+static double
+fill_min (const double *share, guint32 n)
+{
+  double m0 = INFINITY, m1 = INFINITY, m2 = INFINITY, m3 = INFINITY;
+  guint32 k = 0;
+  for (; k + 4 <= n; k += 4)
+    {
+      m0 = share[k] < m0 ? share[k] : m0;
+      m1 = share[k + 1] < m1 ? share[k + 1] : m1;
+      m2 = share[k + 2] < m2 ? share[k + 2] : m2;
+      m3 = share[k + 3] < m3 ? share[k + 3] : m3;
+    }
+  for (; k < n; k++)
+    m0 = share[k] < m0 ? share[k] : m0;
+  return MIN (MIN (m0, m1), MIN (m2, m3));
 }
 
 /* Progressive filling over the component: every unfrozen flow's rate rises
@@ -470,19 +501,12 @@ component_fill (FlowNet *f)
     {
       if (2 * c->n_dead > n_live)
         n_live = fill_compact (c, n_live);
-      guint32 best = G_MAXUINT32;
-      double share = INFINITY;
-      for (guint32 k = 0; k < n_live; k++)
-        {
-          guint32 i = c->live[k];
-          if (c->share[i] < share)
-            {
-              share = c->share[i];
-              best = i;
-            }
-        }
-      g_assert (best != G_MAXUINT32);
-      left -= fill_freeze (f, best, share);
+      double share = fill_min (c->share, n_live);
+      g_assert (share < INFINITY);
+      guint32 best = 0;
+      while (c->share[best] != share)
+        best++;
+      left -= fill_freeze (f, c->live[best], share);
     }
 }
 
