@@ -97,6 +97,13 @@ typedef struct
   guint32 flow_room;
   U32s changed;      /* links changed in this round */
   guint32 n_dead;    /* links in live without unfrozen flows */
+  /* The live places that may hold the smallest share: every place whose
+   * share is at most near_max is in near (and marked), so a round looks
+   * at these few and scans every live link only when none is left. */
+  guint32 *near;
+  guint8 *near_mark;
+  guint32 n_near;
+  double near_max;
 } Component;
 
 typedef struct
@@ -156,6 +163,8 @@ component_free (Component *c)
   g_free (c->cap_left);
   g_free (c->share);
   g_free (c->at);
+  g_free (c->near);
+  g_free (c->near_mark);
   g_free (c->unfrozen);
   g_free (c->touched);
   g_free (c->live);
@@ -363,6 +372,8 @@ component_reserve (Component *c)
       c->cap_left = g_renew (double, c->cap_left, c->link_room);
       c->share = g_renew (double, c->share, c->link_room);
       c->at = g_renew (guint32, c->at, c->link_room);
+      c->near = g_renew (guint32, c->near, c->link_room);
+      c->near_mark = g_renew (guint8, c->near_mark, c->link_room);
       c->unfrozen = g_renew (guint32, c->unfrozen, c->link_room);
       c->touched = g_renew (guint32, c->touched, c->link_room);
       c->live = g_renew (guint32, c->live, c->link_room);
@@ -391,11 +402,88 @@ fill_init (FlowNet *f)
       if (link->n == 0)
         continue;
       c->share[n_live] = MAX (c->cap_left[i], 0.0) / c->unfrozen[i];
+      c->near_mark[n_live] = 0;
       c->at[i] = n_live;
       c->live[n_live++] = i;
     }
   memset (c->frozen, 0, c->flows.len);
+  c->n_near = 0;
+  c->near_max = -INFINITY;
   return n_live;
+}
+
+static void
+near_add (Component *c, guint32 k)
+{
+  c->near_mark[k] = 1;
+  c->near[c->n_near++] = k;
+}
+
+/* Forget the near places (before the live places move). */
+static void
+near_clear (Component *c)
+{
+  for (guint32 j = 0; j < c->n_near; j++)
+    c->near_mark[c->near[j]] = 0;
+  c->n_near = 0;
+  c->near_max = -INFINITY;
+}
+
+#define NEAR_MAX_K 32
+
+/* Scan every live link: near_max becomes the k-th smallest finite share (or
+ * the largest, with fewer), k growing with the live links (a rebuild costs
+ * a scan of them all and lasts about k rounds), and near every place at or
+ * below it, in live order. */
+static void
+near_rebuild (Component *c, guint32 n_live)
+{
+  double top[NEAR_MAX_K] = { 0 };
+  guint32 n_top = 0, k_top = CLAMP (n_live / 16, 4, NEAR_MAX_K);
+  near_clear (c);
+  for (guint32 k = 0; k < n_live; k++)
+    {
+      double v = c->share[k];
+      if (v == INFINITY || (n_top == k_top && v >= top[k_top - 1]))
+        continue;
+      guint32 j = n_top < k_top ? n_top++ : k_top - 1;
+      for (; j > 0 && top[j - 1] > v; j--)
+        top[j] = top[j - 1];
+      top[j] = v;
+    }
+  g_assert (n_top > 0); /* some link has room: the filling can go on */
+  c->near_max = top[n_top - 1];
+  for (guint32 k = 0; k < n_live; k++)
+    if (c->share[k] <= c->near_max)
+      near_add (c, k);
+}
+
+/* The near place with the smallest share, the first in live order on a tie
+ * (G_MAXUINT32 when none is left at or below near_max), dropping the places
+ * whose share has grown past near_max. */
+static guint32
+near_best (Component *c)
+{
+  guint32 best = G_MAXUINT32, kept = 0;
+  double least = INFINITY;
+  for (guint32 j = 0; j < c->n_near; j++)
+    {
+      guint32 k = c->near[j];
+      double v = c->share[k];
+      if (v > c->near_max)
+        {
+          c->near_mark[k] = 0;
+          continue;
+        }
+      c->near[kept++] = k;
+      if (best == G_MAXUINT32 || v < least || (v == least && k < best))
+        {
+          least = v;
+          best = k;
+        }
+    }
+  c->n_near = kept;
+  return best;
 }
 
 /* Freeze the flows on component link `best` that are not frozen yet at
@@ -431,11 +519,16 @@ fill_freeze (FlowNet *f, guint32 best, double share)
             }
         }
     }
-  for (guint32 k = 0; k < c->changed.len; k++)
+  for (guint32 n = 0; n < c->changed.len; n++)
     {
-      guint32 i = c->changed.v[k];
+      guint32 i = c->changed.v[n];
       if (c->unfrozen[i] > 0)
-        c->share[c->at[i]] = MAX (c->cap_left[i], 0.0) / c->unfrozen[i];
+        {
+          guint32 k = c->at[i];
+          c->share[k] = MAX (c->cap_left[i], 0.0) / c->unfrozen[i];
+          if (c->share[k] <= c->near_max && !c->near_mark[k])
+            near_add (c, k);
+        }
       else
         {
           c->share[c->at[i]] = INFINITY;
@@ -466,6 +559,8 @@ fill_compact (Component *c, guint32 n_live)
 
 /* The smallest of n shares (infinity if none), in four independent chains
  * so that the comparisons overlap. */
+/* The smallest of n shares (infinity if none), in four independent chains
+ * so that the comparisons overlap. */
 static double
 fill_min (const double *share, guint32 n)
 {
@@ -481,6 +576,34 @@ fill_min (const double *share, guint32 n)
   for (; k < n; k++)
     m0 = share[k] < m0 ? share[k] : m0;
   return MIN (MIN (m0, m1), MIN (m2, m3));
+}
+
+/* Below this many live links a round scans them all; above, it looks at the
+ * near places first (a rebuild pays only when it lasts several rounds). */
+#define NEAR_MIN_LIVE 128
+
+/* The live place with the smallest share, the first in live order on a
+ * tie: the link a scan of every live link with a strict < picks.  (No
+ * share is NaN: each is MAX (cap_left, 0) / unfrozen, or infinity.) */
+static guint32
+fill_best (Component *c, guint32 n_live)
+{
+  if (n_live < NEAR_MIN_LIVE)
+    {
+      double least = fill_min (c->share, n_live);
+      g_assert (least < INFINITY); /* some link has room: the filling can go on */
+      guint32 best = 0;
+      while (c->share[best] != least)
+        best++;
+      return best;
+    }
+  guint32 best = near_best (c);
+  if (best == G_MAXUINT32)
+    {
+      near_rebuild (c, n_live);
+      best = near_best (c);
+    }
+  return best;
 }
 
 /* Progressive filling over the component: every unfrozen flow's rate rises
@@ -500,13 +623,12 @@ component_fill (FlowNet *f)
   while (left > 0)
     {
       if (2 * c->n_dead > n_live)
-        n_live = fill_compact (c, n_live);
-      double share = fill_min (c->share, n_live);
-      g_assert (share < INFINITY);
-      guint32 best = 0;
-      while (c->share[best] != share)
-        best++;
-      left -= fill_freeze (f, c->live[best], share);
+        {
+          near_clear (c);
+          n_live = fill_compact (c, n_live);
+        }
+      guint32 best = fill_best (c, n_live);
+      left -= fill_freeze (f, c->live[best], c->share[best]);
     }
 }
 
