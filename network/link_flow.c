@@ -298,21 +298,6 @@ link_leave (FlowNet *f, const Flow *fl, guint32 h, SimTime now)
 
 /* ---- the component of flows that share links with the seeds ------------------ */
 
-/* The link's index in the component, adding it at the end if it is new
- * (comp.links has room for every link). */
-static inline guint32
-component_add_link (FlowNet *f, guint32 l)
-{
-  FlowLink *link = &f->links[l];
-  if (link->mark != f->epoch)
-    {
-      link->mark = f->epoch;
-      link->local = f->comp.links.len;
-      f->comp.links.v[f->comp.links.len++] = l;
-    }
-  return link->local;
-}
-
 /* Room for a component of every flow in flight. */
 static void
 u32s_reserve (U32s *a, guint32 n)
@@ -326,7 +311,9 @@ u32s_reserve (U32s *a, guint32 n)
 
 /* Breadth first from the seed links: each link's flows in the order they
  * joined, each new flow's hops in route order.  This order is the filling's
- * tie-break and the order end events are moved in. */
+ * tie-break and the order end events are moved in.  The counts live in
+ * locals so that the stores into the arrays do not make the compiler reload
+ * them. */
 static void
 component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds)
 {
@@ -335,29 +322,49 @@ component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds)
   u32s_reserve (&c->flows, f->flows->len);
   u32s_reserve (&c->first, f->flows->len);
   u32s_reserve (&c->hops, f->hops_in_flight);
-  f->epoch++;
-  c->links.len = c->flows.len = c->hops.len = 0;
+  guint32 epoch = ++f->epoch;
+  guint32 *links = c->links.v, *flows = c->flows.v, *first = c->first.v, *hops = c->hops.v;
+  guint32 n_links = 0, n_flows = 0, n_hops = 0;
   for (guint32 i = 0; i < n_seeds; i++)
-    component_add_link (f, seeds[i]);
-  for (guint32 i = 0; i < c->links.len; i++)
     {
-      const FlowLink *link = &f->links[c->links.v[i]];
+      FlowLink *seed = &f->links[seeds[i]];
+      if (seed->mark == epoch)
+        continue;
+      seed->mark = epoch;
+      seed->local = n_links;
+      links[n_links++] = seeds[i];
+    }
+  for (guint32 i = 0; i < n_links; i++)
+    {
+      const FlowLink *link = &f->links[links[i]];
       for (guint32 j = 0; j < link->len; j++)
         {
           guint32 id = link->ids[j];
           if (id == FLOW_GONE)
             continue;
           Flow *fl = flow_at (f, id);
-          if (fl->mark == f->epoch)
+          if (fl->mark == epoch)
             continue;
-          fl->mark = f->epoch;
-          fl->local = c->flows.len;
-          c->first.v[c->flows.len] = c->hops.len;
-          c->flows.v[c->flows.len++] = id;
+          fl->mark = epoch;
+          fl->local = n_flows;
+          first[n_flows] = n_hops;
+          flows[n_flows++] = id;
           for (guint32 h = 0; h < fl->n_hops; h++)
-            c->hops.v[c->hops.len++] = component_add_link (f, fl->path[h]);
+            {
+              FlowLink *on = &f->links[fl->path[h]];
+              if (on->mark != epoch)
+                {
+                  on->mark = epoch;
+                  on->local = n_links;
+                  links[n_links++] = fl->path[h];
+                }
+              hops[n_hops++] = on->local;
+            }
         }
     }
+  c->links.len = n_links;
+  c->flows.len = n_flows;
+  c->hops.len = n_hops;
 }
 
 /* ---- progressive filling -------------------------------------------------------- */
