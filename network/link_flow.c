@@ -37,8 +37,6 @@ typedef struct
   guint32 *ids;
   guint32 len, cap;
   guint32 n; /* flows on it */
-  guint32 mark;  /* the component collection that last reached it */
-  guint32 local; /* its index in that component */
   double capacity;
   guint64 bytes;
   guint64 messages;
@@ -62,10 +60,17 @@ typedef struct
   guint32 hops_cap; /* room in path and place */
   SimEventId end_event;
   SimTime end_at;
-  guint32 mark;     /* the component collection that last reached it */
-  guint32 local;    /* its index in that component */
   guint32 next_free;
 } Flow;
+
+/* The component collection that last reached a link or a flow, and its
+ * index in that component: kept apart from the records, densely, because
+ * collection checks them for every flow on every link it reaches. */
+typedef struct
+{
+  guint32 mark;
+  guint32 local;
+} CompTag;
 
 /* A growable array of guint32, kept between uses. */
 typedef struct
@@ -94,6 +99,7 @@ typedef struct
   guint32 link_room;
   /* per flow */
   guint8 *frozen;
+  double *rate;      /* its new rate, written back after the filling */
   guint32 flow_room;
   U32s changed;      /* links changed in this round */
   guint32 n_dead;    /* links in live without unfrozen flows */
@@ -111,7 +117,9 @@ typedef struct
   Net *net;
   NetLinks layout;
   FlowLink *links;
+  CompTag *link_tags; /* per link */
   GArray *flows;     /* Flow pool */
+  GArray *flow_tags; /* CompTag per pooled flow */
   guint32 free_head; /* index + 1 of the first free flow */
   guint32 epoch;
   guint32 round;
@@ -147,9 +155,18 @@ flow_create (Net *net, GError **error)
       g_free (f);
       return NULL;
     }
+  f->link_tags = sim_try_alloc (f->layout.n_links, sizeof (CompTag), TRUE, "the links' state",
+                                error);
+  if (f->link_tags == NULL)
+    {
+      g_free (f->links);
+      g_free (f);
+      return NULL;
+    }
   for (guint32 i = 0; i < f->layout.n_links; i++)
     f->links[i].capacity = net_links_bandwidth (&f->layout, i);
   f->flows = g_array_new (FALSE, FALSE, sizeof (Flow));
+  f->flow_tags = g_array_new (FALSE, TRUE, sizeof (CompTag));
   return f;
 }
 
@@ -169,6 +186,7 @@ component_free (Component *c)
   g_free (c->touched);
   g_free (c->live);
   g_free (c->frozen);
+  g_free (c->rate);
   g_free (c->changed.v);
 }
 
@@ -183,7 +201,9 @@ flow_destroy (gpointer state)
   for (guint i = 0; i < f->flows->len; i++)
     g_free (g_array_index (f->flows, Flow, i).path);
   g_free (f->links);
+  g_free (f->link_tags);
   g_array_unref (f->flows);
+  g_array_unref (f->flow_tags);
   component_free (&f->comp);
   g_free (f->route.v);
   g_free (f);
@@ -207,6 +227,7 @@ flow_alloc (FlowNet *f)
       return id;
     }
   g_array_set_size (f->flows, f->flows->len + 1);
+  g_array_set_size (f->flow_tags, f->flows->len); /* cleared: mark 0, never an epoch */
   memset (flow_at (f, f->flows->len - 1), 0, sizeof (Flow));
   return f->flows->len - 1;
 }
@@ -320,48 +341,43 @@ component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds)
   Component *c = &f->comp;
   u32s_reserve (&c->links, f->layout.n_links);
   u32s_reserve (&c->flows, f->flows->len);
-  u32s_reserve (&c->first, f->flows->len);
+  u32s_reserve (&c->first, f->flows->len + 1);
   u32s_reserve (&c->hops, f->hops_in_flight);
   guint32 epoch = ++f->epoch;
   guint32 *links = c->links.v, *flows = c->flows.v, *first = c->first.v, *hops = c->hops.v;
+  CompTag *link_tags = f->link_tags, *flow_tags = (CompTag *) f->flow_tags->data;
   guint32 n_links = 0, n_flows = 0, n_hops = 0;
   for (guint32 i = 0; i < n_seeds; i++)
-    {
-      FlowLink *seed = &f->links[seeds[i]];
-      if (seed->mark == epoch)
-        continue;
-      seed->mark = epoch;
-      seed->local = n_links;
-      links[n_links++] = seeds[i];
-    }
+    if (link_tags[seeds[i]].mark != epoch)
+      {
+        link_tags[seeds[i]] = (CompTag) { .mark = epoch, .local = n_links };
+        links[n_links++] = seeds[i];
+      }
   for (guint32 i = 0; i < n_links; i++)
     {
       const FlowLink *link = &f->links[links[i]];
       for (guint32 j = 0; j < link->len; j++)
         {
           guint32 id = link->ids[j];
-          if (id == FLOW_GONE)
+          if (id == FLOW_GONE || flow_tags[id].mark == epoch)
             continue;
-          Flow *fl = flow_at (f, id);
-          if (fl->mark == epoch)
-            continue;
-          fl->mark = epoch;
-          fl->local = n_flows;
+          flow_tags[id] = (CompTag) { .mark = epoch, .local = n_flows };
           first[n_flows] = n_hops;
           flows[n_flows++] = id;
+          const Flow *fl = flow_at (f, id);
           for (guint32 h = 0; h < fl->n_hops; h++)
             {
-              FlowLink *on = &f->links[fl->path[h]];
+              CompTag *on = &link_tags[fl->path[h]];
               if (on->mark != epoch)
                 {
-                  on->mark = epoch;
-                  on->local = n_links;
+                  *on = (CompTag) { .mark = epoch, .local = n_links };
                   links[n_links++] = fl->path[h];
                 }
               hops[n_hops++] = on->local;
             }
         }
     }
+  first[n_flows] = n_hops;
   c->links.len = n_links;
   c->flows.len = n_flows;
   c->hops.len = n_hops;
@@ -389,6 +405,7 @@ component_reserve (Component *c)
     {
       c->flow_room = MAX (c->flows.len, 2 * c->flow_room);
       c->frozen = g_renew (guint8, c->frozen, c->flow_room);
+      c->rate = g_renew (double, c->rate, c->flow_room);
     }
 }
 
@@ -503,20 +520,20 @@ fill_freeze (FlowNet *f, guint32 best, double share)
   guint32 frozen = 0;
   f->round++;
   c->changed.len = 0;
+  const CompTag *flow_tags = (const CompTag *) f->flow_tags->data;
   for (guint32 j = 0; j < link->len; j++)
     {
       if (link->ids[j] == FLOW_GONE)
         continue;
-      Flow *fl = flow_at (f, link->ids[j]);
-      if (c->frozen[fl->local])
+      guint32 k = flow_tags[link->ids[j]].local;
+      if (c->frozen[k])
         continue;
-      c->frozen[fl->local] = 1;
-      fl->rate = share;
+      c->frozen[k] = 1;
+      c->rate[k] = share;
       frozen++;
-      const guint32 *hop = c->hops.v + c->first.v[fl->local];
-      for (guint32 h = 0; h < fl->n_hops; h++)
+      for (guint32 h = c->first.v[k]; h < c->first.v[k + 1]; h++)
         {
-          guint32 i = hop[h];
+          guint32 i = c->hops.v[h];
           c->cap_left[i] -= share;
           c->unfrozen[i]--;
           if (c->touched[i] != f->round)
@@ -658,6 +675,7 @@ component_reschedule (FlowNet *f, SimTime now)
     {
       guint32 id = flows->v[k];
       Flow *fl = flow_at (f, id);
+      fl->rate = f->comp.rate[k];
       g_assert (fl->rate > 0.0);
       double ps = ceil (fl->remaining / fl->rate * 1e12);
       SimTime end = ps >= (double) (SIM_TIME_MAX - now) ? SIM_TIME_MAX : now + (SimTime) ps;
