@@ -436,6 +436,27 @@ fill_init (FlowNet *f)
   return n_live;
 }
 
+/* The smallest of n shares (infinity if none), in four independent chains
+ * so that the comparisons overlap. */
+/* The smallest of n shares (infinity if none), in four independent chains
+ * so that the comparisons overlap. */
+static double
+fill_min (const double *share, guint32 n)
+{
+  double m0 = INFINITY, m1 = INFINITY, m2 = INFINITY, m3 = INFINITY;
+  guint32 k = 0;
+  for (; k + 4 <= n; k += 4)
+    {
+      m0 = share[k] < m0 ? share[k] : m0;
+      m1 = share[k + 1] < m1 ? share[k + 1] : m1;
+      m2 = share[k + 2] < m2 ? share[k + 2] : m2;
+      m3 = share[k + 3] < m3 ? share[k + 3] : m3;
+    }
+  for (; k < n; k++)
+    m0 = share[k] < m0 ? share[k] : m0;
+  return MIN (MIN (m0, m1), MIN (m2, m3));
+}
+
 static void
 near_add (Component *c, guint32 k)
 {
@@ -453,30 +474,40 @@ near_clear (Component *c)
   c->near_max = -INFINITY;
 }
 
-#define NEAR_MAX_K 32
+/* The near list's target length per live link: a rebuild costs three
+ * passes over the live links and lasts about as many rounds as the list
+ * holds links. */
+#define NEAR_PER_LIVE 16
 
-/* Scan every live link: near_max becomes the k-th smallest finite share (or
- * the largest, with fewer), k growing with the live links (a rebuild costs
- * a scan of them all and lasts about k rounds), and near every place at or
- * below it, in live order. */
+/* Scan every live link: near_max becomes the smallest share m times the
+ * largest of 2, 1.5, 1.25, 1.125 that keeps at most live / NEAR_PER_LIVE
+ * (and at least 4) links at or below it, or m itself, and near every place
+ * at or below it, in live order.  Any near_max >= m keeps the pick exact;
+ * its choice only sets how long the list lasts. */
 static void
 near_rebuild (Component *c, guint32 n_live)
 {
-  double top[NEAR_MAX_K] = { 0 };
-  guint32 n_top = 0, k_top = CLAMP (n_live / 16, 4, NEAR_MAX_K);
   near_clear (c);
+  double m = fill_min (c->share, n_live);
+  g_assert (m < INFINITY); /* some link has room: the filling can go on */
+  const double t[4] = { 2 * m, 1.5 * m, 1.25 * m, 1.125 * m };
+  guint32 n[4] = { 0, 0, 0, 0 };
   for (guint32 k = 0; k < n_live; k++)
     {
       double v = c->share[k];
-      if (v == INFINITY || (n_top == k_top && v >= top[k_top - 1]))
-        continue;
-      guint32 j = n_top < k_top ? n_top++ : k_top - 1;
-      for (; j > 0 && top[j - 1] > v; j--)
-        top[j] = top[j - 1];
-      top[j] = v;
+      n[0] += v <= t[0];
+      n[1] += v <= t[1];
+      n[2] += v <= t[2];
+      n[3] += v <= t[3];
     }
-  g_assert (n_top > 0); /* some link has room: the filling can go on */
-  c->near_max = top[n_top - 1];
+  guint32 want = MAX (4, n_live / NEAR_PER_LIVE);
+  c->near_max = m;
+  for (guint i = 0; i < 4; i++)
+    if (n[i] <= want)
+      {
+        c->near_max = t[i];
+        break;
+      }
   for (guint32 k = 0; k < n_live; k++)
     if (c->share[k] <= c->near_max)
       near_add (c, k);
@@ -579,27 +610,6 @@ fill_compact (Component *c, guint32 n_live)
     }
   c->n_dead = 0;
   return kept;
-}
-
-/* The smallest of n shares (infinity if none), in four independent chains
- * so that the comparisons overlap. */
-/* The smallest of n shares (infinity if none), in four independent chains
- * so that the comparisons overlap. */
-static double
-fill_min (const double *share, guint32 n)
-{
-  double m0 = INFINITY, m1 = INFINITY, m2 = INFINITY, m3 = INFINITY;
-  guint32 k = 0;
-  for (; k + 4 <= n; k += 4)
-    {
-      m0 = share[k] < m0 ? share[k] : m0;
-      m1 = share[k + 1] < m1 ? share[k + 1] : m1;
-      m2 = share[k + 2] < m2 ? share[k + 2] : m2;
-      m3 = share[k + 3] < m3 ? share[k + 3] : m3;
-    }
-  for (; k < n; k++)
-    m0 = share[k] < m0 ? share[k] : m0;
-  return MIN (MIN (m0, m1), MIN (m2, m3));
 }
 
 /* Below this many live links a round scans them all; above, it looks at the
