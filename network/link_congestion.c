@@ -32,8 +32,11 @@ typedef struct
   guint64 bytes;
   guint64 messages;
   SimTime busy;     /* summed serialization time */
-  GArray *starts;   /* start times of messages still waiting, oldest first;
-                     * created when a message first has to wait */
+  SimTime *starts;  /* start times of messages still waiting, oldest first
+                     * from starts[head] to starts[len - 1]; allocated when
+                     * a message first has to wait (it then starts later
+                     * than now, so link_queue appends it) */
+  guint32 head, len, cap;
   guint32 peak_queue;
 } NetLink;
 
@@ -89,8 +92,7 @@ congestion_destroy (gpointer state)
   if (c == NULL)
     return;
   for (guint32 i = 0; i < c->n_links; i++)
-    if (c->links[i].starts != NULL)
-      g_array_unref (c->links[i].starts);
+    g_free (c->links[i].starts);
   g_free (c->links);
   g_array_unref (c->msgs);
   g_free (c);
@@ -120,20 +122,32 @@ static void on_hop (SimSched *sched, gpointer data, guint64 index);
 
 /* Queue depth: the messages that got the link but have not started on it.
  * Starts come in increasing order, so the ones already begun are at the
- * front. */
+ * front: they are dropped by moving the head, and the array is slid down
+ * only once the dropped part is the larger, so each start is moved O(1)
+ * times on average. */
 static void
 link_queue (NetLink *link, SimTime now, SimTime start)
 {
-  if (link->starts == NULL)
-    link->starts = g_array_new (FALSE, FALSE, sizeof (SimTime));
-  guint begun = 0;
-  while (begun < link->starts->len && g_array_index (link->starts, SimTime, begun) <= now)
-    begun++;
-  if (begun > 0)
-    g_array_remove_range (link->starts, 0, begun);
+  while (link->head < link->len && link->starts[link->head] <= now)
+    link->head++;
+  if (link->head == link->len)
+    link->head = link->len = 0;
+  else if (link->head > link->len - link->head)
+    {
+      link->len -= link->head;
+      memmove (link->starts, link->starts + link->head, link->len * sizeof (SimTime));
+      link->head = 0;
+    }
   if (start > now)
-    g_array_append_val (link->starts, start);
-  link->peak_queue = MAX (link->peak_queue, link->starts->len);
+    {
+      if (link->len == link->cap)
+        {
+          link->cap = MAX (8, 2 * link->cap);
+          link->starts = g_renew (SimTime, link->starts, link->cap);
+        }
+      link->starts[link->len++] = start;
+    }
+  link->peak_queue = MAX (link->peak_queue, link->len - link->head);
 }
 
 /* The message is at a device now: deliver it, or put it on its next link. */

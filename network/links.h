@@ -75,4 +75,13 @@ void net_links_ends (const NetLinks *links, guint32 id, char *from, char *to, gs
 void net_links_stats (const NetLinks *links, guint32 link, guint64 bytes, guint64 messages,
                       SimTime busy, guint32 peak_queue, NetLinkStats *out);
 
+/* What the flow model has in flight: each flow's route (n_hops link ids,
+ * borrowed for the call) and its current rate in bytes/s. */
+typedef void (*NetFlowVisit) (const guint32 *path, guint32 n_hops, double rate, gpointer user);
+
+/* Visit the flow model's flows in flight (FALSE, visiting none, when the
+ * net's link model is not the flow model): what a test needs to check the
+ * incremental sharing against a max-min allocation computed from scratch. */
+gboolean net_flow_visit (Net *net, NetFlowVisit visit, gpointer user);
+
 #endif /* ORRERY_NETWORK_LINKS_H */
