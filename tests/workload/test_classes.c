@@ -711,6 +711,62 @@ START_TEST (test_network_models)
 }
 END_TEST
 
+/* Two collectives of different groups starting at one instant at every
+ * rank: after 2 us of compute each rank all-reduces 2 MiB with its DP
+ * peer (pg 3 = {0,2}, 4 = {1,3}; comm stream 1) and 32 KiB with its TP
+ * peer (pg 1 = {0,1}, 2 = {2,3}; stream 0), on separate comm streams, on
+ * one NVSwitch node (2 hops of 500 ns, 450 GB/s) with NCCL's library.
+ * One class of four (the grid of test_group_grid).  Every collective
+ * starts when its last member joins, in the order the simulation handles
+ * the joins: ranks 0 and 1 start their TP all-reduce before their DP one,
+ * ranks 2 and 3 the other way round (rank 2 completes group 3 before rank
+ * 3 completes group 2), so their TP messages queue behind the DP ones at
+ * the egress port.  The full run's ranks are not alike; the run with one
+ * class gives all of them rank 0's times.
+ * KNOWN BUG (not fixed here: the fix belongs to the system layer's
+ * collective start or the network's tie count, which other helpers are
+ * changing): registered only with ORRERY_KNOWN_BUGS set. */
+START_TEST (test_same_instant_collectives)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  const char *const tp[4] = { "1", "1", "2", "2" }, *const dp[4] = { "3", "4", "3", "4" };
+  for (guint32 r = 0; r < 4; r++)
+    {
+      ChakraProtoMsg__Node *nodes[4];
+      nodes[0] = tu_node_new (1, T_META, "pgs");
+      tu_node_inputs (nodes[0], "[{\"pg_name\": \"1\", \"ranks\": [0, 1]}, "
+                                "{\"pg_name\": \"2\", \"ranks\": [2, 3]}, "
+                                "{\"pg_name\": \"3\", \"ranks\": [0, 2]}, "
+                                "{\"pg_name\": \"4\", \"ranks\": [1, 3]}]");
+      nodes[1] = tu_comp (2, 2);
+      tu_node_dep (nodes[1], 1);
+      nodes[2] = tu_coll (3, ALL_REDUCE, 2 << 20);
+      tu_node_attr_string (nodes[2], "pg_name", dp[r]);
+      tu_node_attr_int (nodes[2], "stream", 1);
+      nodes[3] = tu_coll (4, ALL_REDUCE, 32 << 10);
+      tu_node_attr_string (nodes[3], "pg_name", tp[r]);
+      tu_node_attr_int (nodes[3], "stream", 0);
+      tu_node_dep (nodes[2], 2);
+      tu_node_dep (nodes[3], 2);
+      tu_write_rank (wl, r, nodes, 4);
+    }
+  AppConfig cfg;
+  app_config_init (&cfg);
+  cfg.net.n_dims = 1;
+  /* HGX H100 NVSwitch, as configs/default.xml: NVLink 4, 450 GB/s per
+   * direction, about 500 ns per hop. */
+  cfg.net.dims[0] = (NetDimSpec) { .kind = NET_DIM_SWITCH, .size = 4, .bandwidth_Bps = 450e9,
+                                   .latency = sim_time_from_ns (500) };
+  cfg.net.rounding = NET_ROUND_PS;
+  cfg.sys.lib.library = SYS_LIBRARY_NCCL;
+  cfg.sys.lib.gpu = SYS_GPU_HOPPER;
+  cfg.wl.separate_comm_streams = TRUE;
+  AppSim *sim = run_classes (&cfg, 1, FALSE);
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+}
+END_TEST
+
 static Suite *
 classes_suite (void)
 {
@@ -734,6 +790,8 @@ classes_suite (void)
   tcase_add_test (tc, test_meeting_at_a_port);
   tcase_add_test (tc, test_equal_time_within_rank);
   tcase_add_test (tc, test_network_models);
+  if (g_getenv ("ORRERY_KNOWN_BUGS") != NULL)
+    tcase_add_test (tc, test_same_instant_collectives);
   return s;
 }
 
