@@ -125,6 +125,15 @@ both "tp2 pp4 dp2 gpipe, ASTRA-sim inputs" 4 "${ASTRA44[@]}" --workload "$TMP/a_
 both "tp2 pp2 dp4 distributed optimizer on 8-GPU nodes" 2 --config "$TMP/c16.xml" \
   --workload "$TMP/x8"
 
+# TP 4, PP 4 with NCCL on FullyConnected nodes of 4 joined by a Ring of 4:
+# a stage is a node; the first, the last and the two middle stages differ
+# (the middle ones' neighbours' classes differ): four classes.
+sed -e 's/<dim kind="Switch" size="8" bandwidth="450GB\/s"/<dim kind="FullyConnected" size="4" bandwidth="450GB\/s"/' \
+    -e 's/<dim kind="Switch" size="8" bandwidth="400Gb\/s"/<dim kind="Ring" size="4" bandwidth="400Gb\/s"/' \
+  configs/default.xml >"$TMP/fcring.xml"
+"$ORRERY" gen transformer "${SMALL[@]}" --tp 4 --pp 4 --global-batch 16 --out "$TMP/t44" >/dev/null
+both "tp4 pp4, FullyConnected x Ring" 4 --config "$TMP/fcring.xml" --workload "$TMP/t44"
+
 # Known bug (tests/workload/test_classes.c, test_same_instant_collectives):
 # with NCCL and separate comm streams, a rank's TP and DP collectives that
 # start at one instant start in an order that differs between ranks of a

@@ -711,6 +711,45 @@ START_TEST (test_network_models)
 }
 END_TEST
 
+/* Ring groups: ranks 0-3 and 4-7 all-reduce 4000 bytes in their half
+ * (pg 1, 2) after 1 us of compute.  On a Ring of 8 a half is part of a
+ * ring: the ring algorithm's step from its last member back to its first
+ * (3 -> 0) is three hops, the others one: refused.  On Rings of 4 x 2 a
+ * half is a whole first-dimension ring, every member alike: one class of
+ * eight, every rank finishing at one time. */
+START_TEST (test_ring_groups)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  for (guint32 r = 0; r < 8; r++)
+    {
+      ChakraProtoMsg__Node *nodes[3];
+      nodes[0] = tu_node_new (1, T_META, "pgs");
+      tu_node_inputs (nodes[0], "[{\"pg_name\": \"1\", \"ranks\": [0, 1, 2, 3]}, "
+                                "{\"pg_name\": \"2\", \"ranks\": [4, 5, 6, 7]}]");
+      nodes[1] = tu_comp (2, 1);
+      tu_node_dep (nodes[1], 1);
+      nodes[2] = tu_coll (3, ALL_REDUCE, 4000);
+      tu_node_attr_string (nodes[2], "pg_name", r < 4 ? "1" : "2");
+      tu_node_dep (nodes[2], 2);
+      tu_write_rank (wl, r, nodes, 3);
+    }
+  AppConfig cfg;
+  tu_exact_ring (&cfg, 8);
+  AppSim *sim = run_refused (&cfg, "part of a ring only");
+  app_sim_free (sim);
+  cfg.net.n_dims = 2;
+  cfg.net.dims[0].size = 4;
+  cfg.net.dims[1] = cfg.net.dims[0];
+  cfg.net.dims[1].size = 2;
+  sim = run_classes (&cfg, 1, FALSE);
+  for (guint32 r = 1; r < 8; r++)
+    ck_assert_uint_eq (finish (sim, r), finish (sim, 0));
+  ck_assert_uint_gt (finish (sim, 0), sim_time_from_us (1));
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+}
+END_TEST
+
 /* Two collectives of different groups starting at one instant at every
  * rank: after 2 us of compute each rank all-reduces 2 MiB with its DP
  * peer (pg 3 = {0,2}, 4 = {1,3}; comm stream 1) and 32 KiB with its TP
@@ -790,6 +829,7 @@ classes_suite (void)
   tcase_add_test (tc, test_meeting_at_a_port);
   tcase_add_test (tc, test_equal_time_within_rank);
   tcase_add_test (tc, test_network_models);
+  tcase_add_test (tc, test_ring_groups);
   if (g_getenv ("ORRERY_KNOWN_BUGS") != NULL)
     tcase_add_test (tc, test_same_instant_collectives);
   return s;
