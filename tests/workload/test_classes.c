@@ -750,6 +750,43 @@ START_TEST (test_ring_groups)
 }
 END_TEST
 
+/* An unmatched message in a classed run: straight pairs on a Switch
+ * (one class, as test_straight_pairs) where each rank also sends its
+ * partner 64 bytes with tag 9 that nobody receives.  Eager (the default),
+ * the stray message leaves without a receive: every node completes, one
+ * class kept.  Rendezvous (threshold 0), it waits for a receive forever:
+ * the class's run deadlocks and is redone over every rank, the same
+ * deadlock error in every mode, naming the stray sends. */
+START_TEST (test_unmatched_message)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  for (guint32 r = 0; r < 4; r++)
+    {
+      ChakraProtoMsg__Node *c = tu_comp (1, 5);
+      ChakraProtoMsg__Node *s = tu_p2p (2, T_SEND, r, r ^ 1, 7, 1000);
+      ChakraProtoMsg__Node *v = tu_p2p (3, T_RECV, r ^ 1, r, 7, 1000);
+      ChakraProtoMsg__Node *stray = tu_p2p (4, T_SEND, r, r ^ 1, 9, 64);
+      tu_node_dep (s, 1);
+      tu_node_dep (stray, 1);
+      ChakraProtoMsg__Node *nodes[] = { c, s, v, stray };
+      tu_write_rank (wl, r, nodes, 4);
+    }
+  AppConfig cfg;
+  exact_dim (&cfg, NET_DIM_SWITCH, 4);
+  AppSim *sim = run_classes (&cfg, 1, FALSE);
+  ck_assert_uint_eq (wl_replay_unfinished (app_sim_replay (sim)), 0);
+  app_sim_free (sim);
+  cfg.sys.rendezvous_threshold = 0;
+  Outcome o;
+  GError *error = NULL;
+  ck_assert_ptr_null (run (&cfg, &o, &error));
+  g_assert_error (error, SIM_ERROR, SIM_ERROR_DEADLOCK);
+  ck_assert_msg (strstr (error->message, "tag 9") != NULL, "%s", error->message);
+  g_error_free (error);
+  app_config_clear (&cfg);
+}
+END_TEST
+
 /* Two collectives of different groups starting at one instant at every
  * rank: after 2 us of compute each rank all-reduces 2 MiB with its DP
  * peer (pg 3 = {0,2}, 4 = {1,3}; comm stream 1) and 32 KiB with its TP
@@ -830,6 +867,7 @@ classes_suite (void)
   tcase_add_test (tc, test_equal_time_within_rank);
   tcase_add_test (tc, test_network_models);
   tcase_add_test (tc, test_ring_groups);
+  tcase_add_test (tc, test_unmatched_message);
   if (g_getenv ("ORRERY_KNOWN_BUGS") != NULL)
     tcase_add_test (tc, test_same_instant_collectives);
   return s;
