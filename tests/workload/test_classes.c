@@ -221,6 +221,24 @@ START_TEST (test_ring_of_sends)
   assert_pair_times (sim, 4, 200);
   app_sim_free (sim);
   app_config_clear (&cfg);
+
+  /* Two rings of three, 0 -> 1 -> 2 -> 0 and 3 -> 4 -> 5 -> 3, each
+   * position with its own tag (rank r sends tag r % 3, receives tag
+   * (r + 2) % 3): classes {0,3}, {1,4}, {2,5}, each rank's two peers in
+   * the two other classes, every relation mutual: three classes, one
+   * message into each port. */
+  for (guint32 r = 0; r < 6; r++)
+    {
+      guint32 base = r - r % 3;
+      write_exchange (r, &(Exchange) { .to = base + (r + 1) % 3, .from = base + (r + 2) % 3,
+                                       .tag = r % 3, .tag_in = (r + 2) % 3, .bytes = 1000,
+                                       .comp_us = 5 });
+    }
+  exact_dim (&cfg, NET_DIM_SWITCH, 6);
+  sim = run_classes (&cfg, 3, FALSE);
+  assert_pair_times (sim, 6, 200);
+  app_sim_free (sim);
+  app_config_clear (&cfg);
 }
 END_TEST
 
