@@ -103,12 +103,14 @@ exact_dim (AppConfig *cfg, NetDimKind kind, guint32 n)
 
 /* Rank R's exchange: compute COMP_US, then send BYTES with TAG to TO;
  * receive with TAG_IN from FROM (posted at 0); 1 us of compute after the
- * receive. */
+ * receive.  Nonzero STREAM and STREAM_IN set the send's and the receive's
+ * comm streams. */
 typedef struct
 {
   guint32 to, from;
   gint64 tag, tag_in, bytes;
   guint64 comp_us;
+  gint64 stream, stream_in;
 } Exchange;
 
 static void
@@ -119,6 +121,10 @@ write_exchange (guint32 r, const Exchange *x)
   ChakraProtoMsg__Node *s = tu_p2p (2, T_SEND, r, x->to, x->tag, x->bytes);
   tu_node_dep (s, 1);
   ChakraProtoMsg__Node *v = tu_p2p (3, T_RECV, x->from, r, x->tag_in, x->bytes);
+  if (x->stream != 0)
+    tu_node_attr_int (s, "stream", x->stream);
+  if (x->stream_in != 0)
+    tu_node_attr_int (v, "stream", x->stream_in);
   ChakraProtoMsg__Node *after = tu_comp (4, 1);
   tu_node_dep (after, 3);
   ChakraProtoMsg__Node *nodes[] = { c, s, v, after };
@@ -348,20 +354,12 @@ START_TEST (test_pairs_differ_in_one_field)
             x.tag = x.tag_in = 9;
           if (field == 1 && second)
             x.bytes = 3000;
-          g_autofree char *wl = tu_scratch_path ("wl");
-          ChakraProtoMsg__Node *c = tu_comp (1, 5);
-          ChakraProtoMsg__Node *s = tu_p2p (2, T_SEND, r, x.to, x.tag, x.bytes);
-          ChakraProtoMsg__Node *v = tu_p2p (3, T_RECV, x.from, r, x.tag_in, x.bytes);
-          tu_node_dep (s, 1);
           if (field == 2)
             {
-              tu_node_attr_int (s, "stream", 1);
-              tu_node_attr_int (v, "stream", second ? 2 : 1);
+              x.stream = 1;
+              x.stream_in = second ? 2 : 1;
             }
-          ChakraProtoMsg__Node *after = tu_comp (4, 1);
-          tu_node_dep (after, 3);
-          ChakraProtoMsg__Node *nodes[] = { c, s, v, after };
-          tu_write_rank (wl, r, nodes, 4);
+          write_exchange (r, &x);
         }
       AppConfig cfg;
       exact_dim (&cfg, NET_DIM_SWITCH, 4);
