@@ -186,17 +186,21 @@ initial_classes (Classes *c)
       memcpy (&s, &speed, sizeof s);
       guint64 *key = &g_array_index (keys, guint64, i);
       *key = mix (*h, s);
-      /* Ranks whose hashes meet are compared; a collision of unlike ranks
-       * (never seen) only leaves them apart, in their own classes. */
-      guint32 *j = g_hash_table_lookup (first, key);
-      if (j != NULL && same_shape (r->ranks[*j].graph, g)
-          && wl_params_rank_speed (&r->params, *j) == speed)
+      /* Ranks whose hashes meet are compared.  The hash leaves out tags,
+       * comm streams and kernel lists, so unlike ranks meet often (pairs
+       * of stages alike but for their tags): on a mismatch, probe on to
+       * the next key, until the rank's class or a free key is found. */
+      guint32 *j;
+      while ((j = g_hash_table_lookup (first, key)) != NULL
+             && !(same_shape (r->ranks[*j].graph, g)
+                  && wl_params_rank_speed (&r->params, *j) == speed))
+        *key = mix (*key, 1);
+      if (j != NULL)
         c->cls[i] = *j;
       else
         {
           c->cls[i] = i;
-          if (j == NULL)
-            g_hash_table_insert (first, key, &c->cls[i]);
+          g_hash_table_insert (first, key, &c->cls[i]);
         }
     }
 }
