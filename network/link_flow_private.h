@@ -1,0 +1,130 @@
+/* link_flow_private.h: the flow model's state, shared by link_flow.c (flows,
+ * links, components, events) and link_flow_fill.c (progressive filling of a
+ * component).  Only those two files include it.
+ *
+ * Layer: network.  May include: sim, GLib.
+ */
+#ifndef ORRERY_NETWORK_LINK_FLOW_PRIVATE_H
+#define ORRERY_NETWORK_LINK_FLOW_PRIVATE_H
+
+#include "network/links.h"
+#include "network/net_private.h"
+
+/* A departed flow's place in a link's list, until the list is compacted. */
+#define FLOW_GONE G_MAXUINT32
+
+typedef struct
+{
+  /* The flows on it in the order they joined (the order the filling visits
+   * them in), with FLOW_GONE holes: a flow leaves in O(1) through the place
+   * it keeps, and the holes are squeezed out once they outnumber the flows. */
+  guint32 *ids;
+  guint32 len, cap;
+  guint32 n; /* flows on it */
+  double capacity;
+  guint64 bytes;
+  guint64 messages;
+  SimTime busy;
+  SimTime busy_since;
+  guint32 peak;
+} FlowLink;
+
+typedef struct
+{
+  SimHandler fn;
+  gpointer data;
+  guint64 arg;
+  double remaining; /* bytes */
+  double rate;      /* bytes/s */
+  SimTime updated;
+  SimTime latency;
+  guint32 *path;    /* n_hops links, kept with the pooled record */
+  guint32 *place;   /* its place in each of those links' lists */
+  guint32 n_hops;
+  guint32 hops_cap; /* room in path and place */
+  SimEventId end_event;
+  SimTime end_at;
+  guint32 next_free;
+} Flow;
+
+/* The component collection that last reached a link or a flow, and its
+ * index in that component: kept apart from the records, densely, because
+ * collection checks them for every flow on every link it reaches. */
+typedef struct
+{
+  guint32 mark;
+  guint32 local;
+} CompTag;
+
+/* A growable array of guint32, kept between uses. */
+typedef struct
+{
+  guint32 *v;
+  guint32 len, cap;
+} U32s;
+
+/* The component being recomputed, dense: link i is comp_links.v[i], flow k
+ * is comp_flows.v[k] with its hops' link indices at hops.v[first.v[k] ..]. */
+typedef struct
+{
+  U32s links;
+  U32s flows;
+  U32s first;
+  U32s hops;
+  /* per link, for the filling */
+  double *cap_left;
+  guint32 *at;       /* its place in live */
+  guint32 *unfrozen;
+  guint32 *touched;  /* the round that last changed it */
+  /* the links still carrying unfrozen flows, in order, and their shares
+   * (cap_left / unfrozen as of the last change; infinity once it has none) */
+  guint32 *live;
+  double *share;
+  guint32 link_room;
+  /* per flow */
+  guint8 *frozen;
+  double *rate;      /* its new rate, written back after the filling */
+  guint32 flow_room;
+  U32s changed;      /* links changed in this round */
+  guint32 n_dead;    /* links in live without unfrozen flows */
+  /* The live places that may hold the smallest share: every place whose
+   * share is at most near_max is in near (and marked), so a round looks
+   * at these few and scans every live link only when none is left. */
+  guint32 *near;
+  guint8 *near_mark;
+  guint32 n_near;
+  double near_max;
+} Component;
+
+typedef struct
+{
+  Net *net;
+  NetLinks layout;
+  FlowLink *links;
+  CompTag *link_tags; /* per link */
+  GArray *flows;     /* Flow pool */
+  GArray *flow_tags; /* CompTag per pooled flow */
+  guint32 free_head; /* index + 1 of the first free flow */
+  guint32 epoch;
+  guint32 round;
+  Component comp;
+  U32s route;        /* the route being built for a new flow */
+  guint32 hops_in_flight; /* the started flows' hops */
+} FlowNet;
+
+static inline void
+u32s_push (U32s *a, guint32 x)
+{
+  if (G_UNLIKELY (a->len == a->cap))
+    {
+      a->cap = MAX (64, 2 * a->cap);
+      a->v = g_renew (guint32, a->v, a->cap);
+    }
+  a->v[a->len++] = x;
+}
+
+/* Max-min rates of the flows of f->comp (collected), into f->comp.rate by
+ * progressive filling (link_flow_fill.c). */
+void net_flow_component_fill (FlowNet *f);
+
+#endif /* ORRERY_NETWORK_LINK_FLOW_PRIVATE_H */
