@@ -44,6 +44,7 @@ typedef struct
    * last claim and its sender, to see two senders meet there at once. */
   SimTime *claimed_at;
   guint32 *claimed_by;
+  gconstpointer *claimed_for; /* the activity (a collective, a message) it served */
   gsize n_ports;
   /* Serializations priced: the exact price is a 128-bit division. */
   NetPriceTable serial;
@@ -111,6 +112,7 @@ analytical_destroy (gpointer state)
   g_free (p->free_at);
   g_free (p->claimed_at);
   g_free (p->claimed_by);
+  g_free (p->claimed_for);
   g_free (p);
 }
 
@@ -171,31 +173,34 @@ port_route (Ports *p, guint route_dim, guint32 src, guint32 dst)
   return r;
 }
 
-/* Symmetry classes: a message from SRC claims ingress port IN, ready at
- * READY.  The egress ports are their senders' alone, but an ingress port
- * is claimed by several senders, and when two claim it at the same
- * instant and the second waits for the first, which goes first is the
- * order the simulation happens to handle them in: the rank that stands
- * for a class and the ranks it stands for may meet them in different
- * orders.  Note it (net_alias_ties): the results are then not known to be
- * every rank's. */
+/* Symmetry classes: a message of activity FOR (a collective instance or a
+ * point-to-point message: its delivery's data) from SRC claims PORT, ready
+ * at READY.  When two claims meet at one port at the same instant and the
+ * second waits for the first, which goes first is the order the run
+ * happens to handle them in, and the rank that stands for a class may meet
+ * them in another order than the ranks it stands for: at an ingress port,
+ * claims from different senders (or, aliased, the images of such); at an
+ * egress port, claims of different activities (two collectives that start
+ * at one instant start in the order their last members joined).  Claims of
+ * one activity by one sender keep its own order.  Note such a meeting
+ * (net_alias_ties): the results are then not known to be every rank's. */
 static void
-note_claim (Net *net, Ports *p, guint32 in, guint32 src, SimTime ready)
+note_claim (Net *net, Ports *p, guint32 port, guint32 src, gconstpointer what, SimTime ready)
 {
   if (p->claimed_at == NULL)
     {
-      gsize n = net_topo_graph (net->topo) != NULL ? net_graph_links (net_topo_graph (net->topo))
-                                                  : p->n_ports;
-      p->claimed_at = g_new0 (SimTime, MAX (n, 1));
-      p->claimed_by = g_new (guint32, MAX (n, 1));
-      memset (p->claimed_by, 0xff, MAX (n, 1) * sizeof (guint32));
+      p->claimed_at = g_new0 (SimTime, p->n_ports);
+      p->claimed_by = g_new (guint32, p->n_ports);
+      p->claimed_for = g_new0 (gconstpointer, p->n_ports);
+      memset (p->claimed_by, 0xff, p->n_ports * sizeof (guint32));
     }
   SimTime now = sim_sched_now (net->sched);
-  if (p->claimed_at[in] == now && p->claimed_by[in] != G_MAXUINT32 && p->claimed_by[in] != src
-      && p->free_at[in] > ready)
+  if (p->claimed_at[port] == now && p->claimed_by[port] != G_MAXUINT32
+      && (p->claimed_by[port] != src || p->claimed_for[port] != what) && p->free_at[port] > ready)
     net->alias_ties++;
-  p->claimed_at[in] = now;
-  p->claimed_by[in] = src;
+  p->claimed_at[port] = now;
+  p->claimed_by[port] = src;
+  p->claimed_for[port] = what;
 }
 
 /* With shared ports: when the message starts (claiming its ports) and when
@@ -213,12 +218,14 @@ ports_arrival (Net *net, Ports *p, const NetMessage *msg)
    * port (a switch buffers), so a member sending to several peers and
    * receiving from several is not idled by claiming both ends at once.
    * One link for both (FullyConnected) is claimed once. */
+  if (net->rank_alias != NULL)
+    note_claim (net, p, r.out, msg->src, msg->data, at);
   SimTime start = MAX (at, p->free_at[r.out]);
   p->free_at[r.out] = sim_time_add (start, ps);
   if (r.in != r.out)
     {
       if (net->rank_alias != NULL)
-        note_claim (net, p, r.in, msg->src, start);
+        note_claim (net, p, r.in, msg->src, msg->data, start);
       start = MAX (start, p->free_at[r.in]);
       p->free_at[r.in] = sim_time_add (start, ps);
     }

@@ -503,9 +503,26 @@ lockstep_join_all (SysColl *coll, gint64 runner)
   coll->done = coll->group->n - 1;
 }
 
+/* Symmetry classes: RANK joins a collective of GROUP (sys_class_overlaps). */
+static void
+note_live (Sys *sys, guint32 rank, guint64 group)
+{
+  SysRankQueues *q = &sys->queues[rank];
+  if (q->live > 0 && q->live_group != group && net_sharing (sys->net) != NET_SHARING_NONE)
+    {
+      /* The run will be redone: stop it now. */
+      sys->class_overlaps++;
+      sim_sched_stop (sys->sched);
+    }
+  q->live++;
+  q->live_group = group;
+}
+
 static void
 member_done (SysColl *coll, guint32 member)
 {
+  if (coll->sys->classes)
+    coll->sys->queues[coll->group->ranks[member]].live--;
   SysMember *m = &coll->members[member];
   g_assert (m->joined && !m->done);
   m->done = 1;
@@ -667,6 +684,8 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
   coll->joined++;
   if (sys->lockstep)
     lockstep_join_all (coll, member);
+  if (sys->classes)
+    note_live (sys, rank, group->id);
   coll->last_join = sim_sched_now (sys->sched);
   coll->last_member = (guint32) member;
   if (coll->n_phases == 0)

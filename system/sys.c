@@ -273,7 +273,14 @@ sys_set_classes (Sys *sys, const guint32 *rep_of, const char **why)
   if (!net_set_rank_alias (sys->net, rep_of, why))
     return FALSE;
   sys->lockstep = rep_of != NULL;
+  sys->classes = rep_of != NULL;
   return TRUE;
+}
+
+guint64
+sys_class_overlaps (const Sys *sys)
+{
+  return sys->class_overlaps;
 }
 
 /* A topology dimension on which any subset of positions is alike: every

@@ -204,6 +204,14 @@ gboolean sys_symmetric (const Sys *sys, SysCollKind kind, guint32 involved_dims,
  * when the network cannot. */
 gboolean sys_set_classes (Sys *sys, const guint32 *rep_of, const char **why);
 
+/* With symmetry classes over shared ports: how many times a simulated rank
+ * joined a collective while one of another group was still in flight at
+ * it.  Two collectives of different groups interleave their messages at
+ * the rank's ports in an order set by when their other members joined, an
+ * order the ranks a class stands for may meet differently: the results
+ * are then not known to be every rank's (the application redoes the run). */
+guint64 sys_class_overlaps (const Sys *sys);
+
 /* Whether the members of group `group` run a collective of `kind`,
  * `bytes` and `involved_dims` alike, each at the same times, so that one
  * can stand for all (what sys_symmetric asks of the world, for a

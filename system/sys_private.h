@@ -53,6 +53,8 @@ typedef struct
 {
   guint16 active[NET_MAX_DIMS];
   gint64 issued; /* collectives this rank has joined: LIFO/FIFO priorities */
+  guint32 live;  /* symmetry classes: collectives it has joined and not finished */
+  guint64 live_group; /* the group of the last of them */
   SysWaitQueue waiting[NET_MAX_DIMS];
 } SysRankQueues;
 
@@ -77,6 +79,8 @@ struct _Sys
   NetPriceTable serial_prices; /* sys_phase_serialization's */
   struct _SysP2P *p2p;
   gboolean lockstep;      /* sys_set_lockstep */
+  gboolean classes;       /* sys_set_classes */
+  guint64 class_overlaps; /* see sys_class_overlaps */
 };
 
 /* group.c */

@@ -321,6 +321,38 @@ check_peers (Classes *c, const char **why)
   return TRUE;
 }
 
+/* Over shared ports, collectives of two groups in flight at once at a
+ * rank interleave their messages in an order the classes cannot show to
+ * be every rank's (sys_class_overlaps): refuse, before running, traces
+ * whose ranks may run them at once (their collectives on different groups
+ * and comm slots or streams that let two run together), rather than
+ * simulate and redo the run. */
+static gboolean
+may_overlap (const WlReplay *r, const WlGraph *g, const char **why)
+{
+  if (net_sharing (sys_net (r->sys)) == NET_SHARING_NONE)
+    return FALSE;
+  gboolean streams = r->params.separate_comm_streams, seen = FALSE;
+  guint64 group = 0;
+  guint8 stream = 0;
+  for (guint32 v = 0; v < g->n_nodes; v++)
+    {
+      const WlNode *x = &g->nodes[v];
+      if (x->op != WL_OP_COLL)
+        continue;
+      guint64 grp = wl_replay_node_group (r, x);
+      if (!seen)
+        {
+          seen = TRUE;
+          group = grp;
+          stream = x->comm_stream;
+        }
+      else if (grp != group && (r->params.slots_comm > 1 || (streams && x->comm_stream != stream)))
+        return (*why = "collectives of two groups may be in flight at once over shared ports", TRUE);
+    }
+  return FALSE;
+}
+
 /* (4): groups inside classes, mapped onto the simulated ranks' groups,
  * and alike there.  Fills r->class_images with (group, image) pairs. */
 static gboolean
@@ -345,6 +377,8 @@ check_groups (Classes *c, const char **why)
         if ((c->cls[i] == i) != (pass == 0))
           continue;
         const WlGraph *g = r->ranks[i].graph, *g0 = r->ranks[c->cls[i]].graph;
+        if (pass == 0 && may_overlap (r, g, why))
+          return FALSE;
         for (guint32 v = 0; v < g->n_nodes; v++)
           {
             const WlNode *x = &g->nodes[v];

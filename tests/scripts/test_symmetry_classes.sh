@@ -44,24 +44,31 @@ both () {
   check "$name: the same per-rank figures" cmp "$TMP/$name.auto.csv" "$TMP/$name.off.csv"
 }
 
-# cluster FILE GPUS NODES: NODES nodes of GPUS GPUs, otherwise as
-# configs/default.xml (NCCL's algorithms, separate comm streams, the kernel
-# compute model).
+# cluster FILE GPUS NODES [STREAMS]: NODES nodes of GPUS GPUs, otherwise as
+# configs/default.xml (NCCL's algorithms, the kernel compute model, comm
+# streams STREAMS: separate as there, or shared).
 cluster () {
   sed -e "s/<dim kind=\"Switch\" size=\"8\" bandwidth=\"450GB\/s\"/<dim kind=\"Switch\" size=\"$2\" bandwidth=\"450GB\/s\"/" \
       -e "s/<dim kind=\"Switch\" size=\"8\" bandwidth=\"400Gb\/s\"/<dim kind=\"Switch\" size=\"$3\" bandwidth=\"400Gb\/s\"/" \
+      -e "s/comm-streams=\"separate\"/comm-streams=\"${4:-separate}\"/" \
     configs/default.xml >"$1"
 }
 cluster "$TMP/c32.xml" 4 8
+cluster "$TMP/c32s.xml" 4 8 shared
 cluster "$TMP/c32x8.xml" 8 4
 cluster "$TMP/c16.xml" 8 2
+cluster "$TMP/c16s.xml" 8 2 shared
 
 # TP 4, PP 2, DP 4 on 8 nodes of 4 GPUs: a TP group fills a node, a DP
 # group has one GPU on each of 4 nodes, so NCCL's rings treat their
 # members alike; two stages, two classes.
 "$ORRERY" gen transformer "${SMALL[@]}" --tp 4 --pp 2 --dp 4 --global-batch 16 \
   --out "$TMP/t442" >/dev/null
-both "tp4 pp2 dp4, NCCL" 2/dropped --config "$TMP/c32.xml" --workload "$TMP/t442"
+both "tp4 pp2 dp4, NCCL, one comm stream" 2/dropped --config "$TMP/c32s.xml" --workload "$TMP/t442"
+# With separate comm streams (as NCCL runs DP and TP) a rank's TP and DP
+# collectives may be in flight at once, interleaving at its shared ports in
+# an order the classes cannot show to be every rank's: refused up front.
+both "tp4 pp2 dp4, NCCL, separate streams" 0 --config "$TMP/c32.xml" --workload "$TMP/t442"
 # On 4 nodes of 8 GPUs a DP group has two GPUs on each of two nodes: NCCL's
 # ring crosses nodes at some members only, no classes.
 both "tp4 pp2 dp4 on 8-GPU nodes" 0 --config "$TMP/c32x8.xml" --workload "$TMP/t442"
@@ -82,7 +89,7 @@ both "tp4 pp2 dp4, ASTRA-sim inputs" 2 --astra-network "$TMP/net.yml" \
 # classes differ): four classes.
 "$ORRERY" gen transformer "${SMALL[@]}" --tp 2 --pp 4 --dp 2 --virtual-stages 2 \
   --global-batch 16 --out "$TMP/t242" >/dev/null
-both "tp2 pp4 dp2 interleaved" 4/dropped --config "$TMP/c16.xml" --workload "$TMP/t242"
+both "tp2 pp4 dp2 interleaved" 4/dropped --config "$TMP/c16s.xml" --workload "$TMP/t242"
 
 # Data parallelism with ZeRO 3 and no pipeline: every rank alike, one
 # class... which is the old whole-world shortcut when the collectives are
@@ -122,7 +129,7 @@ both "tp2 pp4 dp2 gpipe, ASTRA-sim inputs" 4 "${ASTRA44[@]}" --workload "$TMP/a_
 # its DP groups ({0,2,4,6}, ...) and TP pairs lie inside it: two classes.
 "$ORRERY" gen transformer "${SMALL[@]}" --tp 2 --pp 2 --dp 4 --distributed-optimizer \
   --global-batch 16 --out "$TMP/x8" >/dev/null
-both "tp2 pp2 dp4 distributed optimizer on 8-GPU nodes" 2 --config "$TMP/c16.xml" \
+both "tp2 pp2 dp4 distributed optimizer on 8-GPU nodes" 2/dropped --config "$TMP/c16s.xml" \
   --workload "$TMP/x8"
 
 # TP 4, PP 4 with NCCL on FullyConnected nodes of 4 joined by a Ring of 4:
@@ -134,21 +141,17 @@ sed -e 's/<dim kind="Switch" size="8" bandwidth="450GB\/s"/<dim kind="FullyConne
 "$ORRERY" gen transformer "${SMALL[@]}" --tp 4 --pp 4 --global-batch 16 --out "$TMP/t44" >/dev/null
 both "tp4 pp4, FullyConnected x Ring" 4 --config "$TMP/fcring.xml" --workload "$TMP/t44"
 
-# Known bug (tests/workload/test_classes.c, test_same_instant_collectives):
-# with NCCL and separate comm streams, a rank's TP and DP collectives that
-# start at one instant start in an order that differs between ranks of a
-# class, and the run with classes is not every rank's.  Run with
-# ORRERY_KNOWN_BUGS set.
-if [ -n "${ORRERY_KNOWN_BUGS:-}" ]; then
-  "$ORRERY" gen transformer "${SMALL[@]}" --tp 2 --pp 2 --dp 4 --zero 3 --global-batch 16 \
-    --out "$TMP/x8z3" >/dev/null
-  both "KNOWN BUG: tp2 pp2 dp4 zero3 on 8-GPU nodes" 2 --config "$TMP/c16.xml" \
-    --workload "$TMP/x8z3"
-  "$ORRERY" gen transformer "${SMALL[@]}" --tp 2 --pp 2 --dp 4 --experts 4 --ep 2 \
-    --global-batch 16 --out "$TMP/x8moe" >/dev/null
-  both "KNOWN BUG: tp2 pp2 dp4 MoE ep2 on 8-GPU nodes" 2 --config "$TMP/c16.xml" \
-    --workload "$TMP/x8moe"
-fi
+# Layouts whose ranks ran TP and DP (or expert) collectives at one instant
+# over separate streams, which once gave results unlike every rank's
+# (tests/workload/test_classes.c, test_same_instant_collectives): refused.
+"$ORRERY" gen transformer "${SMALL[@]}" --tp 2 --pp 2 --dp 4 --zero 3 --global-batch 16 \
+  --out "$TMP/x8z3" >/dev/null
+both "tp2 pp2 dp4 zero3 on 8-GPU nodes" 0 --config "$TMP/c16.xml" --workload "$TMP/x8z3"
+"$ORRERY" gen transformer "${SMALL[@]}" --tp 2 --pp 2 --dp 4 --experts 4 --ep 2 \
+  --global-batch 16 --out "$TMP/x8moe" >/dev/null
+both "tp2 pp2 dp4 MoE ep2 on 8-GPU nodes" 0 --config "$TMP/c16.xml" --workload "$TMP/x8moe"
+both "tp2 pp2 dp4 MoE ep2 on 8-GPU nodes, one comm stream" 2/dropped --config "$TMP/c16s.xml" \
+  --workload "$TMP/x8moe"
 
 # A report records every rank's nodes: no classes, the same figures.
 "$ORRERY" run --config "$TMP/c32.xml" --workload "$TMP/t442" --report "$TMP/r.json" \
