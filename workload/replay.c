@@ -548,16 +548,18 @@ same_node (const WlNode *x, const WlNode *y)
          && x->comp_flags == y->comp_flags;
 }
 
-/* Same nodes and dependencies. */
-static gboolean
-same_graph (const WlGraph *a, const WlGraph *b)
+gboolean
+wl_graphs_alike (const WlGraph *a, const WlGraph *b,
+                 gboolean (*same) (const WlNode *x, const WlNode *y))
 {
+  if (a == b)
+    return TRUE;
   if (a->n_nodes != b->n_nodes)
     return FALSE;
   guint64 edges = 0;
   for (guint32 v = 0; v < a->n_nodes; v++)
     {
-      if (!same_node (&a->nodes[v], &b->nodes[v]))
+      if (!same (&a->nodes[v], &b->nodes[v]))
         return FALSE;
       edges += a->nodes[v].n_children;
     }
@@ -565,6 +567,13 @@ same_graph (const WlGraph *a, const WlGraph *b)
    * lists. */
   return memcmp (a->children, b->children, edges * sizeof (guint32)) == 0
          && wl_kernel_lists_equal (a->kernels, b->kernels);
+}
+
+/* Same nodes and dependencies. */
+static gboolean
+same_graph (const WlGraph *a, const WlGraph *b)
+{
+  return wl_graphs_alike (a, b, same_node);
 }
 
 gboolean

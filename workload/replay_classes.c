@@ -82,19 +82,7 @@ same_shape_node (const WlNode *x, const WlNode *y)
 static gboolean
 same_shape (const WlGraph *a, const WlGraph *b)
 {
-  if (a == b)
-    return TRUE;
-  if (a->n_nodes != b->n_nodes)
-    return FALSE;
-  guint64 edges = 0;
-  for (guint32 v = 0; v < a->n_nodes; v++)
-    {
-      if (!same_shape_node (&a->nodes[v], &b->nodes[v]))
-        return FALSE;
-      edges += a->nodes[v].n_children;
-    }
-  return memcmp (a->children, b->children, edges * sizeof (guint32)) == 0
-         && wl_kernel_lists_equal (a->kernels, b->kernels);
+  return wl_graphs_alike (a, b, same_shape_node);
 }
 
 static guint64
