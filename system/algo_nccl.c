@@ -287,6 +287,7 @@ sys_nccl_plan_alike (const SysNcclPlan *plan, Net *net, const guint32 *ranks, gu
                      const char **why)
 {
   const SysNcclGroup *g = plan->g;
+  g_assert (g->nodes > 0 && g->ppn > 0);
   if (plan->nsteps == 0)
     return (*why = "NCCL's tree, NVLS and CollNet algorithms give members different roles",
             FALSE);

@@ -370,9 +370,9 @@ sys_classes_finish (Sys *sys, const guint64 *groups, guint n_pairs)
     for (guint j = 0; j < rows; j++)
       {
         SysCollGroupStats st = g_array_index (sys->group_stats, SysCollGroupStats, j);
-        if (st.group != groups[2 * i + 1])
+        if (st.group != groups[(gsize) 2 * i + 1])
           continue;
-        st.group = groups[2 * i];
+        st.group = groups[(gsize) 2 * i];
         g_array_append_val (sys->group_stats, st);
         SysCollStats *k = &sys->stats[st.kind];
         k->count += st.count;

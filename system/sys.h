@@ -212,11 +212,11 @@ gboolean sys_set_classes (Sys *sys, const guint32 *rep_of, const char **why);
  * are then not known to be every rank's (the application redoes the run). */
 guint64 sys_class_overlaps (const Sys *sys);
 
-/* Whether the members of group `group` run a collective of `kind`,
+/* Whether the members of group `id` run a collective of `kind`,
  * `bytes` and `involved_dims` alike, each at the same times, so that one
  * can stand for all (what sys_symmetric asks of the world, for a
  * group).  FALSE with *why (static) otherwise. */
-gboolean sys_group_alike (Sys *sys, guint64 group, SysCollKind kind, guint64 bytes,
+gboolean sys_group_alike (Sys *sys, guint64 id, SysCollKind kind, guint64 bytes,
                           guint32 involved_dims, const char **why);
 
 /* After a run with symmetry classes: group `groups[2i]`, which no

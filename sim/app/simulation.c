@@ -379,21 +379,37 @@ classes_inexact (AppSim *sim, SimRunStatus status)
   return sim->classes_dropped != NULL;
 }
 
-/* Load again and simulate every rank (after classes_inexact). */
+/* Load again, to simulate every rank (after classes_inexact). */
 static gboolean
-rerun_every_rank (AppSim *sim, GError **error)
+reload (AppSim *sim, GError **error)
 {
   sim_teardown (sim);
   if (!sim_build (sim, error))
     return FALSE;
   wl_replay_set_recording (sim->replay, sim->recording);
-  return app_sim_run (sim, error);
+  return TRUE;
 }
+
+static gboolean run_once (AppSim *sim, gboolean *redo, GError **error);
 
 gboolean
 app_sim_run (AppSim *sim, GError **error)
 {
   g_return_val_if_fail (sim != NULL, FALSE);
+  gboolean redo = FALSE;
+  gboolean ok = run_once (sim, &redo, error);
+  /* A run with symmetry classes that may not be every rank's: once more,
+   * every rank (classes_dropped keeps classes off). */
+  if (redo)
+    ok = reload (sim, error) && run_once (sim, &redo, error);
+  return ok;
+}
+
+/* One run; *REDO set (and nothing else reported) when it had symmetry
+ * classes and must be redone over every rank. */
+static gboolean
+run_once (AppSim *sim, gboolean *redo, GError **error)
+{
   gint64 t0 = g_get_monotonic_time ();
   const char *why = NULL;
   if (sim->no_symmetry)
@@ -425,7 +441,7 @@ app_sim_run (AppSim *sim, GError **error)
     {
       wl_replay_classes_finish (sim->replay);
       if (classes_inexact (sim, status))
-        return rerun_every_rank (sim, error);
+        return (*redo = TRUE);
     }
   sim->wall = (double) (g_get_monotonic_time () - t0) / 1e6;
   if (!wl_replay_ok (sim->replay, error))
