@@ -503,6 +503,8 @@ ChakraProtoMsg__Node *
 wl_chakra_decode_fast (WlPbArena *arena, gsize len, const guint8 *data)
 {
   g_return_val_if_fail (arena != NULL, NULL);
+  if (len == 0)
+    data = (const guint8 *) ""; /* an empty frame may come as NULL */
   Cur frame = { data, data + len };
   NodeCounts n = { 0, 0, 0 };
   if (len > (gsize) G_MAXINT || !node_scan (frame, &n))

@@ -358,6 +358,9 @@ START_TEST (test_repeated_and_unknown)
   put_tag (u, 15, 0), put_varint (u, 1);
   ck_assert (!check_frame (u->data, u->len));
   check_damaged (n);
+  /* An empty frame, as the reader passes it (no bytes, maybe no pointer):
+   * a node of defaults. */
+  ck_assert (check_frame (NULL, 0));
 }
 END_TEST
 
