@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "workload/chakra_decode.h"
 #include "workload/pb_arena.h"
 
 /* A length varint never needs more than ten bytes (64 bits, 7 per byte). */
@@ -571,13 +572,13 @@ wl_chakra_reader_next (WlChakraReader *r, GError **error)
     }
   if (st == FRAME_OK)
     {
-      ProtobufCAllocator *allocator = NULL;
+      /* Borrowed nodes take the hand-written decoder (chakra_decode.h),
+       * which falls back to protobuf-c on anything unusual; owned nodes
+       * must be freeable piece by piece, so protobuf-c mallocs them. */
       if (r->arena != NULL)
-        {
-          wl_pb_arena_reset (r->arena);
-          allocator = wl_pb_arena_allocator (r->arena);
-        }
-      node = chakra_proto_msg__node__unpack (allocator, len, r->at);
+        node = wl_chakra_decode_node (r->arena, len, r->at);
+      else
+        node = chakra_proto_msg__node__unpack (NULL, len, r->at);
       if (node == NULL)
         {
           r->frame--; /* name the frame that failed, not the next one */
