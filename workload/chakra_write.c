@@ -1,0 +1,233 @@
+/* chakra_write.c: writing Chakra traces (chakra.h: WlChakraWriter), frame
+ * by frame, plain or gzip; the reading side is chakra.c. */
+#include "workload/chakra.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* A length varint never needs more than ten bytes (64 bits, 7 per byte). */
+#define VARINT_MAX_BYTES 10
+
+struct _WlChakraWriter
+{
+  char *path;
+  FILE *file; /* plain output, or NULL */
+  gzFile gz;  /* gzip output, or NULL */
+  guint8 *buf; /* scratch space for one frame, reused to avoid a malloc per node */
+  gsize cap;
+  gboolean closed;
+  gboolean failed;
+};
+
+static gsize
+varint_encode (guint8 *out, guint64 v)
+{
+  gsize n = 0;
+  while (v >= 0x80)
+    {
+      out[n++] = (guint8) (v | 0x80);
+      v >>= 7;
+    }
+  out[n++] = (guint8) v;
+  return n;
+}
+
+/* -------------------------------------------------------------- writer */
+
+static gboolean
+writer_io_error (WlChakraWriter *w, int errsv, GError **error)
+{
+  w->failed = TRUE;
+  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: write failed: %s", w->path,
+               g_strerror (errsv));
+  return FALSE;
+}
+
+static gboolean
+writer_write (WlChakraWriter *w, const guint8 *bytes, gsize len, GError **error)
+{
+  if (w->gz != NULL)
+    {
+      if (gzwrite (w->gz, bytes, (unsigned) len) == (int) len)
+        return TRUE;
+      int zerr = Z_OK;
+      const char *msg = gzerror (w->gz, &zerr);
+      if (zerr == Z_ERRNO)
+        return writer_io_error (w, errno, error);
+      w->failed = TRUE;
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: gzip write failed: %s", w->path, msg);
+      return FALSE;
+    }
+  if (fwrite (bytes, 1, len, w->file) == len)
+    return TRUE;
+  return writer_io_error (w, errno, error);
+}
+
+/* Frame MSG (varint length, then the packed bytes) and write it in one call. */
+static gboolean
+writer_put (WlChakraWriter *w, const ProtobufCMessage *msg, GError **error)
+{
+  if (w->closed || w->failed)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: writer is %s", w->path,
+                   w->closed ? "closed" : "in error after an earlier failure");
+      return FALSE;
+    }
+  gsize size = protobuf_c_message_get_packed_size (msg);
+  if (size > (gsize) G_MAXINT32)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "%s: a %" G_GSIZE_FORMAT "-byte message is too large for protobuf",
+                   w->path, size);
+      return FALSE;
+    }
+  if (w->cap < size + VARINT_MAX_BYTES)
+    {
+      w->cap = MAX (size + VARINT_MAX_BYTES, w->cap * 2);
+      w->buf = g_realloc (w->buf, w->cap);
+    }
+  gsize head = varint_encode (w->buf, size);
+  gsize packed = protobuf_c_message_pack (msg, w->buf + head);
+  g_assert (packed == size);
+  return writer_write (w, w->buf, head + size, error);
+}
+
+static gboolean
+writer_create (WlChakraWriter *w, GError **error)
+{
+  int fd = open (w->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0)
+    {
+      int errsv = errno;
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: cannot create: %s", w->path,
+                   g_strerror (errsv));
+      return FALSE;
+    }
+  if (g_str_has_suffix (w->path, ".gz"))
+    w->gz = gzdopen (fd, "wb");
+  else
+    w->file = fdopen (fd, "wb");
+  if (w->gz == NULL && w->file == NULL)
+    {
+      int errsv = errno;
+      close (fd);
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: cannot open for writing: %s",
+                   w->path, g_strerror (errsv));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+WlChakraWriter *
+wl_chakra_writer_open (const char *path, const char *version, GError **error)
+{
+  g_return_val_if_fail (version != NULL, NULL);
+  ChakraProtoMsg__GlobalMetadata meta = CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
+  meta.version = (char *) version;
+  return wl_chakra_writer_open_metadata (path, &meta, error);
+}
+
+WlChakraWriter *
+wl_chakra_writer_open_full (const char *path, const char *version, const WlTraceFacts *facts,
+                            GError **error)
+{
+  g_return_val_if_fail (version != NULL, NULL);
+  ChakraProtoMsg__GlobalMetadata meta = CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
+  meta.version = (char *) version;
+  ChakraProtoMsg__AttributeProto attrs[3];
+  ChakraProtoMsg__AttributeProto *ptrs[3] = { &attrs[0], &attrs[1], &attrs[2] };
+  meta.n_attr = facts != NULL ? wl_chakra_facts_attrs (facts, attrs) : 0;
+  meta.attr = ptrs;
+  return wl_chakra_writer_open_metadata (path, &meta, error);
+}
+
+WlChakraWriter *
+wl_chakra_writer_open_metadata (const char *path, const ChakraProtoMsg__GlobalMetadata *meta,
+                                GError **error)
+{
+  g_return_val_if_fail (path != NULL && meta != NULL, NULL);
+  g_return_val_if_fail (meta->base.descriptor == &chakra_proto_msg__global_metadata__descriptor,
+                        NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  g_autoptr (WlChakraWriter) w = g_new0 (WlChakraWriter, 1);
+  w->path = g_strdup (path);
+  if (!writer_create (w, error) || !writer_put (w, &meta->base, error))
+    return NULL;
+  return g_steal_pointer (&w);
+}
+
+gboolean
+wl_chakra_writer_add (WlChakraWriter *w, const ChakraProtoMsg__Node *node, GError **error)
+{
+  g_return_val_if_fail (w != NULL && node != NULL, FALSE);
+  g_return_val_if_fail (node->base.descriptor == &chakra_proto_msg__node__descriptor, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  return writer_put (w, &node->base, error);
+}
+
+gboolean
+wl_chakra_writer_close (WlChakraWriter *w, GError **error)
+{
+  g_return_val_if_fail (w != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  if (w->closed)
+    return TRUE;
+  w->closed = TRUE;
+  if (w->gz != NULL)
+    {
+      int ret = gzclose (w->gz);
+      w->gz = NULL;
+      if (ret == Z_ERRNO)
+        return writer_io_error (w, errno, error);
+      if (ret != Z_OK)
+        {
+          w->failed = TRUE;
+          g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: gzip close failed (%d)",
+                       w->path, ret);
+          return FALSE;
+        }
+      return TRUE;
+    }
+  gboolean had_error = ferror (w->file) != 0;
+  int ret = fclose (w->file);
+  w->file = NULL;
+  if (ret != 0 || had_error)
+    return writer_io_error (w, ret != 0 ? errno : EIO, error);
+  return TRUE;
+}
+
+void
+wl_chakra_writer_free (WlChakraWriter *w)
+{
+  if (w == NULL)
+    return;
+  if (w->gz != NULL)
+    gzclose (w->gz);
+  if (w->file != NULL)
+    fclose (w->file);
+  g_free (w->buf);
+  g_free (w->path);
+  g_free (w);
+}
+
+void
+wl_chakra_attr_set_int64 (ChakraProtoMsg__AttributeProto *a, const char *name, gint64 v)
+{
+  *a = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+  a->name = (char *) name;
+  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
+  a->int64_val = v;
+}
+
+void
+wl_chakra_attr_set_int32 (ChakraProtoMsg__AttributeProto *a, const char *name, gint32 v)
+{
+  *a = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+  a->name = (char *) name;
+  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL;
+  a->int32_val = v;
+}
