@@ -291,6 +291,7 @@ static gboolean
 write_rank (const char *prefix, const WlGenTransformer *r, guint32 M, guint32 rank,
             const char *groups, GError **error)
 {
+  g_assert (r->tp > 0 && r->dp > 0); /* checked with the request */
   g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, rank);
   WlTraceFacts facts = { .model_flops = wl_gen_transformer_model_flops (r),
                          .tokens_per_iteration = (guint64) M * r->micro_batch * r->dp
