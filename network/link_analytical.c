@@ -13,8 +13,14 @@
  * dimension it travels for its serialization bytes / bandwidth: the egress
  * port serves it when free (not before it leaves), then the ingress port
  * when free (not before the egress started: cut-through), each busy for its
- * serialization.  Ports are claimed in call order, so ties go to the
- * earlier send and runs are deterministic.  The ports per dimension:
+ * serialization.  The messages sent at one instant claim their ports
+ * together at its end (sim_sched_at_instant_end), in the order of (when
+ * they leave, their node's place in the sender's trace: NetMessage.order),
+ * one node's messages in the order it sent them: the order of the
+ * program, the same at every rank that runs the same trace, where the
+ * order the run happens to handle the ranks in (rank 0 first) would give
+ * ranks alike in every way different times at a tie, and so results that
+ * change when ranks are renumbered.  The ports per dimension:
  *   Switch          an egress and an ingress port per rank;
  *   Ring            per rank, one out and one in port each way round (a
  *                   message goes the shorter way, clockwise on a tie, as in
@@ -25,14 +31,24 @@
  * congestion and flow models do that.
  *
  * Cost: O(1) per message, exactly one event (the delivery), no allocation
- * per message: one SimTime per port, allocated with the Net.
+ * per message: one SimTime per port, allocated with the Net; with shared
+ * ports, each instant's messages sorted (O(m log m) for m of them) and
+ * copied once into a buffer that grows to the most sent at one instant.
  */
 #include "network/net_private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "network/price.h"
 #include "sim/error.h"
+
+/* A message waiting for the end of its instant to claim its ports. */
+typedef struct
+{
+  NetMessage msg;
+  guint32 seq; /* the order it was sent in, within its instant */
+} Claim;
 
 typedef struct
 {
@@ -40,11 +56,18 @@ typedef struct
   guint32 base[NET_MAX_DIMS]; /* first port of each dimension */
   SimTime *free_at;           /* per port: when its last message is serialized;
                                * NULL: ports are not shared */
-  /* With a rank alias (symmetry classes): per port, the instant of its
-   * last claim and its sender, to see two senders meet there at once. */
+  /* The messages sent at the current instant, served at its end. */
+  Claim *pending;
+  guint32 n_pending, cap_pending;
+  guint64 batch; /* how many instants' messages have been served */
+  /* With a rank alias (symmetry classes): per port, its last claim's
+   * instant, batch, sender and key (at, order), to see two senders meet
+   * there at once. */
   SimTime *claimed_at;
+  guint64 *claimed_batch;
   guint32 *claimed_by;
-  gconstpointer *claimed_for; /* the activity (a collective, a message) it served */
+  guint32 *claimed_order;
+  SimTime *claimed_ready;
   gsize n_ports;
   /* Serializations priced: the exact price is a 128-bit division. */
   NetPriceTable serial;
@@ -110,9 +133,12 @@ analytical_destroy (gpointer state)
   if (p == NULL)
     return;
   g_free (p->free_at);
+  g_free (p->pending);
   g_free (p->claimed_at);
+  g_free (p->claimed_batch);
   g_free (p->claimed_by);
-  g_free (p->claimed_for);
+  g_free (p->claimed_order);
+  g_free (p->claimed_ready);
   g_free (p);
 }
 
@@ -173,34 +199,38 @@ port_route (Ports *p, guint route_dim, guint32 src, guint32 dst)
   return r;
 }
 
-/* Symmetry classes: a message of activity FOR (a collective instance or a
- * point-to-point message: its delivery's data) from SRC claims PORT, ready
- * at READY.  When two claims meet at one port at the same instant and the
- * second waits for the first, which goes first is the order the run
- * happens to handle them in, and the rank that stands for a class may meet
- * them in another order than the ranks it stands for: at an ingress port,
- * claims from different senders (or, aliased, the images of such); at an
- * egress port, claims of different activities (two collectives that start
- * at one instant start in the order their last members joined).  Claims of
- * one activity by one sender keep its own order.  Note such a meeting
- * (net_alias_ties): the results are then not known to be every rank's. */
+/* Symmetry classes: message C claims PORT, ready at READY.  The messages
+ * of one instant claim ports in (at, order) order (ports_flush), which is
+ * every rank's as much as it is the simulated rank's; but two messages
+ * with equal keys from different senders (or the images of such, at a
+ * stand-in's ingress port) claim it in the order the run happens to send
+ * them, and so do messages of two batches of one instant (a delivery at
+ * the instant it was sent).  When such a meeting makes one wait for the
+ * other, note it (net_alias_ties): the results are then not known to be
+ * every rank's. */
 static void
-note_claim (Net *net, Ports *p, guint32 port, guint32 src, gconstpointer what, SimTime ready)
+note_claim (Net *net, Ports *p, guint32 port, const NetMessage *m, SimTime ready)
 {
   if (p->claimed_at == NULL)
     {
       p->claimed_at = g_new0 (SimTime, p->n_ports);
+      p->claimed_batch = g_new0 (guint64, p->n_ports);
       p->claimed_by = g_new (guint32, p->n_ports);
-      p->claimed_for = g_new0 (gconstpointer, p->n_ports);
+      p->claimed_order = g_new0 (guint32, p->n_ports);
+      p->claimed_ready = g_new0 (SimTime, p->n_ports);
       memset (p->claimed_by, 0xff, p->n_ports * sizeof (guint32));
     }
   SimTime now = sim_sched_now (net->sched);
-  if (p->claimed_at[port] == now && p->claimed_by[port] != G_MAXUINT32
-      && (p->claimed_by[port] != src || p->claimed_for[port] != what) && p->free_at[port] > ready)
+  if (p->claimed_at[port] == now && p->claimed_by[port] != G_MAXUINT32 && p->free_at[port] > ready
+      && (p->claimed_batch[port] != p->batch
+          || (p->claimed_by[port] != m->src && p->claimed_order[port] == m->order
+              && p->claimed_ready[port] == m->at)))
     net->alias_ties++;
   p->claimed_at[port] = now;
-  p->claimed_by[port] = src;
-  p->claimed_for[port] = what;
+  p->claimed_batch[port] = p->batch;
+  p->claimed_by[port] = m->src;
+  p->claimed_order[port] = m->order;
+  p->claimed_ready[port] = m->at;
 }
 
 /* With shared ports: when the message starts (claiming its ports) and when
@@ -219,13 +249,13 @@ ports_arrival (Net *net, Ports *p, const NetMessage *msg)
    * receiving from several is not idled by claiming both ends at once.
    * One link for both (FullyConnected) is claimed once. */
   if (net->rank_alias != NULL)
-    note_claim (net, p, r.out, msg->src, msg->data, at);
+    note_claim (net, p, r.out, msg, at);
   SimTime start = MAX (at, p->free_at[r.out]);
   p->free_at[r.out] = sim_time_add (start, ps);
   if (r.in != r.out)
     {
       if (net->rank_alias != NULL)
-        note_claim (net, p, r.in, msg->src, msg->data, start);
+        note_claim (net, p, r.in, msg, start);
       start = MAX (start, p->free_at[r.in]);
       p->free_at[r.in] = sim_time_add (start, ps);
     }
@@ -235,16 +265,60 @@ ports_arrival (Net *net, Ports *p, const NetMessage *msg)
   return sim_time_add (start, net_delay_on (net, msg->dim, msg->src, msg->dst, bytes));
 }
 
+/* Claims in (at, order, seq) order. */
+static int
+claim_cmp (const void *a, const void *b)
+{
+  const Claim *x = a, *y = b;
+  if (x->msg.at != y->msg.at)
+    return x->msg.at < y->msg.at ? -1 : 1;
+  if (x->msg.order != y->msg.order)
+    return x->msg.order < y->msg.order ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The end of an instant: its messages claim their ports, in (at, order)
+ * order, the order they were sent in among equals (the header says why),
+ * and their deliveries are scheduled. */
+static void
+ports_flush (SimSched *sched, gpointer data, guint64 arg)
+{
+  (void) arg;
+  Net *net = data;
+  Ports *p = net->state;
+  guint32 n = p->n_pending;
+  p->n_pending = 0; /* the deliveries run after this: nothing is sent meanwhile */
+  p->batch++;
+  if (n > 1)
+    qsort (p->pending, n, sizeof (Claim), claim_cmp);
+  for (guint32 i = 0; i < n; i++)
+    {
+      const NetMessage *msg = &p->pending[i].msg;
+      sim_sched_at (sched, ports_arrival (net, p, msg), msg->on_delivered, msg->data, msg->arg);
+    }
+}
+
 static void
 analytical_send_message (Net *net, const NetMessage *msg)
 {
   Ports *p = net->state;
-  SimTime arrival
-      = p->free_at != NULL
-            ? ports_arrival (net, p, msg)
-            : sim_time_add (msg->at,
-                            net_delay_hinted (net, msg->dim, msg->src, msg->dst, msg->bytes));
-  sim_sched_at (net->sched, arrival, msg->on_delivered, msg->data, msg->arg);
+  if (p->free_at == NULL)
+    {
+      sim_sched_at (net->sched,
+                    sim_time_add (msg->at, net_delay_hinted (net, msg->dim, msg->src, msg->dst,
+                                                             msg->bytes)),
+                    msg->on_delivered, msg->data, msg->arg);
+      return;
+    }
+  if (p->n_pending == 0)
+    sim_sched_at_instant_end (net->sched, ports_flush, net);
+  if (p->n_pending == p->cap_pending)
+    {
+      p->cap_pending = MAX (16u, p->cap_pending * 2);
+      p->pending = g_renew (Claim, p->pending, p->cap_pending);
+    }
+  p->pending[p->n_pending] = (Claim) { .msg = *msg, .seq = p->n_pending };
+  p->n_pending++;
 }
 
 static void

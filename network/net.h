@@ -53,11 +53,17 @@ typedef enum
  * leaving src at `at`, on_delivered(sched, data, arg) run at delivery.
  * dim: the topology dimension it travels, when the sender knows that src
  * and dst differ only in that coordinate (a collective's line), which
- * spares the network its search; NET_DIM_UNKNOWN otherwise. */
+ * spares the network its search; NET_DIM_UNKNOWN otherwise.  order: the
+ * place in its sender's trace of the node it belongs to (0 when none):
+ * messages that claim one shared port at one instant are served in
+ * (at, order) order, and in the order they were sent among equals (one
+ * node's messages), not in the order the run happens to handle their
+ * senders (link_analytical.c). */
 typedef struct
 {
   SimTime at;
   guint32 src, dst;
+  guint32 order;
   guint dim;
   guint64 bytes;
   SimHandler on_delivered;

@@ -45,6 +45,8 @@ struct _SimSched
   guint32 n_free;
   guint32 cap_slots;
   gsize n_cancelled; /* cancelled events still in the queue */
+  SimHandler instant_end;  /* sim_sched_at_instant_end's hook, or NULL */
+  gpointer instant_end_data;
 };
 
 SimSched *
@@ -161,6 +163,17 @@ sim_sched_at_cancellable (SimSched *sched, SimTime t, SimHandler fn, gpointer da
   return id;
 }
 
+void
+sim_sched_at_instant_end (SimSched *sched, SimHandler fn, gpointer data)
+{
+  g_return_if_fail (sched != NULL);
+  g_return_if_fail (fn != NULL);
+  g_return_if_fail (sched->instant_end == NULL
+                    || (sched->instant_end == fn && sched->instant_end_data == data));
+  sched->instant_end = fn;
+  sched->instant_end_data = data;
+}
+
 gboolean
 sim_sched_cancel (SimSched *sched, SimEventId id)
 {
@@ -217,10 +230,26 @@ sim_sched_run (SimSched *sched, SimTime until, guint64 max_events)
        * events left, reports the normal end. */
       if (G_UNLIKELY (sched->events_run == limit))
         {
-          status = sched_live (sched) == 0 ? SIM_RUN_EMPTY : SIM_RUN_EVENT_LIMIT;
+          status = sched_live (sched) == 0 && sched->instant_end == NULL ? SIM_RUN_EMPTY
+                                                                         : SIM_RUN_EVENT_LIMIT;
           break;
         }
-      const SimQueueEntry *entry = sched_pop (sched, until);
+      /* With the instant's hook armed, only events at now may run before it. */
+      gboolean hook = sched->instant_end != NULL;
+      const SimQueueEntry *entry
+          = sched_pop (sched, G_UNLIKELY (hook) ? MIN (until, sched->now) : until);
+      if (G_UNLIKELY (hook) && entry == NULL)
+        {
+          SimHandler fn = sched->instant_end;
+          sched->instant_end = NULL;
+          fn (sched, sched->instant_end_data, 0);
+          if (G_UNLIKELY (sched->stop))
+            {
+              status = SIM_RUN_STOPPED;
+              break;
+            }
+          continue;
+        }
       if (entry == NULL)
         {
           if (sched_live (sched) == 0)

@@ -55,6 +55,16 @@ void sim_sched_after (SimSched *sched, SimTime delay, SimHandler fn, gpointer da
 SimEventId sim_sched_at_cancellable (SimSched *sched, SimTime t, SimHandler fn, gpointer data,
                                      guint64 arg);
 
+/* Run fn (sched, data) once every event at the current time has run: after
+ * the last of them, before the clock moves on (or the run ends, or stops
+ * at a time limit).  Not an event: it is not counted in events_run, and
+ * what it schedules at the current time runs after it.  One hook at a
+ * time: arming it again before it ran is a no-op with the same fn and
+ * data, and an error with others.  For work that must see all of an
+ * instant's requests before serving them (the shared ports, in a
+ * canonical order: network/link_analytical.c). */
+void sim_sched_at_instant_end (SimSched *sched, SimHandler fn, gpointer data);
+
 /* Cancel a pending event.  Returns FALSE if it already ran or was cancelled.
  * Cancelled events are dropped lazily when they reach the front. */
 gboolean sim_sched_cancel (SimSched *sched, SimEventId id);

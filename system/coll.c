@@ -326,7 +326,8 @@ sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes,
   guint64 to_run = run_index (coll, coll->sys->lockstep ? ctx->member : to_member, ctx->chunk,
                               ctx->phase);
   NetMessage msg = { .at = at, .src = coll->group->ranks[ctx->member],
-                     .dst = coll->group->ranks[to_member], .dim = ctx->net_dim, .bytes = bytes,
+                     .dst = coll->group->ranks[to_member],
+                     .order = coll->members[ctx->member].order, .dim = ctx->net_dim, .bytes = bytes,
                      .on_delivered = on_message, .data = coll,
                      .arg = (to_run << coll->step_bits) | step };
   net_send_message (coll->sys->net, &msg);
@@ -357,8 +358,11 @@ sys_phase_send_routed (const SysPhaseCtx *ctx, guint32 from, guint32 via, guint3
    * the one the member's predecessor sends it. */
   g_assert (!coll->sys->lockstep || (from == ctx->member && via == to));
   guint64 to_run = run_index (coll, coll->sys->lockstep ? ctx->member : to, ctx->chunk, ctx->phase);
-  net_send (coll->sys->net, at, coll->group->ranks[from], coll->group->ranks[via], bytes,
-            on_message, coll, (to_run << coll->step_bits) | step);
+  NetMessage msg = { .at = at, .src = coll->group->ranks[from], .dst = coll->group->ranks[via],
+                     .order = coll->members[from].order, .dim = NET_DIM_UNKNOWN, .bytes = bytes,
+                     .on_delivered = on_message, .data = coll,
+                     .arg = (to_run << coll->step_bits) | step };
+  net_send_message (coll->sys->net, &msg);
 }
 
 void
@@ -408,6 +412,41 @@ sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes)
 
 /* ---- per-rank dimension queues --------------------------------------------- */
 
+/* Whether RANK's queue Q of DIM holds a chunk phase of another collective
+ * than COLL. */
+static gboolean
+others_wait (const SysWaitQueue *q, const SysColl *coll)
+{
+  for (guint i = 0; i < q->len; i++)
+    if (q->heap[i].coll != coll)
+      return TRUE;
+  return FALSE;
+}
+
+/* Symmetry classes over shared ports: COLL uses queue Q of DIM (a push or
+ * a pick).  When another collective used it at this instant and chunk
+ * phases of another collective wait in it, which goes first is the order
+ * the run handles the two in, which the ranks a class stands for may meet
+ * differently (sys_class_overlaps).  A use by one collective after
+ * another's at one instant with nothing else waiting (the next node of a
+ * trace starting as the last one ends) decides nothing. */
+static void
+note_use (Sys *sys, SysRankQueues *q, guint dim, const SysColl *coll)
+{
+  SimTime now = sim_sched_now (sys->sched);
+  if (q->used_group[dim] != NULL && q->used_at[dim] == now
+      && (q->used_group[dim] != coll->group || q->used_seq[dim] != coll->seq)
+      && others_wait (&q->waiting[dim], coll))
+    {
+      /* The run will be redone: stop it now. */
+      sys->class_overlaps++;
+      sim_sched_stop (sys->sched);
+    }
+  q->used_at[dim] = now;
+  q->used_group[dim] = coll->group;
+  q->used_seq[dim] = coll->seq;
+}
+
 static void
 queue_push (Sys *sys, guint32 rank, guint dim, SysColl *coll, guint64 run, gint64 prio)
 {
@@ -415,6 +454,8 @@ queue_push (Sys *sys, guint32 rank, guint dim, SysColl *coll, guint64 run, gint6
   SysWaiting w = { .coll = coll, .run_index = run, .priority = prio,
                    .order = sys->queue_order++ };
   sys_waitq_push (&q->waiting[dim], &w);
+  if (sys->classes_shared)
+    note_use (sys, q, dim, coll);
 }
 
 /* LIFO: each collective a rank issues outranks the ones before it; FIFO:
@@ -446,9 +487,11 @@ run_start (SysColl *coll, guint64 index)
 }
 
 static void
-queue_kick (Sys *sys, guint32 rank, guint dim)
+queue_kick (Sys *sys, guint32 rank, guint dim, const SysColl *coll)
 {
   SysRankQueues *q = &sys->queues[rank];
+  if (sys->classes_shared)
+    note_use (sys, q, dim, coll);
   /* The next to run is the highest priority, the oldest among equals
    * (waitq.h).  Priorities belong to collectives (see collective_priority),
    * so the chunks and phases of one collective keep their arrival order. */
@@ -503,26 +546,9 @@ lockstep_join_all (SysColl *coll, gint64 runner)
   coll->done = coll->group->n - 1;
 }
 
-/* Symmetry classes: RANK joins a collective of GROUP (sys_class_overlaps). */
-static void
-note_live (Sys *sys, guint32 rank, guint64 group)
-{
-  SysRankQueues *q = &sys->queues[rank];
-  if (q->live > 0 && q->live_group != group && net_sharing (sys->net) != NET_SHARING_NONE)
-    {
-      /* The run will be redone: stop it now. */
-      sys->class_overlaps++;
-      sim_sched_stop (sys->sched);
-    }
-  q->live++;
-  q->live_group = group;
-}
-
 static void
 member_done (SysColl *coll, guint32 member)
 {
-  if (coll->sys->classes)
-    coll->sys->queues[coll->group->ranks[member]].live--;
   SysMember *m = &coll->members[member];
   g_assert (m->joined && !m->done);
   m->done = 1;
@@ -567,13 +593,13 @@ on_phase_done (SimSched *sched, gpointer data, guint64 index)
     {
       guint next_dim = coll->phase[ph + 1].topo_dim;
       queue_push (sys, rank, next_dim, coll, index + 1, coll->members[member].priority);
-      queue_kick (sys, rank, dim);
+      queue_kick (sys, rank, dim, coll);
       if (next_dim != dim)
-        queue_kick (sys, rank, next_dim);
+        queue_kick (sys, rank, next_dim, coll);
       return;
     }
   gboolean last = --coll->members[member].chunks_left == 0;
-  queue_kick (sys, rank, dim);
+  queue_kick (sys, rank, dim, coll);
   if (last)
     member_done (coll, member);
 }
@@ -678,14 +704,13 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
 
   SysMember *m = &coll->members[member];
   *m = (SysMember) { .on_done = req->on_done, .data = req->data, .arg = req->arg,
-                     .on_last_joiner = req->on_last_joiner, .node_id = req->node_id, .join_time = sim_sched_now (sys->sched),
+                     .on_last_joiner = req->on_last_joiner, .node_id = req->node_id,
+                     .order = req->order, .join_time = sim_sched_now (sys->sched),
                      .priority = collective_priority (sys, rank, req),
                      .chunks_left = coll->n_chunks, .joined = 1 };
   coll->joined++;
   if (sys->lockstep)
     lockstep_join_all (coll, member);
-  if (sys->classes)
-    note_live (sys, rank, group->id);
   coll->last_join = sim_sched_now (sys->sched);
   coll->last_member = (guint32) member;
   if (coll->n_phases == 0)
@@ -705,6 +730,6 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
     {
       queue_push (sys, rank, dim, coll, run_index (coll, (guint32) member, c, 0), m->priority);
     }
-  queue_kick (sys, rank, dim);
+  queue_kick (sys, rank, dim, coll);
   return TRUE;
 }

@@ -27,6 +27,7 @@ typedef struct
   guint64 arg;
   SysCollJoinerFunc on_last_joiner;
   guint64 node_id;
+  guint32 order; /* SysCollRequest.order */
   SimTime join_time;
   gint64 priority;
   guint32 chunks_left;

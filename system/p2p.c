@@ -173,7 +173,12 @@ depart (Sys *sys, SysMsg *msg)
   if (msg->send.src == msg->send.dst)
     sim_sched_at (sys->sched, now, on_delivered, msg, 0);
   else
-    net_send (sys->net, now, msg->send.src, msg->send.dst, msg->send.bytes, on_delivered, msg, 0);
+    {
+      NetMessage m = { .at = now, .src = msg->send.src, .dst = msg->send.dst,
+                       .order = msg->send.order, .dim = NET_DIM_UNKNOWN, .bytes = msg->send.bytes,
+                       .on_delivered = on_delivered, .data = msg };
+      net_send_message (sys->net, &m);
+    }
 }
 
 gboolean

@@ -274,6 +274,7 @@ sys_set_classes (Sys *sys, const guint32 *rep_of, const char **why)
     return FALSE;
   sys->lockstep = rep_of != NULL;
   sys->classes = rep_of != NULL;
+  sys->classes_shared = sys->classes && net_sharing (sys->net) != NET_SHARING_NONE;
   return TRUE;
 }
 

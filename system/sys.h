@@ -56,6 +56,9 @@ typedef struct
                            * group's first member */
   guint32 involved_dims;  /* bit d set: may use topology dimension d */
   guint64 node_id;        /* for diagnostics only */
+  guint32 order;          /* the node's place in its rank's trace: this rank's
+                           * messages go in this order among others claiming
+                           * a shared port at one instant (NetMessage.order) */
   SimHandler on_done;     /* run when this rank's part is complete */
   gpointer data;
   guint64 arg;
@@ -74,6 +77,7 @@ typedef struct
   gint64 tag;
   guint64 bytes;
   guint64 node_id;    /* for diagnostics only */
+  guint32 order;      /* a send's place in its rank's trace (NetMessage.order) */
   SimHandler on_done; /* send: at delivery; receive: when the data is in */
   gpointer data;
   guint64 arg;
@@ -204,12 +208,14 @@ gboolean sys_symmetric (const Sys *sys, SysCollKind kind, guint32 involved_dims,
  * when the network cannot. */
 gboolean sys_set_classes (Sys *sys, const guint32 *rep_of, const char **why);
 
-/* With symmetry classes over shared ports: how many times a simulated rank
- * joined a collective while one of another group was still in flight at
- * it.  Two collectives of different groups interleave their messages at
- * the rank's ports in an order set by when their other members joined, an
- * order the ranks a class stands for may meet differently: the results
- * are then not known to be every rank's (the application redoes the run). */
+/* With symmetry classes: how many times two collectives used one queue of
+ * a simulated rank (the chunk phases waiting for one of its dimensions) at
+ * the same instant.  Which went first is then the order the run happened
+ * to handle them in, which the ranks a class stands for may meet
+ * differently: the results are then not known to be every rank's (the
+ * application redoes the run).  (At the rank's ports the messages of one
+ * instant go in the order of their nodes, which is every rank's:
+ * network/link_analytical.c.) */
 guint64 sys_class_overlaps (const Sys *sys);
 
 /* Whether the members of group `id` run a collective of `kind`,

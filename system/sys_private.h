@@ -53,9 +53,13 @@ typedef struct
 {
   guint16 active[NET_MAX_DIMS];
   gint64 issued; /* collectives this rank has joined: LIFO/FIFO priorities */
-  guint32 live;  /* symmetry classes: collectives it has joined and not finished */
-  guint64 live_group; /* the group of the last of them */
   SysWaitQueue waiting[NET_MAX_DIMS];
+  /* Symmetry classes: per dimension, the last instant its queue was used
+   * and the collective that used it, by group and sequence number
+   * (sys_class_overlaps). */
+  SimTime used_at[NET_MAX_DIMS];
+  const SysGroup *used_group[NET_MAX_DIMS];
+  guint32 used_seq[NET_MAX_DIMS];
 } SysRankQueues;
 
 struct _Sys
@@ -80,6 +84,7 @@ struct _Sys
   struct _SysP2P *p2p;
   gboolean lockstep;      /* sys_set_lockstep */
   gboolean classes;       /* sys_set_classes */
+  gboolean classes_shared; /* ... over shared ports: the queues are watched */
   guint64 class_overlaps; /* see sys_class_overlaps */
 };
 

@@ -319,7 +319,7 @@ launch_coll (WlRank *k, guint32 index, const WlNode *n, SimTime now)
   SysCollRequest req = { .kind = (SysCollKind) n->coll_kind, .bytes = n->bytes,
                          .group = wl_replay_node_group (r, n), .priority = n->priority,
                          .root = n->root == WL_RANK_SELF ? SYS_ROOT_FIRST : n->root,
-                         .involved_dims = n->involved, .node_id = n->id,
+                         .involved_dims = n->involved, .node_id = n->id, .order = index,
                          .on_done = on_node_done, .data = k, .arg = index,
                          .on_last_joiner = k->rec != NULL ? record_peer : NULL };
   GError *error = NULL;
@@ -335,8 +335,8 @@ launch_p2p (WlRank *k, guint32 index, const WlNode *n)
   gboolean send = n->op == WL_OP_SEND;
   SysP2PRequest req = { .src = send ? k->rank : n->peer_src,
                         .dst = send ? n->peer_dst : k->rank, .tag = n->tag,
-                        .bytes = n->bytes, .node_id = n->id, .on_done = on_node_done,
-                        .data = k, .arg = index,
+                        .bytes = n->bytes, .node_id = n->id, .order = index,
+                        .on_done = on_node_done, .data = k, .arg = index,
                         .on_match = k->rec != NULL ? record_peer : NULL };
   if (send && r->rep_of != NULL)
     wl_replay_class_channel (r, &req);

@@ -25,13 +25,18 @@
  *
  * What the argument takes as given: things that happen at one instant
  * happen in the same order at the rank that stands for a class as at the
- * ranks it stands for.  Two messages from different ranks claiming one
- * shared port at the same instant break that (the order is the order the
- * run handles them in): the network counts such meetings and the
- * application redoes the run over every rank (app_sim_run).  Two of one
- * rank's own events at one instant (a delivery and a compute end) are not
- * checked: tests run every workload both ways and compare every figure
- * (tests/support/modes.c, tests/scripts/test_symmetry_classes.sh).
+ * ranks it stands for.  Over shared ports the network makes it so for
+ * messages: those of one instant claim ports in the order of their nodes
+ * in their senders' traces (link_analytical.c), not in the order the run
+ * happens to handle their senders.  What is left is checked as the run
+ * goes: two messages with the same place from different senders meeting
+ * at a port at once (net_alias_ties), and two collectives picking from
+ * one of a rank's dimension queues at once while others wait there
+ * (sys_class_overlaps); either stops the run, which the application redoes
+ * over every rank (app_sim_run).  Two of one rank's own events at one
+ * instant (a delivery and a compute end) are not checked: tests run every
+ * workload both ways and compare every figure (tests/support/modes.c,
+ * tests/scripts/test_symmetry_classes.sh).
  *
  * Cost: linear in the nodes of the distinct traces and the ranks' peers,
  * times the refinement's rounds (at most the classes' count, a few for a
@@ -309,71 +314,6 @@ check_peers (Classes *c, const char **why)
   return TRUE;
 }
 
-/* Whether node TO depends, through the trace's dependencies, on node FROM;
- * FALSE too when more than REACH_BUDGET nodes would have to be visited to
- * tell.  SEEN (n_nodes bytes, zero) is left zero. */
-#define REACH_BUDGET 65536
-
-static gboolean
-reaches (const WlGraph *g, guint32 from, guint32 to, guint8 *seen, GArray *stack)
-{
-  g_array_set_size (stack, 0);
-  g_array_append_val (stack, from);
-  seen[from] = 1;
-  gboolean found = FALSE;
-  for (guint i = 0; i < stack->len && !found && stack->len <= REACH_BUDGET; i++)
-    {
-      const WlNode *n = &g->nodes[g_array_index (stack, guint32, i)];
-      for (guint32 e = 0; e < n->n_children && !found; e++)
-        {
-          guint32 c = g->children[n->child_start + e];
-          found = c == to;
-          if (!seen[c])
-            {
-              seen[c] = 1;
-              g_array_append_val (stack, c);
-            }
-        }
-    }
-  for (guint i = 0; i < stack->len; i++)
-    seen[g_array_index (stack, guint32, i)] = 0;
-  return found;
-}
-
-/* Over shared ports, collectives of two groups in flight at once at a
- * rank interleave their messages in an order the classes cannot show to
- * be every rank's: the run counts such overlaps (sys_class_overlaps),
- * stops, and is redone over every rank.  To spare that, refuse before
- * running when trace G's collectives of different groups may run at once:
- * when two of them may be in flight together (separate comm streams or
- * several comm slots) and, of two consecutive ones (in file order) on
- * different groups, the second does not depend on the first (Megatron's
- * gradient buckets, reduced as the backward goes; with the reduction after
- * the backward every group's collectives follow each other).  A forecast
- * only: the run's own count decides. */
-static gboolean
-may_overlap (const WlReplay *r, const WlGraph *g, const char **why)
-{
-  if (net_sharing (sys_net (r->sys)) == NET_SHARING_NONE
-      || (r->params.slots_comm <= 1 && !r->params.separate_comm_streams))
-    return FALSE;
-  g_autofree guint8 *seen = g_new0 (guint8, MAX (g->n_nodes, 1u));
-  g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
-  guint32 prev = WL_NO_NODE;
-  for (guint32 v = 0; v < g->n_nodes; v++)
-    {
-      const WlNode *x = &g->nodes[v];
-      if (x->op != WL_OP_COLL)
-        continue;
-      if (prev != WL_NO_NODE
-          && wl_replay_node_group (r, &g->nodes[prev]) != wl_replay_node_group (r, x)
-          && !reaches (g, prev, v, seen, stack))
-        return (*why = "collectives of two groups may be in flight at once over shared ports", TRUE);
-      prev = v;
-    }
-  return FALSE;
-}
-
 /* (4): groups inside classes, mapped onto the simulated ranks' groups,
  * and alike there.  Fills r->class_images with (group, image) pairs. */
 static gboolean
@@ -398,8 +338,6 @@ check_groups (Classes *c, const char **why)
         if ((c->cls[i] == i) != (pass == 0))
           continue;
         const WlGraph *g = r->ranks[i].graph, *g0 = r->ranks[c->cls[i]].graph;
-        if (pass == 0 && may_overlap (r, g, why))
-          return FALSE;
         for (guint32 v = 0; v < g->n_nodes; v++)
           {
             const WlNode *x = &g->nodes[v];

@@ -367,8 +367,9 @@ classes_inexact (AppSim *sim, SimRunStatus status)
 {
   GError *error = NULL;
   if (sys_class_overlaps (sim->sys) > 0)
-    sim->classes_dropped = "a rank had collectives of two groups in flight at once over shared "
-                           "ports, whose order the classes cannot show to be every rank's";
+    sim->classes_dropped = "two collectives picked from one of a rank's dimension queues at once "
+                           "while others waited there, in an order the classes cannot show to be "
+                           "every rank's";
   else if (net_alias_ties (sim->net) > 0)
     sim->classes_dropped = "two ranks' messages met at a shared port at once, in an order the "
                            "classes cannot show to be every rank's";

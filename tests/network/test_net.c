@@ -562,6 +562,47 @@ START_TEST (test_ports_ingress_and_later)
 }
 END_TEST
 
+/* Send one message as the system layer does, with its node's place. */
+static void
+send_ordered (SimTime at, guint32 src, guint32 dst, guint32 order, guint64 arg)
+{
+  NetMessage m = { .at = at, .src = src, .dst = dst, .order = order, .dim = NET_DIM_UNKNOWN,
+                   .bytes = 1000, .on_delivered = on_delivered, .data = deliveries, .arg = arg };
+  net_send_message (sf.net, &m);
+}
+
+/* The messages of one instant claim the shared ports in (leaving time,
+ * node place) order, not in the order they were sent:
+ *   rank 0 sends to 1 for node 7, then to 2 for node 3: node 3's goes
+ *   first (S + 200 ns = 1.2 us), node 7's after it (2.2 us);
+ *   rank 1 sends to 3 for node 5, rank 2 to 3 for node 2, both at once:
+ *   at rank 3's ingress port node 2's goes first (1.2 us), node 5's waits
+ *   for it (2.2 us);
+ *   rank 3 sends to 0 one leaving at 500 ns (node 1), then one leaving at 0
+ *   (node 9): the one leaving first goes first (1.2 us), the other starts
+ *   when the port is free at 1 us (2.2 us), not at 500 ns.
+ * Without shared ports each arrives S + 200 ns after it leaves. */
+START_TEST (test_ports_order_of_an_instant)
+{
+  for (guint share = 0; share < 2; share++)
+    {
+      switch_of_four (share);
+      send_ordered (0, 0, 1, 7, 1);
+      send_ordered (0, 0, 2, 3, 2);
+      send_ordered (0, 1, 3, 5, 3);
+      send_ordered (0, 2, 3, 2, 4);
+      send_ordered (500000, 3, 0, 1, 5);
+      send_ordered (0, 3, 0, 9, 6);
+      const SimTime shared[] = { 2200000, 1200000, 2200000, 1200000, 2200000, 1200000 };
+      const SimTime free_for_all[] = { 1200000, 1200000, 1200000, 1200000, 1700000, 1200000 };
+      assert_arrivals (share ? shared : free_for_all, 6);
+      g_array_set_size (deliveries, 0);
+      sf_teardown ();
+      sf_setup ();
+    }
+}
+END_TEST
+
 /* Ring of 8, 1 GB/s, 100 ns a hop: rank 0 sends 1000 bytes to 1 and to 2
  * clockwise (they share its clockwise port: 1.1 us, then 1 us later + 2
  * hops = 2.2 us) and to 7 counter-clockwise (its own port: 1.1 us).  On a
@@ -647,6 +688,7 @@ main (void)
   add (s, "send_astra_rounding", test_send_astra_rounding);
   add (s, "custom_model", test_custom_model);
   add (s, "ports_two_from_one_rank", test_ports_two_from_one_rank);
+  add (s, "ports_order_of_an_instant", test_ports_order_of_an_instant);
   add (s, "ports_ingress_and_later", test_ports_ingress_and_later);
   add (s, "ports_ring_and_fc", test_ports_ring_and_fc);
   add (s, "ports_graph", test_ports_graph);

@@ -20,9 +20,7 @@ make_tmp
 SMALL=(--layers 8 --hidden 512 --heads 8 --vocab 1024 --seq 256 --micro-batch 1)
 
 # both NAME CLASSES ARGS...: run ARGS both ways; check the classes line says
-# CLASSES classes (0: no classes line; N/dropped: N, or that N classes were
-# tried and dropped because two ranks' messages met at a shared port at
-# once), and that every figure agrees.
+# CLASSES classes (0: no classes line), and that every figure agrees.
 both () {
   local name=$1 classes=$2; shift 2
   "$ORRERY" run "$@" --stats "$TMP/$name.auto.csv" >"$TMP/$name.auto" 2>"$TMP/$name.auto.err"
@@ -31,14 +29,8 @@ both () {
     2>"$TMP/$name.off.err"
   check "$name: runs with --symmetry off" eq $? 0
   local line
-  line=$(sed -n -e 's/^symmetry classes: \([0-9]*\) classes.*/\1/p' \
-    -e "s/^symmetry classes: tried, but two ranks' messages met at a shared port.*/dropped/p" \
-    "$TMP/$name.auto")
-  case $classes in
-    */dropped) check "$name: ${classes%/*} classes or dropped" \
-                 test "${line:-0}" = "${classes%/*}" -o "${line:-0}" = dropped ;;
-    *) check "$name: $classes classes" eq "${line:-0}" "$classes" ;;
-  esac
+  line=$(sed -n -e 's/^symmetry classes: \([0-9]*\) classes.*/\1/p' "$TMP/$name.auto")
+  check "$name: $classes classes" eq "${line:-0}" "$classes"
   check "$name: the same summary" \
     diff <(grep -v '^symmetry classes: ' "$TMP/$name.auto") "$TMP/$name.off"
   check "$name: the same per-rank figures" cmp "$TMP/$name.auto.csv" "$TMP/$name.off.csv"
@@ -64,13 +56,11 @@ cluster "$TMP/c16s.xml" 8 2 shared
 # members alike; two stages, two classes.
 "$ORRERY" gen transformer "${SMALL[@]}" --tp 4 --pp 2 --dp 4 --global-batch 16 \
   --out "$TMP/t442" >/dev/null
-both "tp4 pp2 dp4, NCCL, one comm stream" 2/dropped --config "$TMP/c32s.xml" --workload "$TMP/t442"
+both "tp4 pp2 dp4, NCCL, one comm stream" 2 --config "$TMP/c32s.xml" --workload "$TMP/t442"
 # With separate comm streams (as NCCL runs DP and TP) a rank's TP and DP
-# collectives could be in flight at once, interleaving at its shared ports
-# in an order the classes cannot show to be every rank's; here each
-# collective depends on the one before it of another group, so classes are
-# tried (and dropped if the run meets an overlap after all).
-both "tp4 pp2 dp4, NCCL, separate streams" 2/dropped --config "$TMP/c32.xml" --workload "$TMP/t442"
+# collectives may be in flight at once, their messages served at its
+# shared ports in the order of their nodes, at every rank alike.
+both "tp4 pp2 dp4, NCCL, separate streams" 2 --config "$TMP/c32.xml" --workload "$TMP/t442"
 # On 4 nodes of 8 GPUs a DP group has two GPUs on each of two nodes: NCCL's
 # ring crosses nodes at some members only, no classes.
 both "tp4 pp2 dp4 on 8-GPU nodes" 0 --config "$TMP/c32x8.xml" --workload "$TMP/t442"
@@ -91,7 +81,7 @@ both "tp4 pp2 dp4, ASTRA-sim inputs" 2 --astra-network "$TMP/net.yml" \
 # classes differ): four classes.
 "$ORRERY" gen transformer "${SMALL[@]}" --tp 2 --pp 4 --dp 2 --virtual-stages 2 \
   --global-batch 16 --out "$TMP/t242" >/dev/null
-both "tp2 pp4 dp2 interleaved" 4/dropped --config "$TMP/c16s.xml" --workload "$TMP/t242"
+both "tp2 pp4 dp2 interleaved" 4 --config "$TMP/c16s.xml" --workload "$TMP/t242"
 
 # Data parallelism with ZeRO 3 and no pipeline: every rank alike, one
 # class... which is the old whole-world shortcut when the collectives are
@@ -131,7 +121,7 @@ both "tp2 pp4 dp2 gpipe, ASTRA-sim inputs" 4 "${ASTRA44[@]}" --workload "$TMP/a_
 # its DP groups ({0,2,4,6}, ...) and TP pairs lie inside it: two classes.
 "$ORRERY" gen transformer "${SMALL[@]}" --tp 2 --pp 2 --dp 4 --distributed-optimizer \
   --global-batch 16 --out "$TMP/x8" >/dev/null
-both "tp2 pp2 dp4 distributed optimizer on 8-GPU nodes" 2/dropped --config "$TMP/c16s.xml" \
+both "tp2 pp2 dp4 distributed optimizer on 8-GPU nodes" 2 --config "$TMP/c16s.xml" \
   --workload "$TMP/x8"
 
 # TP 4, PP 4 with NCCL on FullyConnected nodes of 4 joined by a Ring of 4:
@@ -143,16 +133,17 @@ sed -e 's/<dim kind="Switch" size="8" bandwidth="450GB\/s"/<dim kind="FullyConne
 "$ORRERY" gen transformer "${SMALL[@]}" --tp 4 --pp 4 --global-batch 16 --out "$TMP/t44" >/dev/null
 both "tp4 pp4, FullyConnected x Ring" 4 --config "$TMP/fcring.xml" --workload "$TMP/t44"
 
-# Layouts whose ranks ran TP and DP (or expert) collectives at one instant
-# over separate streams, which once gave results unlike every rank's
-# (tests/workload/test_classes.c, test_same_instant_collectives): refused.
+# Layouts whose ranks run TP and DP (or expert) collectives at one instant
+# over separate streams: served at the ports in the order of their nodes,
+# at every rank alike (tests/workload/test_classes.c,
+# test_same_instant_collectives), two classes, the same figures.
 "$ORRERY" gen transformer "${SMALL[@]}" --tp 2 --pp 2 --dp 4 --zero 3 --global-batch 16 \
   --out "$TMP/x8z3" >/dev/null
-both "tp2 pp2 dp4 zero3 on 8-GPU nodes" 0 --config "$TMP/c16.xml" --workload "$TMP/x8z3"
+both "tp2 pp2 dp4 zero3 on 8-GPU nodes" 2 --config "$TMP/c16.xml" --workload "$TMP/x8z3"
 "$ORRERY" gen transformer "${SMALL[@]}" --tp 2 --pp 2 --dp 4 --experts 4 --ep 2 \
   --global-batch 16 --out "$TMP/x8moe" >/dev/null
-both "tp2 pp2 dp4 MoE ep2 on 8-GPU nodes" 0 --config "$TMP/c16.xml" --workload "$TMP/x8moe"
-both "tp2 pp2 dp4 MoE ep2 on 8-GPU nodes, one comm stream" 2/dropped --config "$TMP/c16s.xml" \
+both "tp2 pp2 dp4 MoE ep2 on 8-GPU nodes" 2 --config "$TMP/c16.xml" --workload "$TMP/x8moe"
+both "tp2 pp2 dp4 MoE ep2 on 8-GPU nodes, one comm stream" 2 --config "$TMP/c16s.xml" \
   --workload "$TMP/x8moe"
 
 # A report records every rank's nodes: no classes, the same figures.

@@ -663,6 +663,57 @@ START_TEST (test_stop_from_handler)
 }
 END_TEST
 
+/* The instant's hook (arg 100 + its run count): records, and schedules an
+ * event at now the first time (arg 50), which runs after it. */
+static guint hook_runs;
+
+static void
+instant_hook (SimSched *s, gpointer data, guint64 arg)
+{
+  (void) arg;
+  record (s, data, 100 + hook_runs++);
+  if (hook_runs == 1)
+    at (sim_sched_now (s), 50);
+}
+
+/* Arms the hook (twice: the second is a no-op), then records. */
+static void
+arm_and_record (SimSched *s, gpointer data, guint64 arg)
+{
+  sim_sched_at_instant_end (s, instant_hook, NULL);
+  sim_sched_at_instant_end (s, instant_hook, NULL);
+  record (s, data, arg);
+  if (arg == 1)
+    at (sim_sched_now (s), 2); /* at this instant: before the hook */
+}
+
+/* At 10: events 0 and 1 (which arms the hook and schedules 2 at 10), then
+ * 2, then the hook (100), then what it scheduled at 10 (50), then 30 at
+ * time 30; at 30 event 4 arms it again and it runs as the queue runs dry
+ * (101).  The hook is no event: 6 run.  A hook armed when a time limit
+ * stops the run runs before it stops. */
+START_TEST (test_instant_end)
+{
+  hook_runs = 0;
+  at (10, 0);
+  sim_sched_at (sched, 10, arm_and_record, NULL, 1);
+  at (30, 3);
+  sim_sched_at (sched, 30, arm_and_record, NULL, 4);
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
+  static const guint64 want[] = { 0, 1, 2, 100, 50, 3, 4, 101 };
+  assert_seen_args (want, 8);
+  for (guint k = 0; k < 8; k++)
+    ck_assert_uint_eq (g_array_index (seen, Seen, k).now, k < 5 ? 10 : 30);
+  ck_assert_uint_eq (sim_sched_events_run (sched), 6);
+  sim_sched_at (sched, 40, arm_and_record, NULL, 5);
+  at (50, 6);
+  ck_assert_int_eq (sim_sched_run (sched, 45, 0), SIM_RUN_TIME_LIMIT);
+  static const guint64 want2[] = { 0, 1, 2, 100, 50, 3, 4, 101, 5, 102 };
+  assert_seen_args (want2, 10);
+  ck_assert_uint_eq (g_array_index (seen, Seen, 9).now, 40);
+}
+END_TEST
+
 /* ------------------------------------------------------------ reference */
 
 /* One scheduled event as the reference sees it. */
@@ -888,6 +939,7 @@ sched_suite (void)
   tcase_add_test (tc, test_time_limit_after_cancelled);
   tcase_add_test (tc, test_event_limit);
   tcase_add_test (tc, test_stop_from_handler);
+  tcase_add_test (tc, test_instant_end);
 
   tc = tu_tcase (s, "reference", setup, teardown, 60);
   tcase_add_test (tc, test_reference_static_ties);

@@ -804,17 +804,16 @@ END_TEST
  * peer (pg 3 = {0,2}, 4 = {1,3}; comm stream 1) and 32 KiB with its TP
  * peer (pg 1 = {0,1}, 2 = {2,3}; stream 0), on separate comm streams, on
  * one NVSwitch node (2 hops of 500 ns, 450 GB/s) with NCCL's library.
- * One class of four (the grid of test_group_grid).  Every collective
- * starts when its last member joins, in the order the simulation handles
- * the joins: ranks 0 and 1 start their TP all-reduce before their DP one,
- * ranks 2 and 3 the other way round (rank 2 completes group 3 before rank
- * 3 completes group 2), so their TP messages queue behind the DP ones at
- * the egress port.  The full run's ranks are not alike; the run with one
- * class would give all of them rank 0's times.  So classes are refused
- * before running: over shared ports, a rank whose collectives of two
- * groups may be in flight at once (two comm streams here); and with one
- * comm stream the collectives run one after the other and one class is
- * exact. */
+ * Every collective starts when its last member joins, in the order the
+ * simulation handles the joins: ranks 0 and 1 start their TP all-reduce
+ * before their DP one, ranks 2 and 3 the other way round.  Were the
+ * messages served at the egress port in that order, ranks 2 and 3 would
+ * queue their TP messages behind the DP ones and 0 and 1 would not: the
+ * ranks would not be alike, and one class could not stand for them.  The
+ * messages of one instant go in the order of their nodes instead (the DP
+ * all-reduce is node 3, the TP one node 4), at every rank: all four
+ * finish together, and one class of four is exact, with one comm stream
+ * or two. */
 START_TEST (test_same_instant_collectives)
 {
   g_autofree char *wl = tu_scratch_path ("wl");
@@ -849,12 +848,14 @@ START_TEST (test_same_instant_collectives)
   cfg.net.rounding = NET_ROUND_PS;
   cfg.sys.lib.library = SYS_LIBRARY_NCCL;
   cfg.sys.lib.gpu = SYS_GPU_HOPPER;
-  cfg.wl.separate_comm_streams = TRUE;
-  AppSim *sim = run_refused (&cfg, "collectives of two groups may be in flight at once");
-  app_sim_free (sim);
-  cfg.wl.separate_comm_streams = FALSE;
-  sim = run_classes (&cfg, 1, FALSE);
-  app_sim_free (sim);
+  for (int streams = 1; streams <= 2; streams++)
+    {
+      cfg.wl.separate_comm_streams = streams == 2;
+      AppSim *sim = run_classes (&cfg, 1, FALSE);
+      for (guint32 r = 1; r < 4; r++)
+        ck_assert_uint_eq (finish (sim, r), finish (sim, 0));
+      app_sim_free (sim);
+    }
   app_config_clear (&cfg);
 }
 END_TEST
