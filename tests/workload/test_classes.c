@@ -860,6 +860,55 @@ START_TEST (test_same_instant_collectives)
 }
 END_TEST
 
+/* The same two collectives at one instant, on the ASTRA-sim-style ring
+ * (no NCCL library) over the one Switch dimension of 4 ranks, 4 chunks
+ * each, one chunk in flight per dimension and rank: both collectives queue
+ * their chunks on the rank's one dimension queue at the instant they
+ * join, the TP all-reduce's waiting when the DP one's arrive.  The guard
+ * does not look at what decides the next chunk: here the priorities
+ * (FIFO, each rank's own order of joining) decide alike at every rank, and
+ * a run keeping the class gives the same figures; but where two queued
+ * collectives tie, the order the run handled them in would decide.  So
+ * classes are tried, the meeting stops the run, and it is redone over
+ * every rank (the same figures as --symmetry off). */
+START_TEST (test_queue_meeting)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  const char *const tp[4] = { "1", "1", "2", "2" }, *const dp[4] = { "3", "4", "3", "4" };
+  for (guint32 r = 0; r < 4; r++)
+    {
+      ChakraProtoMsg__Node *nodes[4];
+      nodes[0] = tu_node_new (1, T_META, "pgs");
+      tu_node_inputs (nodes[0], "[{\"pg_name\": \"1\", \"ranks\": [0, 1]}, "
+                                "{\"pg_name\": \"2\", \"ranks\": [2, 3]}, "
+                                "{\"pg_name\": \"3\", \"ranks\": [0, 2]}, "
+                                "{\"pg_name\": \"4\", \"ranks\": [1, 3]}]");
+      nodes[1] = tu_comp (2, 2);
+      tu_node_dep (nodes[1], 1);
+      nodes[2] = tu_coll (3, ALL_REDUCE, 64 << 10);
+      tu_node_attr_string (nodes[2], "pg_name", dp[r]);
+      tu_node_attr_int (nodes[2], "stream", 1);
+      nodes[3] = tu_coll (4, ALL_REDUCE, 64 << 10);
+      tu_node_attr_string (nodes[3], "pg_name", tp[r]);
+      tu_node_attr_int (nodes[3], "stream", 0);
+      tu_node_dep (nodes[2], 2);
+      tu_node_dep (nodes[3], 2);
+      tu_write_rank (wl, r, nodes, 4);
+    }
+  AppConfig cfg;
+  exact_dim (&cfg, NET_DIM_SWITCH, 4);
+  cfg.sys.splits = 4;
+  cfg.sys.active_chunks_per_dim = 1;
+  cfg.wl.separate_comm_streams = TRUE;
+  AppSim *sim = run_classes (&cfg, 0, TRUE);
+  ck_assert_str_eq (app_sim_classes_dropped (sim),
+                    "two collectives picked from one of a rank's dimension queues at once while "
+                    "others waited there, in an order the classes cannot show to be every rank's");
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+}
+END_TEST
+
 static Suite *
 classes_suite (void)
 {
@@ -886,6 +935,7 @@ classes_suite (void)
   tcase_add_test (tc, test_ring_groups);
   tcase_add_test (tc, test_unmatched_message);
   tcase_add_test (tc, test_same_instant_collectives);
+  tcase_add_test (tc, test_queue_meeting);
   return s;
 }
 
