@@ -866,7 +866,7 @@ END_TEST
  * their chunks on the rank's one dimension queue at the instant they
  * join, the TP all-reduce's waiting when the DP one's arrive.  The guard
  * does not look at what decides the next chunk: here the priorities
- * (FIFO, each rank's own order of joining) decide alike at every rank, and
+ * (LIFO, by each rank's own order of joining) decide alike at every rank, and
  * a run keeping the class gives the same figures; but where two queued
  * collectives tie, the order the run handled them in would decide.  So
  * classes are tried, the meeting stops the run, and it is redone over
