@@ -15,14 +15,15 @@
 #include "sim/error.h"
 #include "workload/compute.h"
 
-/* The largest peak FLOP/s of DEVICE over its data types (0: none). */
+/* The largest peak FLOP/s of DEVICE over the data types the planner's
+ * traces use: bf16 (the layers, attention, the LM head: it has no fp8
+ * knob) and fp32 (Adam's arithmetic); 0 without a device. */
 static double
-max_peak (const WlDevice *device)
+traces_peak (const WlDevice *device)
 {
-  double peak = 0.0;
-  for (guint t = 0; device != NULL && t < WL_DTYPE_N; t++)
-    peak = MAX (peak, device->peak_flops[t]);
-  return peak;
+  if (device == NULL)
+    return 0.0;
+  return MAX (device->peak_flops[WL_DTYPE_BF16], device->peak_flops[WL_DTYPE_FP32]);
 }
 
 const char *
@@ -40,9 +41,11 @@ plan_run_no_bound (const PlanEnv *env)
  * - kernel model: every kernel is priced at or below the device's datasheet
  *   peak for its type (GEMMs at the measured achievable rate, below the
  *   peak; FlashAttention at its published rates, below it; memory-bound
- *   kernels by their bytes; workload/kernel_model.c), plus launch
- *   overheads, so a node takes at least its FLOPs (num_ops, the kernels'
- *   sum) over the largest peak; nodes without kernels take the roofline.
+ *   kernels at the larger of FLOPs over the peak and bytes over the
+ *   bandwidth; workload/kernel_model.c), plus launch overheads, so a node
+ *   takes at least its FLOPs (num_ops, the kernels' sum) over the largest
+ *   peak of its kernels' types (traces_peak); nodes without kernels take
+ *   the roofline.
  * - roofline: num_ops / min (peak x efficiency, ...) >= num_ops / peak
  *   (every generated compute node has num_ops).
  * - replay: the generated durations are the roofline on the planner's
@@ -56,9 +59,9 @@ fastest_rate (const PlanEnv *env)
   if (plan_run_no_bound (env) != NULL)
     return 0.0;
   if (wl->compute == WL_COMPUTE_KERNEL)
-    peak = MAX (peak, max_peak (wl_device_preset (wl->device)));
+    peak = MAX (peak, traces_peak (wl_device_preset (wl->device)));
   else if (wl->compute == WL_COMPUTE_REPLAY)
-    peak = max_peak (env->pb->device);
+    peak = traces_peak (env->pb->device);
   double speed = 1.0;
   for (guint i = 0; i < wl->n_speed_rules; i++)
     speed = MAX (speed, wl->speed_rules[i].speed);
