@@ -210,7 +210,8 @@ print_reasons (GArray *cands, FILE *out)
       guint j = 0;
       if (c->status != PLAN_PRUNED)
         continue;
-      while (j < counts->len && strcmp (g_array_index (counts, ReasonCount, j).reason, c->reason))
+      while (j < counts->len
+             && strcmp (g_array_index (counts, ReasonCount, j).reason, c->reason) != 0)
         j++;
       if (j == counts->len)
         g_array_append_val (counts, ((ReasonCount) { c->reason, 0 }));

@@ -181,8 +181,8 @@ run_here (const PlanEnv *env, PlanCandidate *c)
   else
     {
       c->status = PLAN_FAILED;
-      g_strlcpy (c->r.note, error->message, sizeof c->r.note);
-      g_error_free (error);
+      g_strlcpy (c->r.note, error != NULL ? error->message : "failed", sizeof c->r.note);
+      g_clear_error (&error);
     }
 }
 
@@ -214,7 +214,7 @@ worker (const PlanEnv *env, PlanCandidate **batch, guint n, guint first, guint w
 static void
 gather (int fd, PlanCandidate **batch, guint n)
 {
-  WorkerRecord rec;
+  WorkerRecord rec = { 0 };
   for (;;)
     {
       gsize got = 0;
