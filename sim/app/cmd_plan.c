@@ -125,8 +125,8 @@ plan_model (const PlanOptions *o, WlTransformerModel *m, GError **error)
 }
 
 /* The GPUs: a multiple of a node's, and the cluster's count (a cluster of
- * dimensions without an explicit graph takes fewer or more nodes along
- * its last dimension). */
+ * two or more dimensions without an explicit graph takes fewer or more
+ * nodes along its last dimension). */
 static gboolean
 plan_gpus (const PlanOptions *o, AppConfig *cfg, PlanProblem *pb, GError **error)
 {
@@ -142,7 +142,8 @@ plan_gpus (const PlanOptions *o, AppConfig *cfg, PlanProblem *pb, GError **error
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                  "--gpus %u is not a multiple of the %u GPUs of a node of %s", pb->gpus,
                  pb->node_gpus, o->config);
-  else if (pb->gpus != ranks && (net->graph != NULL || pb->gpus % inner != 0))
+  else if (pb->gpus != ranks
+           && (net->graph != NULL || net->n_dims < 2 || pb->gpus % inner != 0))
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                  "--gpus %u: %s has %" G_GUINT64_FORMAT " GPUs and a fixed shape", pb->gpus,
                  o->config, ranks);

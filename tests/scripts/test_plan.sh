@@ -28,7 +28,8 @@ cat >"$TMP/fast.xml" <<'EOF'
   <compute model="roofline" device="H100-SXM" peak="100TFLOP/s" mem-bw="100000GB/s"/>
 </cluster>
 EOF
-TINY=(--layers 4 --hidden 512 --heads 8 --vocab 1024 --seq 512 --gpus 8 --global-batch 16)
+MODEL=(--layers 4 --hidden 512 --heads 8 --vocab 1024 --seq 512)
+TINY=("${MODEL[@]}" --gpus 8 --global-batch 16)
 
 # ---- enumeration and pruning, by hand ----------------------------------------------
 # tp 1,2,4,8,16 x pp 1,2,4,8 x mb 1,4 x zero 0,1 (v 1, cp 1, no recompute,
@@ -102,6 +103,15 @@ check "bound: kernel model, never above the simulated time" eq \
   "$(awk -F, 'NR > 1 && $12 == "simulated" && $15 + 0 > $16 + 0' "$TMP/k/plan.csv" | wc -l)" 0
 check "bound: kernel model, simulated some" test \
   "$(awk -F, '$12 == "simulated"' "$TMP/k/plan.csv" | wc -l)" -gt 10
+
+# ---- --gpus on a cluster of dimensions: more nodes along the last ------------------
+"$ORRERY" plan "${MODEL[@]}" --gpus 16 --global-batch 16 --config "$TMP/k8.xml" --top 1 \
+  --space "tp=8;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b" >"$TMP/g.out" 2>/dev/null
+check "gpus: 16 on two nodes of 8" has "$TMP/g.out" "on 16 GPUs"
+check "gpus: tp 8 dp 2 simulated" has "$TMP/g.out" "candidates: 1: 1 simulated"
+bad_gpus=$("$ORRERY" plan "${MODEL[@]}" --gpus 16 --global-batch 16 --config "$TMP/fast.xml" 2>&1 >/dev/null)
+check "gpus: a one-node cluster keeps its shape" eq "$bad_gpus" \
+  "orrery plan: --gpus 16: $TMP/fast.xml has 8 GPUs and a fixed shape"
 
 # ---- --jobs --------------------------------------------------------------------------
 "$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" --top 2 --space "$SPACE" --jobs 2 \
