@@ -70,10 +70,11 @@ plan_context (PlanOptions *o)
       "peak), simulates them cheapest bound first, 8 at a time, and stops when no bound can\n"
       "beat the K-th best time.\n\n"
       "--space SPEC: KEY=VALUES clauses separated by ';', values by ',':\n"
-      "  tp, pp, v, cp, ep, mb  whole numbers (defaults: tp the divisors of a node's GPUs,\n"
-      "                         pp the divisors of the GPUs up to the layers, v 1,2, cp 1,2\n"
-      "                         (dense), ep the divisors of the experts, mb the powers of\n"
-      "                         two dividing global-batch / dp)\n"
+      "  tp, pp, v, cp, ep, mb  whole numbers (defaults: tp the divisors of a node's GPUs\n"
+      "                         (of all GPUs with tp-across=yes), pp the divisors of the\n"
+      "                         GPUs up to the layers, v 1,2, cp 1,2 (dense models), ep\n"
+      "                         the divisors of the experts, mb the powers of two\n"
+      "                         dividing global-batch / dp)\n"
       "  zero                   0,1,2,3,dist (dist: the distributed optimizer)\n"
       "  recompute              none,selective,full\n"
       "  sched                  1f1b,gpipe\n"
@@ -420,6 +421,11 @@ static gboolean
 plan_main (const PlanOptions *o, const PlanSpace *space, const PlanEnv *env, GError **error)
 {
   g_autoptr (GArray) cands = plan_space_enumerate (space, env->pb);
+  if (o->out != NULL && g_mkdir_with_parents (o->out, 0777) != 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out: cannot create %s", o->out);
+      return FALSE;
+    }
   if (o->explain >= 0)
     return explain (env, cands, o->explain, error);
   guint alive = 0;
@@ -430,11 +436,6 @@ plan_main (const PlanOptions *o, const PlanSpace *space, const PlanEnv *env, GEr
       print_counts (env->pb, o, cands);
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                    "no candidate fits: all %u are pruned (the reasons above)", cands->len);
-      return FALSE;
-    }
-  if (o->out != NULL && g_mkdir_with_parents (o->out, 0777) != 0)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out: cannot create %s", o->out);
       return FALSE;
     }
   return plan_search (o, env, cands, error);

@@ -139,9 +139,10 @@ key_values (const PlanSpace *s, const PlanProblem *pb, PlanKey key, guint32 dp, 
   guint n = 0;
   switch (key)
     {
-    case PLAN_TP: /* divisors of a node's GPUs */
-      for (guint32 t = 1; t <= pb->node_gpus && n < PLAN_MAX_VALUES; t++)
-        if (pb->node_gpus % t == 0)
+    case PLAN_TP: /* divisors of a node's GPUs, or of all with tp-across */
+      for (guint32 t = 1, g = s->tp_across ? pb->gpus : pb->node_gpus; t <= g && n < PLAN_MAX_VALUES;
+           t++)
+        if (g % t == 0)
           out[n++] = t;
       return n;
     case PLAN_PP: /* divisors of the GPUs, at most one stage per layer */

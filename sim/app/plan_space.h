@@ -8,7 +8,8 @@
  * stage or Megatron's distributed optimizer, recomputation and the
  * pipeline schedule; data parallelism is what is left, dp = N / (tp pp cp).
  * The space is the product of each knob's values (defaults below, or the
- * --space SPEC's lists), enumerated in a fixed nested order (tp slowest,
+ * --space SPEC's lists; tp: the divisors of a node's GPUs, or of all
+ * GPUs with tp-across=yes), enumerated in a fixed nested order (tp slowest,
  * then pp, v, cp, ep, b, zero, recompute, schedule), which numbers the
  * candidates 0, 1, ...  Each candidate either survives or is pruned with
  * the first reason that applies (a static string; counted by reason):

@@ -112,6 +112,27 @@ START_TEST (test_memory)
 }
 END_TEST
 
+/* tp-across=yes: tp takes the divisors of all 16 GPUs, 1 2 4 8 16, and 16
+ * then fails the 8 heads; without it the divisors of a node's 8. */
+START_TEST (test_tp_across)
+{
+  PlanSpace s;
+  const char *narrow = "pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b";
+  g_autofree char *across = g_strconcat (narrow, ";tp-across=yes", NULL);
+  PlanProblem pb = tiny_problem ();
+  pb.gpus = 16;
+  ck_assert (plan_space_parse (narrow, &s, NULL));
+  g_autoptr (GArray) node = plan_space_enumerate (&s, &pb);
+  ck_assert_uint_eq (node->len, 4);
+  ck_assert_uint_eq (count (node, PLAN_PENDING, NULL), 4);
+  ck_assert (plan_space_parse (across, &s, NULL));
+  g_autoptr (GArray) all = plan_space_enumerate (&s, &pb);
+  ck_assert_uint_eq (all->len, 5);
+  ck_assert_uint_eq (g_array_index (all, PlanCandidate, 4).k.tp, 16);
+  ck_assert_uint_eq (count (all, PLAN_PRUNED, "heads % tp"), 1);
+}
+END_TEST
+
 static Suite *
 plan_suite (void)
 {
@@ -120,6 +141,7 @@ plan_suite (void)
   tcase_add_test (tc, test_space_grammar);
   tcase_add_test (tc, test_default_space);
   tcase_add_test (tc, test_memory);
+  tcase_add_test (tc, test_tp_across);
   return s;
 }
 
