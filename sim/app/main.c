@@ -16,6 +16,7 @@
 
 #include "sim/app/cli.h"
 #include "sim/app/cmd_gen.h"
+#include "sim/app/cmd_plan.h"
 #include "sim/app/config.h"
 #include "sim/app/plotdata.h"
 #include "sim/app/report.h"
@@ -559,7 +560,8 @@ usage (FILE *out)
            "  rescale  rewrite a data-parallel trace set for another number of ranks\n"
            "  inspect  summarise a trace set (PREFIX or FILE) and list its defects\n"
            "  plot-data  write a --report's figures as data for gnuplot (see scripts/plot)\n"
-           "  sweep  expand a parameter sweep spec into points, run one, gather a CSV\n\n"
+           "  sweep  expand a parameter sweep spec into points, run one, gather a CSV\n"
+           "  plan   search a transformer's parallel configurations on a cluster, simulated\n\n"
            "'orrery COMMAND --help' lists a command's options, with units and defaults.\n\n"
            APP_CLI_EXIT_CODES_HELP "\n");
 }
@@ -584,6 +586,8 @@ main (int argc, char **argv)
     return cmd_inspect (argc - 1, argv + 1);
   if (strcmp (argv[1], "plot-data") == 0)
     return cmd_plot_data (argc - 1, argv + 1);
+  if (strcmp (argv[1], "plan") == 0)
+    return app_cmd_plan (argc - 1, argv + 1);
   if (strcmp (argv[1], "sweep") == 0)
     return app_sweep_main (argc - 1, argv + 1, argv[0]);
   if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)

@@ -1,0 +1,469 @@
+/* cmd_plan.c: `orrery plan`; see cmd_plan.h. */
+#include "sim/app/cmd_plan.h"
+
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/app/cli.h"
+#include "sim/app/config.h"
+#include "sim/app/plan_run.h"
+#include "sim/app/plan_space.h"
+#include "sim/error.h"
+#include "sim/units.h"
+#include "workload/compute.h"
+
+/* The options; model sizes that are absent stay 0, experts and top_k -1. */
+typedef struct
+{
+  char *model, *config, *device, *space, *out;
+  gint sizes[7]; /* layers, hidden, heads, kv-heads, ffn, vocab, seq */
+  gint gpus, batch, top, jobs, explain, experts, top_k;
+  gboolean exhaustive;
+} PlanOptions;
+
+static GOptionContext *
+plan_context (PlanOptions *o)
+{
+  GOptionEntry entries[] = {
+    { "model", 0, 0, G_OPTION_ARG_STRING, &o->model,
+      "Model preset (orrery gen transformer --list)", "PRESET" },
+    { "layers", 0, 0, G_OPTION_ARG_INT, &o->sizes[0], "Layers (overrides the preset's)", "L" },
+    { "hidden", 0, 0, G_OPTION_ARG_INT, &o->sizes[1], "Hidden size", "H" },
+    { "heads", 0, 0, G_OPTION_ARG_INT, &o->sizes[2], "Attention heads", "N" },
+    { "kv-heads", 0, 0, G_OPTION_ARG_INT, &o->sizes[3], "Key/value heads (default = heads)",
+      "N" },
+    { "ffn", 0, 0, G_OPTION_ARG_INT, &o->sizes[4], "FFN size (default 4 x hidden)", "F" },
+    { "vocab", 0, 0, G_OPTION_ARG_INT, &o->sizes[5], "Vocabulary size", "V" },
+    { "seq", 0, 0, G_OPTION_ARG_INT, &o->sizes[6], "Sequence length in tokens", "S" },
+    { "experts", 0, 0, G_OPTION_ARG_INT, &o->experts, "Experts per layer (0 = dense)", "E" },
+    { "top-k", 0, 0, G_OPTION_ARG_INT, &o->top_k, "Experts per token (default 2)", "K" },
+    { "gpus", 'n', 0, G_OPTION_ARG_INT, &o->gpus,
+      "GPUs (default the cluster's; a multiple of a node's GPUs)", "N" },
+    { "global-batch", 'B', 0, G_OPTION_ARG_INT, &o->batch, "Sequences per iteration", "B" },
+    { "config", 'c', 0, G_OPTION_ARG_FILENAME, &o->config, "Native cluster description",
+      "CLUSTER.xml" },
+    { "device", 0, 0, G_OPTION_ARG_STRING, &o->device,
+      "Device whose memory bounds each stage (default the cluster's)", "NAME" },
+    { "space", 0, 0, G_OPTION_ARG_STRING, &o->space,
+      "Narrow or widen the search (grammar below)", "SPEC" },
+    { "top", 'k', 0, G_OPTION_ARG_INT, &o->top, "Rank the K best (default 5)", "K" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &o->jobs,
+      "Worker processes (default 1); the output is the same for any J", "J" },
+    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out,
+      "Write DIR/plan.csv (every candidate); the traces are generated under DIR", "DIR" },
+    { "explain", 0, 0, G_OPTION_ARG_INT, &o->explain,
+      "Simulate candidate ID (as plan.csv numbers them) and print its critical path", "ID" },
+    { "exhaustive", 0, 0, G_OPTION_ARG_NONE, &o->exhaustive,
+      "Simulate every candidate that fits, bounds or not (slow; checks the bound)", NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL }
+  };
+  GOptionContext *ctx = g_option_context_new (
+      "- search the parallel configurations of a transformer on a cluster");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (
+      ctx,
+      "Enumerates tp, pp, virtual stages v, cp, ep (MoE), the micro-batch mb, ZeRO 0-3 or the\n"
+      "distributed optimizer, recomputation and the schedule; dp = gpus / (tp pp cp).\n"
+      "Prunes by divisibility and by gen transformer's memory model (each with its reason),\n"
+      "bounds each survivor from below (its mean compute FLOPs per GPU at the device's\n"
+      "peak), simulates them cheapest bound first, 8 at a time, and stops when no bound can\n"
+      "beat the K-th best time.\n\n"
+      "--space SPEC: KEY=VALUES clauses separated by ';', values by ',':\n"
+      "  tp, pp, v, cp, ep, mb  whole numbers (defaults: tp the divisors of a node's GPUs\n"
+      "                         (of all GPUs with tp-across=yes), pp the divisors of the\n"
+      "                         GPUs up to the layers, v 1,2, cp 1,2 (dense models), ep\n"
+      "                         the divisors of the experts, mb the powers of two\n"
+      "                         dividing global-batch / dp)\n"
+      "  zero                   0,1,2,3,dist (dist: the distributed optimizer)\n"
+      "  recompute              none,selective,full\n"
+      "  sched                  1f1b,gpipe\n"
+      "  tp-across              no (default) or yes: TP wider than a node\n"
+      "e.g. --space \"tp=1,2,4,8;pp=1,2,4,8;mb=1,2;zero=0,1;recompute=none,full\"\n\n"
+      APP_CLI_EXIT_CODES_HELP "\n");
+  return ctx;
+}
+
+/* The model: the preset, then the sizes given. */
+static gboolean
+plan_model (const PlanOptions *o, WlTransformerModel *m, GError **error)
+{
+  memset (m, 0, sizeof *m);
+  if (o->model != NULL)
+    {
+      const WlTransformerModel *p = wl_transformer_preset (o->model);
+      if (p == NULL)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "unknown model '%s' (orrery gen transformer --list)", o->model);
+          return FALSE;
+        }
+      *m = *p;
+    }
+  else
+    {
+      m->name = "custom";
+      m->ffn = (guint32) (4 * MAX (o->sizes[1], 0));
+    }
+  guint32 *fields[7] = { &m->layers, &m->hidden, &m->heads, &m->kv_heads,
+                         &m->ffn,    &m->vocab,  &m->seq };
+  for (guint i = 0; i < 7; i++)
+    if (o->sizes[i] > 0)
+      *fields[i] = (guint32) o->sizes[i];
+  if (o->experts >= 0)
+    m->experts = (guint32) o->experts;
+  if (o->top_k >= 0)
+    m->top_k = (guint32) o->top_k;
+  else if (m->experts > 0 && m->top_k == 0)
+    m->top_k = MIN (2, m->experts);
+  if (m->layers == 0 || m->hidden == 0 || m->heads == 0 || m->vocab == 0 || m->seq == 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "need --model PRESET, or --layers --hidden --heads --vocab --seq");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The GPUs: a multiple of a node's, and the cluster's count (a cluster of
+ * two or more dimensions without an explicit graph takes fewer or more
+ * nodes along its last dimension). */
+static gboolean
+plan_gpus (const PlanOptions *o, AppConfig *cfg, PlanProblem *pb, GError **error)
+{
+  NetSpec *net = &cfg->net;
+  guint64 ranks = 1, inner = 1;
+  for (guint d = 0; d < net->n_dims; d++)
+    ranks *= net->dims[d].size;
+  for (guint d = 0; d + 1 < net->n_dims; d++)
+    inner *= net->dims[d].size;
+  pb->node_gpus = net->dims[0].size;
+  pb->gpus = o->gpus > 0 ? (guint32) o->gpus : (guint32) ranks;
+  if (pb->gpus % pb->node_gpus != 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "--gpus %u is not a multiple of the %u GPUs of a node of %s", pb->gpus,
+                 pb->node_gpus, o->config);
+  else if (pb->gpus != ranks
+           && (net->graph != NULL || net->n_dims < 2 || pb->gpus % inner != 0))
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "--gpus %u: %s has %" G_GUINT64_FORMAT " GPUs and a fixed shape", pb->gpus,
+                 o->config, ranks);
+  else
+    {
+      net->dims[net->n_dims - 1].size = (guint32) (pb->gpus / inner);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* The checks, the configuration and the problem, in the order their
+ * messages take precedence. */
+static gboolean
+plan_problem (const PlanOptions *o, AppConfig *cfg, PlanProblem *pb, PlanSpace *space,
+              GError **error)
+{
+  if (o->config == NULL || o->batch <= 0 || o->gpus < 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "need --model PRESET (or the sizes) --global-batch B --config CLUSTER.xml "
+                 "[--gpus N]");
+  else if (o->top <= 0 || o->jobs <= 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--top and --jobs must be at least 1");
+  else if (plan_model (o, &pb->model, error) && plan_space_parse (o->space, space, error)
+           && app_config_load_xml (cfg, o->config, error) && plan_gpus (o, cfg, pb, error))
+    {
+      const char *name = o->device != NULL ? o->device : cfg->wl.device;
+      pb->device = wl_device_preset (name);
+      pb->global_batch = (guint32) o->batch;
+      if (pb->device != NULL)
+        return TRUE;
+      g_autofree char *names = wl_device_preset_names ();
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "no device%s%s%s: give --device NAME (one of %s)", *name ? " '" : "", name,
+                   *name ? "'" : "", names);
+    }
+  return FALSE;
+}
+
+/* One reason and how many candidates it pruned. */
+typedef struct
+{
+  const char *reason;
+  guint count;
+} ReasonCount;
+
+static gint
+by_count (gconstpointer a, gconstpointer b)
+{
+  const ReasonCount *x = a, *y = b;
+  if (x->count != y->count)
+    return x->count > y->count ? -1 : 1;
+  return strcmp (x->reason, y->reason);
+}
+
+/* The counts of pruned candidates by reason, most frequent first (ties by
+ * name, so that the order is the same in every run). */
+static void
+print_reasons (GArray *cands, FILE *out)
+{
+  g_autoptr (GArray) counts = g_array_new (FALSE, FALSE, sizeof (ReasonCount));
+  for (guint i = 0; i < cands->len; i++)
+    {
+      const PlanCandidate *c = &g_array_index (cands, PlanCandidate, i);
+      guint j = 0;
+      if (c->status != PLAN_PRUNED)
+        continue;
+      while (j < counts->len
+             && strcmp (g_array_index (counts, ReasonCount, j).reason, c->reason) != 0)
+        j++;
+      if (j == counts->len)
+        g_array_append_val (counts, ((ReasonCount) { c->reason, 0 }));
+      g_array_index (counts, ReasonCount, j).count++;
+    }
+  g_array_sort (counts, by_count);
+  for (guint j = 0; j < counts->len; j++)
+    fprintf (out, "  pruned, %s: %u\n", g_array_index (counts, ReasonCount, j).reason,
+             g_array_index (counts, ReasonCount, j).count);
+}
+
+static const char *
+status_name (PlanStatus s)
+{
+  static const char *const names[] = { "pruned", "pending", "bounded-out", "simulated", "failed" };
+  return names[s];
+}
+
+/* The header and the counts by status and reason. */
+static void
+print_counts (const PlanProblem *pb, const PlanOptions *o, GArray *cands)
+{
+  guint n[PLAN_FAILED + 1] = { 0 };
+  for (guint i = 0; i < cands->len; i++)
+    n[g_array_index (cands, PlanCandidate, i).status]++;
+  printf ("plan: %s on %u GPUs (%s), global batch %u, seq %u, %s (%.2f GiB)\n", pb->model.name,
+          pb->gpus, o->config, pb->global_batch, pb->model.seq, pb->device->name,
+          pb->device->mem_capacity_B / (1024.0 * 1024.0 * 1024.0));
+  printf ("candidates: %u: %u simulated, %u bounded out, %u failed, %u pruned\n", cands->len,
+          n[PLAN_SIMULATED], n[PLAN_BOUNDED_OUT], n[PLAN_FAILED], n[PLAN_PRUNED]);
+  print_reasons (cands, stdout);
+}
+
+static gint
+by_iteration (gconstpointer a, gconstpointer b)
+{
+  const PlanCandidate *x = *(PlanCandidate *const *) a, *y = *(PlanCandidate *const *) b;
+  if (x->r.iter_ps != y->r.iter_ps)
+    return x->r.iter_ps < y->r.iter_ps ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* One table row (or, C NULL, the header). */
+static void
+print_row (guint rank, const PlanCandidate *c)
+{
+  if (c == NULL)
+    {
+      printf ("%4s %6s %3s %3s %2s %5s %2s %2s %3s %-8s %-9s %-5s %12s %6s %10s %9s %7s %7s %6s\n",
+              "rank", "id", "tp", "pp", "v", "dp", "cp", "ep", "mb", "zero", "recompute", "sched",
+              "iteration", "MFU", "tokens/s", "mem/GPU", "compute", "exposed", "bubble");
+      return;
+    }
+  const PlanKnobs *k = &c->k;
+  g_autofree char *t = sim_units_format_time (c->r.iter_ps);
+  printf ("%4u %6u %3u %3u %2u %5u %2u %2u %3u %-8s %-9s %-5s %12s %5.1f%% %10.0f %5.1f GiB "
+          "%6.1f%% %6.1f%% %5.1f%%\n",
+          rank, c->id, k->tp, k->pp, k->v, k->dp, k->cp, k->ep, k->mb, plan_zero_name (k->zero),
+          plan_recompute_name (k->recompute), plan_sched_name (k->sched), t, 100 * c->r.mfu,
+          c->r.tokens_per_s, (double) c->mem_B / (1024.0 * 1024.0 * 1024.0), 100 * c->r.compute,
+          100 * c->r.exposed, 100 * c->r.bubble);
+}
+
+/* What limits the best candidate: the largest of its shares. */
+static void
+print_limit (const PlanCandidate *c)
+{
+  const char *what = "compute";
+  double share = c->r.compute;
+  if (c->r.exposed > share)
+    what = "exposed communication", share = c->r.exposed;
+  if (c->r.bubble > share)
+    what = "the pipeline bubble", share = c->r.bubble;
+  printf ("The best (id %u) is limited by %s: %.1f%% of its iteration (compute %.1f%%, exposed "
+          "communication %.1f%%, pipeline bubble %.1f%%).\n",
+          c->id, what, 100 * share, 100 * c->r.compute, 100 * c->r.exposed, 100 * c->r.bubble);
+}
+
+/* The top K simulated candidates, best first. */
+static void
+print_top (GArray *cands, guint top)
+{
+  g_autoptr (GPtrArray) done = g_ptr_array_new ();
+  for (guint i = 0; i < cands->len; i++)
+    if (g_array_index (cands, PlanCandidate, i).status == PLAN_SIMULATED)
+      g_ptr_array_add (done, &g_array_index (cands, PlanCandidate, i));
+  g_ptr_array_sort (done, by_iteration);
+  if (done->len == 0)
+    {
+      printf ("no candidate was simulated successfully\n");
+      return;
+    }
+  printf ("top %u:\n", MIN (top, done->len));
+  print_row (0, NULL);
+  for (guint i = 0; i < MIN (top, done->len); i++)
+    print_row (i + 1, g_ptr_array_index (done, i));
+  print_limit (g_ptr_array_index (done, 0));
+}
+
+/* TEXT as a CSV field: quoted, quotes doubled. */
+static void
+csv_text (GString *s, const char *text)
+{
+  g_string_append_c (s, '"');
+  for (const char *p = text; *p; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (s, '"');
+      g_string_append_c (s, *p == '\n' ? ' ' : *p);
+    }
+  g_string_append_c (s, '"');
+}
+
+/* C's row of plan.csv. */
+static void
+csv_row (GString *s, const PlanCandidate *c)
+{
+  const PlanKnobs *k = &c->k;
+  g_string_append_printf (s, "%u,%u,%u,%u,%u,%u,%u,%u,%s,%s,%s,%s,", c->id, k->tp, k->pp, k->v,
+                          k->dp, k->cp, k->ep, k->mb, plan_zero_name (k->zero),
+                          plan_recompute_name (k->recompute), plan_sched_name (k->sched),
+                          status_name (c->status));
+  csv_text (s, c->status == PLAN_PRUNED ? c->reason
+               : c->status == PLAN_FAILED ? c->r.note
+                                         : "");
+  g_string_append_c (s, ',');
+  if (c->mem_B > 0)
+    g_string_append_printf (s, "%" G_GUINT64_FORMAT, c->mem_B);
+  g_string_append_c (s, ',');
+  if (c->status != PLAN_PRUNED)
+    g_string_append_printf (s, "%" G_GUINT64_FORMAT, c->bound_ps);
+  if (c->status == PLAN_SIMULATED)
+    g_string_append_printf (s, ",%" G_GUINT64_FORMAT ",%.3f,%.1f,%.3f,%.3f,%.3f\n", c->r.iter_ps,
+                            100 * c->r.mfu, c->r.tokens_per_s, 100 * c->r.compute,
+                            100 * c->r.exposed, 100 * c->r.bubble);
+  else
+    g_string_append (s, ",,,,,,\n");
+}
+
+/* DIR/plan.csv: every candidate, in id order. */
+static gboolean
+write_csv (const char *dir, GArray *cands, GError **error)
+{
+  g_autoptr (GString) s = g_string_new (
+      "id,tp,pp,v,dp,cp,ep,micro_batch,zero,recompute,schedule,status,reason,memory_per_gpu_B,"
+      "bound_ps,iteration_ps,mfu_pct,tokens_per_s,compute_pct,exposed_comm_pct,bubble_pct\n");
+  for (guint i = 0; i < cands->len; i++)
+    csv_row (s, &g_array_index (cands, PlanCandidate, i));
+  g_autofree char *path = g_build_filename (dir, "plan.csv", NULL);
+  return g_file_set_contents (path, s->str, (gssize) s->len, error);
+}
+
+/* --explain ID: simulate it alone and print its figures and critical path. */
+static gboolean
+explain (const PlanEnv *env, GArray *cands, gint id, GError **error)
+{
+  if (id < 0 || (guint) id >= cands->len)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--explain %d: the candidates are numbered 0 .. %u", id, cands->len - 1);
+      return FALSE;
+    }
+  PlanCandidate *c = &g_array_index (cands, PlanCandidate, id);
+  if (c->status == PLAN_PRUNED && strcmp (c->reason, "memory") != 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--explain %d: the candidate is pruned (%s) and cannot be generated", id,
+                   c->reason);
+      return FALSE;
+    }
+  c->bound_ps = plan_run_bound (env, &c->k);
+  printf ("candidate %d%s:\n", id, c->status == PLAN_PRUNED ? " (does not fit the memory)" : "");
+  if (!plan_run_one (env, &c->k, 20, &c->r, error))
+    return FALSE;
+  c->status = PLAN_SIMULATED;
+  print_row (0, NULL);
+  print_row (1, c);
+  g_autofree char *bound = sim_units_format_time (c->bound_ps);
+  printf ("lower bound: %s\n", bound);
+  return TRUE;
+}
+
+/* The search and its outputs. */
+static gboolean
+plan_search (const PlanOptions *o, const PlanEnv *env, GArray *cands, GError **error)
+{
+  gint64 t0 = g_get_monotonic_time ();
+  plan_run_search (env, cands, (guint) o->top, (guint) o->jobs, o->exhaustive);
+  double wall = (double) (g_get_monotonic_time () - t0) / 1e6;
+  print_counts (env->pb, o, cands);
+  const char *no_bound = plan_run_no_bound (env);
+  if (no_bound != NULL)
+    printf ("no lower bound under %s: every candidate that fits is simulated\n", no_bound);
+  print_top (cands, (guint) o->top);
+  guint sims = 0;
+  for (guint i = 0; i < cands->len; i++)
+    sims += g_array_index (cands, PlanCandidate, i).status >= PLAN_SIMULATED;
+  fprintf (stderr, "orrery plan: %u simulations in %.3f s wall (%.3f s each, --jobs %d)\n", sims,
+           wall, sims > 0 ? wall / sims : 0.0, o->jobs);
+  return o->out == NULL || write_csv (o->out, cands, error);
+}
+
+/* Enumerate SPACE, then explain one candidate or search them all. */
+static gboolean
+plan_main (const PlanOptions *o, const PlanSpace *space, const PlanEnv *env, GError **error)
+{
+  g_autoptr (GArray) cands = plan_space_enumerate (space, env->pb);
+  if (o->out != NULL && g_mkdir_with_parents (o->out, 0777) != 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out: cannot create %s", o->out);
+      return FALSE;
+    }
+  if (o->explain >= 0)
+    return explain (env, cands, o->explain, error);
+  guint alive = 0;
+  for (guint i = 0; i < cands->len; i++)
+    alive += g_array_index (cands, PlanCandidate, i).status == PLAN_PENDING;
+  if (alive == 0)
+    {
+      print_counts (env->pb, o, cands);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "no candidate fits: all %u are pruned (the reasons above)", cands->len);
+      return FALSE;
+    }
+  return plan_search (o, env, cands, error);
+}
+
+int
+app_cmd_plan (int argc, char **argv)
+{
+  PlanOptions o = { .top = 5, .jobs = 1, .explain = -1, .experts = -1, .top_k = -1 };
+  g_autoptr (GOptionContext) ctx = plan_context (&o);
+  GError *error = NULL;
+  AppConfig cfg;
+  app_config_init (&cfg);
+  PlanProblem pb = { 0 };
+  PlanSpace space;
+  int code = 0;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error)
+      || !plan_problem (&o, &cfg, &pb, &space, &error))
+    code = app_cli_fail ("plan", error);
+  else
+    {
+      PlanEnv env = { .pb = &pb, .cfg = &cfg, .tmp_parent = o.out };
+      if (!plan_main (&o, &space, &env, &error))
+        code = app_cli_fail ("plan", error);
+    }
+  app_config_clear (&cfg);
+  char **strings[] = { &o.model, &o.config, &o.device, &o.space, &o.out };
+  for (guint i = 0; i < G_N_ELEMENTS (strings); i++)
+    g_clear_pointer (strings[i], g_free);
+  return code;
+}

@@ -1,0 +1,333 @@
+/* plan_run.c: bounds, one candidate's simulation, and the bounded search
+ * over worker processes; see plan_run.h. */
+#include "sim/app/plan_run.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim/app/report.h"
+#include "sim/app/report_perf.h"
+#include "sim/app/simulation.h"
+#include "sim/error.h"
+#include "workload/compute.h"
+
+/* The largest peak FLOP/s of DEVICE over the data types the planner's
+ * traces use: bf16 (the layers, attention, the LM head: it has no fp8
+ * knob) and fp32 (Adam's arithmetic); 0 without a device. */
+static double
+traces_peak (const WlDevice *device)
+{
+  if (device == NULL)
+    return 0.0;
+  return MAX (device->peak_flops[WL_DTYPE_BF16], device->peak_flops[WL_DTYPE_FP32]);
+}
+
+const char *
+plan_run_no_bound (const PlanEnv *env)
+{
+  const WlParams *wl = &env->cfg->wl;
+  if (wl->compute == WL_COMPUTE_SCALED)
+    return "the scaled compute model";
+  if (wl->kernel_table != NULL)
+    return "a measured kernel table";
+  return NULL;
+}
+
+/* The FLOP/s no compute node of ENV's runs can beat, or 0.
+ * - kernel model: every kernel is priced at or below the device's datasheet
+ *   peak for its type (GEMMs at the measured achievable rate, below the
+ *   peak; FlashAttention at its published rates, below it; memory-bound
+ *   kernels at the larger of FLOPs over the peak and bytes over the
+ *   bandwidth; workload/kernel_model.c), plus launch overheads, so a node
+ *   takes at least its FLOPs (num_ops, the kernels' sum) over the largest
+ *   peak of its kernels' types (traces_peak); nodes without kernels take
+ *   the roofline.
+ * - roofline: num_ops / min (peak x efficiency, ...) >= num_ops / peak
+ *   (every generated compute node has num_ops).
+ * - replay: the generated durations are the roofline on the planner's
+ *   device, rounded up.
+ * A measured kernel table or the scaled model can price below that. */
+static double
+fastest_rate (const PlanEnv *env)
+{
+  const WlParams *wl = &env->cfg->wl;
+  double peak = wl->peak_flops;
+  if (plan_run_no_bound (env) != NULL)
+    return 0.0;
+  if (wl->compute == WL_COMPUTE_KERNEL)
+    peak = MAX (peak, traces_peak (wl_device_preset (wl->device)));
+  else if (wl->compute == WL_COMPUTE_REPLAY)
+    peak = traces_peak (env->pb->device);
+  double speed = 1.0;
+  for (guint i = 0; i < wl->n_speed_rules; i++)
+    speed = MAX (speed, wl->speed_rules[i].speed);
+  return peak * speed * MAX (wl->slots_comp, 1u);
+}
+
+/* The bound: a GPU runs its compute nodes one at a time (slots_comp at
+ * once, faster ranks by their speed), so its finish, and the iteration's
+ * end (the last finish), is at least its compute FLOPs over the fastest
+ * rate; the busiest GPU has at least the mean, wl_gen_transformer_flops
+ * (the num_ops of every rank's compute nodes) over the GPUs.  Rounded
+ * down. */
+guint64
+plan_run_bound (const PlanEnv *env, const PlanKnobs *k)
+{
+  double rate = fastest_rate (env);
+  if (!(rate > 0.0))
+    return 0;
+  WlGenTransformer req;
+  plan_space_request (env->pb, k, &req);
+  double seconds = wl_gen_transformer_flops (&req) / (double) env->pb->gpus / rate;
+  return (guint64) (seconds * (double) SIM_PS_PER_S);
+}
+
+/* A private folder for one candidate's traces. */
+static char *
+make_tmp (const PlanEnv *env, GError **error)
+{
+  if (env->tmp_parent == NULL)
+    return g_dir_make_tmp ("orrery-plan-XXXXXX", error);
+  char *dir = g_build_filename (env->tmp_parent, ".plan-XXXXXX", NULL);
+  if (g_mkdtemp (dir) != NULL)
+    return dir;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot create a folder in %s: %s",
+               env->tmp_parent, g_strerror (errno));
+  g_free (dir);
+  return NULL;
+}
+
+/* Remove DIR and the GPUS traces w.<rank>.et in it. */
+static void
+remove_tmp (const char *dir, guint32 gpus)
+{
+  for (guint32 r = 0; r < gpus; r++)
+    {
+      g_autofree char *name = g_strdup_printf ("w.%u.et", r);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+
+/* SIM's figures into OUT. */
+static void
+fill_result (const AppSim *sim, PlanResult *out)
+{
+  AppEfficiency e;
+  app_efficiency (sim, &e);
+  double hfu = 0.0, end = (double) app_sim_end_time (sim);
+  memset (out, 0, sizeof *out);
+  out->iter_ps = app_sim_end_time (sim);
+  if (!app_efficiency_mfu (&e, &out->mfu, &hfu))
+    out->mfu = 0.0;
+  out->tokens_per_s = e.seconds > 0 ? (double) e.tokens / e.seconds : 0.0;
+  WlReplay *replay = app_sim_replay (sim);
+  double compute = 0.0;
+  for (guint32 r = 0; r < e.ranks; r++)
+    compute += (double) wl_replay_rank_stats (replay, r)->compute_busy;
+  if (end > 0 && e.ranks > 0)
+    {
+      out->compute = compute / e.ranks / end;
+      out->exposed = (double) e.mean_exposed / end;
+      out->bubble = (double) e.mean_bubble / end;
+    }
+}
+
+/* Simulate the traces at PREFIX. */
+static gboolean
+simulate (const PlanEnv *env, const char *prefix, guint explain, PlanResult *out, GError **error)
+{
+  g_autoptr (AppSim) sim = app_sim_new (env->cfg, prefix, error);
+  if (sim == NULL)
+    return FALSE;
+  app_sim_set_symmetry (sim, TRUE);
+  app_sim_set_recording (sim, explain > 0);
+  if (!app_sim_run (sim, error))
+    return FALSE;
+  fill_result (sim, out);
+  if (explain > 0)
+    app_report_critical_path (sim, explain, stdout);
+  return TRUE;
+}
+
+gboolean
+plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, PlanResult *out,
+              GError **error)
+{
+  g_autofree char *dir = make_tmp (env, error);
+  if (dir == NULL)
+    return FALSE;
+  g_autofree char *prefix = g_build_filename (dir, "w", NULL);
+  WlGenTransformer req;
+  plan_space_request (env->pb, k, &req);
+  gboolean ok = wl_gen_transformer (prefix, &req, error)
+                && simulate (env, prefix, explain, out, error);
+  remove_tmp (dir, env->pb->gpus);
+  return ok;
+}
+
+/* Simulate C in this process, setting its status. */
+static void
+run_here (const PlanEnv *env, PlanCandidate *c)
+{
+  GError *error = NULL;
+  if (plan_run_one (env, &c->k, 0, &c->r, &error))
+    c->status = PLAN_SIMULATED;
+  else
+    {
+      c->status = PLAN_FAILED;
+      g_strlcpy (c->r.note, error != NULL ? error->message : "failed", sizeof c->r.note);
+      g_clear_error (&error);
+    }
+}
+
+/* What a worker sends back per candidate: its index in the batch. */
+typedef struct
+{
+  guint32 index;
+  PlanStatus status;
+  PlanResult r;
+} WorkerRecord;
+
+/* A worker: simulate every W-th candidate of the batch from FIRST, writing
+ * one record each to FD; never returns. */
+static void G_GNUC_NORETURN
+worker (const PlanEnv *env, PlanCandidate **batch, guint n, guint first, guint w, int fd)
+{
+  for (guint i = first; i < n; i += w)
+    {
+      PlanCandidate c = *batch[i];
+      run_here (env, &c);
+      WorkerRecord rec = { .index = i, .status = c.status, .r = c.r };
+      if (write (fd, &rec, sizeof rec) != (ssize_t) sizeof rec)
+        _exit (2);
+    }
+  _exit (0);
+}
+
+/* Read FD's records into the batch until end of file. */
+static void
+gather (int fd, PlanCandidate **batch, guint n)
+{
+  WorkerRecord rec = { 0 };
+  for (;;)
+    {
+      gsize got = 0;
+      while (got < sizeof rec)
+        {
+          ssize_t r = read (fd, (char *) &rec + got, sizeof rec - got);
+          if (r <= 0 && !(r < 0 && errno == EINTR))
+            return;
+          got += r > 0 ? (gsize) r : 0;
+        }
+      if (rec.index < n)
+        {
+          batch[rec.index]->status = rec.status;
+          batch[rec.index]->r = rec.r;
+        }
+    }
+}
+
+/* Simulate the N candidates of BATCH over up to JOBS worker processes;
+ * those whose worker died are PLAN_FAILED. */
+static void
+run_batch (const PlanEnv *env, PlanCandidate **batch, guint n, guint jobs)
+{
+  guint w = MIN (jobs, n);
+  int fds[PLAN_BATCH];
+  pid_t pids[PLAN_BATCH];
+  guint started = 0;
+  fflush (stdout);
+  fflush (stderr);
+  for (guint j = 0; j < w && w > 1; j++, started++)
+    {
+      int p[2];
+      if (pipe (p) != 0)
+        break;
+      pids[j] = fork ();
+      if (pids[j] == 0)
+        {
+          close (p[0]);
+          worker (env, batch, n, j, w, p[1]);
+        }
+      close (p[1]);
+      if (pids[j] < 0)
+        {
+          close (p[0]);
+          break;
+        }
+      fds[j] = p[0];
+    }
+  for (guint i = 0; i < n; i++)
+    batch[i]->status = PLAN_PENDING;
+  for (guint j = 0; j < started; j++)
+    {
+      gather (fds[j], batch, n);
+      close (fds[j]);
+      waitpid (pids[j], NULL, 0);
+    }
+  for (guint i = 0; i < n; i++)
+    if (batch[i]->status == PLAN_PENDING && i % w >= started)
+      run_here (env, batch[i]); /* its worker never started (or one job) */
+    else if (batch[i]->status == PLAN_PENDING)
+      {
+        batch[i]->status = PLAN_FAILED;
+        g_strlcpy (batch[i]->r.note, "its worker process died", sizeof batch[i]->r.note);
+      }
+}
+
+static gint
+by_bound (gconstpointer a, gconstpointer b)
+{
+  const PlanCandidate *x = *(PlanCandidate *const *) a, *y = *(PlanCandidate *const *) b;
+  if (x->bound_ps != y->bound_ps)
+    return x->bound_ps < y->bound_ps ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static gint
+by_time (gconstpointer a, gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+void
+plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs, gboolean exhaustive)
+{
+  g_autoptr (GPtrArray) order = g_ptr_array_new ();
+  for (guint i = 0; i < cands->len; i++)
+    {
+      PlanCandidate *c = &g_array_index (cands, PlanCandidate, i);
+      if (c->status != PLAN_PENDING)
+        continue;
+      c->bound_ps = plan_run_bound (env, &c->k);
+      g_ptr_array_add (order, c);
+    }
+  g_ptr_array_sort (order, by_bound);
+  g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (guint64));
+  guint64 kth = G_MAXUINT64;
+  guint i = 0, n = order->len;
+  PlanCandidate **all = (PlanCandidate **) order->pdata;
+  while (i < n && (exhaustive || all[i]->bound_ps < kth))
+    {
+      guint m = 0;
+      while (i + m < n && m < PLAN_BATCH && (exhaustive || all[i + m]->bound_ps < kth))
+        m++;
+      run_batch (env, all + i, m, MAX (jobs, 1u));
+      for (guint j = 0; j < m; j++)
+        if (all[i + j]->status == PLAN_SIMULATED)
+          g_array_append_val (times, all[i + j]->r.iter_ps);
+      g_array_sort (times, by_time);
+      if (top > 0 && times->len >= top)
+        kth = g_array_index (times, guint64, top - 1);
+      i += m;
+    }
+  for (; i < n; i++)
+    all[i]->status = PLAN_BOUNDED_OUT;
+}

@@ -1,0 +1,60 @@
+/* plan_run.h: `orrery plan`'s simulations: a lower bound per candidate,
+ * the simulation of one candidate, and the bounded search over worker
+ * processes.
+ *
+ * Models: a candidate's iteration time is what `orrery run` gives for the
+ * traces `gen transformer` writes for it (symmetry classes on): one
+ * function, plan_run_one, that a faster path can replace.  Its lower bound
+ * (plan_run_bound) is the mean over the GPUs of their compute FLOPs at the
+ * fastest rate any kernel can reach (see plan_run.c for why it can only be
+ * lower than the simulated time).  The search simulates the surviving
+ * candidates in the order of their bounds (ties by id), PLAN_BATCH at a
+ * time; after each batch the K-th best simulated time bounds out every
+ * remaining candidate whose bound is at least that.  The batches do not
+ * depend on the number of workers, so neither does any result.  Times are
+ * picoseconds.
+ *
+ * Ownership: the environment is borrowed; candidates are updated in place.
+ *
+ * Layer: sim/app.  May include: every layer.
+ */
+#ifndef ORRERY_SIM_APP_PLAN_RUN_H
+#define ORRERY_SIM_APP_PLAN_RUN_H
+
+#include <glib.h>
+
+#include "sim/app/config.h"
+#include "sim/app/plan_space.h"
+
+/* Candidates simulated between two updates of the K-th best. */
+#define PLAN_BATCH 8
+
+typedef struct
+{
+  const PlanProblem *pb;
+  const AppConfig *cfg;
+  const char *tmp_parent; /* private trace folders go here; NULL: the system's */
+} PlanEnv;
+
+/* Why ENV's compute model allows no bound (static), or NULL when
+ * plan_run_bound is one. */
+const char *plan_run_no_bound (const PlanEnv *env);
+
+/* K's lower bound in ps (0 when plan_run_no_bound). */
+guint64 plan_run_bound (const PlanEnv *env, const PlanKnobs *k);
+
+/* Generate K's traces into a private folder, simulate them, remove them,
+ * and fill OUT.  With EXPLAIN > 0, print the EXPLAIN longest steps of the
+ * critical path on stdout.  FALSE with ERROR set when the generator or the
+ * simulation fails. */
+gboolean plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, PlanResult *out,
+                       GError **error);
+
+/* Bound every PLAN_PENDING candidate of CANDS, then simulate them as above
+ * over JOBS worker processes (1: in this process), keeping the TOP best;
+ * with EXHAUSTIVE every one is simulated.  Each ends PLAN_SIMULATED,
+ * PLAN_FAILED or PLAN_BOUNDED_OUT. */
+void plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs,
+                      gboolean exhaustive);
+
+#endif /* ORRERY_SIM_APP_PLAN_RUN_H */

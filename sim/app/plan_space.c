@@ -1,0 +1,329 @@
+/* plan_space.c: the planner's space, enumerated and pruned; see
+ * plan_space.h. */
+#include "sim/app/plan_space.h"
+
+#include <string.h>
+
+#include "sim/error.h"
+
+static const char *const key_names[PLAN_N_KEYS] = { "tp", "pp", "v", "cp", "ep",
+                                                    "mb", "zero", "recompute", "sched" };
+
+const char *
+plan_zero_name (guint32 zero)
+{
+  static const char *const names[] = { "zero0", "zero1", "zero2", "zero3", "dist-opt" };
+  return zero <= PLAN_ZERO_DIST ? names[zero] : "?";
+}
+
+const char *
+plan_recompute_name (WlRecompute r)
+{
+  return r == WL_RECOMPUTE_FULL ? "full" : r == WL_RECOMPUTE_SELECTIVE ? "selective" : "none";
+}
+
+const char *
+plan_sched_name (WlPipeSchedule s)
+{
+  return s == WL_PIPE_GPIPE ? "gpipe" : "1f1b";
+}
+
+/* One value of KEY as written in a spec: FALSE when it is not one. */
+static gboolean
+parse_value (PlanKey key, const char *text, guint32 *out)
+{
+  guint64 n = 0;
+  switch (key)
+    {
+    case PLAN_ZERO:
+      if (strcmp (text, "dist") == 0)
+        {
+          *out = PLAN_ZERO_DIST;
+          return TRUE;
+        }
+      if (!g_ascii_string_to_unsigned (text, 10, 0, 3, &n, NULL))
+        return FALSE;
+      *out = (guint32) n;
+      return TRUE;
+    case PLAN_RECOMPUTE:
+      *out = strcmp (text, "none") == 0        ? WL_RECOMPUTE_NONE
+             : strcmp (text, "selective") == 0 ? WL_RECOMPUTE_SELECTIVE
+             : strcmp (text, "full") == 0      ? WL_RECOMPUTE_FULL
+                                               : G_MAXUINT32;
+      return *out != G_MAXUINT32;
+    case PLAN_SCHED:
+      *out = strcmp (text, "1f1b") == 0 ? WL_PIPE_1F1B : strcmp (text, "gpipe") == 0 ? WL_PIPE_GPIPE
+                                                                                  : G_MAXUINT32;
+      return *out != G_MAXUINT32;
+    default:
+      if (!g_ascii_string_to_unsigned (text, 10, 1, 1u << 20, &n, NULL))
+        return FALSE;
+      *out = (guint32) n;
+      return TRUE;
+    }
+}
+
+/* KEY=VALUES (one clause of a spec) into OUT. */
+static gboolean
+parse_clause (const char *clause, PlanSpace *out, GError **error)
+{
+  g_auto (GStrv) kv = g_strsplit (clause, "=", 2);
+  g_autofree char *key = g_strstrip (g_strdup (kv[0]));
+  if (kv[1] == NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--space: '%s' is not KEY=VALUES", clause);
+      return FALSE;
+    }
+  if (strcmp (key, "tp-across") == 0)
+    {
+      g_autofree char *v = g_strstrip (g_strdup (kv[1]));
+      out->tp_across = strcmp (v, "yes") == 0;
+      if (out->tp_across || strcmp (v, "no") == 0)
+        return TRUE;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--space: tp-across '%s' is not yes or no", v);
+      return FALSE;
+    }
+  guint k = 0;
+  while (k < PLAN_N_KEYS && strcmp (key, key_names[k]) != 0)
+    k++;
+  if (k == PLAN_N_KEYS)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--space: unknown key '%s' (tp, pp, v, cp, ep, mb, zero, recompute, sched, "
+                   "tp-across)", key);
+      return FALSE;
+    }
+  g_auto (GStrv) values = g_strsplit (kv[1], ",", -1);
+  out->n[k] = 0;
+  for (guint i = 0; values[i] != NULL; i++)
+    {
+      g_autofree char *v = g_strstrip (g_strdup (values[i]));
+      if (out->n[k] == PLAN_MAX_VALUES || !parse_value ((PlanKey) k, v, &out->values[k][out->n[k]]))
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--space: %s: '%s' is not a value of %s%s",
+                       key, v, key, out->n[k] == PLAN_MAX_VALUES ? " (too many values)" : "");
+          return FALSE;
+        }
+      out->n[k]++;
+    }
+  return TRUE;
+}
+
+gboolean
+plan_space_parse (const char *spec, PlanSpace *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
+  if (spec == NULL)
+    return TRUE;
+  g_auto (GStrv) clauses = g_strsplit (spec, ";", -1);
+  for (guint i = 0; clauses[i] != NULL; i++)
+    {
+      g_autofree char *c = g_strstrip (g_strdup (clauses[i]));
+      if (*c != '\0' && !parse_clause (c, out, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* KEY's values for the enumeration: the spec's, or the default, which may
+ * depend on DP (the micro-batch's). */
+static guint
+key_values (const PlanSpace *s, const PlanProblem *pb, PlanKey key, guint32 dp, guint32 *out)
+{
+  if (s->n[key] > 0)
+    {
+      memcpy (out, s->values[key], s->n[key] * sizeof (guint32));
+      return s->n[key];
+    }
+  const WlTransformerModel *m = &pb->model;
+  guint n = 0;
+  switch (key)
+    {
+    case PLAN_TP: /* divisors of a node's GPUs, or of all with tp-across */
+      for (guint32 t = 1, g = s->tp_across ? pb->gpus : pb->node_gpus; t <= g && n < PLAN_MAX_VALUES;
+           t++)
+        if (g % t == 0)
+          out[n++] = t;
+      return n;
+    case PLAN_PP: /* divisors of the GPUs, at most one stage per layer */
+      for (guint32 p = 1; p <= MIN (pb->gpus, m->layers) && n < PLAN_MAX_VALUES; p++)
+        if (pb->gpus % p == 0)
+          out[n++] = p;
+      return n;
+    case PLAN_MB: /* powers of two dividing B / dp */
+      for (guint32 b = 1; dp > 0 && pb->global_batch % dp == 0 && (pb->global_batch / dp) % b == 0
+                          && n < PLAN_MAX_VALUES; b *= 2)
+        out[n++] = b;
+      if (n == 0)
+        out[n++] = 1;
+      return n;
+    case PLAN_EP: /* divisors of the experts (dense: none) */
+      out[n++] = 1;
+      for (guint32 e = 2; e <= m->experts && n < PLAN_MAX_VALUES; e++)
+        if (m->experts % e == 0)
+          out[n++] = e;
+      return n;
+    case PLAN_V:
+    case PLAN_CP: /* 1 and 2; ring attention is for dense models */
+      out[n++] = 1;
+      if (key == PLAN_V || m->experts == 0)
+        out[n++] = 2;
+      return n;
+    case PLAN_ZERO:
+      for (guint32 z = 0; z <= PLAN_ZERO_DIST; z++)
+        out[n++] = z;
+      return n;
+    case PLAN_RECOMPUTE:
+      out[n++] = WL_RECOMPUTE_NONE;
+      out[n++] = WL_RECOMPUTE_SELECTIVE;
+      out[n++] = WL_RECOMPUTE_FULL;
+      return n;
+    default: /* PLAN_SCHED */
+      out[n++] = WL_PIPE_1F1B;
+      out[n++] = WL_PIPE_GPIPE;
+      return n;
+    }
+}
+
+void
+plan_space_request (const PlanProblem *pb, const PlanKnobs *k, WlGenTransformer *req)
+{
+  memset (req, 0, sizeof *req);
+  req->model = pb->model;
+  req->micro_batch = k->mb;
+  req->global_batch = pb->global_batch;
+  req->tp = k->tp;
+  req->pp = k->pp;
+  req->dp = k->dp;
+  req->virtual_stages = k->v;
+  req->cp = k->cp;
+  req->ep = k->ep;
+  req->schedule = k->sched;
+  req->recompute = k->recompute;
+  req->zero = k->zero == PLAN_ZERO_DIST ? 0 : k->zero;
+  req->distributed_optimizer = k->zero == PLAN_ZERO_DIST;
+  req->device = pb->device;
+  /* gen transformer's default bucket (cmd_gen.c): Megatron-LM core's max (40
+   * M, 1 M x dp) parameters (megatron/core/distributed/
+   * distributed_data_parallel.py), bf16 gradients; the bucket applies to
+   * ZeRO 0 only. */
+  if (req->zero == 0)
+    req->dp_bucket_B = 2 * MAX ((guint64) 40000000, (guint64) 1000000 * k->dp);
+}
+
+/* The first divisibility or shape rule K breaks (static), or NULL. */
+static const char *
+shape_reason (const PlanProblem *pb, const PlanKnobs *k, gboolean tp_across)
+{
+  const WlTransformerModel *m = &pb->model;
+  guint32 kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+  if (k->tp > pb->node_gpus && !tp_across)
+    return "tp wider than a node";
+  if (k->dp == 0)
+    return "gpus % (tp pp cp)";
+  if (m->heads % k->tp != 0 || kv % k->tp != 0 || m->hidden % k->tp != 0)
+    return "heads % tp";
+  if (m->layers % k->pp != 0)
+    return "layers % pp";
+  if (k->v > 1 && k->pp < 2)
+    return "virtual stages need pp > 1";
+  if (k->v > 1 && k->sched != WL_PIPE_1F1B)
+    return "virtual stages need 1f1b";
+  if (k->v > 1 && m->layers % (k->pp * k->v) != 0)
+    return "layers % (pp v)";
+  if (k->cp > 1 && (m->experts > 0 || m->seq % (2 * k->cp) != 0))
+    return m->experts > 0 ? "cp with experts" : "seq % (2 cp)";
+  if (k->ep > 1 && (m->experts == 0 || m->experts % k->ep != 0 || k->dp % k->ep != 0))
+    return m->experts == 0 ? "ep without experts" : m->experts % k->ep ? "experts % ep" : "dp % ep";
+  if (pb->global_batch % ((guint64) k->mb * k->dp) != 0)
+    return "global-batch % (mb dp)";
+  if (k->v > 1 && (pb->global_batch / (k->mb * k->dp)) % k->pp != 0)
+    return "micro-batches % pp";
+  return NULL;
+}
+
+/* Configurations that repeat another's traces and memory exactly. */
+static const char *
+repeat_reason (const PlanKnobs *k)
+{
+  if (k->zero > 0 && k->zero < PLAN_ZERO_DIST && k->dp == 1)
+    return "same as zero0 (dp 1)";
+  if (k->zero == PLAN_ZERO_DIST && k->dp * k->cp == 1)
+    return "same as zero0 (dp cp 1)";
+  if (k->sched == WL_PIPE_GPIPE && k->pp == 1)
+    return "same as 1f1b (pp 1)";
+  return NULL;
+}
+
+/* Prune C (knobs set) or leave it PLAN_PENDING with its memory. */
+static void
+judge (const PlanSpace *s, const PlanProblem *pb, PlanCandidate *c)
+{
+  c->status = PLAN_PRUNED;
+  c->reason = shape_reason (pb, &c->k, s->tp_across);
+  if (c->reason == NULL)
+    c->reason = repeat_reason (&c->k);
+  if (c->reason != NULL)
+    return;
+  WlGenTransformer req;
+  plan_space_request (pb, &c->k, &req);
+  g_autofree WlStageMemory *mem = g_new0 (WlStageMemory, c->k.pp);
+  if (!wl_gen_transformer_memory (&req, mem, NULL))
+    {
+      c->reason = "refused by the generator";
+      return;
+    }
+  for (guint32 p = 0; p < c->k.pp; p++)
+    c->mem_B = MAX (c->mem_B, mem[p].total_B);
+  if ((double) c->mem_B > pb->device->mem_capacity_B)
+    c->reason = "memory";
+  else
+    c->status = PLAN_PENDING;
+}
+
+/* The candidates of one (tp, pp, v, cp, ep): every b, zero, recompute and
+ * schedule. */
+static void
+enumerate_inner (const PlanSpace *s, const PlanProblem *pb, PlanKnobs k, GArray *out)
+{
+  guint32 mb[PLAN_MAX_VALUES], zero[PLAN_MAX_VALUES], rc[PLAN_MAX_VALUES], sched[PLAN_MAX_VALUES];
+  guint n_mb = key_values (s, pb, PLAN_MB, k.dp, mb), n_zero = key_values (s, pb, PLAN_ZERO, 0, zero);
+  guint n_rc = key_values (s, pb, PLAN_RECOMPUTE, 0, rc);
+  guint n_sched = key_values (s, pb, PLAN_SCHED, 0, sched);
+  for (guint a = 0; a < n_mb; a++)
+    for (guint z = 0; z < n_zero; z++)
+      for (guint r = 0; r < n_rc; r++)
+        for (guint q = 0; q < n_sched; q++)
+          {
+            PlanCandidate c = { .id = out->len, .k = k };
+            c.k.mb = mb[a];
+            c.k.zero = zero[z];
+            c.k.recompute = (WlRecompute) rc[r];
+            c.k.sched = (WlPipeSchedule) sched[q];
+            judge (s, pb, &c);
+            g_array_append_val (out, c);
+          }
+}
+
+GArray *
+plan_space_enumerate (const PlanSpace *s, const PlanProblem *pb)
+{
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (PlanCandidate));
+  guint32 tp[PLAN_MAX_VALUES], pp[PLAN_MAX_VALUES], v[PLAN_MAX_VALUES], cp[PLAN_MAX_VALUES],
+      ep[PLAN_MAX_VALUES];
+  guint n_tp = key_values (s, pb, PLAN_TP, 0, tp), n_pp = key_values (s, pb, PLAN_PP, 0, pp);
+  guint n_v = key_values (s, pb, PLAN_V, 0, v), n_cp = key_values (s, pb, PLAN_CP, 0, cp);
+  guint n_ep = key_values (s, pb, PLAN_EP, 0, ep);
+  for (guint a = 0; a < n_tp; a++)
+    for (guint b = 0; b < n_pp; b++)
+      for (guint c = 0; c < n_v; c++)
+        for (guint d = 0; d < n_cp; d++)
+          for (guint e = 0; e < n_ep; e++)
+            {
+              guint64 cell = (guint64) tp[a] * pp[b] * cp[d];
+              PlanKnobs k = { .tp = tp[a], .pp = pp[b], .v = v[c], .cp = cp[d], .ep = ep[e] };
+              k.dp = pb->gpus % cell == 0 ? (guint32) (pb->gpus / cell) : 0;
+              enumerate_inner (s, pb, k, out);
+            }
+  return out;
+}

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Tests of `orrery plan` (sim/app/cmd_plan.c, plan_space.c, plan_run.c):
+# the enumeration and pruning of a small space, counted by reason by hand;
+# the bound against exhaustive simulation (the same best, and no bound
+# above its candidate's simulated time); the same output for --jobs 1 and
+# 2; --explain; bad input.  Prints one "ok NAME" or "FAIL NAME" line per
+# check, then "N checks, N failed"; exits 1 if any check failed.
+# Usage: tests/scripts/test_plan.sh   (run by `make test` through
+# scripts/run-tests, from the repository root).
+set -uo pipefail
+
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+make_tmp
+
+# One node of 8 GPUs, a fast network and a roofline at 100 TFLOP/s: the
+# compute dominates, so the bound (FLOPs per GPU at the peak) is close to
+# the best time and bounds candidates out.
+cat >"$TMP/fast.xml" <<'EOF'
+<?xml version="1.0" encoding="UTF-8"?>
+<cluster name="fast8" rounding="ps">
+  <network model="analytical">
+    <dim kind="Switch" size="8" bandwidth="10000GB/s" latency="10ns"/>
+  </network>
+  <system scheduling="LIFO" endpoint-delay="10ns" active-chunks-per-dim="1" splits="1">
+    <algorithm collective="all-reduce" dims="ring"/>
+  </system>
+  <compute model="roofline" device="H100-SXM" peak="100TFLOP/s" mem-bw="100000GB/s"/>
+</cluster>
+EOF
+MODEL=(--layers 4 --hidden 512 --heads 8 --vocab 1024 --seq 512)
+TINY=("${MODEL[@]}" --gpus 8 --global-batch 16)
+
+# ---- enumeration and pruning, by hand ----------------------------------------------
+# tp 1,2,4,8,16 x pp 1,2,4,8 x mb 1,4 x zero 0,1 (v 1, cp 1, no recompute,
+# 1F1B): 5 x 4 x 2 x 2 = 80 candidates, on 8 GPUs of one node, B = 16,
+# 4 layers, 8 heads.
+# - tp 16 is wider than the node: 4 pp x 4 = 16.
+# - tp x pp > 8 does not divide the GPUs: (2,8) (4,4) (4,8) (8,2) (8,4)
+#   (8,8), 6 x 4 = 24.
+# - pp 8 does not divide 4 layers: only (1,8) is left to say so, 4.
+# - the 9 (tp, pp) left have dp = 8, 4, 2, 4, 2, 1, 2, 1, 1; mb 4 with dp 8
+#   needs 32 sequences of the 16: (1,1) with mb 4, both zero: 2.
+# - zero 1 with dp 1 repeats zero 0: (2,4) (4,2) (8,1), each mb: 6.
+# - 36 - 2 - 6 = 28 survive (and fit: a 13M-parameter model).
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" --out "$TMP/a" --top 3 \
+  --space "tp=1,2,4,8,16;pp=1,2,4,8;v=1;cp=1;mb=1,4;zero=0,1;recompute=none;sched=1f1b" \
+  >"$TMP/a.out" 2>"$TMP/a.err"
+check "space: runs" eq $? 0
+check "space: 80 candidates" has "$TMP/a.out" "candidates: 80: "
+check "space: 16 tp wider than a node" has "$TMP/a.out" "pruned, tp wider than a node: 16"
+check "space: 24 gpus % (tp pp cp)" has "$TMP/a.out" "pruned, gpus % (tp pp cp): 24"
+check "space: 4 layers % pp" has "$TMP/a.out" "pruned, layers % pp: 4"
+check "space: 2 global-batch % (mb dp)" has "$TMP/a.out" "pruned, global-batch % (mb dp): 2"
+check "space: 6 zero 1 with dp 1" has "$TMP/a.out" "pruned, same as zero0 (dp 1): 6"
+check "space: 52 pruned" has "$TMP/a.out" ", 52 pruned"
+n=$(awk -F, 'NR > 1 && $12 != "pruned"' "$TMP/a/plan.csv" | wc -l)
+check "space: 28 survive" eq "$n" 28
+check "csv: a row per candidate and the header" eq "$(wc -l <"$TMP/a/plan.csv")" 81
+check "csv: units in the header" has "$TMP/a/plan.csv" "memory_per_gpu_B,bound_ps,iteration_ps"
+# ids: tp slowest, so tp 16 (pp 1, mb 1, zero 0) is 4 x 16 = 64.
+check "csv: a pruned row names its reason" has "$TMP/a/plan.csv" \
+  '64,16,1,1,0,1,1,1,zero0,none,1f1b,pruned,"tp wider than a node"'
+check "no trace folder left behind" eq "$(find "$TMP/a" -name '.plan-*' | wc -l)" 0
+
+# Memory: Llama-3 70B's 70.55e9 parameters at 18 bytes (bf16 weights, fp32
+# gradients and Adam) are 1.27e12 bytes on one GPU, 1.59e11 over tp 8: both
+# above the 85.5e9 of an 80 GB H100 (79.65 GiB), whatever the activations.
+"$ORRERY" plan --model llama3-70b --gpus 8 --global-batch 8 --config "$TMP/fast.xml" \
+  --space "tp=1,8;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b" >"$TMP/m.out" \
+  2>"$TMP/m.err"
+check "memory: no candidate fits, exit 1" eq $? 1
+check "memory: 2 pruned by memory" has "$TMP/m.out" "pruned, memory: 2"
+check "memory: says so" has "$TMP/m.err" "no candidate fits"
+
+# ---- the bound ---------------------------------------------------------------------
+SPACE="v=1;cp=1;zero=0,1"
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" --top 1 --space "$SPACE" \
+  --out "$TMP/b" >"$TMP/b.out" 2>/dev/null
+check "bound: runs" eq $? 0
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" --top 1 --space "$SPACE" --exhaustive \
+  --out "$TMP/x" >"$TMP/x.out" 2>/dev/null
+check "bound: exhaustive runs" eq $? 0
+bounded=$(awk -F, '$12 == "bounded-out"' "$TMP/b/plan.csv" | wc -l)
+check "bound: some candidates bounded out" test "$bounded" -gt 0
+check "bound: exhaustive bounds none out" eq "$(awk -F, '$12 == "bounded-out"' "$TMP/x/plan.csv" | wc -l)" 0
+check "bound: the same best" eq "$(grep -A2 '^top 1' "$TMP/b.out")" "$(grep -A2 '^top 1' "$TMP/x.out")"
+# bound <= simulated time for every candidate (fields 15 and 16).
+check "bound: never above the simulated time" eq \
+  "$(awk -F, 'NR > 1 && $12 == "simulated" && $15 + 0 > $16 + 0' "$TMP/x/plan.csv" | wc -l)" 0
+check "bound: the same times where both simulated" eq \
+  "$(join -t, <(awk -F, '$12 == "simulated" {print $1 "," $16}' "$TMP/b/plan.csv" | sort) \
+                <(awk -F, '$12 == "simulated" {print $1 "," $16}' "$TMP/x/plan.csv" | sort) \
+      | awk -F, '$2 != $3' | wc -l)" 0
+# Under the kernel compute model (configs/default.xml's H100 on one node),
+# the bound at the largest peak stays below every simulated time.
+sed -e 's/size="8" bandwidth="400Gb\/s"/size="1" bandwidth="400Gb\/s"/' configs/default.xml \
+  >"$TMP/k8.xml"
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/k8.xml" --exhaustive --out "$TMP/k" \
+  --space "tp=1,2,8;pp=1,2;v=1,2;cp=1,2;mb=2;zero=0,3;sched=1f1b" >"$TMP/k.out" 2>/dev/null
+check "bound: kernel model runs" eq $? 0
+check "bound: kernel model, never above the simulated time" eq \
+  "$(awk -F, 'NR > 1 && $12 == "simulated" && $15 + 0 > $16 + 0' "$TMP/k/plan.csv" | wc -l)" 0
+check "bound: kernel model, simulated some" test \
+  "$(awk -F, '$12 == "simulated"' "$TMP/k/plan.csv" | wc -l)" -gt 10
+
+# ---- --gpus on a cluster of dimensions: more nodes along the last ------------------
+"$ORRERY" plan "${MODEL[@]}" --gpus 16 --global-batch 16 --config "$TMP/k8.xml" --top 1 \
+  --space "tp=8;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b" >"$TMP/g.out" 2>/dev/null
+check "gpus: 16 on two nodes of 8" has "$TMP/g.out" "on 16 GPUs"
+check "gpus: tp 8 dp 2 simulated" has "$TMP/g.out" "candidates: 1: 1 simulated"
+bad_gpus=$("$ORRERY" plan "${MODEL[@]}" --gpus 16 --global-batch 16 --config "$TMP/fast.xml" 2>&1 >/dev/null)
+check "gpus: a one-node cluster keeps its shape" eq "$bad_gpus" \
+  "orrery plan: --gpus 16: $TMP/fast.xml has 8 GPUs and a fixed shape"
+
+# ---- --jobs --------------------------------------------------------------------------
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" --top 2 --space "$SPACE" --jobs 2 \
+  --out "$TMP/j2" >"$TMP/j2.out" 2>/dev/null
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" --top 2 --space "$SPACE" --jobs 1 \
+  --out "$TMP/j1" >"$TMP/j1.out" 2>/dev/null
+check "jobs: the same stdout" cmp "$TMP/j1.out" "$TMP/j2.out"
+check "jobs: the same CSV" cmp "$TMP/j1/plan.csv" "$TMP/j2/plan.csv"
+
+# ---- --explain -----------------------------------------------------------------------
+best=$(awk '/^top 1/ {getline; getline; print $2}' "$TMP/x.out")
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" --space "$SPACE" --explain "$best" \
+  >"$TMP/e.out" 2>"$TMP/e.err"
+check "explain: runs" eq $? 0
+check "explain: prints the critical path" has "$TMP/e.out" "critical path: "
+check "explain: the same time as the search" eq \
+  "$(awk '$1 == 1 {print $13, $14}' "$TMP/e.out")" \
+  "$(awk '/^top 1/ {getline; getline; print $13, $14}' "$TMP/x.out")"
+
+# ---- bad input -----------------------------------------------------------------------
+bad () {
+  local name=$1 text=$2; shift 2
+  "$ORRERY" plan "$@" >"$TMP/bad.out" 2>"$TMP/bad.err"
+  check "bad: $name exits 1" eq $? 1
+  check "bad: $name says so" has "$TMP/bad.err" "$text"
+}
+bad "unknown key" "unknown key 'pipeline'" "${TINY[@]}" --config "$TMP/fast.xml" \
+  --space "pipeline=2"
+bad "unknown value" "'4' is not a value of zero" "${TINY[@]}" --config "$TMP/fast.xml" \
+  --space "zero=0,4"
+bad "gpus not a multiple of a node" "--gpus 12 is not a multiple of the 8 GPUs of a node" \
+  --layers 4 --hidden 512 --heads 8 --vocab 1024 --seq 512 --gpus 12 --global-batch 16 \
+  --config "$TMP/fast.xml"
+bad "explain out of range" "--explain 100000: the candidates are numbered" "${TINY[@]}" \
+  --config "$TMP/fast.xml" --explain 100000
+bad "no model" "need --model PRESET" --gpus 8 --global-batch 16 --config "$TMP/fast.xml"
+
+finish
