@@ -67,12 +67,9 @@ component_free (Component *c)
   g_free (c->hops.v);
   g_free (c->cap_left);
   g_free (c->share);
-  g_free (c->at);
-  g_free (c->near);
-  g_free (c->near_mark);
+  g_free (c->win);
   g_free (c->unfrozen);
   g_free (c->touched);
-  g_free (c->live);
   g_free (c->frozen);
   g_free (c->rate);
   g_free (c->changed.v);
@@ -244,22 +241,24 @@ component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds)
   for (guint32 i = 0; i < n_links; i++)
     {
       const FlowLink *link = &f->links[links[i]];
-      for (guint32 j = 0; j < link->len; j++)
+      const guint32 *ids = link->ids;
+      for (guint32 j = 0, len = link->len; j < len; j++)
         {
-          guint32 id = link->ids[j];
+          guint32 id = ids[j];
           if (id == FLOW_GONE || flow_tags[id].mark == epoch)
             continue;
           flow_tags[id] = (CompTag) { .mark = epoch, .local = n_flows };
           first[n_flows] = n_hops;
           flows[n_flows++] = id;
           const Flow *fl = flow_at (f, id);
-          for (guint32 h = 0; h < fl->n_hops; h++)
+          const guint32 *path = fl->path;
+          for (guint32 h = 0, n = fl->n_hops; h < n; h++)
             {
-              CompTag *on = &link_tags[fl->path[h]];
+              CompTag *on = &link_tags[path[h]];
               if (on->mark != epoch)
                 {
                   *on = (CompTag) { .mark = epoch, .local = n_links };
-                  links[n_links++] = fl->path[h];
+                  links[n_links++] = path[h];
                 }
               hops[n_hops++] = on->local;
             }

@@ -73,27 +73,22 @@ typedef struct
   U32s hops;
   /* per link, for the filling */
   double *cap_left;
-  guint32 *at;       /* its place in live */
   guint32 *unfrozen;
   guint32 *touched;  /* the round that last changed it */
-  /* the links still carrying unfrozen flows, in order, and their shares
-   * (cap_left / unfrozen as of the last change; infinity once it has none) */
-  guint32 *live;
+  /* Its fair share, cap_left / unfrozen as of the last change (infinity
+   * once it has no unfrozen flows, and for the padding up to leaves), and a
+   * tournament over the shares: win[leaves + i] is link i, win[n] the link
+   * with the smaller share of its two children's, the first in component
+   * order on a tie; win[1] is the link the next round fills. */
   double *share;
+  guint32 *win;
+  guint32 leaves;    /* a power of two >= the component's links */
   guint32 link_room;
   /* per flow */
   guint8 *frozen;
   double *rate;      /* its new rate, written back after the filling */
   guint32 flow_room;
   U32s changed;      /* links changed in this round */
-  guint32 n_dead;    /* links in live without unfrozen flows */
-  /* The live places that may hold the smallest share: every place whose
-   * share is at most near_max is in near (and marked), so a round looks
-   * at these few and scans every live link only when none is left. */
-  guint32 *near;
-  guint8 *near_mark;
-  guint32 n_near;
-  double near_max;
 } Component;
 
 typedef struct
