@@ -3,37 +3,47 @@
  * on it freeze at its share, and the rest go on.
  */
 #include "network/link_flow_private.h"
+#include "sim/error.h"
 
 #include <math.h>
 #include <string.h>
 
-/* ---- progressive filling -------------------------------------------------------- */
+/* ---- the filling's arrays ------------------------------------------------------- */
 
-/* Room in the per-link and per-flow filling arrays for the component, the
- * links padded to a power of two for the tournament. */
-static void
-component_reserve (Component *c)
+gboolean
+net_flow_component_init (Component *c, guint32 n_links, GError **error)
 {
-  guint32 leaves = 1;
-  while (leaves < c->links.len)
+  guint32 leaves = 2;
+  while (leaves < n_links)
     leaves *= 2;
-  c->leaves = leaves;
-  if (leaves > c->link_room)
-    {
-      c->link_room = leaves;
-      c->cap_left = g_renew (double, c->cap_left, leaves);
-      c->share = g_renew (double, c->share, leaves);
-      c->unfrozen = g_renew (guint32, c->unfrozen, leaves);
-      c->touched = g_renew (guint32, c->touched, leaves);
-      c->win = g_renew (guint32, c->win, 2 * (gsize) leaves);
-    }
-  if (c->flows.len > c->flow_room)
-    {
-      c->flow_room = MAX (c->flows.len, 2 * c->flow_room);
-      c->frozen = g_renew (guint8, c->frozen, c->flow_room);
-      c->rate = g_renew (double, c->rate, c->flow_room);
-    }
+  const char *what = "the flow model's filling";
+  c->cap_left = sim_try_alloc (n_links, sizeof (double), FALSE, what, error);
+  c->share = c->cap_left ? sim_try_alloc (leaves, sizeof (double), FALSE, what, error) : NULL;
+  c->win = c->share ? sim_try_alloc (leaves, sizeof (guint32), FALSE, what, error) : NULL;
+  c->unfrozen = c->win ? sim_try_alloc (n_links, sizeof (guint32), FALSE, what, error) : NULL;
+  c->touched = c->unfrozen ? sim_try_alloc (n_links, sizeof (guint32), TRUE, what, error) : NULL;
+  c->changed = c->touched ? sim_try_alloc (n_links, sizeof (guint32), FALSE, what, error) : NULL;
+  return c->changed != NULL;
 }
+
+void
+net_flow_component_free (Component *c)
+{
+  g_free (c->links.v);
+  g_free (c->flows.v);
+  g_free (c->first.v);
+  g_free (c->hops.v);
+  g_free (c->cap_left);
+  g_free (c->share);
+  g_free (c->win);
+  g_free (c->unfrozen);
+  g_free (c->touched);
+  g_free (c->changed);
+  g_free (c->frozen);
+  g_free (c->rate);
+}
+
+/* ---- the tournament ------------------------------------------------------------- */
 
 /* Of two links, a before b in component order, the one with the smaller
  * share, a on a tie: a scan in component order with a strict < keeps the
@@ -46,6 +56,17 @@ win_of (const double *share, guint32 a, guint32 b)
   return share[b] < share[a] ? b : a;
 }
 
+/* Play every match, the lowest ones between neighbouring links. */
+static void
+win_build (Component *c)
+{
+  guint32 leaves = c->leaves, *win = c->win;
+  for (guint32 n = leaves / 2; n < leaves; n++)
+    win[n] = win_of (c->share, 2 * n - leaves, 2 * n - leaves + 1);
+  for (guint32 n = leaves / 2 - 1; n >= 1; n--)
+    win[n] = win_of (c->share, win[2 * n], win[2 * n + 1]);
+}
+
 /* Link i's share changed: replay its matches up the tournament.  A match
  * whose winner stays the same other link leaves every match above it as it
  * was (that winner's share did not move), so the walk stops there. */
@@ -54,37 +75,41 @@ win_update (Component *c, guint32 i)
 {
   const double *share = c->share;
   guint32 *win = c->win;
-  for (guint32 n = (c->leaves + i) >> 1; n >= 1; n >>= 1)
+  guint32 n = (c->leaves + i) >> 1;
+  guint32 w = win_of (share, i & ~1u, i | 1u);
+  if (w == win[n] && w != i)
+    return;
+  win[n] = w;
+  for (n >>= 1; n >= 1; n >>= 1)
     {
-      guint32 w = win_of (share, win[2 * n], win[2 * n + 1]);
+      w = win_of (share, win[2 * n], win[2 * n + 1]);
       if (w == win[n] && w != i)
         return;
       win[n] = w;
     }
 }
 
-/* Every link at its capacity with all its flows unfrozen, its share
- * computed, and the tournament played. */
+/* ---- progressive filling -------------------------------------------------------- */
+
+/* The shares padded to the tournament's size, the tournament played, no
+ * flow frozen.  (The collection set every link's capacity, flows and
+ * share.) */
 static void
-fill_init (FlowNet *f)
+fill_init (Component *c)
 {
-  Component *c = &f->comp;
-  component_reserve (c);
-  guint32 leaves = c->leaves;
-  for (guint32 i = 0; i < c->links.len; i++)
-    {
-      const FlowLink *link = &f->links[c->links.v[i]];
-      c->cap_left[i] = link->capacity;
-      c->unfrozen[i] = link->n;
-      c->touched[i] = 0;
-      c->share[i] = link->n == 0 ? INFINITY : MAX (c->cap_left[i], 0.0) / c->unfrozen[i];
-    }
+  guint32 leaves = 2;
+  while (leaves < c->links.len)
+    leaves *= 2;
+  c->leaves = leaves;
   for (guint32 i = c->links.len; i < leaves; i++)
     c->share[i] = INFINITY;
-  for (guint32 i = 0; i < leaves; i++)
-    c->win[leaves + i] = i;
-  for (guint32 n = leaves - 1; n >= 1; n--)
-    c->win[n] = win_of (c->share, c->win[2 * n], c->win[2 * n + 1]);
+  win_build (c);
+  if (c->flows.len > c->flow_room)
+    {
+      c->flow_room = MAX (c->flows.len, 2 * c->flow_room);
+      c->frozen = g_renew (guint8, c->frozen, c->flow_room);
+      c->rate = g_renew (double, c->rate, c->flow_room);
+    }
   memset (c->frozen, 0, c->flows.len);
 }
 
@@ -100,20 +125,19 @@ fill_freeze (FlowNet *f, guint32 best, double share)
   const FlowLink *link = &f->links[c->links.v[best]];
   const guint32 *ids = link->ids, *first = c->first.v, *hops = c->hops.v;
   const CompTag *flow_tags = (const CompTag *) f->flow_tags->data;
-  double *cap_left = c->cap_left;
-  guint32 *unfrozen = c->unfrozen, *touched = c->touched;
-  guint8 *frozen_k = c->frozen;
-  guint32 round = ++f->round, len = link->len, frozen = 0;
-  c->changed.len = 0;
+  double *cap_left = c->cap_left, *rate = c->rate;
+  guint32 *unfrozen = c->unfrozen, *touched = c->touched, *changed = c->changed;
+  guint8 *is_frozen = c->frozen;
+  guint32 round = ++f->round, len = link->len, frozen = 0, n_changed = 0;
   for (guint32 j = 0; j < len; j++)
     {
       if (ids[j] == FLOW_GONE)
         continue;
       guint32 k = flow_tags[ids[j]].local;
-      if (frozen_k[k])
+      if (is_frozen[k])
         continue;
-      frozen_k[k] = 1;
-      c->rate[k] = share;
+      is_frozen[k] = 1;
+      rate[k] = share;
       frozen++;
       for (guint32 h = first[k], end = first[k + 1]; h < end; h++)
         {
@@ -123,13 +147,13 @@ fill_freeze (FlowNet *f, guint32 best, double share)
           if (touched[i] != round)
             {
               touched[i] = round;
-              u32s_push (&c->changed, i);
+              changed[n_changed++] = i;
             }
         }
     }
-  for (guint32 n = 0; n < c->changed.len; n++)
+  for (guint32 n = 0; n < n_changed; n++)
     {
-      guint32 i = c->changed.v[n];
+      guint32 i = changed[n];
       c->share[i] = unfrozen[i] > 0 ? MAX (cap_left[i], 0.0) / unfrozen[i] : INFINITY;
       win_update (c, i);
     }
@@ -148,7 +172,7 @@ net_flow_component_fill (FlowNet *f)
 {
   Component *c = &f->comp;
   guint32 left = c->flows.len;
-  fill_init (f);
+  fill_init (c);
   while (left > 0)
     {
       guint32 best = c->win[1];

@@ -64,7 +64,9 @@ typedef struct
 } U32s;
 
 /* The component being recomputed, dense: link i is comp_links.v[i], flow k
- * is comp_flows.v[k] with its hops' link indices at hops.v[first.v[k] ..]. */
+ * is comp_flows.v[k] with its hops' link indices at hops.v[first.v[k] ..].
+ * The per-link filling arrays have room for every link of the network
+ * (the collection fills them as it reaches each link). */
 typedef struct
 {
   U32s links;
@@ -75,20 +77,20 @@ typedef struct
   double *cap_left;
   guint32 *unfrozen;
   guint32 *touched;  /* the round that last changed it */
+  guint32 *changed;  /* the links changed in this round */
   /* Its fair share, cap_left / unfrozen as of the last change (infinity
    * once it has no unfrozen flows, and for the padding up to leaves), and a
-   * tournament over the shares: win[leaves + i] is link i, win[n] the link
-   * with the smaller share of its two children's, the first in component
-   * order on a tie; win[1] is the link the next round fills. */
+   * tournament over the shares: link i is leaf leaves + i, win[n] for
+   * 1 <= n < leaves the link with the smaller share of node n's two
+   * children, the first in component order on a tie; win[1] is the link
+   * the next round fills. */
   double *share;
   guint32 *win;
-  guint32 leaves;    /* a power of two >= the component's links */
-  guint32 link_room;
+  guint32 leaves;    /* a power of two >= 2 and >= the component's links */
   /* per flow */
   guint8 *frozen;
   double *rate;      /* its new rate, written back after the filling */
   guint32 flow_room;
-  U32s changed;      /* links changed in this round */
 } Component;
 
 typedef struct
@@ -118,8 +120,14 @@ u32s_push (U32s *a, guint32 x)
   a->v[a->len++] = x;
 }
 
-/* Max-min rates of the flows of f->comp (collected), into f->comp.rate by
- * progressive filling (link_flow_fill.c). */
+/* Room in the per-link filling arrays for every link of the network;
+ * FALSE with an error if it cannot be had (link_flow_fill.c). */
+gboolean net_flow_component_init (Component *c, guint32 n_links, GError **error);
+void net_flow_component_free (Component *c);
+
+/* Max-min rates of the flows of f->comp (collected, with each link's
+ * capacity, flows and share set), into f->comp.rate by progressive filling
+ * (link_flow_fill.c). */
 void net_flow_component_fill (FlowNet *f);
 
 #endif /* ORRERY_NETWORK_LINK_FLOW_PRIVATE_H */
