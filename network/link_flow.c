@@ -197,7 +197,7 @@ link_leave (FlowNet *f, const Flow *fl, guint32 h, SimTime now)
       link->len = 0;
       link->busy += now - link->busy_since;
     }
-  else if (link->len - link->n > link->n)
+  else if (link->len - link->n > link->n / 4)
     link_compact (f, l);
 }
 

@@ -63,7 +63,7 @@ win_build (Component *c)
   guint32 leaves = c->leaves, *win = c->win;
   for (guint32 n = leaves / 2; n < leaves; n++)
     win[n] = win_of (c->share, 2 * n - leaves, 2 * n - leaves + 1);
-  for (guint32 n = leaves / 2 - 1; n >= 1; n--)
+  for (gsize n = leaves / 2 - 1; n >= 1; n--)
     win[n] = win_of (c->share, win[2 * n], win[2 * n + 1]);
 }
 
@@ -75,7 +75,7 @@ win_update (Component *c, guint32 i)
 {
   const double *share = c->share;
   guint32 *win = c->win;
-  guint32 n = (c->leaves + i) >> 1;
+  gsize n = (c->leaves + i) >> 1;
   guint32 w = win_of (share, i & ~1u, i | 1u);
   if (w == win[n] && w != i)
     return;

@@ -17,7 +17,8 @@ typedef struct
 {
   /* The flows on it in the order they joined (the order the filling visits
    * them in), with FLOW_GONE holes: a flow leaves in O(1) through the place
-   * it keeps, and the holes are squeezed out once they outnumber the flows. */
+   * it keeps, and the holes are squeezed out once they are more than a
+   * quarter of the flows (every collection and filling scans them too). */
   guint32 *ids;
   guint32 len, cap;
   guint32 n; /* flows on it */
