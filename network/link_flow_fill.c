@@ -128,7 +128,9 @@ fill_freeze (FlowNet *f, guint32 best, double share)
   double *cap_left = c->cap_left, *rate = c->rate;
   guint32 *unfrozen = c->unfrozen, *touched = c->touched, *changed = c->changed;
   guint8 *is_frozen = c->frozen;
-  guint32 round = ++f->round, len = link->len, frozen = 0, n_changed = 0;
+  /* Round 0 would match every link the collection reset. */
+  f->round = f->round == G_MAXUINT32 ? 1 : f->round + 1;
+  guint32 round = f->round, len = link->len, frozen = 0, n_changed = 0;
   for (guint32 j = 0; j < len; j++)
     {
       if (ids[j] == FLOW_GONE)
