@@ -14,10 +14,18 @@
  * (busy), and the most flows it carried at once (reported as peak_queue).
  *
  * Cost: a start or an end costs time linear in its component (its links,
- * and its flows' hops) times the filling rounds; the component is copied
- * into dense scratch arrays, so a round scans cached shares, not links.
- * Flow records, their routes and the scratch are pooled: nothing is
- * allocated per message once the pools have grown to the flows in flight.
+ * and its flows' hops, copied into dense scratch arrays), plus, for each
+ * link whose share a filling round changes, a replay of its matches up a
+ * tournament (logarithmic in the component's links).  Flow records, their
+ * routes and the scratch are pooled: nothing is allocated per message once
+ * the pools have grown to the flows in flight.
+ *
+ * Every change refills its whole component, on purpose: among equal shares
+ * the filling picks the link the collection reached first (from the
+ * change's own links), and each remaining-bytes update rounds, so filling
+ * only the flows whose rate may change, or once per instant after all of
+ * its starts and ends (which would also move end events in another
+ * order), could move results in the last bit.
  */
 #include "network/link_flow_private.h"
 #include "sim/error.h"
@@ -51,31 +59,19 @@ flow_create (Net *net, GError **error)
       g_free (f);
       return NULL;
     }
+  if (!net_flow_component_init (&f->comp, f->layout.n_links, error))
+    {
+      net_flow_component_free (&f->comp);
+      g_free (f->link_tags);
+      g_free (f->links);
+      g_free (f);
+      return NULL;
+    }
   for (guint32 i = 0; i < f->layout.n_links; i++)
     f->links[i].capacity = net_links_bandwidth (&f->layout, i);
   f->flows = g_array_new (FALSE, FALSE, sizeof (Flow));
   f->flow_tags = g_array_new (FALSE, TRUE, sizeof (CompTag));
   return f;
-}
-
-static void
-component_free (Component *c)
-{
-  g_free (c->links.v);
-  g_free (c->flows.v);
-  g_free (c->first.v);
-  g_free (c->hops.v);
-  g_free (c->cap_left);
-  g_free (c->share);
-  g_free (c->at);
-  g_free (c->near);
-  g_free (c->near_mark);
-  g_free (c->unfrozen);
-  g_free (c->touched);
-  g_free (c->live);
-  g_free (c->frozen);
-  g_free (c->rate);
-  g_free (c->changed.v);
 }
 
 static void
@@ -92,7 +88,7 @@ flow_destroy (gpointer state)
   g_free (f->link_tags);
   g_array_unref (f->flows);
   g_array_unref (f->flow_tags);
-  component_free (&f->comp);
+  net_flow_component_free (&f->comp);
   g_free (f->route.v);
   g_free (f);
 }
@@ -201,7 +197,7 @@ link_leave (FlowNet *f, const Flow *fl, guint32 h, SimTime now)
       link->len = 0;
       link->busy += now - link->busy_since;
     }
-  else if (link->len - link->n > link->n)
+  else if (link->len - link->n > link->n / 4)
     link_compact (f, l);
 }
 
@@ -220,11 +216,13 @@ u32s_reserve (U32s *a, guint32 n)
 
 /* Breadth first from the seed links: each link's flows in the order they
  * joined, each new flow's hops in route order.  This order is the filling's
- * tie-break and the order end events are moved in.  The counts live in
- * locals so that the stores into the arrays do not make the compiler reload
- * them. */
+ * tie-break and the order end events are moved in.  On the way it readies
+ * each link for the filling (its capacity, flows and fair share) and brings
+ * each flow's remaining bytes up to now at its old rate.  The counts and
+ * arrays live in locals so that the stores into the arrays do not make the
+ * compiler reload them. */
 static void
-component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds)
+component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds, SimTime now)
 {
   Component *c = &f->comp;
   u32s_reserve (&c->links, f->layout.n_links);
@@ -233,7 +231,10 @@ component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds)
   u32s_reserve (&c->hops, f->hops_in_flight);
   guint32 epoch = ++f->epoch;
   guint32 *links = c->links.v, *flows = c->flows.v, *first = c->first.v, *hops = c->hops.v;
+  guint32 *unfrozen = c->unfrozen, *touched = c->touched;
+  double *cap_left = c->cap_left, *share = c->share;
   CompTag *link_tags = f->link_tags, *flow_tags = (CompTag *) f->flow_tags->data;
+  Flow *pool = (Flow *) f->flows->data;
   guint32 n_links = 0, n_flows = 0, n_hops = 0;
   for (guint32 i = 0; i < n_seeds; i++)
     if (link_tags[seeds[i]].mark != epoch)
@@ -244,22 +245,30 @@ component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds)
   for (guint32 i = 0; i < n_links; i++)
     {
       const FlowLink *link = &f->links[links[i]];
-      for (guint32 j = 0; j < link->len; j++)
+      cap_left[i] = link->capacity;
+      unfrozen[i] = link->n;
+      touched[i] = 0;
+      share[i] = link->n == 0 ? INFINITY : MAX (cap_left[i], 0.0) / unfrozen[i];
+      const guint32 *ids = link->ids;
+      for (guint32 j = 0, len = link->len; j < len; j++)
         {
-          guint32 id = link->ids[j];
+          guint32 id = ids[j];
           if (id == FLOW_GONE || flow_tags[id].mark == epoch)
             continue;
           flow_tags[id] = (CompTag) { .mark = epoch, .local = n_flows };
           first[n_flows] = n_hops;
           flows[n_flows++] = id;
-          const Flow *fl = flow_at (f, id);
-          for (guint32 h = 0; h < fl->n_hops; h++)
+          Flow *fl = &pool[id];
+          fl->remaining = MAX (0.0, fl->remaining - fl->rate * (double) (now - fl->updated) / 1e12);
+          fl->updated = now;
+          const guint32 *path = fl->path;
+          for (guint32 h = 0, n = fl->n_hops; h < n; h++)
             {
-              CompTag *on = &link_tags[fl->path[h]];
+              CompTag *on = &link_tags[path[h]];
               if (on->mark != epoch)
                 {
                   *on = (CompTag) { .mark = epoch, .local = n_links };
-                  links[n_links++] = fl->path[h];
+                  links[n_links++] = path[h];
                 }
               hops[n_hops++] = on->local;
             }
@@ -273,19 +282,14 @@ component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds)
 
 static void on_flow_end (SimSched *sched, gpointer data, guint64 id);
 
-/* Bring the component's flows up to date at their old rates, share the
- * links anew, and move the end events that changed. */
+/* Share the collected component's links anew and move the end events that
+ * changed. */
 static void
 component_reschedule (FlowNet *f, SimTime now)
 {
   const U32s *flows = &f->comp.flows;
-  for (guint32 k = 0; k < flows->len; k++)
-    {
-      Flow *fl = flow_at (f, flows->v[k]);
-      fl->remaining = MAX (0.0, fl->remaining - fl->rate * (double) (now - fl->updated) / 1e12);
-      fl->updated = now;
-    }
   net_flow_component_fill (f);
+  const double room = (double) (SIM_TIME_MAX - now);
   for (guint32 k = 0; k < flows->len; k++)
     {
       guint32 id = flows->v[k];
@@ -293,7 +297,7 @@ component_reschedule (FlowNet *f, SimTime now)
       fl->rate = f->comp.rate[k];
       g_assert (fl->rate > 0.0);
       double ps = ceil (fl->remaining / fl->rate * 1e12);
-      SimTime end = ps >= (double) (SIM_TIME_MAX - now) ? SIM_TIME_MAX : now + (SimTime) ps;
+      SimTime end = ps >= room ? SIM_TIME_MAX : now + (SimTime) ps;
       if (fl->end_event != 0 && end == fl->end_at)
         continue;
       if (fl->end_event != 0)
@@ -317,7 +321,7 @@ on_flow_end (SimSched *sched, gpointer data, guint64 id64)
   sim_sched_at (sched, sim_time_add (now, fl->latency), fl->fn, fl->data, fl->arg);
   /* Off its links, the flow is in no component; its route seeds the one it
    * leaves behind. */
-  component_collect (f, fl->path, fl->n_hops);
+  component_collect (f, fl->path, fl->n_hops, now);
   flow_release (f, id);
   if (f->comp.flows.len > 0)
     component_reschedule (f, now);
@@ -332,7 +336,7 @@ flow_start (FlowNet *f, guint32 id)
   fl->updated = now;
   for (guint32 h = 0; h < fl->n_hops; h++)
     link_join (f, id, h, now);
-  component_collect (f, fl->path, fl->n_hops);
+  component_collect (f, fl->path, fl->n_hops, now);
   component_reschedule (f, now);
 }
 

@@ -17,7 +17,8 @@ typedef struct
 {
   /* The flows on it in the order they joined (the order the filling visits
    * them in), with FLOW_GONE holes: a flow leaves in O(1) through the place
-   * it keeps, and the holes are squeezed out once they outnumber the flows. */
+   * it keeps, and the holes are squeezed out once they are more than a
+   * quarter of the flows (every collection and filling scans them too). */
   guint32 *ids;
   guint32 len, cap;
   guint32 n; /* flows on it */
@@ -64,7 +65,9 @@ typedef struct
 } U32s;
 
 /* The component being recomputed, dense: link i is comp_links.v[i], flow k
- * is comp_flows.v[k] with its hops' link indices at hops.v[first.v[k] ..]. */
+ * is comp_flows.v[k] with its hops' link indices at hops.v[first.v[k] ..].
+ * The per-link filling arrays have room for every link of the network
+ * (the collection fills them as it reaches each link). */
 typedef struct
 {
   U32s links;
@@ -73,27 +76,22 @@ typedef struct
   U32s hops;
   /* per link, for the filling */
   double *cap_left;
-  guint32 *at;       /* its place in live */
   guint32 *unfrozen;
   guint32 *touched;  /* the round that last changed it */
-  /* the links still carrying unfrozen flows, in order, and their shares
-   * (cap_left / unfrozen as of the last change; infinity once it has none) */
-  guint32 *live;
+  guint32 *changed;  /* the links changed in this round */
+  /* Its fair share, cap_left / unfrozen as of the last change (infinity
+   * once it has no unfrozen flows, and for the padding up to leaves), and a
+   * tournament over the shares: link i is leaf leaves + i, win[n] for
+   * 1 <= n < leaves the link with the smaller share of node n's two
+   * children, the first in component order on a tie; win[1] is the link
+   * the next round fills. */
   double *share;
-  guint32 link_room;
+  guint32 *win;
+  guint32 leaves;    /* a power of two >= 2 and >= the component's links */
   /* per flow */
   guint8 *frozen;
   double *rate;      /* its new rate, written back after the filling */
   guint32 flow_room;
-  U32s changed;      /* links changed in this round */
-  guint32 n_dead;    /* links in live without unfrozen flows */
-  /* The live places that may hold the smallest share: every place whose
-   * share is at most near_max is in near (and marked), so a round looks
-   * at these few and scans every live link only when none is left. */
-  guint32 *near;
-  guint8 *near_mark;
-  guint32 n_near;
-  double near_max;
 } Component;
 
 typedef struct
@@ -123,8 +121,14 @@ u32s_push (U32s *a, guint32 x)
   a->v[a->len++] = x;
 }
 
-/* Max-min rates of the flows of f->comp (collected), into f->comp.rate by
- * progressive filling (link_flow_fill.c). */
+/* Room in the per-link filling arrays for every link of the network;
+ * FALSE with an error if it cannot be had (link_flow_fill.c). */
+gboolean net_flow_component_init (Component *c, guint32 n_links, GError **error);
+void net_flow_component_free (Component *c);
+
+/* Max-min rates of the flows of f->comp (collected, with each link's
+ * capacity, flows and share set), into f->comp.rate by progressive filling
+ * (link_flow_fill.c). */
 void net_flow_component_fill (FlowNet *f);
 
 #endif /* ORRERY_NETWORK_LINK_FLOW_PRIVATE_H */

@@ -105,6 +105,32 @@ START_TEST (test_late_starter)
 }
 END_TEST
 
+/* Starts and ends at shared instants.  At 0, f0 (r1 -> r0, 4000 B), f1
+ * (r2 -> r0, 2000 B) and f2 (r1 -> r3, 3000 B) start together: r1's up link
+ * (f0, f2) and r0's down link (f0, f1) both have the smallest share, B/2;
+ * r1's up link freezes f0 and f2 at B/2, and r0's down link has B/2 left
+ * for f1 alone: B/2 each.  f1 ends at 2000 / (1/2) = 4 us, the instant f3
+ * (r2 -> r0, 1000 B) starts (its start runs first: it was scheduled
+ * first; r0's down link is shared three ways for no time, no byte moves at
+ * those rates).  Then f0 has 2000 B left, f2 1000 B, f3 1000 B: r1's up
+ * link gives f0 and f2 B/2, r0's down link has B/2 left for f3.  f2 and f3
+ * end together at 4 + 1000 / (1/2) = 6 us; f0, with 1000 B left and the
+ * links to itself, at 7 us.  Each arrives 200 ns after. */
+START_TEST (test_same_instant_starts_and_ends)
+{
+  build_1d (NET_DIM_SWITCH, 4);
+  send (0, 1, 0, 4000, 0);
+  send (1, 2, 0, 2000, 0);
+  send (2, 1, 3, 3000, 0);
+  send (3, 2, 0, 1000, NS (4000));
+  run ();
+  ck_assert_uint_eq (sf_done_at (0, 1), NS (4000) + 2 * LAT);
+  ck_assert_uint_eq (sf_done_at (0, 2), NS (6000) + 2 * LAT);
+  ck_assert_uint_eq (sf_done_at (0, 3), NS (6000) + 2 * LAT);
+  ck_assert_uint_eq (sf_done_at (0, 0), NS (7000) + 2 * LAT);
+}
+END_TEST
+
 /* Two hops on a ring, uncontended: 1000 B at full rate, then the route's
  * two latencies; an empty message takes only the latencies. */
 START_TEST (test_ring_route_latency)
@@ -142,9 +168,9 @@ see_flow (const guint32 *path, guint32 n_hops, double rate, gpointer user)
 }
 
 /* Max-min from scratch over every flow in flight, by progressive filling
- * that scans the links in id order (the model scans only a component, in
- * the order it reached its links, and from 128 links on only the links
- * nearest the smallest share).  The capacities make every share an integer,
+ * that scans the links in id order (the model fills only a component, and
+ * picks each round's link by a tournament over its links' shares in the
+ * order it reached them).  The capacities make every share an integer,
  * which the filling checks: then no operation rounds, the result does not
  * depend on the order, and the model must match it exactly.  Returns the
  * number of rounds; *busy: the links carrying flows. */
@@ -203,6 +229,8 @@ typedef struct
   double capacity;   /* the Switch's links; the Ring's are twice as fast */
   guint n;           /* flows */
   guint64 spread_ns; /* they start over [0, spread) */
+  guint64 instant_ns; /* and on multiples of this (0: any ns) */
+  gboolean two_sizes; /* 250 or 500 KB each, rather than 0.1 to 1 MB */
 } ScratchCase;
 
 typedef struct
@@ -211,6 +239,8 @@ typedef struct
   guint contended; /* events after which sharing took several rounds */
   guint rejoined;  /* events that started a flow after some had ended */
   guint busy;      /* the most links carrying flows at once */
+  guint together;  /* events that changed the flows in flight at the
+                    * instant of the event before */
   guint checks;
 } ScratchSeen;
 
@@ -233,11 +263,15 @@ run_against_scratch (const ScratchCase *k)
     {
       x = x * 1103515245u + 12345u;
       guint32 src = (x >> 8) % ranks, dst = (src + 1 + (x >> 16) % (ranks - 1)) % ranks;
-      guint64 bytes = 100000 + (x >> 4) % 900000;
-      send (i, src, dst, bytes, NS ((x >> 12) % k->spread_ns));
+      guint64 bytes = k->two_sizes ? 250000 * (1 + (x >> 4) % 2) : 100000 + (x >> 4) % 900000;
+      guint64 at = (x >> 12) % k->spread_ns;
+      if (k->instant_ns > 0)
+        at -= at % k->instant_ns;
+      send (i, src, dst, bytes, NS (at));
     }
   ScratchSeen out = { 0 };
   guint prev = 0;
+  SimTime prev_at = SIM_TIME_MAX;
   gboolean fell = FALSE;
   g_autoptr (GArray) seen = g_array_new (FALSE, FALSE, sizeof (SeenFlow));
   for (;;)
@@ -257,6 +291,8 @@ run_against_scratch (const ScratchCase *k)
       out.most = MAX (out.most, seen->len);
       out.busy = MAX (out.busy, busy);
       out.rejoined += fell && seen->len > prev;
+      out.together += sim_sched_now (sf.sched) == prev_at && seen->len != prev;
+      prev_at = sim_sched_now (sf.sched);
       fell |= seen->len < prev;
       prev = seen->len;
       out.checks++;
@@ -287,8 +323,7 @@ END_TEST
 
 /* The same on an 8 x 8 grid (256 links) with 300 flows starting over 300 ns
  * (each takes 0.02 to 0.2 us alone), so that more than 128 links carry flows
- * at once, where the filling looks only at the links nearest the smallest
- * share between full scans.  C = 2^10 3^4 5^2 7^2 11 13 17 19 bytes/s
+ * at once: a tournament of eight levels and more.  C = 2^10 3^4 5^2 7^2 11 13 17 19 bytes/s
  * (about 4.7 TB/s) keeps every share of this run an integer. */
 START_TEST (test_incremental_equals_from_scratch_large)
 {
@@ -298,6 +333,22 @@ START_TEST (test_incremental_equals_from_scratch_large)
   ck_assert_uint_ge (seen.busy, 128);
   ck_assert_uint_ge (seen.contended, 100);
   ck_assert_uint_ge (seen.rejoined, 10);
+}
+END_TEST
+
+/* Flows that start on multiples of 100 us, half of them 250 KB and half
+ * 500 KB, so that several start at one instant and equal ones end at one
+ * instant: after every single start and end, even between two at the same
+ * instant, the rates must equal max-min from scratch.  C as in the first
+ * run. */
+START_TEST (test_incremental_equals_from_scratch_shared_instants)
+{
+  ScratchCase k = { .side = 4, .capacity = 131072.0 * 81 * 25 * 7, .n = 48, .spread_ns = 2000000,
+                    .instant_ns = 100000, .two_sizes = TRUE };
+  ScratchSeen seen = run_against_scratch (&k);
+  ck_assert_uint_ge (seen.most, 10);
+  ck_assert_uint_ge (seen.contended, 50);
+  ck_assert_uint_ge (seen.together, 20);
 }
 END_TEST
 
@@ -315,8 +366,11 @@ main (void)
     { "finish_frees", test_finish_frees },
     { "late_starter", test_late_starter },
     { "ring_route_latency", test_ring_route_latency },
+    { "same_instant_starts_and_ends", test_same_instant_starts_and_ends },
     { "incremental_equals_from_scratch", test_incremental_equals_from_scratch },
     { "incremental_equals_from_scratch_large", test_incremental_equals_from_scratch_large },
+    { "incremental_equals_from_scratch_shared_instants",
+      test_incremental_equals_from_scratch_shared_instants },
   };
   for (guint i = 0; i < G_N_ELEMENTS (tests); i++)
     tcase_add_test (tu_tcase (s, tests[i].name, sf_setup, sf_teardown, 0), tests[i].test);
