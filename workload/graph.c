@@ -27,6 +27,7 @@ typedef struct
   GStringChunk *names_chunk;
   guint64 name_bytes;  /* each node's name and its NUL, summed */
   guint64 limit;       /* stop once the load's working memory would pass it */
+  guint64 peak;        /* the working memory last compared with the limit */
   gboolean over;       /* stopped at the limit */
 } Builder;
 
@@ -91,7 +92,8 @@ add_node (gpointer data, ChakraProtoMsg__Node *n, GError **error)
       g_prefix_error (error, "%s: ", b->dec.path);
       return FALSE;
     }
-  b->over = working_bytes (b) > b->limit;
+  b->peak = working_bytes (b);
+  b->over = b->peak > b->limit;
   return !b->over;
 }
 
@@ -288,6 +290,8 @@ wl_graph_load_request (const WlGraphLoad *req, GError **error)
   if (ok)
     ok = finish_graph (&b, g, error);
   g->dropped = b.dec.dropped;
+  if (req->peak != NULL)
+    *req->peak = b.peak;
   wl_vec_clear (&b.deps);
   wl_id_map_free (b.index);
   if (!ok)

@@ -10,6 +10,7 @@ typedef struct
 struct _WlGroupMemo
 {
   GHashTable *by_json; /* list text (owned) -> MemoEntry* (owned) */
+  GMutex lock;         /* files decoded on several threads share the memo */
 };
 
 static void
@@ -25,6 +26,7 @@ wl_group_memo_new (void)
 {
   WlGroupMemo *m = g_new0 (WlGroupMemo, 1);
   m->by_json = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, entry_free);
+  g_mutex_init (&m->lock);
   return m;
 }
 
@@ -34,6 +36,7 @@ wl_group_memo_free (WlGroupMemo *m)
   if (m == NULL)
     return;
   g_hash_table_unref (m->by_json);
+  g_mutex_clear (&m->lock);
   g_free (m);
 }
 
@@ -41,6 +44,9 @@ const char *
 wl_group_memo_parse (WlGroupMemo *m, const char *json, GArray *defs)
 {
   g_return_val_if_fail (m != NULL && json != NULL && defs != NULL, "no process-group list");
+  /* Held through the parse: a thread that wants the same list waits for it
+   * rather than parsing it again; an entry, once made, never changes. */
+  g_autoptr (GMutexLocker) held = g_mutex_locker_new (&m->lock);
   MemoEntry *e = g_hash_table_lookup (m->by_json, json);
   if (e == NULL)
     {
@@ -62,5 +68,6 @@ guint
 wl_group_memo_size (const WlGroupMemo *m)
 {
   g_return_val_if_fail (m != NULL, 0);
+  g_autoptr (GMutexLocker) held = g_mutex_locker_new ((GMutex *) &m->lock);
   return g_hash_table_size (m->by_json);
 }
