@@ -12,6 +12,8 @@
 
 #include <string.h>
 
+#include "workload/chakra_node.h"
+
 enum
 {
   WT_VARINT = 0,
@@ -118,6 +120,31 @@ read_string (Cur *c, guint wt, ProtobufCAllocator *a, char **out)
   if (wt != WT_LEN || !read_len (c, &s))
     return FALSE;
   gsize n = (gsize) (s.end - s.p);
+  char *copy = arena_alloc (a, n + 1);
+  if (copy == NULL)
+    return FALSE;
+  memcpy (copy, s.p, n);
+  copy[n] = '\0';
+  *out = copy;
+  return TRUE;
+}
+
+/* An attribute's name: one orrery reads points at its static copy
+ * (wl_chakra_attr_known: equal text, no allocation, and known to
+ * wl_chakra_attr_index by its address); any other is copied. */
+static inline gboolean
+read_name (Cur *c, guint wt, ProtobufCAllocator *a, char **out)
+{
+  Cur s;
+  if (wt != WT_LEN || !read_len (c, &s))
+    return FALSE;
+  gsize n = (gsize) (s.end - s.p);
+  const char *known = wl_chakra_attr_known ((const char *) s.p, n);
+  if (known != NULL)
+    {
+      *out = (char *) known; /* never written, nor freed (the node is the arena's) */
+      return TRUE;
+    }
   char *copy = arena_alloc (a, n + 1);
   if (copy == NULL)
     return FALSE;
@@ -375,7 +402,7 @@ decode_attr (Cur body, ProtobufCAllocator *a)
         return NULL;
       gboolean ok;
       if (f == 1)
-        ok = read_string (&c, wt, a, &at->name);
+        ok = read_name (&c, wt, a, &at->name);
       else if (f == 2)
         ok = read_string (&c, wt, a, &at->doc_string);
       else

@@ -53,6 +53,15 @@ kind_of (gint64 type)
     }
 }
 
+/* A node and its attributes by name (looked up once per node). */
+typedef struct
+{
+  const ChakraProtoMsg__Node *n;
+  WlAttrIndex idx;
+} Attrs;
+
+#define AT(key) (x->idx.of[WL_ATTR_##key])
+
 static gboolean
 fail (GError **error, const WlNodeDecoder *d, guint64 id, const char *what)
 {
@@ -63,10 +72,12 @@ fail (GError **error, const WlNodeDecoder *d, guint64 id, const char *what)
 
 /* An attribute that must fit a 32-bit signed field. */
 static gboolean
-attr_i32 (const ChakraProtoMsg__Node *n, const char *name, gint32 *out, GError **error)
+attr_i32 (const Attrs *x, WlAttrKey key, gint32 *out, GError **error)
 {
+  const ChakraProtoMsg__Node *n = x->n;
+  const char *name = wl_chakra_attr_name (key);
   gint64 v;
-  if (!wl_chakra_attr_int (n, name, &v, error))
+  if (!wl_chakra_attr_int_at (n, x->idx.of[key], &v, error))
     return FALSE;
   if (v < G_MININT32 || v > G_MAXINT32)
     {
@@ -81,11 +92,13 @@ attr_i32 (const ChakraProtoMsg__Node *n, const char *name, gint32 *out, GError *
 
 /* comm_src / comm_dst: a rank, or own rank when absent. */
 static gboolean
-attr_rank (const ChakraProtoMsg__Node *n, const char *name, guint32 *out, GError **error)
+attr_rank (const Attrs *x, WlAttrKey key, guint32 *out, GError **error)
 {
+  const ChakraProtoMsg__Node *n = x->n;
+  const char *name = wl_chakra_attr_name (key);
   gint64 v;
   *out = WL_RANK_SELF;
-  if (!wl_chakra_attr_int (n, name, &v, error))
+  if (!wl_chakra_attr_int_at (n, x->idx.of[key], &v, error))
     return error == NULL || *error == NULL;
   if (v < 0 || v >= G_MAXINT32)
     {
@@ -157,15 +170,34 @@ decode_metadata (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, GError **error
   return why == NULL ? TRUE : fail (error, b, n->id, why);
 }
 
+/* wl_group_id_parse (NAME, ID), with the common case first: up to 18
+ * decimal digits (below 10^18, so neither overflow nor WL_GROUP_ALL) and
+ * nothing else are the number they spell. */
+static gboolean
+group_id (const char *name, guint64 *id)
+{
+  guint64 v = 0;
+  guint i = 0;
+  for (; i < 18 && name[i] >= '0' && name[i] <= '9'; i++)
+    v = v * 10 + (guint64) (name[i] - '0');
+  if (i > 0 && name[i] == '\0')
+    {
+      *id = v;
+      return TRUE;
+    }
+  return wl_group_id_parse (name, id);
+}
+
 /* A collective's process group: pg_name, or all ranks. */
 static gboolean
-decode_group (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+decode_group (WlNodeDecoder *b, const Attrs *x, WlNode *w, GError **error)
 {
+  const ChakraProtoMsg__Node *n = x->n;
   const char *pg = NULL;
   w->group = WL_GROUP_ALL;
-  if (wl_chakra_attr_string (n, "pg_name", &pg, error))
+  if (wl_chakra_attr_string_at (n, AT (PG_NAME), &pg, error))
     {
-      if (!wl_group_id_parse (pg, &w->group))
+      if (!group_id (pg, &w->group))
         {
           g_autofree char *msg = g_strdup_printf ("pg_name \"%s\" is not a group id", pg);
           return fail (error, b, n->id, msg);
@@ -177,11 +209,12 @@ decode_group (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError
 
 /* A collective's involved_dim list as a mask (every dimension when absent). */
 static gboolean
-decode_involved (const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+decode_involved (const Attrs *x, WlNode *w, GError **error)
 {
+  const ChakraProtoMsg__Node *n = x->n;
   GArray *dims = NULL;
   w->involved = G_MAXUINT32;
-  if (!wl_chakra_attr_bool_list (n, "involved_dim", &dims, error))
+  if (!wl_chakra_attr_bool_list_at (n, AT (INVOLVED_DIM), &dims, error))
     return absent_ok (error);
   w->involved = 0;
   for (guint d = 0; d < dims->len && d < 32; d++)
@@ -198,10 +231,11 @@ decode_involved (const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
 /* A communication node's `stream` (0 when absent) as its index in the
  * trace's table, the value added on first sight. */
 static gboolean
-decode_stream (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+decode_stream (WlNodeDecoder *b, const Attrs *x, WlNode *w, GError **error)
 {
+  const ChakraProtoMsg__Node *n = x->n;
   gint64 v = 0;
-  if (!wl_chakra_attr_int (n, "stream", &v, error) && !absent_ok (error))
+  if (!wl_chakra_attr_int_at (n, AT (STREAM), &v, error) && !absent_ok (error))
     return FALSE;
   WlStreamTable *t = &b->streams;
   guint i = 0;
@@ -214,10 +248,11 @@ decode_stream (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GErro
 }
 
 static gboolean
-decode_collective (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+decode_collective (WlNodeDecoder *b, const Attrs *x, WlNode *w, GError **error)
 {
+  const ChakraProtoMsg__Node *n = x->n;
   gint64 type;
-  if (!wl_chakra_attr_int (n, "comm_type", &type, error))
+  if (!wl_chakra_attr_int_at (n, AT (COMM_TYPE), &type, error))
     {
       if (!absent_ok (error))
         return FALSE;
@@ -236,7 +271,7 @@ decode_collective (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, G
     }
   w->coll_kind = (guint8) kind;
   w->op = WL_OP_COLL;
-  if (!wl_chakra_attr_uint (n, "comm_size", &w->bytes, error))
+  if (!wl_chakra_attr_uint_at (n, AT (COMM_SIZE), &w->bytes, error))
     {
       if (!absent_ok (error))
         return FALSE;
@@ -253,38 +288,40 @@ decode_collective (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, G
    * group's first member. */
   w->root = WL_RANK_SELF;
   if (sys_coll_kind_rooted ((SysCollKind) kind)
-      && (!attr_rank (n, "comm_root", &w->root, error)
-          || (w->root == WL_RANK_SELF && !attr_rank (n, "root", &w->root, error))))
+      && (!attr_rank (x, WL_ATTR_COMM_ROOT, &w->root, error)
+          || (w->root == WL_RANK_SELF && !attr_rank (x, WL_ATTR_ROOT, &w->root, error))))
     return FALSE;
-  if (!decode_group (b, n, w, error) || !decode_involved (n, w, error))
+  if (!decode_group (b, x, w, error) || !decode_involved (x, w, error))
     return FALSE;
-  if (!attr_i32 (n, "comm_priority", &w->priority, error) && !absent_ok (error))
+  if (!attr_i32 (x, WL_ATTR_COMM_PRIORITY, &w->priority, error) && !absent_ok (error))
     return FALSE;
-  return decode_stream (b, n, w, error);
+  return decode_stream (b, x, w, error);
 }
 
 static gboolean
-decode_p2p (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+decode_p2p (WlNodeDecoder *b, const Attrs *x, WlNode *w, GError **error)
 {
+  const ChakraProtoMsg__Node *n = x->n;
   w->op = (int) n->type == CK_SEND ? WL_OP_SEND : WL_OP_RECV;
-  if (!attr_rank (n, "comm_src", &w->peer_src, error)
-      || !attr_rank (n, "comm_dst", &w->peer_dst, error))
+  if (!attr_rank (x, WL_ATTR_COMM_SRC, &w->peer_src, error)
+      || !attr_rank (x, WL_ATTR_COMM_DST, &w->peer_dst, error))
     return FALSE;
-  if (!attr_i32 (n, "comm_tag", &w->tag, error) && !absent_ok (error))
+  if (!attr_i32 (x, WL_ATTR_COMM_TAG, &w->tag, error) && !absent_ok (error))
     return FALSE;
-  if (!wl_chakra_attr_uint (n, "comm_size", &w->bytes, error) && !absent_ok (error))
+  if (!wl_chakra_attr_uint_at (n, AT (COMM_SIZE), &w->bytes, error) && !absent_ok (error))
     return FALSE;
-  return decode_stream (b, n, w, error);
+  return decode_stream (b, x, w, error);
 }
 
 /* A COMP node's `kernels` list, numbered in the decoder's table. */
 static gboolean
-decode_kernels (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+decode_kernels (WlNodeDecoder *b, const Attrs *x, WlNode *w, GError **error)
 {
+  const ChakraProtoMsg__Node *n = x->n;
   const char *text = NULL;
   if (b->kernels == NULL || w->op != WL_OP_COMP)
     return TRUE;
-  if (!wl_chakra_attr_string (n, "kernels", &text, error))
+  if (!wl_chakra_attr_string_at (n, AT (KERNELS), &text, error))
     return absent_ok (error);
   GError *why = NULL;
   if (wl_kernel_lists_intern (b->kernels, text, &w->kernel_list, &why))
@@ -297,6 +334,9 @@ decode_kernels (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GErr
 static gboolean
 decode_node (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
 {
+  Attrs attrs = { .n = n };
+  const Attrs *x = &attrs;
+  wl_chakra_attr_index (n, &attrs.idx);
   memset (w, 0, sizeof *w);
   w->id = n->id;
   w->chakra_type = (guint8) MIN (n->type, 255u);
@@ -314,28 +354,28 @@ decode_node (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError 
     case CK_COMP:
       {
         gboolean cpu = FALSE;
-        if (!wl_chakra_attr_bool (n, "is_cpu_op", &cpu, error) && !absent_ok (error))
+        if (!wl_chakra_attr_bool_at (n, AT (IS_CPU_OP), &cpu, error) && !absent_ok (error))
           return FALSE;
         w->op = cpu ? WL_OP_CPU : WL_OP_COMP;
-        if (!wl_chakra_attr_uint (n, "num_ops", &w->num_ops, error) && !absent_ok (error))
+        if (!wl_chakra_attr_uint_at (n, AT (NUM_OPS), &w->num_ops, error) && !absent_ok (error))
           return FALSE;
-        if (!wl_chakra_attr_uint (n, "tensor_size", &w->bytes, error) && !absent_ok (error))
+        if (!wl_chakra_attr_uint_at (n, AT (TENSOR_SIZE), &w->bytes, error) && !absent_ok (error))
           return FALSE;
         gboolean recompute = FALSE;
-        if (!wl_chakra_attr_bool (n, "is_recompute", &recompute, error) && !absent_ok (error))
+        if (!wl_chakra_attr_bool_at (n, AT (IS_RECOMPUTE), &recompute, error) && !absent_ok (error))
           return FALSE;
         w->comp_flags = recompute ? WL_COMP_RECOMPUTE : 0;
-        return decode_kernels (b, n, w, error);
+        return decode_kernels (b, x, w, error);
       }
     case CK_COLL:
-      return decode_collective (b, n, w, error);
+      return decode_collective (b, x, w, error);
     case CK_SEND:
     case CK_RECV:
-      return decode_p2p (b, n, w, error);
+      return decode_p2p (b, x, w, error);
     case CK_MEM_LOAD:
     case CK_MEM_STORE:
       w->op = WL_OP_MEM;
-      if (!wl_chakra_attr_uint (n, "tensor_size", &w->bytes, error) && !absent_ok (error))
+      if (!wl_chakra_attr_uint_at (n, AT (TENSOR_SIZE), &w->bytes, error) && !absent_ok (error))
         return FALSE;
       return TRUE;
     default:
