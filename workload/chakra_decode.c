@@ -30,7 +30,7 @@ typedef struct
 static inline void *
 arena_alloc (ProtobufCAllocator *a, gsize size)
 {
-  return a->alloc (a->allocator_data, size);
+  return wl_pb_arena_alloc (a->allocator_data, size); /* inline bump */
 }
 
 /* A varint of at most 10 bytes ending before the end, its bits past 64
@@ -38,6 +38,11 @@ arena_alloc (ProtobufCAllocator *a, gsize size)
 static inline gboolean
 read_varint (Cur *c, guint64 *v)
 {
+  if (c->p < c->end && c->p[0] < 0x80) /* most are one byte */
+    {
+      *v = *c->p++;
+      return TRUE;
+    }
   guint64 r = 0;
   for (guint i = 0; i < 10 && c->p + i < c->end; i++)
     {
@@ -93,6 +98,16 @@ read_tag (Cur *c, guint *field, guint *wt)
 static inline gboolean
 read_len (Cur *c, Cur *body)
 {
+  if (c->p < c->end && c->p[0] < 0x80) /* most are one byte */
+    {
+      const guint8 *at = c->p + 1;
+      if (c->p[0] > c->end - at)
+        return FALSE;
+      body->p = at;
+      body->end = at + c->p[0];
+      c->p = body->end;
+      return TRUE;
+    }
   gsize v = 0;
   for (guint i = 0; i < 5 && c->p + i < c->end; i++)
     {
@@ -394,7 +409,8 @@ decode_attr (Cur body, ProtobufCAllocator *a)
   ChakraProtoMsg__AttributeProto *at = arena_alloc (a, sizeof *at);
   if (at == NULL)
     return NULL;
-  chakra_proto_msg__attribute_proto__init (at);
+  static const ChakraProtoMsg__AttributeProto attr_init = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+  *at = attr_init; /* chakra_proto_msg__attribute_proto__init, inline */
   guint f, wt;
   for (Cur c = body; c.p < c.end;)
     {
