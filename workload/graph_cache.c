@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -132,8 +133,10 @@ struct _Prefetch
   guint64 limit;         /* the largest limit a call will give */
   guint64 done_bytes;    /* wl_graph_bytes of the graphs decoded (under LOCK) */
   gboolean stop;         /* claim no more (under LOCK) */
-  GMutex lock;
-  GCond decoded;         /* a slot became SLOT_DONE */
+  /* pthread's, not GLib's: ThreadSanitizer sees these (GLib's futex-based
+   * GMutex is invisible to it, so every access it guards looks racy). */
+  pthread_mutex_t lock;
+  pthread_cond_t decoded; /* a slot became SLOT_DONE */
   GPtrArray *workers;    /* GThread* */
 };
 
@@ -169,7 +172,7 @@ decode_slot (Prefetch *p, guint32 i)
   if (s->graph != NULL)
     s->graph->sha256 = g_strdup (s->sha256);
   wl_file_image_clear (&s->img);
-  g_mutex_lock (&p->lock);
+  pthread_mutex_lock (&p->lock);
   s->state = SLOT_DONE;
   /* The caller stops at a file that failed, and before it holds more than
    * the limit: what lies past either is never asked for. */
@@ -179,8 +182,8 @@ decode_slot (Prefetch *p, guint32 i)
     p->done_bytes += wl_graph_bytes (s->graph);
   if (p->limit != G_MAXUINT64 && p->done_bytes > p->limit)
     p->stop = TRUE;
-  g_cond_broadcast (&p->decoded);
-  g_mutex_unlock (&p->lock);
+  pthread_cond_broadcast (&p->decoded);
+  pthread_mutex_unlock (&p->lock);
 }
 
 /* Decode the distinct files in order, each claimed by one worker. */
@@ -190,19 +193,19 @@ decode_worker (gpointer data)
   Prefetch *p = data;
   for (;;)
     {
-      g_mutex_lock (&p->lock);
+      pthread_mutex_lock (&p->lock);
       /* The caller may have claimed the next ones itself (await_slot). */
       while (p->next_claim < p->n_distinct
              && p->slots[p->distinct[p->next_claim]].state != SLOT_WAITING)
         p->next_claim++;
       if (p->stop || p->next_claim == p->n_distinct)
         {
-          g_mutex_unlock (&p->lock);
+          pthread_mutex_unlock (&p->lock);
           return NULL;
         }
       guint32 i = p->distinct[p->next_claim++];
       p->slots[i].state = SLOT_CLAIMED;
-      g_mutex_unlock (&p->lock);
+      pthread_mutex_unlock (&p->lock);
       decode_slot (p, i);
     }
 }
@@ -272,8 +275,8 @@ wl_graph_cache_prefetch (WlGraphCache *c, const char *const *paths, guint32 n, g
   p->slots = g_new0 (Slot, n);
   p->distinct = g_new (guint32, n);
   p->limit = limit;
-  g_mutex_init (&p->lock);
-  g_cond_init (&p->decoded);
+  pthread_mutex_init (&p->lock, NULL);
+  pthread_cond_init (&p->decoded, NULL);
   p->workers = g_ptr_array_new ();
   c->prefetch = p;
   start_workers (p, open_worker, c->threads - 1);
@@ -290,9 +293,9 @@ wl_graph_cache_prefetch_end (WlGraphCache *c)
   Prefetch *p = g_steal_pointer (&c->prefetch);
   if (p == NULL)
     return;
-  g_mutex_lock (&p->lock);
+  pthread_mutex_lock (&p->lock);
   p->stop = TRUE;
-  g_mutex_unlock (&p->lock);
+  pthread_mutex_unlock (&p->lock);
   join_workers (p);
   g_ptr_array_unref (p->workers);
   for (guint32 i = 0; i < p->n; i++)
@@ -307,8 +310,8 @@ wl_graph_cache_prefetch_end (WlGraphCache *c)
   g_free (p->slots);
   g_free (p->distinct);
   g_strfreev (p->paths);
-  g_mutex_clear (&p->lock);
-  g_cond_clear (&p->decoded);
+  pthread_mutex_destroy (&p->lock);
+  pthread_cond_destroy (&p->decoded);
   g_free (p);
 }
 
@@ -318,13 +321,13 @@ static void
 await_slot (Prefetch *p, guint32 i)
 {
   Slot *s = &p->slots[i];
-  g_mutex_lock (&p->lock);
+  pthread_mutex_lock (&p->lock);
   while (s->state == SLOT_CLAIMED)
-    g_cond_wait (&p->decoded, &p->lock);
+    pthread_cond_wait (&p->decoded, &p->lock);
   gboolean mine = s->state == SLOT_WAITING;
   if (mine)
     s->state = SLOT_CLAIMED;
-  g_mutex_unlock (&p->lock);
+  pthread_mutex_unlock (&p->lock);
   if (mine)
     decode_slot (p, i);
 }
