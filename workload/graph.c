@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "workload/chakra_raw.h"
 #include "workload/idmap.h"
 #include "workload/kernels.h"
 #include "workload/wl_alloc.h"
@@ -95,6 +96,40 @@ add_node (gpointer data, ChakraProtoMsg__Node *n, GError **error)
   b->peak = working_bytes (b);
   b->over = b->peak > b->limit;
   return !b->over;
+}
+
+/* add_node for a frame read in place (wl_trace_read_raw): the same node,
+ * name and dependencies, or WL_TAKE_DECLINED, with B untouched, where
+ * add_node might say otherwise (a repeated id, the last index, a node
+ * wl_node_decode_raw leaves to wl_node_decode). */
+static WlTake
+add_raw (gpointer data, WlRawNode *raw, GError **error)
+{
+  Builder *b = data;
+  guint32 index = (guint32) b->nodes.len;
+  WlNode w;
+  if (wl_id_map_lookup (b->index, raw->id, NULL) || index == G_MAXUINT32 - 1
+      || !wl_node_decode_raw (&b->dec, raw, &w))
+    return WL_TAKE_DECLINED;
+  g_string_truncate (raw->text, 0);
+  if (raw->name != NULL)
+    g_string_append_len (raw->text, (const char *) raw->name, (gssize) raw->name_len);
+  const char *name = g_string_chunk_insert_const (b->names_chunk, raw->text->str);
+  WlNode *slot = wl_vec_push (&b->nodes, "the trace's nodes", error);
+  const char **name_slot = slot != NULL ? wl_vec_push (&b->names, "the node names", error) : NULL;
+  if (name_slot == NULL || !wl_id_map_insert (b->index, raw->id, index, error)
+      || !add_deps (b, index, (const guint64 *) raw->data_deps->data, raw->data_deps->len, error)
+      || !add_deps (b, index, (const guint64 *) raw->ctrl_deps->data, raw->ctrl_deps->len, error))
+    {
+      g_prefix_error (error, "%s: ", b->dec.path);
+      return WL_TAKE_FAILED;
+    }
+  *slot = w;
+  *name_slot = name;
+  b->name_bytes += raw->text->len + 1;
+  b->peak = working_bytes (b);
+  b->over = b->peak > b->limit;
+  return b->over ? WL_TAKE_FAILED : WL_TAKE_DONE;
 }
 
 static int
@@ -272,7 +307,8 @@ wl_graph_load_request (const WlGraphLoad *req, GError **error)
   if (over != NULL)
     *over = FALSE;
 
-  gboolean ok = wl_trace_read (&b.dec, add_node, &b, error);
+  WlTraceFuncs funcs = { .node = add_node, .raw = add_raw };
+  gboolean ok = wl_trace_read_raw (&b.dec, &funcs, &b, error);
   WlGraph *g = g_new0 (WlGraph, 1);
   g->ref = 1;
   g->path = g_strdup (path);
