@@ -30,18 +30,44 @@ void
 wl_raw_node_init (WlRawNode *raw)
 {
   memset (raw, 0, sizeof *raw);
-  raw->data_deps = g_array_new (FALSE, FALSE, sizeof (guint64));
-  raw->ctrl_deps = g_array_new (FALSE, FALSE, sizeof (guint64));
-  raw->text = g_string_new (NULL);
 }
 
 void
 wl_raw_node_clear (WlRawNode *raw)
 {
-  g_clear_pointer (&raw->data_deps, g_array_unref);
-  g_clear_pointer (&raw->ctrl_deps, g_array_unref);
-  if (raw->text != NULL)
-    g_string_free (g_steal_pointer (&raw->text), TRUE);
+  g_clear_pointer (&raw->data_deps.v, g_free);
+  g_clear_pointer (&raw->ctrl_deps.v, g_free);
+  g_clear_pointer (&raw->text, g_free);
+}
+
+const char *
+wl_raw_node_text (WlRawNode *raw, const guint8 *p, gsize len)
+{
+  if (len + 1 > raw->text_cap)
+    {
+      raw->text_cap = MAX (len + 1, 2 * raw->text_cap);
+      raw->text = g_realloc (raw->text, raw->text_cap);
+    }
+  if (len > 0)
+    memcpy (raw->text, p, len);
+  raw->text[len] = '\0';
+  return raw->text;
+}
+
+/* Room for MORE ids past IDS->n; FALSE when memory runs out (the frame
+ * is then the usual decoder's, which says so). */
+static gboolean
+ids_reserve (WlRawIds *ids, gsize more)
+{
+  if (more <= (gsize) (ids->cap - ids->n))
+    return TRUE;
+  gsize want = MAX ((gsize) ids->n + more, 2 * (gsize) ids->cap);
+  guint64 *v = want <= G_MAXUINT ? g_try_renew (guint64, ids->v, want) : NULL;
+  if (v == NULL)
+    return FALSE;
+  ids->v = v;
+  ids->cap = (guint) want;
+  return TRUE;
 }
 
 /* A bool as read_bool reads one, widened. */
@@ -182,27 +208,21 @@ raw_attr (Cur body, WlRawNode *raw)
 }
 
 /* A repeated uint64 field's occurrence (count_varints' and fill_varints'
- * checks), appended to DEPS. */
+ * checks), appended to IDS. */
 static gboolean
-raw_deps (Cur *c, guint wt, GArray *deps)
+raw_deps (Cur *c, guint wt, WlRawIds *ids)
 {
-  guint64 v;
   if (wt == WT_VARINT)
     {
-      if (!read_varint (c, &v))
-        return FALSE;
-      g_array_append_val (deps, v);
-      return TRUE;
+      return ids_reserve (ids, 1) && read_varint (c, &ids->v[ids->n++]);
     }
   Cur b;
-  if (wt != WT_LEN || !read_len (c, &b) || (b.p < b.end && (b.end[-1] & 0x80) != 0))
+  if (wt != WT_LEN || !read_len (c, &b) || (b.p < b.end && (b.end[-1] & 0x80) != 0)
+      || !ids_reserve (ids, (gsize) (b.end - b.p))) /* at most one id a byte */
     return FALSE;
   while (b.p < b.end)
-    {
-      if (!read_varint (&b, &v))
-        return FALSE;
-      g_array_append_val (deps, v);
-    }
+    if (!read_varint (&b, &ids->v[ids->n++]))
+      return FALSE;
   return TRUE;
 }
 
@@ -230,8 +250,8 @@ raw_field (Cur *c, guint f, guint wt, WlRawNode *raw)
       raw->name = b.p;
       raw->name_len = (gsize) (b.end - b.p);
       return TRUE;
-    case 4: return raw_deps (c, wt, raw->ctrl_deps);
-    case 5: return raw_deps (c, wt, raw->data_deps);
+    case 4: return raw_deps (c, wt, &raw->ctrl_deps);
+    case 5: return raw_deps (c, wt, &raw->data_deps);
     case 10: return wt == WT_LEN && read_len (c, &b) && raw_attr (b, raw);
     default:
       return FALSE; /* IOInfo (8, 9), unknown fields: the usual decoder's */
@@ -241,7 +261,7 @@ raw_field (Cur *c, guint f, guint wt, WlRawNode *raw)
 gboolean
 wl_chakra_raw_node (const guint8 *data, gsize len, WlRawNode *raw)
 {
-  g_return_val_if_fail (raw != NULL && raw->data_deps != NULL, FALSE);
+  g_return_val_if_fail (raw != NULL, FALSE);
   if (len == 0 || len > (gsize) G_MAXINT)
     return FALSE;
   raw->id = 0;
@@ -250,8 +270,8 @@ wl_chakra_raw_node (const guint8 *data, gsize len, WlRawNode *raw)
   raw->name = NULL;
   raw->name_len = 0;
   raw->seen = 0;
-  g_array_set_size (raw->data_deps, 0);
-  g_array_set_size (raw->ctrl_deps, 0);
+  raw->data_deps.n = 0;
+  raw->ctrl_deps.n = 0;
   guint f, wt;
   for (Cur c = { data, data + len }; c.p < c.end;)
     if (!read_tag (&c, &f, &wt) || !raw_field (&c, f, wt, raw))

@@ -50,6 +50,14 @@ typedef struct
   guint32 bits;     /* bool list: bit i set when entry i (< 32) is true */
 } WlRawAttr;
 
+/* Node ids, reused frame after frame. */
+typedef struct
+{
+  guint64 *v;
+  guint n;
+  guint cap;
+} WlRawIds;
+
 struct _WlRawNode
 {
   guint64 id;
@@ -57,15 +65,19 @@ struct _WlRawNode
   guint64 duration_micros;
   const guint8 *name;        /* NULL: no name */
   gsize name_len;
-  GArray *data_deps;         /* guint64, in wire order */
-  GArray *ctrl_deps;
+  WlRawIds data_deps;        /* in wire order */
+  WlRawIds ctrl_deps;
   guint32 seen;              /* bit k: an attribute named key k came (the first is kept) */
   WlRawAttr attr[WL_ATTR_OTHER];
-  GString *text;             /* scratch for the caller: a string made C text */
+  char *text;                /* wl_raw_node_text's copy */
+  gsize text_cap;
 };
 
 void wl_raw_node_init (WlRawNode *raw);
 void wl_raw_node_clear (WlRawNode *raw);
+/* The LEN bytes at P as C text, copied into RAW (valid until the next
+ * call). */
+const char *wl_raw_node_text (WlRawNode *raw, const guint8 *p, gsize len);
 
 /* Read the LEN bytes at DATA (one frame, without its length prefix) into
  * RAW; FALSE when this reader does not take the frame (see above). */

@@ -111,22 +111,20 @@ add_raw (gpointer data, WlRawNode *raw, GError **error)
   if (wl_id_map_lookup (b->index, raw->id, NULL) || index == G_MAXUINT32 - 1
       || !wl_node_decode_raw (&b->dec, raw, &w))
     return WL_TAKE_DECLINED;
-  g_string_truncate (raw->text, 0);
-  if (raw->name != NULL)
-    g_string_append_len (raw->text, (const char *) raw->name, (gssize) raw->name_len);
-  const char *name = g_string_chunk_insert_const (b->names_chunk, raw->text->str);
+  const char *name
+    = g_string_chunk_insert_const (b->names_chunk, wl_raw_node_text (raw, raw->name, raw->name_len));
   WlNode *slot = wl_vec_push (&b->nodes, "the trace's nodes", error);
   const char **name_slot = slot != NULL ? wl_vec_push (&b->names, "the node names", error) : NULL;
   if (name_slot == NULL || !wl_id_map_insert (b->index, raw->id, index, error)
-      || !add_deps (b, index, (const guint64 *) raw->data_deps->data, raw->data_deps->len, error)
-      || !add_deps (b, index, (const guint64 *) raw->ctrl_deps->data, raw->ctrl_deps->len, error))
+      || !add_deps (b, index, raw->data_deps.v, raw->data_deps.n, error)
+      || !add_deps (b, index, raw->ctrl_deps.v, raw->ctrl_deps.n, error))
     {
       g_prefix_error (error, "%s: ", b->dec.path);
       return WL_TAKE_FAILED;
     }
   *slot = w;
   *name_slot = name;
-  b->name_bytes += raw->text->len + 1;
+  b->name_bytes += raw->name_len + 1;
   b->peak = working_bytes (b);
   b->over = b->peak > b->limit;
   return b->over ? WL_TAKE_FAILED : WL_TAKE_DONE;

@@ -450,8 +450,8 @@ raw_bool (const WlRawNode *r, WlAttrKey key, gboolean *v)
   return 1;
 }
 
-/* The string attribute KEY of R as C text in r->text (NULL: absent, or not
- * a string: *OK then says which). */
+/* The string attribute KEY of R as C text (wl_raw_node_text; NULL: absent,
+ * or not a string: *OK then says which). */
 static const char *
 raw_text (WlRawNode *r, WlAttrKey key, gboolean *ok)
 {
@@ -462,9 +462,7 @@ raw_text (WlRawNode *r, WlAttrKey key, gboolean *ok)
   *ok = a->kind == WL_RAW_STRING;
   if (!*ok)
     return NULL;
-  g_string_truncate (r->text, 0);
-  g_string_append_len (r->text, (const char *) a->p, (gssize) a->len);
-  return r->text->str;
+  return wl_raw_node_text (r, a->p, a->len);
 }
 
 /* attr_rank's value of KEY into *OUT (WL_RANK_SELF when absent); FALSE
@@ -596,12 +594,13 @@ wl_node_decode_raw (WlNodeDecoder *d, WlRawNode *r, WlNode *out)
   gboolean comm = w.op == WL_OP_COLL || w.op == WL_OP_SEND || w.op == WL_OP_RECV;
   if (comm && raw_int (r, WL_ATTR_STREAM, &stream) < 0)
     return FALSE;
-  if (w.op == WL_OP_COMP && d->kernels != NULL)
+  if (w.op == WL_OP_COMP && d->kernels != NULL && (r->seen & (1u << WL_ATTR_KERNELS)) != 0)
     {
-      gboolean ok;
-      const char *text = raw_text (r, WL_ATTR_KERNELS, &ok);
+      const WlRawAttr *k = &r->attr[WL_ATTR_KERNELS];
       /* A list that does not parse is the usual decoder's error. */
-      if (!ok || (text != NULL && !wl_kernel_lists_intern (d->kernels, text, &w.kernel_list, NULL)))
+      if (k->kind != WL_RAW_STRING
+          || !wl_kernel_lists_intern_len (d->kernels, (const char *) k->p, k->len,
+                                          &w.kernel_list, NULL))
         return FALSE;
     }
   /* Nothing can fail from here: note what decode_node notes. */

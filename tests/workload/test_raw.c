@@ -36,11 +36,11 @@ assert_same_node (const WlNode *x, const WlNode *y)
 }
 
 static void
-assert_same_ids (const GArray *raw, const guint64 *ids, gsize n)
+assert_same_ids (const WlRawIds *raw, const guint64 *ids, gsize n)
 {
-  ck_assert_uint_eq (raw->len, n);
+  ck_assert_uint_eq (raw->n, n);
   for (gsize i = 0; i < n; i++)
-    ck_assert_uint_eq (g_array_index (raw, guint64, i), ids[i]);
+    ck_assert_uint_eq (raw->v[i], ids[i]);
 }
 
 /* N through both paths; the raw path takes it exactly when TAKEN.  N is
@@ -69,8 +69,8 @@ check_node (ChakraProtoMsg__Node *n, gboolean taken)
     {
       ck_assert (ok_a);
       assert_same_node (&wa, &wb);
-      assert_same_ids (raw.data_deps, d->data_deps, d->n_data_deps);
-      assert_same_ids (raw.ctrl_deps, d->ctrl_deps, d->n_ctrl_deps);
+      assert_same_ids (&raw.data_deps, d->data_deps, d->n_data_deps);
+      assert_same_ids (&raw.ctrl_deps, d->ctrl_deps, d->n_ctrl_deps);
       ck_assert_uint_eq (raw.name_len, strlen (d->name));
       ck_assert (memcmp (raw.name, d->name, raw.name_len) == 0);
       ck_assert_uint_eq (da.unknown, db.unknown);
