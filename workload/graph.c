@@ -111,8 +111,8 @@ add_raw (gpointer data, WlRawNode *raw, GError **error)
   if (wl_id_map_lookup (b->index, raw->id, NULL) || index == G_MAXUINT32 - 1
       || !wl_node_decode_raw (&b->dec, raw, &w))
     return WL_TAKE_DECLINED;
-  const char *name
-    = g_string_chunk_insert_const (b->names_chunk, wl_raw_node_text (raw, raw->name, raw->name_len));
+  const char *text = wl_raw_node_text (raw, raw->name, raw->name_len);
+  const char *name = g_string_chunk_insert_const (b->names_chunk, text);
   WlNode *slot = wl_vec_push (&b->nodes, "the trace's nodes", error);
   const char **name_slot = slot != NULL ? wl_vec_push (&b->names, "the node names", error) : NULL;
   if (name_slot == NULL || !wl_id_map_insert (b->index, raw->id, index, error)
