@@ -279,6 +279,10 @@ wl_graph_cache_prefetch (WlGraphCache *c, const char *const *paths, guint32 n, g
   pthread_cond_init (&p->decoded, NULL);
   p->workers = g_ptr_array_new ();
   c->prefetch = p;
+  /* Settle the digest's one-time CPU check here, before the workers
+   * digest: its g_once is invisible to ThreadSanitizer, thread creation
+   * is not. */
+  (void) wl_sha256_accelerated ();
   start_workers (p, open_worker, c->threads - 1);
   open_worker (p);
   join_workers (p);
