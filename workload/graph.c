@@ -217,19 +217,27 @@ link_edges (WlGraph *g, const guint32 *start, const guint32 *parent, GError **er
   if (edges == NULL)
     return FALSE;
   guint32 n_edges = 0;
-  g_autoptr (GArray) parents = g_array_new (FALSE, FALSE, sizeof (guint32));
+  /* One node's parents at a time, in a buffer for the widest (no call per
+   * dependency). */
+  guint32 widest = 1;
+  for (guint32 v = 0; v < g->n_nodes; v++)
+    widest = MAX (widest, start[v + 1] - start[v]);
+  g_autofree guint32 *parents = sim_try_alloc (widest, sizeof (guint32), FALSE,
+                                               "the dependency edges", error);
+  if (parents == NULL)
+    return FALSE;
   for (guint32 child = 0; child < g->n_nodes; child++)
     {
-      g_array_set_size (parents, 0);
+      guint32 n_parents = 0;
       for (guint32 k = start[child]; k < start[child + 1]; k++)
         if (parent[k] != NO_PARENT)
-          g_array_append_val (parents, parent[k]);
-      if (parents->len > 1)
-        qsort (parents->data, parents->len, sizeof (guint32), cmp_u32);
-      for (guint j = 0; j < parents->len; j++)
+          parents[n_parents++] = parent[k];
+      if (n_parents > 1)
+        qsort (parents, n_parents, sizeof (guint32), cmp_u32);
+      for (guint32 j = 0; j < n_parents; j++)
         {
-          guint32 p = g_array_index (parents, guint32, j);
-          if (j > 0 && p == g_array_index (parents, guint32, j - 1))
+          guint32 p = parents[j];
+          if (j > 0 && p == parents[j - 1])
             continue;
           edges[(gsize) 2 * n_edges] = p;
           edges[(gsize) 2 * n_edges + 1] = child;
