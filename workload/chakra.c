@@ -518,12 +518,56 @@ wl_chakra_reader_truncated (const WlChakraReader *r)
   return r->failure != NULL && r->truncated;
 }
 
+gboolean
+wl_chakra_reader_next_frame (WlChakraReader *r, WlChakraFrame *frame)
+{
+  g_return_val_if_fail (r != NULL && frame != NULL, FALSE);
+  g_clear_pointer (&r->lent, wl_chakra_node_free);
+  if (r->first != NULL || r->failure != NULL || r->empty || r->at_end)
+    return FALSE;
+  frame->offset = r->pos;
+  FrameStatus st = frame_read (r, &frame->len, &r->failure);
+  if (st == FRAME_END)
+    r->at_end = TRUE;
+  if (st != FRAME_OK)
+    return FALSE; /* the end, or r->failure: wl_chakra_reader_next says which */
+  frame->data = r->at;
+  return TRUE;
+}
+
+/* The node of FRAME (just read), decoded as the reader decodes nodes;
+ * NULL with r->failure set when it does not unpack. */
+static ChakraProtoMsg__Node *
+decode_frame (WlChakraReader *r, const WlChakraFrame *frame)
+{
+  /* Borrowed nodes take the hand-written decoder (chakra_decode.h),
+   * which falls back to protobuf-c on anything unusual; owned nodes
+   * must be freeable piece by piece, so protobuf-c mallocs them. */
+  ChakraProtoMsg__Node *node
+    = r->arena != NULL ? wl_chakra_decode_node (r->arena, frame->len, frame->data)
+                       : chakra_proto_msg__node__unpack (NULL, frame->len, frame->data);
+  if (node == NULL)
+    {
+      r->frame--; /* name the frame that failed, not the next one */
+      frame_error (r, frame->offset, &r->failure,
+                   "%" G_GSIZE_FORMAT " bytes do not unpack as a Node", frame->len);
+    }
+  return node;
+}
+
 ChakraProtoMsg__Node *
 wl_chakra_reader_next (WlChakraReader *r, GError **error)
 {
   g_return_val_if_fail (r != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  g_clear_pointer (&r->lent, wl_chakra_node_free);
+  WlChakraFrame frame;
+  if (wl_chakra_reader_next_frame (r, &frame))
+    {
+      ChakraProtoMsg__Node *node = decode_frame (r, &frame);
+      if (node == NULL)
+        g_propagate_error (error, g_error_copy (r->failure));
+      return node;
+    }
   if (r->first != NULL)
     {
       if (r->arena != NULL)
@@ -531,40 +575,38 @@ wl_chakra_reader_next (WlChakraReader *r, GError **error)
       return g_steal_pointer (&r->first);
     }
   if (r->failure != NULL)
-    {
-      g_propagate_error (error, g_error_copy (r->failure));
-      return NULL;
-    }
-  if (r->empty || r->at_end)
-    return NULL;
-  guint64 offset = r->pos;
-  gsize len = 0;
-  ChakraProtoMsg__Node *node = NULL;
-  FrameStatus st = frame_read (r, &len, &r->failure);
-  if (st == FRAME_END)
-    {
-      r->at_end = TRUE;
-      return NULL;
-    }
-  if (st == FRAME_OK)
-    {
-      /* Borrowed nodes take the hand-written decoder (chakra_decode.h),
-       * which falls back to protobuf-c on anything unusual; owned nodes
-       * must be freeable piece by piece, so protobuf-c mallocs them. */
-      if (r->arena != NULL)
-        node = wl_chakra_decode_node (r->arena, len, r->at);
-      else
-        node = chakra_proto_msg__node__unpack (NULL, len, r->at);
-      if (node == NULL)
-        {
-          r->frame--; /* name the frame that failed, not the next one */
-          frame_error (r, offset, &r->failure,
-                       "%" G_GSIZE_FORMAT " bytes do not unpack as a Node", len);
-        }
-    }
-  if (r->failure != NULL)
     g_propagate_error (error, g_error_copy (r->failure));
-  return node;
+  return NULL;
+}
+
+/* What wl_chakra_reader_step makes of NODE and LOCAL (the next node, or
+ * its error). */
+static gboolean
+step_result (WlChakraReader *r, gboolean accept_cut, ChakraProtoMsg__Node *node, GError *local,
+             ChakraProtoMsg__Node **out, char **cut, GError **error)
+{
+  *out = node;
+  if (local == NULL)
+    return TRUE;
+  if (accept_cut && wl_chakra_reader_truncated (r))
+    {
+      if (cut != NULL)
+        *cut = g_strdup (local->message);
+      g_error_free (local);
+      return TRUE;
+    }
+  g_propagate_error (error, local);
+  return FALSE;
+}
+
+gboolean
+wl_chakra_reader_step_frame (WlChakraReader *r, const WlChakraFrame *frame, gboolean accept_cut,
+                             ChakraProtoMsg__Node **node, char **cut, GError **error)
+{
+  g_return_val_if_fail (r != NULL && frame != NULL && node != NULL, FALSE);
+  ChakraProtoMsg__Node *n = decode_frame (r, frame);
+  GError *local = n == NULL ? g_error_copy (r->failure) : NULL;
+  return step_result (r, accept_cut, n, local, node, cut, error);
 }
 
 void
@@ -604,16 +646,6 @@ wl_chakra_reader_step (WlChakraReader *r, gboolean accept_cut, ChakraProtoMsg__N
 {
   g_return_val_if_fail (r != NULL && node != NULL, FALSE);
   GError *local = NULL;
-  *node = wl_chakra_reader_next (r, &local);
-  if (local == NULL)
-    return TRUE;
-  if (accept_cut && wl_chakra_reader_truncated (r))
-    {
-      if (cut != NULL)
-        *cut = g_strdup (local->message);
-      g_error_free (local);
-      return TRUE;
-    }
-  g_propagate_error (error, local);
-  return FALSE;
+  ChakraProtoMsg__Node *n = wl_chakra_reader_next (r, &local);
+  return step_result (r, accept_cut, n, local, node, cut, error);
 }

@@ -140,6 +140,29 @@ gboolean wl_chakra_reader_step (WlChakraReader *r, gboolean accept_cut,
 /* Free the reader, closing its file.  Accepts NULL. */
 void wl_chakra_reader_free (WlChakraReader *r);
 
+/* A frame read but not yet decoded: its bytes (the reader's, valid until
+ * the next call) and where it starts in the file. */
+typedef struct
+{
+  const guint8 *data;
+  gsize len;
+  guint64 offset;
+} WlChakraFrame;
+
+/* The next frame, read but not decoded, for a caller with a decoder of its
+ * own (chakra_raw.h); hand it to wl_chakra_reader_step_frame when that
+ * decoder declines it.  FALSE when there is no such frame: the end, a bad
+ * frame, or a node read already (a headerless file's first): then
+ * wl_chakra_reader_next (or _step) says which, exactly as without this
+ * call.  Interleaved with those calls, the reader behaves as with them
+ * alone. */
+gboolean wl_chakra_reader_next_frame (WlChakraReader *r, WlChakraFrame *frame);
+/* wl_chakra_reader_step for FRAME (from wl_chakra_reader_next_frame): its
+ * node, decoded as wl_chakra_reader_next decodes, or its error. */
+gboolean wl_chakra_reader_step_frame (WlChakraReader *r, const WlChakraFrame *frame,
+                                      gboolean accept_cut, ChakraProtoMsg__Node **node,
+                                      char **cut, GError **error);
+
 /* Free a node from wl_chakra_reader_next.  Accepts NULL. */
 void wl_chakra_node_free (ChakraProtoMsg__Node *node);
 

@@ -12,102 +12,14 @@
 
 #include <string.h>
 
-enum
-{
-  WT_VARINT = 0,
-  WT_I64 = 1,
-  WT_LEN = 2
-};
+#include "workload/chakra_node.h"
 
-typedef struct
-{
-  const guint8 *p;   /* next byte */
-  const guint8 *end; /* end of the (sub)message */
-} Cur;
+#include "workload/chakra_wire.h"
 
 static inline void *
 arena_alloc (ProtobufCAllocator *a, gsize size)
 {
-  return a->alloc (a->allocator_data, size);
-}
-
-/* A varint of at most 10 bytes ending before the end, its bits past 64
- * dropped (protobuf-c's scan_varint and parse_uint64). */
-static inline gboolean
-read_varint (Cur *c, guint64 *v)
-{
-  guint64 r = 0;
-  for (guint i = 0; i < 10 && c->p + i < c->end; i++)
-    {
-      guint8 b = c->p[i];
-      r |= (guint64) (b & 0x7f) << (7 * i);
-      if ((b & 0x80) == 0)
-        {
-          c->p += i + 1;
-          *v = r;
-          return TRUE;
-        }
-    }
-  return FALSE;
-}
-
-/* A bool as protobuf-c's parse_boolean reads one: true when any byte of
- * the varint has a payload bit, even one past bit 63. */
-static inline gboolean
-read_bool (Cur *c, protobuf_c_boolean *out)
-{
-  const guint8 *start = c->p;
-  guint64 v;
-  if (!read_varint (c, &v))
-    return FALSE;
-  *out = FALSE;
-  for (const guint8 *q = start; q < c->p; q++)
-    *out |= (*q & 0x7f) != 0;
-  return TRUE;
-}
-
-/* A tag of one or two bytes (fields 1 to 2047); longer tags are left to
- * protobuf-c.  Field 0 comes back as 0, which no caller knows. */
-static inline gboolean
-read_tag (Cur *c, guint *field, guint *wt)
-{
-  guint b0 = c->p[0];
-  *wt = b0 & 7;
-  if (b0 < 0x80)
-    {
-      *field = b0 >> 3;
-      c->p++;
-      return TRUE;
-    }
-  if (c->end - c->p < 2 || c->p[1] >= 0x80)
-    return FALSE;
-  *field = ((b0 & 0x7f) >> 3) | ((guint) c->p[1] << 4);
-  c->p += 2;
-  return TRUE;
-}
-
-/* A length prefix of at most 5 bytes, at most G_MAXINT, and the bytes it
- * announces, all before the end (scan_length_prefixed_data). */
-static inline gboolean
-read_len (Cur *c, Cur *body)
-{
-  gsize v = 0;
-  for (guint i = 0; i < 5 && c->p + i < c->end; i++)
-    {
-      guint8 b = c->p[i];
-      v |= (gsize) (b & 0x7f) << (7 * i);
-      if ((b & 0x80) == 0)
-        {
-          const guint8 *at = c->p + i + 1;
-          if (v > G_MAXINT || v > (gsize) (c->end - at))
-            return FALSE;
-          body->p = at;
-          body->end = at + v;
-          c->p = at + v;
-          return TRUE;
-        }
-    }
-  return FALSE;
+  return wl_pb_arena_alloc (a->allocator_data, size); /* inline bump */
 }
 
 /* A string field: copied with a NUL, as protobuf-c copies it. */
@@ -118,6 +30,31 @@ read_string (Cur *c, guint wt, ProtobufCAllocator *a, char **out)
   if (wt != WT_LEN || !read_len (c, &s))
     return FALSE;
   gsize n = (gsize) (s.end - s.p);
+  char *copy = arena_alloc (a, n + 1);
+  if (copy == NULL)
+    return FALSE;
+  memcpy (copy, s.p, n);
+  copy[n] = '\0';
+  *out = copy;
+  return TRUE;
+}
+
+/* An attribute's name: one orrery reads points at its static copy
+ * (wl_chakra_attr_known: equal text, no allocation, and known to
+ * wl_chakra_attr_index by its address); any other is copied. */
+static inline gboolean
+read_name (Cur *c, guint wt, ProtobufCAllocator *a, char **out)
+{
+  Cur s;
+  if (wt != WT_LEN || !read_len (c, &s))
+    return FALSE;
+  gsize n = (gsize) (s.end - s.p);
+  const char *known = wl_chakra_attr_known ((const char *) s.p, n);
+  if (known != NULL)
+    {
+      *out = (char *) known; /* never written, nor freed (the node is the arena's) */
+      return TRUE;
+    }
   char *copy = arena_alloc (a, n + 1);
   if (copy == NULL)
     return FALSE;
@@ -367,7 +304,8 @@ decode_attr (Cur body, ProtobufCAllocator *a)
   ChakraProtoMsg__AttributeProto *at = arena_alloc (a, sizeof *at);
   if (at == NULL)
     return NULL;
-  chakra_proto_msg__attribute_proto__init (at);
+  static const ChakraProtoMsg__AttributeProto attr_init = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+  *at = attr_init; /* chakra_proto_msg__attribute_proto__init, inline */
   guint f, wt;
   for (Cur c = body; c.p < c.end;)
     {
@@ -375,7 +313,7 @@ decode_attr (Cur body, ProtobufCAllocator *a)
         return NULL;
       gboolean ok;
       if (f == 1)
-        ok = read_string (&c, wt, a, &at->name);
+        ok = read_name (&c, wt, a, &at->name);
       else if (f == 2)
         ok = read_string (&c, wt, a, &at->doc_string);
       else

@@ -64,18 +64,17 @@ kind_error (GError **error, const ChakraProtoMsg__Node *n,
   attr_error (error, n, a, problem);
 }
 
-/* Look NAME up as an integer: 1 when found (*V set), 0 when absent, -1 with
- * ERROR set when it has another kind.  *A receives the attribute. */
+/* A (NULL: absent) as an integer: 1 when present (*V set), 0 when absent,
+ * -1 with ERROR set when it has another kind. */
 static int
-lookup_int (const ChakraProtoMsg__Node *n, const char *name, IntValue *v,
-            const ChakraProtoMsg__AttributeProto **a, GError **error)
+lookup_int (const ChakraProtoMsg__Node *n, const ChakraProtoMsg__AttributeProto *a,
+            IntValue *v, GError **error)
 {
-  *a = wl_chakra_attr_find (n, name);
-  if (*a == NULL)
+  if (a == NULL)
     return 0;
-  if (!int_value (*a, v))
+  if (!int_value (a, v))
     {
-      kind_error (error, n, *a, "an integer or bool");
+      kind_error (error, n, a, "an integer or bool");
       return -1;
     }
   return 1;
@@ -96,6 +95,88 @@ wl_chakra_attr_find (const ChakraProtoMsg__Node *n, const char *name)
   return NULL;
 }
 
+/* Indexed by WlAttrKey. */
+static const char ATTR_NAMES[WL_ATTR_OTHER][16] = {
+  [WL_ATTR_IS_CPU_OP] = "is_cpu_op",         [WL_ATTR_NUM_OPS] = "num_ops",
+  [WL_ATTR_TENSOR_SIZE] = "tensor_size",     [WL_ATTR_IS_RECOMPUTE] = "is_recompute",
+  [WL_ATTR_KERNELS] = "kernels",             [WL_ATTR_COMM_TYPE] = "comm_type",
+  [WL_ATTR_COMM_SIZE] = "comm_size",         [WL_ATTR_COMM_SRC] = "comm_src",
+  [WL_ATTR_COMM_DST] = "comm_dst",           [WL_ATTR_COMM_TAG] = "comm_tag",
+  [WL_ATTR_COMM_PRIORITY] = "comm_priority", [WL_ATTR_COMM_ROOT] = "comm_root",
+  [WL_ATTR_ROOT] = "root",                   [WL_ATTR_PG_NAME] = "pg_name",
+  [WL_ATTR_INVOLVED_DIM] = "involved_dim",   [WL_ATTR_STREAM] = "stream",
+};
+
+const char *
+wl_chakra_attr_name (WlAttrKey key)
+{
+  return key < WL_ATTR_OTHER ? ATTR_NAMES[key] : NULL;
+}
+
+/* NAME (LEN bytes) is KEY's name: a comparison of a constant length, which
+ * the compiler turns into a load or two. */
+#define IS(key, len) (memcmp (name, ATTR_NAMES[key], len) == 0 ? (key) : WL_ATTR_OTHER)
+
+WlAttrKey
+wl_chakra_attr_key (const char *name, gsize len)
+{
+  /* The one candidate of each length, told apart by a byte where they
+   * differ, then compared whole. */
+  switch (len)
+    {
+    case 4: return IS (WL_ATTR_ROOT, 4);
+    case 6: return IS (WL_ATTR_STREAM, 6);
+    case 7:
+      return name[0] == 'n'   ? IS (WL_ATTR_NUM_OPS, 7)
+             : name[0] == 'p' ? IS (WL_ATTR_PG_NAME, 7)
+                              : IS (WL_ATTR_KERNELS, 7);
+    case 8:
+      return name[5] == 's'   ? IS (WL_ATTR_COMM_SRC, 8)
+             : name[5] == 'd' ? IS (WL_ATTR_COMM_DST, 8)
+                              : IS (WL_ATTR_COMM_TAG, 8);
+    case 9:
+      return name[0] == 'i'   ? IS (WL_ATTR_IS_CPU_OP, 9)
+             : name[5] == 't' ? IS (WL_ATTR_COMM_TYPE, 9)
+             : name[5] == 's' ? IS (WL_ATTR_COMM_SIZE, 9)
+                              : IS (WL_ATTR_COMM_ROOT, 9);
+    case 11: return IS (WL_ATTR_TENSOR_SIZE, 11);
+    case 12:
+      return name[1] == 's' ? IS (WL_ATTR_IS_RECOMPUTE, 12) : IS (WL_ATTR_INVOLVED_DIM, 12);
+    case 13: return IS (WL_ATTR_COMM_PRIORITY, 13);
+    default: return WL_ATTR_OTHER;
+    }
+}
+
+#undef IS
+
+const char *
+wl_chakra_attr_known (const char *name, gsize len)
+{
+  WlAttrKey k = wl_chakra_attr_key (name, len);
+  return k != WL_ATTR_OTHER ? ATTR_NAMES[k] : NULL;
+}
+
+void
+wl_chakra_attr_index (const ChakraProtoMsg__Node *n, WlAttrIndex *idx)
+{
+  g_return_if_fail (n != NULL && idx != NULL);
+  memset (idx, 0, sizeof *idx);
+  for (size_t i = 0; i < n->n_attr; i++)
+    {
+      const char *an = n->attr[i]->name;
+      if (an == NULL)
+        continue;
+      /* A name from wl_chakra_attr_known is known by its address; any other
+       * is measured (a name with a NUL inside is what strcmp takes it for). */
+      guintptr off = (guintptr) an - (guintptr) ATTR_NAMES[0];
+      WlAttrKey k = off < sizeof ATTR_NAMES && off % sizeof ATTR_NAMES[0] == 0
+                      ? (WlAttrKey) (off / sizeof ATTR_NAMES[0])
+                      : wl_chakra_attr_key (an, strlen (an));
+      if (k != WL_ATTR_OTHER && idx->of[k] == NULL)
+        idx->of[k] = n->attr[i];
+    }
+}
+
 /* Does V fit a signed (WANT_SIGNED) or an unsigned 64-bit integer?  FALSE
  * with ERROR set, naming A of N, when it does not. */
 static gboolean
@@ -114,15 +195,34 @@ int_fits (const ChakraProtoMsg__Node *n, const ChakraProtoMsg__AttributeProto *a
 }
 
 gboolean
+wl_chakra_attr_int_at (const ChakraProtoMsg__Node *n, const ChakraProtoMsg__AttributeProto *a,
+                       gint64 *out, GError **error)
+{
+  g_return_val_if_fail (n != NULL && out != NULL, FALSE);
+  IntValue v;
+  if (lookup_int (n, a, &v, error) <= 0 || !int_fits (n, a, &v, TRUE, error))
+    return FALSE;
+  *out = v.is_signed ? v.s : (gint64) v.u;
+  return TRUE;
+}
+
+gboolean
 wl_chakra_attr_int (const ChakraProtoMsg__Node *n, const char *name, gint64 *out,
                     GError **error)
 {
   g_return_val_if_fail (n != NULL && name != NULL && out != NULL, FALSE);
-  const ChakraProtoMsg__AttributeProto *a = NULL;
+  return wl_chakra_attr_int_at (n, wl_chakra_attr_find (n, name), out, error);
+}
+
+gboolean
+wl_chakra_attr_uint_at (const ChakraProtoMsg__Node *n, const ChakraProtoMsg__AttributeProto *a,
+                        guint64 *out, GError **error)
+{
+  g_return_val_if_fail (n != NULL && out != NULL, FALSE);
   IntValue v;
-  if (lookup_int (n, name, &v, &a, error) <= 0 || !int_fits (n, a, &v, TRUE, error))
+  if (lookup_int (n, a, &v, error) <= 0 || !int_fits (n, a, &v, FALSE, error))
     return FALSE;
-  *out = v.is_signed ? v.s : (gint64) v.u;
+  *out = v.is_signed ? (guint64) v.s : v.u;
   return TRUE;
 }
 
@@ -131,11 +231,18 @@ wl_chakra_attr_uint (const ChakraProtoMsg__Node *n, const char *name, guint64 *o
                      GError **error)
 {
   g_return_val_if_fail (n != NULL && name != NULL && out != NULL, FALSE);
-  const ChakraProtoMsg__AttributeProto *a = NULL;
+  return wl_chakra_attr_uint_at (n, wl_chakra_attr_find (n, name), out, error);
+}
+
+gboolean
+wl_chakra_attr_bool_at (const ChakraProtoMsg__Node *n, const ChakraProtoMsg__AttributeProto *a,
+                        gboolean *out, GError **error)
+{
+  g_return_val_if_fail (n != NULL && out != NULL, FALSE);
   IntValue v;
-  if (lookup_int (n, name, &v, &a, error) <= 0 || !int_fits (n, a, &v, FALSE, error))
+  if (lookup_int (n, a, &v, error) <= 0)
     return FALSE;
-  *out = v.is_signed ? (guint64) v.s : v.u;
+  *out = v.is_signed ? v.s != 0 : v.u != 0;
   return TRUE;
 }
 
@@ -144,20 +251,15 @@ wl_chakra_attr_bool (const ChakraProtoMsg__Node *n, const char *name, gboolean *
                      GError **error)
 {
   g_return_val_if_fail (n != NULL && name != NULL && out != NULL, FALSE);
-  const ChakraProtoMsg__AttributeProto *a = NULL;
-  IntValue v;
-  if (lookup_int (n, name, &v, &a, error) <= 0)
-    return FALSE;
-  *out = v.is_signed ? v.s != 0 : v.u != 0;
-  return TRUE;
+  return wl_chakra_attr_bool_at (n, wl_chakra_attr_find (n, name), out, error);
 }
 
 gboolean
-wl_chakra_attr_string (const ChakraProtoMsg__Node *n, const char *name, const char **out,
-                       GError **error)
+wl_chakra_attr_string_at (const ChakraProtoMsg__Node *n,
+                          const ChakraProtoMsg__AttributeProto *a, const char **out,
+                          GError **error)
 {
-  g_return_val_if_fail (n != NULL && name != NULL && out != NULL, FALSE);
-  const ChakraProtoMsg__AttributeProto *a = wl_chakra_attr_find (n, name);
+  g_return_val_if_fail (n != NULL && out != NULL, FALSE);
   if (a == NULL)
     return FALSE;
   if (a->value_case != VC (STRING_VAL))
@@ -167,6 +269,14 @@ wl_chakra_attr_string (const ChakraProtoMsg__Node *n, const char *name, const ch
     }
   *out = a->string_val;
   return TRUE;
+}
+
+gboolean
+wl_chakra_attr_string (const ChakraProtoMsg__Node *n, const char *name, const char **out,
+                       GError **error)
+{
+  g_return_val_if_fail (n != NULL && name != NULL && out != NULL, FALSE);
+  return wl_chakra_attr_string_at (n, wl_chakra_attr_find (n, name), out, error);
 }
 
 /* ---- trace facts ---------------------------------------------------------------- */
@@ -321,7 +431,15 @@ wl_chakra_attr_bool_list (const ChakraProtoMsg__Node *n, const char *name, GArra
                           GError **error)
 {
   g_return_val_if_fail (n != NULL && name != NULL && out != NULL, FALSE);
-  const ChakraProtoMsg__AttributeProto *a = wl_chakra_attr_find (n, name);
+  return wl_chakra_attr_bool_list_at (n, wl_chakra_attr_find (n, name), out, error);
+}
+
+gboolean
+wl_chakra_attr_bool_list_at (const ChakraProtoMsg__Node *n,
+                             const ChakraProtoMsg__AttributeProto *a, GArray **out,
+                             GError **error)
+{
+  g_return_val_if_fail (n != NULL && out != NULL, FALSE);
   if (a == NULL)
     return FALSE;
   g_autoptr (GArray) arr = g_array_new (FALSE, FALSE, sizeof (gboolean));

@@ -28,6 +28,52 @@
 const ChakraProtoMsg__AttributeProto *wl_chakra_attr_find (const ChakraProtoMsg__Node *n,
                                                            const char *name);
 
+/* The attributes orrery reads, by name (FORMAT.md's table, and the
+ * generators' is_recompute and kernels); WL_ATTR_OTHER: any other name. */
+typedef enum
+{
+  WL_ATTR_IS_CPU_OP,
+  WL_ATTR_NUM_OPS,
+  WL_ATTR_TENSOR_SIZE,
+  WL_ATTR_IS_RECOMPUTE,
+  WL_ATTR_KERNELS,
+  WL_ATTR_COMM_TYPE,
+  WL_ATTR_COMM_SIZE,
+  WL_ATTR_COMM_SRC,
+  WL_ATTR_COMM_DST,
+  WL_ATTR_COMM_TAG,
+  WL_ATTR_COMM_PRIORITY,
+  WL_ATTR_COMM_ROOT,
+  WL_ATTR_ROOT,
+  WL_ATTR_PG_NAME,
+  WL_ATTR_INVOLVED_DIM,
+  WL_ATTR_STREAM,
+  WL_ATTR_OTHER /* also the number of the names above */
+} WlAttrKey;
+
+/* The name of KEY ("comm_type"); NULL for WL_ATTR_OTHER. */
+const char *wl_chakra_attr_name (WlAttrKey key);
+/* The key of the LEN bytes at NAME (no NUL needed): a switch on the length
+ * and one or two bytes, then one comparison (no hashing).  Any name that
+ * is not exactly one of the above is WL_ATTR_OTHER. */
+WlAttrKey wl_chakra_attr_key (const char *name, gsize len);
+
+/* The static copy of the name at NAME (LEN bytes) when it is one of the
+ * above, else NULL: a decoder may point an attribute's name at it rather
+ * than copy it (never freed, never written), which wl_chakra_attr_index
+ * then recognises by its address. */
+const char *wl_chakra_attr_known (const char *name, gsize len);
+
+/* N's attributes by key: the first attribute with each name (as
+ * wl_chakra_attr_find finds it), or NULL.  Borrowed from N. */
+typedef struct
+{
+  const ChakraProtoMsg__AttributeProto *of[WL_ATTR_OTHER];
+} WlAttrIndex;
+/* Fill IDX from N: one pass over its attributes, each name measured and
+ * dispatched once, instead of a scan per attribute looked up. */
+void wl_chakra_attr_index (const ChakraProtoMsg__Node *n, WlAttrIndex *idx);
+
 /* The attribute NAME of N as a signed integer.  Any integer kind (int32,
  * int64, uint32, uint64, sint32, sint64, fixed32, fixed64, sfixed32,
  * sfixed64) or bool (0/1) is accepted, because writers disagree on kinds.
@@ -40,6 +86,24 @@ const ChakraProtoMsg__AttributeProto *wl_chakra_attr_find (const ChakraProtoMsg_
  * as absent remove it first (wl_chakra_node_drop_valueless). */
 gboolean wl_chakra_attr_int (const ChakraProtoMsg__Node *n, const char *name, gint64 *out,
                              GError **error);
+
+/* As wl_chakra_attr_int for the attribute A of N found already (NULL:
+ * absent), e.g. from a WlAttrIndex; likewise the _at forms below. */
+gboolean wl_chakra_attr_int_at (const ChakraProtoMsg__Node *n,
+                                const ChakraProtoMsg__AttributeProto *a, gint64 *out,
+                                GError **error);
+gboolean wl_chakra_attr_uint_at (const ChakraProtoMsg__Node *n,
+                                 const ChakraProtoMsg__AttributeProto *a, guint64 *out,
+                                 GError **error);
+gboolean wl_chakra_attr_bool_at (const ChakraProtoMsg__Node *n,
+                                 const ChakraProtoMsg__AttributeProto *a, gboolean *out,
+                                 GError **error);
+gboolean wl_chakra_attr_string_at (const ChakraProtoMsg__Node *n,
+                                   const ChakraProtoMsg__AttributeProto *a, const char **out,
+                                   GError **error);
+gboolean wl_chakra_attr_bool_list_at (const ChakraProtoMsg__Node *n,
+                                      const ChakraProtoMsg__AttributeProto *a, GArray **out,
+                                      GError **error);
 
 /* As wl_chakra_attr_int, as an unsigned integer: a negative value is an
  * error. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "workload/chakra_raw.h"
 #include "workload/idmap.h"
 #include "workload/kernels.h"
 #include "workload/wl_alloc.h"
@@ -27,6 +28,7 @@ typedef struct
   GStringChunk *names_chunk;
   guint64 name_bytes;  /* each node's name and its NUL, summed */
   guint64 limit;       /* stop once the load's working memory would pass it */
+  guint64 peak;        /* the working memory last compared with the limit */
   gboolean over;       /* stopped at the limit */
 } Builder;
 
@@ -91,8 +93,41 @@ add_node (gpointer data, ChakraProtoMsg__Node *n, GError **error)
       g_prefix_error (error, "%s: ", b->dec.path);
       return FALSE;
     }
-  b->over = working_bytes (b) > b->limit;
+  b->peak = working_bytes (b);
+  b->over = b->peak > b->limit;
   return !b->over;
+}
+
+/* add_node for a frame read in place (wl_trace_read_raw): the same node,
+ * name and dependencies, or WL_TAKE_DECLINED, with B untouched, where
+ * add_node might say otherwise (a repeated id, the last index, a node
+ * wl_node_decode_raw leaves to wl_node_decode). */
+static WlTake
+add_raw (gpointer data, WlRawNode *raw, GError **error)
+{
+  Builder *b = data;
+  guint32 index = (guint32) b->nodes.len;
+  WlNode w;
+  if (wl_id_map_lookup (b->index, raw->id, NULL) || index == G_MAXUINT32 - 1
+      || !wl_node_decode_raw (&b->dec, raw, &w))
+    return WL_TAKE_DECLINED;
+  const char *text = wl_raw_node_text (raw, raw->name, raw->name_len);
+  const char *name = g_string_chunk_insert_const (b->names_chunk, text);
+  WlNode *slot = wl_vec_push (&b->nodes, "the trace's nodes", error);
+  const char **name_slot = slot != NULL ? wl_vec_push (&b->names, "the node names", error) : NULL;
+  if (name_slot == NULL || !wl_id_map_insert (b->index, raw->id, index, error)
+      || !add_deps (b, index, raw->data_deps.v, raw->data_deps.n, error)
+      || !add_deps (b, index, raw->ctrl_deps.v, raw->ctrl_deps.n, error))
+    {
+      g_prefix_error (error, "%s: ", b->dec.path);
+      return WL_TAKE_FAILED;
+    }
+  *slot = w;
+  *name_slot = name;
+  b->name_bytes += raw->name_len + 1;
+  b->peak = working_bytes (b);
+  b->over = b->peak > b->limit;
+  return b->over ? WL_TAKE_FAILED : WL_TAKE_DONE;
 }
 
 static int
@@ -182,19 +217,27 @@ link_edges (WlGraph *g, const guint32 *start, const guint32 *parent, GError **er
   if (edges == NULL)
     return FALSE;
   guint32 n_edges = 0;
-  g_autoptr (GArray) parents = g_array_new (FALSE, FALSE, sizeof (guint32));
+  /* One node's parents at a time, in a buffer for the widest (no call per
+   * dependency). */
+  guint32 widest = 1;
+  for (guint32 v = 0; v < g->n_nodes; v++)
+    widest = MAX (widest, start[v + 1] - start[v]);
+  g_autofree guint32 *parents = sim_try_alloc (widest, sizeof (guint32), FALSE,
+                                               "the dependency edges", error);
+  if (parents == NULL)
+    return FALSE;
   for (guint32 child = 0; child < g->n_nodes; child++)
     {
-      g_array_set_size (parents, 0);
+      guint32 n_parents = 0;
       for (guint32 k = start[child]; k < start[child + 1]; k++)
         if (parent[k] != NO_PARENT)
-          g_array_append_val (parents, parent[k]);
-      if (parents->len > 1)
-        qsort (parents->data, parents->len, sizeof (guint32), cmp_u32);
-      for (guint j = 0; j < parents->len; j++)
+          parents[n_parents++] = parent[k];
+      if (n_parents > 1)
+        qsort (parents, n_parents, sizeof (guint32), cmp_u32);
+      for (guint32 j = 0; j < n_parents; j++)
         {
-          guint32 p = g_array_index (parents, guint32, j);
-          if (j > 0 && p == g_array_index (parents, guint32, j - 1))
+          guint32 p = parents[j];
+          if (j > 0 && p == parents[j - 1])
             continue;
           edges[(gsize) 2 * n_edges] = p;
           edges[(gsize) 2 * n_edges + 1] = child;
@@ -270,7 +313,8 @@ wl_graph_load_request (const WlGraphLoad *req, GError **error)
   if (over != NULL)
     *over = FALSE;
 
-  gboolean ok = wl_trace_read (&b.dec, add_node, &b, error);
+  WlTraceFuncs funcs = { .node = add_node, .raw = add_raw };
+  gboolean ok = wl_trace_read_raw (&b.dec, &funcs, &b, error);
   WlGraph *g = g_new0 (WlGraph, 1);
   g->ref = 1;
   g->path = g_strdup (path);
@@ -288,6 +332,8 @@ wl_graph_load_request (const WlGraphLoad *req, GError **error)
   if (ok)
     ok = finish_graph (&b, g, error);
   g->dropped = b.dec.dropped;
+  if (req->peak != NULL)
+    *req->peak = b.peak;
   wl_vec_clear (&b.deps);
   wl_id_map_free (b.index);
   if (!ok)

@@ -145,6 +145,10 @@ typedef struct
   gsize n_bytes;
   WlGroupMemo *group_memo; /* METADATA group lists parsed through it (borrowed;
                             * NULL: parse each) */
+  guint64 *peak;        /* when not NULL, receives the working memory last
+                         * compared with the limit (0 if none was): the load
+                         * with any limit below *PEAK stops over it, with any
+                         * other ends as this one did (the count only grows) */
 } WlGraphLoad;
 
 /* wl_graph_load_limited as REQ says, from the bytes given or the file.

@@ -13,6 +13,9 @@
  * group lists are parsed once per distinct list for all the cache's files
  * (group_memo.h).
  *
+ * Threads: a cache is used from one thread; wl_graph_cache_prefetch runs
+ * workers of its own, joined before it is freed.
+ *
  * Ownership: the cache holds one reference to each graph it made and hands
  * out new references (wl_graph_unref them).
  *
@@ -65,6 +68,31 @@ WlGraph *wl_graph_cache_load_limited (WlGraphCache *cache, const char *path, gui
 guint wl_graph_cache_distinct (const WlGraphCache *cache);
 /* Bytes of the files the cache was asked for, each time (mapped files). */
 guint64 wl_graph_cache_bytes (const WlGraphCache *cache);
+
+/* Parallel loading.  The most worker threads a load uses. */
+#define WL_LOAD_THREADS_MAX 64
+/* Load with THREADS threads (1, the default: every file in the caller's
+ * thread, when asked; at most WL_LOAD_THREADS_MAX). */
+void wl_graph_cache_set_threads (WlGraphCache *cache, guint threads);
+/* Announce that wl_graph_cache_load_limited will be called for PATHS[0 ..
+ * N-1] in that order, each with a limit of at most LIMIT: with more than
+ * one thread, the files are mapped and digested on worker threads, then
+ * the distinct ones (the lowest rank of each digest) decoded there, in
+ * rank order, while the caller takes them.  Each call returns exactly what
+ * it would have returned without the announcement (the same graph, shared
+ * by the same files, the same error or the same *OVER): a file is decoded
+ * with LIMIT and the working memory it reached (WlGraphLoad.peak) decides
+ * whether the call's own limit would have stopped it.  The workers claim
+ * no file past one that failed, nor past the point where the graphs
+ * decoded already hold more than LIMIT bytes (the caller, which counts at
+ * least those, cannot get past them): memory stays within about LIMIT
+ * plus one file per thread.  A call out of the announced order ends the
+ * announcement, and so does wl_graph_cache_prefetch_end. */
+void wl_graph_cache_prefetch (WlGraphCache *cache, const char *const *paths, guint32 n,
+                              guint64 limit);
+/* Stop and join the workers, and drop what they decoded that was not
+ * taken; the cache is as if loaded without an announcement. */
+void wl_graph_cache_prefetch_end (WlGraphCache *cache);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlGraphCache, wl_graph_cache_free)
 

@@ -10,6 +10,9 @@
  * fault, exactly as wl_group_defs_parse would.  Time: linear in the bytes
  * of the lists looked up, plus one parse per distinct list.
  *
+ * Threads: the memo may be used from several threads at once (a lock
+ * around each look-up and parse).
+ *
  * Ownership: the memo holds a copy of each distinct list and its parsed
  * groups; wl_group_memo_parse appends new references to DEFS.
  *

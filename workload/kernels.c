@@ -224,7 +224,10 @@ kernel_key (const WlKernel *k, GString *s)
 
 struct _WlKernelLists
 {
-  GHashTable *index;   /* text -> number (GUINT_TO_POINTER), texts owned by `texts` */
+  guint32 *slots;      /* open addressing by text_hash: a number, 0 empty */
+  guint32 mask;        /* slots - 1 (a power of two less one) */
+  GArray *hashes;      /* guint64 text_hash per number - 1 */
+  GArray *lens;        /* gsize: each text's length */
   GPtrArray *texts;    /* char *, by number - 1 */
   GPtrArray *lists;    /* GArray of WlKernel, by number - 1 */
   GArray *ns;          /* double per list: its price, NAN until computed */
@@ -232,15 +235,12 @@ struct _WlKernelLists
   const WlKernelTable *priced_table;
 };
 
-/* The hash of a `kernels` text, eight bytes at a time: loading looks up
- * every COMP node's text (often hundreds of bytes), and g_str_hash's byte
- * loop was a tenth of the load.  The table is never iterated, so the hash
- * decides nothing but speed. */
-static guint
-text_hash (gconstpointer p)
+/* The hash of a `kernels` text of N bytes, eight bytes at a time: loading
+ * looks up every COMP node's text (often hundreds of bytes).  The table
+ * is never iterated, so the hash decides nothing but speed. */
+static guint64
+text_hash (const char *s, gsize n)
 {
-  const char *s = p;
-  gsize n = strlen (s);
   /* FNV-1a's 64-bit prime, applied per 64-bit word, then folded. */
   guint64 h = 0xcbf29ce484222325ULL ^ n;
   gsize i = 0;
@@ -253,14 +253,19 @@ text_hash (gconstpointer p)
     }
   for (; i < n; i++)
     h = (h ^ (guchar) s[i]) * 0x100000001b3ULL;
-  return (guint) (h ^ (h >> 29));
+  return h ^ (h >> 29);
 }
+
+#define FIRST_SLOTS 64u
 
 WlKernelLists *
 wl_kernel_lists_new (void)
 {
   WlKernelLists *l = g_new0 (WlKernelLists, 1);
-  l->index = g_hash_table_new (text_hash, g_str_equal);
+  l->slots = g_new0 (guint32, FIRST_SLOTS);
+  l->mask = FIRST_SLOTS - 1;
+  l->hashes = g_array_new (FALSE, FALSE, sizeof (guint64));
+  l->lens = g_array_new (FALSE, FALSE, sizeof (gsize));
   l->texts = g_ptr_array_new_with_free_func (g_free);
   l->lists = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   l->ns = g_array_new (FALSE, FALSE, sizeof (double));
@@ -272,36 +277,86 @@ wl_kernel_lists_free (WlKernelLists *l)
 {
   if (l == NULL)
     return;
-  g_hash_table_unref (l->index);
+  g_free (l->slots);
+  g_array_unref (l->hashes);
+  g_array_unref (l->lens);
   g_ptr_array_unref (l->texts);
   g_ptr_array_unref (l->lists);
   g_array_unref (l->ns);
   g_free (l);
 }
 
+/* The slot of the text with hash H, LEN bytes at TEXT: its number's, or
+ * the empty one where it would go. */
+static guint32 *
+find_slot (const WlKernelLists *l, guint64 h, const char *text, gsize len)
+{
+  for (guint32 i = (guint32) h & l->mask;; i = (i + 1) & l->mask)
+    {
+      guint32 k = l->slots[i];
+      if (k == 0
+          || (g_array_index (l->hashes, guint64, k - 1) == h
+              && g_array_index (l->lens, gsize, k - 1) == len
+              && memcmp (l->texts->pdata[k - 1], text, len) == 0))
+        return &l->slots[i];
+    }
+}
+
+/* Twice the slots, once they are half full. */
+static void
+grow_slots (WlKernelLists *l)
+{
+  guint32 n = l->mask + 1;
+  if (l->texts->len < n / 2)
+    return;
+  g_free (l->slots);
+  l->slots = g_new0 (guint32, (gsize) 2 * n);
+  l->mask = 2 * n - 1;
+  for (guint32 k = 1; k <= l->texts->len; k++)
+    {
+      guint32 i = (guint32) g_array_index (l->hashes, guint64, k - 1) & l->mask;
+      while (l->slots[i] != 0)
+        i = (i + 1) & l->mask;
+      l->slots[i] = k;
+    }
+}
+
 gboolean
 wl_kernel_lists_intern (WlKernelLists *l, const char *text, guint32 *index, GError **error)
 {
+  g_return_val_if_fail (text != NULL, FALSE);
+  return wl_kernel_lists_intern_len (l, text, strlen (text), index, error);
+}
+
+gboolean
+wl_kernel_lists_intern_len (WlKernelLists *l, const char *text, gsize len, guint32 *index,
+                            GError **error)
+{
   g_return_val_if_fail (l != NULL && text != NULL && index != NULL, FALSE);
-  gpointer found = g_hash_table_lookup (l->index, text);
-  if (found != NULL)
+  guint64 h = text_hash (text, len);
+  guint32 *slot = find_slot (l, h, text, len);
+  if (*slot != 0)
     {
-      *index = GPOINTER_TO_UINT (found);
+      *index = *slot;
       return TRUE;
     }
+  char *copy = g_strndup (text, len);
   GArray *list = g_array_new (FALSE, FALSE, sizeof (WlKernel));
-  if (!wl_kernels_parse (text, list, error))
+  if (!wl_kernels_parse (copy, list, error))
     {
       g_array_unref (list);
+      g_free (copy);
       return FALSE;
     }
-  char *copy = g_strdup (text);
   g_ptr_array_add (l->texts, copy);
   g_ptr_array_add (l->lists, list);
+  g_array_append_val (l->hashes, h);
+  g_array_append_val (l->lens, len);
   double unpriced = NAN;
   g_array_append_val (l->ns, unpriced);
   *index = l->texts->len;
-  g_hash_table_insert (l->index, copy, GUINT_TO_POINTER (*index));
+  *slot = *index;
+  grow_slots (l);
   return TRUE;
 }
 

@@ -55,6 +55,10 @@ void wl_kernel_lists_free (WlKernelLists *lists);
  * wl_kernels_parse's error. */
 gboolean wl_kernel_lists_intern (WlKernelLists *lists, const char *text, guint32 *index,
                                  GError **error);
+/* wl_kernel_lists_intern for the LEN bytes at TEXT (no NUL needed; none
+ * inside), as the text they spell. */
+gboolean wl_kernel_lists_intern_len (WlKernelLists *lists, const char *text, gsize len,
+                                     guint32 *index, GError **error);
 
 /* Whether A and B hold the same strings under the same numbers (NULL is
  * the empty table). */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "system/sys_params.h"
+#include "workload/chakra_raw.h"
 #include "workload/group_memo.h"
 #include "workload/kernels.h"
 #include "workload/wl_error.h"
@@ -53,6 +54,15 @@ kind_of (gint64 type)
     }
 }
 
+/* A node and its attributes by name (looked up once per node). */
+typedef struct
+{
+  const ChakraProtoMsg__Node *n;
+  WlAttrIndex idx;
+} Attrs;
+
+#define AT(key) (x->idx.of[WL_ATTR_##key])
+
 static gboolean
 fail (GError **error, const WlNodeDecoder *d, guint64 id, const char *what)
 {
@@ -63,10 +73,12 @@ fail (GError **error, const WlNodeDecoder *d, guint64 id, const char *what)
 
 /* An attribute that must fit a 32-bit signed field. */
 static gboolean
-attr_i32 (const ChakraProtoMsg__Node *n, const char *name, gint32 *out, GError **error)
+attr_i32 (const Attrs *x, WlAttrKey key, gint32 *out, GError **error)
 {
+  const ChakraProtoMsg__Node *n = x->n;
+  const char *name = wl_chakra_attr_name (key);
   gint64 v;
-  if (!wl_chakra_attr_int (n, name, &v, error))
+  if (!wl_chakra_attr_int_at (n, x->idx.of[key], &v, error))
     return FALSE;
   if (v < G_MININT32 || v > G_MAXINT32)
     {
@@ -81,11 +93,13 @@ attr_i32 (const ChakraProtoMsg__Node *n, const char *name, gint32 *out, GError *
 
 /* comm_src / comm_dst: a rank, or own rank when absent. */
 static gboolean
-attr_rank (const ChakraProtoMsg__Node *n, const char *name, guint32 *out, GError **error)
+attr_rank (const Attrs *x, WlAttrKey key, guint32 *out, GError **error)
 {
+  const ChakraProtoMsg__Node *n = x->n;
+  const char *name = wl_chakra_attr_name (key);
   gint64 v;
   *out = WL_RANK_SELF;
-  if (!wl_chakra_attr_int (n, name, &v, error))
+  if (!wl_chakra_attr_int_at (n, x->idx.of[key], &v, error))
     return error == NULL || *error == NULL;
   if (v < 0 || v >= G_MAXINT32)
     {
@@ -157,15 +171,34 @@ decode_metadata (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, GError **error
   return why == NULL ? TRUE : fail (error, b, n->id, why);
 }
 
+/* wl_group_id_parse (NAME, ID), with the common case first: up to 18
+ * decimal digits (below 10^18, so neither overflow nor WL_GROUP_ALL) and
+ * nothing else are the number they spell. */
+static gboolean
+group_id (const char *name, guint64 *id)
+{
+  guint64 v = 0;
+  guint i = 0;
+  for (; i < 18 && name[i] >= '0' && name[i] <= '9'; i++)
+    v = v * 10 + (guint64) (name[i] - '0');
+  if (i > 0 && name[i] == '\0')
+    {
+      *id = v;
+      return TRUE;
+    }
+  return wl_group_id_parse (name, id);
+}
+
 /* A collective's process group: pg_name, or all ranks. */
 static gboolean
-decode_group (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+decode_group (WlNodeDecoder *b, const Attrs *x, WlNode *w, GError **error)
 {
+  const ChakraProtoMsg__Node *n = x->n;
   const char *pg = NULL;
   w->group = WL_GROUP_ALL;
-  if (wl_chakra_attr_string (n, "pg_name", &pg, error))
+  if (wl_chakra_attr_string_at (n, AT (PG_NAME), &pg, error))
     {
-      if (!wl_group_id_parse (pg, &w->group))
+      if (!group_id (pg, &w->group))
         {
           g_autofree char *msg = g_strdup_printf ("pg_name \"%s\" is not a group id", pg);
           return fail (error, b, n->id, msg);
@@ -177,11 +210,12 @@ decode_group (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError
 
 /* A collective's involved_dim list as a mask (every dimension when absent). */
 static gboolean
-decode_involved (const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+decode_involved (const Attrs *x, WlNode *w, GError **error)
 {
+  const ChakraProtoMsg__Node *n = x->n;
   GArray *dims = NULL;
   w->involved = G_MAXUINT32;
-  if (!wl_chakra_attr_bool_list (n, "involved_dim", &dims, error))
+  if (!wl_chakra_attr_bool_list_at (n, AT (INVOLVED_DIM), &dims, error))
     return absent_ok (error);
   w->involved = 0;
   for (guint d = 0; d < dims->len && d < 32; d++)
@@ -195,14 +229,11 @@ decode_involved (const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
   return TRUE;
 }
 
-/* A communication node's `stream` (0 when absent) as its index in the
- * trace's table, the value added on first sight. */
-static gboolean
-decode_stream (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+/* W's comm_stream: the index of stream value V in the trace's table, the
+ * value added on first sight. */
+static void
+stream_slot (WlNodeDecoder *b, gint64 v, WlNode *w)
 {
-  gint64 v = 0;
-  if (!wl_chakra_attr_int (n, "stream", &v, error) && !absent_ok (error))
-    return FALSE;
   WlStreamTable *t = &b->streams;
   guint i = 0;
   while (i < t->n && t->values[i] != v)
@@ -210,14 +241,27 @@ decode_stream (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GErro
   if (i == t->n && t->n < WL_MAX_STREAMS)
     t->values[t->n++] = v;
   w->comm_stream = (guint8) MIN (i, WL_MAX_STREAMS - 1u);
+}
+
+/* A communication node's `stream` (0 when absent) as its index in the
+ * trace's table (stream_slot). */
+static gboolean
+decode_stream (WlNodeDecoder *b, const Attrs *x, WlNode *w, GError **error)
+{
+  const ChakraProtoMsg__Node *n = x->n;
+  gint64 v = 0;
+  if (!wl_chakra_attr_int_at (n, AT (STREAM), &v, error) && !absent_ok (error))
+    return FALSE;
+  stream_slot (b, v, w);
   return TRUE;
 }
 
 static gboolean
-decode_collective (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+decode_collective (WlNodeDecoder *b, const Attrs *x, WlNode *w, GError **error)
 {
+  const ChakraProtoMsg__Node *n = x->n;
   gint64 type;
-  if (!wl_chakra_attr_int (n, "comm_type", &type, error))
+  if (!wl_chakra_attr_int_at (n, AT (COMM_TYPE), &type, error))
     {
       if (!absent_ok (error))
         return FALSE;
@@ -236,7 +280,7 @@ decode_collective (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, G
     }
   w->coll_kind = (guint8) kind;
   w->op = WL_OP_COLL;
-  if (!wl_chakra_attr_uint (n, "comm_size", &w->bytes, error))
+  if (!wl_chakra_attr_uint_at (n, AT (COMM_SIZE), &w->bytes, error))
     {
       if (!absent_ok (error))
         return FALSE;
@@ -253,38 +297,40 @@ decode_collective (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, G
    * group's first member. */
   w->root = WL_RANK_SELF;
   if (sys_coll_kind_rooted ((SysCollKind) kind)
-      && (!attr_rank (n, "comm_root", &w->root, error)
-          || (w->root == WL_RANK_SELF && !attr_rank (n, "root", &w->root, error))))
+      && (!attr_rank (x, WL_ATTR_COMM_ROOT, &w->root, error)
+          || (w->root == WL_RANK_SELF && !attr_rank (x, WL_ATTR_ROOT, &w->root, error))))
     return FALSE;
-  if (!decode_group (b, n, w, error) || !decode_involved (n, w, error))
+  if (!decode_group (b, x, w, error) || !decode_involved (x, w, error))
     return FALSE;
-  if (!attr_i32 (n, "comm_priority", &w->priority, error) && !absent_ok (error))
+  if (!attr_i32 (x, WL_ATTR_COMM_PRIORITY, &w->priority, error) && !absent_ok (error))
     return FALSE;
-  return decode_stream (b, n, w, error);
+  return decode_stream (b, x, w, error);
 }
 
 static gboolean
-decode_p2p (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+decode_p2p (WlNodeDecoder *b, const Attrs *x, WlNode *w, GError **error)
 {
+  const ChakraProtoMsg__Node *n = x->n;
   w->op = (int) n->type == CK_SEND ? WL_OP_SEND : WL_OP_RECV;
-  if (!attr_rank (n, "comm_src", &w->peer_src, error)
-      || !attr_rank (n, "comm_dst", &w->peer_dst, error))
+  if (!attr_rank (x, WL_ATTR_COMM_SRC, &w->peer_src, error)
+      || !attr_rank (x, WL_ATTR_COMM_DST, &w->peer_dst, error))
     return FALSE;
-  if (!attr_i32 (n, "comm_tag", &w->tag, error) && !absent_ok (error))
+  if (!attr_i32 (x, WL_ATTR_COMM_TAG, &w->tag, error) && !absent_ok (error))
     return FALSE;
-  if (!wl_chakra_attr_uint (n, "comm_size", &w->bytes, error) && !absent_ok (error))
+  if (!wl_chakra_attr_uint_at (n, AT (COMM_SIZE), &w->bytes, error) && !absent_ok (error))
     return FALSE;
-  return decode_stream (b, n, w, error);
+  return decode_stream (b, x, w, error);
 }
 
 /* A COMP node's `kernels` list, numbered in the decoder's table. */
 static gboolean
-decode_kernels (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
+decode_kernels (WlNodeDecoder *b, const Attrs *x, WlNode *w, GError **error)
 {
+  const ChakraProtoMsg__Node *n = x->n;
   const char *text = NULL;
   if (b->kernels == NULL || w->op != WL_OP_COMP)
     return TRUE;
-  if (!wl_chakra_attr_string (n, "kernels", &text, error))
+  if (!wl_chakra_attr_string_at (n, AT (KERNELS), &text, error))
     return absent_ok (error);
   GError *why = NULL;
   if (wl_kernel_lists_intern (b->kernels, text, &w->kernel_list, &why))
@@ -297,6 +343,9 @@ decode_kernels (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GErr
 static gboolean
 decode_node (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError **error)
 {
+  Attrs attrs = { .n = n };
+  const Attrs *x = &attrs;
+  wl_chakra_attr_index (n, &attrs.idx);
   memset (w, 0, sizeof *w);
   w->id = n->id;
   w->chakra_type = (guint8) MIN (n->type, 255u);
@@ -314,28 +363,28 @@ decode_node (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError 
     case CK_COMP:
       {
         gboolean cpu = FALSE;
-        if (!wl_chakra_attr_bool (n, "is_cpu_op", &cpu, error) && !absent_ok (error))
+        if (!wl_chakra_attr_bool_at (n, AT (IS_CPU_OP), &cpu, error) && !absent_ok (error))
           return FALSE;
         w->op = cpu ? WL_OP_CPU : WL_OP_COMP;
-        if (!wl_chakra_attr_uint (n, "num_ops", &w->num_ops, error) && !absent_ok (error))
+        if (!wl_chakra_attr_uint_at (n, AT (NUM_OPS), &w->num_ops, error) && !absent_ok (error))
           return FALSE;
-        if (!wl_chakra_attr_uint (n, "tensor_size", &w->bytes, error) && !absent_ok (error))
+        if (!wl_chakra_attr_uint_at (n, AT (TENSOR_SIZE), &w->bytes, error) && !absent_ok (error))
           return FALSE;
         gboolean recompute = FALSE;
-        if (!wl_chakra_attr_bool (n, "is_recompute", &recompute, error) && !absent_ok (error))
+        if (!wl_chakra_attr_bool_at (n, AT (IS_RECOMPUTE), &recompute, error) && !absent_ok (error))
           return FALSE;
         w->comp_flags = recompute ? WL_COMP_RECOMPUTE : 0;
-        return decode_kernels (b, n, w, error);
+        return decode_kernels (b, x, w, error);
       }
     case CK_COLL:
-      return decode_collective (b, n, w, error);
+      return decode_collective (b, x, w, error);
     case CK_SEND:
     case CK_RECV:
-      return decode_p2p (b, n, w, error);
+      return decode_p2p (b, x, w, error);
     case CK_MEM_LOAD:
     case CK_MEM_STORE:
       w->op = WL_OP_MEM;
-      if (!wl_chakra_attr_uint (n, "tensor_size", &w->bytes, error) && !absent_ok (error))
+      if (!wl_chakra_attr_uint_at (n, AT (TENSOR_SIZE), &w->bytes, error) && !absent_ok (error))
         return FALSE;
       return TRUE;
     default:
@@ -359,31 +408,269 @@ wl_node_decode (WlNodeDecoder *d, ChakraProtoMsg__Node *n, WlNode *out, GError *
   return FALSE;
 }
 
-/* Call FUNC with each node of R in turn (see wl_trace_read). */
-static gboolean
-read_nodes (WlNodeDecoder *d, WlChakraReader *r, WlTraceNodeFunc func, gpointer data,
-            GError **error)
+/* ---- frames read in place (chakra_raw.h) ------------------------------------ */
+
+/* The raw attribute KEY of R as wl_chakra_attr_int reads it: 1 present (*V
+ * set), 0 absent, -1 where that accessor would fail. */
+static int
+raw_int (const WlRawNode *r, WlAttrKey key, gint64 *v)
 {
-  for (;;)
+  if ((r->seen & (1u << key)) == 0)
+    return 0;
+  const WlRawAttr *a = &r->attr[key];
+  if (a->kind != WL_RAW_INT || (!a->is_signed && a->u > (guint64) G_MAXINT64))
+    return -1;
+  *v = a->is_signed ? a->s : (gint64) a->u;
+  return 1;
+}
+
+/* As raw_int, as wl_chakra_attr_uint reads it. */
+static int
+raw_uint (const WlRawNode *r, WlAttrKey key, guint64 *v)
+{
+  if ((r->seen & (1u << key)) == 0)
+    return 0;
+  const WlRawAttr *a = &r->attr[key];
+  if (a->kind != WL_RAW_INT || (a->is_signed && a->s < 0))
+    return -1;
+  *v = a->is_signed ? (guint64) a->s : a->u;
+  return 1;
+}
+
+/* As raw_int, as wl_chakra_attr_bool reads it. */
+static int
+raw_bool (const WlRawNode *r, WlAttrKey key, gboolean *v)
+{
+  if ((r->seen & (1u << key)) == 0)
+    return 0;
+  const WlRawAttr *a = &r->attr[key];
+  if (a->kind != WL_RAW_INT)
+    return -1;
+  *v = a->is_signed ? a->s != 0 : a->u != 0;
+  return 1;
+}
+
+/* The string attribute KEY of R as C text (wl_raw_node_text; NULL: absent,
+ * or not a string: *OK then says which). */
+static const char *
+raw_text (WlRawNode *r, WlAttrKey key, gboolean *ok)
+{
+  *ok = TRUE;
+  if ((r->seen & (1u << key)) == 0)
+    return NULL;
+  const WlRawAttr *a = &r->attr[key];
+  *ok = a->kind == WL_RAW_STRING;
+  if (!*ok)
+    return NULL;
+  return wl_raw_node_text (r, a->p, a->len);
+}
+
+/* attr_rank's value of KEY into *OUT (WL_RANK_SELF when absent); FALSE
+ * where attr_rank would fail. */
+static gboolean
+raw_rank (const WlRawNode *r, WlAttrKey key, guint32 *out)
+{
+  gint64 v;
+  *out = WL_RANK_SELF;
+  int got = raw_int (r, key, &v);
+  if (got <= 0)
+    return got == 0;
+  if (v < 0 || v >= G_MAXINT32)
+    return FALSE;
+  *out = (guint32) v;
+  return TRUE;
+}
+
+/* attr_i32's value of KEY into *OUT (untouched when absent). */
+static gboolean
+raw_i32 (const WlRawNode *r, WlAttrKey key, gint32 *out)
+{
+  gint64 v;
+  int got = raw_int (r, key, &v);
+  if (got <= 0)
+    return got == 0;
+  if (v < G_MININT32 || v > G_MAXINT32)
+    return FALSE;
+  *out = (gint32) v;
+  return TRUE;
+}
+
+/* decode_collective's fields, but the stream, from R; FALSE where it
+ * would fail. */
+static gboolean
+raw_collective (WlRawNode *r, WlNode *w)
+{
+  gint64 type;
+  gboolean ok;
+  if (raw_int (r, WL_ATTR_COMM_TYPE, &type) <= 0 || kind_of (type) < 0)
+    return FALSE;
+  int kind = kind_of (type);
+  w->coll_kind = (guint8) kind;
+  w->op = WL_OP_COLL;
+  int size = raw_uint (r, WL_ATTR_COMM_SIZE, &w->bytes);
+  if (size < 0 || (size == 0 && kind != SYS_COLL_BARRIER))
+    return FALSE;
+  w->root = WL_RANK_SELF;
+  if (sys_coll_kind_rooted ((SysCollKind) kind)
+      && (!raw_rank (r, WL_ATTR_COMM_ROOT, &w->root)
+          || (w->root == WL_RANK_SELF && !raw_rank (r, WL_ATTR_ROOT, &w->root))))
+    return FALSE;
+  const char *pg = raw_text (r, WL_ATTR_PG_NAME, &ok);
+  w->group = WL_GROUP_ALL;
+  if (!ok || (pg != NULL && !group_id (pg, &w->group)))
+    return FALSE;
+  w->involved = G_MAXUINT32;
+  if ((r->seen & (1u << WL_ATTR_INVOLVED_DIM)) != 0)
     {
-      ChakraProtoMsg__Node *n = NULL;
-      g_autofree char *cut = NULL;
-      if (!wl_chakra_reader_step (r, d->lenient, &n, &cut, error))
+      const WlRawAttr *a = &r->attr[WL_ATTR_INVOLVED_DIM];
+      if (a->kind != WL_RAW_BOOL_LIST)
         return FALSE;
-      if (n == NULL)
-        {
-          d->dropped.truncated_frames += cut != NULL ? 1 : 0;
-          return TRUE;
-        }
-      if (!func (data, n, error))
+      w->involved = a->len == 0 ? G_MAXUINT32 : a->bits;
+    }
+  return raw_i32 (r, WL_ATTR_COMM_PRIORITY, &w->priority);
+}
+
+/* decode_node's COMP case from R, but the kernels. */
+static gboolean
+raw_comp (const WlRawNode *r, WlNode *w)
+{
+  gboolean cpu = FALSE, recompute = FALSE;
+  if (raw_bool (r, WL_ATTR_IS_CPU_OP, &cpu) < 0 || raw_uint (r, WL_ATTR_NUM_OPS, &w->num_ops) < 0
+      || raw_uint (r, WL_ATTR_TENSOR_SIZE, &w->bytes) < 0
+      || raw_bool (r, WL_ATTR_IS_RECOMPUTE, &recompute) < 0)
+    return FALSE;
+  w->op = cpu ? WL_OP_CPU : WL_OP_COMP;
+  w->comp_flags = recompute ? WL_COMP_RECOMPUTE : 0;
+  return TRUE;
+}
+
+/* The fields of R's node that decode_node takes from attributes, checked
+ * before anything is noted in D (streams, kernel lists, unknown types). */
+static gboolean
+raw_fields (WlRawNode *r, WlNode *w)
+{
+  switch ((int) r->type)
+    {
+    case CK_INVALID:
+      w->op = WL_OP_SKIP;
+      return TRUE;
+    case CK_COMP:
+      return raw_comp (r, w);
+    case CK_COLL:
+      return raw_collective (r, w);
+    case CK_SEND:
+    case CK_RECV:
+      w->op = (int) r->type == CK_SEND ? WL_OP_SEND : WL_OP_RECV;
+      return raw_rank (r, WL_ATTR_COMM_SRC, &w->peer_src)
+             && raw_rank (r, WL_ATTR_COMM_DST, &w->peer_dst)
+             && raw_i32 (r, WL_ATTR_COMM_TAG, &w->tag)
+             && raw_uint (r, WL_ATTR_COMM_SIZE, &w->bytes) >= 0;
+    case CK_MEM_LOAD:
+    case CK_MEM_STORE:
+      w->op = WL_OP_MEM;
+      return raw_uint (r, WL_ATTR_TENSOR_SIZE, &w->bytes) >= 0;
+    case CK_METADATA:
+      return FALSE; /* its groups are in IOInfo, which raw frames lack */
+    default:
+      w->op = WL_OP_SKIP;
+      return TRUE;
+    }
+}
+
+gboolean
+wl_node_decode_raw (WlNodeDecoder *d, WlRawNode *r, WlNode *out)
+{
+  g_return_val_if_fail (d != NULL && r != NULL && out != NULL, FALSE);
+  if (d->lenient || r->duration_micros > G_MAXUINT64 / SIM_PS_PER_US)
+    return FALSE;
+  WlNode w;
+  memset (&w, 0, sizeof w);
+  w.id = r->id;
+  w.chakra_type = (guint8) MIN ((guint) r->type, 255u);
+  w.duration_ps = r->duration_micros * SIM_PS_PER_US;
+  if (!raw_fields (r, &w))
+    return FALSE;
+  gint64 stream = 0;
+  gboolean comm = w.op == WL_OP_COLL || w.op == WL_OP_SEND || w.op == WL_OP_RECV;
+  if (comm && raw_int (r, WL_ATTR_STREAM, &stream) < 0)
+    return FALSE;
+  if (w.op == WL_OP_COMP && d->kernels != NULL && (r->seen & (1u << WL_ATTR_KERNELS)) != 0)
+    {
+      const WlRawAttr *k = &r->attr[WL_ATTR_KERNELS];
+      /* A list that does not parse is the usual decoder's error. */
+      if (k->kind != WL_RAW_STRING
+          || !wl_kernel_lists_intern_len (d->kernels, (const char *) k->p, k->len,
+                                          &w.kernel_list, NULL))
         return FALSE;
     }
+  /* Nothing can fail from here: note what decode_node notes. */
+  if (comm)
+    stream_slot (d, stream, &w);
+  if (w.op == WL_OP_SKIP && (int) r->type != CK_INVALID)
+    d->unknown++;
+  *out = w;
+  return TRUE;
+}
+
+/* The next node of R to FUNC, or its frame to RAW_FUNC when RAW (not
+ * NULL) reads it and RAW_FUNC takes it; *END at the end of the file. */
+static gboolean
+read_one (WlNodeDecoder *d, WlChakraReader *r, WlRawNode *raw, const WlTraceFuncs *funcs,
+          gpointer data, gboolean *end, GError **error)
+{
+  ChakraProtoMsg__Node *n = NULL;
+  g_autofree char *cut = NULL;
+  WlChakraFrame frame;
+  if (raw != NULL && wl_chakra_reader_next_frame (r, &frame))
+    {
+      if (wl_chakra_raw_node (frame.data, frame.len, raw))
+        {
+          WlTake take = funcs->raw (data, raw, error);
+          if (take != WL_TAKE_DECLINED)
+            return take == WL_TAKE_DONE;
+        }
+      if (!wl_chakra_reader_step_frame (r, &frame, d->lenient, &n, &cut, error))
+        return FALSE;
+    }
+  else if (!wl_chakra_reader_step (r, d->lenient, &n, &cut, error))
+    return FALSE;
+  if (n == NULL)
+    {
+      d->dropped.truncated_frames += cut != NULL ? 1 : 0;
+      *end = TRUE;
+      return TRUE;
+    }
+  return funcs->node (data, n, error);
+}
+
+/* Call the functions with each node of R in turn (see wl_trace_read_raw). */
+static gboolean
+read_nodes (WlNodeDecoder *d, WlChakraReader *r, const WlTraceFuncs *funcs, gpointer data,
+            GError **error)
+{
+  WlRawNode raw;
+  gboolean use_raw = funcs->raw != NULL && !d->lenient;
+  if (use_raw)
+    wl_raw_node_init (&raw);
+  gboolean end = FALSE, ok = TRUE;
+  while (ok && !end)
+    ok = read_one (d, r, use_raw ? &raw : NULL, funcs, data, &end, error);
+  if (use_raw)
+    wl_raw_node_clear (&raw);
+  return ok;
 }
 
 gboolean
 wl_trace_read (WlNodeDecoder *d, WlTraceNodeFunc func, gpointer data, GError **error)
 {
-  g_return_val_if_fail (d != NULL && d->path != NULL, FALSE);
+  WlTraceFuncs funcs = { .node = func };
+  return wl_trace_read_raw (d, &funcs, data, error);
+}
+
+gboolean
+wl_trace_read_raw (WlNodeDecoder *d, const WlTraceFuncs *funcs, gpointer data, GError **error)
+{
+  g_return_val_if_fail (d != NULL && d->path != NULL && funcs != NULL, FALSE);
   /* Each node is needed only until the next one: the reader lends them
    * from its arena (no malloc per node). */
   WlChakraReadFlags flags = WL_CHAKRA_BORROW_NODES
@@ -401,7 +688,7 @@ wl_trace_read (WlNodeDecoder *d, WlTraceNodeFunc func, gpointer data, GError **e
     }
   d->dropped.headerless_files = wl_chakra_reader_is_headerless (r) ? 1 : 0;
   d->borrowed = TRUE;
-  gboolean ok = read_nodes (d, r, func, data, error);
+  gboolean ok = read_nodes (d, r, funcs, data, error);
   d->borrowed = FALSE;
   return ok;
 }

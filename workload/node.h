@@ -164,4 +164,36 @@ typedef gboolean (*WlTraceNodeFunc) (gpointer data, ChakraProtoMsg__Node *n, GEr
  * its error, if it set one). */
 gboolean wl_trace_read (WlNodeDecoder *d, WlTraceNodeFunc func, gpointer data, GError **error);
 
+/* chakra_raw.h's frames read in place. */
+typedef struct _WlRawNode WlRawNode;
+
+/* What a WlTraceRawFunc did with a frame. */
+typedef enum
+{
+  WL_TAKE_DONE,     /* took it */
+  WL_TAKE_DECLINED, /* left it to the usual decoder (WlTraceNodeFunc), untouched */
+  WL_TAKE_FAILED    /* an error (ERROR set), or a stop (ERROR unset) */
+} WlTake;
+typedef WlTake (*WlTraceRawFunc) (gpointer data, WlRawNode *raw, GError **error);
+
+typedef struct
+{
+  WlTraceNodeFunc node;
+  WlTraceRawFunc raw; /* NULL: every node decoded */
+} WlTraceFuncs;
+
+/* As wl_trace_read, but when FUNCS->raw is set and D is strict, each frame
+ * that chakra_raw.h reads in place goes to FUNCS->raw first, and to
+ * FUNCS->node, decoded, only when it declines: a cheaper path for graph
+ * loading, to be taken only where it gives what FUNCS->node would. */
+gboolean wl_trace_read_raw (WlNodeDecoder *d, const WlTraceFuncs *funcs, gpointer data,
+                            GError **error);
+
+/* wl_node_decode for a frame read in place (strict D only): TRUE with *OUT
+ * what wl_node_decode gives for the frame's node, with the same notes in D
+ * (streams, kernel lists, unknown types); FALSE, with D untouched, where
+ * that decode would fail, for METADATA nodes, and for anything else this
+ * path leaves to wl_node_decode. */
+gboolean wl_node_decode_raw (WlNodeDecoder *d, WlRawNode *raw, WlNode *out);
+
 #endif /* ORRERY_WORKLOAD_NODE_H */

@@ -10,14 +10,12 @@
 
 struct _WlPbArena
 {
-  ProtobufCAllocator allocator; /* alloc/free below, allocator_data = the arena */
-  guint8 *block;                /* the main block */
-  gsize cap;                    /* its size */
-  gsize used;                   /* bytes handed out from it since the last reset */
-  GPtrArray *overflow;          /* blocks past the main one, freed at reset */
-  gsize demand;                 /* bytes asked for since the last reset */
+  WlPbArenaBump bump;  /* first: wl_pb_arena_alloc reads it through the arena */
+  GPtrArray *overflow; /* blocks past the main one, freed at reset */
   gsize overflow_bytes;
 };
+
+G_STATIC_ASSERT (ARENA_ALIGN == 16); /* wl_pb_arena_alloc rounds to 16 too */
 
 static void *
 arena_alloc (void *data, size_t size)
@@ -26,11 +24,11 @@ arena_alloc (void *data, size_t size)
   gsize need = (size + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
   if (need < size)
     return NULL; /* the rounding overflowed: nothing could hold it */
-  a->demand += need;
-  if (need <= a->cap - a->used)
+  a->bump.demand += need;
+  if (need <= a->bump.cap - a->bump.used)
     {
-      void *p = a->block + a->used;
-      a->used += need;
+      void *p = a->bump.block + a->bump.used;
+      a->bump.used += need;
       return p;
     }
   void *p = g_try_malloc (MAX (need, (gsize) 1));
@@ -53,7 +51,7 @@ WlPbArena *
 wl_pb_arena_new (void)
 {
   WlPbArena *a = g_new0 (WlPbArena, 1);
-  a->allocator = (ProtobufCAllocator) { .alloc = arena_alloc, .free = arena_free,
+  a->bump.allocator = (ProtobufCAllocator) { .alloc = arena_alloc, .free = arena_free,
                                         .allocator_data = a };
   a->overflow = g_ptr_array_new_with_free_func (g_free);
   return a;
@@ -65,7 +63,7 @@ wl_pb_arena_free (WlPbArena *a)
   if (a == NULL)
     return;
   g_ptr_array_unref (a->overflow);
-  g_free (a->block);
+  g_free (a->bump.block);
   g_free (a);
 }
 
@@ -73,35 +71,35 @@ ProtobufCAllocator *
 wl_pb_arena_allocator (WlPbArena *a)
 {
   g_return_val_if_fail (a != NULL, NULL);
-  return &a->allocator;
+  return &a->bump.allocator;
 }
 
 void
 wl_pb_arena_reset (WlPbArena *a)
 {
   g_return_if_fail (a != NULL);
-  if (a->overflow->len > 0 || a->cap == 0)
+  if (a->overflow->len > 0 || a->bump.cap == 0)
     {
       /* Grow the main block so that a frame like the last one fits in it;
        * if that fails, keep the old block and overflow again. */
-      gsize want = MAX (MAX (a->demand, 2 * a->cap), ARENA_FIRST_BYTES);
+      gsize want = MAX (MAX (a->bump.demand, 2 * a->bump.cap), ARENA_FIRST_BYTES);
       guint8 *bigger = g_try_malloc (want);
       if (bigger != NULL)
         {
-          g_free (a->block);
-          a->block = bigger;
-          a->cap = want;
+          g_free (a->bump.block);
+          a->bump.block = bigger;
+          a->bump.cap = want;
         }
       g_ptr_array_set_size (a->overflow, 0);
       a->overflow_bytes = 0;
     }
-  a->used = 0;
-  a->demand = 0;
+  a->bump.used = 0;
+  a->bump.demand = 0;
 }
 
 gsize
 wl_pb_arena_bytes (const WlPbArena *a)
 {
   g_return_val_if_fail (a != NULL, 0);
-  return a->cap + a->overflow_bytes;
+  return a->bump.cap + a->overflow_bytes;
 }

@@ -30,6 +30,36 @@ void wl_pb_arena_free (WlPbArena *arena); /* accepts NULL */
  * so that unpacking fails instead of aborting; its free does nothing. */
 ProtobufCAllocator *wl_pb_arena_allocator (WlPbArena *arena);
 
+/* The arena's bump state, first in it: public only for the inline fast
+ * path of wl_pb_arena_alloc (read and written through that alone). */
+typedef struct
+{
+  ProtobufCAllocator allocator; /* alloc/free, allocator_data = the arena */
+  guint8 *block;                /* the main block */
+  gsize cap;                    /* its size */
+  gsize used;                   /* bytes handed out from it since the last reset */
+  gsize demand;                 /* bytes asked for since the last reset */
+} WlPbArenaBump;
+
+/* SIZE bytes from ARENA, as its allocator's alloc gives them: a pointer
+ * bump inline when the main block has room, else the allocator's call
+ * (overflow blocks, NULL when memory runs out).  For decoders that call it
+ * per string and sub-message. */
+static inline void *
+wl_pb_arena_alloc (WlPbArena *arena, gsize size)
+{
+  WlPbArenaBump *b = (WlPbArenaBump *) arena;
+  gsize need = (size + 15) & ~(gsize) 15; /* ARENA_ALIGN (pb_arena.c) */
+  if (need >= size && need <= b->cap - b->used)
+    {
+      void *p = b->block + b->used;
+      b->used += need;
+      b->demand += need;
+      return p;
+    }
+  return b->allocator.alloc (arena, size);
+}
+
 /* Forget every block handed out.  When the last frame overflowed the main
  * block, the main block grows to hold such a frame in one piece. */
 void wl_pb_arena_reset (WlPbArena *arena);

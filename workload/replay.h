@@ -121,6 +121,14 @@ void wl_replay_free (WlReplay *replay); /* accepts NULL */
  * Call before loading. */
 void wl_replay_set_memory_budget (WlReplay *replay, guint64 bytes, const char *needs_all_nodes);
 
+/* Decode the trace files on THREADS worker threads (1, the default: in
+ * the caller's thread; at most WL_LOAD_THREADS_MAX).  Whatever THREADS,
+ * the load has the same result: the same graphs, shared by the same
+ * ranks (the lowest rank's), the same error (of the first failing file in
+ * rank order), the same decision to stream (wl_graph_cache_prefetch).
+ * Streamed loading stays in the caller's thread.  Call before loading. */
+void wl_replay_set_load_threads (WlReplay *replay, guint threads);
+
 /* Stream every trace with a window of NODES per rank, whatever the budget
  * (tests; 0: decide by the budget).  Call before loading. */
 void wl_replay_set_stream_window (WlReplay *replay, guint32 nodes);

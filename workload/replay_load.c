@@ -26,6 +26,13 @@ wl_replay_set_stream_window (WlReplay *r, guint32 nodes)
 }
 
 void
+wl_replay_set_load_threads (WlReplay *r, guint threads)
+{
+  g_return_if_fail (r != NULL && r->ranks == NULL);
+  wl_graph_cache_set_threads (r->cache, threads);
+}
+
+void
 wl_replay_set_node_check (WlReplay *r, WlNodeCheckFunc check, gpointer data)
 {
   g_return_if_fail (r != NULL && r->ranks == NULL);
@@ -319,7 +326,11 @@ wl_replay_load_files (WlReplay *r, const char *const *paths, guint32 ranks, GErr
   if (r->forced_window == 0)
     {
       gboolean over = FALSE;
+      /* Workers decode ahead; load_in_memory takes their graphs in rank
+       * order, each exactly as it would have loaded it. */
+      wl_graph_cache_prefetch (r->cache, paths, ranks, r->budget == 0 ? G_MAXUINT64 : r->budget);
       gboolean ok = load_in_memory (r, paths, ranks, &over, error);
+      wl_graph_cache_prefetch_end (r->cache);
       r->trace_bytes = wl_graph_cache_bytes (r->cache);
       if (ok)
         return TRUE;

@@ -25,6 +25,7 @@
 #include "sim/app/timeline.h"
 #include "sim/error.h"
 #include "sim/units.h"
+#include "workload/graph_cache.h"
 #include "workload/inspect.h"
 
 /* ---- run ---------------------------------------------------------------------- */
@@ -50,6 +51,7 @@ typedef struct
   char *max_events;
   char *max_sim_time;
   char *memory_budget;
+  char *load_threads;
   gboolean lenient;
   gboolean quiet;
   char *models_help; /* --network-model's description, from the link-model table */
@@ -80,6 +82,7 @@ typedef struct
   guint64 max_events;
   SimTime max_sim_time;
   guint64 budget;
+  guint load_threads; /* threads that decode the trace files */
 } RunLimits;
 
 /* --max-events N (1 or more) and --max-sim-time T (more than 0, with a
@@ -146,6 +149,28 @@ parse_memory_budget (const RunOptions *o, guint64 *budget, GError **error)
       g_prefix_error (error, "--memory-budget: ");
       return FALSE;
     }
+  return TRUE;
+}
+
+/* The most threads --load-threads takes by default: past 8, loading is
+ * bound by memory bandwidth more than by cores. */
+#define DEFAULT_LOAD_THREADS_MAX 8
+
+/* --load-threads N (1 to WL_LOAD_THREADS_MAX); absent: the online CPUs, at
+ * most DEFAULT_LOAD_THREADS_MAX. */
+static gboolean
+parse_load_threads (const RunOptions *o, guint *threads, GError **error)
+{
+  guint64 n = MIN ((guint64) g_get_num_processors (), (guint64) DEFAULT_LOAD_THREADS_MAX);
+  if (o->load_threads != NULL
+      && !g_ascii_string_to_unsigned (o->load_threads, 10, 1, WL_LOAD_THREADS_MAX, &n, NULL))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--load-threads: '%s' is not a whole number of threads from 1 to %d",
+                   o->load_threads, WL_LOAD_THREADS_MAX);
+      return FALSE;
+    }
+  *threads = (guint) MAX (n, (guint64) 1);
   return TRUE;
 }
 
@@ -315,6 +340,10 @@ add_control_options (GOptionContext *ctx, RunOptions *o)
       "read as the replay goes, into a window of nodes, with the same results, or an error "
       "when the window is too small; --report, --timeline and --critical-path are then refused "
       "and the symmetric shortcut is not taken", "SIZE" },
+    { "load-threads", 0, 0, G_OPTION_ARG_STRING, &o->load_threads,
+      "Threads that read and decode the trace files (1 to 64; default the online CPUs, at "
+      "most 8; 1: all in the main thread).  The results are the same whatever N; streamed "
+      "traces are read in the main thread", "N" },
     { "lenient", 0, 0, G_OPTION_ARG_NONE, &o->lenient,
       "Load messy traces: drop dangling dependencies, edges closing cycles, collectives "
       "without comm_type or comm_size, valueless attributes, repeated ids and a truncated last "
@@ -356,6 +385,7 @@ check_run_options (const RunOptions *o, RunLimits *limits, AppConfig *cfg, GErro
   else
     return parse_limits (o, limits, error)
            && parse_memory_budget (o, &limits->budget, error)
+           && parse_load_threads (o, &limits->load_threads, error)
            && app_timeline_check_filters (o->timeline_ranks, o->timeline_window, error)
            && load_config (o, cfg, error);
   return FALSE;
@@ -368,7 +398,8 @@ new_simulation (const RunOptions *o, const RunLimits *limits, AppConfig *cfg, GE
 {
   cfg->wl.lenient = o->lenient;
   g_autofree char *records = record_options (o);
-  AppSimLoad load = { .memory_budget = limits->budget, .needs_all_nodes = records };
+  AppSimLoad load = { .memory_budget = limits->budget, .needs_all_nodes = records,
+                      .load_threads = limits->load_threads };
   AppSim *sim = app_sim_new_full (cfg, o->workload, &load, error);
   if (sim == NULL)
     return NULL;
@@ -462,7 +493,7 @@ run_options_clear (RunOptions *o)
                        &o->stats,          &o->packet_size,    &o->timeline,
                        &o->timeline_ranks, &o->timeline_window, &o->symmetry,
                        &o->max_events,     &o->max_sim_time,   &o->memory_budget,
-                       &o->models_help };
+                       &o->load_threads,   &o->models_help };
   for (guint i = 0; i < G_N_ELEMENTS (strings); i++)
     g_clear_pointer (strings[i], g_free);
 }

@@ -104,6 +104,8 @@ sim_build (AppSim *sim, GError **error)
   wl_replay_set_memory_budget (sim->replay, sim->load.memory_budget, sim->load.needs_all_nodes);
   if (sim->load.stream_window > 0)
     wl_replay_set_stream_window (sim->replay, sim->load.stream_window);
+  if (sim->load.load_threads > 1)
+    wl_replay_set_load_threads (sim->replay, sim->load.load_threads);
   return wl_replay_load (sim->replay, sim->workload, sim->ranks, error)
          && wl_replay_bind_groups (sim->replay, cfg->groups, error)
          && wl_replay_node_check_ok (sim->replay, error);

@@ -41,6 +41,9 @@ typedef struct
   /* Stream with this window (nodes per rank) whatever the budget; 0: no
    * (tests). */
   guint32 stream_window;
+  /* Threads that decode the trace files (wl_replay_set_load_threads); 0
+   * or 1: the calling thread. */
+  guint load_threads;
 } AppSimLoad;
 
 /* As app_sim_new, loading as LOAD says (NULL: as app_sim_new). */

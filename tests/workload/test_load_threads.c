@@ -1,0 +1,269 @@
+/* test_load_threads.c: parallel loading (wl_graph_cache_prefetch) against
+ * the one-thread path it must equal: on a generated set where some files
+ * are byte-identical copies of others, every rank gets the same graph,
+ * node by node, shared by the same ranks (the lowest's); a fault in a
+ * later file is reported as the one-thread load reports it, and the same
+ * budget stops both at the same file.
+ */
+#include <check.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "support/testutil.h"
+#include "workload/graph.h"
+#include "workload/graph_cache.h"
+#include "workload/kernels.h"
+
+#define RANKS 8
+
+/* A generated 8-rank set (TP 2, PP 2, DP 2: every file distinct), then
+ * ranks 3, 5 and 6 overwritten with copies of ranks 1, 1 and 2, so that
+ * the set has five distinct files and three duplicates.  PATHS receives
+ * the files (owned). */
+static void
+write_set (char **paths)
+{
+  g_autofree char *prefix = tu_scratch_path ("set");
+  const char *argv[] = { tu_orrery (), "gen", "transformer", "--preset", "llama2-7b", "--tp",
+                         "2", "--pp", "2", "--ranks", "8", "--global-batch", "4",
+                         "--micro-batch", "1", "--out", prefix, NULL };
+  g_autofree char *out = NULL;
+  ck_assert_int_eq (tu_run (&out, argv), 0);
+  for (guint i = 0; i < RANKS; i++)
+    paths[i] = g_strdup_printf ("%s.%u.et", prefix, i);
+  static const guint copies[][2] = { { 3, 1 }, { 5, 1 }, { 6, 2 } };
+  for (guint c = 0; c < G_N_ELEMENTS (copies); c++)
+    {
+      g_autofree char *bytes = NULL;
+      gsize len = 0;
+      ck_assert (g_file_get_contents (paths[copies[c][1]], &bytes, &len, NULL));
+      ck_assert (g_file_set_contents (paths[copies[c][0]], bytes, (gssize) len, NULL));
+    }
+}
+
+static void
+free_paths (char **paths)
+{
+  for (guint i = 0; i < RANKS; i++)
+    g_free (paths[i]);
+}
+
+/* What loading PATHS in rank order gave, call by call. */
+typedef struct
+{
+  WlGraph *graphs[RANKS]; /* NULL past the stop */
+  guint32 stopped_at;     /* the call that failed, or RANKS */
+  gboolean over;
+  char *message;          /* its error, or NULL */
+} LoadResult;
+
+/* Load PATHS as replay does (replay_load.c): each file with what is left
+ * of BUDGET (0: none) after the graphs before it, on THREADS threads. */
+static void
+load_all (char **paths, guint threads, guint64 budget, LoadResult *res)
+{
+  *res = (LoadResult) { .stopped_at = RANKS };
+  g_autoptr (WlGraphCache) cache = wl_graph_cache_new_full (FALSE);
+  wl_graph_cache_set_threads (cache, threads);
+  wl_graph_cache_prefetch (cache, (const char *const *) paths, RANKS,
+                           budget == 0 ? G_MAXUINT64 : budget);
+  guint64 total = 0;
+  for (guint32 i = 0; i < RANKS; i++)
+    {
+      guint64 limit = budget == 0 ? G_MAXUINT64 : budget - MIN (total, budget);
+      guint before = wl_graph_cache_distinct (cache);
+      GError *error = NULL;
+      res->graphs[i] = wl_graph_cache_load_limited (cache, paths[i], limit, &res->over, &error);
+      if (res->graphs[i] == NULL)
+        {
+          res->stopped_at = i;
+          res->message = error != NULL ? g_strdup (error->message) : NULL;
+          g_clear_error (&error);
+          return;
+        }
+      if (wl_graph_cache_distinct (cache) > before)
+        total += wl_graph_bytes (res->graphs[i]);
+    }
+}
+
+static void
+result_clear (LoadResult *res)
+{
+  for (guint i = 0; i < RANKS; i++)
+    g_clear_pointer (&res->graphs[i], wl_graph_unref);
+  g_clear_pointer (&res->message, g_free);
+}
+
+/* A and B are equal, field by field and node by node. */
+static void
+assert_same_graph (const WlGraph *a, const WlGraph *b)
+{
+  ck_assert_str_eq (a->path, b->path);
+  ck_assert_str_eq (a->sha256, b->sha256);
+  ck_assert_uint_eq (a->n_nodes, b->n_nodes);
+  ck_assert_uint_eq (a->n_roots, b->n_roots);
+  ck_assert_uint_eq (a->n_streams, b->n_streams);
+  ck_assert_uint_eq (a->name_bytes, b->name_bytes);
+  ck_assert_uint_eq (a->n_skipped_unknown, b->n_skipped_unknown);
+  ck_assert_uint_eq (a->group_defs->len, b->group_defs->len);
+  for (guint32 v = 0; v < a->n_nodes; v++)
+    {
+      const WlNode *x = &a->nodes[v], *y = &b->nodes[v];
+      ck_assert_uint_eq (x->id, y->id);
+      ck_assert_uint_eq (x->duration_ps, y->duration_ps);
+      ck_assert_uint_eq (x->num_ops, y->num_ops);
+      ck_assert_uint_eq (x->bytes, y->bytes);
+      ck_assert_uint_eq (x->group, y->group);
+      ck_assert_uint_eq (x->child_start, y->child_start);
+      ck_assert_uint_eq (x->n_children, y->n_children);
+      ck_assert_uint_eq (x->n_parents, y->n_parents);
+      ck_assert_uint_eq (x->peer_src, y->peer_src);
+      ck_assert_uint_eq (x->peer_dst, y->peer_dst);
+      ck_assert_int_eq (x->tag, y->tag);
+      ck_assert_int_eq (x->priority, y->priority);
+      ck_assert_uint_eq (x->involved, y->involved);
+      ck_assert_uint_eq (x->root, y->root);
+      ck_assert_uint_eq (x->op, y->op);
+      ck_assert_uint_eq (x->coll_kind, y->coll_kind);
+      ck_assert_uint_eq (x->chakra_type, y->chakra_type);
+      ck_assert_uint_eq (x->comm_stream, y->comm_stream);
+      ck_assert_str_eq (a->names[v], b->names[v]);
+      for (guint32 k = 0; k < x->n_children; k++)
+        ck_assert_uint_eq (a->children[x->child_start + k], b->children[y->child_start + k]);
+    }
+  ck_assert (wl_kernel_lists_equal (a->kernels, b->kernels));
+}
+
+/* SERIAL and PARALLEL stopped at the same call, the same way, and gave
+ * the same graphs before it, shared by the same ranks. */
+static void
+assert_same_load (const LoadResult *serial, const LoadResult *parallel)
+{
+  ck_assert_uint_eq (serial->stopped_at, parallel->stopped_at);
+  ck_assert_int_eq (serial->over, parallel->over);
+  ck_assert_str_eq (serial->message ? serial->message : "(none)",
+                    parallel->message ? parallel->message : "(none)");
+  for (guint32 i = 0; i < serial->stopped_at; i++)
+    {
+      assert_same_graph (serial->graphs[i], parallel->graphs[i]);
+      for (guint32 j = 0; j < i; j++)
+        ck_assert_int_eq (serial->graphs[i] == serial->graphs[j],
+                          parallel->graphs[i] == parallel->graphs[j]);
+    }
+}
+
+START_TEST (test_same_graphs)
+{
+  char *paths[RANKS];
+  write_set (paths);
+  LoadResult one, two, three;
+  load_all (paths, 1, 0, &one);
+  load_all (paths, 2, 0, &two);
+  load_all (paths, 3, 0, &three);
+  ck_assert_uint_eq (one.stopped_at, RANKS);
+  /* The copies share the graph of the lowest rank with their bytes. */
+  ck_assert_ptr_eq (two.graphs[3], two.graphs[1]);
+  ck_assert_ptr_eq (two.graphs[5], two.graphs[1]);
+  ck_assert_ptr_eq (two.graphs[6], two.graphs[2]);
+  ck_assert_ptr_ne (two.graphs[4], two.graphs[0]);
+  ck_assert_str_eq (two.graphs[5]->path, paths[1]);
+  assert_same_load (&one, &two);
+  assert_same_load (&one, &three);
+  result_clear (&one);
+  result_clear (&two);
+  result_clear (&three);
+  free_paths (paths);
+}
+END_TEST
+
+/* Cut PATH's file short by BYTES. */
+static void
+cut_file (const char *path, gsize bytes)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  ck_assert (g_file_get_contents (path, &data, &len, NULL));
+  ck_assert (len > bytes);
+  ck_assert (g_file_set_contents (path, data, (gssize) (len - bytes), NULL));
+}
+
+START_TEST (test_first_fault_in_rank_order)
+{
+  char *paths[RANKS];
+  write_set (paths);
+  /* Rank 4 truncated, rank 7 missing: the load stops at rank 4, with the
+   * reader's truncation message naming it, whatever the threads. */
+  cut_file (paths[4], 3);
+  ck_assert_int_eq (g_unlink (paths[7]), 0);
+  LoadResult one, two;
+  load_all (paths, 1, 0, &one);
+  load_all (paths, 2, 0, &two);
+  ck_assert_uint_eq (one.stopped_at, 4);
+  ck_assert_ptr_nonnull (one.message);
+  ck_assert (g_str_has_prefix (one.message, paths[4]));
+  ck_assert_ptr_nonnull (strstr (one.message, "truncated"));
+  assert_same_load (&one, &two);
+  result_clear (&one);
+  result_clear (&two);
+  /* Rank 2 missing too: now it is the first fault. */
+  ck_assert_int_eq (g_unlink (paths[2]), 0);
+  load_all (paths, 1, 0, &one);
+  load_all (paths, 2, 0, &two);
+  ck_assert_uint_eq (one.stopped_at, 2);
+  ck_assert_ptr_nonnull (strstr (one.message, "Failed to open"));
+  assert_same_load (&one, &two);
+  result_clear (&one);
+  result_clear (&two);
+  free_paths (paths);
+}
+END_TEST
+
+START_TEST (test_same_budget_stop)
+{
+  char *paths[RANKS];
+  write_set (paths);
+  /* The bytes of all the distinct graphs (ranks 0, 1, 2, 4, 7). */
+  LoadResult all;
+  load_all (paths, 1, 0, &all);
+  guint64 sum = 0;
+  static const guint32 distinct[] = { 0, 1, 2, 4, 7 };
+  for (guint k = 0; k < G_N_ELEMENTS (distinct); k++)
+    sum += wl_graph_bytes (all.graphs[distinct[k]]);
+  result_clear (&all);
+  /* Budgets from a tenth of that to three times it: the small ones stop
+   * the load over them in rank 0, the middle ones at a later file (the
+   * workers have decoded past it by then), the large ones not at all; with
+   * one thread or two, at the same file. */
+  guint in_middle = 0, whole = 0, in_first = 0;
+  for (guint step = 1; step <= 30; step++)
+    {
+      guint64 budget = sum * step / 10;
+      LoadResult one, two;
+      load_all (paths, 1, budget, &one);
+      load_all (paths, 2, budget, &two);
+      assert_same_load (&one, &two);
+      ck_assert_ptr_null (one.message);
+      ck_assert_int_eq (one.over, one.stopped_at < RANKS);
+      in_first += one.stopped_at == 0;
+      in_middle += one.stopped_at > 0 && one.stopped_at < RANKS;
+      whole += one.stopped_at == RANKS;
+      result_clear (&one);
+      result_clear (&two);
+    }
+  ck_assert_uint_gt (in_first, 0);
+  ck_assert_uint_gt (in_middle, 0);
+  ck_assert_uint_gt (whole, 0);
+  free_paths (paths);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("load_threads");
+  TCase *tc = tu_tcase (s, "load_threads", tu_scratch_setup, tu_scratch_teardown, 120);
+  tcase_add_test (tc, test_same_graphs);
+  tcase_add_test (tc, test_first_fault_in_rank_order);
+  tcase_add_test (tc, test_same_budget_stop);
+  return tu_run_suite (s);
+}

@@ -1,0 +1,243 @@
+/* test_raw.c: frames read in place (chakra_raw.h, wl_node_decode_raw)
+ * against the usual path (wl_chakra_decode_node, then wl_node_decode):
+ * where the raw path takes a frame, the same WlNode, dependencies, name and
+ * decoder notes; where it declines, the decoder untouched.  Which frames it
+ * takes is decided here by hand from chakra_raw.h's rules.  Then a whole
+ * generated trace loaded strictly (the raw path) and leniently (every node
+ * decoded) gives the same graph.
+ */
+#include <check.h>
+#include <string.h>
+
+#include "support/testutil.h"
+#include "workload/chakra_decode.h"
+#include "workload/chakra_raw.h"
+#include "workload/graph.h"
+#include "workload/kernels.h"
+
+static void
+assert_same_node (const WlNode *x, const WlNode *y)
+{
+  ck_assert_uint_eq (x->id, y->id);
+  ck_assert_uint_eq (x->duration_ps, y->duration_ps);
+  ck_assert_uint_eq (x->num_ops, y->num_ops);
+  ck_assert_uint_eq (x->bytes, y->bytes);
+  ck_assert_uint_eq (x->group, y->group);
+  ck_assert_uint_eq (x->peer_src, y->peer_src);
+  ck_assert_uint_eq (x->peer_dst, y->peer_dst);
+  ck_assert_int_eq (x->tag, y->tag);
+  ck_assert_int_eq (x->priority, y->priority);
+  ck_assert_uint_eq (x->involved, y->involved);
+  ck_assert_uint_eq (x->root, y->root);
+  ck_assert_uint_eq (x->op, y->op);
+  ck_assert_uint_eq (x->coll_kind, y->coll_kind);
+  ck_assert_uint_eq (x->chakra_type, y->chakra_type);
+  ck_assert_uint_eq (x->comm_stream, y->comm_stream);
+}
+
+static void
+assert_same_ids (const WlRawIds *raw, const guint64 *ids, gsize n)
+{
+  ck_assert_uint_eq (raw->n, n);
+  for (gsize i = 0; i < n; i++)
+    ck_assert_uint_eq (raw->v[i], ids[i]);
+}
+
+/* N through both paths; the raw path takes it exactly when TAKEN.  N is
+ * freed. */
+static void
+check_node (ChakraProtoMsg__Node *n, gboolean taken)
+{
+  gsize len = chakra_proto_msg__node__get_packed_size (n);
+  g_autofree guint8 *buf = g_malloc (len);
+  chakra_proto_msg__node__pack (n, buf);
+  for (gsize i = 0; i < n->n_attr; i++) /* attr_bool_list's, which tu_node_free leaves */
+    if (n->attr[i]->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_LIST)
+      {
+        g_free (n->attr[i]->bool_list->values);
+        g_clear_pointer (&n->attr[i]->bool_list, g_free);
+      }
+  tu_node_free (n);
+  WlNodeDecoder da = { .path = "t.et", .kernels = wl_kernel_lists_new () };
+  WlNodeDecoder db = { .path = "t.et", .kernels = wl_kernel_lists_new () };
+  g_autoptr (WlPbArena) arena = wl_pb_arena_new ();
+  ChakraProtoMsg__Node *d = wl_chakra_decode_node (arena, len, buf);
+  ck_assert_ptr_nonnull (d);
+  WlNode wa, wb;
+  GError *error = NULL;
+  gboolean ok_a = wl_node_decode (&da, d, &wa, &error);
+  g_clear_error (&error);
+  WlRawNode raw;
+  wl_raw_node_init (&raw);
+  gboolean ok_b = wl_chakra_raw_node (buf, len, &raw) && wl_node_decode_raw (&db, &raw, &wb);
+  ck_assert_int_eq (ok_b, taken);
+  if (ok_b)
+    {
+      ck_assert (ok_a);
+      assert_same_node (&wa, &wb);
+      assert_same_ids (&raw.data_deps, d->data_deps, d->n_data_deps);
+      assert_same_ids (&raw.ctrl_deps, d->ctrl_deps, d->n_ctrl_deps);
+      ck_assert_uint_eq (raw.name_len, strlen (d->name));
+      ck_assert (raw.name_len == 0 || memcmp (raw.name, d->name, raw.name_len) == 0);
+      ck_assert_uint_eq (da.unknown, db.unknown);
+      ck_assert_uint_eq (da.streams.n, db.streams.n);
+      for (guint i = 0; i < da.streams.n; i++)
+        ck_assert_int_eq (da.streams.values[i], db.streams.values[i]);
+      ck_assert (wl_kernel_lists_equal (da.kernels, db.kernels));
+      if (wa.op == WL_OP_COMP)
+        ck_assert_uint_eq (wa.kernel_list, wb.kernel_list);
+    }
+  else
+    {
+      /* Declined: nothing noted. */
+      ck_assert_uint_eq (db.unknown, 0);
+      ck_assert_uint_eq (db.streams.n, 0);
+      ck_assert (wl_kernel_lists_equal (db.kernels, NULL));
+    }
+  wl_raw_node_clear (&raw);
+  wl_kernel_lists_free (da.kernels);
+  wl_kernel_lists_free (db.kernels);
+}
+
+/* An involved_dim bool list of N entries, VALUES[i]. */
+static void
+attr_bool_list (ChakraProtoMsg__Node *n, const char *name, const gboolean *values, gsize len)
+{
+  tu_node_attr_int (n, name, 0); /* an attribute to turn into a list */
+  ChakraProtoMsg__AttributeProto *a = n->attr[n->n_attr - 1];
+  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_LIST;
+  a->bool_list = g_new0 (ChakraProtoMsg__BoolList, 1);
+  chakra_proto_msg__bool_list__init (a->bool_list);
+  a->bool_list->n_values = len;
+  a->bool_list->values = g_new0 (protobuf_c_boolean, MAX (len, 1));
+  for (gsize i = 0; i < len; i++)
+    a->bool_list->values[i] = values[i];
+}
+
+START_TEST (test_taken_nodes)
+{
+  ChakraProtoMsg__Node *n = tu_comp (7, 12);
+  tu_node_attr_int (n, "num_ops", 1000);
+  tu_node_attr_int (n, "tensor_size", 4096);
+  tu_node_attr_bool (n, "is_recompute", TRUE);
+  tu_node_attr_string (n, "kernels", "gemm:m=64,n=64,k=64");
+  tu_node_dep (n, 3);
+  tu_node_dep (n, 5);
+  tu_node_ctrl_dep (n, 2);
+  check_node (n, TRUE);
+  n = tu_comp (8, 1);
+  tu_node_attr_bool (n, "is_cpu_op", TRUE);
+  check_node (n, TRUE);
+  static const gboolean dims[] = { FALSE, TRUE, TRUE };
+  n = tu_coll (9, 0, 1 << 20);
+  tu_node_attr_string (n, "pg_name", "3");
+  attr_bool_list (n, "involved_dim", dims, G_N_ELEMENTS (dims));
+  tu_node_attr_int (n, "comm_priority", -4);
+  tu_node_attr_int (n, "stream", 12);
+  tu_node_attr_int (n, "tid", 99); /* ignored */
+  check_node (n, TRUE);
+  n = tu_coll (10, 5, 64); /* a broadcast: rooted */
+  tu_node_attr_int (n, "comm_root", 2);
+  attr_bool_list (n, "involved_dim", dims, 0); /* empty: every dimension */
+  check_node (n, TRUE);
+  n = tu_coll (11, 9, 0); /* a barrier */
+  tu_node_attr_int (n, "comm_type", 0); /* a second comm_type: the first wins */
+  check_node (n, TRUE);
+  n = tu_node_new (12, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE, "c");
+  tu_node_attr_bool (n, "comm_type", TRUE); /* a bool: 1, REDUCE */
+  tu_node_attr_int (n, "comm_size", 8);
+  check_node (n, TRUE);
+  check_node (tu_p2p (13, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, 0, 1, 7, 256), TRUE);
+  n = tu_node_new (14, CHAKRA_PROTO_MSG__NODE_TYPE__MEM_LOAD_NODE, "m");
+  tu_node_attr_int (n, "tensor_size", 1024);
+  check_node (n, TRUE);
+  check_node (tu_node_new (15, 99, "unknown type"), TRUE);
+  check_node (tu_node_new (16, CHAKRA_PROTO_MSG__NODE_TYPE__INVALID_NODE, ""), TRUE);
+}
+END_TEST
+
+START_TEST (test_declined_nodes)
+{
+  /* Errors of the usual path. */
+  check_node (tu_node_new (1, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE, "no type"), FALSE);
+  check_node (tu_coll (2, 0, -1), FALSE);       /* a negative size */
+  check_node (tu_coll (3, 12, 64), FALSE);      /* not a collective type */
+  ChakraProtoMsg__Node *n = tu_coll (4, 0, 64);
+  tu_node_attr_int (n, "comm_priority", (gint64) G_MAXINT32 + 1);
+  check_node (n, FALSE);
+  n = tu_coll (5, 0, 64);
+  tu_node_attr_string (n, "pg_name", "x");
+  check_node (n, FALSE);
+  n = tu_comp (6, 1);
+  tu_node_attr_string (n, "num_ops", "many"); /* the wrong kind */
+  check_node (n, FALSE);
+  n = tu_comp (7, 1);
+  tu_node_attr_string (n, "kernels", "nonsense");
+  check_node (n, FALSE);
+  n = tu_comp (8, G_MAXUINT64 / 1000); /* the duration overflows the clock */
+  check_node (n, FALSE);
+  n = tu_coll (9, 0, 64);
+  tu_node_attr_int (n, "stream", 0);
+  n->attr[n->n_attr - 1]->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE__NOT_SET;
+  check_node (n, FALSE);
+  /* Left to the usual path though it decodes them: METADATA (IOInfo) and
+   * any node with IOInfo. */
+  n = tu_node_new (10, CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE, "groups");
+  tu_node_inputs (n, "[]");
+  check_node (n, FALSE);
+  n = tu_comp (11, 1);
+  tu_node_inputs (n, "x");
+  check_node (n, FALSE);
+}
+END_TEST
+
+/* A generated trace loaded strictly (frames read in place) and leniently
+ * (every node decoded): the same graph. */
+START_TEST (test_same_graph_as_decoded)
+{
+  g_autofree char *prefix = tu_scratch_path ("g");
+  const char *argv[] = { tu_orrery (), "gen", "transformer", "--preset", "llama2-7b", "--tp",
+                         "2", "--pp", "2", "--ranks", "4", "--global-batch", "2",
+                         "--micro-batch", "1", "--out", prefix, NULL };
+  g_autofree char *out = NULL;
+  ck_assert_int_eq (tu_run (&out, argv), 0);
+  for (guint r = 0; r < 4; r++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, r);
+      GError *error = NULL;
+      g_autoptr (WlGraph) a = wl_graph_load_full (path, FALSE, &error);
+      g_assert_no_error (error);
+      g_autoptr (WlGraph) b = wl_graph_load_full (path, TRUE, &error);
+      g_assert_no_error (error);
+      ck_assert_uint_eq (a->n_nodes, b->n_nodes);
+      ck_assert_uint_eq (a->n_roots, b->n_roots);
+      ck_assert_uint_eq (a->n_streams, b->n_streams);
+      ck_assert_uint_eq (a->n_skipped_unknown, b->n_skipped_unknown);
+      ck_assert_uint_eq (a->name_bytes, b->name_bytes);
+      ck_assert_uint_eq (a->group_defs->len, b->group_defs->len);
+      ck_assert (wl_kernel_lists_equal (a->kernels, b->kernels));
+      for (guint32 v = 0; v < a->n_nodes; v++)
+        {
+          assert_same_node (&a->nodes[v], &b->nodes[v]);
+          ck_assert_uint_eq (a->nodes[v].n_children, b->nodes[v].n_children);
+          ck_assert_uint_eq (a->nodes[v].child_start, b->nodes[v].child_start);
+          ck_assert_uint_eq (a->nodes[v].kernel_list, b->nodes[v].kernel_list);
+          ck_assert_str_eq (a->names[v], b->names[v]);
+        }
+      const WlNode *last = &a->nodes[a->n_nodes - 1];
+      for (guint32 k = 0; k < last->child_start + last->n_children; k++)
+        ck_assert_uint_eq (a->children[k], b->children[k]);
+    }
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("raw");
+  TCase *tc = tu_tcase (s, "raw", tu_scratch_setup, tu_scratch_teardown, 60);
+  tcase_add_test (tc, test_taken_nodes);
+  tcase_add_test (tc, test_declined_nodes);
+  tcase_add_test (tc, test_same_graph_as_decoded);
+  return tu_run_suite (s);
+}

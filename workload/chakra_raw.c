@@ -1,0 +1,280 @@
+/* chakra_raw.c: a Node frame read in place (see chakra_raw.h).
+ *
+ * Each check mirrors wl_chakra_decode_fast's (chakra_decode.c): the same
+ * fields with the same wire types, packed runs ending on a terminating
+ * byte, the same value kinds, last one wins for singular fields and the
+ * value oneof.  Where that decoder would build something loading does not
+ * read without a question (IOInfo, lists other than bool_list), this one
+ * gives up instead.
+ */
+#include "workload/chakra_raw.h"
+
+#include <string.h>
+
+#include "workload/chakra_wire.h"
+
+/* Value fields of AttributeProto (chakra.proto). */
+enum
+{
+  AV_DOUBLE = 3,
+  AV_INT32 = 7,
+  AV_INT64 = 9,
+  AV_UINT32 = 11,
+  AV_UINT64 = 13,
+  AV_BOOL = 27,
+  AV_BOOL_LIST = 28,
+  AV_STRING = 29
+};
+
+void
+wl_raw_node_init (WlRawNode *raw)
+{
+  memset (raw, 0, sizeof *raw);
+}
+
+void
+wl_raw_node_clear (WlRawNode *raw)
+{
+  g_clear_pointer (&raw->data_deps.v, g_free);
+  g_clear_pointer (&raw->ctrl_deps.v, g_free);
+  g_clear_pointer (&raw->text, g_free);
+}
+
+const char *
+wl_raw_node_text (WlRawNode *raw, const guint8 *p, gsize len)
+{
+  if (len + 1 > raw->text_cap)
+    {
+      raw->text_cap = MAX (len + 1, 2 * raw->text_cap);
+      raw->text = g_realloc (raw->text, raw->text_cap);
+    }
+  if (len > 0)
+    memcpy (raw->text, p, len);
+  raw->text[len] = '\0';
+  return raw->text;
+}
+
+/* Room for MORE ids past IDS->n; FALSE when memory runs out (the frame
+ * is then the usual decoder's, which says so). */
+static gboolean
+ids_reserve (WlRawIds *ids, gsize more)
+{
+  if (more <= (gsize) (ids->cap - ids->n))
+    return TRUE;
+  gsize want = MAX ((gsize) ids->n + more, 2 * (gsize) ids->cap);
+  guint64 *v = want <= G_MAXUINT ? g_try_renew (guint64, ids->v, want) : NULL;
+  if (v == NULL)
+    return FALSE;
+  ids->v = v;
+  ids->cap = (guint) want;
+  return TRUE;
+}
+
+/* A bool as read_bool reads one, widened. */
+static gboolean
+raw_bool (Cur *c, gboolean *out)
+{
+  protobuf_c_boolean b = FALSE;
+  if (!read_bool (c, &b))
+    return FALSE;
+  *out = b != 0;
+  return TRUE;
+}
+
+/* BoolList's field 1, packed or not, into A (decode_varint_list's checks). */
+static gboolean
+raw_bool_list (Cur body, WlRawAttr *a)
+{
+  a->kind = WL_RAW_BOOL_LIST;
+  a->len = 0;
+  a->bits = 0;
+  guint f, wt;
+  for (Cur c = body; c.p < c.end;)
+    {
+      if (!read_tag (&c, &f, &wt) || f != 1)
+        return FALSE;
+      Cur b = { c.p, c.end };
+      if (wt == WT_LEN)
+        {
+          if (!read_len (&c, &b) || (b.p < b.end && (b.end[-1] & 0x80) != 0))
+            return FALSE;
+        }
+      else if (wt != WT_VARINT)
+        return FALSE;
+      /* Packed: every value of the run; unpacked: the one after the tag. */
+      for (gboolean first = TRUE; wt == WT_LEN ? b.p < b.end : first; first = FALSE)
+        {
+          gboolean v;
+          if (!raw_bool (&b, &v))
+            return FALSE;
+          a->bits |= (v && a->len < 32) ? 1u << a->len : 0u;
+          a->len++;
+        }
+      if (wt == WT_VARINT)
+        c.p = b.p;
+    }
+  return TRUE;
+}
+
+/* One member of the value oneof, field F, into A (decode_value's kinds). */
+static gboolean
+raw_value (Cur *c, guint f, guint wt, WlRawAttr *a)
+{
+  guint64 v = 0;
+  Cur b;
+  a->is_signed = f == AV_INT32 || f == AV_INT64;
+  switch (f)
+    {
+    case AV_DOUBLE:
+      if (wt != WT_I64 || c->end - c->p < 8)
+        return FALSE;
+      c->p += 8;
+      a->kind = WL_RAW_OTHER;
+      return TRUE;
+    case AV_INT32:
+    case AV_UINT32:
+      if (wt != WT_VARINT || !read_varint (c, &v))
+        return FALSE;
+      a->kind = WL_RAW_INT;
+      a->s = (gint32) (guint32) v; /* parse_uint32: the low 32 bits */
+      a->u = (guint32) v;
+      return TRUE;
+    case AV_INT64:
+    case AV_UINT64:
+      if (wt != WT_VARINT || !read_varint (c, &v))
+        return FALSE;
+      a->kind = WL_RAW_INT;
+      a->s = (gint64) v;
+      a->u = v;
+      return TRUE;
+    case AV_BOOL:
+      {
+        gboolean t;
+        if (wt != WT_VARINT || !raw_bool (c, &t))
+          return FALSE;
+        a->kind = WL_RAW_INT;
+        a->u = t ? 1 : 0;
+        return TRUE;
+      }
+    case AV_STRING:
+      if (wt != WT_LEN || !read_len (c, &b))
+        return FALSE;
+      a->kind = WL_RAW_STRING;
+      a->p = b.p;
+      a->len = (gsize) (b.end - b.p);
+      return TRUE;
+    case AV_BOOL_LIST:
+      return wt == WT_LEN && read_len (c, &b) && raw_bool_list (b, a);
+    default:
+      return FALSE; /* other kinds and lists: the usual decoder's */
+    }
+}
+
+/* One AttributeProto: kept in RAW when its name is known and first. */
+static gboolean
+raw_attr (Cur body, WlRawNode *raw)
+{
+  WlRawAttr a = { .kind = WL_RAW_NONE };
+  const guint8 *name = NULL;
+  gsize name_len = 0;
+  guint f, wt;
+  Cur s;
+  for (Cur c = body; c.p < c.end;)
+    {
+      if (!read_tag (&c, &f, &wt))
+        return FALSE;
+      if (f == 1 || f == 2)
+        {
+          if (wt != WT_LEN || !read_len (&c, &s))
+            return FALSE;
+          if (f == 1)
+            name = s.p, name_len = (gsize) (s.end - s.p);
+        }
+      else if (!raw_value (&c, f, wt, &a))
+        return FALSE;
+    }
+  if (name == NULL)
+    return TRUE;
+  WlAttrKey k = wl_chakra_attr_key ((const char *) name, name_len);
+  if (k == WL_ATTR_OTHER)
+    return memchr (name, 0, name_len) == NULL; /* "comm_type\0x" is comm_type */
+  if ((raw->seen & (1u << k)) != 0)
+    return TRUE;
+  if (a.kind == WL_RAW_STRING && memchr (a.p, 0, a.len) != NULL)
+    return FALSE; /* C string semantics: the usual decoder's */
+  raw->seen |= 1u << k;
+  raw->attr[k] = a;
+  return TRUE;
+}
+
+/* A repeated uint64 field's occurrence (count_varints' and fill_varints'
+ * checks), appended to IDS. */
+static gboolean
+raw_deps (Cur *c, guint wt, WlRawIds *ids)
+{
+  if (wt == WT_VARINT)
+    {
+      return ids_reserve (ids, 1) && read_varint (c, &ids->v[ids->n++]);
+    }
+  Cur b;
+  if (wt != WT_LEN || !read_len (c, &b) || (b.p < b.end && (b.end[-1] & 0x80) != 0)
+      || !ids_reserve (ids, (gsize) (b.end - b.p))) /* at most one id a byte */
+    return FALSE;
+  while (b.p < b.end)
+    if (!read_varint (&b, &ids->v[ids->n++]))
+      return FALSE;
+  return TRUE;
+}
+
+/* Field F of a Node (node_scan's and node_field's checks). */
+static gboolean
+raw_field (Cur *c, guint f, guint wt, WlRawNode *raw)
+{
+  guint64 v;
+  Cur b;
+  switch (f)
+    {
+    case 1: case 3: case 6: case 7:
+      if (wt != WT_VARINT || !read_varint (c, &v))
+        return FALSE;
+      if (f == 1)
+        raw->id = v;
+      else if (f == 3)
+        raw->type = (gint32) (guint32) v; /* parse_int32 */
+      else if (f == 7)
+        raw->duration_micros = v;
+      return TRUE;
+    case 2:
+      if (wt != WT_LEN || !read_len (c, &b) || memchr (b.p, 0, (gsize) (b.end - b.p)) != NULL)
+        return FALSE;
+      raw->name = b.p;
+      raw->name_len = (gsize) (b.end - b.p);
+      return TRUE;
+    case 4: return raw_deps (c, wt, &raw->ctrl_deps);
+    case 5: return raw_deps (c, wt, &raw->data_deps);
+    case 10: return wt == WT_LEN && read_len (c, &b) && raw_attr (b, raw);
+    default:
+      return FALSE; /* IOInfo (8, 9), unknown fields: the usual decoder's */
+    }
+}
+
+gboolean
+wl_chakra_raw_node (const guint8 *data, gsize len, WlRawNode *raw)
+{
+  g_return_val_if_fail (raw != NULL, FALSE);
+  if (len == 0 || len > (gsize) G_MAXINT)
+    return FALSE;
+  raw->id = 0;
+  raw->type = 0;
+  raw->duration_micros = 0;
+  raw->name = NULL;
+  raw->name_len = 0;
+  raw->seen = 0;
+  raw->data_deps.n = 0;
+  raw->ctrl_deps.n = 0;
+  guint f, wt;
+  for (Cur c = { data, data + len }; c.p < c.end;)
+    if (!read_tag (&c, &f, &wt) || !raw_field (&c, f, wt, raw))
+      return FALSE;
+  return TRUE;
+}

@@ -1,0 +1,86 @@
+/* chakra_raw.h: one Chakra Node frame read in place, for loading.
+ *
+ * Why: decoding a frame into a ChakraProtoMsg__Node (chakra_decode.h)
+ * copies every string into an arena and builds a message per attribute,
+ * only for graph loading to look the attributes up again and keep a few
+ * numbers.  This reader walks the frame once and keeps, in place, what
+ * loading reads: the id, type, duration, name, dependencies, and the first
+ * attribute of each name orrery knows (WlAttrKey), its value widened as
+ * the attribute accessors widen it (chakra_node.h).
+ *
+ * It takes only frames that wl_chakra_decode_fast takes too (the same
+ * fields, wire types and attribute kinds, every length within its
+ * message), and of those only what graph loading reads without a question:
+ * no IOInfo (METADATA nodes carry their groups there), no attribute kind
+ * beyond the scalars, strings and bool lists, no NUL inside a name or a
+ * string it keeps.  Anything else returns FALSE, which is no verdict on
+ * the frame: the caller decodes it the usual way.
+ *
+ * Ownership: pointers into the frame (valid while the frame is); the
+ * dependency arrays are the WlRawNode's, reused frame after frame.
+ *
+ * Layer: workload.  May include: GLib, protobuf-c, workload.
+ */
+#ifndef ORRERY_WORKLOAD_CHAKRA_RAW_H
+#define ORRERY_WORKLOAD_CHAKRA_RAW_H
+
+#include <glib.h>
+
+#include "workload/chakra_node.h"
+#include "workload/node.h"
+
+/* What an attribute's value is, as the accessors see it. */
+typedef enum
+{
+  WL_RAW_NONE,      /* a name without a value */
+  WL_RAW_INT,       /* int32, int64, uint32, uint64 or bool: IS_SIGNED, S, U */
+  WL_RAW_STRING,    /* string_val: P, LEN */
+  WL_RAW_BOOL_LIST, /* bool_list: the list's truth values in BITS (first 32), N */
+  WL_RAW_OTHER      /* double_val: no accessor orrery uses reads it */
+} WlRawKind;
+
+typedef struct
+{
+  WlRawKind kind;
+  gboolean is_signed;
+  gint64 s;
+  guint64 u;
+  const guint8 *p;
+  gsize len;        /* string bytes, or bool list entries */
+  guint32 bits;     /* bool list: bit i set when entry i (< 32) is true */
+} WlRawAttr;
+
+/* Node ids, reused frame after frame. */
+typedef struct
+{
+  guint64 *v;
+  guint n;
+  guint cap;
+} WlRawIds;
+
+struct _WlRawNode
+{
+  guint64 id;
+  gint32 type;               /* NodeType, as parse_int32 reads it */
+  guint64 duration_micros;
+  const guint8 *name;        /* NULL: no name */
+  gsize name_len;
+  WlRawIds data_deps;        /* in wire order */
+  WlRawIds ctrl_deps;
+  guint32 seen;              /* bit k: an attribute named key k came (the first is kept) */
+  WlRawAttr attr[WL_ATTR_OTHER];
+  char *text;                /* wl_raw_node_text's copy */
+  gsize text_cap;
+};
+
+void wl_raw_node_init (WlRawNode *raw);
+void wl_raw_node_clear (WlRawNode *raw);
+/* The LEN bytes at P as C text, copied into RAW (valid until the next
+ * call). */
+const char *wl_raw_node_text (WlRawNode *raw, const guint8 *p, gsize len);
+
+/* Read the LEN bytes at DATA (one frame, without its length prefix) into
+ * RAW; FALSE when this reader does not take the frame (see above). */
+gboolean wl_chakra_raw_node (const guint8 *data, gsize len, WlRawNode *raw);
+
+#endif /* ORRERY_WORKLOAD_CHAKRA_RAW_H */
