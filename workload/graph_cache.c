@@ -43,10 +43,12 @@ wl_file_sha256 (const char *path, GError **error)
   return g_strdup (g_checksum_get_string (sum));
 }
 
-gboolean
-wl_file_image_open (WlFileImage *img, const char *path, GError **error)
+/* Map PATH into IMG (zeroed first); IMG->bytes stays NULL for a file that
+ * cannot be mapped (empty, not a regular file).  FALSE with ERROR set when
+ * it cannot be opened. */
+static gboolean
+image_map (WlFileImage *img, const char *path, GError **error)
 {
-  g_return_val_if_fail (img != NULL && path != NULL, FALSE);
   *img = (WlFileImage) { 0 };
   int fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -69,6 +71,15 @@ wl_file_image_open (WlFileImage *img, const char *path, GError **error)
         }
     }
   close (fd);
+  return TRUE;
+}
+
+gboolean
+wl_file_image_open (WlFileImage *img, const char *path, GError **error)
+{
+  g_return_val_if_fail (img != NULL && path != NULL, FALSE);
+  if (!image_map (img, path, error))
+    return FALSE;
   img->sha256 = img->bytes != NULL ? wl_sha256_hex (img->bytes, img->len)
                                    : wl_file_sha256 (path, error);
   return img->sha256 != NULL;
@@ -109,7 +120,7 @@ typedef enum
 /* One announced file. */
 typedef struct
 {
-  WlFileImage img;    /* mapped by a worker; cleared once decoded, or a duplicate */
+  WlFileImage img;    /* mapped while a worker decodes it */
   char *sha256;       /* its digest (taken from IMG), or NULL */
   gsize len;          /* its bytes */
   GError *open_error; /* it could not be opened or read */
@@ -156,6 +167,9 @@ open_worker (gpointer data)
           s->sha256 = g_steal_pointer (&s->img.sha256);
           s->len = s->img.len;
         }
+      /* Let the mapping go until the file is decoded: every file mapped at
+       * once would hold all their pages (the whole trace set) in memory. */
+      wl_file_image_clear (&s->img);
     }
 }
 
@@ -165,6 +179,9 @@ decode_slot (Prefetch *p, guint32 i)
 {
   Slot *s = &p->slots[i];
   gboolean over = FALSE;
+  GError *map_error = NULL;
+  if (!image_map (&s->img, p->paths[i], &map_error))
+    g_clear_error (&map_error); /* it opened a moment ago: the load says why not now */
   WlGraphLoad req = { .path = p->paths[i], .lenient = p->cache->lenient, .limit = p->limit,
                       .over = &over, .bytes = s->img.bytes, .n_bytes = s->img.len,
                       .group_memo = p->cache->groups, .peak = &s->peak };

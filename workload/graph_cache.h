@@ -76,9 +76,11 @@ guint64 wl_graph_cache_bytes (const WlGraphCache *cache);
 void wl_graph_cache_set_threads (WlGraphCache *cache, guint threads);
 /* Announce that wl_graph_cache_load_limited will be called for PATHS[0 ..
  * N-1] in that order, each with a limit of at most LIMIT: with more than
- * one thread, the files are mapped and digested on worker threads, then
- * the distinct ones (the lowest rank of each digest) decoded there, in
- * rank order, while the caller takes them.  Each call returns exactly what
+ * one thread, the files are mapped and digested on worker threads (each
+ * let go once digested, so that the pages of the whole set are not held at
+ * once), then the distinct ones (the lowest rank of each digest) mapped
+ * again and decoded there, in rank order, while the caller takes them (a
+ * file must not change between the two).  Each call returns exactly what
  * it would have returned without the announcement (the same graph, shared
  * by the same files, the same error or the same *OVER): a file is decoded
  * with LIMIT and the working memory it reached (WlGraphLoad.peak) decides
