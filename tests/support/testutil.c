@@ -329,3 +329,23 @@ const char tu_cluster_c4x2[]
       "          splits=\"4\" local-mem-bw=\"1600GB/s\" reduction-passes=\"3\"/>\n"
       "  <compute model=\"roofline\" device=\"H100-SXM\" dtype=\"bf16\"/>\n"
       "</cluster>\n";
+
+void
+tu_assert_same_node (const WlNode *x, const WlNode *y)
+{
+  ck_assert_uint_eq (x->id, y->id);
+  ck_assert_uint_eq (x->duration_ps, y->duration_ps);
+  ck_assert_uint_eq (x->num_ops, y->num_ops);
+  ck_assert_uint_eq (x->bytes, y->bytes);
+  ck_assert_uint_eq (x->group, y->group);
+  ck_assert_uint_eq (x->peer_src, y->peer_src);
+  ck_assert_uint_eq (x->peer_dst, y->peer_dst);
+  ck_assert_int_eq (x->tag, y->tag);
+  ck_assert_int_eq (x->priority, y->priority);
+  ck_assert_uint_eq (x->involved, y->involved);
+  ck_assert_uint_eq (x->root, y->root);
+  ck_assert_uint_eq (x->op, y->op);
+  ck_assert_uint_eq (x->coll_kind, y->coll_kind);
+  ck_assert_uint_eq (x->chakra_type, y->chakra_type);
+  ck_assert_uint_eq (x->comm_stream, y->comm_stream);
+}

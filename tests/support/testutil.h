@@ -14,6 +14,7 @@
 
 #include "sim/app/config.h"
 #include "workload/chakra.h"
+#include "workload/node.h"
 
 /* Run every test of s (CK_NORMAL output) with GLib criticals and warnings
  * fatal, free the runner, and return main's exit status: 0 when all
@@ -103,5 +104,9 @@ void tu_write_rank (const char *prefix, guint32 rank, ChakraProtoMsg__Node **nod
  * delay or reduction cost, so that a message of b bytes between neighbours
  * takes 100 + b ns. */
 void tu_exact_ring (AppConfig *cfg, guint32 ranks);
+
+/* Every field of two trace nodes but their dependencies' places is equal
+ * (Check assertions). */
+void tu_assert_same_node (const WlNode *x, const WlNode *y);
 
 #endif

@@ -799,6 +799,37 @@ START_TEST (test_unmatched_message)
 }
 END_TEST
 
+/* The grid of test_group_grid with both collectives after one compute
+ * node of 2 us, on separate comm streams: an all-reduce of DP_BYTES on
+ * the DP groups (pg 3 = {0,2}, 4 = {1,3}; node 3, stream 1) and one of
+ * TP_BYTES on the TP groups (pg 1 = {0,1}, 2 = {2,3}; node 4, stream 0). */
+static void
+write_same_instant (gint64 dp_bytes, gint64 tp_bytes)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  const char *const tp[4] = { "1", "1", "2", "2" }, *const dp[4] = { "3", "4", "3", "4" };
+  for (guint32 r = 0; r < 4; r++)
+    {
+      ChakraProtoMsg__Node *nodes[4];
+      nodes[0] = tu_node_new (1, T_META, "pgs");
+      tu_node_inputs (nodes[0], "[{\"pg_name\": \"1\", \"ranks\": [0, 1]}, "
+                                "{\"pg_name\": \"2\", \"ranks\": [2, 3]}, "
+                                "{\"pg_name\": \"3\", \"ranks\": [0, 2]}, "
+                                "{\"pg_name\": \"4\", \"ranks\": [1, 3]}]");
+      nodes[1] = tu_comp (2, 2);
+      tu_node_dep (nodes[1], 1);
+      nodes[2] = tu_coll (3, ALL_REDUCE, dp_bytes);
+      tu_node_attr_string (nodes[2], "pg_name", dp[r]);
+      tu_node_attr_int (nodes[2], "stream", 1);
+      nodes[3] = tu_coll (4, ALL_REDUCE, tp_bytes);
+      tu_node_attr_string (nodes[3], "pg_name", tp[r]);
+      tu_node_attr_int (nodes[3], "stream", 0);
+      tu_node_dep (nodes[2], 2);
+      tu_node_dep (nodes[3], 2);
+      tu_write_rank (wl, r, nodes, 4);
+    }
+}
+
 /* Two collectives of different groups starting at one instant at every
  * rank: after 2 us of compute each rank all-reduces 2 MiB with its DP
  * peer (pg 3 = {0,2}, 4 = {1,3}; comm stream 1) and 32 KiB with its TP
@@ -816,28 +847,7 @@ END_TEST
  * or two. */
 START_TEST (test_same_instant_collectives)
 {
-  g_autofree char *wl = tu_scratch_path ("wl");
-  const char *const tp[4] = { "1", "1", "2", "2" }, *const dp[4] = { "3", "4", "3", "4" };
-  for (guint32 r = 0; r < 4; r++)
-    {
-      ChakraProtoMsg__Node *nodes[4];
-      nodes[0] = tu_node_new (1, T_META, "pgs");
-      tu_node_inputs (nodes[0], "[{\"pg_name\": \"1\", \"ranks\": [0, 1]}, "
-                                "{\"pg_name\": \"2\", \"ranks\": [2, 3]}, "
-                                "{\"pg_name\": \"3\", \"ranks\": [0, 2]}, "
-                                "{\"pg_name\": \"4\", \"ranks\": [1, 3]}]");
-      nodes[1] = tu_comp (2, 2);
-      tu_node_dep (nodes[1], 1);
-      nodes[2] = tu_coll (3, ALL_REDUCE, 2 << 20);
-      tu_node_attr_string (nodes[2], "pg_name", dp[r]);
-      tu_node_attr_int (nodes[2], "stream", 1);
-      nodes[3] = tu_coll (4, ALL_REDUCE, 32 << 10);
-      tu_node_attr_string (nodes[3], "pg_name", tp[r]);
-      tu_node_attr_int (nodes[3], "stream", 0);
-      tu_node_dep (nodes[2], 2);
-      tu_node_dep (nodes[3], 2);
-      tu_write_rank (wl, r, nodes, 4);
-    }
+  write_same_instant (2 << 20, 32 << 10);
   AppConfig cfg;
   app_config_init (&cfg);
   cfg.net.n_dims = 1;
@@ -873,28 +883,7 @@ END_TEST
  * every rank (the same figures as --symmetry off). */
 START_TEST (test_queue_meeting)
 {
-  g_autofree char *wl = tu_scratch_path ("wl");
-  const char *const tp[4] = { "1", "1", "2", "2" }, *const dp[4] = { "3", "4", "3", "4" };
-  for (guint32 r = 0; r < 4; r++)
-    {
-      ChakraProtoMsg__Node *nodes[4];
-      nodes[0] = tu_node_new (1, T_META, "pgs");
-      tu_node_inputs (nodes[0], "[{\"pg_name\": \"1\", \"ranks\": [0, 1]}, "
-                                "{\"pg_name\": \"2\", \"ranks\": [2, 3]}, "
-                                "{\"pg_name\": \"3\", \"ranks\": [0, 2]}, "
-                                "{\"pg_name\": \"4\", \"ranks\": [1, 3]}]");
-      nodes[1] = tu_comp (2, 2);
-      tu_node_dep (nodes[1], 1);
-      nodes[2] = tu_coll (3, ALL_REDUCE, 64 << 10);
-      tu_node_attr_string (nodes[2], "pg_name", dp[r]);
-      tu_node_attr_int (nodes[2], "stream", 1);
-      nodes[3] = tu_coll (4, ALL_REDUCE, 64 << 10);
-      tu_node_attr_string (nodes[3], "pg_name", tp[r]);
-      tu_node_attr_int (nodes[3], "stream", 0);
-      tu_node_dep (nodes[2], 2);
-      tu_node_dep (nodes[3], 2);
-      tu_write_rank (wl, r, nodes, 4);
-    }
+  write_same_instant (64 << 10, 64 << 10);
   AppConfig cfg;
   exact_dim (&cfg, NET_DIM_SWITCH, 4);
   cfg.sys.splits = 4;

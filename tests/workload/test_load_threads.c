@@ -109,24 +109,10 @@ assert_same_graph (const WlGraph *a, const WlGraph *b)
   for (guint32 v = 0; v < a->n_nodes; v++)
     {
       const WlNode *x = &a->nodes[v], *y = &b->nodes[v];
-      ck_assert_uint_eq (x->id, y->id);
-      ck_assert_uint_eq (x->duration_ps, y->duration_ps);
-      ck_assert_uint_eq (x->num_ops, y->num_ops);
-      ck_assert_uint_eq (x->bytes, y->bytes);
-      ck_assert_uint_eq (x->group, y->group);
+      tu_assert_same_node (x, y);
       ck_assert_uint_eq (x->child_start, y->child_start);
       ck_assert_uint_eq (x->n_children, y->n_children);
       ck_assert_uint_eq (x->n_parents, y->n_parents);
-      ck_assert_uint_eq (x->peer_src, y->peer_src);
-      ck_assert_uint_eq (x->peer_dst, y->peer_dst);
-      ck_assert_int_eq (x->tag, y->tag);
-      ck_assert_int_eq (x->priority, y->priority);
-      ck_assert_uint_eq (x->involved, y->involved);
-      ck_assert_uint_eq (x->root, y->root);
-      ck_assert_uint_eq (x->op, y->op);
-      ck_assert_uint_eq (x->coll_kind, y->coll_kind);
-      ck_assert_uint_eq (x->chakra_type, y->chakra_type);
-      ck_assert_uint_eq (x->comm_stream, y->comm_stream);
       ck_assert_str_eq (a->names[v], b->names[v]);
       for (guint32 k = 0; k < x->n_children; k++)
         ck_assert_uint_eq (a->children[x->child_start + k], b->children[y->child_start + k]);

@@ -16,26 +16,6 @@
 #include "workload/kernels.h"
 
 static void
-assert_same_node (const WlNode *x, const WlNode *y)
-{
-  ck_assert_uint_eq (x->id, y->id);
-  ck_assert_uint_eq (x->duration_ps, y->duration_ps);
-  ck_assert_uint_eq (x->num_ops, y->num_ops);
-  ck_assert_uint_eq (x->bytes, y->bytes);
-  ck_assert_uint_eq (x->group, y->group);
-  ck_assert_uint_eq (x->peer_src, y->peer_src);
-  ck_assert_uint_eq (x->peer_dst, y->peer_dst);
-  ck_assert_int_eq (x->tag, y->tag);
-  ck_assert_int_eq (x->priority, y->priority);
-  ck_assert_uint_eq (x->involved, y->involved);
-  ck_assert_uint_eq (x->root, y->root);
-  ck_assert_uint_eq (x->op, y->op);
-  ck_assert_uint_eq (x->coll_kind, y->coll_kind);
-  ck_assert_uint_eq (x->chakra_type, y->chakra_type);
-  ck_assert_uint_eq (x->comm_stream, y->comm_stream);
-}
-
-static void
 assert_same_ids (const WlRawIds *raw, const guint64 *ids, gsize n)
 {
   ck_assert_uint_eq (raw->n, n);
@@ -74,7 +54,7 @@ check_node (ChakraProtoMsg__Node *n, gboolean taken)
   if (ok_b)
     {
       ck_assert (ok_a);
-      assert_same_node (&wa, &wb);
+      tu_assert_same_node (&wa, &wb);
       assert_same_ids (&raw.data_deps, d->data_deps, d->n_data_deps);
       assert_same_ids (&raw.ctrl_deps, d->ctrl_deps, d->n_ctrl_deps);
       ck_assert_uint_eq (raw.name_len, strlen (d->name));
@@ -218,7 +198,7 @@ START_TEST (test_same_graph_as_decoded)
       ck_assert (wl_kernel_lists_equal (a->kernels, b->kernels));
       for (guint32 v = 0; v < a->n_nodes; v++)
         {
-          assert_same_node (&a->nodes[v], &b->nodes[v]);
+          tu_assert_same_node (&a->nodes[v], &b->nodes[v]);
           ck_assert_uint_eq (a->nodes[v].n_children, b->nodes[v].n_children);
           ck_assert_uint_eq (a->nodes[v].child_start, b->nodes[v].child_start);
           ck_assert_uint_eq (a->nodes[v].kernel_list, b->nodes[v].kernel_list);
