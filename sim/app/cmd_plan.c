@@ -13,7 +13,8 @@
 #include "sim/units.h"
 #include "workload/compute.h"
 
-/* The options; model sizes that are absent stay 0, experts and top_k -1. */
+/* The options; what is absent stays UNSET. */
+#define UNSET G_MININT
 typedef struct
 {
   char *model, *config, *device, *space, *out;
@@ -103,16 +104,34 @@ plan_model (const PlanOptions *o, WlTransformerModel *m, GError **error)
   else
     {
       m->name = "custom";
-      m->ffn = (guint32) (4 * MAX (o->sizes[1], 0));
+      m->ffn = o->sizes[1] > 0 ? (guint32) (4 * o->sizes[1]) : 0;
     }
   guint32 *fields[7] = { &m->layers, &m->hidden, &m->heads, &m->kv_heads,
                          &m->ffn,    &m->vocab,  &m->seq };
+  static const char *const names[7] = { "layers", "hidden", "heads", "kv-heads",
+                                        "ffn",    "vocab",  "seq" };
   for (guint i = 0; i < 7; i++)
-    if (o->sizes[i] > 0)
+    {
+      if (o->sizes[i] == UNSET)
+        continue;
+      if (o->sizes[i] <= 0)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--%s %d: must be at least 1", names[i],
+                       o->sizes[i]);
+          return FALSE;
+        }
       *fields[i] = (guint32) o->sizes[i];
-  if (o->experts >= 0)
+    }
+  if ((o->experts != UNSET && o->experts < 0) || (o->top_k != UNSET && o->top_k < 1))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--experts must be at least 0 and --top-k at least 1 (got %d and %d)",
+                   o->experts == UNSET ? 0 : o->experts, o->top_k == UNSET ? 1 : o->top_k);
+      return FALSE;
+    }
+  if (o->experts != UNSET)
     m->experts = (guint32) o->experts;
-  if (o->top_k >= 0)
+  if (o->top_k != UNSET)
     m->top_k = (guint32) o->top_k;
   else if (m->experts > 0 && m->top_k == 0)
     m->top_k = MIN (2, m->experts);
@@ -138,7 +157,7 @@ plan_gpus (const PlanOptions *o, AppConfig *cfg, PlanProblem *pb, GError **error
   for (guint d = 0; d + 1 < net->n_dims; d++)
     inner *= net->dims[d].size;
   pb->node_gpus = net->dims[0].size;
-  pb->gpus = o->gpus > 0 ? (guint32) o->gpus : (guint32) ranks;
+  pb->gpus = o->gpus != UNSET ? (guint32) o->gpus : (guint32) ranks;
   if (pb->gpus % pb->node_gpus != 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                  "--gpus %u is not a multiple of the %u GPUs of a node of %s", pb->gpus,
@@ -162,12 +181,20 @@ static gboolean
 plan_problem (const PlanOptions *o, AppConfig *cfg, PlanProblem *pb, PlanSpace *space,
               GError **error)
 {
-  if (o->config == NULL || o->batch <= 0 || o->gpus < 0)
+  if (o->config == NULL || o->batch == UNSET)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                  "need --model PRESET (or the sizes) --global-batch B --config CLUSTER.xml "
                  "[--gpus N]");
+  else if (o->batch <= 0 || (o->gpus != UNSET && o->gpus <= 0))
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "--global-batch (%d) and --gpus (%d) must be at least 1", o->batch,
+                 o->gpus == UNSET ? 1 : o->gpus);
   else if (o->top <= 0 || o->jobs <= 0)
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--top and --jobs must be at least 1");
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--top (%d) and --jobs (%d) must be at least 1",
+                 o->top, o->jobs);
+  else if (o->explain != UNSET && o->explain < 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--explain %d: a candidate's id is at least 0",
+                 o->explain);
   else if (plan_model (o, &pb->model, error) && plan_space_parse (o->space, space, error)
            && app_config_load_xml (cfg, o->config, error) && plan_gpus (o, cfg, pb, error))
     {
@@ -410,7 +437,12 @@ plan_search (const PlanOptions *o, const PlanEnv *env, GArray *cands, GError **e
   print_top (cands, (guint) o->top);
   guint sims = 0;
   for (guint i = 0; i < cands->len; i++)
-    sims += g_array_index (cands, PlanCandidate, i).status >= PLAN_SIMULATED;
+    {
+      const PlanCandidate *c = &g_array_index (cands, PlanCandidate, i);
+      sims += c->status >= PLAN_SIMULATED;
+      if (c->status == PLAN_FAILED)
+        fprintf (stderr, "orrery plan: candidate %u failed: %s\n", i, c->r.note);
+    }
   fprintf (stderr, "orrery plan: %u simulations in %.3f s wall (%.3f s each, --jobs %d)\n", sims,
            wall, sims > 0 ? wall / sims : 0.0, o->jobs);
   return o->out == NULL || write_csv (o->out, cands, error);
@@ -426,7 +458,7 @@ plan_main (const PlanOptions *o, const PlanSpace *space, const PlanEnv *env, GEr
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out: cannot create %s", o->out);
       return FALSE;
     }
-  if (o->explain >= 0)
+  if (o->explain != UNSET)
     return explain (env, cands, o->explain, error);
   guint alive = 0;
   for (guint i = 0; i < cands->len; i++)
@@ -444,7 +476,10 @@ plan_main (const PlanOptions *o, const PlanSpace *space, const PlanEnv *env, GEr
 int
 app_cmd_plan (int argc, char **argv)
 {
-  PlanOptions o = { .top = 5, .jobs = 1, .explain = -1, .experts = -1, .top_k = -1 };
+  PlanOptions o = { .top = 5, .jobs = 1, .explain = UNSET, .experts = UNSET, .top_k = UNSET,
+                    .gpus = UNSET, .batch = UNSET };
+  for (guint i = 0; i < G_N_ELEMENTS (o.sizes); i++)
+    o.sizes[i] = UNSET;
   g_autoptr (GOptionContext) ctx = plan_context (&o);
   GError *error = NULL;
   AppConfig cfg;
@@ -452,12 +487,14 @@ app_cmd_plan (int argc, char **argv)
   PlanProblem pb = { 0 };
   PlanSpace space;
   int code = 0;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error)
-      || !plan_problem (&o, &cfg, &pb, &space, &error))
+  if (g_option_context_parse (ctx, &argc, &argv, &error) && argc > 1)
+    g_set_error (&error, SIM_ERROR, SIM_ERROR_INPUT, "unexpected argument '%s'", argv[1]);
+  if (error != NULL || !plan_problem (&o, &cfg, &pb, &space, &error))
     code = app_cli_fail ("plan", error);
   else
     {
       PlanEnv env = { .pb = &pb, .cfg = &cfg, .tmp_parent = o.out };
+      plan_run_catch_signals ();
       if (!plan_main (&o, &space, &env, &error))
         code = app_cli_fail ("plan", error);
     }

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -101,10 +102,89 @@ make_tmp (const PlanEnv *env, GError **error)
   return NULL;
 }
 
+/* The folder of the candidate this process is generating or simulating,
+ * for the signal handler to remove (a copy: the handler may only read). */
+static char live_dir[4096];
+static guint32 live_gpus;
+static volatile sig_atomic_t live_set;
+/* The worker processes of the batch in flight (the parent's), to pass a
+ * signal on to: an interrupt from a terminal reaches them all, one sent to
+ * the parent alone (kill, timeout) would not. */
+static pid_t live_workers[PLAN_BATCH];
+static volatile sig_atomic_t n_live_workers;
+
+/* SIGINT, SIGTERM, SIGHUP, SIGPIPE: pass it on to the workers, remove the
+ * live folder and its traces with
+ * what a handler may call (unlink, rmdir: async-signal-safe), then die of
+ * the signal as without the handler. */
+/* Append S to BUF at AT (terminated); the new end.  BUF has room. */
+static gsize
+put_text (char *buf, gsize at, const char *s)
+{
+  while (*s != '\0')
+    buf[at++] = *s++;
+  buf[at] = '\0';
+  return at;
+}
+
+static void
+on_fatal_signal (int sig)
+{
+  for (sig_atomic_t j = 0; j < n_live_workers; j++)
+    kill (live_workers[j], sig);
+  if (live_set)
+    {
+      char path[sizeof live_dir + 32];
+      gsize len = put_text (path, 0, live_dir);
+      for (guint32 r = 0; r < live_gpus; r++)
+        {
+          char digits[16];
+          guint n = 0;
+          guint32 v = r;
+          do
+            digits[n++] = (char) ('0' + v % 10);
+          while ((v /= 10) > 0);
+          gsize at = put_text (path, len, "/w.");
+          while (n > 0)
+            path[at++] = digits[--n];
+          put_text (path, at, ".et");
+          unlink (path);
+        }
+      rmdir (live_dir);
+    }
+  signal (sig, SIG_DFL);
+  raise (sig);
+}
+
+void
+plan_run_catch_signals (void)
+{
+  struct sigaction sa;
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_fatal_signal;
+  sigemptyset (&sa.sa_mask);
+  const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+  for (guint i = 0; i < G_N_ELEMENTS (sigs); i++)
+    sigaction (sigs[i], &sa, NULL);
+}
+
+/* DIR holds this process's candidate now (NULL: none). */
+static void
+set_live (const char *dir, guint32 gpus)
+{
+  live_set = 0;
+  if (dir == NULL || strlen (dir) >= sizeof live_dir)
+    return;
+  g_strlcpy (live_dir, dir, sizeof live_dir);
+  live_gpus = gpus;
+  live_set = 1;
+}
+
 /* Remove DIR and the GPUS traces w.<rank>.et in it. */
 static void
 remove_tmp (const char *dir, guint32 gpus)
 {
+  set_live (NULL, 0);
   for (guint32 r = 0; r < gpus; r++)
     {
       g_autofree char *name = g_strdup_printf ("w.%u.et", r);
@@ -162,6 +242,7 @@ plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, PlanResult 
   g_autofree char *dir = make_tmp (env, error);
   if (dir == NULL)
     return FALSE;
+  set_live (dir, env->pb->gpus);
   g_autofree char *prefix = g_build_filename (dir, "w", NULL);
   WlGenTransformer req;
   plan_space_request (env->pb, k, &req);
@@ -252,6 +333,7 @@ run_batch (const PlanEnv *env, PlanCandidate **batch, guint n, guint jobs)
       pids[j] = fork ();
       if (pids[j] == 0)
         {
+          n_live_workers = 0;
           close (p[0]);
           worker (env, batch, n, j, w, p[1]);
         }
@@ -262,6 +344,8 @@ run_batch (const PlanEnv *env, PlanCandidate **batch, guint n, guint jobs)
           break;
         }
       fds[j] = p[0];
+      live_workers[j] = pids[j];
+      n_live_workers = (sig_atomic_t) (j + 1);
     }
   for (guint i = 0; i < n; i++)
     batch[i]->status = PLAN_PENDING;
@@ -271,6 +355,7 @@ run_batch (const PlanEnv *env, PlanCandidate **batch, guint n, guint jobs)
       close (fds[j]);
       waitpid (pids[j], NULL, 0);
     }
+  n_live_workers = 0;
   for (guint i = 0; i < n; i++)
     if (batch[i]->status == PLAN_PENDING && i % w >= started)
       run_here (env, batch[i]); /* its worker never started (or one job) */

@@ -57,4 +57,9 @@ gboolean plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, Pl
 void plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs,
                       gboolean exhaustive);
 
+/* On SIGINT, SIGTERM or SIGHUP, remove the traces of the candidate being
+ * generated or simulated, then die of the signal (worker processes
+ * inherit it). */
+void plan_run_catch_signals (void);
+
 #endif /* ORRERY_SIM_APP_PLAN_RUN_H */

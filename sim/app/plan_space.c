@@ -80,7 +80,8 @@ parse_clause (const char *clause, PlanSpace *out, GError **error)
       out->tp_across = strcmp (v, "yes") == 0;
       if (out->tp_across || strcmp (v, "no") == 0)
         return TRUE;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--space: tp-across '%s' is not yes or no", v);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--space: tp-across: '%s' is not yes or no",
+                   v);
       return FALSE;
     }
   guint k = 0;
@@ -93,20 +94,39 @@ parse_clause (const char *clause, PlanSpace *out, GError **error)
                    "tp-across)", key);
       return FALSE;
     }
+  if (out->n[k] > 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--space: %s is given twice", key);
+      return FALSE;
+    }
   g_auto (GStrv) values = g_strsplit (kv[1], ",", -1);
-  out->n[k] = 0;
   for (guint i = 0; values[i] != NULL; i++)
     {
       g_autofree char *v = g_strstrip (g_strdup (values[i]));
-      if (out->n[k] == PLAN_MAX_VALUES || !parse_value ((PlanKey) k, v, &out->values[k][out->n[k]]))
+      guint32 *slot = &out->values[k][out->n[k]];
+      if (out->n[k] == PLAN_MAX_VALUES || !parse_value ((PlanKey) k, v, slot))
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--space: %s: '%s' is not a value of %s%s",
-                       key, v, key, out->n[k] == PLAN_MAX_VALUES ? " (too many values)" : "");
+                       key, v, key,
+                       out->n[k] == PLAN_MAX_VALUES ? " (too many values)"
+                       : k == PLAN_ZERO             ? " (0, 1, 2, 3 or dist)"
+                       : k == PLAN_RECOMPUTE        ? " (none, selective or full)"
+                       : k == PLAN_SCHED            ? " (1f1b or gpipe)"
+                                                    : " (a whole number, at least 1)");
           return FALSE;
         }
+      for (guint j = 0; j < out->n[k]; j++)
+        if (out->values[k][j] == *slot)
+          {
+            g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--space: %s: '%s' is listed twice",
+                         key, v);
+            return FALSE;
+          }
       out->n[k]++;
     }
-  return TRUE;
+  if (out->n[k] == 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--space: %s lists no values", key);
+  return out->n[k] > 0;
 }
 
 gboolean
@@ -116,13 +136,19 @@ plan_space_parse (const char *spec, PlanSpace *out, GError **error)
   if (spec == NULL)
     return TRUE;
   g_auto (GStrv) clauses = g_strsplit (spec, ";", -1);
+  guint given = 0;
   for (guint i = 0; clauses[i] != NULL; i++)
     {
       g_autofree char *c = g_strstrip (g_strdup (clauses[i]));
-      if (*c != '\0' && !parse_clause (c, out, error))
+      if (*c == '\0')
+        continue; /* "tp=1;" */
+      if (!parse_clause (c, out, error))
         return FALSE;
+      given++;
     }
-  return TRUE;
+  if (given == 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--space '%s' names no KEY=VALUES", spec);
+  return given > 0;
 }
 
 /* KEY's values for the enumeration: the spec's, or the default, which may
@@ -242,16 +268,37 @@ shape_reason (const PlanProblem *pb, const PlanKnobs *k, gboolean tp_across)
   return NULL;
 }
 
-/* Configurations that repeat another's traces and memory exactly. */
-static const char *
-repeat_reason (const PlanKnobs *k)
+/* The ZeRO stage whose traces Z gives with DP data-parallel ranks of CP
+ * context-parallel ones: ZeRO shards over DP (none to shard with one), the
+ * distributed optimizer over DP x CP. */
+static guint32
+zero_alike (guint32 z, guint32 dp, guint32 cp)
 {
-  if (k->zero > 0 && k->zero < PLAN_ZERO_DIST && k->dp == 1)
-    return "same as zero0 (dp 1)";
-  if (k->zero == PLAN_ZERO_DIST && k->dp * k->cp == 1)
-    return "same as zero0 (dp cp 1)";
-  if (k->sched == WL_PIPE_GPIPE && k->pp == 1)
-    return "same as 1f1b (pp 1)";
+  if ((z > 0 && z < PLAN_ZERO_DIST && dp == 1) || (z == PLAN_ZERO_DIST && dp * cp == 1))
+    return 0;
+  return z;
+}
+
+/* Configurations that repeat the traces and memory of another in the
+ * space exactly, the first of the alike values in the space's order
+ * standing for them. */
+static const char *
+repeat_reason (const PlanSpace *s, const PlanProblem *pb, const PlanKnobs *k)
+{
+  static const char *const zero_same[PLAN_ZERO_DIST + 1]
+      = { "same as zero0 (dp 1)", "same as zero1 (dp 1)", "same as zero2 (dp 1)",
+          "same as zero3 (dp 1)", "same as dist (dp cp 1)" };
+  guint32 values[PLAN_MAX_VALUES];
+  guint n = key_values (s, pb, PLAN_ZERO, k->dp, values);
+  guint32 mine = zero_alike (k->zero, k->dp, k->cp);
+  for (guint i = 0; i < n && values[i] != k->zero; i++)
+    if (zero_alike (values[i], k->dp, k->cp) == mine)
+      return values[i] == 0 && k->zero == PLAN_ZERO_DIST ? "same as zero0 (dp cp 1)"
+                                                         : zero_same[values[i]];
+  /* With one stage every schedule is alike: the space's first stands. */
+  n = key_values (s, pb, PLAN_SCHED, k->dp, values);
+  if (k->pp == 1 && n > 0 && values[0] != k->sched)
+    return values[0] == WL_PIPE_1F1B ? "same as 1f1b (pp 1)" : "same as gpipe (pp 1)";
   return NULL;
 }
 
@@ -262,7 +309,7 @@ judge (const PlanSpace *s, const PlanProblem *pb, PlanCandidate *c)
   c->status = PLAN_PRUNED;
   c->reason = shape_reason (pb, &c->k, s->tp_across);
   if (c->reason == NULL)
-    c->reason = repeat_reason (&c->k);
+    c->reason = repeat_reason (s, pb, &c->k);
   if (c->reason != NULL)
     return;
   WlGenTransformer req;

@@ -49,7 +49,12 @@ START_TEST (test_space_grammar)
                            { "zero=4", "'4' is not a value of zero" },
                            { "sched=zb", "'zb' is not a value of sched" },
                            { "tp", "'tp' is not KEY=VALUES" },
-                           { "tp-across=maybe", "tp-across 'maybe' is not yes or no" } };
+                           { "tp-across=maybe", "tp-across: 'maybe' is not yes or no" },
+                           { "tp=", "tp lists no values" },
+                           { "tp=1;tp=2", "tp is given twice" },
+                           { "tp=2,2", "'2' is listed twice" },
+                           { "", "names no KEY=VALUES" },
+                           { " ; ", "names no KEY=VALUES" } };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       ck_assert (!plan_space_parse (bad[i][0], &s, &error));

@@ -148,5 +148,32 @@ bad "gpus not a multiple of a node" "--gpus 12 is not a multiple of the 8 GPUs o
 bad "explain out of range" "--explain 100000: the candidates are numbered" "${TINY[@]}" \
   --config "$TMP/fast.xml" --explain 100000
 bad "no model" "need --model PRESET" --gpus 8 --global-batch 16 --config "$TMP/fast.xml"
+bad "layers 0" "--layers 0: must be at least 1" "${TINY[@]}" --config "$TMP/fast.xml" --layers 0
+bad "gpus 0" "--gpus (0) must be at least 1" "${MODEL[@]}" --gpus 0 --global-batch 16 \
+  --config "$TMP/fast.xml"
+bad "explain -1" "--explain -1: a candidate's id is at least 0" "${TINY[@]}" \
+  --config "$TMP/fast.xml" --explain -1
+bad "a stray argument" "unexpected argument 'extra'" "${TINY[@]}" --config "$TMP/fast.xml" extra
+bad "an empty list" "tp lists no values" "${TINY[@]}" --config "$TMP/fast.xml" --space "tp="
+
+# ---- repeats are judged against the space's own values ------------------------------
+# tp 8 on 8 GPUs has dp 1, where ZeRO shards nothing: with zero 1, 2, 3 and
+# no zero 0 in the space, zero 1 stands for the three (2 pruned as its
+# repeats, 1 simulated); GPipe alone with pp 1 is simulated.
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" \
+  --space "tp=8;pp=1;v=1;cp=1;mb=1;zero=1,2,3;recompute=none;sched=gpipe" >"$TMP/r.out" 2>/dev/null
+check "repeats: zero 1 stands for 2 and 3" has "$TMP/r.out" "pruned, same as zero1 (dp 1): 2"
+check "repeats: one simulated" has "$TMP/r.out" "candidates: 3: 1 simulated"
+
+# ---- an interrupted search leaves no traces -----------------------------------------
+mkdir -p "$TMP/int"
+TMPDIR="$TMP/int" timeout -s INT 1 "$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" \
+  --exhaustive --jobs 2 >/dev/null 2>&1
+# The workers get the signal from the parent: give them a moment to go.
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+  [ -z "$(find "$TMP/int" -mindepth 1)" ] && break
+  sleep 0.5
+done
+check "interrupt: no traces left" eq "$(find "$TMP/int" -mindepth 1 | wc -l)" 0
 
 finish
