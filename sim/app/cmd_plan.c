@@ -393,9 +393,45 @@ write_csv (const char *dir, GArray *cands, GError **error)
   return g_file_set_contents (path, s->str, (gssize) s->len, error);
 }
 
+/* The `orrery gen transformer` command that writes candidate K's traces
+ * (what plan_run_one generates), for a user to keep or change them. */
+static void
+print_gen_command (const PlanOptions *o, const PlanProblem *pb, const PlanKnobs *k)
+{
+  static const char *const names[7] = { "layers", "hidden", "heads", "kv-heads",
+                                        "ffn",    "vocab",  "seq" };
+  g_autoptr (GString) cmd = g_string_new ("orrery gen transformer");
+  if (o->model != NULL)
+    g_string_append_printf (cmd, " --preset %s", o->model);
+  for (guint i = 0; i < 7; i++)
+    if (o->sizes[i] != UNSET)
+      g_string_append_printf (cmd, " --%s %d", names[i], o->sizes[i]);
+  if (pb->model.experts > 0)
+    g_string_append_printf (cmd, " --experts %u --top-k %u", pb->model.experts, pb->model.top_k);
+  g_string_append_printf (cmd, " --tp %u --pp %u --dp %u --ranks %u --micro-batch %u "
+                          "--global-batch %u", k->tp, k->pp, k->dp, pb->gpus, k->mb,
+                          pb->global_batch);
+  if (k->v > 1)
+    g_string_append_printf (cmd, " --virtual-stages %u", k->v);
+  if (k->cp > 1)
+    g_string_append_printf (cmd, " --cp %u", k->cp);
+  if (k->ep > 1)
+    g_string_append_printf (cmd, " --ep %u", k->ep);
+  if (k->zero == PLAN_ZERO_DIST)
+    g_string_append (cmd, " --distributed-optimizer");
+  else if (k->zero > 0)
+    g_string_append_printf (cmd, " --zero %u", k->zero);
+  if (k->recompute != WL_RECOMPUTE_NONE)
+    g_string_append_printf (cmd, " --recompute=%s", plan_recompute_name (k->recompute));
+  if (k->sched != WL_PIPE_1F1B)
+    g_string_append_printf (cmd, " --schedule %s", plan_sched_name (k->sched));
+  g_string_append_printf (cmd, " --device %s --out PREFIX", pb->device->name);
+  printf ("traces: %s\n", cmd->str);
+}
+
 /* --explain ID: simulate it alone and print its figures and critical path. */
 static gboolean
-explain (const PlanEnv *env, GArray *cands, gint id, GError **error)
+explain (const PlanOptions *o, const PlanEnv *env, GArray *cands, gint id, GError **error)
 {
   if (id < 0 || (guint) id >= cands->len)
     {
@@ -413,6 +449,7 @@ explain (const PlanEnv *env, GArray *cands, gint id, GError **error)
     }
   c->bound_ps = plan_run_bound (env, &c->k);
   printf ("candidate %d%s:\n", id, c->status == PLAN_PRUNED ? " (does not fit the memory)" : "");
+  print_gen_command (o, env->pb, &c->k);
   if (!plan_run_one (env, &c->k, 20, &c->r, error))
     return FALSE;
   c->status = PLAN_SIMULATED;
@@ -459,7 +496,7 @@ plan_main (const PlanOptions *o, const PlanSpace *space, const PlanEnv *env, GEr
       return FALSE;
     }
   if (o->explain != UNSET)
-    return explain (env, cands, o->explain, error);
+    return explain (o, env, cands, o->explain, error);
   guint alive = 0;
   for (guint i = 0; i < cands->len; i++)
     alive += g_array_index (cands, PlanCandidate, i).status == PLAN_PENDING;

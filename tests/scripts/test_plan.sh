@@ -131,6 +131,18 @@ check "explain: the same time as the search" eq \
   "$(awk '$1 == 1 {print $13, $14}' "$TMP/e.out")" \
   "$(awk '/^top 1/ {getline; getline; print $13, $14}' "$TMP/x.out")"
 
+# The traces line is the gen command of the candidate: run by hand, the
+# same iteration time.
+gen_cmd=$(sed -n 's/^traces: orrery //p' "$TMP/e.out" | sed "s|--out PREFIX|--out $TMP/hand/w|")
+mkdir -p "$TMP/hand"
+# shellcheck disable=SC2086
+"$ORRERY" $gen_cmd >/dev/null 2>&1
+check "explain: its gen command runs" eq $? 0
+"$ORRERY" run --config "$TMP/fast.xml" --workload "$TMP/hand/w" >"$TMP/hand.out" 2>/dev/null
+check "explain: by hand, the same iteration" eq \
+  "$(sed -n 's/^simulated time: //p' "$TMP/hand.out")" \
+  "$(awk '$1 == 1 {print $13, $14}' "$TMP/e.out")"
+
 # ---- bad input -----------------------------------------------------------------------
 bad () {
   local name=$1 text=$2; shift 2
