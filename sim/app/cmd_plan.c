@@ -289,19 +289,20 @@ print_row (guint rank, const PlanCandidate *c)
 {
   if (c == NULL)
     {
-      printf ("%4s %6s %3s %3s %2s %5s %2s %2s %3s %-8s %-9s %-5s %12s %6s %10s %9s %7s %7s %6s\n",
+      printf ("%4s %6s %3s %3s %2s %5s %2s %2s %3s %-8s %-9s %-5s %12s %6s %10s %9s %7s %7s %6s "
+              "%7s\n",
               "rank", "id", "tp", "pp", "v", "dp", "cp", "ep", "mb", "zero", "recompute", "sched",
-              "iteration", "MFU", "tokens/s", "mem/GPU", "compute", "exposed", "bubble");
+              "iteration", "MFU", "tokens/s", "mem/GPU", "compute", "exposed", "bubble", "waiting");
       return;
     }
   const PlanKnobs *k = &c->k;
   g_autofree char *t = sim_units_format_time (c->r.iter_ps);
   printf ("%4u %6u %3u %3u %2u %5u %2u %2u %3u %-8s %-9s %-5s %12s %5.1f%% %10.0f %5.1f GiB "
-          "%6.1f%% %6.1f%% %5.1f%%\n",
+          "%6.1f%% %6.1f%% %5.1f%% %6.1f%%\n",
           rank, c->id, k->tp, k->pp, k->v, k->dp, k->cp, k->ep, k->mb, plan_zero_name (k->zero),
           plan_recompute_name (k->recompute), plan_sched_name (k->sched), t, 100 * c->r.mfu,
           c->r.tokens_per_s, (double) c->mem_B / (1024.0 * 1024.0 * 1024.0), 100 * c->r.compute,
-          100 * c->r.exposed, 100 * c->r.bubble);
+          100 * c->r.exposed, 100 * c->r.bubble, 100 * c->r.waiting);
 }
 
 /* What limits the best candidate: the largest of its shares. */
@@ -314,9 +315,13 @@ print_limit (const PlanCandidate *c)
     what = "exposed communication", share = c->r.exposed;
   if (c->r.bubble > share)
     what = "the pipeline bubble", share = c->r.bubble;
+  if (c->r.waiting > share)
+    what = "waiting (for the last rank after finishing: a pipeline's drain; or for dependencies)",
+    share = c->r.waiting;
   printf ("The best (id %u) is limited by %s: %.1f%% of its iteration (compute %.1f%%, exposed "
-          "communication %.1f%%, pipeline bubble %.1f%%).\n",
-          c->id, what, 100 * share, 100 * c->r.compute, 100 * c->r.exposed, 100 * c->r.bubble);
+          "communication %.1f%%, pipeline bubble %.1f%%, waiting %.1f%%).\n",
+          c->id, what, 100 * share, 100 * c->r.compute, 100 * c->r.exposed, 100 * c->r.bubble,
+          100 * c->r.waiting);
 }
 
 /* The top K simulated candidates, best first. */
@@ -373,11 +378,11 @@ csv_row (GString *s, const PlanCandidate *c)
   if (c->status != PLAN_PRUNED)
     g_string_append_printf (s, "%" G_GUINT64_FORMAT, c->bound_ps);
   if (c->status == PLAN_SIMULATED)
-    g_string_append_printf (s, ",%" G_GUINT64_FORMAT ",%.3f,%.1f,%.3f,%.3f,%.3f\n", c->r.iter_ps,
-                            100 * c->r.mfu, c->r.tokens_per_s, 100 * c->r.compute,
-                            100 * c->r.exposed, 100 * c->r.bubble);
+    g_string_append_printf (s, ",%" G_GUINT64_FORMAT ",%.3f,%.1f,%.3f,%.3f,%.3f,%.3f\n",
+                            c->r.iter_ps, 100 * c->r.mfu, c->r.tokens_per_s, 100 * c->r.compute,
+                            100 * c->r.exposed, 100 * c->r.bubble, 100 * c->r.waiting);
   else
-    g_string_append (s, ",,,,,,\n");
+    g_string_append (s, ",,,,,,,\n");
 }
 
 /* DIR/plan.csv: every candidate, in id order. */
@@ -386,7 +391,8 @@ write_csv (const char *dir, GArray *cands, GError **error)
 {
   g_autoptr (GString) s = g_string_new (
       "id,tp,pp,v,dp,cp,ep,micro_batch,zero,recompute,schedule,status,reason,memory_per_gpu_B,"
-      "bound_ps,iteration_ps,mfu_pct,tokens_per_s,compute_pct,exposed_comm_pct,bubble_pct\n");
+      "bound_ps,iteration_ps,mfu_pct,tokens_per_s,compute_pct,exposed_comm_pct,bubble_pct,"
+      "waiting_pct\n");
   for (guint i = 0; i < cands->len; i++)
     csv_row (s, &g_array_index (cands, PlanCandidate, i));
   g_autofree char *path = g_build_filename (dir, "plan.csv", NULL);

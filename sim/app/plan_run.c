@@ -207,14 +207,21 @@ fill_result (const AppSim *sim, PlanResult *out)
     out->mfu = 0.0;
   out->tokens_per_s = e.seconds > 0 ? (double) e.tokens / e.seconds : 0.0;
   WlReplay *replay = app_sim_replay (sim);
-  double compute = 0.0;
+  double compute = 0.0, waiting = 0.0;
   for (guint32 r = 0; r < e.ranks; r++)
-    compute += (double) wl_replay_rank_stats (replay, r)->compute_busy;
+    {
+      const WlRankStats *st = wl_replay_rank_stats (replay, r);
+      compute += (double) st->compute_busy;
+      /* Over [0, end]: compute_busy + exposed_comm + idle = finish, and
+       * the rest of the iteration after it. */
+      waiting += end - (double) st->compute_busy - (double) st->exposed_comm;
+    }
   if (end > 0 && e.ranks > 0)
     {
       out->compute = compute / e.ranks / end;
       out->exposed = (double) e.mean_exposed / end;
       out->bubble = (double) e.mean_bubble / end;
+      out->waiting = waiting / e.ranks / end;
     }
 }
 

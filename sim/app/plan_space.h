@@ -90,11 +90,14 @@ typedef enum
   PLAN_FAILED       /* the simulation failed (the error in note) */
 } PlanStatus;
 
-/* A simulated candidate's figures (times in ps, shares of the iteration). */
+/* A simulated candidate's figures (times in ps, shares of the iteration,
+ * means over the GPUs: compute, exposed communication less the bubble, the
+ * pipeline bubble, and waiting: neither, before a rank's finish or after
+ * it, for the last rank (a pipeline's drain); they add up to 1). */
 typedef struct
 {
   guint64 iter_ps;
-  double mfu, tokens_per_s, compute, exposed, bubble;
+  double mfu, tokens_per_s, compute, exposed, bubble, waiting;
   char note[200]; /* PLAN_FAILED: the error */
 } PlanResult;
 

@@ -58,6 +58,9 @@ n=$(awk -F, 'NR > 1 && $12 != "pruned"' "$TMP/a/plan.csv" | wc -l)
 check "space: 28 survive" eq "$n" 28
 check "csv: a row per candidate and the header" eq "$(wc -l <"$TMP/a/plan.csv")" 81
 check "csv: units in the header" has "$TMP/a/plan.csv" "memory_per_gpu_B,bound_ps,iteration_ps"
+check "csv: the four shares add up to 100 %" eq "$(awk -F, 'NR > 1 && $12 == "simulated" {
+    d = $19 + $20 + $21 + $22 - 100; if (d > 0.01 || d < -0.01) bad++ } END { print bad + 0 }' \
+  "$TMP/a/plan.csv")" 0
 # ids: tp slowest, so tp 16 (pp 1, mb 1, zero 0) is 4 x 16 = 64.
 check "csv: a pruned row names its reason" has "$TMP/a/plan.csv" \
   '64,16,1,1,0,1,1,1,zero0,none,1f1b,pruned,"tp wider than a node"'
