@@ -318,6 +318,18 @@ dp_grads_on (Emit *e, guint64 params, const char *pg, guint32 n)
     return;
   guint64 bytes = 2 * (params / r->tp);
   gboolean rs = r->zero >= 2 || r->distributed_optimizer;
+  /* ZeRO 1 and 2 issue all-reduce, all-gather, all-reduce, ... on the DP
+   * stream, which runs them in that order at every rank: without this
+   * dependency a rank whose next backward ended before its all-gather was
+   * ready would start the next all-reduce first, and the group's members
+   * would disagree on the order of its collectives (a hang under NCCL). */
+  if (e->has_dp_gather)
+    {
+      g_assert (!e->has_extra);
+      e->extra = e->dp_gather;
+      e->has_extra = TRUE;
+      e->has_dp_gather = FALSE;
+    }
   guint64 g = coll (e, rs ? "dp_reduce_scatter" : "dp_all_reduce",
                     rs ? SYS_COLL_REDUCE_SCATTER : SYS_COLL_ALL_REDUCE, bytes, pg, FALSE, STREAM_DP);
   g_array_append_val (e->grad_ids, g);
@@ -327,7 +339,9 @@ dp_grads_on (Emit *e, guint64 params, const char *pg, guint32 n)
     {
       e->extra = g;
       e->has_extra = TRUE;
-      coll (e, "dp_param_all_gather", SYS_COLL_ALL_GATHER, bytes / n, pg, FALSE, STREAM_DP);
+      e->dp_gather = coll (e, "dp_param_all_gather", SYS_COLL_ALL_GATHER, bytes / n, pg, FALSE,
+                           STREAM_DP);
+      e->has_dp_gather = TRUE;
     }
 }
 

@@ -143,6 +143,11 @@ typedef struct
   gboolean has_last, has_extra; /* extra: a second dependency, used once */
   guint64 join;                 /* a dependency of the next node on the chain */
   gboolean has_join;
+  /* ZeRO 1 and 2: the last parameter all-gather on the DP stream, which
+   * the next gradient all-reduce follows (one stream runs its collectives
+   * in the order they were issued). */
+  guint64 dp_gather;
+  gboolean has_dp_gather;
   guint64 duration_us;          /* of the next node emitted (compute only) */
   char tp_pg[16], dp_pg[16], ep_pg[16], edp_pg[16];
   /* Data-parallel gradients (gen_transformer_emit.c): the parameters in

@@ -388,6 +388,36 @@ START_TEST (test_run_fsdp)
 }
 END_TEST
 
+/* ZeRO-1 with context parallelism, selective recomputation and two
+ * sequences per micro-batch: the DP stream issues all-reduce, all-gather,
+ * all-reduce, ... in that order at every rank, so the ranks of a DP x CP
+ * group agree on the order of its collectives and the run completes (the
+ * next all-reduce used to start before the all-gather at the CP ranks
+ * whose backward ended first: "collective #8 is all_gather here but
+ * all_reduce on the ranks that joined it first"). */
+START_TEST (test_run_zero1_cp)
+{
+  g_autofree char *p = tu_scratch_path ("z1cp");
+  g_autofree char *out = NULL;
+  const char *argv[] = { tu_orrery (), "gen", "transformer", "--preset", "llama2-7b", "--layers",
+                         "4", "--hidden", "512", "--heads", "8", "--vocab", "1000", "--seq", "512",
+                         "--micro-batch", "2", "--global-batch", "16", "--cp", "2", "--ranks", "8",
+                         "--zero", "1", "--recompute=selective", "--out", p, NULL };
+  ck_assert_int_eq (tu_run (&out, argv), 0);
+  /* configs/default.xml cut to its first node of 8 GPUs. */
+  g_autofree char *xml = NULL;
+  ck_assert (g_file_get_contents ("configs/default.xml", &xml, NULL, NULL));
+  const char *nic = "<dim kind=\"Switch\" size=\"8\" bandwidth=\"400Gb/s\"";
+  g_auto (GStrv) parts = g_strsplit (xml, nic, -1);
+  ck_assert_uint_eq (g_strv_length (parts), 2);
+  g_autofree char *one = g_strjoinv ("<dim kind=\"Switch\" size=\"1\" bandwidth=\"400Gb/s\"", parts);
+  g_autofree char *cfg = tu_write_file ("node.xml", one);
+  g_free (g_steal_pointer (&out));
+  const char *run[] = { tu_orrery (), "run", "-q", "--config", cfg, "--workload", p, NULL };
+  ck_assert_msg (tu_run (&out, run) == 0, "%s", out);
+}
+END_TEST
+
 /* The command line: --list, a full run through `orrery run`, errors. */
 START_TEST (test_cli)
 {
@@ -794,6 +824,7 @@ gen_transformer_suite (void)
   tcase_add_test (tc, test_zero_traffic);
   tcase_add_test (tc, test_zero_memory);
   tcase_add_test (tc, test_run_fsdp);
+  tcase_add_test (tc, test_run_zero1_cp);
   tcase_add_test (tc, test_device_durations);
   tcase_add_test (tc, test_cli_ranks);
   tcase_add_test (tc, test_model_flops_facts);
