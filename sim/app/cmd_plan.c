@@ -15,6 +15,10 @@
 
 /* The options; what is absent stays UNSET. */
 #define UNSET G_MININT
+
+/* The model sizes' options, in the order of PlanOptions.sizes. */
+static const char *const size_names[7] = { "layers", "hidden", "heads", "kv-heads",
+                                           "ffn",    "vocab",  "seq" };
 typedef struct
 {
   char *model, *config, *device, *space, *out;
@@ -108,16 +112,14 @@ plan_model (const PlanOptions *o, WlTransformerModel *m, GError **error)
     }
   guint32 *fields[7] = { &m->layers, &m->hidden, &m->heads, &m->kv_heads,
                          &m->ffn,    &m->vocab,  &m->seq };
-  static const char *const names[7] = { "layers", "hidden", "heads", "kv-heads",
-                                        "ffn",    "vocab",  "seq" };
   for (guint i = 0; i < 7; i++)
     {
       if (o->sizes[i] == UNSET)
         continue;
       if (o->sizes[i] <= 0)
         {
-          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--%s %d: must be at least 1", names[i],
-                       o->sizes[i]);
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--%s %d: must be at least 1",
+                       size_names[i], o->sizes[i]);
           return FALSE;
         }
       *fields[i] = (guint32) o->sizes[i];
@@ -404,14 +406,12 @@ write_csv (const char *dir, GArray *cands, GError **error)
 static void
 print_gen_command (const PlanOptions *o, const PlanProblem *pb, const PlanKnobs *k)
 {
-  static const char *const names[7] = { "layers", "hidden", "heads", "kv-heads",
-                                        "ffn",    "vocab",  "seq" };
   g_autoptr (GString) cmd = g_string_new ("orrery gen transformer");
   if (o->model != NULL)
     g_string_append_printf (cmd, " --preset %s", o->model);
   for (guint i = 0; i < 7; i++)
     if (o->sizes[i] != UNSET)
-      g_string_append_printf (cmd, " --%s %d", names[i], o->sizes[i]);
+      g_string_append_printf (cmd, " --%s %d", size_names[i], o->sizes[i]);
   if (pb->model.experts > 0)
     g_string_append_printf (cmd, " --experts %u --top-k %u", pb->model.experts, pb->model.top_k);
   g_string_append_printf (cmd, " --tp %u --pp %u --dp %u --ranks %u --micro-batch %u "
