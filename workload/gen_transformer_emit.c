@@ -331,7 +331,8 @@ dp_grads_on (Emit *e, guint64 params, const char *pg, guint32 n)
       e->has_dp_gather = FALSE;
     }
   guint64 g = coll (e, rs ? "dp_reduce_scatter" : "dp_all_reduce",
-                    rs ? SYS_COLL_REDUCE_SCATTER : SYS_COLL_ALL_REDUCE, bytes, pg, FALSE, STREAM_DP);
+                    rs ? SYS_COLL_REDUCE_SCATTER : SYS_COLL_ALL_REDUCE, bytes, pg, FALSE,
+                    STREAM_DP);
   g_array_append_val (e->grad_ids, g);
   if (r->distributed_optimizer)
     g_array_append_val (e->gathers, params);

@@ -106,8 +106,8 @@ parse_clause (const char *clause, PlanSpace *out, GError **error)
       guint32 *slot = &out->values[k][out->n[k]];
       if (out->n[k] == PLAN_MAX_VALUES || !parse_value ((PlanKey) k, v, slot))
         {
-          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--space: %s: '%s' is not a value of %s%s",
-                       key, v, key,
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "--space: %s: '%s' is not a value of %s%s", key, v, key,
                        out->n[k] == PLAN_MAX_VALUES ? " (too many values)"
                        : k == PLAN_ZERO             ? " (0, 1, 2, 3 or dist)"
                        : k == PLAN_RECOMPUTE        ? " (none, selective or full)"
@@ -166,8 +166,8 @@ key_values (const PlanSpace *s, const PlanProblem *pb, PlanKey key, guint32 dp, 
   switch (key)
     {
     case PLAN_TP: /* divisors of a node's GPUs, or of all with tp-across */
-      for (guint32 t = 1, g = s->tp_across ? pb->gpus : pb->node_gpus; t <= g && n < PLAN_MAX_VALUES;
-           t++)
+      for (guint32 t = 1, g = s->tp_across ? pb->gpus : pb->node_gpus;
+           t <= g && n < PLAN_MAX_VALUES; t++)
         if (g % t == 0)
           out[n++] = t;
       return n;
@@ -334,7 +334,8 @@ static void
 enumerate_inner (const PlanSpace *s, const PlanProblem *pb, PlanKnobs k, GArray *out)
 {
   guint32 mb[PLAN_MAX_VALUES], zero[PLAN_MAX_VALUES], rc[PLAN_MAX_VALUES], sched[PLAN_MAX_VALUES];
-  guint n_mb = key_values (s, pb, PLAN_MB, k.dp, mb), n_zero = key_values (s, pb, PLAN_ZERO, 0, zero);
+  guint n_mb = key_values (s, pb, PLAN_MB, k.dp, mb);
+  guint n_zero = key_values (s, pb, PLAN_ZERO, 0, zero);
   guint n_rc = key_values (s, pb, PLAN_RECOMPUTE, 0, rc);
   guint n_sched = key_values (s, pb, PLAN_SCHED, 0, sched);
   for (guint a = 0; a < n_mb; a++)
