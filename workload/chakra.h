@@ -191,6 +191,17 @@ WlChakraWriter *wl_chakra_writer_open_metadata (const char *path,
                                                 const ChakraProtoMsg__GlobalMetadata *meta,
                                                 GError **error);
 
+/* A writer whose frames are kept in memory instead of a file (frame 0 as
+ * wl_chakra_writer_open_full writes it): the bytes a file would hold,
+ * taken with wl_chakra_writer_steal_bytes.  NAME names the trace in
+ * messages.  Writing to memory does not fail (a frame over 2 GiB is an
+ * error, as for a file). */
+WlChakraWriter *wl_chakra_writer_open_memory (const char *name, const char *version,
+                                              const WlTraceFacts *facts);
+/* The bytes written so far by a writer from wl_chakra_writer_open_memory
+ * (the writer is closed: free it afterwards). */
+GBytes *wl_chakra_writer_steal_bytes (WlChakraWriter *w);
+
 /* Append NODE (borrowed) as the next frame.  Encoding is protobuf-c's:
  * fields in number order, proto3 zero scalars omitted, oneof members
  * written even when zero, repeated scalars packed, unknown fields kept.

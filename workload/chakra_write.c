@@ -17,6 +17,7 @@ struct _WlChakraWriter
   char *path;
   FILE *file; /* plain output, or NULL */
   gzFile gz;  /* gzip output, or NULL */
+  GByteArray *mem; /* in-memory output (wl_chakra_writer_open_memory), or NULL */
   guint8 *buf; /* scratch space for one frame, reused to avoid a malloc per node */
   gsize cap;
   gboolean closed;
@@ -50,6 +51,11 @@ writer_io_error (WlChakraWriter *w, int errsv, GError **error)
 static gboolean
 writer_write (WlChakraWriter *w, const guint8 *bytes, gsize len, GError **error)
 {
+  if (w->mem != NULL)
+    {
+      g_byte_array_append (w->mem, bytes, (guint) len);
+      return TRUE;
+    }
   if (w->gz != NULL)
     {
       if (gzwrite (w->gz, bytes, (unsigned) len) == (int) len)
@@ -131,18 +137,33 @@ wl_chakra_writer_open (const char *path, const char *version, GError **error)
   return wl_chakra_writer_open_metadata (path, &meta, error);
 }
 
+/* Frame 0 holding VERSION and FACTS (NULL: none), pointing into itself. */
+typedef struct
+{
+  ChakraProtoMsg__GlobalMetadata meta;
+  ChakraProtoMsg__AttributeProto attrs[3];
+  ChakraProtoMsg__AttributeProto *ptrs[3];
+} FactsMeta;
+
+static void
+facts_meta (FactsMeta *m, const char *version, const WlTraceFacts *facts)
+{
+  m->meta = (ChakraProtoMsg__GlobalMetadata) CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
+  m->meta.version = (char *) version;
+  for (guint i = 0; i < 3; i++)
+    m->ptrs[i] = &m->attrs[i];
+  m->meta.n_attr = facts != NULL ? wl_chakra_facts_attrs (facts, m->attrs) : 0;
+  m->meta.attr = m->ptrs;
+}
+
 WlChakraWriter *
 wl_chakra_writer_open_full (const char *path, const char *version, const WlTraceFacts *facts,
                             GError **error)
 {
   g_return_val_if_fail (version != NULL, NULL);
-  ChakraProtoMsg__GlobalMetadata meta = CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
-  meta.version = (char *) version;
-  ChakraProtoMsg__AttributeProto attrs[3];
-  ChakraProtoMsg__AttributeProto *ptrs[3] = { &attrs[0], &attrs[1], &attrs[2] };
-  meta.n_attr = facts != NULL ? wl_chakra_facts_attrs (facts, attrs) : 0;
-  meta.attr = ptrs;
-  return wl_chakra_writer_open_metadata (path, &meta, error);
+  FactsMeta m;
+  facts_meta (&m, version, facts);
+  return wl_chakra_writer_open_metadata (path, &m.meta, error);
 }
 
 WlChakraWriter *
@@ -158,6 +179,28 @@ wl_chakra_writer_open_metadata (const char *path, const ChakraProtoMsg__GlobalMe
   if (!writer_create (w, error) || !writer_put (w, &meta->base, error))
     return NULL;
   return g_steal_pointer (&w);
+}
+
+WlChakraWriter *
+wl_chakra_writer_open_memory (const char *name, const char *version, const WlTraceFacts *facts)
+{
+  g_return_val_if_fail (name != NULL && version != NULL, NULL);
+  WlChakraWriter *w = g_new0 (WlChakraWriter, 1);
+  w->path = g_strdup (name);
+  w->mem = g_byte_array_new ();
+  FactsMeta m;
+  facts_meta (&m, version, facts);
+  gboolean ok = writer_put (w, &m.meta.base, NULL);
+  g_assert (ok); /* memory output cannot fail but for a frame over 2 GiB */
+  return w;
+}
+
+GBytes *
+wl_chakra_writer_steal_bytes (WlChakraWriter *w)
+{
+  g_return_val_if_fail (w != NULL && w->mem != NULL, NULL);
+  w->closed = TRUE;
+  return g_byte_array_free_to_bytes (g_steal_pointer (&w->mem));
 }
 
 gboolean
@@ -177,6 +220,8 @@ wl_chakra_writer_close (WlChakraWriter *w, GError **error)
   if (w->closed)
     return TRUE;
   w->closed = TRUE;
+  if (w->mem != NULL)
+    return TRUE;
   if (w->gz != NULL)
     {
       int ret = gzclose (w->gz);
@@ -209,6 +254,8 @@ wl_chakra_writer_free (WlChakraWriter *w)
     gzclose (w->gz);
   if (w->file != NULL)
     fclose (w->file);
+  if (w->mem != NULL)
+    g_byte_array_unref (w->mem);
   g_free (w->buf);
   g_free (w->path);
   g_free (w);

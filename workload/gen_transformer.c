@@ -10,6 +10,7 @@
 
 #include "sim/error.h"
 #include "system/sys_params.h"
+#include "workload/group_memo.h"
 #include "workload/chakra.h"
 #include "workload/gen.h"
 #include "workload/wl_error.h"
@@ -287,33 +288,59 @@ write_meta (Emit *e, const char *groups, GError **error)
   return TRUE;
 }
 
+/* The facts every rank's trace records about the iteration. */
+static WlTraceFacts
+facts_of (const WlGenTransformer *r, guint32 M)
+{
+  return (WlTraceFacts) { .model_flops = wl_gen_transformer_model_flops (r),
+                          .tokens_per_iteration = (guint64) M * r->micro_batch * r->dp
+                                                  * r->model.seq,
+                          .flops_formula = WL_TF_MODEL_FLOPS_FORMULA };
+}
+
+/* The emission state of RANK, its groups named. */
+static Emit
+emit_init (const WlGenTransformer *r, guint32 M, guint32 rank)
+{
+  guint32 cp = wl_tf_cp (r);
+  Emit e = { .req = r, .c = costs_of (r), .M = M, .ok = TRUE, .t = rank % r->tp,
+             .c_idx = rank / r->tp % cp, .d = rank / (r->tp * cp) % r->dp,
+             .p = rank / (r->tp * cp * r->dp) };
+  name_groups (&e);
+  return e;
+}
+
+/* Write RANK's nodes to W (frame 0 written). */
 static gboolean
-write_rank (const char *prefix, const WlGenTransformer *r, guint32 M, guint32 rank,
-            const char *groups, GError **error)
+emit_rank (WlChakraWriter *w, const WlGenTransformer *r, guint32 M, guint32 rank,
+           const char *groups, GError **error)
 {
   g_assert (r->tp > 0 && r->dp > 0); /* checked with the request */
-  g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, rank);
-  WlTraceFacts facts = { .model_flops = wl_gen_transformer_model_flops (r),
-                         .tokens_per_iteration = (guint64) M * r->micro_batch * r->dp
-                                                 * r->model.seq,
-                         .flops_formula = WL_TF_MODEL_FLOPS_FORMULA };
-  g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_full (path, "0.0.4", &facts, error);
-  if (w == NULL)
-    return FALSE;
-  guint32 cp = wl_tf_cp (r);
   g_autoptr (GArray) grad_ids = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr (GArray) gathers = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr (GArray) deferred = g_array_new (FALSE, FALSE, sizeof (guint64));
-  Emit e = { .req = r, .c = costs_of (r), .M = M, .w = w, .error = error, .ok = TRUE,
-             .t = rank % r->tp, .c_idx = rank / r->tp % cp, .d = rank / (r->tp * cp) % r->dp,
-             .p = rank / (r->tp * cp * r->dp), .grad_ids = grad_ids, .gathers = gathers,
-             .deferred = deferred };
-  name_groups (&e);
+  Emit e = emit_init (r, M, rank);
+  e.w = w;
+  e.error = error;
+  e.grad_ids = grad_ids;
+  e.gathers = gathers;
+  e.deferred = deferred;
   if (!write_meta (&e, groups, error))
     return FALSE;
   wl_tf_schedule (&e);
   wl_tf_emit_clear (&e);
-  return e.ok && wl_chakra_writer_close (w, error);
+  return e.ok;
+}
+
+static gboolean
+write_rank (const char *prefix, const WlGenTransformer *r, guint32 M, guint32 rank,
+            const char *groups, GError **error)
+{
+  g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, rank);
+  WlTraceFacts facts = facts_of (r, M);
+  g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_full (path, "0.0.4", &facts, error);
+  return w != NULL && emit_rank (w, r, M, rank, groups, error)
+         && wl_chakra_writer_close (w, error);
 }
 
 gboolean
@@ -329,4 +356,79 @@ wl_gen_transformer (const char *prefix, const WlGenTransformer *req, GError **er
     if (!write_rank (prefix, req, M, r, groups, error))
       return FALSE;
   return TRUE;
+}
+
+/* RANK's trace made in memory and read as PREFIX.<rank>.et would be. */
+static WlGraph *
+graph_of_rank (const char *prefix, const WlGenTransformer *r, guint32 M, guint32 rank,
+               const char *groups, WlGroupMemo *memo, GError **error)
+{
+  g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, rank);
+  WlTraceFacts facts = facts_of (r, M);
+  g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_memory (path, "0.0.4", &facts);
+  if (!emit_rank (w, r, M, rank, groups, error))
+    return NULL;
+  g_autoptr (GBytes) bytes = wl_chakra_writer_steal_bytes (w);
+  gsize n = 0;
+  const guint8 *data = g_bytes_get_data (bytes, &n);
+  WlGraphLoad req = { .path = path, .limit = G_MAXUINT64, .bytes = data, .n_bytes = n,
+                      .group_memo = memo };
+  return wl_graph_load_request (&req, error);
+}
+
+/* Add the pair (id FROM in the stand-in's names, id TO in the rank's) to
+ * MAP (guint64 pairs) unless it is the identity or already there. */
+static void
+map_group (GArray *map, const char *from, const char *to)
+{
+  guint64 pair[2] = { g_ascii_strtoull (from, NULL, 10), g_ascii_strtoull (to, NULL, 10) };
+  if (pair[0] == pair[1])
+    return;
+  for (guint i = 0; i < map->len; i += 2)
+    if (g_array_index (map, guint64, i) == pair[0])
+      return;
+  g_array_append_vals (map, pair, 2);
+}
+
+GPtrArray *
+wl_gen_transformer_graphs (const char *prefix, const WlGenTransformer *req, GError **error)
+{
+  g_return_val_if_fail (prefix != NULL && req != NULL, NULL);
+  guint32 M = wl_gen_transformer_microbatches (req, error);
+  if (M == 0)
+    return NULL;
+  g_autofree char *groups = groups_json (req);
+  g_autoptr (WlGroupMemo) memo = wl_group_memo_new ();
+  guint32 cp = wl_tf_cp (req), ranks = req->tp * req->pp * req->dp * cp;
+  g_autoptr (GPtrArray) out = g_ptr_array_new_full (ranks, (GDestroyNotify) wl_graph_unref);
+  g_autoptr (GArray) map = g_array_new (FALSE, FALSE, sizeof (guint64));
+  for (guint32 rank = 0; rank < ranks; rank++)
+    {
+      /* The stand-in: the rank of TP and DP index 0 with the same CP index
+       * and stage, whose trace is this rank's but for the ranks and groups
+       * it names (nothing emitted depends on the TP or DP index but
+       * through rank_of and name_groups). */
+      Emit e = emit_init (req, M, rank);
+      guint32 rank0 = rank_of (req, 0, e.c_idx, 0, e.p);
+      WlGraph *g;
+      if (rank0 == rank)
+        g = graph_of_rank (prefix, req, M, rank, groups, memo, error);
+      else
+        {
+          Emit e0 = emit_init (req, M, rank0);
+          g_array_set_size (map, 0);
+          map_group (map, e0.tp_pg, e.tp_pg);
+          map_group (map, e0.dp_pg, e.dp_pg);
+          map_group (map, e0.ep_pg, e.ep_pg);
+          map_group (map, e0.edp_pg, e.edp_pg);
+          g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, rank);
+          g = wl_graph_renamed (g_ptr_array_index (out, rank0), path,
+                                (gint64) rank - (gint64) rank0, (const guint64 *) map->data,
+                                map->len / 2, error);
+        }
+      if (g == NULL)
+        return NULL;
+      g_ptr_array_add (out, g);
+    }
+  return g_steal_pointer (&out);
 }

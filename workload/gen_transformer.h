@@ -269,6 +269,7 @@
 #include <glib.h>
 
 #include "workload/compute.h"
+#include "workload/graph.h"
 
 typedef enum
 {
@@ -392,5 +393,16 @@ char *wl_gen_transformer_verdict (guint32 p, const WlStageMemory *mem, const WlD
  * with ERROR set (WL_ERROR, SIM_ERROR_INPUT) on an inconsistent request or a
  * write error. */
 gboolean wl_gen_transformer (const char *prefix, const WlGenTransformer *req, GError **error);
+
+/* Every rank's graph of the iteration wl_gen_transformer would write
+ * (WlGraph*, owned by the array, in rank order), made in memory: the
+ * trace of one rank per stage and CP index is encoded and read as its
+ * file would be, and each other rank's graph is that rank's renamed
+ * (wl_graph_renamed: its TP and DP indices move every rank it names;
+ * its groups are its own), so the graphs are those of the files, named
+ * PREFIX.<rank>.et, at a fraction of the cost.  NULL with ERROR set as
+ * wl_gen_transformer fails. */
+GPtrArray *wl_gen_transformer_graphs (const char *prefix, const WlGenTransformer *req,
+                                      GError **error);
 
 #endif /* ORRERY_WORKLOAD_GEN_TRANSFORMER_H */

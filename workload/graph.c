@@ -382,6 +382,12 @@ wl_graph_unref (WlGraph *g)
     return;
   g_free (g->path);
   g_free (g->nodes);
+  if (g->base != NULL)
+    {
+      wl_graph_unref (g->base);
+      g_free (g);
+      return;
+    }
   g_free (g->children);
   g_array_unref (g->group_defs);
   wl_kernel_lists_free (g->kernels);
@@ -391,9 +397,72 @@ wl_graph_unref (WlGraph *g)
   g_free (g);
 }
 
+/* RANK moved by DELTA into *OUT (WL_RANK_SELF stays). */
+static gboolean
+move_rank (guint32 rank, gint64 delta, guint32 *out)
+{
+  if (rank == WL_RANK_SELF)
+    return (*out = rank, TRUE);
+  gint64 to = (gint64) rank + delta;
+  if (to < 0 || to >= (gint64) WL_RANK_SELF)
+    return FALSE;
+  *out = (guint32) to;
+  return TRUE;
+}
+
+WlGraph *
+wl_graph_renamed (WlGraph *base, const char *path, gint64 delta, const guint64 *group_map,
+                  guint n_groups, GError **error)
+{
+  g_return_val_if_fail (base != NULL && base->base == NULL && path != NULL, NULL);
+  WlNode *nodes = sim_try_alloc (base->n_nodes, sizeof (WlNode), FALSE, "the trace's nodes",
+                                 error);
+  if (nodes == NULL && base->n_nodes > 0)
+    return (sim_error_prefix (error, "%s: ", path), NULL);
+  if (base->n_nodes > 0)
+    memcpy (nodes, base->nodes, (gsize) base->n_nodes * sizeof (WlNode));
+  for (guint32 v = 0; v < base->n_nodes; v++)
+    {
+      WlNode *n = &nodes[v];
+      gboolean ok = TRUE;
+      if (n->op == WL_OP_SEND || n->op == WL_OP_RECV)
+        ok = move_rank (n->peer_src, delta, &n->peer_src)
+             && move_rank (n->peer_dst, delta, &n->peer_dst);
+      else if (n->op == WL_OP_COLL)
+        {
+          ok = move_rank (n->root, delta, &n->root);
+          for (guint i = 0; i < n_groups; i++)
+            if (n->group == group_map[2 * i])
+              {
+                n->group = group_map[2 * i + 1];
+                break;
+              }
+        }
+      if (!ok)
+        {
+          g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                       "%s: node %" G_GUINT64_FORMAT ": a rank moved by %" G_GINT64_FORMAT
+                       " leaves the ranks",
+                       path, n->id, delta);
+          g_free (nodes);
+          return NULL;
+        }
+    }
+  WlGraph *g = g_new (WlGraph, 1);
+  *g = *base;
+  g->ref = 1;
+  g->path = g_strdup (path);
+  g->nodes = nodes;
+  g->sha256 = NULL;
+  g->base = wl_graph_ref (base);
+  return g;
+}
+
 gsize
 wl_graph_bytes (const WlGraph *g)
 {
+  if (g->base != NULL)
+    return sizeof *g + g->n_nodes * sizeof (WlNode);
   guint64 edges = 0;
   for (guint32 v = 0; v < g->n_nodes; v++)
     edges += g->nodes[v].n_children;

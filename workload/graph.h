@@ -85,7 +85,7 @@
 #include "workload/lenient.h"
 #include "workload/node.h"
 
-typedef struct
+typedef struct _WlGraph
 {
   volatile gint ref;
   char *path;           /* the file it was read from (the first, if shared) */
@@ -105,6 +105,8 @@ typedef struct
   char *sha256;         /* hex digest of the file (graphs from WlGraphCache), or NULL */
   gboolean lenient;     /* loaded leniently */
   WlLenientStats dropped; /* what lenient loading dropped (zero when strict) */
+  struct _WlGraph *base; /* a renamed graph (wl_graph_renamed): the graph whose
+                          * arrays but nodes it shares (a reference); else NULL */
 } WlGraph;
 
 /* The working memory of a load, as wl_graph_load_limited counts it: per
@@ -162,8 +164,22 @@ WlGraph *wl_graph_load (const char *path, GError **error);
 WlGraph *wl_graph_ref (WlGraph *graph);
 void wl_graph_unref (WlGraph *graph); /* accepts NULL */
 
+/* A graph that differs from BASE only in the ranks and groups its nodes
+ * name: the trace of a rank whose place in the run is BASE's moved by
+ * DELTA ranks.  Every rank a send or receive names (comm_src, comm_dst) and
+ * every root moves by DELTA; every collective's group id found in
+ * GROUP_MAP (N_GROUPS pairs: the id in BASE, the id here) becomes its
+ * pair's second, other ids stay.  What a generator uses to make the ranks
+ * alike but for their names without writing and reading each rank's
+ * trace.  The new graph has its own nodes and PATH (copied) and shares the
+ * rest of BASE (a reference).  NULL with ERROR set (WL_ERROR,
+ * SIM_ERROR_INPUT) when a moved rank leaves 0 .. 2^32 - 2. */
+WlGraph *wl_graph_renamed (WlGraph *base, const char *path, gint64 delta,
+                           const guint64 *group_map, guint n_groups, GError **error);
+
 /* Bytes the graph holds in memory (for the memory report and the memory
- * budget): 88 per node, 4 per dependency edge, plus name_bytes. */
+ * budget): 88 per node, 4 per dependency edge, plus name_bytes; a renamed
+ * graph, 80 per node (its own nodes). */
 gsize wl_graph_bytes (const WlGraph *graph);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlGraph, wl_graph_unref)

@@ -163,6 +163,11 @@ gboolean wl_replay_load (WlReplay *replay, const char *prefix, guint32 ranks, GE
 /* Load one graph per rank from explicit paths (tests, generators). */
 gboolean wl_replay_load_files (WlReplay *replay, const char *const *paths, guint32 ranks,
                                GError **error);
+/* Take GRAPHS[0 .. RANKS-1] (borrowed: each rank holds a reference) as the
+ * ranks' traces, in memory (no budget: they are there already), checked
+ * as loaded files are; ranks given one graph share it. */
+gboolean wl_replay_load_graphs (WlReplay *replay, WlGraph *const *graphs, guint32 ranks,
+                                GError **error);
 
 /* Register with the system layer every group that `groups` (may be NULL) or
  * the traces' METADATA nodes define; a definition in `groups` wins.  Checks

@@ -139,6 +139,39 @@ check_trace (const WlTrace *t, guint32 i, gboolean fresh, GError **error)
  * memory budget. */
 #define RANK_NODE_BYTES (sizeof (guint32) + 1)
 
+/* Take G (a reference) as rank I's graph, FRESH when no earlier rank has
+ * it; BY_GRAPH maps each graph to its trace's index. */
+static gboolean
+add_rank (WlReplay *r, guint32 i, WlGraph *g, gboolean fresh, guint32 ranks,
+          GHashTable *by_graph, GError **error)
+{
+  if (fresh)
+    {
+      g_ptr_array_add (r->graphs, g);
+      WlTrace *t = trace_add (r, g->path, g->group_defs, g->n_skipped_unknown,
+                              check_new (r, g->path, ranks));
+      t->facts = g->facts;
+      for (guint32 v = 0; v < g->n_nodes; v++)
+        wl_trace_check_node (t->check, &g->nodes[v], NULL);
+      g_hash_table_insert (by_graph, g, GUINT_TO_POINTER (r->traces->len - 1));
+    }
+  guint ti = GPOINTER_TO_UINT (g_hash_table_lookup (by_graph, g));
+  if (!check_trace (&g_array_index (r->traces, WlTrace, ti), i, fresh, error))
+    {
+      wl_graph_unref (g);
+      return FALSE;
+    }
+  WlNodeSource *src = wl_mem_source_new (g, i, fresh, error);
+  if (src == NULL)
+    return FALSE;
+  r->n_ranks = i + 1;
+  wl_replay_rank_init (r, &r->ranks[i], i, src);
+  r->ranks[i].graph = g;
+  r->ranks[i].kernels = g->kernels;
+  r->ranks[i].dropped = &g->dropped;
+  return TRUE;
+}
+
 /* Load every rank's graph.  With a budget, FALSE with ERROR unset and
  * *OVER set as soon as the bytes held would pass it. */
 static gboolean
@@ -162,30 +195,28 @@ load_in_memory (WlReplay *r, const char *const *paths, guint32 ranks, gboolean *
           wl_graph_unref (g);
           return FALSE;
         }
-      if (fresh)
-        {
-          g_ptr_array_add (r->graphs, g);
-          WlTrace *t = trace_add (r, g->path, g->group_defs, g->n_skipped_unknown,
-                                  check_new (r, g->path, ranks));
-          t->facts = g->facts;
-          for (guint32 v = 0; v < g->n_nodes; v++)
-            wl_trace_check_node (t->check, &g->nodes[v], NULL);
-          g_hash_table_insert (by_graph, g, GUINT_TO_POINTER (r->traces->len - 1));
-        }
-      guint ti = GPOINTER_TO_UINT (g_hash_table_lookup (by_graph, g));
-      if (!check_trace (&g_array_index (r->traces, WlTrace, ti), i, fresh, error))
-        {
-          wl_graph_unref (g);
-          return FALSE;
-        }
-      WlNodeSource *src = wl_mem_source_new (g, i, fresh, error);
-      if (src == NULL)
+      if (!add_rank (r, i, g, fresh, ranks, by_graph, error))
         return FALSE;
-      r->n_ranks = i + 1;
-      wl_replay_rank_init (r, &r->ranks[i], i, src);
-      r->ranks[i].graph = g;
-      r->ranks[i].kernels = g->kernels;
-      r->ranks[i].dropped = &g->dropped;
+    }
+  return TRUE;
+}
+
+gboolean
+wl_replay_load_graphs (WlReplay *r, WlGraph *const *graphs, guint32 ranks, GError **error)
+{
+  g_return_val_if_fail (r != NULL && graphs != NULL && ranks > 0, FALSE);
+  g_return_val_if_fail (r->ranks == NULL, FALSE);
+  r->ranks = sim_try_alloc (ranks, sizeof (WlRank), TRUE, "the ranks' replay state", error);
+  if (r->ranks == NULL)
+    return FALSE;
+  /* Each rank's node source holds a reference to its graph: r->graphs
+   * borrows them as it borrows the cache's. */
+  g_autoptr (GHashTable) by_graph = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint32 i = 0; i < ranks; i++)
+    {
+      gboolean fresh = !g_hash_table_contains (by_graph, graphs[i]);
+      if (!add_rank (r, i, wl_graph_ref (graphs[i]), fresh, ranks, by_graph, error))
+        return FALSE;
     }
   return TRUE;
 }

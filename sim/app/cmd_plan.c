@@ -536,7 +536,7 @@ app_cmd_plan (int argc, char **argv)
     code = app_cli_fail ("plan", error);
   else
     {
-      PlanEnv env = { .pb = &pb, .cfg = &cfg, .tmp_parent = o.out };
+      PlanEnv env = { .pb = &pb, .cfg = &cfg };
       plan_run_catch_signals ();
       if (!plan_main (&o, &space, &env, &error))
         code = app_cli_fail ("plan", error);

@@ -3,7 +3,6 @@
 #include "sim/app/plan_run.h"
 
 #include <errno.h>
-#include <glib/gstdio.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -87,71 +86,19 @@ plan_run_bound (const PlanEnv *env, const PlanKnobs *k)
   return (guint64) (seconds * (double) SIM_PS_PER_S);
 }
 
-/* A private folder for one candidate's traces. */
-static char *
-make_tmp (const PlanEnv *env, GError **error)
-{
-  if (env->tmp_parent == NULL)
-    return g_dir_make_tmp ("orrery-plan-XXXXXX", error);
-  char *dir = g_build_filename (env->tmp_parent, ".plan-XXXXXX", NULL);
-  if (g_mkdtemp (dir) != NULL)
-    return dir;
-  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot create a folder in %s: %s",
-               env->tmp_parent, g_strerror (errno));
-  g_free (dir);
-  return NULL;
-}
-
-/* The folder of the candidate this process is generating or simulating,
- * for the signal handler to remove (a copy: the handler may only read). */
-static char live_dir[4096];
-static guint32 live_gpus;
-static volatile sig_atomic_t live_set;
 /* The worker processes of the batch in flight (the parent's), to pass a
  * signal on to: an interrupt from a terminal reaches them all, one sent to
  * the parent alone (kill, timeout) would not. */
 static pid_t live_workers[PLAN_BATCH];
 static volatile sig_atomic_t n_live_workers;
 
-/* SIGINT, SIGTERM, SIGHUP, SIGPIPE: pass it on to the workers, remove the
- * live folder and its traces with
- * what a handler may call (unlink, rmdir: async-signal-safe), then die of
- * the signal as without the handler. */
-/* Append S to BUF at AT (terminated); the new end.  BUF has room. */
-static gsize
-put_text (char *buf, gsize at, const char *s)
-{
-  while (*s != '\0')
-    buf[at++] = *s++;
-  buf[at] = '\0';
-  return at;
-}
-
+/* SIGINT, SIGTERM, SIGHUP, SIGPIPE: pass it on to the workers, then die
+ * of the signal as without the handler. */
 static void
 on_fatal_signal (int sig)
 {
   for (sig_atomic_t j = 0; j < n_live_workers; j++)
     kill (live_workers[j], sig);
-  if (live_set)
-    {
-      char path[sizeof live_dir + 32];
-      gsize len = put_text (path, 0, live_dir);
-      for (guint32 r = 0; r < live_gpus; r++)
-        {
-          char digits[16];
-          guint n = 0;
-          guint32 v = r;
-          do
-            digits[n++] = (char) ('0' + v % 10);
-          while ((v /= 10) > 0);
-          gsize at = put_text (path, len, "/w.");
-          while (n > 0)
-            path[at++] = digits[--n];
-          put_text (path, at, ".et");
-          unlink (path);
-        }
-      rmdir (live_dir);
-    }
   signal (sig, SIG_DFL);
   raise (sig);
 }
@@ -166,32 +113,6 @@ plan_run_catch_signals (void)
   const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
   for (guint i = 0; i < G_N_ELEMENTS (sigs); i++)
     sigaction (sigs[i], &sa, NULL);
-}
-
-/* DIR holds this process's candidate now (NULL: none). */
-static void
-set_live (const char *dir, guint32 gpus)
-{
-  live_set = 0;
-  if (dir == NULL || strlen (dir) >= sizeof live_dir)
-    return;
-  g_strlcpy (live_dir, dir, sizeof live_dir);
-  live_gpus = gpus;
-  live_set = 1;
-}
-
-/* Remove DIR and the GPUS traces w.<rank>.et in it. */
-static void
-remove_tmp (const char *dir, guint32 gpus)
-{
-  set_live (NULL, 0);
-  for (guint32 r = 0; r < gpus; r++)
-    {
-      g_autofree char *name = g_strdup_printf ("w.%u.et", r);
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-      g_unlink (path);
-    }
-  g_rmdir (dir);
 }
 
 /* SIM's figures into OUT. */
@@ -225,11 +146,19 @@ fill_result (const AppSim *sim, PlanResult *out)
     }
 }
 
-/* Simulate the traces at PREFIX. */
-static gboolean
-simulate (const PlanEnv *env, const char *prefix, guint explain, PlanResult *out, GError **error)
+/* Simulate candidate K: its traces made in memory
+ * (wl_gen_transformer_graphs: the graphs its files would give), no file
+ * written. */
+gboolean
+plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, PlanResult *out,
+              GError **error)
 {
-  g_autoptr (AppSim) sim = app_sim_new (env->cfg, prefix, error);
+  WlGenTransformer req;
+  plan_space_request (env->pb, k, &req);
+  g_autoptr (GPtrArray) graphs = wl_gen_transformer_graphs ("candidate", &req, error);
+  if (graphs == NULL)
+    return FALSE;
+  g_autoptr (AppSim) sim = app_sim_new_graphs (env->cfg, "candidate", graphs, error);
   if (sim == NULL)
     return FALSE;
   app_sim_set_symmetry (sim, TRUE);
@@ -240,23 +169,6 @@ simulate (const PlanEnv *env, const char *prefix, guint explain, PlanResult *out
   if (explain > 0)
     app_report_critical_path (sim, explain, stdout);
   return TRUE;
-}
-
-gboolean
-plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, PlanResult *out,
-              GError **error)
-{
-  g_autofree char *dir = make_tmp (env, error);
-  if (dir == NULL)
-    return FALSE;
-  set_live (dir, env->pb->gpus);
-  g_autofree char *prefix = g_build_filename (dir, "w", NULL);
-  WlGenTransformer req;
-  plan_space_request (env->pb, k, &req);
-  gboolean ok = wl_gen_transformer (prefix, &req, error)
-                && simulate (env, prefix, explain, out, error);
-  remove_tmp (dir, env->pb->gpus);
-  return ok;
 }
 
 /* Simulate C in this process, setting its status. */

@@ -33,7 +33,6 @@ typedef struct
 {
   const PlanProblem *pb;
   const AppConfig *cfg;
-  const char *tmp_parent; /* private trace folders go here; NULL: the system's */
 } PlanEnv;
 
 /* Why ENV's compute model allows no bound (static), or NULL when
@@ -43,8 +42,8 @@ const char *plan_run_no_bound (const PlanEnv *env);
 /* K's lower bound in ps (0 when plan_run_no_bound). */
 guint64 plan_run_bound (const PlanEnv *env, const PlanKnobs *k);
 
-/* Generate K's traces into a private folder, simulate them, remove them,
- * and fill OUT.  With EXPLAIN > 0, print the EXPLAIN longest steps of the
+/* Make K's traces in memory (no file is written), simulate them and fill
+ * OUT.  With EXPLAIN > 0, print the EXPLAIN longest steps of the
  * critical path on stdout.  FALSE with ERROR set when the generator or the
  * simulation fails. */
 gboolean plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, PlanResult *out,
@@ -57,9 +56,8 @@ gboolean plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, Pl
 void plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs,
                       gboolean exhaustive);
 
-/* On SIGINT, SIGTERM or SIGHUP, remove the traces of the candidate being
- * generated or simulated, then die of the signal (worker processes
- * inherit it). */
+/* On SIGINT, SIGTERM, SIGHUP or SIGPIPE, pass the signal on to the worker
+ * processes of the batch in flight, then die of it. */
 void plan_run_catch_signals (void);
 
 #endif /* ORRERY_SIM_APP_PLAN_RUN_H */

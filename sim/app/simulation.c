@@ -11,6 +11,7 @@ struct _AppSim
 {
   const AppConfig *cfg;
   char *workload;
+  GPtrArray *graphs;    /* the ranks' graphs when given in memory (app_sim_new_graphs), or NULL */
   SimSched *sched;
   NetTopo *topo;
   Net *net;
@@ -106,8 +107,20 @@ sim_build (AppSim *sim, GError **error)
     wl_replay_set_stream_window (sim->replay, sim->load.stream_window);
   if (sim->load.load_threads > 1)
     wl_replay_set_load_threads (sim->replay, sim->load.load_threads);
-  return wl_replay_load (sim->replay, sim->workload, sim->ranks, error)
-         && wl_replay_bind_groups (sim->replay, cfg->groups, error)
+  gboolean loaded;
+  if (sim->graphs == NULL)
+    loaded = wl_replay_load (sim->replay, sim->workload, sim->ranks, error);
+  else if (sim->graphs->len != sim->ranks)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%s: the workload has %u ranks but the topology has %u", sim->workload,
+                   sim->graphs->len, sim->ranks);
+      loaded = FALSE;
+    }
+  else
+    loaded = wl_replay_load_graphs (sim->replay, (WlGraph *const *) sim->graphs->pdata,
+                                    sim->ranks, error);
+  return loaded && wl_replay_bind_groups (sim->replay, cfg->groups, error)
          && wl_replay_node_check_ok (sim->replay, error);
 }
 
@@ -141,6 +154,20 @@ app_sim_new_full (const AppConfig *cfg, const char *workload_prefix, const AppSi
   return g_steal_pointer (&sim);
 }
 
+AppSim *
+app_sim_new_graphs (const AppConfig *cfg, const char *name, GPtrArray *graphs, GError **error)
+{
+  g_return_val_if_fail (cfg != NULL && name != NULL && graphs != NULL, NULL);
+  g_autoptr (AppSim) sim = g_new0 (AppSim, 1);
+  sim->cfg = cfg;
+  sim->workload = g_strdup (name);
+  sim->graphs = g_ptr_array_ref (graphs);
+  sim->max_sim_time = SIM_TIME_MAX;
+  if (!sim_build (sim, error))
+    return NULL;
+  return g_steal_pointer (&sim);
+}
+
 void
 app_sim_free (AppSim *sim)
 {
@@ -149,6 +176,8 @@ app_sim_free (AppSim *sim)
   sim_teardown (sim);
   g_free ((char *) sim->load.needs_all_nodes);
   g_free (sim->workload);
+  if (sim->graphs != NULL)
+    g_ptr_array_unref (sim->graphs);
   g_free (sim);
 }
 

@@ -50,6 +50,13 @@ typedef struct
 AppSim *app_sim_new_full (const AppConfig *cfg, const char *workload_prefix,
                           const AppSimLoad *load, GError **error);
 
+/* As app_sim_new, with the ranks' graphs given in memory (WlGraph*, one
+ * per rank of the topology, in rank order; GRAPHS is referenced, not
+ * copied) instead of read from files: what `orrery plan` simulates.  NAME
+ * names the workload in messages and reports. */
+AppSim *app_sim_new_graphs (const AppConfig *cfg, const char *name, GPtrArray *graphs,
+                            GError **error);
+
 /* Whether the traces are streamed (they did not fit the memory budget). */
 gboolean app_sim_streamed (const AppSim *sim);
 void app_sim_free (AppSim *sim); /* accepts NULL */
