@@ -421,6 +421,7 @@ wl_graph_renamed (WlGraph *base, const char *path, gint64 delta, const guint64 *
     return (sim_error_prefix (error, "%s: ", path), NULL);
   if (base->n_nodes > 0)
     memcpy (nodes, base->nodes, (gsize) base->n_nodes * sizeof (WlNode));
+  gboolean roots_moved = FALSE;
   for (guint32 v = 0; v < base->n_nodes; v++)
     {
       WlNode *n = &nodes[v];
@@ -431,6 +432,7 @@ wl_graph_renamed (WlGraph *base, const char *path, gint64 delta, const guint64 *
       else if (n->op == WL_OP_COLL)
         {
           ok = move_rank (n->root, delta, &n->root);
+          roots_moved |= n->root != base->nodes[v].root;
           for (guint i = 0; i < n_groups; i++)
             if (n->group == group_map[2 * i])
               {
@@ -455,6 +457,7 @@ wl_graph_renamed (WlGraph *base, const char *path, gint64 delta, const guint64 *
   g->nodes = nodes;
   g->sha256 = NULL;
   g->base = wl_graph_ref (base);
+  g->roots_moved = roots_moved;
   return g;
 }
 

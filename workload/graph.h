@@ -107,6 +107,7 @@ typedef struct _WlGraph
   WlLenientStats dropped; /* what lenient loading dropped (zero when strict) */
   struct _WlGraph *base; /* a renamed graph (wl_graph_renamed): the graph whose
                           * arrays but nodes it shares (a reference); else NULL */
+  gboolean roots_moved;  /* renamed: a collective's root differs from the base's */
 } WlGraph;
 
 /* The working memory of a load, as wl_graph_load_limited counts it: per

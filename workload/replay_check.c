@@ -95,6 +95,26 @@ note_p2p (WlTraceCheck *c, const WlNode *n, guint64 at)
     }
 }
 
+/* What depends on the ranks and groups node N (at position AT) names:
+ * its collective's group, its send's or receive's ranks. */
+static void
+note_names (WlTraceCheck *c, const WlNode *n, guint64 at)
+{
+  /* Collectives run in long stretches on one group: the last one met is
+   * known without a lookup. */
+  if (n->op == WL_OP_COLL && !(c->colls->len > 0 && n->group == c->last_group)
+      && !g_hash_table_contains (c->seen, &n->group))
+    {
+      WlCollGroup cg = { .group = n->group, .node = n->id };
+      g_array_append_val (c->colls, cg);
+      g_hash_table_add (c->seen, g_memdup2 (&n->group, sizeof n->group));
+    }
+  if (n->op == WL_OP_COLL)
+    c->last_group = n->group;
+  if (n->op == WL_OP_SEND || n->op == WL_OP_RECV)
+    note_p2p (c, n, at);
+}
+
 gboolean
 wl_trace_check_node (gpointer data, const WlNode *n, GError **error)
 {
@@ -109,15 +129,14 @@ wl_trace_check_node (gpointer data, const WlNode *n, GError **error)
                  "duration_micros: the %s model cannot time it", c->path, n->id,
                  c->params->compute == WL_COMPUTE_KERNEL ? "kernels, " : "",
                  c->params->compute == WL_COMPUTE_KERNEL ? "kernel" : "roofline");
-  if (n->op == WL_OP_COLL && !g_hash_table_contains (c->seen, &n->group))
-    {
-      WlCollGroup cg = { .group = n->group, .node = n->id };
-      g_array_append_val (c->colls, cg);
-      g_hash_table_add (c->seen, g_memdup2 (&n->group, sizeof n->group));
-    }
-  if (n->op == WL_OP_SEND || n->op == WL_OP_RECV)
-    note_p2p (c, n, at);
+  note_names (c, n, at);
   return TRUE;
+}
+
+void
+wl_trace_check_node_names (WlTraceCheck *c, const WlNode *n)
+{
+  note_names (c, n, c->position++);
 }
 
 static gboolean

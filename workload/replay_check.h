@@ -52,6 +52,7 @@ typedef struct
   GError *compute;      /* the first COMP node the compute model cannot time */
   GArray *colls;        /* WlCollGroup, in order of first use */
   GHashTable *seen;     /* guint64* group ids in colls */
+  guint64 last_group;   /* the group of the last collective noted (colls not empty) */
 } WlTraceCheck;
 
 /* A check of PATH's nodes for a run of N_RANKS ranks under PARAMS. */
@@ -63,6 +64,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlTraceCheck, wl_trace_check_free)
 /* Note node N, the next in file order, in the check DATA (a WlScanFunc:
  * never fails). */
 gboolean wl_trace_check_node (gpointer data, const WlNode *n, GError **error);
+
+/* As wl_trace_check_node, noting only what depends on the ranks and groups
+ * N names (its collective's group, its peers): for a trace whose nodes are
+ * another's, already checked, but for those names (wl_graph_renamed). */
+void wl_trace_check_node_names (WlTraceCheck *check, const WlNode *n);
 
 /* The first send or receive, in file order, that names another rank than
  * RANK as its own, or lacks a valid peer: FALSE with ERROR set ("PATH:

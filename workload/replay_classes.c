@@ -84,10 +84,19 @@ same_shape_node (const WlNode *x, const WlNode *y)
     }
 }
 
+/* The graph whose nodes G's are but for the ranks and groups they name
+ * (same_shape_node ignores those but roots): G's base, unless G moved a
+ * root, or G. */
+static const WlGraph *
+shape_of (const WlGraph *g)
+{
+  return g->base != NULL && !g->roots_moved ? g->base : g;
+}
+
 static gboolean
 same_shape (const WlGraph *a, const WlGraph *b)
 {
-  return wl_graphs_alike (a, b, same_shape_node);
+  return shape_of (a) == shape_of (b) || wl_graphs_alike (a, b, same_shape_node);
 }
 
 static guint64
@@ -167,12 +176,14 @@ initial_classes (Classes *c)
   for (guint32 i = 0; i < c->n; i++)
     {
       const WlGraph *g = r->ranks[i].graph;
-      guint64 *h = g_hash_table_lookup (graph_hash, g);
+      /* What shape_hash reads a renamed graph has from its base. */
+      const WlGraph *hashed = g->base != NULL ? g->base : g;
+      guint64 *h = g_hash_table_lookup (graph_hash, hashed);
       if (h == NULL)
         {
           h = g_new (guint64, 1);
-          *h = shape_hash (g);
-          g_hash_table_insert (graph_hash, (gpointer) g, h);
+          *h = shape_hash (hashed);
+          g_hash_table_insert (graph_hash, (gpointer) hashed, h);
         }
       double speed = wl_params_rank_speed (&r->params, i);
       guint64 s;
@@ -338,6 +349,10 @@ check_groups (Classes *c, const char **why)
         if ((c->cls[i] == i) != (pass == 0))
           continue;
         const WlGraph *g = r->ranks[i].graph, *g0 = r->ranks[c->cls[i]].graph;
+        /* Long stretches of collectives on one group: the pair last
+         * checked is known. */
+        guint64 last[2] = { 0, 0 };
+        gboolean have_last = FALSE;
         for (guint32 v = 0; v < g->n_nodes; v++)
           {
             const WlNode *x = &g->nodes[v];
@@ -345,6 +360,11 @@ check_groups (Classes *c, const char **why)
                 || (x->coll_kind == SYS_COLL_BROADCAST && r->params.timing.broadcast_as_delay))
               continue;
             guint64 grp = wl_replay_node_group (r, x), img = wl_replay_node_group (r, &g0->nodes[v]);
+            if (pass > 0 && have_last && grp == last[0] && img == last[1])
+              continue;
+            last[0] = grp;
+            last[1] = img;
+            have_last = TRUE;
             guint64 *have = g_hash_table_lookup (image, &grp);
             if (have == NULL)
               g_hash_table_insert (image, g_memdup2 (&grp, sizeof grp), g_memdup2 (&img, sizeof img));

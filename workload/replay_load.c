@@ -151,8 +151,14 @@ add_rank (WlReplay *r, guint32 i, WlGraph *g, gboolean fresh, guint32 ranks,
       WlTrace *t = trace_add (r, g->path, g->group_defs, g->n_skipped_unknown,
                               check_new (r, g->path, ranks));
       t->facts = g->facts;
-      for (guint32 v = 0; v < g->n_nodes; v++)
-        wl_trace_check_node (t->check, &g->nodes[v], NULL);
+      /* A renamed graph's nodes are its base's but for the ranks and
+       * groups they name: with the base checked, those are what is left. */
+      if (g->base != NULL && g_hash_table_contains (by_graph, g->base))
+        for (guint32 v = 0; v < g->n_nodes; v++)
+          wl_trace_check_node_names (t->check, &g->nodes[v]);
+      else
+        for (guint32 v = 0; v < g->n_nodes; v++)
+          wl_trace_check_node (t->check, &g->nodes[v], NULL);
       g_hash_table_insert (by_graph, g, GUINT_TO_POINTER (r->traces->len - 1));
     }
   guint ti = GPOINTER_TO_UINT (g_hash_table_lookup (by_graph, g));

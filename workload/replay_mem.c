@@ -75,12 +75,25 @@ mem_resolve (WlNodeSource *src, GHashTable *map)
   MemSource *m = (MemSource *) src;
   if (!m->owner)
     return;
+  /* A trace runs long stretches of collectives on one group: the last
+   * lookup is kept. */
+  guint64 last = WL_GROUP_ALL;
+  guint32 last_index = 0;
+  gboolean have_last = FALSE;
   for (guint32 v = 0; v < m->graph->n_nodes; v++)
     {
       WlNode *n = &m->graph->nodes[v];
       gpointer at;
-      if (n->op == WL_OP_COLL && g_hash_table_lookup_extended (map, &n->group, NULL, &at))
-        n->sys_group_index = GPOINTER_TO_UINT (at);
+      if (n->op != WL_OP_COLL)
+        continue;
+      if (have_last && n->group == last)
+        n->sys_group_index = last_index;
+      else if (g_hash_table_lookup_extended (map, &n->group, NULL, &at))
+        {
+          n->sys_group_index = last_index = GPOINTER_TO_UINT (at);
+          last = n->group;
+          have_last = TRUE;
+        }
     }
 }
 

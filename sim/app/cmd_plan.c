@@ -536,10 +536,15 @@ app_cmd_plan (int argc, char **argv)
     code = app_cli_fail ("plan", error);
   else
     {
-      PlanEnv env = { .pb = &pb, .cfg = &cfg };
+      /* One topology for every candidate (its routes are the same). */
+      NetTopo *topo = net_topo_new (&cfg.net, &error);
+      if (topo == NULL && cfg.sources != NULL && cfg.sources->len > 0)
+        sim_error_prefix (&error, "%s: ", (const char *) cfg.sources->pdata[0]);
+      PlanEnv env = { .pb = &pb, .cfg = &cfg, .topo = topo };
       plan_run_catch_signals ();
-      if (!plan_main (&o, &space, &env, &error))
+      if (topo == NULL || !plan_main (&o, &space, &env, &error))
         code = app_cli_fail ("plan", error);
+      net_topo_free (topo);
     }
   app_config_clear (&cfg);
   char **strings[] = { &o.model, &o.config, &o.device, &o.space, &o.out };

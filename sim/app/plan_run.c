@@ -158,7 +158,7 @@ plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, PlanResult 
   g_autoptr (GPtrArray) graphs = wl_gen_transformer_graphs ("candidate", &req, error);
   if (graphs == NULL)
     return FALSE;
-  g_autoptr (AppSim) sim = app_sim_new_graphs (env->cfg, "candidate", graphs, error);
+  g_autoptr (AppSim) sim = app_sim_new_graphs (env->cfg, env->topo, "candidate", graphs, error);
   if (sim == NULL)
     return FALSE;
   app_sim_set_symmetry (sim, TRUE);

@@ -33,6 +33,7 @@ typedef struct
 {
   const PlanProblem *pb;
   const AppConfig *cfg;
+  const NetTopo *topo; /* cfg's topology, built once for every candidate (may be NULL) */
 } PlanEnv;
 
 /* Why ENV's compute model allows no bound (static), or NULL when

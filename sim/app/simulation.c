@@ -12,6 +12,7 @@ struct _AppSim
   const AppConfig *cfg;
   char *workload;
   GPtrArray *graphs;    /* the ranks' graphs when given in memory (app_sim_new_graphs), or NULL */
+  const NetTopo *given_topo; /* the topology when given (app_sim_new_graphs), or NULL */
   SimSched *sched;
   NetTopo *topo;
   Net *net;
@@ -82,7 +83,8 @@ sim_build (AppSim *sim, GError **error)
 {
   const AppConfig *cfg = sim->cfg;
   sim->sched = sim_sched_new ();
-  sim->topo = net_topo_new (&cfg->net, error);
+  sim->topo = sim->given_topo != NULL ? (NetTopo *) sim->given_topo
+                                       : net_topo_new (&cfg->net, error);
   if (sim->topo == NULL)
     {
       if (cfg->sources != NULL && cfg->sources->len > 0)
@@ -131,6 +133,8 @@ sim_teardown (AppSim *sim)
   g_clear_pointer (&sim->replay, wl_replay_free);
   g_clear_pointer (&sim->sys, sys_free);
   g_clear_pointer (&sim->net, net_free);
+  if (sim->given_topo != NULL)
+    sim->topo = NULL;
   g_clear_pointer (&sim->topo, net_topo_free);
   g_clear_pointer (&sim->sched, sim_sched_free);
 }
@@ -155,11 +159,13 @@ app_sim_new_full (const AppConfig *cfg, const char *workload_prefix, const AppSi
 }
 
 AppSim *
-app_sim_new_graphs (const AppConfig *cfg, const char *name, GPtrArray *graphs, GError **error)
+app_sim_new_graphs (const AppConfig *cfg, const NetTopo *topo, const char *name,
+                    GPtrArray *graphs, GError **error)
 {
   g_return_val_if_fail (cfg != NULL && name != NULL && graphs != NULL, NULL);
   g_autoptr (AppSim) sim = g_new0 (AppSim, 1);
   sim->cfg = cfg;
+  sim->given_topo = topo;
   sim->workload = g_strdup (name);
   sim->graphs = g_ptr_array_ref (graphs);
   sim->max_sim_time = SIM_TIME_MAX;

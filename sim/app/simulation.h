@@ -53,9 +53,11 @@ AppSim *app_sim_new_full (const AppConfig *cfg, const char *workload_prefix,
 /* As app_sim_new, with the ranks' graphs given in memory (WlGraph*, one
  * per rank of the topology, in rank order; GRAPHS is referenced, not
  * copied) instead of read from files: what `orrery plan` simulates.  NAME
- * names the workload in messages and reports. */
-AppSim *app_sim_new_graphs (const AppConfig *cfg, const char *name, GPtrArray *graphs,
-                            GError **error);
+ * names the workload in messages and reports.  TOPO, when not NULL, is
+ * CFG's topology built once (net_topo_new) and borrowed, for runs one after
+ * another (a topology's only changes are memos of its routes). */
+AppSim *app_sim_new_graphs (const AppConfig *cfg, const NetTopo *topo, const char *name,
+                            GPtrArray *graphs, GError **error);
 
 /* Whether the traces are streamed (they did not fit the memory budget). */
 gboolean app_sim_streamed (const AppSim *sim);

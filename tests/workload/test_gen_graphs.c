@@ -139,7 +139,7 @@ START_TEST (test_same_iteration)
     {
       g_autoptr (AppSim) files = app_sim_new (&cfg, prefix, &error);
       ck_assert_msg (files != NULL, "%s", error ? error->message : "");
-      g_autoptr (AppSim) mem = app_sim_new_graphs (&cfg, prefix, graphs, &error);
+      g_autoptr (AppSim) mem = app_sim_new_graphs (&cfg, NULL, prefix, graphs, &error);
       ck_assert_msg (mem != NULL, "%s", error ? error->message : "");
       app_sim_set_symmetry (files, sym);
       app_sim_set_symmetry (mem, sym);
@@ -158,7 +158,7 @@ START_TEST (test_same_iteration)
     }
   /* A topology of another size is refused, naming both counts. */
   cfg.net.dims[1].size = 2;
-  g_autoptr (AppSim) bad = app_sim_new_graphs (&cfg, "cand", graphs, &error);
+  g_autoptr (AppSim) bad = app_sim_new_graphs (&cfg, NULL, "cand", graphs, &error);
   ck_assert (bad == NULL);
   tu_assert_input_error (error, "cand: the workload has 8 ranks but the topology has 4");
   g_clear_error (&error);
