@@ -268,10 +268,8 @@ gen_transformer_request (const TransformerOptions *o, WlGenTransformer *req, GEr
   req->virtual_stages = (guint32) o->vstages;
   req->cp = (guint32) o->cp;
   req->no_sequence_parallel = o->no_sp;
-  req->fp8 = o->dtype != NULL && g_ascii_strcasecmp (o->dtype, "fp8") == 0;
-  req->attention = o->attention != NULL && g_ascii_strcasecmp (o->attention, "unfused") == 0
-                       ? WL_ATTENTION_UNFUSED
-                       : WL_ATTENTION_FLASH;
+  gboolean framework_ok = app_gen_framework (o->dtype, o->attention, req, NULL);
+  g_assert (framework_ok); /* checked with the options */
   req->distributed_optimizer = o->dist_opt;
   req->no_dp_overlap = o->no_dp_overlap;
   /* Megatron-LM core's default bucket: max (40 M, 1 M x dp) parameters
@@ -460,6 +458,7 @@ static gboolean
 gen_transformer_check (const TransformerOptions *o, GError **error)
 {
   gint cp = MAX (o->cp, 1);
+  WlGenTransformer probe = { 0 };
   if (o->ranks != 0
       && (o->ranks < 0 || o->tp <= 0 || o->pp <= 0 || o->ranks % (o->tp * o->pp * cp) != 0
           || (o->dp != 0 && o->dp * o->tp * o->pp * cp != o->ranks)))
@@ -482,13 +481,8 @@ gen_transformer_check (const TransformerOptions *o, GError **error)
   else if (o->cp <= 0 || o->kv_heads < 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                  "--cp must be at least 1, --kv-heads at least 0");
-  else if (o->dtype != NULL && g_ascii_strcasecmp (o->dtype, "bf16") != 0
-           && g_ascii_strcasecmp (o->dtype, "fp8") != 0)
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--dtype: '%s' is not bf16 or fp8", o->dtype);
-  else if (o->attention != NULL && g_ascii_strcasecmp (o->attention, "flash") != 0
-           && g_ascii_strcasecmp (o->attention, "unfused") != 0)
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--attention: '%s' is not flash or unfused",
-                 o->attention);
+  else if (!app_gen_framework (o->dtype, o->attention, &probe, error))
+    return FALSE;
   else if (o->dp_bucket != NULL && !dp_bucket_ok (o->dp_bucket))
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                  "--dp-bucket: '%s' is not a size above 0 with its unit (e.g. 80MB)",
@@ -556,6 +550,30 @@ cmd_gen_transformer (int argc, char **argv)
   g_free (o.out);
   g_free (o.device_name);
   return code;
+}
+
+gboolean
+app_gen_framework (const char *dtype, const char *attention, WlGenTransformer *req,
+                   GError **error)
+{
+  if (dtype != NULL && g_ascii_strcasecmp (dtype, "bf16") != 0
+      && g_ascii_strcasecmp (dtype, "fp8") != 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--dtype: '%s' is not bf16 or fp8", dtype);
+      return FALSE;
+    }
+  if (attention != NULL && g_ascii_strcasecmp (attention, "flash") != 0
+      && g_ascii_strcasecmp (attention, "unfused") != 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--attention: '%s' is not flash or unfused",
+                   attention);
+      return FALSE;
+    }
+  req->fp8 = dtype != NULL && g_ascii_strcasecmp (dtype, "fp8") == 0;
+  req->attention = attention != NULL && g_ascii_strcasecmp (attention, "unfused") == 0
+                       ? WL_ATTENTION_UNFUSED
+                       : WL_ATTENTION_FLASH;
+  return TRUE;
 }
 
 int

@@ -13,10 +13,21 @@
 #ifndef ORRERY_SIM_APP_CMD_GEN_H
 #define ORRERY_SIM_APP_CMD_GEN_H
 
+#include <glib.h>
+
+#include "workload/gen_transformer.h"
+
 /* `orrery gen SUB ...` with argv[0] "gen": the exit status. */
 int app_cmd_gen (int argc, char **argv);
 
 /* `orrery rescale ...` with argv[0] "rescale": the exit status. */
 int app_cmd_rescale (int argc, char **argv);
+
+/* How the framework trains, as `gen transformer` and `plan` take it:
+ * --dtype bf16|fp8 and --attention flash|unfused (NULL: the defaults, bf16
+ * and flash), into REQ's fp8 and attention.  FALSE with ERROR set
+ * (SIM_ERROR_INPUT) naming the option and the value it cannot take. */
+gboolean app_gen_framework (const char *dtype, const char *attention, WlGenTransformer *req,
+                            GError **error);
 
 #endif /* ORRERY_SIM_APP_CMD_GEN_H */

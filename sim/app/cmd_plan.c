@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/app/cli.h"
+#include "sim/app/cmd_gen.h"
 #include "sim/app/config.h"
 #include "sim/app/plan_run.h"
 #include "sim/app/plan_space.h"
@@ -21,10 +22,10 @@ static const char *const size_names[7] = { "layers", "hidden", "heads", "kv-head
                                            "ffn",    "vocab",  "seq" };
 typedef struct
 {
-  char *model, *config, *device, *space, *out;
+  char *model, *config, *device, *space, *out, *dtype, *attention;
   gint sizes[7]; /* layers, hidden, heads, kv-heads, ffn, vocab, seq */
   gint gpus, batch, top, jobs, explain, experts, top_k;
-  gboolean exhaustive;
+  gboolean exhaustive, no_sp, no_dp_overlap;
 } PlanOptions;
 
 static GOptionContext *
@@ -50,13 +51,21 @@ plan_context (PlanOptions *o)
       "CLUSTER.xml" },
     { "device", 0, 0, G_OPTION_ARG_STRING, &o->device,
       "Device whose memory bounds each stage (default the cluster's)", "NAME" },
+    { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype,
+      "bf16 (default) or fp8: the layers' GEMMs (as gen transformer)", "bf16|fp8" },
+    { "attention", 0, 0, G_OPTION_ARG_STRING, &o->attention,
+      "flash (default) or unfused (Megatron 2021; as gen transformer)", "flash|unfused" },
+    { "no-sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o->no_sp,
+      "TP all-reduces instead of sequence parallelism (as gen transformer)", NULL },
+    { "no-dp-overlap", 0, 0, G_OPTION_ARG_NONE, &o->no_dp_overlap,
+      "Gradients reduced after the backward (ZeRO 0 only; as gen transformer)", NULL },
     { "space", 0, 0, G_OPTION_ARG_STRING, &o->space,
       "Narrow or widen the search (grammar below)", "SPEC" },
     { "top", 'k', 0, G_OPTION_ARG_INT, &o->top, "Rank the K best (default 5)", "K" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &o->jobs,
       "Worker processes (default 1); the output is the same for any J", "J" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out,
-      "Write DIR/plan.csv (every candidate); the traces are generated under DIR", "DIR" },
+      "Write DIR/plan.csv (every candidate)", "DIR" },
     { "explain", 0, 0, G_OPTION_ARG_INT, &o->explain,
       "Simulate candidate ID (as plan.csv numbers them) and print its critical path", "ID" },
     { "exhaustive", 0, 0, G_OPTION_ARG_NONE, &o->exhaustive,
@@ -203,6 +212,13 @@ plan_problem (const PlanOptions *o, AppConfig *cfg, PlanProblem *pb, PlanSpace *
       const char *name = o->device != NULL ? o->device : cfg->wl.device;
       pb->device = wl_device_preset (name);
       pb->global_batch = (guint32) o->batch;
+      WlGenTransformer fw = { 0 };
+      if (!app_gen_framework (o->dtype, o->attention, &fw, error))
+        return FALSE;
+      pb->fp8 = fw.fp8;
+      pb->attention = fw.attention;
+      pb->no_sp = o->no_sp;
+      pb->no_dp_overlap = o->no_dp_overlap;
       if (pb->device != NULL)
         return TRUE;
       g_autofree char *names = wl_device_preset_names ();
@@ -268,9 +284,12 @@ print_counts (const PlanProblem *pb, const PlanOptions *o, GArray *cands)
   guint n[PLAN_FAILED + 1] = { 0 };
   for (guint i = 0; i < cands->len; i++)
     n[g_array_index (cands, PlanCandidate, i).status]++;
-  printf ("plan: %s on %u GPUs (%s), global batch %u, seq %u, %s (%.2f GiB)\n", pb->model.name,
-          pb->gpus, o->config, pb->global_batch, pb->model.seq, pb->device->name,
-          pb->device->mem_capacity_B / (1024.0 * 1024.0 * 1024.0));
+  printf ("plan: %s on %u GPUs (%s), global batch %u, seq %u, %s (%.2f GiB)%s%s%s%s\n",
+          pb->model.name, pb->gpus, o->config, pb->global_batch, pb->model.seq, pb->device->name,
+          pb->device->mem_capacity_B / (1024.0 * 1024.0 * 1024.0), pb->fp8 ? ", fp8 GEMMs" : "",
+          pb->attention == WL_ATTENTION_UNFUSED ? ", unfused attention" : "",
+          pb->no_sp ? ", no sequence parallelism" : "",
+          pb->no_dp_overlap ? ", gradients reduced after the backward" : "");
   printf ("candidates: %u: %u simulated, %u bounded out, %u failed, %u pruned\n", cands->len,
           n[PLAN_SIMULATED], n[PLAN_BOUNDED_OUT], n[PLAN_FAILED], n[PLAN_PRUNED]);
   print_reasons (cands, stdout);
@@ -431,6 +450,14 @@ print_gen_command (const PlanOptions *o, const PlanProblem *pb, const PlanKnobs 
     g_string_append_printf (cmd, " --recompute=%s", plan_recompute_name (k->recompute));
   if (k->sched != WL_PIPE_1F1B)
     g_string_append_printf (cmd, " --schedule %s", plan_sched_name (k->sched));
+  if (pb->fp8)
+    g_string_append (cmd, " --dtype fp8");
+  if (pb->attention == WL_ATTENTION_UNFUSED)
+    g_string_append (cmd, " --attention unfused");
+  if (pb->no_sp)
+    g_string_append (cmd, " --no-sequence-parallel");
+  if (pb->no_dp_overlap)
+    g_string_append (cmd, " --no-dp-overlap");
   g_string_append_printf (cmd, " --device %s --out PREFIX", pb->device->name);
   printf ("traces: %s\n", cmd->str);
 }
@@ -547,7 +574,7 @@ app_cmd_plan (int argc, char **argv)
       net_topo_free (topo);
     }
   app_config_clear (&cfg);
-  char **strings[] = { &o.model, &o.config, &o.device, &o.space, &o.out };
+  char **strings[] = { &o.model, &o.config, &o.device, &o.space, &o.out, &o.dtype, &o.attention };
   for (guint i = 0; i < G_N_ELEMENTS (strings); i++)
     g_clear_pointer (strings[i], g_free);
   return code;

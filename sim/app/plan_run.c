@@ -16,14 +16,16 @@
 #include "workload/compute.h"
 
 /* The largest peak FLOP/s of DEVICE over the data types the planner's
- * traces use: bf16 (the layers, attention, the LM head: it has no fp8
- * knob) and fp32 (Adam's arithmetic); 0 without a device. */
+ * traces use: bf16 (the layers, attention, the LM head), fp32 (Adam's
+ * arithmetic) and, with FP8, fp8 (the layers' GEMMs); 0 without a
+ * device. */
 static double
-traces_peak (const WlDevice *device)
+traces_peak (const WlDevice *device, gboolean fp8)
 {
   if (device == NULL)
     return 0.0;
-  return MAX (device->peak_flops[WL_DTYPE_BF16], device->peak_flops[WL_DTYPE_FP32]);
+  double peak = MAX (device->peak_flops[WL_DTYPE_BF16], device->peak_flops[WL_DTYPE_FP32]);
+  return fp8 ? MAX (peak, device->peak_flops[WL_DTYPE_FP8]) : peak;
 }
 
 const char *
@@ -59,9 +61,9 @@ fastest_rate (const PlanEnv *env)
   if (plan_run_no_bound (env) != NULL)
     return 0.0;
   if (wl->compute == WL_COMPUTE_KERNEL)
-    peak = MAX (peak, traces_peak (wl_device_preset (wl->device)));
+    peak = MAX (peak, traces_peak (wl_device_preset (wl->device), env->pb->fp8));
   else if (wl->compute == WL_COMPUTE_REPLAY)
-    peak = traces_peak (env->pb->device);
+    peak = traces_peak (env->pb->device, env->pb->fp8);
   double speed = 1.0;
   for (guint i = 0; i < wl->n_speed_rules; i++)
     speed = MAX (speed, wl->speed_rules[i].speed);

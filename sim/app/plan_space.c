@@ -229,6 +229,10 @@ plan_space_request (const PlanProblem *pb, const PlanKnobs *k, WlGenTransformer 
   req->zero = k->zero == PLAN_ZERO_DIST ? 0 : k->zero;
   req->distributed_optimizer = k->zero == PLAN_ZERO_DIST;
   req->device = pb->device;
+  req->fp8 = pb->fp8;
+  req->attention = pb->attention;
+  req->no_sequence_parallel = pb->no_sp;
+  req->no_dp_overlap = pb->no_dp_overlap;
   /* gen transformer's default bucket (cmd_gen.c): Megatron-LM core's max (40
    * M, 1 M x dp) parameters (megatron/core/distributed/
    * distributed_data_parallel.py), bf16 gradients; the bucket applies to
@@ -259,6 +263,10 @@ shape_reason (const PlanProblem *pb, const PlanKnobs *k, gboolean tp_across)
     return "layers % (pp v)";
   if (k->cp > 1 && (m->experts > 0 || m->seq % (2 * k->cp) != 0))
     return m->experts > 0 ? "cp with experts" : "seq % (2 cp)";
+  if (k->cp > 1 && pb->attention == WL_ATTENTION_UNFUSED)
+    return "cp with unfused attention";
+  if (k->zero != 0 && pb->no_dp_overlap)
+    return "zero or dist with no-dp-overlap";
   if (k->ep > 1 && (m->experts == 0 || m->experts % k->ep != 0 || k->dp % k->ep != 0))
     return m->experts == 0 ? "ep without experts" : m->experts % k->ep ? "experts % ep" : "dp % ep";
   if (pb->global_batch % ((guint64) k->mb * k->dp) != 0)

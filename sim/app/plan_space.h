@@ -70,6 +70,12 @@ typedef struct
   WlTransformerModel model;
   guint32 gpus, node_gpus, global_batch;
   const WlDevice *device; /* its capacity bounds memory; its roofline goes in the traces */
+  /* How the framework trains, the same for every candidate (gen
+   * transformer's options of these names): */
+  gboolean fp8;           /* --dtype fp8 */
+  WlAttention attention;  /* --attention */
+  gboolean no_sp;         /* --no-sequence-parallel */
+  gboolean no_dp_overlap; /* --no-dp-overlap */
 } PlanProblem;
 
 /* One candidate's knobs (dp derived; 0 when gpus is not a multiple of

@@ -146,6 +146,45 @@ check "explain: by hand, the same iteration" eq \
   "$(sed -n 's/^simulated time: //p' "$TMP/hand.out")" \
   "$(awk '$1 == 1 {print $13, $14}' "$TMP/e.out")"
 
+# ---- the framework: unfused attention, no SP, no overlap ----------------------------
+# tp 1,2 x cp 1,2 x zero 0,1 on 8 GPUs (pp 1, mb 1): 8 candidates; the 4
+# with cp 2 are pruned (ring attention needs FlashAttention's pieces), and
+# of the 4 left, zero 1 (2) since gradients reduced after the backward are
+# Megatron's ZeRO 0 buckets: 2 simulated.
+FW=(--attention unfused --no-sequence-parallel --no-dp-overlap)
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" "${FW[@]}" --out "$TMP/fw" --top 1 \
+  --space "tp=1,2;pp=1;v=1;cp=1,2;mb=1;zero=0,1;recompute=none;sched=1f1b" >"$TMP/fw.out" 2>/dev/null
+check "framework: runs" eq $? 0
+check "framework: in the header" has "$TMP/fw.out" \
+  "unfused attention, no sequence parallelism, gradients reduced after the backward"
+check "framework: 4 cp with unfused attention" has "$TMP/fw.out" \
+  "pruned, cp with unfused attention: 4"
+check "framework: 2 zero with no-dp-overlap" has "$TMP/fw.out" \
+  "pruned, zero or dist with no-dp-overlap: 2"
+check "framework: 2 simulated" has "$TMP/fw.out" "candidates: 8: 2 simulated"
+fbest=$(awk '/^top 1/ {getline; getline; print $2}' "$TMP/fw.out")
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" "${FW[@]}" --explain "$fbest" \
+  --space "tp=1,2;pp=1;v=1;cp=1,2;mb=1;zero=0,1;recompute=none;sched=1f1b" >"$TMP/fe.out" 2>/dev/null
+check "framework: the gen command says it" has "$TMP/fe.out" \
+  "--attention unfused --no-sequence-parallel --no-dp-overlap --device"
+gen_cmd=$(sed -n 's/^traces: orrery //p' "$TMP/fe.out" | sed "s|--out PREFIX|--out $TMP/fhand/w|")
+mkdir -p "$TMP/fhand"
+# shellcheck disable=SC2086
+"$ORRERY" $gen_cmd >/dev/null 2>&1
+"$ORRERY" run --config "$TMP/fast.xml" --workload "$TMP/fhand/w" >"$TMP/fhand.out" 2>/dev/null
+check "framework: by hand, the same iteration" eq \
+  "$(sed -n 's/^simulated time: //p' "$TMP/fhand.out")" \
+  "$(awk '/^top 1/ {getline; getline; print $13, $14}' "$TMP/fw.out")"
+# Unfused attention keeps the s^2 scores in memory and runs them as
+# GEMMs, softmax and dropout: the same knobs with flash, SP and overlap
+# run faster.
+ftp=$(awk '/^top 1/ {getline; getline; print $3}' "$TMP/fw.out")
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" --top 1 --out "$TMP/fl" \
+  --space "tp=$ftp;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b" >/dev/null 2>&1
+sim_ps () { awk -F, '$12 == "simulated" { print $16 }' "$1"; }
+check "framework: flash is faster" test "$(sim_ps "$TMP/fl/plan.csv")" -lt \
+  "$(sim_ps "$TMP/fw/plan.csv" | sort -n | head -1)"
+
 # ---- bad input -----------------------------------------------------------------------
 bad () {
   local name=$1 text=$2; shift 2
@@ -170,6 +209,9 @@ bad "explain -1" "--explain -1: a candidate's id is at least 0" "${TINY[@]}" \
   --config "$TMP/fast.xml" --explain -1
 bad "a stray argument" "unexpected argument 'extra'" "${TINY[@]}" --config "$TMP/fast.xml" extra
 bad "an empty list" "tp lists no values" "${TINY[@]}" --config "$TMP/fast.xml" --space "tp="
+bad "dtype" "--dtype: 'fp9' is not bf16 or fp8" "${TINY[@]}" --config "$TMP/fast.xml" --dtype fp9
+bad "attention" "--attention: 'sparse' is not flash or unfused" "${TINY[@]}" \
+  --config "$TMP/fast.xml" --attention sparse
 
 # ---- repeats are judged against the space's own values ------------------------------
 # tp 8 on 8 GPUs has dp 1, where ZeRO shards nothing: with zero 1, 2, 3 and
