@@ -271,6 +271,8 @@ check plan_data same_file "$out-time-memory.dat" \
 4${T}250${T}4${T}tp2 pp1 v1 dp4 mb2 zero1 none 1f1b"
 check plan_left_out same_file "$out.err" \
   "plot: left out 4 of 12 candidates: 1 bounded-out, 1 failed, 2 pruned"
+# 4 and 5, alike, share one label.
+check plan_tie_label grep -q '>4, 5<' "$out-time-memory.svg"
 check plan_fastest_in_key grep -q "tp2 pp1 v1 dp4 mb2 zero1 none 1f1b" "$out-time-memory.svg"
 check plan_title grep -q "hand: iteration time against memory per GPU" "$out-time-memory.svg"
 cp "$out-time-memory.dat" "$TMP/first.dat"
