@@ -253,13 +253,6 @@ $out-time-memory.svg"
 check plan_data same_file "$out-time-memory.dat" \
   "# hand: iteration time (ms) against memory per GPU (GiB): 8 candidates, 4 on the Pareto front
 # columns: memory per GPU (GiB), iteration time (ms), id, knobs
-# not on the Pareto front, by memory
-1.5${T}1200${T}7${T}tp1 pp2 v1 dp2 cp2 mb1 zero0 full 1f1b
-2${T}700${T}2${T}tp4 pp2 v1 dp1 mb2 dist-opt selective gpipe
-3${T}500${T}3${T}tp2 pp2 v2 dp2 mb1 zero3 none 1f1b
-5${T}300${T}6${T}tp1 pp1 v1 dp8 mb1 zero1 none 1f1b
-
-
 # the Pareto front, by memory
 1${T}900${T}0${T}tp8 pp1 v1 dp1 mb1 zero0 full 1f1b
 2${T}500${T}1${T}tp4 pp2 v1 dp1 mb1 dist-opt selective gpipe
@@ -268,7 +261,14 @@ check plan_data same_file "$out-time-memory.dat" \
 
 
 # the fastest
-4${T}250${T}4${T}tp2 pp1 v1 dp4 mb2 zero1 none 1f1b"
+4${T}250${T}4${T}tp2 pp1 v1 dp4 mb2 zero1 none 1f1b
+
+
+# not on the Pareto front, by memory
+1.5${T}1200${T}7${T}tp1 pp2 v1 dp2 cp2 mb1 zero0 full 1f1b
+2${T}700${T}2${T}tp4 pp2 v1 dp1 mb2 dist-opt selective gpipe
+3${T}500${T}3${T}tp2 pp2 v2 dp2 mb1 zero3 none 1f1b
+5${T}300${T}6${T}tp1 pp1 v1 dp8 mb1 zero1 none 1f1b"
 check plan_left_out same_file "$out.err" \
   "plot: left out 4 of 12 candidates: 1 bounded-out, 1 failed, 2 pruned"
 # 4 and 5, alike, share one label.
@@ -293,14 +293,16 @@ check plan_bare_exit [ $? = 0 ]
 check plan_bare_drawn drawn "$TMP/us/plan-time-memory"
 check plan_bare_quiet [ ! -s "$TMP/us.err" ]
 check plan_us same "$(grep -v '^#' "$TMP/us/plan-time-memory.dat" | grep .)" \
-  "1${T}9999${T}0${T}tp1 pp1 v1 dp8 mb1 zero1 none 1f1b
+  "0.5${T}2.5${T}1${T}tp2 pp1 v1 dp4 mb1 zero1 none 1f1b
 0.5${T}2.5${T}1${T}tp2 pp1 v1 dp4 mb1 zero1 none 1f1b
-0.5${T}2.5${T}1${T}tp2 pp1 v1 dp4 mb1 zero1 none 1f1b"
+1${T}9999${T}0${T}tp1 pp1 v1 dp8 mb1 zero1 none 1f1b"
 check plan_named_after_dir has "$TMP/us/plan-time-memory.dat" "# us: iteration time (us)"
 { echo "$PLAN_HEADER"
   echo '0,1,1,1,8,1,1,1,zero1,none,1f1b,simulated,"",1073741824,1,20000000000000,1,1,1,1,1,1'
 } >"$TMP/s/plan.csv"
-"$PLOT" -o "$TMP/s/out" "$TMP/s/plan.csv" >/dev/null 2>&1
+"$PLOT" -o "$TMP/s/out" "$TMP/s/plan.csv" >/dev/null 2>"$TMP/s.err"
+# One candidate: the front alone, no other block drawn, gnuplot quiet.
+check plan_one_quiet [ ! -s "$TMP/s.err" ]
 check plan_s has "$TMP/s/out-time-memory.dat" "1${T}20${T}0${T}"
 check plan_s_unit has "$TMP/s/out-time-memory.dat" \
   "# columns: memory per GPU (GiB), iteration time (s)"
@@ -368,9 +370,10 @@ if [ -x "$ORRERY" ] || command -v "$ORRERY" >/dev/null 2>&1; then
   check plan_run_plot_exit [ $? = 0 ]
   check plan_run_drawn drawn "$TMP/plan/plan-time-memory"
   check plan_run_data [ -s "$TMP/plan/plan-time-memory.dat" ]
-  # Every simulated candidate is a point: once off the front or once on it.
+  # Every simulated candidate is a point: once on the front or once off it.
   check plan_run_points eq \
-    "$(awk '/^# the fastest/ {exit} /^[0-9]/' "$TMP/plan/plan-time-memory.dat" | wc -l)" \
+    "$(awk '/^# / {skip = /fastest/} !skip && /^[0-9]/' "$TMP/plan/plan-time-memory.dat" \
+       | wc -l)" \
     "$(awk -F, '$12 == "simulated"' "$TMP/plan/plan.csv" | wc -l)"
   check plan_run_left_out has "$TMP/plan-plot.err" "plot: left out "
 else
