@@ -216,6 +216,108 @@ check help_exit [ $? = 0 ]
 check help_sweep_mode has "$TMP/help" "scripts/plot --sweep CSV"
 check help_report_mode has "$TMP/help" "scripts/plot REPORT.json"
 
+# ---- plan mode -------------------------------------------------------------
+# A plan.csv by hand, rows out of id order.  Memory (GiB) and time (ms) of
+# the simulated candidates, by memory: 0 (1, 900), 7 (1.5, 1200), 1 (2,
+# 500), 2 (2, 700), 3 (3, 500), 4 (4, 250), 5 (4, 250), 6 (5, 300).  The
+# front: 0 (the smallest), 1 (faster than 0; 2 is as large and slower), 4
+# and 5 (faster than 1, and alike: neither beats the other); 7 is beaten by
+# 0, 3 by 1 (as fast and smaller), 6 by 4.  The fastest: 4 (the lower id
+# of the tie).  The largest time, 1,200 ms, is 1,200,000 us: shown in ms.
+# Left out: 2 pruned, 1 bounded-out, 1 failed (its reason quoted, with a
+# comma).
+PLAN_HEADER=id,tp,pp,v,dp,cp,ep,micro_batch,zero,recompute,schedule,status,reason
+PLAN_HEADER+=,memory_per_gpu_B,bound_ps,iteration_ps,mfu_pct,tokens_per_s,compute_pct
+PLAN_HEADER+=,exposed_comm_pct,bubble_pct,waiting_pct
+{ echo "$PLAN_HEADER"; cat; } >"$TMP/hand.csv" <<'EOF'
+6,1,1,1,8,1,1,1,zero1,none,1f1b,simulated,"",5368709120,1000,300000000000,1,1,1,1,1,1
+5,2,1,1,4,1,1,1,zero1,none,1f1b,simulated,"",4294967296,1000,250000000000,1,1,1,1,1,1
+4,2,1,1,4,1,1,2,zero1,none,1f1b,simulated,"",4294967296,1000,250000000000,1,1,1,1,1,1
+0,8,1,1,1,1,1,1,zero0,full,1f1b,simulated,"",1073741824,1000,900000000000,1,1,1,1,1,1
+1,4,2,1,1,1,1,1,dist-opt,selective,gpipe,simulated,"",2147483648,1000,500000000000,1,1,1,1,1,1
+2,4,2,1,1,1,1,2,dist-opt,selective,gpipe,simulated,"",2147483648,1000,700000000000,1,1,1,1,1,1
+3,2,2,2,2,1,1,1,zero3,none,1f1b,simulated,"",3221225472,1000,500000000000,1,1,1,1,1,1
+7,1,2,1,2,2,1,1,zero0,full,1f1b,simulated,"",1610612736,1000,1200000000000,1,1,1,1,1,1
+8,1,1,1,8,1,1,4,zero0,none,1f1b,pruned,"memory",99999999999,,,,,,,,
+9,16,1,1,1,1,1,1,zero0,none,1f1b,pruned,"tp wider than a node",,,,,,,,,
+10,1,4,1,2,1,1,1,zero0,none,1f1b,bounded-out,"",1073741824,1300000000000,,,,,,,
+11,1,8,1,1,1,1,1,zero0,none,gpipe,failed,"exit 1: a ""quoted"", message",1073741824,1000,,,,,,,
+EOF
+out=$TMP/hand
+"$PLOT" --plan "$TMP/hand.csv" -o "$out" >"$out.out" 2>"$out.err"
+check plan_exit [ $? = 0 ]
+check plan_drawn drawn "$out-time-memory"
+check plan_prints_paths same_file "$out.out" "$out-time-memory.dat
+$out-time-memory.png
+$out-time-memory.svg"
+check plan_data same_file "$out-time-memory.dat" \
+  "# hand: iteration time (ms) against memory per GPU (GiB): 8 candidates, 4 on the Pareto front
+# columns: memory per GPU (GiB), iteration time (ms), id, knobs
+# the Pareto front, by memory
+1${T}900${T}0${T}tp8 pp1 v1 dp1 mb1 zero0 full 1f1b
+2${T}500${T}1${T}tp4 pp2 v1 dp1 mb1 dist-opt selective gpipe
+4${T}250${T}4${T}tp2 pp1 v1 dp4 mb2 zero1 none 1f1b
+4${T}250${T}5${T}tp2 pp1 v1 dp4 mb1 zero1 none 1f1b
+
+
+# the fastest
+4${T}250${T}4${T}tp2 pp1 v1 dp4 mb2 zero1 none 1f1b
+
+
+# not on the Pareto front, by memory
+1.5${T}1200${T}7${T}tp1 pp2 v1 dp2 cp2 mb1 zero0 full 1f1b
+2${T}700${T}2${T}tp4 pp2 v1 dp1 mb2 dist-opt selective gpipe
+3${T}500${T}3${T}tp2 pp2 v2 dp2 mb1 zero3 none 1f1b
+5${T}300${T}6${T}tp1 pp1 v1 dp8 mb1 zero1 none 1f1b"
+check plan_left_out same_file "$out.err" \
+  "plot: left out 4 of 12 candidates: 1 bounded-out, 1 failed, 2 pruned"
+# 4 and 5, alike, share one label.
+check plan_tie_label grep -q '>4, 5<' "$out-time-memory.svg"
+check plan_fastest_in_key grep -q "tp2 pp1 v1 dp4 mb2 zero1 none 1f1b" "$out-time-memory.svg"
+check plan_title grep -q "hand: iteration time against memory per GPU" "$out-time-memory.svg"
+cp "$out-time-memory.dat" "$TMP/first.dat"
+"$PLOT" --plan "$TMP/hand.csv" -o "$out" >/dev/null 2>&1
+check plan_deterministic cmp -s "$TMP/first.dat" "$out-time-memory.dat"
+
+# The bare form tells a plan's CSV by its header, from any folder (here a
+# relative path from the CSV's); a plan.csv is named after its directory.
+# Times: up to 9,999 us (9.999e9 ps) stay in us; 20 s (2e13 ps) is 20,000
+# ms, so s.
+mkdir -p "$TMP/us" "$TMP/s"
+{ echo "$PLAN_HEADER"
+  echo '0,1,1,1,8,1,1,1,zero1,none,1f1b,simulated,"",1073741824,1,9999000000,1,1,1,1,1,1'
+  echo '1,2,1,1,4,1,1,1,zero1,none,1f1b,simulated,"",536870912,1,2500000,1,1,1,1,1,1'
+} >"$TMP/us/plan.csv"
+(cd "$TMP/us" && "$PLOT" plan.csv) >"$TMP/us.out" 2>"$TMP/us.err"
+check plan_bare_exit [ $? = 0 ]
+check plan_bare_drawn drawn "$TMP/us/plan-time-memory"
+check plan_bare_quiet [ ! -s "$TMP/us.err" ]
+check plan_us same "$(grep -v '^#' "$TMP/us/plan-time-memory.dat" | grep .)" \
+  "0.5${T}2.5${T}1${T}tp2 pp1 v1 dp4 mb1 zero1 none 1f1b
+0.5${T}2.5${T}1${T}tp2 pp1 v1 dp4 mb1 zero1 none 1f1b
+1${T}9999${T}0${T}tp1 pp1 v1 dp8 mb1 zero1 none 1f1b"
+check plan_named_after_dir has "$TMP/us/plan-time-memory.dat" "# us: iteration time (us)"
+{ echo "$PLAN_HEADER"
+  echo '0,1,1,1,8,1,1,1,zero1,none,1f1b,simulated,"",1073741824,1,20000000000000,1,1,1,1,1,1'
+} >"$TMP/s/plan.csv"
+"$PLOT" -o "$TMP/s/out" "$TMP/s/plan.csv" >/dev/null 2>"$TMP/s.err"
+# One candidate: the front alone, no other block drawn, gnuplot quiet.
+check plan_one_quiet [ ! -s "$TMP/s.err" ]
+check plan_s has "$TMP/s/out-time-memory.dat" "1${T}20${T}0${T}"
+check plan_s_unit has "$TMP/s/out-time-memory.dat" \
+  "# columns: memory per GPU (GiB), iteration time (s)"
+
+# Errors: one line naming the file, exit 1, nothing drawn.
+msg="plot: $TMP/grid.csv: not a plan CSV (orrery plan's plan.csv): no \"id\" column"
+check err_plan_not_plan fails_with "$e" "$msg" "$PLOT" --plan "$TMP/grid.csv" -o "$e"
+sed 's/,simulated,/,bounded-out,/' "$TMP/hand.csv" >"$TMP/none.csv"
+msg="plot: $TMP/none.csv: no simulated candidate to plot"
+msg+=" (12 candidates: 9 bounded-out, 1 failed, 2 pruned)"
+check err_plan_none_simulated fails_with "$e" "$msg" "$PLOT" --plan "$TMP/none.csv" -o "$e"
+check err_plan_option fails_with "$e" "unknown option --x for a plan's CSV" \
+  "$PLOT" --plan "$TMP/hand.csv" --x tp -o "$e"
+check help_plan_mode has "$TMP/help" "scripts/plot --plan CSV [-o PREFIX]"
+
 # Report mode, unchanged: 3 ranks and a 4-bin overview (the report of
 # tests/app/test_plotdata.c).
 if [ -x "$ORRERY" ] || command -v "$ORRERY" >/dev/null 2>&1; then
@@ -251,6 +353,31 @@ $TMP/rep-timeline.png
 $TMP/rep-timeline.svg"
 else
   echo "skip: report mode: $ORRERY not built"
+fi
+
+# Plan mode end to end: a real orrery plan of a tiny model on the
+# four-rank cluster of lib.sh (48 candidates, 32 simulated, in well under a
+# second), its plan.csv drawn by the bare form.
+if [ -x "$ORRERY" ] || command -v "$ORRERY" >/dev/null 2>&1; then
+  mkdir -p "$TMP/plan"
+  four_rank_cluster "$TMP/plan"
+  "$ORRERY" plan --layers 4 --hidden 512 --heads 8 --vocab 1024 --seq 512 --gpus 4 \
+    --global-batch 8 --device H100-SXM --config "$TMP/plan/cluster.xml" --out "$TMP/plan" \
+    --space "tp=1,2,4;pp=1,2;v=1;cp=1;mb=1,2;zero=0,1;recompute=none,full;sched=1f1b" \
+    >"$TMP/plan.out" 2>&1
+  check plan_run_exit [ $? = 0 ]
+  "$PLOT" "$TMP/plan/plan.csv" >"$TMP/plan-plot.out" 2>"$TMP/plan-plot.err"
+  check plan_run_plot_exit [ $? = 0 ]
+  check plan_run_drawn drawn "$TMP/plan/plan-time-memory"
+  check plan_run_data [ -s "$TMP/plan/plan-time-memory.dat" ]
+  # Every simulated candidate is a point: once on the front or once off it.
+  check plan_run_points eq \
+    "$(awk '/^# / {skip = /fastest/} !skip && /^[0-9]/' "$TMP/plan/plan-time-memory.dat" \
+       | wc -l)" \
+    "$(awk -F, '$12 == "simulated"' "$TMP/plan/plan.csv" | wc -l)"
+  check plan_run_left_out has "$TMP/plan-plot.err" "plot: left out "
+else
+  echo "skip: plan mode end to end: $ORRERY not built"
 fi
 
 finish
