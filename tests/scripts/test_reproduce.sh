@@ -91,8 +91,27 @@ check "training-throughput without shared data: skip line" has "$TMP/noshared.ou
 "$R/training-throughput/run" --bogus >/dev/null 2>"$TMP/bad.err"
 check "training-throughput: unknown option exits 1" eq $? 1
 
+# The planner on a published row (8 GPUs): the published configuration is
+# in the searched space, so the best is at least as fast (gain >= 0), and
+# the gain is (published - best) / published.
+if [ -f "$SHARED/reference/published/training.tsv" ]; then
+  "$R/plan-published/run" --tsv --case nemo-llama2-7b-fp8 >"$TMP/pp.out" 2>"$TMP/pp.err"
+  check "plan-published --case: exits 0" eq $? 0
+  check "plan-published --case: one row" \
+    eq "$(count "$TMP/pp.out" '^nemo-llama2-7b-fp8	8	tp1 pp1 v1 mb1 none	')" 1
+  check "plan-published --case: the best is no slower, the gain its difference" \
+    awk -F'\t' '$1 == "nemo-llama2-7b-fp8" { g = ($6 - $9) / $6 * 100
+                 exit !($9 <= $6 && g - $11 < 0.06 && $11 - g < 0.06) }' "$TMP/pp.out"
+else
+  echo "skip: plan-published: $SHARED/reference/published/training.tsv not found (set SHARED)"
+fi
+SHARED=$TMP/none "$R/plan-published/run" >"$TMP/noshared.out" 2>&1
+check "plan-published without shared data: skip line" has "$TMP/noshared.out" "skip:"
+"$R/plan-published/run" --bogus >/dev/null 2>"$TMP/bad.err"
+check "plan-published: unknown option exits 1" eq $? 1
+
 if command -v shellcheck >/dev/null 2>&1; then
-  for s in astra-microbench nccl-busbw qin-micro25-alltoall training-throughput; do
+  for s in astra-microbench nccl-busbw qin-micro25-alltoall training-throughput plan-published; do
     check "shellcheck $s/run" shellcheck "$R/$s/run"
   done
 fi
