@@ -299,16 +299,22 @@ tu_exact_ring (AppConfig *cfg, guint32 ranks)
 }
 
 void
+tu_config_2x4 (AppConfig *cfg)
+{
+  app_config_init (cfg);
+  cfg->net.n_dims = 2;
+  cfg->net.dims[0] = (NetDimSpec) { .kind = NET_DIM_RING, .size = 2, .bandwidth_Bps = 100e9,
+                                    .latency = sim_time_from_ns (500) };
+  cfg->net.dims[1] = (NetDimSpec) { .kind = NET_DIM_RING, .size = 4, .bandwidth_Bps = 25e9,
+                                    .latency = sim_time_from_ns (1000) };
+  cfg->wl.compute = WL_COMPUTE_ROOFLINE;
+}
+
+void
 tu_assert_completes_2x4 (const char *prefix)
 {
   AppConfig cfg;
-  app_config_init (&cfg);
-  cfg.net.n_dims = 2;
-  cfg.net.dims[0] = (NetDimSpec) { .kind = NET_DIM_RING, .size = 2, .bandwidth_Bps = 100e9,
-                                   .latency = sim_time_from_ns (500) };
-  cfg.net.dims[1] = (NetDimSpec) { .kind = NET_DIM_RING, .size = 4, .bandwidth_Bps = 25e9,
-                                   .latency = sim_time_from_ns (1000) };
-  cfg.wl.compute = WL_COMPUTE_ROOFLINE;
+  tu_config_2x4 (&cfg);
   AppSim *sim = tu_sim_all_modes_ok (&cfg, prefix);
   const WlReplay *rp = app_sim_replay (sim);
   g_assert_cmpuint (wl_replay_unfinished (rp), ==, 0);

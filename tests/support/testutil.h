@@ -91,6 +91,10 @@ ChakraProtoMsg__Node *tu_p2p (guint64 id, int type, gint64 src, gint64 dst, gint
  * time 0. */
 void tu_assert_completes_2x4 (const char *prefix);
 
+/* A config of 8 ranks, Ring 2 (100 GB/s, 500 ns) x Ring 4 (25 GB/s, 1 us),
+ * the roofline compute model (app_config_clear it). */
+void tu_config_2x4 (AppConfig *cfg);
+
 /* Write nodes (an array of n) as a trace file; asserts on failure. */
 void tu_write_trace (const char *path, ChakraProtoMsg__Node **nodes, guint n);
 

@@ -128,13 +128,7 @@ START_TEST (test_same_iteration)
   g_autoptr (GPtrArray) graphs = wl_gen_transformer_graphs (prefix, &req, &error);
   ck_assert (graphs != NULL);
   AppConfig cfg;
-  app_config_init (&cfg);
-  cfg.net.n_dims = 2;
-  cfg.net.dims[0] = (NetDimSpec) { .kind = NET_DIM_RING, .size = 2, .bandwidth_Bps = 100e9,
-                                   .latency = sim_time_from_ns (500) };
-  cfg.net.dims[1] = (NetDimSpec) { .kind = NET_DIM_RING, .size = 4, .bandwidth_Bps = 25e9,
-                                   .latency = sim_time_from_ns (1000) };
-  cfg.wl.compute = WL_COMPUTE_ROOFLINE;
+  tu_config_2x4 (&cfg);
   for (int sym = 0; sym < 2; sym++)
     {
       g_autoptr (AppSim) files = app_sim_new (&cfg, prefix, &error);
