@@ -302,6 +302,7 @@ facts_of (const WlGenTransformer *r, guint32 M)
 static Emit
 emit_init (const WlGenTransformer *r, guint32 M, guint32 rank)
 {
+  g_assert (r->tp > 0 && r->dp > 0); /* checked with the request */
   guint32 cp = wl_tf_cp (r);
   Emit e = { .req = r, .c = costs_of (r), .M = M, .ok = TRUE, .t = rank % r->tp,
              .c_idx = rank / r->tp % cp, .d = rank / (r->tp * cp) % r->dp,
@@ -315,7 +316,6 @@ static gboolean
 emit_rank (WlChakraWriter *w, const WlGenTransformer *r, guint32 M, guint32 rank,
            const char *groups, GError **error)
 {
-  g_assert (r->tp > 0 && r->dp > 0); /* checked with the request */
   g_autoptr (GArray) grad_ids = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr (GArray) gathers = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr (GArray) deferred = g_array_new (FALSE, FALSE, sizeof (guint64));

@@ -378,23 +378,25 @@ wl_graph_ref (WlGraph *g)
 void
 wl_graph_unref (WlGraph *g)
 {
-  if (g == NULL || !g_atomic_int_dec_and_test (&g->ref))
-    return;
-  g_free (g->path);
-  g_free (g->nodes);
-  if (g->base != NULL)
+  /* A renamed graph holds a reference to its base, which has none: a
+   * loop, not recursion. */
+  while (g != NULL && g_atomic_int_dec_and_test (&g->ref))
     {
-      wl_graph_unref (g->base);
+      WlGraph *base = g->base;
+      g_free (g->path);
+      g_free (g->nodes);
+      if (base == NULL)
+        {
+          g_free (g->children);
+          g_array_unref (g->group_defs);
+          wl_kernel_lists_free (g->kernels);
+          g_free (g->names);
+          g_string_chunk_free (g->names_chunk);
+          g_free (g->sha256);
+        }
       g_free (g);
-      return;
+      g = base;
     }
-  g_free (g->children);
-  g_array_unref (g->group_defs);
-  wl_kernel_lists_free (g->kernels);
-  g_free (g->names);
-  g_string_chunk_free (g->names_chunk);
-  g_free (g->sha256);
-  g_free (g);
 }
 
 /* RANK moved by DELTA into *OUT (WL_RANK_SELF stays). */
@@ -434,9 +436,9 @@ wl_graph_renamed (WlGraph *base, const char *path, gint64 delta, const guint64 *
           ok = move_rank (n->root, delta, &n->root);
           roots_moved |= n->root != base->nodes[v].root;
           for (guint i = 0; i < n_groups; i++)
-            if (n->group == group_map[2 * i])
+            if (n->group == group_map[(gsize) 2 * i])
               {
-                n->group = group_map[2 * i + 1];
+                n->group = group_map[(gsize) 2 * i + 1];
                 break;
               }
         }
