@@ -135,6 +135,16 @@ app_json_out_close (AppJsonOut *out, GError **error)
   return ok;
 }
 
+void
+app_json_out_fail (AppJsonOut *out, GError *error)
+{
+  g_return_if_fail (out != NULL && error != NULL);
+  if (out->error == NULL)
+    out->error = error;
+  else
+    g_error_free (error);
+}
+
 /* Two spaces per level. */
 static void
 put_indent (AppJsonOut *out, guint level)

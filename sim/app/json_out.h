@@ -46,6 +46,11 @@ AppJsonOut *app_json_out_open (const char *path, GError **error);
  * writer's life.  Frees OUT. */
 gboolean app_json_out_close (AppJsonOut *out, GError **error);
 
+/* Fail the document with ERROR (taken), unless it failed already: later
+ * output is dropped and close reports the first error, as for a write
+ * error.  For what the caller could not produce (memory). */
+void app_json_out_fail (AppJsonOut *out, GError *error);
+
 /* Values.  NAME is the member's name inside an object, NULL for an element
  * of an array and for the document's root. */
 void app_json_out_begin_object (AppJsonOut *out, const char *name);

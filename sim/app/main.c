@@ -446,6 +446,10 @@ new_simulation (const RunOptions *o, const RunLimits *limits, AppConfig *cfg, GE
   if (sim == NULL)
     return NULL;
   app_sim_set_recording (sim, o->timeline != NULL || o->report != NULL || o->critical_path > 0);
+  guint output_bytes = o->timeline != NULL ? app_timeline_node_bytes () : 0;
+  if (o->report != NULL || o->critical_path > 0)
+    output_bytes += app_report_node_bytes (o->critical_path > 0);
+  app_sim_set_output_memory (sim, output_bytes);
   app_sim_set_progress (sim, !o->quiet && isatty (STDERR_FILENO));
   app_sim_set_limits (sim, limits->max_events, limits->max_sim_time);
   /* Per-link statistics need every rank's messages. */
@@ -516,9 +520,13 @@ report_run (const RunOptions *o, const RunLimits *limits, const AppConfig *cfg, 
     app_report_astra_lines (sim, stdout);
   if (!o->quiet)
     app_report_summary (sim, stdout);
-  if (o->critical_path > 0)
-    app_report_critical_path (sim, (guint) o->critical_path, stdout);
-  int code = write_run_files (o, sim);
+  GError *error = NULL;
+  int code = 0;
+  if (o->critical_path > 0
+      && !app_report_critical_path (sim, (guint) o->critical_path, stdout, &error))
+    code = app_cli_fail ("run", error);
+  if (code == 0)
+    code = write_run_files (o, sim);
   if (!o->quiet)
     print_wall_times (sim, load_wall);
   if (code == 0 && app_sim_stopped (sim) != APP_SIM_COMPLETE)
