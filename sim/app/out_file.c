@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -191,6 +192,32 @@ app_out_file_discard (AppOutFile *out)
   if (out->tmp != NULL)
     g_unlink (out->tmp);
   out_free (out);
+}
+
+gboolean
+app_out_file_set_contents (const char *path, const char *text, gssize len, GError **error)
+{
+  g_return_val_if_fail (path != NULL && text != NULL, FALSE);
+  AppOutFile *out = app_out_file_open (path, error);
+  if (out == NULL)
+    return FALSE;
+  gsize left = len < 0 ? strlen (text) : (gsize) len;
+  while (left > 0)
+    {
+      ssize_t n = write (out->fd, text, left);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          set_file_error (error, errno, "Failed to write file “%s”: write() failed",
+                          out->target);
+          app_out_file_discard (out);
+          return FALSE;
+        }
+      text += n;
+      left -= (gsize) n;
+    }
+  return app_out_file_commit (out, error);
 }
 
 gboolean

@@ -1,6 +1,6 @@
-/* out_file.h: the one way run's output files (--report, --stats, --links,
- * --timeline) are opened and put in place, so that every output obeys
- * the same rules.
+/* out_file.h: the one way output files are opened and put in place (run's
+ * --report, --stats, --links and --timeline, plan's plan.csv, plot-data's
+ * files, a sweep's), so that every output obeys the same rules.
  *
  * What it models: where an output goes and how it replaces what was there.
  *   - A regular file (or a name that does not exist yet) is written
@@ -55,6 +55,14 @@ gboolean app_out_file_commit (AppOutFile *out, GError **error);
 /* Close the file and remove the temporary file (a write failed): what
  * PATH was stays.  Frees OUT; NULL is accepted. */
 void app_out_file_discard (AppOutFile *out);
+
+/* Write LEN bytes of TEXT (LEN -1: up to its NUL) to PATH through a
+ * writer, as g_file_set_contents would, with the rules above (a device
+ * written in place, a link followed): FALSE with ERROR set, and PATH as it
+ * was, when it cannot be.  For the smaller files other commands write
+ * whole (plan.csv, plot-data's files, a sweep's). */
+gboolean app_out_file_set_contents (const char *path, const char *text, gssize len,
+                                    GError **error);
 
 /* Whether PATH can be written, before any work is done: a temporary file
  * is created beside the target and removed (in-place targets must

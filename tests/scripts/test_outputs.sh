@@ -4,8 +4,9 @@
 # written in place and stays a device (a private null device made with
 # mknod, and /dev/null itself: both skipped when not root or not
 # writable, /dev/null only after the private device passed); a symbolic
-# link stays a link and its target gets the output; two options naming the
-# same file, directly or through a link, are refused before anything runs;
+# link stays a link and its target gets the output (plot-data's files as
+# well); two options naming the same file, directly or through a link, are
+# refused before anything runs;
 # outputs into a folder that does not exist are refused before simulating
 # (nothing on stdout); and two runs writing the same files at once leave
 # each file complete from one run or the other.
@@ -61,6 +62,12 @@ check link_targets_written cmp -s "$TMP/real/r.json" "$TMP/ref.json"
 check dangling_link_target_made cmp -s "$TMP/real/s.csv" "$TMP/ref.csv"
 check timeline_through_link cmp -s "$TMP/real/t.json" "$TMP/ref.tl.json"
 check no_temporary_left [ "$(ls "$TMP/real" | wc -l)" = 3 ]
+
+# The files other commands write whole go the same way: plot-data's.
+mkdir "$TMP/plot"
+ln -s ../real/ranks.dat "$TMP/plot/ranks.dat"
+"$ORRERY" plot-data "$TMP/ref.json" "$TMP/plot"
+check plot_data_link_stays [ -L "$TMP/plot/ranks.dat" ] && [ -s "$TMP/real/ranks.dat" ]
 
 # ---- the same file twice ---------------------------------------------------------
 same_refused () { # OPTION1 PATH1 OPTION2 PATH2: exit 1 naming both, nothing written
