@@ -86,8 +86,9 @@ make_temp (char *tmp, const char *target, GError **error)
   int fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0666);
   if (fd < 0)
     {
+      int err = errno;
       g_autofree char *templ = g_strdup_printf ("%s.XXXXXX", target);
-      set_file_error (error, errno, "Failed to create file “%s”", templ);
+      set_file_error (error, err, "Failed to create file “%s”", templ);
     }
   return fd;
 }
