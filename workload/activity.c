@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include "sim/error.h"
+
 typedef struct
 {
   SimTime t;
@@ -40,41 +42,63 @@ charge (double *acc, SimTime end, guint bins, SimTime a, SimTime b)
     }
 }
 
+/* Whether node V of G, recorded as REC, counts as compute (*COMP) or
+ * communication (*COMM) with a non-empty interval. */
+static gboolean
+counted (const WlGraph *g, const WlNodeRecord *rec, guint32 v, gboolean *comp, gboolean *comm)
+{
+  WlOp op = (WlOp) g->nodes[v].op;
+  *comp = op == WL_OP_COMP;
+  *comm = op == WL_OP_COLL || op == WL_OP_SEND || op == WL_OP_RECV;
+  return (*comp || *comm) && rec[v].end != SIM_TIME_MAX && rec[v].end != rec[v].start;
+}
+
+guint
+wl_activity_node_bytes (void)
+{
+  return 2 * sizeof (Change);
+}
+
 gboolean
 wl_activity_bins (const WlReplay *r, guint32 rank, SimTime end, guint bins, double *compute,
-                  double *exposed)
+                  double *exposed, GError **error)
 {
   const WlNodeRecord *rec = wl_replay_records (r, rank);
   if (rec == NULL || end == 0 || bins == 0)
     return FALSE;
   const WlGraph *g = wl_replay_graph (r, rank);
-  g_autoptr (GArray) ch = g_array_new (FALSE, FALSE, sizeof (Change));
+  /* Counted first, so that the changes are allocated once and tried. */
+  guint64 n = 0;
+  gboolean comp_v, comm_v;
   for (guint32 v = 0; v < g->n_nodes; v++)
-    {
-      WlOp op = (WlOp) g->nodes[v].op;
-      gboolean comp = op == WL_OP_COMP;
-      gboolean comm = op == WL_OP_COLL || op == WL_OP_SEND || op == WL_OP_RECV;
-      if ((!comp && !comm) || rec[v].end == SIM_TIME_MAX || rec[v].end == rec[v].start)
-        continue;
-      Change a = { rec[v].start, (gint8) comp, (gint8) comm };
-      Change b = { rec[v].end, (gint8) -comp, (gint8) -comm };
-      g_array_append_val (ch, a);
-      g_array_append_val (ch, b);
-    }
+    n += counted (g, rec, v, &comp_v, &comm_v) ? 2 : 0;
+  if (n > G_MAXUINT)
+    return sim_alloc_error (n, sizeof (Change), "a rank's activity over time", error);
+  g_autofree Change *ch = sim_try_alloc (n, sizeof (Change), FALSE,
+                                         "a rank's activity over time", error);
+  if (ch == NULL)
+    return FALSE;
+  guint len = 0;
+  for (guint32 v = 0; v < g->n_nodes; v++)
+    if (counted (g, rec, v, &comp_v, &comm_v))
+      {
+        ch[len++] = (Change) { rec[v].start, (gint8) comp_v, (gint8) comm_v };
+        ch[len++] = (Change) { rec[v].end, (gint8) -comp_v, (gint8) -comm_v };
+      }
   /* Stable order is not needed: changes at one instant are applied together. */
-  qsort (ch->data, ch->len, sizeof (Change), cmp_change);
+  qsort (ch, len, sizeof (Change), cmp_change);
   for (guint i = 0; i < bins; i++)
     compute[i] = exposed[i] = 0.0;
   gint comp = 0, comm = 0;
-  for (guint i = 0; i < ch->len;)
+  for (guint i = 0; i < len;)
     {
-      SimTime t = g_array_index (ch, Change, i).t;
-      for (; i < ch->len && g_array_index (ch, Change, i).t == t; i++)
+      SimTime t = ch[i].t;
+      for (; i < len && ch[i].t == t; i++)
         {
-          comp += g_array_index (ch, Change, i).comp;
-          comm += g_array_index (ch, Change, i).comm;
+          comp += ch[i].comp;
+          comm += ch[i].comm;
         }
-      SimTime next = i < ch->len ? g_array_index (ch, Change, i).t : t;
+      SimTime next = i < len ? ch[i].t : t;
       next = MIN (next, end);
       if (comp > 0)
         charge (compute, end, bins, t, next);

@@ -17,8 +17,14 @@
 #include "workload/replay.h"
 
 /* Fill compute[bins] and exposed_comm[bins] with fractions in [0, 1] for
- * `rank` of a recorded run.  FALSE when recording was off or end is 0. */
+ * `rank` of a recorded run.  FALSE when recording was off or end is 0
+ * (ERROR unset), or when its working memory (wl_activity_node_bytes per
+ * node of the rank) cannot be allocated (ERROR set: "out of memory
+ * allocating N x S bytes for a rank's activity over time", SIM_ERROR_INPUT). */
 gboolean wl_activity_bins (const WlReplay *replay, guint32 rank, SimTime end, guint bins,
-                           double *compute, double *exposed_comm);
+                           double *compute, double *exposed_comm, GError **error);
+
+/* The working memory of wl_activity_bins, in bytes per node of the rank. */
+guint wl_activity_node_bytes (void);
 
 #endif /* ORRERY_WORKLOAD_ACTIVITY_H */

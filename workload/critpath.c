@@ -1,6 +1,8 @@
 /* critpath.c: walking a recorded run back from its last node. */
 #include "workload/critpath.h"
 
+#include "sim/error.h"
+
 /* The node on another rank this one waited for, or FALSE. */
 static gboolean
 waited_for (const WlReplay *r, guint32 rank, guint32 index, guint64 rendezvous, guint32 *prank,
@@ -53,21 +55,17 @@ last_node (const WlReplay *r, guint32 *rank, guint32 *index)
   return found;
 }
 
-GArray *
-wl_critical_path (const WlReplay *r, guint64 rendezvous)
+/* Walk the path back from the last node: its steps, last first, into
+ * STEPS when not NULL; the number of steps.  Each step moves to a node
+ * whose issue came earlier in the run, so the walk ends; GUARD (the nodes
+ * of every rank) only protects against inconsistent records. */
+static guint64
+walk_back (const WlReplay *r, guint64 rendezvous, guint32 rank, guint32 index, guint64 guard,
+           WlCritStep *steps)
 {
-  GArray *path = g_array_new (FALSE, FALSE, sizeof (WlCritStep));
-  guint32 rank = 0, index = 0;
-  g_return_val_if_fail (r != NULL, path);
-  if (wl_replay_ranks (r) == 0 || wl_replay_records (r, 0) == NULL || !last_node (r, &rank, &index))
-    return path;
   SimTime bound = wl_replay_records (r, rank)[index].end;
-  /* Each step moves to a node whose issue came earlier in the run, so the
-   * walk ends; the guard only protects against inconsistent records. */
-  guint64 guard = 0;
-  for (guint32 k = 0; k < wl_replay_ranks (r); k++)
-    guard += wl_replay_graph (r, k)->n_nodes;
-  for (guint64 steps = 0; steps <= guard; steps++)
+  guint64 n = 0;
+  while (n <= guard)
     {
       const WlNodeRecord *rec = &wl_replay_records (r, rank)[index];
       WlCritStep step = { .rank = rank, .index = index, .from = rec->start, .to = bound,
@@ -80,24 +78,62 @@ wl_critical_path (const WlReplay *r, guint64 rendezvous)
           step.from = wl_replay_records (r, prank)[pindex].start;
           step.waited_rank = prank;
           step.waited_index = pindex;
-          g_array_append_val (path, step);
           rank = prank;
           index = pindex;
           rec = &wl_replay_records (r, rank)[index];
         }
-      else
-        g_array_append_val (path, step);
+      if (steps != NULL)
+        steps[n] = step;
+      n++;
       bound = rec->start;
       if (rec->pred == WL_NO_NODE)
         break;
       index = rec->pred;
     }
+  return n;
+}
+
+void
+wl_crit_path_free (WlCritPath *path)
+{
+  if (path == NULL)
+    return;
+  g_free (path->steps);
+  g_free (path);
+}
+
+WlCritPath *
+wl_critical_path (const WlReplay *r, guint64 rendezvous, GError **error)
+{
+  guint32 rank = 0, index = 0;
+  g_return_val_if_fail (r != NULL, NULL);
+  WlCritPath *path = g_new0 (WlCritPath, 1);
+  if (wl_replay_ranks (r) == 0 || wl_replay_records (r, 0) == NULL || !last_node (r, &rank, &index))
+    return path;
+  guint64 guard = 0;
+  for (guint32 k = 0; k < wl_replay_ranks (r); k++)
+    guard += wl_replay_graph (r, k)->n_nodes;
+  /* Counted first, so that the steps are allocated once, at their size,
+   * and tried: a path too long for memory is an error, not an abort. */
+  guint64 n = walk_back (r, rendezvous, rank, index, guard, NULL);
+  path->steps = n <= G_MAXUINT ? sim_try_alloc (n, sizeof (WlCritStep), FALSE,
+                                                "the critical path's steps", error)
+                               : NULL;
+  if (path->steps == NULL)
+    {
+      if (n > G_MAXUINT)
+        sim_alloc_error (n, sizeof (WlCritStep), "the critical path's steps", error);
+      wl_crit_path_free (path);
+      return NULL;
+    }
+  path->len = (guint) n;
+  walk_back (r, rendezvous, rank, index, guard, path->steps);
   /* First step first. */
   for (guint i = 0, j = path->len ? path->len - 1 : 0; i < j; i++, j--)
     {
-      WlCritStep t = g_array_index (path, WlCritStep, i);
-      g_array_index (path, WlCritStep, i) = g_array_index (path, WlCritStep, j);
-      g_array_index (path, WlCritStep, j) = t;
+      WlCritStep t = path->steps[i];
+      path->steps[i] = path->steps[j];
+      path->steps[j] = t;
     }
   return path;
 }

@@ -30,9 +30,24 @@ typedef struct
   guint32 waited_rank, waited_index;
 } WlCritStep;
 
-/* The critical path of a finished, recorded run, first step first (an empty
- * array when no node ran).  Sends of at least `rendezvous_threshold` bytes
- * wait for their receive (sys_params: rendezvous_threshold). */
-GArray *wl_critical_path (const WlReplay *replay, guint64 rendezvous_threshold);
+/* A critical path: its steps, first first. */
+typedef struct
+{
+  guint len;
+  WlCritStep *steps;
+} WlCritPath;
+
+void wl_crit_path_free (WlCritPath *path); /* accepts NULL */
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlCritPath, wl_crit_path_free)
+
+/* The critical path of a finished, recorded run, first step first (no
+ * steps when no node ran).  Sends of at least `rendezvous_threshold` bytes
+ * wait for their receive (sys_params: rendezvous_threshold).  NULL with
+ * ERROR set ("out of memory allocating N x S bytes for the critical path's
+ * steps", SIM_ERROR_INPUT) when the steps cannot be allocated: at most one
+ * WlCritStep per node of every rank, which a caller may try up front.  The
+ * path is the caller's: wl_crit_path_free. */
+WlCritPath *wl_critical_path (const WlReplay *replay, guint64 rendezvous_threshold,
+                              GError **error);
 
 #endif /* ORRERY_WORKLOAD_CRITPATH_H */

@@ -240,6 +240,10 @@ const WlRankStats *wl_replay_rank_stats (const WlReplay *replay, guint32 rank);
  * byte-identical ranks counts once per rank; files that could not be mapped,
  * such as pipes, count 0). */
 guint64 wl_replay_trace_bytes (const WlReplay *replay);
+/* The bytes the memory budget counted for the traces loaded in memory
+ * (their graphs and the ranks' counters, as the loading above counts
+ * them); 0 when streamed or loaded from graphs. */
+guint64 wl_replay_held_bytes (const WlReplay *replay);
 /* Distinct trace files (by content), in memory or streamed. */
 guint wl_replay_distinct_graphs (const WlReplay *replay);
 /* Nodes of types orrery does not know, skipped, over all distinct graphs. */

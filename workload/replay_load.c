@@ -56,6 +56,13 @@ wl_replay_trace_bytes (const WlReplay *r)
   return r->trace_bytes;
 }
 
+guint64
+wl_replay_held_bytes (const WlReplay *r)
+{
+  g_return_val_if_fail (r != NULL, 0);
+  return r->held_bytes;
+}
+
 gboolean
 wl_replay_streamed (const WlReplay *r)
 {
@@ -204,6 +211,7 @@ load_in_memory (WlReplay *r, const char *const *paths, guint32 ranks, gboolean *
       if (!add_rank (r, i, g, fresh, ranks, by_graph, error))
         return FALSE;
     }
+  r->held_bytes = total;
   return TRUE;
 }
 

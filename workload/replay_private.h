@@ -96,6 +96,7 @@ struct _WlReplay
   gpointer check_data;
   GError *check_error;    /* its first failure */
   guint64 trace_bytes;    /* wl_replay_trace_bytes */
+  guint64 held_bytes;     /* wl_replay_held_bytes */
 };
 
 /* ---- replay.c ------------------------------------------------------------------------ */

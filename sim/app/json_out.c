@@ -1,13 +1,12 @@
 /* json_out.c: JSON written as it is produced, in json-glib's pretty
- * layout, through a temporary file renamed at the end; see json_out.h. */
+ * layout, through an output file (out_file.h); see json_out.h. */
 #include "sim/app/json_out.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <glib/gstdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
+
+#include "sim/app/out_file.h"
 
 /* The buffer between the values and write(2). */
 #define JSON_OUT_BUF_BYTES ((gsize) 64 * 1024)
@@ -16,9 +15,7 @@
 
 struct _AppJsonOut
 {
-  char *path;
-  char *tmp;           /* PATH.XXXXXX, renamed to PATH at close */
-  int fd;
+  AppOutFile *file;
   char *buf;           /* JSON_OUT_BUF_BYTES */
   gsize len;           /* bytes in buf */
   GError *error;       /* the first write error; later output is dropped */
@@ -42,18 +39,11 @@ AppJsonOut *
 app_json_out_open (const char *path, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
-  g_autofree char *tmp = g_strdup_printf ("%s.XXXXXX", path);
-  errno = 0;
-  int fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0666);
-  if (fd < 0)
-    {
-      set_file_error (error, errno, "Failed to create file “%s”", tmp);
-      return NULL;
-    }
+  AppOutFile *file = app_out_file_open (path, error);
+  if (file == NULL)
+    return NULL;
   AppJsonOut *out = g_new0 (AppJsonOut, 1);
-  out->path = g_strdup (path);
-  out->tmp = g_steal_pointer (&tmp);
-  out->fd = fd;
+  out->file = file;
   out->buf = g_malloc (JSON_OUT_BUF_BYTES);
   return out;
 }
@@ -64,13 +54,13 @@ write_all (AppJsonOut *out, const char *p, gsize len)
 {
   while (out->error == NULL && len > 0)
     {
-      ssize_t n = write (out->fd, p, len);
+      ssize_t n = write (app_out_file_fd (out->file), p, len);
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0)
         {
           set_file_error (&out->error, errno, "Failed to write file “%s”: write() failed",
-                          out->tmp);
+                          app_out_file_name (out->file));
           break;
         }
       p += n;
@@ -118,43 +108,17 @@ put_str (AppJsonOut *out, const char *text)
   put (out, text, strlen (text));
 }
 
-/* Whether the old PATH must be synced over: it exists with contents (or
- * cannot be looked at), so a crash after the rename must not leave it
- * empty.  g_file_set_contents' rule (G_FILE_SET_CONTENTS_ONLY_EXISTING). */
-static gboolean
-needs_fsync (const char *path)
-{
-  GStatBuf st;
-  errno = 0;
-  if (g_lstat (path, &st) == 0)
-    return st.st_size > 0;
-  return errno != ENOENT;
-}
-
-/* Write the rest, close and rename: the first error in OUT->error. */
+/* Write the rest and put the file in place: the first error in
+ * OUT->error. */
 static void
 out_finish (AppJsonOut *out)
 {
   out_flush (out);
-  if (out->error == NULL && needs_fsync (out->path) && fsync (out->fd) != 0)
-    set_file_error (&out->error, errno, "Failed to write file “%s”: fsync() failed", out->tmp);
-  if (close (out->fd) != 0 && out->error == NULL)
-    {
-      int err = errno;
-      g_set_error_literal (&out->error, G_FILE_ERROR, g_file_error_from_errno (err),
-                           g_strerror (err));
-    }
-  if (out->error == NULL && g_rename (out->tmp, out->path) != 0)
-    {
-      int err = errno;
-      g_autofree char *from = g_filename_display_name (out->tmp);
-      g_autofree char *to = g_filename_display_name (out->path);
-      g_set_error (&out->error, G_FILE_ERROR, g_file_error_from_errno (err),
-                   "Failed to rename file “%s” to “%s”: g_rename() failed: %s", from, to,
-                   g_strerror (err));
-    }
   if (out->error != NULL)
-    g_unlink (out->tmp);
+    app_out_file_discard (out->file);
+  else
+    app_out_file_commit (out->file, &out->error);
+  out->file = NULL;
 }
 
 gboolean
@@ -167,10 +131,18 @@ app_json_out_close (AppJsonOut *out, GError **error)
   if (!ok)
     g_propagate_error (error, out->error);
   g_free (out->buf);
-  g_free (out->tmp);
-  g_free (out->path);
   g_free (out);
   return ok;
+}
+
+void
+app_json_out_fail (AppJsonOut *out, GError *error)
+{
+  g_return_if_fail (out != NULL && error != NULL);
+  if (out->error == NULL)
+    out->error = error;
+  else
+    g_error_free (error);
 }
 
 /* Two spaces per level. */

@@ -18,19 +18,17 @@
  *     the C locale: 0.1 is 0.10000000000000001) with ".0" appended when
  *     that text has no '.' (so -0.0, 100.0, but also 1e+22.0 and inf.0:
  *     json-glib's rule, kept for identical output).
- * The file: the text goes to PATH.XXXXXX beside PATH (mode 0666 less the
- * umask) and is renamed over PATH when closed, as g_file_set_contents did
- * for the generator: PATH is never left half written; when the old PATH
- * existed with contents, the new one is fsync'ed before the rename.  A
- * process killed while writing leaves PATH.XXXXXX behind (so did
- * g_file_set_contents, for the shorter time of its one write).
+ * The file: opened, replaced or written in place as out_file.h says for
+ * every output (a regular file through a temporary file renamed over it
+ * when closed, a device written in place), so PATH is never left half
+ * written and concurrent writers leave one complete document.
  * Errors: the first write error is kept and later output dropped; close
  * reports it (G_FILE_ERROR, in g_file_set_contents' words, naming the
  * temporary file) and removes the temporary file.
  * Ownership: the writer is the caller's from _open until _close, which
  * frees it whatever happens; names and values are borrowed for the call.
  *
- * Layer: sim/app.  May include: GLib.
+ * Layer: sim/app.  May include: sim/app (out_file), GLib.
  */
 #ifndef ORRERY_SIM_APP_JSON_OUT_H
 #define ORRERY_SIM_APP_JSON_OUT_H
@@ -39,14 +37,19 @@
 
 typedef struct _AppJsonOut AppJsonOut;
 
-/* Create the temporary file for PATH: NULL with ERROR set when it cannot
- * be created. */
+/* Open PATH's output (app_out_file_open): NULL with ERROR set when it
+ * cannot be opened. */
 AppJsonOut *app_json_out_open (const char *path, GError **error);
 
-/* Write what is buffered, close, and rename the file to its PATH: FALSE
+/* Write what is buffered, close, and put the file in place: FALSE
  * with ERROR set (and no file left behind) on the first error of the
  * writer's life.  Frees OUT. */
 gboolean app_json_out_close (AppJsonOut *out, GError **error);
+
+/* Fail the document with ERROR (taken), unless it failed already: later
+ * output is dropped and close reports the first error, as for a write
+ * error.  For what the caller could not produce (memory). */
+void app_json_out_fail (AppJsonOut *out, GError *error);
 
 /* Values.  NAME is the member's name inside an object, NULL for an element
  * of an array and for the document's root. */

@@ -18,6 +18,7 @@
 #include "sim/app/cmd_gen.h"
 #include "sim/app/cmd_plan.h"
 #include "sim/app/config.h"
+#include "sim/app/out_file.h"
 #include "sim/app/plotdata.h"
 #include "sim/app/report.h"
 #include "sim/app/simulation.h"
@@ -369,6 +370,46 @@ run_context (RunOptions *o)
   return ctx;
 }
 
+/* The output files the options name: each can be created, and no two name
+ * the same file (the second written would replace the first), checked
+ * before anything is simulated.  FALSE with ERROR set at the first
+ * that fails. */
+static gboolean
+check_outputs (const RunOptions *o, GError **error)
+{
+  const struct { const char *option, *noun, *path; } outs[] = {
+    { "--report", "report", o->report },       { "--stats", "stats", o->stats },
+    { "--links", "links", o->links },          { "--timeline", "timeline", o->timeline },
+  };
+  char *ids[G_N_ELEMENTS (outs)] = { NULL };
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < G_N_ELEMENTS (outs); i++)
+    {
+      if (outs[i].path == NULL)
+        continue;
+      g_autoptr (GError) ioerr = NULL;
+      if (!app_out_file_check (outs[i].path, &ioerr))
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write %s %s: %s",
+                       outs[i].noun, outs[i].path, ioerr->message);
+          ok = FALSE;
+          break;
+        }
+      ids[i] = app_out_file_identity (outs[i].path);
+      for (guint k = 0; ok && ids[i] != NULL && k < i; k++)
+        if (ids[k] != NULL && strcmp (ids[k], ids[i]) == 0)
+          {
+            g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                         "%s %s and %s %s are the same file: give each output its own",
+                         outs[k].option, outs[k].path, outs[i].option, outs[i].path);
+            ok = FALSE;
+          }
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (outs); i++)
+    g_free (ids[i]);
+  return ok;
+}
+
 /* The checks on run's options, in the order their messages take precedence,
  * then the configuration: FALSE with ERROR set at the first that fails. */
 static gboolean
@@ -387,6 +428,7 @@ check_run_options (const RunOptions *o, RunLimits *limits, AppConfig *cfg, GErro
            && parse_memory_budget (o, &limits->budget, error)
            && parse_load_threads (o, &limits->load_threads, error)
            && app_timeline_check_filters (o->timeline_ranks, o->timeline_window, error)
+           && check_outputs (o, error)
            && load_config (o, cfg, error);
   return FALSE;
 }
@@ -404,6 +446,10 @@ new_simulation (const RunOptions *o, const RunLimits *limits, AppConfig *cfg, GE
   if (sim == NULL)
     return NULL;
   app_sim_set_recording (sim, o->timeline != NULL || o->report != NULL || o->critical_path > 0);
+  guint output_bytes = o->timeline != NULL ? app_timeline_node_bytes () : 0;
+  if (o->report != NULL || o->critical_path > 0)
+    output_bytes += app_report_node_bytes (o->critical_path > 0);
+  app_sim_set_output_memory (sim, output_bytes);
   app_sim_set_progress (sim, !o->quiet && isatty (STDERR_FILENO));
   app_sim_set_limits (sim, limits->max_events, limits->max_sim_time);
   /* Per-link statistics need every rank's messages. */
@@ -474,9 +520,13 @@ report_run (const RunOptions *o, const RunLimits *limits, const AppConfig *cfg, 
     app_report_astra_lines (sim, stdout);
   if (!o->quiet)
     app_report_summary (sim, stdout);
-  if (o->critical_path > 0)
-    app_report_critical_path (sim, (guint) o->critical_path, stdout);
-  int code = write_run_files (o, sim);
+  GError *error = NULL;
+  int code = 0;
+  if (o->critical_path > 0
+      && !app_report_critical_path (sim, (guint) o->critical_path, stdout, &error))
+    code = app_cli_fail ("run", error);
+  if (code == 0)
+    code = write_run_files (o, sim);
   if (!o->quiet)
     print_wall_times (sim, load_wall);
   if (code == 0 && app_sim_stopped (sim) != APP_SIM_COMPLETE)

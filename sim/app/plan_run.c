@@ -168,9 +168,7 @@ plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, PlanResult 
   if (!app_sim_run (sim, error))
     return FALSE;
   fill_result (sim, out);
-  if (explain > 0)
-    app_report_critical_path (sim, explain, stdout);
-  return TRUE;
+  return explain == 0 || app_report_critical_path (sim, explain, stdout, error);
 }
 
 /* Simulate C in this process, setting its status. */

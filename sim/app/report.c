@@ -509,11 +509,11 @@ op_label (WlOp op)
   return names[op];
 }
 
-static GArray *
-critical_path (const AppSim *sim)
+static WlCritPath *
+critical_path (const AppSim *sim, GError **error)
 {
   return wl_critical_path (app_sim_replay (sim),
-                           sys_params (app_sim_sys (sim))->rendezvous_threshold);
+                           sys_params (app_sim_sys (sim))->rendezvous_threshold, error);
 }
 
 static const WlNode *
@@ -526,21 +526,22 @@ step_node (const AppSim *sim, const WlCritStep *st, const char **name)
 
 /* Time on the path by kind of node. */
 static void
-path_by_op (const AppSim *sim, const GArray *path, SimTime by_op[7])
+path_by_op (const AppSim *sim, const WlCritPath *path, SimTime by_op[7])
 {
   for (guint i = 0; i < 7; i++)
     by_op[i] = 0;
   for (guint i = 0; i < path->len; i++)
     {
-      const WlCritStep *st = &g_array_index (path, WlCritStep, i);
+      const WlCritStep *st = &path->steps[i];
       const char *name;
       by_op[step_node (sim, st, &name)->op] += st->to - st->from;
     }
 }
 
 static gint
-cmp_contribution (gconstpointer a, gconstpointer b)
+cmp_contribution (gconstpointer a, gconstpointer b, gpointer unused)
 {
+  (void) unused;
   const WlCritStep *x = *(WlCritStep *const *) a, *y = *(WlCritStep *const *) b;
   SimTime cx = x->to - x->from, cy = y->to - y->from;
   if (cx != cy)
@@ -548,11 +549,26 @@ cmp_contribution (gconstpointer a, gconstpointer b)
   return (x->from > y->from) - (x->from < y->from);
 }
 
-void
-app_report_critical_path (const AppSim *sim, guint top, FILE *out)
+guint
+app_report_node_bytes (gboolean sorted)
 {
-  g_autoptr (GArray) path = critical_path (sim);
-  SimTime length = path->len ? g_array_index (path, WlCritStep, path->len - 1).to : 0;
+  return (guint) (sizeof (WlCritStep) + wl_activity_node_bytes ()
+                  + (sorted ? sizeof (WlCritStep *) : 0));
+}
+
+gboolean
+app_report_critical_path (const AppSim *sim, guint top, FILE *out, GError **error)
+{
+  g_autoptr (WlCritPath) path = critical_path (sim, error);
+  if (path == NULL)
+    return FALSE;
+  /* The steps by contribution, tried: as long as the path itself. */
+  g_autofree const WlCritStep **order
+      = sim_try_alloc (path->len, sizeof (WlCritStep *), FALSE,
+                       "the critical path's steps sorted (--critical-path)", error);
+  if (order == NULL)
+    return FALSE;
+  SimTime length = path->len ? path->steps[path->len - 1].to : 0;
   g_autofree char *len_s = sim_units_format_time (length);
   fprintf (out, "critical path: %s in %u steps;", len_s, path->len);
   SimTime by_op[7];
@@ -565,16 +581,16 @@ app_report_critical_path (const AppSim *sim, guint top, FILE *out)
                  100.0 * (double) by_op[op] / (double) length);
       }
   fputc ('\n', out);
-  g_autoptr (GPtrArray) order = g_ptr_array_new ();
   for (guint i = 0; i < path->len; i++)
-    g_ptr_array_add (order, &g_array_index (path, WlCritStep, i));
-  g_ptr_array_sort (order, cmp_contribution);
-  guint shown = MIN (top, order->len);
+    order[i] = &path->steps[i];
+  /* Stable, as g_ptr_array_sort was: equal steps keep the path's order. */
+  g_qsort_with_data (order, (gint) path->len, sizeof *order, cmp_contribution, NULL);
+  guint shown = MIN (top, path->len);
   fprintf (out, "  %-5s %-14s %-11s %14s %14s  %s\n", "rank", "node", "type", "from",
            "contribution", "name");
   for (guint i = 0; i < shown; i++)
     {
-      const WlCritStep *st = order->pdata[i];
+      const WlCritStep *st = order[i];
       const char *name;
       const WlNode *n = step_node (sim, st, &name);
       g_autofree char *from = sim_units_format_time (st->from);
@@ -589,17 +605,18 @@ app_report_critical_path (const AppSim *sim, guint top, FILE *out)
         }
       fputc ('\n', out);
     }
-  if (order->len > shown)
-    fprintf (out, "  ... %u more steps (the report lists them all)\n", order->len - shown);
+  if (path->len > shown)
+    fprintf (out, "  ... %u more steps (the report lists them all)\n", path->len - shown);
+  return TRUE;
 }
 
+/* PATH: the run's critical path, NULL when nothing was recorded. */
 static void
-add_critical_path (AppJsonOut *j, const AppSim *sim)
+add_critical_path (AppJsonOut *j, const AppSim *sim, const WlCritPath *path)
 {
-  if (wl_replay_records (app_sim_replay (sim), 0) == NULL)
+  if (path == NULL)
     return;
-  g_autoptr (GArray) path = critical_path (sim);
-  SimTime length = path->len ? g_array_index (path, WlCritStep, path->len - 1).to : 0;
+  SimTime length = path->len ? path->steps[path->len - 1].to : 0;
   app_json_out_begin_object (j, "critical_path");
   add_time (j, "length_ns", length);
   SimTime by_op[7];
@@ -614,7 +631,7 @@ add_critical_path (AppJsonOut *j, const AppSim *sim)
   app_json_out_begin_array (j, "steps");
   for (guint i = 0; i < path->len; i++)
     {
-      const WlCritStep *st = &g_array_index (path, WlCritStep, i);
+      const WlCritStep *st = &path->steps[i];
       const char *name;
       const WlNode *n = step_node (sim, st, &name);
       app_json_out_begin_object (j, NULL);
@@ -667,7 +684,13 @@ add_overview (AppJsonOut *j, const AppSim *sim)
   double comp[OVERVIEW_BINS], comm[OVERVIEW_BINS];
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
-      wl_activity_bins (replay, r, end, OVERVIEW_BINS, comp, comm);
+      GError *error = NULL;
+      if (!wl_activity_bins (replay, r, end, OVERVIEW_BINS, comp, comm, &error)
+          && error != NULL)
+        {
+          app_json_out_fail (j, error);
+          return;
+        }
       app_json_out_begin_object (j, NULL);
       app_json_out_int (j, "rank", r);
       add_fractions (j, "compute", comp, OVERVIEW_BINS);
@@ -694,6 +717,12 @@ add_completion (AppJsonOut *j, const AppSim *sim)
 gboolean
 app_report_json (const AppSim *sim, const char *path, GError **error)
 {
+  /* The path before the file: its steps are the one allocation the
+   * report makes in proportion to the run, and may fail. */
+  g_autoptr (WlCritPath) crit = NULL;
+  if (wl_replay_records (app_sim_replay (sim), 0) != NULL
+      && (crit = critical_path (sim, error)) == NULL)
+    return FALSE;
   g_autoptr (GError) ioerr = NULL;
   AppJsonOut *j = app_json_out_open (path, &ioerr);
   if (j != NULL)
@@ -709,7 +738,8 @@ app_report_json (const AppSim *sim, const char *path, GError **error)
       add_ranks (j, sim);
       app_report_efficiency_json (sim, j);
       add_collectives (j, sim);
-      add_critical_path (j, sim);
+      add_critical_path (j, sim, crit);
+      g_clear_pointer (&crit, wl_crit_path_free); /* before the overview's memory */
       add_overview (j, sim);
       app_json_out_end_object (j);
     }

@@ -26,10 +26,19 @@ void app_report_astra_lines (const AppSim *sim, FILE *out);
 void app_report_summary (const AppSim *sim, FILE *out);
 
 /* The `top` longest steps of the critical path, with the path's length and
- * its time by kind of node (needs recording). */
-void app_report_critical_path (const AppSim *sim, guint top, FILE *out);
+ * its time by kind of node (needs recording): FALSE with ERROR set, and
+ * nothing printed, when its steps cannot be allocated. */
+gboolean app_report_critical_path (const AppSim *sim, guint top, FILE *out, GError **error);
 
-/* Write the JSON report to `path`. */
+/* What the report and the critical path may allocate after the run, per
+ * trace node of every rank: the path's steps (it visits each node at most
+ * once), the overview's working memory (wl_activity_node_bytes), and with
+ * SORTED (app_report_critical_path) the steps' order by contribution; for
+ * app_sim_set_output_memory. */
+guint app_report_node_bytes (gboolean sorted);
+
+/* Write the JSON report to `path`: FALSE with ERROR set when it cannot be
+ * written, or its critical path cannot be allocated. */
 gboolean app_report_json (const AppSim *sim, const char *path, GError **error);
 
 /* Write one CSV row per rank, times in exact picoseconds:

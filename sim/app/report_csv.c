@@ -4,9 +4,79 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "sim/app/out_file.h"
 #include "sim/app/report_perf.h"
 #include "sim/error.h"
+
+/* ---- the file ------------------------------------------------------------------- */
+
+/* A CSV output: a stdio stream on PATH's output file (out_file.h). */
+typedef struct
+{
+  AppOutFile *file;
+  FILE *f;
+} CsvOut;
+
+static void
+csv_fail (GError **error, const char *path, const char *why)
+{
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write %s: %s", path, why);
+}
+
+/* Open PATH: FALSE with ERROR set when it cannot be. */
+static gboolean
+csv_open (CsvOut *out, const char *path, GError **error)
+{
+  g_autoptr (GError) ioerr = NULL;
+  out->file = app_out_file_open (path, &ioerr);
+  if (out->file == NULL)
+    {
+      csv_fail (error, path, ioerr->message);
+      return FALSE;
+    }
+  /* The stream gets its own descriptor: fclose closes it, the file's own
+   * stays for the commit. */
+  int fd = dup (app_out_file_fd (out->file));
+  out->f = fd >= 0 ? fdopen (fd, "w") : NULL;
+  if (out->f == NULL)
+    {
+      csv_fail (error, path, g_strerror (errno));
+      if (fd >= 0)
+        close (fd);
+      app_out_file_discard (out->file);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Flush, close and put the file in place: FALSE with ERROR set (and
+ * nothing left behind) when a write failed. */
+static gboolean
+csv_close (CsvOut *out, const char *path, GError **error)
+{
+  gboolean written = !ferror (out->f);
+  int err = errno;
+  if (fclose (out->f) != 0 && written)
+    {
+      written = FALSE;
+      err = errno;
+    }
+  if (!written)
+    {
+      csv_fail (error, path, g_strerror (err));
+      app_out_file_discard (out->file);
+      return FALSE;
+    }
+  g_autoptr (GError) ioerr = NULL;
+  if (!app_out_file_commit (out->file, &ioerr))
+    {
+      csv_fail (error, path, ioerr->message);
+      return FALSE;
+    }
+  return TRUE;
+}
 
 /* ---- per-link CSV ------------------------------------------------------------- */
 
@@ -22,13 +92,10 @@ app_report_links (const AppSim *sim, const char *path, GError **error)
                    net_model_name (net));
       return FALSE;
     }
-  FILE *f = fopen (path, "w");
-  if (f == NULL)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write %s: %s", path,
-                   g_strerror (errno));
-      return FALSE;
-    }
+  CsvOut out;
+  if (!csv_open (&out, path, error))
+    return FALSE;
+  FILE *f = out.f;
   SimTime end = app_sim_end_time (sim);
   fprintf (f, "link,dim,from,to,bytes,messages,busy_ns,utilization,peak_queue\n");
   for (guint32 i = 0; i < n; i++)
@@ -42,13 +109,7 @@ app_report_links (const AppSim *sim, const char *path, GError **error)
                st.dim, st.from, st.to, st.bytes, st.messages, (double) st.busy / 1000.0, util,
                st.peak_queue);
     }
-  if (fclose (f) != 0)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write %s: %s", path,
-                   g_strerror (errno));
-      return FALSE;
-    }
-  return TRUE;
+  return csv_close (&out, path, error);
 }
 
 /* ---- per-rank CSV -------------------------------------------------------------- */
@@ -56,13 +117,10 @@ app_report_links (const AppSim *sim, const char *path, GError **error)
 gboolean
 app_report_stats (const AppSim *sim, const char *path, GError **error)
 {
-  FILE *f = fopen (path, "w");
-  if (f == NULL)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write %s: %s", path,
-                   g_strerror (errno));
-      return FALSE;
-    }
+  CsvOut out;
+  if (!csv_open (&out, path, error))
+    return FALSE;
+  FILE *f = out.f;
   WlReplay *replay = app_sim_replay (sim);
   SimTime end = app_sim_end_time (sim);
   /* Native runs add the pipeline bubble and the rank's FLOPs
@@ -84,11 +142,5 @@ app_report_stats (const AppSim *sim, const char *path, GError **error)
                  s->flops - s->recompute_flops, s->flops);
       fputc ('\n', f);
     }
-  if (fclose (f) != 0)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write %s: %s", path,
-                   g_strerror (errno));
-      return FALSE;
-    }
-  return TRUE;
+  return csv_close (&out, path, error);
 }

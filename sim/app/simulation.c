@@ -22,6 +22,7 @@ struct _AppSim
   gboolean progress;
   gboolean no_symmetry;
   gboolean recording;
+  guint output_node_bytes; /* app_sim_set_output_memory */
   guint64 max_events;   /* 0: no limit */
   SimTime max_sim_time; /* SIM_TIME_MAX: no limit */
   AppSimStop stopped;
@@ -205,6 +206,13 @@ deadlock_error (AppSim *sim, GError **error)
 }
 
 void
+app_sim_set_output_memory (AppSim *sim, guint bytes_per_node)
+{
+  g_return_if_fail (sim != NULL);
+  sim->output_node_bytes = bytes_per_node;
+}
+
+void
 app_sim_set_recording (AppSim *sim, gboolean on)
 {
   sim->recording = on;
@@ -359,25 +367,70 @@ run_with_progress (AppSim *sim, gint64 t0)
   return status;
 }
 
+/* NODES x SIZE, saturated at G_MAXUINT64. */
+static guint64
+mul_sat (guint64 nodes, guint64 size)
+{
+  guint64 bytes;
+  return g_uint64_checked_mul (&bytes, nodes, size) ? bytes : G_MAXUINT64;
+}
+
+/* The memory recording takes, with the traces held, against the memory
+ * budget: FALSE with ERROR set, naming the sizes, when it passes it. */
+static gboolean
+check_record_budget (const AppSim *sim, guint64 records, guint64 outputs, GError **error)
+{
+  guint64 budget = sim->load.memory_budget;
+  guint64 held = wl_replay_held_bytes (sim->replay);
+  guint64 need = records > G_MAXUINT64 - outputs ? G_MAXUINT64 : records + outputs;
+  if (budget == 0 || (need <= G_MAXUINT64 - held && held + need <= budget))
+    return TRUE;
+  const char *opts = sim->load.needs_all_nodes != NULL ? sim->load.needs_all_nodes
+                                                       : "the per-node records";
+  g_autofree char *b = sim_units_format_bytes (budget);
+  g_autofree char *h = sim_units_format_bytes (held);
+  g_autofree char *r = sim_units_format_bytes (records);
+  g_autofree char *o = sim_units_format_bytes (outputs);
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+               "%s needs %s of node records and %s for the outputs written after the run; "
+               "with the traces' %s that passes the memory budget (--memory-budget %s): "
+               "give a larger --memory-budget, or --memory-budget none, or drop %s",
+               opts, r, o, h, b, opts);
+  return FALSE;
+}
+
 /* The node records that recording will allocate as the ranks start
  * (wl_replay_set_recording): one WlNodeRecord per node of every simulated
- * rank, the biggest allocation a large input makes.  They are allocated
- * inside the run, where a failure would abort, so their total is tried
- * here first, before simulating. */
+ * rank, the biggest allocation a large input makes, and what the outputs
+ * allocate after the run (app_sim_set_output_memory) per node of every
+ * rank.  Both are allocated where a failure would abort (inside the run)
+ * or after all the simulating, so they are counted against the budget and
+ * tried here first, before simulating. */
 static gboolean
 check_record_memory (AppSim *sim, GError **error)
 {
   guint32 ranks = wl_replay_lockstep (sim->replay) ? 1 : wl_replay_ranks (sim->replay);
-  guint64 nodes = 0;
-  for (guint32 r = 0; r < ranks; r++)
-    nodes += MAX (wl_replay_graph (sim->replay, r)->n_nodes, 1u);
+  guint64 nodes = 0, all = 0;
+  for (guint32 r = 0; r < wl_replay_ranks (sim->replay); r++)
+    {
+      guint64 n = MAX (wl_replay_graph (sim->replay, r)->n_nodes, 1u);
+      nodes += r < ranks ? n : 0;
+      all += n;
+    }
+  if (!check_record_budget (sim, mul_sat (nodes, sizeof (WlNodeRecord)),
+                            mul_sat (all, sim->output_node_bytes), error))
+    return FALSE;
   g_autofree char *what = g_strdup_printf (
       "node records (--report, --timeline, --critical-path) of %u ranks", ranks);
-  gpointer probe = sim_try_alloc (nodes, sizeof (WlNodeRecord), FALSE, what, error);
+  g_autofree gpointer probe = sim_try_alloc (nodes, sizeof (WlNodeRecord), FALSE, what, error);
   if (probe == NULL)
     return FALSE;
-  g_free (probe);
-  return TRUE;
+  if (sim->output_node_bytes == 0)
+    return TRUE;
+  g_autofree gpointer more = sim_try_alloc (all, sim->output_node_bytes, FALSE,
+                                            "the outputs written after the run (the critical "
+                                            "path's steps, the timeline's lanes)", error);
+  return more != NULL;
 }
 
 static void

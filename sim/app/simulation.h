@@ -67,6 +67,15 @@ void app_sim_free (AppSim *sim); /* accepts NULL */
  * overview (wl_replay_set_recording).  Call before app_sim_run. */
 void app_sim_set_recording (AppSim *sim, gboolean on);
 
+/* What the outputs written after the run allocate besides the node
+ * records, in bytes per trace node of every rank (the critical path's
+ * steps, the timeline's lanes: app_report_node_bytes,
+ * app_timeline_node_bytes); 0 by default.  With recording on, app_sim_run
+ * counts it with the records, before simulating: against the memory budget
+ * (with the traces held, wl_replay_held_bytes), and by trying to allocate
+ * it.  Call before app_sim_run. */
+void app_sim_set_output_memory (AppSim *sim, guint bytes_per_node);
+
 /* Print a progress line on stderr (simulated time, events/s, ranks
  * finished), redrawn in place, once the run has taken a second of wall
  * time; the line is erased at the end.  For interactive terminals. */
@@ -117,8 +126,10 @@ guint32 app_sim_ranks_finished (const AppSim *sim);
  * the run; on deadlock (SIM_ERROR_DEADLOCK, with the diagnosis as the
  * message); on a clock overflow (SIM_ERROR_LIMIT: an event fell due at or
  * past 2^64 ps, the times having saturated, with what each rank was doing);
- * or when the node records (recording) cannot be allocated (SIM_ERROR_INPUT,
- * "out of memory allocating N bytes for ..."), which is checked before
+ * or when the node records (recording) and the outputs' memory
+ * (app_sim_set_output_memory) cannot be allocated (SIM_ERROR_INPUT, "out of
+ * memory allocating N bytes for ...") or, with the traces, pass the memory
+ * budget (SIM_ERROR_INPUT, naming the bytes), which is checked before
  * simulating.  With streamed traces: recording is an input error (it needs
  * every node), a window too small to stream a trace exactly stops the run
  * with an input error naming the node (stream.h), and a run that ends with

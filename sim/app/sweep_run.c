@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 
 #include "sim/app/cli.h"
+#include "sim/app/out_file.h"
 #include "sim/error.h"
 
 static gboolean
@@ -34,7 +35,7 @@ app_sweep_write_file (const char *dir, const char *name, const char *text, gssiz
 {
   g_autofree char *path = g_build_filename (dir, name, NULL);
   GError *io = NULL;
-  return g_file_set_contents (path, text, len, &io) || io_error (error, io);
+  return app_out_file_set_contents (path, text, len, &io) || io_error (error, io);
 }
 
 /* A file's text with surrounding blanks removed, or NULL when unreadable. */

@@ -347,14 +347,21 @@ op_thread (WlOp op)
 }
 
 /* The lane of each kept node of `rank` (TL_NO_LANE for the others), and the
- * lanes each thread uses. */
+ * lanes each thread uses; NULL with ERROR set when they cannot be
+ * allocated (app_timeline_node_bytes a node). */
 static guint32 *
-rank_lanes (const Timeline *tl, guint32 rank, guint32 n_lanes[TL_N_THREADS])
+rank_lanes (const Timeline *tl, guint32 rank, guint32 n_lanes[TL_N_THREADS], GError **error)
 {
   const WlGraph *g = wl_replay_graph (tl->replay, rank);
   const WlNodeRecord *rec = wl_replay_records (tl->replay, rank);
-  guint32 *lanes = g_new (guint32, MAX (g->n_nodes, 1));
-  g_autofree TlSpan *spans = g_new (TlSpan, MAX (g->n_nodes, 1));
+  g_autofree TlSpan *spans = sim_try_alloc (g->n_nodes, sizeof (TlSpan), FALSE,
+                                            "a rank's spans in the timeline", error);
+  if (spans == NULL)
+    return NULL;
+  guint32 *lanes = sim_try_alloc (g->n_nodes, sizeof (guint32), FALSE,
+                                  "a rank's lanes in the timeline", error);
+  if (lanes == NULL)
+    return NULL;
   guint n = 0;
   for (guint32 i = 0; i < g->n_nodes; i++)
     {
@@ -670,6 +677,12 @@ join_algorithms (Timeline *tl)
     }
 }
 
+guint
+app_timeline_node_bytes (void)
+{
+  return (guint) (sizeof (guint32) + sizeof (TlSpan));
+}
+
 gboolean
 app_timeline_write (const AppSim *sim, const char *path, const char *ranks, const char *window,
                     GError **error)
@@ -695,8 +708,8 @@ app_timeline_write (const AppSim *sim, const char *path, const char *ranks, cons
   tl.lanes = g_new0 (guint32 *, tl.n_ranks);
   tl.n_lanes = g_new0 (TlLaneCounts, tl.n_ranks);
   for (guint32 r = 0; r < tl.n_ranks; r++)
-    if (tl.keep_rank[r])
-      tl.lanes[r] = rank_lanes (&tl, r, tl.n_lanes[r]);
+    if (tl.keep_rank[r] && (tl.lanes[r] = rank_lanes (&tl, r, tl.n_lanes[r], error)) == NULL)
+      return FALSE;
 
   tl.out = app_timeline_out_open (path, error);
   if (tl.out == NULL)

@@ -31,6 +31,11 @@ gboolean app_timeline_check_filters (const char *ranks, const char *window, GErr
 /* Write the timeline of a finished run to `path`.  `ranks` and `window` are
  * the filters (NULL: all ranks, the whole run); a rank beyond the run's is an
  * input error. */
+/* What app_timeline_write allocates per trace node of every rank (each
+ * node's lane, and the spans of the rank being laid out); for
+ * app_sim_set_output_memory. */
+guint app_timeline_node_bytes (void);
+
 gboolean app_timeline_write (const AppSim *sim, const char *path, const char *ranks,
                              const char *window, GError **error);
 

@@ -3,8 +3,10 @@
 #include "sim/app/timeline_out.h"
 
 #include <errno.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "sim/app/out_file.h"
 #include "sim/error.h"
 
 #define TL_FLUSH_BYTES ((gsize) 64 * 1024)
@@ -13,6 +15,7 @@
 struct _AppTimelineOut
 {
   char *path;
+  AppOutFile *file;
   gzFile gz;
   GString *buf;
   gboolean first_event;
@@ -22,18 +25,33 @@ struct _AppTimelineOut
 AppTimelineOut *
 app_timeline_out_open (const char *path, GError **error)
 {
+  g_autoptr (GError) ioerr = NULL;
+  AppOutFile *file = app_out_file_open (path, &ioerr);
+  if (file == NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write timeline %s: %s", path,
+                   ioerr->message);
+      return NULL;
+    }
+  /* zlib gets its own descriptor: gzclose closes it, the file's own stays
+   * for the commit. */
   errno = 0;
-  gzFile gz = gzopen (path, g_str_has_suffix (path, ".gz") ? "wb6" : "wbT");
+  int fd = dup (app_out_file_fd (file));
+  gzFile gz = fd >= 0 ? gzdopen (fd, g_str_has_suffix (path, ".gz") ? "wb6" : "wbT") : NULL;
   if (gz == NULL)
     {
       int err = errno;
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write timeline %s: %s", path,
                    err != 0 ? g_strerror (err) : "out of memory");
+      if (fd >= 0)
+        close (fd);
+      app_out_file_discard (file);
       return NULL;
     }
   gzbuffer (gz, 128 * 1024);
   AppTimelineOut *out = g_new0 (AppTimelineOut, 1);
   out->path = g_strdup (path);
+  out->file = file;
   out->gz = gz;
   out->buf = g_string_sized_new (TL_FLUSH_BYTES + 4096);
   out->first_event = TRUE;
@@ -77,6 +95,11 @@ app_timeline_out_close (AppTimelineOut *out, GError **error)
   out->gz = NULL;
   if (rc != Z_OK)
     out_fail (out, rc == Z_ERRNO && err != 0 ? g_strerror (err) : "zlib could not finish the file");
+  g_autoptr (GError) ioerr = NULL;
+  if (out->error != NULL)
+    app_out_file_discard (out->file);
+  else if (!app_out_file_commit (out->file, &ioerr))
+    out_fail (out, ioerr->message);
   gboolean ok = out->error == NULL;
   if (!ok)
     g_propagate_error (error, out->error);

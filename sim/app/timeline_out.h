@@ -8,12 +8,13 @@
  * reports it ("cannot write timeline PATH: why", SIM_ERROR_INPUT).  Numbers
  * are formatted with integer arithmetic only, so that times in
  * microseconds with six decimals are exact picoseconds and the output is
- * the same on every machine.
+ * the same on every machine.  The file is opened and put in place as
+ * out_file.h says for every output.
  * Ownership: the stream is the caller's from _open until _close, which
  * frees it; the GStrings handed out are the stream's buffer, appended to
  * and never kept.
  *
- * Layer: sim/app.  May include: sim (errors, time), GLib, zlib.
+ * Layer: sim/app.  May include: sim/app (out_file), sim (errors, time), GLib, zlib.
  */
 #ifndef ORRERY_SIM_APP_TIMELINE_OUT_H
 #define ORRERY_SIM_APP_TIMELINE_OUT_H

@@ -57,12 +57,12 @@ static void
 assert_path (AppSim *sim, guint64 rendezvous, const Step *want, guint n_want)
 {
   WlReplay *r = app_sim_replay (sim);
-  g_autoptr (GArray) path = wl_critical_path (r, rendezvous);
+  g_autoptr (WlCritPath) path = wl_critical_path (r, rendezvous, NULL);
   ck_assert_uint_eq (path->len, n_want);
   SimTime sum = 0;
   for (guint i = 0; i < n_want; i++)
     {
-      const WlCritStep *st = &g_array_index (path, WlCritStep, i);
+      const WlCritStep *st = &path->steps[i];
       ck_assert_msg (st->rank == want[i].rank, "step %u: rank %u, want %u", i, st->rank,
                      want[i].rank);
       ck_assert_uint_eq (wl_replay_graph (r, st->rank)->nodes[st->index].id, want[i].id);
@@ -77,7 +77,7 @@ assert_path (AppSim *sim, guint64 rendezvous, const Step *want, guint n_want)
       else
         ck_assert_uint_eq (st->waited_index, NONE);
       /* The steps tile [0, end]: each begins where the one before ended. */
-      ck_assert_uint_eq (st->from, i == 0 ? 0 : g_array_index (path, WlCritStep, i - 1).to);
+      ck_assert_uint_eq (st->from, i == 0 ? 0 : path->steps[i - 1].to);
       sum += st->to - st->from;
     }
   ck_assert_uint_eq (sum, app_sim_end_time (sim));
@@ -329,11 +329,11 @@ START_TEST (test_no_recording)
   AppSim *sim = run_recorded (&cfg, FALSE);
   WlReplay *r = app_sim_replay (sim);
   ck_assert_ptr_null (wl_replay_records (r, 0));
-  g_autoptr (GArray) path = wl_critical_path (r, G_MAXUINT64);
+  g_autoptr (WlCritPath) path = wl_critical_path (r, G_MAXUINT64, NULL);
   ck_assert_ptr_nonnull (path);
   ck_assert_uint_eq (path->len, 0);
   double comp[4], comm[4];
-  ck_assert (!wl_activity_bins (r, 0, app_sim_end_time (sim), 4, comp, comm));
+  ck_assert (!wl_activity_bins (r, 0, app_sim_end_time (sim), 4, comp, comm, NULL));
   app_sim_free (sim);
   app_config_clear (&cfg);
 }
@@ -395,13 +395,13 @@ START_TEST (test_activity_bins)
           guint bins = counts[c];
           g_autofree double *comp = g_new (double, bins);
           g_autofree double *comm = g_new (double, bins);
-          ck_assert (wl_activity_bins (r, k, end, bins, comp, comm));
+          ck_assert (wl_activity_bins (r, k, end, bins, comp, comm, NULL));
           assert_close (weighted (comp, end, bins), (double) want[k][0]);
           assert_close (weighted (comm, end, bins), (double) want[k][1]);
         }
     }
   double comp[149], comm[149];
-  ck_assert (wl_activity_bins (r, 0, end, 149, comp, comm));
+  ck_assert (wl_activity_bins (r, 0, end, 149, comp, comm, NULL));
   for (guint i = 0; i < 149; i++)
     {
       ck_assert_msg (comp[i] == (i < 100 ? 1.0 : 0.0), "bin %u compute %g", i, comp[i]);

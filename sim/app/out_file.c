@@ -1,0 +1,261 @@
+/* out_file.c: output files written atomically when they are regular
+ * files, in place otherwise; see out_file.h. */
+#include "sim/app/out_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The kernel's limit on links followed in one lookup. */
+#define OUT_FILE_MAX_LINKS 40
+
+struct _AppOutFile
+{
+  char *target;        /* the name replaced at commit, or written in place */
+  char *tmp;           /* TARGET.XXXXXX, renamed to TARGET; NULL in place */
+  int fd;
+};
+
+/* G_FILE_ERROR from errno ERR, as g_file_set_contents words it:
+ * FORMAT holds one %s for the file's display name, then ": why". */
+static void
+set_file_error (GError **error, int err, const char *format, const char *file)
+{
+  g_autofree char *display = g_filename_display_name (file);
+  g_autofree char *what = g_strdup_printf (format, display);
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), "%s: %s", what,
+               g_strerror (err));
+}
+
+/* PATH with its chain of symbolic links followed: the name a rename must
+ * replace for the link to survive.  NULL when the chain enters /proc (a
+ * /proc/self/fd link names a file this process has open, to be written
+ * through, not replaced). */
+static char *
+follow_links (const char *path)
+{
+  g_autofree char *p = g_strdup (path);
+  for (int i = 0; i < OUT_FILE_MAX_LINKS; i++)
+    {
+      GStatBuf st;
+      if (g_str_has_prefix (p, "/proc/"))
+        return NULL;
+      if (g_lstat (p, &st) != 0 || !S_ISLNK (st.st_mode))
+        break;
+      g_autofree char *to = g_file_read_link (p, NULL);
+      if (to == NULL)
+        break;
+      g_autofree char *dir = g_path_get_dirname (p);
+      char *next = g_path_is_absolute (to) ? g_strdup (to) : g_build_filename (dir, to, NULL);
+      g_free (p);
+      p = next;
+    }
+  return g_steal_pointer (&p);
+}
+
+/* The name to replace atomically for PATH, or NULL when PATH is written in
+ * place: it exists and is neither a regular file nor a directory, or the
+ * links lead somewhere other than the file it names. */
+static char *
+atomic_target (const char *path)
+{
+  GStatBuf st;
+  gboolean exists = g_stat (path, &st) == 0;
+  if (exists && !S_ISREG (st.st_mode) && !S_ISDIR (st.st_mode))
+    return NULL;
+  g_autofree char *target = follow_links (path);
+  if (target == NULL)
+    return NULL;
+  GStatBuf at;
+  if (exists && (g_stat (target, &at) != 0 || at.st_dev != st.st_dev || at.st_ino != st.st_ino))
+    return NULL;
+  return g_steal_pointer (&target);
+}
+
+/* Create the temporary file TMP (TARGET.XXXXXX, the Xs replaced): its
+ * descriptor, or -1 with ERROR set.  The message names the template, not
+ * the random name, so that it is the same from run to run. */
+static int
+make_temp (char *tmp, const char *target, GError **error)
+{
+  errno = 0;
+  int fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0666);
+  if (fd < 0)
+    {
+      int err = errno;
+      g_autofree char *templ = g_strdup_printf ("%s.XXXXXX", target);
+      set_file_error (error, err, "Failed to create file “%s”", templ);
+    }
+  return fd;
+}
+
+AppOutFile *
+app_out_file_open (const char *path, GError **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_autofree char *target = atomic_target (path);
+  g_autofree char *tmp = NULL;
+  int fd;
+  errno = 0;
+  if (target == NULL)
+    {
+      fd = g_open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+      if (fd < 0)
+        set_file_error (error, errno, "Failed to open file “%s”", path);
+    }
+  else
+    {
+      tmp = g_strdup_printf ("%s.XXXXXX", target);
+      fd = make_temp (tmp, target, error);
+    }
+  if (fd < 0)
+    return NULL;
+  AppOutFile *out = g_new0 (AppOutFile, 1);
+  out->target = target != NULL ? g_steal_pointer (&target) : g_strdup (path);
+  out->tmp = g_steal_pointer (&tmp);
+  out->fd = fd;
+  return out;
+}
+
+int
+app_out_file_fd (const AppOutFile *out)
+{
+  g_return_val_if_fail (out != NULL, -1);
+  return out->fd;
+}
+
+const char *
+app_out_file_name (const AppOutFile *out)
+{
+  g_return_val_if_fail (out != NULL, NULL);
+  return out->target;
+}
+
+/* Whether the old TARGET must be synced over: it exists with contents (or
+ * cannot be looked at), so a crash after the rename must not leave it
+ * empty.  g_file_set_contents' rule (G_FILE_SET_CONTENTS_ONLY_EXISTING). */
+static gboolean
+needs_fsync (const char *target)
+{
+  GStatBuf st;
+  errno = 0;
+  if (g_lstat (target, &st) == 0)
+    return st.st_size > 0;
+  return errno != ENOENT;
+}
+
+static void
+out_free (AppOutFile *out)
+{
+  g_free (out->target);
+  g_free (out->tmp);
+  g_free (out);
+}
+
+gboolean
+app_out_file_commit (AppOutFile *out, GError **error)
+{
+  g_return_val_if_fail (out != NULL, FALSE);
+  GError *local = NULL;
+  const char *name = out->tmp != NULL ? out->tmp : out->target;
+  if (out->tmp != NULL && needs_fsync (out->target) && fsync (out->fd) != 0)
+    set_file_error (&local, errno, "Failed to write file “%s”: fsync() failed", name);
+  if (close (out->fd) != 0 && local == NULL)
+    set_file_error (&local, errno, "Failed to close file “%s”", name);
+  if (local == NULL && out->tmp != NULL && g_rename (out->tmp, out->target) != 0)
+    {
+      int err = errno;
+      g_autofree char *from = g_filename_display_name (out->tmp);
+      g_autofree char *to = g_filename_display_name (out->target);
+      g_set_error (&local, G_FILE_ERROR, g_file_error_from_errno (err),
+                   "Failed to rename file “%s” to “%s”: g_rename() failed: %s", from, to,
+                   g_strerror (err));
+    }
+  if (local != NULL && out->tmp != NULL)
+    g_unlink (out->tmp);
+  out_free (out);
+  if (local == NULL)
+    return TRUE;
+  g_propagate_error (error, local);
+  return FALSE;
+}
+
+void
+app_out_file_discard (AppOutFile *out)
+{
+  if (out == NULL)
+    return;
+  close (out->fd);
+  if (out->tmp != NULL)
+    g_unlink (out->tmp);
+  out_free (out);
+}
+
+gboolean
+app_out_file_set_contents (const char *path, const char *text, gssize len, GError **error)
+{
+  g_return_val_if_fail (path != NULL && text != NULL, FALSE);
+  AppOutFile *out = app_out_file_open (path, error);
+  if (out == NULL)
+    return FALSE;
+  gsize left = len < 0 ? strlen (text) : (gsize) len;
+  while (left > 0)
+    {
+      ssize_t n = write (out->fd, text, left);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          set_file_error (error, errno, "Failed to write file “%s”: write() failed",
+                          out->target);
+          app_out_file_discard (out);
+          return FALSE;
+        }
+      text += n;
+      left -= (gsize) n;
+    }
+  return app_out_file_commit (out, error);
+}
+
+gboolean
+app_out_file_check (const char *path, GError **error)
+{
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_autofree char *target = atomic_target (path);
+  errno = 0;
+  if (target == NULL)
+    {
+      if (g_access (path, W_OK) == 0)
+        return TRUE;
+      set_file_error (error, errno, "Failed to open file “%s”", path);
+      return FALSE;
+    }
+  g_autofree char *tmp = g_strdup_printf ("%s.XXXXXX", target);
+  int fd = make_temp (tmp, target, error);
+  if (fd < 0)
+    return FALSE;
+  close (fd);
+  g_unlink (tmp);
+  return TRUE;
+}
+
+char *
+app_out_file_identity (const char *path)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_autofree char *target = atomic_target (path);
+  if (target == NULL)
+    return NULL;
+  g_autofree char *dir = g_path_get_dirname (target);
+  g_autofree char *base = g_path_get_basename (target);
+  char *real = realpath (dir, NULL);
+  if (real == NULL)
+    return NULL;
+  char *id = g_build_filename (real, base, NULL);
+  free (real);
+  return id;
+}

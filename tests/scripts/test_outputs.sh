@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# End-to-end test of where `orrery run` writes its output files (--report,
+# --stats, --links, --timeline; sim/app/out_file.h): a character device is
+# written in place and stays a device (a private null device made with
+# mknod, and /dev/null itself: both skipped when not root or not
+# writable, /dev/null only after the private device passed); a symbolic
+# link stays a link and its target gets the output (plot-data's files as
+# well); two options naming the same file, directly or through a link, are
+# refused before anything runs;
+# outputs into a folder that does not exist are refused before simulating
+# (nothing on stdout); and two runs writing the same files at once leave
+# each file complete from one run or the other.
+# Prints one "ok NAME" or "FAIL NAME" line per check, then "N checks, N
+# failed"; exits 1 if any check failed.
+# Usage: tests/scripts/test_outputs.sh   (run by `make check` through
+# scripts/run-tests, from the repository root; about 5 s).
+set -uo pipefail
+
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+make_tmp
+four_rank_cluster "$TMP"
+sed 's/size="4"/size="256"/' "$TMP/cluster.xml" >"$TMP/c256.xml"
+"$ORRERY" gen collective --type all-reduce --ranks 4 --bytes 1MiB --out "$TMP/w" >/dev/null \
+  || { echo "FAIL gen"; exit 1; }
+run4 () { "$ORRERY" run -q --config "$TMP/cluster.xml" --workload "$TMP/w" "$@"; }
+
+# References, written to plain files.
+run4 --report "$TMP/ref.json" --stats "$TMP/ref.csv" --timeline "$TMP/ref.tl.json"
+check references [ -s "$TMP/ref.json" ] && [ -s "$TMP/ref.csv" ] && [ -s "$TMP/ref.tl.json" ]
+
+# ---- devices: written in place, never replaced ----------------------------------
+device_stays () { # DEVICE: every output into it, and it is still a character device
+  run4 --report "$1" --stats "$1" --timeline "$1" --links "$1" --network-model congestion \
+    && [ -c "$1" ]
+}
+# /dev/null only once a private device came through: a binary that replaced
+# devices must not be let near the system's.
+private=skip
+if [ "$(id -u)" = 0 ] && mknod "$TMP/null" c 1 3 2>/dev/null; then
+  check private_null_stays_a_device device_stays "$TMP/null"
+  device_stays "$TMP/null" && private=ok
+else
+  echo "skip: private null device (not root, or mknod refused)"
+fi
+if [ $private = ok ] && [ -c /dev/null ] && [ -w /dev/null ]; then
+  check dev_null_stays_a_device device_stays /dev/null
+else
+  echo "skip: /dev/null (not root, not writable, or the private device failed)"
+fi
+
+# ---- symbolic links: followed, the link survives ---------------------------------
+mkdir "$TMP/real"
+ln -s real/r.json "$TMP/r.json"
+ln -s "$TMP/real/s.csv" "$TMP/s.csv"
+ln -s real/t.json "$TMP/t.json"
+echo old >"$TMP/real/r.json"
+run4 --report "$TMP/r.json" --stats "$TMP/s.csv" --timeline "$TMP/t.json"
+check links_stay_links [ -L "$TMP/r.json" ] && [ -L "$TMP/s.csv" ] && [ -L "$TMP/t.json" ]
+check link_targets_written cmp -s "$TMP/real/r.json" "$TMP/ref.json"
+check dangling_link_target_made cmp -s "$TMP/real/s.csv" "$TMP/ref.csv"
+check timeline_through_link cmp -s "$TMP/real/t.json" "$TMP/ref.tl.json"
+check no_temporary_left [ "$(ls "$TMP/real" | wc -l)" = 3 ]
+
+# The files other commands write whole go the same way: plot-data's.
+mkdir "$TMP/plot"
+ln -s ../real/ranks.dat "$TMP/plot/ranks.dat"
+"$ORRERY" plot-data "$TMP/ref.json" "$TMP/plot"
+check plot_data_link_stays [ -L "$TMP/plot/ranks.dat" ] && [ -s "$TMP/real/ranks.dat" ]
+
+# ---- the same file twice ---------------------------------------------------------
+same_refused () { # OPTION1 PATH1 OPTION2 PATH2: exit 1 naming both, nothing written
+  local out
+  out=$(run4 "$1" "$2" "$3" "$4" 2>&1)
+  [ $? = 1 ] && [[ $out == *"$1 $2 and $3 $4 are the same file"* ]] \
+    || { echo "  got: $out" >&2; return 1; }
+}
+check same_path_refused same_refused --report "$TMP/x" --stats "$TMP/x"
+check same_path_not_written [ ! -e "$TMP/x" ]
+mkdir "$TMP/sub"
+check same_file_by_other_name same_refused --stats "$TMP/x.csv" --timeline "$TMP/sub/../x.csv"
+check same_file_through_link same_refused --report "$TMP/real/r.json" --links "$TMP/r.json"
+
+# ---- a folder that does not exist: refused before simulating ---------------------
+missing_refused () { # OPTION NOUN: exit 1 naming the file, and no summary printed
+  local out err
+  err=$("$ORRERY" run --config "$TMP/cluster.xml" --workload "$TMP/w" \
+          --network-model congestion "$1" "$TMP/none/f" 2>&1 >"$TMP/stdout")
+  [ $? = 1 ] && [[ $err == *"cannot write $2 $TMP/none/f: Failed to create file"* ]] \
+    && [ ! -s "$TMP/stdout" ] || { echo "  got: $err" >&2; return 1; }
+}
+check missing_folder_report missing_refused --report report
+check missing_folder_stats missing_refused --stats stats
+check missing_folder_links missing_refused --links links
+check missing_folder_timeline missing_refused --timeline timeline
+
+# ---- two runs at once: each output complete from one run or the other ------------
+"$ORRERY" gen collective --type all-reduce --ranks 256 --bytes 1MiB --count 50 \
+  --out "$TMP/a" >/dev/null
+"$ORRERY" gen collective --type all-reduce --ranks 256 --bytes 2MiB --count 50 \
+  --out "$TMP/b" >/dev/null
+run256 () { # WORKLOAD NAME
+  "$ORRERY" run -q --config "$TMP/c256.xml" --workload "$TMP/$1" \
+    --report "$TMP/$2.json" --stats "$TMP/$2.csv" --timeline "$TMP/$2.tl.json"
+}
+run256 a A
+run256 b B
+whole () { # NAME: each output of NAME equals A's or B's
+  local ext
+  for ext in json csv tl.json; do
+    cmp -s "$TMP/$1.$ext" "$TMP/A.$ext" || cmp -s "$TMP/$1.$ext" "$TMP/B.$ext" \
+      || { echo "  $1.$ext is neither run's" >&2; return 1; }
+  done
+}
+concurrent () {
+  local i
+  for i in 1 2 3 4 5; do
+    run256 a S & run256 b S &
+    wait
+    whole S || return 1
+  done
+}
+differ () { ! cmp -s "$1" "$2"; }
+check references_differ differ "$TMP/A.tl.json" "$TMP/B.tl.json"
+check concurrent_runs_leave_whole_files concurrent
+check concurrent_no_temporary_left [ "$(ls "$TMP"/S.* | wc -l)" = 3 ]
+
+finish
