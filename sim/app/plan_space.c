@@ -190,10 +190,15 @@ key_values (const PlanSpace *s, const PlanProblem *pb, PlanKey key, guint32 dp, 
           out[n++] = e;
       return n;
     case PLAN_V:
-    case PLAN_CP: /* 1 and 2; ring attention is for dense models */
       out[n++] = 1;
-      if (key == PLAN_V || m->experts == 0)
-        out[n++] = 2;
+      out[n++] = 2;
+      return n;
+    case PLAN_CP:
+      /* 1 alone: the ranks of a CP group run different attention pieces,
+       * so a DP x CP group spans symmetry classes and each CP candidate
+       * simulates every rank (minutes at 1,024 GPUs); --space cp=1,2
+       * searches them. */
+      out[n++] = 1;
       return n;
     case PLAN_ZERO:
       for (guint32 z = 0; z <= PLAN_ZERO_DIST; z++)

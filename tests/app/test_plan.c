@@ -65,28 +65,26 @@ START_TEST (test_space_grammar)
 END_TEST
 
 /* The default space: tp 1,2,4,8 (the divisors of 8), pp 1,2,4 (the
- * divisors of 8 up to 4 layers), v 1,2, cp 1,2, ep 1 (dense), zero 5
- * values, recompute 3, schedule 2.  Writing tp pp cp = 2^s, the (tp, pp,
- * cp) triples by s: s = 0: 1, 1: 3, 2: 5, 3: 6 (so dp = 8 / 2^s = 8, 4,
- * 2, 1), and 24 - 15 = 9 with s > 3, which do not divide the GPUs.  The
+ * divisors of 8 up to 4 layers), v 1,2, cp 1, ep 1 (dense), zero 5
+ * values, recompute 3, schedule 2.  Writing tp pp = 2^s, the (tp, pp)
+ * pairs by s: s = 0: 1, 1: 2, 2: 3, 3: 3 (so dp = 8 / 2^s = 8, 4, 2, 1),
+ * and 12 - 9 = 3 with s > 3, which do not divide the GPUs.  The
  * micro-batches are the powers of two dividing 16 / dp: 2, 3, 4, 5 values
  * for dp 8, 4, 2, 1, and the one value 1 where there is no dp.  So
- * 1 x 2 + 3 x 3 + 5 x 4 + 6 x 5 + 9 x 1 = 70 (tp, pp, cp, mb), times
- * 2 x 5 x 3 x 2 = 60: 4,200 candidates, of which 9 x 60 = 540 do not
- * divide the GPUs.  Virtual stages with one stage: with pp 1, tp = 2^a
- * and cp = 2^c (a <= 3, c <= 1) give s = a + c = 0, 1, 2, 3 in 1, 2 ((1,0)
- * (0,1)), 2 ((2,0) (1,1)), 2 ((3,0) (2,1)) ways (s = 4 does not divide),
- * with mb counts 2, 3, 4, 5: 2 + 6 + 8 + 10 = 26, times zero 5 x
- * recompute 3 x schedule 2 = 780 with v = 2. */
+ * 1 x 2 + 2 x 3 + 3 x 4 + 3 x 5 + 3 x 1 = 38 (tp, pp, mb), times
+ * 2 x 5 x 3 x 2 = 60: 2,280 candidates, of which 3 x 60 = 180 do not
+ * divide the GPUs.  Virtual stages with one stage: pp 1 with tp 1, 2, 4,
+ * 8 (s = 0 .. 3), mb counts 2, 3, 4, 5: 14, times zero 5 x recompute 3 x
+ * schedule 2 = 420 with v = 2. */
 START_TEST (test_default_space)
 {
   PlanSpace s;
   ck_assert (plan_space_parse (NULL, &s, NULL));
   PlanProblem pb = tiny_problem ();
   g_autoptr (GArray) cands = plan_space_enumerate (&s, &pb);
-  ck_assert_uint_eq (cands->len, 4200);
-  ck_assert_uint_eq (count (cands, PLAN_PRUNED, "gpus % (tp pp cp)"), 540);
-  ck_assert_uint_eq (count (cands, PLAN_PRUNED, "virtual stages need pp > 1"), 780);
+  ck_assert_uint_eq (cands->len, 2280);
+  ck_assert_uint_eq (count (cands, PLAN_PRUNED, "gpus % (tp pp cp)"), 180);
+  ck_assert_uint_eq (count (cands, PLAN_PRUNED, "virtual stages need pp > 1"), 420);
   ck_assert_uint_eq (count (cands, PLAN_PRUNED, "tp wider than a node"), 0);
   ck_assert_uint_eq (count (cands, PLAN_PRUNED, "memory"), 0);
   for (guint i = 0; i < cands->len; i++)
