@@ -8,6 +8,7 @@
 #include "system/sys_params.h"
 #include "workload/chakra_raw.h"
 #include "workload/group_memo.h"
+#include "workload/groups.h"
 #include "workload/kernels.h"
 #include "workload/wl_error.h"
 
@@ -157,6 +158,19 @@ wl_group_defs_parse (const char *json, GArray *defs)
   return NULL;
 }
 
+char *
+wl_group_defs_fault (const GArray *defs, guint from)
+{
+  for (guint i = from; i < defs->len; i++)
+    {
+      const WlGroupDef *d = &g_array_index (defs, WlGroupDef, i);
+      g_autoptr (GError) err = NULL;
+      if (!wl_group_ranks_check (d->id, (const guint32 *) d->ranks->data, d->ranks->len, &err))
+        return g_strdup (err->message);
+    }
+  return NULL;
+}
+
 /* [{"pg_name": "1", "ranks": [0, 1]}, ...] in inputs.values. */
 static gboolean
 decode_metadata (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, GError **error)
@@ -165,10 +179,17 @@ decode_metadata (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, GError **error
     return TRUE; /* not collected (read before) */
   if (n->inputs == NULL || n->inputs->values == NULL || strstr (n->inputs->values, "pg_name") == NULL)
     return TRUE;
-  const char *why = b->group_memo != NULL
-                      ? wl_group_memo_parse (b->group_memo, n->inputs->values, b->group_defs)
-                      : wl_group_defs_parse (n->inputs->values, b->group_defs);
-  return why == NULL ? TRUE : fail (error, b, n->id, why);
+  if (b->group_memo != NULL)
+    {
+      const char *why = wl_group_memo_parse (b->group_memo, n->inputs->values, b->group_defs);
+      return why == NULL ? TRUE : fail (error, b, n->id, why);
+    }
+  guint from = b->group_defs->len;
+  const char *why = wl_group_defs_parse (n->inputs->values, b->group_defs);
+  if (why != NULL)
+    return fail (error, b, n->id, why);
+  g_autofree char *fault = wl_group_defs_fault (b->group_defs, from);
+  return fault == NULL ? TRUE : fail (error, b, n->id, fault);
 }
 
 /* wl_group_id_parse (NAME, ID), with the common case first: up to 18
