@@ -27,6 +27,7 @@
 #include "sim/units.h"
 #include "workload/graph_cache.h"
 #include "workload/inspect.h"
+#include "workload/stream.h"
 
 /* ---- run ---------------------------------------------------------------------- */
 
@@ -422,7 +423,7 @@ print_run_notes (const RunOptions *o, const RunLimits *limits, AppSim *sim)
       fprintf (stderr,
                "orrery run: the traces do not fit the memory budget (%s): streamed, "
                "%u nodes per rank at a time\n",
-               b, wl_replay_stream_window (app_sim_replay (sim)));
+               b, wl_stream_window_nodes (wl_replay_stream_window (app_sim_replay (sim))));
     }
   guint64 unknown = wl_replay_unknown_nodes (app_sim_replay (sim));
   if (unknown > 0)
