@@ -509,7 +509,8 @@ cmd_run (int argc, char **argv)
   app_config_init (&cfg);
   RunLimits limits = { 0 };
   int code;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error)
+  g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+  if (!app_cli_parse (ctx, &argc, &argv, owned, &error)
       || !check_run_options (&o, &limits, &cfg, &error))
     code = app_cli_fail ("run", error);
   else
