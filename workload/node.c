@@ -9,6 +9,7 @@
 #include "workload/chakra_raw.h"
 #include "workload/group_memo.h"
 #include "workload/groups.h"
+#include "workload/json_keys.h"
 #include "workload/kernels.h"
 #include "workload/wl_error.h"
 
@@ -124,8 +125,15 @@ wl_group_defs_parse (const char *json, GArray *defs)
 {
   g_return_val_if_fail (json != NULL && defs != NULL, "no process-group list");
   g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (WlJsonKeys) keys = wl_json_keys_watch (parser);
   if (!json_parser_load_from_data (parser, json, -1, NULL))
     return "METADATA node's process-group JSON does not parse";
+  if (wl_json_keys_repeated (keys) != NULL)
+    return g_strcmp0 (wl_json_keys_repeated (keys), "ranks") == 0
+             ? "METADATA process group has the key \"ranks\" twice"
+           : g_strcmp0 (wl_json_keys_repeated (keys), "pg_name") == 0
+             ? "METADATA process group has the key \"pg_name\" twice"
+             : "METADATA process-group JSON has a key twice in one object";
   JsonNode *root = json_parser_get_root (parser);
   if (!JSON_NODE_HOLDS_ARRAY (root))
     return "METADATA process groups must be a JSON list";

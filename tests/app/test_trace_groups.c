@@ -78,6 +78,29 @@ inspect_cmd (char **out, const char *prefix)
   return tu_run (out, argv);
 }
 
+/* GROUPS (JSON) is refused by run (exit 1) and reported by inspect, both
+ * with WHAT after "PATH: node 1: ". */
+static void
+assert_refused (const char *groups, const char *what)
+{
+  g_autofree char *prefix = write_traces (groups, "1", "1", FALSE);
+  g_autofree char *want = g_strdup_printf ("%s.0.et: node 1: %s", prefix, what);
+  g_autofree char *out = NULL;
+  ck_assert_int_eq (run_cmd (&out, prefix), 1);
+  ck_assert_msg (strstr (out, want) != NULL, "run: want '%s' in:\n%s", want, out);
+  g_autofree char *ins = NULL;
+  ck_assert_int_eq (inspect_cmd (&ins, prefix), 1);
+  ck_assert_msg (strstr (ins, want) != NULL, "inspect: want '%s' in:\n%s", want, ins);
+}
+
+/* A key twice in one object: json-glib kept the last "ranks" silently. */
+START_TEST (test_key_twice)
+{
+  assert_refused ("[{\"pg_name\": \"1\", \"ranks\": [0, 1, 2, 3], \"ranks\": [0, 1]}]",
+                  "METADATA process group has the key \"ranks\" twice");
+}
+END_TEST
+
 /* GROUPS lists rank R of group 1 twice: run refuses it (exit 1) and inspect
  * reports it, both with "PATH: node 1: process group 1 lists rank R twice". */
 static void
@@ -169,6 +192,7 @@ trace_groups_suite (void)
   tcase_add_test (tc, test_two_worlds_disagree);
   tcase_add_test (tc, test_two_worlds_agree);
   tcase_add_test (tc, test_one_world);
+  tcase_add_test (tc, test_key_twice);
   suite_add_tcase (s, tc);
   return s;
 }
