@@ -156,7 +156,8 @@ scan_valueless (FileScan *s, ChakraProtoMsg__Node *n)
 static void
 scan_metadata (FileScan *s, const ChakraProtoMsg__Node *n)
 {
-  if (n->inputs == NULL || n->inputs->values == NULL || strstr (n->inputs->values, "pg_name") == NULL)
+  if (n->inputs == NULL || n->inputs->values == NULL
+      || strstr (n->inputs->values, "pg_name") == NULL)
     return;
   g_autoptr (GArray) defs = wl_group_defs_new ();
   const char *why = wl_group_memo_parse (s->report->groups, n->inputs->values, defs);

@@ -23,15 +23,16 @@ enum
 static char *
 write_config (void)
 {
-  return tu_write_file ("ring4.xml",
-                        "<?xml version=\"1.0\"?>\n"
-                        "<cluster name=\"ring\" rounding=\"ps\">\n"
-                        "  <network model=\"analytical\">\n"
-                        "    <dim kind=\"Ring\" size=\"4\" bandwidth=\"1GB/s\" latency=\"100ns\"/>\n"
-                        "  </network>\n"
-                        "  <system scheduling=\"FIFO\" endpoint-delay=\"0ns\"\n"
-                        "          active-chunks-per-dim=\"1\" splits=\"1\" reduction-passes=\"0\"/>\n"
-                        "</cluster>\n");
+  return tu_write_file (
+      "ring4.xml",
+      "<?xml version=\"1.0\"?>\n"
+      "<cluster name=\"ring\" rounding=\"ps\">\n"
+      "  <network model=\"analytical\">\n"
+      "    <dim kind=\"Ring\" size=\"4\" bandwidth=\"1GB/s\" latency=\"100ns\"/>\n"
+      "  </network>\n"
+      "  <system scheduling=\"FIFO\" endpoint-delay=\"0ns\"\n"
+      "          active-chunks-per-dim=\"1\" splits=\"1\" reduction-passes=\"0\"/>\n"
+      "</cluster>\n");
 }
 
 static ChakraProtoMsg__Node *
