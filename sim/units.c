@@ -1,6 +1,8 @@
 /* units.c: exact parsing of quantities with units, and their formatting. */
 #include "sim/units.h"
 
+#include <math.h>
+
 #include <string.h>
 
 #include "sim/error.h"
@@ -413,5 +415,18 @@ sim_units_format_bytes (guint64 bytes)
 char *
 sim_units_format_bandwidth (double Bps)
 {
-  return g_strdup_printf ("%.2f GB/s", Bps / 1e9);
+  /* GB/s with two decimals shows every bandwidth from 0.01 GB/s up; below
+   * that, the largest decimal unit in which it is at least 1, so that a
+   * tiny bandwidth never reads "0.00 GB/s". */
+  static const struct
+  {
+    const char *name;
+    double scale;
+  } below[] = { { "MB/s", 1e6 }, { "KB/s", 1e3 } };
+  if (Bps == 0.0 || !isfinite (Bps) || fabs (Bps) >= 1e7)
+    return g_strdup_printf ("%.2f GB/s", Bps / 1e9);
+  for (guint i = 0; i < G_N_ELEMENTS (below); i++)
+    if (fabs (Bps) >= below[i].scale)
+      return g_strdup_printf ("%.2f %s", Bps / below[i].scale, below[i].name);
+  return g_strdup_printf ("%.3g B/s", Bps);
 }

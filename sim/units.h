@@ -58,7 +58,9 @@ char *sim_units_format_time (SimTime ps);
 /* "512 B", "64 MiB" (whole multiples without decimals), "1.50 GiB". */
 char *sim_units_format_bytes (guint64 bytes);
 
-/* "50.00 GB/s": decimal gigabytes per second, two decimals. */
+/* "50.00 GB/s": decimal gigabytes per second, two decimals, from 0.01 GB/s
+ * up (and 0); a smaller bandwidth in MB/s or KB/s, two decimals, or in B/s,
+ * three significant digits ("4.00 MB/s", "0.25 B/s"): never "0.00 GB/s". */
 char *sim_units_format_bandwidth (double Bps);
 
 #endif /* ORRERY_SIM_UNITS_H */

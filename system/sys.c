@@ -169,16 +169,28 @@ sys_group_add (Sys *sys, guint64 id, const guint32 *ranks, guint n, GError **err
                    "group %" G_GUINT64_FORMAT " is registered twice", id);
       return FALSE;
     }
+  guint32 world = net_topo_ranks (sys->topo);
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
   for (guint i = 0; i < n; i++)
-    if (ranks[i] >= net_topo_ranks (sys->topo))
-      {
-        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                     "group %" G_GUINT64_FORMAT " names rank %u, but the topology has %u ranks",
-                     id, ranks[i], net_topo_ranks (sys->topo));
-        return FALSE;
-      }
-  SysGroup *g = sys_group_new (sys->topo, id, ranks, n, sys->params.compat.subgroups_flat,
-                               error);
+    {
+      if (ranks[i] >= world)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "group %" G_GUINT64_FORMAT " names rank %u, but the topology has %u ranks",
+                       id, ranks[i], world);
+          return FALSE;
+        }
+      if (!g_hash_table_add (seen, GUINT_TO_POINTER (ranks[i] + 1u)))
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "group %" G_GUINT64_FORMAT " names rank %u twice", id, ranks[i]);
+          return FALSE;
+        }
+    }
+  /* Every rank (distinct, so n of them) in any order: laid out as the world
+   * is, on the topology's own dimensions, with a sequence of its own. */
+  SysGroup *g = sys_group_new (sys->topo, id, n == world ? NULL : ranks, n,
+                               sys->params.compat.subgroups_flat, error);
   if (g == NULL)
     return FALSE;
   g_hash_table_insert (sys->groups, g_memdup2 (&id, sizeof id), g);

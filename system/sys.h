@@ -114,7 +114,8 @@ Sys *sys_new (SimSched *sched, Net *net, const SysParams *params, GError **error
 void sys_free (Sys *sys); /* accepts NULL */
 
 /* Register group `id` with n distinct ranks (copied).  The ranks must exist
- * in the topology. */
+ * in the topology.  A group of every rank runs as the world does, but its
+ * collectives are its own (matched on `id`, not with the world's). */
 gboolean sys_group_add (Sys *sys, guint64 id, const guint32 *ranks, guint n, GError **error);
 
 /* Rank `rank` joins its next collective on req->group, now.  Fails (input

@@ -7,6 +7,7 @@ typedef struct
 {
   GArray *defs;    /* WlGroupDef: what the parse appended */
   const char *why; /* its result: NULL or a static message */
+  char *fault;     /* when it parsed: wl_group_defs_fault's answer */
 } MemoEntry;
 
 struct _WlGroupMemo
@@ -21,6 +22,7 @@ entry_free (gpointer p)
 {
   MemoEntry *e = p;
   g_array_unref (e->defs);
+  g_free (e->fault);
   g_free (e);
 }
 
@@ -56,6 +58,7 @@ wl_group_memo_parse (WlGroupMemo *m, const char *json, GArray *defs)
       e = g_new (MemoEntry, 1);
       e->defs = wl_group_defs_new ();
       e->why = wl_group_defs_parse (json, e->defs);
+      e->fault = e->why == NULL ? wl_group_defs_fault (e->defs, 0) : NULL;
       g_hash_table_insert (m->by_json, g_strdup (json), e);
     }
   for (guint i = 0; i < e->defs->len; i++)
@@ -64,7 +67,7 @@ wl_group_memo_parse (WlGroupMemo *m, const char *json, GArray *defs)
       WlGroupDef copy = { .id = d->id, .ranks = g_array_ref (d->ranks) };
       g_array_append_val (defs, copy);
     }
-  const char *why = e->why;
+  const char *why = e->why != NULL ? e->why : e->fault;
   pthread_mutex_unlock (&m->lock);
   return why;
 }

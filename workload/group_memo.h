@@ -7,7 +7,9 @@
  * a hash and a comparison, and its groups' rank arrays are shared (by
  * reference) among the files that carry it.  A list that fails to parse
  * fails again, with the same message and the same groups read before the
- * fault, exactly as wl_group_defs_parse would.  Time: linear in the bytes
+ * fault, exactly as wl_group_defs_parse would; a list that parses but
+ * names a rank twice in a group fails with wl_group_defs_fault's message
+ * (owned by the memo).  Time: linear in the bytes
  * of the lists looked up, plus one parse per distinct list.
  *
  * Threads: the memo may be used from several threads at once (a lock
@@ -29,9 +31,9 @@ WlGroupMemo *wl_group_memo_new (void);
 void wl_group_memo_free (WlGroupMemo *memo); /* accepts NULL */
 
 /* wl_group_defs_parse (JSON, DEFS), parsing JSON only the first time the
- * memo sees it: the same return value (NULL, or the same static message)
- * and the same groups appended to DEFS, their rank arrays shared with the
- * memo. */
+ * memo sees it: the same return value (NULL, the same static message, or
+ * the groups' fault, valid while the memo lives) and the same groups
+ * appended to DEFS, their rank arrays shared with the memo. */
 const char *wl_group_memo_parse (WlGroupMemo *memo, const char *json, GArray *defs);
 
 /* Distinct lists parsed so far. */

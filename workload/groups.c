@@ -60,6 +60,23 @@ wl_group_id_parse (const char *name, guint64 *id)
 }
 
 gboolean
+wl_group_ranks_check (guint64 id, const guint32 *ranks, guint n, GError **error)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < n; i++)
+    {
+      gpointer key = GUINT_TO_POINTER (ranks[i] + 1u);
+      if (ranks[i] == G_MAXUINT32 || !g_hash_table_add (seen, key))
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "process group %" G_GUINT64_FORMAT " lists rank %u twice", id, ranks[i]);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+gboolean
 wl_groups_define (WlGroups *groups, guint64 id, const guint32 *ranks, guint n, GError **error)
 {
   g_return_val_if_fail (groups != NULL, FALSE);
@@ -75,18 +92,8 @@ wl_groups_define (WlGroups *groups, guint64 id, const guint32 *ranks, guint n, G
                    "group %" G_GUINT64_FORMAT " is defined twice", id);
       return FALSE;
     }
-  g_autoptr (GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
-  for (guint i = 0; i < n; i++)
-    {
-      gpointer key = GUINT_TO_POINTER (ranks[i] + 1u);
-      if (ranks[i] == G_MAXUINT32 || g_hash_table_contains (seen, key))
-        {
-          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                       "group %" G_GUINT64_FORMAT " names rank %u twice", id, ranks[i]);
-          return FALSE;
-        }
-      g_hash_table_add (seen, key);
-    }
+  if (!wl_group_ranks_check (id, ranks, n, error))
+    return FALSE;
   GArray *list = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n);
   g_array_append_vals (list, ranks, n);
   for (guint i = 0; i < n; i++)

@@ -24,6 +24,11 @@ void wl_groups_free (WlGroups *groups); /* accepts NULL */
 #define WL_GROUP_ALL G_MAXUINT64
 gboolean wl_group_id_parse (const char *name, guint64 *id);
 
+/* Whether RANKS[0 .. N-1] name each rank at most once: else FALSE with
+ * "process group ID lists rank R twice".  Every source of groups (comm-group
+ * JSON, cluster XML, METADATA nodes) is checked by this one rule. */
+gboolean wl_group_ranks_check (guint64 id, const guint32 *ranks, guint n, GError **error);
+
 /* Define group `id` with n distinct ranks (copied, kept in the given order).
  * Fails on an empty list, a repeated rank, or an id defined twice. */
 gboolean wl_groups_define (WlGroups *groups, guint64 id, const guint32 *ranks, guint n,

@@ -6,12 +6,13 @@
 
 #include "workload/chakra.h"
 #include "workload/graph.h"
+#include "workload/group_memo.h"
 #include "workload/kernels.h"
 #include "workload/wl_error.h"
 
 enum
 {
-  CK_COMP = 4, CK_SEND = 5, CK_RECV = 6, CK_COLL = 7, CK_BARRIER = 9
+  CK_METADATA = 1, CK_COMP = 4, CK_SEND = 5, CK_RECV = 6, CK_COLL = 7, CK_BARRIER = 9
 };
 
 /* One COMM_COLL node, as the cross-rank comparison sees it; -1 for absent. */
@@ -35,6 +36,7 @@ struct _WlInspectReport
   GArray *ranks;     /* RankInfo */
   GArray *figures;   /* WlInspectRank, parallel to ranks */
   GPtrArray *defects; /* char * */
+  WlGroupMemo *groups; /* METADATA lists, each checked once (group_memo.h) */
 };
 
 /* One file while it is being read. */
@@ -149,6 +151,20 @@ scan_valueless (FileScan *s, ChakraProtoMsg__Node *n)
   wl_chakra_node_drop_valueless (n);
 }
 
+/* A METADATA node's process groups, refused as graph loading refuses them
+ * (workload/node.c: a list that does not parse, a rank listed twice). */
+static void
+scan_metadata (FileScan *s, const ChakraProtoMsg__Node *n)
+{
+  if (n->inputs == NULL || n->inputs->values == NULL
+      || strstr (n->inputs->values, "pg_name") == NULL)
+    return;
+  g_autoptr (GArray) defs = wl_group_defs_new ();
+  const char *why = wl_group_memo_parse (s->report->groups, n->inputs->values, defs);
+  if (why != NULL)
+    defect (s, "node %" G_GUINT64_FORMAT ": %s", n->id, why);
+}
+
 static void
 scan_node (FileScan *s, ChakraProtoMsg__Node *n)
 {
@@ -177,6 +193,8 @@ scan_node (FileScan *s, ChakraProtoMsg__Node *n)
     }
   else if ((int) n->type == CK_COLL)
     scan_collective (s, n);
+  else if ((int) n->type == CK_METADATA)
+    scan_metadata (s, n);
   else if ((int) n->type == CK_SEND || (int) n->type == CK_RECV)
     scan_p2p (s, n);
 }
@@ -494,6 +512,7 @@ wl_inspect_files (const char *const *paths, guint n, GError **error)
   g_array_set_clear_func (report->ranks, rank_info_clear);
   report->figures = g_array_sized_new (FALSE, TRUE, sizeof (WlInspectRank), n);
   report->defects = g_ptr_array_new_with_free_func (g_free);
+  report->groups = wl_group_memo_new ();
   for (guint i = 0; i < n; i++)
     {
       RankInfo info = { .path = g_strdup (paths[i]), .rank = rank_of_path (paths[i], i),
@@ -657,5 +676,6 @@ wl_inspect_report_free (WlInspectReport *r)
     g_array_unref (r->figures);
   if (r->defects != NULL)
     g_ptr_array_unref (r->defects);
+  wl_group_memo_free (r->groups);
   g_free (r);
 }

@@ -24,6 +24,8 @@
  *   - COMM_COLL nodes without comm_type, or without comm_size (barriers may
  *     omit the size, as in replay),
  *   - attributes of the wrong kind (the reader's message),
+ *   - METADATA process groups that graph loading refuses (a list that does
+ *     not parse, a rank listed twice in a group), worded as it words them,
  *   - COMM_SEND whose comm_src, or COMM_RECV whose comm_dst, is not the rank,
  *   - ranks whose sequence of collectives (comm_type, comm_size, pg_name, in
  *     file order of the COMM_COLL nodes) differs from the first file's: the

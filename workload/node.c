@@ -8,6 +8,8 @@
 #include "system/sys_params.h"
 #include "workload/chakra_raw.h"
 #include "workload/group_memo.h"
+#include "workload/groups.h"
+#include "workload/json_keys.h"
 #include "workload/kernels.h"
 #include "workload/wl_error.h"
 
@@ -123,8 +125,15 @@ wl_group_defs_parse (const char *json, GArray *defs)
 {
   g_return_val_if_fail (json != NULL && defs != NULL, "no process-group list");
   g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (WlJsonKeys) keys = wl_json_keys_watch (parser);
   if (!json_parser_load_from_data (parser, json, -1, NULL))
     return "METADATA node's process-group JSON does not parse";
+  if (wl_json_keys_repeated (keys) != NULL)
+    return g_strcmp0 (wl_json_keys_repeated (keys), "ranks") == 0
+             ? "METADATA process group has the key \"ranks\" twice"
+           : g_strcmp0 (wl_json_keys_repeated (keys), "pg_name") == 0
+             ? "METADATA process group has the key \"pg_name\" twice"
+             : "METADATA process-group JSON has a key twice in one object";
   JsonNode *root = json_parser_get_root (parser);
   if (!JSON_NODE_HOLDS_ARRAY (root))
     return "METADATA process groups must be a JSON list";
@@ -157,6 +166,19 @@ wl_group_defs_parse (const char *json, GArray *defs)
   return NULL;
 }
 
+char *
+wl_group_defs_fault (const GArray *defs, guint from)
+{
+  for (guint i = from; i < defs->len; i++)
+    {
+      const WlGroupDef *d = &g_array_index (defs, WlGroupDef, i);
+      g_autoptr (GError) err = NULL;
+      if (!wl_group_ranks_check (d->id, (const guint32 *) d->ranks->data, d->ranks->len, &err))
+        return g_strdup (err->message);
+    }
+  return NULL;
+}
+
 /* [{"pg_name": "1", "ranks": [0, 1]}, ...] in inputs.values. */
 static gboolean
 decode_metadata (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, GError **error)
@@ -165,10 +187,17 @@ decode_metadata (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, GError **error
     return TRUE; /* not collected (read before) */
   if (n->inputs == NULL || n->inputs->values == NULL || strstr (n->inputs->values, "pg_name") == NULL)
     return TRUE;
-  const char *why = b->group_memo != NULL
-                      ? wl_group_memo_parse (b->group_memo, n->inputs->values, b->group_defs)
-                      : wl_group_defs_parse (n->inputs->values, b->group_defs);
-  return why == NULL ? TRUE : fail (error, b, n->id, why);
+  if (b->group_memo != NULL)
+    {
+      const char *why = wl_group_memo_parse (b->group_memo, n->inputs->values, b->group_defs);
+      return why == NULL ? TRUE : fail (error, b, n->id, why);
+    }
+  guint from = b->group_defs->len;
+  const char *why = wl_group_defs_parse (n->inputs->values, b->group_defs);
+  if (why != NULL)
+    return fail (error, b, n->id, why);
+  g_autofree char *fault = wl_group_defs_fault (b->group_defs, from);
+  return fault == NULL ? TRUE : fail (error, b, n->id, fault);
 }
 
 /* wl_group_id_parse (NAME, ID), with the common case first: up to 18

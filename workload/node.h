@@ -120,6 +120,11 @@ GArray *wl_group_defs_new (void);
  * groups read before the fault).  Shared by graph loading and rescale. */
 const char *wl_group_defs_parse (const char *json, GArray *defs);
 
+/* What is wrong with the groups DEFS[FROM ..] as --comm-groups would say it
+ * (a rank listed twice: wl_group_ranks_check), a new string; NULL when
+ * nothing is.  Parsing reads the list, this checks its groups. */
+char *wl_group_defs_fault (const GArray *defs, guint from);
+
 /* Decoding one node as graph loading does, shared with the streamed replay
  * (stream.h), which reads nodes one at a time. */
 typedef struct

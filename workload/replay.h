@@ -133,7 +133,8 @@ void wl_replay_set_load_threads (WlReplay *replay, guint threads);
  * (tests; 0: decide by the budget).  Call before loading. */
 void wl_replay_set_stream_window (WlReplay *replay, guint32 nodes);
 
-/* Whether the traces are streamed, and each rank's window (0 in memory). */
+/* Whether the traces are streamed, and each rank's window (0 in memory), in
+ * slots of the budget; it holds wl_stream_window_nodes of them. */
 gboolean wl_replay_streamed (const WlReplay *replay);
 guint32 wl_replay_stream_window (const WlReplay *replay);
 

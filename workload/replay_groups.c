@@ -63,20 +63,79 @@ collect_groups (WlReplay *r, const WlGroups *groups, GHashTable *defs, GError **
   return TRUE;
 }
 
+/* Whether RANKS[0 .. N-1] (each below n_ranks) is every rank: decided by
+ * the set, not the count.  Empty also means every rank (Chakra's own
+ * convention for the world group). */
 static gboolean
-register_group (WlReplay *r, guint64 id, const guint32 *ranks, guint n, GHashTable *world,
-                GError **error)
+covers_all (const WlReplay *r, const guint32 *ranks, guint n)
 {
-  if (n == 0 || n == r->n_ranks)
+  if (n == 0)
+    return TRUE;
+  if (n < r->n_ranks)
+    return FALSE;
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < n; i++)
+    g_hash_table_add (seen, GUINT_TO_POINTER (ranks[i] + 1u));
+  return g_hash_table_size (seen) == r->n_ranks;
+}
+
+/* A group of every rank is the world (no registration) unless the
+ * collectives use another id of every rank (SHARE_WORLD false): then it is
+ * a group of its own, so that two such groups never match each other's
+ * collectives. */
+static gboolean
+register_group (WlReplay *r, guint64 id, const guint32 *ranks, guint n, gboolean share_world,
+                GHashTable *world, GError **error)
+{
+  if (!covers_all (r, ranks, n))
+    return sys_group_add (r->sys, id, ranks, n, error);
+  if (share_world)
     {
-      /* All ranks, in any order, is the world group: the topology's own
-       * dimensions, no registration. */
       g_hash_table_add (world, g_memdup2 (&id, sizeof id));
       return TRUE;
     }
-  if (!sys_group_add (r->sys, id, ranks, n, error))
-    return FALSE;
-  return TRUE;
+  if (n > 0)
+    return sys_group_add (r->sys, id, ranks, n, error);
+  g_autofree guint32 *every = g_new (guint32, r->n_ranks);
+  for (guint32 i = 0; i < r->n_ranks; i++)
+    every[i] = i;
+  return sys_group_add (r->sys, id, every, r->n_ranks, error);
+}
+
+/* Whether the traces' collectives use at most one id of DEFS and GROUPS
+ * whose ranks are every rank: that one is the world, shared with the
+ * collectives that name no group.  Two or more are communicators of their
+ * own (on NCCL, collectives on one never match those on another). */
+static gboolean
+one_world (const WlReplay *r, const WlGroups *groups, GHashTable *defs)
+{
+  g_autoptr (GHashTable) whole = g_hash_table_new (g_int64_hash, g_int64_equal);
+  GHashTableIter it;
+  gpointer key, val;
+  g_hash_table_iter_init (&it, defs);
+  while (g_hash_table_iter_next (&it, &key, &val))
+    if (covers_all (r, (const guint32 *) ((GArray *) val)->data, ((GArray *) val)->len))
+      g_hash_table_add (whole, key);
+  g_autoptr (GArray) gids = groups != NULL ? wl_groups_ids (groups) : NULL;
+  for (guint i = 0; gids != NULL && i < gids->len; i++)
+    {
+      guint n = 0;
+      const guint32 *ranks = wl_groups_lookup (groups, g_array_index (gids, guint64, i), &n);
+      if (covers_all (r, ranks, n))
+        g_hash_table_add (whole, &g_array_index (gids, guint64, i));
+    }
+  g_autoptr (GHashTable) used = g_hash_table_new (g_int64_hash, g_int64_equal);
+  for (guint i = 0; i < r->traces->len && g_hash_table_size (whole) > 1; i++)
+    {
+      const WlTrace *t = &g_array_index (r->traces, WlTrace, i);
+      for (guint j = 0; j < t->check->colls->len; j++)
+        {
+          guint64 *id = &g_array_index (t->check->colls, WlCollGroup, j).group;
+          if (g_hash_table_contains (whole, id))
+            g_hash_table_add (used, id);
+        }
+    }
+  return g_hash_table_size (used) <= 1;
 }
 
 /* The system group that collectives naming group ID run on, or FALSE with
@@ -205,20 +264,23 @@ wl_replay_bind_groups (WlReplay *r, const WlGroups *groups, GError **error)
                          "are %u ranks", id, g_array_index (ranks, guint32, j), r->n_ranks);
             return FALSE;
           }
-      if (!register_group (r, id, (const guint32 *) ranks->data, ranks->len, world, error))
+    }
+  gboolean share = one_world (r, groups, defs);
+  for (guint i = 0; i < ids->len; i++)
+    {
+      guint64 id = g_array_index (ids, guint64, i);
+      GArray *ranks = g_hash_table_lookup (defs, &id);
+      if (!register_group (r, id, (const guint32 *) ranks->data, ranks->len, share, world, error))
         return FALSE;
     }
-  if (groups != NULL)
+  g_autoptr (GArray) gids = groups != NULL ? wl_groups_ids (groups) : NULL;
+  for (guint i = 0; gids != NULL && i < gids->len; i++)
     {
-      g_autoptr (GArray) gids = wl_groups_ids (groups);
-      for (guint i = 0; i < gids->len; i++)
-        {
-          guint64 id = g_array_index (gids, guint64, i);
-          guint n = 0;
-          const guint32 *ranks = wl_groups_lookup (groups, id, &n);
-          if (!register_group (r, id, ranks, n, world, error))
-            return FALSE;
-        }
+      guint64 id = g_array_index (gids, guint64, i);
+      guint n = 0;
+      const guint32 *ranks = wl_groups_lookup (groups, id, &n);
+      if (!register_group (r, id, ranks, n, share, world, error))
+        return FALSE;
     }
   return resolve_node_groups (r, groups, defs, world, error);
 }

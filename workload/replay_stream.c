@@ -149,7 +149,7 @@ wl_stream_source_new (const WlStreamParams *params, GError **error)
   ss->base.n_streams = params->scan->n_streams;
   ss->path = params->scan->path;
   ss->rank = params->rank;
-  ss->window = params->window;
+  ss->window = wl_stream_window_nodes (params->window);
   WlStreamParams p = *params;
   p.prepare = stream_prepare;
   p.data = ss;

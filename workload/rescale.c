@@ -43,6 +43,9 @@ read_groups (Rescale *rs, ChakraProtoMsg__Node *n, GError **error)
   const char *why = wl_group_defs_parse (n->inputs->values, defs);
   if (why != NULL)
     return refuse (error, rs->path0, n->id, "%s", why);
+  g_autofree char *fault = wl_group_defs_fault (defs, 0);
+  if (fault != NULL)
+    return refuse (error, rs->path0, n->id, "%s", fault);
   GString *out = g_string_new ("[");
   for (guint i = 0; i < defs->len; i++)
     {

@@ -288,22 +288,35 @@ wl_stream_state (WlStream *s, guint32 seq)
   return (guint8 *) (b->nodes + s->block_size) + (seq & (s->block_size - 1));
 }
 
+/* Blocks of about an eighth of the window, so that a block held by one
+ * slow node costs little of it. */
+static guint32
+block_size (guint32 window)
+{
+  return MIN (MAX_BLOCK, 1u << (g_bit_storage (MAX (window / 8, 1u)) - 1));
+}
+
+guint32
+wl_stream_window_nodes (guint32 window)
+{
+  guint32 b = block_size (window);
+  return MAX (window / b, 1u) * b;
+}
+
 WlStream *
 wl_stream_open (const WlStreamParams *p, GError **error)
 {
   g_return_val_if_fail (p != NULL && p->scan != NULL && p->window > 0, NULL);
   g_autoptr (WlStream) s = g_new0 (WlStream, 1);
   s->scan = p->scan;
-  s->window = p->window;
   s->rank = p->rank;
   s->budget = p->budget;
   s->prepare = p->prepare;
   s->data = p->data;
-  /* Blocks of about an eighth of the window, so that a block held by one
-   * slow node costs little of it. */
-  s->block_size = MIN (MAX_BLOCK, 1u << (g_bit_storage (MAX (p->window / 8, 1u)) - 1));
+  s->block_size = block_size (p->window);
   s->block_shift = (guint) g_bit_storage (s->block_size) - 1;
   s->max_blocks = MAX (p->window / s->block_size, 1u);
+  s->window = wl_stream_window_nodes (p->window);
   s->blocks = g_ptr_array_new ();
   s->index = wl_id_map_new ("the window's node index");
   s->waiting = wl_id_map_new ("the window's forward references");

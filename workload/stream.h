@@ -152,6 +152,10 @@ typedef struct
   gpointer data;
 } WlStreamParams;
 
+/* The nodes a window of WINDOW slots holds: whole blocks, so up to a
+ * block fewer (what the messages and notes name). */
+guint32 wl_stream_window_nodes (guint32 window);
+
 /* Open SCAN's file for the second pass; nothing is read past frame 0 yet.
  * NULL with ERROR set when it cannot be opened. */
 WlStream *wl_stream_open (const WlStreamParams *params, GError **error);

@@ -2,6 +2,7 @@
 #include "sim/app/cli.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "sim/error.h"
 #include "workload/wl_error.h"
@@ -25,4 +26,53 @@ app_cli_fail (const char *cmd, GError *error)
            error->message);
   g_error_free (error);
   return code;
+}
+
+/* The short options of CTX that take a value, as its help shows them
+ * ("  -c, --config=CLUSTER.xml"): the help is the one list of a context's
+ * options that GLib lets a caller read. */
+static void
+valued_shorts (GOptionContext *ctx, gboolean valued[128])
+{
+  g_autofree char *help = g_option_context_get_help (ctx, FALSE, NULL);
+  g_auto (GStrv) lines = g_strsplit (help, "\n", -1);
+  for (char **l = lines; *l != NULL; l++)
+    {
+      const char *p = *l + strspn (*l, " ");
+      if (p[0] != '-' || !g_ascii_isalnum (p[1]) || strncmp (p + 2, ", --", 4) != 0)
+        continue;
+      const char *name = p + 6;
+      const char *eq = strchr (name, '=');
+      if (eq != NULL && eq < name + strcspn (name, " "))
+        valued[(guchar) p[1]] = TRUE;
+    }
+}
+
+gboolean
+app_cli_parse (GOptionContext *ctx, int *argc, char ***argv, GPtrArray *owned, GError **error)
+{
+  gboolean valued[128] = { FALSE };
+  valued_shorts (ctx, valued);
+  GPtrArray *args = g_ptr_array_new ();
+  gboolean ended = FALSE;
+  for (int i = 0; i < *argc; i++)
+    {
+      char *a = (*argv)[i];
+      ended = ended || strcmp (a, "--") == 0;
+      if (!ended && i > 0 && a[0] == '-' && (guchar) a[1] < 128 && valued[(guchar) a[1]]
+          && a[2] != '\0')
+        {
+          char *flag = g_strndup (a, 2);
+          g_ptr_array_add (owned, flag);
+          g_ptr_array_add (args, flag);
+          g_ptr_array_add (args, a + 2);
+        }
+      else
+        g_ptr_array_add (args, a);
+    }
+  *argc = (int) args->len;
+  g_ptr_array_add (args, NULL);
+  *argv = (char **) g_ptr_array_free (args, FALSE);
+  g_ptr_array_add (owned, *argv);
+  return g_option_context_parse (ctx, argc, argv, error);
 }

@@ -36,4 +36,12 @@ int app_cli_exit_status (const GError *error);
  * message when the status is 2), free ERROR and return its exit status. */
 int app_cli_fail (const char *cmd, GError *error);
 
+/* g_option_context_parse (CTX, ARGC, ARGV, ERROR), where a short option
+ * glued to its value ("-cFILE", which GLib reads as the options c, F, I, L
+ * and E) is first cut in two ("-c" "FILE"), as getopt reads it; nothing
+ * after "--" is cut.  ARGV is then a new array, which OWNED (free function
+ * g_free) holds with the strings cut off. */
+gboolean app_cli_parse (GOptionContext *ctx, int *argc, char ***argv, GPtrArray *owned,
+                        GError **error);
+
 #endif /* ORRERY_SIM_APP_CLI_H */

@@ -105,7 +105,8 @@ cmd_gen_collective (int argc, char **argv)
   GError *error = NULL;
   WlGenCollective req = { 0 };
   int code = 0;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+  g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+  if (!app_cli_parse (ctx, &argc, &argv, owned, &error))
     code = app_cli_fail ("gen collective", error);
   else if (o.type == NULL || o.bytes == NULL || o.out == NULL || o.ranks <= 0)
     code = app_cli_fail ("gen collective",
@@ -521,7 +522,7 @@ cmd_gen_transformer (int argc, char **argv)
   g_autofree char **args = join_recompute (argc, argv, owned);
   char **parse_argv = args;
   int parse_argc = (int) g_strv_length (args);
-  gboolean parsed = g_option_context_parse (ctx, &parse_argc, &parse_argv, &error);
+  gboolean parsed = app_cli_parse (ctx, &parse_argc, &parse_argv, owned, &error);
   gint cp = MAX (o.cp, 1);
   if (parsed && o.dp == 0)
     o.dp = o.ranks > 0 && o.tp > 0 && o.pp > 0 ? MAX (o.ranks / (o.tp * o.pp * cp), 1) : 1;
@@ -617,7 +618,8 @@ app_cmd_rescale (int argc, char **argv)
   GError *error = NULL;
   guint32 p = 0;
   int code = 0;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+  g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+  if (!app_cli_parse (ctx, &argc, &argv, owned, &error))
     code = app_cli_fail ("rescale", error);
   else if (from == NULL || out == NULL || ranks <= 0)
     code = app_cli_fail ("rescale", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,

@@ -559,7 +559,8 @@ app_cmd_plan (int argc, char **argv)
   PlanProblem pb = { 0 };
   PlanSpace space;
   int code = 0;
-  if (g_option_context_parse (ctx, &argc, &argv, &error) && argc > 1)
+  g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+  if (app_cli_parse (ctx, &argc, &argv, owned, &error) && argc > 1)
     g_set_error (&error, SIM_ERROR, SIM_ERROR_INPUT, "unexpected argument '%s'", argv[1]);
   if (error != NULL || !plan_problem (&o, &cfg, &pb, &space, &error))
     code = app_cli_fail ("plan", error);

@@ -19,6 +19,7 @@
 
 #include "sim/error.h"
 #include "sim/units.h"
+#include "workload/json_keys.h"
 
 #define GIB 1073741824.0 /* 2^30: ASTRA-sim's network "GB" */
 
@@ -346,6 +347,7 @@ json_load_object (JsonParser *parser, const char *path, GError **error)
   if (!app_config_read_file (path, &text, &len, error))
     return NULL;
   g_autoptr (GError) parse = NULL;
+  g_autoptr (WlJsonKeys) keys = wl_json_keys_watch (parser);
   if (!json_parser_load_from_data (parser, text, (gssize) len, &parse))
     {
       /* json-glib names text it was given "<data>": name the file instead,
@@ -356,6 +358,8 @@ json_load_object (JsonParser *parser, const char *path, GError **error)
                    at ? msg + strlen ("<data>:") : msg);
       return NULL;
     }
+  if (!wl_json_keys_check (keys, path, error))
+    return NULL;
   JsonNode *root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {

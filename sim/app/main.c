@@ -28,6 +28,7 @@
 #include "sim/units.h"
 #include "workload/graph_cache.h"
 #include "workload/inspect.h"
+#include "workload/stream.h"
 
 /* ---- run ---------------------------------------------------------------------- */
 
@@ -468,7 +469,7 @@ print_run_notes (const RunOptions *o, const RunLimits *limits, AppSim *sim)
       fprintf (stderr,
                "orrery run: the traces do not fit the memory budget (%s): streamed, "
                "%u nodes per rank at a time\n",
-               b, wl_replay_stream_window (app_sim_replay (sim)));
+               b, wl_stream_window_nodes (wl_replay_stream_window (app_sim_replay (sim))));
     }
   guint64 unknown = wl_replay_unknown_nodes (app_sim_replay (sim));
   if (unknown > 0)
@@ -558,7 +559,8 @@ cmd_run (int argc, char **argv)
   app_config_init (&cfg);
   RunLimits limits = { 0 };
   int code;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error)
+  g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+  if (!app_cli_parse (ctx, &argc, &argv, owned, &error)
       || !check_run_options (&o, &limits, &cfg, &error))
     code = app_cli_fail ("run", error);
   else

@@ -11,6 +11,7 @@
 #include "sim/app/json_skim.h"
 #include "sim/app/out_file.h"
 #include "sim/error.h"
+#include "workload/json_keys.h"
 
 #define PS_PER_MS G_GUINT64_CONSTANT (1000000000)
 
@@ -445,6 +446,7 @@ load_root (JsonParser *parser, const char *path, GError **error)
                                          "overview", NULL };
   g_autofree char *skim = app_json_skim (path, members);
   g_autoptr (GError) local = NULL;
+  g_autoptr (WlJsonKeys) keys = wl_json_keys_watch (parser);
   if ((skim == NULL || !json_parser_load_from_data (parser, skim, -1, NULL))
       && !json_parser_load_from_file (parser, path, &local))
     {
@@ -454,6 +456,8 @@ load_root (JsonParser *parser, const char *path, GError **error)
         g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s", path, local->message);
       return NULL;
     }
+  if (!wl_json_keys_check (keys, path, error))
+    return NULL;
   JsonNode *root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {

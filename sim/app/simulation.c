@@ -64,11 +64,14 @@ check_message_size (gpointer data, const char *path, const WlNode *n, GError **e
                  " bytes x %" G_GUINT64_FORMAT " (what it moves through one rank) "
                  "overflows 2^63 bytes", path, n->id, n->bytes, factor);
   else
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                 "%s: node %" G_GUINT64_FORMAT ": comm_size %" G_GUINT64_FORMAT
-                 " bytes x %" G_GUINT64_FORMAT " at the slowest link (%.0f bytes/s) "
-                 "takes past 2^63 ps (about 106 days): it overflows the simulated "
-                 "clock", path, n->id, n->bytes, factor, sim->slowest);
+    {
+      g_autofree char *bw = sim_units_format_bandwidth (sim->slowest);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%s: node %" G_GUINT64_FORMAT ": comm_size %" G_GUINT64_FORMAT
+                   " bytes x %" G_GUINT64_FORMAT " at the slowest link (%s) "
+                   "takes past 2^63 ps (about 106 days): it overflows the simulated "
+                   "clock", path, n->id, n->bytes, factor, bw);
+    }
   return FALSE;
 }
 

@@ -19,6 +19,7 @@
 
 #include <libxml/tree.h>
 #include <libxml/xpath.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "sim/app/config.h"
@@ -426,6 +427,24 @@ xpath_error (void *data, APP_XML_ERROR_CONST xmlError *err)
     *msg = g_strchomp (g_strdup (err->message));
 }
 
+/* Some XPath errors (an unknown function) go to libxml2's generic handler,
+ * which prints them on stderr: keep the first one instead, without the
+ * name of the libxml2 function that raised it, for orrery's one line. */
+static void G_GNUC_PRINTF (2, 3)
+xpath_generic_error (void *data, const char *fmt, ...)
+{
+  char **msg = data;
+  if (*msg != NULL)
+    return;
+  va_list ap;
+  va_start (ap, fmt);
+  char *text = g_strchomp (g_strdup_vprintf (fmt, ap));
+  va_end (ap);
+  const char *colon = strstr (text, ": ");
+  *msg = g_strdup (colon != NULL && strncmp (text, "xml", 3) == 0 ? colon + 2 : text);
+  g_free (text);
+}
+
 /* Find the nodes p->select matches in the base document; each must be an
  * attribute, a text node or an element that holds only text, and no node
  * may be set by two params (seen: node -> param). */
@@ -433,13 +452,17 @@ static gboolean
 select_targets (const AppSweepSpec *s, AppSweepParam *p, GHashTable *seen, GError **error)
 {
   g_autoptr (xmlXPathContext) ctx = xmlXPathNewContext (s->base);
-  g_autofree char *msg = NULL;
+  g_autofree char *msg = NULL, *detail = NULL;
   xmlSetStructuredErrorFunc (&msg, xpath_error);
+  xmlSetGenericErrorFunc (&detail, xpath_generic_error);
   g_autoptr (xmlXPathObject) r = xmlXPathEvalExpression ((const xmlChar *) p->select, ctx);
   xmlSetStructuredErrorFunc (NULL, NULL);
+  xmlSetGenericErrorFunc (NULL, NULL);
   if (r == NULL)
-    return fail_line (s, p->line, error, "param '%s': select '%s' is not an XPath expression (%s)",
-                      p->name, p->select, msg != NULL ? msg : "syntax error");
+    return fail_line (s, p->line, error,
+                      "param '%s': select '%s' is not an XPath expression (%s%s%s)", p->name,
+                      p->select, msg != NULL ? msg : "syntax error", detail != NULL ? ": " : "",
+                      detail != NULL ? detail : "");
   if (r->type != XPATH_NODESET)
     return fail_line (s, p->line, error, "param '%s': select '%s' gives a value, not nodes",
                       p->name, p->select);

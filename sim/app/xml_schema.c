@@ -34,6 +34,22 @@ app_xml_read (const char *path, GError **error)
   return app_xml_read_text (path, text, len, error);
 }
 
+/* A libxml2 message as one line of orrery's: some hold a newline ("Input is
+ * not proper UTF-8, ...\nBytes: 0xC3 0x28"), folded into "; ". */
+static char *
+one_line (const char *message)
+{
+  g_auto (GStrv) parts = g_strsplit (message, "\n", -1);
+  for (char **p = parts; *p != NULL; p++)
+    g_strstrip (*p);
+  g_autoptr (GPtrArray) kept = g_ptr_array_new ();
+  for (char **p = parts; *p != NULL; p++)
+    if (**p != '\0')
+      g_ptr_array_add (kept, *p);
+  g_ptr_array_add (kept, NULL);
+  return g_strjoinv ("; ", (char **) kept->pdata);
+}
+
 xmlDoc *
 app_xml_read_text (const char *path, const char *text, gsize len, GError **error)
 {
@@ -53,9 +69,8 @@ app_xml_read_text (const char *path, const char *text, gsize len, GError **error
   if (doc == NULL)
     {
       APP_XML_ERROR_CONST xmlError *e = xmlCtxtGetLastError (ctxt);
-      g_autofree char *msg = g_strchomp (g_strdup (e != NULL && e->message != NULL
-                                                       ? e->message
-                                                       : "not well-formed XML"));
+      g_autofree char *msg = one_line (e != NULL && e->message != NULL ? e->message
+                                                                     : "not well-formed XML");
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%d: %s", path,
                    e != NULL ? MAX (e->line, 1) : 1, msg);
     }
@@ -80,7 +95,7 @@ xml_errors_collect (void *data, APP_XML_ERROR_CONST xmlError *err)
   long line = err->line;
   if (line <= 0 && err->node != NULL)
     line = xmlGetLineNo ((xmlNode *) err->node);
-  g_autofree char *msg = g_strchomp (g_strdup (err->message != NULL ? err->message : "invalid"));
+  g_autofree char *msg = one_line (err->message != NULL ? err->message : "invalid");
   if (line <= 0)
     {
       if (errs->unlined == NULL)

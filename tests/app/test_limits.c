@@ -348,7 +348,7 @@ START_TEST (test_comm_size_overflow)
       "rank) overflows 2^63 bytes" },
     { CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE, G_GINT64_CONSTANT (1) << 61,
       "chain.0.et: node 1: comm_size 2305843009213693952 bytes x 2 at the slowest link "
-      "(1000000000 bytes/s) takes past 2^63 ps" },
+      "(1.00 GB/s) takes past 2^63 ps" },
   };
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
     {
@@ -360,6 +360,42 @@ START_TEST (test_comm_size_overflow)
         }
       expect_error (cfg, wl, 1, cases[c].needle);
     }
+}
+END_TEST
+
+/* A bandwidth too small for "0.00 GB/s" is printed in a unit that shows
+ * it: in the summary's network line (2 KB/s) and in the clock-overflow
+ * error (0.25 B/s: an all-reduce of 4 MiB moves 2 x 4 MiB = 2^23 bytes
+ * through a rank, 2^25 s = 3.4e19 ps, past 2^63 ps). */
+START_TEST (test_tiny_bandwidth_shown)
+{
+  g_autofree char *wl = tu_scratch_path ("chain");
+  for (guint32 r = 0; r < 4; r++)
+    {
+      ChakraProtoMsg__Node *nodes[] = {
+        tu_coll (1, CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE, 4 << 20) };
+      tu_write_rank (wl, r, nodes, 1);
+    }
+  g_autofree char *slow = tu_write_file ("slow.xml",
+                                         "<cluster name=\"slow\"><network model=\"analytical\">"
+                                         "<dim kind=\"Ring\" size=\"4\" bandwidth=\"0.25B/s\""
+                                         " latency=\"1ns\"/></network></cluster>\n");
+  expect_error (slow, wl, 1, "at the slowest link (0.25 B/s) takes past 2^63 ps");
+  g_autofree char *wl2 = tu_scratch_path ("small");
+  for (guint32 r = 0; r < 4; r++)
+    {
+      ChakraProtoMsg__Node *nodes[] = {
+        tu_coll (1, CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE, 4096) };
+      tu_write_rank (wl2, r, nodes, 1);
+    }
+  g_autofree char *kb = tu_write_file ("kb.xml",
+                                       "<cluster name=\"kb\"><network model=\"analytical\">"
+                                       "<dim kind=\"Ring\" size=\"4\" bandwidth=\"2KB/s\""
+                                       " latency=\"1ns\"/></network></cluster>\n");
+  g_autofree char *out = NULL;
+  ck_assert_int_eq (run (&out, kb, wl2, NULL), 0);
+  ck_assert_msg (strstr (out, "Ring 4 (2.00 KB/s") != NULL && strstr (out, "0.00 GB/s") == NULL,
+                 "%s", out);
 }
 END_TEST
 
@@ -484,6 +520,7 @@ main (void)
   tcase_add_test (tc, test_dimension_size_zero);
   tcase_add_test (tc, test_too_many_ranks);
   tcase_add_test (tc, test_comm_size_overflow);
+  tcase_add_test (tc, test_tiny_bandwidth_shown);
   tcase_add_test (tc, test_duration_overflow);
   tcase_add_test (tc, test_clock_overflow);
   tcase_add_test (tc, test_endless_config);

@@ -142,6 +142,39 @@ START_TEST (test_symmetry_falls_back)
 }
 END_TEST
 
+/* A window names the nodes it holds.  A budget of 9 MiB on 2 ranks is 4.5
+ * MiB each, 64 KiB for the reader and 128 bytes a slot: 36352 slots, held
+ * in blocks of 4096 nodes, so 8 blocks: 32768 nodes.  Every node is ready
+ * at the start, so node 32768 (the first not held) is read too late, and
+ * the message must say the window is of 32768 nodes, not 36352. */
+START_TEST (test_window_named_as_held)
+{
+  g_autofree char *cfg = tu_write_file ("r2.xml",
+                                        "<?xml version=\"1.0\"?>\n"
+                                        "<cluster name=\"r2\">\n"
+                                        "  <network model=\"analytical\">\n"
+                                        "    <dim kind=\"Ring\" size=\"2\" bandwidth=\"1GB/s\""
+                                        " latency=\"100ns\"/>\n"
+                                        "  </network>\n"
+                                        "</cluster>\n");
+  g_autofree char *wl = tu_scratch_path ("flat");
+  enum { N = 300000 }; /* ranks unlike (durations): 2 graphs over the budget */
+  g_autofree ChakraProtoMsg__Node **nodes = g_new (ChakraProtoMsg__Node *, N);
+  for (guint32 r = 0; r < 2; r++)
+    {
+      for (guint i = 0; i < N; i++)
+        nodes[i] = tu_comp (i, 1 + r);
+      tu_write_rank (wl, r, nodes, N);
+    }
+  const char *argv[] = { tu_orrery (), "run", "--config", cfg, "--workload", wl,
+                         "--memory-budget", "9MiB", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int status = run (argv, &out, &err);
+  ck_assert_msg (status == 1, "exit %d: %s", status, err);
+  ck_assert_msg (strstr (err, "32768 nodes") != NULL && strstr (err, "36352") == NULL, "%s", err);
+}
+END_TEST
+
 /* --report, --timeline and --critical-path keep a record per node: with a
  * budget the traces do not fit, they are refused before anything runs. */
 START_TEST (test_refused)
@@ -285,6 +318,7 @@ main (void)
   tcase_add_test (tc, test_same_outputs);
   tcase_add_test (tc, test_symmetry_falls_back);
   tcase_add_test (tc, test_refused);
+  tcase_add_test (tc, test_window_named_as_held);
   tcase_add_test (tc, test_bad_values);
   tcase_add_test (tc, test_out_of_memory);
   return tu_run_suite (s);

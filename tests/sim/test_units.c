@@ -195,6 +195,10 @@ START_TEST (test_units_format)
   expect_format (sim_units_format_bytes (3 * (G_GUINT64_CONSTANT (1) << 29)), "1.50 GiB");
   expect_format (sim_units_format_bandwidth (5e10), "50.00 GB/s");
   expect_format (sim_units_format_bandwidth (50 * GIB), "53.69 GB/s");
+  expect_format (sim_units_format_bandwidth (1e7), "0.01 GB/s");
+  expect_format (sim_units_format_bandwidth (4e6), "4.00 MB/s");
+  expect_format (sim_units_format_bandwidth (2000), "2.00 KB/s");
+  expect_format (sim_units_format_bandwidth (0.25), "0.25 B/s");
 }
 END_TEST
 
