@@ -402,10 +402,10 @@ sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes)
        * double precision, truncated to whole nanoseconds; done in its order
        * of operations, since an exact multiple can come out one below. */
       guint64 ns = (guint64) ((double) bytes / p->local_mem_bw_Bps * 1e9);
-      cost = sim_time_from_ns (ns) * p->reduction_passes;
+      cost = sim_time_mul (sim_time_from_ns (ns), p->reduction_passes);
     }
   else
-    cost = net_serialization_ps (bytes, p->local_mem_bw_Bps) * p->reduction_passes;
+    cost = sim_time_mul (net_serialization_ps (bytes, p->local_mem_bw_Bps), p->reduction_passes);
   net_price_store (&sys->reduce_prices, bytes, p->local_mem_bw_Bps, cost);
   return cost;
 }
