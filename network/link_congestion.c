@@ -186,8 +186,8 @@ advance (Congestion *c, guint32 index)
     {
       double bw_Bpns = bandwidth / 1e9;
       double lat_ns = (double) latency / (double) SIM_PS_PER_NS;
-      ser = sim_time_from_ns ((guint64) ((double) m->bytes / bw_Bpns));
-      hop = sim_time_from_ns ((guint64) (lat_ns + (double) m->bytes / bw_Bpns));
+      ser = sim_time_from_ns_truncated ((double) m->bytes / bw_Bpns);
+      hop = sim_time_from_ns_truncated (lat_ns + (double) m->bytes / bw_Bpns);
     }
   else
     {

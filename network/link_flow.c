@@ -360,7 +360,7 @@ flow_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
     {
       guint32 l = net_links_next (&f->layout, &cur);
       u32s_push (&f->route, l);
-      latency += net_links_latency (&f->layout, l);
+      latency = sim_time_add (latency, net_links_latency (&f->layout, l));
     }
   if (bytes == 0)
     {

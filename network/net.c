@@ -312,7 +312,7 @@ net_path_price (Net *net, guint32 src, guint32 dst)
     {
       p->last_link = net_graph_next (graph, at, src, dst);
       const NetGraphLink *l = net_graph_link (graph, p->last_link);
-      p->latency += l->latency;
+      p->latency = sim_time_add (p->latency, l->latency);
       p->bottleneck_Bps = MIN (p->bottleneck_Bps, l->bandwidth_Bps);
       at = l->to;
     }
@@ -359,9 +359,10 @@ net_price (const NetSpec *spec, guint d, guint32 hops, guint64 bytes)
       double lat_ns = (double) dim->latency / (double) SIM_PS_PER_NS;
       double bw_Bpns = dim->bandwidth_Bps / 1e9;
       double ns = (double) hops * lat_ns + (double) bytes / bw_Bpns;
-      return sim_time_from_ns ((guint64) ns);
+      return sim_time_from_ns_truncated (ns);
     }
-  return sim_time_add (hops * dim->latency, net_serialization_ps (bytes, dim->bandwidth_Bps));
+  return sim_time_add (sim_time_mul (dim->latency, hops),
+                       net_serialization_ps (bytes, dim->bandwidth_Bps));
 }
 
 guint32

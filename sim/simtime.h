@@ -20,16 +20,30 @@ typedef guint64 SimTime;
 #define SIM_PS_PER_MS G_GUINT64_CONSTANT(1000000000)
 #define SIM_PS_PER_S G_GUINT64_CONSTANT(1000000000000)
 
+/* The conversions saturate at SIM_TIME_MAX rather than wrap. */
 static inline SimTime
 sim_time_from_ns (guint64 ns)
 {
-  return ns * SIM_PS_PER_NS;
+  return ns > SIM_TIME_MAX / SIM_PS_PER_NS ? SIM_TIME_MAX : ns * SIM_PS_PER_NS;
 }
 
 static inline SimTime
 sim_time_from_us (guint64 us)
 {
-  return us * SIM_PS_PER_US;
+  return us > SIM_TIME_MAX / SIM_PS_PER_US ? SIM_TIME_MAX : us * SIM_PS_PER_US;
+}
+
+/* Whole nanoseconds of a double-precision count, truncated (ASTRA-sim's
+ * rounding); NaN and negatives are 0, and a count past the clock saturates
+ * instead of being converted out of range (undefined behaviour). */
+static inline SimTime
+sim_time_from_ns_truncated (double ns)
+{
+  if (!(ns > 0.0))
+    return 0;
+  if (ns >= (double) (SIM_TIME_MAX / SIM_PS_PER_NS))
+    return SIM_TIME_MAX;
+  return sim_time_from_ns ((guint64) ns);
 }
 
 /* Whole nanoseconds, rounded down. */
@@ -51,6 +65,14 @@ static inline SimTime
 sim_time_add (SimTime a, SimTime b)
 {
   return (a > SIM_TIME_MAX - b) ? SIM_TIME_MAX : a + b;
+}
+
+/* Saturating product of a duration and a count (hops x latency, passes x a
+ * memory pass), for the same reason. */
+static inline SimTime
+sim_time_mul (SimTime a, guint64 n)
+{
+  return (n != 0 && a > SIM_TIME_MAX / n) ? SIM_TIME_MAX : a * n;
 }
 
 #endif /* ORRERY_SIM_SIMTIME_H */

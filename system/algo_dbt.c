@@ -205,10 +205,10 @@ dbt_progress (const SysPhaseCtx *ctx, SysRun *run, guint tree)
       /* "| DBT_UP" (0) is there to mirror "| DBT_DOWN" in dbt_send_down. */
       if (node.n_children == 0)
         /* cppcheck-suppress badBitmaskCheck */
-        sys_phase_send (ctx, node.parent, tree << 1 | DBT_UP, bytes, now + e);
+        sys_phase_send (ctx, node.parent, tree << 1 | DBT_UP, bytes, sim_time_add (now, e));
       else if ((st & DBT_CHILDREN_MASK) == node.n_children)
         {
-          SimTime t = now + sys_phase_reduce_cost (ctx, bytes) + e;
+          SimTime t = sim_time_add (sim_time_add (now, sys_phase_reduce_cost (ctx, bytes)), e);
           if (node.parent == DBT_NONE)
             {
               dbt_send_down (ctx, &node, tree, bytes, t);
@@ -225,10 +225,10 @@ dbt_progress (const SysPhaseCtx *ctx, SysRun *run, guint tree)
     }
   if ((st & (DBT_PARENT_IN | DBT_DONE)) == DBT_PARENT_IN)
     {
-      SimTime t = now + e;
+      SimTime t = sim_time_add (now, e);
       /* ASTRA-sim processes the result like a partial sum on inner nodes. */
       if (dbt_ref (ctx) && node.n_children > 0)
-        t += sys_phase_reduce_cost (ctx, bytes);
+        t = sim_time_add (t, sys_phase_reduce_cost (ctx, bytes));
       dbt_send_down (ctx, &node, tree, bytes, t);
       dbt_tree_done (ctx, run, tree, t);
     }

@@ -80,7 +80,7 @@ sys_direct_shape (const SysPhaseCtx *ctx)
 SimTime
 sys_direct_open (const SysPhaseCtx *ctx, const DirectShape *s, SysRun *run)
 {
-  SimTime at = sys_phase_now (ctx) + sys_phase_endpoint_delay (ctx);
+  SimTime at = sim_time_add (sys_phase_now (ctx), sys_phase_endpoint_delay (ctx));
   for (guint32 j = 0; j < s->w; j++)
     sys_direct_send (ctx, s, j, at);
   run->bits = at;
@@ -110,7 +110,7 @@ native_open_slot (const SysPhaseCtx *ctx, const DirectShape *s, SysRun *run, gui
 {
   if (slot + s->w >= s->half)
     return;
-  SimTime at = t + sys_phase_endpoint_delay (ctx);
+  SimTime at = sim_time_add (t, sys_phase_endpoint_delay (ctx));
   sys_direct_send (ctx, s, first + slot + s->w, at);
   run->bits = MAX (run->bits, at);
 }
@@ -119,7 +119,7 @@ native_open_slot (const SysPhaseCtx *ctx, const DirectShape *s, SysRun *run, gui
 static void
 native_second_half (const SysPhaseCtx *ctx, const DirectShape *s, SysRun *run, SimTime T)
 {
-  SimTime at = T + sys_phase_endpoint_delay (ctx);
+  SimTime at = sim_time_add (T, sys_phase_endpoint_delay (ctx));
   for (guint32 j = 0; j < s->w; j++)
     sys_direct_send (ctx, s, s->half + j, at);
   run->bits = MAX (run->bits, at);
@@ -132,7 +132,8 @@ native_first (const SysPhaseCtx *ctx, const DirectShape *s, SysRun *run, SimTime
 {
   guint32 i = run->processed++;
   gboolean reduces = ctx->op == SYS_COLL_ALL_REDUCE || ctx->op == SYS_COLL_REDUCE_SCATTER;
-  run->busy_until = MAX (now, run->busy_until) + (reduces ? sys_phase_reduce_cost (ctx, s->m) : 0);
+  run->busy_until = sim_time_add (MAX (now, run->busy_until),
+                                 reduces ? sys_phase_reduce_cost (ctx, s->m) : 0);
   native_open_slot (ctx, s, run, 0, i, now);
   if (s->ar && run->processed == s->half)
     native_second_half (ctx, s, run, run->busy_until);
@@ -150,7 +151,7 @@ native_finish (const SysPhaseCtx *ctx, SysRun *run, SimTime now)
   SimTime got = MAX (now, run->busy_until);
   /* A barrier member pays e after its last arrival (see the header). */
   if (ctx->op == SYS_COLL_BARRIER)
-    got += sys_phase_endpoint_delay (ctx);
+    got = sim_time_add (got, sys_phase_endpoint_delay (ctx));
   sys_phase_finish (ctx, MAX (got, run->bits));
 }
 
@@ -224,13 +225,13 @@ rooted_drain (const SysPhaseCtx *ctx, const DirectShape *s, SysRun *run)
     return;
   while (run->processed < run->arrived)
     {
-      run->busy_until = MAX (now, run->busy_until) + rc;
+      run->busy_until = sim_time_add (MAX (now, run->busy_until), rc);
       run->processed++;
     }
   g_assert (run->processed <= expected);
   if (run->processed < expected)
     return;
-  SimTime t = run->busy_until + sys_phase_endpoint_delay (ctx);
+  SimTime t = sim_time_add (run->busy_until, sys_phase_endpoint_delay (ctx));
   sys_phase_finish (ctx, t);
   if (rooted_outward (ctx->op) && rooted_peer (ctx) + s->w < s->half)
     sys_phase_send (ctx, ctx->root, DIRECT_TAG_ACK, 0, t);
@@ -241,7 +242,7 @@ rooted_start (const SysPhaseCtx *ctx, SysRun *run)
 {
   DirectShape s = sys_direct_shape (ctx);
   SimTime now = sys_phase_now (ctx);
-  SimTime at = now + sys_phase_endpoint_delay (ctx);
+  SimTime at = sim_time_add (now, sys_phase_endpoint_delay (ctx));
   gboolean root = ctx->pos == ctx->root;
   run->busy_until = now;
   if (root && rooted_outward (ctx->op))
@@ -271,7 +272,7 @@ rooted_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
       g_assert (step == DIRECT_TAG_ACK && run->started);
       guint32 j = s.w + run->arrived - 1;
       g_assert (j < s.half);
-      SimTime at = sys_phase_now (ctx) + sys_phase_endpoint_delay (ctx);
+      SimTime at = sim_time_add (sys_phase_now (ctx), sys_phase_endpoint_delay (ctx));
       rooted_send_data (ctx, &s, j, at);
       if (j == s.half - 1)
         sys_phase_finish (ctx, at);

@@ -51,9 +51,9 @@ packet_receipt (const SysPhaseCtx *ctx, const DirectShape *s, SysRun *run, SimTi
   guint32 mid = s->half;
   guint32 i = ++run->processed;
   guint32 j = s->w + i;
-  SimTime cost = t + sys_phase_endpoint_delay (ctx);
+  SimTime cost = sim_time_add (t, sys_phase_endpoint_delay (ctx));
   if (packet_reduces (ctx->op, j, s->w))
-    cost += sys_phase_reduce_cost (ctx, s->m);
+    cost = sim_time_add (cost, sys_phase_reduce_cost (ctx, s->m));
   gboolean held = s->ar && j > mid && i <= mid;
   if (j <= s->k && !held)
     {

@@ -280,23 +280,23 @@ hd_drain (const SysPhaseCtx *ctx, SysRun *run)
   while ((step = hd_next (ctx, &s, run)) != G_MAXUINT32
          && (run->bits & (G_GUINT64_CONSTANT (1) << step)) != 0)
     {
-      SimTime t = MAX (now, run->busy_until) + hd_reduce_cost (ctx, &s, step);
+      SimTime t = sim_time_add (MAX (now, run->busy_until), hd_reduce_cost (ctx, &s, step));
       run->processed++;
       if (step == s.K + 1)
         sys_phase_finish (ctx, t); /* an extra has the result */
       else if (step < s.K)
         {
-          run->busy_until = t + e;
+          run->busy_until = sim_time_add (t, e);
           hd_send (ctx, &s, step + 1, run->busy_until);
         }
       else if (ctx->pos < s.extra)
         {
-          run->busy_until = t + e;
+          run->busy_until = sim_time_add (t, e);
           hd_send (ctx, &s, s.K + 1, run->busy_until);
           sys_phase_finish (ctx, run->busy_until);
         }
       else
-        sys_phase_finish (ctx, s.ref ? t + e : t);
+        sys_phase_finish (ctx, s.ref ? sim_time_add (t, e) : t);
     }
 }
 
@@ -386,10 +386,10 @@ tree_fan_out (const SysPhaseCtx *ctx, guint32 d, SimTime t)
   SimTime e = sys_phase_endpoint_delay (ctx), at = t;
   for (guint i = 0; i < k; i++)
     {
-      at += e;
+      at = sim_time_add (at, e);
       sys_phase_send (ctx, tree_abs (ctx, kids[i]), 0, tree_bytes (ctx, kids[i]), at);
     }
-  sys_phase_finish (ctx, MAX (at, t + e));
+  sys_phase_finish (ctx, MAX (at, sim_time_add (t, e)));
 }
 
 static void
@@ -411,13 +411,13 @@ tree_drain (const SysPhaseCtx *ctx, SysRun *run)
   guint k = tree_children (ctx, d, kids);
   SimTime rc = ctx->op == SYS_COLL_REDUCE ? sys_phase_reduce_cost (ctx, ctx->in_bytes) : 0;
   for (; run->processed < run->arrived; run->processed++)
-    run->busy_until = MAX (now, run->busy_until) + rc;
+    run->busy_until = sim_time_add (MAX (now, run->busy_until), rc);
   g_assert (run->processed <= k);
   /* Called at the start and on each arrival after it: a leaf sends at its
    * start, the others once their last child's message is in. */
   if (run->processed < k)
     return;
-  SimTime t = MAX (now, run->busy_until) + sys_phase_endpoint_delay (ctx);
+  SimTime t = sim_time_add (MAX (now, run->busy_until), sys_phase_endpoint_delay (ctx));
   if (d != 0)
     sys_phase_send (ctx, tree_abs (ctx, tree_parent (ctx->op, d)), 0, tree_bytes (ctx, d), t);
   sys_phase_finish (ctx, t);
@@ -434,7 +434,7 @@ diss_drain (const SysPhaseCtx *ctx, SysRun *run)
   SimTime now = sys_phase_now (ctx), e = sys_phase_endpoint_delay (ctx);
   while (run->processed < R && (run->bits & (G_GUINT64_CONSTANT (1) << run->processed)) != 0)
     {
-      SimTime t = MAX (now, run->busy_until) + e;
+      SimTime t = sim_time_add (MAX (now, run->busy_until), e);
       guint32 i = ++run->processed;
       if (i == R)
         {
@@ -449,7 +449,7 @@ diss_drain (const SysPhaseCtx *ctx, SysRun *run)
 static void
 diss_start (const SysPhaseCtx *ctx, SysRun *run)
 {
-  run->busy_until = sys_phase_now (ctx) + sys_phase_endpoint_delay (ctx);
+  run->busy_until = sim_time_add (sys_phase_now (ctx), sys_phase_endpoint_delay (ctx));
   sys_phase_send (ctx, (ctx->pos + 1) % ctx->n, 0, 0, run->busy_until);
   diss_drain (ctx, run);
 }
@@ -487,7 +487,7 @@ hd_start (const SysPhaseCtx *ctx, SysRun *run)
   if (ctx->pos >= s.extra)
     {
       /* Extras fold in; partners wait for their extra first. */
-      run->busy_until = now + sys_phase_endpoint_delay (ctx);
+      run->busy_until = sim_time_add (now, sys_phase_endpoint_delay (ctx));
       hd_send (ctx, &s, ctx->pos >= s.p2 ? 0 : 1, run->busy_until);
     }
   hd_drain (ctx, run);

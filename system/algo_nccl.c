@@ -165,10 +165,12 @@ sys_nccl_group_free (SysNcclGroup *g)
 
 /* ---- plans ----------------------------------------------------------------------- */
 
+/* Saturating, as every time is: a plan past the clock ends the run there. */
 static SimTime
 us_to_ps (double us)
 {
-  return (SimTime) llround (us * 1e6);
+  double ps = round (us * 1e6);
+  return ps >= 0x1p64 ? SIM_TIME_MAX : (SimTime) ps;
 }
 
 gboolean
@@ -327,9 +329,10 @@ ring_send (const SysPhaseCtx *ctx, SysRun *run, guint32 step, SimTime t)
   guint64 m = ring_step_bytes (ctx, plan);
   guint64 w = wire_bytes (plan, m);
   SimTime start = MAX (t, run->busy_until);
-  run->busy_until = start + sys_phase_serialization (ctx, m, plan->rate_Bps);
+  run->busy_until = sim_time_add (start, sys_phase_serialization (ctx, m, plan->rate_Bps));
   sys_phase_send_routed (ctx, h.from, h.via, h.to, step, w, start);
-  sys_phase_notify (ctx, h.to, run->busy_until + (h.inter ? plan->inter_lat : plan->intra_lat));
+  sys_phase_notify (ctx, h.to,
+                    sim_time_add (run->busy_until, h.inter ? plan->inter_lat : plan->intra_lat));
 }
 
 /* A step is complete when its message has arrived and its readiness
@@ -354,7 +357,7 @@ ring_start (const SysPhaseCtx *ctx, SysRun *run)
 {
   const SysNcclPlan *plan = sys_phase_nccl (ctx);
   run->busy_until = 0;
-  ring_send (ctx, run, 0, sys_phase_now (ctx) + plan->base);
+  ring_send (ctx, run, 0, sim_time_add (sys_phase_now (ctx), plan->base));
   ring_drain (ctx, run);
 }
 
@@ -581,7 +584,7 @@ timed_send_piece (const SysPhaseCtx *ctx, SysRun *run)
   Peers p = { .ctx = ctx, .plan = plan, .send = TRUE, .piece = run->processed };
   timed_peers (&p);
   if (++run->processed < TIMED_PIECES)
-    sys_phase_notify (ctx, ctx->member, sys_phase_now (ctx) + timed_pace (plan));
+    sys_phase_notify (ctx, ctx->member, sim_time_add (sys_phase_now (ctx), timed_pace (plan)));
 }
 
 static void
@@ -589,8 +592,8 @@ timed_start (const SysPhaseCtx *ctx, SysRun *run)
 {
   const SysNcclPlan *plan = sys_phase_nccl (ctx);
   SimTime now = sys_phase_now (ctx);
-  SimTime t = now + plan->base;
-  run->busy_until = now + plan->time;
+  SimTime t = sim_time_add (now, plan->base);
+  run->busy_until = sim_time_add (now, plan->time);
   run->bits = timed_expected (ctx, plan);
   if (timed_chain (plan))
     {

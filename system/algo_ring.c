@@ -118,8 +118,8 @@ chain_drain (const SysPhaseCtx *ctx, SysRun *run)
   g_assert (run->arrived == 1);
   SimTime t = MAX (sys_phase_now (ctx), run->busy_until);
   if (ctx->op == SYS_COLL_REDUCE)
-    t += sys_phase_reduce_cost (ctx, ctx->in_bytes);
-  t += sys_phase_endpoint_delay (ctx);
+    t = sim_time_add (t, sys_phase_reduce_cost (ctx, ctx->in_bytes));
+  t = sim_time_add (t, sys_phase_endpoint_delay (ctx));
   run->busy_until = t;
   run->processed = 1;
   if (!chain_is_sink (ctx))
@@ -130,7 +130,7 @@ chain_drain (const SysPhaseCtx *ctx, SysRun *run)
 static void
 chain_start (const SysPhaseCtx *ctx, SysRun *run)
 {
-  run->busy_until = sys_phase_now (ctx) + sys_phase_endpoint_delay (ctx);
+  run->busy_until = sim_time_add (sys_phase_now (ctx), sys_phase_endpoint_delay (ctx));
   if (chain_is_source (ctx))
     {
       sys_phase_send (ctx, (ctx->pos + 1) % ctx->n, 0, chain_out_bytes (ctx), run->busy_until);
@@ -156,8 +156,8 @@ ring_drain (const SysPhaseCtx *ctx, SysRun *run)
       guint32 step = run->processed;
       SimTime t = MAX (now, run->busy_until);
       if (ring_step_reduces (ctx->op, ctx->n, step))
-        t += sys_phase_reduce_cost (ctx, m);
-      t += e;
+        t = sim_time_add (t, sys_phase_reduce_cost (ctx, m));
+      t = sim_time_add (t, e);
       run->busy_until = t;
       run->processed++;
       if (run->processed < k)
@@ -175,7 +175,7 @@ ring_start (const SysPhaseCtx *ctx, SysRun *run)
       chain_start (ctx, run);
       return;
     }
-  run->busy_until = sys_phase_now (ctx) + sys_phase_endpoint_delay (ctx);
+  run->busy_until = sim_time_add (sys_phase_now (ctx), sys_phase_endpoint_delay (ctx));
   sys_phase_send (ctx, (ctx->pos + 1) % ctx->n, 0, ring_message_bytes (ctx), run->busy_until);
   ring_drain (ctx, run);
 }

@@ -270,7 +270,18 @@ coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req, gui
   guint64 n_runs = (guint64) group->n * coll->n_chunks * MAX (coll->n_phases, 1);
   g_assert (coll->step_bits + g_bit_storage (n_runs) <= 64);
   coll->members = g_new0 (SysMember, group->n);
-  coll->runs = g_new0 (SysRun, n_runs);
+  /* members x chunks x phases can be large (many ranks, many splits): an
+   * input error rather than an abort in the allocator. */
+  coll->runs = n_runs <= G_MAXSIZE / sizeof (SysRun) ? g_try_new0 (SysRun, n_runs) : NULL;
+  if (coll->runs == NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "out of memory allocating %" G_GUINT64_FORMAT " x %zu bytes for a collective's "
+                   "runs (%u members x %u chunks x %u phases)", n_runs, sizeof (SysRun),
+                   group->n, coll->n_chunks, MAX (coll->n_phases, 1));
+      sys_coll_free (coll);
+      return NULL;
+    }
   plan_runs (coll);
   coll->first_join = sim_sched_now (sys->sched);
   g_hash_table_insert (group->live, GUINT_TO_POINTER (seq + 1u), coll);
@@ -402,10 +413,10 @@ sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes)
        * double precision, truncated to whole nanoseconds; done in its order
        * of operations, since an exact multiple can come out one below. */
       guint64 ns = (guint64) ((double) bytes / p->local_mem_bw_Bps * 1e9);
-      cost = sim_time_from_ns (ns) * p->reduction_passes;
+      cost = sim_time_mul (sim_time_from_ns (ns), p->reduction_passes);
     }
   else
-    cost = net_serialization_ps (bytes, p->local_mem_bw_Bps) * p->reduction_passes;
+    cost = sim_time_mul (net_serialization_ps (bytes, p->local_mem_bw_Bps), p->reduction_passes);
   net_price_store (&sys->reduce_prices, bytes, p->local_mem_bw_Bps, cost);
   return cost;
 }

@@ -179,6 +179,12 @@ typedef struct
   SysNcclTuner tuner;
 } SysLibraryParams;
 
+/* The most chunks a collective is cut into (`splits`).  Each chunk costs
+ * every member state and events in every phase, so a count in the millions
+ * (a typo, or 2^32 - 1) would exhaust memory or run for hours; 65,536 is
+ * far past any useful pipelining (ASTRA-sim's examples use 1 to 64). */
+#define SYS_SPLITS_MAX 65536u
+
 typedef struct
 {
   SysSchedPolicy policy;

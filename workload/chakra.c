@@ -73,6 +73,13 @@ varint_decode (const guint8 *p, gsize avail, guint64 *value, gsize *used)
  * cannot be checked against the file (gzip, pipes). */
 #define FRAME_GROW_BYTES ((gsize) 64 * 1024)
 
+/* When the file's size does not bound a frame (gzip, pipes), the most
+ * bytes of one frame buffered: a frame is held whole, and no Chakra node
+ * comes near this (a 2 MB gzip file of zeros inflates to 2 GiB: its frame
+ * length is corrupt, or it is not a trace).  A frame that ends sooner
+ * still reports where the data ran out. */
+#define FRAME_MAX_BYTES ((gsize) 256 << 20)
+
 static gboolean
 io_error (WlChakraReader *r, int errsv, GError **error)
 {
@@ -281,9 +288,16 @@ read_body (WlChakraReader *r, guint64 length, gsize used, GError **error)
             complete = TRUE;
             break;
           }
-        if (have == r->cap
-            && !frame_room (r, (gsize) MIN (length, (guint64) MAX (2 * r->cap, FRAME_GROW_BYTES)),
-                            error))
+        if (have == r->cap && have >= FRAME_MAX_BYTES)
+          {
+            frame_error (r, r->pos, error,
+                         "frame length %" G_GUINT64_FORMAT " bytes: longer than %" G_GSIZE_FORMAT
+                         " MiB, which no Chakra node comes near (a corrupt length, or not a "
+                         "trace)", length, FRAME_MAX_BYTES >> 20);
+            return FALSE;
+          }
+        gsize grow = MIN (MAX (2 * r->cap, FRAME_GROW_BYTES), FRAME_MAX_BYTES);
+        if (have == r->cap && !frame_room (r, (gsize) MIN (length, (guint64) grow), error))
           return FALSE;
         gsize want = (gsize) MIN (length - have, (guint64) (r->cap - have)), got = 0;
         if (!read_bytes (r, r->buf + have, want, &got, error))

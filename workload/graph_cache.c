@@ -26,6 +26,11 @@ wl_file_sha256 (const char *path, GError **error)
                    path, g_strerror (errsv));
       return NULL;
     }
+  if (!wl_file_check_regular (fileno (f), path, error))
+    {
+      fclose (f);
+      return NULL;
+    }
   g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
   guint8 buf[65536];
   gsize n;
@@ -44,18 +49,23 @@ wl_file_sha256 (const char *path, GError **error)
 }
 
 /* Map PATH into IMG (zeroed first); IMG->bytes stays NULL for a file that
- * cannot be mapped (empty, not a regular file).  FALSE with ERROR set when
- * it cannot be opened. */
+ * cannot be mapped (empty).  FALSE with ERROR set when it cannot be opened
+ * or is not a regular file. */
 static gboolean
 image_map (WlFileImage *img, const char *path, GError **error)
 {
   *img = (WlFileImage) { 0 };
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO: no wait */
   if (fd < 0)
     {
       int errsv = errno;
       g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "Failed to open file \u201c%s\u201d: %s",
                    path, g_strerror (errsv));
+      return FALSE;
+    }
+  if (!wl_file_check_regular (fd, path, error))
+    {
+      close (fd);
       return FALSE;
     }
   struct stat st;

@@ -528,6 +528,18 @@ wl_inspect_files (const char *const *paths, guint n, GError **error)
   return g_steal_pointer (&report);
 }
 
+/* Whether every one of PATHS is a regular file (else ERROR says what it
+ * is): inspect reads each to its end, and a device such as /dev/zero never
+ * ends. */
+static gboolean
+all_regular (const GPtrArray *paths, GError **error)
+{
+  for (guint i = 0; i < paths->len; i++)
+    if (!wl_path_check_regular (g_ptr_array_index (paths, i), error))
+      return FALSE;
+  return TRUE;
+}
+
 GPtrArray *
 wl_inspect_resolve (const char *arg, GError **error)
 {
@@ -541,12 +553,21 @@ wl_inspect_resolve (const char *arg, GError **error)
   for (guint r = 0;; r++)
     {
       char *p = g_strdup_printf ("%s.%u.et", arg, r);
-      if (!g_file_test (p, G_FILE_TEST_IS_REGULAR))
+      /* Any file of the name counts, so that loading says what a device
+       * or a directory given as a trace is. */
+      if (!g_file_test (p, G_FILE_TEST_EXISTS))
         {
           g_free (p);
           break;
         }
       g_ptr_array_add (paths, p);
+    }
+  if (paths->len == 0 && g_file_test (arg, G_FILE_TEST_EXISTS))
+    g_ptr_array_add (paths, g_strdup (arg)); /* refused below, saying what it is */
+  if (!all_regular (paths, error))
+    {
+      g_ptr_array_unref (paths);
+      return NULL;
     }
   if (paths->len == 0)
     {

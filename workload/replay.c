@@ -146,7 +146,8 @@ round_ns (const WlParams *p, double ns)
     return SIM_TIME_MAX;
   if (p->timing.rounding == WL_ROUND_NS_TRUNCATED)
     return sim_time_from_ns ((guint64) ns);
-  return (SimTime) ceil (ns * (double) SIM_PS_PER_NS);
+  double ps = ceil (ns * (double) SIM_PS_PER_NS);
+  return ps >= 0x1p64 ? SIM_TIME_MAX : (SimTime) ps;
 }
 
 /* A compute node's time: the compute model (compute.h; kernels.h for

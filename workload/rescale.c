@@ -220,6 +220,8 @@ static gboolean
 compare_rank (Rescale *rs, guint32 r, GError **error)
 {
   g_autofree char *path = g_strdup_printf ("%s.%u.et", rs->from, r);
+  if (!wl_path_check_regular (path, error)) /* /dev/zero would never end */
+    return FALSE;
   g_autoptr (WlChakraReader) rd = wl_chakra_reader_open (path, error);
   if (rd == NULL)
     return FALSE;
@@ -275,6 +277,8 @@ write_rank (Rescale *rs, const ChakraProtoMsg__GlobalMetadata *meta, const char 
 static gboolean
 rescale_run (Rescale *rs, const char *out, GError **error)
 {
+  if (!wl_path_check_regular (rs->path0, error)) /* /dev/zero would never end */
+    return FALSE;
   g_autoptr (WlChakraReader) rd = wl_chakra_reader_open (rs->path0, error);
   if (rd == NULL)
     return FALSE;

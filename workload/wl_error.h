@@ -20,4 +20,14 @@
 /* The GQuark of the workload error domain; codes are SimErrorCode. */
 GQuark wl_error_quark (void);
 
+/* TRUE when FD (opened from PATH) is a regular file.  Otherwise FALSE with
+ * ERROR set (SIM_ERROR_INPUT) saying what it is: a trace is read more than
+ * once (hashed, then loaded), and a device such as /dev/zero or a pipe
+ * never ends, so only files are traces. */
+gboolean wl_file_check_regular (int fd, const char *path, GError **error);
+
+/* The same for PATH, opened for the check (without blocking on a FIFO);
+ * FALSE with ERROR also when it cannot be opened. */
+gboolean wl_path_check_regular (const char *path, GError **error);
+
 #endif /* ORRERY_WORKLOAD_WL_ERROR_H */

@@ -2,12 +2,15 @@
  * rescale`; see cmd_gen.h. */
 #include "sim/app/cmd_gen.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sim/app/cli.h"
 #include "sim/error.h"
 #include "sim/units.h"
+#include "network/topo.h"
 #include "workload/compute.h"
 #include "workload/gen.h"
 #include "workload/gen_transformer.h"
@@ -97,6 +100,82 @@ gen_collective_context (CollectiveOptions *o)
   return ctx;
 }
 
+/* ---- output bounds ----------------------------------------------------------------
+ * gen and rescale write one file per rank: refuse a rank count run could
+ * not simulate, and an output estimated above a cap, before writing
+ * anything.  Each file counts at least a file system block. */
+
+#define GEN_MAX_OUTPUT_DEFAULT ((guint64) 4 << 30)
+#define GEN_FILE_MIN_BYTES 4096u
+
+/* The cap on the estimated output: ORRERY_GEN_MAX_OUTPUT (a size, e.g.
+ * 100GB) when set, else 4 GiB.  FALSE with ERROR when it does not parse. */
+static gboolean
+gen_output_cap (guint64 *cap, GError **error)
+{
+  const char *env = g_getenv ("ORRERY_GEN_MAX_OUTPUT");
+  *cap = GEN_MAX_OUTPUT_DEFAULT;
+  if (env == NULL || sim_units_parse_bytes (env, cap, NULL))
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+               "ORRERY_GEN_MAX_OUTPUT: '%s' is not a size with its unit (e.g. 100GB)", env);
+  return FALSE;
+}
+
+/* BYTES in decimal units with one decimal, as "8.2 GB" (g_format_size
+ * writes a no-break space in UTF-8 locales). */
+static char *
+size_text (guint64 bytes)
+{
+  static const char *const units[] = { "kB", "MB", "GB", "TB", "PB", "EB" };
+  if (bytes < 1000)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT " bytes", bytes);
+  double v = (double) bytes / 1000.0;
+  guint u = 0;
+  for (; v >= 1000.0 && u + 1 < G_N_ELEMENTS (units); u++)
+    v /= 1000.0;
+  return g_strdup_printf ("%.1f %s", v, units[u]);
+}
+
+/* RANKS files of about PER_FILE bytes each: within run's rank limit and
+ * the output cap, or FALSE with ERROR saying which and the estimate. */
+static gboolean
+gen_output_check (guint64 ranks, guint64 per_file, GError **error)
+{
+  if (ranks > NET_MAX_RANKS)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%" G_GUINT64_FORMAT " ranks: orrery run simulates at most " NET_MAX_RANKS_TEXT,
+                   ranks);
+      return FALSE;
+    }
+  guint64 cap = 0;
+  if (!gen_output_cap (&cap, error))
+    return FALSE;
+  per_file = MAX (per_file, GEN_FILE_MIN_BYTES);
+  if (per_file <= cap / ranks)
+    return TRUE;
+  guint64 est = per_file > G_MAXUINT64 / ranks ? G_MAXUINT64 : per_file * ranks;
+  g_autofree char *est_text = size_text (est);
+  g_autofree char *cap_text = size_text (cap);
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+               "the output would be about %s (%" G_GUINT64_FORMAT " files of about %"
+               G_GUINT64_FORMAT " bytes), above the cap of %s: set ORRERY_GEN_MAX_OUTPUT "
+               "(a size, e.g. 100GB) to allow more", est_text, ranks, per_file, cap_text);
+  return FALSE;
+}
+
+/* gen collective's file size: the metadata (with the group lists, about
+ * 12 bytes a rank when there are groups) and COUNT nodes of at most about
+ * 128 bytes (measured: 70 to 90). */
+static gboolean
+gen_collective_output_check (const WlGenCollective *req, GError **error)
+{
+  guint64 per_file = 256 + (guint64) req->count * 128
+                     + (req->group_size != 0 ? (guint64) req->ranks * 12 : 0);
+  return gen_output_check (req->ranks, per_file, error);
+}
+
 static int
 cmd_gen_collective (int argc, char **argv)
 {
@@ -112,7 +191,8 @@ cmd_gen_collective (int argc, char **argv)
     code = app_cli_fail ("gen collective",
                          g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
                                       "need --type KIND --ranks N --bytes SIZE --out PREFIX"));
-  else if (!gen_request (&o, &req, &error) || !wl_gen_collective_full (o.out, &req, &error))
+  else if (!gen_request (&o, &req, &error) || !gen_collective_output_check (&req, &error)
+           || !wl_gen_collective_full (o.out, &req, &error))
     code = app_cli_fail ("gen collective", error);
   else
     printf ("wrote %s.0.et .. %s.%d.et\n", o.out, o.out, o.ranks - 1);
@@ -123,6 +203,30 @@ cmd_gen_collective (int argc, char **argv)
 }
 
 /* ---- gen transformer ------------------------------------------------------------- */
+
+/* gen transformer's file size: about 32 KiB of metadata and fixed nodes,
+ * and about 3 KiB per layer of a stage and micro-batch (measured on
+ * Llama-2 and Mixtral with tp 2, pp 2: 19 to 24 KiB, and 1.9 KiB with ZeRO
+ * 3 to 2.6 KiB with full recomputation).  The rank count is a product of
+ * four options, checked for overflow first. */
+static gboolean
+gen_transformer_output_check (const WlGenTransformer *req, GError **error)
+{
+  guint64 ranks = 1;
+  guint64 factors[] = { req->tp, req->pp, req->dp, MAX (req->cp, 1u) };
+  for (guint i = 0; i < G_N_ELEMENTS (factors); i++)
+    if (!g_uint64_checked_mul (&ranks, ranks, factors[i]))
+      ranks = G_MAXUINT64;
+  if (ranks > NET_MAX_RANKS)
+    return gen_output_check (ranks, 0, error);
+  guint32 M = wl_gen_transformer_microbatches (req, error);
+  if (M == 0)
+    return FALSE;
+  double stage_layers = ceil ((double) req->model.layers / req->pp);
+  double per_file = 32768 + stage_layers * M * 3072;
+  return gen_output_check (ranks, per_file >= 0x1p63 ? G_MAXUINT64 / 2 : (guint64) per_file,
+                           error);
+}
 
 /* The options of gen transformer.  Model sizes (layers, hidden, heads, ffn,
  * vocab, seq) that are absent stay at 0; experts, top_k and zero at -1. */
@@ -532,6 +636,7 @@ cmd_gen_transformer (int argc, char **argv)
     code = gen_transformer_list ();
   else if (!gen_transformer_check (&o, &error) || !gen_transformer_request (&o, &req, &error)
            || !gen_transformer_memory (&req, o.strict_memory, &error)
+           || !gen_transformer_output_check (&req, &error)
            || !wl_gen_transformer (o.out, &req, &error))
     code = app_cli_fail ("gen transformer", error);
   else
@@ -593,6 +698,31 @@ app_cmd_gen (int argc, char **argv)
 
 /* ---- rescale --------------------------------------------------------------------- */
 
+/* rescale writes rank 0's trace Q times: its size (a gzip file's from its
+ * trailer, the decompressed size modulo 2^32) per file.  A missing file is
+ * left to wl_rescale to report. */
+static gboolean
+rescale_output_check (const char *from, guint64 q, GError **error)
+{
+  g_autofree char *path0 = g_strdup_printf ("%s.0.et", from);
+  guint64 size = 0;
+  struct stat st;
+  /* Only a regular file is sized (opening a FIFO would block). */
+  FILE *f = g_file_test (path0, G_FILE_TEST_IS_REGULAR) ? fopen (path0, "rb") : NULL;
+  if (f != NULL && fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode))
+    {
+      size = (guint64) st.st_size;
+      guint8 b[4];
+      if (size >= 18 && fread (b, 1, 2, f) == 2 && b[0] == 0x1f && b[1] == 0x8b
+          && fseek (f, -4, SEEK_END) == 0 && fread (b, 1, 4, f) == 4)
+        size = MAX (size, (guint64) b[0] | (guint64) b[1] << 8 | (guint64) b[2] << 16
+                              | (guint64) b[3] << 24);
+    }
+  if (f != NULL)
+    fclose (f);
+  return gen_output_check (q, size, error);
+}
+
 int
 app_cmd_rescale (int argc, char **argv)
 {
@@ -625,7 +755,8 @@ app_cmd_rescale (int argc, char **argv)
     code = app_cli_fail ("rescale", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
                                                  "need --from PREFIX --ranks Q (Q >= 1) "
                                                  "--out PREFIX2"));
-  else if (!wl_rescale (from, (guint32) ranks, out, &p, &error))
+  else if (!rescale_output_check (from, (guint64) ranks, &error)
+           || !wl_rescale (from, (guint32) ranks, out, &p, &error))
     code = app_cli_fail ("rescale", error);
   else
     printf ("rescaled %u ranks to %d: wrote %s.0.et .. %s.%d.et\n", p, ranks, out, out,

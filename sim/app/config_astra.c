@@ -420,7 +420,14 @@ static gboolean
 key_splits (AstraTarget *t, JsonNode *value, int arg, GError **error)
 {
   (void) arg;
-  return json_get_uint (value, 1, &t->sys->splits, error);
+  if (!json_get_uint (value, 1, &t->sys->splits, error))
+    return FALSE;
+  if (t->sys->splits <= SYS_SPLITS_MAX)
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+               "%u chunks per collective: at most %u (each chunk costs every member state "
+               "and events)", t->sys->splits, SYS_SPLITS_MAX);
+  return FALSE;
 }
 
 static gboolean

@@ -301,7 +301,8 @@ xml_system (XmlLoad *l, const xmlNode *node, GError **error)
       || !app_xml_attr_time (l, node, "endpoint-delay", FALSE, &l->sys.endpoint_delay, error)
       || !app_xml_attr_uint (l, node, "active-chunks-per-dim", FALSE, 1, G_MAXUINT,
                      &l->sys.active_chunks_per_dim, error)
-      || !app_xml_attr_uint (l, node, "splits", FALSE, 1, G_MAXUINT, &l->sys.splits, error)
+      || !app_xml_attr_uint (l, node, "splits", FALSE, 1, SYS_SPLITS_MAX, &l->sys.splits,
+                             error)
       || !app_xml_attr_choice (l, node, "collective-optimization", opts, &opt, error)
       || !app_xml_attr_bandwidth (l, node, "local-mem-bw", FALSE, &l->sys.local_mem_bw_Bps, error)
       || !app_xml_attr_uint (l, node, "reduction-passes", FALSE, 0, 999, &l->sys.reduction_passes,
