@@ -10,6 +10,7 @@
 
 #include "sim/app/json_skim.h"
 #include "sim/error.h"
+#include "sim/nesting.h"
 
 #define PS_PER_MS G_GUINT64_CONSTANT (1000000000)
 
@@ -444,6 +445,9 @@ load_root (JsonParser *parser, const char *path, GError **error)
                                          "overview", NULL };
   g_autofree char *skim = app_json_skim (path, members);
   g_autoptr (GError) local = NULL;
+  /* A skimmed text nests 32 levels at most; the whole file is checked. */
+  if (skim == NULL && !sim_json_depth_check_file (path, error))
+    return NULL;
   if ((skim == NULL || !json_parser_load_from_data (parser, skim, -1, NULL))
       && !json_parser_load_from_file (parser, path, &local))
     {

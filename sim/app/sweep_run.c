@@ -19,6 +19,7 @@
 
 #include "sim/app/cli.h"
 #include "sim/error.h"
+#include "sim/nesting.h"
 
 static gboolean
 io_error (GError **error, GError *io)
@@ -364,7 +365,8 @@ report_figures (const char *dir, char **fields, GError **error)
 {
   g_autofree char *path = g_build_filename (dir, "report.json", NULL);
   g_autoptr (JsonParser) parser = json_parser_new ();
-  if (!json_parser_load_from_file (parser, path, error))
+  if (!sim_json_depth_check_file (path, error)
+      || !json_parser_load_from_file (parser, path, error))
     return FALSE;
   JsonNode *root = json_parser_get_root (parser);
   JsonObject *o = root != NULL && JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root)
