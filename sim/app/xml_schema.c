@@ -224,6 +224,9 @@ app_xml_check_element (const char *path, const xmlNode *node, const AppXmlShape 
   const char *const *attrs = shape->attrs != NULL ? shape->attrs : none;
   const char *const *children = shape->children != NULL ? shape->children : none;
   const char *repeatable = shape->repeatable;
+  /* The names seen so far: a walk back over the earlier children for each
+   * one was quadratic in a long list. */
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   for (const xmlAttr *a = node->properties; a != NULL; a = a->next)
     if (!g_strv_contains (attrs, (const char *) a->name))
       {
@@ -245,9 +248,8 @@ app_xml_check_element (const char *path, const xmlNode *node, const AppXmlShape 
       /* "*": every child may repeat. */
       if (g_strcmp0 (repeatable, name) == 0 || g_strcmp0 (repeatable, "*") == 0)
         continue;
-      for (const xmlNode *d = node->children; d != c; d = d->next)
-        if (app_xml_is (d, name))
-          return app_xml_fail_at (path, c, error, "only one <%s> is allowed", name);
+      if (!g_hash_table_add (seen, (gpointer) name))
+        return app_xml_fail_at (path, c, error, "only one <%s> is allowed", name);
     }
   return TRUE;
 }

@@ -3,10 +3,10 @@
 # binary (ORRERY, default build/orrery): JSON nested ~200 KB deep at every
 # JSON entry point, YAML nested 100,000 deep, an XML internal entity used
 # thousands of times, each refused at once with one line naming the file
-# (exit 1) where they crashed or took minutes.  Every command runs under a
-# timeout, so a regression fails rather than hangs.  Prints one "ok NAME" or
-# "FAIL NAME" line per check, then "N checks, N failed"; exits 1 if any
-# check failed.
+# (exit 1) where they crashed or took minutes; 200,000 process groups read
+# in seconds.  Every command runs under a timeout, so a regression fails
+# rather than hangs.  Prints one "ok NAME" or "FAIL NAME" line per check,
+# then "N checks, N failed"; exits 1 if any check failed.
 # Usage: tests/scripts/test_parser_limits.sh   (run by `make check` through
 # scripts/run-tests, from the repository root).
 set -uo pipefail
@@ -66,4 +66,16 @@ cp "$TMP/entity.xml" "$TMP/sw/cluster.xml"
   printf '<grid><param name="s" values="1KB"/></grid></sweep>\n'; } >"$TMP/sw/spec.xml"
 check sweep_doctype refused "$TMP/swd" "$TMP/sw/spec.xml:2: <!DOCTYPE> is not accepted" \
   "$ORRERY" sweep expand "$TMP/sw/spec.xml" "$TMP/sw/out"
+# 200,000 <group>s: the config loads (the workload is then missing) in
+# seconds; validation took over a minute (quadratic).
+{ head -n -1 "$TMP/cluster.xml"; echo '<groups>'
+  seq 200000 | awk '{ printf "<group id=\"%d\" ranks=\"0-1\"/>\n", $1 }'
+  echo '</groups></cluster>'; } >"$TMP/groups.xml"
+check many_groups refused "$TMP/groups" "$TMP/none.0.et: not found" \
+  "$ORRERY" run --config "$TMP/groups.xml" --workload "$TMP/none"
+# The duplicate among them is still found, at its line.
+sed -i 's|<group id="200000"|<group id="7"|' "$TMP/groups.xml"
+check many_groups_duplicate refused "$TMP/dup" \
+  "$TMP/groups.xml:200011: <group ranks>: group 7 is defined twice" \
+  "$ORRERY" run --config "$TMP/groups.xml" --workload "$TMP/none"
 finish
