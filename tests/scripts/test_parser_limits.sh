@@ -79,4 +79,14 @@ sed -i 's|<group id="200000"|<group id="7"|' "$TMP/groups.xml"
 LIMIT=90 check many_groups_duplicate refused "$TMP/dup" \
   "$TMP/groups.xml:200011: <group ranks>: group 7 is defined twice" \
   "$ORRERY" run --config "$TMP/groups.xml" --workload "$TMP/none"
+# An explicit graph of 100,000 parallel links between two switches:
+# validated in seconds; inside the schema's <interleave> it was quadratic.
+{ echo '<cluster><network model="analytical" ranks="2">'
+  echo '<switch id="a"/><switch id="b"/>'
+  echo '<link from="r0" to="a" bandwidth="1GB/s" latency="1ns"/>'
+  echo '<link from="r1" to="b" bandwidth="1GB/s" latency="1ns"/>'
+  seq 100000 | awk '{ print "<link from=\"a\" to=\"b\" bandwidth=\"1GB/s\" latency=\"1ns\"/>" }'
+  echo '</network></cluster>'; } >"$TMP/graph.xml"
+LIMIT=60 check many_links refused "$TMP/graph" "$TMP/none.0.et: not found" \
+  "$ORRERY" run --config "$TMP/graph.xml" --workload "$TMP/none"
 finish
