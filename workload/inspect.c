@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/printable.h"
 #include "workload/chakra.h"
 #include "workload/graph.h"
 #include "workload/group_memo.h"
@@ -682,7 +683,10 @@ wl_inspect_report_print (const WlInspectReport *r, FILE *out)
       print_figures (fi, out);
     }
   for (guint i = 0; i < r->defects->len; i++)
-    fprintf (out, "defect: %s\n", (const char *) g_ptr_array_index (r->defects, i));
+    {
+      g_autofree char *defect = sim_printable (g_ptr_array_index (r->defects, i), FALSE);
+      fprintf (out, "defect: %s\n", defect);
+    }
   fprintf (out, "%u defect%s\n", r->defects->len, r->defects->len == 1 ? "" : "s");
 }
 

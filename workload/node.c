@@ -5,6 +5,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "sim/nesting.h"
 #include "system/sys_params.h"
 #include "workload/chakra_raw.h"
 #include "workload/group_memo.h"
@@ -124,6 +125,8 @@ const char *
 wl_group_defs_parse (const char *json, GArray *defs)
 {
   g_return_val_if_fail (json != NULL && defs != NULL, "no process-group list");
+  if (!sim_json_depth_check (json, -1, NULL))
+    return "METADATA node's process-group JSON nests deeper than 256 levels";
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (WlJsonKeys) keys = wl_json_keys_watch (parser);
   if (!json_parser_load_from_data (parser, json, -1, NULL))

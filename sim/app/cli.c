@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim/error.h"
+#include "sim/printable.h"
 #include "workload/wl_error.h"
 
 int
@@ -22,8 +23,10 @@ int
 app_cli_fail (const char *cmd, GError *error)
 {
   int code = app_cli_exit_status (error);
+  /* Messages quote names and paths from the inputs byte for byte. */
+  g_autofree char *msg = sim_printable (error->message, TRUE);
   fprintf (stderr, "orrery %s: %s%s\n", cmd, code == SIM_ERROR_INTERNAL ? "internal error: " : "",
-           error->message);
+           msg);
   g_error_free (error);
   return code;
 }

@@ -18,6 +18,7 @@
 #include <yaml.h>
 
 #include "sim/error.h"
+#include "sim/nesting.h"
 #include "sim/units.h"
 #include "workload/json_keys.h"
 
@@ -194,13 +195,49 @@ net_yaml_convert (const char *path, yaml_document_t *doc, yaml_node_t *lists[NET
   return TRUE;
 }
 
+/* Refuse YAML nested deeper than SIM_NESTING_MAX before libyaml's loader
+ * sees it: the scanner walks a slot per open flow level at every token
+ * (100,000 levels took 40 s) and deep trees cost the loader as much.  This
+ * event pass stops at the first level too deep, so it stays linear; a
+ * syntax error ends it early and is left to the loader to report. */
+static gboolean
+net_yaml_depth_check (const char *path, const char *text, gsize len, GError **error)
+{
+  yaml_parser_t parser;
+  if (!yaml_parser_initialize (&parser))
+    g_error ("libyaml: out of memory");
+  yaml_parser_set_input_string (&parser, (const unsigned char *) text, len);
+  guint depth = 0;
+  gboolean ok = TRUE, done = FALSE;
+  yaml_event_t ev;
+  while (ok && !done && yaml_parser_parse (&parser, &ev))
+    {
+      if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
+        depth++;
+      else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
+        depth--;
+      if (depth > SIM_NESTING_MAX)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "%s:%lu: YAML nested deeper than %d levels", path,
+                       (gulong) ev.start_mark.line + 1, SIM_NESTING_MAX);
+          ok = FALSE;
+        }
+      done = ev.type == YAML_STREAM_END_EVENT;
+      yaml_event_delete (&ev);
+    }
+  yaml_parser_delete (&parser);
+  return ok;
+}
+
 /* Read a network YAML into spec (dims only). */
 static gboolean
 net_yaml_load (const char *path, NetSpec *spec, GError **error)
 {
   g_autofree char *text = NULL;
   gsize len = 0;
-  if (!app_config_read_file (path, &text, &len, error))
+  if (!app_config_read_file (path, &text, &len, error)
+      || !net_yaml_depth_check (path, text, len, error))
     return FALSE;
   yaml_parser_t parser;
   yaml_document_t doc;
@@ -346,6 +383,11 @@ json_load_object (JsonParser *parser, const char *path, GError **error)
   gsize len = 0;
   if (!app_config_read_file (path, &text, &len, error))
     return NULL;
+  if (!sim_json_depth_check (text, (gssize) len, error))
+    {
+      sim_error_prefix (error, "%s:", path);
+      return NULL;
+    }
   g_autoptr (GError) parse = NULL;
   g_autoptr (WlJsonKeys) keys = wl_json_keys_watch (parser);
   if (!json_parser_load_from_data (parser, text, (gssize) len, &parse))

@@ -37,14 +37,19 @@ xml_dim (XmlLoad *l, const xmlNode *node, NetDimSpec *dim, GError **error)
 }
 
 /* A device of the explicit graph by name: "r<N>" for rank N, or a switch's
- * id; -1 when there is none. */
+ * id; -1 when there is none.  BY_NAME maps the names of g->names to their
+ * index + 1 (a walk of the list per lookup was quadratic in the links). */
 static gint64
-graph_device (const NetGraphSpec *g, const char *name)
+graph_device (GHashTable *by_name, const char *name)
 {
-  for (guint i = 0; i < g->names->len; i++)
-    if (g_strcmp0 (g->names->pdata[i], name) == 0)
-      return i;
-  return -1;
+  return (gint64) GPOINTER_TO_SIZE (g_hash_table_lookup (by_name, name)) - 1;
+}
+
+static void
+graph_name_add (GHashTable *by_name, const NetGraphSpec *g)
+{
+  guint i = g->names->len - 1;
+  g_hash_table_insert (by_name, g->names->pdata[i], GSIZE_TO_POINTER ((gsize) i + 1));
 }
 
 /* <switch id> and <link from to bandwidth latency [duplex]> in file order:
@@ -56,6 +61,9 @@ xml_graph (XmlLoad *l, const xmlNode *node, GError **error)
   static const char *const link_attrs[] = { "from", "to", "bandwidth", "latency", "duplex", NULL };
   l->graph = net_graph_spec_new ((guint32) l->n_ranks);
   l->graph->source = g_strdup (l->path);
+  g_autoptr (GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < l->graph->names->len; i++)
+    g_hash_table_insert (by_name, l->graph->names->pdata[i], GSIZE_TO_POINTER ((gsize) i + 1));
   for (const xmlNode *c = node->children; c != NULL; c = c->next)
     {
       if (!app_xml_is (c, "switch"))
@@ -64,9 +72,10 @@ xml_graph (XmlLoad *l, const xmlNode *node, GError **error)
       if (!app_xml_check_node (l, c, switch_attrs, NULL, NULL, error)
           || !app_xml_attr_text (l, c, "id", TRUE, &id, error))
         return FALSE;
-      if (graph_device (l->graph, id) >= 0)
+      if (graph_device (by_name, id) >= 0)
         return app_xml_fail (l, c, error, "a second device named '%s'", id);
       net_graph_spec_add_switch (l->graph, id);
+      graph_name_add (by_name, l->graph);
     }
   for (const xmlNode *c = node->children; c != NULL; c = c->next)
     {
@@ -82,7 +91,7 @@ xml_graph (XmlLoad *l, const xmlNode *node, GError **error)
           || !app_xml_attr_time (l, c, "latency", TRUE, &lat, error)
           || !app_xml_attr_text (l, c, "duplex", FALSE, &duplex, error))
         return FALSE;
-      gint64 a = graph_device (l->graph, from), b = graph_device (l->graph, to);
+      gint64 a = graph_device (by_name, from), b = graph_device (by_name, to);
       if (a < 0 || b < 0)
         return app_xml_fail (l, c, error,
                          "no rank or switch named '%s' (ranks are r0 .. r%" G_GUINT64_FORMAT

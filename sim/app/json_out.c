@@ -154,40 +154,47 @@ put_indent (AppJsonOut *out, guint level)
   put (out, spaces, 2 * (gsize) level);
 }
 
-/* TEXT between quotes, escaped as json-glib's json_strescape does (the
- * header says which bytes). */
-static void
-put_string (AppJsonOut *out, const char *text)
+void
+app_json_append_string (GString *s, const char *text)
 {
-  put_c (out, '"');
+  g_return_if_fail (s != NULL && text != NULL);
+  /* Names come from traces byte for byte: not UTF-8, they would make the
+   * file invalid JSON, which orrery's own plot-data then refused. */
+  g_autofree char *valid = g_utf8_validate (text, -1, NULL) ? NULL : g_utf8_make_valid (text, -1);
+  if (valid != NULL)
+    text = valid;
+  g_string_append_c (s, '"');
   const char *run = text;
   for (const char *p = text; *p != '\0'; p++)
     {
       unsigned char c = (unsigned char) *p;
-      if (c != '"' && c != '\\' && (c >= 0x1f && c != 0x7f))
+      if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
         continue;
-      put (out, run, (gsize) (p - run));
+      g_string_append_len (s, run, p - run);
       run = p + 1;
       switch (c)
         {
-        case '"': put (out, "\\\"", 2); break;
-        case '\\': put (out, "\\\\", 2); break;
-        case '\b': put (out, "\\b", 2); break;
-        case '\f': put (out, "\\f", 2); break;
-        case '\n': put (out, "\\n", 2); break;
-        case '\r': put (out, "\\r", 2); break;
-        case '\t': put (out, "\\t", 2); break;
-        default:
-          {
-            static const char hex[] = "0123456789abcdef";
-            char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf] };
-            put (out, u, sizeof u);
-            break;
-          }
+        case '"': g_string_append (s, "\\\""); break;
+        case '\\': g_string_append (s, "\\\\"); break;
+        case '\n': g_string_append (s, "\\n"); break;
+        case '\r': g_string_append (s, "\\r"); break;
+        case '\t': g_string_append (s, "\\t"); break;
+        case '\b': g_string_append (s, "\\b"); break;
+        case '\f': g_string_append (s, "\\f"); break;
+        default: g_string_append_printf (s, "\\u%04x", c); break;
         }
     }
-  put_str (out, run);
-  put_c (out, '"');
+  g_string_append (s, run);
+  g_string_append_c (s, '"');
+}
+
+/* TEXT between quotes, escaped (app_json_append_string). */
+static void
+put_string (AppJsonOut *out, const char *text)
+{
+  g_autoptr (GString) s = g_string_sized_new (strlen (text) + 2);
+  app_json_append_string (s, text);
+  put (out, s->str, s->len);
 }
 
 /* Start a value: the separator from the previous one in its container, the

@@ -12,8 +12,10 @@
  *     even with no member);
  *   - strings and member names escaped as json-glib's json_strescape:
  *     `"` and `\` behind a backslash, \b \t \n \f \r, \u00xx for the other
- *     bytes 0x01-0x1e and for 0x7f; 0x1f, `/` and every byte >= 0x80
- *     (UTF-8 or not) pass through unchanged;
+ *     bytes 0x01-0x1f and for 0x7f; `/` and valid UTF-8 pass through
+ *     unchanged; bytes that are not UTF-8 become U+FFFD, so that the file
+ *     is valid JSON whatever a trace's names hold (json_strescape passed
+ *     them, and 0x1f, through);
  *   - integers in decimal; doubles as g_ascii_dtostr gives them (%.17g in
  *     the C locale: 0.1 is 0.10000000000000001) with ".0" appended when
  *     that text has no '.' (so -0.0, 100.0, but also 1e+22.0 and inf.0:
@@ -60,6 +62,10 @@ void app_json_out_end_array (AppJsonOut *out);
 void app_json_out_int (AppJsonOut *out, const char *name, gint64 value);
 void app_json_out_double (AppJsonOut *out, const char *name, double value);
 void app_json_out_string (AppJsonOut *out, const char *name, const char *value);
+
+/* TEXT as a JSON string, quotes included, escaped as above, appended to S:
+ * the one escaping of every JSON orrery writes (reports, timelines). */
+void app_json_append_string (GString *s, const char *text);
 void app_json_out_boolean (AppJsonOut *out, const char *name, gboolean value);
 void app_json_out_null (AppJsonOut *out, const char *name);
 

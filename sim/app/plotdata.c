@@ -11,6 +11,7 @@
 #include "sim/app/json_skim.h"
 #include "sim/app/out_file.h"
 #include "sim/error.h"
+#include "sim/nesting.h"
 #include "workload/json_keys.h"
 
 #define PS_PER_MS G_GUINT64_CONSTANT (1000000000)
@@ -446,6 +447,9 @@ load_root (JsonParser *parser, const char *path, GError **error)
                                          "overview", NULL };
   g_autofree char *skim = app_json_skim (path, members);
   g_autoptr (GError) local = NULL;
+  /* A skimmed text nests 32 levels at most; the whole file is checked. */
+  if (skim == NULL && !sim_json_depth_check_file (path, error))
+    return NULL;
   g_autoptr (WlJsonKeys) keys = wl_json_keys_watch (parser);
   if ((skim == NULL || !json_parser_load_from_data (parser, skim, -1, NULL))
       && !json_parser_load_from_file (parser, path, &local))

@@ -9,6 +9,7 @@
 #include "sim/app/port_bound.h"
 #include "sim/app/report_perf.h"
 #include "sim/error.h"
+#include "sim/printable.h"
 #include "sim/units.h"
 #include "workload/activity.h"
 #include "workload/critpath.h"
@@ -274,7 +275,8 @@ app_report_summary (const AppSim *sim, FILE *out)
   WlReplay *replay = app_sim_replay (sim);
   SimTime end = app_sim_end_time (sim);
   g_autofree char *end_s = sim_units_format_time (end);
-  fprintf (out, "workload: %s (%u ranks, %u distinct trace graphs)\n", app_sim_workload (sim),
+  g_autofree char *workload = sim_printable (app_sim_workload (sim), FALSE);
+  fprintf (out, "workload: %s (%u ranks, %u distinct trace graphs)\n", workload,
            wl_replay_ranks (replay), wl_replay_distinct_graphs (replay));
   print_topology (sim, out);
   print_lenient (sim, out);
@@ -595,8 +597,9 @@ app_report_critical_path (const AppSim *sim, guint top, FILE *out, GError **erro
       const WlNode *n = step_node (sim, st, &name);
       g_autofree char *from = sim_units_format_time (st->from);
       g_autofree char *c = sim_units_format_time (st->to - st->from);
+      g_autofree char *shown_name = sim_printable (name, FALSE);
       fprintf (out, "  %-5u %-14" G_GUINT64_FORMAT " %-11s %14s %14s  %s", st->rank, n->id,
-               op_label ((WlOp) n->op), from, c, name);
+               op_label ((WlOp) n->op), from, c, shown_name);
       if (st->waited_rank != WL_NO_NODE)
         {
           const WlGraph *g = wl_replay_graph (app_sim_replay (sim), st->waited_rank);

@@ -137,11 +137,40 @@ run_args (const AppSweepSpec *s, const char *const *vals, const char *dir)
     }
   else
     g_string_append_printf (a, "--workload\n%s/workload/w\n", dir);
-  if (s->tmpl[APP_SWEEP_T_OPTIONS] != NULL)
-    append_words (s, APP_SWEEP_T_OPTIONS, vals, FALSE, a);
+  /* The sweep's own outputs before the spec's options: a last option of
+   * those that takes a value can then swallow nothing of the sweep's. */
   g_string_append_printf (a, "--report\n%s/report.json\n--stats\n%s/stats.csv\n--quiet\n", dir,
                           dir);
+  if (s->tmpl[APP_SWEEP_T_OPTIONS] != NULL)
+    append_words (s, APP_SWEEP_T_OPTIONS, vals, FALSE, a);
   return g_string_free (a, FALSE);
+}
+
+/* Every point's run options and generate line, placeholders filled, set
+ * nothing the sweep sets (the templates were checked as written; a value
+ * such as "--config=other.xml" is only seen here).  Before anything is
+ * written, so that a refused spec leaves no points. */
+static gboolean
+check_points (const AppSweepSpec *s, int width, GError **error)
+{
+  static const int templates[] = { APP_SWEEP_T_OPTIONS, APP_SWEEP_T_GENERATE };
+  g_autofree const char **vals = g_new (const char *, s->params->len + 1);
+  for (guint k = 0; k < G_N_ELEMENTS (templates); k++)
+    {
+      const char *tmpl = s->tmpl[templates[k]];
+      gsize pos = 0, start = 0;
+      if (tmpl == NULL || !app_sweep_next_placeholder (tmpl, &pos, &start))
+        continue;
+      for (guint64 i = 0; i < s->n_points; i++)
+        {
+          app_sweep_point_values (s, i, vals);
+          g_autofree char *text = substitute (s, tmpl, vals);
+          g_autofree char *id = g_strdup_printf ("%0*" G_GUINT64_FORMAT, width, i);
+          if (!app_sweep_spec_check_words (s, templates[k], text, id, error))
+            return FALSE;
+        }
+    }
+  return TRUE;
 }
 
 /* "point\t<names>\n": the header of points.tsv and params.tsv. */
@@ -309,7 +338,7 @@ app_sweep_expand (const char *spec_path, const char *outdir, guint64 *n_points, 
   char count[24];
   PointsDir pd = { out, g_snprintf (count, sizeof count, "%" G_GUINT64_FORMAT, s.n_points),
                    header };
-  ok = ok && prepare_outdir (&s, out, error);
+  ok = ok && check_points (&s, pd.width, error) && prepare_outdir (&s, out, error);
   for (guint64 i = 0; ok && i < s.n_points; i++)
     ok = write_point (&s, &pd, i, error);
   ok = ok && write_points_tsv (&s, &pd, error);

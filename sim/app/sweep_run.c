@@ -20,6 +20,7 @@
 #include "sim/app/cli.h"
 #include "sim/app/out_file.h"
 #include "sim/error.h"
+#include "sim/nesting.h"
 #include "workload/json_keys.h"
 
 static gboolean
@@ -367,7 +368,8 @@ report_figures (const char *dir, char **fields, GError **error)
   g_autofree char *path = g_build_filename (dir, "report.json", NULL);
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (WlJsonKeys) keys = wl_json_keys_watch (parser);
-  if (!json_parser_load_from_file (parser, path, error) || !wl_json_keys_check (keys, path, error))
+  if (!sim_json_depth_check_file (path, error) || !json_parser_load_from_file (parser, path, error)
+      || !wl_json_keys_check (keys, path, error))
     return FALSE;
   JsonNode *root = json_parser_get_root (parser);
   JsonObject *o = root != NULL && JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root)

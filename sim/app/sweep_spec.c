@@ -472,6 +472,16 @@ select_targets (const AppSweepSpec *s, AppSweepParam *p, GHashTable *seen, GErro
   for (int i = 0; i < r->nodesetval->nodeNr; i++)
     {
       xmlNode *n = r->nodesetval->nodeTab[i];
+      /* A namespace node is an xmlNs and the document an xmlDoc, not
+       * xmlNodes: nothing else of them may be read (their line neither). */
+      if (n->type != XML_ELEMENT_NODE && n->type != XML_ATTRIBUTE_NODE
+          && n->type != XML_TEXT_NODE && n->type != XML_CDATA_SECTION_NODE
+          && n->type != XML_COMMENT_NODE && n->type != XML_PI_NODE)
+        return fail_line (s, p->line, error,
+                          "param '%s': select '%s' matches a node of %s that is not an element, "
+                          "attribute or text (a namespace or the document), which cannot take a "
+                          "value (select attributes, or elements that hold only text)",
+                          p->name, p->select, s->config);
       gboolean ok = n->type == XML_ATTRIBUTE_NODE || n->type == XML_TEXT_NODE
                     || n->type == XML_CDATA_SECTION_NODE;
       if (n->type == XML_ELEMENT_NODE)
@@ -561,35 +571,70 @@ option_in (const char *word, const char *const *names)
   return NULL;
 }
 
-/* <run-options> may not set what the sweep sets; <generate> is an `orrery
- * gen` command line without --out. */
-static gboolean
-check_command_lines (const AppSweepSpec *s, GError **error)
+/* The option among NAMES that WORD sets, or NULL: "--report" or
+ * "--report=F", and a short one alone or in a group ("-r", "-qr": GOption
+ * reads each letter as an option, and the last takes the next word). */
+static const char *
+option_set (const char *word, const char *const *names)
+{
+  const char *name = option_in (word, names);
+  if (name != NULL || word[0] != '-' || word[1] == '-')
+    return name;
+  for (const char *c = word + 1; *c != '\0' && *c != '='; c++)
+    for (const char *const *n = names; *n != NULL; n++)
+      if ((*n)[1] == *c && (*n)[2] == '\0')
+        return *n;
+  return NULL;
+}
+
+gboolean
+app_sweep_spec_check_words (const AppSweepSpec *s, int t, const char *text, const char *point,
+                            GError **error)
 {
   static const char *const sweep_sets[] = { "--config", "-c", "--astra-network", "--astra-system",
                                              "--astra-memory", "--comm-groups", "--workload",
                                              "-w", "--report", "-r", "--stats", NULL };
   static const char *const out_opts[] = { "--out", "-o", NULL };
-  g_auto (GStrv) opts = g_strsplit_set (s->tmpl[APP_SWEEP_T_OPTIONS] != NULL ? s->tmpl[APP_SWEEP_T_OPTIONS] : "",
-                                        APP_SWEEP_BLANKS, -1);
-  for (char **w = opts; *w != NULL; w++)
-    if (option_in (*w, sweep_sets) != NULL)
-      return fail_line (s, s->tmpl_line[APP_SWEEP_T_OPTIONS], error,
-                        "<run-options>: %s is set by the sweep itself", option_in (*w, sweep_sets));
+  g_return_val_if_fail (t == APP_SWEEP_T_OPTIONS || t == APP_SWEEP_T_GENERATE, FALSE);
+  g_auto (GStrv) words = g_strsplit_set (text, APP_SWEEP_BLANKS, -1);
+  g_autofree char *where = point != NULL ? g_strdup_printf (" of point %s", point) : g_strdup ("");
+  for (char **w = words; *w != NULL; w++)
+    {
+      const char *set = option_set (*w, t == APP_SWEEP_T_OPTIONS ? sweep_sets : out_opts);
+      g_autofree char *in = set != NULL && strcmp (set, *w) != 0
+                                ? g_strdup_printf (" (in '%s')", *w)
+                                : g_strdup ("");
+      if (set != NULL && t == APP_SWEEP_T_OPTIONS)
+        return fail_line (s, s->tmpl_line[t], error,
+                          "<run-options>%s: %s is set by the sweep itself%s", where, set, in);
+      if (set != NULL)
+        return fail_line (s, s->tmpl_line[t], error,
+                          "<generate>%s: leave out %s%s: orrery writes each point's workload "
+                          "into its directory", where, set, in);
+    }
+  return TRUE;
+}
+
+/* <run-options> may not set what the sweep sets; <generate> is an `orrery
+ * gen` command line without --out. */
+static gboolean
+check_command_lines (const AppSweepSpec *s, GError **error)
+{
+  if (s->tmpl[APP_SWEEP_T_OPTIONS] != NULL
+      && !app_sweep_spec_check_words (s, APP_SWEEP_T_OPTIONS, s->tmpl[APP_SWEEP_T_OPTIONS], NULL,
+                                      error))
+    return FALSE;
   if (s->tmpl[APP_SWEEP_T_GENERATE] == NULL)
     return TRUE;
+  if (!app_sweep_spec_check_words (s, APP_SWEEP_T_GENERATE, s->tmpl[APP_SWEEP_T_GENERATE], NULL,
+                                   error))
+    return FALSE;
   g_auto (GStrv) gen = g_strsplit_set (s->tmpl[APP_SWEEP_T_GENERATE], APP_SWEEP_BLANKS, -1);
   guint n = 0;
   const char *words[2] = { NULL, NULL };
   for (char **w = gen; *w != NULL; w++)
-    {
-      if (option_in (*w, out_opts) != NULL)
-        return fail_line (s, s->tmpl_line[APP_SWEEP_T_GENERATE], error,
-                          "<generate>: leave out %s: orrery writes each point's workload into "
-                          "its directory", *w);
-      if (**w != '\0' && n < 2)
-        words[n++] = *w;
-    }
+    if (**w != '\0' && n < 2)
+      words[n++] = *w;
   const char *kind = g_strcmp0 (words[0], "gen") == 0 ? words[1] : words[0];
   if (g_strcmp0 (kind, "collective") != 0 && g_strcmp0 (kind, "transformer") != 0)
     return fail_line (s, s->tmpl_line[APP_SWEEP_T_GENERATE], error,

@@ -90,6 +90,15 @@ char *app_sweep_spec_resolve (const AppSweepSpec *s, const char *path);
  * from the spec). */
 void app_sweep_point_values (const AppSweepSpec *s, guint64 index, const char **vals);
 
+/* TEXT, template T (APP_SWEEP_T_OPTIONS or APP_SWEEP_T_GENERATE) with
+ * POINT's values in its placeholders (POINT NULL: the template itself),
+ * sets nothing the sweep sets: no --config, --workload, --report ... in
+ * run options, alone, with "=VALUE" or as a letter of a short-option group
+ * ("-qr"); no --out in generate.  Else an input error at the template's
+ * line naming the point and the word. */
+gboolean app_sweep_spec_check_words (const AppSweepSpec *s, int t, const char *text,
+                                     const char *point, GError **error);
+
 /* The next placeholder "{name}" in TEXT at or after *POS: TRUE with its
  * span [*START, *POS) (braces included). */
 gboolean app_sweep_next_placeholder (const char *text, gsize *pos, gsize *start);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "sim/app/json_out.h"
 #include "sim/app/out_file.h"
 #include "sim/error.h"
 
@@ -151,32 +152,7 @@ app_timeline_append_us (GString *s, SimTime ps)
 void
 app_timeline_append_string (GString *s, const char *text)
 {
-  g_autofree char *valid = g_utf8_validate (text, -1, NULL) ? NULL : g_utf8_make_valid (text, -1);
-  if (valid != NULL)
-    text = valid;
-  g_string_append_c (s, '"');
-  const char *run = text;
-  for (const char *p = text; *p != '\0'; p++)
-    {
-      unsigned char c = (unsigned char) *p;
-      if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
-        continue;
-      g_string_append_len (s, run, p - run);
-      run = p + 1;
-      switch (c)
-        {
-        case '"': g_string_append (s, "\\\""); break;
-        case '\\': g_string_append (s, "\\\\"); break;
-        case '\n': g_string_append (s, "\\n"); break;
-        case '\r': g_string_append (s, "\\r"); break;
-        case '\t': g_string_append (s, "\\t"); break;
-        case '\b': g_string_append (s, "\\b"); break;
-        case '\f': g_string_append (s, "\\f"); break;
-        default: g_string_append_printf (s, "\\u%04x", c); break;
-        }
-    }
-  g_string_append (s, run);
-  g_string_append_c (s, '"');
+  app_json_append_string (s, text);
 }
 
 void

@@ -45,8 +45,7 @@ void app_timeline_append_u64 (GString *s, guint64 v);
 /* Picoseconds as microseconds with six decimals, exactly. */
 void app_timeline_append_us (GString *s, SimTime ps);
 
-/* A JSON string: valid UTF-8 passes through, invalid bytes become U+FFFD,
- * quotes, backslashes and control characters are escaped. */
+/* A JSON string, as app_json_append_string (json_out.h) writes it. */
 void app_timeline_append_string (GString *s, const char *text);
 
 /* ,"KEY": (the value follows). */

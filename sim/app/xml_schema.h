@@ -6,7 +6,9 @@
  * configs/cluster.rng, in config_xml.c; the sweep spec, configs/sweep.rng,
  * in sweep_spec.c): libxml2 parses without the network and keeps line
  * numbers past 65535, its own printing to stderr is off, and its messages
- * come back in a GError of SIM_ERROR_INPUT.  The walks that follow
+ * come back in a GError of SIM_ERROR_INPUT.  A document with a <!DOCTYPE>
+ * is refused: the schemas need none, and its entities would be expanded at
+ * every read of an attribute that uses them.  The walks that follow
  * validation stay with each loader; they report at a node with
  * app_xml_fail_at, so that their messages and the validator's read alike.
  *

@@ -174,9 +174,9 @@ START_TEST (test_expand_row_major)
       g_autofree char *args_path = point_file (out, id, "args");
       g_autofree char *args = slurp (args_path);
       g_autofree char *want = g_strdup_printf (
-          "--config\n%s/config.xml\n--workload\n%s/traces/%s/%s\n--network-model\n%s\n"
-          "--critical-path\n2\n--report\n%s/report.json\n--stats\n%s/stats.csv\n--quiet\n",
-          dir, tu_scratch, a[i / 8], b[i / 2 % 4], c[i % 2], dir, dir);
+          "--config\n%s/config.xml\n--workload\n%s/traces/%s/%s\n--report\n%s/report.json\n"
+          "--stats\n%s/stats.csv\n--quiet\n--network-model\n%s\n--critical-path\n2\n",
+          dir, tu_scratch, a[i / 8], b[i / 2 % 4], dir, dir, c[i % 2]);
       ck_assert_str_eq (args, want);
       g_autofree char *params_path = point_file (out, id, "params.tsv");
       g_autofree char *params = slurp (params_path);

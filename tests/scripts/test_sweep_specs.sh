@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Sweep specs that try to set what the sweep sets (issue 19, item 8), end
+# to end through scripts/sweep and the orrery binary (ORRERY, default
+# build/orrery): a {placeholder} whose value is "--config=other.xml", a
+# short-option group "-qr" that would take the sweep's --report as its
+# value, a last option that takes a value, and an XPath select that matches
+# a namespace node.  Prints one "ok NAME" or "FAIL NAME" line per check,
+# then "N checks, N failed"; exits 1 if any check failed.
+# Usage: tests/scripts/test_sweep_specs.sh   (run by `make check` through
+# scripts/run-tests, from the repository root).
+set -uo pipefail
+
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+SWEEP=$PWD/scripts/sweep
+make_tmp
+four_rank_cluster "$TMP"
+cp "$TMP/cluster.xml" "$TMP/other.xml"
+
+# sweep_spec FILE OPTIONS VALUES [SELECT]: a spec over cluster.xml whose
+# <run-options> are OPTIONS and whose param "o" takes VALUES (selecting
+# SELECT in the config when given).
+sweep_spec () {
+  local sel=""
+  [ -z "${4:-}" ] || sel=" select=\"$4\""
+  cat >"$1" <<SPEC
+<sweep name="s">
+  <config path="cluster.xml"/>
+  <generate>gen collective --type all_reduce --ranks 4 --bytes 1KB</generate>
+  <run-options>$2</run-options>
+  <grid><param name="o"$sel values="$3"/></grid>
+</sweep>
+SPEC
+}
+# refused LOG MESSAGE COMMAND...: COMMAND exits 1 with one line on stderr
+# that holds MESSAGE.
+refused () {
+  local log=$1 msg=$2 rc=0; shift 2
+  timeout 60 "$@" >"$log.out" 2>"$log" || rc=$?
+  [ "$rc" = 1 ] || { echo "  exit status $rc, expected 1: $(cat "$log")" >&2; return 1; }
+  [ "$(wc -l <"$log")" = 1 ] || { echo "  stderr: $(cat "$log")" >&2; return 1; }
+  has "$log" "$msg" || { echo "  stderr: $(cat "$log")" >&2; return 1; }
+}
+
+# A value substituted into the options is checked like the options.
+sweep_spec "$TMP/sub.xml" '--critical-path 1 {o}' '-q --config=other.xml'
+check placeholder_config refused "$TMP/sub.log" \
+  "<run-options> of point 1: --config is set by the sweep itself (in '--config=other.xml')" \
+  "$ORRERY" sweep expand "$TMP/sub.xml" "$TMP/sub"
+check placeholder_config_writes_nothing eq "$(ls "$TMP/sub" 2>/dev/null)" ""
+rc=0
+"$SWEEP" -o "$TMP/sub2" "$TMP/sub.xml" >"$TMP/sub2.log" 2>&1 || rc=$?
+check placeholder_config_sweep_fails eq "$rc" 1
+check placeholder_config_sweep_says has "$TMP/sub2.log" "--config is set by the sweep itself"
+check placeholder_config_sweep_no_csv eq "$(ls "$TMP/sub2" 2>/dev/null | grep -c csv)" 0
+
+# "-qr": -q, then -r taking the next word as the report's path.
+sweep_spec "$TMP/group.xml" '-qr' '1'
+check short_group refused "$TMP/group.log" \
+  "<run-options>: -r is set by the sweep itself (in '-qr')" \
+  "$ORRERY" sweep expand "$TMP/group.xml" "$TMP/group"
+sweep_spec "$TMP/group2.xml" '{o}' '-q -wr'
+check short_group_placeholder refused "$TMP/group2.log" \
+  "<run-options> of point 1: -w is set by the sweep itself (in '-wr')" \
+  "$ORRERY" sweep expand "$TMP/group2.xml" "$TMP/group2"
+
+# An option that takes a value, last: it has nothing of the sweep's to take.
+sweep_spec "$TMP/last.xml" '--critical-path {o} --timeline' '1'
+mkdir -p "$TMP/cwd"
+(cd "$TMP/cwd" && "$SWEEP" -o "$TMP/last" "$TMP/last.xml" >"$TMP/last.log" 2>&1)
+check last_option_fails_the_point has "$TMP/last.log" "1 points: 0 ok, 1 failed"
+check last_option_no_stray_file eq "$(ls -A "$TMP/cwd")" ""
+check last_option_report_path has "$TMP/last/points/0/args" "$TMP/last/points/0/report.json"
+
+# namespace::* selects xmlNs nodes, the document "/": neither takes a value.
+sweep_spec "$TMP/ns.xml" '' '1' '//namespace::*'
+check namespace_select refused "$TMP/ns.log" "that is not an element, attribute or text" \
+  "$ORRERY" sweep expand "$TMP/ns.xml" "$TMP/ns"
+sweep_spec "$TMP/doc.xml" '' '1' '/'
+check document_select refused "$TMP/doc.log" "that is not an element, attribute or text" \
+  "$ORRERY" sweep expand "$TMP/doc.xml" "$TMP/doc"
+finish
