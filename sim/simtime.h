@@ -41,7 +41,8 @@ sim_time_from_ns_truncated (double ns)
 {
   if (!(ns > 0.0))
     return 0;
-  if (ns >= (double) (SIM_TIME_MAX / SIM_PS_PER_NS))
+  const guint64 max_ns = SIM_TIME_MAX / SIM_PS_PER_NS; /* whole ns the clock holds */
+  if (ns >= (double) max_ns)
     return SIM_TIME_MAX;
   return sim_time_from_ns ((guint64) ns);
 }
