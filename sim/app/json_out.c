@@ -24,17 +24,6 @@ struct _AppJsonOut
   gboolean has_items[JSON_OUT_MAX_DEPTH + 1];
 };
 
-/* G_FILE_ERROR from errno ERR, as g_file_set_contents words it:
- * FORMAT holds one %s for the file's display name, then ": why". */
-static void
-set_file_error (GError **error, int err, const char *format, const char *file)
-{
-  g_autofree char *display = g_filename_display_name (file);
-  g_autofree char *what = g_strdup_printf (format, display);
-  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), "%s: %s", what,
-               g_strerror (err));
-}
-
 AppJsonOut *
 app_json_out_open (const char *path, GError **error)
 {
@@ -59,7 +48,7 @@ write_all (AppJsonOut *out, const char *p, gsize len)
         continue;
       if (n < 0)
         {
-          set_file_error (&out->error, errno, "Failed to write file “%s”: write() failed",
+          app_out_file_error (&out->error, errno, "Failed to write file “%s”: write() failed",
                           app_out_file_name (out->file));
           break;
         }

@@ -20,10 +20,8 @@ struct _AppOutFile
   int fd;
 };
 
-/* G_FILE_ERROR from errno ERR, as g_file_set_contents words it:
- * FORMAT holds one %s for the file's display name, then ": why". */
-static void
-set_file_error (GError **error, int err, const char *format, const char *file)
+void
+app_out_file_error (GError **error, int err, const char *format, const char *file)
 {
   g_autofree char *display = g_filename_display_name (file);
   g_autofree char *what = g_strdup_printf (format, display);
@@ -88,7 +86,7 @@ make_temp (char *tmp, const char *target, GError **error)
     {
       int err = errno;
       g_autofree char *templ = g_strdup_printf ("%s.XXXXXX", target);
-      set_file_error (error, err, "Failed to create file “%s”", templ);
+      app_out_file_error (error, err, "Failed to create file “%s”", templ);
     }
   return fd;
 }
@@ -105,7 +103,7 @@ app_out_file_open (const char *path, GError **error)
     {
       fd = g_open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
       if (fd < 0)
-        set_file_error (error, errno, "Failed to open file “%s”", path);
+        app_out_file_error (error, errno, "Failed to open file “%s”", path);
     }
   else
     {
@@ -163,9 +161,9 @@ app_out_file_commit (AppOutFile *out, GError **error)
   GError *local = NULL;
   const char *name = out->tmp != NULL ? out->tmp : out->target;
   if (out->tmp != NULL && needs_fsync (out->target) && fsync (out->fd) != 0)
-    set_file_error (&local, errno, "Failed to write file “%s”: fsync() failed", name);
+    app_out_file_error (&local, errno, "Failed to write file “%s”: fsync() failed", name);
   if (close (out->fd) != 0 && local == NULL)
-    set_file_error (&local, errno, "Failed to close file “%s”", name);
+    app_out_file_error (&local, errno, "Failed to close file “%s”", name);
   if (local == NULL && out->tmp != NULL && g_rename (out->tmp, out->target) != 0)
     {
       int err = errno;
@@ -210,7 +208,7 @@ app_out_file_set_contents (const char *path, const char *text, gssize len, GErro
         continue;
       if (n < 0)
         {
-          set_file_error (error, errno, "Failed to write file “%s”: write() failed",
+          app_out_file_error (error, errno, "Failed to write file “%s”: write() failed",
                           out->target);
           app_out_file_discard (out);
           return FALSE;
@@ -231,7 +229,7 @@ app_out_file_check (const char *path, GError **error)
     {
       if (g_access (path, W_OK) == 0)
         return TRUE;
-      set_file_error (error, errno, "Failed to open file “%s”", path);
+      app_out_file_error (error, errno, "Failed to open file “%s”", path);
       return FALSE;
     }
   g_autofree char *tmp = g_strdup_printf ("%s.XXXXXX", target);

@@ -69,6 +69,10 @@ gboolean app_out_file_set_contents (const char *path, const char *text, gssize l
  * exist).  FALSE with ERROR set, in _open's words, when not. */
 gboolean app_out_file_check (const char *path, GError **error);
 
+/* Set ERROR to G_FILE_ERROR from errno ERR, as g_file_set_contents words
+ * it: FORMAT holds one %s for FILE's display name, then ": why". */
+void app_out_file_error (GError **error, int err, const char *format, const char *file);
+
 /* What PATH names once links and the folder are resolved (an absolute
  * path), to tell two options naming the same file apart from two
  * different ones; NULL for an in-place target (writing a device twice

@@ -34,19 +34,6 @@ enum
   T_META = 1, T_COMP = 4, T_SEND = 5, T_RECV = 6, T_COLL = 7
 };
 
-/* 2 x 4 rings (100 GB/s, 500 ns; 25 GB/s, 1 us), roofline compute. */
-static void
-cluster_2x4 (AppConfig *cfg)
-{
-  app_config_init (cfg);
-  cfg->net.n_dims = 2;
-  cfg->net.dims[0] = (NetDimSpec) { .kind = NET_DIM_RING, .size = 2, .bandwidth_Bps = 100e9,
-                                    .latency = sim_time_from_ns (500) };
-  cfg->net.dims[1] = (NetDimSpec) { .kind = NET_DIM_RING, .size = 4, .bandwidth_Bps = 25e9,
-                                    .latency = sim_time_from_ns (1000) };
-  cfg->wl.compute = WL_COMPUTE_ROOFLINE;
-}
-
 /* Build the simulation of PREFIX on CFG: in memory (WINDOW 0) or streamed
  * with WINDOW nodes per rank; NULL with ERROR set when loading fails. */
 static AppSim *
@@ -123,7 +110,7 @@ START_TEST (test_data_parallel)
 {
   g_autofree char *wl = gen_transformer ("dp", 4, 1, 1, 8, 2, WL_PIPE_1F1B);
   AppConfig cfg;
-  cluster_2x4 (&cfg);
+  tu_config_2x4 (&cfg);
   assert_same (&cfg, wl, (const guint32[]) { 5, 8, 16, 64, 0 });
   app_config_clear (&cfg);
 }
@@ -134,7 +121,7 @@ END_TEST
 START_TEST (test_pipeline)
 {
   AppConfig cfg;
-  cluster_2x4 (&cfg);
+  tu_config_2x4 (&cfg);
   g_autofree char *a = gen_transformer ("pp1f1b", 8, 2, 4, 1, 6, WL_PIPE_1F1B);
   assert_same (&cfg, a, (const guint32[]) { 4, 7, 32, 0 });
   g_autofree char *b = gen_transformer ("gpipe", 8, 1, 4, 2, 4, WL_PIPE_GPIPE);
@@ -155,7 +142,7 @@ START_TEST (test_moe)
   GError *error = NULL;
   ck_assert (wl_gen_transformer (wl, &req, &error));
   AppConfig cfg;
-  cluster_2x4 (&cfg);
+  tu_config_2x4 (&cfg);
   assert_same (&cfg, wl, (const guint32[]) { 4, 6, 32, 0 });
   app_config_clear (&cfg);
 }
@@ -174,7 +161,7 @@ START_TEST (test_group_collectives)
   ck_assert (wl_gen_collective_full (rows, &r, &error));
   ck_assert (wl_gen_collective_full (cols, &c, &error));
   AppConfig cfg;
-  cluster_2x4 (&cfg);
+  tu_config_2x4 (&cfg);
   assert_same (&cfg, rows, (const guint32[]) { 1, 2, 0 });
   assert_same (&cfg, cols, (const guint32[]) { 1, 3, 0 });
   app_config_clear (&cfg);
@@ -220,7 +207,7 @@ START_TEST (test_forward_references)
   g_autofree char *wl = tu_scratch_path ("back");
   write_backwards (wl, 8);
   AppConfig cfg;
-  cluster_2x4 (&cfg);
+  tu_config_2x4 (&cfg);
   /* A group is 4 nodes: a window of 8 holds it and the next. */
   assert_same (&cfg, wl, (const guint32[]) { 8, 12, 64, 0 });
   app_config_clear (&cfg);
@@ -250,7 +237,7 @@ START_TEST (test_gzip)
       gzip_in_place (path);
     }
   AppConfig cfg;
-  cluster_2x4 (&cfg);
+  tu_config_2x4 (&cfg);
   assert_same (&cfg, wl, (const guint32[]) { 4, 16, 0 });
   app_config_clear (&cfg);
 }
@@ -297,7 +284,7 @@ START_TEST (test_lenient)
       ck_assert (g_file_set_contents (path, raw, (gssize) len - 2, NULL));
     }
   AppConfig cfg;
-  cluster_2x4 (&cfg);
+  tu_config_2x4 (&cfg);
   cfg.wl.lenient = TRUE;
   assert_same (&cfg, wl, (const guint32[]) { 2, 8, 0 });
   GError *error = NULL;
