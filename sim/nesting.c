@@ -2,6 +2,7 @@
 #include "sim/nesting.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "sim/error.h"
 
@@ -65,6 +66,14 @@ sim_json_depth_check_file (const char *path, GError **error)
   FILE *f = fopen (path, "rb");
   if (f == NULL)
     return TRUE;
+  /* A device or a pipe may never end (/dev/zero): only files are read. */
+  struct stat st;
+  if (fstat (fileno (f), &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      fclose (f);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: not a regular file", path);
+      return FALSE;
+    }
   DepthScan s = { .line = 1 };
   char buf[65536];
   gsize n;

@@ -84,6 +84,9 @@ for t in zero:"a character device" fifo:"a pipe (FIFO)"; do
 done
 refused "inspect /dev/zero" "/dev/zero: a character device, not a trace file" \
   "$ORRERY" inspect /dev/zero
+# plot-data reads a report: a device is refused, not read for ever.
+refused "plot-data /dev/zero" "/dev/zero: not a regular file" \
+  "$ORRERY" plot-data /dev/zero "$TMP/pd"
 refused "inspect a directory" "$TMP: a directory, not a trace file" "$ORRERY" inspect "$TMP"
 refused "inspect a prefix of devices" "zero.0.et: a character device" \
   "$ORRERY" inspect "$TMP/zero"
