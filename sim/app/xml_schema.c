@@ -225,8 +225,8 @@ app_xml_attr (const xmlNode *node, const char *name)
   return s;
 }
 
-static char *
-list_join (const char *const *list)
+char *
+app_xml_list_join (const char *const *list)
 {
   return g_strjoinv (", ", (char **) list);
 }
@@ -245,7 +245,7 @@ app_xml_check_element (const char *path, const xmlNode *node, const AppXmlShape 
   for (const xmlAttr *a = node->properties; a != NULL; a = a->next)
     if (!g_strv_contains (attrs, (const char *) a->name))
       {
-        g_autofree char *known = list_join (attrs);
+        g_autofree char *known = app_xml_list_join (attrs);
         return app_xml_fail_at (path, node, error, "unknown attribute '%s' (expected: %s)",
                                 (const char *) a->name, *attrs != NULL ? known : "none");
       }
@@ -256,7 +256,7 @@ app_xml_check_element (const char *path, const xmlNode *node, const AppXmlShape 
       const char *name = (const char *) c->name;
       if (!g_strv_contains (children, name))
         {
-          g_autofree char *known = list_join (children);
+          g_autofree char *known = app_xml_list_join (children);
           return app_xml_fail_at (path, c, error, "unexpected element in <%s> (expected: %s)",
                                   (const char *) node->name, *children != NULL ? known : "none");
         }

@@ -91,6 +91,10 @@ gboolean app_xml_is (const xmlNode *node, const char *name);
 /* An attribute's value (caller frees), or NULL. */
 char *app_xml_attr (const xmlNode *node, const char *name);
 
+/* The names of LIST (NULL-terminated) as "a, b, c", for messages that say
+ * what is known (caller frees). */
+char *app_xml_list_join (const char *const *list);
+
 /* What an element may hold, for app_xml_check_element. */
 typedef struct
 {
