@@ -67,6 +67,8 @@ struct _NetGraph
   guint32 devices;
   guint32 *out_start; /* CSR: links leaving device v: out_links[out_start[v] ..] */
   guint32 *out_links;
+  guint32 *in_start;  /* the same by the device links lead to */
+  guint32 *in_links;
   guint32 **dist;     /* per destination rank, created on first use: hops to it */
 };
 
@@ -93,32 +95,61 @@ graph_check_links (const NetGraphSpec *s, guint32 devices, GError **error)
   return TRUE;
 }
 
-/* Hops from every device to `to`, following links forwards (a BFS over the
- * reversed links from `to`). */
+/* Hops between every device and `root` by a breadth-first search, linear
+ * in devices and links: towards root (every device's hops to it, following
+ * the links leading into each device backwards) or away from it. */
 static guint32 *
-graph_bfs_to (const NetGraph *g, guint32 to)
+graph_bfs (const NetGraph *g, guint32 root, gboolean towards)
 {
+  const guint32 *start = towards ? g->in_start : g->out_start;
+  const guint32 *links = towards ? g->in_links : g->out_links;
   guint32 *dist = g_new (guint32, g->devices);
   for (guint32 v = 0; v < g->devices; v++)
     dist[v] = G_MAXUINT32;
-  /* Reverse adjacency built on the fly: scan all links per level.  Graphs
-   * here are small; the result is cached per destination. */
-  dist[to] = 0;
-  gboolean changed = TRUE;
-  for (guint32 level = 0; changed; level++)
+  g_autofree guint32 *queue = g_new (guint32, g->devices);
+  guint32 head = 0, tail = 0;
+  dist[root] = 0;
+  queue[tail++] = root;
+  while (head < tail)
     {
-      changed = FALSE;
-      for (guint i = 0; i < g->spec->links->len; i++)
+      guint32 v = queue[head++];
+      for (guint32 i = start[v]; i < start[v + 1]; i++)
         {
-          const NetGraphLink *l = &g_array_index (g->spec->links, NetGraphLink, i);
-          if (dist[l->to] == level && dist[l->from] == G_MAXUINT32)
+          const NetGraphLink *l = net_graph_link (g, links[i]);
+          guint32 next = towards ? l->from : l->to;
+          if (dist[next] == G_MAXUINT32)
             {
-              dist[l->from] = level + 1;
-              changed = TRUE;
+              dist[next] = dist[v] + 1;
+              queue[tail++] = next;
             }
         }
     }
   return dist;
+}
+
+/* Compressed rows of the links by one end: row v lists the links whose
+ * `from` (by_to FALSE) or `to` (TRUE) is v, in file order. */
+static void
+graph_csr (const NetGraphSpec *spec, guint32 devices, gboolean by_to, guint32 **start_out,
+           guint32 **links_out)
+{
+  guint32 *start = g_new0 (guint32, devices + 1);
+  guint32 *links = g_new (guint32, MAX (spec->links->len, 1u));
+  for (guint i = 0; i < spec->links->len; i++)
+    {
+      const NetGraphLink *l = &g_array_index (spec->links, NetGraphLink, i);
+      start[(by_to ? l->to : l->from) + 1]++;
+    }
+  for (guint32 v = 0; v < devices; v++)
+    start[v + 1] += start[v];
+  g_autofree guint32 *fill = g_memdup2 (start, devices * sizeof (guint32));
+  for (guint i = 0; i < spec->links->len; i++)
+    {
+      const NetGraphLink *l = &g_array_index (spec->links, NetGraphLink, i);
+      links[fill[by_to ? l->to : l->from]++] = i;
+    }
+  *start_out = start;
+  *links_out = links;
 }
 
 NetGraph *
@@ -130,38 +161,28 @@ net_graph_new (const NetGraphSpec *spec, GError **error)
   g_autoptr (NetGraph) g = g_new0 (NetGraph, 1);
   g->spec = net_graph_spec_copy (spec);
   g->devices = devices;
-  g->out_start = g_new0 (guint32, devices + 1);
-  g->out_links = g_new (guint32, MAX (spec->links->len, 1u));
-  for (guint i = 0; i < spec->links->len; i++)
-    g->out_start[g_array_index (spec->links, NetGraphLink, i).from + 1]++;
-  for (guint32 v = 0; v < devices; v++)
-    g->out_start[v + 1] += g->out_start[v];
-  g_autofree guint32 *fill = g_memdup2 (g->out_start, devices * sizeof (guint32));
-  for (guint i = 0; i < spec->links->len; i++)
-    g->out_links[fill[g_array_index (spec->links, NetGraphLink, i).from]++] = i;
+  graph_csr (spec, devices, FALSE, &g->out_start, &g->out_links);
+  graph_csr (spec, devices, TRUE, &g->in_start, &g->in_links);
   g->dist = g_new0 (guint32 *, spec->ranks);
   /* Every rank must reach every other: all reach rank 0, and rank 0 reaches
-   * all (a BFS to rank 0, and checks of the routes from it below). */
-  g->dist[0] = graph_bfs_to (g, 0);
+   * all (one search each way; the rest are made per destination as routes
+   * ask, so memory grows with the destinations used, not ranks x devices). */
+  g->dist[0] = graph_bfs (g, 0, TRUE);
+  g_autofree guint32 *from0 = graph_bfs (g, 0, FALSE);
   for (guint32 r = 1; r < spec->ranks; r++)
     {
-      if (g->dist[0][r] == G_MAXUINT32)
+      guint32 a = r, b = 0;
+      if (g->dist[0][r] != G_MAXUINT32)
         {
-          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                       "%s: the network is not connected: %s cannot reach %s",
-                       spec->source ? spec->source : "network", net_graph_name (g, r),
-                       net_graph_name (g, 0));
-          return NULL;
+          if (from0[r] != G_MAXUINT32)
+            continue;
+          a = 0, b = r;
         }
-      g->dist[r] = graph_bfs_to (g, r);
-      if (g->dist[r][0] == G_MAXUINT32)
-        {
-          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                       "%s: the network is not connected: %s cannot reach %s",
-                       spec->source ? spec->source : "network", net_graph_name (g, 0),
-                       net_graph_name (g, r));
-          return NULL;
-        }
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%s: the network is not connected: %s cannot reach %s",
+                   spec->source ? spec->source : "network", net_graph_name (g, a),
+                   net_graph_name (g, b));
+      return NULL;
     }
   return g_steal_pointer (&g);
 }
@@ -176,6 +197,8 @@ net_graph_free (NetGraph *g)
   g_free (g->dist);
   g_free (g->out_start);
   g_free (g->out_links);
+  g_free (g->in_start);
+  g_free (g->in_links);
   net_graph_spec_free (g->spec);
   g_free (g);
 }
@@ -202,7 +225,7 @@ static guint32 *
 graph_dist (NetGraph *g, guint32 dst)
 {
   if (g->dist[dst] == NULL)
-    g->dist[dst] = graph_bfs_to (g, dst);
+    g->dist[dst] = graph_bfs (g, dst, TRUE);
   return g->dist[dst];
 }
 

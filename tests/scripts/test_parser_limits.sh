@@ -89,4 +89,16 @@ LIMIT=90 check many_groups_duplicate refused "$TMP/dup" \
   echo '</network></cluster>'; } >"$TMP/graph.xml"
 LIMIT=60 check many_links refused "$TMP/graph" "$TMP/none.0.et: not found" \
   "$ORRERY" run --config "$TMP/graph.xml" --workload "$TMP/none"
+# Two ranks at the ends of a chain of 100,000 switches: the hop counts are
+# one breadth-first search each way, linear; searched level by level over
+# every link they took minutes (quadratic in the chain's length).
+{ echo '<cluster><network model="analytical" ranks="2">'
+  seq 100000 | awk '{ printf "<switch id=\"s%d\"/>\n", $1 }'
+  echo '<link from="r0" to="s1" bandwidth="1GB/s" latency="1ns"/>'
+  seq 99999 | awk '{ printf "<link from=\"s%d\" to=\"s%d\"", $1, $1 + 1
+                     print " bandwidth=\"1GB/s\" latency=\"1ns\"/>" }'
+  echo '<link from="s100000" to="r1" bandwidth="1GB/s" latency="1ns"/>'
+  echo '</network></cluster>'; } >"$TMP/chain.xml"
+LIMIT=60 check switch_chain refused "$TMP/chain" "$TMP/none.0.et: not found" \
+  "$ORRERY" run --config "$TMP/chain.xml" --workload "$TMP/none"
 finish
