@@ -590,74 +590,10 @@ xml_groups_commit (XmlLoad *l, AppConfig *cfg, GError **error)
   return TRUE;
 }
 
-/* cluster.rng started at the definition NAME instead of <cluster> (caller
- * frees). */
-static char *
-schema_text_at (const char *name, gsize *len)
-{
-  const char *text = (const char *) cluster_rng;
-  const char *start = g_strstr_len (text, sizeof cluster_rng, "<start>");
-  const char *end = start != NULL ? g_strstr_len (start, text + sizeof cluster_rng - start,
-                                                  "</start>")
-                                  : NULL;
-  g_assert (end != NULL); /* the schema is part of the program */
-  char *s = g_strdup_printf ("%.*s<start><ref name=\"%s\"/>%.*s", (int) (start - text), text,
-                             name, (int) (text + sizeof cluster_rng - end), end);
-  *len = strlen (s);
-  return s;
-}
-
-/* Move FROM's children under TO (whose document is DOC), in order. */
-static void
-move_children (xmlNode *from, xmlNode *to, xmlDoc *doc)
-{
-  to->children = from->children;
-  to->last = from->last;
-  from->children = from->last = NULL;
-  for (xmlNode *c = to->children; c != NULL; c = c->next)
-    c->parent = to;
-  xmlSetListDoc (to->children, doc);
-}
-
-/* Validate against cluster.rng.  libxml2's validator is quadratic in the
- * content of an element inside an <interleave>, which <cluster>'s children
- * are (200,000 <group>s took over a minute).  The content of the first
- * <network> and <groups>, the long lists, is validated apart: against the
- * same schema started at that element, under a copy of it with its
- * attributes in a document of its own; the rest with those left empty,
- * which both allow.  Then the content is put back. */
-static gboolean
-cluster_validate (const char *path, xmlDoc *doc, GError **error)
-{
-  static const char *const apart[] = { "network", "groups" };
-  xmlNode *root = xmlDocGetRootElement (doc);
-  xmlNode *node[G_N_ELEMENTS (apart)] = { NULL };
-  xmlDoc *alone[G_N_ELEMENTS (apart)] = { NULL };
-  for (guint i = 0; root != NULL && i < G_N_ELEMENTS (apart); i++)
-    {
-      node[i] = (xmlNode *) app_xml_child (root, apart[i]);
-      if (node[i] == NULL)
-        continue;
-      alone[i] = xmlNewDoc ((const xmlChar *) "1.0");
-      xmlNode *copy = xmlDocCopyNode (node[i], alone[i], 2); /* attributes, no content */
-      xmlDocSetRootElement (alone[i], copy);
-      move_children (node[i], copy, alone[i]);
-    }
-  gboolean ok = app_xml_validate (path, doc, &cluster_schema, APP_XML_REPORT_SEVERAL, error);
-  for (guint i = 0; i < G_N_ELEMENTS (apart); i++)
-    {
-      if (alone[i] == NULL)
-        continue;
-      gsize len = 0;
-      g_autofree char *text = schema_text_at (apart[i], &len);
-      const AppXmlSchema schema = { cluster_schema.name, (const unsigned char *) text, len };
-      xmlNode *copy = xmlDocGetRootElement (alone[i]);
-      ok = ok && app_xml_validate (path, alone[i], &schema, APP_XML_REPORT_SEVERAL, error);
-      move_children (copy, node[i], doc);
-      xmlFreeDoc (alone[i]);
-    }
-  return ok;
-}
+/* libxml2's validator is quadratic in the content of an element inside an
+ * <interleave>, which <cluster>'s children are (200,000 <group>s took over
+ * a minute): the long lists are validated apart. */
+static const char *const cluster_apart[] = { "network", "groups", NULL };
 
 gboolean
 app_config_load_xml (AppConfig *cfg, const char *path, GError **error)
@@ -670,7 +606,8 @@ app_config_load_xml (AppConfig *cfg, const char *path, GError **error)
   g_autoptr (GError) invalid = NULL;
   g_autoptr (GError) walk_error = NULL;
   gboolean valid
-      = cluster_validate (path, doc, &invalid);
+      = app_xml_validate_apart (path, doc, &cluster_schema, cluster_apart,
+                                APP_XML_REPORT_SEVERAL, &invalid);
   XmlLoad l;
   xml_load_init (&l, path);
   gboolean ok = xml_walk (&l, xmlDocGetRootElement (doc), &walk_error);

@@ -34,15 +34,6 @@ app_xml_check_node (XmlLoad *l, const xmlNode *node, const char *const *attrs,
   return app_xml_check_element (l->path, node, &shape, error);
 }
 
-const xmlNode *
-app_xml_child (const xmlNode *node, const char *name)
-{
-  for (const xmlNode *c = node->children; c != NULL; c = c->next)
-    if (app_xml_is (c, name))
-      return c;
-  return NULL;
-}
-
 /* The text of an attribute; *text stays NULL for an absent optional one. */
 gboolean
 app_xml_attr_text (XmlLoad *l, const xmlNode *node, const char *name, gboolean required, char **text,

@@ -38,8 +38,6 @@ gboolean app_xml_fail (XmlLoad *l, const xmlNode *node, GError **error, const ch
 gboolean app_xml_check_node (XmlLoad *l, const xmlNode *node, const char *const *attrs,
                              const char *const *children, const char *repeatable,
                              GError **error);
-/* The first child element `name`, or NULL. */
-const xmlNode *app_xml_child (const xmlNode *node, const char *name);
 
 /* Attribute readers: FALSE with a FILE:LINE error when the value is bad or
  * a required one is missing; an absent optional one leaves *out alone. */

@@ -225,6 +225,15 @@ app_xml_attr (const xmlNode *node, const char *name)
   return s;
 }
 
+const xmlNode *
+app_xml_child (const xmlNode *node, const char *name)
+{
+  for (const xmlNode *c = node->children; c != NULL; c = c->next)
+    if (app_xml_is (c, name))
+      return c;
+  return NULL;
+}
+
 char *
 app_xml_list_join (const char *const *list)
 {
@@ -267,4 +276,66 @@ app_xml_check_element (const char *path, const xmlNode *node, const AppXmlShape 
         return app_xml_fail_at (path, c, error, "only one <%s> is allowed", name);
     }
   return TRUE;
+}
+
+/* schema started at its definition NAME instead of its <start> (caller
+ * frees). */
+static char *
+schema_text_at (const AppXmlSchema *schema, const char *name, gsize *len)
+{
+  const char *text = (const char *) schema->rng;
+  const char *start = g_strstr_len (text, (gssize) schema->len, "<start>");
+  const char *end = start != NULL ? g_strstr_len (start, text + schema->len - start, "</start>")
+                                  : NULL;
+  g_assert (end != NULL); /* the schema is part of the program */
+  char *s = g_strdup_printf ("%.*s<start><ref name=\"%s\"/>%.*s", (int) (start - text), text,
+                             name, (int) (text + schema->len - end), end);
+  *len = strlen (s);
+  return s;
+}
+
+/* Move FROM's children under TO (whose document is DOC), in order. */
+static void
+move_children (xmlNode *from, xmlNode *to, xmlDoc *doc)
+{
+  to->children = from->children;
+  to->last = from->last;
+  from->children = from->last = NULL;
+  for (xmlNode *c = to->children; c != NULL; c = c->next)
+    c->parent = to;
+  xmlSetListDoc (to->children, doc);
+}
+
+gboolean
+app_xml_validate_apart (const char *path, xmlDoc *doc, const AppXmlSchema *schema,
+                        const char *const *apart, AppXmlReport report, GError **error)
+{
+  guint n = g_strv_length ((char **) apart);
+  xmlNode *root = xmlDocGetRootElement (doc);
+  g_autofree xmlNode **node = g_new0 (xmlNode *, n);
+  g_autofree xmlDoc **alone = g_new0 (xmlDoc *, n);
+  for (guint i = 0; root != NULL && i < n; i++)
+    {
+      node[i] = (xmlNode *) app_xml_child (root, apart[i]);
+      if (node[i] == NULL)
+        continue;
+      alone[i] = xmlNewDoc ((const xmlChar *) "1.0");
+      xmlNode *copy = xmlDocCopyNode (node[i], alone[i], 2); /* attributes, no content */
+      xmlDocSetRootElement (alone[i], copy);
+      move_children (node[i], copy, alone[i]);
+    }
+  gboolean ok = app_xml_validate (path, doc, schema, report, error);
+  for (guint i = 0; i < n; i++)
+    {
+      if (alone[i] == NULL)
+        continue;
+      gsize len = 0;
+      g_autofree char *text = schema_text_at (schema, apart[i], &len);
+      const AppXmlSchema part = { schema->name, (const unsigned char *) text, len };
+      xmlNode *copy = xmlDocGetRootElement (alone[i]);
+      ok = ok && app_xml_validate (path, alone[i], &part, report, error);
+      move_children (copy, node[i], doc);
+      xmlFreeDoc (alone[i]);
+    }
+  return ok;
 }

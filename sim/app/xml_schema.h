@@ -76,6 +76,17 @@ xmlDoc *app_xml_read_text (const char *path, const char *text, gsize len, GError
 gboolean app_xml_validate (const char *path, xmlDoc *doc, const AppXmlSchema *schema,
                            AppXmlReport report, GError **error);
 
+/* The same, with the content of the root's first child of each name in
+ * `apart` (NULL-terminated; each also the name of the schema's definition
+ * of that element) validated on its own, against the schema started at
+ * that definition, and the rest with that content left out (which the
+ * schema must allow).  libxml2's validator is quadratic in the content of
+ * an element inside an <interleave>: long lists go apart.  The document is
+ * as it was afterwards. */
+gboolean app_xml_validate_apart (const char *path, xmlDoc *doc, const AppXmlSchema *schema,
+                                 const char *const *apart, AppXmlReport report,
+                                 GError **error);
+
 /* Set "FILE:LINE: <element>: message", the line node's in the document
  * read from path, and return FALSE: how the loaders' walks report what
  * they find wrong. */
@@ -87,6 +98,8 @@ gboolean app_xml_fail_valist (const char *path, const xmlNode *node, GError **er
 
 /* Is node the element `name`? */
 gboolean app_xml_is (const xmlNode *node, const char *name);
+/* The first child element `name` of node, or NULL. */
+const xmlNode *app_xml_child (const xmlNode *node, const char *name);
 
 /* An attribute's value (caller frees), or NULL. */
 char *app_xml_attr (const xmlNode *node, const char *name);

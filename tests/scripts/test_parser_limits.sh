@@ -101,4 +101,11 @@ LIMIT=60 check many_links refused "$TMP/graph" "$TMP/none.0.et: not found" \
   echo '</network></cluster>'; } >"$TMP/chain.xml"
 LIMIT=60 check switch_chain refused "$TMP/chain" "$TMP/none.0.et: not found" \
   "$ORRERY" run --config "$TMP/chain.xml" --workload "$TMP/none"
+# A sweep spec of 200,000 params: validated in seconds (its <grid> apart;
+# inside <sweep>'s <interleave> libxml2 took 16 s for 80,000, quadratic).
+{ echo '<sweep><config path="none.xml"/><workload prefix="w"/><grid>'
+  seq 200000 | awk '{ printf "<param name=\"p%d\" values=\"1\" select=\"/a\"/>\n", $1 }'
+  echo '</grid></sweep>'; } >"$TMP/sweep.xml"
+LIMIT=60 check sweep_params refused "$TMP/sweep-out" "$TMP/none.xml: cannot read" \
+  "$ORRERY" sweep expand "$TMP/sweep.xml" "$TMP/sweep-out"
 finish
