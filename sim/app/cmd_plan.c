@@ -7,7 +7,7 @@
 
 #include "sim/app/cli.h"
 #include "sim/app/cmd_gen.h"
-#include "sim/app/out_file.h"
+#include "sim/out_file.h"
 #include "sim/app/config.h"
 #include "sim/app/plan_run.h"
 #include "sim/app/plan_space.h"
@@ -419,7 +419,7 @@ write_csv (const char *dir, GArray *cands, GError **error)
   for (guint i = 0; i < cands->len; i++)
     csv_row (s, &g_array_index (cands, PlanCandidate, i));
   g_autofree char *path = g_build_filename (dir, "plan.csv", NULL);
-  return app_out_file_set_contents (path, s->str, (gssize) s->len, error);
+  return sim_out_file_set_contents (path, s->str, (gssize) s->len, error);
 }
 
 /* The `orrery gen transformer` command that writes candidate K's traces

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/app/out_file.h"
+#include "sim/out_file.h"
 
 /* The buffer between the values and write(2). */
 #define JSON_OUT_BUF_BYTES ((gsize) 64 * 1024)
@@ -15,7 +15,7 @@
 
 struct _AppJsonOut
 {
-  AppOutFile *file;
+  SimOutFile *file;
   char *buf;           /* JSON_OUT_BUF_BYTES */
   gsize len;           /* bytes in buf */
   GError *error;       /* the first write error; later output is dropped */
@@ -28,7 +28,7 @@ AppJsonOut *
 app_json_out_open (const char *path, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
-  AppOutFile *file = app_out_file_open (path, error);
+  SimOutFile *file = sim_out_file_open (path, error);
   if (file == NULL)
     return NULL;
   AppJsonOut *out = g_new0 (AppJsonOut, 1);
@@ -43,13 +43,13 @@ write_all (AppJsonOut *out, const char *p, gsize len)
 {
   while (out->error == NULL && len > 0)
     {
-      ssize_t n = write (app_out_file_fd (out->file), p, len);
+      ssize_t n = write (sim_out_file_fd (out->file), p, len);
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0)
         {
-          app_out_file_error (&out->error, errno, "Failed to write file “%s”: write() failed",
-                          app_out_file_name (out->file));
+          sim_out_file_error (&out->error, errno, "Failed to write file “%s”: write() failed",
+                          sim_out_file_name (out->file));
           break;
         }
       p += n;
@@ -104,9 +104,9 @@ out_finish (AppJsonOut *out)
 {
   out_flush (out);
   if (out->error != NULL)
-    app_out_file_discard (out->file);
+    sim_out_file_discard (out->file);
   else
-    app_out_file_commit (out->file, &out->error);
+    sim_out_file_commit (out->file, &out->error);
   out->file = NULL;
 }
 

@@ -39,7 +39,7 @@
 
 typedef struct _AppJsonOut AppJsonOut;
 
-/* Open PATH's output (app_out_file_open): NULL with ERROR set when it
+/* Open PATH's output (sim_out_file_open): NULL with ERROR set when it
  * cannot be opened. */
 AppJsonOut *app_json_out_open (const char *path, GError **error);
 

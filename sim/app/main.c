@@ -18,7 +18,7 @@
 #include "sim/app/cmd_gen.h"
 #include "sim/app/cmd_plan.h"
 #include "sim/app/config.h"
-#include "sim/app/out_file.h"
+#include "sim/out_file.h"
 #include "sim/app/plotdata.h"
 #include "sim/app/report.h"
 #include "sim/app/simulation.h"
@@ -389,14 +389,14 @@ check_outputs (const RunOptions *o, GError **error)
       if (outs[i].path == NULL)
         continue;
       g_autoptr (GError) ioerr = NULL;
-      if (!app_out_file_check (outs[i].path, &ioerr))
+      if (!sim_out_file_check (outs[i].path, &ioerr))
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write %s %s: %s",
                        outs[i].noun, outs[i].path, ioerr->message);
           ok = FALSE;
           break;
         }
-      ids[i] = app_out_file_identity (outs[i].path);
+      ids[i] = sim_out_file_identity (outs[i].path);
       for (guint k = 0; ok && ids[i] != NULL && k < i; k++)
         if (ids[k] != NULL && strcmp (ids[k], ids[i]) == 0)
           {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "sim/app/json_skim.h"
-#include "sim/app/out_file.h"
+#include "sim/out_file.h"
 #include "sim/error.h"
 #include "sim/nesting.h"
 #include "workload/json_keys.h"
@@ -497,7 +497,7 @@ write_file (const char *dir, const char *name, const GString *text, GError **err
 {
   g_autofree char *path = g_build_filename (dir, name, NULL);
   g_autoptr (GError) local = NULL;
-  if (!app_out_file_set_contents (path, text->str, (gssize) text->len, &local))
+  if (!sim_out_file_set_contents (path, text->str, (gssize) text->len, &local))
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write %s: %s", path,
                    local->message);

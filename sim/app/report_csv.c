@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/app/out_file.h"
+#include "sim/out_file.h"
 #include "sim/app/report_perf.h"
 #include "sim/error.h"
 
@@ -15,7 +15,7 @@
 /* A CSV output: a stdio stream on PATH's output file (out_file.h). */
 typedef struct
 {
-  AppOutFile *file;
+  SimOutFile *file;
   FILE *f;
 } CsvOut;
 
@@ -30,7 +30,7 @@ static gboolean
 csv_open (CsvOut *out, const char *path, GError **error)
 {
   g_autoptr (GError) ioerr = NULL;
-  out->file = app_out_file_open (path, &ioerr);
+  out->file = sim_out_file_open (path, &ioerr);
   if (out->file == NULL)
     {
       csv_fail (error, path, ioerr->message);
@@ -38,14 +38,14 @@ csv_open (CsvOut *out, const char *path, GError **error)
     }
   /* The stream gets its own descriptor: fclose closes it, the file's own
    * stays for the commit. */
-  int fd = dup (app_out_file_fd (out->file));
+  int fd = dup (sim_out_file_fd (out->file));
   out->f = fd >= 0 ? fdopen (fd, "w") : NULL;
   if (out->f == NULL)
     {
       csv_fail (error, path, g_strerror (errno));
       if (fd >= 0)
         close (fd);
-      app_out_file_discard (out->file);
+      sim_out_file_discard (out->file);
       return FALSE;
     }
   return TRUE;
@@ -66,11 +66,11 @@ csv_close (CsvOut *out, const char *path, GError **error)
   if (!written)
     {
       csv_fail (error, path, g_strerror (err));
-      app_out_file_discard (out->file);
+      sim_out_file_discard (out->file);
       return FALSE;
     }
   g_autoptr (GError) ioerr = NULL;
-  if (!app_out_file_commit (out->file, &ioerr))
+  if (!sim_out_file_commit (out->file, &ioerr))
     {
       csv_fail (error, path, ioerr->message);
       return FALSE;

@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 
 #include "sim/app/cli.h"
-#include "sim/app/out_file.h"
+#include "sim/out_file.h"
 #include "sim/error.h"
 #include "sim/nesting.h"
 #include "workload/json_keys.h"
@@ -37,7 +37,7 @@ app_sweep_write_file (const char *dir, const char *name, const char *text, gssiz
 {
   g_autofree char *path = g_build_filename (dir, name, NULL);
   GError *io = NULL;
-  return app_out_file_set_contents (path, text, len, &io) || io_error (error, io);
+  return sim_out_file_set_contents (path, text, len, &io) || io_error (error, io);
 }
 
 /* A file's text with surrounding blanks removed, or NULL when unreadable. */

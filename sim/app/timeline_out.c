@@ -7,7 +7,7 @@
 #include <zlib.h>
 
 #include "sim/app/json_out.h"
-#include "sim/app/out_file.h"
+#include "sim/out_file.h"
 #include "sim/error.h"
 
 #define TL_FLUSH_BYTES ((gsize) 64 * 1024)
@@ -16,7 +16,7 @@
 struct _AppTimelineOut
 {
   char *path;
-  AppOutFile *file;
+  SimOutFile *file;
   gzFile gz;
   GString *buf;
   gboolean first_event;
@@ -27,7 +27,7 @@ AppTimelineOut *
 app_timeline_out_open (const char *path, GError **error)
 {
   g_autoptr (GError) ioerr = NULL;
-  AppOutFile *file = app_out_file_open (path, &ioerr);
+  SimOutFile *file = sim_out_file_open (path, &ioerr);
   if (file == NULL)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write timeline %s: %s", path,
@@ -37,7 +37,7 @@ app_timeline_out_open (const char *path, GError **error)
   /* zlib gets its own descriptor: gzclose closes it, the file's own stays
    * for the commit. */
   errno = 0;
-  int fd = dup (app_out_file_fd (file));
+  int fd = dup (sim_out_file_fd (file));
   gzFile gz = fd >= 0 ? gzdopen (fd, g_str_has_suffix (path, ".gz") ? "wb6" : "wbT") : NULL;
   if (gz == NULL)
     {
@@ -46,7 +46,7 @@ app_timeline_out_open (const char *path, GError **error)
                    err != 0 ? g_strerror (err) : "out of memory");
       if (fd >= 0)
         close (fd);
-      app_out_file_discard (file);
+      sim_out_file_discard (file);
       return NULL;
     }
   gzbuffer (gz, 128 * 1024);
@@ -98,8 +98,8 @@ app_timeline_out_close (AppTimelineOut *out, GError **error)
     out_fail (out, rc == Z_ERRNO && err != 0 ? g_strerror (err) : "zlib could not finish the file");
   g_autoptr (GError) ioerr = NULL;
   if (out->error != NULL)
-    app_out_file_discard (out->file);
-  else if (!app_out_file_commit (out->file, &ioerr))
+    sim_out_file_discard (out->file);
+  else if (!sim_out_file_commit (out->file, &ioerr))
     out_fail (out, ioerr->message);
   gboolean ok = out->error == NULL;
   if (!ok)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end test of where `orrery run` writes its output files (--report,
-# --stats, --links, --timeline; sim/app/out_file.h): a character device is
+# --stats, --links, --timeline; sim/out_file.h): a character device is
 # written in place and stays a device (a private null device made with
 # mknod, and /dev/null itself: both skipped when not root or not
 # writable, /dev/null only after the private device passed); a symbolic
@@ -9,11 +9,12 @@
 # refused before anything runs;
 # outputs into a folder that does not exist are refused before simulating
 # (nothing on stdout); and two runs writing the same files at once leave
-# each file complete from one run or the other.
+# each file complete from one run or the other; the same for the traces
+# two `gen`s write at once, and a trace name that is a link.
 # Prints one "ok NAME" or "FAIL NAME" line per check, then "N checks, N
 # failed"; exits 1 if any check failed.
 # Usage: tests/scripts/test_outputs.sh   (run by `make check` through
-# scripts/run-tests, from the repository root; about 5 s).
+# scripts/run-tests, from the repository root; about 10 s).
 set -uo pipefail
 
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -125,5 +126,36 @@ differ () { ! cmp -s "$1" "$2"; }
 check references_differ differ "$TMP/A.tl.json" "$TMP/B.tl.json"
 check concurrent_runs_leave_whole_files concurrent
 check concurrent_no_temporary_left [ "$(ls "$TMP"/S.* | wc -l)" = 3 ]
+
+# ---- traces written by gen (and rescale): the same rules --------------------------
+gen4 () { # PREFIX SIZE: 200,000 all-reduces (14 MB a trace) of SIZE
+  "$ORRERY" gen collective --type all-reduce --ranks 4 --bytes "$2" --count 200000 --out "$1" \
+    >/dev/null
+}
+gen4 "$TMP/GA" 1MiB
+gen4 "$TMP/GB" 2MiB
+whole_traces () {
+  local r
+  for r in 0 1 2 3; do
+    cmp -s "$TMP/GS.$r.et" "$TMP/GA.$r.et" || cmp -s "$TMP/GS.$r.et" "$TMP/GB.$r.et" \
+      || { echo "  GS.$r.et is neither gen's" >&2; return 1; }
+  done
+}
+concurrent_gen () {
+  local i
+  for i in 1 2 3; do
+    gen4 "$TMP/GS" 1MiB & gen4 "$TMP/GS" 2MiB &
+    wait
+    whole_traces || return 1
+  done
+}
+check gen_references_differ differ "$TMP/GA.0.et" "$TMP/GB.0.et"
+check concurrent_gens_leave_whole_traces concurrent_gen
+check concurrent_gen_no_temporary_left [ "$(ls "$TMP"/GS.* | wc -l)" = 4 ]
+cp "$TMP/GA.0.et" "$TMP/target.et"
+ln -s target.et "$TMP/GL.0.et"
+gen4 "$TMP/GL" 2MiB
+check gen_link_stays_a_link [ -L "$TMP/GL.0.et" ]
+check gen_link_target_written cmp -s "$TMP/target.et" "$TMP/GB.0.et"
 
 finish

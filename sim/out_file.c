@@ -1,6 +1,6 @@
 /* out_file.c: output files written atomically when they are regular
  * files, in place otherwise; see out_file.h. */
-#include "sim/app/out_file.h"
+#include "sim/out_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,15 +13,16 @@
 /* The kernel's limit on links followed in one lookup. */
 #define OUT_FILE_MAX_LINKS 40
 
-struct _AppOutFile
+struct _SimOutFile
 {
   char *target;        /* the name replaced at commit, or written in place */
   char *tmp;           /* TARGET.XXXXXX, renamed to TARGET; NULL in place */
   int fd;
+  gboolean no_sync; /* sim_out_file_skip_sync */
 };
 
 void
-app_out_file_error (GError **error, int err, const char *format, const char *file)
+sim_out_file_error (GError **error, int err, const char *format, const char *file)
 {
   g_autofree char *display = g_filename_display_name (file);
   g_autofree char *what = g_strdup_printf (format, display);
@@ -86,13 +87,13 @@ make_temp (char *tmp, const char *target, GError **error)
     {
       int err = errno;
       g_autofree char *templ = g_strdup_printf ("%s.XXXXXX", target);
-      app_out_file_error (error, err, "Failed to create file “%s”", templ);
+      sim_out_file_error (error, err, "Failed to create file “%s”", templ);
     }
   return fd;
 }
 
-AppOutFile *
-app_out_file_open (const char *path, GError **error)
+SimOutFile *
+sim_out_file_open (const char *path, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
   g_autofree char *target = atomic_target (path);
@@ -103,7 +104,7 @@ app_out_file_open (const char *path, GError **error)
     {
       fd = g_open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
       if (fd < 0)
-        app_out_file_error (error, errno, "Failed to open file “%s”", path);
+        sim_out_file_error (error, errno, "Failed to open file “%s”", path);
     }
   else
     {
@@ -112,7 +113,7 @@ app_out_file_open (const char *path, GError **error)
     }
   if (fd < 0)
     return NULL;
-  AppOutFile *out = g_new0 (AppOutFile, 1);
+  SimOutFile *out = g_new0 (SimOutFile, 1);
   out->target = target != NULL ? g_steal_pointer (&target) : g_strdup (path);
   out->tmp = g_steal_pointer (&tmp);
   out->fd = fd;
@@ -120,14 +121,21 @@ app_out_file_open (const char *path, GError **error)
 }
 
 int
-app_out_file_fd (const AppOutFile *out)
+sim_out_file_fd (const SimOutFile *out)
 {
   g_return_val_if_fail (out != NULL, -1);
   return out->fd;
 }
 
+void
+sim_out_file_skip_sync (SimOutFile *out)
+{
+  g_return_if_fail (out != NULL);
+  out->no_sync = TRUE;
+}
+
 const char *
-app_out_file_name (const AppOutFile *out)
+sim_out_file_name (const SimOutFile *out)
 {
   g_return_val_if_fail (out != NULL, NULL);
   return out->target;
@@ -147,7 +155,7 @@ needs_fsync (const char *target)
 }
 
 static void
-out_free (AppOutFile *out)
+out_free (SimOutFile *out)
 {
   g_free (out->target);
   g_free (out->tmp);
@@ -155,15 +163,15 @@ out_free (AppOutFile *out)
 }
 
 gboolean
-app_out_file_commit (AppOutFile *out, GError **error)
+sim_out_file_commit (SimOutFile *out, GError **error)
 {
   g_return_val_if_fail (out != NULL, FALSE);
   GError *local = NULL;
   const char *name = out->tmp != NULL ? out->tmp : out->target;
-  if (out->tmp != NULL && needs_fsync (out->target) && fsync (out->fd) != 0)
-    app_out_file_error (&local, errno, "Failed to write file “%s”: fsync() failed", name);
+  if (out->tmp != NULL && !out->no_sync && needs_fsync (out->target) && fsync (out->fd) != 0)
+    sim_out_file_error (&local, errno, "Failed to write file “%s”: fsync() failed", name);
   if (close (out->fd) != 0 && local == NULL)
-    app_out_file_error (&local, errno, "Failed to close file “%s”", name);
+    sim_out_file_error (&local, errno, "Failed to close file “%s”", name);
   if (local == NULL && out->tmp != NULL && g_rename (out->tmp, out->target) != 0)
     {
       int err = errno;
@@ -183,7 +191,7 @@ app_out_file_commit (AppOutFile *out, GError **error)
 }
 
 void
-app_out_file_discard (AppOutFile *out)
+sim_out_file_discard (SimOutFile *out)
 {
   if (out == NULL)
     return;
@@ -194,10 +202,10 @@ app_out_file_discard (AppOutFile *out)
 }
 
 gboolean
-app_out_file_set_contents (const char *path, const char *text, gssize len, GError **error)
+sim_out_file_set_contents (const char *path, const char *text, gssize len, GError **error)
 {
   g_return_val_if_fail (path != NULL && text != NULL, FALSE);
-  AppOutFile *out = app_out_file_open (path, error);
+  SimOutFile *out = sim_out_file_open (path, error);
   if (out == NULL)
     return FALSE;
   gsize left = len < 0 ? strlen (text) : (gsize) len;
@@ -208,19 +216,19 @@ app_out_file_set_contents (const char *path, const char *text, gssize len, GErro
         continue;
       if (n < 0)
         {
-          app_out_file_error (error, errno, "Failed to write file “%s”: write() failed",
+          sim_out_file_error (error, errno, "Failed to write file “%s”: write() failed",
                           out->target);
-          app_out_file_discard (out);
+          sim_out_file_discard (out);
           return FALSE;
         }
       text += n;
       left -= (gsize) n;
     }
-  return app_out_file_commit (out, error);
+  return sim_out_file_commit (out, error);
 }
 
 gboolean
-app_out_file_check (const char *path, GError **error)
+sim_out_file_check (const char *path, GError **error)
 {
   g_return_val_if_fail (path != NULL, FALSE);
   g_autofree char *target = atomic_target (path);
@@ -229,7 +237,7 @@ app_out_file_check (const char *path, GError **error)
     {
       if (g_access (path, W_OK) == 0)
         return TRUE;
-      app_out_file_error (error, errno, "Failed to open file “%s”", path);
+      sim_out_file_error (error, errno, "Failed to open file “%s”", path);
       return FALSE;
     }
   g_autofree char *tmp = g_strdup_printf ("%s.XXXXXX", target);
@@ -242,7 +250,7 @@ app_out_file_check (const char *path, GError **error)
 }
 
 char *
-app_out_file_identity (const char *path)
+sim_out_file_identity (const char *path)
 {
   g_return_val_if_fail (path != NULL, NULL);
   g_autofree char *target = atomic_target (path);

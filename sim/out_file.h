@@ -27,57 +27,63 @@
  * _discard, which free it; the file descriptor belongs to the writer (a
  * caller that wraps it in a stdio or zlib stream hands that a dup()).
  *
- * Layer: sim/app.  May include: GLib.
+ * Layer: sim.  May include: GLib.
  */
-#ifndef ORRERY_SIM_APP_OUT_FILE_H
-#define ORRERY_SIM_APP_OUT_FILE_H
+#ifndef ORRERY_SIM_OUT_FILE_H
+#define ORRERY_SIM_OUT_FILE_H
 
 #include <glib.h>
 
-typedef struct _AppOutFile AppOutFile;
+typedef struct _SimOutFile SimOutFile;
 
 /* Open PATH's output as the header says: NULL with ERROR set when the
  * temporary file (or the target, in place) cannot be opened. */
-AppOutFile *app_out_file_open (const char *path, GError **error);
+SimOutFile *sim_out_file_open (const char *path, GError **error);
 
 /* The descriptor to write to, open until _commit or _discard. */
-int app_out_file_fd (const AppOutFile *out);
+int sim_out_file_fd (const SimOutFile *out);
+
+/* Never fsync the new file before the rename, even over an old one with
+ * contents: for outputs made by the thousand and cheaply made again (a
+ * workload's traces), where a sync each costs seconds in all; a crash may
+ * then leave such a file empty. */
+void sim_out_file_skip_sync (SimOutFile *out);
 
 /* The file the output is for (the target, not the temporary file, so that
  * messages are the same from run to run). */
-const char *app_out_file_name (const AppOutFile *out);
+const char *sim_out_file_name (const SimOutFile *out);
 
 /* Close the file and put it in place: FALSE with ERROR set (and the
  * temporary file removed) when the sync, close or rename fails.  Frees
  * OUT. */
-gboolean app_out_file_commit (AppOutFile *out, GError **error);
+gboolean sim_out_file_commit (SimOutFile *out, GError **error);
 
 /* Close the file and remove the temporary file (a write failed): what
  * PATH was stays.  Frees OUT; NULL is accepted. */
-void app_out_file_discard (AppOutFile *out);
+void sim_out_file_discard (SimOutFile *out);
 
 /* Write LEN bytes of TEXT (LEN -1: up to its NUL) to PATH through a
  * writer, as g_file_set_contents would, with the rules above (a device
  * written in place, a link followed): FALSE with ERROR set, and PATH as it
  * was, when it cannot be.  For the smaller files other commands write
  * whole (plan.csv, plot-data's files, a sweep's). */
-gboolean app_out_file_set_contents (const char *path, const char *text, gssize len,
+gboolean sim_out_file_set_contents (const char *path, const char *text, gssize len,
                                     GError **error);
 
 /* Whether PATH can be written, before any work is done: a temporary file
  * is created beside the target and removed (in-place targets must
  * exist).  FALSE with ERROR set, in _open's words, when not. */
-gboolean app_out_file_check (const char *path, GError **error);
+gboolean sim_out_file_check (const char *path, GError **error);
 
 /* Set ERROR to G_FILE_ERROR from errno ERR, as g_file_set_contents words
  * it: FORMAT holds one %s for FILE's display name, then ": why". */
-void app_out_file_error (GError **error, int err, const char *format, const char *file);
+void sim_out_file_error (GError **error, int err, const char *format, const char *file);
 
 /* What PATH names once links and the folder are resolved (an absolute
  * path), to tell two options naming the same file apart from two
  * different ones; NULL for an in-place target (writing a device twice
  * loses nothing) or a folder that cannot be resolved.  Free with
  * g_free. */
-char *app_out_file_identity (const char *path);
+char *sim_out_file_identity (const char *path);
 
-#endif /* ORRERY_SIM_APP_OUT_FILE_H */
+#endif /* ORRERY_SIM_OUT_FILE_H */
