@@ -44,6 +44,29 @@ struct _AppSim
  * replay runs it on every node as it loads (wl_replay_set_node_check), in
  * memory or streamed, and app_sim_new reports the first failure after
  * binding the process groups. */
+/* The congestion model holds every packet of a message at once, an event
+ * per packet and hop: a message (at most its node's comm_size: every
+ * algorithm sends pieces of it) may have at most this many packets. */
+#define APP_PACKETS_MAX (G_GUINT64_CONSTANT (1) << 20)
+
+static gboolean
+packets_fit (const AppSim *sim, const char *path, const WlNode *n, GError **error)
+{
+  guint64 total = n->bytes;
+  guint64 pb = sim->cfg->net.packet_bytes;
+  if (sim->cfg->net.model != NET_MODEL_CONGESTION || pb == 0 || total / pb < APP_PACKETS_MAX)
+    return TRUE;
+  g_autofree char *size = sim_units_format_bytes (pb);
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+               "%s: node %" G_GUINT64_FORMAT ": a message of up to %" G_GUINT64_FORMAT
+               " bytes (its comm_size) makes more than %" G_GUINT64_FORMAT " packets of %s, "
+               "the most a message may have (each is held and simulated hop by hop): use "
+               "--packet-size %" G_GUINT64_FORMAT "B or more", path, n->id, total,
+               APP_PACKETS_MAX, size,
+               total / APP_PACKETS_MAX + 1);
+  return FALSE;
+}
+
 static gboolean
 check_message_size (gpointer data, const char *path, const WlNode *n, GError **error)
 {
@@ -56,6 +79,8 @@ check_message_size (gpointer data, const char *path, const WlNode *n, GError **e
                      : 1;
   guint64 total = 0;
   gboolean fits = g_uint64_checked_mul (&total, n->bytes, factor) && total < limit;
+  if (!packets_fit (sim, path, n, error))
+    return FALSE;
   if (fits && (isinf (sim->slowest) || net_serialization_ps (total, sim->slowest) < limit))
     return TRUE;
   if (!fits)

@@ -5,7 +5,8 @@
 # devices, pipes and directories given as traces (to run and inspect);
 # chunk counts past SYS_SPLITS_MAX in cluster XML and ASTRA-sim JSON; and
 # gen / rescale asked for more ranks than run simulates or an output above
-# the cap (ORRERY_GEN_MAX_OUTPUT).  Every command runs under `timeout`, so
+# the cap (ORRERY_GEN_MAX_OUTPUT); messages in more packets than the
+# congestion model may hold.  Every command runs under `timeout`, so
 # that a regression that hangs fails here instead of stalling the suite.
 # Prints one "ok NAME" or "FAIL NAME" line per check, then "N checks, N
 # failed".  Usage: tests/scripts/test_unbounded_inputs.sh   (run by `make test`).
@@ -132,5 +133,21 @@ refused "rescale above ORRERY_GEN_MAX_OUTPUT" "above the cap of 10.0 kB" \
   env ORRERY_GEN_MAX_OUTPUT=10KB "$ORRERY" rescale --from "$TMP/ar" --ranks 8 --out "$TMP/gen/z"
 refused "ORRERY_GEN_MAX_OUTPUT not a size" "ORRERY_GEN_MAX_OUTPUT: 'lots' is not a size" \
   env ORRERY_GEN_MAX_OUTPUT=lots "$ORRERY" rescale --from "$TMP/ar" --ranks 8 --out "$TMP/gen/z"
+
+# Packets: the congestion model holds a message's packets at once, so a
+# message may have at most 2^20 of them.  A 1 GiB all-reduce in 1-byte
+# packets (2^30 at once: an abort on memory, or hours) is refused at load
+# with the smallest packet that fits, 2^30 / 2^20 + 1 = 1025 bytes.
+"$ORRERY" gen collective --type all-reduce --ranks 2 --bytes 1GiB --out "$TMP/big" >/dev/null
+refused "1-byte packets of a 1 GiB all-reduce" \
+  "node 0: a message of up to 1073741824 bytes (its comm_size) makes more than 1048576" \
+  "$ORRERY" run -q --config "$TMP/c1.xml" --workload "$TMP/big" --network-model congestion \
+  --packet-size 1B
+check "1-byte packets: says the smallest packet that fits" has "$TMP/out" \
+  "packets of 1 B, the most a message may have (each is held and simulated hop by hop): use"
+check "1-byte packets: the smallest is 1025 B" has "$TMP/out" "use --packet-size 1025B or more"
+timeout 60 "$ORRERY" run -q --config "$TMP/c1.xml" --workload "$TMP/big" \
+  --network-model congestion --packet-size 1025B >"$TMP/out" 2>&1
+check "1025-byte packets of a 1 GiB all-reduce run" eq $? 0
 
 finish
