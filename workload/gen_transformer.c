@@ -123,11 +123,24 @@ wl_gen_transformer_microbatches (const WlGenTransformer *r, GError **error)
   if (r->microbatches > 0)
     {
       if (r->global_batch > 0 && r->global_batch != per_step * r->microbatches)
-        return bad (error, "global batch != micro-batch x dp x microbatches");
+        {
+          g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                       "the global batch (%" G_GUINT64_FORMAT ") is not micro-batch x dp x "
+                       "microbatches = %u x %u x %u = %" G_GUINT64_FORMAT,
+                       (guint64) r->global_batch, r->micro_batch, r->dp, r->microbatches,
+                       per_step * r->microbatches);
+          return 0;
+        }
       return wl_tf_sched_check (r, r->microbatches, error) ? r->microbatches : 0;
     }
   if (r->global_batch == 0 || r->global_batch % per_step != 0)
-    return bad (error, "the global batch must be a positive multiple of micro-batch x dp");
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "the global batch (%" G_GUINT64_FORMAT ") must be a positive multiple of "
+                   "micro-batch x dp = %u x %u = %" G_GUINT64_FORMAT " sequences",
+                   (guint64) r->global_batch, r->micro_batch, r->dp, per_step);
+      return 0;
+    }
   guint32 M = (guint32) (r->global_batch / per_step);
   return wl_tf_sched_check (r, M, error) ? M : 0;
 }

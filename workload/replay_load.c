@@ -393,6 +393,27 @@ wl_replay_load_files (WlReplay *r, const char *const *paths, guint32 ranks, GErr
   return load_streamed (r, paths, ranks, error);
 }
 
+/* The prefix of the trace set NAME is a file of ("w.3.et" and
+ * "w.3.et.gz": "w"), when NAME is an existing file named so; else NULL. */
+static char *
+prefix_of_file (const char *name)
+{
+  if (!g_file_test (name, G_FILE_TEST_IS_REGULAR))
+    return NULL;
+  gsize len = strlen (name);
+  if (g_str_has_suffix (name, ".gz"))
+    len -= 3;
+  if (len < 3 || strncmp (name + len - 3, ".et", 3) != 0)
+    return NULL;
+  len -= 3;
+  gsize digits = 0;
+  while (digits < len && g_ascii_isdigit (name[len - 1 - digits]))
+    digits++;
+  if (digits == 0 || digits + 1 >= len || name[len - 1 - digits] != '.')
+    return NULL;
+  return g_strndup (name, len - 1 - digits);
+}
+
 gboolean
 wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
 {
@@ -411,10 +432,17 @@ wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
                 break;
               have++;
             }
-          g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-                       "%s: not found: the topology has %u ranks but the workload has %s%u "
-                       "trace files (%s.0.et ...)",
-                       p, ranks, have ? "only " : "", have, prefix);
+          g_autofree char *set = have == 0 ? prefix_of_file (prefix) : NULL;
+          if (set != NULL)
+            g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                         "%s is one trace of a set: the workload is named by the prefix of "
+                         "its files (%s.0.et, %s.1.et, ...): did you mean %s?",
+                         prefix, set, set, set);
+          else
+            g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                         "%s: not found: the topology has %u ranks but the workload has %s%u "
+                         "trace files (%s.0.et ...)",
+                         p, ranks, have ? "only " : "", have, prefix);
           g_free (p);
           return FALSE;
         }

@@ -51,6 +51,66 @@ valued_shorts (GOptionContext *ctx, gboolean valued[128])
     }
 }
 
+/* Levenshtein distance of a and b, or a number above `most` once it is
+ * sure to exceed it. */
+static guint
+edit_distance (const char *a, const char *b, guint most)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  if ((la > lb ? la - lb : lb - la) > most)
+    return most + 1;
+  g_autofree guint *row = g_new (guint, lb + 1);
+  for (gsize j = 0; j <= lb; j++)
+    row[j] = (guint) j;
+  for (gsize i = 1; i <= la; i++)
+    {
+      guint diag = row[0];
+      row[0] = (guint) i;
+      for (gsize j = 1; j <= lb; j++)
+        {
+          guint up = row[j];
+          guint best = MIN (up, row[j - 1]) + 1;
+          row[j] = MIN (best, diag + (a[i - 1] != b[j - 1]));
+          diag = up;
+        }
+    }
+  return row[lb];
+}
+
+/* The long option of CTX nearest to the unknown `given` ("--confg"), as
+ * its help lists them, within two edits; NULL when none is that near or
+ * two are equally near. */
+static char *
+nearest_option (GOptionContext *ctx, const char *given)
+{
+  const char *name = given + strspn (given, "-");
+  gsize len = strcspn (name, "=");
+  g_autofree char *bare = g_strndup (name, len);
+  g_autofree char *help = g_option_context_get_help (ctx, FALSE, NULL);
+  g_autofree char *best = NULL;
+  guint best_d = 3;
+  gboolean tie = FALSE;
+  for (const char *p = strstr (help, "--"); p != NULL; p = strstr (p, "--"))
+    {
+      p += 2;
+      gsize n = strspn (p, "abcdefghijklmnopqrstuvwxyz0123456789-");
+      if (n == 0 || p - 3 < help || (p[-3] != ' ' && p[-3] != '\n'))
+        continue;
+      g_autofree char *opt = g_strndup (p, n);
+      guint d = edit_distance (bare, opt, 2);
+      if (d < best_d)
+        {
+          g_free (best);
+          best = g_steal_pointer (&opt);
+          best_d = d;
+          tie = FALSE;
+        }
+      else if (d == best_d && g_strcmp0 (best, opt) != 0)
+        tie = TRUE;
+    }
+  return best != NULL && !tie ? g_strdup_printf ("--%s", best) : NULL;
+}
+
 gboolean
 app_cli_parse (GOptionContext *ctx, int *argc, char ***argv, GPtrArray *owned, GError **error)
 {
@@ -77,5 +137,23 @@ app_cli_parse (GOptionContext *ctx, int *argc, char ***argv, GPtrArray *owned, G
   g_ptr_array_add (args, NULL);
   *argv = (char **) g_ptr_array_free (args, FALSE);
   g_ptr_array_add (owned, *argv);
-  return g_option_context_parse (ctx, argc, argv, error);
+  GError *local = NULL;
+  if (g_option_context_parse (ctx, argc, argv, &local))
+    return TRUE;
+  /* "Unknown option --confg": GLib names the option; say which it may be. */
+  const char *unknown = g_str_has_prefix (local->message, "Unknown option ")
+                          ? local->message + strlen ("Unknown option ")
+                          : NULL;
+  g_autofree char *near = local->domain == G_OPTION_ERROR
+                              && local->code == G_OPTION_ERROR_UNKNOWN_OPTION && unknown != NULL
+                            ? nearest_option (ctx, unknown)
+                            : NULL;
+  if (near != NULL)
+    {
+      char *msg = g_strdup_printf ("%s (did you mean %s?)", local->message, near);
+      g_free (local->message);
+      local->message = msg;
+    }
+  g_propagate_error (error, local);
+  return FALSE;
 }

@@ -3,6 +3,7 @@
 #include "sim/app/cmd_gen.h"
 
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +16,28 @@
 #include "workload/gen.h"
 #include "workload/gen_transformer.h"
 #include "workload/rescale.h"
+
+/* Make the folder PREFIX's files go into (`--out runs/llama/x`: runs/llama)
+ * when it does not exist, once the options have passed every check. */
+gboolean
+app_gen_out_folder (const char *prefix, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (prefix);
+  if (g_file_test (dir, G_FILE_TEST_IS_DIR))
+    return TRUE;
+  if (g_file_test (dir, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out %s: %s is not a folder", prefix,
+                   dir);
+      return FALSE;
+    }
+  if (g_mkdir_with_parents (dir, 0777) == 0)
+    return TRUE;
+  int errsv = errno;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out %s: cannot make the folder %s: %s",
+               prefix, dir, g_strerror (errsv));
+  return FALSE;
+}
 
 /* ---- gen collective -------------------------------------------------------------- */
 
@@ -192,6 +215,7 @@ cmd_gen_collective (int argc, char **argv)
                          g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
                                       "need --type KIND --ranks N --bytes SIZE --out PREFIX"));
   else if (!gen_request (&o, &req, &error) || !gen_collective_output_check (&req, &error)
+           || !app_gen_out_folder (o.out, &error)
            || !wl_gen_collective_full (o.out, &req, &error))
     code = app_cli_fail ("gen collective", error);
   else
@@ -557,6 +581,33 @@ dp_bucket_ok (const char *text)
   return sim_units_parse_bytes (text, &bytes, NULL) && bytes > 0;
 }
 
+/* The required options absent or not positive, as "--micro-batch and
+ * --out", or NULL when none is. */
+static char *
+gen_transformer_missing (const TransformerOptions *o)
+{
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  if (o->b <= 0)
+    g_ptr_array_add (names, "--micro-batch");
+  if (o->B <= 0 && o->M <= 0)
+    g_ptr_array_add (names, o->M < 0 ? "--microbatches (at least 1)" : "--global-batch");
+  if (o->tp <= 0)
+    g_ptr_array_add (names, "--tp (at least 1)");
+  if (o->pp <= 0)
+    g_ptr_array_add (names, "--pp (at least 1)");
+  if (o->dp <= 0)
+    g_ptr_array_add (names, "--dp (at least 1)");
+  if (o->out == NULL)
+    g_ptr_array_add (names, "--out");
+  if (names->len == 0)
+    return NULL;
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < names->len; i++)
+    g_string_append_printf (s, "%s%s", i == 0 ? "" : i + 1 == names->len ? " and " : ", ",
+                            (const char *) names->pdata[i]);
+  return g_string_free (s, FALSE);
+}
+
 /* The checks on the options, in the order their messages take precedence;
  * run after the default dp is filled in. */
 static gboolean
@@ -564,17 +615,25 @@ gen_transformer_check (const TransformerOptions *o, GError **error)
 {
   gint cp = MAX (o->cp, 1);
   WlGenTransformer probe = { 0 };
-  if (o->ranks != 0
-      && (o->ranks < 0 || o->tp <= 0 || o->pp <= 0 || o->ranks % (o->tp * o->pp * cp) != 0
-          || (o->dp != 0 && o->dp * o->tp * o->pp * cp != o->ranks)))
+  g_autofree char *missing = gen_transformer_missing (o);
+  gint64 model = (gint64) MAX (o->tp, 1) * MAX (o->pp, 1) * cp; /* ranks per DP replica */
+  if (o->ranks < 0 || (o->ranks > 0 && (o->tp <= 0 || o->pp <= 0)))
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                 "--ranks %d is not tp x pp x dp%s (tp %d, pp %d, dp %d)", o->ranks,
-                 cp > 1 ? " x cp" : "", o->tp, o->pp, o->dp);
-  else if (o->out == NULL || o->b <= 0 || (o->B <= 0 && o->M <= 0) || o->tp <= 0 || o->pp <= 0
-           || o->dp <= 0 || o->M < 0)
+                 "--ranks, --tp and --pp must be at least 1 (--ranks %d, --tp %d, --pp %d)",
+                 o->ranks, o->tp, o->pp);
+  else if (o->ranks > 0 && o->ranks % model != 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                 "need --preset NAME (or the model sizes) --micro-batch b "
-                 "--global-batch B --tp N --pp N --dp N --out PREFIX");
+                 "--ranks %d is not a multiple of tp x pp%s = %" G_GINT64_FORMAT
+                 " (one data-parallel replica)", o->ranks, cp > 1 ? " x cp" : "", model);
+  else if (o->ranks > 0 && o->dp != 0 && o->dp * model != o->ranks)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "--ranks %d is not tp x pp%s x dp = %" G_GINT64_FORMAT " x %d = %" G_GINT64_FORMAT,
+                 o->ranks, cp > 1 ? " x cp" : "", model, o->dp, model * o->dp);
+  else if (missing != NULL)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "missing %s (needed: --preset NAME or the model sizes, --micro-batch b, "
+                 "--global-batch B, --tp N --pp N --dp N or --ranks N, --out PREFIX)",
+                 missing);
   else if (o->vstages <= 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--virtual-stages must be at least 1");
   else if (o->ep <= 0 || o->experts < -1 || o->top_k < -1)
@@ -637,6 +696,7 @@ cmd_gen_transformer (int argc, char **argv)
   else if (!gen_transformer_check (&o, &error) || !gen_transformer_request (&o, &req, &error)
            || !gen_transformer_memory (&req, o.strict_memory, &error)
            || !gen_transformer_output_check (&req, &error)
+           || !app_gen_out_folder (o.out, &error)
            || !wl_gen_transformer (o.out, &req, &error))
     code = app_cli_fail ("gen transformer", error);
   else
@@ -682,6 +742,22 @@ app_gen_framework (const char *dtype, const char *attention, WlGenTransformer *r
   return TRUE;
 }
 
+static void
+gen_usage (FILE *out)
+{
+  fprintf (out, "usage: orrery gen GENERATOR [OPTIONS]\n\n"
+                "Generators:\n"
+                "  collective   one collective (or a sequence of them) on every rank:\n"
+                "               --type KIND --ranks N --bytes SIZE --out PREFIX [--groups SIZE]\n"
+                "               [--stride S] [--root R] [--count K]\n"
+                "  transformer  one training iteration of a transformer, per rank:\n"
+                "               --preset NAME (--list: the presets) --micro-batch b\n"
+                "               --global-batch B --tp N --pp N --dp N --out PREFIX\n\n"
+                "'orrery gen GENERATOR --help' lists its options, with units and defaults.\n"
+                "The folder of --out PREFIX is made when it does not exist.\n\n"
+                APP_CLI_EXIT_CODES_HELP "\n");
+}
+
 int
 app_cmd_gen (int argc, char **argv)
 {
@@ -689,10 +765,14 @@ app_cmd_gen (int argc, char **argv)
     return cmd_gen_collective (argc - 1, argv + 1);
   if (argc >= 2 && strcmp (argv[1], "transformer") == 0)
     return cmd_gen_transformer (argc - 1, argv + 1);
-  fprintf (stderr, "usage: orrery gen collective --type KIND --ranks N --bytes SIZE --out PREFIX\n"
-                   "         [--groups SIZE] [--stride S] [--root R] [--count K]\n"
-                   "       orrery gen transformer --preset NAME --micro-batch b --global-batch B\n"
-                   "         --tp N --pp N --dp N --out PREFIX (--help for all, --list presets)\n");
+  if (argc >= 2 && (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0))
+    {
+      gen_usage (stdout);
+      return 0;
+    }
+  if (argc >= 2)
+    fprintf (stderr, "orrery gen: unknown generator '%s' (collective, transformer)\n", argv[1]);
+  gen_usage (stderr);
   return SIM_ERROR_INPUT;
 }
 
@@ -756,6 +836,7 @@ app_cmd_rescale (int argc, char **argv)
                                                  "need --from PREFIX --ranks Q (Q >= 1) "
                                                  "--out PREFIX2"));
   else if (!rescale_output_check (from, (guint64) ranks, &error)
+           || !app_gen_out_folder (out, &error)
            || !wl_rescale (from, (guint32) ranks, out, &p, &error))
     code = app_cli_fail ("rescale", error);
   else

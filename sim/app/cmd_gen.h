@@ -30,4 +30,9 @@ int app_cmd_rescale (int argc, char **argv);
 gboolean app_gen_framework (const char *dtype, const char *attention, WlGenTransformer *req,
                             GError **error);
 
+/* Make the folder of the output PREFIX (its dirname) with its parents when
+ * it does not exist: FALSE with ERROR set when it cannot be made or names
+ * something other than a folder. */
+gboolean app_gen_out_folder (const char *prefix, GError **error);
+
 #endif /* ORRERY_SIM_APP_CMD_GEN_H */

@@ -639,7 +639,7 @@ usage (FILE *out)
            "usage: orrery COMMAND [OPTIONS]\n\n"
            "Commands:\n"
            "  run   simulate a workload (Chakra traces) on a cluster\n"
-           "  gen   generate workloads: gen collective\n"
+           "  gen   generate workloads: gen collective, gen transformer\n"
            "  rescale  rewrite a data-parallel trace set for another number of ranks\n"
            "  inspect  summarise a trace set (PREFIX or FILE) and list its defects\n"
            "  plot-data  write a --report's figures as data for gnuplot (see scripts/plot)\n"

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# End-to-end tests of the mistakes a new user makes in the first hour
+# (issue 21, item 1): each is refused (or mended) at once with a message
+# that says what to do, with the numbers worked out.
+#   - a mistyped option gets the nearest real one ("did you mean");
+#   - `gen --out DIR/x` makes DIR (a file in the way is named);
+#   - `--workload` given one file of a trace set names the set's prefix;
+#   - gen transformer's --ranks, missing options and global batch say the
+#     numbers (300 ranks are not a multiple of tp x pp = 8 x 4 = 32);
+#   - `orrery --help` lists every generator, `orrery gen --help` exits 0;
+#   - scripts/sweep and scripts/plot find the binary from any folder.
+# Prints one "ok NAME" or "FAIL NAME" line per check, then "N checks, N
+# failed".  Usage: tests/scripts/test_first_hour.sh   (run by `make test`).
+set -uo pipefail
+
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+make_tmp
+four_rank_cluster "$TMP"
+repo=$PWD
+
+# fails NAME TEXT COMMAND...: COMMAND exits 1 saying TEXT.
+fails () {
+  local name=$1 text=$2; shift 2
+  "$@" >"$TMP/out" 2>&1
+  check "$name: exit 1" eq $? 1
+  check "$name: says '$text'" has "$TMP/out" "$text"
+}
+
+# ---- mistyped options -------------------------------------------------------------
+fails "run --confg" "Unknown option --confg (did you mean --config?)" \
+  "$ORRERY" run --confg "$TMP/cluster.xml"
+fails "run --stat=x" "Unknown option --stat=x (did you mean --stats?)" \
+  "$ORRERY" run --stat=x
+fails "gen collective --rank" "(did you mean --ranks?)" \
+  "$ORRERY" gen collective --rank 4
+fails "plan --gpu" "(did you mean --gpus?)" "$ORRERY" plan --gpu 8
+# Nothing near: no guess.
+"$ORRERY" run --xyzzy >"$TMP/out" 2>&1
+check "run --xyzzy: no guess" eq "$(cat "$TMP/out")" "orrery run: Unknown option --xyzzy"
+
+# ---- gen --out into a folder that does not exist ----------------------------------
+"$ORRERY" gen collective --type all-reduce --ranks 4 --bytes 1MiB --out "$TMP/new/deep/w" \
+  >"$TMP/out" 2>&1
+check "gen --out makes its folder" eq $? 0
+check "gen --out: the traces are there" [ -s "$TMP/new/deep/w.3.et" ]
+touch "$TMP/afile"
+fails "gen --out under a file" "--out $TMP/afile/w: $TMP/afile is not a folder" \
+  "$ORRERY" gen collective --type all-reduce --ranks 4 --bytes 1MiB --out "$TMP/afile/w"
+"$ORRERY" rescale --from "$TMP/new/deep/w" --ranks 8 --out "$TMP/r8/w" >/dev/null 2>&1
+check "rescale --out makes its folder" [ -s "$TMP/r8/w.7.et" ]
+
+# ---- --workload given one file of the set -----------------------------------------
+fails "run --workload FILE" "did you mean $TMP/new/deep/w?" \
+  "$ORRERY" run --config "$TMP/cluster.xml" --workload "$TMP/new/deep/w.2.et"
+"$ORRERY" run -q --config "$TMP/cluster.xml" --workload "$TMP/new/deep/w" >/dev/null 2>&1
+check "run --workload PREFIX runs" eq $? 0
+
+# ---- gen transformer: the numbers -------------------------------------------------
+tf () { "$ORRERY" gen transformer --preset llama2-7b "$@"; }
+fails "--ranks 300 --tp 8 --pp 4" \
+  "--ranks 300 is not a multiple of tp x pp = 32 (one data-parallel replica)" \
+  tf --ranks 300 --tp 8 --pp 4 --micro-batch 1 --global-batch 64 --out "$TMP/t"
+fails "--ranks 64 --dp 3" "--ranks 64 is not tp x pp x dp = 32 x 3 = 96" \
+  tf --ranks 64 --tp 8 --pp 4 --dp 3 --micro-batch 1 --global-batch 64 --out "$TMP/t"
+fails "no --micro-batch" "missing --micro-batch (needed:" \
+  tf --ranks 32 --tp 8 --pp 4 --global-batch 64 --out "$TMP/t"
+fails "no --micro-batch, no --out" "missing --micro-batch and --out (needed:" \
+  tf --ranks 32 --tp 8 --pp 4 --global-batch 64
+# 64 ranks of tp 8 x pp 4: dp 2; 2 sequences a micro-batch: 4 a step.
+fails "--global-batch 502" \
+  "the global batch (502) must be a positive multiple of micro-batch x dp = 2 x 2 = 4 sequences" \
+  tf --ranks 64 --tp 8 --pp 4 --micro-batch 2 --global-batch 502 --out "$TMP/t"
+fails "--microbatches 3 against --global-batch 500" \
+  "the global batch (500) is not micro-batch x dp x microbatches = 2 x 2 x 3 = 12" \
+  tf --ranks 64 --tp 8 --pp 4 --micro-batch 2 --microbatches 3 --global-batch 500 --out "$TMP/t"
+
+# ---- help ---------------------------------------------------------------------------
+"$ORRERY" --help >"$TMP/out" 2>&1
+check "orrery --help lists gen transformer" has "$TMP/out" "gen collective, gen transformer"
+"$ORRERY" gen --help >"$TMP/out" 2>&1
+check "orrery gen --help exits 0" eq $? 0
+check "orrery gen --help lists collective" has "$TMP/out" "  collective "
+check "orrery gen --help lists transformer" has "$TMP/out" "  transformer "
+fails "orrery gen foo" "orrery gen: unknown generator 'foo' (collective, transformer)" \
+  "$ORRERY" gen foo
+
+# ---- scripts from another folder ----------------------------------------------------
+# Run from an empty folder with ORRERY unset: the scripts find the binary
+# of their own repository (this test's binary when it is that one).
+if [ "$ORRERY" = "$repo/build/orrery" ]; then
+  (cd "$TMP" && env -u ORRERY "$repo/scripts/sweep" --slurm -o "$TMP/sw" \
+     "$repo/configs/sweeps/microbench.xml") >"$TMP/out" 2>&1
+  check "scripts/sweep from another folder" eq $? 0
+  check "scripts/sweep: the job names the binary" has "$TMP/sw/slurm/sweep.sbatch" \
+    "$repo/build/orrery"
+  if command -v gnuplot >/dev/null 2>&1; then
+    "$ORRERY" run -q --config "$TMP/cluster.xml" --workload "$TMP/new/deep/w" \
+      --report "$TMP/r.json" >/dev/null 2>&1
+    (cd "$TMP" && env -u ORRERY "$repo/scripts/plot" r.json r) >"$TMP/out" 2>&1
+    check "scripts/plot from another folder" [ -s "$TMP/r-ranks.png" ]
+  else
+    echo "skip: scripts/plot (no gnuplot)"
+  fi
+else
+  echo "skip: scripts from another folder (ORRERY is not this repository's build/orrery)"
+fi
+
+finish
