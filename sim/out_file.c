@@ -86,8 +86,17 @@ make_temp (char *tmp, const char *target, GError **error)
   if (fd < 0)
     {
       int err = errno;
+      g_autofree char *dir = g_path_get_dirname (target);
       g_autofree char *templ = g_strdup_printf ("%s.XXXXXX", target);
-      sim_out_file_error (error, err, "Failed to create file “%s”", templ);
+      if (err == ENOENT && !g_file_test (dir, G_FILE_TEST_IS_DIR))
+        {
+          /* The usual cause, said plainly: a folder to make first. */
+          g_autofree char *display = g_filename_display_name (dir);
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                       "the folder %s does not exist", display);
+        }
+      else
+        sim_out_file_error (error, err, "Failed to create file “%s”", templ);
     }
   return fd;
 }

@@ -21,7 +21,8 @@
  *     directory as it was.
  * Errors are G_FILE_ERROR in g_file_set_contents' words ("Failed to create
  * file “NAME.XXXXXX”: why", with the Xs as they are, "Failed to rename
- * file ..."); a failed commit
+ * file ..."), but for a folder that does not exist ("the folder DIR does
+ * not exist"); a failed commit
  * or a discard removes the temporary file, so nothing is left behind.
  * Ownership: the writer is the caller's from _open until _commit or
  * _discard, which free it; the file descriptor belongs to the writer (a

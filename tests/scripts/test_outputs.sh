@@ -84,11 +84,11 @@ check same_file_by_other_name same_refused --stats "$TMP/x.csv" --timeline "$TMP
 check same_file_through_link same_refused --report "$TMP/real/r.json" --links "$TMP/r.json"
 
 # ---- a folder that does not exist: refused before simulating ---------------------
-missing_refused () { # OPTION NOUN: exit 1 naming the file, and no summary printed
+missing_refused () { # OPTION NOUN: exit 1 naming the file and the folder, no summary printed
   local out err
   err=$("$ORRERY" run --config "$TMP/cluster.xml" --workload "$TMP/w" \
           --network-model congestion "$1" "$TMP/none/f" 2>&1 >"$TMP/stdout")
-  [ $? = 1 ] && [[ $err == *"cannot write $2 $TMP/none/f: Failed to create file"* ]] \
+  [ $? = 1 ] && [[ $err == *"cannot write $2 $TMP/none/f: the folder $TMP/none does not exist"* ]] \
     && [ ! -s "$TMP/stdout" ] || { echo "  got: $err" >&2; return 1; }
 }
 check missing_folder_report missing_refused --report report
