@@ -363,6 +363,32 @@ run_step (AppSim *sim, guint64 slice)
   return sim_sched_run (sim->sched, MIN (sim->max_sim_time, SIM_TIME_MAX - 1), budget);
 }
 
+/* "N% of nodes done, about T left, " for the progress line: the nodes done
+ * among those of the ranks simulated, and the time left were the rest to
+ * go at the pace so far (wall time `elapsed` us); "" before any node is
+ * done or when the traces' node counts are not known. */
+static char *
+progress_eta (const AppSim *sim, gint64 elapsed)
+{
+  guint32 n = wl_replay_ranks (sim->replay);
+  guint64 done = 0, total = 0;
+  for (guint32 r = 0; r < n; r++)
+    if (wl_replay_simulated (sim->replay, r))
+      {
+        const WlRankStats *s = wl_replay_rank_stats (sim->replay, r);
+        done += s->nodes_done;
+        total += s->nodes;
+      }
+  if (done == 0 || total == 0 || done > total)
+    return g_strdup ("");
+  double f = (double) done / (double) total;
+  double left_s = (double) elapsed / 1e6 * (1.0 - f) / f;
+  g_autofree char *left = left_s < 60 ? g_strdup_printf ("%.0f s", ceil (left_s))
+                          : left_s < 3600 ? g_strdup_printf ("%.0f min", ceil (left_s / 60))
+                                          : g_strdup_printf ("%.1f h", left_s / 3600);
+  return g_strdup_printf ("%.1f%% of nodes done, about %s left, ", 100.0 * f, left);
+}
+
 /* Run in slices of events, redrawing the progress line about 4 times a
  * second once a second has passed.  Slicing does not change the order of
  * events, so the results are those of one uninterrupted run. */
@@ -380,11 +406,13 @@ run_with_progress (AppSim *sim, gint64 t0)
       if (now - t0 < G_USEC_PER_SEC || now - last_draw < G_USEC_PER_SEC / 4)
         continue;
       guint64 events = sim_sched_events_run (sim->sched);
-      double rate = last_draw > 0 ? (double) (events - last_events) / ((double) (now - last_draw) / 1e6)
-                                  : (double) events / ((double) (now - t0) / 1e6);
+      double rate = last_draw > 0
+                      ? (double) (events - last_events) / ((double) (now - last_draw) / 1e6)
+                      : (double) events / ((double) (now - t0) / 1e6);
       g_autofree char *t = sim_units_format_time (sim_sched_now (sim->sched));
-      fprintf (stderr, "\r\033[Korrery: simulated %s, %.2f M events/s, %u of %u ranks finished",
-               t, rate / 1e6, ranks_finished (sim), wl_replay_ranks (sim->replay));
+      g_autofree char *eta = progress_eta (sim, now - t0);
+      fprintf (stderr, "\r\033[Korrery: simulated %s, %s%.2f M events/s, %u of %u ranks finished",
+               t, eta, rate / 1e6, ranks_finished (sim), wl_replay_ranks (sim->replay));
       fflush (stderr);
       drawn = TRUE;
       last_draw = now;

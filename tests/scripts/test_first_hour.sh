@@ -8,6 +8,8 @@
 #   - gen transformer's --ranks, missing options and global batch say the
 #     numbers (300 ranks are not a multiple of tp x pp = 8 x 4 = 32);
 #   - `orrery --help` lists every generator, `orrery gen --help` exits 0;
+#   - a run over a second draws a progress line on a terminal (issue 21,
+#     item 5): the share of nodes done and the time left;
 #   - scripts/sweep and scripts/plot find the binary from any folder.
 # Prints one "ok NAME" or "FAIL NAME" line per check, then "N checks, N
 # failed".  Usage: tests/scripts/test_first_hour.sh   (run by `make test`).
@@ -84,6 +86,28 @@ check "orrery gen --help lists collective" has "$TMP/out" "  collective "
 check "orrery gen --help lists transformer" has "$TMP/out" "  transformer "
 fails "orrery gen foo" "orrery gen: unknown generator 'foo' (collective, transformer)" \
   "$ORRERY" gen foo
+
+# ---- the progress line of a long run, on a terminal ---------------------------------
+# A run over a second redraws one line on stderr: simulated time, the share
+# of nodes done, the time left, events/s, ranks finished.  `script` gives
+# the run a terminal; piped, it draws nothing.  (64 ranks, 1,500 all-
+# reduces, every rank simulated: about 2 s.)
+if command -v script >/dev/null 2>&1; then
+  sed 's/size="4"/size="64"/' "$TMP/cluster.xml" >"$TMP/c64.xml"
+  "$ORRERY" gen collective --type all-reduce --ranks 64 --bytes 64MiB --count 1500 \
+    --out "$TMP/long" >/dev/null
+  long=("$ORRERY" run --config "$TMP/c64.xml" --workload "$TMP/long" --symmetry off
+        --network-model congestion)
+  script -qc "$(printf '%q ' "${long[@]}")" /dev/null >"$TMP/tty" 2>&1
+  tr '\r' '\n' <"$TMP/tty" >"$TMP/lines"
+  line='^.\[Korrery: simulated [0-9.]+ [mu]?s, [0-9.]+% of nodes done, '
+  line+='about [0-9]+ (s|min) left, [0-9.]+ M events/s, [0-9]+ of 64 ranks finished'
+  check "progress: drawn on a terminal" grep -qE "$line" "$TMP/lines"
+  "${long[@]}" >"$TMP/piped.out" 2>"$TMP/piped.err"
+  check "progress: nothing drawn into a pipe" eq "$(grep -c 'nodes done' "$TMP/piped.err")" 0
+else
+  echo "skip: progress line (no script(1) to give the run a terminal)"
+fi
 
 # ---- scripts from another folder ----------------------------------------------------
 # Run from an empty folder with ORRERY unset: the scripts find the binary
