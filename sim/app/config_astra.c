@@ -243,7 +243,8 @@ key_impl (AstraTarget *t, JsonNode *value, int arg, GError **error)
   guint n = json_array_get_length (array);
   g_autofree const char **names = g_new0 (const char *, n + 1);
   for (guint i = 0; i < n; i++)
-    if (!json_get_string (json_array_get_element (array, i), &names[i], error))
+    if (!json_get_string (json_array_get_element (array, i), &names[i], error)
+        || !app_astra_algorithm_check (names[i], error))
       {
         g_prefix_error (error, "entry %u: ", i);
         return FALSE;
@@ -458,6 +459,9 @@ app_config_load_astra (AppConfig *cfg, const char *net_yml, const char *sys_json
   net.model = NET_MODEL_ANALYTICAL;
   app_compat_apply (APP_COMPAT_REFERENCE, &net, &sys, &wl);
   sys.reduction_passes = 3;
+  /* ASTRA-sim builds an algorithm for a kind only when a collective of that
+   * kind runs, so a list it cannot run for some kind fails there. */
+  sys.kind_check_at_use = TRUE;
   wl.slots_comp = 1;
   wl.slots_cpu = 1;
   wl.slots_comm = 1;
