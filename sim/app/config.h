@@ -32,6 +32,7 @@ typedef struct
   NetGraphSpec *graph; /* an explicit network graph (net.graph points here), or NULL */
   gboolean astra_mode; /* loaded from ASTRA-sim inputs: print its "finished" lines */
   GPtrArray *sources;  /* paths of the files read, in order (char *) */
+  GPtrArray *warnings; /* what the loaders noted for stderr, one line each (char *) */
   WlKernelTable *kernel_table; /* <compute kernel-table>, or NULL (wl.kernel_table
                                 * points here) */
 } AppConfig;
