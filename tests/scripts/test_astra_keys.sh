@@ -122,6 +122,17 @@ run_astra onedbt "$AR"
 check "oneDoubleBinaryTree exits 1 as unknown" has "$TMP/onedbt.err" \
   "unknown algorithm 'oneDoubleBinaryTree' (did you mean 'doubleBinaryTree'?"
 
+# A native cluster XML stays strict: the pair is refused before anything
+# runs, naming the file, even for a workload of all-reduces.
+four_rank_cluster "$TMP"
+sed 's|<algorithm collective="all-reduce" dims="ring"/>|&\n<algorithm collective="all-to-all" \
+dims="halvingDoubling"/>|' "$TMP/cluster.xml" >"$TMP/hd.xml"
+"$ORRERY" gen collective --type all-reduce --ranks 4 --bytes 1MiB --out "$TMP/ar4" >/dev/null
+"$ORRERY" run --config "$TMP/hd.xml" --workload "$TMP/ar4" >"$TMP/xml.out" 2>&1
+check "cluster XML with halvingDoubling for all-to-all: exit 1 before running" eq "$?" 1
+check "... naming the file, the kind and the algorithm" has "$TMP/xml.out" \
+  "$TMP/hd.xml: all_to_all: algorithm 'halvingDoubling' (dimension 0) does not exist for this"
+
 # ---- item 6 ----------------------------------------------------------------
 sys bus1 '"model-shared-bus": 1'
 run_astra bus1 "$AR"
