@@ -63,7 +63,8 @@ void app_config_clear (AppConfig *cfg);
  * network YAML (topology, npus_count, bandwidth in GB/s that are GiB/s,
  * latency in ns), system JSON, optional remote-memory JSON (mem_json may be
  * NULL).  Sets astra_mode and the ASTRA-sim rounding in every layer.  Errors
- * name the file, the key and, where known, the line. */
+ * name the file, the key and, where known, the line; a key accepted that
+ * orrery does not act on (track-local-mem) adds a line to cfg->warnings. */
 gboolean app_config_load_astra (AppConfig *cfg, const char *net_yml, const char *sys_json,
                                 const char *mem_json, GError **error);
 
