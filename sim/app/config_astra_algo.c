@@ -17,7 +17,9 @@
 #include "sim/error.h"
 #include "system/algo.h"
 
-/* The row a name resolves to, when it is one ASTRA-sim's syntax allows. */
+/* Whether NAME resolves to a row in a form ASTRA-sim's syntax allows: a
+ * window only after a windowed row's name, a whole number from 1 (ASTRA-sim
+ * reads "direct08" as 8 too). */
 static gboolean
 name_known (const char *name)
 {
@@ -27,7 +29,7 @@ name_known (const char *name)
   gsize len = strlen (name), digits = 0;
   while (digits < len && g_ascii_isdigit (name[len - digits - 1]))
     digits++;
-  return digits == 0 || (ref.algo->windowed && name[len - digits] != '0' && digits <= 9);
+  return digits == 0 || (ref.algo->windowed && digits <= 9);
 }
 
 /* Levenshtein distance between A and B, ignoring case. */

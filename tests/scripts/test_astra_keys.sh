@@ -122,6 +122,14 @@ run_astra onedbt "$AR"
 check "oneDoubleBinaryTree exits 1 as unknown" has "$TMP/onedbt.err" \
   "unknown algorithm 'oneDoubleBinaryTree' (did you mean 'doubleBinaryTree'?"
 
+# ASTRA-sim reads a window's digits as a number: "direct08" is direct8.
+impl d08 all-reduce '"direct08"'
+impl d8 all-reduce '"direct8"'
+run_astra d08 "$AR"
+check "direct08 is accepted (exit 0)" eq "$rc" 0
+run_astra d8 "$AR"
+check "... and runs as direct8" eq "$(grep finished "$TMP/d08.out")" "$(grep finished "$TMP/d8.out")"
+
 # A native cluster XML stays strict: the pair is refused before anything
 # runs, naming the file, even for a workload of all-reduces.
 four_rank_cluster "$TMP"
