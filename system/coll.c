@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sim/error.h"
+#include "sim/printable.h"
 
 /* The step number of sys_phase_send_routed's readiness events: the
  * largest the step field holds, above every real step (< n^2). */
@@ -108,6 +109,33 @@ plan_phases (SysColl *coll, guint32 involved)
   else
     for (guint i = 0; i < nd; i++)
       plan_add (coll, dims[i], tds[i], coll->kind);
+}
+
+/* Every phase's algorithm implements what the phase does.  Only a system
+ * that defers that check to use (SysParams.kind_check_at_use) can plan one
+ * that does not: a kind listed with an algorithm it lacks, met on a
+ * dimension that runs it (a dimension of one member, one the collective
+ * does not involve, or a group laid out flat never runs it). */
+static gboolean
+plan_check (const SysColl *coll, GError **error)
+{
+  const SysParams *p = &coll->sys->params;
+  for (guint ph = 0; ph < coll->n_phases; ph++)
+    {
+      const SysPhasePlan *plan = &coll->phase[ph];
+      if (sys_algo_supports (plan->algo, plan->op))
+        continue;
+      guint d = plan->topo_dim;
+      g_autofree char *known = sys_algorithms_for (plan->op, p->compat.timing);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%s on dimension %u: the config's algorithm '%s' has no %s (algorithms "
+                   "that have: %s)",
+                   sys_coll_kind_name (coll->kind), d,
+                   p->impl[coll->kind][MIN (d, p->n_impl[coll->kind] - 1)],
+                   sys_coll_kind_name (plan->op), known);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static guint64
@@ -264,6 +292,11 @@ coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req, gui
     {
       plan_chunks (coll);
       plan_phases (coll, req->involved_dims);
+      if (!plan_check (coll, error))
+        {
+          g_free (coll);
+          return NULL;
+        }
       plan_sizes (coll);
     }
   coll->step_bits = plan_step_bits (coll);
@@ -705,8 +738,12 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
         {
           group->next_seq[member]--;
           g_autofree char *label = sys_group_label (group);
-          sim_error_prefix (error, "rank %u node %" G_GUINT64_FORMAT " (%s): ", rank, req->node_id,
-                            label);
+          g_autofree char *name = req->node_name != NULL && req->node_name[0] != '\0'
+                                      ? sim_printable (req->node_name, FALSE)
+                                      : NULL;
+          sim_error_prefix (error, "rank %u node %" G_GUINT64_FORMAT "%s%s%s (%s): ", rank,
+                            req->node_id, name ? " \"" : "", name ? name : "",
+                            name ? "\"" : "", label);
           return FALSE;
         }
     }

@@ -10,8 +10,8 @@
 /* The names a configuration may give KIND, from the table: every native
  * row's name whose row under TIMING (as sys_algo_resolve picks it: that
  * timing's row, else the native one) implements KIND; "ring, direct, ...". */
-static char *
-algorithms_for (SysCollKind kind, SysTiming timing)
+char *
+sys_algorithms_for (SysCollKind kind, SysTiming timing)
 {
   GString *s = g_string_new (NULL);
   for (guint i = 0; i < sys_algo_count (); i++)
@@ -25,6 +25,9 @@ algorithms_for (SysCollKind kind, SysTiming timing)
   return g_string_free (s, FALSE);
 }
 
+/* Every kind's algorithm on every dimension, resolved.  One the kind lacks
+ * is kept when the parameters defer that check to the collectives that
+ * reach it (SysParams.kind_check_at_use: coll.c checks each plan). */
 static gboolean
 resolve_algorithms (Sys *sys, GError **error)
 {
@@ -34,14 +37,16 @@ resolve_algorithms (Sys *sys, GError **error)
         guint i = MIN (d, sys->params.n_impl[k] - 1);
         const char *name = sys->params.impl[k][i];
         SysAlgoRef *ref = &sys->algo[k][d];
-        if (!sys_algo_resolve (name, sys->params.compat.timing, ref)
-            || !sys_algo_supports (ref->algo, (SysCollKind) k))
+        gboolean known = sys_algo_resolve (name, sys->params.compat.timing, ref);
+        if (!known || (!sys_algo_supports (ref->algo, (SysCollKind) k)
+                       && !sys->params.kind_check_at_use))
           {
-            g_autofree char *known = algorithms_for ((SysCollKind) k, sys->params.compat.timing);
+            g_autofree char *known_names
+                = sys_algorithms_for ((SysCollKind) k, sys->params.compat.timing);
             g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                          "%s: algorithm '%s' (dimension %u) does not exist for this collective "
                          "(it has: %s)",
-                         sys_coll_kind_name ((SysCollKind) k), name, d, known);
+                         sys_coll_kind_name ((SysCollKind) k), name, d, known_names);
             return FALSE;
           }
       }

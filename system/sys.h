@@ -56,6 +56,7 @@ typedef struct
                            * group's first member */
   guint32 involved_dims;  /* bit d set: may use topology dimension d */
   guint64 node_id;        /* for diagnostics only */
+  const char *node_name;  /* for diagnostics only, borrowed; NULL or "": none */
   guint32 order;          /* the node's place in its rank's trace: this rank's
                            * messages go in this order among others claiming
                            * a shared port at one instant (NetMessage.order) */

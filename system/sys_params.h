@@ -196,6 +196,13 @@ typedef struct
    * a topology with more dimensions reuses the last one. */
   char impl[SYS_COLL_N][NET_MAX_DIMS][SYS_ALGO_NAME_MAX];
   guint n_impl[SYS_COLL_N];
+  /* An algorithm that exists but lacks a kind it is listed for (say
+   * halvingDoubling for all-to-all) is refused when the system is built
+   * (FALSE), or only when a collective of that kind reaches a dimension
+   * that runs it (TRUE: ASTRA-sim's system inputs, which it accepts so, and
+   * which often list one algorithm for all four kinds).  Unknown names are
+   * refused at build time either way. */
+  gboolean kind_check_at_use;
   double local_mem_bw_Bps; /* bytes/s of local memory, prices reductions */
   guint reduction_passes;  /* memory passes per reduced message (ASTRA-sim: 3) */
   SysCompat compat; /* native unless the configuration asks otherwise */
@@ -208,7 +215,8 @@ typedef struct
 
 /* Defaults: LIFO, 10 ns endpoint delay, 1 active chunk, 1 split,
  * localBWAware, "ring" for every kind, 1600 GB/s, 3 passes, the native
- * compatibility policy, eager point-to-point messages. */
+ * compatibility policy, eager point-to-point messages, algorithms checked
+ * against their kinds when the system is built. */
 void sys_params_init (SysParams *params);
 
 /* Set the algorithm list of one collective kind from names; FALSE with an

@@ -88,6 +88,11 @@ struct _Sys
   guint64 class_overlaps; /* see sys_class_overlaps */
 };
 
+/* sys.c */
+/* The names a configuration may give KIND under TIMING, as a new string
+ * ("ring, direct, ..."), for messages. */
+char *sys_algorithms_for (SysCollKind kind, SysTiming timing);
+
 /* group.c */
 /* NULL, with an input error, when its arrays cannot be allocated. */
 /* flat_subgroups: lay a group smaller than the system out flat, in the

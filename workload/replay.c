@@ -323,9 +323,15 @@ launch_coll (WlRank *k, guint32 index, const WlNode *n, SimTime now)
                          .involved_dims = n->involved, .node_id = n->id, .order = index,
                          .on_done = on_node_done, .data = k, .arg = index,
                          .on_last_joiner = k->rec != NULL ? record_peer : NULL };
+  /* A streamed trace keeps no names: its messages give the id alone. */
+  if (k->graph != NULL && k->graph->names != NULL)
+    req.node_name = k->graph->names[index];
   GError *error = NULL;
   if (!sys_coll_join (r->sys, k->rank, &req, &error))
-    fail_in_event (r, error);
+    {
+      sim_error_prefix (&error, "%s: ", k->src->path);
+      fail_in_event (r, error);
+    }
 }
 
 /* Node INDEX (N), a send or a receive, is posted to the system layer. */

@@ -126,6 +126,7 @@ wl_mem_source_new (WlGraph *graph, guint32 rank, gboolean owner, GError **error)
   g_return_val_if_fail (graph != NULL, NULL);
   MemSource *m = g_new0 (MemSource, 1);
   m->base.klass = &mem_class;
+  m->base.path = graph->path;
   m->base.n_nodes = graph->n_nodes;
   m->base.n_streams = graph->n_streams;
   m->graph = graph;

@@ -74,6 +74,7 @@ struct _WlNodeSource
   const WlNodeSourceClass *klass;
   WlNodeReadyFunc ready;
   gpointer ready_data;
+  const char *path;    /* the rank's trace file, for messages (borrowed) */
   guint32 n_nodes;     /* nodes of the rank's trace */
   guint n_streams;     /* its distinct comm stream indices (WlNode.comm_stream), 1 or more */
 };

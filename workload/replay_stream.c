@@ -145,6 +145,7 @@ wl_stream_source_new (const WlStreamParams *params, GError **error)
   g_return_val_if_fail (params != NULL && params->scan != NULL, NULL);
   StreamSource *ss = g_new0 (StreamSource, 1);
   ss->base.klass = &stream_class;
+  ss->base.path = params->scan->path;
   ss->base.n_nodes = params->scan->n_nodes;
   ss->base.n_streams = params->scan->n_streams;
   ss->path = params->scan->path;

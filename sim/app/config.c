@@ -22,6 +22,7 @@ app_config_init (AppConfig *cfg)
   cfg->groups = NULL;
   cfg->astra_mode = FALSE;
   cfg->sources = g_ptr_array_new_with_free_func (g_free);
+  cfg->warnings = g_ptr_array_new_with_free_func (g_free);
 }
 
 void
@@ -49,6 +50,7 @@ app_config_clear (AppConfig *cfg)
   g_clear_pointer (&cfg->graph, net_graph_spec_free);
   cfg->net.graph = NULL;
   g_clear_pointer (&cfg->sources, g_ptr_array_unref);
+  g_clear_pointer (&cfg->warnings, g_ptr_array_unref);
   g_clear_pointer (&cfg->kernel_table, wl_kernel_table_free);
   cfg->wl.kernel_table = NULL;
 }

@@ -32,6 +32,7 @@ typedef struct
   NetGraphSpec *graph; /* an explicit network graph (net.graph points here), or NULL */
   gboolean astra_mode; /* loaded from ASTRA-sim inputs: print its "finished" lines */
   GPtrArray *sources;  /* paths of the files read, in order (char *) */
+  GPtrArray *warnings; /* what the loaders noted for stderr, one line each (char *) */
   WlKernelTable *kernel_table; /* <compute kernel-table>, or NULL (wl.kernel_table
                                 * points here) */
 } AppConfig;
@@ -62,7 +63,8 @@ void app_config_clear (AppConfig *cfg);
  * network YAML (topology, npus_count, bandwidth in GB/s that are GiB/s,
  * latency in ns), system JSON, optional remote-memory JSON (mem_json may be
  * NULL).  Sets astra_mode and the ASTRA-sim rounding in every layer.  Errors
- * name the file, the key and, where known, the line. */
+ * name the file, the key and, where known, the line; a key accepted that
+ * orrery does not act on (track-local-mem) adds a line to cfg->warnings. */
 gboolean app_config_load_astra (AppConfig *cfg, const char *net_yml, const char *sys_json,
                                 const char *mem_json, GError **error);
 

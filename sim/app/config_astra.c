@@ -5,10 +5,15 @@
  * YAML bandwidth "GB/s" that are GiB/s (x 2^30 B/s), YAML latency and JSON
  * endpoint-delay and remote-mem-latency in ns, local-mem-bw and remote-mem-bw
  * in decimal GB/s (x 1e9 B/s: ASTRA-sim divides bytes by them as bytes per
- * ns), peak-perf in TFLOP/s.  Keys this program does not model (boost-mode,
- * replay-only, track-local-mem, L/o/g/G, ...) are accepted and ignored; keys
- * a file leaves out keep the layer defaults, which are ASTRA-sim's.  Every
- * loader fills copies and commits to the AppConfig only on success.
+ * ns), peak-perf in TFLOP/s.  Every key ASTRA-sim reads is reproduced,
+ * or refused when it would change ASTRA-sim's timing in a way orrery does
+ * not model (model-shared-bus and replay-only on), or accepted where it has
+ * no effect on times: track-local-mem (a warning: its file is not
+ * written), trace-enabled, and L/o/g/G and local-reduction-delay, which only
+ * the shared bus reads (README "ASTRA-sim inputs" lists them all).  Keys
+ * ASTRA-sim does not read (boost-mode) are ignored, as it ignores them;
+ * keys a file leaves out keep the layer defaults, which are ASTRA-sim's.
+ * Every loader fills copies and commits to the AppConfig only on success.
  */
 #include "sim/app/config_astra_private.h"
 
@@ -177,6 +182,7 @@ typedef struct
 {
   SysParams *sys;
   WlParams *wl;
+  GPtrArray *warnings; /* lines for stderr (char *), AppConfig.warnings' */
 } AstraTarget;
 
 typedef gboolean (*KeyFn) (AstraTarget *t, JsonNode *value, int arg, GError **error);
@@ -243,7 +249,8 @@ key_impl (AstraTarget *t, JsonNode *value, int arg, GError **error)
   guint n = json_array_get_length (array);
   g_autofree const char **names = g_new0 (const char *, n + 1);
   for (guint i = 0; i < n; i++)
-    if (!json_get_string (json_array_get_element (array, i), &names[i], error))
+    if (!json_get_string (json_array_get_element (array, i), &names[i], error)
+        || !app_astra_algorithm_check (names[i], error))
       {
         g_prefix_error (error, "entry %u: ", i);
         return FALSE;
@@ -320,6 +327,83 @@ key_roofline (AstraTarget *t, JsonNode *value, int arg, GError **error)
   return TRUE;
 }
 
+/* ASTRA-sim's switches: a number or a boolean (true is 1).  ON_ONE: on
+ * when the value is 1 (model-shared-bus), else when it is not 0 (the
+ * others), as Sys::initialize_sys reads them. */
+static gboolean
+json_get_switch (JsonNode *value, gboolean on_one, gboolean *on, GError **error)
+{
+  double v;
+  if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_BOOLEAN)
+    v = json_node_get_boolean (value);
+  else if (json_is_number (value))
+    v = json_node_get_double (value);
+  else
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "expected 0 or 1, got %s",
+                   json_kind (value));
+      return FALSE;
+    }
+  *on = on_one ? v == 1 : v != 0;
+  return TRUE;
+}
+
+/* Switches that change ASTRA-sim's timing in ways orrery does not model:
+ * refused when on (a plausible but different answer would be worse), each
+ * with what orrery does instead; accepted when off, which is ASTRA-sim's
+ * default. */
+static gboolean
+key_unmodelled_switch (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
+  (void) t;
+  gboolean on;
+  if (!json_get_switch (value, arg == 0, &on, error))
+    return FALSE;
+  if (!on)
+    return TRUE;
+  if (arg == 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "1 models the bus between NPU and memory with LogGP (L, o, g, G, "
+                 "local-reduction-delay), which orrery does not: it charges each message "
+                 "endpoint-delay at its endpoint, as ASTRA-sim does with 0 (set 0 or leave "
+                 "the key out)");
+  else
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "on, it makes ASTRA-sim replay every node, collectives and memory accesses "
+                 "included, as a wait of its duration, which orrery does not reproduce: it "
+                 "simulates the collectives through the network (set 0 or leave the key out)");
+  return FALSE;
+}
+
+static gboolean
+key_track_local_mem (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
+  (void) arg;
+  gboolean on;
+  if (!json_get_switch (value, FALSE, &on, error))
+    return FALSE;
+  /* Statistics only: ASTRA-sim's times do not change, so a warning. */
+  if (on)
+    g_ptr_array_add (t->warnings,
+                     g_strdup ("'track-local-mem': orrery does not track local memory use "
+                               "(no local-mem-trace-filename file, no peak memory line); "
+                               "simulated times are unaffected"));
+  return TRUE;
+}
+
+static gboolean
+key_per_node_custom (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
+  (void) t, (void) value, (void) arg;
+  /* Running the configured algorithm instead would give a plausible but
+   * wrong answer for the nodes the file names. */
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+               "per-node custom collective algorithms (a YAML of node id -> Chakra trace) are "
+               "not supported; orrery runs every collective with its kind's "
+               "*-implementation list");
+  return FALSE;
+}
+
 static const KeyHandler sys_keys[] = {
   { "scheduling-policy", key_policy, 0 },
   { "endpoint-delay", key_endpoint_delay, 0 },
@@ -337,6 +421,10 @@ static const KeyHandler sys_keys[] = {
   { "local-mem-bw", key_local_mem_bw, 0 },
   { "peak-perf", key_peak_perf, 0 },
   { "roofline-enabled", key_roofline, 0 },
+  { "model-shared-bus", key_unmodelled_switch, 0 },
+  { "replay-only", key_unmodelled_switch, 1 },
+  { "track-local-mem", key_track_local_mem, 0 },
+  { "per-node-custom-implementation", key_per_node_custom, 0 },
 };
 
 static gboolean
@@ -447,7 +535,8 @@ app_config_load_astra (AppConfig *cfg, const char *net_yml, const char *sys_json
   WlParams wl;
   sys_params_init (&sys);
   wl_params_init (&wl);
-  AstraTarget t = { &sys, &wl };
+  g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  AstraTarget t = { &sys, &wl, warnings };
   if (!app_astra_net_yaml_load (net_yml, &net, error)
       || !json_keys_load (sys_json, sys_keys, G_N_ELEMENTS (sys_keys), &t, error)
       || (mem_json != NULL
@@ -458,6 +547,9 @@ app_config_load_astra (AppConfig *cfg, const char *net_yml, const char *sys_json
   net.model = NET_MODEL_ANALYTICAL;
   app_compat_apply (APP_COMPAT_REFERENCE, &net, &sys, &wl);
   sys.reduction_passes = 3;
+  /* ASTRA-sim builds an algorithm for a kind only when a collective of that
+   * kind runs, so a list it cannot run for some kind fails there. */
+  sys.kind_check_at_use = TRUE;
   wl.slots_comp = 1;
   wl.slots_cpu = 1;
   wl.slots_comm = 1;
@@ -465,6 +557,9 @@ app_config_load_astra (AppConfig *cfg, const char *net_yml, const char *sys_json
   cfg->sys = sys;
   cfg->wl = wl;
   cfg->astra_mode = TRUE;
+  for (guint i = 0; i < warnings->len; i++)
+    g_ptr_array_add (cfg->warnings, g_strdup_printf ("%s: %s", sys_json,
+                                                     (char *) warnings->pdata[i]));
   g_ptr_array_add (cfg->sources, g_strdup (net_yml));
   g_ptr_array_add (cfg->sources, g_strdup (sys_json));
   if (mem_json != NULL)

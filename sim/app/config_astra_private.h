@@ -12,4 +12,9 @@
  * FALSE with error naming path:line on anything ASTRA-sim would not take. */
 gboolean app_astra_net_yaml_load (const char *path, NetSpec *spec, GError **error);
 
+/* An algorithm name an ASTRA-sim *-implementation list may give (ring,
+ * oneRing, direct8, ...): FALSE with an error naming it, the nearest known
+ * name when one is near, and the known names. */
+gboolean app_astra_algorithm_check (const char *name, GError **error);
+
 #endif /* ORRERY_SIM_APP_CONFIG_ASTRA_PRIVATE_H */

@@ -25,6 +25,7 @@
 #include "sim/app/sweep.h"
 #include "sim/app/timeline.h"
 #include "sim/error.h"
+#include "sim/printable.h"
 #include "sim/units.h"
 #include "workload/graph_cache.h"
 #include "workload/inspect.h"
@@ -234,6 +235,11 @@ load_config (const RunOptions *o, AppConfig *cfg, GError **error)
         }
       if (!app_config_load_astra (cfg, o->astra_network, o->astra_system, o->astra_memory, error))
         return FALSE;
+      for (guint i = 0; i < cfg->warnings->len; i++)
+        {
+          g_autofree char *line = sim_printable (cfg->warnings->pdata[i], FALSE);
+          fprintf (stderr, "orrery run: warning: %s\n", line);
+        }
     }
   else if (o->config != NULL)
     {

@@ -125,7 +125,14 @@ sim_build (AppSim *sim, GError **error)
     return FALSE;
   sim->sys = sys_new (sim->sched, sim->net, &cfg->sys, error);
   if (sim->sys == NULL)
-    return FALSE;
+    {
+      /* The algorithms are the config's (a cluster XML's, or the system
+       * JSON, the second ASTRA-sim source): name the file. */
+      guint src = cfg->astra_mode ? 1 : 0;
+      if (cfg->sources != NULL && cfg->sources->len > src)
+        sim_error_prefix (error, "%s: ", (const char *) cfg->sources->pdata[src]);
+      return FALSE;
+    }
   sim->ranks = net_topo_ranks (sim->topo);
   sim->slowest = INFINITY;
   const NetSpec *spec = net_topo_spec (sim->topo);

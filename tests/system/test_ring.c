@@ -447,6 +447,51 @@ START_TEST (test_2d_tree_below)
 }
 END_TEST
 
+/* ASTRA-sim's rule for an algorithm a kind lacks (kind_check_at_use):
+ * all-to-all listed as ring on dimension 0 and halvingDoubling on dimension
+ * 1 of the 4 x 2 rings.  The system builds; an all-to-all on dimension 0
+ * alone runs (4 members, ring: 4 x 3 / 2 = 6 messages per line, 2 lines x
+ * 4 members = 48 on dimension 0, none on 1); one over both dimensions is
+ * refused as its first member joins, naming the dimension and algorithm;
+ * an all-reduce still runs.  Without the rule the system does not build. */
+START_TEST (test_kind_at_use)
+{
+  const char *algos[] = { "ring", "halvingDoubling" };
+  GError *error = NULL;
+  ck_assert (sys_params_set_impl (&sf.params, SYS_COLL_ALL_TO_ALL, algos, 2, &error));
+  sf.params.kind_check_at_use = TRUE;
+  build_4x2 (NS (1100), 1, SYS_OPT_LOCAL_BW_AWARE);
+  for (guint32 r = 0; r < 8; r++)
+    {
+      SysCollRequest req = sf_coll_req (SYS_COLL_ALL_TO_ALL, 32768, SYS_GROUP_WORLD, 0, r);
+      req.involved_dims = 1u << 0;
+      ck_assert (sys_coll_join (sf.sys, r, &req, &error));
+    }
+  sf_run_quiet ();
+  ck_assert_uint_eq (sf.done->len, 8);
+  ck_assert_uint_eq (sf.fake.dim_messages[0], 48);
+  ck_assert_uint_eq (sf.fake.dim_messages[1], 0);
+  SysCollRequest both = sf_coll_req (SYS_COLL_ALL_TO_ALL, 32768, SYS_GROUP_WORLD, 1, 0);
+  both.node_name = "a2a";
+  ck_assert (!sys_coll_join (sf.sys, 0, &both, &error));
+  sf_assert_error (error, (const char *[]) { "rank 0 node 1001 \"a2a\" (all ranks): ",
+                                             "all_to_all on dimension 1: the config's algorithm "
+                                             "'halvingDoubling' has no all_to_all",
+                                             NULL });
+  g_clear_error (&error);
+  sf_join_world (8, SYS_COLL_ALL_REDUCE, 32768, 2);
+  sf_run_quiet ();
+  ck_assert_uint_eq (sf.done->len, 16);
+
+  /* Native rule: refused when the system is built. */
+  sf.params.kind_check_at_use = FALSE;
+  ck_assert (sys_new (sf.sched, sf.net, &sf.params, &error) == NULL);
+  sf_assert_error (error, (const char *[]) { "all_to_all: algorithm 'halvingDoubling' "
+                                             "(dimension 1) does not exist", NULL });
+  g_clear_error (&error);
+}
+END_TEST
+
 /* Rooted kinds as chains along the ring, p members, root r, one chunk of c
  * bytes, delay D per message, endpoint delay e, reduction cost rc.  With
  * j a member's place in the chain (0 for the source; broadcast and scatter
@@ -657,6 +702,7 @@ main (void)
                        (int) (G_N_ELEMENTS (rooted_kinds) * G_N_ELEMENTS (loop_p)));
   tcase_add_test (tcase (s, "rooted_errors"), test_rooted_errors);
   tcase_add_test (tcase (s, "2d_tree_below"), test_2d_tree_below);
+  tcase_add_test (tcase (s, "kind_at_use"), test_kind_at_use);
   tcase_add_loop_test (tcase (s, "late_joiner"), test_late_joiner, 0,
                        (int) G_N_ELEMENTS (late_cases));
   return tu_run_suite (s);
