@@ -114,7 +114,8 @@ writer_create (WlChakraWriter *w, GError **error)
   w->out = sim_out_file_open (w->path, &local);
   if (w->out == NULL)
     {
-      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s", local->message);
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: cannot create: %s", w->path,
+                   local->message);
       return FALSE;
     }
   sim_out_file_skip_sync (w->out);

@@ -837,7 +837,9 @@ START_TEST (test_report_not_written)
   g_autofree char *inside = tu_write_file ("busy/x", "x");
   guint before = scratch_entries ();
   const char *paths[] = { missing, busy };
-  const char *why[] = { ": Failed to create file", ": Failed to rename file" };
+  g_autofree char *missing_dir = g_path_get_dirname (missing);
+  g_autofree char *no_folder = g_strdup_printf (": the folder %s does not exist", missing_dir);
+  const char *why[] = { no_folder, ": Failed to rename file" };
   for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
     {
       const char *argv[] = { tu_orrery (), "run", "-q", "--config", cfg, "--workload", wl,
