@@ -125,7 +125,8 @@ load_one (SysProgram *prog, guint32 pos, const char *path, GError **error)
   g_autoptr (WlChakraReader) r = wl_chakra_reader_open (path, error);
   if (r == NULL)
     return FALSE;
-  g_autoptr (GPtrArray) nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) wl_chakra_node_free);
+  g_autoptr (GPtrArray) nodes =
+      g_ptr_array_new_with_free_func ((GDestroyNotify) wl_chakra_node_free);
   g_autoptr (GHashTable) index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   ChakraProtoMsg__Node *node;
   GError *err = NULL;
