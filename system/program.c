@@ -300,6 +300,61 @@ seal_match (SysProgram *prog, GError **error)
   return ok;
 }
 
+/* The operations Kahn's algorithm left (waiting > 0), less those that only
+ * wait on a cycle without being on one: peel, from the end, every leftover
+ * that no leftover waits on.  What stays has waiting > 0. */
+static void
+seal_on_cycles (const SysProgram *prog, const guint32 *base, guint32 *waiting)
+{
+  guint32 total = base[prog->n];
+  guint32 *waited = g_new0 (guint32, MAX (total, 1u)); /* leftover successors */
+  GArray **preds = g_new0 (GArray *, MAX (total, 1u));
+  for (guint32 p = 0; p < prog->n; p++)
+    for (guint32 i = 0; i < prog->n_ops[p]; i++)
+      {
+        if (waiting[base[p] + i] == 0)
+          continue;
+        const SysProgOp *op = &prog->ops[p][i];
+        for (guint32 s = 0; s <= op->n_succ; s++)
+          {
+            guint32 q = p, j;
+            if (s < op->n_succ)
+              j = prog->succ[p][op->succ_first + s];
+            else if (op->spec.kind == SYS_PROG_SEND)
+              q = op->spec.peer, j = op->match;
+            else
+              break;
+            if (waiting[base[q] + j] == 0)
+              continue;
+            waited[base[p] + i]++;
+            if (preds[base[q] + j] == NULL)
+              preds[base[q] + j] = g_array_new (FALSE, FALSE, sizeof (guint32));
+            guint32 from = base[p] + i;
+            g_array_append_val (preds[base[q] + j], from);
+          }
+      }
+  g_autoptr (GArray) queue = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint32 k = 0; k < total; k++)
+    if (waiting[k] > 0 && waited[k] == 0)
+      g_array_append_val (queue, k);
+  for (guint q = 0; q < queue->len; q++)
+    {
+      guint32 k = g_array_index (queue, guint32, q);
+      waiting[k] = 0;
+      for (guint e = 0; preds[k] != NULL && e < preds[k]->len; e++)
+        {
+          guint32 from = g_array_index (preds[k], guint32, e);
+          if (--waited[from] == 0)
+            g_array_append_val (queue, from);
+        }
+    }
+  for (guint32 k = 0; k < total; k++)
+    if (preds[k] != NULL)
+      g_array_unref (preds[k]);
+  g_free (preds);
+  g_free (waited);
+}
+
 /* Kahn's algorithm over every operation of every position, a matched send
  * counting as one more dependency of its receive.  What is left over waits
  * on itself. */
@@ -344,17 +399,18 @@ seal_acyclic (SysProgram *prog, GError **error)
   gboolean ok = done == total;
   if (!ok)
     {
-      /* Name a few of the operations left waiting. */
+      seal_on_cycles (prog, base, waiting);
+      /* Name a few of the operations on a cycle. */
       g_autoptr (GString) names = g_string_new (NULL);
-      guint shown = 0;
-      for (guint32 p = 0; p < prog->n && shown < 4; p++)
-        for (guint32 i = 0; i < prog->n_ops[p] && shown < 4; i++)
-          if (waiting[base[p] + i] > 0)
+      guint shown = 0, on = 0;
+      for (guint32 p = 0; p < prog->n; p++)
+        for (guint32 i = 0; i < prog->n_ops[p]; i++)
+          if (waiting[base[p] + i] > 0 && on++ < 4)
             g_string_append_printf (names, "%s%s", shown++ ? "; " : "", prog->ops[p][i].label);
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                    "%s: %u operations wait on each other in a cycle of dependencies and "
                    "messages (the program would deadlock): %s%s",
-                   prog->source, total - done, names->str, total - done > shown ? "; ..." : "");
+                   prog->source, on, names->str, on > shown ? "; ..." : "");
     }
   g_free (base);
   g_free (waiting);

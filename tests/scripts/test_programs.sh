@@ -86,6 +86,8 @@ finishes () {
 same () { local i; for ((i = 0; i < $1; i++)); do printf '%s ' "$2"; done; }
 
 msccl_ring 8 >"$TMP/ring8.xml"
+check "configs/msccl/ring_allreduce_8.xml is the generator's ring" \
+  eq "$(sed 1d configs/msccl/ring_allreduce_8.xml)" "$(sed 1d "$TMP/ring8.xml")"
 msccl_ring 16 >"$TMP/ring16.xml"
 msccl_alltoall 8 >"$TMP/a2a8.xml"
 "$ORRERY" gen collective --type all-reduce --ranks 8 --bytes 1MiB --out "$TMP/ar8" >/dev/null
@@ -184,6 +186,30 @@ EOF
 cluster "$TMP/bad_cfg.xml" 2 all-reduce analytical Ring 10ns 'msccl="bad.xml"'
 check "a cycle is refused at load, naming the steps" fails "$TMP/bad_cfg.xml" \
   "(the program would deadlock): $TMP/bad.xml:3: gpu 0 tb 0 step 0 (r)"
+# gpu 0 waits on a cycle between gpus 1 and 2 without being on it: the
+# error names the cycle's steps (4 of them), not gpu 0's.
+cat >"$TMP/bad.xml" <<'EOF'
+<algo name="downstream" nchunksperloop="3" ngpus="3" coll="allreduce">
+ <gpu id="0" i_chunks="3"><tb id="0" send="-1" recv="1" chan="0">
+  <step s="0" type="r" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1"/>
+ </tb></gpu>
+ <gpu id="1" i_chunks="3"><tb id="0" send="2" recv="2" chan="0">
+  <step s="0" type="r" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1"/>
+  <step s="1" type="s" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1"/>
+ </tb><tb id="1" send="0" recv="-1" chan="0">
+  <step s="0" type="s" srcbuf="i" srcoff="1" dstbuf="i" dstoff="1" cnt="1" depid="0" deps="1"/>
+ </tb></gpu>
+ <gpu id="2" i_chunks="3"><tb id="0" send="1" recv="1" chan="0">
+  <step s="0" type="r" srcbuf="i" srcoff="2" dstbuf="i" dstoff="2" cnt="1" depid="-1" deps="-1"/>
+  <step s="1" type="s" srcbuf="i" srcoff="2" dstbuf="i" dstoff="2" cnt="1" depid="-1" deps="-1"/>
+ </tb></gpu>
+</algo>
+EOF
+cluster "$TMP/bad_cfg.xml" 3 all-reduce analytical Ring 10ns 'msccl="bad.xml"'
+"$ORRERY" gen collective --type all-reduce --ranks 3 --bytes 1MiB --out "$TMP/ar3" >/dev/null
+check "a cycle upstream: the cycle's steps are named" fails "$TMP/bad_cfg.xml" \
+  "4 operations wait on each other in a cycle of dependencies and messages (the program \
+would deadlock): $TMP/bad.xml:6: gpu 1 tb 0 step 0 (r)" "$TMP/ar3"
 cluster "$TMP/bad_cfg.xml" 8 all-reduce analytical Ring 10ns 'msccl="none.xml"'
 check "a missing file" fails "$TMP/bad_cfg.xml" "none.xml"
 
