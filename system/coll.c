@@ -194,8 +194,9 @@ plan_nccl (SysColl *coll, GError **error)
   Sys *sys = coll->sys;
   SysGroup *group = coll->group;
   SysNcclFunc func;
+  /* A program given for the kind takes NCCL's place, as MSCCL's does. */
   if (sys->params.lib.library != SYS_LIBRARY_NCCL || !sys_nccl_func_of (coll->kind, &func)
-      || group->n < 2)
+      || group->n < 2 || sys->params.program[coll->kind] != NULL)
     return TRUE;
   if (group->nccl == NULL)
     {

@@ -114,6 +114,10 @@ done
 cluster "$TMP/msccl.xml" 8 all-reduce analytical Ring 10ns 'msccl="ring8.xml"'
 check "msccl ring 8: hand-worked 43050018 ps" \
   eq "$(finishes "$TMP/msccl.xml" "$TMP/ar8")" "$(same 8 43050018)"
+# With the NCCL library the program takes NCCL's place for its kind.
+sed 's/<system /<system library="nccl" gpu="hopper" /' "$TMP/msccl.xml" >"$TMP/nccl.xml"
+check "msccl under library=nccl: the program's time" \
+  eq "$(finishes "$TMP/nccl.xml" "$TMP/ar8")" "$(same 8 43050018)"
 cluster "$TMP/ring.xml" 8 all-reduce congestion Ring 10ns 'dims="ring"'
 cluster "$TMP/msccl.xml" 8 all-reduce congestion Ring 10ns 'msccl="ring8.xml"'
 check "msccl ring = ring under the congestion model" \
