@@ -63,6 +63,28 @@ msccl_alltoall () {
   echo "</algo>"
 }
 
+# msccl_allgather_ring N: the ring all-gather: send own chunk, receive and
+# pass on (rcs) n-2 times, receive the last; chunks of the output (n of
+# them), each one rank's input.
+msccl_allgather_ring () {
+  local n=$1 r k c
+  echo "<algo name=\"agring$n\" nchunksperloop=\"$n\" ngpus=\"$n\" coll=\"allgather\">"
+  for ((r = 0; r < n; r++)); do
+    echo " <gpu id=\"$r\" i_chunks=\"1\" o_chunks=\"$n\" s_chunks=\"0\">"
+    echo "  <tb id=\"0\" send=\"$(((r + 1) % n))\" recv=\"$(((r + n - 1) % n))\" chan=\"0\">"
+    echo "   <step s=\"0\" type=\"s\" srcbuf=\"o\" srcoff=\"$r\" dstbuf=\"o\"" \
+      "dstoff=\"$r\" cnt=\"1\"/>"
+    for ((k = 1; k < n; k++)); do
+      c=$(((r - k + n) % n))
+      echo "   <step s=\"$k\" type=\"$([ $k -lt $((n - 1)) ] && echo rcs || echo r)\"" \
+        "srcbuf=\"o\" srcoff=\"$c\" dstbuf=\"o\" dstoff=\"$c\" cnt=\"1\"/>"
+    done
+    echo "  </tb>"
+    echo " </gpu>"
+  done
+  echo "</algo>"
+}
+
 # cluster FILE N KIND MODEL DIMKIND ENDPOINT ALGO-ATTRIBUTE
 cluster () {
   cat >"$1" <<EOF
@@ -124,6 +146,19 @@ check "msccl ring = ring under the congestion model" \
   eq "$(finishes "$TMP/msccl.xml" "$TMP/ar8")" "$(finishes "$TMP/ring.xml" "$TMP/ar8")"
 out=$("$ORRERY" run --config "$TMP/msccl.xml" --workload "$TMP/ar8" 2>&1)
 check "the report names the program" has <(echo "$out") "msccl:ring8"
+
+# All-gather of 128 KiB per rank on the ring of 8: MSCCL's chunk is the
+# output (8 x 128 KiB) / 8 = 131072 B, the built-in ring's message each
+# rank's input; 7 steps, no reduction: e + 7 (D + e) = 10000 + 7 x 2951407
+# = 20669849 ps.
+msccl_allgather_ring 8 >"$TMP/ag8.xml"
+"$ORRERY" gen collective --type all-gather --ranks 8 --bytes 128KiB --out "$TMP/ag8" >/dev/null
+cluster "$TMP/ring.xml" 8 all-gather analytical Ring 10ns 'dims="ring"'
+cluster "$TMP/msccl.xml" 8 all-gather analytical Ring 10ns 'msccl="ag8.xml"'
+check "msccl ring all-gather = built-in ring" \
+  eq "$(finishes "$TMP/msccl.xml" "$TMP/ag8")" "$(finishes "$TMP/ring.xml" "$TMP/ag8")"
+check "msccl ring all-gather: 20669849 ps" \
+  eq "$(finishes "$TMP/msccl.xml" "$TMP/ag8")" "$(same 8 20669849)"
 
 # All pairs on a FullyConnected 8: every member sends its 7 chunks of
 # 131072 B at once, D = 2941407 ps each.  Direct: a message pays e before it
