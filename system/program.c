@@ -138,8 +138,8 @@ seal_edges (SysProgram *prog)
       guint32 n_pairs = prog->deps[p]->len;
       for (guint32 i = 0; i < n_pairs; i++)
         {
-          ops[pairs[2 * i]].n_deps++;
-          ops[pairs[2 * i + 1]].n_succ++;
+          ops[pairs[2 * (gsize) i]].n_deps++;
+          ops[pairs[2 * (gsize) i + 1]].n_succ++;
         }
       guint32 at = 0;
       for (guint32 i = 0; i < n; i++)
@@ -151,8 +151,8 @@ seal_edges (SysProgram *prog)
       prog->succ[p] = g_new (guint32, MAX (n_pairs, 1u));
       for (guint32 i = 0; i < n_pairs; i++)
         {
-          SysProgOp *d = &ops[pairs[2 * i + 1]];
-          prog->succ[p][d->succ_first + d->n_succ++] = pairs[2 * i];
+          SysProgOp *d = &ops[pairs[2 * (gsize) i + 1]];
+          prog->succ[p][d->succ_first + d->n_succ++] = pairs[2 * (gsize) i];
         }
       g_array_unref (prog->deps[p]);
       prog->deps[p] = NULL;

@@ -200,7 +200,7 @@ read_tb (Msccl *m, guint32 gpu, Tb *tb, const gint64 chunks[3], GError **error)
         return app_xml_fail_at (m->path, s, error, "s=\"%" G_GINT64_FORMAT "\": expected %u "
                                 "(a thread block's steps are numbered from 0 in order)", num,
                                 index);
-      Step step;
+      Step step = { 0 };
       if (!add_step (m, gpu, tb, s, index, chunks, &step, error))
         return FALSE;
       if (index > 0)
