@@ -320,6 +320,19 @@ key_custom_impl (AstraTarget *t, JsonNode *value, int arg, GError **error)
   return TRUE;
 }
 
+/* ASTRA-sim's custom collectives per workload node (a YAML of node id ->
+ * trace prefix): running the kind's algorithm instead would be a plausible
+ * but wrong answer, so it is refused. */
+static gboolean
+key_per_node_custom (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
+  (void) t, (void) value, (void) arg;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+               "custom collectives chosen per workload node are not supported: give each "
+               "kind's (all-reduce-implementation-custom, ...)");
+  return FALSE;
+}
+
 static gboolean
 key_coll_opt (AstraTarget *t, JsonNode *value, int arg, GError **error)
 {
@@ -391,6 +404,7 @@ static const KeyHandler sys_keys[] = {
   { "reduce-scatter-implementation-custom", key_custom_impl, SYS_COLL_REDUCE_SCATTER },
   { "all-gather-implementation-custom", key_custom_impl, SYS_COLL_ALL_GATHER },
   { "all-to-all-implementation-custom", key_custom_impl, SYS_COLL_ALL_TO_ALL },
+  { "per-node-custom-implementation", key_per_node_custom, 0 },
   { "collective-optimization", key_coll_opt, 0 },
   { "local-mem-bw", key_local_mem_bw, 0 },
   { "peak-perf", key_peak_perf, 0 },

@@ -264,6 +264,7 @@ START_TEST (test_astra_json_errors)
     /* Custom collectives run now: a missing one names the file it looked for. */
     { "{ \"all-reduce-implementation-custom\": [\"x\"] }", "x.0.et: no such file" },
     { "{ \"all-gather-implementation-custom\": \"x\" }", "expected a list of one trace prefix" },
+    { "{ \"per-node-custom-implementation\": \"n.yml\" }", "chosen per workload node" },
     { "[ 1, 2 ]", "expected a JSON object" },
     { "{ \"scheduling-policy\": \"LIFO\",, }", "" },
   };
