@@ -55,8 +55,12 @@ plan_phases (SysColl *coll, guint32 involved)
   /* Rooted kinds, the barrier and programs run over every member as one
    * line (a program on dimension 0's queue, as ASTRA-sim runs a custom
    * collective). */
-  if (sys_coll_kind_rooted (coll->kind) || coll->kind == SYS_COLL_BARRIER
-      || coll->sys->algo[coll->kind][0].algo->whole_group)
+  if (coll->sys->algo[coll->kind][0].algo->whole_group)
+    {
+      plan_add (coll, coll->group->n_dims, 0, coll->kind);
+      return;
+    }
+  if (sys_coll_kind_rooted (coll->kind) || coll->kind == SYS_COLL_BARRIER)
     {
       guint flat = coll->group->n_dims;
       plan_add (coll, flat, coll->group->dims[flat].topo_dim, coll->kind);
