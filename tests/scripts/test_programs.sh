@@ -178,6 +178,23 @@ check "all-pairs, e = 10 ns: e + D + e" \
 check "all-pairs, symmetry off" \
   eq "$(finishes "$TMP/msccl.xml" "$TMP/aa8" --symmetry off)" "$(same 8 2961407)"
 
+# A sweep writes each point's config elsewhere: msccl= is made absolute.
+mkdir -p "$TMP/sweep"
+cluster "$TMP/sweep/cluster.xml" 8 all-reduce analytical Ring 10ns 'msccl="ring.xml"'
+cp "$TMP/ring8.xml" "$TMP/sweep/ring.xml"
+cat >"$TMP/sweep/spec.xml" <<'EOF'
+<sweep name="s">
+  <config path="cluster.xml"/>
+  <generate>gen collective --type all_reduce --ranks 8 --bytes {size}</generate>
+  <grid><param name="size" values="1MiB"/></grid>
+</sweep>
+EOF
+"$ORRERY" sweep expand "$TMP/sweep/spec.xml" "$TMP/sweep/out" >/dev/null 2>&1
+check "a sweep point runs a relative msccl=" \
+  sh -c "cd / && \"$ORRERY\" sweep run \"$TMP/sweep/out\" 0 >/dev/null 2>&1"
+csv=$("$ORRERY" sweep gather "$TMP/sweep/out" 2>/dev/null)
+check "... at the program's time" has "$csv" ",ok,43050,"
+
 # ---- errors at load, or where the collective is met ------------------------
 # fails FILE-OR-CONFIG TEXT [WORKLOAD]: run refuses (exit 1) saying TEXT.
 fails () {
