@@ -144,8 +144,9 @@ cluster "$TMP/ring.xml" 8 all-reduce congestion Ring 10ns 'dims="ring"'
 cluster "$TMP/msccl.xml" 8 all-reduce congestion Ring 10ns 'msccl="ring8.xml"'
 check "msccl ring = ring under the congestion model" \
   eq "$(finishes "$TMP/msccl.xml" "$TMP/ar8")" "$(finishes "$TMP/ring.xml" "$TMP/ar8")"
-out=$("$ORRERY" run --config "$TMP/msccl.xml" --workload "$TMP/ar8" 2>&1)
+out=$("$ORRERY" run --config "$TMP/msccl.xml" --workload "$TMP/ar8" --timeline "$TMP/tl.json" 2>&1)
 check "the report names the program" has <(echo "$out") "msccl:ring8"
+check "the timeline names the program" has "$TMP/tl.json" "msccl:ring8"
 
 # All-gather of 128 KiB per rank on the ring of 8: MSCCL's chunk is the
 # output (8 x 128 KiB) / 8 = 131072 B, the built-in ring's message each
