@@ -161,6 +161,40 @@ check "msccl ring all-gather = built-in ring" \
 check "msccl ring all-gather: 20669849 ps" \
   eq "$(finishes "$TMP/msccl.xml" "$TMP/ag8")" "$(same 8 20669849)"
 
+# Local steps, on 2 ranks, 1 MiB in 2 chunks of 524288 B: thread block 0
+# sends the own chunk; thread block 1 receives the other's, reduces it (re),
+# copies it (cpy), then a nop waits for block 0's send (depid/deps).
+# e = 10 ns at the start, the send leaves then; D = 500 ns + 524288 B /
+# 50 GiB/s = 500 ns + 9765625 ps; the receive ends e after the arrival:
+# 10000 + 10265625 + 10000 = 10285625 ps; re: 3 passes of 524288 B at
+# 1600 GB/s, 3 x 327680 ps; cpy: one pass, 327680 ps; the nop: nothing.
+#   T = 10285625 + 983040 + 327680 = 11596345 ps.
+# st S TYPE SRCBUF SRCOFF DSTBUF DSTOFF CNT [MORE]: one <step>.
+st () {
+  echo "   <step s=\"$1\" type=\"$2\" srcbuf=\"$3\" srcoff=\"$4\" dstbuf=\"$5\"" \
+    "dstoff=\"$6\" cnt=\"$7\" $8/>"
+}
+{
+  echo '<algo name="local" nchunksperloop="2" ngpus="2" coll="allreduce">'
+  for g in 0 1; do
+    o=$((1 - g))
+    echo " <gpu id=\"$g\" i_chunks=\"2\" o_chunks=\"0\" s_chunks=\"1\">"
+    echo "  <tb id=\"0\" send=\"$o\" recv=\"-1\" chan=\"0\">"
+    st 0 s i $g s 0 1
+    echo "  </tb><tb id=\"1\" send=\"-1\" recv=\"$o\" chan=\"0\">"
+    st 0 r i $o s 0 1
+    st 1 re s 0 i $g 1
+    st 2 cpy i $g i $o 1
+    st 3 nop i 0 i 0 0 'depid="0" deps="0"'
+    echo "  </tb> </gpu>"
+  done
+  echo '</algo>'
+} >"$TMP/local.xml"
+"$ORRERY" gen collective --type all-reduce --ranks 2 --bytes 1MiB --out "$TMP/ar2" >/dev/null
+cluster "$TMP/msccl.xml" 2 all-reduce analytical Ring 10ns 'msccl="local.xml"'
+check "re, cpy and nop steps: 11596345 ps" \
+  eq "$(finishes "$TMP/msccl.xml" "$TMP/ar2")" "$(same 2 11596345)"
+
 # All pairs on a FullyConnected 8: every member sends its 7 chunks of
 # 131072 B at once, D = 2941407 ps each.  Direct: a message pays e before it
 # leaves, T = e + D.  The program pays e at the start and e per received
