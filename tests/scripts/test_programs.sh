@@ -5,6 +5,7 @@
 # MSCCL XML (ASTRA-sim's custom key and the cluster XML's msccl=), against
 # hand-worked times and the built-in algorithms; and the errors a program
 # that cannot run gets at load.
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 make_tmp
 SHARED=${SHARED:-../shared}
