@@ -88,7 +88,7 @@ op_bytes (const SysPhaseCtx *ctx, const SysProgOp *op)
   if (prog->chunks == 0)
     return op->spec.amount;
   guint64 total = ctx->in_bytes;
-  if (prog->gather_scaled && ctx->op == SYS_COLL_ALL_GATHER)
+  if (ctx->op == SYS_COLL_ALL_GATHER)
     total *= ctx->n;
   return sys_phase_split (ctx, total, prog->chunks) * op->spec.amount;
 }

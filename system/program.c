@@ -6,7 +6,7 @@
 
 SysProgram *
 sys_program_new (const char *name, const char *source, guint32 n, SysProgTiming timing,
-                 guint32 chunks, gboolean gather_scaled)
+                 guint32 chunks)
 {
   g_return_val_if_fail (name != NULL && source != NULL && n > 0, NULL);
   SysProgram *prog = g_new0 (SysProgram, 1);
@@ -15,7 +15,6 @@ sys_program_new (const char *name, const char *source, guint32 n, SysProgTiming 
   prog->n = n;
   prog->timing = timing;
   prog->chunks = chunks;
-  prog->gather_scaled = gather_scaled;
   prog->labels = g_string_chunk_new (4096);
   prog->build = g_new0 (GArray *, n);
   prog->deps = g_new0 (GArray *, n);

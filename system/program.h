@@ -70,12 +70,11 @@ typedef struct _SysProgram SysProgram;
 
 /* A new program for `n` positions named `name` (what reports call the
  * algorithm) from `source` (what messages name).  `chunks` > 0: amounts
- * are counts of chunks of the collective's bytes / chunks (as
- * sys_phase_split rounds), the bytes scaled by the line's size first when
- * `gather_scaled` and the collective is an all-gather; 0: amounts are
- * bytes. */
+ * are counts of chunks of MSCCL's buffer / chunks (as sys_phase_split
+ * rounds), the buffer being the collective's bytes, times the line's size
+ * for an all-gather (its output); 0: amounts are bytes. */
 SysProgram *sys_program_new (const char *name, const char *source, guint32 n,
-                             SysProgTiming timing, guint32 chunks, gboolean gather_scaled);
+                             SysProgTiming timing, guint32 chunks);
 void sys_program_free (SysProgram *prog); /* accepts NULL */
 
 /* Append an operation to position `pos`; `label` names it in messages

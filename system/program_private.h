@@ -26,7 +26,6 @@ struct _SysProgram
   guint32 n;
   SysProgTiming timing;
   guint32 chunks;
-  gboolean gather_scaled;
   GStringChunk *labels;
   /* While building: operations and (op, dep) pairs per position. */
   GArray **build, **deps;

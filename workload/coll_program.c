@@ -168,7 +168,7 @@ wl_coll_program_load_et (const char *prefix, const char *name, GError **error)
       return NULL;
     }
   g_autofree char *source = g_strdup_printf ("%s.{0..%u}.et", prefix, n - 1);
-  SysProgram *prog = sys_program_new (name, source, n, SYS_PROG_TIMING_P2P, 0, FALSE);
+  SysProgram *prog = sys_program_new (name, source, n, SYS_PROG_TIMING_P2P, 0);
   sys_program_set_rank_files (prog, prefix, ".et");
   for (guint32 pos = 0; pos < n; pos++)
     {

@@ -19,6 +19,9 @@ typedef struct
   const char *path;
   SysProgram *prog;
   guint32 ngpus;
+  /* The <gpu> being read: its id and its buffers' chunk counts (i, o, s). */
+  guint32 gpu;
+  gint64 chunks[3];
 } Msccl;
 
 typedef struct
@@ -82,22 +85,21 @@ coll_kind (const char *coll, SysCollKind *out)
 
 /* A buffer's chunk count on this gpu. */
 static gboolean
-buffer_chunks (const Msccl *m, xmlNode *step, const char *which, const gint64 chunks[3],
-               gint64 *out, GError **error)
+buffer_chunks (const Msccl *m, xmlNode *step, const char *which, gint64 *out, GError **error)
 {
   g_autofree char *buf = attr_text (step, which);
   const char *names = "ios";
   const char *at = buf[0] != '\0' && buf[1] == '\0' ? strchr (names, buf[0]) : NULL;
   if (at == NULL)
     return app_xml_fail_at (m->path, step, error, "%s=\"%s\": expected i, o or s", which, buf);
-  *out = chunks[at - names];
+  *out = m->chunks[at - names];
   return TRUE;
 }
 
 /* The chunks a step touches lie in its buffers. */
 static gboolean
 check_range (const Msccl *m, xmlNode *step, gboolean src, gboolean dst, gint64 cnt,
-             const gint64 chunks[3], GError **error)
+             GError **error)
 {
   for (int side = 0; side < 2; side++)
     {
@@ -105,7 +107,7 @@ check_range (const Msccl *m, xmlNode *step, gboolean src, gboolean dst, gint64 c
         continue;
       const char *buf = side == 0 ? "srcbuf" : "dstbuf", *off = side == 0 ? "srcoff" : "dstoff";
       gint64 have = 0, at = 0;
-      if (!buffer_chunks (m, step, buf, chunks, &have, error)
+      if (!buffer_chunks (m, step, buf, &have, error)
           || !attr_int (m, step, off, TRUE, 0, 0, &at, error))
         return FALSE;
       if (at + cnt > have)
@@ -123,8 +125,7 @@ check_range (const Msccl *m, xmlNode *step, gboolean src, gboolean dst, gint64 c
 
 /* The operations of one step: receive, send, or a local one. */
 static gboolean
-add_step (Msccl *m, guint32 gpu, const Tb *tb, xmlNode *node, guint32 index,
-          const gint64 chunks[3], Step *out, GError **error)
+add_step (Msccl *m, const Tb *tb, xmlNode *node, guint32 index, Step *out, GError **error)
 {
   g_autofree char *type = attr_text (node, "type");
   gint64 cnt = 0;
@@ -146,10 +147,10 @@ add_step (Msccl *m, guint32 gpu, const Tb *tb, xmlNode *node, guint32 index,
                             "a %s step in a thread block with no %s peer (%s=\"-1\")", type,
                             send && tb->send < 0 ? "send" : "recv",
                             send && tb->send < 0 ? "send" : "recv");
-  if (!nop && !check_range (m, node, send || local, recv || local, cnt, chunks, error))
+  if (!nop && !check_range (m, node, send || local, recv || local, cnt, error))
     return FALSE;
   g_autofree char *label = g_strdup_printf ("%s:%ld: gpu %u tb %" G_GINT64_FORMAT " step %u (%s)",
-                                            m->path, xmlGetLineNo (node), gpu, tb->id, index,
+                                            m->path, xmlGetLineNo (node), m->gpu, tb->id, index,
                                             type);
   SysProgOpSpec spec = { .amount = (guint64) cnt, .tag = tb->chan };
   out->node = node;
@@ -158,16 +159,16 @@ add_step (Msccl *m, guint32 gpu, const Tb *tb, xmlNode *node, guint32 index,
       spec.kind = SYS_PROG_RECV;
       spec.peer = (guint32) tb->recv;
       spec.mem = reduce ? SYS_PROG_MEM_REDUCE : SYS_PROG_MEM_NONE;
-      out->first_op = out->last_op = sys_program_add (m->prog, gpu, &spec, label);
+      out->first_op = out->last_op = sys_program_add (m->prog, m->gpu, &spec, label);
     }
   if (send)
     {
       spec.kind = SYS_PROG_SEND;
       spec.peer = (guint32) tb->send;
       spec.mem = SYS_PROG_MEM_NONE;
-      guint32 op = sys_program_add (m->prog, gpu, &spec, label);
+      guint32 op = sys_program_add (m->prog, m->gpu, &spec, label);
       if (recv)
-        sys_program_add_dep (m->prog, gpu, op, out->first_op);
+        sys_program_add_dep (m->prog, m->gpu, op, out->first_op);
       else
         out->first_op = op;
       out->last_op = op;
@@ -177,14 +178,14 @@ add_step (Msccl *m, guint32 gpu, const Tb *tb, xmlNode *node, guint32 index,
       spec.kind = SYS_PROG_COMPUTE;
       spec.mem = nop ? SYS_PROG_MEM_NONE
                      : strcmp (type, "re") == 0 ? SYS_PROG_MEM_REDUCE : SYS_PROG_MEM_COPY;
-      out->first_op = out->last_op = sys_program_add (m->prog, gpu, &spec, label);
+      out->first_op = out->last_op = sys_program_add (m->prog, m->gpu, &spec, label);
     }
   return attr_int (m, node, "depid", FALSE, -1, -1, &out->depid, error)
          && attr_int (m, node, "deps", FALSE, -1, -1, &out->deps, error);
 }
 
 static gboolean
-read_tb (Msccl *m, guint32 gpu, Tb *tb, const gint64 chunks[3], GError **error)
+read_tb (Msccl *m, Tb *tb, GError **error)
 {
   guint32 index = 0;
   for (xmlNode *s = tb->node->children; s != NULL; s = s->next)
@@ -201,10 +202,10 @@ read_tb (Msccl *m, guint32 gpu, Tb *tb, const gint64 chunks[3], GError **error)
                                 "(a thread block's steps are numbered from 0 in order)", num,
                                 index);
       Step step = { 0 };
-      if (!add_step (m, gpu, tb, s, index, chunks, &step, error))
+      if (!add_step (m, tb, s, index, &step, error))
         return FALSE;
       if (index > 0)
-        sys_program_add_dep (m->prog, gpu, step.first_op,
+        sys_program_add_dep (m->prog, m->gpu, step.first_op,
                              g_array_index (tb->steps, Step, index - 1).last_op);
       g_array_append_val (tb->steps, step);
       index++;
@@ -223,7 +224,7 @@ find_tb (const GArray *tbs, gint64 id)
 
 /* depid/deps: the step waits for a step of another thread block. */
 static gboolean
-link_deps (Msccl *m, guint32 gpu, const GArray *tbs, GError **error)
+link_deps (Msccl *m, const GArray *tbs, GError **error)
 {
   for (guint i = 0; i < tbs->len; i++)
     {
@@ -238,8 +239,8 @@ link_deps (Msccl *m, guint32 gpu, const GArray *tbs, GError **error)
             return app_xml_fail_at (m->path, step->node, error,
                                     "depid=\"%" G_GINT64_FORMAT "\" deps=\"%" G_GINT64_FORMAT
                                     "\": gpu %u has no such thread block and step",
-                                    step->depid, step->deps, gpu);
-          sys_program_add_dep (m->prog, gpu, step->first_op,
+                                    step->depid, step->deps, m->gpu);
+          sys_program_add_dep (m->prog, m->gpu, step->first_op,
                                g_array_index (dep->steps, Step, step->deps).last_op);
         }
     }
@@ -255,7 +256,7 @@ tb_clear (gpointer p)
 
 /* One thread block's attributes, checked against its gpu's others. */
 static gboolean
-tb_attrs (Msccl *m, guint32 gpu, xmlNode *node, const GArray *tbs, Tb *tb, GError **error)
+tb_attrs (Msccl *m, xmlNode *node, const GArray *tbs, Tb *tb, GError **error)
 {
   *tb = (Tb) { .node = node };
   if (!attr_int (m, node, "id", TRUE, 0, 0, &tb->id, error)
@@ -265,12 +266,12 @@ tb_attrs (Msccl *m, guint32 gpu, xmlNode *node, const GArray *tbs, Tb *tb, GErro
     return FALSE;
   if (find_tb (tbs, tb->id) != NULL)
     return app_xml_fail_at (m->path, node, error, "gpu %u has two thread blocks with id %"
-                            G_GINT64_FORMAT, gpu, tb->id);
+                            G_GINT64_FORMAT, m->gpu, tb->id);
   for (int side = 0; side < 2; side++)
     {
       gint64 peer = side == 0 ? tb->send : tb->recv;
       const char *what = side == 0 ? "send" : "recv";
-      if (peer >= m->ngpus || peer == gpu)
+      if (peer >= m->ngpus || peer == m->gpu)
         return app_xml_fail_at (m->path, node, error, "%s=\"%" G_GINT64_FORMAT "\": the peer "
                                 "must be another gpu, 0 to %u (or -1 for none)", what, peer,
                                 m->ngpus - 1);
@@ -283,7 +284,7 @@ tb_attrs (Msccl *m, guint32 gpu, xmlNode *node, const GArray *tbs, Tb *tb, GErro
                                     G_GINT64_FORMAT " both %s gpu %" G_GINT64_FORMAT
                                     " on channel %" G_GINT64_FORMAT
                                     " (the order of their messages would be undefined)",
-                                    gpu, o->id, tb->id, side == 0 ? "send to" : "receive from",
+                                    m->gpu, o->id, tb->id, side == 0 ? "send to" : "receive from",
                                     peer, tb->chan);
         }
     }
@@ -307,6 +308,8 @@ read_gpu (Msccl *m, xmlNode *node, gboolean *seen, GError **error)
     return app_xml_fail_at (m->path, node, error, "a second <gpu id=\"%" G_GINT64_FORMAT "\">",
                             id);
   seen[id] = TRUE;
+  m->gpu = (guint32) id;
+  memcpy (m->chunks, chunks, sizeof chunks);
   g_autoptr (GArray) tbs = g_array_new (FALSE, FALSE, sizeof (Tb));
   g_array_set_clear_func (tbs, tb_clear);
   for (xmlNode *t = node->children; t != NULL; t = t->next)
@@ -316,13 +319,13 @@ read_gpu (Msccl *m, xmlNode *node, gboolean *seen, GError **error)
       if (!app_xml_is (t, "tb"))
         return app_xml_fail_at (m->path, t, error, "expected <tb> in <gpu>");
       Tb tb;
-      if (!tb_attrs (m, (guint32) id, t, tbs, &tb, error))
+      if (!tb_attrs (m, t, tbs, &tb, error))
         return FALSE;
       g_array_append_val (tbs, tb);
-      if (!read_tb (m, (guint32) id, &g_array_index (tbs, Tb, tbs->len - 1), chunks, error))
+      if (!read_tb (m, &g_array_index (tbs, Tb, tbs->len - 1), error))
         return FALSE;
     }
-  return link_deps (m, (guint32) id, tbs, error);
+  return link_deps (m, tbs, error);
 }
 
 /* <algo>'s attributes: a program to fill, or FALSE. */
@@ -346,7 +349,7 @@ read_algo (Msccl *m, xmlNode *root, SysProgTiming timing, SysCollKind kind, GErr
   g_autofree char *name = attr_text (root, "name");
   g_autofree char *row = g_strdup_printf ("msccl:%s", name[0] != '\0' ? name : m->path);
   m->ngpus = (guint32) ngpus;
-  m->prog = sys_program_new (row, m->path, m->ngpus, timing, (guint32) nchunks, TRUE);
+  m->prog = sys_program_new (row, m->path, m->ngpus, timing, (guint32) nchunks);
   sys_program_set_kinds (m->prog, SYS_KIND_BIT (kind));
   return TRUE;
 }
