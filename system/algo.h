@@ -99,6 +99,17 @@ struct _SysAlgoClass
   gboolean disjoint_links;
   const char *unlike_why; /* why not alike (static): alike != ALWAYS */
   const char *links_why;  /* why not alike under contention: !disjoint_links */
+  /* Programs (system/program.h): one phase over the whole group as one
+   * flat line, the whole collective as one chunk; steps numbered below
+   * max_steps (0: below n^2, which every other row keeps to). */
+  gboolean whole_group;
+  guint32 max_steps;
+  /* May be NULL.  check: can the row run phase operation `op` on a line of
+   * n members (FALSE with an input error saying why); run_free: release
+   * what the row keeps for a run (in run->bits) when its collective goes
+   * before the run ended. */
+  gboolean (*check) (const SysAlgoClass *algo, SysCollKind op, guint32 n, GError **error);
+  void (*run_free) (SysRun *run);
   /* The phase starts on this member now (run->started already set). */
   void (*start) (const SysPhaseCtx *ctx, SysRun *run);
   /* A message of `step` arrived for this member, started or not. */
@@ -155,6 +166,12 @@ void sys_phase_finish (const SysPhaseCtx *ctx, SimTime at);
 SimTime sys_phase_serialization (const SysPhaseCtx *ctx, guint64 bytes, double rate_Bps);
 /* The cost of reducing `bytes` into local memory. */
 SimTime sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes);
+/* The cost of one pass over `bytes` of local memory (a copy). */
+SimTime sys_phase_copy_cost (const SysPhaseCtx *ctx, guint64 bytes);
+/* Tell the member at position `to` on the line that `step` happened, at
+ * `at` (>= now): its on_message gets `step`, and nothing crosses the
+ * network.  Not in lockstep. */
+void sys_phase_signal (const SysPhaseCtx *ctx, guint32 to, guint32 step, SimTime at);
 /* The delay each message costs its endpoint (the policy's, for a group
  * laid out flat), inline: every step of every algorithm asks. */
 static inline SimTime

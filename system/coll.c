@@ -29,7 +29,7 @@ plan_add (SysColl *coll, guint gdim, guint d, SysCollKind op)
   SysPhasePlan plan = { .gdim = gdim, .topo_dim = d, .op = op,
                         .algo = coll->sys->algo[coll->kind][d].algo,
                         .param = coll->sys->algo[coll->kind][d].param };
-  if (coll->group->policy_flat)
+  if (coll->group->policy_flat && !plan.algo->whole_group)
     {
       /* The policy's algorithm on a flat group's own line. */
       plan.algo = coll->sys->subgroup_algo;
@@ -53,7 +53,14 @@ plan_phases (SysColl *coll, guint32 involved)
   const SysParams *p = &coll->sys->params;
   if (coll->group->n < 2)
     return;
-  /* Rooted kinds and the barrier run over every member as one line. */
+  /* Rooted kinds, the barrier and programs run over every member as one
+   * line (a program on dimension 0's queue, as ASTRA-sim runs a custom
+   * collective). */
+  if (coll->sys->algo[coll->kind][0].algo->whole_group)
+    {
+      plan_add (coll, coll->group->n_dims, 0, coll->kind);
+      return;
+    }
   if (sys_coll_kind_rooted (coll->kind) || coll->kind == SYS_COLL_BARRIER)
     {
       guint flat = coll->group->n_dims;
@@ -177,6 +184,7 @@ plan_step_bits (const SysColl *coll)
     {
       guint64 n = coll->group->dims[coll->phase[ph].gdim].size;
       max_steps = MAX (max_steps, n * n); /* generous bound for every algorithm */
+      max_steps = MAX (max_steps, (guint64) coll->phase[ph].algo->max_steps + 1);
     }
   guint bits = g_bit_storage (max_steps);
   return bits;
@@ -188,6 +196,14 @@ plan_chunks (SysColl *coll)
 {
   const SysParams *p = &coll->sys->params;
   coll->n_chunks = p->splits;
+  if (coll->sys->algo[coll->kind][0].algo->whole_group)
+    {
+      /* A program moves the sizes it names, once (ASTRA-sim's custom
+       * collectives: one stream over the whole size). */
+      coll->n_chunks = 1;
+      coll->chunk_bytes = coll->bytes;
+      return;
+    }
   if (p->compat.chunking == SYS_CHUNKS_EXACT)
     return;
   guint64 size = coll->bytes, chunk = size / p->splits;
@@ -210,8 +226,9 @@ plan_nccl (SysColl *coll, GError **error)
   Sys *sys = coll->sys;
   SysGroup *group = coll->group;
   SysNcclFunc func;
+  /* A program given for the kind takes NCCL's place, as MSCCL's does. */
   if (sys->params.lib.library != SYS_LIBRARY_NCCL || !sys_nccl_func_of (coll->kind, &func)
-      || group->n < 2)
+      || group->n < 2 || sys->params.program[coll->kind] != NULL)
     return TRUE;
   if (group->nccl == NULL)
     {
@@ -316,6 +333,17 @@ coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req, gui
       return NULL;
     }
   plan_runs (coll);
+  for (guint ph = 0; ph < coll->n_phases; ph++)
+    {
+      const SysAlgoClass *a = coll->phase[ph].algo;
+      if (a->check != NULL
+          && !a->check (a, coll->phase[ph].op, coll->group->dims[coll->phase[ph].gdim].size,
+                        error))
+        {
+          sys_coll_free (coll);
+          return NULL;
+        }
+    }
   coll->first_join = sim_sched_now (sys->sched);
   g_hash_table_insert (group->live, GUINT_TO_POINTER (seq + 1u), coll);
   g_hash_table_add (sys->live_colls, coll);
@@ -327,6 +355,13 @@ sys_coll_free (SysColl *coll)
 {
   if (coll == NULL)
     return;
+  /* Rows that keep state per run release what a collective left unfinished
+   * (a run whose peers never came). */
+  guint CP = coll->n_chunks * coll->n_phases;
+  for (guint cp = 0; coll->runs != NULL && cp < CP; cp++)
+    if (coll->phase[cp % coll->n_phases].algo->run_free != NULL)
+      for (guint32 m = 0; m < coll->group->n; m++)
+        coll->phase[cp % coll->n_phases].algo->run_free (&coll->runs[(gsize) m * CP + cp]);
   g_free (coll->in_bytes);
   g_free (coll->ctx);
   g_free (coll->members);
@@ -452,6 +487,26 @@ sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes)
     cost = sim_time_mul (net_serialization_ps (bytes, p->local_mem_bw_Bps), p->reduction_passes);
   net_price_store (&sys->reduce_prices, bytes, p->local_mem_bw_Bps, cost);
   return cost;
+}
+
+SimTime
+sys_phase_copy_cost (const SysPhaseCtx *ctx, guint64 bytes)
+{
+  const SysParams *p = &ctx->sys->params;
+  if (p->compat.reduce_pricing == SYS_MEM_TRUNCATED_NS)
+    return sim_time_from_ns ((guint64) ((double) bytes / p->local_mem_bw_Bps * 1e9));
+  return net_serialization_ps (bytes, p->local_mem_bw_Bps);
+}
+
+void
+sys_phase_signal (const SysPhaseCtx *ctx, guint32 to, guint32 step, SimTime at)
+{
+  SysColl *coll = ctx->coll;
+  g_assert (!coll->sys->lockstep && to < ctx->n);
+  g_assert (step < SYS_PHASE_READY_STEP (coll->step_bits));
+  guint32 to_member = ctx->member - ctx->pos * ctx->stride + to * ctx->stride;
+  guint64 to_run = run_index (coll, to_member, ctx->chunk, ctx->phase);
+  sim_sched_at (coll->sys->sched, at, on_message, coll, (to_run << coll->step_bits) | step);
 }
 
 /* ---- per-rank dimension queues --------------------------------------------- */

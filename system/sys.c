@@ -37,6 +37,11 @@ resolve_algorithms (Sys *sys, GError **error)
         guint i = MIN (d, sys->params.n_impl[k] - 1);
         const char *name = sys->params.impl[k][i];
         SysAlgoRef *ref = &sys->algo[k][d];
+        if (sys->params.program[k] != NULL)
+          {
+            *ref = (SysAlgoRef) { .algo = sys->params.program[k], .flat = TRUE };
+            continue;
+          }
         gboolean known = sys_algo_resolve (name, sys->params.compat.timing, ref);
         if (!known || (!sys_algo_supports (ref->algo, (SysCollKind) k)
                        && !sys->params.kind_check_at_use))
@@ -264,6 +269,8 @@ sys_symmetric (const Sys *sys, SysCollKind kind, guint32 involved, const char **
     return (*why = "rooted collectives treat the root differently", FALSE);
   if (kind == SYS_COLL_BARRIER)
     return (*why = "a barrier runs over all members as one line, across dimensions", FALSE);
+  if (sys->params.program[kind] != NULL)
+    return (*why = sys->params.program[kind]->unlike_why, FALSE);
   if (net_topo_graph (sys->topo) != NULL)
     return (*why = "an explicit network graph", FALSE);
   SysNcclFunc func;
@@ -340,6 +347,8 @@ sys_group_alike (Sys *sys, guint64 id, SysCollKind kind, guint64 bytes, guint32 
     return (*why = "rooted collectives treat the root differently", FALSE);
   if (kind == SYS_COLL_BARRIER)
     return (*why = "a barrier runs over all members as one line, across dimensions", FALSE);
+  if (sys->params.program[kind] != NULL)
+    return (*why = sys->params.program[kind]->unlike_why, FALSE);
   const NetSpec *spec = net_topo_spec (sys->topo);
   NetSharing sharing = net_sharing (sys->net);
   if (sharing == NET_SHARING_FLOWS)

@@ -211,6 +211,10 @@ typedef struct
    * G_MAXUINT64: always eager (ASTRA-sim); 0: always rendezvous. */
   guint64 rendezvous_threshold;
   SysLibraryParams lib; /* library PER_DIMENSION unless the config says */
+  /* A program (system/program.h) per kind, or NULL: when set it runs that
+   * kind over the whole group, whatever impl names.  Owned elsewhere (the
+   * configuration's loader); it must outlive every Sys made from these. */
+  const struct _SysAlgoClass *program[SYS_COLL_N];
 } SysParams;
 
 /* Defaults: LIFO, 10 ns endpoint delay, 1 active chunk, 1 split,

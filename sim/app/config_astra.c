@@ -16,6 +16,7 @@
  * Every loader fills copies and commits to the AppConfig only on success.
  */
 #include "sim/app/config_astra_private.h"
+#include "sim/app/programs.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -183,6 +184,7 @@ typedef struct
   SysParams *sys;
   WlParams *wl;
   GPtrArray *warnings; /* lines for stderr (char *), AppConfig.warnings' */
+  const char *path;    /* the file being read */
 } AstraTarget;
 
 typedef gboolean (*KeyFn) (AstraTarget *t, JsonNode *value, int arg, GError **error);
@@ -258,14 +260,84 @@ key_impl (AstraTarget *t, JsonNode *value, int arg, GError **error)
   return sys_params_set_impl (t->sys, (SysCollKind) arg, names, n, error);
 }
 
+/* Where a custom collective's files are: PREFIX as given (ASTRA-sim reads
+ * it relative to its working directory, the root of its repository in its
+ * examples), else relative to the system file's directory or the nearest
+ * of its parents where it exists.  NULL when nowhere. */
+static char *
+custom_impl_find (const char *given, const char *sys_json, gboolean msccl)
+{
+  const char *suffix = msccl ? "" : ".0.et";
+  g_autofree char *first = g_strconcat (given, suffix, NULL);
+  if (g_file_test (first, G_FILE_TEST_EXISTS))
+    return g_strdup (given);
+  if (g_path_is_absolute (given))
+    return NULL;
+  g_autofree char *dir = g_path_get_dirname (sys_json);
+  for (int depth = 0; depth < 64; depth++)
+    {
+      g_autofree char *prefix = g_build_filename (dir, given, NULL);
+      g_autofree char *file = g_strconcat (prefix, suffix, NULL);
+      if (g_file_test (file, G_FILE_TEST_EXISTS))
+        return g_steal_pointer (&prefix);
+      g_autofree char *up = g_build_filename (dir, "..", NULL);
+      g_autofree char *real = g_canonicalize_filename (up, NULL);
+      g_autofree char *here = g_canonicalize_filename (dir, NULL);
+      if (g_strcmp0 (real, here) == 0)
+        break;
+      g_free (dir);
+      dir = g_steal_pointer (&up);
+    }
+  return NULL;
+}
+
+/* "KIND-implementation-custom": [PREFIX] runs KIND as the program PREFIX:
+ * Chakra traces PREFIX.<rank>.et (ASTRA-sim's custom collectives), or an
+ * MSCCL XML file when PREFIX ends in .xml. */
 static gboolean
 key_custom_impl (AstraTarget *t, JsonNode *value, int arg, GError **error)
 {
+  JsonArray *array = JSON_NODE_HOLDS_ARRAY (value) ? json_node_get_array (value) : NULL;
+  if (array == NULL || json_array_get_length (array) != 1)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "expected a list of one trace prefix (one program covers every dimension), "
+                   "got %s", array == NULL ? json_kind (value) : "a list of another length");
+      return FALSE;
+    }
+  const char *given = NULL;
+  if (!json_get_string (json_array_get_element (array, 0), &given, error))
+    return FALSE;
+  gboolean msccl = g_str_has_suffix (given, ".xml");
+  g_autofree char *path = custom_impl_find (given, t->path, msccl);
+  if (path == NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (t->path);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%s%s: no such file (looked in the working directory, then in %s and its "
+                   "parent directories)", given, msccl ? "" : ".0.et", dir);
+      return FALSE;
+    }
+  const SysAlgoClass *algo = app_program_get (msccl ? APP_PROGRAM_MSCCL : APP_PROGRAM_CHAKRA,
+                                              path, SYS_PROG_TIMING_P2P, (SysCollKind) arg,
+                                              error);
+  if (algo == NULL)
+    return FALSE;
+  t->sys->program[arg] = algo;
+  return TRUE;
+}
+
+/* ASTRA-sim's custom collectives per workload node (a YAML of node id ->
+ * trace prefix): running the kind's algorithm instead would be a plausible
+ * but wrong answer, so it is refused. */
+static gboolean
+key_per_node_custom (AstraTarget *t, JsonNode *value, int arg, GError **error)
+{
   (void) t, (void) value, (void) arg;
-  /* Running the built-in algorithm instead would give a plausible but wrong
-   * answer, so this is an error rather than an ignored key. */
   g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-               "custom (Chakra-defined) collective algorithms are not supported");
+               "per-node custom collective algorithms (custom collectives chosen per "
+               "workload node, a YAML of node id -> Chakra trace) are not supported: give "
+               "each kind's (all-reduce-implementation-custom, ...)");
   return FALSE;
 }
 
@@ -391,19 +463,6 @@ key_track_local_mem (AstraTarget *t, JsonNode *value, int arg, GError **error)
   return TRUE;
 }
 
-static gboolean
-key_per_node_custom (AstraTarget *t, JsonNode *value, int arg, GError **error)
-{
-  (void) t, (void) value, (void) arg;
-  /* Running the configured algorithm instead would give a plausible but
-   * wrong answer for the nodes the file names. */
-  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-               "per-node custom collective algorithms (a YAML of node id -> Chakra trace) are "
-               "not supported; orrery runs every collective with its kind's "
-               "*-implementation list");
-  return FALSE;
-}
-
 static const KeyHandler sys_keys[] = {
   { "scheduling-policy", key_policy, 0 },
   { "endpoint-delay", key_endpoint_delay, 0 },
@@ -413,10 +472,11 @@ static const KeyHandler sys_keys[] = {
   { "reduce-scatter-implementation", key_impl, SYS_COLL_REDUCE_SCATTER },
   { "all-gather-implementation", key_impl, SYS_COLL_ALL_GATHER },
   { "all-to-all-implementation", key_impl, SYS_COLL_ALL_TO_ALL },
-  { "all-reduce-implementation-custom", key_custom_impl, 0 },
-  { "reduce-scatter-implementation-custom", key_custom_impl, 0 },
-  { "all-gather-implementation-custom", key_custom_impl, 0 },
-  { "all-to-all-implementation-custom", key_custom_impl, 0 },
+  { "all-reduce-implementation-custom", key_custom_impl, SYS_COLL_ALL_REDUCE },
+  { "reduce-scatter-implementation-custom", key_custom_impl, SYS_COLL_REDUCE_SCATTER },
+  { "all-gather-implementation-custom", key_custom_impl, SYS_COLL_ALL_GATHER },
+  { "all-to-all-implementation-custom", key_custom_impl, SYS_COLL_ALL_TO_ALL },
+  { "per-node-custom-implementation", key_per_node_custom, 0 },
   { "collective-optimization", key_coll_opt, 0 },
   { "local-mem-bw", key_local_mem_bw, 0 },
   { "peak-perf", key_peak_perf, 0 },
@@ -424,7 +484,6 @@ static const KeyHandler sys_keys[] = {
   { "model-shared-bus", key_unmodelled_switch, 0 },
   { "replay-only", key_unmodelled_switch, 1 },
   { "track-local-mem", key_track_local_mem, 0 },
-  { "per-node-custom-implementation", key_per_node_custom, 0 },
 };
 
 static gboolean
@@ -511,6 +570,7 @@ json_keys_load (const char *path, const KeyHandler *keys, guint n_keys, AstraTar
   JsonObject *obj = json_load_object (parser, path, error);
   if (obj == NULL)
     return FALSE;
+  t->path = path;
   for (guint i = 0; i < n_keys; i++)
     {
       JsonNode *value = json_object_get_member (obj, keys[i].key);
@@ -536,7 +596,7 @@ app_config_load_astra (AppConfig *cfg, const char *net_yml, const char *sys_json
   sys_params_init (&sys);
   wl_params_init (&wl);
   g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
-  AstraTarget t = { &sys, &wl, warnings };
+  AstraTarget t = { &sys, &wl, warnings, NULL };
   if (!app_astra_net_yaml_load (net_yml, &net, error)
       || !json_keys_load (sys_json, sys_keys, G_N_ELEMENTS (sys_keys), &t, error)
       || (mem_json != NULL

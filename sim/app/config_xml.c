@@ -17,6 +17,7 @@
 
 #include "cluster_rng.h"
 #include "sim/app/config_xml_private.h"
+#include "sim/app/programs.h"
 #include "sim/app/xml_schema.h"
 #include "network/gen_topo.h"
 #include "sim/error.h"
@@ -96,6 +97,26 @@ algorithm_known (const char *word)
   return ref.algo->windowed && *n != '0' && strlen (n) <= 9;
 }
 
+/* msccl="FILE.xml": the kind runs that MSCCL program (its path relative
+ * to the config), with the policy's timing. */
+static gboolean
+xml_algorithm_msccl (XmlLoad *l, const xmlNode *node, SysCollKind kind, const char *file,
+                     gboolean dims_too, GError **error)
+{
+  if (dims_too)
+    return app_xml_fail (l, node, error, "dims and msccl together: give one");
+  g_autofree char *dir = g_path_get_dirname (l->path);
+  g_autofree char *path = g_path_is_absolute (file) ? g_strdup (file)
+                                                     : g_build_filename (dir, file, NULL);
+  SysProgTiming timing = sys_compat_is_native (&l->sys.compat) ? SYS_PROG_TIMING_NATIVE
+                                                                : SYS_PROG_TIMING_P2P;
+  const SysAlgoClass *algo = app_program_get (APP_PROGRAM_MSCCL, path, timing, kind, error);
+  if (algo == NULL)
+    return app_xml_attr_located (l, node, "msccl", error);
+  l->sys.program[kind] = algo;
+  return TRUE;
+}
+
 static gboolean
 xml_algorithm (XmlLoad *l, const xmlNode *node, GError **error)
 {
@@ -103,18 +124,21 @@ xml_algorithm (XmlLoad *l, const xmlNode *node, GError **error)
   static const char *const colls[] = { "all-reduce", "reduce-scatter", "all-gather",
                                        "all-to-all", "broadcast", "reduce", "gather",
                                        "scatter", "barrier", NULL };
-  static const char *const attrs[] = { "collective", "dims", NULL };
+  static const char *const attrs[] = { "collective", "dims", "msccl", NULL };
   int kind = -1;
-  g_autofree char *text = NULL;
+  g_autofree char *text = NULL, *msccl = NULL;
   if (!app_xml_check_node (l, node, attrs, NULL, NULL, error)
       || !app_xml_attr_choice (l, node, "collective", colls, &kind, error)
-      || !app_xml_attr_text (l, node, "dims", TRUE, &text, error))
+      || !app_xml_attr_text (l, node, "msccl", FALSE, &msccl, error)
+      || !app_xml_attr_text (l, node, "dims", msccl == NULL, &text, error))
     return FALSE;
   if (kind < 0)
     return app_xml_fail (l, node, error, "missing attribute 'collective'");
   if (l->impl_seen[kind])
     return app_xml_fail (l, node, error, "a second <algorithm> for %s", colls[kind]);
   l->impl_seen[kind] = TRUE;
+  if (msccl != NULL)
+    return xml_algorithm_msccl (l, node, (SysCollKind) kind, msccl, text != NULL, error);
   g_auto (GStrv) words = g_strsplit_set (text, " \t\r\n", -1);
   g_autoptr (GPtrArray) names = g_ptr_array_new ();
   for (guint i = 0; words[i] != NULL; i++)

@@ -79,25 +79,39 @@ set_value (xmlNode *node, const char *value)
   xmlFree (escaped);
 }
 
-/* <compute kernel-table> names a file relative to the base config, and the
- * point's config.xml lives elsewhere: written absolute.  (The attribute
- * node stays, so a parameter targeting it keeps its target.) */
+/* An attribute naming a file relative to the base config, on element c:
+ * written absolute, since the point's config.xml lives elsewhere.  (The
+ * attribute node stays, so a parameter targeting it keeps its target.) */
 static void
-absolute_kernel_table (const AppSweepSpec *s)
+absolute_path_attr (const AppSweepSpec *s, xmlNode *c, const char *attr)
+{
+  xmlChar *file = xmlGetProp (c, (const xmlChar *) attr);
+  if (file != NULL && !g_path_is_absolute ((const char *) file))
+    {
+      g_autofree char *dir = g_path_get_dirname (s->config);
+      g_autofree char *path = g_canonicalize_filename ((const char *) file, dir);
+      xmlSetProp (c, (const xmlChar *) attr, (const xmlChar *) path);
+    }
+  xmlFree (file);
+}
+
+/* The files the base config names: <compute kernel-table> and
+ * <system><algorithm msccl>. */
+static void
+absolute_paths (const AppSweepSpec *s)
 {
   xmlNode *root = xmlDocGetRootElement (s->base);
   for (xmlNode *c = root != NULL ? root->children : NULL; c != NULL; c = c->next)
     {
-      if (c->type != XML_ELEMENT_NODE || !xmlStrEqual (c->name, (const xmlChar *) "compute"))
+      if (c->type != XML_ELEMENT_NODE)
         continue;
-      xmlChar *table = xmlGetProp (c, (const xmlChar *) "kernel-table");
-      if (table != NULL && !g_path_is_absolute ((const char *) table))
-        {
-          g_autofree char *dir = g_path_get_dirname (s->config);
-          g_autofree char *path = g_canonicalize_filename ((const char *) table, dir);
-          xmlSetProp (c, (const xmlChar *) "kernel-table", (const xmlChar *) path);
-        }
-      xmlFree (table);
+      if (xmlStrEqual (c->name, (const xmlChar *) "compute"))
+        absolute_path_attr (s, c, "kernel-table");
+      if (!xmlStrEqual (c->name, (const xmlChar *) "system"))
+        continue;
+      for (xmlNode *a = c->children; a != NULL; a = a->next)
+        if (a->type == XML_ELEMENT_NODE && xmlStrEqual (a->name, (const xmlChar *) "algorithm"))
+          absolute_path_attr (s, a, "msccl");
     }
 }
 
@@ -108,7 +122,7 @@ write_config (const AppSweepSpec *s, const char *const *vals, const char *tmp, G
   for (guint i = 0; i < s->params->len; i++)
     for (guint k = 0; k < app_sweep_spec_param (s, i)->targets->len; k++)
       set_value (g_ptr_array_index (app_sweep_spec_param (s, i)->targets, k), vals[i]);
-  absolute_kernel_table (s);
+  absolute_paths (s);
   xmlChar *mem = NULL;
   int size = 0;
   xmlDocDumpMemory (s->base, &mem, &size);

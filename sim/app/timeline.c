@@ -26,6 +26,7 @@
 #include "sim/app/timeline_out.h"
 #include "sim/error.h"
 #include "sim/units.h"
+#include "system/algo.h"
 #include "system/sys_params.h"
 #include "workload/chakra.h"
 
@@ -666,6 +667,12 @@ join_algorithms (Timeline *tl)
 {
   for (guint k = 0; k < SYS_COLL_N; k++)
     {
+      if (tl->params->program[k] != NULL)
+        {
+          /* A program runs the kind whatever the lists say. */
+          tl->algorithms[k] = g_strdup (tl->params->program[k]->name);
+          continue;
+        }
       GString *names = g_string_new (NULL);
       for (guint i = 0; i < tl->params->n_impl[k]; i++)
         {

@@ -261,7 +261,10 @@ START_TEST (test_astra_json_errors)
     { "{ \"local-mem-bw\": 0 }", "'local-mem-bw'" },
     { "{ \"peak-perf\": \"900\" }", "'peak-perf'" },
     { "{ \"roofline-enabled\": 2 }", "'roofline-enabled'" },
-    { "{ \"all-reduce-implementation-custom\": [\"x\"] }", "not supported" },
+    /* Custom collectives run now: a missing one names the file it looked for. */
+    { "{ \"all-reduce-implementation-custom\": [\"x\"] }", "x.0.et: no such file" },
+    { "{ \"all-gather-implementation-custom\": \"x\" }", "expected a list of one trace prefix" },
+    { "{ \"per-node-custom-implementation\": \"n.yml\" }", "chosen per workload node" },
     { "[ 1, 2 ]", "expected a JSON object" },
     { "{ \"scheduling-policy\": \"LIFO\",, }", "" },
   };

@@ -300,9 +300,9 @@ END_TEST
 START_TEST (test_schema_algorithms)
 {
   g_autofree char *schema = schema_list (
-      "//rng:element[@name='algorithm']/rng:attribute[@name='dims']//rng:value");
+      "//rng:element[@name='algorithm']/rng:choice/rng:attribute[@name='dims']//rng:value");
   g_autofree char *pattern = schema_list (
-      "//rng:element[@name='algorithm']/rng:attribute[@name='dims']//rng:param[@name='pattern']");
+      "//rng:element[@name='algorithm']/rng:choice/rng:attribute[@name='dims']//rng:param[@name='pattern']");
   GString *names = g_string_new (NULL), *windowed = g_string_new (NULL);
   for (guint flat = 0; flat < 2; flat++)
     for (guint i = 0; i < sys_algo_count (); i++)
