@@ -6,6 +6,7 @@
 
 #include "sim/error.h"
 #include "sim/printable.h"
+#include "sim/suggest.h"
 #include "workload/wl_error.h"
 
 int
@@ -51,32 +52,6 @@ valued_shorts (GOptionContext *ctx, gboolean valued[128])
     }
 }
 
-/* Levenshtein distance of a and b, or a number above `most` once it is
- * sure to exceed it. */
-static guint
-edit_distance (const char *a, const char *b, guint most)
-{
-  gsize la = strlen (a), lb = strlen (b);
-  if ((la > lb ? la - lb : lb - la) > most)
-    return most + 1;
-  g_autofree guint *row = g_new (guint, lb + 1);
-  for (gsize j = 0; j <= lb; j++)
-    row[j] = (guint) j;
-  for (gsize i = 1; i <= la; i++)
-    {
-      guint diag = row[0];
-      row[0] = (guint) i;
-      for (gsize j = 1; j <= lb; j++)
-        {
-          guint up = row[j];
-          guint best = MIN (up, row[j - 1]) + 1;
-          row[j] = MIN (best, diag + (a[i - 1] != b[j - 1]));
-          diag = up;
-        }
-    }
-  return row[lb];
-}
-
 /* The long option of CTX nearest to the unknown `given` ("--confg"), as
  * its help lists them, within two edits; NULL when none is that near or
  * two are equally near. */
@@ -97,7 +72,7 @@ nearest_option (GOptionContext *ctx, const char *given)
       if (n == 0 || p - 3 < help || (p[-3] != ' ' && p[-3] != '\n'))
         continue;
       g_autofree char *opt = g_strndup (p, n);
-      guint d = edit_distance (bare, opt, 2);
+      guint d = sim_edit_distance (bare, opt, FALSE);
       if (d < best_d)
         {
           g_free (best);

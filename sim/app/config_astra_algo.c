@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sim/error.h"
+#include "sim/suggest.h"
 #include "system/algo.h"
 
 /* Whether NAME resolves to a row in a form ASTRA-sim's syntax allows: a
@@ -30,29 +31,6 @@ name_known (const char *name)
   while (digits < len && g_ascii_isdigit (name[len - digits - 1]))
     digits++;
   return digits == 0 || (ref.algo->windowed && digits <= 9);
-}
-
-/* Levenshtein distance between A and B, ignoring case. */
-static guint
-distance (const char *a, const char *b)
-{
-  gsize la = strlen (a), lb = strlen (b);
-  g_autofree guint *row = g_new (guint, lb + 1);
-  for (gsize j = 0; j <= lb; j++)
-    row[j] = (guint) j;
-  for (gsize i = 1; i <= la; i++)
-    {
-      guint diag = row[0];
-      row[0] = (guint) i;
-      for (gsize j = 1; j <= lb; j++)
-        {
-          guint up = row[j];
-          guint same = g_ascii_tolower (a[i - 1]) == g_ascii_tolower (b[j - 1]);
-          row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diag + !same);
-          diag = up;
-        }
-    }
-  return row[lb];
 }
 
 /* Every name a native row takes without a window, in table order, into
@@ -92,7 +70,7 @@ app_astra_algorithm_check (const char *name, GError **error)
   guint best_d = MAX (2u, (guint) strlen (name) / 3) + 1;
   for (guint i = 0; i < names->len; i++)
     {
-      guint d = distance (name, names->pdata[i]);
+      guint d = sim_edit_distance (name, names->pdata[i], TRUE);
       if (d < best_d)
         best = names->pdata[i], best_d = d;
     }
