@@ -310,7 +310,7 @@ add_output_options (GOptionContext *ctx, RunOptions *o)
       "Write one CSV row per rank (times in ps): finish, compute, exposed communication, "
       "idle, after finish, communication busy, cpu, nodes", "FILE.csv" },
     { "links", 0, 0, G_OPTION_ARG_FILENAME, &o->links,
-      "Write per-link statistics as CSV (congestion model): bytes, busy time in ns, "
+      "Write per-link statistics as CSV (congestion and flow models): bytes, busy time in ns, "
       "utilization, peak queue", "FILE.csv" },
     { "timeline", 't', 0, G_OPTION_ARG_FILENAME, &o->timeline,
       "Write a Chrome trace-event timeline (open it in ui.perfetto.dev); gzip when FILE ends "
