@@ -2,6 +2,7 @@
 #include "workload/gen.h"
 
 #include "workload/chakra.h"
+#include "workload/group_list.h"
 
 int
 wl_chakra_comm_type_of (SysCollKind kind)
@@ -95,7 +96,8 @@ groups_json (const Layout *l)
       wl_gen_group_append (s, g, members, l->size);
     }
   g_string_append (s, "]");
-  return g_string_free (s, FALSE);
+  g_autofree char *json = g_string_free (s, FALSE);
+  return wl_group_list_wrap (json);
 }
 
 static gboolean

@@ -13,8 +13,9 @@
  * gives groups of consecutive ranks (the lines of dimension 0 of a grid),
  * and stride = ranks / group_size the "columns" of a 2-D layout.  Groups
  * are numbered 1 .. G in block order, then j; every rank's trace defines
- * all of them in one METADATA node (inputs.values, as the PyTorch converter
- * writes them) and every collective depends on it and names its group in
+ * all of them in one METADATA node (inputs.values in the PyTorch
+ * converter's form, ['[{"pg_name": "1", "ranks": [...]}, ...]'], the one
+ * ASTRA-sim reads: group_list.h) and every collective depends on it and names its group in
  * pg_name.  Without a layout the trace is one COMM_COLL node per collective,
  * with no group (all ranks).
  *

@@ -13,6 +13,7 @@
 #include "workload/group_memo.h"
 #include "workload/chakra.h"
 #include "workload/gen.h"
+#include "workload/group_list.h"
 #include "workload/wl_error.h"
 
 static const WlTransformerModel presets[] = {
@@ -248,7 +249,8 @@ groups_json (const WlGenTransformer *r)
           wl_gen_group_append (s, cp_group_base (r) + t + r->tp * (d + r->dp * p), m, cp);
         }
   g_string_append (s, "]");
-  return g_string_free (s, FALSE);
+  g_autofree char *json = g_string_free (s, FALSE);
+  return wl_group_list_wrap (json);
 }
 
 /* The rank's process-group names (see groups_json). */

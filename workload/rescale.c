@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "workload/chakra.h"
+#include "workload/group_list.h"
 #include "workload/groups.h"
 #include "workload/node.h"
 
@@ -73,7 +74,8 @@ read_groups (Rescale *rs, ChakraProtoMsg__Node *n, GError **error)
       g_string_append (out, "]}");
     }
   g_string_append (out, "]");
-  g_hash_table_insert (rs->new_json, n, g_string_free (out, FALSE));
+  g_autofree char *json = g_string_free (out, FALSE);
+  g_hash_table_insert (rs->new_json, n, wl_group_list_wrap (json));
   return TRUE;
 }
 

@@ -21,7 +21,8 @@
  *     so it becomes comm_size x p / q, rounded up to a whole byte (the
  *     gathered buffer stays the same); barriers carry no data;
  *   - a rooted collective's comm_root must be below q;
- *   - METADATA groups holding all p ranks are rewritten to hold 0 .. q-1;
+ *   - METADATA groups holding all p ranks are rewritten to hold 0 .. q-1
+ *     (the list in the PyTorch converter's form: wl_group_list_wrap);
  *   - every other node (compute, memory, METADATA without groups, unknown
  *     types) is copied unchanged.
  * Refused, with an error naming the file and node: point-to-point nodes
