@@ -6,6 +6,7 @@
 
 #include "sim/printable.h"
 #include "workload/chakra.h"
+#include "workload/chakra_json.h"
 #include "workload/graph.h"
 #include "workload/group_memo.h"
 #include "workload/kernels.h"
@@ -479,13 +480,14 @@ compare_sequences (WlInspectReport *report)
     g_hash_table_unref (by[i]);
 }
 
-/* The N in a name ending ".N.et", or FALLBACK. */
+/* The N in a name ending ".N.et" (or ".N.json"), or FALLBACK. */
 static guint32
 rank_of_path (const char *path, guint32 fallback)
 {
-  if (!g_str_has_suffix (path, ".et"))
+  gsize ext = g_str_has_suffix (path, ".et") ? 3 : g_str_has_suffix (path, ".json") ? 5 : 0;
+  if (ext == 0)
     return fallback;
-  gsize len = strlen (path) - 3;
+  gsize len = strlen (path) - ext;
   gsize d = len;
   while (d > 0 && g_ascii_isdigit (path[d - 1]))
     d--;
@@ -553,7 +555,7 @@ wl_inspect_resolve (const char *arg, GError **error)
     }
   for (guint r = 0;; r++)
     {
-      char *p = g_strdup_printf ("%s.%u.et", arg, r);
+      char *p = wl_chakra_trace_path (arg, r);
       /* Any file of the name counts, so that loading says what a device
        * or a directory given as a trace is. */
       if (!g_file_test (p, G_FILE_TEST_EXISTS))
