@@ -37,6 +37,10 @@ typedef struct
   guint32 stride;     /* rank distance between members; 0 means 1 */
   guint32 root;       /* rooted kinds: the root's member index in its group */
   guint32 count;      /* collectives per rank, back to back; 0 means 1 */
+  /* When set, the groups go to this file as ASTRA-sim's comm-group JSON
+   * (wl_group_list_write_comm_groups) and the traces carry no METADATA
+   * node: ASTRA-sim 2.x (518bd51) asserts on every METADATA node. */
+  const char *comm_groups_out;
 } WlGenCollective;
 
 /* Write PREFIX.0.et .. PREFIX.(ranks-1).et for REQ (borrowed).  Rooted kinds

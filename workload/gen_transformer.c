@@ -274,7 +274,7 @@ static gboolean
 write_meta (Emit *e, const char *groups, GError **error)
 {
   const WlGenTransformer *r = e->req;
-  if (r->tp == 1 && r->dp == 1 && wl_tf_cp (r) == 1)
+  if ((r->tp == 1 && r->dp == 1 && wl_tf_cp (r) == 1) || r->comm_groups_out != NULL)
     return TRUE;
   ChakraProtoMsg__IOInfo in = CHAKRA_PROTO_MSG__IOINFO__INIT;
   in.values = (char *) groups;
@@ -357,7 +357,8 @@ wl_gen_transformer (const char *prefix, const WlGenTransformer *req, GError **er
   for (guint32 r = 0; r < ranks; r++)
     if (!write_rank (prefix, req, M, r, groups, error))
       return FALSE;
-  return TRUE;
+  return req->comm_groups_out == NULL
+         || wl_group_list_write_comm_groups (groups, req->comm_groups_out, error);
 }
 
 /* RANK's trace made in memory and read as PREFIX.<rank>.et would be. */
@@ -395,7 +396,7 @@ map_group (GArray *map, const char *from, const char *to)
 GPtrArray *
 wl_gen_transformer_graphs (const char *prefix, const WlGenTransformer *req, GError **error)
 {
-  g_return_val_if_fail (prefix != NULL && req != NULL, NULL);
+  g_return_val_if_fail (prefix != NULL && req != NULL && req->comm_groups_out == NULL, NULL);
   guint32 M = wl_gen_transformer_microbatches (req, error);
   if (M == 0)
     return NULL;

@@ -7,6 +7,7 @@
 #include "sim/nesting.h"
 #include "workload/groups.h"
 #include "workload/json_keys.h"
+#include "workload/wl_error.h"
 
 /* How many times a list may come wrapped in a string inside a list: once
  * in the converter's form; a second wrapping is a writer's mistake. */
@@ -290,4 +291,34 @@ wl_group_list_wrap (const char *json)
     }
   g_string_append (s, "']");
   return g_string_free (s, FALSE);
+}
+
+gboolean
+wl_group_list_write_comm_groups (const char *list, const char *path, GError **error)
+{
+  g_return_val_if_fail (list != NULL && path != NULL, FALSE);
+  g_autoptr (GArray) defs = wl_group_defs_new ();
+  const char *why = wl_group_defs_parse (list, defs);
+  if (why != NULL)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: %s", path, why);
+      return FALSE;
+    }
+  g_autoptr (GString) s = g_string_new ("{");
+  for (guint i = 0; i < defs->len; i++)
+    {
+      const WlGroupDef *d = &g_array_index (defs, WlGroupDef, i);
+      g_string_append_printf (s, "%s\n  \"%" G_GUINT64_FORMAT "\": [", i > 0 ? "," : "", d->id);
+      for (guint j = 0; j < d->ranks->len; j++)
+        g_string_append_printf (s, "%s%u", j > 0 ? ", " : "", g_array_index (d->ranks, guint32, j));
+      g_string_append_c (s, ']');
+    }
+  g_string_append (s, "\n}\n");
+  g_autoptr (GError) err = NULL;
+  if (!g_file_set_contents (path, s->str, (gssize) s->len, &err))
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: cannot write: %s", path, err->message);
+      return FALSE;
+    }
+  return TRUE;
 }

@@ -43,4 +43,11 @@ const char *wl_group_defs_parse (const char *text, GArray *defs);
  * single quote in JSON escaped as Python escapes it).  A new string. */
 char *wl_group_list_wrap (const char *json);
 
+/* Write the groups of LIST (any form above) to PATH as ASTRA-sim's
+ * comm-group JSON ({"ID": [ranks...], ...}, --comm-group-configuration;
+ * orrery's --comm-groups), for a workload that carries no METADATA node.
+ * FALSE with ERROR set (WL_ERROR, SIM_ERROR_INPUT, naming PATH) when LIST
+ * does not parse or PATH cannot be written. */
+gboolean wl_group_list_write_comm_groups (const char *list, const char *path, GError **error);
+
 #endif /* ORRERY_WORKLOAD_GROUP_LIST_H */

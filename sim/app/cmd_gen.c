@@ -25,6 +25,7 @@ typedef struct
   char *type;
   char *bytes;
   char *out;
+  char *groups_out;
   gint ranks;
   gint groups;
   gint stride;
@@ -63,6 +64,7 @@ gen_request (const CollectiveOptions *o, WlGenCollective *req, GError **error)
   req->stride = o->stride > 0 ? (guint32) o->stride : 1;
   req->root = o->root > 0 ? (guint32) o->root : 0;
   req->count = o->count > 0 ? (guint32) o->count : 1;
+  req->comm_groups_out = o->groups_out;
   return sim_units_parse_bytes (o->bytes, &req->bytes, error);
 }
 
@@ -87,6 +89,10 @@ gen_collective_context (CollectiveOptions *o)
       "Rooted kinds: the root's member index in its group (default 0)", "R" },
     { "count", 'k', 0, G_OPTION_ARG_INT, &o->count,
       "Issue K collectives back to back, each after the previous (default 1)", "K" },
+    { "comm-groups-out", 0, 0, G_OPTION_ARG_FILENAME, &o->groups_out,
+      "Write the process groups to FILE as ASTRA-sim's comm-group JSON (its "
+      "--comm-group-configuration; orrery run's --comm-groups) instead of a METADATA node in "
+      "every trace, which ASTRA-sim 2.x asserts on", "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   GOptionContext *ctx
@@ -195,7 +201,9 @@ cmd_gen_collective (int argc, char **argv)
            || !wl_gen_collective_full (o.out, &req, &error))
     code = app_cli_fail ("gen collective", error);
   else
-    printf ("wrote %s.0.et .. %s.%d.et\n", o.out, o.out, o.ranks - 1);
+    printf ("wrote %s.0.et .. %s.%d.et%s%s\n", o.out, o.out, o.ranks - 1,
+            o.groups_out != NULL ? " and " : "", o.groups_out != NULL ? o.groups_out : "");
+  g_free (o.groups_out);
   g_free (o.type);
   g_free (o.bytes);
   g_free (o.out);
@@ -239,6 +247,7 @@ typedef struct
   char *dtype;
   char *attention;
   char *dp_bucket;
+  char *groups_out;
   gint model[6];
   gint b, B, tp, pp, dp, M, zero, ranks, ep, experts, top_k, vstages, cp, kv_heads;
   WlRecompute recompute;
@@ -377,6 +386,7 @@ gen_transformer_request (const TransformerOptions *o, WlGenTransformer *req, GEr
   g_assert (framework_ok); /* checked with the options */
   req->distributed_optimizer = o->dist_opt;
   req->no_dp_overlap = o->no_dp_overlap;
+  req->comm_groups_out = o->groups_out;
   /* Megatron-LM core's default bucket: max (40 M, 1 M x dp) parameters
    * (megatron/core/distributed/distributed_data_parallel.py), bf16
    * gradients. */
@@ -527,6 +537,10 @@ gen_transformer_context (TransformerOptions *o)
       "Fail (exit 1, no trace written) when a stage exceeds the device memory", NULL },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out, "Write PREFIX.0.et .. PREFIX.<ranks-1>.et",
       "PREFIX" },
+    { "comm-groups-out", 0, 0, G_OPTION_ARG_FILENAME, &o->groups_out,
+      "Write the process groups to FILE as ASTRA-sim's comm-group JSON (its "
+      "--comm-group-configuration; orrery run's --comm-groups) instead of a METADATA node in "
+      "every trace, which ASTRA-sim 2.x asserts on", "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   GOptionContext *ctx
@@ -651,6 +665,7 @@ cmd_gen_transformer (int argc, char **argv)
   g_free (o.dtype);
   g_free (o.attention);
   g_free (o.dp_bucket);
+  g_free (o.groups_out);
   g_free (o.preset);
   g_free (o.sched);
   g_free (o.out);
