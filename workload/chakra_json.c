@@ -126,15 +126,20 @@ static gboolean decode_message (Obj *o, JsonObject *obj, ProtobufCMessage *m, GE
 static gboolean
 get_bytes (Obj *o, const char *field, const char *s, ProtobufCBinaryData *b, GError **error)
 {
-  gsize n = strlen (s);
+  gsize n = strlen (s), pad = 0;
+  while (pad < 2 && pad < n && s[n - 1 - pad] == '=')
+    pad++;
   char *t = obj_alloc (o, n + 4);
-  for (gsize i = 0; i < n; i++)
+  for (gsize i = 0; i < n - pad; i++)
     {
       char c = s[i] == '-' ? '+' : s[i] == '_' ? '/' : s[i];
-      if (!g_ascii_isalnum (c) && c != '+' && c != '/' && !(c == '=' && i + 2 >= n))
+      if (!g_ascii_isalnum (c) && c != '+' && c != '/')
         return bad (o, field, error, "is not base64");
       t[i] = c;
     }
+  n -= pad;
+  if (n % 4 == 1)
+    return bad (o, field, error, "is not base64 (a length of 4 k + 1 characters)");
   while (n % 4 != 0)
     t[n++] = '=';
   gsize len = 0;

@@ -175,7 +175,8 @@ END_TEST
 /* pg_name as a JSON integer, and as "2.0". */
 START_TEST (test_numeric_pg_name)
 {
-  assert_runs ("['[{\"pg_name\": 1, \"ranks\": [0, 1]}, {\"pg_name\": \"2.0\", \"ranks\": [2, 3]}]']",
+  assert_runs ("['[{\"pg_name\": 1, \"ranks\": [0, 1]}, "
+               "{\"pg_name\": \"2.0\", \"ranks\": [2, 3]}]']",
                "1", "2", PAIRS_NS);
 }
 END_TEST

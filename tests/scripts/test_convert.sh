@@ -243,14 +243,17 @@ bad "parse error" "$META
 {\"id\": \"2\",
  \"name\": }" "bad.json:4:"
 bad "enum name" "$META
-{\"id\": \"5\", \"type\": \"COMPUTE\"}" "bad.json:2: node 5: field \"type\": \"COMPUTE\" is not a NodeType"
+{\"id\": \"5\", \"type\": \"COMPUTE\"}" \
+  "bad.json:2: node 5: field \"type\": \"COMPUTE\" is not a NodeType"
 bad "uint64 below zero" "$META
-{\"id\": \"6\", \"durationMicros\": \"-1\"}" "node 6: field \"durationMicros\": \"-1\" is not an integer"
+{\"id\": \"6\", \"durationMicros\": \"-1\"}" \
+  "node 6: field \"durationMicros\": \"-1\" is not an integer"
 bad "two oneof values" "$META
 {\"id\": \"7\", \"attr\": [{\"name\": \"x\", \"int64Val\": \"1\", \"boolVal\": true}]}" \
   "node 7: field \"boolVal\": is a second value of one oneof"
 bad "a field under both names" "$META
-{\"id\": \"8\", \"ctrlDeps\": [\"1\"], \"ctrl_deps\": [\"1\"]}" "node 8: field \"ctrl_deps\": is given twice"
+{\"id\": \"8\", \"ctrlDeps\": [\"1\"], \"ctrl_deps\": [\"1\"]}" \
+  "node 8: field \"ctrl_deps\": is given twice"
 bad "not an object" "$META
 [1]" "bad.json:2: expected a JSON object"
 bad "a key twice" "$META
@@ -267,7 +270,8 @@ check "a field the schema lacks is named" has "$T/u.out" \
   "unknown.et: node 1: field number 50 is not in the Chakra schema's Node"
 "$ORRERY" convert "$T/c.0.et" "$T/c.0.et" >"$T/same.out" 2>&1
 check "the same file in and out: exit 1" eq "$?" 1
-check "the same file in and out: said" has "$T/same.out" "the input and the output are the same file"
+check "the same file in and out: said" has "$T/same.out" \
+  "the input and the output are the same file"
 
 # The help.
 "$ORRERY" --help >"$T/help.out"

@@ -27,7 +27,8 @@ EOF
 "$ORRERY" gen collective --type all-reduce --ranks 4 --bytes 4KiB --groups 2 --out "$T/m" \
   >/dev/null
 "$ORRERY" convert "$T/m.0.et" "$T/m0.json"
-want_values='"values": "['"'"'[{\"pg_name\": \"1\", \"ranks\": [0, 1]}, {\"pg_name\": \"2\", \"ranks\": [2, 3]}]'"'"']"'
+want_values='"values": "['"'"'[{\"pg_name\": \"1\", \"ranks\": [0, 1]}, '
+want_values+='{\"pg_name\": \"2\", \"ranks\": [2, 3]}]'"'"']"'
 check "gen writes the groups in the converter's form" has "$T/m0.json" "$want_values"
 if command -v python3 >/dev/null; then
   "$ORRERY" convert "$T/m.0.et" "$T/m0.json"

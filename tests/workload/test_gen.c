@@ -150,8 +150,10 @@ START_TEST (test_cli)
   g_autoptr (GPtrArray) nodes = read_rank (p, 6);
   ck_assert_uint_eq (nodes->len, 4); /* METADATA + 3 */
   ck_assert_str_eq (((ChakraProtoMsg__Node *) g_ptr_array_index (nodes, 0))->inputs->values,
-                    "['[{\"pg_name\": \"1\", \"ranks\": [0, 4]}, {\"pg_name\": \"2\", \"ranks\": [1, 5]}, "
-                    "{\"pg_name\": \"3\", \"ranks\": [2, 6]}, {\"pg_name\": \"4\", \"ranks\": [3, 7]}]']");
+                    "['[{\"pg_name\": \"1\", \"ranks\": [0, 4]}, "
+                    "{\"pg_name\": \"2\", \"ranks\": [1, 5]}, "
+                    "{\"pg_name\": \"3\", \"ranks\": [2, 6]}, "
+                    "{\"pg_name\": \"4\", \"ranks\": [3, 7]}]']");
   ck_assert_str_eq (attr_str (g_ptr_array_index (nodes, 3), "pg_name"), "3");
 
   g_free (g_steal_pointer (&out));
