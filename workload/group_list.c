@@ -271,6 +271,16 @@ parse_list (const char *text, GArray *defs, guint wraps)
   return why != NULL ? why : read_list (json_parser_get_root (parser), defs, wraps);
 }
 
+gboolean
+wl_group_list_node (const ChakraProtoMsg__Node *n)
+{
+  g_return_val_if_fail (n != NULL, FALSE);
+  gboolean kind = n->type == CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE
+                  || (n->name != NULL && strstr (n->name, "process_group:init") != NULL);
+  return kind && n->inputs != NULL && n->inputs->values != NULL
+         && strstr (n->inputs->values, "pg_name") != NULL;
+}
+
 const char *
 wl_group_defs_parse (const char *text, GArray *defs)
 {

@@ -30,7 +30,14 @@
 
 #include <glib.h>
 
+#include "chakra.pb-c.h"
 #include "workload/node.h"
+
+/* Whether node N carries a process-group list in inputs.values: a
+ * METADATA node, or a node named "... process_group:init ..." (the
+ * PyTorch converter wrote those as COMP_NODE until chakra 7750db3, Dec
+ * 2024), whose values mention "pg_name". */
+gboolean wl_group_list_node (const ChakraProtoMsg__Node *n);
 
 /* Append the process groups of the list TEXT (any form above) to DEFS
  * (WlGroupDef).  NULL on success, else what is wrong (a static string;

@@ -7,6 +7,7 @@
 #include "sim/printable.h"
 #include "workload/chakra.h"
 #include "workload/chakra_json.h"
+#include "workload/group_list.h"
 #include "workload/graph.h"
 #include "workload/group_memo.h"
 #include "workload/kernels.h"
@@ -158,8 +159,7 @@ scan_valueless (FileScan *s, ChakraProtoMsg__Node *n)
 static void
 scan_metadata (FileScan *s, const ChakraProtoMsg__Node *n)
 {
-  if (n->inputs == NULL || n->inputs->values == NULL
-      || strstr (n->inputs->values, "pg_name") == NULL)
+  if (!wl_group_list_node (n))
     return;
   g_autoptr (GArray) defs = wl_group_defs_new ();
   const char *why = wl_group_memo_parse (s->report->groups, n->inputs->values, defs);
@@ -192,6 +192,7 @@ scan_node (FileScan *s, ChakraProtoMsg__Node *n)
     {
       s->fig->compute_micros += n->duration_micros;
       scan_kernels (s, n);
+      scan_metadata (s, n); /* the converter's process_group:init, before METADATA */
     }
   else if ((int) n->type == CK_COLL)
     scan_collective (s, n);

@@ -138,7 +138,7 @@ decode_metadata (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, GError **error
 {
   if (b->group_defs == NULL)
     return TRUE; /* not collected (read before) */
-  if (n->inputs == NULL || n->inputs->values == NULL || strstr (n->inputs->values, "pg_name") == NULL)
+  if (!wl_group_list_node (n))
     return TRUE;
   if (b->group_memo != NULL)
     {
@@ -344,6 +344,9 @@ decode_node (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError 
       return decode_metadata (b, n, error);
     case CK_COMP:
       {
+        /* The converter's process_group:init node, before it was METADATA. */
+        if (!decode_metadata (b, n, error))
+          return FALSE;
         gboolean cpu = FALSE;
         if (!wl_chakra_attr_bool_at (n, AT (IS_CPU_OP), &cpu, error) && !absent_ok (error))
           return FALSE;

@@ -38,8 +38,6 @@ refuse (GError **error, const char *path, guint64 node, const char *fmt, ...)
 static gboolean
 read_groups (Rescale *rs, ChakraProtoMsg__Node *n, GError **error)
 {
-  if (n->inputs == NULL || n->inputs->values == NULL || strstr (n->inputs->values, "pg_name") == NULL)
-    return TRUE;
   g_autoptr (GArray) defs = wl_group_defs_new ();
   const char *why = wl_group_defs_parse (n->inputs->values, defs);
   if (why != NULL)
@@ -143,7 +141,7 @@ check_rank0 (Rescale *rs, GError **error)
   for (guint i = 0; i < rs->nodes->len; i++)
     {
       ChakraProtoMsg__Node *n = g_ptr_array_index (rs->nodes, i);
-      if (n->type == CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE && !read_groups (rs, n, error))
+      if (wl_group_list_node (n) && !read_groups (rs, n, error))
         return FALSE;
     }
   for (guint i = 0; i < rs->nodes->len; i++)

@@ -24,7 +24,7 @@
 
 enum
 {
-  T_METADATA = 1, ALL_REDUCE = 0
+  T_METADATA = 1, T_COMP = 4, ALL_REDUCE = 0
 };
 
 #define PAIRS_NS "4\\.296 us"
@@ -45,16 +45,17 @@ write_config (void)
       "</cluster>\n");
 }
 
-/* The 4-rank set "wl": node 1 METADATA carrying VALUES, then node 2, an
- * all-reduce of 4096 bytes on group LOW (ranks 0 and 1) or HIGH (ranks 2
- * and 3); NULL names no group. */
+/* The 4-rank set "wl": node 1 of TYPE (METADATA or COMP) named as the
+ * converter names it, carrying VALUES, then node 2, an all-reduce of 4096
+ * bytes on group LOW (ranks 0 and 1) or HIGH (ranks 2 and 3); NULL names
+ * no group. */
 static char *
-write_traces (const char *values, const char *low, const char *high)
+write_traces_typed (const char *values, int type, const char *low, const char *high)
 {
   char *prefix = tu_scratch_path ("wl");
   for (guint32 r = 0; r < 4; r++)
     {
-      ChakraProtoMsg__Node *meta = tu_node_new (1, T_METADATA, "## process_group:init ##");
+      ChakraProtoMsg__Node *meta = tu_node_new (1, type, "## process_group:init ##");
       tu_node_inputs (meta, values);
       ChakraProtoMsg__Node *ar = tu_coll (2, ALL_REDUCE, 4096);
       const char *pg = r < 2 ? low : high;
@@ -65,6 +66,12 @@ write_traces (const char *values, const char *low, const char *high)
       tu_write_rank (prefix, r, nodes, G_N_ELEMENTS (nodes));
     }
   return prefix;
+}
+
+static char *
+write_traces (const char *values, const char *low, const char *high)
+{
+  return write_traces_typed (values, T_METADATA, low, high);
 }
 
 static int
@@ -82,19 +89,27 @@ inspect_cmd (char **out, const char *prefix)
   return tu_run (out, argv);
 }
 
-/* VALUES, with collectives on LOW and HIGH, runs (exit 0) and every rank
- * finishes at T (a regex: the summary's "finish" row, min, median and max
- * alike); inspect accepts it. */
+/* The trace set PREFIX runs (exit 0) and every rank finishes at T (a
+ * regex: the summary's "finish" row, min, median and max alike); inspect
+ * accepts it. */
 static void
-assert_runs (const char *values, const char *low, const char *high, const char *t)
+assert_set_runs (const char *prefix, const char *t)
 {
-  g_autofree char *prefix = write_traces (values, low, high);
   g_autofree char *out = NULL;
   ck_assert_int_eq (run_cmd (&out, prefix), 0);
   g_autofree char *want = g_strdup_printf ("\n  finish +%s +%s +%s\n", t, t, t);
   ck_assert_msg (g_regex_match_simple (want, out, 0, 0), "want '%s' in:\n%s", want, out);
   g_autofree char *ins = NULL;
   ck_assert_int_eq (inspect_cmd (&ins, prefix), 0);
+}
+
+/* VALUES in a METADATA node, with collectives on LOW and HIGH: as
+ * assert_set_runs. */
+static void
+assert_runs (const char *values, const char *low, const char *high, const char *t)
+{
+  g_autofree char *prefix = write_traces (values, low, high);
+  assert_set_runs (prefix, t);
 }
 
 /* VALUES is refused by run (exit 1) and reported by inspect, both with
@@ -216,6 +231,18 @@ START_TEST (test_converter_form_escaped_quote)
 }
 END_TEST
 
+/* Before chakra 7750db3 (Dec 2024) the converter wrote the
+ * process_group:init node as a COMP_NODE: its groups count all the same. */
+START_TEST (test_converter_comp_node)
+{
+  g_autofree char *prefix
+      = write_traces_typed ("['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}, "
+                            "{\"pg_name\": \"2\", \"ranks\": [2, 3]}]']",
+                            T_COMP, "1", "2");
+  assert_set_runs (prefix, PAIRS_NS);
+}
+END_TEST
+
 /* Malformed lists: an input error naming the file and the node. */
 START_TEST (test_cut_short)
 {
@@ -275,6 +302,7 @@ metadata_forms_suite (void)
   tcase_add_test (tc, test_converter_form_escapes);
   tcase_add_test (tc, test_converter_form_two_strings);
   tcase_add_test (tc, test_converter_form_escaped_quote);
+  tcase_add_test (tc, test_converter_comp_node);
   tcase_add_test (tc, test_json_list_of_strings);
   tcase_add_test (tc, test_python_objects);
   tcase_add_test (tc, test_numeric_pg_name);
