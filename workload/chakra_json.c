@@ -5,7 +5,6 @@
 
 #include <json-glib/json-glib.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,18 +125,20 @@ static gboolean decode_message (Obj *o, JsonObject *obj, ProtobufCMessage *m, GE
 static gboolean
 get_bytes (Obj *o, const char *field, const char *s, ProtobufCBinaryData *b, GError **error)
 {
-  gsize n = strlen (s), pad = 0;
-  while (pad < 2 && pad < n && s[n - 1 - pad] == '=')
-    pad++;
+  gsize n = strlen (s);
   char *t = obj_alloc (o, n + 4);
-  for (gsize i = 0; i < n - pad; i++)
+  /* Up to two '=' of padding at the end. */
+  for (guint pad = 0; pad < 2 && n > 0 && s[n - 1] == '='; pad++)
+    n--;
+  for (gsize i = 0; i < n; i++)
     {
-      char c = s[i] == '-' ? '+' : s[i] == '_' ? '/' : s[i];
+      char c = s[i];
+      if (c == '-' || c == '_')
+        c = c == '-' ? '+' : '/';
       if (!g_ascii_isalnum (c) && c != '+' && c != '/')
         return bad (o, field, error, "is not base64");
       t[i] = c;
     }
-  n -= pad;
   if (n % 4 == 1)
     return bad (o, field, error, "is not base64 (a length of 4 k + 1 characters)");
   while (n % 4 != 0)
@@ -151,10 +152,12 @@ get_bytes (Obj *o, const char *field, const char *s, ProtobufCBinaryData *b, GEr
   return TRUE;
 }
 
-/* One value of field F from V into AT. */
+/* One value of field F from V into AT.  A message recurses into
+ * decode_message: as deep as the schema nests (Node > AttributeProto >
+ * a list), whatever the text. */
 static gboolean
-get_value (Obj *o, const ProtobufCFieldDescriptor *f, const char *field, JsonNode *v, void *at,
-           GError **error)
+get_value (Obj *o, const ProtobufCFieldDescriptor *f, /* NOLINT(misc-no-recursion) */
+           const char *field, JsonNode *v, void *at, GError **error)
 {
   guint64 u = 0;
   double d = 0;
@@ -218,9 +221,12 @@ get_value (Obj *o, const ProtobufCFieldDescriptor *f, const char *field, JsonNod
         return bad (o, field, error, "must be a string");
       if (f->type == PROTOBUF_C_TYPE_BYTES)
         return get_bytes (o, field, json_node_get_string (v), at, error);
-      *(char **) at = obj_alloc (o, strlen (json_node_get_string (v)) + 1);
-      strcpy (*(char **) at, json_node_get_string (v));
-      return TRUE;
+      {
+        gsize n = strlen (json_node_get_string (v));
+        *(char **) at = obj_alloc (o, n + 1);
+        memcpy (*(char **) at, json_node_get_string (v), n);
+        return TRUE;
+      }
     case PROTOBUF_C_TYPE_MESSAGE:
       {
         if (!JSON_NODE_HOLDS_OBJECT (v))
@@ -251,8 +257,8 @@ field_named (const ProtobufCMessageDescriptor *d, const char *name)
 
 /* Member NAME (value V) into M: its field, once, and one oneof member. */
 static gboolean
-decode_member (Obj *o, ProtobufCMessage *m, const char *name, JsonNode *v, guint64 *seen,
-               GError **error)
+decode_member (Obj *o, ProtobufCMessage *m, const char *name, /* NOLINT(misc-no-recursion) */
+               JsonNode *v, guint64 *seen, GError **error)
 {
   const ProtobufCMessageDescriptor *d = m->descriptor;
   const ProtobufCFieldDescriptor *f = field_named (d, name);
@@ -291,7 +297,8 @@ decode_member (Obj *o, ProtobufCMessage *m, const char *name, JsonNode *v, guint
 }
 
 static gboolean
-decode_message (Obj *o, JsonObject *obj, ProtobufCMessage *m, GError **error)
+decode_message (Obj *o, JsonObject *obj, ProtobufCMessage *m, /* NOLINT(misc-no-recursion) */
+                GError **error)
 {
   guint64 seen = 0;
   g_assert (m->descriptor->n_fields <= 64);
@@ -337,11 +344,16 @@ object_end (const char *text, gsize len, gsize at, guint *lines)
 static void
 parse_error (const char *path, guint line, const GError *err, GError **error)
 {
-  guint l = 0, c = 0;
-  int used = 0;
-  if (sscanf (err->message, "<data>:%u:%u: %n", &l, &c, &used) == 2 && used > 0)
-    g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s:%u:%u: %s", path, line + l - 1, c,
-                 err->message + used);
+  const char *p = err->message;
+  char *end = NULL;
+  guint64 l = 0, c = 0;
+  if (g_str_has_prefix (p, "<data>:"))
+    l = g_ascii_strtoull (p + 7, &end, 10);
+  if (end != NULL && *end == ':')
+    c = g_ascii_strtoull (end + 1, &end, 10);
+  if (l > 0 && l < G_MAXUINT && c > 0 && g_str_has_prefix (end, ": "))
+    g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s:%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT
+                 ": %s", path, line + l - 1, c, end + 2);
   else
     g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s:%u: %s", path, line, err->message);
 }

@@ -25,7 +25,9 @@ wl_cj_camel (const ProtobufCFieldDescriptor *f, char *out, gsize cap)
           up = TRUE;
           continue;
         }
-      out[j++] = up ? g_ascii_toupper (*p) : *p;
+      out[j++] = *p;
+      if (up)
+        out[j - 1] = g_ascii_toupper (*p);
       up = FALSE;
     }
   out[j] = '\0';
@@ -123,7 +125,7 @@ put_repr (GString *out, double v)
         break;
     }
   char *e = strchr (buf, 'e');
-  int exp = atoi (e + 1);
+  int exp = (int) strtol (e + 1, NULL, 10);
   *e = '\0';
   gboolean neg = buf[0] == '-';
   GString *digits = g_string_new (NULL);
@@ -202,9 +204,11 @@ newline (GString *out, guint depth)
     g_string_append (out, "  ");
 }
 
-/* One value of field F at AT. */
+/* One value of field F at AT; a message recurses (as deep as the schema
+ * nests). */
 static gboolean
-put_value (GString *out, const ProtobufCFieldDescriptor *f, const void *at, guint depth, char **why)
+put_value (GString *out, const ProtobufCFieldDescriptor *f, /* NOLINT(misc-no-recursion) */
+           const void *at, guint depth, char **why)
 {
   switch (f->type)
     {
@@ -271,7 +275,8 @@ put_value (GString *out, const ProtobufCFieldDescriptor *f, const void *at, guin
 }
 
 gboolean
-wl_cj_write_message (GString *out, const ProtobufCMessage *m, guint depth, char **why)
+wl_cj_write_message (GString *out, const ProtobufCMessage *m, /* NOLINT(misc-no-recursion) */
+                     guint depth, char **why)
 {
   const ProtobufCMessageDescriptor *d = m->descriptor;
   if (m->n_unknown_fields > 0)

@@ -188,9 +188,10 @@ group_from_object (JsonObject *o, GArray *defs)
 
 static const char *parse_list (const char *text, GArray *defs, guint wraps);
 
-/* The parsed list ROOT: its groups, or the lists in its strings. */
+/* The parsed list ROOT: its groups, or the lists in its strings (parsed in
+ * turn: the recursion stops at MAX_WRAPS). */
 static const char *
-read_list (JsonNode *root, GArray *defs, guint wraps)
+read_list (JsonNode *root, GArray *defs, guint wraps) /* NOLINT(misc-no-recursion) */
 {
   if (!JSON_NODE_HOLDS_ARRAY (root))
     return "METADATA process groups must be a JSON list";
@@ -249,7 +250,7 @@ single_quoted (const char *text)
 /* TEXT as JSON, or as a Python literal when it is one (or does not parse
  * as JSON), WRAPS strings deep. */
 static const char *
-parse_list (const char *text, GArray *defs, guint wraps)
+parse_list (const char *text, GArray *defs, guint wraps) /* NOLINT(misc-no-recursion) */
 {
   const char *why = NULL;
   if (!single_quoted (text))
