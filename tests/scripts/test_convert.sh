@@ -214,9 +214,11 @@ cat >"$T/ring4.xml" <<'EOF'
 </cluster>
 EOF
 for r in 0 1 2 3; do cp "$T/hand.json" "$T/js.$r.json"; done
-"$ORRERY" run --config "$T/ring4.xml" --workload "$T/js" >"$T/run.out" 2>&1
+"$ORRERY" run --config "$T/ring4.xml" --workload "$T/js" --report "$T/js.report.json" \
+  >"$T/run.out" 2>&1
 check "run reads PREFIX.RANK.json" grep -qE '^  finish +11\.744 us +11\.744 us +11\.744 us' \
   "$T/run.out"
+check "the report names the JSON files it read" has "$T/js.report.json" "\"path\" : \"$T/js.3.json\""
 "$ORRERY" run --config "$T/ring4.xml" --workload "$T/js" --memory-budget 1KiB >"$T/st.out" 2>&1
 check "a streamed run reads JSON too" grep -qE '^  finish +11\.744 us' "$T/st.out"
 "$ORRERY" inspect "$T/js" >"$T/ins.out" 2>&1
