@@ -11,6 +11,7 @@
 #include "sim/error.h"
 #include "sim/units.h"
 #include "network/topo.h"
+#include "workload/chakra_json.h"
 #include "workload/compute.h"
 #include "workload/gen.h"
 #include "workload/gen_transformer.h"
@@ -719,7 +720,7 @@ app_cmd_gen (int argc, char **argv)
 static gboolean
 rescale_output_check (const char *from, guint64 q, GError **error)
 {
-  g_autofree char *path0 = g_strdup_printf ("%s.0.et", from);
+  g_autofree char *path0 = wl_chakra_trace_path (from, 0);
   guint64 size = 0;
   struct stat st;
   /* Only a regular file is sized (opening a FIFO would block). */

@@ -223,6 +223,9 @@ check "the report names the JSON files it read" has "$T/js.report.json" "\"path\
 check "a streamed run reads JSON too" grep -qE '^  finish +11\.744 us' "$T/st.out"
 "$ORRERY" inspect "$T/js" >"$T/ins.out" 2>&1
 check "inspect reads PREFIX.RANK.json" has "$T/ins.out" "ranks 0-3: 3 nodes"
+"$ORRERY" rescale --from "$T/js" --ranks 8 --out "$T/js8" >/dev/null 2>&1
+"$ORRERY" inspect "$T/js8" >"$T/ins8.out" 2>&1
+check "rescale reads a JSON set (8 .et files out)" has "$T/ins8.out" "ranks 0-7: 3 nodes"
 
 # Bad JSON: exit 1, naming the file, the line (of the object, or json-glib's
 # own) and the node.
