@@ -621,8 +621,8 @@ cmd_convert (int argc, char **argv)
       ctx, "Each file's form is chosen by its name: ending in .json, the JSON that\n"
            "chakra_jsonizer writes (one object per message, protobuf's JSON mapping); anything\n"
            "else, the binary .et (gzip when OUT ends in .gz; IN may be gzip whatever its\n"
-           "name).  .et -> JSON -> .et gives back the same bytes.  run and inspect read JSON\n"
-           "traces too (PREFIX.RANK.json where PREFIX.RANK.et is missing).\n\n"
+           "name).  .et -> JSON -> .et gives back the same bytes.  run, inspect and rescale\n"
+           "read JSON traces too (PREFIX.RANK.json where PREFIX.RANK.et is missing).\n\n"
            APP_CLI_EXIT_CODES_HELP "\n");
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
