@@ -237,13 +237,19 @@ load_json (JsonParser *parser, WlJsonKeys *keys, const char *text)
 static gboolean
 single_quoted (const char *text)
 {
+  gboolean in_string = FALSE;
   for (const char *p = text; *p != '\0'; p++)
-    if (*p == '\'')
-      return TRUE;
-    else if (*p == '"')
-      for (p++; *p != '"' && *p != '\0'; p++)
+    if (in_string)
+      {
         if (*p == '\\' && p[1] != '\0')
           p++;
+        else if (*p == '"')
+          in_string = FALSE;
+      }
+    else if (*p == '"')
+      in_string = TRUE;
+    else if (*p == '\'')
+      return TRUE;
   return FALSE;
 }
 

@@ -281,6 +281,15 @@ START_TEST (test_list_in_list)
 }
 END_TEST
 
+/* A string left open at the end (the scan for Python quotes once read
+ * past the text: fuzz regression group-list-unclosed-string-overflow). */
+START_TEST (test_unclosed_string)
+{
+  assert_refused ("[{\"pg_name\": \"1\", \"ranks\": [0, 1]}, \"pg_name\\",
+                  "METADATA node's process-group JSON does not parse");
+}
+END_TEST
+
 /* A Python escape no repr writes (\q) leaves a text that is neither JSON
  * nor a Python literal. */
 START_TEST (test_bad_python_escape)
@@ -315,6 +324,7 @@ metadata_forms_suite (void)
   tcase_add_test (tc, test_wrapped_twice);
   tcase_add_test (tc, test_list_in_list);
   tcase_add_test (tc, test_bad_python_escape);
+  tcase_add_test (tc, test_unclosed_string);
   suite_add_tcase (s, tc);
   return s;
 }
