@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "workload/chakra_decode.h"
+#include "workload/chakra_json.h"
 #include "workload/pb_arena.h"
 
 /* A length varint never needs more than ten bytes (64 bits, 7 per byte). */
@@ -38,6 +39,7 @@ struct _WlChakraReader
   gboolean truncated; /* the failure is a last frame cut short */
   ChakraProtoMsg__GlobalMetadata *meta; /* NULL when headerless */
   ChakraProtoMsg__Node *first; /* headerless: frame 0, not yet returned */
+  GBytes *from_json; /* a JSON trace's .et bytes (chakra_json.h), read from mem */
   GError *failure; /* the first framing error, repeated by later calls */
 };
 
@@ -443,14 +445,39 @@ wl_chakra_reader_open (const char *path, GError **error)
   return wl_chakra_reader_open_full (path, WL_CHAKRA_READ_DEFAULT, error);
 }
 
+/* The .et bytes of the JSON trace PATH, whose text is BYTES (LEN of them)
+ * or else the file's. */
+static GBytes *
+json_trace (const char *path, const guint8 *bytes, gsize len, GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GError) err = NULL;
+  if (bytes == NULL && !g_file_get_contents (path, &text, &len, &err))
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: cannot read: %s", path, err->message);
+      return NULL;
+    }
+  return wl_chakra_json_to_et (path, bytes != NULL ? (const char *) bytes : text, len, error);
+}
+
 /* Open PATH, or read it from BYTES (LEN of them) unless they are gzip
- * data; see wl_chakra_reader_open_bytes. */
+ * data; see wl_chakra_reader_open_bytes.  A JSON trace is read from the
+ * .et bytes it stands for. */
 static WlChakraReader *
 reader_open (const char *path, const guint8 *bytes, gsize len, WlChakraReadFlags flags,
              GError **error)
 {
   g_autoptr (WlChakraReader) r = g_new0 (WlChakraReader, 1);
   r->path = g_strdup (path);
+  if (wl_chakra_json_path (path))
+    {
+      r->from_json = json_trace (path, bytes, len, error);
+      if (r->from_json == NULL)
+        return NULL;
+      bytes = g_bytes_get_data (r->from_json, &len);
+      static const guint8 none[1];
+      bytes = bytes != NULL ? bytes : none;
+    }
   if (flags & WL_CHAKRA_BORROW_NODES)
     r->arena = wl_pb_arena_new ();
   /* zlib inflates exactly the data that starts with the gzip magic; it
@@ -632,6 +659,8 @@ wl_chakra_reader_free (WlChakraReader *r)
   wl_chakra_node_free (r->first);
   wl_chakra_node_free (r->lent);
   wl_pb_arena_free (r->arena);
+  if (r->from_json != NULL)
+    g_bytes_unref (r->from_json);
   g_clear_error (&r->failure);
   if (r->gz != NULL)
     gzclose (r->gz);

@@ -8,6 +8,9 @@
  * workload/chakra.proto (ChakraProtoMsg__Node and friends), so callers see
  * every field, including unknown node types (values 8 and up) unchanged.
  * Re-writing what was read reproduces the original bytes: see the writer.
+ * A path ending in ".json" is a trace in Chakra's JSON form (chakra_json.h):
+ * every reader reads the .et bytes it stands for, converted in memory (the
+ * JSON text and those bytes are held whole while the reader is open).
  *
  * Ownership: a reader or writer owns its file and buffers, and is freed with
  * its _free function (NULL accepted; g_autoptr works).  Nodes returned by the

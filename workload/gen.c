@@ -2,6 +2,7 @@
 #include "workload/gen.h"
 
 #include "workload/chakra.h"
+#include "workload/group_list.h"
 
 int
 wl_chakra_comm_type_of (SysCollKind kind)
@@ -95,7 +96,8 @@ groups_json (const Layout *l)
       wl_gen_group_append (s, g, members, l->size);
     }
   g_string_append (s, "]");
-  return g_string_free (s, FALSE);
+  g_autofree char *json = g_string_free (s, FALSE);
+  return wl_group_list_wrap (json);
 }
 
 static gboolean
@@ -204,7 +206,8 @@ write_rank (const char *path, const Layout *l, guint32 rank, GError **error)
   if (w == NULL)
     return FALSE;
   guint64 meta_id = 0;
-  if (l->grouped)
+  gboolean with_meta = l->grouped && l->req->comm_groups_out == NULL;
+  if (with_meta)
     {
       ChakraProtoMsg__IOInfo in = CHAKRA_PROTO_MSG__IOINFO__INIT;
       in.values = l->groups_json;
@@ -216,7 +219,7 @@ write_rank (const char *path, const Layout *l, guint32 rank, GError **error)
       if (!wl_chakra_writer_add (w, &meta, error))
         return FALSE;
     }
-  return write_colls (w, l, rank, l->grouped ? 1 : 0, meta_id, l->grouped ? 1 : 0, error)
+  return write_colls (w, l, rank, with_meta ? 1 : 0, meta_id, with_meta ? 1 : 0, error)
          && wl_chakra_writer_close (w, error);
 }
 
@@ -234,6 +237,9 @@ wl_gen_collective_full (const char *prefix, const WlGenCollective *req, GError *
       g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, r);
       ok = write_rank (path, &l, r, error);
     }
+  if (ok && req->comm_groups_out != NULL)
+    ok = wl_group_list_write_comm_groups (l.groups_json != NULL ? l.groups_json : "[]",
+                                          req->comm_groups_out, error);
   g_free (l.groups_json);
   return ok;
 }

@@ -13,8 +13,9 @@
  * gives groups of consecutive ranks (the lines of dimension 0 of a grid),
  * and stride = ranks / group_size the "columns" of a 2-D layout.  Groups
  * are numbered 1 .. G in block order, then j; every rank's trace defines
- * all of them in one METADATA node (inputs.values, as the PyTorch converter
- * writes them) and every collective depends on it and names its group in
+ * all of them in one METADATA node (inputs.values in the PyTorch
+ * converter's form, ['[{"pg_name": "1", "ranks": [...]}, ...]'], the one
+ * ASTRA-sim reads: group_list.h) and every collective depends on it and names its group in
  * pg_name.  Without a layout the trace is one COMM_COLL node per collective,
  * with no group (all ranks).
  *
@@ -36,6 +37,10 @@ typedef struct
   guint32 stride;     /* rank distance between members; 0 means 1 */
   guint32 root;       /* rooted kinds: the root's member index in its group */
   guint32 count;      /* collectives per rank, back to back; 0 means 1 */
+  /* When set, the groups go to this file as ASTRA-sim's comm-group JSON
+   * (wl_group_list_write_comm_groups) and the traces carry no METADATA
+   * node: ASTRA-sim 2.x (518bd51) asserts on every METADATA node. */
+  const char *comm_groups_out;
 } WlGenCollective;
 
 /* Write PREFIX.0.et .. PREFIX.(ranks-1).et for REQ (borrowed).  Rooted kinds

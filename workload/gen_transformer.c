@@ -13,6 +13,7 @@
 #include "workload/group_memo.h"
 #include "workload/chakra.h"
 #include "workload/gen.h"
+#include "workload/group_list.h"
 #include "workload/wl_error.h"
 
 static const WlTransformerModel presets[] = {
@@ -261,7 +262,8 @@ groups_json (const WlGenTransformer *r)
           wl_gen_group_append (s, cp_group_base (r) + t + r->tp * (d + r->dp * p), m, cp);
         }
   g_string_append (s, "]");
-  return g_string_free (s, FALSE);
+  g_autofree char *json = g_string_free (s, FALSE);
+  return wl_group_list_wrap (json);
 }
 
 /* The rank's process-group names (see groups_json). */
@@ -285,7 +287,7 @@ static gboolean
 write_meta (Emit *e, const char *groups, GError **error)
 {
   const WlGenTransformer *r = e->req;
-  if (r->tp == 1 && r->dp == 1 && wl_tf_cp (r) == 1)
+  if ((r->tp == 1 && r->dp == 1 && wl_tf_cp (r) == 1) || r->comm_groups_out != NULL)
     return TRUE;
   ChakraProtoMsg__IOInfo in = CHAKRA_PROTO_MSG__IOINFO__INIT;
   in.values = (char *) groups;
@@ -368,7 +370,8 @@ wl_gen_transformer (const char *prefix, const WlGenTransformer *req, GError **er
   for (guint32 r = 0; r < ranks; r++)
     if (!write_rank (prefix, req, M, r, groups, error))
       return FALSE;
-  return TRUE;
+  return req->comm_groups_out == NULL
+         || wl_group_list_write_comm_groups (groups, req->comm_groups_out, error);
 }
 
 /* RANK's trace made in memory and read as PREFIX.<rank>.et would be. */
@@ -406,7 +409,7 @@ map_group (GArray *map, const char *from, const char *to)
 GPtrArray *
 wl_gen_transformer_graphs (const char *prefix, const WlGenTransformer *req, GError **error)
 {
-  g_return_val_if_fail (prefix != NULL && req != NULL, NULL);
+  g_return_val_if_fail (prefix != NULL && req != NULL && req->comm_groups_out == NULL, NULL);
   guint32 M = wl_gen_transformer_microbatches (req, error);
   if (M == 0)
     return NULL;

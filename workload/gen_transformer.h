@@ -326,6 +326,9 @@ typedef struct
   gboolean distributed_optimizer; /* Megatron's: gradients reduce-scattered, params gathered */
   guint64 dp_bucket_B;           /* DP gradient bucket (bytes); 0: per layer */
   gboolean no_dp_overlap;        /* gradients reduced after the whole backward */
+  /* wl_gen_transformer: when set, the groups go to this file as ASTRA-sim's
+   * comm-group JSON and the traces carry no METADATA node (gen.h). */
+  const char *comm_groups_out;
 } WlGenTransformer;
 
 /* The presets: *n is set to their number; the array is static. */

@@ -3,6 +3,8 @@
 
 #include <pthread.h>
 
+#include "workload/group_list.h"
+
 typedef struct
 {
   GArray *defs;    /* WlGroupDef: what the parse appended */

@@ -6,7 +6,9 @@
 
 #include "sim/printable.h"
 #include "workload/chakra.h"
+#include "workload/chakra_json.h"
 #include "workload/graph.h"
+#include "workload/group_list.h"
 #include "workload/group_memo.h"
 #include "workload/kernels.h"
 #include "workload/wl_error.h"
@@ -157,8 +159,7 @@ scan_valueless (FileScan *s, ChakraProtoMsg__Node *n)
 static void
 scan_metadata (FileScan *s, const ChakraProtoMsg__Node *n)
 {
-  if (n->inputs == NULL || n->inputs->values == NULL
-      || strstr (n->inputs->values, "pg_name") == NULL)
+  if (!wl_group_list_node (n))
     return;
   g_autoptr (GArray) defs = wl_group_defs_new ();
   const char *why = wl_group_memo_parse (s->report->groups, n->inputs->values, defs);
@@ -191,6 +192,7 @@ scan_node (FileScan *s, ChakraProtoMsg__Node *n)
     {
       s->fig->compute_micros += n->duration_micros;
       scan_kernels (s, n);
+      scan_metadata (s, n); /* the converter's process_group:init, before METADATA */
     }
   else if ((int) n->type == CK_COLL)
     scan_collective (s, n);
@@ -479,13 +481,14 @@ compare_sequences (WlInspectReport *report)
     g_hash_table_unref (by[i]);
 }
 
-/* The N in a name ending ".N.et", or FALLBACK. */
+/* The N in a name ending ".N.et" (or ".N.json"), or FALLBACK. */
 static guint32
 rank_of_path (const char *path, guint32 fallback)
 {
-  if (!g_str_has_suffix (path, ".et"))
+  gsize ext = g_str_has_suffix (path, ".et") ? 3 : g_str_has_suffix (path, ".json") ? 5 : 0;
+  if (ext == 0)
     return fallback;
-  gsize len = strlen (path) - 3;
+  gsize len = strlen (path) - ext;
   gsize d = len;
   while (d > 0 && g_ascii_isdigit (path[d - 1]))
     d--;
@@ -553,7 +556,7 @@ wl_inspect_resolve (const char *arg, GError **error)
     }
   for (guint r = 0;; r++)
     {
-      char *p = g_strdup_printf ("%s.%u.et", arg, r);
+      char *p = wl_chakra_trace_path (arg, r);
       /* Any file of the name counts, so that loading says what a device
        * or a directory given as a trace is. */
       if (!g_file_test (p, G_FILE_TEST_EXISTS))

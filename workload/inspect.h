@@ -31,7 +31,8 @@
  *     file order of the COMM_COLL nodes) differs from the first file's: the
  *     first differing position and both values are named.
  *
- * A file's rank is the number N in a name ending ".N.et" (as in PREFIX.N.et),
+ * A file's rank is the number N in a name ending ".N.et" (as in PREFIX.N.et;
+ * ".N.json" for a JSON trace, chakra_json.h),
  * else its position in the list.
  *
  * Ownership: a WlInspectReport owns its copies of the paths and messages; it
@@ -68,7 +69,8 @@ typedef struct
 typedef struct _WlInspectReport WlInspectReport;
 
 /* The files to inspect for ARG: ARG itself when it is a regular file, else
- * ARG.0.et, ARG.1.et, ... up to the first that is missing.  Returns a new
+ * ARG.0.et, ARG.1.et, ... (each .json where only that exists:
+ * wl_chakra_trace_path) up to the first that is missing.  Returns a new
  * array of new strings (g_ptr_array_unref frees all), or NULL with ERROR set
  * (WL_ERROR, SIM_ERROR_INPUT) when there is neither. */
 GPtrArray *wl_inspect_resolve (const char *arg, GError **error);

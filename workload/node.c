@@ -2,15 +2,13 @@
  * trace file node by node. */
 #include "workload/node.h"
 
-#include <json-glib/json-glib.h>
 #include <string.h>
 
-#include "sim/nesting.h"
 #include "system/sys_params.h"
 #include "workload/chakra_raw.h"
+#include "workload/group_list.h"
 #include "workload/group_memo.h"
 #include "workload/groups.h"
-#include "workload/json_keys.h"
 #include "workload/kernels.h"
 #include "workload/wl_error.h"
 
@@ -121,54 +119,6 @@ absent_ok (GError **error)
   return error == NULL || *error == NULL;
 }
 
-const char *
-wl_group_defs_parse (const char *json, GArray *defs)
-{
-  g_return_val_if_fail (json != NULL && defs != NULL, "no process-group list");
-  if (!sim_json_depth_check (json, -1, NULL))
-    return "METADATA node's process-group JSON nests deeper than 256 levels";
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autoptr (WlJsonKeys) keys = wl_json_keys_watch (parser);
-  if (!json_parser_load_from_data (parser, json, -1, NULL))
-    return "METADATA node's process-group JSON does not parse";
-  if (wl_json_keys_repeated (keys) != NULL)
-    return g_strcmp0 (wl_json_keys_repeated (keys), "ranks") == 0
-             ? "METADATA process group has the key \"ranks\" twice"
-           : g_strcmp0 (wl_json_keys_repeated (keys), "pg_name") == 0
-             ? "METADATA process group has the key \"pg_name\" twice"
-             : "METADATA process-group JSON has a key twice in one object";
-  JsonNode *root = json_parser_get_root (parser);
-  if (!JSON_NODE_HOLDS_ARRAY (root))
-    return "METADATA process groups must be a JSON list";
-  JsonArray *list = json_node_get_array (root);
-  for (guint i = 0; i < json_array_get_length (list); i++)
-    {
-      JsonNode *item = json_array_get_element (list, i);
-      JsonObject *o = JSON_NODE_HOLDS_OBJECT (item) ? json_node_get_object (item) : NULL;
-      JsonNode *name = o ? json_object_get_member (o, "pg_name") : NULL;
-      JsonNode *ranks = o ? json_object_get_member (o, "ranks") : NULL;
-      guint64 id;
-      if (name == NULL || json_node_get_value_type (name) != G_TYPE_STRING
-          || !wl_group_id_parse (json_node_get_string (name), &id) || id == WL_GROUP_ALL
-          || ranks == NULL || !JSON_NODE_HOLDS_ARRAY (ranks))
-        return "METADATA process group needs a numeric \"pg_name\" and a \"ranks\" list";
-      WlGroupDef def = { .id = id, .ranks = g_array_new (FALSE, FALSE, sizeof (guint32)) };
-      g_array_append_val (defs, def);
-      JsonArray *ra = json_node_get_array (ranks);
-      for (guint j = 0; j < json_array_get_length (ra); j++)
-        {
-          JsonNode *r = json_array_get_element (ra, j);
-          gint64 v = JSON_NODE_HOLDS_VALUE (r) ? json_node_get_int (r) : -1;
-          if (!JSON_NODE_HOLDS_VALUE (r) || json_node_get_value_type (r) != G_TYPE_INT64 || v < 0
-              || v >= G_MAXINT32)
-            return "METADATA process group ranks must be ranks";
-          guint32 rank = (guint32) v;
-          g_array_append_val (def.ranks, rank);
-        }
-    }
-  return NULL;
-}
-
 char *
 wl_group_defs_fault (const GArray *defs, guint from)
 {
@@ -182,13 +132,13 @@ wl_group_defs_fault (const GArray *defs, guint from)
   return NULL;
 }
 
-/* [{"pg_name": "1", "ranks": [0, 1]}, ...] in inputs.values. */
+/* The process groups in inputs.values (group_list.h). */
 static gboolean
 decode_metadata (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, GError **error)
 {
   if (b->group_defs == NULL)
     return TRUE; /* not collected (read before) */
-  if (n->inputs == NULL || n->inputs->values == NULL || strstr (n->inputs->values, "pg_name") == NULL)
+  if (!wl_group_list_node (n))
     return TRUE;
   if (b->group_memo != NULL)
     {
@@ -394,6 +344,9 @@ decode_node (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError 
       return decode_metadata (b, n, error);
     case CK_COMP:
       {
+        /* The converter's process_group:init node, before it was METADATA. */
+        if (!decode_metadata (b, n, error))
+          return FALSE;
         gboolean cpu = FALSE;
         if (!wl_chakra_attr_bool_at (n, AT (IS_CPU_OP), &cpu, error) && !absent_ok (error))
           return FALSE;

@@ -114,12 +114,6 @@ typedef struct
 /* A new empty array of WlGroupDef (each def's ranks freed with it). */
 GArray *wl_group_defs_new (void);
 
-/* Append the process groups of a METADATA node's JSON list
- * ([{"pg_name": "1", "ranks": [0, 1]}, ...]) to DEFS (WlGroupDef).  NULL
- * on success, else what is wrong (a static string; DEFS may then hold the
- * groups read before the fault).  Shared by graph loading and rescale. */
-const char *wl_group_defs_parse (const char *json, GArray *defs);
-
 /* What is wrong with the groups DEFS[FROM ..] as --comm-groups would say it
  * (a rank listed twice: wl_group_ranks_check), a new string; NULL when
  * nothing is.  Parsing reads the list, this checks its groups. */

@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include "sim/units.h"
+#include "workload/chakra_json.h"
 #include "workload/graph_cache.h"
 #include "workload/group_memo.h"
 #include "workload/replay_private.h"
@@ -421,13 +422,13 @@ wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
   g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
   for (guint32 i = 0; i < ranks; i++)
     {
-      char *p = g_strdup_printf ("%s.%u.et", prefix, i);
+      char *p = wl_chakra_trace_path (prefix, i);
       if (!g_file_test (p, G_FILE_TEST_EXISTS))
         {
           guint32 have = 0;
           while (have < G_MAXUINT32)
             {
-              g_autofree char *q = g_strdup_printf ("%s.%u.et", prefix, have);
+              g_autofree char *q = wl_chakra_trace_path (prefix, have);
               if (!g_file_test (q, G_FILE_TEST_EXISTS))
                 break;
               have++;
@@ -448,7 +449,7 @@ wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
         }
       g_ptr_array_add (paths, p);
     }
-  g_autofree char *extra = g_strdup_printf ("%s.%u.et", prefix, ranks);
+  g_autofree char *extra = wl_chakra_trace_path (prefix, ranks);
   if (g_file_test (extra, G_FILE_TEST_EXISTS))
     {
       g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "workload/chakra.h"
+#include "workload/chakra_json.h"
+#include "workload/group_list.h"
 #include "workload/groups.h"
 #include "workload/node.h"
 
@@ -37,8 +39,6 @@ refuse (GError **error, const char *path, guint64 node, const char *fmt, ...)
 static gboolean
 read_groups (Rescale *rs, ChakraProtoMsg__Node *n, GError **error)
 {
-  if (n->inputs == NULL || n->inputs->values == NULL || strstr (n->inputs->values, "pg_name") == NULL)
-    return TRUE;
   g_autoptr (GArray) defs = wl_group_defs_new ();
   const char *why = wl_group_defs_parse (n->inputs->values, defs);
   if (why != NULL)
@@ -73,7 +73,8 @@ read_groups (Rescale *rs, ChakraProtoMsg__Node *n, GError **error)
       g_string_append (out, "]}");
     }
   g_string_append (out, "]");
-  g_hash_table_insert (rs->new_json, n, g_string_free (out, FALSE));
+  g_autofree char *json = g_string_free (out, FALSE);
+  g_hash_table_insert (rs->new_json, n, wl_group_list_wrap (json));
   return TRUE;
 }
 
@@ -141,7 +142,7 @@ check_rank0 (Rescale *rs, GError **error)
   for (guint i = 0; i < rs->nodes->len; i++)
     {
       ChakraProtoMsg__Node *n = g_ptr_array_index (rs->nodes, i);
-      if (n->type == CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE && !read_groups (rs, n, error))
+      if (wl_group_list_node (n) && !read_groups (rs, n, error))
         return FALSE;
     }
   for (guint i = 0; i < rs->nodes->len; i++)
@@ -219,7 +220,7 @@ difference (const ChakraProtoMsg__Node *a, const ChakraProtoMsg__Node *b)
 static gboolean
 compare_rank (Rescale *rs, guint32 r, GError **error)
 {
-  g_autofree char *path = g_strdup_printf ("%s.%u.et", rs->from, r);
+  g_autofree char *path = wl_chakra_trace_path (rs->from, r);
   if (!wl_path_check_regular (path, error)) /* /dev/zero would never end */
     return FALSE;
   g_autoptr (WlChakraReader) rd = wl_chakra_reader_open (path, error);
@@ -322,7 +323,7 @@ wl_rescale (const char *from, guint32 q, const char *out, guint32 *p, GError **e
   Rescale rs = { .from = from, .q = q };
   for (;; rs.p++)
     {
-      g_autofree char *path = g_strdup_printf ("%s.%u.et", from, rs.p);
+      g_autofree char *path = wl_chakra_trace_path (from, rs.p);
       if (!g_file_test (path, G_FILE_TEST_EXISTS))
         break;
     }
@@ -333,7 +334,7 @@ wl_rescale (const char *from, guint32 q, const char *out, guint32 *p, GError **e
       g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "cannot rescale: no trace %s.0.et", from);
       return FALSE;
     }
-  rs.path0 = g_strdup_printf ("%s.0.et", from);
+  rs.path0 = wl_chakra_trace_path (from, 0);
   rs.nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) wl_chakra_node_free);
   rs.groups = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   rs.group_node = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);

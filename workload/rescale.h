@@ -5,8 +5,9 @@
  * gradient buffer each rank holds is fixed by the model, not by p, so the
  * compute is unchanged and the collectives keep their per-rank buffers.
  *
- * Rules.  The input is PREFIX.0.et .. PREFIX.(p-1).et (p is the number of
- * consecutive files from 0).  Every rank's trace must be structurally
+ * Rules.  The input is PREFIX.0.et .. PREFIX.(p-1).et (each .json where
+ * only that exists: chakra_json.h; p is the number of consecutive files
+ * from 0).  Every rank's trace must be structurally
  * identical to rank 0's: the same nodes in the same order with the same ids,
  * types, names, dependencies, durations, inputs/outputs and attributes,
  * apart from start_time_micros and the attributes comm_src, comm_dst and
@@ -21,7 +22,8 @@
  *     so it becomes comm_size x p / q, rounded up to a whole byte (the
  *     gathered buffer stays the same); barriers carry no data;
  *   - a rooted collective's comm_root must be below q;
- *   - METADATA groups holding all p ranks are rewritten to hold 0 .. q-1;
+ *   - METADATA groups holding all p ranks are rewritten to hold 0 .. q-1
+ *     (the list in the PyTorch converter's form: wl_group_list_wrap);
  *   - every other node (compute, memory, METADATA without groups, unknown
  *     types) is copied unchanged.
  * Refused, with an error naming the file and node: point-to-point nodes

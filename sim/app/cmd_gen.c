@@ -12,6 +12,7 @@
 #include "sim/error.h"
 #include "sim/units.h"
 #include "network/topo.h"
+#include "workload/chakra_json.h"
 #include "workload/compute.h"
 #include "workload/gen.h"
 #include "workload/gen_transformer.h"
@@ -48,6 +49,7 @@ typedef struct
   char *type;
   char *bytes;
   char *out;
+  char *groups_out;
   gint ranks;
   gint groups;
   gint stride;
@@ -86,6 +88,7 @@ gen_request (const CollectiveOptions *o, WlGenCollective *req, GError **error)
   req->stride = o->stride > 0 ? (guint32) o->stride : 1;
   req->root = o->root > 0 ? (guint32) o->root : 0;
   req->count = o->count > 0 ? (guint32) o->count : 1;
+  req->comm_groups_out = o->groups_out;
   return sim_units_parse_bytes (o->bytes, &req->bytes, error);
 }
 
@@ -110,6 +113,10 @@ gen_collective_context (CollectiveOptions *o)
       "Rooted kinds: the root's member index in its group (default 0)", "R" },
     { "count", 'k', 0, G_OPTION_ARG_INT, &o->count,
       "Issue K collectives back to back, each after the previous (default 1)", "K" },
+    { "comm-groups-out", 0, 0, G_OPTION_ARG_FILENAME, &o->groups_out,
+      "Write the process groups to FILE as ASTRA-sim's comm-group JSON (its "
+      "--comm-group-configuration; orrery run's --comm-groups) instead of a METADATA node in "
+      "every trace, which ASTRA-sim 2.x asserts on", "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   GOptionContext *ctx
@@ -219,7 +226,9 @@ cmd_gen_collective (int argc, char **argv)
            || !wl_gen_collective_full (o.out, &req, &error))
     code = app_cli_fail ("gen collective", error);
   else
-    printf ("wrote %s.0.et .. %s.%d.et\n", o.out, o.out, o.ranks - 1);
+    printf ("wrote %s.0.et .. %s.%d.et%s%s\n", o.out, o.out, o.ranks - 1,
+            o.groups_out != NULL ? " and " : "", o.groups_out != NULL ? o.groups_out : "");
+  g_free (o.groups_out);
   g_free (o.type);
   g_free (o.bytes);
   g_free (o.out);
@@ -263,6 +272,7 @@ typedef struct
   char *dtype;
   char *attention;
   char *dp_bucket;
+  char *groups_out;
   gint model[6];
   gint b, B, tp, pp, dp, M, zero, ranks, ep, experts, top_k, vstages, cp, kv_heads;
   WlRecompute recompute;
@@ -401,6 +411,7 @@ gen_transformer_request (const TransformerOptions *o, WlGenTransformer *req, GEr
   g_assert (framework_ok); /* checked with the options */
   req->distributed_optimizer = o->dist_opt;
   req->no_dp_overlap = o->no_dp_overlap;
+  req->comm_groups_out = o->groups_out;
   /* Megatron-LM core's default bucket: max (40 M, 1 M x dp) parameters
    * (megatron/core/distributed/distributed_data_parallel.py), bf16
    * gradients. */
@@ -551,6 +562,10 @@ gen_transformer_context (TransformerOptions *o)
       "Fail (exit 1, no trace written) when a stage exceeds the device memory", NULL },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out, "Write PREFIX.0.et .. PREFIX.<ranks-1>.et",
       "PREFIX" },
+    { "comm-groups-out", 0, 0, G_OPTION_ARG_FILENAME, &o->groups_out,
+      "Write the process groups to FILE as ASTRA-sim's comm-group JSON (its "
+      "--comm-group-configuration; orrery run's --comm-groups) instead of a METADATA node in "
+      "every trace, which ASTRA-sim 2.x asserts on", "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   GOptionContext *ctx
@@ -711,6 +726,7 @@ cmd_gen_transformer (int argc, char **argv)
   g_free (o.dtype);
   g_free (o.attention);
   g_free (o.dp_bucket);
+  g_free (o.groups_out);
   g_free (o.preset);
   g_free (o.sched);
   g_free (o.out);
@@ -784,7 +800,7 @@ app_cmd_gen (int argc, char **argv)
 static gboolean
 rescale_output_check (const char *from, guint64 q, GError **error)
 {
-  g_autofree char *path0 = g_strdup_printf ("%s.0.et", from);
+  g_autofree char *path0 = wl_chakra_trace_path (from, 0);
   guint64 size = 0;
   struct stat st;
   /* Only a regular file is sized (opening a FIFO would block). */

@@ -28,6 +28,7 @@
 #include "sim/printable.h"
 #include "sim/units.h"
 #include "workload/graph_cache.h"
+#include "workload/chakra_json.h"
 #include "workload/inspect.h"
 #include "workload/stream.h"
 
@@ -286,7 +287,7 @@ add_input_options (GOptionContext *ctx, RunOptions *o)
     { "comm-groups", 0, 0, G_OPTION_ARG_FILENAME, &o->comm_groups,
       "Process groups as ASTRA-sim's JSON: {\"<id>\": [ranks...]}", "GROUPS.json" },
     { "workload", 'w', 0, G_OPTION_ARG_FILENAME, &o->workload,
-      "Trace prefix: reads PREFIX.0.et .. PREFIX.<ranks-1>.et", "PREFIX" },
+      "Trace prefix: reads PREFIX.0.et .. PREFIX.<ranks-1>.et (or .json)", "PREFIX" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -615,6 +616,31 @@ cmd_inspect (int argc, char **argv)
   return wl_inspect_report_n_defects (report) > 0 ? 1 : 0;
 }
 
+/* ---- convert -------------------------------------------------------------------- */
+
+static int
+cmd_convert (int argc, char **argv)
+{
+  g_autoptr (GOptionContext) ctx
+      = g_option_context_new ("IN OUT - convert a Chakra trace between .et and JSON");
+  g_option_context_set_description (
+      ctx, "Each file's form is chosen by its name: ending in .json, the JSON that\n"
+           "chakra_jsonizer writes (one object per message, protobuf's JSON mapping); anything\n"
+           "else, the binary .et (gzip when OUT ends in .gz; IN may be gzip whatever its\n"
+           "name).  .et -> JSON -> .et gives back the same bytes.  run, inspect and rescale\n"
+           "read JSON traces too (PREFIX.RANK.json where PREFIX.RANK.et is missing).\n\n"
+           APP_CLI_EXIT_CODES_HELP "\n");
+  GError *error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    return app_cli_fail ("convert", error);
+  if (argc != 3)
+    return app_cli_fail ("convert", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
+                                                 "need an input and an output file"));
+  if (!wl_chakra_convert (argv[1], argv[2], &error))
+    return app_cli_fail ("convert", error);
+  return 0;
+}
+
 /* ---- plot-data ------------------------------------------------------------------ */
 
 static int
@@ -648,6 +674,7 @@ usage (FILE *out)
            "  gen   generate workloads: gen collective, gen transformer\n"
            "  rescale  rewrite a data-parallel trace set for another number of ranks\n"
            "  inspect  summarise a trace set (PREFIX or FILE) and list its defects\n"
+           "  convert  convert a trace between .et and Chakra JSON (IN OUT, by extension)\n"
            "  plot-data  write a --report's figures as data for gnuplot (see scripts/plot)\n"
            "  sweep  expand a parameter sweep spec into points, run one, gather a CSV\n"
            "  plan   search a transformer's parallel configurations on a cluster, simulated\n\n"
@@ -673,6 +700,8 @@ main (int argc, char **argv)
     return app_cmd_rescale (argc - 1, argv + 1);
   if (strcmp (argv[1], "inspect") == 0)
     return cmd_inspect (argc - 1, argv + 1);
+  if (strcmp (argv[1], "convert") == 0)
+    return cmd_convert (argc - 1, argv + 1);
   if (strcmp (argv[1], "plot-data") == 0)
     return cmd_plot_data (argc - 1, argv + 1);
   if (strcmp (argv[1], "plan") == 0)

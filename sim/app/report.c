@@ -12,6 +12,7 @@
 #include "sim/printable.h"
 #include "sim/units.h"
 #include "workload/activity.h"
+#include "workload/chakra_json.h"
 #include "workload/critpath.h"
 
 /* ASTRA-sim's exposed communication: finish - compute. */
@@ -376,7 +377,7 @@ add_inputs (AppJsonOut *j, const AppSim *sim)
   app_json_out_begin_array (j, "traces");
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
-      g_autofree char *path = g_strdup_printf ("%s.%u.et", app_sim_workload (sim), r);
+      g_autofree char *path = wl_chakra_trace_path (app_sim_workload (sim), r);
       add_file (j, path, wl_replay_graph (replay, r)->sha256);
     }
   app_json_out_end_array (j);

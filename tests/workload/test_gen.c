@@ -78,10 +78,12 @@ START_TEST (test_groups_stride_root_count)
                           .group_size = 4, .stride = 2, .root = 1, .count = 2 };
   GError *error = NULL;
   ck_assert (wl_gen_collective_full (p, &req, &error));
-  static const char *groups = "[{\"pg_name\": \"1\", \"ranks\": [0, 2, 4, 6]}, "
+  /* The PyTorch converter's form, which ASTRA-sim reads: the JSON list
+   * as the one string of a Python list. */
+  static const char *groups = "['[{\"pg_name\": \"1\", \"ranks\": [0, 2, 4, 6]}, "
                               "{\"pg_name\": \"2\", \"ranks\": [1, 3, 5, 7]}, "
                               "{\"pg_name\": \"3\", \"ranks\": [8, 10, 12, 14]}, "
-                              "{\"pg_name\": \"4\", \"ranks\": [9, 11, 13, 15]}]";
+                              "{\"pg_name\": \"4\", \"ranks\": [9, 11, 13, 15]}]']";
   static const struct { guint32 rank; const char *pg; gint64 root; } want[] = {
     { 5, "2", 3 }, { 0, "1", 2 }, { 14, "3", 10 }, { 9, "4", 11 }
   };
@@ -148,8 +150,10 @@ START_TEST (test_cli)
   g_autoptr (GPtrArray) nodes = read_rank (p, 6);
   ck_assert_uint_eq (nodes->len, 4); /* METADATA + 3 */
   ck_assert_str_eq (((ChakraProtoMsg__Node *) g_ptr_array_index (nodes, 0))->inputs->values,
-                    "[{\"pg_name\": \"1\", \"ranks\": [0, 4]}, {\"pg_name\": \"2\", \"ranks\": [1, 5]}, "
-                    "{\"pg_name\": \"3\", \"ranks\": [2, 6]}, {\"pg_name\": \"4\", \"ranks\": [3, 7]}]");
+                    "['[{\"pg_name\": \"1\", \"ranks\": [0, 4]}, "
+                    "{\"pg_name\": \"2\", \"ranks\": [1, 5]}, "
+                    "{\"pg_name\": \"3\", \"ranks\": [2, 6]}, "
+                    "{\"pg_name\": \"4\", \"ranks\": [3, 7]}]']");
   ck_assert_str_eq (attr_str (g_ptr_array_index (nodes, 3), "pg_name"), "3");
 
   g_free (g_steal_pointer (&out));

@@ -12,6 +12,7 @@
 #include "support/testutil.h"
 #include "workload/graph.h"
 #include "workload/graph_cache.h"
+#include "workload/group_list.h"
 #include "workload/group_memo.h"
 #include "workload/pb_arena.h"
 #include "workload/sha256.h"
@@ -21,9 +22,10 @@ static const char LIST_A[]
   = "[{\"pg_name\": \"1\", \"ranks\": [0, 1]}, {\"pg_name\": \"2\", \"ranks\": [2, 3]}]";
 /* One group {3,0,2}: another list. */
 static const char LIST_B[] = "[{\"pg_name\": \"7\", \"ranks\": [3, 0, 2]}]";
-/* Group 5 = {1}, then an entry without a "ranks" list. */
+/* Group 5 = {1}, then an entry whose "ranks" is not a list (an absent one
+ * is every rank, as PyTorch writes the world group). */
 static const char LIST_BAD[]
-  = "[{\"pg_name\": \"5\", \"ranks\": [1]}, {\"pg_name\": \"6\"}]";
+  = "[{\"pg_name\": \"5\", \"ranks\": [1]}, {\"pg_name\": \"6\", \"ranks\": 6}]";
 
 /* DEFS holds exactly the N groups IDS, group i having RANKS[i] (each list
  * ended by -1). */
@@ -80,7 +82,8 @@ START_TEST (test_memo_same_errors)
   static const guint64 ids[] = { 5 };
   static const gint r0[] = { 1, -1 };
   static const gint *const ranks[] = { r0 };
-  const char *want = "METADATA process group needs a numeric \"pg_name\" and a \"ranks\" list";
+  const char *want
+      = "METADATA process group \"ranks\" must be a list (empty, null or absent for every rank)";
   for (int round = 0; round < 2; round++)
     {
       g_autoptr (GArray) direct = wl_group_defs_new ();

@@ -123,10 +123,10 @@ START_TEST (test_rescale_8_to_64)
   g_autoptr (ChakraProtoMsg__Node) ag = wl_chakra_reader_next (rd, &error);
   ck_assert_ptr_null (wl_chakra_reader_next (rd, &error));
   g_assert_no_error (error);
-  GString *want = g_string_new ("[{\"pg_name\": \"1\", \"ranks\": [0");
+  GString *want = g_string_new ("['[{\"pg_name\": \"1\", \"ranks\": [0");
   for (guint r = 1; r < 64; r++)
     g_string_append_printf (want, ", %u", r);
-  g_string_append (want, "]}]");
+  g_string_append (want, "]}]']");
   ck_assert_str_eq (meta->inputs->values, want->str);
   g_string_free (want, TRUE);
   ck_assert_uint_eq (work->duration_micros, 10);
