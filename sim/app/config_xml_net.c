@@ -131,6 +131,10 @@ xml_gen_attr (XmlLoad *l, const xmlNode *node, const NetGenAttr *a, NetGenParams
       {
         g_autofree char *bandwidth = g_strconcat (a->name, "bandwidth", NULL);
         g_autofree char *latency = g_strconcat (a->name, "latency", NULL);
+        /* An optional class is given whole or not at all (left zero). */
+        if (!a->required && xmlHasProp (node, (const xmlChar *) bandwidth) == NULL
+            && xmlHasProp (node, (const xmlChar *) latency) == NULL)
+          return TRUE;
         return attr_link_class (l, node, bandwidth, latency, field, error);
       }
     case NET_GEN_ATTR_TEXT:
