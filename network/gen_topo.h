@@ -11,7 +11,7 @@
  * (sim/app) parses a generator's element from its attribute table alone.
  *
  * Models: four standard cluster networks, built as a NetGraphSpec (ranks
- * 0 .. R-1, then switches with readable names) whose messages take shortest
+ * 0 .. R-1, then switches with readable names) whose messages take the fastest
  * paths (graph.h), plus a NetDimSpec list (innermost first, product = R)
  * that gives hierarchical collectives their group lines.  Ranks are numbered
  * in the dimensions' mixed-radix order, rank = i0 + size0 (i1 + size1 (i2
