@@ -265,29 +265,29 @@ graph_csr (const NetGraphSpec *spec, guint32 devices, gboolean by_to, guint32 **
   *links_out = links;
 }
 
-/* The routes to dst (made on first use): with one width, that width's
+/* The routes to dst, made on its first use: with one width, that width's
  * hop counts are all a route needs. */
 static GraphDest *
-graph_dest (NetGraph *g, guint32 dst)
+graph_dest_make (NetGraph *g, guint32 dst)
 {
-  if (g->dest[dst] == NULL)
-    {
-      GraphDest *d = g_malloc0 (sizeof (GraphDest) + MAX (g->n_widths, 1u) * sizeof (guint32 *));
-      if (g->n_widths > 1)
-        d->widest = graph_widest (g, dst);
-      g->dest[dst] = d;
-    }
-  return g->dest[dst];
+  GraphDest *d = g_malloc0 (sizeof (GraphDest) + MAX (g->n_widths, 1u) * sizeof (guint32 *));
+  if (g->n_widths > 1)
+    d->widest = graph_widest (g, dst);
+  g->dest[dst] = d;
+  return d;
 }
 
 /* The width of the route from src to dst, and every device's hops to dst
- * over links at least that wide. */
-static const guint32 *
+ * over links at least that wide (made on first use).  Every message asks,
+ * hop by hop: the made case is inline. */
+static inline const guint32 *
 graph_dist (NetGraph *g, guint32 src, guint32 dst, guint32 *w_out)
 {
-  GraphDest *d = graph_dest (g, dst);
+  GraphDest *d = g->dest[dst];
+  if (G_UNLIKELY (d == NULL))
+    d = graph_dest_make (g, dst);
   guint32 w = d->widest != NULL ? d->widest[src] : 0;
-  if (d->dist[w] == NULL)
+  if (G_UNLIKELY (d->dist[w] == NULL))
     d->dist[w] = graph_bfs (g, dst, w, TRUE);
   *w_out = w;
   return d->dist[w];
@@ -381,10 +381,13 @@ net_graph_next (NetGraph *g, guint32 at, guint32 src, guint32 dst)
   guint32 w = 0;
   const guint32 *dist = graph_dist (g, src, dst, &w);
   g_assert (at != dst && dist[at] != G_MAXUINT32);
+  /* The narrowest width lets every link in (the common case: a route
+   * through the fabric), which spares looking up each link's width. */
+  guint32 narrow = w + 1 >= g->n_widths ? G_MAXUINT32 : w;
   guint32 candidates = 0;
   for (guint32 i = g->out_start[at]; i < g->out_start[at + 1]; i++)
-    candidates += g->link_width[g->out_links[i]] <= w
-                  && dist[net_graph_link (g, g->out_links[i])->to] + 1 == dist[at];
+    candidates += dist[net_graph_link (g, g->out_links[i])->to] + 1 == dist[at]
+                  && (narrow == G_MAXUINT32 || g->link_width[g->out_links[i]] <= narrow);
   g_assert (candidates > 0);
   /* A stable hash of the pair and the device picks among equal-cost next
    * links (splitmix64's finalizer: every input bit moves every output bit). */
@@ -396,8 +399,8 @@ net_graph_next (NetGraph *g, guint32 at, guint32 src, guint32 dst)
   for (guint32 i = g->out_start[at]; i < g->out_start[at + 1]; i++)
     {
       guint32 l = g->out_links[i];
-      if (g->link_width[l] <= w && dist[net_graph_link (g, l)->to] + 1 == dist[at]
-          && pick-- == 0)
+      if (dist[net_graph_link (g, l)->to] + 1 == dist[at]
+          && (narrow == G_MAXUINT32 || g->link_width[l] <= narrow) && pick-- == 0)
         return l;
     }
   g_assert_not_reached ();
