@@ -157,5 +157,13 @@ cluster "$TMP/bad2.xml" '    <dragonfly routers="2" ranks-per-router="1" global-
 "$ORRERY" run --config "$TMP/bad2.xml" --workload "$TMP/ar24" >/dev/null 2>"$TMP/bad2.err"
 check "nvlink-bandwidth without nvlink-latency: exit 1" eq $? 1
 check "nvlink-bandwidth without nvlink-latency: names it" has "$TMP/bad2.err" "nvlink-latency"
+# Too many ranks, refused before the graph is built (it took 14 s and 7 GB
+# to refuse 2^25 ranks afterwards): 2 hosts x 2^24 GPUs = 2^25 ranks.
+cluster "$TMP/big.xml" '    <fat-tree k="2" gpus="16777216" bandwidth="50GB/s" latency="0ns"
+              nvlink-bandwidth="400GB/s" nvlink-latency="0ns"/>'
+timeout 20 "$ORRERY" run --config "$TMP/big.xml" --workload "$TMP/ar16" >/dev/null 2>"$TMP/big.err"
+check "2^25 ranks: exit 1 at once" eq $? 1
+check "2^25 ranks: says the limit" has "$TMP/big.err" \
+  'big.xml:4: <fat-tree>: makes 33554432 ranks; at most 16777216'
 
 finish
