@@ -13,7 +13,13 @@
  * (p, local), routers of a group (a, local), groups (g, global),
  * all network links: a rank reaches its router through its NIC.
  * Hops between groups <= 5: terminal, local, global, local,
- * terminal.
+ * terminal.  With gpus G >= 2, each terminal is a node of G GPUs:
+ * its NVSwitch "nvs<node>" (after the routers) linked to them by
+ * nvlink links, and each GPU's own NIC linked to the node's router
+ * (a local link).  Ranks G p a g (a node's GPUs consecutive);
+ * switches a g + p a g; duplex links 2 G p a g + g a (a-1)/2 +
+ * g (g-1)/2.  Dims: GPUs of a node (G, nvlink), then the three
+ * above.
  *
  * Layer: network.  May include: sim, GLib.
  */
@@ -41,12 +47,17 @@ dragonfly_count (const NetGenParams *p, NetGenCounts *c, GError **error)
                          " (at most %" G_GUINT64_FORMAT " groups)",
                          g, g - 1, a, h, a * h, a * h + 1);
   if (!net_gen_check_link (p, &p->dragonfly.local, "the local bandwidth", error)
-      || !net_gen_check_link (p, &p->dragonfly.global, "the global bandwidth", error))
+      || !net_gen_check_link (p, &p->dragonfly.global, "the global bandwidth", error)
+      || !net_gen_check_nodes (p, p->dragonfly.gpus, &p->dragonfly.nvlink, error))
     return FALSE;
-  c->switches = net_gen_mul_sat (a, g);
-  c->ranks = net_gen_mul_sat (ppr, c->switches);
-  c->links = net_gen_add_sat (net_gen_add_sat (c->ranks, net_gen_mul_sat (c->switches, a - 1) / 2),
-                      net_gen_mul_sat (g, g - 1) / 2);
+  guint64 gpus = net_gen_node_gpus (p->dragonfly.gpus);
+  guint64 routers = net_gen_mul_sat (a, g), nodes = net_gen_mul_sat (ppr, routers);
+  c->switches = gpus > 1 ? net_gen_add_sat (routers, nodes) : routers;
+  c->ranks = net_gen_mul_sat (nodes, gpus);
+  /* A NIC per GPU, and with G >= 2 an NVLink per GPU. */
+  guint64 terminal = net_gen_mul_sat (c->ranks, gpus > 1 ? 2 : 1);
+  c->links = net_gen_add_sat (net_gen_add_sat (terminal, net_gen_mul_sat (routers, a - 1) / 2),
+                              net_gen_mul_sat (g, g - 1) / 2);
   return TRUE;
 }
 
@@ -55,14 +66,15 @@ dragonfly_build (const NetGenParams *p, NetGraphSpec *g, NetSpec *spec)
 {
   guint32 a = p->dragonfly.routers, ppr = p->dragonfly.ranks_per_router;
   guint32 groups = (guint32) dragonfly_groups (p), base = g->ranks;
+  guint32 gpus = net_gen_node_gpus (p->dragonfly.gpus);
   const NetGenLink *local = &p->dragonfly.local, *global = &p->dragonfly.global;
   for (guint32 grp = 0; grp < groups; grp++)
     for (guint32 r = 0; r < a; r++)
       net_gen_switch (g, "router%u.%u", grp, r);
   for (guint32 rt = 0; rt < a * groups; rt++)
     {
-      for (guint32 i = 0; i < ppr; i++)
-        net_gen_link (g, p, i + ppr * rt, base + rt, local);
+      for (guint32 i = 0; i < ppr * gpus; i++)
+        net_gen_link (g, p, i + ppr * gpus * rt, base + rt, local);
       for (guint32 s = rt % a + 1; s < a; s++)
         net_gen_link (g, p, base + rt, base + rt - rt % a + s, local);
     }
@@ -75,6 +87,7 @@ dragonfly_build (const NetGenParams *p, NetGraphSpec *g, NetSpec *spec)
         guint32 from = (other - grp - 1) % a, to = (groups + grp - other - 1) % a;
         net_gen_link (g, p, base + grp * a + from, base + other * a + to, global);
       }
+  net_gen_nodes_build (g, p, ppr * a * groups, gpus, &p->dragonfly.nvlink, spec);
   net_gen_dim (spec, NET_DIM_SWITCH, NET_LINK_NET, ppr, local);
   net_gen_dim (spec, NET_DIM_SWITCH, NET_LINK_NET, a, local);
   net_gen_dim (spec, NET_DIM_SWITCH, NET_LINK_NET, groups, global);
@@ -92,12 +105,16 @@ static const NetGenAttr attrs[] = {
   { "local-", NET_GEN_ATTR_LINK, TRUE, 0, G_STRUCT_OFFSET (NetGenParams, dragonfly.local), NULL },
   { "global-", NET_GEN_ATTR_LINK, TRUE, 0, G_STRUCT_OFFSET (NetGenParams, dragonfly.global),
     NULL },
+  { "gpus", NET_GEN_ATTR_COUNT, FALSE, 1, G_STRUCT_OFFSET (NetGenParams, dragonfly.gpus), NULL },
+  { "nvlink-", NET_GEN_ATTR_LINK, FALSE, 0, G_STRUCT_OFFSET (NetGenParams, dragonfly.nvlink),
+    NULL },
   { NULL, NET_GEN_ATTR_COUNT, FALSE, 0, 0, NULL },
 };
 
 const NetGenClass net_gen_dragonfly = {
   .name = "dragonfly",
-  .help = "dragonfly: groups of fully connected routers, one global link per pair of groups",
+  .help = "dragonfly: groups of fully connected routers, one global link per pair of groups; "
+          "terminals are hosts or nodes of G GPUs on an NVSwitch",
   .attrs = attrs,
   .count = dragonfly_count,
   .build = dragonfly_build,

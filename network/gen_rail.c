@@ -6,7 +6,7 @@
  * Dims (Switch): GPUs of a node (G, nvlink; NVLink links),
  * nodes (N, nic; network links).
  * Hops: same node 2, same GPU index 2, otherwise 4 (through a
- * GPU of either node, which forwards: both ways are shortest).
+ * GPU of either node, which forwards: both ways are as wide and as short).
  *
  * Layer: network.  May include: sim, GLib.
  */

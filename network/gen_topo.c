@@ -66,6 +66,40 @@ net_gen_dim (NetSpec *spec, NetDimKind kind, NetLinkKind link, guint32 size,
                                               .latency = l->latency };
 }
 
+guint32
+net_gen_node_gpus (guint32 gpus)
+{
+  return MAX (gpus, 1u);
+}
+
+gboolean
+net_gen_check_nodes (const NetGenParams *p, guint32 gpus, const NetGenLink *nvlink,
+                     GError **error)
+{
+  if (net_gen_node_gpus (gpus) == 1)
+    return TRUE;
+  if (nvlink->bandwidth_Bps == 0.0)
+    return net_gen_fail (p, error,
+                         "gpus=\"%u\" needs nvlink-bandwidth and nvlink-latency "
+                         "(the NVSwitch inside each node)", gpus);
+  return net_gen_check_link (p, nvlink, "the nvlink bandwidth", error);
+}
+
+void
+net_gen_nodes_build (NetGraphSpec *g, const NetGenParams *p, guint32 nodes, guint32 gpus,
+                     const NetGenLink *nvlink, NetSpec *spec)
+{
+  if (gpus < 2)
+    return;
+  for (guint32 n = 0; n < nodes; n++)
+    {
+      guint32 nvs = net_gen_switch (g, "nvs%u", n);
+      for (guint32 i = 0; i < gpus; i++)
+        net_gen_link (g, p, i + gpus * n, nvs, nvlink);
+    }
+  net_gen_dim (spec, NET_DIM_SWITCH, NET_LINK_NVLINK, gpus, nvlink);
+}
+
 static const NetGenClass *const builtin[] = {
   [NET_GEN_FAT_TREE] = &net_gen_fat_tree,
   [NET_GEN_TORUS] = &net_gen_torus,

@@ -11,12 +11,15 @@
  * (sim/app) parses a generator's element from its attribute table alone.
  *
  * Models: four standard cluster networks, built as a NetGraphSpec (ranks
- * 0 .. R-1, then switches with readable names) whose messages take shortest
+ * 0 .. R-1, then switches with readable names) whose messages take the fastest
  * paths (graph.h), plus a NetDimSpec list (innermost first, product = R)
  * that gives hierarchical collectives their group lines.  Ranks are numbered
  * in the dimensions' mixed-radix order, rank = i0 + size0 (i1 + size1 (i2
  * ...)), so that a dimension's line is a physical group: "the hosts under
- * one edge switch", "the GPUs of one node".  Every link is full duplex;
+ * one edge switch", "the GPUs of one node".  fat-tree and dragonfly take
+ * gpus="G": each host becomes a node of G GPUs on an NVSwitch (an innermost
+ * dimension of G, NVLink links, in front of the fabric's), each GPU with
+ * its own NIC into the host's edge switch or router.  Every link is full duplex;
  * bandwidths are bytes/s per direction, latencies picoseconds per link.
  *
  *   fat-tree, torus, rail, dragonfly: see each generator's file.
@@ -65,7 +68,9 @@ typedef struct
     {
       guint32 k;                /* ports per switch, even, >= 2 */
       guint32 oversubscription; /* hosts per edge = oversubscription x k/2; >= 1 */
-      NetGenLink link;          /* every link */
+      NetGenLink link;          /* every link of the fabric, and each GPU's NIC */
+      guint32 gpus;             /* GPUs per host (node); 0 reads as 1 */
+      NetGenLink nvlink;        /* GPU to its node's NVSwitch (gpus >= 2) */
     } fat_tree;
     struct
     {
@@ -87,6 +92,8 @@ typedef struct
       guint32 groups;           /* g, 1 .. a h + 1; 0: a h + 1 */
       NetGenLink local;         /* router to router in a group, and rank to router */
       NetGenLink global;        /* group to group */
+      guint32 gpus;             /* GPUs per terminal (node); 0 reads as 1 */
+      NetGenLink nvlink;        /* GPU to its node's NVSwitch (gpus >= 2) */
     } dragonfly;
     /* For generators registered at run time: their attributes' fields. */
     struct
@@ -101,7 +108,9 @@ typedef struct
 typedef enum
 {
   NET_GEN_ATTR_COUNT, /* a whole number >= 1, into a guint32 */
-  NET_GEN_ATTR_LINK,  /* "<name>bandwidth" and "<name>latency", into a NetGenLink */
+  /* "<name>bandwidth" and "<name>latency", into a NetGenLink; when not
+   * required, both or neither (then the link is left zero) */
+  NET_GEN_ATTR_LINK,
   NET_GEN_ATTR_TEXT   /* text handed to `parse` */
 } NetGenAttrType;
 
@@ -187,6 +196,17 @@ void net_gen_link (NetGraphSpec *g, const NetGenParams *p, guint32 a, guint32 b,
 guint32 net_gen_switch (NetGraphSpec *g, const char *format, ...) G_GNUC_PRINTF (2, 3);
 void net_gen_dim (NetSpec *spec, NetDimKind kind, NetLinkKind link, guint32 size,
                   const NetGenLink *l);
+
+/* Nodes of G GPUs (fat-tree, dragonfly): the GPU count (gpus 0 reads as
+ * 1); FALSE (net_gen_fail) when gpus >= 2 without a positive nvlink
+ * bandwidth.  net_gen_nodes_build: each node n's NVSwitch "nvs<n>" linked
+ * to its GPUs n G .. n G + G - 1 (nothing when G = 1), and the innermost
+ * dimension (G, Switch, NVLink links) when G >= 2. */
+guint32 net_gen_node_gpus (guint32 gpus);
+gboolean net_gen_check_nodes (const NetGenParams *p, guint32 gpus, const NetGenLink *nvlink,
+                              GError **error);
+void net_gen_nodes_build (NetGraphSpec *g, const NetGenParams *p, guint32 nodes, guint32 gpus,
+                          const NetGenLink *nvlink, NetSpec *spec);
 
 /* The built-in rows, one file each. */
 extern const NetGenClass net_gen_fat_tree;

@@ -1,7 +1,8 @@
-/* graph.c: explicit network graphs, checked, with cached shortest paths. */
+/* graph.c: explicit network graphs, checked, with cached widest-then-shortest routes. */
 #include "network/graph.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "sim/error.h"
 
@@ -61,6 +62,17 @@ net_graph_spec_add_link (NetGraphSpec *s, guint32 from, guint32 to, double bandw
     }
 }
 
+/* Routes to one destination rank, made the first time a route to it is
+ * asked for.  widest[s]: the width (an index into NetGraph.widths) of the
+ * widest route from rank s (NULL when every link has one width: index 0);
+ * dist[w]: every device's hops to the destination over the links at least
+ * widths[w] wide, made when a source whose widest route is w first asks. */
+typedef struct
+{
+  guint32 *widest;
+  guint32 *dist[];
+} GraphDest;
+
 struct _NetGraph
 {
   NetGraphSpec *spec;
@@ -69,7 +81,14 @@ struct _NetGraph
   guint32 *out_links;
   guint32 *in_start;  /* the same by the device links lead to */
   guint32 *in_links;
-  guint32 **dist;     /* per destination rank, created on first use: hops to it */
+  /* The distinct link bandwidths, widest first; per link the index of its
+   * own; the links in order of that index (then file order), width w's
+   * being by_width[width_start[w] .. width_start[w + 1]). */
+  double *widths;
+  guint32 n_widths;
+  guint32 *link_width;
+  guint32 *by_width, *width_start;
+  GraphDest **dest; /* per destination rank, created on first use */
 };
 
 static gboolean
@@ -95,11 +114,12 @@ graph_check_links (const NetGraphSpec *s, guint32 devices, GError **error)
   return TRUE;
 }
 
-/* Hops between every device and `root` by a breadth-first search, linear
- * in devices and links: towards root (every device's hops to it, following
- * the links leading into each device backwards) or away from it. */
+/* Hops between every device and `root` by a breadth-first search over the
+ * links of width index <= w (at least widths[w] wide), linear in devices
+ * and links: towards root (every device's hops to it, following the links
+ * leading into each device backwards) or away from it. */
 static guint32 *
-graph_bfs (const NetGraph *g, guint32 root, gboolean towards)
+graph_bfs (const NetGraph *g, guint32 root, guint32 w, gboolean towards)
 {
   const guint32 *start = towards ? g->in_start : g->out_start;
   const guint32 *links = towards ? g->in_links : g->out_links;
@@ -115,6 +135,8 @@ graph_bfs (const NetGraph *g, guint32 root, gboolean towards)
       guint32 v = queue[head++];
       for (guint32 i = start[v]; i < start[v + 1]; i++)
         {
+          if (g->link_width[links[i]] > w)
+            continue;
           const NetGraphLink *l = net_graph_link (g, links[i]);
           guint32 next = towards ? l->from : l->to;
           if (dist[next] == G_MAXUINT32)
@@ -125,6 +147,97 @@ graph_bfs (const NetGraph *g, guint32 root, gboolean towards)
         }
     }
   return dist;
+}
+
+/* The width of every rank's widest route to dst, linear in devices and
+ * links: the links are let in width by width, widest first, and whatever
+ * reaches dst through the links let in so far is found by a breadth-first
+ * search (links into a device already found are followed when it is; a
+ * link let in later whose head was found earlier, when its width comes). */
+static guint32 *
+graph_widest (const NetGraph *g, guint32 dst)
+{
+  guint32 *wid = g_new (guint32, g->devices);
+  for (guint32 v = 0; v < g->devices; v++)
+    wid[v] = G_MAXUINT32;
+  g_autofree guint32 *queue = g_new (guint32, g->devices);
+  guint32 head = 0, tail = 0;
+  wid[dst] = 0;
+  queue[tail++] = dst;
+  for (guint32 w = 0; w < g->n_widths; w++)
+    {
+      for (guint32 i = g->width_start[w]; i < g->width_start[w + 1]; i++)
+        {
+          const NetGraphLink *l = net_graph_link (g, g->by_width[i]);
+          if (wid[l->to] != G_MAXUINT32 && wid[l->from] == G_MAXUINT32)
+            {
+              wid[l->from] = w;
+              queue[tail++] = l->from;
+            }
+        }
+      while (head < tail)
+        {
+          guint32 v = queue[head++];
+          for (guint32 i = g->in_start[v]; i < g->in_start[v + 1]; i++)
+            {
+              guint32 from = net_graph_link (g, g->in_links[i])->from;
+              if (g->link_width[g->in_links[i]] <= w && wid[from] == G_MAXUINT32)
+                {
+                  wid[from] = w;
+                  queue[tail++] = from;
+                }
+            }
+        }
+    }
+  /* Only the ranks' are kept: routes start at ranks. */
+  return g_renew (guint32, wid, MAX (g->spec->ranks, 1u));
+}
+
+static int
+cmp_width_desc (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x < y) - (x > y);
+}
+
+/* widths, n_widths, link_width, by_width and width_start (see NetGraph). */
+static void
+graph_widths (NetGraph *g)
+{
+  const GArray *links = g->spec->links;
+  guint32 n = links->len;
+  g->widths = g_new (double, MAX (n, 1u));
+  for (guint32 i = 0; i < n; i++)
+    g->widths[i] = g_array_index (links, NetGraphLink, i).bandwidth_Bps;
+  qsort (g->widths, n, sizeof (double), cmp_width_desc);
+  g->n_widths = 0;
+  for (guint32 i = 0; i < n; i++)
+    if (g->n_widths == 0 || g->widths[g->n_widths - 1] != g->widths[i])
+      g->widths[g->n_widths++] = g->widths[i];
+  g->link_width = g_new (guint32, MAX (n, 1u));
+  g->width_start = g_new0 (guint32, g->n_widths + 1);
+  for (guint32 i = 0; i < n; i++)
+    {
+      double bw = g_array_index (links, NetGraphLink, i).bandwidth_Bps;
+      /* Binary search in the descending distinct widths. */
+      guint32 lo = 0, hi = g->n_widths - 1;
+      while (lo < hi)
+        {
+          guint32 mid = (lo + hi) / 2;
+          if (g->widths[mid] > bw)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      g->link_width[i] = lo;
+      g->width_start[lo + 1]++;
+    }
+  for (guint32 w = 0; w < g->n_widths; w++)
+    g->width_start[w + 1] += g->width_start[w];
+  g->by_width = g_new (guint32, MAX (n, 1u));
+  g_autofree guint32 *fill = g_memdup2 (g->width_start, (g->n_widths + 1) * sizeof (guint32));
+  for (guint32 i = 0; i < n; i++)
+    g->by_width[fill[g->link_width[i]]++] = i;
 }
 
 /* Compressed rows of the links by one end: row v lists the links whose
@@ -152,6 +265,34 @@ graph_csr (const NetGraphSpec *spec, guint32 devices, gboolean by_to, guint32 **
   *links_out = links;
 }
 
+/* The routes to dst, made on its first use: with one width, that width's
+ * hop counts are all a route needs. */
+static GraphDest *
+graph_dest_make (NetGraph *g, guint32 dst)
+{
+  GraphDest *d = g_malloc0 (sizeof (GraphDest) + MAX (g->n_widths, 1u) * sizeof (guint32 *));
+  if (g->n_widths > 1)
+    d->widest = graph_widest (g, dst);
+  g->dest[dst] = d;
+  return d;
+}
+
+/* The width of the route from src to dst, and every device's hops to dst
+ * over links at least that wide (made on first use).  Every message asks,
+ * hop by hop: the made case is inline. */
+static inline const guint32 *
+graph_dist (NetGraph *g, guint32 src, guint32 dst, guint32 *w_out)
+{
+  GraphDest *d = g->dest[dst];
+  if (G_UNLIKELY (d == NULL))
+    d = graph_dest_make (g, dst);
+  guint32 w = d->widest != NULL ? d->widest[src] : 0;
+  if (G_UNLIKELY (d->dist[w] == NULL))
+    d->dist[w] = graph_bfs (g, dst, w, TRUE);
+  *w_out = w;
+  return d->dist[w];
+}
+
 NetGraph *
 net_graph_new (const NetGraphSpec *spec, GError **error)
 {
@@ -163,16 +304,19 @@ net_graph_new (const NetGraphSpec *spec, GError **error)
   g->devices = devices;
   graph_csr (spec, devices, FALSE, &g->out_start, &g->out_links);
   graph_csr (spec, devices, TRUE, &g->in_start, &g->in_links);
-  g->dist = g_new0 (guint32 *, spec->ranks);
+  graph_widths (g);
+  g->dest = g_new0 (GraphDest *, spec->ranks);
   /* Every rank must reach every other: all reach rank 0, and rank 0 reaches
-   * all (one search each way; the rest are made per destination as routes
-   * ask, so memory grows with the destinations used, not ranks x devices). */
-  g->dist[0] = graph_bfs (g, 0, TRUE);
-  g_autofree guint32 *from0 = graph_bfs (g, 0, FALSE);
+   * all (one search each way over every link; routes are searched per
+   * destination as they are asked for, so memory grows with the
+   * destinations used, not ranks x devices). */
+  guint32 all = g->n_widths > 0 ? g->n_widths - 1 : 0;
+  g_autofree guint32 *to0 = graph_bfs (g, 0, all, TRUE);
+  g_autofree guint32 *from0 = graph_bfs (g, 0, all, FALSE);
   for (guint32 r = 1; r < spec->ranks; r++)
     {
       guint32 a = r, b = 0;
-      if (g->dist[0][r] != G_MAXUINT32)
+      if (to0[r] != G_MAXUINT32)
         {
           if (from0[r] != G_MAXUINT32)
             continue;
@@ -192,9 +336,19 @@ net_graph_free (NetGraph *g)
 {
   if (g == NULL)
     return;
-  for (guint32 r = 0; g->dist != NULL && r < g->spec->ranks; r++)
-    g_free (g->dist[r]);
-  g_free (g->dist);
+  for (guint32 r = 0; g->dest != NULL && r < g->spec->ranks; r++)
+    if (g->dest[r] != NULL)
+      {
+        for (guint32 w = 0; w < MAX (g->n_widths, 1u); w++)
+          g_free (g->dest[r]->dist[w]);
+        g_free (g->dest[r]->widest);
+        g_free (g->dest[r]);
+      }
+  g_free (g->dest);
+  g_free (g->widths);
+  g_free (g->link_width);
+  g_free (g->by_width);
+  g_free (g->width_start);
   g_free (g->out_start);
   g_free (g->out_links);
   g_free (g->in_start);
@@ -221,22 +375,19 @@ net_graph_name (const NetGraph *g, guint32 device)
   return device < g->spec->names->len ? g->spec->names->pdata[device] : "?";
 }
 
-static guint32 *
-graph_dist (NetGraph *g, guint32 dst)
-{
-  if (g->dist[dst] == NULL)
-    g->dist[dst] = graph_bfs (g, dst, TRUE);
-  return g->dist[dst];
-}
-
 guint32
 net_graph_next (NetGraph *g, guint32 at, guint32 src, guint32 dst)
 {
-  const guint32 *dist = graph_dist (g, dst);
+  guint32 w = 0;
+  const guint32 *dist = graph_dist (g, src, dst, &w);
   g_assert (at != dst && dist[at] != G_MAXUINT32);
+  /* The narrowest width lets every link in (the common case: a route
+   * through the fabric), which spares looking up each link's width. */
+  guint32 narrow = w + 1 >= g->n_widths ? G_MAXUINT32 : w;
   guint32 candidates = 0;
   for (guint32 i = g->out_start[at]; i < g->out_start[at + 1]; i++)
-    candidates += dist[net_graph_link (g, g->out_links[i])->to] + 1 == dist[at];
+    candidates += dist[net_graph_link (g, g->out_links[i])->to] + 1 == dist[at]
+                  && (narrow == G_MAXUINT32 || g->link_width[g->out_links[i]] <= narrow);
   g_assert (candidates > 0);
   /* A stable hash of the pair and the device picks among equal-cost next
    * links (splitmix64's finalizer: every input bit moves every output bit). */
@@ -248,7 +399,8 @@ net_graph_next (NetGraph *g, guint32 at, guint32 src, guint32 dst)
   for (guint32 i = g->out_start[at]; i < g->out_start[at + 1]; i++)
     {
       guint32 l = g->out_links[i];
-      if (dist[net_graph_link (g, l)->to] + 1 == dist[at] && pick-- == 0)
+      if (dist[net_graph_link (g, l)->to] + 1 == dist[at]
+          && (narrow == G_MAXUINT32 || g->link_width[l] <= narrow) && pick-- == 0)
         return l;
     }
   g_assert_not_reached ();
@@ -258,5 +410,6 @@ net_graph_next (NetGraph *g, guint32 at, guint32 src, guint32 dst)
 guint32
 net_graph_hops (NetGraph *g, guint32 src, guint32 dst)
 {
-  return graph_dist (g, dst)[src];
+  guint32 w = 0;
+  return graph_dist (g, src, dst, &w)[src];
 }

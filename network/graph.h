@@ -1,13 +1,20 @@
 /* graph.h: an explicit network graph: ranks, switches and directed links,
- * with shortest-path routing.
+ * with widest-then-shortest routing.
  *
  * Models: devices 0 .. ranks-1 are the ranks, the switches follow.  Each
- * link has its own bandwidth (bytes/s) and latency (ps).  A message takes a
- * shortest path (fewest links); where several next links are equally short,
- * a stable hash of (source, destination) picks one, so a pair's messages
- * always take the same path and different pairs spread over equal-cost
- * paths (ECMP).  Distances are found by breadth-first search from each
- * destination the first time it is used, and kept.
+ * link has its own bandwidth (bytes/s) and latency (ps).  A message takes
+ * the fastest route, widest then shortest: among the routes from its
+ * source to its destination, those whose narrowest link is widest, and of
+ * those one with the fewest links (so traffic between two GPUs of a node
+ * stays on their NVLink rather than taking a shorter way through NICs).
+ * Where several next links are equally good, a stable hash of (source,
+ * destination) picks one, so a pair's messages always take the same path
+ * and different pairs spread over equal-cost paths (ECMP).  Per
+ * destination, the widest route from every rank is found the first time
+ * the destination is used (the links let in widest first, linear in
+ * devices and links), and for each width a source needs, every device's
+ * hops over the links at least that wide (a breadth-first search); all
+ * are kept.  With one bandwidth everywhere this is plain shortest paths.
  *
  * Ownership: a NetGraph owns copies of its links.  NetGraphSpec is the
  * description configs and generators fill; it owns its arrays.
@@ -63,7 +70,8 @@ const char *net_graph_name (const NetGraph *graph, guint32 device);
  * (at != dst). */
 guint32 net_graph_next (NetGraph *graph, guint32 at, guint32 src, guint32 dst);
 
-/* Fewest links from rank src to rank dst. */
+/* The links on the route from rank src to rank dst (the fewest among the
+ * widest routes). */
 guint32 net_graph_hops (NetGraph *graph, guint32 src, guint32 dst);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (NetGraphSpec, net_graph_spec_free)

@@ -82,6 +82,52 @@ net_new (SimSched *sched, const NetTopo *topo, GError **error)
   return net_new_with_model (sched, topo, klass, error);
 }
 
+/* Whether the innermost dimension is a node's GPUs (net_left_node). */
+static gboolean
+dim0_is_node (const NetSpec *spec)
+{
+  if (spec->n_dims == 0 || spec->dims[0].size < 2)
+    return FALSE;
+  NetLinkKind k = spec->dims[0].link;
+  return k == NET_LINK_NVLINK || k == NET_LINK_PCIE || (k == NET_LINK_DEFAULT && spec->n_dims >= 2);
+}
+
+/* device_node (net_private.h): a rank's node is its line of the innermost
+ * dimension; a switch's, the one node every link of it reaches. */
+static void
+index_nodes (Net *net)
+{
+  const guint32 none = G_MAXUINT32, unseen = G_MAXUINT32 - 1;
+  if (net->graph == NULL || !dim0_is_node (net->spec))
+    return;
+  guint32 links = net_graph_links (net->graph), ranks = net_topo_ranks (net->topo);
+  guint32 devices = ranks, g = net->spec->dims[0].size;
+  for (guint32 l = 0; l < links; l++)
+    devices = MAX (devices, MAX (net_graph_link (net->graph, l)->to,
+                                 net_graph_link (net->graph, l)->from) + 1);
+  guint32 *node = g_new (guint32, devices);
+  for (guint32 d = 0; d < devices; d++)
+    node[d] = d < ranks ? d / g : unseen;
+  for (guint32 l = 0; l < links; l++)
+    {
+      const NetGraphLink *link = net_graph_link (net->graph, l);
+      guint32 ends[2][2] = { { link->from, link->to }, { link->to, link->from } };
+      for (guint e = 0; e < 2; e++)
+        {
+          guint32 sw = ends[e][0], other = ends[e][1];
+          if (sw < ranks)
+            continue;
+          guint32 want = other < ranks ? other / g : none;
+          node[sw] = node[sw] == unseen || node[sw] == want ? want : none;
+        }
+    }
+  for (guint32 d = ranks; d < devices; d++)
+    if (node[d] == unseen)
+      node[d] = none;
+  net->node_gpus = g;
+  net->device_node = node;
+}
+
 Net *
 net_new_with_model (SimSched *sched, const NetTopo *topo, const NetModelClass *klass,
                     GError **error)
@@ -96,6 +142,7 @@ net_new_with_model (SimSched *sched, const NetTopo *topo, const NetModelClass *k
   net->clock = sim_sched_clock (sched);
   net->coord_routes = net->graph == NULL && net->coord != NULL;
   net->klass = klass;
+  index_nodes (net);
   if (klass->create != NULL && (net->state = klass->create (net, error)) == NULL)
     {
       g_free (net);
@@ -115,6 +162,7 @@ net_free (Net *net)
   g_free (net->in_ordinal);
   g_free (net->in_first);
   g_free (net->in_links);
+  g_free (net->device_node);
   g_free (net);
 }
 
@@ -154,6 +202,7 @@ net_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes, SimHand
 {
   g_assert (src != dst);
   g_assert (at >= sim_sched_now (net->sched));
+  net_note_node (net, src, dst);
   net->messages++;
   net->bytes += bytes;
   net->klass->send (net, at, src, dst, bytes, on_delivered, data, arg);
@@ -256,6 +305,7 @@ net_send_message (Net *net, const NetMessage *msg)
 {
   g_assert (msg->src != msg->dst);
   g_assert (msg->at >= *net->clock);
+  net_note_node (net, msg->src, msg->dst);
   net->messages++;
   net->bytes += msg->bytes;
   if (net->klass->send_message != NULL)
@@ -306,7 +356,8 @@ net_path_price (Net *net, guint32 src, guint32 dst)
   NetPathPrice *p = &net->paths[pair_hash (key) & (NET_PATH_CACHE - 1)];
   if (p->key == key)
     return p;
-  *p = (NetPathPrice) { .key = key, .latency = 0, .bottleneck_Bps = INFINITY };
+  *p = (NetPathPrice) { .key = key, .latency = 0, .bottleneck_Bps = INFINITY,
+                        .outside = G_MAXUINT32 };
   p->first_link = net_graph_next (graph, src, src, dst);
   for (guint32 at = src; at != dst;)
     {
@@ -315,6 +366,9 @@ net_path_price (Net *net, guint32 src, guint32 dst)
       p->latency = sim_time_add (p->latency, l->latency);
       p->bottleneck_Bps = MIN (p->bottleneck_Bps, l->bandwidth_Bps);
       at = l->to;
+      if (net->device_node != NULL && p->outside == G_MAXUINT32
+          && net->device_node[at] != net->device_node[src])
+        p->outside = at;
     }
   return p;
 }
@@ -388,4 +442,16 @@ guint64
 net_bytes (const Net *net)
 {
   return net->bytes;
+}
+
+guint64
+net_left_node (const Net *net, guint32 *src, guint32 *dst, guint32 *via)
+{
+  if (net->left_node > 0)
+    {
+      *src = net->left_src;
+      *dst = net->left_dst;
+      *via = net->left_via;
+    }
+  return net->left_node;
 }

@@ -185,6 +185,19 @@ void net_link_stats (const Net *net, guint32 link, NetLinkStats *out);
 guint64 net_messages (const Net *net);
 guint64 net_bytes (const Net *net);
 
+/* Messages between two GPUs of one node whose route left the node, and the
+ * first of them: its ends and the first device on its route outside the
+ * node (the out-parameters untouched when there is none).  Nodes, on an
+ * explicit graph whose innermost dimension is a node's GPUs (its links
+ * NVLink or PCIe: said by link="...", or by default when there are two
+ * dimensions or more, as the NCCL model reads them; generated nodes of G
+ * GPUs are), are that dimension's lines; a switch is inside a node when
+ * every link it has joins it to that node's GPUs (an NVSwitch), and a
+ * route leaves when it passes any other device (a NIC's switch, the
+ * fabric, another node's GPU).  Widest-first routing keeps in-node
+ * traffic inside wherever the node has a way of its own. */
+guint64 net_left_node (const Net *net, guint32 *src, guint32 *dst, guint32 *via);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Net, net_free)
 
 #endif /* ORRERY_NETWORK_NET_H */

@@ -26,6 +26,7 @@ typedef struct
   SimTime latency;
   double bottleneck_Bps;
   guint32 first_link, last_link;
+  guint32 outside; /* the first device on it outside src's node, or G_MAXUINT32 */
 } NetPathPrice;
 
 #define NET_PATH_CACHE (1u << 18) /* places, a power of two */
@@ -54,6 +55,12 @@ struct _Net
    * in_first[dev + 1] in in_links); built on first use. */
   guint32 *in_ordinal, *in_first, *in_links;
   guint64 alias_ties; /* see net_alias_ties */
+  /* Explicit graphs with nodes (net_left_node): GPUs per node and every
+   * device's node (G_MAXUINT32: none); NULL without nodes. */
+  guint32 node_gpus;
+  guint32 *device_node;
+  guint64 left_node;
+  guint32 left_src, left_dst, left_via;
   guint64 messages;
   guint64 bytes;
 };
@@ -93,6 +100,22 @@ net_delay_hinted (Net *net, guint dim, guint32 src, guint32 dst, guint64 bytes)
 /* The price of the route from src to dst over the explicit graph (the
  * topology has one); valid until the next call. */
 const NetPathPrice *net_path_price (Net *net, guint32 src, guint32 dst);
+
+/* Count a message src -> dst that leaves its node (net_left_node): two GPUs
+ * of one node only; their route's price says (cached). */
+static inline void
+net_note_node (Net *net, guint32 src, guint32 dst)
+{
+  if (G_LIKELY (net->device_node == NULL) || src / net->node_gpus != dst / net->node_gpus)
+    return;
+  const NetPathPrice *p = net_path_price (net, src, dst);
+  if (p->outside != G_MAXUINT32 && net->left_node++ == 0)
+    {
+      net->left_src = src;
+      net->left_dst = dst;
+      net->left_via = p->outside;
+    }
+}
 
 /* The link into `rank`'s stand-in (net_set_rank_alias) that mirrors
  * `link`, a link into `rank`: the one at the same place among its links. */

@@ -111,9 +111,10 @@ typedef struct
   NetModelKind model;
   NetRounding rounding;
   /* An explicit graph (borrowed; NULL: the dimensions are the network).
-   * With a graph, messages follow its shortest paths and the dimensions only
-   * give collectives their structure (group lines, algorithm per dimension):
-   * their kinds, bandwidths and latencies are not used for pricing. */
+   * With a graph, messages follow its widest-then-shortest paths and the
+   * dimensions only give collectives their structure (group lines,
+   * algorithm per dimension): their kinds, bandwidths and latencies are
+   * not used for pricing. */
   const NetGraphSpec *graph;
   /* The congestion model cuts messages into packets of this many bytes (the
    * last one shorter) that cross the network one behind the other; 0:

@@ -131,6 +131,10 @@ xml_gen_attr (XmlLoad *l, const xmlNode *node, const NetGenAttr *a, NetGenParams
       {
         g_autofree char *bandwidth = g_strconcat (a->name, "bandwidth", NULL);
         g_autofree char *latency = g_strconcat (a->name, "latency", NULL);
+        /* An optional class is given whole or not at all (left zero). */
+        if (!a->required && xmlHasProp (node, (const xmlChar *) bandwidth) == NULL
+            && xmlHasProp (node, (const xmlChar *) latency) == NULL)
+          return TRUE;
         return attr_link_class (l, node, bandwidth, latency, field, error);
       }
     case NET_GEN_ATTR_TEXT:
@@ -203,6 +207,13 @@ xml_generator (XmlLoad *l, const xmlNode *node, guint ranks, GError **error)
   p.line = (guint) xmlGetLineNo (node);
   if (!xml_gen_params (l, node, net_gen_class (p.kind), &p, error))
     return FALSE;
+  /* Refused before building: a graph of 2^25 ranks took 14 s and 7 GB
+   * only for the topology to refuse it (above 2^31 the generator says). */
+  guint64 made = net_gen_ranks (&p);
+  if (made > NET_MAX_RANKS && made <= NET_GEN_MAX_RANKS)
+    return app_xml_fail (l, node, error,
+                         "makes %" G_GUINT64_FORMAT " ranks; at most " NET_MAX_RANKS_TEXT
+                         " are supported", made);
   if (!net_gen_topology (&p, &l->net, &l->graph, error))
     {
       sim_error_prefix (error, "%s:%ld: ", l->path, xmlGetLineNo (node));

@@ -466,6 +466,27 @@ new_simulation (const RunOptions *o, const RunLimits *limits, AppConfig *cfg, GE
   return sim;
 }
 
+/* Once a run: messages between two GPUs of one node that left it, which on
+ * real hardware would cross the NICs at a fraction of NVLink's bandwidth
+ * (net_left_node). */
+static void
+print_left_node (AppSim *sim)
+{
+  const Net *net = app_sim_net (sim);
+  guint32 src = 0, dst = 0, via = 0;
+  guint64 left = net_left_node (net, &src, &dst, &via);
+  if (left == 0)
+    return;
+  NetGraph *graph = net_topo_graph (net_topo (net));
+  guint32 gpus = net_topo_dim_size (net_topo (net), 0);
+  fprintf (stderr,
+           "orrery run: warning: %" G_GUINT64_FORMAT " message%s between two GPUs of one node "
+           "left the node (the first: r%u -> r%u through %s); a node is a line of %u ranks of "
+           "the innermost dimension, and only its GPUs and switches that link to nothing else "
+           "are inside: give its GPUs a way of their own (NVLink, NVSwitch)\n",
+           left, left == 1 ? "" : "s", src, dst, net_graph_name (graph, via), gpus);
+}
+
 /* What stderr says about how the run went: streamed, nodes skipped. */
 static void
 print_run_notes (const RunOptions *o, const RunLimits *limits, AppSim *sim)
@@ -478,6 +499,7 @@ print_run_notes (const RunOptions *o, const RunLimits *limits, AppSim *sim)
                "%u nodes per rank at a time\n",
                b, wl_stream_window_nodes (wl_replay_stream_window (app_sim_replay (sim))));
     }
+  print_left_node (sim);
   guint64 unknown = wl_replay_unknown_nodes (app_sim_replay (sim));
   if (unknown > 0)
     fprintf (stderr,

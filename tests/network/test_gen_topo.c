@@ -146,6 +146,117 @@ START_TEST (test_fat_tree)
 }
 END_TEST
 
+/* Nodes of G GPUs (gpus >= 2) in a fat-tree and a dragonfly: rank r is GPU
+ * r % G of node r / G; every GPU has two links, to "nvs<r / G>" (nvlink)
+ * and to the switch its node hangs off (nic); the NVSwitch has the G GPUs
+ * of its node.  Between two GPUs of a node the route is GPU, NVSwitch, GPU
+ * (2 hops, NVLink-wide: wider than the equally short way through the
+ * NIC's switch, which plain shortest paths took for half the pairs);
+ * between nodes the host-level hops (fat-tree: same edge 2, same pod 4,
+ * other pod 6).  Dimensions: (G, NVLink) in front of the fabric's. */
+static void
+assert_nodes (const Built *b, guint32 gpus, const NetGenLink *nvlink)
+{
+  ck_assert_int_eq (b->spec.dims[0].link, NET_LINK_NVLINK);
+  assert_dim (b, 0, NET_DIM_SWITCH, gpus, nvlink);
+  for (guint32 r = 0; r < b->gspec->ranks; r++)
+    {
+      g_autofree char *nvs = g_strdup_printf ("nvs%u", r / gpus);
+      ck_assert_uint_eq (out_degree (b, r), 2);
+      assert_attached (b, r, nvs);
+      for (guint32 y = r - r % gpus; y < r - r % gpus + gpus; y++)
+        if (y != r)
+          {
+            ck_assert_uint_eq (net_graph_hops (b->graph, r, y), 2);
+            guint32 first = net_graph_next (b->graph, r, r, y);
+            const NetGraphLink *l = net_graph_link (b->graph, first);
+            ck_assert_str_eq (device_name (b, l->to), nvs);
+            ck_assert (l->bandwidth_Bps == nvlink->bandwidth_Bps);
+          }
+    }
+  for (guint32 s = b->gspec->ranks; s < b->gspec->ranks + b->gspec->switches; s++)
+    if (g_str_has_prefix (device_name (b, s), "nvs"))
+      ck_assert_uint_eq (out_degree (b, s), gpus);
+}
+
+START_TEST (test_fat_tree_nodes)
+{
+  static const guint32 cases[][3] = { { 2, 1, 8 }, { 4, 1, 4 }, { 4, 2, 2 } };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      guint32 k = cases[c][0], o = cases[c][1], gpus = cases[c][2];
+      guint32 half = k / 2, hosts = o * half, nodes = o * k * k * k / 4;
+      NetGenParams p = { .kind = NET_GEN_FAT_TREE };
+      p.fat_tree.k = k;
+      p.fat_tree.oversubscription = o;
+      p.fat_tree.link = LINK;
+      p.fat_tree.gpus = gpus;
+      p.fat_tree.nvlink = FAST;
+      Built b;
+      built_make (&b, &p);
+      guint32 ranks = nodes * gpus;
+      ck_assert_uint_eq (b.gspec->ranks, ranks);
+      ck_assert_uint_eq (b.gspec->switches, k * k + half * half + nodes);
+      ck_assert_uint_eq (b.gspec->links->len, 2 * (2 * ranks + k * k * k / 2));
+      ck_assert_uint_eq (b.spec.n_dims, 4);
+      assert_nodes (&b, gpus, &FAST);
+      assert_dim (&b, 1, NET_DIM_SWITCH, hosts, &LINK);
+      assert_dim (&b, 2, NET_DIM_SWITCH, half, &LINK);
+      assert_dim (&b, 3, NET_DIM_SWITCH, k, &LINK);
+      for (guint32 r = 0; r < ranks; r++)
+        {
+          guint32 node = r / gpus;
+          g_autofree char *edge = g_strdup_printf ("edge%u.%u", node / (hosts * half),
+                                                   (node / hosts) % half);
+          assert_attached (&b, r, edge);
+          for (guint32 y = 0; y < ranks; y++)
+            {
+              guint32 other = y / gpus;
+              guint32 want = y == r                                         ? 0
+                             : node == other                                ? 2
+                             : node / hosts == other / hosts                ? 2
+                             : node / (hosts * half) == other / (hosts * half) ? 4
+                                                                            : 6;
+              ck_assert_uint_eq (net_graph_hops (b.graph, r, y), want);
+            }
+        }
+      built_clear (&b);
+    }
+}
+END_TEST
+
+/* 2 routers a group, 1 terminal a router, 1 global link a router: 3
+ * groups, 6 nodes of 4 GPUs (24 ranks), 6 routers + 6 NVSwitches; links:
+ * 24 NICs, 24 NVLinks, 3 local, 3 global. */
+START_TEST (test_dragonfly_nodes)
+{
+  NetGenParams p = { .kind = NET_GEN_DRAGONFLY };
+  p.dragonfly.routers = 2;
+  p.dragonfly.ranks_per_router = 1;
+  p.dragonfly.global_links = 1;
+  p.dragonfly.local = LINK;
+  p.dragonfly.global = LINK;
+  p.dragonfly.gpus = 4;
+  p.dragonfly.nvlink = FAST;
+  Built b;
+  built_make (&b, &p);
+  ck_assert_uint_eq (b.gspec->ranks, 24);
+  ck_assert_uint_eq (b.gspec->switches, 12);
+  ck_assert_uint_eq (b.gspec->links->len, 2 * (24 + 24 + 3 + 3));
+  ck_assert_uint_eq (b.spec.n_dims, 4);
+  assert_nodes (&b, 4, &FAST);
+  assert_dim (&b, 1, NET_DIM_SWITCH, 1, &LINK);
+  assert_dim (&b, 2, NET_DIM_SWITCH, 2, &LINK);
+  assert_dim (&b, 3, NET_DIM_SWITCH, 3, &LINK);
+  for (guint32 r = 0; r < 24; r++)
+    {
+      g_autofree char *router = g_strdup_printf ("router%u.%u", r / 8, (r / 4) % 2);
+      assert_attached (&b, r, router);
+    }
+  built_clear (&b);
+}
+END_TEST
+
 /* ---- torus ---------------------------------------------------------------- */
 
 /* Manhattan distance with wraparound, coordinates in mixed radix. */
@@ -581,6 +692,8 @@ main (void)
 {
   Suite *s = suite_create ("gen_topo");
   tcase_add_test (tu_tcase (s, "fat_tree", NULL, NULL, 0), test_fat_tree);
+  tcase_add_test (tu_tcase (s, "fat_tree_nodes", NULL, NULL, 0), test_fat_tree_nodes);
+  tcase_add_test (tu_tcase (s, "dragonfly_nodes", NULL, NULL, 0), test_dragonfly_nodes);
   tcase_add_test (tu_tcase (s, "torus", NULL, NULL, 0), test_torus);
   tcase_add_test (tu_tcase (s, "rail", NULL, NULL, 0), test_rail);
   tcase_add_test (tu_tcase (s, "dragonfly", NULL, NULL, 0), test_dragonfly);

@@ -1,4 +1,4 @@
-/* test_graph.c: explicit network graphs: checks, shortest paths, equal-cost
+/* test_graph.c: explicit network graphs: checks, widest-then-shortest paths, equal-cost
  * spreading, and whole runs over a graph given in the cluster XML.
  *
  * Expected values are worked by hand in the comments.
@@ -58,6 +58,55 @@ START_TEST (test_paths_and_ecmp)
         used[spine - 6] = TRUE;
       }
   ck_assert (used[0] && used[1]);
+}
+END_TEST
+
+/* r0 and r1 joined directly by a narrow 10 GB/s link (1 hop), through
+ * switch "s" by 100 GB/s links (2 hops), and through "a" then "b" by
+ * 100 GB/s links (3 hops); r2 hangs off r0 by a 10 GB/s link.  Widest then
+ * shortest: r0 -> r1 goes through s (100 GB/s beats the direct 10 GB/s,
+ * and 2 hops beat a-b's 3), as does r1 -> r0.  r2 -> r1 is at most
+ * 10 GB/s wide whatever it takes (its only link), so it takes the fewest
+ * links of those at least 10 GB/s wide: r2, r0, r1 (2 hops), not through
+ * s (3): the width asked for is the source's, not r0's own widest. */
+static NetGraphSpec *
+narrow_shortcut (void)
+{
+  NetGraphSpec *g = net_graph_spec_new (3);
+  guint32 s = net_graph_spec_add_switch (g, "s");
+  guint32 a = net_graph_spec_add_switch (g, "a");
+  guint32 b = net_graph_spec_add_switch (g, "b");
+  net_graph_spec_add_link (g, 0, 1, 10e9, NS (10), TRUE, 1);
+  net_graph_spec_add_link (g, 0, s, 100e9, NS (10), TRUE, 2);
+  net_graph_spec_add_link (g, s, 1, 100e9, NS (10), TRUE, 3);
+  net_graph_spec_add_link (g, 0, a, 100e9, NS (10), TRUE, 4);
+  net_graph_spec_add_link (g, a, b, 100e9, NS (10), TRUE, 5);
+  net_graph_spec_add_link (g, b, 1, 100e9, NS (10), TRUE, 6);
+  net_graph_spec_add_link (g, 2, 0, 10e9, NS (10), TRUE, 7);
+  return g;
+}
+
+START_TEST (test_widest_then_shortest)
+{
+  g_autoptr (NetGraphSpec) spec = narrow_shortcut ();
+  GError *error = NULL;
+  g_autoptr (NetGraph) g = net_graph_new (spec, &error);
+  g_assert_no_error (error);
+  const guint32 s = 3;
+  ck_assert_uint_eq (net_graph_hops (g, 0, 1), 2);
+  ck_assert_uint_eq (net_graph_hops (g, 1, 0), 2);
+  const NetGraphLink *up = net_graph_link (g, net_graph_next (g, 0, 0, 1));
+  ck_assert_uint_eq (up->to, s);
+  ck_assert_uint_eq (net_graph_link (g, net_graph_next (g, s, 0, 1))->to, 1);
+  ck_assert_uint_eq (net_graph_link (g, net_graph_next (g, 1, 1, 0))->to, s);
+  ck_assert_uint_eq (net_graph_hops (g, 2, 1), 2);
+  ck_assert_uint_eq (net_graph_link (g, net_graph_next (g, 2, 2, 1))->to, 0);
+  const NetGraphLink *direct = net_graph_link (g, net_graph_next (g, 0, 2, 1));
+  ck_assert_uint_eq (direct->to, 1);
+  ck_assert (direct->bandwidth_Bps == 10e9);
+  /* r1 -> r2: 10 GB/s at best (r2's link), 2 hops through r0. */
+  ck_assert_uint_eq (net_graph_hops (g, 1, 2), 2);
+  ck_assert_uint_eq (net_graph_link (g, net_graph_next (g, 1, 1, 2))->to, 0);
 }
 END_TEST
 
@@ -167,6 +216,8 @@ main (void)
 {
   Suite *s = suite_create ("graph");
   tcase_add_test (tu_tcase (s, "paths_and_ecmp", NULL, NULL, 0), test_paths_and_ecmp);
+  tcase_add_test (tu_tcase (s, "widest_then_shortest", NULL, NULL, 0),
+                  test_widest_then_shortest);
   tcase_add_test (tu_tcase (s, "graph_errors", NULL, NULL, 0), test_graph_errors);
   tcase_add_test (tu_tcase (s, "xml_graph_models", tu_scratch_setup, tu_scratch_teardown, 0),
                   test_xml_graph_models);
