@@ -300,6 +300,40 @@ meta_count (const ChakraProtoMsg__AttributeProto *a, guint64 *out, GError **erro
   return TRUE;
 }
 
+/* Formulas are few (orrery writes one; a run's traces share theirs), and
+ * come from untrusted files: kept in a table of our own, bounded, rather
+ * than GLib's string interning, which never frees and whose table growth
+ * leaks by design (a fuzzer's millions of inputs grew it without end). */
+#define FORMULA_MAX_BYTES 256
+#define FORMULAS_MAX 1024
+
+static GMutex formulas_lock;
+static GHashTable *formulas; /* char * -> itself, owned, for the process */
+
+/* TEXT's one copy for the process (pointers compare equal when the texts
+ * do), or NULL with ERROR set when it is too long or too many are held. */
+static const char *
+formula_intern (const ChakraProtoMsg__AttributeProto *a, GError **error)
+{
+  if (strlen (a->string_val) > FORMULA_MAX_BYTES)
+    return meta_error (error, a, "a string of at most 256 bytes"), NULL;
+  g_mutex_lock (&formulas_lock);
+  if (formulas == NULL)
+    formulas = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  char *held = g_hash_table_lookup (formulas, a->string_val);
+  if (held == NULL && g_hash_table_size (formulas) < FORMULAS_MAX)
+    {
+      held = g_strdup (a->string_val);
+      g_hash_table_add (formulas, held);
+    }
+  g_mutex_unlock (&formulas_lock);
+  if (held == NULL)
+    g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                 "GlobalMetadata: attribute \"%s\": more than %d distinct formulas in one "
+                 "process", a->name, FORMULAS_MAX);
+  return held;
+}
+
 /* Read A into *OUT when it is one of the facts. */
 static gboolean
 meta_fact (const ChakraProtoMsg__AttributeProto *a, WlTraceFacts *out, GError **error)
@@ -323,7 +357,8 @@ meta_fact (const ChakraProtoMsg__AttributeProto *a, WlTraceFacts *out, GError **
       /* Reports copy it into JSON, which must be UTF-8. */
       if (a->value_case != VC (STRING_VAL) || !g_utf8_validate (a->string_val, -1, NULL))
         return meta_error (error, a, "a UTF-8 string");
-      out->flops_formula = g_intern_string (a->string_val);
+      out->flops_formula = formula_intern (a, error);
+      return out->flops_formula != NULL;
     }
   return TRUE;
 }

@@ -147,7 +147,8 @@ typedef struct
 {
   double model_flops;            /* 0: absent */
   guint64 tokens_per_iteration;  /* 0: absent */
-  const char *flops_formula;     /* interned (g_intern_string); NULL: absent */
+  const char *flops_formula;     /* held for the process (one copy per text: pointers
+                                  * compare); at most 256 bytes; NULL: absent */
 } WlTraceFacts;
 
 /* Read META's facts into *OUT (every one absent when META is NULL: a
