@@ -21,8 +21,10 @@ make_tmp
 png () { [ "$(head -c 8 "$1" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
 # svg FILE: FILE is a non-empty SVG document.
 svg () { [ -s "$1" ] && grep -q '<svg' "$1" && grep -q '</svg>' "$1"; }
-# drawn PREFIX: PREFIX.png and PREFIX.svg were drawn.
-drawn () { png "$1.png" && svg "$1.svg"; }
+# pdf FILE: FILE is a PDF document (its header and end-of-file marker).
+pdf () { [ "$(head -c 5 "$1" 2>/dev/null)" = %PDF- ] && tail -c 32 "$1" | grep -q '%%EOF'; }
+# drawn PREFIX: PREFIX.png, PREFIX.svg and PREFIX.pdf were drawn.
+drawn () { png "$1.png" && svg "$1.svg" && pdf "$1.pdf"; }
 # same ACTUAL EXPECTED: the two texts are equal (a diff on stderr if not).
 same () { diff -u <(printf '%s\n' "$2") <(printf '%s\n' "$1") >&2; }
 # same_file FILE EXPECTED: FILE holds EXPECTED and a line break.
@@ -64,7 +66,8 @@ check lines_exit [ $? = 0 ]
 check lines_drawn drawn "$out-simulated_time_ns"
 check lines_prints_paths same_file "$out.out" "$out-simulated_time_ns.dat
 $out-simulated_time_ns.png
-$out-simulated_time_ns.svg"
+$out-simulated_time_ns.svg
+$out-simulated_time_ns.pdf"
 check lines_data same_file "$out-simulated_time_ns.dat" "# grid: simulated time (us) against size, one block per algo
 # columns: size (bytes), simulated time (us), size as written
 # algo: ring, 2 chunks
@@ -116,18 +119,18 @@ out=$TMP/heat
 "$PLOT" --sweep "$TMP/grid.csv" --x size --heat algo --y busbw_GBps --where model=analytical \
   -o "$out" >"$out.out" 2>"$out.err"
 check heat_exit [ $? = 0 ]
-check heat_drawn drawn "$out-busbw_GBps"
-check heat_data same "$(grep -v '^#' "$out-busbw_GBps.dat")" "0${T}0${T}30${T}16MiB${T}ring, 2 chunks${T}30${T}16777215
+check heat_drawn drawn "$out-busbw_GBps-heat"
+check heat_data same "$(grep -v '^#' "$out-busbw_GBps-heat.dat")" "0${T}0${T}30${T}16MiB${T}ring, 2 chunks${T}30${T}16777215
 1${T}0${T}40${T}64MiB${T}ring, 2 chunks${T}40${T}16777215
 0${T}1${T}50${T}16MiB${T}tree${T}50${T}0
 1${T}1${T}60${T}64MiB${T}tree${T}60${T}0"
 check heat_quiet [ ! -s "$out.err" ]
 # The failed point leaves its cell empty (grey).
 "$PLOT" --sweep "$TMP/grid.csv" --heat algo --where model=flow -o "$TMP/hole" >/dev/null 2>"$TMP/hole.err"
-check heat_hole same "$(grep -v '^#' "$TMP/hole-simulated_time_ns.dat" | cut -f1-3)" "0${T}0${T}1500
+check heat_hole same "$(grep -v '^#' "$TMP/hole-simulated_time_ns-heat.dat" | cut -f1-3)" "0${T}0${T}1500
 1${T}0${T}4500
 0${T}1${T}2.5"
-check heat_hole_drawn drawn "$TMP/hole-simulated_time_ns"
+check heat_hole_drawn drawn "$TMP/hole-simulated_time_ns-heat"
 check heat_hole_counted has "$TMP/hole.err" "(1 failed)"
 
 # Units: bandwidths over a factor 1000 (a log axis) in B/s (1 Gb/s is
@@ -249,7 +252,8 @@ check plan_exit [ $? = 0 ]
 check plan_drawn drawn "$out-time-memory"
 check plan_prints_paths same_file "$out.out" "$out-time-memory.dat
 $out-time-memory.png
-$out-time-memory.svg"
+$out-time-memory.svg
+$out-time-memory.pdf"
 check plan_data same_file "$out-time-memory.dat" \
   "# hand: iteration time (ms) against memory per GPU (GiB): 8 candidates, 4 on the Pareto front
 # columns: memory per GPU (GiB), iteration time (ms), id, knobs
@@ -349,8 +353,10 @@ EOF
   check report_timeline drawn "$TMP/rep-timeline"
   check report_prints_paths same_file "$TMP/rep.out" "$TMP/rep-ranks.png
 $TMP/rep-ranks.svg
+$TMP/rep-ranks.pdf
 $TMP/rep-timeline.png
-$TMP/rep-timeline.svg"
+$TMP/rep-timeline.svg
+$TMP/rep-timeline.pdf"
 else
   echo "skip: report mode: $ORRERY not built"
 fi
