@@ -2,9 +2,9 @@
  *
  * The reports are written here, small enough to check by hand: every
  * expected millisecond figure is the report's picoseconds divided by 10^9,
- * written out, and every expected overview state follows from the rule in
- * plotdata.h (the largest of compute, comm and 1 - compute - comm; ties go
- * to compute, then comm).  Each test gets a fresh scratch directory.
+ * written out, and every expected overview line holds the report's compute
+ * and comm shares with six decimals and idle = 1 - compute - comm (the rule
+ * in plotdata.h).  Each test gets a fresh scratch directory.
  */
 #include <check.h>
 #include <string.h>
