@@ -672,8 +672,9 @@ cmd_plot_data (int argc, char **argv)
       = g_option_context_new ("REPORT.json DIR - write a report's figures as gnuplot data");
   g_option_context_set_description (
       ctx, "Writes DIR/ranks.dat (per rank: compute, exposed communication, idle and the\n"
-           "wait after finishing, in ms), DIR/overview.dat (per rank and time bin: the state\n"
-           "it was in most of the bin) and DIR/meta.gp.  scripts/plot draws them.\n\n"
+           "wait after finishing, in ms), DIR/overview.dat (per rank and time bin: the shares\n"
+           "of compute, exposed communication and idle) and DIR/meta.gp.  scripts/plot draws\n"
+           "them.\n\n"
            APP_CLI_EXIT_CODES_HELP "\n");
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))

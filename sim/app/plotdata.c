@@ -20,12 +20,16 @@
  * bits of rounding past 0 and 1. */
 #define FRACTION_SLACK 1e-9
 
-enum
+/* Shares are written in millionths, so that the three of a bin, printed
+ * with six decimals, add up to exactly 1. */
+#define SHARE_UNITS 1000000
+
+/* One (rank, bin) of the overview, in millionths of the bin. */
+typedef struct
 {
-  STATE_IDLE = 0,
-  STATE_COMM = 1,
-  STATE_COMPUTE = 2
-};
+  guint32 compute;
+  guint32 comm;
+} PlotShare;
 
 /* Where one rank's time went, in ps; the four add up to the simulated time. */
 typedef struct
@@ -46,7 +50,7 @@ typedef struct
   gboolean has_overview;
   guint bins;
   guint64 bin_ps;
-  GByteArray *states; /* the overview's states, rank by rank, bin by bin */
+  GArray *shares; /* PlotShare: the overview, rank by rank, bin by bin */
 } PlotReport;
 
 /* An object of the report and its path from the root, by which messages
@@ -313,16 +317,14 @@ parse_ranks (PlotReport *rep, JsonObject *root, GError **error)
 
 /* ---- overview -------------------------------------------------------------- */
 
-/* What the rank did most of the bin; ties go to the busier state. */
-static guint8
-bin_state (double compute, double comm)
+/* A bin's shares in millionths: rounded each, communication trimmed where
+ * the two rounded up past the whole bin. */
+static PlotShare
+bin_share (double compute, double comm)
 {
-  double idle = 1.0 - compute - comm;
-  if (compute >= comm && compute >= idle)
-    return STATE_COMPUTE;
-  if (comm >= idle)
-    return STATE_COMM;
-  return STATE_IDLE;
+  guint32 c = (guint32) lround (compute * SHARE_UNITS);
+  guint32 m = (guint32) lround (comm * SHARE_UNITS);
+  return (PlotShare) { c, MIN (m, SHARE_UNITS - c) };
 }
 
 /* The list `name` of an overview rank: one fraction in [0, 1] per bin,
@@ -371,8 +373,17 @@ parse_overview_rank (PlotReport *rep, JsonArray *ranks, guint i, GError **error)
     return FALSE;
   for (guint b = 0; b < rep->bins; b++)
     {
-      guint8 state = bin_state (compute[b], comm[b]);
-      g_byte_array_append (rep->states, &state, 1);
+      /* Compute and communication in flight without compute exclude each
+       * other: more than the whole bin is a broken report. */
+      if (compute[b] + comm[b] > 1.0 + FRACTION_SLACK)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "%s: %scompute[%u] + %scomm[%u] is %g, more than the whole bin",
+                       rep->path, where, b, where, b, compute[b] + comm[b]);
+          return FALSE;
+        }
+      PlotShare share = bin_share (compute[b], comm[b]);
+      g_array_append_val (rep->shares, share);
     }
   return TRUE;
 }
@@ -527,17 +538,29 @@ write_ranks (const PlotReport *rep, const char *dir, GError **error)
   return write_file (dir, "ranks.dat", s, error);
 }
 
+/* A share in millionths as a fraction with six decimals. */
+static void
+append_share (GString *s, guint32 millionths)
+{
+  g_string_append_printf (s, " %u.%06u", millionths / SHARE_UNITS, millionths % SHARE_UNITS);
+}
+
 static gboolean
 write_overview (const PlotReport *rep, const char *dir, GError **error)
 {
-  g_autoptr (GString) s = g_string_new ("# time_ms rank state "
-                                        "(bin middle; 0 idle, 1 exposed comm, 2 compute)\n");
+  g_autoptr (GString) s = g_string_new ("# time_ms rank compute comm idle "
+                                        "(bin middle; shares of the bin, adding up to 1)\n");
   for (guint r = 0; r < rep->ranks->len; r++)
     {
       for (guint b = 0; b < rep->bins; b++)
         {
+          const PlotShare *sh = &g_array_index (rep->shares, PlotShare, (gsize) r * rep->bins + b);
           append_ms (s, b * rep->bin_ps + rep->bin_ps / 2);
-          g_string_append_printf (s, " %u %u\n", r, rep->states->data[(gsize) r * rep->bins + b]);
+          g_string_append_printf (s, " %u", r);
+          append_share (s, sh->compute);
+          append_share (s, sh->comm);
+          append_share (s, SHARE_UNITS - sh->compute - sh->comm);
+          g_string_append_c (s, '\n');
         }
       g_string_append_c (s, '\n');
     }
@@ -599,10 +622,10 @@ app_plot_data (const char *report_path, const char *out_dir, GError **error)
   PlotReport rep = {
     .path = report_path,
     .ranks = g_array_new (FALSE, FALSE, sizeof (PlotRank)),
-    .states = g_byte_array_new (),
+    .shares = g_array_new (FALSE, FALSE, sizeof (PlotShare)),
   };
   gboolean ok = read_report (&rep, error) && write_all (&rep, out_dir, error);
   g_array_unref (rep.ranks);
-  g_byte_array_unref (rep.states);
+  g_array_unref (rep.shares);
   return ok;
 }

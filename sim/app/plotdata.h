@@ -20,13 +20,17 @@
  *                 simulated_time - finish.
  *   overview.dat  only when the report has an overview (a stale one is
  *                 removed otherwise): one line per (rank, bin),
- *                 time_ms rank state
+ *                 time_ms rank compute comm idle
  *                 with time_ms the middle of the bin (rounded down to the
  *                 ps), and a blank line after each rank, the grid that
- *                 gnuplot's "with image" reads.  state is what the rank did
- *                 most of the bin: 2 compute, 1 exposed communication,
- *                 0 idle (1 - compute - comm); ties go to the busier state
- *                 (compute, then communication).
+ *                 gnuplot's "with image" reads.  compute, comm (exposed
+ *                 communication: in flight with no compute) and idle (the
+ *                 rest, finished included) are the bin's shares, with six
+ *                 decimals: compute and comm rounded to the millionth
+ *                 (comm trimmed where the two round up past 1), idle
+ *                 1 - compute - comm, so the three add up to exactly 1.
+ *                 The report's overview has no pipeline-bubble share: a
+ *                 bubble is idle here.
  *   meta.gp       gnuplot assignments (also easy to read from a shell):
  *                 schema_version, simulated_ms, ranks, overview (0 or 1),
  *                 bins, bin_ms.
@@ -34,7 +38,8 @@
  * Validation: schema_version must be 1 or 2; ranks[i].rank must be i; a
  * schema 2 rank must satisfy compute + exposed_comm + idle = finish and
  * finish + after_finish = simulated_time; overview arrays hold one number
- * in [0, 1] per bin, and one entry per rank in rank order.  Every error
+ * in [0, 1] per bin, compute + comm at most 1 in each bin, and one entry
+ * per rank in rank order.  Every error
  * (domain SIM_ERROR, code SIM_ERROR_INPUT) names the file and the member
  * ("r.json: missing member \"ranks[1].idle_ps\""); nothing is written
  * unless the whole report is valid.

@@ -2,9 +2,9 @@
  *
  * The reports are written here, small enough to check by hand: every
  * expected millisecond figure is the report's picoseconds divided by 10^9,
- * written out, and every expected overview state follows from the rule in
- * plotdata.h (the largest of compute, comm and 1 - compute - comm; ties go
- * to compute, then comm).  Each test gets a fresh scratch directory.
+ * written out, and every expected overview line holds the report's compute
+ * and comm shares with six decimals and idle = 1 - compute - comm (the rule
+ * in plotdata.h).  Each test gets a fresh scratch directory.
  */
 #include <check.h>
 #include <string.h>
@@ -104,24 +104,24 @@ START_TEST (test_v2_overview)
 {
   plot_ok (report_v2);
   g_autofree char *ov = read_out ("overview.dat");
-  /* Rank 0: all compute; a compute/comm tie (compute); compute 0.4 against
-   * 0.3 and 0.3; comm 0.9.  Rank 1: comm 0.5; idle 0.7; idle 0.5; all idle.
-   * Rank 2: comm 0.5; a comm/idle tie (comm); idle 0.75; all comm. */
-  ck_assert_str_eq (ov, "# time_ms rank state (bin middle; 0 idle, 1 exposed comm, 2 compute)\n"
-                        "1.250000000 0 2\n"
-                        "3.750000001 0 2\n"
-                        "6.250000002 0 2\n"
-                        "8.750000003 0 1\n"
+  /* Each bin's shares as given, idle the rest: a bin half compute and
+   * half communication shows both halves, not a majority state. */
+  ck_assert_str_eq (ov, "# time_ms rank compute comm idle "
+                        "(bin middle; shares of the bin, adding up to 1)\n"
+                        "1.250000000 0 1.000000 0.000000 0.000000\n"
+                        "3.750000001 0 0.500000 0.500000 0.000000\n"
+                        "6.250000002 0 0.400000 0.300000 0.300000\n"
+                        "8.750000003 0 0.000000 0.900000 0.100000\n"
                         "\n"
-                        "1.250000000 1 1\n"
-                        "3.750000001 1 0\n"
-                        "6.250000002 1 0\n"
-                        "8.750000003 1 0\n"
+                        "1.250000000 1 0.200000 0.500000 0.300000\n"
+                        "3.750000001 1 0.000000 0.300000 0.700000\n"
+                        "6.250000002 1 0.250000 0.250000 0.500000\n"
+                        "8.750000003 1 0.000000 0.000000 1.000000\n"
                         "\n"
-                        "1.250000000 2 1\n"
-                        "3.750000001 2 1\n"
-                        "6.250000002 2 0\n"
-                        "8.750000003 2 1\n"
+                        "1.250000000 2 0.250000 0.500000 0.250000\n"
+                        "3.750000001 2 0.000000 0.500000 0.500000\n"
+                        "6.250000002 2 0.000000 0.250000 0.750000\n"
+                        "8.750000003 2 0.000000 1.000000 0.000000\n"
                         "\n");
 }
 END_TEST
@@ -270,6 +270,10 @@ START_TEST (test_bad_overview)
     { "{ \"bins\": 1, \"bin_ps\": 5, \"ranks\": [ { \"rank\": 3, \"compute\": [1],"
       " \"comm\": [0] } ] }",
       "member \"overview.ranks[0].rank\" must be 0 (ranks in order), got 3" },
+    { "{ \"bins\": 2, \"bin_ps\": 3, \"ranks\": [ { \"rank\": 0, \"compute\": [0.5, 0.75],"
+      " \"comm\": [0.5, 0.5] } ] }",
+      "overview.ranks[0].compute[1] + overview.ranks[0].comm[1] is 1.25, more than the whole "
+      "bin" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {

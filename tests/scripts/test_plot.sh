@@ -21,8 +21,12 @@ make_tmp
 png () { [ "$(head -c 8 "$1" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
 # svg FILE: FILE is a non-empty SVG document.
 svg () { [ -s "$1" ] && grep -q '<svg' "$1" && grep -q '</svg>' "$1"; }
-# drawn PREFIX: PREFIX.png and PREFIX.svg were drawn.
-drawn () { png "$1.png" && svg "$1.svg"; }
+# pdf FILE: FILE is a PDF document (its header and end-of-file marker).
+pdf () { [ "$(head -c 5 "$1" 2>/dev/null)" = %PDF- ] && tail -c 32 "$1" | grep -q '%%EOF'; }
+# drawn PREFIX: PREFIX.png, PREFIX.svg and PREFIX.pdf were drawn.
+drawn () { png "$1.png" && svg "$1.svg" && pdf "$1.pdf"; }
+# lacks FILE TEXT: FILE does not hold TEXT.
+lacks () { ! grep -qF -- "$2" "$1"; }
 # same ACTUAL EXPECTED: the two texts are equal (a diff on stderr if not).
 same () { diff -u <(printf '%s\n' "$2") <(printf '%s\n' "$1") >&2; }
 # same_file FILE EXPECTED: FILE holds EXPECTED and a line break.
@@ -64,7 +68,8 @@ check lines_exit [ $? = 0 ]
 check lines_drawn drawn "$out-simulated_time_ns"
 check lines_prints_paths same_file "$out.out" "$out-simulated_time_ns.dat
 $out-simulated_time_ns.png
-$out-simulated_time_ns.svg"
+$out-simulated_time_ns.svg
+$out-simulated_time_ns.pdf"
 check lines_data same_file "$out-simulated_time_ns.dat" "# grid: simulated time (us) against size, one block per algo
 # columns: size (bytes), simulated time (us), size as written
 # algo: ring, 2 chunks
@@ -116,18 +121,18 @@ out=$TMP/heat
 "$PLOT" --sweep "$TMP/grid.csv" --x size --heat algo --y busbw_GBps --where model=analytical \
   -o "$out" >"$out.out" 2>"$out.err"
 check heat_exit [ $? = 0 ]
-check heat_drawn drawn "$out-busbw_GBps"
-check heat_data same "$(grep -v '^#' "$out-busbw_GBps.dat")" "0${T}0${T}30${T}16MiB${T}ring, 2 chunks${T}30${T}16777215
+check heat_drawn drawn "$out-busbw_GBps-heat"
+check heat_data same "$(grep -v '^#' "$out-busbw_GBps-heat.dat")" "0${T}0${T}30${T}16MiB${T}ring, 2 chunks${T}30${T}16777215
 1${T}0${T}40${T}64MiB${T}ring, 2 chunks${T}40${T}16777215
 0${T}1${T}50${T}16MiB${T}tree${T}50${T}0
 1${T}1${T}60${T}64MiB${T}tree${T}60${T}0"
 check heat_quiet [ ! -s "$out.err" ]
 # The failed point leaves its cell empty (grey).
 "$PLOT" --sweep "$TMP/grid.csv" --heat algo --where model=flow -o "$TMP/hole" >/dev/null 2>"$TMP/hole.err"
-check heat_hole same "$(grep -v '^#' "$TMP/hole-simulated_time_ns.dat" | cut -f1-3)" "0${T}0${T}1500
+check heat_hole same "$(grep -v '^#' "$TMP/hole-simulated_time_ns-heat.dat" | cut -f1-3)" "0${T}0${T}1500
 1${T}0${T}4500
 0${T}1${T}2.5"
-check heat_hole_drawn drawn "$TMP/hole-simulated_time_ns"
+check heat_hole_drawn drawn "$TMP/hole-simulated_time_ns-heat"
 check heat_hole_counted has "$TMP/hole.err" "(1 failed)"
 
 # Units: bandwidths over a factor 1000 (a log axis) in B/s (1 Gb/s is
@@ -147,6 +152,43 @@ check bandwidth_axis same_file "$TMP/bw-simulated_time_ns.dat" "# bw: simulated 
 1250000000${T}2${T}10Gb/s
 12500000000${T}4${T}100Gb/s
 125000000000${T}1${T}1Tb/s"
+# The axis label names the unit its tics are written in: these tics read
+# 1Gb/s ... 1Tb/s, two units, so the label names none (the data file's
+# column stays in B/s, its numbers' unit).
+check bandwidth_label has "$TMP/bw-simulated_time_ns.svg" "<text>bw (log scale)</text>"
+check bandwidth_label_not_base lacks "$TMP/bw-simulated_time_ns.svg" "B/s, log scale"
+# All in Gb/s, a factor 1000: the label says Gb/s, as the tics do.
+printf '%s\n' "point,bw,status,simulated_time_ns,error" "0,1Gb/s,ok,4," "1,10Gb/s,ok,3," \
+  "2,100Gb/s,ok,2," "3,1000Gb/s,ok,1," >"$TMP/gbps.csv"
+"$PLOT" "$TMP/gbps.csv" >/dev/null 2>&1
+check gbps_label has "$TMP/gbps-simulated_time_ns.svg" "<text>bw (Gb/s, log scale)</text>"
+check gbps_tic has "$TMP/gbps-simulated_time_ns.svg" "<text>100Gb/s</text>"
+
+# A heat map and the lines of one metric, with one prefix: two sets of files.
+"$PLOT" "$TMP/grid.csv" --x size --where model=flow -o "$TMP/kinds" >"$TMP/kinds.out" 2>/dev/null
+"$PLOT" "$TMP/grid.csv" --x size --heat algo --where model=flow -o "$TMP/kinds" \
+  >>"$TMP/kinds.out" 2>/dev/null
+check kinds_lines_drawn drawn "$TMP/kinds-simulated_time_ns"
+check kinds_heat_drawn drawn "$TMP/kinds-simulated_time_ns-heat"
+check kinds_two_names eq "$(sort -u "$TMP/kinds.out" | wc -l)" 8
+check kinds_lines_kept has "$TMP/kinds-simulated_time_ns.dat" "one block per algo"
+check kinds_heat_kept has "$TMP/kinds-simulated_time_ns-heat.dat" "one line per cell"
+
+# Titles name the sweep by its spec's <sweep name> (copied by scripts/sweep
+# beside sweep.csv as spec.xml), not by the folder; without a spec, by the
+# folder.
+mkdir -p "$TMP/run7"
+cp "$TMP/grid.csv" "$TMP/run7/sweep.csv"
+"$PLOT" "$TMP/run7/sweep.csv" -o "$TMP/run7/nospec" >/dev/null 2>&1
+check title_folder has "$TMP/run7/nospec-simulated_time_ns.svg" "<text>run7: simulated time"
+printf '%s\n' '<?xml version="1.0"?>' '<!-- a comment: <sweep name="not this"> -->' \
+  '<sweep' '   name="link &amp; size study">' '  <param name="size" values="1 2"/>' \
+  '</sweep>' >"$TMP/run7/spec.xml"
+"$PLOT" "$TMP/run7/sweep.csv" >/dev/null 2>&1
+check title_sweep_name has "$TMP/run7/sweep-simulated_time_ns.svg" \
+  "<text>link &amp; size study: simulated time"
+check title_not_folder lacks "$TMP/run7/sweep-simulated_time_ns.svg" "run7:"
+
 # Latencies with time units, in ns, on a linear axis (a factor 4); chunk
 # counts, plain numbers, as the series.
 cat >"$TMP/lat.csv" <<'EOF'
@@ -249,7 +291,8 @@ check plan_exit [ $? = 0 ]
 check plan_drawn drawn "$out-time-memory"
 check plan_prints_paths same_file "$out.out" "$out-time-memory.dat
 $out-time-memory.png
-$out-time-memory.svg"
+$out-time-memory.svg
+$out-time-memory.pdf"
 check plan_data same_file "$out-time-memory.dat" \
   "# hand: iteration time (ms) against memory per GPU (GiB): 8 candidates, 4 on the Pareto front
 # columns: memory per GPU (GiB), iteration time (ms), id, knobs
@@ -349,8 +392,43 @@ EOF
   check report_timeline drawn "$TMP/rep-timeline"
   check report_prints_paths same_file "$TMP/rep.out" "$TMP/rep-ranks.png
 $TMP/rep-ranks.svg
+$TMP/rep-ranks.pdf
 $TMP/rep-timeline.png
-$TMP/rep-timeline.svg"
+$TMP/rep-timeline.svg
+$TMP/rep-timeline.pdf"
+  # Shares, not a majority: rank 0 computes 52 % of bin 0 and waits on
+  # communication the other 48 % (a majority label said "compute"); bin 1
+  # is a quarter communication, three quarters idle.  Bins of 1 ms: their
+  # middles are 0.5 and 1.5 ms.
+  cat >"$TMP/s.json" <<'EOF'
+{ "schema_version": 2, "simulated_time_ps": 2000000000,
+  "ranks": [ { "rank": 0, "finish_ps": 2000000000, "compute_ps": 520000000,
+               "exposed_comm_ps": 730000000, "idle_ps": 750000000, "after_finish_ps": 0 } ],
+  "overview": { "bins": 2, "bin_ps": 1000000000,
+                "ranks": [ { "rank": 0, "compute": [0.52, 0], "comm": [0.48, 0.25] } ] } }
+EOF
+  "$ORRERY" plot-data "$TMP/s.json" "$TMP/sd" >/dev/null 2>&1
+  check shares_exit [ $? = 0 ]
+  check shares_data same "$(grep -v '^#' "$TMP/sd/overview.dat")" \
+    "0.500000000 0 0.520000 0.480000 0.000000
+1.500000000 0 0.000000 0.250000 0.750000"
+  # Shares that do not round evenly still add up to exactly 1 in every bin
+  # (added as whole millionths, the decimal points dropped): 0.333333 +
+  # 0.666667 + 0, and 0.123457 + 0.4 + 0.476543.
+  sed 's/\[0.52, 0\]/[0.3333333, 0.1234567]/; s/\[0.48, 0.25\]/[0.6666667, 0.4]/' \
+    "$TMP/s.json" >"$TMP/s3.json"
+  "$ORRERY" plot-data "$TMP/s3.json" "$TMP/sd3" >/dev/null 2>&1
+  check shares_sum_to_one same "$(awk 'NF == 5 { gsub(/\./, ""); print $3 + $4 + $5 }' \
+    "$TMP/sd3/overview.dat")" "1000000
+1000000"
+  check shares_rounded has "$TMP/sd3/overview.dat" " 0.123457 0.400000 0.476543"
+  "$PLOT" "$TMP/s.json" "$TMP/shares" >/dev/null 2>&1
+  check shares_timeline_drawn drawn "$TMP/shares-timeline"
+  # More than the whole bin is an error naming the file and the bin.
+  sed 's/\[0.48, 0.25\]/[0.5, 0.25]/' "$TMP/s.json" >"$TMP/over.json"
+  check shares_over_one fails_with "$e" \
+    "$TMP/over.json: overview.ranks[0].compute[0] + overview.ranks[0].comm[0] is 1.02" \
+    "$ORRERY" plot-data "$TMP/over.json" "$TMP/od"
 else
   echo "skip: report mode: $ORRERY not built"
 fi
