@@ -1117,7 +1117,11 @@ START_TEST (test_metadata_facts)
       ck_assert (wl_chakra_metadata_facts (meta, &got, &error));
       ck_assert (got.model_flops == flops[i]);
       ck_assert_uint_eq (got.tokens_per_iteration, 4194304);
-      ck_assert_ptr_eq (got.flops_formula, want.flops_formula);
+      ck_assert_str_eq (got.flops_formula, want.flops_formula);
+      /* One copy per text: a second read gives the same pointer. */
+      WlTraceFacts again;
+      ck_assert (wl_chakra_metadata_facts (meta, &again, &error));
+      ck_assert_ptr_eq (again.flops_formula, got.flops_formula);
 
       g_autoptr (WlGraph) g = wl_graph_load (path, &error);
       ck_assert_ptr_nonnull (g);
@@ -1164,6 +1168,20 @@ START_TEST (test_metadata_facts_absent_and_bad)
   ck_assert_str_eq (error->message,
                     "GlobalMetadata: attribute \"model_flops\" is not a finite non-negative number");
   g_clear_error (&error);
+  /* A formula is a short name: one past 256 bytes is refused (they are
+   * held for the process, so an input may not grow them without bound). */
+  g_autofree char *long_formula = g_strnfill (257, 'x');
+  a.name = (char *) "flops_formula";
+  a.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+  a.string_val = long_formula;
+  ck_assert (!wl_chakra_metadata_facts (&meta, &got, &error));
+  ck_assert_str_eq (error->message, "GlobalMetadata: attribute \"flops_formula\" is not "
+                                    "a string of at most 256 bytes");
+  g_clear_error (&error);
+  long_formula[256] = '\0';
+  ck_assert (wl_chakra_metadata_facts (&meta, &got, &error));
+  ck_assert_str_eq (got.flops_formula, long_formula);
+  a.name = (char *) "model_flops";
   /* Infinity would print "MFU inf %" and a report that is not JSON. */
   a.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_DOUBLE_VAL;
   a.double_val = INFINITY;
