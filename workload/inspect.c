@@ -164,7 +164,25 @@ scan_metadata (FileScan *s, const ChakraProtoMsg__Node *n)
   g_autoptr (GArray) defs = wl_group_defs_new ();
   const char *why = wl_group_memo_parse (s->report->groups, n->inputs->values, defs);
   if (why != NULL)
-    defect (s, "node %" G_GUINT64_FORMAT ": %s", n->id, why);
+    {
+      defect (s, "node %" G_GUINT64_FORMAT ": %s", n->id, why);
+      return;
+    }
+  /* A rank past the set's files, as run refuses it (replay_groups.c); a
+   * lone file's world is not known. */
+  guint world = s->report->ranks->len;
+  for (guint i = 0; world > 1 && i < defs->len; i++)
+    {
+      const WlGroupDef *d = &g_array_index (defs, WlGroupDef, i);
+      for (guint j = 0; j < d->ranks->len; j++)
+        if (g_array_index (d->ranks, guint32, j) >= world)
+          {
+            defect (s, "node %" G_GUINT64_FORMAT ": METADATA process group %" G_GUINT64_FORMAT
+                    " names rank %u, but there are %u ranks", n->id, d->id,
+                    g_array_index (d->ranks, guint32, j), world);
+            break;
+          }
+    }
 }
 
 static void
