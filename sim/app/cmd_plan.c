@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/app/cli.h"
 #include "sim/app/cmd_gen.h"
@@ -570,7 +571,8 @@ app_cmd_plan (int argc, char **argv)
       NetTopo *topo = net_topo_new (&cfg.net, &error);
       if (topo == NULL && cfg.sources != NULL && cfg.sources->len > 0)
         sim_error_prefix (&error, "%s: ", (const char *) cfg.sources->pdata[0]);
-      PlanEnv env = { .pb = &pb, .cfg = &cfg, .topo = topo };
+      PlanEnv env = { .pb = &pb, .cfg = &cfg, .topo = topo,
+                      .progress = isatty (STDERR_FILENO) };
       plan_run_catch_signals ();
       if (topo == NULL || !plan_main (&o, &space, &env, &error))
         code = app_cli_fail ("plan", error);

@@ -3,6 +3,7 @@
 #include "sim/app/plan_run.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "sim/app/report.h"
 #include "sim/app/report_perf.h"
 #include "sim/app/simulation.h"
+#include "sim/units.h"
 #include "sim/error.h"
 #include "workload/compute.h"
 
@@ -301,9 +303,32 @@ by_time (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
+/* The search's progress line: DONE of N candidates simulated or tried
+ * (the rest may still be bounded out, so the time left is at most the
+ * pace so far times them), the best time so far.  Drawn once ELAPSED (us)
+ * passes a second. */
+static void
+search_progress (guint done, guint n, guint64 best_ps, gint64 elapsed, gboolean *drawn)
+{
+  if (elapsed < G_USEC_PER_SEC || done == 0)
+    return;
+  double left_s = (double) elapsed / 1e6 / done * (n - done);
+  g_autofree char *left = left_s < 60 ? g_strdup_printf ("%.0f s", ceil (left_s))
+                          : left_s < 3600 ? g_strdup_printf ("%.0f min", ceil (left_s / 60))
+                                          : g_strdup_printf ("%.1f h", left_s / 3600);
+  g_autofree char *best = best_ps == G_MAXUINT64 ? g_strdup ("none yet")
+                                                 : sim_units_format_time (best_ps);
+  fprintf (stderr, "\r\033[Korrery plan: %u of %u candidates, best %s, at most about %s left",
+           done, n, best, left);
+  fflush (stderr);
+  *drawn = TRUE;
+}
+
 void
 plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs, gboolean exhaustive)
 {
+  gint64 t0 = g_get_monotonic_time ();
+  gboolean drawn = FALSE;
   g_autoptr (GPtrArray) order = g_ptr_array_new ();
   for (guint i = 0; i < cands->len; i++)
     {
@@ -331,7 +356,12 @@ plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs, gbool
       if (top > 0 && times->len >= top)
         kth = g_array_index (times, guint64, top - 1);
       i += m;
+      if (env->progress)
+        search_progress (i, n, times->len > 0 ? g_array_index (times, guint64, 0) : G_MAXUINT64,
+                         g_get_monotonic_time () - t0, &drawn);
     }
+  if (drawn)
+    fputs ("\r\033[K", stderr);
   for (; i < n; i++)
     all[i]->status = PLAN_BOUNDED_OUT;
 }

@@ -34,6 +34,7 @@ typedef struct
   const PlanProblem *pb;
   const AppConfig *cfg;
   const NetTopo *topo; /* cfg's topology, built once for every candidate (may be NULL) */
+  gboolean progress;   /* redraw a progress line on stderr during the search */
 } PlanEnv;
 
 /* Why ENV's compute model allows no bound (static), or NULL when
@@ -53,7 +54,9 @@ gboolean plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, Pl
 /* Bound every PLAN_PENDING candidate of CANDS, then simulate them as above
  * over JOBS worker processes (1: in this process), keeping the TOP best;
  * with EXHAUSTIVE every one is simulated.  Each ends PLAN_SIMULATED,
- * PLAN_FAILED or PLAN_BOUNDED_OUT. */
+ * PLAN_FAILED or PLAN_BOUNDED_OUT.  With ENV's progress, a search past a
+ * second redraws one line on stderr after each batch: candidates done, the
+ * best time so far and the time the rest would take at most. */
 void plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs,
                       gboolean exhaustive);
 

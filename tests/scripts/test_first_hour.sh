@@ -8,8 +8,8 @@
 #   - gen transformer's --ranks, missing options and global batch say the
 #     numbers (300 ranks are not a multiple of tp x pp = 8 x 4 = 32);
 #   - `orrery --help` lists every generator, `orrery gen --help` exits 0;
-#   - a run over a second draws a progress line on a terminal (issue 21,
-#     item 5): the share of nodes done and the time left;
+#   - a run or a plan over a second draws a progress line on a terminal
+#     (issue 21, item 5): the share of nodes (candidates) done, the time left;
 #   - scripts/sweep and scripts/plot find the binary from any folder.
 # Prints one "ok NAME" or "FAIL NAME" line per check, then "N checks, N
 # failed".  Usage: tests/scripts/test_first_hour.sh   (run by `make test`).
@@ -105,6 +105,16 @@ if command -v script >/dev/null 2>&1; then
   check "progress: drawn on a terminal" grep -qE "$line" "$TMP/lines"
   "${long[@]}" >"$TMP/piped.out" 2>"$TMP/piped.err"
   check "progress: nothing drawn into a pipe" eq "$(grep -c 'nodes done' "$TMP/piped.err")" 0
+  # plan: after each batch of candidates past a second, how many are done,
+  # the best so far and the most the rest can take.
+  plan=("$ORRERY" plan --model llama2-7b --gpus 64 --global-batch 64
+        --config configs/default.xml --exhaustive --jobs 1 --out "$TMP/plan"
+        --space "tp=1,2,4,8;pp=1,2,4;mb=1,2;zero=0;recompute=none;sched=1f1b")
+  script -qc "$(printf '%q ' "${plan[@]}")" /dev/null >"$TMP/tty" 2>&1
+  tr '\r' '\n' <"$TMP/tty" >"$TMP/lines"
+  line='^.\[Korrery plan: [0-9]+ of [0-9]+ candidates, best [0-9.]+ [mu]?s, '
+  line+='at most about [0-9]+ (s|min) left$'
+  check "progress: plan's line on a terminal" grep -qE "$line" "$TMP/lines"
 else
   echo "skip: progress line (no script(1) to give the run a terminal)"
 fi
