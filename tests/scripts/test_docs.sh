@@ -6,8 +6,10 @@
 # (configs/, configs/devices/, tests/fuzz/, scripts/reproduce/*/, ...;
 # build/ excluded).  Matching rules, strict enough to catch an omission:
 #   - commands: each command `orrery --help` lists is written `orrery NAME`,
-#     and each `orrery sweep SUB` of `orrery sweep --help` likewise;
-#   - options: each long option that `orrery COMMAND --help` defines (a help
+#     each `orrery sweep SUB` of `orrery sweep --help` and each generator
+#     of `orrery gen --help` (`orrery gen NAME`) likewise;
+#   - options: for every command (gen: every generator), each long option
+#     that `orrery COMMAND --help` defines (a help
 #     line that starts with `-x, --name` or `--name`; --help itself aside) is
 #     written `--name` followed by a non-name character (so --seq is not
 #     found inside --seq-len);
@@ -18,8 +20,10 @@
 #     count);
 #   - every `## ` heading of README.md (outside code blocks) is linked from
 #     the table of contents as (#anchor), GitHub's anchor of the heading, and
-#     every (#anchor) link of the contents resolves to a heading.
-# Each missing name is printed ("  missing: ...") under its FAIL line.
+#     every (#anchor) link of the contents resolves to a heading; the
+#     contents (all above the first ##) link each README beside the code by
+#     its path, and every file they link to exists.
+# Each missing name is printed ("  missing ...: NAME") above its FAIL line.
 # Usage: tests/scripts/test_docs.sh   (run by `make test`).
 set -uo pipefail
 
@@ -56,6 +60,11 @@ mapfile -t subs < <("$ORRERY" sweep --help 2>&1 | grep -oE 'orrery sweep [a-z]+'
 check "orrery sweep --help lists subcommands" test "${#subs[@]}" -ge 4
 check "every sweep subcommand documented" \
   all_found command 'orrery sweep @([^a-z-]|$)' "${subs[@]}"
+mapfile -t generators < <("$ORRERY" gen --help 2>&1 \
+                          | sed -n '/^Generators:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p')
+check "orrery gen --help lists generators" test "${#generators[@]}" -ge 2
+check "every generator documented" all_found command 'orrery gen @([^a-z-]|$)' \
+  "${generators[@]}"
 
 # ---- options ------------------------------------------------------------------------
 # options COMMAND...: the long options COMMAND's --help defines, one a line.
@@ -63,8 +72,16 @@ options () {
   "$ORRERY" "$@" --help 2>&1 | sed -nE 's/^ +(-[A-Za-z0-9], )?--([a-z][a-z0-9-]*).*/\2/p' \
     | grep -vx help | sort -u
 }
-for cmd in run "gen collective" "gen transformer" rescale inspect plot-data sweep plan \
-           convert; do
+# Every command of `orrery --help`, gen as its generators: a new command is
+# checked without editing this test.
+cmds=()
+for cmd in "${commands[@]}"; do
+  if [ "$cmd" = gen ]; then cmds+=("${generators[@]/#/gen }"); else cmds+=("$cmd"); fi
+done
+# The parse itself: the nine of today are among them.
+check "the commands whose options are checked" eq "$(printf '%s\n' "${cmds[@]}" \
+  | grep -cxE 'run|gen collective|gen transformer|rescale|inspect|plot-data|sweep|plan|convert')" 9
+for cmd in "${cmds[@]}"; do
   # shellcheck disable=SC2086  # "gen collective" is two words
   mapfile -t opts < <(options $cmd)
   check "$cmd: options documented" all_found "option of $cmd" '--@([^a-z0-9-]|$)' \
@@ -136,5 +153,15 @@ toc_readmes () {
   return "$missing"
 }
 check "every README beside code in the contents" toc_readmes
+# Each file the contents link to exists (web addresses aside).
+toc_files () {
+  local f missing=0
+  while IFS= read -r f; do
+    [ -f "$f" ] || { echo "  no file $f" >&2; missing=1; }
+  done < <(awk '/^## / { exit } { print }' README.md | grep -oE '\]\([^#)][^)]*\)' \
+           | sed -E 's/^\]\((.*)\)$/\1/' | grep -vE '^[a-z]+://')
+  return "$missing"
+}
+check "every file the contents link to exists" toc_files
 
 finish
