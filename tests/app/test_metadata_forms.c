@@ -78,15 +78,7 @@ static int
 run_cmd (char **out, const char *prefix)
 {
   g_autofree char *cfg = write_config ();
-  const char *argv[] = { tu_orrery (), "run", "--config", cfg, "--workload", prefix, NULL };
-  return tu_run (out, argv);
-}
-
-static int
-inspect_cmd (char **out, const char *prefix)
-{
-  const char *argv[] = { tu_orrery (), "inspect", prefix, NULL };
-  return tu_run (out, argv);
+  return tu_run_workload (out, cfg, prefix);
 }
 
 /* The trace set PREFIX runs (exit 0) and every rank finishes at T (a
@@ -100,7 +92,7 @@ assert_set_runs (const char *prefix, const char *t)
   g_autofree char *want = g_strdup_printf ("\n  finish +%s +%s +%s\n", t, t, t);
   ck_assert_msg (g_regex_match_simple (want, out, 0, 0), "want '%s' in:\n%s", want, out);
   g_autofree char *ins = NULL;
-  ck_assert_int_eq (inspect_cmd (&ins, prefix), 0);
+  ck_assert_int_eq (tu_inspect (&ins, prefix), 0);
 }
 
 /* VALUES in a METADATA node, with collectives on LOW and HIGH: as
@@ -123,7 +115,7 @@ assert_refused (const char *values, const char *what)
   ck_assert_int_eq (run_cmd (&out, prefix), 1);
   ck_assert_msg (strstr (out, want) != NULL, "run: want '%s' in:\n%s", want, out);
   g_autofree char *ins = NULL;
-  ck_assert_int_eq (inspect_cmd (&ins, prefix), 1);
+  ck_assert_int_eq (tu_inspect (&ins, prefix), 1);
   ck_assert_msg (strstr (ins, want) != NULL, "inspect: want '%s' in:\n%s", want, ins);
 }
 

@@ -68,15 +68,7 @@ static int
 run_cmd (char **out, const char *prefix)
 {
   g_autofree char *cfg = write_config ();
-  const char *argv[] = { tu_orrery (), "run", "--config", cfg, "--workload", prefix, NULL };
-  return tu_run (out, argv);
-}
-
-static int
-inspect_cmd (char **out, const char *prefix)
-{
-  const char *argv[] = { tu_orrery (), "inspect", prefix, NULL };
-  return tu_run (out, argv);
+  return tu_run_workload (out, cfg, prefix);
 }
 
 /* GROUPS (JSON) is refused by run (exit 1) and reported by inspect, both
@@ -90,7 +82,7 @@ assert_refused (const char *groups, const char *what)
   ck_assert_int_eq (run_cmd (&out, prefix), 1);
   ck_assert_msg (strstr (out, want) != NULL, "run: want '%s' in:\n%s", want, out);
   g_autofree char *ins = NULL;
-  ck_assert_int_eq (inspect_cmd (&ins, prefix), 1);
+  ck_assert_int_eq (tu_inspect (&ins, prefix), 1);
   ck_assert_msg (strstr (ins, want) != NULL, "inspect: want '%s' in:\n%s", want, ins);
 }
 
@@ -115,7 +107,7 @@ assert_repeated (const char *groups, guint32 rank)
   ck_assert_msg (strstr (out, want) != NULL, "run: want '%s' in:\n%s", want, out);
   ck_assert_msg (strstr (out, "assertion") == NULL && strstr (out, "deadlock") == NULL, "%s", out);
   g_autofree char *ins = NULL;
-  ck_assert_int_eq (inspect_cmd (&ins, prefix), 1);
+  ck_assert_int_eq (tu_inspect (&ins, prefix), 1);
   ck_assert_msg (strstr (ins, want) != NULL, "inspect: want '%s' in:\n%s", want, ins);
 }
 
@@ -131,7 +123,7 @@ START_TEST (test_rank_past_the_world)
   ck_assert_msg (strstr (out, what) != NULL, "run: want '%s' in:\n%s", what, out);
   g_autofree char *want = g_strdup_printf ("%s.0.et: node 1: %s", prefix, what);
   g_autofree char *ins = NULL;
-  ck_assert_int_eq (inspect_cmd (&ins, prefix), 1);
+  ck_assert_int_eq (tu_inspect (&ins, prefix), 1);
   ck_assert_msg (strstr (ins, want) != NULL, "inspect: want '%s' in:\n%s", want, ins);
 }
 END_TEST
@@ -182,7 +174,7 @@ START_TEST (test_two_worlds_agree)
   ck_assert_int_eq (run_cmd (&out, prefix), 0);
   ck_assert_msg (g_regex_match_simple ("all_reduce +1-2 +4 +1 ", out, 0, 0), "%s", out);
   g_autofree char *ins = NULL;
-  ck_assert_int_eq (inspect_cmd (&ins, prefix), 0);
+  ck_assert_int_eq (tu_inspect (&ins, prefix), 0);
 }
 END_TEST
 

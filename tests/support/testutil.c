@@ -141,6 +141,20 @@ tu_run (char **output, const char *const *argv)
   return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
 }
 
+int
+tu_run_workload (char **output, const char *config, const char *prefix)
+{
+  const char *argv[] = { tu_orrery (), "run", "--config", config, "--workload", prefix, NULL };
+  return tu_run (output, argv);
+}
+
+int
+tu_inspect (char **output, const char *prefix)
+{
+  const char *argv[] = { tu_orrery (), "inspect", prefix, NULL };
+  return tu_run (output, argv);
+}
+
 ChakraProtoMsg__Node *
 tu_node_new (guint64 id, int type, const char *name)
 {

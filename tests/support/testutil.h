@@ -62,6 +62,11 @@ const char *tu_orrery (void);
  * *output (may be NULL) and return the exit status. */
 int tu_run (char **output, const char *const *argv);
 
+/* `orrery run --config CONFIG --workload PREFIX` and `orrery inspect
+ * PREFIX` through tu_run. */
+int tu_run_workload (char **output, const char *config, const char *prefix);
+int tu_inspect (char **output, const char *prefix);
+
 /* A node under construction for trace fixtures.  Attributes added are owned
  * by the node and freed with tu_node_free. */
 ChakraProtoMsg__Node *tu_node_new (guint64 id, int type, const char *name);
