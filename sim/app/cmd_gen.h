@@ -1,6 +1,6 @@
 /* cmd_gen.h: the subcommands that write trace sets rather than simulate
  * them: `orrery gen collective`, `orrery gen transformer` and `orrery
- * rescale`.
+ * rescale` (cmd_gen.c and cmd_rescale.c).
  *
  * What it models: option parsing and checking for the workload generators
  * (workload/gen.h, workload/gen_transformer.h, workload/rescale.h); sizes
@@ -34,5 +34,10 @@ gboolean app_gen_framework (const char *dtype, const char *attention, WlGenTrans
  * it does not exist: FALSE with ERROR set when it cannot be made or names
  * something other than a folder. */
 gboolean app_gen_out_folder (const char *prefix, GError **error);
+
+/* RANKS files of about PER_FILE bytes each: within run's rank limit and
+ * the output cap (ORRERY_GEN_MAX_OUTPUT), or FALSE with ERROR saying which
+ * and the estimate. */
+gboolean app_gen_output_check (guint64 ranks, guint64 per_file, GError **error);
 
 #endif /* ORRERY_SIM_APP_CMD_GEN_H */
