@@ -68,6 +68,13 @@ struct _SysColl
   SysNcclPlan nccl;
 };
 
+/* A new instance of REQ on GROUP (sequence SEQ, ROOT for rooted kinds),
+ * planned: its phases, algorithms, chunks and runs (coll_plan.c).  NULL
+ * with ERROR set when the plan cannot be made (a kind an algorithm lacks,
+ * the NCCL library's refusal).  Free with sys_coll_free. */
+SysColl *sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req,
+                       guint32 root, GError **error);
+
 /* Add a finished collective to its (kind, group, algorithms) row and to
  * the records (coll_report.c). */
 void sys_coll_stats_add (Sys *sys, const SysColl *coll, SimTime now);
