@@ -766,7 +766,9 @@ gen_usage (FILE *out)
                 "               [--stride S] [--root R] [--count K]\n"
                 "  transformer  one training iteration of a transformer, per rank:\n"
                 "               --preset NAME (--list: the presets) --micro-batch b\n"
-                "               --global-batch B --tp N --pp N --dp N --out PREFIX\n\n"
+                "               --global-batch B --tp N --pp N --dp N --out PREFIX\n"
+                "  dlrm         one DLRM training iteration, per rank, tables sharded:\n"
+                "               --preset NAME | --tables FILE.csv --ranks N --out PREFIX\n\n"
                 "'orrery gen GENERATOR --help' lists its options, with units and defaults.\n"
                 "The folder of --out PREFIX is made when it does not exist.\n\n"
                 APP_CLI_EXIT_CODES_HELP "\n");
@@ -779,13 +781,16 @@ app_cmd_gen (int argc, char **argv)
     return cmd_gen_collective (argc - 1, argv + 1);
   if (argc >= 2 && strcmp (argv[1], "transformer") == 0)
     return cmd_gen_transformer (argc - 1, argv + 1);
+  if (argc >= 2 && strcmp (argv[1], "dlrm") == 0)
+    return app_cmd_gen_dlrm (argc - 1, argv + 1);
   if (argc >= 2 && (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0))
     {
       gen_usage (stdout);
       return 0;
     }
   if (argc >= 2)
-    fprintf (stderr, "orrery gen: unknown generator '%s' (collective, transformer)\n", argv[1]);
+    fprintf (stderr, "orrery gen: unknown generator '%s' (collective, transformer, dlrm)\n",
+             argv[1]);
   gen_usage (stderr);
   return SIM_ERROR_INPUT;
 }

@@ -20,6 +20,10 @@
 /* `orrery gen SUB ...` with argv[0] "gen": the exit status. */
 int app_cmd_gen (int argc, char **argv);
 
+/* `orrery gen dlrm ...` with argv[0] "dlrm" (cmd_gen_dlrm.c): the exit
+ * status. */
+int app_cmd_gen_dlrm (int argc, char **argv);
+
 /* `orrery rescale ...` with argv[0] "rescale": the exit status. */
 int app_cmd_rescale (int argc, char **argv);
 

@@ -694,7 +694,7 @@ usage (FILE *out)
            "usage: orrery COMMAND [OPTIONS]\n\n"
            "Commands:\n"
            "  run   simulate a workload (Chakra traces) on a cluster\n"
-           "  gen   generate workloads: gen collective, gen transformer\n"
+           "  gen   generate workloads: gen collective, gen transformer, gen dlrm\n"
            "  rescale  rewrite a data-parallel trace set for another number of ranks\n"
            "  inspect  summarise a trace set (PREFIX or FILE) and list its defects\n"
            "  convert  convert a trace between .et and Chakra JSON (IN OUT, by extension)\n"

@@ -1,0 +1,350 @@
+/* cmd_gen_dlrm.c: `orrery gen dlrm`: options, the printed summary (the
+ * model, each rank's shards, all-to-all bytes and memory) and the traces
+ * (workload/gen_dlrm.h); see cmd_gen.h. */
+#include "sim/app/cmd_gen.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/app/cli.h"
+#include "sim/app/config.h"
+#include "sim/error.h"
+#include "workload/compute.h"
+#include "workload/gen_dlrm.h"
+#include "workload/kernel_model.h"
+
+typedef struct
+{
+  char *preset, *tables, *bottom, *top, *interaction, *dtype, *emb_opt, *sharding, *plan;
+  char *device, *out;
+  gint ranks, ranks_per_node, batch, local_batch, dcn_layers, dcn_rank;
+  gboolean dry_run;
+} DlrmOptions;
+
+static GOptionContext *
+dlrm_context (DlrmOptions *o)
+{
+  GOptionEntry entries[] = {
+    { "preset", 'p', 0, G_OPTION_ARG_STRING, &o->preset,
+      "Model preset: dlrm-dcnv2-criteo1tb (MLPerf Training's DLRM-DCNv2); 'list' lists it",
+      "NAME" },
+    { "tables", 0, 0, G_OPTION_ARG_FILENAME, &o->tables,
+      "Embedding tables instead of a preset: a CSV file, header 'rows,dim,pooling', one table "
+      "a line (pooling: indices a sample)", "FILE.csv" },
+    { "bottom-mlp", 0, 0, G_OPTION_ARG_STRING, &o->bottom,
+      "Bottom MLP from the dense features to the tables' dimension, e.g. 13-512-256-128 "
+      "(required with --tables)", "SIZES" },
+    { "top-mlp", 0, 0, G_OPTION_ARG_STRING, &o->top,
+      "Top MLP's layer sizes after the interaction, e.g. 1024-1024-512-256-1 (required with "
+      "--tables)", "SIZES" },
+    { "interaction", 0, 0, G_OPTION_ARG_STRING, &o->interaction,
+      "dot (DLRM's pairwise dot products; default with --tables) or dcnv2 (low-rank cross "
+      "network; the preset's)", "dot|dcnv2" },
+    { "dcn-layers", 0, 0, G_OPTION_ARG_INT, &o->dcn_layers,
+      "DCNv2 cross layers (default 3)", "N" },
+    { "dcn-rank", 0, 0, G_OPTION_ARG_INT, &o->dcn_rank, "DCNv2 low rank (default 512)", "R" },
+    { "batch", 'B', 0, G_OPTION_ARG_INT, &o->batch,
+      "Global batch in samples, a multiple of the ranks (preset: 65536)", "B" },
+    { "local-batch", 'b', 0, G_OPTION_ARG_INT, &o->local_batch,
+      "Samples a rank (instead of --batch: B = b x ranks)", "b" },
+    { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype,
+      "Embeddings' and MLPs' data type: fp32 (default, as the reference), bf16 or fp16",
+      "fp32|bf16|fp16" },
+    { "emb-optimizer", 0, 0, G_OPTION_ARG_STRING, &o->emb_opt,
+      "The embeddings' fused optimizer: adagrad (exact, one fp32 a parameter: the preset's "
+      "default), rowwise-adagrad (one fp32 a row: the default with --tables) or sgd; the "
+      "MLPs use Adagrad, or SGD with sgd", "NAME" },
+    { "sharding", 0, 0, G_OPTION_ARG_STRING, &o->sharding,
+      "Every table's sharding: table-wise (default), row-wise, column-wise, table-row-wise or "
+      "data-parallel", "TYPE" },
+    { "plan", 0, 0, G_OPTION_ARG_FILENAME, &o->plan,
+      "Per-table sharding, lines TABLE,TYPE[,RANKS] (TorchRec's names: table_wise, row_wise, "
+      "column_wise, table_row_wise, data_parallel; RANKS like '0 2 4-7'); tables without a "
+      "line take --sharding", "FILE" },
+    { "ranks", 'n', 0, G_OPTION_ARG_INT, &o->ranks, "Ranks (GPUs, trace files), 1 .. 1024",
+      "N" },
+    { "ranks-per-node", 0, 0, G_OPTION_ARG_INT, &o->ranks_per_node,
+      "Ranks a node, for table-row-wise (default 8, or the ranks when fewer)", "N" },
+    { "device", 0, 0, G_OPTION_ARG_STRING, &o->device,
+      "Device whose kernel model prices the compute nodes (duration_micros) and whose L2 and "
+      "memory the lookups and the memory check use (default H100-SXM)", "NAME" },
+    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out, "Write PREFIX.0.et .. PREFIX.<N-1>.et",
+      "PREFIX" },
+    { "dry-run", 0, 0, G_OPTION_ARG_NONE, &o->dry_run,
+      "Print the summary (shards, all-to-all bytes, memory per rank) and write nothing", NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL }
+  };
+  GOptionContext *ctx
+      = g_option_context_new ("- write one DLRM training iteration per rank, with its "
+                              "embedding tables sharded as TorchRec shards them");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (
+      ctx, "Every rank runs TorchRec's TrainPipelineSparseDist iteration: lookups, the\n"
+           "pooled-embedding exchange overlapping the bottom MLP, interaction, top MLP,\n"
+           "backward with the gradients' exchange and the fused embedding update, MLP\n"
+           "gradients all-reduced during the backward.  Prints each rank's shards, the\n"
+           "bytes it sends and receives in the forward exchange (the backward's are the\n"
+           "same, swapped) and its memory (GiB = 2^30 bytes).\n"
+           "See workload/gen_dlrm.h for the model, placement and cost model.\n\n"
+           APP_CLI_EXIT_CODES_HELP "\n");
+  return ctx;
+}
+
+static gboolean input_error (GError **error, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+/* An input error (SIM_ERROR_INPUT) with FMT's message; FALSE. */
+static gboolean
+input_error (GError **error, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  GError *e = g_error_new_valist (SIM_ERROR, SIM_ERROR_INPUT, fmt, ap);
+  va_end (ap);
+  g_propagate_error (error, e);
+  return FALSE;
+}
+
+/* Read PATH, refusing a NUL byte. */
+static char *
+read_text (const char *path, GError **error)
+{
+  char *text = NULL;
+  gsize len = 0;
+  if (!app_config_read_file (path, &text, &len, error))
+    return NULL;
+  if (strlen (text) != len)
+    {
+      g_free (text);
+      input_error (error, "%s: a NUL byte: not a text file", path);
+      return NULL;
+    }
+  return text;
+}
+
+static gboolean
+dlrm_model (const DlrmOptions *o, WlGenDlrm *req, GError **error)
+{
+  WlDlrmModel *m = &req->model;
+  if ((o->preset == NULL) == (o->tables == NULL))
+    return input_error (error, "give --preset NAME or --tables FILE.csv, one of them");
+  if (o->preset != NULL && !wl_dlrm_preset (o->preset, m))
+    return input_error (error, "unknown preset '%s' (one of %s)", o->preset,
+                        wl_dlrm_preset_names ());
+  if (o->tables != NULL)
+    {
+      g_autofree char *text = read_text (o->tables, error);
+      *m = (WlDlrmModel) { .name = "custom", .dcn_layers = 3, .dcn_rank = 512 };
+      m->tables = g_array_new (FALSE, FALSE, sizeof (WlDlrmTable));
+      if (text == NULL || !wl_dlrm_tables_parse (o->tables, text, m->tables, error))
+        return FALSE;
+      if (o->bottom == NULL || o->top == NULL)
+        return input_error (error, "--tables needs --bottom-mlp and --top-mlp");
+    }
+  if (o->bottom != NULL
+      && !wl_dlrm_mlp_parse ("--bottom-mlp", o->bottom, m->bottom, &m->n_bottom, error))
+    return FALSE;
+  if (o->top != NULL && !wl_dlrm_mlp_parse ("--top-mlp", o->top, m->top, &m->n_top, error))
+    return FALSE;
+  if (o->interaction != NULL)
+    {
+      if (g_ascii_strcasecmp (o->interaction, "dot") != 0
+          && g_ascii_strcasecmp (o->interaction, "dcnv2") != 0)
+        return input_error (error, "--interaction: '%s' is not dot or dcnv2", o->interaction);
+      m->dcn = g_ascii_strcasecmp (o->interaction, "dcnv2") == 0;
+    }
+  if (o->dcn_layers == 0 || o->dcn_layers < -1 || o->dcn_rank == 0 || o->dcn_rank < -1)
+    return input_error (error, "--dcn-layers and --dcn-rank must be at least 1");
+  if (o->dcn_layers > 0)
+    m->dcn_layers = (guint32) o->dcn_layers;
+  if (o->dcn_rank > 0)
+    m->dcn_rank = (guint32) o->dcn_rank;
+  return TRUE;
+}
+
+static gboolean
+dlrm_options (const DlrmOptions *o, WlGenDlrm *req, GError **error)
+{
+  if (o->ranks <= 0)
+    return input_error (error, "--ranks N is required (1 .. 1024)");
+  req->ranks = (guint32) o->ranks;
+  if (o->ranks_per_node < 0 || (o->ranks_per_node > 0 && o->ranks % o->ranks_per_node != 0))
+    return input_error (error, "--ranks-per-node must divide --ranks");
+  req->ranks_per_node = (guint32) o->ranks_per_node;
+  if (o->batch > 0 && o->local_batch > 0)
+    return input_error (error, "give --batch or --local-batch, not both");
+  if (o->batch < 0 || o->local_batch < 0)
+    return input_error (error, "--batch and --local-batch must be at least 1");
+  req->global_batch = o->batch > 0         ? (guint64) o->batch
+                      : o->local_batch > 0 ? (guint64) o->local_batch * (guint64) o->ranks
+                      : o->preset != NULL  ? 65536 /* the reference's GLOBAL_BATCH_SIZE */
+                                           : 0;
+  if (req->global_batch == 0)
+    return input_error (error, "--tables needs --batch B or --local-batch b (samples)");
+  req->dtype = WL_DTYPE_FP32;
+  if (o->dtype != NULL
+      && (!wl_dtype_parse (o->dtype, &req->dtype) || req->dtype == WL_DTYPE_FP8))
+    return input_error (error, "--dtype: '%s' is not fp32, bf16 or fp16", o->dtype);
+  req->emb_opt = o->preset != NULL ? WL_EMB_OPT_ADAGRAD : WL_EMB_OPT_ROWWISE_ADAGRAD;
+  if (o->emb_opt != NULL)
+    {
+      g_autofree char *s = g_strdelimit (g_ascii_strdown (o->emb_opt, -1), "_", '-');
+      if (strcmp (s, "adagrad") == 0)
+        req->emb_opt = WL_EMB_OPT_ADAGRAD;
+      else if (strcmp (s, "rowwise-adagrad") == 0)
+        req->emb_opt = WL_EMB_OPT_ROWWISE_ADAGRAD;
+      else if (strcmp (s, "sgd") == 0)
+        req->emb_opt = WL_EMB_OPT_SGD;
+      else
+        return input_error (error, "--emb-optimizer: '%s' is not adagrad, rowwise-adagrad or "
+                            "sgd", o->emb_opt);
+    }
+  req->sharding = WL_SHARD_TABLE_WISE;
+  if (o->sharding != NULL && !wl_shard_kind_parse (o->sharding, &req->sharding))
+    return input_error (error, "--sharding: '%s' is not table-wise, row-wise, column-wise, "
+                        "table-row-wise or data-parallel", o->sharding);
+  req->device = o->device != NULL ? o->device : "H100-SXM";
+  if (wl_kernel_device (req->device) == NULL || wl_device_preset (req->device) == NULL)
+    {
+      g_autofree char *names = wl_kernel_device_names ();
+      return input_error (error, "--device: unknown device '%s' (one of %s)", req->device, names);
+    }
+  if (o->out == NULL && !o->dry_run)
+    return input_error (error, "--out PREFIX is required (or --dry-run)");
+  return dlrm_model (o, req, error);
+}
+
+/* One rank's line of the summary. */
+static void
+print_rank (const WlGenDlrm *req, const WlDlrmLayout *l, guint32 k, const WlDevice *dev)
+{
+  const double GiB = 1073741824.0;
+  guint64 sent = 0, recv = 0, in_sent = 0;
+  wl_dlrm_layout_a2a (l, k, &sent, &recv);
+  for (guint32 d = 0; d < l->ranks; d++)
+    in_sent += l->input[k * l->ranks + d];
+  g_autoptr (GString) tables = g_string_new (NULL);
+  for (guint i = 0; i < l->shards->len; i++)
+    {
+      const WlDlrmShard *sh = &g_array_index (l->shards, WlDlrmShard, i);
+      if (sh->rank == k)
+        g_string_append_printf (tables, " t%u", sh->table);
+    }
+  printf ("rank %u:%s; all-to-all forward sent %" G_GUINT64_FORMAT " B, received %"
+          G_GUINT64_FORMAT " B; indices sent %" G_GUINT64_FORMAT " B; embeddings %.2f GiB, "
+          "optimizer state %.2f GiB, total %.2f GiB of %.2f GiB%s\n",
+          k, tables->len > 0 ? tables->str : " (no shards)", sent, recv, in_sent,
+          (double) l->emb_B[k] / GiB, (double) l->emb_state_B[k] / GiB,
+          (double) l->total_B[k] / GiB, dev->mem_capacity_B / GiB,
+          (double) l->total_B[k] > dev->mem_capacity_B ? " (does not fit)" : "");
+  (void) req;
+}
+
+static void
+print_summary (const WlGenDlrm *req, const WlDlrmLayout *l)
+{
+  const WlDlrmModel *m = &req->model;
+  const double GiB = 1073741824.0;
+  const WlDevice *dev = wl_device_preset (req->device);
+  static const char *const opt[] = { "adagrad", "rowwise-adagrad", "sgd" };
+  printf ("%s: %u ranks, %" G_GUINT64_FORMAT " samples a step (%" G_GUINT64_FORMAT
+          " a rank), %s, %u tables, %" G_GUINT64_FORMAT " embedding parameters, %"
+          G_GUINT64_FORMAT " MLP and interaction parameters (%s), embeddings' optimizer %s\n",
+          m->name, req->ranks, req->global_batch, req->global_batch / req->ranks,
+          wl_dtype_name (req->dtype), m->tables->len, wl_dlrm_embedding_params (m),
+          l->mlp_params, m->dcn ? "dcnv2" : "dot", opt[req->emb_opt]);
+  guint32 worst = 0;
+  for (guint32 k = 0; k < req->ranks; k++)
+    {
+      if (l->total_B[k] > l->total_B[worst])
+        worst = k;
+      if (req->ranks <= 16)
+        print_rank (req, l, k, dev);
+    }
+  if (req->ranks > 16)
+    {
+      printf ("(%u ranks: the one with the most memory)\n", req->ranks);
+      print_rank (req, l, worst, dev);
+    }
+  printf ("all-reduces: MLP gradients %" G_GUINT64_FORMAT " B, data-parallel tables %"
+          G_GUINT64_FORMAT " B; most memory: rank %u, %.2f GiB\n",
+          l->mlp_params * wl_dlrm_elem_bytes (req->dtype), l->dp_table_B, worst,
+          (double) l->total_B[worst] / GiB);
+  if ((double) l->total_B[worst] > dev->mem_capacity_B)
+    fprintf (stderr, "orrery gen dlrm: warning: rank %u needs %.2f GiB, more than the %.2f GiB "
+             "of a %s\n", worst, (double) l->total_B[worst] / GiB, dev->mem_capacity_B / GiB,
+             dev->name);
+}
+
+static int
+dlrm_list (void)
+{
+  WlDlrmModel m = { 0 };
+  gboolean ok = wl_dlrm_preset (wl_dlrm_preset_names (), &m);
+  g_assert (ok);
+  printf ("%-22s %u tables of dim 128, %" G_GUINT64_FORMAT " embedding parameters, %"
+          G_GUINT64_FORMAT " MLP and interaction parameters, DCNv2 3 x 512, batch 65536\n",
+          m.name, m.tables->len, wl_dlrm_embedding_params (&m), wl_dlrm_mlp_params (&m));
+  wl_dlrm_model_clear (&m);
+  return 0;
+}
+
+static void
+dlrm_options_clear (DlrmOptions *o)
+{
+  char **strings[] = { &o->preset, &o->tables, &o->bottom, &o->top, &o->interaction, &o->dtype,
+                       &o->emb_opt, &o->sharding, &o->plan, &o->device, &o->out };
+  for (guint i = 0; i < G_N_ELEMENTS (strings); i++)
+    g_free (*strings[i]);
+}
+
+/* The plan file into REQ (PLAN keeps it). */
+static gboolean
+dlrm_plan (const DlrmOptions *o, WlGenDlrm *req, WlDlrmTablePlan **plan, GError **error)
+{
+  if (o->plan == NULL)
+    return TRUE;
+  g_autofree char *text = read_text (o->plan, error);
+  if (text == NULL)
+    return FALSE;
+  *plan = wl_dlrm_plan_parse (o->plan, text, req->model.tables->len, req->ranks, error);
+  req->plan = *plan;
+  return *plan != NULL;
+}
+
+int
+app_cmd_gen_dlrm (int argc, char **argv)
+{
+  DlrmOptions o = { .dcn_layers = -1, .dcn_rank = -1 };
+  g_autoptr (GOptionContext) ctx = dlrm_context (&o);
+  g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+  GError *error = NULL;
+  WlGenDlrm req = { 0 };
+  WlDlrmTablePlan *plan = NULL;
+  WlDlrmLayout *l = NULL;
+  int code = 0;
+  if (!app_cli_parse (ctx, &argc, &argv, owned, &error))
+    code = app_cli_fail ("gen dlrm", error);
+  else if (o.preset != NULL && strcmp (o.preset, "list") == 0)
+    code = dlrm_list ();
+  else if (!dlrm_options (&o, &req, &error) || !dlrm_plan (&o, &req, &plan, &error)
+           || (l = wl_dlrm_layout_new (&req, &error)) == NULL)
+    code = app_cli_fail ("gen dlrm", error);
+  else
+    {
+      print_summary (&req, l);
+      fflush (stdout);
+      if (!o.dry_run
+          && (!app_gen_output_check (req.ranks, 16384 + 512 * (guint64) req.ranks, &error)
+              || !app_gen_out_folder (o.out, &error) || !wl_gen_dlrm (o.out, &req, &error)))
+        code = app_cli_fail ("gen dlrm", error);
+      else if (!o.dry_run)
+        printf ("wrote %s.0.et .. %s.%u.et\n", o.out, o.out, req.ranks - 1);
+    }
+  wl_dlrm_layout_free (l);
+  if (req.model.tables != NULL)
+    wl_dlrm_plan_free (plan, req.model.tables->len);
+  wl_dlrm_model_clear (&req.model);
+  dlrm_options_clear (&o);
+  return code;
+}
