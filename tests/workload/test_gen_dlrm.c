@@ -1,0 +1,440 @@
+/* test_gen_dlrm.c: the DLRM generator: the MLPerf DLRM-DCNv2 preset's
+ * parameters and memory per GPU against hand computation from the model
+ * definition, each sharding type's all-to-all bytes per rank worked by
+ * hand on small examples, the lookup cost model's closed form, the
+ * placement rule, and the errors of bad tables CSV and plan lines.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/error.h"
+#include "workload/gen_dlrm.h"
+#include "workload/wl_error.h"
+#include "support/testutil.h"
+
+/* ERROR is the workload layer's input error (WL_ERROR, SIM_ERROR_INPUT)
+ * and says NEEDLE. */
+static void
+assert_input (const GError *error, const char *needle)
+{
+  ck_assert_msg (error != NULL, "expected an error containing '%s'", needle);
+  ck_assert_msg (error->domain == WL_ERROR && error->code == SIM_ERROR_INPUT,
+                 "wrong domain/code for: %s", error->message);
+  ck_assert_msg (strstr (error->message, needle) != NULL, "'%s' not in: %s", needle,
+                 error->message);
+}
+
+/* Preset parameters by hand (mlcommons/training recommendation_v2
+ * torchrec_dlrm README: 26 tables of dimension 128; bottom 13-512-256-128,
+ * DCNv2 3 layers of rank 512, top 1024-1024-512-256-1):
+ *   rows: five tables of 40,000,000 = 200,000,000, the 21 others
+ *   39060 + 17295 + 7424 + 20265 + 3 + 7122 + 1543 + 63 + 3067956 + 405282
+ *   + 10 + 2209 + 11938 + 155 + 4 + 976 + 14 + 590152 + 12973 + 108 + 36
+ *   = 4,184,588; 204,184,588 rows x 128 = 26,135,627,264 parameters.
+ *   bottom: 13 x 512 + 512 = 7,168; 512 x 256 + 256 = 131,328;
+ *   256 x 128 + 128 = 32,896: 171,392.
+ *   DCN over N = 27 x 128 = 3,456 features: per layer 2 x 3456 x 512 +
+ *   3456 = 3,542,400; x 3 = 10,627,200.
+ *   top from 3,456: 3,539,968 + 1,049,600 + 524,800 + 131,328 + 257 =
+ *   5,245,953.  MLPs and interaction: 16,044,545. */
+START_TEST (test_preset_params)
+{
+  WlDlrmModel m = { 0 };
+  ck_assert (wl_dlrm_preset ("DLRM-DCNv2-Criteo1TB", &m));
+  ck_assert_uint_eq (m.tables->len, 26);
+  ck_assert_uint_eq (wl_dlrm_embedding_params (&m), 26135627264ull);
+  ck_assert_uint_eq (wl_dlrm_interaction_out (&m), 3456);
+  ck_assert_uint_eq (wl_dlrm_mlp_params (&m), 171392 + 10627200 + 5245953);
+  double pooling = 0;
+  for (guint i = 0; i < m.tables->len; i++)
+    pooling += g_array_index (m.tables, WlDlrmTable, i).pooling;
+  ck_assert_int_eq ((int) pooling, 214); /* the multi-hot sizes' sum */
+  /* The dot interaction: D + F (F - 1) / 2 = 128 + 27 x 26 / 2 = 479;
+   * the top MLP then starts 479 x 1024 + 1024 = 491,520 instead of
+   * 3,539,968, and there is no cross network. */
+  m.dcn = FALSE;
+  ck_assert_uint_eq (wl_dlrm_interaction_out (&m), 479);
+  ck_assert_uint_eq (wl_dlrm_mlp_params (&m), 171392 + 5245953 - 3539968 + 491520);
+  ck_assert (!wl_dlrm_preset ("dlrm", &m));
+  wl_dlrm_model_clear (&m);
+}
+END_TEST
+
+static WlGenDlrm
+preset_req (guint32 ranks)
+{
+  WlGenDlrm r = { .ranks = ranks, .global_batch = 65536, .dtype = WL_DTYPE_FP32,
+                  .emb_opt = WL_EMB_OPT_ADAGRAD, .sharding = WL_SHARD_TABLE_WISE };
+  ck_assert (wl_dlrm_preset ("dlrm-dcnv2-criteo1tb", &r.model));
+  return r;
+}
+
+static guint32
+shards_on (const WlDlrmLayout *l, guint32 rank, guint32 *first_table)
+{
+  guint32 n = 0;
+  for (guint i = 0; i < l->shards->len; i++)
+    {
+      const WlDlrmShard *s = &g_array_index (l->shards, WlDlrmShard, i);
+      if (s->rank == rank && n++ == 0)
+        *first_table = s->table;
+    }
+  return n;
+}
+
+/* Table-wise on 8 GPUs, fp32, exact Adagrad: largest first onto the
+ * least-loaded rank puts the 40 M-row tables 0, 9, 19, 20, 21 on ranks 0 .. 4,
+ * table 10 (3,067,956 rows) on 5, 22 (590,152) on 6, 11 (405,282) on 7,
+ * and then every smaller table on rank 7, the least loaded from then on
+ * (405,282 x 512 B < 590,152 x 512 B, and the 18 others hold 0.15 M rows).
+ * Rank 0: 40 M x 128 x 4 = 20,480,000,000 B of table, the same of fp32
+ * Adagrad state, and the MLPs: 16,044,545 x (4 weight + 4 gradient + 4
+ * state) = 192,534,540: 41,152,534,540 B (38.33 GiB). */
+START_TEST (test_preset_memory)
+{
+  WlGenDlrm r = preset_req (8);
+  GError *error = NULL;
+  WlDlrmLayout *l = wl_dlrm_layout_new (&r, &error);
+  g_assert_no_error (error);
+  const guint32 big[] = { 0, 9, 19, 20, 21, 10, 22, 11 };
+  for (guint32 k = 0; k < 8; k++)
+    {
+      guint32 t = 99;
+      ck_assert_uint_eq (shards_on (l, k, &t), k < 7 ? 1 : 19);
+      ck_assert_uint_eq (t, big[k]);
+    }
+  ck_assert_uint_eq (l->emb_B[0], 20480000000ull);
+  ck_assert_uint_eq (l->emb_state_B[0], 20480000000ull);
+  ck_assert_uint_eq (l->total_B[0], 41152534540ull);
+  /* Rank 5: table 10, 3,067,956 x 512 = 1,570,793,472 B, twice. */
+  ck_assert_uint_eq (l->total_B[5], 2 * 1570793472ull + 192534540);
+  wl_dlrm_layout_free (l);
+  /* Row-wise Adagrad keeps one fp32 a row: 40 M x 4 = 160,000,000 B. */
+  r.emb_opt = WL_EMB_OPT_ROWWISE_ADAGRAD;
+  l = wl_dlrm_layout_new (&r, &error);
+  ck_assert_uint_eq (l->total_B[0], 20480000000ull + 160000000 + 192534540);
+  wl_dlrm_layout_free (l);
+  /* bf16 halves the table and the MLP weights and gradients, not the
+   * fp32 state: 10,240,000,000 + 160,000,000 + 16,044,545 x 8. */
+  r.dtype = WL_DTYPE_BF16;
+  l = wl_dlrm_layout_new (&r, &error);
+  ck_assert_uint_eq (l->total_B[0], 10240000000ull + 160000000 + 16044545ull * 8);
+  wl_dlrm_layout_free (l);
+  wl_dlrm_model_clear (&r.model);
+}
+END_TEST
+
+/* Four tables of dimension 16 (rows 1000, 800, 600, 400; pooling 2), 4
+ * ranks, B = 64 (b = 16 a rank), fp32: a pooled embedding of one sample
+ * is 16 x 4 = 64 B, of a rank's samples b x 64 = 1024 B. */
+static WlGenDlrm
+small_req (WlShardKind kind, const guint64 *rows, guint n)
+{
+  WlGenDlrm r = { .ranks = 4, .global_batch = 64, .dtype = WL_DTYPE_FP32,
+                  .emb_opt = WL_EMB_OPT_ROWWISE_ADAGRAD, .sharding = kind,
+                  .model = { .name = "small", .n_bottom = 2, .bottom = { 13, 16 }, .n_top = 1,
+                             .top = { 1 } } };
+  r.model.tables = g_array_new (FALSE, FALSE, sizeof (WlDlrmTable));
+  for (guint i = 0; i < n; i++)
+    {
+      WlDlrmTable t = { rows[i], 16, 2 };
+      g_array_append_val (r.model.tables, t);
+    }
+  return r;
+}
+
+static const guint64 four[] = { 1000, 800, 600, 400 };
+
+static void
+assert_a2a (WlShardKind kind, const guint64 *rows, guint n, guint32 nl, const guint64 *sent,
+            const guint64 *recv)
+{
+  WlGenDlrm r = small_req (kind, rows, n);
+  r.ranks_per_node = nl;
+  GError *error = NULL;
+  g_autoptr (WlDlrmLayout) l = wl_dlrm_layout_new (&r, &error);
+  g_assert_no_error (error);
+  for (guint32 k = 0; k < 4; k++)
+    {
+      guint64 s = 0, v = 0;
+      wl_dlrm_layout_a2a (l, k, &s, &v);
+      ck_assert_msg (s == sent[k] && v == recv[k],
+                     "%s rank %u: sent %" G_GUINT64_FORMAT " received %" G_GUINT64_FORMAT
+                     ", expected %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT,
+                     wl_shard_kind_name (kind), k, s, v, sent[k], recv[k]);
+    }
+  wl_dlrm_model_clear (&r.model);
+}
+
+/* Table-wise: one table a rank; each sends its b x 64 = 1024 B to the 3
+ * others and receives 3 tables' 1024 B.  Five tables (1000, 300, 300,
+ * 200, 200 rows): the fifth goes to rank 3, the least loaded (12,800 B
+ * against 19,200), which then sends 2 x 3 x 1024 and the others receive 4
+ * x 1024 (rank 3: 3 x 1024). */
+START_TEST (test_a2a_table_wise)
+{
+  const guint64 s4[] = { 3072, 3072, 3072, 3072 };
+  assert_a2a (WL_SHARD_TABLE_WISE, four, 4, 0, s4, s4);
+  const guint64 five[] = { 1000, 300, 300, 200, 200 };
+  const guint64 s5[] = { 3072, 3072, 3072, 6144 }, r5[] = { 4096, 4096, 4096, 3072 };
+  assert_a2a (WL_SHARD_TABLE_WISE, five, 5, 0, s5, r5);
+}
+END_TEST
+
+/* Row-wise: every rank holds a block of every table and sends its partial
+ * pools of each other rank's b samples, b x 16 x 4 = 1024 B a table: 4
+ * tables x 3 ranks x 1024 = 12,288 B sent and received (a reduce-scatter
+ * of B x 64 = 4096 B a table, (N - 1) / N of it). */
+START_TEST (test_a2a_row_wise)
+{
+  const guint64 s[] = { 12288, 12288, 12288, 12288 };
+  assert_a2a (WL_SHARD_ROW_WISE, four, 4, 0, s, s);
+}
+END_TEST
+
+/* Column-wise: 16 columns in 4 shards of 4 (the largest divisor of 16 up
+ * to 4 ranks), placed largest first: each table's 4 shards on ranks 0 ..
+ * 3 (equal loads, ties to the lowest rank), so 4 shards a rank, each
+ * sending b x 4 x 4 = 256 B to 3 ranks: 3072 B, received alike. */
+START_TEST (test_a2a_column_wise)
+{
+  const guint64 s[] = { 3072, 3072, 3072, 3072 };
+  assert_a2a (WL_SHARD_COLUMN_WISE, four, 4, 0, s, s);
+}
+END_TEST
+
+/* Table-row-wise with 2 ranks a node: tables onto the least-loaded node,
+ * largest first: table 0 (64,000 B) node 0, table 1 (51,200) node 1,
+ * table 2 (38,400) node 1 (51,200 < 64,000), table 3 node 0 (64,000 <
+ * 89,600).  A table on node 0: stage 1, rank 0 sends rank 1 the partial
+ * pools of the samples of local rank 1 on both nodes, B / 2 x 64 = 2048 B
+ * (and rank 1 rank 0 alike); stage 2, each rank sends its peer of the same
+ * local rank on node 1 b x 64 = 1024 B.  Two tables a node: sent 2 x
+ * (2048 + 1024) = 6144; received 2 x 2048 from the node and 2 x 1024 from
+ * the other: 6144. */
+START_TEST (test_a2a_table_row_wise)
+{
+  const guint64 s[] = { 6144, 6144, 6144, 6144 };
+  assert_a2a (WL_SHARD_TABLE_ROW_WISE, four, 4, 2, s, s);
+}
+END_TEST
+
+/* Data-parallel: no exchange; the tables' gradients all-reduced: (1000 +
+ * 800 + 600 + 400) x 16 x 4 = 179,200 B.  The input distribution of
+ * table-wise: each rank sends each other table's owner b (8 x 2 + 4) =
+ * 320 B (int64 indices, int32 lengths): 3 x 320 = 960 B. */
+START_TEST (test_data_parallel_and_input)
+{
+  const guint64 zero[] = { 0, 0, 0, 0 };
+  assert_a2a (WL_SHARD_DATA_PARALLEL, four, 4, 0, zero, zero);
+  WlGenDlrm r = small_req (WL_SHARD_DATA_PARALLEL, four, 4);
+  g_autoptr (WlDlrmLayout) l = wl_dlrm_layout_new (&r, NULL);
+  ck_assert_uint_eq (l->dp_table_B, 179200);
+  ck_assert_uint_eq (l->shards->len, 0);
+  r.sharding = WL_SHARD_TABLE_WISE;
+  g_autoptr (WlDlrmLayout) tw = wl_dlrm_layout_new (&r, NULL);
+  guint64 in = 0;
+  for (guint32 d = 0; d < 4; d++)
+    in += tw->input[0 * 4 + d];
+  ck_assert_uint_eq (in, 960);
+  wl_dlrm_model_clear (&r.model);
+}
+END_TEST
+
+/* A plan mixing types: table 0 row-wise on ranks 0 and 1, table 1
+ * column-wise on ranks 2 and 3 (two shards of 8 columns), table 2
+ * table-wise on rank 3, table 3 by --sharding (data-parallel).  Sent:
+ * rank 0: 3 x 1024 (its rows of table 0 to the 3 others); rank 1 the
+ * same; rank 2: 3 x b x 8 x 4 = 1536; rank 3: 1536 + 3 x 1024 = 4608.
+ * Received: rank 0: 1024 (table 0 from rank 1) + 2 x 512 (table 1) +
+ * 1024 (table 2) = 3072; rank 1 alike; rank 2: 2 x 1024 + 512 + 1024 =
+ * 3584; rank 3: 2 x 1024 + 512 = 2560. */
+START_TEST (test_plan_mixed)
+{
+  WlGenDlrm r = small_req (WL_SHARD_DATA_PARALLEL, four, 4);
+  GError *error = NULL;
+  WlDlrmTablePlan *plan = wl_dlrm_plan_parse ("p.plan", "# table,type,ranks\n"
+                                              "0,row_wise,0-1\n1,column-wise,2 3\n"
+                                              "2,table_wise,3\n", 4, 4, &error);
+  g_assert_no_error (error);
+  r.plan = plan;
+  g_autoptr (WlDlrmLayout) l = wl_dlrm_layout_new (&r, &error);
+  g_assert_no_error (error);
+  const guint64 sent[] = { 3072, 3072, 1536, 4608 }, recv[] = { 3072, 3072, 3584, 2560 };
+  for (guint32 k = 0; k < 4; k++)
+    {
+      guint64 s = 0, v = 0;
+      wl_dlrm_layout_a2a (l, k, &s, &v);
+      ck_assert_uint_eq (s, sent[k]);
+      ck_assert_uint_eq (v, recv[k]);
+    }
+  ck_assert_uint_eq (l->dp_table_B, 400 * 64);
+  wl_dlrm_plan_free (plan, 4);
+  wl_dlrm_model_clear (&r.model);
+}
+END_TEST
+
+/* The lookup model by hand, on an H100 (L2 50 MiB).  A table of 1000 rows
+ * of 16 fp32 (64 B, two sectors), 100 lookups into 10 bags: it fits the
+ * L2, so only the first touch of each distinct row reads HBM:
+ * U = 1000 (1 - 0.999^100) = 95.2079; forward 64 U + 8 x 100 + 4 x 10 +
+ * 10 x 64 = 6093.30 + 800 + 40 + 640 = 7573 B; backward (row-wise Adagrad,
+ * its 4-byte state a 32-byte sector): 10 x 64 + 16 x 100 + U (2 x 64 +
+ * 2 x 32) = 640 + 1600 + 18279.9 = 20520 B.  A table of 10^9 rows of 128
+ * fp32 (512 GB) and 10^6 lookups: repeat touches hit with 52428800 /
+ * 5.12e11 = 1.024e-4. */
+START_TEST (test_lookup_cost)
+{
+  WlGenDlrm r = { .dtype = WL_DTYPE_FP32, .emb_opt = WL_EMB_OPT_ROWWISE_ADAGRAD,
+                  .device = "H100-SXM" };
+  WlLookupCost c = wl_dlrm_lookup_cost (&r, 1000, 16, 100, 10);
+  double U = 1000 * (1 - pow (0.999, 100));
+  ck_assert (fabs (c.distinct_rows - U) < 1e-6);
+  ck_assert (c.hit == 1.0);
+  ck_assert_uint_eq (c.fwd_B, 7573);
+  ck_assert_uint_eq (c.bwd_B, 20520);
+  c = wl_dlrm_lookup_cost (&r, 1000000000, 128, 1e6, 1000);
+  double U2 = 1e9 * (1 - pow (1 - 1e-9, 1e6)), hit = 52428800.0 / 512e9;
+  ck_assert (fabs (c.hit - hit) < 1e-12);
+  double fwd = (U2 + (1e6 - U2) * (1 - hit)) * 512 + 8e6 + 4000 + 1000 * 512;
+  ck_assert_msg (fabs ((double) c.fwd_B - fwd) <= 2, "%" G_GUINT64_FORMAT " vs %.1f", c.fwd_B,
+                 fwd);
+  /* A device without a known L2 (B200): no cache effect at all. */
+  r.device = "B200";
+  c = wl_dlrm_lookup_cost (&r, 1000, 16, 100, 10);
+  ck_assert (c.hit == 0.0);
+  ck_assert_uint_eq (c.fwd_B, (guint64) llround (100 * 64.0 + 800) + 40 + 640);
+}
+END_TEST
+
+static void
+assert_tables_error (const char *text, const char *needle)
+{
+  g_autoptr (GArray) t = g_array_new (FALSE, FALSE, sizeof (WlDlrmTable));
+  GError *error = NULL;
+  ck_assert (!wl_dlrm_tables_parse ("t.csv", text, t, &error));
+  assert_input (error, needle);
+  g_error_free (error);
+}
+
+START_TEST (test_tables_csv)
+{
+  g_autoptr (GArray) t = g_array_new (FALSE, FALSE, sizeof (WlDlrmTable));
+  ck_assert (wl_dlrm_tables_parse ("t.csv", "# tables\nRows, dim, pooling\n1000,16,2.5\n\n"
+                                   "40000000,128,100\n", t, NULL));
+  ck_assert_uint_eq (t->len, 2);
+  ck_assert (g_array_index (t, WlDlrmTable, 0).pooling == 2.5);
+  ck_assert_uint_eq (g_array_index (t, WlDlrmTable, 1).rows, 40000000);
+  assert_tables_error ("rows,dims,pooling\n1,2,3\n", "t.csv:1: the header must be");
+  assert_tables_error ("rows,dim,pooling\n1,2,3\n\n1,0,3\n", "t.csv:4: dim must be");
+  assert_tables_error ("rows,dim,pooling\n1,2\n", "t.csv:2: needs 3 fields");
+  assert_tables_error ("rows,dim,pooling\n-5,2,1\n", "t.csv:2: rows must be");
+  assert_tables_error ("rows,dim,pooling\n5,2,0\n", "t.csv:2: pooling must be");
+  assert_tables_error ("rows,dim,pooling\n5,2,nan\n", "t.csv:2: pooling must be");
+  assert_tables_error ("rows,dim,pooling\n", "t.csv: no tables");
+}
+END_TEST
+
+static void
+assert_plan_error (const char *text, const char *needle)
+{
+  GError *error = NULL;
+  ck_assert (wl_dlrm_plan_parse ("p.plan", text, 4, 4, &error) == NULL);
+  assert_input (error, needle);
+  g_error_free (error);
+}
+
+START_TEST (test_plan_errors)
+{
+  assert_plan_error ("0,table_wise,1\n1,sideways\n", "p.plan:2: the type is not");
+  assert_plan_error ("4,row_wise\n", "p.plan:1: the table is not an index");
+  assert_plan_error ("0,row_wise\n\n0,table_wise\n", "p.plan:3: the table is given twice");
+  assert_plan_error ("0,row_wise,0-4\n", "p.plan:1: a rank is out of range");
+  assert_plan_error ("0,row_wise,1 1\n", "p.plan:1: a rank is given twice");
+  assert_plan_error ("0,row_wise,x\n", "p.plan:1: ranks must be");
+  assert_plan_error ("0,table_wise,0 1\n", "p.plan:1: table_wise takes one rank");
+  assert_plan_error ("0,data_parallel,0\n", "p.plan:1: data_parallel takes no ranks");
+  assert_plan_error ("0\n", "p.plan:1: needs TABLE,TYPE");
+  /* Ranks that do not fit the type are refused with the request. */
+  WlGenDlrm r = small_req (WL_SHARD_TABLE_WISE, four, 4);
+  WlDlrmTablePlan *plan = wl_dlrm_plan_parse ("p.plan", "1,column_wise,0-2\n", 4, 4, NULL);
+  r.plan = plan;
+  GError *error = NULL;
+  ck_assert (wl_dlrm_layout_new (&r, &error) == NULL);
+  assert_input (error, "table 1: 3 column shards do not divide its dimension 16");
+  g_clear_error (&error);
+  wl_dlrm_plan_free (plan, 4);
+  plan = wl_dlrm_plan_parse ("p.plan", "1,table_row_wise,1-2\n", 4, 4, NULL);
+  r.plan = plan;
+  r.ranks_per_node = 2;
+  ck_assert (wl_dlrm_layout_new (&r, &error) == NULL);
+  assert_input (error, "table_row_wise ranks must be on one node");
+  g_clear_error (&error);
+  wl_dlrm_plan_free (plan, 4);
+  wl_dlrm_model_clear (&r.model);
+}
+END_TEST
+
+START_TEST (test_request_errors)
+{
+  WlGenDlrm r = small_req (WL_SHARD_TABLE_WISE, four, 4);
+  GError *error = NULL;
+  r.global_batch = 66;
+  ck_assert (!wl_gen_dlrm_check (&r, &error));
+  assert_input (error, "must be a positive multiple of the ranks (4)");
+  g_clear_error (&error);
+  r.global_batch = 64;
+  r.model.bottom[1] = 32;
+  ck_assert (!wl_gen_dlrm_check (&r, &error));
+  assert_input (error, "the bottom MLP ends at 32 but the tables' dimension is 16");
+  g_clear_error (&error);
+  r.model.bottom[1] = 16;
+  g_array_index (r.model.tables, WlDlrmTable, 2).dim = 8;
+  ck_assert (!wl_gen_dlrm_check (&r, &error));
+  assert_input (error, "the same dimension");
+  g_clear_error (&error);
+  g_array_index (r.model.tables, WlDlrmTable, 2).dim = 16;
+  r.sharding = WL_SHARD_TABLE_ROW_WISE;
+  r.ranks_per_node = 3;
+  ck_assert (!wl_gen_dlrm_check (&r, &error));
+  assert_input (error, "a multiple of the ranks a node (3)");
+  g_clear_error (&error);
+  guint32 sizes[WL_DLRM_MAX_MLP], n = 0;
+  ck_assert (wl_dlrm_mlp_parse ("--top-mlp", "1024-1024-512-256-1", sizes, &n, NULL));
+  ck_assert_uint_eq (n, 5);
+  ck_assert_uint_eq (sizes[4], 1);
+  ck_assert (!wl_dlrm_mlp_parse ("--top-mlp", "1024--1", sizes, &n, &error));
+  assert_input (error, "--top-mlp: '1024--1' is not layer sizes");
+  g_clear_error (&error);
+  wl_dlrm_model_clear (&r.model);
+}
+END_TEST
+
+static Suite *
+gen_dlrm_suite (void)
+{
+  Suite *s = suite_create ("gen_dlrm");
+  TCase *tc = tcase_create ("core");
+  tcase_add_test (tc, test_preset_params);
+  tcase_add_test (tc, test_preset_memory);
+  tcase_add_test (tc, test_a2a_table_wise);
+  tcase_add_test (tc, test_a2a_row_wise);
+  tcase_add_test (tc, test_a2a_column_wise);
+  tcase_add_test (tc, test_a2a_table_row_wise);
+  tcase_add_test (tc, test_data_parallel_and_input);
+  tcase_add_test (tc, test_plan_mixed);
+  tcase_add_test (tc, test_lookup_cost);
+  tcase_add_test (tc, test_tables_csv);
+  tcase_add_test (tc, test_plan_errors);
+  tcase_add_test (tc, test_request_errors);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  return tu_run_suite (gen_dlrm_suite ());
+}
