@@ -84,7 +84,7 @@ check "orrery --help lists gen transformer" has "$TMP/out" "gen collective, gen 
 check "orrery gen --help exits 0" eq $? 0
 check "orrery gen --help lists collective" has "$TMP/out" "  collective "
 check "orrery gen --help lists transformer" has "$TMP/out" "  transformer "
-fails "orrery gen foo" "orrery gen: unknown generator 'foo' (collective, transformer)" \
+fails "orrery gen foo" "orrery gen: unknown generator 'foo' (collective, transformer, dlrm)" \
   "$ORRERY" gen foo
 
 # ---- the progress line of a long run, on a terminal ---------------------------------
