@@ -216,7 +216,7 @@ dlrm_options (const DlrmOptions *o, WlGenDlrm *req, GError **error)
 
 /* One rank's line of the summary. */
 static void
-print_rank (const WlGenDlrm *req, const WlDlrmLayout *l, guint32 k, const WlDevice *dev)
+print_rank (const WlDlrmLayout *l, guint32 k, const WlDevice *dev)
 {
   const double GiB = 1073741824.0;
   guint64 sent = 0, recv = 0, in_sent = 0;
@@ -237,7 +237,6 @@ print_rank (const WlGenDlrm *req, const WlDlrmLayout *l, guint32 k, const WlDevi
           (double) l->emb_B[k] / GiB, (double) l->emb_state_B[k] / GiB,
           (double) l->total_B[k] / GiB, dev->mem_capacity_B / GiB,
           (double) l->total_B[k] > dev->mem_capacity_B ? " (does not fit)" : "");
-  (void) req;
 }
 
 static void
@@ -246,6 +245,7 @@ print_summary (const WlGenDlrm *req, const WlDlrmLayout *l)
   const WlDlrmModel *m = &req->model;
   const double GiB = 1073741824.0;
   const WlDevice *dev = wl_device_preset (req->device);
+  g_assert (req->ranks > 0 && dev != NULL && m->tables != NULL); /* checked before */
   static const char *const opt[] = { "adagrad", "rowwise-adagrad", "sgd" };
   printf ("%s: %u ranks, %" G_GUINT64_FORMAT " samples a step (%" G_GUINT64_FORMAT
           " a rank), %s, %u tables, %" G_GUINT64_FORMAT " embedding parameters, %"
@@ -259,12 +259,12 @@ print_summary (const WlGenDlrm *req, const WlDlrmLayout *l)
       if (l->total_B[k] > l->total_B[worst])
         worst = k;
       if (req->ranks <= 16)
-        print_rank (req, l, k, dev);
+        print_rank (l, k, dev);
     }
   if (req->ranks > 16)
     {
       printf ("(%u ranks: the one with the most memory)\n", req->ranks);
-      print_rank (req, l, worst, dev);
+      print_rank (l, worst, dev);
     }
   printf ("all-reduces: MLP gradients %" G_GUINT64_FORMAT " B, data-parallel tables %"
           G_GUINT64_FORMAT " B; most memory: rank %u, %.2f GiB\n",
@@ -292,10 +292,17 @@ dlrm_list (void)
 static void
 dlrm_options_clear (DlrmOptions *o)
 {
-  char **strings[] = { &o->preset, &o->tables, &o->bottom, &o->top, &o->interaction, &o->dtype,
-                       &o->emb_opt, &o->sharding, &o->plan, &o->device, &o->out };
-  for (guint i = 0; i < G_N_ELEMENTS (strings); i++)
-    g_free (*strings[i]);
+  g_free (o->preset);
+  g_free (o->tables);
+  g_free (o->bottom);
+  g_free (o->top);
+  g_free (o->interaction);
+  g_free (o->dtype);
+  g_free (o->emb_opt);
+  g_free (o->sharding);
+  g_free (o->plan);
+  g_free (o->device);
+  g_free (o->out);
 }
 
 /* The plan file into REQ (PLAN keeps it). */
@@ -304,6 +311,7 @@ dlrm_plan (const DlrmOptions *o, WlGenDlrm *req, WlDlrmTablePlan **plan, GError 
 {
   if (o->plan == NULL)
     return TRUE;
+  g_assert (req->model.tables != NULL); /* dlrm_options made them */
   g_autofree char *text = read_text (o->plan, error);
   if (text == NULL)
     return FALSE;
