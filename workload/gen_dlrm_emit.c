@@ -92,7 +92,8 @@ wl_dlrm_lookup_cost (const WlGenDlrm *req, guint64 rows, guint32 cols, double n,
 {
   WlLookupCost c = { 0 };
   guint64 E = wl_dlrm_elem_bytes (req->dtype), row_B = sectors (cols * E);
-  double shard_B = (double) rows * (double) cols * (double) E, l2 = wl_dlrm_l2_bytes (device_of (req));
+  double shard_B = (double) rows * (double) cols * (double) E;
+  double l2 = wl_dlrm_l2_bytes (device_of (req));
   /* Uniform indices: the expected distinct rows of n draws among R. */
   c.distinct_rows = n > 0 ? (double) rows * -expm1 (n * log1p (-1.0 / (double) rows)) : 0;
   c.hit = shard_B <= l2 ? 1.0 : l2 / shard_B;

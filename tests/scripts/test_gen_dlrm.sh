@@ -19,7 +19,9 @@ check "the summary gives rank 0's table, bytes and memory" has "$T/gen.out" \
 check "the summary gives the parameters" has "$T/gen.out" \
   "26135627264 embedding parameters, 16044545 MLP and interaction parameters (dcnv2)"
 "$ORRERY" gen dlrm --preset dlrm-dcnv2-criteo1tb --ranks 8 --out "$T/b/d" >/dev/null 2>&1
-same_traces () { for r in 0 1 2 3 4 5 6 7; do cmp -s "$T/a/d.$r.et" "$T/b/d.$r.et" || return 1; done; }
+same_traces () {
+  for r in 0 1 2 3 4 5 6 7; do cmp -s "$T/a/d.$r.et" "$T/b/d.$r.et" || return 1; done
+}
 check "gen dlrm is deterministic (traces byte for byte)" same_traces
 "$ORRERY" run --config configs/hgx-h100.xml --workload "$T/a/d" --report "$T/r1.json" \
   >"$T/run.out" 2>&1
