@@ -6,10 +6,12 @@
  */
 #include <check.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "sim/error.h"
+#include "workload/chakra.h"
 #include "workload/gen_dlrm.h"
 #include "workload/wl_error.h"
 #include "support/testutil.h"
@@ -412,6 +414,173 @@ START_TEST (test_request_errors)
 }
 END_TEST
 
+/* ---- the graph of one rank (gen_dlrm_emit.c's header) */
+
+typedef struct
+{
+  GHashTable *by_name; /* name -> node (COMP and COLL names are unique) */
+  GPtrArray *nodes;    /* every node, owned */
+} Trace;
+
+static void
+trace_read (Trace *t, const char *path)
+{
+  GError *error = NULL;
+  g_autoptr (WlChakraReader) r = wl_chakra_reader_open (path, &error);
+  g_assert_no_error (error);
+  t->nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) wl_chakra_node_free);
+  t->by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  ChakraProtoMsg__Node *n;
+  while ((n = wl_chakra_reader_next (r, &error)) != NULL)
+    {
+      g_ptr_array_add (t->nodes, n);
+      if (strcmp (n->name, "send") != 0 && strcmp (n->name, "recv") != 0)
+        g_hash_table_insert (t->by_name, n->name, n);
+    }
+  g_assert_no_error (error);
+}
+
+static guint64
+id_of (const Trace *t, const char *name)
+{
+  const ChakraProtoMsg__Node *n = g_hash_table_lookup (t->by_name, name);
+  ck_assert_msg (n != NULL, "no node %s", name);
+  return n->id;
+}
+
+/* The ids of the sends (SEND) or receives with TAG. */
+static GArray *
+p2p_ids (const Trace *t, gboolean send, gint64 tag)
+{
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (guint64));
+  for (guint i = 0; i < t->nodes->len; i++)
+    {
+      const ChakraProtoMsg__Node *n = g_ptr_array_index (t->nodes, i);
+      gint64 v = -1;
+      if (strcmp (n->name, send ? "send" : "recv") == 0
+          && wl_chakra_attr_int (n, "comm_tag", &v, NULL) && v == tag)
+        g_array_append_val (a, n->id);
+    }
+  return a;
+}
+
+/* Node NAME (or node ID when NAME is NULL) depends on exactly the N ids
+ * of WANT and the ids of the arrays MORE (NULL-terminated). */
+static void
+assert_deps (const Trace *t, const char *name, guint64 id, const guint64 *want, guint n, ...)
+{
+  const ChakraProtoMsg__Node *node = NULL;
+  if (name != NULL)
+    node = g_hash_table_lookup (t->by_name, name);
+  for (guint i = 0; node == NULL && i < t->nodes->len; i++)
+    if (((ChakraProtoMsg__Node *) g_ptr_array_index (t->nodes, i))->id == id)
+      node = g_ptr_array_index (t->nodes, i);
+  ck_assert_msg (node != NULL, "no node %s", name != NULL ? name : "by id");
+  g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_array_append_vals (all, want, n);
+  va_list ap;
+  va_start (ap, n);
+  for (const GArray *more = va_arg (ap, const GArray *); more != NULL;
+       more = va_arg (ap, const GArray *))
+    g_array_append_vals (all, more->data, more->len);
+  va_end (ap);
+  ck_assert_msg (node->n_data_deps == all->len, "%s: %zu dependencies, expected %u",
+                 node->name, node->n_data_deps, all->len);
+  for (guint i = 0; i < all->len; i++)
+    {
+      gboolean found = FALSE;
+      for (gsize j = 0; j < node->n_data_deps; j++)
+        found = found || node->data_deps[j] == g_array_index (all, guint64, i);
+      ck_assert_msg (found, "%s does not depend on node %" G_GUINT64_FORMAT, node->name,
+                     g_array_index (all, guint64, i));
+    }
+}
+
+static gint64
+attr (const Trace *t, const char *name, const char *key)
+{
+  gint64 v = -1;
+  ck_assert (wl_chakra_attr_int (g_hash_table_lookup (t->by_name, name), key, &v, NULL));
+  return v;
+}
+
+/* The four tables table-row-wise on 2 nodes of 2 ranks (tags 1 .. 5 all
+ * used), table 3 data-parallel, dot interaction: rank 0's graph is the one
+ * written in gen_dlrm_emit.c's header, edge for edge; the all-reduces'
+ * sizes: top MLP and interaction (F = 5: 16 + 10 = 26 features; 26 x 8 +
+ * 8 + 8 x 1 + 1 = 225 parameters) 900 B, bottom (13 x 16 + 16 = 224) 896
+ * B, data-parallel table 3, 400 x 16 x 4 = 25,600 B. */
+START_TEST (test_graph)
+{
+  WlGenDlrm r = small_req (WL_SHARD_TABLE_ROW_WISE, four, 4);
+  r.model.top[0] = 8;
+  r.model.top[1] = 1;
+  r.model.n_top = 2;
+  r.ranks_per_node = 2;
+  WlDlrmTablePlan *plan = wl_dlrm_plan_parse ("p.plan", "3,data_parallel\n", 4, 4, NULL);
+  r.plan = plan;
+  g_autofree char *prefix = tu_scratch_path ("d");
+  GError *error = NULL;
+  ck_assert (wl_gen_dlrm (prefix, &r, &error));
+  g_assert_no_error (error);
+  g_autofree char *path = g_strdup_printf ("%s.0.et", prefix);
+  Trace t;
+  trace_read (&t, path);
+  guint64 emb = id_of (&t, "emb_fwd"), ib = id_of (&t, "inter_bwd");
+  guint64 bb = id_of (&t, "bottom_bwd"), art = id_of (&t, "ar_top");
+  guint64 arb = id_of (&t, "ar_bottom"), eb = id_of (&t, "emb_bwd");
+  guint64 ard = id_of (&t, "ar_dp_tables");
+  g_autoptr (GArray) r2 = p2p_ids (&t, FALSE, 2), r3 = p2p_ids (&t, FALSE, 3);
+  g_autoptr (GArray) r4 = p2p_ids (&t, FALSE, 4), r5 = p2p_ids (&t, FALSE, 5);
+  g_autoptr (GArray) in_s = p2p_ids (&t, TRUE, 1), in_r = p2p_ids (&t, FALSE, 1);
+  /* Node 0 holds table 0 alone (64,000 B; tables 1 and 2 went to node 1,
+   * as in test_a2a_table_row_wise): rank 0 exchanges stage 1 with rank 1
+   * only, and stage 2 with rank 2 only (one message for node 1's two
+   * tables); indices go to every other rank (table 0's rows on rank 1,
+   * tables 1 and 2 on ranks 2 and 3). */
+  ck_assert_uint_eq (r2->len, 1);
+  ck_assert_uint_eq (r3->len, 1);
+  ck_assert_uint_eq (in_s->len, 3);
+  ck_assert_uint_eq (in_r->len, 3);
+  assert_deps (&t, "emb_fwd", 0, NULL, 0, NULL);
+  assert_deps (&t, "bottom_fwd", 0, &emb, 1, NULL);
+  for (guint i = 0; i < in_s->len; i++)
+    assert_deps (&t, NULL, g_array_index (in_s, guint64, i), NULL, 0, NULL);
+  g_autoptr (GArray) s2 = p2p_ids (&t, TRUE, 2), s3 = p2p_ids (&t, TRUE, 3);
+  assert_deps (&t, NULL, g_array_index (s2, guint64, 0), &emb, 1, NULL);
+  assert_deps (&t, NULL, g_array_index (s3, guint64, 0), &emb, 1, r2, NULL);
+  guint64 bf = id_of (&t, "bottom_fwd");
+  assert_deps (&t, "inter_fwd", 0, &bf, 1, r2, r3, NULL);
+  guint64 inf = id_of (&t, "inter_fwd"), tf = id_of (&t, "top_fwd");
+  guint64 tb = id_of (&t, "top_bwd");
+  assert_deps (&t, "top_fwd", 0, &inf, 1, NULL);
+  assert_deps (&t, "top_bwd", 0, &tf, 1, NULL);
+  assert_deps (&t, "inter_bwd", 0, &tb, 1, NULL);
+  assert_deps (&t, "ar_top", 0, &ib, 1, NULL);
+  g_autoptr (GArray) s4 = p2p_ids (&t, TRUE, 4), s5 = p2p_ids (&t, TRUE, 5);
+  assert_deps (&t, NULL, g_array_index (s4, guint64, 0), &ib, 1, NULL);
+  assert_deps (&t, NULL, g_array_index (s5, guint64, 0), &ib, 1, r4, NULL);
+  assert_deps (&t, "bottom_bwd", 0, &ib, 1, NULL);
+  guint64 pair[2] = { bb, art };
+  assert_deps (&t, "ar_bottom", 0, pair, 2, NULL);
+  assert_deps (&t, "emb_bwd", 0, &bb, 1, r4, r5, NULL);
+  guint64 three[3] = { arb, eb, ard };
+  assert_deps (&t, "ar_dp_tables", 0, three, 2, NULL);
+  assert_deps (&t, "optimizer", 0, three, 3, NULL);
+  ck_assert_int_eq (attr (&t, "ar_top", "comm_size"), 900);
+  ck_assert_int_eq (attr (&t, "ar_bottom", "comm_size"), 896);
+  ck_assert_int_eq (attr (&t, "ar_dp_tables", "comm_size"), 25600);
+  ck_assert_int_eq (attr (&t, "ar_top", "stream"), 2);
+  const ChakraProtoMsg__Node *top = g_hash_table_lookup (t.by_name, "top_fwd");
+  ck_assert (top->duration_micros >= 1);
+  ck_assert (attr (&t, "top_fwd", "num_ops") > 0);
+  g_hash_table_destroy (t.by_name);
+  g_ptr_array_free (t.nodes, TRUE);
+  wl_dlrm_plan_free (plan, 4);
+  wl_dlrm_model_clear (&r.model);
+}
+END_TEST
+
 static Suite *
 gen_dlrm_suite (void)
 {
@@ -430,6 +599,10 @@ gen_dlrm_suite (void)
   tcase_add_test (tc, test_plan_errors);
   tcase_add_test (tc, test_request_errors);
   suite_add_tcase (s, tc);
+  TCase *files = tcase_create ("files");
+  tcase_add_checked_fixture (files, tu_scratch_setup, tu_scratch_teardown);
+  tcase_add_test (files, test_graph);
+  suite_add_tcase (s, files);
   return s;
 }
 
