@@ -253,9 +253,17 @@ print_summary (const WlGenDlrm *req, const WlDlrmLayout *l)
           m->name, req->ranks, req->global_batch, req->global_batch / req->ranks,
           wl_dtype_name (req->dtype), m->tables->len, wl_dlrm_embedding_params (m),
           l->mlp_params, m->dcn ? "dcnv2" : "dot", opt[req->emb_opt]);
-  guint32 worst = 0;
+  guint32 worst = 0, busiest = 0;
+  guint64 most_sent = 0;
   for (guint32 k = 0; k < req->ranks; k++)
     {
+      guint64 sent = 0, recv = 0;
+      wl_dlrm_layout_a2a (l, k, &sent, &recv);
+      if (sent > most_sent)
+        {
+          busiest = k;
+          most_sent = sent;
+        }
       if (l->total_B[k] > l->total_B[worst])
         worst = k;
       if (req->ranks <= 16)
@@ -267,9 +275,10 @@ print_summary (const WlGenDlrm *req, const WlDlrmLayout *l)
       print_rank (l, worst, dev);
     }
   printf ("all-reduces: MLP gradients %" G_GUINT64_FORMAT " B, data-parallel tables %"
-          G_GUINT64_FORMAT " B; most memory: rank %u, %.2f GiB\n",
+          G_GUINT64_FORMAT " B; most memory: rank %u, %.2f GiB; most sent: rank %u, %"
+          G_GUINT64_FORMAT " B\n",
           l->mlp_params * wl_dlrm_elem_bytes (req->dtype), l->dp_table_B, worst,
-          (double) l->total_B[worst] / GiB);
+          (double) l->total_B[worst] / GiB, busiest, most_sent);
   if ((double) l->total_B[worst] > dev->mem_capacity_B)
     fprintf (stderr, "orrery gen dlrm: warning: rank %u needs %.2f GiB, more than the %.2f GiB "
              "of a %s\n", worst, (double) l->total_B[worst] / GiB, dev->mem_capacity_B / GiB,

@@ -16,6 +16,9 @@ check "gen dlrm writes 8 traces" test -s "$T/a/d.7.et" -a ! -e "$T/a/d.8.et"
 # Adagrad state; it sends b x 128 x 4 = 4 MiB to each of 7 ranks.
 check "the summary gives rank 0's table, bytes and memory" has "$T/gen.out" \
   "rank 0: t0; all-to-all forward sent 29360128 B, received 104857600 B"
+# Rank 7 holds the 19 smallest tables: 19 x 7 x 4 MiB = 557,842,432 B sent.
+check "the summary names the rank that sends most" has "$T/gen.out" \
+  "most sent: rank 7, 557842432 B"
 check "the summary gives the parameters" has "$T/gen.out" \
   "26135627264 embedding parameters, 16044545 MLP and interaction parameters (dcnv2)"
 "$ORRERY" gen dlrm --preset dlrm-dcnv2-criteo1tb --ranks 8 --out "$T/b/d" >/dev/null 2>&1
