@@ -1,9 +1,10 @@
 /* cmd_gen.h: the subcommands that write trace sets rather than simulate
- * them: `orrery gen collective`, `orrery gen transformer` and `orrery
- * rescale` (cmd_gen.c and cmd_rescale.c).
+ * them: `orrery gen collective`, `orrery gen transformer`, `orrery gen
+ * dlrm` and `orrery rescale` (cmd_gen.c, cmd_gen_dlrm.c, cmd_rescale.c).
  *
  * What it models: option parsing and checking for the workload generators
- * (workload/gen.h, workload/gen_transformer.h, workload/rescale.h); sizes
+ * (workload/gen.h, workload/gen_transformer.h, workload/gen_dlrm.h,
+ * workload/rescale.h); sizes
  * take units (64KiB), counts are whole numbers.  Exit status as in cli.h.
  * Ownership: argv is borrowed (GLib's option parser may reorder it).
  *
