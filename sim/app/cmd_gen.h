@@ -4,8 +4,8 @@
  *
  * What it models: option parsing and checking for the workload generators
  * (workload/gen.h, workload/gen_transformer.h, workload/gen_dlrm.h,
- * workload/rescale.h); sizes
- * take units (64KiB), counts are whole numbers.  Exit status as in cli.h.
+ * workload/rescale.h); sizes take units (64KiB), counts are whole numbers.
+ * Exit status as in cli.h.
  * Ownership: argv is borrowed (GLib's option parser may reorder it).
  *
  * Layer: sim/app.  May include: sim, system (collective kinds), workload,
