@@ -16,28 +16,6 @@
 #include "workload/gen.h"
 #include "workload/gen_transformer.h"
 
-/* Make the folder PREFIX's files go into (`--out runs/llama/x`: runs/llama)
- * when it does not exist, once the options have passed every check. */
-gboolean
-app_gen_out_folder (const char *prefix, GError **error)
-{
-  g_autofree char *dir = g_path_get_dirname (prefix);
-  if (g_file_test (dir, G_FILE_TEST_IS_DIR))
-    return TRUE;
-  if (g_file_test (dir, G_FILE_TEST_EXISTS))
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out %s: %s is not a folder", prefix,
-                   dir);
-      return FALSE;
-    }
-  if (g_mkdir_with_parents (dir, 0777) == 0)
-    return TRUE;
-  int errsv = errno;
-  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out %s: cannot make the folder %s: %s",
-               prefix, dir, g_strerror (errsv));
-  return FALSE;
-}
-
 /* ---- gen collective -------------------------------------------------------------- */
 
 /* The options of gen collective; those that are absent stay at -1, so that
@@ -775,6 +753,9 @@ gen_usage (FILE *out)
 int
 app_cmd_gen (int argc, char **argv)
 {
+  GError *error = NULL;
+  if (!app_gen_no_cluster (argc, argv, &error))
+    return app_cli_fail ("gen", error);
   if (argc >= 2 && strcmp (argv[1], "collective") == 0)
     return cmd_gen_collective (argc - 1, argv + 1);
   if (argc >= 2 && strcmp (argv[1], "transformer") == 0)

@@ -32,8 +32,16 @@ gboolean app_gen_framework (const char *dtype, const char *attention, WlGenTrans
 
 /* Make the folder of the output PREFIX (its dirname) with its parents when
  * it does not exist: FALSE with ERROR set when it cannot be made or names
- * something other than a folder. */
+ * something other than a folder, or when PREFIX ends in '/' (it would name
+ * hidden files DIR/.0.et ..: the message asks for DIR/trace).  In
+ * gen_out.c. */
 gboolean app_gen_out_folder (const char *prefix, GError **error);
+
+/* `orrery gen` writes traces that fit any cluster and reads none: FALSE
+ * with ERROR set (SIM_ERROR_INPUT) when ARGV holds a cluster's option
+ * (--config, --gpus-per-node), saying that `run` warns about TP groups
+ * wider than a node and `plan` keeps them within one.  In gen_out.c. */
+gboolean app_gen_no_cluster (int argc, char **argv, GError **error);
 
 /* RANKS files of about PER_FILE bytes each: within run's rank limit and
  * the output cap (ORRERY_GEN_MAX_OUTPUT), or FALSE with ERROR saying which

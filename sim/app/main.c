@@ -24,6 +24,7 @@
 #include "sim/app/simulation.h"
 #include "sim/app/sweep.h"
 #include "sim/app/timeline.h"
+#include "sim/app/tp_nodes.h"
 #include "sim/error.h"
 #include "sim/printable.h"
 #include "sim/units.h"
@@ -500,6 +501,7 @@ print_run_notes (const RunOptions *o, const RunLimits *limits, AppSim *sim)
                b, wl_stream_window_nodes (wl_replay_stream_window (app_sim_replay (sim))));
     }
   print_left_node (sim);
+  app_tp_nodes_warn (sim, stderr);
   guint64 unknown = wl_replay_unknown_nodes (app_sim_replay (sim));
   if (unknown > 0)
     fprintf (stderr,

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Mistakes a new user made that orrery took without a word, or answered
+# with a message that did not help (issue 21 item 1 and its leftovers), end
+# to end through the binary: each check runs the command and compares the
+# exact message on stderr and the exit status (1: usage or input error),
+# and that no partial output is left behind.
+# Prints one "ok NAME" or "FAIL NAME" line per check, then "N checks, N
+# failed"; exits 1 if any check failed.
+# Usage: tests/scripts/test_mistakes.sh   (run by `make test`).
+set -uo pipefail
+
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+make_tmp
+
+# refuses NAME MESSAGE COMMAND...: COMMAND exits 1 and its stderr is exactly
+# MESSAGE (one line).
+refuses () {
+  local name=$1 want=$2; shift 2
+  "$@" >"$TMP/out" 2>"$TMP/err"
+  check "$name: exit status 1" eq "$?" 1
+  check "$name: the message" eq "$(cat "$TMP/err")" "$want"
+}
+# warns FILE: the warning lines of FILE.
+warns () { grep -c warning "$1"; }
+
+# --- 1. TP wider than a node -------------------------------------------------
+# 4 nodes of 8 GPUs on rails (32 ranks).  gen transformer --tp 16 makes two
+# TP groups (ranks 0..15 and 16..31), each on two nodes: run warns once,
+# naming the count and the first group; --tp 8 fits a node: no warning.
+cat >"$TMP/rail.xml" <<'XML'
+<cluster name="rails" rounding="ps">
+  <network model="analytical">
+    <rail nodes="4" gpus="8" nvlink-bandwidth="450GB/s" nvlink-latency="500ns"
+          nic-bandwidth="400Gb/s" nic-latency="2us"/>
+  </network>
+</cluster>
+XML
+tf () { "$ORRERY" gen transformer --preset llama2-7b --layers 1 --ranks 32 -b 1 "$@" >/dev/null; }
+tf --tp 16 -B 2 --out "$TMP/tp16/t"
+"$ORRERY" run --config "$TMP/rail.xml" --workload "$TMP/tp16/t" >/dev/null 2>"$TMP/tp16.err"
+check "tp 16 on nodes of 8: run exits 0" eq "$?" 0
+check "tp 16 on nodes of 8: one warning" eq "$(warns "$TMP/tp16.err")" 1
+check "tp 16 on nodes of 8: the warning" has "$TMP/tp16.err" \
+  'orrery run: warning: 2 TP groups span nodes of 8 GPUs (the first, of "tp_reduce_scatter": group 1, 16 ranks r0 .. r15 on 2 nodes): tensor parallelism crosses the NICs every layer; give gen transformer --tp 8 or less (a node is a line of 8 ranks of the innermost dimension)'
+tf --tp 8 -B 4 --out "$TMP/tp8/t"
+"$ORRERY" run --config "$TMP/rail.xml" --workload "$TMP/tp8/t" >/dev/null 2>"$TMP/tp8.err"
+check "tp 8 on nodes of 8: run exits 0" eq "$?" 0
+check "tp 8 on nodes of 8: no warning" eq "$(warns "$TMP/tp8.err")" 0
+# gen reads no cluster: its options are refused with where they belong.
+refuses "gen --config" "orrery gen: --config: gen writes traces for any cluster and reads none; \`orrery run --config FILE\` warns when a TP group spans nodes, and \`orrery plan --config FILE\` keeps TP within a node" \
+  "$ORRERY" gen transformer --preset llama2-7b --tp 16 --config "$TMP/rail.xml" --out "$TMP/c/t"
+check "gen --config: nothing written" test ! -e "$TMP/c"
+refuses "gen --gpus-per-node" "orrery gen: --gpus-per-node: gen writes traces for any cluster and reads none; \`orrery run --config FILE\` warns when a TP group spans nodes, and \`orrery plan --config FILE\` keeps TP within a node" \
+  "$ORRERY" gen transformer --preset llama2-7b --tp 16 --gpus-per-node=8 --out "$TMP/c/t"
+
+# --- 5. gen --out DIR/ ---------------------------------------------------------
+refuses "gen --out DIR/" "orrery gen collective: --out $TMP/d/: a prefix, not a folder (it would write hidden files $TMP/d/.0.et ..): name the files, e.g. --out $TMP/d/trace for $TMP/d/trace.0.et .." \
+  "$ORRERY" gen collective --type all_reduce --ranks 4 --bytes 1MB --out "$TMP/d/"
+check "gen --out DIR/: nothing written" test ! -e "$TMP/d"
+
+finish
