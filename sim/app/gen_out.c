@@ -5,15 +5,73 @@
 #include <errno.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "sim/error.h"
+
+/* A name that ends in '/' names a folder, not files. */
+static gboolean
+ends_in_slash (const char *path)
+{
+  gsize n = strlen (path);
+  return n > 0 && G_IS_DIR_SEPARATOR (path[n - 1]);
+}
+
+gboolean
+app_out_folder_make (const char *what, const char *path, char **made, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  if (made != NULL)
+    *made = NULL;
+  if (g_file_test (dir, G_FILE_TEST_IS_DIR))
+    return TRUE;
+  if (g_file_test (dir, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s%s: %s is not a folder", what, path,
+                   dir);
+      return FALSE;
+    }
+  /* The outermost folder that is missing: the one to remove on failure. */
+  g_autofree char *top = g_strdup (dir);
+  for (char *up = g_path_get_dirname (top); !g_file_test (up, G_FILE_TEST_EXISTS)
+                                             && strcmp (up, top) != 0;
+       up = g_path_get_dirname (top))
+    {
+      g_free (top);
+      top = up;
+    }
+  if (g_mkdir_with_parents (dir, 0777) == 0)
+    {
+      if (made != NULL)
+        *made = g_steal_pointer (&top);
+      return TRUE;
+    }
+  int errsv = errno;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s%s: cannot make the folder %s: %s", what,
+               path, dir, g_strerror (errsv));
+  return FALSE;
+}
+
+void
+app_out_folder_unmake (const char *path, const char *made)
+{
+  if (made == NULL)
+    return;
+  g_autofree char *dir = g_path_get_dirname (path);
+  while (g_rmdir (dir) == 0 && strcmp (dir, made) != 0)
+    {
+      char *up = g_path_get_dirname (dir);
+      g_free (dir);
+      dir = up;
+    }
+}
 
 /* Make the folder PREFIX's files go into (`--out runs/llama/x`: runs/llama)
  * when it does not exist, once the options have passed every check. */
 gboolean
 app_gen_out_folder (const char *prefix, GError **error)
 {
-  gsize n = strlen (prefix);
-  if (n > 0 && G_IS_DIR_SEPARATOR (prefix[n - 1]))
+  if (ends_in_slash (prefix))
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                    "--out %s: a prefix, not a folder (it would write hidden files %s.0.et ..): "
@@ -21,20 +79,16 @@ app_gen_out_folder (const char *prefix, GError **error)
                    prefix, prefix, prefix, prefix);
       return FALSE;
     }
-  g_autofree char *dir = g_path_get_dirname (prefix);
-  if (g_file_test (dir, G_FILE_TEST_IS_DIR))
+  return app_out_folder_make ("--out ", prefix, NULL, error);
+}
+
+gboolean
+app_out_file_name_ok (const char *path, GError **error)
+{
+  if (!ends_in_slash (path) && !g_file_test (path, G_FILE_TEST_IS_DIR))
     return TRUE;
-  if (g_file_test (dir, G_FILE_TEST_EXISTS))
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out %s: %s is not a folder", prefix,
-                   dir);
-      return FALSE;
-    }
-  if (g_mkdir_with_parents (dir, 0777) == 0)
-    return TRUE;
-  int errsv = errno;
-  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out %s: cannot make the folder %s: %s",
-               prefix, dir, g_strerror (errsv));
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: a folder, not a file: name the output "
+               "file (e.g. %s%sNAME.json)", path, path, ends_in_slash (path) ? "" : "/");
   return FALSE;
 }
 

@@ -652,16 +652,27 @@ cmd_convert (int argc, char **argv)
            "chakra_jsonizer writes (one object per message, protobuf's JSON mapping); anything\n"
            "else, the binary .et (gzip when OUT ends in .gz; IN may be gzip whatever its\n"
            "name).  .et -> JSON -> .et gives back the same bytes.  run, inspect and rescale\n"
-           "read JSON traces too (PREFIX.RANK.json where PREFIX.RANK.et is missing).\n\n"
+           "read JSON traces too (PREFIX.RANK.json where PREFIX.RANK.et is missing).\n"
+           "OUT's folder is made when it does not exist; OUT appears only whole (an input\n"
+           "that cannot be read to its end leaves OUT as it was, and no folder made).\n\n"
            APP_CLI_EXIT_CODES_HELP "\n");
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return app_cli_fail ("convert", error);
   if (argc != 3)
     return app_cli_fail ("convert", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
-                                                 "need an input and an output file"));
-  if (!wl_chakra_convert (argv[1], argv[2], &error))
+                                                 "%s: usage: orrery convert IN OUT",
+                                                 argc < 3 ? "need an input and an output file"
+                                                          : "too many arguments"));
+  g_autofree char *made = NULL;
+  if (!app_out_file_name_ok (argv[2], &error)
+      || !app_out_folder_make ("", argv[2], &made, &error))
     return app_cli_fail ("convert", error);
+  if (!wl_chakra_convert (argv[1], argv[2], &error))
+    {
+      app_out_folder_unmake (argv[2], made);
+      return app_cli_fail ("convert", error);
+    }
   return 0;
 }
 

@@ -59,4 +59,36 @@ refuses "gen --out DIR/" "orrery gen collective: --out $TMP/d/: a prefix, not a 
   "$ORRERY" gen collective --type all_reduce --ranks 4 --bytes 1MB --out "$TMP/d/"
 check "gen --out DIR/: nothing written" test ! -e "$TMP/d"
 
+# --- 3. convert: atomic output, its folder made, a folder refused ------------
+"$ORRERY" gen collective --type all_reduce --ranks 2 --bytes 1MB --count 50 \
+  --out "$TMP/cv/t" >/dev/null
+head -c 300 "$TMP/cv/t.0.et" >"$TMP/cv/trunc.et"
+"$ORRERY" convert "$TMP/cv/trunc.et" "$TMP/cv/new/x.json" 2>"$TMP/err"
+check "convert truncated .et: exit status 1" eq "$?" 1
+check "convert truncated .et: says so" has "$TMP/err" "orrery convert: $TMP/cv/trunc.et: frame "
+check "convert truncated .et: truncated" has "$TMP/err" "truncated file?"
+check "convert truncated .et: no output, no folder" test ! -e "$TMP/cv/new"
+echo old >"$TMP/cv/old.json"
+"$ORRERY" convert "$TMP/cv/trunc.et" "$TMP/cv/old.json" 2>/dev/null
+check "convert truncated .et: an old output stays" eq "$(cat "$TMP/cv/old.json")" old
+check "convert truncated .et: no temporary file" eq "$(ls "$TMP/cv" | tr '\n' ' ')" \
+  "old.json t.0.et t.1.et trunc.et "
+"$ORRERY" convert "$TMP/cv/t.0.et" "$TMP/cv/made/deep/x.json"
+check "convert: makes the output's folder" test -s "$TMP/cv/made/deep/x.json"
+"$ORRERY" convert "$TMP/cv/made/deep/x.json" "$TMP/cv/back.et"
+check "convert: .et -> JSON -> .et gives the same bytes" cmp -s "$TMP/cv/back.et" "$TMP/cv/t.0.et"
+refuses "convert to a folder" \
+  "orrery convert: $TMP/cv/made: a folder, not a file: name the output file (e.g. $TMP/cv/made/NAME.json)" \
+  "$ORRERY" convert "$TMP/cv/t.0.et" "$TMP/cv/made"
+refuses "convert to DIR/" \
+  "orrery convert: $TMP/cv/nd/: a folder, not a file: name the output file (e.g. $TMP/cv/nd/NAME.json)" \
+  "$ORRERY" convert "$TMP/cv/t.0.et" "$TMP/cv/nd/"
+check "convert to DIR/: no folder made" test ! -e "$TMP/cv/nd"
+refuses "convert: too many arguments" \
+  "orrery convert: too many arguments: usage: orrery convert IN OUT" \
+  "$ORRERY" convert "$TMP/cv/t.0.et" "$TMP/cv/a.json" "$TMP/cv/b.json"
+refuses "convert: one argument" \
+  "orrery convert: need an input and an output file: usage: orrery convert IN OUT" \
+  "$ORRERY" convert "$TMP/cv/t.0.et"
+
 finish
