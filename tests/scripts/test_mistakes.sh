@@ -91,4 +91,32 @@ refuses "convert: one argument" \
   "orrery convert: need an input and an output file: usage: orrery convert IN OUT" \
   "$ORRERY" convert "$TMP/cv/t.0.et"
 
+# --- 4. inspect reports what run refuses, in run's words ------------------------
+# A 2-rank all-reduce in JSON, then comm_size -5 and comm_type 99 (Chakra's
+# collective types are 0 to 9).
+cat >"$TMP/two.xml" <<'XML'
+<cluster name="two" rounding="ps">
+  <network model="analytical">
+    <dim kind="Switch" size="2" bandwidth="100GB/s" latency="1us"/>
+  </network>
+</cluster>
+XML
+"$ORRERY" gen collective --type all_reduce --ranks 2 --bytes 1MB --out "$TMP/j/t" >/dev/null
+"$ORRERY" convert "$TMP/j/t.0.et" "$TMP/j/t.json"
+mkdir -p "$TMP/neg" "$TMP/typ"
+for r in 0 1; do
+  sed 's/"1000000"/"-5"/' "$TMP/j/t.json" >"$TMP/neg/t.$r.json"
+  sed 's/"int64Val": "0"/"int64Val": "99"/' "$TMP/j/t.json" >"$TMP/typ/t.$r.json"
+done
+for bad in "neg:attribute \"comm_size\" is -5, expected a non-negative integer" \
+           "typ:comm_type 99 is not a collective type (0 to 9)"; do
+  d=${bad%%:*} why=${bad#*:}
+  refuses "run, $d" "orrery run: $TMP/$d/t.0.json: node 0: $why" \
+    "$ORRERY" run --config "$TMP/two.xml" --workload "$TMP/$d/t"
+  "$ORRERY" inspect "$TMP/$d/t" >"$TMP/$d.out" 2>&1
+  check "inspect, $d: exit status 1" eq "$?" 1
+  check "inspect, $d: run's message as a defect" has "$TMP/$d.out" \
+    "defect: $TMP/$d/t.0.json: node 0: $why"
+done
+
 finish
