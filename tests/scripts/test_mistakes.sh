@@ -119,4 +119,34 @@ for bad in "neg:attribute \"comm_size\" is -5, expected a non-negative integer" 
     "defect: $TMP/$d/t.0.json: node 0: $why"
 done
 
+# --- 2. MSCCL XML: ngpus bounded by the file, nchunksperloop by the buffers ---
+# configs/msccl/ring_allreduce_8.xml: 8 <gpu>, each i_chunks="8", and
+# nchunksperloop="8".  ngpus="100000000" is refused before anything is sized
+# by it (it took 25 s and 12.7 GB); nchunksperloop="64" breaks the MSCCL
+# runtime's rule i_chunks = nchunksperloop (microsoft/msccl topo.cc).
+msccl_cluster () {
+  cat >"$TMP/$1.cfg.xml" <<XML
+<cluster name="c">
+  <network model="analytical"><dim kind="Ring" size="8" bandwidth="50GiB/s" latency="500ns"/></network>
+  <system endpoint-delay="10ns" splits="1" local-mem-bw="1600GB/s">
+    <algorithm collective="all-reduce" msccl="$1.xml"/>
+  </system>
+</cluster>
+XML
+}
+"$ORRERY" gen collective --type all_reduce --ranks 8 --bytes 8MB --out "$TMP/ar8/t" >/dev/null
+sed 's/ngpus="8"/ngpus="100000000"/' configs/msccl/ring_allreduce_8.xml >"$TMP/big.xml"
+sed '0,/nchunksperloop="8"/s//nchunksperloop="64"/' configs/msccl/ring_allreduce_8.xml \
+  >"$TMP/loop.xml"
+msccl_cluster big
+msccl_cluster loop
+start=$SECONDS
+refuses "msccl ngpus far above its <gpu>s" \
+  "orrery run: $TMP/big.cfg.xml:4: <algorithm msccl>: $TMP/big.xml:1: <algo>: ngpus=\"100000000\" but there are 8 <gpu> elements (one per gpu)" \
+  "$ORRERY" run --config "$TMP/big.cfg.xml" --workload "$TMP/ar8/t"
+check "msccl ngpus far above its <gpu>s: refused at once" test $((SECONDS - start)) -le 2
+refuses "msccl nchunksperloop above i_chunks" \
+  "orrery run: $TMP/loop.cfg.xml:4: <algorithm msccl>: $TMP/loop.xml:2: <gpu>: i_chunks=\"8\" but nchunksperloop=\"64\": the MSCCL runtime requires i_chunks = nchunksperloop (or i_chunks 0)" \
+  "$ORRERY" run --config "$TMP/loop.cfg.xml" --workload "$TMP/ar8/t"
+
 finish
