@@ -452,3 +452,20 @@ wl_chakra_trace_path (const char *prefix, guint32 rank)
   g_free (json);
   return et;
 }
+
+gboolean
+wl_chakra_trace_form_check (const char *prefix, guint32 rank, const char *path,
+                            const char *first, GError **error)
+{
+  gboolean json = wl_chakra_json_path (path);
+  g_autofree char *other = json ? NULL : g_strdup_printf ("%s.%u.json", prefix, rank);
+  const char *clash = other != NULL && g_file_test (other, G_FILE_TEST_EXISTS) ? other
+                      : first != NULL && wl_chakra_json_path (first) != json ? first
+                                                                             : NULL;
+  if (clash == NULL)
+    return TRUE;
+  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+               "%s and %s: a workload's traces are all .et or all .json, not both (move one "
+               "form aside)", path, clash);
+  return FALSE;
+}

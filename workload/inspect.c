@@ -591,6 +591,11 @@ wl_inspect_resolve (const char *arg, GError **error)
           break;
         }
       g_ptr_array_add (paths, p);
+      if (!wl_chakra_trace_form_check (arg, r, p, r > 0 ? paths->pdata[0] : NULL, error))
+        {
+          g_ptr_array_unref (paths);
+          return NULL;
+        }
     }
   if (paths->len == 0 && g_file_test (arg, G_FILE_TEST_EXISTS))
     g_ptr_array_add (paths, g_strdup (arg)); /* refused below, saying what it is */

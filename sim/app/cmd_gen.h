@@ -59,6 +59,14 @@ gboolean app_out_file_name_ok (const char *path, GError **error);
  * wider than a node and `plan` keeps them within one.  In gen_out.c. */
 gboolean app_gen_no_cluster (int argc, char **argv, GError **error);
 
+/* --ranks as the generators and rescale take it: the option's variable
+ * starts at APP_GEN_RANKS_ABSENT, and after parsing app_gen_ranks_given
+ * turns absence into 0, or fails (SIM_ERROR_INPUT, "--ranks N: must be at
+ * least 1") on a value given below 1, which used to read as absent.  In
+ * gen_out.c. */
+#define APP_GEN_RANKS_ABSENT G_MININT
+gboolean app_gen_ranks_given (gint *ranks, GError **error);
+
 /* RANKS files of about PER_FILE bytes each: within run's rank limit and
  * the output cap (ORRERY_GEN_MAX_OUTPUT), or FALSE with ERROR saying which
  * and the estimate. */

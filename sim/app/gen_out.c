@@ -117,3 +117,16 @@ app_gen_no_cluster (int argc, char **argv, GError **error)
         }
   return TRUE;
 }
+
+gboolean
+app_gen_ranks_given (gint *ranks, GError **error)
+{
+  if (*ranks == APP_GEN_RANKS_ABSENT)
+    *ranks = 0;
+  else if (*ranks < 1)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--ranks %d: must be at least 1", *ranks);
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -749,7 +749,13 @@ main (int argc, char **argv)
       usage (stdout);
       return 0;
     }
-  fprintf (stderr, "orrery: unknown command '%s'\n", argv[1]);
+  static const char *const commands[] = { "run",     "gen",       "rescale", "inspect",
+                                           "convert", "plot-data", "plan",    "sweep",
+                                           "help",    NULL };
+  const char *near = app_cli_nearest (argv[1], commands);
+  fprintf (stderr, "orrery: unknown command '%s'%s%s%s\n", argv[1],
+           near != NULL ? " (did you mean " : "", near != NULL ? near : "",
+           near != NULL ? "?)" : "");
   usage (stderr);
   return SIM_ERROR_INPUT;
 }

@@ -149,4 +149,122 @@ refuses "msccl nchunksperloop above i_chunks" \
   "orrery run: $TMP/loop.cfg.xml:4: <algorithm msccl>: $TMP/loop.xml:2: <gpu>: i_chunks=\"8\" but nchunksperloop=\"64\": the MSCCL runtime requires i_chunks = nchunksperloop (or i_chunks 0)" \
   "$ORRERY" run --config "$TMP/loop.cfg.xml" --workload "$TMP/ar8/t"
 
+# --- 5. smaller confusions ------------------------------------------------------
+# .et and .json of one prefix: refused, naming both files.
+mkdir -p "$TMP/mix"
+cp "$TMP/j/t.0.et" "$TMP/mix/t.0.et"
+cp "$TMP/j/t.1.et" "$TMP/mix/t.1.et"
+cp "$TMP/j/t.json" "$TMP/mix/t.0.json"
+refuses "run, t.0.et beside t.0.json" \
+  "orrery run: $TMP/mix/t.0.et and $TMP/mix/t.0.json: a workload's traces are all .et or all .json, not both (move one form aside)" \
+  "$ORRERY" run --config "$TMP/two.xml" --workload "$TMP/mix/t"
+refuses "inspect, t.0.et beside t.0.json" \
+  "orrery inspect: $TMP/mix/t.0.et and $TMP/mix/t.0.json: a workload's traces are all .et or all .json, not both (move one form aside)" \
+  "$ORRERY" inspect "$TMP/mix/t"
+rm "$TMP/mix/t.0.et"
+refuses "run, t.0.json with t.1.et" \
+  "orrery run: $TMP/mix/t.1.et and $TMP/mix/t.0.json: a workload's traces are all .et or all .json, not both (move one form aside)" \
+  "$ORRERY" run --config "$TMP/two.xml" --workload "$TMP/mix/t"
+
+# A missing nvlink attribute: the message names it, and only it (libxml2
+# added "Invalid attribute nvlink-latency", the one that was given).
+cat >"$TMP/nv.xml" <<'XML'
+<cluster name="t" rounding="ps">
+  <network model="analytical">
+    <fat-tree k="2" gpus="8" bandwidth="50GB/s" latency="0ns" nvlink-latency="0ns"/>
+  </network>
+</cluster>
+XML
+refuses "fat-tree without nvlink-bandwidth" \
+  "orrery run: $TMP/nv.xml:3: <fat-tree>: missing attribute 'nvlink-bandwidth'" \
+  "$ORRERY" run --config "$TMP/nv.xml" --workload "$TMP/j/t"
+
+# <dim> with <link>s: bandwidth and latency may be left out (the links
+# price messages), the summary saying so; one without the other, or
+# library="nccl" (which reads them), is refused.  Two ranks on a switch,
+# 100 GB/s and 1 us a link: an all-reduce of 1 MB is a ring of 2 steps of
+# 0.5 MB, each 2 hops (2 us) + 0.5 MB / 100 GB/s (5 us) = 7 us: 14 us.
+graph () {
+  cat >"$TMP/$1.xml" <<XML
+<cluster name="g" rounding="ps">
+  <network model="analytical">
+    $2
+    <switch id="s"/>
+    <link from="r0" to="s" bandwidth="100GB/s" latency="1us"/>
+    <link from="r1" to="s" bandwidth="100GB/s" latency="1us"/>
+  </network>
+  <system endpoint-delay="0ns" splits="1" reduction-passes="0" ${3:-}/>
+</cluster>
+XML
+}
+graph gdim '<dim kind="Switch" size="2"/>'
+"$ORRERY" run --config "$TMP/gdim.xml" --workload "$TMP/j/t" >"$TMP/gdim.out" 2>/dev/null
+check "graph <dim> without bandwidth: runs" eq "$?" 0
+check "graph <dim> without bandwidth: the links price it" has "$TMP/gdim.out" \
+  "network: analytical, 2 ranks = Switch 2 (its links in the graph)"
+check "graph <dim> without bandwidth: 14 us" has "$TMP/gdim.out" "simulated time: 14.000 us"
+graph ghalf '<dim kind="Switch" size="2" latency="1us"/>'
+refuses "graph <dim> with latency alone" \
+  "orrery run: $TMP/ghalf.xml:3: <dim>: missing attribute 'bandwidth': with <link>s, give a <dim> bandwidth and latency together (library=\"nccl\" reads them) or neither (the links price messages)" \
+  "$ORRERY" run --config "$TMP/ghalf.xml" --workload "$TMP/j/t"
+graph gnccl '<dim kind="Switch" size="2"/>' 'library="nccl"'
+refuses "graph <dim> without bandwidth, library nccl" \
+  "orrery run: $TMP/gnccl.xml:8: <system>: library=\"nccl\" reads each dimension's bandwidth (its NVLink and NIC speeds): give the explicit graph <dim>s, each with bandwidth and latency" \
+  "$ORRERY" run --config "$TMP/gnccl.xml" --workload "$TMP/j/t"
+cat >"$TMP/nolink.xml" <<'XML'
+<cluster name="d" rounding="ps">
+  <network model="analytical"><dim kind="Switch" size="2"/></network>
+</cluster>
+XML
+refuses "<dim> without bandwidth and without links" \
+  "orrery run: $TMP/nolink.xml:2: <dim>: missing attribute 'bandwidth'" \
+  "$ORRERY" run --config "$TMP/nolink.xml" --workload "$TMP/j/t"
+
+# --ranks 0 is not "no --ranks".
+refuses "gen collective --ranks 0" "orrery gen collective: --ranks 0: must be at least 1" \
+  "$ORRERY" gen collective --type all_reduce --ranks 0 --bytes 1MB --out "$TMP/r0/t"
+refuses "gen transformer --ranks 0" "orrery gen transformer: --ranks 0: must be at least 1" \
+  "$ORRERY" gen transformer --preset llama2-7b --ranks 0 -b 1 -B 8 --out "$TMP/r0/t"
+refuses "rescale --ranks 0" "orrery rescale: --ranks 0: must be at least 1" \
+  "$ORRERY" rescale --from "$TMP/j/t" --ranks 0 --out "$TMP/r0/t"
+check "--ranks 0: nothing written" test ! -e "$TMP/r0"
+
+# tp that does not divide the model: the numbers (llama2-7b: hidden 4096,
+# heads 32; llama3-8b: 8 kv heads).
+refuses "tp 3" "orrery gen transformer: tp must divide hidden, heads and ffn: tp 3 does not divide hidden 4096" \
+  "$ORRERY" gen transformer --preset llama2-7b --tp 3 -b 1 -B 8 --out "$TMP/r0/t"
+refuses "tp 64" "orrery gen transformer: tp must divide hidden, heads and ffn: tp 64 does not divide heads 32" \
+  "$ORRERY" gen transformer --preset llama2-7b --tp 64 -b 1 -B 8 --out "$TMP/r0/t"
+refuses "tp 16, 8 kv heads" "orrery gen transformer: tp must divide the kv heads: tp 16 does not divide kv heads 8" \
+  "$ORRERY" gen transformer --preset llama3-8b --tp 16 -b 1 -B 8 --out "$TMP/r0/t"
+
+# --bytes 0 needs no unit (zero is zero in any); 5 still does.
+"$ORRERY" gen collective --type all_reduce --ranks 2 --bytes 0 --out "$TMP/b0/t" >/dev/null
+check "--bytes 0: accepted" test -s "$TMP/b0/t.1.et"
+refuses "--bytes 5" "orrery gen collective: '5': a size needs a unit (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)" \
+  "$ORRERY" gen collective --type all_reduce --ranks 2 --bytes 5 --out "$TMP/b5/t"
+
+# A mistyped command or generator gets the nearest name.
+"$ORRERY" rnu >/dev/null 2>"$TMP/err"
+check "orrery rnu: exit status 1" eq "$?" 1
+check "orrery rnu: did you mean run" eq "$(head -n 1 "$TMP/err")" \
+  "orrery: unknown command 'rnu' (did you mean run?)"
+"$ORRERY" gen trasnformer >/dev/null 2>"$TMP/err"
+check "gen trasnformer: did you mean transformer" eq "$(head -n 1 "$TMP/err")" \
+  "orrery gen: unknown generator 'trasnformer' (did you mean transformer?)"
+
+# A truncated JSON trace: the file, "truncated", and where.
+head -c 120 "$TMP/j/t.json" >"$TMP/tj.0.json"
+cp "$TMP/j/t.json" "$TMP/tj.1.json"
+refuses "truncated JSON trace" \
+  "orrery run: $TMP/tj.0.json: truncated: the node that starts on line 4 is not closed when the file ends (line $(wc -l <"$TMP/tj.0.json" | awk '{print $1 + 1}'), byte 120)" \
+  "$ORRERY" run --config "$TMP/two.xml" --workload "$TMP/tj"
+
+# scripts/plot with no arguments: its usage, exit status 1 (2 is an
+# internal error's).
+scripts/plot >/dev/null 2>"$TMP/err"
+check "scripts/plot alone: exit status 1" eq "$?" 1
+check "scripts/plot alone: its usage" eq "$(head -n 1 "$TMP/err")" \
+  "usage: scripts/plot REPORT.json [OUTPUT_PREFIX]"
+
 finish
