@@ -41,21 +41,29 @@ tf --tp 16 -B 2 --out "$TMP/tp16/t"
 "$ORRERY" run --config "$TMP/rail.xml" --workload "$TMP/tp16/t" >/dev/null 2>"$TMP/tp16.err"
 check "tp 16 on nodes of 8: run exits 0" eq "$?" 0
 check "tp 16 on nodes of 8: one warning" eq "$(warns "$TMP/tp16.err")" 1
-check "tp 16 on nodes of 8: the warning" has "$TMP/tp16.err" \
-  'orrery run: warning: 2 TP groups span nodes of 8 GPUs (the first, of "tp_reduce_scatter": group 1, 16 ranks r0 .. r15 on 2 nodes): tensor parallelism crosses the NICs every layer; give gen transformer --tp 8 or less (a node is a line of 8 ranks of the innermost dimension)'
+want='orrery run: warning: 2 TP groups span nodes of 8 GPUs (the first, of '
+want+='"tp_reduce_scatter": group 1, 16 ranks r0 .. r15 on 2 nodes): tensor parallelism '
+want+='crosses the NICs every layer; give gen transformer --tp 8 or less (a node is a line '
+want+='of 8 ranks of the innermost dimension)'
+check "tp 16 on nodes of 8: the warning" has "$TMP/tp16.err" "$want"
 tf --tp 8 -B 4 --out "$TMP/tp8/t"
 "$ORRERY" run --config "$TMP/rail.xml" --workload "$TMP/tp8/t" >/dev/null 2>"$TMP/tp8.err"
 check "tp 8 on nodes of 8: run exits 0" eq "$?" 0
 check "tp 8 on nodes of 8: no warning" eq "$(warns "$TMP/tp8.err")" 0
 # gen reads no cluster: its options are refused with where they belong.
-refuses "gen --config" "orrery gen: --config: gen writes traces for any cluster and reads none; \`orrery run --config FILE\` warns when a TP group spans nodes, and \`orrery plan --config FILE\` keeps TP within a node" \
+elsewhere=' gen writes traces for any cluster and reads none; `orrery run --config FILE` '
+elsewhere+='warns when a TP group spans nodes, and `orrery plan --config FILE` keeps TP '
+elsewhere+='within a node'
+refuses "gen --config" "orrery gen: --config:$elsewhere" \
   "$ORRERY" gen transformer --preset llama2-7b --tp 16 --config "$TMP/rail.xml" --out "$TMP/c/t"
 check "gen --config: nothing written" test ! -e "$TMP/c"
-refuses "gen --gpus-per-node" "orrery gen: --gpus-per-node: gen writes traces for any cluster and reads none; \`orrery run --config FILE\` warns when a TP group spans nodes, and \`orrery plan --config FILE\` keeps TP within a node" \
+refuses "gen --gpus-per-node" "orrery gen: --gpus-per-node:$elsewhere" \
   "$ORRERY" gen transformer --preset llama2-7b --tp 16 --gpus-per-node=8 --out "$TMP/c/t"
 
 # --- 5. gen --out DIR/ ---------------------------------------------------------
-refuses "gen --out DIR/" "orrery gen collective: --out $TMP/d/: a prefix, not a folder (it would write hidden files $TMP/d/.0.et ..): name the files, e.g. --out $TMP/d/trace for $TMP/d/trace.0.et .." \
+want="orrery gen collective: --out $TMP/d/: a prefix, not a folder (it would write hidden "
+want+="files $TMP/d/.0.et ..): name the files, e.g. --out $TMP/d/trace for $TMP/d/trace.0.et .."
+refuses "gen --out DIR/" "$want" \
   "$ORRERY" gen collective --type all_reduce --ranks 4 --bytes 1MB --out "$TMP/d/"
 check "gen --out DIR/: nothing written" test ! -e "$TMP/d"
 
@@ -77,11 +85,12 @@ check "convert truncated .et: no temporary file" eq "$(ls "$TMP/cv" | tr '\n' ' 
 check "convert: makes the output's folder" test -s "$TMP/cv/made/deep/x.json"
 "$ORRERY" convert "$TMP/cv/made/deep/x.json" "$TMP/cv/back.et"
 check "convert: .et -> JSON -> .et gives the same bytes" cmp -s "$TMP/cv/back.et" "$TMP/cv/t.0.et"
+folder=": a folder, not a file: name the output file"
 refuses "convert to a folder" \
-  "orrery convert: $TMP/cv/made: a folder, not a file: name the output file (e.g. $TMP/cv/made/NAME.json)" \
+  "orrery convert: $TMP/cv/made$folder (e.g. $TMP/cv/made/NAME.json)" \
   "$ORRERY" convert "$TMP/cv/t.0.et" "$TMP/cv/made"
 refuses "convert to DIR/" \
-  "orrery convert: $TMP/cv/nd/: a folder, not a file: name the output file (e.g. $TMP/cv/nd/NAME.json)" \
+  "orrery convert: $TMP/cv/nd/$folder (e.g. $TMP/cv/nd/NAME.json)" \
   "$ORRERY" convert "$TMP/cv/t.0.et" "$TMP/cv/nd/"
 check "convert to DIR/: no folder made" test ! -e "$TMP/cv/nd"
 refuses "convert: too many arguments" \
@@ -127,7 +136,9 @@ done
 msccl_cluster () {
   cat >"$TMP/$1.cfg.xml" <<XML
 <cluster name="c">
-  <network model="analytical"><dim kind="Ring" size="8" bandwidth="50GiB/s" latency="500ns"/></network>
+  <network model="analytical">
+    <dim kind="Ring" size="8" bandwidth="50GiB/s" latency="500ns"/>
+  </network>
   <system endpoint-delay="10ns" splits="1" local-mem-bw="1600GB/s">
     <algorithm collective="all-reduce" msccl="$1.xml"/>
   </system>
@@ -142,11 +153,14 @@ msccl_cluster big
 msccl_cluster loop
 start=$SECONDS
 refuses "msccl ngpus far above its <gpu>s" \
-  "orrery run: $TMP/big.cfg.xml:4: <algorithm msccl>: $TMP/big.xml:1: <algo>: ngpus=\"100000000\" but there are 8 <gpu> elements (one per gpu)" \
+  "orrery run: $TMP/big.cfg.xml:6: <algorithm msccl>: $TMP/big.xml:1: <algo>: \
+ngpus=\"100000000\" but there are 8 <gpu> elements (one per gpu)" \
   "$ORRERY" run --config "$TMP/big.cfg.xml" --workload "$TMP/ar8/t"
 check "msccl ngpus far above its <gpu>s: refused at once" test $((SECONDS - start)) -le 2
 refuses "msccl nchunksperloop above i_chunks" \
-  "orrery run: $TMP/loop.cfg.xml:4: <algorithm msccl>: $TMP/loop.xml:2: <gpu>: i_chunks=\"8\" but nchunksperloop=\"64\": the MSCCL runtime requires i_chunks = nchunksperloop (or i_chunks 0)" \
+  "orrery run: $TMP/loop.cfg.xml:6: <algorithm msccl>: $TMP/loop.xml:2: <gpu>: \
+i_chunks=\"8\" but nchunksperloop=\"64\": the MSCCL runtime requires i_chunks = \
+nchunksperloop (or i_chunks 0)" \
   "$ORRERY" run --config "$TMP/loop.cfg.xml" --workload "$TMP/ar8/t"
 
 # --- 5. smaller confusions ------------------------------------------------------
@@ -155,15 +169,16 @@ mkdir -p "$TMP/mix"
 cp "$TMP/j/t.0.et" "$TMP/mix/t.0.et"
 cp "$TMP/j/t.1.et" "$TMP/mix/t.1.et"
 cp "$TMP/j/t.json" "$TMP/mix/t.0.json"
+mixed=": a workload's traces are all .et or all .json, not both (move one form aside)"
 refuses "run, t.0.et beside t.0.json" \
-  "orrery run: $TMP/mix/t.0.et and $TMP/mix/t.0.json: a workload's traces are all .et or all .json, not both (move one form aside)" \
+  "orrery run: $TMP/mix/t.0.et and $TMP/mix/t.0.json$mixed" \
   "$ORRERY" run --config "$TMP/two.xml" --workload "$TMP/mix/t"
 refuses "inspect, t.0.et beside t.0.json" \
-  "orrery inspect: $TMP/mix/t.0.et and $TMP/mix/t.0.json: a workload's traces are all .et or all .json, not both (move one form aside)" \
+  "orrery inspect: $TMP/mix/t.0.et and $TMP/mix/t.0.json$mixed" \
   "$ORRERY" inspect "$TMP/mix/t"
 rm "$TMP/mix/t.0.et"
 refuses "run, t.0.json with t.1.et" \
-  "orrery run: $TMP/mix/t.1.et and $TMP/mix/t.0.json: a workload's traces are all .et or all .json, not both (move one form aside)" \
+  "orrery run: $TMP/mix/t.1.et and $TMP/mix/t.0.json$mixed" \
   "$ORRERY" run --config "$TMP/two.xml" --workload "$TMP/mix/t"
 
 # A missing nvlink attribute: the message names it, and only it (libxml2
@@ -205,11 +220,15 @@ check "graph <dim> without bandwidth: the links price it" has "$TMP/gdim.out" \
 check "graph <dim> without bandwidth: 14 us" has "$TMP/gdim.out" "simulated time: 14.000 us"
 graph ghalf '<dim kind="Switch" size="2" latency="1us"/>'
 refuses "graph <dim> with latency alone" \
-  "orrery run: $TMP/ghalf.xml:3: <dim>: missing attribute 'bandwidth': with <link>s, give a <dim> bandwidth and latency together (library=\"nccl\" reads them) or neither (the links price messages)" \
+  "orrery run: $TMP/ghalf.xml:3: <dim>: missing attribute 'bandwidth': with <link>s, give \
+a <dim> bandwidth and latency together (library=\"nccl\" reads them) or neither (the links \
+price messages)" \
   "$ORRERY" run --config "$TMP/ghalf.xml" --workload "$TMP/j/t"
 graph gnccl '<dim kind="Switch" size="2"/>' 'library="nccl"'
 refuses "graph <dim> without bandwidth, library nccl" \
-  "orrery run: $TMP/gnccl.xml:8: <system>: library=\"nccl\" reads each dimension's bandwidth (its NVLink and NIC speeds): give the explicit graph <dim>s, each with bandwidth and latency" \
+  "orrery run: $TMP/gnccl.xml:8: <system>: library=\"nccl\" reads each dimension's \
+bandwidth (its NVLink and NIC speeds): give the explicit graph <dim>s, each with bandwidth \
+and latency" \
   "$ORRERY" run --config "$TMP/gnccl.xml" --workload "$TMP/j/t"
 cat >"$TMP/nolink.xml" <<'XML'
 <cluster name="d" rounding="ps">
@@ -231,17 +250,19 @@ check "--ranks 0: nothing written" test ! -e "$TMP/r0"
 
 # tp that does not divide the model: the numbers (llama2-7b: hidden 4096,
 # heads 32; llama3-8b: 8 kv heads).
-refuses "tp 3" "orrery gen transformer: tp must divide hidden, heads and ffn: tp 3 does not divide hidden 4096" \
+divide="orrery gen transformer: tp must divide"
+refuses "tp 3" "$divide hidden, heads and ffn: tp 3 does not divide hidden 4096" \
   "$ORRERY" gen transformer --preset llama2-7b --tp 3 -b 1 -B 8 --out "$TMP/r0/t"
-refuses "tp 64" "orrery gen transformer: tp must divide hidden, heads and ffn: tp 64 does not divide heads 32" \
+refuses "tp 64" "$divide hidden, heads and ffn: tp 64 does not divide heads 32" \
   "$ORRERY" gen transformer --preset llama2-7b --tp 64 -b 1 -B 8 --out "$TMP/r0/t"
-refuses "tp 16, 8 kv heads" "orrery gen transformer: tp must divide the kv heads: tp 16 does not divide kv heads 8" \
+refuses "tp 16, 8 kv heads" "$divide the kv heads: tp 16 does not divide kv heads 8" \
   "$ORRERY" gen transformer --preset llama3-8b --tp 16 -b 1 -B 8 --out "$TMP/r0/t"
 
 # --bytes 0 needs no unit (zero is zero in any); 5 still does.
 "$ORRERY" gen collective --type all_reduce --ranks 2 --bytes 0 --out "$TMP/b0/t" >/dev/null
 check "--bytes 0: accepted" test -s "$TMP/b0/t.1.et"
-refuses "--bytes 5" "orrery gen collective: '5': a size needs a unit (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)" \
+refuses "--bytes 5" \
+  "orrery gen collective: '5': a size needs a unit (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)" \
   "$ORRERY" gen collective --type all_reduce --ranks 2 --bytes 5 --out "$TMP/b5/t"
 
 # A mistyped command or generator gets the nearest name.
@@ -256,8 +277,12 @@ check "gen trasnformer: did you mean transformer" eq "$(head -n 1 "$TMP/err")" \
 # A truncated JSON trace: the file, "truncated", and where.
 head -c 120 "$TMP/j/t.json" >"$TMP/tj.0.json"
 cp "$TMP/j/t.json" "$TMP/tj.1.json"
+# The first 120 bytes end inside the node that starts on line 4, on the
+# line after the last newline among them.
+ends=$(($(wc -l <"$TMP/tj.0.json") + 1))
 refuses "truncated JSON trace" \
-  "orrery run: $TMP/tj.0.json: truncated: the node that starts on line 4 is not closed when the file ends (line $(wc -l <"$TMP/tj.0.json" | awk '{print $1 + 1}'), byte 120)" \
+  "orrery run: $TMP/tj.0.json: truncated: the node that starts on line 4 is not closed when \
+the file ends (line $ends, byte 120)" \
   "$ORRERY" run --config "$TMP/two.xml" --workload "$TMP/tj"
 
 # scripts/plot with no arguments: its usage, exit status 1 (2 is an
