@@ -33,12 +33,13 @@ app_out_folder_make (const char *what, const char *path, char **made, GError **e
     }
   /* The outermost folder that is missing: the one to remove on failure. */
   g_autofree char *top = g_strdup (dir);
-  for (char *up = g_path_get_dirname (top); !g_file_test (up, G_FILE_TEST_EXISTS)
-                                             && strcmp (up, top) != 0;
-       up = g_path_get_dirname (top))
+  for (;;)
     {
+      g_autofree char *up = g_path_get_dirname (top);
+      if (g_file_test (up, G_FILE_TEST_EXISTS) || strcmp (up, top) == 0)
+        break;
       g_free (top);
-      top = up;
+      top = g_steal_pointer (&up);
     }
   if (g_mkdir_with_parents (dir, 0777) == 0)
     {
