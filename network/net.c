@@ -455,3 +455,10 @@ net_left_node (const Net *net, guint32 *src, guint32 *dst, guint32 *via)
     }
   return net->left_node;
 }
+
+guint32
+net_node_gpus (const Net *net)
+{
+  const NetSpec *spec = net->spec;
+  return dim0_is_node (spec) && spec->n_dims >= 2 ? spec->dims[0].size : 0;
+}

@@ -198,6 +198,12 @@ guint64 net_bytes (const Net *net);
  * traffic inside wherever the node has a way of its own. */
 guint64 net_left_node (const Net *net, guint32 *src, guint32 *dst, guint32 *via);
 
+/* GPUs per node: the innermost dimension's size when it is a node's GPUs
+ * (as net_left_node reads it, on an explicit graph or on dimensions) and
+ * there is a dimension outside it; 0 when the cluster has no such nodes.
+ * Rank r is on node r / that size. */
+guint32 net_node_gpus (const Net *net);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Net, net_free)
 
 #endif /* ORRERY_NETWORK_NET_H */

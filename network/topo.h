@@ -62,6 +62,10 @@ typedef struct
   guint32 size;         /* members along this dimension, >= 1 */
   double bandwidth_Bps; /* bytes per second, per link and direction */
   SimTime latency;      /* per hop, picoseconds */
+  /* A dimension of an explicit graph given no bandwidth and latency (or
+   * no <dim> at all): the graph's links price every message, and
+   * bandwidth_Bps 1, latency 0 stand in. */
+  gboolean graph_priced;
 } NetDimSpec;
 
 /* Hops between coordinates ca and cb of a line of kind `dim`: a ring goes

@@ -233,6 +233,13 @@ quantity_split (const char *text, const UnitSet *set, Quantity *q, GError **erro
         q->unit = &set->units[i];
         return TRUE;
       }
+  /* Zero is zero in every unit: "--bytes 0" needs none. */
+  guint64 zero = 1;
+  if (len == 0 && *status == DEC_OK && decimal_times (*d, 1, &zero) == DEC_OK && zero == 0)
+    {
+      q->unit = &set->units[0];
+      return TRUE;
+    }
   g_autofree char *list = unit_set_list (set);
   if (len == 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "'%s': a %s needs a unit (%s)", text,

@@ -30,7 +30,9 @@
 
 #include "sim/simtime.h"
 
-/* "500ns", "1.5us", "2ms", "1s", "10ps" -> picoseconds. */
+/* "500ns", "1.5us", "2ms", "1s", "10ps" -> picoseconds.  Here and in
+ * sim_units_parse_bytes a zero ("0", "0.0") needs no unit; any other
+ * number does. */
 gboolean sim_units_parse_time (const char *text, SimTime *ps, GError **error);
 
 /* "1MiB", "1.5KB", "64B" -> bytes. */

@@ -310,11 +310,12 @@ decode_message (Obj *o, JsonObject *obj, ProtobufCMessage *m, /* NOLINT(misc-no-
 }
 
 /* The end of the JSON object starting at TEXT[AT] ('{'): the index after
- * its closing brace, or LEN when the text ends first.  *LINES counts the
- * newlines in it. */
+ * its closing brace, or LEN when the text ends first (*CLOSED then FALSE).
+ * *LINES counts the newlines in it. */
 static gsize
-object_end (const char *text, gsize len, gsize at, guint *lines)
+object_end (const char *text, gsize len, gsize at, guint *lines, gboolean *closed)
 {
+  *closed = TRUE;
   guint depth = 0;
   gboolean in_string = FALSE;
   for (gsize i = at; i < len; i++)
@@ -336,6 +337,7 @@ object_end (const char *text, gsize len, gsize at, guint *lines)
       else if ((c == '}' || c == ']') && --depth == 0)
         return i + 1;
     }
+  *closed = FALSE;
   return len;
 }
 
@@ -438,7 +440,17 @@ wl_chakra_json_to_et (const char *path, const char *text, gsize len, GError **er
           return NULL;
         }
       guint lines = 0;
-      gsize end = object_end (text, len, at, &lines);
+      gboolean closed;
+      gsize end = object_end (text, len, at, &lines, &closed);
+      if (!closed)
+        {
+          g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                       "%s: truncated: the %s that starts on line %u is not closed when the "
+                       "file ends (line %u, byte %" G_GSIZE_FORMAT ")",
+                       path, first ? "GlobalMetadata" : "node", line,
+                       line + lines - (text[len - 1] == '\n'), len);
+          return NULL;
+        }
       if (out->len > G_MAXUINT - (end - at) * 4
           || !decode_object (path, text, at, end, line, first, out, error))
         {

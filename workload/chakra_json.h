@@ -50,12 +50,20 @@ GBytes *wl_chakra_json_to_et (const char *path, const char *text, gsize len, GEr
  * through the messages).  A binary input must have its GlobalMetadata
  * (headerless files are refused), and fields the schema lacks (kept by the
  * binary reader) are refused since JSON cannot carry them.  FALSE with
- * ERROR set naming the file on any failure; OUT may then be partly
- * written. */
+ * ERROR set naming the file on any failure; OUT is then as it was (the
+ * output is written through sim/out_file.h). */
 gboolean wl_chakra_convert (const char *in, const char *out, GError **error);
 
 /* The trace file of RANK in the set PREFIX: PREFIX.RANK.et, or
  * PREFIX.RANK.json when only that exists.  A new string. */
 char *wl_chakra_trace_path (const char *prefix, guint32 rank);
+
+/* A set's traces are all .et or all .json: PATH, RANK's file in the set
+ * PREFIX (wl_chakra_trace_path), is checked against its other form
+ * (PREFIX.RANK.json beside PREFIX.RANK.et) and against FIRST, rank 0's
+ * file (NULL for rank 0).  FALSE with ERROR set (WL_ERROR,
+ * SIM_ERROR_INPUT) naming both files when they mix. */
+gboolean wl_chakra_trace_form_check (const char *prefix, guint32 rank, const char *path,
+                                     const char *first, GError **error);
 
 #endif /* ORRERY_WORKLOAD_CHAKRA_JSON_H */

@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/error.h"
+#include "sim/out_file.h"
 #include "workload/chakra.h"
 
 void
@@ -324,14 +326,28 @@ wl_cj_write_message (GString *out, const ProtobufCMessage *m, /* NOLINT(misc-no-
   return TRUE;
 }
 
-/* Write the messages of reader R (of the file IN) to OUT as JSON. */
+/* Write the messages of reader R (of the file IN) to OUT as JSON, through a
+ * writer (sim/out_file.h): OUT appears whole when every message was read and
+ * written, and is left as it was (absent, or its old contents) otherwise. */
 static gboolean
 write_json (WlChakraReader *r, const char *in, const char *out, GError **error)
 {
-  FILE *fp = fopen (out, "w");
+  g_autoptr (GError) local = NULL;
+  SimOutFile *of = sim_out_file_open (out, &local);
+  if (of == NULL)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: cannot write: %s", out,
+                   local->message);
+      return FALSE;
+    }
+  int fd = dup (sim_out_file_fd (of));
+  FILE *fp = fd >= 0 ? fdopen (fd, "w") : NULL;
   if (fp == NULL)
     {
       int errsv = errno;
+      if (fd >= 0)
+        close (fd);
+      sim_out_file_discard (of);
       g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: cannot write: %s", out,
                    g_strerror (errsv));
       return FALSE;
@@ -367,9 +383,19 @@ write_json (WlChakraReader *r, const char *in, const char *out, GError **error)
     {
       g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: cannot write: %s", out,
                    g_strerror (errno));
+      ok = FALSE;
+    }
+  if (!ok)
+    {
+      sim_out_file_discard (of);
       return FALSE;
     }
-  return ok;
+  if (!sim_out_file_commit (of, &local))
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s", local->message);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* Write the messages of reader R to OUT as a binary trace. */
@@ -425,4 +451,21 @@ wl_chakra_trace_path (const char *prefix, guint32 rank)
     }
   g_free (json);
   return et;
+}
+
+gboolean
+wl_chakra_trace_form_check (const char *prefix, guint32 rank, const char *path,
+                            const char *first, GError **error)
+{
+  gboolean json = wl_chakra_json_path (path);
+  g_autofree char *other = json ? NULL : g_strdup_printf ("%s.%u.json", prefix, rank);
+  const char *clash = other != NULL && g_file_test (other, G_FILE_TEST_EXISTS) ? other
+                      : first != NULL && wl_chakra_json_path (first) != json ? first
+                                                                             : NULL;
+  if (clash == NULL)
+    return TRUE;
+  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+               "%s and %s: a workload's traces are all .et or all .json, not both (move one "
+               "form aside)", path, clash);
+  return FALSE;
 }

@@ -98,14 +98,28 @@ wl_gen_transformer_microbatches (const WlGenTransformer *r, GError **error)
     return bad (error, "micro-batch, tp, pp and dp must be at least 1");
   if (m->layers < r->pp)
     return bad (error, "more pipeline stages than layers");
-  if (m->hidden % r->tp != 0 || m->heads % r->tp != 0 || m->ffn % r->tp != 0)
-    return bad (error, "tp must divide hidden, heads and ffn");
+  const char *what = m->hidden % r->tp != 0 ? "hidden" : m->heads % r->tp != 0 ? "heads"
+                     : m->ffn % r->tp != 0   ? "ffn" : NULL;
+  if (what != NULL)
+    {
+      guint64 v = what[0] == 'h' && what[1] == 'i' ? m->hidden : what[0] == 'h' ? m->heads
+                                                                                : m->ffn;
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "tp must divide hidden, heads and ffn: tp %u does not divide %s %"
+                   G_GUINT64_FORMAT, r->tp, what, v);
+      return FALSE;
+    }
   if (r->zero > 3)
     return bad (error, "the ZeRO stage must be 0, 1, 2 or 3");
   if (m->kv_heads > m->heads || (m->kv_heads > 0 && m->heads % m->kv_heads != 0))
     return bad (error, "kv heads must divide heads");
   if (m->kv_heads > 0 && m->kv_heads % r->tp != 0)
-    return bad (error, "tp must divide the kv heads");
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "tp must divide the kv heads: tp %u does not divide kv heads %" G_GUINT64_FORMAT,
+                   r->tp, (guint64) m->kv_heads);
+      return FALSE;
+    }
   if (wl_tf_cp (r) > 1 && m->seq % (2 * wl_tf_cp (r)) != 0)
     return bad (error, "the sequence must split in 2 x cp chunks (causal load balancing)");
   if (wl_tf_cp (r) > 1 && r->attention != WL_ATTENTION_FLASH)

@@ -88,11 +88,19 @@ static void
 scan_collective (FileScan *s, const ChakraProtoMsg__Node *n)
 {
   CollEntry e = { .id = n->id, .type = -1, .size = -1 };
-  gboolean has_type = attr_int (s, n, "comm_type", &e.type);
-  gboolean has_size = attr_int (s, n, "comm_size", &e.size);
-  if (!has_type)
+  /* The loader's checks, so that inspect names what run would refuse. */
+  WlAttrIndex idx;
+  wl_chakra_attr_index (n, &idx);
+  WlCollAttrs c;
+  g_autoptr (GError) bad = NULL;
+  if (!wl_node_coll_attrs (n, idx.of[WL_ATTR_COMM_TYPE], idx.of[WL_ATTR_COMM_SIZE], &c, &bad))
+    defect (s, "%s", bad->message);
+  gboolean has_type = c.has_type;
+  e.type = has_type ? c.type : -1;
+  e.size = c.has_size ? (gint64) MIN (c.bytes, (guint64) G_MAXINT64) : -1;
+  if (bad == NULL && !has_type)
     defect (s, "node %" G_GUINT64_FORMAT ": COMM_COLL node without comm_type", n->id);
-  if (!has_size && e.type != CK_BARRIER)
+  if (bad == NULL && !c.has_size && e.type != CK_BARRIER)
     defect (s, "node %" G_GUINT64_FORMAT ": COMM_COLL node without comm_size", n->id);
   if (has_type)
     {
@@ -583,6 +591,11 @@ wl_inspect_resolve (const char *arg, GError **error)
           break;
         }
       g_ptr_array_add (paths, p);
+      if (!wl_chakra_trace_form_check (arg, r, p, r > 0 ? paths->pdata[0] : NULL, error))
+        {
+          g_ptr_array_unref (paths);
+          return NULL;
+        }
     }
   if (paths->len == 0 && g_file_test (arg, G_FILE_TEST_EXISTS))
     g_ptr_array_add (paths, g_strdup (arg)); /* refused below, saying what it is */

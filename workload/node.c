@@ -238,34 +238,52 @@ decode_stream (WlNodeDecoder *b, const Attrs *x, WlNode *w, GError **error)
   return TRUE;
 }
 
+gboolean
+wl_node_coll_attrs (const ChakraProtoMsg__Node *n, const ChakraProtoMsg__AttributeProto *type,
+                    const ChakraProtoMsg__AttributeProto *size, WlCollAttrs *out,
+                    GError **error)
+{
+  *out = (WlCollAttrs) { .kind = -1 };
+  if (wl_chakra_attr_int_at (n, type, &out->type, error))
+    out->has_type = TRUE;
+  else if (!absent_ok (error))
+    return FALSE;
+  if (wl_chakra_attr_uint_at (n, size, &out->bytes, error))
+    out->has_size = TRUE;
+  else if (!absent_ok (error))
+    return FALSE;
+  if (out->has_type && (out->kind = kind_of (out->type)) < 0)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "node %" G_GUINT64_FORMAT ": comm_type %" G_GINT64_FORMAT
+                   " is not a collective type (0 to 9)",
+                   n->id, out->type);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 decode_collective (WlNodeDecoder *b, const Attrs *x, WlNode *w, GError **error)
 {
   const ChakraProtoMsg__Node *n = x->n;
-  gint64 type;
-  if (!wl_chakra_attr_int_at (n, AT (COMM_TYPE), &type, error))
+  WlCollAttrs c;
+  if (!wl_node_coll_attrs (n, AT (COMM_TYPE), AT (COMM_SIZE), &c, error))
+    return FALSE;
+  if (!c.has_type)
     {
-      if (!absent_ok (error))
-        return FALSE;
       if (!b->lenient)
         return fail (error, b, n->id, "COMM_COLL node without comm_type");
       b->dropped.colls_skipped++;
       w->op = WL_OP_SKIP;
       return TRUE;
     }
-  int kind = kind_of (type);
-  if (kind < 0)
-    {
-      g_autofree char *msg = g_strdup_printf (
-          "comm_type %" G_GINT64_FORMAT " is not a collective type (0 to 9)", type);
-      return fail (error, b, n->id, msg);
-    }
+  int kind = c.kind;
   w->coll_kind = (guint8) kind;
   w->op = WL_OP_COLL;
-  if (!wl_chakra_attr_uint_at (n, AT (COMM_SIZE), &w->bytes, error))
+  w->bytes = c.bytes;
+  if (!c.has_size)
     {
-      if (!absent_ok (error))
-        return FALSE;
       if (kind != SYS_COLL_BARRIER && !b->lenient)
         return fail (error, b, n->id, "COMM_COLL node without comm_size");
       if (kind != SYS_COLL_BARRIER)

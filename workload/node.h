@@ -143,6 +143,26 @@ typedef struct
                              * (WL_CHAKRA_BORROW_NODES): set by wl_trace_read */
 } WlNodeDecoder;
 
+/* A collective's comm_type and comm_size as every reader of traces takes
+ * them (the loader, inspect): comm_type, when present, one of Chakra's
+ * collective types (0 to 9; *KIND the SysCollKind it runs as), comm_size,
+ * when present, a non-negative integer (bytes).  TYPE and SIZE are those
+ * attributes of N (NULL: absent, as a WlAttrIndex gives them).  FALSE with
+ * ERROR set (WL_ERROR, SIM_ERROR_INPUT, "node N: ...", the caller adds the
+ * file) when either is of the wrong kind or out of range; absence is the
+ * caller's to judge (has_type, has_size). */
+typedef struct
+{
+  gboolean has_type, has_size;
+  gint64 type;    /* comm_type as written */
+  int kind;       /* its SysCollKind, -1 when absent */
+  guint64 bytes;  /* comm_size; 0 when absent */
+} WlCollAttrs;
+gboolean wl_node_coll_attrs (const ChakraProtoMsg__Node *n,
+                             const ChakraProtoMsg__AttributeProto *type,
+                             const ChakraProtoMsg__AttributeProto *size, WlCollAttrs *out,
+                             GError **error);
+
 /* Decode N into *OUT: with d->lenient its valueless attributes are removed
  * first (and counted); a collective without comm_type or comm_size is a
  * skipped node (lenient) or an error.  FALSE with ERROR set (WL_ERROR,

@@ -448,6 +448,8 @@ wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
           return FALSE;
         }
       g_ptr_array_add (paths, p);
+      if (!wl_chakra_trace_form_check (prefix, i, p, i > 0 ? paths->pdata[0] : NULL, error))
+        return FALSE;
     }
   g_autofree char *extra = wl_chakra_trace_path (prefix, ranks);
   if (g_file_test (extra, G_FILE_TEST_EXISTS))

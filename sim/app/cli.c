@@ -132,3 +132,24 @@ app_cli_parse (GOptionContext *ctx, int *argc, char ***argv, GPtrArray *owned, G
   g_propagate_error (error, local);
   return FALSE;
 }
+
+const char *
+app_cli_nearest (const char *given, const char *const *names)
+{
+  const char *best = NULL;
+  guint best_d = 3;
+  gboolean tie = FALSE;
+  for (const char *const *n = names; *n != NULL; n++)
+    {
+      guint d = sim_edit_distance (given, *n, FALSE);
+      if (d < best_d)
+        {
+          best = *n;
+          best_d = d;
+          tie = FALSE;
+        }
+      else if (d == best_d)
+        tie = TRUE;
+    }
+  return tie ? NULL : best;
+}

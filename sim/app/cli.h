@@ -44,4 +44,10 @@ int app_cli_fail (const char *cmd, GError *error);
 gboolean app_cli_parse (GOptionContext *ctx, int *argc, char ***argv, GPtrArray *owned,
                         GError **error);
 
+/* The name of NAMES (NULL-terminated) nearest to the unknown GIVEN ("rnu"),
+ * within two edits (sim_edit_distance, case kept), for a "did you mean"
+ * hint; NULL when none is that near or two are equally near.  Borrowed
+ * from NAMES. */
+const char *app_cli_nearest (const char *given, const char *const *names);
+
 #endif /* ORRERY_SIM_APP_CLI_H */

@@ -16,28 +16,6 @@
 #include "workload/gen.h"
 #include "workload/gen_transformer.h"
 
-/* Make the folder PREFIX's files go into (`--out runs/llama/x`: runs/llama)
- * when it does not exist, once the options have passed every check. */
-gboolean
-app_gen_out_folder (const char *prefix, GError **error)
-{
-  g_autofree char *dir = g_path_get_dirname (prefix);
-  if (g_file_test (dir, G_FILE_TEST_IS_DIR))
-    return TRUE;
-  if (g_file_test (dir, G_FILE_TEST_EXISTS))
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out %s: %s is not a folder", prefix,
-                   dir);
-      return FALSE;
-    }
-  if (g_mkdir_with_parents (dir, 0777) == 0)
-    return TRUE;
-  int errsv = errno;
-  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out %s: cannot make the folder %s: %s",
-               prefix, dir, g_strerror (errsv));
-  return FALSE;
-}
-
 /* ---- gen collective -------------------------------------------------------------- */
 
 /* The options of gen collective; those that are absent stay at -1, so that
@@ -207,13 +185,15 @@ gen_collective_output_check (const WlGenCollective *req, GError **error)
 static int
 cmd_gen_collective (int argc, char **argv)
 {
-  CollectiveOptions o = { .groups = -1, .stride = -1, .root = -1, .count = -1 };
+  CollectiveOptions o = { .groups = -1, .stride = -1, .root = -1, .count = -1,
+                          .ranks = APP_GEN_RANKS_ABSENT };
   g_autoptr (GOptionContext) ctx = gen_collective_context (&o);
   GError *error = NULL;
   WlGenCollective req = { 0 };
   int code = 0;
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
-  if (!app_cli_parse (ctx, &argc, &argv, owned, &error))
+  if (!app_cli_parse (ctx, &argc, &argv, owned, &error)
+      || !app_gen_ranks_given (&o.ranks, &error))
     code = app_cli_fail ("gen collective", error);
   else if (o.type == NULL || o.bytes == NULL || o.out == NULL || o.ranks <= 0)
     code = app_cli_fail ("gen collective",
@@ -689,7 +669,7 @@ static int
 cmd_gen_transformer (int argc, char **argv)
 {
   TransformerOptions o = { .tp = 1, .pp = 1, .zero = -1, .ep = 1, .experts = -1, .top_k = -1,
-                           .vstages = 1, .cp = 1 };
+                           .vstages = 1, .cp = 1, .ranks = APP_GEN_RANKS_ABSENT };
   g_autoptr (GOptionContext) ctx = gen_transformer_context (&o);
   GError *error = NULL;
   WlGenTransformer req = { 0 };
@@ -698,7 +678,8 @@ cmd_gen_transformer (int argc, char **argv)
   g_autofree char **args = join_recompute (argc, argv, owned);
   char **parse_argv = args;
   int parse_argc = (int) g_strv_length (args);
-  gboolean parsed = app_cli_parse (ctx, &parse_argc, &parse_argv, owned, &error);
+  gboolean parsed = app_cli_parse (ctx, &parse_argc, &parse_argv, owned, &error)
+                    && app_gen_ranks_given (&o.ranks, &error);
   gint cp = MAX (o.cp, 1);
   if (parsed && o.dp == 0)
     o.dp = o.ranks > 0 && o.tp > 0 && o.pp > 0 ? MAX (o.ranks / (o.tp * o.pp * cp), 1) : 1;
@@ -777,6 +758,9 @@ gen_usage (FILE *out)
 int
 app_cmd_gen (int argc, char **argv)
 {
+  GError *error = NULL;
+  if (!app_gen_no_cluster (argc, argv, &error))
+    return app_cli_fail ("gen", error);
   if (argc >= 2 && strcmp (argv[1], "collective") == 0)
     return cmd_gen_collective (argc - 1, argv + 1);
   if (argc >= 2 && strcmp (argv[1], "transformer") == 0)
@@ -788,9 +772,12 @@ app_cmd_gen (int argc, char **argv)
       gen_usage (stdout);
       return 0;
     }
+  static const char *const generators[] = { "collective", "transformer", "dlrm", NULL };
+  const char *near = argc >= 2 ? app_cli_nearest (argv[1], generators) : NULL;
   if (argc >= 2)
-    fprintf (stderr, "orrery gen: unknown generator '%s' (collective, transformer, dlrm)\n",
-             argv[1]);
+    fprintf (stderr, "orrery gen: unknown generator '%s' (%s%s%s)\n", argv[1],
+             near != NULL ? "did you mean " : "collective, transformer, dlrm",
+             near != NULL ? near : "", near != NULL ? "?" : "");
   gen_usage (stderr);
   return SIM_ERROR_INPUT;
 }

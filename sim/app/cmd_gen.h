@@ -37,8 +37,40 @@ gboolean app_gen_framework (const char *dtype, const char *attention, WlGenTrans
 
 /* Make the folder of the output PREFIX (its dirname) with its parents when
  * it does not exist: FALSE with ERROR set when it cannot be made or names
- * something other than a folder. */
+ * something other than a folder, or when PREFIX ends in '/' (it would name
+ * hidden files DIR/.0.et ..: the message asks for DIR/trace).  In
+ * gen_out.c. */
 gboolean app_gen_out_folder (const char *prefix, GError **error);
+
+/* Make the folder of the output file PATH (its dirname) with its parents
+ * when it does not exist; *MADE (when MADE is not NULL) is then the
+ * outermost folder made, a new string, or NULL when none was.  FALSE with
+ * ERROR set ("WHATPATH: ...", WHAT e.g. "--out " or "") when it cannot be
+ * made or names something other than a folder.  In gen_out.c. */
+gboolean app_out_folder_make (const char *what, const char *path, char **made, GError **error);
+
+/* After a failed write of PATH: remove the folders app_out_folder_make made
+ * for it (MADE, up from PATH's folder), those that are still empty. */
+void app_out_folder_unmake (const char *path, const char *made);
+
+/* Whether PATH can name an output file: FALSE with ERROR set
+ * (SIM_ERROR_INPUT, "PATH: a folder, not a file: ...") when it is a folder
+ * or ends in '/'. */
+gboolean app_out_file_name_ok (const char *path, GError **error);
+
+/* `orrery gen` writes traces that fit any cluster and reads none: FALSE
+ * with ERROR set (SIM_ERROR_INPUT) when ARGV holds a cluster's option
+ * (--config, --gpus-per-node), saying that `run` warns about TP groups
+ * wider than a node and `plan` keeps them within one.  In gen_out.c. */
+gboolean app_gen_no_cluster (int argc, char **argv, GError **error);
+
+/* --ranks as the generators and rescale take it: the option's variable
+ * starts at APP_GEN_RANKS_ABSENT, and after parsing app_gen_ranks_given
+ * turns absence into 0, or fails (SIM_ERROR_INPUT, "--ranks N: must be at
+ * least 1") on a value given below 1, which used to read as absent.  In
+ * gen_out.c. */
+#define APP_GEN_RANKS_ABSENT G_MININT
+gboolean app_gen_ranks_given (gint *ranks, GError **error);
 
 /* RANKS files of about PER_FILE bytes each: within run's rank limit and
  * the output cap (ORRERY_GEN_MAX_OUTPUT), or FALSE with ERROR saying which

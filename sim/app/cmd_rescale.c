@@ -39,7 +39,7 @@ int
 app_cmd_rescale (int argc, char **argv)
 {
   char *from = NULL, *out = NULL;
-  gint ranks = 0;
+  gint ranks = APP_GEN_RANKS_ABSENT;
   GOptionEntry entries[] = {
     { "from", 'f', 0, G_OPTION_ARG_FILENAME, &from,
       "Data-parallel traces PREFIX.0.et .. PREFIX.<p-1>.et (p = the files there are)", "PREFIX" },
@@ -61,7 +61,7 @@ app_cmd_rescale (int argc, char **argv)
   guint32 p = 0;
   int code = 0;
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
-  if (!app_cli_parse (ctx, &argc, &argv, owned, &error))
+  if (!app_cli_parse (ctx, &argc, &argv, owned, &error) || !app_gen_ranks_given (&ranks, &error))
     code = app_cli_fail ("rescale", error);
   else if (from == NULL || out == NULL || ranks <= 0)
     code = app_cli_fail ("rescale", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,

@@ -8,7 +8,8 @@
  * libxml2's RelaxNG messages are vague ("Element dim failed to validate
  * attributes"): when validation fails, the walk's precise message
  * ("<dim bandwidth>: '50GB': unknown bandwidth unit") comes first and the
- * validator's follow.  Either way every message starts with FILE:LINE.
+ * validator's about other lines follow (those about the walk's line say
+ * less, or mislead).  Either way every message starts with FILE:LINE.
  */
 #include "sim/app/config.h"
 
@@ -545,6 +546,11 @@ xml_walk (XmlLoad *l, const xmlNode *root, GError **error)
   const xmlNode *system = app_xml_child (root, "system");
   if (system != NULL && !xml_system (l, system, error))
     return FALSE;
+  for (guint d = 0; d < l->net.n_dims && l->sys.lib.library == SYS_LIBRARY_NCCL; d++)
+    if (l->net.dims[d].graph_priced)
+      return app_xml_fail (l, system, error, "library=\"nccl\" reads each dimension's "
+                           "bandwidth (its NVLink and NIC speeds): give the explicit graph <dim>s, "
+                           "each with bandwidth and latency");
   /* One memory: what prices reductions also bounds roofline compute, unless
    * <compute mem-bw> says otherwise. */
   l->wl.mem_bw_Bps = l->sys.local_mem_bw_Bps;
@@ -619,6 +625,43 @@ xml_groups_commit (XmlLoad *l, AppConfig *cfg, GError **error)
  * a minute): the long lists are validated apart. */
 static const char *const cluster_apart[] = { "network", "groups", NULL };
 
+/* Whether LINE is a located message of PATH ("PATH:LINE: ..."); its length
+ * up to and with the colon after the line number in *LEN. */
+static gboolean
+located (const char *path, const char *line, gsize *len)
+{
+  gsize n = strlen (path);
+  if (strncmp (line, path, n) != 0 || line[n] != ':' || !g_ascii_isdigit (line[n + 1]))
+    return FALSE;
+  const char *e = line + n + 1;
+  while (g_ascii_isdigit (*e))
+    e++;
+  *len = (gsize) (e - line) + 1;
+  return *e == ':';
+}
+
+/* The validator's lines (SCHEMA) worth adding to the walk's error (WALK):
+ * those about other lines of the file.  Its lines about the walk's line,
+ * and its unlocated ones, say less than the walk does or mislead (a
+ * missing nvlink-bandwidth reads "Invalid attribute nvlink-latency", its
+ * pair).  A new string, empty when none are. */
+static char *
+schema_lines_besides (const char *path, const char *walk, const char *schema)
+{
+  gsize at = 0, len = 0;
+  if (!located (path, walk, &at))
+    at = 0;
+  g_auto (GStrv) lines = g_strsplit (schema, "\n", -1);
+  GString *out = g_string_new (NULL);
+  for (char **l = lines; *l != NULL; l++)
+    {
+      if (!located (path, *l, &len) || (at > 0 && len == at && strncmp (*l, walk, at) == 0))
+        continue;
+      g_string_append_printf (out, "\n%s", *l);
+    }
+  return g_string_free (out, FALSE);
+}
+
 gboolean
 app_config_load_xml (AppConfig *cfg, const char *path, GError **error)
 {
@@ -637,9 +680,14 @@ app_config_load_xml (AppConfig *cfg, const char *path, GError **error)
   gboolean ok = xml_walk (&l, xmlDocGetRootElement (doc), &walk_error);
   if (!valid)
     {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s%s%s",
-                   walk_error != NULL ? walk_error->message : "", walk_error != NULL ? "\n" : "",
-                   invalid->message);
+      if (walk_error != NULL)
+        {
+          g_autofree char *rest = schema_lines_besides (path, walk_error->message,
+                                                        invalid->message);
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s%s", walk_error->message, rest);
+        }
+      else
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s", invalid->message);
       ok = FALSE;
     }
   else if (!ok || !xml_groups_commit (&l, cfg, &walk_error))

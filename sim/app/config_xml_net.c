@@ -10,8 +10,10 @@
 #include "sim/error.h"
 #include "sim/units.h"
 
+/* A <dim>; in a network with <link>s (GRAPH) its bandwidth and latency may
+ * be left out together, the links pricing messages (graph_priced). */
 static gboolean
-xml_dim (XmlLoad *l, const xmlNode *node, NetDimSpec *dim, GError **error)
+xml_dim (XmlLoad *l, const xmlNode *node, gboolean graph, NetDimSpec *dim, GError **error)
 {
   /* The same names and order as NetDimKind. */
   static const char *const kinds[] = { "Ring", "FullyConnected", "Switch", NULL };
@@ -26,9 +28,18 @@ xml_dim (XmlLoad *l, const xmlNode *node, NetDimSpec *dim, GError **error)
     return FALSE;
   if (kind < 0)
     return app_xml_fail (l, node, error, "missing attribute 'kind'");
+  xmlNode *n = (xmlNode *) node;
+  gboolean bw = xmlHasProp (n, (const xmlChar *) "bandwidth") != NULL;
+  gboolean lat = xmlHasProp (n, (const xmlChar *) "latency") != NULL;
+  *dim = (NetDimSpec) { .bandwidth_Bps = 1, .latency = 0, .graph_priced = graph && !bw && !lat };
+  if (graph && bw != lat)
+    return app_xml_fail (l, node, error, "missing attribute '%s': with <link>s, give a <dim> "
+                         "bandwidth and latency together (library=\"nccl\" reads them) or "
+                         "neither (the links price messages)", bw ? "latency" : "bandwidth");
   if (!app_xml_attr_uint (l, node, "size", TRUE, 1, G_MAXUINT32, &size, error)
-      || !app_xml_attr_bandwidth (l, node, "bandwidth", TRUE, &dim->bandwidth_Bps, error)
-      || !app_xml_attr_time (l, node, "latency", TRUE, &dim->latency, error))
+      || (!dim->graph_priced
+          && (!app_xml_attr_bandwidth (l, node, "bandwidth", TRUE, &dim->bandwidth_Bps, error)
+              || !app_xml_attr_time (l, node, "latency", TRUE, &dim->latency, error))))
     return FALSE;
   dim->kind = (NetDimKind) kind;
   dim->link = link >= 0 ? (NetLinkKind) (NET_LINK_NVLINK + link) : NET_LINK_DEFAULT;
@@ -230,7 +241,7 @@ xml_generator (XmlLoad *l, const xmlNode *node, guint ranks, GError **error)
 
 /* The <dim>s of <network>, innermost first, and the rank count they make. */
 static gboolean
-xml_dims (XmlLoad *l, const xmlNode *node, GError **error)
+xml_dims (XmlLoad *l, const xmlNode *node, gboolean graph, GError **error)
 {
   for (const xmlNode *c = node->children; c != NULL; c = c->next)
     {
@@ -239,7 +250,7 @@ xml_dims (XmlLoad *l, const xmlNode *node, GError **error)
       if (l->net.n_dims == NET_MAX_DIMS)
         return app_xml_fail (l, c, error, "more than %d dimensions", NET_MAX_DIMS);
       NetDimSpec *dim = &l->net.dims[l->net.n_dims];
-      if (!xml_dim (l, c, dim, error))
+      if (!xml_dim (l, c, graph, dim, error))
         return FALSE;
       l->net.n_dims++;
       if (!g_uint64_checked_mul (&l->n_ranks, l->n_ranks, dim->size)
@@ -312,9 +323,9 @@ app_xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
     return FALSE;
   if (gen != NULL)
     return xml_generator (l, gen, ranks, error);
-  if (!xml_dims (l, node, error))
-    return FALSE;
   gboolean graph = app_xml_child (node, "link") != NULL;
+  if (!xml_dims (l, node, graph, error))
+    return FALSE;
   if (l->net.n_dims == 0 && !graph)
     {
       g_autofree char *gens = generator_list ();
@@ -328,7 +339,7 @@ app_xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
       if (ranks == 0)
         return app_xml_fail (l, node, error, "a graph without <dim>s needs ranks=\"N\"");
       l->net.dims[0] = (NetDimSpec) { .kind = NET_DIM_SWITCH, .size = ranks,
-                                      .bandwidth_Bps = 1, .latency = 0 };
+                                      .bandwidth_Bps = 1, .latency = 0, .graph_priced = TRUE };
       l->net.n_dims = 1;
       l->n_ranks = ranks;
     }

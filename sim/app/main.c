@@ -24,6 +24,7 @@
 #include "sim/app/simulation.h"
 #include "sim/app/sweep.h"
 #include "sim/app/timeline.h"
+#include "sim/app/tp_nodes.h"
 #include "sim/error.h"
 #include "sim/printable.h"
 #include "sim/units.h"
@@ -500,6 +501,7 @@ print_run_notes (const RunOptions *o, const RunLimits *limits, AppSim *sim)
                b, wl_stream_window_nodes (wl_replay_stream_window (app_sim_replay (sim))));
     }
   print_left_node (sim);
+  app_tp_nodes_warn (sim, stderr);
   guint64 unknown = wl_replay_unknown_nodes (app_sim_replay (sim));
   if (unknown > 0)
     fprintf (stderr,
@@ -650,16 +652,27 @@ cmd_convert (int argc, char **argv)
            "chakra_jsonizer writes (one object per message, protobuf's JSON mapping); anything\n"
            "else, the binary .et (gzip when OUT ends in .gz; IN may be gzip whatever its\n"
            "name).  .et -> JSON -> .et gives back the same bytes.  run, inspect and rescale\n"
-           "read JSON traces too (PREFIX.RANK.json where PREFIX.RANK.et is missing).\n\n"
+           "read JSON traces too (PREFIX.RANK.json where PREFIX.RANK.et is missing).\n"
+           "OUT's folder is made when it does not exist; OUT appears only whole (an input\n"
+           "that cannot be read to its end leaves OUT as it was, and no folder made).\n\n"
            APP_CLI_EXIT_CODES_HELP "\n");
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return app_cli_fail ("convert", error);
   if (argc != 3)
     return app_cli_fail ("convert", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
-                                                 "need an input and an output file"));
-  if (!wl_chakra_convert (argv[1], argv[2], &error))
+                                                 "%s: usage: orrery convert IN OUT",
+                                                 argc < 3 ? "need an input and an output file"
+                                                          : "too many arguments"));
+  g_autofree char *made = NULL;
+  if (!app_out_file_name_ok (argv[2], &error)
+      || !app_out_folder_make ("", argv[2], &made, &error))
     return app_cli_fail ("convert", error);
+  if (!wl_chakra_convert (argv[1], argv[2], &error))
+    {
+      app_out_folder_unmake (argv[2], made);
+      return app_cli_fail ("convert", error);
+    }
   return 0;
 }
 
@@ -736,7 +749,13 @@ main (int argc, char **argv)
       usage (stdout);
       return 0;
     }
-  fprintf (stderr, "orrery: unknown command '%s'\n", argv[1]);
+  static const char *const commands[] = { "run",     "gen",       "rescale", "inspect",
+                                           "convert", "plot-data", "plan",    "sweep",
+                                           "help",    NULL };
+  const char *near = app_cli_nearest (argv[1], commands);
+  fprintf (stderr, "orrery: unknown command '%s'%s%s%s\n", argv[1],
+           near != NULL ? " (did you mean " : "", near != NULL ? near : "",
+           near != NULL ? "?)" : "");
   usage (stderr);
   return SIM_ERROR_INPUT;
 }

@@ -19,6 +19,8 @@ typedef struct
   const char *path;
   SysProgram *prog;
   guint32 ngpus;
+  SysCollKind kind;
+  gint64 nchunks; /* nchunksperloop */
   /* The <gpu> being read: its id and its buffers' chunk counts (i, o, s). */
   guint32 gpu;
   gint64 chunks[3];
@@ -292,6 +294,34 @@ tb_attrs (Msccl *m, xmlNode *node, const GArray *tbs, Tb *tb, GError **error)
   return TRUE;
 }
 
+/* The MSCCL runtime's rule (microsoft/msccl, src/graph/topo.cc, where it
+ * loads an algorithm): a gpu's i_chunks and o_chunks, when given (not 0),
+ * times their multiplier equal nchunksperloop; the multiplier is ngpus for
+ * an all-gather's input and a reduce-scatter's output (a rank's share),
+ * else 1.  A file that breaks it would run chunks of the wrong size. */
+static gboolean
+chunks_per_loop (const Msccl *m, xmlNode *node, const gint64 *chunks, GError **error)
+{
+  for (int b = 0; b < 2; b++)
+    {
+      gint64 mult = (b == 0 && m->kind == SYS_COLL_ALL_GATHER)
+                            || (b == 1 && m->kind == SYS_COLL_REDUCE_SCATTER)
+                        ? m->ngpus
+                        : 1;
+      if (chunks[b] == 0 || chunks[b] * mult == m->nchunks)
+        continue;
+      g_autofree char *times = mult > 1 ? g_strdup_printf (" x ngpus (%" G_GINT64_FORMAT ")",
+                                                           mult)
+                                        : g_strdup ("");
+      const char *name = b == 0 ? "i_chunks" : "o_chunks";
+      return app_xml_fail_at (m->path, node, error,
+                              "%s=\"%" G_GINT64_FORMAT "\" but nchunksperloop=\"%" G_GINT64_FORMAT
+                              "\": the MSCCL runtime requires %s%s = nchunksperloop (or %s 0)",
+                              name, chunks[b], m->nchunks, name, times, name);
+    }
+  return TRUE;
+}
+
 static gboolean
 read_gpu (Msccl *m, xmlNode *node, gboolean *seen, GError **error)
 {
@@ -308,6 +338,8 @@ read_gpu (Msccl *m, xmlNode *node, gboolean *seen, GError **error)
     return app_xml_fail_at (m->path, node, error, "a second <gpu id=\"%" G_GINT64_FORMAT "\">",
                             id);
   seen[id] = TRUE;
+  if (!chunks_per_loop (m, node, chunks, error))
+    return FALSE;
   m->gpu = (guint32) id;
   memcpy (m->chunks, chunks, sizeof chunks);
   g_autoptr (GArray) tbs = g_array_new (FALSE, FALSE, sizeof (Tb));
@@ -348,7 +380,18 @@ read_algo (Msccl *m, xmlNode *root, SysProgTiming timing, SysCollKind kind, GErr
                             sys_coll_kind_name (kind));
   g_autofree char *name = attr_text (root, "name");
   g_autofree char *row = g_strdup_printf ("msccl:%s", name[0] != '\0' ? name : m->path);
+  /* Nothing is sized by ngpus before it is checked against the file: one
+   * <gpu> each (ngpus="100000000" would allocate gigabytes first). */
+  guint32 gpus = 0;
+  for (xmlNode *g = root->children; g != NULL; g = g->next)
+    gpus += g->type == XML_ELEMENT_NODE && app_xml_is (g, "gpu");
+  if (ngpus > gpus)
+    return app_xml_fail_at (m->path, root, error, "ngpus=\"%" G_GINT64_FORMAT "\" but there %s "
+                            "%u <gpu> element%s (one per gpu)", ngpus, gpus == 1 ? "is" : "are",
+                            gpus, gpus == 1 ? "" : "s");
   m->ngpus = (guint32) ngpus;
+  m->kind = kind;
+  m->nchunks = nchunks;
   m->prog = sys_program_new (row, m->path, m->ngpus, timing, (guint32) nchunks);
   sys_program_set_kinds (m->prog, SYS_KIND_BIT (kind));
   return TRUE;

@@ -94,8 +94,11 @@ print_topology (const AppSim *sim, FILE *out)
     {
       g_autofree char *bw = sim_units_format_bandwidth (spec->dims[d].bandwidth_Bps);
       g_autofree char *lat = sim_units_format_time (spec->dims[d].latency);
-      fprintf (out, "%s %s %u (%s, %s/hop)", d ? " x" : "", net_dim_kind_name (spec->dims[d].kind),
-               spec->dims[d].size, bw, lat);
+      g_autofree char *price = spec->dims[d].graph_priced
+                                   ? g_strdup ("its links in the graph")
+                                   : g_strdup_printf ("%s, %s/hop", bw, lat);
+      fprintf (out, "%s %s %u (%s)", d ? " x" : "", net_dim_kind_name (spec->dims[d].kind),
+               spec->dims[d].size, price);
     }
   fputc ('\n', out);
 }

@@ -1,0 +1,133 @@
+/* gen_out.c: what `orrery gen` and `orrery rescale` check of where they
+ * write and of options that belong to another command (cmd_gen.h). */
+#include "sim/app/cmd_gen.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "sim/error.h"
+
+/* A name that ends in '/' names a folder, not files. */
+static gboolean
+ends_in_slash (const char *path)
+{
+  gsize n = strlen (path);
+  return n > 0 && G_IS_DIR_SEPARATOR (path[n - 1]);
+}
+
+gboolean
+app_out_folder_make (const char *what, const char *path, char **made, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  if (made != NULL)
+    *made = NULL;
+  if (g_file_test (dir, G_FILE_TEST_IS_DIR))
+    return TRUE;
+  if (g_file_test (dir, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s%s: %s is not a folder", what, path,
+                   dir);
+      return FALSE;
+    }
+  /* The outermost folder that is missing: the one to remove on failure. */
+  g_autofree char *top = g_strdup (dir);
+  for (;;)
+    {
+      g_autofree char *up = g_path_get_dirname (top);
+      if (g_file_test (up, G_FILE_TEST_EXISTS) || strcmp (up, top) == 0)
+        break;
+      g_free (top);
+      top = g_steal_pointer (&up);
+    }
+  if (g_mkdir_with_parents (dir, 0777) == 0)
+    {
+      if (made != NULL)
+        *made = g_steal_pointer (&top);
+      return TRUE;
+    }
+  int errsv = errno;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s%s: cannot make the folder %s: %s", what,
+               path, dir, g_strerror (errsv));
+  return FALSE;
+}
+
+void
+app_out_folder_unmake (const char *path, const char *made)
+{
+  if (made == NULL)
+    return;
+  g_autofree char *dir = g_path_get_dirname (path);
+  while (g_rmdir (dir) == 0 && strcmp (dir, made) != 0)
+    {
+      char *up = g_path_get_dirname (dir);
+      g_free (dir);
+      dir = up;
+    }
+}
+
+/* Make the folder PREFIX's files go into (`--out runs/llama/x`: runs/llama)
+ * when it does not exist, once the options have passed every check. */
+gboolean
+app_gen_out_folder (const char *prefix, GError **error)
+{
+  if (ends_in_slash (prefix))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--out %s: a prefix, not a folder (it would write hidden files %s.0.et ..): "
+                   "name the files, e.g. --out %strace for %strace.0.et ..",
+                   prefix, prefix, prefix, prefix);
+      return FALSE;
+    }
+  return app_out_folder_make ("--out ", prefix, NULL, error);
+}
+
+gboolean
+app_out_file_name_ok (const char *path, GError **error)
+{
+  if (!ends_in_slash (path) && !g_file_test (path, G_FILE_TEST_IS_DIR))
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: a folder, not a file: name the output "
+               "file (e.g. %s%sNAME.json)", path, path, ends_in_slash (path) ? "" : "/");
+  return FALSE;
+}
+
+/* Whether ARG is the long option NAME, alone or as NAME=VALUE. */
+static gboolean
+is_option (const char *arg, const char *name)
+{
+  gsize n = strlen (name);
+  return strncmp (arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+gboolean
+app_gen_no_cluster (int argc, char **argv, GError **error)
+{
+  static const char *const cluster[] = { "--config", "--gpus-per-node" };
+  for (int i = 1; i < argc && strcmp (argv[i], "--") != 0; i++)
+    for (guint k = 0; k < G_N_ELEMENTS (cluster); k++)
+      if (is_option (argv[i], cluster[k]))
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "%s: gen writes traces for any cluster and reads none; `orrery run "
+                       "--config FILE` warns when a TP group spans nodes, and `orrery plan "
+                       "--config FILE` keeps TP within a node",
+                       cluster[k]);
+          return FALSE;
+        }
+  return TRUE;
+}
+
+gboolean
+app_gen_ranks_given (gint *ranks, GError **error)
+{
+  if (*ranks == APP_GEN_RANKS_ABSENT)
+    *ranks = 0;
+  else if (*ranks < 1)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--ranks %d: must be at least 1", *ranks);
+      return FALSE;
+    }
+  return TRUE;
+}
