@@ -132,7 +132,7 @@ START_TEST (test_input_errors)
 }
 END_TEST
 
-/* The exit status is decided by domain and code together (README: 0
+/* The exit status is decided by domain and code together (sim/README.md: 0
  * success, 1 usage or input error, 2 internal error, 3 deadlock, 4 limit).
  * Foreign domains number their codes their own way: G_FILE_ERROR_NOENT is 4,
  * G_OPTION_ERROR_FAILED 2, JSON_PARSER_ERROR_INVALID_BAREWORD 4, and none of
