@@ -72,6 +72,7 @@ for ((n = 1; n <= steps; n++)); do
 done
 
 # ---- the files and comparisons the prose names --------------------------------------
+# shellcheck disable=SC2016  # the backticks are Markdown's, not commands
 prose_files () {
   local f missing=0
   while IFS= read -r f; do
@@ -80,6 +81,7 @@ prose_files () {
   return "$missing"
 }
 check "every build/ file the study names exists" prose_files
+# shellcheck disable=SC2016  # the backticks are Markdown's, not commands
 check "the study names its output files" \
   test "$(grep -oE '`build/[^` ]+\.[a-z]+`' "$TMP/prose.md" | sort -u | wc -l)" -ge 2
 
@@ -102,5 +104,10 @@ check "the timeline has ranks 0 to 7" \
   eq "$(grep -oE '"args":\{"name":"rank [0-9]+"\}' "$timeline" | sort -u | wc -l)" 8
 check "the timeline has compute and communication threads" \
   test "$(grep -cE '"name":"(compute|communication)"' "$timeline")" -ge 16
+# The arrows from sends to receives: TP 2 x PP 4 with 8 micro-batches sends
+# activations forward and gradients back across each of the 3 stage
+# boundaries, per micro-batch and tensor rank: 8 x 3 x 2 x 2 = 96 messages.
+check "the timeline joins each of the 96 pipeline sends to its receive" \
+  eq "$(grep -c '"ph":"s"' "$timeline") $(grep -c '"ph":"f"' "$timeline")" "96 96"
 
 finish
