@@ -4,7 +4,7 @@
  * dimensions, which algorithm runs on each dimension, and what each message
  * costs at the endpoints (a fixed delay per message, and for reductions a
  * pass over local memory).  These are ASTRA-sim's system-config knobs, one to
- * one (see README "Config reference").
+ * one (see configs/README.md).
  *
  * Layer: system.  May include: network, sim, GLib.
  */

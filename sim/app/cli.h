@@ -4,7 +4,7 @@
  *
  * What it models: the program's contract with its caller.  Exit status 0
  * success, 1 usage or input error, 2 internal error, 3 deadlock, 4 a limit
- * reached (README, "Exit status").  The status is decided by the error's
+ * reached (sim/README.md, limits).  The status is decided by the error's
  * domain and code together: orrery's own domains (SIM_ERROR, WL_ERROR)
  * carry a SimErrorCode, which is the status; every other domain that can
  * reach a command (G_OPTION_ERROR from option parsing, G_FILE_ERROR and

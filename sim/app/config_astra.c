@@ -10,7 +10,7 @@
  * not model (model-shared-bus and replay-only on), or accepted where it has
  * no effect on times: track-local-mem (a warning: its file is not
  * written), trace-enabled, and L/o/g/G and local-reduction-delay, which only
- * the shared bus reads (README "ASTRA-sim inputs" lists them all).  Keys
+ * the shared bus reads (configs/README.md, "ASTRA-sim inputs", lists them all).  Keys
  * ASTRA-sim does not read (boost-mode) are ignored, as it ignores them;
  * keys a file leaves out keep the layer defaults, which are ASTRA-sim's.
  * Every loader fills copies and commits to the AppConfig only on success.

@@ -28,6 +28,7 @@
 #include "sim/error.h"
 #include "sim/printable.h"
 #include "sim/units.h"
+#include "network/net.h"
 #include "workload/graph_cache.h"
 #include "workload/chakra_json.h"
 #include "workload/inspect.h"
@@ -454,6 +455,17 @@ new_simulation (const RunOptions *o, const RunLimits *limits, AppConfig *cfg, GE
   AppSim *sim = app_sim_new_full (cfg, o->workload, &load, error);
   if (sim == NULL)
     return NULL;
+  /* --links reads the link model's links: refuse a model without any before
+   * simulating, not after (app_report_links says the same as a guard). */
+  if (o->links != NULL && net_links (app_sim_net (sim)) == 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--links: the %s link model has no links; use --network-model congestion "
+                   "or flow",
+                   net_model_name (app_sim_net (sim)));
+      app_sim_free (sim);
+      return NULL;
+    }
   app_sim_set_recording (sim, o->timeline != NULL || o->report != NULL || o->critical_path > 0);
   guint output_bytes = o->timeline != NULL ? app_timeline_node_bytes () : 0;
   if (o->report != NULL || o->critical_path > 0)

@@ -88,7 +88,8 @@ app_report_links (const AppSim *sim, const char *path, GError **error)
   if (n == 0)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "--links: the %s link model has no links; use --network-model congestion",
+                   "--links: the %s link model has no links; use --network-model congestion "
+                   "or flow",
                    net_model_name (net));
       return FALSE;
     }

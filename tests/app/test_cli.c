@@ -132,7 +132,7 @@ START_TEST (test_input_errors)
 }
 END_TEST
 
-/* The exit status is decided by domain and code together (README: 0
+/* The exit status is decided by domain and code together (sim/README.md: 0
  * success, 1 usage or input error, 2 internal error, 3 deadlock, 4 limit).
  * Foreign domains number their codes their own way: G_FILE_ERROR_NOENT is 4,
  * G_OPTION_ERROR_FAILED 2, JSON_PARSER_ERROR_INVALID_BAREWORD 4, and none of
@@ -224,7 +224,8 @@ END_TEST
 /* --links: the same all-reduce on the congestion model (one hop per
  * message between ring neighbours: the same times) writes one row per
  * directed ring link: the clockwise ones carry 6 steps x 250 bytes, the
- * others nothing.  The analytical model has no links: an error. */
+ * others nothing.  The analytical model has no links: an error, before
+ * simulating. */
 START_TEST (test_links_csv)
 {
   g_autofree char *cfg = write_config ();
@@ -265,7 +266,13 @@ START_TEST (test_links_csv)
   ck_assert_str_eq (srows[3], "2,2102250,0,2102250,0,0,2102250,0,1,0,0,0");
   const char *analytical[] = { tu_orrery (), "run", "-q", "--config", cfg, "--workload", wl,
                                "--links", csv, NULL };
-  expect_fail (analytical, 1, "has no links");
+  expect_fail (analytical, 1, "has no links; use --network-model congestion or flow");
+  /* Refused before simulating: no summary was printed. */
+  const char *loud[] = { tu_orrery (), "run", "--config", cfg, "--workload", wl,
+                         "--links", csv, NULL };
+  g_autofree char *aout = NULL;
+  ck_assert_int_eq (tu_run_modes (&aout, loud), 1);
+  ck_assert_msg (strstr (aout, "simulated time") == NULL, "simulated before refusing: %s", aout);
 }
 END_TEST
 

@@ -4,8 +4,8 @@
  * gpu tuner>, with the GPU generation taken from <compute device> when gpu is not
  * written.
  *
- * Expected values are the definitions of the attributes (README, Config
- * reference): a rail's GPUs of a node are NVLink, its nodes the network; an
+ * Expected values are the definitions of the attributes (configs/README.md
+ * tables): a rail's GPUs of a node are NVLink, its nodes the network; an
  * A100 is an Ampere GPU.  Every refused value must fail at its line.  Run
  * from the repository root.
  */

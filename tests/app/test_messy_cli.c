@@ -1,4 +1,4 @@
-/* test_messy_cli.c: the README's table of malformed traces, row by row,
+/* test_messy_cli.c: the table of malformed traces (workload/README.md), row by row,
  * through the built program: for each defect, `orrery inspect` names it and
  * exits 1, `orrery run` refuses with the same words and exits 1, and `orrery
  * run --lenient` exits with the table's code and says what it dropped.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tests that simulated time saturates instead of wrapping (issue 19, item 2):
 # a collective whose endpoint delay, link latency or reduction cost takes the
-# clock past 2^64 ps ends the run with the README's clock-overflow report
+# clock past 2^64 ps ends the run with sim/README.md's clock-overflow report
 # (exit 4), never with a false deadlock (exit 3) or an abort.  The delays are
 # just below 2^63 ps, where 2 x delay wraps, and 9e18 ps, where a delay added
 # to the time of the collective's second step does; every algorithm and link

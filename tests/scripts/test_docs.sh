@@ -19,10 +19,16 @@
 #     name character before (so size= inside --size= or msg-size= does not
 #     count);
 #   - every `## ` heading of README.md (outside code blocks) is linked from
-#     the table of contents as (#anchor), GitHub's anchor of the heading, and
-#     every (#anchor) link of the contents resolves to a heading; the
-#     contents (all above the first ##) link each README beside the code by
-#     its path, and every file they link to exists.
+#     the table of contents (all above the first ##) as (#anchor), GitHub's
+#     anchor of the heading, and every (#anchor) link of the contents
+#     resolves to a heading;
+#   - README.md's map of the docs (its section `## Where the docs are`)
+#     links each README beside the code by its path;
+#   - every relative link of every README, [text](path) or
+#     [text](path#anchor), names a file or folder that exists (relative to
+#     that README), and its #anchor, when it has one and the target is a
+#     Markdown file (or the README itself), is GitHub's anchor of one of
+#     that file's headings.
 # Each missing name is printed ("  missing ...: NAME") above its FAIL line.
 # Usage: tests/scripts/test_docs.sh   (run by `make test`).
 set -uo pipefail
@@ -142,26 +148,49 @@ toc_resolves () {
 check "README.md has ## headings" test -s "$TMP/headings"
 check "every ## heading in the contents" toc_covers
 check "every contents link resolves" toc_resolves
-# Each README beside code is named in the contents, by its path.
-toc_readmes () {
+# Each README beside code is linked from the map of the docs, by its path.
+map_section () {
+  awk '/^## / { on = ($0 == "## Where the docs are") } on' README.md
+}
+map_readmes () {
   local f missing=0
   for f in $docs; do
     [ "$f" = ./README.md ] && continue
-    awk '/^## / { exit } { print }' README.md | grep -qF -- "(${f#./})" \
-      || { echo "  not in the contents: ${f#./}" >&2; missing=1; }
+    map_section | grep -qF -- "(${f#./})" \
+      || { echo "  not in the map of the docs: ${f#./}" >&2; missing=1; }
   done
   return "$missing"
 }
-check "every README beside code in the contents" toc_readmes
-# Each file the contents link to exists (web addresses aside).
-toc_files () {
-  local f missing=0
-  while IFS= read -r f; do
-    [ -f "$f" ] || { echo "  no file $f" >&2; missing=1; }
-  done < <(awk '/^## / { exit } { print }' README.md | grep -oE '\]\([^#)][^)]*\)' \
-           | sed -E 's/^\]\((.*)\)$/\1/' | grep -vE '^[a-z]+://')
+check "README.md has its map of the docs" test "$(map_section | wc -l)" -ge 5
+check "every README beside code in the map of the docs" map_readmes
+
+# file_anchors FILE: GitHub's anchors of FILE's headings, outside ``` blocks.
+file_anchors () {
+  awk '/^```/ { code = !code; next } !code && /^#+ / { sub(/^#+ /, ""); print }' "$1" \
+    | anchor
+}
+# Every relative link of every README resolves: the file, then the anchor.
+links_resolve () {
+  local doc dir link path frag target missing=0
+  for doc in $docs; do
+    dir=$(dirname "$doc")
+    while IFS= read -r link; do
+      path=${link%%#*}
+      frag=; [ "$path" = "$link" ] || frag=${link#*#}
+      if [ -z "$path" ]; then target=$doc; else target=$dir/$path; fi
+      if [ ! -e "$target" ]; then
+        echo "  ${doc#./}: no file for ($link)" >&2; missing=1; continue
+      fi
+      if [ -n "$frag" ] && [[ $target == *.md ]] \
+         && ! file_anchors "$target" | grep -qxF -- "$frag"; then
+        echo "  ${doc#./}: no heading for ($link)" >&2; missing=1
+      fi
+    done < <(awk '/^```/ { code = !code; next } !code' "$doc" \
+             | grep -oE '\]\([^)[:space:]]+\)' | sed -E 's/^\]\((.*)\)$/\1/' \
+             | grep -vE '^[a-z]+:' | sort -u)
+  done
   return "$missing"
 }
-check "every file the contents link to exists" toc_files
+check "every relative link of every README resolves" links_resolve
 
 finish
