@@ -90,11 +90,12 @@ fails "orrery gen foo" "orrery gen: unknown generator 'foo' (collective, transfo
 # ---- the progress line of a long run, on a terminal ---------------------------------
 # A run over a second redraws one line on stderr: simulated time, the share
 # of nodes done, the time left, events/s, ranks finished.  `script` gives
-# the run a terminal; piped, it draws nothing.  (64 ranks, 1,500 all-
-# reduces, every rank simulated: about 2 s.)
+# the run a terminal; piped, it draws nothing.  (64 ranks, 6,000 all-
+# reduces, every rank simulated: 3.7 s on an idle machine of this project's,
+# so that a faster machine still runs it past the second.)
 if command -v script >/dev/null 2>&1; then
   sed 's/size="4"/size="64"/' "$TMP/cluster.xml" >"$TMP/c64.xml"
-  "$ORRERY" gen collective --type all-reduce --ranks 64 --bytes 64MiB --count 1500 \
+  "$ORRERY" gen collective --type all-reduce --ranks 64 --bytes 64MiB --count 6000 \
     --out "$TMP/long" >/dev/null
   long=("$ORRERY" run --config "$TMP/c64.xml" --workload "$TMP/long" --symmetry off
         --network-model congestion)
