@@ -383,21 +383,21 @@ split_roles (Classes *c)
   WlReplay *r = c->r;
   g_autoptr (GHashTable) asked = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
                                                        (GDestroyNotify) g_bytes_unref, NULL);
-  g_autoptr (GHashTable) roles = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  g_autoptr (GHashTable) never = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  g_autoptr (GHashTable) graphs = g_hash_table_new (NULL, NULL);
+  /* Per class's first rank: the indices of its collective nodes that are
+   * not alike (the class's ranks have its shape, so the same nodes). */
+  g_autoptr (GHashTable) role_nodes = g_hash_table_new_full (NULL, NULL, NULL,
+                                                            (GDestroyNotify) g_array_unref);
   gboolean shared = net_sharing (sys_net (r->sys)) != NET_SHARING_NONE;
   for (guint32 i = 0; i < c->n; i++)
     {
-      const WlGraph *g = r->ranks[i].graph;
-      /* A renamed graph names its groups through the rank: only shared
-       * graphs are read once. */
-      if (g->base == NULL && !g_hash_table_add (graphs, (gpointer) g))
+      if (c->cls[i] != i)
         continue;
+      const WlGraph *g = r->ranks[i].graph;
+      GArray *nodes = NULL;
       /* Long stretches of collectives on one group: the use last asked
        * about is known. */
       guint64 last[4] = { 0, 0, 0, 0 };
-      gboolean have_last = FALSE;
+      gboolean have_last = FALSE, last_unlike = FALSE;
       for (guint32 v = 0; v < g->n_nodes; v++)
         {
           const WlNode *x = &g->nodes[v];
@@ -405,43 +405,68 @@ split_roles (Classes *c)
             continue;
           guint64 grp = wl_replay_node_group (r, x);
           guint64 now[4] = { grp, x->coll_kind, x->bytes, x->involved };
-          if (have_last && memcmp (now, last, sizeof now) == 0)
-            continue;
-          memcpy (last, now, sizeof now);
-          have_last = TRUE;
-          GBytes *b = use_key (grp, x);
-          if (!g_hash_table_add (asked, b))
-            continue;
-          const char *why = NULL;
-          SysCollKind kind = (SysCollKind) x->coll_kind;
-          if (sys_group_alike (r->sys, grp, kind, x->bytes, x->involved, &why))
-            continue;
-          const char *unlike = why;
-          /* Over shared ports only where no two members' messages meet at
-           * one member's ports (sys_group_one_peer): elsewhere the run
-           * would tie there (net_alias_ties), and be redone. */
-          if (shared && !sys_group_one_peer (r->sys, grp, kind, x->bytes, &why))
-            g_hash_table_add (never, g_memdup2 (&grp, sizeof grp));
-          else
+          if (!have_last || memcmp (now, last, sizeof now) != 0)
             {
-              g_hash_table_add (roles, g_memdup2 (&grp, sizeof grp));
-              if (c->roles_why == NULL)
-                c->roles_why = unlike;
+              memcpy (last, now, sizeof now);
+              have_last = TRUE;
+              GBytes *b = use_key (grp, x);
+              gpointer known = g_hash_table_lookup (asked, b);
+              if (known != NULL)
+                {
+                  g_bytes_unref (b);
+                  last_unlike = GPOINTER_TO_INT (known) == 2;
+                }
+              else
+                {
+                  const char *why = NULL;
+                  SysCollKind kind = (SysCollKind) x->coll_kind;
+                  last_unlike = !sys_group_alike (r->sys, grp, kind, x->bytes, x->involved, &why);
+                  g_hash_table_insert (asked, b, GINT_TO_POINTER (last_unlike ? 2 : 1));
+                  const char *unlike = why;
+                  /* Over shared ports only where no two members' messages
+                   * meet at one member's ports (sys_group_one_peer):
+                   * elsewhere the run would tie there (net_alias_ties), and
+                   * be redone.  Then no roles at all: the group stops the
+                   * classes in check_groups, as before. */
+                  if (last_unlike && shared
+                      && !sys_group_one_peer (r->sys, grp, kind, x->bytes, &why))
+                    {
+                      c->roles_why = NULL;
+                      return;
+                    }
+                  if (last_unlike && c->roles_why == NULL)
+                    c->roles_why = unlike;
+                }
             }
+          if (!last_unlike)
+            continue;
+          if (nodes == NULL)
+            {
+              nodes = g_array_new (FALSE, FALSE, sizeof (guint32));
+              g_hash_table_insert (role_nodes, GUINT_TO_POINTER (i), nodes);
+            }
+          g_array_append_val (nodes, v);
         }
     }
-  /* A group with a collective that cannot have roles: no roles (its
-   * collectives stop the classes in check_groups, as before). */
+  if (g_hash_table_size (role_nodes) == 0)
+    return;
+  /* The groups with roles: those of every rank at its class's role nodes. */
+  g_autoptr (GHashTable) roles = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  for (guint32 i = 0; i < c->n; i++)
+    {
+      const GArray *nodes = g_hash_table_lookup (role_nodes, GUINT_TO_POINTER (c->cls[i]));
+      const WlGraph *g = r->ranks[i].graph;
+      guint64 last = 0;
+      for (guint e = 0; nodes != NULL && e < nodes->len; e++)
+        {
+          guint64 grp = wl_replay_node_group (r, &g->nodes[g_array_index (nodes, guint32, e)]);
+          if ((e == 0 || grp != last) && !g_hash_table_contains (roles, &grp))
+            g_hash_table_add (roles, g_memdup2 (&grp, sizeof grp));
+          last = grp;
+        }
+    }
   GHashTableIter it;
   gpointer k;
-  g_hash_table_iter_init (&it, never);
-  while (g_hash_table_iter_next (&it, &k, NULL))
-    g_hash_table_remove (roles, k);
-  if (g_hash_table_size (roles) == 0)
-    {
-      c->roles_why = NULL;
-      return;
-    }
   g_autofree guint64 *role = g_new0 (guint64, c->n);
   g_hash_table_iter_init (&it, roles);
   while (g_hash_table_iter_next (&it, &k, NULL))
