@@ -99,6 +99,12 @@ struct _SysAlgoClass
   gboolean disjoint_links;
   const char *unlike_why; /* why not alike (static): alike != ALWAYS */
   const char *links_why;  /* why not alike under contention: !disjoint_links */
+  /* NULL when a member's part depends on its position on the line alone
+   * (and, for the NCCL library's rows, on the group's node layout), so that
+   * a group laid out as another, whose messages between positions are
+   * priced alike, runs at each position as the other does
+   * (sys_group_mirrors); otherwise why not (static). */
+  const char *mirror_why;
   /* Programs (system/program.h): one phase over the whole group as one
    * flat line, the whole collective as one chunk; steps numbered below
    * max_steps (0: below n^2, which every other row keeps to). */

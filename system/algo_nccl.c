@@ -2,6 +2,7 @@
 #include "system/algo_nccl.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "sim/error.h"
 
@@ -307,6 +308,28 @@ sys_nccl_plan_alike (const SysNcclPlan *plan, Net *net, const guint32 *ranks, gu
   return TRUE;
 }
 
+gboolean
+sys_nccl_plans_mirror (const SysNcclPlan *a, const SysNcclPlan *b, guint32 n, const char **why)
+{
+  const SysNcclGroup *x = a->g, *y = b->g;
+  const SysNcclChoice *p = &a->choice, *q = &b->choice;
+  if (x->nodes != y->nodes || x->ppn != y->ppn
+      || memcmp (x->node_of, y->node_of, n * sizeof *x->node_of) != 0
+      || memcmp (x->local_of, y->local_of, n * sizeof *x->local_of) != 0)
+    return (*why = "a process group and its image are laid out differently over nodes", FALSE);
+  if (a->func != b->func || p->algo != q->algo || p->proto != q->proto
+      || p->time_us != q->time_us || p->lat_us != q->lat_us || p->bw_GBps != q->bw_GBps
+      || p->bus_GBps != q->bus_GBps || p->channels != q->channels || a->lines != b->lines
+      || a->nsteps != b->nsteps || a->base != b->base || a->intra_lat != b->intra_lat
+      || a->inter_lat != b->inter_lat || a->time != b->time || a->rate_Bps != b->rate_Bps
+      || a->wire != b->wire)
+    return (*why = "NCCL plans a collective differently on a process group and its image", FALSE);
+  const SysAlgoClass *row = sys_nccl_plan_algo (a);
+  if (row->mirror_why != NULL)
+    return (*why = row->mirror_why, FALSE);
+  return TRUE;
+}
+
 /* The data of one step of one line. */
 static guint64
 ring_step_bytes (const SysPhaseCtx *ctx, const SysNcclPlan *plan)
@@ -402,12 +425,18 @@ typedef struct
   gboolean send;
   guint piece;
   guint n;
+  guint32 first; /* the first peer (G_MAXUINT32: none yet) ... */
+  gboolean many; /* ... and whether another followed it */
 } Peers;
 
 static void
 peer_add (Peers *p, guint32 to, guint64 bytes)
 {
   p->n += TIMED_PIECES;
+  if (p->first == G_MAXUINT32)
+    p->first = to;
+  else if (to != p->first)
+    p->many = TRUE;
   if (!p->send)
     return;
   guint64 w = wire_bytes (p->plan, bytes);
@@ -551,9 +580,25 @@ timed_expected (const SysPhaseCtx *ctx, const SysNcclPlan *plan)
       guint32 prev = (ctx->pos + ctx->n - 1) % ctx->n;
       return g->node_of[prev] != g->node_of[ctx->member] ? g->ppn : 1;
     }
-  Peers p = { .ctx = ctx, .plan = plan };
+  Peers p = { .ctx = ctx, .plan = plan, .first = G_MAXUINT32 };
   timed_peers (&p);
   return p.n;
+}
+
+gboolean
+sys_nccl_plan_one_peer (const SysNcclPlan *plan, guint32 n)
+{
+  if (plan->nsteps > 0 || timed_chain (plan))
+    return FALSE;
+  for (guint32 m = 0; m < n; m++)
+    {
+      SysPhaseCtx ctx = { .member = m, .pos = m, .n = n, .in_bytes = 1 };
+      Peers p = { .ctx = &ctx, .plan = plan, .first = G_MAXUINT32 };
+      timed_peers (&p);
+      if (p.many)
+        return FALSE;
+    }
+  return TRUE;
 }
 
 /* Run state: bits the messages expected (counted at start), processed the
@@ -581,7 +626,8 @@ static void
 timed_send_piece (const SysPhaseCtx *ctx, SysRun *run)
 {
   const SysNcclPlan *plan = sys_phase_nccl (ctx);
-  Peers p = { .ctx = ctx, .plan = plan, .send = TRUE, .piece = run->processed };
+  Peers p = { .ctx = ctx, .plan = plan, .send = TRUE, .piece = run->processed,
+              .first = G_MAXUINT32 };
   timed_peers (&p);
   if (++run->processed < TIMED_PIECES)
     sys_phase_notify (ctx, ctx->member, sim_time_add (sys_phase_now (ctx), timed_pace (plan)));

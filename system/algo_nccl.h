@@ -84,6 +84,21 @@ gboolean sys_nccl_plan_in_network (const SysNcclPlan *plan);
 gboolean sys_nccl_plan_alike (const SysNcclPlan *plan, Net *net, const guint32 *ranks,
                               guint32 n, const char **why);
 
+/* Whether plans A and B (of groups of as many members) are the same but
+ * for the ranks they run on: the same choice, steps, times and rates, on
+ * groups of the same node layout member by member, so that each member of
+ * one runs as the member at its place in the other given routes priced
+ * alike (sys_group_mirrors).  FALSE with *why (static). */
+gboolean sys_nccl_plans_mirror (const SysNcclPlan *a, const SysNcclPlan *b, guint32 n,
+                                const char **why);
+
+/* Whether each member of a group of n runs the plan with one other member
+ * at most (NCCL's tree over two nodes of one member each): its messages
+ * come from that member only, so no two members' messages meet at its
+ * ports at once (net_alias_ties).  FALSE for rings (members of several
+ * lines) and the rooted chains. */
+gboolean sys_nccl_plan_one_peer (const SysNcclPlan *plan, guint32 n);
+
 /* The row that runs the plan. */
 const SysAlgoClass *sys_nccl_plan_algo (const SysNcclPlan *plan);
 

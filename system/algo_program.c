@@ -250,6 +250,7 @@ sys_program_class_init (SysProgram *prog)
     .alike = SYS_ALIKE_NEVER,
     .unlike_why = "a program gives every rank its own operations",
     .links_why = "a program gives every rank its own operations",
+    .mirror_why = "a program gives every rank its own operations",
     .whole_group = TRUE,
     .check = prog_check,
     .run_free = state_free,

@@ -53,7 +53,7 @@ sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes,
   guint32 to_member = ctx->member - ctx->pos * ctx->stride + to * ctx->stride;
   /* Same chunk and phase, another member; in lockstep, the message its
    * symmetric peer sends this member, which arrives at the same time. */
-  guint64 to_run = run_index (coll, coll->sys->lockstep ? ctx->member : to_member, ctx->chunk,
+  guint64 to_run = run_index (coll, coll->lockstep ? ctx->member : to_member, ctx->chunk,
                               ctx->phase);
   NetMessage msg = { .at = at, .src = coll->group->ranks[ctx->member],
                      .dst = coll->group->ranks[to_member],
@@ -86,8 +86,8 @@ sys_phase_send_routed (const SysPhaseCtx *ctx, guint32 from, guint32 via, guint3
   /* In lockstep only lines whose members send from their own rank to the
    * member they serve run (sys_group_alike): the message comes back as
    * the one the member's predecessor sends it. */
-  g_assert (!coll->sys->lockstep || (from == ctx->member && via == to));
-  guint64 to_run = run_index (coll, coll->sys->lockstep ? ctx->member : to, ctx->chunk, ctx->phase);
+  g_assert (!coll->lockstep || (from == ctx->member && via == to));
+  guint64 to_run = run_index (coll, coll->lockstep ? ctx->member : to, ctx->chunk, ctx->phase);
   NetMessage msg = { .at = at, .src = coll->group->ranks[from], .dst = coll->group->ranks[via],
                      .order = coll->members[from].order, .dim = NET_DIM_UNKNOWN, .bytes = bytes,
                      .on_delivered = on_message, .data = coll,
@@ -99,7 +99,7 @@ void
 sys_phase_notify (const SysPhaseCtx *ctx, guint32 to, SimTime at)
 {
   SysColl *coll = ctx->coll;
-  guint64 to_run = run_index (coll, coll->sys->lockstep ? ctx->member : to, ctx->chunk, ctx->phase);
+  guint64 to_run = run_index (coll, coll->lockstep ? ctx->member : to, ctx->chunk, ctx->phase);
   sim_sched_at (coll->sys->sched, at, on_message, coll,
                 (to_run << coll->step_bits) | SYS_PHASE_READY_STEP (coll->step_bits));
 }
@@ -153,7 +153,7 @@ void
 sys_phase_signal (const SysPhaseCtx *ctx, guint32 to, guint32 step, SimTime at)
 {
   SysColl *coll = ctx->coll;
-  g_assert (!coll->sys->lockstep && to < ctx->n);
+  g_assert (!coll->lockstep && to < ctx->n);
   g_assert (step < SYS_PHASE_READY_STEP (coll->step_bits));
   guint32 to_member = ctx->member - ctx->pos * ctx->stride + to * ctx->stride;
   guint64 to_run = run_index (coll, to_member, ctx->chunk, ctx->phase);
@@ -463,7 +463,7 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
                      .priority = collective_priority (sys, rank, req),
                      .chunks_left = coll->n_chunks, .joined = 1 };
   coll->joined++;
-  if (sys->lockstep)
+  if (coll->lockstep)
     lockstep_join_all (coll, member);
   coll->last_join = sim_sched_now (sys->sched);
   coll->last_member = (guint32) member;

@@ -273,6 +273,18 @@ plan_runs (SysColl *coll)
       }
 }
 
+/* Whether GROUP lies inside one symmetry class (or there are none). */
+static gboolean
+one_class (const Sys *sys, const SysGroup *group)
+{
+  if (sys->rep_of == NULL)
+    return TRUE;
+  for (guint32 m = 1; m < group->n; m++)
+    if (sys->rep_of[group->ranks[m]] != sys->rep_of[group->ranks[0]])
+      return FALSE;
+  return TRUE;
+}
+
 SysColl *
 sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req, guint32 root,
           GError **error)
@@ -284,6 +296,7 @@ sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req,
   coll->kind = req->kind;
   coll->bytes = req->kind == SYS_COLL_BARRIER ? 0 : req->bytes;
   coll->root = root;
+  coll->lockstep = sys->lockstep && one_class (sys, group);
   if (!plan_nccl (coll, error))
     {
       g_free (coll);

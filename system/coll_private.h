@@ -66,6 +66,10 @@ struct _SysColl
    * dimension queues (one kernel per collective). */
   gboolean is_nccl;
   SysNcclPlan nccl;
+  /* One member runs for all (sys->lockstep, and with symmetry classes a
+   * group inside one class; a group across classes has every member
+   * simulated, or none: sys_group_mirrors). */
+  gboolean lockstep;
 };
 
 /* A new instance of REQ on GROUP (sequence SEQ, ROOT for rooted kinds),

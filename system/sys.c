@@ -298,6 +298,7 @@ sys_set_classes (Sys *sys, const guint32 *rep_of, const char **why)
     return FALSE;
   sys->lockstep = rep_of != NULL;
   sys->classes = rep_of != NULL;
+  sys->rep_of = rep_of;
   sys->classes_shared = sys->classes && net_sharing (sys->net) != NET_SHARING_NONE;
   return TRUE;
 }
@@ -386,6 +387,120 @@ sys_group_alike (Sys *sys, guint64 id, SysCollKind kind, guint64 bytes, guint32 
       if (!dim_alike (&sys->algo[kind][d], gd->size, sharing, why))
         return FALSE;
     }
+  return TRUE;
+}
+
+/* The NCCL plans of a collective on groups A and B, the same but for the
+ * ranks (sys_group_mirrors). */
+static gboolean
+nccl_mirrors (Sys *sys, SysGroup *a, SysGroup *b, SysCollKind kind, guint64 bytes,
+              const char **why)
+{
+  SysGroup *both[2] = { a, b };
+  SysNcclPlan plan[2];
+  for (int i = 0; i < 2; i++)
+    {
+      GError *error = NULL;
+      SysGroup *g = both[i];
+      if (g->nccl == NULL)
+        g->nccl = sys_nccl_group_new (sys->topo, g->ranks, g->n, &sys->params.lib, &error);
+      if (g->nccl == NULL || !sys_nccl_plan (g->nccl, kind, bytes, &plan[i], &error))
+        {
+          /* The run reports it where the collective is met. */
+          g_error_free (error);
+          return (*why = "NCCL cannot plan one of the collectives", FALSE);
+        }
+    }
+  return sys_nccl_plans_mirror (&plan[0], &plan[1], a->n, why);
+}
+
+/* The per-dimension algorithms of a collective on groups A and B, laid
+ * out alike (sys_group_mirrors). */
+static gboolean
+dims_mirror (Sys *sys, const SysGroup *a, const SysGroup *b, SysCollKind kind, guint32 involved,
+             const char **why)
+{
+  if (a->policy_flat != b->policy_flat || a->n_dims != b->n_dims || a->aligned != b->aligned)
+    return (*why = "a process group and its image are laid out differently", FALSE);
+  if (a->policy_flat)
+    {
+      const char *no = sys->subgroup_algo->mirror_why;
+      return no == NULL || (*why = no, FALSE);
+    }
+  for (guint g = 0; g <= a->n_dims; g++)
+    if (a->dims[g].topo_dim != b->dims[g].topo_dim || a->dims[g].size != b->dims[g].size
+        || a->dims[g].stride != b->dims[g].stride)
+      return (*why = "a process group and its image are laid out differently", FALSE);
+  for (guint g = 0; g < a->n_dims; g++)
+    {
+      guint d = a->dims[g].topo_dim;
+      if (!(involved & (1u << d)) || a->dims[g].size < 2)
+        continue;
+      const SysAlgoClass *row = sys->algo[kind][d].algo;
+      if (row != NULL && row->mirror_why != NULL)
+        return (*why = row->mirror_why, FALSE);
+    }
+  return TRUE;
+}
+
+gboolean
+sys_group_mirrors (Sys *sys, guint64 id, guint64 image, SysCollKind kind, guint64 bytes,
+                   guint32 involved, const char **why)
+{
+  SysGroup *a = sys_group_find (sys, id), *b = sys_group_find (sys, image);
+  g_return_val_if_fail (a != NULL && b != NULL, FALSE);
+  if (a->n != b->n)
+    return (*why = "a process group and its image differ in size", FALSE);
+  if (a->n < 2 || id == image)
+    return TRUE;
+  if (sys_coll_kind_rooted (kind))
+    return (*why = "rooted collectives name their root by rank", FALSE);
+  if (kind == SYS_COLL_BARRIER)
+    return (*why = "a barrier runs over all members as one line, across dimensions", FALSE);
+  if (sys->params.program[kind] != NULL)
+    return (*why = sys->params.program[kind]->mirror_why, FALSE);
+  if (net_sharing (sys->net) == NET_SHARING_FLOWS)
+    return (*why = net_model (sys->net)->sharing_why, FALSE);
+  SysNcclFunc func;
+  gboolean ok = sys->params.lib.library == SYS_LIBRARY_NCCL && sys_nccl_func_of (kind, &func)
+                    ? nccl_mirrors (sys, a, b, kind, bytes, why)
+                    : dims_mirror (sys, a, b, kind, involved, why);
+  if (!ok)
+    return FALSE;
+  /* Every pair of places: what any algorithm may send between. */
+  for (guint32 i = 0; i < a->n; i++)
+    for (guint32 j = 0; j < a->n; j++)
+      if (i != j
+          && !net_routes_alike (sys->net, a->ranks[i], a->ranks[j], b->ranks[i], b->ranks[j]))
+        return (*why = "messages in a process group and its image take routes priced differently",
+                FALSE);
+  return TRUE;
+}
+
+gboolean
+sys_group_one_peer (Sys *sys, guint64 id, SysCollKind kind, guint64 bytes, const char **why)
+{
+  SysGroup *group = sys_group_find (sys, id);
+  g_return_val_if_fail (group != NULL, FALSE);
+  SysNcclFunc func;
+  if (group->n < 2)
+    return TRUE;
+  if (sys->params.lib.library != SYS_LIBRARY_NCCL || !sys_nccl_func_of (kind, &func))
+    return (*why = "the members of a process group may receive from several others at once",
+            FALSE);
+  GError *error = NULL;
+  if (group->nccl == NULL)
+    group->nccl = sys_nccl_group_new (sys->topo, group->ranks, group->n, &sys->params.lib, &error);
+  SysNcclPlan plan;
+  if (group->nccl == NULL || !sys_nccl_plan (group->nccl, kind, bytes, &plan, &error))
+    {
+      g_error_free (error);
+      return (*why = "NCCL cannot plan one of the collectives", FALSE);
+    }
+  if (!sys_nccl_plan_one_peer (&plan, group->n))
+    return (*why = "NCCL's trees give members different roles, and over shared ports one "
+                   "member's messages from several others meet in an order the classes cannot "
+                   "show to be every rank's", FALSE);
   return TRUE;
 }
 

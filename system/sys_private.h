@@ -84,6 +84,7 @@ struct _Sys
   struct _SysP2P *p2p;
   gboolean lockstep;      /* sys_set_lockstep */
   gboolean classes;       /* sys_set_classes */
+  const guint32 *rep_of;  /* ... its argument (borrowed), or NULL */
   gboolean classes_shared; /* ... over shared ports: the queues are watched */
   guint64 class_overlaps; /* see sys_class_overlaps */
 };

@@ -11,14 +11,42 @@
  *       talks back to it (pairs of classes are joined by a matching), over
  *       routes the network prices and ports alike (net_routes_alike);
  *   (4) every group a collective runs on lies inside one class and runs
- *       each of its collectives alike at every member (sys_group_alike);
- *       the groups of a rank map node by node onto those of its class's
- *       simulated rank, one to one.
+ *       each of its collectives alike at every member (sys_group_alike),
+ *       or lies across classes as (4') says; the groups of a rank map
+ *       node by node onto those of its class's simulated rank, one to one.
+ *   (4') Roles.  A collective whose members play different roles (NCCL's
+ *       tree: root, inner members, leaves) is not alike at its members,
+ *       but member m of one group does what member m of another does when
+ *       the two are laid out alike: the ranks of such a group are split
+ *       by their place in it (split_roles), so that the group lies across
+ *       classes, one place per class.  Then either every member of the
+ *       group is simulated (a "whole" group: it runs as in the full run),
+ *       or none is, and its image (the group of the same node at its
+ *       class's simulated rank) holds, in each place, the simulated rank
+ *       of the class of the group's member there, and runs each of its
+ *       collectives as the group does, place by place: the same plan
+ *       from algorithms whose members' parts depend on their places alone
+ *       (SysAlgoClass.mirror_why), every message between two places
+ *       priced and using its ports alike (sys_group_mirrors).  Over shared
+ *       ports, moreover, each member runs the collective with one other
+ *       at most (sys_group_one_peer: NCCL's tree over two nodes): two
+ *       messages from different senders that meet at one port at once
+ *       are served in the order the run happens to send them, which the
+ *       full run may meet otherwise (a tree over more nodes does meet
+ *       it: its groups keep no roles, and the classes fail as before).
  * Then, by induction over events, every rank of a class starts and ends
  * each node when the class's first rank does: collectives because their
- * members are alike, messages because the sender's and the receiver's
- * classes both move in step and the route costs the same.  So the first
- * rank of each class is simulated for all.  A message to a rank that is
+ * members are alike, or, across classes, because a whole group's members
+ * start as in the full run and a group that mirrors it starts, place by
+ * place, when it does and costs the same; messages because the sender's
+ * and the receiver's classes both move in step and the route costs the
+ * same.  A rank's ports see in the full run the mirror image of what its
+ * class's simulated rank's see: a whole group's messages are real
+ * messages between simulated ranks, and a mirrored group's meet the
+ * ports of its own members only, as its image's meet theirs.  So the
+ * first rank of each class is simulated for all (and a collective on a
+ * group across classes runs with each of its members, not in lockstep:
+ * SysColl.lockstep).  A message to a rank that is
  * not simulated is matched at the rank that stands for it, on the channel
  * from its one peer in the sender's class (3), and received at its ports
  * (net_set_rank_alias), which in the full run receive the mirror image.
@@ -129,6 +157,7 @@ typedef struct
   guint32 *peer_off;  /* per rank + 1: offsets into peers */
   guint32 *peers;     /* per rank: its distinct peers, one per class */
   GHashTable *p2p;    /* WlGraph* -> GArray of its sends' and receives' indices */
+  const char *roles_why; /* why some ranks were split by roles (split_roles), or NULL */
 } Classes;
 
 /* The indices of the sends and receives of rank I's trace. */
@@ -325,22 +354,212 @@ check_peers (Classes *c, const char **why)
   return TRUE;
 }
 
-/* (4): groups inside classes, mapped onto the simulated ranks' groups,
- * and alike there.  Fills r->class_images with (group, image) pairs. */
+/* Whether collective node X is one the system runs (a broadcast may be
+ * a delay only). */
+static gboolean
+runs_coll (const WlReplay *r, const WlNode *x)
+{
+  return x->op == WL_OP_COLL
+         && !(x->coll_kind == SYS_COLL_BROADCAST && r->params.timing.broadcast_as_delay);
+}
+
+/* The key of a collective for the checks run once per kind of use. */
+static GBytes *
+use_key (guint64 grp, const WlNode *x)
+{
+  guint64 key[4] = { grp, x->coll_kind, x->bytes, x->involved };
+  return g_bytes_new (key, sizeof key);
+}
+
+/* (4'): roles.  The groups on which some collective is not run alike by
+ * the members (sys_group_alike): the places of their members are roles,
+ * and ranks in different places are put in different classes.  A rank's
+ * roles are summed over its groups (a sum: the order the groups are met
+ * in is no part of it); two ranks whose roles the sum mixes up are found
+ * out by check_groups. */
+static void
+split_roles (Classes *c)
+{
+  WlReplay *r = c->r;
+  g_autoptr (GHashTable) asked = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                                       (GDestroyNotify) g_bytes_unref, NULL);
+  /* Per class's first rank: the indices of its collective nodes that are
+   * not alike (the class's ranks have its shape, so the same nodes). */
+  g_autoptr (GHashTable) role_nodes = g_hash_table_new_full (NULL, NULL, NULL,
+                                                            (GDestroyNotify) g_array_unref);
+  gboolean shared = net_sharing (sys_net (r->sys)) != NET_SHARING_NONE;
+  for (guint32 i = 0; i < c->n; i++)
+    {
+      if (c->cls[i] != i)
+        continue;
+      const WlGraph *g = r->ranks[i].graph;
+      GArray *nodes = NULL;
+      /* Long stretches of collectives on one group: the use last asked
+       * about is known. */
+      guint64 last[4] = { 0, 0, 0, 0 };
+      gboolean have_last = FALSE, last_unlike = FALSE;
+      for (guint32 v = 0; v < g->n_nodes; v++)
+        {
+          const WlNode *x = &g->nodes[v];
+          if (!runs_coll (r, x))
+            continue;
+          guint64 grp = wl_replay_node_group (r, x);
+          guint64 now[4] = { grp, x->coll_kind, x->bytes, x->involved };
+          if (!have_last || memcmp (now, last, sizeof now) != 0)
+            {
+              memcpy (last, now, sizeof now);
+              have_last = TRUE;
+              GBytes *b = use_key (grp, x);
+              gpointer known = g_hash_table_lookup (asked, b);
+              if (known != NULL)
+                {
+                  g_bytes_unref (b);
+                  last_unlike = GPOINTER_TO_INT (known) == 2;
+                }
+              else
+                {
+                  const char *why = NULL;
+                  SysCollKind kind = (SysCollKind) x->coll_kind;
+                  last_unlike = !sys_group_alike (r->sys, grp, kind, x->bytes, x->involved, &why);
+                  g_hash_table_insert (asked, b, GINT_TO_POINTER (last_unlike ? 2 : 1));
+                  const char *unlike = why;
+                  /* Over shared ports only where no two members' messages
+                   * meet at one member's ports (sys_group_one_peer):
+                   * elsewhere the run would tie there (net_alias_ties), and
+                   * be redone.  Then no roles at all: the group stops the
+                   * classes in check_groups, as before. */
+                  if (last_unlike && shared
+                      && !sys_group_one_peer (r->sys, grp, kind, x->bytes, &why))
+                    {
+                      c->roles_why = NULL;
+                      return;
+                    }
+                  if (last_unlike && c->roles_why == NULL)
+                    c->roles_why = unlike;
+                }
+            }
+          if (!last_unlike)
+            continue;
+          if (nodes == NULL)
+            {
+              nodes = g_array_new (FALSE, FALSE, sizeof (guint32));
+              g_hash_table_insert (role_nodes, GUINT_TO_POINTER (i), nodes);
+            }
+          g_array_append_val (nodes, v);
+        }
+    }
+  if (g_hash_table_size (role_nodes) == 0)
+    return;
+  /* The groups with roles: those of every rank at its class's role nodes. */
+  g_autoptr (GHashTable) roles = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  for (guint32 i = 0; i < c->n; i++)
+    {
+      const GArray *nodes = g_hash_table_lookup (role_nodes, GUINT_TO_POINTER (c->cls[i]));
+      const WlGraph *g = r->ranks[i].graph;
+      guint64 last = 0;
+      for (guint e = 0; nodes != NULL && e < nodes->len; e++)
+        {
+          guint64 grp = wl_replay_node_group (r, &g->nodes[g_array_index (nodes, guint32, e)]);
+          if ((e == 0 || grp != last) && !g_hash_table_contains (roles, &grp))
+            g_hash_table_add (roles, g_memdup2 (&grp, sizeof grp));
+          last = grp;
+        }
+    }
+  GHashTableIter it;
+  gpointer k;
+  g_autofree guint64 *role = g_new0 (guint64, c->n);
+  g_hash_table_iter_init (&it, roles);
+  while (g_hash_table_iter_next (&it, &k, NULL))
+    {
+      guint32 n = 0;
+      const guint32 *ranks = sys_group_ranks (r->sys, *(guint64 *) k, &n);
+      for (guint32 m = 0; m < n; m++)
+        role[ranks[m]] += mix (mix (n, m + 1), 2);
+    }
+  /* Split each class by role: the first rank of each (class, role). */
+  g_autoptr (GHashTable) first = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autofree guint64 *key = g_new (guint64, c->n);
+  g_autofree guint32 *next = g_new (guint32, c->n);
+  for (guint32 i = 0; i < c->n; i++)
+    {
+      key[i] = mix (c->cls[i], role[i]);
+      guint32 *j;
+      /* Probe past keys that meet by chance. */
+      while ((j = g_hash_table_lookup (first, &key[i])) != NULL
+             && !(c->cls[*j] == c->cls[i] && role[*j] == role[i]))
+        key[i] = mix (key[i], 1);
+      if (j != NULL)
+        next[i] = *j;
+      else
+        {
+          next[i] = i;
+          g_hash_table_insert (first, &key[i], &next[i]);
+        }
+    }
+  memcpy (c->cls, next, c->n * sizeof (guint32));
+}
+
+/* Whether group GRP holds ranks of more than one class. */
+static gboolean
+spans (const Classes *c, guint64 grp)
+{
+  guint32 n = 0;
+  const guint32 *ranks = sys_group_ranks (c->r->sys, grp, &n);
+  for (guint32 m = 1; m < n; m++)
+    if (c->cls[ranks[m]] != c->cls[ranks[0]])
+      return TRUE;
+  return FALSE;
+}
+
+/* A group across classes met at a simulated rank: all its members are
+ * simulated (its image is itself). */
+static gboolean
+whole (const Classes *c, guint64 grp, const char **why)
+{
+  guint32 n = 0;
+  const guint32 *ranks = sys_group_ranks (c->r->sys, grp, &n);
+  for (guint32 m = 0; m < n; m++)
+    if (c->cls[ranks[m]] != ranks[m])
+      return (*why = "a process group across classes holds simulated ranks and others", FALSE);
+  return TRUE;
+}
+
+/* A group across classes that no simulated rank joins, and its image:
+ * the image's member in each place is the rank simulated for the group's
+ * member there. */
+static gboolean
+placed_alike (const Classes *c, guint64 grp, guint64 img, const char **why)
+{
+  guint32 n = 0, n0 = 0;
+  const guint32 *ranks = sys_group_ranks (c->r->sys, grp, &n);
+  const guint32 *image = sys_group_ranks (c->r->sys, img, &n0);
+  if (n != n0)
+    return (*why = "a process group and its image differ in size", FALSE);
+  for (guint32 m = 0; m < n; m++)
+    if (c->cls[ranks[m]] != image[m])
+      return (*why = "a process group across classes whose image holds its members' classes "
+                     "in other places", FALSE);
+  return TRUE;
+}
+
+/* What check_groups knows of one group. */
+enum
+{
+  GROUP_IN_CLASS = 1, /* inside one class */
+  GROUP_WHOLE,        /* across classes, every member simulated */
+  GROUP_MIRROR        /* across classes, no member simulated, placed as its image */
+};
+
+/* (4): groups inside classes, or across classes whole or mirroring a
+ * whole one; mapped onto the simulated ranks' groups, and alike there, or
+ * run as their images.  Fills r->class_images with (group, image) pairs. */
 static gboolean
 check_groups (Classes *c, const char **why)
 {
   WlReplay *r = c->r;
-  for (guint gi = 0; gi < r->sys_groups->len; gi++)
-    {
-      guint32 n = 0;
-      const guint32 *ranks = sys_group_ranks (r->sys, g_array_index (r->sys_groups, guint64, gi), &n);
-      for (guint32 m = 1; m < n; m++)
-        if (c->cls[ranks[m]] != c->cls[ranks[0]])
-          return (*why = "a process group holds ranks whose traces differ", FALSE);
-    }
   g_autoptr (GHashTable) image = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
-  g_autoptr (GHashTable) alike = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+  g_autoptr (GHashTable) state = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr (GHashTable) asked = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
                                                        (GDestroyNotify) g_bytes_unref, NULL);
   /* The simulated ranks first: their groups are their own images. */
   for (int pass = 0; pass < 2; pass++)
@@ -349,21 +568,20 @@ check_groups (Classes *c, const char **why)
         if ((c->cls[i] == i) != (pass == 0))
           continue;
         const WlGraph *g = r->ranks[i].graph, *g0 = r->ranks[c->cls[i]].graph;
-        /* Long stretches of collectives on one group: the pair last
+        /* Long stretches of collectives on one group: the use last
          * checked is known. */
-        guint64 last[2] = { 0, 0 };
+        guint64 last[5] = { 0, 0, 0, 0, 0 };
         gboolean have_last = FALSE;
         for (guint32 v = 0; v < g->n_nodes; v++)
           {
             const WlNode *x = &g->nodes[v];
-            if (x->op != WL_OP_COLL
-                || (x->coll_kind == SYS_COLL_BROADCAST && r->params.timing.broadcast_as_delay))
+            if (!runs_coll (r, x))
               continue;
             guint64 grp = wl_replay_node_group (r, x), img = wl_replay_node_group (r, &g0->nodes[v]);
-            if (pass > 0 && have_last && grp == last[0] && img == last[1])
+            guint64 now[5] = { grp, img, x->coll_kind, x->bytes, x->involved };
+            if (have_last && memcmp (now, last, sizeof now) == 0)
               continue;
-            last[0] = grp;
-            last[1] = img;
+            memcpy (last, now, sizeof now);
             have_last = TRUE;
             guint64 *have = g_hash_table_lookup (image, &grp);
             if (have == NULL)
@@ -371,18 +589,30 @@ check_groups (Classes *c, const char **why)
             else if (*have != img)
               return (*why = "the ranks of a class use their process groups in different orders",
                       FALSE);
-            if (pass > 0)
-              continue;
-            guint64 key[4] = { grp, x->coll_kind, x->bytes, x->involved };
-            GBytes *b = g_bytes_new (key, sizeof key);
-            if (g_hash_table_contains (alike, b))
+            gint st = GPOINTER_TO_INT (g_hash_table_lookup (state, &grp));
+            if (st == 0)
               {
-                g_bytes_unref (b);
-                continue;
+                if (!spans (c, grp))
+                  st = GROUP_IN_CLASS;
+                else if (pass == 0 ? !whole (c, grp, why) : !placed_alike (c, grp, img, why))
+                  return FALSE;
+                else
+                  st = pass == 0 ? GROUP_WHOLE : GROUP_MIRROR;
+                g_hash_table_insert (state, g_memdup2 (&grp, sizeof grp), GINT_TO_POINTER (st));
               }
-            g_hash_table_add (alike, b);
-            if (!sys_group_alike (r->sys, grp, (SysCollKind) x->coll_kind, x->bytes, x->involved,
-                                  why))
+            /* A whole group runs as it would in the full run; a group
+             * inside a class met at another rank than the class's first
+             * runs as its image, checked there. */
+            if (st == GROUP_WHOLE || (st == GROUP_IN_CLASS && pass > 0))
+              continue;
+            GBytes *b = use_key (grp, x);
+            if (!g_hash_table_add (asked, b))
+              continue;
+            if (st == GROUP_IN_CLASS
+                    ? !sys_group_alike (r->sys, grp, (SysCollKind) x->coll_kind, x->bytes,
+                                        x->involved, why)
+                    : !sys_group_mirrors (r->sys, grp, img, (SysCollKind) x->coll_kind, x->bytes,
+                                          x->involved, why))
               return FALSE;
           }
       }
@@ -433,10 +663,14 @@ wl_replay_classes (WlReplay *r, const char **why)
                 .p2p = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref) };
   c.cls = g_new (guint32, c.n);
   initial_classes (&c);
+  split_roles (&c);
   gboolean ok = peers_valid (&c, why);
   guint32 count = ok ? refine (&c) : 0;
+  /* Every rank alone once split by roles: the reason is the roles'. */
   if (ok && count == c.n)
-    ok = (*why = "no two ranks run the same trace up to their peers", FALSE);
+    ok = (*why = c.roles_why != NULL ? c.roles_why
+                                     : "no two ranks run the same trace up to their peers",
+          FALSE);
   ok = ok && check_peers (&c, why) && check_groups (&c, why);
   if (ok)
     {

@@ -146,6 +146,45 @@ both "tp2 pp2 dp4 MoE ep2 on 8-GPU nodes" 2 --config "$TMP/c16.xml" --workload "
 both "tp2 pp2 dp4 MoE ep2 on 8-GPU nodes, one comm stream" 2 --config "$TMP/c16s.xml" \
   --workload "$TMP/x8moe"
 
+# Groups whose members play different roles (workload/replay_classes.c,
+# (4')): NCCL's tree for the DP all-reduce (nccl-algo="allreduce:tree").
+# cluster_tree FILE GPUS NODES: as cluster, NCCL's all-reduce a tree.
+cluster_tree () {
+  cluster "$1" "$2" "$3"
+  sed -i -e 's/library="nccl"/library="nccl" nccl-algo="allreduce:tree"/' "$1"
+}
+cluster_tree "$TMP/t16x8.xml" 8 2
+cluster_tree "$TMP/t16x4.xml" 4 4
+cluster_tree "$TMP/t32x4.xml" 4 8
+# TP 8, DP 2 on 2 nodes of 8: a DP group is a pair {i, i + 8}, NCCL's tree
+# over two nodes, its members in the two places (root and leaf).  Ranks
+# in one place run alike (a node's TP group inside one class), the places
+# differ: two classes, {0..7} and {8..15}; DP group {0, 8} is simulated
+# whole and the seven others run as it does.
+"$ORRERY" gen transformer "${SMALL[@]}" --tp 8 --pp 1 --dp 2 --global-batch 16 \
+  --out "$TMP/tr812" >/dev/null
+both "tp8 dp2, NCCL tree" 2 --config "$TMP/t16x8.xml" --workload "$TMP/tr812"
+# With ZeRO 1 (the DP pairs' bucketed all-reduces trees, their all-gathers
+# of the updated shards NCCL rings of two, alike): two classes.
+"$ORRERY" gen transformer "${SMALL[@]}" --tp 8 --pp 1 --dp 2 --zero 1 --global-batch 16 \
+  --out "$TMP/tr812z" >/dev/null
+both "tp8 dp2 zero1, NCCL tree" 2 --config "$TMP/t16x8.xml" --workload "$TMP/tr812z"
+# TP 4, PP 2, DP 2 on 4 nodes of 4: a node is one TP group; two stages
+# times two places in the DP tree: four classes.
+"$ORRERY" gen transformer "${SMALL[@]}" --tp 4 --pp 2 --dp 2 --global-batch 16 \
+  --out "$TMP/tr422" >/dev/null
+both "tp4 pp2 dp2, NCCL tree" 4 --config "$TMP/t16x4.xml" --workload "$TMP/tr422"
+# DP 4: a tree over four nodes, where a member hears from two others at
+# once over shared ports (in the order the run happens to send them): no
+# roles, no classes (sys_group_one_peer), the same figures.
+both "tp4 pp2 dp4, NCCL tree over 4 nodes" 0 --config "$TMP/t32x4.xml" --workload "$TMP/t442"
+# The double binary tree of the per-dimension algorithms on the DP
+# dimension: no roles over shared ports either.
+DBT='<algorithm collective="all-reduce" dims="ring doubleBinaryTree"/>'
+sed -e 's/ library="nccl"//' -e "s#<algorithm collective=\"all-to-all\" dims=\"ring ring\"/>#&$DBT#" \
+  "$TMP/c16.xml" >"$TMP/dbt16.xml"
+both "tp8 dp2, double binary tree" 0 --config "$TMP/dbt16.xml" --workload "$TMP/tr812"
+
 # A report records every rank's nodes: no classes, the same figures.
 "$ORRERY" run --config "$TMP/c32.xml" --workload "$TMP/t442" --report "$TMP/r.json" \
   >"$TMP/report.out" 2>&1

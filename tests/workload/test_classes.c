@@ -589,7 +589,10 @@ END_TEST
 
 /* A group spanning two classes: ranks 0 and 2 compute 2 us, 1 and 3 3 us,
  * then the grid's all-reduces: classes by shape {0,2} and {1,3}, and
- * group 1 = {0,1} holds both: refused. */
+ * group 1 = {0,1} holds both, simulated whole (ranks 0 and 1 are the
+ * classes' first); group 2 = {2,3} holds, place by place, ranks of the
+ * classes of 0 and 1, and runs as group 1 does (replay_classes.c, (4')):
+ * two classes, every figure as with every rank (run's modes). */
 START_TEST (test_group_spans_classes)
 {
   const char *const groups[4][2] = { { "1", "3" }, { "1", "4" }, { "2", "3" }, { "2", "4" } };
@@ -597,7 +600,23 @@ START_TEST (test_group_spans_classes)
   write_grid (groups, comp);
   AppConfig cfg;
   exact_dim (&cfg, NET_DIM_SWITCH, 4);
-  AppSim *sim = run_refused (&cfg, "a process group holds ranks whose traces differ");
+  AppSim *sim = run_classes (&cfg, 2, FALSE);
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+/* Ranks 0 and 3 compute 2 us, 1 and 2 3 us: classes {0,3} and {1,2},
+ * simulated at 0 and 1; group 3 = {0,2} spans both and holds a simulated
+ * rank and one that is not, whose part no simulated rank plays: refused. */
+START_TEST (test_group_spans_classes_partly)
+{
+  const char *const groups[4][2] = { { "1", "3" }, { "1", "4" }, { "2", "3" }, { "2", "4" } };
+  const guint64 comp[4] = { 2, 3, 3, 2 };
+  write_grid (groups, comp);
+  AppConfig cfg;
+  exact_dim (&cfg, NET_DIM_SWITCH, 4);
+  AppSim *sim = run_refused (&cfg, "holds simulated ranks and others");
   app_sim_free (sim);
   app_config_clear (&cfg);
 }
@@ -917,6 +936,7 @@ classes_suite (void)
   tcase_add_test (tc, test_group_grid);
   tcase_add_test (tc, test_group_order_differs);
   tcase_add_test (tc, test_group_spans_classes);
+  tcase_add_test (tc, test_group_spans_classes_partly);
   tcase_add_test (tc, test_groups_same_members);
   tcase_add_test (tc, test_meeting_at_a_port);
   tcase_add_test (tc, test_equal_time_within_rank);
