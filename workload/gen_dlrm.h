@@ -44,10 +44,13 @@
  *   MLP gradients: an all-reduce of their P_mlp x E bytes over all ranks.
  * - Memory per rank: embedding shards (rows x Ds x E), their optimizer
  *   state (exact Adagrad: rows x Ds x 4, FBGEMM's fp32 momentum; row-wise
- *   Adagrad: rows x 4; SGD: 0), data-parallel tables whole with their
- *   gradient (R x D x E) and state, the MLPs' weights and gradients
- *   (P_mlp x E each) and their Adagrad state (P_mlp x 4).  Activations
- *   are not counted.
+ *   Adagrad: rows x 4; lazy Adam: rows x Ds x 8, two fp32 moments; SGD:
+ *   0), data-parallel tables whole with their gradient (R x D x E) and
+ *   state, the MLPs' weights and gradients (P_mlp x E each) and their
+ *   Adagrad state (P_mlp x 4; Adam P_mlp x 8).  Activations are not
+ *   counted.
+ * - Mixed precision (mlp_dtype_set): the MLPs' and interaction's GEMMs and
+ *   activations in mlp_dtype; everything else above in dtype (E).
  *
  * Layer: workload.  May include: system, sim, GLib.
  */
@@ -73,7 +76,8 @@ typedef enum
 {
   WL_EMB_OPT_ADAGRAD = 0,  /* EXACT_ADAGRAD: fp32 state per element */
   WL_EMB_OPT_ROWWISE_ADAGRAD, /* EXACT_ROWWISE_ADAGRAD: one fp32 per row */
-  WL_EMB_OPT_SGD
+  WL_EMB_OPT_SGD,
+  WL_EMB_OPT_ADAM /* lazy Adam (TF Addons LazyAdam): two fp32 a parameter */
 } WlEmbOptimizer;
 
 typedef struct
@@ -114,6 +118,11 @@ typedef struct
   guint32 ranks_per_node; /* table-row-wise: ranks of a node (0 = 8) */
   guint64 global_batch;   /* B, a multiple of ranks */
   WlDtype dtype;          /* MLPs and embeddings: fp32, bf16 or fp16 */
+  /* When set, the MLPs' compute type (GEMMs, activations, interaction) as
+   * automatic mixed precision runs them; weights, gradients, their
+   * all-reduce and optimizer stay in dtype (the master copy). */
+  gboolean mlp_dtype_set;
+  WlDtype mlp_dtype;
   WlEmbOptimizer emb_opt;
   const char *device;     /* kernel-model device (H100-SXM, ...); NULL: H100-SXM */
   WlShardKind sharding;   /* for every table without a plan line */

@@ -84,7 +84,10 @@ device_of (const WlGenDlrm *req)
 static guint64
 state_row_B (WlEmbOptimizer opt, guint32 cols)
 {
-  return opt == WL_EMB_OPT_ADAGRAD ? (guint64) cols * 4 : opt == WL_EMB_OPT_ROWWISE_ADAGRAD ? 4 : 0;
+  return opt == WL_EMB_OPT_ADAGRAD            ? (guint64) cols * 4
+         : opt == WL_EMB_OPT_ADAM            ? (guint64) cols * 8
+         : opt == WL_EMB_OPT_ROWWISE_ADAGRAD ? 4
+                                             : 0;
 }
 
 WlLookupCost
@@ -117,7 +120,7 @@ typedef struct
   WlChakraWriter *w;
   GError **error;
   gboolean ok;
-  guint32 me, E;
+  guint32 me, E, Em; /* E: embeddings' and master weights' bytes; Em: MLP compute */
   guint64 b, next_id;
   const char *dt; /* the GEMMs' dtype name */
 } Em;
@@ -247,7 +250,7 @@ mlp_fwd (Em *e, GString *k, guint64 in, const guint32 *sizes, guint32 n, gboolea
   for (guint32 i = 0; i < n; i++)
     {
       k_gemm (e, k, e->b, sizes[i], in, 1);
-      k_mem (k, i + 1 < n || last_relu ? "bias_relu" : "bias", 2 * e->b * sizes[i] * e->E,
+      k_mem (k, i + 1 < n || last_relu ? "bias_relu" : "bias", 2 * e->b * sizes[i] * e->Em,
              e->b * sizes[i]);
       in = sizes[i];
     }
@@ -263,7 +266,7 @@ mlp_bwd (Em *e, GString *k, guint64 in, const guint32 *sizes, guint32 n, gboolea
   for (guint32 j = n; j-- > 0;)
     {
       guint64 lin = j > 0 ? sizes[j - 1] : in;
-      k_mem (k, "relu_bwd", 3 * e->b * sizes[j] * e->E, e->b * sizes[j]);
+      k_mem (k, "relu_bwd", 3 * e->b * sizes[j] * e->Em, e->b * sizes[j]);
       k_gemm (e, k, sizes[j], lin, e->b, 1);
       if (j > 0 || input_grad)
         k_gemm (e, k, e->b, lin, sizes[j], 1);
@@ -284,13 +287,13 @@ interaction (Em *e, GString *k, gboolean bwd)
 {
   const WlDlrmModel *m = &e->req->model;
   guint64 F = m->tables->len + 1, D = dim (e), b = e->b, N = F * D, r = m->dcn_rank;
-  k_mem (k, bwd ? "split" : "concat", 2 * b * N * e->E, 0);
+  k_mem (k, bwd ? "split" : "concat", 2 * b * N * e->Em, 0);
   if (!m->dcn)
     {
       guint64 tri = F * (F - 1) / 2;
       if (!bwd)
         k_gemm (e, k, F, F, D, b);
-      k_mem (k, bwd ? "tril_bwd" : "tril", b * (F * F + tri) * e->E, 0);
+      k_mem (k, bwd ? "tril_bwd" : "tril", b * (F * F + tri) * e->Em, 0);
       if (bwd)
         k_gemm (e, k, F, D, F, 2 * b);
       return;
@@ -301,10 +304,10 @@ interaction (Em *e, GString *k, gboolean bwd)
         {
           k_gemm (e, k, b, r, N, 1);
           k_gemm (e, k, b, N, r, 1);
-          k_mem (k, "cross", 4 * b * N * e->E, 3 * b * N);
+          k_mem (k, "cross", 4 * b * N * e->Em, 3 * b * N);
           continue;
         }
-      k_mem (k, "cross_bwd", 6 * b * N * e->E, 4 * b * N);
+      k_mem (k, "cross_bwd", 6 * b * N * e->Em, 4 * b * N);
       k_gemm (e, k, b, r, N, 1); /* dgrad through W */
       k_gemm (e, k, N, r, b, 1); /* W's gradient */
       k_gemm (e, k, b, N, r, 1); /* dgrad through V */
@@ -426,23 +429,31 @@ top_params (const WlDlrmModel *m)
   return wl_dlrm_mlp_params (m) - bottom;
 }
 
+/* Memory-bound optimizer kernel of P parameters: bytes and FLOPs.  SGD
+ * reads the weight and gradient and writes the weight; Adagrad also reads
+ * and writes its fp32 state (5 FLOPs a parameter); Adam (Kingma and Ba,
+ * ICLR 2015, Algorithm 1) its two fp32 moments (about 12 FLOPs: the two
+ * moment updates, the square root and the scaled step). */
+static void
+opt_kernel (Em *e, GString *k, const char *what, guint64 P)
+{
+  WlEmbOptimizer o = e->req->emb_opt;
+  const char *name = o == WL_EMB_OPT_SGD ? "sgd" : o == WL_EMB_OPT_ADAM ? "adam" : "adagrad";
+  guint64 state = o == WL_EMB_OPT_SGD ? 0 : o == WL_EMB_OPT_ADAM ? 16 : 8;
+  guint64 flops = o == WL_EMB_OPT_SGD ? 2 : o == WL_EMB_OPT_ADAM ? 12 : 5;
+  g_autofree char *full = g_strdup_printf ("%s%s", name, what);
+  k_mem (k, full, P * (3 * e->E + state), flops * P);
+}
+
 static void
 optimizer (Em *e, GString *k)
 {
-  gboolean adagrad = e->req->emb_opt != WL_EMB_OPT_SGD;
-  guint64 P = e->l->mlp_params;
-  /* Adagrad reads the weight, gradient and state and writes the weight
-   * and state (fp32 state); SGD reads the weight and gradient and writes
-   * the weight. */
-  k_mem (k, adagrad ? "adagrad" : "sgd", adagrad ? P * (3 * e->E + 8) : P * 3 * e->E,
-         adagrad ? 5 * P : 2 * P);
+  opt_kernel (e, k, "", e->l->mlp_params);
   for (guint32 t = 0; t < e->req->model.tables->len; t++)
     if (e->l->kind[t] == WL_SHARD_DATA_PARALLEL)
       {
         const WlDlrmTable *tb = &g_array_index (e->req->model.tables, WlDlrmTable, t);
-        guint64 p = tb->rows * tb->dim;
-        k_mem (k, adagrad ? "adagrad_dp_table" : "sgd_dp_table",
-               adagrad ? p * (3 * e->E + 8) : p * 3 * e->E, adagrad ? 5 * p : 2 * p);
+        opt_kernel (e, k, "_dp_table", tb->rows * tb->dim);
       }
 }
 
@@ -527,9 +538,11 @@ write_rank (const char *prefix, const WlGenDlrm *req, const WlDlrmLayout *l, gui
   g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_full (path, "0.0.4", NULL, error);
   if (w == NULL)
     return FALSE;
+  WlDtype mlp = req->mlp_dtype_set ? req->mlp_dtype : req->dtype;
   Em e = { .req = req, .l = l, .dev = wl_kernel_device (device_of (req)), .w = w,
            .error = error, .ok = TRUE, .me = rank, .E = wl_dlrm_elem_bytes (req->dtype),
-           .b = req->global_batch / req->ranks, .dt = wl_dtype_name (req->dtype) };
+           .Em = wl_dlrm_elem_bytes (mlp), .b = req->global_batch / req->ranks,
+           .dt = wl_dtype_name (mlp) };
   emit_rank (&e);
   return e.ok && wl_chakra_writer_close (w, error);
 }

@@ -133,6 +133,9 @@ wl_gen_dlrm_check (const WlGenDlrm *r, GError **error)
     }
   if (r->dtype != WL_DTYPE_FP32 && r->dtype != WL_DTYPE_BF16 && r->dtype != WL_DTYPE_FP16)
     return bad (error, "the dtype must be fp32, bf16 or fp16");
+  if (r->mlp_dtype_set && r->mlp_dtype != WL_DTYPE_FP32 && r->mlp_dtype != WL_DTYPE_BF16
+      && r->mlp_dtype != WL_DTYPE_FP16)
+    return bad (error, "the MLPs' dtype must be fp32, bf16 or fp16");
   if (r->sharding >= WL_SHARD_N)
     return bad (error, "unknown sharding");
   gboolean twrw = FALSE;
@@ -354,24 +357,25 @@ memory (Build *s)
 {
   WlDlrmLayout *l = s->l;
   const WlGenDlrm *r = s->req;
-  gboolean adagrad = r->emb_opt != WL_EMB_OPT_SGD;
+  /* fp32 state bytes a parameter (per element) or a row (row-wise). */
+  guint64 el = r->emb_opt == WL_EMB_OPT_ADAGRAD ? 4 : r->emb_opt == WL_EMB_OPT_ADAM ? 8 : 0;
+  guint64 row = r->emb_opt == WL_EMB_OPT_ROWWISE_ADAGRAD ? 4 : 0;
   for (guint i = 0; i < l->shards->len; i++)
     {
       const WlDlrmShard *sh = &g_array_index (l->shards, WlDlrmShard, i);
-      l->emb_state_B[sh->rank] += r->emb_opt == WL_EMB_OPT_ADAGRAD        ? sh->rows * sh->cols * 4
-                                  : r->emb_opt == WL_EMB_OPT_ROWWISE_ADAGRAD ? sh->rows * 4
-                                                                             : 0;
+      l->emb_state_B[sh->rank] += sh->rows * sh->cols * el + sh->rows * row;
     }
   guint64 dp_state = 0;
   for (guint32 t = 0; t < r->model.tables->len; t++)
     if (l->kind[t] == WL_SHARD_DATA_PARALLEL)
       {
         const WlDlrmTable *tb = table_at (r, t);
-        dp_state += r->emb_opt == WL_EMB_OPT_ADAGRAD        ? tb->rows * tb->dim * 4
-                    : r->emb_opt == WL_EMB_OPT_ROWWISE_ADAGRAD ? tb->rows * 4
-                                                               : 0;
+        dp_state += tb->rows * tb->dim * el + tb->rows * row;
       }
-  guint64 mlp = l->mlp_params * (2 * s->E + (adagrad ? 4 : 0));
+  /* The MLPs' state: Adagrad one fp32 a parameter, Adam two. */
+  guint64 mlp = l->mlp_params * (2 * s->E + (r->emb_opt == WL_EMB_OPT_SGD    ? 0
+                                             : r->emb_opt == WL_EMB_OPT_ADAM ? 8
+                                                                             : 4));
   for (guint32 k = 0; k < l->ranks; k++)
     l->total_B[k] = l->emb_B[k] + l->emb_state_B[k] + 2 * l->dp_table_B + dp_state + mlp;
 }

@@ -16,7 +16,8 @@
 
 typedef struct
 {
-  char *preset, *tables, *bottom, *top, *interaction, *dtype, *emb_opt, *sharding, *plan;
+  char *preset, *tables, *bottom, *top, *interaction, *dtype, *mlp_dtype, *emb_opt, *sharding;
+  char *plan;
   char *device, *out;
   gint ranks, ranks_per_node, batch, local_batch, dcn_layers, dcn_rank;
   gboolean dry_run;
@@ -51,10 +52,15 @@ dlrm_context (DlrmOptions *o)
     { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype,
       "Embeddings' and MLPs' data type: fp32 (default, as the reference), bf16 or fp16",
       "fp32|bf16|fp16" },
+    { "mlp-dtype", 0, 0, G_OPTION_ARG_STRING, &o->mlp_dtype,
+      "The MLPs' compute type under automatic mixed precision (GEMMs, activations, "
+      "interaction); their weights, gradients, all-reduce and optimizer stay in --dtype "
+      "(default: --dtype)", "fp32|bf16|fp16" },
     { "emb-optimizer", 0, 0, G_OPTION_ARG_STRING, &o->emb_opt,
       "The embeddings' fused optimizer: adagrad (exact, one fp32 a parameter: the preset's "
-      "default), rowwise-adagrad (one fp32 a row: the default with --tables) or sgd; the "
-      "MLPs use Adagrad, or SGD with sgd", "NAME" },
+      "default), rowwise-adagrad (one fp32 a row: the default with --tables), adam (lazy "
+      "Adam, two fp32 a parameter) or sgd; the MLPs use Adagrad, Adam with adam, SGD with "
+      "sgd", "NAME" },
     { "sharding", 0, 0, G_OPTION_ARG_STRING, &o->sharding,
       "Every table's sharding: table-wise (default), row-wise, column-wise, table-row-wise or "
       "data-parallel", "TYPE" },
@@ -185,6 +191,10 @@ dlrm_options (const DlrmOptions *o, WlGenDlrm *req, GError **error)
   if (o->dtype != NULL
       && (!wl_dtype_parse (o->dtype, &req->dtype) || req->dtype == WL_DTYPE_FP8))
     return input_error (error, "--dtype: '%s' is not fp32, bf16 or fp16", o->dtype);
+  req->mlp_dtype_set = o->mlp_dtype != NULL;
+  if (o->mlp_dtype != NULL
+      && (!wl_dtype_parse (o->mlp_dtype, &req->mlp_dtype) || req->mlp_dtype == WL_DTYPE_FP8))
+    return input_error (error, "--mlp-dtype: '%s' is not fp32, bf16 or fp16", o->mlp_dtype);
   req->emb_opt = o->preset != NULL ? WL_EMB_OPT_ADAGRAD : WL_EMB_OPT_ROWWISE_ADAGRAD;
   if (o->emb_opt != NULL)
     {
@@ -195,9 +205,11 @@ dlrm_options (const DlrmOptions *o, WlGenDlrm *req, GError **error)
         req->emb_opt = WL_EMB_OPT_ROWWISE_ADAGRAD;
       else if (strcmp (s, "sgd") == 0)
         req->emb_opt = WL_EMB_OPT_SGD;
+      else if (strcmp (s, "adam") == 0)
+        req->emb_opt = WL_EMB_OPT_ADAM;
       else
-        return input_error (error, "--emb-optimizer: '%s' is not adagrad, rowwise-adagrad or "
-                            "sgd", o->emb_opt);
+        return input_error (error, "--emb-optimizer: '%s' is not adagrad, rowwise-adagrad, "
+                            "adam or sgd", o->emb_opt);
     }
   req->sharding = WL_SHARD_TABLE_WISE;
   if (o->sharding != NULL && !wl_shard_kind_parse (o->sharding, &req->sharding))
@@ -246,12 +258,16 @@ print_summary (const WlGenDlrm *req, const WlDlrmLayout *l)
   const double GiB = 1073741824.0;
   const WlDevice *dev = wl_device_preset (req->device);
   g_assert (req->ranks > 0 && dev != NULL && m->tables != NULL); /* checked before */
-  static const char *const opt[] = { "adagrad", "rowwise-adagrad", "sgd" };
+  static const char *const opt[] = { "adagrad", "rowwise-adagrad", "sgd", "adam" };
+  const char *e_dt = wl_dtype_name (req->dtype);
+  g_autofree char *dt = req->mlp_dtype_set ? g_strdup_printf ("%s (MLPs %s)", e_dt,
+                                                              wl_dtype_name (req->mlp_dtype))
+                                           : g_strdup (e_dt);
   printf ("%s: %u ranks, %" G_GUINT64_FORMAT " samples a step (%" G_GUINT64_FORMAT
           " a rank), %s, %u tables, %" G_GUINT64_FORMAT " embedding parameters, %"
           G_GUINT64_FORMAT " MLP and interaction parameters (%s), embeddings' optimizer %s\n",
           m->name, req->ranks, req->global_batch, req->global_batch / req->ranks,
-          wl_dtype_name (req->dtype), m->tables->len, wl_dlrm_embedding_params (m),
+          dt, m->tables->len, wl_dlrm_embedding_params (m),
           l->mlp_params, m->dcn ? "dcnv2" : "dot", opt[req->emb_opt]);
   guint32 worst = 0, busiest = 0;
   guint64 most_sent = 0;
@@ -307,6 +323,7 @@ dlrm_options_clear (DlrmOptions *o)
   g_free (o->top);
   g_free (o->interaction);
   g_free (o->dtype);
+  g_free (o->mlp_dtype);
   g_free (o->emb_opt);
   g_free (o->sharding);
   g_free (o->plan);

@@ -83,6 +83,24 @@ check "row-wise: 4 tables x 3 ranks x 1024 B sent and received" has "$T/four.out
   "rank 2: t0 t1 t2 t3; all-to-all forward sent 12288 B, received 12288 B"
 check "--dry-run writes nothing" test ! -e "$T/four.0.et"
 
+# ---- mixed precision and Adam (DeepLearningExamples' DCNv2: fp32 tables, fp16 MLPs) ------
+# The MLPs of the four-table example: bottom 13 x 16 + 16 = 224, top (26
+# features) 26 + 1 = 27: 251 parameters.  Adam reads the fp32 weight and
+# gradient, writes the weight, reads and writes two fp32 moments: 251 x
+# (3 x 4 + 16) = 7028 B; 12 FLOPs a parameter, 3012.
+"$ORRERY" gen dlrm --tables "$T/four.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \
+  --ranks 4 --dtype fp32 --mlp-dtype fp16 --emb-optimizer adam --out "$T/mx/d" >"$T/mx.out" 2>&1
+check "--mlp-dtype fp16: exit 0" test $? -eq 0
+check "--mlp-dtype: the summary says both types" has "$T/mx.out" "fp32 (MLPs fp16)"
+check "--emb-optimizer adam: said" has "$T/mx.out" "embeddings' optimizer adam"
+check "Adam on the MLPs: 7028 B, 3012 FLOPs" grep -qa "mem:bytes=7028,what=adam,flops=3012" \
+  "$T/mx/d.0.et"
+check "--mlp-dtype fp16: the GEMMs are fp16" grep -qa "dtype=fp16" "$T/mx/d.0.et"
+check "--mlp-dtype fp16: no fp32 GEMM" test "$(grep -ca 'dtype=fp32' "$T/mx/d.0.et")" -eq 0
+"$ORRERY" gen dlrm --tables "$T/four.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \
+  --ranks 4 --mlp-dtype fp8 --out "$T/bad" >"$T/mx8.out" 2>&1
+check "--mlp-dtype fp8: exit 1, said" has "$T/mx8.out" "--mlp-dtype: 'fp8' is not fp32"
+
 # ---- errors ------------------------------------------------------------------------------
 printf 'rows,dim,pooling\n1000,16,2\n1000,sixteen,2\n' >"$T/bad.csv"
 "$ORRERY" gen dlrm --tables "$T/bad.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \

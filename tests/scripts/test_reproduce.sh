@@ -4,8 +4,9 @@
 # microbenchmarks must all be exact (skipped, with a "skip:" line, when the
 # shared data is absent: SHARED, default ../shared); the nccl-tests and
 # Qin et al. reproductions must run with --quick, print their tables and
-# exit 0.  Prints one "ok NAME" or "FAIL NAME" line per check, then
-# "N checks, N failed"; exits 1 if any check failed.
+# exit 0; the DLRM / DCNv2 one runs its 1-GPU rows.  Prints one "ok NAME"
+# or "FAIL NAME" line per check, then "N checks, N failed"; exits 1 if any
+# check failed.
 # Usage: tests/scripts/test_reproduce.sh   (run by `make check` through
 # scripts/run-tests, from the repository root).
 set -uo pipefail
@@ -110,8 +111,28 @@ check "plan-published without shared data: skip line" has "$TMP/noshared.out" "s
 "$R/plan-published/run" --bogus >/dev/null 2>"$TMP/bad.err"
 check "plan-published: unknown option exits 1" eq $? 1
 
+# DLRM / DCNv2 throughput on a DGX A100 (DeepLearningExamples), quick: the
+# two 1-GPU rows (about a second).  Items/s must be the batch over the
+# printed step (65536 samples), the error (predicted - published) /
+# published; the 4.2B-parameter T15 tables come from facts in the script.
+"$R/dlrm-dcnv2/run" --quick --tsv >"$TMP/dl.out" 2>"$TMP/dl.err"
+check "dlrm-dcnv2 --quick: exits 0" eq $? 0
+check "dlrm-dcnv2 --quick: the two 1-GPU rows" \
+  eq "$(count "$TMP/dl.out" '^(dcnv2|dlrm)-1gpu-small	1	[0-9.]+	[0-9.]+	[+-][0-9.]+	[0-9.]+$')" 2
+check "dlrm-dcnv2 --quick: items/s = 65536 / step, error against the published" \
+  awk -F'\t' '{ x = 65536 / ($6 / 1000) / 1e6; e = 100 * ($4 - $3) / $3
+         if (x - $4 > 0.002 || $4 - x > 0.002 || e - $5 > 0.1 || $5 - e > 0.1) bad = 1 }
+       END { exit bad }' "$TMP/dl.out"
+check "dlrm-dcnv2: nothing on stderr" test ! -s "$TMP/dl.err"
+ORRERY=$TMP/none "$R/dlrm-dcnv2/run" >"$TMP/dlnone.out" 2>&1
+check "dlrm-dcnv2 without orrery: exits 0" eq $? 0
+check "dlrm-dcnv2 without orrery: skip line" has "$TMP/dlnone.out" "skip:"
+"$R/dlrm-dcnv2/run" --bogus >/dev/null 2>"$TMP/bad.err"
+check "dlrm-dcnv2: unknown option exits 1" eq $? 1
+
 if command -v shellcheck >/dev/null 2>&1; then
-  for s in astra-microbench nccl-busbw qin-micro25-alltoall training-throughput plan-published; do
+  for s in astra-microbench nccl-busbw qin-micro25-alltoall training-throughput plan-published \
+           dlrm-dcnv2; do
     check "shellcheck $s/run" shellcheck "$R/$s/run"
   done
 fi

@@ -124,6 +124,25 @@ START_TEST (test_preset_memory)
   l = wl_dlrm_layout_new (&r, &error);
   ck_assert_uint_eq (l->total_B[0], 10240000000ull + 160000000 + 16044545ull * 8);
   wl_dlrm_layout_free (l);
+  /* Lazy Adam (fp32 tables): two fp32 moments a parameter, 40 M x 128 x 8
+   * = 40,960,000,000 B, and the MLPs 16,044,545 x (4 + 4 + 8) =
+   * 256,712,720 B; fp16 MLP compute (--mlp-dtype) keeps the fp32 master
+   * weights, gradients and state: the same bytes. */
+  r.dtype = WL_DTYPE_FP32;
+  r.emb_opt = WL_EMB_OPT_ADAM;
+  for (int mixed = 0; mixed < 2; mixed++)
+    {
+      r.mlp_dtype_set = mixed;
+      r.mlp_dtype = WL_DTYPE_FP16;
+      l = wl_dlrm_layout_new (&r, &error);
+      g_assert_no_error (error);
+      ck_assert_uint_eq (l->emb_state_B[0], 40960000000ull);
+      ck_assert_uint_eq (l->total_B[0], 20480000000ull + 40960000000ull + 256712720ull);
+      wl_dlrm_layout_free (l);
+    }
+  r.mlp_dtype = WL_DTYPE_FP8;
+  ck_assert (wl_dlrm_layout_new (&r, &error) == NULL);
+  g_clear_error (&error);
   wl_dlrm_model_clear (&r.model);
 }
 END_TEST
