@@ -306,10 +306,10 @@ tables_by_cost (const DlrmEnv *env)
 static void
 baselines (const DlrmEnv *env, GPtrArray *all)
 {
-  DlrmCand *c = dlrm_cand_new (env, NULL, "table-wise, greedy by size (gen dlrm's)");
+  DlrmCand *c = dlrm_cand_new (env, NULL, "table-wise greedy by size (gen dlrm's)");
   c->baseline = TRUE;
   record (all, c);
-  c = dlrm_cand_new (env, NULL, "table-wise, greedy by lookup cost");
+  c = dlrm_cand_new (env, NULL, "table-wise greedy by lookup cost");
   c->baseline = TRUE;
   g_autofree guint32 *order = tables_by_cost (env);
   g_autofree double *load = g_new0 (double, env->base.ranks);
@@ -318,6 +318,30 @@ baselines (const DlrmEnv *env, GPtrArray *all)
       guint32 t = order[i], k = least (load, env->base.ranks, G_MAXUINT32);
       c->rank[t] = k;
       load[k] += table_cost (&env->base, t);
+    }
+  record (all, c);
+  /* The same, with every table whose lookup cost passes a GPU's share of
+   * the total split column-wise over the GPUs first. */
+  c = dlrm_cand_new (env, NULL, "hot tables column-wise, the rest by cost");
+  c->baseline = TRUE;
+  double total = 0.0;
+  for (guint32 t = 0; t < env->T; t++)
+    total += table_cost (&env->base, t);
+  memset (load, 0, sizeof (double) * env->base.ranks);
+  for (guint32 i = 0; i < env->T; i++)
+    {
+      guint32 t = order[i];
+      double cost = table_cost (&env->base, t);
+      if (cost > total / env->base.ranks && env->base.ranks > 1)
+        {
+          c->kind[t] = WL_SHARD_COLUMN_WISE;
+          for (guint32 k = 0; k < env->base.ranks; k++)
+            load[k] += cost / env->base.ranks;
+          continue;
+        }
+      guint32 k = least (load, env->base.ranks, G_MAXUINT32);
+      c->rank[t] = k;
+      load[k] += cost;
     }
   record (all, c);
   static const struct
