@@ -121,7 +121,8 @@ problem (const Options *o, AppConfig *cfg, DlrmEnv *env, GError **error)
   if (o->config == NULL)
     return fail (error, "plan --dlrm needs --preset NAME or --tables FILE.csv, --config "
                  "CLUSTER.xml [--gpus N] [--batch B]");
-  if (o->gpus < 0 || o->batch < 0 || o->top <= 0 || o->jobs <= 0 || (o->budget < 0 && o->budget != UNSET))
+  if (o->gpus < 0 || o->batch < 0 || o->top <= 0 || o->jobs <= 0
+      || (o->budget < 0 && o->budget != UNSET))
     return fail (error, "--gpus, --batch, --top and --jobs must be at least 1, --budget at "
                  "least 0");
   if (!app_gen_dlrm_model (o->preset, o->tables, o->bottom, o->top_mlp, o->interaction,

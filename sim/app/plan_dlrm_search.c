@@ -194,7 +194,9 @@ typedef struct
 static void
 run_batch (const DlrmEnv *env, DlrmCand **batch, guint n, guint jobs)
 {
-  guint w = MIN (jobs, n), started = 0;
+  guint w = MIN (MAX (jobs, 1u), n), started = 0;
+  if (w == 0)
+    return;
   int fds[PLAN_DLRM_BATCH];
   pid_t pids[PLAN_DLRM_BATCH];
   fflush (stdout);
@@ -229,7 +231,7 @@ run_batch (const DlrmEnv *env, DlrmCand **batch, guint n, guint jobs)
     }
   for (guint j = 0; j < started; j++)
     {
-      Record rec;
+      Record rec = { 0 };
       for (;;)
         {
           gsize got = 0;

@@ -101,5 +101,6 @@ check "a batch not a multiple of the GPUs is refused" \
 "$ORRERY" plan --dlrm --preset dlrm-dcnv2-criteo1tb --config "$CFG" --jobs 0 >"$T/e4" 2>&1
 check "--jobs 0 is refused" sh -c "test $? -eq 1 && grep -q 'at least 1' '$T/e4'"
 "$ORRERY" plan --dlrm --preset nope --config "$CFG" >"$T/e5" 2>&1
-check "an unknown preset is named" sh -c "test $? -eq 1 && grep -q \"unknown preset 'nope'\" '$T/e5'"
+check "an unknown preset is named" \
+  sh -c "test $? -eq 1 && grep -q \"unknown preset 'nope'\" '$T/e5'"
 finish
