@@ -248,4 +248,10 @@ WlLookupCost wl_dlrm_lookup_cost (const WlGenDlrm *req, guint64 rows, guint32 co
  * request or a write error. */
 gboolean wl_gen_dlrm (const char *prefix, const WlGenDlrm *req, GError **error);
 
+/* Every rank's graph of the iteration wl_gen_dlrm would write (WlGraph*,
+ * owned by the array, in rank order, named PREFIX.<rank>.et), made in
+ * memory: each rank's trace is encoded and read as its file would be.
+ * NULL with ERROR as wl_gen_dlrm fails. */
+GPtrArray *wl_gen_dlrm_graphs (const char *prefix, const WlGenDlrm *req, GError **error);
+
 #endif /* ORRERY_WORKLOAD_GEN_DLRM_H */

@@ -33,6 +33,7 @@
 #include "system/sys_params.h"
 #include "workload/chakra.h"
 #include "workload/gen.h"
+#include "workload/graph.h"
 #include "workload/kernels.h"
 
 /* Last-level cache before HBM, bytes.  A100: 40 MiB L2 (NVIDIA A100
@@ -565,4 +566,39 @@ wl_gen_dlrm (const char *prefix, const WlGenDlrm *req, GError **error)
     if (!write_rank (prefix, req, l, r, error))
       return FALSE;
   return TRUE;
+}
+
+GPtrArray *
+wl_gen_dlrm_graphs (const char *prefix, const WlGenDlrm *req, GError **error)
+{
+  g_return_val_if_fail (prefix != NULL && req != NULL, NULL);
+  if (wl_kernel_device (device_of (req)) == NULL)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "unknown device '%s'", device_of (req));
+      return NULL;
+    }
+  g_autoptr (WlDlrmLayout) l = wl_dlrm_layout_new (req, error);
+  if (l == NULL)
+    return NULL;
+  g_autoptr (GPtrArray) out = g_ptr_array_new_full (req->ranks, (GDestroyNotify) wl_graph_unref);
+  for (guint32 rank = 0; rank < req->ranks; rank++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, rank);
+      g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_memory (path, "0.0.4", NULL);
+      Em e = { .req = req, .l = l, .dev = wl_kernel_device (device_of (req)), .w = w,
+               .error = error, .ok = TRUE, .me = rank, .E = wl_dlrm_elem_bytes (req->dtype),
+               .b = req->global_batch / req->ranks, .dt = wl_dtype_name (req->dtype) };
+      emit_rank (&e);
+      if (!e.ok)
+        return NULL;
+      g_autoptr (GBytes) bytes = wl_chakra_writer_steal_bytes (w);
+      gsize n = 0;
+      const guint8 *data = g_bytes_get_data (bytes, &n);
+      WlGraphLoad load = { .path = path, .limit = G_MAXUINT64, .bytes = data, .n_bytes = n };
+      WlGraph *g = wl_graph_load_request (&load, error);
+      if (g == NULL)
+        return NULL;
+      g_ptr_array_add (out, g);
+    }
+  return g_steal_pointer (&out);
 }

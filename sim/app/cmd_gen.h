@@ -16,6 +16,7 @@
 
 #include <glib.h>
 
+#include "workload/gen_dlrm.h"
 #include "workload/gen_transformer.h"
 
 /* `orrery gen SUB ...` with argv[0] "gen": the exit status. */
@@ -24,6 +25,14 @@ int app_cmd_gen (int argc, char **argv);
 /* `orrery gen dlrm ...` with argv[0] "dlrm" (cmd_gen_dlrm.c): the exit
  * status. */
 int app_cmd_gen_dlrm (int argc, char **argv);
+
+/* The model `gen dlrm` makes of --preset, --tables, --bottom-mlp,
+ * --top-mlp and --interaction (NULL: not given) into *M (its tables owned
+ * by M, also on failure: wl_dlrm_model_clear).  FALSE with ERROR set
+ * (SIM_ERROR_INPUT) as `gen dlrm` refuses them. */
+gboolean app_gen_dlrm_model (const char *preset, const char *tables, const char *bottom,
+                             const char *top, const char *interaction, WlDlrmModel *m,
+                             GError **error);
 
 /* `orrery rescale ...` with argv[0] "rescale": the exit status. */
 int app_cmd_rescale (int argc, char **argv);

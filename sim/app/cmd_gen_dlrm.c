@@ -168,6 +168,19 @@ dlrm_model (const DlrmOptions *o, WlGenDlrm *req, GError **error)
   return TRUE;
 }
 
+gboolean
+app_gen_dlrm_model (const char *preset, const char *tables, const char *bottom, const char *top,
+                    const char *interaction, WlDlrmModel *m, GError **error)
+{
+  DlrmOptions o = { .preset = (char *) preset, .tables = (char *) tables,
+                    .bottom = (char *) bottom, .top = (char *) top,
+                    .interaction = (char *) interaction, .dcn_layers = -1, .dcn_rank = -1 };
+  WlGenDlrm req = { 0 };
+  gboolean ok = dlrm_model (&o, &req, error);
+  *m = req.model;
+  return ok;
+}
+
 static gboolean
 dlrm_options (const DlrmOptions *o, WlGenDlrm *req, GError **error)
 {

@@ -10,6 +10,7 @@
 #include "sim/app/cmd_gen.h"
 #include "sim/out_file.h"
 #include "sim/app/config.h"
+#include "sim/app/plan_dlrm.h"
 #include "sim/app/plan_run.h"
 #include "sim/app/plan_space.h"
 #include "sim/error.h"
@@ -27,13 +28,16 @@ typedef struct
   char *model, *config, *device, *space, *out, *dtype, *attention;
   gint sizes[7]; /* layers, hidden, heads, kv-heads, ffn, vocab, seq */
   gint gpus, batch, top, jobs, explain, experts, top_k;
-  gboolean exhaustive, no_sp, no_dp_overlap;
+  gboolean exhaustive, no_sp, no_dp_overlap, dlrm;
 } PlanOptions;
 
 static GOptionContext *
 plan_context (PlanOptions *o)
 {
   GOptionEntry entries[] = {
+    { "dlrm", 0, 0, G_OPTION_ARG_NONE, &o->dlrm,
+      "Plan a DLRM's embedding sharding instead (its options: orrery plan --dlrm --help)",
+      NULL },
     { "model", 0, 0, G_OPTION_ARG_STRING, &o->model,
       "Model preset (orrery gen transformer --list)", "PRESET" },
     { "layers", 0, 0, G_OPTION_ARG_INT, &o->sizes[0], "Layers (overrides the preset's)", "L" },
@@ -549,6 +553,9 @@ plan_main (const PlanOptions *o, const PlanSpace *space, const PlanEnv *env, GEr
 int
 app_cmd_plan (int argc, char **argv)
 {
+  for (int i = 1; i < argc; i++)
+    if (strcmp (argv[i], "--dlrm") == 0)
+      return app_cmd_plan_dlrm (argc, argv);
   PlanOptions o = { .top = 5, .jobs = 1, .explain = UNSET, .experts = UNSET, .top_k = UNSET,
                     .gpus = UNSET, .batch = UNSET };
   for (guint i = 0; i < G_N_ELEMENTS (o.sizes); i++)

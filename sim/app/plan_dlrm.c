@@ -1,0 +1,396 @@
+/* plan_dlrm.c: `orrery plan --dlrm`: options, the problem, and the
+ * outputs (stdout, DIR/plan.txt, DIR/plan.csv); see plan_dlrm.h. */
+#include "sim/app/plan_dlrm.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/app/cli.h"
+#include "sim/app/cmd_gen.h"
+#include "sim/app/plan_dlrm_private.h"
+#include "sim/error.h"
+#include "sim/out_file.h"
+#include "sim/units.h"
+#include "workload/compute.h"
+#include "workload/kernel_model.h"
+
+/* --budget not given. */
+#define UNSET G_MININT
+
+typedef struct
+{
+  gboolean dlrm;
+  char *preset, *tables, *bottom, *top_mlp, *interaction, *config, *dtype, *emb_opt, *device;
+  char *out;
+  gint gpus, batch, top, jobs, budget;
+} Options;
+
+static GOptionContext *
+context (Options *o)
+{
+  GOptionEntry entries[] = {
+    { "dlrm", 0, 0, G_OPTION_ARG_NONE, &o->dlrm, "Plan a DLRM's embedding sharding", NULL },
+    { "preset", 'p', 0, G_OPTION_ARG_STRING, &o->preset,
+      "DLRM preset: dlrm-dcnv2-criteo1tb (as gen dlrm)", "NAME" },
+    { "tables", 0, 0, G_OPTION_ARG_FILENAME, &o->tables,
+      "Embedding tables instead of a preset: gen dlrm's CSV (rows,dim,pooling)", "FILE.csv" },
+    { "bottom-mlp", 0, 0, G_OPTION_ARG_STRING, &o->bottom,
+      "Bottom MLP, e.g. 13-512-256-128 (required with --tables)", "SIZES" },
+    { "top-mlp", 0, 0, G_OPTION_ARG_STRING, &o->top_mlp,
+      "Top MLP, e.g. 1024-1024-512-256-1 (required with --tables)", "SIZES" },
+    { "interaction", 0, 0, G_OPTION_ARG_STRING, &o->interaction,
+      "dot (default with --tables) or dcnv2 (the preset's)", "dot|dcnv2" },
+    { "gpus", 'n', 0, G_OPTION_ARG_INT, &o->gpus,
+      "GPUs (default: the cluster's), a multiple of a node's", "N" },
+    { "config", 'c', 0, G_OPTION_ARG_FILENAME, &o->config, "Cluster (native XML config)",
+      "CLUSTER.xml" },
+    { "batch", 'B', 0, G_OPTION_ARG_INT, &o->batch,
+      "Global batch in samples, a multiple of the GPUs (preset: 65536)", "B" },
+    { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype,
+      "Embeddings' and MLPs' data type: fp32 (default), bf16 or fp16", "fp32|bf16|fp16" },
+    { "emb-optimizer", 0, 0, G_OPTION_ARG_STRING, &o->emb_opt,
+      "adagrad (preset's default), rowwise-adagrad (--tables' default) or sgd", "NAME" },
+    { "device", 0, 0, G_OPTION_ARG_STRING, &o->device,
+      "Device whose memory bounds a plan and whose kernel model prices the traces "
+      "(default: the cluster's)", "NAME" },
+    { "top", 'k', 0, G_OPTION_ARG_INT, &o->top, "Candidates listed, fastest first (default 5)",
+      "K" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &o->jobs,
+      "Worker processes simulating candidates (default 1; the output does not depend on it)",
+      "J" },
+    { "budget", 0, 0, G_OPTION_ARG_INT, &o->budget,
+      "Simulations of the search after the baselines (default 64)", "N" },
+    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out,
+      "Write DIR/plan.txt (gen dlrm's --plan) and DIR/plan.csv (every candidate)", "DIR" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL }
+  };
+  GOptionContext *ctx = g_option_context_new (
+      "--dlrm - the embedding sharding of a DLRM on a cluster, searched and simulated");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (
+      ctx, "Simulates the baselines (table-wise greedy by size and by lookup cost; every\n"
+           "table row-wise, column-wise, table-row-wise, data-parallel), then a local\n"
+           "search from the best: move a table, change one table's sharding type.\n"
+           "Plans over the device's memory are pruned.  See sim/app/plan_dlrm.h.\n\n"
+           APP_CLI_EXIT_CODES_HELP "\n");
+  return ctx;
+}
+
+static gboolean
+fail (GError **error, const char *msg)
+{
+  g_set_error_literal (error, SIM_ERROR, SIM_ERROR_INPUT, msg);
+  return FALSE;
+}
+
+/* The GPUs: the cluster's, or a multiple of a node's along its last
+ * dimension (as `orrery plan` resizes it). */
+static gboolean
+gpus (const Options *o, AppConfig *cfg, guint32 *out, guint32 *node, GError **error)
+{
+  NetSpec *net = &cfg->net;
+  guint64 ranks = 1, inner = 1;
+  for (guint d = 0; d < net->n_dims; d++)
+    ranks *= net->dims[d].size;
+  for (guint d = 0; d + 1 < net->n_dims; d++)
+    inner *= net->dims[d].size;
+  *node = net->dims[0].size;
+  *out = o->gpus > 0 ? (guint32) o->gpus : (guint32) ranks;
+  if (*out % *node != 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "--gpus %u is not a multiple of the %u GPUs of a node of %s", *out, *node,
+                 o->config);
+  else if (*out != ranks && (net->graph != NULL || net->n_dims < 2 || *out % inner != 0))
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "--gpus %u: %s has %" G_GUINT64_FORMAT " GPUs and a fixed shape", *out,
+                 o->config, ranks);
+  else
+    {
+      net->dims[net->n_dims - 1].size = (guint32) (*out / inner);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* The request every candidate shares. */
+static gboolean
+problem (const Options *o, AppConfig *cfg, DlrmEnv *env, GError **error)
+{
+  WlGenDlrm *r = &env->base;
+  guint32 n = 0, node = 0;
+  if (o->config == NULL)
+    return fail (error, "plan --dlrm needs --preset NAME or --tables FILE.csv, --config "
+                 "CLUSTER.xml [--gpus N] [--batch B]");
+  if (o->gpus < 0 || o->batch < 0 || o->top <= 0 || o->jobs <= 0
+      || (o->budget < 0 && o->budget != UNSET))
+    return fail (error, "--gpus, --batch, --top and --jobs must be at least 1, --budget at "
+                 "least 0");
+  if (!app_gen_dlrm_model (o->preset, o->tables, o->bottom, o->top_mlp, o->interaction,
+                           &r->model, error)
+      || !app_config_load_xml (cfg, o->config, error) || !gpus (o, cfg, &n, &node, error))
+    return FALSE;
+  r->ranks = n;
+  r->ranks_per_node = node;
+  r->global_batch = o->batch > 0 ? (guint64) o->batch : o->preset != NULL ? 65536 : 0;
+  if (r->global_batch == 0)
+    return fail (error, "--tables needs --batch B (samples a step)");
+  if (r->global_batch % n != 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--batch %" G_GUINT64_FORMAT " is not a multiple of the %u GPUs",
+                   r->global_batch, n);
+      return FALSE;
+    }
+  r->dtype = WL_DTYPE_FP32;
+  if (o->dtype != NULL && (!wl_dtype_parse (o->dtype, &r->dtype) || r->dtype == WL_DTYPE_FP8))
+    return fail (error, "--dtype: not fp32, bf16 or fp16");
+  r->emb_opt = o->preset != NULL ? WL_EMB_OPT_ADAGRAD : WL_EMB_OPT_ROWWISE_ADAGRAD;
+  if (o->emb_opt != NULL)
+    {
+      g_autofree char *s = g_strdelimit (g_ascii_strdown (o->emb_opt, -1), "_", '-');
+      if (strcmp (s, "adagrad") == 0)
+        r->emb_opt = WL_EMB_OPT_ADAGRAD;
+      else if (strcmp (s, "rowwise-adagrad") == 0)
+        r->emb_opt = WL_EMB_OPT_ROWWISE_ADAGRAD;
+      else if (strcmp (s, "sgd") == 0)
+        r->emb_opt = WL_EMB_OPT_SGD;
+      else
+        return fail (error, "--emb-optimizer: not adagrad, rowwise-adagrad or sgd");
+    }
+  r->sharding = WL_SHARD_TABLE_WISE;
+  const char *dev = o->device != NULL ? o->device : cfg->wl.device;
+  const WlDevice *d = dev != NULL ? wl_device_preset (dev) : NULL;
+  if (d == NULL || wl_kernel_device (dev) == NULL)
+    {
+      g_autofree char *names = wl_kernel_device_names ();
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "no device '%s': give --device NAME (one of %s)", dev != NULL ? dev : "",
+                   names);
+      return FALSE;
+    }
+  r->device = d->name;
+  env->capacity_B = d->mem_capacity_B;
+  env->T = r->model.tables->len;
+  env->budget = o->budget == UNSET ? PLAN_DLRM_BUDGET : (guint) o->budget;
+  env->jobs = (guint) o->jobs;
+  return wl_gen_dlrm_check (r, error);
+}
+
+/* A shard's ranks of table T in L, by rows then columns, into S. */
+static void
+table_ranks (const WlDlrmLayout *l, guint32 t, GString *s)
+{
+  for (guint i = 0; i < l->shards->len; i++)
+    {
+      const WlDlrmShard *sh = &g_array_index (l->shards, WlDlrmShard, i);
+      if (sh->table == t)
+        g_string_append_printf (s, "%s%u", s->len > 0 ? " " : "", sh->rank);
+    }
+}
+
+static const char *const status_names[] = { "pending", "simulated", "pruned", "failed" };
+
+/* C's plan in one CSV field: per table tw@RANK (or tw), rw, cw, twrw, dp. */
+static void
+plan_field (const DlrmEnv *env, const DlrmCand *c, GString *s)
+{
+  static const char *const abbrev[WL_SHARD_N] = { "tw", "rw", "cw", "twrw", "dp" };
+  for (guint32 t = 0; t < env->T; t++)
+    {
+      g_string_append_printf (s, "%s%s", t > 0 ? " " : "", abbrev[c->kind[t]]);
+      if (c->rank[t] != DLRM_PLACED)
+        g_string_append_printf (s, "@%u", c->rank[t]);
+    }
+}
+
+static gboolean
+write_csv (const DlrmEnv *env, const char *dir, GPtrArray *all, GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, "plan.csv", NULL);
+  GString *s = g_string_new ("id,what,baseline,status,note,accepted,max_memory_B,iteration_ps,"
+                             "lookup_max_over_mean,comm_max_over_mean,plan\n");
+  for (guint i = 0; i < all->len; i++)
+    {
+      const DlrmCand *c = g_ptr_array_index (all, i);
+      g_autofree char *note = g_strdelimit (g_strdup (c->note), ",\"\n", ';');
+      g_string_append_printf (s, "%u,%s,%d,%s,%s,%d,%" G_GUINT64_FORMAT ",", c->id, c->what,
+                              c->baseline, status_names[c->status], note, c->accepted,
+                              c->mem_B);
+      if (c->status == DLRM_SIMULATED)
+        g_string_append_printf (s, "%" G_GUINT64_FORMAT, c->iter_ps);
+      g_string_append_printf (s, ",%.4f,%.4f,", c->lookup_bal, c->comm_bal);
+      plan_field (env, c, s);
+      g_string_append_c (s, '\n');
+    }
+  gboolean ok = sim_out_file_set_contents (path, s->str, (gssize) s->len, error);
+  g_string_free (s, TRUE);
+  return ok;
+}
+
+/* DIR/plan.txt: BEST in gen dlrm's --plan format (its own representation:
+ * table-wise ranks where the plan fixes them, the placement rule's
+ * elsewhere, so that gen dlrm makes the same layout), the placement in
+ * comments. */
+static gboolean
+write_plan (const DlrmEnv *env, const char *dir, const DlrmCand *best, const WlDlrmLayout *l,
+            GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, "plan.txt", NULL);
+  g_autofree char *t_s = sim_units_format_time (best->iter_ps);
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "# orrery plan --dlrm: candidate %u (%s), iteration %s\n"
+                          "# TABLE,TYPE[,RANK]: orrery gen dlrm --plan FILE reproduces it\n",
+                          best->id, best->what, t_s);
+  for (guint32 t = 0; t < env->T; t++)
+    {
+      g_autoptr (GString) ranks = g_string_new (NULL);
+      table_ranks (l, t, ranks);
+      g_string_append_printf (s, "# t%u on %s\n%u,%s", t, ranks->len > 0 ? ranks->str : "all",
+                              t, wl_shard_kind_name (best->kind[t]));
+      if (best->rank[t] != DLRM_PLACED)
+        g_string_append_printf (s, ",%u", best->rank[t]);
+      g_string_append_c (s, '\n');
+    }
+  gboolean ok = sim_out_file_set_contents (path, s->str, (gssize) s->len, error);
+  g_string_free (s, TRUE);
+  return ok;
+}
+
+static gint
+by_time (gconstpointer a, gconstpointer b)
+{
+  const DlrmCand *x = *(DlrmCand *const *) a, *y = *(DlrmCand *const *) b;
+  if (x->iter_ps != y->iter_ps)
+    return x->iter_ps < y->iter_ps ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* One candidate's row. */
+static void
+print_row (const DlrmCand *c)
+{
+  g_autofree char *t = c->status == DLRM_SIMULATED ? sim_units_format_time (c->iter_ps)
+                                                   : g_strdup (status_names[c->status]);
+  printf ("  %4u  %-42s %12s %9.2f GiB %7.2f %7.2f%s%s\n", c->id, c->what, t,
+          (double) c->mem_B / 1073741824.0, c->lookup_bal, c->comm_bal,
+          c->status == DLRM_SIMULATED ? "" : "  ", c->status == DLRM_SIMULATED ? "" : c->note);
+}
+
+static void
+print_results (const DlrmEnv *env, const Options *o, GPtrArray *all, const DlrmCand *best,
+               const WlDlrmLayout *l)
+{
+  guint counts[4] = { 0 };
+  for (guint i = 0; i < all->len; i++)
+    counts[((DlrmCand *) g_ptr_array_index (all, i))->status]++;
+  printf ("candidates: %u: %u simulated, %u pruned (memory), %u failed\n", all->len,
+          counts[DLRM_SIMULATED], counts[DLRM_PRUNED], counts[DLRM_FAILED]);
+  const char *head = "    id  what                                          iteration"
+                     "   mem/GPU max  lookup    comm\n";
+  printf ("baselines (lookup, comm: max over mean per GPU of lookup bytes, all-to-all "
+          "bytes):\n%s", head);
+  const DlrmCand *greedy = g_ptr_array_index (all, 0);
+  for (guint i = 0; i < all->len; i++)
+    if (((DlrmCand *) g_ptr_array_index (all, i))->baseline)
+      print_row (g_ptr_array_index (all, i));
+  g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
+  for (guint i = 0; i < all->len; i++)
+    if (((DlrmCand *) g_ptr_array_index (all, i))->status == DLRM_SIMULATED)
+      g_ptr_array_add (sorted, g_ptr_array_index (all, i));
+  g_ptr_array_sort (sorted, by_time);
+  printf ("top %u:\n%s", MIN ((guint) o->top, sorted->len), head);
+  for (guint i = 0; i < sorted->len && i < (guint) o->top; i++)
+    print_row (g_ptr_array_index (sorted, i));
+  g_autofree char *bt = sim_units_format_time (best->iter_ps);
+  printf ("best: candidate %u (%s), iteration %s", best->id, best->what, bt);
+  if (greedy->status == DLRM_SIMULATED)
+    printf (", %.1f %% faster than table-wise greedy by size",
+            100.0 * (1.0 - (double) best->iter_ps / (double) greedy->iter_ps));
+  printf ("; per GPU max over mean: lookup cost %.2f, all-to-all bytes %.2f\n",
+          best->lookup_bal, best->comm_bal);
+  printf ("  table         rows   dim  pooling  type            ranks\n");
+  for (guint32 t = 0; t < env->T; t++)
+    {
+      const WlDlrmTable *tb = &g_array_index (env->base.model.tables, WlDlrmTable, t);
+      g_autoptr (GString) ranks = g_string_new (NULL);
+      table_ranks (l, t, ranks);
+      printf ("  t%-4u %12" G_GUINT64_FORMAT " %5u %8.2f  %-15s %s\n", t, tb->rows, tb->dim,
+              tb->pooling, wl_shard_kind_name (best->kind[t]),
+              ranks->len > 0 ? ranks->str : "all");
+    }
+}
+
+static int
+run (const Options *o, DlrmEnv *env, GError **error)
+{
+  const WlGenDlrm *r = &env->base;
+  printf ("plan --dlrm: %s, %u tables, on %u GPUs (%s), batch %" G_GUINT64_FORMAT
+          " (%" G_GUINT64_FORMAT " a GPU), %s, %s (%.2f GiB), budget %u simulations\n",
+          r->model.name, env->T, r->ranks, o->config, r->global_batch,
+          r->global_batch / r->ranks, wl_dtype_name (r->dtype), r->device,
+          env->capacity_B / 1073741824.0, env->budget);
+  fflush (stdout);
+  g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func ((GDestroyNotify) dlrm_cand_free);
+  gint64 t0 = g_get_monotonic_time ();
+  DlrmCand *best = dlrm_search (env, all);
+  fprintf (stderr, "orrery plan: %u candidates in %.2f s wall\n", all->len,
+           (double) (g_get_monotonic_time () - t0) / 1e6);
+  if (best == NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "no plan fits: none of the %u baselines was simulated (memory or failure: "
+                   "run with --out DIR for plan.csv)", all->len);
+      if (o->out != NULL)
+        write_csv (env, o->out, all, NULL);
+      return 1;
+    }
+  g_autoptr (WlDlrmLayout) l = dlrm_cand_layout (env, best, error);
+  if (l == NULL)
+    return 1;
+  print_results (env, o, all, best, l);
+  if (o->out != NULL)
+    {
+      if (g_mkdir_with_parents (o->out, 0755) != 0)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: cannot make the folder", o->out);
+          return 1;
+        }
+      if (!write_plan (env, o->out, best, l, error) || !write_csv (env, o->out, all, error))
+        return 1;
+      printf ("wrote %s/plan.txt, %s/plan.csv\n", o->out, o->out);
+    }
+  return 0;
+}
+
+int
+app_cmd_plan_dlrm (int argc, char **argv)
+{
+  Options o = { .top = 5, .jobs = 1, .budget = UNSET };
+  g_autoptr (GOptionContext) ctx = context (&o);
+  g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+  GError *error = NULL;
+  AppConfig cfg;
+  app_config_init (&cfg);
+  DlrmEnv env = { 0 };
+  int code = 0;
+  if (app_cli_parse (ctx, &argc, &argv, owned, &error) && argc > 1)
+    g_set_error (&error, SIM_ERROR, SIM_ERROR_INPUT, "unexpected argument '%s'", argv[1]);
+  if (error != NULL || !problem (&o, &cfg, &env, &error))
+    code = app_cli_fail ("plan", error);
+  else
+    {
+      NetTopo *topo = net_topo_new (&cfg.net, &error);
+      env.cfg = &cfg;
+      env.topo = topo;
+      if (topo == NULL || run (&o, &env, &error) != 0)
+        code = app_cli_fail ("plan", error);
+      net_topo_free (topo);
+    }
+  wl_dlrm_model_clear (&env.base.model);
+  app_config_clear (&cfg);
+  char **strings[] = { &o.preset, &o.tables, &o.bottom, &o.top_mlp, &o.interaction,
+                       &o.config, &o.dtype, &o.emb_opt, &o.device, &o.out };
+  for (guint i = 0; i < G_N_ELEMENTS (strings); i++)
+    g_clear_pointer (strings[i], g_free);
+  return code;
+}
