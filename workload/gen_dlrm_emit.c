@@ -443,7 +443,7 @@ opt_kernel (Em *e, GString *k, const char *what, guint64 P)
   guint64 state = o == WL_EMB_OPT_SGD ? 0 : o == WL_EMB_OPT_ADAM ? 16 : 8;
   guint64 flops = o == WL_EMB_OPT_SGD ? 2 : o == WL_EMB_OPT_ADAM ? 12 : 5;
   g_autofree char *full = g_strdup_printf ("%s%s", name, what);
-  k_mem (k, full, P * (3 * e->E + state), flops * P);
+  k_mem (k, full, P * (3 * (guint64) e->E + state), flops * P);
 }
 
 static void
@@ -531,6 +531,22 @@ emit_rank (Em *e)
   comp (e, "optimizer", k, NULL, opt_deps);
 }
 
+/* Emits rank RANK's graph into W: the one place a rank's emitter is set
+ * up, for the files (wl_gen_dlrm) and the in-memory graphs
+ * (wl_gen_dlrm_graphs) alike. */
+static gboolean
+emit_rank_to (WlChakraWriter *w, const WlGenDlrm *req, const WlDlrmLayout *l, guint32 rank,
+              GError **error)
+{
+  WlDtype mlp = req->mlp_dtype_set ? req->mlp_dtype : req->dtype;
+  Em e = { .req = req, .l = l, .dev = wl_kernel_device (device_of (req)), .w = w,
+           .error = error, .ok = TRUE, .me = rank, .E = wl_dlrm_elem_bytes (req->dtype),
+           .Em = wl_dlrm_elem_bytes (mlp), .b = req->global_batch / req->ranks,
+           .dt = wl_dtype_name (mlp) };
+  emit_rank (&e);
+  return e.ok;
+}
+
 static gboolean
 write_rank (const char *prefix, const WlGenDlrm *req, const WlDlrmLayout *l, guint32 rank,
             GError **error)
@@ -539,13 +555,7 @@ write_rank (const char *prefix, const WlGenDlrm *req, const WlDlrmLayout *l, gui
   g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_full (path, "0.0.4", NULL, error);
   if (w == NULL)
     return FALSE;
-  WlDtype mlp = req->mlp_dtype_set ? req->mlp_dtype : req->dtype;
-  Em e = { .req = req, .l = l, .dev = wl_kernel_device (device_of (req)), .w = w,
-           .error = error, .ok = TRUE, .me = rank, .E = wl_dlrm_elem_bytes (req->dtype),
-           .Em = wl_dlrm_elem_bytes (mlp), .b = req->global_batch / req->ranks,
-           .dt = wl_dtype_name (mlp) };
-  emit_rank (&e);
-  return e.ok && wl_chakra_writer_close (w, error);
+  return emit_rank_to (w, req, l, rank, error) && wl_chakra_writer_close (w, error);
 }
 
 gboolean
@@ -585,11 +595,7 @@ wl_gen_dlrm_graphs (const char *prefix, const WlGenDlrm *req, GError **error)
     {
       g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, rank);
       g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_memory (path, "0.0.4", NULL);
-      Em e = { .req = req, .l = l, .dev = wl_kernel_device (device_of (req)), .w = w,
-               .error = error, .ok = TRUE, .me = rank, .E = wl_dlrm_elem_bytes (req->dtype),
-               .b = req->global_batch / req->ranks, .dt = wl_dtype_name (req->dtype) };
-      emit_rank (&e);
-      if (!e.ok)
+      if (!emit_rank_to (w, req, l, rank, error))
         return NULL;
       g_autoptr (GBytes) bytes = wl_chakra_writer_steal_bytes (w);
       gsize n = 0;

@@ -98,17 +98,16 @@ wl_gen_transformer_microbatches (const WlGenTransformer *r, GError **error)
     return bad (error, "micro-batch, tp, pp and dp must be at least 1");
   if (m->layers < r->pp)
     return bad (error, "more pipeline stages than layers");
-  const char *what = m->hidden % r->tp != 0 ? "hidden" : m->heads % r->tp != 0 ? "heads"
-                     : m->ffn % r->tp != 0   ? "ffn" : NULL;
-  if (what != NULL)
-    {
-      guint64 v = what[0] == 'h' && what[1] == 'i' ? m->hidden : what[0] == 'h' ? m->heads
-                                                                                : m->ffn;
-      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-                   "tp must divide hidden, heads and ffn: tp %u does not divide %s %"
-                   G_GUINT64_FORMAT, r->tp, what, v);
-      return FALSE;
-    }
+  const struct { const char *what; guint64 v; } sizes[] = {
+    { "hidden", m->hidden }, { "heads", m->heads }, { "ffn", m->ffn } };
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    if (sizes[i].v % r->tp != 0)
+      {
+        g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                     "tp must divide hidden, heads and ffn: tp %u does not divide %s %"
+                     G_GUINT64_FORMAT, r->tp, sizes[i].what, sizes[i].v);
+        return FALSE;
+      }
   if (r->zero > 3)
     return bad (error, "the ZeRO stage must be 0, 1, 2 or 3");
   if (m->kv_heads > m->heads || (m->kv_heads > 0 && m->heads % m->kv_heads != 0))

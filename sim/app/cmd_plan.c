@@ -162,37 +162,6 @@ plan_model (const PlanOptions *o, WlTransformerModel *m, GError **error)
   return TRUE;
 }
 
-/* The GPUs: a multiple of a node's, and the cluster's count (a cluster of
- * two or more dimensions without an explicit graph takes fewer or more
- * nodes along its last dimension). */
-static gboolean
-plan_gpus (const PlanOptions *o, AppConfig *cfg, PlanProblem *pb, GError **error)
-{
-  NetSpec *net = &cfg->net;
-  guint64 ranks = 1, inner = 1;
-  for (guint d = 0; d < net->n_dims; d++)
-    ranks *= net->dims[d].size;
-  for (guint d = 0; d + 1 < net->n_dims; d++)
-    inner *= net->dims[d].size;
-  pb->node_gpus = net->dims[0].size;
-  pb->gpus = o->gpus != UNSET ? (guint32) o->gpus : (guint32) ranks;
-  if (pb->gpus % pb->node_gpus != 0)
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                 "--gpus %u is not a multiple of the %u GPUs of a node of %s", pb->gpus,
-                 pb->node_gpus, o->config);
-  else if (pb->gpus != ranks
-           && (net->graph != NULL || net->n_dims < 2 || pb->gpus % inner != 0))
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                 "--gpus %u: %s has %" G_GUINT64_FORMAT " GPUs and a fixed shape", pb->gpus,
-                 o->config, ranks);
-  else
-    {
-      net->dims[net->n_dims - 1].size = (guint32) (pb->gpus / inner);
-      return TRUE;
-    }
-  return FALSE;
-}
-
 /* The checks, the configuration and the problem, in the order their
  * messages take precedence. */
 static gboolean
@@ -214,7 +183,9 @@ plan_problem (const PlanOptions *o, AppConfig *cfg, PlanProblem *pb, PlanSpace *
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--explain %d: a candidate's id is at least 0",
                  o->explain);
   else if (plan_model (o, &pb->model, error) && plan_space_parse (o->space, space, error)
-           && app_config_load_xml (cfg, o->config, error) && plan_gpus (o, cfg, pb, error))
+           && app_config_load_xml (cfg, o->config, error)
+           && plan_cluster_gpus (cfg, o->config, o->gpus != UNSET ? (guint32) o->gpus : 0,
+                                 &pb->gpus, &pb->node_gpus, error))
     {
       const char *name = o->device != NULL ? o->device : cfg->wl.device;
       pb->device = wl_device_preset (name);

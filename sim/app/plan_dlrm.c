@@ -8,6 +8,7 @@
 #include "sim/app/cli.h"
 #include "sim/app/cmd_gen.h"
 #include "sim/app/plan_dlrm_private.h"
+#include "sim/app/plan_run.h"
 #include "sim/error.h"
 #include "sim/out_file.h"
 #include "sim/units.h"
@@ -83,35 +84,6 @@ fail (GError **error, const char *msg)
   return FALSE;
 }
 
-/* The GPUs: the cluster's, or a multiple of a node's along its last
- * dimension (as `orrery plan` resizes it). */
-static gboolean
-gpus (const Options *o, AppConfig *cfg, guint32 *out, guint32 *node, GError **error)
-{
-  NetSpec *net = &cfg->net;
-  guint64 ranks = 1, inner = 1;
-  for (guint d = 0; d < net->n_dims; d++)
-    ranks *= net->dims[d].size;
-  for (guint d = 0; d + 1 < net->n_dims; d++)
-    inner *= net->dims[d].size;
-  *node = net->dims[0].size;
-  *out = o->gpus > 0 ? (guint32) o->gpus : (guint32) ranks;
-  if (*out % *node != 0)
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                 "--gpus %u is not a multiple of the %u GPUs of a node of %s", *out, *node,
-                 o->config);
-  else if (*out != ranks && (net->graph != NULL || net->n_dims < 2 || *out % inner != 0))
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                 "--gpus %u: %s has %" G_GUINT64_FORMAT " GPUs and a fixed shape", *out,
-                 o->config, ranks);
-  else
-    {
-      net->dims[net->n_dims - 1].size = (guint32) (*out / inner);
-      return TRUE;
-    }
-  return FALSE;
-}
-
 /* The request every candidate shares. */
 static gboolean
 problem (const Options *o, AppConfig *cfg, DlrmEnv *env, GError **error)
@@ -127,7 +99,8 @@ problem (const Options *o, AppConfig *cfg, DlrmEnv *env, GError **error)
                  "least 0");
   if (!app_gen_dlrm_model (o->preset, o->tables, o->bottom, o->top_mlp, o->interaction,
                            &r->model, error)
-      || !app_config_load_xml (cfg, o->config, error) || !gpus (o, cfg, &n, &node, error))
+      || !app_config_load_xml (cfg, o->config, error)
+      || !plan_cluster_gpus (cfg, o->config, (guint32) o->gpus, &n, &node, error))
     return FALSE;
   r->ranks = n;
   r->ranks_per_node = node;

@@ -365,3 +365,31 @@ plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs, gbool
   for (; i < n; i++)
     all[i]->status = PLAN_BOUNDED_OUT;
 }
+
+gboolean
+plan_cluster_gpus (AppConfig *cfg, const char *config, guint32 want, guint32 *gpus,
+                   guint32 *node_gpus, GError **error)
+{
+  NetSpec *net = &cfg->net;
+  guint64 ranks = 1, inner = 1;
+  for (guint d = 0; d < net->n_dims; d++)
+    ranks *= net->dims[d].size;
+  for (guint d = 0; d + 1 < net->n_dims; d++)
+    inner *= net->dims[d].size;
+  *node_gpus = net->dims[0].size;
+  *gpus = want > 0 ? want : (guint32) ranks;
+  if (*gpus % *node_gpus != 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "--gpus %u is not a multiple of the %u GPUs of a node of %s", *gpus, *node_gpus,
+                 config);
+  else if (*gpus != ranks && (net->graph != NULL || net->n_dims < 2 || *gpus % inner != 0))
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "--gpus %u: %s has %" G_GUINT64_FORMAT " GPUs and a fixed shape", *gpus, config,
+                 ranks);
+  else
+    {
+      net->dims[net->n_dims - 1].size = (guint32) (*gpus / inner);
+      return TRUE;
+    }
+  return FALSE;
+}

@@ -64,4 +64,12 @@ void plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs,
  * processes of the batch in flight, then die of it. */
 void plan_run_catch_signals (void);
 
+/* The cluster of CFG (read from CONFIG) resized to WANT GPUs (0: as it is):
+ * WANT must be a multiple of a node's GPUs (the first dimension's), and a
+ * count other than the cluster's takes a cluster of two or more
+ * dimensions without an explicit graph, whose last dimension gets more or
+ * fewer nodes.  Sets *GPUS and *NODE_GPUS; FALSE with the reason. */
+gboolean plan_cluster_gpus (AppConfig *cfg, const char *config, guint32 want, guint32 *gpus,
+                            guint32 *node_gpus, GError **error);
+
 #endif /* ORRERY_SIM_APP_PLAN_RUN_H */
