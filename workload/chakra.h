@@ -226,6 +226,10 @@ void wl_chakra_writer_free (WlChakraWriter *w);
  * write into the nodes they build. */
 void wl_chakra_attr_set_int64 (ChakraProtoMsg__AttributeProto *a, const char *name, gint64 v);
 void wl_chakra_attr_set_int32 (ChakraProtoMsg__AttributeProto *a, const char *name, gint32 v);
+/* Likewise an unsigned integer attribute, and a string one (V borrowed too). */
+void wl_chakra_attr_set_uint (ChakraProtoMsg__AttributeProto *a, const char *name, guint64 v);
+void wl_chakra_attr_set_string (ChakraProtoMsg__AttributeProto *a, const char *name,
+                                const char *v);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlChakraReader, wl_chakra_reader_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlChakraWriter, wl_chakra_writer_free)

@@ -302,3 +302,21 @@ wl_chakra_attr_set_int32 (ChakraProtoMsg__AttributeProto *a, const char *name, g
   a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL;
   a->int32_val = v;
 }
+
+void
+wl_chakra_attr_set_string (ChakraProtoMsg__AttributeProto *a, const char *name, const char *v)
+{
+  *a = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+  a->name = (char *) name;
+  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+  a->string_val = (char *) v;
+}
+
+void
+wl_chakra_attr_set_uint (ChakraProtoMsg__AttributeProto *a, const char *name, guint64 v)
+{
+  *a = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+  a->name = (char *) name;
+  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL;
+  a->uint64_val = v;
+}

@@ -134,24 +134,6 @@ enum
   STREAM_INPUT = 3
 };
 
-static void
-attr_string (ChakraProtoMsg__AttributeProto *a, const char *name, const char *v)
-{
-  *a = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
-  a->name = (char *) name;
-  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
-  a->string_val = (char *) v;
-}
-
-static void
-attr_uint (ChakraProtoMsg__AttributeProto *a, const char *name, guint64 v)
-{
-  *a = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
-  a->name = (char *) name;
-  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL;
-  a->uint64_val = v;
-}
-
 /* Append a node of TYPE with ATTRS and the dependencies DEPS (guint64
  * ids; NULL: none); returns its id. */
 static guint64
@@ -210,10 +192,10 @@ comp (Em *e, const char *name, const GString *kernels, const char *extra, const 
     }
   ChakraProtoMsg__AttributeProto a[4];
   wl_chakra_attr_set_int64 (&a[0], "num_ops", (gint64) llround (flops));
-  attr_uint (&a[1], "tensor_size", (guint64) llround (bytes));
-  attr_string (&a[2], "kernels", kernels->str);
+  wl_chakra_attr_set_uint (&a[1], "tensor_size", (guint64) llround (bytes));
+  wl_chakra_attr_set_string (&a[2], "kernels", kernels->str);
   if (extra != NULL)
-    attr_string (&a[3], "embedding_shards", extra);
+    wl_chakra_attr_set_string (&a[3], "embedding_shards", extra);
   guint64 us = (guint64) ceil (wl_kernel_list_ns (e->dev, NULL, ks) / 1000.0);
   return node (e, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE, a, extra != NULL ? 4 : 3, deps,
                us);

@@ -66,15 +66,6 @@ emit (Emit *e, const char *name, int type, ChakraProtoMsg__AttributeProto *attrs
   return emit_after (e, name, type, attrs, n, chain, NULL);
 }
 
-static void
-attr_string (ChakraProtoMsg__AttributeProto *a, const char *name, const char *v)
-{
-  *a = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
-  a->name = (char *) name;
-  a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
-  a->string_val = (char *) v;
-}
-
 /* A compute node running kernels K (on the chain, after MORE): num_ops
  * their FLOPs, tensor_size their bytes, is_recompute when RECOMPUTE. */
 static void
@@ -87,7 +78,7 @@ comp_after (Emit *e, const char *name, const WlTfKernels *k, gboolean recompute,
   a[1].name = (char *) "tensor_size";
   a[1].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL;
   a[1].uint64_val = k->bytes;
-  attr_string (&a[2], "kernels", k->s->str);
+  wl_chakra_attr_set_string (&a[2], "kernels", k->s->str);
   a[3] = (ChakraProtoMsg__AttributeProto) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
   a[3].name = (char *) "is_recompute";
   a[3].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_VAL;
@@ -160,7 +151,7 @@ coll (Emit *e, const char *name, SysCollKind kind, guint64 bytes, const char *pg
   ChakraProtoMsg__AttributeProto a[4];
   wl_chakra_attr_set_int64 (&a[0], "comm_type", wl_chakra_comm_type_of (kind));
   wl_chakra_attr_set_int64 (&a[1], "comm_size", (gint64) bytes);
-  attr_string (&a[2], "pg_name", pg);
+  wl_chakra_attr_set_string (&a[2], "pg_name", pg);
   wl_chakra_attr_set_int32 (&a[3], "stream", stream);
   return emit (e, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE, a, 4, chain);
 }
