@@ -3,12 +3,10 @@
  * baselines and the local search; see plan_dlrm.h. */
 #include "sim/app/plan_dlrm_private.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "sim/app/plan_pool.h"
 #include "sim/app/simulation.h"
 #include "sim/error.h"
 
@@ -164,10 +162,12 @@ dlrm_cand_simulate (const DlrmEnv *env, const DlrmCand *c, guint64 *iter_ps, GEr
   return TRUE;
 }
 
-/* Simulate C here, setting its status. */
+/* Simulate candidate ITEM here, setting its status. */
 static void
-run_here (const DlrmEnv *env, DlrmCand *c)
+run_here (gpointer data, gpointer item)
 {
+  const DlrmEnv *env = data;
+  DlrmCand *c = item;
   GError *error = NULL;
   if (dlrm_cand_simulate (env, c, &c->iter_ps, &error))
     c->status = DLRM_SIMULATED;
@@ -182,86 +182,47 @@ run_here (const DlrmEnv *env, DlrmCand *c)
 /* A worker's record of one candidate. */
 typedef struct
 {
-  guint32 index;
   DlrmStatus status;
   guint64 iter_ps;
   char note[sizeof ((DlrmCand *) 0)->note];
 } Record;
 
+static void
+encode (gconstpointer item, gpointer record)
+{
+  const DlrmCand *c = item;
+  Record rec = { .status = c->status, .iter_ps = c->iter_ps };
+  memcpy (rec.note, c->note, sizeof rec.note);
+  memcpy (record, &rec, sizeof rec);
+}
+
+static void
+decode (gpointer item, gconstpointer record)
+{
+  DlrmCand *c = item;
+  Record rec;
+  memcpy (&rec, record, sizeof rec);
+  c->status = rec.status;
+  c->iter_ps = rec.iter_ps;
+  memcpy (c->note, rec.note, sizeof rec.note);
+}
+
+static void
+fail (gpointer item, const char *why)
+{
+  DlrmCand *c = item;
+  c->status = DLRM_FAILED;
+  g_strlcpy (c->note, why, sizeof c->note);
+}
+
 /* Simulate the N candidates of BATCH over up to JOBS worker processes
- * (each the candidates j, j + w, ...); a candidate whose worker died or
- * never started is simulated here (never started) or failed (died). */
+ * (plan_pool.h). */
 static void
 run_batch (const DlrmEnv *env, DlrmCand **batch, guint n, guint jobs)
 {
-  guint w = MIN (MAX (jobs, 1u), n), started = 0;
-  if (w == 0)
-    return;
-  int fds[PLAN_DLRM_BATCH];
-  pid_t pids[PLAN_DLRM_BATCH];
-  fflush (stdout);
-  fflush (stderr);
-  for (guint j = 0; j < w && w > 1; j++, started++)
-    {
-      int p[2];
-      if (pipe (p) != 0)
-        break;
-      pids[j] = fork ();
-      if (pids[j] == 0)
-        {
-          close (p[0]);
-          for (guint i = j; i < n; i += w)
-            {
-              DlrmCand c = *batch[i];
-              run_here (env, &c);
-              Record rec = { .index = i, .status = c.status, .iter_ps = c.iter_ps };
-              memcpy (rec.note, c.note, sizeof rec.note);
-              if (write (p[1], &rec, sizeof rec) != (ssize_t) sizeof rec)
-                _exit (2);
-            }
-          _exit (0);
-        }
-      close (p[1]);
-      if (pids[j] < 0)
-        {
-          close (p[0]);
-          break;
-        }
-      fds[j] = p[0];
-    }
-  for (guint j = 0; j < started; j++)
-    {
-      Record rec = { 0 };
-      for (;;)
-        {
-          gsize got = 0;
-          while (got < sizeof rec)
-            {
-              ssize_t r = read (fds[j], (char *) &rec + got, sizeof rec - got);
-              if (r <= 0 && !(r < 0 && errno == EINTR))
-                break;
-              got += r > 0 ? (gsize) r : 0;
-            }
-          if (got < sizeof rec)
-            break;
-          if (rec.index < n)
-            {
-              batch[rec.index]->status = rec.status;
-              batch[rec.index]->iter_ps = rec.iter_ps;
-              memcpy (batch[rec.index]->note, rec.note, sizeof rec.note);
-            }
-        }
-      close (fds[j]);
-      waitpid (pids[j], NULL, 0);
-    }
-  for (guint i = 0; i < n; i++)
-    if (batch[i]->status == DLRM_PENDING && i % w >= started)
-      run_here (env, batch[i]);
-    else if (batch[i]->status == DLRM_PENDING)
-      {
-        batch[i]->status = DLRM_FAILED;
-        g_strlcpy (batch[i]->note, "its worker process died", sizeof batch[i]->note);
-      }
+  PlanPool pool = { .data = (gpointer) env, .record_size = sizeof (Record), .run = run_here,
+                    .encode = encode, .decode = decode, .fail = fail };
+  plan_pool_run (&pool, (gpointer *) batch, n, jobs);
 }
 
 /* Add C to ALL, numbered. */
