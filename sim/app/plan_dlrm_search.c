@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sim/app/plan_pool.h"
+#include "sim/app/report.h"
 #include "sim/app/simulation.h"
 #include "sim/error.h"
 
@@ -132,6 +133,7 @@ dlrm_cand_prepare (const DlrmEnv *env, DlrmCand *c)
       v[k] = (double) sent + (double) recv;
     }
   c->comm_bal = max_over_mean (v, N);
+  c->bound_ps = dlrm_cand_bound (env, l);
   if ((double) c->mem_B > env->capacity_B)
     {
       c->status = DLRM_PRUNED;
@@ -144,7 +146,8 @@ dlrm_cand_prepare (const DlrmEnv *env, DlrmCand *c)
 }
 
 gboolean
-dlrm_cand_simulate (const DlrmEnv *env, const DlrmCand *c, guint64 *iter_ps, GError **error)
+dlrm_cand_simulate (const DlrmEnv *env, const DlrmCand *c, guint explain, guint64 *iter_ps,
+                    GError **error)
 {
   WlGenDlrm req;
   g_autofree WlDlrmTablePlan *tp = g_new0 (WlDlrmTablePlan, env->T);
@@ -156,10 +159,11 @@ dlrm_cand_simulate (const DlrmEnv *env, const DlrmCand *c, guint64 *iter_ps, GEr
   if (sim == NULL)
     return FALSE;
   app_sim_set_symmetry (sim, TRUE);
+  app_sim_set_recording (sim, explain > 0);
   if (!app_sim_run (sim, error))
     return FALSE;
   *iter_ps = app_sim_end_time (sim);
-  return TRUE;
+  return explain == 0 || app_report_critical_path (sim, explain, stdout, error);
 }
 
 /* Simulate candidate ITEM here, setting its status. */
@@ -169,7 +173,7 @@ run_here (gpointer data, gpointer item)
   const DlrmEnv *env = data;
   DlrmCand *c = item;
   GError *error = NULL;
-  if (dlrm_cand_simulate (env, c, &c->iter_ps, &error))
+  if (dlrm_cand_simulate (env, c, 0, &c->iter_ps, &error))
     c->status = DLRM_SIMULATED;
   else
     {
@@ -437,10 +441,46 @@ evaluate (const DlrmEnv *env, DlrmCand **cands, guint n, guint *spent)
     }
 }
 
+/* The progress line after a batch (plan_pool_progress): candidates tried
+ * of the baselines and the budget, the best time so far. */
+static void
+progress (const DlrmEnv *env, guint tried, const DlrmCand *cur, gint64 t0, gboolean *drawn)
+{
+  if (env->progress)
+    plan_pool_progress (tried, DLRM_BASELINES + env->budget, cur != NULL ? cur->iter_ps
+                                                                          : G_MAXUINT64,
+                        g_get_monotonic_time () - t0, drawn);
+}
+
+/* Simulate the M candidates of BATCH, but (without --exhaustive) those
+ * whose bound is not below CUR's time: they cannot beat it, and are
+ * DLRM_BOUNDED. */
+static void
+run_bounded (const DlrmEnv *env, DlrmCand **batch, guint m, const DlrmCand *cur)
+{
+  DlrmCand *run[PLAN_DLRM_BATCH];
+  guint r = 0;
+  for (guint j = 0; j < m; j++)
+    if (!env->exhaustive && batch[j]->bound_ps > 0 && batch[j]->bound_ps >= cur->iter_ps)
+      {
+        batch[j]->status = DLRM_BOUNDED;
+        g_snprintf (batch[j]->note, sizeof batch[j]->note,
+                    "bound %" G_GUINT64_FORMAT " ps >= the current plan's %" G_GUINT64_FORMAT
+                    " ps", batch[j]->bound_ps, cur->iter_ps);
+      }
+    else
+      run[r++] = batch[j];
+  run_batch (env, run, r, env->jobs);
+}
+
 DlrmCand *
 dlrm_search (const DlrmEnv *env, GPtrArray *all)
 {
+  gint64 t0 = g_get_monotonic_time ();
+  gboolean drawn = FALSE;
   baselines (env, all);
+  if (all->len > env->stop_id)
+    return NULL;
   guint spent = 0;
   evaluate (env, (DlrmCand **) all->pdata, all->len, &spent);
   DlrmCand *cur = NULL;
@@ -449,6 +489,7 @@ dlrm_search (const DlrmEnv *env, GPtrArray *all)
   if (cur == NULL)
     return NULL;
   cur->accepted = TRUE;
+  progress (env, all->len, cur, t0, &drawn);
   g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; i < all->len; i++)
     g_hash_table_add (seen, plan_key (env, g_ptr_array_index (all, i)));
@@ -469,12 +510,14 @@ dlrm_search (const DlrmEnv *env, GPtrArray *all)
             {
               DlrmCand *c = g_ptr_array_steal_index (nb, i);
               record (all, c);
+              if (c->id >= env->stop_id)
+                return NULL;
               if (dlrm_cand_prepare (env, c))
                 batch[m++] = c;
             }
           if (m == 0)
             continue;
-          run_batch (env, batch, m, env->jobs);
+          run_bounded (env, batch, m, cur);
           spent += m;
           DlrmCand *best = NULL;
           for (guint j = 0; j < m; j++)
@@ -485,7 +528,10 @@ dlrm_search (const DlrmEnv *env, GPtrArray *all)
               cur->accepted = TRUE;
               improved = TRUE;
             }
+          progress (env, DLRM_BASELINES + spent, cur, t0, &drawn);
         }
     }
+  if (drawn)
+    fputs ("\r\033[K", stderr);
   return cur;
 }
