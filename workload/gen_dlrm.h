@@ -244,6 +244,13 @@ typedef struct
 WlLookupCost wl_dlrm_lookup_cost (const WlGenDlrm *req, guint64 rows, guint32 cols, double n,
                                   guint64 outputs);
 
+/* The kernels (kernels.h's grammar, ';'-separated) of a rank's compute
+ * nodes whose work no sharding plan changes: the bottom MLP, the
+ * interaction, the top MLP and the loss, forward and backward (bottom_fwd,
+ * inter_fwd, top_fwd, top_bwd, inter_bwd, bottom_bwd), as the traces have
+ * them; a new string.  REQ must have passed wl_gen_dlrm_check. */
+char *wl_dlrm_dense_kernels (const WlGenDlrm *req);
+
 /* Write PREFIX.0.et .. PREFIX.(ranks - 1).et.  FALSE with ERROR on a bad
  * request or a write error. */
 gboolean wl_gen_dlrm (const char *prefix, const WlGenDlrm *req, GError **error);

@@ -513,6 +513,27 @@ emit_rank (Em *e)
   comp (e, "optimizer", k, NULL, opt_deps);
 }
 
+char *
+wl_dlrm_dense_kernels (const WlGenDlrm *req)
+{
+  const WlDlrmModel *m = &req->model;
+  WlDtype mlp = req->mlp_dtype_set ? req->mlp_dtype : req->dtype;
+  Em e = { .req = req, .dev = wl_kernel_device (device_of (req)), .ok = TRUE,
+           .E = wl_dlrm_elem_bytes (req->dtype), .Em = wl_dlrm_elem_bytes (mlp),
+           .b = req->global_batch / req->ranks, .dt = wl_dtype_name (mlp) };
+  GString *k = g_string_new (NULL);
+  /* As emit_rank makes them: bottom_fwd, inter_fwd, top_fwd, top_bwd,
+   * inter_bwd, bottom_bwd. */
+  mlp_fwd (&e, k, m->bottom[0], m->bottom + 1, m->n_bottom - 1, TRUE);
+  interaction (&e, k, FALSE);
+  mlp_fwd (&e, k, wl_dlrm_interaction_out (m), m->top, m->n_top, FALSE);
+  k_mem (k, "bce_loss", 3 * e.b * 4, 4 * e.b);
+  mlp_bwd (&e, k, wl_dlrm_interaction_out (m), m->top, m->n_top, TRUE);
+  interaction (&e, k, TRUE);
+  mlp_bwd (&e, k, m->bottom[0], m->bottom + 1, m->n_bottom - 1, FALSE);
+  return g_string_free (k, FALSE);
+}
+
 /* Emits rank RANK's graph into W: the one place a rank's emitter is set
  * up, for the files (wl_gen_dlrm) and the in-memory graphs
  * (wl_gen_dlrm_graphs) alike. */

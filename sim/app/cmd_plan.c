@@ -11,6 +11,7 @@
 #include "sim/out_file.h"
 #include "sim/app/config.h"
 #include "sim/app/plan_dlrm.h"
+#include "sim/app/plan_pool.h"
 #include "sim/app/plan_run.h"
 #include "sim/app/plan_space.h"
 #include "sim/error.h"
@@ -551,7 +552,7 @@ app_cmd_plan (int argc, char **argv)
         sim_error_prefix (&error, "%s: ", (const char *) cfg.sources->pdata[0]);
       PlanEnv env = { .pb = &pb, .cfg = &cfg, .topo = topo,
                       .progress = isatty (STDERR_FILENO) };
-      plan_run_catch_signals ();
+      plan_pool_catch_signals ();
       if (topo == NULL || !plan_main (&o, &space, &env, &error))
         code = app_cli_fail ("plan", error);
       net_topo_free (topo);

@@ -4,10 +4,12 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/app/cli.h"
 #include "sim/app/cmd_gen.h"
 #include "sim/app/plan_dlrm_private.h"
+#include "sim/app/plan_pool.h"
 #include "sim/app/plan_run.h"
 #include "sim/error.h"
 #include "sim/out_file.h"
@@ -23,7 +25,8 @@ typedef struct
   gboolean dlrm;
   char *preset, *tables, *bottom, *top_mlp, *interaction, *config, *dtype, *emb_opt, *device;
   char *out;
-  gint gpus, batch, top, jobs, budget;
+  gint gpus, batch, top, jobs, budget, explain;
+  gboolean exhaustive;
 } Options;
 
 static GOptionContext *
@@ -60,9 +63,15 @@ context (Options *o)
       "Worker processes simulating candidates (default 1; the output does not depend on it)",
       "J" },
     { "budget", 0, 0, G_OPTION_ARG_INT, &o->budget,
-      "Simulations of the search after the baselines (default 64)", "N" },
+      "Candidates the search tries after the baselines, simulated or bounded out "
+      "(default 64)", "N" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out,
       "Write DIR/plan.txt (gen dlrm's --plan) and DIR/plan.csv (every candidate)", "DIR" },
+    { "explain", 0, 0, G_OPTION_ARG_INT, &o->explain,
+      "Print candidate ID's plan (as plan.csv numbers them), its balance per GPU and its "
+      "critical path", "ID" },
+    { "exhaustive", 0, 0, G_OPTION_ARG_NONE, &o->exhaustive,
+      "Simulate every candidate, bounds or not (slower; checks the bound)", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   GOptionContext *ctx = g_option_context_new (
@@ -72,7 +81,10 @@ context (Options *o)
       ctx, "Simulates the baselines (table-wise greedy by size and by lookup cost; every\n"
            "table row-wise, column-wise, table-row-wise, data-parallel), then a local\n"
            "search from the best: move a table, change one table's sharding type.\n"
-           "Plans over the device's memory are pruned.  See sim/app/plan_dlrm.h.\n\n"
+           "Plans over the device's memory are pruned; a search candidate whose lower bound\n"
+           "(the busiest GPU's embedding bytes at the HBM bandwidth plus the GEMMs' FLOPs at\n"
+           "the peak) is not below the current plan's time is skipped.  See\n"
+           "sim/app/plan_dlrm.h.\n\n"
            APP_CLI_EXIT_CODES_HELP "\n");
   return ctx;
 }
@@ -97,6 +109,12 @@ problem (const Options *o, AppConfig *cfg, DlrmEnv *env, GError **error)
       || (o->budget < 0 && o->budget != UNSET))
     return fail (error, "--gpus, --batch, --top and --jobs must be at least 1, --budget at "
                  "least 0");
+  if (o->explain != UNSET && o->explain < 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--explain %d: a candidate's id is at least 0", o->explain);
+      return FALSE;
+    }
   if (!app_gen_dlrm_model (o->preset, o->tables, o->bottom, o->top_mlp, o->interaction,
                            &r->model, error)
       || !app_config_load_xml (cfg, o->config, error)
@@ -146,6 +164,8 @@ problem (const Options *o, AppConfig *cfg, DlrmEnv *env, GError **error)
   env->T = r->model.tables->len;
   env->budget = o->budget == UNSET ? PLAN_DLRM_BUDGET : (guint) o->budget;
   env->jobs = (guint) o->jobs;
+  env->exhaustive = o->exhaustive;
+  env->stop_id = o->explain != UNSET ? (guint32) o->explain : G_MAXUINT32;
   return wl_gen_dlrm_check (r, error);
 }
 
@@ -161,7 +181,8 @@ table_ranks (const WlDlrmLayout *l, guint32 t, GString *s)
     }
 }
 
-static const char *const status_names[] = { "pending", "simulated", "pruned", "failed" };
+static const char *const status_names[] = { "pending", "simulated", "pruned", "failed",
+                                             "bounded-out" };
 
 /* C's plan in one CSV field: per table tw@RANK (or tw), rw, cw, twrw, dp. */
 static void
@@ -181,19 +202,20 @@ write_csv (const DlrmEnv *env, const char *dir, GPtrArray *all, GError **error)
 {
   g_autofree char *path = g_build_filename (dir, "plan.csv", NULL);
   GString *s = g_string_new ("id,what,baseline,status,note,accepted,max_memory_B,iteration_ps,"
-                             "lookup_max_over_mean,comm_max_over_mean,plan\n");
+                             "lookup_max_over_mean,comm_max_over_mean,plan,bound_ps\n");
   for (guint i = 0; i < all->len; i++)
     {
       const DlrmCand *c = g_ptr_array_index (all, i);
       g_autofree char *note = g_strdelimit (g_strdup (c->note), ",\"\n", ';');
-      g_string_append_printf (s, "%u,%s,%d,%s,%s,%d,%" G_GUINT64_FORMAT ",", c->id, c->what,
+      g_autofree char *what = g_strdelimit (g_strdup (c->what), ",\"\n", ';');
+      g_string_append_printf (s, "%u,%s,%d,%s,%s,%d,%" G_GUINT64_FORMAT ",", c->id, what,
                               c->baseline, status_names[c->status], note, c->accepted,
                               c->mem_B);
       if (c->status == DLRM_SIMULATED)
         g_string_append_printf (s, "%" G_GUINT64_FORMAT, c->iter_ps);
       g_string_append_printf (s, ",%.4f,%.4f,", c->lookup_bal, c->comm_bal);
       plan_field (env, c, s);
-      g_string_append_c (s, '\n');
+      g_string_append_printf (s, ",%" G_GUINT64_FORMAT "\n", c->bound_ps);
     }
   gboolean ok = sim_out_file_set_contents (path, s->str, (gssize) s->len, error);
   g_string_free (s, TRUE);
@@ -249,15 +271,33 @@ print_row (const DlrmCand *c)
           c->status == DLRM_SIMULATED ? "" : "  ", c->status == DLRM_SIMULATED ? "" : c->note);
 }
 
+/* C's plan in L: per table its sizes, type and GPUs. */
+static void
+print_tables (const DlrmEnv *env, const DlrmCand *c, const WlDlrmLayout *l)
+{
+  printf ("  table         rows   dim  pooling  type            ranks\n");
+  for (guint32 t = 0; t < env->T; t++)
+    {
+      const WlDlrmTable *tb = &g_array_index (env->base.model.tables, WlDlrmTable, t);
+      g_autoptr (GString) ranks = g_string_new (NULL);
+      table_ranks (l, t, ranks);
+      printf ("  t%-4u %12" G_GUINT64_FORMAT " %5u %8.2f  %-15s %s\n", t, tb->rows, tb->dim,
+              tb->pooling, wl_shard_kind_name (c->kind[t]), ranks->len > 0 ? ranks->str : "all");
+    }
+}
+
 static void
 print_results (const DlrmEnv *env, const Options *o, GPtrArray *all, const DlrmCand *best,
                const WlDlrmLayout *l)
 {
-  guint counts[4] = { 0 };
+  guint counts[G_N_ELEMENTS (status_names)] = { 0 };
   for (guint i = 0; i < all->len; i++)
     counts[((DlrmCand *) g_ptr_array_index (all, i))->status]++;
-  printf ("candidates: %u: %u simulated, %u pruned (memory), %u failed\n", all->len,
-          counts[DLRM_SIMULATED], counts[DLRM_PRUNED], counts[DLRM_FAILED]);
+  printf ("candidates: %u: %u simulated, %u pruned (memory), %u failed, %u skipped by the "
+          "bound\n", all->len, counts[DLRM_SIMULATED], counts[DLRM_PRUNED], counts[DLRM_FAILED],
+          counts[DLRM_BOUNDED]);
+  if (env->no_bound != NULL)
+    printf ("no lower bound under %s: every candidate that fits is simulated\n", env->no_bound);
   const char *head = "    id  what                                          iteration"
                      "   mem/GPU max  lookup    comm\n";
   printf ("baselines (lookup, comm: max over mean per GPU of lookup bytes, all-to-all "
@@ -281,16 +321,80 @@ print_results (const DlrmEnv *env, const Options *o, GPtrArray *all, const DlrmC
             100.0 * (1.0 - (double) best->iter_ps / (double) greedy->iter_ps));
   printf ("; per GPU max over mean: lookup cost %.2f, all-to-all bytes %.2f\n",
           best->lookup_bal, best->comm_bal);
-  printf ("  table         rows   dim  pooling  type            ranks\n");
-  for (guint32 t = 0; t < env->T; t++)
+  print_tables (env, best, l);
+}
+
+/* C's balance per GPU in L: lookup bytes, all-to-all bytes, memory. */
+static void
+print_balance (const DlrmEnv *env, const DlrmCand *c, const WlDlrmLayout *l)
+{
+  guint32 N = env->base.ranks;
+  g_autofree double *lookup = g_new0 (double, N);
+  dlrm_rank_lookup (env, l, lookup);
+  printf ("per GPU (lookup: the lookup model's HBM bytes of its shards, forward and backward;\n"
+          "a2a: its pooled-embedding all-to-all bytes, sent and received, forward and again\n"
+          "backward; memory: gen dlrm's):\n"
+          "   gpu   lookup MiB  a2a sent MiB  a2a recv MiB  memory GiB\n");
+  for (guint32 k = 0; k < N; k++)
     {
-      const WlDlrmTable *tb = &g_array_index (env->base.model.tables, WlDlrmTable, t);
-      g_autoptr (GString) ranks = g_string_new (NULL);
-      table_ranks (l, t, ranks);
-      printf ("  t%-4u %12" G_GUINT64_FORMAT " %5u %8.2f  %-15s %s\n", t, tb->rows, tb->dim,
-              tb->pooling, wl_shard_kind_name (best->kind[t]),
-              ranks->len > 0 ? ranks->str : "all");
+      guint64 sent = 0, recv = 0;
+      wl_dlrm_layout_a2a (l, k, &sent, &recv);
+      printf ("  %4u %12.2f %13.2f %13.2f %11.2f\n", k, lookup[k] / 1048576.0,
+              (double) sent / 1048576.0, (double) recv / 1048576.0,
+              (double) l->total_B[k] / 1073741824.0);
     }
+  printf ("max over mean: lookup cost %.2f, all-to-all bytes %.2f\n", c->lookup_bal,
+          c->comm_bal);
+}
+
+/* --explain ID: the search up to candidate ID (the same ids as a full
+ * search), then its plan, balance, critical path, time and bound. */
+static int
+explain (const Options *o, DlrmEnv *env, GError **error)
+{
+  g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func ((GDestroyNotify) dlrm_cand_free);
+  dlrm_search (env, all);
+  if ((guint) o->explain >= all->len)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--explain %d: the search makes candidates 0 .. %u", o->explain,
+                   all->len - 1);
+      return 1;
+    }
+  DlrmCand *c = g_ptr_array_index (all, o->explain);
+  dlrm_cand_prepare (env, c);
+  g_autoptr (WlDlrmLayout) l = c->status == DLRM_FAILED ? NULL
+                                                          : dlrm_cand_layout (env, c, error);
+  if (l == NULL)
+    {
+      if (c->status == DLRM_FAILED)
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--explain %d: %s", o->explain,
+                     c->note);
+      return 1;
+    }
+  printf ("candidate %u (%s)%s%s:\n", c->id, c->what, c->status == DLRM_PRUNED ? ": " : "",
+          c->status == DLRM_PRUNED ? c->note : "");
+  print_tables (env, c, l);
+  print_balance (env, c, l);
+  if (!dlrm_cand_simulate (env, c, 20, &c->iter_ps, error))
+    return 1;
+  g_autofree char *t = sim_units_format_time (c->iter_ps);
+  g_autofree char *b = sim_units_format_time (c->bound_ps);
+  printf ("iteration %s, lower bound %s", t, b);
+  if (env->no_bound != NULL)
+    printf (" (none under %s)\n", env->no_bound);
+  else
+    {
+      g_autofree double *bytes = g_new0 (double, env->base.ranks);
+      dlrm_rank_emb_bytes (env, l, bytes);
+      double most = 0.0;
+      for (guint32 k = 0; k < env->base.ranks; k++)
+        most = MAX (most, bytes[k]);
+      printf (" (the busiest GPU's %.2f MiB of embedding bytes at %.1f GB/s, plus %.3f us "
+              "of MLPs, interaction and loss)\n", most / 1048576.0, env->bound_Bps / 1e9,
+              env->dense_s * 1e6);
+    }
+  return 0;
 }
 
 static int
@@ -298,11 +402,13 @@ run (const Options *o, DlrmEnv *env, GError **error)
 {
   const WlGenDlrm *r = &env->base;
   printf ("plan --dlrm: %s, %u tables, on %u GPUs (%s), batch %" G_GUINT64_FORMAT
-          " (%" G_GUINT64_FORMAT " a GPU), %s, %s (%.2f GiB), budget %u simulations\n",
+          " (%" G_GUINT64_FORMAT " a GPU), %s, %s (%.2f GiB), budget %u candidates\n",
           r->model.name, env->T, r->ranks, o->config, r->global_batch,
           r->global_batch / r->ranks, wl_dtype_name (r->dtype), r->device,
           env->capacity_B / 1073741824.0, env->budget);
   fflush (stdout);
+  if (o->explain != UNSET)
+    return explain (o, env, error);
   g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func ((GDestroyNotify) dlrm_cand_free);
   gint64 t0 = g_get_monotonic_time ();
   DlrmCand *best = dlrm_search (env, all);
@@ -338,7 +444,7 @@ run (const Options *o, DlrmEnv *env, GError **error)
 int
 app_cmd_plan_dlrm (int argc, char **argv)
 {
-  Options o = { .top = 5, .jobs = 1, .budget = UNSET };
+  Options o = { .top = 5, .jobs = 1, .budget = UNSET, .explain = UNSET };
   g_autoptr (GOptionContext) ctx = context (&o);
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
   GError *error = NULL;
@@ -355,6 +461,9 @@ app_cmd_plan_dlrm (int argc, char **argv)
       NetTopo *topo = net_topo_new (&cfg.net, &error);
       env.cfg = &cfg;
       env.topo = topo;
+      env.progress = isatty (STDERR_FILENO);
+      dlrm_bound_init (&env);
+      plan_pool_catch_signals ();
       if (topo == NULL || run (&o, &env, &error) != 0)
         code = app_cli_fail ("plan", error);
       net_topo_free (topo);

@@ -11,13 +11,20 @@
  * against the device's memory (pruned when a rank does not fit, counted)
  * and simulated as `orrery run` runs the traces `gen dlrm` writes (made in
  * memory, wl_gen_dlrm_graphs), PLAN_DLRM_BATCH at a time over --jobs
- * worker processes; the best neighbour of a batch that is faster than the
- * current plan replaces it, and the search ends at a local optimum or after
- * --budget simulations.  Batches do not depend on --jobs, so neither does
- * any output.  Times are picoseconds, memory bytes.
+ * worker processes (plan_pool.h); the best neighbour of a batch that is
+ * faster than the current plan replaces it, and the search ends at a local
+ * optimum or after --budget candidates.  A neighbour whose lower bound
+ * (plan_dlrm_bound.c: the busiest GPU's embedding bytes at the HBM
+ * bandwidth plus the time of the nodes no plan changes) is not below the
+ * current plan's time cannot replace it and is not simulated (bounded-out,
+ * still counted in the budget, so the search takes the path --exhaustive
+ * takes).  Batches do not depend on --jobs, so neither does any output.
+ * --explain ID repeats the search up to candidate ID, then prints its
+ * plan, balance per GPU and critical path.  Times are picoseconds, memory
+ * bytes.
  *
- * Outputs: stdout (baselines, the best plan per table, its balance of
- * lookup cost and of all-to-all bytes per GPU, max over mean), DIR/plan.txt
+ * Outputs: stdout (counts, baselines, the best plan per table, its balance
+ * of lookup cost and of all-to-all bytes per GPU, max over mean), DIR/plan.txt
  * (gen dlrm's --plan format, reproducing the best plan) and DIR/plan.csv
  * (every candidate).
  *

@@ -16,6 +16,9 @@
 #include "sim/app/plan_dlrm.h"
 #include "workload/gen_dlrm.h"
 
+/* The baselines, ids 0 .. DLRM_BASELINES - 1. */
+#define DLRM_BASELINES 7
+
 /* A table-wise table's rank left to gen dlrm's placement rule. */
 #define DLRM_PLACED G_MAXUINT32
 
@@ -27,6 +30,16 @@ typedef struct
   const NetTopo *topo;   /* cfg's, built once */
   double capacity_B;     /* the device's memory */
   guint budget, jobs;
+  gboolean exhaustive;   /* simulate every candidate, bounds or not */
+  gboolean progress;     /* redraw a progress line on stderr during the search */
+  guint32 stop_id;       /* --explain: stop once this id is made (G_MAXUINT32: never) */
+  /* The bound's terms (dlrm_bound_init): the fastest a rank's compute can
+   * move its embedding bytes (B/s; 0 when the compute model allows no
+   * bound, no_bound says why) and the least time of its nodes that no
+   * plan changes (s). */
+  double bound_Bps, dense_s;
+  guint64 bound_slack_ps; /* taken off for rounding down to whole ns */
+  const char *no_bound;
 } DlrmEnv;
 
 typedef enum
@@ -34,7 +47,8 @@ typedef enum
   DLRM_PENDING,
   DLRM_SIMULATED,
   DLRM_PRUNED, /* a rank's memory over the device's */
-  DLRM_FAILED  /* the layout or the simulation failed (note) */
+  DLRM_FAILED, /* the layout or the simulation failed (note) */
+  DLRM_BOUNDED /* skipped: its lower bound is not below the current plan's time */
 } DlrmStatus;
 
 typedef struct
@@ -49,6 +63,7 @@ typedef struct
   char note[160];
   guint64 mem_B;     /* the largest memory of a rank */
   guint64 iter_ps;
+  guint64 bound_ps;  /* its lower bound (dlrm_cand_bound), 0 without one */
   double lookup_bal, comm_bal; /* max over mean per GPU: lookup bytes, all-to-all bytes */
 } DlrmCand;
 
@@ -64,13 +79,27 @@ WlDlrmLayout *dlrm_cand_layout (const DlrmEnv *env, const DlrmCand *c, GError **
  * data-parallel tables' on every rank. */
 void dlrm_rank_lookup (const DlrmEnv *env, const WlDlrmLayout *l, double *out);
 
+/* Each rank's embedding bytes in L as the traces' lookup kernels move them
+ * (OUT, ranks entries): forward and backward of its shards, and of every
+ * data-parallel table the forward and the dense gradient written (a lower
+ * bound of gen dlrm's bytes). */
+void dlrm_rank_emb_bytes (const DlrmEnv *env, const WlDlrmLayout *l, double *out);
+
+/* ENV's bound rates from its config (plan_dlrm_bound.c). */
+void dlrm_bound_init (DlrmEnv *env);
+
+/* L's lower bound in ps (0 without one): the largest over the ranks of
+ * (embedding bytes / bound_Bps + dense_s), less the slack. */
+guint64 dlrm_cand_bound (const DlrmEnv *env, const WlDlrmLayout *l);
+
 /* C's layout, memory and balance: TRUE when it is to be simulated
  * (DLRM_PENDING), else DLRM_PRUNED or DLRM_FAILED with its note. */
 gboolean dlrm_cand_prepare (const DlrmEnv *env, DlrmCand *c);
 
-/* Simulate C: *ITER_PS, or FALSE with ERROR. */
-gboolean dlrm_cand_simulate (const DlrmEnv *env, const DlrmCand *c, guint64 *iter_ps,
-                             GError **error);
+/* Simulate C: *ITER_PS, or FALSE with ERROR.  With EXPLAIN > 0, print
+ * the EXPLAIN longest steps of its critical path on stdout. */
+gboolean dlrm_cand_simulate (const DlrmEnv *env, const DlrmCand *c, guint explain,
+                             guint64 *iter_ps, GError **error);
 
 /* The baselines, then the local search, every candidate into ALL
  * (DlrmCand*, owned) in id order; the best simulated, or NULL when none

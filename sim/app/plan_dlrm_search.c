@@ -3,12 +3,11 @@
  * baselines and the local search; see plan_dlrm.h. */
 #include "sim/app/plan_dlrm_private.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "sim/app/plan_pool.h"
+#include "sim/app/report.h"
 #include "sim/app/simulation.h"
 #include "sim/error.h"
 
@@ -134,6 +133,7 @@ dlrm_cand_prepare (const DlrmEnv *env, DlrmCand *c)
       v[k] = (double) sent + (double) recv;
     }
   c->comm_bal = max_over_mean (v, N);
+  c->bound_ps = dlrm_cand_bound (env, l);
   if ((double) c->mem_B > env->capacity_B)
     {
       c->status = DLRM_PRUNED;
@@ -146,7 +146,8 @@ dlrm_cand_prepare (const DlrmEnv *env, DlrmCand *c)
 }
 
 gboolean
-dlrm_cand_simulate (const DlrmEnv *env, const DlrmCand *c, guint64 *iter_ps, GError **error)
+dlrm_cand_simulate (const DlrmEnv *env, const DlrmCand *c, guint explain, guint64 *iter_ps,
+                    GError **error)
 {
   WlGenDlrm req;
   g_autofree WlDlrmTablePlan *tp = g_new0 (WlDlrmTablePlan, env->T);
@@ -158,18 +159,21 @@ dlrm_cand_simulate (const DlrmEnv *env, const DlrmCand *c, guint64 *iter_ps, GEr
   if (sim == NULL)
     return FALSE;
   app_sim_set_symmetry (sim, TRUE);
+  app_sim_set_recording (sim, explain > 0);
   if (!app_sim_run (sim, error))
     return FALSE;
   *iter_ps = app_sim_end_time (sim);
-  return TRUE;
+  return explain == 0 || app_report_critical_path (sim, explain, stdout, error);
 }
 
-/* Simulate C here, setting its status. */
+/* Simulate candidate ITEM here, setting its status. */
 static void
-run_here (const DlrmEnv *env, DlrmCand *c)
+run_here (gpointer data, gpointer item)
 {
+  const DlrmEnv *env = data;
+  DlrmCand *c = item;
   GError *error = NULL;
-  if (dlrm_cand_simulate (env, c, &c->iter_ps, &error))
+  if (dlrm_cand_simulate (env, c, 0, &c->iter_ps, &error))
     c->status = DLRM_SIMULATED;
   else
     {
@@ -182,86 +186,47 @@ run_here (const DlrmEnv *env, DlrmCand *c)
 /* A worker's record of one candidate. */
 typedef struct
 {
-  guint32 index;
   DlrmStatus status;
   guint64 iter_ps;
   char note[sizeof ((DlrmCand *) 0)->note];
 } Record;
 
+static void
+encode (gconstpointer item, gpointer record)
+{
+  const DlrmCand *c = item;
+  Record rec = { .status = c->status, .iter_ps = c->iter_ps };
+  memcpy (rec.note, c->note, sizeof rec.note);
+  memcpy (record, &rec, sizeof rec);
+}
+
+static void
+decode (gpointer item, gconstpointer record)
+{
+  DlrmCand *c = item;
+  Record rec;
+  memcpy (&rec, record, sizeof rec);
+  c->status = rec.status;
+  c->iter_ps = rec.iter_ps;
+  memcpy (c->note, rec.note, sizeof rec.note);
+}
+
+static void
+fail (gpointer item, const char *why)
+{
+  DlrmCand *c = item;
+  c->status = DLRM_FAILED;
+  g_strlcpy (c->note, why, sizeof c->note);
+}
+
 /* Simulate the N candidates of BATCH over up to JOBS worker processes
- * (each the candidates j, j + w, ...); a candidate whose worker died or
- * never started is simulated here (never started) or failed (died). */
+ * (plan_pool.h). */
 static void
 run_batch (const DlrmEnv *env, DlrmCand **batch, guint n, guint jobs)
 {
-  guint w = MIN (MAX (jobs, 1u), n), started = 0;
-  if (w == 0)
-    return;
-  int fds[PLAN_DLRM_BATCH];
-  pid_t pids[PLAN_DLRM_BATCH];
-  fflush (stdout);
-  fflush (stderr);
-  for (guint j = 0; j < w && w > 1; j++, started++)
-    {
-      int p[2];
-      if (pipe (p) != 0)
-        break;
-      pids[j] = fork ();
-      if (pids[j] == 0)
-        {
-          close (p[0]);
-          for (guint i = j; i < n; i += w)
-            {
-              DlrmCand c = *batch[i];
-              run_here (env, &c);
-              Record rec = { .index = i, .status = c.status, .iter_ps = c.iter_ps };
-              memcpy (rec.note, c.note, sizeof rec.note);
-              if (write (p[1], &rec, sizeof rec) != (ssize_t) sizeof rec)
-                _exit (2);
-            }
-          _exit (0);
-        }
-      close (p[1]);
-      if (pids[j] < 0)
-        {
-          close (p[0]);
-          break;
-        }
-      fds[j] = p[0];
-    }
-  for (guint j = 0; j < started; j++)
-    {
-      Record rec = { 0 };
-      for (;;)
-        {
-          gsize got = 0;
-          while (got < sizeof rec)
-            {
-              ssize_t r = read (fds[j], (char *) &rec + got, sizeof rec - got);
-              if (r <= 0 && !(r < 0 && errno == EINTR))
-                break;
-              got += r > 0 ? (gsize) r : 0;
-            }
-          if (got < sizeof rec)
-            break;
-          if (rec.index < n)
-            {
-              batch[rec.index]->status = rec.status;
-              batch[rec.index]->iter_ps = rec.iter_ps;
-              memcpy (batch[rec.index]->note, rec.note, sizeof rec.note);
-            }
-        }
-      close (fds[j]);
-      waitpid (pids[j], NULL, 0);
-    }
-  for (guint i = 0; i < n; i++)
-    if (batch[i]->status == DLRM_PENDING && i % w >= started)
-      run_here (env, batch[i]);
-    else if (batch[i]->status == DLRM_PENDING)
-      {
-        batch[i]->status = DLRM_FAILED;
-        g_strlcpy (batch[i]->note, "its worker process died", sizeof batch[i]->note);
-      }
+  PlanPool pool = { .data = (gpointer) env, .record_size = sizeof (Record), .run = run_here,
+                    .encode = encode, .decode = decode, .fail = fail };
+  plan_pool_run (&pool, (gpointer *) batch, n, jobs);
 }
 
 /* Add C to ALL, numbered. */
@@ -476,10 +441,46 @@ evaluate (const DlrmEnv *env, DlrmCand **cands, guint n, guint *spent)
     }
 }
 
+/* The progress line after a batch (plan_pool_progress): candidates tried
+ * of the baselines and the budget, the best time so far. */
+static void
+progress (const DlrmEnv *env, guint tried, const DlrmCand *cur, gint64 t0, gboolean *drawn)
+{
+  if (env->progress)
+    plan_pool_progress (tried, DLRM_BASELINES + env->budget, cur != NULL ? cur->iter_ps
+                                                                          : G_MAXUINT64,
+                        g_get_monotonic_time () - t0, drawn);
+}
+
+/* Simulate the M candidates of BATCH, but (without --exhaustive) those
+ * whose bound is not below CUR's time: they cannot beat it, and are
+ * DLRM_BOUNDED. */
+static void
+run_bounded (const DlrmEnv *env, DlrmCand **batch, guint m, const DlrmCand *cur)
+{
+  DlrmCand *run[PLAN_DLRM_BATCH];
+  guint r = 0;
+  for (guint j = 0; j < m; j++)
+    if (!env->exhaustive && batch[j]->bound_ps > 0 && batch[j]->bound_ps >= cur->iter_ps)
+      {
+        batch[j]->status = DLRM_BOUNDED;
+        g_snprintf (batch[j]->note, sizeof batch[j]->note,
+                    "bound %" G_GUINT64_FORMAT " ps >= the current plan's %" G_GUINT64_FORMAT
+                    " ps", batch[j]->bound_ps, cur->iter_ps);
+      }
+    else
+      run[r++] = batch[j];
+  run_batch (env, run, r, env->jobs);
+}
+
 DlrmCand *
 dlrm_search (const DlrmEnv *env, GPtrArray *all)
 {
+  gint64 t0 = g_get_monotonic_time ();
+  gboolean drawn = FALSE;
   baselines (env, all);
+  if (all->len > env->stop_id)
+    return NULL;
   guint spent = 0;
   evaluate (env, (DlrmCand **) all->pdata, all->len, &spent);
   DlrmCand *cur = NULL;
@@ -488,6 +489,7 @@ dlrm_search (const DlrmEnv *env, GPtrArray *all)
   if (cur == NULL)
     return NULL;
   cur->accepted = TRUE;
+  progress (env, all->len, cur, t0, &drawn);
   g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; i < all->len; i++)
     g_hash_table_add (seen, plan_key (env, g_ptr_array_index (all, i)));
@@ -508,12 +510,14 @@ dlrm_search (const DlrmEnv *env, GPtrArray *all)
             {
               DlrmCand *c = g_ptr_array_steal_index (nb, i);
               record (all, c);
+              if (c->id >= env->stop_id)
+                return NULL;
               if (dlrm_cand_prepare (env, c))
                 batch[m++] = c;
             }
           if (m == 0)
             continue;
-          run_batch (env, batch, m, env->jobs);
+          run_bounded (env, batch, m, cur);
           spent += m;
           DlrmCand *best = NULL;
           for (guint j = 0; j < m; j++)
@@ -524,7 +528,10 @@ dlrm_search (const DlrmEnv *env, GPtrArray *all)
               cur->accepted = TRUE;
               improved = TRUE;
             }
+          progress (env, DLRM_BASELINES + spent, cur, t0, &drawn);
         }
     }
+  if (drawn)
+    fputs ("\r\033[K", stderr);
   return cur;
 }

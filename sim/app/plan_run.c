@@ -2,14 +2,11 @@
  * over worker processes; see plan_run.h. */
 #include "sim/app/plan_run.h"
 
-#include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "sim/app/plan_pool.h"
 #include "sim/app/report.h"
 #include "sim/app/report_perf.h"
 #include "sim/app/simulation.h"
@@ -90,35 +87,6 @@ plan_run_bound (const PlanEnv *env, const PlanKnobs *k)
   return (guint64) (seconds * (double) SIM_PS_PER_S);
 }
 
-/* The worker processes of the batch in flight (the parent's), to pass a
- * signal on to: an interrupt from a terminal reaches them all, one sent to
- * the parent alone (kill, timeout) would not. */
-static pid_t live_workers[PLAN_BATCH];
-static volatile sig_atomic_t n_live_workers;
-
-/* SIGINT, SIGTERM, SIGHUP, SIGPIPE: pass it on to the workers, then die
- * of the signal as without the handler. */
-static void
-on_fatal_signal (int sig)
-{
-  for (sig_atomic_t j = 0; j < n_live_workers; j++)
-    kill (live_workers[j], sig);
-  signal (sig, SIG_DFL);
-  raise (sig);
-}
-
-void
-plan_run_catch_signals (void)
-{
-  struct sigaction sa;
-  memset (&sa, 0, sizeof sa);
-  sa.sa_handler = on_fatal_signal;
-  sigemptyset (&sa.sa_mask);
-  const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
-  for (guint i = 0; i < G_N_ELEMENTS (sigs); i++)
-    sigaction (sigs[i], &sa, NULL);
-}
-
 /* SIM's figures into OUT. */
 static void
 fill_result (const AppSim *sim, PlanResult *out)
@@ -173,10 +141,12 @@ plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, PlanResult 
   return explain == 0 || app_report_critical_path (sim, explain, stdout, error);
 }
 
-/* Simulate C in this process, setting its status. */
+/* Simulate candidate ITEM in this process, setting its status. */
 static void
-run_here (const PlanEnv *env, PlanCandidate *c)
+run_here (gpointer data, gpointer item)
 {
+  const PlanEnv *env = data;
+  PlanCandidate *c = item;
   GError *error = NULL;
   if (plan_run_one (env, &c->k, 0, &c->r, &error))
     c->status = PLAN_SIMULATED;
@@ -188,51 +158,37 @@ run_here (const PlanEnv *env, PlanCandidate *c)
     }
 }
 
-/* What a worker sends back per candidate: its index in the batch. */
+/* What a worker sends back per candidate. */
 typedef struct
 {
-  guint32 index;
   PlanStatus status;
   PlanResult r;
-} WorkerRecord;
+} Record;
 
-/* A worker: simulate every W-th candidate of the batch from FIRST, writing
- * one record each to FD; never returns. */
-static void G_GNUC_NORETURN
-worker (const PlanEnv *env, PlanCandidate **batch, guint n, guint first, guint w, int fd)
+static void
+encode (gconstpointer item, gpointer record)
 {
-  for (guint i = first; i < n; i += w)
-    {
-      PlanCandidate c = *batch[i];
-      run_here (env, &c);
-      WorkerRecord rec = { .index = i, .status = c.status, .r = c.r };
-      if (write (fd, &rec, sizeof rec) != (ssize_t) sizeof rec)
-        _exit (2);
-    }
-  _exit (0);
+  const PlanCandidate *c = item;
+  Record rec = { .status = c->status, .r = c->r };
+  memcpy (record, &rec, sizeof rec);
 }
 
-/* Read FD's records into the batch until end of file. */
 static void
-gather (int fd, PlanCandidate **batch, guint n)
+decode (gpointer item, gconstpointer record)
 {
-  WorkerRecord rec = { 0 };
-  for (;;)
-    {
-      gsize got = 0;
-      while (got < sizeof rec)
-        {
-          ssize_t r = read (fd, (char *) &rec + got, sizeof rec - got);
-          if (r <= 0 && !(r < 0 && errno == EINTR))
-            return;
-          got += r > 0 ? (gsize) r : 0;
-        }
-      if (rec.index < n)
-        {
-          batch[rec.index]->status = rec.status;
-          batch[rec.index]->r = rec.r;
-        }
-    }
+  PlanCandidate *c = item;
+  Record rec;
+  memcpy (&rec, record, sizeof rec);
+  c->status = rec.status;
+  c->r = rec.r;
+}
+
+static void
+fail (gpointer item, const char *why)
+{
+  PlanCandidate *c = item;
+  c->status = PLAN_FAILED;
+  g_strlcpy (c->r.note, why, sizeof c->r.note);
 }
 
 /* Simulate the N candidates of BATCH over up to JOBS worker processes;
@@ -240,51 +196,9 @@ gather (int fd, PlanCandidate **batch, guint n)
 static void
 run_batch (const PlanEnv *env, PlanCandidate **batch, guint n, guint jobs)
 {
-  guint w = MIN (jobs, n);
-  int fds[PLAN_BATCH];
-  pid_t pids[PLAN_BATCH];
-  guint started = 0;
-  fflush (stdout);
-  fflush (stderr);
-  for (guint j = 0; j < w && w > 1; j++, started++)
-    {
-      int p[2];
-      if (pipe (p) != 0)
-        break;
-      pids[j] = fork ();
-      if (pids[j] == 0)
-        {
-          n_live_workers = 0;
-          close (p[0]);
-          worker (env, batch, n, j, w, p[1]);
-        }
-      close (p[1]);
-      if (pids[j] < 0)
-        {
-          close (p[0]);
-          break;
-        }
-      fds[j] = p[0];
-      live_workers[j] = pids[j];
-      n_live_workers = (sig_atomic_t) (j + 1);
-    }
-  for (guint i = 0; i < n; i++)
-    batch[i]->status = PLAN_PENDING;
-  for (guint j = 0; j < started; j++)
-    {
-      gather (fds[j], batch, n);
-      close (fds[j]);
-      waitpid (pids[j], NULL, 0);
-    }
-  n_live_workers = 0;
-  for (guint i = 0; i < n; i++)
-    if (batch[i]->status == PLAN_PENDING && i % w >= started)
-      run_here (env, batch[i]); /* its worker never started (or one job) */
-    else if (batch[i]->status == PLAN_PENDING)
-      {
-        batch[i]->status = PLAN_FAILED;
-        g_strlcpy (batch[i]->r.note, "its worker process died", sizeof batch[i]->r.note);
-      }
+  PlanPool pool = { .data = (gpointer) env, .record_size = sizeof (Record), .run = run_here,
+                    .encode = encode, .decode = decode, .fail = fail };
+  plan_pool_run (&pool, (gpointer *) batch, n, jobs);
 }
 
 static gint
@@ -301,27 +215,6 @@ by_time (gconstpointer a, gconstpointer b)
 {
   guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
   return x < y ? -1 : x > y;
-}
-
-/* The search's progress line: DONE of N candidates simulated or tried
- * (the rest may still be bounded out, so the time left is at most the
- * pace so far times them), the best time so far.  Drawn once ELAPSED (us)
- * passes a second. */
-static void
-search_progress (guint done, guint n, guint64 best_ps, gint64 elapsed, gboolean *drawn)
-{
-  if (elapsed < G_USEC_PER_SEC || done == 0)
-    return;
-  double left_s = (double) elapsed / 1e6 / done * (n - done);
-  g_autofree char *left = left_s < 60 ? g_strdup_printf ("%.0f s", ceil (left_s))
-                          : left_s < 3600 ? g_strdup_printf ("%.0f min", ceil (left_s / 60))
-                                          : g_strdup_printf ("%.1f h", left_s / 3600);
-  g_autofree char *best = best_ps == G_MAXUINT64 ? g_strdup ("none yet")
-                                                 : sim_units_format_time (best_ps);
-  fprintf (stderr, "\r\033[Korrery plan: %u of %u candidates, best %s, at most about %s left",
-           done, n, best, left);
-  fflush (stderr);
-  *drawn = TRUE;
 }
 
 void
@@ -357,8 +250,9 @@ plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs, gbool
         kth = g_array_index (times, guint64, top - 1);
       i += m;
       if (env->progress)
-        search_progress (i, n, times->len > 0 ? g_array_index (times, guint64, 0) : G_MAXUINT64,
-                         g_get_monotonic_time () - t0, &drawn);
+        plan_pool_progress (i, n,
+                            times->len > 0 ? g_array_index (times, guint64, 0) : G_MAXUINT64,
+                            g_get_monotonic_time () - t0, &drawn);
     }
   if (drawn)
     fputs ("\r\033[K", stderr);

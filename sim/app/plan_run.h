@@ -60,10 +60,6 @@ gboolean plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, Pl
 void plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs,
                       gboolean exhaustive);
 
-/* On SIGINT, SIGTERM, SIGHUP or SIGPIPE, pass the signal on to the worker
- * processes of the batch in flight, then die of it. */
-void plan_run_catch_signals (void);
-
 /* The cluster of CFG (read from CONFIG) resized to WANT GPUs (0: as it is):
  * WANT must be a multiple of a node's GPUs (the first dimension's), and a
  * count other than the cluster's takes a cluster of two or more

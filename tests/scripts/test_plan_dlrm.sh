@@ -5,7 +5,11 @@
 # balances the lookup cost; its plan.txt, run through `gen dlrm --plan` and
 # `orrery run`, gives the time it printed; on random table sets (fixed
 # seeds) its plan is never slower than greedy table-wise, both simulated
-# from files; --jobs 1 and 2 print the same; bad input is named.
+# from files; --jobs 1 and 2 print the same; the lower bound is never above
+# the simulated time (every candidate, --exhaustive), is worked by hand, and
+# the bounded search finds what the exhaustive one does while skipping some;
+# --explain prints a candidate's plan, balance per GPU and critical path;
+# the progress line on a terminal; bad input is named.
 . "$(dirname "$0")/lib.sh"
 make_tmp
 T=$TMP
@@ -66,6 +70,80 @@ sed "s|$T/h2/|$T/h/|g" "$T/h2.out" >"$T/h2.same"
 check "--jobs 2 prints what --jobs 1 does" cmp -s "$T/h.out" "$T/h2.same"
 check "--jobs 2 writes the same plan.csv" cmp -s "$T/h/plan.csv" "$T/h2/plan.csv"
 
+# ---- the lower bound ------------------------------------------------------------------
+# Never above the simulated time: every candidate of the search, all simulated
+# (--exhaustive), has bound_ps (plan.csv's last column) > 0 and <= iteration_ps.
+"$ORRERY" plan --dlrm --tables "$T/huge.csv" "${MLP[@]}" --batch 8192 --config "$CFG" \
+  --budget 8 --exhaustive --out "$T/hx" >"$T/hx.out" 2>"$T/hx.err"
+check "--exhaustive runs (exit 0)" test $? -eq 0
+check "--exhaustive skips none" has "$T/hx.out" "failed, 0 skipped by the bound"
+check "the bound is > 0 and <= the simulated time on every candidate" awk -F, '
+  NR > 1 && $4 == "simulated" { n++; if (!($12 > 0 && $12 <= $8)) bad++ }
+  END { exit !(n > 0 && bad == 0) }' "$T/hx/plan.csv"
+# The bounded search follows the same path: the same best plan, and the
+# candidates it skips (bound >= the current plan's time) are slower than it
+# in the exhaustive run.
+check "bounded and exhaustive: the same best" \
+  eq "$(grep '^best:' "$T/h.out")" "$(grep '^best:' "$T/hx.out")"
+check "bounded and exhaustive: the same plan.txt" cmp -s "$T/h/plan.txt" "$T/hx/plan.txt"
+skipped=$(sed -n 's/.* \([0-9]*\) skipped by the bound$/\1/p' "$T/h.out")
+check "the bounded search skips some ($skipped)" test "${skipped:-0}" -gt 0
+check "  each one no faster, simulated exhaustively, than the best" awk -F, '
+  NR == FNR { if ($4 == "bounded-out") skip[$1] = 1; next }
+  FNR > 1 && $4 == "simulated" && (best == "" || $8 < best) { best = $8 }
+  FNR > 1 && $1 in skip { n++; t[$1] = $8; if ($4 != "simulated") bad++ }
+  END { for (i in t) if (t[i] < best) bad++; exit !(n > 0 && bad == 0) }' \
+  "$T/h/plan.csv" "$T/hx/plan.csv"
+# By hand: the bound is the busiest GPU's embedding bytes at H100-SXM's
+# 3.35 TB/s plus the time of the nodes no plan changes (MLPs, interaction,
+# loss); on candidate 7's critical path (--explain below) those six nodes
+# run one after another, so that time is the sum of their contributions.
+"$ORRERY" plan --dlrm --tables "$T/huge.csv" "${MLP[@]}" --batch 8192 --config "$CFG" \
+  --explain 0 >"$T/x0.out" 2>/dev/null
+check "--explain 0 runs" test $? -eq 0
+check "  the bound's bandwidth: H100-SXM's 3350.0 GB/s" has "$T/x0.out" \
+  "embedding bytes at 3350.0 GB/s, plus "
+mib=$(sed -n "s/.*the busiest GPU's \([0-9.]*\) MiB.*/\1/p" "$T/x0.out")
+dense=$(sed -n 's/.*, plus \([0-9.]*\) us of MLPs.*/\1/p' "$T/x0.out")
+lb=$(sed -n 's/.*lower bound \([0-9.]* [mun]*s\).*/\1/p' "$T/x0.out")
+check "  the bound is bytes / bandwidth + that time ($mib MiB, $dense us; $lb)" awk \
+  -v m="$mib" -v d="$dense" -v l="$(to_ps "$lb")" 'BEGIN {
+    want = m * 1048576 / 3.35e12 + d * 1e-6
+    exit !(m > 0 && d > 0 && l / 1e12 > want * 0.999 && l / 1e12 < want * 1.001) }'
+
+# ---- --explain ------------------------------------------------------------------------
+check "--explain 0: the plan per table" has "$T/x0.out" "t0        40000000    64   100.00"
+check "  per GPU: 8 rows" eq "$(awk '/^   gpu /{ on = 1; next } /^max over mean/ { on = 0 }
+  on' "$T/x0.out" | wc -l)" 8
+check "  the critical path" has "$T/x0.out" "critical path: "
+check "  the time the search gives it" \
+  eq "$(time_of "$T/x0.out" 'iteration ')" \
+  "$(awk '$1 == "0" { print $(NF - 5), $(NF - 4) }' "$T/h.out" | head -n 1)"
+# A candidate of the local search (id 7, the first neighbour): the same ids
+# as plan.csv's, and its time there.
+"$ORRERY" plan --dlrm --tables "$T/huge.csv" "${MLP[@]}" --batch 8192 --config "$CFG" \
+  --budget 8 --explain 7 >"$T/x7.out" 2>/dev/null
+what7=$(awk -F, '$1 == 7 { print $2 }' "$T/hx/plan.csv")
+check "--explain 7 is plan.csv's candidate 7 ($what7)" has "$T/x7.out" "candidate 7 ($what7)"
+ps7=$(awk -F, '$1 == 7 { print $8 }' "$T/hx/plan.csv")
+on_path=$(awk '$8 ~ /^(bottom_fwd|inter_fwd|top_fwd|top_bwd|inter_bwd|bottom_bwd)$/ {
+  n++; v = $6; if ($7 == "ms") v *= 1000; if ($7 == "ns") v /= 1000; s += v }
+  END { if (n == 6) printf "%.3f", s }' "$T/x7.out")
+check "  the six dense nodes on its critical path take the bound's $dense us ($on_path)" \
+  awk -v a="$on_path" -v b="$dense" 'BEGIN { d = a - b; if (d < 0) d = -d
+    exit !(a != "" && d <= 0.01) }'
+check "  with its simulated time ($ps7 ps, to the 4 digits printed)" awk -v p="$ps7" \
+  -v t="$(to_ps "$(time_of "$T/x7.out" 'iteration ')")" \
+  'BEGIN { d = t - p; if (d < 0) d = -d; exit !(p > 0 && d <= p * 1e-3) }'
+"$ORRERY" plan --dlrm --tables "$T/huge.csv" "${MLP[@]}" --batch 8192 --config "$CFG" \
+  --budget 8 --explain 100000 >"$T/e6" 2>&1
+check "--explain past the search is refused, named" \
+  sh -c "test $? -eq 1 && grep -q -- '--explain 100000: the search makes candidates 0 .. ' '$T/e6'"
+"$ORRERY" plan --dlrm --tables "$T/huge.csv" "${MLP[@]}" --batch 8192 --config "$CFG" \
+  --explain -1 >"$T/e7" 2>&1
+check "--explain -1 is refused" \
+  sh -c "test $? -eq 1 && grep -q -- \"--explain -1: a candidate's id is at least 0\" '$T/e7'"
+
 # ---- random table sets: never slower than greedy table-wise ----------------------------
 for seed in 1 2 3; do
   RANDOM=$seed
@@ -81,11 +159,35 @@ for seed in 1 2 3; do
   "$ORRERY" gen dlrm --tables "$T/r$seed.csv" "${MLP[@]}" --batch 8192 --ranks 8 \
     --out "$T/rg$seed/d" >/dev/null 2>&1
   "$ORRERY" run --config "$CFG" --workload "$T/rg$seed/d" >"$T/rg$seed.out" 2>&1
+  "$ORRERY" plan --dlrm --tables "$T/r$seed.csv" "${MLP[@]}" --batch 8192 --config "$CFG" \
+    --budget 8 --exhaustive --out "$T/rx$seed" >"$T/rx$seed.out" 2>/dev/null
+  check "seed $seed: bounded and exhaustive give the same plan" \
+    cmp -s "$T/r$seed/plan.txt" "$T/rx$seed/plan.txt"
+  check "seed $seed: the bound <= the simulated time on every candidate" awk -F, '
+    NR > 1 && $4 == "simulated" { n++; if (!($12 > 0 && $12 <= $8)) bad++ }
+    END { exit !(n > 0 && bad == 0) }' "$T/rx$seed/plan.csv"
   p=$(to_ps "$(time_of "$T/rp$seed.out" 'simulated time: ')")
   g=$(to_ps "$(time_of "$T/rg$seed.out" 'simulated time: ')")
   check "seed $seed: the plan ($p ps) is not slower than greedy table-wise ($g ps)" \
     test -n "$p" -a -n "$g" -a "$p" -gt 0 -a "$p" -le "${g:-0}"
 done
+
+# ---- the progress line, on a terminal ---------------------------------------------------
+# As `orrery plan`'s (test_first_hour.sh): past a second, after each batch,
+# the candidates tried of the baselines and the budget (7 + 8), the best so
+# far and the most the rest can take; nothing into a pipe.
+if command -v script >/dev/null 2>&1; then
+  prog=("$ORRERY" plan --dlrm --tables "$T/huge.csv" "${MLP[@]}" --batch 8192 --config "$CFG"
+        --budget 8 --exhaustive)
+  script -qc "$(printf '%q ' "${prog[@]}")" /dev/null >"$T/tty" 2>&1
+  tr '\r' '\n' <"$T/tty" >"$T/lines"
+  line='^.\[Korrery plan: [0-9]+ of 15 candidates, best [0-9.]+ [mu]?s, '
+  line+='at most about [0-9]+ (s|min) left$'
+  check "progress: drawn on a terminal" grep -qE "$line" "$T/lines"
+  check "progress: nothing drawn into a pipe" eq "$(grep -c 'candidates, best' "$T/hx.err")" 0
+else
+  echo "skip: progress line (no script(1) to give the run a terminal)"
+fi
 
 # ---- bad input ------------------------------------------------------------------------
 "$ORRERY" plan --dlrm --tables "$T/huge.csv" "${MLP[@]}" --config "$CFG" >"$T/e1" 2>&1

@@ -1,0 +1,152 @@
+/* plan_pool.c: the planners' worker processes and progress line; see
+ * plan_pool.h. */
+#include "sim/app/plan_pool.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim/units.h"
+
+/* The worker processes of the batch in flight (the parent's), to pass a
+ * signal on to: an interrupt from a terminal reaches them all, one sent to
+ * the parent alone (kill, timeout) would not. */
+static pid_t live_workers[PLAN_POOL_MAX_WORKERS];
+static volatile sig_atomic_t n_live_workers;
+
+/* SIGINT, SIGTERM, SIGHUP, SIGPIPE: pass it on to the workers, then die
+ * of the signal as without the handler. */
+static void
+on_fatal_signal (int sig)
+{
+  for (sig_atomic_t j = 0; j < n_live_workers; j++)
+    kill (live_workers[j], sig);
+  signal (sig, SIG_DFL);
+  raise (sig);
+}
+
+void
+plan_pool_catch_signals (void)
+{
+  struct sigaction sa;
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_fatal_signal;
+  sigemptyset (&sa.sa_mask);
+  const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+  for (guint i = 0; i < G_N_ELEMENTS (sigs); i++)
+    sigaction (sigs[i], &sa, NULL);
+}
+
+/* A worker: run every W-th item from FIRST, writing one record each (its
+ * index, then the encoder's bytes) to FD; never returns. */
+static void G_GNUC_NORETURN
+worker (const PlanPool *pool, gpointer *items, guint n, guint first, guint w, int fd)
+{
+  gsize size = sizeof (guint32) + pool->record_size;
+  g_autofree char *rec = g_malloc0 (size);
+  for (guint i = first; i < n; i += w)
+    {
+      /* This process's copy of the item: the parent's is untouched. */
+      pool->run (pool->data, items[i]);
+      guint32 index = i;
+      memcpy (rec, &index, sizeof index);
+      pool->encode (items[i], rec + sizeof index);
+      if (write (fd, rec, size) != (ssize_t) size)
+        _exit (2);
+    }
+  _exit (0);
+}
+
+/* Read FD's records into the items until end of file, marking GOT. */
+static void
+gather (const PlanPool *pool, int fd, gpointer *items, guint n, gboolean *got)
+{
+  gsize size = sizeof (guint32) + pool->record_size;
+  g_autofree char *rec = g_malloc0 (size);
+  for (;;)
+    {
+      gsize have = 0;
+      while (have < size)
+        {
+          ssize_t r = read (fd, rec + have, size - have);
+          if (r <= 0 && !(r < 0 && errno == EINTR))
+            return;
+          have += r > 0 ? (gsize) r : 0;
+        }
+      guint32 index;
+      memcpy (&index, rec, sizeof index);
+      if (index < n)
+        {
+          pool->decode (items[index], rec + sizeof index);
+          got[index] = TRUE;
+        }
+    }
+}
+
+void
+plan_pool_run (const PlanPool *pool, gpointer *items, guint n, guint jobs)
+{
+  guint w = MIN (MIN (MAX (jobs, 1u), n), PLAN_POOL_MAX_WORKERS), started = 0;
+  if (w == 0)
+    return;
+  int fds[PLAN_POOL_MAX_WORKERS];
+  pid_t pids[PLAN_POOL_MAX_WORKERS];
+  g_autofree gboolean *got = g_new0 (gboolean, n);
+  fflush (stdout);
+  fflush (stderr);
+  for (guint j = 0; j < w && w > 1; j++, started++)
+    {
+      int p[2];
+      if (pipe (p) != 0)
+        break;
+      pids[j] = fork ();
+      if (pids[j] == 0)
+        {
+          n_live_workers = 0;
+          close (p[0]);
+          worker (pool, items, n, j, w, p[1]);
+        }
+      close (p[1]);
+      if (pids[j] < 0)
+        {
+          close (p[0]);
+          break;
+        }
+      fds[j] = p[0];
+      live_workers[j] = pids[j];
+      n_live_workers = (sig_atomic_t) (j + 1);
+    }
+  for (guint j = 0; j < started; j++)
+    {
+      gather (pool, fds[j], items, n, got);
+      close (fds[j]);
+      waitpid (pids[j], NULL, 0);
+    }
+  n_live_workers = 0;
+  for (guint i = 0; i < n; i++)
+    if (!got[i] && i % w >= started)
+      pool->run (pool->data, items[i]); /* its worker never started (or one job) */
+    else if (!got[i])
+      pool->fail (items[i], "its worker process died");
+}
+
+void
+plan_pool_progress (guint done, guint n, guint64 best_ps, gint64 elapsed, gboolean *drawn)
+{
+  if (elapsed < G_USEC_PER_SEC || done == 0)
+    return;
+  double left_s = (double) elapsed / 1e6 / done * (n - MIN (done, n));
+  g_autofree char *left = left_s < 60 ? g_strdup_printf ("%.0f s", ceil (left_s))
+                          : left_s < 3600 ? g_strdup_printf ("%.0f min", ceil (left_s / 60))
+                                          : g_strdup_printf ("%.1f h", left_s / 3600);
+  g_autofree char *best = best_ps == G_MAXUINT64 ? g_strdup ("none yet")
+                                                 : sim_units_format_time (best_ps);
+  fprintf (stderr, "\r\033[Korrery plan: %u of %u candidates, best %s, at most about %s left",
+           done, n, best, left);
+  fflush (stderr);
+  *drawn = TRUE;
+}
