@@ -95,6 +95,7 @@ typedef struct _WlGraph
   guint32 n_roots;      /* nodes with no dependencies */
   GArray *group_defs;   /* process groups from METADATA nodes: WlGroupDef */
   WlKernelLists *kernels; /* the distinct `kernels` lists of COMP nodes (kernel_list) */
+  GPtrArray *exchanges; /* the exchange names of SEND/RECV nodes (WlNode.exchange) */
   guint32 n_skipped_unknown; /* nodes of types orrery does not know */
   guint n_streams;      /* distinct comm stream indices (WlNode.comm_stream), 1 or more */
   WlTraceFacts facts;   /* GlobalMetadata's iteration facts */

@@ -230,8 +230,19 @@ account (WlRank *k, SimTime now)
       if (k->comp_in_flight == 0)
         k->stats.exposed_comm += dt;
       /* The compute stream waits on another stage's activations or
-       * gradients: the pipeline's bubble, not the cost of communication. */
-      if (k->comp_in_flight == 0 && k->recv_in_flight > 0)
+       * gradients: the pipeline's bubble, not the cost of communication.
+       * A receive of a collective exchange (an all-to-all sent as p2p) is
+       * communication, and counts as such even beside a pipeline's. */
+      if (k->comp_in_flight == 0 && k->exch_in_flight > 0)
+        {
+          /* Two exchanges at once: the first in the trace's table waits. */
+          guint i = 0;
+          while (k->exch_by[i] == 0)
+            i++;
+          k->stats.exchange_wait += dt;
+          k->stats.exchange_wait_by[i] += dt;
+        }
+      else if (k->comp_in_flight == 0 && k->recv_in_flight > 0)
         k->stats.pipeline_bubble += dt;
     }
 }
@@ -255,7 +266,17 @@ in_flight_change (WlRank *k, const WlNode *n, SimTime now, int delta)
       account (k, now);
       k->comm_in_flight += delta;
       if (n->op == WL_OP_RECV && n->peer_src != WL_RANK_SELF && n->peer_src != k->rank)
-        k->recv_in_flight += delta;
+        {
+          if (n->exchange != 0)
+            {
+              k->exch_in_flight += delta;
+              k->exch_by[n->exchange - 1] += delta;
+            }
+          else
+            k->recv_in_flight += delta;
+        }
+      if (n->op == WL_OP_RECV && n->exchange != 0 && delta > 0)
+        k->stats.exchange_recvs++;
     }
 }
 
@@ -394,6 +415,8 @@ launch_node (WlRank *k, guint32 index, const WlNode *n)
             k->stats.flops += (double) n->num_ops;
             if (n->comp_flags & WL_COMP_RECOMPUTE)
               k->stats.recompute_flops += (double) n->num_ops;
+            if (n->kernel_list != 0 && k->kernels != NULL)
+              wl_kernel_lists_matrix_flops (k->kernels, n->kernel_list, k->stats.matrix_flops);
           }
         else
           k->stats.cpu += t;
@@ -555,6 +578,20 @@ same_node (const WlNode *x, const WlNode *y)
          && x->comp_flags == y->comp_flags;
 }
 
+/* Nodes name exchanges by number: the same numbers must be the same names
+ * (NULL is the empty table). */
+static gboolean
+exchanges_equal (const GPtrArray *a, const GPtrArray *b)
+{
+  guint n = a != NULL ? a->len : 0;
+  if (n != (b != NULL ? b->len : 0))
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    if (strcmp (a->pdata[i], b->pdata[i]) != 0)
+      return FALSE;
+  return TRUE;
+}
+
 gboolean
 wl_graphs_alike (const WlGraph *a, const WlGraph *b,
                  gboolean (*same) (const WlNode *x, const WlNode *y))
@@ -573,7 +610,8 @@ wl_graphs_alike (const WlGraph *a, const WlGraph *b,
   /* Nodes name kernel lists by number: the same numbers must be the same
    * lists. */
   return memcmp (a->children, b->children, edges * sizeof (guint32)) == 0
-         && wl_kernel_lists_equal (a->kernels, b->kernels);
+         && wl_kernel_lists_equal (a->kernels, b->kernels)
+         && exchanges_equal (a->exchanges, b->exchanges);
 }
 
 /* Same nodes and dependencies. */
@@ -746,6 +784,14 @@ wl_replay_rank_stats (const WlReplay *r, guint32 rank)
 {
   g_return_val_if_fail (rank < r->n_ranks, NULL);
   return &r->ranks[rank].stats;
+}
+
+const char *
+wl_replay_exchange_name (const WlReplay *r, guint32 rank, guint i)
+{
+  g_return_val_if_fail (rank < r->n_ranks, NULL);
+  const GPtrArray *t = r->ranks[rank].exchanges;
+  return t != NULL && i < t->len ? t->pdata[i] : NULL;
 }
 
 const WlGraph *

@@ -182,6 +182,7 @@ add_rank (WlReplay *r, guint32 i, WlGraph *g, gboolean fresh, guint32 ranks,
   wl_replay_rank_init (r, &r->ranks[i], i, src);
   r->ranks[i].graph = g;
   r->ranks[i].kernels = g->kernels;
+  r->ranks[i].exchanges = g->exchanges;
   r->ranks[i].dropped = &g->dropped;
   return TRUE;
 }
@@ -358,6 +359,7 @@ load_streamed (WlReplay *r, const char *const *paths, guint32 ranks, GError **er
       wl_replay_rank_init (r, &r->ranks[i], i, src);
       r->ranks[i].dropped = &scans[i]->dropped;
       r->ranks[i].kernels = scans[i]->kernels;
+      r->ranks[i].exchanges = scans[i]->exchanges;
     }
   return TRUE;
 }
