@@ -479,3 +479,38 @@ wl_graph_bytes (const WlGraph *g)
          + g->name_bytes;
 }
 
+/* Nodes name exchanges by number: the same numbers must be the same names
+ * (NULL is the empty table). */
+static gboolean
+exchanges_equal (const GPtrArray *a, const GPtrArray *b)
+{
+  guint n = a != NULL ? a->len : 0;
+  if (n != (b != NULL ? b->len : 0))
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    if (strcmp (a->pdata[i], b->pdata[i]) != 0)
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+wl_graphs_alike (const WlGraph *a, const WlGraph *b,
+                 gboolean (*same) (const WlNode *x, const WlNode *y))
+{
+  if (a == b)
+    return TRUE;
+  if (a->n_nodes != b->n_nodes)
+    return FALSE;
+  guint64 edges = 0;
+  for (guint32 v = 0; v < a->n_nodes; v++)
+    {
+      if (!same (&a->nodes[v], &b->nodes[v]))
+        return FALSE;
+      edges += a->nodes[v].n_children;
+    }
+  /* Nodes name kernel lists by number: the same numbers must be the same
+   * lists. */
+  return memcmp (a->children, b->children, edges * sizeof (guint32)) == 0
+         && wl_kernel_lists_equal (a->kernels, b->kernels)
+         && exchanges_equal (a->exchanges, b->exchanges);
+}

@@ -186,4 +186,10 @@ gsize wl_graph_bytes (const WlGraph *graph);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlGraph, wl_graph_unref)
 
+/* Whether A and B have the same nodes as SAME compares them, the same
+ * dependencies, the same kernel lists and the same exchange names (the
+ * replay's symmetry shortcut and its classes of ranks). */
+gboolean wl_graphs_alike (const WlGraph *a, const WlGraph *b,
+                          gboolean (*same) (const WlNode *x, const WlNode *y));
+
 #endif /* ORRERY_WORKLOAD_GRAPH_H */

@@ -232,10 +232,10 @@ account (WlRank *k, SimTime now)
       /* The compute stream waits on another stage's activations or
        * gradients: the pipeline's bubble, not the cost of communication.
        * A receive of a collective exchange (an all-to-all sent as p2p) is
-       * communication, and counts as such even beside a pipeline's. */
+       * communication, and counts as such even beside a pipeline's (with
+       * two exchanges at once, the first in the trace's table waits). */
       if (k->comp_in_flight == 0 && k->exch_in_flight > 0)
         {
-          /* Two exchanges at once: the first in the trace's table waits. */
           guint i = 0;
           while (k->exch_by[i] == 0)
             i++;
@@ -265,16 +265,15 @@ in_flight_change (WlRank *k, const WlNode *n, SimTime now, int delta)
     {
       account (k, now);
       k->comm_in_flight += delta;
-      if (n->op == WL_OP_RECV && n->peer_src != WL_RANK_SELF && n->peer_src != k->rank)
+      gboolean remote = n->op == WL_OP_RECV && n->peer_src != WL_RANK_SELF
+                        && n->peer_src != k->rank;
+      if (remote && n->exchange != 0)
         {
-          if (n->exchange != 0)
-            {
-              k->exch_in_flight += delta;
-              k->exch_by[n->exchange - 1] += delta;
-            }
-          else
-            k->recv_in_flight += delta;
+          k->exch_in_flight += delta;
+          k->exch_by[n->exchange - 1] += delta;
         }
+      else if (remote)
+        k->recv_in_flight += delta;
       if (n->op == WL_OP_RECV && n->exchange != 0 && delta > 0)
         k->stats.exchange_recvs++;
     }
@@ -578,42 +577,6 @@ same_node (const WlNode *x, const WlNode *y)
          && x->comp_flags == y->comp_flags;
 }
 
-/* Nodes name exchanges by number: the same numbers must be the same names
- * (NULL is the empty table). */
-static gboolean
-exchanges_equal (const GPtrArray *a, const GPtrArray *b)
-{
-  guint n = a != NULL ? a->len : 0;
-  if (n != (b != NULL ? b->len : 0))
-    return FALSE;
-  for (guint i = 0; i < n; i++)
-    if (strcmp (a->pdata[i], b->pdata[i]) != 0)
-      return FALSE;
-  return TRUE;
-}
-
-gboolean
-wl_graphs_alike (const WlGraph *a, const WlGraph *b,
-                 gboolean (*same) (const WlNode *x, const WlNode *y))
-{
-  if (a == b)
-    return TRUE;
-  if (a->n_nodes != b->n_nodes)
-    return FALSE;
-  guint64 edges = 0;
-  for (guint32 v = 0; v < a->n_nodes; v++)
-    {
-      if (!same (&a->nodes[v], &b->nodes[v]))
-        return FALSE;
-      edges += a->nodes[v].n_children;
-    }
-  /* Nodes name kernel lists by number: the same numbers must be the same
-   * lists. */
-  return memcmp (a->children, b->children, edges * sizeof (guint32)) == 0
-         && wl_kernel_lists_equal (a->kernels, b->kernels)
-         && exchanges_equal (a->exchanges, b->exchanges);
-}
-
 /* Same nodes and dependencies. */
 static gboolean
 same_graph (const WlGraph *a, const WlGraph *b)
@@ -784,14 +747,6 @@ wl_replay_rank_stats (const WlReplay *r, guint32 rank)
 {
   g_return_val_if_fail (rank < r->n_ranks, NULL);
   return &r->ranks[rank].stats;
-}
-
-const char *
-wl_replay_exchange_name (const WlReplay *r, guint32 rank, guint i)
-{
-  g_return_val_if_fail (rank < r->n_ranks, NULL);
-  const GPtrArray *t = r->ranks[rank].exchanges;
-  return t != NULL && i < t->len ? t->pdata[i] : NULL;
 }
 
 const WlGraph *

@@ -463,3 +463,11 @@ wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
     }
   return wl_replay_load_files (r, (const char *const *) paths->pdata, ranks, error);
 }
+
+const char *
+wl_replay_exchange_name (const WlReplay *r, guint32 rank, guint i)
+{
+  g_return_val_if_fail (rank < r->n_ranks, NULL);
+  const GPtrArray *t = r->ranks[rank].exchanges;
+  return t != NULL && i < t->len ? t->pdata[i] : NULL;
+}

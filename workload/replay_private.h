@@ -112,10 +112,7 @@ void wl_replay_rank_init (WlReplay *r, WlRank *k, guint32 rank, WlNodeSource *sr
 /* Free what each rank holds and forget the ranks, keeping the array. */
 void wl_replay_ranks_clear (WlReplay *r);
 
-/* Whether A and B have the same nodes as SAME compares them, the same
- * dependencies and the same kernel lists. */
-gboolean wl_graphs_alike (const WlGraph *a, const WlGraph *b,
-                          gboolean (*same) (const WlNode *x, const WlNode *y));
+/* wl_graphs_alike: graph.h. */
 
 /* ---- replay_load.c ------------------------------------------------------------------- */
 
