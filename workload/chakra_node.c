@@ -105,6 +105,7 @@ static const char ATTR_NAMES[WL_ATTR_OTHER][16] = {
   [WL_ATTR_COMM_PRIORITY] = "comm_priority", [WL_ATTR_COMM_ROOT] = "comm_root",
   [WL_ATTR_ROOT] = "root",                   [WL_ATTR_PG_NAME] = "pg_name",
   [WL_ATTR_INVOLVED_DIM] = "involved_dim",   [WL_ATTR_STREAM] = "stream",
+  [WL_ATTR_EXCHANGE] = "exchange",
 };
 
 const char *
@@ -133,6 +134,7 @@ wl_chakra_attr_key (const char *name, gsize len)
     case 8:
       return name[5] == 's'   ? IS (WL_ATTR_COMM_SRC, 8)
              : name[5] == 'd' ? IS (WL_ATTR_COMM_DST, 8)
+             : name[5] == 'n' ? IS (WL_ATTR_EXCHANGE, 8)
                               : IS (WL_ATTR_COMM_TAG, 8);
     case 9:
       return name[0] == 'i'   ? IS (WL_ATTR_IS_CPU_OP, 9)

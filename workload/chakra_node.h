@@ -29,7 +29,7 @@ const ChakraProtoMsg__AttributeProto *wl_chakra_attr_find (const ChakraProtoMsg_
                                                            const char *name);
 
 /* The attributes orrery reads, by name (FORMAT.md's table, and the
- * generators' is_recompute and kernels); WL_ATTR_OTHER: any other name. */
+ * generators' is_recompute, kernels and exchange); WL_ATTR_OTHER: any other name. */
 typedef enum
 {
   WL_ATTR_IS_CPU_OP,
@@ -48,6 +48,7 @@ typedef enum
   WL_ATTR_PG_NAME,
   WL_ATTR_INVOLVED_DIM,
   WL_ATTR_STREAM,
+  WL_ATTR_EXCHANGE,
   WL_ATTR_OTHER /* also the number of the names above */
 } WlAttrKey;
 

@@ -27,14 +27,7 @@
 #include "workload/graph.h"
 #include "workload/wl_params.h"
 
-typedef enum
-{
-  WL_DTYPE_FP32,
-  WL_DTYPE_BF16,
-  WL_DTYPE_FP16,
-  WL_DTYPE_FP8,
-  WL_DTYPE_N
-} WlDtype;
+/* WlDtype: wl_params.h. */
 
 typedef struct
 {

@@ -348,6 +348,22 @@ lookups (Em *e, GString *k, GString *shards, gboolean bwd)
       k_mem (k, bwd ? bwd_what[i] : fwd_what[i], bwd ? bw[i] : fwd[i], adds[i]);
 }
 
+/* The collective each tag's sends and receives form, as their `exchange`
+ * attribute and node name say it (node.h: a wait on such a receive is
+ * communication, not the pipeline's bubble). */
+static const char *
+exchange_name (gint32 tag)
+{
+  switch (tag)
+    {
+    case 1: return "all-to-all (sparse indices, next batch)";
+    case 2: return "all-to-all (pooled embeddings, forward)";
+    case 3: return "all-to-all (pooled embeddings, forward, stage 2)";
+    case 4: return "all-to-all (embedding gradients, backward, stage 2)";
+    default: return "all-to-all (embedding gradients, backward)";
+    }
+}
+
 /* Sends of MATRIX's row ME (TRANSPOSE: its column) with TAG after DEPS,
  * in the order me + 1, me + 2, ... (mod N), and the receives of the other
  * way, posted at once; the receives' ids are appended to RECVS. */
@@ -356,19 +372,21 @@ exchange (Em *e, const guint64 *matrix, gboolean transpose, gint32 tag, int stre
           const GArray *deps, GArray *recvs)
 {
   guint32 N = e->l->ranks;
+  const char *name = exchange_name (tag);
   for (guint32 i = 1; i < N; i++)
     {
       guint32 d = (e->me + i) % N;
       guint64 bytes = transpose ? matrix[d * N + e->me] : matrix[e->me * N + d];
       if (bytes == 0)
         continue;
-      ChakraProtoMsg__AttributeProto a[5];
+      ChakraProtoMsg__AttributeProto a[6];
       wl_chakra_attr_set_int32 (&a[0], "comm_src", (gint32) e->me);
       wl_chakra_attr_set_int32 (&a[1], "comm_dst", (gint32) d);
       wl_chakra_attr_set_int32 (&a[2], "comm_tag", tag);
       wl_chakra_attr_set_int64 (&a[3], "comm_size", (gint64) bytes);
       wl_chakra_attr_set_int32 (&a[4], "stream", stream);
-      node (e, "send", CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, a, 5, deps, 0);
+      wl_chakra_attr_set_string (&a[5], "exchange", name);
+      node (e, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, a, 6, deps, 0);
     }
   for (guint32 i = 1; i < N; i++)
     {
@@ -376,13 +394,14 @@ exchange (Em *e, const guint64 *matrix, gboolean transpose, gint32 tag, int stre
       guint64 bytes = transpose ? matrix[e->me * N + s] : matrix[s * N + e->me];
       if (bytes == 0)
         continue;
-      ChakraProtoMsg__AttributeProto a[5];
+      ChakraProtoMsg__AttributeProto a[6];
       wl_chakra_attr_set_int32 (&a[0], "comm_src", (gint32) s);
       wl_chakra_attr_set_int32 (&a[1], "comm_dst", (gint32) e->me);
       wl_chakra_attr_set_int32 (&a[2], "comm_tag", tag);
       wl_chakra_attr_set_int64 (&a[3], "comm_size", (gint64) bytes);
       wl_chakra_attr_set_int32 (&a[4], "stream", stream);
-      guint64 id = node (e, "recv", CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE, a, 5, NULL, 0);
+      wl_chakra_attr_set_string (&a[5], "exchange", name);
+      guint64 id = node (e, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE, a, 6, NULL, 0);
       g_array_append_val (recvs, id);
     }
 }

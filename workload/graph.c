@@ -309,6 +309,7 @@ wl_graph_load_request (const WlGraphLoad *req, GError **error)
   b.index = wl_id_map_new ("the node index");
   b.dec.group_defs = wl_group_defs_new ();
   b.dec.kernels = wl_kernel_lists_new ();
+  b.dec.exchanges = g_ptr_array_new_with_free_func (g_free);
   b.names_chunk = g_string_chunk_new (4096);
   if (over != NULL)
     *over = FALSE;
@@ -323,6 +324,7 @@ wl_graph_load_request (const WlGraphLoad *req, GError **error)
   g->names = wl_vec_steal (&b.names);
   g->group_defs = b.dec.group_defs;
   g->kernels = b.dec.kernels;
+  g->exchanges = b.dec.exchanges;
   g->names_chunk = b.names_chunk;
   g->name_bytes = b.name_bytes;
   g->n_skipped_unknown = b.dec.unknown;
@@ -390,6 +392,8 @@ wl_graph_unref (WlGraph *g)
           g_free (g->children);
           g_array_unref (g->group_defs);
           wl_kernel_lists_free (g->kernels);
+          if (g->exchanges != NULL)
+            g_ptr_array_unref (g->exchanges);
           g_free (g->names);
           g_string_chunk_free (g->names_chunk);
           g_free (g->sha256);
@@ -475,3 +479,38 @@ wl_graph_bytes (const WlGraph *g)
          + g->name_bytes;
 }
 
+/* Nodes name exchanges by number: the same numbers must be the same names
+ * (NULL is the empty table). */
+static gboolean
+exchanges_equal (const GPtrArray *a, const GPtrArray *b)
+{
+  guint n = a != NULL ? a->len : 0;
+  if (n != (b != NULL ? b->len : 0))
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    if (strcmp (a->pdata[i], b->pdata[i]) != 0)
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+wl_graphs_alike (const WlGraph *a, const WlGraph *b,
+                 gboolean (*same) (const WlNode *x, const WlNode *y))
+{
+  if (a == b)
+    return TRUE;
+  if (a->n_nodes != b->n_nodes)
+    return FALSE;
+  guint64 edges = 0;
+  for (guint32 v = 0; v < a->n_nodes; v++)
+    {
+      if (!same (&a->nodes[v], &b->nodes[v]))
+        return FALSE;
+      edges += a->nodes[v].n_children;
+    }
+  /* Nodes name kernel lists by number: the same numbers must be the same
+   * lists. */
+  return memcmp (a->children, b->children, edges * sizeof (guint32)) == 0
+         && wl_kernel_lists_equal (a->kernels, b->kernels)
+         && exchanges_equal (a->exchanges, b->exchanges);
+}

@@ -95,6 +95,7 @@ typedef struct _WlGraph
   guint32 n_roots;      /* nodes with no dependencies */
   GArray *group_defs;   /* process groups from METADATA nodes: WlGroupDef */
   WlKernelLists *kernels; /* the distinct `kernels` lists of COMP nodes (kernel_list) */
+  GPtrArray *exchanges; /* the exchange names of SEND/RECV nodes (WlNode.exchange) */
   guint32 n_skipped_unknown; /* nodes of types orrery does not know */
   guint n_streams;      /* distinct comm stream indices (WlNode.comm_stream), 1 or more */
   WlTraceFacts facts;   /* GlobalMetadata's iteration facts */
@@ -184,5 +185,11 @@ WlGraph *wl_graph_renamed (WlGraph *base, const char *path, gint64 delta,
 gsize wl_graph_bytes (const WlGraph *graph);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlGraph, wl_graph_unref)
+
+/* Whether A and B have the same nodes as SAME compares them, the same
+ * dependencies, the same kernel lists and the same exchange names (the
+ * replay's symmetry shortcut and its classes of ranks). */
+gboolean wl_graphs_alike (const WlGraph *a, const WlGraph *b,
+                          gboolean (*same) (const WlNode *x, const WlNode *y));
 
 #endif /* ORRERY_WORKLOAD_GRAPH_H */

@@ -408,6 +408,19 @@ wl_kernel_lists_ns (WlKernelLists *l, guint32 index, const WlKernelDevice *dev,
   return *ns;
 }
 
+void
+wl_kernel_lists_matrix_flops (const WlKernelLists *l, guint32 index, double out[WL_DTYPE_N])
+{
+  g_return_if_fail (l != NULL && index >= 1 && index <= l->lists->len);
+  const GArray *list = l->lists->pdata[index - 1];
+  for (guint i = 0; i < list->len; i++)
+    {
+      const WlKernel *k = &g_array_index (list, WlKernel, i);
+      if ((k->op == WL_KERNEL_GEMM || k->op == WL_KERNEL_ATTN) && k->dtype < WL_DTYPE_N)
+        out[k->dtype] += (double) k->count * wl_kernel_flops (k);
+    }
+}
+
 /* ---- the measured table --------------------------------------------------------- */
 
 struct _WlKernelTable

@@ -91,4 +91,12 @@ double wl_kernel_list_ns (const WlKernelDevice *dev, const WlKernelTable *table,
 double wl_kernel_lists_ns (WlKernelLists *lists, guint32 index, const WlKernelDevice *dev,
                            const WlKernelTable *table);
 
+/* Add to OUT, per WlDtype, the matrix FLOPs of list INDEX (>= 1): count x
+ * wl_kernel_flops of its GEMM and attention kernels, by their dtype (what
+ * the tensor-core peak of that dtype is for; memory-bound kernels are left
+ * out).  The report measures MFU against the peak of the dtype that has
+ * most of them. */
+void wl_kernel_lists_matrix_flops (const WlKernelLists *lists, guint32 index,
+                                   double out[WL_DTYPE_N]);
+
 #endif /* ORRERY_WORKLOAD_KERNELS_H */

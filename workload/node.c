@@ -307,6 +307,21 @@ decode_collective (WlNodeDecoder *b, const Attrs *x, WlNode *w, GError **error)
   return decode_stream (b, x, w, error);
 }
 
+/* NAME's index in the trace's exchange names T (added on first sight; the
+ * last index for names past WL_MAX_EXCHANGES; 0 without a table). */
+static guint32
+exchange_slot (GPtrArray *t, const char *name)
+{
+  if (t == NULL)
+    return 0;
+  guint i = 0;
+  while (i < t->len && strcmp (t->pdata[i], name) != 0)
+    i++;
+  if (i == t->len && t->len < WL_MAX_EXCHANGES)
+    g_ptr_array_add (t, g_strdup (name));
+  return MIN (i, WL_MAX_EXCHANGES - 1u);
+}
+
 static gboolean
 decode_p2p (WlNodeDecoder *b, const Attrs *x, WlNode *w, GError **error)
 {
@@ -318,6 +333,14 @@ decode_p2p (WlNodeDecoder *b, const Attrs *x, WlNode *w, GError **error)
   if (!attr_i32 (x, WL_ATTR_COMM_TAG, &w->tag, error) && !absent_ok (error))
     return FALSE;
   if (!wl_chakra_attr_uint_at (n, AT (COMM_SIZE), &w->bytes, error) && !absent_ok (error))
+    return FALSE;
+  /* The collective exchange it is part of (its name is for the reader of
+   * the trace and the timeline; the replay needs to know only that it is
+   * one). */
+  const char *exchange = NULL;
+  if (wl_chakra_attr_string_at (n, AT (EXCHANGE), &exchange, error))
+    w->exchange = 1 + exchange_slot (b->exchanges, exchange);
+  else if (!absent_ok (error))
     return FALSE;
   return decode_stream (b, x, w, error);
 }
@@ -563,6 +586,9 @@ raw_fields (WlRawNode *r, WlNode *w)
       return raw_collective (r, w);
     case CK_SEND:
     case CK_RECV:
+      /* An exchange's name is a string: the usual decoder checks it. */
+      if ((r->seen & (1u << WL_ATTR_EXCHANGE)) != 0)
+        return FALSE;
       w->op = (int) r->type == CK_SEND ? WL_OP_SEND : WL_OP_RECV;
       return raw_rank (r, WL_ATTR_COMM_SRC, &w->peer_src)
              && raw_rank (r, WL_ATTR_COMM_DST, &w->peer_dst)

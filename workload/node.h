@@ -68,10 +68,24 @@ typedef struct
       guint32 comp_flags;  /* COMP: WL_COMP_* bits */
     };
   };
-  gint32 priority;      /* COLL: comm_priority */
-  guint32 involved;     /* COLL: bit d set: dimension d may be used */
-  guint32 root;         /* COLL, rooted kinds: the root rank, or WL_RANK_SELF: the
+  union
+  {
+    struct
+    {
+      gint32 priority;  /* COLL: comm_priority */
+      guint32 involved; /* COLL: bit d set: dimension d may be used */
+      guint32 root;     /* COLL, rooted kinds: the root rank, or WL_RANK_SELF: the
                          * group's first member */
+    };
+    /* SEND/RECV: its `exchange` attribute (a string: the name of the
+     * collective exchange, e.g. an all-to-all, that this send or receive is
+     * part of) as 1 + its index in the trace's table of names
+     * (WlNodeDecoder.exchanges, by first appearance; names past
+     * WL_MAX_EXCHANGES share the last index); 0 when absent.  Waiting on
+     * such a receive is communication, not the pipeline's bubble
+     * (WlRankStats.exchange_wait). */
+    guint32 exchange;
+  };
   guint8 op;            /* WlOp */
   guint8 coll_kind;     /* COLL: SysCollKind */
   guint8 chakra_type;   /* the trace's NodeType */
@@ -88,6 +102,9 @@ typedef struct
  * repeated for full or selective recomputation: its FLOPs count for HFU,
  * not MFU). */
 #define WL_COMP_RECOMPUTE (1u << 0)
+
+/* Distinct exchange names a trace may have (WlNode.exchange). */
+#define WL_MAX_EXCHANGES 16
 
 /* Distinct comm stream values a trace may have; the nodes of any further
  * value share the last one's index (and slots). */
@@ -130,6 +147,9 @@ typedef struct
   GArray *group_defs;       /* METADATA process groups are appended here
                              * (WlGroupDef); NULL: not decoded */
   WlStreamTable streams;    /* the comm streams met so far (WlNode.comm_stream) */
+  GPtrArray *exchanges;     /* the exchange names met so far (char *, owned by the
+                             * array; WlNode.exchange - 1); NULL: not kept (every
+                             * exchange is then index 0) */
   WlTraceFacts facts;       /* the file's GlobalMetadata facts (wl_trace_read) */
   WlKernelLists *kernels;   /* COMP nodes' `kernels` attributes are numbered
                              * here (kernel_list); NULL: not decoded */

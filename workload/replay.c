@@ -230,8 +230,19 @@ account (WlRank *k, SimTime now)
       if (k->comp_in_flight == 0)
         k->stats.exposed_comm += dt;
       /* The compute stream waits on another stage's activations or
-       * gradients: the pipeline's bubble, not the cost of communication. */
-      if (k->comp_in_flight == 0 && k->recv_in_flight > 0)
+       * gradients: the pipeline's bubble, not the cost of communication.
+       * A receive of a collective exchange (an all-to-all sent as p2p) is
+       * communication, and counts as such even beside a pipeline's (with
+       * two exchanges at once, the first in the trace's table waits). */
+      if (k->comp_in_flight == 0 && k->exch_in_flight > 0)
+        {
+          guint i = 0;
+          while (k->exch_by[i] == 0)
+            i++;
+          k->stats.exchange_wait += dt;
+          k->stats.exchange_wait_by[i] += dt;
+        }
+      else if (k->comp_in_flight == 0 && k->recv_in_flight > 0)
         k->stats.pipeline_bubble += dt;
     }
 }
@@ -254,8 +265,17 @@ in_flight_change (WlRank *k, const WlNode *n, SimTime now, int delta)
     {
       account (k, now);
       k->comm_in_flight += delta;
-      if (n->op == WL_OP_RECV && n->peer_src != WL_RANK_SELF && n->peer_src != k->rank)
+      gboolean remote = n->op == WL_OP_RECV && n->peer_src != WL_RANK_SELF
+                        && n->peer_src != k->rank;
+      if (remote && n->exchange != 0)
+        {
+          k->exch_in_flight += delta;
+          k->exch_by[n->exchange - 1] += delta;
+        }
+      else if (remote)
         k->recv_in_flight += delta;
+      if (n->op == WL_OP_RECV && n->exchange != 0 && delta > 0)
+        k->stats.exchange_recvs++;
     }
 }
 
@@ -394,6 +414,8 @@ launch_node (WlRank *k, guint32 index, const WlNode *n)
             k->stats.flops += (double) n->num_ops;
             if (n->comp_flags & WL_COMP_RECOMPUTE)
               k->stats.recompute_flops += (double) n->num_ops;
+            if (n->kernel_list != 0 && k->kernels != NULL)
+              wl_kernel_lists_matrix_flops (k->kernels, n->kernel_list, k->stats.matrix_flops);
           }
         else
           k->stats.cpu += t;
@@ -553,27 +575,6 @@ same_node (const WlNode *x, const WlNode *y)
          && x->involved == y->involved && x->root == y->root && x->op == y->op
          && x->coll_kind == y->coll_kind && x->comm_stream == y->comm_stream
          && x->comp_flags == y->comp_flags;
-}
-
-gboolean
-wl_graphs_alike (const WlGraph *a, const WlGraph *b,
-                 gboolean (*same) (const WlNode *x, const WlNode *y))
-{
-  if (a == b)
-    return TRUE;
-  if (a->n_nodes != b->n_nodes)
-    return FALSE;
-  guint64 edges = 0;
-  for (guint32 v = 0; v < a->n_nodes; v++)
-    {
-      if (!same (&a->nodes[v], &b->nodes[v]))
-        return FALSE;
-      edges += a->nodes[v].n_children;
-    }
-  /* Nodes name kernel lists by number: the same numbers must be the same
-   * lists. */
-  return memcmp (a->children, b->children, edges * sizeof (guint32)) == 0
-         && wl_kernel_lists_equal (a->kernels, b->kernels);
 }
 
 /* Same nodes and dependencies. */

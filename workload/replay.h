@@ -75,11 +75,27 @@ typedef struct
   SimTime compute_busy;
   SimTime exposed_comm;
   /* The part of exposed_comm with a receive from another rank in flight
-   * (and no compute): the compute stream waits for a pipeline stage's
-   * activations or gradients, the pipeline's bubble. */
+   * (and no compute) and no exchange's receive: the compute stream waits
+   * for a pipeline stage's activations or gradients, the pipeline's
+   * bubble. */
   SimTime pipeline_bubble;
+  /* The part of exposed_comm with a receive of a collective exchange (a
+   * RECV node with an `exchange` attribute, e.g. an all-to-all sent as
+   * point-to-point messages) in flight: communication, not bubble, even
+   * when a pipeline receive is in flight too.  Disjoint from
+   * pipeline_bubble. */
+  SimTime exchange_wait;
+  /* exchange_wait by the exchange's index in the rank's trace
+   * (WlNode.exchange - 1; wl_replay_exchange_name), the first one in
+   * flight taking the time when several are. */
+  SimTime exchange_wait_by[WL_MAX_EXCHANGES];
+  guint32 exchange_recvs; /* RECV nodes of exchanges it started */
   double flops;           /* num_ops of the COMP nodes it started, summed */
   double recompute_flops; /* the part in nodes marked is_recompute */
+  /* GEMM and attention FLOPs of the `kernels` of the COMP nodes it started,
+   * by WlDtype (wl_kernel_lists_matrix_flops): which dtype the model's
+   * FLOPs run in, for MFU's peak. */
+  double matrix_flops[WL_DTYPE_N];
   SimTime comm_busy;    /* time with at least one collective, send or receive in flight */
   guint64 coll_bytes;   /* comm_size of the collectives it joined, summed */
   guint64 send_bytes;   /* bytes of its sends */
@@ -236,6 +252,9 @@ guint32 wl_replay_unfinished (const WlReplay *replay);
 void wl_replay_describe_blocked (const WlReplay *replay, GString *out, guint max_ranks);
 
 guint32 wl_replay_ranks (const WlReplay *replay);
+/* The name of exchange I (WlRankStats.exchange_wait_by) in RANK's trace,
+ * or NULL past its last.  Borrowed from the replay. */
+const char *wl_replay_exchange_name (const WlReplay *replay, guint32 rank, guint i);
 const WlRankStats *wl_replay_rank_stats (const WlReplay *replay, guint32 rank);
 /* Bytes of the ranks' trace files read by the load (a file shared by
  * byte-identical ranks counts once per rank; files that could not be mapped,

@@ -182,6 +182,7 @@ add_rank (WlReplay *r, guint32 i, WlGraph *g, gboolean fresh, guint32 ranks,
   wl_replay_rank_init (r, &r->ranks[i], i, src);
   r->ranks[i].graph = g;
   r->ranks[i].kernels = g->kernels;
+  r->ranks[i].exchanges = g->exchanges;
   r->ranks[i].dropped = &g->dropped;
   return TRUE;
 }
@@ -358,6 +359,7 @@ load_streamed (WlReplay *r, const char *const *paths, guint32 ranks, GError **er
       wl_replay_rank_init (r, &r->ranks[i], i, src);
       r->ranks[i].dropped = &scans[i]->dropped;
       r->ranks[i].kernels = scans[i]->kernels;
+      r->ranks[i].exchanges = scans[i]->exchanges;
     }
   return TRUE;
 }
@@ -460,4 +462,12 @@ wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
       return FALSE;
     }
   return wl_replay_load_files (r, (const char *const *) paths->pdata, ranks, error);
+}
+
+const char *
+wl_replay_exchange_name (const WlReplay *r, guint32 rank, guint i)
+{
+  g_return_val_if_fail (rank < r->n_ranks, NULL);
+  const GPtrArray *t = r->ranks[rank].exchanges;
+  return t != NULL && i < t->len ? t->pdata[i] : NULL;
 }

@@ -47,7 +47,11 @@ typedef struct
   double speed; /* COMP speed factor (wl_params_rank_speed) */
   guint comp_in_flight;
   guint comm_in_flight;
-  guint recv_in_flight; /* receives from another rank in flight */
+  guint recv_in_flight; /* receives from another rank in flight, outside any exchange */
+  guint exch_in_flight; /* receives from another rank in flight, part of an exchange */
+  guint exch_by[WL_MAX_EXCHANGES]; /* those, by WlNode.exchange - 1 */
+  const GPtrArray *exchanges; /* its trace's exchange names (borrowed from the graph
+                               * or scan) */
   SimTime acct_since;   /* last change of comp/comm_in_flight */
   guint32 finishing;    /* the node whose completion is being handled */
   WlRankStats stats;
@@ -108,10 +112,7 @@ void wl_replay_rank_init (WlReplay *r, WlRank *k, guint32 rank, WlNodeSource *sr
 /* Free what each rank holds and forget the ranks, keeping the array. */
 void wl_replay_ranks_clear (WlReplay *r);
 
-/* Whether A and B have the same nodes as SAME compares them, the same
- * dependencies and the same kernel lists. */
-gboolean wl_graphs_alike (const WlGraph *a, const WlGraph *b,
-                          gboolean (*same) (const WlNode *x, const WlNode *y));
+/* wl_graphs_alike: graph.h. */
 
 /* ---- replay_load.c ------------------------------------------------------------------- */
 

@@ -113,6 +113,8 @@ wl_trace_scan_free (WlTraceScan *scan)
   g_free (scan->sha256);
   g_array_unref (scan->group_defs);
   wl_kernel_lists_free (scan->kernels);
+  if (scan->exchanges != NULL)
+    g_ptr_array_unref (scan->exchanges);
   g_array_unref (scan->forward);
   g_array_unref (scan->repeats);
   g_free (scan);
@@ -196,12 +198,14 @@ wl_trace_scan_request (const WlScanRequest *req, GError **error)
   scan->lenient = lenient;
   scan->group_defs = wl_group_defs_new ();
   scan->kernels = wl_kernel_lists_new ();
+  scan->exchanges = g_ptr_array_new_with_free_func (g_free);
   scan->forward = g_array_new (FALSE, FALSE, sizeof (WlForwardRef));
   scan->repeats = g_array_new (FALSE, FALSE, sizeof (guint64));
   Scanner sc = { .scan = scan, .ids = WL_VEC_INIT (Span), .func = req->func,
                  .data = req->data };
   sc.dec = (WlNodeDecoder) { .path = scan->path, .lenient = lenient,
                              .group_defs = scan->group_defs, .kernels = scan->kernels,
+                             .exchanges = scan->exchanges,
                              .group_memo = req->group_memo, .bytes = req->bytes,
                              .n_bytes = req->n_bytes };
   sc.deps = g_array_new (FALSE, FALSE, sizeof (guint64));
@@ -327,7 +331,8 @@ wl_stream_open (const WlStreamParams *p, GError **error)
   s->sorted = g_array_new (FALSE, FALSE, sizeof (guint64));
   s->scratch = g_array_new (FALSE, FALSE, sizeof (guint32));
   s->dec = (WlNodeDecoder) { .path = p->scan->path, .lenient = p->scan->lenient,
-                             .kernels = p->scan->kernels };
+                             .kernels = p->scan->kernels,
+                             .exchanges = p->scan->exchanges };
   s->reader = wl_chakra_reader_open_full (
     p->scan->path, p->scan->lenient ? WL_CHAKRA_ALLOW_HEADERLESS : WL_CHAKRA_READ_DEFAULT, error);
   if (s->reader == NULL)

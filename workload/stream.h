@@ -92,6 +92,7 @@ typedef struct
   WlLenientStats dropped;    /* what lenient reading drops (never dangling
                               * dependencies or cycle edges: see wl_trace_scan) */
   GArray *group_defs;        /* WlGroupDef from METADATA nodes */
+  GPtrArray *exchanges;      /* SEND/RECV nodes' exchange names (WlNode.exchange) */
   WlKernelLists *kernels;    /* COMP nodes' distinct `kernels` lists: the window
                               * numbers its nodes' lists here too */
   GArray *forward;           /* WlForwardRef, by dependent then dependency order */

@@ -30,6 +30,16 @@ typedef enum
                         * them, roofline; without num_ops, the duration */
 } WlComputeModel;
 
+/* A data type of compute (a device's peak is per type). */
+typedef enum
+{
+  WL_DTYPE_FP32,
+  WL_DTYPE_BF16,
+  WL_DTYPE_FP16,
+  WL_DTYPE_FP8,
+  WL_DTYPE_N
+} WlDtype;
+
 /* A device as the roofline model sees it, for one data type. */
 typedef struct
 {
@@ -106,6 +116,11 @@ typedef struct
    * config's peak"); "" when the configuration names no peak (MFU is then not
    * available). */
   char peak_label[48];
+  /* With a device named: its peak FLOP/s per WlDtype (0: none), and the
+   * dtype peak_flops is for; MFU takes the peak of the dtype of most of
+   * the traces' matrix FLOPs (WlRankStats.matrix_flops) when they say. */
+  double dtype_peak[WL_DTYPE_N];
+  WlDtype peak_dtype;
   WlRoofline captured; /* SCALED: the device the trace was captured on */
   const struct _WlKernelDevice *kernel_device; /* KERNEL: the device's kernel
                                                  * table (static) */

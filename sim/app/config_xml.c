@@ -306,6 +306,9 @@ xml_compute_devices (XmlLoad *l, const xmlNode *node, const GArray *custom, GErr
       g_strlcpy (l->wl.device, d->name, sizeof l->wl.device);
       g_snprintf (l->wl.peak_label, sizeof l->wl.peak_label, "%s %s", d->name,
                   wl_dtype_name (dtype));
+      for (guint t = 0; t < WL_DTYPE_N; t++)
+        l->wl.dtype_peak[t] = d->peak_flops[t];
+      l->wl.peak_dtype = dtype;
     }
   if (l->wl.compute == WL_COMPUTE_SCALED && captured == NULL)
     return app_xml_fail (l, node, error, "model 'scaled' needs captured-on (the trace's device)");
@@ -353,7 +356,10 @@ xml_compute (XmlLoad *l, const xmlNode *node, GError **error)
     return FALSE;
   /* A peak given outright wins over the device's (reports name which). */
   if (xmlHasProp (node, (const xmlChar *) "peak") != NULL)
-    g_strlcpy (l->wl.peak_label, "the config's peak", sizeof l->wl.peak_label);
+    {
+      g_strlcpy (l->wl.peak_label, "the config's peak", sizeof l->wl.peak_label);
+      memset (l->wl.dtype_peak, 0, sizeof l->wl.dtype_peak);
+    }
   return app_xml_attr_flops (l, node, "peak", &l->wl.peak_flops, error)
          && app_xml_attr_bandwidth (l, node, "mem-bw", FALSE, &l->wl.mem_bw_Bps, error)
          && attr_fraction (l, node, "matrix-efficiency", &l->wl.matrix_eff, error)

@@ -82,6 +82,7 @@ static SimTime get_exposed_less_bubble (const WlRankStats *s)
   return s->exposed_comm - s->pipeline_bubble;
 }
 static SimTime get_bubble (const WlRankStats *s) { return s->pipeline_bubble; }
+static SimTime get_exchange (const WlRankStats *s) { return s->exchange_wait; }
 static SimTime get_idle (const WlRankStats *s) { return app_rank_idle (s); }
 
 static void
@@ -304,11 +305,15 @@ app_report_summary (const AppSim *sim, FILE *out)
    * figure counts both. */
   gboolean split = app_efficiency_reported (sim);
   print_spread (out, "exposed communication", sim, split ? get_exposed_less_bubble : get_exposed);
+  /* Its part waiting on collective exchanges (all-to-alls sent as p2p). */
+  if (app_exchanges_reported (sim))
+    print_spread (out, "  in exchanges", sim, get_exchange);
   if (split)
     print_spread (out, "pipeline bubble", sim, get_bubble);
   print_spread (out, "idle", sim, get_idle);
   print_spread (out, "waiting after finish", sim, NULL);
   app_report_efficiency (sim, out);
+  app_report_exchanges (sim, out);
   print_collectives (sim, out);
 }
 
@@ -438,6 +443,8 @@ add_ranks (AppJsonOut *j, const AppSim *sim)
       if (app_efficiency_reported (sim))
         {
           add_time (j, "pipeline_bubble_ns", s->pipeline_bubble);
+          if (app_exchanges_reported (sim))
+            add_time (j, "exchange_wait_ns", s->exchange_wait);
           add_double (j, "model_flops", s->flops - s->recompute_flops, TRUE);
           add_double (j, "hardware_flops", s->flops, TRUE);
         }

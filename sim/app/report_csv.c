@@ -127,8 +127,10 @@ app_report_stats (const AppSim *sim, const char *path, GError **error)
   /* Native runs add the pipeline bubble and the rank's FLOPs
    * (ASTRA-sim-compatible runs keep their columns). */
   gboolean native = app_efficiency_reported (sim);
+  gboolean exchanges = app_exchanges_reported (sim);
   fprintf (f, "rank,finish_ps,compute_ps,exposed_comm_ps,idle_ps,after_finish_ps,comm_busy_ps,"
-              "cpu_ps,nodes%s\n", native ? ",pipeline_bubble_ps,model_flops,hardware_flops" : "");
+              "cpu_ps,nodes%s%s\n", native ? ",pipeline_bubble_ps,model_flops,hardware_flops" : "",
+           exchanges ? ",exchange_wait_ps" : "");
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
       const WlRankStats *s = wl_replay_rank_stats (replay, r);
@@ -141,6 +143,8 @@ app_report_stats (const AppSim *sim, const char *path, GError **error)
       if (native)
         fprintf (f, ",%" G_GUINT64_FORMAT ",%.0f,%.0f", s->pipeline_bubble,
                  s->flops - s->recompute_flops, s->flops);
+      if (exchanges)
+        fprintf (f, ",%" G_GUINT64_FORMAT, s->exchange_wait);
       fputc ('\n', f);
     }
   return csv_close (&out, path, error);

@@ -2,7 +2,11 @@
  * report_perf.h. */
 #include "sim/app/report_perf.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "sim/units.h"
+#include "workload/compute.h"
 
 gboolean
 app_efficiency_reported (const AppSim *sim)
@@ -10,12 +14,138 @@ app_efficiency_reported (const AppSim *sim)
   return sys_compat_is_native (&app_sim_config (sim)->sys.compat);
 }
 
+gboolean
+app_exchanges_reported (const AppSim *sim)
+{
+  if (!app_efficiency_reported (sim))
+    return FALSE;
+  WlReplay *replay = app_sim_replay (sim);
+  for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
+    if (wl_replay_rank_stats (replay, r)->exchange_recvs > 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* One exchange: its name (borrowed from the replay) and each rank's wait. */
+typedef struct
+{
+  const char *name;
+  SimTime *wait; /* per rank */
+} ExchangeRow;
+
+static void
+exchange_row_free (gpointer p)
+{
+  ExchangeRow *row = p;
+  g_free (row->wait);
+  g_free (row);
+}
+
+/* The exchanges by name, in order of first appearance in the ranks'
+ * traces (rank 0's first), with each rank's wait on them. */
+static GPtrArray *
+exchange_rows (const AppSim *sim)
+{
+  WlReplay *replay = app_sim_replay (sim);
+  guint32 ranks = wl_replay_ranks (replay);
+  GPtrArray *rows = g_ptr_array_new_with_free_func (exchange_row_free);
+  for (guint32 r = 0; r < ranks; r++)
+    {
+      const WlRankStats *s = wl_replay_rank_stats (replay, r);
+      for (guint i = 0; i < WL_MAX_EXCHANGES; i++)
+        {
+          const char *name = wl_replay_exchange_name (replay, r, i);
+          if (name == NULL && s->exchange_wait_by[i] == 0)
+            continue;
+          name = name != NULL ? name : "(unnamed)";
+          guint k = 0;
+          while (k < rows->len && strcmp (((ExchangeRow *) rows->pdata[k])->name, name) != 0)
+            k++;
+          if (k == rows->len)
+            {
+              ExchangeRow *row = g_new (ExchangeRow, 1);
+              *row = (ExchangeRow) { .name = name, .wait = g_new0 (SimTime, MAX (ranks, 1u)) };
+              g_ptr_array_add (rows, row);
+            }
+          ((ExchangeRow *) rows->pdata[k])->wait[r] += s->exchange_wait_by[i];
+        }
+    }
+  return rows;
+}
+
+static int
+cmp_time (const void *a, const void *b)
+{
+  SimTime x = *(const SimTime *) a, y = *(const SimTime *) b;
+  return (x > y) - (x < y);
+}
+
+/* ROW's waits: min, median (the lower middle, as the summary's), max and
+ * mean over the N ranks. */
+static void
+exchange_spread (const ExchangeRow *row, guint32 n, SimTime out[4])
+{
+  g_autofree SimTime *v = g_memdup2 (row->wait, MAX (n, 1u) * sizeof (SimTime));
+  guint64 sum = 0;
+  for (guint32 r = 0; r < n; r++)
+    sum += v[r];
+  qsort (v, n, sizeof (SimTime), cmp_time);
+  out[0] = n > 0 ? v[0] : 0;
+  out[1] = n > 0 ? v[(n - 1) / 2] : 0;
+  out[2] = n > 0 ? v[n - 1] : 0;
+  out[3] = n > 0 ? sum / n : 0;
+}
+
+void
+app_report_exchanges (const AppSim *sim, FILE *out)
+{
+  if (!app_exchanges_reported (sim))
+    return;
+  g_autoptr (GPtrArray) rows = exchange_rows (sim);
+  guint32 n = wl_replay_ranks (app_sim_replay (sim));
+  fprintf (out, "exchanges (sends and receives named as one collective; per rank, the time "
+                "waiting on their receives with no compute, part of exposed communication):\n");
+  fprintf (out, "  %-48s %14s %14s %14s\n", "exchange", "min", "median", "max");
+  for (guint k = 0; k < rows->len; k++)
+    {
+      SimTime t[4];
+      exchange_spread (rows->pdata[k], n, t);
+      g_autofree char *lo = sim_units_format_time (t[0]);
+      g_autofree char *mid = sim_units_format_time (t[1]);
+      g_autofree char *hi = sim_units_format_time (t[2]);
+      fprintf (out, "  %-48s %14s %14s %14s\n", ((ExchangeRow *) rows->pdata[k])->name, lo, mid,
+               hi);
+    }
+}
+
+/* The report's efficiency.exchanges[]. */
+static void
+exchanges_json (const AppSim *sim, AppJsonOut *j)
+{
+  g_autoptr (GPtrArray) rows = exchange_rows (sim);
+  guint32 n = wl_replay_ranks (app_sim_replay (sim));
+  app_json_out_begin_array (j, "exchanges");
+  for (guint k = 0; k < rows->len; k++)
+    {
+      SimTime t[4];
+      exchange_spread (rows->pdata[k], n, t);
+      app_json_out_begin_object (j, NULL);
+      app_json_out_string (j, "name", ((ExchangeRow *) rows->pdata[k])->name);
+      app_json_out_int (j, "min_wait_ps", (gint64) t[0]);
+      app_json_out_int (j, "median_wait_ps", (gint64) t[1]);
+      app_json_out_int (j, "max_wait_ps", (gint64) t[2]);
+      app_json_out_int (j, "mean_wait_ps", (gint64) t[3]);
+      app_json_out_end_object (j);
+    }
+  app_json_out_end_array (j);
+}
+
 /* FLOPs summed from the ranks' COMP nodes, and the mean bubble and
  * remaining exposed communication. */
 static void
 sum_ranks (WlReplay *replay, AppEfficiency *e, double *unmarked)
 {
-  guint64 bubble = 0, exposed = 0;
+  guint64 bubble = 0, exposed = 0, exchange = 0;
   *unmarked = 0.0;
   for (guint32 r = 0; r < e->ranks; r++)
     {
@@ -24,9 +154,40 @@ sum_ranks (WlReplay *replay, AppEfficiency *e, double *unmarked)
       *unmarked += s->flops - s->recompute_flops;
       bubble += s->pipeline_bubble;
       exposed += s->exposed_comm - s->pipeline_bubble;
+      exchange += s->exchange_wait;
+      e->exchanges |= s->exchange_recvs > 0;
     }
   e->mean_bubble = e->ranks > 0 ? bubble / e->ranks : 0;
+  e->mean_exchange = e->ranks > 0 ? exchange / e->ranks : 0;
   e->mean_exposed = e->ranks > 0 ? exposed / e->ranks : 0;
+}
+
+/* The device's peak for the dtype of most of the ranks' matrix FLOPs, when
+ * the config names a device that has one; the label says which dtype and,
+ * unless it is the config's and the only one, its share. */
+static void
+dtype_peak (WlReplay *replay, const WlParams *wl, AppEfficiency *e)
+{
+  double by[WL_DTYPE_N] = { 0 }, total = 0.0;
+  for (guint32 r = 0; r < e->ranks; r++)
+    for (guint t = 0; t < WL_DTYPE_N; t++)
+      by[t] += wl_replay_rank_stats (replay, r)->matrix_flops[t];
+  guint best = 0;
+  for (guint t = 0; t < WL_DTYPE_N; t++)
+    {
+      total += by[t];
+      if (by[t] > by[best])
+        best = t;
+    }
+  if (!(total > 0.0) || !(wl->dtype_peak[best] > 0.0))
+    return;
+  e->peak_flops = wl->dtype_peak[best];
+  double share = by[best] / total;
+  if (best == wl->peak_dtype && share == 1.0)
+    return;
+  g_snprintf (e->peak_label, sizeof e->peak_label,
+              "%s %s: the dtype of %.1f %% of the GEMM and attention FLOPs", wl->device,
+              wl_dtype_name ((WlDtype) best), 100.0 * share);
 }
 
 void
@@ -36,12 +197,13 @@ app_efficiency (const AppSim *sim, AppEfficiency *out)
   WlReplay *replay = app_sim_replay (sim);
   const WlParams *wl = &app_sim_config (sim)->wl;
   *out = (AppEfficiency) { .ranks = wl_replay_ranks (replay),
-                           .seconds = (double) app_sim_end_time (sim) / (double) SIM_PS_PER_S,
-                           .peak_label = wl->peak_label };
+                           .seconds = (double) app_sim_end_time (sim) / (double) SIM_PS_PER_S };
+  g_strlcpy (out->peak_label, wl->peak_label, sizeof out->peak_label);
   if (wl->peak_label[0] != '\0')
     out->peak_flops = wl->peak_flops;
   double unmarked = 0.0;
   sum_ranks (replay, out, &unmarked);
+  dtype_peak (replay, wl, out);
   WlTraceFacts facts;
   wl_replay_trace_facts (replay, &facts);
   out->from_metadata = facts.model_flops > 0.0;
@@ -125,10 +287,15 @@ app_report_efficiency (const AppSim *sim, FILE *out)
              (double) e.tokens / e.seconds, e.tokens);
   g_autofree char *exposed = sim_units_format_time (e.mean_exposed);
   g_autofree char *bubble = sim_units_format_time (e.mean_bubble);
+  g_autofree char *exchange = sim_units_format_time (e.mean_exchange);
+  g_autofree char *of_it = e.exchanges ? g_strdup_printf (" (%s of it waiting on exchanges)",
+                                                         exchange)
+                                       : g_strdup ("");
   double iteration = (double) app_sim_end_time (sim);
-  fprintf (out, "  mean per rank: exposed communication %s, pipeline bubble %s (%.1f %% of the "
+  fprintf (out, "  mean per rank: exposed communication %s%s, pipeline bubble %s (%.1f %% of the "
                 "iteration)\n",
-           exposed, bubble, iteration > 0.0 ? 100.0 * (double) e.mean_bubble / iteration : 0.0);
+           exposed, of_it, bubble,
+           iteration > 0.0 ? 100.0 * (double) e.mean_bubble / iteration : 0.0);
 }
 
 static void
@@ -169,5 +336,10 @@ app_report_efficiency_json (const AppSim *sim, AppJsonOut *j)
               e.tokens > 0 && e.seconds > 0.0);
   app_json_out_int (j, "mean_pipeline_bubble_ps", (gint64) e.mean_bubble);
   app_json_out_int (j, "mean_exposed_comm_less_bubble_ps", (gint64) e.mean_exposed);
+  if (e.exchanges)
+    {
+      app_json_out_int (j, "mean_exchange_wait_ps", (gint64) e.mean_exchange);
+      exchanges_json (sim, j);
+    }
   app_json_out_end_object (j);
 }

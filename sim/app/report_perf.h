@@ -9,12 +9,18 @@
  * is_recompute, summed over ranks; hardware FLOPs are the num_ops of every
  * COMP node (recomputation included).  MFU = model FLOPs / (time x ranks x
  * peak), HFU the same with hardware FLOPs, the peak being the configured
- * device's for its data type or <compute peak> (WlParams.peak_label says
- * which); without a configured peak neither is available.  tokens/s =
+ * device's or <compute peak> (WlParams.peak_label says which); without a
+ * configured peak neither is available.  The device's peak is that of the
+ * dtype most of the traces' matrix FLOPs run in (the GEMM and attention
+ * kernels of the COMP nodes' `kernels`, WlRankStats.matrix_flops; with
+ * several, its share is named), else that of the config's dtype.  tokens/s =
  * tokens_per_iteration / time, when the traces give it.  The pipeline
  * bubble of a rank is the time its compute waits on a receive from another
- * rank (WlRankStats.pipeline_bubble, part of exposed_comm); the summary's
- * exposed communication is the rest.
+ * rank (WlRankStats.pipeline_bubble, part of exposed_comm), unless the
+ * receive is part of a collective exchange (an `exchange` attribute: an
+ * all-to-all sent as sends and receives), whose wait is communication
+ * (WlRankStats.exchange_wait); the summary's exposed communication is the
+ * rest, exchanges included.
  *
  * ASTRA-sim-compatible runs (the reference timing) print none of this:
  * their outputs stay those of the reference.
@@ -39,10 +45,13 @@ typedef struct
   gboolean from_metadata;  /* model_flops is the traces' GlobalMetadata figure */
   double hardware_flops;   /* every COMP node's num_ops, all ranks */
   double peak_flops;       /* per GPU, FLOP/s; 0: the config names no peak */
-  const char *peak_label;  /* borrowed from the config; "" when no peak */
+  char peak_label[128];    /* where the peak comes from; "" when no peak */
   guint64 tokens;          /* per iteration; 0: unknown */
   SimTime mean_bubble;     /* pipeline bubble, mean over ranks (rounded down) */
   SimTime mean_exposed;    /* exposed communication less the bubble, likewise */
+  SimTime mean_exchange;   /* the part of mean_exposed waiting on exchanges */
+  gboolean exchanges;      /* the traces name collective exchanges (some rank
+                            * started a receive with an `exchange` attribute) */
 } AppEfficiency;
 
 /* The run's figures above. */
@@ -51,12 +60,22 @@ void app_efficiency (const AppSim *sim, AppEfficiency *out);
 /* Whether the run reports them (not an ASTRA-sim-compatible run). */
 gboolean app_efficiency_reported (const AppSim *sim);
 
+/* Whether the run reports the wait on collective exchanges: a native run
+ * whose traces have receives with an `exchange` attribute. */
+gboolean app_exchanges_reported (const AppSim *sim);
+
 /* MFU and HFU as fractions; FALSE when there is no peak or no time. */
 gboolean app_efficiency_mfu (const AppEfficiency *e, double *mfu, double *hfu);
 
 /* The summary's lines: MFU/HFU and the peak, TFLOP/s per GPU, model FLOPs
  * and their source, tokens/s, the mean exposed communication and bubble. */
 void app_report_efficiency (const AppSim *sim, FILE *out);
+
+/* The summary's table of collective exchanges (runs whose traces have
+ * them: app_exchanges_reported): per exchange name, the min, median and
+ * max over ranks of the time waiting on its receives with no compute
+ * (WlRankStats.exchange_wait_by, summed by name). */
+void app_report_exchanges (const AppSim *sim, FILE *out);
 
 /* The JSON report's "efficiency" member (nulls where not available). */
 void app_report_efficiency_json (const AppSim *sim, AppJsonOut *j);

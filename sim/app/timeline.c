@@ -534,6 +534,14 @@ append_comm_args (const Timeline *tl, GString *s, guint32 rank, const WlNode *n)
       app_timeline_append_u64 (s, peer == WL_RANK_SELF ? rank : peer);
       app_timeline_append_key (s, "tag");
       g_string_append_printf (s, "%d", n->tag);
+      const char *exchange = n->exchange != 0
+                                 ? wl_replay_exchange_name (tl->replay, rank, n->exchange - 1)
+                                 : NULL;
+      if (exchange != NULL)
+        {
+          app_timeline_append_key (s, "exchange");
+          app_timeline_append_string (s, exchange);
+        }
     }
 }
 

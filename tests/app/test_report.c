@@ -249,12 +249,14 @@ static GStrv
 csv_row (const char *text, guint rank)
 {
   g_auto (GStrv) rows = g_strsplit (text, "\n", -1);
-  ck_assert_str_eq (rows[0], "rank,finish_ps,compute_ps,exposed_comm_ps,idle_ps,after_finish_ps,"
-                             "comm_busy_ps,cpu_ps,nodes,pipeline_bubble_ps,model_flops,"
-                             "hardware_flops");
+  /* Traces with exchanges add exchange_wait_ps. */
+  ck_assert_msg (g_str_has_prefix (rows[0], "rank,finish_ps,compute_ps,exposed_comm_ps,idle_ps,"
+                                            "after_finish_ps,comm_busy_ps,cpu_ps,nodes,"
+                                            "pipeline_bubble_ps,model_flops,hardware_flops"),
+                 "%s", rows[0]);
   ck_assert (g_strv_length (rows) > rank + 1);
   GStrv f = g_strsplit (rows[rank + 1], ",", -1);
-  ck_assert_uint_eq (g_strv_length (f), 12);
+  ck_assert_uint_ge (g_strv_length (f), 12);
   return f;
 }
 
@@ -457,6 +459,71 @@ START_TEST (test_breakdown_by_hand)
 }
 END_TEST
 
+/* A collective exchange (sends and receives with an `exchange` attribute):
+ *   rank 0: 1 COMP 10 us -> 2 SEND 1000 B to rank 1 (exchange "x")
+ *   rank 1: 1 RECV 1000 B from rank 0 (exchange "x"); 2 COMP 4 us
+ * Rank 0 sends over [10, 11.1] us: exposed 1.1 us, no exchange wait (a
+ * send).  Rank 1's receive is in flight over [0, 11.1], computing over
+ * [0, 4]: exposed 7.1 us, all of it waiting on the exchange, bubble 0.
+ * The summary's row shows 0 ns, 0 ns, 7.100 us; the CSV adds the column,
+ * the report the member and the mean (7.1 / 2 = 3.55 us). */
+START_TEST (test_exchange_outputs)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  ChakraProtoMsg__Node *s0 = tu_p2p (2, T_SEND, 0, 1, 0, 1000);
+  tu_node_attr_string (s0, "exchange", "x");
+  tu_node_dep (s0, 1);
+  ChakraProtoMsg__Node *n0[] = { tu_comp (1, 10), s0 };
+  tu_write_rank (wl, 0, n0, 2);
+  ChakraProtoMsg__Node *r1 = tu_p2p (1, T_RECV, 0, 1, 0, 1000);
+  tu_node_attr_string (r1, "exchange", "x");
+  ChakraProtoMsg__Node *n1[] = { r1, tu_comp (2, 4) };
+  tu_write_rank (wl, 1, n1, 2);
+  g_autofree char *cfg = write_config (2, "");
+  g_autofree char *report = tu_scratch_path ("r.json");
+  g_autofree char *csv = tu_scratch_path ("s.csv");
+  g_autofree char *out = run_ok (cfg, (const char *[]) { "--report", report, "--stats", csv,
+                                                         NULL });
+  ck_assert_msg (strstr (out, "    in exchanges                   0 ns           0 ns"
+                              "       7.100 us\n")
+                     != NULL,
+                 "%s", out);
+  ck_assert_msg (strstr (out, "  pipeline bubble                  0 ns           0 ns"
+                              "           0 ns\n")
+                     != NULL,
+                 "%s", out);
+  /* The table by name: x, 0 ns, 0 ns, 7.1 us. */
+  g_autofree char *row = g_strdup_printf ("  %-48s %14s %14s %14s\n", "x", "0 ns", "0 ns",
+                                          "7.100 us");
+  ck_assert_msg (strstr (out, row) != NULL, "%s", out);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
+  ck_assert_msg (strstr (text, ",hardware_flops,exchange_wait_ps\n") != NULL, "%s", text);
+  g_autoptr (JsonParser) parser = load_json (report);
+  JsonObject *root = root_of (parser);
+  JsonArray *ranks = get_array (root, "ranks");
+  for (guint r = 0; r < 2; r++)
+    {
+      g_auto (GStrv) f = csv_row (text, r);
+      JsonObject *o = json_array_get_object_element (ranks, r);
+      gint64 wait = r == 0 ? 0 : NS (7100);
+      ck_assert_int_eq (field (f, 3), r == 0 ? NS (1100) : NS (7100));
+      ck_assert_int_eq (field (f, 9), 0);
+      ck_assert_int_eq (field (f, 12), wait);
+      ck_assert_int_eq (get_ps (o, "exchange_wait"), wait);
+    }
+  JsonObject *e = json_object_get_object_member (root, "efficiency");
+  ck_assert_int_eq (json_object_get_int_member (e, "mean_exchange_wait_ps"), NS (3550));
+  JsonArray *ex = json_object_get_array_member (e, "exchanges");
+  ck_assert_uint_eq (json_array_get_length (ex), 1);
+  JsonObject *x = json_array_get_object_element (ex, 0);
+  ck_assert_str_eq (json_object_get_string_member (x, "name"), "x");
+  ck_assert_int_eq (json_object_get_int_member (x, "min_wait_ps"), 0);
+  ck_assert_int_eq (json_object_get_int_member (x, "max_wait_ps"), NS (7100));
+  ck_assert_int_eq (json_object_get_int_member (x, "mean_wait_ps"), NS (3550));
+}
+END_TEST
+
 /* ---- efficiency ------------------------------------------------------------ */
 
 /* Both ranks' traces: 100 us of compute of 5e10 FLOPs, then 100 us
@@ -570,6 +637,66 @@ START_TEST (test_efficiency_by_hand)
   g_autoptr (JsonParser) p3 = load_json (report);
   JsonObject *e3 = json_object_get_object_member (root_of (p3), "efficiency");
   ck_assert (json_object_get_null_member (e3, "mfu"));
+}
+END_TEST
+
+/* MFU against the peak of the dtype the model's GEMMs run in, by hand: 2
+ * ranks, each a node of 1000 us with a GEMM m=1000 n=1000 k=25000 in fp32
+ * (2 x 1000 x 1000 x 25000 = 5e10 FLOPs, its num_ops), then one of 100 us
+ * with a GEMM of k=5000 in FP32_OR_BF16 (1e10).  Model FLOPs 1.2e11 over
+ * T = 1100 us on 2 GPUs.  On an H100-SXM configured at bf16, the fp32
+ * peak (67 TFLOP/s dense, workload/compute.c's H100-SXM row) is taken:
+ * MFU = 1.2e11 / (1.1e-3 x 2 x 67e12) = 81.4 %.  All fp32: "H100-SXM fp32:
+ * the dtype of 100.0 % ..."; mixed: fp32 has 5e10 / 6e10 = 83.3 %.  With
+ * <compute dtype="fp32"> and all fp32 the label is the config's. */
+static void
+write_dtype_traces (const char *second_dtype)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  for (guint32 r = 0; r < 2; r++)
+    {
+      ChakraProtoMsg__Node *a = tu_comp (1, 1000), *b = tu_comp (2, 100);
+      tu_node_attr_int (a, "num_ops", 50000000000);
+      tu_node_attr_string (a, "kernels", "gemm:m=1000,n=1000,k=25000,dtype=fp32");
+      tu_node_attr_int (b, "num_ops", 10000000000);
+      g_autofree char *k = g_strdup_printf ("gemm:m=1000,n=1000,k=5000,dtype=%s", second_dtype);
+      tu_node_attr_string (b, "kernels", k);
+      tu_node_dep (b, 1);
+      ChakraProtoMsg__Node *n[] = { a, b };
+      tu_write_rank (wl, r, n, 2);
+    }
+}
+
+START_TEST (test_mfu_dtype_by_hand)
+{
+  g_autofree char *report = tu_scratch_path ("r.json");
+  g_autofree char *bf16 = write_config (2, "  <compute model=\"replay\" device=\"H100-SXM\" "
+                                           "dtype=\"bf16\"/>\n");
+  write_dtype_traces ("fp32");
+  g_autofree char *out1 = run_ok (bf16, (const char *[]) { "--report", report, NULL });
+  ck_assert_msg (strstr (out1, "  MFU 81.4 %, HFU 81.4 % of 67.0 TFLOP/s per GPU (H100-SXM fp32: "
+                               "the dtype of 100.0 % of the GEMM and attention FLOPs)\n")
+                     != NULL,
+                 "%s", out1);
+  g_autoptr (JsonParser) p1 = load_json (report);
+  JsonObject *e1 = json_object_get_object_member (root_of (p1), "efficiency");
+  ck_assert (fabs (get_double (e1, "mfu") - 1.2e11 / (1.1e-3 * 2 * 67e12)) < 1e-12);
+  ck_assert (get_double (e1, "peak_flops_per_gpu") == 67e12);
+
+  write_dtype_traces ("bf16");
+  g_autofree char *out2 = run_ok (bf16, (const char *[]) { NULL });
+  ck_assert_msg (strstr (out2, "  MFU 81.4 %, HFU 81.4 % of 67.0 TFLOP/s per GPU (H100-SXM fp32: "
+                               "the dtype of 83.3 % of the GEMM and attention FLOPs)\n")
+                     != NULL,
+                 "%s", out2);
+
+  write_dtype_traces ("fp32");
+  g_autofree char *fp32 = write_config (2, "  <compute model=\"replay\" device=\"H100-SXM\" "
+                                           "dtype=\"fp32\"/>\n");
+  g_autofree char *out3 = run_ok (fp32, (const char *[]) { NULL });
+  ck_assert_msg (strstr (out3, "  MFU 81.4 %, HFU 81.4 % of 67.0 TFLOP/s per GPU (H100-SXM fp32)\n")
+                     != NULL,
+                 "%s", out3);
 }
 END_TEST
 
@@ -867,7 +994,9 @@ report_suite (void)
   tcase_add_test (tc, test_busbw_all_gather);
   tcase_add_test (tc, test_critical_path);
   tcase_add_test (tc, test_determinism);
+  tcase_add_test (tc, test_exchange_outputs);
   tcase_add_test (tc, test_efficiency_by_hand);
+  tcase_add_test (tc, test_mfu_dtype_by_hand);
   tcase_add_test (tc, test_layout_is_json_glib);
   tcase_add_test (tc, test_report_not_written);
   return s;

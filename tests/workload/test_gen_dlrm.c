@@ -476,9 +476,22 @@ p2p_ids (const Trace *t, gboolean send, gint64 tag)
     {
       const ChakraProtoMsg__Node *n = g_ptr_array_index (t->nodes, i);
       gint64 v = -1;
-      if (strcmp (n->name, send ? "send" : "recv") == 0
-          && wl_chakra_attr_int (n, "comm_tag", &v, NULL) && v == tag)
-        g_array_append_val (a, n->id);
+      int type = send ? CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE
+                      : CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE;
+      if ((int) n->type == type && wl_chakra_attr_int (n, "comm_tag", &v, NULL) && v == tag)
+        {
+          /* Each tag's messages form one named all-to-all (the node's name
+           * and its `exchange`): 2 the pooled embeddings forward, 5 their
+           * gradients backward. */
+          const char *x = NULL;
+          ck_assert (wl_chakra_attr_string (n, "exchange", &x, NULL));
+          ck_assert_str_eq (n->name, x);
+          if (tag == 2)
+            ck_assert_str_eq (x, "all-to-all (pooled embeddings, forward)");
+          if (tag == 5)
+            ck_assert_str_eq (x, "all-to-all (embedding gradients, backward)");
+          g_array_append_val (a, n->id);
+        }
     }
   return a;
 }

@@ -452,6 +452,91 @@ START_TEST (test_pipeline_bubble)
 }
 END_TEST
 
+/* test_pipeline_bubble's two ranks with the messages of tag 1 (rank 0 to
+ * rank 1) marked as a collective exchange (`exchange` on the send and the
+ * receive), and with ALL, tag 2's too.  Rank 1's wait on its receive,
+ * [0, 11.1 us], is then communication: exchange_wait 11.1 us, bubble 0,
+ * exposed communication still 12.2 us.  Rank 0 waits on tag 2 over
+ * [10, 42.2 us]: bubble 32.2 us, or with ALL exchange wait 32.2 us.  A
+ * closed form, the same as test_pipeline_bubble's: only the split moves. */
+static void
+exchange_run (gboolean all)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  ChakraProtoMsg__Node *fwd0 = tu_comp (1, 10), *send0 = tu_p2p (2, T_SEND, 0, 1, 1, 1000);
+  ChakraProtoMsg__Node *recv0 = tu_p2p (3, T_RECV, 1, 0, 2, 1000), *bwd0 = tu_comp (4, 20);
+  tu_node_attr_string (send0, "exchange", "all-to-all (test)");
+  tu_node_dep (send0, 1);
+  tu_node_dep (bwd0, 3);
+  ChakraProtoMsg__Node *recv1 = tu_p2p (1, T_RECV, 0, 1, 1, 1000), *fwd1 = tu_comp (2, 10);
+  ChakraProtoMsg__Node *bwd1 = tu_comp (3, 20), *send1 = tu_p2p (4, T_SEND, 1, 0, 2, 1000);
+  tu_node_attr_string (recv1, "exchange", "all-to-all (test)");
+  if (all)
+    {
+      tu_node_attr_string (recv0, "exchange", "back");
+      tu_node_attr_string (send1, "exchange", "back");
+    }
+  ChakraProtoMsg__Node *n0[] = { fwd0, send0, recv0, bwd0 };
+  tu_write_rank (wl, 0, n0, 4);
+  tu_node_dep (fwd1, 1);
+  tu_node_dep (bwd1, 2);
+  tu_node_dep (send1, 3);
+  ChakraProtoMsg__Node *n1[] = { recv1, fwd1, bwd1, send1 };
+  tu_write_rank (wl, 1, n1, 4);
+  AppConfig cfg;
+  tu_exact_ring (&cfg, 2);
+  AppSim *sim = run_ok (&cfg);
+  const WlRankStats *s0 = wl_replay_rank_stats (app_sim_replay (sim), 0);
+  const WlRankStats *s1 = wl_replay_rank_stats (app_sim_replay (sim), 1);
+  ck_assert_uint_eq (s0->finish, sim_time_from_ns (62200));
+  ck_assert_uint_eq (s0->exposed_comm, sim_time_from_ns (32200));
+  ck_assert_uint_eq (s0->pipeline_bubble, all ? 0 : sim_time_from_ns (32200));
+  ck_assert_uint_eq (s0->exchange_wait, all ? sim_time_from_ns (32200) : 0);
+  ck_assert_uint_eq (s0->exchange_recvs, all ? 1 : 0);
+  ck_assert_uint_eq (s1->finish, sim_time_from_ns (42200));
+  ck_assert_uint_eq (s1->exposed_comm, sim_time_from_ns (12200));
+  ck_assert_uint_eq (s1->pipeline_bubble, 0);
+  ck_assert_uint_eq (s1->exchange_wait, sim_time_from_ns (11100));
+  ck_assert_uint_eq (s1->exchange_recvs, 1);
+  /* By name: rank 1's first exchange (its only one unless ALL); rank 0's
+   * second ("back", after its send's "all-to-all (test)"). */
+  WlReplay *replay = app_sim_replay (sim);
+  ck_assert_str_eq (wl_replay_exchange_name (replay, 1, 0), "all-to-all (test)");
+  if (!all)
+    ck_assert_ptr_null (wl_replay_exchange_name (replay, 1, 1));
+  ck_assert_uint_eq (s1->exchange_wait_by[0], sim_time_from_ns (11100));
+  ck_assert_str_eq (wl_replay_exchange_name (replay, 0, 0), "all-to-all (test)");
+  if (all)
+    {
+      ck_assert_str_eq (wl_replay_exchange_name (replay, 0, 1), "back");
+      ck_assert_uint_eq (s0->exchange_wait_by[1], sim_time_from_ns (32200));
+    }
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+}
+
+START_TEST (test_exchange_wait)
+{
+  exchange_run (FALSE);
+  exchange_run (TRUE);
+}
+END_TEST
+
+/* An `exchange` that is not a string is an error naming the node. */
+START_TEST (test_exchange_not_string)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  for (guint32 r = 0; r < 2; r++)
+    {
+      ChakraProtoMsg__Node *n = tu_p2p (7, r == 0 ? T_SEND : T_RECV, 0, 1, 1, 1000);
+      tu_node_attr_int (n, "exchange", 3);
+      ChakraProtoMsg__Node *one[] = { n };
+      tu_write_rank (wl, r, one, 1);
+    }
+  expect_load_error (2, "exchange");
+}
+END_TEST
+
 /* FLOPs as the replay counts them: num_ops of every COMP node, and apart
  * those of nodes marked is_recompute. */
 START_TEST (test_flops_and_recompute)
@@ -606,6 +691,8 @@ replay_suite (void)
   tcase_add_test (tc, test_rooted_from_trace);
   tcase_add_test (tc, test_comm_streams);
   tcase_add_test (tc, test_pipeline_bubble);
+  tcase_add_test (tc, test_exchange_wait);
+  tcase_add_test (tc, test_exchange_not_string);
   tcase_add_test (tc, test_flops_and_recompute);
   return s;
 }
