@@ -693,7 +693,7 @@ static Suite *
 kernels_suite (void)
 {
   Suite *s = suite_create ("kernels");
-  TCase *tc = tu_tcase (s, "kernels", tu_scratch_setup, tu_scratch_teardown, 0);
+  TCase *tc = tu_tcase (s, "kernels", tu_scratch_setup, tu_scratch_teardown, 60);
   tcase_add_test (tc, test_parse);
   tcase_add_test (tc, test_parse_errors);
   tcase_add_test (tc, test_gemm_full_wave);
