@@ -99,6 +99,8 @@ typedef struct
   guint32 top[WL_DLRM_MAX_MLP];    /* the top MLP's layer sizes (its input: the interaction's) */
   guint32 n_top;          /* >= 1 */
   gboolean dcn;           /* DCNv2 interaction, else dot */
+  gboolean dot_fused;     /* dot: one fused kernel (NVIDIA DLE's dot_based_interact),
+                           * else TorchRec's bmm + tril gather */
   guint32 dcn_layers, dcn_rank;
 } WlDlrmModel;
 

@@ -271,6 +271,22 @@ interaction (Em *e, GString *k, gboolean bwd)
   const WlDlrmModel *m = &e->req->model;
   guint64 F = m->tables->len + 1, D = dim (e), b = e->b, N = F * D, r = m->dcn_rank;
   k_mem (k, bwd ? "split" : "concat", 2 * b * N * e->Em, 0);
+  if (!m->dcn && m->dot_fused)
+    {
+      /* One fused kernel (NVIDIA DeepLearningExamples' dot_based_interact
+       * CUDA op, TF2 DLRM "dot_custom_cuda"): the F x F Gram is formed in
+       * shared memory on tensor cores and only its strict lower triangle
+       * leaves the SM.  Forward: the F x D features read, the top MLP's
+       * input (the bottom MLP's D outputs and the tri products) written;
+       * backward: that gradient and the features read, their gradient
+       * written.  Its tensor-core FLOPs (2 F^2 D a sample forward, twice
+       * backward) are far under its memory time at a tensor-core rate and
+       * are not charged (a mem kernel's FLOPs run at the fp32 rate). */
+      guint64 tri = F * (F - 1) / 2;
+      k_mem (k, bwd ? "dot_interact_bwd" : "dot_interact",
+             b * ((bwd ? 2 : 1) * N + D + tri) * e->Em, 0);
+      return;
+    }
   if (!m->dcn)
     {
       guint64 tri = F * (F - 1) / 2;

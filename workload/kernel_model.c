@@ -201,26 +201,32 @@ achievable (const WlKernelDevice *dev, const WlDevice *hw, WlDtype t)
   return dev->mamf[WL_DTYPE_BF16] / peak_of (hw, WL_DTYPE_BF16) * peak_of (hw, t);
 }
 
-/* Tile-steps of a GEMM: waves x tm x tn x (k + k_fix) x 2, for the fastest
- * tile: its time at one FLOP/s per SM. */
+/* Tile-steps of a GEMM on tile I with its k split S ways: waves of the
+ * tiles x S units over the SMs, each 2 tm tn (ceil (k / S) + k_fix); its
+ * time at one FLOP/s per SM. */
+static double
+tile_units (const WlKernelDevice *dev, WlDtype t, guint i, double m, double n, double k,
+            double batch, double s)
+{
+  double tm = dev->tiles[i].m, tn = dev->tiles[i].n;
+  double waves = ceil (ceil (m / tm) * ceil (n / tn) * batch * s / dev->n_sm);
+  return waves * 2.0 * tm * tn * (ceil (k / s) + dev->k_fix[t]);
+}
+
+/* Tile-steps of an unsplit GEMM for the fastest tile. */
 static double
 gemm_units (const WlKernelDevice *dev, WlDtype t, double m, double n, double k, double batch)
 {
   double best = INFINITY;
   for (guint i = 0; i < dev->n_tiles; i++)
-    {
-      double tm = dev->tiles[i].m, tn = dev->tiles[i].n;
-      double tiles = ceil (m / tm) * ceil (n / tn) * batch;
-      double waves = ceil (tiles / dev->n_sm);
-      best = MIN (best, waves * 2.0 * tm * tn * (k + dev->k_fix[t]));
-    }
+    best = MIN (best, tile_units (dev, t, i, m, n, k, batch, 1));
   return best;
 }
 
 /* FLOP/s per SM, calibrated so that the model gives the measured MAMF at
  * the shape it was measured at: that shape's tile-steps (its waves and
- * prologue/epilogue share, for the model's tiles) take the measured time.
- * At most the peak's share. */
+ * prologue/epilogue share, for the model's tiles, unsplit) take the
+ * measured time.  At most the peak's share. */
 static double
 rate_per_sm (const WlKernelDevice *dev, const WlDevice *hw, WlDtype t)
 {
@@ -237,14 +243,89 @@ mem_ns (const WlKernelDevice *dev, const WlDevice *hw, double bytes)
   return bytes / (hw->mem_bw_Bps * dev->mem_fraction) * 1e9;
 }
 
+/* The largest split of K on a tile that makes TILES output tiles: the
+ * splits fill at most the one wave the tiles leave idle (S tiles <= SMs:
+ * more would add waves, which splitting is meant to remove), and each
+ * split keeps at least k_fix k-steps, i.e. one pipeline's depth of
+ * k-blocks (3 on SM80, 4 on SM90/SM100, kernel_model.h): a shorter split
+ * never reaches its main loop's steady state. */
+static guint
+split_max (const WlKernelDevice *dev, WlDtype t, double tiles, double k)
+{
+  if (tiles >= dev->n_sm)
+    return 1;
+  double s = MIN (floor (dev->n_sm / tiles), floor (k / dev->k_fix[t]));
+  return s > 1 ? (guint) s : 1;
+}
+
+double
+wl_kernel_splitk_bytes (const WlKernel *k, guint split)
+{
+  if (split <= 1)
+    return 0.0;
+  /* fp8 GEMMs write bf16 (Transformer Engine); others their input type. */
+  double out = k->dtype == WL_DTYPE_FP8 ? 2.0 : dtype_bytes ((WlDtype) k->dtype);
+  double mn = (double) k->m * (double) k->n * (double) k->batch;
+  return 2.0 * split * mn * 4.0 + mn * out;
+}
+
+/* The time of the GEMM on tile I split S ways: its compute (at least the
+ * MAMF's time: no shape beats the searched maximum) or its operands'
+ * memory time, whichever is longer; a split adds its reduction kernel
+ * (wl_kernel_splitk_bytes at the achieved bandwidth, and its launch). */
+static double
+split_ns (const WlKernelDevice *dev, const WlDevice *hw, const WlKernel *k, WlDtype t,
+          guint i, guint s, double rate_sm)
+{
+  double units = tile_units (dev, t, i, (double) k->m, (double) k->n, (double) k->k,
+                             (double) k->batch, s);
+  double compute = MAX (units / rate_sm, wl_kernel_flops (k) / achievable (dev, hw, t));
+  double ns = MAX (compute * 1e9, mem_ns (dev, hw, wl_kernel_bytes (k)));
+  if (s > 1)
+    ns += mem_ns (dev, hw, wl_kernel_splitk_bytes (k, s)) + dev->launch_ns;
+  return ns;
+}
+
+/* The fastest (tile, split) of K: its time, and its split in *SPLIT. */
+static double
+gemm_plan (const WlKernelDevice *dev, const WlDevice *hw, const WlKernel *k, WlDtype t,
+           guint *split)
+{
+  double best = INFINITY, rate_sm = rate_per_sm (dev, hw, t);
+  *split = 1;
+  for (guint i = 0; i < dev->n_tiles; i++)
+    {
+      double tiles = ceil ((double) k->m / dev->tiles[i].m)
+                     * ceil ((double) k->n / dev->tiles[i].n) * (double) k->batch;
+      guint smax = split_max (dev, t, tiles, (double) k->k);
+      for (guint s = 1; s <= smax; s++)
+        {
+          double ns = split_ns (dev, hw, k, t, i, s, rate_sm);
+          if (ns < best)
+            best = ns, *split = s;
+        }
+    }
+  return best;
+}
+
 static double
 gemm_ns (const WlKernelDevice *dev, const WlDevice *hw, const WlKernel *k, WlDtype t)
 {
-  double units = gemm_units (dev, t, (double) k->m, (double) k->n, (double) k->k,
-                             (double) k->batch);
-  /* No shape beats the searched maximum. */
-  double compute = MAX (units / rate_per_sm (dev, hw, t), wl_kernel_flops (k) / achievable (dev, hw, t));
-  return MAX (compute * 1e9, mem_ns (dev, hw, wl_kernel_bytes (k)));
+  guint split;
+  return gemm_plan (dev, hw, k, t, &split);
+}
+
+guint
+wl_kernel_gemm_split (const WlKernelDevice *dev, const WlKernel *k)
+{
+  g_return_val_if_fail (dev != NULL && k != NULL && k->op == WL_KERNEL_GEMM, 1);
+  const WlDevice *hw = wl_device_preset (dev->name);
+  g_assert (hw != NULL);
+  WlKernel as_run = *k;
+  as_run.dtype = (guint8) usable_dtype (hw, (WlDtype) k->dtype);
+  guint split;
+  gemm_plan (dev, hw, &as_run, (WlDtype) as_run.dtype, &split);
+  return split;
 }
 
 /* Point I of head dimension row DI of the table, TFLOP/s (rules in

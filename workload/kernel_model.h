@@ -19,6 +19,22 @@
  *         the larger of that and the operands' memory time:
  *         ((m k + k n) in + m n out bytes) batch / (bandwidth x the
  *         device's achieved fraction).
+ *         Split-K, when a tile's output tiles leave SMs idle (tiles <
+ *         SMs), as CUTLASS's GemmSplitKParallel (gemm/device/
+ *         gemm_splitk_parallel.h: each of S splits writes an fp32 partial
+ *         of the output to a workspace, then reduction/kernel/
+ *         reduce_split_k.h sums them): the tiles x S units run in waves,
+ *         each 2 tm tn (ceil (k / S) + k_fix); the time above, plus the
+ *         reduction's traffic (S fp32 partials written and read, the
+ *         output written, wl_kernel_splitk_bytes) at the achieved
+ *         bandwidth, plus one launch overhead (the reduction is a second
+ *         kernel).  S runs over 1 .. min (floor (SMs / tiles),
+ *         floor (k / k_fix)) (the splits fill at most the idle wave, each
+ *         keeps at least one pipeline's depth of k-blocks) and the
+ *         fastest (tile, S) is taken, as a library's heuristic would.
+ *         Stream-K (Osama et al., PPoPP 2023; CUTLASS 3.x on SM90) would
+ *         split the k-loop across the SMs without the separate kernel;
+ *         it is not modelled.
  *   attn  a FlashAttention kernel: FLOPs / the published achieved rate for
  *         its direction and mask at its head dimension and sequence length
  *         (interpolated linearly in log2 of each between the tables' head
@@ -115,7 +131,15 @@ double wl_kernel_flops (const WlKernel *kernel);
 /* Bytes one launch must move at least (operands and results). */
 double wl_kernel_bytes (const WlKernel *kernel);
 
-/* One launch's time in ns on DEV, launch overhead excluded. */
+/* The bytes a GEMM split SPLIT ways adds (its reduction): SPLIT fp32
+ * partials of m x n written and read, the m x n output written (bf16 for
+ * fp8), times batch; 0 for SPLIT <= 1. */
+double wl_kernel_splitk_bytes (const WlKernel *kernel, guint split);
+/* The split of K the model chooses for the GEMM KERNEL on DEV (1: none). */
+guint wl_kernel_gemm_split (const WlKernelDevice *dev, const WlKernel *kernel);
+
+/* One launch's time in ns on DEV, launch overhead excluded (a split GEMM's
+ * reduction kernel's launch included). */
 double wl_kernel_ns (const WlKernelDevice *dev, const WlKernel *kernel);
 
 /* The physical floor of one launch: max (FLOPs / peak of its dtype,

@@ -17,7 +17,7 @@
 typedef struct
 {
   char *preset, *tables, *bottom, *top, *interaction, *dtype, *mlp_dtype, *emb_opt, *sharding;
-  char *plan;
+  char *plan, *interaction_kernel;
   char *device, *out;
   gint ranks, ranks_per_node, batch, local_batch, dcn_layers, dcn_rank;
   gboolean dry_run;
@@ -42,6 +42,10 @@ dlrm_context (DlrmOptions *o)
     { "interaction", 0, 0, G_OPTION_ARG_STRING, &o->interaction,
       "dot (DLRM's pairwise dot products; default with --tables) or dcnv2 (low-rank cross "
       "network; the preset's)", "dot|dcnv2" },
+    { "interaction-kernel", 0, 0, G_OPTION_ARG_STRING, &o->interaction_kernel,
+      "The dot interaction's kernels: unfused (default: a batched GEMM and the lower-triangle "
+      "gather, as TorchRec) or fused (one kernel, NVIDIA DeepLearningExamples' "
+      "dot_based_interact)", "unfused|fused" },
     { "dcn-layers", 0, 0, G_OPTION_ARG_INT, &o->dcn_layers,
       "DCNv2 cross layers (default 3)", "N" },
     { "dcn-rank", 0, 0, G_OPTION_ARG_INT, &o->dcn_rank, "DCNv2 low rank (default 512)", "R" },
@@ -158,6 +162,17 @@ dlrm_model (const DlrmOptions *o, WlGenDlrm *req, GError **error)
           && g_ascii_strcasecmp (o->interaction, "dcnv2") != 0)
         return input_error (error, "--interaction: '%s' is not dot or dcnv2", o->interaction);
       m->dcn = g_ascii_strcasecmp (o->interaction, "dcnv2") == 0;
+    }
+  if (o->interaction_kernel != NULL)
+    {
+      gboolean fused = g_ascii_strcasecmp (o->interaction_kernel, "fused") == 0;
+      if (!fused && g_ascii_strcasecmp (o->interaction_kernel, "unfused") != 0)
+        return input_error (error, "--interaction-kernel: '%s' is not fused or unfused",
+                            o->interaction_kernel);
+      if (fused && m->dcn)
+        return input_error (error, "--interaction-kernel fused is the dot interaction's; "
+                                   "this model's is dcnv2");
+      m->dot_fused = fused;
     }
   if (o->dcn_layers == 0 || o->dcn_layers < -1 || o->dcn_rank == 0 || o->dcn_rank < -1)
     return input_error (error, "--dcn-layers and --dcn-rank must be at least 1");
@@ -340,6 +355,7 @@ dlrm_options_clear (DlrmOptions *o)
   g_free (o->emb_opt);
   g_free (o->sharding);
   g_free (o->plan);
+  g_free (o->interaction_kernel);
   g_free (o->device);
   g_free (o->out);
 }

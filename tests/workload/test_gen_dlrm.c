@@ -536,6 +536,61 @@ attr (const Trace *t, const char *name, const char *key)
   return v;
 }
 
+/* The inter_fwd and inter_bwd kernels of rank 0 of the four tables
+ * table-wise, dot interaction, FUSED or not. */
+static void
+inter_kernels (gboolean fused, char **fwd, char **bwd)
+{
+  WlGenDlrm r = small_req (WL_SHARD_TABLE_WISE, four, 4);
+  r.model.dot_fused = fused;
+  g_autofree char *prefix = tu_scratch_path (fused ? "fused" : "unfused");
+  GError *error = NULL;
+  ck_assert (wl_gen_dlrm (prefix, &r, &error));
+  g_assert_no_error (error);
+  g_autofree char *path = g_strdup_printf ("%s.0.et", prefix);
+  Trace t;
+  trace_read (&t, path);
+  const char *f = NULL, *b = NULL;
+  ck_assert (wl_chakra_attr_string (g_hash_table_lookup (t.by_name, "inter_fwd"), "kernels",
+                                    &f, NULL));
+  ck_assert (wl_chakra_attr_string (g_hash_table_lookup (t.by_name, "inter_bwd"), "kernels",
+                                    &b, NULL));
+  *fwd = g_strdup (f);
+  *bwd = g_strdup (b);
+  g_hash_table_destroy (t.by_name);
+  g_ptr_array_free (t.nodes, TRUE);
+  wl_dlrm_model_clear (&r.model);
+}
+
+/* The dot interaction's two forms, by hand: 64 samples on 4 ranks, b =
+ * 16 a rank, F = 4 tables + 1 = 5 features of D = 16, N = 80, tri = 10,
+ * fp32 (4 bytes).  Both first concatenate (backward: split) the features,
+ * 2 b N 4 = 10,240 B.  Unfused (TorchRec): a batched GEMM F x D by D x F
+ * per sample (m = n = 5, k = 16, batch 16), then the lower-triangle
+ * gather, b (F^2 + tri) 4 = 2,240 B; backward the gather's gradient (2,240
+ * B) and the GEMM F x F by F x D twice a sample (batch 32).  Fused (DLE's
+ * dot_based_interact): forward reads the features and writes the top
+ * MLP's input, b (N + D + tri) 4 = 16 x 106 x 4 = 6,784 B; backward reads
+ * that gradient and the features and writes their gradient, b (2 N + D +
+ * tri) 4 = 16 x 186 x 4 = 11,904 B. */
+START_TEST (test_dot_interaction_kernels)
+{
+  g_autofree char *uf = NULL, *ub = NULL, *ff = NULL, *fb = NULL;
+  inter_kernels (FALSE, &uf, &ub);
+  inter_kernels (TRUE, &ff, &fb);
+  ck_assert_str_eq (uf, "mem:bytes=10240,what=concat,flops=0;"
+                        "gemm:m=5,n=5,k=16,batch=16,dtype=fp32;"
+                        "mem:bytes=2240,what=tril,flops=0");
+  ck_assert_str_eq (ub, "mem:bytes=10240,what=split,flops=0;"
+                        "mem:bytes=2240,what=tril_bwd,flops=0;"
+                        "gemm:m=5,n=16,k=5,batch=32,dtype=fp32");
+  ck_assert_str_eq (ff, "mem:bytes=10240,what=concat,flops=0;"
+                        "mem:bytes=6784,what=dot_interact,flops=0");
+  ck_assert_str_eq (fb, "mem:bytes=10240,what=split,flops=0;"
+                        "mem:bytes=11904,what=dot_interact_bwd,flops=0");
+}
+END_TEST
+
 /* The four tables table-row-wise on 2 nodes of 2 ranks (tags 1 .. 5 all
  * used), table 3 data-parallel, dot interaction: rank 0's graph is the one
  * written in gen_dlrm_emit.c's header, edge for edge; the all-reduces'
@@ -634,6 +689,7 @@ gen_dlrm_suite (void)
   TCase *files = tcase_create ("files");
   tcase_add_checked_fixture (files, tu_scratch_setup, tu_scratch_teardown);
   tcase_add_test (files, test_graph);
+  tcase_add_test (files, test_dot_interaction_kernels);
   suite_add_tcase (s, files);
   return s;
 }

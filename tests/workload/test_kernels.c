@@ -192,6 +192,85 @@ START_TEST (test_gemm_memory_bound)
 }
 END_TEST
 
+/* Split-K (kernel_model.h), hand-worked on 128 x 256 x 65536 bf16 (a
+ * weight gradient: a small output, a long k).  Operands' memory time:
+ * ((128 + 256) x 65536 + 128 x 256) x 2 = 50,397,184 bytes at 90 % of
+ * 3.35 TB/s = 16.716 us; MAMF floor 2 x 128 x 256 x 65536 / 794.5e12 =
+ * 5.41 us.  Unsplit, 128x128 is best (2 tiles, one wave, each 2 x 128 x
+ * 128 x (65536 + 256) at H100_RATE_SM = 5.1796 ns a k-step: 340.8 us;
+ * 128x256 is one tile of twice the work).  Split S ways, 128x128 runs 2 S
+ * units (S <= 66: one wave) of ceil (65536 / S) + 256 k-steps, plus the
+ * reduction: S fp32 partials of 128 x 256 written and read and the bf16
+ * output written, (8 S + 2) x 32768 bytes at 3.015 TB/s, and a launch.
+ * S = 22: 2979 + 256 = 3235 k-steps, 16.756 us (just above the memory
+ * time), + 1.935 us + 0.9 us = 19.590 us.  S = 21: 3377 k-steps, 17.491 us
+ * + 1.847 + 0.9 = 20.24 us.  S = 23: 3106 k-steps (16.09 us) fall under
+ * the memory time: 16.716 + 2.022 + 0.9 = 19.64 us.  128x256 split 2 S
+ * ways has the same k per unit and twice the k_fix work: slower. */
+static double
+split_128x128_ns (double s)
+{
+  double steps = ceil (65536.0 / s) + 256;
+  double compute = 2.0 * 128 * 128 * steps / H100_RATE_SM * 1e9;
+  double operands = ((128.0 + 256) * 65536 + 128.0 * 256) * 2 / H100_MEM * 1e9;
+  double reduce = (8.0 * s + 2) * 128 * 256 / H100_MEM * 1e9;
+  return MAX (compute, operands) + reduce + LAUNCH_NS;
+}
+
+START_TEST (test_gemm_split_k)
+{
+  WlKernel k = one ("gemm:m=128,n=256,k=65536");
+  double unsplit = 2.0 * 128 * 128 * (65536 + 256) / H100_RATE_SM * 1e9;
+  ck_assert_msg (fabs (unsplit - 340.8e3) < 0.1e3, "unsplit %.1f ns", unsplit);
+  double want = split_128x128_ns (22);
+  ck_assert_msg (fabs (want - 19590) < 1, "by hand 19.590 us, formula %.1f ns", want);
+  ck_assert (split_128x128_ns (21) > want && split_128x128_ns (23) > want);
+  assert_close (wl_kernel_ns (h100 (), &k), want);
+  ck_assert_uint_eq (wl_kernel_gemm_split (h100 (), &k), 22);
+  /* Never faster than physics (the MAMF floor and the full bandwidth). */
+  ck_assert (want > 2.0 * 128 * 256 * 65536 / 794.5e12 * 1e9);
+  ck_assert (want > wl_kernel_bound_ns (h100 (), &k));
+}
+END_TEST
+
+/* Shapes that fill the SMs are not split: 1408 x 3072 is 132 tiles of
+ * 128x256 (no idle SM: the price of test_gemm_full_wave); the MAMF shape
+ * 2048 x 2048 x 13312 is 128 tiles of 128x256, 4 SMs idle, but split 2 it
+ * is 256 units in 2 waves of 6656 + 256 k-steps, 13824 > 13568 unsplit
+ * (its 256 tiles of 128x128 already fill the SMs); a short k (k < 2 k_fix
+ * = 512) never splits: 128 x 256 x 384. */
+START_TEST (test_gemm_split_none)
+{
+  const char *shapes[] = { "gemm:m=1408,n=3072,k=4096", "gemm:m=2048,n=2048,k=13312",
+                           "gemm:m=128,n=256,k=384" };
+  for (guint i = 0; i < G_N_ELEMENTS (shapes); i++)
+    {
+      WlKernel k = one (shapes[i]);
+      ck_assert_msg (wl_kernel_gemm_split (h100 (), &k) == 1, "%s split", shapes[i]);
+    }
+  assert_close (kernel_ns ("gemm:m=1408,n=3072,k=4096"),
+                2.0 * 128 * 256 * (4096 + 256) / H100_RATE_SM * 1e9);
+  assert_close (kernel_ns ("gemm:m=2048,n=2048,k=13312"),
+                2.0 * 2048 * 2048 * 13312 / 794.5e12 * 1e9);
+}
+END_TEST
+
+/* The reduction's bytes: S fp32 partials of m x n written and read, the
+ * output written in the output type (bf16 2 bytes, fp32 4, fp8 writes
+ * bf16), times batch; none unsplit. */
+START_TEST (test_gemm_split_bytes)
+{
+  WlKernel bf16 = one ("gemm:m=128,n=256,k=65536");
+  ck_assert (wl_kernel_splitk_bytes (&bf16, 22) == 22.0 * 128 * 256 * 4 * 2 + 128.0 * 256 * 2);
+  ck_assert (wl_kernel_splitk_bytes (&bf16, 22) == 5832704.0);
+  ck_assert (wl_kernel_splitk_bytes (&bf16, 1) == 0.0);
+  WlKernel fp32 = one ("gemm:m=512,n=13,k=65536,dtype=fp32,batch=3");
+  ck_assert (wl_kernel_splitk_bytes (&fp32, 4) == 3 * (4.0 * 512 * 13 * 8 + 512.0 * 13 * 4));
+  WlKernel fp8 = one ("gemm:m=128,n=256,k=65536,dtype=fp8");
+  ck_assert (wl_kernel_splitk_bytes (&fp8, 2) == 2.0 * 128 * 256 * 8 + 128.0 * 256 * 2);
+}
+END_TEST
+
 /* FlashAttention b=1 hq=32 s=4096 d=128: forward 4 x 32 x 4096^2 x 128
  * FLOPs at 638 TFLOP/s; causal half of it at 579; backward 2.5 x at 542;
  * causal backward 2.5 x half at 542 x 579 / 638.  s = 3072, between 2k
@@ -614,12 +693,15 @@ static Suite *
 kernels_suite (void)
 {
   Suite *s = suite_create ("kernels");
-  TCase *tc = tu_tcase (s, "kernels", tu_scratch_setup, tu_scratch_teardown, 0);
+  TCase *tc = tu_tcase (s, "kernels", tu_scratch_setup, tu_scratch_teardown, 60);
   tcase_add_test (tc, test_parse);
   tcase_add_test (tc, test_parse_errors);
   tcase_add_test (tc, test_gemm_full_wave);
   tcase_add_test (tc, test_gemm_wave_quantization);
   tcase_add_test (tc, test_gemm_memory_bound);
+  tcase_add_test (tc, test_gemm_split_k);
+  tcase_add_test (tc, test_gemm_split_none);
+  tcase_add_test (tc, test_gemm_split_bytes);
   tcase_add_test (tc, test_attention);
   tcase_add_test (tc, test_attention_head_dim);
   tcase_add_test (tc, test_mem);
