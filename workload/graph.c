@@ -334,6 +334,7 @@ wl_graph_load_request (const WlGraphLoad *req, GError **error)
   if (ok)
     ok = finish_graph (&b, g, error);
   g->dropped = b.dec.dropped;
+  g->load_peak = b.peak;
   if (req->peak != NULL)
     *req->peak = b.peak;
   wl_vec_clear (&b.deps);
@@ -396,8 +397,8 @@ wl_graph_unref (WlGraph *g)
             g_ptr_array_unref (g->exchanges);
           g_free (g->names);
           g_string_chunk_free (g->names_chunk);
-          g_free (g->sha256);
         }
+      g_free (g->sha256);
       g_free (g);
       g = base;
     }

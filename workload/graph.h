@@ -109,6 +109,8 @@ typedef struct _WlGraph
   struct _WlGraph *base; /* a renamed graph (wl_graph_renamed): the graph whose
                           * arrays but nodes it shares (a reference); else NULL */
   gboolean roots_moved;  /* renamed: a collective's root differs from the base's */
+  guint64 load_peak;     /* the working memory its load reached (WlGraphLoad.peak);
+                          * a renamed graph's is its base's */
 } WlGraph;
 
 /* The working memory of a load, as wl_graph_load_limited counts it: per
@@ -178,6 +180,24 @@ void wl_graph_unref (WlGraph *graph); /* accepts NULL */
  * SIM_ERROR_INPUT) when a moved rank leaves 0 .. 2^32 - 2. */
 WlGraph *wl_graph_renamed (WlGraph *base, const char *path, gint64 delta,
                            const guint64 *group_map, guint n_groups, GError **error);
+
+/* The graph of the trace file BYTES (LEN of them, named PATH) read against
+ * PREV's file PREV_BYTES (PREV_LEN): a renamed graph (as wl_graph_renamed
+ * makes; of PREV's base when PREV is renamed) when the two files frame
+ * alike and every frame of PATH is PREV's byte for byte, or the same node
+ * but for the ranks and group it names (a send's or receive's comm_src and
+ * comm_dst, a collective's group and root; same id, dependencies, name and
+ * every other field).  Then the graph is exactly what loading PATH
+ * strictly gives (wl_graph_load_request: the same nodes, dependencies,
+ * groups, kernel lists and facts), and loading it would have failed
+ * nowhere: its ids, dependencies and frames are PREV's, and each node that
+ * differs decodes without a fault.  Its working memory (load_peak) is
+ * PREV's, as PATH's own load would count it.  NULL otherwise, which is no
+ * verdict on PATH: load it.  Only for strict loads of plain .et bytes (not
+ * gzip, not JSON); PREV is a graph loaded (or read so) from PREV_BYTES.
+ * Linear in the bytes; decodes only the frames that differ. */
+WlGraph *wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len,
+                         const char *path, const guint8 *bytes, gsize len);
 
 /* Bytes the graph holds in memory (for the memory report and the memory
  * budget): 88 per node, 4 per dependency edge, plus name_bytes; a renamed

@@ -110,6 +110,9 @@ typedef struct _Prefetch Prefetch;
 struct _WlGraphCache
 {
   GHashTable *by_digest; /* sha256 hex -> WlGraph* (one reference) */
+  GHashTable *by_len;    /* guint64* file length -> the graph of the last new file
+                          * of that length (one reference): the next one is
+                          * read against it (wl_graph_delta) */
   WlGroupMemo *groups;   /* METADATA group lists of every file loaded (shared
                           * by the workers: it locks) */
   guint64 bytes;         /* wl_graph_cache_bytes */
@@ -138,6 +141,10 @@ typedef struct
   WlGraph *graph;     /* decoded with the prefetch's limit, or NULL: ERROR, or over */
   GError *error;
   guint64 peak;       /* WlGraphLoad.peak of that decode */
+  guint32 prev;       /* distinct files: the distinct file of its length before
+                       * it (itself when none is) */
+  WlGraph *kept;      /* its graph (a reference), for the next file of its
+                       * length, or NULL */
 } Slot;
 
 struct _Prefetch
@@ -183,23 +190,65 @@ open_worker (gpointer data)
     }
 }
 
-/* Decode slot I (claimed by the caller) with the prefetch's limit. */
+/* PATH (its BYTES, LEN of them) read against PREV's file (wl_graph_delta),
+ * or NULL: load it. */
+static WlGraph *
+try_delta (WlGraph *prev, const char *path, const guint8 *bytes, gsize len)
+{
+  if (prev == NULL || bytes == NULL)
+    return NULL;
+  WlFileImage b;
+  GError *e = NULL;
+  if (!image_map (&b, prev->path, &e))
+    {
+      g_clear_error (&e);
+      return NULL;
+    }
+  WlGraph *g = wl_graph_delta (prev, b.bytes, b.len, path, bytes, len);
+  wl_file_image_clear (&b);
+  return g;
+}
+
+/* Decode slot I (claimed by the caller) with the prefetch's limit: read
+ * against the file of its length before it when there is one, else (or
+ * when that fails) in full. */
 static void
 decode_slot (Prefetch *p, guint32 i)
 {
   Slot *s = &p->slots[i];
+  WlGraph *prev = NULL;
+  if (s->prev != i)
+    {
+      /* That file was claimed before this one: it is decoded, or will be. */
+      Slot *ps = &p->slots[s->prev];
+      pthread_mutex_lock (&p->lock);
+      while (ps->state != SLOT_DONE)
+        pthread_cond_wait (&p->decoded, &p->lock);
+      prev = ps->kept != NULL ? wl_graph_ref (ps->kept) : NULL;
+      pthread_mutex_unlock (&p->lock);
+    }
   gboolean over = FALSE;
   GError *map_error = NULL;
   if (!image_map (&s->img, p->paths[i], &map_error))
     g_clear_error (&map_error); /* it opened a moment ago: the load says why not now */
-  WlGraphLoad req = { .path = p->paths[i], .lenient = p->cache->lenient, .limit = p->limit,
-                      .over = &over, .bytes = s->img.bytes, .n_bytes = s->img.len,
-                      .group_memo = p->cache->groups, .peak = &s->peak };
-  s->graph = wl_graph_load_request (&req, &s->error);
+  s->graph = try_delta (prev, p->paths[i], s->img.bytes, s->img.len);
+  wl_graph_unref (prev);
+  if (s->graph != NULL)
+    s->peak = s->graph->load_peak;
+  else
+    {
+      WlGraphLoad req = { .path = p->paths[i], .lenient = p->cache->lenient,
+                          .limit = p->limit, .over = &over, .bytes = s->img.bytes,
+                          .n_bytes = s->img.len, .group_memo = p->cache->groups,
+                          .peak = &s->peak };
+      s->graph = wl_graph_load_request (&req, &s->error);
+    }
   if (s->graph != NULL)
     s->graph->sha256 = g_strdup (s->sha256);
   wl_file_image_clear (&s->img);
   pthread_mutex_lock (&p->lock);
+  if (s->graph != NULL)
+    s->kept = wl_graph_ref (s->graph);
   s->state = SLOT_DONE;
   /* The caller stops at a file that failed, and before it holds more than
    * the limit: what lies past either is never asked for. */
@@ -264,6 +313,7 @@ static void
 find_distinct (Prefetch *p)
 {
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GHashTable) by_len = g_hash_table_new (g_int64_hash, g_int64_equal);
   for (guint32 i = 0; i < p->n; i++)
     {
       Slot *s = &p->slots[i];
@@ -276,6 +326,12 @@ find_distinct (Prefetch *p)
         }
       g_hash_table_add (seen, s->sha256);
       p->distinct[p->n_distinct++] = i;
+      /* Each file is read against the last one of its length before it (as
+       * the cache reads it when loading one file at a time, by_len). */
+      G_STATIC_ASSERT (sizeof (gsize) == sizeof (gint64));
+      const guint32 *last = g_hash_table_lookup (by_len, &s->len);
+      s->prev = last != NULL ? *last : i;
+      g_hash_table_insert (by_len, &s->len, &p->distinct[p->n_distinct - 1]);
     }
 }
 
@@ -337,6 +393,7 @@ wl_graph_cache_prefetch_end (WlGraphCache *c)
       g_clear_error (&s->open_error);
       g_clear_error (&s->error);
       g_clear_pointer (&s->graph, wl_graph_unref);
+      g_clear_pointer (&s->kept, wl_graph_unref);
     }
   g_free (p->slots);
   g_free (p->distinct);
@@ -361,6 +418,16 @@ await_slot (Prefetch *p, guint32 i)
   pthread_mutex_unlock (&p->lock);
   if (mine)
     decode_slot (p, i);
+}
+
+/* Keep G, the graph of a new file of LEN bytes: by its digest, and as the
+ * one the next new file of that length is read against. */
+static void
+cache_add (WlGraphCache *c, WlGraph *g, gsize len)
+{
+  g_hash_table_insert (c->by_digest, g_strdup (g->sha256), wl_graph_ref (g));
+  guint64 key = len;
+  g_hash_table_replace (c->by_len, g_memdup2 (&key, sizeof key), wl_graph_ref (g));
 }
 
 /* The next announced file's graph (wl_graph_cache_load_limited's result
@@ -397,7 +464,7 @@ take_prefetched (WlGraphCache *c, guint64 limit, gboolean *over, GError **error)
       return NULL;
     }
   g = g_steal_pointer (&s->graph);
-  g_hash_table_insert (c->by_digest, g_strdup (g->sha256), wl_graph_ref (g));
+  cache_add (c, g, s->len);
   return g;
 }
 
@@ -412,6 +479,8 @@ wl_graph_cache_new_full (gboolean lenient)
   c->groups = wl_group_memo_new ();
   c->by_digest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                         (GDestroyNotify) wl_graph_unref);
+  c->by_len = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                     (GDestroyNotify) wl_graph_unref);
   return c;
 }
 
@@ -422,6 +491,7 @@ wl_graph_cache_free (WlGraphCache *c)
     return;
   wl_graph_cache_prefetch_end (c);
   g_hash_table_unref (c->by_digest);
+  g_hash_table_unref (c->by_len);
   wl_group_memo_free (c->groups);
   g_free (c);
 }
@@ -447,13 +517,27 @@ wl_graph_cache_load_limited (WlGraphCache *c, const char *path, guint64 limit, g
       wl_file_image_clear (&img);
       return wl_graph_ref (g);
     }
-  WlGraphLoad req = { .path = path, .lenient = c->lenient, .limit = limit, .over = over,
-                      .bytes = img.bytes, .n_bytes = img.len, .group_memo = c->groups };
-  g = wl_graph_load_request (&req, error);
+  guint64 key = img.len;
+  g = try_delta (g_hash_table_lookup (c->by_len, &key), path, img.bytes, img.len);
+  if (g != NULL && g->load_peak > limit)
+    {
+      /* Its own load would have stopped there, as its base's would. */
+      if (over != NULL)
+        *over = TRUE;
+      g_clear_pointer (&g, wl_graph_unref);
+      wl_file_image_clear (&img);
+      return NULL;
+    }
+  if (g == NULL)
+    {
+      WlGraphLoad req = { .path = path, .lenient = c->lenient, .limit = limit, .over = over,
+                          .bytes = img.bytes, .n_bytes = img.len, .group_memo = c->groups };
+      g = wl_graph_load_request (&req, error);
+    }
   if (g != NULL)
     {
       g->sha256 = g_steal_pointer (&img.sha256);
-      g_hash_table_insert (c->by_digest, g_strdup (g->sha256), wl_graph_ref (g));
+      cache_add (c, g, img.len);
     }
   wl_file_image_clear (&img);
   return g;

@@ -13,6 +13,16 @@
  * group lists are parsed once per distinct list for all the cache's files
  * (group_memo.h).
  *
+ * Files alike but for names: a new file of the same length as the last
+ * new file before it is first read against that one's bytes
+ * (wl_graph_delta): where every frame is the same byte for byte, or the
+ * same node but for the ranks and group it names (the traces of
+ * data-parallel replicas, tensor-parallel peers and like pipeline stages
+ * of a generated iteration), its graph is a renamed graph, exactly what
+ * its own load gives, at the cost of a comparison and of decoding the
+ * frames that differ; anything else loads in full.  That file is mapped
+ * again for it (it must not change meanwhile).
+ *
  * Threads: a cache is used from one thread; wl_graph_cache_prefetch runs
  * workers of its own, joined before it is freed.
  *

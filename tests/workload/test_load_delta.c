@@ -1,0 +1,229 @@
+/* test_load_delta.c: reading a trace against an earlier one that matches
+ * it but for the ranks and groups it names (wl_graph_delta).  Hand-built
+ * traces of three nodes: a compute node, a send on it, a collective on
+ * the send.  A file that differs only in the send's peers or the
+ * collective's group is read as a renamed graph equal, node by node, to
+ * its own full load; any other difference (a size, a duration, a
+ * dependency, a cut frame) is left to the full load, which gives its
+ * error where there is one.  Through the cache, with one thread or two,
+ * each file is read against the last one of its length before it.
+ */
+#include <check.h>
+#include <string.h>
+
+#include "support/testutil.h"
+#include "workload/graph.h"
+#include "workload/graph_cache.h"
+
+/* What a variant changes in the base trace. */
+typedef struct
+{
+  gint64 src, dst;   /* the send's comm_src, comm_dst */
+  gint64 bytes;      /* its comm_size */
+  guint64 micros;    /* the compute node's duration */
+  const char *group; /* the collective's pg_name */
+  guint64 coll_dep;  /* the node the collective depends on */
+} Variant;
+
+static const Variant BASE = { 0, 1, 1000, 10, "5", 2 };
+
+/* Write VARIANT as rank RANK of the set PREFIX. */
+static void
+write_variant (const char *prefix, guint32 rank, const Variant *v)
+{
+  ChakraProtoMsg__Node *nodes[3];
+  nodes[0] = tu_comp (1, v->micros);
+  nodes[1] = tu_p2p (2, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, v->src, v->dst, 7,
+                     v->bytes);
+  tu_node_dep (nodes[1], 1);
+  nodes[2] = tu_coll (3, CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE, 4096);
+  tu_node_attr_string (nodes[2], "pg_name", v->group);
+  tu_node_dep (nodes[2], v->coll_dep);
+  tu_write_rank (prefix, rank, nodes, 3);
+}
+
+static char *
+rank_path (const char *prefix, guint32 rank)
+{
+  return g_strdup_printf ("%s.%u.et", prefix, rank);
+}
+
+/* The file of rank RANK read against rank 0's graph BASE_G: the delta
+ * graph or NULL. */
+static WlGraph *
+delta_of (WlGraph *base_g, const char *prefix, guint32 rank)
+{
+  g_autofree char *p0 = rank_path (prefix, 0);
+  g_autofree char *p = rank_path (prefix, rank);
+  g_autofree char *a = NULL, *b = NULL;
+  gsize la = 0, lb = 0;
+  ck_assert (g_file_get_contents (p0, &a, &la, NULL));
+  ck_assert (g_file_get_contents (p, &b, &lb, NULL));
+  return wl_graph_delta (base_g, (const guint8 *) a, la, p, (const guint8 *) b, lb);
+}
+
+/* D equals FULL node by node, and shares BASE's arrays. */
+static void
+assert_same_as_full (const WlGraph *d, const WlGraph *full, const WlGraph *base)
+{
+  ck_assert_ptr_eq (d->base, base);
+  ck_assert_str_eq (d->path, full->path);
+  ck_assert_uint_eq (d->n_nodes, full->n_nodes);
+  ck_assert_uint_eq (d->n_roots, full->n_roots);
+  ck_assert_uint_eq (d->n_streams, full->n_streams);
+  ck_assert_uint_eq (d->group_defs->len, full->group_defs->len);
+  ck_assert_uint_eq (d->load_peak, full->load_peak);
+  for (guint32 v = 0; v < d->n_nodes; v++)
+    {
+      tu_assert_same_node (&d->nodes[v], &full->nodes[v]);
+      ck_assert_uint_eq (d->nodes[v].n_children, full->nodes[v].n_children);
+      ck_assert_uint_eq (d->nodes[v].n_parents, full->nodes[v].n_parents);
+      ck_assert_str_eq (d->names[v], full->names[v]);
+    }
+}
+
+START_TEST (test_names_only)
+{
+  g_autofree char *prefix = tu_scratch_path ("names");
+  write_variant (prefix, 0, &BASE);
+  Variant peers = BASE, group = BASE;
+  peers.src = 1;
+  peers.dst = 0;
+  group.group = "6";
+  write_variant (prefix, 1, &peers);
+  write_variant (prefix, 2, &group);
+  g_autofree char *p0 = rank_path (prefix, 0);
+  g_autoptr (WlGraph) base = wl_graph_load (p0, NULL);
+  ck_assert_ptr_nonnull (base);
+  for (guint32 rank = 1; rank <= 2; rank++)
+    {
+      g_autofree char *p = rank_path (prefix, rank);
+      g_autoptr (WlGraph) full = wl_graph_load (p, NULL);
+      g_autoptr (WlGraph) d = delta_of (base, prefix, rank);
+      ck_assert_ptr_nonnull (full);
+      ck_assert_ptr_nonnull (d);
+      assert_same_as_full (d, full, base);
+    }
+  /* The values themselves, as written. */
+  g_autoptr (WlGraph) d1 = delta_of (base, prefix, 1);
+  ck_assert_uint_eq (d1->nodes[1].peer_src, 1);
+  ck_assert_uint_eq (d1->nodes[1].peer_dst, 0);
+  ck_assert_uint_eq (d1->nodes[2].group, 5);
+  g_autoptr (WlGraph) d2 = delta_of (base, prefix, 2);
+  ck_assert_uint_eq (d2->nodes[2].group, 6);
+  ck_assert_uint_eq (d2->nodes[1].peer_dst, 1);
+}
+END_TEST
+
+START_TEST (test_other_differences_load_in_full)
+{
+  g_autofree char *prefix = tu_scratch_path ("other");
+  write_variant (prefix, 0, &BASE);
+  Variant size = BASE, time = BASE, dep = BASE;
+  size.bytes = 2000;
+  time.micros = 11;
+  dep.coll_dep = 1;
+  write_variant (prefix, 1, &size);
+  write_variant (prefix, 2, &time);
+  write_variant (prefix, 3, &dep);
+  g_autofree char *p0 = rank_path (prefix, 0);
+  g_autoptr (WlGraph) base = wl_graph_load (p0, NULL);
+  for (guint32 rank = 1; rank <= 3; rank++)
+    {
+      g_autoptr (WlGraph) d = delta_of (base, prefix, rank);
+      ck_assert_ptr_null (d);
+    }
+  /* Rank 0's own bytes cut short by a byte: not read against the base, and
+   * the full load refuses it as the reader does. */
+  g_autofree char *a = NULL;
+  gsize la = 0;
+  ck_assert (g_file_get_contents (p0, &a, &la, NULL));
+  g_autofree char *cut = rank_path (prefix, 4);
+  ck_assert (g_file_set_contents (cut, a, (gssize) la - 1, NULL));
+  g_autoptr (WlGraph) d = delta_of (base, prefix, 4);
+  ck_assert_ptr_null (d);
+  GError *error = NULL;
+  ck_assert_ptr_null (wl_graph_load (cut, &error));
+  ck_assert_ptr_nonnull (error);
+  ck_assert_ptr_nonnull (strstr (error->message, "truncated file?"));
+  g_clear_error (&error);
+  /* Gzip bytes are not frames: never read against a base. */
+  g_autofree char *gz = g_malloc (la);
+  memcpy (gz, a, la);
+  gz[0] = 0x1f;
+  gz[1] = (char) 0x8b;
+  ck_assert_ptr_null (wl_graph_delta (base, (const guint8 *) a, la, p0, (const guint8 *) gz,
+                                      la));
+  /* A lenient base: never. */
+  g_autoptr (WlGraph) lenient = wl_graph_load_full (p0, TRUE, NULL);
+  ck_assert_ptr_null (wl_graph_delta (lenient, (const guint8 *) a, la, p0,
+                                      (const guint8 *) a, la));
+}
+END_TEST
+
+/* Through the cache on THREADS threads: rank 1 (peers renamed) is read
+ * against rank 0, rank 2 (another length) loads in full, rank 3 (group
+ * renamed) is read against rank 1, the last file of its length: both are
+ * renamed graphs of rank 0's. */
+static void
+check_cache (const char *prefix, guint threads)
+{
+  char *paths[4];
+  for (guint32 i = 0; i < 4; i++)
+    paths[i] = rank_path (prefix, i);
+  g_autoptr (WlGraphCache) cache = wl_graph_cache_new_full (FALSE);
+  wl_graph_cache_set_threads (cache, threads);
+  wl_graph_cache_prefetch (cache, (const char *const *) paths, 4, G_MAXUINT64);
+  WlGraph *g[4];
+  for (guint32 i = 0; i < 4; i++)
+    {
+      g[i] = wl_graph_cache_load_limited (cache, paths[i], G_MAXUINT64, NULL, NULL);
+      ck_assert_ptr_nonnull (g[i]);
+    }
+  wl_graph_cache_prefetch_end (cache);
+  ck_assert_ptr_null (g[0]->base);
+  ck_assert_ptr_eq (g[1]->base, g[0]);
+  ck_assert_ptr_null (g[2]->base);
+  ck_assert_ptr_eq (g[3]->base, g[0]);
+  ck_assert_uint_eq (wl_graph_cache_distinct (cache), 4);
+  for (guint32 i = 1; i < 4; i++)
+    {
+      g_autoptr (WlGraph) full = wl_graph_load (paths[i], NULL);
+      if (g[i]->base != NULL)
+        assert_same_as_full (g[i], full, g[0]);
+      ck_assert_ptr_nonnull (g[i]->sha256);
+    }
+  for (guint32 i = 0; i < 4; i++)
+    {
+      wl_graph_unref (g[i]);
+      g_free (paths[i]);
+    }
+}
+
+START_TEST (test_cache_reads_against_first_of_length)
+{
+  g_autofree char *prefix = tu_scratch_path ("cache");
+  write_variant (prefix, 0, &BASE);
+  Variant peers = BASE, bigger = BASE, group = BASE;
+  peers.src = 1;
+  peers.dst = 0;
+  bigger.bytes = 1 << 20; /* a longer varint: another length */
+  group.group = "9";
+  write_variant (prefix, 1, &peers);
+  write_variant (prefix, 2, &bigger);
+  write_variant (prefix, 3, &group);
+  check_cache (prefix, 1);
+  check_cache (prefix, 2);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("load_delta");
+  TCase *tc = tu_tcase (s, "delta", tu_scratch_setup, tu_scratch_teardown, 0);
+  tcase_add_test (tc, test_names_only);
+  tcase_add_test (tc, test_other_differences_load_in_full);
+  tcase_add_test (tc, test_cache_reads_against_first_of_length);
+  return tu_run_suite (s);
+}

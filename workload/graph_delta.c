@@ -1,0 +1,210 @@
+/* graph_delta.c: a trace read against an earlier one that it matches but
+ * for the ranks and groups its nodes name (wl_graph_delta, graph.h). */
+#include "workload/graph.h"
+
+#include <string.h>
+
+#include "workload/chakra_json.h"
+#include "workload/chakra_raw.h"
+#include "workload/kernels.h"
+
+/* Frames of a trace's bytes, walked as the reader walks them (each one's
+ * length as a varint, then its bytes). */
+typedef struct
+{
+  const guint8 *p;
+  gsize left;
+} Walk;
+
+/* The next frame of W into *DATA and *LEN; FALSE at the end, or where the
+ * bytes do not frame (the full load says why). */
+static gboolean
+next_frame (Walk *w, const guint8 **data, gsize *len)
+{
+  guint64 v = 0;
+  gsize i = 0;
+  for (;;)
+    {
+      if (i >= w->left || i >= 10)
+        return FALSE;
+      guint8 b = w->p[i];
+      v |= (guint64) (b & 0x7f) << (7 * i);
+      i++;
+      if ((b & 0x80) == 0)
+        break;
+    }
+  if (v > w->left - i)
+    return FALSE;
+  *data = w->p + i;
+  *len = (gsize) v;
+  w->p += i + v;
+  w->left -= i + (gsize) v;
+  return TRUE;
+}
+
+static gboolean
+same_ids (const WlRawIds *a, const WlRawIds *b)
+{
+  return a->n == b->n && (a->n == 0 || memcmp (a->v, b->v, a->n * sizeof *a->v) == 0);
+}
+
+/* Whether A and B (decoded alike) differ at most in the ranks and group
+ * they name: a send's or receive's comm_src and comm_dst, a collective's
+ * group and root (what wl_graph_renamed changes). */
+static gboolean
+same_but_names (const WlNode *a, const WlNode *b)
+{
+  if (a->op != b->op || a->id != b->id || a->duration_ps != b->duration_ps
+      || a->num_ops != b->num_ops || a->bytes != b->bytes || a->priority != b->priority
+      || a->involved != b->involved || a->coll_kind != b->coll_kind
+      || a->chakra_type != b->chakra_type || a->comm_stream != b->comm_stream)
+    return FALSE;
+  switch ((WlOp) a->op)
+    {
+    case WL_OP_SEND:
+    case WL_OP_RECV:
+      return a->tag == b->tag && a->group == b->group && a->root == b->root;
+    case WL_OP_COLL:
+      return a->peer_src == b->peer_src && a->peer_dst == b->peer_dst && a->tag == b->tag;
+    default:
+      return FALSE;
+    }
+}
+
+/* Frames FA (of PREV's file) and FB that differ: *OUT is PREV's node N
+ * with the names FB gives it, when the two frames are the same node but
+ * for those names; else FALSE. */
+static gboolean
+differing_node (WlNodeDecoder *dec, WlRawNode *ra, WlRawNode *rb, const guint8 *fa, gsize la,
+                const guint8 *fb, gsize lb, const WlNode *n, WlNode *out)
+{
+  WlNode na, nb;
+  if (!wl_chakra_raw_node (fa, la, ra) || !wl_chakra_raw_node (fb, lb, rb)
+      || ra->id != rb->id || ra->type != rb->type || ra->name_len != rb->name_len
+      || (ra->name_len > 0 && memcmp (ra->name, rb->name, ra->name_len) != 0)
+      || !same_ids (&ra->data_deps, &rb->data_deps) || !same_ids (&ra->ctrl_deps, &rb->ctrl_deps)
+      || !wl_node_decode_raw (dec, ra, &na) || !wl_node_decode_raw (dec, rb, &nb)
+      || !same_but_names (&na, &nb) || na.id != n->id || na.op != n->op)
+    return FALSE;
+  *out = *n;
+  if (nb.op == WL_OP_COLL)
+    {
+      out->group = nb.group;
+      out->root = nb.root;
+    }
+  else
+    {
+      out->peer_src = nb.peer_src;
+      out->peer_dst = nb.peer_dst;
+    }
+  return TRUE;
+}
+
+static gboolean
+gzip_bytes (const guint8 *p, gsize len)
+{
+  return len >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+}
+
+/* The first byte at which A and B (N bytes each) differ, or N: by
+ * blocks, the bytes of the trace sets alike are mostly equal. */
+static gsize
+first_diff (const guint8 *a, const guint8 *b, gsize n)
+{
+  gsize off = 0;
+  while (off + 4096 <= n && memcmp (a + off, b + off, 4096) == 0)
+    off += 4096;
+  while (off + 64 <= n && memcmp (a + off, b + off, 64) == 0)
+    off += 64;
+  while (off < n && a[off] == b[off])
+    off++;
+  return off;
+}
+
+/* The nodes of the file BYTES (LEN) read against PREV's file PREV_BYTES
+ * (PREV_LEN) into NODES (PREV's count, PREV's nodes on entry); FALSE where
+ * they are not the same trace but for names.  Frames wholly before the
+ * next byte that differs are PREV's (only their lengths are read); the
+ * frame holding it is compared node to node. */
+static gboolean
+delta_nodes (const WlGraph *prev, const guint8 *prev_bytes, gsize prev_len,
+             const guint8 *bytes, gsize len, WlNode *nodes)
+{
+  Walk wa = { prev_bytes, prev_len }, wb = { bytes, len };
+  const guint8 *fa, *fb;
+  gsize la, lb;
+  /* Frame 0, the GlobalMetadata (the facts PREV has), byte for byte. */
+  if (!next_frame (&wa, &fa, &la) || !next_frame (&wb, &fb, &lb) || la != lb
+      || memcmp (fa, fb, la) != 0)
+    return FALSE;
+  WlNodeDecoder dec = { .path = prev->path, .kernels = wl_kernel_lists_new () };
+  WlRawNode ra, rb;
+  wl_raw_node_init (&ra);
+  wl_raw_node_init (&rb);
+  gboolean ok = TRUE;
+  guint32 v = 0;
+  while (ok && (wa.left > 0 || wb.left > 0))
+    {
+      /* PREV's frames up to the next difference are this file's too. */
+      gsize same = first_diff (wa.p, wb.p, MIN (wa.left, wb.left));
+      const guint8 *stop = wa.p + same;
+      Walk probe = wa;
+      /* A frame of PREV whose bytes (length and all) lie before the
+       * difference is the same frame here. */
+      while (v < prev->n_nodes && next_frame (&probe, &fa, &la) && probe.p <= stop)
+        {
+          gsize step = (gsize) (probe.p - wa.p);
+          wb.p += step;
+          wb.left -= step;
+          wa = probe;
+          v++;
+        }
+      if (wa.left == 0 && wb.left == 0)
+        break;
+      ok = v < prev->n_nodes && next_frame (&wa, &fa, &la) && next_frame (&wb, &fb, &lb)
+           && differing_node (&dec, &ra, &rb, fa, la, fb, lb, &prev->nodes[v], &nodes[v]);
+      v++;
+    }
+  wl_raw_node_clear (&ra);
+  wl_raw_node_clear (&rb);
+  wl_kernel_lists_free (dec.kernels);
+  return ok && v == prev->n_nodes;
+}
+
+WlGraph *
+wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len, const char *path,
+                const guint8 *bytes, gsize len)
+{
+  g_return_val_if_fail (prev != NULL && path != NULL, NULL);
+  /* PREV's arrays but its nodes are its base's when it is renamed. */
+  WlGraph *base = prev->base != NULL ? prev->base : prev;
+  /* A strict load of a plain .et file only: gzip and JSON files are not
+   * their bytes' frames, and lenient loading drops what is broken. */
+  if (base->lenient || prev_bytes == NULL || bytes == NULL
+      || base->dropped.headerless_files != 0 || gzip_bytes (prev_bytes, prev_len)
+      || gzip_bytes (bytes, len) || wl_chakra_json_path (prev->path)
+      || wl_chakra_json_path (path))
+    return NULL;
+  WlNode *nodes = g_try_new (WlNode, MAX (prev->n_nodes, 1u));
+  if (nodes == NULL)
+    return NULL;
+  if (prev->n_nodes > 0)
+    memcpy (nodes, prev->nodes, (gsize) prev->n_nodes * sizeof (WlNode));
+  if (!delta_nodes (prev, prev_bytes, prev_len, bytes, len, nodes))
+    {
+      g_free (nodes);
+      return NULL;
+    }
+  gboolean roots_moved = FALSE;
+  for (guint32 v = 0; v < base->n_nodes; v++)
+    roots_moved |= nodes[v].op == WL_OP_COLL && nodes[v].root != base->nodes[v].root;
+  WlGraph *g = g_new (WlGraph, 1);
+  *g = *base;
+  g->ref = 1;
+  g->path = g_strdup (path);
+  g->nodes = nodes;
+  g->sha256 = NULL;
+  g->base = wl_graph_ref (base);
+  g->roots_moved = roots_moved;
+  return g;
+}
