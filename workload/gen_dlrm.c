@@ -168,6 +168,9 @@ typedef gboolean (*LineFn) (const char *path, guint line, char **fields, gpointe
 static gboolean
 each_line (const char *path, const char *text, LineFn fn, gpointer data, GError **error)
 {
+  if (g_str_has_prefix (text, "\xef\xbb\xbf")) /* a UTF-8 byte-order mark, as spreadsheets
+                                                 * write */
+    text += 3;
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++)
     {
@@ -187,7 +190,17 @@ typedef struct
 {
   GArray *tables;
   gboolean header;
+  guint first_line; /* the first table's */
 } TablesParse;
+
+/* Whether TEXT is a decimal number as people write one (digits, a point,
+ * an exponent: 0.5, 2, 1e3): not hexadecimal, inf or nan. */
+static gboolean
+is_decimal (const char *text)
+{
+  return (g_ascii_isdigit (text[0]) || text[0] == '.')
+         && strspn (text, "0123456789.eE+-") == strlen (text);
+}
 
 static gboolean
 table_line (const char *path, guint line, char **f, gpointer data, GError **error)
@@ -209,15 +222,34 @@ table_line (const char *path, guint line, char **f, gpointer data, GError **erro
   guint64 rows = 0, dim = 0;
   char *end = NULL;
   double pooling = n == 3 ? g_ascii_strtod (f[2], &end) : 0;
-  const char *bad = n != 3 ? "needs 3 fields: rows,dim,pooling"
-                    : !parse_count (f[0], (guint64) 1 << 40, &rows) ? "rows must be 1 .. 2^40"
-                    : !parse_count (f[1], 65536, &dim)              ? "dim must be 1 .. 65536"
-                    : end == f[2] || *end != '\0' || !(pooling > 0) || pooling > 1e6
-                        ? "pooling must be a number above 0 and at most 1e6 (indices a sample)"
-                        : NULL;
+  const char *bad
+      = n != 3                                          ? "needs 3 fields: rows,dim,pooling"
+        : !parse_count (f[0], (guint64) 1 << 40, &rows) ? "rows must be 1 .. 2^40"
+        : !parse_count (f[1], 65536, &dim)              ? "dim must be 1 .. 65536"
+        : !is_decimal (f[2]) || end == f[2] || *end != '\0' || !(pooling >= WL_DLRM_MIN_POOLING)
+                || pooling > 1e6
+            ? "pooling must be a decimal number from 0.001 to 1e6 (indices a sample)"
+            : NULL;
   if (bad != NULL)
     {
       g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s:%u: %s", path, line, bad);
+      return FALSE;
+    }
+  if (p->tables->len == WL_DLRM_MAX_TABLES)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s:%u: more than %d tables", path, line,
+                   WL_DLRM_MAX_TABLES);
+      return FALSE;
+    }
+  if (p->tables->len == 0)
+    p->first_line = line;
+  else if (dim != g_array_index (p->tables, WlDlrmTable, 0).dim)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "%s:%u: dim %" G_GUINT64_FORMAT " differs from the first table's %u (line "
+                   "%u): every table must have the same dimension (the interaction stacks them)",
+                   path, line, dim, g_array_index (p->tables, WlDlrmTable, 0).dim,
+                   p->first_line);
       return FALSE;
     }
   WlDlrmTable t = { rows, (guint32) dim, pooling };
@@ -228,7 +260,7 @@ table_line (const char *path, guint line, char **f, gpointer data, GError **erro
 gboolean
 wl_dlrm_tables_parse (const char *path, const char *text, GArray *tables, GError **error)
 {
-  TablesParse p = { tables, FALSE };
+  TablesParse p = { tables, FALSE, 0 };
   if (!each_line (path, text, table_line, &p, error))
     return FALSE;
   if (tables->len == 0)
@@ -269,9 +301,10 @@ typedef struct
 } PlanParse;
 
 /* TEXT ("0 3 5-7": ranks 0, 3, 5, 6, 7) into E's ranks; FALSE with *BAD
- * saying why. */
+ * saying why (in WHY, of BAD_LEN bytes, when it names a rank). */
 static gboolean
-plan_ranks (const char *text, guint32 ranks, WlDlrmTablePlan *e, const char **bad)
+plan_ranks (const char *text, guint32 ranks, WlDlrmTablePlan *e, const char **bad, char *why,
+            gsize bad_len)
 {
   g_auto (GStrv) words = g_strsplit_set (text, " \t", -1);
   g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -297,7 +330,12 @@ plan_ranks (const char *text, guint32 ranks, WlDlrmTablePlan *e, const char **ba
         {
           if (r >= ranks || seen[r])
             {
-              *bad = r >= ranks ? "a rank is out of range" : "a rank is given twice";
+              if (r >= ranks)
+                g_snprintf (why, bad_len, "rank %s is out of range 0 .. %u",
+                            r == a ? ends[0] : ends[1], ranks - 1);
+              else
+                g_snprintf (why, bad_len, "rank %" G_GUINT64_FORMAT " is given twice", r);
+              *bad = why;
               return FALSE;
             }
           seen[r] = TRUE;
@@ -318,6 +356,7 @@ plan_line (const char *path, guint line, char **f, gpointer data, GError **error
   guint64 t = 0;
   WlShardKind kind = WL_SHARD_N;
   const char *bad = NULL;
+  char why[96];
   gboolean is_index = f[0] != NULL && f[0][0] != '\0'
                       && strspn (f[0], "0123456789") == strlen (f[0]);
   if (n < 2 || n > 3)
@@ -331,8 +370,9 @@ plan_line (const char *path, guint line, char **f, gpointer data, GError **error
   if (bad == NULL)
     {
       p->plan[t].kind = kind;
+      p->plan[t].line = line;
       if (n == 3)
-        plan_ranks (f[2], p->ranks, &p->plan[t], &bad);
+        plan_ranks (f[2], p->ranks, &p->plan[t], &bad, why, sizeof why);
     }
   if (bad == NULL && kind == WL_SHARD_TABLE_WISE && p->plan[t].n_ranks > 1)
     bad = "table_wise takes one rank";

@@ -89,6 +89,12 @@ typedef struct
 
 #define WL_DLRM_MAX_MLP 16
 #define WL_DLRM_MAX_RANKS 1024
+#define WL_DLRM_MAX_DCN_LAYERS 16
+#define WL_DLRM_MAX_TABLES 4096
+/* The smallest pooling factor a tables file may give: one index in a
+ * thousand samples (a feature that rare costs less than a node's
+ * overhead; below it a table is better dropped). */
+#define WL_DLRM_MIN_POOLING 1e-3
 
 typedef struct
 {
@@ -111,6 +117,7 @@ typedef struct
   WlShardKind kind;
   guint32 n_ranks;
   guint32 *ranks; /* owned by the plan array's owner (wl_dlrm_plan_free) */
+  guint32 line;   /* its line in the plan file (1-based); 0: none */
 } WlDlrmTablePlan;
 
 typedef struct
@@ -129,6 +136,9 @@ typedef struct
   const char *device;     /* kernel-model device (H100-SXM, ...); NULL: H100-SXM */
   WlShardKind sharding;   /* for every table without a plan line */
   const WlDlrmTablePlan *plan; /* NULL, or one per table (kind < WL_SHARD_N: given) */
+  /* The plan's file, for the checks' messages ("PATH:LINE: table 0: ...");
+   * NULL: the messages name the table only.  Borrowed. */
+  const char *plan_path;
 } WlGenDlrm;
 
 /* One shard: rows [row0, row0 + rows) and columns [col0, col0 + cols) of

@@ -51,7 +51,7 @@ check_model (const WlGenDlrm *r, GError **error)
   const WlDlrmModel *m = &r->model;
   if (m->tables == NULL || m->tables->len == 0)
     return bad (error, "the model has no embedding tables");
-  if (m->tables->len > 4096)
+  if (m->tables->len > WL_DLRM_MAX_TABLES)
     return bad (error, "more than 4096 embedding tables");
   guint32 D = table_at (r, 0)->dim;
   double bytes = 0;
@@ -82,6 +82,15 @@ check_model (const WlGenDlrm *r, GError **error)
   return TRUE;
 }
 
+/* "PATH:LINE: " of plan entry P when the request names its file, else "". */
+static char *
+plan_where (const WlGenDlrm *r, const WlDlrmTablePlan *p)
+{
+  if (r->plan_path == NULL || p->line == 0)
+    return g_strdup ("");
+  return g_strdup_printf ("%s:%u: ", r->plan_path, p->line);
+}
+
 /* A table's ranks in a plan, against its type. */
 static gboolean
 check_plan_ranks (const WlGenDlrm *r, guint32 t, GError **error)
@@ -89,25 +98,27 @@ check_plan_ranks (const WlGenDlrm *r, guint32 t, GError **error)
   const WlDlrmTablePlan *p = r->plan != NULL ? &r->plan[t] : NULL;
   if (p == NULL || p->kind >= WL_SHARD_N || p->n_ranks == 0)
     return TRUE;
+  g_autofree char *at = plan_where (r, p);
   for (guint32 i = 0; i < p->n_ranks; i++)
     if (p->ranks[i] >= r->ranks)
       {
-        g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "table %u: rank %u is out of range "
-                     "(0 .. %u)", t, p->ranks[i], r->ranks - 1);
+        g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%stable %u: rank %u is out of range "
+                     "(0 .. %u)", at, t, p->ranks[i], r->ranks - 1);
         return FALSE;
       }
   guint32 D = table_at (r, t)->dim, nl = nl_of (r);
   if (p->kind == WL_SHARD_COLUMN_WISE && D % p->n_ranks != 0)
     {
-      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "table %u: %u column shards do not divide "
-                   "its dimension %u", t, p->n_ranks, D);
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%stable %u: %u column shards do not "
+                   "divide its dimension %u", at, t, p->n_ranks, D);
       return FALSE;
     }
   for (guint32 i = 1; p->kind == WL_SHARD_TABLE_ROW_WISE && i < p->n_ranks; i++)
     if (p->ranks[i] / nl != p->ranks[0] / nl)
       {
-        g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "table %u: table_row_wise ranks must be "
-                     "on one node (%u ranks a node)", t, nl);
+        g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%stable %u: table_row_wise ranks %u and "
+                     "%u must be on one node (%u ranks a node)", at, t, p->ranks[0],
+                     p->ranks[i], nl);
         return FALSE;
       }
   return TRUE;
@@ -124,11 +135,11 @@ wl_gen_dlrm_check (const WlGenDlrm *r, GError **error)
       g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "ranks must be 1 .. %d", WL_DLRM_MAX_RANKS);
       return FALSE;
     }
-  if (r->global_batch == 0 || r->global_batch % r->ranks != 0 || r->global_batch > G_MAXUINT32)
+  if (r->global_batch == 0 || r->global_batch % r->ranks != 0 || r->global_batch > G_MAXINT32)
     {
       g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
                    "the global batch (%" G_GUINT64_FORMAT " samples) must be a positive "
-                   "multiple of the ranks (%u), at most 2^32", r->global_batch, r->ranks);
+                   "multiple of the ranks (%u), at most 2147483647", r->global_batch, r->ranks);
       return FALSE;
     }
   if (r->dtype != WL_DTYPE_FP32 && r->dtype != WL_DTYPE_BF16 && r->dtype != WL_DTYPE_FP16)

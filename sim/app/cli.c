@@ -1,7 +1,9 @@
 /* cli.c: exit status by error domain and code; see cli.h. */
 #include "sim/app/cli.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/error.h"
@@ -86,6 +88,48 @@ nearest_option (GOptionContext *ctx, const char *given)
   return best != NULL && !tie ? g_strdup_printf ("--%s", best) : NULL;
 }
 
+/* GLib's words for a number option's bad value ("Cannot parse integer
+ * value “1M” for --batch", "Integer value “X” for --batch out of range")
+ * into orrery's: the option, the value, and what it must be. */
+static void
+number_message (GError *e)
+{
+  static const char *const forms[][2] = {
+    { "Cannot parse integer value \u201c", "not a whole number" },
+    { "Integer value \u201c", NULL },
+    { "Cannot parse double value \u201c", "not a number" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (forms); i++)
+    {
+      if (!g_str_has_prefix (e->message, forms[i][0]))
+        continue;
+      const char *value = e->message + strlen (forms[i][0]);
+      const char *close = strstr (value, "\u201d for ");
+      if (close == NULL)
+        return;
+      g_autofree char *v = g_strndup (value, (gsize) (close - value));
+      const char *opt = close + strlen ("\u201d for ");
+      gsize opt_len = strcspn (opt, " ");
+      const char *why = forms[i][1];
+      g_autofree char *range = NULL;
+      if (why == NULL)
+        {
+          /* Out of range: a G_OPTION_ARG_INT holds -2^31 .. 2^31 - 1, an
+           * INT64 what strtoll reads without overflow. */
+          errno = 0;
+          (void) strtoll (v, NULL, 10);
+          range = errno == ERANGE ? g_strdup ("out of range")
+                                  : g_strdup_printf ("out of range (%d .. %d)", G_MININT,
+                                                     G_MAXINT);
+          why = range;
+        }
+      char *msg = g_strdup_printf ("%.*s %s: %s", (int) opt_len, opt, v, why);
+      g_free (e->message);
+      e->message = msg;
+      return;
+    }
+}
+
 gboolean
 app_cli_parse (GOptionContext *ctx, int *argc, char ***argv, GPtrArray *owned, GError **error)
 {
@@ -114,7 +158,16 @@ app_cli_parse (GOptionContext *ctx, int *argc, char ***argv, GPtrArray *owned, G
   g_ptr_array_add (owned, *argv);
   GError *local = NULL;
   if (g_option_context_parse (ctx, argc, argv, &local))
-    return TRUE;
+    {
+      if (*argc <= 1)
+        return TRUE;
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   "unexpected argument '%s': the command takes options only (usage: [OPTION…]; "
+                   "--help lists them)", (*argv)[1]);
+      return FALSE;
+    }
+  if (local->domain == G_OPTION_ERROR && local->code == G_OPTION_ERROR_BAD_VALUE)
+    number_message (local);
   /* "Unknown option --confg": GLib names the option; say which it may be. */
   const char *unknown = g_str_has_prefix (local->message, "Unknown option ")
                           ? local->message + strlen ("Unknown option ")

@@ -40,7 +40,11 @@ int app_cli_fail (const char *cmd, GError *error);
  * glued to its value ("-cFILE", which GLib reads as the options c, F, I, L
  * and E) is first cut in two ("-c" "FILE"), as getopt reads it; nothing
  * after "--" is cut.  ARGV is then a new array, which OWNED (free function
- * g_free) holds with the strings cut off. */
+ * g_free) holds with the strings cut off.  Every command that parses this
+ * way takes options only: an argument left over is refused ("unexpected
+ * argument 'x': the command takes options only ...").  A
+ * number option's bad value is worded "--batch 1M: not a whole number" or
+ * "--batch 4294967296: out of range (-2147483648 .. 2147483647)". */
 gboolean app_cli_parse (GOptionContext *ctx, int *argc, char ***argv, GPtrArray *owned,
                         GError **error);
 

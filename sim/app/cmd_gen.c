@@ -190,6 +190,7 @@ cmd_gen_collective (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = gen_collective_context (&o);
   GError *error = NULL;
   WlGenCollective req = { 0 };
+  AppGenSet *set = NULL;
   int code = 0;
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
   if (!app_cli_parse (ctx, &argc, &argv, owned, &error)
@@ -200,12 +201,16 @@ cmd_gen_collective (int argc, char **argv)
                          g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
                                       "need --type KIND --ranks N --bytes SIZE --out PREFIX"));
   else if (!gen_request (&o, &req, &error) || !gen_collective_output_check (&req, &error)
-           || !app_gen_out_folder (o.out, &error)
-           || !wl_gen_collective_full (o.out, &req, &error))
+           || (set = app_gen_set_begin (o.out, req.ranks, &error)) == NULL
+           || !app_gen_set_end ("gen collective", set,
+                                wl_gen_collective_full (o.out, &req, &error)))
     code = app_cli_fail ("gen collective", error);
   else
-    printf ("wrote %s.0.et .. %s.%d.et%s%s\n", o.out, o.out, o.ranks - 1,
-            o.groups_out != NULL ? " and " : "", o.groups_out != NULL ? o.groups_out : "");
+    {
+      g_autofree char *wrote = app_gen_set_text (o.out, req.ranks);
+      printf ("wrote %s%s%s\n", wrote, o.groups_out != NULL ? " and " : "",
+              o.groups_out != NULL ? o.groups_out : "");
+    }
   g_free (o.groups_out);
   g_free (o.type);
   g_free (o.bytes);
@@ -237,6 +242,14 @@ gen_transformer_output_check (const WlGenTransformer *req, GError **error)
   double per_file = 32768 + stage_layers * M * 3072;
   return app_gen_output_check (ranks, per_file >= 0x1p63 ? G_MAXUINT64 / 2 : (guint64) per_file,
                            error);
+}
+
+/* The ranks of REQ (within run's limit once gen_transformer_output_check
+ * passed). */
+static guint32
+transformer_ranks (const WlGenTransformer *req)
+{
+  return req->tp * req->pp * req->dp * MAX (req->cp, 1u);
 }
 
 /* The options of gen transformer.  Model sizes (layers, hidden, heads, ffn,
@@ -673,6 +686,7 @@ cmd_gen_transformer (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = gen_transformer_context (&o);
   GError *error = NULL;
   WlGenTransformer req = { 0 };
+  AppGenSet *set = NULL;
   int code = 0;
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
   g_autofree char **args = join_recompute (argc, argv, owned);
@@ -690,17 +704,19 @@ cmd_gen_transformer (int argc, char **argv)
   else if (!gen_transformer_check (&o, &error) || !gen_transformer_request (&o, &req, &error)
            || !gen_transformer_memory (&req, o.strict_memory, &error)
            || !gen_transformer_output_check (&req, &error)
-           || !app_gen_out_folder (o.out, &error)
-           || !wl_gen_transformer (o.out, &req, &error))
+           || (set = app_gen_set_begin (o.out, transformer_ranks (&req), &error)) == NULL
+           || !app_gen_set_end ("gen transformer", set,
+                                wl_gen_transformer (o.out, &req, &error)))
     code = app_cli_fail ("gen transformer", error);
   else
     {
       g_autofree char *with_cp = cp > 1 ? g_strdup_printf (" cp %d", cp) : g_strdup ("");
+      g_autofree char *wrote = app_gen_set_text (o.out, transformer_ranks (&req));
       printf ("%s: %d ranks (tp %d pp %d dp %d%s), %u micro-batches, %" G_GUINT64_FORMAT
-              " parameters, %.4g FLOPs per iteration; wrote %s.0.et .. %s.%d.et\n",
+              " parameters, %.4g FLOPs per iteration; wrote %s\n",
               req.model.name, o.tp * o.pp * o.dp * cp, o.tp, o.pp, o.dp, with_cp,
               wl_gen_transformer_microbatches (&req, NULL), wl_transformer_params (&req.model),
-              wl_gen_transformer_flops (&req), o.out, o.out, o.tp * o.pp * o.dp * cp - 1);
+              wl_gen_transformer_flops (&req), wrote);
     }
   g_free (o.dtype);
   g_free (o.attention);

@@ -46,10 +46,30 @@ gboolean app_gen_framework (const char *dtype, const char *attention, WlGenTrans
 
 /* Make the folder of the output PREFIX (its dirname) with its parents when
  * it does not exist: FALSE with ERROR set when it cannot be made or names
- * something other than a folder, or when PREFIX ends in '/' (it would name
- * hidden files DIR/.0.et ..: the message asks for DIR/trace).  In
+ * something other than a folder, or when PREFIX is empty or ends in '/' (it
+ * would name hidden files DIR/.0.et ..: the message asks for DIR/trace).  In
  * gen_out.c. */
 gboolean app_gen_out_folder (const char *prefix, GError **error);
+
+/* A trace set PREFIX.0.et .. PREFIX.<RANKS-1>.et, written all or nothing.
+ * _begin, before anything is printed or written: refuses (NULL, ERROR
+ * set) an empty PREFIX or one ending in '/' (as app_gen_out_folder does)
+ * and a set with a folder among its names; makes PREFIX's folder; notes
+ * the files already there.  _end after the write (OK its outcome; SET
+ * freed, NULL accepted): when it failed, removes the files this write made
+ * (and the folders _begin made), so that no part of a set is left; when it
+ * succeeded, removes PREFIX.K.et for K = RANKS, RANKS + 1, ... while they
+ * are regular files (an earlier, larger set's tail, which `run` would
+ * otherwise read with the new set and deadlock on), saying on stderr
+ * "orrery CMD: removed PREFIX.4.et .. PREFIX.7.et, left from an earlier set
+ * of 8 ranks".  Returns OK.  In gen_out.c. */
+typedef struct _AppGenSet AppGenSet;
+AppGenSet *app_gen_set_begin (const char *prefix, guint32 ranks, GError **error);
+gboolean app_gen_set_end (const char *cmd, AppGenSet *set, gboolean ok);
+
+/* "PREFIX.0.et .. PREFIX.<RANKS-1>.et", or "PREFIX.0.et" for one rank: the
+ * files a generator says it wrote.  Free with g_free.  In gen_out.c. */
+char *app_gen_set_text (const char *prefix, guint32 ranks);
 
 /* Make the folder of the output file PATH (its dirname) with its parents
  * when it does not exist; *MADE (when MADE is not NULL) is then the

@@ -47,10 +47,12 @@ dlrm_context (DlrmOptions *o)
       "gather, as TorchRec) or fused (one kernel, NVIDIA DeepLearningExamples' "
       "dot_based_interact)", "unfused|fused" },
     { "dcn-layers", 0, 0, G_OPTION_ARG_INT, &o->dcn_layers,
-      "DCNv2 cross layers (default 3)", "N" },
-    { "dcn-rank", 0, 0, G_OPTION_ARG_INT, &o->dcn_rank, "DCNv2 low rank (default 512)", "R" },
+      "DCNv2 cross layers, 1 .. 16 (default 3)", "N" },
+    { "dcn-rank", 0, 0, G_OPTION_ARG_INT, &o->dcn_rank,
+      "DCNv2 low rank, 1 .. the cross network's width (tables + 1) x dim (default 512)", "R" },
     { "batch", 'B', 0, G_OPTION_ARG_INT, &o->batch,
-      "Global batch in samples, a multiple of the ranks (preset: 65536)", "B" },
+      "Global batch in samples, a multiple of the ranks, at most 2147483647 (preset: 65536)",
+      "B" },
     { "local-batch", 'b', 0, G_OPTION_ARG_INT, &o->local_batch,
       "Samples a rank (instead of --batch: B = b x ranks)", "b" },
     { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype,
@@ -174,11 +176,24 @@ dlrm_model (const DlrmOptions *o, WlGenDlrm *req, GError **error)
                                    "this model's is dcnv2");
       m->dot_fused = fused;
     }
-  if (o->dcn_layers == 0 || o->dcn_layers < -1 || o->dcn_rank == 0 || o->dcn_rank < -1)
-    return input_error (error, "--dcn-layers and --dcn-rank must be at least 1");
-  if (o->dcn_layers > 0)
+  /* At most 16 cross layers, as the MLPs' layers (WL_DLRM_MAX_MLP): the
+   * DCNv2 paper (Wang et al., WWW 2021, section 7) studies 1 to 4 and
+   * MLPerf's reference uses 3; a trace has nodes per layer, so the bound
+   * also bounds the output. */
+  if (o->dcn_layers != APP_GEN_RANKS_ABSENT
+      && (o->dcn_layers < 1 || o->dcn_layers > WL_DLRM_MAX_DCN_LAYERS))
+    return input_error (error, "--dcn-layers %d: must be 1 .. %d", o->dcn_layers,
+                        WL_DLRM_MAX_DCN_LAYERS);
+  if (o->dcn_layers != APP_GEN_RANKS_ABSENT)
     m->dcn_layers = (guint32) o->dcn_layers;
-  if (o->dcn_rank > 0)
+  /* A low rank r factors the N x N cross matrix (N = F D, the stacked
+   * features) as U V^T: above N it is no longer low. */
+  guint32 F = m->tables->len + 1, D = g_array_index (m->tables, WlDlrmTable, 0).dim;
+  guint64 N = (guint64) F * D;
+  if (o->dcn_rank != APP_GEN_RANKS_ABSENT && (o->dcn_rank < 1 || (guint64) o->dcn_rank > N))
+    return input_error (error, "--dcn-rank %d: must be 1 .. %" G_GUINT64_FORMAT " (the cross "
+                        "network's width: %u features of dimension %u)", o->dcn_rank, N, F, D);
+  if (o->dcn_rank != APP_GEN_RANKS_ABSENT)
     m->dcn_rank = (guint32) o->dcn_rank;
   return TRUE;
 }
@@ -189,26 +204,45 @@ app_gen_dlrm_model (const char *preset, const char *tables, const char *bottom, 
 {
   DlrmOptions o = { .preset = (char *) preset, .tables = (char *) tables,
                     .bottom = (char *) bottom, .top = (char *) top,
-                    .interaction = (char *) interaction, .dcn_layers = -1, .dcn_rank = -1 };
+                    .interaction = (char *) interaction, .dcn_layers = APP_GEN_RANKS_ABSENT,
+                    .dcn_rank = APP_GEN_RANKS_ABSENT };
   WlGenDlrm req = { 0 };
   gboolean ok = dlrm_model (&o, &req, error);
   *m = req.model;
   return ok;
 }
 
+/* A count option given (not APP_GEN_RANKS_ABSENT) below 1: FALSE with
+ * ERROR naming it and its value; absent: *V 0. */
 static gboolean
-dlrm_options (const DlrmOptions *o, WlGenDlrm *req, GError **error)
+count_given (const char *option, gint *v, GError **error)
 {
-  if (o->ranks <= 0)
-    return input_error (error, "--ranks N is required (1 .. 1024)");
+  if (*v == APP_GEN_RANKS_ABSENT)
+    *v = 0;
+  else if (*v < 1)
+    return input_error (error, "%s %d: must be at least 1", option, *v);
+  return TRUE;
+}
+
+static gboolean
+dlrm_options (DlrmOptions *o, WlGenDlrm *req, GError **error)
+{
+  if (!count_given ("--ranks", &o->ranks, error)
+      || !count_given ("--ranks-per-node", &o->ranks_per_node, error)
+      || !count_given ("--batch", &o->batch, error)
+      || !count_given ("--local-batch", &o->local_batch, error))
+    return FALSE;
+  if (o->ranks == 0)
+    return input_error (error, "--ranks N is required (1 .. %d)", WL_DLRM_MAX_RANKS);
+  if (o->ranks > WL_DLRM_MAX_RANKS)
+    return input_error (error, "--ranks %d: must be 1 .. %d", o->ranks, WL_DLRM_MAX_RANKS);
   req->ranks = (guint32) o->ranks;
-  if (o->ranks_per_node < 0 || (o->ranks_per_node > 0 && o->ranks % o->ranks_per_node != 0))
-    return input_error (error, "--ranks-per-node must divide --ranks");
+  if (o->ranks_per_node > 0 && o->ranks % o->ranks_per_node != 0)
+    return input_error (error, "--ranks-per-node %d must divide --ranks %d", o->ranks_per_node,
+                        o->ranks);
   req->ranks_per_node = (guint32) o->ranks_per_node;
   if (o->batch > 0 && o->local_batch > 0)
     return input_error (error, "give --batch or --local-batch, not both");
-  if (o->batch < 0 || o->local_batch < 0)
-    return input_error (error, "--batch and --local-batch must be at least 1");
   req->global_batch = o->batch > 0         ? (guint64) o->batch
                       : o->local_batch > 0 ? (guint64) o->local_batch * (guint64) o->ranks
                       : o->preset != NULL  ? 65536 /* the reference's GLOBAL_BATCH_SIZE */
@@ -251,6 +285,7 @@ dlrm_options (const DlrmOptions *o, WlGenDlrm *req, GError **error)
     }
   if (o->out == NULL && !o->dry_run)
     return input_error (error, "--out PREFIX is required (or --dry-run)");
+  req->plan_path = o->plan;
   return dlrm_model (o, req, error);
 }
 
@@ -291,11 +326,12 @@ print_summary (const WlGenDlrm *req, const WlDlrmLayout *l)
   g_autofree char *dt = req->mlp_dtype_set ? g_strdup_printf ("%s (MLPs %s)", e_dt,
                                                               wl_dtype_name (req->mlp_dtype))
                                            : g_strdup (e_dt);
-  printf ("%s: %u ranks, %" G_GUINT64_FORMAT " samples a step (%" G_GUINT64_FORMAT
-          " a rank), %s, %u tables, %" G_GUINT64_FORMAT " embedding parameters, %"
+  printf ("%s: %u rank%s, %" G_GUINT64_FORMAT " samples a step (%" G_GUINT64_FORMAT
+          " a rank), %s, %u table%s, %" G_GUINT64_FORMAT " embedding parameters, %"
           G_GUINT64_FORMAT " MLP and interaction parameters (%s), embeddings' optimizer %s\n",
-          m->name, req->ranks, req->global_batch, req->global_batch / req->ranks,
-          dt, m->tables->len, wl_dlrm_embedding_params (m),
+          m->name, req->ranks, req->ranks == 1 ? "" : "s", req->global_batch,
+          req->global_batch / req->ranks, dt, m->tables->len,
+          m->tables->len == 1 ? "" : "s", wl_dlrm_embedding_params (m),
           l->mlp_params, m->dcn ? "dcnv2" : "dot", opt[req->emb_opt]);
   guint32 worst = 0, busiest = 0;
   guint64 most_sent = 0;
@@ -315,7 +351,8 @@ print_summary (const WlGenDlrm *req, const WlDlrmLayout *l)
     }
   if (req->ranks > 16)
     {
-      printf ("(%u ranks: the one with the most memory)\n", req->ranks);
+      printf ("(%u ranks: the one with the most memory; 16 or fewer are all shown)\n",
+              req->ranks);
       print_rank (l, worst, dev);
     }
   printf ("all-reduces: MLP gradients %" G_GUINT64_FORMAT " B, data-parallel tables %"
@@ -375,34 +412,53 @@ dlrm_plan (const DlrmOptions *o, WlGenDlrm *req, WlDlrmTablePlan **plan, GError 
   return *plan != NULL;
 }
 
+/* gen dlrm's file size: about 16 KiB of fixed nodes and metadata, 512
+ * bytes a peer (the exchanges' nodes) and 512 a cross layer (measured:
+ * 100000 layers wrote 36 MB a rank, 360 bytes a layer). */
+static gboolean
+dlrm_output_check (const WlGenDlrm *req, GError **error)
+{
+  guint64 per_file = 16384 + 512 * (guint64) req->ranks
+                     + (req->model.dcn ? 512 * (guint64) req->model.dcn_layers : 0);
+  return app_gen_output_check (req->ranks, per_file, error);
+}
+
 int
 app_cmd_gen_dlrm (int argc, char **argv)
 {
-  DlrmOptions o = { .dcn_layers = -1, .dcn_rank = -1 };
+  DlrmOptions o = { .dcn_layers = APP_GEN_RANKS_ABSENT, .dcn_rank = APP_GEN_RANKS_ABSENT,
+                    .ranks = APP_GEN_RANKS_ABSENT, .ranks_per_node = APP_GEN_RANKS_ABSENT,
+                    .batch = APP_GEN_RANKS_ABSENT, .local_batch = APP_GEN_RANKS_ABSENT };
   g_autoptr (GOptionContext) ctx = dlrm_context (&o);
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
   GError *error = NULL;
   WlGenDlrm req = { 0 };
   WlDlrmTablePlan *plan = NULL;
   WlDlrmLayout *l = NULL;
+  AppGenSet *set = NULL;
   int code = 0;
   if (!app_cli_parse (ctx, &argc, &argv, owned, &error))
     code = app_cli_fail ("gen dlrm", error);
   else if (o.preset != NULL && strcmp (o.preset, "list") == 0)
     code = dlrm_list ();
   else if (!dlrm_options (&o, &req, &error) || !dlrm_plan (&o, &req, &plan, &error)
-           || (l = wl_dlrm_layout_new (&req, &error)) == NULL)
+           || (l = wl_dlrm_layout_new (&req, &error)) == NULL
+           || (!o.dry_run
+               && (!dlrm_output_check (&req, &error)
+                   || (set = app_gen_set_begin (o.out, req.ranks, &error)) == NULL)))
     code = app_cli_fail ("gen dlrm", error);
   else
     {
+      /* Checked before anything is printed: a bad --out prints no summary. */
       print_summary (&req, l);
       fflush (stdout);
-      if (!o.dry_run
-          && (!app_gen_output_check (req.ranks, 16384 + 512 * (guint64) req.ranks, &error)
-              || !app_gen_out_folder (o.out, &error) || !wl_gen_dlrm (o.out, &req, &error)))
+      if (!o.dry_run && !app_gen_set_end ("gen dlrm", set, wl_gen_dlrm (o.out, &req, &error)))
         code = app_cli_fail ("gen dlrm", error);
       else if (!o.dry_run)
-        printf ("wrote %s.0.et .. %s.%u.et\n", o.out, o.out, req.ranks - 1);
+        {
+          g_autofree char *wrote = app_gen_set_text (o.out, req.ranks);
+          printf ("wrote %s\n", wrote);
+        }
     }
   wl_dlrm_layout_free (l);
   if (req.model.tables != NULL)

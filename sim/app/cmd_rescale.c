@@ -59,6 +59,7 @@ app_cmd_rescale (int argc, char **argv)
            "subgroup collectives are refused.\n\n" APP_CLI_EXIT_CODES_HELP "\n");
   GError *error = NULL;
   guint32 p = 0;
+  AppGenSet *set = NULL;
   int code = 0;
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
   if (!app_cli_parse (ctx, &argc, &argv, owned, &error) || !app_gen_ranks_given (&ranks, &error))
@@ -68,12 +69,15 @@ app_cmd_rescale (int argc, char **argv)
                                                  "need --from PREFIX --ranks Q (Q >= 1) "
                                                  "--out PREFIX2"));
   else if (!rescale_output_check (from, (guint64) ranks, &error)
-           || !app_gen_out_folder (out, &error)
-           || !wl_rescale (from, (guint32) ranks, out, &p, &error))
+           || (set = app_gen_set_begin (out, (guint32) ranks, &error)) == NULL
+           || !app_gen_set_end ("rescale", set, wl_rescale (from, (guint32) ranks, out, &p,
+                                                            &error)))
     code = app_cli_fail ("rescale", error);
   else
-    printf ("rescaled %u ranks to %d: wrote %s.0.et .. %s.%d.et\n", p, ranks, out, out,
-            ranks - 1);
+    {
+      g_autofree char *wrote = app_gen_set_text (out, (guint32) ranks);
+      printf ("rescaled %u ranks to %d: wrote %s\n", p, ranks, wrote);
+    }
   g_free (from);
   g_free (out);
   return code;

@@ -3,7 +3,9 @@
 #include "sim/app/cmd_gen.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <glib/gstdio.h>
 
@@ -72,6 +74,13 @@ app_out_folder_unmake (const char *path, const char *made)
 gboolean
 app_gen_out_folder (const char *prefix, GError **error)
 {
+  if (prefix[0] == '\0')
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--out '': an empty prefix (it would write hidden files .0.et ..): name "
+                   "the files, e.g. --out trace for trace.0.et ..");
+      return FALSE;
+    }
   if (ends_in_slash (prefix))
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
@@ -81,6 +90,120 @@ app_gen_out_folder (const char *prefix, GError **error)
       return FALSE;
     }
   return app_out_folder_make ("--out ", prefix, NULL, error);
+}
+
+/* ---- a trace set, written all or nothing ---------------------------------------- */
+
+struct _AppGenSet
+{
+  char *prefix;
+  guint32 ranks;
+  char *made;    /* the outermost folder made for the set, or NULL */
+  ino_t *before; /* PREFIX.k.et's inode before the write; 0: none */
+};
+
+/* PREFIX.K.et's inode when it is a regular file (not followed), else 0. */
+static ino_t
+regular_inode (const char *prefix, guint64 k)
+{
+  g_autofree char *path = g_strdup_printf ("%s.%" G_GUINT64_FORMAT ".et", prefix, k);
+  GStatBuf st;
+  if (g_lstat (path, &st) != 0 || !S_ISREG (st.st_mode))
+    return 0;
+  return st.st_ino;
+}
+
+AppGenSet *
+app_gen_set_begin (const char *prefix, guint32 ranks, GError **error)
+{
+  if (prefix[0] == '\0' || ends_in_slash (prefix))
+    {
+      app_gen_out_folder (prefix, error);
+      return NULL;
+    }
+  for (guint32 k = 0; k < ranks; k++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, k);
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "--out %s: %s is a folder: the set %s.0.et .. %s.%u.et cannot be "
+                       "written (nothing was)", prefix, path, prefix, prefix, ranks - 1);
+          return NULL;
+        }
+    }
+  char *made = NULL;
+  if (!app_out_folder_make ("--out ", prefix, &made, error))
+    return NULL;
+  AppGenSet *set = g_new0 (AppGenSet, 1);
+  set->prefix = g_strdup (prefix);
+  set->ranks = ranks;
+  set->made = made;
+  set->before = g_new0 (ino_t, ranks);
+  for (guint32 k = 0; k < ranks; k++)
+    set->before[k] = regular_inode (prefix, k);
+  return set;
+}
+
+/* After a set written whole: remove PREFIX.K.et for K = ranks, ranks + 1,
+ * ... while each is a regular file (what is left of an earlier, larger
+ * set, which a run would read with this one), saying so on stderr. */
+static void
+remove_stale_tail (const char *cmd, const AppGenSet *set)
+{
+  guint64 k = set->ranks;
+  for (; regular_inode (set->prefix, k) != 0; k++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s.%" G_GUINT64_FORMAT ".et", set->prefix, k);
+      if (g_unlink (path) != 0)
+        break;
+    }
+  if (k == set->ranks)
+    return;
+  if (k == set->ranks + 1)
+    fprintf (stderr, "orrery %s: removed %s.%u.et, left from an earlier set of %"
+             G_GUINT64_FORMAT " ranks\n", cmd, set->prefix, set->ranks, k);
+  else
+    fprintf (stderr, "orrery %s: removed %s.%u.et .. %s.%" G_GUINT64_FORMAT ".et, left from "
+             "an earlier set of %" G_GUINT64_FORMAT " ranks\n", cmd, set->prefix, set->ranks,
+             set->prefix, k - 1, k);
+}
+
+gboolean
+app_gen_set_end (const char *cmd, AppGenSet *set, gboolean ok)
+{
+  if (set == NULL)
+    return ok;
+  if (ok)
+    remove_stale_tail (cmd, set);
+  else
+    {
+      /* The files this write made: new inodes (each was renamed into place). */
+      for (guint32 k = 0; k < set->ranks; k++)
+        {
+          ino_t now = regular_inode (set->prefix, k);
+          if (now != 0 && now != set->before[k])
+            {
+              g_autofree char *path = g_strdup_printf ("%s.%u.et", set->prefix, k);
+              g_unlink (path);
+            }
+        }
+      g_autofree char *first = g_strdup_printf ("%s.0.et", set->prefix);
+      app_out_folder_unmake (first, set->made);
+    }
+  g_free (set->prefix);
+  g_free (set->made);
+  g_free (set->before);
+  g_free (set);
+  return ok;
+}
+
+char *
+app_gen_set_text (const char *prefix, guint32 ranks)
+{
+  if (ranks <= 1)
+    return g_strdup_printf ("%s.0.et", prefix);
+  return g_strdup_printf ("%s.0.et .. %s.%u.et", prefix, prefix, ranks - 1);
 }
 
 gboolean

@@ -248,6 +248,121 @@ refuses "rescale --ranks 0" "orrery rescale: --ranks 0: must be at least 1" \
   "$ORRERY" rescale --from "$TMP/j/t" --ranks 0 --out "$TMP/r0/t"
 check "--ranks 0: nothing written" test ! -e "$TMP/r0"
 
+# --- gen dlrm and the other generators: issue 22's new user ------------------------------
+D=(gen dlrm --preset dlrm-dcnv2-criteo1tb --ranks 8)
+dl="orrery gen dlrm"
+# Cross layers: 1 .. 16 (as the MLPs' layers); the rank: 1 .. the cross
+# network's width, (26 tables + 1) x 128 = 3456.
+refuses "--dcn-layers 2000000000" "$dl: --dcn-layers 2000000000: must be 1 .. 16" \
+  "$ORRERY" "${D[@]}" --dcn-layers 2000000000 --out "$TMP/dcn/d"
+refuses "--dcn-layers 17" "$dl: --dcn-layers 17: must be 1 .. 16" \
+  "$ORRERY" "${D[@]}" --dcn-layers 17 --out "$TMP/dcn/d"
+refuses "--dcn-rank 3457" "$dl: --dcn-rank 3457: must be 1 .. 3456 (the cross network's \
+width: 27 features of dimension 128)" "$ORRERY" "${D[@]}" --dcn-rank 3457 --out "$TMP/dcn/d"
+refuses "--dcn-rank 0" "$dl: --dcn-rank 0: must be 1 .. 3456 (the cross network's \
+width: 27 features of dimension 128)" "$ORRERY" "${D[@]}" --dcn-rank 0 --out "$TMP/dcn/d"
+check "--dcn-*: nothing written" test ! -e "$TMP/dcn"
+"$ORRERY" "${D[@]}" --dcn-layers 16 --dcn-rank 3456 --dry-run >/dev/null 2>&1
+check "--dcn-layers 16 --dcn-rank 3456: accepted" eq "$?" 0
+# Zero and negatives are refused, naming the option and the value (they
+# used to mean "the default").
+for opt in --batch --local-batch --ranks-per-node; do
+  refuses "$opt 0" "$dl: $opt 0: must be at least 1" "$ORRERY" "${D[@]}" "$opt" 0 --dry-run
+done
+refuses "gen dlrm --ranks 0" "$dl: --ranks 0: must be at least 1" \
+  "$ORRERY" gen dlrm --preset dlrm-dcnv2-criteo1tb --ranks 0 --dry-run
+refuses "gen dlrm --ranks -8" "$dl: --ranks -8: must be at least 1" \
+  "$ORRERY" gen dlrm --preset dlrm-dcnv2-criteo1tb --ranks -8 --dry-run
+refuses "gen dlrm --ranks 1025" "$dl: --ranks 1025: must be 1 .. 1024" \
+  "$ORRERY" gen dlrm --preset dlrm-dcnv2-criteo1tb --ranks 1025 --dry-run
+# Numbers: the shared option parser (cli.c) words GLib's errors the same
+# for every command.
+refuses "--batch 1M" "$dl: --batch 1M: not a whole number" "$ORRERY" "${D[@]}" --batch 1M \
+  --dry-run
+refuses "--batch 128.0" "$dl: --batch 128.0: not a whole number" \
+  "$ORRERY" "${D[@]}" --batch 128.0 --dry-run
+refuses "--batch 2^31" "$dl: --batch 2147483648: out of range (-2147483648 .. 2147483647)" \
+  "$ORRERY" "${D[@]}" --batch 2147483648 --dry-run
+refuses "--local-batch x 8 above 2^31 - 1" "$dl: the global batch (2147483648 samples) must \
+be a positive multiple of the ranks (8), at most 2147483647" \
+  "$ORRERY" "${D[@]}" --local-batch 268435456 --dry-run
+refuses "gen transformer --tp 1M" "orrery gen transformer: --tp 1M: not a whole number" \
+  "$ORRERY" gen transformer --preset llama2-7b --tp 1M -b 1 -B 8 --out "$TMP/x/t"
+# A stray argument: refused by every command that takes options only.
+stray="unexpected argument 'extra': the command takes options only (usage: [OPTION…]; --help \
+lists them)"
+refuses "gen dlrm extra" "$dl: $stray" "$ORRERY" "${D[@]}" --out "$TMP/x/d" extra
+refuses "run extra" "orrery run: $stray" "$ORRERY" run --workload "$TMP/j/t" extra
+refuses "gen collective extra" "orrery gen collective: $stray" \
+  "$ORRERY" gen collective --type all_reduce --ranks 2 --bytes 1MB --out "$TMP/x/t" extra
+check "a stray argument: nothing written" test ! -e "$TMP/x"
+# --out: an empty prefix is refused as a folder is; a bad --out prints no
+# summary.
+refuses "gen dlrm --out ''" "$dl: --out '': an empty prefix (it would write hidden files \
+.0.et ..): name the files, e.g. --out trace for trace.0.et .." "$ORRERY" "${D[@]}" --out ""
+check "--out '': no summary" test ! -s "$TMP/out"
+check "--out '': no hidden .0.et" test ! -e .0.et
+# A set is written all or nothing: a folder among its names is refused
+# before anything is written ...
+mkdir -p "$TMP/pw/d.3.et"
+refuses "a folder among the set" "$dl: --out $TMP/pw/d: $TMP/pw/d.3.et is a folder: the set \
+$TMP/pw/d.0.et .. $TMP/pw/d.7.et cannot be written (nothing was)" \
+  "$ORRERY" "${D[@]}" --out "$TMP/pw/d"
+check "a folder among the set: no summary" test ! -s "$TMP/out"
+check "a folder among the set: nothing written" test ! -e "$TMP/pw/d.0.et"
+# ... and a write that fails at rank 5 (a link into a missing folder)
+# removes ranks 0 .. 4, which it had written.
+mkdir -p "$TMP/pl" && ln -s "$TMP/nowhere/x" "$TMP/pl/d.5.et"
+"$ORRERY" "${D[@]}" --out "$TMP/pl/d" >/dev/null 2>"$TMP/err"
+check "a failed set: exit status 1" eq "$?" 1
+check "a failed set: ranks 0 .. 4 removed" eq "$(ls "$TMP/pl")" d.5.et
+# Stale files: a smaller set under the same prefix removes the larger
+# one's tail (run would read it with the new set), and says so.
+S=(--tables "$TMP/t3.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64)
+printf 'rows,dim,pooling\n1000,16,1\n2000,16,2\n500,16,20\n' >"$TMP/t3.csv"
+"$ORRERY" gen dlrm "${S[@]}" --ranks 8 --out "$TMP/st/d" >/dev/null
+"$ORRERY" gen dlrm "${S[@]}" --ranks 4 --out "$TMP/st/d" >"$TMP/out" 2>"$TMP/err"
+check "stale tail: exit 0" eq "$?" 0
+check "stale tail: said" eq "$(cat "$TMP/err")" \
+  "$dl: removed $TMP/st/d.4.et .. $TMP/st/d.7.et, left from an earlier set of 8 ranks"
+check "stale tail: 4 files left" eq "$(ls "$TMP/st" | tr '\n' ' ')" "d.0.et d.1.et d.2.et d.3.et "
+"$ORRERY" gen dlrm "${S[@]}" --ranks 1 --out "$TMP/st/d" >"$TMP/out" 2>"$TMP/err"
+check "one rank: 'wrote PREFIX.0.et'" eq "$(tail -n 1 "$TMP/out")" "wrote $TMP/st/d.0.et"
+check "one rank: '1 rank, ... 3 tables'" has "$TMP/out" "custom: 1 rank, 64 samples a step"
+"$ORRERY" gen collective --type all_reduce --ranks 2 --bytes 1MB --out "$TMP/st/d" \
+  >/dev/null 2>"$TMP/err"
+check "gen collective, stale tail: none (d.1.et was not there)" test ! -s "$TMP/err"
+"$ORRERY" run --config "$TMP/two.xml" --workload "$TMP/st/d" >/dev/null 2>&1
+check "the new set runs" eq "$?" 0
+# Tables and plan files: file, line, values.
+printf '\xef\xbb\xbfrows,dim,pooling\n1000,16,2\n' >"$TMP/bom.csv"
+"$ORRERY" gen dlrm --tables "$TMP/bom.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \
+  --ranks 1 --dry-run >/dev/null 2>&1
+check "a byte-order mark: accepted" eq "$?" 0
+printf 'rows,dim,pooling\n1000,128,1\n2000,64,2\n' >"$TMP/mix.csv"
+refuses "mixed dimensions" "$dl: $TMP/mix.csv:3: dim 64 differs from the first table's 128 \
+(line 2): every table must have the same dimension (the interaction stacks them)" \
+  "$ORRERY" gen dlrm --tables "$TMP/mix.csv" --bottom-mlp 13-128 --top-mlp 1 -B 64 -n 1 --dry-run
+{ echo rows,dim,pooling; for _ in $(seq 4097); do echo 10,16,1; done; } >"$TMP/many.csv"
+refuses "4097 tables" "$dl: $TMP/many.csv:4098: more than 4096 tables" \
+  "$ORRERY" gen dlrm --tables "$TMP/many.csv" --bottom-mlp 13-16 --top-mlp 1 -B 64 -n 1 --dry-run
+for pool in 0x10 1e-300 inf; do
+  printf 'rows,dim,pooling\n1000,16,%s\n' "$pool" >"$TMP/pool.csv"
+  refuses "pooling $pool" "$dl: $TMP/pool.csv:2: pooling must be a decimal number from 0.001 \
+to 1e6 (indices a sample)" "$ORRERY" gen dlrm --tables "$TMP/pool.csv" --bottom-mlp 13-16 \
+    --top-mlp 1 -B 64 -n 1 --dry-run
+done
+P=(gen dlrm "${S[@]}" --ranks 4 --ranks-per-node 2 --dry-run --plan "$TMP/p.plan")
+printf '# a comment\n0,column_wise,0 1 2\n' >"$TMP/p.plan"
+refuses "plan: column shards" "$dl: $TMP/p.plan:2: table 0: 3 column shards do not divide its \
+dimension 16" "$ORRERY" "${P[@]}"
+printf '0,table_row_wise,0-3\n' >"$TMP/p.plan"
+refuses "plan: table_row_wise across nodes" "$dl: $TMP/p.plan:1: table 0: table_row_wise ranks \
+0 and 2 must be on one node (2 ranks a node)" "$ORRERY" "${P[@]}"
+printf '0,table_wise,9\n' >"$TMP/p.plan"
+refuses "plan: a rank out of range" "$dl: $TMP/p.plan:1: rank 9 is out of range 0 .. 3" \
+  "$ORRERY" "${P[@]}"
+
 # tp that does not divide the model: the numbers (llama2-7b: hidden 4096,
 # heads 32; llama3-8b: 8 kv heads).
 divide="orrery gen transformer: tp must divide"

@@ -344,16 +344,28 @@ START_TEST (test_tables_csv)
 {
   g_autoptr (GArray) t = g_array_new (FALSE, FALSE, sizeof (WlDlrmTable));
   ck_assert (wl_dlrm_tables_parse ("t.csv", "# tables\nRows, dim, pooling\n1000,16,2.5\n\n"
-                                   "40000000,128,100\n", t, NULL));
+                                   "40000000,16,100\n", t, NULL));
   ck_assert_uint_eq (t->len, 2);
   ck_assert (g_array_index (t, WlDlrmTable, 0).pooling == 2.5);
   ck_assert_uint_eq (g_array_index (t, WlDlrmTable, 1).rows, 40000000);
+  /* A UTF-8 byte-order mark (spreadsheets write one) is skipped. */
+  g_array_set_size (t, 0);
+  ck_assert (wl_dlrm_tables_parse ("t.csv", "\xef\xbb\xbfrows,dim,pooling\n7,16,1\n", t, NULL));
+  ck_assert_uint_eq (t->len, 1);
   assert_tables_error ("rows,dims,pooling\n1,2,3\n", "t.csv:1: the header must be");
   assert_tables_error ("rows,dim,pooling\n1,2,3\n\n1,0,3\n", "t.csv:4: dim must be");
   assert_tables_error ("rows,dim,pooling\n1,2\n", "t.csv:2: needs 3 fields");
   assert_tables_error ("rows,dim,pooling\n-5,2,1\n", "t.csv:2: rows must be");
   assert_tables_error ("rows,dim,pooling\n5,2,0\n", "t.csv:2: pooling must be");
   assert_tables_error ("rows,dim,pooling\n5,2,nan\n", "t.csv:2: pooling must be");
+  /* Decimal only, and at least WL_DLRM_MIN_POOLING (0.001). */
+  assert_tables_error ("rows,dim,pooling\n5,2,0x10\n", "t.csv:2: pooling must be a decimal");
+  assert_tables_error ("rows,dim,pooling\n5,2,1e-300\n", "t.csv:2: pooling must be");
+  assert_tables_error ("rows,dim,pooling\n5,2,0.0009\n", "t.csv:2: pooling must be");
+  assert_tables_error ("rows,dim,pooling\n5,2,inf\n", "t.csv:2: pooling must be");
+  /* Mixed dimensions: the line, both dimensions and the first table's line. */
+  assert_tables_error ("rows,dim,pooling\n5,16,1\n# c\n5,8,1\n",
+                       "t.csv:4: dim 8 differs from the first table's 16 (line 2)");
   assert_tables_error ("rows,dim,pooling\n", "t.csv: no tables");
 }
 END_TEST
@@ -372,8 +384,10 @@ START_TEST (test_plan_errors)
   assert_plan_error ("0,table_wise,1\n1,sideways\n", "p.plan:2: the type is not");
   assert_plan_error ("4,row_wise\n", "p.plan:1: the table is not an index");
   assert_plan_error ("0,row_wise\n\n0,table_wise\n", "p.plan:3: the table is given twice");
-  assert_plan_error ("0,row_wise,0-4\n", "p.plan:1: a rank is out of range");
-  assert_plan_error ("0,row_wise,1 1\n", "p.plan:1: a rank is given twice");
+  assert_plan_error ("0,row_wise,0-4\n", "p.plan:1: rank 4 is out of range 0 .. 3");
+  assert_plan_error ("0,table_wise,99999999999999999999\n",
+                     "p.plan:1: rank 99999999999999999999 is out of range 0 .. 3");
+  assert_plan_error ("0,row_wise,1 1\n", "p.plan:1: rank 1 is given twice");
   assert_plan_error ("0,row_wise,x\n", "p.plan:1: ranks must be");
   assert_plan_error ("0,table_wise,0 1\n", "p.plan:1: table_wise takes one rank");
   assert_plan_error ("0,data_parallel,0\n", "p.plan:1: data_parallel takes no ranks");
@@ -386,12 +400,19 @@ START_TEST (test_plan_errors)
   ck_assert (wl_dlrm_layout_new (&r, &error) == NULL);
   assert_input (error, "table 1: 3 column shards do not divide its dimension 16");
   g_clear_error (&error);
+  /* With the plan's file named, the message names its line (1). */
+  r.plan_path = "p.plan";
+  ck_assert (wl_dlrm_layout_new (&r, &error) == NULL);
+  assert_input (error, "p.plan:1: table 1: 3 column shards do not divide its dimension 16");
+  g_clear_error (&error);
+  r.plan_path = NULL;
   wl_dlrm_plan_free (plan, 4);
   plan = wl_dlrm_plan_parse ("p.plan", "1,table_row_wise,1-2\n", 4, 4, NULL);
   r.plan = plan;
   r.ranks_per_node = 2;
   ck_assert (wl_dlrm_layout_new (&r, &error) == NULL);
-  assert_input (error, "table_row_wise ranks must be on one node");
+  assert_input (error, "table 1: table_row_wise ranks 1 and 2 must be on one node (2 ranks a "
+                      "node)");
   g_clear_error (&error);
   wl_dlrm_plan_free (plan, 4);
   wl_dlrm_model_clear (&r.model);
