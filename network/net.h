@@ -54,16 +54,20 @@ typedef enum
  * dim: the topology dimension it travels, when the sender knows that src
  * and dst differ only in that coordinate (a collective's line), which
  * spares the network its search; NET_DIM_UNKNOWN otherwise.  order: the
- * place in its sender's trace of the node it belongs to (0 when none):
- * messages that claim one shared port at one instant are served in
- * (at, order) order, and in the order they were sent among equals (one
- * node's messages), not in the order the run happens to handle their
+ * place in its sender's trace of the node it belongs to (0 when none).
+ * tie: 1 + the sender's place in its collective's group when the
+ * collective's members play different roles (a tree: SysColl.tie_by_place),
+ * 0 otherwise (a point-to-point message, a collective run alike at every
+ * member).  Messages that claim one shared port at one instant are served
+ * in (at, order, tie) order, and in the order they were sent among equals
+ * (one node's messages), not in the order the run happens to handle their
  * senders (link_analytical.c). */
 typedef struct
 {
   SimTime at;
   guint32 src, dst;
   guint32 order;
+  guint32 tie;
   guint dim;
   guint64 bytes;
   SimHandler on_delivered;
