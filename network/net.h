@@ -189,8 +189,9 @@ void net_link_stats (const Net *net, guint32 link, NetLinkStats *out);
 guint64 net_messages (const Net *net);
 guint64 net_bytes (const Net *net);
 
-/* Messages between two GPUs of one node whose route left the node, and the
- * first of them: its ends and the first device on its route outside the
+/* Messages between two GPUs of one node whose route left the node (with
+ * symmetry classes, a simulated rank's counted once per rank of its class,
+ * each of which sends their mirror image), and the first of them: its ends and the first device on its route outside the
  * node (the out-parameters untouched when there is none).  Nodes, on an
  * explicit graph whose innermost dimension is a node's GPUs (its links
  * NVLink or PCIe: said by link="...", or by default when there are two
