@@ -191,8 +191,9 @@ guint64 net_bytes (const Net *net);
 
 /* Messages between two GPUs of one node whose route left the node (with
  * symmetry classes, a simulated rank's counted once per rank of its class,
- * each of which sends their mirror image), and the first of them: its ends and the first device on its route outside the
- * node (the out-parameters untouched when there is none).  Nodes, on an
+ * each of which sends their mirror image), and the first of them: its
+ * ends and the first device on its route outside the node (the
+ * out-parameters untouched when there is none).  Nodes, on an
  * explicit graph whose innermost dimension is a node's GPUs (its links
  * NVLink or PCIe: said by link="...", or by default when there are two
  * dimensions or more, as the NCCL model reads them; generated nodes of G
