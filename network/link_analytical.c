@@ -15,12 +15,20 @@
  * when free (not before the egress started: cut-through), each busy for its
  * serialization.  The messages sent at one instant claim their ports
  * together at its end (sim_sched_at_instant_end), in the order of (when
- * they leave, their node's place in the sender's trace: NetMessage.order),
- * one node's messages in the order it sent them: the order of the
- * program, the same at every rank that runs the same trace, where the
- * order the run happens to handle the ranks in (rank 0 first) would give
- * ranks alike in every way different times at a tie, and so results that
- * change when ranks are renumbered.  The ports per dimension:
+ * they leave, their node's place in the sender's trace: NetMessage.order,
+ * then for a collective whose members play roles the sender's place in
+ * its group: NetMessage.tie), one node's messages in the order it sent
+ * them: the order of the program, the same at every rank that runs the
+ * same trace, where the order the run happens to handle the ranks in
+ * (rank 0 first) would give ranks alike in every way different times at a
+ * tie, and so results that change when ranks are renumbered.  So a member
+ * of a tree that hears from two children at one instant serves first the
+ * one in the lower place of the group, whichever the run sent first; a
+ * symmetry class's stand-in meets the same order (replay_classes.c, (4'')).
+ * Messages of collectives run alike at every member, and point-to-point
+ * messages, have tie 0: among those of one (at, order) from different
+ * senders the order they were sent in stands (and symmetry classes check
+ * that none waits for another: net_alias_ties).  The ports per dimension:
  *   Switch          an egress and an ingress port per rank;
  *   Ring            per rank, one out and one in port each way round (a
  *                   message goes the shorter way, clockwise on a tie, as in
@@ -67,6 +75,7 @@ typedef struct
   guint64 *claimed_batch;
   guint32 *claimed_by;
   guint32 *claimed_order;
+  guint32 *claimed_tie;
   SimTime *claimed_ready;
   gsize n_ports;
   /* Serializations priced: the exact price is a 128-bit division. */
@@ -138,6 +147,7 @@ analytical_destroy (gpointer state)
   g_free (p->claimed_batch);
   g_free (p->claimed_by);
   g_free (p->claimed_order);
+  g_free (p->claimed_tie);
   g_free (p->claimed_ready);
   g_free (p);
 }
@@ -200,8 +210,8 @@ port_route (Ports *p, guint route_dim, guint32 src, guint32 dst)
 }
 
 /* Symmetry classes: message C claims PORT, ready at READY.  The messages
- * of one instant claim ports in (at, order) order (ports_flush), which is
- * every rank's as much as it is the simulated rank's; but two messages
+ * of one instant claim ports in (at, order, tie) order (ports_flush), which
+ * is every rank's as much as it is the simulated rank's; but two messages
  * with equal keys from different senders (or the images of such, at a
  * stand-in's ingress port) claim it in the order the run happens to send
  * them, and so do messages of two batches of one instant (a delivery at
@@ -217,6 +227,7 @@ note_claim (Net *net, Ports *p, guint32 port, const NetMessage *m, SimTime ready
       p->claimed_batch = g_new0 (guint64, p->n_ports);
       p->claimed_by = g_new (guint32, p->n_ports);
       p->claimed_order = g_new0 (guint32, p->n_ports);
+      p->claimed_tie = g_new0 (guint32, p->n_ports);
       p->claimed_ready = g_new0 (SimTime, p->n_ports);
       memset (p->claimed_by, 0xff, p->n_ports * sizeof (guint32));
     }
@@ -224,12 +235,13 @@ note_claim (Net *net, Ports *p, guint32 port, const NetMessage *m, SimTime ready
   if (p->claimed_at[port] == now && p->claimed_by[port] != G_MAXUINT32 && p->free_at[port] > ready
       && (p->claimed_batch[port] != p->batch
           || (p->claimed_by[port] != m->src && p->claimed_order[port] == m->order
-              && p->claimed_ready[port] == m->at)))
+              && p->claimed_tie[port] == m->tie && p->claimed_ready[port] == m->at)))
     net->alias_ties++;
   p->claimed_at[port] = now;
   p->claimed_batch[port] = p->batch;
   p->claimed_by[port] = m->src;
   p->claimed_order[port] = m->order;
+  p->claimed_tie[port] = m->tie;
   p->claimed_ready[port] = m->at;
 }
 
@@ -265,7 +277,7 @@ ports_arrival (Net *net, Ports *p, const NetMessage *msg)
   return sim_time_add (start, net_delay_on (net, msg->dim, msg->src, msg->dst, bytes));
 }
 
-/* Claims in (at, order, seq) order. */
+/* Claims in (at, order, tie, seq) order. */
 static int
 claim_cmp (const void *a, const void *b)
 {
@@ -274,11 +286,13 @@ claim_cmp (const void *a, const void *b)
     return x->msg.at < y->msg.at ? -1 : 1;
   if (x->msg.order != y->msg.order)
     return x->msg.order < y->msg.order ? -1 : 1;
+  if (x->msg.tie != y->msg.tie)
+    return x->msg.tie < y->msg.tie ? -1 : 1;
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The end of an instant: its messages claim their ports, in (at, order)
- * order, the order they were sent in among equals (the header says why),
+/* The end of an instant: its messages claim their ports, in (at, order,
+ * tie) order, the order they were sent in among equals (the header says why),
  * and their deliveries are scheduled. */
 static void
 ports_flush (SimSched *sched, gpointer data, guint64 arg)

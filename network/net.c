@@ -163,6 +163,7 @@ net_free (Net *net)
   g_free (net->in_first);
   g_free (net->in_links);
   g_free (net->device_node);
+  g_free (net->class_size);
   g_free (net);
 }
 
@@ -247,6 +248,16 @@ net_set_rank_alias (Net *net, const guint32 *alias, const char **why)
           return (*why = "ranks of one class have different numbers of links", FALSE);
     }
   net->rank_alias = alias;
+  /* Messages that leave a node count once per rank of the sender's class
+   * (net_left_node): each sends the mirror image of its stand-in's. */
+  g_clear_pointer (&net->class_size, g_free);
+  if (alias != NULL && net->device_node != NULL)
+    {
+      guint32 n = net_topo_ranks (net->topo);
+      net->class_size = g_new0 (guint32, n);
+      for (guint32 r = 0; r < n; r++)
+        net->class_size[alias[r]]++;
+    }
   return TRUE;
 }
 

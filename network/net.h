@@ -54,16 +54,20 @@ typedef enum
  * dim: the topology dimension it travels, when the sender knows that src
  * and dst differ only in that coordinate (a collective's line), which
  * spares the network its search; NET_DIM_UNKNOWN otherwise.  order: the
- * place in its sender's trace of the node it belongs to (0 when none):
- * messages that claim one shared port at one instant are served in
- * (at, order) order, and in the order they were sent among equals (one
- * node's messages), not in the order the run happens to handle their
+ * place in its sender's trace of the node it belongs to (0 when none).
+ * tie: 1 + the sender's place in its collective's group when the
+ * collective's members play different roles (a tree: SysColl.tie_by_place),
+ * 0 otherwise (a point-to-point message, a collective run alike at every
+ * member).  Messages that claim one shared port at one instant are served
+ * in (at, order, tie) order, and in the order they were sent among equals
+ * (one node's messages), not in the order the run happens to handle their
  * senders (link_analytical.c). */
 typedef struct
 {
   SimTime at;
   guint32 src, dst;
   guint32 order;
+  guint32 tie;
   guint dim;
   guint64 bytes;
   SimHandler on_delivered;
@@ -185,9 +189,11 @@ void net_link_stats (const Net *net, guint32 link, NetLinkStats *out);
 guint64 net_messages (const Net *net);
 guint64 net_bytes (const Net *net);
 
-/* Messages between two GPUs of one node whose route left the node, and the
- * first of them: its ends and the first device on its route outside the
- * node (the out-parameters untouched when there is none).  Nodes, on an
+/* Messages between two GPUs of one node whose route left the node (with
+ * symmetry classes, a simulated rank's counted once per rank of its class,
+ * each of which sends their mirror image), and the first of them: its
+ * ends and the first device on its route outside the node (the
+ * out-parameters untouched when there is none).  Nodes, on an
  * explicit graph whose innermost dimension is a node's GPUs (its links
  * NVLink or PCIe: said by link="...", or by default when there are two
  * dimensions or more, as the NCCL model reads them; generated nodes of G

@@ -61,6 +61,9 @@ struct _Net
   guint32 *device_node;
   guint64 left_node;
   guint32 left_src, left_dst, left_via;
+  /* With a rank alias and nodes: per simulated rank, how many ranks it
+   * stands for (each sends the mirror of its messages); NULL otherwise. */
+  guint32 *class_size;
   guint64 messages;
   guint64 bytes;
 };
@@ -109,12 +112,15 @@ net_note_node (Net *net, guint32 src, guint32 dst)
   if (G_LIKELY (net->device_node == NULL) || src / net->node_gpus != dst / net->node_gpus)
     return;
   const NetPathPrice *p = net_path_price (net, src, dst);
-  if (p->outside != G_MAXUINT32 && net->left_node++ == 0)
+  if (p->outside == G_MAXUINT32)
+    return;
+  if (net->left_node == 0)
     {
       net->left_src = src;
       net->left_dst = dst;
       net->left_via = p->outside;
     }
+  net->left_node += net->class_size != NULL ? net->class_size[src] : 1;
 }
 
 /* The link into `rank`'s stand-in (net_set_rank_alias) that mirrors

@@ -425,18 +425,12 @@ typedef struct
   gboolean send;
   guint piece;
   guint n;
-  guint32 first; /* the first peer (G_MAXUINT32: none yet) ... */
-  gboolean many; /* ... and whether another followed it */
 } Peers;
 
 static void
 peer_add (Peers *p, guint32 to, guint64 bytes)
 {
   p->n += TIMED_PIECES;
-  if (p->first == G_MAXUINT32)
-    p->first = to;
-  else if (to != p->first)
-    p->many = TRUE;
   if (!p->send)
     return;
   guint64 w = wire_bytes (p->plan, bytes);
@@ -580,25 +574,9 @@ timed_expected (const SysPhaseCtx *ctx, const SysNcclPlan *plan)
       guint32 prev = (ctx->pos + ctx->n - 1) % ctx->n;
       return g->node_of[prev] != g->node_of[ctx->member] ? g->ppn : 1;
     }
-  Peers p = { .ctx = ctx, .plan = plan, .first = G_MAXUINT32 };
+  Peers p = { .ctx = ctx, .plan = plan };
   timed_peers (&p);
   return p.n;
-}
-
-gboolean
-sys_nccl_plan_one_peer (const SysNcclPlan *plan, guint32 n)
-{
-  if (plan->nsteps > 0 || timed_chain (plan))
-    return FALSE;
-  for (guint32 m = 0; m < n; m++)
-    {
-      SysPhaseCtx ctx = { .member = m, .pos = m, .n = n, .in_bytes = 1 };
-      Peers p = { .ctx = &ctx, .plan = plan, .first = G_MAXUINT32 };
-      timed_peers (&p);
-      if (p.many)
-        return FALSE;
-    }
-  return TRUE;
 }
 
 /* Run state: bits the messages expected (counted at start), processed the
@@ -626,8 +604,7 @@ static void
 timed_send_piece (const SysPhaseCtx *ctx, SysRun *run)
 {
   const SysNcclPlan *plan = sys_phase_nccl (ctx);
-  Peers p = { .ctx = ctx, .plan = plan, .send = TRUE, .piece = run->processed,
-              .first = G_MAXUINT32 };
+  Peers p = { .ctx = ctx, .plan = plan, .send = TRUE, .piece = run->processed };
   timed_peers (&p);
   if (++run->processed < TIMED_PIECES)
     sys_phase_notify (ctx, ctx->member, sim_time_add (sys_phase_now (ctx), timed_pace (plan)));

@@ -92,13 +92,6 @@ gboolean sys_nccl_plan_alike (const SysNcclPlan *plan, Net *net, const guint32 *
 gboolean sys_nccl_plans_mirror (const SysNcclPlan *a, const SysNcclPlan *b, guint32 n,
                                 const char **why);
 
-/* Whether each member of a group of n runs the plan with one other member
- * at most (NCCL's tree over two nodes of one member each): its messages
- * come from that member only, so no two members' messages meet at its
- * ports at once (net_alias_ties).  FALSE for rings (members of several
- * lines) and the rooted chains. */
-gboolean sys_nccl_plan_one_peer (const SysNcclPlan *plan, guint32 n);
-
 /* The row that runs the plan. */
 const SysAlgoClass *sys_nccl_plan_algo (const SysNcclPlan *plan);
 

@@ -57,7 +57,9 @@ sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes,
                               ctx->phase);
   NetMessage msg = { .at = at, .src = coll->group->ranks[ctx->member],
                      .dst = coll->group->ranks[to_member],
-                     .order = coll->members[ctx->member].order, .dim = ctx->net_dim, .bytes = bytes,
+                     .order = coll->members[ctx->member].order,
+                     .tie = coll->tie_by_place ? ctx->member + 1 : 0, .dim = ctx->net_dim,
+                     .bytes = bytes,
                      .on_delivered = on_message, .data = coll,
                      .arg = (to_run << coll->step_bits) | step };
   net_send_message (coll->sys->net, &msg);
@@ -89,7 +91,8 @@ sys_phase_send_routed (const SysPhaseCtx *ctx, guint32 from, guint32 via, guint3
   g_assert (!coll->lockstep || (from == ctx->member && via == to));
   guint64 to_run = run_index (coll, coll->lockstep ? ctx->member : to, ctx->chunk, ctx->phase);
   NetMessage msg = { .at = at, .src = coll->group->ranks[from], .dst = coll->group->ranks[via],
-                     .order = coll->members[from].order, .dim = NET_DIM_UNKNOWN, .bytes = bytes,
+                     .order = coll->members[from].order, .tie = coll->tie_by_place ? from + 1 : 0,
+                     .dim = NET_DIM_UNKNOWN, .bytes = bytes,
                      .on_delivered = on_message, .data = coll,
                      .arg = (to_run << coll->step_bits) | step };
   net_send_message (coll->sys->net, &msg);

@@ -273,6 +273,24 @@ plan_runs (SysColl *coll)
       }
 }
 
+/* Whether the messages of COLL carry their sender's place in the group
+ * (SysColl.tie_by_place): over shared ports, when its members play roles.
+ * A property of the collective alone, the same with symmetry classes as
+ * without, so that a stand-in meets its ties as the ranks it stands for
+ * (replay_classes.c, (4'')).  Without shared ports nothing reads it. */
+static gboolean
+ties_by_place (SysColl *coll, guint32 involved)
+{
+  Sys *sys = coll->sys;
+  const char *why = NULL;
+  if (net_sharing (sys->net) == NET_SHARING_NONE)
+    return FALSE;
+  if (coll->is_nccl)
+    return !sys_nccl_plan_alike (&coll->nccl, sys->net, coll->group->ranks, coll->group->n,
+                                 &why);
+  return !sys_group_alike_of (sys, coll->group, coll->kind, coll->bytes, involved, &why);
+}
+
 /* Whether GROUP lies inside one symmetry class (or there are none). */
 static gboolean
 one_class (const Sys *sys, const SysGroup *group)
@@ -313,6 +331,7 @@ sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req,
         }
       plan_sizes (coll);
     }
+  coll->tie_by_place = ties_by_place (coll, req->involved_dims);
   coll->step_bits = plan_step_bits (coll);
   guint64 n_runs = (guint64) group->n * coll->n_chunks * MAX (coll->n_phases, 1);
   g_assert (coll->step_bits + g_bit_storage (n_runs) <= 64);

@@ -70,6 +70,10 @@ struct _SysColl
    * group inside one class; a group across classes has every member
    * simulated, or none: sys_group_mirrors). */
   gboolean lockstep;
+  /* Its members play roles (not run alike: sys_group_alike) and the ports
+   * are shared: its messages carry the sender's place in the group, which
+   * orders those that meet at a port at one instant (NetMessage.tie). */
+  gboolean tie_by_place;
 };
 
 /* A new instance of REQ on GROUP (sequence SEQ, ROOT for rooted kinds),

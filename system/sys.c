@@ -342,6 +342,13 @@ sys_group_alike (Sys *sys, guint64 id, SysCollKind kind, guint64 bytes, guint32 
 {
   SysGroup *group = sys_group_find (sys, id);
   g_return_val_if_fail (group != NULL, FALSE);
+  return sys_group_alike_of (sys, group, kind, bytes, involved, why);
+}
+
+gboolean
+sys_group_alike_of (Sys *sys, SysGroup *group, SysCollKind kind, guint64 bytes,
+                    guint32 involved, const char **why)
+{
   if (group->n < 2)
     return TRUE;
   if (sys_coll_kind_rooted (kind))
@@ -474,33 +481,6 @@ sys_group_mirrors (Sys *sys, guint64 id, guint64 image, SysCollKind kind, guint6
           && !net_routes_alike (sys->net, a->ranks[i], a->ranks[j], b->ranks[i], b->ranks[j]))
         return (*why = "messages in a process group and its image take routes priced differently",
                 FALSE);
-  return TRUE;
-}
-
-gboolean
-sys_group_one_peer (Sys *sys, guint64 id, SysCollKind kind, guint64 bytes, const char **why)
-{
-  SysGroup *group = sys_group_find (sys, id);
-  g_return_val_if_fail (group != NULL, FALSE);
-  SysNcclFunc func;
-  if (group->n < 2)
-    return TRUE;
-  if (sys->params.lib.library != SYS_LIBRARY_NCCL || !sys_nccl_func_of (kind, &func))
-    return (*why = "the members of a process group may receive from several others at once",
-            FALSE);
-  GError *error = NULL;
-  if (group->nccl == NULL)
-    group->nccl = sys_nccl_group_new (sys->topo, group->ranks, group->n, &sys->params.lib, &error);
-  SysNcclPlan plan;
-  if (group->nccl == NULL || !sys_nccl_plan (group->nccl, kind, bytes, &plan, &error))
-    {
-      g_error_free (error);
-      return (*why = "NCCL cannot plan one of the collectives", FALSE);
-    }
-  if (!sys_nccl_plan_one_peer (&plan, group->n))
-    return (*why = "NCCL's trees give members different roles, and over shared ports one "
-                   "member's messages from several others meet in an order the classes cannot "
-                   "show to be every rank's", FALSE);
   return TRUE;
 }
 

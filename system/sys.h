@@ -239,17 +239,6 @@ gboolean sys_group_alike (Sys *sys, guint64 id, SysCollKind kind, guint64 bytes,
 gboolean sys_group_mirrors (Sys *sys, guint64 id, guint64 image, SysCollKind kind, guint64 bytes,
                             guint32 involved_dims, const char **why);
 
-/* Whether each member of group `id` runs a collective of `kind` and
- * `bytes` with one other member at most, so that no two members' messages
- * meet at its ports at once (NCCL's tree over two nodes).  Over shared
- * ports two messages from different senders that meet at a port at one
- * instant are served in the order the run happens to send them, which a
- * run with symmetry classes cannot show to be the full run's
- * (net_alias_ties): symmetry classes give a group's members roles only
- * when this holds, there.  FALSE with *why (static) otherwise. */
-gboolean sys_group_one_peer (Sys *sys, guint64 id, SysCollKind kind, guint64 bytes,
-                             const char **why);
-
 /* After a run with symmetry classes: group `groups[2i]`, which no
  * simulated rank joined, ran exactly what `groups[2i + 1]` ran (its image
  * in the simulated ranks' groups): give it those collectives' statistics,

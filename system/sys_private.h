@@ -101,6 +101,9 @@ char *sys_algorithms_for (SysCollKind kind, SysTiming timing);
 SysGroup *sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n,
                          gboolean flat_subgroups, GError **error);
 void sys_group_free (SysGroup *group);
+/* sys_group_alike, of GROUP itself. */
+gboolean sys_group_alike_of (Sys *sys, SysGroup *group, SysCollKind kind, guint64 bytes,
+                             guint32 involved, const char **why);
 /* The member index of `rank`, or -1 if it is not in the group. */
 gint64 sys_group_member (const SysGroup *group, guint32 rank);
 SysGroup *sys_group_find (Sys *sys, guint64 id);

@@ -27,13 +27,23 @@
  *       collectives as the group does, place by place: the same plan
  *       from algorithms whose members' parts depend on their places alone
  *       (SysAlgoClass.mirror_why), every message between two places
- *       priced and using its ports alike (sys_group_mirrors).  Over shared
- *       ports, moreover, each member runs the collective with one other
- *       at most (sys_group_one_peer: NCCL's tree over two nodes): two
- *       messages from different senders that meet at one port at once
- *       are served in the order the run happens to send them, which the
- *       full run may meet otherwise (a tree over more nodes does meet
- *       it: its groups keep no roles, and the classes fail as before).
+ *       priced and using its ports alike (sys_group_mirrors).
+ *   (4'') Ties at a shared port.  A member of a tree over more than two
+ *       nodes hears from two others at one instant, at one port.  The
+ *       network serves the messages of one instant at a port in the
+ *       order of (when they leave, their node's place in the sender's
+ *       trace, the tie key), and the tie key of a collective whose
+ *       members play roles is 1 + the sender's place in its group
+ *       (NetMessage.tie; SysColl.tie_by_place: decided by the collective
+ *       alone, not lockstep, so the same in a run with classes as in the
+ *       full run), 0 for any other message.  A mirror maps place m to
+ *       place m, and a member's class, so its trace and its nodes'
+ *       places, to the class of the member there: two messages at a
+ *       port of the full run carry the keys their images carry at the
+ *       stand-in's port, and meet in the same order.  Equal keys from
+ *       different senders (the same place in two groups, two alike
+ *       collectives, point-to-point messages) are served in the order
+ *       the run sends them: those are still checked (net_alias_ties).
  * Then, by induction over events, every rank of a class starts and ends
  * each node when the class's first rank does: collectives because their
  * members are alike, or, across classes, because a whole group's members
@@ -55,10 +65,11 @@
  * happen in the same order at the rank that stands for a class as at the
  * ranks it stands for.  Over shared ports the network makes it so for
  * messages: those of one instant claim ports in the order of their nodes
- * in their senders' traces (link_analytical.c), not in the order the run
- * happens to handle their senders.  What is left is checked as the run
- * goes: two messages with the same place from different senders meeting
- * at a port at once (net_alias_ties), and two collectives picking from
+ * in their senders' traces and then of their tie keys ((4'');
+ * link_analytical.c), not in the order the run happens to handle their
+ * senders.  What is left is checked as the run goes: two messages with the
+ * same place and tie key from different senders meeting at a port at once
+ * (net_alias_ties), and two collectives picking from
  * one of a rank's dimension queues at once while others wait there
  * (sys_class_overlaps); either stops the run, which the application redoes
  * over every rank (app_sim_run).  Two of one rank's own events at one
@@ -387,7 +398,6 @@ split_roles (Classes *c)
    * not alike (the class's ranks have its shape, so the same nodes). */
   g_autoptr (GHashTable) role_nodes = g_hash_table_new_full (NULL, NULL, NULL,
                                                             (GDestroyNotify) g_array_unref);
-  gboolean shared = net_sharing (sys_net (r->sys)) != NET_SHARING_NONE;
   for (guint32 i = 0; i < c->n; i++)
     {
       if (c->cls[i] != i)
@@ -422,20 +432,11 @@ split_roles (Classes *c)
                   SysCollKind kind = (SysCollKind) x->coll_kind;
                   last_unlike = !sys_group_alike (r->sys, grp, kind, x->bytes, x->involved, &why);
                   g_hash_table_insert (asked, b, GINT_TO_POINTER (last_unlike ? 2 : 1));
-                  const char *unlike = why;
-                  /* Over shared ports only where no two members' messages
-                   * meet at one member's ports (sys_group_one_peer):
-                   * elsewhere the run would tie there (net_alias_ties), and
-                   * be redone.  Then no roles at all: the group stops the
-                   * classes in check_groups, as before. */
-                  if (last_unlike && shared
-                      && !sys_group_one_peer (r->sys, grp, kind, x->bytes, &why))
-                    {
-                      c->roles_why = NULL;
-                      return;
-                    }
+                  /* Over shared ports too: two members' messages that meet
+                   * at one member's port at once are served by their
+                   * places in the group ((4'')). */
                   if (last_unlike && c->roles_why == NULL)
-                    c->roles_why = unlike;
+                    c->roles_why = why;
                 }
             }
           if (!last_unlike)

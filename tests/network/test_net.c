@@ -603,6 +603,49 @@ START_TEST (test_ports_order_of_an_instant)
 }
 END_TEST
 
+/* Send one message of a collective whose members play roles: node place
+ * ORDER, tie key TIE (1 + the sender's place in its group; 0: none). */
+static void
+send_tied (guint32 src, guint32 order, guint32 tie, guint64 arg)
+{
+  NetMessage m = { .at = 0, .src = src, .dst = 3, .order = order, .tie = tie,
+                   .dim = NET_DIM_UNKNOWN, .bytes = 1000, .on_delivered = on_delivered,
+                   .data = deliveries, .arg = arg };
+  net_send_message (sf.net, &m);
+}
+
+/* The tie order at a shared port (network/README.md): ranks 1 and 2 send
+ * 1000 bytes to rank 3 at one instant for nodes of one place; both reach
+ * rank 3's ingress port at once, and the one with the lower tie key is
+ * served first (S + 200 ns = 1.2 us), the other waits for it (2.2 us),
+ * whichever was sent first:
+ *   1. rank 2 (tie 3) sent before rank 1 (tie 2): rank 1's first;
+ *   2. the same sent the other way round: rank 1's first;
+ *   3. equal ties (two groups' members at one place): the one sent first;
+ *   4. tie 0 (no roles) before tie 1;
+ *   5. the node's place goes before the tie: order 3, tie 5 before order
+ *      4, tie 1. */
+START_TEST (test_ports_tie_by_place)
+{
+  static const guint32 src[5][2] = { { 2, 1 }, { 1, 2 }, { 2, 1 }, { 2, 1 }, { 2, 1 } };
+  static const guint32 order[5][2] = { { 4, 4 }, { 4, 4 }, { 4, 4 }, { 4, 4 }, { 3, 4 } };
+  static const guint32 tie[5][2] = { { 3, 2 }, { 2, 3 }, { 2, 2 }, { 1, 0 }, { 5, 1 } };
+  static const SimTime want[5][2] = { { 2200000, 1200000 }, { 1200000, 2200000 },
+                                      { 1200000, 2200000 }, { 2200000, 1200000 },
+                                      { 1200000, 2200000 } };
+  for (guint c = 0; c < 5; c++)
+    {
+      switch_of_four (TRUE);
+      send_tied (src[c][0], order[c][0], tie[c][0], 1);
+      send_tied (src[c][1], order[c][1], tie[c][1], 2);
+      assert_arrivals (want[c], 2);
+      g_array_set_size (deliveries, 0);
+      sf_teardown ();
+      sf_setup ();
+    }
+}
+END_TEST
+
 /* Ring of 8, 1 GB/s, 100 ns a hop: rank 0 sends 1000 bytes to 1 and to 2
  * clockwise (they share its clockwise port: 1.1 us, then 1 us later + 2
  * hops = 2.2 us) and to 7 counter-clockwise (its own port: 1.1 us).  On a
@@ -689,6 +732,7 @@ main (void)
   add (s, "custom_model", test_custom_model);
   add (s, "ports_two_from_one_rank", test_ports_two_from_one_rank);
   add (s, "ports_order_of_an_instant", test_ports_order_of_an_instant);
+  add (s, "ports_tie_by_place", test_ports_tie_by_place);
   add (s, "ports_ingress_and_later", test_ports_ingress_and_later);
   add (s, "ports_ring_and_fc", test_ports_ring_and_fc);
   add (s, "ports_graph", test_ports_graph);

@@ -125,7 +125,8 @@ headings () {
 anchor () {
   tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9 _-]//g; s/ /-/g'
 }
-headings '##' >"$TMP/headings"
+# A helper's PENDING-DOCS section waits at the end for the lead to move it.
+headings '##' | grep -v '^PENDING-DOCS ' >"$TMP/headings"
 all_headings=$(headings '#+' | anchor)
 # The contents: the (#anchor) links before the first ## heading.
 awk '/^## / { exit } { print }' README.md | grep -oE '\]\(#[^)]+\)' \

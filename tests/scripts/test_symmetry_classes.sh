@@ -62,8 +62,10 @@ both "tp4 pp2 dp4, NCCL, one comm stream" 2 --config "$TMP/c32s.xml" --workload 
 # shared ports in the order of their nodes, at every rank alike.
 both "tp4 pp2 dp4, NCCL, separate streams" 2 --config "$TMP/c32.xml" --workload "$TMP/t442"
 # On 4 nodes of 8 GPUs a DP group has two GPUs on each of two nodes: NCCL's
-# ring crosses nodes at some members only, no classes.
-both "tp4 pp2 dp4 on 8-GPU nodes" 0 --config "$TMP/c32x8.xml" --workload "$TMP/t442"
+# ring crosses nodes at some members only, so its four places are roles
+# ((4')); a member hears from two others at once at its shared ports,
+# served by their places ((4'')): two stages x four places, eight classes.
+both "tp4 pp2 dp4 on 8-GPU nodes" 8 --config "$TMP/c32x8.xml" --workload "$TMP/t442"
 
 # The same traces on ASTRA-sim's inputs: a 2-D switch network (TP inside
 # the first dimension), its ring algorithm on every dimension.
@@ -175,15 +177,27 @@ both "tp8 dp2 zero1, NCCL tree" 2 --config "$TMP/t16x8.xml" --workload "$TMP/tr8
   --out "$TMP/tr422" >/dev/null
 both "tp4 pp2 dp2, NCCL tree" 4 --config "$TMP/t16x4.xml" --workload "$TMP/tr422"
 # DP 4: a tree over four nodes, where a member hears from two others at
-# once over shared ports (in the order the run happens to send them): no
-# roles, no classes (sys_group_one_peer), the same figures.
-both "tp4 pp2 dp4, NCCL tree over 4 nodes" 0 --config "$TMP/t32x4.xml" --workload "$TMP/t442"
+# one instant at its shared ports, served in the order of their places in
+# the group, at every rank alike ((4''), network/README.md): each place a
+# role, two stages x four places, eight classes, the same figures.
+both "tp4 pp2 dp4, NCCL tree over 4 nodes" 8 --config "$TMP/t32x4.xml" --workload "$TMP/t442"
+# NCCL tree all-reduce alone over 4 and 8 nodes (TP inside a node, so a
+# node's GPUs hold one place of their DP groups): one class per place, 4
+# and 8 classes.
+cluster_tree "$TMP/t16x4n.xml" 4 4
+"$ORRERY" gen transformer "${SMALL[@]}" --tp 4 --pp 1 --dp 4 --global-batch 16 \
+  --out "$TMP/tr414" >/dev/null
+both "tp4 dp4, NCCL tree over 4 nodes" 4 --config "$TMP/t16x4n.xml" --workload "$TMP/tr414"
+cluster_tree "$TMP/t16x2.xml" 2 8
+"$ORRERY" gen transformer "${SMALL[@]}" --tp 2 --pp 1 --dp 8 --global-batch 16 \
+  --out "$TMP/tr218" >/dev/null
+both "tp2 dp8, NCCL tree over 8 nodes" 8 --config "$TMP/t16x2.xml" --workload "$TMP/tr218"
 # The double binary tree of the per-dimension algorithms on the DP
-# dimension: no roles over shared ports either.
+# dimension: its two places are roles (4'), two classes.
 DBT='<algorithm collective="all-reduce" dims="ring doubleBinaryTree"/>'
 sed -e 's/ library="nccl"//' -e "s#<algorithm collective=\"all-to-all\" dims=\"ring ring\"/>#&$DBT#" \
   "$TMP/c16.xml" >"$TMP/dbt16.xml"
-both "tp8 dp2, double binary tree" 0 --config "$TMP/dbt16.xml" --workload "$TMP/tr812"
+both "tp8 dp2, double binary tree" 2 --config "$TMP/dbt16.xml" --workload "$TMP/tr812"
 
 # A report records every rank's nodes: no classes, the same figures.
 "$ORRERY" run --config "$TMP/c32.xml" --workload "$TMP/t442" --report "$TMP/r.json" \
