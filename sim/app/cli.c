@@ -67,11 +67,19 @@ nearest_option (GOptionContext *ctx, const char *given)
   g_autofree char *best = NULL;
   guint best_d = 3;
   gboolean tie = FALSE;
-  for (const char *p = strstr (help, "--"); p != NULL; p = strstr (p, "--"))
+  /* Only the option lines ("  -c, --config=FILE  text" or "  --stats=FILE"):
+   * a "--name" inside a description is not an option of this command. */
+  g_auto (GStrv) lines = g_strsplit (help, "\n", -1);
+  for (char **l = lines; *l != NULL; l++)
     {
+      const char *p = *l + strspn (*l, " ");
+      if (p[0] == '-' && p[1] != '-' && p[1] != '\0' && p[2] == ',' && p[3] == ' ')
+        p += 4;
+      if (!g_str_has_prefix (p, "--"))
+        continue;
       p += 2;
       gsize n = strspn (p, "abcdefghijklmnopqrstuvwxyz0123456789-");
-      if (n == 0 || p - 3 < help || (p[-3] != ' ' && p[-3] != '\n'))
+      if (n == 0)
         continue;
       g_autofree char *opt = g_strndup (p, n);
       guint d = sim_edit_distance (bare, opt, FALSE);

@@ -26,13 +26,20 @@ int app_cmd_gen (int argc, char **argv);
  * status. */
 int app_cmd_gen_dlrm (int argc, char **argv);
 
-/* The model `gen dlrm` makes of --preset, --tables, --bottom-mlp,
- * --top-mlp and --interaction (NULL: not given) into *M (its tables owned
- * by M, also on failure: wl_dlrm_model_clear).  FALSE with ERROR set
- * (SIM_ERROR_INPUT) as `gen dlrm` refuses them. */
-gboolean app_gen_dlrm_model (const char *preset, const char *tables, const char *bottom,
-                             const char *top, const char *interaction, WlDlrmModel *m,
-                             GError **error);
+/* What `gen dlrm` and `plan --dlrm` share: the model and how it trains,
+ * as the options of those names take them (NULL: not given; the counts
+ * APP_GEN_RANKS_ABSENT when not given). */
+typedef struct
+{
+  const char *preset, *tables, *bottom, *top, *interaction, *interaction_kernel;
+  const char *dtype, *mlp_dtype, *emb_opt;
+  gint dcn_layers, dcn_rank;
+} AppDlrmArgs;
+
+/* REQ's model (its tables owned by REQ->model, also on failure:
+ * wl_dlrm_model_clear), dtype, mlp_dtype and emb_opt from A.  FALSE with
+ * ERROR set (SIM_ERROR_INPUT) as `gen dlrm` refuses them. */
+gboolean app_gen_dlrm_request (const AppDlrmArgs *a, WlGenDlrm *req, GError **error);
 
 /* `orrery rescale ...` with argv[0] "rescale": the exit status. */
 int app_cmd_rescale (int argc, char **argv);

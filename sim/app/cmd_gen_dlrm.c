@@ -134,6 +134,37 @@ read_text (const char *path, GError **error)
   return text;
 }
 
+/* --dtype, --mlp-dtype and --emb-optimizer of O into REQ. */
+static gboolean
+dlrm_types (const DlrmOptions *o, WlGenDlrm *req, GError **error)
+{
+  req->dtype = WL_DTYPE_FP32;
+  if (o->dtype != NULL
+      && (!wl_dtype_parse (o->dtype, &req->dtype) || req->dtype == WL_DTYPE_FP8))
+    return input_error (error, "--dtype: '%s' is not fp32, bf16 or fp16", o->dtype);
+  req->mlp_dtype_set = o->mlp_dtype != NULL;
+  if (o->mlp_dtype != NULL
+      && (!wl_dtype_parse (o->mlp_dtype, &req->mlp_dtype) || req->mlp_dtype == WL_DTYPE_FP8))
+    return input_error (error, "--mlp-dtype: '%s' is not fp32, bf16 or fp16", o->mlp_dtype);
+  req->emb_opt = o->preset != NULL ? WL_EMB_OPT_ADAGRAD : WL_EMB_OPT_ROWWISE_ADAGRAD;
+  if (o->emb_opt != NULL)
+    {
+      g_autofree char *s = g_strdelimit (g_ascii_strdown (o->emb_opt, -1), "_", '-');
+      if (strcmp (s, "adagrad") == 0)
+        req->emb_opt = WL_EMB_OPT_ADAGRAD;
+      else if (strcmp (s, "rowwise-adagrad") == 0)
+        req->emb_opt = WL_EMB_OPT_ROWWISE_ADAGRAD;
+      else if (strcmp (s, "sgd") == 0)
+        req->emb_opt = WL_EMB_OPT_SGD;
+      else if (strcmp (s, "adam") == 0)
+        req->emb_opt = WL_EMB_OPT_ADAM;
+      else
+        return input_error (error, "--emb-optimizer: '%s' is not adagrad, rowwise-adagrad, "
+                            "adam or sgd", o->emb_opt);
+    }
+  return TRUE;
+}
+
 static gboolean
 dlrm_model (const DlrmOptions *o, WlGenDlrm *req, GError **error)
 {
@@ -199,17 +230,16 @@ dlrm_model (const DlrmOptions *o, WlGenDlrm *req, GError **error)
 }
 
 gboolean
-app_gen_dlrm_model (const char *preset, const char *tables, const char *bottom, const char *top,
-                    const char *interaction, WlDlrmModel *m, GError **error)
+app_gen_dlrm_request (const AppDlrmArgs *a, WlGenDlrm *req, GError **error)
 {
-  DlrmOptions o = { .preset = (char *) preset, .tables = (char *) tables,
-                    .bottom = (char *) bottom, .top = (char *) top,
-                    .interaction = (char *) interaction, .dcn_layers = APP_GEN_RANKS_ABSENT,
-                    .dcn_rank = APP_GEN_RANKS_ABSENT };
-  WlGenDlrm req = { 0 };
-  gboolean ok = dlrm_model (&o, &req, error);
-  *m = req.model;
-  return ok;
+  DlrmOptions o = { .preset = (char *) a->preset, .tables = (char *) a->tables,
+                    .bottom = (char *) a->bottom, .top = (char *) a->top,
+                    .interaction = (char *) a->interaction,
+                    .interaction_kernel = (char *) a->interaction_kernel,
+                    .dtype = (char *) a->dtype, .mlp_dtype = (char *) a->mlp_dtype,
+                    .emb_opt = (char *) a->emb_opt, .dcn_layers = a->dcn_layers,
+                    .dcn_rank = a->dcn_rank };
+  return dlrm_types (&o, req, error) && dlrm_model (&o, req, error);
 }
 
 /* A count option given (not APP_GEN_RANKS_ABSENT) below 1: FALSE with
@@ -249,30 +279,8 @@ dlrm_options (DlrmOptions *o, WlGenDlrm *req, GError **error)
                                            : 0;
   if (req->global_batch == 0)
     return input_error (error, "--tables needs --batch B or --local-batch b (samples)");
-  req->dtype = WL_DTYPE_FP32;
-  if (o->dtype != NULL
-      && (!wl_dtype_parse (o->dtype, &req->dtype) || req->dtype == WL_DTYPE_FP8))
-    return input_error (error, "--dtype: '%s' is not fp32, bf16 or fp16", o->dtype);
-  req->mlp_dtype_set = o->mlp_dtype != NULL;
-  if (o->mlp_dtype != NULL
-      && (!wl_dtype_parse (o->mlp_dtype, &req->mlp_dtype) || req->mlp_dtype == WL_DTYPE_FP8))
-    return input_error (error, "--mlp-dtype: '%s' is not fp32, bf16 or fp16", o->mlp_dtype);
-  req->emb_opt = o->preset != NULL ? WL_EMB_OPT_ADAGRAD : WL_EMB_OPT_ROWWISE_ADAGRAD;
-  if (o->emb_opt != NULL)
-    {
-      g_autofree char *s = g_strdelimit (g_ascii_strdown (o->emb_opt, -1), "_", '-');
-      if (strcmp (s, "adagrad") == 0)
-        req->emb_opt = WL_EMB_OPT_ADAGRAD;
-      else if (strcmp (s, "rowwise-adagrad") == 0)
-        req->emb_opt = WL_EMB_OPT_ROWWISE_ADAGRAD;
-      else if (strcmp (s, "sgd") == 0)
-        req->emb_opt = WL_EMB_OPT_SGD;
-      else if (strcmp (s, "adam") == 0)
-        req->emb_opt = WL_EMB_OPT_ADAM;
-      else
-        return input_error (error, "--emb-optimizer: '%s' is not adagrad, rowwise-adagrad, "
-                            "adam or sgd", o->emb_opt);
-    }
+  if (!dlrm_types (o, req, error))
+    return FALSE;
   req->sharding = WL_SHARD_TABLE_WISE;
   if (o->sharding != NULL && !wl_shard_kind_parse (o->sharding, &req->sharding))
     return input_error (error, "--sharding: '%s' is not table-wise, row-wise, column-wise, "

@@ -725,7 +725,8 @@ usage (FILE *out)
            "  convert  convert a trace between .et and Chakra JSON (IN OUT, by extension)\n"
            "  plot-data  write a --report's figures as data for gnuplot (see scripts/plot)\n"
            "  sweep  expand a parameter sweep spec into points, run one, gather a CSV\n"
-           "  plan   search a transformer's parallel configurations on a cluster, simulated\n\n"
+           "  plan   search a transformer's parallel configurations on a cluster, simulated\n"
+           "         (plan --dlrm: a DLRM's embedding sharding)\n\n"
            "'orrery COMMAND --help' lists a command's options, with units and defaults.\n\n"
            APP_CLI_EXIT_CODES_HELP "\n");
 }

@@ -24,8 +24,8 @@ typedef struct
 {
   gboolean dlrm;
   char *preset, *tables, *bottom, *top_mlp, *interaction, *config, *dtype, *emb_opt, *device;
-  char *out;
-  gint gpus, batch, top, jobs, budget, explain;
+  char *out, *interaction_kernel, *mlp_dtype;
+  gint gpus, batch, top, jobs, budget, explain, dcn_layers, dcn_rank;
   gboolean exhaustive;
 } Options;
 
@@ -44,6 +44,12 @@ context (Options *o)
       "Top MLP, e.g. 1024-1024-512-256-1 (required with --tables)", "SIZES" },
     { "interaction", 0, 0, G_OPTION_ARG_STRING, &o->interaction,
       "dot (default with --tables) or dcnv2 (the preset's)", "dot|dcnv2" },
+    { "interaction-kernel", 0, 0, G_OPTION_ARG_STRING, &o->interaction_kernel,
+      "The dot interaction's kernels, as gen dlrm: unfused (default) or fused", "unfused|fused" },
+    { "dcn-layers", 0, 0, G_OPTION_ARG_INT, &o->dcn_layers,
+      "DCNv2 cross layers, as gen dlrm (default 3)", "N" },
+    { "dcn-rank", 0, 0, G_OPTION_ARG_INT, &o->dcn_rank,
+      "DCNv2 low rank, as gen dlrm (default 512)", "R" },
     { "gpus", 'n', 0, G_OPTION_ARG_INT, &o->gpus,
       "GPUs (default: the cluster's), a multiple of a node's", "N" },
     { "config", 'c', 0, G_OPTION_ARG_FILENAME, &o->config, "Cluster (native XML config)",
@@ -52,8 +58,11 @@ context (Options *o)
       "Global batch in samples, a multiple of the GPUs (preset: 65536)", "B" },
     { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype,
       "Embeddings' and MLPs' data type: fp32 (default), bf16 or fp16", "fp32|bf16|fp16" },
+    { "mlp-dtype", 0, 0, G_OPTION_ARG_STRING, &o->mlp_dtype,
+      "The MLPs' compute type under mixed precision, as gen dlrm (default: --dtype)",
+      "fp32|bf16|fp16" },
     { "emb-optimizer", 0, 0, G_OPTION_ARG_STRING, &o->emb_opt,
-      "adagrad (preset's default), rowwise-adagrad (--tables' default) or sgd", "NAME" },
+      "adagrad (preset's default), rowwise-adagrad (--tables' default), adam or sgd", "NAME" },
     { "device", 0, 0, G_OPTION_ARG_STRING, &o->device,
       "Device whose memory bounds a plan and whose kernel model prices the traces "
       "(default: the cluster's)", "NAME" },
@@ -115,8 +124,12 @@ problem (const Options *o, AppConfig *cfg, DlrmEnv *env, GError **error)
                    "--explain %d: a candidate's id is at least 0", o->explain);
       return FALSE;
     }
-  if (!app_gen_dlrm_model (o->preset, o->tables, o->bottom, o->top_mlp, o->interaction,
-                           &r->model, error)
+  AppDlrmArgs args = { .preset = o->preset, .tables = o->tables, .bottom = o->bottom,
+                       .top = o->top_mlp, .interaction = o->interaction,
+                       .interaction_kernel = o->interaction_kernel, .dtype = o->dtype,
+                       .mlp_dtype = o->mlp_dtype, .emb_opt = o->emb_opt,
+                       .dcn_layers = o->dcn_layers, .dcn_rank = o->dcn_rank };
+  if (!app_gen_dlrm_request (&args, r, error)
       || !app_config_load_xml (cfg, o->config, error)
       || !plan_cluster_gpus (cfg, o->config, (guint32) o->gpus, &n, &node, error))
     return FALSE;
@@ -132,31 +145,19 @@ problem (const Options *o, AppConfig *cfg, DlrmEnv *env, GError **error)
                    r->global_batch, n);
       return FALSE;
     }
-  r->dtype = WL_DTYPE_FP32;
-  if (o->dtype != NULL && (!wl_dtype_parse (o->dtype, &r->dtype) || r->dtype == WL_DTYPE_FP8))
-    return fail (error, "--dtype: not fp32, bf16 or fp16");
-  r->emb_opt = o->preset != NULL ? WL_EMB_OPT_ADAGRAD : WL_EMB_OPT_ROWWISE_ADAGRAD;
-  if (o->emb_opt != NULL)
-    {
-      g_autofree char *s = g_strdelimit (g_ascii_strdown (o->emb_opt, -1), "_", '-');
-      if (strcmp (s, "adagrad") == 0)
-        r->emb_opt = WL_EMB_OPT_ADAGRAD;
-      else if (strcmp (s, "rowwise-adagrad") == 0)
-        r->emb_opt = WL_EMB_OPT_ROWWISE_ADAGRAD;
-      else if (strcmp (s, "sgd") == 0)
-        r->emb_opt = WL_EMB_OPT_SGD;
-      else
-        return fail (error, "--emb-optimizer: not adagrad, rowwise-adagrad or sgd");
-    }
   r->sharding = WL_SHARD_TABLE_WISE;
   const char *dev = o->device != NULL ? o->device : cfg->wl.device;
   const WlDevice *d = dev != NULL ? wl_device_preset (dev) : NULL;
   if (d == NULL || wl_kernel_device (dev) == NULL)
     {
       g_autofree char *names = wl_kernel_device_names ();
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "no device '%s': give --device NAME (one of %s)", dev != NULL ? dev : "",
-                   names);
+      if (dev == NULL || *dev == '\0')
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                     "%s names no device (<compute device=...>): give --device NAME (one of "
+                     "%s)", o->config, names);
+      else
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "no device '%s': give --device NAME "
+                     "(one of %s)", dev, names);
       return FALSE;
     }
   r->device = d->name;
@@ -401,14 +402,28 @@ static int
 run (const Options *o, DlrmEnv *env, GError **error)
 {
   const WlGenDlrm *r = &env->base;
-  printf ("plan --dlrm: %s, %u tables, on %u GPUs (%s), batch %" G_GUINT64_FORMAT
+  g_autofree char *dt = r->mlp_dtype_set && r->mlp_dtype != r->dtype
+                          ? g_strdup_printf ("%s (MLPs %s)", wl_dtype_name (r->dtype),
+                                             wl_dtype_name (r->mlp_dtype))
+                          : g_strdup (wl_dtype_name (r->dtype));
+  printf ("plan --dlrm: %s, %u table%s, on %u GPU%s (%s), batch %" G_GUINT64_FORMAT
           " (%" G_GUINT64_FORMAT " a GPU), %s, %s (%.2f GiB), budget %u candidates\n",
-          r->model.name, env->T, r->ranks, o->config, r->global_batch,
-          r->global_batch / r->ranks, wl_dtype_name (r->dtype), r->device,
+          r->model.name, env->T, env->T == 1 ? "" : "s", r->ranks, r->ranks == 1 ? "" : "s",
+          o->config, r->global_batch,
+          r->global_batch / r->ranks, dt, r->device,
           env->capacity_B / 1073741824.0, env->budget);
   fflush (stdout);
   if (o->explain != UNSET)
     return explain (o, env, error);
+  /* The output folder first: a wrong --out is said before any simulation. */
+  if (o->out != NULL && g_mkdir_with_parents (o->out, 0755) != 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out %s: cannot make the folder%s",
+                   o->out, g_file_test (o->out, G_FILE_TEST_EXISTS)
+                             && !g_file_test (o->out, G_FILE_TEST_IS_DIR)
+                             ? " (a file of that name is there)" : "");
+      return 1;
+    }
   g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func ((GDestroyNotify) dlrm_cand_free);
   gint64 t0 = g_get_monotonic_time ();
   DlrmCand *best = dlrm_search (env, all);
@@ -416,11 +431,18 @@ run (const Options *o, DlrmEnv *env, GError **error)
            (double) (g_get_monotonic_time () - t0) / 1e6);
   if (best == NULL)
     {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "no plan fits: none of the %u baselines was simulated (memory or failure: "
-                   "run with --out DIR for plan.csv)", all->len);
-      if (o->out != NULL)
-        write_csv (env, o->out, all, NULL);
+      printf ("no plan fits; the baselines:\n");
+      for (guint i = 0; i < all->len; i++)
+        {
+          const DlrmCand *c = g_ptr_array_index (all, i);
+          printf ("  %4u  %-44s  %s: %s\n", c->id, c->what, status_names[c->status], c->note);
+        }
+      if (o->out != NULL && write_csv (env, o->out, all, error))
+        printf ("wrote %s/plan.csv\n", o->out);
+      if (*error == NULL)
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                     "no plan fits: none of the %u baselines could be simulated (their "
+                     "reasons above)", all->len);
       return 1;
     }
   g_autoptr (WlDlrmLayout) l = dlrm_cand_layout (env, best, error);
@@ -429,11 +451,6 @@ run (const Options *o, DlrmEnv *env, GError **error)
   print_results (env, o, all, best, l);
   if (o->out != NULL)
     {
-      if (g_mkdir_with_parents (o->out, 0755) != 0)
-        {
-          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: cannot make the folder", o->out);
-          return 1;
-        }
       if (!write_plan (env, o->out, best, l, error) || !write_csv (env, o->out, all, error))
         return 1;
       printf ("wrote %s/plan.txt, %s/plan.csv\n", o->out, o->out);
@@ -444,7 +461,8 @@ run (const Options *o, DlrmEnv *env, GError **error)
 int
 app_cmd_plan_dlrm (int argc, char **argv)
 {
-  Options o = { .top = 5, .jobs = 1, .budget = UNSET, .explain = UNSET };
+  Options o = { .top = 5, .jobs = 1, .budget = UNSET, .explain = UNSET,
+                .dcn_layers = APP_GEN_RANKS_ABSENT, .dcn_rank = APP_GEN_RANKS_ABSENT };
   g_autoptr (GOptionContext) ctx = context (&o);
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
   GError *error = NULL;
@@ -471,7 +489,8 @@ app_cmd_plan_dlrm (int argc, char **argv)
   wl_dlrm_model_clear (&env.base.model);
   app_config_clear (&cfg);
   char **strings[] = { &o.preset, &o.tables, &o.bottom, &o.top_mlp, &o.interaction,
-                       &o.config, &o.dtype, &o.emb_opt, &o.device, &o.out };
+                       &o.config, &o.dtype, &o.emb_opt, &o.device, &o.out,
+                       &o.interaction_kernel, &o.mlp_dtype };
   for (guint i = 0; i < G_N_ELEMENTS (strings); i++)
     g_clear_pointer (strings[i], g_free);
   return code;

@@ -278,8 +278,13 @@ plan_cluster_gpus (AppConfig *cfg, const char *config, guint32 want, guint32 *gp
                  config);
   else if (*gpus != ranks && (net->graph != NULL || net->n_dims < 2 || *gpus % inner != 0))
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                 "--gpus %u: %s has %" G_GUINT64_FORMAT " GPUs and a fixed shape", *gpus, config,
-                 ranks);
+                 "--gpus %u: %s has %" G_GUINT64_FORMAT " GPUs and a fixed shape (%s)", *gpus,
+                 config, ranks,
+                 net->graph != NULL ? "its links are a graph, which cannot be resized: give a "
+                                      "config of that many GPUs"
+                 : net->n_dims < 2  ? "one dimension, a single node"
+                                    : "--gpus must be a multiple of the GPUs of all but its last "
+                                      "dimension");
   else
     {
       net->dims[net->n_dims - 1].size = (guint32) (*gpus / inner);

@@ -114,7 +114,7 @@ check "gpus: 16 on two nodes of 8" has "$TMP/g.out" "on 16 GPUs"
 check "gpus: tp 8 dp 2 simulated" has "$TMP/g.out" "candidates: 1: 1 simulated"
 bad_gpus=$("$ORRERY" plan "${MODEL[@]}" --gpus 16 --global-batch 16 --config "$TMP/fast.xml" 2>&1 >/dev/null)
 check "gpus: a one-node cluster keeps its shape" eq "$bad_gpus" \
-  "orrery plan: --gpus 16: $TMP/fast.xml has 8 GPUs and a fixed shape"
+  "orrery plan: --gpus 16: $TMP/fast.xml has 8 GPUs and a fixed shape (one dimension, a single node)"
 
 # ---- --jobs --------------------------------------------------------------------------
 "$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" --top 2 --space "$SPACE" --jobs 2 \

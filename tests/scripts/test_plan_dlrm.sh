@@ -174,14 +174,16 @@ done
 
 # ---- the progress line, on a terminal ---------------------------------------------------
 # As `orrery plan`'s (test_first_hour.sh): past a second, after each batch,
-# the candidates tried of the baselines and the budget (7 + 8), the best so
+# the candidates tried of the baselines and the budget (7 + 16), the best so
 # far and the most the rest can take; nothing into a pipe.
 if command -v script >/dev/null 2>&1; then
-  prog=("$ORRERY" plan --dlrm --tables "$T/huge.csv" "${MLP[@]}" --batch 8192 --config "$CFG"
-        --budget 8 --exhaustive)
+  # The preset: its batches take over a second (the 16 small tables' took
+  # under one on an idle machine, and nothing was drawn).
+  prog=("$ORRERY" plan --dlrm --preset dlrm-dcnv2-criteo1tb --config "$CFG" --budget 16
+        --exhaustive)
   script -qc "$(printf '%q ' "${prog[@]}")" /dev/null >"$T/tty" 2>&1
   tr '\r' '\n' <"$T/tty" >"$T/lines"
-  line='^.\[Korrery plan: [0-9]+ of 15 candidates, best [0-9.]+ [mu]?s, '
+  line='^.\[Korrery plan: [0-9]+ of 23 candidates, best [0-9.]+ [mu]?s, '
   line+='at most about [0-9]+ (s|min) left$'
   check "progress: drawn on a terminal" grep -qE "$line" "$T/lines"
   check "progress: nothing drawn into a pipe" eq "$(grep -c 'candidates, best' "$T/hx.err")" 0
@@ -205,4 +207,33 @@ check "--jobs 0 is refused" sh -c "test $? -eq 1 && grep -q 'at least 1' '$T/e4'
 "$ORRERY" plan --dlrm --preset nope --config "$CFG" >"$T/e5" 2>&1
 check "an unknown preset is named" \
   sh -c "test $? -eq 1 && grep -q \"unknown preset 'nope'\" '$T/e5'"
+# No plan fits: two tables of 2e9 rows x 128 fp32 are 2 x 953.67 GiB of
+# weights, more than 8 x 79.65 GiB whichever way they are cut; every
+# baseline is pruned, each reason is printed, and --out still gets plan.csv
+# (a header and the 7 baselines).
+printf 'rows,dim,pooling\n2000000000,128,1\n2000000000,128,1\n' >"$T/nofit.csv"
+"$ORRERY" plan --dlrm --tables "$T/nofit.csv" --bottom-mlp 13-128 --top-mlp 64-1 --batch 1024 \
+  --config "$CFG" --out "$T/nf" >"$T/e6" 2>&1
+check "no plan fits: exit 1" test $? -eq 1
+check "  every baseline's reason is printed" eq "$(grep -c 'pruned: memory: rank' "$T/e6")" 7
+check "  and plan.csv is written (7 rows)" eq "$(($(wc -l <"$T/nf/plan.csv") - 1))" 7
+: >"$T/afile"
+"$ORRERY" plan --dlrm --preset dlrm-dcnv2-criteo1tb --config "$CFG" --out "$T/afile" >"$T/e7" 2>&1
+check "--out naming a file is refused before any simulation" \
+  sh -c "test $? -eq 1 && grep -q 'a file of that name is there' '$T/e7' \
+         && ! grep -q '^candidates:' '$T/e7'"
+"$ORRERY" plan --dlrm --preset dlrm-dcnv2-criteo1tb --config configs/dgx1.xml >"$T/e8" 2>&1
+check "a config without a device says so" \
+  sh -c "test $? -eq 1 && grep -q 'dgx1.xml names no device' '$T/e8'"
+"$ORRERY" plan --dlrm --preset dlrm-dcnv2-criteo1tb --config "$CFG" --plan x >"$T/e9" 2>&1
+check "gen dlrm's --plan is unknown here, with no self-suggestion" \
+  sh -c "test $? -eq 1 && grep -q 'Unknown option --plan\$' '$T/e9'"
+# gen dlrm's training options are plan --dlrm's too (the header says them).
+"$ORRERY" plan --dlrm --preset dlrm-dcnv2-criteo1tb --config "$CFG" --emb-optimizer adam \
+  --mlp-dtype fp16 --dcn-layers 2 --budget 0 >"$T/e10" 2>&1
+check "--emb-optimizer adam, --mlp-dtype, --dcn-layers are taken" \
+  sh -c "test $? -eq 0 && grep -q 'fp32 (MLPs fp16)' '$T/e10'"
+"$ORRERY" plan --dlrm --preset dlrm-dcnv2-criteo1tb --config "$CFG" --dcn-layers 17 >"$T/e11" 2>&1
+check "  and checked as gen dlrm checks them" \
+  sh -c "test $? -eq 1 && grep -q -- '--dcn-layers 17: must be 1 .. 16' '$T/e11'"
 finish
