@@ -428,7 +428,6 @@ wl_graph_renamed (WlGraph *base, const char *path, gint64 delta, const guint64 *
     return (sim_error_prefix (error, "%s: ", path), NULL);
   if (base->n_nodes > 0)
     memcpy (nodes, base->nodes, (gsize) base->n_nodes * sizeof (WlNode));
-  gboolean roots_moved = FALSE;
   for (guint32 v = 0; v < base->n_nodes; v++)
     {
       WlNode *n = &nodes[v];
@@ -439,7 +438,6 @@ wl_graph_renamed (WlGraph *base, const char *path, gint64 delta, const guint64 *
       else if (n->op == WL_OP_COLL)
         {
           ok = move_rank (n->root, delta, &n->root);
-          roots_moved |= n->root != base->nodes[v].root;
           for (guint i = 0; i < n_groups; i++)
             if (n->group == group_map[(gsize) 2 * i])
               {
@@ -457,6 +455,15 @@ wl_graph_renamed (WlGraph *base, const char *path, gint64 delta, const guint64 *
           return NULL;
         }
     }
+  return wl_graph_renamed_take (base, path, nodes);
+}
+
+WlGraph *
+wl_graph_renamed_take (WlGraph *base, const char *path, WlNode *nodes)
+{
+  gboolean roots_moved = FALSE;
+  for (guint32 v = 0; v < base->n_nodes; v++)
+    roots_moved |= nodes[v].op == WL_OP_COLL && nodes[v].root != base->nodes[v].root;
   WlGraph *g = g_new (WlGraph, 1);
   *g = *base;
   g->ref = 1;

@@ -178,6 +178,11 @@ void wl_graph_unref (WlGraph *graph); /* accepts NULL */
  * trace.  The new graph has its own nodes and PATH (copied) and shares the
  * rest of BASE (a reference).  NULL with ERROR set (WL_ERROR,
  * SIM_ERROR_INPUT) when a moved rank leaves 0 .. 2^32 - 2. */
+/* A renamed graph of BASE (as wl_graph_renamed makes) whose nodes are
+ * NODES (BASE's n_nodes of them, taken: freed with the graph), read from
+ * PATH. */
+WlGraph *wl_graph_renamed_take (WlGraph *base, const char *path, WlNode *nodes);
+
 WlGraph *wl_graph_renamed (WlGraph *base, const char *path, gint64 delta,
                            const guint64 *group_map, guint n_groups, GError **error);
 

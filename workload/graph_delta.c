@@ -195,16 +195,5 @@ wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len, const c
       g_free (nodes);
       return NULL;
     }
-  gboolean roots_moved = FALSE;
-  for (guint32 v = 0; v < base->n_nodes; v++)
-    roots_moved |= nodes[v].op == WL_OP_COLL && nodes[v].root != base->nodes[v].root;
-  WlGraph *g = g_new (WlGraph, 1);
-  *g = *base;
-  g->ref = 1;
-  g->path = g_strdup (path);
-  g->nodes = nodes;
-  g->sha256 = NULL;
-  g->base = wl_graph_ref (base);
-  g->roots_moved = roots_moved;
-  return g;
+  return wl_graph_renamed_take (base, path, nodes);
 }

@@ -331,7 +331,7 @@ print_balance (const DlrmEnv *env, const DlrmCand *c, const WlDlrmLayout *l)
 {
   guint32 N = env->base.ranks;
   g_autofree double *lookup = g_new0 (double, N);
-  dlrm_rank_lookup (env, l, lookup);
+  dlrm_rank_bytes (env, l, FALSE, lookup);
   printf ("per GPU (lookup: the lookup model's HBM bytes of its shards, forward and backward;\n"
           "a2a: its pooled-embedding all-to-all bytes, sent and received, forward and again\n"
           "backward; memory: gen dlrm's):\n"
@@ -387,7 +387,7 @@ explain (const Options *o, DlrmEnv *env, GError **error)
   else
     {
       g_autofree double *bytes = g_new0 (double, env->base.ranks);
-      dlrm_rank_emb_bytes (env, l, bytes);
+      dlrm_rank_bytes (env, l, TRUE, bytes);
       double most = 0.0;
       for (guint32 k = 0; k < env->base.ranks; k++)
         most = MAX (most, bytes[k]);

@@ -31,33 +31,6 @@
 #include "workload/kernels.h"
 
 void
-dlrm_rank_emb_bytes (const DlrmEnv *env, const WlDlrmLayout *l, double *out)
-{
-  const WlGenDlrm *r = &env->base;
-  guint64 b = r->global_batch / r->ranks;
-  guint64 E = wl_dlrm_elem_bytes (r->dtype);
-  for (guint32 k = 0; k < r->ranks; k++)
-    out[k] = 0.0;
-  for (guint i = 0; i < l->shards->len; i++)
-    {
-      const WlDlrmShard *sh = &g_array_index (l->shards, WlDlrmShard, i);
-      const WlDlrmTable *tb = &g_array_index (r->model.tables, WlDlrmTable, sh->table);
-      double n = (double) r->global_batch * tb->pooling * (double) sh->rows / (double) tb->rows;
-      WlLookupCost c = wl_dlrm_lookup_cost (r, sh->rows, sh->cols, n, r->global_batch);
-      out[sh->rank] += (double) c.fwd_B + (double) c.bwd_B;
-    }
-  for (guint32 t = 0; t < env->T; t++)
-    if (l->kind[t] == WL_SHARD_DATA_PARALLEL)
-      {
-        const WlDlrmTable *tb = &g_array_index (r->model.tables, WlDlrmTable, t);
-        WlLookupCost c = wl_dlrm_lookup_cost (r, tb->rows, tb->dim, (double) b * tb->pooling, b);
-        double dense = (double) (b * tb->dim * E) + (double) (tb->rows * tb->dim * E);
-        for (guint32 k = 0; k < r->ranks; k++)
-          out[k] += (double) c.fwd_B + dense;
-      }
-}
-
-void
 dlrm_bound_init (DlrmEnv *env)
 {
   const WlParams *wl = &env->cfg->wl;
@@ -119,7 +92,7 @@ dlrm_cand_bound (const DlrmEnv *env, const WlDlrmLayout *l)
     return 0;
   guint32 N = env->base.ranks;
   g_autofree double *bytes = g_new0 (double, N);
-  dlrm_rank_emb_bytes (env, l, bytes);
+  dlrm_rank_bytes (env, l, TRUE, bytes);
   double most = 0.0;
   for (guint32 k = 0; k < N; k++)
     most = MAX (most, bytes[k]);

@@ -74,16 +74,14 @@ void dlrm_cand_free (DlrmCand *c);
 /* C's layout, or NULL with ERROR. */
 WlDlrmLayout *dlrm_cand_layout (const DlrmEnv *env, const DlrmCand *c, GError **error);
 
-/* Each rank's lookup cost in L (OUT, ranks entries): the forward and
- * backward HBM bytes of its shards under the lookup model (gen_dlrm.h),
- * data-parallel tables' on every rank. */
-void dlrm_rank_lookup (const DlrmEnv *env, const WlDlrmLayout *l, double *out);
-
-/* Each rank's embedding bytes in L as the traces' lookup kernels move them
- * (OUT, ranks entries): forward and backward of its shards, and of every
- * data-parallel table the forward and the dense gradient written (a lower
- * bound of gen dlrm's bytes). */
-void dlrm_rank_emb_bytes (const DlrmEnv *env, const WlDlrmLayout *l, double *out);
+/* Each rank's embedding bytes in L under the lookup model (gen_dlrm.h;
+ * OUT, ranks entries): the forward and backward HBM bytes of its shards,
+ * and every data-parallel table's on every rank: its forward and, with
+ * DENSE_GRAD, the dense gradient written as its backward (a lower bound of
+ * gen dlrm's bytes, for the bound), else the lookup model's backward (the
+ * lookup cost the search balances). */
+void dlrm_rank_bytes (const DlrmEnv *env, const WlDlrmLayout *l, gboolean dense_grad,
+                      double *out);
 
 /* ENV's bound rates from its config (plan_dlrm_bound.c). */
 void dlrm_bound_init (DlrmEnv *env);

@@ -70,10 +70,11 @@ table_cost (const WlGenDlrm *req, guint32 t)
 }
 
 void
-dlrm_rank_lookup (const DlrmEnv *env, const WlDlrmLayout *l, double *out)
+dlrm_rank_bytes (const DlrmEnv *env, const WlDlrmLayout *l, gboolean dense_grad, double *out)
 {
   const WlGenDlrm *r = &env->base;
   guint64 b = r->global_batch / r->ranks;
+  guint64 E = wl_dlrm_elem_bytes (r->dtype);
   memset (out, 0, sizeof (double) * r->ranks);
   for (guint i = 0; i < l->shards->len; i++)
     {
@@ -88,8 +89,12 @@ dlrm_rank_lookup (const DlrmEnv *env, const WlDlrmLayout *l, double *out)
       {
         const WlDlrmTable *tb = &g_array_index (r->model.tables, WlDlrmTable, t);
         WlLookupCost c = wl_dlrm_lookup_cost (r, tb->rows, tb->dim, (double) b * tb->pooling, b);
+        /* The bound's backward: the dense gradient of the rank's samples
+         * and of the whole table written (the data-parallel update). */
+        double bwd = dense_grad ? (double) (b * tb->dim * E) + (double) (tb->rows * tb->dim * E)
+                                : (double) c.bwd_B;
         for (guint32 k = 0; k < r->ranks; k++)
-          out[k] += (double) c.fwd_B + (double) c.bwd_B;
+          out[k] += (double) c.fwd_B + bwd;
       }
 }
 
@@ -124,7 +129,7 @@ dlrm_cand_prepare (const DlrmEnv *env, DlrmCand *c)
     if (l->total_B[k] > l->total_B[worst])
       worst = k;
   c->mem_B = l->total_B[worst];
-  dlrm_rank_lookup (env, l, v);
+  dlrm_rank_bytes (env, l, FALSE, v);
   c->lookup_bal = max_over_mean (v, N);
   for (guint32 k = 0; k < N; k++)
     {
@@ -355,7 +360,7 @@ neighbours (const DlrmEnv *env, const DlrmCand *cur, GHashTable *seen)
     return out;
   guint32 N = env->base.ranks;
   g_autofree double *load = g_new0 (double, N);
-  dlrm_rank_lookup (env, l, load);
+  dlrm_rank_bytes (env, l, FALSE, load);
   g_autofree guint32 *order = tables_by_cost (env);
   static const WlShardKind kinds[] = { WL_SHARD_COLUMN_WISE, WL_SHARD_ROW_WISE,
                                        WL_SHARD_TABLE_ROW_WISE, WL_SHARD_DATA_PARALLEL,
