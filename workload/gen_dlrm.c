@@ -356,6 +356,7 @@ plan_line (const char *path, guint line, char **f, gpointer data, GError **error
   guint64 t = 0;
   WlShardKind kind = WL_SHARD_N;
   const char *bad = NULL;
+  /* cppcheck-suppress variableScope ; BAD may point into it after the block */
   char why[96];
   gboolean is_index = f[0] != NULL && f[0][0] != '\0'
                       && strspn (f[0], "0123456789") == strlen (f[0]);
