@@ -268,6 +268,12 @@ print_flops (const AppEfficiency *e, FILE *out)
              e->model_flops, tflops_per_gpu (e, e->model_flops));
   fprintf (out, "  hardware FLOPs %.4g (num_ops of every COMP node): %.1f TFLOP/s per GPU\n",
            e->hardware_flops, tflops_per_gpu (e, e->hardware_flops));
+  /* MFU above HFU looks like a bug and is not one: the formula's
+   * convention counts work no kernel does (PaLM's and Megatron's count
+   * the causal mask's skipped half of attention). */
+  if (e->from_metadata && e->model_flops > e->hardware_flops)
+    fprintf (out, "  (model FLOPs above hardware FLOPs: the formula counts work the kernels "
+                  "skip, such as the masked half of causal attention)\n");
 }
 
 void

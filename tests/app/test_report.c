@@ -629,6 +629,17 @@ START_TEST (test_efficiency_by_hand)
   ck_assert (fabs (get_double (e2, "mfu") - 1.2e11 / (4e-4 * 989.5e12)) < 1e-12);
   ck_assert (fabs (get_double (e2, "tokens_per_s") - 20480000.0) < 1e-6);
   ck_assert_str_eq (json_object_get_string_member (e2, "flops_formula"), "6N+attention");
+  ck_assert_msg (strstr (out2, "model FLOPs above hardware") == NULL, "%s", out2);
+  /* model_flops 2e11 > hardware 1.6e11: MFU 2e11 / 3.958e11 = 50.5 % above
+   * HFU 40.4 %, and the line that says why. */
+  facts.model_flops = 2e11;
+  write_flops_traces (&facts);
+  g_autofree char *out2b = run_ok (cfg2, (const char *[]) { NULL });
+  ck_assert_msg (strstr (out2b, "  MFU 50.5 %, HFU 40.4 % of 989.5 TFLOP/s") != NULL, "%s", out2b);
+  ck_assert_msg (strstr (out2b, "per GPU\n  (model FLOPs above hardware FLOPs: the formula counts "
+                                "work the kernels skip")
+                     != NULL,
+                 "%s", out2b);
 
   g_autofree char *cfg3 = write_config (2, "");
   g_autofree char *out3 = run_ok (cfg3, (const char *[]) { "--report", report, NULL });
