@@ -107,7 +107,11 @@ analytical_create (Net *net, GError **error)
   Ports *p = g_new0 (Ports, 1);
   p->net = net;
   if (!spec->share_ports)
-    return p;
+    {
+      /* What analytical_send_message does without ports, net.c does. */
+      net->route_priced = TRUE;
+      return p;
+    }
   guint64 total = 0;
   if (graph != NULL)
     total = net_graph_links (graph);

@@ -319,6 +319,14 @@ net_send_message (Net *net, const NetMessage *msg)
   net_note_node (net, msg->src, msg->dst);
   net->messages++;
   net->bytes += msg->bytes;
+  if (G_LIKELY (net->route_priced))
+    {
+      sim_sched_at (net->sched,
+                    sim_time_add (msg->at, net_delay_hinted (net, msg->dim, msg->src, msg->dst,
+                                                             msg->bytes)),
+                    msg->on_delivered, msg->data, msg->arg);
+      return;
+    }
   if (net->klass->send_message != NULL)
     net->klass->send_message (net, msg);
   else
@@ -393,23 +401,13 @@ net_delay (Net *net, guint32 src, guint32 dst, guint64 bytes)
 SimTime
 net_delay_on (Net *net, guint dim, guint32 src, guint32 dst, guint64 bytes)
 {
-  const NetSpec *spec = net->spec;
   if (net->graph != NULL)
     {
       const NetPathPrice *p = net_path_price (net, src, dst);
       return sim_time_add (p->latency,
                            net_price_serialization (&net->serial, bytes, p->bottleneck_Bps));
     }
-  guint32 hops = 0;
-  guint d = net_route_on (net, dim, src, dst, &hops);
-  /* Collectives send runs of equal messages over equal routes: remember the
-   * last price. */
-  NetDelayMemo *memo = &net->memo;
-  if (memo->valid && memo->dim == d && memo->hops == hops && memo->bytes == bytes)
-    return memo->delay;
-  SimTime delay = net_price (spec, d, hops, bytes);
-  *memo = (NetDelayMemo) { .valid = TRUE, .dim = d, .hops = hops, .bytes = bytes, .delay = delay };
-  return delay;
+  return net_delay_routed (net, dim, src, dst, bytes);
 }
 
 SimTime

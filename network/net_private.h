@@ -8,14 +8,26 @@
 #include "network/net.h"
 #include "network/price.h"
 
+/* Prices of routes on dimensions, direct-mapped by a hash of (route,
+ * bytes), where route is dim << 32 | hops, plus 1 (0: an empty place).
+ * Collectives send runs of a few sizes over a few routes, interleaved
+ * (a data-parallel ring and a tensor-parallel one at once): one entry
+ * missed there on every message.  A pair that finds its place taken is
+ * priced again: the same price. */
 typedef struct
 {
-  gboolean valid;
-  guint dim;
-  guint32 hops;
+  guint64 route;
   guint64 bytes;
   SimTime delay;
 } NetDelayMemo;
+
+#define NET_DELAY_MEMO 16 /* places, a power of two */
+
+static inline guint
+net_delay_memo_place (guint64 route, guint64 bytes)
+{
+  return (guint) ((route << 40 ^ bytes) * 0x9E3779B97F4A7C15ull >> 60) & (NET_DELAY_MEMO - 1);
+}
 
 /* The latency and narrowest bandwidth of one route of an explicit graph,
  * and its first and last links (the sender's and the receiver's ports),
@@ -33,7 +45,7 @@ typedef struct
 
 struct _Net
 {
-  NetDelayMemo memo;
+  NetDelayMemo memo[NET_DELAY_MEMO];
   /* Explicit graphs: route prices, direct-mapped by a hash of the pair
    * (walking a route visits every port of each switch on it).  A pair that
    * finds its place taken walks its route again: same price. */
@@ -49,6 +61,11 @@ struct _Net
   gboolean coord_routes; /* no explicit graph, coordinates tabulated */
   const NetModelClass *klass;
   gpointer state; /* the link model's */
+  /* Set by a link model whose messages arrive net_delay after they leave,
+   * whatever else is in flight (the analytical model without shared
+   * ports): net_send_message then schedules the delivery itself, a call
+   * shorter on the path every message takes. */
+  gboolean route_priced;
   const guint32 *rank_alias; /* net_set_rank_alias: receiving ranks' stand-ins, or NULL */
   /* Explicit graphs, for symmetry classes: per link its place among the
    * links into its device, and per device those links (in_first[dev] ..
@@ -69,34 +86,47 @@ struct _Net
 };
 
 /* net_topo_route_on, inline where the coordinates are tabulated (as they
- * are below 2^22 of them): the message path's common case. */
-static inline guint
+ * are below 2^22 of them): the message path's common case.  A route
+ * whose dimension the sender did not name takes the first in which the
+ * ranks' coordinates differ, as net_topo_route does. */
+G_ALWAYS_INLINE static inline guint
 net_route_on (const Net *net, guint dim, guint32 src, guint32 dst, guint32 *hops)
 {
-  if (dim == NET_DIM_UNKNOWN || net->coord == NULL)
+  if (net->coord == NULL)
     return net_topo_route_on (net->topo, dim, src, dst, hops);
   guint nd = net->spec->n_dims;
+  const guint32 *a = &net->coord[(gsize) src * nd], *b = &net->coord[(gsize) dst * nd];
+  if (dim == NET_DIM_UNKNOWN)
+    for (dim = 0; dim < nd && a[dim] == b[dim]; dim++)
+      ;
   g_assert (dim < nd && src != dst);
-  *hops = net_dim_hops (&net->spec->dims[dim], net->coord[(gsize) src * nd + dim],
-                        net->coord[(gsize) dst * nd + dim]);
+  *hops = net_dim_hops (&net->spec->dims[dim], a[dim], b[dim]);
   return dim;
 }
 
-/* net_delay_on, with its common case inline: a message whose dimension the
- * sender named, on a topology without an explicit graph, priced as the
- * one before it (collectives send runs of equal messages).  The rest goes
- * to net_delay_on, which fills the memo. */
+/* The delay of a message on a topology without an explicit graph, its
+ * route priced through the memo. */
+G_ALWAYS_INLINE static inline SimTime
+net_delay_routed (Net *net, guint dim, guint32 src, guint32 dst, guint64 bytes)
+{
+  guint32 hops = 0;
+  guint d = net_route_on (net, dim, src, dst, &hops);
+  guint64 route = ((guint64) d << 32 | hops) + 1;
+  NetDelayMemo *memo = &net->memo[net_delay_memo_place (route, bytes)];
+  if (G_LIKELY (memo->route == route && memo->bytes == bytes))
+    return memo->delay;
+  *memo = (NetDelayMemo) { .route = route, .bytes = bytes,
+                           .delay = net_price (net->spec, d, hops, bytes) };
+  return memo->delay;
+}
+
+/* net_delay_on, with its common case inline: a topology without an
+ * explicit graph, whose routes are priced through the memo. */
 static inline SimTime
 net_delay_hinted (Net *net, guint dim, guint32 src, guint32 dst, guint64 bytes)
 {
-  if (dim != NET_DIM_UNKNOWN && net->coord_routes)
-    {
-      guint32 hops = 0;
-      net_route_on (net, dim, src, dst, &hops);
-      const NetDelayMemo *memo = &net->memo;
-      if (memo->valid && memo->dim == dim && memo->hops == hops && memo->bytes == bytes)
-        return memo->delay;
-    }
+  if (G_LIKELY (net->coord_routes))
+    return net_delay_routed (net, dim, src, dst, bytes);
   return net_delay_on (net, dim, src, dst, bytes);
 }
 

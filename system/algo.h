@@ -67,6 +67,13 @@ typedef struct
   SimTime endpoint_delay; /* sys_phase_endpoint_delay's */
   const SimTime *clock;   /* the scheduler's (sys_phase_now) */
   gboolean split_down;    /* sys_phase_split rounds down (SysCompat.split) */
+  /* Worked out once when the collective is planned, as every step of a
+   * ring asks: sys_phase_split (in_bytes, n), the cost of reducing that
+   * many bytes (sys_phase_reduce_cost), and this member's successor on the
+   * line ((pos + 1) mod n; set with pos). */
+  guint64 share;
+  SimTime share_reduce;
+  guint32 next;
 } SysPhaseCtx;
 
 /* Whether every member of a line does the same at the same times on a

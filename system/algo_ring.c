@@ -62,7 +62,7 @@ ring_message_bytes (const SysPhaseCtx *ctx)
     return ctx->in_bytes;
   if (ctx->op == SYS_COLL_BARRIER)
     return 0;
-  return sys_phase_split (ctx, ctx->in_bytes, ctx->n);
+  return ctx->share;
 }
 
 /* ---- chains: the rooted kinds ------------------------------------------------ */
@@ -144,24 +144,26 @@ chain_start (const SysPhaseCtx *ctx, SysRun *run)
 
 /* Consume every arrived message in order: each one ends a step, and all but
  * the last lead to the next send. */
-static void
+static inline void
 ring_drain (const SysPhaseCtx *ctx, SysRun *run)
 {
   guint32 k = ring_steps (ctx->op, ctx->n);
   guint64 m = ring_message_bytes (ctx);
   SimTime e = sys_phase_endpoint_delay (ctx);
   SimTime now = sys_phase_now (ctx);
+  /* The steps that reduce (all-reduce's first half, reduce-scatter's)
+   * move the share, whose cost the context holds. */
   while (run->processed < run->arrived)
     {
       guint32 step = run->processed;
       SimTime t = MAX (now, run->busy_until);
       if (ring_step_reduces (ctx->op, ctx->n, step))
-        t = sim_time_add (t, sys_phase_reduce_cost (ctx, m));
+        t = sim_time_add (t, ctx->share_reduce);
       t = sim_time_add (t, e);
       run->busy_until = t;
       run->processed++;
       if (run->processed < k)
-        sys_phase_send (ctx, (ctx->pos + 1) % ctx->n, run->processed, m, t);
+        sys_phase_send (ctx, ctx->next, run->processed, m, t);
       else
         sys_phase_finish (ctx, t);
     }
@@ -176,7 +178,7 @@ ring_start (const SysPhaseCtx *ctx, SysRun *run)
       return;
     }
   run->busy_until = sim_time_add (sys_phase_now (ctx), sys_phase_endpoint_delay (ctx));
-  sys_phase_send (ctx, (ctx->pos + 1) % ctx->n, 0, ring_message_bytes (ctx), run->busy_until);
+  sys_phase_send (ctx, ctx->next, 0, ring_message_bytes (ctx), run->busy_until);
   ring_drain (ctx, run);
 }
 

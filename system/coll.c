@@ -28,17 +28,24 @@ run_index (const SysColl *coll, guint32 member, guint chunk, guint phase)
   return ((guint64) member * coll->n_chunks + chunk) * coll->n_phases + phase;
 }
 
-/* The context of run `index`: its (chunk, phase)'s, with the member's
- * part from the run (plan_runs). */
-static inline SysRun *
-ctx_init (SysPhaseCtx *ctx, SysColl *coll, guint64 index)
+/* The context of run `index`: its (chunk, phase)'s, which every member's
+ * run shares, given the member's part from the run (plan_runs) in place
+ * rather than copied (the copy was a tenth of the message path).  One
+ * run's part at a time is enough: an algorithm acts only through the
+ * sys_phase_* helpers, which schedule what they cause and never call an
+ * algorithm back, so no other run of the collective starts or hears a
+ * message while this one's handler runs. */
+static inline const SysPhaseCtx *
+ctx_init (SysColl *coll, guint64 index, SysRun **run_out)
 {
   SysRun *run = &coll->runs[index];
-  *ctx = coll->ctx[run->chunk_phase];
+  SysPhaseCtx *ctx = &coll->ctx[run->chunk_phase];
   ctx->member = run->member;
   ctx->pos = run->pos;
+  ctx->next = run->pos + 1 == ctx->n ? 0 : run->pos + 1;
   ctx->run_index = index;
-  return run;
+  *run_out = run;
+  return ctx;
 }
 
 static void on_message (SimSched *sched, gpointer data, guint64 arg);
@@ -51,10 +58,12 @@ sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes,
   g_assert (to < ctx->n && to != ctx->pos);
   g_assert (step < (G_GUINT64_CONSTANT (1) << coll->step_bits));
   guint32 to_member = ctx->member - ctx->pos * ctx->stride + to * ctx->stride;
-  /* Same chunk and phase, another member; in lockstep, the message its
-   * symmetric peer sends this member, which arrives at the same time. */
-  guint64 to_run = run_index (coll, coll->lockstep ? ctx->member : to_member, ctx->chunk,
-                              ctx->phase);
+  /* Same chunk and phase, another member: the run as many members' runs
+   * away; in lockstep, the message its symmetric peer sends this member,
+   * which arrives at the same time. */
+  guint64 to_run = coll->lockstep ? ctx->run_index
+                                  : ctx->run_index + ((guint64) to_member - ctx->member)
+                                                         * coll->n_chunks * coll->n_phases;
   NetMessage msg = { .at = at, .src = coll->group->ranks[ctx->member],
                      .dst = coll->group->ranks[to_member],
                      .order = coll->members[ctx->member].order,
@@ -233,10 +242,10 @@ collective_priority (Sys *sys, guint32 rank, const SysCollRequest *req)
 static void
 run_start (SysColl *coll, guint64 index)
 {
-  SysPhaseCtx ctx;
-  SysRun *run = ctx_init (&ctx, coll, index);
+  SysRun *run;
+  const SysPhaseCtx *ctx = ctx_init (coll, index, &run);
   run->started = 1;
-  ctx.algo->start (&ctx, run);
+  ctx->algo->start (ctx, run);
 }
 
 static void
@@ -264,9 +273,9 @@ on_message (SimSched *sched, gpointer data, guint64 arg)
   (void) sched;
   SysColl *coll = data;
   guint32 step = (guint32) (arg & ((G_GUINT64_CONSTANT (1) << coll->step_bits) - 1));
-  SysPhaseCtx ctx;
-  SysRun *run = ctx_init (&ctx, coll, arg >> coll->step_bits);
-  ctx.algo->on_message (&ctx, run, step);
+  SysRun *run;
+  const SysPhaseCtx *ctx = ctx_init (coll, arg >> coll->step_bits, &run);
+  ctx->algo->on_message (ctx, run, step);
 }
 
 static void

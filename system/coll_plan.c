@@ -259,6 +259,9 @@ plan_runs (SysColl *coll)
           .net_dim = plan->gdim < group->n_dims && !group->policy_flat && group->aligned
                          ? gd->topo_dim
                          : NET_DIM_UNKNOWN };
+        SysPhaseCtx *ctx = &coll->ctx[c * P + ph];
+        ctx->share = ctx->n > 0 ? sys_phase_split (ctx, ctx->in_bytes, ctx->n) : 0;
+        ctx->share_reduce = sys_phase_reduce_cost (ctx, ctx->share);
       }
   for (guint32 m = 0; m < group->n; m++)
     for (guint cp = 0; cp < CP; cp++)
