@@ -253,22 +253,6 @@ is_comm (const WlNode *n)
   return n->op == WL_OP_COLL || n->op == WL_OP_SEND || n->op == WL_OP_RECV;
 }
 
-/* Note a send of an exchange starting (DELTA > 0: a receive is posted
- * long before data moves) or a receive done. */
-static void
-exchange_note (WlRankStats *s, const WlNode *n, gboolean remote, SimTime now, int delta)
-{
-  guint i = n->exchange - 1;
-  if (delta > 0 && n->op == WL_OP_SEND && !(s->exchange_started & (1u << i)))
-    s->exchange_start_by[i] = now, s->exchange_started |= 1u << i;
-  if (delta < 0 && remote)
-    {
-      s->exchange_bytes_by[i] += n->bytes;
-      s->exchange_msgs_by[i]++;
-      s->exchange_done_by[i] = MAX (s->exchange_done_by[i], now);
-    }
-}
-
 static void
 in_flight_change (WlRank *k, const WlNode *n, SimTime now, int delta)
 {
@@ -293,7 +277,7 @@ in_flight_change (WlRank *k, const WlNode *n, SimTime now, int delta)
       if (n->op == WL_OP_RECV && n->exchange != 0 && delta > 0)
         k->stats.exchange_recvs++;
       if (n->exchange != 0 && n->op != WL_OP_COLL)
-        exchange_note (&k->stats, n, remote, now, delta);
+        wl_replay_exchange_note (&k->stats, n, remote, now, delta);
     }
 }
 
