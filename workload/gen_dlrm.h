@@ -25,7 +25,8 @@
  *   the fewest embedding bytes so far (ties: the lowest rank); table-row-
  *   wise tables likewise onto the node holding the fewest.
  * - Communication of one iteration (pairwise bytes, so that uneven
- *   placements are exact; sent as COMM_SEND / COMM_RECV pairs):
+ *   placements are exact; sent as COMM_SEND / COMM_RECV pairs; in the
+ *   pooled embeddings' exchange E is the MLPs' type with amp_casts):
  *   forward pooled embeddings: a table-wise or column-wise shard of width
  *   Ds on rank o sends b x Ds x E to every other rank; a row-wise shard
  *   sends its partial pools of each rank's b samples, b x D x E, to every
