@@ -70,6 +70,12 @@ wl_dlrm_elem_bytes (WlDtype dtype)
   return dtype == WL_DTYPE_FP32 ? 4 : dtype == WL_DTYPE_FP8 ? 1 : 2;
 }
 
+guint32
+wl_dlrm_exchange_bytes (const WlGenDlrm *req)
+{
+  return wl_dlrm_elem_bytes (req->amp_casts && req->mlp_dtype_set ? req->mlp_dtype : req->dtype);
+}
+
 static guint32
 dim_of (const WlDlrmModel *m)
 {

@@ -25,7 +25,8 @@
  *   the fewest embedding bytes so far (ties: the lowest rank); table-row-
  *   wise tables likewise onto the node holding the fewest.
  * - Communication of one iteration (pairwise bytes, so that uneven
- *   placements are exact; sent as COMM_SEND / COMM_RECV pairs):
+ *   placements are exact; sent as COMM_SEND / COMM_RECV pairs; in the
+ *   pooled embeddings' exchange E is the MLPs' type with amp_casts):
  *   forward pooled embeddings: a table-wise or column-wise shard of width
  *   Ds on rank o sends b x Ds x E to every other rank; a row-wise shard
  *   sends its partial pools of each rank's b samples, b x D x E, to every
@@ -133,6 +134,27 @@ typedef struct
   gboolean mlp_dtype_set;
   WlDtype mlp_dtype;
   WlEmbOptimizer emb_opt;
+  /* FALSE (TorchRec's TrainPipelineSparseDist, the default): the next
+   * batch's indices are distributed during the step (the input_dist
+   * exchange).  TRUE (--pipeline none, NVIDIA DeepLearningExamples' TF2
+   * step): no input distribution: each rank's data loader reads its own
+   * tables' indices for the global batch (data_parallel_input=False). */
+  gboolean pipeline_none;
+  /* The mixed-precision work of Keras "mixed_float16" as DeepLearningExamples'
+   * TF2 DLRM runs it (needs mlp_dtype_set; memory-bound kernels by their
+   * bytes, E = dtype's bytes, Em = mlp_dtype's, n the elements):
+   *   the lookups cast to Em before the exchange (distributed-embeddings'
+   *   dist_model_parallel.py: tf.cast (output, self.compute_dtype)), so the
+   *   exchange carries Em; n (E + Em) forward, the gradients' cast back
+   *   n (Em + E) backward, n = global batch x the rank's shard columns;
+   *   the MLP weights cast to Em on each forward (Keras AutoCastVariable)
+   *   and their gradients back to fp32, P (E + Em) each way;
+   *   the loss scale's unscale of every gradient (LossScaleOptimizer.
+   *   get_unscaled_gradients in nn/trainer.py): the MLPs' P x 2E and the
+   *   embeddings' gradient values n x 2E.  The loss scale is static
+   *   (main.py: LossScaleOptimizer (..., dynamic=False)), so there is no
+   *   all-finite check (Keras applies the gradients unconditionally). */
+  gboolean amp_casts;
   const char *device;     /* kernel-model device (H100-SXM, ...); NULL: H100-SXM */
   WlShardKind sharding;   /* for every table without a plan line */
   const WlDlrmTablePlan *plan; /* NULL, or one per table (kind < WL_SHARD_N: given) */
@@ -212,6 +234,9 @@ guint32 wl_dlrm_interaction_out (const WlDlrmModel *m);
 
 /* Element bytes of a dtype (fp32 4, bf16 / fp16 2). */
 guint32 wl_dlrm_elem_bytes (WlDtype dtype);
+/* The bytes of an element of the pooled embeddings' exchange: the MLPs'
+ * compute type with amp_casts (the lookups cast before it), else dtype's. */
+guint32 wl_dlrm_exchange_bytes (const WlGenDlrm *req);
 
 /* ---- layout (gen_dlrm_shard.c) */
 

@@ -6,7 +6,8 @@
  * The graph of one rank (ids in this order):
  *   input_dist   sends / receives of the next batch's indices (tag 1,
  *                stream 3); nothing waits for them (the pipeline's
- *                prefetch: they overlap the whole iteration)
+ *                prefetch: they overlap the whole iteration); none with
+ *                pipeline_none (DeepLearningExamples' TF2 step)
  *   emb_fwd      the rank's lookups, one kernel per sharding type
  *   bottom_fwd   after emb_fwd (one compute stream)
  *   a2a_fwd      sends of the pooled embeddings after emb_fwd (tag 2,
@@ -23,7 +24,11 @@
  *                and fused optimizer update of the touched rows
  *   ar_dp_tables after emb_bwd and ar_bottom (data-parallel tables only)
  *   optimizer    the MLPs' Adagrad (or SGD) step, after every all-reduce
- *                (and the data-parallel tables' update). */
+ *                (and the data-parallel tables' update).
+ * With amp_casts (gen_dlrm.h) the nodes gain their memory-bound casts:
+ * emb_fwd cast_emb, emb_bwd cast_emb_grad and unscale_emb, bottom_fwd and
+ * top_fwd cast_weights, top_bwd and bottom_bwd cast_wgrad, optimizer
+ * unscale; the exchanges carry the MLPs' type. */
 #include "workload/gen_dlrm.h"
 
 #include <math.h>
@@ -122,6 +127,7 @@ typedef struct
   GError **error;
   gboolean ok;
   guint32 me, E, Em; /* E: embeddings' and master weights' bytes; Em: MLP compute */
+  gboolean amp;      /* the request's amp_casts (and an MLP type set) */
   guint64 b, next_id;
   const char *dt; /* the GEMMs' dtype name */
 } Em;
@@ -364,6 +370,41 @@ lookups (Em *e, GString *k, GString *shards, gboolean bwd)
       k_mem (k, bwd ? bwd_what[i] : fwd_what[i], bwd ? bw[i] : fwd[i], adds[i]);
 }
 
+/* Keras mixed precision's casts around the rank's lookups (amp_casts,
+ * gen_dlrm.h): forward, the pooled outputs (global batch x the shard's
+ * columns; a data-parallel table's local batch x dim) cast from E to Em
+ * before the exchange; backward, the received gradients cast back and
+ * the loss scale's unscale of the embedding gradients' values (one row
+ * per index: lookups x columns), read and written in E. */
+static void
+amp_lookups (Em *e, GString *k, gboolean bwd)
+{
+  const WlGenDlrm *r = e->req;
+  guint64 outs = 0, values = 0;
+  for (guint i = 0; i < e->l->shards->len; i++)
+    {
+      const WlDlrmShard *sh = &g_array_index (e->l->shards, WlDlrmShard, i);
+      if (sh->rank != e->me)
+        continue;
+      const WlDlrmTable *tb = &g_array_index (r->model.tables, WlDlrmTable, sh->table);
+      outs += r->global_batch * sh->cols;
+      values += (guint64) llround ((double) r->global_batch * tb->pooling * (double) sh->rows
+                                   / (double) tb->rows * sh->cols);
+    }
+  for (guint32 t = 0; t < r->model.tables->len; t++)
+    if (e->l->kind[t] == WL_SHARD_DATA_PARALLEL)
+      {
+        const WlDlrmTable *tb = &g_array_index (r->model.tables, WlDlrmTable, t);
+        outs += e->b * tb->dim;
+        values += (guint64) llround ((double) e->b * tb->pooling * tb->dim);
+      }
+  if (outs == 0)
+    return;
+  k_mem (k, bwd ? "cast_emb_grad" : "cast_emb", outs * (e->E + e->Em), 0);
+  if (bwd)
+    k_mem (k, "unscale_emb", values * 2 * e->E, values);
+}
+
 /* The collective each tag's sends and receives form, as their `exchange`
  * attribute and node name say it (node.h: a wait on such a receive is
  * communication, not the pipeline's bubble). */
@@ -433,10 +474,9 @@ all_reduce (Em *e, const char *name, guint64 bytes, const GArray *deps)
   return node (e, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE, a, 3, deps, 0);
 }
 
-/* The parameters whose gradients ar_top reduces: the top MLP's and the
- * interaction's. */
+/* The bottom MLP's parameters. */
 static guint64
-top_params (const WlDlrmModel *m)
+bottom_params (const WlDlrmModel *m)
 {
   guint64 bottom = 0, in = m->bottom[0];
   for (guint32 i = 1; i < m->n_bottom; i++)
@@ -444,7 +484,25 @@ top_params (const WlDlrmModel *m)
       bottom += in * m->bottom[i] + m->bottom[i];
       in = m->bottom[i];
     }
-  return wl_dlrm_mlp_params (m) - bottom;
+  return bottom;
+}
+
+/* The parameters whose gradients ar_top reduces: the top MLP's and the
+ * interaction's. */
+static guint64
+top_params (const WlDlrmModel *m)
+{
+  return wl_dlrm_mlp_params (m) - bottom_params (m);
+}
+
+/* Keras mixed precision's cast of P fp32 weights to Em (forward, "cast_
+ * weights") or of their Em gradients back (backward, "cast_wgrad"):
+ * P (E + Em) bytes, with amp_casts only. */
+static void
+amp_weights (Em *e, GString *k, const char *what, guint64 P)
+{
+  if (e->amp)
+    k_mem (k, what, P * (e->E + e->Em), 0);
 }
 
 /* Memory-bound optimizer kernel of P parameters: bytes and FLOPs.  SGD
@@ -466,6 +524,10 @@ opt_kernel (Em *e, GString *k, const char *what, guint64 P)
 static void
 optimizer (Em *e, GString *k)
 {
+  /* The loss scale's unscale of the MLP gradients (amp_casts), read and
+   * written in E, before the step. */
+  if (e->amp)
+    k_mem (k, "unscale", e->l->mlp_params * 2 * e->E, e->l->mlp_params);
   opt_kernel (e, k, "", e->l->mlp_params);
   for (guint32 t = 0; t < e->req->model.tables->len; t++)
     if (e->l->kind[t] == WL_SHARD_DATA_PARALLEL)
@@ -482,15 +544,19 @@ emit_rank (Em *e)
   const WlDlrmLayout *l = e->l;
   g_autoptr (GArray) none = ids_new ();
   g_autoptr (GArray) recvs_in = ids_new ();
-  exchange (e, l->input, FALSE, 1, STREAM_INPUT, none, recvs_in);
+  if (!e->req->pipeline_none)
+    exchange (e, l->input, FALSE, 1, STREAM_INPUT, none, recvs_in);
   g_autoptr (GString) k = g_string_new (NULL);
   g_autoptr (GString) shards = g_string_new (NULL);
   lookups (e, k, shards, FALSE);
+  if (e->amp)
+    amp_lookups (e, k, FALSE);
   if (k->len == 0)
     k_mem (k, "tbe_fwd_none", 1, 0);
   guint64 emb_fwd = comp (e, "emb_fwd", k, shards->str, none);
   g_autoptr (GArray) after_emb = ids_of (1, &emb_fwd);
   g_string_truncate (k, 0);
+  amp_weights (e, k, "cast_weights", bottom_params (m));
   mlp_fwd (e, k, m->bottom[0], m->bottom + 1, m->n_bottom - 1, TRUE);
   guint64 bottom_fwd = comp (e, "bottom_fwd", k, NULL, after_emb);
   g_autoptr (GArray) recvs = ids_new ();
@@ -503,12 +569,14 @@ emit_rank (Em *e)
   interaction (e, k, FALSE);
   guint64 id = comp (e, "inter_fwd", k, NULL, recvs);
   g_string_truncate (k, 0);
+  amp_weights (e, k, "cast_weights", top_params (m));
   mlp_fwd (e, k, wl_dlrm_interaction_out (m), m->top, m->n_top, FALSE);
   k_mem (k, "bce_loss", 3 * e->b * 4, 4 * e->b);
   g_autoptr (GArray) dep = ids_of (1, &id);
   id = comp (e, "top_fwd", k, NULL, dep);
   g_string_truncate (k, 0);
   mlp_bwd (e, k, wl_dlrm_interaction_out (m), m->top, m->n_top, TRUE);
+  amp_weights (e, k, "cast_wgrad", top_params (m));
   g_array_index (dep, guint64, 0) = id;
   id = comp (e, "top_bwd", k, NULL, dep);
   g_string_truncate (k, 0);
@@ -524,6 +592,7 @@ emit_rank (Em *e)
   exchange (e, l->fwd, TRUE, 5, STREAM_A2A, stage1_deps, bwd_recvs);
   g_string_truncate (k, 0);
   mlp_bwd (e, k, m->bottom[0], m->bottom + 1, m->n_bottom - 1, FALSE);
+  amp_weights (e, k, "cast_wgrad", bottom_params (m));
   guint64 bottom_bwd = comp (e, "bottom_bwd", k, NULL, dep);
   guint64 pair[2] = { bottom_bwd, ar_top };
   g_autoptr (GArray) ar_deps = ids_of (2, pair);
@@ -532,6 +601,8 @@ emit_rank (Em *e)
   g_array_append_val (bwd_recvs, bottom_bwd);
   g_string_truncate (k, 0);
   g_string_truncate (shards, 0);
+  if (e->amp)
+    amp_lookups (e, k, TRUE);
   lookups (e, k, shards, TRUE);
   if (k->len == 0)
     k_mem (k, "tbe_bwd_none", 1, 0);
@@ -579,8 +650,8 @@ emit_rank_to (WlChakraWriter *w, const WlGenDlrm *req, const WlDlrmLayout *l, gu
   WlDtype mlp = req->mlp_dtype_set ? req->mlp_dtype : req->dtype;
   Em e = { .req = req, .l = l, .dev = wl_kernel_device (device_of (req)), .w = w,
            .error = error, .ok = TRUE, .me = rank, .E = wl_dlrm_elem_bytes (req->dtype),
-           .Em = wl_dlrm_elem_bytes (mlp), .b = req->global_batch / req->ranks,
-           .dt = wl_dtype_name (mlp) };
+           .Em = wl_dlrm_elem_bytes (mlp), .amp = req->amp_casts && req->mlp_dtype_set,
+           .b = req->global_batch / req->ranks, .dt = wl_dtype_name (mlp) };
   emit_rank (&e);
   return e.ok;
 }

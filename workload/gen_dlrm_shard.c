@@ -172,6 +172,7 @@ typedef struct
   const WlGenDlrm *req;
   WlDlrmLayout *l;
   guint32 E;
+  guint32 Ex; /* an exchanged element's bytes (wl_dlrm_exchange_bytes) */
   guint64 b, B; /* local and global batch */
 } Build;
 
@@ -321,7 +322,7 @@ twrw_stage2 (Build *s, guint32 h)
 {
   WlDlrmLayout *l = s->l;
   guint32 N = l->ranks, nl = l->nl;
-  guint64 pool = s->b * table_at (s->req, 0)->dim * s->E;
+  guint64 pool = s->b * table_at (s->req, 0)->dim * s->Ex;
   for (guint32 j = 0; j < nl; j++)
     for (guint32 h2 = 0; h2 < N / nl; h2++)
       if (h2 != h)
@@ -349,13 +350,13 @@ exchanges (Build *s)
           guint32 h = o / nl;
           for (guint32 d = h * nl; d < (h + 1) * nl; d++)
             if (d != o)
-              l->fwd[o * N + d] += s->B / nl * D * s->E;
+              l->fwd[o * N + d] += s->B / nl * D * s->Ex;
           if (!staged[sh->table])
             twrw_stage2 (s, h);
           staged[sh->table] = TRUE;
           continue;
         }
-      guint64 pool = s->b * (k == WL_SHARD_ROW_WISE ? D : sh->cols) * s->E;
+      guint64 pool = s->b * (k == WL_SHARD_ROW_WISE ? D : sh->cols) * s->Ex;
       for (guint32 d = 0; d < N; d++)
         if (d != o)
           l->fwd[o * N + d] += pool;
@@ -409,8 +410,8 @@ wl_dlrm_layout_new (const WlGenDlrm *req, GError **error)
   l->emb_state_B = g_new0 (guint64, N);
   l->total_B = g_new0 (guint64, N);
   l->mlp_params = wl_dlrm_mlp_params (&req->model);
-  Build s = { req, l, wl_dlrm_elem_bytes (req->dtype), req->global_batch / N,
-              req->global_batch };
+  Build s = { req, l, wl_dlrm_elem_bytes (req->dtype), wl_dlrm_exchange_bytes (req),
+              req->global_batch / N, req->global_batch };
   place (&s);
   exchanges (&s);
   memory (&s);

@@ -54,7 +54,23 @@ static const WlFaTable fa_a100 = {
  * 128x128 tiles; SM90/SM100 kernels use the same 128x256 and 128x128 tiles
  * (CUTLASS's hopper/blackwell GEMM examples).  AMD: hipBLASLt's MI300
  * kernels use 256x256, 256x128 and 128x128 macro tiles. */
-#define NV_TILES 3, { { 128, 256 }, { 256, 128 }, { 128, 128 } }
+#define NV_TILES 3, 0, { { 128, 256, 0 }, { 256, 128, 0 }, { 128, 128, 0 } }
+
+/* The A100's large tiles and, for small shapes, CUTLASS's smaller SM80
+ * f16/bf16 tensor-op threadblock tiles (python/cutlass_library/
+ * generator.py, GenerateSM80_TensorOp_16816: 128x64x64 and 64x128x64 with
+ * 3 stages, 64x64x64 with 5; its smallest tile is 64x64).  k_fix as above:
+ * (stages - 1) x 64 + 64, 192 for the 3-stage tiles, 320 for 64x64x64. */
+#define A100_TILES 3, 3, { { 128, 256, 0 }, { 256, 128, 0 }, { 128, 128, 0 }, \
+                           { 128, 64, 0 }, { 64, 128, 0 }, { 64, 64, 320 } }
+
+/* A100 L2 read bandwidth: 5120 bytes a clock (NVIDIA A100 Tensor Core GPU
+ * Architecture whitepaper, 2020: "2.3x the L2 cache read bandwidth of
+ * V100", whose L2 reads 2048 bytes a clock, at 1410 against 1530 MHz;
+ * the whitepaper's V100/A100 table lists 2048 and 5120 bytes/clk) at the
+ * 1410 MHz boost clock: 7.22 TB/s.  Other devices: no NVIDIA or AMD
+ * figure was found, so they are offered no smaller tile. */
+#define A100_L2_BPS (5120.0 * 1410e6)
 
 /* k_fix: a tile's pipeline prologue (stages - 1 k-blocks loaded before the
  * first MMA) plus its epilogue (about one k-block), in k-steps.  SM80: 3
@@ -78,30 +94,30 @@ static const WlFaTable fa_a100 = {
 #define LAUNCH_NS 900.0
 
 static const WlKernelDevice devices[] = {
-  { "A100-80GB", 108, NV_TILES, KFIX (192, 192), { BF16 (271.2 * T) },
+  { "A100-80GB", 108, A100_TILES, KFIX (192, 192), { BF16 (271.2 * T) },
     { [WL_DTYPE_BF16] = { 1024, 10240, 5120 }, [WL_DTYPE_FP16] = { 1024, 10240, 5120 } },
-    NV_MEM, LAUNCH_NS, &fa_a100, 1.0 },
+    NV_MEM, LAUNCH_NS, &fa_a100, 1.0, A100_L2_BPS },
   { "H100-SXM", 132, NV_TILES, KFIX (256, 512), { BF16 (H100_MAMF * T), [WL_DTYPE_FP8] = 1402.6 * T },
     { [WL_DTYPE_BF16] = { 2048, 2048, 13312 }, [WL_DTYPE_FP16] = { 2048, 2048, 13312 },
       [WL_DTYPE_FP8] = { 1024, 9216, 14336 } },
-    NV_MEM, LAUNCH_NS, &fa_h100, 1.0 },
+    NV_MEM, LAUNCH_NS, &fa_h100, 1.0, 0.0 },
   /* H200: the H100's SMs and clocks with faster HBM; its own fp8 row. */
   { "H200", 132, NV_TILES, KFIX (256, 512), { BF16 (H100_MAMF * T), [WL_DTYPE_FP8] = 1453.4 * T },
     { [WL_DTYPE_BF16] = { 2048, 2048, 13312 }, [WL_DTYPE_FP16] = { 2048, 2048, 13312 },
       [WL_DTYPE_FP8] = { 1280, 4096, 12032 } },
-    NV_MEM, LAUNCH_NS, &fa_h100, 1.0 },
+    NV_MEM, LAUNCH_NS, &fa_h100, 1.0, 0.0 },
   /* B200: 148 SMs (NVIDIA Blackwell architecture technical brief); no
    * FlashAttention table: the H100's scaled by the MAMF ratio. */
   { "B200", 148, NV_TILES, KFIX (256, 512), { BF16 (1745.0 * T), [WL_DTYPE_FP8] = 3432.5 * T },
     { [WL_DTYPE_BF16] = { 1792, 16128, 3072 }, [WL_DTYPE_FP16] = { 1792, 16128, 3072 },
       [WL_DTYPE_FP8] = { 15360, 4096, 3072 } },
-    NV_MEM, LAUNCH_NS, &fa_h100, 1745.0 / H100_MAMF },
+    NV_MEM, LAUNCH_NS, &fa_h100, 1745.0 / H100_MAMF, 0.0 },
   /* MI300X: 304 CUs (AMD CDNA 3 white paper); bf16 MAMF 668.4 (the table's
    * row with PyTorch TunableOp); fp8 not measured there. */
-  { "MI300X", 304, 3, { { 256, 256 }, { 256, 128 }, { 128, 128 } }, KFIX (128, 256),
+  { "MI300X", 304, 3, 0, { { 256, 256, 0 }, { 256, 128, 0 }, { 128, 128, 0 } }, KFIX (128, 256),
     { BF16 (668.4 * T) },
     { [WL_DTYPE_BF16] = { 10240, 15360, 8192 }, [WL_DTYPE_FP16] = { 10240, 15360, 8192 } },
-    AMD_MEM, LAUNCH_NS, &fa_h100, 668.4 / H100_MAMF },
+    AMD_MEM, LAUNCH_NS, &fa_h100, 668.4 / H100_MAMF, 0.0 },
 };
 
 const WlKernelDevice *
@@ -201,6 +217,13 @@ achievable (const WlKernelDevice *dev, const WlDevice *hw, WlDtype t)
   return dev->mamf[WL_DTYPE_BF16] / peak_of (hw, WL_DTYPE_BF16) * peak_of (hw, t);
 }
 
+/* Tile I's prologue + epilogue in k-steps: its own, else the device's. */
+static double
+tile_kfix (const WlKernelDevice *dev, WlDtype t, guint i)
+{
+  return dev->tiles[i].k_fix > 0 ? dev->tiles[i].k_fix : dev->k_fix[t];
+}
+
 /* Tile-steps of a GEMM on tile I with its k split S ways: waves of the
  * tiles x S units over the SMs, each 2 tm tn (ceil (k / S) + k_fix); its
  * time at one FLOP/s per SM. */
@@ -210,10 +233,11 @@ tile_units (const WlKernelDevice *dev, WlDtype t, guint i, double m, double n, d
 {
   double tm = dev->tiles[i].m, tn = dev->tiles[i].n;
   double waves = ceil (ceil (m / tm) * ceil (n / tn) * batch * s / dev->n_sm);
-  return waves * 2.0 * tm * tn * (ceil (k / s) + dev->k_fix[t]);
+  return waves * 2.0 * tm * tn * (ceil (k / s) + tile_kfix (dev, t, i));
 }
 
-/* Tile-steps of an unsplit GEMM for the fastest tile. */
+/* Tile-steps of an unsplit GEMM for the fastest large tile (the
+ * calibration's: the smaller tiles are not). */
 static double
 gemm_units (const WlKernelDevice *dev, WlDtype t, double m, double n, double k, double batch)
 {
@@ -243,18 +267,18 @@ mem_ns (const WlKernelDevice *dev, const WlDevice *hw, double bytes)
   return bytes / (hw->mem_bw_Bps * dev->mem_fraction) * 1e9;
 }
 
-/* The largest split of K on a tile that makes TILES output tiles: the
+/* The largest split of K on tile I that makes TILES output tiles: the
  * splits fill at most the one wave the tiles leave idle (S tiles <= SMs:
  * more would add waves, which splitting is meant to remove), and each
  * split keeps at least k_fix k-steps, i.e. one pipeline's depth of
  * k-blocks (3 on SM80, 4 on SM90/SM100, kernel_model.h): a shorter split
  * never reaches its main loop's steady state. */
 static guint
-split_max (const WlKernelDevice *dev, WlDtype t, double tiles, double k)
+split_max (const WlKernelDevice *dev, WlDtype t, guint i, double tiles, double k)
 {
   if (tiles >= dev->n_sm)
     return 1;
-  double s = MIN (floor (dev->n_sm / tiles), floor (k / dev->k_fix[t]));
+  double s = MIN (floor (dev->n_sm / tiles), floor (k / tile_kfix (dev, t, i)));
   return s > 1 ? (guint) s : 1;
 }
 
@@ -269,6 +293,19 @@ wl_kernel_splitk_bytes (const WlKernel *k, guint split)
   return 2.0 * split * mn * 4.0 + mn * out;
 }
 
+/* Tile I's FLOP/s on one SM: RATE_SM, or less when L2 cannot feed it:
+ * each k-step of its 2 tm tn FLOPs streams tm + tn operand elements, and
+ * an SM's share of the L2 bandwidth is l2_Bps / SMs (kernel_model.h). */
+static double
+tile_rate (const WlKernelDevice *dev, WlDtype t, guint i, double rate_sm)
+{
+  if (!(dev->l2_Bps > 0))
+    return rate_sm;
+  double tm = dev->tiles[i].m, tn = dev->tiles[i].n;
+  double feed = dev->l2_Bps / dev->n_sm * 2.0 * tm * tn / ((tm + tn) * dtype_bytes (t));
+  return MIN (rate_sm, feed);
+}
+
 /* The time of the GEMM on tile I split S ways: its compute (at least the
  * MAMF's time: no shape beats the searched maximum) or its operands'
  * memory time, whichever is longer; a split adds its reduction kernel
@@ -279,7 +316,8 @@ split_ns (const WlKernelDevice *dev, const WlDevice *hw, const WlKernel *k, WlDt
 {
   double units = tile_units (dev, t, i, (double) k->m, (double) k->n, (double) k->k,
                              (double) k->batch, s);
-  double compute = MAX (units / rate_sm, wl_kernel_flops (k) / achievable (dev, hw, t));
+  double compute = MAX (units / tile_rate (dev, t, i, rate_sm),
+                        wl_kernel_flops (k) / achievable (dev, hw, t));
   double ns = MAX (compute * 1e9, mem_ns (dev, hw, wl_kernel_bytes (k)));
   if (s > 1)
     ns += mem_ns (dev, hw, wl_kernel_splitk_bytes (k, s)) + dev->launch_ns;
@@ -293,11 +331,11 @@ gemm_plan (const WlKernelDevice *dev, const WlDevice *hw, const WlKernel *k, WlD
 {
   double best = INFINITY, rate_sm = rate_per_sm (dev, hw, t);
   *split = 1;
-  for (guint i = 0; i < dev->n_tiles; i++)
+  for (guint i = 0; i < dev->n_tiles + dev->n_small; i++)
     {
       double tiles = ceil ((double) k->m / dev->tiles[i].m)
                      * ceil ((double) k->n / dev->tiles[i].n) * (double) k->batch;
-      guint smax = split_max (dev, t, tiles, (double) k->k);
+      guint smax = split_max (dev, t, i, tiles, (double) k->k);
       for (guint s = 1; s <= smax; s++)
         {
           double ns = split_ns (dev, hw, k, t, i, s, rate_sm);

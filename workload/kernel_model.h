@@ -35,6 +35,15 @@
  *         Stream-K (Osama et al., PPoPP 2023; CUTLASS 3.x on SM90) would
  *         split the k-loop across the SMs without the separate kernel;
  *         it is not modelled.
+ *         Smaller tiles (a device with a known L2 bandwidth: the A100's
+ *         CUTLASS SM80 128x64, 64x128 and 64x64) are offered beside the
+ *         large ones and the fastest is taken: a tiny product (a batched
+ *         27 x 27 x 128 interaction) no longer pays for a whole 128x128
+ *         tile.  A tile streams (tm + tn) operand elements from L2 for
+ *         every k-step of its 2 tm tn FLOPs, so its SM runs at most
+ *         L2 bandwidth / SMs x 2 tm tn / ((tm + tn) x element bytes)
+ *         (the small tile's lower reuse; no bound binds the large tiles).
+ *         The calibration of rate_sm uses the large tiles only.
  *   attn  a FlashAttention kernel: FLOPs / the published achieved rate for
  *         its direction and mask at its head dimension and sequence length
  *         (interpolated linearly in log2 of each between the tables' head
@@ -83,10 +92,11 @@ typedef struct
   char what[24];                  /* mem: what it is (layernorm, adam, ...) */
 } WlKernel;
 
-/* A GEMM output tile. */
+/* A GEMM output tile; k_fix 0: the device's k_fix for the dtype. */
 typedef struct
 {
   guint32 m, n;
+  guint32 k_fix;
 } WlTile;
 
 /* FlashAttention achieved TFLOP/s as published, at head dimensions 64, 128
@@ -108,8 +118,9 @@ typedef struct _WlKernelDevice
 {
   const char *name;              /* its compute.h preset */
   guint32 n_sm;                  /* SMs (NVIDIA) or CUs (AMD) */
-  guint32 n_tiles;
-  WlTile tiles[3];               /* output tiles cuBLAS/CUTLASS choose among */
+  guint32 n_tiles;               /* the large tiles: the MAMF calibration's */
+  guint32 n_small;               /* then smaller tiles: priced, never calibrated */
+  WlTile tiles[6];               /* output tiles cuBLAS/CUTLASS choose among */
   guint32 k_fix[WL_DTYPE_N];     /* per-tile prologue + epilogue, k-steps */
   double mamf[WL_DTYPE_N];       /* measured large-GEMM FLOP/s; 0: not measured */
   guint32 mamf_shape[WL_DTYPE_N][3]; /* m, n, k where it was measured */
@@ -118,6 +129,8 @@ typedef struct _WlKernelDevice
   const WlFaTable *fa;           /* bf16 FlashAttention rates (TFLOP/s) */
   double fa_scale;               /* 1 where fa was measured on this device, else
                                   * this device's bf16 MAMF / the table device's */
+  double l2_Bps;                 /* L2 -> SM read bandwidth, bytes/s; 0: not known
+                                  * (then no smaller tiles are offered) */
 } WlKernelDevice;
 
 /* The kernel table of preset `name` (case-insensitive), or NULL. */

@@ -276,6 +276,8 @@ in_flight_change (WlRank *k, const WlNode *n, SimTime now, int delta)
         k->recv_in_flight += delta;
       if (n->op == WL_OP_RECV && n->exchange != 0 && delta > 0)
         k->stats.exchange_recvs++;
+      if (n->exchange != 0 && n->op != WL_OP_COLL)
+        wl_replay_exchange_note (&k->stats, n, remote, now, delta);
     }
 }
 

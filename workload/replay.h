@@ -90,6 +90,16 @@ typedef struct
    * flight taking the time when several are. */
   SimTime exchange_wait_by[WL_MAX_EXCHANGES];
   guint32 exchange_recvs; /* RECV nodes of exchanges it started */
+  /* By exchange index as exchange_wait_by: the bytes (comm_size) and count
+   * of its receives from other ranks that completed, when its first send
+   * started (bit i of exchange_started set once one did; a receive is
+   * posted before data moves) and when its last receive completed: the
+   * summary's exchange rows. */
+  guint64 exchange_bytes_by[WL_MAX_EXCHANGES];
+  guint32 exchange_msgs_by[WL_MAX_EXCHANGES];
+  SimTime exchange_start_by[WL_MAX_EXCHANGES];
+  SimTime exchange_done_by[WL_MAX_EXCHANGES];
+  guint32 exchange_started;
   double flops;           /* num_ops of the COMP nodes it started, summed */
   double recompute_flops; /* the part in nodes marked is_recompute */
   /* GEMM and attention FLOPs of the `kernels` of the COMP nodes it started,

@@ -471,3 +471,17 @@ wl_replay_exchange_name (const WlReplay *r, guint32 rank, guint i)
   const GPtrArray *t = r->ranks[rank].exchanges;
   return t != NULL && i < t->len ? t->pdata[i] : NULL;
 }
+
+void
+wl_replay_exchange_note (WlRankStats *s, const WlNode *n, gboolean remote, SimTime now, int delta)
+{
+  guint i = n->exchange - 1;
+  if (delta > 0 && n->op == WL_OP_SEND && !(s->exchange_started & (1u << i)))
+    s->exchange_start_by[i] = now, s->exchange_started |= 1u << i;
+  if (delta < 0 && remote)
+    {
+      s->exchange_bytes_by[i] += n->bytes;
+      s->exchange_msgs_by[i]++;
+      s->exchange_done_by[i] = MAX (s->exchange_done_by[i], now);
+    }
+}

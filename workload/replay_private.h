@@ -125,4 +125,11 @@ void wl_replay_classes_clear (WlReplay *r);
  * destination's stand-in and that one's peer in the sender's class). */
 void wl_replay_class_channel (const WlReplay *r, SysP2PRequest *req);
 
+/* Note in S a send of an exchange (N->exchange != 0) starting (DELTA >
+ * 0: its rank's first send of it marks the exchange's start; a receive is
+ * posted long before data moves) or a receive from another rank (REMOTE)
+ * done at NOW: WlRankStats' exchange_*_by. */
+void wl_replay_exchange_note (WlRankStats *s, const WlNode *n, gboolean remote, SimTime now,
+                              int delta);
+
 #endif /* ORRERY_WORKLOAD_REPLAY_PRIVATE_H */

@@ -17,10 +17,10 @@
 typedef struct
 {
   char *preset, *tables, *bottom, *top, *interaction, *dtype, *mlp_dtype, *emb_opt, *sharding;
-  char *plan, *interaction_kernel;
+  char *plan, *interaction_kernel, *pipeline;
   char *device, *out;
   gint ranks, ranks_per_node, batch, local_batch, dcn_layers, dcn_rank;
-  gboolean dry_run;
+  gboolean dry_run, amp_casts;
 } DlrmOptions;
 
 static GOptionContext *
@@ -67,6 +67,16 @@ dlrm_context (DlrmOptions *o)
       "default), rowwise-adagrad (one fp32 a row: the default with --tables), adam (lazy "
       "Adam, two fp32 a parameter) or sgd; the MLPs use Adagrad, Adam with adam, SGD with "
       "sgd", "NAME" },
+    { "pipeline", 0, 0, G_OPTION_ARG_STRING, &o->pipeline,
+      "How a step runs: torchrec (default: TrainPipelineSparseDist, the next batch's indices "
+      "distributed during the step) or none (NVIDIA DeepLearningExamples' TF2 step: each "
+      "rank's loader reads its own tables' indices, no input distribution)", "torchrec|none" },
+    { "amp-casts", 0, 0, G_OPTION_ARG_NONE, &o->amp_casts,
+      "Keras mixed-precision work as NVIDIA DeepLearningExamples' TF2 DLRM runs it (needs "
+      "--mlp-dtype): lookups cast to the MLP type before the exchange (which then carries "
+      "it) and their gradients back, the MLP weights and their gradients cast, the loss "
+      "scale's unscale of every gradient; memory-bound kernels by their bytes (default off)",
+      NULL },
     { "sharding", 0, 0, G_OPTION_ARG_STRING, &o->sharding,
       "Every table's sharding: table-wise (default), row-wise, column-wise, table-row-wise or "
       "data-parallel", "TYPE" },
@@ -95,9 +105,11 @@ dlrm_context (DlrmOptions *o)
       ctx, "Every rank runs TorchRec's TrainPipelineSparseDist iteration: lookups, the\n"
            "pooled-embedding exchange overlapping the bottom MLP, interaction, top MLP,\n"
            "backward with the gradients' exchange and the fused embedding update, MLP\n"
-           "gradients all-reduced during the backward.  Prints each rank's shards, the\n"
-           "bytes it sends and receives in the forward exchange (the backward's are the\n"
-           "same, swapped) and its memory (GiB = 2^30 bytes).\n"
+           "gradients all-reduced during the backward (--pipeline none drops the next\n"
+           "batch's index exchange; --amp-casts adds Keras mixed precision's casts and\n"
+           "loss-scale unscale, as DeepLearningExamples' TF2 step runs).  Prints each\n"
+           "rank's shards, the bytes it sends and receives in the forward exchange (the\n"
+           "backward's are the same, swapped) and its memory (GiB = 2^30 bytes).\n"
            "See workload/gen_dlrm.h for the model, placement and cost model.\n\n"
            APP_CLI_EXIT_CODES_HELP "\n");
   return ctx;
@@ -293,6 +305,13 @@ dlrm_options (DlrmOptions *o, WlGenDlrm *req, GError **error)
     }
   if (o->out == NULL && !o->dry_run)
     return input_error (error, "--out PREFIX is required (or --dry-run)");
+  if (o->pipeline != NULL && g_ascii_strcasecmp (o->pipeline, "none") != 0
+      && g_ascii_strcasecmp (o->pipeline, "torchrec") != 0)
+    return input_error (error, "--pipeline: '%s' is not torchrec or none", o->pipeline);
+  req->pipeline_none = o->pipeline != NULL && g_ascii_strcasecmp (o->pipeline, "none") == 0;
+  if (o->amp_casts && !req->mlp_dtype_set)
+    return input_error (error, "--amp-casts needs --mlp-dtype (the type the casts go to)");
+  req->amp_casts = o->amp_casts;
   req->plan_path = o->plan;
   return dlrm_model (o, req, error);
 }
@@ -401,6 +420,7 @@ dlrm_options_clear (DlrmOptions *o)
   g_free (o->sharding);
   g_free (o->plan);
   g_free (o->interaction_kernel);
+  g_free (o->pipeline);
   g_free (o->device);
   g_free (o->out);
 }

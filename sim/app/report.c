@@ -198,12 +198,37 @@ warn_ports (const AppPortBounds *bounds, const SysCollGroupStats *st, const char
                           sys_coll_kind_name (st->kind), group, st->ranks, buss, bounds_s);
 }
 
+/* The exchanges as rows of the collectives table (kind "exchange", the
+ * name in the algorithm column; app_exchange_stats says what each holds). */
+static void
+print_exchange_rows (const GArray *exch, FILE *out)
+{
+  for (guint i = 0; i < exch->len; i++)
+    {
+      const AppExchangeStat *x = &g_array_index (exch, AppExchangeStat, i);
+      g_autofree char *bytes = sim_units_format_bytes (x->bytes);
+      g_autofree char *total = sim_units_format_time (x->done - MIN (x->first, x->done));
+      g_autofree char *late = sim_units_format_time (x->last_join - MIN (x->first, x->last_join));
+      double alg, bus;
+      gboolean bw = app_exchange_bandwidth (x, &alg, &bus);
+      g_autofree char *algs = bw ? sim_units_format_bandwidth (alg) : g_strdup ("-");
+      g_autofree char *buss = bw ? sim_units_format_bandwidth (bus) : g_strdup ("-");
+      fprintf (out, "  %-14s %-9s %5u %6" G_GUINT64_FORMAT " %10s %11s %11s %11s %12s %12s  %s\n",
+               "exchange", "-", x->ranks, x->msgs, bytes, total, "-", late, algs, buss, x->name);
+    }
+  if (exch->len > 0)
+    fprintf (out, "  (exchange rows: count its messages, bytes their sum over ranks, time from "
+                  "the first send to the last receive;\n   busbw the bytes a rank received over "
+                  "the time all had started, algbw x ranks / (ranks - 1))\n");
+}
+
 static void
 print_collectives (const AppSim *sim, FILE *out)
 {
   g_autoptr (GArray) arr = sys_coll_group_stats (app_sim_sys (sim));
+  g_autoptr (GArray) exch = app_exchange_stats (sim);
   const SysCollGroupStats *rows = (const SysCollGroupStats *) arr->data;
-  if (arr->len == 0)
+  if (arr->len == 0 && exch->len == 0)
     return;
   g_autoptr (AppPortBounds) bounds = app_port_bounds_new (sim);
   g_autoptr (GString) warnings = g_string_new (NULL);
@@ -231,6 +256,7 @@ print_collectives (const AppSim *sim, FILE *out)
                algs, buss, st->algorithm);
       warn_ports (bounds, st, group, warnings);
     }
+  print_exchange_rows (exch, out);
   if (arr->len > 1)
     fprintf (out, "  (a row of several groups shows each group's figures: they are identical)\n");
   if (warnings->len > 0)
@@ -458,6 +484,30 @@ add_ranks (AppJsonOut *j, const AppSim *sim)
   app_json_out_end_array (j);
 }
 
+/* The exchanges as collectives[] entries of kind "exchange". */
+static void
+add_exchange_rows (AppJsonOut *j, const AppSim *sim)
+{
+  g_autoptr (GArray) exch = app_exchange_stats (sim);
+  for (guint i = 0; i < exch->len; i++)
+    {
+      const AppExchangeStat *x = &g_array_index (exch, AppExchangeStat, i);
+      double alg = 0, bus = 0;
+      gboolean bw = app_exchange_bandwidth (x, &alg, &bus);
+      app_json_out_begin_object (j, NULL);
+      app_json_out_string (j, "kind", "exchange");
+      app_json_out_string (j, "name", x->name);
+      app_json_out_int (j, "ranks", x->ranks);
+      app_json_out_int (j, "count", (gint64) x->msgs);
+      app_json_out_int (j, "bytes", (gint64) x->bytes);
+      add_time (j, "total_ns", x->done - MIN (x->first, x->done));
+      add_time (j, "late_joins_ns", x->last_join - MIN (x->first, x->last_join));
+      add_double (j, "algbw_GBps", alg / 1e9, bw);
+      add_double (j, "busbw_GBps", bus / 1e9, bw);
+      app_json_out_end_object (j);
+    }
+}
+
 static void
 add_collectives (AppJsonOut *j, const AppSim *sim)
 {
@@ -490,6 +540,7 @@ add_collectives (AppJsonOut *j, const AppSim *sim)
       app_json_out_boolean (j, "exceeds_ports", exceeds);
       app_json_out_end_object (j);
     }
+  add_exchange_rows (j, sim);
   app_json_out_end_array (j);
 
   guint n = 0;

@@ -118,6 +118,56 @@ app_report_exchanges (const AppSim *sim, FILE *out)
     }
 }
 
+GArray *
+app_exchange_stats (const AppSim *sim)
+{
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (AppExchangeStat));
+  if (!app_exchanges_reported (sim))
+    return out;
+  WlReplay *replay = app_sim_replay (sim);
+  for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
+    {
+      const WlRankStats *s = wl_replay_rank_stats (replay, r);
+      for (guint i = 0; i < WL_MAX_EXCHANGES; i++)
+        {
+          gboolean sent = (s->exchange_started & (1u << i)) != 0;
+          if (!sent && s->exchange_msgs_by[i] == 0)
+            continue;
+          const char *name = wl_replay_exchange_name (replay, r, i);
+          name = name != NULL ? name : "(unnamed)";
+          guint k = 0;
+          while (k < out->len && strcmp (g_array_index (out, AppExchangeStat, k).name, name) != 0)
+            k++;
+          if (k == out->len)
+            {
+              AppExchangeStat x = { .name = name, .first = G_MAXUINT64 };
+              g_array_append_val (out, x);
+            }
+          AppExchangeStat *x = &g_array_index (out, AppExchangeStat, k);
+          x->ranks++;
+          x->msgs += s->exchange_msgs_by[i];
+          x->bytes += s->exchange_bytes_by[i];
+          if (sent)
+            {
+              x->first = MIN (x->first, s->exchange_start_by[i]);
+              x->last_join = MAX (x->last_join, s->exchange_start_by[i]);
+            }
+          x->done = MAX (x->done, s->exchange_done_by[i]);
+        }
+    }
+  return out;
+}
+
+gboolean
+app_exchange_bandwidth (const AppExchangeStat *x, double *alg, double *bus)
+{
+  if (x->ranks < 2 || x->done <= x->last_join || x->bytes == 0)
+    return FALSE;
+  *bus = (double) x->bytes / x->ranks / ((double) (x->done - x->last_join) / 1e12);
+  *alg = *bus * x->ranks / (x->ranks - 1);
+  return TRUE;
+}
+
 /* The report's efficiency.exchanges[]. */
 static void
 exchanges_json (const AppSim *sim, AppJsonOut *j)

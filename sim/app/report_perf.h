@@ -77,6 +77,30 @@ void app_report_efficiency (const AppSim *sim, FILE *out);
  * (WlRankStats.exchange_wait_by, summed by name). */
 void app_report_exchanges (const AppSim *sim, FILE *out);
 
+/* A collective exchange (sends and receives sharing an `exchange` name)
+ * as a row of the collectives table, over the ranks that took part. */
+typedef struct
+{
+  const char *name;  /* borrowed from the replay */
+  guint32 ranks;     /* ranks that sent or received any of it */
+  guint64 msgs;      /* its receives from other ranks, done */
+  guint64 bytes;     /* their comm_size, summed over ranks */
+  SimTime first;     /* the first send's start (G_MAXUINT64: none started) */
+  SimTime last_join; /* the last sending rank's first send's start */
+  SimTime done;      /* the last receive's completion */
+} AppExchangeStat;
+
+/* The run's exchanges, by name in order of first appearance (rank 0's
+ * first); empty unless app_exchanges_reported.  Free with g_array_unref. */
+GArray *app_exchange_stats (const AppSim *sim);
+
+/* An exchange row's bandwidths in bytes/s: busbw the bytes a rank received
+ * (mean over ranks) over the time every rank had started (last_join to
+ * done), algbw busbw x ranks / (ranks - 1), as nccl-tests reads an
+ * all-to-all (its buffer holds the rank's own chunk too); FALSE when
+ * undefined (one rank, no time). */
+gboolean app_exchange_bandwidth (const AppExchangeStat *x, double *alg, double *bus);
+
 /* The JSON report's "efficiency" member (nulls where not available). */
 void app_report_efficiency_json (const AppSim *sim, AppJsonOut *j);
 

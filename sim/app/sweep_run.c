@@ -395,9 +395,13 @@ report_figures (const char *dir, char **fields, GError **error)
   for (guint i = 0; i < json_array_get_length (colls); i++)
     {
       JsonNode *cn = json_array_get_element (colls, i);
-      JsonNode *b = JSON_NODE_HOLDS_OBJECT (cn)
-                        ? json_object_get_member (json_node_get_object (cn), "busbw_GBps")
-                        : NULL;
+      JsonObject *co = JSON_NODE_HOLDS_OBJECT (cn) ? json_node_get_object (cn) : NULL;
+      /* The column is the collectives' best busbw; exchange rows (p2p
+       * all-to-alls) are not collectives' and keep out of it. */
+      if (co != NULL && g_strcmp0 (json_object_get_string_member_with_default (co, "kind", ""),
+                                   "exchange") == 0)
+        continue;
+      JsonNode *b = co != NULL ? json_object_get_member (co, "busbw_GBps") : NULL;
       if (b != NULL && JSON_NODE_HOLDS_VALUE (b))
         busbw = MAX (busbw, json_node_get_double (b));
     }

@@ -521,6 +521,25 @@ START_TEST (test_exchange_outputs)
   ck_assert_int_eq (json_object_get_int_member (x, "min_wait_ps"), 0);
   ck_assert_int_eq (json_object_get_int_member (x, "max_wait_ps"), NS (7100));
   ck_assert_int_eq (json_object_get_int_member (x, "mean_wait_ps"), NS (3550));
+  /* The exchange as a row of the collectives table: 2 ranks took part, 1
+   * message of 1000 B, from the send's start (10 us) to the receive's end
+   * (11.1 us): 1.1 us, no late join (one rank sent); busbw the bytes a
+   * rank received, 1000 / 2, over 1.1 us = 0.4545 GB/s, algbw x 2 / 1. */
+  JsonArray *colls = get_array (root, "collectives");
+  ck_assert_uint_eq (json_array_get_length (colls), 1);
+  JsonObject *c = json_array_get_object_element (colls, 0);
+  ck_assert_str_eq (json_object_get_string_member (c, "kind"), "exchange");
+  ck_assert_str_eq (json_object_get_string_member (c, "name"), "x");
+  ck_assert_int_eq (json_object_get_int_member (c, "ranks"), 2);
+  ck_assert_int_eq (json_object_get_int_member (c, "count"), 1);
+  ck_assert_int_eq (json_object_get_int_member (c, "bytes"), 1000);
+  ck_assert_int_eq (get_ps (c, "total"), NS (1100));
+  ck_assert_int_eq (get_ps (c, "late_joins"), 0);
+  double bus = 500.0 / 1.1e-6 / 1e9;
+  ck_assert (fabs (json_object_get_double_member (c, "busbw_GBps") - bus) < 1e-9);
+  ck_assert (fabs (json_object_get_double_member (c, "algbw_GBps") - 2 * bus) < 1e-9);
+  ck_assert_msg (strstr (out, "  exchange       -             2      1") != NULL, "%s", out);
+  ck_assert_msg (strstr (out, "1.100 us           -        0 ns") != NULL, "%s", out);
 }
 END_TEST
 

@@ -116,6 +116,14 @@ check "a bad plan line is named" has "$T/badp.out" "bad.plan:2: the type is not"
 check "a batch the ranks do not divide: exit 1" test $? -eq 1
 check "... and said" has "$T/b3.out" "must be a positive multiple of the ranks (3)"
 check "nothing written on error" test ! -e "$T/bad.0.et"
+"$ORRERY" gen dlrm --tables "$T/four.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \
+  --ranks 4 --amp-casts --out "$T/bad" >"$T/amp.out" 2>&1
+check "--amp-casts without --mlp-dtype: exit 1" test $? -eq 1
+check "... and said" has "$T/amp.out" "--amp-casts needs --mlp-dtype"
+"$ORRERY" gen dlrm --tables "$T/four.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \
+  --ranks 4 --pipeline gpipe --out "$T/bad" >"$T/pipe.out" 2>&1
+check "--pipeline gpipe: exit 1" test $? -eq 1
+check "... and said" has "$T/pipe.out" "--pipeline: 'gpipe' is not torchrec or none"
 "$ORRERY" gen dlrm --preset list >"$T/list.out"
 check "--preset list lists the preset" has "$T/list.out" "dlrm-dcnv2-criteo1tb"
 finish

@@ -689,6 +689,86 @@ START_TEST (test_graph)
 }
 END_TEST
 
+/* The kernels attribute of node NAME. */
+static const char *
+kernels_of (const Trace *t, const char *name)
+{
+  const char *k = NULL;
+  ck_assert (wl_chakra_attr_string (g_hash_table_lookup (t->by_name, name), "kernels", &k, NULL));
+  return k;
+}
+
+static void
+assert_has (const char *haystack, const char *needle)
+{
+  ck_assert_msg (strstr (haystack, needle) != NULL, "'%s' not in '%s'", needle, haystack);
+}
+
+/* DeepLearningExamples' TF2 step (--pipeline none --amp-casts), by hand on
+ * the four tables table-wise (rank 0 holds table 0: 1000 rows, dim 16,
+ * pooling 2), B = 64 (b = 16), embeddings fp32 (E = 4), MLPs fp16 (Em =
+ * 2).  The exchange carries fp16: each rank sends b x 16 x 2 = 512 B to
+ * each of the 3 others (fp32: 1024).  emb_fwd casts its pooled outputs,
+ * 64 x 16 = 1024 elements, 4 + 2 bytes each: 6,144 B; emb_bwd casts the
+ * gradients back (6,144 B) and unscales the gradient values, one row per
+ * index: 64 x 2 x 16 = 2,048 elements read and written in fp32, 16,384 B.
+ * The MLP weights: the bottom MLP's 13 x 16 + 16 = 224 cast in bottom_fwd
+ * (224 x 6 = 1,344 B) and their gradients in bottom_bwd; the top MLP's 26
+ * x 1 + 1 = 27 (the dot interaction's 16 + 10 features) in top_fwd (162
+ * B); the optimizer unscales all 251 gradients, 251 x 8 = 2,008 B.  No
+ * input distribution: no tag-1 message. */
+START_TEST (test_dle_step)
+{
+  WlGenDlrm r = small_req (WL_SHARD_TABLE_WISE, four, 4);
+  r.mlp_dtype_set = TRUE;
+  r.mlp_dtype = WL_DTYPE_FP16;
+  r.amp_casts = TRUE;
+  r.pipeline_none = TRUE;
+  GError *error = NULL;
+  g_autoptr (WlDlrmLayout) l = wl_dlrm_layout_new (&r, &error);
+  g_assert_no_error (error);
+  guint64 sent = 0, recv = 0;
+  wl_dlrm_layout_a2a (l, 0, &sent, &recv);
+  ck_assert_uint_eq (sent, 3 * 512);
+  ck_assert_uint_eq (recv, 3 * 512);
+  g_autofree char *prefix = tu_scratch_path ("dle");
+  ck_assert (wl_gen_dlrm (prefix, &r, &error));
+  g_assert_no_error (error);
+  g_autofree char *path = g_strdup_printf ("%s.0.et", prefix);
+  Trace t;
+  trace_read (&t, path);
+  assert_has (kernels_of (&t, "emb_fwd"), "mem:bytes=6144,what=cast_emb,flops=0");
+  assert_has (kernels_of (&t, "emb_bwd"), "mem:bytes=6144,what=cast_emb_grad,flops=0");
+  assert_has (kernels_of (&t, "emb_bwd"), "mem:bytes=16384,what=unscale_emb,flops=2048");
+  assert_has (kernels_of (&t, "bottom_fwd"), "mem:bytes=1344,what=cast_weights,flops=0");
+  assert_has (kernels_of (&t, "bottom_bwd"), "mem:bytes=1344,what=cast_wgrad,flops=0");
+  assert_has (kernels_of (&t, "top_fwd"), "mem:bytes=162,what=cast_weights,flops=0");
+  assert_has (kernels_of (&t, "top_bwd"), "mem:bytes=162,what=cast_wgrad,flops=0");
+  assert_has (kernels_of (&t, "optimizer"), "mem:bytes=2008,what=unscale,flops=251");
+  g_autoptr (GArray) in_s = p2p_ids (&t, TRUE, 1), in_r = p2p_ids (&t, FALSE, 1);
+  ck_assert_uint_eq (in_s->len + in_r->len, 0);
+  g_autoptr (GArray) s2 = p2p_ids (&t, TRUE, 2);
+  ck_assert_uint_eq (s2->len, 3);
+  for (guint i = 0; i < t.nodes->len; i++)
+    {
+      const ChakraProtoMsg__Node *n = g_ptr_array_index (t.nodes, i);
+      gint64 tag = -1, size = -1;
+      if ((int) n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE
+          && wl_chakra_attr_int (n, "comm_tag", &tag, NULL) && tag == 2)
+        ck_assert (wl_chakra_attr_int (n, "comm_size", &size, NULL) && size == 512);
+    }
+  g_hash_table_destroy (t.by_name);
+  g_ptr_array_free (t.nodes, TRUE);
+  /* Without the options the step is TorchRec's: no casts, fp32 exchange. */
+  r.amp_casts = FALSE;
+  r.pipeline_none = FALSE;
+  g_autoptr (WlDlrmLayout) l2 = wl_dlrm_layout_new (&r, &error);
+  wl_dlrm_layout_a2a (l2, 0, &sent, &recv);
+  ck_assert_uint_eq (sent, 3 * 1024);
+  wl_dlrm_model_clear (&r.model);
+}
+END_TEST
+
 static Suite *
 gen_dlrm_suite (void)
 {
@@ -709,6 +789,7 @@ gen_dlrm_suite (void)
   suite_add_tcase (s, tc);
   TCase *files = tcase_create ("files");
   tcase_add_checked_fixture (files, tu_scratch_setup, tu_scratch_teardown);
+  tcase_add_test (files, test_dle_step);
   tcase_add_test (files, test_graph);
   tcase_add_test (files, test_dot_interaction_kernels);
   suite_add_tcase (s, files);

@@ -255,6 +255,66 @@ START_TEST (test_gemm_split_none)
 }
 END_TEST
 
+/* A100 constants (configs/devices/README.md): 108 SMs, bf16/fp16 MAMF
+ * 271.2 TFLOP/s at 1024 x 10240 x 5120 (320 tiles of 128x256: 3 waves of
+ * 108, each 2 x 128 x 256 x (5120 + 192) FLOP-steps), so rate_sm = 271.2e12
+ * x 3 x 2 x 128 x 256 x 5312 / (2 x 1024 x 10240 x 5120), under the peak's
+ * 312e12 / 108; L2 reads 5120 bytes a clock at 1410 MHz; HBM 2.039 TB/s at
+ * 90 %. */
+#define A100_RATE_SM (271.2e12 * 3 * 2 * 128 * 256 * 5312.0 / (2.0 * 1024 * 10240 * 5120))
+#define A100_L2 (5120.0 * 1410e6)
+#define A100_MEM (2.039e12 * 0.90)
+
+/* A tiny batched product, the unfused DLRM interaction's 27 x 128 by 128 x
+ * 27 for 65,536 samples (fp16): every tile holds one sample's 27 x 27, so
+ * 65,536 tiles run in ceil (65536 / 108) = 607 waves whatever the tile.
+ * 128x128 (k_fix 192): 607 x 2 x 128 x 128 x (128 + 192) / rate_sm =
+ * 2.413 ms, the price before the smaller tiles.  128x64, half the tile:
+ * 607 x 2 x 128 x 64 x 320 / rate_sm = 1.206 ms.  64x64
+ * (5 stages, k_fix 320): 607 x 2 x 64 x 64 x (128 + 320) FLOP-steps, at
+ * most L2 / 108 x 2 x 64 x 64 / (128 x 2 bytes) = 2.139 TFLOP/s an SM
+ * (under rate_sm 2.638): 1.041 ms, the fastest.  Its operands' memory time
+ * (65536 x ((27 x 128 + 128 x 27) x 2 + 27 x 27 x 2) bytes, 0.546 ms) and
+ * the MAMF floor (0.045 ms) are shorter. */
+START_TEST (test_gemm_small_tiles_batched)
+{
+  const WlKernelDevice *a100 = wl_kernel_device ("A100-80GB");
+  WlKernel k = one ("gemm:m=27,n=27,k=128,batch=65536,dtype=fp16");
+  double feed = A100_L2 / 108 * 2.0 * 64 * 64 / (128.0 * 2);
+  ck_assert (feed < A100_RATE_SM);
+  double want = 607.0 * 2 * 64 * 64 * (128 + 320) / feed * 1e9;
+  ck_assert_msg (fabs (want - 1.0414e6) < 0.001e6, "by hand 1.041 ms, formula %.0f ns", want);
+  assert_close (wl_kernel_ns (a100, &k), want);
+  double large = 607.0 * 2 * 128 * 128 * (128 + 192) / A100_RATE_SM * 1e9;
+  double mid = 607.0 * 2 * 128 * 64 * (128 + 192) / A100_RATE_SM * 1e9;
+  ck_assert (large > 2.4e6 && mid > want);
+  ck_assert (want > 65536.0 * ((27 * 128 + 128 * 27) * 2 + 27 * 27 * 2) / A100_MEM * 1e9);
+  ck_assert_uint_eq (wl_kernel_gemm_split (a100, &k), 1);
+  /* The H100 has no L2 figure and so no smaller tile: its price is the
+   * 128x128 tile's, 497 waves of 2 x 128 x 128 x (128 + 256). */
+  assert_close (kernel_ns ("gemm:m=27,n=27,k=128,batch=65536,dtype=fp16"),
+                497.0 * 2 * 128 * 128 * (128 + 256) / H100_RATE_SM * 1e9);
+}
+END_TEST
+
+/* Shapes whose price the smaller tiles leave alone: the A100's MAMF shape
+ * takes exactly its measured time, and 1152 x 3072 x 1024 (9 x 12 = 108
+ * tiles of 128x256, one full wave) one tile's 2 x 128 x 256 x (1024 + 192)
+ * at rate_sm (30.2 us, over the MAMF floor's 26.7): 128x64 makes 432 tiles
+ * in 4 full waves of a quarter the work (the same time), 64x64 more work
+ * at a lower rate. */
+START_TEST (test_gemm_small_tiles_unchanged)
+{
+  const WlKernelDevice *a100 = wl_kernel_device ("A100-80GB");
+  WlKernel mamf = one ("gemm:m=1024,n=10240,k=5120");
+  assert_close (wl_kernel_ns (a100, &mamf), 2.0 * 1024 * 10240 * 5120 / 271.2e12 * 1e9);
+  WlKernel wave = one ("gemm:m=1152,n=3072,k=1024");
+  double want = 2.0 * 128 * 256 * (1024 + 192) / A100_RATE_SM * 1e9;
+  ck_assert (want > 2.0 * 1152 * 3072 * 1024 / 271.2e12 * 1e9);
+  assert_close (wl_kernel_ns (a100, &wave), want);
+}
+END_TEST
+
 /* The reduction's bytes: S fp32 partials of m x n written and read, the
  * output written in the output type (bf16 2 bytes, fp32 4, fp8 writes
  * bf16), times batch; none unsplit. */
@@ -702,6 +762,8 @@ kernels_suite (void)
   tcase_add_test (tc, test_gemm_split_k);
   tcase_add_test (tc, test_gemm_split_none);
   tcase_add_test (tc, test_gemm_split_bytes);
+  tcase_add_test (tc, test_gemm_small_tiles_batched);
+  tcase_add_test (tc, test_gemm_small_tiles_unchanged);
   tcase_add_test (tc, test_attention);
   tcase_add_test (tc, test_attention_head_dim);
   tcase_add_test (tc, test_mem);
