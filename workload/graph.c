@@ -398,7 +398,6 @@ wl_graph_unref (WlGraph *g)
           g_free (g->names);
           g_string_chunk_free (g->names_chunk);
         }
-      g_free (g->sha256);
       g_free (g);
       g = base;
     }
@@ -469,7 +468,6 @@ wl_graph_renamed_take (WlGraph *base, const char *path, WlNode *nodes)
   g->ref = 1;
   g->path = g_strdup (path);
   g->nodes = nodes;
-  g->sha256 = NULL;
   g->base = wl_graph_ref (base);
   g->roots_moved = roots_moved;
   return g;

@@ -103,7 +103,6 @@ typedef struct _WlGraph
   GStringChunk *names_chunk; /* holds the names, each distinct name once */
   guint64 name_bytes;   /* each node's name and its NUL, summed (an upper bound of
                          * what names_chunk holds, for the memory budget) */
-  char *sha256;         /* hex digest of the file (graphs from WlGraphCache), or NULL */
   gboolean lenient;     /* loaded leniently */
   WlLenientStats dropped; /* what lenient loading dropped (zero when strict) */
   struct _WlGraph *base; /* a renamed graph (wl_graph_renamed): the graph whose
