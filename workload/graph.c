@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "workload/chakra_raw.h"
 #include "workload/idmap.h"
@@ -378,6 +379,40 @@ wl_graph_ref (WlGraph *g)
   return g;
 }
 
+/* Node arrays from this many bytes on are mapped (wl_graph_nodes_new). */
+#define NODES_MAP_BYTES (256u * 1024u)
+
+WlNode *
+wl_graph_nodes_new (guint32 n)
+{
+  gsize bytes = (gsize) MAX (n, 1u) * sizeof (WlNode);
+#ifdef MAP_POPULATE
+  if (bytes >= NODES_MAP_BYTES)
+    {
+      void *p = mmap (NULL, bytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+      return p != MAP_FAILED ? p : NULL;
+    }
+#endif
+  return g_try_malloc (bytes);
+}
+
+void
+wl_graph_nodes_free (WlNode *nodes, guint32 n)
+{
+  if (nodes == NULL)
+    return;
+  gsize bytes = (gsize) MAX (n, 1u) * sizeof (WlNode);
+#ifdef MAP_POPULATE
+  if (bytes >= NODES_MAP_BYTES)
+    {
+      munmap (nodes, bytes);
+      return;
+    }
+#endif
+  g_free (nodes);
+}
+
 void
 wl_graph_unref (WlGraph *g)
 {
@@ -387,9 +422,11 @@ wl_graph_unref (WlGraph *g)
     {
       WlGraph *base = g->base;
       g_free (g->path);
-      g_free (g->nodes);
-      if (base == NULL)
+      if (base != NULL)
+        wl_graph_nodes_free (g->nodes, g->n_nodes);
+      else
         {
+          g_free (g->nodes);
           g_free (g->children);
           g_array_unref (g->group_defs);
           wl_kernel_lists_free (g->kernels);
@@ -398,7 +435,6 @@ wl_graph_unref (WlGraph *g)
           g_free (g->names);
           g_string_chunk_free (g->names_chunk);
         }
-      g_free (g->sha256);
       g_free (g);
       g = base;
     }
@@ -422,10 +458,12 @@ wl_graph_renamed (WlGraph *base, const char *path, gint64 delta, const guint64 *
                   guint n_groups, GError **error)
 {
   g_return_val_if_fail (base != NULL && base->base == NULL && path != NULL, NULL);
-  WlNode *nodes = sim_try_alloc (base->n_nodes, sizeof (WlNode), FALSE, "the trace's nodes",
-                                 error);
-  if (nodes == NULL && base->n_nodes > 0)
-    return (sim_error_prefix (error, "%s: ", path), NULL);
+  WlNode *nodes = wl_graph_nodes_new (base->n_nodes);
+  if (nodes == NULL)
+    {
+      sim_alloc_error (base->n_nodes, sizeof (WlNode), "the trace's nodes", error);
+      return (sim_error_prefix (error, "%s: ", path), NULL);
+    }
   if (base->n_nodes > 0)
     memcpy (nodes, base->nodes, (gsize) base->n_nodes * sizeof (WlNode));
   for (guint32 v = 0; v < base->n_nodes; v++)
@@ -451,7 +489,7 @@ wl_graph_renamed (WlGraph *base, const char *path, gint64 delta, const guint64 *
                        "%s: node %" G_GUINT64_FORMAT ": a rank moved by %" G_GINT64_FORMAT
                        " leaves the ranks",
                        path, n->id, delta);
-          g_free (nodes);
+          wl_graph_nodes_free (nodes, base->n_nodes);
           return NULL;
         }
     }
@@ -469,7 +507,6 @@ wl_graph_renamed_take (WlGraph *base, const char *path, WlNode *nodes)
   g->ref = 1;
   g->path = g_strdup (path);
   g->nodes = nodes;
-  g->sha256 = NULL;
   g->base = wl_graph_ref (base);
   g->roots_moved = roots_moved;
   return g;

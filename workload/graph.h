@@ -103,7 +103,6 @@ typedef struct _WlGraph
   GStringChunk *names_chunk; /* holds the names, each distinct name once */
   guint64 name_bytes;   /* each node's name and its NUL, summed (an upper bound of
                          * what names_chunk holds, for the memory budget) */
-  char *sha256;         /* hex digest of the file (graphs from WlGraphCache), or NULL */
   gboolean lenient;     /* loaded leniently */
   WlLenientStats dropped; /* what lenient loading dropped (zero when strict) */
   struct _WlGraph *base; /* a renamed graph (wl_graph_renamed): the graph whose
@@ -179,9 +178,18 @@ void wl_graph_unref (WlGraph *graph); /* accepts NULL */
  * rest of BASE (a reference).  NULL with ERROR set (WL_ERROR,
  * SIM_ERROR_INPUT) when a moved rank leaves 0 .. 2^32 - 2. */
 /* A renamed graph of BASE (as wl_graph_renamed makes) whose nodes are
- * NODES (BASE's n_nodes of them, taken: freed with the graph), read from
- * PATH. */
+ * NODES (BASE's n_nodes of them, from wl_graph_nodes_new; taken: freed
+ * with the graph), read from PATH. */
 WlGraph *wl_graph_renamed_take (WlGraph *base, const char *path, WlNode *nodes);
+
+/* An array of N nodes for a renamed graph (uninitialised), or NULL when
+ * the memory cannot be had; wl_graph_nodes_free (or the graph) frees it.
+ * Large arrays are mapped with their pages made at once (MAP_POPULATE):
+ * a trace set of thousands of renamed ranks otherwise takes a page fault
+ * for every 4 KiB of their nodes, a large part of loading on a virtual
+ * machine. */
+WlNode *wl_graph_nodes_new (guint32 n);
+void wl_graph_nodes_free (WlNode *nodes, guint32 n); /* accepts NULL */
 
 WlGraph *wl_graph_renamed (WlGraph *base, const char *path, gint64 delta,
                            const guint64 *group_map, guint n_groups, GError **error);

@@ -14,10 +14,15 @@
 #include "workload/sha256.h"
 #include "workload/wl_error.h"
 
-char *
-wl_file_sha256 (const char *path, GError **error)
+#ifndef MAP_POPULATE
+#define MAP_POPULATE 0 /* Linux's; elsewhere pages come as they are read */
+#endif
+
+/* The SHA-256 of the file at PATH read in pieces (a file that cannot be
+ * mapped). */
+static char *
+file_sha256_read (const char *path, GError **error)
 {
-  g_return_val_if_fail (path != NULL, NULL);
   FILE *f = fopen (path, "rb");
   if (f == NULL)
     {
@@ -48,6 +53,70 @@ wl_file_sha256 (const char *path, GError **error)
   return g_strdup (g_checksum_get_string (sum));
 }
 
+/* xxHash64's primes (Yann Collet, xxHash, XXH_PRIME64_1 .. 5): odd
+ * constants with well-spread bits, as any multiplicative hash needs. */
+#define P1 0x9E3779B185EBCA87ull
+#define P2 0xC2B2AE3D27D4EB4Full
+#define P3 0x165667B19E3779F9ull
+#define P4 0x85EBCA77C2B2AE63ull
+#define P5 0x27D4EB2F165667C5ull
+
+static inline guint64
+rotl64 (guint64 x, int r)
+{
+  return (x << r) | (x >> (64 - r));
+}
+
+static inline guint64
+load64 (const guint8 *p)
+{
+  guint64 v;
+  memcpy (&v, p, sizeof v);
+  return v;
+}
+
+static inline guint64
+lane (guint64 acc, guint64 v)
+{
+  return rotl64 (acc + v * P2, 31) * P1;
+}
+
+/* The four lanes, fed 32 bytes at a time. */
+typedef struct
+{
+  guint64 a, b, c, d;
+} Lanes;
+
+static inline void
+lanes_feed (Lanes *l, const guint8 *p, gsize n32)
+{
+  for (gsize i = 0; i < n32; i += 32)
+    {
+      l->a = lane (l->a, load64 (p + i));
+      l->b = lane (l->b, load64 (p + i + 8));
+      l->c = lane (l->c, load64 (p + i + 16));
+      l->d = lane (l->d, load64 (p + i + 24));
+    }
+}
+
+guint64
+wl_bytes_hash (const guint8 *p, gsize len)
+{
+  Lanes l = { P1 + P2, P2, 0, (guint64) 0 - P1 };
+  gsize i = len & ~(gsize) 31;
+  lanes_feed (&l, p, i);
+  guint64 h = rotl64 (l.a, 1) + rotl64 (l.b, 7) + rotl64 (l.c, 12) + rotl64 (l.d, 18) + P5 + len;
+  for (; i + 8 <= len; i += 8)
+    h = rotl64 (h ^ lane (0, load64 (p + i)), 27) * P1 + P4;
+  for (; i < len; i++)
+    h = rotl64 (h ^ (p[i] * P5), 11) * P1;
+  h ^= h >> 33;
+  h *= P2;
+  h ^= h >> 29;
+  h *= P3;
+  return h ^ (h >> 32);
+}
+
 /* Map PATH into IMG (zeroed first); IMG->bytes stays NULL for a file that
  * cannot be mapped (empty).  FALSE with ERROR set when it cannot be opened
  * or is not a regular file. */
@@ -72,7 +141,9 @@ image_map (WlFileImage *img, const char *path, GError **error)
   if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0
       && (guint64) st.st_size <= (guint64) G_MAXSIZE)
     {
-      void *map = mmap (NULL, (gsize) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+      /* Every byte is read: its pages made at once, not a fault each. */
+      void *map = mmap (NULL, (gsize) st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd,
+                        0);
       if (map != MAP_FAILED)
         {
           img->map = map;
@@ -90,9 +161,21 @@ wl_file_image_open (WlFileImage *img, const char *path, GError **error)
   g_return_val_if_fail (img != NULL && path != NULL, FALSE);
   if (!image_map (img, path, error))
     return FALSE;
-  img->sha256 = img->bytes != NULL ? wl_sha256_hex (img->bytes, img->len)
-                                   : wl_file_sha256 (path, error);
-  return img->sha256 != NULL;
+  if (img->bytes != NULL)
+    img->hash = wl_bytes_hash (img->bytes, img->len);
+  return TRUE;
+}
+
+char *
+wl_file_sha256 (const char *path, GError **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_auto (WlFileImage) img = { 0 };
+  if (!image_map (&img, path, error))
+    return NULL;
+  if (img.bytes == NULL)
+    return file_sha256_read (path, error);
+  return wl_sha256_hex (img.bytes, img.len);
 }
 
 void
@@ -101,7 +184,6 @@ wl_file_image_clear (WlFileImage *img)
   g_return_if_fail (img != NULL);
   if (img->map != NULL)
     munmap (img->map, img->len);
-  g_free (img->sha256);
   *img = (WlFileImage) { 0 };
 }
 
@@ -109,7 +191,9 @@ typedef struct _Prefetch Prefetch;
 
 struct _WlGraphCache
 {
-  GHashTable *by_digest; /* sha256 hex -> WlGraph* (one reference) */
+  GHashTable *by_hash;   /* guint64* wl_bytes_hash -> GPtrArray of the graphs of files
+                          * with that hash (one reference each), in order */
+  guint n_distinct;      /* graphs made (wl_graph_cache_distinct) */
   GHashTable *by_len;    /* guint64* file length -> the graph of the last new file
                           * of that length (one reference): the next one is
                           * read against it (wl_graph_delta) */
@@ -134,10 +218,13 @@ typedef enum
 typedef struct
 {
   WlFileImage img;    /* mapped while a worker decodes it */
-  char *sha256;       /* its digest (taken from IMG), or NULL */
+  guint64 hash;       /* IMG's hash */
+  gboolean mapped;    /* it opened and could be mapped (HASH is set) */
   gsize len;          /* its bytes */
   GError *open_error; /* it could not be opened or read */
   SlotState state;    /* distinct files only */
+  gboolean dup;       /* an earlier announced file has its hash: compared and,
+                       * rarely, loaded by the caller; no worker decodes it */
   WlGraph *graph;     /* decoded with the prefetch's limit, or NULL: ERROR, or over */
   GError *error;
   guint64 peak;       /* WlGraphLoad.peak of that decode */
@@ -153,7 +240,7 @@ struct _Prefetch
   char **paths;          /* the announced files (owned) */
   guint32 n;
   Slot *slots;           /* per announced file */
-  guint32 *distinct;     /* the files whose digest no earlier file has, in order */
+  guint32 *distinct;     /* the files whose hash no earlier file has, in order */
   guint32 n_distinct;
   gint next_open;        /* the next file to map (atomic) */
   guint32 next_claim;    /* the next of DISTINCT to decode (under LOCK) */
@@ -181,7 +268,8 @@ open_worker (gpointer data)
       Slot *s = &p->slots[i];
       if (wl_file_image_open (&s->img, p->paths[i], &s->open_error))
         {
-          s->sha256 = g_steal_pointer (&s->img.sha256);
+          s->hash = s->img.hash;
+          s->mapped = s->img.bytes != NULL;
           s->len = s->img.len;
         }
       /* Let the mapping go until the file is decoded: every file mapped at
@@ -243,8 +331,6 @@ decode_slot (Prefetch *p, guint32 i)
                           .peak = &s->peak };
       s->graph = wl_graph_load_request (&req, &s->error);
     }
-  if (s->graph != NULL)
-    s->graph->sha256 = g_strdup (s->sha256);
   wl_file_image_clear (&s->img);
   pthread_mutex_lock (&p->lock);
   if (s->graph != NULL)
@@ -308,23 +394,25 @@ join_workers (Prefetch *p)
   g_ptr_array_set_size (p->workers, 0);
 }
 
-/* The distinct files, in order: a duplicate's mapping is let go at once. */
+/* The distinct files, in order: those whose hash no earlier file has. */
 static void
 find_distinct (Prefetch *p)
 {
-  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autoptr (GHashTable) by_len = g_hash_table_new (g_int64_hash, g_int64_equal);
   for (guint32 i = 0; i < p->n; i++)
     {
       Slot *s = &p->slots[i];
-      if (s->sha256 == NULL)
+      if (s->open_error != NULL)
         continue;
-      if (g_hash_table_contains (seen, s->sha256))
+      /* A file that could not be mapped is never taken for another. */
+      if (s->mapped && g_hash_table_contains (seen, &s->hash))
         {
-          wl_file_image_clear (&s->img);
+          s->dup = TRUE;
           continue;
         }
-      g_hash_table_add (seen, s->sha256);
+      if (s->mapped)
+        g_hash_table_add (seen, &s->hash);
       p->distinct[p->n_distinct++] = i;
       /* Each file is read against the last one of its length before it (as
        * the cache reads it when loading one file at a time, by_len). */
@@ -362,10 +450,6 @@ wl_graph_cache_prefetch (WlGraphCache *c, const char *const *paths, guint32 n, g
   pthread_cond_init (&p->decoded, NULL);
   p->workers = g_ptr_array_new ();
   c->prefetch = p;
-  /* Settle the digest's one-time CPU check here, before the workers
-   * digest: its g_once is invisible to ThreadSanitizer, thread creation
-   * is not. */
-  (void) wl_sha256_accelerated ();
   start_workers (p, open_worker, c->threads - 1);
   open_worker (p);
   join_workers (p);
@@ -389,7 +473,6 @@ wl_graph_cache_prefetch_end (WlGraphCache *c)
     {
       Slot *s = &p->slots[i];
       wl_file_image_clear (&s->img);
-      g_free (s->sha256);
       g_clear_error (&s->open_error);
       g_clear_error (&s->error);
       g_clear_pointer (&s->graph, wl_graph_unref);
@@ -420,14 +503,98 @@ await_slot (Prefetch *p, guint32 i)
     decode_slot (p, i);
 }
 
-/* Keep G, the graph of a new file of LEN bytes: by its digest, and as the
- * one the next new file of that length is read against. */
-static void
-cache_add (WlGraphCache *c, WlGraph *g, gsize len)
+gboolean
+wl_file_image_same (const WlFileImage *img, const char *path)
 {
-  g_hash_table_insert (c->by_digest, g_strdup (g->sha256), wl_graph_ref (g));
+  g_return_val_if_fail (img != NULL && path != NULL, FALSE);
+  if (img->bytes == NULL)
+    return FALSE;
+  WlFileImage b;
+  GError *e = NULL;
+  if (!image_map (&b, path, &e))
+    {
+      g_clear_error (&e);
+      return FALSE;
+    }
+  gboolean same = b.bytes != NULL && b.len == img->len
+                  && memcmp (b.bytes, img->bytes, img->len) == 0;
+  wl_file_image_clear (&b);
+  return same;
+}
+
+/* The graph of a file loaded before whose bytes are IMG's, or NULL. */
+static WlGraph *
+cache_find (WlGraphCache *c, const WlFileImage *img)
+{
+  if (img->bytes == NULL)
+    return NULL;
+  GPtrArray *same = g_hash_table_lookup (c->by_hash, &img->hash);
+  for (guint k = 0; same != NULL && k < same->len; k++)
+    if (wl_file_image_same (img, ((WlGraph *) same->pdata[k])->path))
+      return same->pdata[k];
+  return NULL;
+}
+
+/* Keep G, the graph of a new file of LEN bytes: by its HASH when it was
+ * MAPPED (a file that could not be mapped is never compared), and as the
+ * one the next new file of its length is read against. */
+static void
+cache_add (WlGraphCache *c, WlGraph *g, gboolean mapped, guint64 hash, gsize len)
+{
+  c->n_distinct++;
+  if (mapped)
+    {
+      GPtrArray *same = g_hash_table_lookup (c->by_hash, &hash);
+      if (same == NULL)
+        {
+          same = g_ptr_array_new_with_free_func ((GDestroyNotify) wl_graph_unref);
+          g_hash_table_insert (c->by_hash, g_memdup2 (&hash, sizeof hash), same);
+        }
+      g_ptr_array_add (same, wl_graph_ref (g));
+    }
   guint64 key = len;
   g_hash_table_replace (c->by_len, g_memdup2 (&key, sizeof key), wl_graph_ref (g));
+}
+
+/* The graph of the file PATH, mapped as IMG, that no earlier file has the
+ * bytes of: read against the last new file of its length, else loaded in
+ * full, with LIMIT; kept. */
+static WlGraph *
+load_new (WlGraphCache *c, const char *path, const WlFileImage *img, guint64 limit,
+          gboolean *over, GError **error)
+{
+  guint64 key = img->len;
+  WlGraph *g = try_delta (g_hash_table_lookup (c->by_len, &key), path, img->bytes, img->len);
+  if (g != NULL && g->load_peak > limit)
+    {
+      /* Its own load would have stopped there, as its base's would. */
+      if (over != NULL)
+        *over = TRUE;
+      wl_graph_unref (g);
+      return NULL;
+    }
+  if (g == NULL)
+    {
+      WlGraphLoad req = { .path = path, .lenient = c->lenient, .limit = limit, .over = over,
+                          .bytes = img->bytes, .n_bytes = img->len, .group_memo = c->groups };
+      g = wl_graph_load_request (&req, error);
+    }
+  if (g != NULL)
+    cache_add (c, g, img->bytes != NULL, img->hash, img->len);
+  return g;
+}
+
+/* An announced file that an earlier one may have: compared, and loaded
+ * here when none has its bytes (a hash shared by chance). */
+static WlGraph *
+take_duplicate (WlGraphCache *c, const char *path, guint64 limit, gboolean *over,
+                GError **error)
+{
+  g_auto (WlFileImage) img = { 0 };
+  if (!wl_file_image_open (&img, path, error))
+    return NULL;
+  WlGraph *g = cache_find (c, &img);
+  return g != NULL ? wl_graph_ref (g) : load_new (c, path, &img, limit, over, error);
 }
 
 /* The next announced file's graph (wl_graph_cache_load_limited's result
@@ -444,9 +611,21 @@ take_prefetched (WlGraphCache *c, guint64 limit, gboolean *over, GError **error)
       return NULL;
     }
   c->bytes += s->len;
-  WlGraph *g = g_hash_table_lookup (c->by_digest, s->sha256);
-  if (g != NULL)
-    return wl_graph_ref (g);
+  if (s->dup)
+    return take_duplicate (c, p->paths[i], limit, over, error);
+  /* Graphs loaded before the announcement may have its hash. */
+  if (s->mapped && g_hash_table_contains (c->by_hash, &s->hash))
+    {
+      g_auto (WlFileImage) img = { 0 };
+      WlGraph *g = NULL;
+      if (image_map (&img, p->paths[i], NULL) && img.bytes != NULL)
+        {
+          img.hash = s->hash;
+          g = cache_find (c, &img);
+        }
+      if (g != NULL)
+        return wl_graph_ref (g);
+    }
   await_slot (p, i);
   if (s->peak > limit)
     {
@@ -463,8 +642,8 @@ take_prefetched (WlGraphCache *c, guint64 limit, gboolean *over, GError **error)
       g_propagate_error (error, g_steal_pointer (&s->error));
       return NULL;
     }
-  g = g_steal_pointer (&s->graph);
-  cache_add (c, g, s->len);
+  WlGraph *g = g_steal_pointer (&s->graph);
+  cache_add (c, g, s->mapped, s->hash, s->len);
   return g;
 }
 
@@ -477,8 +656,8 @@ wl_graph_cache_new_full (gboolean lenient)
   c->lenient = lenient;
   c->threads = 1;
   c->groups = wl_group_memo_new ();
-  c->by_digest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                        (GDestroyNotify) wl_graph_unref);
+  c->by_hash = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                      (GDestroyNotify) g_ptr_array_unref);
   c->by_len = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                      (GDestroyNotify) wl_graph_unref);
   return c;
@@ -490,7 +669,7 @@ wl_graph_cache_free (WlGraphCache *c)
   if (c == NULL)
     return;
   wl_graph_cache_prefetch_end (c);
-  g_hash_table_unref (c->by_digest);
+  g_hash_table_unref (c->by_hash);
   g_hash_table_unref (c->by_len);
   wl_group_memo_free (c->groups);
   g_free (c);
@@ -507,46 +686,18 @@ wl_graph_cache_load_limited (WlGraphCache *c, const char *path, guint64 limit, g
       && strcmp (path, p->paths[p->next_use]) == 0)
     return take_prefetched (c, limit, over, error);
   wl_graph_cache_prefetch_end (c); /* out of the announced order */
-  WlFileImage img;
+  g_auto (WlFileImage) img = { 0 };
   if (!wl_file_image_open (&img, path, error))
     return NULL;
   c->bytes += img.len;
-  WlGraph *g = g_hash_table_lookup (c->by_digest, img.sha256);
-  if (g != NULL)
-    {
-      wl_file_image_clear (&img);
-      return wl_graph_ref (g);
-    }
-  guint64 key = img.len;
-  g = try_delta (g_hash_table_lookup (c->by_len, &key), path, img.bytes, img.len);
-  if (g != NULL && g->load_peak > limit)
-    {
-      /* Its own load would have stopped there, as its base's would. */
-      if (over != NULL)
-        *over = TRUE;
-      g_clear_pointer (&g, wl_graph_unref);
-      wl_file_image_clear (&img);
-      return NULL;
-    }
-  if (g == NULL)
-    {
-      WlGraphLoad req = { .path = path, .lenient = c->lenient, .limit = limit, .over = over,
-                          .bytes = img.bytes, .n_bytes = img.len, .group_memo = c->groups };
-      g = wl_graph_load_request (&req, error);
-    }
-  if (g != NULL)
-    {
-      g->sha256 = g_steal_pointer (&img.sha256);
-      cache_add (c, g, img.len);
-    }
-  wl_file_image_clear (&img);
-  return g;
+  WlGraph *g = cache_find (c, &img);
+  return g != NULL ? wl_graph_ref (g) : load_new (c, path, &img, limit, over, error);
 }
 
 guint
 wl_graph_cache_distinct (const WlGraphCache *c)
 {
-  return g_hash_table_size (c->by_digest);
+  return c->n_distinct;
 }
 
 

@@ -1,11 +1,13 @@
 /* graph_cache.h: sharing one trace graph among byte-identical files.
  *
  * Models: data-parallel traces are often byte-identical across ranks; the
- * cache keys each loaded graph by the SHA-256 of its file, so a second
- * identical file costs a digest and nothing else.
+ * cache keys each loaded graph by a fast hash of its file's bytes
+ * (wl_bytes_hash) and takes a file for an earlier one only when their bytes
+ * are equal, compared in full: a second identical file costs a hash and a
+ * comparison and nothing else, and no result rests on the hash.
  *
- * Each file is read once: mapped, digested, and parsed from the mapping only
- * when its digest is new (linear in the bytes of the files).  Gzip files
+ * Each file is mapped, hashed, and parsed from the mapping only when no
+ * earlier file has its bytes (linear in the bytes of the files).  Gzip files
  * are the exception: they are inflated from the file itself (zlib reads
  * only files), so they are read twice.  A trace file must not shrink while
  * it is loaded (a mapped file cut short under the reader is a SIGBUS, as
@@ -39,28 +41,41 @@
 #include "workload/graph.h"
 
 /* The SHA-256 of the file at PATH (lower-case hex, newly allocated), read
- * in pieces; NULL with ERROR set (WL_ERROR, SIM_ERROR_INPUT) when it cannot
- * be read. */
+ * mapped (in pieces when it cannot be mapped); NULL with ERROR set
+ * (WL_ERROR, SIM_ERROR_INPUT) when it cannot be read.  What a report
+ * prints; loading does not take it (wl_bytes_hash). */
 char *wl_file_sha256 (const char *path, GError **error);
 
-/* A file's bytes, mapped into memory, and their SHA-256, taken in one
- * pass: what loading needs to find a file it has seen and, when it has
- * not, to parse it without reading it again. */
+/* A 64-bit hash of LEN bytes at P (P may be NULL when LEN is 0), mixing in
+ * LEN: every byte, in four independent multiply-rotate lanes (several
+ * bytes a cycle; not cryptographic).  Loading finds a file it may have
+ * seen by it and then compares every byte: no result rests on the hash.
+ * (A sample of the bytes would not do: GPT-3's 1,024 generated traces,
+ * all distinct, differ in so few places that a 64-byte sample of each
+ * 4 KiB gave 422 hashes, and every meeting costs a comparison.) */
+guint64 wl_bytes_hash (const guint8 *p, gsize len);
+
+/* A file's bytes, mapped into memory, and their hash, taken in one pass:
+ * what loading needs to find a file it may have seen (then compared byte
+ * for byte) and, when it has not, to parse it without reading it again. */
 typedef struct
 {
   const guint8 *bytes; /* the file's bytes, or NULL when it could not be mapped
-                        * (empty, not a regular file): then read the file */
+                        * (empty, or the system refused): then read the file */
   gsize len;
-  char *sha256;        /* lower-case hex, as wl_file_sha256 gives it */
+  guint64 hash;        /* wl_bytes_hash of the bytes (0 when BYTES is NULL) */
   gpointer map;        /* private: the mapping */
 } WlFileImage;
 
-/* Map PATH and take its digest into IMG (overwritten: clear it first if it
- * holds an image).  A file that cannot be mapped is digested with
- * wl_file_sha256 (IMG->bytes NULL).  FALSE with ERROR set
- * (wl_file_sha256's messages) when it cannot be opened or read. */
+/* Map PATH and hash it into IMG (overwritten: clear it first if it holds
+ * an image).  FALSE with ERROR set when it cannot be opened or is not a
+ * regular file.  A file that cannot be mapped is never taken for another
+ * (IMG->bytes NULL). */
 gboolean wl_file_image_open (WlFileImage *img, const char *path, GError **error);
-/* Unmap IMG and free its digest; IMG may be cleared again. */
+/* Whether the file at PATH (mapped for the comparison) holds IMG's bytes,
+ * compared in full; FALSE when either could not be mapped. */
+gboolean wl_file_image_same (const WlFileImage *img, const char *path);
+/* Unmap IMG; IMG may be cleared again. */
 void wl_file_image_clear (WlFileImage *img);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (WlFileImage, wl_file_image_clear)
@@ -86,11 +101,13 @@ guint64 wl_graph_cache_bytes (const WlGraphCache *cache);
 void wl_graph_cache_set_threads (WlGraphCache *cache, guint threads);
 /* Announce that wl_graph_cache_load_limited will be called for PATHS[0 ..
  * N-1] in that order, each with a limit of at most LIMIT: with more than
- * one thread, the files are mapped and digested on worker threads (each
- * let go once digested, so that the pages of the whole set are not held at
- * once), then the distinct ones (the lowest rank of each digest) mapped
+ * one thread, the files are mapped and hashed on worker threads (each
+ * let go once hashed, so that the pages of the whole set are not held at
+ * once), then the distinct ones (the lowest rank of each hash) mapped
  * again and decoded there, in rank order, while the caller takes them (a
- * file must not change between the two).  Each call returns exactly what
+ * file must not change between the two); a file whose hash an earlier one
+ * has is compared with the files of that hash by the caller, and loaded
+ * there in the rare case that none has its bytes.  Each call returns exactly what
  * it would have returned without the announcement (the same graph, shared
  * by the same files, the same error or the same *OVER): a file is decoded
  * with LIMIT and the working memory it reached (WlGraphLoad.peak) decides

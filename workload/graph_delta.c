@@ -185,14 +185,14 @@ wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len, const c
       || gzip_bytes (bytes, len) || wl_chakra_json_path (prev->path)
       || wl_chakra_json_path (path))
     return NULL;
-  WlNode *nodes = g_try_new (WlNode, MAX (prev->n_nodes, 1u));
+  WlNode *nodes = wl_graph_nodes_new (prev->n_nodes);
   if (nodes == NULL)
     return NULL;
   if (prev->n_nodes > 0)
     memcpy (nodes, prev->nodes, (gsize) prev->n_nodes * sizeof (WlNode));
   if (!delta_nodes (prev, prev_bytes, prev_len, bytes, len, nodes))
     {
-      g_free (nodes);
+      wl_graph_nodes_free (nodes, prev->n_nodes);
       return NULL;
     }
   return wl_graph_renamed_take (base, path, nodes);

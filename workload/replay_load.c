@@ -284,14 +284,32 @@ may_stream (const WlReplay *r, GError **error)
 /* What the first passes of a streamed load share. */
 typedef struct
 {
-  GHashTable *by_digest; /* sha256 hex (owned) -> trace index */
+  GHashTable *by_hash;   /* guint64* wl_bytes_hash (owned) -> GArray of the indices of
+                          * the traces of that hash */
   WlGroupMemo *groups;   /* the files' METADATA group lists */
   guint32 n_ranks;
 } ScanMemo;
 
+/* The index of the trace scanned before whose file holds IMG's bytes
+ * (compared in full), or -1. */
+static gint64
+scanned_before (const WlReplay *r, const ScanMemo *memo, const WlFileImage *img)
+{
+  const GArray *same = img->bytes != NULL ? g_hash_table_lookup (memo->by_hash, &img->hash)
+                                          : NULL;
+  for (guint k = 0; same != NULL && k < same->len; k++)
+    {
+      guint t = g_array_index (same, guint, k);
+      if (wl_file_image_same (img, ((const WlTraceScan *) r->scans->pdata[t])->path))
+        return t;
+    }
+  return -1;
+}
+
 /* The first pass over PATH (noting the checks), or the one already made
  * over an identical file (MEMO); *FRESH tells which and *TRACE is its
- * trace.  PATH is read once, mapped: digested, and scanned when new. */
+ * trace.  PATH is mapped, hashed, compared with the files of its hash,
+ * and scanned when new. */
 static WlTraceScan *
 scan_trace (WlReplay *r, const ScanMemo *memo, const char *path, WlTrace **trace,
             gboolean *fresh, GError **error)
@@ -300,12 +318,12 @@ scan_trace (WlReplay *r, const ScanMemo *memo, const char *path, WlTrace **trace
   if (!wl_file_image_open (&img, path, error))
     return NULL;
   r->trace_bytes += img.len;
-  gpointer hit = NULL;
-  if (g_hash_table_lookup_extended (memo->by_digest, img.sha256, NULL, &hit))
+  gint64 hit = scanned_before (r, memo, &img);
+  if (hit >= 0)
     {
       *fresh = FALSE;
-      *trace = &g_array_index (r->traces, WlTrace, GPOINTER_TO_UINT (hit));
-      return r->scans->pdata[GPOINTER_TO_UINT (hit)];
+      *trace = &g_array_index (r->traces, WlTrace, (guint) hit);
+      return r->scans->pdata[hit];
     }
   WlTraceCheck *check = check_new (r, path, memo->n_ranks);
   WlScanRequest req = { .path = path, .lenient = r->params.lenient,
@@ -317,10 +335,18 @@ scan_trace (WlReplay *r, const ScanMemo *memo, const char *path, WlTrace **trace
       wl_trace_check_free (check);
       return NULL;
     }
-  scan->sha256 = g_strdup (img.sha256);
   check->path = scan->path; /* PATH is the caller's, for the load only */
-  g_hash_table_insert (memo->by_digest, g_steal_pointer (&img.sha256),
-                       GUINT_TO_POINTER (r->scans->len));
+  if (img.bytes != NULL)
+    {
+      GArray *same = g_hash_table_lookup (memo->by_hash, &img.hash);
+      if (same == NULL)
+        {
+          same = g_array_new (FALSE, FALSE, sizeof (guint));
+          g_hash_table_insert (memo->by_hash, g_memdup2 (&img.hash, sizeof img.hash), same);
+        }
+      guint t = r->scans->len;
+      g_array_append_val (same, t);
+    }
   g_ptr_array_add (r->scans, scan);
   *trace = trace_add (r, scan->path, scan->group_defs, scan->n_skipped_unknown, check);
   (*trace)->facts = scan->facts;
@@ -334,9 +360,10 @@ static gboolean
 load_streamed (WlReplay *r, const char *const *paths, guint32 ranks, GError **error)
 {
   r->window = window_for (r, ranks);
-  g_autoptr (GHashTable) by_digest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GHashTable) by_hash = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                                          (GDestroyNotify) g_array_unref);
   g_autoptr (WlGroupMemo) groups = wl_group_memo_new ();
-  ScanMemo memo = { .by_digest = by_digest, .groups = groups, .n_ranks = ranks };
+  ScanMemo memo = { .by_hash = by_hash, .groups = groups, .n_ranks = ranks };
   g_autofree WlTraceScan **scans = g_new (WlTraceScan *, ranks);
   r->trace_bytes = 0;
   for (guint32 i = 0; i < ranks; i++)

@@ -110,7 +110,6 @@ wl_trace_scan_free (WlTraceScan *scan)
   if (scan == NULL)
     return;
   g_free (scan->path);
-  g_free (scan->sha256);
   g_array_unref (scan->group_defs);
   wl_kernel_lists_free (scan->kernels);
   if (scan->exchanges != NULL)

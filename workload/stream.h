@@ -83,7 +83,6 @@ typedef struct
 typedef struct
 {
   char *path;
-  char *sha256;              /* of the file, set by the caller (NULL until then) */
   gboolean lenient;
   guint32 n_nodes;           /* nodes kept (repeated ids dropped when lenient) */
   guint32 n_skipped_unknown; /* nodes of types orrery does not know */

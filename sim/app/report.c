@@ -14,6 +14,7 @@
 #include "workload/activity.h"
 #include "workload/chakra_json.h"
 #include "workload/critpath.h"
+#include "workload/graph_cache.h"
 
 /* ASTRA-sim's exposed communication: finish - compute. */
 static SimTime
@@ -377,19 +378,13 @@ add_node_id (AppJsonOut *j, const char *name, guint64 id)
 
 /* {"path": ..., "sha256": ...} of a file; sha256 null when unreadable. */
 static void
-add_file (AppJsonOut *j, const char *path, const char *digest)
+add_file (AppJsonOut *j, const char *path)
 {
   app_json_out_begin_object (j, NULL);
   app_json_out_string (j, "path", path);
-  g_autofree char *own = NULL;
-  if (digest == NULL)
-    {
-      g_autofree char *bytes = NULL;
-      gsize len = 0;
-      if (g_file_get_contents (path, &bytes, &len, NULL))
-        own = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) bytes, len);
-      digest = own;
-    }
+  /* Loading does not take digests (a fast hash and a comparison find
+   * identical files): the report takes them here. */
+  g_autofree char *digest = wl_file_sha256 (path, NULL);
   if (digest != NULL)
     app_json_out_string (j, "sha256", digest);
   else
@@ -406,13 +401,13 @@ add_inputs (AppJsonOut *j, const AppSim *sim)
   app_json_out_string (j, "workload", app_sim_workload (sim));
   app_json_out_begin_array (j, "configs");
   for (guint i = 0; cfg->sources != NULL && i < cfg->sources->len; i++)
-    add_file (j, cfg->sources->pdata[i], NULL);
+    add_file (j, cfg->sources->pdata[i]);
   app_json_out_end_array (j);
   app_json_out_begin_array (j, "traces");
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
       g_autofree char *path = wl_chakra_trace_path (app_sim_workload (sim), r);
-      add_file (j, path, wl_replay_graph (replay, r)->sha256);
+      add_file (j, path);
     }
   app_json_out_end_array (j);
   app_json_out_boolean (j, "astra_mode", cfg->astra_mode);

@@ -1,8 +1,8 @@
 /* test_load.c: loading a trace once, linearly: the file image and its
- * digest (graph_cache.h), the METADATA group memo (group_memo.h), decoding
+ * hash (graph_cache.h), the METADATA group memo (group_memo.h), decoding
  * into a per-frame arena (pb_arena.h, WL_CHAKRA_BORROW_NODES) and reading
  * from memory (wl_chakra_reader_open_bytes), each against the simple path
- * it replaces: wl_file_sha256, wl_group_defs_parse, owned nodes, reading
+ * it replaces: the file's bytes, wl_group_defs_parse, owned nodes, reading
  * the file.  Expected groups and messages are written here by hand.
  */
 #include <check.h>
@@ -155,53 +155,123 @@ START_TEST (test_cache_groups_as_parsed)
 }
 END_TEST
 
-/* The digest of the image of PATH is wl_file_sha256's, and its bytes the
- * file's. */
+/* The image of PATH holds the file's bytes and their hash. */
 static void
-assert_image_digest (const char *path)
+assert_image (const char *path)
 {
   GError *error = NULL;
-  g_autofree char *want = wl_file_sha256 (path, &error);
-  g_assert_no_error (error);
   g_auto (WlFileImage) img = { 0 };
   ck_assert (wl_file_image_open (&img, path, &error));
   g_assert_no_error (error);
-  ck_assert_str_eq (img.sha256, want);
   g_autofree char *contents = NULL;
   gsize len = 0;
   ck_assert (g_file_get_contents (path, &contents, &len, NULL));
   ck_assert_uint_eq (img.len, img.bytes != NULL ? len : 0);
   if (img.bytes != NULL)
-    ck_assert_int_eq (memcmp (img.bytes, contents, len), 0);
+    {
+      ck_assert_int_eq (memcmp (img.bytes, contents, len), 0);
+      ck_assert_uint_eq (img.hash, wl_bytes_hash ((const guint8 *) contents, len));
+      ck_assert (wl_file_image_same (&img, path));
+    }
 }
 
-START_TEST (test_image_digest)
+START_TEST (test_image_hash)
 {
   g_autofree char *trace = write_rank_trace ("t.et", LIST_A, 10);
-  assert_image_digest (trace);
+  assert_image (trace);
   g_autofree char *empty = tu_write_file ("empty", "");
-  assert_image_digest (empty);
-  /* The SHA-256 of "abc" is FIPS 180-2's first example. */
+  assert_image (empty);
   g_autofree char *abc = tu_write_file ("abc", "abc");
-  assert_image_digest (abc);
-  g_auto (WlFileImage) img = { 0 };
-  ck_assert (wl_file_image_open (&img, abc, NULL));
-  ck_assert_str_eq (img.sha256,
-                    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  /* A gzip file is digested as its compressed bytes. */
+  assert_image (abc);
+  /* A gzip file is hashed and compared as its compressed bytes. */
   g_autofree char *gz = tu_scratch_path ("t.et.gz");
   gzFile out = gzopen (gz, "wb");
   gzputs (out, "not a trace, but gzip");
   gzclose (out);
-  assert_image_digest (gz);
+  assert_image (gz);
+  /* The hash changes with any byte and with the length (every length
+   * around the four lanes' 32-byte stride and the 8-byte tail). */
+  guint8 buf[100];
+  for (guint i = 0; i < sizeof buf; i++)
+    buf[i] = (guint8) (i * 131 + 7);
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autofree guint64 *h = g_new (guint64, 2 * sizeof buf + 1);
+  guint k = 0;
+  for (gsize len = 0; len <= sizeof buf; len++, k++)
+    {
+      h[k] = wl_bytes_hash (buf, len);
+      ck_assert_msg (g_hash_table_add (seen, &h[k]), "length %" G_GSIZE_FORMAT, len);
+    }
+  for (gsize i = 0; i < sizeof buf; i++, k++)
+    {
+      buf[i] ^= 1;
+      h[k] = wl_bytes_hash (buf, sizeof buf);
+      buf[i] ^= 1;
+      ck_assert_msg (g_hash_table_add (seen, &h[k]), "byte %" G_GSIZE_FORMAT, i);
+    }
+  /* Files are taken for each other on their bytes: same length, one byte
+   * apart, is another file; the same bytes elsewhere are the same. */
+  g_autofree char *abd = tu_write_file ("abd", "abd");
+  g_autofree char *abc2 = tu_write_file ("abc2", "abc");
+  g_auto (WlFileImage) img = { 0 };
+  ck_assert (wl_file_image_open (&img, abc, NULL));
+  ck_assert (wl_file_image_same (&img, abc2));
+  ck_assert (!wl_file_image_same (&img, abd));
+  ck_assert (!wl_file_image_same (&img, empty));
+  /* The report's digest: the SHA-256 of "abc" is FIPS 180-2's first
+   * example. */
+  g_autofree char *digest = wl_file_sha256 (abc, NULL);
+  ck_assert_str_eq (digest, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   GError *error = NULL;
   g_autofree char *missing = tu_scratch_path ("missing.et");
   wl_file_image_clear (&img);
   ck_assert (!wl_file_image_open (&img, missing, &error));
   ck_assert (g_str_has_prefix (error->message, "Failed to open file"));
   g_clear_error (&error);
+  ck_assert_ptr_null (wl_file_sha256 (missing, &error));
+  ck_assert (g_str_has_prefix (error->message, "Failed to open file"));
+  g_clear_error (&error);
 }
 END_TEST
+
+/* Files with the same bytes share one graph, wherever they are in the set
+ * (here not next to each other), loaded one at a time or announced to
+ * THREADS workers; files a byte apart do not. */
+static void
+assert_cache_shares (guint threads)
+{
+  g_autofree char *p0 = write_rank_trace ("s.0.et", LIST_A, 10);
+  g_autofree char *p1 = write_rank_trace ("s.1.et", LIST_A, 20);
+  g_autofree char *p2 = write_rank_trace ("s.2.et", LIST_A, 10);
+  g_autofree char *p3 = write_rank_trace ("s.3.et", LIST_A, 30);
+  const char *paths[] = { p0, p1, p2, p3 };
+  g_autoptr (WlGraphCache) cache = wl_graph_cache_new_full (FALSE);
+  wl_graph_cache_set_threads (cache, threads);
+  wl_graph_cache_prefetch (cache, paths, 4, G_MAXUINT64);
+  WlGraph *g[4];
+  for (guint i = 0; i < 4; i++)
+    {
+      GError *error = NULL;
+      g[i] = wl_graph_cache_load_limited (cache, paths[i], G_MAXUINT64, NULL, &error);
+      g_assert_no_error (error);
+    }
+  wl_graph_cache_prefetch_end (cache);
+  ck_assert_ptr_eq (g[2], g[0]);
+  ck_assert_ptr_ne (g[1], g[0]);
+  ck_assert_ptr_ne (g[3], g[0]);
+  ck_assert_ptr_ne (g[3], g[1]);
+  ck_assert_uint_eq (wl_graph_cache_distinct (cache), 3);
+  for (guint i = 0; i < 4; i++)
+    wl_graph_unref (g[i]);
+}
+
+START_TEST (test_cache_shares_equal_bytes)
+{
+  assert_cache_shares (1);
+  assert_cache_shares (2);
+}
+END_TEST
+
 
 /* Loading CUT through the cache (from memory) and alone (through zlib)
  * fails with the same message, which holds NEEDLE. */
@@ -399,7 +469,8 @@ main (void)
   tcase_add_test (tc, test_memo_same_groups);
   tcase_add_test (tc, test_memo_same_errors);
   tcase_add_test (tc, test_cache_groups_as_parsed);
-  tcase_add_test (tc, test_image_digest);
+  tcase_add_test (tc, test_image_hash);
+  tcase_add_test (tc, test_cache_shares_equal_bytes);
   tcase_add_test (tc, test_truncated_and_corrupt);
   tcase_add_test (tc, test_borrowed_nodes_equal_owned);
   tcase_add_test (tc, test_arena_bounded);
