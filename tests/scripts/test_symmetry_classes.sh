@@ -199,6 +199,24 @@ sed -e 's/ library="nccl"//' -e "s#<algorithm collective=\"all-to-all\" dims=\"r
   "$TMP/c16.xml" >"$TMP/dbt16.xml"
 both "tp8 dp2, double binary tree" 2 --config "$TMP/dbt16.xml" --workload "$TMP/tr812"
 
+# The rail network (configs/rail-1024.xml's generator, 8 nodes of 8 GPUs):
+# TP 4, PP 4, DP 4 with ZeRO 1.  A stage fills two nodes; DP group {0, 4,
+# 8, 12} has GPUs 0 and 4 of each node, so its places are roles ((4')).
+# Its places 0 and 3 (GPU 0 of node 0, GPU 4 of node 1) would talk over
+# a path through either node's NVSwitch (ECMP, a hash of the pair) which
+# the image group's places need not share, but NCCL's rings and trees
+# send across nodes only between members of the same local index (one
+# rail: one path), so the group mirrors its image (sys_nccl_plan_pair):
+# four stages x four places, 16 classes.  The same with NCCL's tree.
+sed -e 's/nodes="128"/nodes="8"/' configs/rail-1024.xml >"$TMP/rail64.xml"
+sed -e 's/library="nccl"/library="nccl" nccl-algo="allreduce:tree"/' "$TMP/rail64.xml" \
+  >"$TMP/rail64t.xml"
+"$ORRERY" gen transformer "${SMALL[@]}" --tp 4 --pp 4 --dp 4 --zero 1 --global-batch 16 \
+  --out "$TMP/r444" >/dev/null
+both "tp4 pp4 dp4 zero1, rail network" 16 --config "$TMP/rail64.xml" --workload "$TMP/r444"
+both "tp4 pp4 dp4 zero1, rail network, NCCL tree" 16 --config "$TMP/rail64t.xml" \
+  --workload "$TMP/r444"
+
 # A report records every rank's nodes: no classes, the same figures.
 "$ORRERY" run --config "$TMP/c32.xml" --workload "$TMP/t442" --report "$TMP/r.json" \
   >"$TMP/report.out" 2>&1
