@@ -97,6 +97,7 @@ sys_new (SimSched *sched, Net *net, const SysParams *params, GError **error)
   sys->live_colls = g_hash_table_new (g_direct_hash, g_direct_equal);
   sys->group_stats = g_array_new (FALSE, FALSE, sizeof (SysCollGroupStats));
   sys->group_stats_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  sys->group_stats_rows = sys_stats_rows_new ();
   sys->coll_records = g_array_new (FALSE, FALSE, sizeof (SysCollRecord));
   sys->p2p = sys_p2p_new ();
   sys->world = sys_group_new (sys->topo, SYS_GROUP_WORLD, NULL, net_topo_ranks (sys->topo),
@@ -134,6 +135,8 @@ sys_free (Sys *sys)
     g_array_unref (sys->group_stats);
   if (sys->group_stats_index != NULL)
     g_hash_table_unref (sys->group_stats_index);
+  if (sys->group_stats_rows != NULL)
+    g_hash_table_unref (sys->group_stats_rows);
   if (sys->coll_records != NULL)
     g_array_unref (sys->coll_records);
   sys_group_free (sys->world);
