@@ -47,6 +47,10 @@ typedef struct
   guint32 *pos;
   GHashTable *live;       /* seq + 1 -> SysColl* */
   SysNcclGroup *nccl;     /* the NCCL library's view, built on first use */
+  /* Whether NCCL's rings run alike at every member (sys_nccl_plan_alike,
+   * which for a plan with ring steps asks only of the group's layout):
+   * 0 not asked yet, 1 no, 2 yes.  Asked per collective otherwise. */
+  guint8 nccl_rings_alike;
 } SysGroup;
 
 typedef struct
