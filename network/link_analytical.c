@@ -58,6 +58,14 @@ typedef struct
   guint32 seq; /* the order it was sent in, within its instant */
 } Claim;
 
+/* What orders the claims of an instant, apart from them: sorting these
+ * moves a fifth of the bytes a Claim has. */
+typedef struct
+{
+  SimTime at;
+  guint32 order, tie, seq;
+} ClaimKey;
+
 typedef struct
 {
   Net *net;
@@ -66,6 +74,7 @@ typedef struct
                                * NULL: ports are not shared */
   /* The messages sent at the current instant, served at its end. */
   Claim *pending;
+  ClaimKey *keys; /* the pending claims' keys, as many */
   guint32 n_pending, cap_pending;
   guint64 batch; /* how many instants' messages have been served */
   /* With a rank alias (symmetry classes): per port, its last claim's
@@ -147,6 +156,7 @@ analytical_destroy (gpointer state)
     return;
   g_free (p->free_at);
   g_free (p->pending);
+  g_free (p->keys);
   g_free (p->claimed_at);
   g_free (p->claimed_batch);
   g_free (p->claimed_by);
@@ -285,13 +295,13 @@ ports_arrival (Net *net, Ports *p, const NetMessage *msg)
 static int
 claim_cmp (const void *a, const void *b)
 {
-  const Claim *x = a, *y = b;
-  if (x->msg.at != y->msg.at)
-    return x->msg.at < y->msg.at ? -1 : 1;
-  if (x->msg.order != y->msg.order)
-    return x->msg.order < y->msg.order ? -1 : 1;
-  if (x->msg.tie != y->msg.tie)
-    return x->msg.tie < y->msg.tie ? -1 : 1;
+  const ClaimKey *x = a, *y = b;
+  if (x->at != y->at)
+    return x->at < y->at ? -1 : 1;
+  if (x->order != y->order)
+    return x->order < y->order ? -1 : 1;
+  if (x->tie != y->tie)
+    return x->tie < y->tie ? -1 : 1;
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
@@ -307,11 +317,16 @@ ports_flush (SimSched *sched, gpointer data, guint64 arg)
   guint32 n = p->n_pending;
   p->n_pending = 0; /* the deliveries run after this: nothing is sent meanwhile */
   p->batch++;
-  if (n > 1)
-    qsort (p->pending, n, sizeof (Claim), claim_cmp);
+  /* The keys are all different (seq), so any sort gives the one order;
+   * an instant's messages often come in it already. */
+  gboolean sorted = TRUE;
+  for (guint32 i = 1; i < n && sorted; i++)
+    sorted = claim_cmp (&p->keys[i - 1], &p->keys[i]) < 0;
+  if (!sorted)
+    qsort (p->keys, n, sizeof (ClaimKey), claim_cmp);
   for (guint32 i = 0; i < n; i++)
     {
-      const NetMessage *msg = &p->pending[i].msg;
+      const NetMessage *msg = &p->pending[p->keys[i].seq].msg;
       sim_sched_at (sched, ports_arrival (net, p, msg), msg->on_delivered, msg->data, msg->arg);
     }
 }
@@ -334,8 +349,11 @@ analytical_send_message (Net *net, const NetMessage *msg)
     {
       p->cap_pending = MAX (16u, p->cap_pending * 2);
       p->pending = g_renew (Claim, p->pending, p->cap_pending);
+      p->keys = g_renew (ClaimKey, p->keys, p->cap_pending);
     }
   p->pending[p->n_pending] = (Claim) { .msg = *msg, .seq = p->n_pending };
+  p->keys[p->n_pending] = (ClaimKey) { .at = msg->at, .order = msg->order, .tie = msg->tie,
+                                       .seq = p->n_pending };
   p->n_pending++;
 }
 

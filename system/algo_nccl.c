@@ -330,6 +330,26 @@ sys_nccl_plans_mirror (const SysNcclPlan *a, const SysNcclPlan *b, guint32 n, co
   return TRUE;
 }
 
+gboolean
+sys_nccl_plan_pair (const SysNcclPlan *plan, guint32 i, guint32 j)
+{
+  const SysNcclGroup *g = plan->g;
+  switch (plan->choice.algo)
+    {
+    case SYS_NCCL_RING:
+    case SYS_NCCL_TREE:
+    case SYS_NCCL_COLLNET_CHAIN:
+    case SYS_NCCL_NVLS_TREE:
+    case SYS_NCCL_NVLS:
+    case SYS_NCCL_COLLNET_DIRECT:
+      /* ring_hop, timed_peers (chain_send serves rooted kinds, which
+       * mirror nothing: sys_group_mirrors refuses them first). */
+      return g->node_of[i] == g->node_of[j] || g->local_of[i] == g->local_of[j];
+    default:
+      return TRUE;
+    }
+}
+
 /* The data of one step of one line. */
 static guint64
 ring_step_bytes (const SysPhaseCtx *ctx, const SysNcclPlan *plan)

@@ -92,6 +92,15 @@ gboolean sys_nccl_plan_alike (const SysNcclPlan *plan, Net *net, const guint32 *
 gboolean sys_nccl_plans_mirror (const SysNcclPlan *a, const SysNcclPlan *b, guint32 n,
                                 const char **why);
 
+/* Whether the plan's algorithm may send a message between the ranks of
+ * members I and J (either way, from one's rank or NIC to the other's):
+ * the ring's and the trees', NVLS's and CollNet's messages go between
+ * members of one node, or between members of the same local index in two
+ * nodes (rail-aligned); PAT's, and those of any other algorithm, between
+ * any two.  What the places of a group and its image must route alike for
+ * (sys_group_mirrors): a superset of the pairs that carry messages. */
+gboolean sys_nccl_plan_pair (const SysNcclPlan *plan, guint32 i, guint32 j);
+
 /* The row that runs the plan. */
 const SysAlgoClass *sys_nccl_plan_algo (const SysNcclPlan *plan);
 

@@ -289,8 +289,17 @@ ties_by_place (SysColl *coll, guint32 involved)
   if (net_sharing (sys->net) == NET_SHARING_NONE)
     return FALSE;
   if (coll->is_nccl)
-    return !sys_nccl_plan_alike (&coll->nccl, sys->net, coll->group->ranks, coll->group->n,
-                                 &why);
+    {
+      /* A plan without ring steps is not alike; one with them is as its
+       * group's layout is (sys_nccl_plan_alike), asked once per group. */
+      SysGroup *g = coll->group;
+      if (coll->nccl.nsteps == 0)
+        return TRUE;
+      if (g->nccl_rings_alike == 0)
+        g->nccl_rings_alike = sys_nccl_plan_alike (&coll->nccl, sys->net, g->ranks, g->n, &why)
+                                  ? 2 : 1;
+      return g->nccl_rings_alike == 1;
+    }
   return !sys_group_alike_of (sys, coll->group, coll->kind, coll->bytes, involved, &why);
 }
 

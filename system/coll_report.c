@@ -6,6 +6,8 @@
  */
 #include "system/coll_private.h"
 
+#include <string.h>
+
 /* The algorithms of a collective's phases, one per topology dimension in
  * the order first used ("ring,direct"); "-" when it needs no network. */
 static void
@@ -32,15 +34,87 @@ coll_algorithms (const SysColl *coll, char *buf, gsize size)
     g_strlcpy (buf, "-", size);
 }
 
-void
-sys_coll_stats_add (Sys *sys, const SysColl *coll, SimTime now)
+/* What a collective's row is found by: its kind and group and what
+ * coll_algorithms makes its text from (NCCL's algorithm, protocol and
+ * channels, or the rows of its phases in the order of their dimensions'
+ * first use).  Equal keys give equal text; the text decides the row. */
+typedef struct
 {
+  guint64 group;
+  guint32 kind, nccl, algo, proto, channels, n;
+  const SysAlgoClass *rows[SYS_MAX_PHASES];
+} SysStatsKey;
+
+static guint
+stats_key_hash (gconstpointer p)
+{
+  const SysStatsKey *k = p;
+  guint h = g_int64_hash (&k->group) ^ (k->kind * 0x9E3779B1u) ^ (k->algo << 8) ^ (k->proto << 16)
+            ^ (k->channels << 20) ^ k->n;
+  for (guint32 i = 0; i < k->n; i++)
+    h = h * 31u + g_direct_hash (k->rows[i]);
+  return h;
+}
+
+static gboolean
+stats_key_equal (gconstpointer a, gconstpointer b)
+{
+  const SysStatsKey *x = a, *y = b;
+  if (x->group != y->group || x->kind != y->kind || x->nccl != y->nccl || x->algo != y->algo
+      || x->proto != y->proto || x->channels != y->channels || x->n != y->n)
+    return FALSE;
+  for (guint32 i = 0; i < x->n; i++)
+    if (x->rows[i] != y->rows[i])
+      return FALSE;
+  return TRUE;
+}
+
+GHashTable *
+sys_stats_rows_new (void)
+{
+  return g_hash_table_new_full (stats_key_hash, stats_key_equal, g_free, NULL);
+}
+
+static void
+stats_key (const SysColl *coll, SysStatsKey *k)
+{
+  memset (k, 0, sizeof *k);
+  k->group = coll->group->id;
+  k->kind = coll->kind;
+  if (coll->is_nccl)
+    {
+      k->nccl = 1;
+      k->algo = coll->nccl.choice.algo;
+      k->proto = coll->nccl.choice.proto;
+      k->channels = coll->nccl.choice.channels;
+      return;
+    }
+  guint32 seen = 0;
+  for (guint i = 0; i < coll->n_phases; i++)
+    {
+      guint d = coll->phase[i].topo_dim;
+      if (seen & (1u << d))
+        continue;
+      seen |= 1u << d;
+      k->rows[k->n++] = coll->phase[i].algo;
+    }
+}
+
+/* The row + 1 of a collective: by its text, the first time its key is met. */
+static gpointer
+stats_row (Sys *sys, const SysColl *coll)
+{
+  SysStatsKey k;
+  stats_key (coll, &k);
+  gpointer row = g_hash_table_lookup (sys->group_stats_rows, &k);
+  if (row != NULL)
+    return row;
   char algo[sizeof ((SysCollGroupStats *) NULL)->algorithm];
   coll_algorithms (coll, algo, sizeof algo);
   char key[sizeof algo + 48];
   g_snprintf (key, sizeof key, "%d/%" G_GUINT64_FORMAT "/%s", (int) coll->kind, coll->group->id,
               algo);
-  gpointer row = g_hash_table_lookup (sys->group_stats_index, key);
+  row = g_hash_table_lookup (sys->group_stats_index, key);
   if (row == NULL)
     {
       SysCollGroupStats st = { .kind = coll->kind, .group = coll->group->id,
@@ -51,6 +125,14 @@ sys_coll_stats_add (Sys *sys, const SysColl *coll, SimTime now)
       row = GUINT_TO_POINTER (sys->group_stats->len);
       g_hash_table_insert (sys->group_stats_index, g_strdup (key), row);
     }
+  g_hash_table_insert (sys->group_stats_rows, g_memdup2 (&k, sizeof k), row);
+  return row;
+}
+
+void
+sys_coll_stats_add (Sys *sys, const SysColl *coll, SimTime now)
+{
+  gpointer row = stats_row (sys, coll);
   SysCollGroupStats *st = &g_array_index (sys->group_stats, SysCollGroupStats,
                                           GPOINTER_TO_UINT (row) - 1);
   st->count++;

@@ -97,6 +97,7 @@ sys_new (SimSched *sched, Net *net, const SysParams *params, GError **error)
   sys->live_colls = g_hash_table_new (g_direct_hash, g_direct_equal);
   sys->group_stats = g_array_new (FALSE, FALSE, sizeof (SysCollGroupStats));
   sys->group_stats_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  sys->group_stats_rows = sys_stats_rows_new ();
   sys->coll_records = g_array_new (FALSE, FALSE, sizeof (SysCollRecord));
   sys->p2p = sys_p2p_new ();
   sys->world = sys_group_new (sys->topo, SYS_GROUP_WORLD, NULL, net_topo_ranks (sys->topo),
@@ -134,6 +135,8 @@ sys_free (Sys *sys)
     g_array_unref (sys->group_stats);
   if (sys->group_stats_index != NULL)
     g_hash_table_unref (sys->group_stats_index);
+  if (sys->group_stats_rows != NULL)
+    g_hash_table_unref (sys->group_stats_rows);
   if (sys->coll_records != NULL)
     g_array_unref (sys->coll_records);
   sys_group_free (sys->world);
@@ -401,10 +404,9 @@ sys_group_alike_of (Sys *sys, SysGroup *group, SysCollKind kind, guint64 bytes,
  * ranks (sys_group_mirrors). */
 static gboolean
 nccl_mirrors (Sys *sys, SysGroup *a, SysGroup *b, SysCollKind kind, guint64 bytes,
-              const char **why)
+              SysNcclPlan plan[2], const char **why)
 {
   SysGroup *both[2] = { a, b };
-  SysNcclPlan plan[2];
   for (int i = 0; i < 2; i++)
     {
       GError *error = NULL;
@@ -469,15 +471,21 @@ sys_group_mirrors (Sys *sys, guint64 id, guint64 image, SysCollKind kind, guint6
   if (net_sharing (sys->net) == NET_SHARING_FLOWS)
     return (*why = net_model (sys->net)->sharing_why, FALSE);
   SysNcclFunc func;
-  gboolean ok = sys->params.lib.library == SYS_LIBRARY_NCCL && sys_nccl_func_of (kind, &func)
-                    ? nccl_mirrors (sys, a, b, kind, bytes, why)
-                    : dims_mirror (sys, a, b, kind, involved, why);
+  SysNcclPlan plan[2];
+  gboolean nccl = sys->params.lib.library == SYS_LIBRARY_NCCL && sys_nccl_func_of (kind, &func);
+  gboolean ok = nccl ? nccl_mirrors (sys, a, b, kind, bytes, plan, why)
+                     : dims_mirror (sys, a, b, kind, involved, why);
   if (!ok)
     return FALSE;
-  /* Every pair of places: what any algorithm may send between. */
+  /* Every pair of places that may carry a message: under NCCL the pairs
+   * its plan's algorithm sends between (the same in both plans, which
+   * mirror each other; on a rail network a DP group over nodes with two
+   * members each sends across nodes only rail to rail, where its other
+   * pairs would take an ECMP path that the stand-ins need not share);
+   * else any pair. */
   for (guint32 i = 0; i < a->n; i++)
     for (guint32 j = 0; j < a->n; j++)
-      if (i != j
+      if (i != j && (!nccl || sys_nccl_plan_pair (&plan[0], i, j))
           && !net_routes_alike (sys->net, a->ranks[i], a->ranks[j], b->ranks[i], b->ranks[j]))
         return (*why = "messages in a process group and its image take routes priced differently",
                 FALSE);

@@ -233,7 +233,9 @@ gboolean sys_group_alike (Sys *sys, guint64 id, SysCollKind kind, guint64 bytes,
  * does: the two are laid out alike (dimensions, or NCCL's nodes), get the
  * same plan from algorithms whose members' parts depend on their places
  * alone (SysAlgoClass.mirror_why), and every message between two places
- * is priced, and uses its ports, alike in both (net_routes_alike).  What
+ * is priced, and uses its ports, alike in both (net_routes_alike; under
+ * NCCL the pairs of places its plan sends between, sys_nccl_plan_pair,
+ * else every pair).  What
  * symmetry classes ask of a group across classes that no simulated rank
  * joins.  FALSE with *why (static) otherwise. */
 gboolean sys_group_mirrors (Sys *sys, guint64 id, guint64 image, SysCollKind kind, guint64 bytes,

@@ -47,6 +47,10 @@ typedef struct
   guint32 *pos;
   GHashTable *live;       /* seq + 1 -> SysColl* */
   SysNcclGroup *nccl;     /* the NCCL library's view, built on first use */
+  /* Whether NCCL's rings run alike at every member (sys_nccl_plan_alike,
+   * which for a plan with ring steps asks only of the group's layout):
+   * 0 not asked yet, 1 no, 2 yes.  Asked per collective otherwise. */
+  guint8 nccl_rings_alike;
 } SysGroup;
 
 typedef struct
@@ -78,6 +82,8 @@ struct _Sys
   SysCollStats stats[SYS_COLL_N];
   GArray *group_stats;          /* SysCollGroupStats */
   GHashTable *group_stats_index; /* "kind/group/algorithms" -> row + 1 */
+  GHashTable *group_stats_rows;  /* SysStatsKey -> row + 1: what group_stats_index
+                                  * gave for it (coll_report.c) */
   GArray *coll_records;          /* SysCollRecord, in completion order */
   NetPriceTable reduce_prices; /* sys_phase_reduce_cost's, keyed by bytes and local_mem_bw */
   NetPriceTable serial_prices; /* sys_phase_serialization's */
@@ -118,5 +124,10 @@ void sys_coll_describe (const SysColl *coll, GString *out);
 struct _SysP2P *sys_p2p_new (void);
 void sys_p2p_free (struct _SysP2P *p2p);
 guint sys_p2p_describe (const struct _SysP2P *p2p, GString *out);
+
+/* The table of group_stats_rows (coll_report.c), which finds a finished
+ * collective's row by what its algorithms' names are made from, sparing
+ * their text per collective. */
+GHashTable *sys_stats_rows_new (void);
 
 #endif /* ORRERY_SYSTEM_SYS_PRIVATE_H */

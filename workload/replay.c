@@ -126,6 +126,8 @@ wl_replay_free (WlReplay *r)
   if (r->sys_groups != NULL)
     g_array_unref (r->sys_groups);
   wl_replay_classes_clear (r);
+  if (r->classes_why != NULL)
+    g_string_free (r->classes_why, TRUE);
   wl_graph_cache_free (r->cache);
   g_clear_error (&r->error);
   g_clear_error (&r->check_error);

@@ -240,6 +240,12 @@ gboolean wl_replay_lockstep (const WlReplay *replay);
  * FALSE with *why (a static string) when not, and nothing changed.  Not
  * with recording (node records name peers) or streamed traces. */
 gboolean wl_replay_classes (WlReplay *replay, const char **why);
+/* What the last wl_replay_classes found, in words, or NULL before it ran:
+ * "refused: WHY: the group, ranks or collective concerned", or how the
+ * classes came to be as many as they are (trace shapes, places in groups
+ * whose members play roles, peers of sends and receives).  Owned by the
+ * replay, valid until the next wl_replay_classes or wl_replay_free. */
+const char *wl_replay_classes_why (const WlReplay *replay);
 /* The number of classes (0: none set up). */
 guint32 wl_replay_n_classes (const WlReplay *replay);
 /* After the run: every rank gets its class's figures and node states, and

@@ -169,6 +169,8 @@ typedef struct
   guint32 *peers;     /* per rank: its distinct peers, one per class */
   GHashTable *p2p;    /* WlGraph* -> GArray of its sends' and receives' indices */
   const char *roles_why; /* why some ranks were split by roles (split_roles), or NULL */
+  GString *roles_use;   /* the first collective whose group's places are roles, in words */
+  GString *detail;      /* what a refusal concerns, in words (wl_replay_classes_why) */
 } Classes;
 
 /* The indices of the sends and receives of rank I's trace. */
@@ -199,6 +201,8 @@ static void
 classes_free (Classes *c)
 {
   g_hash_table_unref (c->p2p);
+  g_string_free (c->roles_use, TRUE);
+  g_string_free (c->detail, TRUE);
   g_free (c->cls);
   g_free (c->peer_off);
   g_free (c->peers);
@@ -310,7 +314,11 @@ peers_valid (Classes *c, const char **why)
       const GArray *nodes = p2p_nodes (c, i);
       for (guint e = 0; e < nodes->len; e++)
         if (peer_of (c, i, g_array_index (nodes, guint32, e)) >= c->n)
-          return (*why = "a send or receive names a rank outside the run", FALSE);
+          {
+            g_string_append_printf (c->detail, "rank %u names rank %u", i,
+                                    peer_of (c, i, g_array_index (nodes, guint32, e)));
+            return (*why = "a send or receive names a rank outside the run", FALSE);
+          }
     }
   return TRUE;
 }
@@ -346,7 +354,10 @@ check_peers (Classes *c, const char **why)
           if (e == k)
             g_array_append_val (peers, p);
           else if (have[e] != p)
-            return (*why = "a rank exchanges messages with two ranks of one class", FALSE);
+            {
+              g_string_append_printf (c->detail, "rank %u with ranks %u and %u", i, have[e], p);
+              return (*why = "a rank exchanges messages with two ranks of one class", FALSE);
+            }
         }
     }
   c->peer_off[c->n] = peers->len;
@@ -357,10 +368,18 @@ check_peers (Classes *c, const char **why)
       {
         guint32 q = c->peers[e], rep = c->cls[i];
         if (peer_in (c, q, c->cls[i]) != i)
-          return (*why = "a rank sends to a rank that exchanges messages with another of its class",
-                  FALSE);
+          {
+            g_string_append_printf (c->detail, "rank %u to rank %u, which exchanges messages "
+                                    "with rank %u", i, q, peer_in (c, q, c->cls[i]));
+            return (*why = "a rank sends to a rank that exchanges messages with another of its "
+                           "class", FALSE);
+          }
         if (!net_routes_alike (net, i, q, rep, peer_in (c, rep, c->cls[q])))
-          return (*why = "messages between two classes take routes priced differently", FALSE);
+          {
+            g_string_append_printf (c->detail, "rank %u to rank %u, and rank %u to rank %u", i, q,
+                                    rep, peer_in (c, rep, c->cls[q]));
+            return (*why = "messages between two classes take routes priced differently", FALSE);
+          }
       }
   return TRUE;
 }
@@ -436,7 +455,10 @@ split_roles (Classes *c)
                    * at one member's port at once are served by their
                    * places in the group ((4'')). */
                   if (last_unlike && c->roles_why == NULL)
-                    c->roles_why = why;
+                    {
+                      c->roles_why = why;
+                      wl_classes_why_use (c->roles_use, r, grp, grp, x);
+                    }
                 }
             }
           if (!last_unlike)
@@ -588,15 +610,21 @@ check_groups (Classes *c, const char **why)
             if (have == NULL)
               g_hash_table_insert (image, g_memdup2 (&grp, sizeof grp), g_memdup2 (&img, sizeof img));
             else if (*have != img)
-              return (*why = "the ranks of a class use their process groups in different orders",
-                      FALSE);
+              {
+                wl_classes_why_use (c->detail, r, grp, img, x);
+                return (*why = "the ranks of a class use their process groups in different orders",
+                        FALSE);
+              }
             gint st = GPOINTER_TO_INT (g_hash_table_lookup (state, &grp));
             if (st == 0)
               {
                 if (!spans (c, grp))
                   st = GROUP_IN_CLASS;
                 else if (pass == 0 ? !whole (c, grp, why) : !placed_alike (c, grp, img, why))
-                  return FALSE;
+                  {
+                    wl_classes_why_use (c->detail, r, grp, img, x);
+                    return FALSE;
+                  }
                 else
                   st = pass == 0 ? GROUP_WHOLE : GROUP_MIRROR;
                 g_hash_table_insert (state, g_memdup2 (&grp, sizeof grp), GINT_TO_POINTER (st));
@@ -614,7 +642,10 @@ check_groups (Classes *c, const char **why)
                                         x->involved, why)
                     : !sys_group_mirrors (r->sys, grp, img, (SysCollKind) x->coll_kind, x->bytes,
                                           x->involved, why))
-              return FALSE;
+              {
+                wl_classes_why_use (c->detail, r, grp, img, x);
+                return FALSE;
+              }
           }
       }
   r->class_images = g_array_new (FALSE, FALSE, sizeof (guint64));
@@ -652,26 +683,52 @@ keep_channels (WlReplay *r, const Classes *c)
         }
 }
 
+/* The number of classes of C as it stands. */
+static guint32
+count_classes (const Classes *c)
+{
+  guint32 count = 0;
+  for (guint32 i = 0; i < c->n; i++)
+    count += c->cls[i] == i;
+  return count;
+}
+
 gboolean
 wl_replay_classes (WlReplay *r, const char **why)
 {
   g_return_val_if_fail (r != NULL && r->rep_of == NULL, FALSE);
-  if (r->window > 0)
-    return (*why = "the traces are streamed (they do not fit the memory budget)", FALSE);
-  if (r->recording)
-    return (*why = "--report, --timeline and --critical-path record every rank's nodes", FALSE);
+  if (r->classes_why == NULL)
+    r->classes_why = g_string_new (NULL);
+  g_string_truncate (r->classes_why, 0);
+  guint32 counts[3] = { 0, 0, 0 };
+  if (r->window > 0 || r->recording)
+    {
+      *why = r->window > 0 ? "the traces are streamed (they do not fit the memory budget)"
+                           : "--report, --timeline and --critical-path record every rank's nodes";
+      wl_classes_why_say (r, counts, *why, NULL, NULL, NULL);
+      return FALSE;
+    }
   Classes c = { .r = r, .n = r->n_ranks,
-                .p2p = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref) };
+                .p2p = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref),
+                .roles_use = g_string_new (NULL), .detail = g_string_new (NULL) };
   c.cls = g_new (guint32, c.n);
   initial_classes (&c);
+  counts[0] = count_classes (&c);
   split_roles (&c);
+  counts[1] = count_classes (&c);
   gboolean ok = peers_valid (&c, why);
   guint32 count = ok ? refine (&c) : 0;
+  counts[2] = count;
   /* Every rank alone once split by roles: the reason is the roles'. */
   if (ok && count == c.n)
-    ok = (*why = c.roles_why != NULL ? c.roles_why
-                                     : "no two ranks run the same trace up to their peers",
-          FALSE);
+    {
+      if (c.roles_why != NULL)
+        g_string_append_printf (c.detail, "every rank is a class alone once split by its "
+                                "places: %s", c.roles_use->str);
+      ok = (*why = c.roles_why != NULL ? c.roles_why
+                                       : "no two ranks run the same trace up to their peers",
+            FALSE);
+    }
   ok = ok && check_peers (&c, why) && check_groups (&c, why);
   if (ok)
     {
@@ -682,6 +739,7 @@ wl_replay_classes (WlReplay *r, const char **why)
     }
   if (!ok)
     wl_replay_classes_clear (r);
+  wl_classes_why_say (r, counts, ok ? NULL : *why, c.detail->str, c.roles_why, c.roles_use->str);
   classes_free (&c);
   return ok;
 }

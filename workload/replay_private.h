@@ -96,6 +96,7 @@ struct _WlReplay
   GHashTable *class_peer; /* (simulated rank << 32 | class) -> its peer there */
   GArray *class_peer_keys; /* the keys and values class_peer points into */
   GArray *class_images;   /* guint64 pairs: group no simulated rank joined, its image */
+  GString *classes_why;   /* wl_replay_classes_why; NULL until classes are tried */
   WlNodeCheckFunc check;  /* called for every node of every distinct trace */
   gpointer check_data;
   GError *check_error;    /* its first failure */
@@ -131,5 +132,22 @@ void wl_replay_class_channel (const WlReplay *r, SysP2PRequest *req);
  * done at NOW: WlRankStats' exchange_*_by. */
 void wl_replay_exchange_note (WlRankStats *s, const WlNode *n, gboolean remote, SimTime now,
                               int delta);
+
+/* ---- replay_classes_why.c ------------------------------------------------------------ */
+
+/* Append "the group of N ranks a, b, ..., z" (long lists cut). */
+void wl_classes_why_group (GString *out, WlReplay *r, guint64 grp);
+/* Append "KIND of BYTES B on GROUP (its image: GROUP)" for collective
+ * node X on group GRP, whose image is IMG (the image left out when the
+ * same). */
+void wl_classes_why_use (GString *out, WlReplay *r, guint64 grp, guint64 img, const WlNode *x);
+
+/* Say in r->classes_why what wl_replay_classes found: COUNTS the classes
+ * after each of its steps (trace shapes, places in groups with roles,
+ * peers), or, when REFUSED is not NULL, that reason and DETAIL (what it
+ * concerns; NULL or "" when nothing more).  ROLES_WHY and ROLES_USE: why
+ * some groups' places are roles and the first such collective, or NULL. */
+void wl_classes_why_say (WlReplay *r, const guint32 counts[3], const char *refused,
+                         const char *detail, const char *roles_why, const char *roles_use);
 
 #endif /* ORRERY_WORKLOAD_REPLAY_PRIVATE_H */

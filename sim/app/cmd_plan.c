@@ -378,11 +378,16 @@ csv_row (GString *s, const PlanCandidate *c)
   if (c->status != PLAN_PRUNED)
     g_string_append_printf (s, "%" G_GUINT64_FORMAT, c->bound_ps);
   if (c->status == PLAN_SIMULATED)
-    g_string_append_printf (s, ",%" G_GUINT64_FORMAT ",%.3f,%.1f,%.3f,%.3f,%.3f,%.3f\n",
-                            c->r.iter_ps, 100 * c->r.mfu, c->r.tokens_per_s, 100 * c->r.compute,
-                            100 * c->r.exposed, 100 * c->r.bubble, 100 * c->r.waiting);
+    {
+      g_string_append_printf (s, ",%" G_GUINT64_FORMAT ",%.3f,%.1f,%.3f,%.3f,%.3f,%.3f,%u,",
+                              c->r.iter_ps, 100 * c->r.mfu, c->r.tokens_per_s,
+                              100 * c->r.compute, 100 * c->r.exposed, 100 * c->r.bubble,
+                              100 * c->r.waiting, c->r.simulated_ranks);
+      csv_text (s, c->r.symmetry);
+      g_string_append_c (s, '\n');
+    }
   else
-    g_string_append (s, ",,,,,,,\n");
+    g_string_append (s, ",,,,,,,,,\n");
 }
 
 /* DIR/plan.csv: every candidate, in id order. */
@@ -392,7 +397,7 @@ write_csv (const char *dir, GArray *cands, GError **error)
   g_autoptr (GString) s = g_string_new (
       "id,tp,pp,v,dp,cp,ep,micro_batch,zero,recompute,schedule,status,reason,memory_per_gpu_B,"
       "bound_ps,iteration_ps,mfu_pct,tokens_per_s,compute_pct,exposed_comm_pct,bubble_pct,"
-      "waiting_pct\n");
+      "waiting_pct,simulated_ranks,symmetry\n");
   for (guint i = 0; i < cands->len; i++)
     csv_row (s, &g_array_index (cands, PlanCandidate, i));
   g_autofree char *path = g_build_filename (dir, "plan.csv", NULL);

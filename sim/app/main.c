@@ -339,7 +339,9 @@ add_control_options (GOptionContext *ctx, RunOptions *o)
       "auto (default): when every rank runs the same trace and every collective treats its "
       "members alike, simulate rank 0 for all; else when ranks fall into classes alike up to "
       "the ranks they name (DP replicas, TP peers), one rank per class (the same results, much "
-      "faster); off: simulate every rank", "auto|off" },
+      "faster); off: simulate every rank; explain: as auto, and the summary says how the "
+      "classes came to be as many as they are, or why they were refused (the group, ranks or "
+      "collective concerned)", "auto|off|explain" },
     { "max-events", 0, 0, G_OPTION_ARG_STRING, &o->max_events,
       "Stop after N events: the outputs cover what was simulated, marked incomplete, and the "
       "exit status is 4", "N" },
@@ -430,9 +432,9 @@ check_run_options (const RunOptions *o, RunLimits *limits, AppConfig *cfg, GErro
   else if (o->critical_path < 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--critical-path: N must be 0 or more");
   else if (o->symmetry != NULL && strcmp (o->symmetry, "auto") != 0
-           && strcmp (o->symmetry, "off") != 0)
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--symmetry: '%s' is neither auto nor off",
-                 o->symmetry);
+           && strcmp (o->symmetry, "off") != 0 && strcmp (o->symmetry, "explain") != 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "--symmetry: '%s' is none of auto, off and explain", o->symmetry);
   else
     return parse_limits (o, limits, error)
            && parse_memory_budget (o, &limits->budget, error)
@@ -474,8 +476,10 @@ new_simulation (const RunOptions *o, const RunLimits *limits, AppConfig *cfg, GE
   app_sim_set_progress (sim, !o->quiet && isatty (STDERR_FILENO));
   app_sim_set_limits (sim, limits->max_events, limits->max_sim_time);
   /* Per-link statistics need every rank's messages. */
-  app_sim_set_symmetry (sim, (o->symmetry == NULL || strcmp (o->symmetry, "auto") == 0)
+  gboolean explain = o->symmetry != NULL && strcmp (o->symmetry, "explain") == 0;
+  app_sim_set_symmetry (sim, (o->symmetry == NULL || strcmp (o->symmetry, "auto") == 0 || explain)
                                  && o->links == NULL);
+  app_sim_set_explain_symmetry (sim, explain);
   return sim;
 }
 

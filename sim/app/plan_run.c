@@ -116,6 +116,12 @@ fill_result (const AppSim *sim, PlanResult *out)
       out->bubble = (double) e.mean_bubble / end;
       out->waiting = waiting / e.ranks / end;
     }
+  guint32 classes = wl_replay_n_classes (replay);
+  out->simulated_ranks = app_sim_symmetric (sim) ? 1 : classes > 0 ? classes : e.ranks;
+  const char *why = app_sim_symmetric (sim) ? "symmetric: rank 0 for all"
+                    : app_sim_classes_dropped (sim) != NULL ? app_sim_classes_dropped (sim)
+                                                            : wl_replay_classes_why (replay);
+  g_strlcpy (out->symmetry, why != NULL ? why : "", sizeof out->symmetry);
 }
 
 /* Simulate candidate K: its traces made in memory

@@ -104,7 +104,9 @@ typedef struct
 {
   guint64 iter_ps;
   double mfu, tokens_per_s, compute, exposed, bubble, waiting;
+  guint32 simulated_ranks; /* the ranks simulated for all (symmetry classes) */
   char note[200]; /* PLAN_FAILED: the error */
+  char symmetry[320]; /* how the ranks were simulated as fewer, or why not (cut) */
 } PlanResult;
 
 typedef struct

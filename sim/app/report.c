@@ -301,6 +301,23 @@ print_lenient (const AppSim *sim, FILE *out)
   fprintf (out, "%s\n", line->str);
 }
 
+/* --symmetry explain: why the classes are as many as they are, or why
+ * there are none. */
+static void
+print_classes_why (const AppSim *sim, FILE *out)
+{
+  WlReplay *replay = app_sim_replay (sim);
+  const char *why = wl_replay_classes_why (replay);
+  if (app_sim_symmetric (sim))
+    return;
+  if (wl_replay_n_classes (replay) > 0)
+    fprintf (out, "  why %u classes: %s\n", wl_replay_n_classes (replay), why);
+  else if (app_sim_classes_dropped (sim) == NULL)
+    fprintf (out, "symmetry classes: %s\n",
+             why != NULL ? why : app_sim_not_symmetric (sim) != NULL
+                                     ? app_sim_not_symmetric (sim) : "not tried");
+}
+
 void
 app_report_summary (const AppSim *sim, FILE *out)
 {
@@ -323,6 +340,8 @@ app_report_summary (const AppSim *sim, FILE *out)
   else if (app_sim_classes_dropped (sim) != NULL)
     fprintf (out, "symmetry classes: tried, but %s; every rank was simulated\n",
              app_sim_classes_dropped (sim));
+  if (app_sim_explains_symmetry (sim))
+    print_classes_why (sim, out);
   fprintf (out, "simulated time: %s\n", end_s);
   print_incomplete (sim, out);
   fprintf (out, "  %-22s %14s %14s %14s\n", "per rank", "min", "median", "max");

@@ -21,6 +21,7 @@ struct _AppSim
   double wall;
   gboolean progress;
   gboolean no_symmetry;
+  gboolean explain_symmetry; /* the summary says why the classes are as they are */
   gboolean recording;
   guint output_node_bytes; /* app_sim_set_output_memory */
   guint64 max_events;   /* 0: no limit */
@@ -258,6 +259,18 @@ void
 app_sim_set_symmetry (AppSim *sim, gboolean allow)
 {
   sim->no_symmetry = !allow;
+}
+
+void
+app_sim_set_explain_symmetry (AppSim *sim, gboolean on)
+{
+  sim->explain_symmetry = on;
+}
+
+gboolean
+app_sim_explains_symmetry (const AppSim *sim)
+{
+  return sim->explain_symmetry;
 }
 
 gboolean

@@ -86,6 +86,11 @@ void app_sim_set_progress (AppSim *sim, gboolean on);
  * (wl_replay_symmetric), rank 0 is simulated for all, with the same
  * results as simulating each rank. */
 void app_sim_set_symmetry (AppSim *sim, gboolean allow);
+/* Whether the summary explains the symmetry classes (--symmetry explain):
+ * how they came to be as many as they are (wl_replay_classes_why), or why
+ * none were used.  Default off. */
+void app_sim_set_explain_symmetry (AppSim *sim, gboolean on);
+gboolean app_sim_explains_symmetry (const AppSim *sim);
 /* After the run: whether the shortcut was taken; when it was not, why (a
  * static string: "--symmetry off", "the ranks' traces differ", "the traces
  * are streamed (they do not fit the memory budget)", ...; NULL before the

@@ -199,6 +199,50 @@ sed -e 's/ library="nccl"//' -e "s#<algorithm collective=\"all-to-all\" dims=\"r
   "$TMP/c16.xml" >"$TMP/dbt16.xml"
 both "tp8 dp2, double binary tree" 2 --config "$TMP/dbt16.xml" --workload "$TMP/tr812"
 
+# The rail network (configs/rail-1024.xml's generator, 8 nodes of 8 GPUs):
+# TP 4, PP 4, DP 4 with ZeRO 1.  A stage fills two nodes; DP group {0, 4,
+# 8, 12} has GPUs 0 and 4 of each node, so its places are roles ((4')).
+# Its places 0 and 3 (GPU 0 of node 0, GPU 4 of node 1) would talk over
+# a path through either node's NVSwitch (ECMP, a hash of the pair) which
+# the image group's places need not share, but NCCL's rings and trees
+# send across nodes only between members of the same local index (one
+# rail: one path), so the group mirrors its image (sys_nccl_plan_pair):
+# four stages x four places, 16 classes.  The same with NCCL's tree.
+sed -e 's/nodes="128"/nodes="8"/' configs/rail-1024.xml >"$TMP/rail64.xml"
+sed -e 's/library="nccl"/library="nccl" nccl-algo="allreduce:tree"/' "$TMP/rail64.xml" \
+  >"$TMP/rail64t.xml"
+"$ORRERY" gen transformer "${SMALL[@]}" --tp 4 --pp 4 --dp 4 --zero 1 --global-batch 16 \
+  --out "$TMP/r444" >/dev/null
+both "tp4 pp4 dp4 zero1, rail network" 16 --config "$TMP/rail64.xml" --workload "$TMP/r444"
+both "tp4 pp4 dp4 zero1, rail network, NCCL tree" 16 --config "$TMP/rail64t.xml" \
+  --workload "$TMP/r444"
+
+# --symmetry explain says how the classes came to be: the rail case's four
+# trace shapes (first, two middle, last stage) split into 16 by the four
+# places of the DP group {0, 4, 8, 12} (TP 4 innermost, then DP), whose
+# NCCL ring crosses nodes at some members only.
+"$ORRERY" run --config "$TMP/rail64.xml" --workload "$TMP/r444" --symmetry explain \
+  >"$TMP/explain.out" 2>/dev/null
+check "--symmetry explain: runs" eq $? 0
+check "--symmetry explain: why 16 classes" grep -q \
+  "^  why 16 classes: 4 of ranks alike but for the ranks they name; 16 split by their places in groups whose members play roles (NCCL's rings cross nodes at some members only: all_reduce of [0-9]* B on the group of 4 ranks 0, 4, 8, 12)" \
+  "$TMP/explain.out"
+check "--symmetry explain: the same figures" \
+  diff <(grep -v '^symmetry classes: \|^  why ' "$TMP/explain.out") \
+  <(grep -v '^symmetry classes: ' "$TMP/tp4 pp4 dp4 zero1, rail network.auto")
+# A refused case: TP 2, PP 2, DP 2, CP 2 on 16 GPUs.  The ranks of a CP
+# group run different attention pieces, so the DP x CP group of stage 0,
+# TP index 0 (TP innermost, then CP and DP: ranks 0, 2, 4, 6) holds ranks
+# of different classes, some simulated and some not: refused, and said so.
+"$ORRERY" gen transformer "${SMALL[@]}" --tp 2 --pp 2 --dp 2 --cp 2 --global-batch 16 \
+  --out "$TMP/cp2" >/dev/null
+"$ORRERY" run --config "$TMP/c16.xml" --workload "$TMP/cp2" --symmetry explain \
+  >"$TMP/refused.out" 2>&1
+check "--symmetry explain, refused: runs" eq $? 0
+check "--symmetry explain, refused: says why" grep -q \
+  "^symmetry classes: refused: a process group across classes holds simulated ranks and others: all_reduce of [0-9]* B on the group of 4 ranks 0, 2, 4, 6$" \
+  "$TMP/refused.out"
+
 # A report records every rank's nodes: no classes, the same figures.
 "$ORRERY" run --config "$TMP/c32.xml" --workload "$TMP/t442" --report "$TMP/r.json" \
   >"$TMP/report.out" 2>&1
