@@ -380,7 +380,7 @@ wl_graph_ref (WlGraph *g)
 }
 
 /* Node arrays from this many bytes on are mapped (wl_graph_nodes_new). */
-#define NODES_MAP_BYTES (256u * 1024u)
+#define NODES_MAP_BYTES ((gsize) 256 * 1024)
 
 WlNode *
 wl_graph_nodes_new (guint32 n)
@@ -402,13 +402,15 @@ wl_graph_nodes_free (WlNode *nodes, guint32 n)
 {
   if (nodes == NULL)
     return;
-  gsize bytes = (gsize) MAX (n, 1u) * sizeof (WlNode);
 #ifdef MAP_POPULATE
+  gsize bytes = (gsize) MAX (n, 1u) * sizeof (WlNode);
   if (bytes >= NODES_MAP_BYTES)
     {
       munmap (nodes, bytes);
       return;
     }
+#else
+  (void) n;
 #endif
   g_free (nodes);
 }
