@@ -56,7 +56,10 @@ gboolean plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, Pl
  * with EXHAUSTIVE every one is simulated.  Each ends PLAN_SIMULATED,
  * PLAN_FAILED or PLAN_BOUNDED_OUT.  With ENV's progress, a search past a
  * second redraws one line on stderr after each batch: candidates done, the
- * best time so far and the time the rest would take at most. */
+ * best time so far and the time the rest would take at most; without it,
+ * each batch prints a line of its own (simulated, bounded out, seconds).
+ * When a signal is noted (plan_pool_interrupted), the search stops after
+ * the batch in flight and the candidates not simulated stay PLAN_PENDING. */
 void plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs,
                       gboolean exhaustive);
 
