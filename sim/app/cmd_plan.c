@@ -522,7 +522,7 @@ explain (const PlanOptions *o, const PlanEnv *env, GArray *cands, gint id, GErro
   c->status = PLAN_SIMULATED;
   /* The path above is cut to its longest steps; the whole of it is in the
    * JSON report of a run of the traces. */
-  printf ("the whole critical path: write the traces (the command above), then orrery run "
+  printf ("every step of the critical path: write the traces (the command above), then orrery run "
           "--config %s --workload PREFIX --report REPORT.json\n", o->config);
   print_row (0, NULL);
   print_row (1, c);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/app/plan_path.h"
 #include "sim/app/plan_pool.h"
 #include "sim/app/report.h"
 #include "sim/app/report_perf.h"
@@ -138,7 +139,7 @@ plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, PlanResult 
   if (!app_sim_run (sim, error))
     return FALSE;
   fill_result (sim, out);
-  return explain == 0 || app_report_critical_path (sim, explain, stdout, error);
+  return explain == 0 || plan_path_print (sim, explain, stdout, error);
 }
 
 /* Simulate candidate ITEM in this process, setting its status. */

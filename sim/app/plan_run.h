@@ -45,8 +45,8 @@ const char *plan_run_no_bound (const PlanEnv *env);
 guint64 plan_run_bound (const PlanEnv *env, const PlanKnobs *k);
 
 /* Make K's traces in memory (no file is written), simulate them and fill
- * OUT.  With EXPLAIN > 0, print the EXPLAIN longest steps of the
- * critical path on stdout.  FALSE with ERROR set when the generator or the
+ * OUT.  With EXPLAIN > 0, print the critical path on stdout, its
+ * EXPLAIN names with the most time on it (plan_path_print).  FALSE with ERROR set when the generator or the
  * simulation fails. */
 gboolean plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, PlanResult *out,
                        GError **error);

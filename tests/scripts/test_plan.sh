@@ -146,6 +146,22 @@ check "explain: by hand, the same iteration" eq \
   "$(sed -n 's/^simulated time: //p' "$TMP/hand.out")" \
   "$(awk '$1 == 1 {print $13, $14}' "$TMP/e.out")"
 
+# Grouped by name: tp 1, pp 1, dp 8, mb 1 of B 16 has 2 micro-batches, so
+# each of the 4 layers' MLP backwards is on the path twice: 8 steps of
+# mlp_bwd in one row; the rows' steps add up to the path's, and no name
+# repeats.
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" --explain 0 \
+  --space "tp=1;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b" >"$TMP/g1.out" 2>/dev/null
+check "explain: grouped runs" eq $? 0
+check "explain: 8 steps of mlp_bwd in one row" eq \
+  "$(awk '$1 == "mlp_bwd" {print $2, $3}' "$TMP/g1.out")" "compute 8"
+check "explain: the rows' steps are the path's" eq \
+  "$(awk '/^  [a-z_]+ +[a-z]+ +[0-9]+ / {n += $3} END {print n}' "$TMP/g1.out")" \
+  "$(sed -n 's/^critical path: .* in \([0-9]*\) steps.*/\1/p' "$TMP/g1.out")"
+check "explain: no name twice" eq \
+  "$(awk '/^  [a-z_]+ +[a-z]+ +[0-9]+ / {print $1, $2}' "$TMP/g1.out" | sort | uniq -d | wc -l)" 0
+check "explain: says how to get every step" has "$TMP/g1.out" "--report REPORT.json"
+
 # ---- the framework: unfused attention, no SP, no overlap ----------------------------
 # tp 1,2 x cp 1,2 x zero 0,1 on 8 GPUs (pp 1, mb 1): 8 candidates; the 4
 # with cp 2 are pruned (ring attention needs FlashAttention's pieces), and
@@ -316,6 +332,12 @@ interrupted () {
 }
 interrupted SIGINT 130 "$TMP/i1"
 interrupted SIGTERM 143 "$TMP/i2" --jobs 2
+# scripts/plot reads the interrupted CSV: its note line is not a row.
+if command -v gnuplot >/dev/null; then
+  scripts/plot --plan "$TMP/i1/plan.csv" -o "$TMP/ip" >/dev/null 2>"$TMP/ip.err"
+  check "interrupt: scripts/plot draws the CSV" eq $? 0
+  check "interrupt: scripts/plot counts the pending" has "$TMP/ip.err" " pending"
+fi
 check "interrupt: no worker left" eq "$(pgrep -f -c "$TMP/i2" || true)" 0
 
 finish
