@@ -201,6 +201,23 @@ sim_ps () { awk -F, '$12 == "simulated" { print $16 }' "$1"; }
 check "framework: flash is faster" test "$(sim_ps "$TMP/fl/plan.csv")" -lt \
   "$(sim_ps "$TMP/fw/plan.csv" | sort -n | head -1)"
 
+# ---- the sentence on what limits the best ------------------------------------------
+# The 4-layer model has about 13.6 M parameters (12 x 512^2 x 4 layers and
+# 1024 x 512 embedding and head): 27 MB of bf16 gradients, whose ring
+# all-reduce over 8 GPUs at 50 GB/s, reduced after the backward, takes
+# 2 x 7/8 x 27 MB / 50 GB/s = 0.95 ms, about the 0.9 ms of compute: no
+# single limit, both named.  At 10,000 GB/s the compute is nearly all.
+sed 's/bandwidth="10000GB\/s"/bandwidth="50GB\/s"/' "$TMP/fast.xml" >"$TMP/slow.xml"
+ONE="tp=1;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b"
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/slow.xml" --no-dp-overlap --space "$ONE" \
+  >"$TMP/s.out" 2>/dev/null
+check "limit: balanced shares, no single limit" has "$TMP/s.out" "has no single limit: "
+both='exposed communication [0-9.]*% and compute\|compute [0-9.]*% and exposed'
+check "limit: both named" eq "$(grep -c "$both" "$TMP/s.out")" 1
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" --no-dp-overlap --space "$ONE" \
+  >"$TMP/s2.out" 2>/dev/null
+check "limit: compute nearly all" has "$TMP/s2.out" "is limited by compute: "
+
 # ---- bad input -----------------------------------------------------------------------
 bad () {
   local name=$1 text=$2; shift 2
