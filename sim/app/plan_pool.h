@@ -49,7 +49,8 @@ void plan_pool_catch_signals (void);
  * workers of the batch in flight die of it, plan_pool_run returns with
  * the items they had not sent back untouched, and runs no batch after
  * it; even one job runs in a worker then (so that the parent, which
- * only waits, stops at once). */
+ * only waits, stops at once), unless the last batch's items took less
+ * than 50 ms each (then it runs here, and an interrupt waits for it). */
 void plan_pool_defer_interrupts (gboolean on);
 
 /* The signal noted while deferred (SIGINT, SIGTERM), or 0. */
