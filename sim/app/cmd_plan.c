@@ -1,7 +1,10 @@
 /* cmd_plan.c: `orrery plan`; see cmd_plan.h. */
 #include "sim/app/cmd_plan.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,7 +55,8 @@ plan_context (PlanOptions *o)
     { "experts", 0, 0, G_OPTION_ARG_INT, &o->experts, "Experts per layer (0 = dense)", "E" },
     { "top-k", 0, 0, G_OPTION_ARG_INT, &o->top_k, "Experts per token (default 2)", "K" },
     { "gpus", 'n', 0, G_OPTION_ARG_INT, &o->gpus,
-      "GPUs (default the cluster's; a multiple of a node's GPUs)", "N" },
+      "GPUs (default the cluster's; a multiple of a node's GPUs; another count only for "
+      "a cluster of dimensions, see below)", "N" },
     { "global-batch", 'B', 0, G_OPTION_ARG_INT, &o->batch, "Sequences per iteration", "B" },
     { "config", 'c', 0, G_OPTION_ARG_FILENAME, &o->config, "Native cluster description",
       "CLUSTER.xml" },
@@ -101,7 +105,15 @@ plan_context (PlanOptions *o)
       "  recompute              none,selective,full\n"
       "  sched                  1f1b,gpipe\n"
       "  tp-across              no (default) or yes: TP wider than a node\n"
-      "e.g. --space \"tp=1,2,4,8;pp=1,2,4,8;mb=1,2;zero=0,1;recompute=none,full\"\n\n"
+      "e.g. --space \"tp=1,2,4,8;pp=1,2,4,8;mb=1,2;zero=0,1;recompute=none,full\"\n"
+      "A space of more than 1,000,000 candidates is refused (narrow --space).\n\n"
+      "--gpus N other than the cluster's count resizes a cluster whose shape is its <dim>s\n"
+      "(two or more, no <graph>; e.g. configs/default.xml, configs/h100-cluster.xml): its\n"
+      "last dimension gets N / (the GPUs of the others) nodes.  A cluster given as a\n"
+      "<graph> (rail or fat-tree, e.g. configs/rail-1024.xml) or of one dimension keeps\n"
+      "its size: copy it and edit the node count of its graph, or give a config of N GPUs.\n"
+      "--device sets the memory limit; under the kernel and roofline models the compute is\n"
+      "still priced as the cluster's <compute> (the header says so).\n\n"
       APP_CLI_EXIT_CODES_HELP "\n");
   return ctx;
 }
@@ -173,10 +185,11 @@ plan_problem (const PlanOptions *o, AppConfig *cfg, PlanProblem *pb, PlanSpace *
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                  "need --model PRESET (or the sizes) --global-batch B --config CLUSTER.xml "
                  "[--gpus N]");
-  else if (o->batch <= 0 || (o->gpus != UNSET && o->gpus <= 0))
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                 "--global-batch (%d) and --gpus (%d) must be at least 1", o->batch,
-                 o->gpus == UNSET ? 1 : o->gpus);
+  else if (o->batch <= 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--global-batch (%d) must be at least 1",
+                 o->batch);
+  else if (o->gpus != UNSET && o->gpus <= 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--gpus (%d) must be at least 1", o->gpus);
   else if (o->top <= 0 || o->jobs <= 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--top (%d) and --jobs (%d) must be at least 1",
                  o->top, o->jobs);
@@ -256,22 +269,58 @@ status_name (PlanStatus s)
   return names[s];
 }
 
-/* The header and the counts by status and reason. */
+/* The header: the problem, then what a user might read wrongly into it:
+ * a device given that does not price the compute, and a network model
+ * that makes each candidate slow. */
 static void
-print_counts (const PlanProblem *pb, const PlanOptions *o, GArray *cands)
+print_header (const PlanProblem *pb, const PlanOptions *o, const AppConfig *cfg)
 {
-  guint n[PLAN_FAILED + 1] = { 0 };
-  for (guint i = 0; i < cands->len; i++)
-    n[g_array_index (cands, PlanCandidate, i).status]++;
   printf ("plan: %s on %u GPUs (%s), global batch %u, seq %u, %s (%.2f GiB)%s%s%s%s\n",
           pb->model.name, pb->gpus, o->config, pb->global_batch, pb->model.seq, pb->device->name,
           pb->device->mem_capacity_B / (1024.0 * 1024.0 * 1024.0), pb->fp8 ? ", fp8 GEMMs" : "",
           pb->attention == WL_ATTENTION_UNFUSED ? ", unfused attention" : "",
           pb->no_sp ? ", no sequence parallelism" : "",
           pb->no_dp_overlap ? ", gradients reduced after the backward" : "");
+  const WlParams *wl = &cfg->wl;
+  if (o->device != NULL && strcmp (o->device, wl->device) != 0
+      && wl->compute != WL_COMPUTE_REPLAY)
+    printf ("note: --device %s sets the memory limit only; the compute is priced by the "
+            "cluster's <compute>: %s%s\n", o->device,
+            wl->compute == WL_COMPUTE_KERNEL ? "kernels priced as " : "its peak and bandwidth",
+            wl->compute != WL_COMPUTE_KERNEL ? "" : wl->device[0] ? wl->device : "its device");
+  if (cfg->net.model != NET_MODEL_ANALYTICAL)
+    printf ("note: each candidate is simulated with the %s network model (%s): slower than "
+            "the analytical model (latency + bytes / bandwidth, no contention), which a copy "
+            "of the config with <network model=\"analytical\"> would use\n",
+            cfg->net.model == NET_MODEL_CONGESTION ? "congestion" : "flow",
+            cfg->net.model == NET_MODEL_CONGESTION
+                ? "store-and-forward packets over FIFO links"
+                : "fluid flows sharing each link max-min fairly");
+}
+
+/* Before the search: the candidates, how many survive and the pruned by
+ * reason. */
+static void
+print_space (GArray *cands)
+{
+  guint alive = 0;
+  for (guint i = 0; i < cands->len; i++)
+    alive += g_array_index (cands, PlanCandidate, i).status == PLAN_PENDING;
+  printf ("space: %u candidates, %u pruned, %u to simulate (cheapest bound first, %d at a "
+          "time)\n", cands->len, cands->len - alive, alive, PLAN_BATCH);
+  print_reasons (cands, stdout);
+  fflush (stdout);
+}
+
+/* After the search: the counts by status. */
+static void
+print_counts (GArray *cands)
+{
+  guint n[PLAN_FAILED + 1] = { 0 };
+  for (guint i = 0; i < cands->len; i++)
+    n[g_array_index (cands, PlanCandidate, i).status]++;
   printf ("candidates: %u: %u simulated, %u bounded out, %u failed, %u pruned\n", cands->len,
           n[PLAN_SIMULATED], n[PLAN_BOUNDED_OUT], n[PLAN_FAILED], n[PLAN_PRUNED]);
-  print_reasons (cands, stdout);
 }
 
 static gint
@@ -305,22 +354,31 @@ print_row (guint rank, const PlanCandidate *c)
           100 * c->r.exposed, 100 * c->r.bubble, 100 * c->r.waiting);
 }
 
-/* What limits the best candidate: the largest of its shares. */
+/* What limits the best candidate: its largest share, said to limit it
+ * only when it is at least twice the next (51 % of compute against 49 %
+ * of exposed communication is no single limit: both are named). */
 static void
 print_limit (const PlanCandidate *c)
 {
-  const char *what = "compute";
-  double share = c->r.compute;
-  if (c->r.exposed > share)
-    what = "exposed communication", share = c->r.exposed;
-  if (c->r.bubble > share)
-    what = "the pipeline bubble", share = c->r.bubble;
-  if (c->r.waiting > share)
-    what = "waiting (for the last rank after finishing: a pipeline's drain; or for dependencies)",
-    share = c->r.waiting;
-  printf ("The best (id %u) is limited by %s: %.1f%% of its iteration (compute %.1f%%, exposed "
-          "communication %.1f%%, pipeline bubble %.1f%%, waiting %.1f%%).\n",
-          c->id, what, 100 * share, 100 * c->r.compute, 100 * c->r.exposed, 100 * c->r.bubble,
+  const char *const names[4]
+      = { "compute", "exposed communication", "the pipeline bubble",
+          "waiting (for the last rank after finishing: a pipeline's drain; or for "
+          "dependencies)" };
+  const double shares[4] = { c->r.compute, c->r.exposed, c->r.bubble, c->r.waiting };
+  guint first = 0, second = 1;
+  for (guint i = 1; i < 4; i++)
+    if (shares[i] > shares[first])
+      second = first, first = i;
+    else if (i != second && shares[i] > shares[second])
+      second = i;
+  if (shares[first] >= 2 * shares[second])
+    printf ("The best (id %u) is limited by %s: %.1f%% of its iteration", c->id, names[first],
+            100 * shares[first]);
+  else
+    printf ("The best (id %u) has no single limit: %s %.1f%% and %s %.1f%% of its iteration",
+            c->id, names[first], 100 * shares[first], names[second], 100 * shares[second]);
+  printf (" (compute %.1f%%, exposed communication %.1f%%, pipeline bubble %.1f%%, waiting "
+          "%.1f%%).\n", 100 * c->r.compute, 100 * c->r.exposed, 100 * c->r.bubble,
           100 * c->r.waiting);
 }
 
@@ -390,9 +448,10 @@ csv_row (GString *s, const PlanCandidate *c)
     g_string_append (s, ",,,,,,,,,\n");
 }
 
-/* DIR/plan.csv: every candidate, in id order. */
+/* DIR/plan.csv: every candidate, in id order; NOTE (or NULL) a last
+ * line of its own, after a '#'. */
 static gboolean
-write_csv (const char *dir, GArray *cands, GError **error)
+write_csv (const char *dir, GArray *cands, const char *note, GError **error)
 {
   g_autoptr (GString) s = g_string_new (
       "id,tp,pp,v,dp,cp,ep,micro_batch,zero,recompute,schedule,status,reason,memory_per_gpu_B,"
@@ -400,6 +459,8 @@ write_csv (const char *dir, GArray *cands, GError **error)
       "waiting_pct,simulated_ranks,symmetry\n");
   for (guint i = 0; i < cands->len; i++)
     csv_row (s, &g_array_index (cands, PlanCandidate, i));
+  if (note != NULL)
+    g_string_append_printf (s, "# %s\n", note);
   g_autofree char *path = g_build_filename (dir, "plan.csv", NULL);
   return sim_out_file_set_contents (path, s->str, (gssize) s->len, error);
 }
@@ -470,6 +531,10 @@ explain (const PlanOptions *o, const PlanEnv *env, GArray *cands, gint id, GErro
   if (!plan_run_one (env, &c->k, 20, &c->r, error))
     return FALSE;
   c->status = PLAN_SIMULATED;
+  /* The path above is cut to its longest steps; the whole of it is in the
+   * JSON report of a run of the traces. */
+  printf ("every step of the critical path: write the traces (the command above), then orrery run "
+          "--config %s --workload PREFIX --report REPORT.json\n", o->config);
   print_row (0, NULL);
   print_row (1, c);
   g_autofree char *bound = sim_units_format_time (c->bound_ps);
@@ -477,14 +542,34 @@ explain (const PlanOptions *o, const PlanEnv *env, GArray *cands, gint id, GErro
   return TRUE;
 }
 
-/* The search and its outputs. */
+/* The search and its outputs.  On SIGINT or SIGTERM during the search,
+ * the candidates simulated so far (the rest "pending" in plan.csv, with a
+ * last line saying so); plan_pool_interrupted () tells the caller. */
 static gboolean
 plan_search (const PlanOptions *o, const PlanEnv *env, GArray *cands, GError **error)
 {
   gint64 t0 = g_get_monotonic_time ();
+  plan_pool_defer_interrupts (TRUE);
   plan_run_search (env, cands, (guint) o->top, (guint) o->jobs, o->exhaustive);
+  plan_pool_defer_interrupts (FALSE);
   double wall = (double) (g_get_monotonic_time () - t0) / 1e6;
-  print_counts (env->pb, o, cands);
+  g_autofree char *note = NULL;
+  if (plan_pool_interrupted () != 0)
+    {
+      guint done = 0, alive = 0;
+      for (guint i = 0; i < cands->len; i++)
+        {
+          PlanStatus st = g_array_index (cands, PlanCandidate, i).status;
+          done += st >= PLAN_SIMULATED;
+          alive += st != PLAN_PRUNED;
+        }
+      note = g_strdup_printf ("interrupted by %s after %u of the %u candidates to simulate: the "
+                              "rows marked pending were not simulated",
+                              plan_pool_interrupted () == SIGINT ? "SIGINT" : "SIGTERM", done,
+                              alive);
+      printf ("%s\n", note);
+    }
+  print_counts (cands);
   const char *no_bound = plan_run_no_bound (env);
   if (no_bound != NULL)
     printf ("no lower bound under %s: every candidate that fits is simulated\n", no_bound);
@@ -499,27 +584,60 @@ plan_search (const PlanOptions *o, const PlanEnv *env, GArray *cands, GError **e
     }
   fprintf (stderr, "orrery plan: %u simulations in %.3f s wall (%.3f s each, --jobs %d)\n", sims,
            wall, sims > 0 ? wall / sims : 0.0, o->jobs);
-  return o->out == NULL || write_csv (o->out, cands, error);
+  return o->out == NULL || write_csv (o->out, cands, note, error);
+}
+
+/* Make DIR (setting *CREATED when this run made it) and check that it
+ * takes a file, by creating and removing one, before any simulation. */
+static gboolean
+prepare_out (const char *dir, gboolean *created, GError **error)
+{
+  gboolean existed = g_file_test (dir, G_FILE_TEST_EXISTS);
+  if (g_mkdir_with_parents (dir, 0777) != 0)
+    {
+      int err = errno;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out: cannot create %s: %s", dir,
+                   g_strerror (err));
+      return FALSE;
+    }
+  *created = !existed;
+  g_autofree char *name = g_strdup_printf (".plan-probe-%ld", (long) getpid ());
+  g_autofree char *probe = g_build_filename (dir, name, NULL);
+  int fd = g_open (probe, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  if (fd < 0)
+    {
+      int err = errno;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--out: cannot create files in %s (plan.csv): %s", dir, g_strerror (err));
+      return FALSE;
+    }
+  close (fd);
+  g_unlink (probe);
+  return TRUE;
 }
 
 /* Enumerate SPACE, then explain one candidate or search them all. */
 static gboolean
 plan_main (const PlanOptions *o, const PlanSpace *space, const PlanEnv *env, GError **error)
 {
-  g_autoptr (GArray) cands = plan_space_enumerate (space, env->pb);
-  if (o->out != NULL && g_mkdir_with_parents (o->out, 0777) != 0)
+  guint64 count = plan_space_count (space, env->pb);
+  if (count > PLAN_MAX_CANDIDATES)
     {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out: cannot create %s", o->out);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "the space has %" G_GUINT64_FORMAT " candidates, more than the limit %u "
+                   "(narrow --space)", count, PLAN_MAX_CANDIDATES);
       return FALSE;
     }
+  g_autoptr (GArray) cands = plan_space_enumerate (space, env->pb);
+  print_header (env->pb, o, env->cfg);
   if (o->explain != UNSET)
     return explain (o, env, cands, o->explain, error);
   guint alive = 0;
   for (guint i = 0; i < cands->len; i++)
     alive += g_array_index (cands, PlanCandidate, i).status == PLAN_PENDING;
+  print_space (cands);
   if (alive == 0)
     {
-      print_counts (env->pb, o, cands);
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                    "no candidate fits: all %u are pruned (the reasons above)", cands->len);
       return FALSE;
@@ -558,8 +676,14 @@ app_cmd_plan (int argc, char **argv)
       PlanEnv env = { .pb = &pb, .cfg = &cfg, .topo = topo,
                       .progress = isatty (STDERR_FILENO) };
       plan_pool_catch_signals ();
-      if (topo == NULL || !plan_main (&o, &space, &env, &error))
+      gboolean created = FALSE;
+      if (topo == NULL || (o.out != NULL && !prepare_out (o.out, &created, &error))
+          || !plan_main (&o, &space, &env, &error))
         code = app_cli_fail ("plan", error);
+      else if (plan_pool_interrupted () != 0)
+        code = 128 + plan_pool_interrupted (); /* as a shell reports a death by it */
+      if (created)
+        g_rmdir (o.out); /* made by this run: removed when it is left empty */
       net_topo_free (topo);
     }
   app_config_clear (&cfg);

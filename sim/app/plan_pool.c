@@ -17,14 +17,36 @@
  * the parent alone (kill, timeout) would not. */
 static pid_t live_workers[PLAN_POOL_MAX_WORKERS];
 static volatile sig_atomic_t n_live_workers;
+/* plan_pool_defer_interrupts: whether SIGINT and SIGTERM are noted
+ * (caught_signal) rather than fatal, and the first one noted. */
+static volatile sig_atomic_t defer_interrupts, caught_signal;
+/* While deferred, one job still forks a worker when the last batch took
+ * at least this long per item (or none has run yet), so that an interrupt
+ * stops a slow simulation at once; quicker batches run in this process,
+ * where a fork (its page copies: about 40 ms per batch measured on 8
+ * GPUs' quick candidates, doubling their search) would cost more than the
+ * wait: at most 8 x 50 ms = 0.4 s. */
+#define FORK_ONE_US 50000
+static gint64 last_item_us = G_MAXINT64;
 
 /* SIGINT, SIGTERM, SIGHUP, SIGPIPE: pass it on to the workers, then die
- * of the signal as without the handler. */
+ * of the signal as without the handler; or, for SIGINT or SIGTERM while
+ * deferred, note the first and return (the workers die of it, the
+ * parent reaps them and ends the search). */
 static void
 on_fatal_signal (int sig)
 {
   for (sig_atomic_t j = 0; j < n_live_workers; j++)
     kill (live_workers[j], sig);
+  if (defer_interrupts && (sig == SIGINT || sig == SIGTERM))
+    {
+      /* Later ones too (timeout and kill -SIG -PGID send one to the
+       * process and one to its group): the parent, which only waits for
+       * its workers now, ends the search as soon as they are gone. */
+      if (caught_signal == 0)
+        caught_signal = sig;
+      return;
+    }
   signal (sig, SIG_DFL);
   raise (sig);
 }
@@ -39,6 +61,19 @@ plan_pool_catch_signals (void)
   const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
   for (guint i = 0; i < G_N_ELEMENTS (sigs); i++)
     sigaction (sigs[i], &sa, NULL);
+}
+
+void
+plan_pool_defer_interrupts (gboolean on)
+{
+  defer_interrupts = on;
+  last_item_us = G_MAXINT64;
+}
+
+int
+plan_pool_interrupted (void)
+{
+  return caught_signal;
 }
 
 /* A worker: run every W-th item from FIRST, writing one record each (its
@@ -91,14 +126,18 @@ void
 plan_pool_run (const PlanPool *pool, gpointer *items, guint n, guint jobs)
 {
   guint w = MIN (MIN (MAX (jobs, 1u), n), PLAN_POOL_MAX_WORKERS), started = 0;
-  if (w == 0)
+  if (w == 0 || caught_signal != 0)
     return;
   int fds[PLAN_POOL_MAX_WORKERS];
   pid_t pids[PLAN_POOL_MAX_WORKERS];
   g_autofree gboolean *got = g_new0 (gboolean, n);
+  gboolean fork_one = defer_interrupts && last_item_us >= FORK_ONE_US;
+  gint64 t0 = g_get_monotonic_time ();
   fflush (stdout);
   fflush (stderr);
-  for (guint j = 0; j < w && w > 1; j++, started++)
+  /* While interrupts are deferred even one job may run in a worker: a
+   * simulation in this process could not be stopped short. */
+  for (guint j = 0; j < w && (w > 1 || fork_one) && caught_signal == 0; j++, started++)
     {
       int p[2];
       if (pipe (p) != 0)
@@ -107,6 +146,7 @@ plan_pool_run (const PlanPool *pool, gpointer *items, guint n, guint jobs)
       if (pids[j] == 0)
         {
           n_live_workers = 0;
+          defer_interrupts = 0;
           close (p[0]);
           worker (pool, items, n, j, w, p[1]);
         }
@@ -119,19 +159,23 @@ plan_pool_run (const PlanPool *pool, gpointer *items, guint n, guint jobs)
       fds[j] = p[0];
       live_workers[j] = pids[j];
       n_live_workers = (sig_atomic_t) (j + 1);
+      if (caught_signal != 0) /* noted before this worker was listed */
+        kill (pids[j], caught_signal);
     }
   for (guint j = 0; j < started; j++)
     {
       gather (pool, fds[j], items, n, got);
       close (fds[j]);
-      waitpid (pids[j], NULL, 0);
+      while (waitpid (pids[j], NULL, 0) < 0 && errno == EINTR)
+        ;
     }
   n_live_workers = 0;
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < n && caught_signal == 0; i++)
     if (!got[i] && i % w >= started)
       pool->run (pool->data, items[i]); /* its worker never started (or one job) */
     else if (!got[i])
       pool->fail (items[i], "its worker process died");
+  last_item_us = (g_get_monotonic_time () - t0) / n;
 }
 
 void

@@ -45,6 +45,17 @@ void plan_pool_run (const PlanPool *pool, gpointer *items, guint n, guint jobs);
  * processes of the batch in flight, then die of it. */
 void plan_pool_catch_signals (void);
 
+/* With ON, the first SIGINT or SIGTERM is noted instead of fatal: the
+ * workers of the batch in flight die of it, plan_pool_run returns with
+ * the items they had not sent back untouched, and runs no batch after
+ * it; even one job runs in a worker then (so that the parent, which
+ * only waits, stops at once), unless the last batch's items took less
+ * than 50 ms each (then it runs here, and an interrupt waits for it). */
+void plan_pool_defer_interrupts (gboolean on);
+
+/* The signal noted while deferred (SIGINT, SIGTERM), or 0. */
+int plan_pool_interrupted (void);
+
 /* A search's progress line on stderr: DONE of at most N candidates
  * simulated or tried (the rest may still be bounded out or never made, so
  * the time left is at most the pace so far times them), the best time so

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/app/plan_path.h"
 #include "sim/app/plan_pool.h"
 #include "sim/app/report.h"
 #include "sim/app/report_perf.h"
@@ -144,7 +145,7 @@ plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, PlanResult 
   if (!app_sim_run (sim, error))
     return FALSE;
   fill_result (sim, out);
-  return explain == 0 || app_report_critical_path (sim, explain, stdout, error);
+  return explain == 0 || plan_path_print (sim, explain, stdout, error);
 }
 
 /* Simulate candidate ITEM in this process, setting its status. */
@@ -223,6 +224,20 @@ by_time (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
+/* Where stderr is not a terminal, one line per batch: DONE of the N
+ * candidates that survived pruning simulated, and how many of the rest
+ * are already bounded out (a bound at least KTH), after ELAPSED us. */
+static void
+progress_line (PlanCandidate *const *all, guint done, guint n, guint64 kth, gint64 elapsed)
+{
+  guint out = 0;
+  for (guint j = done; j < n; j++)
+    out += all[j]->bound_ps >= kth;
+  fprintf (stderr, "orrery plan: simulated %u of %u, %u bounded out, %.1f s\n", done, n, out,
+           (double) elapsed / 1e6);
+  fflush (stderr);
+}
+
 void
 plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs, gboolean exhaustive)
 {
@@ -248,6 +263,8 @@ plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs, gbool
       while (i + m < n && m < PLAN_BATCH && (exhaustive || all[i + m]->bound_ps < kth))
         m++;
       run_batch (env, all + i, m, MAX (jobs, 1u));
+      if (plan_pool_interrupted () != 0)
+        break; /* what was not sent back stays PLAN_PENDING */
       for (guint j = 0; j < m; j++)
         if (all[i + j]->status == PLAN_SIMULATED)
           g_array_append_val (times, all[i + j]->r.iter_ps);
@@ -259,10 +276,12 @@ plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs, gbool
         plan_pool_progress (i, n,
                             times->len > 0 ? g_array_index (times, guint64, 0) : G_MAXUINT64,
                             g_get_monotonic_time () - t0, &drawn);
+      else
+        progress_line (all, i, n, exhaustive ? G_MAXUINT64 : kth, g_get_monotonic_time () - t0);
     }
   if (drawn)
     fputs ("\r\033[K", stderr);
-  for (; i < n; i++)
+  for (; i < n && plan_pool_interrupted () == 0; i++)
     all[i]->status = PLAN_BOUNDED_OUT;
 }
 

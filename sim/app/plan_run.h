@@ -45,8 +45,8 @@ const char *plan_run_no_bound (const PlanEnv *env);
 guint64 plan_run_bound (const PlanEnv *env, const PlanKnobs *k);
 
 /* Make K's traces in memory (no file is written), simulate them and fill
- * OUT.  With EXPLAIN > 0, print the EXPLAIN longest steps of the
- * critical path on stdout.  FALSE with ERROR set when the generator or the
+ * OUT.  With EXPLAIN > 0, print the critical path on stdout, its
+ * EXPLAIN names with the most time on it (plan_path_print).  FALSE with ERROR set when the generator or the
  * simulation fails. */
 gboolean plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, PlanResult *out,
                        GError **error);
@@ -56,7 +56,10 @@ gboolean plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, Pl
  * with EXHAUSTIVE every one is simulated.  Each ends PLAN_SIMULATED,
  * PLAN_FAILED or PLAN_BOUNDED_OUT.  With ENV's progress, a search past a
  * second redraws one line on stderr after each batch: candidates done, the
- * best time so far and the time the rest would take at most. */
+ * best time so far and the time the rest would take at most; without it,
+ * each batch prints a line of its own (simulated, bounded out, seconds).
+ * When a signal is noted (plan_pool_interrupted), the search stops after
+ * the batch in flight and the candidates not simulated stay PLAN_PENDING. */
 void plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs,
                       gboolean exhaustive);
 

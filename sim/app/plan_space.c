@@ -366,6 +366,29 @@ enumerate_inner (const PlanSpace *s, const PlanProblem *pb, PlanKnobs k, GArray 
           }
 }
 
+guint64
+plan_space_count (const PlanSpace *s, const PlanProblem *pb)
+{
+  guint32 tp[PLAN_MAX_VALUES], pp[PLAN_MAX_VALUES], cp[PLAN_MAX_VALUES], other[PLAN_MAX_VALUES];
+  guint n_tp = key_values (s, pb, PLAN_TP, 0, tp), n_pp = key_values (s, pb, PLAN_PP, 0, pp);
+  guint n_cp = key_values (s, pb, PLAN_CP, 0, cp);
+  /* Every knob but the micro-batch has a list of its own; the
+   * micro-batch's default depends on dp, so it is counted per (tp, pp, cp). */
+  guint64 rest = 1, total = 0;
+  const PlanKey fixed[] = { PLAN_V, PLAN_EP, PLAN_ZERO, PLAN_RECOMPUTE, PLAN_SCHED };
+  for (guint i = 0; i < G_N_ELEMENTS (fixed); i++)
+    rest *= key_values (s, pb, fixed[i], 0, other);
+  for (guint a = 0; a < n_tp; a++)
+    for (guint b = 0; b < n_pp; b++)
+      for (guint d = 0; d < n_cp; d++)
+        {
+          guint64 cell = (guint64) tp[a] * pp[b] * cp[d];
+          guint32 dp = pb->gpus % cell == 0 ? (guint32) (pb->gpus / cell) : 0;
+          total += rest * key_values (s, pb, PLAN_MB, dp, other);
+        }
+  return total;
+}
+
 GArray *
 plan_space_enumerate (const PlanSpace *s, const PlanProblem *pb)
 {

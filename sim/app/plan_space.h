@@ -124,6 +124,15 @@ typedef struct
  * (SIM_ERROR_INPUT) naming an unknown key or value. */
 gboolean plan_space_parse (const char *spec, PlanSpace *out, GError **error);
 
+/* The most candidates a space may have: plan_space_enumerate keeps one
+ * PlanCandidate (about 330 bytes) for each, so a million take about
+ * 330 MB; a larger space is refused before anything is allocated. */
+#define PLAN_MAX_CANDIDATES 1000000u
+
+/* How many candidates plan_space_enumerate would give for SPACE and PB,
+ * counted without making them. */
+guint64 plan_space_count (const PlanSpace *space, const PlanProblem *pb);
+
 /* Every candidate of SPACE for PB, numbered in enumeration order, pruned
  * or PLAN_PENDING (with mem_B). */
 GArray *plan_space_enumerate (const PlanSpace *space, const PlanProblem *pb);

@@ -146,6 +146,22 @@ check "explain: by hand, the same iteration" eq \
   "$(sed -n 's/^simulated time: //p' "$TMP/hand.out")" \
   "$(awk '$1 == 1 {print $13, $14}' "$TMP/e.out")"
 
+# Grouped by name: tp 1, pp 1, dp 8, mb 1 of B 16 has 2 micro-batches, so
+# each of the 4 layers' MLP backwards is on the path twice: 8 steps of
+# mlp_bwd in one row; the rows' steps add up to the path's, and no name
+# repeats.
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" --explain 0 \
+  --space "tp=1;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b" >"$TMP/g1.out" 2>/dev/null
+check "explain: grouped runs" eq $? 0
+check "explain: 8 steps of mlp_bwd in one row" eq \
+  "$(awk '$1 == "mlp_bwd" {print $2, $3}' "$TMP/g1.out")" "compute 8"
+check "explain: the rows' steps are the path's" eq \
+  "$(awk '/^  [a-z_]+ +[a-z]+ +[0-9]+ / {n += $3} END {print n}' "$TMP/g1.out")" \
+  "$(sed -n 's/^critical path: .* in \([0-9]*\) steps.*/\1/p' "$TMP/g1.out")"
+check "explain: no name twice" eq \
+  "$(awk '/^  [a-z_]+ +[a-z]+ +[0-9]+ / {print $1, $2}' "$TMP/g1.out" | sort | uniq -d | wc -l)" 0
+check "explain: says how to get every step" has "$TMP/g1.out" "--report REPORT.json"
+
 # ---- the framework: unfused attention, no SP, no overlap ----------------------------
 # tp 1,2 x cp 1,2 x zero 0,1 on 8 GPUs (pp 1, mb 1): 8 candidates; the 4
 # with cp 2 are pruned (ring attention needs FlashAttention's pieces), and
@@ -184,6 +200,23 @@ ftp=$(awk '/^top 1/ {getline; getline; print $3}' "$TMP/fw.out")
 sim_ps () { awk -F, '$12 == "simulated" { print $16 }' "$1"; }
 check "framework: flash is faster" test "$(sim_ps "$TMP/fl/plan.csv")" -lt \
   "$(sim_ps "$TMP/fw/plan.csv" | sort -n | head -1)"
+
+# ---- the sentence on what limits the best ------------------------------------------
+# The 4-layer model has about 13.6 M parameters (12 x 512^2 x 4 layers and
+# 1024 x 512 embedding and head): 27 MB of bf16 gradients, whose ring
+# all-reduce over 8 GPUs at 50 GB/s, reduced after the backward, takes
+# 2 x 7/8 x 27 MB / 50 GB/s = 0.95 ms, about the 0.9 ms of compute: no
+# single limit, both named.  At 10,000 GB/s the compute is nearly all.
+sed 's/bandwidth="10000GB\/s"/bandwidth="50GB\/s"/' "$TMP/fast.xml" >"$TMP/slow.xml"
+ONE="tp=1;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b"
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/slow.xml" --no-dp-overlap --space "$ONE" \
+  >"$TMP/s.out" 2>/dev/null
+check "limit: balanced shares, no single limit" has "$TMP/s.out" "has no single limit: "
+both='exposed communication [0-9.]*% and compute\|compute [0-9.]*% and exposed'
+check "limit: both named" eq "$(grep -c "$both" "$TMP/s.out")" 1
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" --no-dp-overlap --space "$ONE" \
+  >"$TMP/s2.out" 2>/dev/null
+check "limit: compute nearly all" has "$TMP/s2.out" "is limited by compute: "
 
 # ---- bad input -----------------------------------------------------------------------
 bad () {
@@ -232,5 +265,96 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
   sleep 0.5
 done
 check "interrupt: no traces left" eq "$(find "$TMP/int" -mindepth 1 | wc -l)" 0
+
+# ---- what a user sees before and during a long search ------------------------------
+# The space of the first check above: its 80 candidates, 52 pruned and 28
+# to simulate are said before the search (the line comes before the
+# final counts), and stderr, not a terminal here, gets one line per batch
+# of 8: the first after 8 of the 28.
+check "start: the space before the search" eq \
+  "$(grep -n -e '^space: ' -e '^candidates: ' "$TMP/a.out" | cut -d: -f2 | tr '\n' ' ')" \
+  "space candidates "
+check "start: its counts" has "$TMP/a.out" "space: 80 candidates, 52 pruned, 28 to simulate"
+check "progress: a line after the first batch" has "$TMP/a.err" \
+  "orrery plan: simulated 8 of 28, "
+# A congestion-model cluster is named in the header; the analytical one is not.
+sed 's/model="analytical"/model="congestion"/' "$TMP/fast.xml" >"$TMP/cong.xml"
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/cong.xml" --top 1 \
+  --space "tp=8;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b" >"$TMP/c.out" 2>/dev/null
+check "network: congestion runs" eq $? 0
+check "network: the header says congestion" has "$TMP/c.out" \
+  "simulated with the congestion network model"
+check "network: not for the analytical model" eq "$(grep -c 'network model' "$TMP/a.out")" 0
+# --device with a roofline cluster: the compute keeps the cluster's price.
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" --top 1 --device A100-80GB \
+  --space "tp=8;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b" >"$TMP/d.out" 2>/dev/null
+check "device: says it sets the memory limit only" has "$TMP/d.out" \
+  "note: --device A100-80GB sets the memory limit only"
+
+# ---- refused before any work ---------------------------------------------------------
+# 32 values each of tp, pp, v and mb, with the 5 x 3 x 2 of zero,
+# recompute and sched: 32^4 x 30 = 31,457,280 candidates, over the
+# million; refused before the ~10 GB they would take (a 1 GB address
+# space is plenty for the refusal).
+L32=$(seq -s, 1 32)
+(ulimit -v 1000000; "$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" \
+  --space "tp=$L32;pp=$L32;v=$L32;mb=$L32" >"$TMP/h.out" 2>"$TMP/h.err")
+check "huge space: exits 1" eq $? 1
+check "huge space: says why" has "$TMP/h.err" \
+  "the space has 31457280 candidates, more than the limit 1000000 (narrow --space)"
+# An --out that cannot take plan.csv is refused before the search (no
+# progress line), with the system's reason.
+bad "out in /proc/self" "--out: cannot create files in /proc/self (plan.csv): " \
+  "${TINY[@]}" --config "$TMP/fast.xml" --out /proc/self
+check "bad out: nothing simulated" eq "$(grep -c 'simulated' "$TMP/bad.err")" 0
+bad "out a file" "--out: cannot create $TMP/a.out: " "${TINY[@]}" --config "$TMP/fast.xml" \
+  --out "$TMP/a.out"
+# A folder this run made and left empty (no candidate fits) is removed.
+"$ORRERY" plan --model llama3-70b --gpus 8 --global-batch 8 --config "$TMP/fast.xml" \
+  --space "tp=8;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b" --out "$TMP/fresh" \
+  >/dev/null 2>&1
+check "out: an empty new folder removed" test ! -e "$TMP/fresh"
+bad "global-batch 0" "orrery plan: --global-batch (0) must be at least 1" "${MODEL[@]}" \
+  --gpus 8 --global-batch 0 --config "$TMP/fast.xml"
+check "bad: global-batch 0 does not blame --gpus" eq "$(grep -c -- '--gpus' "$TMP/bad.err")" 0
+
+# ---- an interrupted search keeps what it finished ----------------------------------
+# 16 layers on 8 GPUs, every candidate simulated: many seconds; stopped
+# by SIGINT (then SIGTERM, with 2 workers) once the first batch is done,
+# it writes plan.csv: every candidate, those not reached "pending", and a
+# last line saying after how many of those to simulate it stopped.
+BIG=(--layers 16 --hidden 1024 --heads 16 --vocab 4096 --seq 2048 --gpus 8 --global-batch 64)
+interrupted () {
+  local sig=$1 code=$2 dir=$3 pid; shift 3
+  "$ORRERY" plan "${BIG[@]}" --config "$TMP/fast.xml" --exhaustive --out "$dir" "$@" \
+    >"$dir.out" 2>"$dir.err" &
+  pid=$!
+  for _ in $(seq 600); do
+    grep -q 'simulated 8 of' "$dir.err" 2>/dev/null && break
+    sleep 0.1
+  done
+  kill -s "${sig#SIG}" "$pid"
+  wait "$pid"
+  check "interrupt $sig: exit $code" eq $? "$code"
+  local done alive
+  done=$(awk -F, '$12 == "simulated" || $12 == "failed"' "$dir/plan.csv" | wc -l)
+  alive=$(awk -F, 'NR > 1 && /^[0-9]/ && $12 != "pruned"' "$dir/plan.csv" | wc -l)
+  check "interrupt $sig: some simulated" test "$done" -gt 0
+  check "interrupt $sig: some pending" test "$(awk -F, '$12 == "pending"' "$dir/plan.csv" \
+    | wc -l)" -gt 0
+  local note="# interrupted by $sig after $done of the $alive candidates to simulate:"
+  note="$note the rows marked pending were not simulated"
+  check "interrupt $sig: the CSV says where it stopped" eq "$(tail -n 1 "$dir/plan.csv")" "$note"
+  check "interrupt $sig: so does stdout" has "$dir.out" "interrupted by $sig after $done of"
+}
+interrupted SIGINT 130 "$TMP/i1"
+interrupted SIGTERM 143 "$TMP/i2" --jobs 2
+# scripts/plot reads the interrupted CSV: its note line is not a row.
+if command -v gnuplot >/dev/null; then
+  scripts/plot --plan "$TMP/i1/plan.csv" -o "$TMP/ip" >/dev/null 2>"$TMP/ip.err"
+  check "interrupt: scripts/plot draws the CSV" eq $? 0
+  check "interrupt: scripts/plot counts the pending" has "$TMP/ip.err" " pending"
+fi
+check "interrupt: no worker left" eq "$(pgrep -f -c "$TMP/i2" || true)" 0
 
 finish
