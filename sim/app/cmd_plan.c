@@ -362,8 +362,8 @@ print_limit (const PlanCandidate *c)
 {
   const char *const names[4]
       = { "compute", "exposed communication", "the pipeline bubble",
-          "waiting (for the last rank after finishing: a pipeline's drain; or for "
-          "dependencies)" };
+          ("waiting (for the last rank after finishing: a pipeline's drain; or for "
+           "dependencies)") };
   const double shares[4] = { c->r.compute, c->r.exposed, c->r.bubble, c->r.waiting };
   guint first = 0, second = 1;
   for (guint i = 1; i < 4; i++)
