@@ -7,6 +7,7 @@
 
 #include "sim/app/json_out.h"
 #include "sim/app/port_bound.h"
+#include "sim/app/report_coll.h"
 #include "sim/app/report_perf.h"
 #include "sim/error.h"
 #include "sim/printable.h"
@@ -105,165 +106,6 @@ print_topology (const AppSim *sim, FILE *out)
   fputc ('\n', out);
 }
 
-/* nccl-tests' sizes and bus bandwidth: S is the size nccl-tests prints for
- * the operation (all-gather, gather, scatter: the whole output, p times
- * comm_size), and busbw = S / t x factor. */
-static double
-bus_factor (SysCollKind kind, guint32 p)
-{
-  double n = p;
-  switch (kind)
-    {
-    case SYS_COLL_ALL_REDUCE:
-      return 2.0 * (n - 1) / n;
-    case SYS_COLL_REDUCE_SCATTER:
-    case SYS_COLL_ALL_GATHER:
-    case SYS_COLL_ALL_TO_ALL:
-    case SYS_COLL_GATHER:
-    case SYS_COLL_SCATTER:
-      return (n - 1) / n;
-    case SYS_COLL_BROADCAST:
-    case SYS_COLL_REDUCE:
-      return 1.0;
-    default:
-      return 0.0;
-    }
-}
-
-static guint64
-nccl_bytes (SysCollKind kind, guint64 bytes, guint32 p)
-{
-  gboolean times_p = kind == SYS_COLL_ALL_GATHER || kind == SYS_COLL_GATHER
-                     || kind == SYS_COLL_SCATTER;
-  return times_p ? bytes * p : bytes;
-}
-
-/* Algorithm and bus bandwidth of a row in bytes/s, over the time its
- * collectives ran with every member present; FALSE when undefined. */
-static gboolean
-row_bandwidth (const SysCollGroupStats *st, double *alg, double *bus)
-{
-  SimTime t = st->busy - st->wait;
-  double factor = bus_factor (st->kind, st->ranks);
-  if (t == 0 || factor == 0.0 || st->ranks < 2)
-    return FALSE;
-  *alg = (double) nccl_bytes (st->kind, st->bytes, st->ranks) / ((double) t / 1e12);
-  *bus = *alg * factor;
-  return TRUE;
-}
-
-static char *
-group_name (guint64 group)
-{
-  return group == SYS_GROUP_WORLD ? g_strdup ("all") : g_strdup_printf ("%" G_GUINT64_FORMAT, group);
-}
-
-/* Rows that differ only in their group print as one. */
-static gboolean
-same_but_group (const SysCollGroupStats *a, const SysCollGroupStats *b)
-{
-  return a->kind == b->kind && a->ranks == b->ranks && a->count == b->count
-         && a->bytes == b->bytes && a->busy == b->busy && a->wait == b->wait
-         && strcmp (a->algorithm, b->algorithm) == 0 && a->group != SYS_GROUP_WORLD
-         && b->group != SYS_GROUP_WORLD;
-}
-
-/* "all", "7", "1-8" or "1-8 (4 groups)" for rows[i..j). */
-static char *
-groups_label (const SysCollGroupStats *rows, guint i, guint j)
-{
-  if (j - i == 1)
-    return group_name (rows[i].group);
-  gboolean consecutive = rows[j - 1].group - rows[i].group == j - i - 1;
-  if (consecutive)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT, rows[i].group,
-                            rows[j - 1].group);
-  return g_strdup_printf ("%u groups", j - i);
-}
-
-/* Name a row whose bus bandwidth exceeds what its members' ports carry
- * (port_bound.h): a number no machine can produce. */
-static void
-warn_ports (const AppPortBounds *bounds, const SysCollGroupStats *st, const char *group,
-            GString *warnings)
-{
-  double alg, bus, bound;
-  if (!row_bandwidth (st, &alg, &bus)
-      || !app_port_exceeds (bounds, st->group, st->in_network, bus, &bound))
-    return;
-  g_autofree char *buss = sim_units_format_bandwidth (bus);
-  g_autofree char *bounds_s = sim_units_format_bandwidth (bound);
-  g_string_append_printf (warnings,
-                          "warning: %s on group %s (%u ranks): busbw %s exceeds the %s its "
-                          "members' ports can carry\n",
-                          sys_coll_kind_name (st->kind), group, st->ranks, buss, bounds_s);
-}
-
-/* The exchanges as rows of the collectives table (kind "exchange", the
- * name in the algorithm column; app_exchange_stats says what each holds). */
-static void
-print_exchange_rows (const GArray *exch, FILE *out)
-{
-  for (guint i = 0; i < exch->len; i++)
-    {
-      const AppExchangeStat *x = &g_array_index (exch, AppExchangeStat, i);
-      g_autofree char *bytes = sim_units_format_bytes (x->bytes);
-      g_autofree char *total = sim_units_format_time (x->done - MIN (x->first, x->done));
-      g_autofree char *late = sim_units_format_time (x->last_join - MIN (x->first, x->last_join));
-      double alg, bus;
-      gboolean bw = app_exchange_bandwidth (x, &alg, &bus);
-      g_autofree char *algs = bw ? sim_units_format_bandwidth (alg) : g_strdup ("-");
-      g_autofree char *buss = bw ? sim_units_format_bandwidth (bus) : g_strdup ("-");
-      fprintf (out, "  %-14s %-9s %5u %6" G_GUINT64_FORMAT " %10s %11s %11s %11s %12s %12s  %s\n",
-               "exchange", "-", x->ranks, x->msgs, bytes, total, "-", late, algs, buss, x->name);
-    }
-  if (exch->len > 0)
-    fprintf (out, "  (exchange rows: count its messages, bytes their sum over ranks, time from "
-                  "the first send to the last receive;\n   busbw the bytes a rank received over "
-                  "the time all had started, algbw x ranks / (ranks - 1))\n");
-}
-
-static void
-print_collectives (const AppSim *sim, FILE *out)
-{
-  g_autoptr (GArray) arr = sys_coll_group_stats (app_sim_sys (sim));
-  g_autoptr (GArray) exch = app_exchange_stats (sim);
-  const SysCollGroupStats *rows = (const SysCollGroupStats *) arr->data;
-  if (arr->len == 0 && exch->len == 0)
-    return;
-  g_autoptr (AppPortBounds) bounds = app_port_bounds_new (sim);
-  g_autoptr (GString) warnings = g_string_new (NULL);
-  fprintf (out, "collectives (per group; time from the first member's join to the last one "
-                "done;\n  bandwidth as nccl-tests, over the time with every member present):\n");
-  fprintf (out, "  %-14s %-9s %5s %6s %10s %11s %11s %11s %12s %12s  %s\n", "kind", "group",
-           "ranks", "count", "bytes", "total time", "mean time", "late joins", "algbw", "busbw",
-           "algorithm");
-  for (guint i = 0, j; i < arr->len; i = j)
-    {
-      for (j = i + 1; j < arr->len && same_but_group (&rows[i], &rows[j]); j++)
-        ;
-      const SysCollGroupStats *st = &rows[i];
-      g_autofree char *group = groups_label (rows, i, j);
-      g_autofree char *bytes = sim_units_format_bytes (st->bytes);
-      g_autofree char *total = sim_units_format_time (st->busy);
-      g_autofree char *mean = sim_units_format_time (st->busy / st->count);
-      g_autofree char *wait = sim_units_format_time (st->wait);
-      double alg, bus;
-      gboolean bw = row_bandwidth (st, &alg, &bus);
-      g_autofree char *algs = bw ? sim_units_format_bandwidth (alg) : g_strdup ("-");
-      g_autofree char *buss = bw ? sim_units_format_bandwidth (bus) : g_strdup ("-");
-      fprintf (out, "  %-14s %-9s %5u %6" G_GUINT64_FORMAT " %10s %11s %11s %11s %12s %12s  %s\n",
-               sys_coll_kind_name (st->kind), group, st->ranks, st->count, bytes, total, mean, wait,
-               algs, buss, st->algorithm);
-      warn_ports (bounds, st, group, warnings);
-    }
-  print_exchange_rows (exch, out);
-  if (arr->len > 1)
-    fprintf (out, "  (a row of several groups shows each group's figures: they are identical)\n");
-  if (warnings->len > 0)
-    fprintf (out, "%s  (the link model gave messages in flight more bandwidth than their ports "
-                  "have, as ASTRA-sim's analytical backend does)\n", warnings->str);
-}
 
 /* The line that marks a run a limit stopped. */
 static void
@@ -360,7 +202,7 @@ app_report_summary (const AppSim *sim, FILE *out)
   print_spread (out, "waiting after finish", sim, NULL);
   app_report_efficiency (sim, out);
   app_report_exchanges (sim, out);
-  print_collectives (sim, out);
+  app_report_collectives (sim, out);
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
@@ -531,7 +373,7 @@ add_collectives (AppJsonOut *j, const AppSim *sim)
   for (guint i = 0; i < rows->len; i++)
     {
       const SysCollGroupStats *st = &g_array_index (rows, SysCollGroupStats, i);
-      g_autofree char *group = group_name (st->group);
+      g_autofree char *group = app_coll_group_name (st->group);
       app_json_out_begin_object (j, NULL);
       app_json_out_string (j, "kind", sys_coll_kind_name (st->kind));
       app_json_out_string (j, "group", group);
@@ -543,7 +385,7 @@ add_collectives (AppJsonOut *j, const AppSim *sim)
       add_time (j, "mean_ns", st->busy / st->count);
       add_time (j, "late_joins_ns", st->wait);
       double alg = 0, bus = 0;
-      gboolean bw = row_bandwidth (st, &alg, &bus);
+      gboolean bw = app_coll_row_bandwidth (st, &alg, &bus);
       add_double (j, "algbw_GBps", alg / 1e9, bw);
       add_double (j, "busbw_GBps", bus / 1e9, bw);
       double bound = 0;
@@ -562,7 +404,7 @@ add_collectives (AppJsonOut *j, const AppSim *sim)
   app_json_out_begin_array (j, "collective_instances");
   for (guint i = 0; i < n; i++)
     {
-      g_autofree char *group = group_name (recs[i].group);
+      g_autofree char *group = app_coll_group_name (recs[i].group);
       app_json_out_begin_object (j, NULL);
       app_json_out_string (j, "kind", sys_coll_kind_name (recs[i].kind));
       app_json_out_string (j, "group", group);
