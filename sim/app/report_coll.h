@@ -11,7 +11,8 @@
 
 /* Print the collectives table (and exchange rows) of SIM to OUT. */
 void app_report_collectives (const AppSim *sim, FILE *out);
-/* ST's algbw and busbw in GB/s as nccl-tests reads them; FALSE where
+/* ST's algbw and busbw in bytes/s as nccl-tests defines them, over the
+ * time its collectives ran with every member present; FALSE where
  * undefined. */
 gboolean app_coll_row_bandwidth (const SysCollGroupStats *st, double *alg, double *bus);
 /* "all" or the group's id (free it). */
