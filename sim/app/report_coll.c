@@ -1,19 +1,10 @@
 /* report_coll.c: the summary's collectives table; see report_coll.h. */
 #include "sim/app/report_coll.h"
 
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-#include "sim/app/json_out.h"
 #include "sim/app/port_bound.h"
 #include "sim/app/report_perf.h"
-#include "sim/error.h"
-#include "sim/printable.h"
 #include "sim/units.h"
-#include "workload/activity.h"
-#include "workload/chakra_json.h"
-#include "workload/critpath.h"
-#include "workload/graph_cache.h"
 
 /* nccl-tests' sizes and bus bandwidth: S is the size nccl-tests prints for
  * the operation (all-gather, gather, scatter: the whole output, p times
