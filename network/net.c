@@ -334,6 +334,24 @@ net_send_message (Net *net, const NetMessage *msg)
                       msg->arg);
 }
 
+gboolean
+net_fixed_prices (const Net *net)
+{
+  return net->route_priced;
+}
+
+void
+net_send_priced (Net *net, SimTime at, SimTime delay, guint32 src, guint32 dst, guint64 bytes,
+                 SimHandler on_delivered, gpointer data, guint64 arg)
+{
+  g_assert (net->route_priced && src != dst);
+  g_assert (at >= *net->clock);
+  net_note_node (net, src, dst);
+  net->messages++;
+  net->bytes += bytes;
+  sim_sched_at (net->sched, sim_time_add (at, delay), on_delivered, data, arg);
+}
+
 SimTime
 net_serialization_ps (guint64 bytes, double bandwidth_Bps)
 {

@@ -39,6 +39,10 @@ typedef struct
   guint32 member;
   guint32 pos;
   guint32 chunk_phase; /* chunk * phases + phase */
+  /* sys_phase_send_next's: the delay of its last message to the member's
+   * successor and that message's bytes + 1 (0: none yet). */
+  guint64 next_bytes;
+  SimTime next_delay;
 } SysRun;
 
 typedef struct _SysAlgoClass SysAlgoClass;
@@ -171,6 +175,12 @@ char *sys_algo_flat_name (const SysAlgoClass *algo);
 /* Send `bytes` to the member at position `to` on the line, tagged `step`,
  * leaving at `at` (>= now). */
 void sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at);
+/* sys_phase_send to the member's successor on the line (ctx->next), from
+ * its run: on a network of fixed prices (net_fixed_prices) the route's
+ * price is kept in the run, since a ring sends one size to one peer a
+ * phase long. */
+void sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 bytes,
+                          SimTime at);
 /* This member's phase ends at `at` (>= now). */
 void sys_phase_finish (const SysPhaseCtx *ctx, SimTime at);
 /* net_serialization_ps (bytes, rate_Bps), the same bits, through the

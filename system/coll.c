@@ -74,6 +74,33 @@ sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes,
   net_send_message (coll->sys->net, &msg);
 }
 
+void
+sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 bytes, SimTime at)
+{
+  SysColl *coll = ctx->coll;
+  if (G_UNLIKELY (!coll->fixed_prices))
+    {
+      sys_phase_send (ctx, ctx->next, step, bytes, at);
+      return;
+    }
+  g_assert (step < (G_GUINT64_CONSTANT (1) << coll->step_bits));
+  /* As sys_phase_send's, to position next. */
+  guint32 to_member = ctx->next == 0 ? ctx->member - ctx->pos * ctx->stride
+                                     : ctx->member + ctx->stride;
+  guint64 to_run = coll->lockstep ? ctx->run_index
+                                  : ctx->run_index + ((guint64) to_member - ctx->member)
+                                                         * coll->n_chunks * coll->n_phases;
+  guint32 src = coll->group->ranks[ctx->member], dst = coll->group->ranks[to_member];
+  Net *net = coll->sys->net;
+  if (G_UNLIKELY (run->next_bytes != bytes + 1))
+    {
+      run->next_delay = net_delay_on (net, ctx->net_dim, src, dst, bytes);
+      run->next_bytes = bytes + 1;
+    }
+  net_send_priced (net, at, run->next_delay, src, dst, bytes, on_message, coll,
+                   (to_run << coll->step_bits) | step);
+}
+
 guint32
 sys_phase_ready_step (const SysPhaseCtx *ctx)
 {
