@@ -150,6 +150,19 @@ gboolean net_fixed_prices (const Net *net);
  * counted as net_send_message counts it, delivered at at + delay. */
 void net_send_priced (Net *net, SimTime at, SimTime delay, guint32 src, guint32 dst,
                       guint64 bytes, SimHandler on_delivered, gpointer data, guint64 arg);
+/* What a Net counts of the messages sent through it (net_messages,
+ * net_bytes). */
+typedef struct
+{
+  guint64 messages;
+  guint64 bytes;
+} NetTally;
+/* Where a sender that schedules a message's delivery itself, at its leaving
+ * time plus its route's price (net_delay_on), counts it: the Net's tally
+ * when that is all net_send_priced would do (fixed prices, no node whose
+ * leaving messages are counted: net_left_node), else NULL.  The path every
+ * ring message takes is then one call shorter. */
+NetTally *net_direct_tally (Net *net);
 
 /* Symmetry classes (sys_set_classes): ranks that stand for others.  With
  * an alias, a message to rank q is received at the ports of alias[q] (its

@@ -97,8 +97,18 @@ sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 
       run->next_delay = net_delay_on (net, ctx->net_dim, src, dst, bytes);
       run->next_bytes = bytes + 1;
     }
-  net_send_priced (net, at, run->next_delay, src, dst, bytes, on_message, coll,
-                   (to_run << coll->step_bits) | step);
+  guint64 arg = (to_run << coll->step_bits) | step;
+  NetTally *tally = coll->direct_tally;
+  if (G_LIKELY (tally != NULL))
+    {
+      /* net_send_priced's work, without the call. */
+      g_assert (src != dst && at >= *ctx->clock);
+      tally->messages++;
+      tally->bytes += bytes;
+      sim_sched_at (coll->sys->sched, sim_time_add (at, run->next_delay), on_message, coll, arg);
+      return;
+    }
+  net_send_priced (net, at, run->next_delay, src, dst, bytes, on_message, coll, arg);
 }
 
 guint32

@@ -345,6 +345,7 @@ sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req,
     }
   coll->tie_by_place = ties_by_place (coll, req->involved_dims);
   coll->fixed_prices = net_fixed_prices (sys->net);
+  coll->direct_tally = net_direct_tally (sys->net);
   coll->step_bits = plan_step_bits (coll);
   guint64 n_runs = (guint64) group->n * coll->n_chunks * MAX (coll->n_phases, 1);
   g_assert (coll->step_bits + g_bit_storage (n_runs) <= 64);
