@@ -78,6 +78,13 @@ typedef struct
   guint64 share;
   SimTime share_reduce;
   guint32 next;
+  /* sys_phase_send_next's, set when the collective is planned: from a
+   * member to its successor, the members between them on the way back to
+   * position 0 ((n - 1) x stride), and the runs between them (in lockstep
+   * 0: a member's own run hears its predecessor's message) one step on
+   * and on the way back, modulo 2^64. */
+  guint32 wrap_members;
+  guint64 next_runs, wrap_runs;
 } SysPhaseCtx;
 
 /* Whether every member of a line does the same at the same times on a

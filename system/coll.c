@@ -74,41 +74,51 @@ sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes,
   net_send_message (coll->sys->net, &msg);
 }
 
-void
-sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 bytes, SimTime at)
+/* sys_phase_send_next where the Net does more than count a message: its
+ * route priced once through the run, or no fixed prices at all. */
+static void
+send_next_slow (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 bytes, SimTime at,
+                guint64 arg)
 {
   SysColl *coll = ctx->coll;
-  if (G_UNLIKELY (!coll->fixed_prices))
+  if (!coll->fixed_prices)
     {
       sys_phase_send (ctx, ctx->next, step, bytes, at);
       return;
     }
+  guint32 to_member = ctx->next == 0 ? ctx->member - ctx->wrap_members : ctx->member + ctx->stride;
+  net_send_priced (coll->sys->net, at, run->next_delay, coll->group->ranks[ctx->member],
+                   coll->group->ranks[to_member], bytes, on_message, coll, arg);
+}
+
+void
+sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 bytes, SimTime at)
+{
+  SysColl *coll = ctx->coll;
   g_assert (step < (G_GUINT64_CONSTANT (1) << coll->step_bits));
   /* As sys_phase_send's, to position next. */
-  guint32 to_member = ctx->next == 0 ? ctx->member - ctx->pos * ctx->stride
-                                     : ctx->member + ctx->stride;
-  guint64 to_run = coll->lockstep ? ctx->run_index
-                                  : ctx->run_index + ((guint64) to_member - ctx->member)
-                                                         * coll->n_chunks * coll->n_phases;
-  guint32 src = coll->group->ranks[ctx->member], dst = coll->group->ranks[to_member];
-  Net *net = coll->sys->net;
-  if (G_UNLIKELY (run->next_bytes != bytes + 1))
+  guint64 to_run = ctx->run_index + (ctx->next == 0 ? ctx->wrap_runs : ctx->next_runs);
+  guint64 arg = (to_run << coll->step_bits) | step;
+  if (G_UNLIKELY (run->next_bytes != bytes + 1) && coll->fixed_prices)
     {
-      run->next_delay = net_delay_on (net, ctx->net_dim, src, dst, bytes);
+      guint32 to_member = ctx->next == 0 ? ctx->member - ctx->wrap_members
+                                         : ctx->member + ctx->stride;
+      guint32 src = coll->group->ranks[ctx->member], dst = coll->group->ranks[to_member];
+      g_assert (src != dst);
+      run->next_delay = net_delay_on (coll->sys->net, ctx->net_dim, src, dst, bytes);
       run->next_bytes = bytes + 1;
     }
-  guint64 arg = (to_run << coll->step_bits) | step;
   NetTally *tally = coll->direct_tally;
-  if (G_LIKELY (tally != NULL))
+  if (G_UNLIKELY (tally == NULL))
     {
-      /* net_send_priced's work, without the call. */
-      g_assert (src != dst && at >= *ctx->clock);
-      tally->messages++;
-      tally->bytes += bytes;
-      sim_sched_at (coll->sys->sched, sim_time_add (at, run->next_delay), on_message, coll, arg);
+      send_next_slow (ctx, run, step, bytes, at, arg);
       return;
     }
-  net_send_priced (net, at, run->next_delay, src, dst, bytes, on_message, coll, arg);
+  /* net_send_priced's work, without the call. */
+  g_assert (at >= *ctx->clock);
+  tally->messages++;
+  tally->bytes += bytes;
+  sim_sched_at (coll->sys->sched, sim_time_add (at, run->next_delay), on_message, coll, arg);
 }
 
 guint32
