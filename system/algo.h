@@ -40,7 +40,8 @@ typedef struct
   guint32 pos;
   guint32 chunk_phase; /* chunk * phases + phase */
   /* sys_phase_send_next's: the delay of its last message to the member's
-   * successor and that message's bytes + 1 (0: none yet). */
+   * successor and that message's bytes + 1 (0: none yet, or 2^64 - 1
+   * bytes, priced each time). */
   guint64 next_bytes;
   SimTime next_delay;
 } SysRun;

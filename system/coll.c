@@ -51,8 +51,10 @@ ctx_init (SysColl *coll, guint64 index, SysRun **run_out)
 static void on_message (SimSched *sched, gpointer data, guint64 arg);
 static void on_phase_done (SimSched *sched, gpointer data, guint64 index);
 
-void
-sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at)
+/* sys_phase_send, inline in sys_phase_send_next's path for networks
+ * without fixed prices. */
+static inline void
+phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at)
 {
   SysColl *coll = ctx->coll;
   g_assert (to < ctx->n && to != ctx->pos);
@@ -74,18 +76,18 @@ sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes,
   net_send_message (coll->sys->net, &msg);
 }
 
-/* sys_phase_send_next where the Net does more than count a message: its
- * route priced once through the run, or no fixed prices at all. */
+void
+sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at)
+{
+  phase_send (ctx, to, step, bytes, at);
+}
+
+/* sys_phase_send_next where the Net does more than count a message of
+ * fixed price (the run has priced its route). */
 static void
-send_next_slow (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 bytes, SimTime at,
-                guint64 arg)
+send_next_priced (const SysPhaseCtx *ctx, SysRun *run, guint64 bytes, SimTime at, guint64 arg)
 {
   SysColl *coll = ctx->coll;
-  if (!coll->fixed_prices)
-    {
-      sys_phase_send (ctx, ctx->next, step, bytes, at);
-      return;
-    }
   guint32 to_member = ctx->next == 0 ? ctx->member - ctx->wrap_members : ctx->member + ctx->stride;
   net_send_priced (coll->sys->net, at, run->next_delay, coll->group->ranks[ctx->member],
                    coll->group->ranks[to_member], bytes, on_message, coll, arg);
@@ -95,11 +97,16 @@ void
 sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 bytes, SimTime at)
 {
   SysColl *coll = ctx->coll;
+  if (G_UNLIKELY (!coll->fixed_prices))
+    {
+      phase_send (ctx, ctx->next, step, bytes, at);
+      return;
+    }
   g_assert (step < (G_GUINT64_CONSTANT (1) << coll->step_bits));
   /* As sys_phase_send's, to position next. */
   guint64 to_run = ctx->run_index + (ctx->next == 0 ? ctx->wrap_runs : ctx->next_runs);
   guint64 arg = (to_run << coll->step_bits) | step;
-  if (G_UNLIKELY (run->next_bytes != bytes + 1) && coll->fixed_prices)
+  if (G_UNLIKELY (run->next_bytes != bytes + 1 || run->next_bytes == 0))
     {
       guint32 to_member = ctx->next == 0 ? ctx->member - ctx->wrap_members
                                          : ctx->member + ctx->stride;
@@ -111,7 +118,7 @@ sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 
   NetTally *tally = coll->direct_tally;
   if (G_UNLIKELY (tally == NULL))
     {
-      send_next_slow (ctx, run, step, bytes, at, arg);
+      send_next_priced (ctx, run, bytes, at, arg);
       return;
     }
   /* net_send_priced's work, without the call. */
