@@ -17,7 +17,8 @@
  * Switch each message costs 2 x floor(a + m/B)).
  *
  * Cost: one event per hop; nothing is allocated per message once the message
- * pool has grown to the number of messages in flight.
+ * pool has grown to the number of messages in flight, and a link prices a
+ * size once for as long as the sizes crossing it do not change.
  */
 #include "network/links.h"
 #include "network/net_private.h"
@@ -38,6 +39,12 @@ typedef struct
                      * than now, so link_queue appends it) */
   guint32 head, len, cap;
   guint32 peak_queue;
+  /* The serialization and hop times of the last size that crossed the
+   * link, and that size + 1 (0: none, or a size of 2^64 - 1, priced each
+   * time): a collective's messages come in runs of one size, priced once
+   * rather than in double division each. */
+  guint64 priced_bytes;
+  SimTime priced_ser, priced_hop;
 } NetLink;
 
 typedef struct
@@ -150,6 +157,31 @@ link_queue (NetLink *link, SimTime now, SimTime start)
   link->peak_queue = MAX (link->peak_queue, link->len - link->head);
 }
 
+/* Price `bytes` on link id into its memo. */
+static void
+link_price (Congestion *c, guint32 id, guint64 bytes)
+{
+  NetLink *link = &c->links[id];
+  double bandwidth = net_links_bandwidth (&c->layout, id);
+  SimTime latency = net_links_latency (&c->layout, id);
+  SimTime ser, hop;
+  if (c->spec->rounding == NET_ROUND_NS_TRUNCATED)
+    {
+      double bw_Bpns = bandwidth / 1e9;
+      double lat_ns = (double) latency / (double) SIM_PS_PER_NS;
+      ser = sim_time_from_ns_truncated ((double) bytes / bw_Bpns);
+      hop = sim_time_from_ns_truncated (lat_ns + (double) bytes / bw_Bpns);
+    }
+  else
+    {
+      ser = net_serialization_ps (bytes, bandwidth);
+      hop = sim_time_add (latency, ser);
+    }
+  link->priced_bytes = bytes + 1;
+  link->priced_ser = ser;
+  link->priced_hop = hop;
+}
+
 /* The message is at a device now: deliver it, or put it on its next link. */
 static void
 advance (Congestion *c, guint32 index)
@@ -179,21 +211,9 @@ advance (Congestion *c, guint32 index)
     }
   guint32 id = net_links_next (&c->layout, &m->cursor);
   NetLink *link = &c->links[id];
-  double bandwidth = net_links_bandwidth (&c->layout, id);
-  SimTime latency = net_links_latency (&c->layout, id);
-  SimTime ser, hop;
-  if (c->spec->rounding == NET_ROUND_NS_TRUNCATED)
-    {
-      double bw_Bpns = bandwidth / 1e9;
-      double lat_ns = (double) latency / (double) SIM_PS_PER_NS;
-      ser = sim_time_from_ns_truncated ((double) m->bytes / bw_Bpns);
-      hop = sim_time_from_ns_truncated (lat_ns + (double) m->bytes / bw_Bpns);
-    }
-  else
-    {
-      ser = net_serialization_ps (m->bytes, bandwidth);
-      hop = sim_time_add (latency, ser);
-    }
+  if (G_UNLIKELY (link->priced_bytes != m->bytes + 1 || link->priced_bytes == 0))
+    link_price (c, id, m->bytes);
+  SimTime ser = link->priced_ser, hop = link->priced_hop;
   SimTime start = MAX (now, link->busy_until);
   if (link->busy_until > now || link->starts != NULL)
     link_queue (link, now, start);

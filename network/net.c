@@ -204,8 +204,8 @@ net_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes, SimHand
   g_assert (src != dst);
   g_assert (at >= sim_sched_now (net->sched));
   net_note_node (net, src, dst);
-  net->messages++;
-  net->bytes += bytes;
+  net->tally.messages++;
+  net->tally.bytes += bytes;
   net->klass->send (net, at, src, dst, bytes, on_delivered, data, arg);
 }
 
@@ -317,8 +317,8 @@ net_send_message (Net *net, const NetMessage *msg)
   g_assert (msg->src != msg->dst);
   g_assert (msg->at >= *net->clock);
   net_note_node (net, msg->src, msg->dst);
-  net->messages++;
-  net->bytes += msg->bytes;
+  net->tally.messages++;
+  net->tally.bytes += msg->bytes;
   if (G_LIKELY (net->route_priced))
     {
       sim_sched_at (net->sched,
@@ -332,6 +332,30 @@ net_send_message (Net *net, const NetMessage *msg)
   else
     net->klass->send (net, msg->at, msg->src, msg->dst, msg->bytes, msg->on_delivered, msg->data,
                       msg->arg);
+}
+
+gboolean
+net_fixed_prices (const Net *net)
+{
+  return net->route_priced;
+}
+
+NetTally *
+net_direct_tally (Net *net)
+{
+  return net->route_priced && net->device_node == NULL ? &net->tally : NULL;
+}
+
+void
+net_send_priced (Net *net, SimTime at, SimTime delay, guint32 src, guint32 dst, guint64 bytes,
+                 SimHandler on_delivered, gpointer data, guint64 arg)
+{
+  g_assert (net->route_priced && src != dst);
+  g_assert (at >= *net->clock);
+  net_note_node (net, src, dst);
+  net->tally.messages++;
+  net->tally.bytes += bytes;
+  sim_sched_at (net->sched, sim_time_add (at, delay), on_delivered, data, arg);
 }
 
 SimTime
@@ -444,13 +468,13 @@ net_link_stats (const Net *net, guint32 link, NetLinkStats *out)
 guint64
 net_messages (const Net *net)
 {
-  return net->messages;
+  return net->tally.messages;
 }
 
 guint64
 net_bytes (const Net *net)
 {
-  return net->bytes;
+  return net->tally.bytes;
 }
 
 guint64

@@ -139,6 +139,30 @@ void net_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
                SimHandler on_delivered, gpointer data, guint64 arg);
 /* net_send with the message's dimension when the caller knows it. */
 void net_send_message (Net *net, const NetMessage *msg);
+/* Whether every message's delay is its route's price alone, whatever else
+ * is in flight (the analytical model without shared ports): a sender that
+ * sends many messages over one route may then price it once (net_delay_on)
+ * and send each with net_send_priced, which builds no message and finds no
+ * route. */
+gboolean net_fixed_prices (const Net *net);
+/* net_send_message of a message from src to dst whose delay the caller
+ * took from net_delay_on for its route and size (net_fixed_prices only):
+ * counted as net_send_message counts it, delivered at at + delay. */
+void net_send_priced (Net *net, SimTime at, SimTime delay, guint32 src, guint32 dst,
+                      guint64 bytes, SimHandler on_delivered, gpointer data, guint64 arg);
+/* What a Net counts of the messages sent through it (net_messages,
+ * net_bytes). */
+typedef struct
+{
+  guint64 messages;
+  guint64 bytes;
+} NetTally;
+/* Where a sender that schedules a message's delivery itself, at its leaving
+ * time plus its route's price (net_delay_on), counts it: the Net's tally
+ * when that is all net_send_priced would do (fixed prices, no node whose
+ * leaving messages are counted: net_left_node), else NULL.  The path every
+ * ring message takes is then one call shorter. */
+NetTally *net_direct_tally (Net *net);
 
 /* Symmetry classes (sys_set_classes): ranks that stand for others.  With
  * an alias, a message to rank q is received at the ports of alias[q] (its

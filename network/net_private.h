@@ -81,8 +81,7 @@ struct _Net
   /* With a rank alias and nodes: per simulated rank, how many ranks it
    * stands for (each sends the mirror of its messages); NULL otherwise. */
   guint32 *class_size;
-  guint64 messages;
-  guint64 bytes;
+  NetTally tally; /* net_messages, net_bytes */
 };
 
 /* net_topo_route_on, inline where the coordinates are tabulated (as they

@@ -39,6 +39,11 @@ typedef struct
   guint32 member;
   guint32 pos;
   guint32 chunk_phase; /* chunk * phases + phase */
+  /* sys_phase_send_next's: the delay of its last message to the member's
+   * successor and that message's bytes + 1 (0: none yet, or 2^64 - 1
+   * bytes, priced each time). */
+  guint64 next_bytes;
+  SimTime next_delay;
 } SysRun;
 
 typedef struct _SysAlgoClass SysAlgoClass;
@@ -74,6 +79,13 @@ typedef struct
   guint64 share;
   SimTime share_reduce;
   guint32 next;
+  /* sys_phase_send_next's, set when the collective is planned: from a
+   * member to its successor, the members between them on the way back to
+   * position 0 ((n - 1) x stride), and the runs between them (in lockstep
+   * 0: a member's own run hears its predecessor's message) one step on
+   * and on the way back, modulo 2^64. */
+  guint32 wrap_members;
+  guint64 next_runs, wrap_runs;
 } SysPhaseCtx;
 
 /* Whether every member of a line does the same at the same times on a
@@ -171,6 +183,12 @@ char *sys_algo_flat_name (const SysAlgoClass *algo);
 /* Send `bytes` to the member at position `to` on the line, tagged `step`,
  * leaving at `at` (>= now). */
 void sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at);
+/* sys_phase_send to the member's successor on the line (ctx->next), from
+ * its run: on a network of fixed prices (net_fixed_prices) the route's
+ * price is kept in the run, since a ring sends one size to one peer a
+ * phase long. */
+void sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 bytes,
+                          SimTime at);
 /* This member's phase ends at `at` (>= now). */
 void sys_phase_finish (const SysPhaseCtx *ctx, SimTime at);
 /* net_serialization_ps (bytes, rate_Bps), the same bits, through the

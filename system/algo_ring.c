@@ -163,7 +163,7 @@ ring_drain (const SysPhaseCtx *ctx, SysRun *run)
       run->busy_until = t;
       run->processed++;
       if (run->processed < k)
-        sys_phase_send (ctx, ctx->next, run->processed, m, t);
+        sys_phase_send_next (ctx, run, run->processed, m, t);
       else
         sys_phase_finish (ctx, t);
     }
@@ -178,7 +178,7 @@ ring_start (const SysPhaseCtx *ctx, SysRun *run)
       return;
     }
   run->busy_until = sim_time_add (sys_phase_now (ctx), sys_phase_endpoint_delay (ctx));
-  sys_phase_send (ctx, ctx->next, 0, ring_message_bytes (ctx), run->busy_until);
+  sys_phase_send_next (ctx, run, 0, ring_message_bytes (ctx), run->busy_until);
   ring_drain (ctx, run);
 }
 

@@ -51,8 +51,10 @@ ctx_init (SysColl *coll, guint64 index, SysRun **run_out)
 static void on_message (SimSched *sched, gpointer data, guint64 arg);
 static void on_phase_done (SimSched *sched, gpointer data, guint64 index);
 
-void
-sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at)
+/* sys_phase_send, inline in sys_phase_send_next's path for networks
+ * without fixed prices. */
+static inline void
+phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at)
 {
   SysColl *coll = ctx->coll;
   g_assert (to < ctx->n && to != ctx->pos);
@@ -72,6 +74,58 @@ sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes,
                      .on_delivered = on_message, .data = coll,
                      .arg = (to_run << coll->step_bits) | step };
   net_send_message (coll->sys->net, &msg);
+}
+
+void
+sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at)
+{
+  phase_send (ctx, to, step, bytes, at);
+}
+
+/* sys_phase_send_next where the Net does more than count a message of
+ * fixed price (the run has priced its route). */
+static void
+send_next_priced (const SysPhaseCtx *ctx, SysRun *run, guint64 bytes, SimTime at, guint64 arg)
+{
+  SysColl *coll = ctx->coll;
+  guint32 to_member = ctx->next == 0 ? ctx->member - ctx->wrap_members : ctx->member + ctx->stride;
+  net_send_priced (coll->sys->net, at, run->next_delay, coll->group->ranks[ctx->member],
+                   coll->group->ranks[to_member], bytes, on_message, coll, arg);
+}
+
+void
+sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 bytes, SimTime at)
+{
+  SysColl *coll = ctx->coll;
+  if (G_UNLIKELY (!coll->fixed_prices))
+    {
+      phase_send (ctx, ctx->next, step, bytes, at);
+      return;
+    }
+  g_assert (step < (G_GUINT64_CONSTANT (1) << coll->step_bits));
+  /* As sys_phase_send's, to position next. */
+  guint64 to_run = ctx->run_index + (ctx->next == 0 ? ctx->wrap_runs : ctx->next_runs);
+  guint64 arg = (to_run << coll->step_bits) | step;
+  if (G_UNLIKELY (run->next_bytes != bytes + 1 || run->next_bytes == 0))
+    {
+      guint32 to_member = ctx->next == 0 ? ctx->member - ctx->wrap_members
+                                         : ctx->member + ctx->stride;
+      guint32 src = coll->group->ranks[ctx->member], dst = coll->group->ranks[to_member];
+      g_assert (src != dst);
+      run->next_delay = net_delay_on (coll->sys->net, ctx->net_dim, src, dst, bytes);
+      run->next_bytes = bytes + 1;
+    }
+  NetTally *tally = coll->direct_tally;
+  if (G_UNLIKELY (tally == NULL))
+    {
+      send_next_priced (ctx, run, bytes, at, arg);
+      return;
+    }
+  /* net_send_priced's work, without the call. */
+  g_assert (at >= *ctx->clock);
+  tally->messages++;
+  tally->bytes += bytes;
+  sim_sched_at (coll->sys->sched, sim_time_add (at, run->next_delay), on_message, coll, arg);
 }
 
 guint32

@@ -262,6 +262,10 @@ plan_runs (SysColl *coll)
         SysPhaseCtx *ctx = &coll->ctx[c * P + ph];
         ctx->share = ctx->n > 0 ? sys_phase_split (ctx, ctx->in_bytes, ctx->n) : 0;
         ctx->share_reduce = sys_phase_reduce_cost (ctx, ctx->share);
+        guint64 runs_per_member = (guint64) coll->n_chunks * P;
+        ctx->wrap_members = (ctx->n - 1) * ctx->stride;
+        ctx->next_runs = coll->lockstep ? 0 : ctx->stride * runs_per_member;
+        ctx->wrap_runs = coll->lockstep ? 0 : (guint64) 0 - ctx->wrap_members * runs_per_member;
       }
   for (guint32 m = 0; m < group->n; m++)
     for (guint cp = 0; cp < CP; cp++)
@@ -344,6 +348,8 @@ sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req,
       plan_sizes (coll);
     }
   coll->tie_by_place = ties_by_place (coll, req->involved_dims);
+  coll->fixed_prices = net_fixed_prices (sys->net);
+  coll->direct_tally = net_direct_tally (sys->net);
   coll->step_bits = plan_step_bits (coll);
   guint64 n_runs = (guint64) group->n * coll->n_chunks * MAX (coll->n_phases, 1);
   g_assert (coll->step_bits + g_bit_storage (n_runs) <= 64);

@@ -74,6 +74,10 @@ struct _SysColl
    * are shared: its messages carry the sender's place in the group, which
    * orders those that meet at a port at one instant (NetMessage.tie). */
   gboolean tie_by_place;
+  /* Its network's messages cost their route's price alone
+   * (net_fixed_prices): sys_phase_send_next keeps a run's price. */
+  gboolean fixed_prices;
+  NetTally *direct_tally; /* net_direct_tally: sys_phase_send_next schedules */
 };
 
 /* A new instance of REQ on GROUP (sequence SEQ, ROOT for rooted kinds),
