@@ -204,6 +204,27 @@ plan_chunks (SysColl *coll)
 /* The NCCL library's plan, when it runs this kind: one phase over every
  * member (flat), a chunk per ring line, each the lines' share of the bytes.
  * FALSE with an error when NCCL cannot run it. */
+/* sys_nccl_plan (GROUP->nccl, KIND, BYTES), through the group's memo
+ * (SysNcclMemo): the same plan, without choosing it again. */
+static gboolean
+nccl_plan_memo (SysGroup *group, SysCollKind kind, guint64 bytes, SysNcclPlan *out,
+                GError **error)
+{
+  if (group->nccl_memo == NULL)
+    group->nccl_memo = g_new0 (SysNcclMemo, SYS_NCCL_MEMO);
+  guint64 h = (bytes ^ ((guint64) kind << 56)) * 0x9E3779B97F4A7C15ull;
+  SysNcclMemo *m = &group->nccl_memo[h >> 60 & (SYS_NCCL_MEMO - 1)];
+  if (m->kind_1 == (guint32) kind + 1u && m->bytes == bytes)
+    {
+      *out = m->plan;
+      return TRUE;
+    }
+  if (!sys_nccl_plan (group->nccl, kind, bytes, out, error))
+    return FALSE;
+  *m = (SysNcclMemo) { .bytes = bytes, .kind_1 = (guint32) kind + 1u, .plan = *out };
+  return TRUE;
+}
+
 static gboolean
 plan_nccl (SysColl *coll, GError **error)
 {
@@ -220,7 +241,7 @@ plan_nccl (SysColl *coll, GError **error)
       if (group->nccl == NULL)
         return FALSE;
     }
-  if (!sys_nccl_plan (group->nccl, coll->kind, coll->bytes, &coll->nccl, error))
+  if (!nccl_plan_memo (group, coll->kind, coll->bytes, &coll->nccl, error))
     return FALSE;
   coll->is_nccl = TRUE;
   coll->n_chunks = coll->nccl.lines;

@@ -163,6 +163,7 @@ sys_group_free (SysGroup *g)
     g_hash_table_unref (g->member_of);
   g_hash_table_unref (g->live);
   sys_nccl_group_free (g->nccl);
+  g_free (g->nccl_memo);
   g_free (g);
 }
 

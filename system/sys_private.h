@@ -21,6 +21,19 @@ typedef struct
   guint32 stride;
 } SysGroupDim;
 
+/* A plan sys_nccl_plan gave a group, for (kind + 1, bytes); kind_1 0: an
+ * empty place.  A plan is a function of the group, the kind and the bytes,
+ * and a training step's collectives ask the same few again and again
+ * (coll_plan.c). */
+typedef struct
+{
+  guint64 bytes;
+  guint32 kind_1;
+  SysNcclPlan plan;
+} SysNcclMemo;
+
+#define SYS_NCCL_MEMO 16 /* places, a power of two */
+
 typedef struct
 {
   guint64 id;
@@ -47,6 +60,7 @@ typedef struct
   guint32 *pos;
   GHashTable *live;       /* seq + 1 -> SysColl* */
   SysNcclGroup *nccl;     /* the NCCL library's view, built on first use */
+  SysNcclMemo *nccl_memo; /* SYS_NCCL_MEMO plans of it by (kind, bytes), or NULL */
   /* Whether NCCL's rings run alike at every member (sys_nccl_plan_alike,
    * which for a plan with ring steps asks only of the group's layout):
    * 0 not asked yet, 1 no, 2 yes.  Asked per collective otherwise. */

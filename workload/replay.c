@@ -152,12 +152,9 @@ round_ns (const WlParams *p, double ns)
   return ps >= 0x1p64 ? SIM_TIME_MAX : (SimTime) ps;
 }
 
-/* A compute node's time: the compute model (compute.h; kernels.h for
- * COMP nodes with kernels under the kernel model, each distinct list
- * priced once) for COMP nodes, divided by rank K's speed; host nodes keep
- * their roofline time (as in ASTRA-sim) or trace duration, at speed 1. */
-static SimTime
-compute_time (const WlRank *k, const WlNode *n)
+/* See replay_private.h. */
+SimTime
+wl_replay_compute_time (const WlRank *k, const WlNode *n)
 {
   const WlParams *p = &k->replay->params;
   double speed = k->speed;
@@ -411,7 +408,7 @@ launch_node (WlRank *k, guint32 index, const WlNode *n)
     case WL_OP_COMP:
     case WL_OP_CPU:
       {
-        SimTime t = compute_time (k, n);
+        SimTime t = wl_replay_compute_time (k, n);
         if (n->op == WL_OP_COMP)
           {
             k->stats.compute += t;

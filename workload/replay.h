@@ -255,6 +255,14 @@ void wl_replay_classes_finish (WlReplay *replay);
  * symmetry classes). */
 gboolean wl_replay_simulated (const WlReplay *replay, guint32 rank);
 
+/* A lower bound of the run's end, in ps, known before it: the largest sum
+ * over one rank of its COMP nodes' times (each priced as the run prices
+ * it: a launched node runs exactly that long), over the compute slots
+ * (slots_comp of them run at once), rounded down.  Every rank starts at 0
+ * and finishes no earlier, and the run ends at the last finish.  0 with
+ * streamed traces. */
+SimTime wl_replay_compute_floor (const WlReplay *replay);
+
 /* Schedule every rank's first nodes at time 0. */
 void wl_replay_start (WlReplay *replay);
 

@@ -58,6 +58,13 @@ typedef struct
   WlNodeRecord *rec;    /* recording: per node */
 } WlRank;
 
+/* A compute node's time: the compute model (compute.h; kernels.h for
+ * COMP nodes with kernels under the kernel model, each distinct list
+ * priced once) for COMP nodes, divided by rank K's speed; host nodes keep
+ * their roofline time (as in ASTRA-sim) or trace duration, at speed 1.
+ * A node launched on K runs exactly this long (replay.c). */
+SimTime wl_replay_compute_time (const WlRank *k, const WlNode *n);
+
 /* A distinct trace file (by content), in memory or streamed: what process
  * groups and the load checks need of it. */
 typedef struct

@@ -140,11 +140,20 @@ plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, PlanResult 
   g_autoptr (AppSim) sim = app_sim_new_graphs (env->cfg, env->topo, "candidate", graphs, error);
   if (sim == NULL)
     return FALSE;
+  SimTime floor_ps = wl_replay_compute_floor (app_sim_replay (sim));
+  if (explain == 0 && env->cutoff > 0 && floor_ps >= env->cutoff)
+    {
+      memset (out, 0, sizeof *out);
+      out->floor_ps = floor_ps;
+      out->cut = TRUE;
+      return TRUE;
+    }
   app_sim_set_symmetry (sim, TRUE);
   app_sim_set_recording (sim, explain > 0);
   if (!app_sim_run (sim, error))
     return FALSE;
   fill_result (sim, out);
+  out->floor_ps = floor_ps;
   return explain == 0 || plan_path_print (sim, explain, stdout, error);
 }
 
@@ -156,7 +165,7 @@ run_here (gpointer data, gpointer item)
   PlanCandidate *c = item;
   GError *error = NULL;
   if (plan_run_one (env, &c->k, 0, &c->r, &error))
-    c->status = PLAN_SIMULATED;
+    c->status = c->r.cut ? PLAN_BOUNDED_OUT : PLAN_SIMULATED;
   else
     {
       c->status = PLAN_FAILED;
@@ -224,17 +233,21 @@ by_time (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* Where stderr is not a terminal, one line per batch: DONE of the N
- * candidates that survived pruning simulated, and how many of the rest
- * are already bounded out (a bound at least KTH), after ELAPSED us. */
+/* Where stderr is not a terminal, one line per batch: how many of the
+ * first DONE of the N candidates that survived pruning were simulated,
+ * and how many are bounded out: those of the DONE whose compute floor
+ * was, and those of the rest whose bound is, at least KTH; after ELAPSED
+ * us. */
 static void
 progress_line (PlanCandidate *const *all, guint done, guint n, guint64 kth, gint64 elapsed)
 {
-  guint out = 0;
+  guint out = 0, out_done = 0;
+  for (guint j = 0; j < done; j++)
+    out_done += all[j]->status == PLAN_BOUNDED_OUT;
   for (guint j = done; j < n; j++)
     out += all[j]->bound_ps >= kth;
-  fprintf (stderr, "orrery plan: simulated %u of %u, %u bounded out, %.1f s\n", done, n, out,
-           (double) elapsed / 1e6);
+  fprintf (stderr, "orrery plan: simulated %u of %u, %u bounded out, %.1f s\n", done - out_done,
+           n, out + out_done, (double) elapsed / 1e6);
   fflush (stderr);
 }
 
@@ -262,7 +275,13 @@ plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs, gbool
       guint m = 0;
       while (i + m < n && m < PLAN_BATCH && (exhaustive || all[i + m]->bound_ps < kth))
         m++;
-      run_batch (env, all + i, m, MAX (jobs, 1u));
+      /* The batch's workers see the K-th best as it stands before it: what
+       * they bound out does not depend on how many there are. */
+      PlanEnv batch_env = *env;
+      batch_env.cutoff = exhaustive || kth == G_MAXUINT64 ? 0 : kth;
+      run_batch (&batch_env, all + i, m, MAX (jobs, 1u));
+      for (guint j = 0; j < m; j++)
+        all[i + j]->bound_ps = MAX (all[i + j]->bound_ps, all[i + j]->r.floor_ps);
       if (plan_pool_interrupted () != 0)
         break; /* what was not sent back stays PLAN_PENDING */
       for (guint j = 0; j < m; j++)

@@ -10,9 +10,13 @@
  * lower than the simulated time).  The search simulates the surviving
  * candidates in the order of their bounds (ties by id), PLAN_BATCH at a
  * time; after each batch the K-th best simulated time bounds out every
- * remaining candidate whose bound is at least that.  The batches do not
- * depend on the number of workers, so neither does any result.  Times are
- * picoseconds.
+ * remaining candidate whose bound is at least that.  A candidate reached
+ * is bounded out too, without its run, when its compute floor is at least
+ * the K-th best before its batch: the busiest rank's compute nodes priced
+ * as the run would price them (wl_replay_compute_floor), known once its
+ * traces are made and loaded; its bound becomes the larger of the two.
+ * The batches do not depend on the number of workers, so neither does any
+ * result.  Times are picoseconds.
  *
  * Ownership: the environment is borrowed; candidates are updated in place.
  *
@@ -35,6 +39,9 @@ typedef struct
   const AppConfig *cfg;
   const NetTopo *topo; /* cfg's topology, built once for every candidate (may be NULL) */
   gboolean progress;   /* redraw a progress line on stderr during the search */
+  /* plan_run_one does not simulate a candidate whose compute floor is at
+   * least this (the K-th best time so far; 0: simulate every one). */
+  guint64 cutoff;
 } PlanEnv;
 
 /* Why ENV's compute model allows no bound (static), or NULL when
@@ -45,7 +52,11 @@ const char *plan_run_no_bound (const PlanEnv *env);
 guint64 plan_run_bound (const PlanEnv *env, const PlanKnobs *k);
 
 /* Make K's traces in memory (no file is written), simulate them and fill
- * OUT.  With EXPLAIN > 0, print the critical path on stdout, its
+ * OUT; OUT's floor_ps is the compute floor of the traces (the busiest
+ * rank's compute nodes, priced as the run prices them: a lower bound of
+ * the iteration).  Without EXPLAIN, when ENV's cutoff is set and the floor
+ * is at least it, the traces are not simulated: OUT has cut set and only
+ * floor_ps besides.  With EXPLAIN > 0, print the critical path on stdout, its
  * EXPLAIN names with the most time on it (plan_path_print).  FALSE with ERROR set when the generator or the
  * simulation fails. */
 gboolean plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, PlanResult *out,

@@ -105,6 +105,9 @@ typedef struct
   guint64 iter_ps;
   double mfu, tokens_per_s, compute, exposed, bubble, waiting;
   guint32 simulated_ranks; /* the ranks simulated for all (symmetry classes) */
+  guint64 floor_ps; /* the compute floor of its traces (wl_replay_compute_floor), 0 when
+                     * not known: a lower bound of iter_ps */
+  gboolean cut;     /* not simulated: floor_ps was at least the search's cutoff */
   char note[200]; /* PLAN_FAILED: the error */
   char symmetry[320]; /* how the ranks were simulated as fewer, or why not (cut) */
 } PlanResult;

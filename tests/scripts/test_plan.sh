@@ -95,6 +95,22 @@ check "bound: the same times where both simulated" eq \
   "$(join -t, <(awk -F, '$12 == "simulated" {print $1 "," $16}' "$TMP/b/plan.csv" | sort) \
                 <(awk -F, '$12 == "simulated" {print $1 "," $16}' "$TMP/x/plan.csv" | sort) \
       | awk -F, '$2 != $3' | wc -l)" 0
+# A candidate bounded out is proved worse: its bound (the FLOPs one, or,
+# for one whose traces were made, the larger of that and the busiest
+# GPU's compute priced as the run prices it) is at least the best time of
+# every candidate, and at most its own time, simulated exhaustively.
+best=$(awk -F, '$12 == "simulated" {print $16}' "$TMP/x/plan.csv" | sort -n | head -n 1)
+check "bound: bounded out at or above the best" eq \
+  "$(awk -F, -v best="$best" '$12 == "bounded-out" && $15 + 0 < best + 0' "$TMP/b/plan.csv" \
+      | wc -l)" 0
+check "bound: bounded out at most its own simulated time" eq \
+  "$(join -t, <(awk -F, '$12 == "bounded-out" {print $1 "," $15}' "$TMP/b/plan.csv" | sort) \
+                <(awk -F, '$12 == "simulated" {print $1 "," $16}' "$TMP/x/plan.csv" | sort) \
+      | awk -F, '$2 + 0 > $3 + 0' | wc -l)" 0
+check "bound: every bounded-out one was simulated exhaustively" eq \
+  "$(join -t, <(awk -F, '$12 == "bounded-out" {print $1}' "$TMP/b/plan.csv" | sort) \
+                <(awk -F, '$12 == "simulated" {print $1}' "$TMP/x/plan.csv" | sort) | wc -l)" \
+  "$bounded"
 # Under the kernel compute model (configs/default.xml's H100 on one node),
 # the bound at the largest peak stays below every simulated time.
 sed -e 's/size="8" bandwidth="400Gb\/s"/size="1" bandwidth="400Gb\/s"/' configs/default.xml \

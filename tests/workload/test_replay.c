@@ -113,6 +113,35 @@ START_TEST (test_slots)
 }
 END_TEST
 
+/* The compute floor (wl_replay_compute_floor) is the busiest rank's COMP
+ * time over the compute slots: rank 0 computes 10 + 20 us (its 25 us CPU
+ * node runs beside them, on the host), rank 1 40 us; so 40 us with one
+ * slot, 20 us with two.  Neither is above the run's end. */
+START_TEST (test_compute_floor)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  ChakraProtoMsg__Node *a = tu_comp (1, 10), *b = tu_comp (2, 20), *cpu = tu_comp (3, 25);
+  tu_node_attr_bool (cpu, "is_cpu_op", TRUE);
+  ChakraProtoMsg__Node *r0[] = { a, b, cpu };
+  tu_write_rank (wl, 0, r0, 3);
+  ChakraProtoMsg__Node *c = tu_comp (1, 40);
+  ChakraProtoMsg__Node *r1[] = { c };
+  tu_write_rank (wl, 1, r1, 1);
+  AppConfig cfg;
+  tu_exact_ring (&cfg, 2);
+  AppSim *sim = run_ok (&cfg);
+  ck_assert_uint_eq (wl_replay_compute_floor (app_sim_replay (sim)), sim_time_from_us (40));
+  ck_assert_uint_le (wl_replay_compute_floor (app_sim_replay (sim)), app_sim_end_time (sim));
+  app_sim_free (sim);
+  cfg.wl.slots_comp = 2;
+  sim = run_ok (&cfg);
+  ck_assert_uint_eq (wl_replay_compute_floor (app_sim_replay (sim)), sim_time_from_us (20));
+  ck_assert_uint_le (wl_replay_compute_floor (app_sim_replay (sim)), app_sim_end_time (sim));
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+}
+END_TEST
+
 /* METADATA and unknown node types take no time.  A collective waits for its
  * late member: ring all-reduce of 400 bytes on 2 ranks, 2 steps of 200 bytes
  * (200 ns on the wire + 100 ns latency each).  Rank 1 joins at 10 us and
@@ -675,6 +704,7 @@ replay_suite (void)
   TCase *tc = tu_tcase (s, "replay", tu_scratch_setup, tu_scratch_teardown, 0);
   tcase_add_test (tc, test_chain_out_of_order);
   tcase_add_test (tc, test_slots);
+  tcase_add_test (tc, test_compute_floor);
   tcase_add_test (tc, test_late_joiner_and_skips);
   tcase_add_test (tc, test_identical_files_share_graph);
   tcase_add_test (tc, test_send_recv);
