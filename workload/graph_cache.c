@@ -202,6 +202,7 @@ struct _WlGraphCache
   guint64 bytes;         /* wl_graph_cache_bytes */
   gboolean lenient;
   guint threads;         /* wl_graph_cache_set_threads */
+  gint piece_kib;        /* wl_graph_cache_set_piece, in KiB */
   Prefetch *prefetch;    /* the announced loads, or NULL */
 };
 
@@ -242,7 +243,14 @@ struct _Prefetch
   Slot *slots;           /* per announced file */
   guint32 *distinct;     /* the files whose hash no earlier file has, in order */
   guint32 n_distinct;
+  guint threads;         /* the cache's */
+  guint32 opened;        /* files mapped, digested and sorted (find_distinct) so far:
+                          * the announced files are taken in pieces (open_piece) */
+  GHashTable *seen;      /* find_distinct's: guint64* hash of a distinct file */
+  GHashTable *by_len;    /* find_distinct's: gsize* length -> guint32* (into DISTINCT)
+                          * the last distinct file of that length */
   gint next_open;        /* the next file to map (atomic) */
+  gint piece_kib;        /* KiB of this piece's files mapped so far (atomic) */
   guint32 next_claim;    /* the next of DISTINCT to decode (under LOCK) */
   guint32 next_use;      /* the next file wl_graph_cache_load_limited takes */
   guint64 limit;         /* the largest limit a call will give */
@@ -255,13 +263,22 @@ struct _Prefetch
   GPtrArray *workers;    /* GThread* */
 };
 
-/* Map and digest the announced files, any free one, until none is left. */
+/* The bytes of a piece of the announced files (open_piece): what is
+ * digested is decoded straight after, while its pages are still in the
+ * page cache.  Digesting the whole set first read a trace set larger
+ * than the page cache twice from disk (Megatron's 1T row: 8.9 GB). */
+#define PIECE_KIB_DEFAULT (256 << 10)
+
+/* Map and digest the announced files of this piece, any free one, until
+ * none is left or the piece holds piece_kib's limit (the cache's). */
 static gpointer
 open_worker (gpointer data)
 {
   Prefetch *p = data;
   for (;;)
     {
+      if (g_atomic_int_get (&p->piece_kib) >= p->cache->piece_kib)
+        return NULL;
       guint32 i = (guint32) g_atomic_int_add (&p->next_open, 1);
       if (i >= p->n)
         return NULL;
@@ -271,6 +288,7 @@ open_worker (gpointer data)
           s->hash = s->img.hash;
           s->mapped = s->img.bytes != NULL;
           s->len = s->img.len;
+          g_atomic_int_add (&p->piece_kib, (gint) MIN (s->len >> 10, (gsize) G_MAXINT / 2));
         }
       /* Let the mapping go until the file is decoded: every file mapped at
        * once would hold all their pages (the whole trace set) in memory. */
@@ -394,33 +412,52 @@ join_workers (Prefetch *p)
   g_ptr_array_set_size (p->workers, 0);
 }
 
-/* The distinct files, in order: those whose hash no earlier file has. */
+/* The distinct files of FROM .. END - 1, in order, after those before:
+ * those whose hash no earlier file has. */
 static void
-find_distinct (Prefetch *p)
+find_distinct (Prefetch *p, guint32 from, guint32 end)
 {
-  g_autoptr (GHashTable) seen = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_autoptr (GHashTable) by_len = g_hash_table_new (g_int64_hash, g_int64_equal);
-  for (guint32 i = 0; i < p->n; i++)
+  for (guint32 i = from; i < end; i++)
     {
       Slot *s = &p->slots[i];
       if (s->open_error != NULL)
         continue;
       /* A file that could not be mapped is never taken for another. */
-      if (s->mapped && g_hash_table_contains (seen, &s->hash))
+      if (s->mapped && g_hash_table_contains (p->seen, &s->hash))
         {
           s->dup = TRUE;
           continue;
         }
       if (s->mapped)
-        g_hash_table_add (seen, &s->hash);
+        g_hash_table_add (p->seen, &s->hash);
       p->distinct[p->n_distinct++] = i;
       /* Each file is read against the last one of its length before it (as
        * the cache reads it when loading one file at a time, by_len). */
       G_STATIC_ASSERT (sizeof (gsize) == sizeof (gint64));
-      const guint32 *last = g_hash_table_lookup (by_len, &s->len);
+      const guint32 *last = g_hash_table_lookup (p->by_len, &s->len);
       s->prev = last != NULL ? *last : i;
-      g_hash_table_insert (by_len, &s->len, &p->distinct[p->n_distinct - 1]);
+      g_hash_table_insert (p->by_len, &s->len, &p->distinct[p->n_distinct - 1]);
     }
+}
+
+/* The next piece of the announced files (at least one file, the workers
+ * joined): mapped and digested on every thread, sorted, and its distinct
+ * files handed to the decoding workers. */
+static void
+open_piece (Prefetch *p)
+{
+  guint32 from = p->opened;
+  p->next_open = (gint) from;
+  p->piece_kib = 0;
+  start_workers (p, open_worker, p->threads - 1);
+  open_worker (p);
+  join_workers (p);
+  /* Every file claimed was digested, and claims are made in order: the
+   * piece is the files before the next claim (one at least: the first
+   * claim comes before any bytes are counted). */
+  p->opened = MIN ((guint32) p->next_open, p->n);
+  find_distinct (p, from, p->opened);
+  start_workers (p, decode_worker, p->threads);
 }
 
 void
@@ -428,6 +465,13 @@ wl_graph_cache_set_threads (WlGraphCache *c, guint threads)
 {
   g_return_if_fail (c != NULL && threads >= 1 && threads <= WL_LOAD_THREADS_MAX);
   c->threads = threads;
+}
+
+void
+wl_graph_cache_set_piece (WlGraphCache *c, guint64 bytes)
+{
+  g_return_if_fail (c != NULL && bytes > 0);
+  c->piece_kib = (gint) MIN ((bytes + 1023) >> 10, (guint64) G_MAXINT / 2);
 }
 
 void
@@ -449,12 +493,11 @@ wl_graph_cache_prefetch (WlGraphCache *c, const char *const *paths, guint32 n, g
   pthread_mutex_init (&p->lock, NULL);
   pthread_cond_init (&p->decoded, NULL);
   p->workers = g_ptr_array_new ();
+  p->threads = c->threads;
+  p->seen = g_hash_table_new (g_int64_hash, g_int64_equal);
+  p->by_len = g_hash_table_new (g_int64_hash, g_int64_equal);
   c->prefetch = p;
-  start_workers (p, open_worker, c->threads - 1);
-  open_worker (p);
-  join_workers (p);
-  find_distinct (p);
-  start_workers (p, decode_worker, c->threads);
+  open_piece (p);
 }
 
 void
@@ -478,6 +521,8 @@ wl_graph_cache_prefetch_end (WlGraphCache *c)
       g_clear_pointer (&s->graph, wl_graph_unref);
       g_clear_pointer (&s->kept, wl_graph_unref);
     }
+  g_hash_table_unref (p->seen);
+  g_hash_table_unref (p->by_len);
   g_free (p->slots);
   g_free (p->distinct);
   g_strfreev (p->paths);
@@ -605,6 +650,12 @@ take_prefetched (WlGraphCache *c, guint64 limit, gboolean *over, GError **error)
   Prefetch *p = c->prefetch;
   guint32 i = p->next_use++;
   Slot *s = &p->slots[i];
+  if (i >= p->opened)
+    {
+      /* Every file before it taken: the workers have nothing left to do. */
+      join_workers (p);
+      open_piece (p);
+    }
   if (s->open_error != NULL)
     {
       g_propagate_error (error, g_steal_pointer (&s->open_error));
@@ -655,6 +706,7 @@ wl_graph_cache_new_full (gboolean lenient)
   WlGraphCache *c = g_new0 (WlGraphCache, 1);
   c->lenient = lenient;
   c->threads = 1;
+  c->piece_kib = PIECE_KIB_DEFAULT;
   c->groups = wl_group_memo_new ();
   c->by_hash = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                       (GDestroyNotify) g_ptr_array_unref);

@@ -105,7 +105,12 @@ void wl_graph_cache_set_threads (WlGraphCache *cache, guint threads);
  * let go once hashed, so that the pages of the whole set are not held at
  * once), then the distinct ones (the lowest rank of each hash) mapped
  * again and decoded there, in rank order, while the caller takes them (a
- * file must not change between the two); a file whose hash an earlier one
+ * file must not change between the two).  That is done a piece at a time
+ * (files in rank order up to wl_graph_cache_set_piece's bytes, 256 MiB
+ * by default): a piece is hashed when the caller has taken every file
+ * before it, and decoded while its pages are still in the page cache,
+ * so that a trace set larger than the page cache is read from disk once,
+ * not twice; a file whose hash an earlier one
  * has is compared with the files of that hash by the caller, and loaded
  * there in the rare case that none has its bytes.  Each call returns exactly what
  * it would have returned without the announcement (the same graph, shared
@@ -117,6 +122,9 @@ void wl_graph_cache_set_threads (WlGraphCache *cache, guint threads);
  * least those, cannot get past them): memory stays within about LIMIT
  * plus one file per thread.  A call out of the announced order ends the
  * announcement, and so does wl_graph_cache_prefetch_end. */
+/* The bytes of a piece of the files a prefetch hashes before decoding
+ * them (at least one file a piece; rounded up to KiB). */
+void wl_graph_cache_set_piece (WlGraphCache *cache, guint64 bytes);
 void wl_graph_cache_prefetch (WlGraphCache *cache, const char *const *paths, guint32 n,
                               guint64 limit);
 /* Stop and join the workers, and drop what they decoded that was not

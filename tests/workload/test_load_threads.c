@@ -3,7 +3,8 @@
  * are byte-identical copies of others, every rank gets the same graph,
  * node by node, shared by the same ranks (the lowest's); a fault in a
  * later file is reported as the one-thread load reports it, and the same
- * budget stops both at the same file.
+ * budget stops both at the same file; all of it also when the files are
+ * hashed a file or two at a time (wl_graph_cache_set_piece).
  */
 #include <check.h>
 #include <glib/gstdio.h>
@@ -58,13 +59,16 @@ typedef struct
 } LoadResult;
 
 /* Load PATHS as replay does (replay_load.c): each file with what is left
- * of BUDGET (0: none) after the graphs before it, on THREADS threads. */
+ * of BUDGET (0: none) after the graphs before it, on THREADS threads,
+ * hashed in pieces of PIECE bytes (0: the default, one piece here). */
 static void
-load_all (char **paths, guint threads, guint64 budget, LoadResult *res)
+load_pieces (char **paths, guint threads, guint64 budget, guint64 piece, LoadResult *res)
 {
   *res = (LoadResult) { .stopped_at = RANKS };
   g_autoptr (WlGraphCache) cache = wl_graph_cache_new_full (FALSE);
   wl_graph_cache_set_threads (cache, threads);
+  if (piece > 0)
+    wl_graph_cache_set_piece (cache, piece);
   wl_graph_cache_prefetch (cache, (const char *const *) paths, RANKS,
                            budget == 0 ? G_MAXUINT64 : budget);
   guint64 total = 0;
@@ -84,6 +88,12 @@ load_all (char **paths, guint threads, guint64 budget, LoadResult *res)
       if (wl_graph_cache_distinct (cache) > before)
         total += wl_graph_bytes (res->graphs[i]);
     }
+}
+
+static void
+load_all (char **paths, guint threads, guint64 budget, LoadResult *res)
+{
+  load_pieces (paths, threads, budget, 0, res);
 }
 
 static void
@@ -154,6 +164,17 @@ START_TEST (test_same_graphs)
   ck_assert_str_eq (two.graphs[5]->path, paths[1]);
   assert_same_load (&one, &two);
   assert_same_load (&one, &three);
+  /* Hashed a file or two at a time (pieces of 1 byte: each piece is the
+   * files claimed before the first one's bytes are counted), then
+   * decoded: the same graphs, shared alike. */
+  LoadResult small2, small3;
+  load_pieces (paths, 2, 0, 1, &small2);
+  load_pieces (paths, 3, 0, 1, &small3);
+  assert_same_load (&one, &small2);
+  assert_same_load (&one, &small3);
+  ck_assert_ptr_eq (small2.graphs[6], small2.graphs[2]);
+  result_clear (&small2);
+  result_clear (&small3);
   result_clear (&one);
   result_clear (&two);
   result_clear (&three);
@@ -188,6 +209,10 @@ START_TEST (test_first_fault_in_rank_order)
   ck_assert (g_str_has_prefix (one.message, paths[4]));
   ck_assert_ptr_nonnull (strstr (one.message, "truncated"));
   assert_same_load (&one, &two);
+  LoadResult small;
+  load_pieces (paths, 2, 0, 1, &small);
+  assert_same_load (&one, &small);
+  result_clear (&small);
   result_clear (&one);
   result_clear (&two);
   /* Rank 2 missing too: now it is the first fault. */
@@ -223,10 +248,13 @@ START_TEST (test_same_budget_stop)
   for (guint step = 1; step <= 30; step++)
     {
       guint64 budget = sum * step / 10;
-      LoadResult one, two;
+      LoadResult one, two, small;
       load_all (paths, 1, budget, &one);
       load_all (paths, 2, budget, &two);
+      load_pieces (paths, 2, budget, 1, &small);
       assert_same_load (&one, &two);
+      assert_same_load (&one, &small);
+      result_clear (&small);
       ck_assert_ptr_null (one.message);
       ck_assert_int_eq (one.over, one.stopped_at < RANKS);
       in_first += one.stopped_at == 0;
