@@ -144,6 +144,30 @@ START_TEST (test_ring_route_latency)
 }
 END_TEST
 
+/* Two components that share no link: A is f0 (1000 B) and f1 (3000 B) from
+ * r0 to r1 (r0's up link, r1's down link), B is f2, f3, f4 (3000 B each)
+ * from r2 to r3.  A: B/2 each; f0 ends at 2 us, and f1, with 2000 B left,
+ * gets the whole link: 2 us more, 4 us.  B: B/3 each (1e9/3 bytes/s, not a
+ * binary fraction), 3000 / (1/3 byte per ns) = 9 us, untouched by A's ends.
+ * Had A's end at 2 us refilled B as well, B's remaining bytes would have been
+ * brought up to date, 3000 - 1e9/3 x 2e-6 = 2333.3333333333335 in doubles,
+ * and its end recomputed as 2 us + ceil (2333.3333333333335 / (1e9/3) x
+ * 1e12) ps = 9 us + 1 ps: the component must stay as it was. */
+START_TEST (test_disjoint_components_keep_their_ends)
+{
+  build_1d (NET_DIM_SWITCH, 4);
+  send (0, 0, 1, 1000, 0);
+  send (1, 0, 1, 3000, 0);
+  for (guint32 i = 2; i < 5; i++)
+    send (i, 2, 3, 3000, 0);
+  run ();
+  ck_assert_uint_eq (sf_done_at (0, 0), NS (2000) + 2 * LAT);
+  ck_assert_uint_eq (sf_done_at (0, 1), NS (4000) + 2 * LAT);
+  for (guint32 i = 2; i < 5; i++)
+    ck_assert_uint_eq (sf_done_at (0, i), NS (9000) + 2 * LAT);
+}
+END_TEST
+
 
 /* ---- the incremental allocation against one from scratch ------------------------ */
 
@@ -366,6 +390,7 @@ main (void)
     { "finish_frees", test_finish_frees },
     { "late_starter", test_late_starter },
     { "ring_route_latency", test_ring_route_latency },
+    { "disjoint_components_keep_their_ends", test_disjoint_components_keep_their_ends },
     { "same_instant_starts_and_ends", test_same_instant_starts_and_ends },
     { "incremental_equals_from_scratch", test_incremental_equals_from_scratch },
     { "incremental_equals_from_scratch_large", test_incremental_equals_from_scratch_large },
