@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# test_dlrm_inputs.sh: what a new user's trial of `gen dlrm` and `plan
+# --dlrm` found (issue 22): inputs at the edges of their ranges refused
+# by name instead of written as wrapped figures, and the summary saying
+# what the traces hold.
+. "$(dirname "$0")/lib.sh"
+make_tmp
+T=$TMP
+
+# ---- sizes past 64-bit counts ------------------------------------------------------------
+# One table of 2^20 rows x 65536 columns looked up 10^6 times a sample by
+# 2^31 - 1 samples: 2.1e15 lookups of 256 KiB rows, 5.6e20 bytes, past
+# 2^64: the lookup node's num_ops came out as -2^63.
+printf 'rows,dim,pooling\n1048576,65536,1000000\n' >"$T/lk.csv"
+"$ORRERY" gen dlrm --tables "$T/lk.csv" --bottom-mlp 13-65536 --top-mlp 1 --ranks 1 \
+  --batch 2147483647 --emb-optimizer sgd --out "$T/lk/d" >"$T/lk.out" 2>&1
+check "lookups past 2^62 bytes: exit 1" test $? -eq 1
+check "... said" has "$T/lk.out" \
+  "one iteration's embedding lookups and all-to-alls could pass 2^62 bytes"
+check "... nothing written" test ! -e "$T/lk/d.0.et"
+# 4096 tables of pooling 10^6 on rank 1, 2^30 samples a rank: rank 0 sends
+# 2^30 x 4096 x (8 x 10^6 + 4) = 3.5e19 bytes of indices, which wrapped
+# to 1.67e19 in the summary and the traces.
+{ echo rows,dim,pooling; for i in $(seq 4096); do echo 1000,1,1000000; done; } >"$T/ov.csv"
+for i in $(seq 0 4095); do echo "$i,table_wise,1"; done >"$T/ov.plan"
+"$ORRERY" gen dlrm --tables "$T/ov.csv" --bottom-mlp 13-1 --top-mlp 1 --ranks 2 \
+  --local-batch 1073741823 --emb-optimizer sgd --plan "$T/ov.plan" --dry-run >"$T/ov.out" 2>&1
+check "index exchange past 2^64 bytes: exit 1" test $? -eq 1
+check "... said" has "$T/ov.out" "could pass 2^62 bytes"
+# A top MLP of 2^20 x 2^20 at 2^31 - 1 samples: 6.6e21 FLOPs a GEMM.
+printf 'rows,dim,pooling\n1000,16,2\n' >"$T/t.csv"
+"$ORRERY" gen dlrm --tables "$T/t.csv" --bottom-mlp 13-16 --top-mlp 1048576-1048576-1 \
+  --ranks 1 --batch 2147483647 --dry-run >"$T/mf.out" 2>&1
+check "MLP FLOPs past 2^62: exit 1" test $? -eq 1
+check "... said" has "$T/mf.out" "one iteration's MLPs and interaction could pass 2^62 FLOPs"
+# The largest batch the preset takes on 1024 GPUs still generates.
+"$ORRERY" gen dlrm --preset dlrm-dcnv2-criteo1tb --ranks 1024 --local-batch 2097151 \
+  --sharding column-wise --dry-run >"$T/big.out" 2>&1
+check "the preset at 2^31 - 1024 samples on 1024 ranks: exit 0" test $? -eq 0
+finish
