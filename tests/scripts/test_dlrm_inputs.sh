@@ -37,4 +37,16 @@ check "... said" has "$T/mf.out" "one iteration's MLPs and interaction could pas
 "$ORRERY" gen dlrm --preset dlrm-dcnv2-criteo1tb --ranks 1024 --local-batch 2097151 \
   --sharding column-wise --dry-run >"$T/big.out" 2>&1
 check "the preset at 2^31 - 1024 samples on 1024 ranks: exit 0" test $? -eq 0
+
+# ---- the summary says what the traces hold ---------------------------------------------
+# --pipeline none writes no index exchange (no "sparse indices" node in
+# the traces), so the summary must not report the bytes TorchRec's would.
+printf 'rows,dim,pooling\n1000,16,2\n50,16,1\n300000,16,4\n' >"$T/three.csv"
+"$ORRERY" gen dlrm --tables "$T/three.csv" --bottom-mlp 13-64-16 --top-mlp 32-1 --ranks 2 \
+  --batch 8 --pipeline none --out "$T/pn/d" >"$T/pn.out" 2>&1
+check "--pipeline none: the traces have no index exchange" \
+  test "$(grep -ca 'sparse indices' "$T/pn/d.0.et")" -eq 0
+check "--pipeline none: the summary reports none" \
+  test "$(grep -c 'indices sent' "$T/pn.out")" -eq 0
+check "... and says so" has "$T/pn.out" "no index exchange (--pipeline none)"
 finish
