@@ -184,6 +184,7 @@ typedef struct
    * the indices of the input distribution. */
   guint64 *fwd, *fwd2, *input;
   guint64 dp_table_B; /* the data-parallel tables' gradient, all-reduced */
+  guint64 dp_B;       /* on every rank: those tables, their gradient and state */
   guint64 mlp_params;
   /* Per rank: embedding shard bytes, their optimizer state, and the total
    * (with data-parallel tables, MLP weights, gradients and state). */

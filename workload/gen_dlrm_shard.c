@@ -435,8 +435,9 @@ memory (Build *s)
   guint64 mlp = l->mlp_params * (2 * s->E + (r->emb_opt == WL_EMB_OPT_SGD    ? 0
                                              : r->emb_opt == WL_EMB_OPT_ADAM ? 8
                                                                              : 4));
+  l->dp_B = 2 * l->dp_table_B + dp_state;
   for (guint32 k = 0; k < l->ranks; k++)
-    l->total_B[k] = l->emb_B[k] + l->emb_state_B[k] + 2 * l->dp_table_B + dp_state + mlp;
+    l->total_B[k] = l->emb_B[k] + l->emb_state_B[k] + l->dp_B + mlp;
 }
 
 WlDlrmLayout *

@@ -318,7 +318,9 @@ dlrm_options (DlrmOptions *o, WlGenDlrm *req, GError **error)
 
 /* One rank's line of the summary.  Under --pipeline none the traces have
  * no index exchange (each rank's loader reads its own tables' indices), so
- * the line says so instead of the bytes TorchRec's pipeline would send. */
+ * the line says so instead of the bytes TorchRec's pipeline would send.
+ * Data-parallel tables (every rank's copy, gradient and optimizer state)
+ * have their own figure, else the total would not add up. */
 static void
 print_rank (const WlGenDlrm *req, const WlDlrmLayout *l, guint32 k, const WlDevice *dev)
 {
@@ -337,11 +339,14 @@ print_rank (const WlGenDlrm *req, const WlDlrmLayout *l, guint32 k, const WlDevi
   g_autofree char *indices
       = req->pipeline_none ? g_strdup ("no index exchange (--pipeline none)")
                            : g_strdup_printf ("indices sent %" G_GUINT64_FORMAT " B", in_sent);
+  g_autofree char *dp = l->dp_B > 0 ? g_strdup_printf (", data-parallel tables %.2f GiB",
+                                                        (double) l->dp_B / GiB)
+                                     : g_strdup ("");
   printf ("rank %u:%s; all-to-all forward sent %" G_GUINT64_FORMAT " B, received %"
           G_GUINT64_FORMAT " B; %s; embeddings %.2f GiB, "
-          "optimizer state %.2f GiB, total %.2f GiB of %.2f GiB%s\n",
+          "optimizer state %.2f GiB%s, total %.2f GiB of %.2f GiB%s\n",
           k, tables->len > 0 ? tables->str : " (no shards)", sent, recv, indices,
-          (double) l->emb_B[k] / GiB, (double) l->emb_state_B[k] / GiB,
+          (double) l->emb_B[k] / GiB, (double) l->emb_state_B[k] / GiB, dp,
           (double) l->total_B[k] / GiB, dev->mem_capacity_B / GiB,
           (double) l->total_B[k] > dev->mem_capacity_B ? " (does not fit)" : "");
 }

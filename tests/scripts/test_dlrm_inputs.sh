@@ -49,4 +49,13 @@ check "--pipeline none: the traces have no index exchange" \
 check "--pipeline none: the summary reports none" \
   test "$(grep -c 'indices sent' "$T/pn.out")" -eq 0
 check "... and says so" has "$T/pn.out" "no index exchange (--pipeline none)"
+# Every table data-parallel: each rank holds the preset's 26,135,627,264
+# fp32 parameters, their gradient and exact Adagrad's state, 12 bytes each:
+# 313,627,527,168 B = 292.09 GiB, with the MLPs' 16,044,545 x 12 B 292.27
+# GiB.  The summary said "embeddings 0.00 GiB, optimizer state 0.00 GiB,
+# total 292.27 GiB": the parts did not add up to the total.
+"$ORRERY" gen dlrm --preset dlrm-dcnv2-criteo1tb --ranks 8 --sharding data-parallel \
+  --dry-run >"$T/dp.out" 2>&1
+check "data-parallel tables: their memory is a part of the rank's" has "$T/dp.out" \
+  "optimizer state 0.00 GiB, data-parallel tables 292.09 GiB, total 292.27 GiB"
 finish
