@@ -58,4 +58,17 @@ check "... and says so" has "$T/pn.out" "no index exchange (--pipeline none)"
   --dry-run >"$T/dp.out" 2>&1
 check "data-parallel tables: their memory is a part of the rank's" has "$T/dp.out" \
   "optimizer state 0.00 GiB, data-parallel tables 292.09 GiB, total 292.27 GiB"
+
+# ---- plan --dlrm's counts ----------------------------------------------------------------
+# --gpus 0 and --batch 0 were taken for "the cluster's" and "the preset's"
+# and planned with exit 0; every count names itself and its value.
+for a in "gpus 0" "batch 0" "gpus -8" "top 0" "jobs 0" "budget -1"; do
+  set -- $a
+  # (--budget 0 first, so that the old code plans only the baselines.)
+  "$ORRERY" plan --dlrm --preset dlrm-dcnv2-criteo1tb --config configs/hgx-h100.xml \
+    --budget 0 "--$1" "$2" >"$T/pc.out" 2>&1
+  check "plan --dlrm --$1 $2: exit 1" test $? -eq 1
+  want="at least 1"; [ "$1" = budget ] && want="at least 0"
+  check "... said" has "$T/pc.out" "--$1 $2: must be $want"
+done
 finish
