@@ -59,6 +59,20 @@ check "... and says so" has "$T/pn.out" "no index exchange (--pipeline none)"
 check "data-parallel tables: their memory is a part of the rank's" has "$T/dp.out" \
   "optimizer state 0.00 GiB, data-parallel tables 292.09 GiB, total 292.27 GiB"
 
+# ---- run's exchanges table ---------------------------------------------------------------
+# Table-row-wise over two "nodes" of 4 ranks has the 52-character exchange
+# "all-to-all (embedding gradients, backward, stage 2)", which overflowed
+# the 48-column name and pushed its row's figures out of their columns:
+# every line of the table (the header and each row) is as long as the next.
+"$ORRERY" gen dlrm --tables "$T/three.csv" --bottom-mlp 13-64-16 --top-mlp 32-1 --ranks 8 \
+  --ranks-per-node 4 --batch 64 --sharding table-row-wise --out "$T/tw/d" >/dev/null 2>&1
+"$ORRERY" run --config configs/hgx-h100.xml --workload "$T/tw/d" >"$T/tw.out" 2>&1
+sed -n '/^exchanges (/,/^collectives/p' "$T/tw.out" | sed '1d;$d' >"$T/tw.rows"
+check "the table-row-wise run has the stage-2 exchange row" has "$T/tw.rows" \
+  "all-to-all (embedding gradients, backward, stage 2)"
+check "the exchanges table's lines are all as long" \
+  test "$(awk '{ print length }' "$T/tw.rows" | sort -u | wc -l)" -eq 1
+
 # ---- plan --dlrm's counts ----------------------------------------------------------------
 # --gpus 0 and --batch 0 were taken for "the cluster's" and "the preset's"
 # and planned with exit 0; every count names itself and its value.
