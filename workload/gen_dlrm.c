@@ -429,6 +429,18 @@ wl_dlrm_plan_parse (const char *path, const char *text, guint32 n_tables, guint3
       wl_dlrm_plan_free (p.plan, n_tables);
       return NULL;
     }
+  /* A file without a line (empty, or comments only) would leave every
+   * table to --sharding, silently: most likely the wrong file. */
+  gboolean any = FALSE;
+  for (guint32 i = 0; i < n_tables && !any; i++)
+    any = p.plan[i].kind != WL_SHARD_N;
+  if (!any)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: no plan lines (TABLE,TYPE[,RANKS], "
+                   "one table a line): without one, leave --plan out", path);
+      wl_dlrm_plan_free (p.plan, n_tables);
+      return NULL;
+    }
   return p.plan;
 }
 

@@ -397,6 +397,10 @@ START_TEST (test_plan_errors)
   assert_plan_error ("0,table_wise,0 1\n", "p.plan:1: table_wise takes one rank");
   assert_plan_error ("0,data_parallel,0\n", "p.plan:1: data_parallel takes no ranks");
   assert_plan_error ("0\n", "p.plan:1: needs TABLE,TYPE");
+  /* An empty file, or one of comments only, was taken for "every table
+   * --sharding's" without a word. */
+  assert_plan_error ("", "p.plan: no plan lines");
+  assert_plan_error ("# table,type,ranks\n\n", "p.plan: no plan lines");
   /* Ranks that do not fit the type are refused with the request. */
   WlGenDlrm r = small_req (WL_SHARD_TABLE_WISE, four, 4);
   WlDlrmTablePlan *plan = wl_dlrm_plan_parse ("p.plan", "1,column_wise,0-2\n", 4, 4, NULL);
