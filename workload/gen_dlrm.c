@@ -225,20 +225,29 @@ table_line (const char *path, guint line, char **f, gpointer data, GError **erro
       p->header = TRUE;
       return TRUE;
     }
+  if (n != 3)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "%s:%u: needs 3 fields: rows,dim,pooling (this line has %u)", path, line, n);
+      return FALSE;
+    }
   guint64 rows = 0, dim = 0;
   char *end = NULL;
-  double pooling = n == 3 ? g_ascii_strtod (f[2], &end) : 0;
-  const char *bad
-      = n != 3                                          ? "needs 3 fields: rows,dim,pooling"
-        : !parse_count (f[0], (guint64) 1 << 40, &rows) ? "rows must be 1 .. 2^40"
-        : !parse_count (f[1], 65536, &dim)              ? "dim must be 1 .. 65536"
-        : !is_decimal (f[2]) || end == f[2] || *end != '\0' || !(pooling >= WL_DLRM_MIN_POOLING)
-                || pooling > 1e6
-            ? "pooling must be a decimal number from 0.001 to 1e6 (indices a sample)"
-            : NULL;
-  if (bad != NULL)
+  double pooling = g_ascii_strtod (f[2], &end);
+  /* The field at fault, by name and as written, and what it must be. */
+  guint at = !parse_count (f[0], (guint64) 1 << 40, &rows) ? 0
+             : !parse_count (f[1], 65536, &dim)             ? 1
+             : !is_decimal (f[2]) || end == f[2] || *end != '\0'
+                     || !(pooling >= WL_DLRM_MIN_POOLING) || pooling > 1e6
+                 ? 2
+                 : 3;
+  static const char *const field[3] = { "rows", "dim", "pooling" };
+  static const char *const must[3] = { "a whole number 1 .. 2^40", "a whole number 1 .. 65536",
+                                       "a decimal number from 0.001 to 1e6 (indices a sample)" };
+  if (at < 3)
     {
-      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s:%u: %s", path, line, bad);
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s:%u: %s '%.40s' must be %s", path, line,
+                   field[at], f[at], must[at]);
       return FALSE;
     }
   if (p->tables->len == WL_DLRM_MAX_TABLES)
@@ -363,17 +372,32 @@ plan_line (const char *path, guint line, char **f, gpointer data, GError **error
   WlShardKind kind = WL_SHARD_N;
   const char *bad = NULL;
   /* cppcheck-suppress variableScope ; BAD may point into it after the block */
-  char why[96];
+  char why[160];
   gboolean is_index = f[0] != NULL && f[0][0] != '\0'
                       && strspn (f[0], "0123456789") == strlen (f[0]);
+  errno = 0;
+  if (is_index)
+    t = g_ascii_strtoull (f[0], NULL, 10);
   if (n < 2 || n > 3)
     bad = "needs TABLE,TYPE[,RANKS]";
-  else if (!is_index || (t = g_ascii_strtoull (f[0], NULL, 10)) >= p->n_tables)
-    bad = "the table is not an index of the tables (0-based)";
+  else if (!is_index || errno != 0 || t >= p->n_tables)
+    {
+      g_snprintf (why, sizeof why, "table '%.40s' is not a table's index, 0 .. %u (the "
+                  "tables' order, 0-based)", f[0], p->n_tables - 1);
+      bad = why;
+    }
   else if (!wl_shard_kind_parse (f[1], &kind))
-    bad = "the type is not table_wise, row_wise, column_wise, table_row_wise or data_parallel";
+    {
+      g_snprintf (why, sizeof why, "type '%.40s' is not table_wise, row_wise, column_wise, "
+                  "table_row_wise or data_parallel", f[1]);
+      bad = why;
+    }
   else if (p->plan[t].kind != WL_SHARD_N)
-    bad = "the table is given twice";
+    {
+      g_snprintf (why, sizeof why, "table %" G_GUINT64_FORMAT " is given twice (first on "
+                  "line %u)", t, p->plan[t].line);
+      bad = why;
+    }
   if (bad == NULL)
     {
       p->plan[t].kind = kind;
@@ -402,6 +426,18 @@ wl_dlrm_plan_parse (const char *path, const char *text, guint32 n_tables, guint3
     p.plan[i].kind = WL_SHARD_N;
   if (!each_line (path, text, plan_line, &p, error))
     {
+      wl_dlrm_plan_free (p.plan, n_tables);
+      return NULL;
+    }
+  /* A file without a line (empty, or comments only) would leave every
+   * table to --sharding, silently: most likely the wrong file. */
+  gboolean any = FALSE;
+  for (guint32 i = 0; i < n_tables && !any; i++)
+    any = p.plan[i].kind != WL_SHARD_N;
+  if (!any)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: no plan lines (TABLE,TYPE[,RANKS], "
+                   "one table a line): without one, leave --plan out", path);
       wl_dlrm_plan_free (p.plan, n_tables);
       return NULL;
     }

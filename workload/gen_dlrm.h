@@ -184,6 +184,7 @@ typedef struct
    * the indices of the input distribution. */
   guint64 *fwd, *fwd2, *input;
   guint64 dp_table_B; /* the data-parallel tables' gradient, all-reduced */
+  guint64 dp_B;       /* on every rank: those tables, their gradient and state */
   guint64 mlp_params;
   /* Per rank: embedding shard bytes, their optimizer state, and the total
    * (with data-parallel tables, MLP weights, gradients and state). */
@@ -216,7 +217,8 @@ gboolean wl_dlrm_tables_parse (const char *path, const char *text, GArray *table
  * for a range (table_wise: one rank; data_parallel: none).  Blank lines
  * and '#' lines skipped.  Returns N_TABLES entries (kind WL_SHARD_N where
  * a table has no line), or NULL with ERROR "PATH:LINE: ..." (an unknown
- * type or table, a table given twice, a rank out of range or twice). */
+ * type or table, a table given twice, a rank out of range or twice), or
+ * "PATH: no plan lines" when it has none. */
 WlDlrmTablePlan *wl_dlrm_plan_parse (const char *path, const char *text, guint32 n_tables,
                                      guint32 ranks, GError **error);
 void wl_dlrm_plan_free (WlDlrmTablePlan *plan, guint32 n_tables);

@@ -124,6 +124,51 @@ check_plan_ranks (const WlGenDlrm *r, guint32 t, GError **error)
   return TRUE;
 }
 
+/* The most bytes or FLOPs one iteration may come to: the traces' num_ops
+ * is a signed 64-bit count and the generator sums bytes in unsigned 64-bit
+ * ones, which past 2^63 would wrap into a silent wrong figure. */
+#define SIZE_LIMIT 0x1p62
+
+/* Bounds, in doubles, of an iteration's work, refused at SIZE_LIMIT.
+ * Lookups: each of a table's B x pooling indices reads and writes a row
+ * and its optimizer state (at most 8 bytes a column), in 32-byte sectors,
+ * on at most min (D, N) column shards: 256 bytes a column and 256 a lookup
+ * bound it; each of at most N shards pools B bags of D elements (4 D + 8
+ * bytes a bag).  That bound also holds every exchange's sum: a shard's
+ * indices are 8 bytes a lookup and a pooled bag at most 4 D bytes to each
+ * rank.  Dense: forward and backward are 6 FLOPs a parameter and sample,
+ * the dot interaction's batched GEMM 6 F^2 D a sample, and each
+ * memory-bound kernel moves fewer than 16 bytes a FLOP of those. */
+static gboolean
+check_size (const WlGenDlrm *r, GError **error)
+{
+  const WlDlrmModel *m = &r->model;
+  double B = (double) r->global_batch, N = r->ranks, lookups = 0;
+  guint32 D = table_at (r, 0)->dim, F = m->tables->len + 1;
+  for (guint32 t = 0; t < m->tables->len; t++)
+    lookups += B * (table_at (r, t)->pooling * (256.0 * D + 256.0) + N * (4.0 * D + 8.0));
+  if (lookups >= SIZE_LIMIT)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "one iteration's embedding lookups and all-to-alls could pass 2^62 bytes "
+                   "(%.3g: the global batch %" G_GUINT64_FORMAT " x each table's pooling x "
+                   "its rows' bytes, summed): give a smaller batch, pooling or tables",
+                   lookups, r->global_batch);
+      return FALSE;
+    }
+  double P = (double) wl_dlrm_mlp_params (m);
+  double dense = 16.0 * B * (P + ((double) F * F + F) * D);
+  if (dense >= SIZE_LIMIT)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "one iteration's MLPs and interaction could pass 2^62 FLOPs (%.3g: the "
+                   "global batch %" G_GUINT64_FORMAT " x their %.0f parameters x 16): give a "
+                   "smaller batch or MLPs", dense, r->global_batch, P);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 wl_gen_dlrm_check (const WlGenDlrm *r, GError **error)
 {
@@ -142,6 +187,8 @@ wl_gen_dlrm_check (const WlGenDlrm *r, GError **error)
                    "multiple of the ranks (%u), at most 2147483647", r->global_batch, r->ranks);
       return FALSE;
     }
+  if (!check_size (r, error))
+    return FALSE;
   if (r->dtype != WL_DTYPE_FP32 && r->dtype != WL_DTYPE_BF16 && r->dtype != WL_DTYPE_FP16)
     return bad (error, "the dtype must be fp32, bf16 or fp16");
   if (r->mlp_dtype_set && r->mlp_dtype != WL_DTYPE_FP32 && r->mlp_dtype != WL_DTYPE_BF16
@@ -388,8 +435,9 @@ memory (Build *s)
   guint64 mlp = l->mlp_params * (2 * s->E + (r->emb_opt == WL_EMB_OPT_SGD    ? 0
                                              : r->emb_opt == WL_EMB_OPT_ADAM ? 8
                                                                              : 4));
+  l->dp_B = 2 * l->dp_table_B + dp_state;
   for (guint32 k = 0; k < l->ranks; k++)
-    l->total_B[k] = l->emb_B[k] + l->emb_state_B[k] + 2 * l->dp_table_B + dp_state + mlp;
+    l->total_B[k] = l->emb_B[k] + l->emb_state_B[k] + l->dp_B + mlp;
 }
 
 WlDlrmLayout *

@@ -316,9 +316,13 @@ dlrm_options (DlrmOptions *o, WlGenDlrm *req, GError **error)
   return dlrm_model (o, req, error);
 }
 
-/* One rank's line of the summary. */
+/* One rank's line of the summary.  Under --pipeline none the traces have
+ * no index exchange (each rank's loader reads its own tables' indices), so
+ * the line says so instead of the bytes TorchRec's pipeline would send.
+ * Data-parallel tables (every rank's copy, gradient and optimizer state)
+ * have their own figure, else the total would not add up. */
 static void
-print_rank (const WlDlrmLayout *l, guint32 k, const WlDevice *dev)
+print_rank (const WlGenDlrm *req, const WlDlrmLayout *l, guint32 k, const WlDevice *dev)
 {
   const double GiB = 1073741824.0;
   guint64 sent = 0, recv = 0, in_sent = 0;
@@ -332,11 +336,17 @@ print_rank (const WlDlrmLayout *l, guint32 k, const WlDevice *dev)
       if (sh->rank == k)
         g_string_append_printf (tables, " t%u", sh->table);
     }
+  g_autofree char *indices
+      = req->pipeline_none ? g_strdup ("no index exchange (--pipeline none)")
+                           : g_strdup_printf ("indices sent %" G_GUINT64_FORMAT " B", in_sent);
+  g_autofree char *dp = l->dp_B > 0 ? g_strdup_printf (", data-parallel tables %.2f GiB",
+                                                        (double) l->dp_B / GiB)
+                                     : g_strdup ("");
   printf ("rank %u:%s; all-to-all forward sent %" G_GUINT64_FORMAT " B, received %"
-          G_GUINT64_FORMAT " B; indices sent %" G_GUINT64_FORMAT " B; embeddings %.2f GiB, "
-          "optimizer state %.2f GiB, total %.2f GiB of %.2f GiB%s\n",
-          k, tables->len > 0 ? tables->str : " (no shards)", sent, recv, in_sent,
-          (double) l->emb_B[k] / GiB, (double) l->emb_state_B[k] / GiB,
+          G_GUINT64_FORMAT " B; %s; embeddings %.2f GiB, "
+          "optimizer state %.2f GiB%s, total %.2f GiB of %.2f GiB%s\n",
+          k, tables->len > 0 ? tables->str : " (no shards)", sent, recv, indices,
+          (double) l->emb_B[k] / GiB, (double) l->emb_state_B[k] / GiB, dp,
           (double) l->total_B[k] / GiB, dev->mem_capacity_B / GiB,
           (double) l->total_B[k] > dev->mem_capacity_B ? " (does not fit)" : "");
 }
@@ -374,13 +384,13 @@ print_summary (const WlGenDlrm *req, const WlDlrmLayout *l)
       if (l->total_B[k] > l->total_B[worst])
         worst = k;
       if (req->ranks <= 16)
-        print_rank (l, k, dev);
+        print_rank (req, l, k, dev);
     }
   if (req->ranks > 16)
     {
       printf ("(%u ranks: the one with the most memory; 16 or fewer are all shown)\n",
               req->ranks);
-      print_rank (l, worst, dev);
+      print_rank (req, l, worst, dev);
     }
   printf ("all-reduces: MLP gradients %" G_GUINT64_FORMAT " B, data-parallel tables %"
           G_GUINT64_FORMAT " B; most memory: rank %u, %.2f GiB; most sent: rank %u, %"

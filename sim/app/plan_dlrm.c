@@ -17,7 +17,7 @@
 #include "workload/compute.h"
 #include "workload/kernel_model.h"
 
-/* --budget not given. */
+/* A count option not given (--gpus, --batch, --budget, --explain). */
 #define UNSET G_MININT
 
 typedef struct
@@ -105,6 +105,17 @@ fail (GError **error, const char *msg)
   return FALSE;
 }
 
+/* A count option's value: absent (UNSET) or at least LEAST.  0 is not
+ * "absent": --gpus 0 and --batch 0 were taken for the defaults. */
+static gboolean
+count_ok (const char *name, gint v, gint least, GError **error)
+{
+  if (v == UNSET || v >= least)
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--%s %d: must be at least %d", name, v, least);
+  return FALSE;
+}
+
 /* The request every candidate shares. */
 static gboolean
 problem (const Options *o, AppConfig *cfg, DlrmEnv *env, GError **error)
@@ -114,10 +125,10 @@ problem (const Options *o, AppConfig *cfg, DlrmEnv *env, GError **error)
   if (o->config == NULL)
     return fail (error, "plan --dlrm needs --preset NAME or --tables FILE.csv, --config "
                  "CLUSTER.xml [--gpus N] [--batch B]");
-  if (o->gpus < 0 || o->batch < 0 || o->top <= 0 || o->jobs <= 0
-      || (o->budget < 0 && o->budget != UNSET))
-    return fail (error, "--gpus, --batch, --top and --jobs must be at least 1, --budget at "
-                 "least 0");
+  if (!count_ok ("gpus", o->gpus, 1, error) || !count_ok ("batch", o->batch, 1, error)
+      || !count_ok ("top", o->top, 1, error) || !count_ok ("jobs", o->jobs, 1, error)
+      || !count_ok ("budget", o->budget, 0, error))
+    return FALSE;
   if (o->explain != UNSET && o->explain < 0)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
@@ -131,11 +142,12 @@ problem (const Options *o, AppConfig *cfg, DlrmEnv *env, GError **error)
                        .dcn_layers = o->dcn_layers, .dcn_rank = o->dcn_rank };
   if (!app_gen_dlrm_request (&args, r, error)
       || !app_config_load_xml (cfg, o->config, error)
-      || !plan_cluster_gpus (cfg, o->config, (guint32) o->gpus, &n, &node, error))
+      || !plan_cluster_gpus (cfg, o->config, o->gpus != UNSET ? (guint32) o->gpus : 0, &n,
+                             &node, error))
     return FALSE;
   r->ranks = n;
   r->ranks_per_node = node;
-  r->global_batch = o->batch > 0 ? (guint64) o->batch : o->preset != NULL ? 65536 : 0;
+  r->global_batch = o->batch != UNSET ? (guint64) o->batch : o->preset != NULL ? 65536 : 0;
   if (r->global_batch == 0)
     return fail (error, "--tables needs --batch B (samples a step)");
   if (r->global_batch % n != 0)
@@ -461,8 +473,9 @@ run (const Options *o, DlrmEnv *env, GError **error)
 int
 app_cmd_plan_dlrm (int argc, char **argv)
 {
-  Options o = { .top = 5, .jobs = 1, .budget = UNSET, .explain = UNSET,
-                .dcn_layers = APP_GEN_RANKS_ABSENT, .dcn_rank = APP_GEN_RANKS_ABSENT };
+  Options o = { .gpus = UNSET, .batch = UNSET, .top = 5, .jobs = 1, .budget = UNSET,
+                .explain = UNSET, .dcn_layers = APP_GEN_RANKS_ABSENT,
+                .dcn_rank = APP_GEN_RANKS_ABSENT };
   g_autoptr (GOptionContext) ctx = context (&o);
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
   GError *error = NULL;

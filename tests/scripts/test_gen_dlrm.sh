@@ -106,12 +106,13 @@ printf 'rows,dim,pooling\n1000,16,2\n1000,sixteen,2\n' >"$T/bad.csv"
 "$ORRERY" gen dlrm --tables "$T/bad.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \
   --ranks 4 --out "$T/bad" >"$T/bad.out" 2>&1
 check "a bad tables line: exit 1" test $? -eq 1
-check "a bad tables line is named" has "$T/bad.out" "bad.csv:3: dim must be 1 .. 65536"
+check "a bad tables line is named" has "$T/bad.out" \
+  "bad.csv:3: dim 'sixteen' must be a whole number 1 .. 65536"
 printf '0,table_wise,0\n2,diagonal\n' >"$T/bad.plan"
 "$ORRERY" gen dlrm --tables "$T/four.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \
   --ranks 4 --plan "$T/bad.plan" --out "$T/bad" >"$T/badp.out" 2>&1
 check "a bad plan line: exit 1" test $? -eq 1
-check "a bad plan line is named" has "$T/badp.out" "bad.plan:2: the type is not"
+check "a bad plan line is named" has "$T/badp.out" "bad.plan:2: type 'diagonal' is not"
 "$ORRERY" gen dlrm --preset dlrm-dcnv2-criteo1tb --ranks 3 --out "$T/bad" >"$T/b3.out" 2>&1
 check "a batch the ranks do not divide: exit 1" test $? -eq 1
 check "... and said" has "$T/b3.out" "must be a positive multiple of the ranks (3)"

@@ -348,9 +348,9 @@ refuses "4097 tables" "$dl: $TMP/many.csv:4098: more than 4096 tables" \
   "$ORRERY" gen dlrm --tables "$TMP/many.csv" --bottom-mlp 13-16 --top-mlp 1 -B 64 -n 1 --dry-run
 for pool in 0x10 1e-300 inf; do
   printf 'rows,dim,pooling\n1000,16,%s\n' "$pool" >"$TMP/pool.csv"
-  refuses "pooling $pool" "$dl: $TMP/pool.csv:2: pooling must be a decimal number from 0.001 \
-to 1e6 (indices a sample)" "$ORRERY" gen dlrm --tables "$TMP/pool.csv" --bottom-mlp 13-16 \
-    --top-mlp 1 -B 64 -n 1 --dry-run
+  refuses "pooling $pool" "$dl: $TMP/pool.csv:2: pooling '$pool' must be a decimal number \
+from 0.001 to 1e6 (indices a sample)" "$ORRERY" gen dlrm --tables "$TMP/pool.csv" \
+    --bottom-mlp 13-16 --top-mlp 1 -B 64 -n 1 --dry-run
 done
 P=(gen dlrm "${S[@]}" --ranks 4 --ranks-per-node 2 --dry-run --plan "$TMP/p.plan")
 printf '# a comment\n0,column_wise,0 1 2\n' >"$TMP/p.plan"

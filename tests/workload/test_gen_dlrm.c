@@ -353,16 +353,18 @@ START_TEST (test_tables_csv)
   ck_assert (wl_dlrm_tables_parse ("t.csv", "\xef\xbb\xbfrows,dim,pooling\n7,16,1\n", t, NULL));
   ck_assert_uint_eq (t->len, 1);
   assert_tables_error ("rows,dims,pooling\n1,2,3\n", "t.csv:1: the header must be");
-  assert_tables_error ("rows,dim,pooling\n1,2,3\n\n1,0,3\n", "t.csv:4: dim must be");
-  assert_tables_error ("rows,dim,pooling\n1,2\n", "t.csv:2: needs 3 fields");
-  assert_tables_error ("rows,dim,pooling\n-5,2,1\n", "t.csv:2: rows must be");
-  assert_tables_error ("rows,dim,pooling\n5,2,0\n", "t.csv:2: pooling must be");
-  assert_tables_error ("rows,dim,pooling\n5,2,nan\n", "t.csv:2: pooling must be");
+  assert_tables_error ("rows,dim,pooling\n1,2,3\n\n1,0,3\n", "t.csv:4: dim '0' must be");
+  assert_tables_error ("rows,dim,pooling\n1,2\n", "t.csv:2: needs 3 fields: rows,dim,pooling "
+                       "(this line has 2)");
+  assert_tables_error ("rows,dim,pooling\n-5,2,1\n",
+                       "t.csv:2: rows '-5' must be a whole number 1 .. 2^40");
+  assert_tables_error ("rows,dim,pooling\n5,2,0\n", "t.csv:2: pooling '0' must be");
+  assert_tables_error ("rows,dim,pooling\n5,2,nan\n", "t.csv:2: pooling 'nan' must be");
   /* Decimal only, and at least WL_DLRM_MIN_POOLING (0.001). */
-  assert_tables_error ("rows,dim,pooling\n5,2,0x10\n", "t.csv:2: pooling must be a decimal");
-  assert_tables_error ("rows,dim,pooling\n5,2,1e-300\n", "t.csv:2: pooling must be");
-  assert_tables_error ("rows,dim,pooling\n5,2,0.0009\n", "t.csv:2: pooling must be");
-  assert_tables_error ("rows,dim,pooling\n5,2,inf\n", "t.csv:2: pooling must be");
+  assert_tables_error ("rows,dim,pooling\n5,2,0x10\n", "t.csv:2: pooling '0x10' must be a decimal");
+  assert_tables_error ("rows,dim,pooling\n5,2,1e-300\n", "t.csv:2: pooling '1e-300' must be");
+  assert_tables_error ("rows,dim,pooling\n5,2,0.0009\n", "t.csv:2: pooling '0.0009' must be");
+  assert_tables_error ("rows,dim,pooling\n5,2,inf\n", "t.csv:2: pooling 'inf' must be");
   /* Mixed dimensions: the line, both dimensions and the first table's line. */
   assert_tables_error ("rows,dim,pooling\n5,16,1\n# c\n5,8,1\n",
                        "t.csv:4: dim 8 differs from the first table's 16 (line 2)");
@@ -381,9 +383,12 @@ assert_plan_error (const char *text, const char *needle)
 
 START_TEST (test_plan_errors)
 {
-  assert_plan_error ("0,table_wise,1\n1,sideways\n", "p.plan:2: the type is not");
-  assert_plan_error ("4,row_wise\n", "p.plan:1: the table is not an index");
-  assert_plan_error ("0,row_wise\n\n0,table_wise\n", "p.plan:3: the table is given twice");
+  assert_plan_error ("0,table_wise,1\n1,sideways\n", "p.plan:2: type 'sideways' is not");
+  assert_plan_error ("4,row_wise\n", "p.plan:1: table '4' is not a table's index, 0 .. 3");
+  /* The planner's listing names tables t0, t1, ...: not an index. */
+  assert_plan_error ("t0,row_wise\n", "p.plan:1: table 't0' is not a table's index, 0 .. 3");
+  assert_plan_error ("0,row_wise\n\n0,table_wise\n",
+                     "p.plan:3: table 0 is given twice (first on line 1)");
   assert_plan_error ("0,row_wise,0-4\n", "p.plan:1: rank 4 is out of range 0 .. 3");
   assert_plan_error ("0,table_wise,99999999999999999999\n",
                      "p.plan:1: rank 99999999999999999999 is out of range 0 .. 3");
@@ -392,6 +397,10 @@ START_TEST (test_plan_errors)
   assert_plan_error ("0,table_wise,0 1\n", "p.plan:1: table_wise takes one rank");
   assert_plan_error ("0,data_parallel,0\n", "p.plan:1: data_parallel takes no ranks");
   assert_plan_error ("0\n", "p.plan:1: needs TABLE,TYPE");
+  /* An empty file, or one of comments only, was taken for "every table
+   * --sharding's" without a word. */
+  assert_plan_error ("", "p.plan: no plan lines");
+  assert_plan_error ("# table,type,ranks\n\n", "p.plan: no plan lines");
   /* Ranks that do not fit the type are refused with the request. */
   WlGenDlrm r = small_req (WL_SHARD_TABLE_WISE, four, 4);
   WlDlrmTablePlan *plan = wl_dlrm_plan_parse ("p.plan", "1,column_wise,0-2\n", 4, 4, NULL);
