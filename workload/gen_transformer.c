@@ -127,6 +127,9 @@ wl_gen_transformer_microbatches (const WlGenTransformer *r, GError **error)
     return bad (error, "context parallelism with experts is not modelled");
   if (r->zero > 0 && (r->distributed_optimizer || r->no_dp_overlap))
     return bad (error, "the distributed optimizer and no DP overlap are for ZeRO stage 0");
+  if (r->dp_coalesce && !r->no_dp_overlap)
+    return bad (error, "--dp-coalesce is local DDP's, which reduces after the backward: "
+                "it needs --no-dp-overlap");
   if (r->dp % ep_of (r) != 0)
     return bad (error, "ep must divide dp");
   if (m->experts == 0 && ep_of (r) > 1)

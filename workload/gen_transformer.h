@@ -123,7 +123,29 @@
  *   collective, a compute node of mem kernels over the parameters it
  *   updates (its stage's / tp, / (dp cp) with ZeRO >= 1 or the distributed
  *   optimizer): bf16 gradients to fp32 (6 bytes per parameter), Adam (28),
- *   fp32 parameters to bf16 (6).
+ *   fp32 parameters to bf16 (6); with loss_scale the fp32 gradients
+ *   unscaled and checked for inf/NaN (8), with grad_clip their L2 norm
+ *   (4), before Adam (Megatron-LM 2021, megatron/optimizer/optimizer.py and
+ *   clip_grads.py; see wl_tf_kernels_optimizer).
+ * - unfused_grad_accum: Megatron-LM before its gradient-accumulation
+ *   fusion (commit 83b1e42f30, 2022-02-16) let PyTorch's AccumulateGrad add
+ *   each micro-batch's 2-byte weight gradients to the accumulated ones
+ *   (the first micro-batch's are kept as they are: the optimizer's
+ *   zero_grad set them to None), 2 + 2 read and 2 written per parameter:
+ *   a compute node "grad_accum" of 6 bytes per parameter of the model chunk
+ *   (its layers, the embedding on the first chunk, the LM head on the last,
+ *   / tp) after its layers' backward, for every micro-batch but the first.
+ *   One node per chunk backward, not one per layer: the same time on the
+ *   chain, but a gradient bucket reduced during the backward does not wait
+ *   for the additions of its layers (with --no-dp-overlap, as the SC21
+ *   pipelined runs, nothing differs).
+ * - dp_coalesce (with no_dp_overlap): Megatron 2021's local DDP without
+ *   contiguous buffers (megatron/model/distributed.py, allreduce_gradients)
+ *   flattens each dtype's gradients into one buffer and divides it by dp
+ *   (a compute node "dp_flatten" of 8 bytes per parameter, 2-byte
+ *   gradients read and written twice) before the deferred all-reduces and
+ *   copies the result back (node "dp_unflatten", 4 bytes per parameter)
+ *   after them, before the optimizer step; the parameters its stage's / tp.
  * - Streams: TP, CP, EP and pipeline communication carry stream 0 (on the
  *   compute chain), data-parallel collectives 1.
  * - ZeRO (Rajbhandari et al. 2020) and FSDP, field zero (0 .. 3), on the DP
@@ -326,6 +348,10 @@ typedef struct
   gboolean distributed_optimizer; /* Megatron's: gradients reduce-scattered, params gathered */
   guint64 dp_bucket_B;           /* DP gradient bucket (bytes); 0: per layer */
   gboolean no_dp_overlap;        /* gradients reduced after the whole backward */
+  gboolean dp_coalesce;          /* no_dp_overlap: local DDP's flatten, divide and unflatten */
+  gboolean grad_clip;            /* optimizer step: the gradients' global L2 norm */
+  gboolean loss_scale;           /* optimizer step: FP16 unscale and inf/NaN check */
+  gboolean unfused_grad_accum;   /* later micro-batches add their gradients: 6 B/param */
   /* wl_gen_transformer: when set, the groups go to this file as ASTRA-sim's
    * comm-group JSON and the traces carry no METADATA node (gen.h). */
   const char *comm_groups_out;

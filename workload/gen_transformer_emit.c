@@ -85,8 +85,13 @@ comp_after (Emit *e, const char *name, const WlTfKernels *k, gboolean recompute,
   a[3].bool_val = TRUE;
   e->duration_us = 0;
   WlRoofline roof;
+  /* Kernels of no FLOPs at all (gradient copies and additions): the
+   * roofline's memory time, its limit as the FLOPs go to 0. */
   if (e->req->device != NULL && wl_device_roofline (e->req->device, WL_DTYPE_BF16, &roof))
-    e->duration_us = (guint64) ceil (wl_roofline_ns (&roof, k->flops, k->bytes) / 1000.0);
+    e->duration_us = (guint64) ceil (
+      (k->flops > 0 ? wl_roofline_ns (&roof, k->flops, k->bytes)
+                    : (double) k->bytes / (roof.mem_bw_Bps * roof.memory_eff) * 1e9)
+      / 1000.0);
   emit_after (e, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE, a, recompute ? 4 : 3, TRUE, more);
 }
 
@@ -474,6 +479,20 @@ wl_tf_step_params (const WlGenTransformer *r, guint32 p)
   return dense + experts;
 }
 
+/* Local DDP's coalescing of PARAMS gradients on the chain: the flatten and
+ * divide before the deferred all-reduces (which follow it), or the copy
+ * back after every gradient collective (UNFLATTEN). */
+static void
+coalesce (Emit *e, guint64 params, gboolean unflatten)
+{
+  WlTfKernels k;
+  wl_tf_kernels_init (&k);
+  wl_tf_kernels_coalesce (&k, params, unflatten);
+  comp_after (e, unflatten ? "dp_unflatten" : "dp_flatten", &k, FALSE,
+              unflatten ? e->grad_ids : NULL);
+  wl_tf_kernels_clear (&k);
+}
+
 /* After the rank's last backward: the gradient collectives left for the
  * end (no overlap: Megatron-LM v2.5's local DDP all-reduced after the
  * whole backward, megatron/training.py train_step), the optimizer step
@@ -483,12 +502,19 @@ static void
 step (Emit *e)
 {
   const WlGenTransformer *r = e->req;
+  guint64 deferred = 0;
+  for (guint i = 0; i < e->deferred->len; i++)
+    deferred += g_array_index (e->deferred, guint64, i);
+  if (r->dp_coalesce && deferred > 0)
+    coalesce (e, deferred / r->tp, FALSE);
   for (guint i = 0; i < e->deferred->len; i++)
     dp_grads (e, g_array_index (e->deferred, guint64, i));
   g_array_set_size (e->deferred, 0);
+  if (r->dp_coalesce && deferred > 0)
+    coalesce (e, deferred / r->tp, TRUE);
   WlTfKernels k;
   wl_tf_kernels_init (&k);
-  wl_tf_kernels_optimizer (&k, wl_tf_step_params (r, e->p));
+  wl_tf_kernels_optimizer (&k, wl_tf_step_params (r, e->p), r);
   comp_after (e, "optimizer_step", &k, FALSE, e->grad_ids);
   wl_tf_kernels_clear (&k);
   g_array_set_size (e->grad_ids, 0);
@@ -593,6 +619,23 @@ layer_bwd (Emit *e, gboolean final, gboolean first_chunk)
     attn_grads (e, first_chunk);
 }
 
+/* Unfused gradient accumulation (WlGenTransformer unfused_grad_accum): the
+ * additions of a later micro-batch's gradients of model chunk K, on the
+ * chain after its layers' backward. */
+static void
+grad_accum (Emit *e, guint32 k)
+{
+  const WlGenTransformer *r = e->req;
+  guint64 emb = wl_tf_padded_vocab (r) * r->model.hidden;
+  guint64 params = wl_tf_chunk_layers (r, k) * layer_local (r) + (k == 0 ? emb : 0)
+                   + (last_chunk (e, k) ? emb : 0);
+  WlTfKernels kk;
+  wl_tf_kernels_init (&kk);
+  wl_tf_kernels_grad_accum (&kk, params / r->tp);
+  comp_after (e, "grad_accum", &kk, FALSE, NULL);
+  wl_tf_kernels_clear (&kk);
+}
+
 void
 wl_tf_backward (Emit *e, guint32 chunk, guint32 mb)
 {
@@ -612,6 +655,8 @@ wl_tf_backward (Emit *e, guint32 chunk, guint32 mb)
     p2p (e, FALSE, (k + 1) % pp, k, mb, TRUE);
   for (guint32 l = 0; l < wl_tf_chunk_layers (e->req, k); l++)
     layer_bwd (e, final, first_chunk);
+  if (e->req->unfused_grad_accum && mb > 0)
+    grad_accum (e, k);
   if (k > 0)
     p2p (e, TRUE, (k - 1) % pp, k - 1, mb, TRUE);
   else

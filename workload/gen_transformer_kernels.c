@@ -314,14 +314,50 @@ wl_tf_kernels_embed (const Emit *e, WlTfKernels *k, gboolean bwd)
 /* The optimizer step over PARAMS parameters, as Megatron's mixed-precision
  * optimizer runs it (megatron/core/optimizer/optimizer.py,
  * Float16OptimizerWithFloat16Params): the bf16 gradients copied to fp32
- * main gradients (2 read + 4 written), Adam (Apex / Transformer Engine
- * FusedAdam: fp32 parameter, gradient, m and v read, 16; parameter, m and v
- * written, 12; WL_TF_ADAM_FLOPS operations), the fp32 main parameters
- * copied to the bf16 model (4 + 2). */
+ * main gradients (2 read + 4 written); with R's loss_scale the fp32 main
+ * gradients unscaled and checked for inf/NaN in one pass (Megatron-LM 2021
+ * megatron/optimizer/optimizer.py _unscale_main_grads_and_check_for_nan,
+ * torch._amp_foreach_non_finite_check_and_unscale_: 4 read + 4 written);
+ * with grad_clip their global L2 norm (megatron/optimizer/clip_grads.py,
+ * apex multi_tensor_l2norm: 4 read; the rescale when the norm exceeds the
+ * limit depends on the data and is left out); Adam (Apex / Transformer
+ * Engine FusedAdam: fp32 parameter, gradient, m and v read, 16; parameter,
+ * m and v written, 12; WL_TF_ADAM_FLOPS operations), the fp32 main
+ * parameters copied to the bf16 model (4 + 2). */
 void
-wl_tf_kernels_optimizer (WlTfKernels *k, guint64 params)
+wl_tf_kernels_optimizer (WlTfKernels *k, guint64 params, const WlGenTransformer *r)
 {
   mem (k, 6 * params, "copy");
+  if (r->loss_scale)
+    mem (k, 8 * params, "unscale");
+  if (r->grad_clip)
+    mem (k, 4 * params, "grad_norm");
   mem_ops (k, 28 * params, "adam", WL_TF_ADAM_FLOPS * params);
   mem (k, 6 * params, "copy");
+}
+
+/* Local DDP's gradient coalescing (Megatron-LM 2021
+ * megatron/model/distributed.py allreduce_gradients, no contiguous
+ * buffers): before the all-reduce _flatten_dense_tensors copies PARAMS
+ * 2-byte gradients into one buffer (2 + 2 bytes each) and divides it by
+ * dp in place (2 + 2); after it the buffer is copied back (2 + 2, the
+ * second node: UNFLATTEN). */
+void
+wl_tf_kernels_coalesce (WlTfKernels *k, guint64 params, gboolean unflatten)
+{
+  if (unflatten)
+    mem (k, 4 * params, "unflatten");
+  else
+    {
+      mem (k, 4 * params, "flatten");
+      mem (k, 4 * params, "divide");
+    }
+}
+
+/* PyTorch's AccumulateGrad for PARAMS 2-byte gradients: the accumulated
+ * and the new gradient read, the sum written (2 + 2 + 2). */
+void
+wl_tf_kernels_grad_accum (WlTfKernels *k, guint64 params)
+{
+  mem (k, 6 * params, "grad_accum");
 }

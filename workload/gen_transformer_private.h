@@ -187,7 +187,9 @@ void wl_tf_kernels_attn (const Emit *e, WlTfKernels *k, gboolean bwd);
 void wl_tf_kernels_mlp (const Emit *e, WlTfKernels *k, gboolean bwd);
 void wl_tf_kernels_head (const Emit *e, WlTfKernels *k, gboolean bwd);
 void wl_tf_kernels_embed (const Emit *e, WlTfKernels *k, gboolean bwd);
-void wl_tf_kernels_optimizer (WlTfKernels *k, guint64 params);
+void wl_tf_kernels_optimizer (WlTfKernels *k, guint64 params, const WlGenTransformer *r);
+void wl_tf_kernels_coalesce (WlTfKernels *k, guint64 params, gboolean unflatten);
+void wl_tf_kernels_grad_accum (WlTfKernels *k, guint64 params);
 
 /* Adam's arithmetic per parameter, as Apex's multi_tensor_adam.cu does it
  * (counted: m and v updates 7, bias corrections and the denominator 4,

@@ -268,6 +268,7 @@ typedef struct
   gint b, B, tp, pp, dp, M, zero, ranks, ep, experts, top_k, vstages, cp, kv_heads;
   WlRecompute recompute;
   gboolean list, strict_memory, fsdp, no_sp, dist_opt, no_dp_overlap, gated_ffn;
+  gboolean dp_coalesce, grad_clip, loss_scale, grad_accum;
 } TransformerOptions;
 
 /* --recompute [none|selective|full]: alone, full (the old boolean). */
@@ -402,6 +403,10 @@ gen_transformer_request (const TransformerOptions *o, WlGenTransformer *req, GEr
   g_assert (framework_ok); /* checked with the options */
   req->distributed_optimizer = o->dist_opt;
   req->no_dp_overlap = o->no_dp_overlap;
+  req->dp_coalesce = o->dp_coalesce;
+  req->grad_clip = o->grad_clip;
+  req->loss_scale = o->loss_scale;
+  req->unfused_grad_accum = o->grad_accum;
   req->comm_groups_out = o->groups_out;
   /* Megatron-LM core's default bucket: max (40 M, 1 M x dp) parameters
    * (megatron/core/distributed/distributed_data_parallel.py), bf16
@@ -538,6 +543,14 @@ gen_transformer_context (TransformerOptions *o)
       "SIZE" },
     { "no-dp-overlap", 0, 0, G_OPTION_ARG_NONE, &o->no_dp_overlap,
       "Reduce the gradients after the whole backward (Megatron 2021, --DDP-impl local)", NULL },
+    { "dp-coalesce", 0, 0, G_OPTION_ARG_NONE, &o->dp_coalesce,
+      "With --no-dp-overlap: gradients flattened, divided, copied back (2021 local DDP)", NULL },
+    { "grad-clip", 0, 0, G_OPTION_ARG_NONE, &o->grad_clip,
+      "Optimizer step reads the fp32 gradients for their L2 norm (Megatron --clip-grad)", NULL },
+    { "loss-scale", 0, 0, G_OPTION_ARG_NONE, &o->loss_scale,
+      "Optimizer step unscales the fp32 gradients, checks inf/NaN (FP16 loss scaling)", NULL },
+    { "unfused-grad-accum", 0, 0, G_OPTION_ARG_NONE, &o->grad_accum,
+      "Each micro-batch but the first adds its gradients to the sum (Megatron before 2022)", NULL },
     { "kv-heads", 0, 0, G_OPTION_ARG_INT, &o->kv_heads,
       "Key/value heads (grouped-query attention; default = heads)", "N" },
     { "gated-ffn", 0, 0, G_OPTION_ARG_NONE, &o->gated_ffn,

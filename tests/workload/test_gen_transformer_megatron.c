@@ -452,6 +452,97 @@ START_TEST (test_optimizer_step)
 }
 END_TEST
 
+/* Megatron-LM 2021's fp16 optimizer and local DDP, by hand on the run
+ * above (stage 0, rank 0: p = 1310720 parameters per TP rank, all of them
+ * in the one deferred all-reduce of 2 p bytes): the optimizer step reads
+ * and writes 6 + 8 (unscale) + 4 (norm) + 28 + 6 = 52 p bytes; the flatten
+ * node 4 p + 4 p (copy, divide) lies between the last backward and the
+ * all-reduce, the unflatten 4 p after the all-reduce (a dependency) and
+ * before the step.  Unfused gradient accumulation: of the 2 micro-batches
+ * only the second adds its gradients, 6 bytes per parameter of the chunk:
+ * stage 0 6 p (3 layers and the embedding), stage 1 (2 x 786432 + 262144
+ * for the LM head) / 2 = 917504 parameters, 5505024 bytes, after its last
+ * attention backward and before its last gradient send. */
+START_TEST (test_megatron_2021_step)
+{
+  WlGenTransformer req = small_req (5, 2, 2, 2, 2);
+  req.dp_bucket_B = 1200000;
+  req.no_dp_overlap = req.dp_coalesce = req.grad_clip = req.loss_scale = TRUE;
+  req.unfused_grad_accum = TRUE;
+  g_autofree char *p = generate (&req, "opt2021");
+  g_autoptr (GPtrArray) nodes = read_nodes (p, 0);
+  const guint64 n = 1310720;
+  g_autofree char *want = g_strdup_printf (
+    "mem:bytes=%" G_GUINT64_FORMAT ",what=copy;mem:bytes=%" G_GUINT64_FORMAT ",what=unscale;"
+    "mem:bytes=%" G_GUINT64_FORMAT ",what=grad_norm;mem:bytes=%" G_GUINT64_FORMAT
+    ",what=adam,flops=%" G_GUINT64_FORMAT ";mem:bytes=%" G_GUINT64_FORMAT ",what=copy",
+    6 * n, 8 * n, 4 * n, 28 * n, 16 * n, 6 * n);
+  const ChakraProtoMsg__Node *o = first_named (nodes, "optimizer_step");
+  ck_assert_str_eq (attr_s (o, "kernels"), want);
+  guint64 bytes = 0;
+  ck_assert (wl_chakra_attr_uint (o, "tensor_size", &bytes, NULL));
+  ck_assert_uint_eq (bytes, 52 * n);
+  g_autofree char *flat = g_strdup_printf ("mem:bytes=%" G_GUINT64_FORMAT ",what=flatten;"
+                                           "mem:bytes=%" G_GUINT64_FORMAT ",what=divide",
+                                           4 * n, 4 * n);
+  g_autofree char *unflat = g_strdup_printf ("mem:bytes=%" G_GUINT64_FORMAT ",what=unflatten",
+                                             4 * n);
+  ck_assert_str_eq (attr_s (first_named (nodes, "dp_flatten"), "kernels"), flat);
+  const ChakraProtoMsg__Node *u = first_named (nodes, "dp_unflatten");
+  ck_assert_str_eq (attr_s (u, "kernels"), unflat);
+  const ChakraProtoMsg__Node *ar = first_named (nodes, "dp_all_reduce");
+  ck_assert_int_eq (attr_i (ar, "comm_size"), (gint64) (2 * n));
+  gboolean on_ar = FALSE;
+  for (gsize i = 0; i < u->n_data_deps; i++)
+    on_ar = on_ar || u->data_deps[i] == ar->id;
+  ck_assert (on_ar);
+  guint at[5] = { 0 };
+  static const char *order[] = { "embedding_bwd", "dp_flatten", "dp_all_reduce", "dp_unflatten",
+                                 "optimizer_step" };
+  for (guint i = 0; i < nodes->len; i++)
+    for (guint k = 0; k < 5; k++)
+      if (strcmp (((const ChakraProtoMsg__Node *) g_ptr_array_index (nodes, i))->name,
+                  order[k]) == 0)
+        at[k] = i;
+  for (guint k = 1; k < 5; k++)
+    ck_assert_uint_gt (at[k], at[k - 1]);
+  ck_assert_uint_eq (tally (nodes, "grad_accum", COMP).n, 1);
+  g_autofree char *acc0 = g_strdup_printf ("mem:bytes=%" G_GUINT64_FORMAT ",what=grad_accum",
+                                           6 * n);
+  ck_assert_str_eq (attr_s (first_named (nodes, "grad_accum"), "kernels"), acc0);
+  g_autoptr (GPtrArray) last = read_nodes (p, 4);
+  ck_assert_uint_eq (tally (last, "grad_accum", COMP).n, 1);
+  ck_assert_str_eq (attr_s (first_named (last, "grad_accum"), "kernels"),
+                    "mem:bytes=5505024,what=grad_accum");
+  guint acc = 0, attn = 0, send = 0;
+  for (guint i = 0; i < last->len; i++)
+    {
+      const char *name = ((const ChakraProtoMsg__Node *) g_ptr_array_index (last, i))->name;
+      acc = strcmp (name, "grad_accum") == 0 ? i : acc;
+      attn = strcmp (name, "attn_bwd") == 0 ? i : attn;
+      send = strcmp (name, "send_grad") == 0 ? i : send;
+    }
+  ck_assert_uint_gt (acc, attn);
+  ck_assert_uint_gt (send, acc);
+  /* With a device, a node of memory kernels alone lasts its bytes at the
+   * roofline's bandwidth (A100-80GB: 2039 GB/s x its memory efficiency),
+   * in whole microseconds rounded up: 5505024 / (2.039e12 x eff). */
+  req.device = wl_device_preset ("A100-80GB");
+  WlRoofline roof;
+  ck_assert (wl_device_roofline (req.device, WL_DTYPE_BF16, &roof));
+  ck_assert (fabs (roof.mem_bw_Bps - 2.039e12) < 1e9);
+  g_autofree char *pd = generate (&req, "opt2021-device");
+  g_autoptr (GPtrArray) dev = read_nodes (pd, 4);
+  ck_assert_uint_eq (first_named (dev, "grad_accum")->duration_micros,
+                     (guint64) ceil (5505024 / (2.039e12 * roof.memory_eff) * 1e6));
+  ck_assert_uint_gt (first_named (dev, "grad_accum")->duration_micros, 0);
+  WlGenTransformer plain = small_req (5, 2, 2, 2, 2);
+  g_autofree char *q = generate (&plain, "opt2021-plain");
+  g_autoptr (GPtrArray) none = read_nodes (q, 0);
+  ck_assert_uint_eq (tally (none, "grad_accum", COMP).n, 0);
+}
+END_TEST
+
 /* Streams: TP, CP and pipeline communication on 0, DP on 1. */
 START_TEST (test_streams)
 {
@@ -593,6 +684,9 @@ START_TEST (test_cli_options)
     { { "--cp", "2", "--attention", "unfused" }, 1, "needs flash attention" },
     { { "--kv-heads", "3" }, 1, "kv heads" },
     { { "--distributed-optimizer", "--zero", "1" }, 1, "ZeRO stage 0" },
+    { { "--no-dp-overlap", "--dp-coalesce", "--grad-clip", "--loss-scale" }, 0, "4 ranks" },
+    { { "--dp-coalesce", "--unfused-grad-accum" }, 1, "it needs --no-dp-overlap" },
+    { { "--unfused-grad-accum", "--grad-clip" }, 0, "4 ranks" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -620,6 +714,7 @@ megatron_suite (void)
   tcase_add_test (tc, test_context_parallel);
   tcase_add_test (tc, test_dp_buckets);
   tcase_add_test (tc, test_optimizer_step);
+  tcase_add_test (tc, test_megatron_2021_step);
   tcase_add_test (tc, test_streams);
   tcase_add_test (tc, test_flop_identity);
   tcase_add_test (tc, test_runs_complete);
