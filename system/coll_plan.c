@@ -201,9 +201,6 @@ plan_chunks (SysColl *coll)
   coll->n_chunks = chunk == 0 ? 1 : (guint) ((size + chunk - 1) / chunk);
 }
 
-/* The NCCL library's plan, when it runs this kind: one phase over every
- * member (flat), a chunk per ring line, each the lines' share of the bytes.
- * FALSE with an error when NCCL cannot run it. */
 /* sys_nccl_plan (GROUP->nccl, KIND, BYTES), through the group's memo
  * (SysNcclMemo): the same plan, without choosing it again. */
 static gboolean
@@ -225,6 +222,9 @@ nccl_plan_memo (SysGroup *group, SysCollKind kind, guint64 bytes, SysNcclPlan *o
   return TRUE;
 }
 
+/* The NCCL library's plan, when it runs this kind: one phase over every
+ * member (flat), a chunk per ring line, each the lines' share of the bytes.
+ * FALSE with an error when NCCL cannot run it. */
 static gboolean
 plan_nccl (SysColl *coll, GError **error)
 {
