@@ -757,24 +757,6 @@ wl_replay_rank_stats (const WlReplay *r, guint32 rank)
   return &r->ranks[rank].stats;
 }
 
-const WlGraph *
-wl_replay_graph (const WlReplay *r, guint32 rank)
-{
-  g_return_val_if_fail (rank < r->n_ranks, NULL);
-  WlGraph *g = r->ranks[rank].graph;
-  g_autoptr (GError) error = NULL;
-  if (g != NULL && !wl_graph_expand (g, &error))
-    g_error ("%s", error->message);
-  return g;
-}
-
-const WlGraph *
-wl_replay_graph_compact (const WlReplay *r, guint32 rank)
-{
-  g_return_val_if_fail (rank < r->n_ranks, NULL);
-  return r->ranks[rank].graph;
-}
-
 guint
 wl_replay_distinct_graphs (const WlReplay *r)
 {

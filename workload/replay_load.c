@@ -493,6 +493,24 @@ wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
   return wl_replay_load_files (r, (const char *const *) paths->pdata, ranks, error);
 }
 
+const WlGraph *
+wl_replay_graph (const WlReplay *r, guint32 rank)
+{
+  g_return_val_if_fail (rank < r->n_ranks, NULL);
+  WlGraph *g = r->ranks[rank].graph;
+  g_autoptr (GError) error = NULL;
+  if (g != NULL && !wl_graph_expand (g, &error))
+    g_error ("%s", error->message);
+  return g;
+}
+
+const WlGraph *
+wl_replay_graph_compact (const WlReplay *r, guint32 rank)
+{
+  g_return_val_if_fail (rank < r->n_ranks, NULL);
+  return r->ranks[rank].graph;
+}
+
 const char *
 wl_replay_exchange_name (const WlReplay *r, guint32 rank, guint i)
 {
