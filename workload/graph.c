@@ -425,7 +425,10 @@ wl_graph_unref (WlGraph *g)
       WlGraph *base = g->base;
       g_free (g->path);
       if (base != NULL)
-        wl_graph_nodes_free (g->nodes, g->n_nodes);
+        {
+          wl_graph_nodes_free (g->nodes, g->n_nodes);
+          g_free (g->patches);
+        }
       else
         {
           g_free (g->nodes);
@@ -511,6 +514,8 @@ wl_graph_renamed_take (WlGraph *base, const char *path, WlNode *nodes)
   g->nodes = nodes;
   g->base = wl_graph_ref (base);
   g->roots_moved = roots_moved;
+  g->patches = NULL;
+  g->n_patches = 0;
   return g;
 }
 
@@ -549,11 +554,14 @@ wl_graphs_alike (const WlGraph *a, const WlGraph *b,
   if (a->n_nodes != b->n_nodes)
     return FALSE;
   guint64 edges = 0;
+  guint32 ha = 0, hb = 0;
+  WlNode ta, tb;
   for (guint32 v = 0; v < a->n_nodes; v++)
     {
-      if (!same (&a->nodes[v], &b->nodes[v]))
+      const WlNode *x = wl_graph_node_at (a, v, &ha, &ta);
+      if (!same (x, wl_graph_node_at (b, v, &hb, &tb)))
         return FALSE;
-      edges += a->nodes[v].n_children;
+      edges += x->n_children;
     }
   /* Nodes name kernel lists by number: the same numbers must be the same
    * lists. */

@@ -85,6 +85,17 @@
 #include "workload/lenient.h"
 #include "workload/node.h"
 
+/* One node of a compact renamed graph (wl_graph_delta) that names other
+ * ranks or groups than its base's node: what it has in place of the base's. */
+typedef struct
+{
+  guint64 group;        /* COLL: WlNode.group; SEND/RECV: 0 */
+  guint32 index;        /* the node */
+  guint32 a;            /* COLL: root; SEND/RECV: peer_src */
+  guint32 b;            /* COLL: sys_group_index; SEND/RECV: peer_dst */
+  guint32 unused;
+} WlNodePatch;
+
 typedef struct _WlGraph
 {
   volatile gint ref;
@@ -110,6 +121,9 @@ typedef struct _WlGraph
   gboolean roots_moved;  /* renamed: a collective's root differs from the base's */
   guint64 load_peak;     /* the working memory its load reached (WlGraphLoad.peak);
                           * a renamed graph's is its base's */
+  WlNodePatch *patches;  /* compact (NODES NULL): the nodes whose names differ from
+                          * the base's, by index (wl_graph_node_at); else NULL */
+  guint32 n_patches;
 } WlGraph;
 
 /* The working memory of a load, as wl_graph_load_limited counts it: per
@@ -211,6 +225,34 @@ WlGraph *wl_graph_renamed (WlGraph *base, const char *path, gint64 delta,
  * Linear in the bytes; decodes only the frames that differ. */
 WlGraph *wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len,
                          const char *path, const guint8 *bytes, gsize len);
+
+/* Compact renamed graphs.  A trace set of thousands of ranks alike but
+ * for the ranks and groups they name (a generated iteration's DP replicas,
+ * TP peers, like stages) read against each other (wl_graph_delta) gives
+ * graphs that hold, in place of their own node arrays, only the nodes
+ * whose names differ from their base's (WlNodePatch, 24 bytes each):
+ * their NODES is NULL until wl_graph_expand makes the array.  Under
+ * symmetry classes only the classes' first ranks need their arrays, so the
+ * others stay compact: memory scales with classes, not ranks.  What reads
+ * a graph that may be compact reads it through wl_graph_node_at (or the
+ * shape, wl_graph_shape_nodes); what needs NODES expands it first. */
+
+/* The node V of G: &G->nodes[V] for a full graph; for a compact one, the
+ * base's node or, where G names other ranks or groups, a copy of it with
+ * G's names in *TMP.  HINT (a patch position, 0 at first, may be NULL)
+ * makes a walk of rising V linear. */
+const WlNode *wl_graph_node_at (const WlGraph *g, guint32 v, guint32 *hint, WlNode *tmp);
+/* The nodes whose ops, sizes, times and dependencies G's are: G's, or its
+ * base's when G is compact (they differ only in the names). */
+const WlNode *wl_graph_shape_nodes (const WlGraph *g);
+/* Give compact G its own node array (the base's with G's names); nothing
+ * for a full graph.  FALSE with ERROR set (WL_ERROR, SIM_ERROR_INPUT)
+ * when the memory cannot be had. */
+gboolean wl_graph_expand (WlGraph *g, GError **error);
+/* A compact renamed graph of BASE read from PATH whose patches are
+ * PATCHES (N of them, by rising index; taken: freed with the graph). */
+WlGraph *wl_graph_patched_take (WlGraph *base, const char *path, WlNodePatch *patches,
+                                guint32 n);
 
 /* Bytes the graph holds in memory (for the memory report and the memory
  * budget): 88 per node, 4 per dependency edge, plus name_bytes; a renamed

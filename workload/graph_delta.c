@@ -121,14 +121,64 @@ first_diff (const guint8 *a, const guint8 *b, gsize n)
   return off;
 }
 
-/* The nodes of the file BYTES (LEN) read against PREV's file PREV_BYTES
- * (PREV_LEN) into NODES (PREV's count, PREV's nodes on entry); FALSE where
- * they are not the same trace but for names.  Frames wholly before the
- * next byte that differs are PREV's (only their lengths are read); the
- * frame holding it is compared node to node. */
+/* The patch of node V whose names are N's, appended to PATCHES when they
+ * differ from BASE's node V. */
+static void
+patch_if_renamed (const WlGraph *base, guint32 v, const WlNode *n, GArray *patches)
+{
+  const WlNode *b = &base->nodes[v];
+  WlNodePatch p = { .index = v };
+  if (n->op == WL_OP_COLL)
+    {
+      if (n->group == b->group && n->root == b->root)
+        return;
+      p.group = n->group;
+      p.a = n->root;
+      p.b = n->sys_group_index;
+    }
+  else if (n->op == WL_OP_SEND || n->op == WL_OP_RECV)
+    {
+      if (n->peer_src == b->peer_src && n->peer_dst == b->peer_dst)
+        return;
+      p.a = n->peer_src;
+      p.b = n->peer_dst;
+    }
+  else
+    return;
+  g_array_append_val (patches, p);
+}
+
+/* PREV's nodes FROM .. END (its frames are this file's) into PATCHES:
+ * PREV's patches there when PREV is compact, else each node that names
+ * other ranks or groups than BASE's. */
+static void
+carry_nodes (const WlGraph *prev, const WlGraph *base, guint32 from, guint32 end,
+             guint32 *hint, GArray *patches)
+{
+  if (prev == base || from >= end)
+    return;
+  if (prev->nodes == NULL)
+    {
+      WlNode tmp;
+      wl_graph_node_at (prev, from, hint, &tmp); /* *HINT: the first patch from FROM */
+      guint32 k = *hint;
+      while (k < prev->n_patches && prev->patches[k].index < end)
+        g_array_append_val (patches, prev->patches[k++]);
+      *hint = k;
+      return;
+    }
+  for (guint32 v = from; v < end; v++)
+    patch_if_renamed (base, v, &prev->nodes[v], patches);
+}
+
+/* The file BYTES (LEN) read against PREV's file PREV_BYTES (PREV_LEN):
+ * the nodes that name other ranks or groups than BASE's (PREV's base, or
+ * PREV) into PATCHES; FALSE where they are not the same trace but for
+ * names.  Frames wholly before the next byte that differs are PREV's (only
+ * their lengths are read); the frame holding it is compared node to node. */
 static gboolean
-delta_nodes (const WlGraph *prev, const guint8 *prev_bytes, gsize prev_len,
-             const guint8 *bytes, gsize len, WlNode *nodes)
+delta_nodes (const WlGraph *prev, const WlGraph *base, const guint8 *prev_bytes,
+             gsize prev_len, const guint8 *bytes, gsize len, GArray *patches)
 {
   Walk wa = { prev_bytes, prev_len }, wb = { bytes, len };
   const guint8 *fa, *fb;
@@ -142,13 +192,14 @@ delta_nodes (const WlGraph *prev, const guint8 *prev_bytes, gsize prev_len,
   wl_raw_node_init (&ra);
   wl_raw_node_init (&rb);
   gboolean ok = TRUE;
-  guint32 v = 0;
+  guint32 v = 0, hint = 0;
   while (ok && (wa.left > 0 || wb.left > 0))
     {
       /* PREV's frames up to the next difference are this file's too. */
       gsize same = first_diff (wa.p, wb.p, MIN (wa.left, wb.left));
       const guint8 *stop = wa.p + same;
       Walk probe = wa;
+      guint32 from = v;
       /* A frame of PREV whose bytes (length and all) lie before the
        * difference is the same frame here. */
       while (v < prev->n_nodes && next_frame (&probe, &fa, &la) && probe.p <= stop)
@@ -159,10 +210,15 @@ delta_nodes (const WlGraph *prev, const guint8 *prev_bytes, gsize prev_len,
           wa = probe;
           v++;
         }
+      carry_nodes (prev, base, from, v, &hint, patches);
       if (wa.left == 0 && wb.left == 0)
         break;
+      WlNode tmp, out;
       ok = v < prev->n_nodes && next_frame (&wa, &fa, &la) && next_frame (&wb, &fb, &lb)
-           && differing_node (&dec, &ra, &rb, fa, la, fb, lb, &prev->nodes[v], &nodes[v]);
+           && differing_node (&dec, &ra, &rb, fa, la, fb, lb,
+                              wl_graph_node_at (prev, v, &hint, &tmp), &out);
+      if (ok)
+        patch_if_renamed (base, v, &out, patches);
       v++;
     }
   wl_raw_node_clear (&ra);
@@ -185,15 +241,14 @@ wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len, const c
       || gzip_bytes (bytes, len) || wl_chakra_json_path (prev->path)
       || wl_chakra_json_path (path))
     return NULL;
-  WlNode *nodes = wl_graph_nodes_new (prev->n_nodes);
-  if (nodes == NULL)
-    return NULL;
-  if (prev->n_nodes > 0)
-    memcpy (nodes, prev->nodes, (gsize) prev->n_nodes * sizeof (WlNode));
-  if (!delta_nodes (prev, prev_bytes, prev_len, bytes, len, nodes))
+  GArray *patches = g_array_new (FALSE, FALSE, sizeof (WlNodePatch));
+  if (!delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, patches))
     {
-      wl_graph_nodes_free (nodes, prev->n_nodes);
+      g_array_free (patches, TRUE);
       return NULL;
     }
-  return wl_graph_renamed_take (base, path, nodes);
+  guint32 n = patches->len;
+  /* Held for the run: no room to spare. */
+  WlNodePatch *p = g_renew (WlNodePatch, g_array_free (patches, FALSE), MAX (n, 1u));
+  return wl_graph_patched_take (base, path, p, n);
 }

@@ -601,9 +601,11 @@ wl_replay_symmetric (const WlReplay *r, const char **why)
   for (guint32 i = 1; i < r->n_ranks; i++)
     if (wl_params_rank_speed (&r->params, i) != wl_params_rank_speed (&r->params, 0))
       return (*why = "ranks compute at different speeds", FALSE);
+  guint32 hint = 0;
+  WlNode tmp;
   for (guint32 v = 0; v < g0->n_nodes; v++)
     {
-      const WlNode *n = &g0->nodes[v];
+      const WlNode *n = wl_graph_node_at (g0, v, &hint, &tmp);
       if (n->op == WL_OP_SEND || n->op == WL_OP_RECV)
         return (*why = "point-to-point messages", FALSE);
       if (n->op != WL_OP_COLL
@@ -645,10 +647,14 @@ wl_replay_lockstep_finish (WlReplay *r)
     }
 }
 
-void
-wl_replay_start (WlReplay *r)
+gboolean
+wl_replay_start (WlReplay *r, GError **error)
 {
   guint32 n = r->lockstep ? 1 : r->n_ranks;
+  for (guint32 i = 0; i < n; i++)
+    if (wl_replay_simulated (r, i) && r->ranks[i].graph != NULL
+        && !wl_graph_expand (r->ranks[i].graph, error))
+      return FALSE;
   for (guint32 i = 0; i < n; i++)
     {
       if (!wl_replay_simulated (r, i))
@@ -657,6 +663,7 @@ wl_replay_start (WlReplay *r)
         record_alloc (&r->ranks[i]);
       sim_sched_at (r->sched, sim_sched_now (r->sched), on_rank_start, &r->ranks[i], 0);
     }
+  return TRUE;
 }
 
 /* ---- results ---------------------------------------------------------------------- */
@@ -748,13 +755,6 @@ wl_replay_rank_stats (const WlReplay *r, guint32 rank)
 {
   g_return_val_if_fail (rank < r->n_ranks, NULL);
   return &r->ranks[rank].stats;
-}
-
-const WlGraph *
-wl_replay_graph (const WlReplay *r, guint32 rank)
-{
-  g_return_val_if_fail (rank < r->n_ranks, NULL);
-  return r->ranks[rank].graph;
 }
 
 guint

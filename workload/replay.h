@@ -207,9 +207,12 @@ void wl_replay_set_recording (WlReplay *replay, gboolean on);
 /* The records of `rank`'s nodes, indexed like its graph's nodes; NULL when
  * recording is off. */
 const WlNodeRecord *wl_replay_records (const WlReplay *replay, guint32 rank);
-/* The graph `rank` replays (shared between byte-identical files); NULL
- * when the traces are streamed. */
+/* The graph `rank` replays (shared between byte-identical files), with
+ * its node array (a compact graph, graph.h, is expanded: memory per rank
+ * again); NULL when the traces are streamed. */
 const WlGraph *wl_replay_graph (const WlReplay *replay, guint32 rank);
+/* The same graph, compact or not: read its nodes with wl_graph_node_at. */
+const WlGraph *wl_replay_graph_compact (const WlReplay *replay, guint32 rank);
 /* The system group (sys.h) that NODE, a collective of one of the replay's
  * traces, runs on: SYS_GROUP_WORLD for all ranks.  Call after
  * wl_replay_bind_groups. */
@@ -263,8 +266,11 @@ gboolean wl_replay_simulated (const WlReplay *replay, guint32 rank);
  * streamed traces. */
 SimTime wl_replay_compute_floor (const WlReplay *replay);
 
-/* Schedule every rank's first nodes at time 0. */
-void wl_replay_start (WlReplay *replay);
+/* Schedule every rank's first nodes at time 0, once the ranks simulated
+ * (all, or the classes' first ranks, or rank 0 in lockstep) have their
+ * node arrays (compact graphs, graph.h, expanded).  FALSE with ERROR set
+ * (WL_ERROR, SIM_ERROR_INPUT) when the memory for them cannot be had. */
+gboolean wl_replay_start (WlReplay *replay, GError **error);
 
 /* After the run: FALSE with the first error raised inside an event. */
 gboolean wl_replay_ok (const WlReplay *replay, GError **error);

@@ -182,8 +182,10 @@ p2p_nodes (Classes *c, guint32 i)
   if (a == NULL)
     {
       a = g_array_new (FALSE, FALSE, sizeof (guint32));
+      guint32 hint = 0;
+      WlNode tmp;
       for (guint32 v = 0; v < g->n_nodes; v++)
-        if (p2p_peer (&g->nodes[v]) != WL_RANK_SELF)
+        if (p2p_peer (wl_graph_node_at (g, v, &hint, &tmp)) != WL_RANK_SELF)
           g_array_append_val (a, v);
       g_hash_table_insert (c->p2p, (gpointer) g, a);
     }
@@ -194,7 +196,8 @@ p2p_nodes (Classes *c, guint32 i)
 static guint32
 peer_of (const Classes *c, guint32 i, guint32 v)
 {
-  return p2p_peer (&c->r->ranks[i].graph->nodes[v]);
+  WlNode tmp;
+  return p2p_peer (wl_graph_node_at (c->r->ranks[i].graph, v, NULL, &tmp));
 }
 
 static void
@@ -427,9 +430,11 @@ split_roles (Classes *c)
        * about is known. */
       guint64 last[4] = { 0, 0, 0, 0 };
       gboolean have_last = FALSE, last_unlike = FALSE;
+      guint32 hint = 0;
+      WlNode tmp;
       for (guint32 v = 0; v < g->n_nodes; v++)
         {
-          const WlNode *x = &g->nodes[v];
+          const WlNode *x = wl_graph_node_at (g, v, &hint, &tmp);
           if (!runs_coll (r, x))
             continue;
           guint64 grp = wl_replay_node_group (r, x);
@@ -480,9 +485,12 @@ split_roles (Classes *c)
       const GArray *nodes = g_hash_table_lookup (role_nodes, GUINT_TO_POINTER (c->cls[i]));
       const WlGraph *g = r->ranks[i].graph;
       guint64 last = 0;
+      guint32 hint = 0;
+      WlNode tmp;
       for (guint e = 0; nodes != NULL && e < nodes->len; e++)
         {
-          guint64 grp = wl_replay_node_group (r, &g->nodes[g_array_index (nodes, guint32, e)]);
+          guint32 v = g_array_index (nodes, guint32, e);
+          guint64 grp = wl_replay_node_group (r, wl_graph_node_at (g, v, &hint, &tmp));
           if ((e == 0 || grp != last) && !g_hash_table_contains (roles, &grp))
             g_hash_table_add (roles, g_memdup2 (&grp, sizeof grp));
           last = grp;
@@ -595,12 +603,15 @@ check_groups (Classes *c, const char **why)
          * checked is known. */
         guint64 last[5] = { 0, 0, 0, 0, 0 };
         gboolean have_last = FALSE;
+        guint32 hint = 0, hint0 = 0;
+        WlNode tmp, tmp0;
         for (guint32 v = 0; v < g->n_nodes; v++)
           {
-            const WlNode *x = &g->nodes[v];
+            const WlNode *x = wl_graph_node_at (g, v, &hint, &tmp);
             if (!runs_coll (r, x))
               continue;
-            guint64 grp = wl_replay_node_group (r, x), img = wl_replay_node_group (r, &g0->nodes[v]);
+            guint64 grp = wl_replay_node_group (r, x);
+            guint64 img = wl_replay_node_group (r, wl_graph_node_at (g0, v, &hint0, &tmp0));
             guint64 now[5] = { grp, img, x->coll_kind, x->bytes, x->involved };
             if (have_last && memcmp (now, last, sizeof now) == 0)
               continue;

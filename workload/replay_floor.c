@@ -8,9 +8,11 @@ rank_compute (const WlRank *k)
 {
   SimTime sum = 0;
   const WlGraph *g = k->graph;
+  /* Compute nodes name no ranks: a compact graph's are its base's. */
+  const WlNode *nodes = wl_graph_shape_nodes (g);
   for (guint32 i = 0; i < g->n_nodes; i++)
-    if (g->nodes[i].op == WL_OP_COMP)
-      sum = sim_time_add (sum, wl_replay_compute_time (k, &g->nodes[i]));
+    if (nodes[i].op == WL_OP_COMP)
+      sum = sim_time_add (sum, wl_replay_compute_time (k, &nodes[i]));
   return sum;
 }
 

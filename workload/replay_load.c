@@ -161,12 +161,14 @@ add_rank (WlReplay *r, guint32 i, WlGraph *g, gboolean fresh, guint32 ranks,
       t->facts = g->facts;
       /* A renamed graph's nodes are its base's but for the ranks and
        * groups they name: with the base checked, those are what is left. */
+      guint32 hint = 0;
+      WlNode tmp;
       if (g->base != NULL && g_hash_table_contains (by_graph, g->base))
         for (guint32 v = 0; v < g->n_nodes; v++)
-          wl_trace_check_node_names (t->check, &g->nodes[v]);
+          wl_trace_check_node_names (t->check, wl_graph_node_at (g, v, &hint, &tmp));
       else
         for (guint32 v = 0; v < g->n_nodes; v++)
-          wl_trace_check_node (t->check, &g->nodes[v], NULL);
+          wl_trace_check_node (t->check, wl_graph_node_at (g, v, &hint, &tmp), NULL);
       g_hash_table_insert (by_graph, g, GUINT_TO_POINTER (r->traces->len - 1));
     }
   guint ti = GPOINTER_TO_UINT (g_hash_table_lookup (by_graph, g));
@@ -489,6 +491,24 @@ wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
       return FALSE;
     }
   return wl_replay_load_files (r, (const char *const *) paths->pdata, ranks, error);
+}
+
+const WlGraph *
+wl_replay_graph (const WlReplay *r, guint32 rank)
+{
+  g_return_val_if_fail (rank < r->n_ranks, NULL);
+  WlGraph *g = r->ranks[rank].graph;
+  g_autoptr (GError) error = NULL;
+  if (g != NULL && !wl_graph_expand (g, &error))
+    g_error ("%s", error->message);
+  return g;
+}
+
+const WlGraph *
+wl_replay_graph_compact (const WlReplay *r, guint32 rank)
+{
+  g_return_val_if_fail (rank < r->n_ranks, NULL);
+  return r->ranks[rank].graph;
 }
 
 const char *

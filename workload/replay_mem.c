@@ -12,10 +12,20 @@ typedef struct
   guint8 *state;         /* per node: NODE_* */
 } MemSource;
 
+/* A compact graph (graph.h) is given its node array when a node is first
+ * asked for: the run expands the graphs of the ranks it simulates before it
+ * starts (wl_replay_expand), so this is for what reads another rank after. */
 static WlNode *
 mem_node (WlNodeSource *src, guint32 index)
 {
-  return &((MemSource *) src)->graph->nodes[index];
+  WlGraph *g = ((MemSource *) src)->graph;
+  if (G_UNLIKELY (g->nodes == NULL))
+    {
+      g_autoptr (GError) error = NULL;
+      if (!wl_graph_expand (g, &error))
+        g_error ("%s", error->message);
+    }
+  return &g->nodes[index];
 }
 
 static guint8 *
@@ -24,14 +34,29 @@ mem_state (WlNodeSource *src, guint32 index)
   return &((MemSource *) src)->state[index];
 }
 
+/* The dependency counts are made when the rank starts: a rank that
+ * symmetry classes do not simulate never needs them. */
 static gboolean
 mem_start (WlNodeSource *src, SimTime now, GError **error)
 {
   (void) now;
-  (void) error;
-  const WlGraph *g = ((MemSource *) src)->graph;
+  MemSource *m = (MemSource *) src;
+  const WlGraph *g = m->graph;
+  const WlNode *nodes = wl_graph_shape_nodes (g);
+  if (m->parents_left == NULL)
+    {
+      m->parents_left = sim_try_alloc (g->n_nodes, sizeof (guint32), FALSE,
+                                       "the replay's dependency counts", error);
+      if (m->parents_left == NULL)
+        {
+          g_prefix_error (error, "%s: ", g->path);
+          return FALSE;
+        }
+      for (guint32 v = 0; v < g->n_nodes; v++)
+        m->parents_left[v] = nodes[v].n_parents;
+    }
   for (guint32 v = 0; v < g->n_nodes; v++)
-    if (g->nodes[v].n_parents == 0)
+    if (nodes[v].n_parents == 0)
       src->ready (src->ready_data, v);
   return TRUE;
 }
@@ -43,7 +68,7 @@ mem_release (WlNodeSource *src, guint32 index, SimTime now, GError **error)
   (void) error;
   MemSource *m = (MemSource *) src;
   const WlGraph *g = m->graph;
-  const WlNode *n = &g->nodes[index];
+  const WlNode *n = &wl_graph_shape_nodes (g)[index];
   for (guint32 c = 0; c < n->n_children; c++)
     {
       guint32 child = g->children[n->child_start + c];
@@ -80,7 +105,17 @@ mem_resolve (WlNodeSource *src, GHashTable *map)
   guint64 last = WL_GROUP_ALL;
   guint32 last_index = 0;
   gboolean have_last = FALSE;
-  for (guint32 v = 0; v < m->graph->n_nodes; v++)
+  /* A compact graph's other nodes are its base's, which its own rank
+   * resolves. */
+  for (guint32 k = 0; m->graph->nodes == NULL && k < m->graph->n_patches; k++)
+    {
+      WlNodePatch *p = &m->graph->patches[k];
+      gpointer at;
+      if (m->graph->base->nodes[p->index].op == WL_OP_COLL
+          && g_hash_table_lookup_extended (map, &p->group, NULL, &at))
+        p->b = GPOINTER_TO_UINT (at);
+    }
+  for (guint32 v = 0; m->graph->nodes != NULL && v < m->graph->n_nodes; v++)
     {
       WlNode *n = &m->graph->nodes[v];
       gpointer at;
@@ -131,19 +166,13 @@ wl_mem_source_new (WlGraph *graph, guint32 rank, gboolean owner, GError **error)
   m->base.n_streams = graph->n_streams;
   m->graph = graph;
   m->owner = owner;
-  m->parents_left = sim_try_alloc (graph->n_nodes, sizeof (guint32), FALSE,
-                                   "the replay's dependency counts", error);
-  m->state = m->parents_left != NULL
-               ? sim_try_alloc (graph->n_nodes, 1, TRUE, "the replay's node states", error)
-               : NULL;
+  m->state = sim_try_alloc (graph->n_nodes, 1, TRUE, "the replay's node states", error);
   if (m->state == NULL)
     {
       g_prefix_error (error, "%s: rank %u: ", graph->path, rank);
       mem_free (&m->base);
       return NULL;
     }
-  for (guint32 v = 0; v < graph->n_nodes; v++)
-    m->parents_left[v] = graph->nodes[v].n_parents;
   return &m->base;
 }
 

@@ -37,7 +37,8 @@ typedef struct
 {
   WlReplay *replay;
   WlNodeSource *src;    /* its nodes (owned) */
-  const WlGraph *graph; /* in memory: the graph (wl_replay_graph); NULL when streamed */
+  WlGraph *graph;       /* in memory: the graph (wl_replay_graph; its node source holds
+                         * the reference; expanded when compact); NULL when streamed */
   const WlLenientStats *dropped; /* what lenient loading dropped from its file */
   WlKernelLists *kernels; /* its trace's kernel lists (borrowed from the graph or scan) */
   guint32 rank;

@@ -58,11 +58,14 @@ graph_groups (const WlReplay *replay, const WlGraph *graph)
 {
   GArray *ids = g_array_new (FALSE, FALSE, sizeof (guint64));
   guint64 last = SYS_GROUP_WORLD;
+  guint32 hint = 0;
+  WlNode tmp;
   for (guint32 i = 0; i < graph->n_nodes; i++)
     {
-      if (graph->nodes[i].op != WL_OP_COLL)
+      const WlNode *n = wl_graph_node_at (graph, i, &hint, &tmp);
+      if (n->op != WL_OP_COLL)
         continue;
-      guint64 g = wl_replay_node_group (replay, &graph->nodes[i]);
+      guint64 g = wl_replay_node_group (replay, n);
       if (g == SYS_GROUP_WORLD || g == last)
         continue;
       last = g;
@@ -109,7 +112,7 @@ app_port_bounds_new (const AppSim *sim)
                                                             (GDestroyNotify) g_array_unref);
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
-      const WlGraph *graph = wl_replay_graph (replay, r);
+      const WlGraph *graph = wl_replay_graph_compact (replay, r);
       if (graph == NULL)
         {
           b->complete = FALSE;

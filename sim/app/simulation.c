@@ -600,7 +600,8 @@ run_once (AppSim *sim, gboolean *redo, GError **error)
     }
   if (sim->recording && !check_record_memory (sim, error))
     return FALSE;
-  wl_replay_start (sim->replay);
+  if (!wl_replay_start (sim->replay, error))
+    return FALSE;
   SimRunStatus status = sim->progress ? run_with_progress (sim, t0) : run_step (sim, 0);
   if (wl_replay_lockstep (sim->replay))
     wl_replay_lockstep_finish (sim->replay);

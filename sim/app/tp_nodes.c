@@ -31,9 +31,11 @@ static void
 scan_graph (AppSim *sim, const WlGraph *graph, guint32 g, GHashTable *seen, TpSpan *out)
 {
   WlReplay *replay = app_sim_replay (sim);
+  guint32 hint = 0;
+  WlNode tmp;
   for (guint32 i = 0; i < graph->n_nodes; i++)
     {
-      const WlNode *node = &graph->nodes[i];
+      const WlNode *node = wl_graph_node_at (graph, i, &hint, &tmp);
       if (node->op != WL_OP_COLL || !g_str_has_prefix (graph->names[i], "tp_"))
         continue;
       guint64 id = wl_replay_node_group (replay, node);
@@ -68,7 +70,7 @@ app_tp_nodes_warn (AppSim *sim, FILE *out)
   TpSpan span = { 0 };
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
-      const WlGraph *graph = wl_replay_graph (replay, r);
+      const WlGraph *graph = wl_replay_graph_compact (replay, r);
       if (graph == NULL || !g_hash_table_add (graphs, (gpointer) graph))
         continue;
       scan_graph (sim, graph, g, seen, &span);

@@ -62,10 +62,23 @@ delta_of (WlGraph *base_g, const char *prefix, guint32 rank)
   return wl_graph_delta (base_g, (const guint8 *) a, la, p, (const guint8 *) b, lb);
 }
 
-/* D equals FULL node by node, and shares BASE's arrays. */
+/* D equals FULL node by node, and shares BASE's arrays; a compact D (read
+ * against another file: no node array of its own) read through
+ * wl_graph_node_at, then expanded. */
 static void
-assert_same_as_full (const WlGraph *d, const WlGraph *full, const WlGraph *base)
+assert_same_as_full (WlGraph *d, const WlGraph *full, const WlGraph *base)
 {
+  if (d->nodes == NULL)
+    {
+      WlNode tmp;
+      guint32 hint = 0;
+      for (guint32 v = 0; v < d->n_nodes; v++)
+        tu_assert_same_node (wl_graph_node_at (d, v, &hint, &tmp), &full->nodes[v]);
+      for (guint32 v = d->n_nodes; v-- > 0;) /* falling: searched, not walked */
+        tu_assert_same_node (wl_graph_node_at (d, v, NULL, &tmp), &full->nodes[v]);
+      ck_assert (wl_graph_expand (d, NULL));
+      ck_assert_ptr_null (d->patches);
+    }
   ck_assert_ptr_eq (d->base, base);
   ck_assert_str_eq (d->path, full->path);
   ck_assert_uint_eq (d->n_nodes, full->n_nodes);
@@ -125,14 +138,25 @@ START_TEST (test_names_only)
       ck_assert_ptr_nonnull (d);
       assert_same_as_full (d, full, base);
     }
-  /* The values themselves, as written. */
+  /* The values themselves, as written: each compact graph holds the one
+   * node it renames. */
+  WlNode tmp;
   g_autoptr (WlGraph) d1 = delta_of (base, prefix, 1);
-  ck_assert_uint_eq (d1->nodes[1].peer_src, 1);
-  ck_assert_uint_eq (d1->nodes[1].peer_dst, 0);
-  ck_assert_uint_eq (d1->nodes[2].group, 5);
+  ck_assert_ptr_null (d1->nodes);
+  ck_assert_uint_eq (d1->n_patches, 1);
+  ck_assert_uint_eq (d1->patches[0].index, 1);
+  ck_assert_uint_eq (wl_graph_node_at (d1, 1, NULL, &tmp)->peer_src, 1);
+  ck_assert_uint_eq (wl_graph_node_at (d1, 1, NULL, &tmp)->peer_dst, 0);
+  ck_assert_uint_eq (wl_graph_node_at (d1, 2, NULL, &tmp)->group, 5);
+  ck_assert_ptr_eq (wl_graph_node_at (d1, 2, NULL, &tmp), &base->nodes[2]);
   g_autoptr (WlGraph) d2 = delta_of (base, prefix, 2);
+  ck_assert_uint_eq (d2->n_patches, 1);
+  ck_assert_uint_eq (wl_graph_node_at (d2, 2, NULL, &tmp)->group, 6);
+  ck_assert_uint_eq (wl_graph_node_at (d2, 1, NULL, &tmp)->peer_dst, 1);
+  ck_assert (wl_graph_shape_nodes (d2) == base->nodes);
+  ck_assert (wl_graph_expand (d2, NULL));
   ck_assert_uint_eq (d2->nodes[2].group, 6);
-  ck_assert_uint_eq (d2->nodes[1].peer_dst, 1);
+  ck_assert (wl_graph_shape_nodes (d2) == d2->nodes);
 }
 END_TEST
 
@@ -207,6 +231,11 @@ check_cache (const char *prefix, guint threads)
   ck_assert_ptr_null (g[2]->base);
   ck_assert_ptr_eq (g[3]->base, g[0]);
   ck_assert_uint_eq (wl_graph_cache_distinct (cache), 4);
+  /* Rank 3 read against rank 1 (compact): its send is rank 0's again, its
+   * collective renamed: one node of its own. */
+  ck_assert_uint_eq (g[1]->n_patches, 1);
+  ck_assert_uint_eq (g[3]->n_patches, 1);
+  ck_assert_uint_eq (g[3]->patches[0].index, 2);
   for (guint32 i = 1; i < 4; i++)
     {
       g_autoptr (WlGraph) full = wl_graph_load (paths[i], NULL);
@@ -219,6 +248,40 @@ check_cache (const char *prefix, guint threads)
       g_free (paths[i]);
     }
 }
+
+/* A file read against a compact one keeps the earlier one's renamed nodes
+ * where its frames are the same: ranks 1 and 2 name the same peers (not
+ * rank 0's), rank 2 another group too. */
+START_TEST (test_carried_renames)
+{
+  g_autofree char *prefix = tu_scratch_path ("carry");
+  write_variant (prefix, 0, &BASE);
+  Variant peers = BASE;
+  peers.src = 1;
+  peers.dst = 0;
+  Variant both = peers;
+  both.group = "6";
+  write_variant (prefix, 1, &peers);
+  write_variant (prefix, 2, &both);
+  char *paths[3];
+  for (guint32 i = 0; i < 3; i++)
+    paths[i] = rank_path (prefix, i);
+  g_autoptr (WlGraphCache) cache = wl_graph_cache_new_full (FALSE);
+  WlGraph *g[3];
+  for (guint32 i = 0; i < 3; i++)
+    g[i] = wl_graph_cache_load_limited (cache, paths[i], G_MAXUINT64, NULL, NULL);
+  ck_assert_ptr_eq (g[2]->base, g[0]);
+  ck_assert_ptr_null (g[2]->nodes);
+  ck_assert_uint_eq (g[2]->n_patches, 2);
+  g_autoptr (WlGraph) full = wl_graph_load (paths[2], NULL);
+  assert_same_as_full (g[2], full, g[0]);
+  for (guint32 i = 0; i < 3; i++)
+    {
+      wl_graph_unref (g[i]);
+      g_free (paths[i]);
+    }
+}
+END_TEST
 
 START_TEST (test_cache_reads_against_first_of_length)
 {
@@ -245,6 +308,7 @@ main (void)
   tcase_add_test (tc, test_nodes_arrays);
   tcase_add_test (tc, test_names_only);
   tcase_add_test (tc, test_other_differences_load_in_full);
+  tcase_add_test (tc, test_carried_renames);
   tcase_add_test (tc, test_cache_reads_against_first_of_length);
   return tu_run_suite (s);
 }

@@ -1,0 +1,115 @@
+/* graph_patch.c: compact renamed graphs, which hold only the nodes whose
+ * names differ from their base's (graph.h, "Compact renamed graphs"). */
+#include "workload/graph.h"
+
+#include <string.h>
+
+#include "workload/wl_error.h"
+
+/* Patches a hint may step over one by one before a search. */
+#define HINT_STEPS 8
+
+/* The position of the first patch of G at index V or after, from *HINT. */
+static guint32
+patch_find (const WlGraph *g, guint32 v, guint32 *hint)
+{
+  const WlNodePatch *p = g->patches;
+  guint32 lo = 0, hi = g->n_patches;
+  if (hint != NULL && *hint <= hi && (*hint == 0 || p[*hint - 1].index < v))
+    {
+      lo = *hint;
+      for (guint32 k = 0; k < HINT_STEPS && lo < hi && p[lo].index < v; k++)
+        lo++;
+    }
+  while (lo < hi)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+      if (p[mid].index < v)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (hint != NULL)
+    *hint = lo;
+  return lo;
+}
+
+/* N with patch P's names. */
+static void
+patch_apply (const WlNodePatch *p, WlNode *n)
+{
+  if (n->op == WL_OP_COLL)
+    {
+      n->group = p->group;
+      n->root = p->a;
+      n->sys_group_index = p->b;
+    }
+  else
+    {
+      n->peer_src = p->a;
+      n->peer_dst = p->b;
+    }
+}
+
+const WlNode *
+wl_graph_node_at (const WlGraph *g, guint32 v, guint32 *hint, WlNode *tmp)
+{
+  if (g->nodes != NULL)
+    return &g->nodes[v];
+  const WlNode *n = &g->base->nodes[v];
+  guint32 at = patch_find (g, v, hint);
+  if (at >= g->n_patches || g->patches[at].index != v)
+    return n;
+  *tmp = *n;
+  patch_apply (&g->patches[at], tmp);
+  return tmp;
+}
+
+const WlNode *
+wl_graph_shape_nodes (const WlGraph *g)
+{
+  return g->nodes != NULL ? g->nodes : g->base->nodes;
+}
+
+gboolean
+wl_graph_expand (WlGraph *g, GError **error)
+{
+  if (g->nodes != NULL)
+    return TRUE;
+  WlNode *nodes = wl_graph_nodes_new (g->n_nodes);
+  if (nodes == NULL)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "%s: out of memory allocating %u x %zu bytes for the trace's nodes",
+                   g->path, g->n_nodes, sizeof (WlNode));
+      return FALSE;
+    }
+  if (g->n_nodes > 0)
+    memcpy (nodes, g->base->nodes, (gsize) g->n_nodes * sizeof (WlNode));
+  for (guint32 k = 0; k < g->n_patches; k++)
+    patch_apply (&g->patches[k], &nodes[g->patches[k].index]);
+  g->nodes = nodes;
+  g_clear_pointer (&g->patches, g_free);
+  g->n_patches = 0;
+  return TRUE;
+}
+
+WlGraph *
+wl_graph_patched_take (WlGraph *base, const char *path, WlNodePatch *patches, guint32 n)
+{
+  g_return_val_if_fail (base != NULL && base->base == NULL && base->nodes != NULL, NULL);
+  gboolean roots_moved = FALSE;
+  for (guint32 k = 0; k < n; k++)
+    roots_moved |= base->nodes[patches[k].index].op == WL_OP_COLL
+                   && patches[k].a != base->nodes[patches[k].index].root;
+  WlGraph *g = g_new (WlGraph, 1);
+  *g = *base;
+  g->ref = 1;
+  g->path = g_strdup (path);
+  g->nodes = NULL;
+  g->base = wl_graph_ref (base);
+  g->roots_moved = roots_moved;
+  g->patches = patches;
+  g->n_patches = n;
+  return g;
+}
