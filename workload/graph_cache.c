@@ -117,9 +117,47 @@ wl_bytes_hash (const guint8 *p, gsize len)
   return h ^ (h >> 32);
 }
 
-/* Map PATH into IMG (zeroed first); IMG->bytes stays NULL for a file that
- * cannot be mapped (empty).  FALSE with ERROR set when it cannot be opened
- * or is not a regular file. */
+/* Files up to this size are read into the heap rather than mapped: a
+ * small trace (a collective's, a few KiB) costs a mapping, its page-table
+ * entries and an unmapping that, with the loading threads running,
+ * interrupts every processor the process runs on to flush its TLB.  On
+ * the 1,024 ranks of a ring all-reduce (4.5 KB each, every file also read
+ * again to be compared) mapping took 0.16 s of system time, four times
+ * the user time of the whole loading.  Under glibc's threshold for mapping
+ * an allocation (128 KiB), freed buffers are reused without new pages;
+ * larger files read alike cost as much as mapping them (Llama-2 7B's 32
+ * traces of 230 KB). */
+#define IMAGE_READ_MAX ((guint64) 64 << 10)
+
+/* LEN bytes of FD into IMG's heap copy; IMG->bytes stays NULL when they
+ * cannot be read (the loader reads the file itself, and says why). */
+static void
+image_read (WlFileImage *img, int fd, gsize len)
+{
+  guint8 *buf = g_try_malloc (len);
+  gsize got = 0;
+  while (buf != NULL && got < len)
+    {
+      ssize_t n = pread (fd, buf + got, len - got, (off_t) got);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      got += (gsize) n;
+    }
+  if (buf == NULL || got < len)
+    {
+      g_free (buf);
+      return;
+    }
+  img->heap = buf;
+  img->bytes = buf;
+  img->len = len;
+}
+
+/* Map PATH into IMG (zeroed first), or read it when small; IMG->bytes
+ * stays NULL for a file that cannot be mapped or read (empty).  FALSE with
+ * ERROR set when it cannot be opened or is not a regular file. */
 static gboolean
 image_map (WlFileImage *img, const char *path, GError **error)
 {
@@ -138,8 +176,10 @@ image_map (WlFileImage *img, const char *path, GError **error)
       return FALSE;
     }
   struct stat st;
-  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0
-      && (guint64) st.st_size <= (guint64) G_MAXSIZE)
+  gboolean regular = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0;
+  if (regular && (guint64) st.st_size <= IMAGE_READ_MAX)
+    image_read (img, fd, (gsize) st.st_size);
+  else if (regular && (guint64) st.st_size <= (guint64) G_MAXSIZE)
     {
       /* Every byte is read: its pages made at once, not a fault each. */
       void *map = mmap (NULL, (gsize) st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd,
@@ -184,6 +224,7 @@ wl_file_image_clear (WlFileImage *img)
   g_return_if_fail (img != NULL);
   if (img->map != NULL)
     munmap (img->map, img->len);
+  g_free (img->heap);
   *img = (WlFileImage) { 0 };
 }
 
@@ -204,6 +245,9 @@ struct _WlGraphCache
   guint threads;         /* wl_graph_cache_set_threads */
   gint piece_kib;        /* wl_graph_cache_set_piece, in KiB */
   Prefetch *prefetch;    /* the announced loads, or NULL */
+  char *same_path;       /* the file cache_same last compared with, or NULL */
+  WlFileImage same;      /* its image, kept: a file shared by many ranks is
+                          * read once, not once per rank */
 };
 
 /* ---- parallel loading (wl_graph_cache_prefetch) ------------------------------ */
@@ -224,6 +268,7 @@ typedef struct
   gsize len;          /* its bytes */
   GError *open_error; /* it could not be opened or read */
   SlotState state;    /* distinct files only */
+  gboolean held;      /* IMG holds the file's bytes from the digest (a small file) */
   gboolean dup;       /* an earlier announced file has its hash: compared and,
                        * rarely, loaded by the caller; no worker decodes it */
   WlGraph *graph;     /* decoded with the prefetch's limit, or NULL: ERROR, or over */
@@ -251,6 +296,7 @@ struct _Prefetch
                           * the last distinct file of that length */
   gint next_open;        /* the next file to map (atomic) */
   gint piece_kib;        /* KiB of this piece's files mapped so far (atomic) */
+  gint kept_kib;         /* KiB of small files' bytes kept in their slots (atomic) */
   guint32 next_claim;    /* the next of DISTINCT to decode (under LOCK) */
   guint32 next_use;      /* the next file wl_graph_cache_load_limited takes */
   guint64 limit;         /* the largest limit a call will give */
@@ -268,6 +314,36 @@ struct _Prefetch
  * page cache.  Digesting the whole set first read a trace set larger
  * than the page cache twice from disk (Megatron's 1T row: 8.9 GB). */
 #define PIECE_KIB_DEFAULT (256 << 10)
+
+/* KiB of small files' bytes kept from the digest to the decode or the
+ * comparison (the rest are read again there). */
+#define KEPT_KIB (32 << 10)
+
+/* Keep slot S's image when it is a small file's bytes, read, and the
+ * kept ones leave room; else let it go. */
+static void
+slot_keep (Prefetch *p, Slot *s)
+{
+  gint kib = (gint) (s->img.len >> 10) + 1;
+  if (s->img.heap != NULL && g_atomic_int_add (&p->kept_kib, kib) + kib <= KEPT_KIB)
+    {
+      s->held = TRUE;
+      return;
+    }
+  if (s->img.heap != NULL)
+    g_atomic_int_add (&p->kept_kib, -kib);
+  wl_file_image_clear (&s->img);
+}
+
+/* Let slot S's image go (a kept one makes room). */
+static void
+slot_release (Prefetch *p, Slot *s)
+{
+  if (s->held)
+    g_atomic_int_add (&p->kept_kib, -((gint) (s->img.len >> 10) + 1));
+  s->held = FALSE;
+  wl_file_image_clear (&s->img);
+}
 
 /* Map and digest the announced files of this piece, any free one, until
  * none is left or the piece holds piece_kib's limit (the cache's). */
@@ -291,8 +367,10 @@ open_worker (gpointer data)
           g_atomic_int_add (&p->piece_kib, (gint) MIN (s->len >> 10, (gsize) G_MAXINT / 2));
         }
       /* Let the mapping go until the file is decoded: every file mapped at
-       * once would hold all their pages (the whole trace set) in memory. */
-      wl_file_image_clear (&s->img);
+       * once would hold all their pages (the whole trace set) in memory.
+       * A small file's bytes, read, are kept (up to KEPT_KIB in all) and
+       * not read again (a collective's 1,024 small traces). */
+      slot_keep (p, s);
     }
 }
 
@@ -335,7 +413,7 @@ decode_slot (Prefetch *p, guint32 i)
     }
   gboolean over = FALSE;
   GError *map_error = NULL;
-  if (!image_map (&s->img, p->paths[i], &map_error))
+  if (!s->held && !image_map (&s->img, p->paths[i], &map_error))
     g_clear_error (&map_error); /* it opened a moment ago: the load says why not now */
   s->graph = try_delta (prev, p->paths[i], s->img.bytes, s->img.len);
   wl_graph_unref (prev);
@@ -349,7 +427,7 @@ decode_slot (Prefetch *p, guint32 i)
                           .peak = &s->peak };
       s->graph = wl_graph_load_request (&req, &s->error);
     }
-  wl_file_image_clear (&s->img);
+  slot_release (p, s);
   pthread_mutex_lock (&p->lock);
   if (s->graph != NULL)
     s->kept = wl_graph_ref (s->graph);
@@ -567,6 +645,26 @@ wl_file_image_same (const WlFileImage *img, const char *path)
   return same;
 }
 
+/* Whether the file PATH holds IMG's bytes (wl_file_image_same), its
+ * image kept for the next comparison. */
+static gboolean
+cache_same (WlGraphCache *c, const WlFileImage *img, const char *path)
+{
+  if (img->bytes == NULL)
+    return FALSE;
+  if (c->same_path == NULL || strcmp (c->same_path, path) != 0)
+    {
+      wl_file_image_clear (&c->same);
+      g_clear_pointer (&c->same_path, g_free);
+      GError *e = NULL;
+      if (!image_map (&c->same, path, &e))
+        g_clear_error (&e);
+      c->same_path = g_strdup (path);
+    }
+  return c->same.bytes != NULL && c->same.len == img->len
+         && memcmp (c->same.bytes, img->bytes, img->len) == 0;
+}
+
 /* The graph of a file loaded before whose bytes are IMG's, or NULL. */
 static WlGraph *
 cache_find (WlGraphCache *c, const WlFileImage *img)
@@ -575,7 +673,7 @@ cache_find (WlGraphCache *c, const WlFileImage *img)
     return NULL;
   GPtrArray *same = g_hash_table_lookup (c->by_hash, &img->hash);
   for (guint k = 0; same != NULL && k < same->len; k++)
-    if (wl_file_image_same (img, ((WlGraph *) same->pdata[k])->path))
+    if (cache_same (c, img, ((WlGraph *) same->pdata[k])->path))
       return same->pdata[k];
   return NULL;
 }
@@ -632,11 +730,19 @@ load_new (WlGraphCache *c, const char *path, const WlFileImage *img, guint64 lim
 /* An announced file that an earlier one may have: compared, and loaded
  * here when none has its bytes (a hash shared by chance). */
 static WlGraph *
-take_duplicate (WlGraphCache *c, const char *path, guint64 limit, gboolean *over,
+take_duplicate (WlGraphCache *c, Slot *s, const char *path, guint64 limit, gboolean *over,
                 GError **error)
 {
   g_auto (WlFileImage) img = { 0 };
-  if (!wl_file_image_open (&img, path, error))
+  if (s->held)
+    {
+      /* Its bytes, read when it was digested. */
+      img = s->img;
+      s->img = (WlFileImage) { 0 };
+      s->held = FALSE;
+      g_atomic_int_add (&c->prefetch->kept_kib, -((gint) (img.len >> 10) + 1));
+    }
+  else if (!wl_file_image_open (&img, path, error))
     return NULL;
   WlGraph *g = cache_find (c, &img);
   return g != NULL ? wl_graph_ref (g) : load_new (c, path, &img, limit, over, error);
@@ -663,7 +769,7 @@ take_prefetched (WlGraphCache *c, guint64 limit, gboolean *over, GError **error)
     }
   c->bytes += s->len;
   if (s->dup)
-    return take_duplicate (c, p->paths[i], limit, over, error);
+    return take_duplicate (c, s, p->paths[i], limit, over, error);
   /* Graphs loaded before the announcement may have its hash. */
   if (s->mapped && g_hash_table_contains (c->by_hash, &s->hash))
     {
@@ -724,6 +830,8 @@ wl_graph_cache_free (WlGraphCache *c)
   g_hash_table_unref (c->by_hash);
   g_hash_table_unref (c->by_len);
   wl_group_memo_free (c->groups);
+  wl_file_image_clear (&c->same);
+  g_free (c->same_path);
   g_free (c);
 }
 

@@ -55,7 +55,7 @@ char *wl_file_sha256 (const char *path, GError **error);
  * 4 KiB gave 422 hashes, and every meeting costs a comparison.) */
 guint64 wl_bytes_hash (const guint8 *p, gsize len);
 
-/* A file's bytes, mapped into memory, and their hash, taken in one pass:
+/* A file's bytes, mapped (read, when small) and their hash, taken in one pass:
  * what loading needs to find a file it may have seen (then compared byte
  * for byte) and, when it has not, to parse it without reading it again. */
 typedef struct
@@ -64,7 +64,8 @@ typedef struct
                         * (empty, or the system refused): then read the file */
   gsize len;
   guint64 hash;        /* wl_bytes_hash of the bytes (0 when BYTES is NULL) */
-  gpointer map;        /* private: the mapping */
+  gpointer map;        /* private: the mapping of a large file */
+  gpointer heap;       /* private: a small file's bytes, read (owned) */
 } WlFileImage;
 
 /* Map PATH and hash it into IMG (overwritten: clear it first if it holds

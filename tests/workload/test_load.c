@@ -189,6 +189,25 @@ START_TEST (test_image_hash)
   gzputs (out, "not a trace, but gzip");
   gzclose (out);
   assert_image (gz);
+  /* Files over 64 KiB are mapped, smaller ones read: both give the same
+   * bytes, and a file is the same as its copy, not as a copy a byte off. */
+  gsize big_len = 200 * 1024 + 3;
+  g_autofree char *big_bytes = g_malloc (big_len);
+  for (gsize i = 0; i < big_len; i++)
+    big_bytes[i] = (char) (i * 2654435761u >> 13);
+  g_autofree char *big = tu_scratch_path ("big.bin");
+  g_autofree char *big2 = tu_scratch_path ("big2.bin");
+  ck_assert (g_file_set_contents (big, big_bytes, (gssize) big_len, NULL));
+  ck_assert (g_file_set_contents (big2, big_bytes, (gssize) big_len, NULL));
+  assert_image (big);
+  {
+    g_auto (WlFileImage) bimg = { 0 };
+    ck_assert (wl_file_image_open (&bimg, big, NULL));
+    ck_assert (wl_file_image_same (&bimg, big2));
+    big_bytes[big_len - 1] ^= 1;
+    ck_assert (g_file_set_contents (big2, big_bytes, (gssize) big_len, NULL));
+    ck_assert (!wl_file_image_same (&bimg, big2));
+  }
   /* The hash changes with any byte and with the length (every length
    * around the four lanes' 32-byte stride and the 8-byte tail). */
   guint8 buf[100];
@@ -235,8 +254,9 @@ START_TEST (test_image_hash)
 END_TEST
 
 /* Files with the same bytes share one graph, wherever they are in the set
- * (here not next to each other), loaded one at a time or announced to
- * THREADS workers; files a byte apart do not. */
+ * (here not next to each other, and two sets of equal files interleaved),
+ * loaded one at a time or announced to THREADS workers; files a byte apart
+ * do not. */
 static void
 assert_cache_shares (guint threads)
 {
@@ -244,12 +264,14 @@ assert_cache_shares (guint threads)
   g_autofree char *p1 = write_rank_trace ("s.1.et", LIST_A, 20);
   g_autofree char *p2 = write_rank_trace ("s.2.et", LIST_A, 10);
   g_autofree char *p3 = write_rank_trace ("s.3.et", LIST_A, 30);
-  const char *paths[] = { p0, p1, p2, p3 };
+  g_autofree char *p4 = write_rank_trace ("s.4.et", LIST_A, 20);
+  g_autofree char *p5 = write_rank_trace ("s.5.et", LIST_A, 10);
+  const char *paths[] = { p0, p1, p2, p3, p4, p5 };
   g_autoptr (WlGraphCache) cache = wl_graph_cache_new_full (FALSE);
   wl_graph_cache_set_threads (cache, threads);
-  wl_graph_cache_prefetch (cache, paths, 4, G_MAXUINT64);
-  WlGraph *g[4];
-  for (guint i = 0; i < 4; i++)
+  wl_graph_cache_prefetch (cache, paths, 6, G_MAXUINT64);
+  WlGraph *g[6];
+  for (guint i = 0; i < 6; i++)
     {
       GError *error = NULL;
       g[i] = wl_graph_cache_load_limited (cache, paths[i], G_MAXUINT64, NULL, &error);
@@ -257,11 +279,13 @@ assert_cache_shares (guint threads)
     }
   wl_graph_cache_prefetch_end (cache);
   ck_assert_ptr_eq (g[2], g[0]);
+  ck_assert_ptr_eq (g[4], g[1]);
+  ck_assert_ptr_eq (g[5], g[0]);
   ck_assert_ptr_ne (g[1], g[0]);
   ck_assert_ptr_ne (g[3], g[0]);
   ck_assert_ptr_ne (g[3], g[1]);
   ck_assert_uint_eq (wl_graph_cache_distinct (cache), 3);
-  for (guint i = 0; i < 4; i++)
+  for (guint i = 0; i < 6; i++)
     wl_graph_unref (g[i]);
 }
 
