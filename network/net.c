@@ -158,7 +158,6 @@ net_free (Net *net)
     return;
   if (net->klass->destroy != NULL)
     net->klass->destroy (net->state);
-  g_free (net->paths);
   g_free (net->in_ordinal);
   g_free (net->in_first);
   g_free (net->in_links);
@@ -393,8 +392,13 @@ const NetPathPrice *
 net_path_price (Net *net, guint32 src, guint32 dst)
 {
   NetGraph *graph = net_topo_graph (net->topo);
-  if (net->paths == NULL)
-    net->paths = g_new0 (NetPathPrice, NET_PATH_CACHE);
+  if (G_UNLIKELY (net->paths == NULL))
+    {
+      gpointer *shared = net_topo_path_cache (net->topo);
+      if (*shared == NULL)
+        *shared = g_new0 (NetPathPrice, NET_PATH_CACHE);
+      net->paths = *shared;
+    }
   guint64 key = ((guint64) src << 32 | dst) + 1;
   NetPathPrice *p = &net->paths[pair_hash (key) & (NET_PATH_CACHE - 1)];
   if (p->key == key)

@@ -48,7 +48,9 @@ struct _Net
   NetDelayMemo memo[NET_DELAY_MEMO];
   /* Explicit graphs: route prices, direct-mapped by a hash of the pair
    * (walking a route visits every port of each switch on it).  A pair that
-   * finds its place taken walks its route again: same price. */
+   * finds its place taken walks its route again: same price.  The
+   * topology's (net_topo_path_cache), shared by every Net on it: a price
+   * is its graph's alone (device_node too is the topology's). */
   NetPathPrice *paths;
   NetPriceTable serial; /* explicit graphs: serializations at route bottlenecks */
   SimSched *sched;

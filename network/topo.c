@@ -15,6 +15,9 @@ struct _NetTopo
    * compares them for every message.  NULL past 2^22 entries (then
    * computed). */
   guint32 *coord;
+  /* The Net layer's route prices over graph (net_topo_path_cache), or
+   * NULL until a Net asks. */
+  gpointer path_cache;
 };
 
 static const char *const dim_kind_names[] = { "Ring", "FullyConnected", "Switch" };
@@ -114,7 +117,14 @@ net_topo_free (NetTopo *topo)
     return;
   net_graph_free (topo->graph);
   g_free (topo->coord);
+  g_free (topo->path_cache);
   g_free (topo);
+}
+
+gpointer *
+net_topo_path_cache (const NetTopo *topo)
+{
+  return &((NetTopo *) topo)->path_cache;
 }
 
 NetGraph *

@@ -139,6 +139,13 @@ typedef struct _NetTopo NetTopo;
 NetTopo *net_topo_new (const NetSpec *spec, GError **error);
 void net_topo_free (NetTopo *topo); /* accepts NULL */
 
+/* Where the network layer keeps its cache of route prices over TOPO's
+ * graph (net_path_price): with the topology, which fixes every price, so
+ * that every Net made on it shares one (the planner's candidates, one
+ * after another on one topology, fill it once).  Freed (g_free) with
+ * TOPO. */
+gpointer *net_topo_path_cache (const NetTopo *topo);
+
 const NetSpec *net_topo_spec (const NetTopo *topo);
 /* The explicit graph, or NULL. */
 NetGraph *net_topo_graph (const NetTopo *topo);

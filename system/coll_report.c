@@ -139,6 +139,8 @@ sys_coll_stats_add (Sys *sys, const SysColl *coll, SimTime now)
   st->bytes += coll->bytes;
   st->busy += now - coll->first_join;
   st->wait += coll->last_join - coll->first_join;
+  if (sys->no_coll_records)
+    return;
   SysCollRecord rec = { .kind = coll->kind, .group = coll->group->id, .seq = coll->seq,
                         .ranks = coll->group->n, .bytes = coll->bytes,
                         .first_join = coll->first_join, .last_join = coll->last_join,

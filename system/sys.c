@@ -511,6 +511,12 @@ sys_classes_finish (Sys *sys, const guint64 *groups, guint n_pairs)
       }
 }
 
+void
+sys_set_coll_records (Sys *sys, gboolean on)
+{
+  sys->no_coll_records = !on;
+}
+
 const SysCollRecord *
 sys_coll_records (const Sys *sys, guint *n)
 {

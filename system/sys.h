@@ -178,6 +178,11 @@ typedef struct
 /* Every completed collective, in order of completion. */
 const SysCollRecord *sys_coll_records (const Sys *sys, guint *n);
 
+/* Whether completed collectives are kept for sys_coll_records (default
+ * on); off, it gives none, and nothing else changes (the planner reads
+ * only the per-group statistics). */
+void sys_set_coll_records (Sys *sys, gboolean on);
+
 const SysParams *sys_params (const Sys *sys);
 Net *sys_net (const Sys *sys);
 

@@ -99,6 +99,7 @@ struct _Sys
   GHashTable *group_stats_rows;  /* SysStatsKey -> row + 1: what group_stats_index
                                   * gave for it (coll_report.c) */
   GArray *coll_records;          /* SysCollRecord, in completion order */
+  gboolean no_coll_records;      /* sys_set_coll_records (sys, FALSE) */
   NetPriceTable reduce_prices; /* sys_phase_reduce_cost's, keyed by bytes and local_mem_bw */
   NetPriceTable serial_prices; /* sys_phase_serialization's */
   struct _SysP2P *p2p;

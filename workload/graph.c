@@ -379,15 +379,24 @@ wl_graph_ref (WlGraph *g)
   return g;
 }
 
-/* Node arrays from this many bytes on are mapped (wl_graph_nodes_new). */
+/* Node arrays from this many bytes on are mapped (wl_graph_nodes_new),
+ * unless nodes_on_heap (wl_graph_set_nodes_mapped). */
 #define NODES_MAP_BYTES ((gsize) 256 * 1024)
+
+static gboolean nodes_on_heap;
+
+void
+wl_graph_set_nodes_mapped (gboolean on)
+{
+  nodes_on_heap = !on;
+}
 
 WlNode *
 wl_graph_nodes_new (guint32 n)
 {
   gsize bytes = (gsize) MAX (n, 1u) * sizeof (WlNode);
 #ifdef MAP_POPULATE
-  if (bytes >= NODES_MAP_BYTES)
+  if (bytes >= NODES_MAP_BYTES && !nodes_on_heap)
     {
       void *p = mmap (NULL, bytes, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -404,7 +413,7 @@ wl_graph_nodes_free (WlNode *nodes, guint32 n)
     return;
 #ifdef MAP_POPULATE
   gsize bytes = (gsize) MAX (n, 1u) * sizeof (WlNode);
-  if (bytes >= NODES_MAP_BYTES)
+  if (bytes >= NODES_MAP_BYTES && !nodes_on_heap)
     {
       munmap (nodes, bytes);
       return;

@@ -205,6 +205,13 @@ WlGraph *wl_graph_renamed_take (WlGraph *base, const char *path, WlNode *nodes);
 WlNode *wl_graph_nodes_new (guint32 n);
 void wl_graph_nodes_free (WlNode *nodes, guint32 n); /* accepts NULL */
 
+/* Whether wl_graph_nodes_new maps large arrays (the default) or takes
+ * every array from the heap: a process that makes and frees many trace
+ * sets and keeps its heap (the planner) reuses its pages instead of
+ * having new ones zeroed for each set.  Set before any array is made: an
+ * array is freed as it was made only while this does not change. */
+void wl_graph_set_nodes_mapped (gboolean on);
+
 WlGraph *wl_graph_renamed (WlGraph *base, const char *path, gint64 delta,
                            const guint64 *group_map, guint n_groups, GError **error);
 

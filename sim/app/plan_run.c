@@ -150,6 +150,7 @@ plan_run_one (const PlanEnv *env, const PlanKnobs *k, guint explain, PlanResult 
     }
   app_sim_set_symmetry (sim, TRUE);
   app_sim_set_recording (sim, explain > 0);
+  app_sim_set_coll_records (sim, FALSE);
   if (!app_sim_run (sim, error))
     return FALSE;
   fill_result (sim, out);

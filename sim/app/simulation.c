@@ -23,6 +23,7 @@ struct _AppSim
   gboolean no_symmetry;
   gboolean explain_symmetry; /* the summary says why the classes are as they are */
   gboolean recording;
+  gboolean no_coll_records; /* app_sim_set_coll_records */
   guint output_node_bytes; /* app_sim_set_output_memory */
   guint64 max_events;   /* 0: no limit */
   SimTime max_sim_time; /* SIM_TIME_MAX: no limit */
@@ -134,6 +135,7 @@ sim_build (AppSim *sim, GError **error)
         sim_error_prefix (error, "%s: ", (const char *) cfg->sources->pdata[src]);
       return FALSE;
     }
+  sys_set_coll_records (sim->sys, !sim->no_coll_records);
   sim->ranks = net_topo_ranks (sim->topo);
   sim->slowest = INFINITY;
   const NetSpec *spec = net_topo_spec (sim->topo);
@@ -253,6 +255,13 @@ app_sim_set_recording (AppSim *sim, gboolean on)
 {
   sim->recording = on;
   wl_replay_set_recording (sim->replay, on);
+}
+
+void
+app_sim_set_coll_records (AppSim *sim, gboolean on)
+{
+  sim->no_coll_records = !on;
+  sys_set_coll_records (sim->sys, on);
 }
 
 void

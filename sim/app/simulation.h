@@ -67,6 +67,11 @@ void app_sim_free (AppSim *sim); /* accepts NULL */
  * overview (wl_replay_set_recording).  Call before app_sim_run. */
 void app_sim_set_recording (AppSim *sim, gboolean on);
 
+/* Keep each completed collective for the JSON report's
+ * collective_instances (sys_set_coll_records; default on).  The planner
+ * turns it off: it reads none of them. */
+void app_sim_set_coll_records (AppSim *sim, gboolean on);
+
 /* What the outputs written after the run allocate besides the node
  * records, in bytes per trace node of every rank (the critical path's
  * steps, the timeline's lanes: app_report_node_bytes,

@@ -702,6 +702,38 @@ START_TEST (test_ports_graph)
 }
 END_TEST
 
+/* Route prices over a graph are kept with the topology
+ * (net_topo_path_cache): a second Net on it, after the first is freed,
+ * reads the same prices.  3 ranks on one switch, links of 1 GB/s and
+ * 100 ns: 1000 bytes from any rank to another take 2 x 100 ns + 1 us. */
+START_TEST (test_path_cache_shared)
+{
+  NetGraphSpec *g = net_graph_spec_new (3);
+  guint32 sw = net_graph_spec_add_switch (g, "sw");
+  for (guint32 r = 0; r < 3; r++)
+    net_graph_spec_add_link (g, r, sw, 1e9, 100000, TRUE, 0);
+  NetDimSpec dims[] = { sf_dim (NET_DIM_SWITCH, 3, 1e9, 100000) };
+  NetSpec spec = sf_spec (dims, 1, NET_ROUND_PS);
+  spec.graph = g;
+  NetTopo *topo = net_topo_new (&spec, NULL);
+  net_graph_spec_free (g);
+  ck_assert_ptr_nonnull (topo);
+  ck_assert_ptr_null (*net_topo_path_cache (topo));
+  for (guint k = 0; k < 2; k++)
+    {
+      SimSched *sched = sim_sched_new ();
+      Net *net = net_new (sched, topo, NULL);
+      ck_assert_ptr_nonnull (net);
+      ck_assert_uint_eq (net_delay (net, 0, 1, 1000), 1200000);
+      ck_assert_uint_eq (net_delay (net, 2, 0, 1000), 1200000);
+      net_free (net);
+      sim_sched_free (sched);
+      ck_assert_ptr_nonnull (*net_topo_path_cache (topo));
+    }
+  net_topo_free (topo);
+}
+END_TEST
+
 /* --------------------------------------------------------------- main */
 
 static void
@@ -736,5 +768,6 @@ main (void)
   add (s, "ports_ingress_and_later", test_ports_ingress_and_later);
   add (s, "ports_ring_and_fc", test_ports_ring_and_fc);
   add (s, "ports_graph", test_ports_graph);
+  add (s, "path_cache_shared", test_path_cache_shared);
   return tu_run_suite (s);
 }

@@ -433,10 +433,13 @@ join_second (SimSched *s, gpointer data, guint64 arg)
 }
 
 /* Row group {0..3} on 4 x 4: all-reduce of 8192, then the all-gather
- * (k = 3, m = 1024, no reduction). */
-START_TEST (test_group_sequence)
+ * (k = 3, m = 1024, no reduction); with RECORDS off
+ * (sys_set_coll_records), the same times and statistics and no record. */
+static void
+group_sequence (gboolean records)
 {
   build_4x4 ();
+  sys_set_coll_records (sf.sys, records);
   const guint32 row[] = { 2, 0, 3, 1 };
   add_group (1, row, 4);
   second_group = 1;
@@ -457,6 +460,26 @@ START_TEST (test_group_sequence)
   ck_assert_uint_eq (st.count, 1);
   ck_assert_uint_eq (st.bytes, 1024);
   ck_assert_uint_eq (st.busy, phase_time (3, 0, D0, 0));
+  guint n = 0;
+  const SysCollRecord *rec = sys_coll_records (sf.sys, &n);
+  ck_assert_uint_eq (n, records ? 2 : 0);
+  if (records)
+    {
+      ck_assert_uint_eq (rec[0].done, t1);
+      ck_assert_uint_eq (rec[1].done, t1 + phase_time (3, 0, D0, 0));
+      ck_assert_uint_eq (rec[1].bytes, 1024);
+    }
+}
+
+START_TEST (test_group_sequence)
+{
+  group_sequence (TRUE);
+}
+END_TEST
+
+START_TEST (test_group_sequence_no_records)
+{
+  group_sequence (FALSE);
 }
 END_TEST
 
@@ -614,6 +637,7 @@ main (void)
   tcase_add_test (tcase (s, "group_errors"), test_group_errors);
   tcase_add_test (tcase (s, "group_mismatch"), test_group_mismatch);
   tcase_add_test (tcase (s, "group_sequence"), test_group_sequence);
+  tcase_add_test (tcase (s, "group_sequence_no_records"), test_group_sequence_no_records);
   tcase_add_test (tcase (s, "group_sequence_ahead"), test_group_sequence_ahead);
   tcase_add_test (tcase (s, "empty_group"), test_empty_group);
   tcase_add_loop_test (tcase (s, "pending_collective"), test_pending_collective, 0, 3);

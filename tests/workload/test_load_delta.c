@@ -96,14 +96,17 @@ assert_same_as_full (WlGraph *d, const WlGraph *full, const WlGraph *base)
 }
 
 /* Node arrays for renamed graphs, below and above the size that is
- * mapped (256 KiB: 3,277 nodes of 80 bytes), hold what is written and are
- * freed (valgrind and AddressSanitizer watch both ways). */
+ * mapped (256 KiB: 3,277 nodes of 80 bytes), and all from the heap
+ * (wl_graph_set_nodes_mapped (FALSE), as the planner has them), hold what
+ * is written and are freed (valgrind and AddressSanitizer watch both
+ * ways). */
 START_TEST (test_nodes_arrays)
 {
   const guint32 sizes[] = { 0, 1, 3276, 3277, 4096, 100000 };
-  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+  for (guint k = 0; k < 2 * G_N_ELEMENTS (sizes); k++)
     {
-      guint32 n = sizes[k];
+      guint32 n = sizes[k % G_N_ELEMENTS (sizes)];
+      wl_graph_set_nodes_mapped (k < G_N_ELEMENTS (sizes));
       WlNode *nodes = wl_graph_nodes_new (n);
       ck_assert_ptr_nonnull (nodes);
       for (guint32 v = 0; v < n; v++)
@@ -112,6 +115,7 @@ START_TEST (test_nodes_arrays)
         ck_assert_uint_eq (nodes[v].id, (guint64) v * 7 + 1);
       wl_graph_nodes_free (nodes, n);
     }
+  wl_graph_set_nodes_mapped (TRUE);
   wl_graph_nodes_free (NULL, 5);
 }
 END_TEST
