@@ -17,7 +17,7 @@
 typedef struct
 {
   char *preset, *tables, *bottom, *top, *interaction, *dtype, *mlp_dtype, *emb_opt, *sharding;
-  char *plan, *interaction_kernel, *pipeline;
+  char *plan, *interaction_kernel, *pipeline, *emb_update;
   char *device, *out;
   gint ranks, ranks_per_node, batch, local_batch, dcn_layers, dcn_rank;
   gboolean dry_run, amp_casts;
@@ -77,6 +77,12 @@ dlrm_context (DlrmOptions *o)
       "it) and their gradients back, the MLP weights and their gradients cast, the loss "
       "scale's unscale of every gradient; memory-bound kernels by their bytes (default off)",
       NULL },
+    { "emb-update", 0, 0, G_OPTION_ARG_STRING, &o->emb_update,
+      "How the embeddings' backward and update run: fused (default: FBGEMM's TBE backward "
+      "with the optimizer fused) or tf (TensorFlow's: the gather's gradient as one value "
+      "row an index, then the Keras optimizer's own kernels: ResourceScatterAdd for sgd; "
+      "Unique, UnsortedSegmentSum, gathers and scatters for adam, lazy Adam as TF Addons "
+      "runs it); tf takes sgd or adam", "fused|tf" },
     { "sharding", 0, 0, G_OPTION_ARG_STRING, &o->sharding,
       "Every table's sharding: table-wise (default), row-wise, column-wise, table-row-wise or "
       "data-parallel", "TYPE" },
@@ -312,6 +318,14 @@ dlrm_options (DlrmOptions *o, WlGenDlrm *req, GError **error)
   if (o->amp_casts && !req->mlp_dtype_set)
     return input_error (error, "--amp-casts needs --mlp-dtype (the type the casts go to)");
   req->amp_casts = o->amp_casts;
+  if (o->emb_update != NULL && g_ascii_strcasecmp (o->emb_update, "tf") != 0
+      && g_ascii_strcasecmp (o->emb_update, "fused") != 0)
+    return input_error (error, "--emb-update: '%s' is not fused or tf", o->emb_update);
+  req->tf_update = o->emb_update != NULL && g_ascii_strcasecmp (o->emb_update, "tf") == 0;
+  if (req->tf_update && req->emb_opt != WL_EMB_OPT_SGD && req->emb_opt != WL_EMB_OPT_ADAM)
+    return input_error (error, "--emb-update tf takes --emb-optimizer sgd or adam (the "
+                        "TensorFlow step's optimizers), not %s",
+                        req->emb_opt == WL_EMB_OPT_ADAGRAD ? "adagrad" : "rowwise-adagrad");
   req->plan_path = o->plan;
   return dlrm_model (o, req, error);
 }
@@ -431,6 +445,7 @@ dlrm_options_clear (DlrmOptions *o)
   g_free (o->plan);
   g_free (o->interaction_kernel);
   g_free (o->pipeline);
+  g_free (o->emb_update);
   g_free (o->device);
   g_free (o->out);
 }
