@@ -61,7 +61,8 @@ dlrm_context (DlrmOptions *o)
     { "mlp-dtype", 0, 0, G_OPTION_ARG_STRING, &o->mlp_dtype,
       "The MLPs' compute type under automatic mixed precision (GEMMs, activations, "
       "interaction); their weights, gradients, all-reduce and optimizer stay in --dtype "
-      "(default: --dtype)", "fp32|bf16|fp16" },
+      "(default: --dtype); tf32: fp32 GEMMs on the tensor cores (TensorFlow's default on an "
+      "A100), with --dtype fp32 on a device with a TF32 rate", "fp32|tf32|bf16|fp16" },
     { "emb-optimizer", 0, 0, G_OPTION_ARG_STRING, &o->emb_opt,
       "The embeddings' fused optimizer: adagrad (exact, one fp32 a parameter: the preset's "
       "default), rowwise-adagrad (one fp32 a row: the default with --tables), adam (lazy "
@@ -158,12 +159,13 @@ dlrm_types (const DlrmOptions *o, WlGenDlrm *req, GError **error)
 {
   req->dtype = WL_DTYPE_FP32;
   if (o->dtype != NULL
-      && (!wl_dtype_parse (o->dtype, &req->dtype) || req->dtype == WL_DTYPE_FP8))
+      && (!wl_dtype_parse (o->dtype, &req->dtype) || req->dtype == WL_DTYPE_FP8
+          || req->dtype == WL_DTYPE_TF32))
     return input_error (error, "--dtype: '%s' is not fp32, bf16 or fp16", o->dtype);
   req->mlp_dtype_set = o->mlp_dtype != NULL;
   if (o->mlp_dtype != NULL
       && (!wl_dtype_parse (o->mlp_dtype, &req->mlp_dtype) || req->mlp_dtype == WL_DTYPE_FP8))
-    return input_error (error, "--mlp-dtype: '%s' is not fp32, bf16 or fp16", o->mlp_dtype);
+    return input_error (error, "--mlp-dtype: '%s' is not fp32, tf32, bf16 or fp16", o->mlp_dtype);
   req->emb_opt = o->preset != NULL ? WL_EMB_OPT_ADAGRAD : WL_EMB_OPT_ROWWISE_ADAGRAD;
   if (o->emb_opt != NULL)
     {
@@ -317,6 +319,18 @@ dlrm_options (DlrmOptions *o, WlGenDlrm *req, GError **error)
   req->pipeline_none = o->pipeline != NULL && g_ascii_strcasecmp (o->pipeline, "none") == 0;
   if (o->amp_casts && !req->mlp_dtype_set)
     return input_error (error, "--amp-casts needs --mlp-dtype (the type the casts go to)");
+  if (req->mlp_dtype_set && req->mlp_dtype == WL_DTYPE_TF32)
+    {
+      if (req->dtype != WL_DTYPE_FP32)
+        return input_error (error, "--mlp-dtype tf32 needs --dtype fp32 (TF32 math reads "
+                            "fp32 tensors)");
+      if (o->amp_casts)
+        return input_error (error, "--amp-casts: --mlp-dtype tf32 has no casts (its "
+                            "tensors are fp32)");
+      if (!(wl_device_preset (req->device)->peak_flops[WL_DTYPE_TF32] > 0))
+        return input_error (error, "--mlp-dtype tf32: a %s has no TF32 rate in orrery's "
+                            "presets", req->device);
+    }
   req->amp_casts = o->amp_casts;
   if (o->emb_update != NULL && g_ascii_strcasecmp (o->emb_update, "tf") != 0
       && g_ascii_strcasecmp (o->emb_update, "fused") != 0)

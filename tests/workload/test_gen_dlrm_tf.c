@@ -1,12 +1,16 @@
 /* test_gen_dlrm_tf.c: `gen dlrm --emb-update tf`, the embeddings'
  * backward and update as TensorFlow runs them in NVIDIA
  * DeepLearningExamples' TF2 DLRM/DCNv2 step (gen_dlrm_emit.c,
- * tf_update_bytes): each kernel's bytes worked by hand for one table.
+ * tf_update_bytes): each kernel's bytes worked by hand for one table;
+ * and the TF32 type of `--mlp-dtype tf32` (the reproduction's TF32 rows).
  */
 #include <check.h>
 #include <math.h>
 
+#include "workload/compute.h"
 #include "workload/gen_dlrm.h"
+#include "workload/kernel_model.h"
+#include "workload/kernels.h"
 #include "support/testutil.h"
 
 /* Lazy Adam on an A100 (L2 40 MiB): one table of 10^6 rows of 128 fp32
@@ -71,6 +75,29 @@ START_TEST (test_sgd)
 }
 END_TEST
 
+/* TF32: parsed and named, 4 bytes an element, the A100's datasheet rate
+ * (156 TFLOP/s dense, half its bf16 312), none on the other presets.  A
+ * large compute-bound GEMM (8192^3) on the A100 runs the same tiles in
+ * TF32 as in bf16 at half the rate: twice the time, give or take the
+ * operands' doubled bytes (hidden under the math at this size). */
+START_TEST (test_tf32)
+{
+  WlDtype t = WL_DTYPE_FP32;
+  ck_assert (wl_dtype_parse ("tf32", &t) && t == WL_DTYPE_TF32);
+  ck_assert_str_eq (wl_dtype_name (WL_DTYPE_TF32), "tf32");
+  ck_assert_uint_eq (wl_dlrm_elem_bytes (WL_DTYPE_TF32), 4);
+  ck_assert (wl_device_preset ("A100-80GB")->peak_flops[WL_DTYPE_TF32] == 156e12);
+  ck_assert (wl_device_preset ("H100-SXM")->peak_flops[WL_DTYPE_TF32] == 0);
+  const WlKernelDevice *dev = wl_kernel_device ("A100-80GB");
+  g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (WlKernel));
+  g_autoptr (GArray) b = g_array_new (FALSE, FALSE, sizeof (WlKernel));
+  ck_assert (wl_kernels_parse ("gemm:m=8192,n=8192,k=8192,batch=1,dtype=tf32", a, NULL));
+  ck_assert (wl_kernels_parse ("gemm:m=8192,n=8192,k=8192,batch=1,dtype=bf16", b, NULL));
+  double ratio = wl_kernel_list_ns (dev, NULL, a) / wl_kernel_list_ns (dev, NULL, b);
+  ck_assert_msg (ratio > 1.98 && ratio < 2.02, "tf32 / bf16 time %.4f", ratio);
+}
+END_TEST
+
 static Suite *
 gen_dlrm_tf_suite (void)
 {
@@ -78,6 +105,7 @@ gen_dlrm_tf_suite (void)
   TCase *tc = tcase_create ("core");
   tcase_add_test (tc, test_lazy_adam);
   tcase_add_test (tc, test_sgd);
+  tcase_add_test (tc, test_tf32);
   suite_add_tcase (s, tc);
   return s;
 }
