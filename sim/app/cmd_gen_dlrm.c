@@ -166,6 +166,12 @@ dlrm_types (const DlrmOptions *o, WlGenDlrm *req, GError **error)
   if (o->mlp_dtype != NULL
       && (!wl_dtype_parse (o->mlp_dtype, &req->mlp_dtype) || req->mlp_dtype == WL_DTYPE_FP8))
     return input_error (error, "--mlp-dtype: '%s' is not fp32, tf32, bf16 or fp16", o->mlp_dtype);
+  /* Mixed precision computes in a type no wider than the master copy
+   * (--dtype bf16 --mlp-dtype fp32 would compute in fp32 from bf16
+   * weights): refused rather than accepted silently. */
+  if (req->mlp_dtype_set && wl_dlrm_elem_bytes (req->mlp_dtype) > wl_dlrm_elem_bytes (req->dtype))
+    return input_error (error, "--mlp-dtype %s is wider than --dtype %s (the MLPs compute in "
+                        "the master weights' type or a narrower one)", o->mlp_dtype, o->dtype);
   req->emb_opt = o->preset != NULL ? WL_EMB_OPT_ADAGRAD : WL_EMB_OPT_ROWWISE_ADAGRAD;
   if (o->emb_opt != NULL)
     {
@@ -246,6 +252,11 @@ dlrm_model (const DlrmOptions *o, WlGenDlrm *req, GError **error)
                         "network's width: %u features of dimension %u)", o->dcn_rank, N, F, D);
   if (o->dcn_rank != APP_GEN_RANKS_ABSENT)
     m->dcn_rank = (guint32) o->dcn_rank;
+  /* The cross network's options mean nothing to the dot interaction:
+   * refused rather than silently ignored. */
+  if (!m->dcn && (o->dcn_layers != APP_GEN_RANKS_ABSENT || o->dcn_rank != APP_GEN_RANKS_ABSENT))
+    return input_error (error, "%s is the dcnv2 interaction's; this model's is dot",
+                        o->dcn_layers != APP_GEN_RANKS_ABSENT ? "--dcn-layers" : "--dcn-rank");
   return TRUE;
 }
 
@@ -321,9 +332,6 @@ dlrm_options (DlrmOptions *o, WlGenDlrm *req, GError **error)
     return input_error (error, "--amp-casts needs --mlp-dtype (the type the casts go to)");
   if (req->mlp_dtype_set && req->mlp_dtype == WL_DTYPE_TF32)
     {
-      if (req->dtype != WL_DTYPE_FP32)
-        return input_error (error, "--mlp-dtype tf32 needs --dtype fp32 (TF32 math reads "
-                            "fp32 tensors)");
       if (o->amp_casts)
         return input_error (error, "--amp-casts: --mlp-dtype tf32 has no casts (its "
                             "tensors are fp32)");
