@@ -117,8 +117,9 @@ check "plan-published: unknown option exits 1" eq $? 1
 # published; the 4.2B-parameter T15 tables come from facts in the script.
 "$R/dlrm-dcnv2/run" --quick --tsv >"$TMP/dl.out" 2>"$TMP/dl.err"
 check "dlrm-dcnv2 --quick: exits 0" eq $? 0
+dl_row='^(dcnv2|dlrm)-1gpu-small(-tf32)?	1	[0-9.]+	[0-9.]+	[+-][0-9.]+	[0-9.]+$'
 check "dlrm-dcnv2 --quick: the four 1-GPU rows (mixed precision, TF32)" \
-  eq "$(count "$TMP/dl.out" '^(dcnv2|dlrm)-1gpu-small(-tf32)?	1	[0-9.]+	[0-9.]+	[+-][0-9.]+	[0-9.]+$')" 4
+  eq "$(count "$TMP/dl.out" "$dl_row")" 4
 check "dlrm-dcnv2 --quick: items/s = 65536 / step, error against the published" \
   awk -F'\t' '{ x = 65536 / ($6 / 1000) / 1e6; e = 100 * ($4 - $3) / $3
          if (x - $4 > 0.002 || $4 - x > 0.002 || e - $5 > 0.1 || $5 - e > 0.1) bad = 1 }
