@@ -14,7 +14,11 @@ static const WlDevice presets[] = {
   /* "80 GB" cards hold 80 GiB of HBM; the capacity is what the driver
    * gives a program: A100-SXM4-80GB 85,056,798,720 B (torch.cuda
    * total_memory), H100 80GB HBM3 81,559 MiB (nvidia-smi). */
-  { "A100-80GB", { 19.5 * T, 312 * T, 312 * T, 0 }, 2.039 * TBS, 85056798720.0, 1.0, 1.0 },
+  /* A100 TF32 tensor core: 156 TFLOP/s dense (NVIDIA A100 datasheet,
+   * "TF32 Tensor Core 156 TF"); the other presets give none (a TF32
+   * GEMM on them is refused where a generator is asked for one). */
+  { "A100-80GB", { 19.5 * T, 312 * T, 312 * T, 0, 156 * T }, 2.039 * TBS, 85056798720.0, 1.0,
+    1.0 },
   { "H100-SXM", { 67 * T, 989.5 * T, 989.5 * T, 1979 * T }, 3.35 * TBS, 81559.0 * 1048576.0, 1.0, 1.0 },
   { "H200", { 67 * T, 989.5 * T, 989.5 * T, 1979 * T }, 4.8 * TBS, 141 * GB, 1.0, 1.0 },
   { "B200", { 75 * T, 2250 * T, 2250 * T, 4500 * T }, 8 * TBS, 180 * GB, 1.0, 1.0 },
@@ -46,7 +50,7 @@ wl_device_preset_names (void)
   return g_string_free (s, FALSE);
 }
 
-static const char *const dtype_names[WL_DTYPE_N] = { "fp32", "bf16", "fp16", "fp8" };
+static const char *const dtype_names[WL_DTYPE_N] = { "fp32", "bf16", "fp16", "fp8", "tf32" };
 
 const char *
 wl_dtype_name (WlDtype dtype)

@@ -67,7 +67,7 @@ wl_dlrm_model_clear (WlDlrmModel *m)
 guint32
 wl_dlrm_elem_bytes (WlDtype dtype)
 {
-  return dtype == WL_DTYPE_FP32 ? 4 : dtype == WL_DTYPE_FP8 ? 1 : 2;
+  return dtype == WL_DTYPE_FP32 || dtype == WL_DTYPE_TF32 ? 4 : dtype == WL_DTYPE_FP8 ? 1 : 2;
 }
 
 guint32

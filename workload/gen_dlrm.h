@@ -155,6 +155,12 @@ typedef struct
    *   (main.py: LossScaleOptimizer (..., dynamic=False)), so there is no
    *   all-finite check (Keras applies the gradients unconditionally). */
   gboolean amp_casts;
+  /* The embeddings' backward and update as TensorFlow runs them (--emb-update
+   * tf, NVIDIA DeepLearningExamples' TF2 step) instead of FBGEMM's fused
+   * TBE backward: the gather's gradient is an IndexedSlices (one value row
+   * per index), which the Keras optimizer applies with its own kernels
+   * (gen_dlrm_emit.c, wl_dlrm_lookup_cost).  sgd and adam only. */
+  gboolean tf_update;
   const char *device;     /* kernel-model device (H100-SXM, ...); NULL: H100-SXM */
   WlShardKind sharding;   /* for every table without a plan line */
   const WlDlrmTablePlan *plan; /* NULL, or one per table (kind < WL_SHARD_N: given) */
@@ -272,7 +278,16 @@ double wl_dlrm_l2_bytes (const char *device);
  * written.  Backward (with the fused optimizer): the pooled gradient read
  * (OUTPUTS x COLS x E), the indices read and sorted (16 N), and per
  * distinct row touched a read and a write of the row and of its optimizer
- * state. */
+ * state.  With tf_update, TensorFlow's kernels instead (gen_dlrm_emit.c,
+ * "TensorFlow's sparse update"; r = the row's sector bytes, v = COLS x E,
+ * U the distinct rows): the pooled gradient broadcast to one value row an
+ * index when N > OUTPUTS ((OUTPUTS + N) v); SGD: the values scaled by the
+ * learning rate, 2 N v unless amp_casts (XLA Lite fuses it with the loss
+ * scale's unscale), and ResourceScatterAdd, N v + 8 N + 2 U r; lazy Adam:
+ * Unique (16 N), UnsortedSegmentSum (zero-fill U v, N v + 4 N read, 2 U r),
+ * two ResourceGathers (U r + U v each), the update's elementwise math as
+ * one fused kernel (6 U v), two ResourceScatterUpdates (U v + U r each)
+ * and ResourceScatterSub (U v + 2 U r). */
 typedef struct
 {
   double distinct_rows; /* U = R (1 - (1 - 1/R)^N): uniform indices */

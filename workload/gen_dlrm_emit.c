@@ -96,6 +96,52 @@ state_row_B (WlEmbOptimizer opt, guint32 cols)
                                              : 0;
 }
 
+/* TensorFlow's sparse update (tf_update): the backward of the lookups and
+ * the embeddings' optimizer as NVIDIA DeepLearningExamples' TF2 DLRM/DCNv2
+ * step runs them, HBM bytes of one shard (gen_dlrm.h; U distinct rows,
+ * HBM_ROWS the row touches that miss the L2, r the row's sector bytes, v
+ * = COLS x E the bytes of one value row).  The source: one-hot inputs
+ * reach tf.nn.embedding_lookup (distributed-embeddings
+ * ops/embedding_lookup_ops.py, embedding_lookup: dim1 == 1), whose
+ * gradient is an IndexedSlices of the incoming gradient, one row an index
+ * (a multi-hot sum first broadcasts the pooled gradient to its N rows);
+ * trainer.py's _weight_update applies it with the Keras legacy optimizer:
+ * - SGD without momentum (main.py create_optimizers): ResourceScatterAdd
+ *   of -lr x values (Keras gradient_descent.py, _resource_apply_sparse_
+ *   duplicate_indices).  The scaling is a pointwise Mul, which XLA Lite
+ *   (--xla: tf_xla_auto_jit=fusible) clusters with the loss scale's
+ *   unscale, itself a Mul of the same values (amp_casts); alone, its own
+ *   kernel (2 N v).
+ * - Lazy Adam (TF Addons LazyAdam): the base optimizer's
+ *   _deduplicate_indexed_slices (Unique, UnsortedSegmentSum), then
+ *   tf.gather of m and of v, m_t = b1 m + (1 - b1) g, v_t = b2 v + (1 -
+ *   b2) g^2, the step lr m_t / (sqrt v_t + eps), ResourceScatterUpdate of m
+ *   and of v, ResourceScatterSub of the variable.  The elementwise ops
+ *   are in XLA's fusible allowlist (tensorflow/compiler/jit/mark_for_
+ *   compilation_pass.cc, GetAllowlistTable: "PW") and run as one fused
+ *   kernel reading g, m, v and writing m_t, v_t and the step (6 U v); the
+ *   gathers, scatters, Unique and UnsortedSegmentSum are not in it
+ *   (GetKnownXLAAllowlistOp lists them as known to be outside) and run
+ *   each as its own TensorFlow kernel.  Unique sorts the indices: 16 N, as
+ *   the fused model's sort. */
+static guint64
+tf_update_bytes (const WlGenDlrm *req, double U, double hbm_rows, guint64 row_B, guint32 cols,
+                 double n, guint64 outputs)
+{
+  double v = (double) cols * wl_dlrm_elem_bytes (req->dtype), r = (double) row_B;
+  double B = n > (double) outputs ? ((double) outputs + n) * v : 0;
+  if (req->emb_opt == WL_EMB_OPT_SGD)
+    {
+      if (!(req->amp_casts && req->mlp_dtype_set))
+        B += 2 * n * v;
+      B += n * v + 8 * n + 2 * hbm_rows * r;
+    }
+  else
+    B += 16 * n + (U * v + n * v + 4 * n + 2 * U * r) /* UnsortedSegmentSum */
+         + 2 * (U * r + U * v) + 6 * U * v + 2 * (U * v + U * r) + (U * v + 2 * U * r);
+  return (guint64) llround (B);
+}
+
 WlLookupCost
 wl_dlrm_lookup_cost (const WlGenDlrm *req, guint64 rows, guint32 cols, double n, guint64 outputs)
 {
@@ -113,6 +159,8 @@ wl_dlrm_lookup_cost (const WlGenDlrm *req, guint64 rows, guint32 cols, double n,
   double touched_B = (double) (2 * row_B + 2 * (state > 0 ? sectors (state) : 0));
   c.bwd_B = outputs * cols * E + (guint64) llround (16.0 * n)
             + (guint64) llround (c.distinct_rows * touched_B);
+  if (req->tf_update)
+    c.bwd_B = tf_update_bytes (req, c.distinct_rows, hbm_rows, row_B, cols, n, outputs);
   return c;
 }
 
@@ -365,9 +413,13 @@ lookups (Em *e, GString *k, GString *shards, gboolean bwd)
                                                     "tbe_fwd_twrw", "tbe_fwd_dp" };
   static const char *const bwd_what[WL_SHARD_N] = { "tbe_bwd_tw", "tbe_bwd_rw", "tbe_bwd_cw",
                                                     "tbe_bwd_twrw", "tbe_bwd_dp" };
+  static const char *const tf_what[WL_SHARD_N] = { "tf_update_tw", "tf_update_rw",
+                                                   "tf_update_cw", "tf_update_twrw",
+                                                   "tf_update_dp" };
   for (guint i = 0; i < WL_SHARD_N; i++)
     if (fwd[i] > 0)
-      k_mem (k, bwd ? bwd_what[i] : fwd_what[i], bwd ? bw[i] : fwd[i], adds[i]);
+      k_mem (k, bwd ? (r->tf_update ? tf_what[i] : bwd_what[i]) : fwd_what[i],
+             bwd ? bw[i] : fwd[i], adds[i]);
 }
 
 /* Keras mixed precision's casts around the rank's lookups (amp_casts,

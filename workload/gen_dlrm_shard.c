@@ -192,8 +192,10 @@ wl_gen_dlrm_check (const WlGenDlrm *r, GError **error)
   if (r->dtype != WL_DTYPE_FP32 && r->dtype != WL_DTYPE_BF16 && r->dtype != WL_DTYPE_FP16)
     return bad (error, "the dtype must be fp32, bf16 or fp16");
   if (r->mlp_dtype_set && r->mlp_dtype != WL_DTYPE_FP32 && r->mlp_dtype != WL_DTYPE_BF16
-      && r->mlp_dtype != WL_DTYPE_FP16)
-    return bad (error, "the MLPs' dtype must be fp32, bf16 or fp16");
+      && r->mlp_dtype != WL_DTYPE_FP16 && r->mlp_dtype != WL_DTYPE_TF32)
+    return bad (error, "the MLPs' dtype must be fp32, tf32, bf16 or fp16");
+  if (r->mlp_dtype_set && r->mlp_dtype == WL_DTYPE_TF32 && r->dtype != WL_DTYPE_FP32)
+    return bad (error, "the MLPs' dtype tf32 needs the dtype fp32");
   if (r->sharding >= WL_SHARD_N)
     return bad (error, "unknown sharding");
   gboolean twrw = FALSE;

@@ -79,7 +79,7 @@ static const WlFaTable fa_a100 = {
  * 3 x 128 + 128 = 512.  MI300X: 2 LDS buffers of 64 -> 64 + 64 = 128 (256
  * for fp8's 128-deep blocks). */
 #define KFIX(x, f8) { [WL_DTYPE_FP32] = (x), [WL_DTYPE_BF16] = (x), [WL_DTYPE_FP16] = (x), \
-                      [WL_DTYPE_FP8] = (f8) }
+                      [WL_DTYPE_FP8] = (f8), [WL_DTYPE_TF32] = (x) }
 
 /* Achieved HBM fraction: an estimate (the fractions STREAM-class triads are
  * commonly reported to sustain); no citable public measurement was found,
@@ -142,7 +142,7 @@ wl_kernel_device_names (void)
 static double
 dtype_bytes (WlDtype t)
 {
-  return t == WL_DTYPE_FP32 ? 4.0 : t == WL_DTYPE_FP8 ? 1.0 : 2.0;
+  return t == WL_DTYPE_FP32 || t == WL_DTYPE_TF32 ? 4.0 : t == WL_DTYPE_FP8 ? 1.0 : 2.0;
 }
 
 double

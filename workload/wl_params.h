@@ -37,6 +37,10 @@ typedef enum
   WL_DTYPE_BF16,
   WL_DTYPE_FP16,
   WL_DTYPE_FP8,
+  /* TF32: fp32 in memory, tensor-core math with a 10-bit mantissa (NVIDIA
+   * A100 architecture whitepaper); the type of an fp32 GEMM that
+   * TensorFlow >= 2.4 runs on an A100 by default. */
+  WL_DTYPE_TF32,
   WL_DTYPE_N
 } WlDtype;
 

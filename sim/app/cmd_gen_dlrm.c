@@ -17,7 +17,7 @@
 typedef struct
 {
   char *preset, *tables, *bottom, *top, *interaction, *dtype, *mlp_dtype, *emb_opt, *sharding;
-  char *plan, *interaction_kernel, *pipeline;
+  char *plan, *interaction_kernel, *pipeline, *emb_update;
   char *device, *out;
   gint ranks, ranks_per_node, batch, local_batch, dcn_layers, dcn_rank;
   gboolean dry_run, amp_casts;
@@ -61,7 +61,8 @@ dlrm_context (DlrmOptions *o)
     { "mlp-dtype", 0, 0, G_OPTION_ARG_STRING, &o->mlp_dtype,
       "The MLPs' compute type under automatic mixed precision (GEMMs, activations, "
       "interaction); their weights, gradients, all-reduce and optimizer stay in --dtype "
-      "(default: --dtype)", "fp32|bf16|fp16" },
+      "(default: --dtype); tf32: fp32 GEMMs on the tensor cores (TensorFlow's default on an "
+      "A100), with --dtype fp32 on a device with a TF32 rate", "fp32|tf32|bf16|fp16" },
     { "emb-optimizer", 0, 0, G_OPTION_ARG_STRING, &o->emb_opt,
       "The embeddings' fused optimizer: adagrad (exact, one fp32 a parameter: the preset's "
       "default), rowwise-adagrad (one fp32 a row: the default with --tables), adam (lazy "
@@ -77,6 +78,12 @@ dlrm_context (DlrmOptions *o)
       "it) and their gradients back, the MLP weights and their gradients cast, the loss "
       "scale's unscale of every gradient; memory-bound kernels by their bytes (default off)",
       NULL },
+    { "emb-update", 0, 0, G_OPTION_ARG_STRING, &o->emb_update,
+      "How the embeddings' backward and update run: fused (default: FBGEMM's TBE backward "
+      "with the optimizer fused) or tf (TensorFlow's: the gather's gradient as one value "
+      "row an index, then the Keras optimizer's own kernels: ResourceScatterAdd for sgd; "
+      "Unique, UnsortedSegmentSum, gathers and scatters for adam, lazy Adam as TF Addons "
+      "runs it); tf takes sgd or adam", "fused|tf" },
     { "sharding", 0, 0, G_OPTION_ARG_STRING, &o->sharding,
       "Every table's sharding: table-wise (default), row-wise, column-wise, table-row-wise or "
       "data-parallel", "TYPE" },
@@ -152,12 +159,19 @@ dlrm_types (const DlrmOptions *o, WlGenDlrm *req, GError **error)
 {
   req->dtype = WL_DTYPE_FP32;
   if (o->dtype != NULL
-      && (!wl_dtype_parse (o->dtype, &req->dtype) || req->dtype == WL_DTYPE_FP8))
+      && (!wl_dtype_parse (o->dtype, &req->dtype) || req->dtype == WL_DTYPE_FP8
+          || req->dtype == WL_DTYPE_TF32))
     return input_error (error, "--dtype: '%s' is not fp32, bf16 or fp16", o->dtype);
   req->mlp_dtype_set = o->mlp_dtype != NULL;
   if (o->mlp_dtype != NULL
       && (!wl_dtype_parse (o->mlp_dtype, &req->mlp_dtype) || req->mlp_dtype == WL_DTYPE_FP8))
-    return input_error (error, "--mlp-dtype: '%s' is not fp32, bf16 or fp16", o->mlp_dtype);
+    return input_error (error, "--mlp-dtype: '%s' is not fp32, tf32, bf16 or fp16", o->mlp_dtype);
+  /* Mixed precision computes in a type no wider than the master copy
+   * (--dtype bf16 --mlp-dtype fp32 would compute in fp32 from bf16
+   * weights): refused rather than accepted silently. */
+  if (req->mlp_dtype_set && wl_dlrm_elem_bytes (req->mlp_dtype) > wl_dlrm_elem_bytes (req->dtype))
+    return input_error (error, "--mlp-dtype %s is wider than --dtype %s (the MLPs compute in "
+                        "the master weights' type or a narrower one)", o->mlp_dtype, o->dtype);
   req->emb_opt = o->preset != NULL ? WL_EMB_OPT_ADAGRAD : WL_EMB_OPT_ROWWISE_ADAGRAD;
   if (o->emb_opt != NULL)
     {
@@ -238,6 +252,11 @@ dlrm_model (const DlrmOptions *o, WlGenDlrm *req, GError **error)
                         "network's width: %u features of dimension %u)", o->dcn_rank, N, F, D);
   if (o->dcn_rank != APP_GEN_RANKS_ABSENT)
     m->dcn_rank = (guint32) o->dcn_rank;
+  /* The cross network's options mean nothing to the dot interaction:
+   * refused rather than silently ignored. */
+  if (!m->dcn && (o->dcn_layers != APP_GEN_RANKS_ABSENT || o->dcn_rank != APP_GEN_RANKS_ABSENT))
+    return input_error (error, "%s is the dcnv2 interaction's; this model's is dot",
+                        o->dcn_layers != APP_GEN_RANKS_ABSENT ? "--dcn-layers" : "--dcn-rank");
   return TRUE;
 }
 
@@ -311,7 +330,24 @@ dlrm_options (DlrmOptions *o, WlGenDlrm *req, GError **error)
   req->pipeline_none = o->pipeline != NULL && g_ascii_strcasecmp (o->pipeline, "none") == 0;
   if (o->amp_casts && !req->mlp_dtype_set)
     return input_error (error, "--amp-casts needs --mlp-dtype (the type the casts go to)");
+  if (req->mlp_dtype_set && req->mlp_dtype == WL_DTYPE_TF32)
+    {
+      if (o->amp_casts)
+        return input_error (error, "--amp-casts: --mlp-dtype tf32 has no casts (its "
+                            "tensors are fp32)");
+      if (!(wl_device_preset (req->device)->peak_flops[WL_DTYPE_TF32] > 0))
+        return input_error (error, "--mlp-dtype tf32: a %s has no TF32 rate in orrery's "
+                            "presets", req->device);
+    }
   req->amp_casts = o->amp_casts;
+  if (o->emb_update != NULL && g_ascii_strcasecmp (o->emb_update, "tf") != 0
+      && g_ascii_strcasecmp (o->emb_update, "fused") != 0)
+    return input_error (error, "--emb-update: '%s' is not fused or tf", o->emb_update);
+  req->tf_update = o->emb_update != NULL && g_ascii_strcasecmp (o->emb_update, "tf") == 0;
+  if (req->tf_update && req->emb_opt != WL_EMB_OPT_SGD && req->emb_opt != WL_EMB_OPT_ADAM)
+    return input_error (error, "--emb-update tf takes --emb-optimizer sgd or adam (the "
+                        "TensorFlow step's optimizers), not %s",
+                        req->emb_opt == WL_EMB_OPT_ADAGRAD ? "adagrad" : "rowwise-adagrad");
   req->plan_path = o->plan;
   return dlrm_model (o, req, error);
 }
@@ -431,6 +467,7 @@ dlrm_options_clear (DlrmOptions *o)
   g_free (o->plan);
   g_free (o->interaction_kernel);
   g_free (o->pipeline);
+  g_free (o->emb_update);
   g_free (o->device);
   g_free (o->out);
 }

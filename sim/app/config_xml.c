@@ -225,7 +225,8 @@ static gboolean
 xml_device (XmlLoad *l, const xmlNode *node, char **name, WlDevice *d, GError **error)
 {
   static const char *const attrs[] = { "name",         "fp32",          "bf16",
-                                       "fp16",         "fp8",           "mem-bw",
+                                       "fp16",         "fp8",           "tf32",
+                                       "mem-bw",
                                        "mem-capacity", "matrix-efficiency", "memory-efficiency",
                                        NULL };
   guint64 capacity = 0;

@@ -125,6 +125,37 @@ check "... and said" has "$T/amp.out" "--amp-casts needs --mlp-dtype"
   --ranks 4 --pipeline gpipe --out "$T/bad" >"$T/pipe.out" 2>&1
 check "--pipeline gpipe: exit 1" test $? -eq 1
 check "... and said" has "$T/pipe.out" "--pipeline: 'gpipe' is not torchrec or none"
+"$ORRERY" gen dlrm --tables "$T/four.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \
+  --ranks 4 --emb-update tf --out "$T/bad" >"$T/tfu.out" 2>&1
+check "--emb-update tf with row-wise Adagrad: exit 1" test $? -eq 1
+check "... and said" has "$T/tfu.out" "--emb-update tf takes --emb-optimizer sgd or adam"
+"$ORRERY" gen dlrm --tables "$T/four.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \
+  --ranks 4 --emb-update xla --out "$T/bad" >"$T/tfx.out" 2>&1
+check "--emb-update xla: exit 1" test $? -eq 1
+check "... and said" has "$T/tfx.out" "--emb-update: 'xla' is not fused or tf"
+"$ORRERY" gen dlrm --tables "$T/four.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \
+  --ranks 4 --emb-optimizer adam --emb-update tf --out "$T/tf/d" >/dev/null 2>&1
+check "--emb-update tf writes the traces" test -s "$T/tf/d.3.et"
+check "... with TensorFlow's update kernel" grep -q "tf_update_tw" "$T/tf/d.0.et"
+"$ORRERY" gen dlrm --tables "$T/four.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \
+  --ranks 4 --mlp-dtype tf32 --out "$T/bad" >"$T/tf32h.out" 2>&1
+check "--mlp-dtype tf32 on an H100 (no TF32 rate in the presets): exit 1" test $? -eq 1
+check "... and said" has "$T/tf32h.out" "--mlp-dtype tf32: a H100-SXM has no TF32 rate"
+"$ORRERY" gen dlrm --tables "$T/four.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \
+  --ranks 4 --mlp-dtype tf32 --dtype bf16 --device A100-80GB --out "$T/bad" >"$T/tf32b.out" 2>&1
+check "--mlp-dtype tf32 --dtype bf16: exit 1" test $? -eq 1
+check "... and said" has "$T/tf32b.out" "--mlp-dtype tf32 is wider than --dtype bf16"
+"$ORRERY" gen dlrm --tables "$T/four.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \
+  --ranks 4 --mlp-dtype tf32 --device A100-80GB --out "$T/t32/d" >/dev/null 2>&1
+check "--mlp-dtype tf32 on an A100 writes tf32 GEMMs" grep -q "dtype=tf32" "$T/t32/d.0.et"
+"$ORRERY" gen dlrm --tables "$T/four.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \
+  --ranks 4 --interaction dot --dcn-layers 2 --out "$T/bad" >"$T/dcnd.out" 2>&1
+check "--dcn-layers with the dot interaction: exit 1" test $? -eq 1
+check "... and said" has "$T/dcnd.out" "--dcn-layers is the dcnv2 interaction's"
+"$ORRERY" gen dlrm --tables "$T/four.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \
+  --ranks 4 --dtype bf16 --mlp-dtype fp32 --out "$T/bad" >"$T/wide.out" 2>&1
+check "--dtype bf16 --mlp-dtype fp32: exit 1" test $? -eq 1
+check "... and said" has "$T/wide.out" "--mlp-dtype fp32 is wider than --dtype bf16"
 "$ORRERY" gen dlrm --preset list >"$T/list.out"
 check "--preset list lists the preset" has "$T/list.out" "dlrm-dcnv2-criteo1tb"
 finish
