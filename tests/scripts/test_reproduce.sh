@@ -94,7 +94,7 @@ check "training-throughput: unknown option exits 1" eq $? 1
 
 # One layer of Korthikanti et al.'s 22B model (arXiv 2205.05198, Table 4:
 # ms per layer on a DGX A100, the five experiments).  Expected: the
-# paper's figures within 15 % (the kernel model is 8-13 % fast on them,
+# paper's figures within 15 % (the kernel model is 4-12 % fast on them,
 # README.md "One layer"; a change that takes it further fails); the
 # recomputation repeats exactly the forward (backward with full
 # recomputation - without = the forward: the paper's 19.5 - 11.9 = 7.6 of
