@@ -226,29 +226,84 @@ residual (WlTfKernels *k, const Dims *d)
 
 /* The attention block: norm, QKV, RoPE, core attention, output
  * projection, dropout + add; backward in reverse. */
+/* Megatron-LM's eager PyTorch layer of 2021-2022 (the unfused attention's
+ * code, megatron/model/transformer.py and megatron/mpu/layers.py of
+ * v2.5-v3.0), whose elementwise work around the GEMMs was not fused into
+ * them as Transformer Engine's is (bias in the GEMM epilogue, bias
+ * gradients in the weight-gradient GEMM's):
+ * - the QKV projection keeps its bias (ColumnParallelLinear, skip_bias_add
+ *   False): F.linear on the 3-D input is a matmul then `output += bias`
+ *   (read 2, write 2 bytes per output element); its backward sums the
+ *   output gradient over the tokens (read 2);
+ * - the other three linears pass their bias to the fused bias-GeLU or
+ *   bias-dropout-add (skip_bias_add True), whose backward returns the
+ *   input's gradient for the bias too: autograd sums it to the bias's
+ *   shape (read 2 per element);
+ * - the context [b np s hn] -> [s b np hn] permute(...).contiguous() (read
+ *   2, write 2); backward, the gradient's reshape copies it back (4);
+ * - split_tensor_along_last_dim's q, k, v views of the QKV output: their
+ *   gradients are concatenated backward (SplitBackward: read 2, write 2);
+ * - the residual stream feeds both the norm and the residual add, so
+ *   autograd adds the two gradients (read 2 + 2, write 2) after each
+ *   block's norm backward.
+ * Llama-style layers (no bias) take all but the bias terms. */
+static gboolean
+eager (const Emit *e)
+{
+  return e->req->attention == WL_ATTENTION_UNFUSED;
+}
+
+/* Autograd's sum of the residual stream's two gradients. */
+static void
+grad_add (const Emit *e, WlTfKernels *k, const Dims *d)
+{
+  if (eager (e))
+    mem (k, 6 * d->tsp * d->h, "grad_add");
+}
+
+/* A bias gradient: OUT elements of the output gradient read and summed. */
+static void
+bias_grad (const Emit *e, WlTfKernels *k, const Dims *d, guint64 out)
+{
+  if (eager (e) && !d->llama)
+    mem (k, 2 * out, "bias_grad");
+}
+
 void
 wl_tf_kernels_attn (const Emit *e, WlTfKernels *k, gboolean bwd)
 {
   Dims d = dims_of (e);
   guint64 qkv = (d.hq + 2 * d.hkv) * d.d, rope = 4 * d.tl * (d.hq + d.hkv) * d.d;
+  gboolean bias = eager (e) && !d.llama;
   if (!bwd)
     {
       mem (k, 4 * d.tsp * d.h, norm_name (&d));
       layer_gemm (k, &d, d.tl, qkv, d.h, TRUE);
+      if (bias)
+        mem (k, 4 * d.tl * qkv, "bias");
       if (d.llama)
         mem (k, rope, "rope");
       wl_tf_kernels_core (e, k, FALSE);
+      if (eager (e))
+        mem (k, 4 * d.tl * d.hq * d.d, "transpose");
       layer_gemm (k, &d, d.tl, d.h, d.hq * d.d, FALSE);
       residual (k, &d);
       return;
     }
   residual (k, &d);
+  bias_grad (e, k, &d, d.tsp * d.h);
   layer_gemm_bwd (k, &d, d.tl, d.h, d.hq * d.d, FALSE);
+  if (eager (e))
+    mem (k, 4 * d.tl * d.hq * d.d, "transpose");
   wl_tf_kernels_core (e, k, TRUE);
+  if (eager (e))
+    mem (k, 4 * d.tl * qkv, "concat");
   if (d.llama)
     mem (k, rope, "rope");
+  bias_grad (e, k, &d, d.tl * qkv);
   layer_gemm_bwd (k, &d, d.tl, qkv, d.h, TRUE);
   mem (k, 6 * d.tsp * d.h, norm_name (&d));
+  grad_add (e, k, &d);
 }
 
 /* The MLP block: norm, FC1, GeLU or SwiGLU, FC2, dropout + add (an MoE
@@ -272,10 +327,13 @@ wl_tf_kernels_mlp (const Emit *e, WlTfKernels *k, gboolean bwd)
       return;
     }
   residual (k, &d);
+  bias_grad (e, k, &d, d.tsp * d.h);
   layer_gemm_bwd (k, &d, m, d.h, d.f, FALSE);
   mem (k, act_bwd, act);
+  bias_grad (e, k, &d, m * fc1);
   layer_gemm_bwd (k, &d, m, fc1, d.h, TRUE);
   mem (k, 6 * d.tsp * d.h, norm_name (&d));
+  grad_add (e, k, &d);
 }
 
 /* The LM head (last chunk): final norm, the logits GEMM (bf16 under

@@ -159,6 +159,60 @@ START_TEST (test_kernels_gpt_layer)
 }
 END_TEST
 
+/* Megatron-LM's eager layer of 2021-2022 (--attention unfused, no sequence
+ * parallelism: the SC21 rows), tp 2: per rank 128 tokens, h 256, 2 heads
+ * of 64 (128 wide), QKV 384 wide, FFN 512.  Beside the unfused core
+ * attention: the QKV bias added after the GEMM, 4 x 128 x 384 = 196608
+ * bytes; the context's permute copy, 4 x 128 x 128 = 65536, forward and
+ * backward; backward, the bias gradients (2 bytes per output-gradient
+ * element: dense and FC2 2 x 128 x 256 = 65536, QKV 2 x 128 x 384 =
+ * 98304, FC1 2 x 128 x 512 = 131072), the q, k, v gradients concatenated
+ * (4 x 128 x 384 = 196608) and the residual stream's two gradients added
+ * after each norm (6 x 128 x 256 = 196608). */
+START_TEST (test_kernels_eager_layer)
+{
+  WlGenTransformer req = small_req (2, 2, 1, 1, 1);
+  req.attention = WL_ATTENTION_UNFUSED;
+  req.no_sequence_parallel = TRUE;
+  g_autofree char *p = generate (&req, "eager");
+  g_autoptr (GPtrArray) nodes = read_nodes (p, 0);
+  ck_assert_str_eq (attr_s (first_named (nodes, "attn_fwd"), "kernels"),
+                    "mem:bytes=131072,what=layernorm;gemm:m=128,n=384,k=256;"
+                    "mem:bytes=196608,what=bias;"
+                    "gemm:m=128,n=128,k=64,batch=2;mem:bytes=131072,what=softmax;"
+                    "mem:bytes=163840,what=dropout;gemm:m=128,n=64,k=128,batch=2;"
+                    "mem:bytes=65536,what=transpose;gemm:m=128,n=256,k=128;"
+                    "mem:bytes=229376,what=dropout_add");
+  ck_assert_str_eq (attr_s (first_named (nodes, "attn_bwd"), "kernels"),
+                    "mem:bytes=229376,what=dropout_add;mem:bytes=65536,what=bias_grad;"
+                    "gemm:m=128,n=128,k=256;gemm:m=128,n=256,k=128;"
+                    "mem:bytes=65536,what=transpose;"
+                    "gemm:m=128,n=128,k=64,batch=2;gemm:m=128,n=64,k=128,batch=2;"
+                    "mem:bytes=163840,what=dropout;mem:bytes=196608,what=softmax;"
+                    "gemm:m=128,n=64,k=128,batch=2;gemm:m=64,n=128,k=128,batch=2;"
+                    "mem:bytes=196608,what=concat;mem:bytes=98304,what=bias_grad;"
+                    "gemm:m=128,n=256,k=384;gemm:m=256,n=384,k=128;"
+                    "mem:bytes=196608,what=layernorm;mem:bytes=196608,what=grad_add");
+  ck_assert_str_eq (attr_s (first_named (nodes, "mlp_bwd"), "kernels"),
+                    "mem:bytes=229376,what=dropout_add;mem:bytes=65536,what=bias_grad;"
+                    "gemm:m=128,n=512,k=256;gemm:m=512,n=256,k=128;"
+                    "mem:bytes=393216,what=gelu;mem:bytes=131072,what=bias_grad;"
+                    "gemm:m=128,n=256,k=512;gemm:m=256,n=512,k=128;"
+                    "mem:bytes=196608,what=layernorm;mem:bytes=196608,what=grad_add");
+  /* FlashAttention (Megatron core with Transformer Engine) keeps none. */
+  req.attention = WL_ATTENTION_FLASH;
+  g_autofree char *q = generate (&req, "te");
+  g_autoptr (GPtrArray) te = read_nodes (q, 0);
+  for (guint i = 0; i < te->len; i++)
+    {
+      const char *k = attr_s (g_ptr_array_index (te, i), "kernels");
+      if (k != NULL)
+        ck_assert (strstr (k, "bias") == NULL && strstr (k, "grad_add") == NULL
+                   && strstr (k, "transpose") == NULL && strstr (k, "concat") == NULL);
+    }
+}
+END_TEST
+
 /* Llama-style (gated FFN, 2 kv heads: 1 per rank) with FP8 GEMMs: QKV n =
  * (2 + 2 x 1) 64 = 256; RoPE on q and k 2 x 2 x 128 x 3 x 64 = 98304; the
  * add 6 x 64 x 256 = 98304; the output projection's input cast to FP8 with
@@ -708,6 +762,7 @@ megatron_suite (void)
   TCase *tc = tu_tcase (s, "megatron", tu_scratch_setup, tu_scratch_teardown, 60);
   tcase_add_test (tc, test_kernels_gpt_layer);
   tcase_add_test (tc, test_kernels_llama_layer);
+  tcase_add_test (tc, test_kernels_eager_layer);
   tcase_add_test (tc, test_recompute_full);
   tcase_add_test (tc, test_recompute_selective);
   tcase_add_test (tc, test_pipeline_and_no_sp);
