@@ -241,12 +241,17 @@ cp_group_base (const WlGenTransformer *r)
 }
 
 /* FP8 amax groups (fp8 only; gen_transformer_emit.c fp8_amax): one per
- * stage p, all its TP x CP x DP ranks, after the CP groups: base + p. */
+ * stage p, all its TP x CP x DP ranks: base + p, the base above every
+ * name name_groups can give, groups defined or not (EP and expert-DP
+ * names exist without EP, and wl_gen_transformer_graphs renames them):
+ * TP names below dp_group_base, DP names below it + tp pp, EP and
+ * expert-DP names below that + tp pp (dp / ep + ep), CP names below
+ * cp_group_base + tp dp pp. */
 static guint32
 amax_group_base (const WlGenTransformer *r)
 {
-  guint32 cp = wl_tf_cp (r);
-  return cp_group_base (r) + (cp > 1 ? r->tp * r->dp * r->pp : 0);
+  guint32 ep = ep_of (r), tp_pp = r->tp * r->pp;
+  return dp_group_base (r) + tp_pp * (1 + r->dp / ep + ep) + r->tp * r->dp * r->pp;
 }
 
 static gboolean
