@@ -176,6 +176,26 @@ wl_gen_transformer_model_flops (const WlGenTransformer *r)
   return 3.0 * B * (L * layer + 2.0 * s * h * m->vocab);
 }
 
+/* Transformer Engine's FP8 bookkeeping's operations over all ranks
+ * (gen_transformer_emit.c fp8_weights and fp8_amax): one per weight
+ * element per iteration (every layer's weights on each of the cp x dp
+ * replicas), and the amax histories' maximum, H per FP8 tensor, at the end
+ * of each forward and backward of every chunk that has layers. */
+static double
+fp8_ops (const WlGenTransformer *r, guint32 M)
+{
+  if (!r->fp8)
+    return 0;
+  double ranks = (double) r->tp * wl_tf_cp (r) * r->dp, amax = 0;
+  for (guint32 p = 0; p < r->pp; p++)
+    for (guint32 c = 0; c < wl_tf_vstages (r); c++)
+      if (wl_tf_chunk_layers (r, c * r->pp + p) > 0)
+        amax += (double) M * WL_TF_FP8_AMAX_HISTORY * (WL_TF_FP8_AMAX_FWD + WL_TF_FP8_AMAX_BWD)
+                * stage_layers (r, p);
+  return (double) wl_tf_cp (r) * r->dp * r->model.layers * (double) layer_local (r)
+         + ranks * amax;
+}
+
 double
 wl_gen_transformer_flops (const WlGenTransformer *r)
 {
@@ -200,7 +220,7 @@ wl_gen_transformer_flops (const WlGenTransformer *r)
   for (guint32 p = 0; p < r->pp; p++)
     adam += (double) r->tp * wl_tf_cp (r) * r->dp * WL_TF_ADAM_FLOPS
             * (double) wl_tf_step_params (r, p);
-  return (double) M * r->dp * per_mb + adam;
+  return (double) M * r->dp * per_mb + adam + fp8_ops (r, M);
 }
 
 /* Group numbers: TP groups 1 + c + cp (d + dp p); DP (x CP) groups after
@@ -218,6 +238,26 @@ cp_group_base (const WlGenTransformer *r)
   guint32 ep = ep_of (r), edp = r->dp / ep;
   guint32 n_ep = ep > 1 ? r->tp * r->pp * edp : 0, n_edp = ep > 1 && edp > 1 ? r->tp * r->pp * ep : 0;
   return dp_group_base (r) + r->tp * r->pp + n_ep + n_edp;
+}
+
+/* FP8 amax groups (fp8 only; gen_transformer_emit.c fp8_amax): one per
+ * stage p, all its TP x CP x DP ranks: base + p, the base above every
+ * name name_groups can give, groups defined or not (EP and expert-DP
+ * names exist without EP, and wl_gen_transformer_graphs renames them):
+ * TP names below dp_group_base, DP names below it + tp pp, EP and
+ * expert-DP names below that + tp pp (dp / ep + ep), CP names below
+ * cp_group_base + tp dp pp. */
+static guint32
+amax_group_base (const WlGenTransformer *r)
+{
+  guint32 ep = ep_of (r), tp_pp = r->tp * r->pp;
+  return dp_group_base (r) + tp_pp * (1 + r->dp / ep + ep) + r->tp * r->dp * r->pp;
+}
+
+static gboolean
+has_amax_groups (const WlGenTransformer *r)
+{
+  return r->fp8 && r->tp * wl_tf_cp (r) * r->dp > 1;
 }
 
 static void
@@ -247,7 +287,7 @@ groups_json (const WlGenTransformer *r)
 {
   GString *s = g_string_new ("[");
   guint32 cp = wl_tf_cp (r);
-  g_autofree guint32 *m = g_new (guint32, MAX (MAX (r->tp, r->dp * cp), 1u));
+  g_autofree guint32 *m = g_new (guint32, MAX (r->tp * r->dp * cp, 1u));
   tp_dp_groups (s, r, m);
   /* Expert parallelism: EP groups (ep consecutive DP indices), then the
    * expert-DP groups (same d mod ep). */
@@ -277,6 +317,13 @@ groups_json (const WlGenTransformer *r)
             m[c] = rank_of (r, t, c, d, p);
           wl_gen_group_append (s, cp_group_base (r) + t + r->tp * (d + r->dp * p), m, cp);
         }
+  for (guint32 p = 0; p < r->pp && has_amax_groups (r); p++)
+    {
+      guint32 n = r->tp * cp * r->dp;
+      for (guint32 i = 0; i < n; i++)
+        m[i] = rank_of (r, 0, 0, 0, p) + i;
+      wl_gen_group_append (s, amax_group_base (r) + p, m, n);
+    }
   g_string_append (s, "]");
   g_autofree char *json = g_string_free (s, FALSE);
   return wl_group_list_wrap (json);
@@ -297,6 +344,7 @@ name_groups (Emit *e)
                 base + r->tp * r->pp * edp + e->t + r->tp * (e->d % ep + ep * e->p));
   else
     memcpy (e->edp_pg, e->dp_pg, sizeof e->edp_pg);
+  g_snprintf (e->amax_pg, sizeof e->amax_pg, "%u", amax_group_base (r) + e->p);
 }
 
 static gboolean

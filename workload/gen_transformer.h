@@ -37,9 +37,14 @@
  *   chunk.  Backward: each GEMM's dgrad and wgrad, the attention's backward
  *   kernel (or the unfused GEMMs' and softmax / dropout backward), the
  *   elementwise kernels' backward.  With fp8 the layers' GEMMs are FP8
- *   (Transformer Engine), with its casts (inputs not written in FP8 by a
- *   fused norm, dY backward) and transposes; attention, elementwise kernels
- *   and the LM head stay bf16.  num_ops is the sum of the kernels' FLOPs and tensor_size of
+ *   (Transformer Engine 1.10), with its casts (inputs not written in FP8 by
+ *   a fused norm, dY backward) and transposes, the norms writing FP8 and
+ *   the forward SP all-gathers moving it; per iteration the weights' FP8
+ *   copies (node fp8_weight_cast, a chunk's first micro-batch), per chunk
+ *   forward and backward the amax all-reduce (fp8_amax_all_reduce, over
+ *   the stage's TP x CP x DP ranks) and the history and scale update
+ *   (fp8_amax_update); attention, elementwise kernels and the LM head stay
+ *   bf16.  num_ops is the sum of the kernels' FLOPs and tensor_size of
  *   their bytes (estimates of reads + writes for memory-bound kernels).
  * - FLOPs of one micro-batch of t = b x s tokens over all its ranks, per
  *   layer: GEMMs G = 2 t A + 2 n_ffn t h f (x top_k for MoE), attention
@@ -271,9 +276,11 @@
  *       s b h (Table 2), FlashAttention 34 + 4 a / h.
  *     Selective recomputation drops the attention core (34 T h / tp with
  *     SP, Table 2); full recomputation keeps the layer's input, 2 T h / SP.
+ *   With fp8 the parameters include Transformer Engine's FP8 copies of the
+ *   layers' weights and their transposes (2 bytes per weight element).
  *   Not counted: temporary buffers (workspace, communication and
- *   all-gathered buffers), FP8 copies of weights and FP8-stored
- *   activations (counted as bf16), the CUDA context, fragmentation.
+ *   all-gathered buffers), FP8-stored activations (counted as bf16), the
+ *   CUDA context, fragmentation.
  *   Dropout masks (the 1 + 1 per layer and the embedding's) are counted
  *   for models without a gated FFN (GPT style: Megatron-LM's default
  *   --hidden-dropout 0.1, as in Korthikanti); gated (Llama-style) models

@@ -273,7 +273,7 @@ cp_join (Emit *e, guint64 recv)
  * Shoeybi et al. 2019; Korthikanti et al. 2022 section 4.2.2).  Both on
  * the CP rank's activation (t / cp tokens). */
 static void
-tp_coll (Emit *e, gboolean gather)
+tp_coll_elem (Emit *e, gboolean gather, guint64 elem_bytes)
 {
   const WlGenTransformer *r = e->req;
   if (r->tp == 1)
@@ -284,11 +284,80 @@ tp_coll (Emit *e, gboolean gather)
         coll (e, "tp_all_reduce", SYS_COLL_ALL_REDUCE, cp_act (e), e->tp_pg, TRUE, STREAM_CHAIN);
     }
   else if (gather)
-    coll (e, "tp_all_gather", SYS_COLL_ALL_GATHER, cp_act (e) / r->tp, e->tp_pg, TRUE,
-          STREAM_CHAIN);
+    coll (e, "tp_all_gather", SYS_COLL_ALL_GATHER, cp_act (e) / 2 * elem_bytes / r->tp, e->tp_pg,
+          TRUE, STREAM_CHAIN);
   else
     coll (e, "tp_reduce_scatter", SYS_COLL_REDUCE_SCATTER, cp_act (e), e->tp_pg, TRUE,
           STREAM_CHAIN);
+}
+
+static void
+tp_coll (Emit *e, gboolean gather)
+{
+  tp_coll_elem (e, gather, 2);
+}
+
+/* The all-gather before a layer block's forward: of the norm's output,
+ * which is FP8 (1 byte) when the GEMM after it is (Transformer Engine 1.10
+ * layernorm_linear.py: the FP8 ln_out gathered, gather_along_first_dim).
+ * The backward's gathers stay at bf16 size: there Transformer Engine
+ * gathers the FP8 output gradient (base.py grad_output_preprocess) and
+ * gathers the FP8 norm output again for the weight gradient, together the
+ * bytes of one bf16 gather (as one collective here). */
+static void
+tp_gather_fwd (Emit *e)
+{
+  tp_coll_elem (e, TRUE, e->req->fp8 ? 1 : 2);
+}
+
+/* Transformer Engine's FP8 copies of model chunk K's weights, before its
+ * first micro-batch's forward (wl_tf_kernels_fp8_weights). */
+static void
+fp8_weights (Emit *e, guint32 k)
+{
+  guint32 layers = wl_tf_chunk_layers (e->req, k);
+  if (!e->req->fp8 || layers == 0)
+    return;
+  WlTfKernels kk;
+  wl_tf_kernels_init (&kk);
+  wl_tf_kernels_fp8_weights (e, &kk, layers);
+  comp_after (e, "fp8_weight_cast", &kk, FALSE, NULL);
+  wl_tf_kernels_clear (&kk);
+}
+
+/* Ranks of the FP8 amax reduction: Megatron-core's fp8_group, the TP x DP
+ * x CP ranks of the stage (megatron/core/transformer/transformer_block.py
+ * get_amax_reduction_group (with_context_parallel=True), parallel_state.py
+ * _TENSOR_AND_DATA_PARALLEL_GROUP_WITH_CP). */
+static guint32
+amax_n (const WlGenTransformer *r)
+{
+  return r->tp * wl_tf_cp (r) * r->dp;
+}
+
+/* The end of model chunk K's FP8 region, forward or backward (BWD): the
+ * amaxes of every FP8 tensor of the rank's modules (all its chunks: they
+ * share Transformer Engine's global buffer, fp8.py
+ * add_fp8_tensors_to_global_buffer) all-reduced (MAX) over the amax group
+ * on the compute stream (async_op=False), then concatenated and the
+ * histories and scales updated (wl_tf_kernels_fp8_amax; Transformer
+ * Engine concatenates before the all-reduce).  Megatron-core wraps each
+ * chunk's TransformerBlock in one fp8_autocast: forward, at its exit;
+ * backward, at the end of its first FP8 module's backward. */
+static void
+fp8_amax (Emit *e, guint32 k, gboolean bwd)
+{
+  const WlGenTransformer *r = e->req;
+  if (!r->fp8 || wl_tf_chunk_layers (r, k) == 0)
+    return;
+  guint64 n = (guint64) (bwd ? WL_TF_FP8_AMAX_BWD : WL_TF_FP8_AMAX_FWD) * stage_layers (r, e->p);
+  if (amax_n (r) > 1)
+    coll (e, "fp8_amax_all_reduce", SYS_COLL_ALL_REDUCE, 4 * n, e->amax_pg, TRUE, STREAM_CHAIN);
+  WlTfKernels kk;
+  wl_tf_kernels_init (&kk);
+  wl_tf_kernels_fp8_amax (&kk, n);
+  comp_after (e, "fp8_amax_update", &kk, FALSE, NULL);
+  wl_tf_kernels_clear (&kk);
 }
 
 /* Ranks a dense gradient is reduced over: the DP x CP ranks of the same
@@ -545,13 +614,13 @@ last_chunk (const Emit *e, guint32 k)
 static void
 layer_fwd (Emit *e, gboolean recompute)
 {
-  tp_coll (e, TRUE);
+  tp_gather_fwd (e);
   guint64 kv = cp_exchange (e, FALSE);
   block (e, recompute ? "recompute_attn_fwd" : "attn_fwd", wl_tf_kernels_attn, FALSE, recompute);
   cp_join (e, kv);
   tp_coll (e, FALSE);
   ep_a2a (e, "ep_dispatch");
-  tp_coll (e, TRUE);
+  tp_gather_fwd (e);
   block (e, recompute ? "recompute_mlp_fwd" : "mlp_fwd", wl_tf_kernels_mlp, FALSE, recompute);
   tp_coll (e, FALSE);
   ep_a2a (e, "ep_combine");
@@ -570,11 +639,14 @@ wl_tf_forward (Emit *e, guint32 chunk, guint32 mb)
       block (e, "embedding_fwd", wl_tf_kernels_embed, FALSE, FALSE);
       tp_coll (e, FALSE); /* VocabParallelEmbedding's reduce(-scatter) */
     }
+  if (mb == 0)
+    fp8_weights (e, k);
   for (guint32 l = 0; l < wl_tf_chunk_layers (e->req, k); l++)
     {
       layer_gather (e);
       layer_fwd (e, FALSE);
     }
+  fp8_amax (e, k, FALSE);
   if (last_chunk (e, k))
     {
       dp_gather (e, wl_tf_padded_vocab (e->req) * m->hidden);
@@ -655,6 +727,7 @@ wl_tf_backward (Emit *e, guint32 chunk, guint32 mb)
     p2p (e, FALSE, (k + 1) % pp, k, mb, TRUE);
   for (guint32 l = 0; l < wl_tf_chunk_layers (e->req, k); l++)
     layer_bwd (e, final, first_chunk);
+  fp8_amax (e, k, TRUE);
   if (e->req->unfused_grad_accum && mb > 0)
     grad_accum (e, k);
   if (k > 0)

@@ -27,9 +27,11 @@ typedef struct
 {
   guint64 tl;  /* tokens on the rank's CP slice: b s / cp */
   guint64 tsp; /* tokens of its elementwise kernels: tl / tp with SP, else tl */
-  guint64 b, s, h, d, hq, hkv, f, moe_k, vocab;
+  guint64 b, s, h, d, hq, hkv, f, moe_k, vocab, tp;
   gboolean llama; /* RMSNorm, SwiGLU, RoPE (gated FFN); else LayerNorm, GeLU */
   gboolean fp8;   /* the layers' GEMMs in FP8 (Transformer Engine) */
+  gboolean sp;    /* Transformer Engine's sequence_parallel: TP > 1 with SP */
+  guint64 experts; /* experts on the rank (1: a dense FFN) */
   const char *dt; /* their dtype */
 } Dims;
 
@@ -39,10 +41,12 @@ dims_of (const Emit *e)
   const WlGenTransformer *r = e->req;
   const WlTransformerModel *m = &r->model;
   guint64 tp = r->tp, cp = wl_tf_cp (r), kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
-  Dims d = { .b = r->micro_batch, .s = m->seq, .h = m->hidden, .d = m->hidden / m->heads,
+  Dims d = { .tp = tp, .b = r->micro_batch, .s = m->seq, .h = m->hidden, .d = m->hidden / m->heads,
              .hq = m->heads / tp, .hkv = kv / tp, .f = m->ffn / tp,
              .moe_k = m->experts > 0 ? m->top_k : 1, .llama = m->gated_ffn, .fp8 = r->fp8,
              .dt = r->fp8 ? "fp8" : "bf16" };
+  d.sp = tp > 1 && !r->no_sequence_parallel;
+  d.experts = m->experts > 0 ? m->experts / ep_of (r) : 1;
   d.tl = d.b * d.s / cp;
   d.tsp = r->no_sequence_parallel ? d.tl : d.tl / tp;
   /* The padded vocabulary's rows split evenly over TP ranks. */
@@ -125,27 +129,45 @@ mem (WlTfKernels *k, guint64 bytes, const char *what)
   mem_ops (k, bytes, what, 0);
 }
 
-/* A layer's GEMM, forward or backward.  With FP8, Transformer Engine casts
- * the input to FP8 keeping its transpose for the weight gradient (read 2,
- * write 1 + 1 bytes per element) unless the norm before the GEMM writes
- * FP8 itself (NORMED: LayerNormLinear); backward it casts dY with its
- * transpose (4 bytes per element) and transposes a normed input (2)
- * (Transformer Engine 1.x, pytorch/module/linear.py: fp8_cast_transpose_fused
- * of the input forward and of grad_output backward). */
+/* A layer's GEMM, forward or backward, with Transformer Engine's FP8
+ * casts (Transformer Engine 1.10, the release NeMo 24.09 shipped:
+ * pytorch/module/linear.py _Linear, layernorm_linear.py _LayerNormLinear,
+ * base.py grad_output_preprocess).  Bytes per element: a cast reads bf16
+ * and writes FP8 (2 + 1), a fused cast-transpose writes the transpose too
+ * (2 + 1 + 1), an FP8 transpose reads and writes FP8 (1 + 1).
+ *
+ * Forward: a GEMM after the norm (NORMED: QKV and FC1, column-parallel,
+ * LayerNormLinear) gets its input in FP8 from the norm itself; the others
+ * (the output projection and FC2, row-parallel, Linear) cast their input,
+ * with its transpose for the weight gradient (fp8_cast_transpose_fused),
+ * but under sequence parallelism the cast alone (cast_to_fp8: the
+ * transpose is made in the backward).
+ *
+ * Backward: the output gradient dY cast with its transpose (column-
+ * parallel, or no SP); a row-parallel GEMM under SP casts its rank's
+ * sequence shard (m / tp rows), all-gathers it in FP8 and transposes the
+ * gathered dY (tex.fp8_transpose).  The input's transpose for the weight
+ * gradient: made in the backward for a normed GEMM (the norm wrote no
+ * transpose) and under SP. */
 static void
 layer_gemm (WlTfKernels *k, const Dims *d, guint64 m, guint64 n, guint64 kk, gboolean normed)
 {
   if (d->fp8 && !normed)
-    mem (k, 4 * m * kk, "cast");
+    mem (k, (d->sp ? 3 : 4) * m * kk, "cast");
   gemm (k, m, n, kk, 1, d->dt, 1);
 }
 
 static void
 layer_gemm_bwd (WlTfKernels *k, const Dims *d, guint64 m, guint64 n, guint64 kk, gboolean normed)
 {
-  if (d->fp8)
+  if (d->fp8 && d->sp && !normed)
+    {
+      mem (k, 3 * (m / d->tp) * n, "cast");
+      mem (k, 2 * m * n, "transpose");
+    }
+  else if (d->fp8)
     mem (k, 4 * m * n, "cast");
-  if (d->fp8 && normed)
+  if (d->fp8 && (normed || d->sp))
     mem (k, 2 * m * kk, "transpose");
   gemm_bwd (k, m, n, kk, 1, d->dt);
 }
@@ -213,6 +235,15 @@ norm_name (const Dims *d)
   return d->llama ? "rmsnorm" : "layernorm";
 }
 
+/* The forward norm before QKV or FC1: bf16 read, its output written in
+ * bf16, or in FP8 (1 byte) when the GEMM after it is FP8 (Transformer
+ * Engine's LayerNormLinear: rmsnorm_fwd_fp8 / layernorm_fwd_fp8). */
+static void
+norm_fwd (WlTfKernels *k, const Dims *d)
+{
+  mem (k, (d->fp8 ? 3 : 4) * d->tsp * d->h, norm_name (d));
+}
+
 /* Dropout + residual add (GPT: read x and the residual, write, 1-byte
  * mask); Llama has no dropout: the add alone. */
 static void
@@ -277,7 +308,7 @@ wl_tf_kernels_attn (const Emit *e, WlTfKernels *k, gboolean bwd)
   gboolean bias = eager (e) && !d.llama;
   if (!bwd)
     {
-      mem (k, 4 * d.tsp * d.h, norm_name (&d));
+      norm_fwd (k, &d);
       layer_gemm (k, &d, d.tl, qkv, d.h, TRUE);
       if (bias)
         mem (k, 4 * d.tl * qkv, "bias");
@@ -319,7 +350,7 @@ wl_tf_kernels_mlp (const Emit *e, WlTfKernels *k, gboolean bwd)
   guint64 act_fwd = (d.llama ? 6 : 4) * m * d.f, act_bwd = (d.llama ? 10 : 6) * m * d.f;
   if (!bwd)
     {
-      mem (k, 4 * d.tsp * d.h, norm_name (&d));
+      norm_fwd (k, &d);
       layer_gemm (k, &d, m, fc1, d.h, TRUE);
       mem (k, act_fwd, act);
       layer_gemm (k, &d, m, d.h, d.f, FALSE);
@@ -367,6 +398,69 @@ wl_tf_kernels_embed (const Emit *e, WlTfKernels *k, gboolean bwd)
   Dims d = dims_of (e);
   guint64 fwd = (d.llama ? 4 : 8) * d.tl * d.h;
   mem_ops (k, bwd ? fwd + 2 * d.tl * d.h : fwd, "embedding", d.tl * d.h);
+}
+
+/* COUNT launches of a memory-bound kernel of BYTES and FLOPS each. */
+static void
+mem_count (WlTfKernels *k, guint64 bytes, const char *what, guint64 flops, guint64 count)
+{
+  if (count == 0)
+    return;
+  sep (k);
+  g_string_append_printf (k->s, "mem:bytes=%" G_GUINT64_FORMAT ",what=%s", bytes, what);
+  if (flops > 0)
+    g_string_append_printf (k->s, ",flops=%" G_GUINT64_FORMAT, flops);
+  count_of (k, count);
+  k->bytes += bytes * count;
+  k->flops += flops * count;
+}
+
+/* One weight of N elements cast to FP8 with its transpose, COUNT times. */
+static void
+weight_cast (WlTfKernels *k, guint64 n, guint64 count)
+{
+  mem_count (k, 4 * n, "fp8_weight_cast", n, count);
+}
+
+/* Transformer Engine's FP8 copies of LAYERS layers' weights, made on a
+ * model chunk's first micro-batch of the iteration and kept for the others
+ * (TE 1.10 module/linear.py and layernorm_linear.py: get_fp8_workspace
+ * with update_workspace = is_first_microbatch; Megatron-core calls
+ * set_is_first_microbatch on the first micro-batch,
+ * pipeline_parallel/schedules.py forward_step): each weight cast with its
+ * transpose (for the input gradient), read bf16 and write FP8 twice,
+ * 2 + 1 + 1 bytes per element, one launch per weight (QKV, output
+ * projection, FC1 and FC2 of each expert); one operation per element (the
+ * scaling). */
+void
+wl_tf_kernels_fp8_weights (const Emit *e, WlTfKernels *k, guint64 layers)
+{
+  Dims d = dims_of (e);
+  guint64 qkv = (d.hq + 2 * d.hkv) * d.d, fc1 = (d.llama ? 2 : 1) * d.f;
+  weight_cast (k, d.h * qkv, layers);
+  weight_cast (k, d.hq * d.d * d.h, layers);
+  weight_cast (k, d.h * fc1, layers * d.experts);
+  weight_cast (k, d.f * d.h, layers * d.experts);
+}
+
+/* Transformer Engine's delayed-scaling bookkeeping at the end of an FP8
+ * region's forward or backward over N_AMAX tensors (TE 1.10 fp8.py,
+ * FP8GlobalStateManager.reduce_and_update_fp8_tensors): the modules'
+ * current amaxes concatenated (torch.cat: 4 bytes read, 4 written each)
+ * and, after their all-reduce, one fused kernel
+ * (tex.fused_amax_and_scale_update_after_reduction,
+ * common/recipe/delayed_scaling.cu) that reads each tensor's amax history
+ * of WL_TF_FP8_AMAX_HISTORY fp32 values and writes it rolled (8 H bytes),
+ * and reads the reduced amax and the scale and writes the scale and its
+ * inverse (16 bytes); H operations per tensor (the max over its history).
+ * Both here, after the all-reduce (the 8 bytes per tensor of the
+ * concatenation before it change no time). */
+void
+wl_tf_kernels_fp8_amax (WlTfKernels *k, guint64 n_amax)
+{
+  mem (k, 8 * n_amax, "amax_cat");
+  mem_ops (k, (8 * WL_TF_FP8_AMAX_HISTORY + 16) * n_amax, "amax_update",
+           WL_TF_FP8_AMAX_HISTORY * n_amax);
 }
 
 /* The optimizer step over PARAMS parameters, as Megatron's mixed-precision

@@ -123,6 +123,12 @@ wl_gen_transformer_memory (const WlGenTransformer *r, WlStageMemory *out, GError
             unit = MAX (unit, emb);
           o->params_B += 2 * (2 * (unit / tp));
         }
+      /* FP8: Transformer Engine's FP8 copy of each layer weight and its
+       * transpose, kept from the first micro-batch to the last (TE 1.10
+       * module/base.py get_fp8_workspace, cache_name "weight"): 1 + 1 bytes
+       * per element. */
+      if (r->fp8)
+        o->params_B += 2 * (o->layers * layer_local (r) / tp);
       o->grads_B = r->zero >= 2 ? 4 * n / dp + 4 * ne / edp : 4 * n + 4 * ne;
       o->optimizer_B = 12 * n / opt + 12 * ne / eopt;
       peak_activations (r, M, p, o);

@@ -150,6 +150,7 @@ typedef struct
   gboolean has_dp_gather;
   guint64 duration_us;          /* of the next node emitted (compute only) */
   char tp_pg[16], dp_pg[16], ep_pg[16], edp_pg[16];
+  char amax_pg[16]; /* FP8 amax reduction: the stage's TP x CP x DP ranks */
   /* Data-parallel gradients (gen_transformer_emit.c): the parameters in
    * the open bucket, the gradient collectives the optimizer step waits for
    * (guint64 node ids), the bucket sizes (parameters) whose shards are
@@ -190,6 +191,27 @@ void wl_tf_kernels_embed (const Emit *e, WlTfKernels *k, gboolean bwd);
 void wl_tf_kernels_optimizer (WlTfKernels *k, guint64 params, const WlGenTransformer *r);
 void wl_tf_kernels_coalesce (WlTfKernels *k, guint64 params, gboolean unflatten);
 void wl_tf_kernels_grad_accum (WlTfKernels *k, guint64 params);
+
+/* Transformer Engine's FP8 bookkeeping (gen_transformer_kernels.c): the
+ * FP8 copies of LAYERS layers' weights; the amax concatenation and the
+ * history and scale update around the amax all-reduce. */
+void wl_tf_kernels_fp8_weights (const Emit *e, WlTfKernels *k, guint64 layers);
+void wl_tf_kernels_fp8_amax (WlTfKernels *k, guint64 n_amax);
+
+/* Delayed scaling's amax history, fp32 values per FP8 tensor: NeMo's
+ * fp8_amax_history_len 1024 with fp8_amax_compute_algo max (NeMo 24.09
+ * examples/nlp/language_modeling/conf/megatron_gpt_config.yaml and the
+ * NeMo-Framework-Launcher training configs; Megatron-core's own default is
+ * 1). */
+#define WL_TF_FP8_AMAX_HISTORY 1024
+
+/* FP8 tensors whose amaxes a transformer layer's Transformer Engine
+ * modules register per region (TE 1.10 module/base.py
+ * init_fp8_meta_tensors: 3 per GEMM forward, 2 backward): QKV, output
+ * projection, FC1, FC2 (one GEMM each) and DotProductAttention (num_gemms
+ * = 3, attention.py), 7 GEMMs: 21 forward, 14 backward. */
+#define WL_TF_FP8_AMAX_FWD 21
+#define WL_TF_FP8_AMAX_BWD 14
 
 /* Adam's arithmetic per parameter, as Apex's multi_tensor_adam.cu does it
  * (counted: m and v updates 7, bias corrections and the denominator 4,

@@ -75,6 +75,22 @@ START_TEST (test_layer_by_hand)
 }
 END_TEST
 
+/* FP8: Transformer Engine's FP8 copy of each layer weight and its
+ * transpose, 2 bytes per element of the rank's 1/tp of the layer: QKV and
+ * output projection 2 h^2 + 2 h (h kv / heads) = 2097152 + 524288, the
+ * gated FFN 3 h f = 8650752: 11272192 / 4 x 2 = 5636096 bytes more. */
+START_TEST (test_fp8_weight_copies)
+{
+  WlGenTransformer req = one_layer ();
+  WlStageMemory bf[1], f8[1];
+  ck_assert (wl_gen_transformer_memory (&req, bf, NULL));
+  req.fp8 = TRUE;
+  ck_assert (wl_gen_transformer_memory (&req, f8, NULL));
+  ck_assert_uint_eq (f8[0].params_B - bf[0].params_B, 5636096);
+  ck_assert_uint_eq (f8[0].total_B - bf[0].total_B, 5636096);
+}
+END_TEST
+
 /* Korthikanti et al. Table 2 on GPT-3's layer shape (h 12288, 96 heads,
  * s 2048, b 1, f = 4 h, no GQA), t = 8, unfused: with SP
  * s b h (34 / t + 5 a s / (h t)); without SP s b h (10 + 24 / t +
@@ -308,6 +324,7 @@ gen_memory_suite (void)
   TCase *tc = tu_tcase (s, "gen_memory", tu_scratch_setup, tu_scratch_teardown, 60);
   tcase_add_test (tc, test_layer_by_hand);
   tcase_add_test (tc, test_table2);
+  tcase_add_test (tc, test_fp8_weight_copies);
   tcase_add_test (tc, test_in_flight_interleaved);
   tcase_add_test (tc, test_distributed_optimizer);
   tcase_add_test (tc, test_verdict);

@@ -223,6 +223,22 @@ END_TEST
  * (128 x 256 x 256) and wgrad (256 x 256 x 128): 16777216 + 10485760 +
  * 33554432 = 60817408 FLOPs.  The MLP: FC1 2 f / tp = 1024 wide, SwiGLU
  * 6 x 128 x 512 bytes, FC2's input cast 4 x 128 x 512. */
+
+/* Llama-style (gated FFN, 2 kv heads: 1 per rank) with FP8 GEMMs under
+ * sequence parallelism (Transformer Engine 1.10's casts,
+ * gen_transformer_kernels.c): QKV n = (2 + 2 x 1) 64 = 256; the norm writes
+ * FP8, 2 + 1 bytes x 64 x 256 = 49152; RoPE on q and k 2 x 2 x 128 x 3 x
+ * 64 = 98304; the add 6 x 64 x 256 = 98304; the output projection's input
+ * cast to FP8 without its transpose (SP), 3 x 128 x 128 = 49152 (the QKV's
+ * comes from the norm).  Backward: the output projection's dY shard cast,
+ * 3 x 64 x 256 = 49152, the gathered dY transposed 2 x 128 x 256 = 65536,
+ * its input transposed 2 x 128 x 128 = 32768; QKV's dY cast with its
+ * transpose 4 x 128 x 256 = 131072, the norm output's transpose 2 x 128 x
+ * 256 = 65536; output projection dgrad (128 x 128 x 256) and wgrad (128 x
+ * 256 x 128), attention 2.5 x 4194304, QKV dgrad (128 x 256 x 256) and
+ * wgrad (256 x 256 x 128): 16777216 + 10485760 + 33554432 = 60817408
+ * FLOPs.  The MLP: FC1 2 f / tp = 1024 wide, SwiGLU 6 x 128 x 512 bytes,
+ * FC2's input cast 3 x 128 x 512 = 196608. */
 START_TEST (test_kernels_llama_layer)
 {
   WlGenTransformer req = small_req (2, 2, 1, 1, 1);
@@ -232,14 +248,15 @@ START_TEST (test_kernels_llama_layer)
   g_autofree char *p = generate (&req, "llama");
   g_autoptr (GPtrArray) nodes = read_nodes (p, 0);
   ck_assert_str_eq (attr_s (first_named (nodes, "attn_fwd"), "kernels"),
-                    "mem:bytes=65536,what=rmsnorm;gemm:m=128,n=256,k=256,dtype=fp8;"
+                    "mem:bytes=49152,what=rmsnorm;gemm:m=128,n=256,k=256,dtype=fp8;"
                     "mem:bytes=98304,what=rope;"
                     "attn:dir=fwd,b=1,hq=2,hkv=1,sq=128,d=64,causal=1;"
-                    "mem:bytes=65536,what=cast;gemm:m=128,n=256,k=128,dtype=fp8;"
+                    "mem:bytes=49152,what=cast;gemm:m=128,n=256,k=128,dtype=fp8;"
                     "mem:bytes=98304,what=add");
   const ChakraProtoMsg__Node *b = first_named (nodes, "attn_bwd");
   ck_assert_str_eq (attr_s (b, "kernels"),
-                    "mem:bytes=98304,what=add;mem:bytes=131072,what=cast;"
+                    "mem:bytes=98304,what=add;mem:bytes=49152,what=cast;"
+                    "mem:bytes=65536,what=transpose;mem:bytes=32768,what=transpose;"
                     "gemm:m=128,n=128,k=256,dtype=fp8;gemm:m=128,n=256,k=128,dtype=fp8;"
                     "attn:dir=bwd,b=1,hq=2,hkv=1,sq=128,d=64,causal=1;"
                     "mem:bytes=98304,what=rope;mem:bytes=131072,what=cast;"
@@ -247,14 +264,92 @@ START_TEST (test_kernels_llama_layer)
                     "gemm:m=256,n=256,k=128,dtype=fp8;mem:bytes=98304,what=rmsnorm");
   ck_assert_int_eq (attr_i (b, "num_ops"), 60817408);
   ck_assert_str_eq (attr_s (first_named (nodes, "mlp_fwd"), "kernels"),
-                    "mem:bytes=65536,what=rmsnorm;gemm:m=128,n=1024,k=256,dtype=fp8;"
-                    "mem:bytes=393216,what=swiglu;mem:bytes=262144,what=cast;"
+                    "mem:bytes=49152,what=rmsnorm;gemm:m=128,n=1024,k=256,dtype=fp8;"
+                    "mem:bytes=393216,what=swiglu;mem:bytes=196608,what=cast;"
                     "gemm:m=128,n=256,k=512,dtype=fp8;mem:bytes=98304,what=add");
   /* The LM head stays in bf16 (the grammar's default dtype), V' / tp =
    * 1024 / 2 = 512 rows. */
   ck_assert (strstr (attr_s (first_named (nodes, "lm_head_fwd"), "kernels"),
                      "gemm:m=128,n=512,k=256;")
              != NULL);
+}
+END_TEST
+
+/* The same layer without sequence parallelism: the output projection's
+ * and FC2's inputs cast with their transposes, 4 x 128 x 128 = 65536 and
+ * 4 x 128 x 512 = 262144; the norm on all 128 tokens, 3 x 128 x 256 =
+ * 98304; backward every dY cast with its transpose, 4 x 128 x 256 =
+ * 131072, no input transpose for the row-parallel GEMMs. */
+START_TEST (test_kernels_fp8_no_sp)
+{
+  WlGenTransformer req = small_req (2, 2, 1, 1, 1);
+  req.model.kv_heads = 2;
+  req.model.gated_ffn = TRUE;
+  req.fp8 = TRUE;
+  req.no_sequence_parallel = TRUE;
+  g_autofree char *p = generate (&req, "fp8nosp");
+  g_autoptr (GPtrArray) nodes = read_nodes (p, 0);
+  ck_assert_str_eq (attr_s (first_named (nodes, "attn_fwd"), "kernels"),
+                    "mem:bytes=98304,what=rmsnorm;gemm:m=128,n=256,k=256,dtype=fp8;"
+                    "mem:bytes=98304,what=rope;"
+                    "attn:dir=fwd,b=1,hq=2,hkv=1,sq=128,d=64,causal=1;"
+                    "mem:bytes=65536,what=cast;gemm:m=128,n=256,k=128,dtype=fp8;"
+                    "mem:bytes=196608,what=add");
+  ck_assert (strstr (attr_s (first_named (nodes, "attn_bwd"), "kernels"),
+                     "mem:bytes=196608,what=add;mem:bytes=131072,what=cast;gemm:")
+             != NULL);
+  ck_assert (strstr (attr_s (first_named (nodes, "mlp_fwd"), "kernels"),
+                     "mem:bytes=262144,what=cast;gemm:m=128,n=256,k=512,dtype=fp8;")
+             != NULL);
+}
+END_TEST
+
+/* Transformer Engine's FP8 bookkeeping (the Llama layer above, tp 2, L 2,
+ * M 2): the weights' FP8 copies once per iteration, before the first
+ * micro-batch: QKV 4 x 256 x 256 = 262144, the output projection 4 x 128 x
+ * 256 = 131072, FC1 4 x 256 x 1024 = 1048576, FC2 4 x 512 x 256 = 524288
+ * bytes, each launched once per layer, one operation per element.  Each
+ * micro-batch's forward ends with the amax reduction over 21 x 2 = 42
+ * tensors: an all-reduce of 4 x 42 = 168 bytes on the TP x DP group (here
+ * the 2 TP ranks, a group of its own), the concatenation 8 x 42 = 336
+ * bytes, the update (8 x 1024 + 16) x 42 = 344736 bytes and 1024 x 42 =
+ * 43008 operations; each backward with 14 x 2 = 28 tensors: 112 bytes
+ * all-reduced.  The forward all-gathers move the FP8 norm output:
+ * 64 x 256 x 1 byte per rank = 16384 bytes. */
+START_TEST (test_fp8_bookkeeping)
+{
+  WlGenTransformer req = small_req (2, 2, 1, 1, 2);
+  req.model.kv_heads = 2;
+  req.model.gated_ffn = TRUE;
+  req.fp8 = TRUE;
+  g_autofree char *p = generate (&req, "fp8book");
+  g_autoptr (GPtrArray) nodes = read_nodes (p, 0);
+  ck_assert_uint_eq (tally (nodes, "fp8_weight_cast", COMP).n, 1);
+  ck_assert_str_eq (attr_s (first_named (nodes, "fp8_weight_cast"), "kernels"),
+                    "mem:bytes=262144,what=fp8_weight_cast,flops=65536,count=2;"
+                    "mem:bytes=131072,what=fp8_weight_cast,flops=32768,count=2;"
+                    "mem:bytes=1048576,what=fp8_weight_cast,flops=262144,count=2;"
+                    "mem:bytes=524288,what=fp8_weight_cast,flops=131072,count=2");
+  ck_assert_str_eq (attr_s (first_named (nodes, "fp8_amax_update"), "kernels"),
+                    "mem:bytes=336,what=amax_cat;"
+                    "mem:bytes=344736,what=amax_update,flops=43008");
+  Tally ar = tally (nodes, "fp8_amax_all_reduce", COLL);
+  ck_assert_uint_eq (ar.n, 4);
+  ck_assert_uint_eq (ar.bytes, 2 * (168 + 112));
+  const ChakraProtoMsg__Node *a = first_named (nodes, "fp8_amax_all_reduce");
+  ck_assert_str_ne (attr_s (a, "pg_name"), attr_s (first_named (nodes, "tp_all_gather"),
+                                                   "pg_name"));
+  ck_assert_uint_eq ((guint64) attr_i (first_named (nodes, "tp_all_gather"), "comm_size"),
+                     16384);
+  /* bf16: none of it, the all-gathers of bf16 (32768 bytes). */
+  req.fp8 = FALSE;
+  g_autofree char *q = generate (&req, "bf16book");
+  g_autoptr (GPtrArray) bf = read_nodes (q, 0);
+  ck_assert_uint_eq (tally (bf, "fp8_amax_all_reduce", COLL).n, 0);
+  for (guint i = 0; i < bf->len; i++)
+    ck_assert (strncmp (((const ChakraProtoMsg__Node *) g_ptr_array_index (bf, i))->name, "fp8",
+                        3) != 0);
+  ck_assert_uint_eq ((guint64) attr_i (first_named (bf, "tp_all_gather"), "comm_size"), 32768);
 }
 END_TEST
 
@@ -643,7 +738,14 @@ closed_form (const WlGenTransformer *r)
   double per_mb = L * (3 * gemm + af + ab) + 3 * 2 * t * h * V + rc + 2 * r->tp * t * h;
   double params = L * (4 * h * h + 2 * h * f) + 2 * V * h;
   double adam = 16 * params * (r->distributed_optimizer ? 1 : r->dp * cp);
-  return M * r->dp * per_mb + adam;
+  /* FP8: each weight element cast once per iteration on each of the cp x
+   * dp replicas; each rank's amax histories (1024 values) maxed over the
+   * (21 + 14) tensors of each of its layers once per micro-batch (one
+   * chunk per stage here). */
+  double fp8 = r->fp8 ? cp * r->dp * L * (4 * h * h + 2 * h * f)
+                          + r->tp * cp * r->dp * M * 1024 * 35 * L
+                      : 0;
+  return M * r->dp * per_mb + adam + fp8;
 }
 
 START_TEST (test_flop_identity)
@@ -763,6 +865,9 @@ megatron_suite (void)
   tcase_add_test (tc, test_kernels_gpt_layer);
   tcase_add_test (tc, test_kernels_llama_layer);
   tcase_add_test (tc, test_kernels_eager_layer);
+
+  tcase_add_test (tc, test_kernels_fp8_no_sp);
+  tcase_add_test (tc, test_fp8_bookkeeping);
   tcase_add_test (tc, test_recompute_full);
   tcase_add_test (tc, test_recompute_selective);
   tcase_add_test (tc, test_pipeline_and_no_sp);
