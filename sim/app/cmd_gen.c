@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sim/app/cli.h"
+#include "sim/app/cmd_gen_transformer.h"
 #include "sim/error.h"
 #include "sim/units.h"
 #include "network/topo.h"
@@ -252,25 +253,6 @@ transformer_ranks (const WlGenTransformer *req)
   return req->tp * req->pp * req->dp * MAX (req->cp, 1u);
 }
 
-/* The options of gen transformer.  Model sizes (layers, hidden, heads, ffn,
- * vocab, seq) that are absent stay at 0; experts, top_k and zero at -1. */
-typedef struct
-{
-  char *preset;
-  char *sched;
-  char *out;
-  char *device_name;
-  char *dtype;
-  char *attention;
-  char *dp_bucket;
-  char *groups_out;
-  gint model[6];
-  gint b, B, tp, pp, dp, M, zero, ranks, ep, experts, top_k, vstages, cp, kv_heads;
-  WlRecompute recompute;
-  gboolean list, strict_memory, fsdp, no_sp, dist_opt, no_dp_overlap, gated_ffn;
-  gboolean dp_coalesce, grad_clip, loss_scale, grad_accum;
-} TransformerOptions;
-
 /* --recompute [none|selective|full]: alone, full (the old boolean). */
 static gboolean
 parse_recompute (const char *name, const char *value, gpointer data, GError **error)
@@ -361,15 +343,8 @@ gen_transformer_model (const TransformerOptions *o, WlGenTransformer *req, GErro
   guint32 *fields[6] = { &req->model.layers, &req->model.hidden, &req->model.heads,
                          &req->model.ffn, &req->model.vocab, &req->model.seq };
   for (guint i = 0; i < 6; i++)
-    {
-      if (o->model[i] < 0)
-        {
-          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "model sizes must be positive");
-          return FALSE;
-        }
-      if (o->model[i] > 0)
-        *fields[i] = (guint32) o->model[i];
-    }
+    if (o->model[i] != APP_GEN_ABSENT) /* at least 1: app_gen_transformer_values */
+      *fields[i] = (guint32) o->model[i];
   if (o->sched != NULL && g_ascii_strcasecmp (o->sched, "gpipe") == 0)
     req->schedule = WL_PIPE_GPIPE;
   else if (o->sched != NULL && g_ascii_strcasecmp (o->sched, "1f1b") != 0)
@@ -634,6 +609,8 @@ gen_transformer_check (const TransformerOptions *o, GError **error)
 {
   gint cp = MAX (o->cp, 1);
   WlGenTransformer probe = { 0 };
+  if (!app_gen_transformer_values (o, error))
+    return FALSE;
   g_autofree char *missing = gen_transformer_missing (o);
   gint64 model = (gint64) MAX (o->tp, 1) * MAX (o->pp, 1) * cp; /* ranks per DP replica */
   if (o->ranks < 0 || (o->ranks > 0 && (o->tp <= 0 || o->pp <= 0)))
@@ -694,8 +671,10 @@ gen_transformer_check (const TransformerOptions *o, GError **error)
 static int
 cmd_gen_transformer (int argc, char **argv)
 {
+  const gint no = APP_GEN_ABSENT;
   TransformerOptions o = { .tp = 1, .pp = 1, .zero = -1, .ep = 1, .experts = -1, .top_k = -1,
-                           .vstages = 1, .cp = 1, .ranks = APP_GEN_RANKS_ABSENT };
+                           .vstages = 1, .cp = 1, .ranks = APP_GEN_RANKS_ABSENT, .b = no, .B = no,
+                           .model = { no, no, no, no, no, no } };
   g_autoptr (GOptionContext) ctx = gen_transformer_context (&o);
   GError *error = NULL;
   WlGenTransformer req = { 0 };
