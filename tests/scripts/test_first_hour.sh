@@ -97,6 +97,13 @@ fails "--distributed-optimizer --zero 2" \
 fails "--no-dp-overlap --fsdp" \
   "--no-dp-overlap is for ZeRO stage 0: it conflicts with --fsdp (ZeRO stage 3)" \
   tf --ranks 32 --tp 8 --micro-batch 1 --global-batch 64 --no-dp-overlap --fsdp --out "$TMP/t"
+# Sizes that do not divide say their values (5120 / 12 is no whole head).
+fails "--heads 12 --hidden 5120" "heads 12 does not divide hidden 5120" \
+  tf --ranks 8 --micro-batch 1 --global-batch 8 --hidden 5120 --heads 12 --out "$TMP/t"
+fails "--pp 16 --layers 8" "more pipeline stages than layers: pp 16, layers 8" \
+  tf --ranks 16 --pp 16 --micro-batch 1 --global-batch 16 --layers 8 --out "$TMP/t"
+fails "--kv-heads 3" "kv heads must divide heads: kv heads 3, heads 32" \
+  tf --ranks 8 --micro-batch 1 --global-batch 8 --kv-heads 3 --out "$TMP/t"
 check "refused: no trace written" eq "$(ls "$TMP" | grep -c '^t\.')" 0
 
 # ---- help ---------------------------------------------------------------------------
