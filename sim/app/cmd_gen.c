@@ -704,6 +704,7 @@ cmd_gen_transformer (int argc, char **argv)
     {
       g_autofree char *with_cp = cp > 1 ? g_strdup_printf (" cp %d", cp) : g_strdup ("");
       g_autofree char *wrote = app_gen_set_text (o.out, transformer_ranks (&req));
+      app_gen_transformer_split_note (&req);
       printf ("%s: %d ranks (tp %d pp %d dp %d%s), %u micro-batches, %" G_GUINT64_FORMAT
               " parameters, %.4g FLOPs per iteration; wrote %s\n",
               req.model.name, o.tp * o.pp * o.dp * cp, o.tp, o.pp, o.dp, with_cp,

@@ -2,6 +2,8 @@
  * see cmd_gen_transformer.h. */
 #include "sim/app/cmd_gen_transformer.h"
 
+#include <stdio.h>
+
 #include "sim/error.h"
 
 const char *const app_gen_model_options[6] = { "--layers", "--hidden", "--heads",
@@ -39,4 +41,22 @@ app_gen_transformer_values (const TransformerOptions *o, GError **error)
   else
     return TRUE;
   return FALSE;
+}
+
+void
+app_gen_transformer_split_note (const WlGenTransformer *req)
+{
+  guint32 v = req->virtual_stages > 0 ? req->virtual_stages : 1;
+  guint32 chunks = req->pp * v, layers = req->model.layers;
+  if (chunks == 0 || layers % chunks == 0)
+    return;
+  g_autofree char *over = v > 1 ? g_strdup_printf ("%u model chunks (pp %u x virtual stages %u)",
+                                                   chunks, req->pp, v)
+                                : g_strdup_printf ("%u pipeline stages", chunks);
+  fprintf (stderr,
+           "orrery gen transformer: note: %u layers do not divide evenly over %s: the first "
+           "%u hold %u layers, the other %u hold %u (Megatron-LM asserts an even split; "
+           "orrery plan leaves such layouts out)\n",
+           layers, over, layers % chunks, layers / chunks + 1, chunks - layers % chunks,
+           layers / chunks);
 }

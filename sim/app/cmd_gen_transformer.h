@@ -1,6 +1,7 @@
 /* cmd_gen_transformer.h: the options of `orrery gen transformer`, shared by
  * cmd_gen.c (parsing, the request) and cmd_gen_transformer.c (the checks on
- * the values given, each message naming its option).
+ * the values given, each message naming its option, and the note on an
+ * uneven layer split).
  *
  * Layer: sim/app.  May include: GLib, workload.
  */
@@ -43,5 +44,10 @@ extern const char *const app_gen_model_options[6];
  * at least 1"), --fsdp with another --zero, --distributed-optimizer or
  * --no-dp-overlap with ZeRO above 0.  FALSE with ERROR set at the first. */
 gboolean app_gen_transformer_values (const TransformerOptions *o, GError **error);
+
+/* When REQ's layers do not divide by pp x virtual stages, say on stderr how
+ * they are split (the first L mod (pp v) chunks take one more,
+ * workload/gen_transformer.h), which Megatron-LM would refuse. */
+void app_gen_transformer_split_note (const WlGenTransformer *req);
 
 #endif /* ORRERY_SIM_APP_CMD_GEN_TRANSFORMER_H */

@@ -105,6 +105,21 @@ fails "--pp 16 --layers 8" "more pipeline stages than layers: pp 16, layers 8" \
 fails "--kv-heads 3" "kv heads must divide heads: kv heads 3, heads 32" \
   tf --ranks 8 --micro-batch 1 --global-batch 8 --kv-heads 3 --out "$TMP/t"
 check "refused: no trace written" eq "$(ls "$TMP" | grep -c '^t\.')" 0
+# Layers that do not divide by pp x v are split unevenly (the first L mod
+# (pp v) chunks take one more), which Megatron-LM refuses: said, not refused.
+# llama2-7b's 32 layers over 3 stages: 32 = 3 x 10 + 2, so 11 + 11 + 10;
+# over pp 2 x v 3 = 6 chunks: 32 = 6 x 5 + 2, the first 2 chunks hold 6.
+tf --ranks 3 --pp 3 --micro-batch 1 --global-batch 3 --out "$TMP/u/t" >"$TMP/out" 2>&1
+check "uneven pp: exit 0" eq $? 0
+check "uneven pp: said" has "$TMP/out" "note: 32 layers do not divide evenly over 3 pipeline \
+stages: the first 2 hold 11 layers, the other 1 hold 10"
+tf --ranks 2 --pp 2 --virtual-stages 3 --micro-batch 1 --global-batch 2 --out "$TMP/u/t" \
+  >"$TMP/out" 2>&1
+check "uneven chunks: said" has "$TMP/out" "over 6 model chunks (pp 2 x virtual stages 3): \
+the first 2 hold 6 layers, the other 4 hold 5"
+tf --ranks 2 --pp 2 --virtual-stages 4 --micro-batch 1 --global-batch 2 --out "$TMP/u/t" \
+  >"$TMP/out" 2>&1
+check "even chunks: no note" eq "$(grep -c 'note:' "$TMP/out")" 0
 
 # ---- help ---------------------------------------------------------------------------
 "$ORRERY" --help >"$TMP/out" 2>&1
