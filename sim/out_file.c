@@ -292,25 +292,22 @@ sim_out_file_is (const char *out, const char *in)
          && o.st_dev == i.st_dev && o.st_ino == i.st_ino;
 }
 
+/* PATH with its folder resolved (sim_out_file_identity), or, when the
+ * folder does not exist yet, PATH made absolute and tidied. */
+static char *
+resolved_name (const char *path)
+{
+  char *id = sim_out_file_identity (path);
+  return id != NULL ? id : g_canonicalize_filename (path, NULL);
+}
+
 gboolean
-sim_out_file_in_set (const char *out, const char *prefix)
+sim_out_file_names_set (const char *out, const char *prefix)
 {
   g_return_val_if_fail (out != NULL && prefix != NULL, FALSE);
-  GStatBuf st;
-  if (g_stat (out, &st) != 0 || !S_ISREG (st.st_mode))
-    return FALSE;
-  g_autofree char *id = sim_out_file_identity (out);
-  g_autofree char *dir = g_path_get_dirname (prefix);
-  g_autofree char *base = g_path_get_basename (prefix);
-  char *real = realpath (dir, NULL);
-  if (id == NULL || real == NULL)
-    {
-      free (real);
-      return FALSE;
-    }
-  g_autofree char *stem = g_strdup_printf ("%s.", base);
-  g_autofree char *head = g_build_filename (real, stem, NULL);
-  free (real);
+  g_autofree char *id = resolved_name (out);
+  g_autofree char *stem = g_strdup_printf ("%s.", prefix);
+  g_autofree char *head = resolved_name (stem);
   if (!g_str_has_prefix (id, head))
     return FALSE;
   const char *p = id + strlen (head);
@@ -318,4 +315,12 @@ sim_out_file_in_set (const char *out, const char *prefix)
   while (g_ascii_isdigit (*p))
     p++;
   return p > digits && (strcmp (p, ".et") == 0 || strcmp (p, ".json") == 0);
+}
+
+gboolean
+sim_out_file_in_set (const char *out, const char *prefix)
+{
+  g_return_val_if_fail (out != NULL && prefix != NULL, FALSE);
+  GStatBuf st;
+  return g_stat (out, &st) == 0 && S_ISREG (st.st_mode) && sim_out_file_names_set (out, prefix);
 }

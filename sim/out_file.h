@@ -92,9 +92,13 @@ char *sim_out_file_identity (const char *path);
  * included).  An output that does not exist yet cannot be an input. */
 gboolean sim_out_file_is (const char *out, const char *in);
 
+/* Whether OUT names (links and the folders resolved, where they exist)
+ * PREFIX.RANK.et or PREFIX.RANK.json, RANK one or more digits: a trace of
+ * the set PREFIX, written or to be written. */
+gboolean sim_out_file_names_set (const char *out, const char *prefix);
+
 /* Whether the output OUT would replace a trace of the set PREFIX: OUT is an
- * existing regular file that names (links and the folder resolved)
- * PREFIX.RANK.et or PREFIX.RANK.json, RANK one or more digits. */
+ * existing regular file and sim_out_file_names_set. */
 gboolean sim_out_file_in_set (const char *out, const char *prefix);
 
 #endif /* ORRERY_SIM_OUT_FILE_H */

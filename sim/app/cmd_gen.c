@@ -202,6 +202,7 @@ cmd_gen_collective (int argc, char **argv)
                          g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
                                       "need --type KIND --ranks N --bytes SIZE --out PREFIX"));
   else if (!gen_request (&o, &req, &error) || !gen_collective_output_check (&req, &error)
+           || !app_gen_groups_out_check (o.groups_out, o.out, &error)
            || (set = app_gen_set_begin (o.out, req.ranks, &error)) == NULL
            || !app_gen_set_end ("gen collective", set,
                                 wl_gen_collective_full (o.out, &req, &error)))
@@ -696,6 +697,7 @@ cmd_gen_transformer (int argc, char **argv)
   else if (!gen_transformer_check (&o, &error) || !gen_transformer_request (&o, &req, &error)
            || !gen_transformer_memory (&req, o.strict_memory, &error)
            || !gen_transformer_output_check (&req, &error)
+           || !app_gen_groups_out_check (o.groups_out, o.out, &error)
            || (set = app_gen_set_begin (o.out, transformer_ranks (&req), &error)) == NULL
            || !app_gen_set_end ("gen transformer", set,
                                 wl_gen_transformer (o.out, &req, &error)))
