@@ -249,6 +249,14 @@ sim_out_file_check (const char *path, GError **error)
       sim_out_file_error (error, errno, "Failed to open file “%s”", path);
       return FALSE;
     }
+  /* A folder would fail only at the rename, after the work: say so now. */
+  if (g_file_test (target, G_FILE_TEST_IS_DIR))
+    {
+      g_autofree char *display = g_filename_display_name (target);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
+                   "%s is a folder: name a file in it", display);
+      return FALSE;
+    }
   g_autofree char *tmp = g_strdup_printf ("%s.XXXXXX", target);
   int fd = make_temp (tmp, target, error);
   if (fd < 0)
@@ -273,4 +281,46 @@ sim_out_file_identity (const char *path)
   char *id = g_build_filename (real, base, NULL);
   free (real);
   return id;
+}
+
+gboolean
+sim_out_file_is (const char *out, const char *in)
+{
+  g_return_val_if_fail (out != NULL && in != NULL, FALSE);
+  GStatBuf o, i;
+  return g_stat (out, &o) == 0 && S_ISREG (o.st_mode) && g_stat (in, &i) == 0
+         && o.st_dev == i.st_dev && o.st_ino == i.st_ino;
+}
+
+/* PATH with its folder resolved (sim_out_file_identity), or, when the
+ * folder does not exist yet, PATH made absolute and tidied. */
+static char *
+resolved_name (const char *path)
+{
+  char *id = sim_out_file_identity (path);
+  return id != NULL ? id : g_canonicalize_filename (path, NULL);
+}
+
+gboolean
+sim_out_file_names_set (const char *out, const char *prefix)
+{
+  g_return_val_if_fail (out != NULL && prefix != NULL, FALSE);
+  g_autofree char *id = resolved_name (out);
+  g_autofree char *stem = g_strdup_printf ("%s.", prefix);
+  g_autofree char *head = resolved_name (stem);
+  if (!g_str_has_prefix (id, head))
+    return FALSE;
+  const char *p = id + strlen (head);
+  const char *digits = p;
+  while (g_ascii_isdigit (*p))
+    p++;
+  return p > digits && (strcmp (p, ".et") == 0 || strcmp (p, ".json") == 0);
+}
+
+gboolean
+sim_out_file_in_set (const char *out, const char *prefix)
+{
+  g_return_val_if_fail (out != NULL && prefix != NULL, FALSE);
+  GStatBuf st;
+  return g_stat (out, &st) == 0 && S_ISREG (st.st_mode) && sim_out_file_names_set (out, prefix);
 }

@@ -18,7 +18,7 @@
  *     this process has open) is written in place: it is opened for
  *     writing and never replaced, so a device node stays a device node.
  *   - A directory goes the atomic way and fails at the rename, leaving the
- *     directory as it was.
+ *     directory as it was (sim_out_file_check refuses it before any work).
  * Errors are G_FILE_ERROR in g_file_set_contents' words ("Failed to create
  * file “NAME.XXXXXX”: why", with the Xs as they are, "Failed to rename
  * file ..."), but for a folder that does not exist ("the folder DIR does
@@ -86,5 +86,19 @@ void sim_out_file_error (GError **error, int err, const char *format, const char
  * loses nothing) or a folder that cannot be resolved.  Free with
  * g_free. */
 char *sim_out_file_identity (const char *path);
+
+/* Whether the output OUT would replace the existing input file IN: both
+ * exist and are the same regular file once links are followed (hard links
+ * included).  An output that does not exist yet cannot be an input. */
+gboolean sim_out_file_is (const char *out, const char *in);
+
+/* Whether OUT names (links and the folders resolved, where they exist)
+ * PREFIX.RANK.et or PREFIX.RANK.json, RANK one or more digits: a trace of
+ * the set PREFIX, written or to be written. */
+gboolean sim_out_file_names_set (const char *out, const char *prefix);
+
+/* Whether the output OUT would replace a trace of the set PREFIX: OUT is an
+ * existing regular file and sim_out_file_names_set. */
+gboolean sim_out_file_in_set (const char *out, const char *prefix);
 
 #endif /* ORRERY_SIM_OUT_FILE_H */

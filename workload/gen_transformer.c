@@ -91,13 +91,22 @@ wl_gen_transformer_microbatches (const WlGenTransformer *r, GError **error)
       || m->seq == 0)
     return bad (error, "the model needs layers, hidden, heads, ffn, vocab and seq above 0");
   if (m->hidden % m->heads != 0)
-    return bad (error, "heads must divide hidden (the head dimension is hidden / heads)");
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "heads must divide hidden (the head "
+                   "dimension is hidden / heads): heads %u does not divide hidden %u",
+                   m->heads, m->hidden);
+      return 0;
+    }
   if (!sizes_fit (r, error))
     return 0;
   if (r->micro_batch == 0 || r->tp == 0 || r->pp == 0 || r->dp == 0)
     return bad (error, "micro-batch, tp, pp and dp must be at least 1");
   if (m->layers < r->pp)
-    return bad (error, "more pipeline stages than layers");
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "more pipeline stages than layers: pp %u, layers %u", r->pp, m->layers);
+      return 0;
+    }
   const struct { const char *what; guint64 v; } sizes[] = {
     { "hidden", m->hidden }, { "heads", m->heads }, { "ffn", m->ffn } };
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
@@ -111,7 +120,11 @@ wl_gen_transformer_microbatches (const WlGenTransformer *r, GError **error)
   if (r->zero > 3)
     return bad (error, "the ZeRO stage must be 0, 1, 2 or 3");
   if (m->kv_heads > m->heads || (m->kv_heads > 0 && m->heads % m->kv_heads != 0))
-    return bad (error, "kv heads must divide heads");
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "kv heads must divide heads: kv heads %u, heads %u", m->kv_heads, m->heads);
+      return 0;
+    }
   if (m->kv_heads > 0 && m->kv_heads % r->tp != 0)
     {
       g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
@@ -131,11 +144,20 @@ wl_gen_transformer_microbatches (const WlGenTransformer *r, GError **error)
     return bad (error, "--dp-coalesce is local DDP's, which reduces after the backward: "
                 "it needs --no-dp-overlap");
   if (r->dp % ep_of (r) != 0)
-    return bad (error, "ep must divide dp");
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "ep must divide dp: ep %u, dp %u",
+                   ep_of (r), r->dp);
+      return 0;
+    }
   if (m->experts == 0 && ep_of (r) > 1)
     return bad (error, "expert parallelism needs experts");
   if (m->experts > 0 && (m->top_k == 0 || m->top_k > m->experts || m->experts % ep_of (r) != 0))
-    return bad (error, "top-k must be 1 .. experts and ep must divide experts");
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "top-k must be 1 .. experts and ep must "
+                   "divide experts: top-k %u, experts %u, ep %u", m->top_k, m->experts,
+                   ep_of (r));
+      return 0;
+    }
   guint64 per_step = (guint64) r->micro_batch * r->dp;
   if (r->microbatches > 0)
     {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sim/app/cli.h"
+#include "sim/app/cmd_gen_transformer.h"
 #include "sim/error.h"
 #include "sim/units.h"
 #include "network/topo.h"
@@ -201,6 +202,7 @@ cmd_gen_collective (int argc, char **argv)
                          g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
                                       "need --type KIND --ranks N --bytes SIZE --out PREFIX"));
   else if (!gen_request (&o, &req, &error) || !gen_collective_output_check (&req, &error)
+           || !app_gen_groups_out_check (o.groups_out, o.out, &error)
            || (set = app_gen_set_begin (o.out, req.ranks, &error)) == NULL
            || !app_gen_set_end ("gen collective", set,
                                 wl_gen_collective_full (o.out, &req, &error)))
@@ -251,25 +253,6 @@ transformer_ranks (const WlGenTransformer *req)
 {
   return req->tp * req->pp * req->dp * MAX (req->cp, 1u);
 }
-
-/* The options of gen transformer.  Model sizes (layers, hidden, heads, ffn,
- * vocab, seq) that are absent stay at 0; experts, top_k and zero at -1. */
-typedef struct
-{
-  char *preset;
-  char *sched;
-  char *out;
-  char *device_name;
-  char *dtype;
-  char *attention;
-  char *dp_bucket;
-  char *groups_out;
-  gint model[6];
-  gint b, B, tp, pp, dp, M, zero, ranks, ep, experts, top_k, vstages, cp, kv_heads;
-  WlRecompute recompute;
-  gboolean list, strict_memory, fsdp, no_sp, dist_opt, no_dp_overlap, gated_ffn;
-  gboolean dp_coalesce, grad_clip, loss_scale, grad_accum;
-} TransformerOptions;
 
 /* --recompute [none|selective|full]: alone, full (the old boolean). */
 static gboolean
@@ -361,15 +344,8 @@ gen_transformer_model (const TransformerOptions *o, WlGenTransformer *req, GErro
   guint32 *fields[6] = { &req->model.layers, &req->model.hidden, &req->model.heads,
                          &req->model.ffn, &req->model.vocab, &req->model.seq };
   for (guint i = 0; i < 6; i++)
-    {
-      if (o->model[i] < 0)
-        {
-          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "model sizes must be positive");
-          return FALSE;
-        }
-      if (o->model[i] > 0)
-        *fields[i] = (guint32) o->model[i];
-    }
+    if (o->model[i] != APP_GEN_ABSENT) /* at least 1: app_gen_transformer_values */
+      *fields[i] = (guint32) o->model[i];
   if (o->sched != NULL && g_ascii_strcasecmp (o->sched, "gpipe") == 0)
     req->schedule = WL_PIPE_GPIPE;
   else if (o->sched != NULL && g_ascii_strcasecmp (o->sched, "1f1b") != 0)
@@ -634,6 +610,8 @@ gen_transformer_check (const TransformerOptions *o, GError **error)
 {
   gint cp = MAX (o->cp, 1);
   WlGenTransformer probe = { 0 };
+  if (!app_gen_transformer_values (o, error))
+    return FALSE;
   g_autofree char *missing = gen_transformer_missing (o);
   gint64 model = (gint64) MAX (o->tp, 1) * MAX (o->pp, 1) * cp; /* ranks per DP replica */
   if (o->ranks < 0 || (o->ranks > 0 && (o->tp <= 0 || o->pp <= 0)))
@@ -694,8 +672,10 @@ gen_transformer_check (const TransformerOptions *o, GError **error)
 static int
 cmd_gen_transformer (int argc, char **argv)
 {
+  const gint no = APP_GEN_ABSENT;
   TransformerOptions o = { .tp = 1, .pp = 1, .zero = -1, .ep = 1, .experts = -1, .top_k = -1,
-                           .vstages = 1, .cp = 1, .ranks = APP_GEN_RANKS_ABSENT };
+                           .vstages = 1, .cp = 1, .ranks = APP_GEN_RANKS_ABSENT, .b = no, .B = no,
+                           .model = { no, no, no, no, no, no } };
   g_autoptr (GOptionContext) ctx = gen_transformer_context (&o);
   GError *error = NULL;
   WlGenTransformer req = { 0 };
@@ -717,6 +697,7 @@ cmd_gen_transformer (int argc, char **argv)
   else if (!gen_transformer_check (&o, &error) || !gen_transformer_request (&o, &req, &error)
            || !gen_transformer_memory (&req, o.strict_memory, &error)
            || !gen_transformer_output_check (&req, &error)
+           || !app_gen_groups_out_check (o.groups_out, o.out, &error)
            || (set = app_gen_set_begin (o.out, transformer_ranks (&req), &error)) == NULL
            || !app_gen_set_end ("gen transformer", set,
                                 wl_gen_transformer (o.out, &req, &error)))
@@ -725,6 +706,7 @@ cmd_gen_transformer (int argc, char **argv)
     {
       g_autofree char *with_cp = cp > 1 ? g_strdup_printf (" cp %d", cp) : g_strdup ("");
       g_autofree char *wrote = app_gen_set_text (o.out, transformer_ranks (&req));
+      app_gen_transformer_split_note (&req);
       printf ("%s: %d ranks (tp %d pp %d dp %d%s), %u micro-batches, %" G_GUINT64_FORMAT
               " parameters, %.4g FLOPs per iteration; wrote %s\n",
               req.model.name, o.tp * o.pp * o.dp * cp, o.tp, o.pp, o.dp, with_cp,

@@ -58,6 +58,11 @@ gboolean app_gen_framework (const char *dtype, const char *attention, WlGenTrans
  * gen_out.c. */
 gboolean app_gen_out_folder (const char *prefix, GError **error);
 
+/* FALSE with ERROR set when GROUPS_OUT (--comm-groups-out; NULL: none)
+ * names a trace of the set PREFIX (PREFIX.K.et): the groups would replace
+ * the trace.  In gen_out.c. */
+gboolean app_gen_groups_out_check (const char *groups_out, const char *prefix, GError **error);
+
 /* A trace set PREFIX.0.et .. PREFIX.<RANKS-1>.et, written all or nothing.
  * _begin, before anything is printed or written: refuses (NULL, ERROR
  * set) an empty PREFIX or one ending in '/' (as app_gen_out_folder does)

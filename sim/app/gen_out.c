@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 
 #include "sim/error.h"
+#include "sim/out_file.h"
 
 /* A name that ends in '/' names a folder, not files. */
 static gboolean
@@ -253,4 +254,15 @@ app_gen_ranks_given (gint *ranks, GError **error)
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+app_gen_groups_out_check (const char *groups_out, const char *prefix, GError **error)
+{
+  if (groups_out == NULL || prefix == NULL || !sim_out_file_names_set (groups_out, prefix))
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+               "--comm-groups-out %s names a trace of the set --out %s: name another file "
+               "(e.g. %s.groups.json)", groups_out, prefix, prefix);
+  return FALSE;
 }

@@ -382,10 +382,25 @@ run_context (RunOptions *o)
   return ctx;
 }
 
-/* The output files the options name: each can be created, and no two name
- * the same file (the second written would replace the first), checked
- * before anything is simulated.  FALSE with ERROR set at the first
- * that fails. */
+/* The input the output OUT would replace, as "--config c.xml" (a cluster or
+ * ASTRA-sim file, the comm groups, a trace of the workload), or NULL. */
+static char *
+input_replaced (const RunOptions *o, const char *out)
+{
+  const char *ins[][2] = { { "--config", o->config }, { "--astra-network", o->astra_network },
+    { "--astra-system", o->astra_system }, { "--astra-memory", o->astra_memory },
+    { "--comm-groups", o->comm_groups } };
+  for (guint k = 0; k < G_N_ELEMENTS (ins); k++)
+    if (ins[k][1] != NULL && sim_out_file_is (out, ins[k][1]))
+      return g_strdup_printf ("%s %s", ins[k][0], ins[k][1]);
+  return sim_out_file_in_set (out, o->workload) ? g_strdup_printf ("--workload %s", o->workload)
+                                                 : NULL;
+}
+
+/* The output files the options name: each can be created (not a folder),
+ * none is an input, and no two name the same file (the second written would
+ * replace the first), checked before anything is simulated.  FALSE with
+ * ERROR set at the first that fails. */
 static gboolean
 check_outputs (const RunOptions *o, GError **error)
 {
@@ -400,14 +415,16 @@ check_outputs (const RunOptions *o, GError **error)
       if (outs[i].path == NULL)
         continue;
       g_autoptr (GError) ioerr = NULL;
+      g_autofree char *input = NULL;
       if (!sim_out_file_check (outs[i].path, &ioerr))
-        {
-          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write %s %s: %s",
-                       outs[i].noun, outs[i].path, ioerr->message);
-          ok = FALSE;
-          break;
-        }
-      ids[i] = sim_out_file_identity (outs[i].path);
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write %s %s: %s",
+                     outs[i].noun, outs[i].path, ioerr->message);
+      else if ((input = input_replaced (o, outs[i].path)) != NULL)
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s %s is an input of the run (%s): "
+                     "writing it would destroy it; name another file", outs[i].option,
+                     outs[i].path, input);
+      ok = ioerr == NULL && input == NULL;
+      ids[i] = ok ? sim_out_file_identity (outs[i].path) : NULL;
       for (guint k = 0; ok && ids[i] != NULL && k < i; k++)
         if (ids[k] != NULL && strcmp (ids[k], ids[i]) == 0)
           {

@@ -981,8 +981,8 @@ scratch_entries (void)
 
 /* A report that cannot be written is an input error (exit status 1)
  * naming it, and leaves nothing behind: not in a missing directory, and
- * where the final rename fails (the path is a directory) the directory
- * stays as it was and the temporary file is gone. */
+ * where the path is a directory (refused before the run, not at the final
+ * rename) the directory stays as it was and no temporary file is left. */
 START_TEST (test_report_not_written)
 {
   write_three_ranks (50, TRUE);
@@ -996,7 +996,8 @@ START_TEST (test_report_not_written)
   const char *paths[] = { missing, busy };
   g_autofree char *missing_dir = g_path_get_dirname (missing);
   g_autofree char *no_folder = g_strdup_printf (": the folder %s does not exist", missing_dir);
-  const char *why[] = { no_folder, ": Failed to rename file" };
+  g_autofree char *is_folder = g_strdup_printf (": %s is a folder: name a file in it", busy);
+  const char *why[] = { no_folder, is_folder };
   for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
     {
       const char *argv[] = { tu_orrery (), "run", "-q", "--config", cfg, "--workload", wl,

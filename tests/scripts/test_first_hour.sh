@@ -6,7 +6,8 @@
 #   - `gen --out DIR/x` makes DIR (a file in the way is named);
 #   - `--workload` given one file of a trace set names the set's prefix;
 #   - gen transformer's --ranks, missing options and global batch say the
-#     numbers (300 ranks are not a multiple of tp x pp = 8 x 4 = 32);
+#     numbers (300 ranks are not a multiple of tp x pp = 8 x 4 = 32); a
+#     value below 1 or two options in conflict are named;
 #   - `orrery --help` lists every generator, `orrery gen --help` exits 0;
 #   - a run or a plan over a second draws a progress line on a terminal
 #     (issue 21, item 5): the share of nodes (candidates) done, the time left;
@@ -76,6 +77,49 @@ fails "--global-batch 502" \
 fails "--microbatches 3 against --global-batch 500" \
   "the global batch (500) is not micro-batch x dp x microbatches = 2 x 2 x 3 = 12" \
   tf --ranks 64 --tp 8 --pp 4 --micro-batch 2 --microbatches 3 --global-batch 500 --out "$TMP/t"
+# An explicit 0 (or less) names its option (it used to read as "missing", or,
+# for a model size over a preset's, to be ignored: 32 layers were written);
+# options that contradict each other name both.
+fails "--micro-batch 0" "--micro-batch 0: must be at least 1" \
+  tf --ranks 32 --tp 8 --pp 4 --micro-batch 0 --global-batch 64 --out "$TMP/t"
+fails "--global-batch -8" "--global-batch -8: must be at least 1" \
+  tf --ranks 32 --tp 8 --pp 4 --micro-batch 1 --global-batch -8 --out "$TMP/t"
+fails "--layers 0 over the preset" "--layers 0: must be at least 1" \
+  tf --ranks 32 --tp 8 --pp 4 --micro-batch 1 --global-batch 64 --layers 0 --out "$TMP/t"
+fails "--ffn 0" "--ffn 0: must be at least 1" \
+  tf --ranks 32 --tp 8 --pp 4 --micro-batch 1 --global-batch 64 --ffn 0 --out "$TMP/t"
+fails "--fsdp --zero 1" "--fsdp is ZeRO stage 3: it conflicts with --zero 1" \
+  tf --ranks 32 --tp 8 --micro-batch 1 --global-batch 64 --fsdp --zero 1 --out "$TMP/t"
+fails "--distributed-optimizer --zero 2" \
+  "--distributed-optimizer is for ZeRO stage 0: it conflicts with --zero 2" \
+  tf --ranks 32 --tp 8 --micro-batch 1 --global-batch 64 --distributed-optimizer --zero 2 \
+  --out "$TMP/t"
+fails "--no-dp-overlap --fsdp" \
+  "--no-dp-overlap is for ZeRO stage 0: it conflicts with --fsdp (ZeRO stage 3)" \
+  tf --ranks 32 --tp 8 --micro-batch 1 --global-batch 64 --no-dp-overlap --fsdp --out "$TMP/t"
+# Sizes that do not divide say their values (5120 / 12 is no whole head).
+fails "--heads 12 --hidden 5120" "heads 12 does not divide hidden 5120" \
+  tf --ranks 8 --micro-batch 1 --global-batch 8 --hidden 5120 --heads 12 --out "$TMP/t"
+fails "--pp 16 --layers 8" "more pipeline stages than layers: pp 16, layers 8" \
+  tf --ranks 16 --pp 16 --micro-batch 1 --global-batch 16 --layers 8 --out "$TMP/t"
+fails "--kv-heads 3" "kv heads must divide heads: kv heads 3, heads 32" \
+  tf --ranks 8 --micro-batch 1 --global-batch 8 --kv-heads 3 --out "$TMP/t"
+check "refused: no trace written" eq "$(ls "$TMP" | grep -c '^t\.')" 0
+# Layers that do not divide by pp x v are split unevenly (the first L mod
+# (pp v) chunks take one more), which Megatron-LM refuses: said, not refused.
+# llama2-7b's 32 layers over 3 stages: 32 = 3 x 10 + 2, so 11 + 11 + 10;
+# over pp 2 x v 3 = 6 chunks: 32 = 6 x 5 + 2, the first 2 chunks hold 6.
+tf --ranks 3 --pp 3 --micro-batch 1 --global-batch 3 --out "$TMP/u/t" >"$TMP/out" 2>&1
+check "uneven pp: exit 0" eq $? 0
+check "uneven pp: said" has "$TMP/out" "note: 32 layers do not divide evenly over 3 pipeline \
+stages: the first 2 hold 11 layers, the other 1 hold 10"
+tf --ranks 2 --pp 2 --virtual-stages 3 --micro-batch 1 --global-batch 2 --out "$TMP/u/t" \
+  >"$TMP/out" 2>&1
+check "uneven chunks: said" has "$TMP/out" "over 6 model chunks (pp 2 x virtual stages 3): \
+the first 2 hold 6 layers, the other 4 hold 5"
+tf --ranks 2 --pp 2 --virtual-stages 4 --micro-batch 1 --global-batch 2 --out "$TMP/u/t" \
+  >"$TMP/out" 2>&1
+check "even chunks: no note" eq "$(grep -c 'note:' "$TMP/out")" 0
 
 # ---- help ---------------------------------------------------------------------------
 "$ORRERY" --help >"$TMP/out" 2>&1

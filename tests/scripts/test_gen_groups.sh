@@ -76,4 +76,19 @@ check "gen transformer --comm-groups-out: TP groups {0,1}, {2,3}" has "$T/tg.jso
 check "gen transformer: METADATA or comm-group file, the same finish" cmp -s "$T/tm.fin" \
   "$T/tg.fin"
 check "gen transformer: it ran" test -s "$T/tm.fin"
+
+# --comm-groups-out naming a trace of the set is refused (it replaced the
+# trace, exit 0): before anything is written, by any name of the file.
+"$ORRERY" gen collective --type all-reduce --ranks 4 --bytes 4KiB --groups 2 \
+  --comm-groups-out "$T/g.0.et" --out "$T/g" >"$T/clash.out" 2>&1
+check "--comm-groups-out PREFIX.0.et: exit 1" eq "$?" 1
+check "--comm-groups-out PREFIX.0.et: said" has "$T/clash.out" \
+  "--comm-groups-out $T/g.0.et names a trace of the set --out $T/g: name another file"
+"$ORRERY" inspect "$T/g" >"$T/g.ins2"
+check "--comm-groups-out PREFIX.0.et: the traces kept" cmp -s "$T/g.ins" "$T/g.ins2"
+mkdir "$T/sub"
+"$ORRERY" gen transformer --preset llama2-7b --tp 2 --pp 2 --dp 1 --micro-batch 1 \
+  --global-batch 2 --comm-groups-out "$T/sub/../new/tx.3.et" --out "$T/new/tx" >"$T/clash.out" 2>&1
+check "gen transformer --comm-groups-out in the set, new folder: exit 1" eq "$?" 1
+check "gen transformer: nothing written" test ! -e "$T/new/tx.0.et"
 finish

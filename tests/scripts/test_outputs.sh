@@ -7,8 +7,9 @@
 # link stays a link and its target gets the output (plot-data's files as
 # well); two options naming the same file, directly or through a link, are
 # refused before anything runs;
-# outputs into a folder that does not exist are refused before simulating
-# (nothing on stdout); and two runs writing the same files at once leave
+# outputs into a folder that does not exist, outputs that are folders and
+# outputs that are the run's inputs (its config, a trace, by any name) are
+# refused before simulating (nothing on stdout, nothing replaced); and two runs writing the same files at once leave
 # each file complete from one run or the other; the same for the traces
 # two `gen`s write at once, and a trace name that is a link.
 # Prints one "ok NAME" or "FAIL NAME" line per check, then "N checks, N
@@ -95,6 +96,37 @@ check missing_folder_report missing_refused --report report
 check missing_folder_stats missing_refused --stats stats
 check missing_folder_links missing_refused --links links
 check missing_folder_timeline missing_refused --timeline timeline
+
+# ---- a folder, or a file the run reads: refused before simulating ----------------
+mkdir "$TMP/dir"
+folder_refused () { # OPTION NOUN: exit 1 naming the folder, nothing simulated, folder kept
+  local err
+  err=$(run4 --network-model congestion "$1" "$TMP/dir" 2>&1 >"$TMP/stdout")
+  [ $? = 1 ] && [[ $err == *"cannot write $2 $TMP/dir: $TMP/dir is a folder"* ]] \
+    && [ ! -s "$TMP/stdout" ] && [ -d "$TMP/dir" ] || { echo "  got: $err" >&2; return 1; }
+}
+check folder_report folder_refused --report report
+check folder_stats folder_refused --stats stats
+check folder_links folder_refused --links links
+check folder_timeline folder_refused --timeline timeline
+cp "$TMP/cluster.xml" "$TMP/keep.xml"
+cp "$TMP/w.0.et" "$TMP/keep.0.et"
+input_refused () { # OPTION PATH INPUT: exit 1 naming the output and the input, files unchanged
+  local err
+  err=$(run4 "$1" "$2" 2>&1 >"$TMP/stdout")
+  [ $? = 1 ] && [[ $err == *"$1 $2 is an input of the run ($3)"* ]] && [ ! -s "$TMP/stdout" ] \
+    && cmp -s "$TMP/cluster.xml" "$TMP/keep.xml" && cmp -s "$TMP/w.0.et" "$TMP/keep.0.et" \
+    || { echo "  got: $err" >&2; return 1; }
+}
+check config_not_replaced input_refused --report "$TMP/cluster.xml" "--config $TMP/cluster.xml"
+check trace_not_replaced input_refused --stats "$TMP/w.0.et" "--workload $TMP/w"
+check trace_by_other_name input_refused --timeline "$TMP/sub/../w.3.et" "--workload $TMP/w"
+ln -s w.2.et "$TMP/w2link"
+check trace_through_link input_refused --report "$TMP/w2link" "--workload $TMP/w"
+ln "$TMP/cluster.xml" "$TMP/hard.xml"
+check config_hard_link input_refused --links "$TMP/hard.xml" "--config $TMP/cluster.xml"
+run4 --stats "$TMP/w.0.et.csv" --report "$TMP/w.json"
+check near_names_written [ -s "$TMP/w.0.et.csv" ] && [ -s "$TMP/w.json" ]
 
 # ---- two runs at once: each output complete from one run or the other ------------
 "$ORRERY" gen collective --type all-reduce --ranks 256 --bytes 1MiB --count 50 \
