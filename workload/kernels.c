@@ -78,7 +78,7 @@ set_special (WlKernel *k, const char *op, const char *key, const char *value, GE
   if (strcmp (key, "dtype") == 0)
     {
       if (!wl_dtype_parse (value, &t))
-        return bad (error, "'%s' dtype '%s' is not one of fp32, bf16, fp16, fp8", op, value);
+        return bad (error, "'%s' dtype '%s' is not one of fp32, tf32, bf16, fp16, fp8", op, value);
       k->dtype = (guint8) t;
     }
   else if (strcmp (key, "dir") == 0)
@@ -485,7 +485,7 @@ table_row (WlKernelTable *t, char **cols, GError **error)
   if (strstr (cols[1], "dtype=") != NULL || strstr (cols[1], "count=") != NULL)
     return bad (error, "dtype and count are columns of their own, not shapes");
   if (!wl_dtype_parse (g_strstrip (cols[2]), &dtype))
-    return bad (error, "dtype '%s' is not one of fp32, bf16, fp16, fp8", cols[2]);
+    return bad (error, "dtype '%s' is not one of fp32, tf32, bf16, fp16, fp8", cols[2]);
   k.dtype = (guint8) dtype;
   if (!time_parse (g_strstrip (cols[4]), &ns))
     return bad (error, "time '%s' is not a positive number with a unit (ns, us, ms, s)", cols[4]);

@@ -289,7 +289,7 @@ xml_compute_devices (XmlLoad *l, const xmlNode *node, const GArray *custom, GErr
       || !app_xml_attr_text (l, node, "dtype", FALSE, &dtype_text, error))
     return FALSE;
   if (dtype_text != NULL && !wl_dtype_parse (dtype_text, &dtype))
-    return app_xml_fail (l, node, error, "dtype '%s' is not one of: fp32, bf16, fp16, fp8",
+    return app_xml_fail (l, node, error, "dtype '%s' is not one of: fp32, tf32, bf16, fp16, fp8",
                      dtype_text);
   const WlDevice *d = NULL;
   if (device != NULL)
