@@ -195,6 +195,11 @@ void wl_graph_unref (WlGraph *graph); /* accepts NULL */
  * NODES (BASE's n_nodes of them, from wl_graph_nodes_new; taken: freed
  * with the graph), read from PATH. */
 WlGraph *wl_graph_renamed_take (WlGraph *base, const char *path, WlNode *nodes);
+/* The part wl_graph_renamed_take and wl_graph_patched_take share: a new
+ * graph (one reference) sharing all of BASE (a reference taken) but its
+ * PATH (copied), with ROOTS_MOVED, and neither nodes nor patches yet: the
+ * caller sets one.  For graph.c and graph_patch.c alone. */
+WlGraph *wl_graph_derived (WlGraph *base, const char *path, gboolean roots_moved);
 
 /* An array of N nodes for a renamed graph (uninitialised), or NULL when
  * the memory cannot be had; wl_graph_nodes_free (or the graph) frees it.

@@ -1,232 +1,13 @@
-/* graph_cache.c: one graph per distinct trace file, found by content. */
+/* graph_cache.c: one graph per distinct trace file, found by content: the
+ * cache of decoded graphs and the parallel loading of announced files
+ * (wl_graph_cache_prefetch).  A file's bytes and their hashes (WlFileImage)
+ * are file_image.c. */
 #include "workload/graph_cache.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "workload/group_memo.h"
-#include "workload/sha256.h"
-#include "workload/wl_error.h"
-
-#ifndef MAP_POPULATE
-#define MAP_POPULATE 0 /* Linux's; elsewhere pages come as they are read */
-#endif
-
-/* The SHA-256 of the file at PATH read in pieces (a file that cannot be
- * mapped). */
-static char *
-file_sha256_read (const char *path, GError **error)
-{
-  FILE *f = fopen (path, "rb");
-  if (f == NULL)
-    {
-      int errsv = errno;
-      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "Failed to open file \u201c%s\u201d: %s",
-                   path, g_strerror (errsv));
-      return NULL;
-    }
-  if (!wl_file_check_regular (fileno (f), path, error))
-    {
-      fclose (f);
-      return NULL;
-    }
-  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
-  guint8 buf[65536];
-  gsize n;
-  while ((n = fread (buf, 1, sizeof buf, f)) > 0)
-    g_checksum_update (sum, buf, (gssize) n);
-  int errsv = errno;
-  gboolean failed = ferror (f) != 0;
-  fclose (f);
-  if (failed)
-    {
-      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "Error reading file \u201c%s\u201d: %s",
-                   path, g_strerror (errsv));
-      return NULL;
-    }
-  return g_strdup (g_checksum_get_string (sum));
-}
-
-/* xxHash64's primes (Yann Collet, xxHash, XXH_PRIME64_1 .. 5): odd
- * constants with well-spread bits, as any multiplicative hash needs. */
-#define P1 0x9E3779B185EBCA87ull
-#define P2 0xC2B2AE3D27D4EB4Full
-#define P3 0x165667B19E3779F9ull
-#define P4 0x85EBCA77C2B2AE63ull
-#define P5 0x27D4EB2F165667C5ull
-
-static inline guint64
-rotl64 (guint64 x, int r)
-{
-  return (x << r) | (x >> (64 - r));
-}
-
-static inline guint64
-load64 (const guint8 *p)
-{
-  guint64 v;
-  memcpy (&v, p, sizeof v);
-  return v;
-}
-
-static inline guint64
-lane (guint64 acc, guint64 v)
-{
-  return rotl64 (acc + v * P2, 31) * P1;
-}
-
-/* The four lanes, fed 32 bytes at a time. */
-typedef struct
-{
-  guint64 a, b, c, d;
-} Lanes;
-
-static inline void
-lanes_feed (Lanes *l, const guint8 *p, gsize n32)
-{
-  for (gsize i = 0; i < n32; i += 32)
-    {
-      l->a = lane (l->a, load64 (p + i));
-      l->b = lane (l->b, load64 (p + i + 8));
-      l->c = lane (l->c, load64 (p + i + 16));
-      l->d = lane (l->d, load64 (p + i + 24));
-    }
-}
-
-guint64
-wl_bytes_hash (const guint8 *p, gsize len)
-{
-  Lanes l = { P1 + P2, P2, 0, (guint64) 0 - P1 };
-  gsize i = len & ~(gsize) 31;
-  lanes_feed (&l, p, i);
-  guint64 h = rotl64 (l.a, 1) + rotl64 (l.b, 7) + rotl64 (l.c, 12) + rotl64 (l.d, 18) + P5 + len;
-  for (; i + 8 <= len; i += 8)
-    h = rotl64 (h ^ lane (0, load64 (p + i)), 27) * P1 + P4;
-  for (; i < len; i++)
-    h = rotl64 (h ^ (p[i] * P5), 11) * P1;
-  h ^= h >> 33;
-  h *= P2;
-  h ^= h >> 29;
-  h *= P3;
-  return h ^ (h >> 32);
-}
-
-/* Files up to this size are read into the heap rather than mapped: a
- * small trace (a collective's, a few KiB) costs a mapping, its page-table
- * entries and an unmapping that, with the loading threads running,
- * interrupts every processor the process runs on to flush its TLB.  On
- * the 1,024 ranks of a ring all-reduce (4.5 KB each, every file also read
- * again to be compared) mapping took 0.16 s of system time, four times
- * the user time of the whole loading.  Under glibc's threshold for mapping
- * an allocation (128 KiB), freed buffers are reused without new pages;
- * larger files read alike cost as much as mapping them (Llama-2 7B's 32
- * traces of 230 KB). */
-#define IMAGE_READ_MAX ((guint64) 64 << 10)
-
-/* LEN bytes of FD into IMG's heap copy; IMG->bytes stays NULL when they
- * cannot be read (the loader reads the file itself, and says why). */
-static void
-image_read (WlFileImage *img, int fd, gsize len)
-{
-  guint8 *buf = g_try_malloc (len);
-  gsize got = 0;
-  while (buf != NULL && got < len)
-    {
-      ssize_t n = pread (fd, buf + got, len - got, (off_t) got);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      got += (gsize) n;
-    }
-  if (buf == NULL || got < len)
-    {
-      g_free (buf);
-      return;
-    }
-  img->heap = buf;
-  img->bytes = buf;
-  img->len = len;
-}
-
-/* Map PATH into IMG (zeroed first), or read it when small; IMG->bytes
- * stays NULL for a file that cannot be mapped or read (empty).  FALSE with
- * ERROR set when it cannot be opened or is not a regular file. */
-static gboolean
-image_map (WlFileImage *img, const char *path, GError **error)
-{
-  *img = (WlFileImage) { 0 };
-  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO: no wait */
-  if (fd < 0)
-    {
-      int errsv = errno;
-      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "Failed to open file \u201c%s\u201d: %s",
-                   path, g_strerror (errsv));
-      return FALSE;
-    }
-  if (!wl_file_check_regular (fd, path, error))
-    {
-      close (fd);
-      return FALSE;
-    }
-  struct stat st;
-  gboolean regular = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0;
-  if (regular && (guint64) st.st_size <= IMAGE_READ_MAX)
-    image_read (img, fd, (gsize) st.st_size);
-  else if (regular && (guint64) st.st_size <= (guint64) G_MAXSIZE)
-    {
-      /* Every byte is read: its pages made at once, not a fault each. */
-      void *map = mmap (NULL, (gsize) st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd,
-                        0);
-      if (map != MAP_FAILED)
-        {
-          img->map = map;
-          img->bytes = map;
-          img->len = (gsize) st.st_size;
-        }
-    }
-  close (fd);
-  return TRUE;
-}
-
-gboolean
-wl_file_image_open (WlFileImage *img, const char *path, GError **error)
-{
-  g_return_val_if_fail (img != NULL && path != NULL, FALSE);
-  if (!image_map (img, path, error))
-    return FALSE;
-  if (img->bytes != NULL)
-    img->hash = wl_bytes_hash (img->bytes, img->len);
-  return TRUE;
-}
-
-char *
-wl_file_sha256 (const char *path, GError **error)
-{
-  g_return_val_if_fail (path != NULL, NULL);
-  g_auto (WlFileImage) img = { 0 };
-  if (!image_map (&img, path, error))
-    return NULL;
-  if (img.bytes == NULL)
-    return file_sha256_read (path, error);
-  return wl_sha256_hex (img.bytes, img.len);
-}
-
-void
-wl_file_image_clear (WlFileImage *img)
-{
-  g_return_if_fail (img != NULL);
-  if (img->map != NULL)
-    munmap (img->map, img->len);
-  g_free (img->heap);
-  *img = (WlFileImage) { 0 };
-}
 
 typedef struct _Prefetch Prefetch;
 
@@ -383,7 +164,7 @@ try_delta (WlGraph *prev, const char *path, const guint8 *bytes, gsize len)
     return NULL;
   WlFileImage b;
   GError *e = NULL;
-  if (!image_map (&b, prev->path, &e))
+  if (!wl_file_image_map (&b, prev->path, &e))
     {
       g_clear_error (&e);
       return NULL;
@@ -413,7 +194,7 @@ decode_slot (Prefetch *p, guint32 i)
     }
   gboolean over = FALSE;
   GError *map_error = NULL;
-  if (!s->held && !image_map (&s->img, p->paths[i], &map_error))
+  if (!s->held && !wl_file_image_map (&s->img, p->paths[i], &map_error))
     g_clear_error (&map_error); /* it opened a moment ago: the load says why not now */
   s->graph = try_delta (prev, p->paths[i], s->img.bytes, s->img.len);
   wl_graph_unref (prev);
@@ -626,25 +407,6 @@ await_slot (Prefetch *p, guint32 i)
     decode_slot (p, i);
 }
 
-gboolean
-wl_file_image_same (const WlFileImage *img, const char *path)
-{
-  g_return_val_if_fail (img != NULL && path != NULL, FALSE);
-  if (img->bytes == NULL)
-    return FALSE;
-  WlFileImage b;
-  GError *e = NULL;
-  if (!image_map (&b, path, &e))
-    {
-      g_clear_error (&e);
-      return FALSE;
-    }
-  gboolean same = b.bytes != NULL && b.len == img->len
-                  && memcmp (b.bytes, img->bytes, img->len) == 0;
-  wl_file_image_clear (&b);
-  return same;
-}
-
 /* Whether the file PATH holds IMG's bytes (wl_file_image_same), its
  * image kept for the next comparison. */
 static gboolean
@@ -657,7 +419,7 @@ cache_same (WlGraphCache *c, const WlFileImage *img, const char *path)
       wl_file_image_clear (&c->same);
       g_clear_pointer (&c->same_path, g_free);
       GError *e = NULL;
-      if (!image_map (&c->same, path, &e))
+      if (!wl_file_image_map (&c->same, path, &e))
         g_clear_error (&e);
       c->same_path = g_strdup (path);
     }
@@ -775,7 +537,7 @@ take_prefetched (WlGraphCache *c, guint64 limit, gboolean *over, GError **error)
     {
       g_auto (WlFileImage) img = { 0 };
       WlGraph *g = NULL;
-      if (image_map (&img, p->paths[i], NULL) && img.bytes != NULL)
+      if (wl_file_image_map (&img, p->paths[i], NULL) && img.bytes != NULL)
         {
           img.hash = s->hash;
           g = cache_find (c, &img);

@@ -68,6 +68,11 @@ typedef struct
   gpointer heap;       /* private: a small file's bytes, read (owned) */
 } WlFileImage;
 
+/* Map PATH into IMG (zeroed first), or read it when small, without hashing
+ * it; IMG->bytes stays NULL for a file that cannot be mapped or read
+ * (empty).  FALSE with ERROR set when it cannot be opened or is not a
+ * regular file.  For graph_cache.c, which hashes only what it needs. */
+gboolean wl_file_image_map (WlFileImage *img, const char *path, GError **error);
 /* Map PATH and hash it into IMG (overwritten: clear it first if it holds
  * an image).  FALSE with ERROR set when it cannot be opened or is not a
  * regular file.  A file that cannot be mapped is never taken for another

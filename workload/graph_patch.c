@@ -102,13 +102,7 @@ wl_graph_patched_take (WlGraph *base, const char *path, WlNodePatch *patches, gu
   for (guint32 k = 0; k < n; k++)
     roots_moved |= base->nodes[patches[k].index].op == WL_OP_COLL
                    && patches[k].a != base->nodes[patches[k].index].root;
-  WlGraph *g = g_new (WlGraph, 1);
-  *g = *base;
-  g->ref = 1;
-  g->path = g_strdup (path);
-  g->nodes = NULL;
-  g->base = wl_graph_ref (base);
-  g->roots_moved = roots_moved;
+  WlGraph *g = wl_graph_derived (base, path, roots_moved);
   g->patches = patches;
   g->n_patches = n;
   return g;

@@ -18,7 +18,7 @@
  *       tree: root, inner members, leaves) is not alike at its members,
  *       but member m of one group does what member m of another does when
  *       the two are laid out alike: the ranks of such a group are split
- *       by their place in it (split_roles), so that the group lies across
+ *       by their place in it (wl_classes_split_roles), so that the group lies across
  *       classes, one place per class.  Then either every member of the
  *       group is simulated (a "whole" group: it runs as in the full run),
  *       or none is, and its image (the group of the same node at its
@@ -81,7 +81,7 @@
  * times the refinement's rounds (at most the classes' count, a few for a
  * pipeline: classes split from the ends inwards).
  */
-#include "workload/replay_private.h"
+#include "workload/replay_classes_private.h"
 
 #include <string.h>
 
@@ -138,13 +138,6 @@ same_shape (const WlGraph *a, const WlGraph *b)
   return shape_of (a) == shape_of (b) || wl_graphs_alike (a, b, same_shape_node);
 }
 
-static guint64
-mix (guint64 h, guint64 v)
-{
-  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-  return h * 0xBF58476D1CE4E5B9ull;
-}
-
 /* A hash of what same_shape compares (a cheap subset). */
 static guint64
 shape_hash (const WlGraph *g)
@@ -153,25 +146,11 @@ shape_hash (const WlGraph *g)
   for (guint32 v = 0; v < g->n_nodes; v++)
     {
       const WlNode *n = &g->nodes[v];
-      h = mix (h, n->op | (guint64) n->n_children << 8 | (guint64) n->n_parents << 40);
-      h = mix (h, n->duration_ps ^ n->num_ops ^ (n->bytes << 1));
+      h = wl_classes_mix (h, n->op | (guint64) n->n_children << 8 | (guint64) n->n_parents << 40);
+      h = wl_classes_mix (h, n->duration_ps ^ n->num_ops ^ (n->bytes << 1));
     }
   return h;
 }
-
-/* The state of the search, freed by classes_free. */
-typedef struct
-{
-  WlReplay *r;
-  guint32 n;
-  guint32 *cls;       /* per rank: its class (the class's first rank) */
-  guint32 *peer_off;  /* per rank + 1: offsets into peers */
-  guint32 *peers;     /* per rank: its distinct peers, one per class */
-  GHashTable *p2p;    /* WlGraph* -> GArray of its sends' and receives' indices */
-  const char *roles_why; /* why some ranks were split by roles (split_roles), or NULL */
-  GString *roles_use;   /* the first collective whose group's places are roles, in words */
-  GString *detail;      /* what a refusal concerns, in words (wl_replay_classes_why) */
-} Classes;
 
 /* The indices of the sends and receives of rank I's trace. */
 static const GArray *
@@ -236,7 +215,7 @@ initial_classes (Classes *c)
       guint64 s;
       memcpy (&s, &speed, sizeof s);
       guint64 *key = &g_array_index (keys, guint64, i);
-      *key = mix (*h, s);
+      *key = wl_classes_mix (*h, s);
       /* Ranks whose hashes meet are compared.  The hash leaves out tags,
        * comm streams and kernel lists, so unlike ranks meet often (pairs
        * of stages alike but for their tags): on a mismatch, probe on to
@@ -245,7 +224,7 @@ initial_classes (Classes *c)
       while ((j = g_hash_table_lookup (first, key)) != NULL
              && !(same_shape (r->ranks[*j].graph, g)
                   && wl_params_rank_speed (&r->params, *j) == speed))
-        *key = mix (*key, 1);
+        *key = wl_classes_mix (*key, 1);
       if (j != NULL)
         c->cls[i] = *j;
       else
@@ -276,7 +255,7 @@ refine (Classes *c)
           const guint32 *idx = (const guint32 *) nodes->data;
           guint64 h = c->cls[i];
           for (guint e = 0; e < nodes->len; e++)
-            h = mix (h, c->cls[peer_of (c, i, idx[e])]);
+            h = wl_classes_mix (h, c->cls[peer_of (c, i, idx[e])]);
           guint64 *key = g_new (guint64, 2);
           key[0] = h;
           /* The class's first rank with this signature: a signature
@@ -387,291 +366,6 @@ check_peers (Classes *c, const char **why)
   return TRUE;
 }
 
-/* Whether collective node X is one the system runs (a broadcast may be
- * a delay only). */
-static gboolean
-runs_coll (const WlReplay *r, const WlNode *x)
-{
-  return x->op == WL_OP_COLL
-         && !(x->coll_kind == SYS_COLL_BROADCAST && r->params.timing.broadcast_as_delay);
-}
-
-/* The key of a collective for the checks run once per kind of use. */
-static GBytes *
-use_key (guint64 grp, const WlNode *x)
-{
-  guint64 key[4] = { grp, x->coll_kind, x->bytes, x->involved };
-  return g_bytes_new (key, sizeof key);
-}
-
-/* (4'): roles.  The groups on which some collective is not run alike by
- * the members (sys_group_alike): the places of their members are roles,
- * and ranks in different places are put in different classes.  A rank's
- * roles are summed over its groups (a sum: the order the groups are met
- * in is no part of it); two ranks whose roles the sum mixes up are found
- * out by check_groups. */
-static void
-split_roles (Classes *c)
-{
-  WlReplay *r = c->r;
-  g_autoptr (GHashTable) asked = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
-                                                       (GDestroyNotify) g_bytes_unref, NULL);
-  /* Per class's first rank: the indices of its collective nodes that are
-   * not alike (the class's ranks have its shape, so the same nodes). */
-  g_autoptr (GHashTable) role_nodes = g_hash_table_new_full (NULL, NULL, NULL,
-                                                            (GDestroyNotify) g_array_unref);
-  for (guint32 i = 0; i < c->n; i++)
-    {
-      if (c->cls[i] != i)
-        continue;
-      const WlGraph *g = r->ranks[i].graph;
-      GArray *nodes = NULL;
-      /* Long stretches of collectives on one group: the use last asked
-       * about is known. */
-      guint64 last[4] = { 0, 0, 0, 0 };
-      gboolean have_last = FALSE, last_unlike = FALSE;
-      guint32 hint = 0;
-      WlNode tmp;
-      for (guint32 v = 0; v < g->n_nodes; v++)
-        {
-          const WlNode *x = wl_graph_node_at (g, v, &hint, &tmp);
-          if (!runs_coll (r, x))
-            continue;
-          guint64 grp = wl_replay_node_group (r, x);
-          guint64 now[4] = { grp, x->coll_kind, x->bytes, x->involved };
-          if (!have_last || memcmp (now, last, sizeof now) != 0)
-            {
-              memcpy (last, now, sizeof now);
-              have_last = TRUE;
-              GBytes *b = use_key (grp, x);
-              gpointer known = g_hash_table_lookup (asked, b);
-              if (known != NULL)
-                {
-                  g_bytes_unref (b);
-                  last_unlike = GPOINTER_TO_INT (known) == 2;
-                }
-              else
-                {
-                  const char *why = NULL;
-                  SysCollKind kind = (SysCollKind) x->coll_kind;
-                  last_unlike = !sys_group_alike (r->sys, grp, kind, x->bytes, x->involved, &why);
-                  g_hash_table_insert (asked, b, GINT_TO_POINTER (last_unlike ? 2 : 1));
-                  /* Over shared ports too: two members' messages that meet
-                   * at one member's port at once are served by their
-                   * places in the group ((4'')). */
-                  if (last_unlike && c->roles_why == NULL)
-                    {
-                      c->roles_why = why;
-                      wl_classes_why_use (c->roles_use, r, grp, grp, x);
-                    }
-                }
-            }
-          if (!last_unlike)
-            continue;
-          if (nodes == NULL)
-            {
-              nodes = g_array_new (FALSE, FALSE, sizeof (guint32));
-              g_hash_table_insert (role_nodes, GUINT_TO_POINTER (i), nodes);
-            }
-          g_array_append_val (nodes, v);
-        }
-    }
-  if (g_hash_table_size (role_nodes) == 0)
-    return;
-  /* The groups with roles: those of every rank at its class's role nodes. */
-  g_autoptr (GHashTable) roles = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  for (guint32 i = 0; i < c->n; i++)
-    {
-      const GArray *nodes = g_hash_table_lookup (role_nodes, GUINT_TO_POINTER (c->cls[i]));
-      const WlGraph *g = r->ranks[i].graph;
-      guint64 last = 0;
-      guint32 hint = 0;
-      WlNode tmp;
-      for (guint e = 0; nodes != NULL && e < nodes->len; e++)
-        {
-          guint32 v = g_array_index (nodes, guint32, e);
-          guint64 grp = wl_replay_node_group (r, wl_graph_node_at (g, v, &hint, &tmp));
-          if ((e == 0 || grp != last) && !g_hash_table_contains (roles, &grp))
-            g_hash_table_add (roles, g_memdup2 (&grp, sizeof grp));
-          last = grp;
-        }
-    }
-  GHashTableIter it;
-  gpointer k;
-  g_autofree guint64 *role = g_new0 (guint64, c->n);
-  g_hash_table_iter_init (&it, roles);
-  while (g_hash_table_iter_next (&it, &k, NULL))
-    {
-      guint32 n = 0;
-      const guint32 *ranks = sys_group_ranks (r->sys, *(guint64 *) k, &n);
-      for (guint32 m = 0; m < n; m++)
-        role[ranks[m]] += mix (mix (n, m + 1), 2);
-    }
-  /* Split each class by role: the first rank of each (class, role). */
-  g_autoptr (GHashTable) first = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_autofree guint64 *key = g_new (guint64, c->n);
-  g_autofree guint32 *next = g_new (guint32, c->n);
-  for (guint32 i = 0; i < c->n; i++)
-    {
-      key[i] = mix (c->cls[i], role[i]);
-      guint32 *j;
-      /* Probe past keys that meet by chance. */
-      while ((j = g_hash_table_lookup (first, &key[i])) != NULL
-             && !(c->cls[*j] == c->cls[i] && role[*j] == role[i]))
-        key[i] = mix (key[i], 1);
-      if (j != NULL)
-        next[i] = *j;
-      else
-        {
-          next[i] = i;
-          g_hash_table_insert (first, &key[i], &next[i]);
-        }
-    }
-  memcpy (c->cls, next, c->n * sizeof (guint32));
-}
-
-/* Whether group GRP holds ranks of more than one class. */
-static gboolean
-spans (const Classes *c, guint64 grp)
-{
-  guint32 n = 0;
-  const guint32 *ranks = sys_group_ranks (c->r->sys, grp, &n);
-  for (guint32 m = 1; m < n; m++)
-    if (c->cls[ranks[m]] != c->cls[ranks[0]])
-      return TRUE;
-  return FALSE;
-}
-
-/* A group across classes met at a simulated rank: all its members are
- * simulated (its image is itself). */
-static gboolean
-whole (const Classes *c, guint64 grp, const char **why)
-{
-  guint32 n = 0;
-  const guint32 *ranks = sys_group_ranks (c->r->sys, grp, &n);
-  for (guint32 m = 0; m < n; m++)
-    if (c->cls[ranks[m]] != ranks[m])
-      return (*why = "a process group across classes holds simulated ranks and others", FALSE);
-  return TRUE;
-}
-
-/* A group across classes that no simulated rank joins, and its image:
- * the image's member in each place is the rank simulated for the group's
- * member there. */
-static gboolean
-placed_alike (const Classes *c, guint64 grp, guint64 img, const char **why)
-{
-  guint32 n = 0, n0 = 0;
-  const guint32 *ranks = sys_group_ranks (c->r->sys, grp, &n);
-  const guint32 *image = sys_group_ranks (c->r->sys, img, &n0);
-  if (n != n0)
-    return (*why = "a process group and its image differ in size", FALSE);
-  for (guint32 m = 0; m < n; m++)
-    if (c->cls[ranks[m]] != image[m])
-      return (*why = "a process group across classes whose image holds its members' classes "
-                     "in other places", FALSE);
-  return TRUE;
-}
-
-/* What check_groups knows of one group. */
-enum
-{
-  GROUP_IN_CLASS = 1, /* inside one class */
-  GROUP_WHOLE,        /* across classes, every member simulated */
-  GROUP_MIRROR        /* across classes, no member simulated, placed as its image */
-};
-
-/* (4): groups inside classes, or across classes whole or mirroring a
- * whole one; mapped onto the simulated ranks' groups, and alike there, or
- * run as their images.  Fills r->class_images with (group, image) pairs. */
-static gboolean
-check_groups (Classes *c, const char **why)
-{
-  WlReplay *r = c->r;
-  g_autoptr (GHashTable) image = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
-  g_autoptr (GHashTable) state = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  g_autoptr (GHashTable) asked = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
-                                                       (GDestroyNotify) g_bytes_unref, NULL);
-  /* The simulated ranks first: their groups are their own images. */
-  for (int pass = 0; pass < 2; pass++)
-    for (guint32 i = 0; i < c->n; i++)
-      {
-        if ((c->cls[i] == i) != (pass == 0))
-          continue;
-        const WlGraph *g = r->ranks[i].graph, *g0 = r->ranks[c->cls[i]].graph;
-        /* Long stretches of collectives on one group: the use last
-         * checked is known. */
-        guint64 last[5] = { 0, 0, 0, 0, 0 };
-        gboolean have_last = FALSE;
-        guint32 hint = 0, hint0 = 0;
-        WlNode tmp, tmp0;
-        for (guint32 v = 0; v < g->n_nodes; v++)
-          {
-            const WlNode *x = wl_graph_node_at (g, v, &hint, &tmp);
-            if (!runs_coll (r, x))
-              continue;
-            guint64 grp = wl_replay_node_group (r, x);
-            guint64 img = wl_replay_node_group (r, wl_graph_node_at (g0, v, &hint0, &tmp0));
-            guint64 now[5] = { grp, img, x->coll_kind, x->bytes, x->involved };
-            if (have_last && memcmp (now, last, sizeof now) == 0)
-              continue;
-            memcpy (last, now, sizeof now);
-            have_last = TRUE;
-            guint64 *have = g_hash_table_lookup (image, &grp);
-            if (have == NULL)
-              g_hash_table_insert (image, g_memdup2 (&grp, sizeof grp), g_memdup2 (&img, sizeof img));
-            else if (*have != img)
-              {
-                wl_classes_why_use (c->detail, r, grp, img, x);
-                return (*why = "the ranks of a class use their process groups in different orders",
-                        FALSE);
-              }
-            gint st = GPOINTER_TO_INT (g_hash_table_lookup (state, &grp));
-            if (st == 0)
-              {
-                if (!spans (c, grp))
-                  st = GROUP_IN_CLASS;
-                else if (pass == 0 ? !whole (c, grp, why) : !placed_alike (c, grp, img, why))
-                  {
-                    wl_classes_why_use (c->detail, r, grp, img, x);
-                    return FALSE;
-                  }
-                else
-                  st = pass == 0 ? GROUP_WHOLE : GROUP_MIRROR;
-                g_hash_table_insert (state, g_memdup2 (&grp, sizeof grp), GINT_TO_POINTER (st));
-              }
-            /* A whole group runs as it would in the full run; a group
-             * inside a class met at another rank than the class's first
-             * runs as its image, checked there. */
-            if (st == GROUP_WHOLE || (st == GROUP_IN_CLASS && pass > 0))
-              continue;
-            GBytes *b = use_key (grp, x);
-            if (!g_hash_table_add (asked, b))
-              continue;
-            if (st == GROUP_IN_CLASS
-                    ? !sys_group_alike (r->sys, grp, (SysCollKind) x->coll_kind, x->bytes,
-                                        x->involved, why)
-                    : !sys_group_mirrors (r->sys, grp, img, (SysCollKind) x->coll_kind, x->bytes,
-                                          x->involved, why))
-              {
-                wl_classes_why_use (c->detail, r, grp, img, x);
-                return FALSE;
-              }
-          }
-      }
-  r->class_images = g_array_new (FALSE, FALSE, sizeof (guint64));
-  GHashTableIter it;
-  gpointer k, v;
-  g_hash_table_iter_init (&it, image);
-  while (g_hash_table_iter_next (&it, &k, &v))
-    if (*(guint64 *) k != *(guint64 *) v)
-      {
-        g_array_append_val (r->class_images, *(guint64 *) k);
-        g_array_append_val (r->class_images, *(guint64 *) v);
-      }
-  return TRUE;
-}
-
 /* The channel peers of the simulated ranks: (rank, class) -> its peer. */
 static void
 keep_channels (WlReplay *r, const Classes *c)
@@ -725,7 +419,7 @@ wl_replay_classes (WlReplay *r, const char **why)
   c.cls = g_new (guint32, c.n);
   initial_classes (&c);
   counts[0] = count_classes (&c);
-  split_roles (&c);
+  wl_classes_split_roles (&c);
   counts[1] = count_classes (&c);
   gboolean ok = peers_valid (&c, why);
   guint32 count = ok ? refine (&c) : 0;
@@ -740,7 +434,7 @@ wl_replay_classes (WlReplay *r, const char **why)
                                        : "no two ranks run the same trace up to their peers",
             FALSE);
     }
-  ok = ok && check_peers (&c, why) && check_groups (&c, why);
+  ok = ok && check_peers (&c, why) && wl_classes_check_groups (&c, why);
   if (ok)
     {
       keep_channels (r, &c);

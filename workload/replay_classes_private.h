@@ -1,0 +1,45 @@
+/* replay_classes_private.h: the state of the search for symmetry classes,
+ * shared by replay_classes.c (traces, peers, the refinement, the result)
+ * and replay_classes_groups.c (process groups: roles, and groups inside
+ * or across classes).
+ *
+ * Layer: workload.  May include: system, network, sim, GLib.
+ */
+#ifndef ORRERY_WORKLOAD_REPLAY_CLASSES_PRIVATE_H
+#define ORRERY_WORKLOAD_REPLAY_CLASSES_PRIVATE_H
+
+#include "workload/replay_private.h"
+
+/* The state of the search, freed by classes_free. */
+typedef struct
+{
+  WlReplay *r;
+  guint32 n;
+  guint32 *cls;       /* per rank: its class (the class's first rank) */
+  guint32 *peer_off;  /* per rank + 1: offsets into peers */
+  guint32 *peers;     /* per rank: its distinct peers, one per class */
+  GHashTable *p2p;    /* WlGraph* -> GArray of its sends' and receives' indices */
+  const char *roles_why; /* why some ranks were split by roles (split_roles), or NULL */
+  GString *roles_use;   /* the first collective whose group's places are roles, in words */
+  GString *detail;      /* what a refusal concerns, in words (wl_replay_classes_why) */
+} Classes;
+
+/* V mixed into the hash H (not cryptographic: classes found by it are
+ * compared in full). */
+static inline guint64
+wl_classes_mix (guint64 h, guint64 v)
+{
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h * 0xBF58476D1CE4E5B9ull;
+}
+
+/* ---- replay_classes_groups.c ---------------------------------------------------------- */
+
+/* (4'): the ranks of C split by their places in the groups whose
+ * collectives their members do not run alike. */
+void wl_classes_split_roles (Classes *c);
+/* (4): the groups inside or across C's classes, checked; fills
+ * r->class_images.  FALSE with WHY set when one does not hold. */
+gboolean wl_classes_check_groups (Classes *c, const char **why);
+
+#endif /* ORRERY_WORKLOAD_REPLAY_CLASSES_PRIVATE_H */
