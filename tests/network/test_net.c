@@ -677,6 +677,23 @@ START_TEST (test_ports_ring_and_fc)
 }
 END_TEST
 
+/* An explicit graph of 3 ranks on one switch, duplex links of 1 GB/s and
+ * 100 ns; *DIM is the switch dimension the spec names (kept by the caller:
+ * the spec points at it).  The caller frees the graph. */
+static NetSpec
+three_on_switch (NetDimSpec *dim, NetGraphSpec **graph)
+{
+  NetGraphSpec *g = net_graph_spec_new (3);
+  guint32 sw = net_graph_spec_add_switch (g, "sw");
+  for (guint32 r = 0; r < 3; r++)
+    net_graph_spec_add_link (g, r, sw, 1e9, 100000, TRUE, 0);
+  *dim = sf_dim (NET_DIM_SWITCH, 3, 1e9, 100000);
+  NetSpec spec = sf_spec (dim, 1, NET_ROUND_PS);
+  spec.graph = g;
+  *graph = g;
+  return spec;
+}
+
 /* An explicit graph, 3 ranks on one switch (duplex links of 1 GB/s and
  * 100 ns): a message holds its route's first link (the sender's uplink)
  * and last link (the receiver's downlink).  0 -> 1 and 0 -> 2 share 0's
@@ -684,14 +701,10 @@ END_TEST
  * 1 us: it starts then and arrives at 2.2 us. */
 START_TEST (test_ports_graph)
 {
-  NetGraphSpec *g = net_graph_spec_new (3);
-  guint32 sw = net_graph_spec_add_switch (g, "sw");
-  for (guint32 r = 0; r < 3; r++)
-    net_graph_spec_add_link (g, r, sw, 1e9, 100000, TRUE, 0);
-  NetDimSpec dims[] = { sf_dim (NET_DIM_SWITCH, 3, 1e9, 100000) };
-  NetSpec spec = sf_spec (dims, 1, NET_ROUND_PS);
+  NetDimSpec dim;
+  NetGraphSpec *g;
+  NetSpec spec = three_on_switch (&dim, &g);
   spec.share_ports = TRUE;
-  spec.graph = g;
   sf_build_net (&spec, FALSE);
   net_graph_spec_free (g);
   net_send (sf.net, 0, 0, 1, 1000, on_delivered, deliveries, 1);
@@ -708,13 +721,9 @@ END_TEST
  * 100 ns: 1000 bytes from any rank to another take 2 x 100 ns + 1 us. */
 START_TEST (test_path_cache_shared)
 {
-  NetGraphSpec *g = net_graph_spec_new (3);
-  guint32 sw = net_graph_spec_add_switch (g, "sw");
-  for (guint32 r = 0; r < 3; r++)
-    net_graph_spec_add_link (g, r, sw, 1e9, 100000, TRUE, 0);
-  NetDimSpec dims[] = { sf_dim (NET_DIM_SWITCH, 3, 1e9, 100000) };
-  NetSpec spec = sf_spec (dims, 1, NET_ROUND_PS);
-  spec.graph = g;
+  NetDimSpec dim;
+  NetGraphSpec *g;
+  NetSpec spec = three_on_switch (&dim, &g);
   NetTopo *topo = net_topo_new (&spec, NULL);
   net_graph_spec_free (g);
   ck_assert_ptr_nonnull (topo);
