@@ -73,6 +73,8 @@ wl_dlrm_elem_bytes (WlDtype dtype)
 guint32
 wl_dlrm_exchange_bytes (const WlGenDlrm *req)
 {
+  if (req->exchange_dtype_set)
+    return wl_dlrm_elem_bytes (req->exchange_dtype);
   return wl_dlrm_elem_bytes (req->amp_casts && req->mlp_dtype_set ? req->mlp_dtype : req->dtype);
 }
 

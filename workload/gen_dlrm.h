@@ -161,6 +161,12 @@ typedef struct
    * per index), which the Keras optimizer applies with its own kernels
    * (gen_dlrm_emit.c, wl_dlrm_lookup_cost).  sgd and adam only. */
   gboolean tf_update;
+  /* When set, the pooled embeddings' exchange (and its gradients') element
+   * type, written directly by the lookups with no cast kernel: HugeCTR's
+   * embedding collection under mixed precision (emb_type fp16, Model::add
+   * in HugeCTR/src/pybind/model.cpp) with fp32 tables.  Not with amp_casts. */
+  gboolean exchange_dtype_set;
+  WlDtype exchange_dtype;
   const char *device;     /* kernel-model device (H100-SXM, ...); NULL: H100-SXM */
   WlShardKind sharding;   /* for every table without a plan line */
   const WlDlrmTablePlan *plan; /* NULL, or one per table (kind < WL_SHARD_N: given) */
@@ -242,8 +248,9 @@ guint32 wl_dlrm_interaction_out (const WlDlrmModel *m);
 
 /* Element bytes of a dtype (fp32 4, bf16 / fp16 2). */
 guint32 wl_dlrm_elem_bytes (WlDtype dtype);
-/* The bytes of an element of the pooled embeddings' exchange: the MLPs'
- * compute type with amp_casts (the lookups cast before it), else dtype's. */
+/* The bytes of an element of the pooled embeddings' exchange: exchange_dtype
+ * when set, the MLPs' compute type with amp_casts (the lookups cast before
+ * it), else dtype's. */
 guint32 wl_dlrm_exchange_bytes (const WlGenDlrm *req);
 
 /* ---- layout (gen_dlrm_shard.c) */

@@ -17,7 +17,7 @@
 typedef struct
 {
   char *preset, *tables, *bottom, *top, *interaction, *dtype, *mlp_dtype, *emb_opt, *sharding;
-  char *plan, *interaction_kernel, *pipeline, *emb_update;
+  char *plan, *interaction_kernel, *pipeline, *emb_update, *exchange_dtype;
   char *device, *out;
   gint ranks, ranks_per_node, batch, local_batch, dcn_layers, dcn_rank;
   gboolean dry_run, amp_casts;
@@ -78,6 +78,10 @@ dlrm_context (DlrmOptions *o)
       "it) and their gradients back, the MLP weights and their gradients cast, the loss "
       "scale's unscale of every gradient; memory-bound kernels by their bytes (default off)",
       NULL },
+    { "exchange-dtype", 0, 0, G_OPTION_ARG_STRING, &o->exchange_dtype,
+      "The pooled embeddings' exchange and its gradients' element type when the lookups "
+      "write it directly (HugeCTR under mixed precision: fp16), no cast kernel (default: "
+      "--dtype; with --amp-casts the MLP type)", "fp32|bf16|fp16" },
     { "emb-update", 0, 0, G_OPTION_ARG_STRING, &o->emb_update,
       "How the embeddings' backward and update run: fused (default: FBGEMM's TBE backward "
       "with the optimizer fused) or tf (TensorFlow's: the gather's gradient as one value "
@@ -340,6 +344,15 @@ dlrm_options (DlrmOptions *o, WlGenDlrm *req, GError **error)
                             "presets", req->device);
     }
   req->amp_casts = o->amp_casts;
+  req->exchange_dtype_set = o->exchange_dtype != NULL;
+  if (o->exchange_dtype != NULL
+      && (!wl_dtype_parse (o->exchange_dtype, &req->exchange_dtype)
+          || req->exchange_dtype == WL_DTYPE_FP8 || req->exchange_dtype == WL_DTYPE_TF32))
+    return input_error (error, "--exchange-dtype: '%s' is not fp32, bf16 or fp16",
+                        o->exchange_dtype);
+  if (o->exchange_dtype != NULL && o->amp_casts)
+    return input_error (error, "--exchange-dtype: --amp-casts already sets the exchange's type "
+                        "(the MLP type its casts go to)");
   if (o->emb_update != NULL && g_ascii_strcasecmp (o->emb_update, "tf") != 0
       && g_ascii_strcasecmp (o->emb_update, "fused") != 0)
     return input_error (error, "--emb-update: '%s' is not fused or tf", o->emb_update);
@@ -468,6 +481,7 @@ dlrm_options_clear (DlrmOptions *o)
   g_free (o->interaction_kernel);
   g_free (o->pipeline);
   g_free (o->emb_update);
+  g_free (o->exchange_dtype);
   g_free (o->device);
   g_free (o->out);
 }

@@ -156,6 +156,23 @@ check "... and said" has "$T/dcnd.out" "--dcn-layers is the dcnv2 interaction's"
   --ranks 4 --dtype bf16 --mlp-dtype fp32 --out "$T/bad" >"$T/wide.out" 2>&1
 check "--dtype bf16 --mlp-dtype fp32: exit 1" test $? -eq 1
 check "... and said" has "$T/wide.out" "--mlp-dtype fp32 is wider than --dtype bf16"
+# --exchange-dtype fp16 (HugeCTR's fp16 exchange from fp32 tables): the
+# preset on 8 ranks sends rank 0's table 0 as b x 128 x 2 = 2 MiB to each of
+# 7 ranks, half the fp32 exchange's 29,360,128 B; the tables stay fp32
+# (19.07 GiB).
+"$ORRERY" gen dlrm --preset dlrm-dcnv2-criteo1tb --ranks 8 --mlp-dtype fp16 \
+  --exchange-dtype fp16 --dry-run >"$T/x16.out" 2>&1
+check "--exchange-dtype fp16 halves the exchange" has "$T/x16.out" \
+  "rank 0: t0; all-to-all forward sent 14680064 B, received 52428800 B"
+check "... the tables stay fp32" grep -q "rank 0: t0; .* embeddings 19.07 GiB" "$T/x16.out"
+"$ORRERY" gen dlrm --tables "$T/four.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \
+  --ranks 4 --exchange-dtype fp8 --out "$T/bad" >"$T/x8.out" 2>&1
+check "--exchange-dtype fp8: exit 1" test $? -eq 1
+check "... and said" has "$T/x8.out" "--exchange-dtype: 'fp8' is not fp32, bf16 or fp16"
+"$ORRERY" gen dlrm --tables "$T/four.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \
+  --ranks 4 --mlp-dtype fp16 --amp-casts --exchange-dtype fp16 --out "$T/bad" >"$T/xa.out" 2>&1
+check "--exchange-dtype with --amp-casts: exit 1" test $? -eq 1
+check "... and said" has "$T/xa.out" "--exchange-dtype: --amp-casts already sets"
 "$ORRERY" gen dlrm --preset list >"$T/list.out"
 check "--preset list lists the preset" has "$T/list.out" "dlrm-dcnv2-criteo1tb"
 finish
