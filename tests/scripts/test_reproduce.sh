@@ -4,7 +4,8 @@
 # microbenchmarks must all be exact (skipped, with a "skip:" line, when the
 # shared data is absent: SHARED, default ../shared); the nccl-tests and
 # Qin et al. reproductions must run with --quick, print their tables and
-# exit 0; the DLRM / DCNv2 one runs its 1-GPU rows.  Prints one "ok NAME"
+# exit 0; the DLRM / DCNv2 one runs its 1-GPU rows, the MLPerf DLRM-DCNv2
+# one its three rows.  Prints one "ok NAME"
 # or "FAIL NAME" line per check, then "N checks, N failed"; exits 1 if any
 # check failed.
 # Usage: tests/scripts/test_reproduce.sh   (run by `make check` through
@@ -176,9 +177,57 @@ check "dlrm-dcnv2: the target line counts the rows within 15 %" has "$TMP/dlfake
 check "dlrm-dcnv2: of the real rows (+11.5 %, +26.9 %, +25.5 %, +33.9 %) one is" \
   has "$TMP/dlq.out" "(issue 22's target): 1 of 4 rows"
 
+# MLPerf Training v3.0 DLRM-DCNv2 (HugeCTR) on one node of 8 GPUs: three
+# rows.  Published: 55296 x 3793 samples (the steps between two
+# evaluations) over the logged interval; the DGX H100's 14,452.5 ms gives
+# 209,737,728 / 14.4525 s = 14.512 M samples/s, 3.8103 ms a step.
+# Predicted: 55296 over the printed step; the error against the published.
+M=$R/mlperf-dlrm-dcnv2/run
+"$M" --tsv >"$TMP/ml.out" 2>"$TMP/ml.err"
+check "mlperf-dlrm-dcnv2: exits 0" eq $? 0
+ml_row='^(nvidia-dgxh100|dell-xe9680-(a|h)100)	8	[0-9.]+	[0-9.]+	[+-][0-9.]+	[0-9.]+	[0-9.]+$'
+check "mlperf-dlrm-dcnv2: three rows" eq "$(count "$TMP/ml.out" "$ml_row")" 3
+check "mlperf-dlrm-dcnv2: the DGX H100's published figure is 14.512 M samples/s, 3.8103 ms" \
+  grep -q '^nvidia-dgxh100	8	14.512	[0-9.]*	[+-][0-9.]*	[0-9.]*	3.8103$' "$TMP/ml.out"
+check "mlperf-dlrm-dcnv2: published = 55296 / its step, predicted = 55296 / step, the error" \
+  awk -F'\t' '{ p = 55296 / ($7 / 1000) / 1e6; x = 55296 / ($6 / 1000) / 1e6
+         e = 100 * ($4 - $3) / $3
+         if (p - $3 > 0.002 || $3 - p > 0.002 || x - $4 > 0.002 || $4 - x > 0.002 ||
+             e - $5 > 0.1 || $5 - e > 0.1) bad = 1 }
+       END { exit bad }' "$TMP/ml.out"
+# Issue 22's target, met by every row (+6 to +9 %, README.md): a change that
+# takes one further than 15 % fails here.
+check "mlperf-dlrm-dcnv2: every row within 15 % of the published figure" \
+  awk -F'\t' '{ if ($5 > 15 || $5 < -15) bad = 1 } END { exit bad }' "$TMP/ml.out"
+check "mlperf-dlrm-dcnv2: nothing on stderr" test ! -s "$TMP/ml.err"
+# The tables are train.py's: sum of rows x 128 = 26,135,627,264 parameters
+# (the preset's, tests/workload/test_gen_dlrm.c).  The DGX H100's plan puts
+# table 0 and a quarter of table 20 on GPU 1: (40,000,000 + 10,000,000) x
+# 128 x 4 B = 25.6 GB = 23.84 GiB, and as much Adagrad state: the 51.2 GB
+# HugeCTR's planner gives GPU 1 ("mem cost", 8 bytes an element).
+"$M" --tables >"$TMP/ml.csv"
+"$M" --plan nvidia-dgxh100 >"$TMP/ml.plan"
+check "mlperf-dlrm-dcnv2 --plan: 26 tables, table 20 row-wise over GPUs 1-4" \
+  awk -F, '{ n++ } $1 == 20 && $2 == "row_wise" && $3 == "1 2 3 4" { r = 1 }
+           END { exit !(n == 26 && r) }' "$TMP/ml.plan"
+"$ORRERY" gen dlrm --tables "$TMP/ml.csv" --bottom-mlp 13-512-256-128 \
+  --top-mlp 1024-1024-512-256-1 --interaction dcnv2 --emb-optimizer adagrad --ranks 8 \
+  --batch 55296 --plan "$TMP/ml.plan" --dry-run >"$TMP/mlgen.out" 2>&1
+check "mlperf-dlrm-dcnv2 --tables: 26,135,627,264 embedding parameters" \
+  has "$TMP/mlgen.out" "26 tables, 26135627264 embedding parameters"
+check "mlperf-dlrm-dcnv2: GPU 1 holds 23.84 GiB of tables and as much Adagrad state" \
+  grep -q "^rank 1: t0 t20; .* embeddings 23.84 GiB, optimizer state 23.84 GiB" "$TMP/mlgen.out"
+ORRERY=$TMP/none "$M" >"$TMP/mlnone.out" 2>&1
+check "mlperf-dlrm-dcnv2 without orrery: exits 0" eq $? 0
+check "mlperf-dlrm-dcnv2 without orrery: skip line" has "$TMP/mlnone.out" "skip:"
+"$M" --bogus >/dev/null 2>"$TMP/bad.err"
+check "mlperf-dlrm-dcnv2: unknown option exits 1" eq $? 1
+"$M" --plan bogus >/dev/null 2>"$TMP/bad.err"
+check "mlperf-dlrm-dcnv2: unknown case exits 1" eq $? 1
+
 if command -v shellcheck >/dev/null 2>&1; then
   for s in astra-microbench nccl-busbw qin-micro25-alltoall training-throughput plan-published \
-           dlrm-dcnv2; do
+           dlrm-dcnv2 mlperf-dlrm-dcnv2; do
     check "shellcheck $s/run" shellcheck "$R/$s/run"
   done
   check "shellcheck training-throughput/layer" shellcheck "$R/training-throughput/layer"
