@@ -41,7 +41,8 @@ STATIC_XML ?= auto
 STATIC_XML_ARCHIVES := libxml2.a libicuuc.a libicudata.a liblzma.a libstdc++.a
 STATIC_XML_FOUND = $(shell for a in $(STATIC_XML_ARCHIVES); do \
                      [ -f "$$($(CC) -print-file-name=$$a)" ] || exit 0; done; echo yes)
-STATIC_XML_ON = $(and $(filter-out no,$(STATIC_XML)),$(if $(findstring -fsanitize,$(LDFLAGS)),,yes),$(STATIC_XML_FOUND))
+STATIC_XML_SAN = $(findstring -fsanitize,$(LDFLAGS))
+STATIC_XML_ON = $(and $(filter-out no,$(STATIC_XML)),$(if $(STATIC_XML_SAN),,yes),$(STATIC_XML_FOUND))
 STATIC_XML_LIBS = -Wl,-Bstatic -lxml2 -licuuc -licudata -llzma -lstdc++ -Wl,-Bdynamic \
                   $(shell pkg-config --libs $(filter-out libxml-2.0,$(PKGS)) 2>/dev/null) -lm
 ORRERY_LIBS = $(if $(STATIC_XML_ON),$(STATIC_XML_LIBS),$(LDLIBS))
