@@ -36,6 +36,8 @@
 
 #include <glib.h>
 
+#include "workload/trace_dir.h"
+
 /* Whether PATH names a JSON trace (it ends in ".json"). */
 gboolean wl_chakra_json_path (const char *path);
 
@@ -57,6 +59,11 @@ gboolean wl_chakra_convert (const char *in, const char *out, GError **error);
 /* The trace file of RANK in the set PREFIX: PREFIX.RANK.et, or
  * PREFIX.RANK.json when only that exists.  A new string. */
 char *wl_chakra_trace_path (const char *prefix, guint32 rank);
+/* The same, with what exists read from DIR, PREFIX's listing (NULL: asked
+ * of the file system per file); *EXISTS (when not NULL) says whether the
+ * file returned exists. */
+char *wl_chakra_trace_path_in (const WlTraceDir *dir, const char *prefix, guint32 rank,
+                               gboolean *exists);
 
 /* A set's traces are all .et or all .json: PATH, RANK's file in the set
  * PREFIX (wl_chakra_trace_path), is checked against its other form
@@ -65,5 +72,8 @@ char *wl_chakra_trace_path (const char *prefix, guint32 rank);
  * SIM_ERROR_INPUT) naming both files when they mix. */
 gboolean wl_chakra_trace_form_check (const char *prefix, guint32 rank, const char *path,
                                      const char *first, GError **error);
+/* The same, with what exists read from DIR (NULL: the file system). */
+gboolean wl_chakra_trace_form_check_in (const WlTraceDir *dir, const char *prefix, guint32 rank,
+                                        const char *path, const char *first, GError **error);
 
 #endif /* ORRERY_WORKLOAD_CHAKRA_JSON_H */

@@ -438,28 +438,41 @@ wl_chakra_convert (const char *in, const char *out, GError **error)
 }
 
 char *
-wl_chakra_trace_path (const char *prefix, guint32 rank)
+wl_chakra_trace_path_in (const WlTraceDir *dir, const char *prefix, guint32 rank,
+                         gboolean *exists)
 {
   char *et = g_strdup_printf ("%s.%u.et", prefix, rank);
-  if (g_file_test (et, G_FILE_TEST_EXISTS))
-    return et;
-  char *json = g_strdup_printf ("%s.%u.json", prefix, rank);
-  if (g_file_test (json, G_FILE_TEST_EXISTS))
+  gboolean found = wl_trace_dir_exists (dir, et);
+  if (!found)
     {
-      g_free (et);
-      return json;
+      char *json = g_strdup_printf ("%s.%u.json", prefix, rank);
+      if (wl_trace_dir_exists (dir, json))
+        {
+          g_free (et);
+          et = json;
+          found = TRUE;
+        }
+      else
+        g_free (json);
     }
-  g_free (json);
+  if (exists != NULL)
+    *exists = found;
   return et;
 }
 
+char *
+wl_chakra_trace_path (const char *prefix, guint32 rank)
+{
+  return wl_chakra_trace_path_in (NULL, prefix, rank, NULL);
+}
+
 gboolean
-wl_chakra_trace_form_check (const char *prefix, guint32 rank, const char *path,
-                            const char *first, GError **error)
+wl_chakra_trace_form_check_in (const WlTraceDir *dir, const char *prefix, guint32 rank,
+                               const char *path, const char *first, GError **error)
 {
   gboolean json = wl_chakra_json_path (path);
   g_autofree char *other = json ? NULL : g_strdup_printf ("%s.%u.json", prefix, rank);
-  const char *clash = other != NULL && g_file_test (other, G_FILE_TEST_EXISTS) ? other
+  const char *clash = other != NULL && wl_trace_dir_exists (dir, other) ? other
                       : first != NULL && wl_chakra_json_path (first) != json ? first
                                                                              : NULL;
   if (clash == NULL)
@@ -468,4 +481,11 @@ wl_chakra_trace_form_check (const char *prefix, guint32 rank, const char *path,
                "%s and %s: a workload's traces are all .et or all .json, not both (move one "
                "form aside)", path, clash);
   return FALSE;
+}
+
+gboolean
+wl_chakra_trace_form_check (const char *prefix, guint32 rank, const char *path,
+                            const char *first, GError **error)
+{
+  return wl_chakra_trace_form_check_in (NULL, prefix, rank, path, first, error);
 }

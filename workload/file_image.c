@@ -173,13 +173,13 @@ wl_file_image_map (WlFileImage *img, const char *path, GError **error)
                    path, g_strerror (errsv));
       return FALSE;
     }
-  if (!wl_file_check_regular (fd, path, error))
+  struct stat st;
+  if (!wl_file_check_regular_stat (fd, path, &st, error))
     {
       close (fd);
       return FALSE;
     }
-  struct stat st;
-  gboolean regular = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0;
+  gboolean regular = st.st_size > 0;
   if (regular && (guint64) st.st_size <= IMAGE_READ_MAX)
     image_read (img, fd, (gsize) st.st_size);
   else if (regular && (guint64) st.st_size <= (guint64) G_MAXSIZE)

@@ -451,16 +451,19 @@ wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
 {
   g_return_val_if_fail (r != NULL && prefix != NULL, FALSE);
   g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  /* One listing of the directory answers which files exist (trace_dir.h). */
+  g_autoptr (WlTraceDir) dir = wl_trace_dir_new (prefix, ranks);
   for (guint32 i = 0; i < ranks; i++)
     {
-      char *p = wl_chakra_trace_path (prefix, i);
-      if (!g_file_test (p, G_FILE_TEST_EXISTS))
+      gboolean exists;
+      char *p = wl_chakra_trace_path_in (dir, prefix, i, &exists);
+      if (!exists)
         {
           guint32 have = 0;
           while (have < G_MAXUINT32)
             {
-              g_autofree char *q = wl_chakra_trace_path (prefix, have);
-              if (!g_file_test (q, G_FILE_TEST_EXISTS))
+              g_autofree char *q = wl_chakra_trace_path_in (dir, prefix, have, &exists);
+              if (!exists)
                 break;
               have++;
             }
@@ -479,11 +482,13 @@ wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
           return FALSE;
         }
       g_ptr_array_add (paths, p);
-      if (!wl_chakra_trace_form_check (prefix, i, p, i > 0 ? paths->pdata[0] : NULL, error))
+      if (!wl_chakra_trace_form_check_in (dir, prefix, i, p, i > 0 ? paths->pdata[0] : NULL,
+                                          error))
         return FALSE;
     }
-  g_autofree char *extra = wl_chakra_trace_path (prefix, ranks);
-  if (g_file_test (extra, G_FILE_TEST_EXISTS))
+  gboolean extra_exists;
+  g_autofree char *extra = wl_chakra_trace_path_in (dir, prefix, ranks, &extra_exists);
+  if (extra_exists)
     {
       g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
                    "%s exists: the workload has more trace files than the topology's %u ranks",

@@ -30,17 +30,23 @@ gboolean
 wl_file_check_regular (int fd, const char *path, GError **error)
 {
   struct stat st;
-  if (fstat (fd, &st) != 0)
+  return wl_file_check_regular_stat (fd, path, &st, error);
+}
+
+gboolean
+wl_file_check_regular_stat (int fd, const char *path, struct stat *st, GError **error)
+{
+  if (fstat (fd, st) != 0)
     {
       int errsv = errno;
       g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: %s", path, g_strerror (errsv));
       return FALSE;
     }
-  if (S_ISREG (st.st_mode))
+  if (S_ISREG (st->st_mode))
     return TRUE;
   g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
                "%s: %s, not a trace file (a trace is a regular file, read more than once)",
-               path, file_kind (st.st_mode));
+               path, file_kind (st->st_mode));
   return FALSE;
 }
 

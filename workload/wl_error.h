@@ -11,6 +11,8 @@
 #ifndef ORRERY_WORKLOAD_WL_ERROR_H
 #define ORRERY_WORKLOAD_WL_ERROR_H
 
+#include <sys/stat.h>
+
 #include <glib.h>
 
 #include "sim/error.h"
@@ -25,6 +27,9 @@ GQuark wl_error_quark (void);
  * once (hashed, then loaded), and a device such as /dev/zero or a pipe
  * never ends, so only files are traces. */
 gboolean wl_file_check_regular (int fd, const char *path, GError **error);
+/* The same, leaving FD's status in *ST (when TRUE), so that a caller that
+ * needs it (the size) does not ask twice. */
+gboolean wl_file_check_regular_stat (int fd, const char *path, struct stat *st, GError **error);
 
 /* The same for PATH, opened for the check (without blocking on a FIFO);
  * FALSE with ERROR also when it cannot be opened. */

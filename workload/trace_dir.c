@@ -1,0 +1,103 @@
+/* trace_dir.c: which files of a trace set exist, from one listing of its
+ * directory (see trace_dir.h). */
+#include "workload/trace_dir.h"
+
+#include <dirent.h>
+#include <string.h>
+
+/* What the listing says of a name. */
+enum
+{
+  TRACE_DIR_HAS = 1, /* it exists */
+  TRACE_DIR_ASK = 2  /* a link, or of a type readdir did not say: ask */
+};
+
+struct _WlTraceDir
+{
+  char *prefix;
+  gsize off;          /* where the last path component of prefix starts */
+  GHashTable *names;  /* name in the directory -> TRACE_DIR_*; NULL: not listed */
+};
+
+/* Read the directory DIR_PATH's names that start with BASE followed by a
+ * dot into a new table, or NULL when it cannot be read or holds more than
+ * LIMIT entries. */
+static GHashTable *
+trace_dir_list (const char *dir_path, const char *base, guint64 limit)
+{
+  DIR *d = opendir (dir_path);
+  if (d == NULL)
+    return NULL;
+  GHashTable *names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gsize base_len = strlen (base);
+  guint64 seen = 0;
+  const struct dirent *e;
+  while ((e = readdir (d)) != NULL)
+    {
+      if (++seen > limit)
+        {
+          g_clear_pointer (&names, g_hash_table_destroy);
+          break;
+        }
+      if (strncmp (e->d_name, base, base_len) != 0 || e->d_name[base_len] != '.')
+        continue;
+      guint what = e->d_type == DT_LNK || e->d_type == DT_UNKNOWN ? TRACE_DIR_ASK
+                                                                  : TRACE_DIR_HAS;
+      g_hash_table_insert (names, g_strdup (e->d_name), GUINT_TO_POINTER (what));
+    }
+  closedir (d);
+  return names;
+}
+
+WlTraceDir *
+wl_trace_dir_new (const char *prefix, guint32 files)
+{
+  g_return_val_if_fail (prefix != NULL, NULL);
+  WlTraceDir *dir = g_new0 (WlTraceDir, 1);
+  dir->prefix = g_strdup (prefix);
+  const char *slash = strrchr (prefix, '/');
+  dir->off = slash != NULL ? (gsize) (slash - prefix) + 1 : 0;
+  if (files >= WL_TRACE_DIR_MIN_FILES)
+    {
+      g_autofree char *dir_path = dir->off > 0 ? g_strndup (prefix, dir->off) : g_strdup (".");
+      guint64 limit = (guint64) files * WL_TRACE_DIR_MAX_ENTRIES + 64;
+      dir->names = trace_dir_list (dir_path, prefix + dir->off, limit);
+    }
+  return dir;
+}
+
+void
+wl_trace_dir_free (WlTraceDir *dir)
+{
+  if (dir == NULL)
+    return;
+  if (dir->names != NULL)
+    g_hash_table_destroy (dir->names);
+  g_free (dir->prefix);
+  g_free (dir);
+}
+
+gboolean
+wl_trace_dir_listed (const WlTraceDir *dir)
+{
+  g_return_val_if_fail (dir != NULL, FALSE);
+  return dir->names != NULL;
+}
+
+gboolean
+wl_trace_dir_exists (const WlTraceDir *dir, const char *path)
+{
+  g_return_val_if_fail (path != NULL, FALSE);
+  if (dir == NULL || dir->names == NULL || !g_str_has_prefix (path, dir->prefix))
+    return g_file_test (path, G_FILE_TEST_EXISTS);
+  const char *name = path + dir->off;
+  const char *base = dir->prefix + dir->off;
+  gsize base_len = strlen (base);
+  /* Only the set's own names were kept: any other is asked. */
+  if (strncmp (name, base, base_len) != 0 || name[base_len] != '.' || strchr (name, '/') != NULL)
+    return g_file_test (path, G_FILE_TEST_EXISTS);
+  guint what = GPOINTER_TO_UINT (g_hash_table_lookup (dir->names, name));
+  if (what == TRACE_DIR_ASK)
+    return g_file_test (path, G_FILE_TEST_EXISTS);
+  return what == TRACE_DIR_HAS;
+}
