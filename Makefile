@@ -27,25 +27,6 @@ OPT      ?= -O2 -g
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
-# build/orrery links libxml2 statically, with what it needs that nothing else
-# loads (ICU, which is C++, and liblzma): the shared libxml2 brought in ICU's
-# libicuuc and libicudata and libstdc++, and loading those was about 4.5 ms
-# of CPU time of every run (of 16 ms for all the shared libraries; measured
-# on `orrery help`, tests/README.md "Performance").  Only where every
-# archive is installed (libxml2-dev, libicu-dev, liblzma-dev, and
-# libstdc++-12-dev from build-essential: make deps), and not in a sanitizer
-# build, whose runtime loads the shared libstdc++ (nothing may be linked
-# twice); else, or with STATIC_XML=no, everything is shared as before.
-# GLib and json-glib stay shared: Debian ships no json-glib archive.
-STATIC_XML ?= auto
-STATIC_XML_ARCHIVES := libxml2.a libicuuc.a libicudata.a liblzma.a libstdc++.a
-STATIC_XML_FOUND = $(shell for a in $(STATIC_XML_ARCHIVES); do \
-                     [ -f "$$($(CC) -print-file-name=$$a)" ] || exit 0; done; echo yes)
-STATIC_XML_SAN = $(findstring -fsanitize,$(LDFLAGS))
-STATIC_XML_ON = $(and $(filter-out no,$(STATIC_XML)),$(if $(STATIC_XML_SAN),,yes),$(STATIC_XML_FOUND))
-STATIC_XML_LIBS = -Wl,-Bstatic -lxml2 -licuuc -licudata -llzma -lstdc++ -Wl,-Bdynamic \
-                  $(shell pkg-config --libs $(filter-out libxml-2.0,$(PKGS)) 2>/dev/null) -lm
-ORRERY_LIBS = $(if $(STATIC_XML_ON),$(STATIC_XML_LIBS),$(LDLIBS))
 CPPFLAGS += -I. -I$(BUILD)/gen -D_GNU_SOURCE
 CFLAGS   += $(WARN) $(OPT) $(PKG_CFLAGS)
 LDLIBS   += $(PKG_LIBS) -lm
@@ -62,8 +43,7 @@ TEST_SUPPORT_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SUPPORT))
 BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCH_BIN := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
-DEBIAN_PKGS := build-essential pkg-config libglib2.0-dev libxml2-dev libicu-dev liblzma-dev \
-               libxml2-utils check \
+DEBIAN_PKGS := build-essential pkg-config libglib2.0-dev libxml2-dev libxml2-utils check \
                libprotobuf-c-dev protobuf-c-compiler libjson-glib-dev libyaml-dev \
                zlib1g-dev time gnuplot-nox parallel clang libclang-rt-14-dev \
                valgrind cppcheck clang-tidy
@@ -136,7 +116,7 @@ $(BUILD)/liborrery.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/orrery: $(BUILD)/obj/sim/app/main.o $(BUILD)/liborrery.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(ORRERY_LIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/%.c $(BUILD)/liborrery.a $(TEST_SUPPORT_OBJ) $(GEN_HDR)
 	@mkdir -p $(dir $@)
