@@ -9,6 +9,7 @@
 #include "sim/app/cli.h"
 #include "sim/app/cmd_gen.h"
 #include "sim/app/plan_dlrm_private.h"
+#include "sim/app/plan_out.h"
 #include "sim/app/plan_pool.h"
 #include "sim/app/plan_run.h"
 #include "sim/error.h"
@@ -428,14 +429,13 @@ run (const Options *o, DlrmEnv *env, GError **error)
   if (o->explain != UNSET)
     return explain (o, env, error);
   /* The output folder first: a wrong --out is said before any simulation. */
-  if (o->out != NULL && g_mkdir_with_parents (o->out, 0755) != 0)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out %s: cannot make the folder%s",
-                   o->out, g_file_test (o->out, G_FILE_TEST_EXISTS)
-                             && !g_file_test (o->out, G_FILE_TEST_IS_DIR)
-                             ? " (a file of that name is there)" : "");
-      return 1;
-    }
+  const char *const names[] = { "plan.csv", "plan.txt" };
+  const PlanOutInput ins[] = { { "--tables", o->tables }, { "--config", o->config } };
+  gboolean created = FALSE;
+  if (o->out != NULL
+      && !plan_out_prepare (o->out, names, G_N_ELEMENTS (names), ins, G_N_ELEMENTS (ins),
+                            &created, error))
+    return 1;
   g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func ((GDestroyNotify) dlrm_cand_free);
   gint64 t0 = g_get_monotonic_time ();
   DlrmCand *best = dlrm_search (env, all);

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# test_plan_inputs.sh: what a new user of `orrery plan` and `orrery plan
+# --dlrm` gets wrong, each said before any simulation, exit 1, naming the
+# option and the value, and nothing written outside the outputs asked for
+# (brief h18v: the defects found trying the planners as a newcomer).
+. "$(dirname "$0")/lib.sh"
+make_tmp
+T=$TMP
+CFG=configs/hgx-h100.xml
+# Two small tables: the 7 baselines of a --budget 0 search take well under
+# a second.
+printf 'rows,dim,pooling\n4000000,64,20\n100000,64,1\n' >"$T/t.csv"
+DLRM=(plan --dlrm --bottom-mlp 13-64 --top-mlp 128-1 --batch 1024 --config "$CFG" --budget 0)
+
+# ---- --out: a folder that takes no file is said before the search ---------------------
+"$ORRERY" "${DLRM[@]}" --tables "$T/t.csv" --out /proc/self >"$T/o1.out" 2>"$T/o1.err"
+check "plan --dlrm --out /proc/self: exit 1" test $? -eq 1
+check "  named as --out, with the folder" \
+  has "$T/o1.err" "--out: cannot create files in /proc/self"
+check "  before any simulation (no counts line)" sh -c "! grep -q '^candidates:' '$T/o1.out'"
+
+# ---- --out: never over an input ------------------------------------------------------
+# The tables saved as DIR/plan.csv or DIR/plan.txt, then --out DIR: the
+# planner would replace them with its own plan.csv or plan.txt.
+for name in plan.csv plan.txt; do
+  mkdir -p "$T/in-$name"
+  cp "$T/t.csv" "$T/in-$name/$name"
+  "$ORRERY" "${DLRM[@]}" --tables "$T/in-$name/$name" --out "$T/in-$name" >"$T/i.out" 2>&1
+  check "--tables DIR/$name with --out DIR: exit 1" test $? -eq 1
+  check "  names --tables and $name" \
+    sh -c "grep -q -- '--tables $T/in-$name/$name' '$T/i.out' && grep -q 'is an input' '$T/i.out'"
+  check "  the tables are left as they were" cmp -s "$T/t.csv" "$T/in-$name/$name"
+done
+# orrery plan (transformers): its one output, plan.csv, over --config.
+mkdir -p "$T/cfg"
+cp "$CFG" "$T/cfg/plan.csv"
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config "$T/cfg/plan.csv" \
+  --space "tp=8;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b" --out "$T/cfg" >"$T/c.out" 2>&1
+check "plan --config DIR/plan.csv --out DIR: exit 1" test $? -eq 1
+check "  names --config" has "$T/c.out" "is an input"
+check "  the config is left as it was" cmp -s "$CFG" "$T/cfg/plan.csv"
+finish
