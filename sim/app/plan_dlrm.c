@@ -65,8 +65,8 @@ context (Options *o)
     { "emb-optimizer", 0, 0, G_OPTION_ARG_STRING, &o->emb_opt,
       "adagrad (preset's default), rowwise-adagrad (--tables' default), adam or sgd", "NAME" },
     { "device", 0, 0, G_OPTION_ARG_STRING, &o->device,
-      "Device whose memory bounds a plan and whose kernel model prices the traces "
-      "(default: the cluster's)", "NAME" },
+      "Device whose memory bounds a plan and whose L2 the lookups' bytes assume; the "
+      "compute is priced by the cluster's <compute> (default: the cluster's device)", "NAME" },
     { "top", 'k', 0, G_OPTION_ARG_INT, &o->top, "Candidates listed, fastest first (default 5)",
       "K" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &o->jobs,
@@ -425,6 +425,15 @@ run (const Options *o, DlrmEnv *env, GError **error)
           o->config, r->global_batch,
           r->global_batch / r->ranks, dt, r->device,
           env->capacity_B / 1073741824.0, env->budget);
+  /* As orrery plan says it: a device other than the cluster's does not
+   * price the compute, which the cluster's kernel or roofline model does. */
+  const WlParams *wl = &env->cfg->wl;
+  if (o->device != NULL && g_ascii_strcasecmp (r->device, wl->device) != 0
+      && wl->compute != WL_COMPUTE_REPLAY)
+    printf ("note: --device %s sets the memory limit and the L2 of the lookup model only; the "
+            "compute is priced by the cluster's <compute>: %s%s\n", r->device,
+            wl->compute == WL_COMPUTE_KERNEL ? "kernels priced as " : "its peak and bandwidth",
+            wl->compute != WL_COMPUTE_KERNEL ? "" : wl->device[0] ? wl->device : "its device");
   fflush (stdout);
   if (o->explain != UNSET)
     return explain (o, env, error);

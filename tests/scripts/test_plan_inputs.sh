@@ -12,6 +12,23 @@ CFG=configs/hgx-h100.xml
 printf 'rows,dim,pooling\n4000000,64,20\n100000,64,1\n' >"$T/t.csv"
 DLRM=(plan --dlrm --bottom-mlp 13-64 --top-mlp 128-1 --batch 1024 --config "$CFG" --budget 0)
 
+# ---- --device on a kernel-model cluster: the memory limit, not the compute ------------
+# configs/hgx-h100.xml prices every compute node with the kernel model as
+# H100-SXM (<compute model="kernel" device="H100-SXM"/>); --device A100-80GB
+# changes the memory that bounds a plan (79.22 GiB) but not that pricing,
+# and the header must say so, as `orrery plan` (transformers) does.
+"$ORRERY" "${DLRM[@]}" --tables "$T/t.csv" >"$T/d0.out" 2>/dev/null
+"$ORRERY" "${DLRM[@]}" --tables "$T/t.csv" --device A100-80GB >"$T/d1.out" 2>/dev/null
+check "plan --dlrm --device A100-80GB runs (exit 0)" test $? -eq 0
+check "  the header says --device sets the memory limit, the compute priced as H100-SXM" \
+  has "$T/d1.out" "note: --device A100-80GB sets the memory limit"
+check "  and names the cluster's device" has "$T/d1.out" "kernels priced as H100-SXM"
+t0=$(awk '$1 == "0" && /greedy by size/ { print $(NF - 5), $(NF - 4) }' "$T/d0.out" | head -n 1)
+t1=$(awk '$1 == "0" && /greedy by size/ { print $(NF - 5), $(NF - 4) }' "$T/d1.out" | head -n 1)
+check "  (baseline 0's time is the same with and without it: $t1)" eq "$t1" "$t0"
+check "  no note when --device is the cluster's own" \
+  sh -c "! grep -q '^note: --device' '$T/d0.out'"
+
 # ---- --out: a folder that takes no file is said before the search ---------------------
 "$ORRERY" "${DLRM[@]}" --tables "$T/t.csv" --out /proc/self >"$T/o1.out" 2>"$T/o1.err"
 check "plan --dlrm --out /proc/self: exit 1" test $? -eq 1
