@@ -121,6 +121,26 @@ plan_context (PlanOptions *o)
   return ctx;
 }
 
+/* The sizes gen transformer refuses whatever the split (its own checks,
+ * wl_gen_transformer_microbatches): said once, naming the options, rather
+ * than as every candidate pruned "refused by the generator". */
+static gboolean
+plan_model_shape (const WlTransformerModel *m, GError **error)
+{
+  guint32 kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+  if (m->hidden % m->heads != 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: the heads (%u) must divide the hidden "
+                 "size (%u): the head dimension is hidden / heads (--heads, --hidden)",
+                 m->name, m->heads, m->hidden);
+  else if (kv > m->heads || m->heads % kv != 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: the kv heads (%u) must divide the "
+                 "heads (%u) (--kv-heads, --heads)", m->name, kv, m->heads);
+  else if (m->experts > 0 && m->top_k > m->experts)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: --top-k (%u) must be at most "
+                 "--experts (%u)", m->name, m->top_k, m->experts);
+  return error == NULL || *error == NULL;
+}
+
 /* The model: the preset, then the sizes given. */
 static gboolean
 plan_model (const PlanOptions *o, WlTransformerModel *m, GError **error)
@@ -175,7 +195,7 @@ plan_model (const PlanOptions *o, WlTransformerModel *m, GError **error)
                    "need --model PRESET, or --layers --hidden --heads --vocab --seq");
       return FALSE;
     }
-  return TRUE;
+  return plan_model_shape (m, error);
 }
 
 /* The checks, the configuration and the problem, in the order their

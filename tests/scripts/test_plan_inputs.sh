@@ -56,4 +56,22 @@ cp "$CFG" "$T/cfg/plan.csv"
 check "plan --config DIR/plan.csv --out DIR: exit 1" test $? -eq 1
 check "  names --config" has "$T/c.out" "is an input"
 check "  the config is left as it was" cmp -s "$CFG" "$T/cfg/plan.csv"
+# ---- a model no candidate can make ---------------------------------------------------
+# Sizes the generator refuses whatever the split (32 heads do not divide a
+# hidden size of 100; 5 kv heads do not divide 32 heads; top-k 4 of 2
+# experts): said with the options and values, before the space, instead of
+# every candidate "pruned, refused by the generator" with no reason.
+TINY=(plan --model llama3-8b --config "$CFG" --global-batch 8 --layers 2
+      --space "tp=1,2;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b")
+"$ORRERY" "${TINY[@]}" --hidden 100 >"$T/m1.out" 2>&1
+check "plan --hidden 100 (llama3-8b's 32 heads): exit 1" test $? -eq 1
+check "  says heads must divide hidden, with both values" \
+  has "$T/m1.out" "the heads (32) must divide the hidden size (100)"
+check "  before the space" sh -c "! grep -q '^space:' '$T/m1.out'"
+"$ORRERY" "${TINY[@]}" --kv-heads 5 >"$T/m2.out" 2>&1
+check "plan --kv-heads 5 (32 heads): exit 1, named" \
+  sh -c "test $? -eq 1 && grep -q 'the kv heads (5) must divide the heads (32)' '$T/m2.out'"
+"$ORRERY" "${TINY[@]}" --experts 2 --top-k 4 >"$T/m3.out" 2>&1
+check "plan --experts 2 --top-k 4: exit 1, named" \
+  sh -c "test $? -eq 1 && grep -q -- '--top-k (4) must be at most --experts (2)' '$T/m3.out'"
 finish
