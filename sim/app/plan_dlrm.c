@@ -60,8 +60,8 @@ context (Options *o)
     { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype,
       "Embeddings' and MLPs' data type: fp32 (default), bf16 or fp16", "fp32|bf16|fp16" },
     { "mlp-dtype", 0, 0, G_OPTION_ARG_STRING, &o->mlp_dtype,
-      "The MLPs' compute type under mixed precision, as gen dlrm (default: --dtype)",
-      "fp32|bf16|fp16" },
+      "The MLPs' compute type under mixed precision, as gen dlrm (default: --dtype; tf32 on "
+      "a device with a TF32 rate)", "fp32|tf32|bf16|fp16" },
     { "emb-optimizer", 0, 0, G_OPTION_ARG_STRING, &o->emb_opt,
       "adagrad (preset's default), rowwise-adagrad (--tables' default), adam or sgd", "NAME" },
     { "device", 0, 0, G_OPTION_ARG_STRING, &o->device,
@@ -174,6 +174,13 @@ problem (const Options *o, AppConfig *cfg, DlrmEnv *env, GError **error)
       return FALSE;
     }
   r->device = d->name;
+  /* gen dlrm's rule (cmd_gen_dlrm.c), so that plan.txt makes traces. */
+  if (r->mlp_dtype_set && r->mlp_dtype == WL_DTYPE_TF32 && !(d->peak_flops[WL_DTYPE_TF32] > 0))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--mlp-dtype tf32: a %s has no TF32 rate in orrery's presets", d->name);
+      return FALSE;
+    }
   env->capacity_B = d->mem_capacity_B;
   env->T = r->model.tables->len;
   env->budget = o->budget == UNSET ? PLAN_DLRM_BUDGET : (guint) o->budget;

@@ -56,6 +56,17 @@ cp "$CFG" "$T/cfg/plan.csv"
 check "plan --config DIR/plan.csv --out DIR: exit 1" test $? -eq 1
 check "  names --config" has "$T/c.out" "is an input"
 check "  the config is left as it was" cmp -s "$CFG" "$T/cfg/plan.csv"
+# ---- plan --dlrm takes what gen dlrm takes, no more ----------------------------------
+# --mlp-dtype tf32 on a device without a TF32 rate (the H100 preset has
+# none): gen dlrm refuses it, so the planner must too (its plan.txt could
+# not be made into traces); it priced the GEMMs as bf16 instead.
+"$ORRERY" gen dlrm --tables "$T/t.csv" --bottom-mlp 13-64 --top-mlp 128-1 --batch 1024 \
+  --ranks 8 --mlp-dtype tf32 --dry-run >"$T/g.out" 2>&1
+check "gen dlrm --mlp-dtype tf32 on H100-SXM: refused (exit 1)" test $? -eq 1
+"$ORRERY" "${DLRM[@]}" --tables "$T/t.csv" --mlp-dtype tf32 >"$T/p.out" 2>&1
+check "plan --dlrm --mlp-dtype tf32 on H100-SXM: refused too (exit 1)" test $? -eq 1
+check "  in gen dlrm's words" has "$T/p.out" "--mlp-dtype tf32: a H100-SXM has no TF32 rate"
+
 # ---- a model no candidate can make ---------------------------------------------------
 # Sizes the generator refuses whatever the split (32 heads do not divide a
 # hidden size of 100; 5 kv heads do not divide 32 heads; top-k 4 of 2
