@@ -67,6 +67,18 @@ check "gen dlrm --mlp-dtype tf32 on H100-SXM: refused (exit 1)" test $? -eq 1
 check "plan --dlrm --mlp-dtype tf32 on H100-SXM: refused too (exit 1)" test $? -eq 1
 check "  in gen dlrm's words" has "$T/p.out" "--mlp-dtype tf32: a H100-SXM has no TF32 rate"
 
+# ---- an ASTRA-sim file given as --config ---------------------------------------------
+# configs/astra/switch_4x8.yml is an ASTRA-sim network config: libxml2's
+# "Start tag expected" alone does not say what to do; the message names
+# the options that take it.
+for cmd in "plan --model llama3-8b --global-batch 8" "run --workload $T/none"; do
+  # shellcheck disable=SC2086  # the command's words
+  "$ORRERY" $cmd --config configs/astra/switch_4x8.yml >"$T/a.out" 2>&1
+  check "${cmd%% *} --config an ASTRA-sim .yml: exit 1" test $? -eq 1
+  check "  names --astra-network" \
+    has "$T/a.out" "ASTRA-sim's network .yml is orrery run's --astra-network"
+done
+
 # ---- a model no candidate can make ---------------------------------------------------
 # Sizes the generator refuses whatever the split (32 heads do not divide a
 # hidden size of 100; 5 kv heads do not divide 32 heads; top-k 4 of 2
