@@ -318,6 +318,19 @@ check plan_left_out same_file "$out.err" \
 check plan_tie_label grep -q '>4, 5<' "$out-time-memory.svg"
 check plan_fastest_in_key grep -q "tp2 pp1 v1 dp4 mb2 zero1 none 1f1b" "$out-time-memory.svg"
 check plan_title grep -q "hand: iteration time against memory per GPU" "$out-time-memory.svg"
+# The title fits the picture: each line, centred at its x, at most half its
+# characters x 11 px (a 20-point sans glyph is about 0.55 em) left of it.
+# On one line (91 characters, centred over the narrow plot beside the key)
+# it began left of the picture's edge.
+title_fits () {
+  awk '/text-anchor="middle"/ && match($0, /translate\([0-9.]+/) {
+         x = substr($0, RSTART + 10, RLENGTH - 10); next }
+       x != "" && /<text>/ { t = $0; gsub(/^[ \t]*<text>|<\/text>.*$/, "", t)
+         if (t ~ /against memory|Pareto front/) { seen++; if (x - length(t) * 11 / 2 < 0) bad++ }
+         x = "" }
+       END { exit !(seen > 0 && !bad) }' "$1"
+}
+check plan_title_fits title_fits "$out-time-memory.svg"
 cp "$out-time-memory.dat" "$TMP/first.dat"
 "$PLOT" --plan "$TMP/hand.csv" -o "$out" >/dev/null 2>&1
 check plan_deterministic cmp -s "$TMP/first.dat" "$out-time-memory.dat"
