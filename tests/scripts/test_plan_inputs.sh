@@ -79,6 +79,25 @@ for cmd in "plan --model llama3-8b --global-batch 8" "run --workload $T/none"; d
     has "$T/a.out" "ASTRA-sim's network .yml is orrery run's --astra-network"
 done
 
+# ---- gen dlrm --out never over its --tables or --plan ---------------------------------
+# An input named like a trace of the set (PREFIX.0.et, or PREFIX.2.et,
+# which the write removes as left from a larger set) was replaced or
+# removed by the traces.
+mkdir -p "$T/ov"
+cp "$T/t.csv" "$T/ov/d.0.et"
+"$ORRERY" gen dlrm --tables "$T/ov/d.0.et" --bottom-mlp 13-64 --top-mlp 128-1 --batch 64 \
+  --ranks 2 --out "$T/ov/d" >"$T/ov.out" 2>&1
+check "gen dlrm --tables P.0.et --out P: exit 1" test $? -eq 1
+check "  names --tables" has "$T/ov.out" "is an input (--tables $T/ov/d.0.et)"
+check "  the tables are left as they were" cmp -s "$T/t.csv" "$T/ov/d.0.et"
+cp "$T/t.csv" "$T/ov/t.csv"
+printf '0,row_wise\n' >"$T/ov/p.2.et"
+"$ORRERY" gen dlrm --tables "$T/ov/t.csv" --plan "$T/ov/p.2.et" --bottom-mlp 13-64 \
+  --top-mlp 128-1 --batch 64 --ranks 2 --out "$T/ov/p" >"$T/ov2.out" 2>&1
+check "gen dlrm --plan P.2.et --out P (2 ranks): exit 1, named" \
+  sh -c "test $? -eq 1 && grep -q -- 'is an input (--plan' '$T/ov2.out'"
+check "  the plan file is still there" test -s "$T/ov/p.2.et"
+
 # ---- a model no candidate can make ---------------------------------------------------
 # Sizes the generator refuses whatever the split (32 heads do not divide a
 # hidden size of 100; 5 kv heads do not divide 32 heads; top-k 4 of 2
