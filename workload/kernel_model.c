@@ -420,8 +420,13 @@ double
 wl_kernel_bound_ns (const WlKernelDevice *dev, const WlKernel *k)
 {
   const WlDevice *hw = wl_device_preset (dev->name);
-  WlDtype t = k->op == WL_KERNEL_MEM ? WL_DTYPE_FP32 : usable_dtype (hw, (WlDtype) k->dtype);
-  return MAX (wl_kernel_flops (k) / peak_of (hw, t), wl_kernel_bytes (k) / hw->mem_bw_Bps) * 1e9;
+  /* The kernel as it runs (wl_kernel_ns): a type the device lacks as bf16,
+   * with bf16's bytes (a TF32 GEMM on an H100 moves half its fp32 bytes). */
+  WlKernel as_run = *k;
+  as_run.dtype = (guint8) usable_dtype (hw, (WlDtype) k->dtype);
+  WlDtype t = k->op == WL_KERNEL_MEM ? WL_DTYPE_FP32 : (WlDtype) as_run.dtype;
+  return MAX (wl_kernel_flops (&as_run) / peak_of (hw, t),
+              wl_kernel_bytes (&as_run) / hw->mem_bw_Bps) * 1e9;
 }
 
 double

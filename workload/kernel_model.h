@@ -155,7 +155,8 @@ guint wl_kernel_gemm_split (const WlKernelDevice *dev, const WlKernel *kernel);
  * reduction kernel's launch included). */
 double wl_kernel_ns (const WlKernelDevice *dev, const WlKernel *kernel);
 
-/* The physical floor of one launch: max (FLOPs / peak of its dtype,
+/* The physical floor of one launch as it runs (a dtype the device lacks
+ * as bf16, as wl_kernel_ns runs it): max (FLOPs / peak of its dtype,
  * bytes / full bandwidth), ns. */
 double wl_kernel_bound_ns (const WlKernelDevice *dev, const WlKernel *kernel);
 

@@ -10,6 +10,7 @@
 #include "sim/app/cli.h"
 #include "sim/app/config.h"
 #include "sim/error.h"
+#include "sim/out_file.h"
 #include "workload/compute.h"
 #include "workload/gen_dlrm.h"
 #include "workload/kernel_model.h"
@@ -505,8 +506,16 @@ dlrm_plan (const DlrmOptions *o, WlGenDlrm *req, WlDlrmTablePlan **plan, GError 
  * bytes a peer (the exchanges' nodes) and 512 a cross layer (measured:
  * 100000 layers wrote 36 MB a rank, 360 bytes a layer). */
 static gboolean
-dlrm_output_check (const WlGenDlrm *req, GError **error)
+dlrm_output_check (const DlrmOptions *o, const WlGenDlrm *req, GError **error)
 {
+  /* An input named like a trace of the set would be replaced by it, or
+   * removed after it as left from a larger set (app_gen_set_end). */
+  const char *ins[][2] = { { "--tables", o->tables }, { "--plan", o->plan } };
+  for (guint i = 0; i < G_N_ELEMENTS (ins); i++)
+    if (ins[i][1] != NULL && sim_out_file_in_set (ins[i][1], o->out))
+      return input_error (error, "--out %s: a trace of its set is an input (%s %s): writing "
+                          "the set would destroy it; name another prefix", o->out, ins[i][0],
+                          ins[i][1]);
   guint64 per_file = 16384 + 512 * (guint64) req->ranks
                      + (req->model.dcn ? 512 * (guint64) req->model.dcn_layers : 0);
   return app_gen_output_check (req->ranks, per_file, error);
@@ -533,7 +542,7 @@ app_cmd_gen_dlrm (int argc, char **argv)
   else if (!dlrm_options (&o, &req, &error) || !dlrm_plan (&o, &req, &plan, &error)
            || (l = wl_dlrm_layout_new (&req, &error)) == NULL
            || (!o.dry_run
-               && (!dlrm_output_check (&req, &error)
+               && (!dlrm_output_check (&o, &req, &error)
                    || (set = app_gen_set_begin (o.out, req.ranks, &error)) == NULL)))
     code = app_cli_fail ("gen dlrm", error);
   else

@@ -1,8 +1,6 @@
 /* cmd_plan.c: `orrery plan`; see cmd_plan.h. */
 #include "sim/app/cmd_plan.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <glib/gstdio.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -17,6 +15,7 @@
 #include "sim/out_file.h"
 #include "sim/app/config.h"
 #include "sim/app/plan_dlrm.h"
+#include "sim/app/plan_out.h"
 #include "sim/app/plan_pool.h"
 #include "sim/app/plan_run.h"
 #include "sim/app/plan_space.h"
@@ -122,6 +121,26 @@ plan_context (PlanOptions *o)
   return ctx;
 }
 
+/* The sizes gen transformer refuses whatever the split (its own checks,
+ * wl_gen_transformer_microbatches): said once, naming the options, rather
+ * than as every candidate pruned "refused by the generator". */
+static gboolean
+plan_model_shape (const WlTransformerModel *m, GError **error)
+{
+  guint32 kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+  if (m->hidden % m->heads != 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: the heads (%u) must divide the hidden "
+                 "size (%u): the head dimension is hidden / heads (--heads, --hidden)",
+                 m->name, m->heads, m->hidden);
+  else if (kv > m->heads || m->heads % kv != 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: the kv heads (%u) must divide the "
+                 "heads (%u) (--kv-heads, --heads)", m->name, kv, m->heads);
+  else if (m->experts > 0 && m->top_k > m->experts)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: --top-k (%u) must be at most "
+                 "--experts (%u)", m->name, m->top_k, m->experts);
+  return error == NULL || *error == NULL;
+}
+
 /* The model: the preset, then the sizes given. */
 static gboolean
 plan_model (const PlanOptions *o, WlTransformerModel *m, GError **error)
@@ -176,7 +195,7 @@ plan_model (const PlanOptions *o, WlTransformerModel *m, GError **error)
                    "need --model PRESET, or --layers --hidden --heads --vocab --seq");
       return FALSE;
     }
-  return TRUE;
+  return plan_model_shape (m, error);
 }
 
 /* The checks, the configuration and the problem, in the order their
@@ -591,35 +610,6 @@ plan_search (const PlanOptions *o, const PlanEnv *env, GArray *cands, GError **e
   return o->out == NULL || write_csv (o->out, cands, note, error);
 }
 
-/* Make DIR (setting *CREATED when this run made it) and check that it
- * takes a file, by creating and removing one, before any simulation. */
-static gboolean
-prepare_out (const char *dir, gboolean *created, GError **error)
-{
-  gboolean existed = g_file_test (dir, G_FILE_TEST_EXISTS);
-  if (g_mkdir_with_parents (dir, 0777) != 0)
-    {
-      int err = errno;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out: cannot create %s: %s", dir,
-                   g_strerror (err));
-      return FALSE;
-    }
-  *created = !existed;
-  g_autofree char *name = g_strdup_printf (".plan-probe-%ld", (long) getpid ());
-  g_autofree char *probe = g_build_filename (dir, name, NULL);
-  int fd = g_open (probe, O_WRONLY | O_CREAT | O_EXCL, 0666);
-  if (fd < 0)
-    {
-      int err = errno;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "--out: cannot create files in %s (plan.csv): %s", dir, g_strerror (err));
-      return FALSE;
-    }
-  close (fd);
-  g_unlink (probe);
-  return TRUE;
-}
-
 /* Enumerate SPACE, then explain one candidate or search them all. */
 static gboolean
 plan_main (const PlanOptions *o, const PlanSpace *space, const PlanEnv *env, GError **error)
@@ -701,7 +691,10 @@ app_cmd_plan (int argc, char **argv)
                       .progress = isatty (STDERR_FILENO) };
       plan_pool_catch_signals ();
       gboolean created = FALSE;
-      if (topo == NULL || (o.out != NULL && !prepare_out (o.out, &created, &error))
+      const char *const names[] = { "plan.csv" };
+      const PlanOutInput ins[] = { { "--config", o.config } };
+      if (topo == NULL
+          || (o.out != NULL && !plan_out_prepare (o.out, names, 1, ins, 1, &created, &error))
           || !plan_main (&o, &space, &env, &error))
         code = app_cli_fail ("plan", error);
       else if (plan_pool_interrupted () != 0)

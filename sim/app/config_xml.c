@@ -676,7 +676,22 @@ app_config_load_xml (AppConfig *cfg, const char *path, GError **error)
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
   g_autoptr (xmlDoc) doc = app_xml_read (path, error);
   if (doc == NULL)
-    return FALSE;
+    {
+      /* ASTRA-sim's files are the likeliest non-XML given here: say where
+       * they go rather than leave libxml2's "Start tag expected" alone. */
+      if (error != NULL && *error != NULL
+          && (g_str_has_suffix (path, ".yml") || g_str_has_suffix (path, ".yaml")
+              || g_str_has_suffix (path, ".json")))
+        {
+          char *was = (*error)->message;
+          (*error)->message = g_strdup_printf (
+              "%s (--config takes orrery's cluster XML, configs/README.md; ASTRA-sim's "
+              "network .yml is orrery run's --astra-network, its system .json --astra-system)",
+              was);
+          g_free (was);
+        }
+      return FALSE;
+    }
   g_autoptr (GError) invalid = NULL;
   g_autoptr (GError) walk_error = NULL;
   gboolean valid

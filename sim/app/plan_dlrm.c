@@ -9,6 +9,7 @@
 #include "sim/app/cli.h"
 #include "sim/app/cmd_gen.h"
 #include "sim/app/plan_dlrm_private.h"
+#include "sim/app/plan_out.h"
 #include "sim/app/plan_pool.h"
 #include "sim/app/plan_run.h"
 #include "sim/error.h"
@@ -59,13 +60,13 @@ context (Options *o)
     { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype,
       "Embeddings' and MLPs' data type: fp32 (default), bf16 or fp16", "fp32|bf16|fp16" },
     { "mlp-dtype", 0, 0, G_OPTION_ARG_STRING, &o->mlp_dtype,
-      "The MLPs' compute type under mixed precision, as gen dlrm (default: --dtype)",
-      "fp32|bf16|fp16" },
+      "The MLPs' compute type under mixed precision, as gen dlrm (default: --dtype; tf32 on "
+      "a device with a TF32 rate)", "fp32|tf32|bf16|fp16" },
     { "emb-optimizer", 0, 0, G_OPTION_ARG_STRING, &o->emb_opt,
       "adagrad (preset's default), rowwise-adagrad (--tables' default), adam or sgd", "NAME" },
     { "device", 0, 0, G_OPTION_ARG_STRING, &o->device,
-      "Device whose memory bounds a plan and whose kernel model prices the traces "
-      "(default: the cluster's)", "NAME" },
+      "Device whose memory bounds a plan and whose L2 the lookups' bytes assume; the "
+      "compute is priced by the cluster's <compute> (default: the cluster's device)", "NAME" },
     { "top", 'k', 0, G_OPTION_ARG_INT, &o->top, "Candidates listed, fastest first (default 5)",
       "K" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &o->jobs,
@@ -173,6 +174,13 @@ problem (const Options *o, AppConfig *cfg, DlrmEnv *env, GError **error)
       return FALSE;
     }
   r->device = d->name;
+  /* gen dlrm's rule (cmd_gen_dlrm.c), so that plan.txt makes traces. */
+  if (r->mlp_dtype_set && r->mlp_dtype == WL_DTYPE_TF32 && !(d->peak_flops[WL_DTYPE_TF32] > 0))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--mlp-dtype tf32: a %s has no TF32 rate in orrery's presets", d->name);
+      return FALSE;
+    }
   env->capacity_B = d->mem_capacity_B;
   env->T = r->model.tables->len;
   env->budget = o->budget == UNSET ? PLAN_DLRM_BUDGET : (guint) o->budget;
@@ -424,18 +432,26 @@ run (const Options *o, DlrmEnv *env, GError **error)
           o->config, r->global_batch,
           r->global_batch / r->ranks, dt, r->device,
           env->capacity_B / 1073741824.0, env->budget);
+  /* As orrery plan says it: a device other than the cluster's does not
+   * price the compute, which the cluster's kernel or roofline model does. */
+  const WlParams *wl = &env->cfg->wl;
+  if (o->device != NULL && g_ascii_strcasecmp (r->device, wl->device) != 0
+      && wl->compute != WL_COMPUTE_REPLAY)
+    printf ("note: --device %s sets the memory limit and the L2 of the lookup model only; the "
+            "compute is priced by the cluster's <compute>: %s%s\n", r->device,
+            wl->compute == WL_COMPUTE_KERNEL ? "kernels priced as " : "its peak and bandwidth",
+            wl->compute != WL_COMPUTE_KERNEL ? "" : wl->device[0] ? wl->device : "its device");
   fflush (stdout);
   if (o->explain != UNSET)
     return explain (o, env, error);
   /* The output folder first: a wrong --out is said before any simulation. */
-  if (o->out != NULL && g_mkdir_with_parents (o->out, 0755) != 0)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out %s: cannot make the folder%s",
-                   o->out, g_file_test (o->out, G_FILE_TEST_EXISTS)
-                             && !g_file_test (o->out, G_FILE_TEST_IS_DIR)
-                             ? " (a file of that name is there)" : "");
-      return 1;
-    }
+  const char *const names[] = { "plan.csv", "plan.txt" };
+  const PlanOutInput ins[] = { { "--tables", o->tables }, { "--config", o->config } };
+  gboolean created = FALSE;
+  if (o->out != NULL
+      && !plan_out_prepare (o->out, names, G_N_ELEMENTS (names), ins, G_N_ELEMENTS (ins),
+                            &created, error))
+    return 1;
   g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func ((GDestroyNotify) dlrm_cand_free);
   gint64 t0 = g_get_monotonic_time ();
   DlrmCand *best = dlrm_search (env, all);

@@ -318,6 +318,19 @@ check plan_left_out same_file "$out.err" \
 check plan_tie_label grep -q '>4, 5<' "$out-time-memory.svg"
 check plan_fastest_in_key grep -q "tp2 pp1 v1 dp4 mb2 zero1 none 1f1b" "$out-time-memory.svg"
 check plan_title grep -q "hand: iteration time against memory per GPU" "$out-time-memory.svg"
+# The title fits the picture: each line, centred at its x, at most half its
+# characters x 11 px (a 20-point sans glyph is about 0.55 em) left of it.
+# On one line (91 characters, centred over the narrow plot beside the key)
+# it began left of the picture's edge.
+title_fits () {
+  awk '/text-anchor="middle"/ && match($0, /translate\([0-9.]+/) {
+         x = substr($0, RSTART + 10, RLENGTH - 10); next }
+       x != "" && /<text>/ { t = $0; gsub(/^[ \t]*<text>|<\/text>.*$/, "", t)
+         if (t ~ /against memory|Pareto front/) { seen++; if (x - length(t) * 11 / 2 < 0) bad++ }
+         x = "" }
+       END { exit !(seen > 0 && !bad) }' "$1"
+}
+check plan_title_fits title_fits "$out-time-memory.svg"
 cp "$out-time-memory.dat" "$TMP/first.dat"
 "$PLOT" --plan "$TMP/hand.csv" -o "$out" >/dev/null 2>&1
 check plan_deterministic cmp -s "$TMP/first.dat" "$out-time-memory.dat"
@@ -349,6 +362,29 @@ check plan_one_quiet [ ! -s "$TMP/s.err" ]
 check plan_s has "$TMP/s/out-time-memory.dat" "1${T}20${T}0${T}"
 check plan_s_unit has "$TMP/s/out-time-memory.dat" \
   "# columns: memory per GPU (GiB), iteration time (s)"
+
+# orrery plan --dlrm's plan.csv (its own columns: what, max_memory_B), by
+# the bare form too.  Memory (GiB) and time (ms): 0 (2, 26), 1 (1, 21), 3
+# (1, 22); 2 pruned.  The front: 1 alone (3 is as large and slower, 0
+# larger and slower); the fastest: 1, named by its `what`.
+mkdir -p "$TMP/dl"
+DL_HEADER=id,what,baseline,status,note,accepted,max_memory_B,iteration_ps
+DL_HEADER+=,lookup_max_over_mean,comm_max_over_mean,plan,bound_ps
+{ echo "$DL_HEADER"; cat; } >"$TMP/dl/plan.csv" <<'EOF'
+0,table-wise greedy by size (gen dlrm's),1,simulated,,0,2147483648,26000000000,4.4,3,tw tw,1
+1,every table column-wise,1,simulated,,0,1073741824,21000000000,1,1,cw cw,1
+2,every table data-parallel,1,pruned,memory: rank 0 needs 9 GiB,0,9663676416,,1,1,dp dp,0
+3,t0 row_wise,0,simulated,,1,1073741824,22000000000,1,1,rw cw,1
+EOF
+"$PLOT" "$TMP/dl/plan.csv" >/dev/null 2>"$TMP/dl.err"
+check plan_dlrm_exit [ $? = 0 ]
+check plan_dlrm_drawn drawn "$TMP/dl/plan-time-memory"
+check plan_dlrm_data same "$(grep -v '^#' "$TMP/dl/plan-time-memory.dat" | grep .)" \
+  "1${T}21${T}1${T}every table column-wise
+1${T}21${T}1${T}every table column-wise
+1${T}22${T}3${T}t0 row_wise
+2${T}26${T}0${T}table-wise greedy by size (gen dlrm's)"
+check plan_dlrm_left_out same_file "$TMP/dl.err" "plot: left out 1 of 4 candidates: 1 pruned"
 
 # Errors: one line naming the file, exit 1, nothing drawn.
 msg="plot: $TMP/grid.csv: not a plan CSV (orrery plan's plan.csv): no \"id\" column"

@@ -1,0 +1,83 @@
+/* plan_out.c: the planners' --out folder, checked before any simulation;
+ * see plan_out.h. */
+#include "sim/app/plan_out.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "sim/error.h"
+#include "sim/out_file.h"
+
+/* Whether DIR takes a new file: one is created and removed. */
+static gboolean
+takes_files (const char *dir, const char *first, GError **error)
+{
+  g_autofree char *name = g_strdup_printf (".plan-probe-%ld", (long) getpid ());
+  g_autofree char *probe = g_build_filename (dir, name, NULL);
+  int fd = g_open (probe, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  if (fd < 0)
+    {
+      int err = errno;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out: cannot create files in %s (%s): %s",
+                   dir, first, g_strerror (err));
+      return FALSE;
+    }
+  close (fd);
+  g_unlink (probe);
+  return TRUE;
+}
+
+/* Whether an output DIR/NAMES[i] is one of INS: ERROR names both. */
+static gboolean
+replaces_input (const char *dir, const char *const *names, guint n_names,
+                const PlanOutInput *ins, guint n_ins, GError **error)
+{
+  for (guint i = 0; i < n_names; i++)
+    {
+      g_autofree char *out = g_build_filename (dir, names[i], NULL);
+      for (guint k = 0; k < n_ins; k++)
+        if (ins[k].path != NULL && sim_out_file_is (out, ins[k].path))
+          {
+            g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                         "--out %s: its %s is an input of the plan (%s %s): writing it would "
+                         "destroy it; name another folder", dir, names[i], ins[k].option,
+                         ins[k].path);
+            return TRUE;
+          }
+    }
+  return FALSE;
+}
+
+gboolean
+plan_out_prepare (const char *dir, const char *const *names, guint n_names,
+                  const PlanOutInput *ins, guint n_ins, gboolean *created, GError **error)
+{
+  g_return_val_if_fail (dir != NULL && n_names > 0 && created != NULL, FALSE);
+  *created = FALSE;
+  gboolean existed = g_file_test (dir, G_FILE_TEST_EXISTS);
+  if (existed && !g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--out: cannot create %s: a file of that name is there (--out names a "
+                   "folder)", dir);
+      return FALSE;
+    }
+  if (*dir == '\0' || g_mkdir_with_parents (dir, 0777) != 0)
+    {
+      int err = *dir == '\0' ? ENOENT : errno;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out: cannot create '%s': %s", dir,
+                   g_strerror (err));
+      return FALSE;
+    }
+  *created = !existed;
+  if (takes_files (dir, names[0], error)
+      && !replaces_input (dir, names, n_names, ins, n_ins, error))
+    return TRUE;
+  if (*created)
+    g_rmdir (dir);
+  *created = FALSE;
+  return FALSE;
+}

@@ -1,0 +1,36 @@
+/* plan_out.h: the --out folder of both planners (`orrery plan`: plan.csv;
+ * `orrery plan --dlrm`: plan.txt and plan.csv), made and checked before any
+ * simulation, so that a wrong --out costs no search and no output ever
+ * replaces one of the run's inputs.
+ *
+ * Models: a folder DIR, made with its parents when missing, that takes a
+ * new file (a probe, created and removed), and whose output files DIR/NAME
+ * are none of the input files (--config, --tables: the same regular file
+ * once links are followed, as sim_out_file_is tells).
+ *
+ * Ownership: every argument is borrowed.
+ *
+ * Layer: sim/app.  May include: every layer.
+ */
+#ifndef ORRERY_SIM_APP_PLAN_OUT_H
+#define ORRERY_SIM_APP_PLAN_OUT_H
+
+#include <glib.h>
+
+/* One input of a planner: its option ("--tables") and its path (NULL when
+ * the option was not given). */
+typedef struct
+{
+  const char *option, *path;
+} PlanOutInput;
+
+/* Make DIR (setting *CREATED when this call made it) and check that it
+ * takes a file, and that none of the N_NAMES files DIR/NAMES[i] is one of
+ * the N_INS inputs INS.  FALSE with ERROR set (SIM_ERROR_INPUT, the
+ * message starting "--out") at the first that fails; a folder this call
+ * made is removed again when a check after its making fails. */
+gboolean plan_out_prepare (const char *dir, const char *const *names, guint n_names,
+                           const PlanOutInput *ins, guint n_ins, gboolean *created,
+                           GError **error);
+
+#endif /* ORRERY_SIM_APP_PLAN_OUT_H */
