@@ -75,6 +75,7 @@ typedef struct
   /* The messages sent at the current instant, served at its end. */
   Claim *pending;
   ClaimKey *keys; /* the pending claims' keys, as many */
+  ClaimKey *keys_tmp; /* room for as many, for sorting them */
   guint32 n_pending, cap_pending;
   guint64 batch; /* how many instants' messages have been served */
   /* With a rank alias (symmetry classes): per port, its last claim's
@@ -157,6 +158,7 @@ analytical_destroy (gpointer state)
   g_free (p->free_at);
   g_free (p->pending);
   g_free (p->keys);
+  g_free (p->keys_tmp);
   g_free (p->claimed_at);
   g_free (p->claimed_batch);
   g_free (p->claimed_by);
@@ -291,18 +293,64 @@ ports_arrival (Net *net, Ports *p, const NetMessage *msg)
   return sim_time_add (start, net_delay_on (net, msg->dim, msg->src, msg->dst, bytes));
 }
 
-/* Claims in (at, order, tie, seq) order. */
-static int
-claim_cmp (const void *a, const void *b)
+/* Whether claim X comes before claim Y: (at, order, tie, seq) order. */
+static inline gboolean
+claim_before (const ClaimKey *x, const ClaimKey *y)
 {
-  const ClaimKey *x = a, *y = b;
   if (x->at != y->at)
-    return x->at < y->at ? -1 : 1;
+    return x->at < y->at;
   if (x->order != y->order)
-    return x->order < y->order ? -1 : 1;
+    return x->order < y->order;
   if (x->tie != y->tie)
-    return x->tie < y->tie ? -1 : 1;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
+    return x->tie < y->tie;
+  return x->seq < y->seq;
+}
+
+/* Claims in a sorted run of at most this many are placed by insertion. */
+#define CLAIM_RUN 16u
+
+/* Sort the N keys K by claim_before, TMP (room for N) as scratch: runs of
+ * CLAIM_RUN by insertion, then merged pairwise (a pair already in order
+ * is copied).  The keys are all different (seq), so this is the one order
+ * any sort gives; with the comparison inline it costs a fraction of
+ * qsort's (a sixth of a 1,024-GPU plan candidate's instructions went to
+ * qsort here). */
+static void
+claims_sort (ClaimKey *k, ClaimKey *tmp, guint32 n)
+{
+  for (guint32 s = 0; s < n; s += CLAIM_RUN)
+    for (guint32 i = s + 1; i < MIN (s + CLAIM_RUN, n); i++)
+      {
+        ClaimKey x = k[i];
+        guint32 j = i;
+        for (; j > s && claim_before (&x, &k[j - 1]); j--)
+          k[j] = k[j - 1];
+        k[j] = x;
+      }
+  ClaimKey *src = k, *dst = tmp;
+  for (guint32 w = CLAIM_RUN; w < n; w *= 2)
+    {
+      for (guint32 lo = 0; lo < n; lo += 2 * w)
+        {
+          guint32 mid = MIN (lo + w, n), hi = MIN (lo + 2 * w, n), i = lo, j = mid, o = lo;
+          if (mid == hi || claim_before (&src[mid - 1], &src[mid]))
+            {
+              memcpy (dst + lo, src + lo, (gsize) (hi - lo) * sizeof *src);
+              continue;
+            }
+          while (i < mid && j < hi)
+            dst[o++] = claim_before (&src[j], &src[i]) ? src[j++] : src[i++];
+          while (i < mid)
+            dst[o++] = src[i++];
+          while (j < hi)
+            dst[o++] = src[j++];
+        }
+      ClaimKey *t = src;
+      src = dst;
+      dst = t;
+    }
+  if (src != k)
+    memcpy (k, src, (gsize) n * sizeof *k);
 }
 
 /* The end of an instant: its messages claim their ports, in (at, order,
@@ -321,9 +369,9 @@ ports_flush (SimSched *sched, gpointer data, guint64 arg)
    * an instant's messages often come in it already. */
   gboolean sorted = TRUE;
   for (guint32 i = 1; i < n && sorted; i++)
-    sorted = claim_cmp (&p->keys[i - 1], &p->keys[i]) < 0;
+    sorted = claim_before (&p->keys[i - 1], &p->keys[i]);
   if (!sorted)
-    qsort (p->keys, n, sizeof (ClaimKey), claim_cmp);
+    claims_sort (p->keys, p->keys_tmp, n);
   for (guint32 i = 0; i < n; i++)
     {
       const NetMessage *msg = &p->pending[p->keys[i].seq].msg;
@@ -350,6 +398,7 @@ analytical_send_message (Net *net, const NetMessage *msg)
       p->cap_pending = MAX (16u, p->cap_pending * 2);
       p->pending = g_renew (Claim, p->pending, p->cap_pending);
       p->keys = g_renew (ClaimKey, p->keys, p->cap_pending);
+      p->keys_tmp = g_renew (ClaimKey, p->keys_tmp, p->cap_pending);
     }
   p->pending[p->n_pending] = (Claim) { .msg = *msg, .seq = p->n_pending };
   p->keys[p->n_pending] = (ClaimKey) { .at = msg->at, .order = msg->order, .tie = msg->tie,

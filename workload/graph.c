@@ -467,47 +467,74 @@ move_rank (guint32 rank, gint64 delta, guint32 *out)
   return TRUE;
 }
 
+/* Whether N names ranks or groups that a rename moves. */
+static inline gboolean
+names_ranks (const WlNode *n)
+{
+  return n->op == WL_OP_SEND || n->op == WL_OP_RECV || n->op == WL_OP_COLL;
+}
+
+/* The patch of node N of BASE (at V) renamed by DELTA and GROUP_MAP into
+ * *P: FALSE when a moved rank leaves the ranks.  *CHANGED: whether the
+ * names differ from N's. */
+static gboolean
+rename_patch (const WlNode *n, guint32 v, gint64 delta, const guint64 *group_map,
+              guint n_groups, WlNodePatch *p, gboolean *changed)
+{
+  *p = (WlNodePatch) { .index = v };
+  if (n->op == WL_OP_SEND || n->op == WL_OP_RECV)
+    {
+      if (!move_rank (n->peer_src, delta, &p->a) || !move_rank (n->peer_dst, delta, &p->b))
+        return FALSE;
+      *changed = p->a != n->peer_src || p->b != n->peer_dst;
+      return TRUE;
+    }
+  if (!move_rank (n->root, delta, &p->a))
+    return FALSE;
+  p->group = n->group;
+  p->b = n->sys_group_index;
+  for (guint i = 0; i < n_groups; i++)
+    if (n->group == group_map[(gsize) 2 * i])
+      {
+        p->group = group_map[(gsize) 2 * i + 1];
+        break;
+      }
+  *changed = p->a != n->root || p->group != n->group;
+  return TRUE;
+}
+
+/* A compact graph (graph.h): only the nodes whose names move are held,
+ * as patches; the rest are the base's.  A run gives its node array only
+ * to the ranks it simulates (wl_graph_expand), so the ranks symmetry
+ * classes stand for never copy the base's nodes. */
 WlGraph *
 wl_graph_renamed (WlGraph *base, const char *path, gint64 delta, const guint64 *group_map,
                   guint n_groups, GError **error)
 {
   g_return_val_if_fail (base != NULL && base->base == NULL && path != NULL, NULL);
-  WlNode *nodes = wl_graph_nodes_new (base->n_nodes);
-  if (nodes == NULL)
-    {
-      sim_alloc_error (base->n_nodes, sizeof (WlNode), "the trace's nodes", error);
-      return (sim_error_prefix (error, "%s: ", path), NULL);
-    }
-  if (base->n_nodes > 0)
-    memcpy (nodes, base->nodes, (gsize) base->n_nodes * sizeof (WlNode));
+  /* At most one patch per node that names ranks or groups: counted first,
+   * so the array is made once. */
+  guint32 named = 0, n_patches = 0;
+  for (guint32 v = 0; v < base->n_nodes; v++)
+    named += names_ranks (&base->nodes[v]);
+  g_autofree WlNodePatch *patches = g_new (WlNodePatch, MAX (named, 1u));
   for (guint32 v = 0; v < base->n_nodes; v++)
     {
-      WlNode *n = &nodes[v];
-      gboolean ok = TRUE;
-      if (n->op == WL_OP_SEND || n->op == WL_OP_RECV)
-        ok = move_rank (n->peer_src, delta, &n->peer_src)
-             && move_rank (n->peer_dst, delta, &n->peer_dst);
-      else if (n->op == WL_OP_COLL)
-        {
-          ok = move_rank (n->root, delta, &n->root);
-          for (guint i = 0; i < n_groups; i++)
-            if (n->group == group_map[(gsize) 2 * i])
-              {
-                n->group = group_map[(gsize) 2 * i + 1];
-                break;
-              }
-        }
-      if (!ok)
+      const WlNode *n = &base->nodes[v];
+      if (!names_ranks (n))
+        continue;
+      gboolean changed = FALSE;
+      if (!rename_patch (n, v, delta, group_map, n_groups, &patches[n_patches], &changed))
         {
           g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
                        "%s: node %" G_GUINT64_FORMAT ": a rank moved by %" G_GINT64_FORMAT
                        " leaves the ranks",
                        path, n->id, delta);
-          wl_graph_nodes_free (nodes, base->n_nodes);
           return NULL;
         }
+      n_patches += changed;
     }
-  return wl_graph_renamed_take (base, path, nodes);
+  return wl_graph_patched_take (base, path, g_steal_pointer (&patches), n_patches);
 }
 
 WlGraph *

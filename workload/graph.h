@@ -188,9 +188,11 @@ void wl_graph_unref (WlGraph *graph); /* accepts NULL */
  * GROUP_MAP (N_GROUPS pairs: the id in BASE, the id here) becomes its
  * pair's second, other ids stay.  What a generator uses to make the ranks
  * alike but for their names without writing and reading each rank's
- * trace.  The new graph has its own nodes and PATH (copied) and shares the
- * rest of BASE (a reference).  NULL with ERROR set (WL_ERROR,
- * SIM_ERROR_INPUT) when a moved rank leaves 0 .. 2^32 - 2. */
+ * trace.  The new graph is compact (see "Compact renamed graphs" below:
+ * patches for the nodes whose names move, no node array until
+ * wl_graph_expand) with its own PATH (copied), and shares the rest of BASE
+ * (a reference).  NULL with ERROR set (WL_ERROR, SIM_ERROR_INPUT) when a
+ * moved rank leaves 0 .. 2^32 - 2. */
 /* A renamed graph of BASE (as wl_graph_renamed makes) whose nodes are
  * NODES (BASE's n_nodes of them, from wl_graph_nodes_new; taken: freed
  * with the graph), read from PATH. */

@@ -20,6 +20,10 @@ patch_find (const WlGraph *g, guint32 v, guint32 *hint)
       lo = *hint;
       for (guint32 k = 0; k < HINT_STEPS && lo < hi && p[lo].index < v; k++)
         lo++;
+      /* Every patch before LO is below V: when LO's is not, LO is the
+       * answer (a walk of rising V ends here, no search). */
+      if (lo == hi || p[lo].index >= v)
+        return (*hint = lo);
     }
   while (lo < hi)
     {

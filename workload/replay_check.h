@@ -69,6 +69,10 @@ gboolean wl_trace_check_node (gpointer data, const WlNode *n, GError **error);
  * N names (its collective's group, its peers): for a trace whose nodes are
  * another's, already checked, but for those names (wl_graph_renamed). */
 void wl_trace_check_node_names (WlTraceCheck *check, const WlNode *n);
+/* As wl_trace_check_node_names for the next node in file order when it
+ * names no rank or group (neither a send, a receive nor a collective):
+ * only counted, the node not read. */
+void wl_trace_check_skip (WlTraceCheck *check);
 
 /* The first send or receive, in file order, that names another rank than
  * RANK as its own, or lacks a valid peer: FALSE with ERROR set ("PATH:

@@ -163,8 +163,12 @@ p2p_nodes (Classes *c, guint32 i)
       a = g_array_new (FALSE, FALSE, sizeof (guint32));
       guint32 hint = 0;
       WlNode tmp;
+      /* Sends and receives are so in G's shape too (a compact graph's
+       * base): only they are read through their patches. */
+      const WlNode *shape = wl_graph_shape_nodes (g);
       for (guint32 v = 0; v < g->n_nodes; v++)
-        if (p2p_peer (wl_graph_node_at (g, v, &hint, &tmp)) != WL_RANK_SELF)
+        if ((shape[v].op == WL_OP_SEND || shape[v].op == WL_OP_RECV)
+            && p2p_peer (wl_graph_node_at (g, v, &hint, &tmp)) != WL_RANK_SELF)
           g_array_append_val (a, v);
       g_hash_table_insert (c->p2p, (gpointer) g, a);
     }

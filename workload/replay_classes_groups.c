@@ -196,6 +196,29 @@ placed_alike (const Classes *c, guint64 grp, guint64 img, const char **why)
   return TRUE;
 }
 
+/* A use of a group as wl_classes_check_groups meets it: the group, its
+ * image, the collective's kind, bytes and dimensions. */
+typedef struct
+{
+  guint64 v[5];
+} GroupUse;
+
+static guint
+use_hash (gconstpointer p)
+{
+  const GroupUse *u = p;
+  guint64 h = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (u->v); i++)
+    h = wl_classes_mix (h, u->v[i]);
+  return (guint) (h ^ (h >> 32));
+}
+
+static gboolean
+use_equal (gconstpointer a, gconstpointer b)
+{
+  return memcmp (a, b, sizeof (GroupUse)) == 0;
+}
+
 /* What wl_classes_check_groups knows of one group. */
 enum
 {
@@ -215,6 +238,12 @@ wl_classes_check_groups (Classes *c, const char **why)
   g_autoptr (GHashTable) state = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   g_autoptr (GHashTable) asked = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
                                                        (GDestroyNotify) g_bytes_unref, NULL);
+  /* The uses met so far: meeting one again checks nothing new (its group's
+   * image is its image, its group's state is known, and its use was asked
+   * about or needs not be: at a class's first rank in the first pass, at
+   * another then, or later at the same) so it is skipped.  Ranks renamed
+   * alike meet the same few uses thousands of times. */
+  g_autoptr (GHashTable) met = g_hash_table_new_full (use_hash, use_equal, g_free, NULL);
   /* The simulated ranks first: their groups are their own images. */
   for (int pass = 0; pass < 2; pass++)
     for (guint32 i = 0; i < c->n; i++)
@@ -228,11 +257,14 @@ wl_classes_check_groups (Classes *c, const char **why)
         gboolean have_last = FALSE;
         guint32 hint = 0, hint0 = 0;
         WlNode tmp, tmp0;
+        /* Which nodes are collectives is the same in the graph and its
+         * base (a compact graph's shape). */
+        const WlNode *shape = wl_graph_shape_nodes (g);
         for (guint32 v = 0; v < g->n_nodes; v++)
           {
-            const WlNode *x = wl_graph_node_at (g, v, &hint, &tmp);
-            if (!runs_coll (r, x))
+            if (!runs_coll (r, &shape[v]))
               continue;
+            const WlNode *x = wl_graph_node_at (g, v, &hint, &tmp);
             guint64 grp = wl_replay_node_group (r, x);
             guint64 img = wl_replay_node_group (r, wl_graph_node_at (g0, v, &hint0, &tmp0));
             guint64 now[5] = { grp, img, x->coll_kind, x->bytes, x->involved };
@@ -240,6 +272,9 @@ wl_classes_check_groups (Classes *c, const char **why)
               continue;
             memcpy (last, now, sizeof now);
             have_last = TRUE;
+            if (g_hash_table_contains (met, now))
+              continue;
+            g_hash_table_add (met, g_memdup2 (now, sizeof now));
             guint64 *have = g_hash_table_lookup (image, &grp);
             if (have == NULL)
               g_hash_table_insert (image, g_memdup2 (&grp, sizeof grp), g_memdup2 (&img, sizeof img));

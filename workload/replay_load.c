@@ -163,9 +163,13 @@ add_rank (WlReplay *r, guint32 i, WlGraph *g, gboolean fresh, guint32 ranks,
        * groups they name: with the base checked, those are what is left. */
       guint32 hint = 0;
       WlNode tmp;
+      const WlNode *shape = wl_graph_shape_nodes (g);
       if (g->base != NULL && g_hash_table_contains (by_graph, g->base))
         for (guint32 v = 0; v < g->n_nodes; v++)
-          wl_trace_check_node_names (t->check, wl_graph_node_at (g, v, &hint, &tmp));
+          if (shape[v].op == WL_OP_SEND || shape[v].op == WL_OP_RECV || shape[v].op == WL_OP_COLL)
+            wl_trace_check_node_names (t->check, wl_graph_node_at (g, v, &hint, &tmp));
+          else
+            wl_trace_check_skip (t->check); /* names nothing: the base's node, as checked */
       else
         for (guint32 v = 0; v < g->n_nodes; v++)
           wl_trace_check_node (t->check, wl_graph_node_at (g, v, &hint, &tmp), NULL);

@@ -603,6 +603,25 @@ START_TEST (test_ports_order_of_an_instant)
 }
 END_TEST
 
+/* Many messages of one instant (more than the sort's runs of 16, so its
+ * merges are used): rank 0 sends 1000 bytes to rank 1 forty times at 0,
+ * message i (1 .. 40) for node place 17 i mod 40 (a permutation of 0 ..
+ * 39, sent out of order); its egress port serves them by place, each S =
+ * 1 us after the one before, so place k arrives at (k + 1) S + 200 ns. */
+START_TEST (test_ports_order_of_many)
+{
+  switch_of_four (TRUE);
+  SimTime want[40];
+  for (guint32 i = 1; i <= 40; i++)
+    {
+      guint32 place = 17 * i % 40;
+      send_ordered (0, 0, 1, place, i);
+      want[i - 1] = (SimTime) (place + 1) * 1000000 + 200000;
+    }
+  assert_arrivals (want, 40);
+}
+END_TEST
+
 /* Send one message of a collective whose members play roles: node place
  * ORDER, tie key TIE (1 + the sender's place in its group; 0: none). */
 static void
@@ -773,6 +792,7 @@ main (void)
   add (s, "custom_model", test_custom_model);
   add (s, "ports_two_from_one_rank", test_ports_two_from_one_rank);
   add (s, "ports_order_of_an_instant", test_ports_order_of_an_instant);
+  add (s, "ports_order_of_many", test_ports_order_of_many);
   add (s, "ports_tie_by_place", test_ports_tie_by_place);
   add (s, "ports_ingress_and_later", test_ports_ingress_and_later);
   add (s, "ports_ring_and_fc", test_ports_ring_and_fc);

@@ -59,9 +59,13 @@ assert_same_graph (const WlGraph *a, const WlGraph *b)
   ck_assert_uint_eq (a->n_streams, b->n_streams);
   ck_assert_uint_eq (a->n_skipped_unknown, b->n_skipped_unknown);
   guint64 edges = 0;
+  guint32 hint = 0;
+  WlNode tmp;
   for (guint32 v = 0; v < a->n_nodes; v++)
     {
-      const WlNode *x = &a->nodes[v], *y = &b->nodes[v];
+      /* A renamed rank's graph is compact: its nodes read through
+       * wl_graph_node_at. */
+      const WlNode *x = wl_graph_node_at (a, v, &hint, &tmp), *y = &b->nodes[v];
       tu_assert_same_node (x, y);
       if (x->op == WL_OP_COMP)
         {
@@ -197,12 +201,32 @@ START_TEST (test_renamed)
   g_autoptr (WlGraph) g = wl_graph_renamed (base, "moved.et", 2, map, 2, &error);
   ck_assert (g != NULL);
   ck_assert_str_eq (g->path, "moved.et");
-  ck_assert_uint_eq (g->nodes[0].peer_src, 2);
-  ck_assert_uint_eq (g->nodes[0].peer_dst, 3);
-  ck_assert_uint_eq (g->nodes[1].peer_src, 3);
-  ck_assert_uint_eq (g->nodes[1].peer_dst, 2);
-  ck_assert_uint_eq (g->nodes[2].group, 9);
-  ck_assert_uint_eq (g->nodes[2].root, WL_RANK_SELF);
+  /* Compact: the three nodes whose names move are held as patches, no
+   * node array until it is expanded. */
+  ck_assert_ptr_null (g->nodes);
+  ck_assert_uint_eq (g->n_patches, 3);
+  WlNode tmp;
+  for (int expanded = 0; expanded < 2; expanded++)
+    {
+      const WlNode *n0 = wl_graph_node_at (g, 0, NULL, &tmp);
+      ck_assert_uint_eq (n0->peer_src, 2);
+      ck_assert_uint_eq (n0->peer_dst, 3);
+      const WlNode *n1 = wl_graph_node_at (g, 1, NULL, &tmp);
+      ck_assert_uint_eq (n1->peer_src, 3);
+      ck_assert_uint_eq (n1->peer_dst, 2);
+      const WlNode *n2 = wl_graph_node_at (g, 2, NULL, &tmp);
+      ck_assert_uint_eq (n2->group, 9);
+      ck_assert_uint_eq (n2->root, WL_RANK_SELF);
+      ck_assert (wl_graph_expand (g, &error));
+      ck_assert_ptr_nonnull (g->nodes);
+    }
+  /* A collective whose group the map leaves and whose root is none is
+   * the base's node itself. */
+  const guint64 other[] = { 5, 6 };
+  g_autoptr (WlGraph) kept = wl_graph_renamed (base, "kept.et", 2, other, 1, &error);
+  ck_assert (kept != NULL);
+  ck_assert_uint_eq (kept->n_patches, 2);
+  ck_assert_ptr_eq (wl_graph_node_at (kept, 2, NULL, &tmp), &base->nodes[2]);
   /* The base keeps its names; the dependents are shared. */
   ck_assert_uint_eq (base->nodes[0].peer_dst, 1);
   ck_assert_uint_eq (base->nodes[2].group, 7);
