@@ -538,17 +538,6 @@ wl_graph_renamed (WlGraph *base, const char *path, gint64 delta, const guint64 *
 }
 
 WlGraph *
-wl_graph_renamed_take (WlGraph *base, const char *path, WlNode *nodes)
-{
-  gboolean roots_moved = FALSE;
-  for (guint32 v = 0; v < base->n_nodes; v++)
-    roots_moved |= nodes[v].op == WL_OP_COLL && nodes[v].root != base->nodes[v].root;
-  WlGraph *g = wl_graph_derived (base, path, roots_moved);
-  g->nodes = nodes;
-  return g;
-}
-
-WlGraph *
 wl_graph_derived (WlGraph *base, const char *path, gboolean roots_moved)
 {
   WlGraph *g = g_new (WlGraph, 1);

@@ -193,11 +193,7 @@ void wl_graph_unref (WlGraph *graph); /* accepts NULL */
  * wl_graph_expand) with its own PATH (copied), and shares the rest of BASE
  * (a reference).  NULL with ERROR set (WL_ERROR, SIM_ERROR_INPUT) when a
  * moved rank leaves 0 .. 2^32 - 2. */
-/* A renamed graph of BASE (as wl_graph_renamed makes) whose nodes are
- * NODES (BASE's n_nodes of them, from wl_graph_nodes_new; taken: freed
- * with the graph), read from PATH. */
-WlGraph *wl_graph_renamed_take (WlGraph *base, const char *path, WlNode *nodes);
-/* The part wl_graph_renamed_take and wl_graph_patched_take share: a new
+/* The start of wl_graph_renamed's and wl_graph_patched_take's graphs: a new
  * graph (one reference) sharing all of BASE (a reference taken) but its
  * PATH (copied), with ROOTS_MOVED, and neither nodes nor patches yet: the
  * caller sets one.  For graph.c and graph_patch.c alone. */
