@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -126,18 +127,104 @@ wl_bytes_hash (const guint8 *p, gsize len)
  * interrupts every processor the process runs on to flush its TLB.  On
  * the 1,024 ranks of a ring all-reduce (4.5 KB each, every file also read
  * again to be compared) mapping took 0.16 s of system time, four times
- * the user time of the whole loading.  Under glibc's threshold for mapping
- * an allocation (128 KiB), freed buffers are reused without new pages;
- * larger files read alike cost as much as mapping them (Llama-2 7B's 32
- * traces of 230 KB). */
-#define IMAGE_READ_MAX ((guint64) 64 << 10)
+ * the user time of the whole loading.  Larger files too: hashing and
+ * comparing a mapped file's bytes costs a TLB miss every 4 KiB page, and
+ * on this project's virtual machine that made hashing the 1,024 traces of
+ * 3.3 MB of Megatron's 1T model at DP 2 take 2.06 s of user time against
+ * 0.25 s read into a buffer used again (scripts/bench's shape; measured
+ * with a loop over the files, /usr/bin/time).  Files over
+ * IMAGE_READ_MAX are mapped: a copy of them would double their memory. */
+#define IMAGE_READ_MAX ((guint64) 64 << 20)
+
+/* Buffers over glibc's threshold for mapping an allocation (128 KiB) are
+ * kept for the next read (POOL_N of them): a new one each time costs a
+ * mapping and a fault per page, as much as mapping the file.  Under it,
+ * freed buffers are reused without new pages. */
+#define POOL_MIN ((gsize) 128 << 10)
+#define POOL_N 8
+
+/* pthread's, not GLib's, as graph_cache.c's (ThreadSanitizer sees it). */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct
+{
+  guint8 *buf;
+  gsize cap;
+} pool[POOL_N];
+static guint pool_n;
+
+/* A buffer of LEN bytes or more into *CAP (its size), from the pool when
+ * one there is large enough; NULL when memory is short. */
+static guint8 *
+buffer_take (gsize len, gsize *cap)
+{
+  *cap = len;
+  if (len <= POOL_MIN)
+    return g_try_malloc (len);
+  pthread_mutex_lock (&pool_lock);
+  guint best = pool_n;
+  for (guint k = 0; k < pool_n; k++)
+    if (pool[k].cap >= len && (best == pool_n || pool[k].cap < pool[best].cap))
+      best = k;
+  guint8 *buf = NULL;
+  if (best < pool_n)
+    {
+      buf = pool[best].buf;
+      *cap = pool[best].cap;
+      pool[best] = pool[--pool_n];
+    }
+  pthread_mutex_unlock (&pool_lock);
+  return buf != NULL ? buf : g_try_malloc (len);
+}
+
+/* BUF (CAP bytes) back to the pool, or freed. */
+static void
+buffer_give (guint8 *buf, gsize cap)
+{
+  if (buf == NULL)
+    return;
+  if (cap > POOL_MIN)
+    {
+      pthread_mutex_lock (&pool_lock);
+      /* A full pool lets its smallest buffer go for a larger one. */
+      guint small = 0;
+      for (guint k = 1; k < pool_n; k++)
+        if (pool[k].cap < pool[small].cap)
+          small = k;
+      if (pool_n == POOL_N && pool[small].cap < cap)
+        {
+          guint8 *old = pool[small].buf;
+          pool[small].buf = buf;
+          pool[small].cap = cap;
+          buf = old;
+        }
+      else if (pool_n < POOL_N)
+        {
+          pool[pool_n].buf = buf;
+          pool[pool_n++].cap = cap;
+          buf = NULL;
+        }
+      pthread_mutex_unlock (&pool_lock);
+    }
+  g_free (buf);
+}
+
+void
+wl_file_image_pool_drain (void)
+{
+  pthread_mutex_lock (&pool_lock);
+  for (guint k = 0; k < pool_n; k++)
+    g_free (pool[k].buf);
+  pool_n = 0;
+  pthread_mutex_unlock (&pool_lock);
+}
 
 /* LEN bytes of FD into IMG's heap copy; IMG->bytes stays NULL when they
  * cannot be read (the loader reads the file itself, and says why). */
 static void
 image_read (WlFileImage *img, int fd, gsize len)
 {
-  guint8 *buf = g_try_malloc (len);
+  gsize cap;
+  guint8 *buf = buffer_take (len, &cap);
   gsize got = 0;
   while (buf != NULL && got < len)
     {
@@ -150,10 +237,11 @@ image_read (WlFileImage *img, int fd, gsize len)
     }
   if (buf == NULL || got < len)
     {
-      g_free (buf);
+      buffer_give (buf, cap);
       return;
     }
   img->heap = buf;
+  img->cap = cap;
   img->bytes = buf;
   img->len = len;
 }
@@ -227,7 +315,7 @@ wl_file_image_clear (WlFileImage *img)
   g_return_if_fail (img != NULL);
   if (img->map != NULL)
     munmap (img->map, img->len);
-  g_free (img->heap);
+  buffer_give (img->heap, img->cap);
   *img = (WlFileImage) { 0 };
 }
 

@@ -595,6 +595,7 @@ wl_graph_cache_free (WlGraphCache *c)
   wl_file_image_clear (&c->same);
   g_free (c->same_path);
   g_free (c);
+  wl_file_image_pool_drain ();
 }
 
 WlGraph *

@@ -65,7 +65,8 @@ typedef struct
   gsize len;
   guint64 hash;        /* wl_bytes_hash of the bytes (0 when BYTES is NULL) */
   gpointer map;        /* private: the mapping of a large file */
-  gpointer heap;       /* private: a small file's bytes, read (owned) */
+  gpointer heap;       /* private: a file's bytes, read (owned) */
+  gsize cap;           /* private: HEAP's size */
 } WlFileImage;
 
 /* Map PATH into IMG (zeroed first), or read it when small, without hashing
@@ -83,6 +84,9 @@ gboolean wl_file_image_open (WlFileImage *img, const char *path, GError **error)
 gboolean wl_file_image_same (const WlFileImage *img, const char *path);
 /* Unmap IMG; IMG may be cleared again. */
 void wl_file_image_clear (WlFileImage *img);
+/* Free the buffers that large files were read into, kept for the next
+ * reads (file_image.c); loading works as before after it. */
+void wl_file_image_pool_drain (void);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (WlFileImage, wl_file_image_clear)
 
