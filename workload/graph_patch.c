@@ -20,6 +20,10 @@ patch_find (const WlGraph *g, guint32 v, guint32 *hint)
       lo = *hint;
       for (guint32 k = 0; k < HINT_STEPS && lo < hi && p[lo].index < v; k++)
         lo++;
+      /* A walk of rising V finds it here: no search (the classes' checks
+       * walk every node of every rank). */
+      if (lo == hi || p[lo].index >= v)
+        hi = lo;
     }
   while (lo < hi)
     {
