@@ -67,6 +67,7 @@ typedef struct
   gpointer map;        /* private: the mapping of a large file */
   gpointer heap;       /* private: a file's bytes, read (owned) */
   gsize cap;           /* private: HEAP's size */
+  gboolean hashed;     /* private: HASH was taken as the bytes were read */
 } WlFileImage;
 
 /* Map PATH into IMG (zeroed first), or read it when small, without hashing
