@@ -21,9 +21,23 @@ patch_find (const WlGraph *g, guint32 v, guint32 *hint)
       for (guint32 k = 0; k < HINT_STEPS && lo < hi && p[lo].index < v; k++)
         lo++;
       /* A walk of rising V finds it here: no search (the classes' checks
-       * walk every node of every rank). */
+       * walk every node of every rank); else it lies near: galloping
+       * bounds it in steps doubling from the hint (a walk over sends and
+       * receives steps over the collectives' patches between them). */
       if (lo == hi || p[lo].index >= v)
         hi = lo;
+      else
+        {
+          /* P[LO] lies before V throughout. */
+          guint32 step = 1;
+          while (lo + step < hi && p[lo + step].index < v)
+            {
+              lo += step;
+              step *= 2;
+            }
+          if (lo + step < hi)
+            hi = lo + step + 1; /* P[LO + STEP] does not */
+        }
     }
   while (lo < hi)
     {
