@@ -55,7 +55,7 @@ char *wl_file_sha256 (const char *path, GError **error);
  * 4 KiB gave 422 hashes, and every meeting costs a comparison.) */
 guint64 wl_bytes_hash (const guint8 *p, gsize len);
 
-/* A file's bytes, mapped (read, when small) and their hash, taken in one pass:
+/* A file's bytes, read (mapped, over 64 MiB) and their hash, taken in one pass:
  * what loading needs to find a file it may have seen (then compared byte
  * for byte) and, when it has not, to parse it without reading it again. */
 typedef struct
@@ -117,8 +117,10 @@ void wl_graph_cache_set_threads (WlGraphCache *cache, guint threads);
  * once), then the distinct ones (the lowest rank of each hash) mapped
  * again and decoded there, in rank order, while the caller takes them (a
  * file must not change between the two).  That is done a piece at a time
- * (files in rank order up to wl_graph_cache_set_piece's bytes, 256 MiB
- * by default): a piece is hashed when the caller has taken every file
+ * (files in rank order up to wl_graph_cache_set_piece's bytes, 32 MiB
+ * by default; a piece's bytes, read, are kept to its decode, and a file's
+ * for the next file of its length in the piece): a piece is hashed
+ * when the caller has taken every file
  * before it, and decoded while its pages are still in the page cache,
  * so that a trace set larger than the page cache is read from disk once,
  * not twice; a file whose hash an earlier one
