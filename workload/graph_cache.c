@@ -57,6 +57,9 @@ typedef struct
   guint64 peak;       /* WlGraphLoad.peak of that decode */
   guint32 prev;       /* distinct files: the distinct file of its length before
                        * it (itself when none is) */
+  gboolean pass_on;   /* distinct files: a later distinct file of this piece is
+                       * read against it (prev): its bytes stay in IMG after
+                       * its decode until that one's (pass_bytes) */
   WlGraph *kept;      /* its graph (a reference), for the next file of its
                        * length, or NULL */
 } Slot;
@@ -93,12 +96,16 @@ struct _Prefetch
 /* The bytes of a piece of the announced files (open_piece): what is
  * digested is decoded straight after, while its pages are still in the
  * page cache.  Digesting the whole set first read a trace set larger
- * than the page cache twice from disk (Megatron's 1T row: 8.9 GB). */
-#define PIECE_KIB_DEFAULT (256 << 10)
+ * than the page cache twice from disk (Megatron's 1T row: 8.9 GB).  The
+ * bytes of a piece, read, are kept from the digest to the decode
+ * (KEPT_KIB) rather than read a second time, and a file's for the next
+ * file of its length (pass_on), a third. */
+#define PIECE_KIB_DEFAULT (32 << 10)
 
-/* KiB of small files' bytes kept from the digest to the decode or the
- * comparison (the rest are read again there). */
-#define KEPT_KIB (32 << 10)
+/* KiB of files' bytes kept from the digest to the decode or the
+ * comparison (the rest are read again there): a piece and the files
+ * whose bytes wait for the next of their length. */
+#define KEPT_KIB (48 << 10)
 
 /* Keep slot S's image when it is a small file's bytes, read, and the
  * kept ones leave room; else let it go. */
@@ -149,19 +156,24 @@ open_worker (gpointer data)
         }
       /* Let the mapping go until the file is decoded: every file mapped at
        * once would hold all their pages (the whole trace set) in memory.
-       * A small file's bytes, read, are kept (up to KEPT_KIB in all) and
-       * not read again (a collective's 1,024 small traces). */
+       * A file's bytes, read, are kept (up to KEPT_KIB in all) and not
+       * read again (a collective's 1,024 small traces, a piece of
+       * Megatron's 3.3 MB ones). */
       slot_keep (p, s);
     }
 }
 
 /* PATH (its BYTES, LEN of them) read against PREV's file (wl_graph_delta),
- * or NULL: load it. */
+ * whose bytes are PREV_IMG's when it holds them (else read here), or
+ * NULL: load it. */
 static WlGraph *
-try_delta (WlGraph *prev, const char *path, const guint8 *bytes, gsize len)
+try_delta (WlGraph *prev, const WlFileImage *prev_img, const char *path, const guint8 *bytes,
+           gsize len)
 {
   if (prev == NULL || bytes == NULL)
     return NULL;
+  if (prev_img != NULL && prev_img->bytes != NULL)
+    return wl_graph_delta (prev, prev_img->bytes, prev_img->len, path, bytes, len);
   WlFileImage b;
   GError *e = NULL;
   if (!wl_file_image_map (&b, prev->path, &e))
@@ -182,10 +194,11 @@ decode_slot (Prefetch *p, guint32 i)
 {
   Slot *s = &p->slots[i];
   WlGraph *prev = NULL;
+  Slot *ps = NULL;
   if (s->prev != i)
     {
       /* That file was claimed before this one: it is decoded, or will be. */
-      Slot *ps = &p->slots[s->prev];
+      ps = &p->slots[s->prev];
       pthread_mutex_lock (&p->lock);
       while (ps->state != SLOT_DONE)
         pthread_cond_wait (&p->decoded, &p->lock);
@@ -196,7 +209,12 @@ decode_slot (Prefetch *p, guint32 i)
   GError *map_error = NULL;
   if (!s->held && !wl_file_image_map (&s->img, p->paths[i], &map_error))
     g_clear_error (&map_error); /* it opened a moment ago: the load says why not now */
-  s->graph = try_delta (prev, p->paths[i], s->img.bytes, s->img.len);
+  /* PS's bytes, when it kept them for this file (pass_on), are only this
+   * file's to read now, and to let go. */
+  s->graph = try_delta (prev, ps != NULL && ps->pass_on ? &ps->img : NULL, p->paths[i],
+                        s->img.bytes, s->img.len);
+  if (ps != NULL && ps->pass_on)
+    slot_release (p, ps);
   wl_graph_unref (prev);
   if (s->graph != NULL)
     s->peak = s->graph->load_peak;
@@ -208,7 +226,12 @@ decode_slot (Prefetch *p, guint32 i)
                           .peak = &s->peak };
       s->graph = wl_graph_load_request (&req, &s->error);
     }
-  slot_release (p, s);
+  /* Kept for the next of its length only when they were kept so far. */
+  if (!(s->pass_on && s->held))
+    {
+      s->pass_on = FALSE;
+      slot_release (p, s);
+    }
   pthread_mutex_lock (&p->lock);
   if (s->graph != NULL)
     s->kept = wl_graph_ref (s->graph);
@@ -295,6 +318,10 @@ find_distinct (Prefetch *p, guint32 from, guint32 end)
       G_STATIC_ASSERT (sizeof (gsize) == sizeof (gint64));
       const guint32 *last = g_hash_table_lookup (p->by_len, &s->len);
       s->prev = last != NULL ? *last : i;
+      /* Its bytes are handed on only within the piece: one decoded in an
+       * earlier piece has let them go. */
+      if (last != NULL && *last >= from)
+        p->slots[*last].pass_on = TRUE;
       g_hash_table_insert (p->by_len, &s->len, &p->distinct[p->n_distinct - 1]);
     }
 }
@@ -469,7 +496,8 @@ load_new (WlGraphCache *c, const char *path, const WlFileImage *img, guint64 lim
           gboolean *over, GError **error)
 {
   guint64 key = img->len;
-  WlGraph *g = try_delta (g_hash_table_lookup (c->by_len, &key), path, img->bytes, img->len);
+  WlGraph *g = try_delta (g_hash_table_lookup (c->by_len, &key), NULL, path, img->bytes,
+                          img->len);
   if (g != NULL && g->load_peak > limit)
     {
       /* Its own load would have stopped there, as its base's would. */
@@ -595,6 +623,7 @@ wl_graph_cache_free (WlGraphCache *c)
   wl_file_image_clear (&c->same);
   g_free (c->same_path);
   g_free (c);
+  wl_file_image_pool_drain ();
 }
 
 WlGraph *

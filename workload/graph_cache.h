@@ -55,7 +55,7 @@ char *wl_file_sha256 (const char *path, GError **error);
  * 4 KiB gave 422 hashes, and every meeting costs a comparison.) */
 guint64 wl_bytes_hash (const guint8 *p, gsize len);
 
-/* A file's bytes, mapped (read, when small) and their hash, taken in one pass:
+/* A file's bytes, read (mapped, over 64 MiB) and their hash, taken in one pass:
  * what loading needs to find a file it may have seen (then compared byte
  * for byte) and, when it has not, to parse it without reading it again. */
 typedef struct
@@ -65,7 +65,9 @@ typedef struct
   gsize len;
   guint64 hash;        /* wl_bytes_hash of the bytes (0 when BYTES is NULL) */
   gpointer map;        /* private: the mapping of a large file */
-  gpointer heap;       /* private: a small file's bytes, read (owned) */
+  gpointer heap;       /* private: a file's bytes, read (owned) */
+  gsize cap;           /* private: HEAP's size */
+  gboolean hashed;     /* private: HASH was taken as the bytes were read */
 } WlFileImage;
 
 /* Map PATH into IMG (zeroed first), or read it when small, without hashing
@@ -83,6 +85,9 @@ gboolean wl_file_image_open (WlFileImage *img, const char *path, GError **error)
 gboolean wl_file_image_same (const WlFileImage *img, const char *path);
 /* Unmap IMG; IMG may be cleared again. */
 void wl_file_image_clear (WlFileImage *img);
+/* Free the buffers that large files were read into, kept for the next
+ * reads (file_image.c); loading works as before after it. */
+void wl_file_image_pool_drain (void);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (WlFileImage, wl_file_image_clear)
 
@@ -112,8 +117,10 @@ void wl_graph_cache_set_threads (WlGraphCache *cache, guint threads);
  * once), then the distinct ones (the lowest rank of each hash) mapped
  * again and decoded there, in rank order, while the caller takes them (a
  * file must not change between the two).  That is done a piece at a time
- * (files in rank order up to wl_graph_cache_set_piece's bytes, 256 MiB
- * by default): a piece is hashed when the caller has taken every file
+ * (files in rank order up to wl_graph_cache_set_piece's bytes, 32 MiB
+ * by default; a piece's bytes, read, are kept to its decode, and a file's
+ * for the next file of its length in the piece): a piece is hashed
+ * when the caller has taken every file
  * before it, and decoded while its pages are still in the page cache,
  * so that a trace set larger than the page cache is read from disk once,
  * not twice; a file whose hash an earlier one

@@ -161,9 +161,10 @@ carry_nodes (const WlGraph *prev, const WlGraph *base, guint32 from, guint32 end
     {
       WlNode tmp;
       wl_graph_node_at (prev, from, hint, &tmp); /* *HINT: the first patch from FROM */
-      guint32 k = *hint;
+      guint32 k = *hint, from_k = k;
       while (k < prev->n_patches && prev->patches[k].index < end)
-        g_array_append_val (patches, prev->patches[k++]);
+        k++;
+      g_array_append_vals (patches, prev->patches + from_k, k - from_k);
       *hint = k;
       return;
     }
@@ -241,7 +242,11 @@ wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len, const c
       || gzip_bytes (bytes, len) || wl_chakra_json_path (prev->path)
       || wl_chakra_json_path (path))
     return NULL;
-  GArray *patches = g_array_new (FALSE, FALSE, sizeof (WlNodePatch));
+  /* As many patches as PREV's, most often (DP replicas and TP peers alike):
+   * room made once, not by doubling copies. */
+  GArray *patches = g_array_sized_new (FALSE, FALSE, sizeof (WlNodePatch),
+                                       prev->nodes == NULL ? prev->n_patches + 16
+                                                           : prev->n_nodes / 8);
   if (!delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, patches))
     {
       g_array_free (patches, TRUE);

@@ -20,10 +20,24 @@ patch_find (const WlGraph *g, guint32 v, guint32 *hint)
       lo = *hint;
       for (guint32 k = 0; k < HINT_STEPS && lo < hi && p[lo].index < v; k++)
         lo++;
-      /* Every patch before LO is below V: when LO's is not, LO is the
-       * answer (a walk of rising V ends here, no search). */
+      /* A walk of rising V finds it here: no search (the classes' checks
+       * walk every node of every rank); else it lies near: galloping
+       * bounds it in steps doubling from the hint (a walk over sends and
+       * receives steps over the collectives' patches between them). */
       if (lo == hi || p[lo].index >= v)
-        return (*hint = lo);
+        hi = lo;
+      else
+        {
+          /* P[LO] lies before V throughout. */
+          guint32 step = 1;
+          while (lo + step < hi && p[lo + step].index < v)
+            {
+              lo += step;
+              step *= 2;
+            }
+          if (lo + step < hi)
+            hi = lo + step + 1; /* P[LO + STEP] does not */
+        }
     }
   while (lo < hi)
     {

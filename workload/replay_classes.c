@@ -158,35 +158,55 @@ p2p_nodes (Classes *c, guint32 i)
 {
   const WlGraph *g = c->r->ranks[i].graph;
   GArray *a = g_hash_table_lookup (c->p2p, g);
-  if (a == NULL)
+  if (a != NULL)
+    return a;
+  a = g_array_new (FALSE, FALSE, sizeof (guint32));
+  guint32 hint = 0;
+  WlNode tmp;
+  if (g->nodes != NULL)
     {
-      a = g_array_new (FALSE, FALSE, sizeof (guint32));
-      guint32 hint = 0;
-      WlNode tmp;
-      /* Sends and receives are so in G's shape too (a compact graph's
-       * base): only they are read through their patches. */
-      const WlNode *shape = wl_graph_shape_nodes (g);
       for (guint32 v = 0; v < g->n_nodes; v++)
-        if ((shape[v].op == WL_OP_SEND || shape[v].op == WL_OP_RECV)
-            && p2p_peer (wl_graph_node_at (g, v, &hint, &tmp)) != WL_RANK_SELF)
+        if (p2p_peer (wl_graph_node_at (g, v, &hint, &tmp)) != WL_RANK_SELF)
           g_array_append_val (a, v);
       g_hash_table_insert (c->p2p, (gpointer) g, a);
+      return a;
     }
+  /* A compact graph's ops are its base's: only those nodes are looked at
+   * (a walk of every node of every rank was most of the checks' time). */
+  GArray *ops = g_hash_table_lookup (c->p2p_ops, g->base);
+  if (ops == NULL)
+    {
+      ops = g_array_new (FALSE, FALSE, sizeof (guint32));
+      const WlNode *shape = wl_graph_shape_nodes (g);
+      for (guint32 v = 0; v < g->n_nodes; v++)
+        if (shape[v].op == WL_OP_SEND || shape[v].op == WL_OP_RECV)
+          g_array_append_val (ops, v);
+      g_hash_table_insert (c->p2p_ops, g->base, ops);
+    }
+  for (guint e = 0; e < ops->len; e++)
+    {
+      guint32 v = g_array_index (ops, guint32, e);
+      if (p2p_peer (wl_graph_node_at (g, v, &hint, &tmp)) != WL_RANK_SELF)
+        g_array_append_val (a, v);
+    }
+  g_hash_table_insert (c->p2p, (gpointer) g, a);
   return a;
 }
 
-/* The peer of rank I's node V. */
+/* The peer of rank I's node V; HINT (0 at first, or NULL) as
+ * wl_graph_node_at's: a walk of rising V finds each node at once. */
 static guint32
-peer_of (const Classes *c, guint32 i, guint32 v)
+peer_of (const Classes *c, guint32 i, guint32 v, guint32 *hint)
 {
   WlNode tmp;
-  return p2p_peer (wl_graph_node_at (c->r->ranks[i].graph, v, NULL, &tmp));
+  return p2p_peer (wl_graph_node_at (c->r->ranks[i].graph, v, hint, &tmp));
 }
 
 static void
 classes_free (Classes *c)
 {
   g_hash_table_unref (c->p2p);
+  g_hash_table_unref (c->p2p_ops);
   g_string_free (c->roles_use, TRUE);
   g_string_free (c->detail, TRUE);
   g_free (c->cls);
@@ -258,8 +278,9 @@ refine (Classes *c)
           const GArray *nodes = p2p_nodes (c, i);
           const guint32 *idx = (const guint32 *) nodes->data;
           guint64 h = c->cls[i];
+          guint32 hi = 0, hj = 0;
           for (guint e = 0; e < nodes->len; e++)
-            h = wl_classes_mix (h, c->cls[peer_of (c, i, idx[e])]);
+            h = wl_classes_mix (h, c->cls[peer_of (c, i, idx[e], &hi)]);
           guint64 *key = g_new (guint64, 2);
           key[0] = h;
           /* The class's first rank with this signature: a signature
@@ -267,8 +288,9 @@ refine (Classes *c)
           gpointer found = g_hash_table_lookup (seen, key);
           guint32 j = found != NULL ? GPOINTER_TO_UINT (found) - 1 : i;
           gboolean same = found != NULL && c->cls[j] == c->cls[i];
+          hi = 0;
           for (guint e = 0; same && e < nodes->len; e++)
-            same = c->cls[peer_of (c, i, idx[e])] == c->cls[peer_of (c, j, idx[e])];
+            same = c->cls[peer_of (c, i, idx[e], &hi)] == c->cls[peer_of (c, j, idx[e], &hj)];
           if (same)
             {
               next[i] = j;
@@ -298,11 +320,12 @@ peers_valid (Classes *c, const char **why)
   for (guint32 i = 0; i < c->n; i++)
     {
       const GArray *nodes = p2p_nodes (c, i);
+      guint32 hint = 0;
       for (guint e = 0; e < nodes->len; e++)
-        if (peer_of (c, i, g_array_index (nodes, guint32, e)) >= c->n)
+        if (peer_of (c, i, g_array_index (nodes, guint32, e), &hint) >= c->n)
           {
             g_string_append_printf (c->detail, "rank %u names rank %u", i,
-                                    peer_of (c, i, g_array_index (nodes, guint32, e)));
+                                    peer_of (c, i, g_array_index (nodes, guint32, e), NULL));
             return (*why = "a send or receive names a rank outside the run", FALSE);
           }
     }
@@ -330,9 +353,10 @@ check_peers (Classes *c, const char **why)
     {
       c->peer_off[i] = peers->len;
       const GArray *nodes = p2p_nodes (c, i);
+      guint32 hint = 0;
       for (guint n = 0; n < nodes->len; n++)
         {
-          guint32 p = peer_of (c, i, g_array_index (nodes, guint32, n));
+          guint32 p = peer_of (c, i, g_array_index (nodes, guint32, n), &hint);
           const guint32 *have = &g_array_index (peers, guint32, c->peer_off[i]);
           guint32 k = peers->len - c->peer_off[i], e = 0;
           while (e < k && have[e] != p && c->cls[have[e]] != c->cls[p])
@@ -419,6 +443,8 @@ wl_replay_classes (WlReplay *r, const char **why)
     }
   Classes c = { .r = r, .n = r->n_ranks,
                 .p2p = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref),
+                .p2p_ops = g_hash_table_new_full (NULL, NULL, NULL,
+                                                  (GDestroyNotify) g_array_unref),
                 .roles_use = g_string_new (NULL), .detail = g_string_new (NULL) };
   c.cls = g_new (guint32, c.n);
   initial_classes (&c);

@@ -19,6 +19,8 @@ typedef struct
   guint32 *peer_off;  /* per rank + 1: offsets into peers */
   guint32 *peers;     /* per rank: its distinct peers, one per class */
   GHashTable *p2p;    /* WlGraph* -> GArray of its sends' and receives' indices */
+  GHashTable *p2p_ops; /* a compact graph's base -> GArray of the indices of its nodes
+                        * whose op is a send or a receive */
   const char *roles_why; /* why some ranks were split by roles (split_roles), or NULL */
   GString *roles_use;   /* the first collective whose group's places are roles, in words */
   GString *detail;      /* what a refusal concerns, in words (wl_replay_classes_why) */

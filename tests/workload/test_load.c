@@ -189,8 +189,9 @@ START_TEST (test_image_hash)
   gzputs (out, "not a trace, but gzip");
   gzclose (out);
   assert_image (gz);
-  /* Files over 64 KiB are mapped, smaller ones read: both give the same
-   * bytes, and a file is the same as its copy, not as a copy a byte off. */
+  /* Files over 64 KiB (once mapped) are read into kept buffers, smaller
+   * ones read alike: both give the same bytes, and a file is the same as
+   * its copy, not as a copy a byte off. */
   gsize big_len = 200 * 1024 + 3;
   g_autofree char *big_bytes = g_malloc (big_len);
   for (gsize i = 0; i < big_len; i++)
@@ -208,6 +209,22 @@ START_TEST (test_image_hash)
     ck_assert (g_file_set_contents (big2, big_bytes, (gssize) big_len, NULL));
     ck_assert (!wl_file_image_same (&bimg, big2));
   }
+  /* Files over 128 KiB are read into buffers kept for the next read, and
+   * hashed 256 KiB at a time as they are read: a file of 600 KiB and 5
+   * bytes (three pieces, a tail under the lanes' 32 bytes), then the
+   * 200 KiB one again into its larger buffer, give their bytes and the
+   * hash of all of them at once. */
+  gsize huge_len = 600 * 1024 + 5;
+  g_autofree char *huge_bytes = g_malloc (huge_len);
+  for (gsize i = 0; i < huge_len; i++)
+    huge_bytes[i] = (char) (i * 2246822519u >> 11);
+  g_autofree char *huge = tu_scratch_path ("huge.bin");
+  ck_assert (g_file_set_contents (huge, huge_bytes, (gssize) huge_len, NULL));
+  assert_image (huge);
+  assert_image (big);
+  assert_image (huge);
+  wl_file_image_pool_drain ();
+  assert_image (big);
   /* The hash changes with any byte and with the length (every length
    * around the four lanes' 32-byte stride and the 8-byte tail). */
   guint8 buf[100];

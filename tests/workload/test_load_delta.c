@@ -304,6 +304,69 @@ START_TEST (test_cache_reads_against_first_of_length)
 }
 END_TEST
 
+/* Through the cache, on one thread or two, the bytes of the whole set
+ * held at once or a file or two at a time (pieces of one byte): rank 1,
+ * one byte apart from rank 0 outside the names (the compute node's
+ * duration, 10 us -> 11 us), loads in full, equal to its own load; rank
+ * 2, rank 1 with the send's peers renamed, is then read against rank 1,
+ * the last file of its length, whose bytes loading held for it. */
+START_TEST (test_cache_one_byte_off_loads_in_full)
+{
+  g_autofree char *prefix = tu_scratch_path ("byte");
+  write_variant (prefix, 0, &BASE);
+  Variant time = BASE;
+  time.micros = 11;
+  Variant renamed = time;
+  renamed.src = 1;
+  renamed.dst = 0;
+  write_variant (prefix, 1, &time);
+  write_variant (prefix, 2, &renamed);
+  char *paths[3];
+  gsize len[3];
+  for (guint32 i = 0; i < 3; i++)
+    {
+      paths[i] = rank_path (prefix, i);
+      g_autofree char *bytes = NULL;
+      ck_assert (g_file_get_contents (paths[i], &bytes, &len[i], NULL));
+    }
+  /* The same length, so each is read against the one before it. */
+  ck_assert_uint_eq (len[1], len[0]);
+  ck_assert_uint_eq (len[2], len[0]);
+  for (guint threads = 1; threads <= 2; threads++)
+    for (guint piece = 0; piece <= 1; piece++)
+      {
+        g_autoptr (WlGraphCache) cache = wl_graph_cache_new_full (FALSE);
+        wl_graph_cache_set_threads (cache, threads);
+        if (piece > 0)
+          wl_graph_cache_set_piece (cache, piece);
+        wl_graph_cache_prefetch (cache, (const char *const *) paths, 3, G_MAXUINT64);
+        WlGraph *g[3];
+        for (guint32 i = 0; i < 3; i++)
+          {
+            g[i] = wl_graph_cache_load_limited (cache, paths[i], G_MAXUINT64, NULL, NULL);
+            ck_assert_ptr_nonnull (g[i]);
+          }
+        wl_graph_cache_prefetch_end (cache);
+        ck_assert_uint_eq (wl_graph_cache_distinct (cache), 3);
+        ck_assert_ptr_null (g[1]->base);
+        ck_assert_ptr_nonnull (g[1]->nodes);
+        g_autoptr (WlGraph) full1 = wl_graph_load (paths[1], NULL);
+        ck_assert_uint_eq (g[1]->n_nodes, full1->n_nodes);
+        for (guint32 v = 0; v < full1->n_nodes; v++)
+          tu_assert_same_node (&g[1]->nodes[v], &full1->nodes[v]);
+        ck_assert_uint_eq (g[1]->nodes[0].duration_ps, 11000000);
+        ck_assert_ptr_eq (g[2]->base, g[1]);
+        ck_assert_uint_eq (g[2]->n_patches, 1);
+        g_autoptr (WlGraph) full2 = wl_graph_load (paths[2], NULL);
+        assert_same_as_full (g[2], full2, g[1]);
+        for (guint32 i = 0; i < 3; i++)
+          wl_graph_unref (g[i]);
+      }
+  for (guint32 i = 0; i < 3; i++)
+    g_free (paths[i]);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -314,5 +377,6 @@ main (void)
   tcase_add_test (tc, test_other_differences_load_in_full);
   tcase_add_test (tc, test_carried_renames);
   tcase_add_test (tc, test_cache_reads_against_first_of_length);
+  tcase_add_test (tc, test_cache_one_byte_off_loads_in_full);
   return tu_run_suite (s);
 }
