@@ -217,10 +217,11 @@ u32s_reserve (U32s *a, guint32 n)
  * joined, each new flow's hops in route order, readying each link for the
  * filling (its capacity, flows and fair share).  The counts and arrays live
  * in locals so that the stores into the arrays do not make the compiler
- * reload them.  Only the check path (net_flow_check) collects whole
- * components: the model recomputes less (link_flow_inc.c). */
-static void
-component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds)
+ * reload them.  The model refills whole components only where its
+ * refill of fewer flows would grow as large (link_flow_inc.c), and the
+ * check path (net_flow_check) for every change. */
+void
+net_flow_component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds)
 {
   Component *c = &f->comp;
   u32s_reserve (&c->links, f->layout.n_links);
@@ -296,7 +297,7 @@ static void
 check_against_component (FlowNet *f, const guint32 *seeds, guint32 n_seeds, SimTime now)
 {
   guint32 refilled = f->comp.flows.len;
-  component_collect (f, seeds, n_seeds);
+  net_flow_component_collect (f, seeds, n_seeds);
   NetFlowCheck *k = &f->checked;
   k->changes++;
   k->refilled += refilled;

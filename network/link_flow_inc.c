@@ -38,7 +38,10 @@
  * If no flow joined S, every flow has a bottleneck and the rates are the
  * max-min allocation; otherwise the filling runs again over the larger S.
  * S only grows, and once it is the whole component there are no kept flows
- * on L and nothing to check: the full recomputation.  So in exact
+ * on L and nothing to check: the full recomputation.  (Where L's links
+ * carry many flows, as when every flow shares links with many others, the
+ * model refills the whole component instead, the same result, so a change
+ * never costs much more than the full recomputation.)  So in exact
  * arithmetic the result is the max-min allocation, and the flows it leaves
  * alone are exactly those whose rate provably cannot change.
  *
@@ -90,10 +93,12 @@ s_add (FlowNet *f, guint32 id, guint32 epoch)
 }
 
 /* Ready every link of L for the filling: its capacity less its kept flows'
- * rates (in the order they joined), its flows in S, its share. */
-static void
+ * rates (in the order they joined), its flows in S, its share.  Returns
+ * the places it scanned in the links' lists. */
+static guint64
 ready_links (FlowNet *f, guint32 epoch)
 {
+  guint64 scanned = 0;
   Component *c = &f->comp;
   const CompTag *flow_tags = (const CompTag *) f->flow_tags->data;
   const Flow *pool = (const Flow *) f->flows->data;
@@ -117,7 +122,9 @@ ready_links (FlowNet *f, guint32 epoch)
       c->unfrozen[i] = n;
       c->touched[i] = 0;
       c->share[i] = n == 0 ? INFINITY : MAX (left, 0.0) / n;
+      scanned += link->len;
     }
+  return scanned;
 }
 
 /* Checks (2) and (3) of the comment at the top, over the n_flows flows of
@@ -225,11 +232,21 @@ net_flow_update (FlowNet *f, const guint32 *seeds, guint32 n_seeds)
     }
   if (c->flows.len == 0)
     return;
+  /* Each round scans L's lists three times (readying, checking); the whole
+   * component's refill scans at most every hop in flight twice (collecting,
+   * filling).  Once the rounds have scanned a quarter of the hops in
+   * flight, the whole component is the cheaper way on: it costs the same
+   * as the full recomputation and a quarter more at worst. */
+  guint64 scanned = 0, enough = f->hops_in_flight / 2;
   for (;;)
     {
-      ready_links (f, epoch);
+      scanned += ready_links (f, epoch);
+      if (scanned > enough)
+        break;
       net_flow_component_fill (f);
       if (check_bottlenecks (f, epoch, c->flows.len, c->links.len) == 0)
-        break;
+        return;
     }
+  net_flow_component_collect (f, seeds, n_seeds);
+  net_flow_component_fill (f);
 }

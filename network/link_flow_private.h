@@ -132,6 +132,10 @@ u32s_push (U32s *a, guint32 x)
 gboolean net_flow_component_init (Component *c, guint32 n_links, GError **error);
 void net_flow_component_free (Component *c);
 
+/* Collect into f->comp the whole component of flows linked to the links
+ * `seeds` through shared links, readied for the filling (link_flow.c). */
+void net_flow_component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds);
+
 /* Max-min rates of the flows of f->comp (collected, with each link's
  * capacity, flows and share set), into f->comp.rate by progressive filling
  * (link_flow_fill.c); each flow's link in f->comp.bneck.  Only the flows
