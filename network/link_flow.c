@@ -427,12 +427,13 @@ flow_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
 }
 
 gboolean
-net_flow_check (Net *net, gboolean on)
+net_flow_check (Net *net, gboolean on, gboolean never_whole)
 {
   if (net->klass != &net_flow_class)
     return FALSE;
   FlowNet *f = net->state;
   f->check = on;
+  f->never_whole = never_whole;
   return TRUE;
 }
 

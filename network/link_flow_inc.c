@@ -241,7 +241,7 @@ net_flow_update (FlowNet *f, const guint32 *seeds, guint32 n_seeds)
   for (;;)
     {
       scanned += ready_links (f, epoch);
-      if (scanned > enough)
+      if (scanned > enough && !f->never_whole)
         break;
       net_flow_component_fill (f);
       if (check_bottlenecks (f, epoch, c->flows.len, c->links.len) == 0)

@@ -113,6 +113,7 @@ typedef struct
   /* The check path (net_flow_check): after every change, the whole
    * component refilled and compared with the incremental rates. */
   gboolean check;
+  gboolean never_whole; /* no fallback to the whole component (tests) */
   NetFlowCheck checked;
 } FlowNet;
 

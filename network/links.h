@@ -99,8 +99,10 @@ typedef struct
 } NetFlowCheck;
 
 /* Turn the check path on or off (FALSE when the model is not the flow
- * model); net_flow_checked reads the figures. */
-gboolean net_flow_check (Net *net, gboolean on);
+ * model); net_flow_checked reads the figures.  never_whole: the model
+ * itself never falls back to refilling whole components (where its rounds
+ * grow costly), so that a test exercises its rounds to the end. */
+gboolean net_flow_check (Net *net, gboolean on, gboolean never_whole);
 gboolean net_flow_checked (Net *net, NetFlowCheck *out);
 
 #endif /* ORRERY_NETWORK_LINKS_H */
