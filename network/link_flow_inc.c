@@ -56,6 +56,12 @@
 
 #include <math.h>
 
+/* Fallbacks in a row after which changes go to the whole component at once,
+ * and how often they try the rounds again then (a choice of cost, not of
+ * result: see net_flow_update). */
+#define FLOW_WHOLE_STREAK 4
+#define FLOW_WHOLE_RETRY 16
+
 /* A relative 1e-13: a link's rates summed round within a few units in the
  * last place of a double (2.2e-16 each) per flow on it, far below this;
  * and distinct shares of the tests' integer capacities (up to 4.7e12 B/s)
@@ -238,15 +244,27 @@ net_flow_update (FlowNet *f, const guint32 *seeds, guint32 n_seeds)
    * flight, the whole component is the cheaper way on: it costs the same
    * as the full recomputation and a quarter more at worst. */
   guint64 scanned = 0, enough = f->hops_in_flight / 2;
-  for (;;)
+  /* Where the last changes all fell back (a torus all-to-all, whose every
+   * link carries hundreds of flows), the rounds' scans are wasted: go to
+   * the whole component at once, trying the rounds again now and then in
+   * case the flows in flight have thinned.  Which way a change goes depends
+   * only on the run's own past: deterministic; either way gives the
+   * max-min allocation. */
+  gboolean rounds = f->never_whole || f->whole_streak < FLOW_WHOLE_STREAK
+                    || f->whole_streak % FLOW_WHOLE_RETRY == 0;
+  while (rounds)
     {
       scanned += ready_links (f, epoch);
       if (scanned > enough && !f->never_whole)
         break;
       net_flow_component_fill (f);
       if (check_bottlenecks (f, epoch, c->flows.len, c->links.len) == 0)
-        return;
+        {
+          f->whole_streak = 0;
+          return;
+        }
     }
+  f->whole_streak++;
   net_flow_component_collect (f, seeds, n_seeds);
   net_flow_component_fill (f);
 }

@@ -114,6 +114,10 @@ typedef struct
    * component refilled and compared with the incremental rates. */
   gboolean check;
   gboolean never_whole; /* no fallback to the whole component (tests) */
+  /* Changes in a row that fell back to the whole component: from
+   * FLOW_WHOLE_STREAK on, changes go to it at once but for one in
+   * FLOW_WHOLE_RETRY, which tries the rounds again (net_flow_update). */
+  guint32 whole_streak;
   NetFlowCheck checked;
 } FlowNet;
 
