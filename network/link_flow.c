@@ -4,28 +4,27 @@
  * links split their bandwidth max-min fairly: progressive filling raises
  * every rate together until a link is full, freezes the flows on it, and
  * goes on with the rest.  Rates change only when a flow starts or ends, and
- * only for the flows connected to it through shared links: the model
- * recomputes that component, brings each of its flows' remaining bytes up to
- * date, and moves the end events that changed.  A flow's last byte leaves
- * when its remaining bytes reach zero; it arrives the sum of the route's
- * link latencies later.  Times are exact picoseconds (rounded up).
+ * only for some of the flows connected to it through shared links: the
+ * model refills the flows whose rate may change (link_flow_inc.c, which
+ * proves the others cannot), brings the remaining bytes of those whose rate
+ * did change up to date, and moves their end events.  A flow's last byte
+ * leaves when its remaining bytes reach zero; it arrives the sum of the
+ * route's link latencies later.  Times are exact picoseconds (rounded up).
  *
  * Per link it keeps bytes, messages, the time it carried at least one flow
  * (busy), and the most flows it carried at once (reported as peak_queue).
  *
- * Cost: a start or an end costs time linear in its component (its links,
- * and its flows' hops, copied into dense scratch arrays), plus, for each
- * link whose share a filling round changes, a replay of its matches up a
- * tournament (logarithmic in the component's links).  Flow records, their
- * routes and the scratch are pooled: nothing is allocated per message once
- * the pools have grown to the flows in flight.
+ * Cost: a start or an end costs time linear in the flows it refills and the
+ * flows on their links, plus, for each link whose share a filling round
+ * changes, a replay of its matches up a tournament (logarithmic in the
+ * links refilled).  Flow records, their routes and the scratch are pooled:
+ * nothing is allocated per message once the pools have grown to the flows
+ * in flight.
  *
- * Every change refills its whole component, on purpose: among equal shares
- * the filling picks the link the collection reached first (from the
- * change's own links), and each remaining-bytes update rounds, so filling
- * only the flows whose rate may change, or once per instant after all of
- * its starts and ends (which would also move end events in another
- * order), could move results in the last bit.
+ * The reference is the max-min allocation itself, not one order of sums:
+ * the check path (net_flow_check, for tests) refills the whole component of
+ * every change, as the model did before, and compares; they agree within
+ * rounding (network/README.md, *The flow model's reference*).
  */
 #include "network/link_flow_private.h"
 #include "sim/error.h"
@@ -201,7 +200,7 @@ link_leave (FlowNet *f, const Flow *fl, guint32 h, SimTime now)
     link_compact (f, l);
 }
 
-/* ---- the component of flows that share links with the seeds ------------------ */
+/* ---- the reference: max-min over the whole component --------------------------- */
 
 /* Room for a component of every flow in flight. */
 static void
@@ -215,14 +214,14 @@ u32s_reserve (U32s *a, guint32 n)
 }
 
 /* Breadth first from the seed links: each link's flows in the order they
- * joined, each new flow's hops in route order.  This order is the filling's
- * tie-break and the order end events are moved in.  On the way it readies
- * each link for the filling (its capacity, flows and fair share) and brings
- * each flow's remaining bytes up to now at its old rate.  The counts and
- * arrays live in locals so that the stores into the arrays do not make the
- * compiler reload them. */
-static void
-component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds, SimTime now)
+ * joined, each new flow's hops in route order, readying each link for the
+ * filling (its capacity, flows and fair share).  The counts and arrays live
+ * in locals so that the stores into the arrays do not make the compiler
+ * reload them.  The model refills whole components only where its
+ * refill of fewer flows would grow as large (link_flow_inc.c), and the
+ * check path (net_flow_check) for every change. */
+void
+net_flow_component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds)
 {
   Component *c = &f->comp;
   u32s_reserve (&c->links, f->layout.n_links);
@@ -234,7 +233,7 @@ component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds, SimTime no
   guint32 *unfrozen = c->unfrozen, *touched = c->touched;
   double *cap_left = c->cap_left, *share = c->share;
   CompTag *link_tags = f->link_tags, *flow_tags = (CompTag *) f->flow_tags->data;
-  Flow *pool = (Flow *) f->flows->data;
+  const Flow *pool = (const Flow *) f->flows->data;
   guint32 n_links = 0, n_flows = 0, n_hops = 0;
   for (guint32 i = 0; i < n_seeds; i++)
     if (link_tags[seeds[i]].mark != epoch)
@@ -258,11 +257,8 @@ component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds, SimTime no
           flow_tags[id] = (CompTag) { .mark = epoch, .local = n_flows };
           first[n_flows] = n_hops;
           flows[n_flows++] = id;
-          Flow *fl = &pool[id];
-          fl->remaining = MAX (0.0, fl->remaining - fl->rate * (double) (now - fl->updated) / 1e12);
-          fl->updated = now;
-          const guint32 *path = fl->path;
-          for (guint32 h = 0, n = fl->n_hops; h < n; h++)
+          const guint32 *path = pool[id].path;
+          for (guint32 h = 0, n = pool[id].n_hops; h < n; h++)
             {
               CompTag *on = &link_tags[path[h]];
               if (on->mark != epoch)
@@ -280,24 +276,69 @@ component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds, SimTime no
   c->hops.len = n_hops;
 }
 
+/* When a flow of remaining bytes (as of `updated`) at `rate` ends: the
+ * remaining bytes brought up to now, then their time at the rate, rounded
+ * up to a picosecond. */
+static SimTime
+flow_end_at (const Flow *fl, double rate, SimTime now, double *remaining)
+{
+  double left = MAX (0.0, fl->remaining - fl->rate * (double) (now - fl->updated) / 1e12);
+  if (remaining != NULL)
+    *remaining = left;
+  double ps = ceil (left / rate * 1e12);
+  return ps >= (double) (SIM_TIME_MAX - now) ? SIM_TIME_MAX : now + (SimTime) ps;
+}
+
+/* The check path: the whole component of the seeds refilled, each rate and
+ * the end time it gives compared with the incremental model's (which has
+ * already moved its end events: an unchanged rate keeps the end time it
+ * was given when it was set). */
+static void
+check_against_component (FlowNet *f, const guint32 *seeds, guint32 n_seeds, SimTime now)
+{
+  guint32 refilled = f->comp.flows.len;
+  net_flow_component_collect (f, seeds, n_seeds);
+  NetFlowCheck *k = &f->checked;
+  k->changes++;
+  k->refilled += refilled;
+  if (f->comp.flows.len == 0)
+    return;
+  net_flow_component_fill (f);
+  for (guint32 i = 0; i < f->comp.flows.len; i++)
+    {
+      const Flow *fl = flow_at (f, f->comp.flows.v[i]);
+      double want = f->comp.rate[i];
+      k->flows++;
+      k->worst_rel = MAX (k->worst_rel, fabs (fl->rate - want) / want);
+      SimTime end = flow_end_at (fl, want, now, NULL);
+      k->worst_ps = MAX (k->worst_ps, end > fl->end_at ? end - fl->end_at : fl->end_at - end);
+    }
+}
+
+/* ---- a start or an end ------------------------------------------------------------ */
+
 static void on_flow_end (SimSched *sched, gpointer data, guint64 id);
 
-/* Share the collected component's links anew and move the end events that
- * changed. */
+/* The rates anew after a change on the links `seeds` (net_flow_update), and
+ * the end events moved for the flows whose rate changed: only those have
+ * their remaining bytes brought up to date. */
 static void
-component_reschedule (FlowNet *f, SimTime now)
+flows_reshare (FlowNet *f, const guint32 *seeds, guint32 n_seeds, SimTime now)
 {
-  const U32s *flows = &f->comp.flows;
-  net_flow_component_fill (f);
-  const double room = (double) (SIM_TIME_MAX - now);
-  for (guint32 k = 0; k < flows->len; k++)
+  net_flow_update (f, seeds, n_seeds);
+  const Component *c = &f->comp;
+  for (guint32 k = 0; k < c->flows.len; k++)
     {
-      guint32 id = flows->v[k];
+      guint32 id = c->flows.v[k];
       Flow *fl = flow_at (f, id);
-      fl->rate = f->comp.rate[k];
-      g_assert (fl->rate > 0.0);
-      double ps = ceil (fl->remaining / fl->rate * 1e12);
-      SimTime end = ps >= room ? SIM_TIME_MAX : now + (SimTime) ps;
+      double rate = c->rate[k];
+      fl->bneck = c->links.v[c->bneck[k]];
+      g_assert (rate > 0.0);
+      if (rate == fl->rate && fl->end_event != 0)
+        continue;
+      SimTime end = flow_end_at (fl, rate, now, &fl->remaining);
+      fl->updated = now;
+      fl->rate = rate;
       if (fl->end_event != 0 && end == fl->end_at)
         continue;
       if (fl->end_event != 0)
@@ -305,6 +346,8 @@ component_reschedule (FlowNet *f, SimTime now)
       fl->end_at = end;
       fl->end_event = sim_sched_at_cancellable (f->net->sched, end, on_flow_end, f, id);
     }
+  if (f->check)
+    check_against_component (f, seeds, n_seeds, now);
 }
 
 static void
@@ -319,12 +362,10 @@ on_flow_end (SimSched *sched, gpointer data, guint64 id64)
     link_leave (f, fl, h, now);
   /* The last byte arrives one route latency after it left. */
   sim_sched_at (sched, sim_time_add (now, fl->latency), fl->fn, fl->data, fl->arg);
-  /* Off its links, the flow is in no component; its route seeds the one it
-   * leaves behind. */
-  component_collect (f, fl->path, fl->n_hops, now);
+  /* Off its links, the flow is in no component; its route seeds the
+   * recomputation (its record is reused only by a later send). */
   flow_release (f, id);
-  if (f->comp.flows.len > 0)
-    component_reschedule (f, now);
+  flows_reshare (f, fl->path, fl->n_hops, now);
 }
 
 /* A flow starts now. */
@@ -336,8 +377,7 @@ flow_start (FlowNet *f, guint32 id)
   fl->updated = now;
   for (guint32 h = 0; h < fl->n_hops; h++)
     link_join (f, id, h, now);
-  component_collect (f, fl->path, fl->n_hops, now);
-  component_reschedule (f, now);
+  flows_reshare (f, fl->path, fl->n_hops, now);
 }
 
 static void
@@ -384,6 +424,26 @@ flow_send (Net *net, SimTime at, guint32 src, guint32 dst, guint64 bytes,
     flow_start (f, id);
   else
     sim_sched_at (net->sched, at, on_flow_start, f, id);
+}
+
+gboolean
+net_flow_check (Net *net, gboolean on, gboolean never_whole)
+{
+  if (net->klass != &net_flow_class)
+    return FALSE;
+  FlowNet *f = net->state;
+  f->check = on;
+  f->never_whole = never_whole;
+  return TRUE;
+}
+
+gboolean
+net_flow_checked (Net *net, NetFlowCheck *out)
+{
+  if (net->klass != &net_flow_class)
+    return FALSE;
+  *out = ((FlowNet *) net->state)->checked;
+  return TRUE;
 }
 
 gboolean

@@ -41,6 +41,7 @@ net_flow_component_free (Component *c)
   g_free (c->changed);
   g_free (c->frozen);
   g_free (c->rate);
+  g_free (c->bneck);
 }
 
 /* ---- the tournament ------------------------------------------------------------- */
@@ -109,6 +110,7 @@ fill_init (Component *c)
       c->flow_room = MAX (c->flows.len, 2 * c->flow_room);
       c->frozen = g_renew (guint8, c->frozen, c->flow_room);
       c->rate = g_renew (double, c->rate, c->flow_room);
+      c->bneck = g_renew (guint32, c->bneck, c->flow_room);
     }
   memset (c->frozen, 0, c->flows.len);
 }
@@ -127,19 +129,21 @@ fill_freeze (FlowNet *f, guint32 best, double share)
   const CompTag *flow_tags = (const CompTag *) f->flow_tags->data;
   double *cap_left = c->cap_left, *rate = c->rate;
   guint32 *unfrozen = c->unfrozen, *touched = c->touched, *changed = c->changed;
+  guint32 *bneck = c->bneck, epoch = f->epoch;
   guint8 *is_frozen = c->frozen;
   /* Round 0 would match every link the collection reset. */
   f->round = f->round == G_MAXUINT32 ? 1 : f->round + 1;
   guint32 round = f->round, len = link->len, frozen = 0, n_changed = 0;
   for (guint32 j = 0; j < len; j++)
     {
-      if (ids[j] == FLOW_GONE)
-        continue;
+      if (ids[j] == FLOW_GONE || flow_tags[ids[j]].mark != epoch)
+        continue; /* a flow whose rate is kept */
       guint32 k = flow_tags[ids[j]].local;
       if (is_frozen[k])
         continue;
       is_frozen[k] = 1;
       rate[k] = share;
+      bneck[k] = best;
       frozen++;
       for (guint32 h = first[k], end = first[k + 1]; h < end; h++)
         {

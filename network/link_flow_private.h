@@ -45,6 +45,7 @@ typedef struct
   guint32 hops_cap; /* room in path and place */
   SimEventId end_event;
   SimTime end_at;
+  guint32 bneck;    /* the link it froze on when its rate was last set */
   guint32 next_free;
 } Flow;
 
@@ -91,6 +92,7 @@ typedef struct
   /* per flow */
   guint8 *frozen;
   double *rate;      /* its new rate, written back after the filling */
+  guint32 *bneck;    /* the component link it froze on */
   guint32 flow_room;
 } Component;
 
@@ -108,6 +110,15 @@ typedef struct
   Component comp;
   U32s route;        /* the route being built for a new flow */
   guint32 hops_in_flight; /* the started flows' hops */
+  /* The check path (net_flow_check): after every change, the whole
+   * component refilled and compared with the incremental rates. */
+  gboolean check;
+  gboolean never_whole; /* no fallback to the whole component (tests) */
+  /* Changes in a row that fell back to the whole component: from
+   * FLOW_WHOLE_STREAK on, changes go to it at once but for one in
+   * FLOW_WHOLE_RETRY, which tries the rounds again (net_flow_update). */
+  guint32 whole_streak;
+  NetFlowCheck checked;
 } FlowNet;
 
 static inline void
@@ -126,9 +137,20 @@ u32s_push (U32s *a, guint32 x)
 gboolean net_flow_component_init (Component *c, guint32 n_links, GError **error);
 void net_flow_component_free (Component *c);
 
+/* Collect into f->comp the whole component of flows linked to the links
+ * `seeds` through shared links, readied for the filling (link_flow.c). */
+void net_flow_component_collect (FlowNet *f, const guint32 *seeds, guint32 n_seeds);
+
 /* Max-min rates of the flows of f->comp (collected, with each link's
  * capacity, flows and share set), into f->comp.rate by progressive filling
- * (link_flow_fill.c). */
+ * (link_flow_fill.c); each flow's link in f->comp.bneck.  Only the flows
+ * the collection tagged with f->epoch count: a link's other flows keep
+ * their rates (taken off its capacity by the collection). */
 void net_flow_component_fill (FlowNet *f);
+
+/* The max-min rates after a flow started or ended on the links `seeds`,
+ * recomputed for as few flows as the proof in link_flow_inc.c allows, into
+ * f->comp (flows, rate, bneck: the flows whose rate was recomputed). */
+void net_flow_update (FlowNet *f, const guint32 *seeds, guint32 n_seeds);
 
 #endif /* ORRERY_NETWORK_LINK_FLOW_PRIVATE_H */

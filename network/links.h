@@ -84,4 +84,25 @@ typedef void (*NetFlowVisit) (const guint32 *path, guint32 n_hops, double rate, 
  * incremental sharing against a max-min allocation computed from scratch. */
 gboolean net_flow_visit (Net *net, NetFlowVisit visit, gpointer user);
 
+/* The flow model's check path, for tests: with it on, every start and end
+ * also recomputes max-min over the whole component of links it touches
+ * (the reference: progressive filling of every flow there) and compares
+ * each flow's rate, and the end time that rate gives, with the incremental
+ * model's, which it leaves alone.  The worst differences so far: */
+typedef struct
+{
+  guint64 changes;   /* starts and ends checked */
+  guint64 flows;     /* flow rates compared */
+  guint64 refilled;  /* of those, the incremental model recomputed */
+  double worst_rel;  /* |rate - reference| / reference, the largest */
+  guint64 worst_ps;  /* |end time - reference's|, ps, the largest */
+} NetFlowCheck;
+
+/* Turn the check path on or off (FALSE when the model is not the flow
+ * model); net_flow_checked reads the figures.  never_whole: the model
+ * itself never falls back to refilling whole components (where its rounds
+ * grow costly), so that a test exercises its rounds to the end. */
+gboolean net_flow_check (Net *net, gboolean on, gboolean never_whole);
+gboolean net_flow_checked (Net *net, NetFlowCheck *out);
+
 #endif /* ORRERY_NETWORK_LINKS_H */
