@@ -466,7 +466,7 @@ wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
           guint32 have = 0;
           while (have < G_MAXUINT32)
             {
-              g_autofree char *q = wl_chakra_trace_path_in (dir, prefix, have, &exists);
+              g_free (wl_chakra_trace_path_in (dir, prefix, have, &exists));
               if (!exists)
                 break;
               have++;
