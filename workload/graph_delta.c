@@ -126,6 +126,7 @@ first_diff (const guint8 *a, const guint8 *b, gsize n)
 static void
 patch_if_renamed (const WlGraph *base, guint32 v, const WlNode *n, GArray *patches)
 {
+  g_assert (base->nodes != NULL); /* a base is a full graph */
   const WlNode *b = &base->nodes[v];
   WlNodePatch p = { .index = v };
   if (n->op == WL_OP_COLL)

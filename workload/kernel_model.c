@@ -457,6 +457,7 @@ wl_kernel_ns (const WlKernelDevice *dev, const WlKernel *k)
       break;
     }
   /* Nothing beats physics (a relative slack for rounding only). */
-  g_assert (ns >= wl_kernel_bound_ns (dev, k) * (1.0 - 1e-12));
+  double floor_ns = wl_kernel_bound_ns (dev, k);
+  g_assert (ns >= floor_ns * (1.0 - 1e-12));
   return ns;
 }
