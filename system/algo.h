@@ -264,9 +264,10 @@ sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 
       sys_phase_send_next_slow (ctx, run, step, bytes, at);
       return;
     }
-  g_assert (step < (G_GUINT64_CONSTANT (1) << ctx->step_bits));
-  g_assert (at >= *ctx->clock);
-  /* As sys_phase_send's, to position next; net_send_priced's work. */
+  /* The caller keeps step below 2^step_bits (the ring's prepare checks
+   * its steps once), and sim_sched_at checks that the delivery is not in
+   * the past.  As sys_phase_send's, to position next; net_send_priced's
+   * work. */
   guint64 to_run = ctx->run_index + (ctx->next == 0 ? ctx->wrap_runs : ctx->next_runs);
   tally->messages++;
   tally->bytes += bytes;
