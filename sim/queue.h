@@ -149,7 +149,7 @@ gboolean sim_queue_advance_slow (SimQueue *queue, SimTime until);
 
 /* The bucket time belongs in, relative to floor (time >= floor).  The "| 1"
  * puts a time equal to the floor at level 0 without a branch. */
-static inline guint
+G_ALWAYS_INLINE static inline guint
 sim_queue_bucket_of (SimTime time, SimTime floor)
 {
   guint msb = 63 - (guint) __builtin_clzll ((time ^ floor) | 1);
@@ -168,7 +168,7 @@ sim_queue_bucket_of (SimTime time, SimTime floor)
  * entry popped: the caller checks (sched.c does), as the queue would then
  * lose its order. */
 /* Append an entry to bucket b, which has room. */
-static inline void
+G_ALWAYS_INLINE static inline void
 sim_queue_append (SimQueue *queue, guint b, SimTime time, SimHandler fn, gpointer data,
                   guint64 arg)
 {
@@ -186,7 +186,7 @@ sim_queue_append (SimQueue *queue, guint b, SimTime time, SimHandler fn, gpointe
  * unspent entry's (events scheduled in time order, as a collective's
  * messages are; what queue_push_front would do, without its call).
  * FALSE, having changed nothing, for the rest. */
-static inline gboolean
+G_ALWAYS_INLINE static inline gboolean
 sim_queue_try_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data, guint64 arg)
 {
   if (time <= queue->run_last)

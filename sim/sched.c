@@ -86,8 +86,10 @@ sim_sched_clock (const SimSched *sched)
   return &sched->now;
 }
 
-/* The slow path is a tail call, so that the common path calls nothing. */
-static inline void
+/* The slow path is a tail call, so that the common path calls nothing;
+ * inlined always, so that sim_sched_at's common path is a leaf (the
+ * compiler kept it out of line, a call and a return on every event). */
+G_ALWAYS_INLINE static inline void
 sched_push (SimSched *sched, SimTime t, SimHandler fn, gpointer data, guint64 arg)
 {
   if (G_UNLIKELY (!sim_queue_try_push (sched->queue, t, fn, data, arg)))

@@ -86,6 +86,20 @@ typedef struct
    * and on the way back, modulo 2^64. */
   guint32 wrap_members;
   guint64 next_runs, wrap_runs;
+  /* sys_phase_send_next's fast path, copied from the collective when it is
+   * planned so that the path reads the context alone: where the network
+   * lets a sender count a message of fixed price and schedule its delivery
+   * itself (net_direct_tally, else NULL), the scheduler, and the bits of
+   * an event's arg that hold the step. */
+  NetTally *direct_tally;
+  SimSched *sched;
+  guint step_bits;
+  /* The row's own, filled by its prepare hook when the collective is
+   * planned, so that no step works them out again (the ring: its steps,
+   * how many of the first reduce, and its messages' bytes). */
+  guint32 steps;
+  guint32 reducing_steps;
+  guint64 step_bytes;
 } SysPhaseCtx;
 
 /* Whether every member of a line does the same at the same times on a
@@ -135,6 +149,11 @@ struct _SysAlgoClass
    * before the run ended. */
   gboolean (*check) (const SysAlgoClass *algo, SysCollKind op, guint32 n, GError **error);
   void (*run_free) (SysRun *run);
+  /* May be NULL.  Fill the row's own fields of a (chunk, phase)'s context
+   * (steps, reducing_steps, step_bytes), once, when the collective is
+   * planned: every other field is set by then but member, pos, next and
+   * run_index, which are each run's. */
+  void (*prepare) (SysPhaseCtx *ctx);
   /* The phase starts on this member now (run->started already set). */
   void (*start) (const SysPhaseCtx *ctx, SysRun *run);
   /* A message of `step` arrived for this member, started or not. */
@@ -186,9 +205,20 @@ void sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 b
 /* sys_phase_send to the member's successor on the line (ctx->next), from
  * its run: on a network of fixed prices (net_fixed_prices) the route's
  * price is kept in the run, since a ring sends one size to one peer a
- * phase long. */
-void sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 bytes,
-                          SimTime at);
+ * phase long.  Inline below: its common case, a message of the size the
+ * run last priced on a network that only counts it, is every ring step's
+ * (a tenth of a ring's instructions went to the call); the rest is
+ * sys_phase_send_next_slow's. */
+static inline void sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step,
+                                        guint64 bytes, SimTime at);
+/* What sys_phase_send_next does outside its common case: it prices the
+ * route for a new size, or hands the message to the network. */
+void sys_phase_send_next_slow (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 bytes,
+                               SimTime at);
+/* The handler of every message and signal to a run (data: the collective,
+ * arg: the run's index shifted left by the step bits, or'ed with the step),
+ * for sys_phase_send_next's inline path. */
+void sys_phase_on_message (SimSched *sched, gpointer data, guint64 arg);
 /* This member's phase ends at `at` (>= now). */
 void sys_phase_finish (const SysPhaseCtx *ctx, SimTime at);
 /* net_serialization_ps (bytes, rate_Bps), the same bits, through the
@@ -221,6 +251,28 @@ static inline guint64
 sys_phase_split (const SysPhaseCtx *ctx, guint64 in, guint32 n)
 {
   return ctx->split_down ? in / n : (in + n - 1) / n;
+}
+
+static inline void
+sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 bytes, SimTime at)
+{
+  NetTally *tally = ctx->direct_tally;
+  /* The run keeps its last size + 1 (0: none), so a size of 2^64 - 1 is
+   * never taken for a priced one. */
+  if (G_UNLIKELY (tally == NULL || run->next_bytes != bytes + 1 || run->next_bytes == 0))
+    {
+      sys_phase_send_next_slow (ctx, run, step, bytes, at);
+      return;
+    }
+  /* The caller keeps step below 2^step_bits (the ring's prepare checks
+   * its steps once), and sim_sched_at checks that the delivery is not in
+   * the past.  As sys_phase_send's, to position next; net_send_priced's
+   * work. */
+  guint64 to_run = ctx->run_index + (ctx->next == 0 ? ctx->wrap_runs : ctx->next_runs);
+  tally->messages++;
+  tally->bytes += bytes;
+  sim_sched_at (ctx->sched, sim_time_add (at, run->next_delay), sys_phase_on_message, ctx->coll,
+                (to_run << ctx->step_bits) | step);
 }
 
 /* The built-in rows, one file each. */

@@ -49,12 +49,6 @@ ring_steps (SysCollKind op, guint32 n)
   return 0;
 }
 
-static gboolean
-ring_step_reduces (SysCollKind op, guint32 n, guint32 step)
-{
-  return op == SYS_COLL_REDUCE_SCATTER || (op == SYS_COLL_ALL_REDUCE && step < n - 1);
-}
-
 static guint64
 ring_message_bytes (const SysPhaseCtx *ctx)
 {
@@ -142,31 +136,51 @@ chain_start (const SysPhaseCtx *ctx, SysRun *run)
 
 /* ---- the ring proper ---------------------------------------------------------- */
 
-/* Consume every arrived message in order: each one ends a step, and all but
- * the last lead to the next send. */
+/* What every step asks, worked out once per chunk phase: the steps, the
+ * first ones that reduce (all-reduce's first half, all of reduce-scatter)
+ * and the bytes of each message. */
+static void
+ring_prepare (SysPhaseCtx *ctx)
+{
+  if (sys_coll_kind_rooted (ctx->op))
+    return;
+  ctx->steps = ring_steps (ctx->op, ctx->n);
+  ctx->reducing_steps = 0;
+  if (ctx->op == SYS_COLL_REDUCE_SCATTER)
+    ctx->reducing_steps = ctx->steps;
+  else if (ctx->op == SYS_COLL_ALL_REDUCE)
+    ctx->reducing_steps = ctx->n - 1;
+  ctx->step_bytes = ring_message_bytes (ctx);
+  /* The steps sent fit the events' step field, so that no send checks. */
+  g_assert (ctx->steps <= (G_GUINT64_CONSTANT (1) << ctx->step_bits));
+}
+
+/* Consume the next arrived message: it ends a step, and all but the last
+ * lead to the next send.  The steps that reduce move the share, whose cost
+ * the context holds. */
 static inline void
+ring_step (const SysPhaseCtx *ctx, SysRun *run, SimTime now)
+{
+  guint32 step = run->processed;
+  SimTime t = MAX (now, run->busy_until);
+  if (step < ctx->reducing_steps)
+    t = sim_time_add (t, ctx->share_reduce);
+  t = sim_time_add (t, sys_phase_endpoint_delay (ctx));
+  run->busy_until = t;
+  run->processed = ++step;
+  if (step < ctx->steps)
+    sys_phase_send_next (ctx, run, step, ctx->step_bytes, t);
+  else
+    sys_phase_finish (ctx, t);
+}
+
+/* Consume every arrived message in order. */
+static void
 ring_drain (const SysPhaseCtx *ctx, SysRun *run)
 {
-  guint32 k = ring_steps (ctx->op, ctx->n);
-  guint64 m = ring_message_bytes (ctx);
-  SimTime e = sys_phase_endpoint_delay (ctx);
   SimTime now = sys_phase_now (ctx);
-  /* The steps that reduce (all-reduce's first half, reduce-scatter's)
-   * move the share, whose cost the context holds. */
   while (run->processed < run->arrived)
-    {
-      guint32 step = run->processed;
-      SimTime t = MAX (now, run->busy_until);
-      if (ring_step_reduces (ctx->op, ctx->n, step))
-        t = sim_time_add (t, ctx->share_reduce);
-      t = sim_time_add (t, e);
-      run->busy_until = t;
-      run->processed++;
-      if (run->processed < k)
-        sys_phase_send_next (ctx, run, run->processed, m, t);
-      else
-        sys_phase_finish (ctx, t);
-    }
+    ring_step (ctx, run, now);
 }
 
 static void
@@ -178,8 +192,19 @@ ring_start (const SysPhaseCtx *ctx, SysRun *run)
       return;
     }
   run->busy_until = sim_time_add (sys_phase_now (ctx), sys_phase_endpoint_delay (ctx));
-  sys_phase_send_next (ctx, run, 0, ring_message_bytes (ctx), run->busy_until);
+  sys_phase_send_next (ctx, run, 0, ctx->step_bytes, run->busy_until);
   ring_drain (ctx, run);
+}
+
+/* ring_on_message's other cases, out of its line so that its common one
+ * saves no registers. */
+static G_NO_INLINE void
+ring_on_message_other (const SysPhaseCtx *ctx, SysRun *run)
+{
+  if (sys_coll_kind_rooted (ctx->op))
+    chain_drain (ctx, run);
+  else if (run->started)
+    ring_drain (ctx, run);
 }
 
 static void
@@ -187,10 +212,13 @@ ring_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
 {
   g_assert (step == run->arrived); /* one predecessor, in-order delivery */
   run->arrived++;
-  if (sys_coll_kind_rooted (ctx->op))
-    chain_drain (ctx, run);
-  else if (run->started)
-    ring_drain (ctx, run);
+  /* The common case, a started member that had consumed every message
+   * before this one (steps is 0 for the rooted kinds), takes one step
+   * without the loop. */
+  if (G_LIKELY (run->started && run->processed == step && ctx->steps != 0))
+    ring_step (ctx, run, sys_phase_now (ctx));
+  else
+    ring_on_message_other (ctx, run);
 }
 
 const SysAlgoClass sys_algo_ring = {
@@ -201,6 +229,7 @@ const SysAlgoClass sys_algo_ring = {
   .flat_variant = TRUE,
   .alike = SYS_ALIKE_ALWAYS,
   .disjoint_links = TRUE, /* neighbours only: one link each way per member */
+  .prepare = ring_prepare,
   .start = ring_start,
   .on_message = ring_on_message,
 };

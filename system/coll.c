@@ -48,10 +48,9 @@ ctx_init (SysColl *coll, guint64 index, SysRun **run_out)
   return ctx;
 }
 
-static void on_message (SimSched *sched, gpointer data, guint64 arg);
 static void on_phase_done (SimSched *sched, gpointer data, guint64 index);
 
-/* sys_phase_send, inline in sys_phase_send_next's path for networks
+/* sys_phase_send, inline in sys_phase_send_next_slow's path for networks
  * without fixed prices. */
 static inline void
 phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at)
@@ -71,7 +70,7 @@ phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, Sim
                      .order = coll->members[ctx->member].order,
                      .tie = coll->tie_by_place ? ctx->member + 1 : 0, .dim = ctx->net_dim,
                      .bytes = bytes,
-                     .on_delivered = on_message, .data = coll,
+                     .on_delivered = sys_phase_on_message, .data = coll,
                      .arg = (to_run << coll->step_bits) | step };
   net_send_message (coll->sys->net, &msg);
 }
@@ -82,50 +81,41 @@ sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes,
   phase_send (ctx, to, step, bytes, at);
 }
 
-/* sys_phase_send_next where the Net does more than count a message of
- * fixed price (the run has priced its route). */
-static void
-send_next_priced (const SysPhaseCtx *ctx, SysRun *run, guint64 bytes, SimTime at, guint64 arg)
-{
-  SysColl *coll = ctx->coll;
-  guint32 to_member = ctx->next == 0 ? ctx->member - ctx->wrap_members : ctx->member + ctx->stride;
-  net_send_priced (coll->sys->net, at, run->next_delay, coll->group->ranks[ctx->member],
-                   coll->group->ranks[to_member], bytes, on_message, coll, arg);
-}
-
 void
-sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 bytes, SimTime at)
+sys_phase_send_next_slow (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 bytes,
+                          SimTime at)
 {
   SysColl *coll = ctx->coll;
-  if (G_UNLIKELY (!coll->fixed_prices))
+  if (!coll->fixed_prices)
     {
       phase_send (ctx, ctx->next, step, bytes, at);
       return;
     }
   g_assert (step < (G_GUINT64_CONSTANT (1) << coll->step_bits));
-  /* As sys_phase_send's, to position next. */
-  guint64 to_run = ctx->run_index + (ctx->next == 0 ? ctx->wrap_runs : ctx->next_runs);
-  guint64 arg = (to_run << coll->step_bits) | step;
-  if (G_UNLIKELY (run->next_bytes != bytes + 1 || run->next_bytes == 0))
+  guint32 to_member = ctx->next == 0 ? ctx->member - ctx->wrap_members : ctx->member + ctx->stride;
+  guint32 src = coll->group->ranks[ctx->member], dst = coll->group->ranks[to_member];
+  if (run->next_bytes != bytes + 1 || run->next_bytes == 0)
     {
-      guint32 to_member = ctx->next == 0 ? ctx->member - ctx->wrap_members
-                                         : ctx->member + ctx->stride;
-      guint32 src = coll->group->ranks[ctx->member], dst = coll->group->ranks[to_member];
       g_assert (src != dst);
       run->next_delay = net_delay_on (coll->sys->net, ctx->net_dim, src, dst, bytes);
       run->next_bytes = bytes + 1;
     }
+  /* As sys_phase_send's, to position next. */
+  guint64 to_run = ctx->run_index + (ctx->next == 0 ? ctx->wrap_runs : ctx->next_runs);
+  guint64 arg = (to_run << coll->step_bits) | step;
   NetTally *tally = coll->direct_tally;
-  if (G_UNLIKELY (tally == NULL))
+  if (tally == NULL)
     {
-      send_next_priced (ctx, run, bytes, at, arg);
+      net_send_priced (coll->sys->net, at, run->next_delay, src, dst, bytes,
+                       sys_phase_on_message, coll, arg);
       return;
     }
   /* net_send_priced's work, without the call. */
   g_assert (at >= *ctx->clock);
   tally->messages++;
   tally->bytes += bytes;
-  sim_sched_at (coll->sys->sched, sim_time_add (at, run->next_delay), on_message, coll, arg);
+  sim_sched_at (coll->sys->sched, sim_time_add (at, run->next_delay), sys_phase_on_message, coll,
+                arg);
 }
 
 guint32
@@ -156,7 +146,7 @@ sys_phase_send_routed (const SysPhaseCtx *ctx, guint32 from, guint32 via, guint3
   NetMessage msg = { .at = at, .src = coll->group->ranks[from], .dst = coll->group->ranks[via],
                      .order = coll->members[from].order, .tie = coll->tie_by_place ? from + 1 : 0,
                      .dim = NET_DIM_UNKNOWN, .bytes = bytes,
-                     .on_delivered = on_message, .data = coll,
+                     .on_delivered = sys_phase_on_message, .data = coll,
                      .arg = (to_run << coll->step_bits) | step };
   net_send_message (coll->sys->net, &msg);
 }
@@ -166,7 +156,7 @@ sys_phase_notify (const SysPhaseCtx *ctx, guint32 to, SimTime at)
 {
   SysColl *coll = ctx->coll;
   guint64 to_run = run_index (coll, coll->lockstep ? ctx->member : to, ctx->chunk, ctx->phase);
-  sim_sched_at (coll->sys->sched, at, on_message, coll,
+  sim_sched_at (coll->sys->sched, at, sys_phase_on_message, coll,
                 (to_run << coll->step_bits) | SYS_PHASE_READY_STEP (coll->step_bits));
 }
 
@@ -223,7 +213,8 @@ sys_phase_signal (const SysPhaseCtx *ctx, guint32 to, guint32 step, SimTime at)
   g_assert (step < SYS_PHASE_READY_STEP (coll->step_bits));
   guint32 to_member = ctx->member - ctx->pos * ctx->stride + to * ctx->stride;
   guint64 to_run = run_index (coll, to_member, ctx->chunk, ctx->phase);
-  sim_sched_at (coll->sys->sched, at, on_message, coll, (to_run << coll->step_bits) | step);
+  sim_sched_at (coll->sys->sched, at, sys_phase_on_message, coll,
+                (to_run << coll->step_bits) | step);
 }
 
 /* ---- per-rank dimension queues --------------------------------------------- */
@@ -321,8 +312,8 @@ queue_kick (Sys *sys, guint32 rank, guint dim, const SysColl *coll)
 
 /* ---- events ---------------------------------------------------------------- */
 
-static void
-on_message (SimSched *sched, gpointer data, guint64 arg)
+void
+sys_phase_on_message (SimSched *sched, gpointer data, guint64 arg)
 {
   (void) sched;
   SysColl *coll = data;

@@ -287,6 +287,11 @@ plan_runs (SysColl *coll)
         ctx->wrap_members = (ctx->n - 1) * ctx->stride;
         ctx->next_runs = coll->lockstep ? 0 : ctx->stride * runs_per_member;
         ctx->wrap_runs = coll->lockstep ? 0 : (guint64) 0 - ctx->wrap_members * runs_per_member;
+        ctx->direct_tally = coll->fixed_prices ? coll->direct_tally : NULL;
+        ctx->sched = coll->sys->sched;
+        ctx->step_bits = coll->step_bits;
+        if (ctx->algo != NULL && ctx->algo->prepare != NULL)
+          ctx->algo->prepare (ctx);
       }
   for (guint32 m = 0; m < group->n; m++)
     for (guint cp = 0; cp < CP; cp++)

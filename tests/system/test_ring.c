@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "sim/error.h"
+#include "system/algo.h"
 #include "support/sysfix.h"
 
 #define GIB (G_GUINT64_CONSTANT (1) << 30)
@@ -673,6 +674,40 @@ START_TEST (test_late_joiner)
 }
 END_TEST
 
+/* ------------------------------------------------- the ring's prepare hook */
+
+/* What the ring works out once per chunk phase (ring_prepare), on a line
+ * of 4 members whose chunk phase takes in 1000 bytes, a share of 250: the
+ * steps and reducing steps of the table in algo_ring.c's header (all-reduce
+ * 2 x 3 steps, the first 3 reducing; reduce-scatter 3, all reducing;
+ * all-gather 3 of the whole 1000 bytes; all-to-all 4 x 3 / 2 = 6; barrier
+ * 6 of nothing, none reducing), and nothing for a rooted kind, which runs
+ * as a chain (steps 0 sends the ring's step down its other path). */
+START_TEST (test_prepare)
+{
+  static const struct
+  {
+    SysCollKind op;
+    guint32 steps, reducing;
+    guint64 bytes;
+  } cases[] = {
+    { SYS_COLL_ALL_REDUCE, 6, 3, 250 },    { SYS_COLL_REDUCE_SCATTER, 3, 3, 250 },
+    { SYS_COLL_ALL_GATHER, 3, 0, 1000 },   { SYS_COLL_ALL_TO_ALL, 6, 0, 250 },
+    { SYS_COLL_BARRIER, 6, 0, 0 },         { SYS_COLL_BROADCAST, 0, 0, 0 },
+  };
+  ck_assert_ptr_nonnull (sys_algo_ring.prepare);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      SysPhaseCtx ctx = { .op = cases[i].op, .n = 4, .in_bytes = 1000, .share = 250,
+                          .step_bits = 8 };
+      sys_algo_ring.prepare (&ctx);
+      ck_assert_uint_eq (ctx.steps, cases[i].steps);
+      ck_assert_uint_eq (ctx.reducing_steps, cases[i].reducing);
+      ck_assert_uint_eq (ctx.step_bytes, cases[i].bytes);
+    }
+}
+END_TEST
+
 /* --------------------------------------------------------------- main */
 
 static TCase *
@@ -685,6 +720,7 @@ int
 main (void)
 {
   Suite *s = suite_create ("ring");
+  tcase_add_test (tcase (s, "prepare"), test_prepare);
   tcase_add_loop_test (tcase (s, "lockstep"), test_lockstep, 0,
                        (int) (G_N_ELEMENTS (loop_p) * 4 * G_N_ELEMENTS (loop_S)));
   tcase_add_loop_test (tcase (s, "uneven_sizes"), test_uneven_sizes, 0, 2);
