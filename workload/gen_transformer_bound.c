@@ -13,16 +13,23 @@
  * before the matching send is issued, after the forward of chunk k - 1
  * (send_act follows that forward's last node); the backward of chunk k
  * likewise after the backward of chunk k + 1 (wl_tf_backward: recv_grad).
- * Giving every communication node zero time leaves a graph whose longest
- * path, compute node times summed along it, is at most the simulated time
- * of the same path (communication takes at least zero, and a node starts no
- * earlier than its dependencies end), and the iteration ends no earlier than
- * any node.  This file walks that graph: each stage's order as
- * wl_tf_schedule emits it, a step starting at the later of its stage's last
- * end and its peer step's end (the classic 1F1B form, sum_{j<s} f_j + m (f_s
- * + b_s) + sum_{j<s} b_j, is what it gives for 1F1B with equal micro-batches;
- * interleaving and GPipe fall out of the same walk, and recomputation is
- * inside each backward's own compute nodes).
+ * Giving every communication node zero time (the TP, CP, EP and ZeRO-3
+ * collectives on the chain, the pipeline's sends and receives, the
+ * gradient collectives the optimizer step waits for: no network or
+ * collective algorithm of system/ and network/ is assumed) leaves a graph
+ * whose longest path, compute node times summed along it, is at most the
+ * simulated time of the same path (communication takes at least zero, and a
+ * node starts no earlier than its dependencies end), and the iteration ends
+ * no earlier than any node.  This file walks that graph: each stage's order
+ * as wl_tf_schedule emits it, a step starting at the later of its stage's
+ * last end and its peer step's end; a stage's optimizer step follows its
+ * last backward's send, so only the stage itself waits for it.  The classic
+ * 1F1B form, max_s (sum_{j<s} f_j + m (f_s + b_s) + sum_{j<s} b_j), is a
+ * path of this graph, so the walk is at least it (equal for equal stages,
+ * (m + p - 1)(f + b)); GPipe and interleaved 1F1B ((m v + p - 1)(f + b) for
+ * equal chunks) fall out of the same walk, and recomputation is inside each
+ * backward's own compute nodes (full: the layer's forward nodes again;
+ * selective: the core attention's).
  *
  * The compute nodes are priced as the run prices them (replay.c
  * wl_replay_compute_time): the same kernels (the generator's own kernel
@@ -276,18 +283,21 @@ wl_gen_transformer_bound (const WlGenTransformer *req, const WlParams *params)
 {
   g_return_val_if_fail (req != NULL && params != NULL, 0);
   guint32 M = wl_gen_transformer_microbatches (req, NULL);
-  if (M == 0 || (params->compute == WL_COMPUTE_KERNEL && params->kernel_device == NULL))
+  /* M > 0 implies tp and pp > 0 (said again for clang's analyzer). */
+  if (M == 0 || req->tp == 0 || req->pp == 0
+      || (params->compute == WL_COMPUTE_KERNEL && params->kernel_device == NULL))
     return 0;
   guint32 pp = req->pp, v = wl_tf_vstages (req), K = pp * v;
   g_autofree WlTfChunkCost *cost = g_new0 (WlTfChunkCost, K);
   g_autofree SimTime *step = g_new0 (SimTime, pp);
+  Costs costs = costs_of (req);
   SimTime most = 0;
   for (guint32 c = 0; c < wl_tf_cp (req); c++)
     {
       for (guint32 p = 0; p < pp; p++)
         {
           Pricer x = { .p = params, .speed = stage_speed (req, params, c, p),
-                       .e = { .req = req, .c = costs_of (req), .M = M, .c_idx = c, .p = p } };
+                       .e = { .req = req, .c = costs, .M = M, .c_idx = c, .p = p } };
           if (!(x.speed > 0.0))
             return 0;
           Blocks b = blocks_of (&x);
