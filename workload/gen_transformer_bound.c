@@ -294,13 +294,19 @@ wl_gen_transformer_bound (const WlGenTransformer *req, const WlParams *params)
   SimTime most = 0;
   for (guint32 c = 0; c < wl_tf_cp (req); c++)
     {
+      Blocks b = { 0 };
+      double priced = 0.0; /* the speed B was priced at (0: none yet) */
       for (guint32 p = 0; p < pp; p++)
         {
           Pricer x = { .p = params, .speed = stage_speed (req, params, c, p),
                        .e = { .req = req, .c = costs, .M = M, .c_idx = c, .p = p } };
           if (!(x.speed > 0.0))
             return 0;
-          Blocks b = blocks_of (&x);
+          /* The blocks' kernels do not depend on the stage: priced again
+           * only at another speed. */
+          if (x.speed != priced)
+            b = blocks_of (&x);
+          priced = x.speed;
           for (guint32 ch = 0; ch < v; ch++)
             cost[ch * pp + p] = chunk_cost (&x, &b, ch * pp + p);
           step[p] = step_cost (&x, p);
