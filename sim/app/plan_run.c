@@ -28,14 +28,26 @@ traces_peak (const WlDevice *device, gboolean fp8)
   return fp8 ? MAX (peak, device->peak_flops[WL_DTYPE_FP8]) : peak;
 }
 
-const char *
-plan_run_no_bound (const PlanEnv *env)
+/* Why ENV's compute model allows no FLOPs bound (static), or NULL. */
+static const char *
+no_flops_bound (const PlanEnv *env)
 {
   const WlParams *wl = &env->cfg->wl;
   if (wl->compute == WL_COMPUTE_SCALED)
     return "the scaled compute model";
   if (wl->kernel_table != NULL)
     return "a measured kernel table";
+  return NULL;
+}
+
+const char *
+plan_run_no_bound (const PlanEnv *env)
+{
+  const WlParams *wl = &env->cfg->wl;
+  /* The pipeline bound prices nodes as the run does under every model;
+   * the kernel model needs its device's kernel table for that. */
+  if (wl->compute == WL_COMPUTE_KERNEL && wl->kernel_device == NULL)
+    return no_flops_bound (env) != NULL ? no_flops_bound (env) : "a kernel model without a device";
   return NULL;
 }
 
@@ -58,7 +70,7 @@ fastest_rate (const PlanEnv *env)
 {
   const WlParams *wl = &env->cfg->wl;
   double peak = wl->peak_flops;
-  if (plan_run_no_bound (env) != NULL)
+  if (no_flops_bound (env) != NULL)
     return 0.0;
   if (wl->compute == WL_COMPUTE_KERNEL)
     peak = MAX (peak, traces_peak (wl_device_preset (wl->device), env->pb->fp8));
@@ -70,22 +82,34 @@ fastest_rate (const PlanEnv *env)
   return peak * speed * MAX (wl->slots_comp, 1u);
 }
 
-/* The bound: a GPU runs its compute nodes one at a time (slots_comp at
- * once, faster ranks by their speed), so its finish, and the iteration's
- * end (the last finish), is at least its compute FLOPs over the fastest
- * rate; the busiest GPU has at least the mean, wl_gen_transformer_flops
- * (the num_ops of every rank's compute nodes) over the GPUs.  Rounded
- * down. */
-guint64
-plan_run_bound (const PlanEnv *env, const PlanKnobs *k)
+/* The FLOPs bound: a GPU runs its compute nodes one at a time
+ * (slots_comp at once, faster ranks by their speed), so its finish, and
+ * the iteration's end (the last finish), is at least its compute FLOPs
+ * over the fastest rate; the busiest GPU has at least the mean,
+ * wl_gen_transformer_flops (the num_ops of every rank's compute nodes)
+ * over the GPUs.  Rounded down. */
+static guint64
+flops_bound (const PlanEnv *env, const WlGenTransformer *req)
 {
   double rate = fastest_rate (env);
   if (!(rate > 0.0))
     return 0;
+  double seconds = wl_gen_transformer_flops (req) / (double) env->pb->gpus / rate;
+  return (guint64) (seconds * (double) SIM_PS_PER_S);
+}
+
+/* The larger of the FLOPs bound and the pipeline bound
+ * (wl_gen_transformer_bound: each stage's compute nodes priced as the run
+ * prices them, along the schedule's dependencies, communication free).
+ * The FLOPs bound stays for the rare case the pipeline bound is 0 (a
+ * kernel model without a device); where both are known the pipeline
+ * bound is the larger but for rounding. */
+guint64
+plan_run_bound (const PlanEnv *env, const PlanKnobs *k)
+{
   WlGenTransformer req;
   plan_space_request (env->pb, k, &req);
-  double seconds = wl_gen_transformer_flops (&req) / (double) env->pb->gpus / rate;
-  return (guint64) (seconds * (double) SIM_PS_PER_S);
+  return MAX (flops_bound (env, &req), wl_gen_transformer_bound (&req, &env->cfg->wl));
 }
 
 /* SIM's figures into OUT. */

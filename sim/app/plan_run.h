@@ -5,9 +5,11 @@
  * Models: a candidate's iteration time is what `orrery run` gives for the
  * traces `gen transformer` writes for it (symmetry classes on): one
  * function, plan_run_one, that a faster path can replace.  Its lower bound
- * (plan_run_bound) is the mean over the GPUs of their compute FLOPs at the
- * fastest rate any kernel can reach (see plan_run.c for why it can only be
- * lower than the simulated time).  The search simulates the surviving
+ * (plan_run_bound) is the pipeline's longest path of compute, each stage's
+ * compute nodes priced as the run prices them and communication free
+ * (wl_gen_transformer_bound, which says why the run cannot be faster), or
+ * the mean over the GPUs of their compute FLOPs at the fastest rate any
+ * kernel can reach if that is larger.  The search simulates the surviving
  * candidates in the order of their bounds (ties by id), PLAN_BATCH at a
  * time; after each batch the K-th best simulated time bounds out every
  * remaining candidate whose bound is at least that.  A candidate reached
@@ -44,8 +46,10 @@ typedef struct
   guint64 cutoff;
 } PlanEnv;
 
-/* Why ENV's compute model allows no bound (static), or NULL when
- * plan_run_bound is one. */
+/* Why ENV's compute model allows no bound (static: a kernel model without
+ * a device), or NULL when plan_run_bound is one (every other model: the
+ * pipeline bound prices nodes as the run does, a measured kernel table and
+ * the scaled model included). */
 const char *plan_run_no_bound (const PlanEnv *env);
 
 /* K's lower bound in ps (0 when plan_run_no_bound). */

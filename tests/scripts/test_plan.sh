@@ -123,6 +123,34 @@ check "bound: kernel model, never above the simulated time" eq \
 check "bound: kernel model, simulated some" test \
   "$(awk -F, '$12 == "simulated"' "$TMP/k/plan.csv" | wc -l)" -gt 10
 
+# The pipeline bound (wl_gen_transformer_bound: each stage's compute nodes
+# priced as the run prices them, along the schedule, communication free)
+# over pipelines of 1 to 4 stages, interleaved or not, every ZeRO stage,
+# recomputation or not and two micro-batch sizes, 8 layers, under the
+# kernel model: never above a candidate's simulated time, and the search it
+# bounds finds the exhaustive top 3 (issue 18: the bound never prunes the
+# true best), simulating fewer.
+PIPE=(--layers 8 --hidden 512 --heads 8 --vocab 1024 --seq 512 --gpus 8 --global-batch 16
+      --space "tp=1,2;pp=1,2,4;v=1,2;cp=1;mb=1,2;zero=0,1,2,3;recompute=none,full;sched=1f1b"
+      --config "$TMP/k8.xml" --top 3)
+"$ORRERY" plan "${PIPE[@]}" --exhaustive --out "$TMP/px" >"$TMP/px.out" 2>/dev/null
+check "pipeline bound: exhaustive runs" eq $? 0
+"$ORRERY" plan "${PIPE[@]}" --out "$TMP/pb" >"$TMP/pb.out" 2>/dev/null
+check "pipeline bound: search runs" eq $? 0
+check "pipeline bound: simulated many" test \
+  "$(awk -F, '$12 == "simulated"' "$TMP/px/plan.csv" | wc -l)" -gt 100
+check "pipeline bound: never above the simulated time" eq \
+  "$(awk -F, 'NR > 1 && $12 == "simulated" && $15 + 0 > $16 + 0' "$TMP/px/plan.csv" | wc -l)" 0
+check "pipeline bound: the same top 3" eq "$(grep -A4 '^top 3' "$TMP/pb.out")" \
+  "$(grep -A4 '^top 3' "$TMP/px.out")"
+check "pipeline bound: most bounded out" test \
+  "$(awk -F, '$12 == "bounded-out"' "$TMP/pb/plan.csv" | wc -l)" -gt \
+  "$(awk -F, '$12 == "simulated"' "$TMP/pb/plan.csv" | wc -l)"
+third=$(awk -F, '$12 == "simulated" {print $16}' "$TMP/px/plan.csv" | sort -n | sed -n 3p)
+check "pipeline bound: bounded out at or above the third best" eq \
+  "$(awk -F, -v t="$third" '$12 == "bounded-out" && $15 + 0 < t + 0' "$TMP/pb/plan.csv" \
+      | wc -l)" 0
+
 # ---- --gpus on a cluster of dimensions: more nodes along the last ------------------
 "$ORRERY" plan "${MODEL[@]}" --gpus 16 --global-batch 16 --config "$TMP/k8.xml" --top 1 \
   --space "tp=8;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b" >"$TMP/g.out" 2>/dev/null

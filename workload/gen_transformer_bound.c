@@ -1,0 +1,317 @@
+/* gen_transformer_bound.c: a lower bound of the iteration time `orrery
+ * run` gives for gen transformer's traces, from the pipeline's dependency
+ * structure, without making the traces (wl_gen_transformer_bound,
+ * gen_transformer.h).
+ *
+ * Why it is one.  Every compute node of a rank is emitted on its chain
+ * (comp_after in gen_transformer_emit.c: each depends on the chain's last
+ * node, and the receives and blocking collectives between them are on it
+ * too), so a rank runs them one after the other in its schedule's order
+ * (wl_tf_step), whatever its compute slots.  Across ranks of one TP, CP and
+ * DP index, the forward of micro-batch mb through model chunk k starts after
+ * its receive (wl_tf_forward: recv_act on the chain), which cannot complete
+ * before the matching send is issued, after the forward of chunk k - 1
+ * (send_act follows that forward's last node); the backward of chunk k
+ * likewise after the backward of chunk k + 1 (wl_tf_backward: recv_grad).
+ * Giving every communication node zero time (the TP, CP, EP and ZeRO-3
+ * collectives on the chain, the pipeline's sends and receives, the
+ * gradient collectives the optimizer step waits for: no network or
+ * collective algorithm of system/ and network/ is assumed) leaves a graph
+ * whose longest path, compute node times summed along it, is at most the
+ * simulated time of the same path (communication takes at least zero, and a
+ * node starts no earlier than its dependencies end), and the iteration ends
+ * no earlier than any node.  This file walks that graph: each stage's order
+ * as wl_tf_schedule emits it, a step starting at the later of its stage's
+ * last end and its peer step's end; a stage's optimizer step follows its
+ * last backward's send, so only the stage itself waits for it.  The classic
+ * 1F1B form, max_s (sum_{j<s} f_j + m (f_s + b_s) + sum_{j<s} b_j), is a
+ * path of this graph, so the walk is at least it (equal for equal stages,
+ * (m + p - 1)(f + b)); GPipe and interleaved 1F1B ((m v + p - 1)(f + b) for
+ * equal chunks) fall out of the same walk, and recomputation is inside each
+ * backward's own compute nodes (full: the layer's forward nodes again;
+ * selective: the core attention's).
+ *
+ * The compute nodes are priced as the run prices them (replay.c
+ * wl_replay_compute_time): the same kernels (the generator's own kernel
+ * functions), num_ops, bytes and trace duration, each node rounded alone, at
+ * the fastest speed of its stage's ranks.  Nodes left out (the local DDP
+ * flatten and unflatten, which depend on the buckets) only lower the bound. */
+#include <math.h>
+
+#include "sim/units.h"
+#include "workload/gen_transformer_private.h"
+#include "workload/kernels.h"
+#include "workload/node.h"
+
+/* What prices a rank's compute nodes. */
+typedef struct
+{
+  const WlParams *p;
+  double speed;
+  Emit e; /* the kernel functions' view of the rank: req, costs, CP index, stage */
+} Pricer;
+
+/* replay.c's round_ns: a time in double ns to ps, the configured way. */
+static SimTime
+round_ns (const WlParams *p, double ns)
+{
+  if (!(ns > 0.0))
+    return 0;
+  const guint64 max_ns = SIM_TIME_MAX / SIM_PS_PER_NS;
+  if (ns >= (double) max_ns)
+    return SIM_TIME_MAX;
+  if (p->timing.rounding == WL_ROUND_NS_TRUNCATED)
+    return sim_time_from_ns ((guint64) ns);
+  double ps = ceil (ns * (double) SIM_PS_PER_NS);
+  return ps >= 0x1p64 ? SIM_TIME_MAX : (SimTime) ps;
+}
+
+/* The duration_micros comp_after writes for kernels K (0 without a
+ * device). */
+static guint64
+trace_us (const WlGenTransformer *r, const WlTfKernels *k)
+{
+  WlRoofline roof;
+  if (r->device == NULL || !wl_device_roofline (r->device, WL_DTYPE_BF16, &roof))
+    return 0;
+  return (guint64) ceil ((k->flops > 0 ? wl_roofline_ns (&roof, k->flops, k->bytes)
+                                       : (double) k->bytes / (roof.mem_bw_Bps * roof.memory_eff)
+                                           * 1e9)
+                         / 1000.0);
+}
+
+/* The time of a compute node running kernels K, as wl_replay_compute_time
+ * gives it at speed X->speed. */
+static SimTime
+price (const Pricer *x, const WlTfKernels *k)
+{
+  const WlParams *p = x->p;
+  if (p->compute == WL_COMPUTE_KERNEL && k->s->len > 0)
+    {
+      g_autoptr (GArray) ks = g_array_new (FALSE, FALSE, sizeof (WlKernel));
+      gboolean parsed = wl_kernels_parse (k->s->str, ks, NULL);
+      g_assert (parsed); /* the generator writes the grammar */
+      return round_ns (p, wl_kernel_list_ns (p->kernel_device, p->kernel_table, ks) / x->speed);
+    }
+  WlNode n = { .op = WL_OP_COMP, .num_ops = k->flops, .bytes = k->bytes,
+               .duration_ps = trace_us (x->e.req, k) * SIM_PS_PER_US };
+  gboolean by_ops = p->compute == WL_COMPUTE_ROOFLINE || p->compute == WL_COMPUTE_KERNEL;
+  if (by_ops ? n.num_ops > 0 : p->compute == WL_COMPUTE_SCALED)
+    return round_ns (p, wl_compute_node_ns (p, &n) / x->speed);
+  if (n.duration_ps == 0 && p->timing.empty_compute_time > 0)
+    return p->timing.empty_compute_time;
+  if (x->speed == 1.0)
+    return n.duration_ps;
+  return round_ns (p, (double) n.duration_ps / (double) SIM_PS_PER_NS / x->speed);
+}
+
+typedef void (*BlockKernels) (const Emit *e, WlTfKernels *k, gboolean bwd);
+
+/* The price of one node of block FN (forward or BWD). */
+static SimTime
+block (const Pricer *x, BlockKernels fn, gboolean bwd)
+{
+  WlTfKernels k;
+  wl_tf_kernels_init (&k);
+  fn (&x->e, &k, bwd);
+  SimTime t = price (x, &k);
+  wl_tf_kernels_clear (&k);
+  return t;
+}
+
+/* The prices of a rank's per-layer and per-end blocks: the same in
+ * every chunk and micro-batch (kernels_of in gen_transformer_emit.c builds
+ * them once per rank). */
+typedef struct
+{
+  SimTime layer_f, layer_b, embed_f, embed_b, head_f, head_b;
+} Blocks;
+
+/* layer_fwd and layer_bwd (gen_transformer_emit.c): a layer's forward is
+ * its attention and MLP blocks; its backward the MLP's and attention's
+ * backward, after the whole forward again (full recomputation, the same
+ * kernels) or the core attention's (selective). */
+static Blocks
+blocks_of (const Pricer *x)
+{
+  const WlGenTransformer *r = x->e.req;
+  Blocks b = { .layer_f = block (x, wl_tf_kernels_attn, FALSE)
+                         + block (x, wl_tf_kernels_mlp, FALSE),
+               .layer_b = block (x, wl_tf_kernels_mlp, TRUE)
+                         + block (x, wl_tf_kernels_attn, TRUE),
+               .embed_f = block (x, wl_tf_kernels_embed, FALSE),
+               .embed_b = block (x, wl_tf_kernels_embed, TRUE),
+               .head_f = block (x, wl_tf_kernels_head, FALSE),
+               .head_b = block (x, wl_tf_kernels_head, TRUE) };
+  if (r->recompute == WL_RECOMPUTE_FULL)
+    b.layer_b += b.layer_f;
+  else if (r->recompute == WL_RECOMPUTE_SELECTIVE)
+    b.layer_b += block (x, wl_tf_kernels_core, FALSE);
+  return b;
+}
+
+
+/* Model chunk K's costs (wl_tf_forward and wl_tf_backward of
+ * gen_transformer_emit.c, node by node), its blocks priced in B. */
+static WlTfChunkCost
+chunk_cost (const Pricer *x, const Blocks *b, guint32 k)
+{
+  const WlGenTransformer *r = x->e.req;
+  guint32 layers = wl_tf_chunk_layers (r, k), chunks = r->pp * wl_tf_vstages (r);
+  gboolean last = k + 1 == chunks;
+  WlTfChunkCost c = { .fwd = layers * b->layer_f, .bwd = layers * b->layer_b };
+  if (k == 0)
+    {
+      c.fwd += b->embed_f;
+      c.bwd += b->embed_b;
+    }
+  if (last)
+    {
+      c.fwd += b->head_f;
+      c.bwd += b->head_b;
+    }
+  WlTfKernels kk;
+  if (r->fp8 && layers > 0)
+    {
+      /* fp8_weights and fp8_amax: the amaxes of every chunk of the stage. */
+      guint64 n = stage_layers (r, x->e.p);
+      wl_tf_kernels_init (&kk);
+      wl_tf_kernels_fp8_weights (&x->e, &kk, layers);
+      c.fwd_first = price (x, &kk);
+      wl_tf_kernels_clear (&kk);
+      wl_tf_kernels_init (&kk);
+      wl_tf_kernels_fp8_amax (&kk, WL_TF_FP8_AMAX_FWD * n);
+      c.fwd += price (x, &kk);
+      wl_tf_kernels_clear (&kk);
+      wl_tf_kernels_init (&kk);
+      wl_tf_kernels_fp8_amax (&kk, WL_TF_FP8_AMAX_BWD * n);
+      c.bwd += price (x, &kk);
+      wl_tf_kernels_clear (&kk);
+    }
+  if (r->unfused_grad_accum)
+    {
+      guint64 emb = wl_tf_padded_vocab (r) * r->model.hidden;
+      guint64 params = layers * layer_local (r) + (k == 0 ? emb : 0) + (last ? emb : 0);
+      wl_tf_kernels_init (&kk);
+      wl_tf_kernels_grad_accum (&kk, params / r->tp);
+      c.bwd_later = price (x, &kk);
+      wl_tf_kernels_clear (&kk);
+    }
+  return c;
+}
+
+/* The optimizer step of stage P's ranks (step in gen_transformer_emit.c),
+ * after their last backward. */
+static SimTime
+step_cost (const Pricer *x, guint32 p)
+{
+  WlTfKernels kk;
+  wl_tf_kernels_init (&kk);
+  wl_tf_kernels_optimizer (&kk, wl_tf_step_params (x->e.req, p), x->e.req);
+  SimTime t = price (x, &kk);
+  wl_tf_kernels_clear (&kk);
+  return t;
+}
+
+/* The fastest speed of stage P's ranks of CP index C. */
+static double
+stage_speed (const WlGenTransformer *r, const WlParams *params, guint32 c, guint32 p)
+{
+  if (params->n_speed_rules == 0)
+    return 1.0;
+  double most = 0.0;
+  for (guint32 d = 0; d < r->dp; d++)
+    for (guint32 t = 0; t < r->tp; t++)
+      most = MAX (most, wl_params_rank_speed (params, rank_of (r, t, c, d, p)));
+  return most;
+}
+
+SimTime
+wl_gen_transformer_walk (const WlGenTransformer *r, guint32 M, const WlTfChunkCost *cost,
+                         const SimTime *step)
+{
+  g_return_val_if_fail (r != NULL && M > 0 && cost != NULL && step != NULL, 0);
+  guint32 pp = r->pp, v = wl_tf_vstages (r), K = pp * v, steps = 2 * M * v;
+  g_autofree SimTime *end_f = g_new (SimTime, (gsize) K * M);
+  g_autofree SimTime *end_b = g_new (SimTime, (gsize) K * M);
+  g_autofree SimTime *now = g_new0 (SimTime, pp);
+  g_autofree guint32 *pos = g_new0 (guint32, pp);
+  for (gsize i = 0; i < (gsize) K * M; i++)
+    end_f[i] = end_b[i] = G_MAXUINT64; /* not yet reached */
+  guint32 left = pp;
+  while (left > 0)
+    {
+      gboolean moved = FALSE;
+      for (guint32 p = 0; p < pp; p++)
+        for (; pos[p] < steps; pos[p]++)
+          {
+            WlTfStep s = wl_tf_step (r, M, p, pos[p]);
+            guint32 k = s.chunk * pp + p;
+            gsize at = (gsize) k * M + s.mb;
+            /* The peer step: the previous chunk's forward, the next
+             * chunk's backward (the last chunk's backward follows its
+             * own forward on this stage's chain). */
+            SimTime dep = s.fwd ? (k > 0 ? end_f[at - M] : 0) : (k + 1 < K ? end_b[at + M] : 0);
+            if (dep == G_MAXUINT64)
+              break;
+            SimTime t = MAX (now[p], dep);
+            const WlTfChunkCost *c = &cost[k];
+            if (s.fwd)
+              t = sim_time_add (t, c->fwd + (s.mb == 0 ? c->fwd_first : 0));
+            else
+              t = sim_time_add (t, c->bwd + (s.mb > 0 ? c->bwd_later : 0));
+            (s.fwd ? end_f : end_b)[at] = now[p] = t;
+            /* The step follows the send of the stage's last gradient
+             * (wl_tf_backward): the stage before does not wait for it. */
+            if (!s.fwd && s.mb + 1 == M && s.chunk == 0)
+              now[p] = sim_time_add (now[p], step[p]);
+            moved = TRUE;
+            if (pos[p] + 1 == steps)
+              left--;
+          }
+      if (!moved && left > 0)
+        return 0;
+    }
+  SimTime most = 0;
+  for (guint32 p = 0; p < pp; p++)
+    most = MAX (most, now[p]);
+  return most;
+}
+
+SimTime
+wl_gen_transformer_bound (const WlGenTransformer *req, const WlParams *params)
+{
+  g_return_val_if_fail (req != NULL && params != NULL, 0);
+  guint32 M = wl_gen_transformer_microbatches (req, NULL);
+  /* M > 0 implies tp and pp > 0 (said again for clang's analyzer). */
+  if (M == 0 || req->tp == 0 || req->pp == 0
+      || (params->compute == WL_COMPUTE_KERNEL && params->kernel_device == NULL))
+    return 0;
+  guint32 pp = req->pp, v = wl_tf_vstages (req), K = pp * v;
+  g_autofree WlTfChunkCost *cost = g_new0 (WlTfChunkCost, K);
+  g_autofree SimTime *step = g_new0 (SimTime, pp);
+  Costs costs = costs_of (req);
+  SimTime most = 0;
+  for (guint32 c = 0; c < wl_tf_cp (req); c++)
+    {
+      Blocks b = { 0 };
+      double priced = 0.0; /* the speed B was priced at (0: none yet) */
+      for (guint32 p = 0; p < pp; p++)
+        {
+          Pricer x = { .p = params, .speed = stage_speed (req, params, c, p),
+                       .e = { .req = req, .c = costs, .M = M, .c_idx = c, .p = p } };
+          if (!(x.speed > 0.0))
+            return 0;
+          /* The blocks' kernels do not depend on the stage: priced again
+           * only at another speed. */
+          if (x.speed != priced)
+            b = blocks_of (&x);
+          priced = x.speed;
+          for (guint32 ch = 0; ch < v; ch++)
+            cost[ch * pp + p] = chunk_cost (&x, &b, ch * pp + p);
+          step[p] = step_cost (&x, p);
+        }
+      most = MAX (most, wl_gen_transformer_walk (req, M, cost, step));
+    }
+  return most;
+}
