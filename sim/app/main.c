@@ -492,10 +492,13 @@ new_simulation (const RunOptions *o, const RunLimits *limits, AppConfig *cfg, GE
   app_sim_set_output_memory (sim, output_bytes);
   app_sim_set_progress (sim, !o->quiet && isatty (STDERR_FILENO));
   app_sim_set_limits (sim, limits->max_events, limits->max_sim_time);
-  /* Per-link statistics need every rank's messages. */
   gboolean explain = o->symmetry != NULL && strcmp (o->symmetry, "explain") == 0;
-  app_sim_set_symmetry (sim, (o->symmetry == NULL || strcmp (o->symmetry, "auto") == 0 || explain)
-                                 && o->links == NULL);
+  gboolean allow = o->symmetry == NULL || strcmp (o->symmetry, "auto") == 0 || explain;
+  app_sim_set_symmetry (sim, allow);
+  /* Per-link statistics need every rank's messages; --symmetry explain
+   * says so rather than "--symmetry off", which was not given. */
+  if (allow && o->links != NULL)
+    app_sim_refuse_symmetry (sim, "refused: --links counts every rank's messages on its links");
   app_sim_set_explain_symmetry (sim, explain);
   return sim;
 }
