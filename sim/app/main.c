@@ -448,6 +448,11 @@ check_run_options (const RunOptions *o, RunLimits *limits, AppConfig *cfg, GErro
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "no workload: give --workload PREFIX");
   else if (o->critical_path < 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--critical-path: N must be 0 or more");
+  else if (o->timeline == NULL && (o->timeline_ranks != NULL || o->timeline_window != NULL))
+    /* The filters of a timeline not asked for did nothing, without a word. */
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "%s filters the timeline: give --timeline FILE.json too",
+                 o->timeline_ranks != NULL ? "--timeline-ranks" : "--timeline-window");
   else if (o->symmetry != NULL && strcmp (o->symmetry, "auto") != 0
            && strcmp (o->symmetry, "off") != 0 && strcmp (o->symmetry, "explain") != 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
