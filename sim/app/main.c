@@ -100,11 +100,17 @@ parse_limits (const RunOptions *o, RunLimits *limits, GError **error)
   SimTime *max_sim_time = &limits->max_sim_time;
   *max_events = 0;
   *max_sim_time = SIM_TIME_MAX;
+  g_autoptr (GError) bad = NULL;
   if (o->max_events != NULL
-      && !g_ascii_string_to_unsigned (o->max_events, 10, 1, G_MAXUINT64, max_events, NULL))
+      && !g_ascii_string_to_unsigned (o->max_events, 10, 1, G_MAXUINT64, max_events, &bad))
     {
+      /* A whole number past 2^64 - 1 is one, only too large to count. */
+      gboolean too_large = g_error_matches (bad, G_NUMBER_PARSER_ERROR,
+                                            G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS)
+                           && o->max_events[0] != '0' && o->max_events[0] != '-';
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "--max-events: '%s' is not a whole number of events, 1 or more",
+                   too_large ? "--max-events: '%s' is too large (over 2^64 - 1 events)"
+                             : "--max-events: '%s' is not a whole number of events, 1 or more",
                    o->max_events);
       return FALSE;
     }

@@ -264,6 +264,17 @@ START_TEST (test_bad_limit_values)
       ck_assert_msg (g_str_has_prefix (out, want), "%s", out);
       ck_assert_msg (strchr (out, '\n') == out + strlen (out) - 1, "one line: %s", out);
     }
+  /* 2^64 is a whole number of events, too large to count: said so (it
+   * was "not a whole number of events"); 2^64 - 1 is a limit never
+   * reached. */
+  g_autofree char *out = NULL;
+  const char *huge[] = { "--max-events", "18446744073709551616", NULL };
+  ck_assert_int_eq (run (&out, cfg, wl, huge), 1);
+  ck_assert_str_eq (out, "orrery run: --max-events: '18446744073709551616' is too large "
+                         "(over 2^64 - 1 events)\n");
+  g_clear_pointer (&out, g_free);
+  const char *top[] = { "--max-events", "18446744073709551615", "-q", NULL };
+  ck_assert_int_eq (run (&out, cfg, wl, top), 0);
 }
 END_TEST
 
