@@ -239,6 +239,24 @@ refuses "<dim> without bandwidth and without links" \
   "orrery run: $TMP/nolink.xml:2: <dim>: missing attribute 'bandwidth'" \
   "$ORRERY" run --config "$TMP/nolink.xml" --workload "$TMP/j/t"
 
+# A number with an exponent in the cluster file, as every other quantity
+# takes it: 4.5e2GB/s is 450GB/s (the schema refused it with only "Invalid
+# attribute bandwidth for element dim").
+"$ORRERY" gen collective --type all_reduce --ranks 4 --bytes 1MiB --out "$TMP/e/t" >/dev/null
+for bw in 450GB/s 4.5e2GB/s; do
+  cat >"$TMP/e/c.xml" <<XML
+<cluster name="e" rounding="ps">
+  <network model="analytical">
+    <dim kind="Ring" size="4" bandwidth="$bw" latency="5e2ns"/>
+  </network>
+</cluster>
+XML
+  "$ORRERY" run --config "$TMP/e/c.xml" --workload "$TMP/e/t" 2>&1 | grep '^simulated time' \
+    >"$TMP/e/$(echo "$bw" | tr / _)"
+done
+check "bandwidth 4.5e2GB/s runs" test -s "$TMP/e/4.5e2GB_s"
+check "bandwidth 4.5e2GB/s is 450GB/s" cmp -s "$TMP/e/450GB_s" "$TMP/e/4.5e2GB_s"
+
 # --ranks 0 is not "no --ranks".
 refuses "gen collective --ranks 0" "orrery gen collective: --ranks 0: must be at least 1" \
   "$ORRERY" gen collective --type all_reduce --ranks 0 --bytes 1MB --out "$TMP/r0/t"
