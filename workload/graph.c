@@ -321,7 +321,9 @@ wl_graph_load_request (const WlGraphLoad *req, GError **error)
   g->ref = 1;
   g->path = g_strdup (path);
   g->n_nodes = (guint32) b.nodes.len;
-  g->nodes = wl_vec_steal (&b.nodes);
+  /* A full graph always has its array, even a trace of no nodes (its
+   * metadata alone): a NULL array is what marks a compact graph. */
+  g->nodes = b.nodes.len > 0 ? wl_vec_steal (&b.nodes) : g_new0 (WlNode, 1);
   g->names = wl_vec_steal (&b.names);
   g->group_defs = b.dec.group_defs;
   g->kernels = b.dec.kernels;

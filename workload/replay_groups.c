@@ -229,6 +229,33 @@ cmp_u64 (gconstpointer a, gconstpointer b)
   return (x > y) - (x < y);
 }
 
+/* The error for GROUPS (--comm-groups, the cluster's <groups>) naming a
+ * rank past the last of N_RANKS: the lowest group id that does, and the
+ * highest rank it names, so that the user finds the line to mend. */
+static gboolean
+out_of_range_group (const WlGroups *groups, guint32 n_ranks, GError **error)
+{
+  g_autoptr (GArray) ids = wl_groups_ids (groups); /* ascending */
+  for (guint i = 0; i < ids->len; i++)
+    {
+      guint64 id = g_array_index (ids, guint64, i);
+      guint n = 0;
+      const guint32 *ranks = wl_groups_lookup (groups, id, &n);
+      guint32 top = 0;
+      for (guint j = 0; j < n; j++)
+        top = MAX (top, ranks[j]);
+      if (n > 0 && top >= n_ranks)
+        {
+          g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                       "process group %" G_GUINT64_FORMAT " (--comm-groups or the cluster's "
+                       "<groups>) names rank %u, but the run has %u ranks (0-%u)",
+                       id, top, n_ranks, n_ranks - 1);
+          return FALSE;
+        }
+    }
+  g_return_val_if_reached (FALSE);
+}
+
 gboolean
 wl_replay_bind_groups (WlReplay *r, const WlGroups *groups, GError **error)
 {
@@ -238,12 +265,7 @@ wl_replay_bind_groups (WlReplay *r, const WlGroups *groups, GError **error)
   if (!collect_groups (r, groups, defs, error))
     return FALSE;
   if (groups != NULL && wl_groups_max_rank (groups) >= (gint64) r->n_ranks)
-    {
-      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-                   "process groups name rank %" G_GINT64_FORMAT ", but there are %u ranks",
-                   wl_groups_max_rank (groups), r->n_ranks);
-      return FALSE;
-    }
+    return out_of_range_group (groups, r->n_ranks, error);
   /* Register in id order so that nothing depends on hash order. */
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint64));
   GHashTableIter it;

@@ -34,6 +34,11 @@ typedef struct
   gint count;
 } CollectiveOptions;
 
+/* What an integer option of gen collective or gen transformer holds when
+ * not given (-1 was, and so --count -1 or --zero -1 passed as the
+ * default). */
+#define OPT_ABSENT G_MININT
+
 static gboolean
 gen_request (const CollectiveOptions *o, WlGenCollective *req, GError **error)
 {
@@ -42,11 +47,12 @@ gen_request (const CollectiveOptions *o, WlGenCollective *req, GError **error)
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "unknown collective '%s'", o->type);
       return FALSE;
     }
-  const char *bad = o->groups == 0 || o->groups < -1   ? "--groups"
-                    : o->stride == 0 || o->stride < -1 ? "--stride"
-                    : o->root < -1                     ? "--root"
-                    : o->count == 0 || o->count < -1   ? "--count"
-                                                       : NULL;
+  /* OPT_ABSENT marks an option not given: -1 given is refused like -2. */
+  const char *bad = o->groups != OPT_ABSENT && o->groups < 1   ? "--groups"
+                    : o->stride != OPT_ABSENT && o->stride < 1 ? "--stride"
+                    : o->root != OPT_ABSENT && o->root < 0     ? "--root"
+                    : o->count != OPT_ABSENT && o->count < 1   ? "--count"
+                                                               : NULL;
   if (bad != NULL)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s must be a positive number%s", bad,
@@ -186,8 +192,8 @@ gen_collective_output_check (const WlGenCollective *req, GError **error)
 static int
 cmd_gen_collective (int argc, char **argv)
 {
-  CollectiveOptions o = { .groups = -1, .stride = -1, .root = -1, .count = -1,
-                          .ranks = APP_GEN_RANKS_ABSENT };
+  CollectiveOptions o = { .groups = OPT_ABSENT, .stride = OPT_ABSENT, .root = OPT_ABSENT,
+                          .count = OPT_ABSENT, .ranks = APP_GEN_RANKS_ABSENT };
   g_autoptr (GOptionContext) ctx = gen_collective_context (&o);
   GError *error = NULL;
   WlGenCollective req = { 0 };
@@ -633,10 +639,12 @@ gen_transformer_check (const TransformerOptions *o, GError **error)
                  missing);
   else if (o->vstages <= 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--virtual-stages must be at least 1");
-  else if (o->ep <= 0 || o->experts < -1 || o->top_k < -1)
+  else if (o->ep <= 0 || (o->experts != OPT_ABSENT && o->experts < 0)
+           || (o->top_k != OPT_ABSENT && o->top_k < 0))
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                  "--ep must be at least 1, --experts and --top-k at least 0");
-  else if (o->zero > 3 || o->zero < -1 || (o->fsdp && o->zero >= 0 && o->zero != 3))
+  else if (o->zero > 3 || (o->zero != OPT_ABSENT && o->zero < 0)
+           || (o->fsdp && o->zero >= 0 && o->zero != 3))
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                  "--zero must be 0, 1, 2 or 3 (--fsdp means 3)");
   else if (o->cp <= 0 || o->kv_heads < 0)
@@ -673,7 +681,8 @@ static int
 cmd_gen_transformer (int argc, char **argv)
 {
   const gint no = APP_GEN_ABSENT;
-  TransformerOptions o = { .tp = 1, .pp = 1, .zero = -1, .ep = 1, .experts = -1, .top_k = -1,
+  TransformerOptions o = { .tp = 1, .pp = 1, .zero = OPT_ABSENT, .ep = 1, .experts = OPT_ABSENT,
+                           .top_k = OPT_ABSENT,
                            .vstages = 1, .cp = 1, .ranks = APP_GEN_RANKS_ABSENT, .b = no, .B = no,
                            .model = { no, no, no, no, no, no } };
   g_autoptr (GOptionContext) ctx = gen_transformer_context (&o);

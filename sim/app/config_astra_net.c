@@ -89,6 +89,21 @@ net_entry_convert (guint key, const char *text, NetDimSpec *dim, GError **error)
     }
 }
 
+/* Whether mapping ROOT of DOC has the key NAME. */
+static gboolean
+has_key (yaml_document_t *doc, const yaml_node_t *root, const char *name)
+{
+  for (yaml_node_pair_t *pair = root->data.mapping.pairs.start;
+       pair < root->data.mapping.pairs.top; pair++)
+    {
+      const yaml_node_t *key = yaml_document_get_node (doc, pair->key);
+      if (key != NULL && key->type == YAML_SCALAR_NODE
+          && strcmp ((const char *) key->data.scalar.value, name) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* The root mapping's lists, by key; NULL where absent. */
 static gboolean
 net_yaml_lists (const char *path, yaml_document_t *doc, yaml_node_t *lists[NET_KEY_N],
@@ -126,7 +141,12 @@ net_yaml_lists (const char *path, yaml_document_t *doc, yaml_node_t *lists[NET_K
   for (guint k = 0; k < NET_KEY_N; k++)
     if (lists[k] == NULL)
       {
-        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: missing '%s'", path, net_keys[k]);
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: missing '%s'%s", path, net_keys[k],
+                     has_key (doc, root, "logical-dims")
+                         ? " (this is ASTRA-sim's ns-3 logical network, 'logical-dims'; orrery "
+                           "reads the analytical backend's network file: topology, npus_count, "
+                           "bandwidth and latency per dimension)"
+                         : "");
         return FALSE;
       }
   return TRUE;

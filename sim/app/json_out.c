@@ -258,23 +258,36 @@ app_json_out_end_array (AppJsonOut *out)
   end (out, ']');
 }
 
-void
-app_json_out_int (AppJsonOut *out, const char *name, gint64 value)
+/* Write the magnitude V in decimal, behind a '-' when NEGATIVE. */
+static void
+put_whole (AppJsonOut *out, const char *name, guint64 v, gboolean negative)
 {
-  g_return_if_fail (out != NULL);
   char digits[21];
   int i = sizeof digits;
-  guint64 v = value < 0 ? -(guint64) value : (guint64) value;
   do
     {
       digits[--i] = (char) ('0' + v % 10);
       v /= 10;
     }
   while (v != 0);
-  if (value < 0)
+  if (negative)
     digits[--i] = '-';
   item_start (out, name);
   put (out, digits + i, sizeof digits - (gsize) i);
+}
+
+void
+app_json_out_int (AppJsonOut *out, const char *name, gint64 value)
+{
+  g_return_if_fail (out != NULL);
+  put_whole (out, name, value < 0 ? -(guint64) value : (guint64) value, value < 0);
+}
+
+void
+app_json_out_uint (AppJsonOut *out, const char *name, guint64 value)
+{
+  g_return_if_fail (out != NULL);
+  put_whole (out, name, value, FALSE);
 }
 
 void

@@ -60,6 +60,10 @@ void app_json_out_end_object (AppJsonOut *out);
 void app_json_out_begin_array (AppJsonOut *out, const char *name);
 void app_json_out_end_array (AppJsonOut *out);
 void app_json_out_int (AppJsonOut *out, const char *name, gint64 value);
+/* A count or time of 64 bits unsigned: the same decimal text as _int up
+ * to 2^63 - 1, and the exact value beyond (a time past 106 days of
+ * simulated picoseconds, cast to gint64, came out negative). */
+void app_json_out_uint (AppJsonOut *out, const char *name, guint64 value);
 void app_json_out_double (AppJsonOut *out, const char *name, double value);
 void app_json_out_string (AppJsonOut *out, const char *name, const char *value);
 

@@ -100,11 +100,17 @@ parse_limits (const RunOptions *o, RunLimits *limits, GError **error)
   SimTime *max_sim_time = &limits->max_sim_time;
   *max_events = 0;
   *max_sim_time = SIM_TIME_MAX;
+  g_autoptr (GError) bad = NULL;
   if (o->max_events != NULL
-      && !g_ascii_string_to_unsigned (o->max_events, 10, 1, G_MAXUINT64, max_events, NULL))
+      && !g_ascii_string_to_unsigned (o->max_events, 10, 1, G_MAXUINT64, max_events, &bad))
     {
+      /* A whole number past 2^64 - 1 is one, only too large to count. */
+      gboolean too_large = g_error_matches (bad, G_NUMBER_PARSER_ERROR,
+                                            G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS)
+                           && o->max_events[0] != '0' && o->max_events[0] != '-';
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "--max-events: '%s' is not a whole number of events, 1 or more",
+                   too_large ? "--max-events: '%s' is too large (over 2^64 - 1 events)"
+                             : "--max-events: '%s' is not a whole number of events, 1 or more",
                    o->max_events);
       return FALSE;
     }
@@ -448,6 +454,11 @@ check_run_options (const RunOptions *o, RunLimits *limits, AppConfig *cfg, GErro
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "no workload: give --workload PREFIX");
   else if (o->critical_path < 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--critical-path: N must be 0 or more");
+  else if (o->timeline == NULL && (o->timeline_ranks != NULL || o->timeline_window != NULL))
+    /* The filters of a timeline not asked for did nothing, without a word. */
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "%s filters the timeline: give --timeline FILE.json too",
+                 o->timeline_ranks != NULL ? "--timeline-ranks" : "--timeline-window");
   else if (o->symmetry != NULL && strcmp (o->symmetry, "auto") != 0
            && strcmp (o->symmetry, "off") != 0 && strcmp (o->symmetry, "explain") != 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
@@ -492,10 +503,13 @@ new_simulation (const RunOptions *o, const RunLimits *limits, AppConfig *cfg, GE
   app_sim_set_output_memory (sim, output_bytes);
   app_sim_set_progress (sim, !o->quiet && isatty (STDERR_FILENO));
   app_sim_set_limits (sim, limits->max_events, limits->max_sim_time);
-  /* Per-link statistics need every rank's messages. */
   gboolean explain = o->symmetry != NULL && strcmp (o->symmetry, "explain") == 0;
-  app_sim_set_symmetry (sim, (o->symmetry == NULL || strcmp (o->symmetry, "auto") == 0 || explain)
-                                 && o->links == NULL);
+  gboolean allow = o->symmetry == NULL || strcmp (o->symmetry, "auto") == 0 || explain;
+  app_sim_set_symmetry (sim, allow);
+  /* Per-link statistics need every rank's messages; --symmetry explain
+   * says so rather than "--symmetry off", which was not given. */
+  if (allow && o->links != NULL)
+    app_sim_refuse_symmetry (sim, "refused: --links counts every rank's messages on its links");
   app_sim_set_explain_symmetry (sim, explain);
   return sim;
 }

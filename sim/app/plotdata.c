@@ -398,8 +398,8 @@ parse_bins (PlotReport *rep, JsonObject *ov, GError **error)
   if (!get_int (&at, "bins", &bins, error))
     return FALSE;
   if (bins < 1 || bins > G_MAXUINT)
-    return type_error (&at, "bins", "a whole number >= 1", json_object_get_member (ov, "bins"),
-                       error);
+    return type_error (&at, "bins", "a whole number from 1 to 4294967295",
+                       json_object_get_member (ov, "bins"), error);
   rep->bins = (guint) bins;
   if (!get_uint (&at, "bin_ps", &rep->bin_ps, error))
     return FALSE;

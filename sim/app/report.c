@@ -217,8 +217,8 @@ add_time (AppJsonOut *j, const char *name, SimTime t)
   g_return_if_fail (len >= 2 && len < sizeof ps_name);
   memcpy (ps_name, name, len - 2);
   memcpy (ps_name + len - 2, "ps", 3);
-  app_json_out_int (j, name, (gint64) sim_time_to_ns (t));
-  app_json_out_int (j, ps_name, (gint64) t);
+  app_json_out_uint (j, name, sim_time_to_ns (t));
+  app_json_out_uint (j, ps_name, t);
 }
 
 /* Trace node ids are 64-bit unsigned: a number up to 2^63 - 1, a decimal
@@ -228,7 +228,7 @@ static void
 add_node_id (AppJsonOut *j, const char *name, guint64 id)
 {
   if (id <= G_MAXINT64)
-    app_json_out_int (j, name, (gint64) id);
+    app_json_out_uint (j, name, id);
   else
     {
       char text[24];
@@ -284,13 +284,13 @@ add_lenient (AppJsonOut *j, const AppSim *sim)
   WlLenientStats st;
   wl_replay_lenient_stats (app_sim_replay (sim), &st);
   app_json_out_begin_object (j, "lenient");
-  app_json_out_int (j, "dangling_deps_dropped", (gint64) st.dangling_deps_dropped);
-  app_json_out_int (j, "cycle_edges_dropped", (gint64) st.cycle_edges_dropped);
-  app_json_out_int (j, "colls_skipped", (gint64) st.colls_skipped);
-  app_json_out_int (j, "valueless_attrs_ignored", (gint64) st.valueless_attrs_ignored);
-  app_json_out_int (j, "duplicate_nodes_dropped", (gint64) st.duplicate_nodes_dropped);
-  app_json_out_int (j, "truncated_frames", (gint64) st.truncated_frames);
-  app_json_out_int (j, "headerless_files", (gint64) st.headerless_files);
+  app_json_out_uint (j, "dangling_deps_dropped", st.dangling_deps_dropped);
+  app_json_out_uint (j, "cycle_edges_dropped", st.cycle_edges_dropped);
+  app_json_out_uint (j, "colls_skipped", st.colls_skipped);
+  app_json_out_uint (j, "valueless_attrs_ignored", st.valueless_attrs_ignored);
+  app_json_out_uint (j, "duplicate_nodes_dropped", st.duplicate_nodes_dropped);
+  app_json_out_uint (j, "truncated_frames", st.truncated_frames);
+  app_json_out_uint (j, "headerless_files", st.headerless_files);
   app_json_out_end_object (j);
 }
 
@@ -332,9 +332,9 @@ add_ranks (AppJsonOut *j, const AppSim *sim)
         }
       app_json_out_int (j, "nodes", s->nodes);
       app_json_out_int (j, "collectives", s->colls);
-      app_json_out_int (j, "collective_bytes", (gint64) s->coll_bytes);
+      app_json_out_uint (j, "collective_bytes", s->coll_bytes);
       app_json_out_int (j, "sends", s->sends);
-      app_json_out_int (j, "send_bytes", (gint64) s->send_bytes);
+      app_json_out_uint (j, "send_bytes", s->send_bytes);
       app_json_out_end_object (j);
     }
   app_json_out_end_array (j);
@@ -354,8 +354,8 @@ add_exchange_rows (AppJsonOut *j, const AppSim *sim)
       app_json_out_string (j, "kind", "exchange");
       app_json_out_string (j, "name", x->name);
       app_json_out_int (j, "ranks", x->ranks);
-      app_json_out_int (j, "count", (gint64) x->msgs);
-      app_json_out_int (j, "bytes", (gint64) x->bytes);
+      app_json_out_uint (j, "count", x->msgs);
+      app_json_out_uint (j, "bytes", x->bytes);
       add_time (j, "total_ns", x->done - MIN (x->first, x->done));
       add_time (j, "late_joins_ns", x->last_join - MIN (x->first, x->last_join));
       add_double (j, "algbw_GBps", alg / 1e9, bw);
@@ -379,8 +379,8 @@ add_collectives (AppJsonOut *j, const AppSim *sim)
       app_json_out_string (j, "group", group);
       app_json_out_int (j, "ranks", st->ranks);
       app_json_out_string (j, "algorithm", st->algorithm);
-      app_json_out_int (j, "count", (gint64) st->count);
-      app_json_out_int (j, "bytes", (gint64) st->bytes);
+      app_json_out_uint (j, "count", st->count);
+      app_json_out_uint (j, "bytes", st->bytes);
       add_time (j, "total_ns", st->busy);
       add_time (j, "mean_ns", st->busy / st->count);
       add_time (j, "late_joins_ns", st->wait);
@@ -410,7 +410,7 @@ add_collectives (AppJsonOut *j, const AppSim *sim)
       app_json_out_string (j, "group", group);
       app_json_out_int (j, "seq", recs[i].seq);
       app_json_out_int (j, "ranks", recs[i].ranks);
-      app_json_out_int (j, "bytes", (gint64) recs[i].bytes);
+      app_json_out_uint (j, "bytes", recs[i].bytes);
       add_time (j, "first_join_ns", recs[i].first_join);
       add_time (j, "last_join_ns", recs[i].last_join);
       add_time (j, "done_ns", recs[i].done);
@@ -600,7 +600,7 @@ add_overview (AppJsonOut *j, const AppSim *sim)
     return;
   app_json_out_begin_object (j, "overview");
   app_json_out_int (j, "bins", OVERVIEW_BINS);
-  app_json_out_int (j, "bin_ps", (gint64) (end / OVERVIEW_BINS));
+  app_json_out_uint (j, "bin_ps", end / OVERVIEW_BINS);
   app_json_out_begin_array (j, "ranks");
   double comp[OVERVIEW_BINS], comm[OVERVIEW_BINS];
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
@@ -651,7 +651,7 @@ app_report_json (const AppSim *sim, const char *path, GError **error)
       app_json_out_begin_object (j, NULL);
       app_json_out_int (j, "schema_version", 2);
       add_time (j, "simulated_time_ns", app_sim_end_time (sim));
-      app_json_out_int (j, "events", (gint64) sim_sched_events_run (app_sim_sched (sim)));
+      app_json_out_uint (j, "events", sim_sched_events_run (app_sim_sched (sim)));
       app_json_out_boolean (j, "symmetric", app_sim_symmetric (sim));
       add_completion (j, sim);
       add_inputs (j, sim);

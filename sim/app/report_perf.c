@@ -186,10 +186,10 @@ exchanges_json (const AppSim *sim, AppJsonOut *j)
       exchange_spread (rows->pdata[k], n, t);
       app_json_out_begin_object (j, NULL);
       app_json_out_string (j, "name", ((ExchangeRow *) rows->pdata[k])->name);
-      app_json_out_int (j, "min_wait_ps", (gint64) t[0]);
-      app_json_out_int (j, "median_wait_ps", (gint64) t[1]);
-      app_json_out_int (j, "max_wait_ps", (gint64) t[2]);
-      app_json_out_int (j, "mean_wait_ps", (gint64) t[3]);
+      app_json_out_uint (j, "min_wait_ps", t[0]);
+      app_json_out_uint (j, "median_wait_ps", t[1]);
+      app_json_out_uint (j, "max_wait_ps", t[2]);
+      app_json_out_uint (j, "mean_wait_ps", t[3]);
       app_json_out_end_object (j);
     }
   app_json_out_end_array (j);
@@ -395,11 +395,11 @@ app_report_efficiency_json (const AppSim *sim, AppJsonOut *j)
   add_number (j, "tokens_per_iteration", (double) e.tokens, e.tokens > 0);
   add_number (j, "tokens_per_s", e.seconds > 0.0 ? (double) e.tokens / e.seconds : 0.0,
               e.tokens > 0 && e.seconds > 0.0);
-  app_json_out_int (j, "mean_pipeline_bubble_ps", (gint64) e.mean_bubble);
-  app_json_out_int (j, "mean_exposed_comm_less_bubble_ps", (gint64) e.mean_exposed);
+  app_json_out_uint (j, "mean_pipeline_bubble_ps", e.mean_bubble);
+  app_json_out_uint (j, "mean_exposed_comm_less_bubble_ps", e.mean_exposed);
   if (e.exchanges)
     {
-      app_json_out_int (j, "mean_exchange_wait_ps", (gint64) e.mean_exchange);
+      app_json_out_uint (j, "mean_exchange_wait_ps", e.mean_exchange);
       exchanges_json (sim, j);
     }
   app_json_out_end_object (j);

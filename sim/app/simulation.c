@@ -20,7 +20,7 @@ struct _AppSim
   WlReplay *replay;
   double wall;
   gboolean progress;
-  gboolean no_symmetry;
+  const char *no_symmetry; /* why the shortcut is off (static), or NULL */
   gboolean explain_symmetry; /* the summary says why the classes are as they are */
   gboolean recording;
   gboolean no_coll_records; /* app_sim_set_coll_records */
@@ -267,7 +267,14 @@ app_sim_set_coll_records (AppSim *sim, gboolean on)
 void
 app_sim_set_symmetry (AppSim *sim, gboolean allow)
 {
-  sim->no_symmetry = !allow;
+  sim->no_symmetry = allow ? NULL : "--symmetry off";
+}
+
+void
+app_sim_refuse_symmetry (AppSim *sim, const char *why)
+{
+  g_return_if_fail (sim != NULL && why != NULL);
+  sim->no_symmetry = why;
 }
 
 void
@@ -588,8 +595,8 @@ run_once (AppSim *sim, gboolean *redo, GError **error)
 {
   gint64 t0 = g_get_monotonic_time ();
   const char *why = NULL;
-  if (sim->no_symmetry)
-    sim->not_symmetric = "--symmetry off";
+  if (sim->no_symmetry != NULL)
+    sim->not_symmetric = sim->no_symmetry;
   else if (sim->classes_dropped != NULL)
     sim->not_symmetric = sim->classes_dropped;
   else if (!wl_replay_symmetric (sim->replay, &why))

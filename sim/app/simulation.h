@@ -91,6 +91,10 @@ void app_sim_set_progress (AppSim *sim, gboolean on);
  * (wl_replay_symmetric), rank 0 is simulated for all, with the same
  * results as simulating each rank. */
 void app_sim_set_symmetry (AppSim *sim, gboolean allow);
+/* Turn the shortcut off for a reason other than --symmetry off: WHY (a
+ * static string, e.g. what an output needs) is what
+ * app_sim_not_symmetric says. */
+void app_sim_refuse_symmetry (AppSim *sim, const char *why);
 /* Whether the summary explains the symmetry classes (--symmetry explain):
  * how they came to be as many as they are (wl_replay_classes_why), or why
  * none were used.  Default off. */

@@ -159,16 +159,20 @@ typedef struct
   GString *err;
 } ChildOutput;
 
-/* Run argv, appending its output to the captured stdout and stderr; its
- * exit status, 128 + the signal when killed; -1 (error set) when it cannot
- * start. */
+/* Run argv in the point's directory DIR, appending its output to the
+ * captured stdout and stderr; its exit status, 128 + the signal when
+ * killed; -1 (error set) when it cannot start.  In DIR, because the
+ * relative paths of <run-options> and <generate> (--timeline t.json,
+ * --comm-groups-out g.json) are outputs: each point's then lands in its
+ * own directory, whatever the scheduler's working directory, instead of
+ * every point writing one file where `sweep run` happened to start. */
 static int
-spawn (char **argv, ChildOutput *captured, GError **error)
+spawn (char **argv, const char *dir, ChildOutput *captured, GError **error)
 {
   g_autofree char *o = NULL, *e = NULL;
   int wait_status = 0;
   GError *spawn_error = NULL;
-  if (!g_spawn_sync (NULL, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &o, &e, &wait_status,
+  if (!g_spawn_sync (dir, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &o, &e, &wait_status,
                      &spawn_error))
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s", argv[0], spawn_error->message);
@@ -200,7 +204,7 @@ run_children (const char *dir, const char *self, ChildOutput *captured, AppSweep
                        g_strerror (errno));
           return FALSE;
         }
-      run->exit_status = spawn (argv, captured, error);
+      run->exit_status = spawn (argv, dir, captured, error);
       if (run->exit_status != 0)
         return run->exit_status > 0;
     }
@@ -208,7 +212,7 @@ run_children (const char *dir, const char *self, ChildOutput *captured, AppSweep
   if (argv == NULL)
     return FALSE;
   gint64 start = g_get_monotonic_time ();
-  run->exit_status = spawn (argv, captured, error);
+  run->exit_status = spawn (argv, dir, captured, error);
   run->wall_s = (double) (g_get_monotonic_time () - start) / 1e6;
   return run->exit_status >= 0;
 }

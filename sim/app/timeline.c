@@ -137,9 +137,18 @@ parse_rank_list (const char *text, GArray *ranges, GError **error)
 }
 
 static gboolean
-parse_window_side (const char *whole, const char *raw, SimTime *out, GError **error)
+parse_window_side (const char *whole, const char *raw, const char *name, SimTime *out,
+                   GError **error)
 {
   g_autofree char *side = g_strstrip (g_strdup (raw));
+  /* "-1ms" and "1ms-" hold no FROM or no TO ("'' is not a time" said
+   * nothing of which, or that times here are never negative). */
+  if (*side == '\0')
+    {
+      g_autofree char *why = g_strdup_printf ("%s is missing: expected FROM-TO, e.g. 10ms-20ms "
+                                              "(times from the start, never negative)", name);
+      return bad_filter (error, "timeline-window", whole, why);
+    }
   GError *sub = NULL;
   if (sim_units_parse_time (side, out, &sub))
     return TRUE;
@@ -157,8 +166,8 @@ parse_window (const char *text, SimTime *from, SimTime *to, GError **error)
   if (dash == NULL || strchr (dash + 1, '-') != NULL)
     return bad_filter (error, "timeline-window", text, "expected FROM-TO, e.g. 10ms-20ms");
   g_autofree char *left = g_strndup (text, (gsize) (dash - text));
-  if (!parse_window_side (text, left, from, error)
-      || !parse_window_side (text, dash + 1, to, error))
+  if (!parse_window_side (text, left, "FROM", from, error)
+      || !parse_window_side (text, dash + 1, "TO", to, error))
     return FALSE;
   if (*from >= *to)
     return bad_filter (error, "timeline-window", text, "FROM must be before TO");

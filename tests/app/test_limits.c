@@ -264,6 +264,17 @@ START_TEST (test_bad_limit_values)
       ck_assert_msg (g_str_has_prefix (out, want), "%s", out);
       ck_assert_msg (strchr (out, '\n') == out + strlen (out) - 1, "one line: %s", out);
     }
+  /* 2^64 is a whole number of events, too large to count: said so (it
+   * was "not a whole number of events"); 2^64 - 1 is a limit never
+   * reached. */
+  g_autofree char *out = NULL;
+  const char *huge[] = { "--max-events", "18446744073709551616", NULL };
+  ck_assert_int_eq (run (&out, cfg, wl, huge), 1);
+  ck_assert_str_eq (out, "orrery run: --max-events: '18446744073709551616' is too large "
+                         "(over 2^64 - 1 events)\n");
+  g_clear_pointer (&out, g_free);
+  const char *top[] = { "--max-events", "18446744073709551615", "-q", NULL };
+  ck_assert_int_eq (run (&out, cfg, wl, top), 0);
 }
 END_TEST
 
@@ -408,6 +419,29 @@ START_TEST (test_duration_overflow)
 }
 END_TEST
 
+/* One node of 10^13 us: the clock holds its 10^19 ps (under 2^64), which
+ * is past 2^63, and the report and the stats write it exactly (the report
+ * once wrote it through a gint64, as -8446744073709551616). */
+START_TEST (test_time_past_2_63)
+{
+  g_autofree char *cfg = write_ring (1);
+  g_autofree char *wl = write_chains (1, 1, G_GUINT64_CONSTANT (10000000000000));
+  g_autofree char *report = tu_scratch_path ("r.json");
+  g_autofree char *stats = tu_scratch_path ("s.csv");
+  const char *extra[] = { "--report", report, "--stats", stats, NULL };
+  g_autofree char *out = NULL;
+  ck_assert_int_eq (run (&out, cfg, wl, extra), 0);
+  g_autofree char *json = read_text (report);
+  ck_assert (strstr (json, "\"simulated_time_ps\" : 10000000000000000000,") != NULL);
+  ck_assert (strstr (json, "\"finish_ps\" : 10000000000000000000,") != NULL);
+  ck_assert (strstr (json, "\"finish_ns\" : 10000000000000000,") != NULL);
+  ck_assert (strstr (json, ": -") == NULL); /* no negative figure */
+  g_autofree char *csv = read_text (stats);
+  ck_assert_msg (strstr (csv, "\n0,10000000000000000000,10000000000000000000,") != NULL, "%s",
+                 csv);
+}
+END_TEST
+
 /* Two nodes of 10^13 us (10^19 ps) each: the second ends past 2^64 ps. */
 START_TEST (test_clock_overflow)
 {
@@ -523,6 +557,7 @@ main (void)
   tcase_add_test (tc, test_tiny_bandwidth_shown);
   tcase_add_test (tc, test_duration_overflow);
   tcase_add_test (tc, test_clock_overflow);
+  tcase_add_test (tc, test_time_past_2_63);
   tcase_add_test (tc, test_endless_config);
   tcase_add_test (tc, test_out_of_memory);
   return tu_run_suite (s);

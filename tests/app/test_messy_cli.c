@@ -201,6 +201,41 @@ START_TEST (test_empty)
 }
 END_TEST
 
+/* A trace of its GlobalMetadata alone is clean: nothing to do, finished
+ * at 0.  Its graph has no nodes, which once left it without a node array
+ * and crashed the load (the array is what tells a full graph from a
+ * compact one). */
+START_TEST (test_metadata_only)
+{
+  write_nodes (NULL, 0);
+  check_row (&(Row) { NULL, 0, "simulated time: 0 ns" });
+}
+END_TEST
+
+/* One node cut short: --lenient drops its frame and keeps the metadata
+ * alone, a graph of no nodes (the crash above, reached through a
+ * truncated file). */
+START_TEST (test_truncated_only_frame)
+{
+  g_autofree char *head = tu_scratch_path ("head.et");
+  tu_write_trace (head, NULL, 0);
+  ChakraProtoMsg__Node *one[] = { tu_comp (1, 1) };
+  write_nodes (one, 1);
+  g_autofree char *path = rank0_path ();
+  g_autofree char *data = NULL, *headdata = NULL;
+  gsize len = 0, offset = 0;
+  ck_assert (g_file_get_contents (path, &data, &len, NULL));
+  ck_assert (g_file_get_contents (head, &headdata, &offset, NULL));
+  ck_assert (g_file_set_contents (path, data, (gssize) len - 2, NULL));
+  gsize frame = len - offset - 1; /* node 1's frame has a one-byte length */
+  g_autofree char *what = g_strdup_printf (
+    "frame 1 at byte offset %" G_GSIZE_FORMAT ": frame length %" G_GSIZE_FORMAT
+    " runs past end of file (%" G_GSIZE_FORMAT " bytes left): truncated file?",
+    offset, frame, frame - 2);
+  check_row (&(Row) { what, 0, "lenient: 1 truncated last frame dropped" });
+}
+END_TEST
+
 /* Nodes 1 -> 2 -> 3 with 2 bytes cut off the end: frame 3 (node 3) starts
  * where the trace of nodes 1 and 2 alone ends. */
 START_TEST (test_truncated_frame)
@@ -311,6 +346,8 @@ messy_cli_suite (void)
   tcase_add_test (tc, test_big_ids);
   tcase_add_test (tc, test_empty);
   tcase_add_test (tc, test_truncated_frame);
+  tcase_add_test (tc, test_metadata_only);
+  tcase_add_test (tc, test_truncated_only_frame);
   tcase_add_test (tc, test_headerless);
   tcase_add_test (tc, test_proto2_layout);
   tcase_add_test (tc, test_bad_middle_frame);

@@ -249,7 +249,12 @@ START_TEST (test_bad_overview)
     { "[]", "member \"overview\" must be an object, got a list" },
     { "{ \"bin_ps\": 5, \"ranks\": [] }", "missing member \"overview.bins\"" },
     { "{ \"bins\": 0, \"bin_ps\": 5, \"ranks\": [] }",
-      "member \"overview.bins\" must be a whole number >= 1, got the number 0" },
+      "member \"overview.bins\" must be a whole number from 1 to 4294967295, got the number 0" },
+    /* Too many: the message gives the upper bound (once ">= 1" alone, which
+     * 10^12 is). */
+    { "{ \"bins\": 1000000000000, \"bin_ps\": 5, \"ranks\": [] }",
+      "member \"overview.bins\" must be a whole number from 1 to 4294967295, got the number "
+      "1000000000000" },
     { "{ \"bins\": 1, \"ranks\": [] }", "missing member \"overview.bin_ps\"" },
     { "{ \"bins\": 3, \"bin_ps\": 9223372036854775807, \"ranks\": [] }",
       "overview.bins x overview.bin_ps is too large" },

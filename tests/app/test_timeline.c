@@ -89,8 +89,9 @@ write_workload (void)
   return prefix;
 }
 
-/* Run `orrery run` on the hand-made workload with --timeline `out` and the
- * extra options (NULL-terminated); returns the exit status. */
+/* Run `orrery run` on the hand-made workload with --timeline `out` (none
+ * when NULL) and the extra options (NULL-terminated); returns the exit
+ * status. */
 static int
 run_timeline (const char *out, const char *const *extra, char **output)
 {
@@ -99,7 +100,8 @@ run_timeline (const char *out, const char *const *extra, char **output)
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   const char *base[] = { tu_orrery (), "run", "-q", "--config", cfg, "--workload", wl,
                          "--timeline", out };
-  for (guint i = 0; i < G_N_ELEMENTS (base); i++)
+  /* OUT NULL: a run without --timeline. */
+  for (guint i = 0; i < G_N_ELEMENTS (base) - (out == NULL ? 2 : 0); i++)
     g_ptr_array_add (argv, (gpointer) base[i]);
   for (guint i = 0; extra != NULL && extra[i] != NULL; i++)
     g_ptr_array_add (argv, (gpointer) extra[i]);
@@ -537,6 +539,27 @@ START_TEST (test_bad_filters)
   expect_exit_1 ("--timeline-window", "10us", "FROM-TO");
   expect_exit_1 ("--timeline-window", "10-20us", "unit");
   expect_exit_1 ("--timeline-window", "1us-2us-3us", "FROM-TO");
+  /* A side left out is named (both once read "'' is not a time"). */
+  expect_exit_1 ("--timeline-window", "-1us", "'-1us': FROM is missing: expected FROM-TO");
+  expect_exit_1 ("--timeline-window", "1us-", "'1us-': TO is missing: expected FROM-TO");
+}
+END_TEST
+
+/* A filter without --timeline did nothing and said nothing: refused. */
+START_TEST (test_filter_without_timeline)
+{
+  static const char *const options[][2] = { { "--timeline-ranks", "0" },
+                                             { "--timeline-window", "1us-2us" } };
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+    {
+      g_autofree char *output = NULL;
+      int status = run_timeline (NULL, (const char *[]) { options[i][0], options[i][1], NULL },
+                                 &output);
+      ck_assert_int_eq (status, 1);
+      g_autofree char *want = g_strdup_printf ("%s filters the timeline: give --timeline "
+                                               "FILE.json too", options[i][0]);
+      ck_assert_msg (strstr (output, want) != NULL, "'%s' not in: %s", want, output);
+    }
 }
 END_TEST
 
@@ -649,6 +672,7 @@ timeline_suite (void)
   tcase_add_test (tc, test_rank_filter);
   tcase_add_test (tc, test_window_filter);
   tcase_add_test (tc, test_bad_filters);
+  tcase_add_test (tc, test_filter_without_timeline);
   tcase_add_test (tc, test_check_filters);
   tcase_add_test (tc, test_write_errors);
   tcase_add_test (tc, test_gzip_matches_plain);

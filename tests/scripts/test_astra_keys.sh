@@ -197,4 +197,14 @@ check "per-node-custom-implementation exits 1" eq "$rc" 1
 check "... saying it is not supported" has "$TMP/pernode.err" \
   "'per-node-custom-implementation': per-node custom collective algorithms"
 
+# ns-3's logical network (what ASTRA-sim's ns-3 examples pass as the
+# network file) given for the analytical one: the message says what it is
+# (once only "missing 'topology'").
+printf '{\n    "logical-dims": ["4"]\n}\n' >"$TMP/logical.json"
+cp "$BASE" "$TMP/ns3.json"
+run_astra ns3 "$AR" "$TMP/logical.json"
+check "ns-3 logical network exits 1" eq "$rc" 1
+check "... saying it is ns-3's logical network" has "$TMP/ns3.err" \
+  "missing 'topology' (this is ASTRA-sim's ns-3 logical network, 'logical-dims';"
+
 finish

@@ -39,6 +39,24 @@ printf '{"1": [0, 1], "01": [2, 3]}\n' >"$TMP/groups01.json"
 check "--comm-groups \"1\" and \"01\" exits 1" eq "$rc" 1
 check "--comm-groups \"1\" and \"01\": group 1 defined twice" has "$TMP/dup01.out" \
   "group 1 is defined twice"
+# A rank past the run's last: the message names the group and the ranks
+# there are (once "process groups name rank 9", no group, no range).
+printf '{"1": [0, 1], "2": [2, 9]}\n' >"$TMP/groups9.json"
+"$ORRERY" run -c "$TMP/cluster.xml" -w "$TMP/ar" --comm-groups "$TMP/groups9.json" \
+  >"$TMP/r9.out" 2>&1; rc=$?
+check "--comm-groups naming rank 9 of 4 exits 1" eq "$rc" 1
+r9="process group 2 (--comm-groups or the cluster's <groups>) names rank 9,"
+check "--comm-groups naming rank 9 of 4 names group 2 and the ranks 0-3" has "$TMP/r9.out" \
+  "$r9 but the run has 4 ranks (0-3)"
+# --symmetry explain with --links: the reason is --links, not a
+# "--symmetry off" that was never given.
+"$ORRERY" run -c "$TMP/cluster.xml" -w "$TMP/ar" -m congestion --links "$TMP/l.csv" \
+  --symmetry explain >"$TMP/links.out" 2>&1; rc=$?
+check "--links --symmetry explain exits 0" eq "$rc" 0
+check "--links --symmetry explain gives --links as the reason" has "$TMP/links.out" \
+  "symmetry classes: refused: --links counts every rank's messages on its links"
+check "--links --symmetry explain does not blame --symmetry off" eq \
+  "$(grep -c -e '--symmetry off$' "$TMP/links.out")" 0
 mkdir -p "$TMP/astra"
 printf 'topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' \
   >"$TMP/astra/net.yml"

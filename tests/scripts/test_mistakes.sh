@@ -239,6 +239,24 @@ refuses "<dim> without bandwidth and without links" \
   "orrery run: $TMP/nolink.xml:2: <dim>: missing attribute 'bandwidth'" \
   "$ORRERY" run --config "$TMP/nolink.xml" --workload "$TMP/j/t"
 
+# A number with an exponent in the cluster file, as every other quantity
+# takes it: 4.5e2GB/s is 450GB/s (the schema refused it with only "Invalid
+# attribute bandwidth for element dim").
+"$ORRERY" gen collective --type all_reduce --ranks 4 --bytes 1MiB --out "$TMP/e/t" >/dev/null
+for bw in 450GB/s 4.5e2GB/s; do
+  cat >"$TMP/e/c.xml" <<XML
+<cluster name="e" rounding="ps">
+  <network model="analytical">
+    <dim kind="Ring" size="4" bandwidth="$bw" latency="5e2ns"/>
+  </network>
+</cluster>
+XML
+  "$ORRERY" run --config "$TMP/e/c.xml" --workload "$TMP/e/t" 2>&1 | grep '^simulated time' \
+    >"$TMP/e/$(echo "$bw" | tr / _)"
+done
+check "bandwidth 4.5e2GB/s runs" test -s "$TMP/e/4.5e2GB_s"
+check "bandwidth 4.5e2GB/s is 450GB/s" cmp -s "$TMP/e/450GB_s" "$TMP/e/4.5e2GB_s"
+
 # --ranks 0 is not "no --ranks".
 refuses "gen collective --ranks 0" "orrery gen collective: --ranks 0: must be at least 1" \
   "$ORRERY" gen collective --type all_reduce --ranks 0 --bytes 1MB --out "$TMP/r0/t"
@@ -247,6 +265,28 @@ refuses "gen transformer --ranks 0" "orrery gen transformer: --ranks 0: must be 
 refuses "rescale --ranks 0" "orrery rescale: --ranks 0: must be at least 1" \
   "$ORRERY" rescale --from "$TMP/j/t" --ranks 0 --out "$TMP/r0/t"
 check "--ranks 0: nothing written" test ! -e "$TMP/r0"
+
+# -1 is not "not given": gen's integer options once took -1 for their
+# default (--count -1 wrote one collective, --zero -1 no ZeRO).
+gc () { "$ORRERY" gen collective --type broadcast --ranks 4 --bytes 1MB --out "$TMP/m1/c" "$@"; }
+refuses "gen collective --count -1" "orrery gen collective: --count must be a positive number" \
+  gc --count -1
+refuses "gen collective --groups -1" "orrery gen collective: --groups must be a positive number" \
+  gc --groups -1
+refuses "gen collective --stride -1" "orrery gen collective: --stride must be a positive number" \
+  gc --stride -1
+refuses "gen collective --root -1" \
+  "orrery gen collective: --root must be a positive number or 0" gc --root -1
+gt () { "$ORRERY" gen transformer --preset llama2-7b --ranks 2 -b 1 -B 2 --out "$TMP/m1/t" "$@"; }
+refuses "gen transformer --zero -1" \
+  "orrery gen transformer: --zero must be 0, 1, 2 or 3 (--fsdp means 3)" gt --zero -1
+refuses "gen transformer --experts -1" \
+  "orrery gen transformer: --ep must be at least 1, --experts and --top-k at least 0" \
+  gt --experts -1
+refuses "gen transformer --top-k -1" \
+  "orrery gen transformer: --ep must be at least 1, --experts and --top-k at least 0" \
+  gt --top-k -1
+check "gen -1: nothing written" test ! -e "$TMP/m1"
 
 # --- gen dlrm and the other generators: issue 22's new user ------------------------------
 D=(gen dlrm --preset dlrm-dcnv2-criteo1tb --ranks 8)

@@ -190,4 +190,24 @@ gen4 "$TMP/GL" 2MiB
 check gen_link_stays_a_link [ -L "$TMP/GL.0.et" ]
 check gen_link_target_written cmp -s "$TMP/target.et" "$TMP/GB.0.et"
 
+# A sweep's own outputs named by relative paths in <run-options> and
+# <generate> land in each point's directory, not where `sweep run` was
+# started (once every point wrote the one file there, in turn).
+mkdir -p "$TMP/sw" "$TMP/cwd"
+four_rank_cluster "$TMP/sw"
+cat >"$TMP/sw/s.xml" <<'EOF'
+<sweep name="s">
+  <config path="cluster.xml"/>
+  <generate>gen collective -t all_reduce -n 4 -b {size} --comm-groups-out g.json</generate>
+  <run-options>--timeline t.json</run-options>
+  <grid><param name="size" values="1KiB 2KiB"/></grid>
+</sweep>
+EOF
+"$ORRERY" sweep expand "$TMP/sw/s.xml" "$TMP/sw/out" >/dev/null
+(cd "$TMP/cwd" && "$ORRERY" sweep run ../sw/out 0 && "$ORRERY" sweep run ../sw/out 1) \
+  >/dev/null 2>&1
+check sweep_outputs_in_each_point test -s "$TMP/sw/out/points/0/t.json" \
+  -a -s "$TMP/sw/out/points/1/t.json" -a -s "$TMP/sw/out/points/1/g.json"
+check sweep_outputs_not_in_cwd eq "$(ls -A "$TMP/cwd")" ""
+
 finish
