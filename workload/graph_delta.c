@@ -158,6 +158,13 @@ carry_nodes (const WlGraph *prev, const WlGraph *base, guint32 from, guint32 end
 {
   if (prev == base || from >= end)
     return;
+  if (prev->table != NULL)
+    {
+      WlNode tmp;
+      for (guint32 v = from; v < end; v++)
+        patch_if_renamed (base, v, wl_graph_node_at (prev, v, NULL, &tmp), patches);
+      return;
+    }
   if (prev->nodes == NULL)
     {
       WlNode tmp;
@@ -254,6 +261,18 @@ wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len, const c
       return NULL;
     }
   guint32 n = patches->len;
+  /* A table when the patches follow one map and it takes less room. */
+  const WlNameSlots *s = n > 0 ? wl_graph_name_slots (base) : NULL;
+  if (s != NULL && wl_rename_table_bytes (s) <= (gsize) n * sizeof (WlNodePatch))
+    {
+      WlRenameTable *t = wl_rename_table_from_patches (base, (const WlNodePatch *) patches->data,
+                                                       n);
+      if (t != NULL)
+        {
+          g_array_free (patches, TRUE);
+          return wl_graph_tabled_take (base, path, t);
+        }
+    }
   /* Held for the run: no room to spare. */
   WlNodePatch *p = g_renew (WlNodePatch, g_array_free (patches, FALSE), MAX (n, 1u));
   return wl_graph_patched_take (base, path, p, n);
