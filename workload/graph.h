@@ -321,6 +321,12 @@ gsize wl_rename_table_bytes (const WlNameSlots *s);
  * keeps it, or a WL_RANK_SELF a patch names a rank (or the reverse). */
 WlRenameTable *wl_rename_table_from_patches (const WlGraph *base, const WlNodePatch *patches,
                                              guint32 n);
+/* As wl_rename_table_from_patches, but the nodes without a patch name
+ * what table PREV (of BASE's slots; NULL: none, BASE's names) maps
+ * BASE's to, and a patch holds all its node's names (those PREV gives it
+ * or others). */
+WlRenameTable *wl_rename_table_over (const WlGraph *base, const WlRenameTable *prev,
+                                     const WlNodePatch *patches, guint32 n);
 /* A compact renamed graph of BASE (whose slots are made) read from PATH
  * whose names are TABLE's (taken: freed with the graph). */
 WlGraph *wl_graph_tabled_take (WlGraph *base, const char *path, WlRenameTable *table);

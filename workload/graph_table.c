@@ -306,11 +306,27 @@ map_patch (WlRenameTable *t, guint8 *seen, guint32 *uses, guint32 groups_at,
 WlRenameTable *
 wl_rename_table_from_patches (const WlGraph *base, const WlNodePatch *patches, guint32 n)
 {
+  return wl_rename_table_over (base, NULL, patches, n);
+}
+
+WlRenameTable *
+wl_rename_table_over (const WlGraph *base, const WlRenameTable *prev,
+                      const WlNodePatch *patches, guint32 n)
+{
   const WlNameSlots *s = base->slots;
   guint32 n_slots = s->n_ranks + s->n_groups;
   g_autofree guint8 *seen = g_new0 (guint8, n_slots + 1);
   g_autofree guint32 *uses = g_new0 (guint32, n_slots + 1);
   WlRenameTable *t = wl_rename_table_new (s);
+  /* The names of the nodes without a patch: BASE's, or PREV's map of
+   * them. */
+  const guint32 *rank_at = prev != NULL ? prev->rank_to : s->ranks;
+  const guint64 *group_at = prev != NULL ? prev->group_to : s->groups;
+  if (prev != NULL)
+    {
+      memcpy (t->rank_to, rank_at, (gsize) s->n_ranks * sizeof (guint32));
+      memcpy (t->group_to, group_at, (gsize) s->n_groups * sizeof (guint64));
+    }
   gboolean ok = TRUE;
   for (guint32 k = 0; ok && k < n; k++)
     {
@@ -319,11 +335,11 @@ wl_rename_table_from_patches (const WlGraph *base, const WlNodePatch *patches, g
                       s->slot[(gsize) 2 * v], s->slot[(gsize) 2 * v + 1]);
     }
   /* A name the patches move must be moved everywhere: the nodes without a
-   * patch name the base's. */
+   * patch keep theirs. */
   for (guint32 k = 0; ok && k < s->n_ranks; k++)
-    ok = t->rank_to[k] == s->ranks[k] || uses[k] == s->rank_uses[k];
+    ok = t->rank_to[k] == rank_at[k] || uses[k] == s->rank_uses[k];
   for (guint32 k = 0; ok && k < s->n_groups; k++)
-    ok = t->group_to[k] == s->groups[k] || uses[s->n_ranks + k] == s->group_uses[k];
+    ok = t->group_to[k] == group_at[k] || uses[s->n_ranks + k] == s->group_uses[k];
   if (!ok)
     g_clear_pointer (&t, wl_rename_table_free);
   return t;

@@ -2,8 +2,9 @@
  * map of the base's ranks and groups, graph.h "Rename tables").  A table
  * made by hand reads and expands as the same renames written as patches
  * do; wl_graph_delta gives a table where the differing nodes follow one
- * map, and patches otherwise, equal node by node to each file's strict
- * load either way.  Traces of four nodes: a compute node, a send from 0
+ * map (of the base's names, or over an earlier file's table), and
+ * patches otherwise, equal node by node to each file's strict load
+ * either way.  Traces of four nodes: a compute node, a send from 0
  * to 3, a receive from 3 to 0 and a collective on a group.
  */
 #include <check.h>
@@ -45,17 +46,24 @@ load_rank (const char *prefix, guint32 rank)
   return g;
 }
 
-/* Rank RANK's file read against rank 0's (BASE_G). */
+/* Rank RANK's file read against rank PREV's (PREV_G). */
 static WlGraph *
-delta_of (WlGraph *base_g, const char *prefix, guint32 rank)
+delta_against (WlGraph *prev_g, const char *prefix, guint32 prev, guint32 rank)
 {
-  g_autofree char *p0 = g_strdup_printf ("%s.0.et", prefix);
+  g_autofree char *p0 = g_strdup_printf ("%s.%u.et", prefix, prev);
   g_autofree char *p = g_strdup_printf ("%s.%u.et", prefix, rank);
   g_autofree char *a = NULL, *b = NULL;
   gsize la = 0, lb = 0;
   ck_assert (g_file_get_contents (p0, &a, &la, NULL));
   ck_assert (g_file_get_contents (p, &b, &lb, NULL));
-  return wl_graph_delta (base_g, (const guint8 *) a, la, p, (const guint8 *) b, lb);
+  return wl_graph_delta (prev_g, (const guint8 *) a, la, p, (const guint8 *) b, lb);
+}
+
+/* Rank RANK's file read against rank 0's (BASE_G). */
+static WlGraph *
+delta_of (WlGraph *base_g, const char *prefix, guint32 rank)
+{
+  return delta_against (base_g, prefix, 0, rank);
 }
 
 /* D reads (and then expands to) FULL's nodes. */
@@ -169,6 +177,44 @@ START_TEST (test_delta_table_or_patches)
 }
 END_TEST
 
+/* Files read against a table (rank 1: 3 -> 5, 5 -> 6): rank 2 renames
+ * the receive's 3 to 7 while the send, the same frame as rank 1's, keeps
+ * 5: no one map, patches.  Rank 3 renames both to 8 and keeps rank 1's
+ * group 6 (the collective's frame is rank 1's): a table, 3 -> 8, 5 -> 6.
+ * Each reads as its own strict load. */
+START_TEST (test_delta_over_table)
+{
+  g_autofree char *prefix = tu_scratch_path ("over");
+  const Names ranks[] = { BASE, { 5, 5, "6" }, { 5, 7, "6" }, { 8, 8, "6" } };
+  for (guint32 r = 0; r < G_N_ELEMENTS (ranks); r++)
+    write_names (prefix, r, &ranks[r]);
+  g_autoptr (WlGraph) base = load_rank (prefix, 0);
+  g_autoptr (WlGraph) one = delta_of (base, prefix, 1);
+  ck_assert_ptr_nonnull (one);
+  ck_assert_ptr_nonnull (one->table);
+  for (guint32 r = 2; r < G_N_ELEMENTS (ranks); r++)
+    {
+      g_autoptr (WlGraph) full = load_rank (prefix, r);
+      g_autoptr (WlGraph) d = delta_against (one, prefix, 1, r);
+      ck_assert_ptr_nonnull (d);
+      ck_assert_ptr_eq (d->base, base);
+      if (r == 2)
+        {
+          ck_assert_ptr_null (d->table);
+          ck_assert_uint_eq (d->n_patches, 3); /* all three name other than rank 0's */
+        }
+      else
+        {
+          ck_assert_ptr_nonnull (d->table);
+          ck_assert_uint_eq (d->table->rank_to[0], 0);
+          ck_assert_uint_eq (d->table->rank_to[1], 8);
+          ck_assert_uint_eq (d->table->group_to[0], 6);
+        }
+      assert_reads_as (d, full);
+    }
+}
+END_TEST
+
 /* wl_rename_table_from_patches refuses a WL_RANK_SELF renamed to a rank:
  * the collective's root is "none" in the base. */
 START_TEST (test_self_stays_self)
@@ -197,6 +243,7 @@ main (void)
   TCase *tc = tu_tcase (s, "table", tu_scratch_setup, tu_scratch_teardown, 0);
   tcase_add_test (tc, test_table_by_hand);
   tcase_add_test (tc, test_delta_table_or_patches);
+  tcase_add_test (tc, test_delta_over_table);
   tcase_add_test (tc, test_self_stays_self);
   return tu_run_suite (s);
 }
