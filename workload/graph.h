@@ -112,6 +112,15 @@ typedef struct
                          * slots; COLL: its group slot and root's rank slot;
                          * WL_NO_SLOT where it names no rank (WL_RANK_SELF, others) */
   guint32 named;        /* nodes that name ranks or groups (SEND, RECV, COLL) */
+  guint32 *firsts;      /* the nodes, rising, that first name a name in some place:
+                         * each group slot's first collective, and per kind (SEND,
+                         * RECV) each rank slot's (or WL_RANK_SELF's) first node
+                         * with it as peer_src and first with it as peer_dst.  A
+                         * walk over a renamed graph's nodes whose state changes
+                         * only where a node first names a rank or group in some
+                         * place (replay_load's checks of the names) changes it
+                         * only at these, whatever the table. */
+  guint32 n_firsts;
 } WlNameSlots;
 
 #define WL_NO_SLOT G_MAXUINT32

@@ -71,6 +71,7 @@ slots_free (WlNameSlots *s)
   g_free (s->group_uses);
   g_free (s->rank_is_root);
   g_free (s->slot);
+  g_free (s->firsts);
   g_free (s);
 }
 
@@ -130,6 +131,39 @@ fill_slots (const WlGraph *base, WlNameSlots *s)
     }
 }
 
+/* The nodes that first name each name in each place into S->firsts. */
+static void
+fill_firsts (const WlGraph *base, WlNameSlots *s)
+{
+  /* Per place: SEND's peer_src and peer_dst, RECV's, then the groups; the
+   * last rank entry of each is WL_RANK_SELF's. */
+  guint32 nr = s->n_ranks + 1;
+  gsize n_keys = (gsize) 4 * nr + s->n_groups;
+  g_autofree guint8 *met = g_new0 (guint8, n_keys + 1);
+  s->firsts = g_new (guint32, n_keys + 1);
+  s->n_firsts = 0;
+  for (guint32 v = 0; v < base->n_nodes; v++)
+    {
+      const WlNode *n = &base->nodes[v];
+      guint32 a = s->slot[(gsize) 2 * v], b = s->slot[(gsize) 2 * v + 1];
+      gsize ka, kb;
+      if (n->op == WL_OP_COLL)
+        ka = kb = (gsize) 4 * nr + a;
+      else if (n->op == WL_OP_SEND || n->op == WL_OP_RECV)
+        {
+          gsize at = n->op == WL_OP_SEND ? 0 : (gsize) 2 * nr;
+          ka = at + (a != WL_NO_SLOT ? a : s->n_ranks);
+          kb = at + nr + (b != WL_NO_SLOT ? b : s->n_ranks);
+        }
+      else
+        continue;
+      if (met[ka] && met[kb])
+        continue;
+      met[ka] = met[kb] = 1;
+      s->firsts[s->n_firsts++] = v;
+    }
+}
+
 /* BASE's slots, made now (NULL when the memory cannot be had). */
 static WlNameSlots *
 slots_new (const WlGraph *base)
@@ -158,6 +192,7 @@ slots_new (const WlGraph *base)
   s->group_uses = g_new0 (guint32, s->n_groups + 1);
   s->rank_is_root = g_new0 (guint8, s->n_ranks + 1);
   fill_slots (base, s);
+  fill_firsts (base, s);
   return s;
 }
 

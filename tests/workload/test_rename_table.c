@@ -10,8 +10,11 @@
 #include <check.h>
 #include <string.h>
 
+#include "sim/app/simulation.h"
+#include "support/modes.h"
 #include "support/testutil.h"
 #include "workload/graph.h"
+#include "workload/wl_error.h"
 
 /* The send's destination, the receive's source and the collective's group. */
 typedef struct
@@ -101,6 +104,10 @@ START_TEST (test_table_by_hand)
   ck_assert_uint_eq (s->rank_uses[0], 2); /* the send's source, the receive's destination */
   ck_assert_uint_eq (s->rank_uses[1], 2);
   ck_assert_uint_eq (s->named, 3);
+  /* Each of the three first names its names in its place. */
+  ck_assert_uint_eq (s->n_firsts, 3);
+  ck_assert_uint_eq (s->firsts[0], 1);
+  ck_assert_uint_eq (s->firsts[2], 3);
   WlRenameTable *t = wl_rename_table_new (s);
   t->rank_to[0] = 2;
   t->rank_to[1] = 7;
@@ -236,6 +243,59 @@ START_TEST (test_self_stays_self)
 }
 END_TEST
 
+/* Rank R of a pairs trace that names OWN as its own rank and PEER as
+ * its peer: a send and a receive, twice. */
+static void
+write_pair (const char *prefix, guint32 r, gint64 own, gint64 peer)
+{
+  ChakraProtoMsg__Node *nodes[5];
+  nodes[0] = tu_comp (1, 5);
+  for (guint k = 0; k < 2; k++)
+    {
+      nodes[1 + 2 * k] = tu_p2p (2 + 2 * k, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, own,
+                                 peer, (gint64) k, 64);
+      nodes[2 + 2 * k] = tu_p2p (3 + 2 * k, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE, peer,
+                                 own, (gint64) k, 64);
+      tu_node_dep (nodes[1 + 2 * k], 1 + 2 * k);
+      tu_node_dep (nodes[2 + 2 * k], 2 + 2 * k);
+    }
+  tu_write_rank (prefix, r, nodes, 5);
+}
+
+/* Pairs 0<->1, 2<->3: ranks 1 to 3 are tables of rank 0's names (0 and 1
+ * swapped or moved by 2), and the run checks their names as it checks
+ * full traces': it runs; with rank 2's file naming 3 as its own rank (a
+ * table still, 0 -> 3, 1 -> 2), it refuses at rank 2's first send, node
+ * 2, as the full load's check does. */
+START_TEST (test_checked_names)
+{
+  g_autofree char *prefix = tu_scratch_path ("wl");
+  for (int bad = 0; bad < 2; bad++)
+    {
+      for (guint32 r = 0; r < 4; r++)
+        write_pair (prefix, r, bad && r == 2 ? 3 : r, bad && r == 2 ? 2 : r ^ 1);
+      AppConfig cfg;
+      tu_exact_ring (&cfg, 4);
+      GError *error = NULL;
+      AppSim *sim = tu_sim_all_modes (&(TuSimRequest) { .cfg = &cfg, .prefix = prefix }, &error);
+      if (bad)
+        {
+          ck_assert_ptr_null (sim);
+          g_assert_error (error, WL_ERROR, SIM_ERROR_INPUT);
+          ck_assert_msg (strstr (error->message, "rank 2 node 2: comm_src is not this rank"),
+                         "%s", error->message);
+          g_clear_error (&error);
+        }
+      else
+        {
+          g_assert_no_error (error);
+          app_sim_free (sim);
+        }
+      app_config_clear (&cfg);
+    }
+}
+END_TEST
+
 int
 main (void)
 {
@@ -245,5 +305,6 @@ main (void)
   tcase_add_test (tc, test_delta_table_or_patches);
   tcase_add_test (tc, test_delta_over_table);
   tcase_add_test (tc, test_self_stays_self);
+  tcase_add_test (tc, test_checked_names);
   return tu_run_suite (s);
 }
