@@ -161,8 +161,9 @@ typedef struct _WlGraph
   gboolean roots_moved;  /* renamed: a collective's root differs from the base's */
   guint64 load_peak;     /* the working memory its load reached (WlGraphLoad.peak);
                           * a renamed graph's is its base's */
-  WlNodePatch *patches;  /* compact (NODES NULL): the nodes whose names differ from
-                          * the base's, by index (wl_graph_node_at); else NULL */
+  WlNodePatch *patches;  /* compact (NODES NULL) without a table: the nodes whose
+                          * names differ from the base's, by index
+                          * (wl_graph_node_at); else NULL */
   guint32 n_patches;
   WlRenameTable *table; /* compact: the names as a map of the base's (no patches);
                          * else NULL */
@@ -232,8 +233,9 @@ void wl_graph_unref (WlGraph *graph); /* accepts NULL */
  * pair's second, other ids stay.  What a generator uses to make the ranks
  * alike but for their names without writing and reading each rank's
  * trace.  The new graph is compact (see "Compact renamed graphs" below:
- * patches for the nodes whose names move, no node array until
- * wl_graph_expand) with its own PATH (copied), and shares the rest of BASE
+ * a rename table, or patches where the base names so many ranks and
+ * groups that they take less; no node array until wl_graph_expand) with
+ * its own PATH (copied), and shares the rest of BASE
  * (a reference).  NULL with ERROR set (WL_ERROR, SIM_ERROR_INPUT) when a
  * moved rank leaves 0 .. 2^32 - 2. */
 /* The start of wl_graph_renamed's and wl_graph_patched_take's graphs: a new
@@ -282,8 +284,10 @@ WlGraph *wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len
 /* Compact renamed graphs.  A trace set of thousands of ranks alike but
  * for the ranks and groups they name (a generated iteration's DP replicas,
  * TP peers, like stages) read against each other (wl_graph_delta) gives
- * graphs that hold, in place of their own node arrays, only the nodes
- * whose names differ from their base's (WlNodePatch, 24 bytes each):
+ * graphs that hold, in place of their own node arrays, a map of their
+ * base's names ("Rename tables" below) or, where their names follow no
+ * one map, only the nodes whose names differ from their base's
+ * (WlNodePatch, 24 bytes each):
  * their NODES is NULL until wl_graph_expand makes the array.  Under
  * symmetry classes only the classes' first ranks need their arrays, so the
  * others stay compact: memory scales with classes, not ranks.  What reads
