@@ -439,6 +439,7 @@ wl_graph_unref (WlGraph *g)
         {
           wl_graph_nodes_free (g->nodes, g->n_nodes);
           g_free (g->patches);
+          wl_rename_table_free (g->table);
         }
       else
         {
@@ -450,6 +451,7 @@ wl_graph_unref (WlGraph *g)
             g_ptr_array_unref (g->exchanges);
           g_free (g->names);
           g_string_chunk_free (g->names_chunk);
+          wl_graph_name_slots_free (g->slots);
         }
       g_free (g);
       g = base;
@@ -505,15 +507,13 @@ rename_patch (const WlNode *n, guint32 v, gint64 delta, const guint64 *group_map
   return TRUE;
 }
 
-/* A compact graph (graph.h): only the nodes whose names move are held,
- * as patches; the rest are the base's.  A run gives its node array only
- * to the ranks it simulates (wl_graph_expand), so the ranks symmetry
- * classes stand for never copy the base's nodes. */
-WlGraph *
-wl_graph_renamed (WlGraph *base, const char *path, gint64 delta, const guint64 *group_map,
-                  guint n_groups, GError **error)
+/* wl_graph_renamed with patches: only the nodes whose names move are
+ * held; the rest are the base's.  Also what names the node whose rank
+ * leaves the ranks. */
+static WlGraph *
+renamed_patches (WlGraph *base, const char *path, gint64 delta, const guint64 *group_map,
+                 guint n_groups, GError **error)
 {
-  g_return_val_if_fail (base != NULL && base->base == NULL && path != NULL, NULL);
   /* At most one patch per node that names ranks or groups: counted first,
    * so the array is made once. */
   guint32 named = 0, n_patches = 0;
@@ -539,6 +539,49 @@ wl_graph_renamed (WlGraph *base, const char *path, gint64 delta, const guint64 *
   return wl_graph_patched_take (base, path, g_steal_pointer (&patches), n_patches);
 }
 
+/* BASE renamed by DELTA and GROUP_MAP as a table, or NULL when a moved
+ * rank leaves the ranks. */
+static WlRenameTable *
+renamed_table (const WlNameSlots *s, gint64 delta, const guint64 *group_map, guint n_groups)
+{
+  WlRenameTable *t = wl_rename_table_new (s);
+  for (guint32 k = 0; k < s->n_ranks; k++)
+    if (!move_rank (s->ranks[k], delta, &t->rank_to[k]))
+      {
+        wl_rename_table_free (t);
+        return NULL;
+      }
+  for (guint32 k = 0; k < s->n_groups; k++)
+    for (guint i = 0; i < n_groups; i++)
+      if (s->groups[k] == group_map[(gsize) 2 * i])
+        {
+          t->group_to[k] = group_map[(gsize) 2 * i + 1];
+          break;
+        }
+  return t;
+}
+
+/* A compact graph (graph.h): a rank delta and a group map are one map of
+ * the base's names, so the graph holds a rename table, unless the base
+ * names so many ranks and groups that patches take less.  A run gives its
+ * node array only to the ranks it simulates (wl_graph_expand), so the
+ * ranks symmetry classes stand for never copy the base's nodes. */
+WlGraph *
+wl_graph_renamed (WlGraph *base, const char *path, gint64 delta, const guint64 *group_map,
+                  guint n_groups, GError **error)
+{
+  g_return_val_if_fail (base != NULL && base->base == NULL && path != NULL, NULL);
+  const WlNameSlots *s = wl_graph_name_slots (base);
+  if (s != NULL && wl_rename_table_bytes (s) <= (gsize) s->named * sizeof (WlNodePatch))
+    {
+      WlRenameTable *t = renamed_table (s, delta, group_map, n_groups);
+      if (t != NULL)
+        return wl_graph_tabled_take (base, path, t);
+    }
+  /* Patches, or the error naming the first node whose rank leaves. */
+  return renamed_patches (base, path, delta, group_map, n_groups, error);
+}
+
 WlGraph *
 wl_graph_derived (WlGraph *base, const char *path, gboolean roots_moved)
 {
@@ -551,6 +594,8 @@ wl_graph_derived (WlGraph *base, const char *path, gboolean roots_moved)
   g->roots_moved = roots_moved;
   g->patches = NULL;
   g->n_patches = 0;
+  g->table = NULL;
+  g->slots = NULL;
   return g;
 }
 

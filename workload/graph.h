@@ -96,6 +96,46 @@ typedef struct
   guint32 unused;
 } WlNodePatch;
 
+/* The ranks and groups a base graph's nodes name, each given a slot, for
+ * the rename tables of the graphs renamed from it (WlRenameTable): made
+ * once per base (wl_graph_name_slots) and held with it. */
+typedef struct
+{
+  guint32 n_ranks;      /* distinct ranks named (WL_RANK_SELF not counted) */
+  guint32 n_groups;     /* distinct group ids of collectives */
+  guint32 *ranks;       /* by slot, rising */
+  guint64 *groups;      /* by slot, rising */
+  guint32 *rank_uses;   /* per rank slot: the names of nodes that are that rank */
+  guint32 *group_uses;  /* per group slot: the collectives of that group */
+  guint8 *rank_is_root; /* per rank slot: some collective's root */
+  guint32 *slot;        /* per node, two: SEND/RECV: peer_src's and peer_dst's rank
+                         * slots; COLL: its group slot and root's rank slot;
+                         * WL_NO_SLOT where it names no rank (WL_RANK_SELF, others) */
+  guint32 named;        /* nodes that name ranks or groups (SEND, RECV, COLL) */
+  guint32 *firsts;      /* the nodes, rising, that first name a name in some place:
+                         * each group slot's first collective, and per kind (SEND,
+                         * RECV) each rank slot's (or WL_RANK_SELF's) first node
+                         * with it as peer_src and first with it as peer_dst.  A
+                         * walk over a renamed graph's nodes whose state changes
+                         * only where a node first names a rank or group in some
+                         * place (replay_load's checks of the names) changes it
+                         * only at these, whatever the table. */
+  guint32 n_firsts;
+} WlNameSlots;
+
+#define WL_NO_SLOT G_MAXUINT32
+
+/* A compact renamed graph's names as a map of its base's (graph.h,
+ * "Compact renamed graphs"): each rank the base names becomes one rank,
+ * each group one group, whichever node names it. */
+typedef struct
+{
+  guint32 *rank_to;     /* by the base's rank slot */
+  guint64 *group_to;    /* by the base's group slot */
+  guint32 *sys_to;      /* by group slot: the system group index the replay bound
+                         * (WL_NO_SLOT until then: the base node's) */
+} WlRenameTable;
+
 typedef struct _WlGraph
 {
   volatile gint ref;
@@ -121,9 +161,13 @@ typedef struct _WlGraph
   gboolean roots_moved;  /* renamed: a collective's root differs from the base's */
   guint64 load_peak;     /* the working memory its load reached (WlGraphLoad.peak);
                           * a renamed graph's is its base's */
-  WlNodePatch *patches;  /* compact (NODES NULL): the nodes whose names differ from
-                          * the base's, by index (wl_graph_node_at); else NULL */
+  WlNodePatch *patches;  /* compact (NODES NULL) without a table: the nodes whose
+                          * names differ from the base's, by index
+                          * (wl_graph_node_at); else NULL */
   guint32 n_patches;
+  WlRenameTable *table; /* compact: the names as a map of the base's (no patches);
+                         * else NULL */
+  WlNameSlots *slots;   /* a base of tables: its names' slots (wl_graph_name_slots) */
 } WlGraph;
 
 /* The working memory of a load, as wl_graph_load_limited counts it: per
@@ -189,8 +233,9 @@ void wl_graph_unref (WlGraph *graph); /* accepts NULL */
  * pair's second, other ids stay.  What a generator uses to make the ranks
  * alike but for their names without writing and reading each rank's
  * trace.  The new graph is compact (see "Compact renamed graphs" below:
- * patches for the nodes whose names move, no node array until
- * wl_graph_expand) with its own PATH (copied), and shares the rest of BASE
+ * a rename table, or patches where the base names so many ranks and
+ * groups that they take less; no node array until wl_graph_expand) with
+ * its own PATH (copied), and shares the rest of BASE
  * (a reference).  NULL with ERROR set (WL_ERROR, SIM_ERROR_INPUT) when a
  * moved rank leaves 0 .. 2^32 - 2. */
 /* The start of wl_graph_renamed's and wl_graph_patched_take's graphs: a new
@@ -239,8 +284,10 @@ WlGraph *wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len
 /* Compact renamed graphs.  A trace set of thousands of ranks alike but
  * for the ranks and groups they name (a generated iteration's DP replicas,
  * TP peers, like stages) read against each other (wl_graph_delta) gives
- * graphs that hold, in place of their own node arrays, only the nodes
- * whose names differ from their base's (WlNodePatch, 24 bytes each):
+ * graphs that hold, in place of their own node arrays, a map of their
+ * base's names ("Rename tables" below) or, where their names follow no
+ * one map, only the nodes whose names differ from their base's
+ * (WlNodePatch, 24 bytes each):
  * their NODES is NULL until wl_graph_expand makes the array.  Under
  * symmetry classes only the classes' first ranks need their arrays, so the
  * others stay compact: memory scales with classes, not ranks.  What reads
@@ -263,6 +310,46 @@ gboolean wl_graph_expand (WlGraph *g, GError **error);
  * PATCHES (N of them, by rising index; taken: freed with the graph). */
 WlGraph *wl_graph_patched_take (WlGraph *base, const char *path, WlNodePatch *patches,
                                 guint32 n);
+
+/* Rename tables.  A compact graph whose names follow one map of its
+ * base's (each rank the base names always becomes the same rank, each
+ * group the same group, whichever node names it) holds that map
+ * (WlRenameTable, a few bytes per distinct name) in place of patches:
+ * wl_graph_renamed's always do (a rank delta and a group map are such a
+ * map) and wl_graph_delta's do when the differing nodes agree on one
+ * (else patches, exactly as before).  Reads are the same either way. */
+
+/* BASE's names' slots (made on first call, held with BASE; safe from
+ * several threads), or NULL when the memory cannot be had. */
+const WlNameSlots *wl_graph_name_slots (WlGraph *base);
+void wl_graph_name_slots_free (WlNameSlots *slots); /* accepts NULL */
+/* The table of slots S that renames nothing (each name to itself). */
+WlRenameTable *wl_rename_table_new (const WlNameSlots *s);
+void wl_rename_table_free (WlRenameTable *t); /* accepts NULL */
+/* Bytes a table of slots S holds. */
+gsize wl_rename_table_bytes (const WlNameSlots *s);
+/* The table of BASE (whose slots are made) that the N PATCHES (by rising
+ * index) give, or NULL when they follow no one map: a name two patches
+ * move to different names, one a patch moves while a node without a patch
+ * keeps it, or a WL_RANK_SELF a patch names a rank (or the reverse). */
+WlRenameTable *wl_rename_table_from_patches (const WlGraph *base, const WlNodePatch *patches,
+                                             guint32 n);
+/* As wl_rename_table_from_patches, but the nodes without a patch name
+ * what table PREV (of BASE's slots; NULL: none, BASE's names) maps
+ * BASE's to, and a patch holds all its node's names (those PREV gives it
+ * or others). */
+WlRenameTable *wl_rename_table_over (const WlGraph *base, const WlRenameTable *prev,
+                                     const WlNodePatch *patches, guint32 n);
+/* A compact renamed graph of BASE (whose slots are made) read from PATH
+ * whose names are TABLE's (taken: freed with the graph). */
+WlGraph *wl_graph_tabled_take (WlGraph *base, const char *path, WlRenameTable *table);
+/* Base node N (at V) of tabled graph G with G's names into *OUT: TRUE, or
+ * FALSE (OUT untouched) when they are N's.  For graph_patch.c. */
+gboolean wl_rename_apply (const WlGraph *g, guint32 v, const WlNode *n, WlNode *out);
+/* Point compact G's collectives at the system groups MAP (trace group id
+ * -> index, as guint64* -> GUINT_TO_POINTER) gives their groups; the
+ * nodes G shares with its base are the base's rank's to bind. */
+void wl_graph_bind_groups (WlGraph *g, GHashTable *map);
 
 /* Bytes the graph holds in memory (for the memory report and the memory
  * budget): 88 per node, 4 per dependency edge, plus name_bytes; a renamed

@@ -122,16 +122,17 @@ first_diff (const guint8 *a, const guint8 *b, gsize n)
 }
 
 /* The patch of node V whose names are N's, appended to PATCHES when they
- * differ from BASE's node V. */
+ * differ from BASE's node V (or ALWAYS). */
 static void
-patch_if_renamed (const WlGraph *base, guint32 v, const WlNode *n, GArray *patches)
+patch_if_renamed (const WlGraph *base, guint32 v, const WlNode *n, gboolean always,
+                  GArray *patches)
 {
   g_assert (base->nodes != NULL); /* a base is a full graph */
   const WlNode *b = &base->nodes[v];
   WlNodePatch p = { .index = v };
   if (n->op == WL_OP_COLL)
     {
-      if (n->group == b->group && n->root == b->root)
+      if (n->group == b->group && n->root == b->root && !always)
         return;
       p.group = n->group;
       p.a = n->root;
@@ -139,7 +140,7 @@ patch_if_renamed (const WlGraph *base, guint32 v, const WlNode *n, GArray *patch
     }
   else if (n->op == WL_OP_SEND || n->op == WL_OP_RECV)
     {
-      if (n->peer_src == b->peer_src && n->peer_dst == b->peer_dst)
+      if (n->peer_src == b->peer_src && n->peer_dst == b->peer_dst && !always)
         return;
       p.a = n->peer_src;
       p.b = n->peer_dst;
@@ -158,6 +159,13 @@ carry_nodes (const WlGraph *prev, const WlGraph *base, guint32 from, guint32 end
 {
   if (prev == base || from >= end)
     return;
+  if (prev->table != NULL)
+    {
+      WlNode tmp;
+      for (guint32 v = from; v < end; v++)
+        patch_if_renamed (base, v, wl_graph_node_at (prev, v, NULL, &tmp), FALSE, patches);
+      return;
+    }
   if (prev->nodes == NULL)
     {
       WlNode tmp;
@@ -170,17 +178,19 @@ carry_nodes (const WlGraph *prev, const WlGraph *base, guint32 from, guint32 end
       return;
     }
   for (guint32 v = from; v < end; v++)
-    patch_if_renamed (base, v, &prev->nodes[v], patches);
+    patch_if_renamed (base, v, &prev->nodes[v], FALSE, patches);
 }
 
 /* The file BYTES (LEN) read against PREV's file PREV_BYTES (PREV_LEN):
  * the nodes that name other ranks or groups than BASE's (PREV's base, or
  * PREV) into PATCHES; FALSE where they are not the same trace but for
  * names.  Frames wholly before the next byte that differs are PREV's (only
- * their lengths are read); the frame holding it is compared node to node. */
+ * their lengths are read); the frame holding it is compared node to node.
+ * DIFFS: instead, only the nodes whose frames differ from PREV's, each
+ * with all its names (for a table over PREV's, wl_rename_table_over). */
 static gboolean
 delta_nodes (const WlGraph *prev, const WlGraph *base, const guint8 *prev_bytes,
-             gsize prev_len, const guint8 *bytes, gsize len, GArray *patches)
+             gsize prev_len, const guint8 *bytes, gsize len, gboolean diffs, GArray *patches)
 {
   Walk wa = { prev_bytes, prev_len }, wb = { bytes, len };
   const guint8 *fa, *fb;
@@ -212,7 +222,8 @@ delta_nodes (const WlGraph *prev, const WlGraph *base, const guint8 *prev_bytes,
           wa = probe;
           v++;
         }
-      carry_nodes (prev, base, from, v, &hint, patches);
+      if (!diffs)
+        carry_nodes (prev, base, from, v, &hint, patches);
       if (wa.left == 0 && wb.left == 0)
         break;
       WlNode tmp, out;
@@ -220,7 +231,7 @@ delta_nodes (const WlGraph *prev, const WlGraph *base, const guint8 *prev_bytes,
            && differing_node (&dec, &ra, &rb, fa, la, fb, lb,
                               wl_graph_node_at (prev, v, &hint, &tmp), &out);
       if (ok)
-        patch_if_renamed (base, v, &out, patches);
+        patch_if_renamed (base, v, &out, diffs, patches);
       v++;
     }
   wl_raw_node_clear (&ra);
@@ -245,15 +256,40 @@ wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len, const c
     return NULL;
   /* As many patches as PREV's, most often (DP replicas and TP peers alike):
    * room made once, not by doubling copies. */
+  /* Read against a table: the frames that differ only, and PREV's table
+   * with their names, when that is one map (the nodes in between need no
+   * walk: they name what PREV's table gives); else patches as below. */
+  if (prev->table != NULL)
+    {
+      g_autoptr (GArray) diffs = g_array_new (FALSE, FALSE, sizeof (WlNodePatch));
+      if (!delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, TRUE, diffs))
+        return NULL;
+      WlRenameTable *t = wl_rename_table_over (base, prev->table,
+                                               (const WlNodePatch *) diffs->data, diffs->len);
+      if (t != NULL)
+        return wl_graph_tabled_take (base, path, t);
+    }
   GArray *patches = g_array_sized_new (FALSE, FALSE, sizeof (WlNodePatch),
                                        prev->nodes == NULL ? prev->n_patches + 16
                                                            : prev->n_nodes / 8);
-  if (!delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, patches))
+  if (!delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, FALSE, patches))
     {
       g_array_free (patches, TRUE);
       return NULL;
     }
   guint32 n = patches->len;
+  /* A table when the patches follow one map and it takes less room. */
+  const WlNameSlots *s = n > 0 ? wl_graph_name_slots (base) : NULL;
+  if (s != NULL && wl_rename_table_bytes (s) <= (gsize) n * sizeof (WlNodePatch))
+    {
+      WlRenameTable *t = wl_rename_table_from_patches (base, (const WlNodePatch *) patches->data,
+                                                       n);
+      if (t != NULL)
+        {
+          g_array_free (patches, TRUE);
+          return wl_graph_tabled_take (base, path, t);
+        }
+    }
   /* Held for the run: no room to spare. */
   WlNodePatch *p = g_renew (WlNodePatch, g_array_free (patches, FALSE), MAX (n, 1u));
   return wl_graph_patched_take (base, path, p, n);

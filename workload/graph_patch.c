@@ -75,6 +75,8 @@ wl_graph_node_at (const WlGraph *g, guint32 v, guint32 *hint, WlNode *tmp)
   if (g->nodes != NULL)
     return &g->nodes[v];
   const WlNode *n = &g->base->nodes[v];
+  if (g->table != NULL)
+    return wl_rename_apply (g, v, n, tmp) ? tmp : n;
   guint32 at = patch_find (g, v, hint);
   if (at >= g->n_patches || g->patches[at].index != v)
     return n;
@@ -106,7 +108,10 @@ wl_graph_expand (WlGraph *g, GError **error)
     memcpy (nodes, g->base->nodes, (gsize) g->n_nodes * sizeof (WlNode));
   for (guint32 k = 0; k < g->n_patches; k++)
     patch_apply (&g->patches[k], &nodes[g->patches[k].index]);
+  for (guint32 v = 0; g->table != NULL && v < g->n_nodes; v++)
+    wl_rename_apply (g, v, &g->base->nodes[v], &nodes[v]);
   g->nodes = nodes;
+  g_clear_pointer (&g->table, wl_rename_table_free);
   g_clear_pointer (&g->patches, g_free);
   g->n_patches = 0;
   return TRUE;
@@ -124,4 +129,21 @@ wl_graph_patched_take (WlGraph *base, const char *path, WlNodePatch *patches, gu
   g->patches = patches;
   g->n_patches = n;
   return g;
+}
+
+void
+wl_graph_bind_groups (WlGraph *g, GHashTable *map)
+{
+  gpointer at;
+  for (guint32 k = 0; g->nodes == NULL && k < g->n_patches; k++)
+    {
+      WlNodePatch *p = &g->patches[k];
+      if (g->base->nodes[p->index].op == WL_OP_COLL
+          && g_hash_table_lookup_extended (map, &p->group, NULL, &at))
+        p->b = GPOINTER_TO_UINT (at);
+    }
+  const WlNameSlots *s = g->table != NULL ? g->base->slots : NULL;
+  for (guint32 k = 0; s != NULL && k < s->n_groups; k++)
+    if (g_hash_table_lookup_extended (map, &g->table->group_to[k], NULL, &at))
+      g->table->sys_to[k] = GPOINTER_TO_UINT (at);
 }

@@ -219,6 +219,53 @@ use_equal (gconstpointer a, gconstpointer b)
   return memcmp (a, b, sizeof (GroupUse)) == 0;
 }
 
+/* The collectives of BASE (a base of tables) that a walk of a rank's
+ * nodes must visit when the rank and its class's first rank are both
+ * BASE renamed by tables (or BASE itself): the first of each distinct
+ * use (its group slot, the base's group index, kind, bytes and
+ * dimensions), by rising index.  Each use names the same group and image
+ * at every collective it has in such a rank, so the walk's first meeting
+ * of each (group, image, kind, bytes, dimensions), in order, is at one
+ * of these nodes: the check meets what a walk of every node meets, in
+ * the same order, at the same nodes. */
+static GArray *
+first_uses (const WlReplay *r, const WlGraph *base)
+{
+  const WlNameSlots *s = base->slots;
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (use_hash, use_equal, g_free, NULL);
+  for (guint32 v = 0; v < base->n_nodes; v++)
+    {
+      const WlNode *x = &base->nodes[v];
+      if (!runs_coll (r, x))
+        continue;
+      GroupUse u = { { s->slot[(gsize) 2 * v], x->sys_group_index, x->coll_kind, x->bytes,
+                       x->involved } };
+      if (g_hash_table_contains (seen, &u))
+        continue;
+      g_hash_table_add (seen, g_memdup2 (&u, sizeof u));
+      g_array_append_val (out, v);
+    }
+  return out;
+}
+
+/* The nodes of rank graph G (its class's first rank's G0) that
+ * wl_classes_check_groups visits: first_uses of their base when both are
+ * it renamed by tables, cached in FIRST; else NULL (every node). */
+static const GArray *
+uses_to_visit (const WlReplay *r, const WlGraph *g, const WlGraph *g0, GHashTable *first)
+{
+  if (g->table == NULL || (g0 != g->base && (g0->table == NULL || g0->base != g->base)))
+    return NULL;
+  GArray *a = g_hash_table_lookup (first, g->base);
+  if (a == NULL)
+    {
+      a = first_uses (r, g->base);
+      g_hash_table_insert (first, g->base, a);
+    }
+  return a;
+}
+
 /* What wl_classes_check_groups knows of one group. */
 enum
 {
@@ -244,6 +291,8 @@ wl_classes_check_groups (Classes *c, const char **why)
    * another then, or later at the same) so it is skipped.  Ranks renamed
    * alike meet the same few uses thousands of times. */
   g_autoptr (GHashTable) met = g_hash_table_new_full (use_hash, use_equal, g_free, NULL);
+  g_autoptr (GHashTable) first = g_hash_table_new_full (NULL, NULL, NULL,
+                                                       (GDestroyNotify) g_array_unref);
   /* The simulated ranks first: their groups are their own images. */
   for (int pass = 0; pass < 2; pass++)
     for (guint32 i = 0; i < c->n; i++)
@@ -260,8 +309,11 @@ wl_classes_check_groups (Classes *c, const char **why)
         /* Which nodes are collectives is the same in the graph and its
          * base (a compact graph's shape). */
         const WlNode *shape = wl_graph_shape_nodes (g);
-        for (guint32 v = 0; v < g->n_nodes; v++)
+        const GArray *visit = uses_to_visit (r, g, g0, first);
+        guint32 n_visit = visit != NULL ? visit->len : g->n_nodes;
+        for (guint32 e = 0; e < n_visit; e++)
           {
+            guint32 v = visit != NULL ? g_array_index (visit, guint32, e) : e;
             if (!runs_coll (r, &shape[v]))
               continue;
             const WlNode *x = wl_graph_node_at (g, v, &hint, &tmp);

@@ -107,14 +107,8 @@ mem_resolve (WlNodeSource *src, GHashTable *map)
   gboolean have_last = FALSE;
   /* A compact graph's other nodes are its base's, which its own rank
    * resolves. */
-  for (guint32 k = 0; m->graph->nodes == NULL && k < m->graph->n_patches; k++)
-    {
-      WlNodePatch *p = &m->graph->patches[k];
-      gpointer at;
-      if (m->graph->base->nodes[p->index].op == WL_OP_COLL
-          && g_hash_table_lookup_extended (map, &p->group, NULL, &at))
-        p->b = GPOINTER_TO_UINT (at);
-    }
+  if (m->graph->nodes == NULL)
+    wl_graph_bind_groups (m->graph, map);
   for (guint32 v = 0; m->graph->nodes != NULL && v < m->graph->n_nodes; v++)
     {
       WlNode *n = &m->graph->nodes[v];

@@ -201,10 +201,15 @@ START_TEST (test_renamed)
   g_autoptr (WlGraph) g = wl_graph_renamed (base, "moved.et", 2, map, 2, &error);
   ck_assert (g != NULL);
   ck_assert_str_eq (g->path, "moved.et");
-  /* Compact: the three nodes whose names move are held as patches, no
-   * node array until it is expanded. */
+  /* Compact: the names are a table of the base's (ranks 0 and 1 to 2
+   * and 3, group 7 to 9), no patches and no node array until it is
+   * expanded. */
   ck_assert_ptr_null (g->nodes);
-  ck_assert_uint_eq (g->n_patches, 3);
+  ck_assert_uint_eq (g->n_patches, 0);
+  ck_assert_ptr_nonnull (g->table);
+  ck_assert_uint_eq (g->table->rank_to[0], 2);
+  ck_assert_uint_eq (g->table->rank_to[1], 3);
+  ck_assert_uint_eq (g->table->group_to[0], 9);
   WlNode tmp;
   for (int expanded = 0; expanded < 2; expanded++)
     {
@@ -225,7 +230,7 @@ START_TEST (test_renamed)
   const guint64 other[] = { 5, 6 };
   g_autoptr (WlGraph) kept = wl_graph_renamed (base, "kept.et", 2, other, 1, &error);
   ck_assert (kept != NULL);
-  ck_assert_uint_eq (kept->n_patches, 2);
+  ck_assert_uint_eq (kept->table->group_to[0], 7);
   ck_assert_ptr_eq (wl_graph_node_at (kept, 2, NULL, &tmp), &base->nodes[2]);
   /* The base keeps its names; the dependents are shared. */
   ck_assert_uint_eq (base->nodes[0].peer_dst, 1);
