@@ -304,13 +304,8 @@ print_header (const PlanProblem *pb, const PlanOptions *o, const AppConfig *cfg)
           pb->attention == WL_ATTENTION_UNFUSED ? ", unfused attention" : "",
           pb->no_sp ? ", no sequence parallelism" : "",
           pb->no_dp_overlap ? ", gradients reduced after the backward" : "");
-  const WlParams *wl = &cfg->wl;
-  if (o->device != NULL && strcmp (o->device, wl->device) != 0
-      && wl->compute != WL_COMPUTE_REPLAY)
-    printf ("note: --device %s sets the memory limit only; the compute is priced by the "
-            "cluster's <compute>: %s%s\n", o->device,
-            wl->compute == WL_COMPUTE_KERNEL ? "kernels priced as " : "its peak and bandwidth",
-            wl->compute != WL_COMPUTE_KERNEL ? "" : wl->device[0] ? wl->device : "its device");
+  plan_out_device_note (o->device != NULL ? pb->device->name : NULL, "the memory limit",
+                        &cfg->wl);
   if (cfg->net.model != NET_MODEL_ANALYTICAL)
     printf ("note: each candidate is simulated with the %s network model (%s): slower than "
             "the analytical model (latency + bytes / bandwidth, no contention), which a copy "

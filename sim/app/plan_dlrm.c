@@ -434,13 +434,8 @@ run (const Options *o, DlrmEnv *env, GError **error)
           env->capacity_B / 1073741824.0, env->budget);
   /* As orrery plan says it: a device other than the cluster's does not
    * price the compute, which the cluster's kernel or roofline model does. */
-  const WlParams *wl = &env->cfg->wl;
-  if (o->device != NULL && g_ascii_strcasecmp (r->device, wl->device) != 0
-      && wl->compute != WL_COMPUTE_REPLAY)
-    printf ("note: --device %s sets the memory limit and the L2 of the lookup model only; the "
-            "compute is priced by the cluster's <compute>: %s%s\n", r->device,
-            wl->compute == WL_COMPUTE_KERNEL ? "kernels priced as " : "its peak and bandwidth",
-            wl->compute != WL_COMPUTE_KERNEL ? "" : wl->device[0] ? wl->device : "its device");
+  plan_out_device_note (o->device != NULL ? r->device : NULL,
+                        "the memory limit and the L2 of the lookup model", &env->cfg->wl);
   fflush (stdout);
   if (o->explain != UNSET)
     return explain (o, env, error);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -80,4 +81,17 @@ plan_out_prepare (const char *dir, const char *const *names, guint n_names,
     g_rmdir (dir);
   *created = FALSE;
   return FALSE;
+}
+
+void
+plan_out_device_note (const char *device, const char *sets, const WlParams *wl)
+{
+  g_return_if_fail (sets != NULL && wl != NULL);
+  if (device == NULL || g_ascii_strcasecmp (device, wl->device) == 0
+      || wl->compute == WL_COMPUTE_REPLAY)
+    return;
+  printf ("note: --device %s sets %s only; the compute is priced by the cluster's "
+          "<compute>: %s%s\n", device, sets,
+          wl->compute == WL_COMPUTE_KERNEL ? "kernels priced as " : "its peak and bandwidth",
+          wl->compute != WL_COMPUTE_KERNEL ? "" : wl->device[0] ? wl->device : "its device");
 }

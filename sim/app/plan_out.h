@@ -1,7 +1,8 @@
-/* plan_out.h: the --out folder of both planners (`orrery plan`: plan.csv;
- * `orrery plan --dlrm`: plan.txt and plan.csv), made and checked before any
- * simulation, so that a wrong --out costs no search and no output ever
- * replaces one of the run's inputs.
+/* plan_out.h: what both planners (`orrery plan`: plan.csv; `orrery plan
+ * --dlrm`: plan.txt and plan.csv) say and write alike: the --out folder,
+ * made and checked before any simulation, so that a wrong --out costs no
+ * search and no output ever replaces one of the run's inputs; and the
+ * header's note on a --device that does not price the compute.
  *
  * Models: a folder DIR, made with its parents when missing, that takes a
  * new file (a probe, created and removed), and whose output files DIR/NAME
@@ -16,6 +17,8 @@
 #define ORRERY_SIM_APP_PLAN_OUT_H
 
 #include <glib.h>
+
+#include "workload/wl_params.h"
 
 /* One input of a planner: its option ("--tables") and its path (NULL when
  * the option was not given). */
@@ -32,5 +35,13 @@ typedef struct
 gboolean plan_out_prepare (const char *dir, const char *const *names, guint n_names,
                            const PlanOutInput *ins, guint n_ins, gboolean *created,
                            GError **error);
+
+/* Print on stdout, after a planner's header line, the note that --device
+ * DEVICE (NULL when not given) sets SETS ("the memory limit") only, the
+ * compute being priced by the cluster's <compute> (WL): kernels priced as
+ * its device, or its peak and bandwidth.  Nothing when DEVICE is NULL, is
+ * the cluster's device (names compared ignoring case, as the presets are
+ * looked up) or the compute is replayed from the traces. */
+void plan_out_device_note (const char *device, const char *sets, const WlParams *wl);
 
 #endif /* ORRERY_SIM_APP_PLAN_OUT_H */
