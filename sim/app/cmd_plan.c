@@ -479,8 +479,16 @@ write_csv (const char *dir, GArray *cands, const char *note, GError **error)
     csv_row (s, &g_array_index (cands, PlanCandidate, i));
   if (note != NULL)
     g_string_append_printf (s, "# %s\n", note);
+  /* The folder is made now, not before the search, so that a search
+   * that fails or dies leaves none (plan_out.h). */
+  g_autofree char *made = NULL;
   g_autofree char *path = g_build_filename (dir, "plan.csv", NULL);
-  return sim_out_file_set_contents (path, s->str, (gssize) s->len, error);
+  if (!plan_out_make (dir, &made, error))
+    return FALSE;
+  if (sim_out_file_set_contents (path, s->str, (gssize) s->len, error))
+    return TRUE;
+  plan_out_unmake (dir, made);
+  return FALSE;
 }
 
 /* The `orrery gen transformer` command that writes candidate K's traces
@@ -685,17 +693,13 @@ app_cmd_plan (int argc, char **argv)
       PlanEnv env = { .pb = &pb, .cfg = &cfg, .topo = topo,
                       .progress = isatty (STDERR_FILENO) };
       plan_pool_catch_signals ();
-      gboolean created = FALSE;
       const char *const names[] = { "plan.csv" };
       const PlanOutInput ins[] = { { "--config", o.config } };
-      if (topo == NULL
-          || (o.out != NULL && !plan_out_prepare (o.out, names, 1, ins, 1, &created, &error))
+      if (topo == NULL || (o.out != NULL && !plan_out_prepare (o.out, names, 1, ins, 1, &error))
           || !plan_main (&o, &space, &env, &error))
         code = app_cli_fail ("plan", error);
       else if (plan_pool_interrupted () != 0)
         code = 128 + plan_pool_interrupted (); /* as a shell reports a death by it */
-      if (created)
-        g_rmdir (o.out); /* made by this run: removed when it is left empty */
       net_topo_free (topo);
     }
   app_config_clear (&cfg);

@@ -27,14 +27,25 @@ typedef struct
   const char *option, *path;
 } PlanOutInput;
 
-/* Make DIR (setting *CREATED when this call made it) and check that it
- * takes a file, and that none of the N_NAMES files DIR/NAMES[i] is one of
- * the N_INS inputs INS.  FALSE with ERROR set (SIM_ERROR_INPUT, the
- * message starting "--out") at the first that fails; a folder this call
- * made is removed again when a check after its making fails. */
+/* Check that DIR (made with its parents for the check when missing) takes
+ * a file, and that none of the N_NAMES files DIR/NAMES[i] is one of the
+ * N_INS inputs INS.  The folders the check made are removed again, so
+ * that a search that fails or dies (a signal) leaves nothing behind:
+ * plan_out_make makes them when the outputs are written.  FALSE with
+ * ERROR set (SIM_ERROR_INPUT, the message starting "--out") at the first
+ * that fails. */
 gboolean plan_out_prepare (const char *dir, const char *const *names, guint n_names,
-                           const PlanOutInput *ins, guint n_ins, gboolean *created,
-                           GError **error);
+                           const PlanOutInput *ins, guint n_ins, GError **error);
+
+/* Make DIR with its parents, before the outputs are written; *MADE (a new
+ * string, or NULL when DIR was there) the outermost folder made, for
+ * plan_out_unmake.  FALSE with ERROR set ("--out DIR: ...") when it cannot
+ * be made. */
+gboolean plan_out_make (const char *dir, char **made, GError **error);
+
+/* After a failed write into DIR: remove the folders plan_out_make made
+ * (MADE, NULL for none), those that are still empty. */
+void plan_out_unmake (const char *dir, const char *made);
 
 /* Print on stdout, after a planner's header line, the note that --device
  * DEVICE (NULL when not given) sets SETS ("the memory limit") only, the
