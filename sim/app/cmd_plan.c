@@ -309,7 +309,8 @@ print_header (const PlanProblem *pb, const PlanOptions *o, const AppConfig *cfg)
   if (cfg->net.model != NET_MODEL_ANALYTICAL)
     printf ("note: each candidate is simulated with the %s network model (%s): slower than "
             "the analytical model (latency + bytes / bandwidth, no contention), which a copy "
-            "of the config with <network model=\"analytical\"> would use\n",
+            "of the config with <network model=\"analytical\"> (and no packet-size=) would "
+            "use\n",
             cfg->net.model == NET_MODEL_CONGESTION ? "congestion" : "flow",
             cfg->net.model == NET_MODEL_CONGESTION
                 ? "store-and-forward packets over FIFO links"

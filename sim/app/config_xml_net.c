@@ -312,7 +312,8 @@ packets_fit_model (XmlLoad *l, const xmlNode *node, GError **error)
     return FALSE;
   return app_xml_fail (l, node, error,
                        "packet-size=\"%s\": only the congestion model cuts messages into "
-                       "packets; this network's model is %s (model=\"congestion\")",
+                       "packets; this network's model is %s (model=\"congestion\", or no "
+                       "packet-size=)",
                        text != NULL ? text : "", net_model_name_of (l->net.model));
 }
 

@@ -434,7 +434,7 @@ sed 's/"MODEL"/"flow" packet-size="16KiB"/' "$TMP/ps.xml" >"$TMP/ps-f.xml"
 check "packet-size= on a flow <network>: exit status 1" eq "$?" 1
 check "packet-size= on a flow <network>: file, line and why" has "$TMP/err" \
   "$TMP/ps-f.xml:2: <network>: packet-size=\"16KiB\": only the congestion model cuts messages \
-into packets; this network's model is flow (model=\"congestion\")"
+into packets; this network's model is flow (model=\"congestion\", or no packet-size=)"
 # A congestion network's packet-size= stays its own: run with another
 # model by --network-model, it is not the run's doing (configs/h100-cluster.xml
 # and the training-throughput reproduction).
