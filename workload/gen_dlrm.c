@@ -400,6 +400,11 @@ plan_line (const char *path, guint line, char **f, gpointer data, GError **error
                   "line %u)", t, p->plan[t].line);
       bad = why;
     }
+  /* "0,row_wise," (a trailing comma): an empty RANKS would give the table
+   * the placement rule's ranks while the line seems to set them. */
+  if (bad == NULL && n == 3 && f[2][strspn (f[2], " \t")] == '\0')
+    bad = "RANKS (after the second comma) is empty: give ranks like '0 2 4-7', or drop the "
+          "comma to leave them to the placement rule";
   if (bad == NULL)
     {
       p->plan[t].kind = kind;

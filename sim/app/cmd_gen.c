@@ -314,13 +314,15 @@ gen_transformer_list (void)
   const WlTransformerModel *m = wl_transformer_presets (&n);
   for (guint i = 0; i < n; i++)
     {
+      /* B is billions here (of parameters), never bytes: said with each. */
       printf ("%-12s %.2fB parameters: layers %u hidden %u heads %u kv-heads %u ffn %u%s vocab %u "
-              "seq %u",
+              "seq %u tokens",
               m[i].name, (double) wl_transformer_params (&m[i]) / 1e9, m[i].layers, m[i].hidden,
-              m[i].heads, m[i].kv_heads > 0 ? m[i].kv_heads : m[i].heads, m[i].ffn, m[i].gated_ffn ? " (gated)" : "", m[i].vocab, m[i].seq);
+              m[i].heads, m[i].kv_heads > 0 ? m[i].kv_heads : m[i].heads, m[i].ffn,
+              m[i].gated_ffn ? " (gated)" : "", m[i].vocab, m[i].seq);
       if (m[i].experts > 0)
-        printf (" experts %u top-k %u (%.2fB active)", m[i].experts, m[i].top_k,
-                (double) wl_transformer_active_params (&m[i]) / 1e9);
+        printf (" experts %u top-k %u (%.2fB parameters active a token)", m[i].experts,
+                m[i].top_k, (double) wl_transformer_active_params (&m[i]) / 1e9);
       printf ("\n");
     }
   return 0;

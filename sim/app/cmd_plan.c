@@ -304,17 +304,13 @@ print_header (const PlanProblem *pb, const PlanOptions *o, const AppConfig *cfg)
           pb->attention == WL_ATTENTION_UNFUSED ? ", unfused attention" : "",
           pb->no_sp ? ", no sequence parallelism" : "",
           pb->no_dp_overlap ? ", gradients reduced after the backward" : "");
-  const WlParams *wl = &cfg->wl;
-  if (o->device != NULL && strcmp (o->device, wl->device) != 0
-      && wl->compute != WL_COMPUTE_REPLAY)
-    printf ("note: --device %s sets the memory limit only; the compute is priced by the "
-            "cluster's <compute>: %s%s\n", o->device,
-            wl->compute == WL_COMPUTE_KERNEL ? "kernels priced as " : "its peak and bandwidth",
-            wl->compute != WL_COMPUTE_KERNEL ? "" : wl->device[0] ? wl->device : "its device");
+  plan_out_device_note (o->device != NULL ? pb->device->name : NULL, "the memory limit",
+                        &cfg->wl);
   if (cfg->net.model != NET_MODEL_ANALYTICAL)
     printf ("note: each candidate is simulated with the %s network model (%s): slower than "
             "the analytical model (latency + bytes / bandwidth, no contention), which a copy "
-            "of the config with <network model=\"analytical\"> would use\n",
+            "of the config with <network model=\"analytical\"> (and no packet-size=) would "
+            "use\n",
             cfg->net.model == NET_MODEL_CONGESTION ? "congestion" : "flow",
             cfg->net.model == NET_MODEL_CONGESTION
                 ? "store-and-forward packets over FIFO links"
@@ -484,8 +480,16 @@ write_csv (const char *dir, GArray *cands, const char *note, GError **error)
     csv_row (s, &g_array_index (cands, PlanCandidate, i));
   if (note != NULL)
     g_string_append_printf (s, "# %s\n", note);
+  /* The folder is made now, not before the search, so that a search
+   * that fails or dies leaves none (plan_out.h). */
+  g_autofree char *made = NULL;
   g_autofree char *path = g_build_filename (dir, "plan.csv", NULL);
-  return sim_out_file_set_contents (path, s->str, (gssize) s->len, error);
+  if (!plan_out_make (dir, &made, error))
+    return FALSE;
+  if (sim_out_file_set_contents (path, s->str, (gssize) s->len, error))
+    return TRUE;
+  plan_out_unmake (dir, made);
+  return FALSE;
 }
 
 /* The `orrery gen transformer` command that writes candidate K's traces
@@ -690,17 +694,13 @@ app_cmd_plan (int argc, char **argv)
       PlanEnv env = { .pb = &pb, .cfg = &cfg, .topo = topo,
                       .progress = isatty (STDERR_FILENO) };
       plan_pool_catch_signals ();
-      gboolean created = FALSE;
       const char *const names[] = { "plan.csv" };
       const PlanOutInput ins[] = { { "--config", o.config } };
-      if (topo == NULL
-          || (o.out != NULL && !plan_out_prepare (o.out, names, 1, ins, 1, &created, &error))
+      if (topo == NULL || (o.out != NULL && !plan_out_prepare (o.out, names, 1, ins, 1, &error))
           || !plan_main (&o, &space, &env, &error))
         code = app_cli_fail ("plan", error);
       else if (plan_pool_interrupted () != 0)
         code = 128 + plan_pool_interrupted (); /* as a shell reports a death by it */
-      if (created)
-        g_rmdir (o.out); /* made by this run: removed when it is left empty */
       net_topo_free (topo);
     }
   app_config_clear (&cfg);

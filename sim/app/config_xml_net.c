@@ -298,6 +298,25 @@ generator_list (void)
   return g_string_free (out, FALSE);
 }
 
+/* packet-size= on a model other than congestion, the only one that cuts
+ * messages into packets: refused, since its reader would believe it
+ * applied.  0 (whole messages) is every model's way, so a sweep may set it
+ * for any. */
+static gboolean
+packets_fit_model (XmlLoad *l, const xmlNode *node, GError **error)
+{
+  if (l->net.packet_bytes == 0 || l->net.model == NET_MODEL_CONGESTION)
+    return TRUE;
+  g_autofree char *text = NULL;
+  if (!app_xml_attr_text (l, node, "packet-size", FALSE, &text, error))
+    return FALSE;
+  return app_xml_fail (l, node, error,
+                       "packet-size=\"%s\": only the congestion model cuts messages into "
+                       "packets; this network's model is %s (model=\"congestion\", or no "
+                       "packet-size=)",
+                       text != NULL ? text : "", net_model_name_of (l->net.model));
+}
+
 gboolean
 app_xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
 {
@@ -316,6 +335,8 @@ app_xml_network (XmlLoad *l, const xmlNode *cluster, GError **error)
       || !app_xml_attr_bytes (l, node, "packet-size", &l->net.packet_bytes, error))
     return FALSE;
   l->net.model = model >= 0 ? (NetModelKind) model : NET_MODEL_ANALYTICAL;
+  if (!packets_fit_model (l, node, error))
+    return FALSE;
   l->net.n_dims = 0;
   l->n_ranks = 1;
   const xmlNode *gen = NULL;

@@ -224,6 +224,28 @@ report_stopped (const AppSim *sim)
   return SIM_ERROR_LIMIT;
 }
 
+/* --packet-size: parsed, and refused unless the congestion model runs,
+ * the only one that cuts messages into packets (a user would believe the
+ * others applied it).  0, whole messages, suits every model, so that a
+ * sweep may pair it with the analytical and flow models. */
+static gboolean
+packet_size_option (const RunOptions *o, AppConfig *cfg, GError **error)
+{
+  if (!sim_units_parse_bytes (o->packet_size, &cfg->net.packet_bytes, error))
+    {
+      g_prefix_error (error, "--packet-size: ");
+      return FALSE;
+    }
+  if (cfg->net.packet_bytes == 0 || cfg->net.model == NET_MODEL_CONGESTION)
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+               "--packet-size %s: only the congestion model cuts messages into packets; this "
+               "run's network model is %s (--network-model congestion%s)", o->packet_size,
+               net_model_name_of (cfg->net.model),
+               o->config != NULL ? ", or <network model=\"congestion\">" : "");
+  return FALSE;
+}
+
 static gboolean
 load_config (const RunOptions *o, AppConfig *cfg, GError **error)
 {
@@ -269,11 +291,8 @@ load_config (const RunOptions *o, AppConfig *cfg, GError **error)
                    "--network-model: '%s' is not a link model (%s)", o->network_model, known);
       return FALSE;
     }
-  if (o->packet_size != NULL && !sim_units_parse_bytes (o->packet_size, &cfg->net.packet_bytes, error))
-    {
-      g_prefix_error (error, "--packet-size: ");
-      return FALSE;
-    }
+  if (o->packet_size != NULL && !packet_size_option (o, cfg, error))
+    return FALSE;
   return o->comm_groups == NULL || app_config_load_comm_groups (cfg, o->comm_groups, error);
 }
 

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
+
 #include "sim/app/cli.h"
 #include "sim/app/cmd_gen.h"
 #include "sim/app/plan_dlrm_private.h"
@@ -418,6 +420,29 @@ explain (const Options *o, DlrmEnv *env, GError **error)
   return 0;
 }
 
+/* DIR/plan.txt (BEST's, unless BEST is NULL) and DIR/plan.csv (ALL), the
+ * folder made now, not before the search, so that a search that fails or
+ * dies leaves none (plan_out.h).  On a failure, what this call wrote and
+ * made is removed: no plan.txt beside a plan.csv of another search. */
+static gboolean
+write_out (const DlrmEnv *env, const char *dir, GPtrArray *all, const DlrmCand *best,
+           const WlDlrmLayout *l, GError **error)
+{
+  g_autofree char *made = NULL;
+  if (!plan_out_make (dir, &made, error))
+    return FALSE;
+  gboolean txt = best != NULL && write_plan (env, dir, best, l, error);
+  if ((best == NULL || txt) && write_csv (env, dir, all, error))
+    return TRUE;
+  if (txt)
+    {
+      g_autofree char *path = g_build_filename (dir, "plan.txt", NULL);
+      g_unlink (path);
+    }
+  plan_out_unmake (dir, made);
+  return FALSE;
+}
+
 static int
 run (const Options *o, DlrmEnv *env, GError **error)
 {
@@ -434,23 +459,17 @@ run (const Options *o, DlrmEnv *env, GError **error)
           env->capacity_B / 1073741824.0, env->budget);
   /* As orrery plan says it: a device other than the cluster's does not
    * price the compute, which the cluster's kernel or roofline model does. */
-  const WlParams *wl = &env->cfg->wl;
-  if (o->device != NULL && g_ascii_strcasecmp (r->device, wl->device) != 0
-      && wl->compute != WL_COMPUTE_REPLAY)
-    printf ("note: --device %s sets the memory limit and the L2 of the lookup model only; the "
-            "compute is priced by the cluster's <compute>: %s%s\n", r->device,
-            wl->compute == WL_COMPUTE_KERNEL ? "kernels priced as " : "its peak and bandwidth",
-            wl->compute != WL_COMPUTE_KERNEL ? "" : wl->device[0] ? wl->device : "its device");
+  plan_out_device_note (o->device != NULL ? r->device : NULL,
+                        "the memory limit and the L2 of the lookup model", &env->cfg->wl);
   fflush (stdout);
   if (o->explain != UNSET)
     return explain (o, env, error);
   /* The output folder first: a wrong --out is said before any simulation. */
   const char *const names[] = { "plan.csv", "plan.txt" };
   const PlanOutInput ins[] = { { "--tables", o->tables }, { "--config", o->config } };
-  gboolean created = FALSE;
   if (o->out != NULL
       && !plan_out_prepare (o->out, names, G_N_ELEMENTS (names), ins, G_N_ELEMENTS (ins),
-                            &created, error))
+                            error))
     return 1;
   g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func ((GDestroyNotify) dlrm_cand_free);
   gint64 t0 = g_get_monotonic_time ();
@@ -465,7 +484,7 @@ run (const Options *o, DlrmEnv *env, GError **error)
           const DlrmCand *c = g_ptr_array_index (all, i);
           printf ("  %4u  %-44s  %s: %s\n", c->id, c->what, status_names[c->status], c->note);
         }
-      if (o->out != NULL && write_csv (env, o->out, all, error))
+      if (o->out != NULL && write_out (env, o->out, all, NULL, NULL, error))
         printf ("wrote %s/plan.csv\n", o->out);
       if (*error == NULL)
         g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
@@ -479,7 +498,7 @@ run (const Options *o, DlrmEnv *env, GError **error)
   print_results (env, o, all, best, l);
   if (o->out != NULL)
     {
-      if (!write_plan (env, o->out, best, l, error) || !write_csv (env, o->out, all, error))
+      if (!write_out (env, o->out, all, best, l, error))
         return 1;
       printf ("wrote %s/plan.txt, %s/plan.csv\n", o->out, o->out);
     }

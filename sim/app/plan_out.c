@@ -4,10 +4,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
 
+#include "sim/app/cmd_gen.h"
 #include "sim/error.h"
 #include "sim/out_file.h"
 
@@ -52,32 +54,58 @@ replaces_input (const char *dir, const char *const *names, guint n_names,
 }
 
 gboolean
-plan_out_prepare (const char *dir, const char *const *names, guint n_names,
-                  const PlanOutInput *ins, guint n_ins, gboolean *created, GError **error)
+plan_out_make (const char *dir, char **made, GError **error)
 {
-  g_return_val_if_fail (dir != NULL && n_names > 0 && created != NULL, FALSE);
-  *created = FALSE;
-  gboolean existed = g_file_test (dir, G_FILE_TEST_EXISTS);
-  if (existed && !g_file_test (dir, G_FILE_TEST_IS_DIR))
+  g_return_val_if_fail (dir != NULL && made != NULL, FALSE);
+  *made = NULL;
+  if (*dir == '\0')
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out: cannot create '': %s",
+                   g_strerror (ENOENT));
+      return FALSE;
+    }
+  if (g_file_test (dir, G_FILE_TEST_EXISTS) && !g_file_test (dir, G_FILE_TEST_IS_DIR))
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                    "--out: cannot create %s: a file of that name is there (--out names a "
                    "folder)", dir);
       return FALSE;
     }
-  if (*dir == '\0' || g_mkdir_with_parents (dir, 0777) != 0)
-    {
-      int err = *dir == '\0' ? ENOENT : errno;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--out: cannot create '%s': %s", dir,
-                   g_strerror (err));
-      return FALSE;
-    }
-  *created = !existed;
-  if (takes_files (dir, names[0], error)
-      && !replaces_input (dir, names, n_names, ins, n_ins, error))
-    return TRUE;
-  if (*created)
-    g_rmdir (dir);
-  *created = FALSE;
-  return FALSE;
+  /* A file inside DIR, so that DIR itself is the folder made. */
+  g_autofree char *inside = g_build_filename (dir, "plan.csv", NULL);
+  return app_out_folder_make ("--out ", inside, made, error);
+}
+
+void
+plan_out_unmake (const char *dir, const char *made)
+{
+  g_autofree char *inside = g_build_filename (dir, "plan.csv", NULL);
+  app_out_folder_unmake (inside, made);
+}
+
+gboolean
+plan_out_prepare (const char *dir, const char *const *names, guint n_names,
+                  const PlanOutInput *ins, guint n_ins, GError **error)
+{
+  g_return_val_if_fail (dir != NULL && n_names > 0, FALSE);
+  g_autofree char *made = NULL;
+  if (!plan_out_make (dir, &made, error))
+    return FALSE;
+  gboolean ok = takes_files (dir, names[0], error)
+                && !replaces_input (dir, names, n_names, ins, n_ins, error);
+  plan_out_unmake (dir, made);
+  return ok;
+}
+
+void
+plan_out_device_note (const char *device, const char *sets, const WlParams *wl)
+{
+  g_return_if_fail (sets != NULL && wl != NULL);
+  if (device == NULL || g_ascii_strcasecmp (device, wl->device) == 0
+      || wl->compute == WL_COMPUTE_REPLAY)
+    return;
+  printf ("note: --device %s sets %s only; the compute is priced by the cluster's "
+          "<compute>: %s%s\n", device, sets,
+          wl->compute == WL_COMPUTE_KERNEL ? "kernels priced as " : "its peak and bandwidth",
+          wl->compute != WL_COMPUTE_KERNEL ? "" : wl->device[0] ? wl->device : "its device");
 }

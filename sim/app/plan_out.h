@@ -1,7 +1,8 @@
-/* plan_out.h: the --out folder of both planners (`orrery plan`: plan.csv;
- * `orrery plan --dlrm`: plan.txt and plan.csv), made and checked before any
- * simulation, so that a wrong --out costs no search and no output ever
- * replaces one of the run's inputs.
+/* plan_out.h: what both planners (`orrery plan`: plan.csv; `orrery plan
+ * --dlrm`: plan.txt and plan.csv) say and write alike: the --out folder,
+ * made and checked before any simulation, so that a wrong --out costs no
+ * search and no output ever replaces one of the run's inputs; and the
+ * header's note on a --device that does not price the compute.
  *
  * Models: a folder DIR, made with its parents when missing, that takes a
  * new file (a probe, created and removed), and whose output files DIR/NAME
@@ -17,6 +18,8 @@
 
 #include <glib.h>
 
+#include "workload/wl_params.h"
+
 /* One input of a planner: its option ("--tables") and its path (NULL when
  * the option was not given). */
 typedef struct
@@ -24,13 +27,32 @@ typedef struct
   const char *option, *path;
 } PlanOutInput;
 
-/* Make DIR (setting *CREATED when this call made it) and check that it
- * takes a file, and that none of the N_NAMES files DIR/NAMES[i] is one of
- * the N_INS inputs INS.  FALSE with ERROR set (SIM_ERROR_INPUT, the
- * message starting "--out") at the first that fails; a folder this call
- * made is removed again when a check after its making fails. */
+/* Check that DIR (made with its parents for the check when missing) takes
+ * a file, and that none of the N_NAMES files DIR/NAMES[i] is one of the
+ * N_INS inputs INS.  The folders the check made are removed again, so
+ * that a search that fails or dies (a signal) leaves nothing behind:
+ * plan_out_make makes them when the outputs are written.  FALSE with
+ * ERROR set (SIM_ERROR_INPUT, the message starting "--out") at the first
+ * that fails. */
 gboolean plan_out_prepare (const char *dir, const char *const *names, guint n_names,
-                           const PlanOutInput *ins, guint n_ins, gboolean *created,
-                           GError **error);
+                           const PlanOutInput *ins, guint n_ins, GError **error);
+
+/* Make DIR with its parents, before the outputs are written; *MADE (a new
+ * string, or NULL when DIR was there) the outermost folder made, for
+ * plan_out_unmake.  FALSE with ERROR set ("--out DIR: ...") when it cannot
+ * be made. */
+gboolean plan_out_make (const char *dir, char **made, GError **error);
+
+/* After a failed write into DIR: remove the folders plan_out_make made
+ * (MADE, NULL for none), those that are still empty. */
+void plan_out_unmake (const char *dir, const char *made);
+
+/* Print on stdout, after a planner's header line, the note that --device
+ * DEVICE (NULL when not given) sets SETS ("the memory limit") only, the
+ * compute being priced by the cluster's <compute> (WL): kernels priced as
+ * its device, or its peak and bandwidth.  Nothing when DEVICE is NULL, is
+ * the cluster's device (names compared ignoring case, as the presets are
+ * looked up) or the compute is replayed from the traces. */
+void plan_out_device_note (const char *device, const char *sets, const WlParams *wl);
 
 #endif /* ORRERY_SIM_APP_PLAN_OUT_H */

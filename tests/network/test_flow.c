@@ -468,59 +468,100 @@ random_graph (guint32 seed)
   return ranks;
 }
 
+/* One random case: its network (built by the case's callback) and the
+ * arguments of its random_flows. */
+typedef struct
+{
+  guint32 ranks, flow_seed;
+  guint n;
+  guint64 spread_ns;
+  gboolean never_whole;
+} RandomCase;
+
+/* Cases 1 .. N_CASES, each on a fresh fixture: BUILD builds case SEED's
+ * network and fills in its flows, which must stay within rounding of the
+ * reference (random_flows).  Returns the flows compared and refilled,
+ * summed over the cases. */
+static NetFlowCheck
+random_cases (guint32 n_cases, void (*build) (guint32 seed, RandomCase *c))
+{
+  NetFlowCheck sum = { 0 };
+  for (guint32 seed = 1; seed <= n_cases; seed++)
+    {
+      if (seed > 1)
+        {
+          sf_teardown ();
+          sf_setup ();
+        }
+      RandomCase c;
+      build (seed, &c);
+      NetFlowCheck k = random_flows (c.flow_seed, c.ranks, c.n, c.spread_ns, c.never_whole);
+      sum.flows += k.flows;
+      sum.refilled += k.refilled;
+    }
+  return sum;
+}
+
+/* Case SEED of 120: random graph (SEED - 1) % 60 + 1 with 10 to 209 flows,
+ * the second 60 with the model's rounds of refilling run to the end. */
+static void
+graph_case (guint32 seed, RandomCase *c)
+{
+  c->ranks = random_graph ((seed - 1) % 60 + 1);
+  c->flow_seed = (seed - 1) % 60 + 1;
+  c->n = 10 + rnd (&c->flow_seed) % 200;
+  c->spread_ns = 20000;
+  c->never_whole = seed > 60;
+}
+
 /* 60 random graphs with 10 to 209 flows each, twice: as the model runs,
  * and with its rounds of refilling and checking run to the end however
  * large they grow (it would refill whole components instead). */
 START_TEST (test_incremental_within_rounding_random_graphs)
 {
-  guint64 flows = 0, refilled = 0;
-  for (guint32 seed = 1; seed <= 120; seed++)
-    {
-      if (seed > 1)
-        {
-          sf_teardown ();
-          sf_setup ();
-        }
-      guint32 ranks = random_graph ((seed - 1) % 60 + 1);
-      guint32 x = (seed - 1) % 60 + 1;
-      NetFlowCheck k = random_flows (x, ranks, 10 + rnd (&x) % 200, 20000, seed > 60);
-      flows += k.flows;
-      refilled += k.refilled;
-    }
+  NetFlowCheck sum = random_cases (120, graph_case);
   /* It recomputed less than the components, which is what is checked. */
-  ck_assert_uint_gt (flows, 100000);
-  ck_assert_uint_lt (refilled, flows);
+  ck_assert_uint_gt (sum.flows, 100000);
+  ck_assert_uint_lt (sum.refilled, sum.flows);
 }
 END_TEST
+
+/* A k-ary fat-tree, oversubscribed OVERSUB:1, every link of BW bytes/s and
+ * 1 us, built as the flow model's network; its ranks. */
+static guint32
+fat_tree (guint k, guint oversub, double bw)
+{
+  NetGenParams p = { .kind = NET_GEN_FAT_TREE };
+  p.fat_tree.k = k;
+  p.fat_tree.oversubscription = oversub;
+  p.fat_tree.link = (NetGenLink) { bw, NS (1000) };
+  NetSpec spec = { .model = NET_MODEL_FLOW };
+  NetGraphSpec *g = NULL;
+  GError *error = NULL;
+  ck_assert (net_gen_topology (&p, &spec, &g, &error));
+  sf_build_net (&spec, FALSE);
+  guint32 ranks = g->ranks;
+  net_graph_spec_free (g);
+  return ranks;
+}
+
+/* Case SEED of 6: a k = 4 fat-tree at 1:1 to 3:1 with 100 to 400 flows. */
+static void
+fat_tree_case (guint32 seed, RandomCase *c)
+{
+  c->ranks = fat_tree (4, 1 + seed % 3, 50e9 / 3);
+  c->flow_seed = seed;
+  c->n = 100 * (1 + seed % 4);
+  c->spread_ns = 2000;
+  c->never_whole = seed % 2 == 0;
+}
 
 /* Fat-trees (k = 4, oversubscribed 1:1 to 3:1, links of 400 Gb/s / 3) with
  * 100 to 400 flows: many flows on few levels of shares, the bench's case. */
 START_TEST (test_incremental_within_rounding_fat_trees)
 {
-  guint64 flows = 0, refilled = 0;
-  for (guint32 seed = 1; seed <= 6; seed++)
-    {
-      if (seed > 1)
-        {
-          sf_teardown ();
-          sf_setup ();
-        }
-      NetGenParams p = { .kind = NET_GEN_FAT_TREE };
-      p.fat_tree.k = 4;
-      p.fat_tree.oversubscription = 1 + seed % 3;
-      p.fat_tree.link = (NetGenLink) { 50e9 / 3, NS (1000) };
-      NetSpec spec = { .model = NET_MODEL_FLOW };
-      NetGraphSpec *g = NULL;
-      GError *error = NULL;
-      ck_assert (net_gen_topology (&p, &spec, &g, &error));
-      sf_build_net (&spec, FALSE);
-      guint32 ranks = g->ranks;
-      net_graph_spec_free (g);
-      NetFlowCheck k = random_flows (seed, ranks, 100 * (1 + seed % 4), 2000, seed % 2 == 0);
-      flows += k.flows;
-      refilled += k.refilled;
-    }
-  ck_assert_uint_lt (refilled, flows);
+  NetFlowCheck sum = random_cases (6, fat_tree_case);
+  ck_assert_uint_lt (sum.refilled, sum.flows);
 }
 END_TEST
 
@@ -531,17 +572,7 @@ END_TEST
  * the test asks for under a quarter). */
 START_TEST (test_incremental_within_rounding_large_fat_tree)
 {
-  NetGenParams p = { .kind = NET_GEN_FAT_TREE };
-  p.fat_tree.k = 8;
-  p.fat_tree.oversubscription = 2;
-  p.fat_tree.link = (NetGenLink) { 50e9, NS (1000) };
-  NetSpec spec = { .model = NET_MODEL_FLOW };
-  NetGraphSpec *g = NULL;
-  GError *error = NULL;
-  ck_assert (net_gen_topology (&p, &spec, &g, &error));
-  sf_build_net (&spec, FALSE);
-  guint32 ranks = g->ranks;
-  net_graph_spec_free (g);
+  guint32 ranks = fat_tree (8, 2, 50e9);
   NetFlowCheck k = random_flows (3, ranks, 2000, 400000, FALSE);
   ck_assert_uint_lt (4 * k.refilled, k.flows);
 }

@@ -113,6 +113,14 @@ printf '0,table_wise,0\n2,diagonal\n' >"$T/bad.plan"
   --ranks 4 --plan "$T/bad.plan" --out "$T/bad" >"$T/badp.out" 2>&1
 check "a bad plan line: exit 1" test $? -eq 1
 check "a bad plan line is named" has "$T/badp.out" "bad.plan:2: type 'diagonal' is not"
+# A trailing comma: an empty RANKS would leave the table to the placement
+# rule while the line seems to place it; refused, naming the line.
+printf '0,table_wise,0\n1,row_wise,\n' >"$T/comma.plan"
+"$ORRERY" gen dlrm --tables "$T/four.csv" --bottom-mlp 13-16 --top-mlp 1 --batch 64 \
+  --ranks 4 --plan "$T/comma.plan" --dry-run >"$T/comma.out" 2>&1
+check "a plan line's trailing comma: exit 1" test $? -eq 1
+check "a plan line's trailing comma is named" has "$T/comma.out" \
+  "comma.plan:2: RANKS (after the second comma) is empty"
 "$ORRERY" gen dlrm --preset dlrm-dcnv2-criteo1tb --ranks 3 --out "$T/bad" >"$T/b3.out" 2>&1
 check "a batch the ranks do not divide: exit 1" test $? -eq 1
 check "... and said" has "$T/b3.out" "must be a positive multiple of the ranks (3)"

@@ -89,4 +89,11 @@ check "config not UTF-8 exits 1" eq "$rc" 1
 check "config not UTF-8: one line on stderr" eq "$(wc -l <"$TMP/utf8.err")" 1
 check "config not UTF-8: names the file and the bytes" has "$TMP/utf8.err" \
   "utf8.xml:1: Input is not proper UTF-8, indicate encoding !; Bytes: 0xC3 0x28"
+# gen transformer --list: each number with its unit; B is billions of
+# parameters, so the active count says parameters too (not bytes), and the
+# sequence is in tokens (Llama 2's context: 4096 tokens).
+"$ORRERY" gen transformer --list >"$TMP/list" 2>&1
+check "preset list: llama2-7b's sequence in tokens" has "$TMP/list" "vocab 32000 seq 4096 tokens"
+check "preset list: the active count names parameters" \
+  sh -c "grep '^mixtral-8x7b ' '$TMP/list' | grep -q 'B parameters active a token)'"
 finish

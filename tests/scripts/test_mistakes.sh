@@ -440,6 +440,49 @@ refuses "truncated JSON trace" \
 the file ends (line $ends, byte 120)" \
   "$ORRERY" run --config "$TMP/two.xml" --workload "$TMP/tj"
 
+# --packet-size with a network model that sends whole messages (issue hpol
+# item 2): only the congestion model cuts packets, so the option would be
+# ignored while the user believes it applied.  Refused, naming the option
+# and the model in use; 0 (whole messages, every model's way) and the
+# congestion model run.
+"$ORRERY" gen collective --type all_reduce --ranks 4 --bytes 1MiB --out "$TMP/ps/ar" >/dev/null
+cat >"$TMP/ps.xml" <<'XML'
+<cluster name="ps" rounding="ps">
+  <network model="MODEL">
+    <dim kind="Switch" size="4" bandwidth="100GB/s" latency="1us"/>
+  </network>
+</cluster>
+XML
+sed 's/MODEL/analytical/' "$TMP/ps.xml" >"$TMP/ps-a.xml"
+psrun () { "$ORRERY" run -q --config "$TMP/ps-a.xml" --workload "$TMP/ps/ar" "$@"; }
+refuses "--packet-size, analytical model" \
+  "orrery run: --packet-size 4KiB: only the congestion model cuts messages into packets; \
+this run's network model is analytical (--network-model congestion, or <network \
+model=\"congestion\">)" psrun --packet-size 4KiB
+refuses "--packet-size, flow model" \
+  "orrery run: --packet-size 64KiB: only the congestion model cuts messages into packets; \
+this run's network model is flow (--network-model congestion, or <network \
+model=\"congestion\">)" psrun --packet-size 64KiB --network-model flow
+psrun --packet-size 0 >/dev/null 2>&1
+check "--packet-size 0 (whole messages), analytical model: runs" eq $? 0
+psrun --packet-size 4KiB --network-model congestion >/dev/null 2>&1
+check "--packet-size 4KiB, --network-model congestion: runs" eq $? 0
+# The cluster XML's packet-size= on a network of another model: the same,
+# with the file and line.
+sed 's/"MODEL"/"flow" packet-size="16KiB"/' "$TMP/ps.xml" >"$TMP/ps-f.xml"
+"$ORRERY" run -q --config "$TMP/ps-f.xml" --workload "$TMP/ps/ar" >/dev/null 2>"$TMP/err"
+check "packet-size= on a flow <network>: exit status 1" eq "$?" 1
+check "packet-size= on a flow <network>: file, line and why" has "$TMP/err" \
+  "$TMP/ps-f.xml:2: <network>: packet-size=\"16KiB\": only the congestion model cuts messages \
+into packets; this network's model is flow (model=\"congestion\", or no packet-size=)"
+# A congestion network's packet-size= stays its own: run with another
+# model by --network-model, it is not the run's doing (configs/h100-cluster.xml
+# and the training-throughput reproduction).
+sed 's/"MODEL"/"congestion" packet-size="16KiB"/' "$TMP/ps.xml" >"$TMP/ps-c.xml"
+"$ORRERY" run -q --config "$TMP/ps-c.xml" --workload "$TMP/ps/ar" \
+  --network-model analytical >/dev/null 2>&1
+check "packet-size= on a congestion <network>, run as analytical: runs" eq $? 0
+
 # scripts/plot with no arguments: its usage, exit status 1 (2 is an
 # internal error's).
 scripts/plot >/dev/null 2>"$TMP/err"

@@ -334,6 +334,13 @@ check "network: not for the analytical model" eq "$(grep -c 'network model' "$TM
   --space "tp=8;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b" >"$TMP/d.out" 2>/dev/null
 check "device: says it sets the memory limit only" has "$TMP/d.out" \
   "note: --device A100-80GB sets the memory limit only"
+# The cluster's own device, spelt in lower case (presets are looked up
+# ignoring case): the compute is priced as that device, so no note.
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" --top 1 --device h100-sxm \
+  --space "tp=8;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b" >"$TMP/d2.out" 2>/dev/null
+check "device: the cluster's own, in lower case: runs" eq $? 0
+check "device: and no note (it is the cluster's device)" \
+  eq "$(grep -c '^note: --device' "$TMP/d2.out")" 0
 
 # ---- refused before any work ---------------------------------------------------------
 # 32 values each of tp, pp, v and mb, with the 5 x 3 x 2 of zero,

@@ -36,6 +36,29 @@ check "  named as --out, with the folder" \
   has "$T/o1.err" "--out: cannot create files in /proc/self"
 check "  before any simulation (no counts line)" sh -c "! grep -q '^candidates:' '$T/o1.out'"
 
+# ---- --out: a plan that fails or dies leaves no folder -------------------------------
+# The folder --out names (and its missing parents) is made when the outputs
+# are written, not before the search: tp 16 on 8-GPU nodes prunes every
+# candidate (exit 1), and $T/new/a/b, made for the check, is gone with its
+# parents.
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config "$CFG" --out "$T/new/a/b" \
+  --space "tp=16;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b" >/dev/null 2>&1
+check "plan, no candidate fits, --out NEW/a/b: exit 1" test $? -eq 1
+check "  and no folder left (not NEW, not NEW/a)" test ! -e "$T/new"
+# plan --dlrm killed (SIGTERM) during its search: no folder left either.
+{ echo "rows,dim,pooling"; echo "40000000,64,100"
+  for i in $(seq 1 60); do echo "$((1000 * i)),64,$((i % 7 + 1))"; done; } >"$T/many.csv"
+"$ORRERY" plan --dlrm --tables "$T/many.csv" --bottom-mlp 13-128-64 --top-mlp 256-1 \
+  --batch 8192 --config "$CFG" --budget 2000 --exhaustive --out "$T/killed/p" \
+  >"$T/k.out" 2>/dev/null &
+pid=$!
+for _ in $(seq 100); do grep -q '^plan --dlrm:' "$T/k.out" && break; sleep 0.05; done
+sleep 0.3 # past the --out check, into the search (2.5 s alone)
+kill -TERM "$pid"
+wait "$pid"
+check "plan --dlrm killed by SIGTERM in its search: died of it" test $? -eq 143
+check "  and left no folder" test ! -e "$T/killed"
+
 # ---- --out: never over an input ------------------------------------------------------
 # The tables saved as DIR/plan.csv or DIR/plan.txt, then --out DIR: the
 # planner would replace them with its own plan.csv or plan.txt.

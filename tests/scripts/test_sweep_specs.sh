@@ -72,6 +72,30 @@ check last_option_fails_the_point has "$TMP/last.log" "1 points: 0 ok, 1 failed"
 check last_option_no_stray_file eq "$(ls -A "$TMP/cwd")" ""
 check last_option_report_path has "$TMP/last/points/0/args" "$TMP/last/points/0/report.json"
 
+# --packet-size is refused unless the congestion model runs (only it cuts
+# packets): a sweep that varies the model zips the packet size with it,
+# 0 (whole messages) for the others, and every point runs; crossing them
+# instead fails the analytical points with run's message, the others run.
+cat >"$TMP/ps.xml" <<'SPEC'
+<sweep name="ps">
+  <config path="cluster.xml"/>
+  <generate>gen collective --type all_reduce --ranks 4 --bytes 1MiB</generate>
+  <run-options>--network-model {model} --packet-size {ps}</run-options>
+  <grid><zip>
+    <param name="model" values="analytical flow congestion congestion"/>
+    <param name="ps" values="0 0 4KiB 64KiB"/>
+  </zip></grid>
+</sweep>
+SPEC
+"$SWEEP" -o "$TMP/ps" "$TMP/ps.xml" >"$TMP/ps.log" 2>&1
+check packet_size_zipped_with_the_model_runs has "$TMP/ps.log" "4 points: 4 ok, 0 failed"
+sed 's|<zip>||; s|</zip>||; s|"analytical flow congestion congestion"|"analytical congestion"|;
+     s|"0 0 4KiB 64KiB"|"4KiB"|' "$TMP/ps.xml" >"$TMP/psx.xml"
+"$SWEEP" -o "$TMP/psx" "$TMP/psx.xml" >"$TMP/psx.log" 2>&1
+check packet_size_crossed_fails_the_analytical_point has "$TMP/psx.log" "2 points: 1 ok, 1 failed"
+check packet_size_crossed_says_why has "$TMP/psx/points/0/status" \
+  "--packet-size 4KiB: only the congestion model cuts messages into packets"
+
 # namespace::* selects xmlNs nodes, the document "/": neither takes a value.
 sweep_spec "$TMP/ns.xml" '' '1' '//namespace::*'
 check namespace_select refused "$TMP/ns.log" "that is not an element, attribute or text" \
