@@ -293,6 +293,48 @@ run_start (SysColl *coll, guint64 index)
   ctx->algo->start (ctx, run);
 }
 
+/* Where run INDEX's line keeps its order: the place (1 + ...) it holds in
+ * *ticket, the places handed out in *tickets, this member's starts in
+ * *started (SysColl.line_ticket). */
+static void
+line_slots (SysColl *coll, guint64 index, guint32 **ticket, guint32 **tickets,
+            guint32 **started)
+{
+  const SysRun *run = &coll->runs[index];
+  guint gdim = coll->phase[run->chunk_phase % coll->n_phases].gdim;
+  guint32 first = run->member - run->pos * coll->ctx[run->chunk_phase].stride;
+  guint64 first_index = index - (guint64) (run->member - first) * coll->n_chunks * coll->n_phases;
+  *ticket = &coll->line_ticket[first_index];
+  *tickets = &coll->line_tickets[(gsize) first * (NET_MAX_DIMS + 1) + gdim];
+  *started = &coll->line_started[(gsize) run->member * (NET_MAX_DIMS + 1) + gdim];
+}
+
+/* Whether run INDEX may start now as far as its line's order goes: it is
+ * the member's next in the order its line set, or the member is the first
+ * on its line to get this far (it then sets the run's place).  Lockstep
+ * has one member run for all, which sets every order alone. */
+static gboolean
+line_allows (SysColl *coll, guint64 index)
+{
+  if (coll->line_ticket == NULL)
+    return TRUE;
+  guint32 *ticket, *tickets, *started;
+  line_slots (coll, index, &ticket, &tickets, &started);
+  return *ticket != 0 ? *ticket - 1 == *started : *started == *tickets;
+}
+
+static void
+line_note_start (SysColl *coll, guint64 index)
+{
+  if (coll->line_ticket == NULL)
+    return;
+  guint32 *ticket, *tickets, *started;
+  line_slots (coll, index, &ticket, &tickets, &started);
+  if (*ticket == 0)
+    *ticket = ++*tickets;
+  ++*started;
+}
+
 static void
 queue_kick (Sys *sys, guint32 rank, guint dim, const SysColl *coll)
 {
@@ -301,13 +343,27 @@ queue_kick (Sys *sys, guint32 rank, guint dim, const SysColl *coll)
     note_use (sys, q, dim, coll);
   /* The next to run is the highest priority, the oldest among equals
    * (waitq.h).  Priorities belong to collectives (see collective_priority),
-   * so the chunks and phases of one collective keep their arrival order. */
+   * so the chunks and phases of one collective keep their arrival order,
+   * except where the member's line started them in another order (the
+   * members of a line must agree: line_allows): those wait, set aside, for
+   * the run the line started before them. */
   SysWaiting w;
+  SysWaitQueue held = { 0 };
   while (q->active[dim] < sys->params.active_chunks_per_dim && sys_waitq_pop (&q->waiting[dim], &w))
     {
+      if (!line_allows (w.coll, w.run_index))
+        {
+          sys_waitq_push (&held, &w);
+          continue;
+        }
       q->active[dim]++;
+      line_note_start (w.coll, w.run_index);
       run_start (w.coll, w.run_index);
     }
+  /* Their arrival orders are kept: they come back in the same order. */
+  while (sys_waitq_pop (&held, &w))
+    sys_waitq_push (&q->waiting[dim], &w);
+  sys_waitq_clear (&held);
 }
 
 /* ---- events ---------------------------------------------------------------- */

@@ -393,6 +393,21 @@ sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req,
       return NULL;
     }
   plan_runs (coll);
+  if (!coll->lockstep && !coll->is_nccl && coll->n_phases > 0)
+    {
+      gsize lines = (gsize) group->n * (NET_MAX_DIMS + 1);
+      coll->line_ticket = g_try_new0 (guint32, n_runs);
+      coll->line_tickets = g_new0 (guint32, lines);
+      coll->line_started = g_new0 (guint32, lines);
+      if (coll->line_ticket == NULL)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "out of memory allocating %" G_GUINT64_FORMAT " x 4 bytes for the order "
+                       "of a collective's runs", n_runs);
+          sys_coll_free (coll);
+          return NULL;
+        }
+    }
   for (guint ph = 0; ph < coll->n_phases; ph++)
     {
       const SysAlgoClass *a = coll->phase[ph].algo;
@@ -426,5 +441,8 @@ sys_coll_free (SysColl *coll)
   g_free (coll->ctx);
   g_free (coll->members);
   g_free (coll->runs);
+  g_free (coll->line_ticket);
+  g_free (coll->line_tickets);
+  g_free (coll->line_started);
   g_free (coll);
 }
