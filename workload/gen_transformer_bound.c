@@ -51,21 +51,6 @@ typedef struct
   Emit e; /* the kernel functions' view of the rank: req, costs, CP index, stage */
 } Pricer;
 
-/* replay.c's round_ns: a time in double ns to ps, the configured way. */
-static SimTime
-round_ns (const WlParams *p, double ns)
-{
-  if (!(ns > 0.0))
-    return 0;
-  const guint64 max_ns = SIM_TIME_MAX / SIM_PS_PER_NS;
-  if (ns >= (double) max_ns)
-    return SIM_TIME_MAX;
-  if (p->timing.rounding == WL_ROUND_NS_TRUNCATED)
-    return sim_time_from_ns ((guint64) ns);
-  double ps = ceil (ns * (double) SIM_PS_PER_NS);
-  return ps >= 0x1p64 ? SIM_TIME_MAX : (SimTime) ps;
-}
-
 /* The duration_micros comp_after writes for kernels K (0 without a
  * device). */
 static guint64
@@ -91,18 +76,19 @@ price (const Pricer *x, const WlTfKernels *k)
       g_autoptr (GArray) ks = g_array_new (FALSE, FALSE, sizeof (WlKernel));
       gboolean parsed = wl_kernels_parse (k->s->str, ks, NULL);
       g_assert (parsed); /* the generator writes the grammar */
-      return round_ns (p, wl_kernel_list_ns (p->kernel_device, p->kernel_table, ks) / x->speed);
+      return wl_params_round_ns (p, wl_kernel_list_ns (p->kernel_device, p->kernel_table, ks)
+                                      / x->speed);
     }
   WlNode n = { .op = WL_OP_COMP, .num_ops = k->flops, .bytes = k->bytes,
                .duration_ps = trace_us (x->e.req, k) * SIM_PS_PER_US };
   gboolean by_ops = p->compute == WL_COMPUTE_ROOFLINE || p->compute == WL_COMPUTE_KERNEL;
   if (by_ops ? n.num_ops > 0 : p->compute == WL_COMPUTE_SCALED)
-    return round_ns (p, wl_compute_node_ns (p, &n) / x->speed);
+    return wl_params_round_ns (p, wl_compute_node_ns (p, &n) / x->speed);
   if (n.duration_ps == 0 && p->timing.empty_compute_time > 0)
     return p->timing.empty_compute_time;
   if (x->speed == 1.0)
     return n.duration_ps;
-  return round_ns (p, (double) n.duration_ps / (double) SIM_PS_PER_NS / x->speed);
+  return wl_params_round_ns (p, (double) n.duration_ps / (double) SIM_PS_PER_NS / x->speed);
 }
 
 typedef void (*BlockKernels) (const Emit *e, WlTfKernels *k, gboolean bwd);

@@ -137,21 +137,6 @@ wl_replay_free (WlReplay *r)
 
 /* ---- timing ------------------------------------------------------------------- */
 
-/* Round a time in double-precision nanoseconds the configured way. */
-static SimTime
-round_ns (const WlParams *p, double ns)
-{
-  if (!(ns > 0.0))
-    return 0;
-  const guint64 max_ns = SIM_TIME_MAX / SIM_PS_PER_NS;
-  if (ns >= (double) max_ns)
-    return SIM_TIME_MAX;
-  if (p->timing.rounding == WL_ROUND_NS_TRUNCATED)
-    return sim_time_from_ns ((guint64) ns);
-  double ps = ceil (ns * (double) SIM_PS_PER_NS);
-  return ps >= 0x1p64 ? SIM_TIME_MAX : (SimTime) ps;
-}
-
 /* See replay_private.h. */
 SimTime
 wl_replay_compute_time (const WlRank *k, const WlNode *n)
@@ -160,28 +145,29 @@ wl_replay_compute_time (const WlRank *k, const WlNode *n)
   double speed = k->speed;
   gboolean comp = n->op == WL_OP_COMP;
   if (comp && p->compute == WL_COMPUTE_KERNEL && n->kernel_list != 0)
-    return round_ns (p, wl_kernel_lists_ns (k->kernels, n->kernel_list, p->kernel_device,
-                                            p->kernel_table)
-                          / speed);
+    return wl_params_round_ns (p, wl_kernel_lists_ns (k->kernels, n->kernel_list,
+                                                      p->kernel_device, p->kernel_table)
+                                    / speed);
   gboolean by_ops = p->compute == WL_COMPUTE_ROOFLINE || p->compute == WL_COMPUTE_KERNEL;
   gboolean modelled = by_ops ? n->num_ops > 0 : p->compute == WL_COMPUTE_SCALED ? comp : FALSE;
   if (!comp)
     speed = 1.0;
   if (modelled)
-    return round_ns (p, wl_compute_node_ns (p, n) / speed);
+    return wl_params_round_ns (p, wl_compute_node_ns (p, n) / speed);
   if (n->duration_ps == 0 && p->timing.empty_compute_time > 0)
     return p->timing.empty_compute_time;
   if (speed == 1.0)
     return n->duration_ps;
-  return round_ns (p, (double) n->duration_ps / (double) SIM_PS_PER_NS / speed);
+  return wl_params_round_ns (p, (double) n->duration_ps / (double) SIM_PS_PER_NS / speed);
 }
 
 static SimTime
 memory_time (const WlParams *p, const WlNode *n)
 {
   if (p->mem.kind == WL_MEM_NONE)
-    return round_ns (p, (double) n->bytes / p->mem_bw_Bps * 1e9);
-  return sim_time_add (p->mem.latency, round_ns (p, (double) n->bytes / p->mem.bandwidth_Bps * 1e9));
+    return wl_params_round_ns (p, (double) n->bytes / p->mem_bw_Bps * 1e9);
+  return sim_time_add (p->mem.latency,
+                       wl_params_round_ns (p, (double) n->bytes / p->mem.bandwidth_Bps * 1e9));
 }
 
 /* ---- replay --------------------------------------------------------------------- */

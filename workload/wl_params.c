@@ -1,6 +1,7 @@
 /* wl_params.c: defaults and names of the workload layer's configuration. */
 #include "workload/wl_params.h"
 
+#include <math.h>
 #include <string.h>
 
 void
@@ -71,4 +72,18 @@ wl_mem_kind_parse (const char *name, WlMemKind *out)
         return TRUE;
       }
   return FALSE;
+}
+
+SimTime
+wl_params_round_ns (const WlParams *p, double ns)
+{
+  if (!(ns > 0.0))
+    return 0;
+  const guint64 max_ns = SIM_TIME_MAX / SIM_PS_PER_NS;
+  if (ns >= (double) max_ns)
+    return SIM_TIME_MAX;
+  if (p->timing.rounding == WL_ROUND_NS_TRUNCATED)
+    return sim_time_from_ns ((guint64) ns);
+  double ps = ceil (ns * (double) SIM_PS_PER_NS);
+  return ps >= 0x1p64 ? SIM_TIME_MAX : (SimTime) ps;
 }

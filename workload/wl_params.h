@@ -158,6 +158,12 @@ void wl_params_init (WlParams *params);
 /* The roofline of the configured device. */
 WlRoofline wl_params_roofline (const WlParams *params);
 
+/* A time in double-precision nanoseconds in ps, rounded as PARAMS say
+ * (up to the ps, or down to the ns under ASTRA-sim's truncation); 0 for
+ * none, NaN or less, SIM_TIME_MAX past the clock.  Every compute price
+ * (the replay's and the planner's bound) rounds through it. */
+SimTime wl_params_round_ns (const WlParams *params, double ns);
+
 /* Rank's speed factor: the last rule naming it, else 1. */
 double wl_params_rank_speed (const WlParams *params, guint32 rank);
 
