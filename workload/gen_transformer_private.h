@@ -73,7 +73,8 @@ layer_local (const WlGenTransformer *r)
 static inline guint64
 wl_tf_padded_vocab (const WlGenTransformer *r)
 {
-  guint64 unit = 128 * (guint64) r->tp; /* tp >= 1, checked */
+  /* tp >= 1, checked by the generator; MAX says so to the analyzer. */
+  guint64 unit = 128 * (guint64) MAX (r->tp, 1u);
   return (r->model.vocab + unit - 1) / unit * unit;
 }
 
