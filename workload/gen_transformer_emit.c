@@ -276,7 +276,7 @@ static void
 tp_coll_elem (Emit *e, gboolean gather, guint64 elem_bytes)
 {
   const WlGenTransformer *r = e->req;
-  if (r->tp == 1)
+  if (r->tp <= 1) /* tp >= 1 (checked): no TP group alone */
     return;
   if (r->no_sequence_parallel)
     {
