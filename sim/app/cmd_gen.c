@@ -413,68 +413,6 @@ gen_transformer_request (const TransformerOptions *o, WlGenTransformer *req, GEr
   return TRUE;
 }
 
-/* One stage's memory line on stdout; with DEVICE, its capacity. */
-static void
-print_stage_memory (guint32 p, const WlStageMemory *mem, const WlDevice *device)
-{
-  const double GiB = 1024.0 * 1024.0 * 1024.0;
-  printf ("stage %u: parameters %.2f GiB, gradients %.2f GiB, optimizer %.2f GiB, "
-          "activations %.2f GiB, total %.2f GiB",
-          p, (double) mem->params_B / GiB, (double) mem->grads_B / GiB,
-          (double) mem->optimizer_B / GiB, (double) mem->activations_B / GiB,
-          (double) mem->total_B / GiB);
-  if (device != NULL)
-    printf (" of %.2f GiB", device->mem_capacity_B / GiB);
-  printf ("\n");
-}
-
-/* Print each stage's per-rank memory; with REQ's device, check it against
- * the capacity: a warning on stderr per stage over it, or (STRICT) an
- * error. */
-static gboolean
-gen_transformer_memory (const WlGenTransformer *req, gboolean strict, GError **error)
-{
-  const WlDevice *device = req->device;
-  if (device != NULL && req->fp8 && !(device->peak_flops[WL_DTYPE_FP8] > 0))
-    fprintf (stderr, "orrery gen transformer: warning: a %s has no FP8 units; its FP8 GEMMs "
-                     "run at the bf16 rate under the kernel compute model\n", device->name);
-  g_autofree WlStageMemory *mem = g_new0 (WlStageMemory, req->pp);
-  if (!wl_gen_transformer_memory (req, mem, error))
-    return FALSE;
-  const double GiB = 1024.0 * 1024.0 * 1024.0;
-  gint64 over = -1;
-  for (guint32 p = 0; p < req->pp; p++)
-    {
-      print_stage_memory (p, &mem[p], device);
-      if (device != NULL)
-        {
-          g_autofree char *verdict = wl_gen_transformer_verdict (p, &mem[p], device);
-          printf ("%s\n", verdict);
-        }
-      if (device != NULL && (double) mem[p].total_B > device->mem_capacity_B)
-        {
-          if (over < 0)
-            over = p;
-          if (!strict)
-            fprintf (stderr,
-                     "orrery gen transformer: warning: stage %u needs %.2f GiB per rank, more than "
-                     "the %.2f GiB of a %s\n",
-                     p, (double) mem[p].total_B / GiB, device->mem_capacity_B / GiB, device->name);
-        }
-    }
-  fflush (stdout);
-  if (strict && over >= 0)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "stage %u needs %.2f GiB per rank, more than the %.2f GiB of a %s "
-                   "(--strict-memory)",
-                   (guint) over, (double) mem[over].total_B / GiB, device->mem_capacity_B / GiB,
-                   device->name);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 static GOptionContext *
 gen_transformer_context (TransformerOptions *o)
 {
@@ -706,7 +644,7 @@ cmd_gen_transformer (int argc, char **argv)
   else if (o.list)
     code = gen_transformer_list ();
   else if (!gen_transformer_check (&o, &error) || !gen_transformer_request (&o, &req, &error)
-           || !gen_transformer_memory (&req, o.strict_memory, &error)
+           || !app_gen_transformer_memory (&req, o.strict_memory, &error)
            || !gen_transformer_output_check (&req, &error)
            || !app_gen_groups_out_check (o.groups_out, o.out, &error)
            || (set = app_gen_set_begin (o.out, transformer_ranks (&req), &error)) == NULL

@@ -1,5 +1,5 @@
-/* cmd_gen_transformer.c: the checks on gen transformer's option values;
- * see cmd_gen_transformer.h. */
+/* cmd_gen_transformer.c: the checks on gen transformer's option values and
+ * its per-stage memory lines; see cmd_gen_transformer.h. */
 #include "sim/app/cmd_gen_transformer.h"
 
 #include <stdio.h>
@@ -59,4 +59,64 @@ app_gen_transformer_split_note (const WlGenTransformer *req)
            "orrery plan leaves such layouts out)\n",
            layers, over, layers % chunks, layers / chunks + 1, chunks - layers % chunks,
            layers / chunks);
+}
+
+/* One stage's memory line on stdout; with DEVICE, its capacity. */
+static void
+print_stage_memory (guint32 p, const WlStageMemory *mem, const WlDevice *device)
+{
+  const double GiB = 1024.0 * 1024.0 * 1024.0;
+  printf ("stage %u: parameters %.2f GiB, gradients %.2f GiB, optimizer %.2f GiB, "
+          "activations %.2f GiB, total %.2f GiB",
+          p, (double) mem->params_B / GiB, (double) mem->grads_B / GiB,
+          (double) mem->optimizer_B / GiB, (double) mem->activations_B / GiB,
+          (double) mem->total_B / GiB);
+  if (device != NULL)
+    printf (" of %.2f GiB", device->mem_capacity_B / GiB);
+  printf ("\n");
+}
+
+/* See cmd_gen_transformer.h. */
+gboolean
+app_gen_transformer_memory (const WlGenTransformer *req, gboolean strict, GError **error)
+{
+  const WlDevice *device = req->device;
+  if (device != NULL && req->fp8 && !(device->peak_flops[WL_DTYPE_FP8] > 0))
+    fprintf (stderr, "orrery gen transformer: warning: a %s has no FP8 units; its FP8 GEMMs "
+                     "run at the bf16 rate under the kernel compute model\n", device->name);
+  g_autofree WlStageMemory *mem = g_new0 (WlStageMemory, req->pp);
+  if (!wl_gen_transformer_memory (req, mem, error))
+    return FALSE;
+  const double GiB = 1024.0 * 1024.0 * 1024.0;
+  gint64 over = -1;
+  for (guint32 p = 0; p < req->pp; p++)
+    {
+      print_stage_memory (p, &mem[p], device);
+      if (device != NULL)
+        {
+          g_autofree char *verdict = wl_gen_transformer_verdict (p, &mem[p], device);
+          printf ("%s\n", verdict);
+        }
+      if (device != NULL && (double) mem[p].total_B > device->mem_capacity_B)
+        {
+          if (over < 0)
+            over = p;
+          if (!strict)
+            fprintf (stderr,
+                     "orrery gen transformer: warning: stage %u needs %.2f GiB per rank, more than "
+                     "the %.2f GiB of a %s\n",
+                     p, (double) mem[p].total_B / GiB, device->mem_capacity_B / GiB, device->name);
+        }
+    }
+  fflush (stdout);
+  if (strict && over >= 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "stage %u needs %.2f GiB per rank, more than the %.2f GiB of a %s "
+                   "(--strict-memory)",
+                   (guint) over, (double) mem[over].total_B / GiB, device->mem_capacity_B / GiB,
+                   device->name);
+      return FALSE;
+    }
+  return TRUE;
 }

@@ -50,4 +50,11 @@ gboolean app_gen_transformer_values (const TransformerOptions *o, GError **error
  * workload/gen_transformer.h), which Megatron-LM would refuse. */
 void app_gen_transformer_split_note (const WlGenTransformer *req);
 
+/* Print each stage's per-rank memory of REQ on stdout; with REQ's device,
+ * check it against the capacity: a warning on stderr per stage over it,
+ * or (STRICT) an error (FALSE with ERROR set). */
+gboolean app_gen_transformer_memory (const WlGenTransformer *req, gboolean strict,
+                                     GError **error);
+
+
 #endif /* ORRERY_SIM_APP_CMD_GEN_TRANSFORMER_H */

@@ -1,5 +1,6 @@
-/* main.c: the orrery program: subcommand dispatch, and the options of run,
- * inspect and plot-data (gen and rescale: cmd_gen.c; sweep: sweep_run.c).
+/* main.c: the orrery program: subcommand dispatch, and the options of run
+ * (inspect, convert and plot-data: cmd_tools.c; gen and rescale: cmd_gen.c;
+ * sweep: sweep_run.c).
  *
  * Exit codes (decided from the error's domain and code in cli.c): 0
  * success, 1 usage or input error (out of memory for an input's node
@@ -17,9 +18,9 @@
 #include "sim/app/cli.h"
 #include "sim/app/cmd_gen.h"
 #include "sim/app/cmd_plan.h"
+#include "sim/app/cmd_tools.h"
 #include "sim/app/config.h"
 #include "sim/out_file.h"
-#include "sim/app/plotdata.h"
 #include "sim/app/report.h"
 #include "sim/app/simulation.h"
 #include "sim/app/sweep.h"
@@ -30,8 +31,6 @@
 #include "sim/units.h"
 #include "network/net.h"
 #include "workload/graph_cache.h"
-#include "workload/chakra_json.h"
-#include "workload/inspect.h"
 #include "workload/stream.h"
 
 /* ---- run ---------------------------------------------------------------------- */
@@ -675,97 +674,6 @@ cmd_run (int argc, char **argv)
   return code;
 }
 
-/* ---- inspect ------------------------------------------------------------------- */
-
-static int
-cmd_inspect (int argc, char **argv)
-{
-  g_autoptr (GOptionContext) ctx
-      = g_option_context_new ("PREFIX|FILE - summarise a trace set and list its defects");
-  g_option_context_set_description (
-      ctx, "Reads FILE, or PREFIX.0.et, PREFIX.1.et, ... up to the first missing one.  Prints\n"
-           "node counts, compute time and collectives per rank (ranks with identical figures\n"
-           "once), then every defect: dangling dependencies, duplicate ids, dependency\n"
-           "cycles, collectives without comm_type or comm_size, sends/receives whose\n"
-           "comm_src/comm_dst is not the rank, and collective sequences that differ from\n"
-           "rank 0's.\n\nExit status: 0 no defects, 1 defects found, usage or input error.\n");
-  GError *error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return app_cli_fail ("inspect", error);
-  if (argc != 2)
-    return app_cli_fail ("inspect", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
-                                                 "need one PREFIX or FILE"));
-  g_autoptr (GPtrArray) paths = wl_inspect_resolve (argv[1], &error);
-  if (paths == NULL)
-    return app_cli_fail ("inspect", error);
-  g_autoptr (WlInspectReport) report
-      = wl_inspect_files ((const char *const *) paths->pdata, paths->len, &error);
-  if (report == NULL)
-    return app_cli_fail ("inspect", error);
-  wl_inspect_report_print (report, stdout);
-  return wl_inspect_report_n_defects (report) > 0 ? 1 : 0;
-}
-
-/* ---- convert -------------------------------------------------------------------- */
-
-static int
-cmd_convert (int argc, char **argv)
-{
-  g_autoptr (GOptionContext) ctx
-      = g_option_context_new ("IN OUT - convert a Chakra trace between .et and JSON");
-  g_option_context_set_description (
-      ctx, "Each file's form is chosen by its name: ending in .json, the JSON that\n"
-           "chakra_jsonizer writes (one object per message, protobuf's JSON mapping); anything\n"
-           "else, the binary .et (gzip when OUT ends in .gz; IN may be gzip whatever its\n"
-           "name).  .et -> JSON -> .et gives back the same bytes.  run, inspect and rescale\n"
-           "read JSON traces too (PREFIX.RANK.json where PREFIX.RANK.et is missing).\n"
-           "OUT's folder is made when it does not exist; OUT appears only whole (an input\n"
-           "that cannot be read to its end leaves OUT as it was, and no folder made).\n\n"
-           APP_CLI_EXIT_CODES_HELP "\n");
-  GError *error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return app_cli_fail ("convert", error);
-  if (argc != 3)
-    return app_cli_fail ("convert", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
-                                                 "%s: usage: orrery convert IN OUT",
-                                                 argc < 3 ? "need an input and an output file"
-                                                          : "too many arguments"));
-  g_autofree char *made = NULL;
-  if (!app_out_file_name_ok (argv[2], &error)
-      || !app_out_folder_make ("", argv[2], &made, &error))
-    return app_cli_fail ("convert", error);
-  if (!wl_chakra_convert (argv[1], argv[2], &error))
-    {
-      app_out_folder_unmake (argv[2], made);
-      return app_cli_fail ("convert", error);
-    }
-  return 0;
-}
-
-/* ---- plot-data ------------------------------------------------------------------ */
-
-static int
-cmd_plot_data (int argc, char **argv)
-{
-  g_autoptr (GOptionContext) ctx
-      = g_option_context_new ("REPORT.json DIR - write a report's figures as gnuplot data");
-  g_option_context_set_description (
-      ctx, "Writes DIR/ranks.dat (per rank: compute, exposed communication, idle and the\n"
-           "wait after finishing, in ms), DIR/overview.dat (per rank and time bin: the shares\n"
-           "of compute, exposed communication and idle) and DIR/meta.gp.  scripts/plot draws\n"
-           "them.\n\n"
-           APP_CLI_EXIT_CODES_HELP "\n");
-  GError *error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return app_cli_fail ("plot-data", error);
-  if (argc != 3)
-    return app_cli_fail ("plot-data", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
-                                                   "need REPORT.json and an output directory"));
-  if (!app_plot_data (argv[1], argv[2], &error))
-    return app_cli_fail ("plot-data", error);
-  return 0;
-}
-
 static void
 usage (FILE *out)
 {
@@ -802,11 +710,11 @@ main (int argc, char **argv)
   if (strcmp (argv[1], "rescale") == 0)
     return app_cmd_rescale (argc - 1, argv + 1);
   if (strcmp (argv[1], "inspect") == 0)
-    return cmd_inspect (argc - 1, argv + 1);
+    return app_cmd_inspect (argc - 1, argv + 1);
   if (strcmp (argv[1], "convert") == 0)
-    return cmd_convert (argc - 1, argv + 1);
+    return app_cmd_convert (argc - 1, argv + 1);
   if (strcmp (argv[1], "plot-data") == 0)
-    return cmd_plot_data (argc - 1, argv + 1);
+    return app_cmd_plot_data (argc - 1, argv + 1);
   if (strcmp (argv[1], "plan") == 0)
     return app_cmd_plan (argc - 1, argv + 1);
   if (strcmp (argv[1], "sweep") == 0)
