@@ -147,7 +147,7 @@ START_TEST (test_bound_against_run)
       tu_config_2x4 (&cfg);
       cfg.wl.compute = models[m];
       cfg.wl.kernel_device = wl_kernel_device ("H100-SXM");
-      SimTime bound = wl_gen_transformer_bound (&req, &cfg.wl);
+      SimTime bound = wl_gen_transformer_bound (&req, &cfg.wl, NULL);
       g_autoptr (AppSim) sim = app_sim_new_graphs (&cfg, NULL, "b", graphs, &error);
       ck_assert_msg (sim != NULL, "%s", error != NULL ? error->message : "");
       SimTime floor_ps = wl_replay_compute_floor (app_sim_replay (sim));
@@ -172,7 +172,7 @@ START_TEST (test_bound_refused)
   req.global_batch = 6;
   AppConfig cfg;
   tu_config_2x4 (&cfg);
-  ck_assert_uint_eq (wl_gen_transformer_bound (&req, &cfg.wl), 0);
+  ck_assert_uint_eq (wl_gen_transformer_bound (&req, &cfg.wl, NULL), 0);
   app_config_clear (&cfg);
 }
 END_TEST
