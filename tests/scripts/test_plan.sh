@@ -151,6 +151,46 @@ check "pipeline bound: bounded out at or above the third best" eq \
   "$(awk -F, -v t="$third" '$12 == "bounded-out" && $15 + 0 < t + 0' "$TMP/pb/plan.csv" \
       | wc -l)" 0
 
+# ---- the communication floor ---------------------------------------------------------
+# The pipeline bound counts the communication on each rank's chain at its
+# floor (gen_transformer_bound.c: the bytes a member must receive over its
+# ports' bandwidth, summed): on two rail-optimized nodes of 4 GPUs (NVLink
+# 100 GB/s, a 100 Gb/s NIC per GPU; NCCL), TP within a node and across the
+# two, 1 or 2 stages, interleaved, CP 1 or 2, recomputation or not, with
+# sequence parallelism and without, under each network model: no bound
+# above its candidate's simulated time, the bounded search finds the
+# exhaustive top 3, and every candidate it bounds out is bounded at or
+# above the exhaustive third best.
+FLOOR=(--layers 4 --hidden 1024 --heads 8 --vocab 1024 --seq 1024 --gpus 8 --global-batch 8
+       --top 3 --space
+       "tp=1,2,4,8;tp-across=yes;pp=1,2;v=1,2;cp=1,2;mb=1;zero=1;recompute=none,full;sched=1f1b")
+for model in analytical congestion flow; do
+  sed -e 's/nodes="128" gpus="8" nvlink-bandwidth="450GB\/s"/nodes="2" gpus="4" nvlink-bandwidth="100GB\/s"/' \
+      -e 's/nic-bandwidth="400Gb\/s"/nic-bandwidth="100Gb\/s"/' \
+      -e "s/<network model=\"analytical\"/<network model=\"$model\"/" configs/rail-1024.xml \
+    >"$TMP/rail8-$model.xml"
+  for sp in sp no-sp; do
+    flag=()
+    [ "$sp" = no-sp ] && flag=(--no-sequence-parallel)
+    name="floor, $model, $sp"
+    "$ORRERY" plan "${FLOOR[@]}" "${flag[@]}" --config "$TMP/rail8-$model.xml" --exhaustive \
+      --out "$TMP/fx" >"$TMP/fx.out" 2>/dev/null
+    check "$name: exhaustive runs" eq $? 0
+    "$ORRERY" plan "${FLOOR[@]}" "${flag[@]}" --config "$TMP/rail8-$model.xml" --out "$TMP/fb" \
+      >"$TMP/fb.out" 2>/dev/null
+    check "$name: search runs" eq $? 0
+    check "$name: tp 8 across the nodes simulated" test \
+      "$(awk -F, '$2 == 8 && $12 == "simulated"' "$TMP/fx/plan.csv" | wc -l)" -gt 0
+    check "$name: never above the simulated time" eq \
+      "$(awk -F, 'NR > 1 && $12 == "simulated" && $15 + 0 > $16 + 0' "$TMP/fx/plan.csv" | wc -l)" 0
+    check "$name: the same top 3" eq "$(grep -A4 '^top 3' "$TMP/fb.out")" \
+      "$(grep -A4 '^top 3' "$TMP/fx.out")"
+    third=$(awk -F, '$12 == "simulated" {print $16}' "$TMP/fx/plan.csv" | sort -n | sed -n 3p)
+    check "$name: bounded out at or above the third best" eq \
+      "$(awk -F, -v t="$third" '$12 == "bounded-out" && $15 + 0 < t + 0' "$TMP/fb/plan.csv" \
+          | wc -l)" 0
+  done
+done
 # ---- --gpus on a cluster of dimensions: more nodes along the last ------------------
 "$ORRERY" plan "${MODEL[@]}" --gpus 16 --global-batch 16 --config "$TMP/k8.xml" --top 1 \
   --space "tp=8;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b" >"$TMP/g.out" 2>/dev/null
