@@ -73,16 +73,20 @@
  * them): the TP collectives around each block, all-reduces without
  * sequence parallelism, all-gathers and reduce-scatters with it
  * (tp_coll_elem), the all-gather after each pipeline receive without it,
- * and the receives.  Each TP collective's members are the TP ranks of one
- * (CP index, DP index, stage): the walk for that CP index bounds each of
- * their arrivals at the collective from below (every one's steps are
- * priced at the stage's fastest speed), so none sends before the walk's
- * time t there.  Left at 0 (not proven here): the CP exchanges (peers of
- * another CP index, walked apart), the EP all-to-alls, the FP8 amax and
- * ZeRO-3 gathers and the data-parallel gradient collectives (groups
- * across CP indices, or off the chain).  Each floor is rounded down and
- * then 1 ns less, for the flow model's rounding of each rate's finish
- * (a picosecond an event); no latency is added.  Without shared ports
+ * the receives, and with cp = 1 ZeRO-3's parameter all-gathers.  Each TP
+ * collective's members are the TP ranks of one (CP index, DP index,
+ * stage), a ZeRO-3 gather's the DP ranks of one (TP index, CP index,
+ * stage): the walk for that CP index bounds each of their arrivals at the
+ * collective from below (every one's steps are priced at the stage's
+ * fastest speed), so none sends before the walk's time t there.  Left at
+ * 0 (not proven here): the CP exchanges (peers of another CP index,
+ * walked apart), ZeRO-3's gathers with cp > 1 (likewise), the EP
+ * all-to-alls, the FP8 amax all-reduces and the data-parallel gradient
+ * collectives (off the chain until the optimizer step; their groups span
+ * the CP indices).  Each floor is rounded down and
+ * then 1 ns less, a margin for floating point (the flow model's rates sum
+ * to a link's capacity within a relative 1e-13, link_flow_inc.c: well
+ * under a picosecond on a floor of milliseconds); no latency is added.  Without shared ports
  * (ASTRA-sim's semantics: every message in flight gets a link's full
  * bandwidth) in_Bps is 0 and communication is free, as before. */
 #include <math.h>
@@ -128,6 +132,39 @@ tp_reduce_floor (const Pricer *x, guint64 bytes, gboolean scatter)
   if (n <= 1)
     return 0;
   return recv_floor (x, (scatter && !x->net.rs_shards ? 1 : (guint64) (n - 1)) * (bytes / n));
+}
+
+/* ZeRO-3's all-gather of PARAMS parameters over N ranks before their use
+ * (dp_gather_on in gen_transformer_emit.c: 2 (params / tp) / n bytes a
+ * member, on the chain).  Its group is the DP x CP ranks of one TP index
+ * and stage (the expert-DP ranks for experts): counted only with cp = 1,
+ * when every member is of the CP index walked. */
+static SimTime
+zero3_floor (const Pricer *x, guint64 params, guint32 n)
+{
+  const WlGenTransformer *r = x->e.req;
+  if (r->zero < 3 || n <= 1 || wl_tf_cp (r) > 1)
+    return 0;
+  return recv_floor (x, (guint64) (n - 1) * (2 * (params / r->tp) / n));
+}
+
+/* A layer's ZeRO-3 gathers (layer_gather), and those of the embedding or
+ * LM head's table. */
+static SimTime
+zero3_layer (const Pricer *x)
+{
+  const WlGenTransformer *r = x->e.req;
+  SimTime t = zero3_floor (x, dense_part (&r->model), r->dp * wl_tf_cp (r));
+  if (r->model.experts > 0)
+    t += zero3_floor (x, expert_part (r), r->dp / ep_of (r));
+  return t;
+}
+
+static SimTime
+zero3_table (const Pricer *x)
+{
+  const WlGenTransformer *r = x->e.req;
+  return zero3_floor (x, wl_tf_padded_vocab (r) * r->model.hidden, r->dp * wl_tf_cp (r));
 }
 
 /* The TP collectives of a block's chain (tp_coll_elem in
@@ -245,6 +282,15 @@ blocks_of (const Pricer *x)
     b.layer_b += b.layer_f;
   else if (r->recompute == WL_RECOMPUTE_SELECTIVE)
     b.layer_b += block (x, wl_tf_kernels_core, FALSE);
+  /* ZeRO-3's gathers: before each layer's forward and backward (not again
+   * for its recomputation), the embedding's forward and the head's
+   * forward and backward. */
+  SimTime z = zero3_layer (x), table = zero3_table (x);
+  b.layer_f += z;
+  b.layer_b += z;
+  b.embed_f += table;
+  b.head_f += table;
+  b.head_b += table;
   return b;
 }
 
