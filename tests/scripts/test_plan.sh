@@ -139,17 +139,24 @@ check "pipeline bound: exhaustive runs" eq $? 0
 check "pipeline bound: search runs" eq $? 0
 check "pipeline bound: simulated many" test \
   "$(awk -F, '$12 == "simulated"' "$TMP/px/plan.csv" | wc -l)" -gt 100
-check "pipeline bound: never above the simulated time" eq \
-  "$(awk -F, 'NR > 1 && $12 == "simulated" && $15 + 0 > $16 + 0' "$TMP/px/plan.csv" | wc -l)" 0
-check "pipeline bound: the same top 3" eq "$(grep -A4 '^top 3' "$TMP/pb.out")" \
-  "$(grep -A4 '^top 3' "$TMP/px.out")"
+# The bounded search (its plan.csv and stdout $TMP/B/ and $TMP/B.out)
+# against the exhaustive one ($TMP/X), checks named NAME: no bound above
+# its candidate's simulated time, the same top 3, and every candidate
+# bounded out bounded at or above the exhaustive third best.
+bounded_vs_exhaustive() {
+  local name=$1 x=$TMP/$2 b=$TMP/$3 third
+  check "$name: never above the simulated time" eq \
+    "$(awk -F, 'NR > 1 && $12 == "simulated" && $15 + 0 > $16 + 0' "$x/plan.csv" | wc -l)" 0
+  check "$name: the same top 3" eq "$(grep -A4 '^top 3' "$b.out")" \
+    "$(grep -A4 '^top 3' "$x.out")"
+  third=$(awk -F, '$12 == "simulated" {print $16}' "$x/plan.csv" | sort -n | sed -n 3p)
+  check "$name: bounded out at or above the third best" eq \
+    "$(awk -F, -v t="$third" '$12 == "bounded-out" && $15 + 0 < t + 0' "$b/plan.csv" | wc -l)" 0
+}
+bounded_vs_exhaustive "pipeline bound" px pb
 check "pipeline bound: most bounded out" test \
   "$(awk -F, '$12 == "bounded-out"' "$TMP/pb/plan.csv" | wc -l)" -gt \
   "$(awk -F, '$12 == "simulated"' "$TMP/pb/plan.csv" | wc -l)"
-third=$(awk -F, '$12 == "simulated" {print $16}' "$TMP/px/plan.csv" | sort -n | sed -n 3p)
-check "pipeline bound: bounded out at or above the third best" eq \
-  "$(awk -F, -v t="$third" '$12 == "bounded-out" && $15 + 0 < t + 0' "$TMP/pb/plan.csv" \
-      | wc -l)" 0
 
 # ---- the communication floor ---------------------------------------------------------
 # The pipeline bound counts the communication on each rank's chain at its
@@ -182,14 +189,7 @@ for model in analytical congestion flow; do
     check "$name: search runs" eq $? 0
     check "$name: tp 8 across the nodes simulated" test \
       "$(awk -F, '$2 == 8 && $12 == "simulated"' "$TMP/fx/plan.csv" | wc -l)" -gt 0
-    check "$name: never above the simulated time" eq \
-      "$(awk -F, 'NR > 1 && $12 == "simulated" && $15 + 0 > $16 + 0' "$TMP/fx/plan.csv" | wc -l)" 0
-    check "$name: the same top 3" eq "$(grep -A4 '^top 3' "$TMP/fb.out")" \
-      "$(grep -A4 '^top 3' "$TMP/fx.out")"
-    third=$(awk -F, '$12 == "simulated" {print $16}' "$TMP/fx/plan.csv" | sort -n | sed -n 3p)
-    check "$name: bounded out at or above the third best" eq \
-      "$(awk -F, -v t="$third" '$12 == "bounded-out" && $15 + 0 < t + 0' "$TMP/fb/plan.csv" \
-          | wc -l)" 0
+    bounded_vs_exhaustive "$name" fx fb
   done
 done
 # ---- --gpus on a cluster of dimensions: more nodes along the last ------------------
