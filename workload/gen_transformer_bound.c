@@ -83,12 +83,13 @@
  * walked apart), ZeRO-3's gathers with cp > 1 (likewise), the EP
  * all-to-alls, the FP8 amax all-reduces and the data-parallel gradient
  * collectives (off the chain until the optimizer step; their groups span
- * the CP indices).  Each floor is rounded down and
- * then 1 ns less, a margin for floating point (the flow model's rates sum
- * to a link's capacity within a relative 1e-13, link_flow_inc.c: well
- * under a picosecond on a floor of milliseconds); no latency is added.  Without shared ports
- * (ASTRA-sim's semantics: every message in flight gets a link's full
- * bandwidth) in_Bps is 0 and communication is free, as before. */
+ * the CP indices).  Each floor is rounded down and then 1 ns less, a
+ * margin for floating point (the flow model's rates sum to a link's
+ * capacity within a relative 1e-13, link_flow_inc.c: well under a
+ * picosecond on a floor of milliseconds); no latency is added.  Without
+ * shared ports (ASTRA-sim's semantics: every message in flight gets a
+ * link's full bandwidth) in_Bps is 0 and communication is free, as
+ * before. */
 #include <math.h>
 
 #include "sim/units.h"
