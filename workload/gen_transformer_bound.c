@@ -73,15 +73,17 @@
  * them): the TP collectives around each block, all-reduces without
  * sequence parallelism, all-gathers and reduce-scatters with it
  * (tp_coll_elem), the all-gather after each pipeline receive without it,
- * the receives, and with cp = 1 ZeRO-3's parameter all-gathers.  Each TP
- * collective's members are the TP ranks of one (CP index, DP index,
- * stage), a ZeRO-3 gather's the DP ranks of one (TP index, CP index,
- * stage): the walk for that CP index bounds each of their arrivals at the
- * collective from below (every one's steps are priced at the stage's
- * fastest speed), so none sends before the walk's time t there.  Left at
- * 0 (not proven here): the CP exchanges (peers of another CP index,
- * walked apart), ZeRO-3's gathers with cp > 1 (likewise), the EP
- * all-to-alls, the FP8 amax all-reduces and the data-parallel gradient
+ * the receives, and with cp = 1 ZeRO-3's parameter all-gathers and MoE's
+ * all-to-alls (an all-to-all of x bytes a member: the n - 1 other
+ * members' blocks, (n - 1) floor(x / n), whatever the algorithm).  Each
+ * TP collective's members are the TP ranks of one (CP index, DP index,
+ * stage), a ZeRO-3 gather's or an all-to-all's DP ranks of one (TP index,
+ * CP index, stage): the walk for that CP index bounds each of their
+ * arrivals at the collective from below (every one's steps are priced at
+ * the stage's fastest speed), so none sends before the walk's time t
+ * there.  Left at 0 (not proven here): the CP exchanges (peers of another
+ * CP index, walked apart), ZeRO-3's gathers and the all-to-alls with cp >
+ * 1 (likewise), the FP8 amax all-reduces and the data-parallel gradient
  * collectives (off the chain until the optimizer step; their groups span
  * the CP indices).  Each floor is rounded down and then 1 ns less, a
  * margin for floating point (the flow model's rates sum to a link's
@@ -147,6 +149,23 @@ zero3_floor (const Pricer *x, guint64 params, guint32 n)
   if (r->zero < 3 || n <= 1 || wl_tf_cp (r) > 1)
     return 0;
   return recv_floor (x, (guint64) (n - 1) * (2 * (params / r->tp) / n));
+}
+
+/* An MoE layer's all-to-all on the EP group (ep_a2a in
+ * gen_transformer_emit.c: comm_size x = top_k act / tp, the rank's whole
+ * buffer): a member receives the n - 1 other members' blocks, (n - 1)
+ * floor(x / n) whatever the algorithm (nothing reduces them).  The group
+ * is ep DP indices of one TP index and stage; its name does not tell CP
+ * indices apart, so counted only with cp = 1. */
+static SimTime
+ep_floor (const Pricer *x)
+{
+  const WlGenTransformer *r = x->e.req;
+  guint32 n = ep_of (r);
+  if (r->model.experts == 0 || n <= 1 || wl_tf_cp (r) > 1)
+    return 0;
+  guint64 bytes = r->model.top_k * x->e.c.act_bytes / r->tp;
+  return recv_floor (x, (guint64) (n - 1) * (bytes / n));
 }
 
 /* A layer's ZeRO-3 gathers (layer_gather), and those of the embedding or
@@ -270,11 +289,12 @@ blocks_of (const Pricer *x)
 {
   const WlGenTransformer *r = x->e.req;
   TpFloors tp = tp_floors (x);
+  SimTime ep = ep_floor (x); /* dispatch and combine, each way */
   Blocks b = { .layer_f = block (x, wl_tf_kernels_attn, FALSE)
                          + block (x, wl_tf_kernels_mlp, FALSE)
-                         + 2 * (tp.gather_f + tp.after),
-               .layer_b = block (x, wl_tf_kernels_mlp, TRUE)
-                         + block (x, wl_tf_kernels_attn, TRUE) + 2 * (tp.gather_b + tp.after),
+                         + 2 * (tp.gather_f + tp.after + ep),
+               .layer_b = block (x, wl_tf_kernels_mlp, TRUE) + block (x, wl_tf_kernels_attn, TRUE)
+                         + 2 * (tp.gather_b + tp.after + ep),
                .embed_f = block (x, wl_tf_kernels_embed, FALSE) + tp.after,
                .embed_b = block (x, wl_tf_kernels_embed, TRUE) + tp.gather_b,
                .head_f = block (x, wl_tf_kernels_head, FALSE) + tp.gather_b,

@@ -163,23 +163,25 @@ check "pipeline bound: most bounded out" test \
 # floor (gen_transformer_bound.c: the bytes a member must receive over its
 # ports' bandwidth, summed): on two rail-optimized nodes of 4 GPUs (NVLink
 # 100 GB/s, a 100 Gb/s NIC per GPU; NCCL), TP within a node and across the
-# two, 1 or 2 stages, interleaved, CP 1 or 2, ZeRO 1 or 3, recomputation or not, with
-# sequence parallelism and without, under each network model: no bound
+# two, 1 or 2 stages, interleaved, CP 1 or 2, ZeRO 1 or 3, recomputation
+# or not, with sequence parallelism and without, and 4 experts (top 2) with
+# EP 1 or 2 (the dense spaces prune EP 2), under each network model: no bound
 # above its candidate's simulated time, the bounded search finds the
 # exhaustive top 3, and every candidate it bounds out is bounded at or
 # above the exhaustive third best.
 FLOOR=(--layers 4 --hidden 1024 --heads 8 --vocab 1024 --seq 1024 --gpus 8 --global-batch 8
-       --top 3 --space
-       "tp=1,2,4,8;tp-across=yes;pp=1,2;v=1,2;cp=1,2;mb=1;zero=1,3;recompute=none,full;sched=1f1b")
+       --top 3 --space "tp=1,2,4,8;tp-across=yes;pp=1,2;v=1,2;cp=1,2;ep=1,2;mb=1;zero=1,3;\
+recompute=none,full;sched=1f1b")
 for model in analytical congestion flow; do
   sed -e 's/nodes="128" gpus="8"/nodes="2" gpus="4"/' \
       -e 's/nvlink-bandwidth="450GB\/s"/nvlink-bandwidth="100GB\/s"/' \
       -e 's/nic-bandwidth="400Gb\/s"/nic-bandwidth="100Gb\/s"/' \
       -e "s/<network model=\"analytical\"/<network model=\"$model\"/" configs/rail-1024.xml \
     >"$TMP/rail8-$model.xml"
-  for sp in sp no-sp; do
+  for sp in sp no-sp moe; do
     flag=()
     [ "$sp" = no-sp ] && flag=(--no-sequence-parallel)
+    [ "$sp" = moe ] && flag=(--experts 4 --top-k 2)
     name="floor, $model, $sp"
     "$ORRERY" plan "${FLOOR[@]}" "${flag[@]}" --config "$TMP/rail8-$model.xml" --exhaustive \
       --out "$TMP/fx" >"$TMP/fx.out" 2>/dev/null
