@@ -446,21 +446,38 @@ GPtrArray *wl_gen_transformer_graphs (const char *prefix, const WlGenTransformer
  * rounding), without making them: the longest path through each stage's
  * compute nodes in their schedule's order, the forward of micro-batch mb
  * through model chunk k after its forward through chunk k - 1 and its
- * backward through chunk k after that through chunk k + 1, communication
- * taking no time (gen_transformer_bound.c says why the run cannot be
- * faster).  The nodes are priced as the run prices them (compute slots do
- * not help: a rank's compute nodes are one dependency chain).  Microseconds
- * even for thousands of micro-batches.  0 when REQ is inconsistent (as
- * wl_gen_transformer_microbatches) or PARAMS' kernel model has no device. */
-SimTime wl_gen_transformer_bound (const WlGenTransformer *req, const WlParams *params);
+ * backward through chunk k after that through chunk k + 1 (gen_transformer_
+ * bound.c says why the run cannot be faster).  The nodes are priced as the
+ * run prices them (compute slots do not help: a rank's compute nodes are one
+ * dependency chain).  The communication on that chain (TP collectives, the
+ * pipeline's receives and their all-gathers) takes at least the bytes a
+ * rank must receive over NET's in_Bps (NULL or 0: communication free, the
+ * bound for networks whose ports are not shared, such as ASTRA-sim's).
+ * Microseconds even for thousands of micro-batches.  0 when REQ is
+ * inconsistent (as wl_gen_transformer_microbatches) or PARAMS' kernel
+ * model has no device. */
+typedef struct
+{
+  double in_Bps; /* the most bytes/s any rank's ports take in at once, all summed */
+  /* Whether every member of a reduce-scatter of S bytes over n ranks
+   * receives n - 1 shards of S / n (the algorithms that can run it do so:
+   * gen_transformer_bound.c lists them); FALSE: one shard. */
+  gboolean rs_shards;
+} WlTfNetFloor;
+
+SimTime wl_gen_transformer_bound (const WlGenTransformer *req, const WlParams *params,
+                                  const WlTfNetFloor *net);
 
 /* Per-micro-batch compute of one model chunk on the ranks of its stage, in
  * ps: the forward and backward every micro-batch runs (the backward with
- * its recomputation), what only the first forward adds (FP8 weight casts)
- * and what every later backward adds (unfused gradient accumulation). */
+ * its recomputation and the communication floors on its chain), what only
+ * the first forward adds (FP8 weight casts) and what every later backward
+ * adds (unfused gradient accumulation); RECV, the least time from the
+ * peer's send to the end of the receive before the chunk's forward (from
+ * chunk k - 1) or backward (from chunk k + 1), where there is one. */
 typedef struct
 {
-  SimTime fwd, bwd, fwd_first, bwd_later;
+  SimTime fwd, bwd, fwd_first, bwd_later, recv;
 } WlTfChunkCost;
 
 /* The longest path wl_gen_transformer_bound takes, for REQ's schedule with
@@ -469,12 +486,13 @@ typedef struct
  * (after its last backward's send): each stage runs its steps in
  * wl_tf_step's order, a forward of chunk k after that micro-batch's forward
  * of chunk k - 1 ends, a backward of chunk k after its backward of chunk
- * k + 1.  For 1F1B or GPipe with p stages of forward f_s and backward b_s
- * it is at least max_s (sum_{j<s} f_j + m (f_s + b_s) + sum_{j<s} b_j), the
- * path through the first micro-batch's forwards up to stage s, all of stage
- * s's steps and the last one's backwards back (equal stages: (m + p - 1)
- * (f + b)); interleaved 1F1B with equal chunks gives (m v + p - 1)(f + b).
- * 0 when the orders cannot all be walked (none of the generator's). */
+ * k + 1 (each plus COST[k].recv).  For 1F1B or GPipe with p stages of
+ * forward f_s and backward b_s, no recv, it is at least max_s (sum_{j<s}
+ * f_j + m (f_s + b_s) + sum_{j<s} b_j), the path through the first
+ * micro-batch's forwards up to stage s, all of stage s's steps and the
+ * last one's backwards back (equal stages: (m + p - 1) (f + b));
+ * interleaved 1F1B with equal chunks gives (m v + p - 1)(f + b).  0 when
+ * the orders cannot all be walked (none of the generator's). */
 SimTime wl_gen_transformer_walk (const WlGenTransformer *req, guint32 M, const WlTfChunkCost *cost,
                                  const SimTime *step);
 

@@ -15,11 +15,11 @@
  * likewise after the backward of chunk k + 1 (wl_tf_backward: recv_grad).
  * Giving every communication node zero time (the TP, CP, EP and ZeRO-3
  * collectives on the chain, the pipeline's sends and receives, the
- * gradient collectives the optimizer step waits for: no network or
- * collective algorithm of system/ and network/ is assumed) leaves a graph
- * whose longest path, compute node times summed along it, is at most the
- * simulated time of the same path (communication takes at least zero, and a
- * node starts no earlier than its dependencies end), and the iteration ends
+ * gradient collectives the optimizer step waits for), or only its floor
+ * (below), leaves a graph whose longest path, compute node times and
+ * floors summed along it, is at most the simulated time of the same path
+ * (communication takes at least its floor, and a node starts no earlier
+ * than its dependencies end), and the iteration ends
  * no earlier than any node.  This file walks that graph: each stage's order
  * as wl_tf_schedule emits it, a step starting at the later of its stage's
  * last end and its peer step's end; a stage's optimizer step follows its
@@ -35,7 +35,63 @@
  * wl_replay_compute_time): the same kernels (the generator's own kernel
  * functions), num_ops, bytes and trace duration, each node rounded alone, at
  * the fastest speed of its stage's ranks.  Nodes left out (the local DDP
- * flatten and unflatten, which depend on the buckets) only lower the bound. */
+ * flatten and unflatten, which depend on the buckets) only lower the bound.
+ *
+ * The communication floor.  Where the network's ports are shared (native
+ * configs: NetSpec.share_ports; the analytical model holds a message's
+ * receiver's ingress port on the dimension or first-and-last link it
+ * travels for bytes / bandwidth, rounded up; the flow and congestion
+ * models carry it over the rank's links, which are those ports), a rank
+ * takes in at most in_Bps bytes/s, the sum of every port it has (every
+ * dimension, every NIC and NVLink: whatever dimensions the group spans).
+ * So a communication node whose completion at a rank needs B bytes to
+ * arrive there, none sent before time t, ends no earlier than t + B /
+ * in_Bps.  The nodes counted, and the bytes, for a group of n members
+ * (n > 1), each the least over every algorithm orrery runs:
+ *   - an all-gather of s bytes a member (comm_size): the n - 1 other
+ *     shards must reach it, (n - 1) s, whatever the algorithm (rings,
+ *     direct, halving-doubling, PAT, MSCCL programs, NVLS's multicast:
+ *     the switch still delivers them through the rank's ports);
+ *   - an all-reduce of S: every element of the result needs the others'
+ *     values, so at least S would arrive, but orrery's NVLS and CollNet
+ *     (algo_nccl.c timed_peers: a shard of ceil(S / g) from each of the
+ *     g - 1 other GPUs of the node, plus the rail ring's across nodes)
+ *     deliver (n - 1) ceil(S / n) in one node: (n - 1) floor(S / n) is
+ *     the least;
+ *   - a reduce-scatter of S (its input): its own shard's elements need
+ *     the others' values, floor(S / n) at least, whatever the algorithm
+ *     (a switch or another rank may reduce them first).  Rings, direct and
+ *     NCCL's (ring, PAT, NVLS, CollNet: timed_peers) deliver n - 1 shards
+ *     of S / n (rounded up or down) to every member, and so does a
+ *     dimension-wise composition of them ((n0 - 1)/n0 S + (n1 - 1)/(n0
+ *     n1) S = (n - 1)/n S): (n - 1) floor(S / n) where the caller says only
+ *     those run (WlTfNetFloor.rs_shards; halving-doubling is not among
+ *     them: on a group not a power of 2 its extra ranks get one shard);
+ *   - a pipeline receive of s bytes: s, from when the peer's send is
+ *     posted (after its chunk's last node: the walk's peer step end).
+ * Only nodes on the rank's chain count (the next compute node depends on
+ * them): the TP collectives around each block, all-reduces without
+ * sequence parallelism, all-gathers and reduce-scatters with it
+ * (tp_coll_elem), the all-gather after each pipeline receive without it,
+ * the receives, and with cp = 1 ZeRO-3's parameter all-gathers and MoE's
+ * all-to-alls (an all-to-all of x bytes a member: the n - 1 other
+ * members' blocks, (n - 1) floor(x / n), whatever the algorithm).  Each
+ * TP collective's members are the TP ranks of one (CP index, DP index,
+ * stage), a ZeRO-3 gather's or an all-to-all's DP ranks of one (TP index,
+ * CP index, stage): the walk for that CP index bounds each of their
+ * arrivals at the collective from below (every one's steps are priced at
+ * the stage's fastest speed), so none sends before the walk's time t
+ * there.  Left at 0 (not proven here): the CP exchanges (peers of another
+ * CP index, walked apart), ZeRO-3's gathers and the all-to-alls with cp >
+ * 1 (likewise), the FP8 amax all-reduces and the data-parallel gradient
+ * collectives (off the chain until the optimizer step; their groups span
+ * the CP indices).  Each floor is rounded down and then 1 ns less, a
+ * margin for floating point (the flow model's rates sum to a link's
+ * capacity within a relative 1e-13, link_flow_inc.c: well under a
+ * picosecond on a floor of milliseconds); no latency is added.  Without
+ * shared ports (ASTRA-sim's semantics: every message in flight gets a
+ * link's full bandwidth) in_Bps is 0 and communication is free, as
+ * before. */
 #include <math.h>
 
 #include "sim/units.h"
@@ -48,8 +104,116 @@ typedef struct
 {
   const WlParams *p;
   double speed;
+  WlTfNetFloor net; /* in_Bps: what a rank's ports take in at most (0: no floor) */
   Emit e; /* the kernel functions' view of the rank: req, costs, CP index, stage */
 } Pricer;
+
+/* The floor in ps of receiving BYTES (the file's comment says why):
+ * rounded down, less 1 ns. */
+static SimTime
+recv_floor (const Pricer *x, guint64 bytes)
+{
+  if (!(x->net.in_Bps > 0.0) || bytes == 0)
+    return 0;
+  double ps = floor ((double) bytes / x->net.in_Bps * (double) SIM_PS_PER_S);
+  return ps > (double) SIM_PS_PER_NS ? (SimTime) ps - SIM_PS_PER_NS : 0;
+}
+
+/* The floors of a member of a TP collective: an all-gather of SHARD bytes
+ * a member, an all-reduce or reduce-scatter of BYTES. */
+static SimTime
+tp_gather_floor (const Pricer *x, guint64 shard)
+{
+  guint32 n = x->e.req->tp;
+  return n > 1 ? recv_floor (x, (guint64) (n - 1) * shard) : 0;
+}
+
+static SimTime
+tp_reduce_floor (const Pricer *x, guint64 bytes, gboolean scatter)
+{
+  guint32 n = x->e.req->tp;
+  if (n <= 1)
+    return 0;
+  return recv_floor (x, (scatter && !x->net.rs_shards ? 1 : (guint64) (n - 1)) * (bytes / n));
+}
+
+/* ZeRO-3's all-gather of PARAMS parameters over N ranks before their use
+ * (dp_gather_on in gen_transformer_emit.c: 2 (params / tp) / n bytes a
+ * member, on the chain).  Its group is the DP x CP ranks of one TP index
+ * and stage (the expert-DP ranks for experts): counted only with cp = 1,
+ * when every member is of the CP index walked. */
+static SimTime
+zero3_floor (const Pricer *x, guint64 params, guint32 n)
+{
+  const WlGenTransformer *r = x->e.req;
+  if (r->zero < 3 || n <= 1 || wl_tf_cp (r) > 1)
+    return 0;
+  return recv_floor (x, (guint64) (n - 1) * (2 * (params / r->tp) / n));
+}
+
+/* An MoE layer's all-to-all on the EP group (ep_a2a in
+ * gen_transformer_emit.c: comm_size x = top_k act / tp, the rank's whole
+ * buffer): a member receives the n - 1 other members' blocks, (n - 1)
+ * floor(x / n) whatever the algorithm (nothing reduces them).  The group
+ * is ep DP indices of one TP index and stage; its name does not tell CP
+ * indices apart, so counted only with cp = 1. */
+static SimTime
+ep_floor (const Pricer *x)
+{
+  const WlGenTransformer *r = x->e.req;
+  guint32 n = ep_of (r);
+  if (r->model.experts == 0 || n <= 1 || wl_tf_cp (r) > 1)
+    return 0;
+  guint64 bytes = r->model.top_k * x->e.c.act_bytes / r->tp;
+  return recv_floor (x, (guint64) (n - 1) * (bytes / n));
+}
+
+/* A layer's ZeRO-3 gathers (layer_gather), and those of the embedding or
+ * LM head's table. */
+static SimTime
+zero3_layer (const Pricer *x)
+{
+  const WlGenTransformer *r = x->e.req;
+  SimTime t = zero3_floor (x, dense_part (&r->model), r->dp * wl_tf_cp (r));
+  if (r->model.experts > 0)
+    t += zero3_floor (x, expert_part (r), r->dp / ep_of (r));
+  return t;
+}
+
+static SimTime
+zero3_table (const Pricer *x)
+{
+  const WlGenTransformer *r = x->e.req;
+  return zero3_floor (x, wl_tf_padded_vocab (r) * r->model.hidden, r->dp * wl_tf_cp (r));
+}
+
+/* The TP collectives of a block's chain (tp_coll_elem in
+ * gen_transformer_emit.c): the all-gather before a forward block (GATHER_F,
+ * of the norm's output, FP8 or bf16) or a backward one (GATHER_B), and the
+ * all-reduce or reduce-scatter after either (AFTER). */
+typedef struct
+{
+  SimTime gather_f, gather_b, after;
+} TpFloors;
+
+static TpFloors
+tp_floors (const Pricer *x)
+{
+  const WlGenTransformer *r = x->e.req;
+  TpFloors f = { 0 };
+  if (r->tp <= 1)
+    return f;
+  guint64 act = x->e.c.act_bytes / wl_tf_cp (r); /* cp_act */
+  if (r->no_sequence_parallel)
+    {
+      f.after = tp_reduce_floor (x, act, FALSE);
+      return f;
+    }
+  f.gather_f = tp_gather_floor (x, act / 2 * (r->fp8 ? 1 : 2) / r->tp);
+  f.gather_b = tp_gather_floor (x, act / 2 * 2 / r->tp);
+  f.after = tp_reduce_floor (x, act, TRUE);
+  return f;
+}
 
 /* The duration_micros comp_after writes for kernels K (0 without a
  * device). */
@@ -116,23 +280,38 @@ typedef struct
 /* layer_fwd and layer_bwd (gen_transformer_emit.c): a layer's forward is
  * its attention and MLP blocks; its backward the MLP's and attention's
  * backward, after the whole forward again (full recomputation, the same
- * kernels) or the core attention's (selective). */
+ * kernels and TP collectives) or the core attention's (selective); each
+ * block with its TP collectives' floors (the embedding's reduce after its
+ * forward, the all-gather before its backward; the head's all-gather
+ * before its forward, at bf16 size, and reduce after its backward). */
 static Blocks
 blocks_of (const Pricer *x)
 {
   const WlGenTransformer *r = x->e.req;
+  TpFloors tp = tp_floors (x);
+  SimTime ep = ep_floor (x); /* dispatch and combine, each way */
   Blocks b = { .layer_f = block (x, wl_tf_kernels_attn, FALSE)
-                         + block (x, wl_tf_kernels_mlp, FALSE),
-               .layer_b = block (x, wl_tf_kernels_mlp, TRUE)
-                         + block (x, wl_tf_kernels_attn, TRUE),
-               .embed_f = block (x, wl_tf_kernels_embed, FALSE),
-               .embed_b = block (x, wl_tf_kernels_embed, TRUE),
-               .head_f = block (x, wl_tf_kernels_head, FALSE),
-               .head_b = block (x, wl_tf_kernels_head, TRUE) };
+                         + block (x, wl_tf_kernels_mlp, FALSE)
+                         + 2 * (tp.gather_f + tp.after + ep),
+               .layer_b = block (x, wl_tf_kernels_mlp, TRUE) + block (x, wl_tf_kernels_attn, TRUE)
+                         + 2 * (tp.gather_b + tp.after + ep),
+               .embed_f = block (x, wl_tf_kernels_embed, FALSE) + tp.after,
+               .embed_b = block (x, wl_tf_kernels_embed, TRUE) + tp.gather_b,
+               .head_f = block (x, wl_tf_kernels_head, FALSE) + tp.gather_b,
+               .head_b = block (x, wl_tf_kernels_head, TRUE) + tp.after };
   if (r->recompute == WL_RECOMPUTE_FULL)
     b.layer_b += b.layer_f;
   else if (r->recompute == WL_RECOMPUTE_SELECTIVE)
     b.layer_b += block (x, wl_tf_kernels_core, FALSE);
+  /* ZeRO-3's gathers: before each layer's forward and backward (not again
+   * for its recomputation), the embedding's forward and the head's
+   * forward and backward. */
+  SimTime z = zero3_layer (x), table = zero3_table (x);
+  b.layer_f += z;
+  b.layer_b += z;
+  b.embed_f += table;
+  b.head_f += table;
+  b.head_b += table;
   return b;
 }
 
@@ -146,6 +325,17 @@ chunk_cost (const Pricer *x, const Blocks *b, guint32 k)
   guint32 layers = wl_tf_chunk_layers (r, k), chunks = r->pp * wl_tf_vstages (r);
   gboolean last = k + 1 == chunks;
   WlTfChunkCost c = { .fwd = layers * b->layer_f, .bwd = layers * b->layer_b };
+  if (chunks > 1)
+    {
+      /* The receives (p2p in gen_transformer_emit.c): each TP rank's 1/tp
+       * of the activation or its gradient, then without sequence
+       * parallelism its all-gather on the TP group. */
+      guint64 piece = x->e.c.act_bytes / wl_tf_cp (r) / r->tp;
+      c.recv = recv_floor (x, piece);
+      SimTime gather = r->no_sequence_parallel ? tp_gather_floor (x, piece) : 0;
+      c.fwd += k > 0 ? gather : 0;
+      c.bwd += last ? 0 : gather;
+    }
   if (k == 0)
     {
       c.fwd += b->embed_f;
@@ -240,6 +430,8 @@ wl_gen_transformer_walk (const WlGenTransformer *r, guint32 M, const WlTfChunkCo
             SimTime dep = s.fwd ? (k > 0 ? end_f[at - M] : 0) : (k + 1 < K ? end_b[at + M] : 0);
             if (dep == G_MAXUINT64)
               break;
+            if (s.fwd ? k > 0 : k + 1 < K)
+              dep = sim_time_add (dep, cost[k].recv);
             SimTime t = MAX (now[p], dep);
             const WlTfChunkCost *c = &cost[k];
             if (s.fwd)
@@ -265,7 +457,8 @@ wl_gen_transformer_walk (const WlGenTransformer *r, guint32 M, const WlTfChunkCo
 }
 
 SimTime
-wl_gen_transformer_bound (const WlGenTransformer *req, const WlParams *params)
+wl_gen_transformer_bound (const WlGenTransformer *req, const WlParams *params,
+                          const WlTfNetFloor *net)
 {
   g_return_val_if_fail (req != NULL && params != NULL, 0);
   guint32 M = wl_gen_transformer_microbatches (req, NULL);
@@ -285,6 +478,7 @@ wl_gen_transformer_bound (const WlGenTransformer *req, const WlParams *params)
       for (guint32 p = 0; p < pp; p++)
         {
           Pricer x = { .p = params, .speed = stage_speed (req, params, c, p),
+                       .net = net != NULL ? *net : (WlTfNetFloor) { 0 },
                        .e = { .req = req, .c = costs, .M = M, .c_idx = c, .p = p } };
           if (!(x.speed > 0.0))
             return 0;

@@ -98,18 +98,74 @@ flops_bound (const PlanEnv *env, const WlGenTransformer *req)
   return (guint64) (seconds * (double) SIM_PS_PER_S);
 }
 
+/* The most bytes/s a rank's ports take in at once, all summed, the
+ * largest over the ranks: per dimension one ingress port a rank (Switch),
+ * one each way round (Ring), one from each peer (FullyConnected), as
+ * link_analytical.c's ports and the flow and congestion models' links;
+ * with an explicit graph the links into the rank.  0 where the ports are
+ * not shared (ASTRA-sim's semantics: a message in flight gets a link's
+ * full bandwidth whatever else is in it, so no floor holds). */
+static double
+most_in_Bps (const NetTopo *topo)
+{
+  const NetSpec *spec = topo != NULL ? net_topo_spec (topo) : NULL;
+  if (spec == NULL || !spec->share_ports)
+    return 0.0;
+  double most = 0.0;
+  if (spec->graph != NULL)
+    {
+      guint32 ranks = spec->graph->ranks;
+      g_autofree double *in = g_new0 (double, ranks);
+      for (guint i = 0; i < spec->graph->links->len; i++)
+        {
+          const NetGraphLink *l = &g_array_index (spec->graph->links, NetGraphLink, i);
+          if (l->to < ranks)
+            most = MAX (most, in[l->to] += l->bandwidth_Bps);
+        }
+      return most;
+    }
+  for (guint d = 0; d < spec->n_dims; d++)
+    {
+      const NetDimSpec *dim = &spec->dims[d];
+      guint32 ports = dim->kind == NET_DIM_RING              ? 2
+                      : dim->kind == NET_DIM_FULLY_CONNECTED ? MAX (dim->size, 2u) - 1
+                                                             : 1;
+      most += ports * dim->bandwidth_Bps;
+    }
+  return most;
+}
+
+/* Whether only algorithms that give every member of a reduce-scatter n - 1
+ * shards can run one (WlTfNetFloor.rs_shards): NCCL's, or rings and direct
+ * on every dimension, no program. */
+static gboolean
+rs_shards (const SysParams *sys)
+{
+  const SysCollKind rs = SYS_COLL_REDUCE_SCATTER;
+  if (sys->program[rs] != NULL)
+    return FALSE;
+  if (sys->lib.library == SYS_LIBRARY_NCCL)
+    return TRUE;
+  for (guint d = 0; d < sys->n_impl[rs]; d++)
+    if (strcmp (sys->impl[rs][d], "ring") != 0 && strcmp (sys->impl[rs][d], "direct") != 0)
+      return FALSE;
+  return sys->n_impl[rs] > 0;
+}
+
 /* The larger of the FLOPs bound and the pipeline bound
  * (wl_gen_transformer_bound: each stage's compute nodes priced as the run
- * prices them, along the schedule's dependencies, communication free).
- * The FLOPs bound stays for the rare case the pipeline bound is 0 (a
- * kernel model without a device); where both are known the pipeline
+ * prices them, along the schedule's dependencies, the communication on a
+ * rank's chain at least its bytes over the rank's ports where they are
+ * shared).  The FLOPs bound stays for the rare case the pipeline bound is
+ * 0 (a kernel model without a device); where both are known the pipeline
  * bound is the larger but for rounding. */
 guint64
 plan_run_bound (const PlanEnv *env, const PlanKnobs *k)
 {
   WlGenTransformer req;
   plan_space_request (env->pb, k, &req);
-  return MAX (flops_bound (env, &req), wl_gen_transformer_bound (&req, &env->cfg->wl));
+  WlTfNetFloor net = { .in_Bps = most_in_Bps (env->topo), .rs_shards = rs_shards (&env->cfg->sys) };
+  return MAX (flops_bound (env, &req), wl_gen_transformer_bound (&req, &env->cfg->wl, &net));
 }
 
 /* SIM's figures into OUT. */

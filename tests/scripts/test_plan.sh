@@ -139,18 +139,61 @@ check "pipeline bound: exhaustive runs" eq $? 0
 check "pipeline bound: search runs" eq $? 0
 check "pipeline bound: simulated many" test \
   "$(awk -F, '$12 == "simulated"' "$TMP/px/plan.csv" | wc -l)" -gt 100
-check "pipeline bound: never above the simulated time" eq \
-  "$(awk -F, 'NR > 1 && $12 == "simulated" && $15 + 0 > $16 + 0' "$TMP/px/plan.csv" | wc -l)" 0
-check "pipeline bound: the same top 3" eq "$(grep -A4 '^top 3' "$TMP/pb.out")" \
-  "$(grep -A4 '^top 3' "$TMP/px.out")"
+# The bounded search (its plan.csv and stdout $TMP/B/ and $TMP/B.out)
+# against the exhaustive one ($TMP/X), checks named NAME: no bound above
+# its candidate's simulated time, the same top 3, and every candidate
+# bounded out bounded at or above the exhaustive third best.
+bounded_vs_exhaustive() {
+  local name=$1 x=$TMP/$2 b=$TMP/$3 third
+  check "$name: never above the simulated time" eq \
+    "$(awk -F, 'NR > 1 && $12 == "simulated" && $15 + 0 > $16 + 0' "$x/plan.csv" | wc -l)" 0
+  check "$name: the same top 3" eq "$(grep -A4 '^top 3' "$b.out")" \
+    "$(grep -A4 '^top 3' "$x.out")"
+  third=$(awk -F, '$12 == "simulated" {print $16}' "$x/plan.csv" | sort -n | sed -n 3p)
+  check "$name: bounded out at or above the third best" eq \
+    "$(awk -F, -v t="$third" '$12 == "bounded-out" && $15 + 0 < t + 0' "$b/plan.csv" | wc -l)" 0
+}
+bounded_vs_exhaustive "pipeline bound" px pb
 check "pipeline bound: most bounded out" test \
   "$(awk -F, '$12 == "bounded-out"' "$TMP/pb/plan.csv" | wc -l)" -gt \
   "$(awk -F, '$12 == "simulated"' "$TMP/pb/plan.csv" | wc -l)"
-third=$(awk -F, '$12 == "simulated" {print $16}' "$TMP/px/plan.csv" | sort -n | sed -n 3p)
-check "pipeline bound: bounded out at or above the third best" eq \
-  "$(awk -F, -v t="$third" '$12 == "bounded-out" && $15 + 0 < t + 0' "$TMP/pb/plan.csv" \
-      | wc -l)" 0
 
+# ---- the communication floor ---------------------------------------------------------
+# The pipeline bound counts the communication on each rank's chain at its
+# floor (gen_transformer_bound.c: the bytes a member must receive over its
+# ports' bandwidth, summed): on two rail-optimized nodes of 4 GPUs (NVLink
+# 100 GB/s, a 100 Gb/s NIC per GPU; NCCL), TP within a node and across the
+# two, 1 or 2 stages, interleaved, CP 1 or 2, ZeRO 1 or 3, recomputation
+# or not, with sequence parallelism and without, and 4 experts (top 2) with
+# EP 1 or 2 (the dense spaces prune EP 2), under each network model: no bound
+# above its candidate's simulated time, the bounded search finds the
+# exhaustive top 3, and every candidate it bounds out is bounded at or
+# above the exhaustive third best.
+FLOOR=(--layers 4 --hidden 1024 --heads 8 --vocab 1024 --seq 1024 --gpus 8 --global-batch 8
+       --top 3 --space "tp=1,2,4,8;tp-across=yes;pp=1,2;v=1,2;cp=1,2;ep=1,2;mb=1;zero=1,3;\
+recompute=none,full;sched=1f1b")
+for model in analytical congestion flow; do
+  sed -e 's/nodes="128" gpus="8"/nodes="2" gpus="4"/' \
+      -e 's/nvlink-bandwidth="450GB\/s"/nvlink-bandwidth="100GB\/s"/' \
+      -e 's/nic-bandwidth="400Gb\/s"/nic-bandwidth="100Gb\/s"/' \
+      -e "s/<network model=\"analytical\"/<network model=\"$model\"/" configs/rail-1024.xml \
+    >"$TMP/rail8-$model.xml"
+  for sp in sp no-sp moe; do
+    flag=()
+    [ "$sp" = no-sp ] && flag=(--no-sequence-parallel)
+    [ "$sp" = moe ] && flag=(--experts 4 --top-k 2)
+    name="floor, $model, $sp"
+    "$ORRERY" plan "${FLOOR[@]}" "${flag[@]}" --config "$TMP/rail8-$model.xml" --exhaustive \
+      --out "$TMP/fx" >"$TMP/fx.out" 2>/dev/null
+    check "$name: exhaustive runs" eq $? 0
+    "$ORRERY" plan "${FLOOR[@]}" "${flag[@]}" --config "$TMP/rail8-$model.xml" --out "$TMP/fb" \
+      >"$TMP/fb.out" 2>/dev/null
+    check "$name: search runs" eq $? 0
+    check "$name: tp 8 across the nodes simulated" test \
+      "$(awk -F, '$2 == 8 && $12 == "simulated"' "$TMP/fx/plan.csv" | wc -l)" -gt 0
+    bounded_vs_exhaustive "$name" fx fb
+  done
+done
 # ---- --gpus on a cluster of dimensions: more nodes along the last ------------------
 "$ORRERY" plan "${MODEL[@]}" --gpus 16 --global-batch 16 --config "$TMP/k8.xml" --top 1 \
   --space "tp=8;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b" >"$TMP/g.out" 2>/dev/null

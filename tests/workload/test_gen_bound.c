@@ -106,14 +106,16 @@ typedef struct
   guint32 tp, pp, dp, v;
   WlRecompute recompute;
   gboolean fp8;
+  guint32 cp;
+  gboolean no_sp;
 } Layout;
 
 /* 8 ranks of tu_config_2x4; the last two have two stages. */
 static const Layout layouts[] = {
-  { 2, 1, 4, 0, WL_RECOMPUTE_NONE, FALSE },
-  { 1, 1, 8, 0, WL_RECOMPUTE_FULL, TRUE },
-  { 2, 2, 2, 0, WL_RECOMPUTE_SELECTIVE, FALSE },
-  { 1, 2, 4, 2, WL_RECOMPUTE_FULL, TRUE },
+  { 2, 1, 4, 0, WL_RECOMPUTE_NONE, FALSE, 1, FALSE },
+  { 1, 1, 8, 0, WL_RECOMPUTE_FULL, TRUE, 1, FALSE },
+  { 2, 2, 2, 0, WL_RECOMPUTE_SELECTIVE, FALSE, 1, FALSE },
+  { 1, 2, 4, 2, WL_RECOMPUTE_FULL, TRUE, 1, FALSE },
 };
 
 /* A small Llama-2 request of layout L: 4 layers, 4 micro-batches. */
@@ -123,6 +125,7 @@ request_of (const Layout *l)
   WlGenTransformer req = { .model = *wl_transformer_preset ("llama2-7b"), .micro_batch = 1,
                            .tp = l->tp, .pp = l->pp, .dp = l->dp, .virtual_stages = l->v,
                            .recompute = l->recompute, .fp8 = l->fp8, .unfused_grad_accum = TRUE,
+                           .cp = l->cp, .no_sequence_parallel = l->no_sp,
                            .device = wl_device_preset ("H100-SXM") };
   req.model.layers = 4;
   req.model.seq = 256;
@@ -147,7 +150,7 @@ START_TEST (test_bound_against_run)
       tu_config_2x4 (&cfg);
       cfg.wl.compute = models[m];
       cfg.wl.kernel_device = wl_kernel_device ("H100-SXM");
-      SimTime bound = wl_gen_transformer_bound (&req, &cfg.wl);
+      SimTime bound = wl_gen_transformer_bound (&req, &cfg.wl, NULL);
       g_autoptr (AppSim) sim = app_sim_new_graphs (&cfg, NULL, "b", graphs, &error);
       ck_assert_msg (sim != NULL, "%s", error != NULL ? error->message : "");
       SimTime floor_ps = wl_replay_compute_floor (app_sim_replay (sim));
@@ -165,6 +168,105 @@ START_TEST (test_bound_against_run)
 }
 END_TEST
 
+/* The communication floor by hand: TP 8 on one node of 8 GPUs behind one
+ * switch at 450 GB/s a port, one stage, sequence parallelism, 4 layers,
+ * 4 micro-batches of 1 x 256 tokens, hidden 4096: A = 2 x 256 x 4096 =
+ * 2,097,152 bytes of activation.  Each TP collective on the chain, an
+ * all-gather of A / 8 a member or a reduce-scatter of A, has a member
+ * receive 7 x 262,144 = 1,835,008 bytes: 1,835,008 / 450e9 s =
+ * 4,077,795.6 ps, rounded down, less 1 ns: F = 4,076,795 ps.  A layer
+ * has 4 of them forward and 4 backward, the embedding one each way, the
+ * head one each way: (8 x 4 + 4) x 4 micro-batches = 144 F over the
+ * bound without the floor (the compute unchanged).  Within the
+ * simulated iteration under every network model. */
+static void
+config_1x8 (AppConfig *cfg, NetModelKind model)
+{
+  app_config_init (cfg);
+  cfg->net.n_dims = 1;
+  cfg->net.model = model;
+  cfg->net.dims[0] = (NetDimSpec) { .kind = NET_DIM_SWITCH, .size = 8, .bandwidth_Bps = 450e9,
+                                    .latency = sim_time_from_ns (500) };
+  cfg->wl.compute = WL_COMPUTE_KERNEL;
+  cfg->wl.kernel_device = wl_kernel_device ("H100-SXM");
+}
+
+static SimTime
+simulated (AppConfig *cfg, const char *prefix, GPtrArray *graphs)
+{
+  GError *error = NULL;
+  g_autoptr (AppSim) sim = app_sim_new_graphs (cfg, NULL, prefix, graphs, &error);
+  ck_assert_msg (sim != NULL, "%s", error != NULL ? error->message : "");
+  ck_assert (app_sim_run (sim, &error));
+  return app_sim_end_time (sim);
+}
+
+START_TEST (test_floor_by_hand)
+{
+  static const Layout tp8 = { 8, 1, 1, 0, WL_RECOMPUTE_NONE, FALSE, 1, FALSE };
+  WlGenTransformer req = request_of (&tp8);
+  GError *error = NULL;
+  g_autoptr (GPtrArray) graphs = wl_gen_transformer_graphs ("h", &req, &error);
+  ck_assert_msg (graphs != NULL, "%s", error != NULL ? error->message : "");
+  const WlTfNetFloor net = { .in_Bps = 450e9, .rs_shards = TRUE };
+  const NetModelKind models[] = { NET_MODEL_ANALYTICAL, NET_MODEL_CONGESTION, NET_MODEL_FLOW };
+  for (guint m = 0; m < G_N_ELEMENTS (models); m++)
+    {
+      AppConfig cfg;
+      config_1x8 (&cfg, models[m]);
+      SimTime free_ps = wl_gen_transformer_bound (&req, &cfg.wl, NULL);
+      SimTime bound = wl_gen_transformer_bound (&req, &cfg.wl, &net);
+      ck_assert_uint_gt (free_ps, 0);
+      ck_assert_uint_eq (bound - free_ps, 144 * G_GUINT64_CONSTANT (4076795));
+      /* A member of a reduce-scatter is owed one shard only (rs_shards
+       * FALSE): its 18 per micro-batch count 262,144 bytes, 582,542 ps,
+       * rounded down, less 1 ns: 581,542. */
+      const WlTfNetFloor one = { .in_Bps = 450e9 };
+      ck_assert_uint_eq (wl_gen_transformer_bound (&req, &cfg.wl, &one) - free_ps,
+                         4 * (18 * G_GUINT64_CONSTANT (4076795) + 18 * 581542));
+      ck_assert_uint_le (bound, simulated (&cfg, "h", graphs));
+      app_config_clear (&cfg);
+    }
+}
+END_TEST
+
+/* 8 ranks of tu_config_2x4 (two Rings, 100 and 25 GB/s: a rank's ports
+ * take in at most 2 x 100 + 2 x 25 GB/s) across its dimensions: TP 8
+ * (both dimensions), TP 4 and 2 stages without sequence parallelism (TP
+ * all-reduces, the all-gathers after the pipeline's receives), TP 2 with
+ * CP 2 and 2 stages, interleaved, selective recomputation; TP 2 over 4
+ * stages, full recomputation.  The floor raises the bound and keeps it
+ * within the simulated iteration under every network model. */
+static const Layout floor_layouts[] = {
+  { 8, 1, 1, 0, WL_RECOMPUTE_NONE, FALSE, 1, FALSE },
+  { 4, 2, 1, 0, WL_RECOMPUTE_NONE, FALSE, 1, TRUE },
+  { 2, 2, 1, 2, WL_RECOMPUTE_SELECTIVE, FALSE, 2, FALSE },
+  { 2, 4, 1, 0, WL_RECOMPUTE_FULL, TRUE, 1, FALSE },
+};
+
+START_TEST (test_floor_against_run)
+{
+  WlGenTransformer req = request_of (&floor_layouts[_i]);
+  GError *error = NULL;
+  g_autoptr (GPtrArray) graphs = wl_gen_transformer_graphs ("f", &req, &error);
+  ck_assert_msg (graphs != NULL, "%s", error != NULL ? error->message : "");
+  const WlTfNetFloor net = { .in_Bps = 2 * 100e9 + 2 * 25e9, .rs_shards = TRUE };
+  const NetModelKind models[] = { NET_MODEL_ANALYTICAL, NET_MODEL_CONGESTION, NET_MODEL_FLOW };
+  for (guint m = 0; m < G_N_ELEMENTS (models); m++)
+    {
+      AppConfig cfg;
+      tu_config_2x4 (&cfg);
+      cfg.net.model = models[m];
+      cfg.wl.compute = WL_COMPUTE_KERNEL;
+      cfg.wl.kernel_device = wl_kernel_device ("H100-SXM");
+      SimTime bound = wl_gen_transformer_bound (&req, &cfg.wl, &net);
+      ck_assert_uint_gt (bound, wl_gen_transformer_bound (&req, &cfg.wl, NULL));
+      ck_assert_uint_le (bound, simulated (&cfg, "f", graphs));
+      app_config_clear (&cfg);
+    }
+}
+END_TEST
+
 /* An inconsistent request (6 sequences over 4 DP ranks) has no bound. */
 START_TEST (test_bound_refused)
 {
@@ -172,7 +274,7 @@ START_TEST (test_bound_refused)
   req.global_batch = 6;
   AppConfig cfg;
   tu_config_2x4 (&cfg);
-  ck_assert_uint_eq (wl_gen_transformer_bound (&req, &cfg.wl), 0);
+  ck_assert_uint_eq (wl_gen_transformer_bound (&req, &cfg.wl, NULL), 0);
   app_config_clear (&cfg);
 }
 END_TEST
@@ -188,6 +290,8 @@ gen_bound_suite (void)
   tcase_add_test (tc, test_walk_interleaved);
   tcase_add_loop_test (tc, test_bound_against_run, 0, G_N_ELEMENTS (layouts));
   tcase_add_test (tc, test_bound_refused);
+  tcase_add_test (tc, test_floor_by_hand);
+  tcase_add_loop_test (tc, test_floor_against_run, 0, G_N_ELEMENTS (floor_layouts));
   return s;
 }
 
