@@ -216,6 +216,22 @@ sed -e 's/library="nccl"/library="nccl" nccl-algo="allreduce:tree"/' "$TMP/rail6
 both "tp4 pp4 dp4 zero1, rail network" 16 --config "$TMP/rail64.xml" --workload "$TMP/r444"
 both "tp4 pp4 dp4 zero1, rail network, NCCL tree" 16 --config "$TMP/rail64t.xml" \
   --workload "$TMP/r444"
+# TP 2, DP 32 with ZeRO 2 on the same 8 rail nodes: the shape of the
+# planner's heaviest Llama-3 70B candidates (TP 2 or 4, PP 1, whose DP rings
+# of 256 or 512 members run every member, one class per place).  A DP group
+# ({0, 2, .., 62}) has four GPUs on each node, so NCCL's ring crosses nodes
+# at its last member there: 32 places, 32 classes (the odd GPUs' group
+# mirrors the even ones').
+"$ORRERY" gen transformer "${SMALL[@]}" --tp 2 --pp 1 --dp 32 --zero 2 --global-batch 32 \
+  --out "$TMP/r2z2" >/dev/null
+both "tp2 dp32 zero2, rail network" 32 --config "$TMP/rail64.xml" --workload "$TMP/r2z2"
+# Its nodes are alike: shifting every rank by one node (8 GPUs) maps the
+# traces, groups, ring lines and rail routes onto themselves, so with every
+# rank simulated a rank's figures are those of the same GPU on any other
+# node (what a class per GPU index, rather than per place, would rely on).
+check "tp2 dp32 zero2, rail network: ranks alike on every node" eq \
+  "$(awk -F, 'NR > 1 { $1 = $1 % 8; print }' "$TMP/tp2 dp32 zero2, rail network.off.csv" \
+     | sort -u | cut -d' ' -f1 | uniq -d | wc -l)" 0
 
 # --symmetry explain says how the classes came to be: the rail case's four
 # trace shapes (first, two middle, last stage) split into 16 by the four
