@@ -328,9 +328,15 @@ judge (const PlanSpace *s, const PlanProblem *pb, PlanCandidate *c)
   WlGenTransformer req;
   plan_space_request (pb, &c->k, &req);
   g_autofree WlStageMemory *mem = g_new0 (WlStageMemory, c->k.pp);
-  if (!wl_gen_transformer_memory (&req, mem, NULL))
+  g_autoptr (GError) why = NULL;
+  if (!wl_gen_transformer_memory (&req, mem, &why))
     {
-      c->reason = "refused by the generator";
+      /* The generator's own words, so that the user learns which size to
+       * change; interned, since reasons outlive the candidate and are
+       * counted by their text (a few distinct ones per space). */
+      g_autofree char *text = g_strdup_printf ("refused by the generator (%s)",
+                                               why != NULL ? why->message : "no reason given");
+      c->reason = g_intern_string (text);
       return;
     }
   for (guint32 p = 0; p < c->k.pp; p++)

@@ -12,7 +12,7 @@
  * GPUs with tp-across=yes), enumerated in a fixed nested order (tp slowest,
  * then pp, v, cp, ep, b, zero, recompute, schedule), which numbers the
  * candidates 0, 1, ...  Each candidate either survives or is pruned with
- * the first reason that applies (a static string; counted by reason):
+ * the first reason that applies (a static or interned string; counted by reason):
  * divisibility (naming which), TP wider than a node when not allowed,
  * configurations that repeat another (ZeRO with one DP rank, GPipe with one
  * stage), what the generator refuses, and memory: the generator's own
@@ -117,7 +117,7 @@ typedef struct
   guint32 id;
   PlanKnobs k;
   PlanStatus status;
-  const char *reason; /* PLAN_PRUNED: static */
+  const char *reason; /* PLAN_PRUNED: static or interned (g_intern_string) */
   guint64 mem_B;      /* the largest stage's per-GPU memory (0 when not computed) */
   guint64 bound_ps;   /* lower bound of the iteration time */
   PlanResult r;

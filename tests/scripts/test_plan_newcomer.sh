@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# test_plan_newcomer.sh: what a newcomer trying `orrery plan` met that was
+# wrong, misleading or unclear (brief hnew), each fixed and checked here:
+# fail before the fix, pass after.  Every plan here is a few candidates of
+# a small model, well under a second each.
+. "$(dirname "$0")/lib.sh"
+make_tmp
+T=$TMP
+CFG=configs/hgx-h100.xml
+ONE="tp=1,2;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b"
+
+# ---- a model too large for the generator: its reason, not "refused" alone ------------
+# A sequence of 2e9 tokens makes one micro-batch's attention scores
+# b heads s^2 x 8 bytes = 1 x 32 x 4e18 x 8, past the generator's 2^62-byte
+# limit whatever the split; every candidate is pruned with the generator's
+# own words instead of "refused by the generator" with no reason.
+"$ORRERY" plan --model llama2-7b --seq 2000000000 --global-batch 16 --config "$CFG" \
+  --space "$ONE" >"$T/big.out" 2>&1
+check "plan --seq 2000000000: exit 1 (no candidate fits)" test $? -eq 1
+check "  the pruned reason is the generator's, with the limit" \
+  has "$T/big.out" \
+  "pruned, refused by the generator (the model or micro-batch is too large: its tensors or parameters pass 2^62 bytes): 2"
+finish
