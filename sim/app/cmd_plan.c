@@ -236,10 +236,20 @@ plan_problem (const PlanOptions *o, AppConfig *cfg, PlanProblem *pb, PlanSpace *
       pb->no_dp_overlap = o->no_dp_overlap;
       if (pb->device != NULL)
         return TRUE;
+      /* Where the name came from, so that the user knows what to change:
+       * a cluster without <compute> (dgx1.xml) names none. */
       g_autofree char *names = wl_device_preset_names ();
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "no device%s%s%s: give --device NAME (one of %s)", *name ? " '" : "", name,
-                   *name ? "'" : "", names);
+      if (o->device != NULL)
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--device %s: no such device (one of %s)",
+                     name, names);
+      else if (*name == '\0')
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                     "%s names no device (<compute device=...>): give --device NAME (one of %s)",
+                     o->config, names);
+      else
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                     "%s: its device '%s' is not a preset: give --device NAME (one of %s)",
+                     o->config, name, names);
     }
   return FALSE;
 }

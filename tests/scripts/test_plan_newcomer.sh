@@ -20,4 +20,14 @@ check "plan --seq 2000000000: exit 1 (no candidate fits)" test $? -eq 1
 check "  the pruned reason is the generator's, with the limit" \
   has "$T/big.out" \
   "pruned, refused by the generator (the model or micro-batch is too large: its tensors or parameters pass 2^62 bytes): 2"
+# ---- a cluster without a device: the file named ---------------------------------------
+# configs/dgx1.xml has no <compute> and so no device to bound memory: the
+# message said "no device: give --device NAME" without the file.
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config configs/dgx1.xml >"$T/dev.out" 2>&1
+check "plan --config configs/dgx1.xml (no <compute>): exit 1" test $? -eq 1
+check "  names the file and what it lacks" \
+  has "$T/dev.out" "configs/dgx1.xml names no device (<compute device=...>): give --device NAME"
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config "$CFG" --device FOO >"$T/dev2.out" 2>&1
+check "plan --device FOO: exit 1, named as --device" \
+  sh -c "test $? -eq 1 && grep -q -- '--device FOO: no such device (one of' '$T/dev2.out'"
 finish
