@@ -375,10 +375,14 @@ print_row (guint rank, const PlanCandidate *c)
     }
   const PlanKnobs *k = &c->k;
   g_autofree char *t = sim_units_format_time (c->r.iter_ps);
-  printf ("%4u %6u %3u %3u %2u %5u %2u %2u %3u %-8s %-9s %-5s %12s %5.1f%% %10.0f %5.1f GiB "
+  /* An MFU of 0 is one without a peak (a cluster without <compute>
+   * replays durations): "-", as `orrery run` prints no MFU then. */
+  g_autofree char *mfu = c->r.mfu > 0.0 ? g_strdup_printf ("%5.1f%%", 100 * c->r.mfu)
+                                        : g_strdup ("-");
+  printf ("%4u %6u %3u %3u %2u %5u %2u %2u %3u %-8s %-9s %-5s %12s %6s %10.0f %5.1f GiB "
           "%6.1f%% %6.1f%% %5.1f%% %6.1f%%\n",
           rank, c->id, k->tp, k->pp, k->v, k->dp, k->cp, k->ep, k->mb, plan_zero_name (k->zero),
-          plan_recompute_name (k->recompute), plan_sched_name (k->sched), t, 100 * c->r.mfu,
+          plan_recompute_name (k->recompute), plan_sched_name (k->sched), t, mfu,
           c->r.tokens_per_s, (double) c->mem_B / (1024.0 * 1024.0 * 1024.0), 100 * c->r.compute,
           100 * c->r.exposed, 100 * c->r.bubble, 100 * c->r.waiting);
 }
@@ -466,8 +470,10 @@ csv_row (GString *s, const PlanCandidate *c)
     g_string_append_printf (s, "%" G_GUINT64_FORMAT, c->bound_ps);
   if (c->status == PLAN_SIMULATED)
     {
-      g_string_append_printf (s, ",%" G_GUINT64_FORMAT ",%.3f,%.1f,%.3f,%.3f,%.3f,%.3f,%u,",
-                              c->r.iter_ps, 100 * c->r.mfu, c->r.tokens_per_s,
+      g_string_append_printf (s, ",%" G_GUINT64_FORMAT ",", c->r.iter_ps);
+      if (c->r.mfu > 0.0) /* empty without a peak, as in the table */
+        g_string_append_printf (s, "%.3f", 100 * c->r.mfu);
+      g_string_append_printf (s, ",%.1f,%.3f,%.3f,%.3f,%.3f,%u,", c->r.tokens_per_s,
                               100 * c->r.compute, 100 * c->r.exposed, 100 * c->r.bubble,
                               100 * c->r.waiting, c->r.simulated_ranks);
       csv_text (s, c->r.symmetry);

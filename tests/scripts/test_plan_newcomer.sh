@@ -30,4 +30,22 @@ check "  names the file and what it lacks" \
 "$ORRERY" plan --model llama2-7b --global-batch 8 --config "$CFG" --device FOO >"$T/dev2.out" 2>&1
 check "plan --device FOO: exit 1, named as --device" \
   sh -c "test $? -eq 1 && grep -q -- '--device FOO: no such device (one of' '$T/dev2.out'"
+# ---- no peak, no MFU: "-" rather than 0.0% -------------------------------------------
+# configs/dgx1.xml has no <compute>: the run replays the traces' durations
+# and knows no peak (`orrery run` prints no MFU line), so an MFU of 0.0 %
+# was not a figure but a missing one.
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config configs/dgx1.xml --device A100-80GB \
+  --space "tp=2;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b" --out "$T/nopeak" \
+  >"$T/np.out" 2>/dev/null
+check "plan on dgx1.xml --device A100-80GB: exit 0" test $? -eq 0
+mfu=$(awk '$1 == "1" && $3 == "2" { print $15 }' "$T/np.out")
+check "  the table's MFU is '-' (got '$mfu')" eq "$mfu" "-"
+col=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "mfu_pct") c = i }
+               NR == 2 { print "[" $c "]" }' "$T/nopeak/plan.csv")
+check "  plan.csv's mfu_pct is empty (got $col)" eq "$col" "[]"
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config configs/default.xml --gpus 8 \
+  --space "tp=2;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b" >"$T/pk.out" 2>/dev/null
+mfu=$(awk '$1 == "1" && $3 == "2" { print $15 }' "$T/pk.out")
+check "  with a peak (default.xml) the MFU is a percentage (got '$mfu')" \
+  sh -c "echo '$mfu' | grep -Eq '^[0-9]+[.][0-9]%$'"
 finish
