@@ -198,6 +198,18 @@ plan_model (const PlanOptions *o, WlTransformerModel *m, GError **error)
   return plan_model_shape (m, error);
 }
 
+/* *GPUS: CFG's cluster as its file gives it (the product of its
+ * dimensions), before --gpus resizes it.  TRUE, to chain in a condition. */
+static gboolean
+plan_cluster_size (const AppConfig *cfg, guint32 *gpus)
+{
+  guint64 n = 1;
+  for (guint d = 0; d < cfg->net.n_dims; d++)
+    n *= cfg->net.dims[d].size;
+  *gpus = (guint32) MIN (n, G_MAXUINT32);
+  return TRUE;
+}
+
 /* The checks, the configuration and the problem, in the order their
  * messages take precedence. */
 static gboolean
@@ -221,6 +233,7 @@ plan_problem (const PlanOptions *o, AppConfig *cfg, PlanProblem *pb, PlanSpace *
                  o->explain);
   else if (plan_model (o, &pb->model, error) && plan_space_parse (o->space, space, error)
            && app_config_load_xml (cfg, o->config, error)
+           && plan_cluster_size (cfg, &pb->cluster_gpus)
            && plan_cluster_gpus (cfg, o->config, o->gpus != UNSET ? (guint32) o->gpus : 0,
                                  &pb->gpus, &pb->node_gpus, error))
     {
@@ -576,8 +589,15 @@ explain (const PlanOptions *o, const PlanEnv *env, GArray *cands, gint id, GErro
   c->status = PLAN_SIMULATED;
   /* The path above is cut to its longest steps; the whole of it is in the
    * JSON report of a run of the traces. */
-  printf ("every step of the critical path: write the traces (the command above), then orrery run "
-          "--config %s --workload PREFIX --report REPORT.json\n", o->config);
+  const NetSpec *net = &env->cfg->net;
+  if (env->pb->gpus == env->pb->cluster_gpus)
+    printf ("every step of the critical path: write the traces (the command above), then orrery "
+            "run --config %s --workload PREFIX --report REPORT.json\n", o->config);
+  else /* --gpus resized the cluster: the file as it is would refuse the traces */
+    printf ("every step of the critical path: write the traces (the command above), then orrery "
+            "run --config CLUSTER.xml --workload PREFIX --report REPORT.json, CLUSTER.xml a copy "
+            "of %s with its last <dim> of size=\"%u\" (%u GPUs, as planned; the file has %u)\n",
+            o->config, net->dims[net->n_dims - 1].size, env->pb->gpus, env->pb->cluster_gpus);
   print_row (0, NULL);
   print_row (1, c);
   g_autofree char *bound = sim_units_format_time (c->bound_ps);

@@ -69,6 +69,7 @@ typedef struct
 {
   WlTransformerModel model;
   guint32 gpus, node_gpus, global_batch;
+  guint32 cluster_gpus;   /* the config's own count, which --gpus may resize */
   const WlDevice *device; /* its capacity bounds memory; its roofline goes in the traces */
   /* How the framework trains, the same for every candidate (gen
    * transformer's options of these names): */

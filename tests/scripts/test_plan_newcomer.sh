@@ -48,4 +48,32 @@ check "  plan.csv's mfu_pct is empty (got $col)" eq "$col" "[]"
 mfu=$(awk '$1 == "1" && $3 == "2" { print $15 }' "$T/pk.out")
 check "  with a peak (default.xml) the MFU is a percentage (got '$mfu')" \
   sh -c "echo '$mfu' | grep -Eq '^[0-9]+[.][0-9]%$'"
+# ---- --explain with --gpus: the run command it prints must run ------------------------
+# --gpus 16 plans on configs/default.xml (8 x 8 GPUs) with its last
+# dimension resized to 2 nodes; `orrery run --config configs/default.xml`
+# then refused the 16 traces (the topology has 64 ranks).  The line now
+# says which copy to make; made as it says, the traces of the printed
+# command run to the iteration time --explain printed.
+EX=(plan --model llama2-7b --gpus 16 --global-batch 32 --config configs/default.xml
+    --space "tp=1;pp=2;v=1;mb=1;zero=1;recompute=none;sched=1f1b" --explain 0)
+"$ORRERY" "${EX[@]}" >"$T/ex.out" 2>/dev/null
+check "plan --gpus 16 --explain 0: exit 0" test $? -eq 0
+check "  the run line names the copy to make: last <dim> of size=\"2\"" \
+  has "$T/ex.out" 'a copy of configs/default.xml with its last <dim> of size="2" (16 GPUs'
+size=$(sed -n 's/.*last <dim> of size="\([0-9]*\)".*/\1/p' "$T/ex.out")
+awk -v s="$size" '/<dim / { n = NR } { l[NR] = $0 }
+  END { for (i = 1; i <= NR; i++) { if (i == n) sub(/size="[0-9]+"/, "size=\"" s "\"", l[i])
+                                    print l[i] } }' configs/default.xml >"$T/c16.xml"
+gen=$(sed -n 's/^traces: orrery //p' "$T/ex.out")
+# shellcheck disable=SC2086  # the printed command's words
+"$ORRERY" ${gen/PREFIX/$T/ex/t} >/dev/null 2>&1
+"$ORRERY" run --config "$T/c16.xml" --workload "$T/ex/t" >"$T/run.out" 2>/dev/null
+check "  the traces run on that copy (exit 0)" test $? -eq 0
+want=$(awk '$1 == "1" && $2 == "0" { print $13, $14 }' "$T/ex.out")
+got=$(sed -n 's/^simulated time: //p' "$T/run.out")
+check "  to the time --explain printed ($want)" eq "$got" "$want"
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config configs/default.xml --gpus 64 \
+  --space "tp=8;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b" --explain 0 >"$T/ex2.out" 2>&1
+check "  without a resize the line names the config itself" \
+  has "$T/ex2.out" "then orrery run --config configs/default.xml --workload PREFIX"
 finish
