@@ -225,9 +225,9 @@ plan_problem (const PlanOptions *o, AppConfig *cfg, PlanProblem *pb, PlanSpace *
                  o->batch);
   else if (o->gpus != UNSET && o->gpus <= 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--gpus (%d) must be at least 1", o->gpus);
-  else if (o->top <= 0 || o->jobs <= 0)
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--top (%d) and --jobs (%d) must be at least 1",
-                 o->top, o->jobs);
+  else if (o->top <= 0 || o->jobs <= 0) /* the one at fault, as plan --dlrm says it */
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s %d: must be at least 1",
+                 o->top <= 0 ? "--top" : "--jobs", o->top <= 0 ? o->top : o->jobs);
   else if (o->explain != UNSET && o->explain < 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--explain %d: a candidate's id is at least 0",
                  o->explain);

@@ -76,4 +76,13 @@ check "  to the time --explain printed ($want)" eq "$got" "$want"
   --space "tp=8;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b" --explain 0 >"$T/ex2.out" 2>&1
 check "  without a resize the line names the config itself" \
   has "$T/ex2.out" "then orrery run --config configs/default.xml --workload PREFIX"
+# ---- --top 0, --jobs 0: the option at fault alone -----------------------------------
+# "--top (0) and --jobs (1) must be at least 1" named both, the good one
+# too; plan --dlrm says "--top 0: must be at least 1".
+for bad in "--top 0" "--jobs 0" "--top -3"; do
+  # shellcheck disable=SC2086  # the option and its value
+  "$ORRERY" plan --model llama2-7b --global-batch 8 --config "$CFG" $bad >"$T/tj.out" 2>&1
+  check "plan $bad: exit 1, '$bad: must be at least 1' alone" \
+    sh -c "test $? -eq 1 && grep -qx -- 'orrery plan: $bad: must be at least 1' '$T/tj.out'"
+done
 finish
