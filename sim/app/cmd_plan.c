@@ -645,8 +645,8 @@ plan_search (const PlanOptions *o, const PlanEnv *env, GArray *cands, GError **e
       if (c->status == PLAN_FAILED)
         fprintf (stderr, "orrery plan: candidate %u failed: %s\n", i, c->r.note);
     }
-  fprintf (stderr, "orrery plan: %u simulations in %.3f s wall (%.3f s each, --jobs %d)\n", sims,
-           wall, sims > 0 ? wall / sims : 0.0, o->jobs);
+  fprintf (stderr, "orrery plan: %u simulation%s in %.3f s wall (%.3f s each, --jobs %d)\n",
+           sims, sims == 1 ? "" : "s", wall, sims > 0 ? wall / sims : 0.0, o->jobs);
   return o->out == NULL || write_csv (o->out, cands, note, error);
 }
 

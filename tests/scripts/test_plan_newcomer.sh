@@ -85,4 +85,9 @@ for bad in "--top 0" "--jobs 0" "--top -3"; do
   check "plan $bad: exit 1, '$bad: must be at least 1' alone" \
     sh -c "test $? -eq 1 && grep -qx -- 'orrery plan: $bad: must be at least 1' '$T/tj.out'"
 done
+# ---- one simulation is not "1 simulations" --------------------------------------------
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config configs/default.xml --gpus 8 \
+  --space "tp=8;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b" >/dev/null 2>"$T/one.err"
+check "plan of one candidate: '1 simulation in' on stderr" has "$T/one.err" \
+  "orrery plan: 1 simulation in "
 finish
