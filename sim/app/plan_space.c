@@ -103,16 +103,23 @@ parse_clause (const char *clause, PlanSpace *out, GError **error)
   for (guint i = 0; values[i] != NULL; i++)
     {
       g_autofree char *v = g_strstrip (g_strdup (values[i]));
+      if (out->n[k] == PLAN_MAX_VALUES)
+        {
+          /* '33' is a fine value of tp: what is wrong is the list's length. */
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "--space: %s lists more than %d values ('%s' and after)", key,
+                       PLAN_MAX_VALUES, v);
+          return FALSE;
+        }
       guint32 *slot = &out->values[k][out->n[k]];
-      if (out->n[k] == PLAN_MAX_VALUES || !parse_value ((PlanKey) k, v, slot))
+      if (!parse_value ((PlanKey) k, v, slot))
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                        "--space: %s: '%s' is not a value of %s%s", key, v, key,
-                       out->n[k] == PLAN_MAX_VALUES ? " (too many values)"
-                       : k == PLAN_ZERO             ? " (0, 1, 2, 3 or dist)"
-                       : k == PLAN_RECOMPUTE        ? " (none, selective or full)"
-                       : k == PLAN_SCHED            ? " (1f1b or gpipe)"
-                                                    : " (a whole number, at least 1)");
+                       k == PLAN_ZERO         ? " (0, 1, 2, 3 or dist)"
+                       : k == PLAN_RECOMPUTE  ? " (none, selective or full)"
+                       : k == PLAN_SCHED      ? " (1f1b or gpipe)"
+                                              : " (a whole number, at least 1)");
           return FALSE;
         }
       for (guint j = 0; j < out->n[k]; j++)

@@ -90,4 +90,12 @@ done
   --space "tp=8;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b" >/dev/null 2>"$T/one.err"
 check "plan of one candidate: '1 simulation in' on stderr" has "$T/one.err" \
   "orrery plan: 1 simulation in "
+# ---- --space: a list too long is said as such -----------------------------------------
+# A key takes at most 32 values (PLAN_MAX_VALUES); the 33rd was refused as
+# "'33' is not a value of tp (too many values)", though 33 is a fine value.
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config "$CFG" \
+  --space "tp=$(seq -s, 1 40)" >"$T/long.out" 2>&1
+check "plan --space tp=1,...,40: exit 1" test $? -eq 1
+check "  says the list is too long, not that 33 is no value" \
+  has "$T/long.out" "--space: tp lists more than 32 values ('33' and after)"
 finish
