@@ -321,8 +321,17 @@ status_name (PlanStatus s)
 static void
 print_header (const PlanProblem *pb, const PlanOptions *o, const AppConfig *cfg)
 {
-  printf ("plan: %s on %u GPUs (%s), global batch %u, seq %u, %s (%.2f GiB)%s%s%s%s\n",
-          pb->model.name, pb->gpus, o->config, pb->global_batch, pb->model.seq, pb->device->name,
+  /* A cluster --gpus resized is not the file: say so where its name is. */
+  const NetSpec *net = &cfg->net;
+  guint32 last = net->n_dims > 0 ? net->dims[net->n_dims - 1].size : 1;
+  g_autofree char *resized
+      = pb->gpus == pb->cluster_gpus || last == 0
+            ? g_strdup ("")
+            : g_strdup_printf (", its last dimension resized from %u to %u",
+                               pb->cluster_gpus / (pb->gpus / last), last);
+  printf ("plan: %s on %u GPUs (%s%s), global batch %u, seq %u, %s (%.2f GiB)%s%s%s%s\n",
+          pb->model.name, pb->gpus, o->config, resized, pb->global_batch, pb->model.seq,
+          pb->device->name,
           pb->device->mem_capacity_B / (1024.0 * 1024.0 * 1024.0), pb->fp8 ? ", fp8 GEMMs" : "",
           pb->attention == WL_ATTENTION_UNFUSED ? ", unfused attention" : "",
           pb->no_sp ? ", no sequence parallelism" : "",

@@ -98,4 +98,11 @@ check "plan of one candidate: '1 simulation in' on stderr" has "$T/one.err" \
 check "plan --space tp=1,...,40: exit 1" test $? -eq 1
 check "  says the list is too long, not that 33 is no value" \
   has "$T/long.out" "--space: tp lists more than 32 values ('33' and after)"
+# ---- the header says the cluster was resized ------------------------------------------
+# "plan: llama2-7b on 16 GPUs (configs/default.xml)" read as if the file
+# had 16 GPUs; it has 64 (8 x 8), its last dimension resized to 2 nodes.
+check "plan --gpus 16 on default.xml: the header says the resize" \
+  has "$T/ex.out" "on 16 GPUs (configs/default.xml, its last dimension resized from 8 to 2),"
+check "  and not without one (--gpus 64)" \
+  has "$T/ex2.out" "on 64 GPUs (configs/default.xml), global batch"
 finish
