@@ -105,4 +105,23 @@ check "plan --gpus 16 on default.xml: the header says the resize" \
   has "$T/ex.out" "on 16 GPUs (configs/default.xml, its last dimension resized from 8 to 2),"
 check "  and not without one (--gpus 64)" \
   has "$T/ex2.out" "on 64 GPUs (configs/default.xml), global batch"
+# ---- --help's example of a resizable cluster resizes ----------------------------------
+# The help named configs/h100-cluster.xml as a cluster --gpus resizes; it
+# is a <rail> graph and --gpus 64 on it is refused.  Every config the help
+# names as resizable must take --gpus of two of its last dimension's nodes
+# (the header says the resize; tp=3 prunes every candidate, so nothing is
+# simulated).
+"$ORRERY" plan --help >"$T/help.out" 2>&1
+named=$(sed -n '/resizes a cluster whose shape/,/nodes\./p' "$T/help.out" |
+        grep -o 'configs/[a-z0-9-]*\.xml' | sort -u)
+check "plan --help names resizable configs ($(echo $named))" test -n "$named"
+for c in $named; do
+  inner=$(awk -F'size="' '/<dim / { split($2, a, "\""); s[++n] = a[1] }
+          END { p = 1; for (i = 1; i < n; i++) p *= s[i]; print (n >= 2 ? p : 0) }' "$c")
+  "$ORRERY" plan --model llama2-7b --global-batch 512 --config "$c" --device H100-SXM \
+    --gpus $((2 * inner)) --space "tp=3;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b" \
+    >"$T/rs.out" 2>&1
+  check "  $c (dims, inner $inner) takes --gpus $((2 * inner))" \
+    sh -c "test $inner -gt 0 && grep -q 'its last dimension resized from' '$T/rs.out'"
+done
 finish
