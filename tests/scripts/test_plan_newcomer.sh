@@ -124,4 +124,14 @@ for c in $named; do
   check "  $c (dims, inner $inner) takes --gpus $((2 * inner))" \
     sh -c "test $inner -gt 0 && grep -q 'its last dimension resized from' '$T/rs.out'"
 done
+# ---- --out under a file: the message sim/README.md shows ------------------------------
+# The README said "--out: cannot create DIR: REASON"; the message is the
+# one below, which it now shows.
+touch "$T/f"
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config "$CFG" --space "$ONE" \
+  --out "$T/f/sub" >"$T/of.out" 2>&1
+check "plan --out FILE/sub: exit 1" test $? -eq 1
+check "  as sim/README.md says it" \
+  has "$T/of.out" "--out $T/f/sub/plan.csv: cannot make the folder $T/f/sub: Not a directory"
+check "  sim/README.md shows that form" has sim/README.md '`--out DIR/plan.csv: cannot make the folder'
 finish
