@@ -357,8 +357,9 @@ print_space (GArray *cands)
   guint alive = 0;
   for (guint i = 0; i < cands->len; i++)
     alive += g_array_index (cands, PlanCandidate, i).status == PLAN_PENDING;
-  printf ("space: %u candidates, %u pruned, %u to simulate (cheapest bound first, %d at a "
-          "time)\n", cands->len, cands->len - alive, alive, PLAN_BATCH);
+  printf ("space: %u candidate%s, %u pruned, %u to simulate (cheapest bound first, %d at a "
+          "time)\n", cands->len, cands->len == 1 ? "" : "s", cands->len - alive, alive,
+          PLAN_BATCH);
   print_reasons (cands, stdout);
   fflush (stdout);
 }
@@ -681,8 +682,12 @@ plan_main (const PlanOptions *o, const PlanSpace *space, const PlanEnv *env, GEr
   print_space (cands);
   if (alive == 0)
     {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "no candidate fits: all %u are pruned (the reasons above)", cands->len);
+      if (cands->len == 1)
+        g_set_error_literal (error, SIM_ERROR, SIM_ERROR_INPUT,
+                             "no candidate fits: the one candidate is pruned (the reason above)");
+      else
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                     "no candidate fits: all %u are pruned (the reasons above)", cands->len);
       return FALSE;
     }
   return plan_search (o, env, cands, error);

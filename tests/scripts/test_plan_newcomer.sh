@@ -134,4 +134,10 @@ check "plan --out FILE/sub: exit 1" test $? -eq 1
 check "  as sim/README.md says it" \
   has "$T/of.out" "--out $T/f/sub/plan.csv: cannot make the folder $T/f/sub: Not a directory"
 check "  sim/README.md shows that form" has sim/README.md '`--out DIR/plan.csv: cannot make the folder'
+# ---- one candidate is not "1 candidates", nor "all 1" ----------------------------------
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config "$CFG" \
+  --space "tp=3;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b" >"$T/one1.out" 2>&1
+check "plan of one pruned candidate: 'space: 1 candidate,'" has "$T/one1.out" "space: 1 candidate, 1 pruned"
+check "  and 'the one candidate is pruned'" \
+  has "$T/one1.out" "no candidate fits: the one candidate is pruned (the reason above)"
 finish
