@@ -304,8 +304,14 @@ print_reasons (GArray *cands, FILE *out)
     }
   g_array_sort (counts, by_count);
   for (guint j = 0; j < counts->len; j++)
-    fprintf (out, "  pruned, %s: %u\n", g_array_index (counts, ReasonCount, j).reason,
-             g_array_index (counts, ReasonCount, j).count);
+    {
+      const ReasonCount *rc = &g_array_index (counts, ReasonCount, j);
+      /* The one reason a --space key lifts: say which. */
+      fprintf (out, "  pruned, %s: %u%s\n", rc->reason, rc->count,
+               strcmp (rc->reason, "tp wider than a node") == 0
+                   ? " (--space tp-across=yes allows it)"
+                   : "");
+    }
 }
 
 static const char *

@@ -140,4 +140,11 @@ check "  sim/README.md shows that form" has sim/README.md '`--out DIR/plan.csv: 
 check "plan of one pruned candidate: 'space: 1 candidate,'" has "$T/one1.out" "space: 1 candidate, 1 pruned"
 check "  and 'the one candidate is pruned'" \
   has "$T/one1.out" "no candidate fits: the one candidate is pruned (the reason above)"
+# ---- tp wider than a node: how to allow it ---------------------------------------------
+# tp=16 on 8-GPU nodes is pruned unless --space says tp-across=yes; the
+# pruned line did not say that the space could allow it.
+"$ORRERY" plan --model llama2-7b --global-batch 64 --config configs/default.xml \
+  --space "tp=16;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b" >"$T/ta.out" 2>&1
+check "plan tp=16 on 8-GPU nodes: the pruned line names tp-across=yes" \
+  has "$T/ta.out" "pruned, tp wider than a node: 1 (--space tp-across=yes allows it)"
 finish
