@@ -19,7 +19,8 @@ ONE="tp=1,2;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b"
 check "plan --seq 2000000000: exit 1 (no candidate fits)" test $? -eq 1
 check "  the pruned reason is the generator's, with the limit" \
   has "$T/big.out" \
-  "pruned, refused by the generator (the model or micro-batch is too large: its tensors or parameters pass 2^62 bytes): 2"
+  "pruned, refused by the generator (the model or micro-batch is too large: its tensors or\
+ parameters pass 2^62 bytes): 2"
 # ---- a cluster without a device: the file named ---------------------------------------
 # configs/dgx1.xml has no <compute> and so no device to bound memory: the
 # message said "no device: give --device NAME" without the file.
@@ -114,7 +115,7 @@ check "  and not without one (--gpus 64)" \
 "$ORRERY" plan --help >"$T/help.out" 2>&1
 named=$(sed -n '/resizes a cluster whose shape/,/nodes\./p' "$T/help.out" |
         grep -o 'configs/[a-z0-9-]*\.xml' | sort -u)
-check "plan --help names resizable configs ($(echo $named))" test -n "$named"
+check "plan --help names resizable configs (${named//$'\n'/ })" test -n "$named"
 for c in $named; do
   inner=$(awk -F'size="' '/<dim / { split($2, a, "\""); s[++n] = a[1] }
           END { p = 1; for (i = 1; i < n; i++) p *= s[i]; print (n >= 2 ? p : 0) }' "$c")
@@ -133,11 +134,13 @@ touch "$T/f"
 check "plan --out FILE/sub: exit 1" test $? -eq 1
 check "  as sim/README.md says it" \
   has "$T/of.out" "--out $T/f/sub/plan.csv: cannot make the folder $T/f/sub: Not a directory"
-check "  sim/README.md shows that form" has sim/README.md '`--out DIR/plan.csv: cannot make the folder'
+check "  sim/README.md shows that form" \
+  has sim/README.md '`--out DIR/plan.csv: cannot make the folder'
 # ---- one candidate is not "1 candidates", nor "all 1" ----------------------------------
 "$ORRERY" plan --model llama2-7b --global-batch 8 --config "$CFG" \
   --space "tp=3;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b" >"$T/one1.out" 2>&1
-check "plan of one pruned candidate: 'space: 1 candidate,'" has "$T/one1.out" "space: 1 candidate, 1 pruned"
+check "plan of one pruned candidate: 'space: 1 candidate,'" \
+  has "$T/one1.out" "space: 1 candidate, 1 pruned"
 check "  and 'the one candidate is pruned'" \
   has "$T/one1.out" "no candidate fits: the one candidate is pruned (the reason above)"
 # ---- tp wider than a node: how to allow it ---------------------------------------------
