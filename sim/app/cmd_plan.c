@@ -590,7 +590,10 @@ explain (const PlanOptions *o, const PlanEnv *env, GArray *cands, gint id, GErro
       return FALSE;
     }
   PlanCandidate *c = &g_array_index (cands, PlanCandidate, id);
-  if (c->status == PLAN_PRUNED && strcmp (c->reason, "memory") != 0)
+  /* A repeat ("same as zero0 (dp 1)") is a configuration gen transformer
+   * makes, with the traces of the one it repeats: explained as any other. */
+  gboolean repeat = c->status == PLAN_PRUNED && g_str_has_prefix (c->reason, "same as ");
+  if (c->status == PLAN_PRUNED && strcmp (c->reason, "memory") != 0 && !repeat)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                    "--explain %d: the candidate is pruned (%s) and cannot be generated", id,
@@ -598,7 +601,16 @@ explain (const PlanOptions *o, const PlanEnv *env, GArray *cands, gint id, GErro
       return FALSE;
     }
   c->bound_ps = plan_run_bound (env, &c->k);
-  printf ("candidate %d%s:\n", id, c->status == PLAN_PRUNED ? " (does not fit the memory)" : "");
+  if (repeat)
+    {
+      /* Its memory, not made when it was pruned; the generator took its
+       * twin, so it takes it too. */
+      (void) plan_space_memory (env->pb, &c->k, &c->mem_B, NULL);
+      printf ("candidate %d (pruned from the search as %s):\n", id, c->reason);
+    }
+  else
+    printf ("candidate %d%s:\n", id,
+            c->status == PLAN_PRUNED ? " (does not fit the memory)" : "");
   print_gen_command (o, env->pb, &c->k);
   if (!plan_run_one (env, &c->k, 20, &c->r, error))
     return FALSE;

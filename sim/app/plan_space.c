@@ -322,6 +322,20 @@ repeat_reason (const PlanSpace *s, const PlanProblem *pb, const PlanKnobs *k)
   return NULL;
 }
 
+gboolean
+plan_space_memory (const PlanProblem *pb, const PlanKnobs *k, guint64 *mem_B, GError **error)
+{
+  WlGenTransformer req;
+  plan_space_request (pb, k, &req);
+  g_autofree WlStageMemory *mem = g_new0 (WlStageMemory, k->pp);
+  *mem_B = 0;
+  if (!wl_gen_transformer_memory (&req, mem, error))
+    return FALSE;
+  for (guint32 p = 0; p < k->pp; p++)
+    *mem_B = MAX (*mem_B, mem[p].total_B);
+  return TRUE;
+}
+
 /* Prune C (knobs set) or leave it PLAN_PENDING with its memory. */
 static void
 judge (const PlanSpace *s, const PlanProblem *pb, PlanCandidate *c)
@@ -332,11 +346,8 @@ judge (const PlanSpace *s, const PlanProblem *pb, PlanCandidate *c)
     c->reason = repeat_reason (s, pb, &c->k);
   if (c->reason != NULL)
     return;
-  WlGenTransformer req;
-  plan_space_request (pb, &c->k, &req);
-  g_autofree WlStageMemory *mem = g_new0 (WlStageMemory, c->k.pp);
   g_autoptr (GError) why = NULL;
-  if (!wl_gen_transformer_memory (&req, mem, &why))
+  if (!plan_space_memory (pb, &c->k, &c->mem_B, &why))
     {
       /* The generator's own words, so that the user learns which size to
        * change; interned, since reasons outlive the candidate and are
@@ -346,8 +357,6 @@ judge (const PlanSpace *s, const PlanProblem *pb, PlanCandidate *c)
       c->reason = g_intern_string (text);
       return;
     }
-  for (guint32 p = 0; p < c->k.pp; p++)
-    c->mem_B = MAX (c->mem_B, mem[p].total_B);
   if ((double) c->mem_B > pb->device->mem_capacity_B)
     c->reason = "memory";
   else

@@ -144,6 +144,13 @@ GArray *plan_space_enumerate (const PlanSpace *space, const PlanProblem *pb);
 /* The generator's request for candidate K of PB (device set). */
 void plan_space_request (const PlanProblem *pb, const PlanKnobs *k, WlGenTransformer *req);
 
+/* *MEM_B: the largest stage's memory per GPU of K's configuration, in
+ * bytes, as gen transformer's memory model gives it.  FALSE (ERROR set to
+ * the generator's reason, when it gives one) when the generator refuses
+ * the configuration. */
+gboolean plan_space_memory (const PlanProblem *pb, const PlanKnobs *k, guint64 *mem_B,
+                            GError **error);
+
 /* "zero 1", "dist-opt", "none", "1f1b": the knobs' names for tables. */
 const char *plan_zero_name (guint32 zero);
 const char *plan_recompute_name (WlRecompute r);

@@ -150,4 +150,19 @@ check "  and 'the one candidate is pruned'" \
   --space "tp=16;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b" >"$T/ta.out" 2>&1
 check "plan tp=16 on 8-GPU nodes: the pruned line names tp-across=yes" \
   has "$T/ta.out" "pruned, tp wider than a node: 1 (--space tp-across=yes allows it)"
+# ---- --explain of a repeat: it runs, as its twin -------------------------------------
+# zero1 with one DP rank is pruned as "same as zero0 (dp 1)": the same
+# traces.  --explain refused it as "pruned ... and cannot be generated",
+# though gen transformer makes it; explained, it takes its twin's time and
+# memory exactly.
+TW=(plan --model llama2-7b --global-batch 8 --config configs/default.xml --gpus 8
+    --space "tp=8;pp=1;v=1;mb=1;zero=0,1;recompute=none;sched=1f1b")
+"$ORRERY" "${TW[@]}" --explain 1 >"$T/tw1.out" 2>&1
+check "plan --explain of a repeat (zero1, dp 1): exit 0" test $? -eq 0
+check "  says what it repeats" \
+  has "$T/tw1.out" "candidate 1 (pruned from the search as same as zero0 (dp 1)):"
+"$ORRERY" "${TW[@]}" --explain 0 >"$T/tw0.out" 2>&1
+row () { awk '$1 == "1" && $2 == "'"$2"'" { print $13, $14, $17, $18 }' "$1"; }
+check "  its time and memory are its twin's ($(row "$T/tw0.out" 0))" \
+  eq "$(row "$T/tw1.out" 1)" "$(row "$T/tw0.out" 0)"
 finish
