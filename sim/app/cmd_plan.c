@@ -344,6 +344,12 @@ print_header (const PlanProblem *pb, const PlanOptions *o, const AppConfig *cfg)
           pb->no_dp_overlap ? ", gradients reduced after the backward" : "");
   plan_out_device_note (o->device != NULL ? pb->device->name : NULL, "the memory limit",
                         &cfg->wl);
+  /* The kernel model runs a dtype its device lacks as bf16
+   * (configs/devices/README.md): "fp8 GEMMs" alone would mislead. */
+  if (pb->fp8 && cfg->wl.compute == WL_COMPUTE_KERNEL && cfg->wl.device[0] != '\0'
+      && !(cfg->wl.dtype_peak[WL_DTYPE_FP8] > 0.0))
+    printf ("note: --dtype fp8, but the cluster's %s has no FP8 rate: the kernel model prices "
+            "its fp8 GEMMs as bf16 (configs/devices/README.md)\n", cfg->wl.device);
   if (cfg->net.model != NET_MODEL_ANALYTICAL)
     printf ("note: each candidate is simulated with the %s network model (%s): slower than "
             "the analytical model (latency + bytes / bandwidth, no contention), which a copy "

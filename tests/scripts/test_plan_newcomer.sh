@@ -165,4 +165,16 @@ check "  says what it repeats" \
 row () { awk '$1 == "1" && $2 == "'"$2"'" { print $13, $14, $17, $18 }' "$1"; }
 check "  its time and memory are its twin's ($(row "$T/tw0.out" 0))" \
   eq "$(row "$T/tw1.out" 1)" "$(row "$T/tw0.out" 0)"
+# ---- --dtype fp8 on a device without FP8 ----------------------------------------------
+# configs/dgx-a100.xml prices kernels on the A100, which has no FP8 rate:
+# the kernel model runs its fp8 GEMMs as bf16 (configs/devices/README.md),
+# while the header said "fp8 GEMMs" alone.  The H100 has one: no note.
+for c in dgx-a100 hgx-h100; do
+  "$ORRERY" plan --model llama2-7b --global-batch 8 --config "configs/$c.xml" --dtype fp8 \
+    --space "tp=3;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b" >"$T/f8-$c.out" 2>&1
+done
+check "plan --dtype fp8 on dgx-a100.xml: the header notes the A100 has no FP8 rate" \
+  has "$T/f8-dgx-a100.out" \
+  "note: --dtype fp8, but the cluster's A100-80GB has no FP8 rate: the kernel model prices"
+check "  no such note on hgx-h100.xml" sh -c "! grep -q 'no FP8 rate' '$T/f8-hgx-h100.out'"
 finish
