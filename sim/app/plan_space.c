@@ -299,9 +299,12 @@ zero_alike (guint32 z, guint32 dp, guint32 cp)
   return z;
 }
 
-/* Configurations that repeat the traces and memory of another in the
- * space exactly, the first of the alike values in the space's order
- * standing for them. */
+/* Configurations that repeat another in the space, the first of the
+ * alike values in the space's order standing for them: ZeRO stages with
+ * one DP rank (the same traces and memory), and schedules with one stage
+ * (the same time; GPipe holds every micro-batch's activations, so its
+ * memory is never below 1F1B's: Llama-2 7B at TP 8 and 8 micro-batches,
+ * 30.8 against 16.2 GiB, 534.098 ms each). */
 static const char *
 repeat_reason (const PlanSpace *s, const PlanProblem *pb, const PlanKnobs *k)
 {
