@@ -299,12 +299,12 @@ zero_alike (guint32 z, guint32 dp, guint32 cp)
   return z;
 }
 
-/* Configurations that repeat another in the space, the first of the
- * alike values in the space's order standing for them: ZeRO stages with
- * one DP rank (the same traces and memory), and schedules with one stage
- * (the same time; GPipe holds every micro-batch's activations, so its
- * memory is never below 1F1B's: Llama-2 7B at TP 8 and 8 micro-batches,
- * 30.8 against 16.2 GiB, 534.098 ms each). */
+/* Configurations that repeat another in the space: ZeRO stages with one
+ * DP rank (the same traces and memory; the first of the alike values in
+ * the space's order stands for them), and GPipe with one stage, which
+ * 1F1B stands for (the same time; GPipe holds every micro-batch's
+ * activations, so its memory is never below 1F1B's: Llama-2 7B at TP 8
+ * and 8 micro-batches, 30.8 against 16.2 GiB, 534.098 ms each). */
 static const char *
 repeat_reason (const PlanSpace *s, const PlanProblem *pb, const PlanKnobs *k)
 {
@@ -318,10 +318,15 @@ repeat_reason (const PlanSpace *s, const PlanProblem *pb, const PlanKnobs *k)
     if (zero_alike (values[i], k->dp, k->cp) == mine)
       return values[i] == 0 && k->zero == PLAN_ZERO_DIST ? "same as zero0 (dp cp 1)"
                                                          : zero_same[values[i]];
-  /* With one stage every schedule is alike: the space's first stands. */
+  /* With one stage every schedule takes the same time, and 1F1B the
+   * least memory: it stands whenever the space lists it, whatever the
+   * order (with "gpipe,1f1b" GPipe stood, and where its activations did
+   * not fit, neither did anything). */
   n = key_values (s, pb, PLAN_SCHED, k->dp, values);
-  if (k->pp == 1 && n > 0 && values[0] != k->sched)
-    return values[0] == WL_PIPE_1F1B ? "same as 1f1b (pp 1)" : "same as gpipe (pp 1)";
+  if (k->pp == 1 && k->sched != WL_PIPE_1F1B)
+    for (guint i = 0; i < n; i++)
+      if (values[i] == WL_PIPE_1F1B)
+        return "same as 1f1b (pp 1)";
   return NULL;
 }
 

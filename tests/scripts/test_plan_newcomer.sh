@@ -177,4 +177,18 @@ check "plan --dtype fp8 on dgx-a100.xml: the header notes the A100 has no FP8 ra
   has "$T/f8-dgx-a100.out" \
   "note: --dtype fp8, but the cluster's A100-80GB has no FP8 rate: the kernel model prices"
 check "  no such note on hgx-h100.xml" sh -c "! grep -q 'no FP8 rate' '$T/f8-hgx-h100.out'"
+# ---- one stage: 1F1B stands for GPipe, whatever the order of sched= ------------------
+# With pp 1 the schedules take the same time, but GPipe holds all 64
+# micro-batches' activations (64 x 2.08 GiB, past the 79.65 GiB of an H100)
+# where 1F1B holds one's (16.2 GiB in all).  With sched=gpipe,1f1b the
+# space's first stood: GPipe, pruned by memory, and 1F1B pruned as its
+# repeat: "no candidate fits".  Both orders must now give 1F1B.
+for order in "gpipe,1f1b" "1f1b,gpipe"; do
+  "$ORRERY" plan --model llama2-7b --global-batch 64 --config configs/default.xml --gpus 8 \
+    --space "tp=8;pp=1;v=1;mb=1;zero=0;recompute=none;sched=$order" >"$T/sc.out" 2>&1
+  check "plan sched=$order, pp 1: exit 0" test $? -eq 0
+  check "  1f1b simulated, gpipe pruned as its repeat" sh -c \
+    "awk '\$1 == \"1\" { print \$12 }' '$T/sc.out' | grep -qx 1f1b &&
+     grep -q 'pruned, same as 1f1b (pp 1): 1' '$T/sc.out'"
+done
 finish
