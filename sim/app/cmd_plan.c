@@ -111,9 +111,9 @@ plan_context (PlanOptions *o)
       "e.g. --space \"tp=1,2,4,8;pp=1,2,4,8;mb=1,2;zero=0,1;recompute=none,full\"\n"
       "A space of more than 1,000,000 candidates is refused (narrow --space).\n\n"
       "--gpus N other than the cluster's count resizes a cluster whose shape is its <dim>s\n"
-      "(two or more, no <graph>; e.g. configs/default.xml, configs/h100-cluster.xml): its\n"
-      "last dimension gets N / (the GPUs of the others) nodes.  A cluster given as a\n"
-      "<graph> (rail or fat-tree, e.g. configs/rail-1024.xml) or of one dimension keeps\n"
+      "(two or more, no <graph>; e.g. configs/default.xml, configs/three-level-16k.xml):\n"
+      "its last dimension gets N / (the GPUs of the others) nodes.  A cluster given as a\n"
+      "<graph> (rail or fat-tree, e.g. configs/h100-cluster.xml) or of one dimension keeps\n"
       "its size: copy it and edit the node count of its graph, or give a config of N GPUs.\n"
       "--device sets the memory limit; under the kernel and roofline models the compute is\n"
       "still priced as the cluster's <compute> (the header says so).\n\n"
@@ -198,6 +198,18 @@ plan_model (const PlanOptions *o, WlTransformerModel *m, GError **error)
   return plan_model_shape (m, error);
 }
 
+/* *GPUS: CFG's cluster as its file gives it (the product of its
+ * dimensions), before --gpus resizes it.  TRUE, to chain in a condition. */
+static gboolean
+plan_cluster_size (const AppConfig *cfg, guint32 *gpus)
+{
+  guint64 n = 1;
+  for (guint d = 0; d < cfg->net.n_dims; d++)
+    n *= cfg->net.dims[d].size;
+  *gpus = (guint32) MIN (n, G_MAXUINT32);
+  return TRUE;
+}
+
 /* The checks, the configuration and the problem, in the order their
  * messages take precedence. */
 static gboolean
@@ -213,14 +225,15 @@ plan_problem (const PlanOptions *o, AppConfig *cfg, PlanProblem *pb, PlanSpace *
                  o->batch);
   else if (o->gpus != UNSET && o->gpus <= 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--gpus (%d) must be at least 1", o->gpus);
-  else if (o->top <= 0 || o->jobs <= 0)
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--top (%d) and --jobs (%d) must be at least 1",
-                 o->top, o->jobs);
+  else if (o->top <= 0 || o->jobs <= 0) /* the one at fault, as plan --dlrm says it */
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s %d: must be at least 1",
+                 o->top <= 0 ? "--top" : "--jobs", o->top <= 0 ? o->top : o->jobs);
   else if (o->explain != UNSET && o->explain < 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--explain %d: a candidate's id is at least 0",
                  o->explain);
   else if (plan_model (o, &pb->model, error) && plan_space_parse (o->space, space, error)
            && app_config_load_xml (cfg, o->config, error)
+           && plan_cluster_size (cfg, &pb->cluster_gpus)
            && plan_cluster_gpus (cfg, o->config, o->gpus != UNSET ? (guint32) o->gpus : 0,
                                  &pb->gpus, &pb->node_gpus, error))
     {
@@ -236,10 +249,20 @@ plan_problem (const PlanOptions *o, AppConfig *cfg, PlanProblem *pb, PlanSpace *
       pb->no_dp_overlap = o->no_dp_overlap;
       if (pb->device != NULL)
         return TRUE;
+      /* Where the name came from, so that the user knows what to change:
+       * a cluster without <compute> (dgx1.xml) names none. */
       g_autofree char *names = wl_device_preset_names ();
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "no device%s%s%s: give --device NAME (one of %s)", *name ? " '" : "", name,
-                   *name ? "'" : "", names);
+      if (o->device != NULL)
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--device %s: no such device (one of %s)",
+                     name, names);
+      else if (*name == '\0')
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                     "%s names no device (<compute device=...>): give --device NAME (one of %s)",
+                     o->config, names);
+      else
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                     "%s: its device '%s' is not a preset: give --device NAME (one of %s)",
+                     o->config, name, names);
     }
   return FALSE;
 }
@@ -281,8 +304,14 @@ print_reasons (GArray *cands, FILE *out)
     }
   g_array_sort (counts, by_count);
   for (guint j = 0; j < counts->len; j++)
-    fprintf (out, "  pruned, %s: %u\n", g_array_index (counts, ReasonCount, j).reason,
-             g_array_index (counts, ReasonCount, j).count);
+    {
+      const ReasonCount *rc = &g_array_index (counts, ReasonCount, j);
+      /* The one reason a --space key lifts: say which. */
+      fprintf (out, "  pruned, %s: %u%s\n", rc->reason, rc->count,
+               strcmp (rc->reason, "tp wider than a node") == 0
+                   ? " (--space tp-across=yes allows it)"
+                   : "");
+    }
 }
 
 static const char *
@@ -298,14 +327,29 @@ status_name (PlanStatus s)
 static void
 print_header (const PlanProblem *pb, const PlanOptions *o, const AppConfig *cfg)
 {
-  printf ("plan: %s on %u GPUs (%s), global batch %u, seq %u, %s (%.2f GiB)%s%s%s%s\n",
-          pb->model.name, pb->gpus, o->config, pb->global_batch, pb->model.seq, pb->device->name,
+  /* A cluster --gpus resized is not the file: say so where its name is. */
+  const NetSpec *net = &cfg->net;
+  guint32 last = net->n_dims > 0 ? net->dims[net->n_dims - 1].size : 1;
+  g_autofree char *resized
+      = pb->gpus == pb->cluster_gpus || last == 0
+            ? g_strdup ("")
+            : g_strdup_printf (", its last dimension resized from %u to %u",
+                               pb->cluster_gpus / (pb->gpus / last), last);
+  printf ("plan: %s on %u GPUs (%s%s), global batch %u, seq %u, %s (%.2f GiB)%s%s%s%s\n",
+          pb->model.name, pb->gpus, o->config, resized, pb->global_batch, pb->model.seq,
+          pb->device->name,
           pb->device->mem_capacity_B / (1024.0 * 1024.0 * 1024.0), pb->fp8 ? ", fp8 GEMMs" : "",
           pb->attention == WL_ATTENTION_UNFUSED ? ", unfused attention" : "",
           pb->no_sp ? ", no sequence parallelism" : "",
           pb->no_dp_overlap ? ", gradients reduced after the backward" : "");
   plan_out_device_note (o->device != NULL ? pb->device->name : NULL, "the memory limit",
                         &cfg->wl);
+  /* The kernel model runs a dtype its device lacks as bf16
+   * (configs/devices/README.md): "fp8 GEMMs" alone would mislead. */
+  if (pb->fp8 && cfg->wl.compute == WL_COMPUTE_KERNEL && cfg->wl.device[0] != '\0'
+      && !(cfg->wl.dtype_peak[WL_DTYPE_FP8] > 0.0))
+    printf ("note: --dtype fp8, but the cluster's %s has no FP8 rate: the kernel model prices "
+            "its fp8 GEMMs as bf16 (configs/devices/README.md)\n", cfg->wl.device);
   if (cfg->net.model != NET_MODEL_ANALYTICAL)
     printf ("note: each candidate is simulated with the %s network model (%s): slower than "
             "the analytical model (latency + bytes / bandwidth, no contention), which a copy "
@@ -325,8 +369,9 @@ print_space (GArray *cands)
   guint alive = 0;
   for (guint i = 0; i < cands->len; i++)
     alive += g_array_index (cands, PlanCandidate, i).status == PLAN_PENDING;
-  printf ("space: %u candidates, %u pruned, %u to simulate (cheapest bound first, %d at a "
-          "time)\n", cands->len, cands->len - alive, alive, PLAN_BATCH);
+  printf ("space: %u candidate%s, %u pruned, %u to simulate (cheapest bound first, %d at a "
+          "time)\n", cands->len, cands->len == 1 ? "" : "s", cands->len - alive, alive,
+          PLAN_BATCH);
   print_reasons (cands, stdout);
   fflush (stdout);
 }
@@ -365,10 +410,14 @@ print_row (guint rank, const PlanCandidate *c)
     }
   const PlanKnobs *k = &c->k;
   g_autofree char *t = sim_units_format_time (c->r.iter_ps);
-  printf ("%4u %6u %3u %3u %2u %5u %2u %2u %3u %-8s %-9s %-5s %12s %5.1f%% %10.0f %5.1f GiB "
+  /* An MFU of 0 is one without a peak (a cluster without <compute>
+   * replays durations): "-", as `orrery run` prints no MFU then. */
+  g_autofree char *mfu = c->r.mfu > 0.0 ? g_strdup_printf ("%5.1f%%", 100 * c->r.mfu)
+                                        : g_strdup ("-");
+  printf ("%4u %6u %3u %3u %2u %5u %2u %2u %3u %-8s %-9s %-5s %12s %6s %10.0f %5.1f GiB "
           "%6.1f%% %6.1f%% %5.1f%% %6.1f%%\n",
           rank, c->id, k->tp, k->pp, k->v, k->dp, k->cp, k->ep, k->mb, plan_zero_name (k->zero),
-          plan_recompute_name (k->recompute), plan_sched_name (k->sched), t, 100 * c->r.mfu,
+          plan_recompute_name (k->recompute), plan_sched_name (k->sched), t, mfu,
           c->r.tokens_per_s, (double) c->mem_B / (1024.0 * 1024.0 * 1024.0), 100 * c->r.compute,
           100 * c->r.exposed, 100 * c->r.bubble, 100 * c->r.waiting);
 }
@@ -456,8 +505,10 @@ csv_row (GString *s, const PlanCandidate *c)
     g_string_append_printf (s, "%" G_GUINT64_FORMAT, c->bound_ps);
   if (c->status == PLAN_SIMULATED)
     {
-      g_string_append_printf (s, ",%" G_GUINT64_FORMAT ",%.3f,%.1f,%.3f,%.3f,%.3f,%.3f,%u,",
-                              c->r.iter_ps, 100 * c->r.mfu, c->r.tokens_per_s,
+      g_string_append_printf (s, ",%" G_GUINT64_FORMAT ",", c->r.iter_ps);
+      if (c->r.mfu > 0.0) /* empty without a peak, as in the table */
+        g_string_append_printf (s, "%.3f", 100 * c->r.mfu);
+      g_string_append_printf (s, ",%.1f,%.3f,%.3f,%.3f,%.3f,%u,", c->r.tokens_per_s,
                               100 * c->r.compute, 100 * c->r.exposed, 100 * c->r.bubble,
                               100 * c->r.waiting, c->r.simulated_ranks);
       csv_text (s, c->r.symmetry);
@@ -545,7 +596,10 @@ explain (const PlanOptions *o, const PlanEnv *env, GArray *cands, gint id, GErro
       return FALSE;
     }
   PlanCandidate *c = &g_array_index (cands, PlanCandidate, id);
-  if (c->status == PLAN_PRUNED && strcmp (c->reason, "memory") != 0)
+  /* A repeat ("same as zero0 (dp 1)") is a configuration gen transformer
+   * makes, with the traces of the one it repeats: explained as any other. */
+  gboolean repeat = c->status == PLAN_PRUNED && g_str_has_prefix (c->reason, "same as ");
+  if (c->status == PLAN_PRUNED && strcmp (c->reason, "memory") != 0 && !repeat)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                    "--explain %d: the candidate is pruned (%s) and cannot be generated", id,
@@ -553,15 +607,31 @@ explain (const PlanOptions *o, const PlanEnv *env, GArray *cands, gint id, GErro
       return FALSE;
     }
   c->bound_ps = plan_run_bound (env, &c->k);
-  printf ("candidate %d%s:\n", id, c->status == PLAN_PRUNED ? " (does not fit the memory)" : "");
+  if (repeat)
+    {
+      /* Its memory, not made when it was pruned; the generator took its
+       * twin, so it takes it too. */
+      (void) plan_space_memory (env->pb, &c->k, &c->mem_B, NULL);
+      printf ("candidate %d (pruned from the search as %s):\n", id, c->reason);
+    }
+  else
+    printf ("candidate %d%s:\n", id,
+            c->status == PLAN_PRUNED ? " (does not fit the memory)" : "");
   print_gen_command (o, env->pb, &c->k);
   if (!plan_run_one (env, &c->k, 20, &c->r, error))
     return FALSE;
   c->status = PLAN_SIMULATED;
   /* The path above is cut to its longest steps; the whole of it is in the
    * JSON report of a run of the traces. */
-  printf ("every step of the critical path: write the traces (the command above), then orrery run "
-          "--config %s --workload PREFIX --report REPORT.json\n", o->config);
+  const NetSpec *net = &env->cfg->net;
+  if (env->pb->gpus == env->pb->cluster_gpus)
+    printf ("every step of the critical path: write the traces (the command above), then orrery "
+            "run --config %s --workload PREFIX --report REPORT.json\n", o->config);
+  else /* --gpus resized the cluster: the file as it is would refuse the traces */
+    printf ("every step of the critical path: write the traces (the command above), then orrery "
+            "run --config CLUSTER.xml --workload PREFIX --report REPORT.json, CLUSTER.xml a copy "
+            "of %s with its last <dim> of size=\"%u\" (%u GPUs, as planned; the file has %u)\n",
+            o->config, net->dims[net->n_dims - 1].size, env->pb->gpus, env->pb->cluster_gpus);
   print_row (0, NULL);
   print_row (1, c);
   g_autofree char *bound = sim_units_format_time (c->bound_ps);
@@ -609,8 +679,8 @@ plan_search (const PlanOptions *o, const PlanEnv *env, GArray *cands, GError **e
       if (c->status == PLAN_FAILED)
         fprintf (stderr, "orrery plan: candidate %u failed: %s\n", i, c->r.note);
     }
-  fprintf (stderr, "orrery plan: %u simulations in %.3f s wall (%.3f s each, --jobs %d)\n", sims,
-           wall, sims > 0 ? wall / sims : 0.0, o->jobs);
+  fprintf (stderr, "orrery plan: %u simulation%s in %.3f s wall (%.3f s each, --jobs %d)\n",
+           sims, sims == 1 ? "" : "s", wall, sims > 0 ? wall / sims : 0.0, o->jobs);
   return o->out == NULL || write_csv (o->out, cands, note, error);
 }
 
@@ -636,8 +706,12 @@ plan_main (const PlanOptions *o, const PlanSpace *space, const PlanEnv *env, GEr
   print_space (cands);
   if (alive == 0)
     {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "no candidate fits: all %u are pruned (the reasons above)", cands->len);
+      if (cands->len == 1)
+        g_set_error_literal (error, SIM_ERROR, SIM_ERROR_INPUT,
+                             "no candidate fits: the one candidate is pruned (the reason above)");
+      else
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                     "no candidate fits: all %u are pruned (the reasons above)", cands->len);
       return FALSE;
     }
   return plan_search (o, env, cands, error);

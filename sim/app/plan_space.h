@@ -12,7 +12,7 @@
  * GPUs with tp-across=yes), enumerated in a fixed nested order (tp slowest,
  * then pp, v, cp, ep, b, zero, recompute, schedule), which numbers the
  * candidates 0, 1, ...  Each candidate either survives or is pruned with
- * the first reason that applies (a static string; counted by reason):
+ * the first reason that applies (a static or interned string; counted by reason):
  * divisibility (naming which), TP wider than a node when not allowed,
  * configurations that repeat another (ZeRO with one DP rank, GPipe with one
  * stage), what the generator refuses, and memory: the generator's own
@@ -69,6 +69,7 @@ typedef struct
 {
   WlTransformerModel model;
   guint32 gpus, node_gpus, global_batch;
+  guint32 cluster_gpus;   /* the config's own count, which --gpus may resize */
   const WlDevice *device; /* its capacity bounds memory; its roofline goes in the traces */
   /* How the framework trains, the same for every candidate (gen
    * transformer's options of these names): */
@@ -117,7 +118,7 @@ typedef struct
   guint32 id;
   PlanKnobs k;
   PlanStatus status;
-  const char *reason; /* PLAN_PRUNED: static */
+  const char *reason; /* PLAN_PRUNED: static or interned (g_intern_string) */
   guint64 mem_B;      /* the largest stage's per-GPU memory (0 when not computed) */
   guint64 bound_ps;   /* lower bound of the iteration time */
   PlanResult r;
@@ -142,6 +143,13 @@ GArray *plan_space_enumerate (const PlanSpace *space, const PlanProblem *pb);
 
 /* The generator's request for candidate K of PB (device set). */
 void plan_space_request (const PlanProblem *pb, const PlanKnobs *k, WlGenTransformer *req);
+
+/* *MEM_B: the largest stage's memory per GPU of K's configuration, in
+ * bytes, as gen transformer's memory model gives it.  FALSE (ERROR set to
+ * the generator's reason, when it gives one) when the generator refuses
+ * the configuration. */
+gboolean plan_space_memory (const PlanProblem *pb, const PlanKnobs *k, guint64 *mem_B,
+                            GError **error);
 
 /* "zero 1", "dist-opt", "none", "1f1b": the knobs' names for tables. */
 const char *plan_zero_name (guint32 zero);
