@@ -278,3 +278,84 @@ wl_chakra_raw_node (const guint8 *data, gsize len, WlRawNode *raw)
       return FALSE;
   return TRUE;
 }
+
+/* The field at C (past it after): its number, wire type and, for a
+ * length-delimited one, its body; FALSE for wire types raw frames lack. */
+static gboolean
+raw_skip_field (Cur *c, guint *f, guint *wt, Cur *body)
+{
+  guint64 v;
+  if (!read_tag (c, f, wt))
+    return FALSE;
+  switch (*wt)
+    {
+    case WT_VARINT:
+      return read_varint (c, &v);
+    case WT_I64:
+      if (c->end - c->p < 8)
+        return FALSE;
+      c->p += 8;
+      return TRUE;
+    case WT_LEN:
+      return read_len (c, body);
+    default:
+      return FALSE;
+    }
+}
+
+/* Whether attribute bodies A and B are one attribute, of a name that
+ * names a rank or a group, but for its value: their fields alike in
+ * number and kind, the name and doc string byte for byte. */
+static gboolean
+names_only_attr (Cur a, Cur b)
+{
+  const guint8 *name = NULL;
+  gsize name_len = 0;
+  while (a.p < a.end && b.p < b.end)
+    {
+      const guint8 *sa = a.p, *sb = b.p;
+      guint fa, wa, fb, wb;
+      Cur ba = { 0 }, bb = { 0 };
+      if (!raw_skip_field (&a, &fa, &wa, &ba) || !raw_skip_field (&b, &fb, &wb, &bb)
+          || fa != fb || wa != wb)
+        return FALSE;
+      gboolean same = a.p - sa == b.p - sb && memcmp (sa, sb, (gsize) (a.p - sa)) == 0;
+      if ((fa == 1 || fa == 2) && !same)
+        return FALSE;
+      if (fa == 1 && wa == WT_LEN)
+        name = ba.p, name_len = (gsize) (ba.end - ba.p);
+    }
+  if (a.p != a.end || b.p != b.end || name == NULL)
+    return FALSE;
+  switch (wl_chakra_attr_key ((const char *) name, name_len))
+    {
+    case WL_ATTR_COMM_SRC:
+    case WL_ATTR_COMM_DST:
+    case WL_ATTR_COMM_ROOT:
+    case WL_ATTR_ROOT:
+    case WL_ATTR_PG_NAME:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+gboolean
+wl_chakra_raw_names_only (const guint8 *a, gsize la, const guint8 *b, gsize lb)
+{
+  Cur ca = { a, a + la }, cb = { b, b + lb };
+  while (ca.p < ca.end && cb.p < cb.end)
+    {
+      const guint8 *sa = ca.p, *sb = cb.p;
+      guint fa, wa, fb, wb;
+      Cur ba = { 0 }, bb = { 0 };
+      if (!raw_skip_field (&ca, &fa, &wa, &ba) || !raw_skip_field (&cb, &fb, &wb, &bb)
+          || fa != fb || wa != wb)
+        return FALSE;
+      if (ca.p - sa == cb.p - sb && memcmp (sa, sb, (gsize) (ca.p - sa)) == 0)
+        continue;
+      if (fa != 10 || wa != WT_LEN || !names_only_attr (ba, bb))
+        return FALSE;
+    }
+  return ca.p == ca.end && cb.p == cb.end;
+}
