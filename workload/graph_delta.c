@@ -92,11 +92,12 @@ differing_node (WlNodeDecoder *dec, WlRawNode *ra, WlRawNode *rb, const guint8 *
         return FALSE;
     }
   else if (!wl_chakra_raw_node (fa, la, ra) || !wl_chakra_raw_node (fb, lb, rb)
-      || ra->id != rb->id || ra->type != rb->type || ra->name_len != rb->name_len
-      || (ra->name_len > 0 && memcmp (ra->name, rb->name, ra->name_len) != 0)
-      || !same_ids (&ra->data_deps, &rb->data_deps) || !same_ids (&ra->ctrl_deps, &rb->ctrl_deps)
-      || !wl_node_decode_raw (dec, ra, &na) || !wl_node_decode_raw (dec, rb, &nb)
-      || !same_but_names (&na, &nb) || na.id != n->id || na.op != n->op)
+           || ra->id != rb->id || ra->type != rb->type || ra->name_len != rb->name_len
+           || (ra->name_len > 0 && memcmp (ra->name, rb->name, ra->name_len) != 0)
+           || !same_ids (&ra->data_deps, &rb->data_deps)
+           || !same_ids (&ra->ctrl_deps, &rb->ctrl_deps)
+           || !wl_node_decode_raw (dec, ra, &na) || !wl_node_decode_raw (dec, rb, &nb)
+           || !same_but_names (&na, &nb) || na.id != n->id || na.op != n->op)
     return FALSE;
   *out = *n;
   if (nb.op == WL_OP_COLL)
