@@ -278,3 +278,116 @@ wl_chakra_raw_node (const guint8 *data, gsize len, WlRawNode *raw)
       return FALSE;
   return TRUE;
 }
+
+/* The field at C (past it after): its number, wire type and, for a
+ * length-delimited one, its body; FALSE for wire types raw frames lack. */
+static gboolean
+raw_skip_field (Cur *c, guint *f, guint *wt, Cur *body)
+{
+  guint64 v;
+  if (!read_tag (c, f, wt))
+    return FALSE;
+  switch (*wt)
+    {
+    case WT_VARINT:
+      return read_varint (c, &v);
+    case WT_I64:
+      if (c->end - c->p < 8)
+        return FALSE;
+      c->p += 8;
+      return TRUE;
+    case WT_LEN:
+      return read_len (c, body);
+    default:
+      return FALSE;
+    }
+}
+
+/* Whether attribute bodies A and B are one attribute, of a name that
+ * names a rank or a group, but for its value: their fields alike in
+ * number and kind, the name and doc string byte for byte. */
+static gboolean
+names_only_attr (Cur a, Cur b)
+{
+  const guint8 *name = NULL;
+  gsize name_len = 0;
+  while (a.p < a.end && b.p < b.end)
+    {
+      const guint8 *sa = a.p, *sb = b.p;
+      guint fa, wa, fb, wb;
+      Cur ba = { 0 }, bb = { 0 };
+      if (!raw_skip_field (&a, &fa, &wa, &ba) || !raw_skip_field (&b, &fb, &wb, &bb)
+          || fa != fb || wa != wb)
+        return FALSE;
+      gboolean same = a.p - sa == b.p - sb && memcmp (sa, sb, (gsize) (a.p - sa)) == 0;
+      if ((fa == 1 || fa == 2) && !same)
+        return FALSE;
+      if (fa == 1 && wa == WT_LEN)
+        name = ba.p, name_len = (gsize) (ba.end - ba.p);
+    }
+  if (a.p != a.end || b.p != b.end || name == NULL)
+    return FALSE;
+  switch (wl_chakra_attr_key ((const char *) name, name_len))
+    {
+    case WL_ATTR_COMM_SRC:
+    case WL_ATTR_COMM_DST:
+    case WL_ATTR_COMM_ROOT:
+    case WL_ATTR_ROOT:
+    case WL_ATTR_PG_NAME:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* How many bytes A and B (N each) share at their start: eight at a time,
+ * without a call (frames are short, and a delta compares millions). */
+static gsize
+common_prefix (const guint8 *a, const guint8 *b, gsize n)
+{
+  gsize i = 0;
+  for (; i + 8 <= n; i += 8)
+    {
+      guint64 x, y;
+      memcpy (&x, a + i, 8);
+      memcpy (&y, b + i, 8);
+      if (x != y)
+        break;
+    }
+  while (i < n && a[i] == b[i])
+    i++;
+  return i;
+}
+
+gboolean
+wl_chakra_raw_names_only (const guint8 *a, gsize la, const guint8 *b, gsize lb)
+{
+  Cur ca = { a, a + la }, cb = { b, b + lb };
+  while (ca.p < ca.end && cb.p < cb.end)
+    {
+      gsize ra = (gsize) (ca.end - ca.p), rb = (gsize) (cb.end - cb.p);
+      gsize d = common_prefix (ca.p, cb.p, MIN (ra, rb));
+      if (d == ra && d == rb)
+        return TRUE;
+      /* Fields wholly before the first difference are the same fields in
+       * both (their bytes read alike): stepped over in A and B together. */
+      guint fa, wa, fb, wb;
+      Cur ba = { 0 }, bb = { 0 };
+      for (;;)
+        {
+          const guint8 *start = ca.p;
+          if (ca.p == ca.end || !raw_skip_field (&ca, &fa, &wa, &ba))
+            return FALSE;
+          gsize len = (gsize) (ca.p - start);
+          if (len > d)
+            break; /* CB is at this field's start in B */
+          d -= len;
+          cb.p += len;
+        }
+      /* The field holding it: an attribute in both, alike but its value. */
+      if (cb.p == cb.end || !raw_skip_field (&cb, &fb, &wb, &bb) || fa != fb || wa != wb || fa != 10
+          || wa != WT_LEN || !names_only_attr (ba, bb))
+        return FALSE;
+    }
+  return ca.p == ca.end && cb.p == cb.end;
+}

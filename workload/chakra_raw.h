@@ -83,4 +83,14 @@ const char *wl_raw_node_text (WlRawNode *raw, const guint8 *p, gsize len);
  * RAW; FALSE when this reader does not take the frame (see above). */
 gboolean wl_chakra_raw_node (const guint8 *data, gsize len, WlRawNode *raw);
 
+/* Whether frames A (LA bytes) and B (LB) are the same node but for the
+ * values of attributes that name ranks or groups (comm_src, comm_dst,
+ * comm_root, root, pg_name): their fields come in the same order with the
+ * same numbers and wire types, and every other field and attribute is the
+ * same byte for byte.  Then the two read alike (wl_chakra_raw_node,
+ * wl_node_decode_raw) in all but the ranks and the group their nodes
+ * name: a delta (graph_delta.c) reads one of the two, not both.  FALSE
+ * is no verdict: the caller reads both. */
+gboolean wl_chakra_raw_names_only (const guint8 *a, gsize la, const guint8 *b, gsize lb);
+
 #endif /* ORRERY_WORKLOAD_CHAKRA_RAW_H */

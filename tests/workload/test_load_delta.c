@@ -48,18 +48,25 @@ rank_path (const char *prefix, guint32 rank)
   return g_strdup_printf ("%s.%u.et", prefix, rank);
 }
 
-/* The file of rank RANK read against rank 0's graph BASE_G: the delta
+/* The file of rank RANK read against rank FROM's graph BASE_G: the delta
  * graph or NULL. */
 static WlGraph *
-delta_of (WlGraph *base_g, const char *prefix, guint32 rank)
+delta_of_paths (WlGraph *base_g, const char *prefix, guint32 from, guint32 rank)
 {
-  g_autofree char *p0 = rank_path (prefix, 0);
+  g_autofree char *p0 = rank_path (prefix, from);
   g_autofree char *p = rank_path (prefix, rank);
   g_autofree char *a = NULL, *b = NULL;
   gsize la = 0, lb = 0;
   ck_assert (g_file_get_contents (p0, &a, &la, NULL));
   ck_assert (g_file_get_contents (p, &b, &lb, NULL));
   return wl_graph_delta (base_g, (const guint8 *) a, la, p, (const guint8 *) b, lb);
+}
+
+/* The file of rank RANK read against rank 0's graph BASE_G. */
+static WlGraph *
+delta_of (WlGraph *base_g, const char *prefix, guint32 rank)
+{
+  return delta_of_paths (base_g, prefix, 0, rank);
 }
 
 /* D equals FULL node by node, and shares BASE's arrays; a compact D (read
@@ -204,6 +211,18 @@ START_TEST (test_other_differences_load_in_full)
   gz[1] = (char) 0x8b;
   ck_assert_ptr_null (wl_graph_delta (base, (const guint8 *) a, la, p0, (const guint8 *) gz,
                                       la));
+  /* A compute node whose comm_src differs: a name by its attribute's
+   * name, but of a node that names no rank: not read against the base. */
+  for (guint32 rank = 5; rank <= 6; rank++)
+    {
+      ChakraProtoMsg__Node *comp = tu_comp (1, 10);
+      tu_node_attr_int (comp, "comm_src", rank);
+      tu_write_rank (prefix, rank, &comp, 1);
+    }
+  g_autofree char *p5 = rank_path (prefix, 5);
+  g_autoptr (WlGraph) comp5 = wl_graph_load (p5, NULL);
+  ck_assert_ptr_nonnull (comp5);
+  ck_assert_ptr_null (delta_of_paths (comp5, prefix, 5, 6));
   /* A lenient base: never. */
   g_autoptr (WlGraph) lenient = wl_graph_load_full (p0, TRUE, NULL);
   ck_assert_ptr_null (wl_graph_delta (lenient, (const guint8 *) a, la, p0,

@@ -211,6 +211,115 @@ START_TEST (test_same_graph_as_decoded)
 }
 END_TEST
 
+/* N's frame (N is freed). */
+static GBytes *
+frame_of (ChakraProtoMsg__Node *n)
+{
+  gsize len = chakra_proto_msg__node__get_packed_size (n);
+  guint8 *buf = g_malloc (len);
+  chakra_proto_msg__node__pack (n, buf);
+  tu_node_free (n);
+  return g_bytes_new_take (buf, len);
+}
+
+/* A send of SIZE bytes from SRC to DST whose pg_name is PG. */
+static GBytes *
+send_frame (gint64 src, gint64 dst, gint64 size, const char *pg)
+{
+  ChakraProtoMsg__Node *n = tu_p2p (2, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, src, dst,
+                                    7, size);
+  tu_node_dep (n, 1);
+  tu_node_attr_string (n, "pg_name", pg);
+  return frame_of (n);
+}
+
+static gboolean
+names_only (GBytes *a, GBytes *b)
+{
+  gsize la, lb;
+  const guint8 *pa = g_bytes_get_data (a, &la), *pb = g_bytes_get_data (b, &lb);
+  gboolean ab = wl_chakra_raw_names_only (pa, la, pb, lb);
+  ck_assert_int_eq (ab, wl_chakra_raw_names_only (pb, lb, pa, la)); /* either way round */
+  return ab;
+}
+
+/* Frames that differ only in the values of comm_src, comm_dst, comm_root,
+ * root and pg_name are the same but for names (wl_chakra_raw_names_only),
+ * even where a value's length moves every length after it; a difference
+ * anywhere else, or in an attribute's name or kind, is not. */
+START_TEST (test_names_only_frames)
+{
+  g_autoptr (GBytes) base = send_frame (0, 1, 1000, "5");
+  g_autoptr (GBytes) same = send_frame (0, 1, 1000, "5");
+  g_autoptr (GBytes) peers = send_frame (300, 70000, 1000, "5"); /* longer varints */
+  g_autoptr (GBytes) group = send_frame (0, 1, 1000, "61");
+  g_autoptr (GBytes) size = send_frame (0, 1, 2000, "5");
+  g_autoptr (GBytes) both = send_frame (3, 1, 2000, "5");
+  ck_assert (names_only (base, same));
+  ck_assert (names_only (base, peers));
+  ck_assert (names_only (base, group));
+  ck_assert (!names_only (base, size));
+  ck_assert (!names_only (base, both));
+  /* The duration, a dependency, the node's name: not names. */
+  ChakraProtoMsg__Node *n = tu_p2p (2, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, 0, 1, 7,
+                                    1000);
+  n->duration_micros = 3;
+  tu_node_dep (n, 1);
+  tu_node_attr_string (n, "pg_name", "5");
+  g_autoptr (GBytes) time = frame_of (n);
+  ck_assert (!names_only (base, time));
+  n = tu_p2p (2, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, 0, 1, 7, 1000);
+  tu_node_dep (n, 9);
+  tu_node_attr_string (n, "pg_name", "5");
+  g_autoptr (GBytes) dep = frame_of (n);
+  ck_assert (!names_only (base, dep));
+  /* comm_root and root of a collective; comm_tag is not a name. */
+  n = tu_coll (4, CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BROADCAST, 64);
+  tu_node_attr_int (n, "comm_root", 0);
+  tu_node_attr_int (n, "root", 0);
+  tu_node_attr_int (n, "comm_tag", 0);
+  g_autoptr (GBytes) c0 = frame_of (n);
+  n = tu_coll (4, CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BROADCAST, 64);
+  tu_node_attr_int (n, "comm_root", 5);
+  tu_node_attr_int (n, "root", 6);
+  tu_node_attr_int (n, "comm_tag", 0);
+  g_autoptr (GBytes) c1 = frame_of (n);
+  n = tu_coll (4, CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BROADCAST, 64);
+  tu_node_attr_int (n, "comm_root", 0);
+  tu_node_attr_int (n, "root", 0);
+  tu_node_attr_int (n, "comm_tag", 1);
+  g_autoptr (GBytes) c2 = frame_of (n);
+  ck_assert (names_only (c0, c1));
+  ck_assert (!names_only (c0, c2));
+  /* An attribute a letter off comm_src ("comm_srd"), its value alike or
+   * not; comm_src's value as another kind (uint64_val, not int64_val). */
+  n = tu_p2p (2, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, 0, 1, 7, 1000);
+  tu_node_dep (n, 1);
+  tu_node_attr_string (n, "pg_name", "5");
+  ChakraProtoMsg__AttributeProto *src = NULL;
+  for (gsize i = 0; i < n->n_attr; i++)
+    if (strcmp (n->attr[i]->name, "comm_src") == 0)
+      src = n->attr[i];
+  ck_assert_ptr_nonnull (src);
+  src->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL;
+  src->uint64_val = 0;
+  g_autoptr (GBytes) kind = frame_of (n);
+  ck_assert (!names_only (base, kind));
+  gsize lb;
+  const guint8 *pb = g_bytes_get_data (base, &lb);
+  g_autofree guint8 *renamed = g_memdup2 (pb, lb);
+  guint8 *at = memmem (renamed, lb, "comm_src", 8);
+  ck_assert_ptr_nonnull (at);
+  at[7] = 'd';
+  ck_assert (!wl_chakra_raw_names_only (pb, lb, renamed, lb));
+  ck_assert (!wl_chakra_raw_names_only (renamed, lb, pb, lb));
+  /* A frame cut short by a byte; two empty frames are alike. */
+  ck_assert (!wl_chakra_raw_names_only (pb, lb, pb, lb - 1));
+  ck_assert (!wl_chakra_raw_names_only (pb, lb - 1, pb, lb));
+  ck_assert (wl_chakra_raw_names_only (pb, 0, pb, 0));
+}
+END_TEST
+
 int
 main (void)
 {
@@ -219,5 +328,6 @@ main (void)
   tcase_add_test (tc, test_taken_nodes);
   tcase_add_test (tc, test_declined_nodes);
   tcase_add_test (tc, test_same_graph_as_decoded);
+  tcase_add_test (tc, test_names_only_frames);
   return tu_run_suite (s);
 }
