@@ -20,6 +20,7 @@
 #include <libxml/tree.h>
 #include <libxml/xpath.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "sim/app/config.h"
@@ -638,6 +639,22 @@ option_set (const char *word, const char *const *names)
   return NULL;
 }
 
+/* The word of WORDS (TEXT split at single blanks) that holds TEXT's byte
+ * AT. */
+static const char *
+words_with (char **words, ptrdiff_t at)
+{
+  ptrdiff_t end = 0;
+  for (char **w = words; *w != NULL; w++)
+    {
+      end += (ptrdiff_t) strlen (*w);
+      if (at < end || w[1] == NULL)
+        return *w;
+      end++;
+    }
+  return "";
+}
+
 gboolean
 app_sweep_spec_check_words (const AppSweepSpec *s, int t, const char *text, const char *point,
                             GError **error)
@@ -649,6 +666,16 @@ app_sweep_spec_check_words (const AppSweepSpec *s, int t, const char *text, cons
   g_return_val_if_fail (t == APP_SWEEP_T_OPTIONS || t == APP_SWEEP_T_GENERATE, FALSE);
   g_auto (GStrv) words = g_strsplit_set (text, APP_SWEEP_BLANKS, -1);
   g_autofree char *where = point != NULL ? g_strdup_printf (" of point %s", point) : g_strdup ("");
+  const char *tag = t == APP_SWEEP_T_OPTIONS ? "<run-options>" : "<generate>";
+  /* Words are split at blanks and passed as written: a quote would reach
+   * the command as a character of a word ('"my' 'run.json"'), and an
+   * unterminated one would hide nothing, so either is refused. */
+  const char *quote = strpbrk (text, "\"'");
+  if (quote != NULL)
+    return fail_line (s, s->tmpl_line[t], error,
+                      "%s%s: quote %c in '%s': quotes are not read (words are split at blanks "
+                      "and passed as written, so a word cannot hold a blank): remove it",
+                      tag, where, *quote, words_with (words, quote - text));
   for (char **w = words; *w != NULL; w++)
     {
       const char *set = option_set (*w, t == APP_SWEEP_T_OPTIONS ? sweep_sets : out_opts);
