@@ -8,6 +8,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "sim/app/plotdata.h"
 #include "support/modes.h"
 #include "support/testutil.h"
 
@@ -439,6 +440,13 @@ START_TEST (test_time_past_2_63)
   g_autofree char *csv = read_text (stats);
   ck_assert_msg (strstr (csv, "\n0,10000000000000000000,10000000000000000000,") != NULL, "%s",
                  csv);
+  /* plot-data reads the report as it is written: 10^19 ps = 10^10 ms. */
+  g_autofree char *plot = tu_scratch_path ("plot");
+  GError *error = NULL;
+  ck_assert_msg (app_plot_data (report, plot, &error), "%s", error ? error->message : "");
+  g_autofree char *meta_path = g_build_filename (plot, "meta.gp", NULL);
+  g_autofree char *meta = read_text (meta_path);
+  ck_assert_msg (strstr (meta, "simulated_ms = 10000000000.000000000\n") != NULL, "%s", meta);
 }
 END_TEST
 
