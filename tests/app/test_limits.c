@@ -408,6 +408,15 @@ START_TEST (test_tiny_bandwidth_shown)
   ck_assert_int_eq (run (&out, kb, wl2, NULL), 0);
   ck_assert_msg (strstr (out, "Ring 4 (2.00 KB/s") != NULL && strstr (out, "0.00 GB/s") == NULL,
                  "%s", out);
+  /* The collectives table keeps its column's unit, GB/s, stated in the
+   * header (the row said "1.33 KB/s  2.00 KB/s" under "algbw  busbw"): a
+   * ring all-reduce of 4096 B on 4 ranks is 6 steps of 1024 B at 2000 B/s,
+   * 3.072 s; algbw 4096 B / 3.072 s = 1333.3 B/s, busbw x 2 (4 - 1) / 4 =
+   * 2000 B/s. */
+  ck_assert_msg (strstr (out, "late joins   algbw GB/s   busbw GB/s  algorithm\n") != NULL, "%s",
+                 out);
+  ck_assert_msg (strstr (out, "3.072 s        0 ns     1.33e-06        2e-06  ring\n") != NULL,
+                 "%s", out);
 }
 END_TEST
 
