@@ -174,8 +174,8 @@ START_TEST (test_sums_and_stats_agree)
   g_autofree char *cfg = tu_report_ring (3, groups_xml);
   g_autofree char *report = tu_scratch_path ("r.json");
   g_autofree char *csv = tu_scratch_path ("s.csv");
-  g_autofree char *out = tu_report_run (cfg, (const char *[]) { "-q", "--report", report, "--stats",
-                                                         csv, NULL });
+  g_autofree char *out = tu_report_run (
+      cfg, (const char *[]) { "-q", "--report", report, "--stats", csv, NULL });
   g_autoptr (JsonParser) parser = tu_json_load (report);
   JsonObject *root = tu_json_root (parser);
   gint64 end = tu_json_ps (root, "simulated_time");
@@ -200,9 +200,11 @@ START_TEST (test_sums_and_stats_agree)
       coll_sum += tu_json_int (o, "collectives");
       coll_bytes_sum += tu_json_int (o, "collective_bytes");
       g_auto (GStrv) f = tu_stats_row (text, r);
-      const gint64 want[] = { r, fin, comp, exposed, idle, after, busy, cpu, tu_json_int (o, "nodes") };
+      const gint64 want[] = { r,     fin,  comp, exposed, idle,
+                              after, busy, cpu,  tu_json_int (o, "nodes") };
       for (guint i = 0; i < G_N_ELEMENTS (want); i++)
-        ck_assert_msg (tu_stats_field (f, i) == want[i], "rank %u column %u: %s, JSON %" G_GINT64_FORMAT,
+        ck_assert_msg (tu_stats_field (f, i) == want[i],
+                       "rank %u column %u: %s, JSON %" G_GINT64_FORMAT,
                        r, i, f[i], want[i]);
     }
   ck_assert_int_eq (max_finish, end);
@@ -281,7 +283,8 @@ START_TEST (test_sums_and_stats_agree)
           es += e * w;
         }
       ck_assert (fabs (cs - (double) tu_json_ps (rank, "compute")) <= 0.0005 * (double) end + 1);
-      ck_assert (fabs (es - (double) tu_json_ps (rank, "exposed_comm")) <= 0.0005 * (double) end + 1);
+      ck_assert (fabs (es - (double) tu_json_ps (rank, "exposed_comm"))
+                 <= 0.0005 * (double) end + 1);
     }
 }
 END_TEST
@@ -309,14 +312,15 @@ START_TEST (test_breakdown_by_hand)
   g_autofree char *cfg = tu_report_ring (2, "");
   g_autofree char *report = tu_scratch_path ("r.json");
   g_autofree char *csv = tu_scratch_path ("s.csv");
-  g_autofree char *out = tu_report_run (cfg, (const char *[]) { "-q", "--report", report, "--stats",
-                                                         csv, NULL });
+  g_autofree char *out = tu_report_run (
+      cfg, (const char *[]) { "-q", "--report", report, "--stats", csv, NULL });
   g_autoptr (JsonParser) parser = tu_json_load (report);
   JsonObject *root = tu_json_root (parser);
   ck_assert_int_eq (tu_json_ps (root, "simulated_time"), TU_NS (16100));
   /* finish, compute, exposed, idle, after, comm busy, cpu, astra exposed */
   const gint64 want[2][8] = {
-    { TU_NS (16100), TU_US (10), TU_NS (1100), TU_US (5), 0, TU_NS (1100), TU_US (5), TU_NS (6100) },
+    { TU_NS (16100), TU_US (10), TU_NS (1100), TU_US (5), 0, TU_NS (1100), TU_US (5),
+      TU_NS (6100) },
     { TU_NS (16100), TU_US (4), TU_NS (12100), 0, 0, TU_NS (16100), 0, TU_NS (12100) },
   };
   const char *names[] = { "finish", "compute", "exposed_comm", "idle", "after_finish",
@@ -370,8 +374,8 @@ START_TEST (test_exchange_outputs)
   g_autofree char *cfg = tu_report_ring (2, "");
   g_autofree char *report = tu_scratch_path ("r.json");
   g_autofree char *csv = tu_scratch_path ("s.csv");
-  g_autofree char *out = tu_report_run (cfg, (const char *[]) { "--report", report, "--stats", csv,
-                                                         NULL });
+  g_autofree char *out = tu_report_run (
+      cfg, (const char *[]) { "--report", report, "--stats", csv, NULL });
   ck_assert_msg (strstr (out, "    in exchanges                   0 ns           0 ns"
                               "       7.100 us\n")
                      != NULL,
@@ -449,8 +453,8 @@ START_TEST (test_critical_path)
   write_three_ranks (5, FALSE);
   g_autofree char *cfg = tu_report_ring (3, "");
   g_autofree char *report = tu_scratch_path ("r.json");
-  g_autofree char *out = tu_report_run (cfg, (const char *[]) { "--critical-path", "3", "--report",
-                                                         report, NULL });
+  g_autofree char *out = tu_report_run (
+      cfg, (const char *[]) { "--critical-path", "3", "--report", report, NULL });
   g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
   guint at = 0;
   while (lines[at] != NULL && !g_str_has_prefix (lines[at], "critical path:"))
@@ -538,10 +542,10 @@ START_TEST (test_determinism)
   g_autofree char *cfg = tu_report_ring (3, groups_xml);
   g_autofree char *r1 = tu_scratch_path ("r1.json"), *r2 = tu_scratch_path ("r2.json");
   g_autofree char *s1 = tu_scratch_path ("s1.csv"), *s2 = tu_scratch_path ("s2.csv");
-  g_autofree char *o1 = tu_report_run (cfg, (const char *[]) { "-q", "--report", r1, "--stats", s1,
-                                                        NULL });
-  g_autofree char *o2 = tu_report_run (cfg, (const char *[]) { "--report", r2, "--stats", s2,
-                                                        "--critical-path", "2", NULL });
+  g_autofree char *o1 = tu_report_run (
+      cfg, (const char *[]) { "-q", "--report", r1, "--stats", s1, NULL });
+  g_autofree char *o2 = tu_report_run (
+      cfg, (const char *[]) { "--report", r2, "--stats", s2, "--critical-path", "2", NULL });
   g_autofree char *a = read_all (r1), *b = read_all (r2);
   g_autofree char *c = read_all (s1), *d = read_all (s2);
   ck_assert_msg (strcmp (a, b) == 0, "the reports differ");

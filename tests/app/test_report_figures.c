@@ -66,10 +66,11 @@ START_TEST (test_efficiency_by_hand)
 {
   g_autofree char *report = tu_scratch_path ("r.json");
   write_flops_traces (NULL);
-  g_autofree char *cfg1 = tu_report_ring (2, "  <compute model=\"replay\" peak=\"1000TFLOP/s\"/>\n");
+  g_autofree char *cfg1
+      = tu_report_ring (2, "  <compute model=\"replay\" peak=\"1000TFLOP/s\"/>\n");
   g_autofree char *stats = tu_scratch_path ("s.csv");
-  g_autofree char *out1 = tu_report_run (cfg1, (const char *[]) { "--report", report, "--stats", stats,
-                                                           NULL });
+  g_autofree char *out1 = tu_report_run (
+      cfg1, (const char *[]) { "--report", report, "--stats", stats, NULL });
   const char *want1 =
       "  MFU 25.0 %, HFU 40.0 % of 1000.0 TFLOP/s per GPU (the config's peak)\n"
       "  model FLOPs 1e+11 (num_ops of COMP nodes not marked is_recompute): 250.0 TFLOP/s per GPU\n"
@@ -110,8 +111,9 @@ START_TEST (test_efficiency_by_hand)
   WlTraceFacts facts = { .model_flops = 1.2e11, .tokens_per_iteration = 4096,
                          .flops_formula = "6N+attention" };
   write_flops_traces (&facts);
-  g_autofree char *cfg2 = tu_report_ring (2, "  <compute model=\"replay\" device=\"H100-SXM\" "
-                                           "dtype=\"bf16\"/>\n");
+  g_autofree char *cfg2 = tu_report_ring (
+      2, "  <compute model=\"replay\" device=\"H100-SXM\" "
+         "dtype=\"bf16\"/>\n");
   g_autofree char *out2 = tu_report_run (cfg2, (const char *[]) { "--report", report, NULL });
   const char *want2 =
       "  MFU 30.3 %, HFU 40.4 % of 989.5 TFLOP/s per GPU (H100-SXM bf16)\n"
@@ -176,8 +178,9 @@ write_dtype_traces (const char *second_dtype)
 START_TEST (test_mfu_dtype_by_hand)
 {
   g_autofree char *report = tu_scratch_path ("r.json");
-  g_autofree char *bf16 = tu_report_ring (2, "  <compute model=\"replay\" device=\"H100-SXM\" "
-                                           "dtype=\"bf16\"/>\n");
+  g_autofree char *bf16 = tu_report_ring (
+      2, "  <compute model=\"replay\" device=\"H100-SXM\" "
+         "dtype=\"bf16\"/>\n");
   write_dtype_traces ("fp32");
   g_autofree char *out1 = tu_report_run (bf16, (const char *[]) { "--report", report, NULL });
   ck_assert_msg (strstr (out1, "  MFU 81.4 %, HFU 81.4 % of 67.0 TFLOP/s per GPU (H100-SXM fp32: "
@@ -197,8 +200,9 @@ START_TEST (test_mfu_dtype_by_hand)
                  "%s", out2);
 
   write_dtype_traces ("fp32");
-  g_autofree char *fp32 = tu_report_ring (2, "  <compute model=\"replay\" device=\"H100-SXM\" "
-                                           "dtype=\"fp32\"/>\n");
+  g_autofree char *fp32 = tu_report_ring (
+      2, "  <compute model=\"replay\" device=\"H100-SXM\" "
+         "dtype=\"fp32\"/>\n");
   g_autofree char *out3 = tu_report_run (fp32, (const char *[]) { NULL });
   ck_assert_msg (strstr (out3, "  MFU 81.4 %, HFU 81.4 % of 67.0 TFLOP/s per GPU (H100-SXM fp32)\n")
                      != NULL,
