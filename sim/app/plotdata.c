@@ -463,6 +463,7 @@ past_uint64 (const char *digits, gsize ndigits)
 static char *
 unsigned_ints (const char *text)
 {
+  g_return_val_if_fail (text != NULL, NULL);
   GString *out = g_string_sized_new (strlen (text) + 16);
   const char *p = text;
   while (*p != '\0')
