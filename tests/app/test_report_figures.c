@@ -210,6 +210,16 @@ START_TEST (test_mfu_dtype_by_hand)
 }
 END_TEST
 
+/* Run tu_scratch/wl on the ring of 4 and parse its report. */
+static JsonParser *
+report_on_ring4 (void)
+{
+  g_autofree char *cfg = tu_report_ring (4, "");
+  g_autofree char *report = tu_scratch_path ("r.json");
+  g_autofree char *out = tu_report_run (cfg, (const char *[]) { "-q", "--report", report, NULL });
+  return tu_json_load (report);
+}
+
 /* The one row of the collective table. */
 static JsonObject *
 only_row (JsonObject *root, const char *kind)
@@ -258,10 +268,7 @@ START_TEST (test_busbw_all_reduce)
           tu_write_rank (wl, r, nodes, 1);
         }
     }
-  g_autofree char *cfg = tu_report_ring (4, "");
-  g_autofree char *report = tu_scratch_path ("r.json");
-  g_autofree char *out = tu_report_run (cfg, (const char *[]) { "-q", "--report", report, NULL });
-  g_autoptr (JsonParser) parser = tu_json_load (report);
+  g_autoptr (JsonParser) parser = report_on_ring4 ();
   JsonObject *root = tu_json_root (parser);
   ck_assert_int_eq (tu_json_ps (root, "simulated_time"), TU_NS (7600));
   JsonObject *c = only_row (root, "all_reduce");
@@ -295,10 +302,7 @@ START_TEST (test_busbw_all_gather)
       ChakraProtoMsg__Node *nodes[] = { tu_coll (1, ALL_GATHER, 1000) };
       tu_write_rank (wl, r, nodes, 1);
     }
-  g_autofree char *cfg = tu_report_ring (4, "");
-  g_autofree char *report = tu_scratch_path ("r.json");
-  g_autofree char *out = tu_report_run (cfg, (const char *[]) { "-q", "--report", report, NULL });
-  g_autoptr (JsonParser) parser = tu_json_load (report);
+  g_autoptr (JsonParser) parser = report_on_ring4 ();
   JsonObject *root = tu_json_root (parser);
   ck_assert_int_eq (tu_json_ps (root, "simulated_time"), TU_NS (3300));
   JsonObject *c = only_row (root, "all_gather");
