@@ -20,7 +20,6 @@
 #include <libxml/tree.h>
 #include <libxml/xpath.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <string.h>
 
 #include "sim/app/config.h"
@@ -639,22 +638,6 @@ option_set (const char *word, const char *const *names)
   return NULL;
 }
 
-/* The word of WORDS (TEXT split at single blanks) that holds TEXT's byte
- * AT. */
-static const char *
-words_with (char **words, ptrdiff_t at)
-{
-  ptrdiff_t end = 0;
-  for (char **w = words; *w != NULL; w++)
-    {
-      end += (ptrdiff_t) strlen (*w);
-      if (at < end || w[1] == NULL)
-        return *w;
-      end++;
-    }
-  return "";
-}
-
 gboolean
 app_sweep_spec_check_words (const AppSweepSpec *s, int t, const char *text, const char *point,
                             GError **error)
@@ -670,12 +653,15 @@ app_sweep_spec_check_words (const AppSweepSpec *s, int t, const char *text, cons
   /* Words are split at blanks and passed as written: a quote would reach
    * the command as a character of a word ('"my' 'run.json"'), and an
    * unterminated one would hide nothing, so either is refused. */
-  const char *quote = strpbrk (text, "\"'");
+  const char *quote = strpbrk (text, "\"'"), *word = quote;
+  while (word != NULL && word > text && strchr (APP_SWEEP_BLANKS, word[-1]) == NULL)
+    word--;
   if (quote != NULL)
     return fail_line (s, s->tmpl_line[t], error,
-                      "%s%s: quote %c in '%s': quotes are not read (words are split at blanks "
+                      "%s%s: quote %c in '%.*s': quotes are not read (words are split at blanks "
                       "and passed as written, so a word cannot hold a blank): remove it",
-                      tag, where, *quote, words_with (words, quote - text));
+                      tag, where, *quote,
+                      (int) (quote - word + (gssize) strcspn (quote, APP_SWEEP_BLANKS)), word);
   for (char **w = words; *w != NULL; w++)
     {
       const char *set = option_set (*w, t == APP_SWEEP_T_OPTIONS ? sweep_sets : out_opts);
