@@ -420,6 +420,14 @@ sim_units_format_bytes (guint64 bytes)
 }
 
 char *
+sim_units_format_gbps (double Bps)
+{
+  if (Bps == 0.0 || !isfinite (Bps) || fabs (Bps) >= 1e7)
+    return g_strdup_printf ("%.2f", Bps / 1e9);
+  return g_strdup_printf ("%.3g", Bps / 1e9);
+}
+
+char *
 sim_units_format_bandwidth (double Bps)
 {
   /* GB/s with two decimals shows every bandwidth from 0.01 GB/s up; below

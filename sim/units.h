@@ -65,4 +65,9 @@ char *sim_units_format_bytes (guint64 bytes);
  * three significant digits ("4.00 MB/s", "0.25 B/s"): never "0.00 GB/s". */
 char *sim_units_format_bandwidth (double Bps);
 
+/* Bps in GB/s without the unit, for a table column whose header states it
+ * (one unit a column): two decimals from 0.01 GB/s up (and 0), three
+ * significant digits below ("0.004", "2.5e-06"), never "0.00". */
+char *sim_units_format_gbps (double Bps);
+
 #endif /* ORRERY_SIM_UNITS_H */

@@ -90,7 +90,8 @@ struct _SysColl
   guint32 *line_tickets; /* [first member * (NET_MAX_DIMS + 1) + group dim]: places
                           * handed out on that line */
   guint32 *line_started; /* [member * (NET_MAX_DIMS + 1) + group dim]: runs the
-                          * member started there */
+                          * member started there; the second half of line_tickets'
+                          * block (one allocation, freed with it) */
 };
 
 /* A new instance of REQ on GROUP (sequence SEQ, ROOT for rooted kinds),

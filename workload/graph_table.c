@@ -357,11 +357,12 @@ wl_rename_table_over (const WlGraph *base, const WlRenameTable *prev,
    * them. */
   const guint32 *rank_at = prev != NULL ? prev->rank_to : s->ranks;
   const guint64 *group_at = prev != NULL ? prev->group_to : s->groups;
-  if (prev != NULL)
-    {
-      memcpy (t->rank_to, rank_at, (gsize) s->n_ranks * sizeof (guint32));
-      memcpy (t->group_to, group_at, (gsize) s->n_groups * sizeof (guint64));
-    }
+  /* An empty map is NULL, which memcpy may not be given even for 0 bytes
+   * (a graph of collectives alone names no rank). */
+  if (prev != NULL && s->n_ranks > 0)
+    memcpy (t->rank_to, rank_at, (gsize) s->n_ranks * sizeof (guint32));
+  if (prev != NULL && s->n_groups > 0)
+    memcpy (t->group_to, group_at, (gsize) s->n_groups * sizeof (guint64));
   gboolean ok = TRUE;
   for (guint32 k = 0; ok && k < n; k++)
     {

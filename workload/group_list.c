@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim/nesting.h"
+#include "sim/out_file.h"
 #include "workload/groups.h"
 #include "workload/json_keys.h"
 #include "workload/wl_error.h"
@@ -332,7 +333,7 @@ wl_group_list_write_comm_groups (const char *list, const char *path, GError **er
     }
   g_string_append (s, "\n}\n");
   g_autoptr (GError) err = NULL;
-  if (!g_file_set_contents (path, s->str, (gssize) s->len, &err))
+  if (!sim_out_file_set_contents (path, s->str, (gssize) s->len, &err))
     {
       g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s: cannot write: %s", path, err->message);
       return FALSE;

@@ -480,6 +480,15 @@ wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
       char *p = wl_chakra_trace_path_in (dir, prefix, i, &exists);
       if (!exists)
         {
+          /* A set cut short at a folder or device named like a trace
+           * (PREFIX.0.et a directory): that is the mistake to name, not
+           * the count. */
+          for (guint k = 0; k < paths->len; k++)
+            if (!wl_path_check_regular (paths->pdata[k], error))
+              {
+                g_free (p);
+                return FALSE;
+              }
           guint32 have = 0;
           while (have < G_MAXUINT32)
             {
@@ -497,8 +506,8 @@ wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
           else
             g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
                          "%s: not found: the topology has %u ranks but the workload has %s%u "
-                         "trace files (%s.0.et ...)",
-                         p, ranks, have ? "only " : "", have, prefix);
+                         "trace file%s (%s.0.et ...)",
+                         p, ranks, have ? "only " : "", have, have == 1 ? "" : "s", prefix);
           g_free (p);
           return FALSE;
         }

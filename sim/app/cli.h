@@ -22,10 +22,18 @@
 
 #include <glib.h>
 
-/* The closing paragraph of every command's --help. */
+/* The closing paragraph of the --help of a command that simulates (run,
+ * plan, orrery's own). */
 #define APP_CLI_EXIT_CODES_HELP                                                                  \
   "Exit status: 0 success, 1 usage or input error, 2 internal error, 3 deadlock,\n"             \
   "4 a limit reached (--max-events, --max-sim-time) or the simulated clock overflowed."
+
+/* The closing paragraph of the --help of a command that simulates nothing
+ * (gen, convert, rescale, plot-data): it can neither deadlock nor reach a
+ * limit (SIM_ERROR_DEADLOCK and SIM_ERROR_LIMIT come from simulation.c
+ * only). */
+#define APP_CLI_EXIT_CODES_TOOL_HELP                                                             \
+  "Exit status: 0 success, 1 usage or input error, 2 internal error."
 
 /* The exit status for ERROR (not NULL): its SimErrorCode in SIM_ERROR and
  * WL_ERROR (a code outside SimErrorCode there is a bug: 2); 1 in any other

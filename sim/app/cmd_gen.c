@@ -109,7 +109,7 @@ gen_collective_context (CollectiveOptions *o)
       ctx, "Groups: ranks are cut into blocks of SIZE x S consecutive ranks, each holding S\n"
            "groups; N must be a multiple of SIZE x S.  Groups are defined by a METADATA node\n"
            "in every trace and named in each collective's pg_name (1 .. N/SIZE).\n\n"
-           APP_CLI_EXIT_CODES_HELP "\n");
+           APP_CLI_EXIT_CODES_TOOL_HELP "\n");
   return ctx;
 }
 
@@ -511,7 +511,7 @@ gen_transformer_context (TransformerOptions *o)
            "the stage's schedule); with --device, a verdict per stage (\"fits, 61.2 of 79.6\n"
            "GiB\" / \"does not fit by 12.4 GiB\"), stages over its capacity warned about\n"
            "(errors with --strict-memory).\n\n"
-           APP_CLI_EXIT_CODES_HELP "\n");
+           APP_CLI_EXIT_CODES_TOOL_HELP "\n");
   return ctx;
 }
 
@@ -712,7 +712,7 @@ gen_usage (FILE *out)
                 "               --preset NAME | --tables FILE.csv --ranks N --out PREFIX\n\n"
                 "'orrery gen GENERATOR --help' lists its options, with units and defaults.\n"
                 "The folder of --out PREFIX is made when it does not exist.\n\n"
-                APP_CLI_EXIT_CODES_HELP "\n");
+                APP_CLI_EXIT_CODES_TOOL_HELP "\n");
 }
 
 int

@@ -60,7 +60,9 @@ gboolean app_gen_out_folder (const char *prefix, GError **error);
 
 /* FALSE with ERROR set when GROUPS_OUT (--comm-groups-out; NULL: none)
  * names a trace of the set PREFIX (PREFIX.K.et): the groups would replace
- * the trace.  In gen_out.c. */
+ * the trace, or when GROUPS_OUT cannot be written (a folder, a folder that
+ * does not exist other than the one --out makes): said with the path
+ * given, before any work.  In gen_out.c. */
 gboolean app_gen_groups_out_check (const char *groups_out, const char *prefix, GError **error);
 
 /* A trace set PREFIX.0.et .. PREFIX.<RANKS-1>.et, written all or nothing.

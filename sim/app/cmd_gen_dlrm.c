@@ -123,7 +123,7 @@ dlrm_context (DlrmOptions *o)
            "rank's shards, the bytes it sends and receives in the forward exchange (the\n"
            "backward's are the same, swapped) and its memory (GiB = 2^30 bytes).\n"
            "See workload/gen_dlrm.h for the model, placement and cost model.\n\n"
-           APP_CLI_EXIT_CODES_HELP "\n");
+           APP_CLI_EXIT_CODES_TOOL_HELP "\n");
   return ctx;
 }
 

@@ -56,7 +56,7 @@ app_cmd_rescale (int argc, char **argv)
            "must span all ranks; all-reduce, reduce-scatter, all-to-all, reduce and broadcast\n"
            "keep comm_size (the whole buffer), all-gather, gather and scatter get\n"
            "comm_size x p / Q (each rank's shard, rounded up).  Point-to-point nodes and\n"
-           "subgroup collectives are refused.\n\n" APP_CLI_EXIT_CODES_HELP "\n");
+           "subgroup collectives are refused.\n\n" APP_CLI_EXIT_CODES_TOOL_HELP "\n");
   GError *error = NULL;
   guint32 p = 0;
   AppGenSet *set = NULL;

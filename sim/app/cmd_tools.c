@@ -57,7 +57,7 @@ app_cmd_convert (int argc, char **argv)
            "read JSON traces too (PREFIX.RANK.json where PREFIX.RANK.et is missing).\n"
            "OUT's folder is made when it does not exist; OUT appears only whole (an input\n"
            "that cannot be read to its end leaves OUT as it was, and no folder made).\n\n"
-           APP_CLI_EXIT_CODES_HELP "\n");
+           APP_CLI_EXIT_CODES_TOOL_HELP "\n");
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return app_cli_fail ("convert", error);
@@ -90,7 +90,7 @@ app_cmd_plot_data (int argc, char **argv)
            "wait after finishing, in ms), DIR/overview.dat (per rank and time bin: the shares\n"
            "of compute, exposed communication and idle) and DIR/meta.gp.  scripts/plot draws\n"
            "them.\n\n"
-           APP_CLI_EXIT_CODES_HELP "\n");
+           APP_CLI_EXIT_CODES_TOOL_HELP "\n");
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return app_cli_fail ("plot-data", error);

@@ -256,11 +256,32 @@ app_gen_ranks_given (gint *ranks, GError **error)
   return TRUE;
 }
 
+/* Whether GROUPS_OUT can be written once the set PREFIX is: checked before
+ * any work (sim_out_file_check), so that a folder, or a folder that does
+ * not exist, is said in the path given, and not at the write, after the
+ * traces.  Its folder may be the one --out makes. */
+static gboolean
+groups_out_writable (const char *groups_out, const char *prefix, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (groups_out);
+  g_autofree char *set_dir = g_path_get_dirname (prefix);
+  if (!g_file_test (dir, G_FILE_TEST_EXISTS) && strcmp (dir, set_dir) == 0)
+    return TRUE;
+  g_autoptr (GError) why = NULL;
+  if (sim_out_file_check (groups_out, &why))
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--comm-groups-out %s: %s", groups_out,
+               why->message);
+  return FALSE;
+}
+
 gboolean
 app_gen_groups_out_check (const char *groups_out, const char *prefix, GError **error)
 {
-  if (groups_out == NULL || prefix == NULL || !sim_out_file_names_set (groups_out, prefix))
+  if (groups_out == NULL || prefix == NULL)
     return TRUE;
+  if (!sim_out_file_names_set (groups_out, prefix))
+    return groups_out_writable (groups_out, prefix, error);
   g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                "--comm-groups-out %s names a trace of the set --out %s: name another file "
                "(e.g. %s.groups.json)", groups_out, prefix, prefix);

@@ -44,7 +44,7 @@ typedef struct
 typedef struct
 {
   const char *path;
-  gint64 schema;
+  guint64 schema;
   guint64 sim_time;
   GArray *ranks; /* PlotRank, indexed by rank */
   gboolean has_overview;
@@ -84,8 +84,9 @@ describe (JsonNode *node)
     return g_strdup ("a string");
   if (t == G_TYPE_BOOLEAN)
     return g_strdup ("a boolean");
+  /* Integers are read unsigned (unsigned_ints). */
   if (t == G_TYPE_INT64)
-    return g_strdup_printf ("the number %" G_GINT64_FORMAT, json_node_get_int (node));
+    return g_strdup_printf ("the number %" G_GUINT64_FORMAT, (guint64) json_node_get_int (node));
   return g_strdup_printf ("the number %g", json_node_get_double (node));
 }
 
@@ -139,27 +140,23 @@ get_member (const PlotObj *at, const char *name, const MemberKind *kind, GError 
   return NULL;
 }
 
-static gboolean
-get_int (const PlotObj *at, const char *name, gint64 *out, GError **error)
-{
-  JsonNode *node = get_member (at, name, &whole_number, error);
-  if (node == NULL)
-    return FALSE;
-  *out = json_node_get_int (node);
-  return TRUE;
-}
-
-/* A time or count: a whole number >= 0. */
+/* A time, count or number: a whole number >= 0, up to 2^64 - 1 as the
+ * report writes times (app_json_out_uint).  json-glib keeps an integer as
+ * a gint64, wrapping one past 2^63: the text is read with every negative
+ * integer made a fraction first (unsigned_ints), so an integer node holds
+ * its value modulo 2^64, exactly. */
 static gboolean
 get_uint (const PlotObj *at, const char *name, guint64 *out, GError **error)
 {
-  gint64 v = 0;
-  if (!get_int (at, name, &v, error))
+  JsonNode *node = json_object_get_member (at->obj, name);
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node)
+      && json_node_get_value_type (node) == G_TYPE_DOUBLE && json_node_get_double (node) < 0
+      && floor (json_node_get_double (node)) == json_node_get_double (node))
+    return type_error (at, name, "a whole number >= 0", node, error);
+  node = get_member (at, name, &whole_number, error);
+  if (node == NULL)
     return FALSE;
-  if (v < 0)
-    return type_error (at, name, "a whole number >= 0", json_object_get_member (at->obj, name),
-                       error);
-  *out = (guint64) v;
+  *out = (guint64) json_node_get_int (node);
   return TRUE;
 }
 
@@ -246,13 +243,13 @@ rank_object (const PlotObj *parent, JsonArray *ranks, guint i, PlotObj *rank, GE
     return NULL;
   g_autofree char *where = g_strdup_printf ("%sranks[%u].", parent->where, i);
   *rank = (PlotObj) { parent->rep, obj, where };
-  gint64 r = 0;
-  if (!get_int (rank, "rank", &r, error))
+  guint64 r = 0;
+  if (!get_uint (rank, "rank", &r, error))
     return NULL;
   if (r != i)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "%s: member \"%srank\" must be %u (ranks in order), got %" G_GINT64_FORMAT,
+                   "%s: member \"%srank\" must be %u (ranks in order), got %" G_GUINT64_FORMAT,
                    parent->rep->path, where, i, r);
       return NULL;
     }
@@ -290,12 +287,12 @@ static gboolean
 parse_header (PlotReport *rep, JsonObject *root, GError **error)
 {
   const PlotObj at = { rep, root, "" };
-  if (!get_int (&at, "schema_version", &rep->schema, error))
+  if (!get_uint (&at, "schema_version", &rep->schema, error))
     return FALSE;
   if (rep->schema != 1 && rep->schema != 2)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "%s: schema_version %" G_GINT64_FORMAT " is not supported (1 and 2 are)",
+                   "%s: schema_version %" G_GUINT64_FORMAT " is not supported (1 and 2 are)",
                    rep->path, rep->schema);
       return FALSE;
     }
@@ -392,10 +389,10 @@ parse_overview_rank (PlotReport *rep, JsonArray *ranks, guint i, GError **error)
 static gboolean
 parse_bins (PlotReport *rep, JsonObject *ov, GError **error)
 {
-  gint64 bins = 0;
+  guint64 bins = 0;
   guint64 span = 0;
   const PlotObj at = { rep, ov, "overview." };
-  if (!get_int (&at, "bins", &bins, error))
+  if (!get_uint (&at, "bins", &bins, error))
     return FALSE;
   if (bins < 1 || bins > G_MAXUINT)
     return type_error (&at, "bins", "a whole number from 1 to 4294967295",
@@ -446,6 +443,59 @@ parse_overview (PlotReport *rep, JsonObject *root, GError **error)
 
 /* ---- reading --------------------------------------------------------------- */
 
+/* Whether the integer literal of NDIGITS digits at DIGITS is above
+ * 2^64 - 1 (json-glib would keep 2^64 - 1 for it). */
+static gboolean
+past_uint64 (const char *digits, gsize ndigits)
+{
+  static const char max[] = "18446744073709551615";
+  while (ndigits > 1 && *digits == '0')
+    digits++, ndigits--;
+  return ndigits > sizeof max - 1
+         || (ndigits == sizeof max - 1 && strncmp (digits, max, ndigits) > 0);
+}
+
+/* TEXT (JSON) with ".0" after every integer literal that is negative or
+ * above 2^64 - 1, so that json-glib reads those as fractions, which no
+ * whole-number member accepts, and every integer it keeps (as a gint64,
+ * wrapped past 2^63) is a value of 0 .. 2^64 - 1, read back exactly as a
+ * guint64.  Strings are copied as they are. */
+static char *
+unsigned_ints (const char *text)
+{
+  g_return_val_if_fail (text != NULL, NULL);
+  GString *out = g_string_sized_new (strlen (text) + 16);
+  const char *p = text;
+  while (*p != '\0')
+    {
+      if (*p == '"')
+        {
+          const char *q = p + 1;
+          while (*q != '\0' && *q != '"')
+            q += (*q == '\\' && q[1] != '\0') ? 2 : 1;
+          q += *q == '"';
+          g_string_append_len (out, p, q - p);
+          p = q;
+          continue;
+        }
+      if (*p != '-' && !g_ascii_isdigit (*p))
+        {
+          g_string_append_c (out, *p++);
+          continue;
+        }
+      const char *digits = p + (*p == '-');
+      const char *q = digits;
+      while (g_ascii_isdigit (*q))
+        q++;
+      gboolean whole = *q != '.' && *q != 'e' && *q != 'E' && q > digits;
+      g_string_append_len (out, p, q - p);
+      if (whole && (*p == '-' || past_uint64 (digits, (gsize) (q - digits))))
+        g_string_append (out, ".0");
+      p = q;
+    }
+  return g_string_free (out, FALSE);
+}
+
 /* The report's root object; the parser owns it.  Every failure becomes an
  * input error that names the file.  Only the members read here are parsed
  * when the report is plain JSON (json_skim.h): a long run's critical path
@@ -462,10 +512,26 @@ load_root (JsonParser *parser, const char *path, GError **error)
   if (skim == NULL && !sim_json_depth_check_file (path, error))
     return NULL;
   g_autoptr (WlJsonKeys) keys = wl_json_keys_watch (parser);
-  if ((skim == NULL || !json_parser_load_from_data (parser, skim, -1, NULL))
-      && !json_parser_load_from_file (parser, path, &local))
+  g_autofree char *whole = NULL;
+  gsize len = 0;
+  if (skim == NULL && !g_file_get_contents (path, &whole, &len, &local))
     {
-      if (strstr (local->message, path) != NULL)
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s", local->message);
+      return NULL;
+    }
+  if (whole != NULL && strlen (whole) != len)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: holds a NUL byte: not JSON", path);
+      return NULL;
+    }
+  g_autofree char *text = unsigned_ints (skim != NULL ? skim : whole);
+  g_clear_pointer (&whole, g_free);
+  if (!json_parser_load_from_data (parser, text, -1, &local))
+    {
+      if (g_str_has_prefix (local->message, "<data>"))
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s%s", path,
+                     local->message + strlen ("<data>"));
+      else if (strstr (local->message, path) != NULL)
         g_set_error_literal (error, SIM_ERROR, SIM_ERROR_INPUT, local->message);
       else
         g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s", path, local->message);
@@ -587,7 +653,7 @@ static gboolean
 write_meta (const PlotReport *rep, const char *dir, GError **error)
 {
   g_autoptr (GString) s = g_string_new ("# the run, for the plot's ranges\n");
-  g_string_append_printf (s, "schema_version = %" G_GINT64_FORMAT "\n", rep->schema);
+  g_string_append_printf (s, "schema_version = %" G_GUINT64_FORMAT "\n", rep->schema);
   g_string_append (s, "simulated_ms = ");
   append_ms (s, rep->sim_time);
   g_string_append_printf (s, "\nranks = %u\noverview = %d\nbins = %u\nbin_ms = ", rep->ranks->len,

@@ -113,8 +113,8 @@ print_exchange_rows (const GArray *exch, FILE *out)
       g_autofree char *late = sim_units_format_time (x->last_join - MIN (x->first, x->last_join));
       double alg, bus;
       gboolean bw = app_exchange_bandwidth (x, &alg, &bus);
-      g_autofree char *algs = bw ? sim_units_format_bandwidth (alg) : g_strdup ("-");
-      g_autofree char *buss = bw ? sim_units_format_bandwidth (bus) : g_strdup ("-");
+      g_autofree char *algs = bw ? sim_units_format_gbps (alg) : g_strdup ("-");
+      g_autofree char *buss = bw ? sim_units_format_gbps (bus) : g_strdup ("-");
       fprintf (out, "  %-14s %-9s %5u %6" G_GUINT64_FORMAT " %10s %11s %11s %11s %12s %12s  %s\n",
                "exchange", "-", x->ranks, x->msgs, bytes, total, "-", late, algs, buss, x->name);
     }
@@ -135,9 +135,11 @@ app_report_collectives (const AppSim *sim, FILE *out)
   g_autoptr (AppPortBounds) bounds = app_port_bounds_new (sim);
   g_autoptr (GString) warnings = g_string_new (NULL);
   fprintf (out, "collectives (per group; time from the first member's join to the last one "
-                "done;\n  bandwidth as nccl-tests, over the time with every member present):\n");
+                "done;\n  bandwidth as nccl-tests, over the time with every member present, "
+                "in GB/s = 10^9 B/s):\n");
   fprintf (out, "  %-14s %-9s %5s %6s %10s %11s %11s %11s %12s %12s  %s\n", "kind", "group",
-           "ranks", "count", "bytes", "total time", "mean time", "late joins", "algbw", "busbw",
+           "ranks", "count", "bytes", "total time", "mean time", "late joins", "algbw GB/s",
+           "busbw GB/s",
            "algorithm");
   for (guint i = 0, j; i < arr->len; i = j)
     {
@@ -151,8 +153,8 @@ app_report_collectives (const AppSim *sim, FILE *out)
       g_autofree char *wait = sim_units_format_time (st->wait);
       double alg, bus;
       gboolean bw = app_coll_row_bandwidth (st, &alg, &bus);
-      g_autofree char *algs = bw ? sim_units_format_bandwidth (alg) : g_strdup ("-");
-      g_autofree char *buss = bw ? sim_units_format_bandwidth (bus) : g_strdup ("-");
+      g_autofree char *algs = bw ? sim_units_format_gbps (alg) : g_strdup ("-");
+      g_autofree char *buss = bw ? sim_units_format_gbps (bus) : g_strdup ("-");
       fprintf (out, "  %-14s %-9s %5u %6" G_GUINT64_FORMAT " %10s %11s %11s %11s %12s %12s  %s\n",
                sys_coll_kind_name (st->kind), group, st->ranks, st->count, bytes, total, mean, wait,
                algs, buss, st->algorithm);

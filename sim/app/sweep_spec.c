@@ -259,6 +259,52 @@ read_param (AppSweepSpec *s, const xmlNode *node, GError **error)
   return param_values (s, node, p, error);
 }
 
+/* The values of AX at position V, joined by a unit separator (no value
+ * holds one: they are XML attribute words), to compare two positions. */
+static char *
+axis_key (const AppSweepSpec *s, const AppSweepAxis *ax, guint v)
+{
+  GString *k = g_string_new (NULL);
+  for (guint i = ax->first; i < ax->first + ax->n_params; i++)
+    g_string_append_printf (k, "%s\x1f", (const char *) g_ptr_array_index (
+                              app_sweep_spec_param (s, i)->values, v));
+  return g_string_free (k, FALSE);
+}
+
+/* A value (a zip's tuple of values) listed twice would make every point
+ * with it twice, the same run under two ids and two rows of sweep.csv:
+ * refused, naming it.  Values are compared as written (1MiB and 1048576
+ * differ). */
+static gboolean
+axis_distinct (const AppSweepSpec *s, const xmlNode *node, const AppSweepAxis *ax,
+               GError **error)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint v = 0; v < ax->n_values; v++)
+    {
+      char *key = axis_key (s, ax, v);
+      gpointer before = g_hash_table_lookup (seen, key);
+      if (before == NULL)
+        {
+          g_hash_table_insert (seen, key, GUINT_TO_POINTER (v + 1));
+          continue;
+        }
+      g_free (key);
+      const AppSweepParam *p = app_sweep_spec_param (s, ax->first);
+      const char *val = g_ptr_array_index (p->values, v);
+      if (ax->n_params == 1)
+        return app_xml_fail_at (s->path, node, error,
+                                "param '%s' lists the value %s twice (values %u and %u): each "
+                                "point would run twice; remove one", p->name, val,
+                                GPOINTER_TO_UINT (before), v + 1);
+      return app_xml_fail_at (s->path, node, error,
+                              "the zip lists the same values twice (positions %u and %u, "
+                              "'%s' = %s ...): each point would run twice; remove one",
+                              GPOINTER_TO_UINT (before), v + 1, p->name, val);
+    }
+  return TRUE;
+}
+
 static gboolean
 add_axis (AppSweepSpec *s, const xmlNode *node, guint first, GError **error)
 {
@@ -270,6 +316,8 @@ add_axis (AppSweepSpec *s, const xmlNode *node, guint first, GError **error)
                               "'%s' has %u values, '%s' has %u",
                               app_sweep_spec_param (s, first)->name, ax.n_values, app_sweep_spec_param (s, i)->name,
                               app_sweep_spec_param (s, i)->values->len);
+  if (!axis_distinct (s, node, &ax, error))
+    return FALSE;
   /* Both factors are at most APP_SWEEP_MAX_POINTS: the product fits. */
   s->n_points *= ax.n_values;
   if (s->n_points > APP_SWEEP_MAX_POINTS)
@@ -601,6 +649,19 @@ app_sweep_spec_check_words (const AppSweepSpec *s, int t, const char *text, cons
   g_return_val_if_fail (t == APP_SWEEP_T_OPTIONS || t == APP_SWEEP_T_GENERATE, FALSE);
   g_auto (GStrv) words = g_strsplit_set (text, APP_SWEEP_BLANKS, -1);
   g_autofree char *where = point != NULL ? g_strdup_printf (" of point %s", point) : g_strdup ("");
+  const char *tag = t == APP_SWEEP_T_OPTIONS ? "<run-options>" : "<generate>";
+  /* Words are split at blanks and passed as written: a quote would reach
+   * the command as a character of a word ('"my' 'run.json"'), and an
+   * unterminated one would hide nothing, so either is refused. */
+  const char *quote = strpbrk (text, "\"'"), *word = quote;
+  while (word != NULL && word > text && strchr (APP_SWEEP_BLANKS, word[-1]) == NULL)
+    word--;
+  if (quote != NULL)
+    return fail_line (s, s->tmpl_line[t], error,
+                      "%s%s: quote %c in '%.*s': quotes are not read (words are split at blanks "
+                      "and passed as written, so a word cannot hold a blank): remove it",
+                      tag, where, *quote,
+                      (int) (quote - word + (gssize) strcspn (quote, APP_SWEEP_BLANKS)), word);
   for (char **w = words; *w != NULL; w++)
     {
       const char *set = option_set (*w, t == APP_SWEEP_T_OPTIONS ? sweep_sets : out_opts);

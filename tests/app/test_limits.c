@@ -8,6 +8,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "sim/app/plotdata.h"
 #include "support/modes.h"
 #include "support/testutil.h"
 
@@ -407,6 +408,15 @@ START_TEST (test_tiny_bandwidth_shown)
   ck_assert_int_eq (run (&out, kb, wl2, NULL), 0);
   ck_assert_msg (strstr (out, "Ring 4 (2.00 KB/s") != NULL && strstr (out, "0.00 GB/s") == NULL,
                  "%s", out);
+  /* The collectives table keeps its column's unit, GB/s, stated in the
+   * header (the row said "1.33 KB/s  2.00 KB/s" under "algbw  busbw"): a
+   * ring all-reduce of 4096 B on 4 ranks is 6 steps of 1024 B at 2000 B/s,
+   * 3.072 s; algbw 4096 B / 3.072 s = 1333.3 B/s, busbw x 2 (4 - 1) / 4 =
+   * 2000 B/s. */
+  ck_assert_msg (strstr (out, "late joins   algbw GB/s   busbw GB/s  algorithm\n") != NULL, "%s",
+                 out);
+  ck_assert_msg (strstr (out, "3.072 s        0 ns     1.33e-06        2e-06  ring\n") != NULL,
+                 "%s", out);
 }
 END_TEST
 
@@ -439,6 +449,13 @@ START_TEST (test_time_past_2_63)
   g_autofree char *csv = read_text (stats);
   ck_assert_msg (strstr (csv, "\n0,10000000000000000000,10000000000000000000,") != NULL, "%s",
                  csv);
+  /* plot-data reads the report as it is written: 10^19 ps = 10^10 ms. */
+  g_autofree char *plot = tu_scratch_path ("plot");
+  GError *error = NULL;
+  ck_assert_msg (app_plot_data (report, plot, &error), "%s", error ? error->message : "");
+  g_autofree char *meta_path = g_build_filename (plot, "meta.gp", NULL);
+  g_autofree char *meta = read_text (meta_path);
+  ck_assert_msg (strstr (meta, "simulated_ms = 10000000000.000000000\n") != NULL, "%s", meta);
 }
 END_TEST
 

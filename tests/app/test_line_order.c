@@ -20,6 +20,9 @@
  * link, which carries every dimension's messages: a ring all-reduce sends
  * 2 (n - 1) / n of the buffer out of every rank, 2 x 31 / 32 x 2 MiB =
  * 4,063,232 bytes at 50 GB/s = 81,264,640 ps.
+ *
+ * test_two_collectives_finish: two collectives in flight at once on the
+ * same lines (below).
  */
 #include <check.h>
 #include <stdlib.h>
@@ -47,9 +50,10 @@ write_config (void)
   return tu_write_file ("fat-tree-32.xml", xml);
 }
 
-/* Every rank's finish time from a --stats CSV (rank,finish_ps,...). */
+/* Every rank's finish time from a --stats CSV (rank,finish_ps,...): none
+ * below FLOOR ps. */
 static void
-assert_finish_above_floor (const char *csv)
+assert_finish_above (const char *csv, guint64 floor_ps)
 {
   g_autofree char *text = NULL;
   ck_assert (g_file_get_contents (csv, &text, NULL, NULL));
@@ -61,8 +65,9 @@ assert_finish_above_floor (const char *csv)
       ck_assert (f[0] != NULL && f[1] != NULL);
       ck_assert_uint_eq (strtoull (f[0], NULL, 10), rows);
       guint64 finish = strtoull (f[1], NULL, 10);
-      ck_assert_msg (finish >= FLOOR_PS, "rank %u finished at %" G_GUINT64_FORMAT
-                     " ps, before the bandwidth floor", rows, finish);
+      ck_assert_msg (finish >= floor_ps, "rank %u finished at %" G_GUINT64_FORMAT
+                     " ps, before the bandwidth floor %" G_GUINT64_FORMAT " ps", rows, finish,
+                     floor_ps);
     }
   ck_assert_uint_eq (rows, RANKS);
 }
@@ -88,7 +93,96 @@ START_TEST (test_all_reduce_finishes)
                               "1.000 us/hop) x Switch 4")
                      != NULL,
                  "%s", out);
-  assert_finish_above_floor (csv);
+  assert_finish_above (csv, FLOOR_PS);
+}
+END_TEST
+
+/* Two different collectives in flight at once on the same lines, which
+ * 544bba3's order (one collective's runs) does not cover: every rank
+ * issues both at time 0, with no dependency between them, so the runs of
+ * the two meet in each member's dimension queues (window 1) in the order
+ * their phases arrive there, which under the flow and congestion models
+ * differs from member to member.  A member that started one collective's
+ * run on a line while its peer started the other's there would wait for
+ * ever.  Two cases, 2 MiB each (S):
+ *   - two all-reduces on all 32 ranks (every dimension shared): each rank
+ *     sends 2 x 2 (32 - 1) / 32 x S = 8,126,464 bytes through its 50 GB/s
+ *     host link, at least 162,529,280 ps;
+ *   - a "TP" all-reduce on blocks of 8 (ranks 8b .. 8b + 7: dimensions 0
+ *     and 1) and a "DP" one on ranks = i mod 4 (8 ranks: dimensions 1 and
+ *     2), sharing dimension 1: 2 x 2 (8 - 1) / 8 x S = 7,340,032 bytes,
+ *     at least 146,800,640 ps.
+ * A ring all-reduce sends 2 (n - 1) / n of its buffer out of every member
+ * however it is cut into dimensions (localBWAware's reduce-scatters,
+ * all-reduce and all-gathers add up to that), and the host link carries
+ * every dimension's messages. */
+#define PAIR_BYTES 2097152
+static const struct
+{
+  const char *name;
+  guint tp_block; /* 0: both on the world group */
+  guint dp_mod;
+  guint64 floor_ps;
+} pairs[] = {
+  { "two world all-reduces", 0, 0, G_GUINT64_CONSTANT (162529280) },
+  { "TP and DP sharing dimension 1", 8, 4, G_GUINT64_CONSTANT (146800640) },
+};
+
+/* The --comm-groups file of pair P: TP groups 1 .. 32 / block, DP groups
+ * after them; NULL for the world pair. */
+static char *
+write_pair_groups (guint p)
+{
+  if (pairs[p].tp_block == 0)
+    return NULL;
+  g_autoptr (GString) s = g_string_new ("{");
+  guint id = 1;
+  for (guint b = 0; b < RANKS / pairs[p].tp_block; b++, id++)
+    {
+      g_string_append_printf (s, "%s\"%u\": [", id > 1 ? ", " : "", id);
+      for (guint r = 0; r < pairs[p].tp_block; r++)
+        g_string_append_printf (s, "%s%u", r > 0 ? ", " : "", b * pairs[p].tp_block + r);
+      g_string_append_c (s, ']');
+    }
+  for (guint m = 0; m < pairs[p].dp_mod; m++, id++)
+    {
+      g_string_append_printf (s, ", \"%u\": [", id);
+      for (guint r = m; r < RANKS; r += pairs[p].dp_mod)
+        g_string_append_printf (s, "%s%u", r > m ? ", " : "", r);
+      g_string_append_c (s, ']');
+    }
+  g_string_append (s, "}\n");
+  return tu_write_file ("groups.json", s->str);
+}
+
+START_TEST (test_two_collectives_finish)
+{
+  guint p = (guint) _i / G_N_ELEMENTS (models);
+  const char *model = models[_i % G_N_ELEMENTS (models)];
+  g_autofree char *cfg = write_config ();
+  g_autofree char *wl = tu_scratch_path ("pair");
+  g_autofree char *groups = write_pair_groups (p);
+  for (guint32 r = 0; r < RANKS; r++)
+    {
+      ChakraProtoMsg__Node *nodes[] = { tu_coll (1, 0, PAIR_BYTES), tu_coll (2, 0, PAIR_BYTES) };
+      if (groups != NULL)
+        {
+          g_autofree char *tp = g_strdup_printf ("%u", 1 + r / pairs[p].tp_block);
+          g_autofree char *dp = g_strdup_printf ("%u", 1 + RANKS / pairs[p].tp_block
+                                                           + r % pairs[p].dp_mod);
+          tu_node_attr_string (nodes[0], "pg_name", tp);
+          tu_node_attr_string (nodes[1], "pg_name", dp);
+        }
+      tu_write_rank (wl, r, nodes, 2);
+    }
+  g_autofree char *csv = tu_scratch_path ("stats.csv");
+  const char *run[] = { tu_orrery (), "run", "--config", cfg, "--workload", wl,
+                        "--network-model", model, "--stats", csv,
+                        groups != NULL ? "--comm-groups" : NULL, groups, NULL };
+  g_autofree char *out = NULL;
+  int status = tu_run_modes (&out, run);
+  ck_assert_msg (status == 0, "%s, %s: exit status %d:\n%s", pairs[p].name, model, status, out);
+  assert_finish_above (csv, pairs[p].floor_ps);
 }
 END_TEST
 
@@ -98,5 +192,7 @@ main (void)
   Suite *s = suite_create ("line_order");
   TCase *tc = tu_tcase (s, "all_reduce_finishes", tu_scratch_setup, tu_scratch_teardown, 120);
   tcase_add_loop_test (tc, test_all_reduce_finishes, 0, (int) G_N_ELEMENTS (models));
+  tcase_add_loop_test (tc, test_two_collectives_finish, 0,
+                       (int) (G_N_ELEMENTS (pairs) * G_N_ELEMENTS (models)));
   return tu_run_suite (s);
 }

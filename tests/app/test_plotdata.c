@@ -194,6 +194,12 @@ START_TEST (test_bad_members)
     { "{ \"schema_version\": 2, \"ranks\": [] }", "missing member \"simulated_time_ps\"" },
     { "{ \"schema_version\": 2, \"simulated_time_ps\": -1, \"ranks\": [] }",
       "member \"simulated_time_ps\" must be a whole number >= 0, got the number -1" },
+    /* 2^64 - 1 is the largest time; 2^64 is none (json-glib kept 2^64 - 1
+     * for it), nor is a negative one past -2^63 (json-glib wrapped it). */
+    { "{ \"schema_version\": 2, \"simulated_time_ps\": 18446744073709551616, \"ranks\": [] }",
+      "member \"simulated_time_ps\" must be a whole number, got the number 1.84467e+19" },
+    { "{ \"schema_version\": 2, \"simulated_time_ps\": -10000000000000000000, \"ranks\": [] }",
+      "member \"simulated_time_ps\" must be a whole number >= 0, got the number -1e+19" },
     { "{ \"schema_version\": 2, \"simulated_time_ps\": 5 }", "missing member \"ranks\"" },
     { "{ \"schema_version\": 2, \"simulated_time_ps\": 5, \"ranks\": [ 1 ] }",
       "member \"ranks[0]\" must be an object, got the number 1" },
@@ -288,6 +294,24 @@ START_TEST (test_bad_overview)
 }
 END_TEST
 
+/* Times past 2^63 ps, as --report writes them (unsigned, app_json_out_uint):
+ * read exactly, never wrapped negative.  10^19 ps = 10^10 ms, of which
+ * compute 2^63 = 9223372036854775808 ps and exposed communication the rest,
+ * 776627963145224192 ps. */
+START_TEST (test_past_2_63)
+{
+  plot_ok ("{ \"schema_version\": 2, \"simulated_time_ps\": 10000000000000000000,\n"
+           "  \"ranks\": [ { \"rank\": 0, \"finish_ps\": 10000000000000000000,\n"
+           "    \"compute_ps\": 9223372036854775808, \"exposed_comm_ps\": 776627963145224192,\n"
+           "    \"idle_ps\": 0, \"after_finish_ps\": 0, \"name\": \"-7 1e99999\" } ] }\n");
+  g_autofree char *ranks = read_out ("ranks.dat");
+  ck_assert_str_eq (ranks, "# rank compute_ms exposed_comm_ms idle_ms after_finish_ms\n"
+                           "0 9223372036.854775808 776627963.145224192 0.000000000 0.000000000\n");
+  g_autofree char *meta = read_out ("meta.gp");
+  ck_assert_msg (strstr (meta, "simulated_ms = 10000000000.000000000\n") != NULL, "%s", meta);
+}
+END_TEST
+
 /* The output directory is made with its parents. */
 START_TEST (test_nested_out_dir)
 {
@@ -310,6 +334,7 @@ plotdata_suite (void)
   tcase_add_test (tc, test_deterministic);
   tcase_add_test (tc, test_v1);
   tcase_add_test (tc, test_nested_out_dir);
+  tcase_add_test (tc, test_past_2_63);
   tc = tu_tcase (s, "errors", tu_scratch_setup, tu_scratch_teardown, 30);
   tcase_add_test (tc, test_missing_file);
   tcase_add_test (tc, test_not_json);

@@ -91,4 +91,27 @@ mkdir "$T/sub"
   --global-batch 2 --comm-groups-out "$T/sub/../new/tx.3.et" --out "$T/new/tx" >"$T/clash.out" 2>&1
 check "gen transformer --comm-groups-out in the set, new folder: exit 1" eq "$?" 1
 check "gen transformer: nothing written" test ! -e "$T/new/tx.0.et"
+# --comm-groups-out that cannot be written (a folder; a folder that does not
+# exist) is said in the path given, before any work: no temporary name
+# (NAME.XXXXXX with its letters) in the message, nothing left on disk.
+mkdir "$T/bad" "$T/bad/gdir"
+for target in "$T/bad/gdir" "$T/bad/nodir/g.json"; do
+  "$ORRERY" gen collective --type all-reduce --ranks 4 --bytes 4KiB --groups 2 \
+    --comm-groups-out "$target" --out "$T/bad/b" >"$T/bad.out" 2>&1
+  check "--comm-groups-out $target: exit 1" eq "$?" 1
+  check "--comm-groups-out $target: named as given" has "$T/bad.out" \
+    "orrery gen collective: --comm-groups-out $target: "
+  check "--comm-groups-out $target: no temporary name" eq "$(grep -c '\.[A-Za-z0-9]\{6\}”' \
+    "$T/bad.out")" 0
+  check "--comm-groups-out $target: nothing left" eq "$(cd "$T/bad" && find . | sort | \
+    tr '\n' ' ')" ". ./gdir "
+done
+check "--comm-groups-out in a missing folder: why" has "$T/bad.out" \
+  "the folder $T/bad/nodir does not exist"
+"$ORRERY" gen collective --type all-reduce --ranks 4 --bytes 4KiB --groups 2 \
+  --comm-groups-out "$T/bad/gdir" --out "$T/bad/b" >"$T/bad.out" 2>&1
+check "--comm-groups-out FOLDER: why" has "$T/bad.out" "$T/bad/gdir is a folder: name a file"
+"$ORRERY" gen collective --type all-reduce --ranks 4 --bytes 4KiB --groups 2 \
+  --comm-groups-out "$T/bad/new/g.json" --out "$T/bad/new/b" >/dev/null 2>&1
+check "--comm-groups-out in the folder --out makes: written" test -s "$T/bad/new/g.json"
 finish

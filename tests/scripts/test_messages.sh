@@ -96,4 +96,20 @@ check "config not UTF-8: names the file and the bytes" has "$TMP/utf8.err" \
 check "preset list: llama2-7b's sequence in tokens" has "$TMP/list" "vocab 32000 seq 4096 tokens"
 check "preset list: the active count names parameters" \
   sh -c "grep '^mixtral-8x7b ' '$TMP/list' | grep -q 'B parameters active a token)'"
+# --help lists the exit statuses a command can return: only a simulation
+# deadlocks (3) or reaches a limit (4), so the commands that simulate
+# nothing list 0, 1 and 2 (convert, rescale and plot-data listed 3 and 4).
+for c in convert rescale plot-data "gen collective" "gen transformer" "gen dlrm" gen; do
+  # shellcheck disable=SC2086  # the command's words
+  "$ORRERY" $c --help >"$TMP/help" 2>&1
+  check "$c --help: exit statuses 0, 1, 2" has "$TMP/help" \
+    "Exit status: 0 success, 1 usage or input error, 2 internal error."
+  check "$c --help: no deadlock, no limit" test "$(grep -c -E 'deadlock|limit reached' \
+    "$TMP/help")" = 0
+done
+for c in run plan; do
+  "$ORRERY" $c --help >"$TMP/help" 2>&1
+  check "$c --help: 3 deadlock, 4 a limit" has "$TMP/help" "3 deadlock,
+4 a limit reached"
+done
 finish

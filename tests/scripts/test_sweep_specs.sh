@@ -103,4 +103,29 @@ check namespace_select refused "$TMP/ns.log" "that is not an element, attribute 
 sweep_spec "$TMP/doc.xml" '' '1' '/'
 check document_select refused "$TMP/doc.log" "that is not an element, attribute or text" \
   "$ORRERY" sweep expand "$TMP/doc.xml" "$TMP/doc"
+# A value listed twice in one param would run each of its points twice
+# (two ids, two rows of sweep.csv): refused, naming the param and the value.
+# In a zip only a whole tuple listed twice is (one param's value may recur).
+sweep_spec "$TMP/dup.xml" '--critical-path {o}' '1 2 1'
+check duplicate_value refused "$TMP/dup.log" \
+  "dup.xml:5: <param>: param 'o' lists the value 1 twice (values 1 and 3)" \
+  "$ORRERY" sweep expand "$TMP/dup.xml" "$TMP/dup"
+check duplicate_value_writes_nothing eq "$(ls "$TMP/dup" 2>/dev/null)" ""
+sed 's|"0 0 4KiB 64KiB"|"0 0 4KiB 4KiB"|' "$TMP/ps.xml" >"$TMP/dupzip.xml"
+check duplicate_zip_tuple refused "$TMP/dupzip.log" \
+  "the zip lists the same values twice (positions 3 and 4, 'model' = congestion" \
+  "$ORRERY" sweep expand "$TMP/dupzip.xml" "$TMP/dupzip"
+# Words are split at blanks, no quoting: a quote in <run-options> (an
+# unterminated one, or a pair around a path with a blank) reached the run
+# as a character of a word; refused at the element's line, as is one that
+# a value brings into a point.
+sweep_spec "$TMP/quote.xml" '--timeline "my t.json {o}' '1'
+check unterminated_quote refused "$TMP/quote.log" \
+  "quote.xml:4: <run-options>: quote \" in '\"my': quotes are not read" \
+  "$ORRERY" sweep expand "$TMP/quote.xml" "$TMP/quote"
+check unterminated_quote_writes_nothing eq "$(ls "$TMP/quote" 2>/dev/null)" ""
+sweep_spec "$TMP/quote2.xml" '--timeline {o}' "a.json it's"
+check quote_in_a_value refused "$TMP/quote2.log" \
+  "quote2.xml:4: <run-options> of point 1: quote ' in 'it's': quotes are not read" \
+  "$ORRERY" sweep expand "$TMP/quote2.xml" "$TMP/quote2"
 finish

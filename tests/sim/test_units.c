@@ -198,6 +198,13 @@ START_TEST (test_units_format)
   expect_format (sim_units_format_bandwidth (1e7), "0.01 GB/s");
   expect_format (sim_units_format_bandwidth (4e6), "4.00 MB/s");
   expect_format (sim_units_format_bandwidth (2000), "2.00 KB/s");
+  /* A table's column in GB/s: the number alone, never "0.00" for a
+   * bandwidth that is not 0. */
+  expect_format (sim_units_format_gbps (5e10), "50.00");
+  expect_format (sim_units_format_gbps (1e7), "0.01");
+  expect_format (sim_units_format_gbps (4e6), "0.004");
+  expect_format (sim_units_format_gbps (2000), "2e-06");
+  expect_format (sim_units_format_gbps (0), "0.00");
   expect_format (sim_units_format_bandwidth (0.25), "0.25 B/s");
 }
 END_TEST

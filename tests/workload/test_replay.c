@@ -7,6 +7,7 @@
  * 100 + b ns.
  */
 #include <check.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "sim/app/simulation.h"
@@ -285,6 +286,29 @@ START_TEST (test_rank_count_mismatch)
     }
   expect_load_error (8, "the topology has 8 ranks but the workload has only 4 trace files");
   expect_load_error (2, "more trace files than the topology's 2 ranks");
+}
+END_TEST
+
+/* One trace where two are wanted: "only 1 trace file", in the singular. */
+START_TEST (test_one_trace_of_two)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  ChakraProtoMsg__Node *nodes[] = { tu_comp (1, 1) };
+  tu_write_rank (wl, 0, nodes, 1);
+  expect_load_error (2, "wl.1.et: not found: the topology has 2 ranks but the workload has only "
+                        "1 trace file (");
+}
+END_TEST
+
+/* PREFIX.0.et a folder: it, not the count of traces, is named (the message
+ * was "wl.1.et: not found: ... only 1 trace files"). */
+START_TEST (test_first_trace_a_folder)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  g_autofree char *first = tu_scratch_path ("wl.0.et");
+  ck_assert_int_eq (g_mkdir (first, 0755), 0);
+  g_autofree char *want = g_strdup_printf ("%s: a directory, not a trace file", first);
+  expect_load_error (4, want);
 }
 END_TEST
 
@@ -713,6 +737,8 @@ replay_suite (void)
   tcase_add_test (tc, test_dangling_dependency);
   tcase_add_test (tc, test_cycle);
   tcase_add_test (tc, test_rank_count_mismatch);
+  tcase_add_test (tc, test_one_trace_of_two);
+  tcase_add_test (tc, test_first_trace_a_folder);
   tcase_add_test (tc, test_unsupported_collective);
   tcase_add_test (tc, test_send_from_wrong_rank);
   tcase_add_test (tc, test_memory_ops);
