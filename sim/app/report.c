@@ -88,18 +88,6 @@ static SimTime get_exchange (const WlRankStats *s) { return s->exchange_wait; }
 static SimTime get_idle (const WlRankStats *s) { return app_rank_idle (s); }
 static SimTime get_contention (const WlRankStats *s) { return s->compute_contention; }
 
-/* Whether communication kernels slowed any rank's compute (replay_sm.c):
- * only then do the summary and the JSON say by how much. */
-static gboolean
-contention_reported (const AppSim *sim)
-{
-  WlReplay *replay = app_sim_replay (sim);
-  for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
-    if (wl_replay_rank_stats (replay, r)->compute_contention > 0)
-      return TRUE;
-  return FALSE;
-}
-
 static void
 print_topology (const AppSim *sim, FILE *out)
 {
@@ -203,7 +191,7 @@ app_report_summary (const AppSim *sim, FILE *out)
   print_spread (out, "finish", sim, get_finish);
   print_spread (out, "compute", sim, get_compute);
   /* Its part added by collectives' and p2p kernels' CTAs on the SMs. */
-  if (contention_reported (sim))
+  if (app_contention_reported (sim))
     print_spread (out, "  by comm SM contention", sim, get_contention);
   /* Native runs tell the pipeline's bubble from communication; ASTRA-sim's
    * figure counts both. */
@@ -324,7 +312,7 @@ add_ranks (AppJsonOut *j, const AppSim *sim)
 {
   WlReplay *replay = app_sim_replay (sim);
   SimTime end = app_sim_end_time (sim);
-  gboolean contention = contention_reported (sim);
+  gboolean contention = app_contention_reported (sim);
   app_json_out_begin_array (j, "ranks");
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {

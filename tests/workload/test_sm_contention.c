@@ -195,6 +195,47 @@ START_TEST (test_overlap_ends)
 }
 END_TEST
 
+/* The binary says what contention added: the summary's row, the CSV's
+ * and the JSON's per-rank figure, the hand difference of test_overlap_hand;
+ * without contention none of them. */
+START_TEST (test_reported)
+{
+  write_workload (GEMM, 64 << 20);
+  g_autofree char *cfg = write_cluster (NCCL, KERNEL);
+  g_autofree char *wl = tu_scratch_path ("wl");
+  g_autofree char *csv = tu_scratch_path ("s.csv");
+  g_autofree char *json = tu_scratch_path ("r.json");
+  const char *argv[] = { tu_orrery (), "run", "--config", cfg, "--workload", wl, "--stats", csv,
+                         "--report", json, NULL };
+  g_autofree char *out = NULL;
+  ck_assert_int_eq (tu_run (&out, argv), 0);
+  SimTime added = ps (GEMM_108_NS + LAUNCH_NS) - ps (GEMM_132_NS + LAUNCH_NS);
+  ck_assert_msg (strstr (out, "by comm SM contention") != NULL, "%s", out);
+  g_autofree char *text = NULL;
+  ck_assert (g_file_get_contents (csv, &text, NULL, NULL));
+  g_auto (GStrv) lines = g_strsplit (text, "\n", 0);
+  ck_assert (g_str_has_suffix (lines[0], ",compute_contention_ps"));
+  g_autofree char *tail = g_strdup_printf (",%" G_GUINT64_FORMAT, added);
+  ck_assert_msg (g_str_has_suffix (lines[1], tail), "%s", lines[1]);
+  g_autofree char *report = NULL;
+  ck_assert (g_file_get_contents (json, &report, NULL, NULL));
+  ck_assert (strstr (report, "\"compute_contention_ns\"") != NULL);
+  /* Off: no row, no column, no key. */
+  g_free (write_cluster (NCCL, "<compute model=\"kernel\" device=\"H100-SXM\" "
+                               "sm-contention=\"off\"/>"));
+  g_free (out);
+  out = NULL;
+  ck_assert_int_eq (tu_run (&out, argv), 0);
+  ck_assert (strstr (out, "by comm SM contention") == NULL);
+  g_free (text);
+  ck_assert (g_file_get_contents (csv, &text, NULL, NULL));
+  ck_assert (strstr (text, "compute_contention") == NULL);
+  g_free (report);
+  ck_assert (g_file_get_contents (json, &report, NULL, NULL));
+  ck_assert (strstr (report, "compute_contention") == NULL);
+}
+END_TEST
+
 START_TEST (test_config_errors)
 {
   write_workload (GEMM, 0);
@@ -229,6 +270,7 @@ sm_suite (void)
   tcase_add_test (tc, test_overlap_hand);
   tcase_add_test (tc, test_no_overlap);
   tcase_add_test (tc, test_overlap_ends);
+  tcase_add_test (tc, test_reported);
   tcase_add_test (tc, test_config_errors);
   return s;
 }
