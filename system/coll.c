@@ -576,6 +576,8 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
                      .priority = collective_priority (sys, rank, req),
                      .chunks_left = coll->n_chunks, .joined = 1 };
   coll->joined++;
+  if (req->ctas != NULL)
+    *req->ctas = coll->is_nccl ? coll->nccl.choice.channels : 0;
   if (coll->lockstep)
     lockstep_join_all (coll, member);
   coll->last_join = sim_sched_now (sys->sched);

@@ -152,6 +152,29 @@ sys_params (const Sys *sys)
   return &sys->params;
 }
 
+/* NCCL 2.26.2 src/graph/paths.cc, ncclTopoGetNchannels: a peer on another
+ * node gets NCCL_NCHANNELS_PER_NET_PEER channels, unset "start from 2
+ * channels per NIC" (fewer only when 2 x ranks > 4 x the communicator's p2p
+ * channels); ncclTopoComputeP2pChannels takes the least over the
+ * communicator's peers as every peer's count (p2pnChannelsPerPeer), so any
+ * communicator that spans nodes runs its sends and receives on 2 channels,
+ * one CTA each (src/enqueue.cc).  A peer on NVLink alone would get
+ * 2 x (path bandwidth / NVLink bandwidth): more, which is not modelled. */
+#define NCCL_P2P_CHANNELS_PER_PEER 2u
+/* Concurrent p2p operations share the communicator's p2p channels,
+ * p2pnChannels <= NCCL_MAX_P2P_NCHANNELS, by default MAXCHANNELS = 64
+ * (v2.26.2 src/include/device.h; paths.cc ncclTopoComputeP2pChannels). */
+#define NCCL_MAX_P2P_CHANNELS 64u
+
+guint32
+sys_p2p_ctas (const Sys *sys, guint32 ops)
+{
+  g_return_val_if_fail (sys != NULL, 0);
+  if (sys->params.lib.library != SYS_LIBRARY_NCCL)
+    return 0;
+  return (guint32) MIN ((guint64) ops * NCCL_P2P_CHANNELS_PER_PEER, NCCL_MAX_P2P_CHANNELS);
+}
+
 Net *
 sys_net (const Sys *sys)
 {

@@ -64,6 +64,12 @@ typedef struct
   gpointer data;
   guint64 arg;
   SysCollJoinerFunc on_last_joiner; /* may be NULL */
+  /* When not NULL, set by a successful join to the CTAs (thread blocks,
+   * each resident on one SM for the whole collective) this rank's part
+   * runs on: under the NCCL library, the channels NCCL runs it on for its
+   * size (SysNcclChoice.channels: NVLS's own count for NVLS); 0 where the
+   * library models no kernel (per-dimension algorithms, programs). */
+  guint32 *ctas;
 } SysCollRequest;
 
 /* Called when a send and a receive are matched (as the second of the two
@@ -184,6 +190,11 @@ const SysCollRecord *sys_coll_records (const Sys *sys, guint *n);
 void sys_set_coll_records (Sys *sys, gboolean on);
 
 const SysParams *sys_params (const Sys *sys);
+
+/* The CTAs OPS sends and receives in flight on one rank run on under the
+ * NCCL library: its channels per peer each (sys.c cites NCCL's default),
+ * at most NCCL's channel limit in all; 0 under the other libraries. */
+guint32 sys_p2p_ctas (const Sys *sys, guint32 ops);
 Net *sys_net (const Sys *sys);
 
 /* The ranks of group `id` in member order (n set), or NULL for an unknown

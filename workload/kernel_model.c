@@ -225,14 +225,14 @@ tile_kfix (const WlKernelDevice *dev, WlDtype t, guint i)
 }
 
 /* Tile-steps of a GEMM on tile I with its k split S ways: waves of the
- * tiles x S units over the SMs, each 2 tm tn (ceil (k / S) + k_fix); its
- * time at one FLOP/s per SM. */
+ * tiles x S units over the SMS SMs it has, each 2 tm tn (ceil (k / S) +
+ * k_fix); its time at one FLOP/s per SM. */
 static double
-tile_units (const WlKernelDevice *dev, WlDtype t, guint i, double m, double n, double k,
-            double batch, double s)
+tile_units (const WlKernelDevice *dev, WlDtype t, guint i, const double mnk[3], double batch,
+            double s, double sms)
 {
-  double tm = dev->tiles[i].m, tn = dev->tiles[i].n;
-  double waves = ceil (ceil (m / tm) * ceil (n / tn) * batch * s / dev->n_sm);
+  double tm = dev->tiles[i].m, tn = dev->tiles[i].n, k = mnk[2];
+  double waves = ceil (ceil (mnk[0] / tm) * ceil (mnk[1] / tn) * batch * s / sms);
   return waves * 2.0 * tm * tn * (ceil (k / s) + tile_kfix (dev, t, i));
 }
 
@@ -243,7 +243,8 @@ gemm_units (const WlKernelDevice *dev, WlDtype t, double m, double n, double k, 
 {
   double best = INFINITY;
   for (guint i = 0; i < dev->n_tiles; i++)
-    best = MIN (best, tile_units (dev, t, i, m, n, k, batch, 1));
+    best = MIN (best, tile_units (dev, t, i, (const double[3]) { m, n, k }, batch, 1,
+                                  dev->n_sm));
   return best;
 }
 
@@ -274,11 +275,11 @@ mem_ns (const WlKernelDevice *dev, const WlDevice *hw, double bytes)
  * k-blocks (3 on SM80, 4 on SM90/SM100, kernel_model.h): a shorter split
  * never reaches its main loop's steady state. */
 static guint
-split_max (const WlKernelDevice *dev, WlDtype t, guint i, double tiles, double k)
+split_max (const WlKernelDevice *dev, WlDtype t, guint i, double tiles, double k, double sms)
 {
-  if (tiles >= dev->n_sm)
+  if (tiles >= sms)
     return 1;
-  double s = MIN (floor (dev->n_sm / tiles), floor (k / tile_kfix (dev, t, i)));
+  double s = MIN (floor (sms / tiles), floor (k / tile_kfix (dev, t, i)));
   return s > 1 ? (guint) s : 1;
 }
 
@@ -306,28 +307,32 @@ tile_rate (const WlKernelDevice *dev, WlDtype t, guint i, double rate_sm)
   return MIN (rate_sm, feed);
 }
 
-/* The time of the GEMM on tile I split S ways: its compute (at least the
- * MAMF's time: no shape beats the searched maximum) or its operands'
- * memory time, whichever is longer; a split adds its reduction kernel
- * (wl_kernel_splitk_bytes at the achieved bandwidth, and its launch). */
+/* The time of the GEMM on tile I split S ways on SMS of the SMs: its
+ * compute (at least the MAMF's time on that share of the SMs: no shape
+ * beats the searched maximum) or its operands' memory time, whichever is
+ * longer; a split adds its reduction kernel (wl_kernel_splitk_bytes at the
+ * achieved bandwidth, and its launch). */
 static double
 split_ns (const WlKernelDevice *dev, const WlDevice *hw, const WlKernel *k, WlDtype t,
-          guint i, guint s, double rate_sm)
+          guint i, guint s, double rate_sm, double sms)
 {
-  double units = tile_units (dev, t, i, (double) k->m, (double) k->n, (double) k->k,
-                             (double) k->batch, s);
-  double compute = MAX (units / tile_rate (dev, t, i, rate_sm),
-                        wl_kernel_flops (k) / achievable (dev, hw, t));
+  const double mnk[3] = { (double) k->m, (double) k->n, (double) k->k };
+  double units = tile_units (dev, t, i, mnk, (double) k->batch, s, sms);
+  double mamf = achievable (dev, hw, t);
+  if (sms < dev->n_sm)
+    mamf *= sms / dev->n_sm;
+  double compute = MAX (units / tile_rate (dev, t, i, rate_sm), wl_kernel_flops (k) / mamf);
   double ns = MAX (compute * 1e9, mem_ns (dev, hw, wl_kernel_bytes (k)));
   if (s > 1)
     ns += mem_ns (dev, hw, wl_kernel_splitk_bytes (k, s)) + dev->launch_ns;
   return ns;
 }
 
-/* The fastest (tile, split) of K: its time, and its split in *SPLIT. */
+/* The fastest (tile, split) of K on SMS SMs: its time, and its split in
+ * *SPLIT. */
 static double
 gemm_plan (const WlKernelDevice *dev, const WlDevice *hw, const WlKernel *k, WlDtype t,
-           guint *split)
+           double sms, guint *split)
 {
   double best = INFINITY, rate_sm = rate_per_sm (dev, hw, t);
   *split = 1;
@@ -335,10 +340,10 @@ gemm_plan (const WlKernelDevice *dev, const WlDevice *hw, const WlKernel *k, WlD
     {
       double tiles = ceil ((double) k->m / dev->tiles[i].m)
                      * ceil ((double) k->n / dev->tiles[i].n) * (double) k->batch;
-      guint smax = split_max (dev, t, i, tiles, (double) k->k);
+      guint smax = split_max (dev, t, i, tiles, (double) k->k, sms);
       for (guint s = 1; s <= smax; s++)
         {
-          double ns = split_ns (dev, hw, k, t, i, s, rate_sm);
+          double ns = split_ns (dev, hw, k, t, i, s, rate_sm, sms);
           if (ns < best)
             best = ns, *split = s;
         }
@@ -347,10 +352,11 @@ gemm_plan (const WlKernelDevice *dev, const WlDevice *hw, const WlKernel *k, WlD
 }
 
 static double
-gemm_ns (const WlKernelDevice *dev, const WlDevice *hw, const WlKernel *k, WlDtype t)
+gemm_ns (const WlKernelDevice *dev, const WlDevice *hw, const WlKernel *k, WlDtype t,
+         double sms)
 {
   guint split;
-  return gemm_plan (dev, hw, k, t, &split);
+  return gemm_plan (dev, hw, k, t, sms, &split);
 }
 
 guint
@@ -362,7 +368,7 @@ wl_kernel_gemm_split (const WlKernelDevice *dev, const WlKernel *k)
   WlKernel as_run = *k;
   as_run.dtype = (guint8) usable_dtype (hw, (WlDtype) k->dtype);
   guint split;
-  gemm_plan (dev, hw, &as_run, (WlDtype) as_run.dtype, &split);
+  gemm_plan (dev, hw, &as_run, (WlDtype) as_run.dtype, dev->n_sm, &split);
   return split;
 }
 
@@ -405,14 +411,20 @@ fa_rate (const WlFaTable *fa, const WlKernel *k, double s)
   return lo * (1 - df) + hi * df;
 }
 
+/* On SMS of the SMs, the rate is that share of the table's (its thread
+ * blocks, b hq ceil (sq / 128) of them, run in many waves at the tables'
+ * sizes: no wave quantization is modelled for attention). */
 static double
-attn_ns (const WlKernelDevice *dev, const WlDevice *hw, const WlKernel *k, WlDtype t)
+attn_ns (const WlKernelDevice *dev, const WlDevice *hw, const WlKernel *k, WlDtype t,
+         double sms)
 {
   /* The tables are square problems (sq = skv); another is taken at the
    * length of the square one with the same work per head. */
   double s = sqrt ((double) k->sq * (double) k->skv);
   double rate = fa_rate (dev->fa, k, s) * T * dev->fa_scale * achievable (dev, hw, t)
                 / achievable (dev, hw, WL_DTYPE_BF16);
+  if (sms < dev->n_sm)
+    rate *= sms / dev->n_sm;
   return MAX (wl_kernel_flops (k) / rate * 1e9, mem_ns (dev, hw, wl_kernel_bytes (k)));
 }
 
@@ -432,7 +444,15 @@ wl_kernel_bound_ns (const WlKernelDevice *dev, const WlKernel *k)
 double
 wl_kernel_ns (const WlKernelDevice *dev, const WlKernel *k)
 {
+  g_return_val_if_fail (dev != NULL, 0.0);
+  return wl_kernel_ns_on (dev, k, dev->n_sm);
+}
+
+double
+wl_kernel_ns_on (const WlKernelDevice *dev, const WlKernel *k, guint32 sms)
+{
   g_return_val_if_fail (dev != NULL && k != NULL, 0.0);
+  double on = CLAMP (sms, 1u, dev->n_sm);
   const WlDevice *hw = wl_device_preset (dev->name);
   g_assert (hw != NULL);
   /* A type the device lacks runs as bf16, its operands' bytes included
@@ -444,10 +464,10 @@ wl_kernel_ns (const WlKernelDevice *dev, const WlKernel *k)
   switch ((WlKernelOp) k->op)
     {
     case WL_KERNEL_GEMM:
-      ns = gemm_ns (dev, hw, &as_run, t);
+      ns = gemm_ns (dev, hw, &as_run, t, on);
       break;
     case WL_KERNEL_ATTN:
-      ns = attn_ns (dev, hw, &as_run, t);
+      ns = attn_ns (dev, hw, &as_run, t, on);
       break;
     case WL_KERNEL_MEM:
     case WL_KERNEL_N:

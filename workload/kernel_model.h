@@ -155,6 +155,17 @@ guint wl_kernel_gemm_split (const WlKernelDevice *dev, const WlKernel *kernel);
  * reduction kernel's launch included). */
 double wl_kernel_ns (const WlKernelDevice *dev, const WlKernel *kernel);
 
+/* wl_kernel_ns with SMS of DEV's n_sm SMs free for the kernel (clamped to
+ * 1 .. n_sm; n_sm gives wl_kernel_ns exactly): the others run another
+ * kernel, as an NCCL collective's CTAs (one per channel, each resident on
+ * an SM for the collective's whole run: NCCL src/enqueue.cc launches a
+ * grid of one block per channel) hold theirs.  A GEMM's tiles run in
+ * waves over SMS SMs (splits fill at most SMS), at most the MAMF's share
+ * SMS / n_sm; attention at that share of its table's rate; memory-bound
+ * kernels as on the whole device (HBM saturates with a fraction of the
+ * SMs; the collective's own HBM traffic is not taken off). */
+double wl_kernel_ns_on (const WlKernelDevice *dev, const WlKernel *kernel, guint32 sms);
+
 /* The physical floor of one launch as it runs (a dtype the device lacks
  * as bf16, as wl_kernel_ns runs it): max (FLOPs / peak of its dtype,
  * bytes / full bandwidth), ns. */

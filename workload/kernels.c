@@ -233,6 +233,7 @@ struct _WlKernelLists
   GArray *ns;          /* double per list: its price, NAN until computed */
   const WlKernelDevice *priced_dev;
   const WlKernelTable *priced_table;
+  GHashTable *ns_on;   /* (index << 32 | SMs) -> double: prices on fewer SMs */
 };
 
 /* The hash of a `kernels` text of N bytes, eight bytes at a time: loading
@@ -283,6 +284,8 @@ wl_kernel_lists_free (WlKernelLists *l)
   g_ptr_array_unref (l->texts);
   g_ptr_array_unref (l->lists);
   g_array_unref (l->ns);
+  if (l->ns_on != NULL)
+    g_hash_table_unref (l->ns_on);
   g_free (l);
 }
 
@@ -374,20 +377,42 @@ wl_kernel_lists_equal (const WlKernelLists *a, const WlKernelLists *b)
 
 /* ---- pricing -------------------------------------------------------------------- */
 
-double
-wl_kernel_list_ns (const WlKernelDevice *dev, const WlKernelTable *table, const GArray *kernels)
+/* wl_kernel_list_ns on SMS of DEV's SMs. */
+static double
+list_ns_on (const WlKernelDevice *dev, const WlKernelTable *table, const GArray *kernels,
+            guint32 sms)
 {
-  g_return_val_if_fail (dev != NULL && kernels != NULL, 0.0);
   double total = 0;
   for (guint i = 0; i < kernels->len; i++)
     {
       const WlKernel *k = &g_array_index (kernels, WlKernel, i);
       double ns = wl_kernel_table_ns (table, dev->name, k);
       if (ns < 0)
-        ns = wl_kernel_ns (dev, k);
+        ns = wl_kernel_ns_on (dev, k, sms);
       total += (double) k->count * (ns + dev->launch_ns);
     }
   return total;
+}
+
+double
+wl_kernel_list_ns (const WlKernelDevice *dev, const WlKernelTable *table, const GArray *kernels)
+{
+  g_return_val_if_fail (dev != NULL && kernels != NULL, 0.0);
+  return list_ns_on (dev, table, kernels, dev->n_sm);
+}
+
+/* Forget the prices when the device or table changes. */
+static void
+priced_for (WlKernelLists *l, const WlKernelDevice *dev, const WlKernelTable *table)
+{
+  if (l->priced_dev == dev && l->priced_table == table)
+    return;
+  for (guint i = 0; i < l->ns->len; i++)
+    g_array_index (l->ns, double, i) = NAN;
+  if (l->ns_on != NULL)
+    g_hash_table_remove_all (l->ns_on);
+  l->priced_dev = dev;
+  l->priced_table = table;
 }
 
 double
@@ -395,17 +420,30 @@ wl_kernel_lists_ns (WlKernelLists *l, guint32 index, const WlKernelDevice *dev,
                     const WlKernelTable *table)
 {
   g_return_val_if_fail (l != NULL && index >= 1 && index <= l->lists->len, 0.0);
-  if (l->priced_dev != dev || l->priced_table != table)
-    {
-      for (guint i = 0; i < l->ns->len; i++)
-        g_array_index (l->ns, double, i) = NAN;
-      l->priced_dev = dev;
-      l->priced_table = table;
-    }
+  priced_for (l, dev, table);
   double *ns = &g_array_index (l->ns, double, index - 1);
   if (isnan (*ns))
     *ns = wl_kernel_list_ns (dev, table, l->lists->pdata[index - 1]);
   return *ns;
+}
+
+double
+wl_kernel_lists_ns_on (WlKernelLists *l, guint32 index, const WlKernelDevice *dev,
+                       const WlKernelTable *table, guint32 sms)
+{
+  g_return_val_if_fail (l != NULL && dev != NULL && index >= 1 && index <= l->lists->len, 0.0);
+  if (sms >= dev->n_sm)
+    return wl_kernel_lists_ns (l, index, dev, table);
+  priced_for (l, dev, table);
+  if (l->ns_on == NULL)
+    l->ns_on = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  gint64 key = (gint64) index << 32 | sms;
+  const double *got = g_hash_table_lookup (l->ns_on, &key);
+  if (got != NULL)
+    return *got;
+  double ns = list_ns_on (dev, table, l->lists->pdata[index - 1], MAX (sms, 1u));
+  g_hash_table_insert (l->ns_on, g_memdup2 (&key, sizeof key), g_memdup2 (&ns, sizeof ns));
+  return ns;
 }
 
 void

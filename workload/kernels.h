@@ -91,6 +91,13 @@ double wl_kernel_list_ns (const WlKernelDevice *dev, const WlKernelTable *table,
 double wl_kernel_lists_ns (WlKernelLists *lists, guint32 index, const WlKernelDevice *dev,
                            const WlKernelTable *table);
 
+/* wl_kernel_lists_ns of list INDEX with SMS of DEV's SMs free
+ * (wl_kernel_ns_on; SMS >= n_sm: wl_kernel_lists_ns).  A measured
+ * table's time, taken on the whole device, is used as it is.  Prices are
+ * remembered per (list, SMS). */
+double wl_kernel_lists_ns_on (WlKernelLists *lists, guint32 index, const WlKernelDevice *dev,
+                              const WlKernelTable *table, guint32 sms);
+
 /* Add to OUT, per WlDtype, the matrix FLOPs of list INDEX (>= 1): count x
  * wl_kernel_flops of its GEMM and attention kernels, by their dtype (what
  * the tensor-core peak of that dtype is for; memory-bound kernels are left

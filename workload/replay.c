@@ -103,6 +103,10 @@ wl_replay_ranks_clear (WlReplay *r)
         g_free (k->ready[s].buf);
       g_free (k->ready);
       g_free (k->busy);
+      if (k->sm_held != NULL)
+        g_array_unref (k->sm_held);
+      if (k->sm_running != NULL)
+        g_array_unref (k->sm_running);
       if (i == 0 || !r->lockstep)
         g_free (k->rec); /* in lockstep every rank shares rank 0's */
       memset (k, 0, sizeof *k);
@@ -324,12 +328,14 @@ launch_coll (WlRank *k, guint32 index, const WlNode *n, SimTime now)
       sim_sched_at (r->sched, sim_time_add (now, n->duration_ps), on_node_done, k, index);
       return;
     }
+  guint32 ctas = 0;
   SysCollRequest req = { .kind = (SysCollKind) n->coll_kind, .bytes = n->bytes,
                          .group = wl_replay_node_group (r, n), .priority = n->priority,
                          .root = n->root == WL_RANK_SELF ? SYS_ROOT_FIRST : n->root,
                          .involved_dims = n->involved, .node_id = n->id, .order = index,
                          .on_done = on_node_done, .data = k, .arg = index,
-                         .on_last_joiner = k->rec != NULL ? record_peer : NULL };
+                         .on_last_joiner = k->rec != NULL ? record_peer : NULL,
+                         .ctas = &ctas };
   /* A streamed trace keeps no names: its messages give the id alone. */
   if (k->graph != NULL && k->graph->names != NULL)
     req.node_name = k->graph->names[index];
@@ -338,7 +344,9 @@ launch_coll (WlRank *k, guint32 index, const WlNode *n, SimTime now)
     {
       sim_error_prefix (&error, "%s: ", k->src->path);
       fail_in_event (r, error);
+      return;
     }
+  wl_replay_sm_hold (k, n, index, ctas);
 }
 
 /* Node INDEX (N), a send or a receive, is posted to the system layer. */
@@ -356,7 +364,11 @@ launch_p2p (WlRank *k, guint32 index, const WlNode *n)
     wl_replay_class_channel (r, &req);
   GError *error = NULL;
   if (!(send ? sys_p2p_send (r->sys, &req, &error) : sys_p2p_recv (r->sys, &req, &error)))
-    fail_in_event (r, error);
+    {
+      fail_in_event (r, error);
+      return;
+    }
+  wl_replay_sm_hold (k, n, index, 0);
 }
 
 /* Count node N as it starts at NOW, and record its start. */
@@ -406,6 +418,8 @@ launch_node (WlRank *k, guint32 index, const WlNode *n)
           }
         else
           k->stats.cpu += t;
+        if (n->op == WL_OP_COMP && wl_replay_sm_start (k, index, n, t, on_node_done))
+          return;
         sim_sched_at (r->sched, sim_time_add (now, t), on_node_done, k, index);
         return;
       }
@@ -471,6 +485,7 @@ complete (WlRank *k, guint32 index, const WlNode *n, SimTime now)
   k->stats.nodes_done++;
   k->stats.finish = now;
   in_flight_change (k, n, now, -1);
+  wl_replay_sm_release (k, n, index, now);
   if (k->rec != NULL)
     k->rec[index].end = now;
 }

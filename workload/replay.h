@@ -67,6 +67,9 @@ typedef struct
 {
   SimTime finish;       /* when its last node finished (0 if it had none) */
   SimTime compute;      /* accelerator compute time, summed over COMP nodes */
+  /* The part of compute added by communication kernels holding SMs when
+   * a COMP node started (replay_sm.c; kernel model only). */
+  SimTime compute_contention;
   SimTime cpu;          /* host compute time, summed */
   /* Over [0, finish], each instant is one of: accelerator compute in flight
    * (compute_busy), communication (a collective, send or receive) in flight

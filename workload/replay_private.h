@@ -57,7 +57,32 @@ typedef struct
   guint32 finishing;    /* the node whose completion is being handled */
   WlRankStats stats;
   WlNodeRecord *rec;    /* recording: per node */
+  /* Communication kernels on its SMs (replay_sm.c): the CTAs of the
+   * collectives in flight, each collective's in sm_held (of its node
+   * index and CTAs; NULL until one holds any), the sends and receives in
+   * flight, and the COMP nodes running at the rate they leave (NULL
+   * until one runs). */
+  guint32 coll_ctas;
+  guint32 p2p_in_flight;
+  GArray *sm_held;
+  GArray *sm_running;
 } WlRank;
+
+/* Node INDEX (N), a collective, send or receive, has started on K: a
+ * collective on CTAS CTAs (SysCollRequest.ctas), a send or receive on
+ * sys_p2p_ctas's.  COMP nodes running on K run at the new rate. */
+void wl_replay_sm_hold (WlRank *k, const WlNode *n, guint32 index, guint32 ctas);
+/* Node INDEX (N) has completed on K at NOW: what wl_replay_sm_hold held is
+ * free again; a COMP node's time beyond FREE_T (wl_replay_sm_start) is
+ * added to k->stats.compute and compute_contention. */
+void wl_replay_sm_release (WlRank *k, const WlNode *n, guint32 index, SimTime now);
+/* COMP node INDEX (N) starts on K now, FREE_T long on the whole device:
+ * under the kernel model with sm_contention (wl_params.h) it runs at the
+ * rate of its kernels on the SMs K's communication leaves free, repriced
+ * as that changes, ON_DONE (K, INDEX) scheduled at its end, and TRUE;
+ * otherwise FALSE and nothing is done. */
+gboolean wl_replay_sm_start (WlRank *k, guint32 index, const WlNode *n, SimTime free_t,
+                             SimHandler on_done);
 
 /* A compute node's time: the compute model (compute.h; kernels.h for
  * COMP nodes with kernels under the kernel model, each distinct list

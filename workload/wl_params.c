@@ -17,6 +17,7 @@ wl_params_init (WlParams *params)
   params->slots_comp = 1;
   params->slots_cpu = 1;
   params->slots_comm = 1;
+  params->sm_contention = TRUE;
   params->mem.kind = WL_MEM_NONE;
 }
 

@@ -130,6 +130,10 @@ typedef struct
                                                  * table (static) */
   const struct _WlKernelTable *kernel_table;   /* KERNEL: measured kernel times,
                                                  * borrowed, or NULL */
+  /* KERNEL: a COMP node that starts while collectives, sends or receives
+   * of its rank are in flight runs on the SMs their CTAs leave free
+   * (workload/replay_sm.c); FALSE: on the whole device.  TRUE by default. */
+  gboolean sm_contention;
   guint n_speed_rules;
   WlSpeedRule speed_rules[WL_MAX_SPEED_RULES];
   WlTiming timing;

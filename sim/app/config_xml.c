@@ -328,7 +328,7 @@ xml_compute (XmlLoad *l, const xmlNode *node, GError **error)
   static const char *const attrs[] = { "model",  "peak",        "mem-bw",
                                        "device", "captured-on", "dtype",
                                        "matrix-efficiency", "memory-efficiency",
-                                       "kernel-table", NULL };
+                                       "kernel-table", "sm-contention", NULL };
   static const char *const children[] = { "device", NULL };
   /* The order of WlComputeModel. */
   static const char *const models[] = { "replay", "roofline", "scaled", "kernel", NULL };

@@ -1,8 +1,10 @@
 /* config_xml_kernel.c: the kernel compute model's part of the cluster XML,
- * <compute model="kernel" device=... kernel-table=...> (workload/kernels.h):
- * the device must be a preset with a kernel table (kernel_model.c), and the
- * optional measured table (a CSV, its path relative to the config file) is
- * read here, so that a bad row is an error of the load.
+ * <compute model="kernel" device=... kernel-table=... sm-contention=...>
+ * (workload/kernels.h): the device must be a preset with a kernel table
+ * (kernel_model.c), and the optional measured table (a CSV, its path
+ * relative to the config file) is read here, so that a bad row is an error
+ * of the load.  sm-contention "on" (the default) or "off": whether compute
+ * runs on the SMs communication kernels leave free (workload/replay_sm.c).
  */
 #include "sim/app/config_xml_private.h"
 
@@ -11,14 +13,23 @@
 gboolean
 app_xml_kernel_model (XmlLoad *l, const xmlNode *compute, GError **error)
 {
+  static const char *const on_off[] = { "off", "on", NULL };
   g_autofree char *device = NULL;
   g_autofree char *table = NULL;
+  int contention = -1;
   if (!app_xml_attr_text (l, compute, "device", FALSE, &device, error)
-      || !app_xml_attr_text (l, compute, "kernel-table", FALSE, &table, error))
+      || !app_xml_attr_text (l, compute, "kernel-table", FALSE, &table, error)
+      || !app_xml_attr_choice (l, compute, "sm-contention", on_off, &contention, error))
     return FALSE;
   if (l->wl.compute != WL_COMPUTE_KERNEL)
-    return table == NULL
-           || app_xml_fail (l, compute, error, "kernel-table applies only to model 'kernel'");
+    {
+      if (contention >= 0)
+        return app_xml_fail (l, compute, error, "sm-contention applies only to model 'kernel'");
+      return table == NULL
+             || app_xml_fail (l, compute, error, "kernel-table applies only to model 'kernel'");
+    }
+  if (contention >= 0)
+    l->wl.sm_contention = contention == 1;
   g_autofree char *known = wl_kernel_device_names ();
   if (device == NULL)
     return app_xml_fail (l, compute, error, "model 'kernel' needs device (one of: %s)", known);

@@ -86,6 +86,7 @@ static SimTime get_exposed_less_bubble (const WlRankStats *s)
 static SimTime get_bubble (const WlRankStats *s) { return s->pipeline_bubble; }
 static SimTime get_exchange (const WlRankStats *s) { return s->exchange_wait; }
 static SimTime get_idle (const WlRankStats *s) { return app_rank_idle (s); }
+static SimTime get_contention (const WlRankStats *s) { return s->compute_contention; }
 
 static void
 print_topology (const AppSim *sim, FILE *out)
@@ -189,6 +190,9 @@ app_report_summary (const AppSim *sim, FILE *out)
   fprintf (out, "  %-22s %14s %14s %14s\n", "per rank", "min", "median", "max");
   print_spread (out, "finish", sim, get_finish);
   print_spread (out, "compute", sim, get_compute);
+  /* Its part added by collectives' and p2p kernels' CTAs on the SMs. */
+  if (app_contention_reported (sim))
+    print_spread (out, "  by comm SM contention", sim, get_contention);
   /* Native runs tell the pipeline's bubble from communication; ASTRA-sim's
    * figure counts both. */
   gboolean split = app_efficiency_reported (sim);
@@ -308,6 +312,7 @@ add_ranks (AppJsonOut *j, const AppSim *sim)
 {
   WlReplay *replay = app_sim_replay (sim);
   SimTime end = app_sim_end_time (sim);
+  gboolean contention = app_contention_reported (sim);
   app_json_out_begin_array (j, "ranks");
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
@@ -325,6 +330,8 @@ add_ranks (AppJsonOut *j, const AppSim *sim)
       if (app_efficiency_reported (sim))
         {
           add_time (j, "pipeline_bubble_ns", s->pipeline_bubble);
+          if (contention)
+            add_time (j, "compute_contention_ns", s->compute_contention);
           if (app_exchanges_reported (sim))
             add_time (j, "exchange_wait_ns", s->exchange_wait);
           add_double (j, "model_flops", s->flops - s->recompute_flops, TRUE);

@@ -128,9 +128,11 @@ app_report_stats (const AppSim *sim, const char *path, GError **error)
    * (ASTRA-sim-compatible runs keep their columns). */
   gboolean native = app_efficiency_reported (sim);
   gboolean exchanges = app_exchanges_reported (sim);
+  gboolean contention = app_contention_reported (sim);
   fprintf (f, "rank,finish_ps,compute_ps,exposed_comm_ps,idle_ps,after_finish_ps,comm_busy_ps,"
-              "cpu_ps,nodes%s%s\n", native ? ",pipeline_bubble_ps,model_flops,hardware_flops" : "",
-           exchanges ? ",exchange_wait_ps" : "");
+              "cpu_ps,nodes%s%s%s\n",
+           native ? ",pipeline_bubble_ps,model_flops,hardware_flops" : "",
+           exchanges ? ",exchange_wait_ps" : "", contention ? ",compute_contention_ps" : "");
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
       const WlRankStats *s = wl_replay_rank_stats (replay, r);
@@ -145,6 +147,8 @@ app_report_stats (const AppSim *sim, const char *path, GError **error)
                  s->flops - s->recompute_flops, s->flops);
       if (exchanges)
         fprintf (f, ",%" G_GUINT64_FORMAT, s->exchange_wait);
+      if (contention)
+        fprintf (f, ",%" G_GUINT64_FORMAT, s->compute_contention);
       fputc ('\n', f);
     }
   return csv_close (&out, path, error);

@@ -15,6 +15,16 @@ app_efficiency_reported (const AppSim *sim)
 }
 
 gboolean
+app_contention_reported (const AppSim *sim)
+{
+  WlReplay *replay = app_sim_replay (sim);
+  for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
+    if (wl_replay_rank_stats (replay, r)->compute_contention > 0)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
 app_exchanges_reported (const AppSim *sim)
 {
   if (!app_efficiency_reported (sim))

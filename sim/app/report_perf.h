@@ -60,6 +60,11 @@ void app_efficiency (const AppSim *sim, AppEfficiency *out);
 /* Whether the run reports them (not an ASTRA-sim-compatible run). */
 gboolean app_efficiency_reported (const AppSim *sim);
 
+/* Whether communication kernels holding SMs slowed any rank's compute
+ * (WlRankStats.compute_contention; workload/replay_sm.c): only then do the
+ * summary, the JSON and the CSV say by how much. */
+gboolean app_contention_reported (const AppSim *sim);
+
 /* Whether the run reports the wait on collective exchanges: a native run
  * whose traces have receives with an `exchange` attribute. */
 gboolean app_exchanges_reported (const AppSim *sim);
