@@ -62,13 +62,26 @@ net_graph_spec_add_link (NetGraphSpec *s, guint32 from, guint32 to, double bandw
     }
 }
 
-/* Routes to one destination rank, made the first time a route to it is
- * asked for.  widest[s]: the width (an index into NetGraph.widths) of the
- * widest route from rank s (NULL when every link has one width: index 0);
- * dist[w]: every device's hops to the destination over the links at least
- * widths[w] wide, made when a source whose widest route is w first asks. */
+/* Routes to one destination rank r, made the first time a route to it is
+ * asked for.  A route to r ends with one of the links into r, so for any
+ * device v != r, its hops to r over the links of width index <= w are
+ * 1 + the least of its hops to each p with a link p -> r of index <= w (a
+ * shortest path to p through r would give a shorter one to r), and the
+ * widest route from v to r is as narrow as the wider of such a link and
+ * v's widest route to p, at best.  Where every device linked into r is a
+ * switch, r's hops and widths are so derived from its in-neighbours'
+ * (kept per switch in NetGraph, shared by the ranks on the same switches:
+ * the same values, so the same routes, for far fewer searches); where a
+ * rank links into r, r keeps its own searches.  via: the links into r;
+ * widest: per rank, the width index of its widest route to r (own search;
+ * NULL when shared or every link has one width); dist[w]: every device's
+ * hops to r over the links of index <= w (own search, NULL when shared). */
 typedef struct
 {
+  guint32 dst;
+  gboolean shared;
+  guint32 n_via;
+  guint32 *via;           /* links into dst */
   guint32 *widest;
   guint32 *dist[];
 } GraphDest;
@@ -89,6 +102,12 @@ struct _NetGraph
   guint32 *link_width;
   guint32 *by_width, *width_start;
   GraphDest **dest; /* per destination rank, created on first use */
+  /* Per device p, made on first use by a destination linked from p: the
+   * width index of every rank's widest route to p (to_widest[p]), and
+   * every device's hops to p over the links of index <= w
+   * (to_dist[w * devices + p]). */
+  guint32 **to_widest;
+  guint32 **to_dist;
 };
 
 static gboolean
@@ -265,32 +284,104 @@ graph_csr (const NetGraphSpec *spec, guint32 devices, gboolean by_to, guint32 **
   *links_out = links;
 }
 
-/* The routes to dst, made on its first use: with one width, that width's
- * hop counts are all a route needs. */
+/* The routes to dst, made on its first use: shared where every device
+ * linked into dst is a switch; with one width, that width's hop counts are
+ * all a route needs. */
 static GraphDest *
 graph_dest_make (NetGraph *g, guint32 dst)
 {
   GraphDest *d = g_malloc0 (sizeof (GraphDest) + MAX (g->n_widths, 1u) * sizeof (guint32 *));
-  if (g->n_widths > 1)
+  d->dst = dst;
+  d->n_via = g->in_start[dst + 1] - g->in_start[dst];
+  d->via = g_memdup2 (g->in_links + g->in_start[dst], MAX (d->n_via, 1u) * sizeof (guint32));
+  d->shared = d->n_via > 0;
+  for (guint32 j = 0; j < d->n_via; j++)
+    d->shared = d->shared && net_graph_link (g, d->via[j])->from >= g->spec->ranks;
+  if (!d->shared && g->n_widths > 1)
     d->widest = graph_widest (g, dst);
   g->dest[dst] = d;
   return d;
 }
 
+/* The width index of the widest route from rank src to d's destination. */
+static guint32
+graph_dest_widest (NetGraph *g, const GraphDest *d, guint32 src)
+{
+  if (g->n_widths <= 1 || src == d->dst)
+    return 0;
+  if (!d->shared)
+    return d->widest[src];
+  guint32 best = G_MAXUINT32;
+  for (guint32 j = 0; j < d->n_via; j++)
+    {
+      guint32 p = net_graph_link (g, d->via[j])->from;
+      if (G_UNLIKELY (g->to_widest[p] == NULL))
+        g->to_widest[p] = graph_widest (g, p);
+      guint32 w = g->to_widest[p][src];
+      if (w != G_MAXUINT32)
+        best = MIN (best, MAX (w, g->link_width[d->via[j]]));
+    }
+  return best;
+}
+
+/* Hops to a destination over the links of one width index or wider: own
+ * (dist) or derived from the in-neighbours' (the n arrays in `to`). */
+typedef struct
+{
+  const guint32 *dist;
+  guint32 dst, n;
+  const guint32 *to[8];
+} GraphHops;
+
+static inline guint32
+graph_hops_at (const GraphHops *h, guint32 v)
+{
+  if (h->dist != NULL)
+    return h->dist[v];
+  if (v == h->dst)
+    return 0;
+  guint32 best = G_MAXUINT32;
+  for (guint32 j = 0; j < h->n; j++)
+    best = MIN (best, h->to[j][v]);
+  return best == G_MAXUINT32 ? best : best + 1;
+}
+
 /* The width of the route from src to dst, and every device's hops to dst
- * over links at least that wide (made on first use).  Every message asks,
- * hop by hop: the made case is inline. */
-static inline const guint32 *
-graph_dist (NetGraph *g, guint32 src, guint32 dst, guint32 *w_out)
+ * over links at least that wide (searched on first use).  Every message
+ * asks, hop by hop. */
+static void
+graph_dist (NetGraph *g, guint32 src, guint32 dst, guint32 *w_out, GraphHops *h)
 {
   GraphDest *d = g->dest[dst];
   if (G_UNLIKELY (d == NULL))
     d = graph_dest_make (g, dst);
-  guint32 w = d->widest != NULL ? d->widest[src] : 0;
-  if (G_UNLIKELY (d->dist[w] == NULL))
-    d->dist[w] = graph_bfs (g, dst, w, TRUE);
+  guint32 w = graph_dest_widest (g, d, src);
   *w_out = w;
-  return d->dist[w];
+  h->dst = dst;
+  h->n = 0;
+  h->dist = NULL;
+  /* More in-neighbours than fit: an own search (the same values). */
+  if (!d->shared || d->n_via > G_N_ELEMENTS (h->to))
+    {
+      if (G_UNLIKELY (d->dist[w] == NULL))
+        d->dist[w] = graph_bfs (g, dst, w, TRUE);
+      h->dist = d->dist[w];
+      return;
+    }
+  for (guint32 j = 0; j < d->n_via; j++)
+    {
+      if (g->link_width[d->via[j]] > w)
+        continue;
+      guint32 p = net_graph_link (g, d->via[j])->from;
+      guint32 **slot = &g->to_dist[(gsize) w * g->devices + p];
+      if (G_UNLIKELY (*slot == NULL))
+        *slot = graph_bfs (g, p, w, TRUE);
+      guint32 k = 0;
+      while (k < h->n && h->to[k] != *slot)
+        k++;
+      if (k == h->n)
+        h->to[h->n++] = *slot;
+    }
 }
 
 NetGraph *
@@ -306,6 +397,8 @@ net_graph_new (const NetGraphSpec *spec, GError **error)
   graph_csr (spec, devices, TRUE, &g->in_start, &g->in_links);
   graph_widths (g);
   g->dest = g_new0 (GraphDest *, spec->ranks);
+  g->to_widest = g_new0 (guint32 *, devices);
+  g->to_dist = g_new0 (guint32 *, (gsize) MAX (g->n_widths, 1u) * devices);
   /* Every rank must reach every other: all reach rank 0, and rank 0 reaches
    * all (one search each way over every link; routes are searched per
    * destination as they are asked for, so memory grows with the
@@ -342,9 +435,16 @@ net_graph_free (NetGraph *g)
         for (guint32 w = 0; w < MAX (g->n_widths, 1u); w++)
           g_free (g->dest[r]->dist[w]);
         g_free (g->dest[r]->widest);
+        g_free (g->dest[r]->via);
         g_free (g->dest[r]);
       }
   g_free (g->dest);
+  for (gsize i = 0; g->to_widest != NULL && i < g->devices; i++)
+    g_free (g->to_widest[i]);
+  for (gsize i = 0; g->to_dist != NULL && i < (gsize) MAX (g->n_widths, 1u) * g->devices; i++)
+    g_free (g->to_dist[i]);
+  g_free (g->to_widest);
+  g_free (g->to_dist);
   g_free (g->widths);
   g_free (g->link_width);
   g_free (g->by_width);
@@ -379,29 +479,41 @@ guint32
 net_graph_next (NetGraph *g, guint32 at, guint32 src, guint32 dst)
 {
   guint32 w = 0;
-  const guint32 *dist = graph_dist (g, src, dst, &w);
-  g_assert (at != dst && dist[at] != G_MAXUINT32);
+  GraphHops h;
+  graph_dist (g, src, dst, &w, &h);
+  guint32 here = graph_hops_at (&h, at);
+  g_assert (at != dst && here != G_MAXUINT32);
   /* The narrowest width lets every link in (the common case: a route
    * through the fabric), which spares looking up each link's width. */
   guint32 narrow = w + 1 >= g->n_widths ? G_MAXUINT32 : w;
+  /* One hop away, the candidates are the links from `at` into dst (only
+   * dst is 0 hops from it): dst's in-links, fewer than a big switch's
+   * out-links, in the same (file) order. */
+  gboolean last = here == 1;
+  const guint32 *row = last ? g->in_links + g->in_start[dst] : g->out_links + g->out_start[at];
+  guint32 n = last ? g->in_start[dst + 1] - g->in_start[dst]
+                   : g->out_start[at + 1] - g->out_start[at];
   guint32 candidates = 0;
-  for (guint32 i = g->out_start[at]; i < g->out_start[at + 1]; i++)
-    candidates += dist[net_graph_link (g, g->out_links[i])->to] + 1 == dist[at]
-                  && (narrow == G_MAXUINT32 || g->link_width[g->out_links[i]] <= narrow);
+  for (guint32 i = 0; i < n; i++)
+    {
+      const NetGraphLink *l = net_graph_link (g, row[i]);
+      candidates += (last ? l->from == at : graph_hops_at (&h, l->to) + 1 == here)
+                    && (narrow == G_MAXUINT32 || g->link_width[row[i]] <= narrow);
+    }
   g_assert (candidates > 0);
   /* A stable hash of the pair and the device picks among equal-cost next
    * links (splitmix64's finalizer: every input bit moves every output bit). */
-  guint64 h = ((guint64) src << 42) ^ ((guint64) dst << 21) ^ at;
-  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
-  h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
-  h ^= h >> 31;
-  guint32 pick = (guint32) (h % candidates);
-  for (guint32 i = g->out_start[at]; i < g->out_start[at + 1]; i++)
+  guint64 hash = ((guint64) src << 42) ^ ((guint64) dst << 21) ^ at;
+  hash = (hash ^ (hash >> 30)) * 0xBF58476D1CE4E5B9ull;
+  hash = (hash ^ (hash >> 27)) * 0x94D049BB133111EBull;
+  hash ^= hash >> 31;
+  guint32 pick = (guint32) (hash % candidates);
+  for (guint32 i = 0; i < n; i++)
     {
-      guint32 l = g->out_links[i];
-      if (dist[net_graph_link (g, l)->to] + 1 == dist[at]
-          && (narrow == G_MAXUINT32 || g->link_width[l] <= narrow) && pick-- == 0)
-        return l;
+      const NetGraphLink *l = net_graph_link (g, row[i]);
+      if ((last ? l->from == at : graph_hops_at (&h, l->to) + 1 == here)
+          && (narrow == G_MAXUINT32 || g->link_width[row[i]] <= narrow) && pick-- == 0)
+        return row[i];
     }
   g_assert_not_reached ();
   return 0;
@@ -411,5 +523,7 @@ guint32
 net_graph_hops (NetGraph *g, guint32 src, guint32 dst)
 {
   guint32 w = 0;
-  return graph_dist (g, src, dst, &w)[src];
+  GraphHops h;
+  graph_dist (g, src, dst, &w, &h);
+  return graph_hops_at (&h, src);
 }

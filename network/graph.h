@@ -14,7 +14,10 @@
  * the destination is used (the links let in widest first, linear in
  * devices and links), and for each width a source needs, every device's
  * hops over the links at least that wide (a breadth-first search); all
- * are kept.  With one bandwidth everywhere this is plain shortest paths.
+ * are kept.  A rank whose every in-neighbour is a switch derives both from
+ * its switches' searches instead, shared by the ranks on the same switches
+ * (the same values, so the same routes).  With one bandwidth everywhere
+ * this is plain shortest paths.
  *
  * Ownership: a NetGraph owns copies of its links.  NetGraphSpec is the
  * description configs and generators fill; it owns its arrays.
