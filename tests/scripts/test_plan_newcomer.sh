@@ -191,4 +191,19 @@ for order in "gpipe,1f1b" "1f1b,gpipe"; do
     "awk '\$1 == \"1\" { print \$12 }' '$T/sc.out' | grep -qx 1f1b &&
      grep -q 'pruned, same as 1f1b (pp 1): 1' '$T/sc.out'"
 done
+# ---- a graph cluster --gpus cannot resize: what to edit, in which file ----------------
+# configs/h100-cluster.xml is <rail nodes="16" gpus="8"> (128 GPUs, links a
+# graph): 24 GPUs are 24 / 8 = 3 nodes.  The refusal said only "give a
+# config of that many GPUs".  configs/fat-tree-256.xml's size is its
+# <fat-tree k oversubscription gpus>, on line 11.
+"$ORRERY" plan --model llama2-7b --global-batch 24 --config configs/h100-cluster.xml --gpus 24 \
+  >"$T/rail.out" 2>&1
+check "plan on a rail cluster, --gpus 24: exit 1" test $? -eq 1
+check "  says which attribute to set to what, and the file" has "$T/rail.out" \
+  'set <rail nodes="3"> (3 nodes of 8 GPUs) on line 23 of configs/h100-cluster.xml'
+"$ORRERY" plan --model llama2-7b --global-batch 24 --config configs/fat-tree-256.xml \
+  --gpus 24 >"$T/ft.out" 2>&1
+check "plan on a fat-tree cluster, --gpus 24: exit 1" test $? -eq 1
+check "  names the element, its sizes and the file" has "$T/ft.out" \
+  "edit <fat-tree k=... oversubscription=... gpus=...> on line 11 of configs/fat-tree-256.xml"
 finish
