@@ -438,8 +438,8 @@ plan_cluster_gpus (AppConfig *cfg, const char *config, guint32 want, guint32 *gp
           = net->graph != NULL ? graph_fixed_reason (cfg, config, *gpus, *node_gpus)
             : net->n_dims < 2
                 ? g_strdup ("one dimension, a single node")
-                : g_strdup ("--gpus must be a multiple of the GPUs of all but its last "
-                            "dimension");
+                : g_strdup_printf ("--gpus must be a multiple of the %" G_GUINT64_FORMAT
+                                   " GPUs of all but its last dimension", inner);
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                    "--gpus %u: %s has %" G_GUINT64_FORMAT " GPUs and a fixed shape (%s)", *gpus,
                    config, ranks, why);

@@ -206,4 +206,13 @@ check "  says which attribute to set to what, and the file" has "$T/rail.out" \
 check "plan on a fat-tree cluster, --gpus 24: exit 1" test $? -eq 1
 check "  names the element, its sizes and the file" has "$T/ft.out" \
   "edit <fat-tree k=... oversubscription=... gpus=...> on line 11 of configs/fat-tree-256.xml"
+# ---- --gpus not a multiple of the inner dimensions: the number said ------------------
+# configs/three-level-16k.xml is 8 x 32 x 64 GPUs: only the last dimension
+# resizes, so --gpus must be a multiple of 8 x 32 = 256; the message said
+# "a multiple of the GPUs of all but its last dimension" without 256.
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config configs/three-level-16k.xml \
+  --gpus 8 >"$T/inner.out" 2>&1
+check "plan on three-level-16k.xml --gpus 8: exit 1" test $? -eq 1
+check "  gives the multiple, 256" has "$T/inner.out" \
+  "--gpus must be a multiple of the 256 GPUs of all but its last dimension"
 finish
