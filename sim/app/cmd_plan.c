@@ -328,13 +328,7 @@ static void
 print_header (const PlanProblem *pb, const PlanOptions *o, const AppConfig *cfg)
 {
   /* A cluster --gpus resized is not the file: say so where its name is. */
-  const NetSpec *net = &cfg->net;
-  guint32 last = net->n_dims > 0 ? net->dims[net->n_dims - 1].size : 1;
-  g_autofree char *resized
-      = pb->gpus == pb->cluster_gpus || last == 0
-            ? g_strdup ("")
-            : g_strdup_printf (", its last dimension resized from %u to %u",
-                               pb->cluster_gpus / (pb->gpus / last), last);
+  g_autofree char *resized = plan_resized_note (&cfg->net, pb->gpus, pb->cluster_gpus);
   printf ("plan: %s on %u GPUs (%s%s), global batch %u, seq %u, %s (%.2f GiB)%s%s%s%s\n",
           pb->model.name, pb->gpus, o->config, resized, pb->global_batch, pb->model.seq,
           pb->device->name,

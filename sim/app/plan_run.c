@@ -448,3 +448,13 @@ plan_cluster_gpus (AppConfig *cfg, const char *config, guint32 want, guint32 *gp
   net->dims[net->n_dims - 1].size = (guint32) (*gpus / inner);
   return TRUE;
 }
+
+char *
+plan_resized_note (const NetSpec *net, guint32 gpus, guint32 cluster_gpus)
+{
+  guint32 last = net->n_dims > 0 ? net->dims[net->n_dims - 1].size : 1;
+  if (gpus == cluster_gpus || last == 0 || gpus < last)
+    return g_strdup ("");
+  return g_strdup_printf (", its last dimension resized from %u to %u",
+                          cluster_gpus / (gpus / last), last);
+}
