@@ -484,10 +484,12 @@ static void
 csv_row (GString *s, const PlanCandidate *c)
 {
   const PlanKnobs *k = &c->k;
-  g_string_append_printf (s, "%u,%u,%u,%u,%u,%u,%u,%u,%s,%s,%s,%s,", c->id, k->tp, k->pp, k->v,
-                          k->dp, k->cp, k->ep, k->mb, plan_zero_name (k->zero),
-                          plan_recompute_name (k->recompute), plan_sched_name (k->sched),
-                          status_name (c->status));
+  g_string_append_printf (s, "%u,%u,%u,%u,", c->id, k->tp, k->pp, k->v);
+  if (k->dp > 0) /* 0: gpus is not a multiple of tp x pp x cp, and there is no dp */
+    g_string_append_printf (s, "%u", k->dp);
+  g_string_append_printf (s, ",%u,%u,%u,%s,%s,%s,%s,", k->cp, k->ep, k->mb,
+                          plan_zero_name (k->zero), plan_recompute_name (k->recompute),
+                          plan_sched_name (k->sched), status_name (c->status));
   csv_text (s, c->status == PLAN_PRUNED ? c->reason
                : c->status == PLAN_FAILED ? c->r.note
                                          : "");

@@ -215,4 +215,12 @@ check "  names the element, its sizes and the file" has "$T/ft.out" \
 check "plan on three-level-16k.xml --gpus 8: exit 1" test $? -eq 1
 check "  gives the multiple, 256" has "$T/inner.out" \
   "--gpus must be a multiple of the 256 GPUs of all but its last dimension"
+# ---- plan.csv: no dp on a row whose GPUs tp x pp x cp do not divide ------------------
+# 8 GPUs, tp 3: 8 is not a multiple of 3, the candidate is pruned with no
+# data-parallel degree; plan.csv said dp 0.  tp 2 gives dp 8 / 2 = 4.
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config "$CFG" --out "$T/dp" \
+  --space "tp=3,2;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b" >/dev/null 2>&1
+check "plan tp=3,2 on 8 GPUs: exit 0" test $? -eq 0
+dps=$(awk -F, 'NR > 1 { printf "%s[%s]", $2, $5 }' "$T/dp/plan.csv")
+check "  plan.csv's dp: empty for tp 3, 4 for tp 2 (got $dps)" eq "$dps" "3[]2[4]"
 finish
