@@ -585,12 +585,6 @@ print_gen_command (const PlanOptions *o, const PlanProblem *pb, const PlanKnobs 
 static gboolean
 explain (const PlanOptions *o, const PlanEnv *env, GArray *cands, gint id, GError **error)
 {
-  if (id < 0 || (guint) id >= cands->len)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "--explain %d: the candidates are numbered 0 .. %u", id, cands->len - 1);
-      return FALSE;
-    }
   PlanCandidate *c = &g_array_index (cands, PlanCandidate, id);
   /* A repeat ("same as zero0 (dp 1)") is a configuration gen transformer
    * makes, with the traces of the one it repeats: explained as any other. */
@@ -693,6 +687,14 @@ plan_main (const PlanOptions *o, const PlanSpace *space, const PlanEnv *env, GEr
       return FALSE;
     }
   g_autoptr (GArray) cands = plan_space_enumerate (space, env->pb);
+  /* An id out of range is bad input: its error alone, without the header. */
+  if (o->explain != UNSET && (guint) o->explain >= cands->len)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--explain %d: the candidates are numbered 0 .. %u", o->explain,
+                   cands->len - 1);
+      return FALSE;
+    }
   print_header (env->pb, o, env->cfg);
   if (o->explain != UNSET)
     return explain (o, env, cands, o->explain, error);

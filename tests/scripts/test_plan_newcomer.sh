@@ -223,4 +223,13 @@ check "  gives the multiple, 256" has "$T/inner.out" \
 check "plan tp=3,2 on 8 GPUs: exit 0" test $? -eq 0
 dps=$(awk -F, 'NR > 1 { printf "%s[%s]", $2, $5 }' "$T/dp/plan.csv")
 check "  plan.csv's dp: empty for tp 3, 4 for tp 2 (got $dps)" eq "$dps" "3[]2[4]"
+# ---- --explain of an id that does not exist: the error alone --------------------------
+# The space tp=1,2 has 2 candidates, 0 and 1: --explain 99 printed the
+# plan's header on stdout before its error, as if the plan had begun.
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config "$CFG" --space "$ONE" --explain 99 \
+  >"$T/x99.out" 2>"$T/x99.err"
+check "plan --explain 99 of 2 candidates: exit 1" test $? -eq 1
+check "  nothing on stdout (no header)" test ! -s "$T/x99.out"
+check "  the error names the id and the range" has "$T/x99.err" \
+  "orrery plan: --explain 99: the candidates are numbered 0 .. 1"
 finish
