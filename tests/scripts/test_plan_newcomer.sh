@@ -232,4 +232,17 @@ check "plan --explain 99 of 2 candidates: exit 1" test $? -eq 1
 check "  nothing on stdout (no header)" test ! -s "$T/x99.out"
 check "  the error names the id and the range" has "$T/x99.err" \
   "orrery plan: --explain 99: the candidates are numbered 0 .. 1"
+# ---- a number past what an option holds: the range on its side ---------------------
+# --gpus is read as a 32-bit int: 99999999999 is past 2^31 - 1 = 2147483647.
+# The message quoted GLib's range "-2147483648 .. 2147483647", as if a
+# negative count of GPUs were allowed; -99999999999 is past -2^31.
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config "$CFG" --gpus 99999999999 \
+  >"$T/big.out" 2>&1
+check "plan --gpus 99999999999: exit 1" test $? -eq 1
+check "  too large, at most 2147483647" has "$T/big.out" \
+  "orrery plan: --gpus 99999999999: too large (at most 2147483647)"
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config "$CFG" --gpus -99999999999 \
+  >"$T/neg.out" 2>&1
+check "plan --gpus -99999999999: too small, at least -2147483648" has "$T/neg.out" \
+  "orrery plan: --gpus -99999999999: too small (at least -2147483648)"
 finish
