@@ -464,6 +464,7 @@ wl_kernel_lists_matrix_flops (const WlKernelLists *l, guint32 index, double out[
 struct _WlKernelTable
 {
   GHashTable *ns; /* "DEVICE\tKEY" (device lower-cased) -> double* ns */
+  GPtrArray *devices; /* the rows' devices as first written, each once (char *) */
 };
 
 void
@@ -472,6 +473,7 @@ wl_kernel_table_free (WlKernelTable *t)
   if (t == NULL)
     return;
   g_hash_table_unref (t->ns);
+  g_ptr_array_unref (t->devices);
   g_free (t);
 }
 
@@ -543,6 +545,8 @@ table_row (WlKernelTable *t, char **cols, GError **error)
       return bad (error, "this kernel is in the table already");
     }
   g_hash_table_insert (t->ns, key, g_memdup2 (&ns, sizeof ns));
+  if (!wl_kernel_table_has_device (t, cols[3]))
+    g_ptr_array_add (t->devices, g_strdup (cols[3]));
   return TRUE;
 }
 
@@ -563,6 +567,7 @@ wl_kernel_table_parse (const char *path, const char *text, gsize len, GError **e
     }
   WlKernelTable *t = g_new0 (WlKernelTable, 1);
   t->ns = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  t->devices = g_ptr_array_new_with_free_func (g_free);
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   gboolean header = FALSE;
   for (guint i = 0; lines[i] != NULL; i++)
@@ -583,5 +588,34 @@ wl_kernel_table_parse (const char *path, const char *text, gsize len, GError **e
         }
       header = TRUE;
     }
+  /* A 0-byte file (or blanks and comments alone) is no table: most likely
+   * the wrong file or one not yet written. */
+  if (!header)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "%s: empty: a kernel table's first line is the header "
+                   "operator,shapes,dtype,device,time", path);
+      wl_kernel_table_free (t);
+      return NULL;
+    }
   return t;
+}
+
+gboolean
+wl_kernel_table_has_device (const WlKernelTable *t, const char *device)
+{
+  /* As table_key matches them: the device's name without case. */
+  for (guint i = 0; i < t->devices->len; i++)
+    if (g_ascii_strcasecmp (t->devices->pdata[i], device) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+char *
+wl_kernel_table_devices (const WlKernelTable *t)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < t->devices->len; i++)
+    g_string_append_printf (s, "%s%s", i > 0 ? ", " : "", (const char *) t->devices->pdata[i]);
+  return g_string_free (s, FALSE);
 }

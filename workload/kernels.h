@@ -71,9 +71,16 @@ typedef struct _WlKernelTable WlKernelTable;
  * from PATH.  A bad line is an error (WL_ERROR, SIM_ERROR_INPUT)
  * "PATH:LINE: ..." (a NUL byte, a kernel that does not parse, an unknown
  * dtype or device, a time without a unit, a time below the physical floor
- * of a preset device, a kernel given twice). */
+ * of a preset device, a kernel given twice), and so is an empty table (no
+ * header line: "PATH: empty: ..."); a header without rows is not. */
 WlKernelTable *wl_kernel_table_parse (const char *path, const char *text, gsize len,
                                       GError **error);
+/* Whether TABLE has a row for DEVICE (its name compared without case, as
+ * wl_kernel_table_ns looks rows up). */
+gboolean wl_kernel_table_has_device (const WlKernelTable *table, const char *device);
+/* The devices of TABLE's rows as written, in order of their first row:
+ * "A100-80GB, H100-SXM" ("" when it has no rows).  Free with g_free. */
+char *wl_kernel_table_devices (const WlKernelTable *table);
 void wl_kernel_table_free (WlKernelTable *table);
 
 /* One launch's measured time of KERNEL on DEVICE in ns, or -1 (TABLE may be

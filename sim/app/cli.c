@@ -123,12 +123,15 @@ number_message (GError *e)
       if (why == NULL)
         {
           /* Out of range: a G_OPTION_ARG_INT holds -2^31 .. 2^31 - 1, an
-           * INT64 what strtoll reads without overflow. */
+           * INT64 what strtoll reads without overflow.  Said on the side
+           * the value passed: "-2147483648 .. 2147483647" read as if a
+           * count such as --gpus could be negative. */
           errno = 0;
           (void) strtoll (v, NULL, 10);
-          range = errno == ERANGE ? g_strdup ("out of range")
-                                  : g_strdup_printf ("out of range (%d .. %d)", G_MININT,
-                                                     G_MAXINT);
+          gboolean negative = v[strspn (v, " \t")] == '-';
+          range = errno == ERANGE ? g_strdup (negative ? "too small" : "too large")
+                  : negative      ? g_strdup_printf ("too small (at least %d)", G_MININT)
+                                  : g_strdup_printf ("too large (at most %d)", G_MAXINT);
           why = range;
         }
       char *msg = g_strdup_printf ("%.*s %s: %s", (int) opt_len, opt, v, why);

@@ -328,13 +328,7 @@ static void
 print_header (const PlanProblem *pb, const PlanOptions *o, const AppConfig *cfg)
 {
   /* A cluster --gpus resized is not the file: say so where its name is. */
-  const NetSpec *net = &cfg->net;
-  guint32 last = net->n_dims > 0 ? net->dims[net->n_dims - 1].size : 1;
-  g_autofree char *resized
-      = pb->gpus == pb->cluster_gpus || last == 0
-            ? g_strdup ("")
-            : g_strdup_printf (", its last dimension resized from %u to %u",
-                               pb->cluster_gpus / (pb->gpus / last), last);
+  g_autofree char *resized = plan_resized_note (&cfg->net, pb->gpus, pb->cluster_gpus);
   printf ("plan: %s on %u GPUs (%s%s), global batch %u, seq %u, %s (%.2f GiB)%s%s%s%s\n",
           pb->model.name, pb->gpus, o->config, resized, pb->global_batch, pb->model.seq,
           pb->device->name,
@@ -490,10 +484,12 @@ static void
 csv_row (GString *s, const PlanCandidate *c)
 {
   const PlanKnobs *k = &c->k;
-  g_string_append_printf (s, "%u,%u,%u,%u,%u,%u,%u,%u,%s,%s,%s,%s,", c->id, k->tp, k->pp, k->v,
-                          k->dp, k->cp, k->ep, k->mb, plan_zero_name (k->zero),
-                          plan_recompute_name (k->recompute), plan_sched_name (k->sched),
-                          status_name (c->status));
+  g_string_append_printf (s, "%u,%u,%u,%u,", c->id, k->tp, k->pp, k->v);
+  if (k->dp > 0) /* 0: gpus is not a multiple of tp x pp x cp, and there is no dp */
+    g_string_append_printf (s, "%u", k->dp);
+  g_string_append_printf (s, ",%u,%u,%u,%s,%s,%s,%s,", k->cp, k->ep, k->mb,
+                          plan_zero_name (k->zero), plan_recompute_name (k->recompute),
+                          plan_sched_name (k->sched), status_name (c->status));
   csv_text (s, c->status == PLAN_PRUNED ? c->reason
                : c->status == PLAN_FAILED ? c->r.note
                                          : "");
@@ -589,12 +585,6 @@ print_gen_command (const PlanOptions *o, const PlanProblem *pb, const PlanKnobs 
 static gboolean
 explain (const PlanOptions *o, const PlanEnv *env, GArray *cands, gint id, GError **error)
 {
-  if (id < 0 || (guint) id >= cands->len)
-    {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "--explain %d: the candidates are numbered 0 .. %u", id, cands->len - 1);
-      return FALSE;
-    }
   PlanCandidate *c = &g_array_index (cands, PlanCandidate, id);
   /* A repeat ("same as zero0 (dp 1)") is a configuration gen transformer
    * makes, with the traces of the one it repeats: explained as any other. */
@@ -697,6 +687,14 @@ plan_main (const PlanOptions *o, const PlanSpace *space, const PlanEnv *env, GEr
       return FALSE;
     }
   g_autoptr (GArray) cands = plan_space_enumerate (space, env->pb);
+  /* An id out of range is bad input: its error alone, without the header. */
+  if (o->explain != UNSET && (guint) o->explain >= cands->len)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--explain %d: the candidates are numbered 0 .. %u", o->explain,
+                   cands->len - 1);
+      return FALSE;
+    }
   print_header (env->pb, o, env->cfg);
   if (o->explain != UNSET)
     return explain (o, env, cands, o->explain, error);

@@ -30,6 +30,8 @@ typedef struct
   WlParams wl;
   WlGroups *groups;    /* NULL when no groups are defined */
   NetGraphSpec *graph; /* an explicit network graph (net.graph points here), or NULL */
+  const char *generator; /* the generator element that made graph ("rail", static), or NULL */
+  guint generator_line;  /* its line in the cluster XML */
   gboolean astra_mode; /* loaded from ASTRA-sim inputs: print its "finished" lines */
   GPtrArray *sources;  /* paths of the files read, in order (char *) */
   GPtrArray *warnings; /* what the loaders noted for stderr, one line each (char *) */

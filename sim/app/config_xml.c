@@ -723,6 +723,8 @@ app_config_load_xml (AppConfig *cfg, const char *path, GError **error)
       g_clear_pointer (&cfg->graph, net_graph_spec_free);
       cfg->graph = g_steal_pointer (&l.graph);
       cfg->net.graph = cfg->graph;
+      cfg->generator = l.generator;
+      cfg->generator_line = l.generator_line;
       cfg->sys = l.sys;
       cfg->wl = l.wl;
       g_clear_pointer (&cfg->kernel_table, wl_kernel_table_free);

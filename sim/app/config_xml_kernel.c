@@ -50,6 +50,18 @@ app_xml_kernel_model (XmlLoad *l, const xmlNode *compute, GError **error)
   l->kernel_table = wl_kernel_table_parse (path, text, len, error);
   if (l->kernel_table == NULL)
     return FALSE;
+  /* Rows only for other devices would change nothing, silently: almost
+   * surely the wrong table or the wrong device (configs/devices/README.md). */
+  const char *name = l->wl.kernel_device->name;
+  if (!wl_kernel_table_has_device (l->kernel_table, name))
+    {
+      g_autofree char *has = wl_kernel_table_devices (l->kernel_table);
+      return app_xml_fail (l, compute, error,
+                           "kernel-table %s has no row for the device %s (%s%s): it would change "
+                           "nothing; give a table measured on %s, or drop kernel-table",
+                           path, name, *has != '\0' ? "its rows are for " : "it has no rows",
+                           has, name);
+    }
   l->wl.kernel_table = l->kernel_table;
   return TRUE;
 }

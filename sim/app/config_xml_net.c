@@ -231,6 +231,8 @@ xml_generator (XmlLoad *l, const xmlNode *node, guint ranks, GError **error)
       return FALSE;
     }
   l->graph->source = g_strdup (l->path);
+  l->generator = net_gen_name (p.kind);
+  l->generator_line = p.line;
   l->n_ranks = l->graph->ranks;
   if (ranks != 0 && ranks != l->n_ranks)
     return app_xml_fail (l, node, error,

@@ -23,6 +23,8 @@ typedef struct
   WlParams wl;
   guint64 n_ranks;
   NetGraphSpec *graph; /* scratch, NULL until a <link> */
+  const char *generator; /* the <network> generator element ("rail"), or NULL */
+  guint generator_line;
   gboolean impl_seen[SYS_COLL_N];
   WlGroups *groups; /* scratch, NULL until a <group> */
   GArray *group_ids; /* guint64, in file order */

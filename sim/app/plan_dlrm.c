@@ -143,9 +143,12 @@ problem (const Options *o, AppConfig *cfg, DlrmEnv *env, GError **error)
                        .interaction_kernel = o->interaction_kernel, .dtype = o->dtype,
                        .mlp_dtype = o->mlp_dtype, .emb_opt = o->emb_opt,
                        .dcn_layers = o->dcn_layers, .dcn_rank = o->dcn_rank };
-  if (!app_gen_dlrm_request (&args, r, error)
-      || !app_config_load_xml (cfg, o->config, error)
-      || !plan_cluster_gpus (cfg, o->config, o->gpus != UNSET ? (guint32) o->gpus : 0, &n,
+  if (!app_gen_dlrm_request (&args, r, error) || !app_config_load_xml (cfg, o->config, error))
+    return FALSE;
+  env->cluster_gpus = 1;
+  for (guint d = 0; d < cfg->net.n_dims; d++)
+    env->cluster_gpus *= cfg->net.dims[d].size;
+  if (!plan_cluster_gpus (cfg, o->config, o->gpus != UNSET ? (guint32) o->gpus : 0, &n,
                              &node, error))
     return FALSE;
   r->ranks = n;
@@ -451,10 +454,11 @@ run (const Options *o, DlrmEnv *env, GError **error)
                           ? g_strdup_printf ("%s (MLPs %s)", wl_dtype_name (r->dtype),
                                              wl_dtype_name (r->mlp_dtype))
                           : g_strdup (wl_dtype_name (r->dtype));
-  printf ("plan --dlrm: %s, %u table%s, on %u GPU%s (%s), batch %" G_GUINT64_FORMAT
+  g_autofree char *resized = plan_resized_note (&env->cfg->net, r->ranks, env->cluster_gpus);
+  printf ("plan --dlrm: %s, %u table%s, on %u GPU%s (%s%s), batch %" G_GUINT64_FORMAT
           " (%" G_GUINT64_FORMAT " a GPU), %s, %s (%.2f GiB), budget %u candidates\n",
           r->model.name, env->T, env->T == 1 ? "" : "s", r->ranks, r->ranks == 1 ? "" : "s",
-          o->config, r->global_batch,
+          o->config, resized, r->global_batch,
           r->global_batch / r->ranks, dt, r->device,
           env->capacity_B / 1073741824.0, env->budget);
   /* As orrery plan says it: a device other than the cluster's does not

@@ -27,6 +27,7 @@ typedef struct
   WlGenDlrm base;        /* model, ranks, batch, dtype, optimizer, device; no plan */
   guint32 T;             /* tables */
   const AppConfig *cfg;
+  guint32 cluster_gpus;  /* the config's own count, which --gpus may resize */
   const NetTopo *topo;   /* cfg's, built once */
   double capacity_B;     /* the device's memory */
   guint budget, jobs;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "network/gen_topo.h"
 #include "sim/app/plan_path.h"
 #include "sim/app/plan_pool.h"
 #include "sim/app/report.h"
@@ -385,6 +386,33 @@ plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs, gbool
     all[i]->status = PLAN_BOUNDED_OUT;
 }
 
+/* Why a cluster whose links are a graph cannot take GPUS GPUs, and what to
+ * edit in CONFIG instead: the generator element that made the graph, on
+ * its line, with the count that makes GPUS where one attribute sets it. */
+static char *
+graph_fixed_reason (const AppConfig *cfg, const char *config, guint32 gpus, guint32 node_gpus)
+{
+  NetGenKind kind;
+  if (cfg->generator == NULL || !net_gen_parse_name (cfg->generator, &kind))
+    return g_strdup_printf ("its <switch> and <link> elements fix it: give a config of %u GPUs",
+                            gpus);
+  if (strcmp (cfg->generator, "rail") == 0)
+    return g_strdup_printf ("its links are a graph, which cannot be resized: set "
+                            "<rail nodes=\"%u\"> (%u nodes of %u GPUs) on line %u of %s, or give a "
+                            "config of %u GPUs",
+                            gpus / node_gpus, gpus / node_gpus, node_gpus, cfg->generator_line,
+                            config, gpus);
+  GString *attrs = g_string_new (NULL);
+  for (const NetGenAttr *a = net_gen_class (kind)->attrs; a->name != NULL; a++)
+    if (a->type == NET_GEN_ATTR_COUNT)
+      g_string_append_printf (attrs, "%s%s=...", attrs->len > 0 ? " " : "", a->name);
+  char *out = g_strdup_printf ("its links are a graph, which cannot be resized: edit <%s %s> on "
+                               "line %u of %s to make %u GPUs, or give a config of that many",
+                               cfg->generator, attrs->str, cfg->generator_line, config, gpus);
+  g_string_free (attrs, TRUE);
+  return out;
+}
+
 gboolean
 plan_cluster_gpus (AppConfig *cfg, const char *config, guint32 want, guint32 *gpus,
                    guint32 *node_gpus, GError **error)
@@ -398,22 +426,35 @@ plan_cluster_gpus (AppConfig *cfg, const char *config, guint32 want, guint32 *gp
   *node_gpus = net->dims[0].size;
   *gpus = want > 0 ? want : (guint32) ranks;
   if (*gpus % *node_gpus != 0)
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                 "--gpus %u is not a multiple of the %u GPUs of a node of %s", *gpus, *node_gpus,
-                 config);
-  else if (*gpus != ranks && (net->graph != NULL || net->n_dims < 2 || *gpus % inner != 0))
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                 "--gpus %u: %s has %" G_GUINT64_FORMAT " GPUs and a fixed shape (%s)", *gpus,
-                 config, ranks,
-                 net->graph != NULL ? "its links are a graph, which cannot be resized: give a "
-                                      "config of that many GPUs"
-                 : net->n_dims < 2  ? "one dimension, a single node"
-                                    : "--gpus must be a multiple of the GPUs of all but its last "
-                                      "dimension");
-  else
     {
-      net->dims[net->n_dims - 1].size = (guint32) (*gpus / inner);
-      return TRUE;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--gpus %u is not a multiple of the %u GPUs of a node of %s", *gpus,
+                   *node_gpus, config);
+      return FALSE;
     }
-  return FALSE;
+  if (*gpus != ranks && (net->graph != NULL || net->n_dims < 2 || *gpus % inner != 0))
+    {
+      g_autofree char *why
+          = net->graph != NULL ? graph_fixed_reason (cfg, config, *gpus, *node_gpus)
+            : net->n_dims < 2
+                ? g_strdup ("one dimension, a single node")
+                : g_strdup_printf ("--gpus must be a multiple of the %" G_GUINT64_FORMAT
+                                   " GPUs of all but its last dimension", inner);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--gpus %u: %s has %" G_GUINT64_FORMAT " GPUs and a fixed shape (%s)", *gpus,
+                   config, ranks, why);
+      return FALSE;
+    }
+  net->dims[net->n_dims - 1].size = (guint32) (*gpus / inner);
+  return TRUE;
+}
+
+char *
+plan_resized_note (const NetSpec *net, guint32 gpus, guint32 cluster_gpus)
+{
+  guint32 last = net->n_dims > 0 ? net->dims[net->n_dims - 1].size : 1;
+  if (gpus == cluster_gpus || last == 0 || gpus < last)
+    return g_strdup ("");
+  return g_strdup_printf (", its last dimension resized from %u to %u",
+                          cluster_gpus / (gpus / last), last);
 }

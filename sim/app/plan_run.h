@@ -86,4 +86,9 @@ void plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs,
 gboolean plan_cluster_gpus (AppConfig *cfg, const char *config, guint32 want, guint32 *gpus,
                             guint32 *node_gpus, GError **error);
 
+/* ", its last dimension resized from A to B" when plan_cluster_gpus made
+ * the cluster of CLUSTER_GPUS (the file's count) GPUS GPUs, "" when it did
+ * not: for the header after the file's name.  Free with g_free. */
+char *plan_resized_note (const NetSpec *net, guint32 gpus, guint32 cluster_gpus);
+
 #endif /* ORRERY_SIM_APP_PLAN_RUN_H */

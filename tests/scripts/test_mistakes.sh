@@ -321,7 +321,7 @@ refuses "--batch 1M" "$dl: --batch 1M: not a whole number" "$ORRERY" "${D[@]}" -
   --dry-run
 refuses "--batch 128.0" "$dl: --batch 128.0: not a whole number" \
   "$ORRERY" "${D[@]}" --batch 128.0 --dry-run
-refuses "--batch 2^31" "$dl: --batch 2147483648: out of range (-2147483648 .. 2147483647)" \
+refuses "--batch 2^31" "$dl: --batch 2147483648: too large (at most 2147483647)" \
   "$ORRERY" "${D[@]}" --batch 2147483648 --dry-run
 refuses "--local-batch x 8 above 2^31 - 1" "$dl: the global batch (2147483648 samples) must \
 be a positive multiple of the ranks (8), at most 2147483647" \

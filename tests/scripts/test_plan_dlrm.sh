@@ -246,4 +246,18 @@ check "--emb-optimizer adam, --mlp-dtype, --dcn-layers are taken" \
 "$ORRERY" plan --dlrm --preset dlrm-dcnv2-criteo1tb --config "$CFG" --dcn-layers 17 >"$T/e11" 2>&1
 check "  and checked as gen dlrm checks them" \
   sh -c "test $? -eq 1 && grep -q -- '--dcn-layers 17: must be 1 .. 16' '$T/e11'"
+# ---- --gpus resizing the cluster: said in the header -----------------------------------
+# configs/default.xml is 8 nodes of 8 GPUs; --gpus 16 plans on 2 of them,
+# which `orrery plan` (the transformer) says after the file's name and
+# plan --dlrm did not: its header read as if the file were run as it is.
+{ echo "rows,dim,pooling"; echo "1000,64,1"; echo "2000,64,1"; } >"$T/two.csv"
+"$ORRERY" plan --dlrm --tables "$T/two.csv" "${MLP[@]}" --batch 1024 \
+  --config configs/default.xml --gpus 16 --budget 1 >"$T/rs.out" 2>/dev/null
+check "plan --dlrm --gpus 16 on default.xml: exit 0" test $? -eq 0
+check "  the header says the last dimension went from 8 to 2" has "$T/rs.out" \
+  "on 16 GPUs (configs/default.xml, its last dimension resized from 8 to 2), batch 1024"
+"$ORRERY" plan --dlrm --tables "$T/two.csv" "${MLP[@]}" --batch 1024 \
+  --config configs/default.xml --budget 1 >"$T/nr.out" 2>/dev/null
+check "  without --gpus: the file's name alone" has "$T/nr.out" \
+  "on 64 GPUs (configs/default.xml), batch 1024"
 finish

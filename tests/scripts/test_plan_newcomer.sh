@@ -191,4 +191,58 @@ for order in "gpipe,1f1b" "1f1b,gpipe"; do
     "awk '\$1 == \"1\" { print \$12 }' '$T/sc.out' | grep -qx 1f1b &&
      grep -q 'pruned, same as 1f1b (pp 1): 1' '$T/sc.out'"
 done
+# ---- a graph cluster --gpus cannot resize: what to edit, in which file ----------------
+# configs/h100-cluster.xml is <rail nodes="16" gpus="8"> (128 GPUs, links a
+# graph): 24 GPUs are 24 / 8 = 3 nodes.  The refusal said only "give a
+# config of that many GPUs".  configs/fat-tree-256.xml's size is its
+# <fat-tree k oversubscription gpus>, on line 11.
+"$ORRERY" plan --model llama2-7b --global-batch 24 --config configs/h100-cluster.xml --gpus 24 \
+  >"$T/rail.out" 2>&1
+check "plan on a rail cluster, --gpus 24: exit 1" test $? -eq 1
+check "  says which attribute to set to what, and the file" has "$T/rail.out" \
+  'set <rail nodes="3"> (3 nodes of 8 GPUs) on line 23 of configs/h100-cluster.xml'
+"$ORRERY" plan --model llama2-7b --global-batch 24 --config configs/fat-tree-256.xml \
+  --gpus 24 >"$T/ft.out" 2>&1
+check "plan on a fat-tree cluster, --gpus 24: exit 1" test $? -eq 1
+check "  names the element, its sizes and the file" has "$T/ft.out" \
+  "edit <fat-tree k=... oversubscription=... gpus=...> on line 11 of configs/fat-tree-256.xml"
+# ---- --gpus not a multiple of the inner dimensions: the number said ------------------
+# configs/three-level-16k.xml is 8 x 32 x 64 GPUs: only the last dimension
+# resizes, so --gpus must be a multiple of 8 x 32 = 256; the message said
+# "a multiple of the GPUs of all but its last dimension" without 256.
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config configs/three-level-16k.xml \
+  --gpus 8 >"$T/inner.out" 2>&1
+check "plan on three-level-16k.xml --gpus 8: exit 1" test $? -eq 1
+check "  gives the multiple, 256" has "$T/inner.out" \
+  "--gpus must be a multiple of the 256 GPUs of all but its last dimension"
+# ---- plan.csv: no dp on a row whose GPUs tp x pp x cp do not divide ------------------
+# 8 GPUs, tp 3: 8 is not a multiple of 3, the candidate is pruned with no
+# data-parallel degree; plan.csv said dp 0.  tp 2 gives dp 8 / 2 = 4.
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config "$CFG" --out "$T/dp" \
+  --space "tp=3,2;pp=1;v=1;mb=1;zero=1;recompute=none;sched=1f1b" >/dev/null 2>&1
+check "plan tp=3,2 on 8 GPUs: exit 0" test $? -eq 0
+dps=$(awk -F, 'NR > 1 { printf "%s[%s]", $2, $5 }' "$T/dp/plan.csv")
+check "  plan.csv's dp: empty for tp 3, 4 for tp 2 (got $dps)" eq "$dps" "3[]2[4]"
+# ---- --explain of an id that does not exist: the error alone --------------------------
+# The space tp=1,2 has 2 candidates, 0 and 1: --explain 99 printed the
+# plan's header on stdout before its error, as if the plan had begun.
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config "$CFG" --space "$ONE" --explain 99 \
+  >"$T/x99.out" 2>"$T/x99.err"
+check "plan --explain 99 of 2 candidates: exit 1" test $? -eq 1
+check "  nothing on stdout (no header)" test ! -s "$T/x99.out"
+check "  the error names the id and the range" has "$T/x99.err" \
+  "orrery plan: --explain 99: the candidates are numbered 0 .. 1"
+# ---- a number past what an option holds: the range on its side ---------------------
+# --gpus is read as a 32-bit int: 99999999999 is past 2^31 - 1 = 2147483647.
+# The message quoted GLib's range "-2147483648 .. 2147483647", as if a
+# negative count of GPUs were allowed; -99999999999 is past -2^31.
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config "$CFG" --gpus 99999999999 \
+  >"$T/big.out" 2>&1
+check "plan --gpus 99999999999: exit 1" test $? -eq 1
+check "  too large, at most 2147483647" has "$T/big.out" \
+  "orrery plan: --gpus 99999999999: too large (at most 2147483647)"
+"$ORRERY" plan --model llama2-7b --global-batch 8 --config "$CFG" --gpus -99999999999 \
+  >"$T/neg.out" 2>&1
+check "plan --gpus -99999999999: too small, at least -2147483648" has "$T/neg.out" \
+  "orrery plan: --gpus -99999999999: too small (at least -2147483648)"
 finish

@@ -684,6 +684,14 @@ START_TEST (test_config_errors)
   g_free (tu_write_file ("bad.csv", "operator,shapes,dtype,device,time\ngemm,m=1,bf16,H100-SXM,1us\n"));
   config_fails ("<compute model=\"kernel\" device=\"H100-SXM\" kernel-table=\"bad.csv\"/>",
                 "bad.csv:2: kernels:");
+  /* An empty table, or one without a row for the device: silently nothing. */
+  g_free (tu_write_file ("e.csv", ""));
+  config_fails ("<compute model=\"kernel\" device=\"H100-SXM\" kernel-table=\"e.csv\"/>",
+                "e.csv: empty: a kernel table's first line is the header");
+  g_free (tu_write_file ("a.csv", "operator,shapes,dtype,device,time\n"
+                                  "gemm,m=1 n=1 k=1,bf16,A100-80GB,1us\n"));
+  config_fails ("<compute model=\"kernel\" device=\"H100-SXM\" kernel-table=\"a.csv\"/>",
+                "a.csv has no row for the device H100-SXM (its rows are for A100-80GB)");
   /* Read bounded as every config file: a device never ends. */
   config_fails ("<compute model=\"kernel\" device=\"H100-SXM\" kernel-table=\"/dev/zero\"/>",
                 "/dev/zero: longer than 256 MiB");
