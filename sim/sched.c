@@ -37,6 +37,10 @@ struct _SimSched
   guint64 events_run;
   gboolean stop;
   gboolean running;
+  /* While running: the events_run at which the loop leaves, the budget's
+   * end (G_MAXUINT64, never reached, for none), or the count at a stop, so
+   * that one test per event covers both. */
+  guint64 limit;
   /* Hand-grown arrays: the free stack never holds more than every slot, so
    * both share one capacity. */
   SimSchedSlot *slots;
@@ -102,6 +106,12 @@ sim_sched_at (SimSched *sched, SimTime t, SimHandler fn, gpointer data, guint64 
   g_return_if_fail (sched != NULL);
   g_return_if_fail (fn != NULL);
   g_return_if_fail (t >= sched->now);
+  sched_push (sched, t, fn, data, arg);
+}
+
+void
+sim_sched_at_trusted (SimSched *sched, SimTime t, SimHandler fn, gpointer data, guint64 arg)
+{
   sched_push (sched, t, fn, data, arg);
 }
 
@@ -221,19 +231,24 @@ sim_sched_run (SimSched *sched, SimTime until, guint64 max_events)
   sched->running = TRUE;
   sched->stop = FALSE;
   /* The events_run at which the budget is spent; G_MAXUINT64, never
-   * reached, for none. */
-  guint64 limit = max_events == 0 || max_events > G_MAXUINT64 - sched->events_run
-                    ? G_MAXUINT64
-                    : sched->events_run + max_events;
+   * reached, for none.  sim_sched_stop() lowers it to the events run. */
+  guint64 budget = max_events == 0 || max_events > G_MAXUINT64 - sched->events_run
+                     ? G_MAXUINT64
+                     : sched->events_run + max_events;
+  sched->limit = budget;
   SimRunStatus status;
   for (;;)
     {
-      /* A run that ends exactly on its budget, or with only cancelled
-       * events left, reports the normal end. */
-      if (G_UNLIKELY (sched->events_run == limit))
+      /* A handler stopped the run, or the budget is spent.  A run that
+       * ends exactly on its budget, or with only cancelled events left,
+       * reports the normal end. */
+      if (G_UNLIKELY (sched->events_run == sched->limit))
         {
-          status = sched_live (sched) == 0 && sched->instant_end == NULL ? SIM_RUN_EMPTY
-                                                                         : SIM_RUN_EVENT_LIMIT;
+          if (sched->stop)
+            status = SIM_RUN_STOPPED;
+          else
+            status = sched_live (sched) == 0 && sched->instant_end == NULL ? SIM_RUN_EMPTY
+                                                                           : SIM_RUN_EVENT_LIMIT;
           break;
         }
       /* With the instant's hook armed, only events at now may run before it. */
@@ -245,11 +260,6 @@ sim_sched_run (SimSched *sched, SimTime until, guint64 max_events)
           SimHandler fn = sched->instant_end;
           sched->instant_end = NULL;
           fn (sched, sched->instant_end_data, 0);
-          if (G_UNLIKELY (sched->stop))
-            {
-              status = SIM_RUN_STOPPED;
-              break;
-            }
           continue;
         }
       if (entry == NULL)
@@ -272,11 +282,6 @@ sim_sched_run (SimSched *sched, SimTime until, guint64 max_events)
       sched->now = entry->time;
       sched->events_run++;
       fn (sched, data, arg);
-      if (G_UNLIKELY (sched->stop))
-        {
-          status = SIM_RUN_STOPPED;
-          break;
-        }
     }
   sched->stop = FALSE;
   sched->running = FALSE;
@@ -288,6 +293,7 @@ sim_sched_stop (SimSched *sched)
 {
   g_return_if_fail (sched != NULL);
   sched->stop = TRUE;
+  sched->limit = sched->events_run; /* the loop's next test leaves */
 }
 
 guint64

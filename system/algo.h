@@ -203,12 +203,12 @@ char *sys_algo_flat_name (const SysAlgoClass *algo);
  * leaving at `at` (>= now). */
 void sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at);
 /* sys_phase_send to the member's successor on the line (ctx->next), from
- * its run: on a network of fixed prices (net_fixed_prices) the route's
- * price is kept in the run, since a ring sends one size to one peer a
- * phase long.  Inline below: its common case, a message of the size the
- * run last priced on a network that only counts it, is every ring step's
- * (a tenth of a ring's instructions went to the call); the rest is
- * sys_phase_send_next_slow's. */
+ * its run, leaving at `at` >= now (unchecked on the inline path): on a
+ * network of fixed prices (net_fixed_prices) the route's price is kept in
+ * the run, since a ring sends one size to one peer a phase long.  Inline
+ * below: its common case, a message of the size the run last priced on a
+ * network that only counts it, is every ring step's (a tenth of a ring's
+ * instructions went to the call); the rest is sys_phase_send_next_slow's. */
 static inline void sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step,
                                         guint64 bytes, SimTime at);
 /* What sys_phase_send_next does outside its common case: it prices the
@@ -265,14 +265,15 @@ sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 
       return;
     }
   /* The caller keeps step below 2^step_bits (the ring's prepare checks
-   * its steps once), and sim_sched_at checks that the delivery is not in
-   * the past.  As sys_phase_send's, to position next; net_send_priced's
-   * work. */
+   * its steps once) and at >= now (the ring sends when a step is done, at
+   * or after now), so the delivery is not in the past and the scheduler
+   * need not check.  As sys_phase_send's, to position next;
+   * net_send_priced's work. */
   guint64 to_run = ctx->run_index + (ctx->next == 0 ? ctx->wrap_runs : ctx->next_runs);
   tally->messages++;
   tally->bytes += bytes;
-  sim_sched_at (ctx->sched, sim_time_add (at, run->next_delay), sys_phase_on_message, ctx->coll,
-                (to_run << ctx->step_bits) | step);
+  sim_sched_at_trusted (ctx->sched, sim_time_add (at, run->next_delay), sys_phase_on_message,
+                        ctx->coll, (to_run << ctx->step_bits) | step);
 }
 
 /* The built-in rows, one file each. */
