@@ -51,7 +51,17 @@ struct _SimSched
   gsize n_cancelled; /* cancelled events still in the queue */
   SimHandler instant_end;  /* sim_sched_at_instant_end's hook, or NULL */
   gpointer instant_end_data;
+  /* n_cancelled == 0 && instant_end == NULL, kept up to date so that the
+   * run loop tests one field per event for both (sched_note). */
+  gboolean plain;
 };
+
+/* Set plain again after n_cancelled or instant_end changed. */
+static inline void
+sched_note (SimSched *sched)
+{
+  sched->plain = sched->n_cancelled == 0 && sched->instant_end == NULL;
+}
 
 SimSched *
 sim_sched_new (void)
@@ -62,6 +72,7 @@ sim_sched_new (void)
   sched->slots = g_new0 (SimSchedSlot, sched->cap_slots);
   sched->free_stack = g_new (guint32, sched->cap_slots);
   sched->n_slots = 1; /* slot 0 is never used */
+  sched->plain = TRUE;
   return sched;
 }
 
@@ -137,6 +148,7 @@ sched_fire_cancellable (SimSched *sched, gpointer data, guint64 id)
   if (event.dead)
     {
       sched->n_cancelled--;
+      sched_note (sched);
       sched->events_run--; /* not run after all */
       return;
     }
@@ -184,6 +196,7 @@ sim_sched_at_instant_end (SimSched *sched, SimHandler fn, gpointer data)
                     || (sched->instant_end == fn && sched->instant_end_data == data));
   sched->instant_end = fn;
   sched->instant_end_data = data;
+  sched->plain = FALSE;
 }
 
 gboolean
@@ -197,6 +210,7 @@ sim_sched_cancel (SimSched *sched, SimEventId id)
     return FALSE;
   sched->slots[slot].dead = TRUE;
   sched->n_cancelled++;
+  sched->plain = FALSE;
   return TRUE;
 }
 
@@ -251,14 +265,23 @@ sim_sched_run (SimSched *sched, SimTime until, guint64 max_events)
                                                                            : SIM_RUN_EVENT_LIMIT;
           break;
         }
-      /* With the instant's hook armed, only events at now may run before it. */
-      gboolean hook = sched->instant_end != NULL;
-      const SimQueueEntry *entry
-          = sched_pop (sched, G_UNLIKELY (hook) ? MIN (until, sched->now) : until);
+      /* With the instant's hook armed, only events at now may run before
+       * it; with neither it nor cancelled events, the queue's front is the
+       * next event. */
+      gboolean hook = FALSE;
+      const SimQueueEntry *entry;
+      if (G_LIKELY (sched->plain))
+        entry = sim_queue_pop_until (sched->queue, until);
+      else
+        {
+          hook = sched->instant_end != NULL;
+          entry = sched_pop (sched, hook ? MIN (until, sched->now) : until);
+        }
       if (G_UNLIKELY (hook) && entry == NULL)
         {
           SimHandler fn = sched->instant_end;
           sched->instant_end = NULL;
+          sched_note (sched);
           fn (sched, sched->instant_end_data, 0);
           continue;
         }
