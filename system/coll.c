@@ -374,7 +374,7 @@ sys_phase_on_message (SimSched *sched, gpointer data, guint64 arg)
 {
   (void) sched;
   SysColl *coll = data;
-  guint32 step = (guint32) (arg & ((G_GUINT64_CONSTANT (1) << coll->step_bits) - 1));
+  guint32 step = (guint32) (arg & coll->step_mask);
   SysRun *run;
   const SysPhaseCtx *ctx = ctx_init (coll, arg >> coll->step_bits, &run);
   ctx->algo->on_message (ctx, run, step);
