@@ -99,10 +99,10 @@ queue_grow (SimQueue *queue, guint b)
    * without bound: drop its spent entries instead, once they are fifteen
    * sixteenths.  Each drop moves the live entries, at most a sixteenth of
    * the array, for the fifteen sixteenths that pushes may then fill: a
-   * fifteenth of an entry moved per push (at seven eighths, a seventh: 2.4 %
-   * of the every-rank ring all-reduce's instructions were that memmove,
-   * 1.2 % now, for 0.4 MB more of array; at three quarters, a third; at a
-   * half, each live entry moved once per push). */
+   * fifteenth of an entry moved per push (at seven eighths, a seventh: the
+   * every-rank ring all-reduce ran 16 M instructions more, of its 1.3 G, and
+   * 0.4 MB less of array; at three quarters, a third; at a half, each live
+   * entry moved once per push). */
   if (b == queue->front && queue->head > 0 && queue->head >= bucket->len - bucket->len / 16)
     {
       bucket->len -= queue->head;
