@@ -37,6 +37,10 @@ struct _SimSched
   guint64 events_run;
   gboolean stop;
   gboolean running;
+  /* While running: the events_run at which the loop leaves, the budget's
+   * end (G_MAXUINT64, never reached, for none), or the count at a stop, so
+   * that one test per event covers both. */
+  guint64 limit;
   /* Hand-grown arrays: the free stack never holds more than every slot, so
    * both share one capacity. */
   SimSchedSlot *slots;
@@ -47,7 +51,17 @@ struct _SimSched
   gsize n_cancelled; /* cancelled events still in the queue */
   SimHandler instant_end;  /* sim_sched_at_instant_end's hook, or NULL */
   gpointer instant_end_data;
+  /* n_cancelled == 0 && instant_end == NULL, kept up to date so that the
+   * run loop tests one field per event for both (sched_note). */
+  gboolean plain;
 };
+
+/* Set plain again after n_cancelled or instant_end changed. */
+static inline void
+sched_note (SimSched *sched)
+{
+  sched->plain = sched->n_cancelled == 0 && sched->instant_end == NULL;
+}
 
 SimSched *
 sim_sched_new (void)
@@ -58,6 +72,7 @@ sim_sched_new (void)
   sched->slots = g_new0 (SimSchedSlot, sched->cap_slots);
   sched->free_stack = g_new (guint32, sched->cap_slots);
   sched->n_slots = 1; /* slot 0 is never used */
+  sched->plain = TRUE;
   return sched;
 }
 
@@ -106,6 +121,12 @@ sim_sched_at (SimSched *sched, SimTime t, SimHandler fn, gpointer data, guint64 
 }
 
 void
+sim_sched_at_trusted (SimSched *sched, SimTime t, SimHandler fn, gpointer data, guint64 arg)
+{
+  sched_push (sched, t, fn, data, arg);
+}
+
+void
 sim_sched_after (SimSched *sched, SimTime delay, SimHandler fn, gpointer data, guint64 arg)
 {
   g_return_if_fail (sched != NULL);
@@ -127,6 +148,7 @@ sched_fire_cancellable (SimSched *sched, gpointer data, guint64 id)
   if (event.dead)
     {
       sched->n_cancelled--;
+      sched_note (sched);
       sched->events_run--; /* not run after all */
       return;
     }
@@ -174,6 +196,7 @@ sim_sched_at_instant_end (SimSched *sched, SimHandler fn, gpointer data)
                     || (sched->instant_end == fn && sched->instant_end_data == data));
   sched->instant_end = fn;
   sched->instant_end_data = data;
+  sched->plain = FALSE;
 }
 
 gboolean
@@ -187,6 +210,7 @@ sim_sched_cancel (SimSched *sched, SimEventId id)
     return FALSE;
   sched->slots[slot].dead = TRUE;
   sched->n_cancelled++;
+  sched->plain = FALSE;
   return TRUE;
 }
 
@@ -221,35 +245,44 @@ sim_sched_run (SimSched *sched, SimTime until, guint64 max_events)
   sched->running = TRUE;
   sched->stop = FALSE;
   /* The events_run at which the budget is spent; G_MAXUINT64, never
-   * reached, for none. */
-  guint64 limit = max_events == 0 || max_events > G_MAXUINT64 - sched->events_run
-                    ? G_MAXUINT64
-                    : sched->events_run + max_events;
+   * reached, for none.  sim_sched_stop() lowers it to the events run. */
+  guint64 budget = max_events == 0 || max_events > G_MAXUINT64 - sched->events_run
+                     ? G_MAXUINT64
+                     : sched->events_run + max_events;
+  sched->limit = budget;
   SimRunStatus status;
   for (;;)
     {
-      /* A run that ends exactly on its budget, or with only cancelled
-       * events left, reports the normal end. */
-      if (G_UNLIKELY (sched->events_run == limit))
+      /* A handler stopped the run, or the budget is spent.  A run that
+       * ends exactly on its budget, or with only cancelled events left,
+       * reports the normal end. */
+      if (G_UNLIKELY (sched->events_run == sched->limit))
         {
-          status = sched_live (sched) == 0 && sched->instant_end == NULL ? SIM_RUN_EMPTY
-                                                                         : SIM_RUN_EVENT_LIMIT;
+          if (sched->stop)
+            status = SIM_RUN_STOPPED;
+          else
+            status = sched_live (sched) == 0 && sched->instant_end == NULL ? SIM_RUN_EMPTY
+                                                                           : SIM_RUN_EVENT_LIMIT;
           break;
         }
-      /* With the instant's hook armed, only events at now may run before it. */
-      gboolean hook = sched->instant_end != NULL;
-      const SimQueueEntry *entry
-          = sched_pop (sched, G_UNLIKELY (hook) ? MIN (until, sched->now) : until);
+      /* With the instant's hook armed, only events at now may run before
+       * it; with neither it nor cancelled events, the queue's front is the
+       * next event. */
+      gboolean hook = FALSE;
+      const SimQueueEntry *entry;
+      if (G_LIKELY (sched->plain))
+        entry = sim_queue_pop_until (sched->queue, until);
+      else
+        {
+          hook = sched->instant_end != NULL;
+          entry = sched_pop (sched, hook ? MIN (until, sched->now) : until);
+        }
       if (G_UNLIKELY (hook) && entry == NULL)
         {
           SimHandler fn = sched->instant_end;
           sched->instant_end = NULL;
+          sched_note (sched);
           fn (sched, sched->instant_end_data, 0);
-          if (G_UNLIKELY (sched->stop))
-            {
-              status = SIM_RUN_STOPPED;
-              break;
-            }
           continue;
         }
       if (entry == NULL)
@@ -272,11 +305,6 @@ sim_sched_run (SimSched *sched, SimTime until, guint64 max_events)
       sched->now = entry->time;
       sched->events_run++;
       fn (sched, data, arg);
-      if (G_UNLIKELY (sched->stop))
-        {
-          status = SIM_RUN_STOPPED;
-          break;
-        }
     }
   sched->stop = FALSE;
   sched->running = FALSE;
@@ -288,6 +316,7 @@ sim_sched_stop (SimSched *sched)
 {
   g_return_if_fail (sched != NULL);
   sched->stop = TRUE;
+  sched->limit = sched->events_run; /* the loop's next test leaves */
 }
 
 guint64

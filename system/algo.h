@@ -41,9 +41,12 @@ typedef struct
   guint32 chunk_phase; /* chunk * phases + phase */
   /* sys_phase_send_next's: the delay of its last message to the member's
    * successor and that message's bytes + 1 (0: none yet, or 2^64 - 1
-   * bytes, priced each time). */
+   * bytes, priced each time), and, set with them, the arg of an event to
+   * the successor's run with step 0 (its run index shifted left by the
+   * step bits), so that a step's send only or's in its step. */
   guint64 next_bytes;
   SimTime next_delay;
+  guint64 next_arg;
 } SysRun;
 
 typedef struct _SysAlgoClass SysAlgoClass;
@@ -74,11 +77,9 @@ typedef struct
   gboolean split_down;    /* sys_phase_split rounds down (SysCompat.split) */
   /* Worked out once when the collective is planned, as every step of a
    * ring asks: sys_phase_split (in_bytes, n), the cost of reducing that
-   * many bytes (sys_phase_reduce_cost), and this member's successor on the
-   * line ((pos + 1) mod n; set with pos). */
+   * many bytes (sys_phase_reduce_cost). */
   guint64 share;
   SimTime share_reduce;
-  guint32 next;
   /* sys_phase_send_next's, set when the collective is planned: from a
    * member to its successor, the members between them on the way back to
    * position 0 ((n - 1) x stride), and the runs between them (in lockstep
@@ -151,7 +152,7 @@ struct _SysAlgoClass
   void (*run_free) (SysRun *run);
   /* May be NULL.  Fill the row's own fields of a (chunk, phase)'s context
    * (steps, reducing_steps, step_bytes), once, when the collective is
-   * planned: every other field is set by then but member, pos, next and
+   * planned: every other field is set by then but member, pos and
    * run_index, which are each run's. */
   void (*prepare) (SysPhaseCtx *ctx);
   /* The phase starts on this member now (run->started already set). */
@@ -202,13 +203,13 @@ char *sys_algo_flat_name (const SysAlgoClass *algo);
 /* Send `bytes` to the member at position `to` on the line, tagged `step`,
  * leaving at `at` (>= now). */
 void sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at);
-/* sys_phase_send to the member's successor on the line (ctx->next), from
- * its run: on a network of fixed prices (net_fixed_prices) the route's
- * price is kept in the run, since a ring sends one size to one peer a
- * phase long.  Inline below: its common case, a message of the size the
- * run last priced on a network that only counts it, is every ring step's
- * (a tenth of a ring's instructions went to the call); the rest is
- * sys_phase_send_next_slow's. */
+/* sys_phase_send to the member's successor on the line ((pos + 1) mod n), from
+ * its run, leaving at `at` >= now (unchecked on the inline path): on a
+ * network of fixed prices (net_fixed_prices) the route's price is kept in
+ * the run, since a ring sends one size to one peer a phase long.  Inline
+ * below: its common case, a message of the size the run last priced on a
+ * network that only counts it, is every ring step's (a tenth of a ring's
+ * instructions went to the call); the rest is sys_phase_send_next_slow's. */
 static inline void sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step,
                                         guint64 bytes, SimTime at);
 /* What sys_phase_send_next does outside its common case: it prices the
@@ -265,14 +266,15 @@ sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 
       return;
     }
   /* The caller keeps step below 2^step_bits (the ring's prepare checks
-   * its steps once), and sim_sched_at checks that the delivery is not in
-   * the past.  As sys_phase_send's, to position next; net_send_priced's
+   * its steps once) and at >= now (the ring sends when a step is done, at
+   * or after now), so the delivery is not in the past and the scheduler
+   * need not check.  As sys_phase_send's, to position (pos + 1) mod n,
+   * whose run's arg the slow path kept with the price; net_send_priced's
    * work. */
-  guint64 to_run = ctx->run_index + (ctx->next == 0 ? ctx->wrap_runs : ctx->next_runs);
   tally->messages++;
   tally->bytes += bytes;
-  sim_sched_at (ctx->sched, sim_time_add (at, run->next_delay), sys_phase_on_message, ctx->coll,
-                (to_run << ctx->step_bits) | step);
+  sim_sched_at_trusted (ctx->sched, sim_time_add (at, run->next_delay), sys_phase_on_message,
+                        ctx->coll, run->next_arg | step);
 }
 
 /* The built-in rows, one file each. */

@@ -42,7 +42,6 @@ ctx_init (SysColl *coll, guint64 index, SysRun **run_out)
   SysPhaseCtx *ctx = &coll->ctx[run->chunk_phase];
   ctx->member = run->member;
   ctx->pos = run->pos;
-  ctx->next = run->pos + 1 == ctx->n ? 0 : run->pos + 1;
   ctx->run_index = index;
   *run_out = run;
   return ctx;
@@ -86,22 +85,24 @@ sys_phase_send_next_slow (const SysPhaseCtx *ctx, SysRun *run, guint32 step, gui
                           SimTime at)
 {
   SysColl *coll = ctx->coll;
+  guint32 next = ctx->pos + 1 == ctx->n ? 0 : ctx->pos + 1;
   if (!coll->fixed_prices)
     {
-      phase_send (ctx, ctx->next, step, bytes, at);
+      phase_send (ctx, next, step, bytes, at);
       return;
     }
   g_assert (step < (G_GUINT64_CONSTANT (1) << coll->step_bits));
-  guint32 to_member = ctx->next == 0 ? ctx->member - ctx->wrap_members : ctx->member + ctx->stride;
+  guint32 to_member = next == 0 ? ctx->member - ctx->wrap_members : ctx->member + ctx->stride;
   guint32 src = coll->group->ranks[ctx->member], dst = coll->group->ranks[to_member];
+  /* As sys_phase_send's, to position next. */
+  guint64 to_run = ctx->run_index + (next == 0 ? ctx->wrap_runs : ctx->next_runs);
   if (run->next_bytes != bytes + 1 || run->next_bytes == 0)
     {
       g_assert (src != dst);
       run->next_delay = net_delay_on (coll->sys->net, ctx->net_dim, src, dst, bytes);
       run->next_bytes = bytes + 1;
+      run->next_arg = to_run << coll->step_bits;
     }
-  /* As sys_phase_send's, to position next. */
-  guint64 to_run = ctx->run_index + (ctx->next == 0 ? ctx->wrap_runs : ctx->next_runs);
   guint64 arg = (to_run << coll->step_bits) | step;
   NetTally *tally = coll->direct_tally;
   if (tally == NULL)
@@ -373,7 +374,7 @@ sys_phase_on_message (SimSched *sched, gpointer data, guint64 arg)
 {
   (void) sched;
   SysColl *coll = data;
-  guint32 step = (guint32) (arg & ((G_GUINT64_CONSTANT (1) << coll->step_bits) - 1));
+  guint32 step = (guint32) (arg & coll->step_mask);
   SysRun *run;
   const SysPhaseCtx *ctx = ctx_init (coll, arg >> coll->step_bits, &run);
   ctx->algo->on_message (ctx, run, step);

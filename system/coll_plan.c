@@ -377,6 +377,7 @@ sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req,
   coll->fixed_prices = net_fixed_prices (sys->net);
   coll->direct_tally = net_direct_tally (sys->net);
   coll->step_bits = plan_step_bits (coll);
+  coll->step_mask = (G_GUINT64_CONSTANT (1) << coll->step_bits) - 1;
   guint64 n_runs = (guint64) group->n * coll->n_chunks * MAX (coll->n_phases, 1);
   g_assert (coll->step_bits + g_bit_storage (n_runs) <= 64);
   coll->members = g_new0 (SysMember, group->n);

@@ -47,8 +47,10 @@ struct _SysColl
   guint n_chunks;
   guint n_phases;
   /* Events name a run by its index; messages append the step in the low
-   * step_bits bits. */
+   * step_bits bits; step_mask is 2^step_bits - 1, what the handler keeps
+   * of an event's arg. */
   guint step_bits;
+  guint64 step_mask;
   SysPhasePlan phase[SYS_MAX_PHASES];
   guint64 *in_bytes; /* [chunk * n_phases + phase] */
   /* Per chunk and phase ([chunk * n_phases + phase]): the context every
