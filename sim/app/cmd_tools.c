@@ -11,26 +11,42 @@
 #include "workload/chakra_json.h"
 #include "workload/inspect.h"
 
+/* Parse CMD's command line (it takes no option but --help: PARAMS and HELP
+ * are what --help prints): -1 when *ARGC is then WANT (the command's name
+ * and WANT - 1 arguments), else the exit status of the refusal, whose
+ * message is TOO_FEW or TOO_MANY. */
+static int
+tool_args (const char *cmd, const char *params, const char *help, int *argc, char ***argv,
+           int want, const char *too_few, const char *too_many)
+{
+  g_autoptr (GOptionContext) ctx = g_option_context_new (params);
+  g_option_context_set_description (ctx, help);
+  GError *error = NULL;
+  if (!g_option_context_parse (ctx, argc, argv, &error))
+    return app_cli_fail (cmd, error);
+  if (*argc != want)
+    return app_cli_fail (cmd, g_error_new (SIM_ERROR, SIM_ERROR_INPUT, "%s",
+                                           *argc < want ? too_few : too_many));
+  return -1;
+}
+
 /* ---- inspect ------------------------------------------------------------------- */
 
 int
 app_cmd_inspect (int argc, char **argv)
 {
-  g_autoptr (GOptionContext) ctx
-      = g_option_context_new ("PREFIX|FILE - summarise a trace set and list its defects");
-  g_option_context_set_description (
-      ctx, "Reads FILE, or PREFIX.0.et, PREFIX.1.et, ... up to the first missing one.  Prints\n"
-           "node counts, compute time and collectives per rank (ranks with identical figures\n"
-           "once), then every defect: dangling dependencies, duplicate ids, dependency\n"
-           "cycles, collectives without comm_type or comm_size, sends/receives whose\n"
-           "comm_src/comm_dst is not the rank, and collective sequences that differ from\n"
-           "rank 0's.\n\nExit status: 0 no defects, 1 defects found, usage or input error.\n");
+  int code = tool_args (
+      "inspect", "PREFIX|FILE - summarise a trace set and list its defects",
+      "Reads FILE, or PREFIX.0.et, PREFIX.1.et, ... up to the first missing one.  Prints\n"
+      "node counts, compute time and collectives per rank (ranks with identical figures\n"
+      "once), then every defect: dangling dependencies, duplicate ids, dependency\n"
+      "cycles, collectives without comm_type or comm_size, sends/receives whose\n"
+      "comm_src/comm_dst is not the rank, and collective sequences that differ from\n"
+      "rank 0's.\n\nExit status: 0 no defects, 1 defects found, usage or input error.\n",
+      &argc, &argv, 2, "need one PREFIX or FILE", "need one PREFIX or FILE");
+  if (code >= 0)
+    return code;
   GError *error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return app_cli_fail ("inspect", error);
-  if (argc != 2)
-    return app_cli_fail ("inspect", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
-                                                 "need one PREFIX or FILE"));
   g_autoptr (GPtrArray) paths = wl_inspect_resolve (argv[1], &error);
   if (paths == NULL)
     return app_cli_fail ("inspect", error);
@@ -47,25 +63,21 @@ app_cmd_inspect (int argc, char **argv)
 int
 app_cmd_convert (int argc, char **argv)
 {
-  g_autoptr (GOptionContext) ctx
-      = g_option_context_new ("IN OUT - convert a Chakra trace between .et and JSON");
-  g_option_context_set_description (
-      ctx, "Each file's form is chosen by its name: ending in .json, the JSON that\n"
-           "chakra_jsonizer writes (one object per message, protobuf's JSON mapping); anything\n"
-           "else, the binary .et (gzip when OUT ends in .gz; IN may be gzip whatever its\n"
-           "name).  .et -> JSON -> .et gives back the same bytes.  run, inspect and rescale\n"
-           "read JSON traces too (PREFIX.RANK.json where PREFIX.RANK.et is missing).\n"
-           "OUT's folder is made when it does not exist; OUT appears only whole (an input\n"
-           "that cannot be read to its end leaves OUT as it was, and no folder made).\n\n"
-           APP_CLI_EXIT_CODES_TOOL_HELP "\n");
+  int code = tool_args (
+      "convert", "IN OUT - convert a Chakra trace between .et and JSON",
+      "Each file's form is chosen by its name: ending in .json, the JSON that\n"
+      "chakra_jsonizer writes (one object per message, protobuf's JSON mapping); anything\n"
+      "else, the binary .et (gzip when OUT ends in .gz; IN may be gzip whatever its\n"
+      "name).  .et -> JSON -> .et gives back the same bytes.  run, inspect and rescale\n"
+      "read JSON traces too (PREFIX.RANK.json where PREFIX.RANK.et is missing).\n"
+      "OUT's folder is made when it does not exist; OUT appears only whole (an input\n"
+      "that cannot be read to its end leaves OUT as it was, and no folder made).\n\n"
+      APP_CLI_EXIT_CODES_TOOL_HELP "\n",
+      &argc, &argv, 3, "need an input and an output file: usage: orrery convert IN OUT",
+      "too many arguments: usage: orrery convert IN OUT");
+  if (code >= 0)
+    return code;
   GError *error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return app_cli_fail ("convert", error);
-  if (argc != 3)
-    return app_cli_fail ("convert", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
-                                                 "%s: usage: orrery convert IN OUT",
-                                                 argc < 3 ? "need an input and an output file"
-                                                          : "too many arguments"));
   g_autofree char *made = NULL;
   if (!app_out_file_name_ok (argv[2], &error)
       || !app_out_folder_make ("", argv[2], &made, &error))
@@ -83,20 +95,17 @@ app_cmd_convert (int argc, char **argv)
 int
 app_cmd_plot_data (int argc, char **argv)
 {
-  g_autoptr (GOptionContext) ctx
-      = g_option_context_new ("REPORT.json DIR - write a report's figures as gnuplot data");
-  g_option_context_set_description (
-      ctx, "Writes DIR/ranks.dat (per rank: compute, exposed communication, idle and the\n"
-           "wait after finishing, in ms), DIR/overview.dat (per rank and time bin: the shares\n"
-           "of compute, exposed communication and idle) and DIR/meta.gp.  scripts/plot draws\n"
-           "them.\n\n"
-           APP_CLI_EXIT_CODES_TOOL_HELP "\n");
+  int code = tool_args (
+      "plot-data", "REPORT.json DIR - write a report's figures as gnuplot data",
+      "Writes DIR/ranks.dat (per rank: compute, exposed communication, idle and the\n"
+      "wait after finishing, in ms), DIR/overview.dat (per rank and time bin: the shares\n"
+      "of compute, exposed communication and idle) and DIR/meta.gp.  scripts/plot draws\n"
+      "them.\n\n" APP_CLI_EXIT_CODES_TOOL_HELP "\n",
+      &argc, &argv, 3, "need REPORT.json and an output directory",
+      "need REPORT.json and an output directory");
+  if (code >= 0)
+    return code;
   GError *error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return app_cli_fail ("plot-data", error);
-  if (argc != 3)
-    return app_cli_fail ("plot-data", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,
-                                                   "need REPORT.json and an output directory"));
   if (!app_plot_data (argv[1], argv[2], &error))
     return app_cli_fail ("plot-data", error);
   return 0;
