@@ -10,22 +10,14 @@
 
 #include "sim/app/plotdata.h"
 #include "support/modes.h"
+#include "support/report_read.h"
 #include "support/testutil.h"
 
 /* A ring of `ranks` at exactly 1 byte per ns, 100 ns per hop. */
 static char *
 write_ring (guint ranks)
 {
-  g_autofree char *xml = g_strdup_printf (
-      "<?xml version=\"1.0\"?>\n"
-      "<cluster name=\"ring\" rounding=\"ps\">\n"
-      "  <network model=\"analytical\">\n"
-      "    <dim kind=\"Ring\" size=\"%u\" bandwidth=\"1GB/s\" latency=\"100ns\"/>\n"
-      "  </network>\n"
-      "  <system scheduling=\"FIFO\" endpoint-delay=\"0ns\" active-chunks-per-dim=\"1\"\n"
-      "          splits=\"1\" local-mem-bw=\"1000GB/s\" reduction-passes=\"3\"/>\n"
-      "</cluster>\n", ranks);
-  return tu_write_file ("ring.xml", xml);
+  return tu_ring_config (ranks, "local-mem-bw=\"1000GB/s\" reduction-passes=\"3\"", "");
 }
 
 /* Every rank of `ranks` runs a chain of `n` COMP nodes of `micros` us each. */

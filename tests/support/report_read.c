@@ -9,9 +9,8 @@
 #include "testutil.h"
 
 char *
-tu_report_ring (guint ranks, const char *extra)
+tu_ring_config (guint ranks, const char *reduce, const char *extra)
 {
-  char *path = tu_scratch_path ("ring.xml");
   g_autofree char *xml = g_strdup_printf (
       "<?xml version=\"1.0\"?>\n"
       "<cluster name=\"ring\" rounding=\"ps\">\n"
@@ -19,12 +18,17 @@ tu_report_ring (guint ranks, const char *extra)
       "    <dim kind=\"Ring\" size=\"%u\" bandwidth=\"1GB/s\" latency=\"100ns\"/>\n"
       "  </network>\n"
       "  <system scheduling=\"FIFO\" endpoint-delay=\"0ns\" active-chunks-per-dim=\"1\"\n"
-      "          splits=\"1\" reduction-passes=\"0\"/>\n"
+      "          splits=\"1\" %s/>\n"
       "%s"
       "</cluster>\n",
-      ranks, extra);
-  g_assert_true (g_file_set_contents (path, xml, -1, NULL));
-  return path;
+      ranks, reduce, extra);
+  return tu_write_file ("ring.xml", xml);
+}
+
+char *
+tu_report_ring (guint ranks, const char *extra)
+{
+  return tu_ring_config (ranks, "reduction-passes=\"0\"", extra);
 }
 
 char *

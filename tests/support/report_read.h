@@ -19,6 +19,12 @@
 #define TU_US(x) ((gint64) (x) * 1000000)
 #define TU_NS(x) ((gint64) (x) * 1000)
 
+/* A ring of RANKS at exactly 1 byte per ns, 100 ns per hop, one chunk, FIFO,
+ * no endpoint delay, as ring.xml in the scratch folder: REDUCE the system's
+ * reduction attributes (reduction-passes, local-mem-bw), EXTRA elements after
+ * <system>.  Returns its path (g_free). */
+char *tu_ring_config (guint ranks, const char *reduce, const char *extra);
+
 /* Write the exact ring of RANKS to tu_scratch/ring.xml, EXTRA (may be "")
  * inside <cluster>; its path. */
 char *tu_report_ring (guint ranks, const char *extra);
