@@ -34,12 +34,19 @@ typedef struct
   SimHandler on_done;
 } Running;
 
+/* Whether K's run prices compute by SMs at all: when not, nothing is held,
+ * counted or repriced (the common case costs a test per node). */
+static gboolean
+sm_on (const WlRank *k)
+{
+  const WlParams *p = &k->replay->params;
+  return p->sm_contention && p->compute == WL_COMPUTE_KERNEL && p->kernel_device != NULL;
+}
+
 static gboolean
 applies (const WlRank *k, const WlNode *n)
 {
-  const WlParams *p = &k->replay->params;
-  return p->sm_contention && p->compute == WL_COMPUTE_KERNEL && n->op == WL_OP_COMP
-         && n->kernel_list != 0 && k->kernels != NULL && p->kernel_device != NULL;
+  return sm_on (k) && n->op == WL_OP_COMP && n->kernel_list != 0 && k->kernels != NULL;
 }
 
 /* The SMs K's communication in flight leaves free (at least one). */
@@ -128,6 +135,8 @@ comp_done (WlRank *k, guint32 index, SimTime now)
 void
 wl_replay_sm_hold (WlRank *k, const WlNode *n, guint32 index, guint32 ctas)
 {
+  if (!sm_on (k))
+    return;
   if (n->op != WL_OP_COLL)
     k->p2p_in_flight++;
   else if (ctas > 0)
@@ -146,6 +155,8 @@ wl_replay_sm_hold (WlRank *k, const WlNode *n, guint32 index, guint32 ctas)
 void
 wl_replay_sm_release (WlRank *k, const WlNode *n, guint32 index, SimTime now)
 {
+  if (!sm_on (k))
+    return;
   if (n->op == WL_OP_COMP)
     {
       comp_done (k, index, now);
