@@ -148,7 +148,7 @@ zero3_floor (const Pricer *x, guint64 params, guint32 n)
   const WlGenTransformer *r = x->e.req;
   if (r->zero < 3 || n <= 1 || wl_tf_cp (r) > 1)
     return 0;
-  return recv_floor (x, (guint64) (n - 1) * (2 * (params / r->tp) / n));
+  return recv_floor (x, (guint64) (n - 1) * wl_tf_zero3_shard (r, params, n));
 }
 
 /* An MoE layer's all-to-all on the EP group (ep_a2a in
@@ -164,8 +164,7 @@ ep_floor (const Pricer *x)
   guint32 n = ep_of (r);
   if (r->model.experts == 0 || n <= 1 || wl_tf_cp (r) > 1)
     return 0;
-  guint64 bytes = r->model.top_k * x->e.c.act_bytes / r->tp;
-  return recv_floor (x, (guint64) (n - 1) * (bytes / n));
+  return recv_floor (x, (guint64) (n - 1) * (wl_tf_ep_a2a_bytes (r, x->e.c.act_bytes) / n));
 }
 
 /* A layer's ZeRO-3 gathers (layer_gather), and those of the embedding or

@@ -424,7 +424,7 @@ dp_gather_on (Emit *e, guint64 params, const char *pg, guint32 n)
 {
   const WlGenTransformer *r = e->req;
   if (r->zero >= 3 && n > 1)
-    coll (e, "dp_param_all_gather", SYS_COLL_ALL_GATHER, 2 * (params / r->tp) / n, pg, TRUE,
+    coll (e, "dp_param_all_gather", SYS_COLL_ALL_GATHER, wl_tf_zero3_shard (r, params, n), pg, TRUE,
           STREAM_DP);
 }
 
@@ -525,7 +525,7 @@ ep_a2a (Emit *e, const char *name)
   const WlGenTransformer *r = e->req;
   if (r->model.experts == 0 || ep_of (r) == 1)
     return;
-  coll (e, name, SYS_COLL_ALL_TO_ALL, r->model.top_k * e->c.act_bytes / r->tp, e->ep_pg, TRUE,
+  coll (e, name, SYS_COLL_ALL_TO_ALL, wl_tf_ep_a2a_bytes (r, e->c.act_bytes), e->ep_pg, TRUE,
         STREAM_CHAIN);
 }
 

@@ -66,6 +66,24 @@ layer_local (const WlGenTransformer *r)
   return dense_part (&r->model) + expert_part (r);
 }
 
+/* The bytes a member of ZeRO-3's all-gather of PARAMS parameters over N
+ * ranks contributes (its 1/n shard of the rank's 1/tp, 2 bytes each): what
+ * the generator gathers and the bound's floor counts. */
+static inline guint64
+wl_tf_zero3_shard (const WlGenTransformer *r, guint64 params, guint32 n)
+{
+  return 2 * (params / r->tp) / n;
+}
+
+/* The comm_size of an MoE layer's dispatch or combine all-to-all on the EP
+ * group: the rank's sequence-parallel share of ACT_BYTES of activations,
+ * each token sent to top_k experts. */
+static inline guint64
+wl_tf_ep_a2a_bytes (const WlGenTransformer *r, guint64 act_bytes)
+{
+  return r->model.top_k * act_bytes / r->tp;
+}
+
 /* The vocabulary as Megatron-LM holds it: padded to a multiple of 128 x tp
  * (megatron/training/tokenizer/tokenizer.py, _vocab_size_with_padding,
  * --make-vocab-size-divisible-by 128 by default), so that every TP rank
