@@ -88,6 +88,29 @@ net_dim_hops (const NetDimSpec *dim, guint32 ca, guint32 cb)
     }
 }
 
+/* The most bytes/s one rank sends (and, the ports being symmetric, takes
+ * in) at once along a line of kind `dim` where the native models share
+ * endpoint ports (link_analytical.c's ports, the flow and congestion
+ * models' links): a Switch one port each way; a Ring one each way round,
+ * but a ring of two goes clockwise on the tie, so one; a full mesh one
+ * per peer.  0 on a line of one rank (no traffic). */
+static inline double
+net_dim_port_Bps (const NetDimSpec *dim)
+{
+  if (dim->size < 2)
+    return 0.0;
+  switch (dim->kind)
+    {
+    case NET_DIM_RING:
+      return dim->size > 2 ? 2.0 * dim->bandwidth_Bps : dim->bandwidth_Bps;
+    case NET_DIM_FULLY_CONNECTED:
+      return (double) (dim->size - 1) * dim->bandwidth_Bps;
+    case NET_DIM_SWITCH:
+    default:
+      return dim->bandwidth_Bps;
+    }
+}
+
 /* How a message's delay is rounded. */
 typedef enum
 {

@@ -100,10 +100,9 @@ flops_bound (const PlanEnv *env, const WlGenTransformer *req)
 }
 
 /* The most bytes/s a rank's ports take in at once, all summed, the
- * largest over the ranks: per dimension one ingress port a rank (Switch),
- * one each way round (Ring), one from each peer (FullyConnected), as
- * link_analytical.c's ports and the flow and congestion models' links;
- * with an explicit graph the links into the rank.  0 where the ports are
+ * largest over the ranks: per dimension net_dim_port_Bps (the ports
+ * link_analytical.c and the flow and congestion models give a rank); with
+ * an explicit graph the links into the rank.  0 where the ports are
  * not shared (ASTRA-sim's semantics: a message in flight gets a link's
  * full bandwidth whatever else is in it, so no floor holds). */
 static double
@@ -126,13 +125,7 @@ most_in_Bps (const NetTopo *topo)
       return most;
     }
   for (guint d = 0; d < spec->n_dims; d++)
-    {
-      const NetDimSpec *dim = &spec->dims[d];
-      guint32 ports = dim->kind == NET_DIM_RING              ? 2
-                      : dim->kind == NET_DIM_FULLY_CONNECTED ? MAX (dim->size, 2u) - 1
-                                                             : 1;
-      most += ports * dim->bandwidth_Bps;
-    }
+    most += net_dim_port_Bps (&spec->dims[d]);
   return most;
 }
 

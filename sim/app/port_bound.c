@@ -21,22 +21,6 @@ struct _AppPortBounds
   gboolean complete;    /* every rank's trace graph was there to read */
 };
 
-/* The egress bandwidth of one rank in dimension d (port_bound.h). */
-static double
-dim_egress (const NetDimSpec *dim)
-{
-  switch (dim->kind)
-    {
-    case NET_DIM_RING:
-      return dim->size > 2 ? 2.0 * dim->bandwidth_Bps : dim->bandwidth_Bps;
-    case NET_DIM_FULLY_CONNECTED:
-      return (double) (dim->size - 1) * dim->bandwidth_Bps;
-    case NET_DIM_SWITCH:
-    default:
-      return dim->bandwidth_Bps;
-    }
-}
-
 static void
 graph_egress (AppPortBounds *b, NetGraph *graph)
 {
@@ -165,7 +149,7 @@ app_port_bound (const AppPortBounds *b, guint64 group, double *out_Bps)
   double sum = 0;
   for (guint d = 0; d < spec->n_dims; d++)
     if (span & (1u << d))
-      sum += dim_egress (&spec->dims[d]);
+      sum += net_dim_port_Bps (&spec->dims[d]);
   *out_Bps = sum;
   return TRUE;
 }
