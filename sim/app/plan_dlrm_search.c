@@ -200,7 +200,10 @@ static void
 encode (gconstpointer item, gpointer record)
 {
   const DlrmCand *c = item;
-  Record rec = { .status = c->status, .iter_ps = c->iter_ps };
+  Record rec;
+  memset (&rec, 0, sizeof rec); /* the padding after status too: the whole record is written */
+  rec.status = c->status;
+  rec.iter_ps = c->iter_ps;
   memcpy (rec.note, c->note, sizeof rec.note);
   memcpy (record, &rec, sizeof rec);
 }

@@ -260,7 +260,10 @@ static void
 encode (gconstpointer item, gpointer record)
 {
   const PlanCandidate *c = item;
-  Record rec = { .status = c->status, .r = c->r };
+  Record rec;
+  memset (&rec, 0, sizeof rec); /* the padding after status too: the whole record is written */
+  rec.status = c->status;
+  memcpy (&rec.r, &c->r, sizeof rec.r);
   memcpy (record, &rec, sizeof rec);
 }
 
