@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# test_what_if.sh: what a new user met on a first pass over `orrery run`,
+# sweeps and plots (a topology what-if, a bad config, a sweep's plot), each
+# answer that misled checked through the binary: the exact message on
+# stderr, the exit status, or the plot's gnuplot commands.
+# Prints one "ok NAME" or "FAIL NAME" line per check, then "N checks, N
+# failed"; exits 1 if any check failed.
+# Usage: tests/scripts/test_what_if.sh   (run by `make test`).
+set -uo pipefail
+
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+make_tmp
+
+# A 2-node rail cluster (16 ranks) with NCCL, and a 16-rank all-reduce.
+cat >"$TMP/rail.xml" <<'XML'
+<cluster name="rails" rounding="ps">
+  <network model="analytical">
+    <rail nodes="2" gpus="8" nvlink-bandwidth="450GB/s" nvlink-latency="500ns"
+          nic-bandwidth="400Gb/s" nic-latency="2us"/>
+  </network>
+  <system library="nccl" cpu="intel" endpoint-delay="10ns"/>
+  <compute model="kernel" device="H100-SXM"/>
+  <slots compute="1" cpu="1" comm="1" comm-streams="separate"/>
+</cluster>
+XML
+"$ORRERY" gen collective --type all_reduce --ranks 16 --bytes 64MiB --out "$TMP/ar" >/dev/null
+"$ORRERY" run --config "$TMP/rail.xml" --workload "$TMP/ar" -q
+check "the base config runs" eq "$?" 0
+
+# bad SED: the config edited by SED, run; its stderr in $TMP/err, status in rc.
+bad () {
+  sed "$1" "$TMP/rail.xml" >"$TMP/bad.xml"
+  "$ORRERY" run --config "$TMP/bad.xml" --workload "$TMP/ar" -q >/dev/null 2>"$TMP/err"
+  rc=$?
+}
+
+# --- 1. One mistake, one message -----------------------------------------
+# A bad value inside <cluster> was followed by libxml2's knock-ons at the
+# <cluster> line ("Element cluster failed to validate content", "Invalid
+# sequence in interleave"): a second place to look at, and no second
+# mistake there.
+bad 's/model="analytical"/model="Flow"/'
+check "bad network model: exit 1" eq "$rc" 1
+check "bad network model: one line" eq "$(cat "$TMP/err")" \
+  "orrery run: $TMP/bad.xml:2: <network>: model 'Flow' is not one of: analytical, congestion, flow"
+bad 's/model="kernel"/model="kernal"/'
+check "bad compute model: one line" eq "$(cat "$TMP/err")" \
+  "orrery run: $TMP/bad.xml:7: <compute>: model 'kernal' is not one of: replay, roofline, scaled, kernel"
+# Two mistakes: both named, the second by the schema, without "Expecting
+# an element device, got nothing" (the other way to write <compute>).
+bad 's/nic-bandwidth=/nic-bandwith=/; s/model="kernel"/model="kernel" sm-contention="maybe"/'
+want="orrery run: $TMP/bad.xml:4: <rail>: unknown attribute 'nic-bandwith' (expected: nodes, "
+want+="gpus, nvlink-bandwidth, nvlink-latency, nic-bandwidth, nic-latency)
+$TMP/bad.xml:7: Invalid attribute sm-contention for element compute"
+check "two mistakes: both, nothing else" eq "$(cat "$TMP/err")" "$want"
+
+finish
