@@ -11,6 +11,7 @@ set -uo pipefail
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 make_tmp
+lacks () { ! grep -qF -- "$2" "$1"; }
 
 # A 2-node rail cluster (16 ranks) with NCCL, and a 16-rank all-reduce.
 cat >"$TMP/rail.xml" <<'XML'
@@ -54,5 +55,38 @@ want="orrery run: $TMP/bad.xml:4: <rail>: unknown attribute 'nic-bandwith' (expe
 want+="gpus, nvlink-bandwidth, nvlink-latency, nic-bandwidth, nic-latency)
 $TMP/bad.xml:7: Invalid attribute sm-contention for element compute"
 check "two mistakes: both, nothing else" eq "$(cat "$TMP/err")" "$want"
+
+# --- 2. A NIC too slow for NCCL's search -----------------------------------
+# Below the slowest channel NCCL's topology search tries (0.12 GB/s between
+# nodes on Hopper), no algorithm has a bandwidth.  The message said the
+# config's nccl-algo / nccl-proto "rule out all this machine has for it
+# (none)", and the config sets neither; it now says why, and what NCCL
+# itself would do.  0.5 Gb/s is 0.0625 GB/s.
+bad 's#nic-bandwidth="400Gb/s"#nic-bandwidth="0.5Gb/s"#'
+check "NIC of 0.5 Gb/s: exit 1" eq "$rc" 1
+want="orrery run: $TMP/ar.0.et: rank 0 node 0 \"all_reduce\" (all ranks): NCCL library: no "
+want+="algorithm for all_reduce of 67108864 bytes on 16 ranks (2 nodes): NCCL's topology search "
+want+="finds no channel on this machine (between nodes its slowest channel is 0.12 GB/s and a "
+want+="GPU's NIC path gives 0.0625 GB/s); NCCL would fall back to one channel of 0.1 GB/s, "
+want+="which orrery does not model: give the links more bandwidth, or use "
+want+="<system library=\"per-dimension\">"
+check "NIC of 0.5 Gb/s: says why" eq "$(cat "$TMP/err")" "$want"
+check "NIC of 0.5 Gb/s: not the enable lists" lacks "$TMP/err" "rule out"
+# Inside a node: 4 GPUs on PCIe at 1 GB/s, below the 3 GB/s the search
+# starts from.
+cat >"$TMP/pcie.xml" <<'XML'
+<cluster name="pcie" rounding="ps">
+  <network model="analytical">
+    <dim kind="Switch" size="4" bandwidth="1GB/s" latency="1us" link="pcie"/>
+  </network>
+  <system library="nccl" cpu="intel" gpu="hopper" endpoint-delay="10ns"/>
+</cluster>
+XML
+"$ORRERY" gen collective --type all_reduce --ranks 4 --bytes 1MiB --out "$TMP/ar4" >/dev/null
+"$ORRERY" run --config "$TMP/pcie.xml" --workload "$TMP/ar4" -q 2>"$TMP/err"
+check "PCIe of 1 GB/s: exit 1" eq "$?" 1
+check "PCIe of 1 GB/s: says why" has "$TMP/err" "(1 node): NCCL's topology search finds no \
+channel on this machine (inside a node its slowest channel is 3 GB/s and a GPU's links give \
+1 GB/s)"
 
 finish
