@@ -163,6 +163,16 @@ printf '%s\n' "point,bw,status,simulated_time_ns,error" "0,1Gb/s,ok,4," "1,10Gb/
 "$PLOT" "$TMP/gbps.csv" >/dev/null 2>&1
 check gbps_label has "$TMP/gbps-simulated_time_ns.svg" "<text>bw (Gb/s, log scale)</text>"
 check gbps_tic has "$TMP/gbps-simulated_time_ns.svg" "<text>100Gb/s</text>"
+# tilted FILE TIC: the tic TIC of FILE (an SVG) is drawn rotated.
+tilted () { grep -B1 -F "<text>$2</text>" "$1" | head -1 | grep -q 'rotate('; }
+# 100 .. 800 Gb/s, a factor 8: a linear axis, where 100Gb/s and 200Gb/s
+# written flat overlapped (their centres 92 pixels apart, each about 80
+# wide): the tics are tilted.  A factor 1000 on a log axis leaves room.
+printf '%s\n' "point,bw,status,simulated_time_ns,error" "0,100Gb/s,ok,4," "1,200Gb/s,ok,3," \
+  "2,400Gb/s,ok,2," "3,800Gb/s,ok,1," >"$TMP/nic.csv"
+"$PLOT" "$TMP/nic.csv" >/dev/null 2>&1
+check crowded_tics_tilted tilted "$TMP/nic-simulated_time_ns.svg" 100Gb/s
+check roomy_tics_flat eval '! tilted "$TMP/gbps-simulated_time_ns.svg" 100Gb/s'
 
 # A heat map and the lines of one metric, with one prefix: two sets of files.
 "$PLOT" "$TMP/grid.csv" --x size --where model=flow -o "$TMP/kinds" >"$TMP/kinds.out" 2>/dev/null
