@@ -47,7 +47,8 @@ check "bad network model: one line" eq "$(cat "$TMP/err")" \
   "orrery run: $TMP/bad.xml:2: <network>: model 'Flow' is not one of: analytical, congestion, flow"
 bad 's/model="kernel"/model="kernal"/'
 check "bad compute model: one line" eq "$(cat "$TMP/err")" \
-  "orrery run: $TMP/bad.xml:7: <compute>: model 'kernal' is not one of: replay, roofline, scaled, kernel"
+  "orrery run: $TMP/bad.xml:7: <compute>: model 'kernal' is not one of: replay, roofline, \
+scaled, kernel"
 # Two mistakes: both named, the second by the schema, without "Expecting
 # an element device, got nothing" (the other way to write <compute>).
 bad 's/nic-bandwidth=/nic-bandwith=/; s/model="kernel"/model="kernel" sm-contention="maybe"/'
@@ -88,5 +89,27 @@ check "PCIe of 1 GB/s: exit 1" eq "$?" 1
 check "PCIe of 1 GB/s: says why" has "$TMP/err" "(1 node): NCCL's topology search finds no \
 channel on this machine (inside a node its slowest channel is 3 GB/s and a GPU's links give \
 1 GB/s)"
+
+# --- 3. FLOPs that took no time ---------------------------------------------
+# gen transformer without --device writes compute nodes with FLOPs and
+# kernels but no duration; a config without <compute> (fat-tree-256.xml)
+# replays durations, so every rank computed for 0 ns, and the summary said
+# so without a word of why.  The efficiency block now says; with a compute
+# model (here the kernel model on the same traces) it does not.
+"$ORRERY" gen transformer --preset llama2-7b --layers 1 --ranks 16 --tp 8 -b 1 -B 2 \
+  --out "$TMP/tf" >/dev/null
+sed '/<compute /d; s/cpu="intel"/cpu="intel" gpu="hopper"/' "$TMP/rail.xml" >"$TMP/replay.xml"
+"$ORRERY" run --config "$TMP/replay.xml" --workload "$TMP/tf" >"$TMP/replay.out" 2>/dev/null
+check "no compute model: exit 0" eq "$?" 0
+check "no compute model: compute 0 ns" has "$TMP/replay.out" \
+  "  compute                          0 ns           0 ns           0 ns"
+want='  (no compute time: the COMP nodes carry FLOPs but no duration, and the config replays '
+want+='durations (<compute model="replay">, the default); price them with <compute '
+want+='model="kernel" device="H100-SXM"> or model="roofline", or write durations with gen '
+want+='transformer --device)'
+check "no compute model: says why" has "$TMP/replay.out" "$want"
+"$ORRERY" run --config "$TMP/rail.xml" --workload "$TMP/tf" >"$TMP/kernel.out" 2>/dev/null
+check "kernel model: computes" lacks "$TMP/kernel.out" "compute                          0 ns"
+check "kernel model: no such line" lacks "$TMP/kernel.out" "no compute time"
 
 finish
