@@ -112,4 +112,23 @@ check "no compute model: says why" has "$TMP/replay.out" "$want"
 check "kernel model: computes" lacks "$TMP/kernel.out" "compute                          0 ns"
 check "kernel model: no such line" lacks "$TMP/kernel.out" "no compute time"
 
+
+# --- 4. One name per FLOP count -------------------------------------------------
+# gen transformer printed "1.423e+15 FLOPs per iteration": the kernels' sum,
+# run's "hardware FLOPs", while run's MFU counts the model FLOPs, which gen
+# never printed.  Llama-2 7B on 8 ranks, 8 sequences of 4,096 (T = 32,768
+# tokens): 6 N T + 12 L s^2 h B with N the parameters that do matmuls (the
+# input embedding's 32,000 x 4,096 do none: 6,607,077,376) = 1.29900e15 +
+# 12 x 32 x 4096^2 x 4096 x 8 = 2.11106e14, 1.51011e15.  Both are printed,
+# named as run names them, and run's two lines give the same figures.
+"$ORRERY" gen transformer --preset llama2-7b --ranks 8 --tp 8 --pp 1 --global-batch 8 \
+  --micro-batch 1 --out "$TMP/l8" >"$TMP/gen.out"
+want="llama2-7b: 8 ranks (tp 8 pp 1 dp 1), 8 micro-batches, 6738149376 parameters, 1.423e+15 "
+want+="hardware and 1.51e+15 model FLOPs per iteration; wrote $TMP/l8.0.et .. $TMP/l8.7.et"
+check "gen: both FLOP counts, named" eq "$(tail -1 "$TMP/gen.out")" "$want"
+sed 's/nodes="2"/nodes="1"/' "$TMP/rail.xml" >"$TMP/node.xml"
+"$ORRERY" run --config "$TMP/node.xml" --workload "$TMP/l8" >"$TMP/l8.out" 2>&1
+check "run: the same model FLOPs" has "$TMP/l8.out" "  model FLOPs 1.51e+15 (the traces' metadata"
+check "run: the same hardware FLOPs" has "$TMP/l8.out" "  hardware FLOPs 1.423e+15 (num_ops"
+
 finish
