@@ -13,18 +13,13 @@ set -uo pipefail
 make_tmp
 lacks () { ! grep -qF -- "$2" "$1"; }
 
-# A 2-node rail cluster (16 ranks) with NCCL, and a 16-rank all-reduce.
-cat >"$TMP/rail.xml" <<'XML'
-<cluster name="rails" rounding="ps">
-  <network model="analytical">
-    <rail nodes="2" gpus="8" nvlink-bandwidth="450GB/s" nvlink-latency="500ns"
-          nic-bandwidth="400Gb/s" nic-latency="2us"/>
-  </network>
-  <system library="nccl" cpu="intel" endpoint-delay="10ns"/>
-  <compute model="kernel" device="H100-SXM"/>
-  <slots compute="1" cpu="1" comm="1" comm-streams="separate"/>
-</cluster>
-XML
+# The H100 cluster preset on 2 nodes (16 ranks), analytical, as a user
+# copies it; the lines the messages name for its <network>, <rail> and
+# <compute>: where each start tag ends (libxml2's line of an element).
+sed -e 's/nodes="16"/nodes="2"/' -e 's/model="congestion" packet-size="64KiB"/model="analytical"/' \
+  configs/h100-cluster.xml >"$TMP/rail.xml"
+at () { grep -n "$1" "$TMP/rail.xml" | head -1 | cut -d: -f1; }
+NET=$(at '^ *<network ') RAIL=$(at 'nic-latency=.*/>') COMP=$(at '^ *<compute ')
 "$ORRERY" gen collective --type all_reduce --ranks 16 --bytes 64MiB --out "$TMP/ar" >/dev/null
 "$ORRERY" run --config "$TMP/rail.xml" --workload "$TMP/ar" -q
 check "the base config runs" eq "$?" 0
@@ -44,17 +39,17 @@ bad () {
 bad 's/model="analytical"/model="Flow"/'
 check "bad network model: exit 1" eq "$rc" 1
 check "bad network model: one line" eq "$(cat "$TMP/err")" \
-  "orrery run: $TMP/bad.xml:2: <network>: model 'Flow' is not one of: analytical, congestion, flow"
+  "orrery run: $TMP/bad.xml:$NET: <network>: model 'Flow' is not one of: analytical, congestion, flow"
 bad 's/model="kernel"/model="kernal"/'
 check "bad compute model: one line" eq "$(cat "$TMP/err")" \
-  "orrery run: $TMP/bad.xml:7: <compute>: model 'kernal' is not one of: replay, roofline, \
+  "orrery run: $TMP/bad.xml:$COMP: <compute>: model 'kernal' is not one of: replay, roofline, \
 scaled, kernel"
 # Two mistakes: both named, the second by the schema, without "Expecting
 # an element device, got nothing" (the other way to write <compute>).
 bad 's/nic-bandwidth=/nic-bandwith=/; s/model="kernel"/model="kernel" sm-contention="maybe"/'
-want="orrery run: $TMP/bad.xml:4: <rail>: unknown attribute 'nic-bandwith' (expected: nodes, "
+want="orrery run: $TMP/bad.xml:$RAIL: <rail>: unknown attribute 'nic-bandwith' (expected: nodes, "
 want+="gpus, nvlink-bandwidth, nvlink-latency, nic-bandwidth, nic-latency)
-$TMP/bad.xml:7: Invalid attribute sm-contention for element compute"
+$TMP/bad.xml:$COMP: Invalid attribute sm-contention for element compute"
 check "two mistakes: both, nothing else" eq "$(cat "$TMP/err")" "$want"
 
 # --- 2. A NIC too slow for NCCL's search -----------------------------------
