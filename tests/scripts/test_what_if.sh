@@ -126,4 +126,20 @@ sed 's/nodes="2"/nodes="1"/' "$TMP/rail.xml" >"$TMP/node.xml"
 check "run: the same model FLOPs" has "$TMP/l8.out" "  model FLOPs 1.51e+15 (the traces' metadata"
 check "run: the same hardware FLOPs" has "$TMP/l8.out" "  hardware FLOPs 1.423e+15 (num_ops"
 
+
+# --- 5. --stats names what it writes ---------------------------------------------
+# Its help listed 8 columns of the 11 to 13 a native run writes (no SM
+# contention here: TP alone, each collective between compute), and called one
+# "exposed communication", the name of a summary row that leaves out the
+# pipeline bubble the column keeps (sim/README.md, "Pipeline bubble").
+"$ORRERY" run --help >"$TMP/help.out"
+check "--stats help: the bubble in exposed communication" has "$TMP/help.out" \
+  "exposed communication (the summary's row plus its pipeline bubble)"
+check "--stats help: the native columns" has "$TMP/help.out" \
+  "native runs add pipeline bubble, model and hardware FLOPs"
+"$ORRERY" run --config "$TMP/node.xml" --workload "$TMP/l8" --stats "$TMP/l8.csv" >/dev/null 2>&1
+want="rank,finish_ps,compute_ps,exposed_comm_ps,idle_ps,after_finish_ps,comm_busy_ps,cpu_ps,"
+want+="nodes,pipeline_bubble_ps,model_flops,hardware_flops"
+check "--stats: the columns the help names" eq "$(head -1 "$TMP/l8.csv")" "$want"
+
 finish
