@@ -39,7 +39,8 @@ bad () {
 bad 's/model="analytical"/model="Flow"/'
 check "bad network model: exit 1" eq "$rc" 1
 check "bad network model: one line" eq "$(cat "$TMP/err")" \
-  "orrery run: $TMP/bad.xml:$NET: <network>: model 'Flow' is not one of: analytical, congestion, flow"
+  "orrery run: $TMP/bad.xml:$NET: <network>: model 'Flow' is not one of: analytical, \
+congestion, flow"
 bad 's/model="kernel"/model="kernal"/'
 check "bad compute model: one line" eq "$(cat "$TMP/err")" \
   "orrery run: $TMP/bad.xml:$COMP: <compute>: model 'kernal' is not one of: replay, roofline, \
