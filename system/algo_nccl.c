@@ -196,12 +196,29 @@ sys_nccl_plan (const SysNcclGroup *g, SysCollKind kind, guint64 bytes, SysNcclPl
             if (all.bw[out->func][a][p] > 0)
               g_string_append_printf (has, "%s%s/%s", has->len ? ", " : "",
                                       sys_nccl_algo_name (a), sys_nccl_proto_name (p));
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "NCCL library: no algorithm and protocol left for %s of %" G_GUINT64_FORMAT
-                   " bytes on %u ranks (%u node%s): nccl-algo / nccl-proto rule out all this "
-                   "machine has for it (%s)",
-                   sys_coll_kind_name (kind), bytes, n, g->nodes, g->nodes == 1 ? "" : "s",
-                   has->len ? has->str : "none");
+      if (has->len > 0)
+        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                     "NCCL library: no algorithm and protocol left for %s of %" G_GUINT64_FORMAT
+                     " bytes on %u ranks (%u node%s): nccl-algo / nccl-proto rule out all this "
+                     "machine has for it (%s)",
+                     sys_coll_kind_name (kind), bytes, n, g->nodes, g->nodes == 1 ? "" : "s",
+                     has->str);
+      else
+        {
+          /* Nothing to rule out: the links are below every speed NCCL's
+           * search tries.  NCCL then falls back to one channel at 0.1
+           * GB/s (src/graph/search.cc, "Could not find a path for
+           * pattern"), which is not modelled. */
+          g_autofree char *why = sys_nccl_no_channel_why (&model->m);
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "NCCL library: no algorithm for %s of %" G_GUINT64_FORMAT
+                       " bytes on %u ranks (%u node%s): NCCL's topology search finds no channel "
+                       "on this machine (%s); NCCL would fall back to one channel of 0.1 GB/s, "
+                       "which orrery does not model: give the links more bandwidth, or use "
+                       "<system library=\"per-dimension\">",
+                       sys_coll_kind_name (kind), bytes, n, g->nodes, g->nodes == 1 ? "" : "s",
+                       why);
+        }
       return FALSE;
     }
   SysNcclChoice *c = &out->choice;

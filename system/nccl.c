@@ -294,6 +294,30 @@ speed_table (const SysNcclMachine *m, gboolean inter)
   return inter ? speeds_inter : speeds_intra;
 }
 
+/* The slowest per-channel speed a search tries (GB/s): the table's last. */
+static double
+slowest_speed (const SysNcclMachine *m, gboolean inter)
+{
+  const double *speeds = speed_table (m, inter);
+  guint i = 0;
+  while (speeds[i + 1] > 0)
+    i++;
+  return speeds[i];
+}
+
+char *
+sys_nccl_no_channel_why (const SysNcclMachine *m)
+{
+  double path = MIN (m->nic_GBps, m->pci_GBps);
+  if (m->nodes > 1 && path < slowest_speed (m, TRUE))
+    return g_strdup_printf ("between nodes its slowest channel is %g GB/s and a GPU's NIC path "
+                            "gives %g GB/s", slowest_speed (m, TRUE), path);
+  if (m->intra_GBps < slowest_speed (m, FALSE))
+    return g_strdup_printf ("inside a node its slowest channel is %g GB/s and a GPU's links "
+                            "give %g GB/s", slowest_speed (m, FALSE), m->intra_GBps);
+  return g_strdup ("its search finds no channel that fits");
+}
+
 /* ncclTopoCompute: pass 1 walks down the speed table from the fastest
  * usable speed, keeping the graph of most total bandwidth (NVLS: most
  * channels first), stopping at a perfect graph (max channels) or one that

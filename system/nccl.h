@@ -137,6 +137,13 @@ double sys_nccl_time (const SysNcclModel *model, SysNcclFunc func, SysNcclAlgo a
  * wrong ("unknown algorithm 'rnig' in nccl-algo=..."). */
 gboolean sys_nccl_check_lists (const SysLibraryParams *lib, GError **error);
 
+/* Why NCCL's topology search finds no channel on machine `m` (every
+ * algorithm's bandwidth 0, whatever the enable lists), in words for a
+ * message: "between nodes its slowest channel is 0.12 GB/s and a GPU's NIC
+ * path gives 0.0625 GB/s", or the same inside a node for the GPU's links;
+ * "its search finds no channel that fits" otherwise.  Caller frees. */
+char *sys_nccl_no_channel_why (const SysNcclMachine *m);
+
 /* The function of a collective kind; FALSE for kinds NCCL runs as
  * point-to-point operations (all-to-all, gather, scatter) or not at all. */
 gboolean sys_nccl_func_of (SysCollKind kind, SysNcclFunc *out);

@@ -587,6 +587,20 @@ wl_inspect_resolve (const char *arg, GError **error)
        * or a directory given as a trace is. */
       if (!g_file_test (p, G_FILE_TEST_EXISTS))
         {
+          /* A gap is no end: with PREFIX.5.et gone and PREFIX.6.et there,
+           * the five files before it read as a set of five ranks, and
+           * every process group naming rank 5 or above as a defect. */
+          g_autofree char *next = wl_chakra_trace_path (arg, r + 1);
+          if (r > 0 && g_file_test (next, G_FILE_TEST_EXISTS))
+            {
+              g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                           "%s: not found, but %s is: the trace set has a gap at rank %u "
+                           "(inspect reads %s.0.et, %s.1.et, ... up to the first missing one)",
+                           p, next, r, arg, arg);
+              g_free (p);
+              g_ptr_array_unref (paths);
+              return NULL;
+            }
           g_free (p);
           break;
         }

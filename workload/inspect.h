@@ -72,7 +72,9 @@ typedef struct _WlInspectReport WlInspectReport;
  * ARG.0.et, ARG.1.et, ... (each .json where only that exists:
  * wl_chakra_trace_path) up to the first that is missing.  Returns a new
  * array of new strings (g_ptr_array_unref frees all), or NULL with ERROR set
- * (WL_ERROR, SIM_ERROR_INPUT) when there is neither. */
+ * (WL_ERROR, SIM_ERROR_INPUT) when there is neither, or when the first
+ * missing file, past ARG.0, has the next rank's file after it (a gap: the
+ * error names both). */
 GPtrArray *wl_inspect_resolve (const char *arg, GError **error);
 
 /* Read and check the N files PATHS (borrowed).  Returns a new report, or

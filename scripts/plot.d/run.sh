@@ -69,8 +69,12 @@ if (ranks <= 6) { set ytics 1 } else { set ytics 0, 2**ceil(log(ranks / 4.0) / l
 set cbrange [0:1]
 set cbtics 0.5
 set ylabel 'rank'
-# Margins fixed, so that the panels' time axes line up.
-set lmargin at screen 0.12
+# Margins fixed, so that the panels' time axes line up; the left one wide
+# enough for the rank tics and the label beside them: 0.12 holds two
+# digits, and each more takes 0.016 (a digit of the PDF's 12 points on 6
+# inches, the widest of the terminals), or the label of 1,024 ranks was cut.
+digits = strlen(sprintf('%d', ranks > 1 ? ranks - 1 : 1))
+set lmargin at screen 0.12 + 0.016 * (digits > 2 ? digits - 2 : 0)
 set rmargin at screen 0.84
 f = ARG1.'/overview.dat'
 # An SVG image is one small PNG that viewers stretch and blur: draw each

@@ -656,11 +656,13 @@ cmd_gen_transformer (int argc, char **argv)
       g_autofree char *with_cp = cp > 1 ? g_strdup_printf (" cp %d", cp) : g_strdup ("");
       g_autofree char *wrote = app_gen_set_text (o.out, transformer_ranks (&req));
       app_gen_transformer_split_note (&req);
+      /* Both FLOP counts, named as run's summary names them: one figure
+       * called "FLOPs per iteration" matched neither of run's lines. */
       printf ("%s: %d ranks (tp %d pp %d dp %d%s), %u micro-batches, %" G_GUINT64_FORMAT
-              " parameters, %.4g FLOPs per iteration; wrote %s\n",
+              " parameters, %.4g hardware and %.4g model FLOPs per iteration; wrote %s\n",
               req.model.name, o.tp * o.pp * o.dp * cp, o.tp, o.pp, o.dp, with_cp,
               wl_gen_transformer_microbatches (&req, NULL), wl_transformer_params (&req.model),
-              wl_gen_transformer_flops (&req), wrote);
+              wl_gen_transformer_flops (&req), wl_gen_transformer_model_flops (&req), wrote);
     }
   g_free (o.dtype);
   g_free (o.attention);

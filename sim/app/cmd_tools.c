@@ -37,7 +37,8 @@ app_cmd_inspect (int argc, char **argv)
 {
   int code = tool_args (
       "inspect", "PREFIX|FILE - summarise a trace set and list its defects",
-      "Reads FILE, or PREFIX.0.et, PREFIX.1.et, ... up to the first missing one.  Prints\n"
+      "Reads FILE, or PREFIX.0.et, PREFIX.1.et, ... up to the first missing one (a gap,\n"
+      "PREFIX.5.et missing and PREFIX.6.et there, is an input error naming both).  Prints\n"
       "node counts, compute time and collectives per rank (ranks with identical figures\n"
       "once), then every defect: dangling dependencies, duplicate ids, dependency\n"
       "cycles, collectives without comm_type or comm_size, sends/receives whose\n"

@@ -24,6 +24,7 @@
 
 #include "sim/error.h"
 #include "sim/nesting.h"
+#include "sim/suggest.h"
 #include "sim/units.h"
 #include "workload/json_keys.h"
 
@@ -183,7 +184,7 @@ typedef struct
 {
   SysParams *sys;
   WlParams *wl;
-  GPtrArray *warnings; /* lines for stderr (char *), AppConfig.warnings' */
+  GPtrArray *warnings; /* lines for stderr (char *, "FILE: ..."), AppConfig.warnings' */
   const char *path;    /* the file being read */
 } AstraTarget;
 
@@ -457,9 +458,10 @@ key_track_local_mem (AstraTarget *t, JsonNode *value, int arg, GError **error)
   /* Statistics only: ASTRA-sim's times do not change, so a warning. */
   if (on)
     g_ptr_array_add (t->warnings,
-                     g_strdup ("'track-local-mem': orrery does not track local memory use "
-                               "(no local-mem-trace-filename file, no peak memory line); "
-                               "simulated times are unaffected"));
+                     g_strdup_printf ("%s: 'track-local-mem': orrery does not track local memory "
+                                      "use (no local-mem-trace-filename file, no peak memory "
+                                      "line); simulated times are unaffected",
+                                      t->path));
   return TRUE;
 }
 
@@ -561,7 +563,47 @@ mem_spec_check (const char *path, const WlMemSpec *mem, GError **error)
   return FALSE;
 }
 
-/* Apply each known key of a JSON object file; others are ignored. */
+/* Keys ASTRA-sim reads that change none of its times (configs/README.md,
+ * "ASTRA-sim inputs"): accepted without a handler, and never taken for a
+ * misspelling. */
+static const char *const no_effect_keys[] = {
+  "L", "o", "g", "G", "local-reduction-delay", "local-mem-trace-filename", "trace-enabled", NULL
+};
+
+/* The key of KEYS (or no_effect_keys) within two edits of NAME, a key that
+ * is neither, or NULL: "scheduling-polcy" was ignored without a word, and
+ * the run went on with the default policy.  Names under 4 bytes are left
+ * alone (ASTRA-sim's own L, o, g, G are that short). */
+static const char *
+near_key (const char *name, const KeyHandler *keys, guint n_keys)
+{
+  if (strlen (name) < 4 || g_strv_contains (no_effect_keys, name))
+    return NULL;
+  const char *best = NULL;
+  guint best_d = 3;
+  for (guint i = 0; i < n_keys; i++)
+    {
+      if (strcmp (name, keys[i].key) == 0)
+        return NULL;
+      guint d = sim_edit_distance (name, keys[i].key, TRUE);
+      if (d < best_d)
+        {
+          best = keys[i].key;
+          best_d = d;
+        }
+    }
+  for (const char *const *k = no_effect_keys; *k != NULL; k++)
+    if (strlen (*k) >= 4 && sim_edit_distance (name, *k, TRUE) < best_d)
+      {
+        best = *k;
+        best_d = sim_edit_distance (name, *k, TRUE);
+      }
+  return best;
+}
+
+/* Apply each known key of a JSON object file; others are ignored, as
+ * ASTRA-sim ignores them, with a warning for one that looks like a known
+ * key misspelt. */
 static gboolean
 json_keys_load (const char *path, const KeyHandler *keys, guint n_keys, AstraTarget *t,
                 GError **error)
@@ -579,6 +621,16 @@ json_keys_load (const char *path, const KeyHandler *keys, guint n_keys, AstraTar
           sim_error_prefix (error, "%s: '%s': ", path, keys[i].key);
           return FALSE;
         }
+    }
+  g_autoptr (GList) members = json_object_get_members (obj);
+  for (GList *m = members; m != NULL; m = m->next)
+    {
+      const char *near = near_key (m->data, keys, n_keys);
+      if (near != NULL)
+        g_ptr_array_add (t->warnings,
+                         g_strdup_printf ("%s: '%s' is not a key ASTRA-sim reads, ignored: "
+                                          "did you mean '%s'?",
+                                          path, (const char *) m->data, near));
     }
   return TRUE;
 }
@@ -618,8 +670,7 @@ app_config_load_astra (AppConfig *cfg, const char *net_yml, const char *sys_json
   cfg->wl = wl;
   cfg->astra_mode = TRUE;
   for (guint i = 0; i < warnings->len; i++)
-    g_ptr_array_add (cfg->warnings, g_strdup_printf ("%s: %s", sys_json,
-                                                     (char *) warnings->pdata[i]));
+    g_ptr_array_add (cfg->warnings, g_strdup (warnings->pdata[i]));
   g_ptr_array_add (cfg->sources, g_strdup (net_yml));
   g_ptr_array_add (cfg->sources, g_strdup (sys_json));
   if (mem_json != NULL)

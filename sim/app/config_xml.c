@@ -647,11 +647,39 @@ located (const char *path, const char *line, gsize *len)
   return *e == ':';
 }
 
+/* Whether a validator line (after its "FILE:LINE: ") only restates that
+ * something inside the element failed: libxml2 follows every error in
+ * <cluster>'s content with "Element cluster failed to validate content"
+ * at the <cluster> line (and "Invalid sequence in interleave" when the
+ * element was <network>), which named a second place to look at but no
+ * second mistake. */
+static gboolean
+knock_on (const char *message)
+{
+  return g_str_has_suffix (message, " failed to validate content")
+         || strcmp (message, "Invalid sequence in interleave") == 0;
+}
+
+/* Whether some line of LINES other than THAT is located at the same
+ * "FILE:LINE:" (its first LEN bytes) and is no knock-on. */
+static gboolean
+another_at (char **lines, const char *that, gsize len)
+{
+  for (char **l = lines; *l != NULL; l++)
+    if (*l != that && strncmp (*l, that, len) == 0 && (*l)[len] == ' '
+        && !knock_on (*l + len + 1))
+      return TRUE;
+  return FALSE;
+}
+
 /* The validator's lines (SCHEMA) worth adding to the walk's error (WALK):
  * those about other lines of the file.  Its lines about the walk's line,
  * and its unlocated ones, say less than the walk does or mislead (a
  * missing nvlink-bandwidth reads "Invalid attribute nvlink-latency", its
- * pair).  A new string, empty when none are. */
+ * pair); so do its knock-ons (knock_on), and "Expecting an element X, got
+ * nothing" beside another message at the same line (a bad attribute of
+ * <compute> reads as a missing <device>, the other way the schema allows
+ * <compute> to be written).  A new string, empty when none are. */
 static char *
 schema_lines_besides (const char *path, const char *walk, const char *schema)
 {
@@ -663,6 +691,11 @@ schema_lines_besides (const char *path, const char *walk, const char *schema)
   for (char **l = lines; *l != NULL; l++)
     {
       if (!located (path, *l, &len) || (at > 0 && len == at && strncmp (*l, walk, at) == 0))
+        continue;
+      const char *message = *l + len + ((*l)[len] == ' ');
+      if (knock_on (message)
+          || (g_str_has_prefix (message, "Expecting an element ")
+              && another_at (lines, *l, len)))
         continue;
       g_string_append_printf (out, "\n%s", *l);
     }

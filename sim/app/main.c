@@ -334,8 +334,10 @@ add_output_options (GOptionContext *ctx, RunOptions *o)
       "Congestion model: cut messages into packets of SIZE (e.g. 4KiB); default whole messages",
       "SIZE" },
     { "stats", 0, 0, G_OPTION_ARG_FILENAME, &o->stats,
-      "Write one CSV row per rank (times in ps): finish, compute, exposed communication, "
-      "idle, after finish, communication busy, cpu, nodes", "FILE.csv" },
+      "Write one CSV row per rank (times in ps): finish, compute, exposed communication "
+      "(the summary's row plus its pipeline bubble), idle, after finish, communication busy, "
+      "cpu, nodes; native runs add pipeline bubble, model and hardware FLOPs (and exchange "
+      "wait, SM contention where any)", "FILE.csv" },
     { "links", 0, 0, G_OPTION_ARG_FILENAME, &o->links,
       "Write per-link statistics as CSV (congestion and flow models): bytes, busy time in ns, "
       "utilization, peak queue", "FILE.csv" },

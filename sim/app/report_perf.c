@@ -216,6 +216,7 @@ sum_ranks (WlReplay *replay, AppEfficiency *e, double *unmarked)
     {
       const WlRankStats *s = wl_replay_rank_stats (replay, r);
       e->hardware_flops += s->flops;
+      e->compute += s->compute;
       *unmarked += s->flops - s->recompute_flops;
       bubble += s->pipeline_bubble;
       exposed += s->exposed_comm - s->pipeline_bubble;
@@ -266,6 +267,7 @@ app_efficiency (const AppSim *sim, AppEfficiency *out)
   g_strlcpy (out->peak_label, wl->peak_label, sizeof out->peak_label);
   if (wl->peak_label[0] != '\0')
     out->peak_flops = wl->peak_flops;
+  out->replayed = wl->compute == WL_COMPUTE_REPLAY;
   double unmarked = 0.0;
   sum_ranks (replay, out, &unmarked);
   dtype_peak (replay, wl, out);
@@ -339,6 +341,15 @@ print_flops (const AppEfficiency *e, FILE *out)
   if (e->from_metadata && e->model_flops > e->hardware_flops)
     fprintf (out, "  (model FLOPs above hardware FLOPs: the formula counts work the kernels "
                   "skip, such as the masked half of causal attention)\n");
+  /* FLOPs that took no time: traces written without durations (gen
+   * transformer without --device) replayed as they are, on a config
+   * without a compute model (fat-tree-256.xml).  The summary's "compute
+   * 0 ns" then says nothing of why. */
+  if (e->hardware_flops > 0.0 && e->compute == 0 && e->replayed)
+    fprintf (out, "  (no compute time: the COMP nodes carry FLOPs but no duration, and the "
+                  "config replays durations (<compute model=\"replay\">, the default); price "
+                  "them with <compute model=\"kernel\" device=\"H100-SXM\"> or "
+                  "model=\"roofline\", or write durations with gen transformer --device)\n");
 }
 
 void

@@ -44,6 +44,8 @@ typedef struct
   const char *formula;     /* the traces' flops_formula; NULL: summed from the nodes */
   gboolean from_metadata;  /* model_flops is the traces' GlobalMetadata figure */
   double hardware_flops;   /* every COMP node's num_ops, all ranks */
+  SimTime compute;         /* accelerator compute time, all ranks */
+  gboolean replayed;       /* the compute model replays the traces' durations */
   double peak_flops;       /* per GPU, FLOP/s; 0: the config names no peak */
   char peak_label[128];    /* where the peak comes from; "" when no peak */
   guint64 tokens;          /* per iteration; 0: unknown */

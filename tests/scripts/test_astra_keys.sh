@@ -12,7 +12,8 @@
 # ASTRA-sim's times in ways orrery does not model) and accepted when off;
 # track-local-mem is accepted with a warning; L/o/g/G,
 # local-reduction-delay, trace-enabled, boost-mode and
-# local-mem-trace-filename change no time and are accepted without a word.
+# local-mem-trace-filename change no time and are accepted without a word;
+# a key within two edits of one ASTRA-sim reads is warned about.
 #
 # Expected times are ASTRA-sim's own (../shared/reference/astra-sim-microbench.tsv)
 # and the closed form of ../shared/reference/ASTRA-SIM.md:
@@ -190,6 +191,21 @@ check "... no message" quiet "$TMP/logp.err"
 sed 's|"boost-mode": 0|"boost-mode": 1|' "$BASE" >"$TMP/boost.json"
 run_astra boost "$AR"
 check "boost-mode 1 (ASTRA-sim does not read it): 43000 ns" finishes "$TMP/boost.out" 43000
+
+# A key ASTRA-sim does not read is ignored, as ASTRA-sim ignores it; one
+# within two edits of a key it reads is a misspelling, which was ignored
+# without a word (the run went on with the default policy): a warning names
+# the key it is near.  Times do not move.
+sys polcy '"scheduling-polcy": "FIFO"'
+run_astra polcy "$AR"
+check "scheduling-polcy: 43000 ns, exit 0" finishes "$TMP/polcy.out" 43000
+check "... a warning naming the key it is near" eq "$(cat "$TMP/polcy.err" | grep -v wall)" \
+  "orrery run: warning: $TMP/polcy.json: 'scheduling-polcy' is not a key ASTRA-sim reads, \
+ignored: did you mean 'scheduling-policy'?"
+sys tracing '"trace-enabld": 1'
+run_astra tracing "$AR"
+check "trace-enabld: near a no-effect key, named" has "$TMP/tracing.err" \
+  "'trace-enabld' is not a key ASTRA-sim reads, ignored: did you mean 'trace-enabled'?"
 
 sys pernode '"per-node-custom-implementation": "per_node.yml"'
 run_astra pernode "$AR"

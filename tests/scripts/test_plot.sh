@@ -163,6 +163,16 @@ printf '%s\n' "point,bw,status,simulated_time_ns,error" "0,1Gb/s,ok,4," "1,10Gb/
 "$PLOT" "$TMP/gbps.csv" >/dev/null 2>&1
 check gbps_label has "$TMP/gbps-simulated_time_ns.svg" "<text>bw (Gb/s, log scale)</text>"
 check gbps_tic has "$TMP/gbps-simulated_time_ns.svg" "<text>100Gb/s</text>"
+# tilted FILE TIC: the tic TIC of FILE (an SVG) is drawn rotated.
+tilted () { grep -B1 -F "<text>$2</text>" "$1" | head -1 | grep -q 'rotate('; }
+# 100 .. 800 Gb/s, a factor 8: a linear axis, where 100Gb/s and 200Gb/s
+# written flat overlapped (their centres 92 pixels apart, each about 80
+# wide): the tics are tilted.  A factor 1000 on a log axis leaves room.
+printf '%s\n' "point,bw,status,simulated_time_ns,error" "0,100Gb/s,ok,4," "1,200Gb/s,ok,3," \
+  "2,400Gb/s,ok,2," "3,800Gb/s,ok,1," >"$TMP/nic.csv"
+"$PLOT" "$TMP/nic.csv" >/dev/null 2>&1
+check crowded_tics_tilted tilted "$TMP/nic-simulated_time_ns.svg" 100Gb/s
+check roomy_tics_flat eval '! tilted "$TMP/gbps-simulated_time_ns.svg" 100Gb/s'
 
 # A heat map and the lines of one metric, with one prefix: two sets of files.
 "$PLOT" "$TMP/grid.csv" --x size --where model=flow -o "$TMP/kinds" >"$TMP/kinds.out" 2>/dev/null
@@ -460,6 +470,27 @@ EOF
   check shares_rounded has "$TMP/sd3/overview.dat" " 0.123457 0.400000 0.476543"
   "$PLOT" "$TMP/s.json" "$TMP/shares" >/dev/null 2>&1
   check shares_timeline_drawn drawn "$TMP/shares-timeline"
+  # The rank label beside 4-digit tics: a report of N ranks, each computing
+  # all of one 1 ms bin.  The timeline's left margin was fixed for two
+  # digits, so beside 1024's tics the label "rank" was pushed out of the
+  # PNG; it now stands at least as far in as beside 64's.
+  many () {
+    awk -v n="$1" 'BEGIN {
+      printf "{ \"schema_version\": 2, \"simulated_time_ps\": 1000000000, \"ranks\": ["
+      for (r = 0; r < n; r++)
+        printf "%s{ \"rank\": %d, \"finish_ps\": 1000000000, \"compute_ps\": 1000000000, " \
+               "\"exposed_comm_ps\": 0, \"idle_ps\": 0, \"after_finish_ps\": 0 }", r ? ", " : "", r
+      printf "], \"overview\": { \"bins\": 2, \"bin_ps\": 500000000, \"ranks\": ["
+      for (r = 0; r < n; r++)
+        printf "%s{ \"rank\": %d, \"compute\": [1, 1], \"comm\": [0, 0] }", r ? ", " : "", r
+      print "] } }" }' >"$TMP/n$1.json"
+    "$PLOT" "$TMP/n$1.json" "$TMP/n$1" >/dev/null 2>&1
+    # The x of the label's anchor in the SVG (the line before its text).
+    grep -B1 -F '<text>rank</text>' "$TMP/n$1-timeline.svg" | head -1 \
+      | sed -E 's/.*translate\(([0-9.]+),.*/\1/'
+  }
+  x64=$(many 64) x1024=$(many 1024)
+  check wide_rank_tics_label_in awk -v a="$x1024" -v b="$x64" 'BEGIN { exit !(a != "" && a >= b) }'
   # More than the whole bin is an error naming the file and the bin.
   sed 's/\[0.48, 0.25\]/[0.5, 0.25]/' "$TMP/s.json" >"$TMP/over.json"
   check shares_over_one fails_with "$e" \

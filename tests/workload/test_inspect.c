@@ -4,6 +4,7 @@
  * wrote, expected messages name the files and ids the test chose.
  */
 #include <check.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "workload/inspect.h"
@@ -311,6 +312,34 @@ START_TEST (test_cli_exit_codes)
 }
 END_TEST
 
+/* A set with a gap (wl.2.et missing, wl.3.et there) is refused, naming
+ * both files; it read as a set of two ranks, whose process groups naming
+ * rank 2 or 3 were each a defect.  Without wl.3.et the set of three is
+ * read as before. */
+START_TEST (test_gap_refused)
+{
+  for (guint32 r = 0; r < 4; r++)
+    write_clean_rank (r, 4);
+  g_autofree char *prefix = tu_scratch_path ("wl");
+  g_autofree char *second = rank_path (2);
+  g_autofree char *third = rank_path (3);
+  ck_assert_int_eq (g_unlink (second), 0);
+  GError *error = NULL;
+  GPtrArray *paths = wl_inspect_resolve (prefix, &error);
+  ck_assert_ptr_null (paths);
+  ck_assert (g_error_matches (error, WL_ERROR, SIM_ERROR_INPUT));
+  g_autofree char *want = g_strdup_printf ("%s: not found, but %s is: the trace set has a gap at "
+                                           "rank 2",
+                                           second, third);
+  ck_assert_msg (g_str_has_prefix (error->message, want), "%s", error->message);
+  g_clear_error (&error);
+  ck_assert_int_eq (g_unlink (third), 0);
+  g_autoptr (GPtrArray) two = wl_inspect_resolve (prefix, &error);
+  ck_assert_ptr_null (error);
+  ck_assert_uint_eq (two->len, 2);
+}
+END_TEST
+
 START_TEST (test_shared_microbenchmark)
 {
   const char *shared = tu_shared_dir ();
@@ -357,6 +386,7 @@ inspect_suite (void)
   tcase_add_test (tc, test_sequences_disagree);
   tcase_add_test (tc, test_unreadable);
   tcase_add_test (tc, test_cli_exit_codes);
+  tcase_add_test (tc, test_gap_refused);
   tcase_add_test (tc, test_shared_microbenchmark);
   return s;
 }
