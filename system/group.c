@@ -164,6 +164,7 @@ sys_group_free (SysGroup *g)
   g_hash_table_unref (g->live);
   sys_nccl_group_free (g->nccl);
   g_free (g->nccl_memo);
+  sys_coll_memo_free (g->coll_memo);
   g_free (g);
 }
 

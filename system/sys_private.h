@@ -34,6 +34,8 @@ typedef struct
 
 #define SYS_NCCL_MEMO 16 /* places, a power of two */
 
+typedef struct _SysCollMemo SysCollMemo;
+
 typedef struct
 {
   guint64 id;
@@ -65,7 +67,13 @@ typedef struct
    * which for a plan with ring steps asks only of the group's layout):
    * 0 not asked yet, 1 no, 2 yes.  Asked per collective otherwise. */
   guint8 nccl_rings_alike;
+  /* Its collectives' plans by request and the storage of finished ones
+   * (coll_plan.c), or NULL before its first collective. */
+  SysCollMemo *coll_memo;
 } SysGroup;
+
+/* Free a group's SysCollMemo (accepts NULL). */
+void sys_coll_memo_free (SysCollMemo *memo);
 
 typedef struct
 {
