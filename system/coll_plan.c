@@ -307,6 +307,41 @@ plan_runs (SysColl *coll)
       }
 }
 
+/* The price of each ring run's first message to its successor, kept in
+ * the run as sys_phase_send_next_slow keeps it (the same delay, bytes and
+ * event arg), on a network whose prices are fixed and whose messages the
+ * sender schedules (net_fixed_prices, net_direct_tally): every step of a
+ * ring sends its ctx->step_bytes, so with the plan made once per request
+ * (sys_coll_new) no instance prices its routes again.  Planned, the first
+ * sends of the Llama-2 7B every-rank iteration took 210 instructions each
+ * in the slow path (134,272 of them). */
+static void
+plan_prices (SysColl *coll)
+{
+  if (!coll->fixed_prices || coll->direct_tally == NULL || coll->is_nccl)
+    return;
+  guint CP = coll->n_chunks * coll->n_phases;
+  const guint32 *ranks = coll->group->ranks;
+  for (gsize i = 0; CP > 0 && i < (gsize) coll->group->n * CP; i++)
+    {
+      const SysPhaseCtx *ctx = &coll->ctx[i % CP];
+      SysRun *run = &coll->runs[i];
+      if (ctx->algo != &sys_algo_ring || sys_coll_kind_rooted (ctx->op) || ctx->steps == 0
+          || ctx->n < 2)
+        continue;
+      /* As sys_phase_send_next_slow's, for RUN's member and position. */
+      guint32 next = run->pos + 1 == ctx->n ? 0 : run->pos + 1;
+      guint32 to_member = next == 0 ? run->member - ctx->wrap_members : run->member + ctx->stride;
+      guint32 src = ranks[run->member], dst = ranks[to_member];
+      if (src == dst)
+        continue;
+      guint64 to_run = i + (next == 0 ? ctx->wrap_runs : ctx->next_runs);
+      run->next_delay = net_delay_on (coll->sys->net, ctx->net_dim, src, dst, ctx->step_bytes);
+      run->next_bytes = ctx->step_bytes + 1;
+      run->next_arg = to_run << coll->step_bits;
+    }
+}
+
 /* Whether the messages of COLL carry their sender's place in the group
  * (SysColl.tie_by_place): over shared ports, when its members play roles.
  * A property of the collective alone, the same with symmetry classes as
@@ -530,6 +565,7 @@ plan_new (Sys *sys, SysGroup *group, const SysCollRequest *req, guint32 root, GE
       return NULL;
     }
   plan_runs (coll);
+  plan_prices (coll);
   if (!coll->lockstep && !coll->is_nccl && coll->n_phases > 0)
     {
       gsize lines = (gsize) group->n * (NET_MAX_DIMS + 1);
