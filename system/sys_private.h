@@ -36,6 +36,8 @@ typedef struct
 
 typedef struct _SysCollMemo SysCollMemo;
 
+#define SYS_GROUP_HINTS 64 /* a power of two */
+
 typedef struct
 {
   guint64 id;
@@ -98,6 +100,9 @@ struct _Sys
   const SysAlgoClass *subgroup_algo; /* SysCompat.subgroup_algorithm, resolved */
   SysGroup *world;
   GHashTable *groups;     /* guint64* id -> SysGroup* */
+  /* The last group found of each id modulo SYS_GROUP_HINTS (sys_group_find:
+   * every collective join asks; groups are never removed). */
+  SysGroup *group_hint[SYS_GROUP_HINTS];
   SysRankQueues *queues;  /* per rank */
   guint32 queue_order;
   GHashTable *live_colls; /* SysColl* set, for diagnostics */
