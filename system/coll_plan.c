@@ -3,6 +3,7 @@
  * chunk and phase (see coll_private.h); freed by sys_coll_free. */
 #include "system/coll_private.h"
 
+#include <string.h>
 
 #include "sim/error.h"
 
@@ -306,6 +307,41 @@ plan_runs (SysColl *coll)
       }
 }
 
+/* The price of each ring run's first message to its successor, kept in
+ * the run as sys_phase_send_next_slow keeps it (the same delay, bytes and
+ * event arg), on a network whose prices are fixed and whose messages the
+ * sender schedules (net_fixed_prices, net_direct_tally): every step of a
+ * ring sends its ctx->step_bytes, so with the plan made once per request
+ * (sys_coll_new) no instance prices its routes again.  Planned, the first
+ * sends of the Llama-2 7B every-rank iteration took 210 instructions each
+ * in the slow path (134,272 of them). */
+static void
+plan_prices (SysColl *coll)
+{
+  if (!coll->fixed_prices || coll->direct_tally == NULL || coll->is_nccl)
+    return;
+  guint CP = coll->n_chunks * coll->n_phases;
+  const guint32 *ranks = coll->group->ranks;
+  for (gsize i = 0; CP > 0 && i < (gsize) coll->group->n * CP; i++)
+    {
+      const SysPhaseCtx *ctx = &coll->ctx[i % CP];
+      SysRun *run = &coll->runs[i];
+      if (ctx->algo != &sys_algo_ring || sys_coll_kind_rooted (ctx->op) || ctx->steps == 0
+          || ctx->n < 2)
+        continue;
+      /* As sys_phase_send_next_slow's, for RUN's member and position. */
+      guint32 next = run->pos + 1 == ctx->n ? 0 : run->pos + 1;
+      guint32 to_member = next == 0 ? run->member - ctx->wrap_members : run->member + ctx->stride;
+      guint32 src = ranks[run->member], dst = ranks[to_member];
+      if (src == dst)
+        continue;
+      guint64 to_run = i + (next == 0 ? ctx->wrap_runs : ctx->next_runs);
+      run->next_delay = net_delay_on (coll->sys->net, ctx->net_dim, src, dst, ctx->step_bytes);
+      run->next_bytes = ctx->step_bytes + 1;
+      run->next_arg = to_run << coll->step_bits;
+    }
+}
+
 /* Whether the messages of COLL carry their sender's place in the group
  * (SysColl.tie_by_place): over shared ports, when its members play roles.
  * A property of the collective alone, the same with symmetry classes as
@@ -345,14 +381,149 @@ one_class (const Sys *sys, const SysGroup *group)
   return TRUE;
 }
 
-SysColl *
-sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req, guint32 root,
-          GError **error)
+/* A group's collectives ask for the same few plans again and again (a
+ * training step's tensor- and data-parallel collectives, of a few sizes
+ * each): a plan is made once per (kind, bytes, involved dimensions, root)
+ * and copied into each instance of it, in the storage of a finished
+ * instance of the same shape where the group kept one.  A plan is a
+ * function of the group, the request and what stays fixed through a run
+ * (the system's parameters and algorithms, the network's kind of prices,
+ * the symmetry classes), so the copy is what planning again would make.
+ * On the Llama-2 7B TP 4 x PP 2 x DP 4 iteration with every rank, planning
+ * and freeing its 8,392 collectives took 52 M instructions (6,200 each:
+ * eight allocations, the plan, four hash-table operations), 20 % of the
+ * event loop (tests/README.md "Performance"). */
+#define COLL_MEMO 8   /* plans per group, a power of two */
+#define COLL_SPARES 4 /* finished instances' storage kept per group */
+
+typedef struct
+{
+  SysColl *plan; /* never run; NULL: an empty place */
+  SysCollKind kind;
+  guint64 bytes;
+  guint32 involved;
+  guint32 root;
+} MemoPlace;
+
+struct _SysCollMemo
+{
+  MemoPlace place[COLL_MEMO];
+  SysColl *spare[COLL_SPARES];
+  guint n_spare;
+};
+
+static void coll_storage_free (SysColl *coll);
+
+/* The place of the request (KIND, BYTES, INVOLVED, ROOT) in MEMO: its plan
+ * there is that request's when it has one; else the place is emptied for
+ * it. */
+static MemoPlace *
+memo_place (SysCollMemo *memo, SysCollKind kind, guint64 bytes, guint32 involved, guint32 root)
+{
+  guint64 h = (bytes ^ ((guint64) kind << 56) ^ ((guint64) involved << 40)
+               ^ ((guint64) root << 24))
+              * 0x9E3779B97F4A7C15ull;
+  MemoPlace *m = &memo->place[h >> 61 & (COLL_MEMO - 1)];
+  if (m->plan != NULL
+      && !(m->kind == kind && m->bytes == bytes && m->involved == involved && m->root == root))
+    g_clear_pointer (&m->plan, coll_storage_free);
+  *m = (MemoPlace) { .plan = m->plan, .kind = kind, .bytes = bytes, .involved = involved,
+                     .root = root };
+  return m;
+}
+
+/* The sizes of a collective's arrays. */
+typedef struct
+{
+  gsize in_bytes, ctx, runs, lines;
+} CollSizes;
+
+static CollSizes
+coll_sizes (const SysColl *c)
+{
+  guint P = MAX (c->n_phases, 1u);
+  return (CollSizes) { .in_bytes = (gsize) c->n_chunks * P,
+                       .ctx = MAX ((gsize) c->n_chunks * c->n_phases, 1u),
+                       .runs = (gsize) c->group->n * c->n_chunks * P,
+                       .lines = c->line_tickets != NULL
+                                    ? (gsize) c->group->n * (NET_MAX_DIMS + 1) : 0 };
+}
+
+/* A kept instance of MEMO's of PLAN's shape (its arrays of PLAN's sizes),
+ * taken from the spares, or NULL. */
+static SysColl *
+take_spare (SysCollMemo *memo, const SysColl *plan)
+{
+  for (guint k = memo->n_spare; k-- > 0;)
+    {
+      SysColl *c = memo->spare[k];
+      if (c->n_chunks == plan->n_chunks && c->n_phases == plan->n_phases
+          && c->is_nccl == plan->is_nccl
+          && (c->line_tickets != NULL) == (plan->line_tickets != NULL))
+        {
+          memo->spare[k] = memo->spare[--memo->n_spare];
+          return c;
+        }
+    }
+  return NULL;
+}
+
+/* A copy of PLAN (unrun) in a spare's storage or new storage; NULL when
+ * memory is short (then planned afresh, which says so). */
+static SysColl *
+coll_copy (SysCollMemo *memo, const SysColl *plan)
+{
+  CollSizes z = coll_sizes (plan);
+  SysColl *c = take_spare (memo, plan);
+  SysColl store = { 0 };
+  if (c != NULL)
+    store = *c;
+  else
+    {
+      c = g_try_new0 (SysColl, 1);
+      store.in_bytes = g_try_new (guint64, z.in_bytes);
+      store.ctx = g_try_new (SysPhaseCtx, z.ctx);
+      store.members = g_try_new (SysMember, plan->group->n);
+      store.runs = g_try_new (SysRun, z.runs);
+      store.line_ticket = z.lines > 0 ? g_try_new (guint32, z.runs) : NULL;
+      store.line_tickets = z.lines > 0 ? g_try_new (guint32, 2 * z.lines) : NULL;
+      if (c == NULL || store.in_bytes == NULL || store.ctx == NULL || store.members == NULL
+          || store.runs == NULL || (z.lines > 0 && (store.line_ticket == NULL
+                                                    || store.line_tickets == NULL)))
+        {
+          if (c != NULL)
+            *c = store;
+          coll_storage_free (c);
+          return NULL;
+        }
+    }
+  *c = *plan;
+  c->in_bytes = memcpy (store.in_bytes, plan->in_bytes, z.in_bytes * sizeof *c->in_bytes);
+  c->ctx = memcpy (store.ctx, plan->ctx, z.ctx * sizeof *c->ctx);
+  for (gsize k = 0; k < z.ctx; k++)
+    c->ctx[k].coll = c;
+  c->members = memset (store.members, 0, plan->group->n * sizeof *c->members);
+  c->runs = memcpy (store.runs, plan->runs, z.runs * sizeof *c->runs);
+  c->line_ticket = store.line_ticket;
+  c->line_tickets = store.line_tickets;
+  c->line_started = NULL;
+  if (z.lines > 0)
+    {
+      memset (c->line_ticket, 0, z.runs * sizeof *c->line_ticket);
+      memset (c->line_tickets, 0, 2 * z.lines * sizeof *c->line_tickets);
+      c->line_started = c->line_tickets + z.lines;
+    }
+  return c;
+}
+
+/* A new instance of REQ on GROUP, planned (sys_coll_new's, but for its
+ * sequence number, its first join and the tables that find it). */
+static SysColl *
+plan_new (Sys *sys, SysGroup *group, const SysCollRequest *req, guint32 root, GError **error)
 {
   SysColl *coll = g_new0 (SysColl, 1);
   coll->sys = sys;
   coll->group = group;
-  coll->seq = seq;
   coll->kind = req->kind;
   coll->bytes = req->kind == SYS_COLL_BARRIER ? 0 : req->bytes;
   coll->root = root;
@@ -394,6 +565,7 @@ sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req,
       return NULL;
     }
   plan_runs (coll);
+  plan_prices (coll);
   if (!coll->lockstep && !coll->is_nccl && coll->n_phases > 0)
     {
       gsize lines = (gsize) group->n * (NET_MAX_DIMS + 1);
@@ -421,6 +593,34 @@ sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req,
           return NULL;
         }
     }
+  return coll;
+}
+
+SysColl *
+sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req, guint32 root,
+              GError **error)
+{
+  if (group->coll_memo == NULL)
+    group->coll_memo = g_new0 (SysCollMemo, 1);
+  SysCollMemo *memo = group->coll_memo;
+  guint64 bytes = req->kind == SYS_COLL_BARRIER ? 0 : req->bytes;
+  MemoPlace *m = memo_place (memo, req->kind, bytes, req->involved_dims, root);
+  SysColl *coll = m->plan != NULL ? coll_copy (memo, m->plan) : NULL;
+  if (coll == NULL)
+    {
+      coll = plan_new (sys, group, req, root, error);
+      if (coll == NULL)
+        return NULL;
+      /* Kept unrun, for the next instance of the same request. */
+      SysColl *plan = coll_copy (memo, coll);
+      if (plan != NULL)
+        {
+          coll_storage_free (m->plan);
+          m->plan = plan;
+        }
+    }
+  coll->seq = seq;
+  coll->whole = TRUE;
   coll->first_join = sim_sched_now (sys->sched);
   g_hash_table_insert (group->live, GUINT_TO_POINTER (seq + 1u), coll);
   g_hash_table_add (sys->live_colls, coll);
@@ -439,6 +639,32 @@ sys_coll_free (SysColl *coll)
     if (coll->phase[cp % coll->n_phases].algo->run_free != NULL)
       for (guint32 m = 0; m < coll->group->n; m++)
         coll->phase[cp % coll->n_phases].algo->run_free (&coll->runs[(gsize) m * CP + cp]);
+  SysCollMemo *memo = coll->group->coll_memo;
+  if (coll->whole && memo != NULL && memo->n_spare < COLL_SPARES)
+    memo->spare[memo->n_spare++] = coll;
+  else
+    coll_storage_free (coll);
+}
+
+void
+sys_coll_memo_free (SysCollMemo *memo)
+{
+  if (memo == NULL)
+    return;
+  for (guint k = 0; k < COLL_MEMO; k++)
+    coll_storage_free (memo->place[k].plan);
+  for (guint k = 0; k < memo->n_spare; k++)
+    coll_storage_free (memo->spare[k]);
+  g_free (memo);
+}
+
+/* ---- plans made once ------------------------------------------------------- */
+
+static void
+coll_storage_free (SysColl *coll)
+{
+  if (coll == NULL)
+    return;
   g_free (coll->in_bytes);
   g_free (coll->ctx);
   g_free (coll->members);

@@ -94,6 +94,9 @@ struct _SysColl
   guint32 *line_started; /* [member * (NET_MAX_DIMS + 1) + group dim]: runs the
                           * member started there; the second half of line_tickets'
                           * block (one allocation, freed with it) */
+  /* Made whole (sys_coll_new): its storage may serve a later instance
+   * of its group (coll_plan.c's spares). */
+  gboolean whole;
 };
 
 /* A new instance of REQ on GROUP (sequence SEQ, ROOT for rooted kinds),

@@ -164,14 +164,29 @@ sys_group_free (SysGroup *g)
   g_hash_table_unref (g->live);
   sys_nccl_group_free (g->nccl);
   g_free (g->nccl_memo);
+  sys_coll_memo_free (g->coll_memo);
   g_free (g);
 }
+
+/* The most members sys_group_member scans (a hash lookup costs about as
+ * much as a scan of 16). */
+#define GROUP_SCAN_MAX 16
 
 gint64
 sys_group_member (const SysGroup *g, guint32 rank)
 {
   if (g->member_of == NULL)
     return rank < g->n ? (gint64) rank : -1;
+  /* A small group's members are scanned rather than hashed (every
+   * collective join asks), from the last, as member_of keeps the last
+   * member of a rank. */
+  if (g->n <= GROUP_SCAN_MAX)
+    {
+      for (guint32 i = g->n; i-- > 0;)
+        if (g->ranks[i] == rank)
+          return i;
+      return -1;
+    }
   gpointer v = g_hash_table_lookup (g->member_of, GUINT_TO_POINTER (rank + 1u));
   return v == NULL ? -1 : (gint64) GPOINTER_TO_UINT (v) - 1;
 }
@@ -181,7 +196,13 @@ sys_group_find (Sys *sys, guint64 id)
 {
   if (id == SYS_GROUP_WORLD)
     return sys->world;
-  return g_hash_table_lookup (sys->groups, &id);
+  SysGroup **hint = &sys->group_hint[id & (SYS_GROUP_HINTS - 1)];
+  if (*hint != NULL && (*hint)->id == id)
+    return *hint;
+  SysGroup *g = g_hash_table_lookup (sys->groups, &id);
+  if (g != NULL)
+    *hint = g;
+  return g;
 }
 
 /* "the world" or "group 7", for messages. */

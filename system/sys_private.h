@@ -34,6 +34,10 @@ typedef struct
 
 #define SYS_NCCL_MEMO 16 /* places, a power of two */
 
+typedef struct _SysCollMemo SysCollMemo;
+
+#define SYS_GROUP_HINTS 64 /* a power of two */
+
 typedef struct
 {
   guint64 id;
@@ -65,7 +69,13 @@ typedef struct
    * which for a plan with ring steps asks only of the group's layout):
    * 0 not asked yet, 1 no, 2 yes.  Asked per collective otherwise. */
   guint8 nccl_rings_alike;
+  /* Its collectives' plans by request and the storage of finished ones
+   * (coll_plan.c), or NULL before its first collective. */
+  SysCollMemo *coll_memo;
 } SysGroup;
+
+/* Free a group's SysCollMemo (accepts NULL). */
+void sys_coll_memo_free (SysCollMemo *memo);
 
 typedef struct
 {
@@ -90,6 +100,9 @@ struct _Sys
   const SysAlgoClass *subgroup_algo; /* SysCompat.subgroup_algorithm, resolved */
   SysGroup *world;
   GHashTable *groups;     /* guint64* id -> SysGroup* */
+  /* The last group found of each id modulo SYS_GROUP_HINTS (sys_group_find:
+   * every collective join asks; groups are never removed). */
+  SysGroup *group_hint[SYS_GROUP_HINTS];
   SysRankQueues *queues;  /* per rank */
   guint32 queue_order;
   GHashTable *live_colls; /* SysColl* set, for diagnostics */

@@ -25,6 +25,7 @@ struct _WlGraphCache
   gboolean lenient;
   guint threads;         /* wl_graph_cache_set_threads */
   gint piece_kib;        /* wl_graph_cache_set_piece, in KiB */
+  guint64 serial;        /* wl_graph_cache_set_serial */
   Prefetch *prefetch;    /* the announced loads, or NULL */
   char *same_path;       /* the file cache_same last compared with, or NULL */
   WlFileImage same;      /* its image, kept: a file shared by many ranks is
@@ -361,6 +362,13 @@ wl_graph_cache_set_piece (WlGraphCache *c, guint64 bytes)
 }
 
 void
+wl_graph_cache_set_serial (WlGraphCache *c, guint64 bytes)
+{
+  g_return_if_fail (c != NULL);
+  c->serial = bytes;
+}
+
+void
 wl_graph_cache_prefetch (WlGraphCache *c, const char *const *paths, guint32 n, guint64 limit)
 {
   g_return_if_fail (c != NULL && paths != NULL);
@@ -383,7 +391,10 @@ wl_graph_cache_prefetch (WlGraphCache *c, const char *const *paths, guint32 n, g
   p->seen = g_hash_table_new (g_int64_hash, g_int64_equal);
   p->by_len = g_hash_table_new (g_int64_hash, g_int64_equal);
   c->prefetch = p;
-  open_piece (p);
+  /* The first piece is opened when the caller takes a file past the
+   * serial bytes (take_prefetched: no file is opened yet). */
+  if (c->serial == 0)
+    open_piece (p);
 }
 
 void
@@ -633,16 +644,30 @@ wl_graph_cache_load_limited (WlGraphCache *c, const char *path, guint64 limit, g
   if (over != NULL)
     *over = FALSE;
   Prefetch *p = c->prefetch;
+  gboolean serial = FALSE;
   if (p != NULL && p->next_use < p->n && limit <= p->limit
       && strcmp (path, p->paths[p->next_use]) == 0)
-    return take_prefetched (c, limit, over, error);
-  wl_graph_cache_prefetch_end (c); /* out of the announced order */
+    {
+      if (p->opened > p->next_use || c->bytes >= c->serial)
+        return take_prefetched (c, limit, over, error);
+      /* Serial still (wl_graph_cache_set_serial): taken here, and no
+       * worker will open it. */
+      p->opened = ++p->next_use;
+      serial = TRUE;
+    }
+  else
+    wl_graph_cache_prefetch_end (c); /* out of the announced order */
   g_auto (WlFileImage) img = { 0 };
   if (!wl_file_image_open (&img, path, error))
     return NULL;
   c->bytes += img.len;
   WlGraph *g = cache_find (c, &img);
-  return g != NULL ? wl_graph_ref (g) : load_new (c, path, &img, limit, over, error);
+  g = g != NULL ? wl_graph_ref (g) : load_new (c, path, &img, limit, over, error);
+  /* The workers' limit counts what the caller holds already (no worker
+   * runs yet: no lock). */
+  if (serial && g != NULL)
+    p->done_bytes += wl_graph_bytes (g);
+  return g;
 }
 
 guint

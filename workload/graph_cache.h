@@ -107,6 +107,14 @@ guint64 wl_graph_cache_bytes (const WlGraphCache *cache);
 
 /* Parallel loading.  The most worker threads a load uses. */
 #define WL_LOAD_THREADS_MAX 64
+/* The bytes of files a replay loading on threads reads on its own thread
+ * first (wl_graph_cache_set_serial, wl_replay_set_load_threads).  On the
+ * Llama-2 7B TP4 PP2 DP4 set (32 files, 7.4 MB) two threads took 28 ms of
+ * CPU time (perf stat task-clock, 2,560 page faults, 1,800 of them in the
+ * reads into the held bytes) and one 17 ms (790 faults), in the same wall
+ * time; GPT-3's 198 MB load in 0.45 s of wall time on two threads against
+ * 1.2 s on one (tests/README.md "Performance"). */
+#define WL_LOAD_SERIAL_BYTES ((guint64) 16 << 20)
 /* Load with THREADS threads (1, the default: every file in the caller's
  * thread, when asked; at most WL_LOAD_THREADS_MAX). */
 void wl_graph_cache_set_threads (WlGraphCache *cache, guint threads);
@@ -138,6 +146,13 @@ void wl_graph_cache_set_threads (WlGraphCache *cache, guint threads);
 /* The bytes of a piece of the files a prefetch hashes before decoding
  * them (at least one file a piece; rounded up to KiB). */
 void wl_graph_cache_set_piece (WlGraphCache *cache, guint64 bytes);
+/* Take the announced files on the caller's thread alone, as without the
+ * announcement, until the files taken hold BYTES (0, the default: start the
+ * workers at once); the workers then take the rest.  On a set of a few MB
+ * the threads cost more than they save: each file's bytes are held from
+ * its hash to its decode in pages of its own, where the caller's thread
+ * reads each into one buffer used again (see WL_LOAD_SERIAL_BYTES). */
+void wl_graph_cache_set_serial (WlGraphCache *cache, guint64 bytes);
 void wl_graph_cache_prefetch (WlGraphCache *cache, const char *const *paths, guint32 n,
                               guint64 limit);
 /* Stop and join the workers, and drop what they decoded that was not

@@ -155,7 +155,9 @@ void wl_replay_set_memory_budget (WlReplay *replay, guint64 bytes, const char *n
  * the load has the same result: the same graphs, shared by the same
  * ranks (the lowest rank's), the same error (of the first failing file in
  * rank order), the same decision to stream (wl_graph_cache_prefetch).
- * Streamed loading stays in the caller's thread.  Call before loading. */
+ * Streamed loading stays in the caller's thread, and so do the first
+ * WL_LOAD_SERIAL_BYTES of the files (wl_graph_cache_set_serial).  Call
+ * before loading. */
 void wl_replay_set_load_threads (WlReplay *replay, guint threads);
 
 /* Stream every trace with a window of NODES per rank, whatever the budget

@@ -31,6 +31,7 @@ wl_replay_set_load_threads (WlReplay *r, guint threads)
 {
   g_return_if_fail (r != NULL && r->ranks == NULL);
   wl_graph_cache_set_threads (r->cache, threads);
+  wl_graph_cache_set_serial (r->cache, WL_LOAD_SERIAL_BYTES);
 }
 
 void

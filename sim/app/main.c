@@ -382,7 +382,7 @@ add_control_options (GOptionContext *ctx, RunOptions *o)
     { "load-threads", 0, 0, G_OPTION_ARG_STRING, &o->load_threads,
       "Threads that read and decode the trace files (1 to 64; default the online CPUs, at "
       "most 8; 1: all in the main thread).  The results are the same whatever N; streamed "
-      "traces are read in the main thread", "N" },
+      "traces, and a set's first 16 MiB of files, are read in the main thread", "N" },
     { "lenient", 0, 0, G_OPTION_ARG_NONE, &o->lenient,
       "Load messy traces: drop dangling dependencies, edges closing cycles, collectives "
       "without comm_type or comm_size, valueless attributes, repeated ids and a truncated last "

@@ -44,11 +44,14 @@ graph_groups (const WlReplay *replay, const WlGraph *graph)
   guint64 last = SYS_GROUP_WORLD;
   guint32 hint = 0;
   WlNode tmp;
+  /* Ops are the shape's (a compact graph names other groups, nothing
+   * else): only the collectives are read with their names. */
+  const WlNode *shape = wl_graph_shape_nodes (graph);
   for (guint32 i = 0; i < graph->n_nodes; i++)
     {
-      const WlNode *n = wl_graph_node_at (graph, i, &hint, &tmp);
-      if (n->op != WL_OP_COLL)
+      if (shape[i].op != WL_OP_COLL)
         continue;
+      const WlNode *n = wl_graph_node_at (graph, i, &hint, &tmp);
       guint64 g = wl_replay_node_group (replay, n);
       if (g == SYS_GROUP_WORLD || g == last)
         continue;

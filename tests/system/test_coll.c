@@ -515,6 +515,56 @@ START_TEST (test_group_sequence_ahead)
 END_TEST
 
 /* An empty rank list is an input error, not a group. */
+/* A chain of CHAIN all-reduces on a ring of 4, each joined by every
+ * member when its previous one is done, of eleven sizes in turn: a
+ * group's plans (coll_plan.c: one per request, in eight places) are made,
+ * copied into later instances, replaced by other sizes and made again,
+ * and each finished instance's storage serves a later one.  Each takes
+ * its closed-form time, whatever came before it. */
+#define CHAIN 30
+
+static guint64
+chain_bytes (guint i)
+{
+  return 4096 * (1 + (i * 7) % 11);
+}
+
+static void
+chain_next (SimSched *s, gpointer data, guint64 arg)
+{
+  sf_on_done (s, data, arg);
+  guint32 rank = (guint32) arg, i = (guint32) (arg >> 32) + 1;
+  if (i == CHAIN)
+    return;
+  SysCollRequest req = sf_coll_req (SYS_COLL_ALL_REDUCE, chain_bytes (i), SYS_GROUP_WORLD, i,
+                                    rank);
+  req.on_done = chain_next;
+  ck_assert (sys_coll_join (sf.sys, rank, &req, NULL));
+}
+
+START_TEST (test_plans_reused)
+{
+  build_ring (4);
+  for (guint32 r = 0; r < 4; r++)
+    {
+      SysCollRequest req = sf_coll_req (SYS_COLL_ALL_REDUCE, chain_bytes (0), SYS_GROUP_WORLD,
+                                        0, r);
+      req.on_done = chain_next;
+      ck_assert (sys_coll_join (sf.sys, r, &req, NULL));
+    }
+  sf_run_quiet ();
+  SimTime t = 0;
+  for (guint i = 0; i < CHAIN; i++)
+    {
+      t += ar_time (4, chain_bytes (i), D_ring);
+      sf_assert_all_done_at (i, 4, t);
+    }
+  SysCollStats st;
+  sys_coll_stats (sf.sys, SYS_COLL_ALL_REDUCE, &st);
+  ck_assert_uint_eq (st.count, CHAIN);
+}
+END_TEST
+
 START_TEST (test_empty_group)
 {
   build_4x4 ();
@@ -639,6 +689,7 @@ main (void)
   tcase_add_test (tcase (s, "group_sequence"), test_group_sequence);
   tcase_add_test (tcase (s, "group_sequence_no_records"), test_group_sequence_no_records);
   tcase_add_test (tcase (s, "group_sequence_ahead"), test_group_sequence_ahead);
+  tcase_add_test (tcase (s, "plans_reused"), test_plans_reused);
   tcase_add_test (tcase (s, "empty_group"), test_empty_group);
   tcase_add_loop_test (tcase (s, "pending_collective"), test_pending_collective, 0, 3);
   tcase_add_test (tcase (s, "config_errors"), test_config_errors);

@@ -4,7 +4,8 @@
  * node by node, shared by the same ranks (the lowest's); a fault in a
  * later file is reported as the one-thread load reports it, and the same
  * budget stops both at the same file; all of it also when the files are
- * hashed a file or two at a time (wl_graph_cache_set_piece).
+ * hashed a file or two at a time (wl_graph_cache_set_piece), and when the
+ * first files are taken on the caller's thread (wl_graph_cache_set_serial).
  */
 #include <check.h>
 #include <glib/gstdio.h>
@@ -58,17 +59,28 @@ typedef struct
   char *message;          /* its error, or NULL */
 } LoadResult;
 
+/* How a load is made. */
+typedef struct
+{
+  guint threads;
+  guint64 budget; /* each file gets what is left of it (0: none) */
+  guint64 piece;  /* files hashed in pieces of these bytes (0: the default,
+                   * one piece here) */
+  guint64 serial; /* wl_graph_cache_set_serial's bytes (0: none) */
+} LoadHow;
+
 /* Load PATHS as replay does (replay_load.c): each file with what is left
- * of BUDGET (0: none) after the graphs before it, on THREADS threads,
- * hashed in pieces of PIECE bytes (0: the default, one piece here). */
+ * of HOW's budget after the graphs before it. */
 static void
-load_pieces (char **paths, guint threads, guint64 budget, guint64 piece, LoadResult *res)
+load_how (char **paths, const LoadHow *how, LoadResult *res)
 {
   *res = (LoadResult) { .stopped_at = RANKS };
+  guint64 budget = how->budget;
   g_autoptr (WlGraphCache) cache = wl_graph_cache_new_full (FALSE);
-  wl_graph_cache_set_threads (cache, threads);
-  if (piece > 0)
-    wl_graph_cache_set_piece (cache, piece);
+  wl_graph_cache_set_threads (cache, how->threads);
+  if (how->piece > 0)
+    wl_graph_cache_set_piece (cache, how->piece);
+  wl_graph_cache_set_serial (cache, how->serial);
   wl_graph_cache_prefetch (cache, (const char *const *) paths, RANKS,
                            budget == 0 ? G_MAXUINT64 : budget);
   guint64 total = 0;
@@ -88,6 +100,15 @@ load_pieces (char **paths, guint threads, guint64 budget, guint64 piece, LoadRes
       if (wl_graph_cache_distinct (cache) > before)
         total += wl_graph_bytes (res->graphs[i]);
     }
+}
+
+/* Load PATHS on THREADS threads, hashed in pieces of PIECE bytes (0: the
+ * default). */
+static void
+load_pieces (char **paths, guint threads, guint64 budget, guint64 piece, LoadResult *res)
+{
+  LoadHow how = { .threads = threads, .budget = budget, .piece = piece };
+  load_how (paths, &how, res);
 }
 
 static void
@@ -182,6 +203,54 @@ START_TEST (test_same_graphs)
   result_clear (&one);
   result_clear (&two);
   result_clear (&three);
+  free_paths (paths);
+}
+END_TEST
+
+/* PATH's length in bytes. */
+static guint64
+file_len (const char *path)
+{
+  GStatBuf st;
+  ck_assert_int_eq (g_stat (path, &st), 0);
+  return (guint64) st.st_size;
+}
+
+/* The first files taken on the caller's thread (wl_graph_cache_set_serial),
+ * the rest by the workers: the same graphs as one thread gives, shared
+ * alike (ranks 3 and 6, taken by the workers, copy ranks 1 and 2, taken
+ * before them), and the same budget stops. */
+START_TEST (test_serial_start)
+{
+  char *paths[RANKS];
+  write_set (paths);
+  /* Ranks 0 to 2 serial: the workers start at rank 3. */
+  guint64 three = file_len (paths[0]) + file_len (paths[1]) + file_len (paths[2]);
+  LoadResult one, mixed, all_serial;
+  load_all (paths, 1, 0, &one);
+  load_how (paths, &(LoadHow) { .threads = 2, .serial = three }, &mixed);
+  load_how (paths, &(LoadHow) { .threads = 2, .serial = G_MAXUINT64 }, &all_serial);
+  ck_assert_uint_eq (one.stopped_at, RANKS);
+  assert_same_load (&one, &mixed);
+  assert_same_load (&one, &all_serial);
+  ck_assert_ptr_eq (mixed.graphs[3], mixed.graphs[1]);
+  ck_assert_ptr_eq (mixed.graphs[6], mixed.graphs[2]);
+  guint64 sum = 0;
+  for (guint32 i = 0; i < RANKS; i++)
+    sum += wl_graph_bytes (one.graphs[i]);
+  result_clear (&one);
+  result_clear (&mixed);
+  result_clear (&all_serial);
+  for (guint step = 1; step <= 10; step++)
+    {
+      guint64 budget = sum * step / 8;
+      LoadResult a, b;
+      load_all (paths, 1, budget, &a);
+      load_how (paths, &(LoadHow) { .threads = 2, .budget = budget, .serial = three }, &b);
+      assert_same_load (&a, &b);
+      result_clear (&a);
+      result_clear (&b);
+    }
   free_paths (paths);
 }
 END_TEST
@@ -282,5 +351,6 @@ main (void)
   tcase_add_test (tc, test_same_graphs);
   tcase_add_test (tc, test_first_fault_in_rank_order);
   tcase_add_test (tc, test_same_budget_stop);
+  tcase_add_test (tc, test_serial_start);
   return tu_run_suite (s);
 }
