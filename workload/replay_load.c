@@ -468,6 +468,81 @@ prefix_of_file (const char *name)
   return g_strndup (name, len - 1 - digits);
 }
 
+/* The prefixes of the trace sets in folder DIR_PATH (names NAME.0.et or
+ * NAME.0.json), sorted, as DIR_PATH/NAME, joined by ", "; NULL when none. */
+static char *
+sets_in_folder (const char *dir_path)
+{
+  g_autoptr (GDir) d = g_dir_open (dir_path, 0, NULL);
+  if (d == NULL)
+    return NULL;
+  g_autoptr (GPtrArray) found = g_ptr_array_new_with_free_func (g_free);
+  const char *sep = g_str_has_suffix (dir_path, "/") ? "" : "/";
+  const char *name;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      gsize len = strlen (name);
+      const char *forms[] = { ".0.et", ".0.json" };
+      for (guint f = 0; f < G_N_ELEMENTS (forms); f++)
+        if (len > strlen (forms[f]) && g_str_has_suffix (name, forms[f]))
+          g_ptr_array_add (found, g_strdup_printf ("%s%s%.*s", dir_path, sep,
+                                                   (int) (len - strlen (forms[f])), name));
+    }
+  if (found->len == 0)
+    return NULL;
+  g_ptr_array_sort (found, (GCompareFunc) g_strcmp0);
+  g_ptr_array_add (found, NULL);
+  return g_strjoinv (", ", (char **) found->pdata);
+}
+
+/* Why the set PREFIX holds HAVE of the RANKS traces a run needs, PATH being
+ * the first it lacks: a file of a set or a folder given for its prefix, a
+ * gap in the numbering, or too few files. */
+static void
+missing_error (const WlTraceDir *dir, const char *prefix, guint32 ranks, guint32 have,
+               const char *path, GError **error)
+{
+  g_autofree char *set = have == 0 ? prefix_of_file (prefix) : NULL;
+  if (set != NULL)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "%s is one trace of a set: the workload is named by the prefix of "
+                   "its files (%s.0.et, %s.1.et, ...): did you mean %s?",
+                   prefix, set, set, set);
+      return;
+    }
+  if (have == 0 && g_file_test (prefix, G_FILE_TEST_IS_DIR))
+    {
+      g_autofree char *sets = sets_in_folder (prefix);
+      if (sets != NULL)
+        g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                     "%s is a folder: the workload is named by the prefix of its files "
+                     "(PREFIX.0.et, PREFIX.1.et, ...): did you mean %s?",
+                     prefix, sets);
+      else
+        g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                     "%s is a folder holding no trace set (no NAME.0.et or NAME.0.json in it): "
+                     "the workload is named by the prefix of its files (PREFIX.0.et, "
+                     "PREFIX.1.et, ...)",
+                     prefix);
+      return;
+    }
+  gboolean next_exists = FALSE;
+  g_autofree char *next = wl_chakra_trace_path_in (dir, prefix, have + 1, &next_exists);
+  if (have > 0 && have + 1 < ranks && next_exists)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "%s: not found, but %s is: the trace set has a gap at rank %u (the "
+                   "topology has %u ranks)",
+                   path, next, have, ranks);
+      return;
+    }
+  g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+               "%s: not found: the topology has %u ranks but the workload has %s%u "
+               "trace file%s (%s.0.et ...)",
+               path, ranks, have ? "only " : "", have, have == 1 ? "" : "s", prefix);
+}
+
 gboolean
 wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
 {
@@ -498,17 +573,7 @@ wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
                 break;
               have++;
             }
-          g_autofree char *set = have == 0 ? prefix_of_file (prefix) : NULL;
-          if (set != NULL)
-            g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-                         "%s is one trace of a set: the workload is named by the prefix of "
-                         "its files (%s.0.et, %s.1.et, ...): did you mean %s?",
-                         prefix, set, set, set);
-          else
-            g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-                         "%s: not found: the topology has %u ranks but the workload has %s%u "
-                         "trace file%s (%s.0.et ...)",
-                         p, ranks, have ? "only " : "", have, have == 1 ? "" : "s", prefix);
+          missing_error (dir, prefix, ranks, have, p, error);
           g_free (p);
           return FALSE;
         }

@@ -143,4 +143,26 @@ want="rank,finish_ps,compute_ps,exposed_comm_ps,idle_ps,after_finish_ps,comm_bus
 want+="nodes,pipeline_bubble_ps,model_flops,hardware_flops"
 check "--stats: the columns the help names" eq "$(head -1 "$TMP/l8.csv")" "$want"
 
+
+# --- 6. A trace set named wrongly -------------------------------------------
+# A folder given for the workload read as the prefix "DIR/" ("DIR/.0.et: not
+# found ... 0 trace files"), and a set with a hole at rank 1 as a set of one
+# ("only 1 trace file" with ar.2.et to ar.15.et there).
+mkdir -p "$TMP/set" "$TMP/none"
+cp "$TMP"/ar.*.et "$TMP/set/"
+"$ORRERY" run --config "$TMP/rail.xml" --workload "$TMP/set/" -q >/dev/null 2>"$TMP/err"
+check "a folder for the workload: exit 1" eq "$?" 1
+want="$TMP/set/ is a folder: the workload is named by the prefix of its files (PREFIX.0.et, "
+want+="PREFIX.1.et, ...): did you mean $TMP/set/ar?"
+check "a folder for the workload: the prefix inside it" has "$TMP/err" "$want"
+"$ORRERY" run --config "$TMP/rail.xml" --workload "$TMP/none" -q >/dev/null 2>"$TMP/err"
+check "a folder without a set: said so" has "$TMP/err" \
+  "$TMP/none is a folder holding no trace set (no NAME.0.et or NAME.0.json in it)"
+rm "$TMP/set/ar.1.et"
+"$ORRERY" run --config "$TMP/rail.xml" --workload "$TMP/set/ar" -q >/dev/null 2>"$TMP/err"
+check "a gap in the set: exit 1" eq "$?" 1
+want="$TMP/set/ar.1.et: not found, but $TMP/set/ar.2.et is: the trace set has a gap at rank 1 "
+want+="(the topology has 16 ranks)"
+check "a gap in the set: named" has "$TMP/err" "$want"
+
 finish
