@@ -257,6 +257,12 @@ app_sim_set_recording (AppSim *sim, gboolean on)
   wl_replay_set_recording (sim->replay, on);
 }
 
+gboolean
+app_sim_recording (const AppSim *sim)
+{
+  return sim->recording;
+}
+
 void
 app_sim_set_coll_records (AppSim *sim, gboolean on)
 {
