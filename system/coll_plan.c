@@ -345,6 +345,26 @@ one_class (const Sys *sys, const SysGroup *group)
   return TRUE;
 }
 
+/* With symmetry classes, a group across classes whose simulated members
+ * are its first k, each standing for the members k, 2k, ... places on
+ * (replay_classes.c, (4''')): k, else 0. */
+static guint32
+class_period (const Sys *sys, const SysGroup *group)
+{
+  if (sys->rep_of == NULL)
+    return 0;
+  guint32 k = 1;
+  while (k < group->n && sys->rep_of[group->ranks[k]] == group->ranks[k])
+    k++;
+  if (k == group->n)
+    return 0;
+  /* The workload proved it (wl_classes_check_groups). */
+  g_assert (group->n % k == 0);
+  for (guint32 m = k; m < group->n; m++)
+    g_assert (sys->rep_of[group->ranks[m]] == group->ranks[m % k]);
+  return k;
+}
+
 SysColl *
 sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req, guint32 root,
           GError **error)
@@ -374,6 +394,11 @@ sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req,
       plan_sizes (coll);
     }
   coll->tie_by_place = ties_by_place (coll, req->involved_dims);
+  if (!coll->lockstep)
+    {
+      coll->period = class_period (sys, group);
+      g_assert (coll->period == 0 || (coll->is_nccl && coll->nccl.nsteps > 0));
+    }
   coll->fixed_prices = net_fixed_prices (sys->net);
   coll->direct_tally = net_direct_tally (sys->net);
   coll->step_bits = plan_step_bits (coll);

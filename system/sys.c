@@ -423,6 +423,34 @@ sys_group_alike_of (Sys *sys, SysGroup *group, SysCollKind kind, guint64 bytes,
   return TRUE;
 }
 
+guint32
+sys_group_period (Sys *sys, guint64 id, SysCollKind kind, guint64 bytes, guint32 involved,
+                  const char **why)
+{
+  (void) involved; /* NCCL's plans span the group's dimensions whatever it says */
+  SysGroup *group = sys_group_find (sys, id);
+  g_return_val_if_fail (group != NULL, 0);
+  SysNcclFunc func;
+  if (sys->params.lib.library != SYS_LIBRARY_NCCL || !sys_nccl_func_of (kind, &func))
+    return (*why = "only NCCL's rings are known to repeat node by node", 0);
+  if (sys->params.program[kind] != NULL)
+    return (*why = sys->params.program[kind]->unlike_why, 0);
+  if (net_sharing (sys->net) == NET_SHARING_FLOWS)
+    return (*why = net_model (sys->net)->sharing_why, 0);
+  GError *error = NULL;
+  if (group->nccl == NULL)
+    group->nccl = sys_nccl_group_new (sys->topo, group->ranks, group->n, &sys->params.lib,
+                                      &error);
+  SysNcclPlan plan;
+  if (group->nccl == NULL || !sys_nccl_plan (group->nccl, kind, bytes, &plan, &error))
+    {
+      /* The run reports it where the collective is met. */
+      g_error_free (error);
+      return (*why = "NCCL cannot plan one of the collectives", 0);
+    }
+  return sys_nccl_plan_period (&plan, sys->net, group->ranks, group->n, why);
+}
+
 /* The NCCL plans of a collective on groups A and B, the same but for the
  * ranks (sys_group_mirrors). */
 static gboolean
