@@ -526,9 +526,11 @@ wl_replay_classes (WlReplay *r, const char **why)
   gboolean ok = search (&c, counts, why);
   /* (4''') refused: today's classes, one per place. */
   const char *period_refused = NULL;
+  g_autofree char *period_detail = NULL;
   if (!ok && c.max_period > 0)
     {
       period_refused = *why;
+      period_detail = g_strdup (c.detail->str);
       search_reset (&c);
       c.periods = FALSE;
       ok = search (&c, counts, why);
@@ -545,7 +547,8 @@ wl_replay_classes (WlReplay *r, const char **why)
   WlClassesWhy say = { .refused = ok ? NULL : *why, .detail = c.detail->str,
                        .roles_why = c.roles_why, .roles_use = c.roles_use->str,
                        .period = c.periods ? c.max_period : 0,
-                       .period_why = c.periods ? c.period_why : period_refused };
+                       .period_why = c.periods ? c.period_why : period_refused,
+                       .period_detail = period_detail };
   wl_classes_why_say (r, counts, &say);
   classes_free (&c);
   return ok;

@@ -64,8 +64,12 @@ wl_classes_why_say (WlReplay *r, const guint32 counts[3], const WlClassesWhy *sa
       g_string_append_printf (out, " in groups whose members play roles (%s: %s)",
                               say->roles_why, say->roles_use);
       if (say->period_why != NULL)
-        g_string_append_printf (out, "; %s places not taken mod a period: %s",
-                                say->period > 0 ? "some" : "the", say->period_why);
+        {
+          g_string_append_printf (out, "; %s places not taken mod a period: %s",
+                                  say->period > 0 ? "some" : "the", say->period_why);
+          if (say->period_detail != NULL && *say->period_detail != '\0')
+            g_string_append_printf (out, ": %s", say->period_detail);
+        }
     }
   if (counts[2] != counts[1])
     g_string_append_printf (out, "; %u split by the classes of their sends' and receives' "

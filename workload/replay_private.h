@@ -181,12 +181,13 @@ void wl_classes_why_use (GString *out, WlReplay *r, guint64 grp, guint64 img, co
  * the first such collective, or NULL.  PERIOD: the largest period places
  * were taken mod (node-shift symmetry, replay_classes.c (4''')), 0 when
  * none; PERIOD_WHY: why a group whose members play roles has none, or
- * why periods were refused (then PERIOD is 0), or NULL. */
+ * why periods were refused (then PERIOD is 0, and PERIOD_DETAIL what the
+ * refusal concerns), or NULL. */
 typedef struct
 {
   const char *refused, *detail, *roles_why, *roles_use;
   guint32 period;
-  const char *period_why;
+  const char *period_why, *period_detail;
 } WlClassesWhy;
 
 /* Say in r->classes_why what wl_replay_classes found: COUNTS the classes

@@ -263,6 +263,23 @@ check "--symmetry explain: the same figures" \
 check "--symmetry explain, tree: why 16 classes, no period" grep -q \
   "^  why 16 classes: 4 of ranks alike but for the ranks they name; 16 split by their places in groups whose members play roles (.*); the places not taken mod a period: NCCL's tree, NVLS and CollNet algorithms give members different roles$" \
   "$TMP/explain-tree.out"
+# Periods refused, classes per place: with a vocabulary of 32768 the first
+# stage's DP groups also all-reduce the embedding's gradients, which NCCL
+# runs as a tree on them (no period), while the other stages' groups repeat
+# every node; the pipeline's sends then split the second stage's places 0
+# and 2 (their peers in the first stage differ), so its group's first
+# members do not stand for those a period on ((4''')): searched again per
+# place, 16 classes as without periods, the same figures, and explain says
+# why.
+"$ORRERY" gen transformer --layers 8 --hidden 512 --heads 8 --vocab 32768 --seq 256 \
+  --micro-batch 1 --tp 4 --pp 4 --dp 4 --zero 1 --global-batch 16 --out "$TMP/r444v" >/dev/null
+both "tp4 pp4 dp4, embedding by tree, rail network" 16 --config "$TMP/rail64.xml" \
+  --workload "$TMP/r444v"
+"$ORRERY" run --config "$TMP/rail64.xml" --workload "$TMP/r444v" --symmetry explain \
+  >"$TMP/explain-fallback.out" 2>/dev/null
+check "--symmetry explain, periods refused: says why" grep -q \
+  "^  why 16 classes: .*; 16 split by their places in groups whose members play roles (.*); the places not taken mod a period: a process group across classes whose first members do not stand for the members a period on: all_reduce of [0-9]* B on the group of 4 ranks 16, 20, 24, 28$" \
+  "$TMP/explain-fallback.out"
 # A refused case: TP 2, PP 2, DP 2, CP 2 on 16 GPUs.  The ranks of a CP
 # group run different attention pieces, so the DP x CP group of stage 0,
 # TP index 0 (TP innermost, then CP and DP: ranks 0, 2, 4, 6) holds ranks
