@@ -325,6 +325,34 @@ sys_nccl_plan_alike (const SysNcclPlan *plan, Net *net, const guint32 *ranks, gu
   return TRUE;
 }
 
+guint32
+sys_nccl_plan_period (const SysNcclPlan *plan, Net *net, const guint32 *ranks, guint32 n,
+                      const char **why)
+{
+  const SysNcclGroup *g = plan->g;
+  if (plan->nsteps == 0)
+    return (*why = "NCCL's tree, NVLS and CollNet algorithms give members different roles", 0);
+  if (g->nodes < 2 || g->ppn < 2)
+    return (*why = "NCCL's ring stays inside one node or takes one member per node", 0);
+  guint32 k = g->ppn;
+  for (guint32 m = 0; m < n; m++)
+    if (g->member_at[m] != m)
+      return (*why = "a group whose members are not laid out node by node in their order", 0);
+  /* Member m = node * k + local: each line's hop from m is that of m mod k
+   * moved by m's node (ring_hop), and must be priced alike. */
+  for (guint32 line = 0; line < plan->lines; line++)
+    for (guint32 m = k; m < n; m++)
+      {
+        RingHop h = ring_hop (plan, m, line), h0 = ring_hop (plan, m % k, line);
+        guint32 shift = m - m % k;
+        if (h.inter != h0.inter || h.from != (h0.from + shift) % n || h.to != (h0.to + shift) % n
+            || !net_routes_alike (net, ranks[h.from], ranks[h.via], ranks[h0.from],
+                                  ranks[h0.via]))
+          return (*why = "NCCL's ring hops between nodes cost differently at different nodes", 0);
+      }
+  return k;
+}
+
 gboolean
 sys_nccl_plans_mirror (const SysNcclPlan *a, const SysNcclPlan *b, guint32 n, const char **why)
 {

@@ -84,6 +84,17 @@ gboolean sys_nccl_plan_in_network (const SysNcclPlan *plan);
 gboolean sys_nccl_plan_alike (const SysNcclPlan *plan, Net *net, const guint32 *ranks,
                               guint32 n, const char **why);
 
+/* Node-shift symmetry (symmetry classes, sys_group_period): the number of
+ * members per node, k, when the plan is a ring across nodes (k > 1) whose
+ * members are laid out node by node in member order (member m is local
+ * m mod k of node m / k) and whose every hop, of every line, is priced and
+ * uses its ports as the hop of the member k, 2k, ... places before it:
+ * then member m runs each step as member m mod k does, and a message to
+ * member q stands for the one member q mod k gets, from the member the
+ * same number of nodes before its sender.  0 with *why (static) otherwise. */
+guint32 sys_nccl_plan_period (const SysNcclPlan *plan, Net *net, const guint32 *ranks,
+                              guint32 n, const char **why);
+
 /* Whether plans A and B (of groups of as many members) are the same but
  * for the ranks they run on: the same choice, steps, times and rates, on
  * groups of the same node layout member by member, so that each member of

@@ -143,9 +143,14 @@ sys_phase_send_routed (const SysPhaseCtx *ctx, guint32 from, guint32 via, guint3
    * member they serve run (sys_group_alike): the message comes back as
    * the one the member's predecessor sends it. */
   g_assert (!coll->lockstep || (from == ctx->member && via == to));
-  guint64 to_run = run_index (coll, coll->lockstep ? ctx->member : to, ctx->chunk, ctx->phase);
+  /* Node-shift symmetry: to member to mod k, which in the full run gets
+   * it from the member as many places before `from` (its tie). */
+  guint32 shift = coll->period > 0 ? to - to % coll->period : 0, n = coll->group->n;
+  guint64 to_run = run_index (coll, coll->lockstep ? ctx->member : to - shift, ctx->chunk,
+                              ctx->phase);
   NetMessage msg = { .at = at, .src = coll->group->ranks[from], .dst = coll->group->ranks[via],
-                     .order = coll->members[from].order, .tie = coll->tie_by_place ? from + 1 : 0,
+                     .order = coll->members[from].order,
+                     .tie = coll->tie_by_place ? (from + n - shift) % n + 1 : 0,
                      .dim = NET_DIM_UNKNOWN, .bytes = bytes,
                      .on_delivered = sys_phase_on_message, .data = coll,
                      .arg = (to_run << coll->step_bits) | step };
@@ -156,6 +161,8 @@ void
 sys_phase_notify (const SysPhaseCtx *ctx, guint32 to, SimTime at)
 {
   SysColl *coll = ctx->coll;
+  if (coll->period > 0)
+    to %= coll->period;
   guint64 to_run = run_index (coll, coll->lockstep ? ctx->member : to, ctx->chunk, ctx->phase);
   sim_sched_at (coll->sys->sched, at, sys_phase_on_message, coll,
                 (to_run << coll->step_bits) | SYS_PHASE_READY_STEP (coll->step_bits));
@@ -410,6 +417,21 @@ lockstep_join_all (SysColl *coll, gint64 runner)
   coll->done = coll->group->n - 1;
 }
 
+/* Node-shift symmetry: the members MEMBER stands for join with it and are
+ * done with it (SysColl.period). */
+static void
+period_join (SysColl *coll, guint32 member)
+{
+  g_assert (member < coll->period);
+  for (guint32 i = member + coll->period; i < coll->group->n; i += coll->period)
+    {
+      coll->members[i] = (SysMember) { .join_time = coll->members[member].join_time,
+                                       .joined = 1, .done = 1 };
+      coll->joined++;
+      coll->done++;
+    }
+}
+
 static void
 member_done (SysColl *coll, guint32 member)
 {
@@ -581,6 +603,8 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
     *req->ctas = coll->is_nccl ? coll->nccl.choice.channels : 0;
   if (coll->lockstep)
     lockstep_join_all (coll, member);
+  else if (coll->period > 0)
+    period_join (coll, (guint32) member);
   coll->last_join = sim_sched_now (sys->sched);
   coll->last_member = (guint32) member;
   if (coll->n_phases == 0)

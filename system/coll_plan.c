@@ -516,6 +516,26 @@ coll_copy (SysCollMemo *memo, const SysColl *plan)
   return c;
 }
 
+/* With symmetry classes, a group across classes whose simulated members
+ * are its first k, each standing for the members k, 2k, ... places on
+ * (replay_classes.c, (4''')): k, else 0. */
+static guint32
+class_period (const Sys *sys, const SysGroup *group)
+{
+  if (sys->rep_of == NULL)
+    return 0;
+  guint32 k = 1;
+  while (k < group->n && sys->rep_of[group->ranks[k]] == group->ranks[k])
+    k++;
+  if (k == group->n)
+    return 0;
+  /* The workload proved it (wl_classes_check_groups). */
+  g_assert (group->n % k == 0);
+  for (guint32 m = k; m < group->n; m++)
+    g_assert (sys->rep_of[group->ranks[m]] == group->ranks[m % k]);
+  return k;
+}
+
 /* A new instance of REQ on GROUP, planned (sys_coll_new's, but for its
  * sequence number, its first join and the tables that find it). */
 static SysColl *
@@ -545,6 +565,11 @@ plan_new (Sys *sys, SysGroup *group, const SysCollRequest *req, guint32 root, GE
       plan_sizes (coll);
     }
   coll->tie_by_place = ties_by_place (coll, req->involved_dims);
+  if (!coll->lockstep)
+    {
+      coll->period = class_period (sys, group);
+      g_assert (coll->period == 0 || (coll->is_nccl && coll->nccl.nsteps > 0));
+    }
   coll->fixed_prices = net_fixed_prices (sys->net);
   coll->direct_tally = net_direct_tally (sys->net);
   coll->step_bits = plan_step_bits (coll);

@@ -72,6 +72,12 @@ struct _SysColl
    * group inside one class; a group across classes has every member
    * simulated, or none: sys_group_mirrors). */
   gboolean lockstep;
+  /* Symmetry classes over a group that repeats node by node
+   * (sys_group_period): its members m < period are simulated, member m
+   * stands in for members m + period, m + 2 period, ..., which join and
+   * are done with it, and a message to member q is delivered to member
+   * q mod period.  0: every member runs (or lockstep). */
+  guint32 period;
   /* Its members play roles (not run alike: sys_group_alike) and the ports
    * are shared: its messages carry the sender's place in the group, which
    * orders those that meet at a port at one instant (NetMessage.tie). */

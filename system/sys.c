@@ -362,6 +362,25 @@ flat_alike (Sys *sys, const SysGroup *group, NetSharing sharing, const char **wh
   return TRUE;
 }
 
+/* NCCL's plan of a collective of KIND and BYTES on GROUP (its shape made
+ * once); FALSE with *WHY when NCCL cannot plan it (the run reports that
+ * where the collective is met). */
+static gboolean
+group_nccl_plan (Sys *sys, SysGroup *group, SysCollKind kind, guint64 bytes, SysNcclPlan *plan,
+                 const char **why)
+{
+  GError *error = NULL;
+  if (group->nccl == NULL)
+    group->nccl = sys_nccl_group_new (sys->topo, group->ranks, group->n, &sys->params.lib,
+                                      &error);
+  if (group->nccl == NULL || !sys_nccl_plan (group->nccl, kind, bytes, plan, &error))
+    {
+      g_error_free (error);
+      return (*why = "NCCL cannot plan one of the collectives", FALSE);
+    }
+  return TRUE;
+}
+
 gboolean
 sys_group_alike (Sys *sys, guint64 id, SysCollKind kind, guint64 bytes, guint32 involved,
                  const char **why)
@@ -390,18 +409,9 @@ sys_group_alike_of (Sys *sys, SysGroup *group, SysCollKind kind, guint64 bytes,
   SysNcclFunc func;
   if (sys->params.lib.library == SYS_LIBRARY_NCCL && sys_nccl_func_of (kind, &func))
     {
-      GError *error = NULL;
-      if (group->nccl == NULL)
-        group->nccl = sys_nccl_group_new (sys->topo, group->ranks, group->n, &sys->params.lib,
-                                          &error);
       SysNcclPlan plan;
-      if (group->nccl == NULL || !sys_nccl_plan (group->nccl, kind, bytes, &plan, &error))
-        {
-          /* The run reports it where the collective is met. */
-          g_error_free (error);
-          return (*why = "NCCL cannot plan one of the collectives", FALSE);
-        }
-      return sys_nccl_plan_alike (&plan, sys->net, group->ranks, group->n, why);
+      return group_nccl_plan (sys, group, kind, bytes, &plan, why)
+             && sys_nccl_plan_alike (&plan, sys->net, group->ranks, group->n, why);
     }
   if (net_topo_graph (sys->topo) != NULL)
     return (*why = "an explicit network graph", FALSE);
@@ -423,26 +433,35 @@ sys_group_alike_of (Sys *sys, SysGroup *group, SysCollKind kind, guint64 bytes,
   return TRUE;
 }
 
+guint32
+sys_group_period (Sys *sys, guint64 id, SysCollKind kind, guint64 bytes, guint32 involved,
+                  const char **why)
+{
+  (void) involved; /* NCCL's plans span the group's dimensions whatever it says */
+  SysGroup *group = sys_group_find (sys, id);
+  g_return_val_if_fail (group != NULL, 0);
+  SysNcclFunc func;
+  if (sys->params.lib.library != SYS_LIBRARY_NCCL || !sys_nccl_func_of (kind, &func))
+    return (*why = "only NCCL's rings are known to repeat node by node", 0);
+  if (sys->params.program[kind] != NULL)
+    return (*why = sys->params.program[kind]->unlike_why, 0);
+  if (net_sharing (sys->net) == NET_SHARING_FLOWS)
+    return (*why = net_model (sys->net)->sharing_why, 0);
+  SysNcclPlan plan;
+  if (!group_nccl_plan (sys, group, kind, bytes, &plan, why))
+    return 0;
+  return sys_nccl_plan_period (&plan, sys->net, group->ranks, group->n, why);
+}
+
 /* The NCCL plans of a collective on groups A and B, the same but for the
  * ranks (sys_group_mirrors). */
 static gboolean
 nccl_mirrors (Sys *sys, SysGroup *a, SysGroup *b, SysCollKind kind, guint64 bytes,
               SysNcclPlan plan[2], const char **why)
 {
-  SysGroup *both[2] = { a, b };
-  for (int i = 0; i < 2; i++)
-    {
-      GError *error = NULL;
-      SysGroup *g = both[i];
-      if (g->nccl == NULL)
-        g->nccl = sys_nccl_group_new (sys->topo, g->ranks, g->n, &sys->params.lib, &error);
-      if (g->nccl == NULL || !sys_nccl_plan (g->nccl, kind, bytes, &plan[i], &error))
-        {
-          /* The run reports it where the collective is met. */
-          g_error_free (error);
-          return (*why = "NCCL cannot plan one of the collectives", FALSE);
-        }
-    }
+  if (!group_nccl_plan (sys, a, kind, bytes, &plan[0], why)
+      || !group_nccl_plan (sys, b, kind, bytes, &plan[1], why))
+    return FALSE;
   return sys_nccl_plans_mirror (&plan[0], &plan[1], a->n, why);
 }
 

@@ -243,6 +243,18 @@ guint64 sys_class_overlaps (const Sys *sys);
 gboolean sys_group_alike (Sys *sys, guint64 id, SysCollKind kind, guint64 bytes,
                           guint32 involved_dims, const char **why);
 
+/* Node-shift symmetry: the period k of a collective of `kind`, `bytes` and
+ * `involved_dims` on group `id` whose members are not alike
+ * (sys_group_alike): under the NCCL library a ring across nodes whose
+ * places p and p + k do the same at the same times, each hop between
+ * places priced and using its ports as the one k places before it, the
+ * wrap too (sys_nccl_plan_period).  Symmetry classes then simulate places
+ * 0 .. k-1 only and deliver a message to place q at place q mod k.  0
+ * with *why (static) when not provable: every other kind, library and
+ * algorithm. */
+guint32 sys_group_period (Sys *sys, guint64 id, SysCollKind kind, guint64 bytes,
+                          guint32 involved_dims, const char **why);
+
 /* Whether a collective of `kind`, `bytes` and `involved_dims` on group
  * `id` runs at each member as the same collective on group `image` runs
  * at the member in the same place, given that each starts when that one

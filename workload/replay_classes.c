@@ -44,6 +44,38 @@
  *       different senders (the same place in two groups, two alike
  *       collectives, point-to-point messages) are served in the order
  *       the run sends them: those are still checked (net_alias_ties).
+ *   (4''') Node shift.  A group whose members play roles may still repeat
+ *       node by node: k members per node, in member order (member m is
+ *       local m mod k of the group's node m / k), every collective on it
+ *       an NCCL ring whose lines pass from place p to p + 1 inside a node
+ *       and, at a node's exit, from the NIC of the line's entry member to
+ *       the next node's (the wrap from the last node to the first too),
+ *       each hop priced and using its ports as the hop k places back
+ *       (sys_group_period, sys_nccl_plan_period: asked of every use, and
+ *       the same k for all).  Shifting the group by one node (place p to
+ *       p + k mod n) then maps every line, hop and route onto itself, so
+ *       by induction over steps member p does, at the same times, what
+ *       member p mod k does: places p and p + k are one role, not two
+ *       (wl_classes_split_roles takes places mod k).  The group that
+ *       holds simulated ranks holds them at places 0 .. k-1, the class
+ *       of the member at place m being that of place m mod k (whole);
+ *       only those run (SysColl.period): the others join and are done
+ *       when their stand-in does, and a message to place q is delivered
+ *       to place q mod k, the stand-in, which in the full run receives
+ *       at that instant its image shifted by q - q mod k places: the one
+ *       from the place as many places before the sender, which is of the
+ *       sender's class and sends over a route priced and ported alike.
+ *       It is received at the stand-in's ports (net_set_rank_alias) and
+ *       carries the tie key of that image's sender ((4''): 1 + its
+ *       place), so it meets the stand-in's other messages in the order of
+ *       the full run.  This is lockstep (sys_phase_send's "comes back as
+ *       the one its symmetric peer sends") with a period.  Groups that
+ *       mirror such a group hold, in place m, a rank of the class of its
+ *       member in place m (placed_alike).  Anything not shown periodic
+ *       (trees, other algorithms, uses of one group with different
+ *       periods, a group not laid out node by node) keeps a class per
+ *       place; when the classes found with periods fail a later check,
+ *       they are searched again without (wl_replay_classes).
  * Then, by induction over events, every rank of a class starts and ends
  * each node when the class's first rank does: collectives because their
  * members are alike, or, across classes, because a whole group's members
@@ -209,6 +241,7 @@ classes_free (Classes *c)
   g_hash_table_unref (c->p2p_ops);
   g_string_free (c->roles_use, TRUE);
   g_string_free (c->detail, TRUE);
+  g_hash_table_unref (c->period);
   g_free (c->cls);
   g_free (c->peer_off);
   g_free (c->peers);
@@ -426,6 +459,48 @@ count_classes (const Classes *c)
   return count;
 }
 
+/* (1) to (4): C's classes, counted in COUNTS (shapes, roles, peers).
+ * FALSE with *WHY when they do not hold. */
+static gboolean
+search (Classes *c, guint32 counts[3], const char **why)
+{
+  c->cls = g_new (guint32, c->n);
+  initial_classes (c);
+  counts[0] = count_classes (c);
+  wl_classes_split_roles (c);
+  counts[1] = count_classes (c);
+  gboolean ok = peers_valid (c, why);
+  guint32 count = ok ? refine (c) : 0;
+  counts[2] = count;
+  /* Every rank alone once split by roles: the reason is the roles'. */
+  if (ok && count == c->n)
+    {
+      if (c->roles_why != NULL)
+        g_string_append_printf (c->detail, "every rank is a class alone once split by its "
+                                "places: %s", c->roles_use->str);
+      ok = (*why = c->roles_why != NULL ? c->roles_why
+                                        : "no two ranks run the same trace up to their peers",
+            FALSE);
+    }
+  return ok && check_peers (c, why) && wl_classes_check_groups (c, why);
+}
+
+/* C as before search, but for the traces' caches. */
+static void
+search_reset (Classes *c)
+{
+  g_clear_pointer (&c->cls, g_free);
+  g_clear_pointer (&c->peer_off, g_free);
+  g_clear_pointer (&c->peers, g_free);
+  g_clear_pointer (&c->r->class_images, g_array_unref);
+  g_hash_table_remove_all (c->period);
+  g_string_truncate (c->roles_use, 0);
+  g_string_truncate (c->detail, 0);
+  c->roles_why = NULL;
+  c->max_period = 0;
+  c->period_why = NULL;
+}
+
 gboolean
 wl_replay_classes (WlReplay *r, const char **why)
 {
@@ -438,43 +513,43 @@ wl_replay_classes (WlReplay *r, const char **why)
     {
       *why = r->window > 0 ? "the traces are streamed (they do not fit the memory budget)"
                            : "--report, --timeline and --critical-path record every rank's nodes";
-      wl_classes_why_say (r, counts, *why, NULL, NULL, NULL);
+      wl_classes_why_say (r, counts, &(WlClassesWhy) { .refused = *why });
       return FALSE;
     }
   Classes c = { .r = r, .n = r->n_ranks,
                 .p2p = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref),
                 .p2p_ops = g_hash_table_new_full (NULL, NULL, NULL,
                                                   (GDestroyNotify) g_array_unref),
-                .roles_use = g_string_new (NULL), .detail = g_string_new (NULL) };
-  c.cls = g_new (guint32, c.n);
-  initial_classes (&c);
-  counts[0] = count_classes (&c);
-  wl_classes_split_roles (&c);
-  counts[1] = count_classes (&c);
-  gboolean ok = peers_valid (&c, why);
-  guint32 count = ok ? refine (&c) : 0;
-  counts[2] = count;
-  /* Every rank alone once split by roles: the reason is the roles'. */
-  if (ok && count == c.n)
+                .roles_use = g_string_new (NULL), .detail = g_string_new (NULL),
+                .periods = TRUE,
+                .period = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free) };
+  gboolean ok = search (&c, counts, why);
+  /* (4''') refused: today's classes, one per place. */
+  const char *period_refused = NULL;
+  g_autofree char *period_detail = NULL;
+  if (!ok && c.max_period > 0)
     {
-      if (c.roles_why != NULL)
-        g_string_append_printf (c.detail, "every rank is a class alone once split by its "
-                                "places: %s", c.roles_use->str);
-      ok = (*why = c.roles_why != NULL ? c.roles_why
-                                       : "no two ranks run the same trace up to their peers",
-            FALSE);
+      period_refused = *why;
+      period_detail = g_strdup (c.detail->str);
+      search_reset (&c);
+      c.periods = FALSE;
+      ok = search (&c, counts, why);
     }
-  ok = ok && check_peers (&c, why) && wl_classes_check_groups (&c, why);
   if (ok)
     {
       keep_channels (r, &c);
       r->rep_of = g_steal_pointer (&c.cls);
-      r->n_classes = count;
+      r->n_classes = counts[2];
       ok = sys_set_classes (r->sys, r->rep_of, why);
     }
   if (!ok)
     wl_replay_classes_clear (r);
-  wl_classes_why_say (r, counts, ok ? NULL : *why, c.detail->str, c.roles_why, c.roles_use->str);
+  WlClassesWhy say = { .refused = ok ? NULL : *why, .detail = c.detail->str,
+                       .roles_why = c.roles_why, .roles_use = c.roles_use->str,
+                       .period = c.periods ? c.max_period : 0,
+                       .period_why = c.periods ? c.period_why : period_refused,
+                       .period_detail = period_detail };
+  wl_classes_why_say (r, counts, &say);
   classes_free (&c);
   return ok;
 }

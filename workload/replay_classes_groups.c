@@ -27,6 +27,39 @@ use_key (guint64 grp, const WlNode *x)
   return g_bytes_new (key, sizeof key);
 }
 
+/* (4'''): the period of group GRP as far as its use X says
+ * (sys_group_period), folded into c->period: a group repeats with period
+ * k when every use of it whose members play roles does. */
+static void
+note_period (Classes *c, guint64 grp, const WlNode *x)
+{
+  guint32 *have = g_hash_table_lookup (c->period, &grp);
+  if (have != NULL && *have == G_MAXUINT32)
+    return;
+  const char *why = NULL;
+  guint32 k = sys_group_period (c->r->sys, grp, (SysCollKind) x->coll_kind, x->bytes,
+                                x->involved, &why);
+  if (k != 0 && have != NULL && *have != k)
+    why = "the collectives of a group repeat with different periods";
+  if (k == 0 || (have != NULL && *have != k))
+    {
+      k = G_MAXUINT32;
+      if (c->period_why == NULL)
+        c->period_why = why;
+    }
+  if (have != NULL)
+    *have = k;
+  else
+    g_hash_table_insert (c->period, g_memdup2 (&grp, sizeof grp), g_memdup2 (&k, sizeof k));
+}
+
+guint32
+wl_classes_period (const Classes *c, guint64 grp, guint32 n)
+{
+  const guint32 *k = c->period != NULL ? g_hash_table_lookup (c->period, &grp) : NULL;
+  return k != NULL && *k != G_MAXUINT32 && *k < n ? *k : n;
+}
+
 /* (4'): roles.  The groups on which some collective is not run alike by
  * the members (sys_group_alike): the places of their members are roles,
  * and ranks in different places are put in different classes.  A rank's
@@ -101,22 +134,32 @@ wl_classes_split_roles (Classes *c)
     }
   if (g_hash_table_size (role_nodes) == 0)
     return;
-  /* The groups with roles: those of every rank at its class's role nodes. */
+  /* The groups with roles: those of every rank at its class's role nodes;
+   * their periods from every use of theirs. */
   g_autoptr (GHashTable) roles = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr (GHashTable) period_asked = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                                              (GDestroyNotify) g_bytes_unref,
+                                                              NULL);
   for (guint32 i = 0; i < c->n; i++)
     {
       const GArray *nodes = g_hash_table_lookup (role_nodes, GUINT_TO_POINTER (c->cls[i]));
       const WlGraph *g = r->ranks[i].graph;
-      guint64 last = 0;
+      guint64 last[4] = { 0, 0, 0, 0 };
       guint32 hint = 0;
       WlNode tmp;
       for (guint e = 0; nodes != NULL && e < nodes->len; e++)
         {
           guint32 v = g_array_index (nodes, guint32, e);
-          guint64 grp = wl_replay_node_group (r, wl_graph_node_at (g, v, &hint, &tmp));
-          if ((e == 0 || grp != last) && !g_hash_table_contains (roles, &grp))
+          const WlNode *x = wl_graph_node_at (g, v, &hint, &tmp);
+          guint64 grp = wl_replay_node_group (r, x);
+          guint64 now[4] = { grp, x->coll_kind, x->bytes, x->involved };
+          if (e > 0 && memcmp (now, last, sizeof now) == 0)
+            continue;
+          memcpy (last, now, sizeof now);
+          if (!g_hash_table_contains (roles, &grp))
             g_hash_table_add (roles, g_memdup2 (&grp, sizeof grp));
-          last = grp;
+          if (c->periods && g_hash_table_add (period_asked, use_key (grp, x)))
+            note_period (c, grp, x);
         }
     }
   GHashTableIter it;
@@ -127,8 +170,12 @@ wl_classes_split_roles (Classes *c)
     {
       guint32 n = 0;
       const guint32 *ranks = sys_group_ranks (r->sys, *(guint64 *) k, &n);
+      /* (4'''): places p and p + period are one role. */
+      guint32 period = wl_classes_period (c, *(guint64 *) k, n);
+      if (period < n)
+        c->max_period = MAX (c->max_period, period);
       for (guint32 m = 0; m < n; m++)
-        role[ranks[m]] += wl_classes_mix (wl_classes_mix (n, m + 1), 2);
+        role[ranks[m]] += wl_classes_mix (wl_classes_mix (n, m % period + 1), 2);
     }
   /* Split each class by role: the first rank of each (class, role). */
   g_autoptr (GHashTable) first = g_hash_table_new (g_int64_hash, g_int64_equal);
@@ -166,16 +213,22 @@ spans (const Classes *c, guint64 grp)
 }
 
 /* A group across classes met at a simulated rank: all its members are
- * simulated (its image is itself). */
-static gboolean
+ * simulated (its image is itself), or with a period k (4''') its first k
+ * are, and member m's class is that of member m mod k.  Its period (n:
+ * whole), or 0 with *WHY. */
+static guint32
 whole (const Classes *c, guint64 grp, const char **why)
 {
   guint32 n = 0;
   const guint32 *ranks = sys_group_ranks (c->r->sys, grp, &n);
+  guint32 k = wl_classes_period (c, grp, n);
   for (guint32 m = 0; m < n; m++)
-    if (c->cls[ranks[m]] != ranks[m])
-      return (*why = "a process group across classes holds simulated ranks and others", FALSE);
-  return TRUE;
+    if (c->cls[ranks[m]] != ranks[m % k])
+      return (*why = k < n ? "a process group across classes whose first members do not stand "
+                             "for the members a period on"
+                           : "a process group across classes holds simulated ranks and others",
+              0);
+  return k;
 }
 
 /* A group across classes that no simulated rank joins, and its image:
@@ -189,10 +242,28 @@ placed_alike (const Classes *c, guint64 grp, guint64 img, const char **why)
   const guint32 *image = sys_group_ranks (c->r->sys, img, &n0);
   if (n != n0)
     return (*why = "a process group and its image differ in size", FALSE);
+  /* The image's member in place m is simulated (a whole image), or stands
+   * for it (a periodic one: its class's). */
   for (guint32 m = 0; m < n; m++)
-    if (c->cls[ranks[m]] != image[m])
+    if (c->cls[ranks[m]] != c->cls[image[m]])
       return (*why = "a process group across classes whose image holds its members' classes "
                      "in other places", FALSE);
+  return TRUE;
+}
+
+/* (4'''): a periodic group's collective X repeats with the group's
+ * period (every use of it: one whose members are alike does not, and no
+ * other algorithm delivers a message at the member a period back). */
+static gboolean
+runs_periodic (const Classes *c, guint64 grp, const WlNode *x, const char **why)
+{
+  guint32 n = 0;
+  (void) sys_group_ranks (c->r->sys, grp, &n);
+  guint32 k = sys_group_period (c->r->sys, grp, (SysCollKind) x->coll_kind, x->bytes,
+                                x->involved, why);
+  if (k != wl_classes_period (c, grp, n))
+    return (*why = k == 0 ? *why : "a collective repeats with another period than its group's",
+            FALSE);
   return TRUE;
 }
 
@@ -271,7 +342,9 @@ enum
 {
   GROUP_IN_CLASS = 1, /* inside one class */
   GROUP_WHOLE,        /* across classes, every member simulated */
-  GROUP_MIRROR        /* across classes, no member simulated, placed as its image */
+  GROUP_MIRROR,       /* across classes, no member simulated, placed as its image */
+  GROUP_PERIODIC      /* across classes, its first members simulated, standing for the
+                       * rest a period on (4''') */
 };
 
 /* (4): groups inside classes, or across classes whole or mirroring a
@@ -341,13 +414,26 @@ wl_classes_check_groups (Classes *c, const char **why)
               {
                 if (!spans (c, grp))
                   st = GROUP_IN_CLASS;
-                else if (pass == 0 ? !whole (c, grp, why) : !placed_alike (c, grp, img, why))
+                else if (pass > 0)
                   {
-                    wl_classes_why_use (c->detail, r, grp, img, x);
-                    return FALSE;
+                    if (!placed_alike (c, grp, img, why))
+                      {
+                        wl_classes_why_use (c->detail, r, grp, img, x);
+                        return FALSE;
+                      }
+                    st = GROUP_MIRROR;
                   }
                 else
-                  st = pass == 0 ? GROUP_WHOLE : GROUP_MIRROR;
+                  {
+                    guint32 n = 0, k = whole (c, grp, why);
+                    (void) sys_group_ranks (r->sys, grp, &n);
+                    if (k == 0)
+                      {
+                        wl_classes_why_use (c->detail, r, grp, img, x);
+                        return FALSE;
+                      }
+                    st = k < n ? GROUP_PERIODIC : GROUP_WHOLE;
+                  }
                 g_hash_table_insert (state, g_memdup2 (&grp, sizeof grp), GINT_TO_POINTER (st));
               }
             /* A whole group runs as it would in the full run; a group
@@ -358,7 +444,8 @@ wl_classes_check_groups (Classes *c, const char **why)
             GBytes *b = use_key (grp, x);
             if (!g_hash_table_add (asked, b))
               continue;
-            if (st == GROUP_IN_CLASS
+            if (st == GROUP_PERIODIC ? !runs_periodic (c, grp, x, why)
+                : st == GROUP_IN_CLASS
                     ? !sys_group_alike (r->sys, grp, (SysCollKind) x->coll_kind, x->bytes,
                                         x->involved, why)
                     : !sys_group_mirrors (r->sys, grp, img, (SysCollKind) x->coll_kind, x->bytes,

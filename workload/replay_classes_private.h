@@ -24,6 +24,13 @@ typedef struct
   const char *roles_why; /* why some ranks were split by roles (split_roles), or NULL */
   GString *roles_use;   /* the first collective whose group's places are roles, in words */
   GString *detail;      /* what a refusal concerns, in words (wl_replay_classes_why) */
+  /* (4'''): node-shift symmetry.  Whether groups whose members play roles
+   * may be split by their places mod their period (sys_group_period); per
+   * such group its period, G_MAXUINT32 where some use has none. */
+  gboolean periods;
+  GHashTable *period;     /* guint64 group -> guint32 */
+  guint32 max_period;     /* the largest period a group was split by (0: none) */
+  const char *period_why; /* why a group whose members play roles has no period, or NULL */
 } Classes;
 
 /* V mixed into the hash H (not cryptographic: classes found by it are
@@ -40,6 +47,9 @@ wl_classes_mix (guint64 h, guint64 v)
 /* (4'): the ranks of C split by their places in the groups whose
  * collectives their members do not run alike. */
 void wl_classes_split_roles (Classes *c);
+/* (4'''): the period of group GRP of N members that C split its ranks by
+ * (places p and p + period one role), N where none. */
+guint32 wl_classes_period (const Classes *c, guint64 grp, guint32 n);
 /* (4): the groups inside or across C's classes, checked; fills
  * r->class_images.  FALSE with WHY set when one does not hold. */
 gboolean wl_classes_check_groups (Classes *c, const char **why);

@@ -45,21 +45,32 @@ wl_classes_why_use (GString *out, WlReplay *r, guint64 grp, guint64 img, const W
 }
 
 void
-wl_classes_why_say (WlReplay *r, const guint32 counts[3], const char *refused, const char *detail,
-                    const char *roles_why, const char *roles_use)
+wl_classes_why_say (WlReplay *r, const guint32 counts[3], const WlClassesWhy *say)
 {
   GString *out = r->classes_why;
-  if (refused != NULL)
+  if (say->refused != NULL)
     {
-      g_string_append_printf (out, "refused: %s", refused);
-      if (detail != NULL && *detail != '\0')
-        g_string_append_printf (out, ": %s", detail);
+      g_string_append_printf (out, "refused: %s", say->refused);
+      if (say->detail != NULL && *say->detail != '\0')
+        g_string_append_printf (out, ": %s", say->detail);
       return;
     }
   g_string_append_printf (out, "%u of ranks alike but for the ranks they name", counts[0]);
-  if (roles_why != NULL)
-    g_string_append_printf (out, "; %u split by their places in groups whose members play "
-                            "roles (%s: %s)", counts[1], roles_why, roles_use);
+  if (say->roles_why != NULL)
+    {
+      g_string_append_printf (out, "; %u split by their places", counts[1]);
+      if (say->period > 0)
+        g_string_append_printf (out, " mod %u (the groups repeat node by node)", say->period);
+      g_string_append_printf (out, " in groups whose members play roles (%s: %s)",
+                              say->roles_why, say->roles_use);
+      if (say->period_why != NULL)
+        {
+          g_string_append_printf (out, "; %s places not taken mod a period: %s",
+                                  say->period > 0 ? "some" : "the", say->period_why);
+          if (say->period_detail != NULL && *say->period_detail != '\0')
+            g_string_append_printf (out, ": %s", say->period_detail);
+        }
+    }
   if (counts[2] != counts[1])
     g_string_append_printf (out, "; %u split by the classes of their sends' and receives' "
                             "peers", counts[2]);

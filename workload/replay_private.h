@@ -175,12 +175,24 @@ void wl_classes_why_group (GString *out, WlReplay *r, guint64 grp);
  * same). */
 void wl_classes_why_use (GString *out, WlReplay *r, guint64 grp, guint64 img, const WlNode *x);
 
+/* What wl_replay_classes found, for wl_classes_why_say: REFUSED, when not
+ * NULL, the reason and DETAIL what it concerns (NULL or "" when nothing
+ * more).  ROLES_WHY and ROLES_USE: why some groups' places are roles and
+ * the first such collective, or NULL.  PERIOD: the largest period places
+ * were taken mod (node-shift symmetry, replay_classes.c (4''')), 0 when
+ * none; PERIOD_WHY: why a group whose members play roles has none, or
+ * why periods were refused (then PERIOD is 0, and PERIOD_DETAIL what the
+ * refusal concerns), or NULL. */
+typedef struct
+{
+  const char *refused, *detail, *roles_why, *roles_use;
+  guint32 period;
+  const char *period_why, *period_detail;
+} WlClassesWhy;
+
 /* Say in r->classes_why what wl_replay_classes found: COUNTS the classes
  * after each of its steps (trace shapes, places in groups with roles,
- * peers), or, when REFUSED is not NULL, that reason and DETAIL (what it
- * concerns; NULL or "" when nothing more).  ROLES_WHY and ROLES_USE: why
- * some groups' places are roles and the first such collective, or NULL. */
-void wl_classes_why_say (WlReplay *r, const guint32 counts[3], const char *refused,
-                         const char *detail, const char *roles_why, const char *roles_use);
+ * peers), or why it refused (SAY). */
+void wl_classes_why_say (WlReplay *r, const guint32 counts[3], const WlClassesWhy *say);
 
 #endif /* ORRERY_WORKLOAD_REPLAY_PRIVATE_H */

@@ -64,8 +64,10 @@ both "tp4 pp2 dp4, NCCL, separate streams" 2 --config "$TMP/c32.xml" --workload 
 # On 4 nodes of 8 GPUs a DP group has two GPUs on each of two nodes: NCCL's
 # ring crosses nodes at some members only, so its four places are roles
 # ((4')); a member hears from two others at once at its shared ports,
-# served by their places ((4'')): two stages x four places, eight classes.
-both "tp4 pp2 dp4 on 8-GPU nodes" 8 --config "$TMP/c32x8.xml" --workload "$TMP/t442"
+# served by their places ((4'')).  Its ring repeats node by node, two
+# members per node ((4''')): places 0 and 2, 1 and 3 are one role; two
+# stages x two places mod 2, four classes.
+both "tp4 pp2 dp4 on 8-GPU nodes" 4 --config "$TMP/c32x8.xml" --workload "$TMP/t442"
 
 # The same traces on ASTRA-sim's inputs: a 2-D switch network (TP inside
 # the first dimension), its ring algorithm on every dimension.
@@ -88,10 +90,12 @@ both "tp2 pp4 dp2 interleaved" 4 --config "$TMP/c16s.xml" --workload "$TMP/t242"
 # Data parallelism with ZeRO 3 and no pipeline: every rank alike, one
 # class... which is the old whole-world shortcut when the collectives are
 # symmetric there; here NCCL's rings cross nodes at some members only, so
-# no shortcut of either kind.
+# every place is a role ((4'), 16 classes of one rank: none).  But the
+# world's ring has 8 members on each of the 2 nodes and repeats node by
+# node ((4''')): places mod 8, 8 classes, node 0 simulated.
 "$ORRERY" gen transformer "${SMALL[@]}" --tp 1 --pp 1 --dp 16 --zero 3 --global-batch 16 \
   --out "$TMP/z3" >/dev/null
-both "dp16 zero3 across nodes" 0 --config "$TMP/c16.xml" --workload "$TMP/z3"
+both "dp16 zero3 across nodes" 8 --config "$TMP/c16.xml" --workload "$TMP/z3"
 
 # The flow model shares links between every rank's messages: no classes.
 both "tp4 pp2 dp4, flow model" 0 --config "$TMP/c32.xml" --network-model flow \
@@ -207,13 +211,16 @@ both "tp8 dp2, double binary tree" 2 --config "$TMP/dbt16.xml" --workload "$TMP/
 # the image group's places need not share, but NCCL's rings and trees
 # send across nodes only between members of the same local index (one
 # rail: one path), so the group mirrors its image (sys_nccl_plan_pair):
-# four stages x four places, 16 classes.  The same with NCCL's tree.
+# four stages x four places, 16 classes ((4')); the group's ring repeats
+# node by node with 2 members per node ((4''')), so four stages x two
+# places mod 2, 8 classes.  With NCCL's tree (roles by depth, no period)
+# every place stays a class: 16.
 sed -e 's/nodes="128"/nodes="8"/' configs/rail-1024.xml >"$TMP/rail64.xml"
 sed -e 's/library="nccl"/library="nccl" nccl-algo="allreduce:tree"/' "$TMP/rail64.xml" \
   >"$TMP/rail64t.xml"
 "$ORRERY" gen transformer "${SMALL[@]}" --tp 4 --pp 4 --dp 4 --zero 1 --global-batch 16 \
   --out "$TMP/r444" >/dev/null
-both "tp4 pp4 dp4 zero1, rail network" 16 --config "$TMP/rail64.xml" --workload "$TMP/r444"
+both "tp4 pp4 dp4 zero1, rail network" 8 --config "$TMP/rail64.xml" --workload "$TMP/r444"
 both "tp4 pp4 dp4 zero1, rail network, NCCL tree" 16 --config "$TMP/rail64t.xml" \
   --workload "$TMP/r444"
 # TP 2, DP 32 with ZeRO 2 on the same 8 rail nodes: the shape of the
@@ -221,10 +228,12 @@ both "tp4 pp4 dp4 zero1, rail network, NCCL tree" 16 --config "$TMP/rail64t.xml"
 # of 256 or 512 members run every member, one class per place).  A DP group
 # ({0, 2, .., 62}) has four GPUs on each node, so NCCL's ring crosses nodes
 # at its last member there: 32 places, 32 classes (the odd GPUs' group
-# mirrors the even ones').
+# mirrors the even ones') by (4'); the ring repeats every node, 4 members
+# per node ((4''')): places mod 4, 4 classes (GPUs 0 and 1, 2 and 3, 4 and
+# 5, 6 and 7 of every node), node 0's even GPUs simulated.
 "$ORRERY" gen transformer "${SMALL[@]}" --tp 2 --pp 1 --dp 32 --zero 2 --global-batch 32 \
   --out "$TMP/r2z2" >/dev/null
-both "tp2 dp32 zero2, rail network" 32 --config "$TMP/rail64.xml" --workload "$TMP/r2z2"
+both "tp2 dp32 zero2, rail network" 4 --config "$TMP/rail64.xml" --workload "$TMP/r2z2"
 # Its nodes are alike: shifting every rank by one node (8 GPUs) maps the
 # traces, groups, ring lines and rail routes onto themselves, so with every
 # rank simulated a rank's figures are those of the same GPU on any other
@@ -234,18 +243,43 @@ check "tp2 dp32 zero2, rail network: ranks alike on every node" eq \
      | sort -u | cut -d' ' -f1 | uniq -d | wc -l)" 0
 
 # --symmetry explain says how the classes came to be: the rail case's four
-# trace shapes (first, two middle, last stage) split into 16 by the four
-# places of the DP group {0, 4, 8, 12} (TP 4 innermost, then DP), whose
-# NCCL ring crosses nodes at some members only.
+# trace shapes (first, two middle, last stage) split into 8 by the four
+# places mod 2 of the DP group {0, 4, 8, 12} (TP 4 innermost, then DP),
+# whose NCCL ring crosses nodes at some members only and repeats node by
+# node.
 "$ORRERY" run --config "$TMP/rail64.xml" --workload "$TMP/r444" --symmetry explain \
   >"$TMP/explain.out" 2>/dev/null
 check "--symmetry explain: runs" eq $? 0
-check "--symmetry explain: why 16 classes" grep -q \
-  "^  why 16 classes: 4 of ranks alike but for the ranks they name; 16 split by their places in groups whose members play roles (NCCL's rings cross nodes at some members only: all_reduce of [0-9]* B on the group of 4 ranks 0, 4, 8, 12)" \
+check "--symmetry explain: why 8 classes" grep -q \
+  "^  why 8 classes: 4 of ranks alike but for the ranks they name; 8 split by their places mod 2 (the groups repeat node by node) in groups whose members play roles (NCCL's rings cross nodes at some members only: all_reduce of [0-9]* B on the group of 4 ranks 0, 4, 8, 12)$" \
   "$TMP/explain.out"
 check "--symmetry explain: the same figures" \
   diff <(grep -v '^symmetry classes: \|^  why ' "$TMP/explain.out") \
   <(grep -v '^symmetry classes: ' "$TMP/tp4 pp4 dp4 zero1, rail network.auto")
+# With NCCL's tree the places keep a class each, and explain says why no
+# period was taken.
+"$ORRERY" run --config "$TMP/rail64t.xml" --workload "$TMP/r444" --symmetry explain \
+  >"$TMP/explain-tree.out" 2>/dev/null
+check "--symmetry explain, tree: why 16 classes, no period" grep -q \
+  "^  why 16 classes: 4 of ranks alike but for the ranks they name; 16 split by their places in groups whose members play roles (.*); the places not taken mod a period: NCCL's tree, NVLS and CollNet algorithms give members different roles$" \
+  "$TMP/explain-tree.out"
+# Periods refused, classes per place: with a vocabulary of 32768 the first
+# stage's DP groups also all-reduce the embedding's gradients, which NCCL
+# runs as a tree on them (no period), while the other stages' groups repeat
+# every node; the pipeline's sends then split the second stage's places 0
+# and 2 (their peers in the first stage differ), so its group's first
+# members do not stand for those a period on ((4''')): searched again per
+# place, 16 classes as without periods, the same figures, and explain says
+# why.
+"$ORRERY" gen transformer --layers 8 --hidden 512 --heads 8 --vocab 32768 --seq 256 \
+  --micro-batch 1 --tp 4 --pp 4 --dp 4 --zero 1 --global-batch 16 --out "$TMP/r444v" >/dev/null
+both "tp4 pp4 dp4, embedding by tree, rail network" 16 --config "$TMP/rail64.xml" \
+  --workload "$TMP/r444v"
+"$ORRERY" run --config "$TMP/rail64.xml" --workload "$TMP/r444v" --symmetry explain \
+  >"$TMP/explain-fallback.out" 2>/dev/null
+check "--symmetry explain, periods refused: says why" grep -q \
+  "^  why 16 classes: .*; 16 split by their places in groups whose members play roles (.*); the places not taken mod a period: a process group across classes whose first members do not stand for the members a period on: all_reduce of [0-9]* B on the group of 4 ranks 16, 20, 24, 28$" \
+  "$TMP/explain-fallback.out"
 # A refused case: TP 2, PP 2, DP 2, CP 2 on 16 GPUs.  The ranks of a CP
 # group run different attention pieces, so the DP x CP group of stage 0,
 # TP index 0 (TP innermost, then CP and DP: ranks 0, 2, 4, 6) holds ranks

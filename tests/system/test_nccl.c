@@ -25,6 +25,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <string.h>
 
 #include "support/sysfix.h"
 #include "system/algo_nccl.h"
@@ -385,6 +386,62 @@ START_TEST (test_ring_rails)
 }
 END_TEST
 
+/* Node-shift symmetry (workload/replay_classes.c, (4''')): on two nodes of
+ * 8 the world's ring lines pass GPU to GPU inside a node and from GPU c to
+ * GPU c of the other node over rail c, so shifting every rank by a node
+ * maps the ring onto itself: the period is 8 members, and rank r finishes
+ * when rank r + 8 does.  Simulating ranks 0-7 only, each standing for the
+ * rank a node on (a message to rank 8 + c delivered at rank c), gives
+ * each the time it has with all 16 simulated. */
+START_TEST (test_ring_period)
+{
+  static guint32 rep_of[16];
+  const char *why = NULL;
+  build_h100 (2, "ring", "Simple");
+  ck_assert_uint_eq (sys_group_period (sf.sys, SYS_GROUP_WORLD, SYS_COLL_ALL_REDUCE, 256 << 20,
+                                       ~0u, &why), 8);
+  sf_join_world (16, SYS_COLL_ALL_REDUCE, 256 << 20, 1);
+  sf_run_quiet ();
+  SimTime full[8];
+  for (guint32 r = 0; r < 8; r++)
+    {
+      full[r] = sf_done_at (1, r);
+      ck_assert_uint_eq (sf_done_at (1, r + 8), full[r]);
+    }
+  sf_teardown ();
+  sf_setup ();
+  build_h100 (2, "ring", "Simple");
+  for (guint32 r = 0; r < 16; r++)
+    rep_of[r] = r % 8;
+  ck_assert_msg (sys_set_classes (sf.sys, rep_of, &why), "%s", why);
+  for (guint32 r = 0; r < 8; r++)
+    sf_join (r, SYS_COLL_ALL_REDUCE, 256 << 20, SYS_GROUP_WORLD, 1);
+  sf_run_quiet ();
+  for (guint32 r = 0; r < 8; r++)
+    ck_assert_uint_eq (sf_done_at (1, r), full[r]);
+  ck_assert_uint_eq (sf.done->len, 8);
+}
+END_TEST
+
+/* No period where members play roles that a node shift does not keep
+ * (trees by depth), nor where the ring stays inside one node (its members
+ * are alike: sys_group_alike). */
+START_TEST (test_no_period)
+{
+  const char *why = NULL;
+  build_h100 (2, "tree", "Simple");
+  ck_assert_uint_eq (sys_group_period (sf.sys, SYS_GROUP_WORLD, SYS_COLL_ALL_REDUCE, 256 << 20,
+                                       ~0u, &why), 0);
+  ck_assert_ptr_nonnull (strstr (why, "tree"));
+  sf_teardown ();
+  sf_setup ();
+  build_h100 (1, "ring", "Simple");
+  ck_assert_uint_eq (sys_group_period (sf.sys, SYS_GROUP_WORLD, SYS_COLL_ALL_REDUCE, 256 << 20,
+                                       ~0u, &why), 0);
+  ck_assert_ptr_nonnull (strstr (why, "one node"));
+}
+END_TEST
+
 /* A broadcast across two nodes: a chain whose node-to-node hop goes over
  * every rail (1/8 of 1 GiB a NIC: 2.7 ms at 50 GB/s, within NCCL's
  * prediction), so every member finishes at NCCL's time: 8.4 + 16 x 14 us
@@ -435,6 +492,8 @@ main (void)
   add (s, "timed_run", test_timed_run);
   add (s, "ring_rails", test_ring_rails);
   add (s, "broadcast_rails", test_broadcast_rails);
+  add (s, "ring_period", test_ring_period);
+  add (s, "no_period", test_no_period);
   add (s, "nothing_left", test_nothing_left);
   return tu_run_suite (s);
 }
