@@ -294,46 +294,97 @@ run_start (SysColl *coll, guint64 index)
   ctx->algo->start (ctx, run);
 }
 
-/* Where run INDEX's line keeps its order: the place (1 + ...) it holds in
- * *ticket, the places handed out in *tickets, this member's starts in
- * *started (SysColl.line_ticket). */
-static void
-line_slots (SysColl *coll, guint64 index, guint32 **ticket, guint32 **tickets,
-            guint32 **started)
+/* ---- the line order --------------------------------------------------------
+ *
+ * The members of a line (the ranks a chunk phase's dimension connects) must
+ * start the chunk phases they share in one order, whichever collective each
+ * belongs to: with a dimension queue at its window (active-chunks-per-dim),
+ * a member that started one collective's chunk 2 reduce-scatter while its
+ * peer started another's (or the same one's) chunk 0 all-gather there would
+ * wait for its peer's message for ever, and the peer for its.  A real rank
+ * has no such window to fill; where orrery models one, the members agree.
+ * The first member to start a run takes the next ticket (one counter for
+ * the system) and hands it to every other member of the run's line, which
+ * owes it to the same dimension queue: a rank starts what it owes in the
+ * order it was handed, and a run no member started yet only when it owes
+ * nothing there.  Any two ranks thus start the runs they share in one
+ * order, over one collective or many.  Where every member agrees (the
+ * analytical model's symmetric runs, a collective a rank runs alone) each
+ * takes its runs in the order the first did: nothing is held.  A circular
+ * wait the trace itself makes (ranks joining two collectives in opposite
+ * orders, one at a time) is still one: the ranks that owe never get there,
+ * and the run reports the deadlock. */
+
+/* Where the ticket of run INDEX's line is kept (SysColl.line_ticket). */
+static guint32 *
+line_ticket_of (SysColl *coll, guint64 index)
 {
   const SysRun *run = &coll->runs[index];
-  guint gdim = coll->phase[run->chunk_phase % coll->n_phases].gdim;
   guint32 first = run->member - run->pos * coll->ctx[run->chunk_phase].stride;
-  guint64 first_index = index - (guint64) (run->member - first) * coll->n_chunks * coll->n_phases;
-  *ticket = &coll->line_ticket[first_index];
-  *tickets = &coll->line_tickets[(gsize) first * (NET_MAX_DIMS + 1) + gdim];
-  *started = &coll->line_started[(gsize) run->member * (NET_MAX_DIMS + 1) + gdim];
+  return &coll->line_ticket[index
+                            - (guint64) (run->member - first) * coll->n_chunks * coll->n_phases];
 }
 
-/* Whether run INDEX may start now as far as its line's order goes: it is
- * the member's next in the order its line set, or the member is the first
- * on its line to get this far (it then sets the run's place).  Lockstep
- * has one member run for all, which sets every order alone. */
+/* The tickets run INDEX's member owes the queue the run waits in. */
+static SysTickets *
+line_owed (SysColl *coll, guint64 index)
+{
+  const SysRun *run = &coll->runs[index];
+  guint dim = coll->phase[run->chunk_phase % coll->n_phases].topo_dim;
+  return &coll->sys->queues[coll->group->ranks[run->member]].owed[dim];
+}
+
+/* Whether run INDEX may start now as far as its line's order goes: its
+ * ticket is the oldest its member owes, or no member started it and its
+ * member owes nothing there.  A lockstep collective (one member runs for
+ * all, who agree) takes no tickets but waits as a run no member started
+ * does; with symmetry classes, a wait for another collective's ticket is
+ * one the ranks the class stands for would meet with tickets of their own:
+ * the run stops and is redone over every rank (sys_class_line_holds). */
 static gboolean
 line_allows (SysColl *coll, guint64 index)
 {
+  const SysTickets *owed = line_owed (coll, index);
   if (coll->line_ticket == NULL)
-    return TRUE;
-  guint32 *ticket, *tickets, *started;
-  line_slots (coll, index, &ticket, &tickets, &started);
-  return *ticket != 0 ? *ticket - 1 == *started : *started == *tickets;
+    {
+      if (owed->len == 0)
+        return TRUE;
+      if (coll->sys->classes)
+        {
+          coll->sys->class_line_holds++;
+          sim_sched_stop (coll->sys->sched);
+        }
+      return FALSE;
+    }
+  guint32 ticket = *line_ticket_of (coll, index);
+  return ticket != 0 ? sys_tickets_first (owed) == ticket : owed->len == 0;
 }
 
+/* Run INDEX starts: the first on its line hands its ticket to the others,
+ * the others pay theirs. */
 static void
 line_note_start (SysColl *coll, guint64 index)
 {
   if (coll->line_ticket == NULL)
     return;
-  guint32 *ticket, *tickets, *started;
-  line_slots (coll, index, &ticket, &tickets, &started);
-  if (*ticket == 0)
-    *ticket = ++*tickets;
-  ++*started;
+  guint32 *ticket = line_ticket_of (coll, index);
+  if (*ticket != 0)
+    {
+      sys_tickets_pop (line_owed (coll, index));
+      return;
+    }
+  Sys *sys = coll->sys;
+  if (++sys->line_clock == 0) /* 0 is "none"; tickets are only compared for equality */
+    ++sys->line_clock;
+  *ticket = sys->line_clock;
+  const SysRun *run = &coll->runs[index];
+  const SysPhaseCtx *ctx = &coll->ctx[run->chunk_phase];
+  guint dim = coll->phase[run->chunk_phase % coll->n_phases].topo_dim;
+  guint32 first = run->member - run->pos * ctx->stride;
+  for (guint32 i = 0; i < ctx->n; i++)
+    if (i != run->pos)
+      sys_tickets_push (&sys->queues[coll->group->ranks[first + i * ctx->stride]].owed[dim],
+                        *ticket);
 }
 
 static void

@@ -396,16 +396,12 @@ sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req,
   plan_runs (coll);
   if (!coll->lockstep && !coll->is_nccl && coll->n_phases > 0)
     {
-      gsize lines = (gsize) group->n * (NET_MAX_DIMS + 1);
       coll->line_ticket = g_try_new0 (guint32, n_runs);
-      /* line_tickets and line_started, of one size: one block, two halves. */
-      coll->line_tickets = coll->line_ticket != NULL ? g_try_new0 (guint32, 2 * lines) : NULL;
-      coll->line_started = coll->line_tickets != NULL ? coll->line_tickets + lines : NULL;
-      if (coll->line_tickets == NULL)
+      if (coll->line_ticket == NULL)
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                       "out of memory allocating %" G_GUINT64_FORMAT " + %" G_GSIZE_FORMAT
-                       " x 4 bytes for the order of a collective's runs", n_runs, 2 * lines);
+                       "out of memory allocating %" G_GUINT64_FORMAT
+                       " x 4 bytes for the order of a collective's runs", n_runs);
           sys_coll_free (coll);
           return NULL;
         }
@@ -444,6 +440,5 @@ sys_coll_free (SysColl *coll)
   g_free (coll->members);
   g_free (coll->runs);
   g_free (coll->line_ticket);
-  g_free (coll->line_tickets); /* line_started is its second half */
   g_free (coll);
 }

@@ -78,6 +78,11 @@ typedef struct
   SimTime used_at[NET_MAX_DIMS];
   const SysGroup *used_group[NET_MAX_DIMS];
   guint32 used_seq[NET_MAX_DIMS];
+  /* Per dimension, the tickets of the chunk phases that another member of
+   * one of the rank's lines started there first and this rank has not yet,
+   * oldest first: the rank starts them in that order (coll.c,
+   * line_allows). */
+  SysTickets owed[NET_MAX_DIMS];
 } SysRankQueues;
 
 struct _Sys
@@ -92,6 +97,7 @@ struct _Sys
   GHashTable *groups;     /* guint64* id -> SysGroup* */
   SysRankQueues *queues;  /* per rank */
   guint32 queue_order;
+  guint32 line_clock;     /* the last ticket handed out (coll.c, line_note_start) */
   GHashTable *live_colls; /* SysColl* set, for diagnostics */
   SysCollStats stats[SYS_COLL_N];
   GArray *group_stats;          /* SysCollGroupStats */
@@ -108,6 +114,7 @@ struct _Sys
   const guint32 *rep_of;  /* ... its argument (borrowed), or NULL */
   gboolean classes_shared; /* ... over shared ports: the queues are watched */
   guint64 class_overlaps; /* see sys_class_overlaps */
+  guint64 class_line_holds; /* see sys_class_line_holds */
 };
 
 /* sys.c */

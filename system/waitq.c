@@ -1,4 +1,5 @@
-/* waitq.c: a binary heap of waiting chunk phases (see waitq.h). */
+/* waitq.c: a binary heap of waiting chunk phases and a ring of tickets
+ * (see waitq.h). */
 #include "system/waitq.h"
 
 /* Whether a runs before b: higher priority, then older. */
@@ -55,4 +56,37 @@ sys_waitq_clear (SysWaitQueue *q)
 {
   g_free (q->heap);
   *q = (SysWaitQueue) { 0 };
+}
+
+void
+sys_tickets_push (SysTickets *t, guint32 ticket)
+{
+  g_assert (ticket != 0);
+  if (t->len == t->cap)
+    {
+      /* Grow, and unwrap what wrapped round the end into the new room. */
+      guint old = t->cap;
+      t->cap = old ? old * 2 : 8;
+      t->ring = g_renew (guint32, t->ring, t->cap);
+      for (guint i = 0; i < t->head; i++)
+        t->ring[old + i] = t->ring[i];
+    }
+  guint at = t->head + t->len;
+  t->ring[at < t->cap ? at : at - t->cap] = ticket;
+  t->len++;
+}
+
+void
+sys_tickets_pop (SysTickets *t)
+{
+  g_assert (t->len > 0);
+  t->head = t->head + 1 == t->cap ? 0 : t->head + 1;
+  t->len--;
+}
+
+void
+sys_tickets_clear (SysTickets *t)
+{
+  g_free (t->ring);
+  *t = (SysTickets) { 0 };
 }

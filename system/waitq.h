@@ -1,5 +1,5 @@
 /* waitq.h: the chunk phases waiting for one dimension of one rank, in the
- * order they are to run.
+ * order they are to run, and the tickets of those its lines started first.
  *
  * Models: a waiting entry carries a priority (its collective's: LIFO, FIFO
  * or the trace's explicit one, see coll.c) and its arrival order; the next
@@ -43,5 +43,29 @@ void sys_waitq_push (SysWaitQueue *q, const SysWaiting *w);
 gboolean sys_waitq_pop (SysWaitQueue *q, SysWaiting *out);
 /* Free the array; the queue is then empty.  Accepts an empty queue. */
 void sys_waitq_clear (SysWaitQueue *q);
+
+/* Tickets, oldest first: the places in its lines' order of the chunk
+ * phases a rank owes one of its dimension queues (coll.c, line_allows).  A
+ * ring buffer; starts zeroed (empty, nothing allocated). */
+typedef struct
+{
+  guint32 *ring;
+  guint head; /* ring[head] is the oldest */
+  guint len;
+  guint cap;
+} SysTickets;
+
+/* Add a ticket after the others. */
+void sys_tickets_push (SysTickets *t, guint32 ticket);
+/* The oldest ticket, 0 when there is none (no ticket is 0). */
+static inline guint32
+sys_tickets_first (const SysTickets *t)
+{
+  return t->len > 0 ? t->ring[t->head] : 0;
+}
+/* Take out the oldest ticket; the queue must not be empty. */
+void sys_tickets_pop (SysTickets *t);
+/* Free the ring; the queue is then empty.  Accepts an empty queue. */
+void sys_tickets_clear (SysTickets *t);
 
 #endif /* ORRERY_SYSTEM_WAITQ_H */

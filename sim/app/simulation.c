@@ -552,6 +552,10 @@ classes_inexact (AppSim *sim, SimRunStatus status)
     sim->classes_dropped = "two collectives picked from one of a rank's dimension queues at once "
                            "while others waited there, in an order the classes cannot show to be "
                            "every rank's";
+  else if (sys_class_line_holds (sim->sys) > 0)
+    sim->classes_dropped = "a collective of one class waited in a rank's dimension queue for "
+                           "another's chunk phase, in an order the classes cannot show to be "
+                           "every rank's";
   else if (net_alias_ties (sim->net) > 0)
     sim->classes_dropped = "two ranks' messages met at a shared port at once, in an order the "
                            "classes cannot show to be every rank's";
