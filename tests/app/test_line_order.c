@@ -21,7 +21,7 @@
  * 2 (n - 1) / n of the buffer out of every rank, 2 x 31 / 32 x 2 MiB =
  * 4,063,232 bytes at 50 GB/s = 81,264,640 ps.
  *
- * test_two_collectives_finish: two collectives in flight at once on the
+ * test_two_collectives_finish: two collectives issued at once on the
  * same lines (below).
  */
 #include <check.h>
@@ -103,9 +103,7 @@ END_TEST
  * (tests/app/test_comm_slot.c), so their runs never meet in a dimension
  * queue: this checks that case finishes, no faster than the bandwidth
  * floor.  Truly concurrent collectives (two comm slots, or separate
- * streams) on one line can still stop in a false deadlock, since the line
- * order of 544bba3 is kept per collective (system/README.md: an open
- * defect, not tested here).  Two cases, 2 MiB each (S):
+ * streams) on one line: test_line_shared.c.  Two cases, 2 MiB each (S):
  *   - two all-reduces on all 32 ranks (every dimension shared): each rank
  *     sends 2 x 2 (32 - 1) / 32 x S = 8,126,464 bytes through its 50 GB/s
  *     host link, at least 162,529,280 ps;
