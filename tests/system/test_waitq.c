@@ -6,6 +6,9 @@
  * priorities (coll.c's collective_priority: LIFO gives the k-th collective a
  * rank joins priority k, FIFO -k, EXPLICIT the trace's number), and, for a
  * long mixed sequence, the scan itself written out here.
+ *
+ * test_tickets_fifo: the tickets a rank owes a queue (SysTickets) come out
+ * oldest first, also once the ring has wrapped round its end and grown.
  */
 #include <check.h>
 
@@ -144,6 +147,35 @@ START_TEST (test_waitq_matches_scan)
 }
 END_TEST
 
+/* Push 1 .. 6 into the 8-place ring and take 5 out (its head now at 5), push
+ * 7 .. 20 (wrapping, then growing to 16 places with 15 held): out come 6 ..
+ * 20 in order, then nothing. */
+START_TEST (test_tickets_fifo)
+{
+  SysTickets t = { 0 };
+  ck_assert_uint_eq (sys_tickets_first (&t), 0);
+  for (guint32 k = 1; k <= 6; k++)
+    sys_tickets_push (&t, k);
+  for (guint32 k = 1; k <= 5; k++)
+    {
+      ck_assert_uint_eq (sys_tickets_first (&t), k);
+      sys_tickets_pop (&t);
+    }
+  for (guint32 k = 7; k <= 20; k++)
+    sys_tickets_push (&t, k);
+  ck_assert_uint_eq (t.cap, 16);
+  for (guint32 k = 6; k <= 20; k++)
+    {
+      ck_assert_uint_eq (sys_tickets_first (&t), k);
+      sys_tickets_pop (&t);
+    }
+  ck_assert_uint_eq (t.len, 0);
+  ck_assert_uint_eq (sys_tickets_first (&t), 0);
+  sys_tickets_clear (&t);
+  ck_assert (t.ring == NULL);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -153,5 +185,6 @@ main (void)
   tcase_add_test (tc, test_waitq_fifo);
   tcase_add_test (tc, test_waitq_explicit);
   tcase_add_test (tc, test_waitq_matches_scan);
+  tcase_add_test (tc, test_tickets_fifo);
   return tu_run_suite (s);
 }
