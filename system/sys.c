@@ -131,7 +131,7 @@ sys_free (Sys *sys)
       for (guint d = 0; d < NET_MAX_DIMS; d++)
         {
           sys_waitq_clear (&sys->queues[r].waiting[d]);
-          sys_tickets_clear (&sys->queues[r].owed[d]);
+          sys_owed_clear (&sys->queues[r].owed[d]);
         }
   g_free (sys->queues);
   if (sys->group_stats != NULL)

@@ -237,11 +237,12 @@ gboolean sys_set_classes (Sys *sys, const guint32 *rep_of, const char **why);
 guint64 sys_class_overlaps (const Sys *sys);
 
 /* With symmetry classes: how many times a collective run in lockstep (its
- * group inside one class) waited for a chunk phase of another collective
- * that a member of a line of the simulated rank had started first
- * (coll.c, "the line order").  The ranks the class stands for would each
- * have waited for tickets of their own, in an order the run does not show:
- * the application redoes the run over every rank. */
+ * group inside one class) waited in a queue of the simulated rank for a
+ * chunk phase the rank owed there: one of another collective that a
+ * member of one of its lines had started first (coll.c, "the line
+ * order").  The ranks the class stands for would each have waited for
+ * tickets of their own, which the run does not show: the application
+ * redoes the run over every rank. */
 guint64 sys_class_line_holds (const Sys *sys);
 
 /* Whether the members of group `id` run a collective of `kind`,

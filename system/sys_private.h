@@ -78,11 +78,10 @@ typedef struct
   SimTime used_at[NET_MAX_DIMS];
   const SysGroup *used_group[NET_MAX_DIMS];
   guint32 used_seq[NET_MAX_DIMS];
-  /* Per dimension, the tickets of the chunk phases that another member of
-   * one of the rank's lines started there first and this rank has not yet,
-   * oldest first: the rank starts them in that order (coll.c,
-   * line_allows). */
-  SysTickets owed[NET_MAX_DIMS];
+  /* Per dimension, the chunk phases that another member of one of the
+   * rank's lines started there first and this rank has not yet, oldest
+   * first (coll.c, "the line order"). */
+  SysOwedList owed[NET_MAX_DIMS];
 } SysRankQueues;
 
 struct _Sys

@@ -1,6 +1,8 @@
-/* waitq.c: a binary heap of waiting chunk phases and a ring of tickets
- * (see waitq.h). */
+/* waitq.c: a binary heap of waiting chunk phases and the list of those a
+ * rank owes (see waitq.h). */
 #include "system/waitq.h"
+
+#include <string.h>
 
 /* Whether a runs before b: higher priority, then older. */
 static inline gboolean
@@ -59,34 +61,27 @@ sys_waitq_clear (SysWaitQueue *q)
 }
 
 void
-sys_tickets_push (SysTickets *t, guint32 ticket)
+sys_owed_push (SysOwedList *l, const SysOwed *o)
 {
-  g_assert (ticket != 0);
-  if (t->len == t->cap)
+  if (l->len == l->cap)
     {
-      /* Grow, and unwrap what wrapped round the end into the new room. */
-      guint old = t->cap;
-      t->cap = old ? old * 2 : 8;
-      t->ring = g_renew (guint32, t->ring, t->cap);
-      for (guint i = 0; i < t->head; i++)
-        t->ring[old + i] = t->ring[i];
+      l->cap = l->cap ? l->cap * 2 : 8;
+      l->items = g_renew (SysOwed, l->items, l->cap);
     }
-  guint at = t->head + t->len;
-  t->ring[at < t->cap ? at : at - t->cap] = ticket;
-  t->len++;
+  l->items[l->len++] = *o;
 }
 
 void
-sys_tickets_pop (SysTickets *t)
+sys_owed_remove (SysOwedList *l, guint i)
 {
-  g_assert (t->len > 0);
-  t->head = t->head + 1 == t->cap ? 0 : t->head + 1;
-  t->len--;
+  g_assert (i < l->len);
+  memmove (&l->items[i], &l->items[i + 1], (l->len - i - 1) * sizeof (SysOwed));
+  l->len--;
 }
 
 void
-sys_tickets_clear (SysTickets *t)
+sys_owed_clear (SysOwedList *l)
 {
-  g_free (t->ring);
-  *t = (SysTickets) { 0 };
+  g_free (l->items);
+  *l = (SysOwedList) { 0 };
 }

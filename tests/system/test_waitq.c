@@ -7,8 +7,8 @@
  * rank joins priority k, FIFO -k, EXPLICIT the trace's number), and, for a
  * long mixed sequence, the scan itself written out here.
  *
- * test_tickets_fifo: the tickets a rank owes a queue (SysTickets) come out
- * oldest first, also once the ring has wrapped round its end and grown.
+ * test_owed_list: what a rank owes a queue (SysOwedList) keeps its order
+ * as it grows and as items leave from anywhere in it.
  */
 #include <check.h>
 
@@ -147,32 +147,27 @@ START_TEST (test_waitq_matches_scan)
 }
 END_TEST
 
-/* Push 1 .. 6 into the 8-place ring and take 5 out (its head now at 5), push
- * 7 .. 20 (wrapping, then growing to 16 places with 15 held): out come 6 ..
- * 20 in order, then nothing. */
-START_TEST (test_tickets_fifo)
+/* Push tickets 1 .. 20 (the array grows from 8 to 16 to 32), take out the
+ * first, the last and one in the middle: the others stay in their order. */
+START_TEST (test_owed_list)
 {
-  SysTickets t = { 0 };
-  ck_assert_uint_eq (sys_tickets_first (&t), 0);
-  for (guint32 k = 1; k <= 6; k++)
-    sys_tickets_push (&t, k);
-  for (guint32 k = 1; k <= 5; k++)
+  SysOwedList l = { 0 };
+  for (guint32 k = 1; k <= 20; k++)
+    sys_owed_push (&l, &(SysOwed) { .ticket = k, .member = 100 + k });
+  ck_assert_uint_eq (l.cap, 32);
+  sys_owed_remove (&l, 0);
+  sys_owed_remove (&l, l.len - 1);
+  sys_owed_remove (&l, 9); /* ticket 11 */
+  ck_assert_uint_eq (l.len, 17);
+  guint32 want = 2;
+  for (guint i = 0; i < l.len; i++, want++)
     {
-      ck_assert_uint_eq (sys_tickets_first (&t), k);
-      sys_tickets_pop (&t);
+      want += want == 11;
+      ck_assert_uint_eq (l.items[i].ticket, want);
+      ck_assert_uint_eq (l.items[i].member, 100 + want);
     }
-  for (guint32 k = 7; k <= 20; k++)
-    sys_tickets_push (&t, k);
-  ck_assert_uint_eq (t.cap, 16);
-  for (guint32 k = 6; k <= 20; k++)
-    {
-      ck_assert_uint_eq (sys_tickets_first (&t), k);
-      sys_tickets_pop (&t);
-    }
-  ck_assert_uint_eq (t.len, 0);
-  ck_assert_uint_eq (sys_tickets_first (&t), 0);
-  sys_tickets_clear (&t);
-  ck_assert (t.ring == NULL);
+  sys_owed_clear (&l);
+  ck_assert (l.items == NULL && l.len == 0);
 }
 END_TEST
 
@@ -185,6 +180,6 @@ main (void)
   tcase_add_test (tc, test_waitq_fifo);
   tcase_add_test (tc, test_waitq_explicit);
   tcase_add_test (tc, test_waitq_matches_scan);
-  tcase_add_test (tc, test_tickets_fifo);
+  tcase_add_test (tc, test_owed_list);
   return tu_run_suite (s);
 }
