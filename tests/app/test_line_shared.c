@@ -78,19 +78,29 @@ write_crossed (char **groups)
   return g_steal_pointer (&wl);
 }
 
-START_TEST (test_forced_order)
+/* Run the cluster CFG on the trace set WL with the --comm-groups file
+ * GROUPS in every mode (tu_run_modes); it must finish.  Returns its --stats
+ * CSV's text. */
+static char *
+run_stats (const char *cfg, const char *wl, const char *groups)
 {
-  g_autofree char *cfg = write_line ("Ring", 2);
-  g_autofree char *groups = NULL;
-  g_autofree char *wl = write_crossed (&groups);
   g_autofree char *csv = tu_scratch_path ("stats.csv");
   const char *run[] = { tu_orrery (), "run", "--config", cfg, "--workload", wl,
                         "--comm-groups", groups, "--stats", csv, NULL };
   g_autofree char *out = NULL;
   int status = tu_run_modes (&out, run);
   ck_assert_msg (status == 0, "exit status %d:\n%s", status, out);
-  g_autofree char *text = NULL;
+  char *text = NULL;
   ck_assert (g_file_get_contents (csv, &text, NULL, NULL));
+  return text;
+}
+
+START_TEST (test_forced_order)
+{
+  g_autofree char *cfg = write_line ("Ring", 2);
+  g_autofree char *groups = NULL;
+  g_autofree char *wl = write_crossed (&groups);
+  g_autofree char *text = run_stats (cfg, wl, groups);
   for (guint r = 0; r < RING; r++)
     {
       g_auto (GStrv) f = tu_stats_row (text, r);
@@ -142,14 +152,7 @@ START_TEST (test_unjoined_bypassed)
         }
       tu_write_rank (wl, r, nodes, n);
     }
-  g_autofree char *csv = tu_scratch_path ("stats.csv");
-  const char *run[] = { tu_orrery (), "run", "--config", cfg, "--workload", wl,
-                        "--comm-groups", groups, "--stats", csv, NULL };
-  g_autofree char *out = NULL;
-  int status = tu_run_modes (&out, run);
-  ck_assert_msg (status == 0, "exit status %d:\n%s", status, out);
-  g_autofree char *text = NULL;
-  ck_assert (g_file_get_contents (csv, &text, NULL, NULL));
+  g_autofree char *text = run_stats (cfg, wl, groups);
   const gint64 t2 = 25471032;
   g_auto (GStrv) f1 = tu_stats_row (text, 1);
   g_auto (GStrv) f3 = tu_stats_row (text, 3);
