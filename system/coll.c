@@ -301,46 +301,137 @@ run_start (SysColl *coll, guint64 index)
   ctx->algo->start (ctx, run);
 }
 
-/* Where run INDEX's line keeps its order: the place (1 + ...) it holds in
- * *ticket, the places handed out in *tickets, this member's starts in
- * *started (SysColl.line_ticket). */
-static void
-line_slots (SysColl *coll, guint64 index, guint32 **ticket, guint32 **tickets,
-            guint32 **started)
+/* ---- the line order --------------------------------------------------------
+ *
+ * Two members of a line (the ranks a chunk phase's dimension connects) must
+ * start the chunk phases they both take part in in one order, whichever
+ * collective each belongs to: with a dimension queue at its window
+ * (active-chunks-per-dim), a member that started one collective's chunk 2
+ * reduce-scatter while its peer started another's (or the same one's)
+ * chunk 0 all-gather there would wait for its peer's message for ever, and
+ * the peer for its.  A real rank has no such window to fill; where orrery
+ * models one, the members agree.  The first member to start a run takes
+ * the next ticket (one counter for the system) and hands it to every other
+ * member of the run's line, which owes it to the same dimension queue.  A
+ * rank starts what it owes in the order it was handed, before anything
+ * else there, with one exception: a run of a collective the rank has not
+ * joined yet (its trace has not issued it, or its comm slots are busy)
+ * holds back only the runs whose lines meet its line at another rank too.
+ * A run meeting it at this rank alone shares no peer with it that could
+ * see the two in the other order, and holding it would invent a wait that
+ * no real rank has (ranks 0 and 1 in a tensor-parallel all-gather while
+ * rank 1 is still in its data-parallel all-reduce with 3, 5 and 7, which
+ * rank 1 must finish before it can join the all-gather).  Where every
+ * member agrees (the analytical model's symmetric runs, a collective a
+ * rank runs alone) each takes its runs in the order the first did: nothing
+ * is held.  A circular wait the trace itself makes (ranks joining two
+ * collectives of the same ranks in opposite orders, one at a time) is
+ * still one, and the run reports the deadlock. */
+
+/* Where the ticket of run INDEX's line is kept (SysColl.line_ticket). */
+static guint32 *
+line_ticket_of (SysColl *coll, guint64 index)
 {
   const SysRun *run = &coll->runs[index];
-  guint gdim = coll->phase[run->chunk_phase % coll->n_phases].gdim;
   guint32 first = run->member - run->pos * coll->ctx[run->chunk_phase].stride;
-  guint64 first_index = index - (guint64) (run->member - first) * coll->n_chunks * coll->n_phases;
-  *ticket = &coll->line_ticket[first_index];
-  *tickets = &coll->line_tickets[(gsize) first * (NET_MAX_DIMS + 1) + gdim];
-  *started = &coll->line_started[(gsize) run->member * (NET_MAX_DIMS + 1) + gdim];
+  return &coll->line_ticket[index
+                            - (guint64) (run->member - first) * coll->n_chunks * coll->n_phases];
 }
 
-/* Whether run INDEX may start now as far as its line's order goes: it is
- * the member's next in the order its line set, or the member is the first
- * on its line to get this far (it then sets the run's place).  Lockstep
- * has one member run for all, which sets every order alone. */
+/* What run INDEX's member owes the queue the run waits in. */
+static SysOwedList *
+line_owed (SysColl *coll, guint64 index)
+{
+  const SysRun *run = &coll->runs[index];
+  guint dim = coll->phase[run->chunk_phase % coll->n_phases].topo_dim;
+  return &coll->sys->queues[coll->group->ranks[run->member]].owed[dim];
+}
+
+/* Whether run INDEX's line holds a rank, other than its member's, that is
+ * on the line of O too. */
+static gboolean
+lines_meet (const SysOwed *o, SysColl *coll, guint64 index)
+{
+  const SysRun *run = &coll->runs[index];
+  const SysPhaseCtx *ctx = &coll->ctx[run->chunk_phase];
+  const SysPhaseCtx *octx = &o->coll->ctx[o->chunk_phase];
+  guint32 first = run->member - run->pos * ctx->stride;
+  for (guint32 i = 0; i < ctx->n; i++)
+    {
+      gint64 m = i == run->pos ? -1
+                               : sys_group_member (o->coll->group,
+                                                   coll->group->ranks[first + i * ctx->stride]);
+      if (m >= o->first && ((guint32) m - o->first) % octx->stride == 0
+          && ((guint32) m - o->first) / octx->stride < octx->n)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether run INDEX may start now as far as its line's order goes: nothing
+ * its member owes ahead of it holds it back (above).  A lockstep
+ * collective (one member runs for all, who agree) takes no tickets but
+ * waits as a run no member started does; with symmetry classes, such a
+ * wait is one the ranks the class stands for would meet with tickets of
+ * their own: the run stops and is redone over every rank
+ * (sys_class_line_holds). */
 static gboolean
 line_allows (SysColl *coll, guint64 index)
 {
-  if (coll->line_ticket == NULL)
-    return TRUE;
-  guint32 *ticket, *tickets, *started;
-  line_slots (coll, index, &ticket, &tickets, &started);
-  return *ticket != 0 ? *ticket - 1 == *started : *started == *tickets;
+  const SysOwedList *owed = line_owed (coll, index);
+  guint32 ticket = coll->line_ticket != NULL ? *line_ticket_of (coll, index) : 0;
+  for (guint i = 0; i < owed->len; i++)
+    {
+      const SysOwed *o = &owed->items[i];
+      if (ticket != 0 && o->ticket == ticket)
+        return TRUE;
+      if (o->coll->members[o->member].joined || lines_meet (o, coll, index))
+        {
+          if (coll->line_ticket == NULL && coll->sys->classes)
+            {
+              coll->sys->class_line_holds++;
+              sim_sched_stop (coll->sys->sched);
+            }
+          return FALSE;
+        }
+    }
+  /* A run another member started is owed until this one starts it. */
+  g_assert (ticket == 0);
+  return TRUE;
 }
 
+/* Run INDEX starts: the first on its line hands its ticket to the others,
+ * the others pay theirs. */
 static void
 line_note_start (SysColl *coll, guint64 index)
 {
   if (coll->line_ticket == NULL)
     return;
-  guint32 *ticket, *tickets, *started;
-  line_slots (coll, index, &ticket, &tickets, &started);
-  if (*ticket == 0)
-    *ticket = ++*tickets;
-  ++*started;
+  guint32 *ticket = line_ticket_of (coll, index);
+  const SysRun *run = &coll->runs[index];
+  if (*ticket != 0)
+    {
+      SysOwedList *owed = line_owed (coll, index);
+      guint i = 0;
+      while (owed->items[i].ticket != *ticket) /* line_allows found it */
+        i++;
+      sys_owed_remove (owed, i);
+      return;
+    }
+  Sys *sys = coll->sys;
+  if (++sys->line_clock == 0) /* 0 is "none"; tickets are only compared for equality */
+    ++sys->line_clock;
+  *ticket = sys->line_clock;
+  const SysPhaseCtx *ctx = &coll->ctx[run->chunk_phase];
+  guint dim = coll->phase[run->chunk_phase % coll->n_phases].topo_dim;
+  SysOwed o = { .coll = coll, .ticket = *ticket, .first = run->member - run->pos * ctx->stride,
+                .chunk_phase = run->chunk_phase };
+  for (guint32 i = 0; i < ctx->n; i++)
+    if (i != run->pos)
+      {
+        o.member = o.first + i * ctx->stride;
+        sys_owed_push (&sys->queues[coll->group->ranks[o.member]].owed[dim], &o);
+      }
 }
 
 static void

@@ -435,7 +435,8 @@ memo_place (SysCollMemo *memo, SysCollKind kind, guint64 bytes, guint32 involved
 /* The sizes of a collective's arrays. */
 typedef struct
 {
-  gsize in_bytes, ctx, runs, lines;
+  gsize in_bytes, ctx, runs;
+  gboolean lines; /* a line order: line_ticket, one per run */
 } CollSizes;
 
 static CollSizes
@@ -445,8 +446,7 @@ coll_sizes (const SysColl *c)
   return (CollSizes) { .in_bytes = (gsize) c->n_chunks * P,
                        .ctx = MAX ((gsize) c->n_chunks * c->n_phases, 1u),
                        .runs = (gsize) c->group->n * c->n_chunks * P,
-                       .lines = c->line_tickets != NULL
-                                    ? (gsize) c->group->n * (NET_MAX_DIMS + 1) : 0 };
+                       .lines = c->line_ticket != NULL };
 }
 
 /* A kept instance of MEMO's of PLAN's shape (its arrays of PLAN's sizes),
@@ -459,7 +459,7 @@ take_spare (SysCollMemo *memo, const SysColl *plan)
       SysColl *c = memo->spare[k];
       if (c->n_chunks == plan->n_chunks && c->n_phases == plan->n_phases
           && c->is_nccl == plan->is_nccl
-          && (c->line_tickets != NULL) == (plan->line_tickets != NULL))
+          && (c->line_ticket != NULL) == (plan->line_ticket != NULL))
         {
           memo->spare[k] = memo->spare[--memo->n_spare];
           return c;
@@ -485,11 +485,9 @@ coll_copy (SysCollMemo *memo, const SysColl *plan)
       store.ctx = g_try_new (SysPhaseCtx, z.ctx);
       store.members = g_try_new (SysMember, plan->group->n);
       store.runs = g_try_new (SysRun, z.runs);
-      store.line_ticket = z.lines > 0 ? g_try_new (guint32, z.runs) : NULL;
-      store.line_tickets = z.lines > 0 ? g_try_new (guint32, 2 * z.lines) : NULL;
+      store.line_ticket = z.lines ? g_try_new (guint32, z.runs) : NULL;
       if (c == NULL || store.in_bytes == NULL || store.ctx == NULL || store.members == NULL
-          || store.runs == NULL || (z.lines > 0 && (store.line_ticket == NULL
-                                                    || store.line_tickets == NULL)))
+          || store.runs == NULL || (z.lines && store.line_ticket == NULL))
         {
           if (c != NULL)
             *c = store;
@@ -505,14 +503,8 @@ coll_copy (SysCollMemo *memo, const SysColl *plan)
   c->members = memset (store.members, 0, plan->group->n * sizeof *c->members);
   c->runs = memcpy (store.runs, plan->runs, z.runs * sizeof *c->runs);
   c->line_ticket = store.line_ticket;
-  c->line_tickets = store.line_tickets;
-  c->line_started = NULL;
-  if (z.lines > 0)
-    {
-      memset (c->line_ticket, 0, z.runs * sizeof *c->line_ticket);
-      memset (c->line_tickets, 0, 2 * z.lines * sizeof *c->line_tickets);
-      c->line_started = c->line_tickets + z.lines;
-    }
+  if (z.lines)
+    memset (c->line_ticket, 0, z.runs * sizeof *c->line_ticket);
   return c;
 }
 
@@ -593,16 +585,12 @@ plan_new (Sys *sys, SysGroup *group, const SysCollRequest *req, guint32 root, GE
   plan_prices (coll);
   if (!coll->lockstep && !coll->is_nccl && coll->n_phases > 0)
     {
-      gsize lines = (gsize) group->n * (NET_MAX_DIMS + 1);
       coll->line_ticket = g_try_new0 (guint32, n_runs);
-      /* line_tickets and line_started, of one size: one block, two halves. */
-      coll->line_tickets = coll->line_ticket != NULL ? g_try_new0 (guint32, 2 * lines) : NULL;
-      coll->line_started = coll->line_tickets != NULL ? coll->line_tickets + lines : NULL;
-      if (coll->line_tickets == NULL)
+      if (coll->line_ticket == NULL)
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                       "out of memory allocating %" G_GUINT64_FORMAT " + %" G_GSIZE_FORMAT
-                       " x 4 bytes for the order of a collective's runs", n_runs, 2 * lines);
+                       "out of memory allocating %" G_GUINT64_FORMAT
+                       " x 4 bytes for the order of a collective's runs", n_runs);
           sys_coll_free (coll);
           return NULL;
         }
@@ -695,6 +683,5 @@ coll_storage_free (SysColl *coll)
   g_free (coll->members);
   g_free (coll->runs);
   g_free (coll->line_ticket);
-  g_free (coll->line_tickets); /* line_started is its second half */
   g_free (coll);
 }

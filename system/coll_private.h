@@ -86,20 +86,12 @@ struct _SysColl
    * (net_fixed_prices): sys_phase_send_next keeps a run's price. */
   gboolean fixed_prices;
   NetTally *direct_tally; /* net_direct_tally: sys_phase_send_next schedules */
-  /* The order in which a line starts its chunk phases (coll.c, queue_kick).
-   * With every member simulated (not lockstep) and the dimension queues
-   * past their window, the members of a line must start their runs in one
-   * order: one that started chunk 3's reduce-scatter while its peer started
-   * chunk 0's all-gather would wait for each other for ever.  The first
-   * member to start a run on its line sets its place; the others follow.
-   * NULL in lockstep and for the NCCL library (no queues). */
-  guint32 *line_ticket;  /* [run index of the line's first member]: 1 + its place in
-                          * the line's order; 0: no member started it yet */
-  guint32 *line_tickets; /* [first member * (NET_MAX_DIMS + 1) + group dim]: places
-                          * handed out on that line */
-  guint32 *line_started; /* [member * (NET_MAX_DIMS + 1) + group dim]: runs the
-                          * member started there; the second half of line_tickets'
-                          * block (one allocation, freed with it) */
+  /* The order in which a line starts its chunk phases (coll.c, "the line
+   * order"): the ticket of each run, kept at the run of the line's first
+   * member, 0 until a member of the line starts it; the tickets a rank
+   * owes are its queues' (SysRankQueues.owed).  NULL in lockstep and for
+   * the NCCL library (no queues). */
+  guint32 *line_ticket; /* [run index of the line's first member] */
   /* Made whole (sys_coll_new): its storage may serve a later instance
    * of its group (coll_plan.c's spares). */
   gboolean whole;

@@ -129,7 +129,10 @@ sys_free (Sys *sys)
   if (sys->queues != NULL)
     for (guint32 r = 0; r < net_topo_ranks (sys->topo); r++)
       for (guint d = 0; d < NET_MAX_DIMS; d++)
-        sys_waitq_clear (&sys->queues[r].waiting[d]);
+        {
+          sys_waitq_clear (&sys->queues[r].waiting[d]);
+          sys_owed_clear (&sys->queues[r].owed[d]);
+        }
   g_free (sys->queues);
   if (sys->group_stats != NULL)
     g_array_unref (sys->group_stats);
@@ -333,6 +336,12 @@ guint64
 sys_class_overlaps (const Sys *sys)
 {
   return sys->class_overlaps;
+}
+
+guint64
+sys_class_line_holds (const Sys *sys)
+{
+  return sys->class_line_holds;
 }
 
 /* A topology dimension on which any subset of positions is alike: every

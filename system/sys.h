@@ -236,6 +236,15 @@ gboolean sys_set_classes (Sys *sys, const guint32 *rep_of, const char **why);
  * network/link_analytical.c.) */
 guint64 sys_class_overlaps (const Sys *sys);
 
+/* With symmetry classes: how many times a collective run in lockstep (its
+ * group inside one class) waited in a queue of the simulated rank for a
+ * chunk phase the rank owed there: one of another collective that a
+ * member of one of its lines had started first (coll.c, "the line
+ * order").  The ranks the class stands for would each have waited for
+ * tickets of their own, which the run does not show: the application
+ * redoes the run over every rank. */
+guint64 sys_class_line_holds (const Sys *sys);
+
 /* Whether the members of group `id` run a collective of `kind`,
  * `bytes` and `involved_dims` alike, each at the same times, so that one
  * can stand for all (what sys_symmetric asks of the world, for a

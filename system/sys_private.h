@@ -88,6 +88,10 @@ typedef struct
   SimTime used_at[NET_MAX_DIMS];
   const SysGroup *used_group[NET_MAX_DIMS];
   guint32 used_seq[NET_MAX_DIMS];
+  /* Per dimension, the chunk phases that another member of one of the
+   * rank's lines started there first and this rank has not yet, oldest
+   * first (coll.c, "the line order"). */
+  SysOwedList owed[NET_MAX_DIMS];
 } SysRankQueues;
 
 struct _Sys
@@ -105,6 +109,7 @@ struct _Sys
   SysGroup *group_hint[SYS_GROUP_HINTS];
   SysRankQueues *queues;  /* per rank */
   guint32 queue_order;
+  guint32 line_clock;     /* the last ticket handed out (coll.c, line_note_start) */
   GHashTable *live_colls; /* SysColl* set, for diagnostics */
   SysCollStats stats[SYS_COLL_N];
   GArray *group_stats;          /* SysCollGroupStats */
@@ -121,6 +126,7 @@ struct _Sys
   const guint32 *rep_of;  /* ... its argument (borrowed), or NULL */
   gboolean classes_shared; /* ... over shared ports: the queues are watched */
   guint64 class_overlaps; /* see sys_class_overlaps */
+  guint64 class_line_holds; /* see sys_class_line_holds */
 };
 
 /* sys.c */

@@ -1,5 +1,8 @@
-/* waitq.c: a binary heap of waiting chunk phases (see waitq.h). */
+/* waitq.c: a binary heap of waiting chunk phases and the list of those a
+ * rank owes (see waitq.h). */
 #include "system/waitq.h"
+
+#include <string.h>
 
 /* Whether a runs before b: higher priority, then older. */
 static inline gboolean
@@ -55,4 +58,30 @@ sys_waitq_clear (SysWaitQueue *q)
 {
   g_free (q->heap);
   *q = (SysWaitQueue) { 0 };
+}
+
+void
+sys_owed_push (SysOwedList *l, const SysOwed *o)
+{
+  if (l->len == l->cap)
+    {
+      l->cap = l->cap ? l->cap * 2 : 8;
+      l->items = g_renew (SysOwed, l->items, l->cap);
+    }
+  l->items[l->len++] = *o;
+}
+
+void
+sys_owed_remove (SysOwedList *l, guint i)
+{
+  g_assert (i < l->len);
+  memmove (&l->items[i], &l->items[i + 1], (l->len - i - 1) * sizeof (SysOwed));
+  l->len--;
+}
+
+void
+sys_owed_clear (SysOwedList *l)
+{
+  g_free (l->items);
+  *l = (SysOwedList) { 0 };
 }

@@ -1,5 +1,5 @@
 /* waitq.h: the chunk phases waiting for one dimension of one rank, in the
- * order they are to run.
+ * order they are to run, and those its lines started first (owed).
  *
  * Models: a waiting entry carries a priority (its collective's: LIFO, FIFO
  * or the trace's explicit one, see coll.c) and its arrival order; the next
@@ -43,5 +43,34 @@ void sys_waitq_push (SysWaitQueue *q, const SysWaiting *w);
 gboolean sys_waitq_pop (SysWaitQueue *q, SysWaiting *out);
 /* Free the array; the queue is then empty.  Accepts an empty queue. */
 void sys_waitq_clear (SysWaitQueue *q);
+
+/* A chunk phase a rank owes one of its dimension queues: another member of
+ * its line started it first, with this ticket (coll.c, "the line order").
+ * The line is the members first + i x stride (i < n, the phase's context)
+ * of COLL's group; the rank is its member MEMBER. */
+typedef struct
+{
+  SysColl *coll;
+  guint32 ticket;
+  guint32 member;
+  guint32 first;
+  guint32 chunk_phase;
+} SysOwed;
+
+/* What a rank owes one queue, oldest first (few: what its peers started
+ * ahead of it).  Starts zeroed (empty, nothing allocated). */
+typedef struct
+{
+  SysOwed *items;
+  guint len;
+  guint cap;
+} SysOwedList;
+
+/* Add one after the others. */
+void sys_owed_push (SysOwedList *l, const SysOwed *o);
+/* Take out item I (< len), keeping the others' order. */
+void sys_owed_remove (SysOwedList *l, guint i);
+/* Free the array; the list is then empty.  Accepts an empty list. */
+void sys_owed_clear (SysOwedList *l);
 
 #endif /* ORRERY_SYSTEM_WAITQ_H */

@@ -101,9 +101,11 @@
  * link_analytical.c), not in the order the run happens to handle their
  * senders.  What is left is checked as the run goes: two messages with the
  * same place and tie key from different senders meeting at a port at once
- * (net_alias_ties), and two collectives picking from
+ * (net_alias_ties), two collectives picking from
  * one of a rank's dimension queues at once while others wait there
- * (sys_class_overlaps); either stops the run, which the application redoes
+ * (sys_class_overlaps), and a collective in lockstep waiting in a rank's
+ * queue for a phase the rank owes under the line order
+ * (sys_class_line_holds); each stops the run, which the application redoes
  * over every rank (app_sim_run).  Two of one rank's own events at one
  * instant (a delivery and a compute end) are not checked: tests run every
  * workload both ways and compare every figure (tests/support/modes.c,

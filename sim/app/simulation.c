@@ -554,7 +554,13 @@ static gboolean
 classes_inexact (AppSim *sim, SimRunStatus status)
 {
   GError *error = NULL;
-  if (sys_class_overlaps (sim->sys) > 0)
+  /* A hold first: it stops the run, but the rest of its instant runs, and
+   * may then meet the held phase in the queue (sys_class_overlaps). */
+  if (sys_class_line_holds (sim->sys) > 0)
+    sim->classes_dropped = "a collective of one class waited in a rank's dimension queue for "
+                           "another's chunk phase, in an order the classes cannot show to be "
+                           "every rank's";
+  else if (sys_class_overlaps (sim->sys) > 0)
     sim->classes_dropped = "two collectives picked from one of a rank's dimension queues at once "
                            "while others waited there, in an order the classes cannot show to be "
                            "every rank's";

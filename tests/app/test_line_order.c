@@ -21,8 +21,9 @@
  * 2 (n - 1) / n of the buffer out of every rank, 2 x 31 / 32 x 2 MiB =
  * 4,063,232 bytes at 50 GB/s = 81,264,640 ps.
  *
- * test_two_collectives_finish: two collectives in flight at once on the
- * same lines (below).
+ * test_two_collectives_finish, test_concurrent_finish: two collectives
+ * issued at once on the same lines, run one after the other or at once
+ * (below; the line order is then shared by the two, test_line_shared.c).
  */
 #include <check.h>
 #include <stdlib.h>
@@ -34,10 +35,12 @@
 #define RANKS 32
 #define FLOOR_PS G_GUINT64_CONSTANT (81264640)
 
+/* The case's cluster, with SLOTS (a <slots> element, or "") after its
+ * <system>. */
 static char *
-write_config (void)
+write_config (const char *slots)
 {
-  static const char xml[] =
+  g_autofree char *xml = g_strdup_printf (
     "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
     "<cluster name=\"fat-tree-32\" rounding=\"ps\">\n"
     "  <network model=\"flow\">\n"
@@ -46,7 +49,9 @@ write_config (void)
     "  <system scheduling=\"LIFO\" endpoint-delay=\"10ns\" active-chunks-per-dim=\"1\"\n"
     "          splits=\"4\" collective-optimization=\"localBWAware\"\n"
     "          local-mem-bw=\"3350GB/s\" reduction-passes=\"3\"/>\n"
-    "</cluster>\n";
+    "  %s\n"
+    "</cluster>\n",
+    slots);
   return tu_write_file ("fat-tree-32.xml", xml);
 }
 
@@ -76,7 +81,7 @@ static const char *const models[] = { "flow", "congestion" };
 
 START_TEST (test_all_reduce_finishes)
 {
-  g_autofree char *cfg = write_config ();
+  g_autofree char *cfg = write_config ("");
   g_autofree char *wl = tu_scratch_path ("ar");
   const char *gen[] = { tu_orrery (), "gen", "collective", "--type", "all_reduce", "--ranks",
                         G_STRINGIFY (RANKS), "--bytes", "2MiB", "--out", wl, NULL };
@@ -102,10 +107,8 @@ END_TEST
  * default one comm slot a rank runs them one after the other
  * (tests/app/test_comm_slot.c), so their runs never meet in a dimension
  * queue: this checks that case finishes, no faster than the bandwidth
- * floor.  Truly concurrent collectives (two comm slots, or separate
- * streams) on one line can still stop in a false deadlock, since the line
- * order of 544bba3 is kept per collective (system/README.md: an open
- * defect, not tested here).  Two cases, 2 MiB each (S):
+ * floor.  test_concurrent_finish runs them truly at once (below).  Two
+ * cases, 2 MiB each (S):
  *   - two all-reduces on all 32 ranks (every dimension shared): each rank
  *     sends 2 x 2 (32 - 1) / 32 x S = 8,126,464 bytes through its 50 GB/s
  *     host link, at least 162,529,280 ps;
@@ -156,16 +159,19 @@ write_pair_groups (guint p)
   return tu_write_file ("groups.json", s->str);
 }
 
-START_TEST (test_two_collectives_finish)
+/* Run pair P under MODEL on the cluster with SLOTS, each collective on its
+ * own stream (1 and 2), and check it finishes no faster than its floor. */
+static void
+run_pair (guint p, const char *model, const char *slots)
 {
-  guint p = (guint) _i / G_N_ELEMENTS (models);
-  const char *model = models[_i % G_N_ELEMENTS (models)];
-  g_autofree char *cfg = write_config ();
+  g_autofree char *cfg = write_config (slots);
   g_autofree char *wl = tu_scratch_path ("pair");
   g_autofree char *groups = write_pair_groups (p);
   for (guint32 r = 0; r < RANKS; r++)
     {
       ChakraProtoMsg__Node *nodes[] = { tu_coll (1, 0, PAIR_BYTES), tu_coll (2, 0, PAIR_BYTES) };
+      for (guint k = 0; k < 2; k++)
+        tu_node_attr_int (nodes[k], "stream", k + 1);
       if (groups != NULL)
         {
           g_autofree char *tp = g_strdup_printf ("%u", 1 + r / pairs[p].tp_block);
@@ -182,8 +188,33 @@ START_TEST (test_two_collectives_finish)
                         groups != NULL ? "--comm-groups" : NULL, groups, NULL };
   g_autofree char *out = NULL;
   int status = tu_run_modes (&out, run);
-  ck_assert_msg (status == 0, "%s, %s: exit status %d:\n%s", pairs[p].name, model, status, out);
+  ck_assert_msg (status == 0, "%s, %s, %s: exit status %d:\n%s", pairs[p].name, model, slots,
+                 status, out);
   assert_finish_above (csv, pairs[p].floor_ps);
+}
+
+START_TEST (test_two_collectives_finish)
+{
+  run_pair ((guint) _i / G_N_ELEMENTS (models), models[_i % G_N_ELEMENTS (models)], "");
+}
+END_TEST
+
+/* The same pairs in flight at once, by either trigger (two comm slots, or
+ * separate streams), under every network model.  Before the line order
+ * was shared by the collectives on a line, ranks 0-3 started the first
+ * all-reduce's chunk 2 reduce-scatter on dimension 1 while their peers 4-7
+ * started the second's chunk 0 all-gather there, and the run stopped in a
+ * false deadlock (analytical included). */
+static const char *const all_models[] = { "analytical", "flow", "congestion" };
+static const char *const triggers[] = { "<slots comm=\"2\"/>",
+                                        "<slots comm-streams=\"separate\"/>" };
+
+/* _i: (trigger * pairs + pair) * models + model. */
+START_TEST (test_concurrent_finish)
+{
+  guint n_models = G_N_ELEMENTS (all_models), n_pairs = G_N_ELEMENTS (pairs);
+  run_pair ((guint) _i / n_models % n_pairs, all_models[_i % n_models],
+            triggers[(guint) _i / n_models / n_pairs]);
 }
 END_TEST
 
@@ -195,5 +226,8 @@ main (void)
   tcase_add_loop_test (tc, test_all_reduce_finishes, 0, (int) G_N_ELEMENTS (models));
   tcase_add_loop_test (tc, test_two_collectives_finish, 0,
                        (int) (G_N_ELEMENTS (pairs) * G_N_ELEMENTS (models)));
+  tcase_add_loop_test (tc, test_concurrent_finish, 0,
+                       (int) (G_N_ELEMENTS (triggers) * G_N_ELEMENTS (pairs)
+                              * G_N_ELEMENTS (all_models)));
   return tu_run_suite (s);
 }

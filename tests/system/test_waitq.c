@@ -6,6 +6,9 @@
  * priorities (coll.c's collective_priority: LIFO gives the k-th collective a
  * rank joins priority k, FIFO -k, EXPLICIT the trace's number), and, for a
  * long mixed sequence, the scan itself written out here.
+ *
+ * test_owed_list: what a rank owes a queue (SysOwedList) keeps its order
+ * as it grows and as items leave from anywhere in it.
  */
 #include <check.h>
 
@@ -144,6 +147,30 @@ START_TEST (test_waitq_matches_scan)
 }
 END_TEST
 
+/* Push tickets 1 .. 20 (the array grows from 8 to 16 to 32), take out the
+ * first, the last and one in the middle: the others stay in their order. */
+START_TEST (test_owed_list)
+{
+  SysOwedList l = { 0 };
+  for (guint32 k = 1; k <= 20; k++)
+    sys_owed_push (&l, &(SysOwed) { .ticket = k, .member = 100 + k });
+  ck_assert_uint_eq (l.cap, 32);
+  sys_owed_remove (&l, 0);
+  sys_owed_remove (&l, l.len - 1);
+  sys_owed_remove (&l, 9); /* ticket 11 */
+  ck_assert_uint_eq (l.len, 17);
+  guint32 want = 2;
+  for (guint i = 0; i < l.len; i++, want++)
+    {
+      want += want == 11;
+      ck_assert_uint_eq (l.items[i].ticket, want);
+      ck_assert_uint_eq (l.items[i].member, 100 + want);
+    }
+  sys_owed_clear (&l);
+  ck_assert (l.items == NULL && l.len == 0);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -153,5 +180,6 @@ main (void)
   tcase_add_test (tc, test_waitq_fifo);
   tcase_add_test (tc, test_waitq_explicit);
   tcase_add_test (tc, test_waitq_matches_scan);
+  tcase_add_test (tc, test_owed_list);
   return tu_run_suite (s);
 }
