@@ -183,7 +183,7 @@ app_report_summary (const AppSim *sim, FILE *out)
   else if (app_sim_classes_dropped (sim) != NULL)
     fprintf (out, "symmetry classes: tried, but %s; every rank was simulated\n",
              app_sim_classes_dropped (sim));
-  else if (app_sim_recording (sim) && !app_sim_explains_symmetry (sim))
+  else if (app_sim_records_kept_classes_off (sim) && !app_sim_explains_symmetry (sim))
     /* The one reason a run may cost many times what it would: say it. */
     fprintf (out, "symmetry classes: not tried: --report, --timeline and --critical-path record "
                   "every rank's nodes; every rank was simulated\n");

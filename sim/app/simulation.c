@@ -258,9 +258,10 @@ app_sim_set_recording (AppSim *sim, gboolean on)
 }
 
 gboolean
-app_sim_recording (const AppSim *sim)
+app_sim_records_kept_classes_off (const AppSim *sim)
 {
-  return sim->recording;
+  return sim->recording && sim->no_symmetry == NULL && sim->classes_dropped == NULL
+         && sim->not_symmetric != NULL && wl_replay_n_classes (sim->replay) == 0;
 }
 
 void

@@ -66,8 +66,10 @@ void app_sim_free (AppSim *sim); /* accepts NULL */
 /* Keep per-node records for timelines, the critical path and the report's
  * overview (wl_replay_set_recording).  Call before app_sim_run. */
 void app_sim_set_recording (AppSim *sim, gboolean on);
-/* Whether per-node records are kept (app_sim_set_recording). */
-gboolean app_sim_recording (const AppSim *sim);
+/* Whether the run simulated every rank only because it kept per-node
+ * records (app_sim_set_recording): symmetry was allowed, the whole-world
+ * shortcut did not apply and symmetry classes were not tried. */
+gboolean app_sim_records_kept_classes_off (const AppSim *sim);
 
 /* Keep each completed collective for the JSON report's
  * collective_instances (sys_set_coll_records; default on).  The planner

@@ -450,7 +450,8 @@ output_files (const char *const *argv)
 }
 
 /* Whether LINE of a run's output or files names its mode: the summary's
- * "symmetric:" line, the streaming notice, the events-per-second line and
+ * "symmetric:" line and its "symmetry classes: not tried" (records kept),
+ * the streaming notice, the events-per-second line and
  * the load-time line (wall times); the report's "symmetric" flag and its
  * count of the events simulated. */
 static gboolean
@@ -458,6 +459,7 @@ names_mode (const char *line)
 {
   const char *member = line + strspn (line, " ");
   return g_str_has_prefix (line, "symmetric: ")
+         || g_str_has_prefix (line, "symmetry classes: not tried: ")
          || g_str_has_prefix (line, "orrery run: the traces do not fit the memory budget")
          || (g_str_has_prefix (line, "orrery: ") && strstr (line, " events in ") != NULL)
          || (g_str_has_prefix (line, "orrery: loaded ") && strstr (line, " s wall") != NULL)
