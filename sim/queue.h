@@ -115,8 +115,15 @@ struct _SimQueue
   SimTime floor;    /* <= every queued time, and in the front's range */
   SimTime run_last; /* the front's range ends here: pushes up to it join it */
   guint front;      /* the bucket pops read, sorted from head on */
+  /* &bucket[front], kept so that every push and pop reads one pointer
+   * where the index cost a load, a shift and an add. */
+  SimQueueBucket *front_bucket;
   guint head;       /* the front's next entry; those before it are spent */
-  gsize length;
+  /* Entries outside the front.  The front's count is front_bucket->len -
+   * head, kept by the pushes and pops that change those anyway, so the
+   * common pop and push into the front count nothing (two read-modify-
+   * writes of every ring step's four). */
+  gsize others;
   /* Bit b of the bitmap is set while bucket b, other than the front, holds
    * entries (the front's bit is always clear, and no push but through the
    * front path reaches it), and bit w of summary while word w is non-zero,
@@ -178,7 +185,6 @@ sim_queue_append (SimQueue *queue, guint b, SimTime time, SimHandler fn, gpointe
   entry->fn = fn;
   entry->data = data;
   entry->arg = arg;
-  queue->length++;
 }
 
 /* The push's common cases, inlined: an append to a bucket above the
@@ -191,7 +197,7 @@ sim_queue_try_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
 {
   if (time <= queue->run_last)
     {
-      SimQueueBucket *front = &queue->bucket[queue->front];
+      SimQueueBucket *front = queue->front_bucket;
       guint len = front->len;
       if ((len > queue->head && front->v[len - 1].time > time) || G_UNLIKELY (len == front->cap))
         return FALSE;
@@ -204,6 +210,7 @@ sim_queue_try_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
   if (G_UNLIKELY (len == bucket->cap))
     return FALSE;
   sim_queue_append (queue, b, time, fn, data, arg);
+  queue->others++;
   if (len == 0)
     {
       queue->nonempty[b / 64] |= G_GUINT64_CONSTANT (1) << (b % 64);
@@ -215,18 +222,17 @@ sim_queue_try_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
 static inline const SimQueueEntry *
 sim_queue_pop_until (SimQueue *queue, SimTime until)
 {
-  SimQueueBucket *front = &queue->bucket[queue->front];
+  SimQueueBucket *front = queue->front_bucket;
   if (G_UNLIKELY (queue->head == front->len))
     {
       if (!sim_queue_advance_slow (queue, until))
         return NULL;
-      front = &queue->bucket[queue->front];
+      front = queue->front_bucket;
     }
   const SimQueueEntry *entry = &front->v[queue->head];
   if (entry->time > until)
     return NULL;
   queue->head++;
-  queue->length--;
   return entry;
 }
 
@@ -234,7 +240,7 @@ sim_queue_pop_until (SimQueue *queue, SimTime until)
 static inline gsize
 sim_queue_length (const SimQueue *queue)
 {
-  return queue->length;
+  return queue->others + (queue->front_bucket->len - queue->head);
 }
 
 #endif /* ORRERY_SIM_QUEUE_H */
