@@ -174,12 +174,11 @@ sim_queue_bucket_of (SimTime time, SimTime floor)
  * arguments are dead by then.  time must not be below the time of the last
  * entry popped: the caller checks (sched.c does), as the queue would then
  * lose its order. */
-/* Append an entry to bucket b, which has room. */
+/* Append an entry to bucket, which has room. */
 G_ALWAYS_INLINE static inline void
-sim_queue_append (SimQueue *queue, guint b, SimTime time, SimHandler fn, gpointer data,
+sim_queue_append (SimQueueBucket *bucket, SimTime time, SimHandler fn, gpointer data,
                   guint64 arg)
 {
-  SimQueueBucket *bucket = &queue->bucket[b];
   SimQueueEntry *entry = &bucket->v[bucket->len++];
   entry->time = time;
   entry->fn = fn;
@@ -201,7 +200,7 @@ sim_queue_try_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
       guint len = front->len;
       if ((len > queue->head && front->v[len - 1].time > time) || G_UNLIKELY (len == front->cap))
         return FALSE;
-      sim_queue_append (queue, queue->front, time, fn, data, arg);
+      sim_queue_append (front, time, fn, data, arg);
       return TRUE;
     }
   guint b = sim_queue_bucket_of (time, queue->floor);
@@ -209,7 +208,7 @@ sim_queue_try_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
   guint len = bucket->len;
   if (G_UNLIKELY (len == bucket->cap))
     return FALSE;
-  sim_queue_append (queue, b, time, fn, data, arg);
+  sim_queue_append (bucket, time, fn, data, arg);
   queue->others++;
   if (len == 0)
     {
