@@ -23,7 +23,20 @@ G_STATIC_ASSERT (SIM_QUEUE_RUN_MAX <= G_MAXUINT16); /* the sort counts in 16 bit
 SimQueue *
 sim_queue_new (void)
 {
-  return g_new0 (SimQueue, 1);
+  SimQueue *queue = g_new0 (SimQueue, 1);
+  queue->front_bucket = &queue->bucket[0];
+  return queue;
+}
+
+/* Make bucket b the front, from its first entry (the old front's are
+ * spent or moved out): its entries are no longer others. */
+static inline void
+queue_set_front (SimQueue *queue, guint b)
+{
+  queue->front = b;
+  queue->front_bucket = &queue->bucket[b];
+  queue->head = 0;
+  queue->others -= queue->bucket[b].len;
 }
 
 void
@@ -59,7 +72,8 @@ queue_mark_empty (SimQueue *queue, guint b)
 static void
 queue_bucket_release (SimQueue *queue, SimQueueBucket *bucket)
 {
-  if (queue->n_spares < SIM_QUEUE_SPARES && queue->spare_cap + bucket->cap <= queue->length)
+  if (queue->n_spares < SIM_QUEUE_SPARES
+      && queue->spare_cap + bucket->cap <= sim_queue_length (queue))
     {
       queue->spares[queue->n_spares++] = *bucket;
       queue->spare_cap += bucket->cap;
@@ -260,8 +274,10 @@ queue_bucket_sort (SimQueue *queue, SimQueueBucket *bucket, SimTime min, SimTime
 gboolean
 sim_queue_advance_slow (SimQueue *queue, SimTime until)
 {
-  queue_bucket_clear (queue, &queue->bucket[queue->front]);
+  /* Spent: head == len.  head first, so that the length the clear reads
+   * counts no spent entries. */
   queue->head = 0;
+  queue_bucket_clear (queue, queue->front_bucket);
   for (;;)
     {
       if (queue->summary == 0)
@@ -285,7 +301,7 @@ sim_queue_advance_slow (SimQueue *queue, SimTime until)
           || (first->len <= SIM_QUEUE_RUN_MAX && queue_bucket_sort (queue, first, min, max)))
         {
           guint level = b / SIM_QUEUE_RADIX;
-          queue->front = b;
+          queue_set_front (queue, b);
           /* The front owns its bucket's whole range: the times that share
            * every digit above level with min. */
           queue->run_last = min | ((G_GUINT64_CONSTANT (1) << (level * SIM_QUEUE_RADIX_BITS)) - 1);
@@ -305,11 +321,13 @@ sim_queue_advance_slow (SimQueue *queue, SimTime until)
 static void
 queue_spill_front (SimQueue *queue)
 {
-  SimQueueBucket *front = &queue->bucket[queue->front];
-  queue_redistribute (queue, front->v + queue->head, front->len - queue->head);
-  queue_bucket_clear (queue, front);
-  queue->front = queue_level0_of (queue->floor);
+  SimQueueBucket *front = queue->front_bucket;
+  guint unspent = front->len - queue->head;
+  queue_redistribute (queue, front->v + queue->head, unspent);
+  queue->others += unspent;
   queue->head = 0;
+  queue_bucket_clear (queue, front);
+  queue_set_front (queue, queue_level0_of (queue->floor));
   queue->run_last = queue->floor;
   queue_mark_empty (queue, queue->front);
 }
@@ -343,7 +361,6 @@ queue_push_front (SimQueue *queue, SimTime time)
             return NULL;
           memmove (front->v + head - 1, front->v + head, (pos - head) * sizeof (SimQueueEntry));
           queue->head = head - 1;
-          queue->length++;
           front->v[pos - 1].time = time;
           return &front->v[pos - 1];
         }
@@ -360,7 +377,6 @@ queue_push_front (SimQueue *queue, SimTime time)
   if (pos < len)
     memmove (v + pos + 1, v + pos, (len - pos) * sizeof (SimQueueEntry));
   front->len = len + 1;
-  queue->length++;
   v[pos].time = time;
   return &v[pos];
 }
@@ -389,7 +405,7 @@ queue_push_entry (SimQueue *queue, SimTime time)
       queue->nonempty[b / 64] |= G_GUINT64_CONSTANT (1) << (b % 64);
       queue->summary |= G_GUINT64_CONSTANT (1) << (b / 64);
     }
-  queue->length++;
+  queue->others++;
   SimQueueEntry *entry = &bucket->v[bucket->len++];
   entry->time = time;
   return entry;

@@ -115,8 +115,15 @@ struct _SimQueue
   SimTime floor;    /* <= every queued time, and in the front's range */
   SimTime run_last; /* the front's range ends here: pushes up to it join it */
   guint front;      /* the bucket pops read, sorted from head on */
+  /* &bucket[front], kept so that every push and pop reads one pointer
+   * where the index cost a load, a shift and an add. */
+  SimQueueBucket *front_bucket;
   guint head;       /* the front's next entry; those before it are spent */
-  gsize length;
+  /* Entries outside the front.  The front's count is front_bucket->len -
+   * head, kept by the pushes and pops that change those anyway, so the
+   * common pop and push into the front count nothing (two read-modify-
+   * writes of every ring step's four). */
+  gsize others;
   /* Bit b of the bitmap is set while bucket b, other than the front, holds
    * entries (the front's bit is always clear, and no push but through the
    * front path reaches it), and bit w of summary while word w is non-zero,
@@ -167,18 +174,16 @@ sim_queue_bucket_of (SimTime time, SimTime floor)
  * arguments are dead by then.  time must not be below the time of the last
  * entry popped: the caller checks (sched.c does), as the queue would then
  * lose its order. */
-/* Append an entry to bucket b, which has room. */
+/* Append an entry to bucket, which has room. */
 G_ALWAYS_INLINE static inline void
-sim_queue_append (SimQueue *queue, guint b, SimTime time, SimHandler fn, gpointer data,
+sim_queue_append (SimQueueBucket *bucket, SimTime time, SimHandler fn, gpointer data,
                   guint64 arg)
 {
-  SimQueueBucket *bucket = &queue->bucket[b];
   SimQueueEntry *entry = &bucket->v[bucket->len++];
   entry->time = time;
   entry->fn = fn;
   entry->data = data;
   entry->arg = arg;
-  queue->length++;
 }
 
 /* The push's common cases, inlined: an append to a bucket above the
@@ -191,11 +196,11 @@ sim_queue_try_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
 {
   if (time <= queue->run_last)
     {
-      SimQueueBucket *front = &queue->bucket[queue->front];
+      SimQueueBucket *front = queue->front_bucket;
       guint len = front->len;
       if ((len > queue->head && front->v[len - 1].time > time) || G_UNLIKELY (len == front->cap))
         return FALSE;
-      sim_queue_append (queue, queue->front, time, fn, data, arg);
+      sim_queue_append (front, time, fn, data, arg);
       return TRUE;
     }
   guint b = sim_queue_bucket_of (time, queue->floor);
@@ -203,7 +208,8 @@ sim_queue_try_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
   guint len = bucket->len;
   if (G_UNLIKELY (len == bucket->cap))
     return FALSE;
-  sim_queue_append (queue, b, time, fn, data, arg);
+  sim_queue_append (bucket, time, fn, data, arg);
+  queue->others++;
   if (len == 0)
     {
       queue->nonempty[b / 64] |= G_GUINT64_CONSTANT (1) << (b % 64);
@@ -215,18 +221,17 @@ sim_queue_try_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
 static inline const SimQueueEntry *
 sim_queue_pop_until (SimQueue *queue, SimTime until)
 {
-  SimQueueBucket *front = &queue->bucket[queue->front];
+  SimQueueBucket *front = queue->front_bucket;
   if (G_UNLIKELY (queue->head == front->len))
     {
       if (!sim_queue_advance_slow (queue, until))
         return NULL;
-      front = &queue->bucket[queue->front];
+      front = queue->front_bucket;
     }
   const SimQueueEntry *entry = &front->v[queue->head];
   if (entry->time > until)
     return NULL;
   queue->head++;
-  queue->length--;
   return entry;
 }
 
@@ -234,7 +239,7 @@ sim_queue_pop_until (SimQueue *queue, SimTime until)
 static inline gsize
 sim_queue_length (const SimQueue *queue)
 {
-  return queue->length;
+  return queue->others + (queue->front_bucket->len - queue->head);
 }
 
 #endif /* ORRERY_SIM_QUEUE_H */

@@ -207,18 +207,36 @@ ring_on_message_other (const SysPhaseCtx *ctx, SysRun *run)
     ring_drain (ctx, run);
 }
 
-static void
-ring_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
+/* A message of `step` arrived.  The common case, a started member that had
+ * consumed every message before this one, takes one step without the
+ * loop.  may_be_chain: the phase may be a rooted kind's chain (steps 0),
+ * which the common case must leave to ring_on_message_other. */
+G_ALWAYS_INLINE static inline void
+ring_arrive (const SysPhaseCtx *ctx, SysRun *run, guint32 step, gboolean may_be_chain)
 {
   g_assert (step == run->arrived); /* one predecessor, in-order delivery */
   run->arrived++;
-  /* The common case, a started member that had consumed every message
-   * before this one (steps is 0 for the rooted kinds), takes one step
-   * without the loop. */
-  if (G_LIKELY (run->started && run->processed == step && ctx->steps != 0))
+  if (G_LIKELY (run->started && run->processed == step && (!may_be_chain || ctx->steps != 0)))
     ring_step (ctx, run, sys_phase_now (ctx));
   else
     ring_on_message_other (ctx, run);
+}
+
+static void
+ring_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
+{
+  ring_arrive (ctx, run, step, TRUE);
+}
+
+/* The messages of sys_phase_send_next's inline path, which only the ring
+ * proper sends (never a chain). */
+static void
+ring_deliver (SimSched *sched, gpointer data, guint64 arg)
+{
+  (void) sched;
+  guint32 step;
+  SysRun *run = sys_phase_event_run (data, arg, &step);
+  ring_arrive (data, run, step, FALSE);
 }
 
 const SysAlgoClass sys_algo_ring = {
@@ -232,4 +250,5 @@ const SysAlgoClass sys_algo_ring = {
   .prepare = ring_prepare,
   .start = ring_start,
   .on_message = ring_on_message,
+  .deliver = ring_deliver,
 };

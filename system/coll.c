@@ -478,6 +478,13 @@ sys_phase_on_message (SimSched *sched, gpointer data, guint64 arg)
   ctx->algo->on_message (ctx, run, step);
 }
 
+void
+sys_phase_on_ctx_message (SimSched *sched, gpointer data, guint64 arg)
+{
+  const SysPhaseCtx *ctx = data;
+  sys_phase_on_message (sched, ctx->coll, arg);
+}
+
 static void
 coll_retire (SysColl *coll)
 {

@@ -3,9 +3,28 @@
  * chunk and phase (see coll_private.h); freed by sys_coll_free. */
 #include "system/coll_private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/error.h"
+
+/* A collective's runs, one cache line each (SysRun is 64 bytes) and
+ * aligned to one: every message event reads and writes its run, and the
+ * every-rank ring all-reduce's 4,096 runs outgrow the first-level cache,
+ * so a run that straddled two lines (malloc aligns to 16) cost two misses
+ * an event where one will do.  NULL when memory is short; zeroed.  Free
+ * with free (). */
+G_STATIC_ASSERT (sizeof (SysRun) == 64);
+static SysRun *
+runs_alloc (gsize n)
+{
+  if (n > G_MAXSIZE / sizeof (SysRun))
+    return NULL;
+  SysRun *runs = aligned_alloc (sizeof (SysRun), MAX (n, 1u) * sizeof (SysRun));
+  if (runs != NULL)
+    memset (runs, 0, MAX (n, 1u) * sizeof (SysRun));
+  return runs;
+}
 
 static void
 plan_add (SysColl *coll, guint gdim, guint d, SysCollKind op)
@@ -291,6 +310,10 @@ plan_runs (SysColl *coll)
         ctx->direct_tally = coll->fixed_prices ? coll->direct_tally : NULL;
         ctx->sched = coll->sys->sched;
         ctx->step_bits = coll->step_bits;
+        ctx->step_mask = coll->step_mask;
+        ctx->runs = coll->runs;
+        ctx->deliver = ctx->algo != NULL && ctx->algo->deliver != NULL ? ctx->algo->deliver
+                                                                      : sys_phase_on_ctx_message;
         if (ctx->algo != NULL && ctx->algo->prepare != NULL)
           ctx->algo->prepare (ctx);
       }
@@ -484,7 +507,7 @@ coll_copy (SysCollMemo *memo, const SysColl *plan)
       store.in_bytes = g_try_new (guint64, z.in_bytes);
       store.ctx = g_try_new (SysPhaseCtx, z.ctx);
       store.members = g_try_new (SysMember, plan->group->n);
-      store.runs = g_try_new (SysRun, z.runs);
+      store.runs = runs_alloc (z.runs);
       store.line_ticket = z.lines ? g_try_new (guint32, z.runs) : NULL;
       if (c == NULL || store.in_bytes == NULL || store.ctx == NULL || store.members == NULL
           || store.runs == NULL || (z.lines && store.line_ticket == NULL))
@@ -498,10 +521,13 @@ coll_copy (SysCollMemo *memo, const SysColl *plan)
   *c = *plan;
   c->in_bytes = memcpy (store.in_bytes, plan->in_bytes, z.in_bytes * sizeof *c->in_bytes);
   c->ctx = memcpy (store.ctx, plan->ctx, z.ctx * sizeof *c->ctx);
-  for (gsize k = 0; k < z.ctx; k++)
-    c->ctx[k].coll = c;
   c->members = memset (store.members, 0, plan->group->n * sizeof *c->members);
   c->runs = memcpy (store.runs, plan->runs, z.runs * sizeof *c->runs);
+  for (gsize k = 0; k < z.ctx; k++)
+    {
+      c->ctx[k].coll = c;
+      c->ctx[k].runs = c->runs;
+    }
   c->line_ticket = store.line_ticket;
   if (z.lines)
     memset (c->line_ticket, 0, z.runs * sizeof *c->line_ticket);
@@ -571,7 +597,7 @@ plan_new (Sys *sys, SysGroup *group, const SysCollRequest *req, guint32 root, GE
   coll->members = g_new0 (SysMember, group->n);
   /* members x chunks x phases can be large (many ranks, many splits): an
    * input error rather than an abort in the allocator. */
-  coll->runs = n_runs <= G_MAXSIZE / sizeof (SysRun) ? g_try_new0 (SysRun, n_runs) : NULL;
+  coll->runs = runs_alloc (n_runs);
   if (coll->runs == NULL)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
@@ -681,7 +707,7 @@ coll_storage_free (SysColl *coll)
   g_free (coll->in_bytes);
   g_free (coll->ctx);
   g_free (coll->members);
-  g_free (coll->runs);
+  free (coll->runs);
   g_free (coll->line_ticket);
   g_free (coll);
 }

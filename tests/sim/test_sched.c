@@ -41,6 +41,13 @@ typedef struct
   guint64 arg;
 } Seen;
 static GArray *seen;
+/* When not 0: the events a queue test runs in all, every one scheduled
+ * before the first record () of the event that schedules it, so that at
+ * each record () the events still pending are those not yet seen.  The
+ * queue counts its front's entries by where its head is, the others as
+ * they come and go (sim/queue.h): this checks that count through every
+ * path that moves entries between the front and the rest. */
+static guint pending_total;
 
 /* ------------------------------------------------------------ fixture */
 
@@ -49,6 +56,7 @@ setup (void)
 {
   sched = sim_sched_new ();
   seen = g_array_new (FALSE, FALSE, sizeof (Seen));
+  pending_total = 0;
 }
 
 static void
@@ -66,6 +74,9 @@ record (SimSched *s, gpointer data, guint64 arg)
   (void) data;
   Seen r = { sim_sched_now (s), arg };
   g_array_append_val (seen, r);
+  CHECK_QUIET (pending_total == 0 || sim_sched_pending (s) == pending_total - seen->len,
+               "after event %u (arg %" G_GUINT64_FORMAT "): %zu pending, want %u", seen->len,
+               arg, sim_sched_pending (s), pending_total - seen->len);
 }
 
 static SimEventId
@@ -248,6 +259,7 @@ START_TEST (test_run_sorted_with_ties)
   /* 400 events at 300 times 100 ps apart (100 of them twice), in one
    * level-2 bucket: sorted into the front with bins of a time or two. */
   G_STATIC_ASSERT (400 <= SIM_QUEUE_RUN_MAX);
+  pending_total = 400;
   g_autofree guint64 *want = schedule_permuted (LEVEL2 (5), 100, 7, 300, 400);
   ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
   assert_seen_args (want, 400);
@@ -275,6 +287,7 @@ START_TEST (test_run_bunched)
    * sort's bins would be crowded, so the bucket goes down a level instead.
    * Time base + j comes from k = 2 (99 - j) and the one after it. */
   SimTime base = LEVEL2 (2);
+  pending_total = 201;
   for (guint k = 0; k < 200; k++)
     sim_sched_at (sched, base + 99 - k / 2, record, NULL, k);
   sim_sched_at (sched, base + 60000, record, NULL, 200);
@@ -295,6 +308,7 @@ START_TEST (test_run_too_large)
   /* More events in one level-2 bucket than the front is sorted from: the
    * bucket goes down a level, then its parts are sorted. */
   guint n = SIM_QUEUE_RUN_MAX + 100;
+  pending_total = n;
   g_autofree guint64 *want = schedule_permuted (LEVEL2 (7), 50, 13, 300, n);
   ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 0), SIM_RUN_EMPTY);
   assert_seen_args (want, n);
@@ -306,7 +320,6 @@ END_TEST
 static void
 insert_into_front (SimSched *s, gpointer data, guint64 arg)
 {
-  record (s, data, arg);
   SimTime t = sim_sched_now (s);
   sim_sched_at (s, t + 5000, record, NULL, 105);  /* at k = 5: after it */
   sim_sched_at (s, t + 500, record, NULL, 100);   /* between k = 0 and 1 */
@@ -316,10 +329,12 @@ insert_into_front (SimSched *s, gpointer data, guint64 arg)
   sim_sched_at (s, LEVEL2 (4), record, NULL, 111);     /* the next bucket */
   sim_sched_at (s, t + 3000, record, NULL, 103);  /* at k = 3, twice */
   sim_sched_at (s, t + 3000, record, NULL, 104);
+  record (s, data, arg); /* last, for pending_total */
 }
 
 START_TEST (test_insert_into_front)
 {
+  pending_total = 18;
   sim_sched_at (sched, LEVEL2 (3), insert_into_front, NULL, 0);
   for (guint k = 1; k < 10; k++)
     sim_sched_at (sched, LEVEL2 (3) + 1000 * k, record, NULL, k);
@@ -344,12 +359,12 @@ static guint spill_at;
 static void
 spill_front (SimSched *s, gpointer data, guint64 arg)
 {
-  record (s, data, arg);
   sim_sched_at (s, SPILL_T (spill_at) + 5, record, NULL, 1000);
   sim_sched_at (s, SPILL_T (spill_at), record, NULL, 1001); /* after spill_at */
   sim_sched_at (s, SPILL_T (0), record, NULL, 1002);        /* now: next */
   sim_sched_at (s, SPILL_T (0) + 7, record, NULL, 1003);
   sim_sched_at (s, SPILL_T (SPILL_N - 1) + 1, record, NULL, 1004);
+  record (s, data, arg); /* last, for pending_total */
 }
 
 START_TEST (test_spill_front)
@@ -358,6 +373,7 @@ START_TEST (test_spill_front)
    * down; 1: two thirds in, where those after it would move up. */
   G_STATIC_ASSERT (SPILL_N <= SIM_QUEUE_RUN_MAX && 10 * SPILL_N < LEVEL2 (1));
   spill_at = _i == 0 ? SPILL_N / 2 : 2 * SPILL_N / 3;
+  pending_total = SPILL_N + 5;
   sim_sched_at (sched, SPILL_T (0), spill_front, NULL, 0);
   for (guint k = 1; k < SPILL_N; k++)
     sim_sched_at (sched, SPILL_T (k), record, NULL, k);
@@ -382,9 +398,9 @@ END_TEST
 static void
 spill_front_at_now (SimSched *s, gpointer data, guint64 arg)
 {
-  record (s, data, arg);
   for (guint k = 0; k < 3; k++)
     sim_sched_at (s, sim_sched_now (s), record, NULL, 1000 + k);
+  record (s, data, arg); /* last, for pending_total */
 }
 
 START_TEST (test_spill_front_at_now)
@@ -392,6 +408,7 @@ START_TEST (test_spill_front_at_now)
   /* The first push at now takes the spent slot before the run; the second
    * finds none, and the whole run after it too long to shift, so the run
    * goes down a level and the push joins the first at the new front. */
+  pending_total = SPILL_N + 3;
   sim_sched_at (sched, SPILL_T (0), spill_front_at_now, NULL, 0);
   for (guint k = 1; k < SPILL_N; k++)
     sim_sched_at (sched, SPILL_T (k), record, NULL, k);
