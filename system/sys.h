@@ -274,7 +274,8 @@ guint32 sys_group_period (Sys *sys, guint64 id, SysCollKind kind, guint64 bytes,
  * NCCL the pairs of places its plan sends between, sys_nccl_plan_pair,
  * else every pair).  What
  * symmetry classes ask of a group across classes that no simulated rank
- * joins.  FALSE with *why (static) otherwise. */
+ * joins, and of a group inside a class that is not its own image.  FALSE
+ * with *why (static) otherwise. */
 gboolean sys_group_mirrors (Sys *sys, guint64 id, guint64 image, SysCollKind kind, guint64 bytes,
                             guint32 involved_dims, const char **why);
 

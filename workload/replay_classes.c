@@ -13,7 +13,12 @@
  *   (4) every group a collective runs on lies inside one class and runs
  *       each of its collectives alike at every member (sys_group_alike),
  *       or lies across classes as (4') says; the groups of a rank map
- *       node by node onto those of its class's simulated rank, one to one.
+ *       node by node onto those of its class's simulated rank, one to one,
+ *       and a group inside a class runs each collective as its image
+ *       (laid out alike over nodes, the same plan, routes priced alike:
+ *       sys_group_mirrors), so that its members start and end with the
+ *       image's (without it a group of two inside node 0 stood for one
+ *       across two nodes, and an even NCCL group for an uneven one).
  *   (4') Roles.  A collective whose members play different roles (NCCL's
  *       tree: root, inner members, leaves) is not alike at its members,
  *       but member m of one group does what member m of another does when

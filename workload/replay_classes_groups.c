@@ -1,8 +1,9 @@
 /* replay_classes_groups.c: the process-group side of symmetry classes
  * (the argument is in replay_classes.c): (4') the ranks of a group whose
  * members play roles split by their places (wl_classes_split_roles), and
- * (4) every group inside one class and alike there, or across classes
- * whole or mirroring its image (wl_classes_check_groups).
+ * (4) every group inside one class, alike there and laid out as its
+ * image, or across classes whole or mirroring its image
+ * (wl_classes_check_groups).
  *
  * Layer: workload.  May include: system, network, sim, GLib.
  */
@@ -436,16 +437,20 @@ wl_classes_check_groups (Classes *c, const char **why)
                   }
                 g_hash_table_insert (state, g_memdup2 (&grp, sizeof grp), GINT_TO_POINTER (st));
               }
-            /* A whole group runs as it would in the full run; a group
+            /* A whole group runs as it would in the full run.  A group
              * inside a class met at another rank than the class's first
-             * runs as its image, checked there. */
-            if (st == GROUP_WHOLE || (st == GROUP_IN_CLASS && pass > 0))
+             * runs as its image (alike at its members, checked there) does
+             * only when the two are laid out and priced alike: a group of
+             * two inside node 0 does not stand for one across two nodes,
+             * nor an even group of NCCL's for an uneven one. */
+            if (st == GROUP_WHOLE || (st == GROUP_IN_CLASS && grp == img && pass > 0))
               continue;
             GBytes *b = use_key (grp, x);
             if (!g_hash_table_add (asked, b))
               continue;
+            gboolean mirror = st == GROUP_MIRROR || (st == GROUP_IN_CLASS && grp != img);
             if (st == GROUP_PERIODIC ? !runs_periodic (c, grp, x, why)
-                : st == GROUP_IN_CLASS
+                : !mirror
                     ? !sys_group_alike (r->sys, grp, (SysCollKind) x->coll_kind, x->bytes,
                                         x->involved, why)
                     : !sys_group_mirrors (r->sys, grp, img, (SysCollKind) x->coll_kind, x->bytes,

@@ -29,7 +29,7 @@ both () {
     2>"$TMP/$name.off.err"
   check "$name: runs with --symmetry off" eq $? 0
   local line
-  line=$(sed -n -e 's/^symmetry classes: \([0-9]*\) classes.*/\1/p' "$TMP/$name.auto")
+  line=$(sed -n -e 's/^symmetry classes: \([0-9]*\) class.*/\1/p' "$TMP/$name.auto")
   check "$name: $classes classes" eq "${line:-0}" "$classes"
   check "$name: the same summary" \
     diff <(grep -v '^symmetry classes: ' "$TMP/$name.auto") "$TMP/$name.off"
@@ -292,6 +292,56 @@ check "--symmetry explain, refused: runs" eq $? 0
 check "--symmetry explain, refused: says why" grep -q \
   "^symmetry classes: refused: a process group across classes holds simulated ranks and others: all_reduce of [0-9]* B on the group of 4 ranks 0, 2, 4, 6$" \
   "$TMP/refused.out"
+
+# Groups laid out differently over nodes (workload/replay_classes.c, (4)):
+# 6 ranks on 2 nodes of 3 GPUs, a collective on groups of 2 ({0, 1}, {2,
+# 3}, {4, 5}).  Every rank's trace is alike up to its group, but {2, 3}
+# crosses the nodes (1 GPU on each) while its image at rank 0, {0, 1}, lies
+# inside node 0: NCCL plans them differently, so a class cannot stand for
+# both.  The classes are refused (no classes line), every rank runs, and
+# the crossing group's figures are printed as they are with --symmetry off.
+cluster "$TMP/c6.xml" 3 2
+for kind in all_gather all_reduce reduce_scatter; do
+  "$ORRERY" gen collective --type $kind --ranks 6 --bytes 1MiB --groups 2 \
+    --out "$TMP/g6-$kind" >/dev/null
+  both "$kind on groups of 2, one across nodes" 0 --config "$TMP/c6.xml" \
+    --workload "$TMP/g6-$kind"
+  # Group 2 (ranks 2, 3) pays the inter-node links (50 GB/s against 450
+  # GB/s inside a node): its row is slower than group 1's.
+  out="$TMP/$kind on groups of 2, one across nodes.auto"
+  t1=$(awk '$2 == "1" && $8 == "us" { print $7 }' "$out")
+  t2=$(awk '$2 == "2" && $8 == "us" { print $7 }' "$out")
+  check "$kind on groups of 2, one across nodes: the crossing group is slower" \
+    awk -v a="$t1" -v b="$t2" 'BEGIN { exit !(a > 0 && b > a) }'
+done
+"$ORRERY" run --config "$TMP/c6.xml" --workload "$TMP/g6-all_gather" --symmetry explain \
+  >"$TMP/layout.out" 2>&1
+want="symmetry classes: refused: a process group and its image are laid out differently over "
+want+="nodes: all_gather of 1048576 B on the group of 2 ranks 2, 3 (its image: the group of 2 "
+want+="ranks 0, 1)"
+check "--symmetry explain, groups laid out differently: says why" grep -qxF "$want" \
+  "$TMP/layout.out"
+# The same groups on 2 nodes of 4 GPUs (8 ranks): every group lies inside a
+# node, laid out as its image: one class, the same figures.
+cluster "$TMP/c8.xml" 4 2
+"$ORRERY" gen collective --type all_gather --ranks 8 --bytes 1MiB --groups 2 \
+  --out "$TMP/g8" >/dev/null
+both "all_gather on groups of 2 inside nodes" 1 --config "$TMP/c8.xml" --workload "$TMP/g8"
+# 12 ranks on 3 nodes of 4 GPUs, groups of 3: group {3, 4, 5} has 1 GPU on
+# node 0 and 2 on node 1, which NCCL's model refuses.  Its image at rank 0,
+# {0, 1, 2}, lies inside node 0; the classes must not hide the error: exit
+# 1 with NCCL's message both ways.
+cluster "$TMP/c12.xml" 4 3
+"$ORRERY" gen collective --type all_reduce --ranks 12 --bytes 1MiB --groups 3 \
+  --out "$TMP/g12" >/dev/null
+for mode in auto off; do
+  "$ORRERY" run --config "$TMP/c12.xml" --workload "$TMP/g12" --symmetry $mode \
+    >"$TMP/g12.$mode" 2>&1
+  check "uneven NCCL group, --symmetry $mode: exit 1" eq $? 1
+  want="rank 3 node 1 \"all_reduce\" (group 2): NCCL library: a group of 3 ranks has 1 GPUs "
+  want+="on its first node and 2 on node 1; NCCL's model needs the same number on every node"
+  check "uneven NCCL group, --symmetry $mode: NCCL's message" grep -qF "$want" "$TMP/g12.$mode"
+done
 
 # A report records every rank's nodes: no classes, the same figures.
 "$ORRERY" run --config "$TMP/c32.xml" --workload "$TMP/t442" --report "$TMP/r.json" \
