@@ -54,7 +54,9 @@ typedef enum
  * dim: the topology dimension it travels, when the sender knows that src
  * and dst differ only in that coordinate (a collective's line), which
  * spares the network its search; NET_DIM_UNKNOWN otherwise.  order: the
- * place in its sender's trace of the node it belongs to (0 when none).
+ * place in its sender's trace of the node it belongs to (0 when none); for
+ * a message one member sends for another (NCCL's hop between nodes, from
+ * the rail's member), in the trace of the member whose step it is.
  * tie: 1 + the sender's place in its collective's group when the
  * collective's members play different roles (a tree: SysColl.tie_by_place),
  * 0 otherwise (a point-to-point message, a collective run alike at every

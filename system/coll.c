@@ -148,8 +148,16 @@ sys_phase_send_routed (const SysPhaseCtx *ctx, guint32 from, guint32 via, guint3
   guint32 shift = coll->period > 0 ? to - to % coll->period : 0, n = coll->group->n;
   guint64 to_run = run_index (coll, coll->lockstep ? ctx->member : to - shift, ctx->chunk,
                               ctx->phase);
+  /* Its order is the node's place in the trace of the member whose line
+   * sends it (ctx->member, who has joined), not of `from`: NCCL's hop
+   * between nodes leaves from the rail's member (ring_hop), who may not
+   * have joined yet (order 0) or never be simulated (a class's image).
+   * Two collectives' first hops then met at its port with one order and
+   * were put in order by its places in their groups, which differ from
+   * node to node (the full run was not alike under a node shift:
+   * tests/scripts/test_symmetry_classes.sh, "PXN order"). */
   NetMessage msg = { .at = at, .src = coll->group->ranks[from], .dst = coll->group->ranks[via],
-                     .order = coll->members[from].order,
+                     .order = coll->members[ctx->member].order,
                      .tie = coll->tie_by_place ? (from + n - shift) % n + 1 : 0,
                      .dim = NET_DIM_UNKNOWN, .bytes = bytes,
                      .on_delivered = sys_phase_on_message, .data = coll,

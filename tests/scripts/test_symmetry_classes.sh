@@ -96,6 +96,29 @@ both "tp2 pp4 dp2 interleaved" 4 --config "$TMP/c16s.xml" --workload "$TMP/t242"
 "$ORRERY" gen transformer "${SMALL[@]}" --tp 1 --pp 1 --dp 16 --zero 3 --global-batch 16 \
   --out "$TMP/z3" >/dev/null
 both "dp16 zero3 across nodes" 8 --config "$TMP/c16.xml" --workload "$TMP/z3"
+# With experts (EP 2: two DP groups of 8 for the experts' weights, one
+# for the rest) and two comm slots, a rank's DP collectives of the two
+# groups may start their rings at one instant.  NCCL's ring leaves a node
+# from the rail's member (ring_hop's from: GPU 0 or 8 sends for its line's
+# last member), so node 0's GPU 0 and node 1's GPU 8 each send the two
+# collectives' first steps over their NIC at one instant.  Their order
+# key was the rail member's node (0: it had not joined yet, on either
+# node), then its place in each group: places 0 and 0 on node 0 (so the
+# order the run sent them in), 8 and 4 on node 1 (the other way), and the
+# full run put GPUs 0 and 7 5.728 ns behind 8 and 15.  Now the key is the
+# node of the member whose line sends (coll.c, sys_phase_send_routed).
+# Every rank then finishes as the same GPU on the other node, and the 8
+# classes give the same figures.
+sed -e 's/comm="1"/comm="2"/' "$TMP/c16.xml" >"$TMP/c16c2.xml"
+"$ORRERY" gen transformer --layers 2 --hidden 512 --heads 8 --vocab 1024 --seq 128 \
+  --micro-batch 1 --tp 1 --pp 1 --dp 16 --global-batch 16 --zero 3 --experts 4 --ep 2 \
+  --out "$TMP/z3e" >/dev/null
+both "dp16 zero3 ep2, two comm slots, PXN order" 8 --config "$TMP/c16c2.xml" \
+  --workload "$TMP/z3e"
+check "dp16 zero3 ep2, two comm slots: ranks alike on both nodes" eq \
+  "$(awk -F, 'NR > 1 { $1 = $1 % 8; print }' \
+     "$TMP/dp16 zero3 ep2, two comm slots, PXN order.off.csv" \
+     | sort -u | cut -d' ' -f1 | uniq -d | wc -l)" 0
 
 # The flow model shares links between every rank's messages: no classes.
 both "tp4 pp2 dp4, flow model" 0 --config "$TMP/c32.xml" --network-model flow \
