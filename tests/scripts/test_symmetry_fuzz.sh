@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# A differential fuzzer of symmetry classes (workload/replay_classes.c,
+# sim/README.md "Groups that repeat node by node"): draws small random
+# clusters and workloads, runs each with --symmetry auto and --symmetry off,
+# and checks that the two agree byte for byte: the summary on stdout but for
+# the lines naming the mode ("symmetric:", "symmetry classes:", "orrery: N
+# events in", "orrery: loaded"), and the per-rank CSV (--stats).  Classes
+# are meant to give exactly what simulating every rank gives, so any
+# difference is a wrong class run (`orrery plan` would rank plans wrongly).
+#
+# Clusters: configs/rail-1024.xml cut to 2-8 nodes of 4 or 8 GPUs,
+# configs/default.xml's 2-D switch with 2-8 GPUs x 2-8 nodes, the single
+# nodes configs/dgx-a100.xml and configs/hgx-h100.xml; sometimes NCCL's
+# all-reduce forced to ring or tree, two comm slots, one shared comm stream.
+# Workloads: `gen transformer` (small models, random tp/pp/dp, interleaving,
+# ZeRO 0-3 or the distributed optimizer, recomputation, micro-batch size,
+# no sequence parallelism, no DP overlap) or `gen collective` (every kind,
+# sizes 1 KiB-64 MiB, sub-groups by -g and -s, -k 1-3).
+#
+# Deterministic: the cases follow from the seed alone (bash's RANDOM, seeded).
+# Environment: FUZZ_SEED (default 1), FUZZ_CASES (default 40: about a minute
+# on a shared 2-core machine), FUZZ_KEEP (a folder: every mismatching case's
+# inputs and a repro.sh are kept there as case-N/; default none).
+# Prints one "ok" or "FAIL" line per case (the case's commands after it on a
+# failure), then "N checks, N failed"; exits 1 if any case failed.
+# Usage: tests/scripts/test_symmetry_fuzz.sh   (run by `make test` through
+# scripts/run-tests, from the repository root);
+# FUZZ_CASES=2000 FUZZ_SEED=7 FUZZ_KEEP=/tmp/fuzz tests/scripts/test_symmetry_fuzz.sh
+set -uo pipefail
+
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+make_tmp
+
+SEED=${FUZZ_SEED:-1}
+CASES=${FUZZ_CASES:-40}
+KEEP=${FUZZ_KEEP:-}
+RANDOM=$SEED
+
+# pick WORD...: one of the words, drawn.
+pick () { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
+# chance N: true one time in N.
+chance () { [ $((RANDOM % $1)) -eq 0 ]; }
+
+# cluster FILE: draws a cluster into FILE; sets RANKS and GPN (GPUs a node).
+cluster () {
+  local kind nodes algo
+  kind=$(pick rail rail switch switch single)
+  case $kind in
+    rail)
+      nodes=$(pick 2 3 4 6 8); GPN=$(pick 4 8)
+      sed -e "s/nodes=\"128\"/nodes=\"$nodes\"/" -e "s/gpus=\"8\"/gpus=\"$GPN\"/" \
+        configs/rail-1024.xml >"$1" ;;
+    switch)
+      nodes=$(pick 2 3 4 8); GPN=$(pick 2 4 8)
+      sed -e "s/size=\"8\" bandwidth=\"450GB\/s\"/size=\"$GPN\" bandwidth=\"450GB\/s\"/" \
+          -e "s/size=\"8\" bandwidth=\"400Gb\/s\"/size=\"$nodes\" bandwidth=\"400Gb\/s\"/" \
+        configs/default.xml >"$1" ;;
+    single)
+      nodes=1; GPN=8
+      cp "configs/$(pick dgx-a100 hgx-h100).xml" "$1" ;;
+  esac
+  RANKS=$((nodes * GPN))
+  if chance 3; then
+    algo=$(pick allreduce:tree allreduce:ring tree ring '^tree')
+    sed -i -e "s/library=\"nccl\"/library=\"nccl\" nccl-algo=\"$algo\"/" "$1"
+  fi
+  chance 4 && sed -i -e 's/comm="1"/comm="2"/' "$1"
+  chance 3 && sed -i -e 's/comm-streams="separate"/comm-streams="shared"/' "$1"
+  return 0
+}
+
+# divisor N MAX: a random divisor of N, at most MAX, from 1 2 3 4 8.
+divisor () {
+  local d ds=()
+  for d in 1 2 3 4 8; do
+    [ "$d" -le "$2" ] && [ $(($1 % d)) -eq 0 ] && ds+=("$d")
+  done
+  pick "${ds[@]}"
+}
+
+# transformer PREFIX: draws a transformer over RANKS ranks into PREFIX; the
+# arguments into GEN.
+transformer () {
+  local tp pp dp mb m layers hidden heads zero
+  tp=$(divisor "$RANKS" "$GPN")
+  pp=$(divisor $((RANKS / tp)) 4)
+  dp=$((RANKS / tp / pp))
+  layers=$(pick 2 4); [ "$layers" -lt "$pp" ] && layers=$((pp * $(pick 1 2)))
+  hidden=$(pick 256 384 512); heads=$(pick 4 8)
+  [ "$tp" -eq 3 ] && { hidden=384; heads=$(pick 6 12); }
+  [ "$tp" -eq 8 ] && heads=8
+  mb=$(pick 1 1 2)
+  m=$((pp > 1 ? pp * $(pick 1 2) : $(pick 1 2)))
+  GEN=(gen transformer --layers "$layers" --hidden "$hidden" --heads "$heads"
+       --vocab 1024 --seq "$(pick 128 256)" --micro-batch "$mb" --tp "$tp" --pp "$pp"
+       --dp "$dp" --global-batch $((mb * m * dp)))
+  if [ "$pp" -gt 1 ] && [ $((layers % (pp * 2))) -eq 0 ] && chance 3; then
+    GEN+=(--virtual-stages 2)
+  fi
+  zero=$(pick 0 0 1 2 3)
+  if chance 4; then GEN+=(--distributed-optimizer); zero=-1
+  else GEN+=(--zero "$zero"); fi
+  chance 4 && GEN+=(--recompute "$(pick selective full)")
+  chance 4 && GEN+=(--no-sequence-parallel)
+  [ "$zero" -eq 0 ] && chance 3 && GEN+=(--no-dp-overlap)
+  [ "$dp" -ge 2 ] && [ $((dp % 2)) -eq 0 ] && chance 8 && GEN+=(--experts 4 --ep 2)
+  [ "$tp" -eq 1 ] && [ "$pp" -eq 1 ] && chance 3 && GEN+=(--schedule gpipe)
+  GEN+=(--out "$1")
+}
+
+# collective PREFIX: draws a collective microbenchmark over RANKS ranks.
+collective () {
+  local g s kind
+  kind=$(pick all_reduce reduce_scatter all_gather all_to_all broadcast reduce gather \
+              scatter barrier)
+  g=$(divisor "$RANKS" "$RANKS")
+  chance 3 && g=$RANKS
+  s=1
+  [ "$g" -lt "$RANKS" ] && chance 2 && s=$(divisor $((RANKS / g)) 8)
+  GEN=(gen collective --type "$kind" --ranks "$RANKS" --bytes "$(pick 1KiB 64KiB 1MiB 16MiB 64MiB)"
+       --count "$(pick 1 1 2 3)")
+  [ "$g" -lt "$RANKS" ] && GEN+=(--groups "$g")
+  [ "$s" -gt 1 ] && GEN+=(--stride "$s")
+  case $kind in broadcast|reduce|gather|scatter)
+    chance 2 && GEN+=(--root $((RANDOM % g))) ;;
+  esac
+  GEN+=(--out "$1")
+}
+
+# mode_free FILE: FILE's stdout without the lines naming the mode.
+mode_free () {
+  grep -v -e '^symmetric:' -e '^symmetry classes:' -e '^orrery: [0-9]* events in' \
+    -e '^orrery: loaded' "$1"
+}
+
+# keep N DIR: copies the case's inputs to $KEEP/case-N with a repro.sh.
+keep () {
+  [ -n "$KEEP" ] || return 0
+  local to=$KEEP/case-$1
+  rm -rf "$to"; mkdir -p "$to"
+  cp "$2"/c.xml "$2"/w.* "$to"/
+  {
+    echo "#!/bin/sh"
+    echo "# seed $SEED case $1; generated by: orrery ${GEN[*]}"
+    echo "O=\${ORRERY:-build/orrery}; D=$to"
+    echo "\$O run --config \$D/c.xml --workload \$D/w --stats \$D/auto.csv >\$D/auto.out"
+    echo "\$O run --config \$D/c.xml --workload \$D/w --symmetry off --stats \$D/off.csv >\$D/off.out"
+    echo "diff \$D/auto.out \$D/off.out; cmp \$D/auto.csv \$D/off.csv"
+  } >"$to/repro.sh"
+}
+
+gen_rejected=0 classes_used=0
+for ((n = 1; n <= CASES; n++)); do
+  d=$TMP/$n; mkdir -p "$d"
+  cluster "$d/c.xml"
+  if [ "$RANKS" -ge 4 ] && chance 3; then collective "$d/w"; else transformer "$d/w"; fi
+  if ! "$ORRERY" "${GEN[@]}" >"$d/gen.out" 2>&1; then
+    gen_rejected=$((gen_rejected + 1))
+    [ -n "${FUZZ_VERBOSE:-}" ] && echo "  gen rejected: ${GEN[*]}: $(tail -1 "$d/gen.out")"
+    rm -rf "$d"; continue
+  fi
+  g="${GEN[*]}"
+  desc="case $n: $(sed -n 's/<cluster name="\([^"]*\)".*/\1/p' "$d/c.xml") $RANKS ranks; ${g% --out*}"
+  "$ORRERY" run --config "$d/c.xml" --workload "$d/w" --stats "$d/auto.csv" >"$d/auto" 2>"$d/auto.err"
+  ra=$?
+  "$ORRERY" run --config "$d/c.xml" --workload "$d/w" --symmetry off --stats "$d/off.csv" \
+    >"$d/off" 2>"$d/off.err"
+  ro=$?
+  grep -q '^symmetry classes: [0-9]* classes' "$d/auto" && classes_used=$((classes_used + 1))
+  if [ "$ra" -eq "$ro" ] && diff <(mode_free "$d/auto") <(mode_free "$d/off") >"$d/diff" &&
+     { [ "$ra" -ne 0 ] || cmp -s "$d/auto.csv" "$d/off.csv"; }; then
+    check "$desc" true
+    rm -rf "$d"
+  else
+    check "$desc" false
+    echo "  exit $ra (auto) vs $ro (off); $(grep '^symmetry classes:' "$d/auto" | cut -c1-80)"
+    sed -n 1,6p "$d/diff" | sed 's/^/  /'
+    cat "$d/c.xml" | grep -e '<rail' -e '<dim' -e '<system' -e '<slots' | sed 's/^/  /'
+    keep "$n" "$d"
+  fi
+done
+echo "seed $SEED: $CASES cases drawn, $gen_rejected rejected by gen, $classes_used run by classes"
+finish
