@@ -11,11 +11,13 @@
 # Clusters: configs/rail-1024.xml cut to 2-8 nodes of 4 or 8 GPUs,
 # configs/default.xml's 2-D switch with 2-8 GPUs x 2-8 nodes, the single
 # nodes configs/dgx-a100.xml and configs/hgx-h100.xml; sometimes NCCL's
-# all-reduce forced to ring or tree, two comm slots, one shared comm stream.
+# algorithms or protocols narrowed, 1-8 splits, two comm slots, one shared
+# comm stream.
 # Workloads: `gen transformer` (small models, random tp/pp/dp, interleaving,
 # ZeRO 0-3 or the distributed optimizer, recomputation, micro-batch size,
-# no sequence parallelism, no DP overlap) or `gen collective` (every kind,
-# sizes 1 KiB-64 MiB, sub-groups by -g and -s, -k 1-3).
+# no sequence parallelism, no DP overlap, small DP buckets, GPipe, MoE, GQA)
+# or `gen collective` (every kind, sizes 1 KiB-64 MiB, sub-groups by -g and
+# -s, -k 1-3).
 #
 # Deterministic: the cases follow from the seed alone (bash's RANDOM, seeded).
 # Environment: FUZZ_SEED (default 1), FUZZ_CASES (default 200), FUZZ_SECONDS
@@ -70,6 +72,8 @@ cluster () {
     algo=$(pick allreduce:tree allreduce:ring tree ring '^tree')
     sed -i -e "s/library=\"nccl\"/library=\"nccl\" nccl-algo=\"$algo\"/" "$1"
   fi
+  chance 4 && sed -i -e "s/nccl\"/nccl\" nccl-proto=\"$(pick '^LL128' Simple LL)\"/" "$1"
+  chance 4 && sed -i -e "s/splits=\"4\"/splits=\"$(pick 1 2 8)\"/" "$1"
   chance 4 && sed -i -e 's/comm="1"/comm="2"/' "$1"
   chance 3 && sed -i -e 's/comm-streams="separate"/comm-streams="shared"/' "$1"
   return 0
@@ -87,7 +91,7 @@ divisor () {
 # transformer PREFIX: draws a transformer over RANKS ranks into PREFIX; the
 # arguments into GEN.
 transformer () {
-  local tp pp dp mb m layers hidden heads zero
+  local tp pp dp mb m layers hidden heads zero v=1
   tp=$(divisor "$RANKS" "$GPN")
   pp=$(divisor $((RANKS / tp)) 4)
   dp=$((RANKS / tp / pp))
@@ -101,7 +105,7 @@ transformer () {
        --vocab 1024 --seq "$(pick 128 256)" --micro-batch "$mb" --tp "$tp" --pp "$pp"
        --dp "$dp" --global-batch $((mb * m * dp)))
   if [ "$pp" -gt 1 ] && [ $((layers % (pp * 2))) -eq 0 ] && chance 3; then
-    GEN+=(--virtual-stages 2)
+    v=2; GEN+=(--virtual-stages 2)
   fi
   zero=$(pick 0 0 1 2 3)
   if chance 4; then GEN+=(--distributed-optimizer); zero=-1
@@ -109,8 +113,10 @@ transformer () {
   chance 4 && GEN+=(--recompute "$(pick selective full)")
   chance 4 && GEN+=(--no-sequence-parallel)
   [ "$zero" -eq 0 ] && chance 3 && GEN+=(--no-dp-overlap)
-  [ "$dp" -ge 2 ] && [ $((dp % 2)) -eq 0 ] && chance 8 && GEN+=(--experts 4 --ep 2)
-  [ "$tp" -eq 1 ] && [ "$pp" -eq 1 ] && chance 3 && GEN+=(--schedule gpipe)
+  [ "$dp" -ge 2 ] && [ $((dp % 2)) -eq 0 ] && chance 6 && GEN+=(--experts 4 --ep 2)
+  [ "$dp" -ge 2 ] && [ "$zero" -eq 0 ] && chance 3 && GEN+=(--dp-bucket "$(pick 256KB 1MB)")
+  [ "$pp" -gt 1 ] && [ "$v" -eq 1 ] && chance 4 && GEN+=(--schedule gpipe)
+  [ $((heads % 4)) -eq 0 ] && [ $((4 % tp)) -eq 0 ] && chance 5 && GEN+=(--kv-heads 4 --gated-ffn)
   GEN+=(--out "$1")
 }
 
