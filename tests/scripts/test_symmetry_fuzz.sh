@@ -49,6 +49,14 @@ pick () { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
 # chance N: true one time in N.
 chance () { [ $((RANDOM % $1)) -eq 0 ]; }
 
+# switch2 FILE GPUS NODES COMM: configs/default.xml with GPUS x NODES, COMM
+# comm slots.
+switch2 () {
+  sed -e "s/size=\"8\" bandwidth=\"450GB\/s\"/size=\"$2\" bandwidth=\"450GB\/s\"/" \
+      -e "s/size=\"8\" bandwidth=\"400Gb\/s\"/size=\"$3\" bandwidth=\"400Gb\/s\"/" \
+      -e "s/comm=\"1\"/comm=\"$4\"/" configs/default.xml >"$1"
+}
+
 # cluster FILE: draws a cluster into FILE; sets RANKS and GPN (GPUs a node).
 cluster () {
   local kind nodes algo
@@ -60,9 +68,7 @@ cluster () {
         configs/rail-1024.xml >"$1" ;;
     switch)
       nodes=$(pick 2 3 4 8); GPN=$(pick 2 4 8)
-      sed -e "s/size=\"8\" bandwidth=\"450GB\/s\"/size=\"$GPN\" bandwidth=\"450GB\/s\"/" \
-          -e "s/size=\"8\" bandwidth=\"400Gb\/s\"/size=\"$nodes\" bandwidth=\"400Gb\/s\"/" \
-        configs/default.xml >"$1" ;;
+      switch2 "$1" "$GPN" "$nodes" 1 ;;
     single)
       nodes=1; GPN=8
       cp "configs/$(pick dgx-a100 hgx-h100).xml" "$1" ;;
@@ -215,13 +221,6 @@ for ((n = 1; n <= CASES && SECONDS < BUDGET; n++)); do
 done
 # The mismatches found so far, minimised (FUZZ_KNOWN=1 runs them; each fails
 # until the simulator is fixed, so `make test` leaves them out).
-# switch2 FILE GPUS NODES COMM: configs/default.xml with GPUS x NODES, COMM
-# comm slots.
-switch2 () {
-  sed -e "s/size=\"8\" bandwidth=\"450GB\/s\"/size=\"$2\" bandwidth=\"450GB\/s\"/" \
-      -e "s/size=\"8\" bandwidth=\"400Gb\/s\"/size=\"$3\" bandwidth=\"400Gb\/s\"/" \
-      -e "s/comm=\"1\"/comm=\"$4\"/" configs/default.xml >"$1"
-}
 if [ -n "${FUZZ_KNOWN:-}" ]; then
   FUZZ_STRICT=1
   # (1) Groups of 3 on 3 nodes of 4 GPUs: group {3, 4, 5} has 1 GPU on node 0
