@@ -251,6 +251,18 @@ if [ -n "${FUZZ_KNOWN:-}" ]; then
   GEN=(gen collective --type all_gather --ranks 6 --bytes 1MiB --groups 2 --out "$d/w")
   "$ORRERY" "${GEN[@]}" >/dev/null
   run_case known-3 "$d" "known 3: a group across nodes run as one inside a node"
+  # (4) As (2), smaller, on the rail network: 2 nodes of 4 GPUs, two comm
+  # slots, DP 8 with ZeRO 3 and 2 experts (EP 2), one layer: 4 classes
+  # (places mod 4); with every rank simulated rank 3 finishes 399.639 ns
+  # after rank 7 (its image a node on), and the classes give it rank 7's
+  # time.  Agrees before node-shift classes (7c76b05) and on the 2-D switch.
+  d=$TMP/known-4; mkdir -p "$d"
+  sed -e 's/nodes="128"/nodes="2"/' -e 's/gpus="8"/gpus="4"/' -e 's/comm="1"/comm="2"/' \
+    configs/rail-1024.xml >"$d/c.xml"
+  GEN=(gen transformer --layers 1 --hidden 384 --heads 8 --vocab 1024 --seq 128 --micro-batch 1
+       --tp 1 --pp 1 --dp 8 --global-batch 8 --zero 3 --experts 2 --ep 2 --out "$d/w")
+  "$ORRERY" "${GEN[@]}" >/dev/null
+  run_case known-4 "$d" "known 4: MoE ZeRO 3 on 2 rail nodes of 4, two comm slots"
 fi
 
 echo "seed $SEED: $drawn of $CASES cases drawn (budget ${BUDGET} s), $gen_rejected rejected by gen," \
