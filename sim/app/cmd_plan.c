@@ -755,7 +755,9 @@ app_cmd_plan (int argc, char **argv)
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
   if (app_cli_parse (ctx, &argc, &argv, owned, &error) && argc > 1)
     g_set_error (&error, SIM_ERROR, SIM_ERROR_INPUT, "unexpected argument '%s'", argv[1]);
-  if (error != NULL || !plan_problem (&o, &cfg, &pb, &space, &error))
+  gint64 progress_us = -1;
+  if (error != NULL || !plan_problem (&o, &cfg, &pb, &space, &error)
+      || !plan_pool_progress_after (&progress_us, &error))
     code = app_cli_fail ("plan", error);
   else
     {
@@ -764,7 +766,7 @@ app_cmd_plan (int argc, char **argv)
       if (topo == NULL && cfg.sources != NULL && cfg.sources->len > 0)
         sim_error_prefix (&error, "%s: ", (const char *) cfg.sources->pdata[0]);
       PlanEnv env = { .pb = &pb, .cfg = &cfg, .topo = topo,
-                      .progress = isatty (STDERR_FILENO) };
+                      .progress_us = progress_us };
       plan_pool_catch_signals ();
       const char *const names[] = { "plan.csv" };
       const PlanOutInput ins[] = { { "--config", o.config } };

@@ -521,7 +521,13 @@ new_simulation (const RunOptions *o, const RunLimits *limits, AppConfig *cfg, GE
   if (o->report != NULL || o->critical_path > 0)
     output_bytes += app_report_node_bytes (o->critical_path > 0);
   app_sim_set_output_memory (sim, output_bytes);
-  app_sim_set_progress (sim, !o->quiet && isatty (STDERR_FILENO));
+  gint64 after_us = -1;
+  if (!o->quiet && isatty (STDERR_FILENO) && !app_progress_after (&after_us, error))
+    {
+      app_sim_free (sim);
+      return NULL;
+    }
+  app_sim_set_progress (sim, after_us);
   app_sim_set_limits (sim, limits->max_events, limits->max_sim_time);
   gboolean explain = o->symmetry != NULL && strcmp (o->symmetry, "explain") == 0;
   gboolean allow = o->symmetry == NULL || strcmp (o->symmetry, "auto") == 0 || explain;

@@ -524,14 +524,14 @@ app_cmd_plan_dlrm (int argc, char **argv)
   int code = 0;
   if (app_cli_parse (ctx, &argc, &argv, owned, &error) && argc > 1)
     g_set_error (&error, SIM_ERROR, SIM_ERROR_INPUT, "unexpected argument '%s'", argv[1]);
-  if (error != NULL || !problem (&o, &cfg, &env, &error))
+  if (error != NULL || !problem (&o, &cfg, &env, &error)
+      || !plan_pool_progress_after (&env.progress_us, &error))
     code = app_cli_fail ("plan", error);
   else
     {
       NetTopo *topo = net_topo_new (&cfg.net, &error);
       env.cfg = &cfg;
       env.topo = topo;
-      env.progress = isatty (STDERR_FILENO);
       dlrm_bound_init (&env);
       plan_pool_catch_signals ();
       if (topo == NULL || run (&o, &env, &error) != 0)

@@ -32,7 +32,7 @@ typedef struct
   double capacity_B;     /* the device's memory */
   guint budget, jobs;
   gboolean exhaustive;   /* simulate every candidate, bounds or not */
-  gboolean progress;     /* redraw a progress line on stderr during the search */
+  gint64 progress_us;    /* redraw a progress line on stderr after this long; < 0: never */
   guint32 stop_id;       /* --explain: stop once this id is made (G_MAXUINT32: never) */
   /* The bound's terms (dlrm_bound_init): the fastest a rank's compute can
    * move its embedding bytes (B/s; 0 when the compute model allows no

@@ -454,10 +454,10 @@ evaluate (const DlrmEnv *env, DlrmCand **cands, guint n, guint *spent)
 static void
 progress (const DlrmEnv *env, guint tried, const DlrmCand *cur, gint64 t0, gboolean *drawn)
 {
-  if (env->progress)
+  if (env->progress_us >= 0)
     plan_pool_progress (tried, DLRM_BASELINES + env->budget, cur != NULL ? cur->iter_ps
                                                                           : G_MAXUINT64,
-                        g_get_monotonic_time () - t0, drawn);
+                        g_get_monotonic_time () - t0, env->progress_us, drawn);
 }
 
 /* Simulate the M candidates of BATCH, but (without --exhaustive) those

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sim/app/simulation.h"
 #include "sim/units.h"
 
 /* The worker processes of the batch in flight (the parent's), to pass a
@@ -178,10 +179,18 @@ plan_pool_run (const PlanPool *pool, gpointer *items, guint n, guint jobs)
   last_item_us = (g_get_monotonic_time () - t0) / n;
 }
 
-void
-plan_pool_progress (guint done, guint n, guint64 best_ps, gint64 elapsed, gboolean *drawn)
+gboolean
+plan_pool_progress_after (gint64 *us, GError **error)
 {
-  if (elapsed < G_USEC_PER_SEC || done == 0)
+  *us = -1;
+  return !isatty (STDERR_FILENO) || app_progress_after (us, error);
+}
+
+void
+plan_pool_progress (guint done, guint n, guint64 best_ps, gint64 elapsed, gint64 after,
+                    gboolean *drawn)
+{
+  if (elapsed < after || done == 0)
     return;
   double left_s = (double) elapsed / 1e6 / done * (n - MIN (done, n));
   g_autofree char *left = left_s < 60 ? g_strdup_printf ("%.0f s", ceil (left_s))

@@ -59,8 +59,15 @@ int plan_pool_interrupted (void);
 /* A search's progress line on stderr: DONE of at most N candidates
  * simulated or tried (the rest may still be bounded out or never made, so
  * the time left is at most the pace so far times them), the best time so
- * far (G_MAXUINT64: none).  Drawn only once ELAPSED (us) passes a second;
- * sets *DRAWN then (the caller clears the line at the end). */
-void plan_pool_progress (guint done, guint n, guint64 best_ps, gint64 elapsed, gboolean *drawn);
+ * far (G_MAXUINT64: none).  Drawn only once ELAPSED (us) reaches AFTER
+ * (app_progress_after); sets *DRAWN then (the caller clears the line at
+ * the end). */
+/* *US: when a search draws its progress line (app_progress_after) with
+ * stderr a terminal, else -1 (never).  FALSE with ERROR when
+ * ORRERY_PROGRESS_AFTER does not parse. */
+gboolean plan_pool_progress_after (gint64 *us, GError **error);
+
+void plan_pool_progress (guint done, guint n, guint64 best_ps, gint64 elapsed, gint64 after,
+                         gboolean *drawn);
 
 #endif /* ORRERY_SIM_APP_PLAN_POOL_H */

@@ -369,10 +369,10 @@ plan_run_search (const PlanEnv *env, GArray *cands, guint top, guint jobs, gbool
       if (top > 0 && times->len >= top)
         kth = g_array_index (times, guint64, top - 1);
       i += m;
-      if (env->progress)
+      if (env->progress_us >= 0)
         plan_pool_progress (i, n,
                             times->len > 0 ? g_array_index (times, guint64, 0) : G_MAXUINT64,
-                            g_get_monotonic_time () - t0, &drawn);
+                            g_get_monotonic_time () - t0, env->progress_us, &drawn);
       else
         progress_line (all, i, n, exhaustive ? G_MAXUINT64 : kth, g_get_monotonic_time () - t0);
     }

@@ -40,7 +40,7 @@ typedef struct
   const PlanProblem *pb;
   const AppConfig *cfg;
   const NetTopo *topo; /* cfg's topology, built once for every candidate (may be NULL) */
-  gboolean progress;   /* redraw a progress line on stderr during the search */
+  gint64 progress_us;  /* redraw a progress line on stderr after this long; < 0: never */
   /* plan_run_one does not simulate a candidate whose compute floor is at
    * least this (the K-th best time so far; 0: simulate every one). */
   guint64 cutoff;

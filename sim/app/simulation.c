@@ -19,7 +19,7 @@ struct _AppSim
   Sys *sys;
   WlReplay *replay;
   double wall;
-  gboolean progress;
+  gint64 progress_us; /* draw the progress line after this much wall time; < 0: never */
   const char *no_symmetry; /* why the shortcut is off (static), or NULL */
   gboolean explain_symmetry; /* the summary says why the classes are as they are */
   gboolean recording;
@@ -187,6 +187,7 @@ app_sim_new_full (const AppConfig *cfg, const char *workload_prefix, const AppSi
   sim->cfg = cfg;
   sim->workload = g_strdup (workload_prefix);
   sim->max_sim_time = SIM_TIME_MAX;
+  sim->progress_us = -1;
   if (load != NULL)
     {
       sim->load = *load;
@@ -208,6 +209,7 @@ app_sim_new_graphs (const AppConfig *cfg, const NetTopo *topo, const char *name,
   sim->workload = g_strdup (name);
   sim->graphs = g_ptr_array_ref (graphs);
   sim->max_sim_time = SIM_TIME_MAX;
+  sim->progress_us = -1;
   if (!sim_build (sim, error))
     return NULL;
   return g_steal_pointer (&sim);
@@ -321,9 +323,28 @@ app_sim_streamed (const AppSim *sim)
 }
 
 void
-app_sim_set_progress (AppSim *sim, gboolean on)
+app_sim_set_progress (AppSim *sim, gint64 after_us)
 {
-  sim->progress = on;
+  sim->progress_us = after_us;
+}
+
+gboolean
+app_progress_after (gint64 *us, GError **error)
+{
+  const char *env = g_getenv ("ORRERY_PROGRESS_AFTER");
+  SimTime ps = 0;
+  *us = G_USEC_PER_SEC;
+  if (env == NULL)
+    return TRUE;
+  if (!sim_units_parse_time (env, &ps, NULL) || ps / 1000000 > (SimTime) G_MAXINT64)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "ORRERY_PROGRESS_AFTER: '%s' is not a time with its unit (e.g. 0s or 5s)",
+                   env);
+      return FALSE;
+    }
+  *us = (gint64) (ps / 1000000);
+  return TRUE;
 }
 
 static guint32
@@ -446,7 +467,7 @@ run_with_progress (AppSim *sim, gint64 t0)
   while ((status = run_step (sim, slice)) == SIM_RUN_EVENT_LIMIT && !events_spent (sim))
     {
       gint64 now = g_get_monotonic_time ();
-      if (now - t0 < G_USEC_PER_SEC || now - last_draw < G_USEC_PER_SEC / 4)
+      if (now - t0 < sim->progress_us || now - last_draw < G_USEC_PER_SEC / 4)
         continue;
       guint64 events = sim_sched_events_run (sim->sched);
       double rate = last_draw > 0
@@ -631,7 +652,7 @@ run_once (AppSim *sim, gboolean *redo, GError **error)
     return FALSE;
   if (!wl_replay_start (sim->replay, error))
     return FALSE;
-  SimRunStatus status = sim->progress ? run_with_progress (sim, t0) : run_step (sim, 0);
+  SimRunStatus status = sim->progress_us >= 0 ? run_with_progress (sim, t0) : run_step (sim, 0);
   if (wl_replay_lockstep (sim->replay))
     wl_replay_lockstep_finish (sim->replay);
   if (wl_replay_n_classes (sim->replay) > 0)

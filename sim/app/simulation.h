@@ -86,9 +86,15 @@ void app_sim_set_coll_records (AppSim *sim, gboolean on);
 void app_sim_set_output_memory (AppSim *sim, guint bytes_per_node);
 
 /* Print a progress line on stderr (simulated time, events/s, ranks
- * finished), redrawn in place, once the run has taken a second of wall
- * time; the line is erased at the end.  For interactive terminals. */
-void app_sim_set_progress (AppSim *sim, gboolean on);
+ * finished), redrawn in place, once the run has taken AFTER_US of wall
+ * time (app_progress_after; negative: never); the line is erased at the
+ * end.  For interactive terminals. */
+void app_sim_set_progress (AppSim *sim, gint64 after_us);
+
+/* The wall time after which `run` and `plan` draw their progress line on a
+ * terminal: ORRERY_PROGRESS_AFTER (a time with its unit, e.g. 0s or 5s)
+ * when set, else one second.  FALSE with ERROR when it does not parse. */
+gboolean app_progress_after (gint64 *us, GError **error);
 
 /* Allow the symmetric shortcut (on by default): when every rank runs the
  * same trace and every collective treats members alike

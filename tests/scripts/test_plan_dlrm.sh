@@ -183,15 +183,14 @@ for seed in 1 2 3; do
 done
 
 # ---- the progress line, on a terminal ---------------------------------------------------
-# As `orrery plan`'s (test_first_hour.sh): past a second, after each batch,
-# the candidates tried of the baselines and the budget (7 + 16), the best so
-# far and the most the rest can take; nothing into a pipe.
+# As `orrery plan`'s (test_first_hour.sh): after each batch, the candidates
+# tried of the baselines and the budget (7 + 16), the best so far and the
+# most the rest can take; nothing into a pipe.  ORRERY_PROGRESS_AFTER=0s
+# draws it from the first batch, however fast the machine.
 if command -v script >/dev/null 2>&1; then
-  # The preset: its batches take over a second (the 16 small tables' took
-  # under one on an idle machine, and nothing was drawn).
   prog=("$ORRERY" plan --dlrm --preset dlrm-dcnv2-criteo1tb --config "$CFG" --budget 16
         --exhaustive)
-  script -qc "$(printf '%q ' "${prog[@]}")" /dev/null >"$T/tty" 2>&1
+  ORRERY_PROGRESS_AFTER=0s script -qc "$(printf '%q ' "${prog[@]}")" /dev/null >"$T/tty" 2>&1
   tr '\r' '\n' <"$T/tty" >"$T/lines"
   line='^.\[Korrery plan: [0-9]+ of 23 candidates, best [0-9.]+ [mu]?s, '
   line+='at most about [0-9]+ (s|min) left$'
