@@ -2,55 +2,12 @@
  * rank owes (see waitq.h). */
 #include "system/waitq.h"
 
-#include <string.h>
-
-/* Whether a runs before b: higher priority, then older. */
-static inline gboolean
-runs_before (const SysWaiting *a, const SysWaiting *b)
-{
-  return a->priority > b->priority || (a->priority == b->priority && a->order < b->order);
-}
 
 void
-sys_waitq_push (SysWaitQueue *q, const SysWaiting *w)
+sys_waitq_grow (SysWaitQueue *q)
 {
-  if (q->len == q->cap)
-    {
-      q->cap = q->cap ? q->cap * 2 : 8;
-      q->heap = g_renew (SysWaiting, q->heap, q->cap);
-    }
-  guint i = q->len++;
-  while (i > 0 && runs_before (w, &q->heap[(i - 1) / 2]))
-    {
-      q->heap[i] = q->heap[(i - 1) / 2];
-      i = (i - 1) / 2;
-    }
-  q->heap[i] = *w;
-}
-
-gboolean
-sys_waitq_pop (SysWaitQueue *q, SysWaiting *out)
-{
-  if (q->len == 0)
-    return FALSE;
-  *out = q->heap[0];
-  SysWaiting last = q->heap[--q->len];
-  guint i = 0, n = q->len;
-  for (;;)
-    {
-      guint c = 2 * i + 1;
-      if (c >= n)
-        break;
-      if (c + 1 < n && runs_before (&q->heap[c + 1], &q->heap[c]))
-        c++;
-      if (!runs_before (&q->heap[c], &last))
-        break;
-      q->heap[i] = q->heap[c];
-      i = c;
-    }
-  if (n > 0)
-    q->heap[i] = last;
-  return TRUE;
+  q->cap = q->cap ? q->cap * 2 : 8;
+  q->heap = g_renew (SysWaiting, q->heap, q->cap);
 }
 
 void
