@@ -2,7 +2,6 @@
  * rank owes (see waitq.h). */
 #include "system/waitq.h"
 
-
 void
 sys_waitq_grow (SysWaitQueue *q)
 {
