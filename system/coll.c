@@ -508,7 +508,14 @@ coll_retire (SysColl *coll)
   st->busy += now - coll->first_join;
   sys_coll_stats_add (sys, coll, now);
   g_hash_table_remove (coll->group->live, GUINT_TO_POINTER (coll->seq + 1u));
-  g_hash_table_remove (sys->live_colls, coll);
+  if (coll->group->live_last == coll)
+    coll->group->live_last = NULL;
+  if (coll->live_prev != NULL)
+    coll->live_prev->live_next = coll->live_next;
+  else
+    sys->live_colls = coll->live_next;
+  if (coll->live_next != NULL)
+    coll->live_next->live_prev = coll->live_prev;
   sys_coll_free (coll);
 }
 
@@ -682,7 +689,9 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
       root = (guint32) r;
     }
   guint32 seq = group->next_seq[member]++;
-  SysColl *coll = g_hash_table_lookup (group->live, GUINT_TO_POINTER (seq + 1u));
+  SysColl *coll = group->live_last;
+  if (coll == NULL || coll->seq != seq)
+    coll = group->live_last = g_hash_table_lookup (group->live, GUINT_TO_POINTER (seq + 1u));
   if (coll == NULL)
     {
       coll = sys_coll_new (sys, group, seq, req, root, error);

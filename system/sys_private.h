@@ -63,6 +63,9 @@ typedef struct
    * large to tabulate (then computed). */
   guint32 *pos;
   GHashTable *live;       /* seq + 1 -> SysColl* */
+  /* The live collective the last join found or made, or NULL: the other
+   * members mostly join it next, with no look-up in live (coll.c). */
+  SysColl *live_last;
   SysNcclGroup *nccl;     /* the NCCL library's view, built on first use */
   SysNcclMemo *nccl_memo; /* SYS_NCCL_MEMO plans of it by (kind, bytes), or NULL */
   /* Whether NCCL's rings run alike at every member (sys_nccl_plan_alike,
@@ -110,7 +113,7 @@ struct _Sys
   SysRankQueues *queues;  /* per rank */
   guint32 queue_order;
   guint32 line_clock;     /* the last ticket handed out (coll.c, line_note_start) */
-  GHashTable *live_colls; /* SysColl* set, for diagnostics */
+  SysColl *live_colls;    /* the live collectives (SysColl.live_next), for diagnostics */
   SysCollStats stats[SYS_COLL_N];
   GArray *group_stats;          /* SysCollGroupStats */
   GHashTable *group_stats_index; /* "kind/group/algorithms" -> row + 1 */
