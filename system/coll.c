@@ -507,9 +507,7 @@ coll_retire (SysColl *coll)
   st->bytes += coll->bytes;
   st->busy += now - coll->first_join;
   sys_coll_stats_add (sys, coll, now);
-  g_hash_table_remove (coll->group->live, GUINT_TO_POINTER (coll->seq + 1u));
-  if (coll->group->live_last == coll)
-    coll->group->live_last = NULL;
+  sys_group_live_remove (coll->group, coll->seq);
   if (coll->live_prev != NULL)
     coll->live_prev->live_next = coll->live_next;
   else
@@ -689,9 +687,7 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
       root = (guint32) r;
     }
   guint32 seq = group->next_seq[member]++;
-  SysColl *coll = group->live_last;
-  if (coll == NULL || coll->seq != seq)
-    coll = group->live_last = g_hash_table_lookup (group->live, GUINT_TO_POINTER (seq + 1u));
+  SysColl *coll = sys_group_live (group, seq);
   if (coll == NULL)
     {
       coll = sys_coll_new (sys, group, seq, req, root, error);
