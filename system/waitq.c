@@ -17,14 +17,10 @@ sys_waitq_clear (SysWaitQueue *q)
 }
 
 void
-sys_owed_push (SysOwedList *l, const SysOwed *o)
+sys_owed_grow (SysOwedList *l)
 {
-  if (l->len == l->cap)
-    {
-      l->cap = l->cap ? l->cap * 2 : 8;
-      l->items = g_renew (SysOwed, l->items, l->cap);
-    }
-  l->items[l->len++] = *o;
+  l->cap = l->cap ? l->cap * 2 : 8;
+  l->items = g_renew (SysOwed, l->items, l->cap);
 }
 
 void

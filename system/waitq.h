@@ -116,8 +116,17 @@ typedef struct
   guint cap;
 } SysOwedList;
 
-/* Add one after the others. */
-void sys_owed_push (SysOwedList *l, const SysOwed *o);
+/* Make room for one more item (push's slow path). */
+void sys_owed_grow (SysOwedList *l);
+/* Add one after the others (inline: once per chunk phase a line's first
+ * member starts, for each other member). */
+static inline void
+sys_owed_push (SysOwedList *l, const SysOwed *o)
+{
+  if (l->len == l->cap)
+    sys_owed_grow (l);
+  l->items[l->len++] = *o;
+}
 /* Take out item I (< len), keeping the others' order. */
 void sys_owed_remove (SysOwedList *l, guint i);
 /* Free the array; the list is then empty.  Accepts an empty list. */
