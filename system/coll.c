@@ -346,15 +346,6 @@ line_ticket_of (SysColl *coll, guint64 index)
                             - (guint64) (run->member - first) * coll->n_chunks * coll->n_phases];
 }
 
-/* What run INDEX's member owes the queue the run waits in. */
-static SysOwedList *
-line_owed (SysColl *coll, guint64 index)
-{
-  const SysRun *run = &coll->runs[index];
-  guint dim = coll->phase[run->chunk_phase % coll->n_phases].topo_dim;
-  return &coll->sys->queues[coll->group->ranks[run->member]].owed[dim];
-}
-
 /* Whether run INDEX's line holds a rank, other than its member's, that is
  * on the line of O too. */
 static gboolean
@@ -382,17 +373,25 @@ lines_meet (const SysOwed *o, SysColl *coll, guint64 index)
  * waits as a run no member started does; with symmetry classes, such a
  * wait is one the ranks the class stands for would meet with tickets of
  * their own: the run stops and is redone over every rank
- * (sys_class_line_holds). */
+ * (sys_class_line_holds).  OWED is what the run's member owes the queue
+ * the run waits in.  When it may start, *PAID is the place in OWED of the
+ * ticket it pays, or -1 when it pays none (it is the first on its line, or
+ * takes no tickets), so that line_note_start need not look for it again. */
 static gboolean
-line_allows (SysColl *coll, guint64 index)
+line_allows (SysColl *coll, guint64 index, const SysOwedList *owed, gint *paid)
 {
-  const SysOwedList *owed = line_owed (coll, index);
+  *paid = -1;
+  if (owed->len == 0) /* the common case: nothing owed (line_note_start checks its ticket) */
+    return TRUE;
   guint32 ticket = coll->line_ticket != NULL ? *line_ticket_of (coll, index) : 0;
   for (guint i = 0; i < owed->len; i++)
     {
       const SysOwed *o = &owed->items[i];
       if (ticket != 0 && o->ticket == ticket)
-        return TRUE;
+        {
+          *paid = (gint) i;
+          return TRUE;
+        }
       if (o->coll->members[o->member].joined || lines_meet (o, coll, index))
         {
           if (coll->line_ticket == NULL && coll->sys->classes)
@@ -403,29 +402,26 @@ line_allows (SysColl *coll, guint64 index)
           return FALSE;
         }
     }
-  /* A run another member started is owed until this one starts it. */
-  g_assert (ticket == 0);
   return TRUE;
 }
 
 /* Run INDEX starts: the first on its line hands its ticket to the others,
- * the others pay theirs. */
+ * the others pay theirs (item PAID of OWED, from line_allows). */
 static void
-line_note_start (SysColl *coll, guint64 index)
+line_note_start (SysColl *coll, guint64 index, SysOwedList *owed, gint paid)
 {
   if (coll->line_ticket == NULL)
     return;
-  guint32 *ticket = line_ticket_of (coll, index);
-  const SysRun *run = &coll->runs[index];
-  if (*ticket != 0)
+  if (paid >= 0)
     {
-      SysOwedList *owed = line_owed (coll, index);
-      guint i = 0;
-      while (owed->items[i].ticket != *ticket) /* line_allows found it */
-        i++;
-      sys_owed_remove (owed, i);
+      sys_owed_remove (owed, (guint) paid);
       return;
     }
+  guint32 *ticket = line_ticket_of (coll, index);
+  /* A run another member started is owed until this one starts it:
+   * line_allows found its ticket. */
+  g_assert (*ticket == 0);
+  const SysRun *run = &coll->runs[index];
   Sys *sys = coll->sys;
   if (++sys->line_clock == 0) /* 0 is "none"; tickets are only compared for equality */
     ++sys->line_clock;
@@ -456,20 +452,28 @@ queue_kick (Sys *sys, guint32 rank, guint dim, const SysColl *coll)
    * the run the line started before them. */
   SysWaiting w;
   SysWaitQueue held = { 0 };
-  while (q->active[dim] < sys->params.active_chunks_per_dim && sys_waitq_pop (&q->waiting[dim], &w))
+  SysWaitQueue *waiting = &q->waiting[dim];
+  while (waiting->len > 0 && q->active[dim] < sys->params.active_chunks_per_dim
+         && sys_waitq_pop (waiting, &w))
     {
-      if (!line_allows (w.coll, w.run_index))
+      /* The queue a run waits in is its member's queue of its dimension:
+       * this one, so what the member owes is what this rank owes here. */
+      SysOwedList *owed = &q->owed[dim];
+      gint paid;
+      if (!line_allows (w.coll, w.run_index, owed, &paid))
         {
           sys_waitq_push (&held, &w);
           continue;
         }
       q->active[dim]++;
-      line_note_start (w.coll, w.run_index);
+      line_note_start (w.coll, w.run_index, owed, paid);
       run_start (w.coll, w.run_index);
     }
+  if (held.len == 0) /* nothing set aside (and nothing allocated) */
+    return;
   /* Their arrival orders are kept: they come back in the same order. */
   while (sys_waitq_pop (&held, &w))
-    sys_waitq_push (&q->waiting[dim], &w);
+    sys_waitq_push (waiting, &w);
   sys_waitq_clear (&held);
 }
 
@@ -503,8 +507,13 @@ coll_retire (SysColl *coll)
   st->bytes += coll->bytes;
   st->busy += now - coll->first_join;
   sys_coll_stats_add (sys, coll, now);
-  g_hash_table_remove (coll->group->live, GUINT_TO_POINTER (coll->seq + 1u));
-  g_hash_table_remove (sys->live_colls, coll);
+  sys_group_live_remove (coll->group, coll->seq);
+  if (coll->live_prev != NULL)
+    coll->live_prev->live_next = coll->live_next;
+  else
+    sys->live_colls = coll->live_next;
+  if (coll->live_next != NULL)
+    coll->live_next->live_prev = coll->live_prev;
   sys_coll_free (coll);
 }
 
@@ -678,7 +687,7 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
       root = (guint32) r;
     }
   guint32 seq = group->next_seq[member]++;
-  SysColl *coll = g_hash_table_lookup (group->live, GUINT_TO_POINTER (seq + 1u));
+  SysColl *coll = sys_group_live (group, seq);
   if (coll == NULL)
     {
       coll = sys_coll_new (sys, group, seq, req, root, error);

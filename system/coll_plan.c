@@ -661,8 +661,12 @@ sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req,
   coll->seq = seq;
   coll->whole = TRUE;
   coll->first_join = sim_sched_now (sys->sched);
-  g_hash_table_insert (group->live, GUINT_TO_POINTER (seq + 1u), coll);
-  g_hash_table_add (sys->live_colls, coll);
+  sys_group_live_add (group, seq, coll);
+  coll->live_prev = NULL;
+  coll->live_next = sys->live_colls;
+  if (sys->live_colls != NULL)
+    sys->live_colls->live_prev = coll;
+  sys->live_colls = coll;
   return coll;
 }
 

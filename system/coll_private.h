@@ -95,6 +95,11 @@ struct _SysColl
   /* Made whole (sys_coll_new): its storage may serve a later instance
    * of its group (coll_plan.c's spares). */
   gboolean whole;
+  /* Sys.live_colls, the collectives joined and not yet done, is a list
+   * through these (a hash set's add and remove cost more, once per
+   * collective). */
+  SysColl *live_prev;
+  SysColl *live_next;
 };
 
 /* A new instance of REQ on GROUP (sequence SEQ, ROOT for rooted kinds),

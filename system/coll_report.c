@@ -196,10 +196,7 @@ guint
 sys_describe_pending (const Sys *sys, GString *out)
 {
   g_autoptr (GPtrArray) colls = g_ptr_array_new ();
-  GHashTableIter it;
-  gpointer coll;
-  g_hash_table_iter_init (&it, sys->live_colls);
-  while (g_hash_table_iter_next (&it, &coll, NULL))
+  for (SysColl *coll = sys->live_colls; coll != NULL; coll = coll->live_next)
     g_ptr_array_add (colls, coll);
   g_ptr_array_sort (colls, cmp_colls);
   for (guint i = 0; i < colls->len; i++)

@@ -16,6 +16,10 @@
 
 #include "sim/error.h"
 
+/* The places a group's live table starts with (SysGroup.live): a group
+ * mostly has a collective or two in flight. */
+#define GROUP_LIVE_MIN 8
+
 static int
 cmp_u32 (const void *a, const void *b)
 {
@@ -115,7 +119,8 @@ sys_group_new (const NetTopo *topo, guint64 id, const guint32 *ranks, guint32 n,
   g->n = n;
   g->ranks = g_steal_pointer (&members);
   g->next_seq = g_steal_pointer (&next_seq);
-  g->live = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g->live_cap = GROUP_LIVE_MIN;
+  g->live = g_new0 (SysLiveSlot, g->live_cap);
   if (ranks == NULL)
     {
       /* The world: every rank, every dimension of more than one member. */
@@ -161,11 +166,44 @@ sys_group_free (SysGroup *g)
   g_free (g->pos);
   if (g->member_of != NULL)
     g_hash_table_unref (g->member_of);
-  g_hash_table_unref (g->live);
+  g_free (g->live);
   sys_nccl_group_free (g->nccl);
   g_free (g->nccl_memo);
   sys_coll_memo_free (g->coll_memo);
   g_free (g);
+}
+
+/* Double G's live table, its collectives at their new places (those at
+ * distinct places modulo the old size stay distinct modulo the new). */
+static void
+live_grow (SysGroup *g)
+{
+  g_assert (g->live_cap <= G_MAXUINT32 / 2);
+  guint32 cap = g->live_cap * 2;
+  SysLiveSlot *v = g_new0 (SysLiveSlot, cap);
+  for (guint32 i = 0; i < g->live_cap; i++)
+    if (g->live[i].coll != NULL)
+      v[g->live[i].seq & (cap - 1)] = g->live[i];
+  g_free (g->live);
+  g->live = v;
+  g->live_cap = cap;
+}
+
+void
+sys_group_live_add (SysGroup *g, guint32 seq, SysColl *coll)
+{
+  g_assert (coll != NULL && sys_group_live (g, seq) == NULL);
+  while (g->live[seq & (g->live_cap - 1)].coll != NULL)
+    live_grow (g);
+  g->live[seq & (g->live_cap - 1)] = (SysLiveSlot) { .coll = coll, .seq = seq };
+}
+
+void
+sys_group_live_remove (SysGroup *g, guint32 seq)
+{
+  SysLiveSlot *s = &g->live[seq & (g->live_cap - 1)];
+  g_assert (s->coll != NULL && s->seq == seq);
+  s->coll = NULL;
 }
 
 /* The most members sys_group_member scans (a hash lookup costs about as

@@ -1,6 +1,7 @@
 /* sys.c: the system layer's lifetime: building it (resolving every
  * configured algorithm), registering groups, and the per-kind totals.
  * Collectives themselves live in coll.c. */
+#include "system/coll_private.h"
 #include "system/sys_private.h"
 
 #include <string.h>
@@ -94,7 +95,6 @@ sys_new (SimSched *sched, Net *net, const SysParams *params, GError **error)
   sys->params = *params;
   sys->groups = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                        (GDestroyNotify) sys_group_free);
-  sys->live_colls = g_hash_table_new (g_direct_hash, g_direct_equal);
   sys->group_stats = g_array_new (FALSE, FALSE, sizeof (SysCollGroupStats));
   sys->group_stats_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   sys->group_stats_rows = sys_stats_rows_new ();
@@ -117,14 +117,10 @@ sys_free (Sys *sys)
 {
   if (sys == NULL)
     return;
-  if (sys->live_colls != NULL)
+  for (SysColl *coll = sys->live_colls, *next; coll != NULL; coll = next)
     {
-      GHashTableIter it;
-      gpointer coll;
-      g_hash_table_iter_init (&it, sys->live_colls);
-      while (g_hash_table_iter_next (&it, &coll, NULL))
-        sys_coll_free (coll);
-      g_hash_table_unref (sys->live_colls);
+      next = coll->live_next;
+      sys_coll_free (coll);
     }
   if (sys->queues != NULL)
     for (guint32 r = 0; r < net_topo_ranks (sys->topo); r++)

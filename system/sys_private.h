@@ -36,6 +36,14 @@ typedef struct
 
 typedef struct _SysCollMemo SysCollMemo;
 
+/* A place of SysGroup.live: COLL (NULL: none) is the collective of
+ * sequence number SEQ. */
+typedef struct
+{
+  SysColl *coll;
+  guint32 seq;
+} SysLiveSlot;
+
 #define SYS_GROUP_HINTS 64 /* a power of two */
 
 typedef struct
@@ -62,7 +70,12 @@ typedef struct
    * once: the message path needs it for every message.  NULL for groups too
    * large to tabulate (then computed). */
   guint32 *pos;
-  GHashTable *live;       /* seq + 1 -> SysColl* */
+  /* Its live collectives (joined, not done), the one of sequence number s
+   * at s mod live_cap, a power of two grown until no two of them share a
+   * place: members join in sequence order, so the live ones span a few
+   * numbers, and a join finds its collective without hashing. */
+  SysLiveSlot *live;
+  guint32 live_cap;
   SysNcclGroup *nccl;     /* the NCCL library's view, built on first use */
   SysNcclMemo *nccl_memo; /* SYS_NCCL_MEMO plans of it by (kind, bytes), or NULL */
   /* Whether NCCL's rings run alike at every member (sys_nccl_plan_alike,
@@ -110,7 +123,7 @@ struct _Sys
   SysRankQueues *queues;  /* per rank */
   guint32 queue_order;
   guint32 line_clock;     /* the last ticket handed out (coll.c, line_note_start) */
-  GHashTable *live_colls; /* SysColl* set, for diagnostics */
+  SysColl *live_colls;    /* the live collectives (SysColl.live_next), for diagnostics */
   SysCollStats stats[SYS_COLL_N];
   GArray *group_stats;          /* SysCollGroupStats */
   GHashTable *group_stats_index; /* "kind/group/algorithms" -> row + 1 */
@@ -147,6 +160,17 @@ gboolean sys_group_alike_of (Sys *sys, SysGroup *group, SysCollKind kind, guint6
 /* The member index of `rank`, or -1 if it is not in the group. */
 gint64 sys_group_member (const SysGroup *group, guint32 rank);
 SysGroup *sys_group_find (Sys *sys, guint64 id);
+/* GROUP's live collective of sequence number SEQ, or NULL. */
+static inline SysColl *
+sys_group_live (const SysGroup *group, guint32 seq)
+{
+  const SysLiveSlot *s = &group->live[seq & (group->live_cap - 1)];
+  return s->seq == seq ? s->coll : NULL;
+}
+/* COLL, of sequence number SEQ, is live on GROUP (none of that number is). */
+void sys_group_live_add (SysGroup *group, guint32 seq, SysColl *coll);
+/* The collective of sequence number SEQ, live on GROUP, is done. */
+void sys_group_live_remove (SysGroup *group, guint32 seq);
 /* "all ranks" or "group 7", for messages (a new string). */
 char *sys_group_label (const SysGroup *group);
 

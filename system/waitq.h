@@ -37,10 +37,60 @@ typedef struct
   guint cap;
 } SysWaitQueue;
 
+/* Make room for one more entry (push's slow path). */
+void sys_waitq_grow (SysWaitQueue *q);
+
+/* Push and pop are inline: each runs once per chunk phase, on every rank,
+ * and the call cost about a fifth of their instructions. */
+
+/* Whether a runs before b: higher priority, then older. */
+static inline gboolean
+sys_waitq_runs_before (const SysWaiting *a, const SysWaiting *b)
+{
+  return a->priority > b->priority || (a->priority == b->priority && a->order < b->order);
+}
+
 /* Add w.  The queue starts zeroed (empty, nothing allocated). */
-void sys_waitq_push (SysWaitQueue *q, const SysWaiting *w);
+static inline void
+sys_waitq_push (SysWaitQueue *q, const SysWaiting *w)
+{
+  if (q->len == q->cap)
+    sys_waitq_grow (q);
+  guint i = q->len++;
+  while (i > 0 && sys_waitq_runs_before (w, &q->heap[(i - 1) / 2]))
+    {
+      q->heap[i] = q->heap[(i - 1) / 2];
+      i = (i - 1) / 2;
+    }
+  q->heap[i] = *w;
+}
+
 /* Take out the entry that runs next into *out; FALSE when empty. */
-gboolean sys_waitq_pop (SysWaitQueue *q, SysWaiting *out);
+static inline gboolean
+sys_waitq_pop (SysWaitQueue *q, SysWaiting *out)
+{
+  if (q->len == 0)
+    return FALSE;
+  *out = q->heap[0];
+  SysWaiting last = q->heap[--q->len];
+  guint i = 0, n = q->len;
+  for (;;)
+    {
+      guint c = 2 * i + 1;
+      if (c >= n)
+        break;
+      if (c + 1 < n && sys_waitq_runs_before (&q->heap[c + 1], &q->heap[c]))
+        c++;
+      if (!sys_waitq_runs_before (&q->heap[c], &last))
+        break;
+      q->heap[i] = q->heap[c];
+      i = c;
+    }
+  if (n > 0)
+    q->heap[i] = last;
+  return TRUE;
+}
+
 /* Free the array; the queue is then empty.  Accepts an empty queue. */
 void sys_waitq_clear (SysWaitQueue *q);
 
@@ -66,8 +116,17 @@ typedef struct
   guint cap;
 } SysOwedList;
 
-/* Add one after the others. */
-void sys_owed_push (SysOwedList *l, const SysOwed *o);
+/* Make room for one more item (push's slow path). */
+void sys_owed_grow (SysOwedList *l);
+/* Add one after the others (inline: once per chunk phase a line's first
+ * member starts, for each other member). */
+static inline void
+sys_owed_push (SysOwedList *l, const SysOwed *o)
+{
+  if (l->len == l->cap)
+    sys_owed_grow (l);
+  l->items[l->len++] = *o;
+}
 /* Take out item I (< len), keeping the others' order. */
 void sys_owed_remove (SysOwedList *l, guint i);
 /* Free the array; the list is then empty.  Accepts an empty list. */

@@ -231,6 +231,9 @@ struct _WlKernelLists
   GPtrArray *texts;    /* char *, by number - 1 */
   GPtrArray *lists;    /* GArray of WlKernel, by number - 1 */
   GArray *ns;          /* double per list: its price, NAN until computed */
+  /* Per list, a GArray of MatrixTerm: the terms wl_kernel_lists_matrix_flops
+   * adds, made when the list is (it runs once per compute node). */
+  GPtrArray *matrix;
   const WlKernelDevice *priced_dev;
   const WlKernelTable *priced_table;
   GHashTable *ns_on;   /* (index << 32 | SMs) -> double: prices on fewer SMs */
@@ -259,6 +262,31 @@ text_hash (const char *s, gsize n)
 
 #define FIRST_SLOTS 64u
 
+/* One GEMM or attention kernel's matrix FLOPs, count x wl_kernel_flops,
+ * and the dtype they count for. */
+typedef struct
+{
+  guint32 dtype;
+  double flops;
+} MatrixTerm;
+
+/* LIST's MatrixTerms, in its order (a new array). */
+static GArray *
+matrix_terms (const GArray *list)
+{
+  GArray *terms = g_array_new (FALSE, FALSE, sizeof (MatrixTerm));
+  for (guint i = 0; i < list->len; i++)
+    {
+      const WlKernel *k = &g_array_index (list, WlKernel, i);
+      if ((k->op == WL_KERNEL_GEMM || k->op == WL_KERNEL_ATTN) && k->dtype < WL_DTYPE_N)
+        {
+          MatrixTerm t = { .dtype = k->dtype, .flops = (double) k->count * wl_kernel_flops (k) };
+          g_array_append_val (terms, t);
+        }
+    }
+  return terms;
+}
+
 WlKernelLists *
 wl_kernel_lists_new (void)
 {
@@ -270,6 +298,7 @@ wl_kernel_lists_new (void)
   l->texts = g_ptr_array_new_with_free_func (g_free);
   l->lists = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   l->ns = g_array_new (FALSE, FALSE, sizeof (double));
+  l->matrix = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   return l;
 }
 
@@ -284,6 +313,7 @@ wl_kernel_lists_free (WlKernelLists *l)
   g_ptr_array_unref (l->texts);
   g_ptr_array_unref (l->lists);
   g_array_unref (l->ns);
+  g_ptr_array_unref (l->matrix);
   if (l->ns_on != NULL)
     g_hash_table_unref (l->ns_on);
   g_free (l);
@@ -353,6 +383,7 @@ wl_kernel_lists_intern_len (WlKernelLists *l, const char *text, gsize len, guint
     }
   g_ptr_array_add (l->texts, copy);
   g_ptr_array_add (l->lists, list);
+  g_ptr_array_add (l->matrix, matrix_terms (list));
   g_array_append_val (l->hashes, h);
   g_array_append_val (l->lens, len);
   double unpriced = NAN;
@@ -450,12 +481,13 @@ void
 wl_kernel_lists_matrix_flops (const WlKernelLists *l, guint32 index, double out[WL_DTYPE_N])
 {
   g_return_if_fail (l != NULL && index >= 1 && index <= l->lists->len);
-  const GArray *list = l->lists->pdata[index - 1];
-  for (guint i = 0; i < list->len; i++)
+  /* The terms one by one, in the list's order: the same sums, to the bit,
+   * as adding each kernel's count x FLOPs here. */
+  const GArray *terms = l->matrix->pdata[index - 1];
+  for (guint i = 0; i < terms->len; i++)
     {
-      const WlKernel *k = &g_array_index (list, WlKernel, i);
-      if ((k->op == WL_KERNEL_GEMM || k->op == WL_KERNEL_ATTN) && k->dtype < WL_DTYPE_N)
-        out[k->dtype] += (double) k->count * wl_kernel_flops (k);
+      const MatrixTerm *t = &g_array_index (terms, MatrixTerm, i);
+      out[t->dtype] += t->flops;
     }
 }
 

@@ -108,6 +108,35 @@ START_TEST (test_parse)
 }
 END_TEST
 
+/* Matrix FLOPs of interned lists, by hand: gemm 2 x 3 x 4 (x 2), 5 times,
+ * fp8: 240; attention forward b 1, hq 2, sq = skv 3, d 4, bf16: 4 x 72 =
+ * 288; gemm 1 x 1 x 1, bf16: 2; the memory kernel none.  They add to what
+ * OUT holds, each call. */
+START_TEST (test_matrix_flops)
+{
+  WlKernelLists *l = wl_kernel_lists_new ();
+  guint32 a = 0, b = 0;
+  ck_assert (wl_kernel_lists_intern (l, "gemm:m=2,n=3,k=4,count=5,dtype=fp8;mem:bytes=100;"
+                                        "attn:dir=fwd,b=1,hq=2,sq=3,d=4;gemm:m=1,n=1,k=1",
+                                     &a, NULL));
+  ck_assert (wl_kernel_lists_intern (l, "mem:bytes=64", &b, NULL));
+  double out[WL_DTYPE_N];
+  for (guint d = 0; d < WL_DTYPE_N; d++)
+    out[d] = 1.0;
+  wl_kernel_lists_matrix_flops (l, a, out);
+  wl_kernel_lists_matrix_flops (l, b, out);
+  wl_kernel_lists_matrix_flops (l, a, out);
+  for (guint d = 0; d < WL_DTYPE_N; d++)
+    {
+      double want = d == WL_DTYPE_FP8    ? 1.0 + 2 * 240.0
+                    : d == WL_DTYPE_BF16 ? 1.0 + 2 * 290.0
+                                         : 1.0;
+      ck_assert_msg (out[d] == want, "dtype %u: %g, want %g", d, out[d], want);
+    }
+  wl_kernel_lists_free (l);
+}
+END_TEST
+
 static void
 parse_fails (const char *text, const char *needle)
 {
@@ -769,6 +798,7 @@ kernels_suite (void)
   Suite *s = suite_create ("kernels");
   TCase *tc = tu_tcase (s, "kernels", tu_scratch_setup, tu_scratch_teardown, 60);
   tcase_add_test (tc, test_parse);
+  tcase_add_test (tc, test_matrix_flops);
   tcase_add_test (tc, test_parse_errors);
   tcase_add_test (tc, test_gemm_full_wave);
   tcase_add_test (tc, test_gemm_wave_quantization);
