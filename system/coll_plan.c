@@ -275,6 +275,19 @@ plan_nccl (SysColl *coll, GError **error)
   return TRUE;
 }
 
+/* SysPhaseCtx.send_key (see algo.h).  Runs keep next_bytes 0 or, once
+ * priced, step_bytes + 1 (only the ring sends through sys_phase_send_next,
+ * always its step_bytes), so step_bytes + 2 is no run's, unless it wraps to
+ * 0, when 1 is not either. */
+static guint64
+phase_next_key (const SysPhaseCtx *ctx)
+{
+  guint64 key = ctx->step_bytes + 1;
+  if (ctx->direct_tally != NULL && key != 0)
+    return key;
+  return key + 1 != 0 ? key + 1 : 1;
+}
+
 /* What an event needs to find its run's context: the context each
  * (chunk, phase) shares, and each run's member, position and (chunk,
  * phase), so that no event decodes or recomputes them. */
@@ -316,6 +329,7 @@ plan_runs (SysColl *coll)
                                                                       : sys_phase_on_ctx_message;
         if (ctx->algo != NULL && ctx->algo->prepare != NULL)
           ctx->algo->prepare (ctx);
+        ctx->send_key = phase_next_key (ctx);
       }
   for (guint32 m = 0; m < group->n; m++)
     for (guint cp = 0; cp < CP; cp++)
