@@ -114,6 +114,11 @@ struct _SimQueue
 {
   SimTime floor;    /* <= every queued time, and in the front's range */
   SimTime run_last; /* the front's range ends here: pushes up to it join it */
+  /* At or after the time of every unspent entry of the front, and at or
+   * before run_last: a push from it to run_last is an append to the front
+   * (sim_queue_try_push).  The last entry's time once pushed; left as it
+   * is by pops, as a push is never before the last entry popped. */
+  SimTime front_tail;
   guint front;      /* the bucket pops read, sorted from head on */
   /* &bucket[front], kept so that every push and pop reads one pointer
    * where the index cost a load, a shift and an add. */
@@ -197,9 +202,9 @@ sim_queue_try_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
   if (time <= queue->run_last)
     {
       SimQueueBucket *front = queue->front_bucket;
-      guint len = front->len;
-      if ((len > queue->head && front->v[len - 1].time > time) || G_UNLIKELY (len == front->cap))
+      if (time < queue->front_tail || G_UNLIKELY (front->len == front->cap))
         return FALSE;
+      queue->front_tail = time;
       sim_queue_append (front, time, fn, data, arg);
       return TRUE;
     }
