@@ -49,7 +49,8 @@
  * The structures are in this header only so that push and pop, the
  * scheduler's hot path, can be inlined into it; sim_queue_push() and
  * sim_queue_advance_slow() are their out-of-line halves.  Nothing but
- * sched.c uses them.
+ * sched.c uses them, but for sim_queue_push_trusted(), which the ring's
+ * send inlines (system/algo.h) on the queue sim_sched_queue() lends.
  *
  * Ownership: the queue owns its buckets and the entries in them; pointers
  * to entries are lent until the next push or pop.  Nothing is allocated per
@@ -107,8 +108,6 @@ typedef struct
   guint len;
   guint cap;
 } SimQueueBucket;
-
-typedef struct _SimQueue SimQueue;
 
 struct _SimQueue
 {
@@ -221,6 +220,17 @@ sim_queue_try_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
       queue->summary |= G_GUINT64_CONSTANT (1) << (b / 64);
     }
   return TRUE;
+}
+
+/* A whole push of the event fn (data, arg) at time, inline: the common
+ * case calls nothing.  As sim_sched_at_trusted(): time must not be below
+ * the scheduler's now, which the caller guarantees. */
+G_ALWAYS_INLINE static inline void
+sim_queue_push_trusted (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
+                        guint64 arg)
+{
+  if (G_UNLIKELY (!sim_queue_try_push (queue, time, fn, data, arg)))
+    sim_queue_push (queue, time, fn, data, arg);
 }
 
 static inline const SimQueueEntry *

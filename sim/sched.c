@@ -107,8 +107,14 @@ sim_sched_clock (const SimSched *sched)
 G_ALWAYS_INLINE static inline void
 sched_push (SimSched *sched, SimTime t, SimHandler fn, gpointer data, guint64 arg)
 {
-  if (G_UNLIKELY (!sim_queue_try_push (sched->queue, t, fn, data, arg)))
-    sim_queue_push (sched->queue, t, fn, data, arg);
+  sim_queue_push_trusted (sched->queue, t, fn, data, arg);
+}
+
+SimQueue *
+sim_sched_queue (SimSched *sched)
+{
+  g_return_val_if_fail (sched != NULL, NULL);
+  return sched->queue;
 }
 
 void

@@ -19,6 +19,7 @@
 #ifndef ORRERY_SYSTEM_ALGO_H
 #define ORRERY_SYSTEM_ALGO_H
 
+#include "sim/queue.h"
 #include "system/sys.h"
 
 typedef struct _SysColl SysColl;
@@ -90,10 +91,11 @@ typedef struct
   /* sys_phase_send_next's fast path, copied from the collective when it is
    * planned so that the path reads the context alone: where the network
    * lets a sender count a message of fixed price and schedule its delivery
-   * itself (net_direct_tally, else NULL), the scheduler, and the bits of
-   * an event's arg that hold the step. */
+   * itself (net_direct_tally, else NULL), the scheduler's queue, which it
+   * pushes to inline (sim_sched_queue), and the bits of an event's arg
+   * that hold the step. */
   NetTally *direct_tally;
-  SimSched *sched;
+  SimQueue *queue;
   guint step_bits;
   /* The event that path schedules: its handler (the row's deliver, else
    * sys_phase_on_ctx_message), given this context as data and the arg
@@ -311,7 +313,7 @@ sys_phase_split (const SysPhaseCtx *ctx, guint64 in, guint32 n)
   return ctx->split_down ? in / n : (in + n - 1) / n;
 }
 
-static inline void
+G_ALWAYS_INLINE static inline void
 sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, SimTime at)
 {
   /* One test covers the network's tally and the run's price (the key is
@@ -324,14 +326,14 @@ sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, SimTime 
   /* The caller keeps step below 2^step_bits (the ring's prepare checks
    * its steps once) and at >= now (the ring sends when a step is done, at
    * or after now), so the delivery is not in the past and the scheduler
-   * need not check.  As sys_phase_send's, to position (pos + 1) mod n,
+   * need not check (sim_sched_at_trusted's push, without its call).  As sys_phase_send's, to position (pos + 1) mod n,
    * whose run's arg the slow path kept with the price; net_send_priced's
    * work. */
   NetTally *tally = ctx->direct_tally;
   tally->messages++;
   tally->bytes += run->next_bytes - 1; /* step_bytes, as the test just read */
-  sim_sched_at_trusted (ctx->sched, sim_time_add (at, run->next_delay), ctx->deliver,
-                        (gpointer) ctx, run->next_arg | step);
+  sim_queue_push_trusted (ctx->queue, sim_time_add (at, run->next_delay), ctx->deliver,
+                          (gpointer) ctx, run->next_arg | step);
 }
 
 /* The built-in rows, one file each. */

@@ -321,7 +321,7 @@ plan_runs (SysColl *coll)
         ctx->next_runs = coll->lockstep ? 0 : ctx->stride * runs_per_member;
         ctx->wrap_runs = coll->lockstep ? 0 : (guint64) 0 - ctx->wrap_members * runs_per_member;
         ctx->direct_tally = coll->fixed_prices ? coll->direct_tally : NULL;
-        ctx->sched = coll->sys->sched;
+        ctx->queue = sim_sched_queue (coll->sys->sched);
         ctx->step_bits = coll->step_bits;
         ctx->step_mask = coll->step_mask;
         ctx->runs = coll->runs;
