@@ -223,8 +223,9 @@ sim_queue_try_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
 }
 
 /* A whole push of the event fn (data, arg) at time, inline: the common
- * case calls nothing.  As sim_sched_at_trusted(): time must not be below
- * the scheduler's now, which the caller guarantees. */
+ * case calls nothing.  As sim_sched_at() without its checks: fn must not
+ * be NULL nor time below the scheduler's now, which the caller
+ * guarantees. */
 G_ALWAYS_INLINE static inline void
 sim_queue_push_trusted (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
                         guint64 arg)

@@ -325,10 +325,10 @@ sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, SimTime 
     }
   /* The caller keeps step below 2^step_bits (the ring's prepare checks
    * its steps once) and at >= now (the ring sends when a step is done, at
-   * or after now), so the delivery is not in the past and the scheduler
-   * need not check (sim_sched_at_trusted's push, without its call).  As sys_phase_send's, to position (pos + 1) mod n,
-   * whose run's arg the slow path kept with the price; net_send_priced's
-   * work. */
+   * or after now), so the delivery is not in the past and the queue's
+   * push need not be checked.  As sys_phase_send's, to position
+   * (pos + 1) mod n, whose run's arg the slow path kept with the price;
+   * net_send_priced's work. */
   NetTally *tally = ctx->direct_tally;
   tally->messages++;
   tally->bytes += run->next_bytes - 1; /* step_bytes, as the test just read */
