@@ -277,15 +277,16 @@ plan_nccl (SysColl *coll, GError **error)
 
 /* SysPhaseCtx.send_key (see algo.h).  Runs keep next_bytes 0 or, once
  * priced, step_bytes + 1 (only the ring sends through sys_phase_send_next,
- * always its step_bytes), so step_bytes + 2 is no run's, unless it wraps to
- * 0, when 1 is not either. */
+ * always its step_bytes; 0 again for 2^64 - 1 bytes, which is never taken
+ * for priced), so step_bytes + 2 is no run's, unless it wraps to 0, when
+ * 1 is not either. */
 static guint64
 phase_next_key (const SysPhaseCtx *ctx)
 {
-  guint64 key = ctx->step_bytes + 1;
-  if (ctx->direct_tally != NULL && key != 0)
-    return key;
-  return key + 1 != 0 ? key + 1 : 1;
+  guint64 b = ctx->step_bytes;
+  if (ctx->direct_tally != NULL && b != G_MAXUINT64)
+    return b + 1;
+  return b < G_MAXUINT64 - 1 ? b + 2 : 1;
 }
 
 /* What an event needs to find its run's context: the context each
