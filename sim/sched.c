@@ -252,6 +252,19 @@ sched_pop (SimSched *sched, SimTime until)
   return sim_queue_pop_until (sched->queue, until);
 }
 
+/* Run the event of entry, popped: the clock moves to its time. */
+G_ALWAYS_INLINE static inline void
+sched_fire (SimSched *sched, const SimQueueEntry *entry)
+{
+  /* Read before the handler runs: its pushes may move the entry. */
+  SimHandler fn = entry->fn;
+  gpointer data = entry->data;
+  guint64 arg = entry->arg;
+  sched->now = entry->time;
+  sched->events_run++;
+  fn (sched, data, arg);
+}
+
 /* Run events from the queue's front while it holds the next one, plain
  * holds and events_run has not reached limit: the general loop's
  * iteration in sim_sched_run, for its common case, with one test an event
@@ -268,13 +281,7 @@ sched_run_front (SimSched *sched, SimQueue *queue, SimTime until)
       const SimQueueEntry *entry = sim_queue_pop_until (queue, until);
       if (entry == NULL)
         return;
-      /* Read before the handler runs: its pushes may move the entry. */
-      SimHandler fn = entry->fn;
-      gpointer data = entry->data;
-      guint64 arg = entry->arg;
-      sched->now = entry->time;
-      sched->events_run++;
-      fn (sched, data, arg);
+      sched_fire (sched, entry);
     }
 }
 
@@ -346,13 +353,7 @@ sim_sched_run (SimSched *sched, SimTime until, guint64 max_events)
             }
           break;
         }
-      /* Read before the handler runs: its pushes may move the entry. */
-      SimHandler fn = entry->fn;
-      gpointer data = entry->data;
-      guint64 arg = entry->arg;
-      sched->now = entry->time;
-      sched->events_run++;
-      fn (sched, data, arg);
+      sched_fire (sched, entry);
     }
   sched->stop = FALSE;
   sched->running = FALSE;
