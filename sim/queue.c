@@ -305,6 +305,7 @@ sim_queue_advance_slow (SimQueue *queue, SimTime until)
           /* The front owns its bucket's whole range: the times that share
            * every digit above level with min. */
           queue->run_last = min | ((G_GUINT64_CONSTANT (1) << (level * SIM_QUEUE_RADIX_BITS)) - 1);
+          queue->front_tail = max;
           return TRUE;
         }
       /* Every target lies below b, so is empty, and the next round finds
@@ -329,6 +330,7 @@ queue_spill_front (SimQueue *queue)
   queue_bucket_clear (queue, front);
   queue_set_front (queue, queue_level0_of (queue->floor));
   queue->run_last = queue->floor;
+  queue->front_tail = queue->floor;
   queue_mark_empty (queue, queue->front);
 }
 
@@ -378,6 +380,7 @@ queue_push_front (SimQueue *queue, SimTime time)
     memmove (v + pos + 1, v + pos, (len - pos) * sizeof (SimQueueEntry));
   front->len = len + 1;
   v[pos].time = time;
+  queue->front_tail = MAX (queue->front_tail, time);
   return &v[pos];
 }
 

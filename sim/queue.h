@@ -49,7 +49,8 @@
  * The structures are in this header only so that push and pop, the
  * scheduler's hot path, can be inlined into it; sim_queue_push() and
  * sim_queue_advance_slow() are their out-of-line halves.  Nothing but
- * sched.c uses them.
+ * sched.c uses them, but for sim_queue_push_trusted(), which the ring's
+ * send inlines (system/algo.h) on the queue sim_sched_queue() lends.
  *
  * Ownership: the queue owns its buckets and the entries in them; pointers
  * to entries are lent until the next push or pop.  Nothing is allocated per
@@ -108,12 +109,15 @@ typedef struct
   guint cap;
 } SimQueueBucket;
 
-typedef struct _SimQueue SimQueue;
-
 struct _SimQueue
 {
   SimTime floor;    /* <= every queued time, and in the front's range */
   SimTime run_last; /* the front's range ends here: pushes up to it join it */
+  /* At or after the time of every unspent entry of the front, and at or
+   * before run_last: a push from it to run_last is an append to the front
+   * (sim_queue_try_push).  The last entry's time once pushed; left as it
+   * is by pops, as a push is never before the last entry popped. */
+  SimTime front_tail;
   guint front;      /* the bucket pops read, sorted from head on */
   /* &bucket[front], kept so that every push and pop reads one pointer
    * where the index cost a load, a shift and an add. */
@@ -197,9 +201,9 @@ sim_queue_try_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
   if (time <= queue->run_last)
     {
       SimQueueBucket *front = queue->front_bucket;
-      guint len = front->len;
-      if ((len > queue->head && front->v[len - 1].time > time) || G_UNLIKELY (len == front->cap))
+      if (time < queue->front_tail || G_UNLIKELY (front->len == front->cap))
         return FALSE;
+      queue->front_tail = time;
       sim_queue_append (front, time, fn, data, arg);
       return TRUE;
     }
@@ -216,6 +220,18 @@ sim_queue_try_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
       queue->summary |= G_GUINT64_CONSTANT (1) << (b / 64);
     }
   return TRUE;
+}
+
+/* A whole push of the event fn (data, arg) at time, inline: the common
+ * case calls nothing.  As sim_sched_at() without its checks: fn must not
+ * be NULL nor time below the scheduler's now, which the caller
+ * guarantees. */
+G_ALWAYS_INLINE static inline void
+sim_queue_push_trusted (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
+                        guint64 arg)
+{
+  if (G_UNLIKELY (!sim_queue_try_push (queue, time, fn, data, arg)))
+    sim_queue_push (queue, time, fn, data, arg);
 }
 
 static inline const SimQueueEntry *

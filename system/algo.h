@@ -19,6 +19,7 @@
 #ifndef ORRERY_SYSTEM_ALGO_H
 #define ORRERY_SYSTEM_ALGO_H
 
+#include "sim/queue.h"
 #include "system/sys.h"
 
 typedef struct _SysColl SysColl;
@@ -90,10 +91,11 @@ typedef struct
   /* sys_phase_send_next's fast path, copied from the collective when it is
    * planned so that the path reads the context alone: where the network
    * lets a sender count a message of fixed price and schedule its delivery
-   * itself (net_direct_tally, else NULL), the scheduler, and the bits of
-   * an event's arg that hold the step. */
+   * itself (net_direct_tally, else NULL), the scheduler's queue, which it
+   * pushes to inline (sim_sched_queue), and the bits of an event's arg
+   * that hold the step. */
   NetTally *direct_tally;
-  SimSched *sched;
+  SimQueue *queue;
   guint step_bits;
   /* The event that path schedules: its handler (the row's deliver, else
    * sys_phase_on_ctx_message), given this context as data and the arg
@@ -104,10 +106,18 @@ typedef struct
   guint64 step_mask;
   /* The row's own, filled by its prepare hook when the collective is
    * planned, so that no step works them out again (the ring: its steps,
-   * how many of the first reduce, and its messages' bytes). */
+   * how many of the first reduce, its messages' bytes, and the delay a
+   * reducing step adds: share_reduce + endpoint_delay, saturated, which
+   * sim_time_add may take in one addition as both are >= 0). */
   guint32 steps;
   guint32 reducing_steps;
   guint64 step_bytes;
+  SimTime reduce_delay;
+  /* sys_phase_send_next's one test, set after the prepare hook: where the
+   * inline path may run (direct_tally set), step_bytes + 1, what a run
+   * priced for them keeps in next_bytes; otherwise a value no run of the
+   * context keeps, neither 0 (none yet) nor step_bytes + 1. */
+  guint64 send_key;
 } SysPhaseCtx;
 
 /* Whether every member of a line does the same at the same times on a
@@ -218,15 +228,24 @@ char *sys_algo_flat_name (const SysAlgoClass *algo);
 /* Send `bytes` to the member at position `to` on the line, tagged `step`,
  * leaving at `at` (>= now). */
 void sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at);
-/* sys_phase_send to the member's successor on the line ((pos + 1) mod n), from
- * its run, leaving at `at` >= now (unchecked on the inline path): on a
- * network of fixed prices (net_fixed_prices) the route's price is kept in
- * the run, since a ring sends one size to one peer a phase long.  Inline
- * below: its common case, a message of the size the run last priced on a
- * network that only counts it, is every ring step's (a tenth of a ring's
- * instructions went to the call); the rest is sys_phase_send_next_slow's. */
+/* sys_phase_send of the context's step_bytes to the member's successor on
+ * the line ((pos + 1) mod n), from its run, leaving at `at` >= now
+ * (unchecked on the inline path): on a network of fixed prices
+ * (net_fixed_prices) the route's price is kept in the run, since a ring
+ * sends one size to one peer a phase long.  Inline below: its common case,
+ * a run priced already on a network that only counts its messages, is
+ * every ring step's (a tenth of a ring's instructions went to the call);
+ * the rest is sys_phase_send_next_slow's, which needs the context to own
+ * the run (its member, position and run index set). */
 static inline void sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step,
-                                        guint64 bytes, SimTime at);
+                                        SimTime at);
+/* Whether sys_phase_send_next takes its inline path for run: its one
+ * test, for callers that must prepare the slow path first. */
+static inline gboolean
+sys_phase_next_inline (const SysPhaseCtx *ctx, const SysRun *run)
+{
+  return run->next_bytes == ctx->send_key;
+}
 /* What sys_phase_send_next does outside its common case: it prices the
  * route for a new size, or hands the message to the network. */
 void sys_phase_send_next_slow (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 bytes,
@@ -240,19 +259,25 @@ void sys_phase_on_message (SimSched *sched, gpointer data, guint64 arg);
  * rows without a deliver of their own. */
 void sys_phase_on_ctx_message (SimSched *sched, gpointer data, guint64 arg);
 /* For a row's deliver handler: the run that an event's arg names (ctx,
- * the event's data, is that run's chunk phase's context), with ctx made
- * that run's as sys_phase_on_message makes it (its member, position and
- * run index set), and the step in *step. */
+ * the event's data, is that run's chunk phase's context), and the step in
+ * *step.  The context does not own the run yet: its member, position and
+ * run index are another's until sys_phase_ctx_own, which the deliver calls
+ * before anything but the inline sys_phase_send_next reads them (filling
+ * them on every event was 5 instructions of the ring's 117). */
 static inline SysRun *
-sys_phase_event_run (SysPhaseCtx *ctx, guint64 arg, guint32 *step)
+sys_phase_event_run (const SysPhaseCtx *ctx, guint64 arg, guint32 *step)
 {
-  guint64 index = arg >> ctx->step_bits;
-  SysRun *run = &ctx->runs[index];
+  *step = (guint32) (arg & ctx->step_mask);
+  return &ctx->runs[arg >> ctx->step_bits];
+}
+/* Make ctx, run's chunk phase's context, the run's own, as
+ * sys_phase_on_message makes it: its member, position and run index. */
+static inline void
+sys_phase_ctx_own (SysPhaseCtx *ctx, const SysRun *run)
+{
   ctx->member = run->member;
   ctx->pos = run->pos;
-  ctx->run_index = index;
-  *step = (guint32) (arg & ctx->step_mask);
-  return run;
+  ctx->run_index = (guint64) (run - ctx->runs);
 }
 /* This member's phase ends at `at` (>= now). */
 void sys_phase_finish (const SysPhaseCtx *ctx, SimTime at);
@@ -288,27 +313,27 @@ sys_phase_split (const SysPhaseCtx *ctx, guint64 in, guint32 n)
   return ctx->split_down ? in / n : (in + n - 1) / n;
 }
 
-static inline void
-sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 bytes, SimTime at)
+G_ALWAYS_INLINE static inline void
+sys_phase_send_next (const SysPhaseCtx *ctx, SysRun *run, guint32 step, SimTime at)
 {
-  NetTally *tally = ctx->direct_tally;
-  /* The run keeps its last size + 1 (0: none), so a size of 2^64 - 1 is
-   * never taken for a priced one. */
-  if (G_UNLIKELY (tally == NULL || run->next_bytes != bytes + 1 || run->next_bytes == 0))
+  /* One test covers the network's tally and the run's price (the key is
+   * no run's next_bytes where the tally is NULL). */
+  if (G_UNLIKELY (!sys_phase_next_inline (ctx, run)))
     {
-      sys_phase_send_next_slow (ctx, run, step, bytes, at);
+      sys_phase_send_next_slow (ctx, run, step, ctx->step_bytes, at);
       return;
     }
   /* The caller keeps step below 2^step_bits (the ring's prepare checks
    * its steps once) and at >= now (the ring sends when a step is done, at
-   * or after now), so the delivery is not in the past and the scheduler
-   * need not check.  As sys_phase_send's, to position (pos + 1) mod n,
-   * whose run's arg the slow path kept with the price; net_send_priced's
-   * work. */
+   * or after now), so the delivery is not in the past and the queue's
+   * push need not be checked.  As sys_phase_send's, to position
+   * (pos + 1) mod n, whose run's arg the slow path kept with the price;
+   * net_send_priced's work. */
+  NetTally *tally = ctx->direct_tally;
   tally->messages++;
-  tally->bytes += bytes;
-  sim_sched_at_trusted (ctx->sched, sim_time_add (at, run->next_delay), ctx->deliver,
-                        (gpointer) ctx, run->next_arg | step);
+  tally->bytes += run->next_bytes - 1; /* step_bytes, as the test just read */
+  sim_queue_push_trusted (ctx->queue, sim_time_add (at, run->next_delay), ctx->deliver,
+                          (gpointer) ctx, run->next_arg | step);
 }
 
 /* The built-in rows, one file each. */

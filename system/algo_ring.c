@@ -151,27 +151,44 @@ ring_prepare (SysPhaseCtx *ctx)
   else if (ctx->op == SYS_COLL_ALL_REDUCE)
     ctx->reducing_steps = ctx->n - 1;
   ctx->step_bytes = ring_message_bytes (ctx);
+  ctx->reduce_delay = sim_time_add (ctx->share_reduce, sys_phase_endpoint_delay (ctx));
   /* The steps sent fit the events' step field, so that no send checks. */
   g_assert (ctx->steps <= (G_GUINT64_CONSTANT (1) << ctx->step_bits));
 }
 
+/* ring_step's ends but the inline send, out of its line so that the
+ * inline path saves no registers. */
+static G_NO_INLINE void
+ring_step_slow (const SysPhaseCtx *ctx, SysRun *run, guint32 step, SimTime t)
+{
+  if (step < ctx->steps)
+    sys_phase_send_next_slow (ctx, run, step, ctx->step_bytes, t);
+  else
+    sys_phase_finish (ctx, t);
+}
+
 /* Consume the next arrived message: it ends a step, and all but the last
  * lead to the next send.  The steps that reduce move the share, whose cost
- * the context holds. */
-static inline void
-ring_step (const SysPhaseCtx *ctx, SysRun *run, SimTime now)
+ * the context holds with the endpoint delay (reduce_delay).  own: NULL
+ * when ctx owns run already, else ctx, to be made the run's own before
+ * the slow paths read it (sys_phase_ctx_own). */
+G_ALWAYS_INLINE static inline void
+ring_step (const SysPhaseCtx *ctx, SysRun *run, SimTime now, SysPhaseCtx *own)
 {
   guint32 step = run->processed;
   SimTime t = MAX (now, run->busy_until);
-  if (step < ctx->reducing_steps)
-    t = sim_time_add (t, ctx->share_reduce);
-  t = sim_time_add (t, sys_phase_endpoint_delay (ctx));
+  t = sim_time_add (t, step < ctx->reducing_steps ? ctx->reduce_delay
+                                                  : sys_phase_endpoint_delay (ctx));
   run->busy_until = t;
   run->processed = ++step;
-  if (step < ctx->steps)
-    sys_phase_send_next (ctx, run, step, ctx->step_bytes, t);
-  else
-    sys_phase_finish (ctx, t);
+  if (G_LIKELY (step < ctx->steps && sys_phase_next_inline (ctx, run)))
+    {
+      sys_phase_send_next (ctx, run, step, t);
+      return;
+    }
+  if (own != NULL)
+    sys_phase_ctx_own (own, run);
+  ring_step_slow (ctx, run, step, t);
 }
 
 /* Consume every arrived message in order. */
@@ -180,7 +197,7 @@ ring_drain (const SysPhaseCtx *ctx, SysRun *run)
 {
   SimTime now = sys_phase_now (ctx);
   while (run->processed < run->arrived)
-    ring_step (ctx, run, now);
+    ring_step (ctx, run, now, NULL);
 }
 
 static void
@@ -192,7 +209,7 @@ ring_start (const SysPhaseCtx *ctx, SysRun *run)
       return;
     }
   run->busy_until = sim_time_add (sys_phase_now (ctx), sys_phase_endpoint_delay (ctx));
-  sys_phase_send_next (ctx, run, 0, ctx->step_bytes, run->busy_until);
+  sys_phase_send_next (ctx, run, 0, run->busy_until);
   ring_drain (ctx, run);
 }
 
@@ -210,33 +227,41 @@ ring_on_message_other (const SysPhaseCtx *ctx, SysRun *run)
 /* A message of `step` arrived.  The common case, a started member that had
  * consumed every message before this one, takes one step without the
  * loop.  may_be_chain: the phase may be a rooted kind's chain (steps 0),
- * which the common case must leave to ring_on_message_other. */
+ * which the common case must leave to ring_on_message_other.  own: as
+ * ring_step's. */
 G_ALWAYS_INLINE static inline void
-ring_arrive (const SysPhaseCtx *ctx, SysRun *run, guint32 step, gboolean may_be_chain)
+ring_arrive (const SysPhaseCtx *ctx, SysRun *run, guint32 step, gboolean may_be_chain,
+             SysPhaseCtx *own)
 {
   g_assert (step == run->arrived); /* one predecessor, in-order delivery */
   run->arrived++;
   if (G_LIKELY (run->started && run->processed == step && (!may_be_chain || ctx->steps != 0)))
-    ring_step (ctx, run, sys_phase_now (ctx));
-  else
-    ring_on_message_other (ctx, run);
+    {
+      ring_step (ctx, run, sys_phase_now (ctx), own);
+      return;
+    }
+  if (own != NULL)
+    sys_phase_ctx_own (own, run);
+  ring_on_message_other (ctx, run);
 }
 
 static void
 ring_on_message (const SysPhaseCtx *ctx, SysRun *run, guint32 step)
 {
-  ring_arrive (ctx, run, step, TRUE);
+  ring_arrive (ctx, run, step, TRUE, NULL);
 }
 
 /* The messages of sys_phase_send_next's inline path, which only the ring
- * proper sends (never a chain). */
+ * proper sends (never a chain).  The context owns the run only once a
+ * slow path needs it to. */
 static void
 ring_deliver (SimSched *sched, gpointer data, guint64 arg)
 {
   (void) sched;
+  SysPhaseCtx *ctx = data;
   guint32 step;
-  SysRun *run = sys_phase_event_run (data, arg, &step);
-  ring_arrive (data, run, step, FALSE);
+  SysRun *run = sys_phase_event_run (ctx, arg, &step);
+  ring_arrive (ctx, run, step, FALSE, ctx);
 }
 
 const SysAlgoClass sys_algo_ring = {

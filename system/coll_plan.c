@@ -275,6 +275,20 @@ plan_nccl (SysColl *coll, GError **error)
   return TRUE;
 }
 
+/* SysPhaseCtx.send_key (see algo.h).  Runs keep next_bytes 0 or, once
+ * priced, step_bytes + 1 (only the ring sends through sys_phase_send_next,
+ * always its step_bytes; 0 again for 2^64 - 1 bytes, which is never taken
+ * for priced), so step_bytes + 2 is no run's, unless it wraps to 0, when
+ * 1 is not either. */
+static guint64
+phase_next_key (const SysPhaseCtx *ctx)
+{
+  guint64 b = ctx->step_bytes;
+  if (ctx->direct_tally != NULL && b != G_MAXUINT64)
+    return b + 1;
+  return b < G_MAXUINT64 - 1 ? b + 2 : 1;
+}
+
 /* What an event needs to find its run's context: the context each
  * (chunk, phase) shares, and each run's member, position and (chunk,
  * phase), so that no event decodes or recomputes them. */
@@ -308,7 +322,7 @@ plan_runs (SysColl *coll)
         ctx->next_runs = coll->lockstep ? 0 : ctx->stride * runs_per_member;
         ctx->wrap_runs = coll->lockstep ? 0 : (guint64) 0 - ctx->wrap_members * runs_per_member;
         ctx->direct_tally = coll->fixed_prices ? coll->direct_tally : NULL;
-        ctx->sched = coll->sys->sched;
+        ctx->queue = sim_sched_queue (coll->sys->sched);
         ctx->step_bits = coll->step_bits;
         ctx->step_mask = coll->step_mask;
         ctx->runs = coll->runs;
@@ -316,6 +330,7 @@ plan_runs (SysColl *coll)
                                                                       : sys_phase_on_ctx_message;
         if (ctx->algo != NULL && ctx->algo->prepare != NULL)
           ctx->algo->prepare (ctx);
+        ctx->send_key = phase_next_key (ctx);
       }
   for (guint32 m = 0; m < group->n; m++)
     for (guint cp = 0; cp < CP; cp++)

@@ -656,6 +656,24 @@ START_TEST (test_event_limit)
 }
 END_TEST
 
+/* The budget holds across the loop's two paths: a cancelled event first
+ * (the general loop, not plain), then plain events (the front's loop, which
+ * must take the budget up where the other left it). */
+START_TEST (test_event_limit_after_cancelled)
+{
+  SimEventId x = at (5, 99);
+  for (guint k = 0; k < 10; k++)
+    at (10 + k, k);
+  ck_assert (sim_sched_cancel (sched, x));
+  ck_assert_int_eq (sim_sched_run (sched, SIM_TIME_MAX, 3), SIM_RUN_EVENT_LIMIT);
+  static const guint64 want[] = { 0, 1, 2 };
+  assert_seen_args (want, 3);
+  ck_assert_uint_eq (sim_sched_events_run (sched), 3);
+  ck_assert_uint_eq (sim_sched_now (sched), 12);
+  ck_assert_uint_eq (sim_sched_pending (sched), 7);
+}
+END_TEST
+
 static void
 stopper (SimSched *s, gpointer data, guint64 arg)
 {
@@ -955,6 +973,7 @@ sched_suite (void)
   tcase_add_test (tc, test_time_limit);
   tcase_add_test (tc, test_time_limit_after_cancelled);
   tcase_add_test (tc, test_event_limit);
+  tcase_add_test (tc, test_event_limit_after_cancelled);
   tcase_add_test (tc, test_stop_from_handler);
   tcase_add_test (tc, test_instant_end);
 
