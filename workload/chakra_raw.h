@@ -93,4 +93,12 @@ gboolean wl_chakra_raw_node (const guint8 *data, gsize len, WlRawNode *raw);
  * is no verdict: the caller reads both. */
 gboolean wl_chakra_raw_names_only (const guint8 *a, gsize la, const guint8 *b, gsize lb);
 
+/* Read frame B (LB bytes) into RAW as wl_chakra_raw_node does, and set
+ * *NAMES_ONLY to what wl_chakra_raw_names_only (A, LA, B, LB) says, in
+ * one walk of B: the bytes of A before each difference are only compared,
+ * not walked field by field.  FALSE (and *NAMES_ONLY FALSE) when
+ * wl_chakra_raw_node does not take B; A need not be a frame it takes. */
+gboolean wl_chakra_raw_node_against (const guint8 *a, gsize la, const guint8 *b, gsize lb,
+                                     WlRawNode *raw, gboolean *names_only);
+
 #endif /* ORRERY_WORKLOAD_CHAKRA_RAW_H */
