@@ -579,12 +579,15 @@ near_key (const char *name, const KeyHandler *keys, guint n_keys)
 {
   if (strlen (name) < 4 || g_strv_contains (no_effect_keys, name))
     return NULL;
+  /* A known key first, before any distance is measured: every key of a
+   * well-formed file is one, and each distance costs hundreds of steps. */
+  for (guint i = 0; i < n_keys; i++)
+    if (strcmp (name, keys[i].key) == 0)
+      return NULL;
   const char *best = NULL;
   guint best_d = 3;
   for (guint i = 0; i < n_keys; i++)
     {
-      if (strcmp (name, keys[i].key) == 0)
-        return NULL;
       guint d = sim_edit_distance (name, keys[i].key, TRUE);
       if (d < best_d)
         {
