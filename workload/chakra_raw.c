@@ -290,7 +290,7 @@ wl_chakra_raw_node (const guint8 *data, gsize len, WlRawNode *raw)
 
 /* The field at C (past it after): its number, wire type and, for a
  * length-delimited one, its body; FALSE for wire types raw frames lack. */
-static gboolean
+static inline gboolean
 raw_skip_field (Cur *c, guint *f, guint *wt, Cur *body)
 {
   guint64 v;
@@ -307,43 +307,6 @@ raw_skip_field (Cur *c, guint *f, guint *wt, Cur *body)
       return TRUE;
     case WT_LEN:
       return read_len (c, body);
-    default:
-      return FALSE;
-    }
-}
-
-/* Whether attribute bodies A and B are one attribute, of a name that
- * names a rank or a group, but for its value: their fields alike in
- * number and kind, the name and doc string byte for byte. */
-static gboolean
-names_only_attr (Cur a, Cur b)
-{
-  const guint8 *name = NULL;
-  gsize name_len = 0;
-  while (a.p < a.end && b.p < b.end)
-    {
-      const guint8 *sa = a.p, *sb = b.p;
-      guint fa, wa, fb, wb;
-      Cur ba = { 0 }, bb = { 0 };
-      if (!raw_skip_field (&a, &fa, &wa, &ba) || !raw_skip_field (&b, &fb, &wb, &bb)
-          || fa != fb || wa != wb)
-        return FALSE;
-      gboolean same = a.p - sa == b.p - sb && memcmp (sa, sb, (gsize) (a.p - sa)) == 0;
-      if ((fa == 1 || fa == 2) && !same)
-        return FALSE;
-      if (fa == 1 && wa == WT_LEN)
-        name = ba.p, name_len = (gsize) (ba.end - ba.p);
-    }
-  if (a.p != a.end || b.p != b.end || name == NULL)
-    return FALSE;
-  switch (wl_chakra_attr_key ((const char *) name, name_len))
-    {
-    case WL_ATTR_COMM_SRC:
-    case WL_ATTR_COMM_DST:
-    case WL_ATTR_COMM_ROOT:
-    case WL_ATTR_ROOT:
-    case WL_ATTR_PG_NAME:
-      return TRUE;
     default:
       return FALSE;
     }
@@ -366,6 +329,44 @@ common_prefix (const guint8 *a, const guint8 *b, gsize n)
   while (i < n && a[i] == b[i])
     i++;
   return i;
+}
+
+/* Whether attribute bodies A and B are one attribute, of a name that
+ * names a rank or a group, but for its value: their fields alike in
+ * number and kind, the name and doc string byte for byte. */
+static gboolean
+names_only_attr (Cur a, Cur b)
+{
+  const guint8 *name = NULL;
+  gsize name_len = 0;
+  while (a.p < a.end && b.p < b.end)
+    {
+      const guint8 *sa = a.p, *sb = b.p;
+      guint fa, wa, fb, wb;
+      Cur ba = { 0 }, bb = { 0 };
+      if (!raw_skip_field (&a, &fa, &wa, &ba) || !raw_skip_field (&b, &fb, &wb, &bb)
+          || fa != fb || wa != wb)
+        return FALSE;
+      gsize n = (gsize) (a.p - sa);
+      gboolean same = n == (gsize) (b.p - sb) && common_prefix (sa, sb, n) == n;
+      if ((fa == 1 || fa == 2) && !same)
+        return FALSE;
+      if (fa == 1 && wa == WT_LEN)
+        name = ba.p, name_len = (gsize) (ba.end - ba.p);
+    }
+  if (a.p != a.end || b.p != b.end || name == NULL)
+    return FALSE;
+  switch (wl_chakra_attr_key ((const char *) name, name_len))
+    {
+    case WL_ATTR_COMM_SRC:
+    case WL_ATTR_COMM_DST:
+    case WL_ATTR_COMM_ROOT:
+    case WL_ATTR_ROOT:
+    case WL_ATTR_PG_NAME:
+      return TRUE;
+    default:
+      return FALSE;
+    }
 }
 
 gboolean
