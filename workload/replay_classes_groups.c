@@ -348,6 +348,42 @@ enum
                        * rest a period on (4''') */
 };
 
+/* Uses met lately, by a few bits of their group and bytes: a rank's
+ * collectives cycle through a few dozen uses (a layer's, over and over),
+ * and a look here costs a fifth of one in the table of all. */
+#define RECENT_USES 256
+G_STATIC_ASSERT (RECENT_USES == 256); /* recent_slot's top 8 bits */
+typedef struct
+{
+  guint64 v[5];
+  gboolean set;
+} RecentUse;
+
+static guint
+recent_slot (const guint64 *now)
+{
+  guint64 h = (now[0] ^ (now[1] << 21) ^ (now[2] << 42) ^ now[3] ^ (now[4] << 11))
+              * 0x9E3779B97F4A7C15ull;
+  return (guint) (h >> 56); /* RECENT_USES slots */
+}
+
+/* Whether NOW (a use, as wl_classes_check_groups keys it) is in RECENT:
+ * only uses already met are put there. */
+static gboolean
+recent_met (const RecentUse *recent, const guint64 *now)
+{
+  const RecentUse *e = &recent[recent_slot (now)];
+  return e->set && memcmp (e->v, now, sizeof e->v) == 0;
+}
+
+static void
+recent_note (RecentUse *recent, const guint64 *now)
+{
+  RecentUse *e = &recent[recent_slot (now)];
+  memcpy (e->v, now, sizeof e->v);
+  e->set = TRUE;
+}
+
 /* (4): groups inside classes, or across classes whole or mirroring a
  * whole one; mapped onto the simulated ranks' groups, and alike there, or
  * run as their images.  Fills r->class_images with (group, image) pairs. */
@@ -367,6 +403,7 @@ wl_classes_check_groups (Classes *c, const char **why)
   g_autoptr (GHashTable) met = g_hash_table_new_full (use_hash, use_equal, g_free, NULL);
   g_autoptr (GHashTable) first = g_hash_table_new_full (NULL, NULL, NULL,
                                                        (GDestroyNotify) g_array_unref);
+  RecentUse recent[RECENT_USES] = { { { 0 }, FALSE } };
   /* The simulated ranks first: their groups are their own images. */
   for (int pass = 0; pass < 2; pass++)
     for (guint32 i = 0; i < c->n; i++)
@@ -398,9 +435,13 @@ wl_classes_check_groups (Classes *c, const char **why)
               continue;
             memcpy (last, now, sizeof now);
             have_last = TRUE;
-            if (g_hash_table_contains (met, now))
-              continue;
+            if (recent_met (recent, now) || g_hash_table_contains (met, now))
+              {
+                recent_note (recent, now);
+                continue;
+              }
             g_hash_table_add (met, g_memdup2 (now, sizeof now));
+            recent_note (recent, now);
             guint64 *have = g_hash_table_lookup (image, &grp);
             if (have == NULL)
               g_hash_table_insert (image, g_memdup2 (&grp, sizeof grp), g_memdup2 (&img, sizeof img));
