@@ -312,25 +312,6 @@ raw_skip_field (Cur *c, guint *f, guint *wt, Cur *body)
     }
 }
 
-/* How many bytes A and B (N each) share at their start: eight at a time,
- * without a call (frames are short, and a delta compares millions). */
-static gsize
-common_prefix (const guint8 *a, const guint8 *b, gsize n)
-{
-  gsize i = 0;
-  for (; i + 8 <= n; i += 8)
-    {
-      guint64 x, y;
-      memcpy (&x, a + i, 8);
-      memcpy (&y, b + i, 8);
-      if (x != y)
-        break;
-    }
-  while (i < n && a[i] == b[i])
-    i++;
-  return i;
-}
-
 /* Whether attribute bodies A and B are one attribute, of a name that
  * names a rank or a group, but for its value: their fields alike in
  * number and kind, the name and doc string byte for byte. */
@@ -348,7 +329,7 @@ names_only_attr (Cur a, Cur b)
           || fa != fb || wa != wb)
         return FALSE;
       gsize n = (gsize) (a.p - sa);
-      gboolean same = n == (gsize) (b.p - sb) && common_prefix (sa, sb, n) == n;
+      gboolean same = n == (gsize) (b.p - sb) && wl_common_prefix (sa, sb, n) == n;
       if ((fa == 1 || fa == 2) && !same)
         return FALSE;
       if (fa == 1 && wa == WT_LEN)
@@ -376,7 +357,7 @@ wl_chakra_raw_names_only (const guint8 *a, gsize la, const guint8 *b, gsize lb)
   while (ca.p < ca.end && cb.p < cb.end)
     {
       gsize ra = (gsize) (ca.end - ca.p), rb = (gsize) (cb.end - cb.p);
-      gsize d = common_prefix (ca.p, cb.p, MIN (ra, rb));
+      gsize d = wl_common_prefix (ca.p, cb.p, MIN (ra, rb));
       if (d == ra && d == rb)
         return TRUE;
       /* Fields wholly before the first difference are the same fields in
@@ -427,7 +408,7 @@ wl_chakra_raw_node_against (const guint8 *a, gsize la, const guint8 *b, gsize lb
   Cur ca = { a, a + la }, cb = { b, b + lb };
   gboolean alike = TRUE;
   /* B's bytes before DIFF are A's too, at the same distance from CA. */
-  const guint8 *diff = b + common_prefix (a, b, MIN (la, lb));
+  const guint8 *diff = b + wl_common_prefix (a, b, MIN (la, lb));
   guint f, wt;
   while (cb.p < cb.end)
     {
@@ -446,7 +427,7 @@ wl_chakra_raw_node_against (const guint8 *a, gsize la, const guint8 *b, gsize lb
        * then the next difference from the fields after. */
       alike = names_only_field (&ca, start, cb.p, f, wt);
       if (alike)
-        diff = cb.p + common_prefix (ca.p, cb.p, MIN ((gsize) (ca.end - ca.p),
+        diff = cb.p + wl_common_prefix (ca.p, cb.p, MIN ((gsize) (ca.end - ca.p),
                                                       (gsize) (cb.end - cb.p)));
     }
   *names_only = alike && ca.p == ca.end;

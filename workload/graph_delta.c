@@ -18,7 +18,7 @@ typedef struct
 
 /* The next frame of W into *DATA and *LEN; FALSE at the end, or where the
  * bytes do not frame (the full load says why). */
-static gboolean
+static inline gboolean
 next_frame (Walk *w, const guint8 **data, gsize *len)
 {
   guint64 v = 0;
@@ -123,12 +123,16 @@ gzip_bytes (const guint8 *p, gsize len)
   return len >= 2 && p[0] == 0x1f && p[1] == 0x8b;
 }
 
-/* The first byte at which A and B (N bytes each) differ, or N: by
+/* The first byte at which A and B (N bytes each) differ, or N: the next
+ * frame or two in line (where frames differ one after another, as every
+ * collective of a rank in another tensor-parallel group does), then by
  * blocks, the bytes of the trace sets alike are mostly equal. */
 static gsize
 first_diff (const guint8 *a, const guint8 *b, gsize n)
 {
-  gsize off = 0;
+  gsize off = wl_common_prefix (a, b, MIN (n, (gsize) 256));
+  if (off < MIN (n, (gsize) 256))
+    return off;
   while (off + 4096 <= n && memcmp (a + off, b + off, 4096) == 0)
     off += 4096;
   while (off + 64 <= n && memcmp (a + off, b + off, 64) == 0)
