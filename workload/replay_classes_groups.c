@@ -416,7 +416,6 @@ wl_classes_check_groups (Classes *c, const char **why)
         guint64 last[5] = { 0, 0, 0, 0, 0 };
         gboolean have_last = FALSE;
         guint32 hint = 0, hint0 = 0;
-        WlNode tmp, tmp0;
         /* Which nodes are collectives is the same in the graph and its
          * base (a compact graph's shape). */
         const WlNode *shape = wl_graph_shape_nodes (g);
@@ -427,9 +426,12 @@ wl_classes_check_groups (Classes *c, const char **why)
             guint32 v = visit != NULL ? g_array_index (visit, guint32, e) : e;
             if (!runs_coll (r, &shape[v]))
               continue;
-            const WlNode *x = wl_graph_node_at (g, v, &hint, &tmp);
-            guint64 grp = wl_replay_node_group (r, x);
-            guint64 img = wl_replay_node_group (r, wl_graph_node_at (g0, v, &hint0, &tmp0));
+            /* Its kind, bytes and dimensions are the shape's (a compact
+             * graph names other groups, nothing else): only the groups
+             * are read, without a copy of the node. */
+            const WlNode *x = &shape[v];
+            guint64 grp = wl_replay_group_at (r, wl_graph_group_index_at (g, v, &hint));
+            guint64 img = wl_replay_group_at (r, wl_graph_group_index_at (g0, v, &hint0));
             guint64 now[5] = { grp, img, x->coll_kind, x->bytes, x->involved };
             if (have_last && memcmp (now, last, sizeof now) == 0)
               continue;
