@@ -258,10 +258,10 @@ raw_field (Cur *c, guint f, guint wt, WlRawNode *raw)
     }
 }
 
-gboolean
-wl_chakra_raw_node (const guint8 *data, gsize len, WlRawNode *raw)
+/* RAW emptied for a frame of LEN bytes; FALSE for lengths no frame has. */
+static gboolean
+raw_reset (WlRawNode *raw, gsize len)
 {
-  g_return_val_if_fail (raw != NULL, FALSE);
   if (len == 0 || len > (gsize) G_MAXINT)
     return FALSE;
   raw->id = 0;
@@ -272,6 +272,15 @@ wl_chakra_raw_node (const guint8 *data, gsize len, WlRawNode *raw)
   raw->seen = 0;
   raw->data_deps.n = 0;
   raw->ctrl_deps.n = 0;
+  return TRUE;
+}
+
+gboolean
+wl_chakra_raw_node (const guint8 *data, gsize len, WlRawNode *raw)
+{
+  g_return_val_if_fail (raw != NULL, FALSE);
+  if (!raw_reset (raw, len))
+    return FALSE;
   guint f, wt;
   for (Cur c = { data, data + len }; c.p < c.end;)
     if (!read_tag (&c, &f, &wt) || !raw_field (&c, f, wt, raw))
@@ -281,7 +290,7 @@ wl_chakra_raw_node (const guint8 *data, gsize len, WlRawNode *raw)
 
 /* The field at C (past it after): its number, wire type and, for a
  * length-delimited one, its body; FALSE for wire types raw frames lack. */
-static gboolean
+static inline gboolean
 raw_skip_field (Cur *c, guint *f, guint *wt, Cur *body)
 {
   guint64 v;
@@ -319,7 +328,8 @@ names_only_attr (Cur a, Cur b)
       if (!raw_skip_field (&a, &fa, &wa, &ba) || !raw_skip_field (&b, &fb, &wb, &bb)
           || fa != fb || wa != wb)
         return FALSE;
-      gboolean same = a.p - sa == b.p - sb && memcmp (sa, sb, (gsize) (a.p - sa)) == 0;
+      gsize n = (gsize) (a.p - sa);
+      gboolean same = n == (gsize) (b.p - sb) && wl_common_prefix (sa, sb, n) == n;
       if ((fa == 1 || fa == 2) && !same)
         return FALSE;
       if (fa == 1 && wa == WT_LEN)
@@ -340,25 +350,6 @@ names_only_attr (Cur a, Cur b)
     }
 }
 
-/* How many bytes A and B (N each) share at their start: eight at a time,
- * without a call (frames are short, and a delta compares millions). */
-static gsize
-common_prefix (const guint8 *a, const guint8 *b, gsize n)
-{
-  gsize i = 0;
-  for (; i + 8 <= n; i += 8)
-    {
-      guint64 x, y;
-      memcpy (&x, a + i, 8);
-      memcpy (&y, b + i, 8);
-      if (x != y)
-        break;
-    }
-  while (i < n && a[i] == b[i])
-    i++;
-  return i;
-}
-
 gboolean
 wl_chakra_raw_names_only (const guint8 *a, gsize la, const guint8 *b, gsize lb)
 {
@@ -366,7 +357,7 @@ wl_chakra_raw_names_only (const guint8 *a, gsize la, const guint8 *b, gsize lb)
   while (ca.p < ca.end && cb.p < cb.end)
     {
       gsize ra = (gsize) (ca.end - ca.p), rb = (gsize) (cb.end - cb.p);
-      gsize d = common_prefix (ca.p, cb.p, MIN (ra, rb));
+      gsize d = wl_common_prefix (ca.p, cb.p, MIN (ra, rb));
       if (d == ra && d == rb)
         return TRUE;
       /* Fields wholly before the first difference are the same fields in
@@ -390,4 +381,55 @@ wl_chakra_raw_names_only (const guint8 *a, gsize la, const guint8 *b, gsize lb)
         return FALSE;
     }
   return ca.p == ca.end && cb.p == cb.end;
+}
+
+/* Whether A's field at *CA and B's field that starts at SB and ends at
+ * EB (field F, wire type WT, read) are one attribute but for the value of
+ * a name (names_only_attr); *CA past A's field after. */
+static gboolean
+names_only_field (Cur *ca, const guint8 *sb, const guint8 *eb, guint f, guint wt)
+{
+  guint fa, wa;
+  Cur ba = { 0 }, bb = { 0 };
+  Cur cb = { sb, eb };
+  guint fb, wb;
+  return f == 10 && wt == WT_LEN && ca->p < ca->end && raw_skip_field (ca, &fa, &wa, &ba)
+         && fa == f && wa == wt && raw_skip_field (&cb, &fb, &wb, &bb) && names_only_attr (ba, bb);
+}
+
+gboolean
+wl_chakra_raw_node_against (const guint8 *a, gsize la, const guint8 *b, gsize lb,
+                            WlRawNode *raw, gboolean *names_only)
+{
+  g_return_val_if_fail (raw != NULL && names_only != NULL, FALSE);
+  *names_only = FALSE;
+  if (!raw_reset (raw, lb))
+    return FALSE;
+  Cur ca = { a, a + la }, cb = { b, b + lb };
+  gboolean alike = TRUE;
+  /* B's bytes before DIFF are A's too, at the same distance from CA. */
+  const guint8 *diff = b + wl_common_prefix (a, b, MIN (la, lb));
+  guint f, wt;
+  while (cb.p < cb.end)
+    {
+      const guint8 *start = cb.p;
+      if (!read_tag (&cb, &f, &wt) || !raw_field (&cb, f, wt, raw))
+        return FALSE;
+      if (!alike)
+        continue;
+      if (cb.p <= diff)
+        {
+          /* A field wholly before the difference: the same field in A. */
+          ca.p += cb.p - start;
+          continue;
+        }
+      /* The field holding it: an attribute in both, alike but its value;
+       * then the next difference from the fields after. */
+      alike = names_only_field (&ca, start, cb.p, f, wt);
+      if (alike)
+        diff = cb.p + wl_common_prefix (ca.p, cb.p, MIN ((gsize) (ca.end - ca.p),
+                                                      (gsize) (cb.end - cb.p)));
+    }
+  *names_only = alike && ca.p == ca.end;
+  return TRUE;
 }

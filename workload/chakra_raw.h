@@ -25,6 +25,7 @@
 #define ORRERY_WORKLOAD_CHAKRA_RAW_H
 
 #include <glib.h>
+#include <string.h>
 
 #include "workload/chakra_node.h"
 #include "workload/node.h"
@@ -92,5 +93,33 @@ gboolean wl_chakra_raw_node (const guint8 *data, gsize len, WlRawNode *raw);
  * name: a delta (graph_delta.c) reads one of the two, not both.  FALSE
  * is no verdict: the caller reads both. */
 gboolean wl_chakra_raw_names_only (const guint8 *a, gsize la, const guint8 *b, gsize lb);
+
+/* Read frame B (LB bytes) into RAW as wl_chakra_raw_node does, and set
+ * *NAMES_ONLY to what wl_chakra_raw_names_only (A, LA, B, LB) says, in
+ * one walk of B: the bytes of A before each difference are only compared,
+ * not walked field by field.  FALSE (and *NAMES_ONLY FALSE) when
+ * wl_chakra_raw_node does not take B; A need not be a frame it takes. */
+gboolean wl_chakra_raw_node_against (const guint8 *a, gsize la, const guint8 *b, gsize lb,
+                                     WlRawNode *raw, gboolean *names_only);
+
+/* How many bytes A and B (N each) share at their start: eight at a time,
+ * without a call (frames are short, and a delta compares millions; a
+ * call to memcmp costs more than a short comparison). */
+static inline gsize
+wl_common_prefix (const guint8 *a, const guint8 *b, gsize n)
+{
+  gsize i = 0;
+  for (; i + 8 <= n; i += 8)
+    {
+      guint64 x, y;
+      memcpy (&x, a + i, 8);
+      memcpy (&y, b + i, 8);
+      if (x != y)
+        break;
+    }
+  while (i < n && a[i] == b[i])
+    i++;
+  return i;
+}
 
 #endif /* ORRERY_WORKLOAD_CHAKRA_RAW_H */

@@ -299,6 +299,10 @@ WlGraph *wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len
  * G's names in *TMP.  HINT (a patch position, 0 at first, may be NULL)
  * makes a walk of rising V linear. */
 const WlNode *wl_graph_node_at (const WlGraph *g, guint32 v, guint32 *hint, WlNode *tmp);
+/* wl_graph_node_at (G, V, HINT, ...)->sys_group_index for a collective
+ * node V, without copying the node (a compact graph's group index is its
+ * patch's or its table's, else its base's); HINT as there. */
+guint32 wl_graph_group_index_at (const WlGraph *g, guint32 v, guint32 *hint);
 /* The nodes whose ops, sizes, times and dependencies G's are: G's, or its
  * base's when G is compact (they differ only in the names). */
 const WlNode *wl_graph_shape_nodes (const WlGraph *g);

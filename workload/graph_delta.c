@@ -18,7 +18,7 @@ typedef struct
 
 /* The next frame of W into *DATA and *LEN; FALSE at the end, or where the
  * bytes do not frame (the full load says why). */
-static gboolean
+static inline gboolean
 next_frame (Walk *w, const guint8 **data, gsize *len)
 {
   guint64 v = 0;
@@ -79,19 +79,23 @@ differing_node (WlNodeDecoder *dec, WlRawNode *ra, WlRawNode *rb, const guint8 *
                 const guint8 *fb, gsize lb, const WlNode *n, WlNode *out)
 {
   WlNode na, nb;
-  if (wl_chakra_raw_names_only (fa, la, fb, lb))
+  gboolean names_only;
+  if (!wl_chakra_raw_node_against (fa, la, fb, lb, rb, &names_only))
+    return FALSE;
+  if (names_only)
     {
       /* FA reads as FB but for the names (chakra_raw.h): NB is NA with
        * other names, and the two are the same but for names exactly when
        * NB is a send, a receive or a collective (only those read names).
-       * Reading FB alone halves what a delta reads of the frames that
-       * differ (Megatron's 1T row: 2,700 of each file's 15,400 nodes). */
-      if (!wl_chakra_raw_node (fb, lb, rb) || !wl_node_decode_raw (dec, rb, &nb)
+       * Reading FB alone, in the same walk that compares it with FA,
+       * halves what a delta reads of the frames that differ (Megatron's
+       * 1T row: 2,700 of each file's 15,400 nodes). */
+      if (!wl_node_decode_raw (dec, rb, &nb)
           || (nb.op != WL_OP_SEND && nb.op != WL_OP_RECV && nb.op != WL_OP_COLL)
           || nb.id != n->id || nb.op != n->op)
         return FALSE;
     }
-  else if (!wl_chakra_raw_node (fa, la, ra) || !wl_chakra_raw_node (fb, lb, rb)
+  else if (!wl_chakra_raw_node (fa, la, ra)
            || ra->id != rb->id || ra->type != rb->type || ra->name_len != rb->name_len
            || (ra->name_len > 0 && memcmp (ra->name, rb->name, ra->name_len) != 0)
            || !same_ids (&ra->data_deps, &rb->data_deps)
@@ -119,12 +123,16 @@ gzip_bytes (const guint8 *p, gsize len)
   return len >= 2 && p[0] == 0x1f && p[1] == 0x8b;
 }
 
-/* The first byte at which A and B (N bytes each) differ, or N: by
+/* The first byte at which A and B (N bytes each) differ, or N: the next
+ * frame or two in line (where frames differ one after another, as every
+ * collective of a rank in another tensor-parallel group does), then by
  * blocks, the bytes of the trace sets alike are mostly equal. */
 static gsize
 first_diff (const guint8 *a, const guint8 *b, gsize n)
 {
-  gsize off = 0;
+  gsize off = wl_common_prefix (a, b, MIN (n, (gsize) 256));
+  if (off < MIN (n, (gsize) 256))
+    return off;
   while (off + 4096 <= n && memcmp (a + off, b + off, 4096) == 0)
     off += 4096;
   while (off + 64 <= n && memcmp (a + off, b + off, 64) == 0)

@@ -85,6 +85,24 @@ wl_graph_node_at (const WlGraph *g, guint32 v, guint32 *hint, WlNode *tmp)
   return tmp;
 }
 
+guint32
+wl_graph_group_index_at (const WlGraph *g, guint32 v, guint32 *hint)
+{
+  if (g->nodes != NULL)
+    return g->nodes[v].sys_group_index;
+  const WlNode *n = &g->base->nodes[v];
+  g_return_val_if_fail (n->op == WL_OP_COLL, n->sys_group_index);
+  if (g->table != NULL)
+    {
+      /* wl_rename_apply's index: the table's where it maps the slot. */
+      guint32 a = g->base->slots->slot[(gsize) 2 * v];
+      guint32 sys = g->table->sys_to[a];
+      return sys != WL_NO_SLOT ? sys : n->sys_group_index;
+    }
+  guint32 at = patch_find (g, v, hint);
+  return at < g->n_patches && g->patches[at].index == v ? g->patches[at].b : n->sys_group_index;
+}
+
 const WlNode *
 wl_graph_shape_nodes (const WlGraph *g)
 {

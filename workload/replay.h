@@ -222,6 +222,9 @@ const WlGraph *wl_replay_graph_compact (const WlReplay *replay, guint32 rank);
  * traces, runs on: SYS_GROUP_WORLD for all ranks.  Call after
  * wl_replay_bind_groups. */
 guint64 wl_replay_node_group (const WlReplay *replay, const WlNode *node);
+/* The same from a collective's group index alone (WlNode.sys_group_index,
+ * wl_graph_group_index_at). */
+guint64 wl_replay_group_at (const WlReplay *replay, guint32 sys_group_index);
 
 /* Whether every rank does the same thing at the same time, so that rank 0
  * can stand for all (sys_set_lockstep): one trace graph shared by every

@@ -61,6 +61,43 @@ wl_classes_period (const Classes *c, guint64 grp, guint32 n)
   return k != NULL && *k != G_MAXUINT32 && *k < n ? *k : n;
 }
 
+/* Uses met lately, by a few bits of their group and bytes, with what
+ * was found of each (a check's answer never changes): a rank's
+ * collectives cycle through a few dozen uses (a layer's, over and over),
+ * and a look here costs a fifth of one in a hash table. */
+#define RECENT_USES 256
+G_STATIC_ASSERT (RECENT_USES == 256); /* recent_slot's top 8 bits */
+typedef struct
+{
+  guint64 v[5];
+  gint answer; /* 0: an empty slot */
+} RecentUse;
+
+static guint
+recent_slot (const guint64 *now)
+{
+  guint64 h = (now[0] ^ (now[1] << 21) ^ (now[2] << 42) ^ now[3] ^ (now[4] << 11))
+              * 0x9E3779B97F4A7C15ull;
+  return (guint) (h >> 56); /* RECENT_USES slots */
+}
+
+/* What was noted of use NOW (five words) in RECENT, or 0. */
+static gint
+recent_answer (const RecentUse *recent, const guint64 *now)
+{
+  const RecentUse *e = &recent[recent_slot (now)];
+  return e->answer != 0 && memcmp (e->v, now, sizeof e->v) == 0 ? e->answer : 0;
+}
+
+/* Note ANSWER (not 0) of use NOW, in place of what its slot held. */
+static void
+recent_note (RecentUse *recent, const guint64 *now, gint answer)
+{
+  RecentUse *e = &recent[recent_slot (now)];
+  memcpy (e->v, now, sizeof e->v);
+  e->answer = answer;
+}
+
 /* (4'): roles.  The groups on which some collective is not run alike by
  * the members (sys_group_alike): the places of their members are roles,
  * and ranks in different places are put in different classes.  A rank's
@@ -77,6 +114,7 @@ wl_classes_split_roles (Classes *c)
    * not alike (the class's ranks have its shape, so the same nodes). */
   g_autoptr (GHashTable) role_nodes = g_hash_table_new_full (NULL, NULL, NULL,
                                                             (GDestroyNotify) g_array_unref);
+  RecentUse recent[RECENT_USES] = { { { 0 }, 0 } };
   for (guint32 i = 0; i < c->n; i++)
     {
       if (c->cls[i] != i)
@@ -100,12 +138,16 @@ wl_classes_split_roles (Classes *c)
             {
               memcpy (last, now, sizeof now);
               have_last = TRUE;
-              GBytes *b = use_key (grp, x);
-              gpointer known = g_hash_table_lookup (asked, b);
+              guint64 key[5] = { grp, x->coll_kind, x->bytes, x->involved, 0 };
+              gint seen = recent_answer (recent, key);
+              GBytes *b = seen != 0 ? NULL : use_key (grp, x);
+              gpointer known = seen != 0 ? GINT_TO_POINTER (seen) : g_hash_table_lookup (asked, b);
               if (known != NULL)
                 {
-                  g_bytes_unref (b);
+                  if (b != NULL)
+                    g_bytes_unref (b);
                   last_unlike = GPOINTER_TO_INT (known) == 2;
+                  recent_note (recent, key, GPOINTER_TO_INT (known));
                 }
               else
                 {
@@ -113,6 +155,7 @@ wl_classes_split_roles (Classes *c)
                   SysCollKind kind = (SysCollKind) x->coll_kind;
                   last_unlike = !sys_group_alike (r->sys, grp, kind, x->bytes, x->involved, &why);
                   g_hash_table_insert (asked, b, GINT_TO_POINTER (last_unlike ? 2 : 1));
+                  recent_note (recent, key, last_unlike ? 2 : 1);
                   /* Over shared ports too: two members' messages that meet
                    * at one member's port at once are served by their
                    * places in the group ((4'')). */
@@ -367,6 +410,7 @@ wl_classes_check_groups (Classes *c, const char **why)
   g_autoptr (GHashTable) met = g_hash_table_new_full (use_hash, use_equal, g_free, NULL);
   g_autoptr (GHashTable) first = g_hash_table_new_full (NULL, NULL, NULL,
                                                        (GDestroyNotify) g_array_unref);
+  RecentUse recent[RECENT_USES] = { { { 0 }, 0 } };
   /* The simulated ranks first: their groups are their own images. */
   for (int pass = 0; pass < 2; pass++)
     for (guint32 i = 0; i < c->n; i++)
@@ -379,7 +423,6 @@ wl_classes_check_groups (Classes *c, const char **why)
         guint64 last[5] = { 0, 0, 0, 0, 0 };
         gboolean have_last = FALSE;
         guint32 hint = 0, hint0 = 0;
-        WlNode tmp, tmp0;
         /* Which nodes are collectives is the same in the graph and its
          * base (a compact graph's shape). */
         const WlNode *shape = wl_graph_shape_nodes (g);
@@ -390,17 +433,24 @@ wl_classes_check_groups (Classes *c, const char **why)
             guint32 v = visit != NULL ? g_array_index (visit, guint32, e) : e;
             if (!runs_coll (r, &shape[v]))
               continue;
-            const WlNode *x = wl_graph_node_at (g, v, &hint, &tmp);
-            guint64 grp = wl_replay_node_group (r, x);
-            guint64 img = wl_replay_node_group (r, wl_graph_node_at (g0, v, &hint0, &tmp0));
+            /* Its kind, bytes and dimensions are the shape's (a compact
+             * graph names other groups, nothing else): only the groups
+             * are read, without a copy of the node. */
+            const WlNode *x = &shape[v];
+            guint64 grp = wl_replay_group_at (r, wl_graph_group_index_at (g, v, &hint));
+            guint64 img = wl_replay_group_at (r, wl_graph_group_index_at (g0, v, &hint0));
             guint64 now[5] = { grp, img, x->coll_kind, x->bytes, x->involved };
             if (have_last && memcmp (now, last, sizeof now) == 0)
               continue;
             memcpy (last, now, sizeof now);
             have_last = TRUE;
-            if (g_hash_table_contains (met, now))
-              continue;
+            if (recent_answer (recent, now) != 0 || g_hash_table_contains (met, now))
+              {
+                recent_note (recent, now, 1);
+                continue;
+              }
             g_hash_table_add (met, g_memdup2 (now, sizeof now));
+            recent_note (recent, now, 1);
             guint64 *have = g_hash_table_lookup (image, &grp);
             if (have == NULL)
               g_hash_table_insert (image, g_memdup2 (&grp, sizeof grp), g_memdup2 (&img, sizeof img));

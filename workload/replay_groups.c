@@ -216,10 +216,16 @@ resolve_node_groups (WlReplay *r, const WlGroups *groups, GHashTable *defs, GHas
 guint64
 wl_replay_node_group (const WlReplay *r, const WlNode *n)
 {
-  g_return_val_if_fail (r != NULL && r->sys_groups != NULL && n->op == WL_OP_COLL,
-                        SYS_GROUP_WORLD);
-  g_return_val_if_fail (n->sys_group_index < r->sys_groups->len, SYS_GROUP_WORLD);
-  return g_array_index (r->sys_groups, guint64, n->sys_group_index);
+  g_return_val_if_fail (n != NULL && n->op == WL_OP_COLL, SYS_GROUP_WORLD);
+  return wl_replay_group_at (r, n->sys_group_index);
+}
+
+guint64
+wl_replay_group_at (const WlReplay *r, guint32 sys_group_index)
+{
+  g_return_val_if_fail (r != NULL && r->sys_groups != NULL, SYS_GROUP_WORLD);
+  g_return_val_if_fail (sys_group_index < r->sys_groups->len, SYS_GROUP_WORLD);
+  return g_array_index (r->sys_groups, guint64, sys_group_index);
 }
 
 static gint

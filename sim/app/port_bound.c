@@ -43,16 +43,14 @@ graph_groups (const WlReplay *replay, const WlGraph *graph)
   GArray *ids = g_array_new (FALSE, FALSE, sizeof (guint64));
   guint64 last = SYS_GROUP_WORLD;
   guint32 hint = 0;
-  WlNode tmp;
   /* Ops are the shape's (a compact graph names other groups, nothing
-   * else): only the collectives are read with their names. */
+   * else): only the collectives' group indices are read. */
   const WlNode *shape = wl_graph_shape_nodes (graph);
   for (guint32 i = 0; i < graph->n_nodes; i++)
     {
       if (shape[i].op != WL_OP_COLL)
         continue;
-      const WlNode *n = wl_graph_node_at (graph, i, &hint, &tmp);
-      guint64 g = wl_replay_node_group (replay, n);
+      guint64 g = wl_replay_group_at (replay, wl_graph_group_index_at (graph, i, &hint));
       if (g == SYS_GROUP_WORLD || g == last)
         continue;
       last = g;

@@ -74,10 +74,16 @@ static void
 assert_reads_as (WlGraph *d, const WlGraph *full)
 {
   WlNode tmp;
-  guint32 hint = 0;
+  guint32 hint = 0, hint_group = 0;
   ck_assert_uint_eq (d->n_nodes, full->n_nodes);
   for (guint32 v = 0; v < d->n_nodes; v++)
-    tu_assert_same_node (wl_graph_node_at (d, v, &hint, &tmp), &full->nodes[v]);
+    {
+      tu_assert_same_node (wl_graph_node_at (d, v, &hint, &tmp), &full->nodes[v]);
+      /* A collective's group index read alone is the node's. */
+      if (full->nodes[v].op == WL_OP_COLL)
+        ck_assert_uint_eq (wl_graph_group_index_at (d, v, &hint_group),
+                           full->nodes[v].sys_group_index);
+    }
   ck_assert (wl_graph_expand (d, NULL));
   ck_assert_ptr_null (d->table);
   for (guint32 v = 0; v < d->n_nodes; v++)
@@ -137,6 +143,8 @@ START_TEST (test_table_by_hand)
   wl_graph_bind_groups (g, map);
   wl_graph_bind_groups (pg, map);
   ck_assert_uint_eq (wl_graph_node_at (g, 3, NULL, &tmp)->sys_group_index, 4);
+  ck_assert_uint_eq (wl_graph_group_index_at (g, 3, NULL), 4);
+  ck_assert_uint_eq (wl_graph_group_index_at (pg, 3, NULL), 4);
   ck_assert (wl_graph_expand (g, NULL));
   ck_assert (wl_graph_expand (pg, NULL));
   ck_assert_ptr_null (g->table);
