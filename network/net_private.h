@@ -105,6 +105,29 @@ net_route_on (const Net *net, guint dim, guint32 src, guint32 dst, guint32 *hops
   return dim;
 }
 
+/* A route of the analytical model across several dimensions (native:
+ * NetSpec.innermost_route FALSE): dimension by dimension, innermost first,
+ * as the congestion model routes it, priced as a graph's route is: every
+ * crossed dimension's hops x latency, plus bytes / the narrowest of their
+ * bandwidths (cut-through).  Its ports are its first link's (the sender's
+ * egress on dimension `first`) and its last link's (the receiver's ingress
+ * on dimension `last`, from `via`, the rank it reaches that dimension
+ * from). */
+typedef struct
+{
+  guint first, last;
+  guint32 via;
+  SimTime latency;
+  double bandwidth_Bps;
+} NetSpan;
+
+/* Whether a message from src to dst, whose route the sender did not name,
+ * crosses several dimensions of a topology without an explicit graph under
+ * the native rule; if so, its route in *span. */
+gboolean net_span (const Net *net, guint32 src, guint32 dst, NetSpan *span);
+/* The delay of bytes along such a route. */
+SimTime net_span_delay (Net *net, const NetSpan *span, guint64 bytes);
+
 /* The delay of a message on a topology without an explicit graph, its
  * route priced through the memo. */
 G_ALWAYS_INLINE static inline SimTime
@@ -112,6 +135,9 @@ net_delay_routed (Net *net, guint dim, guint32 src, guint32 dst, guint64 bytes)
 {
   guint32 hops = 0;
   guint d = net_route_on (net, dim, src, dst, &hops);
+  NetSpan span;
+  if (dim == NET_DIM_UNKNOWN && net_span (net, src, dst, &span))
+    return net_span_delay (net, &span, bytes);
   guint64 route = ((guint64) d << 32 | hops) + 1;
   NetDelayMemo *memo = &net->memo[net_delay_memo_place (route, bytes)];
   if (G_LIKELY (memo->route == route && memo->bytes == bytes))
