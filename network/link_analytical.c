@@ -228,13 +228,14 @@ port_route (Ports *p, guint route_dim, guint32 src, guint32 dst)
   /* Symmetry classes: received at the ports of the rank that stands for
    * dst (net_set_rank_alias). */
   guint32 at = p->net->rank_alias != NULL ? p->net->rank_alias[dst] : dst;
+  guint32 hops = 0;
+  guint d = net_route_on (p->net, route_dim, src, dst, &hops);
   NetSpan span;
-  if (route_dim == NET_DIM_UNKNOWN && net_span (p->net, src, dst, &span))
+  if (route_dim == NET_DIM_UNKNOWN && G_UNLIKELY (net_may_span (p->net, d, src, dst))
+      && net_span (p->net, src, dst, &span))
     return (PortRoute) { dim_port (p, span.first, src, dst, at, FALSE),
                          dim_port (p, span.last, span.via, dst, at, TRUE), span.bandwidth_Bps,
                          span.latency };
-  guint32 hops = 0;
-  guint d = net_route_on (p->net, route_dim, src, dst, &hops);
   const NetDimSpec *dim = &p->net->spec->dims[d];
   return (PortRoute) { dim_port (p, d, src, dst, at, FALSE), dim_port (p, d, src, dst, at, TRUE),
                        dim->bandwidth_Bps, hops * dim->latency };

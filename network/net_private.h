@@ -128,15 +128,35 @@ gboolean net_span (const Net *net, guint32 src, guint32 dst, NetSpan *span);
 /* The delay of bytes along such a route. */
 SimTime net_span_delay (Net *net, const NetSpan *span, guint64 bytes);
 
+/* Whether a message the sender named no dimension for, whose innermost
+ * differing dimension is d, may cross several (net_span says), cheaply
+ * where the coordinates are tabulated: the message path's common case. */
+G_ALWAYS_INLINE static inline gboolean
+net_may_span (const Net *net, guint d, guint32 src, guint32 dst)
+{
+  if (net->spec->innermost_route || net->graph != NULL)
+    return FALSE;
+  if (net->coord == NULL)
+    return TRUE;
+  guint nd = net->spec->n_dims;
+  const guint32 *a = &net->coord[(gsize) src * nd], *b = &net->coord[(gsize) dst * nd];
+  for (guint k = d + 1; k < nd; k++)
+    if (a[k] != b[k])
+      return TRUE;
+  return FALSE;
+}
+
 /* The delay of a message on a topology without an explicit graph, its
- * route priced through the memo. */
+ * route priced through the memo (or, across several dimensions, by
+ * net_span_delay). */
 G_ALWAYS_INLINE static inline SimTime
 net_delay_routed (Net *net, guint dim, guint32 src, guint32 dst, guint64 bytes)
 {
   guint32 hops = 0;
   guint d = net_route_on (net, dim, src, dst, &hops);
   NetSpan span;
-  if (dim == NET_DIM_UNKNOWN && net_span (net, src, dst, &span))
+  if (dim == NET_DIM_UNKNOWN && G_UNLIKELY (net_may_span (net, d, src, dst))
+      && net_span (net, src, dst, &span))
     return net_span_delay (net, &span, bytes);
   guint64 route = ((guint64) d << 32 | hops) + 1;
   NetDelayMemo *memo = &net->memo[net_delay_memo_place (route, bytes)];
