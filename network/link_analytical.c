@@ -188,11 +188,11 @@ typedef struct
   SimTime latency;     /* of its hops */
 } PortRoute;
 
-/* Rank from's egress port (in FALSE) or rank to's ingress port, received
- * at rank at's, on dimension d for a message from `from` to `to`, ranks
- * that differ there. */
-static guint32
-dim_port (const Ports *p, guint d, guint32 from, guint32 to, guint32 at, gboolean in)
+/* The ports of a message from `from` to `to`, ranks that differ on
+ * dimension d: from's egress port there and to's ingress port, received at
+ * rank at's, as the header says. */
+G_ALWAYS_INLINE static inline void
+dim_ports (const Ports *p, guint d, guint32 from, guint32 to, guint32 at, PortRoute *r)
 {
   const NetTopo *topo = p->net->topo;
   const NetDimSpec *dim = &p->net->spec->dims[d];
@@ -203,13 +203,18 @@ dim_port (const Ports *p, guint d, guint32 from, guint32 to, guint32 at, gboolea
         guint32 ca = net_topo_coord (topo, from, d), cb = net_topo_coord (topo, to, d);
         guint32 fwd = (cb + dim->size - ca) % dim->size;
         guint32 way = fwd <= dim->size - fwd ? 0 : 1;
-        return in ? p->base[d] + at * 4 + 2 + way : p->base[d] + from * 4 + way;
+        r->out = p->base[d] + from * 4 + way;
+        r->in = p->base[d] + at * 4 + 2 + way;
+        break;
       }
     case NET_DIM_FULLY_CONNECTED:
-      return p->base[d] + from * dim->size + net_topo_coord (topo, to, d);
+      r->out = r->in = p->base[d] + from * dim->size + net_topo_coord (topo, to, d);
+      break;
     case NET_DIM_SWITCH:
     default:
-      return in ? p->base[d] + at * 2 + 1 : p->base[d] + from * 2;
+      r->out = p->base[d] + from * 2;
+      r->in = p->base[d] + at * 2 + 1;
+      break;
     }
 }
 
@@ -229,16 +234,25 @@ port_route (Ports *p, guint route_dim, guint32 src, guint32 dst)
    * dst (net_set_rank_alias). */
   guint32 at = p->net->rank_alias != NULL ? p->net->rank_alias[dst] : dst;
   guint32 hops = 0;
-  guint d = net_route_on (p->net, route_dim, src, dst, &hops);
+  gboolean spans;
+  guint d = net_route_spans (p->net, route_dim, src, dst, &hops, &spans);
   NetSpan span;
-  if (route_dim == NET_DIM_UNKNOWN && G_UNLIKELY (net_may_span (p->net, d, src, dst))
-      && net_span (p->net, src, dst, &span))
-    return (PortRoute) { dim_port (p, span.first, src, dst, at, FALSE),
-                         dim_port (p, span.last, span.via, dst, at, TRUE), span.bandwidth_Bps,
-                         span.latency };
+  PortRoute r;
+  if (G_UNLIKELY (spans) && net_span (p->net, src, dst, &span))
+    {
+      PortRoute last;
+      dim_ports (p, span.first, src, dst, at, &r);
+      dim_ports (p, span.last, span.via, dst, at, &last);
+      r.in = last.in;
+      r.bandwidth_Bps = span.bandwidth_Bps;
+      r.latency = span.latency;
+      return r;
+    }
   const NetDimSpec *dim = &p->net->spec->dims[d];
-  return (PortRoute) { dim_port (p, d, src, dst, at, FALSE), dim_port (p, d, src, dst, at, TRUE),
-                       dim->bandwidth_Bps, hops * dim->latency };
+  dim_ports (p, d, src, dst, at, &r);
+  r.bandwidth_Bps = dim->bandwidth_Bps;
+  r.latency = hops * dim->latency;
+  return r;
 }
 
 /* Symmetry classes: message C claims PORT, ready at READY.  The messages

@@ -141,6 +141,7 @@ net_new_with_model (SimSched *sched, const NetTopo *topo, const NetModelClass *k
   net->coord = net_topo_coords (topo);
   net->clock = sim_sched_clock (sched);
   net->coord_routes = net->graph == NULL && net->coord != NULL;
+  net->span_routes = net->graph == NULL && !net->spec->innermost_route;
   net->klass = klass;
   index_nodes (net);
   if (klass->create != NULL && (net->state = klass->create (net, error)) == NULL)
