@@ -1,7 +1,9 @@
 /* link_analytical.c: the contention-free link model.
  *
  * A message arrives hops x latency + bytes / bandwidth after it starts, on
- * the dimension it travels (net_delay()), whatever else is in the links.
+ * the dimension it travels (net_delay(); natively, across several, each
+ * one's hops x latency and the narrowest bandwidth), whatever else is in
+ * the links.
  *
  * Under ASTRA-sim compatibility it starts when it leaves, so every message
  * in flight gets a link's full bandwidth, as ASTRA-sim's analytical backend
@@ -34,7 +36,10 @@
  *                   message goes the shorter way, clockwise on a tie, as in
  *                   links.c);
  *   FullyConnected  one link per ordered pair, which is both ports;
- *   explicit graph  the first and the last link of the route.
+ *   explicit graph  the first and the last link of the route;
+ *   several dims    (a native route between ranks that differ in several
+ *                   dimensions, net_span) the sender's egress port on the
+ *                   first and the receiver's ingress port on the last.
  * The switch fabric and a Ring's intermediate ranks are not modelled: the
  * congestion and flow models do that.
  *
@@ -183,11 +188,41 @@ typedef struct
   SimTime latency;     /* of its hops */
 } PortRoute;
 
-/* The ports a message from src to dst holds, as the header says. */
+/* The ports of a message from `from` to `to`, ranks that differ on
+ * dimension d: from's egress port there and to's ingress port, received at
+ * rank at's, as the header says. */
+G_ALWAYS_INLINE static inline void
+dim_ports (const Ports *p, guint d, guint32 from, guint32 to, guint32 at, PortRoute *r)
+{
+  const NetTopo *topo = p->net->topo;
+  const NetDimSpec *dim = &p->net->spec->dims[d];
+  switch (dim->kind)
+    {
+    case NET_DIM_RING:
+      {
+        guint32 ca = net_topo_coord (topo, from, d), cb = net_topo_coord (topo, to, d);
+        guint32 fwd = (cb + dim->size - ca) % dim->size;
+        guint32 way = fwd <= dim->size - fwd ? 0 : 1;
+        r->out = p->base[d] + from * 4 + way;
+        r->in = p->base[d] + at * 4 + 2 + way;
+        break;
+      }
+    case NET_DIM_FULLY_CONNECTED:
+      r->out = r->in = p->base[d] + from * dim->size + net_topo_coord (topo, to, d);
+      break;
+    case NET_DIM_SWITCH:
+    default:
+      r->out = p->base[d] + from * 2;
+      r->in = p->base[d] + at * 2 + 1;
+      break;
+    }
+}
+
+/* The ports a message from src to dst holds, as the header says; one that
+ * crosses several dimensions (net_span) its first and last link's. */
 static PortRoute
 port_route (Ports *p, guint route_dim, guint32 src, guint32 dst)
 {
-  const NetTopo *topo = p->net->topo;
   if (p->net->graph != NULL)
     {
       const NetPathPrice *price = net_path_price (p->net, src, dst);
@@ -195,33 +230,28 @@ port_route (Ports *p, guint route_dim, guint32 src, guint32 dst)
                                               : price->last_link;
       return (PortRoute) { price->first_link, in, price->bottleneck_Bps, price->latency };
     }
-  guint32 hops = 0;
-  guint d = net_route_on (p->net, route_dim, src, dst, &hops);
-  const NetDimSpec *dim = &p->net->spec->dims[d];
-  PortRoute r = { .bandwidth_Bps = dim->bandwidth_Bps, .latency = hops * dim->latency };
   /* Symmetry classes: received at the ports of the rank that stands for
    * dst (net_set_rank_alias). */
   guint32 at = p->net->rank_alias != NULL ? p->net->rank_alias[dst] : dst;
-  switch (dim->kind)
+  guint32 hops = 0;
+  gboolean spans;
+  guint d = net_route_spans (p->net, route_dim, src, dst, &hops, &spans);
+  NetSpan span;
+  PortRoute r;
+  if (G_UNLIKELY (spans) && net_span (p->net, src, dst, &span))
     {
-    case NET_DIM_RING:
-      {
-        guint32 ca = net_topo_coord (topo, src, d), cb = net_topo_coord (topo, dst, d);
-        guint32 fwd = (cb + dim->size - ca) % dim->size;
-        guint32 way = fwd <= dim->size - fwd ? 0 : 1;
-        r.out = p->base[d] + src * 4 + way;
-        r.in = p->base[d] + at * 4 + 2 + way;
-        break;
-      }
-    case NET_DIM_FULLY_CONNECTED:
-      r.out = r.in = p->base[d] + src * dim->size + net_topo_coord (topo, dst, d);
-      break;
-    case NET_DIM_SWITCH:
-    default:
-      r.out = p->base[d] + src * 2;
-      r.in = p->base[d] + at * 2 + 1;
-      break;
+      PortRoute last;
+      dim_ports (p, span.first, src, dst, at, &r);
+      dim_ports (p, span.last, span.via, dst, at, &last);
+      r.in = last.in;
+      r.bandwidth_Bps = span.bandwidth_Bps;
+      r.latency = span.latency;
+      return r;
     }
+  const NetDimSpec *dim = &p->net->spec->dims[d];
+  dim_ports (p, d, src, dst, at, &r);
+  r.bandwidth_Bps = dim->bandwidth_Bps;
+  r.latency = hops * dim->latency;
   return r;
 }
 

@@ -141,6 +141,7 @@ net_new_with_model (SimSched *sched, const NetTopo *topo, const NetModelClass *k
   net->coord = net_topo_coords (topo);
   net->clock = sim_sched_clock (sched);
   net->coord_routes = net->graph == NULL && net->coord != NULL;
+  net->span_routes = net->graph == NULL && !net->spec->innermost_route;
   net->klass = klass;
   index_nodes (net);
   if (klass->create != NULL && (net->state = klass->create (net, error)) == NULL)
@@ -290,16 +291,28 @@ same_route (Net *net, guint32 a, guint32 b, guint32 c, guint32 d)
       return x.latency == y->latency && x.bottleneck_Bps == y->bottleneck_Bps
              && net->in_ordinal[x.last_link] == net->in_ordinal[y->last_link];
     }
-  guint32 hx = 0, hy = 0;
-  guint dx = net_topo_route (topo, a, b, &hx), dy = net_topo_route (topo, c, d, &hy);
-  if (dx != dy || hx != hy)
-    return FALSE;
-  const NetDimSpec *dim = &net_topo_spec (topo)->dims[dx];
-  if (dim->kind != NET_DIM_RING)
-    return TRUE;
-  guint32 fx = (net_topo_coord (topo, b, dx) + dim->size - net_topo_coord (topo, a, dx)) % dim->size;
-  guint32 fy = (net_topo_coord (topo, d, dy) + dim->size - net_topo_coord (topo, c, dy)) % dim->size;
-  return (fx <= dim->size - fx) == (fy <= dim->size - fy);
+  /* Every dimension the route crosses (only the innermost under
+   * NetSpec.innermost_route): crossed by both, with as many hops, and on
+   * a Ring the same way round. */
+  const NetSpec *spec = net_topo_spec (topo);
+  gboolean crossed = FALSE;
+  for (guint k = 0; k < spec->n_dims && !(crossed && spec->innermost_route); k++)
+    {
+      guint32 xa = net_topo_coord (topo, a, k), xb = net_topo_coord (topo, b, k);
+      guint32 ya = net_topo_coord (topo, c, k), yb = net_topo_coord (topo, d, k);
+      if ((xa == xb) != (ya == yb))
+        return FALSE;
+      if (xa == xb)
+        continue;
+      crossed = TRUE;
+      const NetDimSpec *dim = &spec->dims[k];
+      if (net_dim_hops (dim, xa, xb) != net_dim_hops (dim, ya, yb))
+        return FALSE;
+      guint32 fx = (xb + dim->size - xa) % dim->size, fy = (yb + dim->size - ya) % dim->size;
+      if (dim->kind == NET_DIM_RING && (fx <= dim->size - fx) != (fy <= dim->size - fy))
+        return FALSE;
+    }
+  return TRUE;
 }
 
 gboolean
@@ -436,6 +449,46 @@ net_delay_on (Net *net, guint dim, guint32 src, guint32 dst, guint64 bytes)
                            net_price_serialization (&net->serial, bytes, p->bottleneck_Bps));
     }
   return net_delay_routed (net, dim, src, dst, bytes);
+}
+
+gboolean
+net_span (const Net *net, guint32 src, guint32 dst, NetSpan *span)
+{
+  const NetSpec *spec = net->spec;
+  if (spec->innermost_route || net->graph != NULL)
+    return FALSE;
+  guint crossed = 0;
+  *span = (NetSpan) { .bandwidth_Bps = INFINITY };
+  for (guint d = 0; d < spec->n_dims; d++)
+    {
+      guint32 ca = net_topo_coord (net->topo, src, d), cb = net_topo_coord (net->topo, dst, d);
+      if (ca == cb)
+        continue;
+      const NetDimSpec *dim = &spec->dims[d];
+      if (crossed++ == 0)
+        span->first = d;
+      span->last = d;
+      /* Reached with dst's coordinates below d, src's from d up. */
+      span->via = dst - cb * net_topo_stride (net->topo, d) + ca * net_topo_stride (net->topo, d);
+      span->latency = sim_time_add (span->latency,
+                                    sim_time_mul (dim->latency, net_dim_hops (dim, ca, cb)));
+      span->bandwidth_Bps = MIN (span->bandwidth_Bps, dim->bandwidth_Bps);
+    }
+  return crossed > 1;
+}
+
+SimTime
+net_span_delay (Net *net, const NetSpan *span, guint64 bytes)
+{
+  if (net->spec->rounding == NET_ROUND_NS_TRUNCATED)
+    {
+      /* As net_price: double-precision nanoseconds, truncated. */
+      double ns = (double) span->latency / (double) SIM_PS_PER_NS
+                  + (double) bytes / (span->bandwidth_Bps / 1e9);
+      return sim_time_from_ns_truncated (ns);
+    }
+  return sim_time_add (span->latency,
+                       net_price_serialization (&net->serial, bytes, span->bandwidth_Bps));
 }
 
 SimTime

@@ -192,7 +192,9 @@ guint64 net_alias_ties (const Net *net);
 gboolean net_routes_alike (Net *net, guint32 a, guint32 b, guint32 c, guint32 d);
 
 /* The contention-free delay of a message: hops x latency + bytes / bandwidth
- * on the dimension it travels, rounded as the spec says. */
+ * on the dimension it travels, rounded as the spec says; across several
+ * (NetSpec.innermost_route FALSE) every one's hops x latency + bytes / the
+ * narrowest bandwidth. */
 SimTime net_delay (Net *net, guint32 src, guint32 dst, guint64 bytes);
 /* net_delay for a message travelling dimension dim (NET_DIM_UNKNOWN:
  * found from the ranks), as NetMessage says. */

@@ -61,6 +61,9 @@ struct _Net
   const guint32 *coord;
   const SimTime *clock; /* the scheduler's */
   gboolean coord_routes; /* no explicit graph, coordinates tabulated */
+  /* No explicit graph, and a route the sender does not name may cross
+   * several dimensions (NetSpec.innermost_route FALSE: net_span). */
+  gboolean span_routes;
   const NetModelClass *klass;
   gpointer state; /* the link model's */
   /* Set by a link model whose messages arrive net_delay after they leave,
@@ -89,29 +92,79 @@ struct _Net
 /* net_topo_route_on, inline where the coordinates are tabulated (as they
  * are below 2^22 of them): the message path's common case.  A route
  * whose dimension the sender did not name takes the first in which the
- * ranks' coordinates differ, as net_topo_route does. */
+ * ranks' coordinates differ, as net_topo_route does; *spans (when not
+ * NULL) says whether, under Net.span_routes, they differ in a later one
+ * too (then net_span has the whole route). */
 G_ALWAYS_INLINE static inline guint
-net_route_on (const Net *net, guint dim, guint32 src, guint32 dst, guint32 *hops)
+net_route_spans (const Net *net, guint dim, guint32 src, guint32 dst, guint32 *hops,
+                 gboolean *spans)
 {
+  if (spans != NULL)
+    *spans = FALSE;
   if (net->coord == NULL)
-    return net_topo_route_on (net->topo, dim, src, dst, hops);
+    {
+      guint d = net_topo_route_on (net->topo, dim, src, dst, hops);
+      if (spans != NULL && dim == NET_DIM_UNKNOWN && net->span_routes)
+        for (guint k = d + 1; k < net->spec->n_dims; k++)
+          *spans |= net_topo_coord (net->topo, src, k) != net_topo_coord (net->topo, dst, k);
+      return d;
+    }
   guint nd = net->spec->n_dims;
   const guint32 *a = &net->coord[(gsize) src * nd], *b = &net->coord[(gsize) dst * nd];
   if (dim == NET_DIM_UNKNOWN)
-    for (dim = 0; dim < nd && a[dim] == b[dim]; dim++)
-      ;
+    {
+      for (dim = 0; dim < nd && a[dim] == b[dim]; dim++)
+        ;
+      if (spans != NULL && net->span_routes)
+        for (guint k = dim + 1; k < nd; k++)
+          *spans |= a[k] != b[k];
+    }
   g_assert (dim < nd && src != dst);
   *hops = net_dim_hops (&net->spec->dims[dim], a[dim], b[dim]);
   return dim;
 }
 
+G_ALWAYS_INLINE static inline guint
+net_route_on (const Net *net, guint dim, guint32 src, guint32 dst, guint32 *hops)
+{
+  return net_route_spans (net, dim, src, dst, hops, NULL);
+}
+
+/* A route of the analytical model across several dimensions (native:
+ * NetSpec.innermost_route FALSE): dimension by dimension, innermost first,
+ * as the congestion model routes it, priced as a graph's route is: every
+ * crossed dimension's hops x latency, plus bytes / the narrowest of their
+ * bandwidths (cut-through).  Its ports are its first link's (the sender's
+ * egress on dimension `first`) and its last link's (the receiver's ingress
+ * on dimension `last`, from `via`, the rank it reaches that dimension
+ * from). */
+typedef struct
+{
+  guint first, last;
+  guint32 via;
+  SimTime latency;
+  double bandwidth_Bps;
+} NetSpan;
+
+/* Whether a message from src to dst, whose route the sender did not name,
+ * crosses several dimensions of a topology without an explicit graph under
+ * the native rule; if so, its route in *span. */
+gboolean net_span (const Net *net, guint32 src, guint32 dst, NetSpan *span);
+/* The delay of bytes along such a route. */
+SimTime net_span_delay (Net *net, const NetSpan *span, guint64 bytes);
+
 /* The delay of a message on a topology without an explicit graph, its
- * route priced through the memo. */
+ * route priced through the memo (or, across several dimensions, by
+ * net_span_delay). */
 G_ALWAYS_INLINE static inline SimTime
 net_delay_routed (Net *net, guint dim, guint32 src, guint32 dst, guint64 bytes)
 {
   guint32 hops = 0;
-  guint d = net_route_on (net, dim, src, dst, &hops);
+  gboolean spans;
+  guint d = net_route_spans (net, dim, src, dst, &hops, &spans);
+  NetSpan span;
+  if (G_UNLIKELY (spans) && net_span (net, src, dst, &span))
+    return net_span_delay (net, &span, bytes);
   guint64 route = ((guint64) d << 32 | hops) + 1;
   NetDelayMemo *memo = &net->memo[net_delay_memo_place (route, bytes)];
   if (G_LIKELY (memo->route == route && memo->bytes == bytes))

@@ -152,6 +152,13 @@ typedef struct
    * serialization, so no endpoint carries more than its bandwidth.  FALSE
    * under ASTRA-sim compatibility (every message gets the full bandwidth). */
   gboolean share_ports;
+  /* ASTRA-sim compatibility: a message between ranks that differ in several
+   * dimensions travels only the innermost of them, as ASTRA-sim's
+   * analytical backend prices it (../shared/reference/ASTRA-SIM.md).
+   * FALSE (native): the analytical model prices it across every dimension
+   * it crosses (net_span), so a message between two nodes pays the NIC
+   * whatever the GPUs' places in their nodes. */
+  gboolean innermost_route;
 } NetSpec;
 
 typedef struct _NetTopo NetTopo;

@@ -35,6 +35,7 @@ app_compat_apply (AppCompat compat, NetSpec *net, SysParams *sys, WlParams *wl)
    * bandwidth, and its reference tables depend on it; a real port carries
    * one message at a time. */
   net->share_ports = !reference;
+  net->innermost_route = reference;
   if (reference)
     sys_compat_reference (&sys->compat);
   else

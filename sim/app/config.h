@@ -32,6 +32,8 @@ typedef struct
   NetGraphSpec *graph; /* an explicit network graph (net.graph points here), or NULL */
   const char *generator; /* the generator element that made graph ("rail", static), or NULL */
   guint generator_line;  /* its line in the cluster XML */
+  /* <fat-tree>'s k and oversubscription, for the summary; 0 without one. */
+  guint32 fat_tree_k, fat_tree_oversubscription;
   gboolean astra_mode; /* loaded from ASTRA-sim inputs: print its "finished" lines */
   GPtrArray *sources;  /* paths of the files read, in order (char *) */
   GPtrArray *warnings; /* what the loaders noted for stderr, one line each (char *) */

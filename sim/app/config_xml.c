@@ -758,6 +758,8 @@ app_config_load_xml (AppConfig *cfg, const char *path, GError **error)
       cfg->net.graph = cfg->graph;
       cfg->generator = l.generator;
       cfg->generator_line = l.generator_line;
+      cfg->fat_tree_k = l.fat_tree_k;
+      cfg->fat_tree_oversubscription = l.fat_tree_oversubscription;
       cfg->sys = l.sys;
       cfg->wl = l.wl;
       g_clear_pointer (&cfg->kernel_table, wl_kernel_table_free);

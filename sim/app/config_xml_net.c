@@ -233,6 +233,11 @@ xml_generator (XmlLoad *l, const xmlNode *node, guint ranks, GError **error)
   l->graph->source = g_strdup (l->path);
   l->generator = net_gen_name (p.kind);
   l->generator_line = p.line;
+  if (p.kind == NET_GEN_FAT_TREE)
+    {
+      l->fat_tree_k = p.fat_tree.k;
+      l->fat_tree_oversubscription = p.fat_tree.oversubscription;
+    }
   l->n_ranks = l->graph->ranks;
   if (ranks != 0 && ranks != l->n_ranks)
     return app_xml_fail (l, node, error,

@@ -25,6 +25,7 @@ typedef struct
   NetGraphSpec *graph; /* scratch, NULL until a <link> */
   const char *generator; /* the <network> generator element ("rail"), or NULL */
   guint generator_line;
+  guint32 fat_tree_k, fat_tree_oversubscription; /* <fat-tree>'s, or 0 */
   gboolean impl_seen[SYS_COLL_N];
   WlGroups *groups; /* scratch, NULL until a <group> */
   GArray *group_ids; /* guint64, in file order */

@@ -387,7 +387,8 @@ add_control_options (GOptionContext *ctx, RunOptions *o)
       "Load messy traces: drop dangling dependencies, edges closing cycles, collectives "
       "without comm_type or comm_size, valueless attributes, repeated ids and a truncated last "
       "frame, count them and say so in the summary (orrery inspect names each)", NULL },
-    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, "No summary or progress; errors only", NULL },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
+      "No summary, ASTRA-sim lines or progress; errors only", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -621,7 +622,9 @@ report_run (const RunOptions *o, const RunLimits *limits, const AppConfig *cfg, 
             double load_wall)
 {
   print_run_notes (o, limits, sim);
-  if (cfg->astra_mode)
+  /* --quiet is errors only: ASTRA-sim's lines go with the summary (the
+   * report and the CSV keep every figure they hold). */
+  if (cfg->astra_mode && !o->quiet)
     app_report_astra_lines (sim, stdout);
   if (!o->quiet)
     app_report_summary (sim, stdout);

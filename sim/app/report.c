@@ -104,6 +104,15 @@ print_topology (const AppSim *sim, FILE *out)
       fprintf (out, "%s %s %u (%s)", d ? " x" : "", net_dim_kind_name (spec->dims[d].kind),
                spec->dims[d].size, price);
     }
+  /* The dimensions of a fat-tree hide how many hosts share an edge
+   * switch's uplinks (configs/README.md, <fat-tree oversubscription>). */
+  const AppConfig *cfg = app_sim_config (sim);
+  guint32 k = cfg->fat_tree_k, o = cfg->fat_tree_oversubscription;
+  if (k > 0 && o > 1)
+    fprintf (out, ": a fat-tree of k %u, %u:1 oversubscribed (%u hosts share an edge switch's "
+             "%u uplink%s)", k, o, o * (k / 2), k / 2, k / 2 == 1 ? "" : "s");
+  else if (k > 0)
+    fprintf (out, ": a fat-tree of k %u, not oversubscribed (1:1)", k);
   fputc ('\n', out);
 }
 

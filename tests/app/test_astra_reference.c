@@ -142,7 +142,8 @@ START_TEST (test_rows_native_xml)
 }
 END_TEST
 
-/* The command line prints ASTRA-sim's lines, one per rank, exactly. */
+/* The command line prints ASTRA-sim's lines, one per rank, exactly, and
+ * not with --quiet. */
 START_TEST (test_cli_finished_lines)
 {
   const char *shared = tu_shared_dir ();
@@ -164,6 +165,12 @@ START_TEST (test_cli_finished_lines)
       ck_assert_msg (strstr (out, line) != NULL, "missing: %s in\n%s", line, out);
     }
   ck_assert_ptr_nonnull (strstr (out, "simulated time: 99.640 us"));
+  /* --quiet: errors only, so nothing at all from a run that succeeds. */
+  const char *quiet[] = { tu_orrery (), "run", "-q", "--astra-network", net, "--astra-system", sys,
+                          "--workload", wl, NULL };
+  g_autofree char *none = NULL;
+  ck_assert_int_eq (tu_run_modes (&none, quiet), 0);
+  ck_assert_msg (none[0] == '\0', "-q printed:\n%s", none);
 }
 END_TEST
 

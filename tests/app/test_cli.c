@@ -305,6 +305,38 @@ START_TEST (test_lenient)
 }
 END_TEST
 
+/* The summary's network line says how oversubscribed a fat-tree is, which
+ * its dimensions do not show: k 4 has k/2 = 2 uplinks per edge switch and
+ * o k/2 hosts under it, o k^3/4 ranks in all (configs/README.md). */
+START_TEST (test_fat_tree_line)
+{
+  static const struct
+  {
+    const char *o, *ranks, *want;
+  } cases[] = {
+    { "1", "16", ": a fat-tree of k 4, not oversubscribed (1:1)\n" },
+    { "2", "32", ": a fat-tree of k 4, 2:1 oversubscribed (4 hosts share an edge switch's "
+                 "2 uplinks)\n" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("ft%u.xml", i);
+      g_autofree char *xml = g_strdup_printf (
+          "<cluster name=\"ft\" rounding=\"ps\">\n"
+          "  <network model=\"analytical\">\n"
+          "    <fat-tree k=\"4\" oversubscription=\"%s\" bandwidth=\"400Gb/s\" latency=\"1us\"/>\n"
+          "  </network>\n"
+          "</cluster>\n", cases[i].o);
+      g_autofree char *cfg = tu_write_file (name, xml);
+      g_autofree char *wl = gen ("all_reduce", cases[i].ranks, "1KiB");
+      const char *argv[] = { tu_orrery (), "run", "--config", cfg, "--workload", wl, NULL };
+      g_autofree char *out = NULL;
+      ck_assert_int_eq (tu_run (&out, argv), 0);
+      ck_assert_msg (strstr (out, cases[i].want) != NULL, "want %s in\n%s", cases[i].want, out);
+    }
+}
+END_TEST
+
 static Suite *
 cli_suite (void)
 {
@@ -317,6 +349,7 @@ cli_suite (void)
   tcase_add_test (tc, test_deadlock_exit_code);
   tcase_add_test (tc, test_links_csv);
   tcase_add_test (tc, test_lenient);
+  tcase_add_test (tc, test_fat_tree_line);
   return s;
 }
 

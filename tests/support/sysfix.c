@@ -70,6 +70,8 @@ sf_spec (const NetDimSpec *dims, guint n, NetRounding rounding)
     spec.dims[d] = dims[d];
   spec.model = NET_MODEL_ANALYTICAL;
   spec.rounding = rounding;
+  /* As the configuration sets them together (app_compat_apply). */
+  spec.innermost_route = rounding == NET_ROUND_NS_TRUNCATED;
   return spec;
 }
 

@@ -65,7 +65,9 @@ extern const NetModelClass sf_fake_class;
 void sf_setup (void);
 void sf_teardown (void);
 
-/* One dimension and a spec (analytical model) of n of them. */
+/* One dimension and a spec (analytical model) of n of them; ASTRA-sim's
+ * rounding brings its innermost-dimension routes (NetSpec.innermost_route),
+ * as a configuration does. */
 NetDimSpec sf_dim (NetDimKind kind, guint32 size, double bandwidth_Bps, SimTime latency);
 NetSpec sf_spec (const NetDimSpec *dims, guint n, NetRounding rounding);
 

@@ -6,7 +6,8 @@
  *
  * Runs over the shared fake link model (support/sysfix.h), which delivers
  * every message a fixed delay after it leaves (one delay per topology
- * dimension) and counts messages per dimension and per (src, dst).
+ * dimension) and counts messages per dimension and per (src, dst); one
+ * test of groups across nodes runs over the real analytical model.
  * Expected times are the ring's lockstep closed form e + k (D + e) + r rc
  * (see test_ring.c and algo_ring.c), composed by hand for each scenario.
  */
@@ -266,8 +267,8 @@ END_TEST
 
 /* A group that is no sub-grid is one flat line in the order given.  Its
  * messages travel whatever route the network picks between the two ranks
- * (topo.h: the innermost differing dimension), here dimension 0 for each
- * hop of 10 -> 0 -> 5 -> 10. */
+ * (the fake model's: the innermost differing dimension, net_topo_route),
+ * here dimension 0 for each hop of 10 -> 0 -> 5 -> 10. */
 START_TEST (test_group_flat)
 {
   build_4x4 ();
@@ -282,6 +283,36 @@ START_TEST (test_group_flat)
   ck_assert_uint_eq (sf.fake.edge[0][5], 4);
   ck_assert_uint_eq (sf.fake.edge[5][10], 4);
   ck_assert_uint_eq (sf.fake.messages, 12);
+}
+END_TEST
+
+/* The fuzzer's case on the real analytical model: 3 nodes x 2 GPUs,
+ * NVSwitch 450 GB/s 500 ns a hop, network 50 GB/s 2 us a hop, one chunk,
+ * no endpoint delay or reduction cost: a ring all-reduce of c = 1 MiB on
+ * a pair is two messages of c/2 = 524288 B one after the other,
+ * 2 (a + ceil(524288 x 10^12 / B)) ps.
+ *   {0, 1} inside node 0:  a = 2 x 500 ns, B = 450e9: 2 (1e6 + 1165085);
+ *   {1, 3}, GPU 1 of nodes 0 and 1: a = 2 x 2 us, B = 50e9:
+ *       2 (4e6 + 10485760);
+ *   {0, 3}, GPU 0 of node 0 and GPU 1 of node 1 (no sub-grid): both
+ *       dimensions, a = 1 us + 4 us, the network's 50 GB/s:
+ *       2 (5e6 + 10485760), not {0, 1}'s time. */
+START_TEST (test_group_across_nodes)
+{
+  static const guint32 pairs[][2] = { { 0, 1 }, { 1, 3 }, { 0, 3 } };
+  static const SimTime want[] = { 2 * (1000000 + 1165085), 2 * (4000000 + 10485760),
+                                  2 * (5000000 + 10485760) };
+  sf.params.endpoint_delay = 0;
+  sf.params.reduction_passes = 0;
+  sf.params.splits = 1;
+  NetDimSpec dims[] = { sf_dim (NET_DIM_SWITCH, 2, 450e9, NS (500)),
+                        sf_dim (NET_DIM_SWITCH, 3, 50e9, NS (2000)) };
+  sf_build (dims, 2, NET_ROUND_PS, FALSE);
+  add_group (1, pairs[_i], 2);
+  sf_join (pairs[_i][0], SYS_COLL_ALL_REDUCE, 1 << 20, 1, 0);
+  sf_join (pairs[_i][1], SYS_COLL_ALL_REDUCE, 1 << 20, 1, 0);
+  sf_run_quiet ();
+  sf_assert_done_at (0, pairs[_i], 2, want[_i]);
 }
 END_TEST
 
@@ -681,6 +712,7 @@ main (void)
   tcase_add_test (tcase (s, "two_active_chunks"), test_two_active_chunks);
   tcase_add_loop_test (tcase (s, "group_subgrid"), test_group_subgrid, 0, 3);
   tcase_add_test (tcase (s, "group_flat"), test_group_flat);
+  tcase_add_loop_test (tcase (s, "group_across_nodes"), test_group_across_nodes, 0, 3);
   tcase_add_test (tcase (s, "group_astra_local"), test_group_astra_local);
   tcase_add_loop_test (tcase (s, "group_dimension_queue"), test_group_dimension_queue, 0, 2);
   tcase_add_test (tcase (s, "group_single_member"), test_group_single_member);
