@@ -704,12 +704,7 @@ plan_main (const PlanOptions *o, const PlanSpace *space, const PlanEnv *env, GEr
   print_space (cands);
   if (alive == 0)
     {
-      if (cands->len == 1)
-        g_set_error_literal (error, SIM_ERROR, SIM_ERROR_INPUT,
-                             "no candidate fits: the one candidate is pruned (the reason above)");
-      else
-        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                     "no candidate fits: all %u are pruned (the reasons above)", cands->len);
+      plan_space_none_fit (cands, env->pb, error);
       return FALSE;
     }
   return plan_search (o, env, cands, error);
