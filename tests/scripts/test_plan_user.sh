@@ -38,4 +38,20 @@ check "  gen transformer of that split prints the same $gib GiB" \
 check "plan --space tp=3 on 8 GPUs: exit 1, no memory figure" \
   sh -c "test $? -eq 1 && ! grep -q 'for memory' '$T/div.out' \
          && grep -q 'no candidate fits: all 240 are pruned (the reasons above)$' '$T/div.out'"
+# ---- sim/README.md's plan example prints what the README shows -----------------------
+# The README's table (1.031 s, 74.0 % MFU for the best) had not followed the
+# SM-contention compute model (1.045 s, 73.0 %): its command is run as
+# written (its --out in the test's folder) and every stdout line the README
+# shows after it ("# " lines) must be a line of the output.
+awk '/^orrery plan --model llama2-7b --gpus 64 /, /^```/' sim/README.md >"$T/ex.md"
+cmd=$(awk '/^orrery plan/ && !/\.\.\./, /--out build\/plan$/' "$T/ex.md" | tr -d '\\\n')
+check "the README's plan example is found" test -n "$cmd"
+cmd=${cmd#orrery }
+cmd=${cmd%--out build/plan}
+eval "\"\$ORRERY\" $cmd --out \"\$T/readme-plan\"" >"$T/ex.out" 2>/dev/null
+check "  it runs: exit 0" test $? -eq 0
+sed -n 's/^# //p' "$T/ex.md" >"$T/ex.want"
+missing=$(grep -vxFf "$T/ex.out" "$T/ex.want")
+check "  every line the README shows is printed (missing: ${missing:-none})" test -z "$missing"
+check "  and it shows the table's three rows" test "$(grep -c '^ *[123] ' "$T/ex.want")" -eq 3
 finish
