@@ -88,7 +88,7 @@ slot_take (const char *tmp)
       slot = i;
   if (slot >= 0)
     {
-      strcpy (slot_path[slot], tmp);
+      g_strlcpy (slot_path[slot], tmp, OUT_FILE_SLOT_PATH);
       slot_used[slot] = 1;
       catch_signals ();
     }
