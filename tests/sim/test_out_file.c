@@ -48,17 +48,27 @@ child_dies_writing (const char *dir, int sig)
   _exit (4); /* not reached: the signal kills */
 }
 
-static void
-dies_clean (int sig)
+/* Run BODY (DIR, SIG) in a child over a fresh tu_scratch/out: its wait
+ * status; *DIR the folder (the caller's to free). */
+static int
+in_child (void (*body) (const char *dir, int sig), int sig, char **dir)
 {
-  g_autofree char *dir = tu_scratch_path ("out");
-  ck_assert (g_mkdir_with_parents (dir, 0755) == 0);
+  *dir = tu_scratch_path ("out");
+  ck_assert (g_mkdir_with_parents (*dir, 0755) == 0);
   pid_t pid = fork ();
   ck_assert (pid >= 0);
   if (pid == 0)
-    child_dies_writing (dir, sig);
+    body (*dir, sig);
   int status = 0;
   ck_assert (waitpid (pid, &status, 0) == pid);
+  return status;
+}
+
+static void
+dies_clean (int sig)
+{
+  g_autofree char *dir = NULL;
+  int status = in_child (child_dies_writing, sig, &dir);
   ck_assert_msg (WIFSIGNALED (status) && WTERMSIG (status) == sig,
                  "the child did not die of signal %d (status %d)", sig, status);
   g_autofree char *left = listing (dir);
@@ -83,26 +93,25 @@ START_TEST (test_sighup_removes_temporary)
 }
 END_TEST
 
+/* In a child: SIG ignored, open DIR/out.json, write, raise SIG, commit. */
+static void
+child_ignores (const char *dir, int sig)
+{
+  signal (sig, SIG_IGN);
+  g_autofree char *a = g_build_filename (dir, "out.json", NULL);
+  SimOutFile *fa = sim_out_file_open (a, NULL);
+  if (fa == NULL || write (sim_out_file_fd (fa), "{}", 2) != 2)
+    _exit (3);
+  raise (sig);
+  _exit (sim_out_file_commit (fa, NULL) ? 0 : 5);
+}
+
 /* A signal ignored (a background job's SIGINT) stays ignored: the child
  * lives on, and its committed output is in place. */
 START_TEST (test_ignored_stays_ignored)
 {
-  g_autofree char *dir = tu_scratch_path ("out");
-  ck_assert (g_mkdir_with_parents (dir, 0755) == 0);
-  pid_t pid = fork ();
-  ck_assert (pid >= 0);
-  if (pid == 0)
-    {
-      signal (SIGINT, SIG_IGN);
-      g_autofree char *a = g_build_filename (dir, "out.json", NULL);
-      SimOutFile *fa = sim_out_file_open (a, NULL);
-      if (fa == NULL || write (sim_out_file_fd (fa), "{}", 2) != 2)
-        _exit (3);
-      raise (SIGINT);
-      _exit (sim_out_file_commit (fa, NULL) ? 0 : 5);
-    }
-  int status = 0;
-  ck_assert (waitpid (pid, &status, 0) == pid);
+  g_autofree char *dir = NULL;
+  int status = in_child (child_ignores, SIGINT, &dir);
   ck_assert_msg (WIFEXITED (status) && WEXITSTATUS (status) == 0, "status %d", status);
   g_autofree char *left = listing (dir);
   ck_assert_str_eq (left, "out.json");
