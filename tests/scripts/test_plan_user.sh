@@ -54,4 +54,18 @@ sed -n 's/^# //p' "$T/ex.md" >"$T/ex.want"
 missing=$(grep -vxFf "$T/ex.out" "$T/ex.want")
 check "  every line the README shows is printed (missing: ${missing:-none})" test -z "$missing"
 check "  and it shows the table's three rows" test "$(grep -c '^ *[123] ' "$T/ex.want")" -eq 3
+# ---- a count below 1: worded as gen transformer and plan --dlrm word it --------------
+# plan said "--global-batch (-8) must be at least 1" and "--gpus (0) ...",
+# where gen transformer, plan --dlrm and plan's own --top and --jobs say
+# "--global-batch -8: must be at least 1".
+"$ORRERY" plan --model llama2-7b --config "$CFG" --global-batch -8 >"$T/gb.out" 2>&1
+check "plan --global-batch -8: exit 1, as gen transformer words it" \
+  sh -c "test $? -eq 1 && grep -qxF 'orrery plan: --global-batch -8: must be at least 1' '$T/gb.out'"
+"$ORRERY" gen transformer --preset llama2-7b --ranks 8 --tp 8 --pp 1 --micro-batch 1 \
+  --global-batch -8 --out "$T/gb/x" >"$T/gbgen.out" 2>&1
+check "  gen transformer's words for it" has "$T/gbgen.out" "--global-batch -8: must be at least 1"
+"$ORRERY" plan --model llama2-7b --config configs/default.xml --global-batch 8 --gpus 0 \
+  >"$T/g0.out" 2>&1
+check "plan --gpus 0: the same form" \
+  sh -c "test $? -eq 1 && grep -qxF 'orrery plan: --gpus 0: must be at least 1' '$T/g0.out'"
 finish
