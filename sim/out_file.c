@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,7 +20,91 @@ struct _SimOutFile
   char *tmp;           /* TARGET.XXXXXX, renamed to TARGET; NULL in place */
   int fd;
   gboolean no_sync; /* sim_out_file_skip_sync */
+  int slot;         /* its place in the open temporary files, or -1 */
 };
+
+/* ---- temporary files removed on SIGINT, SIGTERM and SIGHUP --------------------------
+ * A run interrupted while it writes its outputs (a 1,024-GPU timeline takes
+ * seconds) left its NAME.XXXXXX files behind.  The temporary files open are
+ * kept in fixed slots (a path copied, a flag set after it) that a signal
+ * handler can read; the handler removes them, puts back the action that was
+ * there before it and raises the signal again, so the process dies of it
+ * (or the planner's handler runs) as without it.  A signal ignored when the
+ * first file opened (a background job's SIGINT) stays ignored.  More files
+ * open at once than slots: the rest are not removed on a signal, as
+ * before. */
+#define OUT_FILE_SLOTS 16
+#define OUT_FILE_SLOT_PATH 4096
+static const int out_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static char slot_path[OUT_FILE_SLOTS][OUT_FILE_SLOT_PATH];
+static volatile sig_atomic_t slot_used[OUT_FILE_SLOTS];
+static struct sigaction old_action[G_N_ELEMENTS (out_signals)];
+static volatile sig_atomic_t handler_on[G_N_ELEMENTS (out_signals)];
+static GMutex slot_lock;
+
+static void
+on_signal (int sig)
+{
+  for (int i = 0; i < OUT_FILE_SLOTS; i++)
+    if (slot_used[i])
+      unlink (slot_path[i]);
+  for (guint k = 0; k < G_N_ELEMENTS (out_signals); k++)
+    if (out_signals[k] == sig && handler_on[k])
+      {
+        handler_on[k] = 0;
+        sigaction (sig, &old_action[k], NULL);
+      }
+  raise (sig);
+}
+
+/* Install on_signal where it is not (slot_lock held). */
+static void
+catch_signals (void)
+{
+  for (guint k = 0; k < G_N_ELEMENTS (out_signals); k++)
+    {
+      struct sigaction now;
+      if (handler_on[k] || sigaction (out_signals[k], NULL, &now) != 0
+          || now.sa_handler == SIG_IGN)
+        continue;
+      struct sigaction act = { 0 };
+      act.sa_handler = on_signal;
+      sigemptyset (&act.sa_mask);
+      if (sigaction (out_signals[k], &act, &old_action[k]) == 0)
+        handler_on[k] = 1;
+    }
+}
+
+/* TMP's slot, or -1 when every slot is taken or the path is too long. */
+static int
+slot_take (const char *tmp)
+{
+  if (strlen (tmp) >= OUT_FILE_SLOT_PATH)
+    return -1;
+  g_mutex_lock (&slot_lock);
+  int slot = -1;
+  for (int i = 0; i < OUT_FILE_SLOTS && slot < 0; i++)
+    if (!slot_used[i])
+      slot = i;
+  if (slot >= 0)
+    {
+      g_strlcpy (slot_path[slot], tmp, OUT_FILE_SLOT_PATH);
+      slot_used[slot] = 1;
+      catch_signals ();
+    }
+  g_mutex_unlock (&slot_lock);
+  return slot;
+}
+
+static void
+slot_give (int slot)
+{
+  if (slot < 0)
+    return;
+  g_mutex_lock (&slot_lock);
+  slot_used[slot] = 0;
+  g_mutex_unlock (&slot_lock);
+}
 
 void
 sim_out_file_error (GError **error, int err, const char *format, const char *file)
@@ -126,6 +211,7 @@ sim_out_file_open (const char *path, GError **error)
   out->target = target != NULL ? g_steal_pointer (&target) : g_strdup (path);
   out->tmp = g_steal_pointer (&tmp);
   out->fd = fd;
+  out->slot = out->tmp != NULL ? slot_take (out->tmp) : -1;
   return out;
 }
 
@@ -166,6 +252,7 @@ needs_fsync (const char *target)
 static void
 out_free (SimOutFile *out)
 {
+  slot_give (out->slot);
   g_free (out->target);
   g_free (out->tmp);
   g_free (out);

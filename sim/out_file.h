@@ -23,7 +23,10 @@
  * file “NAME.XXXXXX”: why", with the Xs as they are, "Failed to rename
  * file ..."), but for a folder that does not exist ("the folder DIR does
  * not exist"); a failed commit
- * or a discard removes the temporary file, so nothing is left behind.
+ * or a discard removes the temporary file, so nothing is left behind; so
+ * does SIGINT, SIGTERM or SIGHUP while it is open (a handler, installed at
+ * the first temporary file where the signal is not ignored, removes the
+ * open ones, puts back the action there was and raises the signal again).
  * Ownership: the writer is the caller's from _open until _commit or
  * _discard, which free it; the file descriptor belongs to the writer (a
  * caller that wraps it in a stdio or zlib stream hands that a dup()).

@@ -177,8 +177,8 @@ END {
   print "\n\n# not on the Pareto front, by memory" > DAT
   for (r = 1; r <= n; r++) if (!FRONT[S[r]]) print point(S[r]) > DAT
 
-  # Two lines: centred over the plot, which the key narrows, one line of
-  # some 90 characters began left of the picture.
+  # Two lines: one line of some 90 characters, centred over the plot,
+  # began left of the picture.
   print "set title " q(NAME ": iteration time against memory per GPU") " . \"\\n\" . " \
         q(n " simulated candidate" (n == 1 ? "" : "s") ", " NFRONT " on the Pareto front") > GP
   print "set xlabel 'memory per GPU (GiB)'" > GP
@@ -187,7 +187,9 @@ END {
   range("y", tmin / PSUNIT, tmax / PSUNIT, tmin > 0 && tmax > 100 * tmin, 1)
   print "set grid" > GP
   print "set tics out nomirror" > GP
-  print "set key outside right top vertical Left reverse" > GP
+  # The key below the plot: right of it, its longest entry (the fastest's
+  # knobs) squeezed the plot into a third of the picture.
+  print "set key outside below center horizontal Left reverse spacing 1.2" > GP
   labels()
   # The front as a staircase: from each point, its time holds until the
   # next point's memory (steps: across, then down).

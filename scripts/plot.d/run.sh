@@ -6,7 +6,8 @@
 
 # gnuplot scripts: ARG1 data directory, ARG2 terminal, ARG3 output, ARG4
 # title.  Colours (Paul Tol's, readable with colour blindness) are shared:
-# compute blue, exposed communication red, idle yellow, after finish grey.
+# compute blue, exposed communication red, pipeline bubble cyan, idle
+# yellow, after finish grey.
 prologue_gp () {
   cat <<'EOF'
 load ARG1.'/meta.gp'
@@ -44,8 +45,11 @@ if (ranks > 64) {
 # Each bar is drawn from its top segment down, every segment over the ones
 # below it, so that the key lists the segments as they are stacked.
 f = ARG1.'/ranks.dat'
-plot f using 1:($2+$3+$4+$5) with boxes lc rgb '#BBBBBB' title 'waiting after finish', \
-     f using 1:($2+$3+$4) with boxes lc rgb '#CCBB44' title 'idle', \
+# Column 6, the pipeline bubble, is drawn apart from exposed communication
+# (column 3, less it), as the summary counts them.
+plot f using 1:($2+$3+$6+$4+$5) with boxes lc rgb '#BBBBBB' title 'waiting after finish', \
+     f using 1:($2+$3+$6+$4) with boxes lc rgb '#CCBB44' title 'idle', \
+     f using 1:($2+$3+$6) with boxes lc rgb '#66CCEE' title 'pipeline bubble', \
      f using 1:($2+$3) with boxes lc rgb '#EE6677' title 'exposed communication', \
      f using 1:2 with boxes lc rgb '#4477AA' title 'compute'
 EOF

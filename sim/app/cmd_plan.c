@@ -221,10 +221,10 @@ plan_problem (const PlanOptions *o, AppConfig *cfg, PlanProblem *pb, PlanSpace *
                  "need --model PRESET (or the sizes) --global-batch B --config CLUSTER.xml "
                  "[--gpus N]");
   else if (o->batch <= 0)
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--global-batch (%d) must be at least 1",
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--global-batch %d: must be at least 1",
                  o->batch);
   else if (o->gpus != UNSET && o->gpus <= 0)
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--gpus (%d) must be at least 1", o->gpus);
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--gpus %d: must be at least 1", o->gpus);
   else if (o->top <= 0 || o->jobs <= 0) /* the one at fault, as plan --dlrm says it */
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s %d: must be at least 1",
                  o->top <= 0 ? "--top" : "--jobs", o->top <= 0 ? o->top : o->jobs);
@@ -704,12 +704,7 @@ plan_main (const PlanOptions *o, const PlanSpace *space, const PlanEnv *env, GEr
   print_space (cands);
   if (alive == 0)
     {
-      if (cands->len == 1)
-        g_set_error_literal (error, SIM_ERROR, SIM_ERROR_INPUT,
-                             "no candidate fits: the one candidate is pruned (the reason above)");
-      else
-        g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                     "no candidate fits: all %u are pruned (the reasons above)", cands->len);
+      plan_space_none_fit (cands, env->pb, error);
       return FALSE;
     }
   return plan_search (o, env, cands, error);

@@ -396,6 +396,40 @@ enumerate_inner (const PlanSpace *s, const PlanProblem *pb, PlanKnobs k, GArray 
           }
 }
 
+void
+plan_space_none_fit (GArray *cands, const PlanProblem *pb, GError **error)
+{
+  const PlanCandidate *least = NULL;
+  guint n_memory = 0;
+  for (guint i = 0; i < cands->len; i++)
+    {
+      const PlanCandidate *c = &g_array_index (cands, PlanCandidate, i);
+      if (c->status != PLAN_PRUNED || strcmp (c->reason, "memory") != 0)
+        continue;
+      n_memory++;
+      if (least == NULL || c->mem_B < least->mem_B)
+        least = c;
+    }
+  g_autofree char *all = cands->len == 1
+      ? g_strdup ("the one candidate is pruned (the reason above)")
+      : g_strdup_printf ("all %u are pruned (the reasons above)", cands->len);
+  if (least == NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "no candidate fits: %s", all);
+      return;
+    }
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  const PlanKnobs *k = &least->k;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+               "no candidate fits: %s; the least memory of the %u pruned for memory is %.2f "
+               "GiB a GPU (candidate %u: tp %u, pp %u, v %u, dp %u, cp %u, ep %u, mb %u, %s, "
+               "recompute %s, %s), above the %s's %.2f GiB: more GPUs (--gpus) or a device "
+               "with more memory (--device)",
+               all, n_memory, (double) least->mem_B / gib, least->id, k->tp, k->pp, k->v, k->dp,
+               k->cp, k->ep, k->mb, plan_zero_name (k->zero), plan_recompute_name (k->recompute),
+               plan_sched_name (k->sched), pb->device->name, pb->device->mem_capacity_B / gib);
+}
+
 guint64
 plan_space_count (const PlanSpace *s, const PlanProblem *pb)
 {

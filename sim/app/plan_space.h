@@ -151,6 +151,12 @@ void plan_space_request (const PlanProblem *pb, const PlanKnobs *k, WlGenTransfo
 gboolean plan_space_memory (const PlanProblem *pb, const PlanKnobs *k, guint64 *mem_B,
                             GError **error);
 
+/* When no candidate of CANDS survived pruning: ERROR set (SIM_ERROR_INPUT)
+ * to say so and, where some were pruned for memory, how much the least of
+ * those needs a GPU, which candidate that is, and PB's device capacity it
+ * passes, so that a user learns how far the model is from fitting. */
+void plan_space_none_fit (GArray *cands, const PlanProblem *pb, GError **error);
+
 /* "zero 1", "dist-opt", "none", "1f1b": the knobs' names for tables. */
 const char *plan_zero_name (guint32 zero);
 const char *plan_recompute_name (WlRecompute r);

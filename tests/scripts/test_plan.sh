@@ -324,7 +324,7 @@ bad "explain out of range" "--explain 100000: the candidates are numbered" "${TI
   --config "$TMP/fast.xml" --explain 100000
 bad "no model" "need --model PRESET" --gpus 8 --global-batch 16 --config "$TMP/fast.xml"
 bad "layers 0" "--layers 0: must be at least 1" "${TINY[@]}" --config "$TMP/fast.xml" --layers 0
-bad "gpus 0" "--gpus (0) must be at least 1" "${MODEL[@]}" --gpus 0 --global-batch 16 \
+bad "gpus 0" "--gpus 0: must be at least 1" "${MODEL[@]}" --gpus 0 --global-batch 16 \
   --config "$TMP/fast.xml"
 bad "explain -1" "--explain -1: a candidate's id is at least 0" "${TINY[@]}" \
   --config "$TMP/fast.xml" --explain -1
@@ -409,7 +409,7 @@ bad "out a file" "--out: cannot create $TMP/a.out: " "${TINY[@]}" --config "$TMP
   --space "tp=8;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b" --out "$TMP/fresh" \
   >/dev/null 2>&1
 check "out: an empty new folder removed" test ! -e "$TMP/fresh"
-bad "global-batch 0" "orrery plan: --global-batch (0) must be at least 1" "${MODEL[@]}" \
+bad "global-batch 0" "orrery plan: --global-batch 0: must be at least 1" "${MODEL[@]}" \
   --gpus 8 --global-batch 0 --config "$TMP/fast.xml"
 check "bad: global-batch 0 does not blame --gpus" eq "$(grep -c -- '--gpus' "$TMP/bad.err")" 0
 
