@@ -277,9 +277,10 @@ net_alias_in_link (const Net *net, guint32 link, guint32 rank)
 /* A route as what prices it and which ports it takes: per-dimension
  * topologies its dimension, hops and, on a Ring, which way round; graphs
  * its latency, narrowest bandwidth and the place of its last link among
- * the links into the receiver (the sender's port is its own either way). */
-static gboolean
-same_route (Net *net, guint32 a, guint32 b, guint32 c, guint32 d)
+ * the links into the receiver (the sender's port is its own either way).
+ * How the two differ (NET_ROUTES_ALIKE: they do not). */
+static NetRoutesDiff
+route_differs (Net *net, guint32 a, guint32 b, guint32 c, guint32 d)
 {
   const NetTopo *topo = net->topo;
   if (net_topo_graph (topo) != NULL)
@@ -288,8 +289,10 @@ same_route (Net *net, guint32 a, guint32 b, guint32 c, guint32 d)
         index_in_links (net);
       NetPathPrice x = *net_path_price (net, a, b);
       const NetPathPrice *y = net_path_price (net, c, d);
-      return x.latency == y->latency && x.bottleneck_Bps == y->bottleneck_Bps
-             && net->in_ordinal[x.last_link] == net->in_ordinal[y->last_link];
+      if (x.latency != y->latency || x.bottleneck_Bps != y->bottleneck_Bps)
+        return NET_ROUTES_PRICED;
+      return net->in_ordinal[x.last_link] == net->in_ordinal[y->last_link] ? NET_ROUTES_ALIKE
+                                                                           : NET_ROUTES_PORTS;
     }
   /* Every dimension the route crosses (only the innermost under
    * NetSpec.innermost_route): crossed by both, with as many hops, and on
@@ -301,26 +304,32 @@ same_route (Net *net, guint32 a, guint32 b, guint32 c, guint32 d)
       guint32 xa = net_topo_coord (topo, a, k), xb = net_topo_coord (topo, b, k);
       guint32 ya = net_topo_coord (topo, c, k), yb = net_topo_coord (topo, d, k);
       if ((xa == xb) != (ya == yb))
-        return FALSE;
+        return NET_ROUTES_PRICED;
       if (xa == xb)
         continue;
       crossed = TRUE;
       const NetDimSpec *dim = &spec->dims[k];
       if (net_dim_hops (dim, xa, xb) != net_dim_hops (dim, ya, yb))
-        return FALSE;
+        return NET_ROUTES_PRICED;
       guint32 fx = (xb + dim->size - xa) % dim->size, fy = (yb + dim->size - ya) % dim->size;
       if (dim->kind == NET_DIM_RING && (fx <= dim->size - fx) != (fy <= dim->size - fy))
-        return FALSE;
+        return NET_ROUTES_PRICED;
     }
-  return TRUE;
+  return NET_ROUTES_ALIKE;
+}
+
+NetRoutesDiff
+net_routes_differ (Net *net, guint32 a, guint32 b, guint32 c, guint32 d)
+{
+  if ((a == b) != (c == d))
+    return NET_ROUTES_PRICED;
+  return a == b ? NET_ROUTES_ALIKE : route_differs (net, a, b, c, d);
 }
 
 gboolean
 net_routes_alike (Net *net, guint32 a, guint32 b, guint32 c, guint32 d)
 {
-  if ((a == b) != (c == d))
-    return FALSE;
-  return a == b || same_route (net, a, b, c, d);
+  return net_routes_differ (net, a, b, c, d) == NET_ROUTES_ALIKE;
 }
 
 void

@@ -191,6 +191,24 @@ guint64 net_alias_ties (const Net *net);
  * classes. */
 gboolean net_routes_alike (Net *net, guint32 a, guint32 b, guint32 c, guint32 d);
 
+/* How two routes compare (net_routes_differ). */
+typedef enum
+{
+  NET_ROUTES_ALIKE,
+  /* Different hops, latency, bandwidth, dimensions or way round. */
+  NET_ROUTES_PRICED,
+  /* On a graph, as long and as wide, but entering the receiver through a
+   * link at another place: equal-cost routes are picked per pair
+   * (net_graph_next's hash of the pair), which no permutation of the ranks
+   * need keep (a rail's GPU a of one node to GPU b of another, a != b,
+   * leaves over NVLink for some pairs and over its rail for others). */
+  NET_ROUTES_PORTS,
+} NetRoutesDiff;
+
+/* As net_routes_alike, saying how the two differ (symmetry classes'
+ * explanations). */
+NetRoutesDiff net_routes_differ (Net *net, guint32 a, guint32 b, guint32 c, guint32 d);
+
 /* The contention-free delay of a message: hops x latency + bytes / bandwidth
  * on the dimension it travels, rounded as the spec says; across several
  * (NetSpec.innermost_route FALSE) every one's hops x latency + bytes / the

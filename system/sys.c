@@ -532,10 +532,20 @@ sys_group_mirrors (Sys *sys, guint64 id, guint64 image, SysCollKind kind, guint6
    * else any pair. */
   for (guint32 i = 0; i < a->n; i++)
     for (guint32 j = 0; j < a->n; j++)
-      if (i != j && (!nccl || sys_nccl_plan_pair (&plan[0], i, j))
-          && !net_routes_alike (sys->net, a->ranks[i], a->ranks[j], b->ranks[i], b->ranks[j]))
-        return (*why = "messages in a process group and its image take routes priced differently",
-                FALSE);
+      {
+        NetRoutesDiff d = NET_ROUTES_ALIKE;
+        if (i != j && (!nccl || sys_nccl_plan_pair (&plan[0], i, j)))
+          d = net_routes_differ (sys->net, a->ranks[i], a->ranks[j], b->ranks[i], b->ranks[j]);
+        if (d == NET_ROUTES_PORTS)
+          return (*why = "messages in a process group and its image take equal-cost routes "
+                         "through different ports (a graph's routes are picked per pair of "
+                         "ranks, which the image need not keep)",
+                  FALSE);
+        if (d != NET_ROUTES_ALIKE)
+          return (*why = "messages in a process group and its image take routes priced "
+                         "differently",
+                  FALSE);
+      }
   return TRUE;
 }
 

@@ -424,11 +424,16 @@ check_peers (Classes *c, const char **why)
             return (*why = "a rank sends to a rank that exchanges messages with another of its "
                            "class", FALSE);
           }
-        if (!net_routes_alike (net, i, q, rep, peer_in (c, rep, c->cls[q])))
+        NetRoutesDiff d = net_routes_differ (net, i, q, rep, peer_in (c, rep, c->cls[q]));
+        if (d != NET_ROUTES_ALIKE)
           {
             g_string_append_printf (c->detail, "rank %u to rank %u, and rank %u to rank %u", i, q,
                                     rep, peer_in (c, rep, c->cls[q]));
-            return (*why = "messages between two classes take routes priced differently", FALSE);
+            return (*why = d == NET_ROUTES_PORTS
+                             ? "messages between two classes take equal-cost routes through "
+                               "different ports (a graph's routes are picked per pair of ranks)"
+                             : "messages between two classes take routes priced differently",
+                    FALSE);
           }
       }
   return TRUE;

@@ -130,6 +130,10 @@ START_TEST (test_span_routes_alike)
   ck_assert (net_routes_alike (sf.net, 0, 3, 2, 5));
   ck_assert (!net_routes_alike (sf.net, 0, 3, 0, 1));
   ck_assert (!net_routes_alike (sf.net, 0, 3, 0, 2));
+  /* Per-dimension topologies tell only prices apart (ports follow them). */
+  ck_assert_int_eq (net_routes_differ (sf.net, 0, 3, 0, 1), NET_ROUTES_PRICED);
+  ck_assert_int_eq (net_routes_differ (sf.net, 0, 3, 2, 5), NET_ROUTES_ALIKE);
+  ck_assert_int_eq (net_routes_differ (sf.net, 0, 0, 0, 1), NET_ROUTES_PRICED);
   sf_teardown ();
   sf_setup ();
   build_3x2 (TRUE, FALSE);

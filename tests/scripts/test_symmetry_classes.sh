@@ -279,6 +279,34 @@ check "--symmetry explain: why 8 classes" grep -q \
 check "--symmetry explain: the same figures" \
   diff <(grep -v '^symmetry classes: \|^  why ' "$TMP/explain.out") \
   <(grep -v '^symmetry classes: ' "$TMP/tp4 pp4 dp4 zero1, rail network.auto")
+# Mixture of experts on the same 8 rail nodes.  TP 2, EP 8: the EP group
+# {1, 3, .., 15} (GPUs 1, 3, 5, 7 of nodes 0 and 1) and its image {0, 2, ..,
+# 14} run an all-to-all, whose every pair of places carries a message.
+# Places 0 -> 5 are ranks 1 -> 11 (GPU 1 of node 0 to GPU 3 of node 1) and
+# 0 -> 10 in the image: no switch joins either pair, and of the two
+# 4-link routes (first through the sender's NVSwitch, or first over its
+# rail) net_graph_next's hash of the pair (splitmix64's finalizer of
+# src << 42 ^ dst << 21 ^ src, mod 2) picks the NVSwitch for 1 -> 11 and
+# the rail for 0 -> 10: as long and as wide, but into the receiver through
+# its rail link for one and its NVLink for the other, so no classes, and
+# explain says the ports differ, not the prices.
+"$ORRERY" gen transformer "${SMALL[@]}" --experts 8 --tp 2 --ep 8 --dp 32 --global-batch 32 \
+  --out "$TMP/moe28" >/dev/null
+both "tp2 dp32 ep8 MoE, rail network" 0 --config "$TMP/rail64.xml" --workload "$TMP/moe28"
+"$ORRERY" run --config "$TMP/rail64.xml" --workload "$TMP/moe28" --symmetry explain \
+  >"$TMP/explain-moe.out" 2>/dev/null
+want="^symmetry classes: refused: messages in a process group and its image take equal-cost"
+want+=" routes through different ports (.*): all_to_all of [0-9]* B on the group of 8 ranks"
+want+=" 1, 3, 5, 7, 9, 11, 13, 15 (its image: the group of 8 ranks 0, 2, 4, 6, 8, 10, 12, 14)$"
+check "--symmetry explain, MoE on rails: equal-cost routes, different ports" grep -q "$want" \
+  "$TMP/explain-moe.out"
+# TP 8, EP 8: the EP group {g, 8 + g, .., 56 + g} is rail g's GPUs, one per
+# node, every pair one rail hop apart (one path), so GPU g's group mirrors
+# GPU 0's: one trace shape, split by the 8 places of the all-to-all's
+# group (an explicit graph: roles, no period), 8 classes.
+"$ORRERY" gen transformer "${SMALL[@]}" --experts 8 --tp 8 --ep 8 --dp 8 --global-batch 8 \
+  --out "$TMP/moe88" >/dev/null
+both "tp8 dp8 ep8 MoE, rail network" 8 --config "$TMP/rail64.xml" --workload "$TMP/moe88"
 # With NCCL's tree the places keep a class each, and explain says why no
 # period was taken.
 "$ORRERY" run --config "$TMP/rail64t.xml" --workload "$TMP/r444" --symmetry explain \
