@@ -441,6 +441,13 @@ typedef struct
   guint64 bytes;
   guint32 involved;
   guint32 root;
+  /* The plan's statistics row + 1 (coll_report.c), 0 until its first
+   * instance retires: a function of the plan, so every later instance's
+   * row, found without building its key and looking it up (350
+   * instructions a collective).  GEN tells an instance that its place
+   * still holds its request (SysColl.memo_gen). */
+  guint32 stats_row;
+  guint64 gen;
 } MemoPlace;
 
 struct _SysCollMemo
@@ -448,6 +455,7 @@ struct _SysCollMemo
   MemoPlace place[COLL_MEMO];
   SysColl *spare[COLL_SPARES];
   guint n_spare;
+  guint64 gen; /* the last MemoPlace.gen given */
 };
 
 static void coll_storage_free (SysColl *coll);
@@ -462,11 +470,12 @@ memo_place (SysCollMemo *memo, SysCollKind kind, guint64 bytes, guint32 involved
                ^ ((guint64) root << 24))
               * 0x9E3779B97F4A7C15ull;
   MemoPlace *m = &memo->place[h >> 61 & (COLL_MEMO - 1)];
-  if (m->plan != NULL
-      && !(m->kind == kind && m->bytes == bytes && m->involved == involved && m->root == root))
-    g_clear_pointer (&m->plan, coll_storage_free);
-  *m = (MemoPlace) { .plan = m->plan, .kind = kind, .bytes = bytes, .involved = involved,
-                     .root = root };
+  if (m->gen != 0 && m->kind == kind && m->bytes == bytes && m->involved == involved
+      && m->root == root)
+    return m;
+  g_clear_pointer (&m->plan, coll_storage_free);
+  *m = (MemoPlace) { .kind = kind, .bytes = bytes, .involved = involved, .root = root,
+                     .gen = ++memo->gen };
   return m;
 }
 
@@ -673,6 +682,8 @@ sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req,
           m->plan = plan;
         }
     }
+  coll->memo_place = (guint32) (m - memo->place);
+  coll->memo_gen = m->gen;
   coll->seq = seq;
   coll->whole = TRUE;
   coll->first_join = sim_sched_now (sys->sched);
@@ -702,6 +713,33 @@ sys_coll_free (SysColl *coll)
     memo->spare[memo->n_spare++] = coll;
   else
     coll_storage_free (coll);
+}
+
+/* The place of COLL's request in its group's memo while it holds that
+ * request, else NULL. */
+static MemoPlace *
+coll_place (const SysColl *coll)
+{
+  SysCollMemo *memo = coll->group->coll_memo;
+  if (memo == NULL || coll->memo_gen == 0 || coll->memo_place >= COLL_MEMO)
+    return NULL;
+  MemoPlace *m = &memo->place[coll->memo_place];
+  return m->gen == coll->memo_gen ? m : NULL;
+}
+
+guint32
+sys_coll_memo_stats_row (const SysColl *coll)
+{
+  const MemoPlace *m = coll_place (coll);
+  return m != NULL ? m->stats_row : 0;
+}
+
+void
+sys_coll_memo_keep_stats_row (const SysColl *coll, guint32 row)
+{
+  MemoPlace *m = coll_place (coll);
+  if (m != NULL)
+    m->stats_row = row;
 }
 
 void

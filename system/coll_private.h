@@ -95,6 +95,10 @@ struct _SysColl
   /* Made whole (sys_coll_new): its storage may serve a later instance
    * of its group (coll_plan.c's spares). */
   gboolean whole;
+  /* Its request's place in its group's plans (coll_plan.c's memo) and
+   * that place's generation when it was made; memo_gen 0: none. */
+  guint32 memo_place;
+  guint64 memo_gen;
   /* Sys.live_colls, the collectives joined and not yet done, is a list
    * through these (a hash set's add and remove cost more, once per
    * collective). */
@@ -112,5 +116,10 @@ SysColl *sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequ
 /* Add a finished collective to its (kind, group, algorithms) row and to
  * the records (coll_report.c). */
 void sys_coll_stats_add (Sys *sys, const SysColl *coll, SimTime now);
+
+/* The statistics row + 1 kept with COLL's plan, 0 when none is kept (or
+ * its plan's place holds another request now); keep ROW (+ 1) there. */
+guint32 sys_coll_memo_stats_row (const SysColl *coll);
+void sys_coll_memo_keep_stats_row (const SysColl *coll, guint32 row);
 
 #endif /* ORRERY_SYSTEM_COLL_PRIVATE_H */

@@ -132,7 +132,14 @@ stats_row (Sys *sys, const SysColl *coll)
 void
 sys_coll_stats_add (Sys *sys, const SysColl *coll, SimTime now)
 {
-  gpointer row = stats_row (sys, coll);
+  /* A plan's row, once found, is kept with it: the same for every
+   * instance (its key is the plan's group, kind and algorithms). */
+  gpointer row = GUINT_TO_POINTER (sys_coll_memo_stats_row (coll));
+  if (row == NULL)
+    {
+      row = stats_row (sys, coll);
+      sys_coll_memo_keep_stats_row (coll, GPOINTER_TO_UINT (row));
+    }
   SysCollGroupStats *st = &g_array_index (sys->group_stats, SysCollGroupStats,
                                           GPOINTER_TO_UINT (row) - 1);
   st->count++;

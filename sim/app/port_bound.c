@@ -42,15 +42,20 @@ graph_groups (const WlReplay *replay, const WlGraph *graph)
 {
   GArray *ids = g_array_new (FALSE, FALSE, sizeof (guint64));
   guint64 last = SYS_GROUP_WORLD;
-  guint32 hint = 0;
+  guint32 hint = 0, last_index = G_MAXUINT32;
   /* Ops are the shape's (a compact graph names other groups, nothing
-   * else): only the collectives' group indices are read. */
+   * else): only the collectives' group indices are read, and the group of
+   * an index only when it is not the last one's (runs of one group). */
   const WlNode *shape = wl_graph_shape_nodes (graph);
   for (guint32 i = 0; i < graph->n_nodes; i++)
     {
       if (shape[i].op != WL_OP_COLL)
         continue;
-      guint64 g = wl_replay_group_at (replay, wl_graph_group_index_at (graph, i, &hint));
+      guint32 index = wl_graph_group_index_at (graph, i, &hint);
+      if (index == last_index)
+        continue; /* its group is LAST, or the world */
+      last_index = index;
+      guint64 g = wl_replay_group_at (replay, index);
       if (g == SYS_GROUP_WORLD || g == last)
         continue;
       last = g;

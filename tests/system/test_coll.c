@@ -560,6 +560,15 @@ chain_bytes (guint i)
   return 4096 * (1 + (i * 7) % 11);
 }
 
+/* Every third collective of the chain an all-gather when CHAIN_MIXED. */
+static gboolean chain_mixed;
+
+static SysCollKind
+chain_kind (guint i)
+{
+  return chain_mixed && i % 3 == 1 ? SYS_COLL_ALL_GATHER : SYS_COLL_ALL_REDUCE;
+}
+
 static void
 chain_next (SimSched *s, gpointer data, guint64 arg)
 {
@@ -567,22 +576,27 @@ chain_next (SimSched *s, gpointer data, guint64 arg)
   guint32 rank = (guint32) arg, i = (guint32) (arg >> 32) + 1;
   if (i == CHAIN)
     return;
-  SysCollRequest req = sf_coll_req (SYS_COLL_ALL_REDUCE, chain_bytes (i), SYS_GROUP_WORLD, i,
-                                    rank);
+  SysCollRequest req = sf_coll_req (chain_kind (i), chain_bytes (i), SYS_GROUP_WORLD, i, rank);
   req.on_done = chain_next;
   ck_assert (sys_coll_join (sf.sys, rank, &req, NULL));
 }
 
-START_TEST (test_plans_reused)
+static void
+chain_start (void)
 {
   build_ring (4);
   for (guint32 r = 0; r < 4; r++)
     {
-      SysCollRequest req = sf_coll_req (SYS_COLL_ALL_REDUCE, chain_bytes (0), SYS_GROUP_WORLD,
-                                        0, r);
+      SysCollRequest req = sf_coll_req (chain_kind (0), chain_bytes (0), SYS_GROUP_WORLD, 0, r);
       req.on_done = chain_next;
       ck_assert (sys_coll_join (sf.sys, r, &req, NULL));
     }
+}
+
+START_TEST (test_plans_reused)
+{
+  chain_mixed = FALSE;
+  chain_start ();
   sf_run_quiet ();
   SimTime t = 0;
   for (guint i = 0; i < CHAIN; i++)
@@ -593,6 +607,41 @@ START_TEST (test_plans_reused)
   SysCollStats st;
   sys_coll_stats (sf.sys, SYS_COLL_ALL_REDUCE, &st);
   ck_assert_uint_eq (st.count, CHAIN);
+}
+END_TEST
+
+/* The chain with every third an all-gather: 22 requests on eight places,
+ * so places are taken over by other kinds and sizes.  The statistics row
+ * kept with a plan (coll_plan.c) is each instance's own: each kind's row
+ * counts its collectives and their bytes (the sums of the chain's). */
+START_TEST (test_plans_rows)
+{
+  chain_mixed = TRUE;
+  chain_start ();
+  sf_run_quiet ();
+  guint64 count[2] = { 0, 0 }, bytes[2] = { 0, 0 };
+  for (guint i = 0; i < CHAIN; i++)
+    {
+      guint k = chain_kind (i) == SYS_COLL_ALL_GATHER;
+      count[k]++;
+      bytes[k] += chain_bytes (i);
+    }
+  ck_assert_uint_eq (count[1], CHAIN / 3);
+  g_autoptr (GArray) rows = sys_coll_group_stats (sf.sys);
+  ck_assert_uint_eq (rows->len, 2);
+  for (guint j = 0; j < rows->len; j++)
+    {
+      const SysCollGroupStats *st = &g_array_index (rows, SysCollGroupStats, j);
+      guint k = st->kind == SYS_COLL_ALL_GATHER;
+      ck_assert (k || st->kind == SYS_COLL_ALL_REDUCE);
+      ck_assert_uint_eq (st->count, count[k]);
+      ck_assert_uint_eq (st->bytes, bytes[k]);
+    }
+  guint n = 0;
+  const SysCollRecord *rec = sys_coll_records (sf.sys, &n);
+  ck_assert_uint_eq (n, CHAIN);
+  for (guint i = 0; i < n; i++)
+    ck_assert_int_eq (rec[i].kind, chain_kind (rec[i].seq));
 }
 END_TEST
 
@@ -722,6 +771,7 @@ main (void)
   tcase_add_test (tcase (s, "group_sequence_no_records"), test_group_sequence_no_records);
   tcase_add_test (tcase (s, "group_sequence_ahead"), test_group_sequence_ahead);
   tcase_add_test (tcase (s, "plans_reused"), test_plans_reused);
+  tcase_add_test (tcase (s, "plans_rows"), test_plans_rows);
   tcase_add_test (tcase (s, "empty_group"), test_empty_group);
   tcase_add_loop_test (tcase (s, "pending_collective"), test_pending_collective, 0, 3);
   tcase_add_test (tcase (s, "config_errors"), test_config_errors);
