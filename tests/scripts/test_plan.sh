@@ -3,8 +3,8 @@
 # the enumeration and pruning of a small space, counted by reason by hand;
 # the bound against exhaustive simulation (the same best, and no bound
 # above its candidate's simulated time); the same output for --jobs 1 and
-# 2; --explain; bad input; an earlier plan's files in --out removed.  Prints one "ok NAME" or "FAIL NAME" line per
-# check, then "N checks, N failed"; exits 1 if any check failed.
+# 2; --explain; bad input; an earlier plan's files in --out removed.
+# Prints one "ok NAME" or "FAIL NAME" line per check, then "N checks, N failed"; exits 1 if any check failed.
 # Usage: tests/scripts/test_plan.sh   (run by `make test` through
 # scripts/run-tests, from the repository root).
 set -uo pipefail
