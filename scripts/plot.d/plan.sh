@@ -122,13 +122,27 @@ function range(ax, lo, hi, logscale, right,   pad) {
   }
   if (logscale) print "set logscale " ax " 10" > GP
   print "set " ax "range [" num(lo) ":" num(hi) "]" > GP
+  RLO[ax] = lo; RHI[ax] = hi; RLOG[ax] = logscale
+}
+# Where v lies along axis ax's range, from 0 to 1.
+function frac(ax, v) {
+  if (RHI[ax] <= RLO[ax]) return 0
+  if (RLOG[ax]) return log(v / RLO[ax]) / log(RHI[ax] / RLO[ax])
+  return (v - RLO[ax]) / (RHI[ax] - RLO[ax])
 }
 
 # A label of ids beside each point of the front: one per place, so that
 # candidates alike in memory and time share it ("4, 5").  Beyond 12 points
-# the labels would overlap: then none (the data file has the ids).
-function labels(   r, i, j, k, ids) {
+# the labels would overlap: then none (the data file has the ids).  Points
+# that nearly coincide (ids 3012 and 3014 of a plan) would write their
+# labels over each other: a label is put above right of its point, else
+# below right, else its ids join the label it would cover ("3012, 3014").
+# A label's box, in fractions of the axes' ranges, is estimated from the
+# picture (draw in common.sh: 1200 x 700 px, the plot some 1000 x 400 px)
+# and a 20-point glyph of about 11 x 24 px: LW a character wide, LH a line.
+function labels(   r, i, j, k, m, ids, x, y, dy, hit) {
   if (NFRONT > 12) return
+  LW = 0.011; LH = 0.06
   k = 0
   for (r = 1; r <= n; r = j) {
     i = S[r]
@@ -136,9 +150,30 @@ function labels(   r, i, j, k, ids) {
     if (!FRONT[i]) continue
     ids = ID[i]
     for (r++; r < j; r++) ids = ids ", " ID[S[r]]
-    print "set label " ++k " " q(ids) " at " num(B[i] / 1073741824) ", " num(PS[i] / PSUNIT) \
-          " left offset char 0.7, char 0.7" > GP
+    x = frac("x", B[i] / 1073741824); y = frac("y", PS[i] / PSUNIT)
+    hit = 0
+    for (dy = 0.7; dy >= -0.7; dy -= 1.4) {
+      hit = label_hit(k, x, y + dy * LH, length(ids))
+      if (!hit) break
+    }
+    if (hit) { LT[hit] = LT[hit] ", " ids; continue }
+    LX[++k] = x; LY[k] = y + dy * LH; LT[k] = ids; LDY[k] = dy
+    LAT[k] = num(B[i] / 1073741824) ", " num(PS[i] / PSUNIT)
   }
+  for (m = 1; m <= k; m++)
+    print "set label " m " " q(LT[m]) " at " LAT[m] " left offset char 0.7, char " LDY[m] > GP
+}
+# The first of labels 1..k whose box meets that of a label of len
+# characters centred at height y, beginning 0.7 characters right of x;
+# 0 for none.
+function label_hit(k, x, y, len,   m, dx) {
+  for (m = 1; m <= k; m++) {
+    dx = x - LX[m]
+    if (y - LY[m] < LH && LY[m] - y < LH \
+        && dx < (length(LT[m]) + 1) * LW && -dx < (len + 1) * LW)
+      return m
+  }
+  return 0
 }
 
 BEGIN {

@@ -534,7 +534,10 @@ write_csv (const char *dir, GArray *cands, const char *note, GError **error)
   if (!plan_out_make (dir, &made, error))
     return FALSE;
   if (sim_out_file_set_contents (path, s->str, (gssize) s->len, error))
-    return TRUE;
+    {
+      plan_out_remove_stale (dir, FALSE);
+      return TRUE;
+    }
   plan_out_unmake (dir, made);
   return FALSE;
 }

@@ -436,7 +436,10 @@ write_out (const DlrmEnv *env, const char *dir, GPtrArray *all, const DlrmCand *
     return FALSE;
   gboolean txt = best != NULL && write_plan (env, dir, best, l, error);
   if ((best == NULL || txt) && write_csv (env, dir, all, error))
-    return TRUE;
+    {
+      plan_out_remove_stale (dir, txt);
+      return TRUE;
+    }
   if (txt)
     {
       g_autofree char *path = g_build_filename (dir, "plan.txt", NULL);

@@ -98,6 +98,22 @@ plan_out_prepare (const char *dir, const char *const *names, guint n_names,
 }
 
 void
+plan_out_remove_stale (const char *dir, gboolean wrote_txt)
+{
+  g_return_if_fail (dir != NULL);
+  /* scripts/plot --plan DIR/plan.csv: PREFIX DIR/plan (scripts/plot.d/plan.sh). */
+  static const char *const stale[] = { "plan.txt", "plan-time-memory.png",
+                                       "plan-time-memory.svg", "plan-time-memory.pdf",
+                                       "plan-time-memory.dat" };
+  for (guint i = wrote_txt ? 1 : 0; i < G_N_ELEMENTS (stale); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, stale[i], NULL);
+      if (g_file_test (path, G_FILE_TEST_IS_SYMLINK | G_FILE_TEST_EXISTS) && g_unlink (path) == 0)
+        printf ("removed %s (an earlier plan's, stale beside the new plan.csv)\n", path);
+    }
+}
+
+void
 plan_out_device_note (const char *device, const char *sets, const WlParams *wl)
 {
   g_return_if_fail (sets != NULL && wl != NULL);

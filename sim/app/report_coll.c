@@ -36,7 +36,9 @@ nccl_bytes (SysCollKind kind, guint64 bytes, guint32 p)
 {
   gboolean times_p = kind == SYS_COLL_ALL_GATHER || kind == SYS_COLL_GATHER
                      || kind == SYS_COLL_SCATTER;
-  return times_p ? bytes * p : bytes;
+  if (!times_p || p == 0)
+    return bytes;
+  return bytes > G_MAXUINT64 / p ? G_MAXUINT64 : bytes * p;
 }
 
 /* Algorithm and bus bandwidth of a row in bytes/s, over the time its
@@ -119,9 +121,9 @@ print_exchange_rows (const GArray *exch, FILE *out)
                "exchange", "-", x->ranks, x->msgs, bytes, total, "-", late, algs, buss, x->name);
     }
   if (exch->len > 0)
-    fprintf (out, "  (exchange rows: count its messages, bytes their sum over ranks, time from "
-                  "the first send to the last receive;\n   busbw the bytes a rank received over "
-                  "the time all had started, algbw x ranks / (ranks - 1))\n");
+    fprintf (out, "  (exchange rows: count its messages, size their bytes summed over ranks, "
+                  "time from the first send to the last receive;\n   busbw the bytes a rank "
+                  "received over the time all had started, algbw x ranks / (ranks - 1))\n");
 }
 
 void
@@ -136,9 +138,10 @@ app_report_collectives (const AppSim *sim, FILE *out)
   g_autoptr (GString) warnings = g_string_new (NULL);
   fprintf (out, "collectives (per group; time from the first member's join to the last one "
                 "done;\n  bandwidth as nccl-tests, over the time with every member present, "
-                "in GB/s = 10^9 B/s):\n");
+                "in GB/s = 10^9 B/s;\n  size as nccl-tests: all-gather's output, "
+                "reduce-scatter's input, summed over the count):\n");
   fprintf (out, "  %-14s %-9s %5s %6s %10s %11s %11s %11s %12s %12s  %s\n", "kind", "group",
-           "ranks", "count", "bytes", "total time", "mean time", "late joins", "algbw GB/s",
+           "ranks", "count", "size", "total time", "mean time", "late joins", "algbw GB/s",
            "busbw GB/s",
            "algorithm");
   for (guint i = 0, j; i < arr->len; i = j)
@@ -147,7 +150,8 @@ app_report_collectives (const AppSim *sim, FILE *out)
         ;
       const SysCollGroupStats *st = &rows[i];
       g_autofree char *group = groups_label (rows, i, j);
-      g_autofree char *bytes = sim_units_format_bytes (st->bytes);
+      g_autofree char *bytes
+          = sim_units_format_bytes (nccl_bytes (st->kind, st->bytes, st->ranks));
       g_autofree char *total = sim_units_format_time (st->busy);
       g_autofree char *mean = sim_units_format_time (st->busy / st->count);
       g_autofree char *wait = sim_units_format_time (st->wait);

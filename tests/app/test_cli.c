@@ -92,6 +92,34 @@ START_TEST (test_report_values_and_determinism)
 }
 END_TEST
 
+/* The collectives table's size column is nccl-tests' size, the whole
+ * buffer, whatever the trace's comm_size convention (FORMAT.md): two
+ * all-gathers of 1000 bytes each rank's input on 4 ranks are 2 x 4 x 1000
+ * = 8000 B = 7.8125 KiB (not 2000 B, the inputs); one reduce-scatter of
+ * 4000 bytes is its input, 4000 B = 3.906 KiB (not 4 x 4000). */
+START_TEST (test_coll_size_column)
+{
+  g_autofree char *cfg = write_config ();
+  g_autofree char *prefix = tu_scratch_path ("ag");
+  const char *gen_ag[] = { tu_orrery (), "gen", "collective", "--type", "all_gather", "--ranks",
+                           "4", "--bytes", "1000B", "--count", "2", "--out", prefix, NULL };
+  ck_assert_int_eq (tu_run (NULL, gen_ag), 0);
+  g_autofree char *rs = gen ("reduce_scatter", "4", "4000B");
+  const char *wls[] = { prefix, rs };
+  const char *rows[] = { "  all_gather     all           4      2   7.81 KiB ",
+                         "  reduce_scatter all           4      1   3.91 KiB " };
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *argv[] = { tu_orrery (), "run", "--config", cfg, "--workload", wls[i], NULL };
+      g_autofree char *out = NULL;
+      ck_assert_int_eq (tu_run (&out, argv), 0);
+      ck_assert_msg (strstr (out, "count       size  total time") != NULL, "%s", out);
+      ck_assert_msg (strstr (out, "size as nccl-tests: all-gather's output") != NULL, "%s", out);
+      ck_assert_msg (strstr (out, rows[i]) != NULL, "%s", out);
+    }
+}
+END_TEST
+
 /* A simulation ("run") in every mode (tu_run_modes), other commands once. */
 static void
 expect_fail (const char *const *argv, int code, const char *needle)
@@ -343,6 +371,7 @@ cli_suite (void)
   Suite *s = suite_create ("cli");
   TCase *tc = tu_tcase (s, "cli", tu_scratch_setup, tu_scratch_teardown, 60);
   tcase_add_test (tc, test_report_values_and_determinism);
+  tcase_add_test (tc, test_coll_size_column);
   tcase_add_test (tc, test_input_errors);
   tcase_add_test (tc, test_exit_status_by_domain);
   tcase_add_test (tc, test_foreign_errors_exit_1);

@@ -3,8 +3,8 @@
 # the enumeration and pruning of a small space, counted by reason by hand;
 # the bound against exhaustive simulation (the same best, and no bound
 # above its candidate's simulated time); the same output for --jobs 1 and
-# 2; --explain; bad input.  Prints one "ok NAME" or "FAIL NAME" line per
-# check, then "N checks, N failed"; exits 1 if any check failed.
+# 2; --explain; bad input; an earlier plan's files in --out removed.
+# Prints one "ok NAME" or "FAIL NAME" line per check, then "N checks, N failed"; exits 1 if any check failed.
 # Usage: tests/scripts/test_plan.sh   (run by `make test` through
 # scripts/run-tests, from the repository root).
 set -uo pipefail
@@ -66,6 +66,23 @@ check "csv: the four shares add up to 100 %" eq "$(awk -F, 'NR > 1 && $12 == "si
 check "csv: a pruned row names its reason" has "$TMP/a/plan.csv" \
   '64,16,1,1,,1,1,1,zero0,none,1f1b,pruned,"tp wider than a node"'
 check "no trace folder left behind" eq "$(find "$TMP/a" -name '.plan-*' | wc -l)" 0
+
+# --out into an earlier plan's folder: the files the planners own and this
+# plan does not write (plan --dlrm's plan.txt, scripts/plot's plot of
+# plan.csv) are removed, each said; a file of another name stays.
+mkdir -p "$TMP/s"
+stale=(plan.txt plan-time-memory.png plan-time-memory.svg plan-time-memory.pdf
+       plan-time-memory.dat)
+for f in "${stale[@]}" plan-other.png; do echo old >"$TMP/s/$f"; done
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" --out "$TMP/s" \
+  --space "tp=8;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b" >"$TMP/s.out" 2>/dev/null
+check "stale: runs" eq $? 0
+for f in "${stale[@]}"; do
+  check "stale: $f removed" test ! -e "$TMP/s/$f"
+  check "stale: $f said" has "$TMP/s.out" "removed $TMP/s/$f (an earlier plan's"
+done
+check "stale: a file of another name stays" test -e "$TMP/s/plan-other.png"
+check "stale: the new plan.csv" eq "$(wc -l <"$TMP/s/plan.csv")" 2
 
 # Memory: Llama-3 70B's 70.55e9 parameters at 18 bytes (bf16 weights, fp32
 # gradients and Adam) are 1.27e12 bytes on one GPU, 1.59e11 over tp 8: both

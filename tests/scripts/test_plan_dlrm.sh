@@ -73,9 +73,18 @@ check "--jobs 2 writes the same plan.csv" cmp -s "$T/h/plan.csv" "$T/h2/plan.csv
 # ---- the lower bound ------------------------------------------------------------------
 # Never above the simulated time: every candidate of the search, all simulated
 # (--exhaustive), has bound_ps (plan.csv's last column) > 0 and <= iteration_ps.
+# Its --out holds an earlier plan's plot and plan.txt: the plot is removed
+# (said), plan.txt replaced (the same as the bounded run's, below).
+mkdir -p "$T/hx"
+for f in plan.txt plan-time-memory.png plan-time-memory.dat; do echo old >"$T/hx/$f"; done
 "$ORRERY" plan --dlrm --tables "$T/huge.csv" "${MLP[@]}" --batch 8192 --config "$CFG" \
   --budget 8 --exhaustive --out "$T/hx" >"$T/hx.out" 2>"$T/hx.err"
 check "--exhaustive runs (exit 0)" test $? -eq 0
+check "--out: the earlier plot removed" test ! -e "$T/hx/plan-time-memory.png" \
+  -a ! -e "$T/hx/plan-time-memory.dat"
+check "--out: its removal said" has "$T/hx.out" "removed $T/hx/plan-time-memory.png"
+check "--out: plan.txt rewritten, not removed" \
+  test "$(grep -cF "removed $T/hx/plan.txt" "$T/hx.out")" = 0
 check "--exhaustive skips none" has "$T/hx.out" "failed, 0 skipped by the bound"
 check "the bound is > 0 and <= the simulated time on every candidate" awk -F, '
   NR > 1 && $4 == "simulated" { n++; if (!($12 > 0 && $12 <= $8)) bad++ }

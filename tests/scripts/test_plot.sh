@@ -328,6 +328,26 @@ check plan_left_out same_file "$out.err" \
 check plan_tie_label grep -q '>4, 5<' "$out-time-memory.svg"
 check plan_fastest_in_key grep -q "tp2 pp1 v1 dp4 mb2 zero1 none 1f1b" "$out-time-memory.svg"
 check plan_title grep -q "hand: iteration time against memory per GPU" "$out-time-memory.svg"
+# Front points that nearly coincide (0.06 GiB and 1 ms apart, on axes of
+# some 45 GiB and 1100 ms) wrote their ids over each other: the first is
+# labelled above right, the second below right, and the third, with no
+# room left, joins the label it would cover; the two labels stand at least
+# a line (the 20-point font) apart.
+{ echo "$PLAN_HEADER"; cat; } >"$TMP/near.csv" <<'EOF'
+3012,1,1,1,8,1,1,1,zero1,none,1f1b,simulated,"",42949672960,1000,1045000000000,1,1,1,1,1,1
+3014,1,1,1,8,1,1,2,zero1,none,1f1b,simulated,"",43014097715,1000,1044000000000,1,1,1,1,1,1
+3016,1,1,1,8,1,1,4,zero1,none,1f1b,simulated,"",43078522470,1000,1043000000000,1,1,1,1,1,1
+5,2,1,1,4,1,1,1,zero1,none,1f1b,simulated,"",21474836480,1000,2000000000000,1,1,1,1,1,1
+6,2,1,1,4,1,1,1,zero1,none,1f1b,simulated,"",64424509440,1000,900000000000,1,1,1,1,1,1
+EOF
+"$PLOT" --plan "$TMP/near.csv" -o "$TMP/near" >/dev/null 2>&1
+label_y () {
+  grep -B1 -F ">$1<" "$TMP/near-time-memory.svg" | head -1 \
+    | sed -E 's/.*translate\([0-9.]+,([0-9.]+)\).*/\1/'
+}
+check plan_near_labels_apart awk -v a="$(label_y 3012)" -v b="$(label_y '3014, 3016')" \
+  'BEGIN { exit !(a != "" && b != "" && b - a >= 20) }'
+check plan_far_labels_alone grep -q '>6<' "$TMP/near-time-memory.svg"
 # The title fits the picture: each line, centred at its x, at most half its
 # characters x 11 px (a 20-point sans glyph is about 0.55 em) left of it.
 # On one line (91 characters, centred over the narrow plot beside the key)
