@@ -168,6 +168,9 @@ typedef struct _WlGraph
   WlRenameTable *table; /* compact: the names as a map of the base's (no patches);
                          * else NULL */
   WlNameSlots *slots;   /* a base of tables: its names' slots (wl_graph_name_slots) */
+  WlRawNames *frame_names; /* per node, where its frame's names sit (chakra_raw.h),
+                            * for the next file read against this one: taken
+                            * by that read (wl_graph_delta), or NULL */
 } WlGraph;
 
 /* The working memory of a load, as wl_graph_load_limited counts it: per

@@ -71,13 +71,55 @@ same_but_names (const WlNode *a, const WlNode *b)
     }
 }
 
-/* Frames FA (of PREV's file) and FB that differ: *OUT is PREV's node N
- * with the names FB gives it, when the two frames are the same node but
- * for those names; else FALSE. */
-static gboolean
-differing_node (WlNodeDecoder *dec, WlRawNode *ra, WlRawNode *rb, const guint8 *fa, gsize la,
-                const guint8 *fb, gsize lb, const WlNode *n, WlNode *out)
+typedef struct
 {
+  guint32 v;
+  WlRawNames names;
+} NameNote;
+
+/* What a delta reads with: the decoder and frames of differing_node, and
+ * where the earlier file's frames' names sit (AN, per node, or NULL). */
+typedef struct
+{
+  WlNodeDecoder dec;
+  WlRawNode ra, rb;
+  const WlRawNames *an;
+  NameNote *bn; /* where this file's differing frames' names sit */
+  guint n_bn, bn_cap;
+} Reading;
+
+/* Where the names of this file's frame V sit. */
+static void
+note_names (Reading *r, guint32 v, const WlRawNames *names)
+{
+  if (r->n_bn == r->bn_cap)
+    {
+      r->bn_cap = MAX (64u, 2 * r->bn_cap);
+      r->bn = g_renew (NameNote, r->bn, r->bn_cap);
+    }
+  r->bn[r->n_bn++] = (NameNote) { v, *names };
+}
+
+/* Frames FA (of PREV's file) and FB that differ: *OUT is PREV's node N
+ * (node V) with the names FB gives it, when the two frames are the same
+ * node but for those names; else FALSE.  Where FA's names are known
+ * (R->an) and FB differs only within them, only those are read. */
+static gboolean
+differing_node (Reading *r, guint32 v, const guint8 *fa, gsize la, const guint8 *fb, gsize lb,
+                const WlNode *n, WlNode *out)
+{
+  WlRawNames bn;
+  if (r->an != NULL && r->an[v].clean
+      && wl_chakra_raw_names_against (fa, la, &r->an[v], fb, lb, &r->rb, &bn)
+      && wl_node_decode_raw_names (&r->rb, n, out))
+    {
+      /* FB decodes wherever FA does (its node is N, R->an[v] says), and
+       * as FA but for these names: what the walk below gives. */
+      note_names (r, v, &bn);
+      return TRUE;
+    }
+  WlNodeDecoder *dec = &r->dec;
+  WlRawNode *ra = &r->ra, *rb = &r->rb;
   WlNode na, nb;
   gboolean names_only;
   if (!wl_chakra_raw_node_against (fa, la, fb, lb, rb, &names_only))
@@ -114,6 +156,9 @@ differing_node (WlNodeDecoder *dec, WlRawNode *ra, WlRawNode *rb, const guint8 *
       out->peer_src = nb.peer_src;
       out->peer_dst = nb.peer_dst;
     }
+  /* FB read and decoded as a node of N's id and op. */
+  if (r->an != NULL && wl_raw_names_of (rb, &bn))
+    note_names (r, v, &bn);
   return TRUE;
 }
 
@@ -211,7 +256,8 @@ carry_nodes (const WlGraph *prev, const WlGraph *base, guint32 from, guint32 end
  * with all its names (for a table over PREV's, wl_rename_table_over). */
 static gboolean
 delta_nodes (const WlGraph *prev, const WlGraph *base, const guint8 *prev_bytes,
-             gsize prev_len, const guint8 *bytes, gsize len, gboolean diffs, GArray *patches)
+             gsize prev_len, const guint8 *bytes, gsize len, gboolean diffs, GArray *patches,
+             Reading *r)
 {
   Walk wa = { prev_bytes, prev_len }, wb = { bytes, len };
   const guint8 *fa, *fb;
@@ -220,10 +266,7 @@ delta_nodes (const WlGraph *prev, const WlGraph *base, const guint8 *prev_bytes,
   if (!next_frame (&wa, &fa, &la) || !next_frame (&wb, &fb, &lb) || la != lb
       || memcmp (fa, fb, la) != 0)
     return FALSE;
-  WlNodeDecoder dec = { .path = prev->path, .kernels = wl_kernel_lists_new () };
-  WlRawNode ra, rb;
-  wl_raw_node_init (&ra);
-  wl_raw_node_init (&rb);
+  r->n_bn = 0;
   gboolean ok = TRUE;
   guint32 v = 0, hint = 0;
   while (ok && (wa.left > 0 || wb.left > 0))
@@ -249,32 +292,37 @@ delta_nodes (const WlGraph *prev, const WlGraph *base, const guint8 *prev_bytes,
         break;
       WlNode tmp, out;
       ok = v < prev->n_nodes && next_frame (&wa, &fa, &la) && next_frame (&wb, &fb, &lb)
-           && differing_node (&dec, &ra, &rb, fa, la, fb, lb,
-                              wl_graph_node_at (prev, v, &hint, &tmp), &out);
+           && differing_node (r, v, fa, la, fb, lb, wl_graph_node_at (prev, v, &hint, &tmp),
+                              &out);
       if (ok)
         patch_if_renamed (base, v, &out, diffs, patches);
       v++;
     }
-  wl_raw_node_clear (&ra);
-  wl_raw_node_clear (&rb);
-  wl_kernel_lists_free (dec.kernels);
   return ok && v == prev->n_nodes;
 }
 
-WlGraph *
-wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len, const char *path,
-                const guint8 *bytes, gsize len)
+/* G (a graph read against PREV, or NULL) given where its frames' names
+ * sit: PREV's AN (taken) with the differing frames' (R->bn). */
+static WlGraph *
+with_names (WlGraph *g, WlRawNames *an, Reading *r)
 {
-  g_return_val_if_fail (prev != NULL && path != NULL, NULL);
-  /* PREV's arrays but its nodes are its base's when it is renamed. */
-  WlGraph *base = prev->base != NULL ? prev->base : prev;
-  /* A strict load of a plain .et file only: gzip and JSON files are not
-   * their bytes' frames, and lenient loading drops what is broken. */
-  if (base->lenient || prev_bytes == NULL || bytes == NULL
-      || base->dropped.headerless_files != 0 || gzip_bytes (prev_bytes, prev_len)
-      || gzip_bytes (bytes, len) || wl_chakra_json_path (prev->path)
-      || wl_chakra_json_path (path))
-    return NULL;
+  if (g == NULL || an == NULL)
+    {
+      g_free (an);
+      return g;
+    }
+  for (guint k = 0; k < r->n_bn; k++)
+    an[r->bn[k].v] = r->bn[k].names;
+  g->frame_names = an;
+  return g;
+}
+
+
+/* wl_graph_delta's reading, with R, once PREV's node names are in hand. */
+static WlGraph *
+delta_graph (WlGraph *prev, WlGraph *base, const guint8 *prev_bytes, gsize prev_len,
+             const char *path, const guint8 *bytes, gsize len, Reading *r)
+{
   /* As many patches as PREV's, most often (DP replicas and TP peers alike):
    * room made once, not by doubling copies. */
   /* Read against a table: the frames that differ only, and PREV's table
@@ -283,7 +331,7 @@ wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len, const c
   if (prev->table != NULL)
     {
       g_autoptr (GArray) diffs = g_array_new (FALSE, FALSE, sizeof (WlNodePatch));
-      if (!delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, TRUE, diffs))
+      if (!delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, TRUE, diffs, r))
         return NULL;
       WlRenameTable *t = wl_rename_table_over (base, prev->table,
                                                (const WlNodePatch *) diffs->data, diffs->len);
@@ -293,7 +341,7 @@ wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len, const c
   GArray *patches = g_array_sized_new (FALSE, FALSE, sizeof (WlNodePatch),
                                        prev->nodes == NULL ? prev->n_patches + 16
                                                            : prev->n_nodes / 8);
-  if (!delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, FALSE, patches))
+  if (!delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, FALSE, patches, r))
     {
       g_array_free (patches, TRUE);
       return NULL;
@@ -314,4 +362,34 @@ wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len, const c
   /* Held for the run: no room to spare. */
   WlNodePatch *p = g_renew (WlNodePatch, g_array_free (patches, FALSE), MAX (n, 1u));
   return wl_graph_patched_take (base, path, p, n);
+}
+
+WlGraph *
+wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len, const char *path,
+                const guint8 *bytes, gsize len)
+{
+  g_return_val_if_fail (prev != NULL && path != NULL, NULL);
+  /* PREV's arrays but its nodes are its base's when it is renamed. */
+  WlGraph *base = prev->base != NULL ? prev->base : prev;
+  /* A strict load of a plain .et file only: gzip and JSON files are not
+   * their bytes' frames, and lenient loading drops what is broken. */
+  if (base->lenient || prev_bytes == NULL || bytes == NULL
+      || base->dropped.headerless_files != 0 || gzip_bytes (prev_bytes, prev_len)
+      || gzip_bytes (bytes, len) || wl_chakra_json_path (prev->path)
+      || wl_chakra_json_path (path))
+    return NULL;
+  Reading r = { .dec = { .path = prev->path, .kernels = wl_kernel_lists_new () } };
+  wl_raw_node_init (&r.ra);
+  wl_raw_node_init (&r.rb);
+  /* PREV's frames' names are this read's alone (PREV is the file before
+   * this one of its length; the next reads against this one). */
+  WlRawNames *an = g_atomic_pointer_exchange (&prev->frame_names, NULL);
+  r.an = an;
+  WlGraph *g = with_names (delta_graph (prev, base, prev_bytes, prev_len, path, bytes, len, &r),
+                           an, &r);
+  wl_raw_node_clear (&r.ra);
+  wl_raw_node_clear (&r.rb);
+  wl_kernel_lists_free (r.dec.kernels);
+  g_free (r.bn);
+  return g;
 }
