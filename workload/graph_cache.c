@@ -19,6 +19,10 @@ struct _WlGraphCache
   GHashTable *by_len;    /* guint64* file length -> the graph of the last new file
                           * of that length (one reference): the next one is
                           * read against it (wl_graph_delta) */
+  WlGraph *last_new;     /* the graph of the last new file (one reference), or
+                          * NULL: a new file of a length no file had before is
+                          * read against it (one pipeline stage's ranks differ
+                          * in length by a few bytes of names) */
   WlGroupMemo *groups;   /* METADATA group lists of every file loaded (shared
                           * by the workers: it locks) */
   guint64 bytes;         /* wl_graph_cache_bytes */
@@ -497,6 +501,8 @@ cache_add (WlGraphCache *c, WlGraph *g, gboolean mapped, guint64 hash, gsize len
     }
   guint64 key = len;
   g_hash_table_replace (c->by_len, g_memdup2 (&key, sizeof key), wl_graph_ref (g));
+  wl_graph_unref (c->last_new);
+  c->last_new = wl_graph_ref (g);
 }
 
 /* The graph of the file PATH, mapped as IMG, that no earlier file has the
@@ -507,8 +513,8 @@ load_new (WlGraphCache *c, const char *path, const WlFileImage *img, guint64 lim
           gboolean *over, GError **error)
 {
   guint64 key = img->len;
-  WlGraph *g = try_delta (g_hash_table_lookup (c->by_len, &key), NULL, path, img->bytes,
-                          img->len);
+  WlGraph *prev = g_hash_table_lookup (c->by_len, &key);
+  WlGraph *g = try_delta (prev != NULL ? prev : c->last_new, NULL, path, img->bytes, img->len);
   if (g != NULL && g->load_peak > limit)
     {
       /* Its own load would have stopped there, as its base's would. */
@@ -630,6 +636,7 @@ wl_graph_cache_free (WlGraphCache *c)
   wl_graph_cache_prefetch_end (c);
   g_hash_table_unref (c->by_hash);
   g_hash_table_unref (c->by_len);
+  wl_graph_unref (c->last_new);
   wl_group_memo_free (c->groups);
   wl_file_image_clear (&c->same);
   g_free (c->same_path);

@@ -318,6 +318,26 @@ with_names (WlGraph *g, WlRawNames *an, Reading *r)
 }
 
 
+/* PREV's frames' names (WlGraph.frame_names) for a read against it: taken
+ * when TAKE (PREV is the file before this one of its length, and the next
+ * of that length is read against this one), else copied (PREV stays the
+ * one its length's next file is read against); NULL when it has none. */
+static WlRawNames *
+prev_names (WlGraph *prev, gboolean take)
+{
+  /* Two reads against one graph (rare: loading one file at a time while
+   * announced files are decoded) take or copy them one at a time. */
+  static GMutex lock;
+  g_mutex_lock (&lock);
+  WlRawNames *an = prev->frame_names;
+  if (take)
+    prev->frame_names = NULL;
+  else if (an != NULL)
+    an = g_memdup2 (an, (gsize) prev->n_nodes * sizeof *an);
+  g_mutex_unlock (&lock);
+  return an;
+}
+
 /* wl_graph_delta's reading, with R, once PREV's node names are in hand. */
 static WlGraph *
 delta_graph (WlGraph *prev, WlGraph *base, const guint8 *prev_bytes, gsize prev_len,
@@ -381,9 +401,7 @@ wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len, const c
   Reading r = { .dec = { .path = prev->path, .kernels = wl_kernel_lists_new () } };
   wl_raw_node_init (&r.ra);
   wl_raw_node_init (&r.rb);
-  /* PREV's frames' names are this read's alone (PREV is the file before
-   * this one of its length; the next reads against this one). */
-  WlRawNames *an = g_atomic_pointer_exchange (&prev->frame_names, NULL);
+  WlRawNames *an = prev_names (prev, prev_len == len);
   r.an = an;
   WlGraph *g = with_names (delta_graph (prev, base, prev_bytes, prev_len, path, bytes, len, &r),
                            an, &r);
