@@ -502,9 +502,17 @@ name_field_against (const guint8 **pa, const guint8 *ea, const guint8 **pb,
   return TRUE;
 }
 
+/* Whether the N bytes at A and B are the same: in line when few, else by
+ * memcmp's blocks (a frame's bytes between names run to a hundred). */
+static inline gboolean
+same_bytes (const guint8 *a, const guint8 *b, gsize n)
+{
+  return n < 32 ? wl_common_prefix (a, b, n) == n : memcmp (a, b, n) == 0;
+}
+
 gboolean
 wl_chakra_raw_names_against (const guint8 *a, gsize la, const WlRawNames *an, const guint8 *b,
-                             gsize lb, WlRawNode *raw, WlRawNames *bn)
+                             gsize lb, gsize known, WlRawNode *raw, WlRawNames *bn)
 {
   g_return_val_if_fail (an != NULL && raw != NULL && bn != NULL, FALSE);
   if (!an->clean || !raw_reset (raw, b, lb))
@@ -515,12 +523,14 @@ wl_chakra_raw_names_against (const guint8 *a, gsize la, const WlRawNames *an, co
   memset (bn, 0, sizeof *bn);
   for (guint k = 0; k < n; k++)
     {
-      /* The bytes up to A's next name field are B's too. */
+      /* The bytes up to A's next name field are B's too (the first KNOWN
+       * are, while B's fields sit where A's do). */
       const guint8 *fa = a + an->at[order[k]] - 1;
       if (fa < pa || fa >= ea)
         return FALSE;
-      gsize gap = (gsize) (fa - pa);
-      if (gap > (gsize) (eb - pb) || wl_common_prefix (pa, pb, gap) != gap)
+      gsize gap = (gsize) (fa - pa), at_a = (gsize) (pa - a);
+      gsize skip = at_a == (gsize) (pb - b) && known > at_a ? MIN (known - at_a, gap) : 0;
+      if (gap > (gsize) (eb - pb) || !same_bytes (pa + skip, pb + skip, gap - skip))
         return FALSE;
       pa = fa;
       pb += gap;
@@ -530,7 +540,7 @@ wl_chakra_raw_names_against (const guint8 *a, gsize la, const WlRawNames *an, co
       bn->at[order[k]] = (guint16) at;
     }
   gsize rest = (gsize) (ea - pa);
-  if ((gsize) (eb - pb) != rest || wl_common_prefix (pa, pb, rest) != rest)
+  if ((gsize) (eb - pb) != rest || !same_bytes (pa, pb, rest))
     return FALSE;
   bn->clean = 1;
   return TRUE;

@@ -136,10 +136,11 @@ gboolean wl_raw_names_of (const WlRawNode *raw, WlRawNames *out);
  * does but for those attributes, so it decodes (wl_node_decode_raw) as A
  * does but for the names they give; RAW holds B's name attributes alone
  * (its other fields unread: zero) and *BN where they sit in B.  Only the
- * few name attributes are read; the bytes between are compared.  FALSE
- * is no verdict (the caller reads B the usual way). */
+ * few name attributes are read; the bytes between are compared, but
+ * for the first KNOWN, which the caller knows A and B share.  FALSE is no
+ * verdict (the caller reads B the usual way). */
 gboolean wl_chakra_raw_names_against (const guint8 *a, gsize la, const WlRawNames *an,
-                                      const guint8 *b, gsize lb, WlRawNode *raw,
+                                      const guint8 *b, gsize lb, gsize known, WlRawNode *raw,
                                       WlRawNames *bn);
 
 /* How many bytes A and B (N each) share at their start: eight at a time,

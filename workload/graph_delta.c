@@ -84,6 +84,7 @@ typedef struct
   WlNodeDecoder dec;
   WlRawNode ra, rb;
   const WlRawNames *an;
+  gsize known;  /* how many first bytes of the frames differing_node is given are alike */
   NameNote *bn; /* where this file's differing frames' names sit */
   guint n_bn, bn_cap;
 } Reading;
@@ -94,7 +95,7 @@ note_names (Reading *r, guint32 v, const WlRawNames *names)
 {
   if (r->n_bn == r->bn_cap)
     {
-      r->bn_cap = MAX (64u, 2 * r->bn_cap);
+      r->bn_cap = MAX (1024u, 2 * r->bn_cap);
       r->bn = g_renew (NameNote, r->bn, r->bn_cap);
     }
   r->bn[r->n_bn++] = (NameNote) { v, *names };
@@ -110,7 +111,7 @@ differing_node (Reading *r, guint32 v, const guint8 *fa, gsize la, const guint8 
 {
   WlRawNames bn;
   if (r->an != NULL && r->an[v].clean
-      && wl_chakra_raw_names_against (fa, la, &r->an[v], fb, lb, &r->rb, &bn)
+      && wl_chakra_raw_names_against (fa, la, &r->an[v], fb, lb, r->known, &r->rb, &bn)
       && wl_node_decode_raw_names (&r->rb, n, out))
     {
       /* FB decodes wherever FA does (its node is N, R->an[v] says), and
@@ -182,16 +183,40 @@ first_diff (const guint8 *a, const guint8 *b, gsize n)
     off += 4096;
   while (off + 64 <= n && memcmp (a + off, b + off, 64) == 0)
     off += 64;
-  while (off < n && a[off] == b[off])
-    off++;
-  return off;
+  /* The difference, if any, is in the next 64 bytes. */
+  return off + wl_common_prefix (a + off, b + off, MIN (n - off, (gsize) 64));
+}
+
+/* Patches as a delta gathers them (a GArray's append is a call per node). */
+typedef struct
+{
+  WlNodePatch *v;
+  guint32 n, cap;
+} Patches;
+
+/* Room in P for MORE patches. */
+static void
+patches_reserve (Patches *p, guint32 more)
+{
+  if (more <= p->cap - p->n)
+    return;
+  p->cap = MAX (p->n + more, MAX (16u, 2 * p->cap));
+  p->v = g_renew (WlNodePatch, p->v, p->cap);
+}
+
+static inline void
+patches_push (Patches *p, const WlNodePatch *x)
+{
+  if (p->n == p->cap)
+    patches_reserve (p, 1);
+  p->v[p->n++] = *x;
 }
 
 /* The patch of node V whose names are N's, appended to PATCHES when they
  * differ from BASE's node V (or ALWAYS). */
 static void
 patch_if_renamed (const WlGraph *base, guint32 v, const WlNode *n, gboolean always,
-                  GArray *patches)
+                  Patches *patches)
 {
   g_assert (base->nodes != NULL); /* a base is a full graph */
   const WlNode *b = &base->nodes[v];
@@ -213,7 +238,7 @@ patch_if_renamed (const WlGraph *base, guint32 v, const WlNode *n, gboolean alwa
     }
   else
     return;
-  g_array_append_val (patches, p);
+  patches_push (patches, &p);
 }
 
 /* PREV's nodes FROM .. END (its frames are this file's) into PATCHES:
@@ -221,7 +246,7 @@ patch_if_renamed (const WlGraph *base, guint32 v, const WlNode *n, gboolean alwa
  * other ranks or groups than BASE's. */
 static void
 carry_nodes (const WlGraph *prev, const WlGraph *base, guint32 from, guint32 end,
-             guint32 *hint, GArray *patches)
+             guint32 *hint, Patches *patches)
 {
   if (prev == base || from >= end)
     return;
@@ -239,7 +264,9 @@ carry_nodes (const WlGraph *prev, const WlGraph *base, guint32 from, guint32 end
       guint32 k = *hint, from_k = k;
       while (k < prev->n_patches && prev->patches[k].index < end)
         k++;
-      g_array_append_vals (patches, prev->patches + from_k, k - from_k);
+      patches_reserve (patches, k - from_k);
+      memcpy (patches->v + patches->n, prev->patches + from_k, (k - from_k) * sizeof *patches->v);
+      patches->n += k - from_k;
       *hint = k;
       return;
     }
@@ -256,7 +283,7 @@ carry_nodes (const WlGraph *prev, const WlGraph *base, guint32 from, guint32 end
  * with all its names (for a table over PREV's, wl_rename_table_over). */
 static gboolean
 delta_nodes (const WlGraph *prev, const WlGraph *base, const guint8 *prev_bytes,
-             gsize prev_len, const guint8 *bytes, gsize len, gboolean diffs, GArray *patches,
+             gsize prev_len, const guint8 *bytes, gsize len, gboolean diffs, Patches *patches,
              Reading *r)
 {
   Walk wa = { prev_bytes, prev_len }, wb = { bytes, len };
@@ -291,7 +318,10 @@ delta_nodes (const WlGraph *prev, const WlGraph *base, const guint8 *prev_bytes,
       if (wa.left == 0 && wb.left == 0)
         break;
       WlNode tmp, out;
-      ok = v < prev->n_nodes && next_frame (&wa, &fa, &la) && next_frame (&wb, &fb, &lb)
+      ok = v < prev->n_nodes && next_frame (&wa, &fa, &la) && next_frame (&wb, &fb, &lb);
+      /* The difference lies in this frame, or in its length. */
+      r->known = ok && stop > fa ? (gsize) (stop - fa) : 0;
+      ok = ok
            && differing_node (r, v, fa, la, fb, lb, wl_graph_node_at (prev, v, &hint, &tmp),
                               &out);
       if (ok)
@@ -350,37 +380,36 @@ delta_graph (WlGraph *prev, WlGraph *base, const guint8 *prev_bytes, gsize prev_
    * walk: they name what PREV's table gives); else patches as below. */
   if (prev->table != NULL)
     {
-      g_autoptr (GArray) diffs = g_array_new (FALSE, FALSE, sizeof (WlNodePatch));
-      if (!delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, TRUE, diffs, r))
+      Patches diffs = { 0 };
+      gboolean ok = delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, TRUE, &diffs, r);
+      WlRenameTable *t = ok ? wl_rename_table_over (base, prev->table, diffs.v, diffs.n) : NULL;
+      g_free (diffs.v);
+      if (!ok)
         return NULL;
-      WlRenameTable *t = wl_rename_table_over (base, prev->table,
-                                               (const WlNodePatch *) diffs->data, diffs->len);
       if (t != NULL)
         return wl_graph_tabled_take (base, path, t);
     }
-  GArray *patches = g_array_sized_new (FALSE, FALSE, sizeof (WlNodePatch),
-                                       prev->nodes == NULL ? prev->n_patches + 16
-                                                           : prev->n_nodes / 8);
-  if (!delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, FALSE, patches, r))
+  Patches patches = { 0 };
+  patches_reserve (&patches, prev->nodes == NULL ? prev->n_patches + 16 : prev->n_nodes / 8);
+  if (!delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, FALSE, &patches, r))
     {
-      g_array_free (patches, TRUE);
+      g_free (patches.v);
       return NULL;
     }
-  guint32 n = patches->len;
+  guint32 n = patches.n;
   /* A table when the patches follow one map and it takes less room. */
   const WlNameSlots *s = n > 0 ? wl_graph_name_slots (base) : NULL;
   if (s != NULL && wl_rename_table_bytes (s) <= (gsize) n * sizeof (WlNodePatch))
     {
-      WlRenameTable *t = wl_rename_table_from_patches (base, (const WlNodePatch *) patches->data,
-                                                       n);
+      WlRenameTable *t = wl_rename_table_from_patches (base, patches.v, n);
       if (t != NULL)
         {
-          g_array_free (patches, TRUE);
+          g_free (patches.v);
           return wl_graph_tabled_take (base, path, t);
         }
     }
   /* Held for the run: no room to spare. */
-  WlNodePatch *p = g_renew (WlNodePatch, g_array_free (patches, FALSE), MAX (n, 1u));
+  WlNodePatch *p = g_renew (WlNodePatch, patches.v, MAX (n, 1u));
   return wl_graph_patched_take (base, path, p, n);
 }
 
