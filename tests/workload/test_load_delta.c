@@ -277,24 +277,35 @@ check_cache (const char *prefix, guint threads)
 /* A file read against a compact one keeps the earlier one's renamed nodes
  * where its frames are the same: ranks 1 and 2 name the same peers (not
  * rank 0's), rank 2 another group too. */
+/* BASE, V1 and V2 written as ranks 0 to 2 of the set PREFIX (their
+ * PATHS) and loaded in turn through CACHE into G. */
+static void
+load_three (const char *prefix, const Variant *v1, const Variant *v2, WlGraphCache *cache,
+            char *paths[3], WlGraph *g[3])
+{
+  write_variant (prefix, 0, &BASE);
+  write_variant (prefix, 1, v1);
+  write_variant (prefix, 2, v2);
+  for (guint32 i = 0; i < 3; i++)
+    {
+      paths[i] = rank_path (prefix, i);
+      g[i] = wl_graph_cache_load_limited (cache, paths[i], G_MAXUINT64, NULL, NULL);
+      ck_assert_ptr_nonnull (g[i]);
+    }
+}
+
 START_TEST (test_carried_renames)
 {
   g_autofree char *prefix = tu_scratch_path ("carry");
-  write_variant (prefix, 0, &BASE);
   Variant peers = BASE;
   peers.src = 1;
   peers.dst = 0;
   Variant both = peers;
   both.group = "6";
-  write_variant (prefix, 1, &peers);
-  write_variant (prefix, 2, &both);
   char *paths[3];
-  for (guint32 i = 0; i < 3; i++)
-    paths[i] = rank_path (prefix, i);
   g_autoptr (WlGraphCache) cache = wl_graph_cache_new_full (FALSE);
   WlGraph *g[3];
-  for (guint32 i = 0; i < 3; i++)
-    g[i] = wl_graph_cache_load_limited (cache, paths[i], G_MAXUINT64, NULL, NULL);
+  load_three (prefix, &peers, &both, cache, paths, g);
   ck_assert_ptr_eq (g[2]->base, g[0]);
   ck_assert_ptr_null (g[2]->nodes);
   /* Its two renamed nodes follow one map of rank 0's names: a table. */
@@ -468,22 +479,12 @@ END_TEST
 START_TEST (test_cache_new_length_read_against_last)
 {
   g_autofree char *prefix = tu_scratch_path ("newlen");
-  write_variant (prefix, 0, &BASE);
-  Variant longer = BASE, group = BASE;
-  longer.group = "61";
-  group.group = "7";
-  write_variant (prefix, 1, &longer);
-  write_variant (prefix, 2, &group);
-  char *paths[3];
-  for (guint32 i = 0; i < 3; i++)
-    paths[i] = rank_path (prefix, i);
+  /* BASE but for the collective's group. */
+  const Variant longer = { 0, 1, 1000, 10, "61", 2 }, group = { 0, 1, 1000, 10, "7", 2 };
   g_autoptr (WlGraphCache) cache = wl_graph_cache_new_full (FALSE);
+  char *paths[3];
   WlGraph *g[3];
-  for (guint32 i = 0; i < 3; i++)
-    {
-      g[i] = wl_graph_cache_load_limited (cache, paths[i], G_MAXUINT64, NULL, NULL);
-      ck_assert_ptr_nonnull (g[i]);
-    }
+  load_three (prefix, &longer, &group, cache, paths, g);
   ck_assert_ptr_eq (g[1]->base, g[0]);
   ck_assert_ptr_eq (g[2]->base, g[0]);
   ck_assert_ptr_nonnull (g[2]->frame_names);
