@@ -280,7 +280,11 @@ WlGraph *wl_graph_renamed (WlGraph *base, const char *path, gint64 delta,
  * PREV's, as PATH's own load would count it.  NULL otherwise, which is no
  * verdict on PATH: load it.  Only for strict loads of plain .et bytes (not
  * gzip, not JSON); PREV is a graph loaded (or read so) from PREV_BYTES.
- * Linear in the bytes; decodes only the frames that differ. */
+ * Linear in the bytes; decodes only the frames that differ, and of those
+ * that differ from a frame PREV->frame_names notes only within its names,
+ * only the names.  PREV's frame_names go to the new graph (updated) when
+ * the two lengths are equal, else a copy of them: PREV's are then gone
+ * (the next file of its length is read against the new graph). */
 WlGraph *wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len,
                          const char *path, const guint8 *bytes, gsize len);
 

@@ -484,7 +484,8 @@ cache_find (WlGraphCache *c, const WlFileImage *img)
 
 /* Keep G, the graph of a new file of LEN bytes: by its HASH when it was
  * MAPPED (a file that could not be mapped is never compared), and as the
- * one the next new file of its length is read against. */
+ * one the next new file of its length (or of a new length) is read
+ * against. */
 static void
 cache_add (WlGraphCache *c, WlGraph *g, gboolean mapped, guint64 hash, gsize len)
 {
@@ -506,8 +507,8 @@ cache_add (WlGraphCache *c, WlGraph *g, gboolean mapped, guint64 hash, gsize len
 }
 
 /* The graph of the file PATH, mapped as IMG, that no earlier file has the
- * bytes of: read against the last new file of its length, else loaded in
- * full, with LIMIT; kept. */
+ * bytes of: read against the last new file of its length (of any length
+ * when none has its length), else loaded in full, with LIMIT; kept. */
 static WlGraph *
 load_new (WlGraphCache *c, const char *path, const WlFileImage *img, guint64 limit,
           gboolean *over, GError **error)
