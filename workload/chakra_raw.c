@@ -170,11 +170,12 @@ raw_value (Cur *c, guint f, guint wt, WlRawAttr *a)
     }
 }
 
-/* One AttributeProto: kept in RAW when its name is known and first. */
+/* One AttributeProto, its field at FIELD: kept in RAW when its name is
+ * known and first. */
 static gboolean
-raw_attr (Cur body, WlRawNode *raw)
+raw_attr (Cur body, const guint8 *field, WlRawNode *raw)
 {
-  WlRawAttr a = { .kind = WL_RAW_NONE };
+  WlRawAttr a = { .kind = WL_RAW_NONE, .field = field };
   const guint8 *name = NULL;
   gsize name_len = 0;
   guint f, wt;
@@ -226,9 +227,10 @@ raw_deps (Cur *c, guint wt, WlRawIds *ids)
   return TRUE;
 }
 
-/* Field F of a Node (node_scan's and node_field's checks). */
+/* Field F of a Node, its tag at START (node_scan's and node_field's
+ * checks). */
 static gboolean
-raw_field (Cur *c, guint f, guint wt, WlRawNode *raw)
+raw_field (Cur *c, const guint8 *start, guint f, guint wt, WlRawNode *raw)
 {
   guint64 v;
   Cur b;
@@ -252,18 +254,20 @@ raw_field (Cur *c, guint f, guint wt, WlRawNode *raw)
       return TRUE;
     case 4: return raw_deps (c, wt, &raw->ctrl_deps);
     case 5: return raw_deps (c, wt, &raw->data_deps);
-    case 10: return wt == WT_LEN && read_len (c, &b) && raw_attr (b, raw);
+    case 10: return wt == WT_LEN && read_len (c, &b) && raw_attr (b, start, raw);
     default:
       return FALSE; /* IOInfo (8, 9), unknown fields: the usual decoder's */
     }
 }
 
-/* RAW emptied for a frame of LEN bytes; FALSE for lengths no frame has. */
+/* RAW emptied for the frame DATA of LEN bytes; FALSE for lengths no frame
+ * has. */
 static gboolean
-raw_reset (WlRawNode *raw, gsize len)
+raw_reset (WlRawNode *raw, const guint8 *data, gsize len)
 {
   if (len == 0 || len > (gsize) G_MAXINT)
     return FALSE;
+  raw->frame = data;
   raw->id = 0;
   raw->type = 0;
   raw->duration_micros = 0;
@@ -279,12 +283,15 @@ gboolean
 wl_chakra_raw_node (const guint8 *data, gsize len, WlRawNode *raw)
 {
   g_return_val_if_fail (raw != NULL, FALSE);
-  if (!raw_reset (raw, len))
+  if (!raw_reset (raw, data, len))
     return FALSE;
   guint f, wt;
   for (Cur c = { data, data + len }; c.p < c.end;)
-    if (!read_tag (&c, &f, &wt) || !raw_field (&c, f, wt, raw))
-      return FALSE;
+    {
+      const guint8 *start = c.p;
+      if (!read_tag (&c, &f, &wt) || !raw_field (&c, start, f, wt, raw))
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -403,7 +410,7 @@ wl_chakra_raw_node_against (const guint8 *a, gsize la, const guint8 *b, gsize lb
 {
   g_return_val_if_fail (raw != NULL && names_only != NULL, FALSE);
   *names_only = FALSE;
-  if (!raw_reset (raw, lb))
+  if (!raw_reset (raw, b, lb))
     return FALSE;
   Cur ca = { a, a + la }, cb = { b, b + lb };
   gboolean alike = TRUE;
@@ -413,7 +420,7 @@ wl_chakra_raw_node_against (const guint8 *a, gsize la, const guint8 *b, gsize lb
   while (cb.p < cb.end)
     {
       const guint8 *start = cb.p;
-      if (!read_tag (&cb, &f, &wt) || !raw_field (&cb, f, wt, raw))
+      if (!read_tag (&cb, &f, &wt) || !raw_field (&cb, start, f, wt, raw))
         return FALSE;
       if (!alike)
         continue;
@@ -431,5 +438,110 @@ wl_chakra_raw_node_against (const guint8 *a, gsize la, const guint8 *b, gsize lb
                                                       (gsize) (cb.end - cb.p)));
     }
   *names_only = alike && ca.p == ca.end;
+  return TRUE;
+}
+
+const WlAttrKey wl_raw_name_keys[WL_RAW_N_NAMES] = {
+  WL_ATTR_COMM_SRC, WL_ATTR_COMM_DST, WL_ATTR_COMM_ROOT, WL_ATTR_ROOT, WL_ATTR_PG_NAME
+};
+
+gboolean
+wl_raw_names_of (const WlRawNode *raw, WlRawNames *out)
+{
+  g_return_val_if_fail (raw != NULL && out != NULL, FALSE);
+  memset (out, 0, sizeof *out);
+  for (guint i = 0; i < WL_RAW_N_NAMES; i++)
+    {
+      WlAttrKey k = wl_raw_name_keys[i];
+      if ((raw->seen & (1u << k)) == 0)
+        continue;
+      gsize at = (gsize) (raw->attr[k].field - raw->frame) + 1;
+      if (at >= G_MAXUINT16)
+        return FALSE;
+      out->at[i] = (guint16) at;
+    }
+  out->clean = 1;
+  return TRUE;
+}
+
+/* The names AN gives, in the order their fields come: their indices into
+ * ORDER; how many. */
+static guint
+names_in_order (const WlRawNames *an, guint order[WL_RAW_N_NAMES])
+{
+  guint n = 0;
+  for (guint i = 0; i < WL_RAW_N_NAMES; i++)
+    {
+      if (an->at[i] == 0)
+        continue;
+      guint j = n++;
+      for (; j > 0 && an->at[order[j - 1]] > an->at[i]; j--)
+        order[j] = order[j - 1];
+      order[j] = i;
+    }
+  return n;
+}
+
+/* A's name field at *PA and B's at *PB (frames ending at EA and EB): both
+ * attributes, B's read into RAW as wl_chakra_raw_node reads it (the first
+ * of its name, as A's is) and named wl_raw_name_keys[I]; both past their
+ * fields after. */
+static gboolean
+name_field_against (const guint8 **pa, const guint8 *ea, const guint8 **pb,
+                    const guint8 *eb, guint i, WlRawNode *raw)
+{
+  Cur ca = { *pa, ea }, cb = { *pb, eb };
+  guint fa, wa, fb, wb;
+  Cur ba = { 0 }, bb = { 0 };
+  if (!raw_skip_field (&ca, &fa, &wa, &ba) || !raw_skip_field (&cb, &fb, &wb, &bb) || fa != 10
+      || wa != WT_LEN || fb != fa || wb != wa || !raw_attr (bb, *pb, raw)
+      || (raw->seen & (1u << wl_raw_name_keys[i])) == 0)
+    return FALSE;
+  *pa = ca.p;
+  *pb = cb.p;
+  return TRUE;
+}
+
+/* Whether the N bytes at A and B are the same: in line when few, else by
+ * memcmp's blocks (a frame's bytes between names run to a hundred). */
+static inline gboolean
+same_bytes (const guint8 *a, const guint8 *b, gsize n)
+{
+  return n < 32 ? wl_common_prefix (a, b, n) == n : memcmp (a, b, n) == 0;
+}
+
+gboolean
+wl_chakra_raw_names_against (const guint8 *a, gsize la, const WlRawNames *an, const guint8 *b,
+                             gsize lb, gsize known, WlRawNode *raw, WlRawNames *bn)
+{
+  g_return_val_if_fail (an != NULL && raw != NULL && bn != NULL, FALSE);
+  if (!an->clean || !raw_reset (raw, b, lb))
+    return FALSE;
+  guint order[WL_RAW_N_NAMES];
+  guint n = names_in_order (an, order);
+  const guint8 *pa = a, *pb = b, *ea = a + la, *eb = b + lb;
+  memset (bn, 0, sizeof *bn);
+  for (guint k = 0; k < n; k++)
+    {
+      /* The bytes up to A's next name field are B's too (the first KNOWN
+       * are, while B's fields sit where A's do). */
+      const guint8 *fa = a + an->at[order[k]] - 1;
+      if (fa < pa || fa >= ea)
+        return FALSE;
+      gsize gap = (gsize) (fa - pa), at_a = (gsize) (pa - a);
+      gsize skip = at_a == (gsize) (pb - b) && known > at_a ? MIN (known - at_a, gap) : 0;
+      if (gap > (gsize) (eb - pb) || !same_bytes (pa + skip, pb + skip, gap - skip))
+        return FALSE;
+      pa = fa;
+      pb += gap;
+      gsize at = (gsize) (pb - b) + 1;
+      if (at >= G_MAXUINT16 || !name_field_against (&pa, ea, &pb, eb, order[k], raw))
+        return FALSE;
+      bn->at[order[k]] = (guint16) at;
+    }
+  gsize rest = (gsize) (ea - pa);
+  if ((gsize) (eb - pb) != rest || !same_bytes (pa, pb, rest))
+    return FALSE;
+  bn->clean = 1;
   return TRUE;
 }

@@ -49,6 +49,7 @@ typedef struct
   const guint8 *p;
   gsize len;        /* string bytes, or bool list entries */
   guint32 bits;     /* bool list: bit i set when entry i (< 32) is true */
+  const guint8 *field; /* the attribute's field in the frame (its tag's first byte) */
 } WlRawAttr;
 
 /* Node ids, reused frame after frame. */
@@ -61,6 +62,7 @@ typedef struct
 
 struct _WlRawNode
 {
+  const guint8 *frame;       /* the frame read (its first byte past the length) */
   guint64 id;
   gint32 type;               /* NodeType, as parse_int32 reads it */
   guint64 duration_micros;
@@ -101,6 +103,45 @@ gboolean wl_chakra_raw_names_only (const guint8 *a, gsize la, const guint8 *b, g
  * wl_chakra_raw_node does not take B; A need not be a frame it takes. */
 gboolean wl_chakra_raw_node_against (const guint8 *a, gsize la, const guint8 *b, gsize lb,
                                      WlRawNode *raw, gboolean *names_only);
+
+/* The attributes whose values name ranks and groups: comm_src, comm_dst,
+ * comm_root, root and pg_name, in this order (WlRawNames.at). */
+#define WL_RAW_N_NAMES 5
+extern const WlAttrKey wl_raw_name_keys[WL_RAW_N_NAMES];
+
+/* Where a frame's names sit, kept per node of a loaded trace so that the
+ * next trace read against it (graph_delta.c) need not read a frame again
+ * whose bytes differ only there.  AT[i]: one past the offset in the frame
+ * of the first attribute field named wl_raw_name_keys[i] (the one reading
+ * keeps), 0 when none is.  CLEAN: 1 when the frame was read by
+ * wl_chakra_raw_node and decoded by wl_node_decode_raw, strictly, as a
+ * send, a receive or a collective of the id and op of the graph's node at
+ * its index; else 0, and AT says nothing. */
+struct _WlRawNames
+{
+  guint16 at[WL_RAW_N_NAMES];
+  guint16 clean;
+};
+
+/* Where RAW's names (read by wl_chakra_raw_node or the functions below)
+ * sit in its frame, into *OUT, CLEAN set; FALSE (CLEAN 0) where an offset
+ * does not fit. */
+gboolean wl_raw_names_of (const WlRawNode *raw, WlRawNames *out);
+
+/* Frame B (LB bytes) read against frame A (LA), whose names AN gives
+ * (AN->clean, from wl_raw_names_of): TRUE when B is A byte for byte but
+ * within A's fields that AN names, each of which is in B an attribute of
+ * the same name (the first of it, as in A) that reads as
+ * wl_chakra_raw_node reads it.  Then B reads (wl_chakra_raw_node) as A
+ * does but for those attributes, so it decodes (wl_node_decode_raw) as A
+ * does but for the names they give; RAW holds B's name attributes alone
+ * (its other fields unread: zero) and *BN where they sit in B.  Only the
+ * few name attributes are read; the bytes between are compared, but
+ * for the first KNOWN, which the caller knows A and B share.  FALSE is no
+ * verdict (the caller reads B the usual way). */
+gboolean wl_chakra_raw_names_against (const guint8 *a, gsize la, const WlRawNames *an,
+                                      const guint8 *b, gsize lb, gsize known, WlRawNode *raw,
+                                      WlRawNames *bn);
 
 /* How many bytes A and B (N each) share at their start: eight at a time,
  * without a call (frames are short, and a delta compares millions; a

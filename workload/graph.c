@@ -25,6 +25,9 @@ typedef struct
   WlVec nodes;         /* WlNode */
   WlVec deps;          /* PendingDep, in child order */
   WlVec names;         /* const char*, in node order, from names_chunk */
+  WlVec frame_names;   /* WlRawNames, in node order (WlGraph.frame_names); let go
+                        * (empty, FRAME_NAMES_LOST) when it cannot grow */
+  gboolean frame_names_lost;
   WlIdMap *index;      /* id -> index */
   GStringChunk *names_chunk;
   guint64 name_bytes;  /* each node's name and its NUL, summed */
@@ -32,6 +35,27 @@ typedef struct
   guint64 peak;        /* the working memory last compared with the limit */
   gboolean over;       /* stopped at the limit */
 } Builder;
+
+/* Where node NAMES's frame names sit (a node read in place) or that it was
+ * not (NULL), noted for the file read against this one next: a hint, so
+ * memory running out drops them all, not the load. */
+static void
+note_frame_names (Builder *b, const WlRawNames *names)
+{
+  if (b->frame_names_lost || b->dec.lenient)
+    return;
+  WlRawNames *slot = wl_vec_push (&b->frame_names, NULL, NULL);
+  if (slot == NULL)
+    {
+      b->frame_names_lost = TRUE;
+      wl_vec_clear (&b->frame_names);
+      return;
+    }
+  if (names != NULL)
+    *slot = *names;
+  else
+    memset (slot, 0, sizeof *slot);
+}
 
 /* A dependency resolved to no node: dangling, or dropped to break a cycle. */
 #define NO_PARENT WL_CYCLE_NO_NODE
@@ -87,6 +111,7 @@ add_node (gpointer data, ChakraProtoMsg__Node *n, GError **error)
     }
   *slot = w;
   *name_slot = name;
+  note_frame_names (b, NULL);
   b->name_bytes += strlen (name) + 1;
   if (!add_deps (b, index, n->data_deps, n->n_data_deps, error)
       || !add_deps (b, index, n->ctrl_deps, n->n_ctrl_deps, error))
@@ -125,6 +150,9 @@ add_raw (gpointer data, WlRawNode *raw, GError **error)
     }
   *slot = w;
   *name_slot = name;
+  WlRawNames at;
+  gboolean comm = w.op == WL_OP_SEND || w.op == WL_OP_RECV || w.op == WL_OP_COLL;
+  note_frame_names (b, comm && wl_raw_names_of (raw, &at) ? &at : NULL);
   b->name_bytes += raw->name_len + 1;
   b->peak = working_bytes (b);
   b->over = b->peak > b->limit;
@@ -307,6 +335,7 @@ wl_graph_load_request (const WlGraphLoad *req, GError **error)
   b.nodes = (WlVec) WL_VEC_INIT (WlNode);
   b.deps = (WlVec) WL_VEC_INIT (PendingDep);
   b.names = (WlVec) WL_VEC_INIT (const char *);
+  b.frame_names = (WlVec) WL_VEC_INIT (WlRawNames);
   b.index = wl_id_map_new ("the node index");
   b.dec.group_defs = wl_group_defs_new ();
   b.dec.kernels = wl_kernel_lists_new ();
@@ -334,6 +363,9 @@ wl_graph_load_request (const WlGraphLoad *req, GError **error)
   g->n_streams = MAX (b.dec.streams.n, 1u);
   g->facts = b.dec.facts;
   g->lenient = lenient;
+  if (b.frame_names.len == g->n_nodes && g->n_nodes > 0)
+    g->frame_names = wl_vec_steal (&b.frame_names);
+  wl_vec_clear (&b.frame_names);
   if (ok)
     ok = finish_graph (&b, g, error);
   g->dropped = b.dec.dropped;
@@ -435,6 +467,7 @@ wl_graph_unref (WlGraph *g)
     {
       WlGraph *base = g->base;
       g_free (g->path);
+      g_free (g->frame_names);
       if (base != NULL)
         {
           wl_graph_nodes_free (g->nodes, g->n_nodes);
@@ -596,6 +629,7 @@ wl_graph_derived (WlGraph *base, const char *path, gboolean roots_moved)
   g->n_patches = 0;
   g->table = NULL;
   g->slots = NULL;
+  g->frame_names = NULL;
   return g;
 }
 

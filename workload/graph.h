@@ -168,6 +168,9 @@ typedef struct _WlGraph
   WlRenameTable *table; /* compact: the names as a map of the base's (no patches);
                          * else NULL */
   WlNameSlots *slots;   /* a base of tables: its names' slots (wl_graph_name_slots) */
+  WlRawNames *frame_names; /* per node, where its frame's names sit (chakra_raw.h),
+                            * for the next file read against this one: taken
+                            * by that read (wl_graph_delta), or NULL */
 } WlGraph;
 
 /* The working memory of a load, as wl_graph_load_limited counts it: per
@@ -277,7 +280,11 @@ WlGraph *wl_graph_renamed (WlGraph *base, const char *path, gint64 delta,
  * PREV's, as PATH's own load would count it.  NULL otherwise, which is no
  * verdict on PATH: load it.  Only for strict loads of plain .et bytes (not
  * gzip, not JSON); PREV is a graph loaded (or read so) from PREV_BYTES.
- * Linear in the bytes; decodes only the frames that differ. */
+ * Linear in the bytes; decodes only the frames that differ, and of those
+ * that differ from a frame PREV->frame_names notes only within its names,
+ * only the names.  PREV's frame_names go to the new graph (updated) when
+ * the two lengths are equal, else a copy of them: PREV's are then gone
+ * (the next file of its length is read against the new graph). */
 WlGraph *wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len,
                          const char *path, const guint8 *bytes, gsize len);
 

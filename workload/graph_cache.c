@@ -19,6 +19,10 @@ struct _WlGraphCache
   GHashTable *by_len;    /* guint64* file length -> the graph of the last new file
                           * of that length (one reference): the next one is
                           * read against it (wl_graph_delta) */
+  WlGraph *last_new;     /* the graph of the last new file (one reference), or
+                          * NULL: a new file of a length no file had before is
+                          * read against it (one pipeline stage's ranks differ
+                          * in length by a few bytes of names) */
   WlGroupMemo *groups;   /* METADATA group lists of every file loaded (shared
                           * by the workers: it locks) */
   guint64 bytes;         /* wl_graph_cache_bytes */
@@ -480,7 +484,8 @@ cache_find (WlGraphCache *c, const WlFileImage *img)
 
 /* Keep G, the graph of a new file of LEN bytes: by its HASH when it was
  * MAPPED (a file that could not be mapped is never compared), and as the
- * one the next new file of its length is read against. */
+ * one the next new file of its length (or of a new length) is read
+ * against. */
 static void
 cache_add (WlGraphCache *c, WlGraph *g, gboolean mapped, guint64 hash, gsize len)
 {
@@ -497,18 +502,20 @@ cache_add (WlGraphCache *c, WlGraph *g, gboolean mapped, guint64 hash, gsize len
     }
   guint64 key = len;
   g_hash_table_replace (c->by_len, g_memdup2 (&key, sizeof key), wl_graph_ref (g));
+  wl_graph_unref (c->last_new);
+  c->last_new = wl_graph_ref (g);
 }
 
 /* The graph of the file PATH, mapped as IMG, that no earlier file has the
- * bytes of: read against the last new file of its length, else loaded in
- * full, with LIMIT; kept. */
+ * bytes of: read against the last new file of its length (of any length
+ * when none has its length), else loaded in full, with LIMIT; kept. */
 static WlGraph *
 load_new (WlGraphCache *c, const char *path, const WlFileImage *img, guint64 limit,
           gboolean *over, GError **error)
 {
   guint64 key = img->len;
-  WlGraph *g = try_delta (g_hash_table_lookup (c->by_len, &key), NULL, path, img->bytes,
-                          img->len);
+  WlGraph *prev = g_hash_table_lookup (c->by_len, &key);
+  WlGraph *g = try_delta (prev != NULL ? prev : c->last_new, NULL, path, img->bytes, img->len);
   if (g != NULL && g->load_peak > limit)
     {
       /* Its own load would have stopped there, as its base's would. */
@@ -630,6 +637,7 @@ wl_graph_cache_free (WlGraphCache *c)
   wl_graph_cache_prefetch_end (c);
   g_hash_table_unref (c->by_hash);
   g_hash_table_unref (c->by_len);
+  wl_graph_unref (c->last_new);
   wl_group_memo_free (c->groups);
   wl_file_image_clear (&c->same);
   g_free (c->same_path);

@@ -15,9 +15,10 @@
  * group lists are parsed once per distinct list for all the cache's files
  * (group_memo.h).
  *
- * Files alike but for names: a new file of the same length as the last
- * new file before it is first read against that one's bytes
- * (wl_graph_delta): where every frame is the same byte for byte, or the
+ * Files alike but for names: a new file is first read against the bytes
+ * of the last new file of its length before it (or, when there is none,
+ * of the last new file: loading one file at a time) (wl_graph_delta):
+ * where every frame is the same byte for byte, or the
  * same node but for the ranks and group it names (the traces of
  * data-parallel replicas, tensor-parallel peers and like pipeline stages
  * of a generated iteration), its graph is a renamed graph, exactly what

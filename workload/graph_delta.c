@@ -71,13 +71,56 @@ same_but_names (const WlNode *a, const WlNode *b)
     }
 }
 
-/* Frames FA (of PREV's file) and FB that differ: *OUT is PREV's node N
- * with the names FB gives it, when the two frames are the same node but
- * for those names; else FALSE. */
-static gboolean
-differing_node (WlNodeDecoder *dec, WlRawNode *ra, WlRawNode *rb, const guint8 *fa, gsize la,
-                const guint8 *fb, gsize lb, const WlNode *n, WlNode *out)
+typedef struct
 {
+  guint32 v;
+  WlRawNames names;
+} NameNote;
+
+/* What a delta reads with: the decoder and frames of differing_node, and
+ * where the earlier file's frames' names sit (AN, per node, or NULL). */
+typedef struct
+{
+  WlNodeDecoder dec;
+  WlRawNode ra, rb;
+  const WlRawNames *an;
+  gsize known;  /* how many first bytes of the frames differing_node is given are alike */
+  NameNote *bn; /* where this file's differing frames' names sit */
+  guint n_bn, bn_cap;
+} Reading;
+
+/* Where the names of this file's frame V sit. */
+static void
+note_names (Reading *r, guint32 v, const WlRawNames *names)
+{
+  if (r->n_bn == r->bn_cap)
+    {
+      r->bn_cap = MAX (1024u, 2 * r->bn_cap);
+      r->bn = g_renew (NameNote, r->bn, r->bn_cap);
+    }
+  r->bn[r->n_bn++] = (NameNote) { v, *names };
+}
+
+/* Frames FA (of PREV's file) and FB that differ: *OUT is PREV's node N
+ * (node V) with the names FB gives it, when the two frames are the same
+ * node but for those names; else FALSE.  Where FA's names are known
+ * (R->an) and FB differs only within them, only those are read. */
+static gboolean
+differing_node (Reading *r, guint32 v, const guint8 *fa, gsize la, const guint8 *fb, gsize lb,
+                const WlNode *n, WlNode *out)
+{
+  WlRawNames bn;
+  if (r->an != NULL && r->an[v].clean
+      && wl_chakra_raw_names_against (fa, la, &r->an[v], fb, lb, r->known, &r->rb, &bn)
+      && wl_node_decode_raw_names (&r->rb, n, out))
+    {
+      /* FB decodes wherever FA does (its node is N, R->an[v] says), and
+       * as FA but for these names: what the walk below gives. */
+      note_names (r, v, &bn);
+      return TRUE;
+    }
+  WlNodeDecoder *dec = &r->dec;
+  WlRawNode *ra = &r->ra, *rb = &r->rb;
   WlNode na, nb;
   gboolean names_only;
   if (!wl_chakra_raw_node_against (fa, la, fb, lb, rb, &names_only))
@@ -114,6 +157,9 @@ differing_node (WlNodeDecoder *dec, WlRawNode *ra, WlRawNode *rb, const guint8 *
       out->peer_src = nb.peer_src;
       out->peer_dst = nb.peer_dst;
     }
+  /* FB read and decoded as a node of N's id and op. */
+  if (r->an != NULL && wl_raw_names_of (rb, &bn))
+    note_names (r, v, &bn);
   return TRUE;
 }
 
@@ -137,16 +183,40 @@ first_diff (const guint8 *a, const guint8 *b, gsize n)
     off += 4096;
   while (off + 64 <= n && memcmp (a + off, b + off, 64) == 0)
     off += 64;
-  while (off < n && a[off] == b[off])
-    off++;
-  return off;
+  /* The difference, if any, is in the next 64 bytes. */
+  return off + wl_common_prefix (a + off, b + off, MIN (n - off, (gsize) 64));
+}
+
+/* Patches as a delta gathers them (a GArray's append is a call per node). */
+typedef struct
+{
+  WlNodePatch *v;
+  guint32 n, cap;
+} Patches;
+
+/* Room in P for MORE patches. */
+static void
+patches_reserve (Patches *p, guint32 more)
+{
+  if (more <= p->cap - p->n)
+    return;
+  p->cap = MAX (p->n + more, MAX (16u, 2 * p->cap));
+  p->v = g_renew (WlNodePatch, p->v, p->cap);
+}
+
+static inline void
+patches_push (Patches *p, const WlNodePatch *x)
+{
+  if (p->n == p->cap)
+    patches_reserve (p, 1);
+  p->v[p->n++] = *x;
 }
 
 /* The patch of node V whose names are N's, appended to PATCHES when they
  * differ from BASE's node V (or ALWAYS). */
 static void
 patch_if_renamed (const WlGraph *base, guint32 v, const WlNode *n, gboolean always,
-                  GArray *patches)
+                  Patches *patches)
 {
   g_assert (base->nodes != NULL); /* a base is a full graph */
   const WlNode *b = &base->nodes[v];
@@ -168,7 +238,7 @@ patch_if_renamed (const WlGraph *base, guint32 v, const WlNode *n, gboolean alwa
     }
   else
     return;
-  g_array_append_val (patches, p);
+  patches_push (patches, &p);
 }
 
 /* PREV's nodes FROM .. END (its frames are this file's) into PATCHES:
@@ -176,7 +246,7 @@ patch_if_renamed (const WlGraph *base, guint32 v, const WlNode *n, gboolean alwa
  * other ranks or groups than BASE's. */
 static void
 carry_nodes (const WlGraph *prev, const WlGraph *base, guint32 from, guint32 end,
-             guint32 *hint, GArray *patches)
+             guint32 *hint, Patches *patches)
 {
   if (prev == base || from >= end)
     return;
@@ -194,7 +264,9 @@ carry_nodes (const WlGraph *prev, const WlGraph *base, guint32 from, guint32 end
       guint32 k = *hint, from_k = k;
       while (k < prev->n_patches && prev->patches[k].index < end)
         k++;
-      g_array_append_vals (patches, prev->patches + from_k, k - from_k);
+      patches_reserve (patches, k - from_k);
+      memcpy (patches->v + patches->n, prev->patches + from_k, (k - from_k) * sizeof *patches->v);
+      patches->n += k - from_k;
       *hint = k;
       return;
     }
@@ -211,7 +283,8 @@ carry_nodes (const WlGraph *prev, const WlGraph *base, guint32 from, guint32 end
  * with all its names (for a table over PREV's, wl_rename_table_over). */
 static gboolean
 delta_nodes (const WlGraph *prev, const WlGraph *base, const guint8 *prev_bytes,
-             gsize prev_len, const guint8 *bytes, gsize len, gboolean diffs, GArray *patches)
+             gsize prev_len, const guint8 *bytes, gsize len, gboolean diffs, Patches *patches,
+             Reading *r)
 {
   Walk wa = { prev_bytes, prev_len }, wb = { bytes, len };
   const guint8 *fa, *fb;
@@ -220,10 +293,7 @@ delta_nodes (const WlGraph *prev, const WlGraph *base, const guint8 *prev_bytes,
   if (!next_frame (&wa, &fa, &la) || !next_frame (&wb, &fb, &lb) || la != lb
       || memcmp (fa, fb, la) != 0)
     return FALSE;
-  WlNodeDecoder dec = { .path = prev->path, .kernels = wl_kernel_lists_new () };
-  WlRawNode ra, rb;
-  wl_raw_node_init (&ra);
-  wl_raw_node_init (&rb);
+  r->n_bn = 0;
   gboolean ok = TRUE;
   guint32 v = 0, hint = 0;
   while (ok && (wa.left > 0 || wb.left > 0))
@@ -248,17 +318,99 @@ delta_nodes (const WlGraph *prev, const WlGraph *base, const guint8 *prev_bytes,
       if (wa.left == 0 && wb.left == 0)
         break;
       WlNode tmp, out;
-      ok = v < prev->n_nodes && next_frame (&wa, &fa, &la) && next_frame (&wb, &fb, &lb)
-           && differing_node (&dec, &ra, &rb, fa, la, fb, lb,
-                              wl_graph_node_at (prev, v, &hint, &tmp), &out);
+      ok = v < prev->n_nodes && next_frame (&wa, &fa, &la) && next_frame (&wb, &fb, &lb);
+      /* The difference lies in this frame, or in its length. */
+      r->known = ok && stop > fa ? (gsize) (stop - fa) : 0;
+      ok = ok
+           && differing_node (r, v, fa, la, fb, lb, wl_graph_node_at (prev, v, &hint, &tmp),
+                              &out);
       if (ok)
         patch_if_renamed (base, v, &out, diffs, patches);
       v++;
     }
-  wl_raw_node_clear (&ra);
-  wl_raw_node_clear (&rb);
-  wl_kernel_lists_free (dec.kernels);
   return ok && v == prev->n_nodes;
+}
+
+/* G (a graph read against PREV, or NULL) given where its frames' names
+ * sit: PREV's AN (taken) with the differing frames' (R->bn). */
+static WlGraph *
+with_names (WlGraph *g, WlRawNames *an, Reading *r)
+{
+  if (g == NULL || an == NULL)
+    {
+      g_free (an);
+      return g;
+    }
+  for (guint k = 0; k < r->n_bn; k++)
+    an[r->bn[k].v] = r->bn[k].names;
+  g->frame_names = an;
+  return g;
+}
+
+
+/* PREV's frames' names (WlGraph.frame_names) for a read against it: taken
+ * when TAKE (PREV is the file before this one of its length, and the next
+ * of that length is read against this one), else copied (PREV stays the
+ * one its length's next file is read against); NULL when it has none. */
+static WlRawNames *
+prev_names (WlGraph *prev, gboolean take)
+{
+  /* Two reads against one graph (rare: loading one file at a time while
+   * announced files are decoded) take or copy them one at a time. */
+  static GMutex lock;
+  g_mutex_lock (&lock);
+  WlRawNames *an = prev->frame_names;
+  if (take)
+    prev->frame_names = NULL;
+  else if (an != NULL)
+    an = g_memdup2 (an, (gsize) prev->n_nodes * sizeof *an);
+  g_mutex_unlock (&lock);
+  return an;
+}
+
+/* wl_graph_delta's reading, with R, once PREV's node names are in hand. */
+static WlGraph *
+delta_graph (WlGraph *prev, WlGraph *base, const guint8 *prev_bytes, gsize prev_len,
+             const char *path, const guint8 *bytes, gsize len, Reading *r)
+{
+  /* As many patches as PREV's, most often (DP replicas and TP peers alike):
+   * room made once, not by doubling copies. */
+  /* Read against a table: the frames that differ only, and PREV's table
+   * with their names, when that is one map (the nodes in between need no
+   * walk: they name what PREV's table gives); else patches as below. */
+  if (prev->table != NULL)
+    {
+      Patches diffs = { 0 };
+      gboolean ok = delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, TRUE, &diffs, r);
+      WlRenameTable *t = ok ? wl_rename_table_over (base, prev->table, diffs.v, diffs.n) : NULL;
+      g_free (diffs.v);
+      if (!ok)
+        return NULL;
+      if (t != NULL)
+        return wl_graph_tabled_take (base, path, t);
+    }
+  Patches patches = { 0 };
+  patches_reserve (&patches, prev->nodes == NULL ? prev->n_patches + 16 : prev->n_nodes / 8);
+  if (!delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, FALSE, &patches, r))
+    {
+      g_free (patches.v);
+      return NULL;
+    }
+  guint32 n = patches.n;
+  /* A table when the patches follow one map and it takes less room. */
+  const WlNameSlots *s = n > 0 ? wl_graph_name_slots (base) : NULL;
+  if (s != NULL && wl_rename_table_bytes (s) <= (gsize) n * sizeof (WlNodePatch))
+    {
+      WlRenameTable *t = wl_rename_table_from_patches (base, patches.v, n);
+      if (t != NULL)
+        {
+          g_free (patches.v);
+          return wl_graph_tabled_take (base, path, t);
+        }
+    }
+  /* Held for the run: no room to spare. */
+  WlNodePatch *p = g_renew (WlNodePatch, patches.v, MAX (n, 1u));
+  return wl_graph_patched_take (base, path, p, n);
 }
 
 WlGraph *
@@ -275,43 +427,16 @@ wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len, const c
       || gzip_bytes (bytes, len) || wl_chakra_json_path (prev->path)
       || wl_chakra_json_path (path))
     return NULL;
-  /* As many patches as PREV's, most often (DP replicas and TP peers alike):
-   * room made once, not by doubling copies. */
-  /* Read against a table: the frames that differ only, and PREV's table
-   * with their names, when that is one map (the nodes in between need no
-   * walk: they name what PREV's table gives); else patches as below. */
-  if (prev->table != NULL)
-    {
-      g_autoptr (GArray) diffs = g_array_new (FALSE, FALSE, sizeof (WlNodePatch));
-      if (!delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, TRUE, diffs))
-        return NULL;
-      WlRenameTable *t = wl_rename_table_over (base, prev->table,
-                                               (const WlNodePatch *) diffs->data, diffs->len);
-      if (t != NULL)
-        return wl_graph_tabled_take (base, path, t);
-    }
-  GArray *patches = g_array_sized_new (FALSE, FALSE, sizeof (WlNodePatch),
-                                       prev->nodes == NULL ? prev->n_patches + 16
-                                                           : prev->n_nodes / 8);
-  if (!delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, FALSE, patches))
-    {
-      g_array_free (patches, TRUE);
-      return NULL;
-    }
-  guint32 n = patches->len;
-  /* A table when the patches follow one map and it takes less room. */
-  const WlNameSlots *s = n > 0 ? wl_graph_name_slots (base) : NULL;
-  if (s != NULL && wl_rename_table_bytes (s) <= (gsize) n * sizeof (WlNodePatch))
-    {
-      WlRenameTable *t = wl_rename_table_from_patches (base, (const WlNodePatch *) patches->data,
-                                                       n);
-      if (t != NULL)
-        {
-          g_array_free (patches, TRUE);
-          return wl_graph_tabled_take (base, path, t);
-        }
-    }
-  /* Held for the run: no room to spare. */
-  WlNodePatch *p = g_renew (WlNodePatch, g_array_free (patches, FALSE), MAX (n, 1u));
-  return wl_graph_patched_take (base, path, p, n);
+  Reading r = { .dec = { .path = prev->path, .kernels = wl_kernel_lists_new () } };
+  wl_raw_node_init (&r.ra);
+  wl_raw_node_init (&r.rb);
+  WlRawNames *an = prev_names (prev, prev_len == len);
+  r.an = an;
+  WlGraph *g = with_names (delta_graph (prev, base, prev_bytes, prev_len, path, bytes, len, &r),
+                           an, &r);
+  wl_raw_node_clear (&r.ra);
+  wl_raw_node_clear (&r.rb);
+  wl_kernel_lists_free (r.dec.kernels);
+  g_free (r.bn);
+  return g;
 }

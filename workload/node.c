@@ -521,13 +521,37 @@ raw_i32 (const WlRawNode *r, WlAttrKey key, gint32 *out)
   return TRUE;
 }
 
+/* A collective's names from R (its root, for a rooted KIND, and its
+ * group) into W; FALSE where decode_collective would fail on them. */
+static gboolean
+raw_coll_names (WlRawNode *r, SysCollKind kind, WlNode *w)
+{
+  gboolean ok;
+  w->root = WL_RANK_SELF;
+  if (sys_coll_kind_rooted (kind)
+      && (!raw_rank (r, WL_ATTR_COMM_ROOT, &w->root)
+          || (w->root == WL_RANK_SELF && !raw_rank (r, WL_ATTR_ROOT, &w->root))))
+    return FALSE;
+  const char *pg = raw_text (r, WL_ATTR_PG_NAME, &ok);
+  w->group = WL_GROUP_ALL;
+  return ok && (pg == NULL || group_id (pg, &w->group));
+}
+
+/* A send's or receive's names from R into W; FALSE where decode_node
+ * would fail on them. */
+static gboolean
+raw_peers (const WlRawNode *r, WlNode *w)
+{
+  return raw_rank (r, WL_ATTR_COMM_SRC, &w->peer_src)
+         && raw_rank (r, WL_ATTR_COMM_DST, &w->peer_dst);
+}
+
 /* decode_collective's fields, but the stream, from R; FALSE where it
  * would fail. */
 static gboolean
 raw_collective (WlRawNode *r, WlNode *w)
 {
   gint64 type;
-  gboolean ok;
   if (raw_int (r, WL_ATTR_COMM_TYPE, &type) <= 0 || kind_of (type) < 0)
     return FALSE;
   int kind = kind_of (type);
@@ -536,14 +560,7 @@ raw_collective (WlRawNode *r, WlNode *w)
   int size = raw_uint (r, WL_ATTR_COMM_SIZE, &w->bytes);
   if (size < 0 || (size == 0 && kind != SYS_COLL_BARRIER))
     return FALSE;
-  w->root = WL_RANK_SELF;
-  if (sys_coll_kind_rooted ((SysCollKind) kind)
-      && (!raw_rank (r, WL_ATTR_COMM_ROOT, &w->root)
-          || (w->root == WL_RANK_SELF && !raw_rank (r, WL_ATTR_ROOT, &w->root))))
-    return FALSE;
-  const char *pg = raw_text (r, WL_ATTR_PG_NAME, &ok);
-  w->group = WL_GROUP_ALL;
-  if (!ok || (pg != NULL && !group_id (pg, &w->group)))
+  if (!raw_coll_names (r, (SysCollKind) kind, w))
     return FALSE;
   w->involved = G_MAXUINT32;
   if ((r->seen & (1u << WL_ATTR_INVOLVED_DIM)) != 0)
@@ -590,9 +607,7 @@ raw_fields (WlRawNode *r, WlNode *w)
       if ((r->seen & (1u << WL_ATTR_EXCHANGE)) != 0)
         return FALSE;
       w->op = (int) r->type == CK_SEND ? WL_OP_SEND : WL_OP_RECV;
-      return raw_rank (r, WL_ATTR_COMM_SRC, &w->peer_src)
-             && raw_rank (r, WL_ATTR_COMM_DST, &w->peer_dst)
-             && raw_i32 (r, WL_ATTR_COMM_TAG, &w->tag)
+      return raw_peers (r, w) && raw_i32 (r, WL_ATTR_COMM_TAG, &w->tag)
              && raw_uint (r, WL_ATTR_COMM_SIZE, &w->bytes) >= 0;
     case CK_MEM_LOAD:
     case CK_MEM_STORE:
@@ -639,6 +654,29 @@ wl_node_decode_raw (WlNodeDecoder *d, WlRawNode *r, WlNode *out)
     d->unknown++;
   *out = w;
   return TRUE;
+}
+
+gboolean
+wl_node_decode_raw_names (WlRawNode *r, const WlNode *n, WlNode *out)
+{
+  g_return_val_if_fail (r != NULL && n != NULL && out != NULL, FALSE);
+  WlNode w = *n;
+  gboolean ok;
+  switch ((WlOp) n->op)
+    {
+    case WL_OP_COLL:
+      ok = raw_coll_names (r, (SysCollKind) n->coll_kind, &w);
+      break;
+    case WL_OP_SEND:
+    case WL_OP_RECV:
+      ok = raw_peers (r, &w);
+      break;
+    default:
+      return FALSE;
+    }
+  if (ok)
+    *out = w;
+  return ok;
 }
 
 /* The next node of R to FUNC, or its frame to RAW_FUNC when RAW (not

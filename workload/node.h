@@ -205,6 +205,7 @@ gboolean wl_trace_read (WlNodeDecoder *d, WlTraceNodeFunc func, gpointer data, G
 
 /* chakra_raw.h's frames read in place. */
 typedef struct _WlRawNode WlRawNode;
+typedef struct _WlRawNames WlRawNames;
 
 /* What a WlTraceRawFunc did with a frame. */
 typedef enum
@@ -234,5 +235,11 @@ gboolean wl_trace_read_raw (WlNodeDecoder *d, const WlTraceFuncs *funcs, gpointe
  * that decode would fail, for METADATA nodes, and for anything else this
  * path leaves to wl_node_decode. */
 gboolean wl_node_decode_raw (WlNodeDecoder *d, WlRawNode *raw, WlNode *out);
+
+/* N (a send, a receive or a collective) with the names RAW gives it (its
+ * ranks, or its root and group) as wl_node_decode_raw reads them, into
+ * *OUT: RAW needs only its name attributes (wl_chakra_raw_names_against).
+ * FALSE where that decode would fail on them, or N is another kind. */
+gboolean wl_node_decode_raw_names (WlRawNode *raw, const WlNode *n, WlNode *out);
 
 #endif /* ORRERY_WORKLOAD_NODE_H */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "support/testutil.h"
+#include "workload/chakra_raw.h"
 #include "workload/graph.h"
 #include "workload/graph_cache.h"
 
@@ -276,24 +277,35 @@ check_cache (const char *prefix, guint threads)
 /* A file read against a compact one keeps the earlier one's renamed nodes
  * where its frames are the same: ranks 1 and 2 name the same peers (not
  * rank 0's), rank 2 another group too. */
+/* BASE, V1 and V2 written as ranks 0 to 2 of the set PREFIX (their
+ * PATHS) and loaded in turn through CACHE into G. */
+static void
+load_three (const char *prefix, const Variant *v1, const Variant *v2, WlGraphCache *cache,
+            char *paths[3], WlGraph *g[3])
+{
+  write_variant (prefix, 0, &BASE);
+  write_variant (prefix, 1, v1);
+  write_variant (prefix, 2, v2);
+  for (guint32 i = 0; i < 3; i++)
+    {
+      paths[i] = rank_path (prefix, i);
+      g[i] = wl_graph_cache_load_limited (cache, paths[i], G_MAXUINT64, NULL, NULL);
+      ck_assert_ptr_nonnull (g[i]);
+    }
+}
+
 START_TEST (test_carried_renames)
 {
   g_autofree char *prefix = tu_scratch_path ("carry");
-  write_variant (prefix, 0, &BASE);
   Variant peers = BASE;
   peers.src = 1;
   peers.dst = 0;
   Variant both = peers;
   both.group = "6";
-  write_variant (prefix, 1, &peers);
-  write_variant (prefix, 2, &both);
   char *paths[3];
-  for (guint32 i = 0; i < 3; i++)
-    paths[i] = rank_path (prefix, i);
   g_autoptr (WlGraphCache) cache = wl_graph_cache_new_full (FALSE);
   WlGraph *g[3];
-  for (guint32 i = 0; i < 3; i++)
-    g[i] = wl_graph_cache_load_limited (cache, paths[i], G_MAXUINT64, NULL, NULL);
+  load_three (prefix, &peers, &both, cache, paths, g);
   ck_assert_ptr_eq (g[2]->base, g[0]);
   ck_assert_ptr_null (g[2]->nodes);
   /* Its two renamed nodes follow one map of rank 0's names: a table. */
@@ -388,6 +400,108 @@ START_TEST (test_cache_one_byte_off_loads_in_full)
 }
 END_TEST
 
+/* Where each node's frame names sit is kept from a full load (a send's
+ * and a collective's; not a compute node's), taken by the next file of
+ * its length read against it and passed on to that file's graph; a file
+ * of another length copies them (the earlier file keeps its own).  The
+ * graphs are each file's own load, node by node; a name that does not
+ * decode (pg_name "x") leaves the file to the full load, whose error
+ * names it. */
+START_TEST (test_frame_names_passed_on)
+{
+  g_autofree char *prefix = tu_scratch_path ("fnames");
+  write_variant (prefix, 0, &BASE);
+  Variant group = BASE, longer = BASE, both = BASE, word = BASE;
+  group.group = "6";
+  longer.group = "61";
+  both.group = "7";
+  both.src = 1;
+  both.dst = 0;
+  word.group = "x";
+  write_variant (prefix, 1, &group);
+  write_variant (prefix, 2, &longer);
+  write_variant (prefix, 3, &both);
+  write_variant (prefix, 4, &word);
+  g_autofree char *p0 = rank_path (prefix, 0);
+  g_autoptr (WlGraph) base = wl_graph_load (p0, NULL);
+  ck_assert_ptr_nonnull (base->frame_names);
+  ck_assert_uint_eq (base->frame_names[0].clean, 0);
+  ck_assert_uint_eq (base->frame_names[1].clean, 1);
+  ck_assert_uint_eq (base->frame_names[2].clean, 1);
+  /* The send names comm_src and comm_dst (and pg_name); the collective
+   * only pg_name. */
+  ck_assert_uint_ne (base->frame_names[1].at[0], 0);
+  ck_assert_uint_ne (base->frame_names[1].at[1], 0);
+  ck_assert_uint_eq (base->frame_names[2].at[0], 0);
+  ck_assert_uint_ne (base->frame_names[2].at[4], 0);
+  WlRawNames coll = base->frame_names[2];
+  /* Another length: copied. */
+  g_autoptr (WlGraph) d2 = delta_of (base, prefix, 2);
+  ck_assert_ptr_nonnull (d2);
+  ck_assert_ptr_nonnull (base->frame_names);
+  ck_assert_ptr_nonnull (d2->frame_names);
+  g_autofree char *path2 = rank_path (prefix, 2);
+  g_autoptr (WlGraph) full2 = wl_graph_load (path2, NULL);
+  assert_same_as_full (d2, full2, base);
+  /* The same length: taken, and the collective's name sits where it did. */
+  g_autoptr (WlGraph) d1 = delta_of (base, prefix, 1);
+  ck_assert_ptr_nonnull (d1);
+  ck_assert_ptr_null (base->frame_names);
+  ck_assert_ptr_nonnull (d1->frame_names);
+  ck_assert (memcmp (&d1->frame_names[2], &coll, sizeof coll) == 0);
+  g_autofree char *path1 = rank_path (prefix, 1);
+  g_autoptr (WlGraph) full1 = wl_graph_load (path1, NULL);
+  assert_same_as_full (d1, full1, base);
+  /* Rank 3 read against rank 1 by their names. */
+  g_autoptr (WlGraph) d3 = delta_of_paths (d1, prefix, 1, 3);
+  ck_assert_ptr_nonnull (d3);
+  ck_assert_ptr_null (d1->frame_names);
+  g_autofree char *path3 = rank_path (prefix, 3);
+  g_autoptr (WlGraph) full3 = wl_graph_load (path3, NULL);
+  assert_same_as_full (d3, full3, base);
+  /* pg_name "x": not read against rank 3; its load says why, naming the
+   * file and the node. */
+  ck_assert_ptr_null (delta_of_paths (d3, prefix, 3, 4));
+  g_autofree char *path4 = rank_path (prefix, 4);
+  GError *error = NULL;
+  ck_assert_ptr_null (wl_graph_load (path4, &error));
+  ck_assert_ptr_nonnull (error);
+  ck_assert_ptr_nonnull (strstr (error->message, path4));
+  ck_assert_ptr_nonnull (strstr (error->message, "pg_name"));
+  ck_assert_ptr_nonnull (strstr (error->message, "node 3"));
+  g_clear_error (&error);
+}
+END_TEST
+
+/* Through the cache: rank 1, another length but only in a group's name,
+ * is read against rank 0 (the last new file), not loaded in full; rank 2,
+ * rank 0's length, against rank 0 too, by the names rank 0's load noted. */
+START_TEST (test_cache_new_length_read_against_last)
+{
+  g_autofree char *prefix = tu_scratch_path ("newlen");
+  /* BASE but for the collective's group. */
+  const Variant longer = { 0, 1, 1000, 10, "61", 2 }, group = { 0, 1, 1000, 10, "7", 2 };
+  g_autoptr (WlGraphCache) cache = wl_graph_cache_new_full (FALSE);
+  char *paths[3];
+  WlGraph *g[3];
+  load_three (prefix, &longer, &group, cache, paths, g);
+  ck_assert_ptr_eq (g[1]->base, g[0]);
+  ck_assert_ptr_eq (g[2]->base, g[0]);
+  ck_assert_ptr_nonnull (g[2]->frame_names);
+  ck_assert_ptr_null (g[0]->frame_names);
+  for (guint32 i = 1; i < 3; i++)
+    {
+      g_autoptr (WlGraph) full = wl_graph_load (paths[i], NULL);
+      assert_same_as_full (g[i], full, g[0]);
+    }
+  for (guint32 i = 0; i < 3; i++)
+    {
+      wl_graph_unref (g[i]);
+      g_free (paths[i]);
+    }
+}
+END_TEST
+
 int
 main (void)
 {
@@ -395,6 +509,8 @@ main (void)
   TCase *tc = tu_tcase (s, "delta", tu_scratch_setup, tu_scratch_teardown, 0);
   tcase_add_test (tc, test_nodes_arrays);
   tcase_add_test (tc, test_names_only);
+  tcase_add_test (tc, test_frame_names_passed_on);
+  tcase_add_test (tc, test_cache_new_length_read_against_last);
   tcase_add_test (tc, test_other_differences_load_in_full);
   tcase_add_test (tc, test_carried_renames);
   tcase_add_test (tc, test_cache_reads_against_first_of_length);

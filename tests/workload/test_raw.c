@@ -372,6 +372,135 @@ START_TEST (test_names_only_frames)
 }
 END_TEST
 
+/* B read against A by their names alone (wl_chakra_raw_names_against, A's
+ * names from its own clean read, KNOWN 0 and every byte they share): TRUE
+ * or FALSE, the same both ways of KNOWN.  Where TRUE, B's node as
+ * wl_node_decode_raw_names gives it from A's node is what B's own read and
+ * decode give, and *BN where B's own read finds its names; *OUT that
+ * node. */
+static gboolean
+against_by_names (GBytes *a, GBytes *b, WlNode *out)
+{
+  gsize la, lb;
+  const guint8 *pa = g_bytes_get_data (a, &la), *pb = g_bytes_get_data (b, &lb);
+  WlRawNode ra, rb, rn;
+  wl_raw_node_init (&ra);
+  wl_raw_node_init (&rb);
+  wl_raw_node_init (&rn);
+  WlNodeDecoder d = { .path = "t.et" };
+  WlNode na, nb;
+  WlRawNames an, bn, own;
+  ck_assert (wl_chakra_raw_node (pa, la, &ra) && wl_node_decode_raw (&d, &ra, &na));
+  ck_assert (wl_raw_names_of (&ra, &an));
+  gsize known = wl_common_prefix (pa, pb, MIN (la, lb));
+  gboolean got = wl_chakra_raw_names_against (pa, la, &an, pb, lb, 0, &rn, &bn);
+  ck_assert_int_eq (wl_chakra_raw_names_against (pa, la, &an, pb, lb, known, &rn, &bn), got);
+  if (got && wl_node_decode_raw_names (&rn, &na, out))
+    {
+      ck_assert (wl_chakra_raw_node (pb, lb, &rb) && wl_node_decode_raw (&d, &rb, &nb));
+      tu_assert_same_node (out, &nb);
+      ck_assert (wl_raw_names_of (&rb, &own));
+      ck_assert (memcmp (&own, &bn, sizeof own) == 0);
+    }
+  wl_raw_node_clear (&ra);
+  wl_raw_node_clear (&rb);
+  wl_raw_node_clear (&rn);
+  return got;
+}
+
+/* A broadcast of 64 bytes (id 4) with the name attributes ROOTS names
+ * (comm_root then root; a negative value: none) and PG0, then PG1 when
+ * not NULL (two pg_name attributes). */
+static GBytes *
+bcast_frame (gint64 comm_root, gint64 root, const char *pg0, const char *pg1)
+{
+  ChakraProtoMsg__Node *n = tu_coll (4, CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BROADCAST, 64);
+  if (comm_root >= 0)
+    tu_node_attr_int (n, "comm_root", comm_root);
+  if (root >= 0)
+    tu_node_attr_int (n, "root", root);
+  tu_node_attr_string (n, "pg_name", pg0);
+  if (pg1 != NULL)
+    tu_node_attr_string (n, "pg_name", pg1);
+  return frame_of (n);
+}
+
+/* A frame that differs from an earlier one only within the name
+ * attributes the earlier one's read noted is read there alone, and gives
+ * what its own read gives; a difference anywhere else (a size, a second
+ * pg_name the reader does not keep), a cut frame, a name that does not
+ * read, or earlier names not noted as clean: no verdict. */
+START_TEST (test_names_against)
+{
+  WlNode w;
+  g_autoptr (GBytes) base = send_frame (0, 1, 1000, "5");
+  g_autoptr (GBytes) peers = send_frame (300, 70000, 1000, "5"); /* longer varints */
+  g_autoptr (GBytes) group = send_frame (0, 1, 1000, "61");
+  g_autoptr (GBytes) size = send_frame (3, 1, 2000, "5");
+  ck_assert (against_by_names (base, base, &w));
+  ck_assert_uint_eq (w.peer_src, 0);
+  ck_assert (against_by_names (base, peers, &w));
+  ck_assert_uint_eq (w.peer_src, 300);
+  ck_assert_uint_eq (w.peer_dst, 70000);
+  ck_assert (against_by_names (peers, base, &w));
+  ck_assert_uint_eq (w.peer_dst, 1);
+  /* A send's pg_name is read (the reader keeps it) but names nothing. */
+  ck_assert (against_by_names (base, group, &w));
+  ck_assert_uint_eq (w.peer_src, 0);
+  ck_assert (!against_by_names (base, size, &w));
+  /* A broadcast's root: comm_root's, else root's. */
+  g_autoptr (GBytes) r0 = bcast_frame (0, 0, "5", NULL);
+  g_autoptr (GBytes) r1 = bcast_frame (5, 6, "7", NULL);
+  ck_assert (against_by_names (r0, r1, &w));
+  ck_assert_uint_eq (w.root, 5);
+  ck_assert_uint_eq (w.group, 7);
+  g_autoptr (GBytes) f0 = bcast_frame (-1, 2, "5", NULL);
+  g_autoptr (GBytes) f1 = bcast_frame (-1, 6, "5", NULL);
+  ck_assert (against_by_names (f0, f1, &w));
+  ck_assert_uint_eq (w.root, 6);
+  ck_assert_uint_eq (w.group, 5);
+  /* The first pg_name is the one read: a second that differs is not
+   * looked at by name, so no verdict; a first that differs is read. */
+  g_autoptr (GBytes) two = bcast_frame (0, 0, "5", "7");
+  g_autoptr (GBytes) second = bcast_frame (0, 0, "5", "8");
+  g_autoptr (GBytes) first = bcast_frame (0, 0, "9", "7");
+  ck_assert (!against_by_names (two, second, &w));
+  ck_assert (against_by_names (two, first, &w));
+  ck_assert_uint_eq (w.group, 9);
+  /* A rank that does not decode (comm_src -1): the names are read, the
+   * node is not. */
+  g_autoptr (GBytes) negative = send_frame (-1, 1, 1000, "5");
+  gsize la, lb;
+  const guint8 *pa = g_bytes_get_data (base, &la), *pn = g_bytes_get_data (negative, &lb);
+  WlRawNode ra, rn;
+  wl_raw_node_init (&ra);
+  wl_raw_node_init (&rn);
+  WlNodeDecoder d = { .path = "t.et" };
+  WlNode na;
+  WlRawNames an, bn;
+  ck_assert (wl_chakra_raw_node (pa, la, &ra) && wl_node_decode_raw (&d, &ra, &na));
+  ck_assert (wl_raw_names_of (&ra, &an));
+  ck_assert (wl_chakra_raw_names_against (pa, la, &an, pn, lb, 0, &rn, &bn));
+  ck_assert (!wl_node_decode_raw_names (&rn, &na, &w));
+  /* A string name holding a NUL does not read; a cut frame; names not
+   * noted as clean. */
+  g_autofree guint8 *nul = g_memdup2 (pa, la);
+  guint8 *at = memmem (nul, la, "pg_name", 7);
+  ck_assert_ptr_nonnull (at);
+  /* The name, the value's tag (field 29: two bytes) and length, the value. */
+  ck_assert_uint_eq (at[10], '5');
+  at[10] = 0;
+  ck_assert (!wl_chakra_raw_names_against (pa, la, &an, nul, la, 0, &rn, &bn));
+  ck_assert (!wl_chakra_raw_node (nul, la, &rn));
+  ck_assert (!wl_chakra_raw_names_against (pa, la, &an, pa, la - 1, 0, &rn, &bn));
+  WlRawNames dirty = an;
+  dirty.clean = 0;
+  ck_assert (!wl_chakra_raw_names_against (pa, la, &dirty, pa, la, 0, &rn, &bn));
+  wl_raw_node_clear (&ra);
+  wl_raw_node_clear (&rn);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -381,5 +510,6 @@ main (void)
   tcase_add_test (tc, test_declined_nodes);
   tcase_add_test (tc, test_same_graph_as_decoded);
   tcase_add_test (tc, test_names_only_frames);
+  tcase_add_test (tc, test_names_against);
   return tu_run_suite (s);
 }
