@@ -625,6 +625,17 @@ exchanges_equal (const GPtrArray *a, const GPtrArray *b)
   return TRUE;
 }
 
+/* The rest of wl_graphs_alike, past the nodes (EDGES of them in all):
+ * nodes name kernel lists by number, so the same numbers must be the same
+ * lists. */
+static gboolean
+alike_past_nodes (const WlGraph *a, const WlGraph *b, guint64 edges)
+{
+  return memcmp (a->children, b->children, edges * sizeof (guint32)) == 0
+         && wl_kernel_lists_equal (a->kernels, b->kernels)
+         && exchanges_equal (a->exchanges, b->exchanges);
+}
+
 gboolean
 wl_graphs_alike (const WlGraph *a, const WlGraph *b,
                  gboolean (*same) (const WlNode *x, const WlNode *y))
@@ -643,9 +654,29 @@ wl_graphs_alike (const WlGraph *a, const WlGraph *b,
         return FALSE;
       edges += x->n_children;
     }
-  /* Nodes name kernel lists by number: the same numbers must be the same
-   * lists. */
-  return memcmp (a->children, b->children, edges * sizeof (guint32)) == 0
-         && wl_kernel_lists_equal (a->kernels, b->kernels)
-         && exchanges_equal (a->exchanges, b->exchanges);
+  return alike_past_nodes (a, b, edges);
+}
+
+gboolean
+wl_graphs_alike_shape (const WlGraph *a, const WlGraph *b,
+                       gboolean (*same) (const WlNode *x, const WlNode *y))
+{
+  if (a == b)
+    return TRUE;
+  if (a->n_nodes != b->n_nodes)
+    return FALSE;
+  guint64 edges = 0;
+  guint32 ha = 0, hb = 0;
+  const WlNode *sa = wl_graph_shape_nodes (a), *sb = wl_graph_shape_nodes (b);
+  for (guint32 v = 0; v < a->n_nodes; v++)
+    {
+      /* A collective's root may be renamed; any other node's is its
+       * shape's (wl_graph_root_at). */
+      if (!same (&sa[v], &sb[v])
+          || (sa[v].op == WL_OP_COLL ? wl_graph_root_at (a, v, &ha) != wl_graph_root_at (b, v, &hb)
+                                     : sa[v].root != sb[v].root))
+        return FALSE;
+      edges += sa[v].n_children;
+    }
+  return alike_past_nodes (a, b, edges);
 }

@@ -103,6 +103,24 @@ wl_graph_group_index_at (const WlGraph *g, guint32 v, guint32 *hint)
   return at < g->n_patches && g->patches[at].index == v ? g->patches[at].b : n->sys_group_index;
 }
 
+guint32
+wl_graph_root_at (const WlGraph *g, guint32 v, guint32 *hint)
+{
+  if (g->nodes != NULL)
+    return g->nodes[v].root;
+  const WlNode *n = &g->base->nodes[v];
+  if (n->op != WL_OP_COLL)
+    return n->root; /* renames name a collective's root only */
+  if (g->table != NULL)
+    {
+      /* wl_rename_apply's root: the table's rank where it maps the slot. */
+      guint32 b = g->base->slots->slot[(gsize) 2 * v + 1];
+      return b != WL_NO_SLOT ? g->table->rank_to[b] : n->root;
+    }
+  guint32 at = patch_find (g, v, hint);
+  return at < g->n_patches && g->patches[at].index == v ? g->patches[at].a : n->root;
+}
+
 const WlNode *
 wl_graph_shape_nodes (const WlGraph *g)
 {

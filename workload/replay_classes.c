@@ -138,14 +138,15 @@ p2p_peer (const WlNode *n)
   return WL_RANK_SELF;
 }
 
-/* Same node but for the ranks and groups it names. */
+/* Same node but for the ranks and groups it names and its root (compared
+ * by wl_graphs_alike_shape): reads nothing a rename changes. */
 static gboolean
 same_shape_node (const WlNode *x, const WlNode *y)
 {
   if (x->op != y->op || x->duration_ps != y->duration_ps || x->num_ops != y->num_ops
       || x->bytes != y->bytes || x->child_start != y->child_start
       || x->n_children != y->n_children || x->n_parents != y->n_parents
-      || x->priority != y->priority || x->involved != y->involved || x->root != y->root
+      || x->priority != y->priority || x->involved != y->involved
       || x->coll_kind != y->coll_kind || x->comm_stream != y->comm_stream)
     return FALSE;
   switch ((WlOp) x->op)
@@ -163,7 +164,7 @@ same_shape_node (const WlNode *x, const WlNode *y)
 }
 
 /* The graph whose nodes G's are but for the ranks and groups they name
- * (same_shape_node ignores those but roots): G's base, unless G moved a
+ * (same_shape ignores those but roots): G's base, unless G moved a
  * root, or G. */
 static const WlGraph *
 shape_of (const WlGraph *g)
@@ -174,7 +175,7 @@ shape_of (const WlGraph *g)
 static gboolean
 same_shape (const WlGraph *a, const WlGraph *b)
 {
-  return shape_of (a) == shape_of (b) || wl_graphs_alike (a, b, same_shape_node);
+  return shape_of (a) == shape_of (b) || wl_graphs_alike_shape (a, b, same_shape_node);
 }
 
 /* A hash of what same_shape compares (a cheap subset). */
