@@ -307,6 +307,12 @@ guint32 wl_graph_group_index_at (const WlGraph *g, guint32 v, guint32 *hint);
  * compact graph's root of a collective is its patch's or its table's,
  * else, and any other node's, its base's); HINT as there. */
 guint32 wl_graph_root_at (const WlGraph *g, guint32 v, guint32 *hint);
+/* The collectives of BASE (a base of tables) that read a distinct group
+ * of a graph renamed by a table, whatever the table: the first of each
+ * distinct (group slot, group index), by rising index (a new array of
+ * guint32).  A walk of such a graph's collectives meets each group it
+ * names first at one of these, in the same order. */
+GArray *wl_graph_group_firsts (const WlGraph *base);
 /* The nodes whose ops, sizes, times and dependencies G's are: G's, or its
  * base's when G is compact (they differ only in the names). */
 const WlNode *wl_graph_shape_nodes (const WlGraph *g);

@@ -34,11 +34,26 @@ graph_egress (AppPortBounds *b, NetGraph *graph)
     }
 }
 
+/* The nodes of GRAPH that graph_groups visits: when a table renames it,
+ * its base's wl_graph_group_firsts (cached in FIRSTS, by base); else NULL
+ * (every node). */
+static const GArray *
+nodes_to_visit (const WlGraph *graph, GHashTable *firsts)
+{
+  if (graph->nodes != NULL || graph->table == NULL)
+    return NULL;
+  GArray *a = g_hash_table_lookup (firsts, graph->base);
+  if (a == NULL)
+    g_hash_table_insert (firsts, graph->base, a = wl_graph_group_firsts (graph->base));
+  return a;
+}
+
 /* The distinct groups other than the world that GRAPH's collectives run on
- * (a new array of guint64).  A trace uses a handful of groups: a linear
- * search, after a check of the last one found, is enough. */
+ * (a new array of guint64), FIRSTS as nodes_to_visit's.  A trace uses a
+ * handful of groups: a linear search, after a check of the last one
+ * found, is enough. */
 static GArray *
-graph_groups (const WlReplay *replay, const WlGraph *graph)
+graph_groups (const WlReplay *replay, const WlGraph *graph, GHashTable *firsts)
 {
   GArray *ids = g_array_new (FALSE, FALSE, sizeof (guint64));
   guint64 last = SYS_GROUP_WORLD;
@@ -47,8 +62,11 @@ graph_groups (const WlReplay *replay, const WlGraph *graph)
    * else): only the collectives' group indices are read, and the group of
    * an index only when it is not the last one's (runs of one group). */
   const WlNode *shape = wl_graph_shape_nodes (graph);
-  for (guint32 i = 0; i < graph->n_nodes; i++)
+  const GArray *visit = nodes_to_visit (graph, firsts);
+  guint32 n_visit = visit != NULL ? visit->len : graph->n_nodes;
+  for (guint32 e = 0; e < n_visit; e++)
     {
+      guint32 i = visit != NULL ? g_array_index (visit, guint32, e) : e;
       if (shape[i].op != WL_OP_COLL)
         continue;
       guint32 index = wl_graph_group_index_at (graph, i, &hint);
@@ -100,6 +118,8 @@ app_port_bounds_new (const AppSim *sim)
   /* Ranks with byte-identical traces share a graph: read each once. */
   g_autoptr (GHashTable) per_graph = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
                                                             (GDestroyNotify) g_array_unref);
+  g_autoptr (GHashTable) firsts = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                                         (GDestroyNotify) g_array_unref);
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
       const WlGraph *graph = wl_replay_graph_compact (replay, r);
@@ -110,7 +130,10 @@ app_port_bounds_new (const AppSim *sim)
         }
       GArray *ids = g_hash_table_lookup (per_graph, graph);
       if (ids == NULL)
-        g_hash_table_insert (per_graph, (gpointer) graph, ids = graph_groups (replay, graph));
+        {
+          ids = graph_groups (replay, graph, firsts);
+          g_hash_table_insert (per_graph, (gpointer) graph, ids);
+        }
       for (guint i = 0; i < ids->len; i++)
         add_member (b, g_array_index (ids, guint64, i), r);
     }

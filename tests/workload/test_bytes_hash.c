@@ -1,9 +1,10 @@
 /* test_bytes_hash.c: the hash loading finds a file it may have seen by
  * (bytes_hash.h): the vector code (SSE2, AVX2 where the processor has it)
- * gives the plain C code's value, fed at once or in pieces; any one byte changed, any length, blocks or words
- * moved, change it; and the cache (graph_cache.h) takes a file for an
- * earlier one only when every byte is the same, wherever the one byte
- * that differs lies (the first block, a middle one, the last part-stripe).
+ * gives the plain C code's value, fed at once or in pieces; any one
+ * byte changed, any length, blocks or words moved, change it; and the
+ * cache (graph_cache.h) takes a file for an earlier one only when every
+ * byte is the same, wherever the one byte that differs lies (the first
+ * block, a middle one, the last 64 bytes).
  */
 #include <check.h>
 #include <string.h>

@@ -124,6 +124,10 @@ START_TEST (test_table_by_hand)
   ck_assert_uint_eq (s->n_firsts, 3);
   ck_assert_uint_eq (s->firsts[0], 1);
   ck_assert_uint_eq (s->firsts[2], 3);
+  /* The one collective reads the one group a table can rename. */
+  g_autoptr (GArray) firsts = wl_graph_group_firsts (base);
+  ck_assert_uint_eq (firsts->len, 1);
+  ck_assert_uint_eq (g_array_index (firsts, guint32, 0), 3);
   WlRenameTable *t = wl_rename_table_new (s);
   t->rank_to[0] = 2;
   t->rank_to[1] = 7;
