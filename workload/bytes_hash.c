@@ -21,8 +21,8 @@
 #define P5 0x27D4EB2F165667C5ull
 #define P32 0x9E3779B1u
 
-#define STRIPE 64 /* bytes: eight lanes of eight */
-#define STRIPES ((int) (WL_BYTES_HASH_BLOCK / STRIPE))
+#define STRIPE ((gsize) 64) /* bytes: eight lanes of eight */
+#define STRIPES (WL_BYTES_HASH_BLOCK / STRIPE)
 
 /* The per-position constants: stripe S of a block XORs its eight words
  * with KEY[2 S .. 2 S + 7] (each stripe's start 16-byte aligned, for the
@@ -74,9 +74,9 @@ lane (guint64 acc, guint64 v)
 
 /* Stripe S of a block, at P, into ACC. */
 static inline void
-stripe_c (guint64 *acc, const guint8 *p, int s)
+stripe_c (guint64 *acc, const guint8 *p, gsize s)
 {
-  for (int i = 0; i < 8; i++)
+  for (gsize i = 0; i < 8; i++)
     {
       guint64 d = load64 (p + 8 * i);
       guint64 k = d ^ key[2 * s + i];
@@ -90,9 +90,9 @@ blocks_c (guint64 *acc, const guint8 *p, gsize n)
 {
   for (gsize b = 0; b < n; b++, p += WL_BYTES_HASH_BLOCK)
     {
-      for (int s = 0; s < STRIPES; s++)
+      for (gsize s = 0; s < STRIPES; s++)
         stripe_c (acc, p + STRIPE * s, s);
-      for (int i = 0; i < 8; i++)
+      for (gsize i = 0; i < 8; i++)
         acc[i] = (acc[i] ^ (acc[i] >> 47) ^ key[SCRAMBLE + i]) * P32;
     }
 }
@@ -116,12 +116,12 @@ static void
 blocks_sse2 (guint64 *acc, const guint8 *p, gsize n)
 {
   __m128i a[4];
-  for (int j = 0; j < 4; j++)
+  for (gsize j = 0; j < 4; j++)
     a[j] = _mm_loadu_si128 ((const __m128i *) (acc + 2 * j));
   for (gsize b = 0; b < n; b++, p += WL_BYTES_HASH_BLOCK)
     {
-      for (int s = 0; s < STRIPES; s++)
-        for (int j = 0; j < 4; j++)
+      for (gsize s = 0; s < STRIPES; s++)
+        for (gsize j = 0; j < 4; j++)
           {
             __m128i d = _mm_loadu_si128 ((const __m128i *) (p + STRIPE * s + 16 * j));
             __m128i k = _mm_xor_si128 (d, _mm_load_si128 ((const __m128i *) (key + 2 * s
@@ -132,14 +132,14 @@ blocks_sse2 (guint64 *acc, const guint8 *p, gsize n)
             a[j] = _mm_add_epi64 (a[j], _mm_mul_epu32 (k, kh));
             a[j] = _mm_add_epi64 (a[j], _mm_shuffle_epi32 (d, _MM_SHUFFLE (1, 0, 3, 2)));
           }
-      for (int j = 0; j < 4; j++)
+      for (gsize j = 0; j < 4; j++)
         {
           __m128i x = _mm_xor_si128 (a[j], _mm_srli_epi64 (a[j], 47));
           x = _mm_xor_si128 (x, _mm_load_si128 ((const __m128i *) (key + SCRAMBLE + 2 * j)));
           a[j] = times_p32_sse2 (x);
         }
     }
-  for (int j = 0; j < 4; j++)
+  for (gsize j = 0; j < 4; j++)
     _mm_storeu_si128 ((__m128i *) (acc + 2 * j), a[j]);
 }
 
@@ -157,12 +157,12 @@ __attribute__ ((target ("avx2"))) static void
 blocks_avx2 (guint64 *acc, const guint8 *p, gsize n)
 {
   __m256i a[2];
-  for (int j = 0; j < 2; j++)
+  for (gsize j = 0; j < 2; j++)
     a[j] = _mm256_loadu_si256 ((const __m256i *) (acc + 4 * j));
   for (gsize b = 0; b < n; b++, p += WL_BYTES_HASH_BLOCK)
     {
-      for (int s = 0; s < STRIPES; s++)
-        for (int j = 0; j < 2; j++)
+      for (gsize s = 0; s < STRIPES; s++)
+        for (gsize j = 0; j < 2; j++)
           {
             __m256i d = _mm256_loadu_si256 ((const __m256i *) (p + STRIPE * s + 32 * j));
             __m256i k = _mm256_xor_si256 (d, _mm256_loadu_si256 ((const __m256i *) (key + 2 * s
@@ -171,7 +171,7 @@ blocks_avx2 (guint64 *acc, const guint8 *p, gsize n)
             a[j] = _mm256_add_epi64 (a[j], _mm256_mul_epu32 (k, kh));
             a[j] = _mm256_add_epi64 (a[j], _mm256_shuffle_epi32 (d, _MM_SHUFFLE (1, 0, 3, 2)));
           }
-      for (int j = 0; j < 2; j++)
+      for (gsize j = 0; j < 2; j++)
         {
           __m256i x = _mm256_xor_si256 (a[j], _mm256_srli_epi64 (a[j], 47));
           x = _mm256_xor_si256 (x, _mm256_loadu_si256 ((const __m256i *) (key + SCRAMBLE
@@ -179,7 +179,7 @@ blocks_avx2 (guint64 *acc, const guint8 *p, gsize n)
           a[j] = times_p32_avx2 (x);
         }
     }
-  for (int j = 0; j < 2; j++)
+  for (gsize j = 0; j < 2; j++)
     _mm256_storeu_si256 ((__m256i *) (acc + 4 * j), a[j]);
 }
 
@@ -234,7 +234,7 @@ wl_bytes_hash_end (const WlBytesHash *h, const guint8 *p, gsize len)
   /* The whole stripes past the last block, then the words and bytes past
    * them, as xxHash64 ends. */
   gsize i = len & ~(WL_BYTES_HASH_BLOCK - 1);
-  for (int s = 0; i + STRIPE <= len; s++, i += STRIPE)
+  for (gsize s = 0; i + STRIPE <= len; s++, i += STRIPE)
     stripe_c (acc, p + i, s);
   guint64 x = P5 + len;
   for (int k = 0; k < 8; k++)
