@@ -318,14 +318,21 @@ typedef struct
   guint64 v[5];
 } GroupUse;
 
+/* The hash of the N words at V. */
+static guint
+words_hash (const guint64 *v, guint n)
+{
+  guint64 h = 0;
+  for (guint i = 0; i < n; i++)
+    h = wl_classes_mix (h, v[i]);
+  return (guint) (h ^ (h >> 32));
+}
+
 static guint
 use_hash (gconstpointer p)
 {
   const GroupUse *u = p;
-  guint64 h = 0;
-  for (guint i = 0; i < G_N_ELEMENTS (u->v); i++)
-    h = wl_classes_mix (h, u->v[i]);
-  return (guint) (h ^ (h >> 32));
+  return words_hash (u->v, G_N_ELEMENTS (u->v));
 }
 
 static gboolean
@@ -347,10 +354,7 @@ static guint
 slot_use_hash (gconstpointer p)
 {
   const SlotUse *u = p;
-  guint64 h = 0;
-  for (guint i = 0; i < G_N_ELEMENTS (u->v); i++)
-    h = wl_classes_mix (h, u->v[i]);
-  return (guint) (h ^ (h >> 32));
+  return words_hash (u->v, G_N_ELEMENTS (u->v));
 }
 
 static gboolean
