@@ -48,42 +48,59 @@ nodes_to_visit (const WlGraph *graph, GHashTable *firsts)
   return a;
 }
 
-/* The distinct groups other than the world that GRAPH's collectives run on
- * (a new array of guint64), FIRSTS as nodes_to_visit's.  A trace uses a
+/* graph_groups' walk over a graph's collectives. */
+typedef struct
+{
+  const WlReplay *replay;
+  const WlGraph *graph;
+  GArray *ids;         /* the groups found (guint64) */
+  guint64 last;        /* the last group found */
+  guint32 hint;        /* wl_graph_group_index_at's */
+  guint32 last_index;  /* the last collective's group index */
+} GroupWalk;
+
+/* Collective I of W's graph: its group noted, when new.  A trace uses a
  * handful of groups: a linear search, after a check of the last one
  * found, is enough. */
+static inline void
+walk_coll (GroupWalk *w, guint32 i)
+{
+  guint32 index = wl_graph_group_index_at (w->graph, i, &w->hint);
+  if (index == w->last_index)
+    return; /* its group is LAST, or the world */
+  w->last_index = index;
+  guint64 g = wl_replay_group_at (w->replay, index);
+  if (g == SYS_GROUP_WORLD || g == w->last)
+    return;
+  w->last = g;
+  guint j = 0;
+  while (j < w->ids->len && g_array_index (w->ids, guint64, j) != g)
+    j++;
+  if (j == w->ids->len)
+    g_array_append_val (w->ids, g);
+}
+
+/* The distinct groups other than the world that GRAPH's collectives run on
+ * (a new array of guint64), FIRSTS as nodes_to_visit's. */
 static GArray *
 graph_groups (const WlReplay *replay, const WlGraph *graph, GHashTable *firsts)
 {
-  GArray *ids = g_array_new (FALSE, FALSE, sizeof (guint64));
-  guint64 last = SYS_GROUP_WORLD;
-  guint32 hint = 0, last_index = G_MAXUINT32;
+  GroupWalk w = { .replay = replay, .graph = graph, .last = SYS_GROUP_WORLD,
+                  .last_index = G_MAXUINT32 };
+  w.ids = g_array_new (FALSE, FALSE, sizeof (guint64));
   /* Ops are the shape's (a compact graph names other groups, nothing
    * else): only the collectives' group indices are read, and the group of
    * an index only when it is not the last one's (runs of one group). */
   const WlNode *shape = wl_graph_shape_nodes (graph);
   const GArray *visit = nodes_to_visit (graph, firsts);
-  guint32 n_visit = visit != NULL ? visit->len : graph->n_nodes;
-  for (guint32 e = 0; e < n_visit; e++)
-    {
-      guint32 i = visit != NULL ? g_array_index (visit, guint32, e) : e;
-      if (shape[i].op != WL_OP_COLL)
-        continue;
-      guint32 index = wl_graph_group_index_at (graph, i, &hint);
-      if (index == last_index)
-        continue; /* its group is LAST, or the world */
-      last_index = index;
-      guint64 g = wl_replay_group_at (replay, index);
-      if (g == SYS_GROUP_WORLD || g == last)
-        continue;
-      last = g;
-      guint j = 0;
-      while (j < ids->len && g_array_index (ids, guint64, j) != g)
-        j++;
-      if (j == ids->len)
-        g_array_append_val (ids, g);
-    }
-  return ids;
+  if (visit != NULL)
+    for (guint32 e = 0; e < visit->len; e++)
+      walk_coll (&w, g_array_index (visit, guint32, e));
+  else
+    for (guint32 i = 0; i < graph->n_nodes; i++)
+      if (shape[i].op == WL_OP_COLL)
+        walk_coll (&w, i);
+  return w.ids;
 }
 
 static void
