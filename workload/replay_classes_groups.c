@@ -409,26 +409,6 @@ first_uses (const WlReplay *r, const WlGraph *base, const WlGraph *g0)
   return out;
 }
 
-/* What first_uses depends on: the rank's base, and its class's first
- * rank's base of tables, or that rank itself. */
-typedef struct
-{
-  gconstpointer base, namer;
-} UsesKey;
-
-static guint
-uses_key_hash (gconstpointer p)
-{
-  const UsesKey *k = p;
-  return g_direct_hash (k->base) ^ (g_direct_hash (k->namer) * 31u);
-}
-
-static gboolean
-uses_key_equal (gconstpointer a, gconstpointer b)
-{
-  return memcmp (a, b, sizeof (UsesKey)) == 0;
-}
-
 /* The nodes of rank graph G (its class's first rank's G0) that
  * wl_classes_check_groups visits: first_uses, cached in FIRST, when G is
  * renamed by a table and G0 has its own nodes or is renamed by one; else
@@ -438,7 +418,9 @@ uses_to_visit (const WlReplay *r, const WlGraph *g, const WlGraph *g0, GHashTabl
 {
   if (g->nodes != NULL || g->table == NULL || (g0->nodes == NULL && g0->table == NULL))
     return NULL;
-  UsesKey key = { g->base, g0->nodes != NULL ? (gconstpointer) g0 : (gconstpointer) g0->base };
+  /* What first_uses depends on: the rank's base, and its class's first
+   * rank's base of tables, or that rank itself. */
+  ClassesPair key = { g->base, g0->nodes != NULL ? (gconstpointer) g0 : (gconstpointer) g0->base };
   GArray *a = g_hash_table_lookup (first, &key);
   if (a == NULL)
     {
@@ -475,7 +457,7 @@ wl_classes_check_groups (Classes *c, const char **why)
    * another then, or later at the same) so it is skipped.  Ranks renamed
    * alike meet the same few uses thousands of times. */
   g_autoptr (GHashTable) met = g_hash_table_new_full (use_hash, use_equal, g_free, NULL);
-  g_autoptr (GHashTable) first = g_hash_table_new_full (uses_key_hash, uses_key_equal, g_free,
+  g_autoptr (GHashTable) first = g_hash_table_new_full (wl_classes_pair_hash, wl_classes_pair_equal, g_free,
                                                        (GDestroyNotify) g_array_unref);
   RecentUse recent[RECENT_USES] = { { { 0 }, 0 } };
   /* The simulated ranks first: their groups are their own images. */
