@@ -1,6 +1,6 @@
 /* file_image.c: a trace file's bytes, mapped or read, and their hashes:
- * the 64-bit hash loading finds a file by (wl_bytes_hash), the SHA-256 a
- * report prints (wl_file_sha256) and the byte-for-byte comparison of a
+ * the 64-bit hash loading finds a file by (wl_bytes_hash, bytes_hash.c),
+ * the SHA-256 a report prints (wl_file_sha256) and the byte-for-byte comparison of a
  * file with an image (wl_file_image_same).  The cache of decoded graphs
  * that uses them is graph_cache.c. */
 #include "workload/graph_cache.h"
@@ -55,79 +55,6 @@ file_sha256_read (const char *path, GError **error)
       return NULL;
     }
   return g_strdup (g_checksum_get_string (sum));
-}
-
-/* xxHash64's primes (Yann Collet, xxHash, XXH_PRIME64_1 .. 5): odd
- * constants with well-spread bits, as any multiplicative hash needs. */
-#define P1 0x9E3779B185EBCA87ull
-#define P2 0xC2B2AE3D27D4EB4Full
-#define P3 0x165667B19E3779F9ull
-#define P4 0x85EBCA77C2B2AE63ull
-#define P5 0x27D4EB2F165667C5ull
-
-static inline guint64
-rotl64 (guint64 x, int r)
-{
-  return (x << r) | (x >> (64 - r));
-}
-
-static inline guint64
-load64 (const guint8 *p)
-{
-  guint64 v;
-  memcpy (&v, p, sizeof v);
-  return v;
-}
-
-static inline guint64
-lane (guint64 acc, guint64 v)
-{
-  return rotl64 (acc + v * P2, 31) * P1;
-}
-
-/* The four lanes, fed 32 bytes at a time. */
-typedef struct
-{
-  guint64 a, b, c, d;
-} Lanes;
-
-static inline void
-lanes_feed (Lanes *l, const guint8 *p, gsize n32)
-{
-  for (gsize i = 0; i < n32; i += 32)
-    {
-      l->a = lane (l->a, load64 (p + i));
-      l->b = lane (l->b, load64 (p + i + 8));
-      l->c = lane (l->c, load64 (p + i + 16));
-      l->d = lane (l->d, load64 (p + i + 24));
-    }
-}
-
-/* The hash of LEN bytes at P whose 32-byte blocks L has been fed. */
-static guint64
-hash_end (Lanes l, const guint8 *p, gsize len)
-{
-  gsize i = len & ~(gsize) 31;
-  guint64 h = rotl64 (l.a, 1) + rotl64 (l.b, 7) + rotl64 (l.c, 12) + rotl64 (l.d, 18) + P5 + len;
-  for (; i + 8 <= len; i += 8)
-    h = rotl64 (h ^ lane (0, load64 (p + i)), 27) * P1 + P4;
-  for (; i < len; i++)
-    h = rotl64 (h ^ (p[i] * P5), 11) * P1;
-  h ^= h >> 33;
-  h *= P2;
-  h ^= h >> 29;
-  h *= P3;
-  return h ^ (h >> 32);
-}
-
-#define LANES_INIT { P1 + P2, P2, 0, (guint64) 0 - P1 }
-
-guint64
-wl_bytes_hash (const guint8 *p, gsize len)
-{
-  Lanes l = LANES_INIT;
-  lanes_feed (&l, p, len & ~(gsize) 31);
-  return hash_end (l, p, len);
 }
 
 /* Files up to this size are read into the heap rather than mapped: a
@@ -254,7 +181,8 @@ image_read (WlFileImage *img, int fd, gsize len, gboolean hash)
   gsize cap;
   guint8 *buf = buffer_take (len, &cap);
   gsize got = 0, fed = 0;
-  Lanes l = LANES_INIT;
+  WlBytesHash h;
+  wl_bytes_hash_init (&h);
   while (buf != NULL && got < len)
     {
       ssize_t n = pread (fd, buf + got, MIN (len - got, READ_PIECE), (off_t) got);
@@ -265,8 +193,8 @@ image_read (WlFileImage *img, int fd, gsize len, gboolean hash)
       got += (gsize) n;
       if (hash)
         {
-          gsize upto = got & ~(gsize) 31;
-          lanes_feed (&l, buf + fed, upto - fed);
+          gsize upto = got & ~(WL_BYTES_HASH_BLOCK - 1);
+          wl_bytes_hash_feed (&h, buf + fed, upto - fed);
           fed = upto;
         }
     }
@@ -281,7 +209,7 @@ image_read (WlFileImage *img, int fd, gsize len, gboolean hash)
   img->len = len;
   if (hash)
     {
-      img->hash = hash_end (l, buf, len);
+      img->hash = wl_bytes_hash_end (&h, buf, len);
       img->hashed = TRUE;
     }
 }

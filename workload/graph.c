@@ -659,27 +659,78 @@ exchanges_equal (const GPtrArray *a, const GPtrArray *b)
   return TRUE;
 }
 
-gboolean
-wl_graphs_alike (const WlGraph *a, const WlGraph *b,
-                 gboolean (*same) (const WlNode *x, const WlNode *y))
+/* What graphs_alike reads of A and B: with SHAPE, their shape nodes SA and
+ * SB and their roots; else their own nodes (TA, TB for the copies). */
+typedef struct
+{
+  const WlGraph *a, *b;
+  const WlNode *sa, *sb;
+  guint32 ha, hb;
+  WlNode ta, tb;
+} AlikeWalk;
+
+/* Node V of W's graphs the same as SAME compares them; *EDGES counts its
+ * children. */
+static inline gboolean
+node_alike (AlikeWalk *w, guint32 v, gboolean (*same) (const WlNode *x, const WlNode *y),
+            guint64 *edges)
+{
+  const WlNode *x, *y;
+  if (w->sa != NULL)
+    {
+      x = &w->sa[v];
+      y = &w->sb[v];
+      /* A collective's root may be renamed; any other node's is its
+       * shape's (wl_graph_root_at). */
+      if (x->op == WL_OP_COLL
+            ? wl_graph_root_at (w->a, v, &w->ha) != wl_graph_root_at (w->b, v, &w->hb)
+            : x->root != y->root)
+        return FALSE;
+    }
+  else
+    {
+      x = wl_graph_node_at (w->a, v, &w->ha, &w->ta);
+      y = wl_graph_node_at (w->b, v, &w->hb, &w->tb);
+    }
+  *edges += x->n_children;
+  return same (x, y);
+}
+
+static gboolean
+graphs_alike (const WlGraph *a, const WlGraph *b, gboolean shape,
+              gboolean (*same) (const WlNode *x, const WlNode *y))
 {
   if (a == b)
     return TRUE;
   if (a->n_nodes != b->n_nodes)
     return FALSE;
   guint64 edges = 0;
-  guint32 ha = 0, hb = 0;
-  WlNode ta, tb;
-  for (guint32 v = 0; v < a->n_nodes; v++)
+  AlikeWalk w = { .a = a, .b = b };
+  if (shape)
     {
-      const WlNode *x = wl_graph_node_at (a, v, &ha, &ta);
-      if (!same (x, wl_graph_node_at (b, v, &hb, &tb)))
-        return FALSE;
-      edges += x->n_children;
+      w.sa = wl_graph_shape_nodes (a);
+      w.sb = wl_graph_shape_nodes (b);
     }
+  for (guint32 v = 0; v < a->n_nodes; v++)
+    if (!node_alike (&w, v, same, &edges))
+      return FALSE;
   /* Nodes name kernel lists by number: the same numbers must be the same
    * lists. */
   return memcmp (a->children, b->children, edges * sizeof (guint32)) == 0
          && wl_kernel_lists_equal (a->kernels, b->kernels)
          && exchanges_equal (a->exchanges, b->exchanges);
+}
+
+gboolean
+wl_graphs_alike (const WlGraph *a, const WlGraph *b,
+                 gboolean (*same) (const WlNode *x, const WlNode *y))
+{
+  return graphs_alike (a, b, FALSE, same);
+}
+
+gboolean
+wl_graphs_alike_shape (const WlGraph *a, const WlGraph *b,
+                       gboolean (*same) (const WlNode *x, const WlNode *y))
+{
+  return graphs_alike (a, b, TRUE, same);
 }

@@ -310,6 +310,16 @@ const WlNode *wl_graph_node_at (const WlGraph *g, guint32 v, guint32 *hint, WlNo
  * node V, without copying the node (a compact graph's group index is its
  * patch's or its table's, else its base's); HINT as there. */
 guint32 wl_graph_group_index_at (const WlGraph *g, guint32 v, guint32 *hint);
+/* wl_graph_node_at (G, V, HINT, ...)->root, without copying the node (a
+ * compact graph's root of a collective is its patch's or its table's,
+ * else, and any other node's, its base's); HINT as there. */
+guint32 wl_graph_root_at (const WlGraph *g, guint32 v, guint32 *hint);
+/* The collectives of BASE (a base of tables) that read a distinct group
+ * of a graph renamed by a table, whatever the table: the first of each
+ * distinct (group slot, group index), by rising index (a new array of
+ * guint32).  A walk of such a graph's collectives meets each group it
+ * names first at one of these, in the same order. */
+GArray *wl_graph_group_firsts (const WlGraph *base);
 /* The nodes whose ops, sizes, times and dependencies G's are: G's, or its
  * base's when G is compact (they differ only in the names). */
 const WlNode *wl_graph_shape_nodes (const WlGraph *g);
@@ -374,5 +384,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlGraph, wl_graph_unref)
  * replay's symmetry shortcut and its classes of ranks). */
 gboolean wl_graphs_alike (const WlGraph *a, const WlGraph *b,
                           gboolean (*same) (const WlNode *x, const WlNode *y));
+/* wl_graphs_alike with SAME comparing their shape nodes
+ * (wl_graph_shape_nodes), and the nodes' roots (wl_graph_root_at) compared
+ * here: for a SAME that reads no name a rename changes (groups of
+ * collectives, their group indices and roots, peers) but the root, which
+ * it leaves out.  No node of a compact graph is copied. */
+gboolean wl_graphs_alike_shape (const WlGraph *a, const WlGraph *b,
+                                gboolean (*same) (const WlNode *x, const WlNode *y));
 
 #endif /* ORRERY_WORKLOAD_GRAPH_H */

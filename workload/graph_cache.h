@@ -39,6 +39,7 @@
 
 #include <glib.h>
 
+#include "workload/bytes_hash.h"
 #include "workload/graph.h"
 
 /* The SHA-256 of the file at PATH (lower-case hex, newly allocated), read
@@ -47,14 +48,6 @@
  * prints; loading does not take it (wl_bytes_hash). */
 char *wl_file_sha256 (const char *path, GError **error);
 
-/* A 64-bit hash of LEN bytes at P (P may be NULL when LEN is 0), mixing in
- * LEN: every byte, in four independent multiply-rotate lanes (several
- * bytes a cycle; not cryptographic).  Loading finds a file it may have
- * seen by it and then compares every byte: no result rests on the hash.
- * (A sample of the bytes would not do: GPT-3's 1,024 generated traces,
- * all distinct, differ in so few places that a 64-byte sample of each
- * 4 KiB gave 422 hashes, and every meeting costs a comparison.) */
-guint64 wl_bytes_hash (const guint8 *p, gsize len);
 
 /* A file's bytes, read (mapped, over 64 MiB) and their hash, taken in one pass:
  * what loading needs to find a file it may have seen (then compared byte

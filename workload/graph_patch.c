@@ -103,6 +103,45 @@ wl_graph_group_index_at (const WlGraph *g, guint32 v, guint32 *hint)
   return at < g->n_patches && g->patches[at].index == v ? g->patches[at].b : n->sys_group_index;
 }
 
+guint32
+wl_graph_root_at (const WlGraph *g, guint32 v, guint32 *hint)
+{
+  if (g->nodes != NULL)
+    return g->nodes[v].root;
+  const WlNode *n = &g->base->nodes[v];
+  if (n->op != WL_OP_COLL)
+    return n->root; /* renames name a collective's root only */
+  if (g->table != NULL)
+    {
+      /* wl_rename_apply's root: the table's rank where it maps the slot. */
+      guint32 b = g->base->slots->slot[(gsize) 2 * v + 1];
+      return b != WL_NO_SLOT ? g->table->rank_to[b] : n->root;
+    }
+  guint32 at = patch_find (g, v, hint);
+  return at < g->n_patches && g->patches[at].index == v ? g->patches[at].a : n->root;
+}
+
+GArray *
+wl_graph_group_firsts (const WlGraph *base)
+{
+  g_return_val_if_fail (base != NULL && base->nodes != NULL && base->slots != NULL, NULL);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  for (guint32 v = 0; v < base->n_nodes; v++)
+    {
+      const WlNode *n = &base->nodes[v];
+      if (n->op != WL_OP_COLL)
+        continue;
+      /* The slot picks the table's index; the base's when it maps none. */
+      guint64 key = (guint64) base->slots->slot[(gsize) 2 * v] << 32 | n->sys_group_index;
+      if (g_hash_table_contains (seen, &key))
+        continue;
+      g_hash_table_add (seen, g_memdup2 (&key, sizeof key));
+      g_array_append_val (out, v);
+    }
+  return out;
+}
+
 const WlNode *
 wl_graph_shape_nodes (const WlGraph *g)
 {

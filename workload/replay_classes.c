@@ -138,14 +138,15 @@ p2p_peer (const WlNode *n)
   return WL_RANK_SELF;
 }
 
-/* Same node but for the ranks and groups it names. */
+/* Same node but for the ranks and groups it names and its root (compared
+ * by wl_graphs_alike_shape): reads nothing a rename changes. */
 static gboolean
 same_shape_node (const WlNode *x, const WlNode *y)
 {
   if (x->op != y->op || x->duration_ps != y->duration_ps || x->num_ops != y->num_ops
       || x->bytes != y->bytes || x->child_start != y->child_start
       || x->n_children != y->n_children || x->n_parents != y->n_parents
-      || x->priority != y->priority || x->involved != y->involved || x->root != y->root
+      || x->priority != y->priority || x->involved != y->involved
       || x->coll_kind != y->coll_kind || x->comm_stream != y->comm_stream)
     return FALSE;
   switch ((WlOp) x->op)
@@ -163,7 +164,7 @@ same_shape_node (const WlNode *x, const WlNode *y)
 }
 
 /* The graph whose nodes G's are but for the ranks and groups they name
- * (same_shape_node ignores those but roots): G's base, unless G moved a
+ * (same_shape ignores those but roots): G's base, unless G moved a
  * root, or G. */
 static const WlGraph *
 shape_of (const WlGraph *g)
@@ -171,10 +172,22 @@ shape_of (const WlGraph *g)
   return g->base != NULL && !g->roots_moved ? g->base : g;
 }
 
+/* Whether A and B have one shape (and roots): the answer for their
+ * shape_of pair, noted in MEMO (ClassesPair* -> 1 alike, 2 not), since
+ * graphs of one shape_of are alike.  Ranks of a class read against other
+ * files than its first rank's meet the same pair again and again. */
 static gboolean
-same_shape (const WlGraph *a, const WlGraph *b)
+same_shape (const WlGraph *a, const WlGraph *b, GHashTable *memo)
 {
-  return shape_of (a) == shape_of (b) || wl_graphs_alike (a, b, same_shape_node);
+  ClassesPair key = { shape_of (a), shape_of (b) };
+  if (key.a == key.b)
+    return TRUE;
+  gint known = GPOINTER_TO_INT (g_hash_table_lookup (memo, &key));
+  if (known != 0)
+    return known == 1;
+  gboolean alike = wl_graphs_alike_shape (a, b, same_shape_node);
+  g_hash_table_insert (memo, g_memdup2 (&key, sizeof key), GINT_TO_POINTER (alike ? 1 : 2));
+  return alike;
 }
 
 /* A hash of what same_shape compares (a cheap subset). */
@@ -263,6 +276,8 @@ initial_classes (Classes *c)
   g_autoptr (GArray) keys = g_array_sized_new (FALSE, FALSE, sizeof (guint64), c->n);
   g_array_set_size (keys, c->n);
   g_autoptr (GHashTable) graph_hash = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_autoptr (GHashTable) alike = g_hash_table_new_full (wl_classes_pair_hash,
+                                                       wl_classes_pair_equal, g_free, NULL);
   for (guint32 i = 0; i < c->n; i++)
     {
       const WlGraph *g = r->ranks[i].graph;
@@ -286,7 +301,7 @@ initial_classes (Classes *c)
        * the next key, until the rank's class or a free key is found. */
       guint32 *j;
       while ((j = g_hash_table_lookup (first, key)) != NULL
-             && !(same_shape (r->ranks[*j].graph, g)
+             && !(same_shape (r->ranks[*j].graph, g, alike)
                   && wl_params_rank_speed (&r->params, *j) == speed))
         *key = wl_classes_mix (*key, 1);
       if (j != NULL)

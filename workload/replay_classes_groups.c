@@ -318,14 +318,21 @@ typedef struct
   guint64 v[5];
 } GroupUse;
 
+/* The hash of the N words at V. */
+static guint
+words_hash (const guint64 *v, guint n)
+{
+  guint64 h = 0;
+  for (guint i = 0; i < n; i++)
+    h = wl_classes_mix (h, v[i]);
+  return (guint) (h ^ (h >> 32));
+}
+
 static guint
 use_hash (gconstpointer p)
 {
   const GroupUse *u = p;
-  guint64 h = 0;
-  for (guint i = 0; i < G_N_ELEMENTS (u->v); i++)
-    h = wl_classes_mix (h, u->v[i]);
-  return (guint) (h ^ (h >> 32));
+  return words_hash (u->v, G_N_ELEMENTS (u->v));
 }
 
 static gboolean
@@ -334,28 +341,66 @@ use_equal (gconstpointer a, gconstpointer b)
   return memcmp (a, b, sizeof (GroupUse)) == 0;
 }
 
+/* A use of a group as first_uses tells uses apart: the rank's group slot
+ * and its base's group index, the same two of the first rank's (or its
+ * own group index and no slot), the collective's kind, bytes and
+ * dimensions. */
+typedef struct
+{
+  guint64 v[7];
+} SlotUse;
+
+static guint
+slot_use_hash (gconstpointer p)
+{
+  const SlotUse *u = p;
+  return words_hash (u->v, G_N_ELEMENTS (u->v));
+}
+
+static gboolean
+slot_use_equal (gconstpointer a, gconstpointer b)
+{
+  return memcmp (a, b, sizeof (SlotUse)) == 0;
+}
+
+/* The slot and base group index by which G0 names node V's group: a
+ * graph of tables names it through its base's slot; one with its own
+ * nodes names it itself, with no slot. */
+static void
+namer_of (const WlGraph *g0, guint32 v, guint64 *slot, guint64 *index)
+{
+  if (g0->nodes != NULL)
+    *slot = WL_NO_SLOT, *index = g0->nodes[v].sys_group_index;
+  else
+    *slot = g0->base->slots->slot[(gsize) 2 * v],
+    *index = g0->base->nodes[v].sys_group_index;
+}
+
 /* The collectives of BASE (a base of tables) that a walk of a rank's
- * nodes must visit when the rank and its class's first rank are both
- * BASE renamed by tables (or BASE itself): the first of each distinct
- * use (its group slot, the base's group index, kind, bytes and
+ * nodes must visit when the rank is BASE renamed by a table and its
+ * class's first rank is G0, a graph with its own nodes or one renamed by
+ * a table (of any base): the first of each distinct use (the rank's
+ * group slot and base group index, G0's namer_of, kind, bytes and
  * dimensions), by rising index.  Each use names the same group and image
  * at every collective it has in such a rank, so the walk's first meeting
  * of each (group, image, kind, bytes, dimensions), in order, is at one
  * of these nodes: the check meets what a walk of every node meets, in
  * the same order, at the same nodes. */
 static GArray *
-first_uses (const WlReplay *r, const WlGraph *base)
+first_uses (const WlReplay *r, const WlGraph *base, const WlGraph *g0)
 {
   const WlNameSlots *s = base->slots;
   GArray *out = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autoptr (GHashTable) seen = g_hash_table_new_full (use_hash, use_equal, g_free, NULL);
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (slot_use_hash, slot_use_equal, g_free,
+                                                       NULL);
   for (guint32 v = 0; v < base->n_nodes; v++)
     {
       const WlNode *x = &base->nodes[v];
       if (!runs_coll (r, x))
         continue;
-      GroupUse u = { { s->slot[(gsize) 2 * v], x->sys_group_index, x->coll_kind, x->bytes,
-                       x->involved } };
+      SlotUse u = { { s->slot[(gsize) 2 * v], x->sys_group_index, 0, 0, x->coll_kind, x->bytes,
+                      x->involved } };
+      namer_of (g0, v, &u.v[2], &u.v[3]);
       if (g_hash_table_contains (seen, &u))
         continue;
       g_hash_table_add (seen, g_memdup2 (&u, sizeof u));
@@ -365,18 +410,22 @@ first_uses (const WlReplay *r, const WlGraph *base)
 }
 
 /* The nodes of rank graph G (its class's first rank's G0) that
- * wl_classes_check_groups visits: first_uses of their base when both are
- * it renamed by tables, cached in FIRST; else NULL (every node). */
+ * wl_classes_check_groups visits: first_uses, cached in FIRST, when G is
+ * renamed by a table and G0 has its own nodes or is renamed by one; else
+ * NULL (every node). */
 static const GArray *
 uses_to_visit (const WlReplay *r, const WlGraph *g, const WlGraph *g0, GHashTable *first)
 {
-  if (g->table == NULL || (g0 != g->base && (g0->table == NULL || g0->base != g->base)))
+  if (g->nodes != NULL || g->table == NULL || (g0->nodes == NULL && g0->table == NULL))
     return NULL;
-  GArray *a = g_hash_table_lookup (first, g->base);
+  /* What first_uses depends on: the rank's base, and its class's first
+   * rank's base of tables, or that rank itself. */
+  ClassesPair key = { g->base, g0->nodes != NULL ? (gconstpointer) g0 : (gconstpointer) g0->base };
+  GArray *a = g_hash_table_lookup (first, &key);
   if (a == NULL)
     {
-      a = first_uses (r, g->base);
-      g_hash_table_insert (first, g->base, a);
+      a = first_uses (r, g->base, g0);
+      g_hash_table_insert (first, g_memdup2 (&key, sizeof key), a);
     }
   return a;
 }
@@ -408,7 +457,7 @@ wl_classes_check_groups (Classes *c, const char **why)
    * another then, or later at the same) so it is skipped.  Ranks renamed
    * alike meet the same few uses thousands of times. */
   g_autoptr (GHashTable) met = g_hash_table_new_full (use_hash, use_equal, g_free, NULL);
-  g_autoptr (GHashTable) first = g_hash_table_new_full (NULL, NULL, NULL,
+  g_autoptr (GHashTable) first = g_hash_table_new_full (wl_classes_pair_hash, wl_classes_pair_equal, g_free,
                                                        (GDestroyNotify) g_array_unref);
   RecentUse recent[RECENT_USES] = { { { 0 }, 0 } };
   /* The simulated ranks first: their groups are their own images. */

@@ -42,6 +42,27 @@ wl_classes_mix (guint64 h, guint64 v)
   return h * 0xBF58476D1CE4E5B9ull;
 }
 
+/* Two things (graphs), a table's key: wl_classes_pair_hash and
+ * wl_classes_pair_equal. */
+typedef struct
+{
+  gconstpointer a, b;
+} ClassesPair;
+
+static inline guint
+wl_classes_pair_hash (gconstpointer p)
+{
+  const ClassesPair *k = p;
+  return g_direct_hash (k->a) ^ (g_direct_hash (k->b) * 31u);
+}
+
+static inline gboolean
+wl_classes_pair_equal (gconstpointer x, gconstpointer y)
+{
+  const ClassesPair *k = x, *l = y;
+  return k->a == l->a && k->b == l->b;
+}
+
 /* ---- replay_classes_groups.c ---------------------------------------------------------- */
 
 /* (4'): the ranks of C split by their places in the groups whose

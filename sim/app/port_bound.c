@@ -34,38 +34,73 @@ graph_egress (AppPortBounds *b, NetGraph *graph)
     }
 }
 
-/* The distinct groups other than the world that GRAPH's collectives run on
- * (a new array of guint64).  A trace uses a handful of groups: a linear
- * search, after a check of the last one found, is enough. */
-static GArray *
-graph_groups (const WlReplay *replay, const WlGraph *graph)
+/* The nodes of GRAPH that graph_groups visits: when a table renames it,
+ * its base's wl_graph_group_firsts (cached in FIRSTS, by base); else NULL
+ * (every node). */
+static const GArray *
+nodes_to_visit (const WlGraph *graph, GHashTable *firsts)
 {
-  GArray *ids = g_array_new (FALSE, FALSE, sizeof (guint64));
-  guint64 last = SYS_GROUP_WORLD;
-  guint32 hint = 0, last_index = G_MAXUINT32;
+  if (graph->nodes != NULL || graph->table == NULL)
+    return NULL;
+  GArray *a = g_hash_table_lookup (firsts, graph->base);
+  if (a == NULL)
+    g_hash_table_insert (firsts, graph->base, a = wl_graph_group_firsts (graph->base));
+  return a;
+}
+
+/* graph_groups' walk over a graph's collectives. */
+typedef struct
+{
+  const WlReplay *replay;
+  const WlGraph *graph;
+  GArray *ids;         /* the groups found (guint64) */
+  guint64 last;        /* the last group found */
+  guint32 hint;        /* wl_graph_group_index_at's */
+  guint32 last_index;  /* the last collective's group index */
+} GroupWalk;
+
+/* Collective I of W's graph: its group noted, when new.  A trace uses a
+ * handful of groups: a linear search, after a check of the last one
+ * found, is enough. */
+static inline void
+walk_coll (GroupWalk *w, guint32 i)
+{
+  guint32 index = wl_graph_group_index_at (w->graph, i, &w->hint);
+  if (index == w->last_index)
+    return; /* its group is LAST, or the world */
+  w->last_index = index;
+  guint64 g = wl_replay_group_at (w->replay, index);
+  if (g == SYS_GROUP_WORLD || g == w->last)
+    return;
+  w->last = g;
+  guint j = 0;
+  while (j < w->ids->len && g_array_index (w->ids, guint64, j) != g)
+    j++;
+  if (j == w->ids->len)
+    g_array_append_val (w->ids, g);
+}
+
+/* The distinct groups other than the world that GRAPH's collectives run on
+ * (a new array of guint64), FIRSTS as nodes_to_visit's. */
+static GArray *
+graph_groups (const WlReplay *replay, const WlGraph *graph, GHashTable *firsts)
+{
+  GroupWalk w = { .replay = replay, .graph = graph, .last = SYS_GROUP_WORLD,
+                  .last_index = G_MAXUINT32 };
+  w.ids = g_array_new (FALSE, FALSE, sizeof (guint64));
   /* Ops are the shape's (a compact graph names other groups, nothing
    * else): only the collectives' group indices are read, and the group of
    * an index only when it is not the last one's (runs of one group). */
   const WlNode *shape = wl_graph_shape_nodes (graph);
-  for (guint32 i = 0; i < graph->n_nodes; i++)
-    {
-      if (shape[i].op != WL_OP_COLL)
-        continue;
-      guint32 index = wl_graph_group_index_at (graph, i, &hint);
-      if (index == last_index)
-        continue; /* its group is LAST, or the world */
-      last_index = index;
-      guint64 g = wl_replay_group_at (replay, index);
-      if (g == SYS_GROUP_WORLD || g == last)
-        continue;
-      last = g;
-      guint j = 0;
-      while (j < ids->len && g_array_index (ids, guint64, j) != g)
-        j++;
-      if (j == ids->len)
-        g_array_append_val (ids, g);
-    }
-  return ids;
+  const GArray *visit = nodes_to_visit (graph, firsts);
+  if (visit != NULL)
+    for (guint32 e = 0; e < visit->len; e++)
+      walk_coll (&w, g_array_index (visit, guint32, e));
+  else
+    for (guint32 i = 0; i < graph->n_nodes; i++)
+      if (shape[i].op == WL_OP_COLL)
+        walk_coll (&w, i);
+  return w.ids;
 }
 
 static void
@@ -100,6 +135,8 @@ app_port_bounds_new (const AppSim *sim)
   /* Ranks with byte-identical traces share a graph: read each once. */
   g_autoptr (GHashTable) per_graph = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
                                                             (GDestroyNotify) g_array_unref);
+  g_autoptr (GHashTable) firsts = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                                         (GDestroyNotify) g_array_unref);
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
       const WlGraph *graph = wl_replay_graph_compact (replay, r);
@@ -110,7 +147,10 @@ app_port_bounds_new (const AppSim *sim)
         }
       GArray *ids = g_hash_table_lookup (per_graph, graph);
       if (ids == NULL)
-        g_hash_table_insert (per_graph, (gpointer) graph, ids = graph_groups (replay, graph));
+        {
+          ids = graph_groups (replay, graph, firsts);
+          g_hash_table_insert (per_graph, (gpointer) graph, ids);
+        }
       for (guint i = 0; i < ids->len; i++)
         add_member (b, g_array_index (ids, guint64, i), r);
     }

@@ -19,6 +19,7 @@
 #include "sim/error.h"
 #include "support/modes.h"
 #include "support/testutil.h"
+#include "workload/graph_cache.h"
 
 enum
 {
@@ -524,9 +525,12 @@ END_TEST
 
 /* A rank's process groups: pg 1 = {0,1}, 2 = {2,3}, 3 = {0,2}, 4 = {1,3}.
  * Each rank writes a metadata node and a chain of all-reduces (400 bytes)
- * on the groups GROUPS[r][0..1], after COMP_US[r] of compute. */
+ * on the groups GROUPS[r][0..1], after COMP_US[r] of compute named
+ * COMP_NAMES[r] (NULL: all "comp"; a name of another length makes a file
+ * of another length, read against none of the others). */
 static void
-write_grid (const char *const groups[4][2], const guint64 comp_us[4])
+write_grid_named (const char *const groups[4][2], const guint64 comp_us[4],
+                  const char *const comp_names[4])
 {
   g_autofree char *wl = tu_scratch_path ("wl");
   for (guint32 r = 0; r < 4; r++)
@@ -538,6 +542,11 @@ write_grid (const char *const groups[4][2], const guint64 comp_us[4])
                                 "{\"pg_name\": \"3\", \"ranks\": [0, 2]}, "
                                 "{\"pg_name\": \"4\", \"ranks\": [1, 3]}]");
       nodes[1] = tu_comp (2, comp_us[r]);
+      if (comp_names != NULL)
+        {
+          g_free (nodes[1]->name);
+          nodes[1]->name = g_strdup (comp_names[r]);
+        }
       tu_node_dep (nodes[1], 1);
       for (guint i = 0; i < 2; i++)
         {
@@ -547,6 +556,12 @@ write_grid (const char *const groups[4][2], const guint64 comp_us[4])
         }
       tu_write_rank (wl, r, nodes, 4);
     }
+}
+
+static void
+write_grid (const char *const groups[4][2], const guint64 comp_us[4])
+{
+  write_grid_named (groups, comp_us, NULL);
 }
 
 /* A 2 x 2 grid of groups used in the same order (TP then DP): one class of
@@ -582,6 +597,53 @@ START_TEST (test_group_order_differs)
   AppConfig cfg;
   exact_dim (&cfg, NET_DIM_SWITCH, 4);
   AppSim *sim = run_refused (&cfg, "process groups in different orders");
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+/* The grid with rank 3 alone running its groups in the other order, and
+ * ranks 2 and 3 of another file length than 0 and 1: rank 3 is rank 2's
+ * graph renamed by a table (groups 2 -> 4, 3 -> 2), of another base than
+ * its class's first rank, 0.  Rank 1 maps group 4 to 3, rank 3 maps it to
+ * rank 0's first group, 1: refused, found at rank 3 (each use of a base
+ * renamed by tables read once, against the first rank's own groups). */
+START_TEST (test_group_order_differs_other_base)
+{
+  const char *const groups[4][2] = { { "1", "3" }, { "1", "4" }, { "2", "3" }, { "4", "2" } };
+  const guint64 comp[4] = { 2, 2, 2, 2 };
+  const char *const names[4] = { "comp", "comp", "compute", "compute" };
+  write_grid_named (groups, comp, names);
+  {
+    /* Loaded as the run loads them (one at a time, through the cache). */
+    g_autoptr (WlGraphCache) cache = wl_graph_cache_new_full (FALSE);
+    g_autofree char *wl = tu_scratch_path ("wl");
+    WlGraph *g[4];
+    for (guint32 r = 0; r < 4; r++)
+      {
+        g_autofree char *path = g_strdup_printf ("%s.%u.et", wl, r);
+        g[r] = wl_graph_cache_load_limited (cache, path, G_MAXUINT64, NULL, NULL);
+        ck_assert_ptr_nonnull (g[r]);
+      }
+    ck_assert_ptr_nonnull (g[3]->table);
+    ck_assert_ptr_eq (g[3]->base, g[2]);
+    ck_assert_ptr_ne (g[3]->base, g[0]);
+    ck_assert_ptr_ne (g[3]->base, g[0]->base);
+    for (guint32 r = 0; r < 4; r++)
+      wl_graph_unref (g[r]);
+  }
+  AppConfig cfg;
+  exact_dim (&cfg, NET_DIM_SWITCH, 4);
+  AppSim *sim = run_refused (&cfg, "process groups in different orders");
+  app_sim_free (sim);
+  app_config_clear (&cfg);
+  /* Rank 3 in the grid's order ({2, 4}): one class, every rank alike. */
+  const char *const alike[4][2] = { { "1", "3" }, { "1", "4" }, { "2", "3" }, { "2", "4" } };
+  write_grid_named (alike, comp, names);
+  exact_dim (&cfg, NET_DIM_SWITCH, 4);
+  sim = run_classes (&cfg, 1, FALSE);
+  for (guint32 r = 1; r < 4; r++)
+    ck_assert_uint_eq (finish (sim, r), finish (sim, 0));
   app_sim_free (sim);
   app_config_clear (&cfg);
 }
@@ -941,6 +1003,7 @@ classes_suite (void)
   tcase_add_test (tc, test_compute_speeds);
   tcase_add_test (tc, test_group_grid);
   tcase_add_test (tc, test_group_order_differs);
+  tcase_add_test (tc, test_group_order_differs_other_base);
   tcase_add_test (tc, test_group_spans_classes);
   tcase_add_test (tc, test_group_spans_classes_partly);
   tcase_add_test (tc, test_groups_same_members);

@@ -211,7 +211,7 @@ START_TEST (test_image_hash)
   }
   /* Files over 128 KiB are read into buffers kept for the next read, and
    * hashed 256 KiB at a time as they are read: a file of 600 KiB and 5
-   * bytes (three pieces, a tail under the lanes' 32 bytes), then the
+   * bytes (three pieces, a tail under the hash's 1 KiB block), then the
    * 200 KiB one again into its larger buffer, give their bytes and the
    * hash of all of them at once. */
   gsize huge_len = 600 * 1024 + 5;
@@ -226,7 +226,7 @@ START_TEST (test_image_hash)
   wl_file_image_pool_drain ();
   assert_image (big);
   /* The hash changes with any byte and with the length (every length
-   * around the four lanes' 32-byte stride and the 8-byte tail). */
+   * around the 64-byte stripe and the 8-byte tail). */
   guint8 buf[100];
   for (guint i = 0; i < sizeof buf; i++)
     buf[i] = (guint8) (i * 131 + 7);

@@ -74,11 +74,13 @@ static void
 assert_reads_as (WlGraph *d, const WlGraph *full)
 {
   WlNode tmp;
-  guint32 hint = 0, hint_group = 0;
+  guint32 hint = 0, hint_group = 0, hint_root = 0;
   ck_assert_uint_eq (d->n_nodes, full->n_nodes);
   for (guint32 v = 0; v < d->n_nodes; v++)
     {
       tu_assert_same_node (wl_graph_node_at (d, v, &hint, &tmp), &full->nodes[v]);
+      /* Its root read alone (any node) is the node's. */
+      ck_assert_uint_eq (wl_graph_root_at (d, v, &hint_root), full->nodes[v].root);
       /* A collective's group index read alone is the node's. */
       if (full->nodes[v].op == WL_OP_COLL)
         ck_assert_uint_eq (wl_graph_group_index_at (d, v, &hint_group),
@@ -88,6 +90,14 @@ assert_reads_as (WlGraph *d, const WlGraph *full)
   ck_assert_ptr_null (d->table);
   for (guint32 v = 0; v < d->n_nodes; v++)
     tu_assert_same_node (&d->nodes[v], &full->nodes[v]);
+}
+
+/* The same node but for its names and root (what renames change). */
+static gboolean
+same_but_names (const WlNode *x, const WlNode *y)
+{
+  return x->op == y->op && x->duration_ps == y->duration_ps && x->bytes == y->bytes
+         && x->n_children == y->n_children && x->n_parents == y->n_parents;
 }
 
 /* The base names ranks 0 and 3 and group 5; the table sends 0 to 2, 3 to
@@ -114,6 +124,10 @@ START_TEST (test_table_by_hand)
   ck_assert_uint_eq (s->n_firsts, 3);
   ck_assert_uint_eq (s->firsts[0], 1);
   ck_assert_uint_eq (s->firsts[2], 3);
+  /* The one collective reads the one group a table can rename. */
+  g_autoptr (GArray) firsts = wl_graph_group_firsts (base);
+  ck_assert_uint_eq (firsts->len, 1);
+  ck_assert_uint_eq (g_array_index (firsts, guint32, 0), 3);
   WlRenameTable *t = wl_rename_table_new (s);
   t->rank_to[0] = 2;
   t->rank_to[1] = 7;
@@ -137,6 +151,17 @@ START_TEST (test_table_by_hand)
   p[2] = (WlNodePatch) { .index = 3, .group = 9, .a = WL_RANK_SELF,
                          .b = base->nodes[3].sys_group_index };
   g_autoptr (WlGraph) pg = wl_graph_patched_take (base, "patched.et", p, 3);
+  /* Alike but for names, the table's and the patches' graph; not so one
+   * whose collective's root a patch moves to rank 2 (read without a copy
+   * of the node, wl_graph_root_at). */
+  WlNodePatch *q = g_memdup2 (p, 3 * sizeof *p);
+  q[2].a = 2;
+  g_autoptr (WlGraph) rooted = wl_graph_patched_take (base, "rooted.et", q, 3);
+  ck_assert_uint_eq (wl_graph_root_at (rooted, 3, NULL), 2);
+  ck_assert_uint_eq (wl_graph_root_at (pg, 3, NULL), WL_RANK_SELF);
+  ck_assert (wl_graphs_alike_shape (g, pg, same_but_names));
+  ck_assert (!wl_graphs_alike_shape (g, rooted, same_but_names));
+  ck_assert (!wl_graphs_alike_shape (rooted, pg, same_but_names));
   g_autoptr (GHashTable) map = g_hash_table_new (g_int64_hash, g_int64_equal);
   static const guint64 nine = 9;
   g_hash_table_insert (map, (gpointer) &nine, GUINT_TO_POINTER (4));
