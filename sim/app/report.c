@@ -375,7 +375,7 @@ add_exchange_rows (AppJsonOut *j, const AppSim *sim)
       app_json_out_string (j, "name", x->name);
       app_json_out_int (j, "ranks", x->ranks);
       app_json_out_uint (j, "count", x->msgs);
-      app_json_out_uint (j, "bytes", x->bytes);
+      app_json_out_uint (j, "size_bytes", x->bytes);
       add_time (j, "total_ns", x->done - MIN (x->first, x->done));
       add_time (j, "late_joins_ns", x->last_join - MIN (x->first, x->last_join));
       add_double (j, "algbw_GBps", alg / 1e9, bw);
@@ -400,7 +400,7 @@ add_collectives (AppJsonOut *j, const AppSim *sim)
       app_json_out_int (j, "ranks", st->ranks);
       app_json_out_string (j, "algorithm", st->algorithm);
       app_json_out_uint (j, "count", st->count);
-      app_json_out_uint (j, "bytes", st->bytes);
+      app_json_out_uint (j, "size_bytes", app_coll_row_size (st));
       add_time (j, "total_ns", st->busy);
       add_time (j, "mean_ns", st->busy / st->count);
       add_time (j, "late_joins_ns", st->wait);
