@@ -622,11 +622,15 @@ add_overview (AppJsonOut *j, const AppSim *sim)
   app_json_out_int (j, "bins", OVERVIEW_BINS);
   app_json_out_uint (j, "bin_ps", end / OVERVIEW_BINS);
   app_json_out_begin_array (j, "ranks");
-  double comp[OVERVIEW_BINS], comm[OVERVIEW_BINS];
+  double comp[OVERVIEW_BINS], comm[OVERVIEW_BINS], bubble[OVERVIEW_BINS];
+  /* The bubble where ranks[] gives it (pipeline_bubble_ns), so that the
+   * plot draws it apart in both. */
+  gboolean split = app_efficiency_reported (sim);
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
       GError *error = NULL;
-      if (!wl_activity_bins (replay, r, end, OVERVIEW_BINS, comp, comm, &error)
+      if (!wl_activity_bins (replay, r, end, OVERVIEW_BINS, comp, comm, split ? bubble : NULL,
+                             &error)
           && error != NULL)
         {
           app_json_out_fail (j, error);
@@ -636,6 +640,8 @@ add_overview (AppJsonOut *j, const AppSim *sim)
       app_json_out_int (j, "rank", r);
       add_fractions (j, "compute", comp, OVERVIEW_BINS);
       add_fractions (j, "comm", comm, OVERVIEW_BINS);
+      if (split)
+        add_fractions (j, "bubble", bubble, OVERVIEW_BINS);
       app_json_out_end_object (j);
     }
   app_json_out_end_array (j);
