@@ -59,6 +59,8 @@ on_signal (int sig)
         sigaction (sig, &old_action[k], NULL);
       }
   raise (sig);
+  /* cppcheck-suppress unreachableCode ; raise returns where the action is a
+   * handler that returns, or once the signal is unblocked */
   errno = saved_errno;
 }
 

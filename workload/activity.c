@@ -55,10 +55,10 @@ counted (const WlGraph *g, guint32 rank, const WlNodeRecord *rec, guint32 v, Cha
   const WlNode *n = &g->nodes[v];
   WlOp op = (WlOp) n->op;
   gboolean remote = op == WL_OP_RECV && n->peer_src != WL_RANK_SELF && n->peer_src != rank;
-  c->comp = op == WL_OP_COMP;
-  c->comm = op == WL_OP_COLL || op == WL_OP_SEND || op == WL_OP_RECV;
-  c->exch = remote && n->exchange != 0;
-  c->recv = remote && n->exchange == 0;
+  c->comp = (gint8) (op == WL_OP_COMP);
+  c->comm = (gint8) (op == WL_OP_COLL || op == WL_OP_SEND || op == WL_OP_RECV);
+  c->exch = (gint8) (remote && n->exchange != 0);
+  c->recv = (gint8) (remote && n->exchange == 0);
   return (c->comp || c->comm) && rec[v].end != SIM_TIME_MAX && rec[v].end != rec[v].start;
 }
 
