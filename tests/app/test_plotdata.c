@@ -365,9 +365,10 @@ END_TEST
  * comm that holds it is refused: test_bad_overview). */
 START_TEST (test_bubble_overview)
 {
-  plot_ok (with_overview ("{ \"bins\": 2, \"bin_ps\": 3, \"ranks\": [ { \"rank\": 0,"
-                          " \"compute\": [0.25, 0], \"comm\": [0.5, 1],"
-                          " \"bubble\": [0.375, 1] } ] }"));
+  g_autofree char *report = with_overview ("{ \"bins\": 2, \"bin_ps\": 3, \"ranks\": [ {"
+                                           " \"rank\": 0, \"compute\": [0.25, 0],"
+                                           " \"comm\": [0.5, 1], \"bubble\": [0.375, 1] } ] }");
+  plot_ok (report);
   g_autofree char *ov = read_out ("overview.dat");
   ck_assert_str_eq (ov, "# time_ms rank compute comm idle bubble "
                         "(bin middle; shares of the bin, adding up to 1; comm less the "
