@@ -59,8 +59,9 @@ timeline_gp () {
   prologue_gp
   cat <<'EOF'
 # Three panels of rank (rank 0 on top) against time, one per activity,
-# four where the report gives the pipeline bubble (native runs), which is
-# then drawn apart from exposed communication, as in the ranks plot: each
+# four where the report has a pipeline bubble (native runs with pipeline
+# stages), which is drawn apart from exposed communication, as in the
+# ranks plot: each
 # cell is shaded by the activity's share of the rank's time bin, from
 # white (none of the bin) to the activity's colour (all of it), so that a
 # rank half computing and half waiting on communication shows in both.

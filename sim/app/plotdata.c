@@ -54,7 +54,7 @@ typedef struct
   guint64 sim_time;
   GArray *ranks; /* PlotRank, indexed by rank */
   gboolean has_overview;
-  gboolean has_bubble; /* the overview's ranks give the bubble */
+  gboolean has_bubble; /* some bin of the overview has a bubble */
   guint bins;
   guint64 bin_ps;
   GArray *shares; /* PlotShare: the overview, rank by rank, bin by bin */
@@ -392,12 +392,8 @@ parse_overview_rank (PlotReport *rep, JsonArray *ranks, guint i, GError **error)
     return FALSE;
   /* A native report's ranks give the bubble, the part of comm that the
    * plot draws apart, as ranks.dat's pipeline_bubble_ms. */
-  if (json_object_has_member (at.obj, "bubble"))
-    {
-      if (!get_fractions (&at, "bubble", bubble, error))
-        return FALSE;
-      rep->has_bubble = TRUE;
-    }
+  if (json_object_has_member (at.obj, "bubble") && !get_fractions (&at, "bubble", bubble, error))
+    return FALSE;
   for (guint b = 0; b < rep->bins; b++)
     {
       /* Compute and communication in flight without compute exclude each
@@ -417,6 +413,7 @@ parse_overview_rank (PlotReport *rep, JsonArray *ranks, guint i, GError **error)
           return FALSE;
         }
       PlotShare share = bin_share (compute[b], comm[b], bubble[b]);
+      rep->has_bubble |= share.bubble > 0;
       g_array_append_val (rep->shares, share);
     }
   return TRUE;

@@ -38,7 +38,8 @@
  *                 comm, as ranks.dat does, so the four add up to 1.
  *   meta.gp       gnuplot assignments (also easy to read from a shell):
  *                 schema_version, simulated_ms, ranks, overview (0 or 1),
- *                 bubble (1 when the overview gives the bubble), bins,
+ *                 bubble (1 when some bin of the overview has a pipeline
+ *                 bubble: scripts/plot draws its panel then), bins,
  *                 bin_ms.
  *
  * Validation: schema_version must be 1 or 2; ranks[i].rank must be i; a

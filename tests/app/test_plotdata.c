@@ -378,6 +378,14 @@ START_TEST (test_bubble_overview)
                         "\n");
   g_autofree char *meta = read_out ("meta.gp");
   ck_assert (strstr (meta, "\nbubble = 1\n") != NULL);
+  /* A native run without pipeline stages gives a bubble of 0 everywhere:
+   * no bubble panel (meta.gp's bubble = 0). */
+  g_autofree char *none = with_overview ("{ \"bins\": 1, \"bin_ps\": 5, \"ranks\": [ {"
+                                         " \"rank\": 0, \"compute\": [1], \"comm\": [0],"
+                                         " \"bubble\": [0] } ] }");
+  plot_ok (none);
+  g_autofree char *meta0 = read_out ("meta.gp");
+  ck_assert (strstr (meta0, "\nbubble = 0\n") != NULL);
 }
 END_TEST
 
