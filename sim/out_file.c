@@ -45,6 +45,10 @@ static GMutex slot_lock;
 static void
 on_signal (int sig)
 {
+  /* The action put back may be a handler that returns (the planner's, which
+   * notes an interrupt): the code interrupted must then find errno as it
+   * left it, not an unlink's ENOENT. */
+  int saved_errno = errno;
   for (int i = 0; i < OUT_FILE_SLOTS; i++)
     if (slot_used[i])
       unlink (slot_path[i]);
@@ -55,6 +59,9 @@ on_signal (int sig)
         sigaction (sig, &old_action[k], NULL);
       }
   raise (sig);
+  /* cppcheck-suppress unreachableCode ; raise returns where the action is a
+   * handler that returns, or once the signal is unblocked */
+  errno = saved_errno;
 }
 
 /* Install on_signal where it is not (slot_lock held). */

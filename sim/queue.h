@@ -68,6 +68,19 @@
 #include "sim/sched.h"
 #include "sim/simtime.h"
 
+/* Builds under AddressSanitizer (make check-asan, the fuzz targets) check
+ * what the release build trusts of sim_queue_push_trusted()'s caller: a
+ * push below the last entry popped would be popped next, the clock going
+ * back, and nothing else would tell.  The check costs a store a pop and a
+ * test a push, which the release build does not pay. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SIM_QUEUE_CHECKED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SIM_QUEUE_CHECKED 1
+#endif
+#endif
+
 /* One scheduled event: 32 bytes. */
 typedef struct
 {
@@ -144,6 +157,9 @@ struct _SimQueue
   SimQueueBucket spares[SIM_QUEUE_SPARES];
   guint n_spares;
   gsize spare_cap; /* their total capacity, in entries */
+  /* SIM_QUEUE_CHECKED builds: the time of the last entry popped (0 until
+   * one is), below which sim_queue_push_trusted() must not push. */
+  SimTime popped;
 };
 
 /* A new, empty queue with floor 0.  Free with sim_queue_free(). */
@@ -225,11 +241,14 @@ sim_queue_try_push (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
 /* A whole push of the event fn (data, arg) at time, inline: the common
  * case calls nothing.  As sim_sched_at() without its checks: fn must not
  * be NULL nor time below the scheduler's now, which the caller
- * guarantees. */
+ * guarantees (asserted in SIM_QUEUE_CHECKED builds only). */
 G_ALWAYS_INLINE static inline void
 sim_queue_push_trusted (SimQueue *queue, SimTime time, SimHandler fn, gpointer data,
                         guint64 arg)
 {
+#ifdef SIM_QUEUE_CHECKED
+  g_assert (fn != NULL && time >= queue->popped);
+#endif
   if (G_UNLIKELY (!sim_queue_try_push (queue, time, fn, data, arg)))
     sim_queue_push (queue, time, fn, data, arg);
 }
@@ -248,6 +267,9 @@ sim_queue_pop_until (SimQueue *queue, SimTime until)
   if (entry->time > until)
     return NULL;
   queue->head++;
+#ifdef SIM_QUEUE_CHECKED
+  queue->popped = entry->time;
+#endif
   return entry;
 }
 

@@ -1,4 +1,5 @@
-/* activity.c: a rank's compute and exposed communication per time bin. */
+/* activity.c: a rank's compute, exposed communication and pipeline bubble per
+ * time bin. */
 #include "workload/activity.h"
 
 #include <stdlib.h>
@@ -8,7 +9,9 @@
 typedef struct
 {
   SimTime t;
-  gint8 comp, comm; /* +1 starts, -1 ends */
+  /* +1 starts, -1 ends: compute, communication, and of the latter the
+   * receives from other ranks, of an exchange (exch) or not (recv). */
+  gint8 comp, comm, recv, exch;
 } Change;
 
 static int
@@ -42,15 +45,21 @@ charge (double *acc, SimTime end, guint bins, SimTime a, SimTime b)
     }
 }
 
-/* Whether node V of G, recorded as REC, counts as compute (*COMP) or
- * communication (*COMM) with a non-empty interval. */
+/* Whether node V of G (rank RANK), recorded as REC, counts as compute or
+ * communication with a non-empty interval; *C the change its start makes.
+ * A receive from another rank is an exchange's or the pipeline's as the
+ * replay counts them (replay.c, in_flight_change). */
 static gboolean
-counted (const WlGraph *g, const WlNodeRecord *rec, guint32 v, gboolean *comp, gboolean *comm)
+counted (const WlGraph *g, guint32 rank, const WlNodeRecord *rec, guint32 v, Change *c)
 {
-  WlOp op = (WlOp) g->nodes[v].op;
-  *comp = op == WL_OP_COMP;
-  *comm = op == WL_OP_COLL || op == WL_OP_SEND || op == WL_OP_RECV;
-  return (*comp || *comm) && rec[v].end != SIM_TIME_MAX && rec[v].end != rec[v].start;
+  const WlNode *n = &g->nodes[v];
+  WlOp op = (WlOp) n->op;
+  gboolean remote = op == WL_OP_RECV && n->peer_src != WL_RANK_SELF && n->peer_src != rank;
+  c->comp = (gint8) (op == WL_OP_COMP);
+  c->comm = (gint8) (op == WL_OP_COLL || op == WL_OP_SEND || op == WL_OP_RECV);
+  c->exch = (gint8) (remote && n->exchange != 0);
+  c->recv = (gint8) (remote && n->exchange == 0);
+  return (c->comp || c->comm) && rec[v].end != SIM_TIME_MAX && rec[v].end != rec[v].start;
 }
 
 guint
@@ -59,9 +68,20 @@ wl_activity_node_bytes (void)
   return 2 * sizeof (Change);
 }
 
+/* acc[i] /= the width of bin i, at most 1. */
+static void
+to_fractions (double *acc, SimTime end, guint bins)
+{
+  for (guint i = 0; i < bins; i++)
+    {
+      double w = (double) (bin_start (end, bins, i + 1) - bin_start (end, bins, i));
+      acc[i] = w > 0 ? MIN (1.0, acc[i] / w) : 0.0;
+    }
+}
+
 gboolean
 wl_activity_bins (const WlReplay *r, guint32 rank, SimTime end, guint bins, double *compute,
-                  double *exposed, GError **error)
+                  double *exposed, double *bubble, GError **error)
 {
   const WlNodeRecord *rec = wl_replay_records (r, rank);
   if (rec == NULL || end == 0 || bins == 0)
@@ -69,9 +89,9 @@ wl_activity_bins (const WlReplay *r, guint32 rank, SimTime end, guint bins, doub
   const WlGraph *g = wl_replay_graph (r, rank);
   /* Counted first, so that the changes are allocated once and tried. */
   guint64 n = 0;
-  gboolean comp_v, comm_v;
+  Change c;
   for (guint32 v = 0; v < g->n_nodes; v++)
-    n += counted (g, rec, v, &comp_v, &comm_v) ? 2 : 0;
+    n += counted (g, rank, rec, v, &c) ? 2 : 0;
   if (n > G_MAXUINT)
     return sim_alloc_error (n, sizeof (Change), "a rank's activity over time", error);
   g_autofree Change *ch = sim_try_alloc (n, sizeof (Change), FALSE,
@@ -80,16 +100,22 @@ wl_activity_bins (const WlReplay *r, guint32 rank, SimTime end, guint bins, doub
     return FALSE;
   guint len = 0;
   for (guint32 v = 0; v < g->n_nodes; v++)
-    if (counted (g, rec, v, &comp_v, &comm_v))
+    if (counted (g, rank, rec, v, &c))
       {
-        ch[len++] = (Change) { rec[v].start, (gint8) comp_v, (gint8) comm_v };
-        ch[len++] = (Change) { rec[v].end, (gint8) -comp_v, (gint8) -comm_v };
+        c.t = rec[v].start;
+        ch[len++] = c;
+        ch[len++] = (Change) { rec[v].end, (gint8) -c.comp, (gint8) -c.comm, (gint8) -c.recv,
+                               (gint8) -c.exch };
       }
   /* Stable order is not needed: changes at one instant are applied together. */
   qsort (ch, len, sizeof (Change), cmp_change);
   for (guint i = 0; i < bins; i++)
-    compute[i] = exposed[i] = 0.0;
-  gint comp = 0, comm = 0;
+    {
+      compute[i] = exposed[i] = 0.0;
+      if (bubble != NULL)
+        bubble[i] = 0.0;
+    }
+  gint comp = 0, comm = 0, recv = 0, exch = 0;
   for (guint i = 0; i < len;)
     {
       SimTime t = ch[i].t;
@@ -97,19 +123,25 @@ wl_activity_bins (const WlReplay *r, guint32 rank, SimTime end, guint bins, doub
         {
           comp += ch[i].comp;
           comm += ch[i].comm;
+          recv += ch[i].recv;
+          exch += ch[i].exch;
         }
       SimTime next = i < len ? ch[i].t : t;
       next = MIN (next, end);
       if (comp > 0)
         charge (compute, end, bins, t, next);
       else if (comm > 0)
-        charge (exposed, end, bins, t, next);
+        {
+          charge (exposed, end, bins, t, next);
+          /* An exchange's receive is communication even beside a
+           * pipeline's, as in WlRankStats.pipeline_bubble. */
+          if (bubble != NULL && exch == 0 && recv > 0)
+            charge (bubble, end, bins, t, next);
+        }
     }
-  for (guint i = 0; i < bins; i++)
-    {
-      double w = (double) (bin_start (end, bins, i + 1) - bin_start (end, bins, i));
-      compute[i] = w > 0 ? MIN (1.0, compute[i] / w) : 0.0;
-      exposed[i] = w > 0 ? MIN (1.0, exposed[i] / w) : 0.0;
-    }
+  to_fractions (compute, end, bins);
+  to_fractions (exposed, end, bins);
+  if (bubble != NULL)
+    to_fractions (bubble, end, bins);
   return TRUE;
 }

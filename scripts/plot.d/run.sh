@@ -58,8 +58,11 @@ EOF
 timeline_gp () {
   prologue_gp
   cat <<'EOF'
-# Three panels of rank (rank 0 on top) against time, one per activity:
-# each cell is shaded by the activity's share of the rank's time bin, from
+# Three panels of rank (rank 0 on top) against time, one per activity,
+# four where the report has a pipeline bubble (native runs with pipeline
+# stages), which is drawn apart from exposed communication, as in the
+# ranks plot: each
+# cell is shaded by the activity's share of the rank's time bin, from
 # white (none of the bin) to the activity's colour (all of it), so that a
 # rank half computing and half waiting on communication shows in both.
 # The bins span bins x bin_ms, which rounding may put a little off the
@@ -85,17 +88,24 @@ f = ARG1.'/overview.dat'
 # cell as a rectangle there instead, up to 50,000 cells (about 5 MB of SVG;
 # larger grids are hardly stretched).
 pixels = (GPVAL_TERM eq 'svg' && ranks * bins <= 50000) ? 'pixels' : ''
-set multiplot layout 3, 1 title sprintf('%s: share of each %s bin per rank', ARG4, when(bin_ms))
-colours = '#4477AA #EE6677 #AA9900'
-do for [p = 1:3] {
-  set title (p == 1 ? 'compute' : (p == 2 ? 'exposed communication' : 'idle or finished'))
+# overview.dat's columns: 3 compute, 4 exposed communication less the
+# bubble, 5 idle, 6 the bubble (0 without one).
+panels = bubble ? 4 : 3
+columns = bubble ? '3 4 6 5' : '3 4 5'
+colours = bubble ? '#4477AA #EE6677 #66CCEE #AA9900' : '#4477AA #EE6677 #AA9900'
+set multiplot layout panels, 1 title sprintf('%s: share of each %s bin per rank', ARG4, \
+  when(bin_ms))
+do for [p = 1:panels] {
+  c = int(word(columns, p))
+  set title (c == 3 ? 'compute' : (c == 4 ? 'exposed communication' \
+    : (c == 6 ? 'pipeline bubble' : 'idle or finished')))
   set palette defined (0 'white', 1 word(colours, p))
-  if (p == 3) { set xlabel 'time (ms)' } else { unset xlabel }
+  if (p == panels) { set xlabel 'time (ms)' } else { unset xlabel }
   # "with image" needs a grid of at least 2 x 2; smaller ones are boxes.
   if (ranks >= 2 && bins >= 2) {
-    plot f using 1:2:(column(2 + p)) with image @pixels
+    plot f using 1:2:(column(c)) with image @pixels
   } else {
-    plot f using 1:2:(bin_ms / 2):(0.5):(column(2 + p)) with boxxyerror fs solid noborder \
+    plot f using 1:2:(bin_ms / 2):(0.5):(column(c)) with boxxyerror fs solid noborder \
       fc palette
   }
 }

@@ -533,9 +533,10 @@ write_csv (const char *dir, GArray *cands, const char *note, GError **error)
   g_autofree char *path = g_build_filename (dir, "plan.csv", NULL);
   if (!plan_out_make (dir, &made, error))
     return FALSE;
+  gboolean held = plan_out_held_plan (dir);
   if (sim_out_file_set_contents (path, s->str, (gssize) s->len, error))
     {
-      plan_out_remove_stale (dir, FALSE);
+      plan_out_remove_stale (dir, FALSE, held);
       return TRUE;
     }
   plan_out_unmake (dir, made);

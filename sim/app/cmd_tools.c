@@ -100,8 +100,8 @@ app_cmd_plot_data (int argc, char **argv)
       "plot-data", "REPORT.json DIR - write a report's figures as gnuplot data",
       "Writes DIR/ranks.dat (per rank: compute, exposed communication, idle and the\n"
       "wait after finishing, in ms), DIR/overview.dat (per rank and time bin: the shares\n"
-      "of compute, exposed communication and idle) and DIR/meta.gp.  scripts/plot draws\n"
-      "them.\n\n" APP_CLI_EXIT_CODES_TOOL_HELP "\n",
+      "of compute, exposed communication, idle and the pipeline bubble) and DIR/meta.gp.\n"
+      "scripts/plot draws them.\n\n" APP_CLI_EXIT_CODES_TOOL_HELP "\n",
       &argc, &argv, 3, "need REPORT.json and an output directory",
       "need REPORT.json and an output directory");
   if (code >= 0)

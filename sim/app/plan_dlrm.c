@@ -434,10 +434,11 @@ write_out (const DlrmEnv *env, const char *dir, GPtrArray *all, const DlrmCand *
   g_autofree char *made = NULL;
   if (!plan_out_make (dir, &made, error))
     return FALSE;
+  gboolean held = plan_out_held_plan (dir);
   gboolean txt = best != NULL && write_plan (env, dir, best, l, error);
   if ((best == NULL || txt) && write_csv (env, dir, all, error))
     {
-      plan_out_remove_stale (dir, txt);
+      plan_out_remove_stale (dir, txt, held);
       return TRUE;
     }
   if (txt)

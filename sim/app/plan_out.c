@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -97,10 +99,42 @@ plan_out_prepare (const char *dir, const char *const *names, guint n_names,
   return ok;
 }
 
+/* Whether the file at PATH is a regular file whose first bytes are
+ * PREFIX (links not followed: a link is no planner's). */
+static gboolean
+starts_with (const char *path, const char *prefix)
+{
+  GStatBuf st;
+  if (g_lstat (path, &st) != 0 || !S_ISREG (st.st_mode))
+    return FALSE;
+  gsize n = strlen (prefix);
+  char head[64];
+  g_return_val_if_fail (n <= sizeof head, FALSE);
+  FILE *f = g_fopen (path, "rb");
+  if (f == NULL)
+    return FALSE;
+  gboolean same = fread (head, 1, n, f) == n && memcmp (head, prefix, n) == 0;
+  fclose (f);
+  return same;
+}
+
+gboolean
+plan_out_held_plan (const char *dir)
+{
+  g_return_val_if_fail (dir != NULL, FALSE);
+  g_autofree char *path = g_build_filename (dir, "plan.csv", NULL);
+  /* Both planners' CSV headers start so (cmd_plan.c, plan_dlrm.c). */
+  return starts_with (path, "id,");
+}
+
 void
-plan_out_remove_stale (const char *dir, gboolean wrote_txt)
+plan_out_remove_stale (const char *dir, gboolean wrote_txt, gboolean held_plan)
 {
   g_return_if_fail (dir != NULL);
+  /* Only beside an earlier plan's plan.csv: in any other folder a file
+   * of these names is the user's (or an input of this plan). */
+  if (!held_plan)
+    return;
   /* scripts/plot --plan DIR/plan.csv: PREFIX DIR/plan (scripts/plot.d/plan.sh). */
   static const char *const stale[] = { "plan.txt", "plan-time-memory.png",
                                        "plan-time-memory.svg", "plan-time-memory.pdf",
@@ -108,6 +142,9 @@ plan_out_remove_stale (const char *dir, gboolean wrote_txt)
   for (guint i = wrote_txt ? 1 : 0; i < G_N_ELEMENTS (stale); i++)
     {
       g_autofree char *path = g_build_filename (dir, stale[i], NULL);
+      /* plan.txt only as plan --dlrm writes it (plan_dlrm.c, write_plan). */
+      if (i == 0 && !starts_with (path, "# orrery plan --dlrm: "))
+        continue;
       if (g_file_test (path, G_FILE_TEST_IS_SYMLINK | G_FILE_TEST_EXISTS) && g_unlink (path) == 0)
         printf ("removed %s (an earlier plan's, stale beside the new plan.csv)\n", path);
     }

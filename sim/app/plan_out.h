@@ -47,13 +47,21 @@ gboolean plan_out_make (const char *dir, char **made, GError **error);
  * (MADE, NULL for none), those that are still empty. */
 void plan_out_unmake (const char *dir, const char *made);
 
-/* After a planner wrote DIR/plan.csv (and DIR/plan.txt when WROTE_TXT):
- * remove what an earlier plan left in DIR under the names the planners
- * own and this one did not write, so that no stale file sits beside the
- * new plan.csv: plan.txt (plan --dlrm's) and the plot scripts/plot draws
- * of DIR/plan.csv by default, plan-time-memory.png, .svg, .pdf and .dat.
- * Each removed is said on stdout; no other file is touched. */
-void plan_out_remove_stale (const char *dir, gboolean wrote_txt);
+/* Whether DIR holds a planner's plan.csv (a regular file, its header a
+ * planner's): ask before writing the new one, for plan_out_remove_stale. */
+gboolean plan_out_held_plan (const char *dir);
+
+/* After a planner wrote DIR/plan.csv (and DIR/plan.txt when WROTE_TXT)
+ * over an earlier plan's (HELD_PLAN, plan_out_held_plan before the
+ * write): remove what the earlier plan left in DIR under the names the
+ * planners own and this one did not write, so that no stale file sits
+ * beside the new plan.csv: plan.txt (plan --dlrm's, only when it starts
+ * as plan --dlrm writes it) and the plot scripts/plot draws of
+ * DIR/plan.csv by default, plan-time-memory.png, .svg, .pdf and .dat.
+ * Nothing when DIR held no plan: files of those names there are the
+ * user's (an input of the plan, even).  Each removed is said on stdout;
+ * no other file is touched. */
+void plan_out_remove_stale (const char *dir, gboolean wrote_txt, gboolean held_plan);
 
 /* Print on stdout, after a planner's header line, the note that --device
  * DEVICE (NULL when not given) sets SETS ("the memory limit") only, the

@@ -20,15 +20,18 @@
  * bits of rounding past 0 and 1. */
 #define FRACTION_SLACK 1e-9
 
-/* Shares are written in millionths, so that the three of a bin, printed
+/* Shares are written in millionths, so that the four of a bin, printed
  * with six decimals, add up to exactly 1. */
 #define SHARE_UNITS 1000000
 
-/* One (rank, bin) of the overview, in millionths of the bin. */
+/* One (rank, bin) of the overview, in millionths of the bin; bubble is
+ * the part of comm in the pipeline bubble (0 where the report gives
+ * none). */
 typedef struct
 {
   guint32 compute;
   guint32 comm;
+  guint32 bubble;
 } PlotShare;
 
 /* Where one rank's time went, in ps; the four add up to the simulated time.
@@ -51,6 +54,7 @@ typedef struct
   guint64 sim_time;
   GArray *ranks; /* PlotRank, indexed by rank */
   gboolean has_overview;
+  gboolean has_bubble; /* some bin of the overview has a bubble */
   guint bins;
   guint64 bin_ps;
   GArray *shares; /* PlotShare: the overview, rank by rank, bin by bin */
@@ -330,13 +334,15 @@ parse_ranks (PlotReport *rep, JsonObject *root, GError **error)
 /* ---- overview -------------------------------------------------------------- */
 
 /* A bin's shares in millionths: rounded each, communication trimmed where
- * the two rounded up past the whole bin. */
+ * the two rounded up past the whole bin, and the bubble where it rounded
+ * past communication. */
 static PlotShare
-bin_share (double compute, double comm)
+bin_share (double compute, double comm, double bubble)
 {
   guint32 c = (guint32) lround (compute * SHARE_UNITS);
-  guint32 m = (guint32) lround (comm * SHARE_UNITS);
-  return (PlotShare) { c, MIN (m, SHARE_UNITS - c) };
+  guint32 m = MIN ((guint32) lround (comm * SHARE_UNITS), SHARE_UNITS - c);
+  guint32 u = (guint32) lround (bubble * SHARE_UNITS);
+  return (PlotShare) { c, m, MIN (u, m) };
 }
 
 /* The list `name` of an overview rank: one fraction in [0, 1] per bin,
@@ -380,8 +386,13 @@ parse_overview_rank (PlotReport *rep, JsonArray *ranks, guint i, GError **error)
     return FALSE;
   g_autofree double *compute = g_new (double, rep->bins);
   g_autofree double *comm = g_new (double, rep->bins);
+  g_autofree double *bubble = g_new0 (double, rep->bins);
   if (!get_fractions (&at, "compute", compute, error)
       || !get_fractions (&at, "comm", comm, error))
+    return FALSE;
+  /* A native report's ranks give the bubble, the part of comm that the
+   * plot draws apart, as ranks.dat's pipeline_bubble_ms. */
+  if (json_object_has_member (at.obj, "bubble") && !get_fractions (&at, "bubble", bubble, error))
     return FALSE;
   for (guint b = 0; b < rep->bins; b++)
     {
@@ -394,7 +405,15 @@ parse_overview_rank (PlotReport *rep, JsonArray *ranks, guint i, GError **error)
                        rep->path, where, b, where, b, compute[b] + comm[b]);
           return FALSE;
         }
-      PlotShare share = bin_share (compute[b], comm[b]);
+      if (bubble[b] > comm[b] + FRACTION_SLACK)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "%s: %sbubble[%u] is %g, above %scomm[%u] (%g), which holds it",
+                       rep->path, where, b, bubble[b], where, b, comm[b]);
+          return FALSE;
+        }
+      PlotShare share = bin_share (compute[b], comm[b], bubble[b]);
+      rep->has_bubble |= share.bubble > 0;
       g_array_append_val (rep->shares, share);
     }
   return TRUE;
@@ -632,8 +651,9 @@ append_share (GString *s, guint32 millionths)
 static gboolean
 write_overview (const PlotReport *rep, const char *dir, GError **error)
 {
-  g_autoptr (GString) s = g_string_new ("# time_ms rank compute comm idle "
-                                        "(bin middle; shares of the bin, adding up to 1)\n");
+  g_autoptr (GString) s = g_string_new ("# time_ms rank compute comm idle bubble "
+                                        "(bin middle; shares of the bin, adding up to 1; "
+                                        "comm less the bubble)\n");
   for (guint r = 0; r < rep->ranks->len; r++)
     {
       for (guint b = 0; b < rep->bins; b++)
@@ -642,8 +662,9 @@ write_overview (const PlotReport *rep, const char *dir, GError **error)
           append_ms (s, b * rep->bin_ps + rep->bin_ps / 2);
           g_string_append_printf (s, " %u", r);
           append_share (s, sh->compute);
-          append_share (s, sh->comm);
+          append_share (s, sh->comm - sh->bubble);
           append_share (s, SHARE_UNITS - sh->compute - sh->comm);
+          append_share (s, sh->bubble);
           g_string_append_c (s, '\n');
         }
       g_string_append_c (s, '\n');
@@ -674,8 +695,9 @@ write_meta (const PlotReport *rep, const char *dir, GError **error)
   g_string_append_printf (s, "schema_version = %" G_GUINT64_FORMAT "\n", rep->schema);
   g_string_append (s, "simulated_ms = ");
   append_ms (s, rep->sim_time);
-  g_string_append_printf (s, "\nranks = %u\noverview = %d\nbins = %u\nbin_ms = ", rep->ranks->len,
-                          rep->has_overview ? 1 : 0, rep->bins);
+  g_string_append_printf (s, "\nranks = %u\noverview = %d\nbubble = %d\nbins = %u\nbin_ms = ",
+                          rep->ranks->len, rep->has_overview ? 1 : 0, rep->has_bubble ? 1 : 0,
+                          rep->bins);
   append_ms (s, rep->bin_ps);
   g_string_append_c (s, '\n');
   return write_file (dir, "meta.gp", s, error);

@@ -3,8 +3,9 @@
  *
  * Models: where each rank's time went, read back from the report
  * (schema_version 1 or 2), and the report's optional "overview": per rank
- * and per equal time bin, the fraction of the bin spent computing and the
- * fraction with communication in flight and no compute.  Nothing is
+ * and per equal time bin, the fraction of the bin spent computing, the
+ * fraction with communication in flight and no compute, and (native runs)
+ * the part of the latter in the pipeline bubble.  Nothing is
  * simulated here; the report is the only input, so that a plot can be
  * redrawn from an archived report without rerunning.
  *
@@ -15,12 +16,15 @@
  *
  *   ranks.dat     one line per rank:
  *                 rank compute_ms exposed_comm_ms idle_ms after_finish_ms
- *                 (the four add up to the simulated time).  A schema 1
+ *                 pipeline_bubble_ms (the first four add up to the
+ *                 simulated time less the bubble: exposed_comm_ms is the
+ *                 report's exposed_comm_ps less its pipeline_bubble_ps, 0
+ *                 where it has none).  A schema 1
  *                 report has no idle time: idle is 0 and after_finish is
  *                 simulated_time - finish.
  *   overview.dat  only when the report has an overview (a stale one is
  *                 removed otherwise): one line per (rank, bin),
- *                 time_ms rank compute comm idle
+ *                 time_ms rank compute comm idle bubble
  *                 with time_ms the middle of the bin (rounded down to the
  *                 ps), and a blank line after each rank, the grid that
  *                 gnuplot's "with image" reads.  compute, comm (exposed
@@ -29,16 +33,20 @@
  *                 decimals: compute and comm rounded to the millionth
  *                 (comm trimmed where the two round up past 1), idle
  *                 1 - compute - comm, so the three add up to exactly 1.
- *                 The report's overview has no pipeline-bubble share: a
- *                 bubble is idle here.
+ *                 bubble, the overview's part of comm in the pipeline
+ *                 bubble (0 where it gives none), is then taken out of
+ *                 comm, as ranks.dat does, so the four add up to 1.
  *   meta.gp       gnuplot assignments (also easy to read from a shell):
  *                 schema_version, simulated_ms, ranks, overview (0 or 1),
- *                 bins, bin_ms.
+ *                 bubble (1 when some bin of the overview has a pipeline
+ *                 bubble: scripts/plot draws its panel then), bins,
+ *                 bin_ms.
  *
  * Validation: schema_version must be 1 or 2; ranks[i].rank must be i; a
  * schema 2 rank must satisfy compute + exposed_comm + idle = finish and
  * finish + after_finish = simulated_time; overview arrays hold one number
- * in [0, 1] per bin, compute + comm at most 1 in each bin, and one entry
+ * in [0, 1] per bin, compute + comm at most 1 and bubble at most comm in
+ * each bin, and one entry
  * per rank in rank order.  Every error
  * (domain SIM_ERROR, code SIM_ERROR_INPUT) names the file and the member
  * ("r.json: missing member \"ranks[1].idle_ps\""); nothing is written

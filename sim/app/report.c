@@ -375,7 +375,7 @@ add_exchange_rows (AppJsonOut *j, const AppSim *sim)
       app_json_out_string (j, "name", x->name);
       app_json_out_int (j, "ranks", x->ranks);
       app_json_out_uint (j, "count", x->msgs);
-      app_json_out_uint (j, "bytes", x->bytes);
+      app_json_out_uint (j, "size_bytes", x->bytes);
       add_time (j, "total_ns", x->done - MIN (x->first, x->done));
       add_time (j, "late_joins_ns", x->last_join - MIN (x->first, x->last_join));
       add_double (j, "algbw_GBps", alg / 1e9, bw);
@@ -400,7 +400,7 @@ add_collectives (AppJsonOut *j, const AppSim *sim)
       app_json_out_int (j, "ranks", st->ranks);
       app_json_out_string (j, "algorithm", st->algorithm);
       app_json_out_uint (j, "count", st->count);
-      app_json_out_uint (j, "bytes", st->bytes);
+      app_json_out_uint (j, "size_bytes", app_coll_row_size (st));
       add_time (j, "total_ns", st->busy);
       add_time (j, "mean_ns", st->busy / st->count);
       add_time (j, "late_joins_ns", st->wait);
@@ -622,11 +622,15 @@ add_overview (AppJsonOut *j, const AppSim *sim)
   app_json_out_int (j, "bins", OVERVIEW_BINS);
   app_json_out_uint (j, "bin_ps", end / OVERVIEW_BINS);
   app_json_out_begin_array (j, "ranks");
-  double comp[OVERVIEW_BINS], comm[OVERVIEW_BINS];
+  double comp[OVERVIEW_BINS], comm[OVERVIEW_BINS], bubble[OVERVIEW_BINS];
+  /* The bubble where ranks[] gives it (pipeline_bubble_ns), so that the
+   * plot draws it apart in both. */
+  gboolean split = app_efficiency_reported (sim);
   for (guint32 r = 0; r < wl_replay_ranks (replay); r++)
     {
       GError *error = NULL;
-      if (!wl_activity_bins (replay, r, end, OVERVIEW_BINS, comp, comm, &error)
+      if (!wl_activity_bins (replay, r, end, OVERVIEW_BINS, comp, comm, split ? bubble : NULL,
+                             &error)
           && error != NULL)
         {
           app_json_out_fail (j, error);
@@ -636,6 +640,8 @@ add_overview (AppJsonOut *j, const AppSim *sim)
       app_json_out_int (j, "rank", r);
       add_fractions (j, "compute", comp, OVERVIEW_BINS);
       add_fractions (j, "comm", comm, OVERVIEW_BINS);
+      if (split)
+        add_fractions (j, "bubble", bubble, OVERVIEW_BINS);
       app_json_out_end_object (j);
     }
   app_json_out_end_array (j);

@@ -41,6 +41,12 @@ nccl_bytes (SysCollKind kind, guint64 bytes, guint32 p)
   return bytes > G_MAXUINT64 / p ? G_MAXUINT64 : bytes * p;
 }
 
+guint64
+app_coll_row_size (const SysCollGroupStats *st)
+{
+  return nccl_bytes (st->kind, st->bytes, st->ranks);
+}
+
 /* Algorithm and bus bandwidth of a row in bytes/s, over the time its
  * collectives ran with every member present; FALSE when undefined. */
 gboolean
@@ -50,7 +56,7 @@ app_coll_row_bandwidth (const SysCollGroupStats *st, double *alg, double *bus)
   double factor = bus_factor (st->kind, st->ranks);
   if (t == 0 || factor == 0.0 || st->ranks < 2)
     return FALSE;
-  *alg = (double) nccl_bytes (st->kind, st->bytes, st->ranks) / ((double) t / 1e12);
+  *alg = (double) app_coll_row_size (st) / ((double) t / 1e12);
   *bus = *alg * factor;
   return TRUE;
 }
@@ -150,8 +156,7 @@ app_report_collectives (const AppSim *sim, FILE *out)
         ;
       const SysCollGroupStats *st = &rows[i];
       g_autofree char *group = groups_label (rows, i, j);
-      g_autofree char *bytes
-          = sim_units_format_bytes (nccl_bytes (st->kind, st->bytes, st->ranks));
+      g_autofree char *bytes = sim_units_format_bytes (app_coll_row_size (st));
       g_autofree char *total = sim_units_format_time (st->busy);
       g_autofree char *mean = sim_units_format_time (st->busy / st->count);
       g_autofree char *wait = sim_units_format_time (st->wait);

@@ -15,6 +15,11 @@ void app_report_collectives (const AppSim *sim, FILE *out);
  * time its collectives ran with every member present; FALSE where
  * undefined. */
 gboolean app_coll_row_bandwidth (const SysCollGroupStats *st, double *alg, double *bus);
+/* ST's size as nccl-tests prints it, summed over its count: the whole
+ * buffer of all-gather, gather and scatter (the members x comm_size),
+ * comm_size otherwise; saturated at 2^64 - 1.  The table's size column and
+ * the JSON report's collectives[].size_bytes. */
+guint64 app_coll_row_size (const SysCollGroupStats *st);
 /* "all" or the group's id (free it). */
 char *app_coll_group_name (guint64 group);
 

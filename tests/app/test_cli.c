@@ -88,7 +88,7 @@ START_TEST (test_report_values_and_determinism)
   ck_assert_uint_eq (json_array_get_length (colls), 1);
   JsonObject *c = json_array_get_object_element (colls, 0);
   ck_assert_str_eq (json_object_get_string_member (c, "kind"), "all_reduce");
-  ck_assert_int_eq (json_object_get_int_member (c, "bytes"), 1000);
+  ck_assert_int_eq (json_object_get_int_member (c, "size_bytes"), 1000);
 }
 END_TEST
 

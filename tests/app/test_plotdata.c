@@ -96,6 +96,7 @@ START_TEST (test_v2_ranks)
                           "simulated_ms = 10.000000003\n"
                           "ranks = 3\n"
                           "overview = 1\n"
+                          "bubble = 0\n"
                           "bins = 4\n"
                           "bin_ms = 2.500000001\n");
 }
@@ -107,22 +108,23 @@ START_TEST (test_v2_overview)
   g_autofree char *ov = read_out ("overview.dat");
   /* Each bin's shares as given, idle the rest: a bin half compute and
    * half communication shows both halves, not a majority state. */
-  ck_assert_str_eq (ov, "# time_ms rank compute comm idle "
-                        "(bin middle; shares of the bin, adding up to 1)\n"
-                        "1.250000000 0 1.000000 0.000000 0.000000\n"
-                        "3.750000001 0 0.500000 0.500000 0.000000\n"
-                        "6.250000002 0 0.400000 0.300000 0.300000\n"
-                        "8.750000003 0 0.000000 0.900000 0.100000\n"
+  ck_assert_str_eq (ov, "# time_ms rank compute comm idle bubble "
+                        "(bin middle; shares of the bin, adding up to 1; comm less the "
+                        "bubble)\n"
+                        "1.250000000 0 1.000000 0.000000 0.000000 0.000000\n"
+                        "3.750000001 0 0.500000 0.500000 0.000000 0.000000\n"
+                        "6.250000002 0 0.400000 0.300000 0.300000 0.000000\n"
+                        "8.750000003 0 0.000000 0.900000 0.100000 0.000000\n"
                         "\n"
-                        "1.250000000 1 0.200000 0.500000 0.300000\n"
-                        "3.750000001 1 0.000000 0.300000 0.700000\n"
-                        "6.250000002 1 0.250000 0.250000 0.500000\n"
-                        "8.750000003 1 0.000000 0.000000 1.000000\n"
+                        "1.250000000 1 0.200000 0.500000 0.300000 0.000000\n"
+                        "3.750000001 1 0.000000 0.300000 0.700000 0.000000\n"
+                        "6.250000002 1 0.250000 0.250000 0.500000 0.000000\n"
+                        "8.750000003 1 0.000000 0.000000 1.000000 0.000000\n"
                         "\n"
-                        "1.250000000 2 0.250000 0.500000 0.250000\n"
-                        "3.750000001 2 0.000000 0.500000 0.500000\n"
-                        "6.250000002 2 0.000000 0.250000 0.750000\n"
-                        "8.750000003 2 0.000000 1.000000 0.000000\n"
+                        "1.250000000 2 0.250000 0.500000 0.250000 0.000000\n"
+                        "3.750000001 2 0.000000 0.500000 0.500000 0.000000\n"
+                        "6.250000002 2 0.000000 0.250000 0.750000 0.000000\n"
+                        "8.750000003 2 0.000000 1.000000 0.000000 0.000000\n"
                         "\n");
 }
 END_TEST
@@ -287,6 +289,13 @@ START_TEST (test_bad_overview)
       " \"comm\": [0.5, 0.5] } ] }",
       "overview.ranks[0].compute[1] + overview.ranks[0].comm[1] is 1.25, more than the whole "
       "bin" },
+    { "{ \"bins\": 1, \"bin_ps\": 5, \"ranks\": [ { \"rank\": 0, \"compute\": [0.5],"
+      " \"comm\": [0.25], \"bubble\": [0.5] } ] }",
+      "overview.ranks[0].bubble[0] is 0.5, above overview.ranks[0].comm[0] (0.25), which holds "
+      "it" },
+    { "{ \"bins\": 1, \"bin_ps\": 5, \"ranks\": [ { \"rank\": 0, \"compute\": [0.5],"
+      " \"comm\": [0.25], \"bubble\": [-1] } ] }",
+      "member \"overview.ranks[0].bubble[0]\" must be a number from 0 to 1, got the number -1" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -349,6 +358,37 @@ START_TEST (test_bubble_above_exposed)
 }
 END_TEST
 
+/* The overview's bubble, the part of comm in the pipeline bubble, drawn
+ * apart as in ranks.dat: comm less the bubble, and the bubble in the
+ * last column.  Bin 0: compute 0.25, comm 0.5 of which bubble 0.375, so
+ * comm 0.125 and idle 0.25; bin 1: comm 1 all bubble (a bubble above the
+ * comm that holds it is refused: test_bad_overview). */
+START_TEST (test_bubble_overview)
+{
+  g_autofree char *report = with_overview ("{ \"bins\": 2, \"bin_ps\": 3, \"ranks\": [ {"
+                                           " \"rank\": 0, \"compute\": [0.25, 0],"
+                                           " \"comm\": [0.5, 1], \"bubble\": [0.375, 1] } ] }");
+  plot_ok (report);
+  g_autofree char *ov = read_out ("overview.dat");
+  ck_assert_str_eq (ov, "# time_ms rank compute comm idle bubble "
+                        "(bin middle; shares of the bin, adding up to 1; comm less the "
+                        "bubble)\n"
+                        "0.000000001 0 0.250000 0.125000 0.250000 0.375000\n"
+                        "0.000000004 0 0.000000 0.000000 0.000000 1.000000\n"
+                        "\n");
+  g_autofree char *meta = read_out ("meta.gp");
+  ck_assert (strstr (meta, "\nbubble = 1\n") != NULL);
+  /* A native run without pipeline stages gives a bubble of 0 everywhere:
+   * no bubble panel (meta.gp's bubble = 0). */
+  g_autofree char *none = with_overview ("{ \"bins\": 1, \"bin_ps\": 5, \"ranks\": [ {"
+                                         " \"rank\": 0, \"compute\": [1], \"comm\": [0],"
+                                         " \"bubble\": [0] } ] }");
+  plot_ok (none);
+  g_autofree char *meta0 = read_out ("meta.gp");
+  ck_assert (strstr (meta0, "\nbubble = 0\n") != NULL);
+}
+END_TEST
+
 START_TEST (test_nested_out_dir)
 {
   g_autofree char *path = tu_write_file ("report.json", report_v2);
@@ -371,6 +411,7 @@ plotdata_suite (void)
   tcase_add_test (tc, test_v1);
   tcase_add_test (tc, test_bubble);
   tcase_add_test (tc, test_bubble_above_exposed);
+  tcase_add_test (tc, test_bubble_overview);
   tcase_add_test (tc, test_nested_out_dir);
   tcase_add_test (tc, test_past_2_63);
   tc = tu_tcase (s, "errors", tu_scratch_setup, tu_scratch_teardown, 30);

@@ -155,6 +155,42 @@ START_TEST (test_structure_and_inputs)
 END_TEST
 
 /* (kind, group) as one string, for grouping. */
+/* Assert that overview.ranks[r].bubble of the report at root holds, bin by
+ * bin, want(b) (the writer's three decimals), and is within its comm. */
+static void
+assert_bubble_bins (JsonObject *root, guint r, double (*want) (guint b))
+{
+  JsonObject *ov = json_object_get_object_member (root, "overview");
+  JsonArray *ranks = json_object_get_array_member (ov, "ranks");
+  JsonObject *o = json_array_get_object_element (ranks, r);
+  JsonArray *bubble = tu_json_array (o, "bubble");
+  JsonArray *comm = tu_json_array (o, "comm");
+  ck_assert_uint_eq (json_array_get_length (bubble), 100);
+  for (guint b = 0; b < 100; b++)
+    {
+      double got = json_array_get_double_element (bubble, b);
+      ck_assert_msg (fabs (got - want (b)) < 1e-9, "rank %u bin %u bubble %g, want %g", r, b,
+                     got, want (b));
+      ck_assert (got <= json_array_get_double_element (comm, b));
+    }
+}
+
+static double
+no_bubble (guint b)
+{
+  (void) b;
+  return 0.0;
+}
+
+/* test_breakdown_by_hand's rank 1: bubble over [4, 16.1] us, in 100 bins
+ * of 161 ns: bin 24, [3.864, 4.025) us, holds 25/161 = 0.155 of it, the
+ * bins after it all. */
+static double
+rank1_bubble (guint b)
+{
+  return b < 24 ? 0.0 : (b == 24 ? 0.155 : 1.0);
+}
+
 static char *
 row_key (JsonObject *o)
 {
@@ -247,7 +283,11 @@ START_TEST (test_sums_and_stats_agree)
       gint64 *s = g_hash_table_lookup (sums, key);
       ck_assert_msg (s != NULL, "row %s has no instances", key);
       ck_assert_int_eq (tu_json_int (o, "count"), s[0]);
-      ck_assert_int_eq (tu_json_int (o, "bytes"), s[1]);
+      /* nccl-tests' size, the summary's: all-gather's is its whole output,
+       * the members times comm_size (all_gather/1: 2 x 200 bytes). */
+      gboolean gather = g_str_equal (json_object_get_string_member (o, "kind"), "all_gather");
+      ck_assert_int_eq (tu_json_int (o, "size_bytes"), gather ? s[1] * s[4] : s[1]);
+      ck_assert (!json_object_has_member (o, "bytes"));
       ck_assert_int_eq (tu_json_ps (o, "total"), s[2]);
       ck_assert_int_eq (tu_json_ps (o, "late_joins"), s[3]);
       ck_assert_int_eq (tu_json_ps (o, "mean"), s[2] / s[0]);
@@ -347,6 +387,9 @@ START_TEST (test_breakdown_by_hand)
       ck_assert_int_eq (tu_json_ps (o, "pipeline_bubble"), bubble);
       ck_assert_int_eq (tu_stats_field (f, 9), bubble);
     }
+  /* The overview gives the same bubble bin by bin, for the timeline plot. */
+  assert_bubble_bins (root, 0, no_bubble);
+  assert_bubble_bins (root, 1, rank1_bubble);
   ck_assert_uint_eq (json_array_get_length (tu_json_array (root, "collectives")), 0);
 }
 END_TEST
@@ -403,6 +446,8 @@ START_TEST (test_exchange_outputs)
       ck_assert_int_eq (tu_stats_field (f, 9), 0);
       ck_assert_int_eq (tu_stats_field (f, 12), wait);
       ck_assert_int_eq (tu_json_ps (o, "exchange_wait"), wait);
+      /* An exchange's receive is no bubble in the overview either. */
+      assert_bubble_bins (root, r, no_bubble);
     }
   JsonObject *e = json_object_get_object_member (root, "efficiency");
   ck_assert_int_eq (json_object_get_int_member (e, "mean_exchange_wait_ps"), TU_NS (3550));
@@ -424,7 +469,7 @@ START_TEST (test_exchange_outputs)
   ck_assert_str_eq (json_object_get_string_member (c, "name"), "x");
   ck_assert_int_eq (json_object_get_int_member (c, "ranks"), 2);
   ck_assert_int_eq (json_object_get_int_member (c, "count"), 1);
-  ck_assert_int_eq (json_object_get_int_member (c, "bytes"), 1000);
+  ck_assert_int_eq (json_object_get_int_member (c, "size_bytes"), 1000);
   ck_assert_int_eq (tu_json_ps (c, "total"), TU_NS (1100));
   ck_assert_int_eq (tu_json_ps (c, "late_joins"), 0);
   double bus = 500.0 / 1.1e-6 / 1e9;

@@ -67,15 +67,19 @@ check "csv: a pruned row names its reason" has "$TMP/a/plan.csv" \
   '64,16,1,1,,1,1,1,zero0,none,1f1b,pruned,"tp wider than a node"'
 check "no trace folder left behind" eq "$(find "$TMP/a" -name '.plan-*' | wc -l)" 0
 
-# --out into an earlier plan's folder: the files the planners own and this
-# plan does not write (plan --dlrm's plan.txt, scripts/plot's plot of
-# plan.csv) are removed, each said; a file of another name stays.
+# --out into an earlier plan's folder (its plan.csv there): the files the
+# planners own and this plan does not write (plan --dlrm's plan.txt,
+# scripts/plot's plot of plan.csv) are removed, each said; a file of
+# another name stays.
 mkdir -p "$TMP/s"
 stale=(plan.txt plan-time-memory.png plan-time-memory.svg plan-time-memory.pdf
        plan-time-memory.dat)
 for f in "${stale[@]}" plan-other.png; do echo old >"$TMP/s/$f"; done
+printf 'id,what,baseline\n0,x,1\n' >"$TMP/s/plan.csv"
+echo "# orrery plan --dlrm: candidate 0 (x), iteration 1 ms" >"$TMP/s/plan.txt"
+ONE="tp=8;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b"
 "$ORRERY" plan "${TINY[@]}" --config "$TMP/fast.xml" --out "$TMP/s" \
-  --space "tp=8;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b" >"$TMP/s.out" 2>/dev/null
+  --space "$ONE" >"$TMP/s.out" 2>/dev/null
 check "stale: runs" eq $? 0
 for f in "${stale[@]}"; do
   check "stale: $f removed" test ! -e "$TMP/s/$f"
@@ -83,6 +87,22 @@ for f in "${stale[@]}"; do
 done
 check "stale: a file of another name stays" test -e "$TMP/s/plan-other.png"
 check "stale: the new plan.csv" eq "$(wc -l <"$TMP/s/plan.csv")" 2
+# A folder that held no plan: files of those names are the user's, and
+# stay, even the plan's own --config named plan.txt (which was removed);
+# beside an earlier plan, a plan.txt that plan --dlrm did not write stays.
+mkdir -p "$TMP/u"
+cp "$TMP/fast.xml" "$TMP/u/plan.txt"
+for f in "${stale[@]:1}"; do echo mine >"$TMP/u/$f"; done
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/u/plan.txt" --out "$TMP/u" --space "$ONE" \
+  >"$TMP/u.out" 2>/dev/null
+check "user: runs" eq $? 0
+for f in "${stale[@]}"; do check "user: $f stays" test -e "$TMP/u/$f"; done
+check "user: nothing said removed" eq "$(grep -c removed "$TMP/u.out")" 0
+"$ORRERY" plan "${TINY[@]}" --config "$TMP/u/plan.txt" --out "$TMP/u" --space "$ONE" \
+  >"$TMP/u2.out" 2>/dev/null
+check "user: again, over its plan" eq $? 0
+check "user: the --config plan.txt stays" cmp -s "$TMP/u/plan.txt" "$TMP/fast.xml"
+check "user: its plot removed" test ! -e "$TMP/u/plan-time-memory.png"
 
 # Memory: Llama-3 70B's 70.55e9 parameters at 18 bytes (bf16 weights, fp32
 # gradients and Adam) are 1.27e12 bytes on one GPU, 1.59e11 over tp 8: both

@@ -73,10 +73,12 @@ check "--jobs 2 writes the same plan.csv" cmp -s "$T/h/plan.csv" "$T/h2/plan.csv
 # ---- the lower bound ------------------------------------------------------------------
 # Never above the simulated time: every candidate of the search, all simulated
 # (--exhaustive), has bound_ps (plan.csv's last column) > 0 and <= iteration_ps.
-# Its --out holds an earlier plan's plot and plan.txt: the plot is removed
-# (said), plan.txt replaced (the same as the bounded run's, below).
+# Its --out holds an earlier plan's plan.csv, plot and plan.txt: the plot
+# is removed (said), plan.txt replaced (the same as the bounded run's,
+# below).
 mkdir -p "$T/hx"
 for f in plan.txt plan-time-memory.png plan-time-memory.dat; do echo old >"$T/hx/$f"; done
+printf 'id,what\n' >"$T/hx/plan.csv"
 "$ORRERY" plan --dlrm --tables "$T/huge.csv" "${MLP[@]}" --batch 8192 --config "$CFG" \
   --budget 8 --exhaustive --out "$T/hx" >"$T/hx.out" 2>"$T/hx.err"
 check "--exhaustive runs (exit 0)" test $? -eq 0

@@ -490,20 +490,33 @@ EOF
   "$ORRERY" plot-data "$TMP/s.json" "$TMP/sd" >/dev/null 2>&1
   check shares_exit [ $? = 0 ]
   check shares_data same "$(grep -v '^#' "$TMP/sd/overview.dat")" \
-    "0.500000000 0 0.520000 0.480000 0.000000
-1.500000000 0 0.000000 0.250000 0.750000"
+    "0.500000000 0 0.520000 0.480000 0.000000 0.000000
+1.500000000 0 0.000000 0.250000 0.750000 0.000000"
   # Shares that do not round evenly still add up to exactly 1 in every bin
   # (added as whole millionths, the decimal points dropped): 0.333333 +
   # 0.666667 + 0, and 0.123457 + 0.4 + 0.476543.
   sed 's/\[0.52, 0\]/[0.3333333, 0.1234567]/; s/\[0.48, 0.25\]/[0.6666667, 0.4]/' \
     "$TMP/s.json" >"$TMP/s3.json"
   "$ORRERY" plot-data "$TMP/s3.json" "$TMP/sd3" >/dev/null 2>&1
-  check shares_sum_to_one same "$(awk 'NF == 5 { gsub(/\./, ""); print $3 + $4 + $5 }' \
+  check shares_sum_to_one same "$(awk 'NF == 6 { gsub(/\./, ""); print $3 + $4 + $5 + $6 }' \
     "$TMP/sd3/overview.dat")" "1000000
 1000000"
   check shares_rounded has "$TMP/sd3/overview.dat" " 0.123457 0.400000 0.476543"
   "$PLOT" "$TMP/s.json" "$TMP/shares" >/dev/null 2>&1
   check shares_timeline_drawn drawn "$TMP/shares-timeline"
+  # No bubble in the report (ASTRA-sim's semantics): three panels.
+  check timeline_no_bubble_panel lacks "$TMP/shares-timeline.svg" "pipeline bubble"
+  # A native report's bubble is drawn apart in the timeline as in the ranks
+  # plot: of bin 1's 0.25 exposed communication, 0.2 is bubble, so the
+  # exposed panel gets 0.05 and a fourth panel the bubble's 0.2.
+  sed 's/"comm": \[0.48, 0.25\]/&, "bubble": [0, 0.2]/' "$TMP/s.json" >"$TMP/b.json"
+  "$ORRERY" plot-data "$TMP/b.json" "$TMP/bd" >/dev/null 2>&1
+  check bubble_data same "$(grep -v '^#' "$TMP/bd/overview.dat")" \
+    "0.500000000 0 0.520000 0.480000 0.000000 0.000000
+1.500000000 0 0.000000 0.050000 0.750000 0.200000"
+  "$PLOT" "$TMP/b.json" "$TMP/bubble" >/dev/null 2>&1
+  check bubble_timeline_drawn drawn "$TMP/bubble-timeline"
+  check bubble_timeline_panel has "$TMP/bubble-timeline.svg" "pipeline bubble"
   # The rank label beside 4-digit tics: a report of N ranks, each computing
   # all of one 1 ms bin.  The timeline's left margin was fixed for two
   # digits, so beside 1024's tics the label "rank" was pushed out of the

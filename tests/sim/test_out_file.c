@@ -8,6 +8,8 @@
  * nothing: no output (it was never committed) and no NAME.XXXXXX file.
  */
 #include <check.h>
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -124,6 +126,52 @@ START_TEST (test_ignored_stays_ignored)
 }
 END_TEST
 
+static volatile sig_atomic_t noted;
+
+static void
+note_signal (int sig)
+{
+  noted = sig;
+}
+
+/* In a child: a handler of its own for SIG, that returns; open DIR/out.json
+ * (the output's handler goes in front of it) and remove its temporary file
+ * behind the writer's back, so that the handler's unlink fails; then raise
+ * SIG with errno EDOM: exits 0 when the own handler ran and errno is still
+ * EDOM after it. */
+static void
+child_keeps_errno (const char *dir, int sig)
+{
+  signal (sig, note_signal);
+  char *a = child_paths[0] = g_build_filename (dir, "out.json", NULL);
+  SimOutFile *fa = child_files[0] = sim_out_file_open (a, NULL);
+  if (fa == NULL)
+    _exit (3);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_prefix (name, "out.json."))
+      {
+        g_autofree char *tmp = g_build_filename (dir, name, NULL);
+        g_unlink (tmp);
+      }
+  errno = EDOM;
+  raise (sig);
+  int e = errno;
+  _exit (noted != sig ? 4 : e != EDOM ? 5 : 0);
+}
+
+/* A handler must leave errno as it found it (async-signal safety): with a
+ * handler behind it that returns, the process goes on from where the
+ * signal came, and read ENOENT of the unlink there. */
+START_TEST (test_errno_kept)
+{
+  g_autofree char *dir = NULL;
+  int status = in_child (child_keeps_errno, SIGHUP, &dir);
+  ck_assert_msg (WIFEXITED (status) && WEXITSTATUS (status) == 0, "status %d", status);
+}
+END_TEST
+
 static Suite *
 out_file_suite (void)
 {
@@ -133,6 +181,7 @@ out_file_suite (void)
   tcase_add_test (tc, test_sigterm_removes_temporary);
   tcase_add_test (tc, test_sighup_removes_temporary);
   tcase_add_test (tc, test_ignored_stays_ignored);
+  tcase_add_test (tc, test_errno_kept);
   return s;
 }
 

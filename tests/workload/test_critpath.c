@@ -333,7 +333,7 @@ START_TEST (test_no_recording)
   ck_assert_ptr_nonnull (path);
   ck_assert_uint_eq (path->len, 0);
   double comp[4], comm[4];
-  ck_assert (!wl_activity_bins (r, 0, app_sim_end_time (sim), 4, comp, comm, NULL));
+  ck_assert (!wl_activity_bins (r, 0, app_sim_end_time (sim), 4, comp, comm, NULL, NULL));
   app_sim_free (sim);
   app_config_clear (&cfg);
 }
@@ -369,7 +369,9 @@ assert_close (double got, double want)
  *   rank 2: COMP [0, 5], all-reduce [5, 14.9]: compute 5, exposed 9.9 us
  * The bins, weighted by their widths, sum to those figures; with 149 bins
  * of exactly 100 ns, rank 0's first 100 bins are compute, the next 47
- * exposed communication, the last 2 neither. */
+ * exposed communication, the last 2 neither.  The pipeline bubble, exposed
+ * communication with a receive from another rank in flight: rank 1's
+ * [2, 11.1] us, 9.1 us (bins 20 to 110 of 149), none for ranks 0 and 2. */
 START_TEST (test_activity_bins)
 {
   write_three_ranks (5);
@@ -377,9 +379,9 @@ START_TEST (test_activity_bins)
   tu_exact_ring (&cfg, 3);
   AppSim *sim = run_recorded (&cfg, TRUE);
   WlReplay *r = app_sim_replay (sim);
-  const SimTime want[3][3] = { { NS (10000), NS (4700), NS (4700) },
-                               { NS (5000), NS (9800), NS (11800) },
-                               { NS (5000), NS (9900), NS (9900) } };
+  const SimTime want[3][4] = { { NS (10000), NS (4700), NS (4700), 0 },
+                               { NS (5000), NS (9800), NS (11800), NS (9100) },
+                               { NS (5000), NS (9900), NS (9900), 0 } };
   SimTime end = app_sim_end_time (sim);
   ck_assert_uint_eq (end, NS (14900));
   for (guint32 k = 0; k < 3; k++)
@@ -387,6 +389,7 @@ START_TEST (test_activity_bins)
       ck_assert_uint_eq (stats (sim, k)->compute_busy, want[k][0]);
       ck_assert_uint_eq (stats (sim, k)->exposed_comm, want[k][1]);
       ck_assert_uint_eq (stats (sim, k)->comm_busy, want[k][2]);
+      ck_assert_uint_eq (stats (sim, k)->pipeline_bubble, want[k][3]);
       ck_assert_uint_eq (stats (sim, k)->compute_busy + stats (sim, k)->exposed_comm,
                          stats (sim, k)->finish);
       const guint counts[] = { 1, 7, 100, 149 };
@@ -395,17 +398,27 @@ START_TEST (test_activity_bins)
           guint bins = counts[c];
           g_autofree double *comp = g_new (double, bins);
           g_autofree double *comm = g_new (double, bins);
-          ck_assert (wl_activity_bins (r, k, end, bins, comp, comm, NULL));
+          g_autofree double *bubble = g_new (double, bins);
+          ck_assert (wl_activity_bins (r, k, end, bins, comp, comm, bubble, NULL));
           assert_close (weighted (comp, end, bins), (double) want[k][0]);
           assert_close (weighted (comm, end, bins), (double) want[k][1]);
+          assert_close (weighted (bubble, end, bins), (double) want[k][3]);
         }
     }
   double comp[149], comm[149];
-  ck_assert (wl_activity_bins (r, 0, end, 149, comp, comm, NULL));
+  ck_assert (wl_activity_bins (r, 0, end, 149, comp, comm, NULL, NULL));
   for (guint i = 0; i < 149; i++)
     {
       ck_assert_msg (comp[i] == (i < 100 ? 1.0 : 0.0), "bin %u compute %g", i, comp[i]);
       ck_assert_msg (comm[i] == (i >= 100 && i < 147 ? 1.0 : 0.0), "bin %u comm %g", i, comm[i]);
+    }
+  double bubble[149];
+  ck_assert (wl_activity_bins (r, 1, end, 149, comp, comm, bubble, NULL));
+  for (guint i = 0; i < 149; i++)
+    {
+      gboolean in = i >= 20 && i < 111;
+      ck_assert_msg (bubble[i] == (in ? 1.0 : 0.0), "bin %u bubble %g", i, bubble[i]);
+      ck_assert_msg (!in || comm[i] == 1.0, "bin %u comm %g", i, comm[i]);
     }
   app_sim_free (sim);
   app_config_clear (&cfg);
