@@ -308,10 +308,10 @@ parse_header (PlotReport *rep, JsonObject *root, GError **error)
   const PlotObj at = { rep, root, "" };
   if (!get_uint (&at, "schema_version", &rep->schema, error))
     return FALSE;
-  if (rep->schema != 1 && rep->schema != 2)
+  if (rep->schema < 1 || rep->schema > 3)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "%s: schema_version %" G_GUINT64_FORMAT " is not supported (1 and 2 are)",
+                   "%s: schema_version %" G_GUINT64_FORMAT " is not supported (1 to 3 are)",
                    rep->path, rep->schema);
       return FALSE;
     }

@@ -675,7 +675,7 @@ app_report_json (const AppSim *sim, const char *path, GError **error)
   if (j != NULL)
     {
       app_json_out_begin_object (j, NULL);
-      app_json_out_int (j, "schema_version", 2);
+      app_json_out_int (j, "schema_version", 3);
       add_time (j, "simulated_time_ns", app_sim_end_time (sim));
       app_json_out_uint (j, "events", sim_sched_events_run (app_sim_sched (sim)));
       app_json_out_boolean (j, "symmetric", app_sim_symmetric (sim));

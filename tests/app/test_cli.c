@@ -69,7 +69,7 @@ START_TEST (test_report_values_and_determinism)
   json_parser_load_from_data (parser, a, (gssize) la, &error);
   g_assert_no_error (error);
   JsonObject *root = json_node_get_object (json_parser_get_root (parser));
-  ck_assert_int_eq (json_object_get_int_member (root, "schema_version"), 2);
+  ck_assert_int_eq (json_object_get_int_member (root, "schema_version"), 3);
   ck_assert_int_eq (json_object_get_int_member (root, "simulated_time_ps"), 2102250);
   ck_assert_int_eq (json_object_get_int_member (root, "simulated_time_ns"), 2102);
   JsonArray *ranks = json_object_get_array_member (root, "ranks");

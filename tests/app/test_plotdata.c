@@ -191,8 +191,8 @@ START_TEST (test_bad_members)
     const char *report;
     const char *needle;
   } cases[] = {
-    { "{ \"schema_version\": 3, \"simulated_time_ps\": 0, \"ranks\": [] }",
-      "schema_version 3 is not supported" },
+    { "{ \"schema_version\": 4, \"simulated_time_ps\": 0, \"ranks\": [] }",
+      "schema_version 4 is not supported" },
     { "{ \"schema_version\": \"2\", \"simulated_time_ps\": 0, \"ranks\": [] }",
       "member \"schema_version\" must be a whole number, got a string" },
     { "{ \"schema_version\": 2, \"ranks\": [] }", "missing member \"simulated_time_ps\"" },

@@ -115,7 +115,7 @@ START_TEST (test_structure_and_inputs)
   g_autofree char *out = tu_report_run (cfg, (const char *[]) { "-q", "--report", report, NULL });
   g_autoptr (JsonParser) parser = tu_json_load (report);
   JsonObject *root = tu_json_root (parser);
-  ck_assert_int_eq (tu_json_int (root, "schema_version"), 2);
+  ck_assert_int_eq (tu_json_int (root, "schema_version"), 3);
   JsonObject *inputs = json_object_get_object_member (root, "inputs");
   ck_assert_ptr_nonnull (inputs);
   g_autofree char *wl = tu_scratch_path ("wl");
