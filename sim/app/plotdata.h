@@ -2,7 +2,7 @@
  * (scripts/plot draws them).
  *
  * Models: where each rank's time went, read back from the report
- * (schema_version 1 or 2), and the report's optional "overview": per rank
+ * (schema_version 1 to 3), and the report's optional "overview": per rank
  * and per equal time bin, the fraction of the bin spent computing, the
  * fraction with communication in flight and no compute, and (native runs)
  * the part of the latter in the pipeline bubble.  Nothing is
@@ -42,8 +42,8 @@
  *                 bubble: scripts/plot draws its panel then), bins,
  *                 bin_ms.
  *
- * Validation: schema_version must be 1 or 2; ranks[i].rank must be i; a
- * schema 2 rank must satisfy compute + exposed_comm + idle = finish and
+ * Validation: schema_version must be 1 to 3; ranks[i].rank must be i; a
+ * schema 2 or 3 rank must satisfy compute + exposed_comm + idle = finish and
  * finish + after_finish = simulated_time; overview arrays hold one number
  * in [0, 1] per bin, compute + comm at most 1 and bubble at most comm in
  * each bin, and one entry

@@ -5,7 +5,7 @@
  * per collective kind and group: count, bytes, times, algorithms and
  * nccl-tests' algorithm and bus bandwidth; units on every number),
  * ASTRA-sim's per-rank "finished" lines, the critical path, and the
- * machine-readable JSON report (schema_version 2, documented in the
+ * machine-readable JSON report (schema_version 3, documented in the
  * README).  Everything here is a pure function of the simulation's results:
  * two runs of the same inputs give byte-identical reports.
  *
