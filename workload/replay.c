@@ -63,7 +63,7 @@ fifo_pop (WlFifo *f)
 {
   g_assert (f->len > 0);
   guint32 v = f->buf[f->head];
-  f->head = (f->head + 1) % f->cap;
+  f->head = (f->head + 1) & (f->cap - 1); /* cap: 8, doubled (fifo_grow) */
   f->len--;
   return v;
 }
@@ -73,7 +73,7 @@ fifo_push (WlRank *k, WlFifo *f, guint32 v)
 {
   if (f->len == f->cap && !fifo_grow (k, f))
     return;
-  f->buf[(f->head + f->len++) % f->cap] = v;
+  f->buf[(f->head + f->len++) & (f->cap - 1)] = v;
 }
 
 
@@ -454,15 +454,13 @@ launch (WlRank *k, guint32 index)
 static void
 issue (WlRank *k)
 {
+  /* Most queues are empty: their limits are not looked up. */
   for (guint s = 0; s < k->n_queues; s++)
-    {
-      guint limit = slot_limit (k->replay, s);
-      while (k->ready[s].len > 0 && k->busy[s] < limit)
-        {
-          k->busy[s]++;
-          launch (k, fifo_pop (&k->ready[s]));
-        }
-    }
+    while (k->ready[s].len > 0 && k->busy[s] < slot_limit (k->replay, s))
+      {
+        k->busy[s]++;
+        launch (k, fifo_pop (&k->ready[s]));
+      }
 }
 
 /* Node INDEX is ready (a WlNodeReadyFunc: the source calls it). */
