@@ -55,6 +55,10 @@ mem_start (WlNodeSource *src, SimTime now, GError **error)
       for (guint32 v = 0; v < g->n_nodes; v++)
         m->parents_left[v] = nodes[v].n_parents;
     }
+  /* The graph is expanded (wl_replay_start) or stays compact (its nodes
+   * then come through mem_node); neither array moves from here on. */
+  src->nodes = g->nodes;
+  src->states = m->state;
   for (guint32 v = 0; v < g->n_nodes; v++)
     if (nodes[v].n_parents == 0)
       src->ready (src->ready_data, v);

@@ -77,6 +77,14 @@ struct _WlNodeSource
   const char *path;    /* the rank's trace file, for messages (borrowed) */
   guint32 n_nodes;     /* nodes of the rank's trace */
   guint n_streams;     /* its distinct comm stream indices (WlNode.comm_stream), 1 or more */
+  /* Where not NULL, node INDEX is nodes[INDEX] and its state byte
+   * states[INDEX], which the core reads in place (the class's node and
+   * state, three calls each a node, were 2.3 M instructions of the
+   * every-rank Llama-2 row's 151 M loop).
+   * The in-memory source lends both once its rank starts; a streamed one
+   * neither. */
+  WlNode *nodes;
+  guint8 *states;
 };
 
 /* A source over GRAPH for RANK, taking the caller's reference to GRAPH
