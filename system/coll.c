@@ -354,7 +354,7 @@ line_ticket_of (SysColl *coll, guint64 index)
 
 /* Whether run INDEX's line holds a rank, other than its member's, that is
  * on the line of O too. */
-static gboolean
+static G_NO_INLINE gboolean
 lines_meet (const SysOwed *o, SysColl *coll, guint64 index)
 {
   const SysRun *run = &coll->runs[index];
@@ -413,16 +413,25 @@ line_allows (SysColl *coll, guint64 index, const SysOwedList *owed, gint *paid)
 
 /* Run INDEX starts: the first on its line hands its ticket to the others,
  * the others pay theirs (item PAID of OWED, from line_allows). */
-static void
+static G_NO_INLINE void line_hand_ticket (SysColl *coll, guint64 index);
+
+static inline void
 line_note_start (SysColl *coll, guint64 index, SysOwedList *owed, gint paid)
 {
   if (coll->line_ticket == NULL)
     return;
   if (paid >= 0)
-    {
-      sys_owed_remove (owed, (guint) paid);
-      return;
-    }
+    sys_owed_remove (owed, (guint) paid);
+  else
+    line_hand_ticket (coll, index);
+}
+
+/* line_note_start for the first on its line (a quarter of the starts on
+ * the Llama-2 row), out of line so that the queue's kick saves fewer
+ * registers. */
+static G_NO_INLINE void
+line_hand_ticket (SysColl *coll, guint64 index)
+{
   guint32 *ticket = line_ticket_of (coll, index);
   /* A run another member started is owed until this one starts it:
    * line_allows found its ticket. */
@@ -444,6 +453,41 @@ line_note_start (SysColl *coll, guint64 index, SysOwedList *owed, gint paid)
       }
 }
 
+/* Start W, popped from RANK's queue Q of DIM, unless its line holds it
+ * back (FALSE). */
+static inline gboolean
+queue_try_start (SysRankQueues *q, guint dim, const SysWaiting *w)
+{
+  /* The queue a run waits in is its member's queue of its dimension:
+   * this one, so what the member owes is what this rank owes here. */
+  SysOwedList *owed = &q->owed[dim];
+  gint paid;
+  if (!line_allows (w->coll, w->run_index, owed, &paid))
+    return FALSE;
+  q->active[dim]++;
+  line_note_start (w->coll, w->run_index, owed, paid);
+  run_start (w->coll, w->run_index);
+  return TRUE;
+}
+
+/* queue_kick from the first run its line holds back (W): those are set
+ * aside, and come back in their arrival order when the window is full or
+ * the queue empty.  Out of line: the common kick sets nothing aside. */
+static G_NO_INLINE void
+queue_kick_holding (SysRankQueues *q, guint dim, guint limit, const SysWaiting *held_first)
+{
+  SysWaitQueue *waiting = &q->waiting[dim];
+  SysWaitQueue held = { 0 };
+  SysWaiting w;
+  sys_waitq_push (&held, held_first);
+  while (q->active[dim] < limit && sys_waitq_pop (waiting, &w))
+    if (!queue_try_start (q, dim, &w))
+      sys_waitq_push (&held, &w);
+  while (sys_waitq_pop (&held, &w))
+    sys_waitq_push (waiting, &w);
+  sys_waitq_clear (&held);
+}
+
 static void
 queue_kick (Sys *sys, guint32 rank, guint dim, const SysColl *coll)
 {
@@ -455,34 +499,16 @@ queue_kick (Sys *sys, guint32 rank, guint dim, const SysColl *coll)
    * so the chunks and phases of one collective keep their arrival order,
    * except where the member's line started them in another order (the
    * members of a line must agree: line_allows): those wait, set aside, for
-   * the run the line started before them. */
+   * the run the line started before them (queue_kick_holding). */
   SysWaitQueue *waiting = &q->waiting[dim];
   guint limit = sys->params.active_chunks_per_dim;
-  if (waiting->len == 0 || q->active[dim] >= limit) /* a fifth of the calls: nothing starts */
-    return;
   SysWaiting w;
-  SysWaitQueue held = { 0 };
   while (q->active[dim] < limit && sys_waitq_pop (waiting, &w))
-    {
-      /* The queue a run waits in is its member's queue of its dimension:
-       * this one, so what the member owes is what this rank owes here. */
-      SysOwedList *owed = &q->owed[dim];
-      gint paid;
-      if (!line_allows (w.coll, w.run_index, owed, &paid))
-        {
-          sys_waitq_push (&held, &w);
-          continue;
-        }
-      q->active[dim]++;
-      line_note_start (w.coll, w.run_index, owed, paid);
-      run_start (w.coll, w.run_index);
-    }
-  if (held.len == 0) /* nothing set aside (and nothing allocated) */
-    return;
-  /* Their arrival orders are kept: they come back in the same order. */
-  while (sys_waitq_pop (&held, &w))
-    sys_waitq_push (waiting, &w);
-  sys_waitq_clear (&held);
+    if (!queue_try_start (q, dim, &w))
+      {
+        queue_kick_holding (q, dim, limit, &w);
+        return;
+      }
 }
 
 /* ---- events ---------------------------------------------------------------- */
