@@ -741,10 +741,11 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
   else if (!check_match (coll, rank, req, root, error))
     return FALSE;
 
+  SimTime now = sim_sched_now (sys->sched);
   SysMember *m = &coll->members[member];
   *m = (SysMember) { .on_done = req->on_done, .data = req->data, .arg = req->arg,
                      .on_last_joiner = req->on_last_joiner, .node_id = req->node_id,
-                     .order = req->order, .join_time = sim_sched_now (sys->sched),
+                     .order = req->order, .join_time = now,
                      .priority = collective_priority (sys, rank, req),
                      .chunks_left = coll->n_chunks, .joined = 1 };
   coll->joined++;
@@ -754,11 +755,11 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
     lockstep_join_all (coll, member);
   else if (coll->period > 0)
     period_join (coll, (guint32) member);
-  coll->last_join = sim_sched_now (sys->sched);
+  coll->last_join = now;
   coll->last_member = (guint32) member;
   if (coll->n_phases == 0)
     {
-      sim_sched_at (sys->sched, sim_sched_now (sys->sched), on_trivial_done, coll,
+      sim_sched_at (sys->sched, now, on_trivial_done, coll,
                     (guint64) member);
       return TRUE;
     }
@@ -768,10 +769,18 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
         run_start (coll, run_index (coll, (guint32) member, c, 0));
       return TRUE;
     }
+  /* Every chunk's first phase waits in the first phase's queue: as
+   * queue_push's, with the queue and the entry's fixed fields found once
+   * (note_use, which queue_kick calls next, cannot tell its calls for one
+   * collective apart). */
   guint dim = coll->phase[0].topo_dim;
-  for (guint c = 0; c < coll->n_chunks; c++)
+  SysWaitQueue *waiting = &sys->queues[rank].waiting[dim];
+  SysWaiting w = { .coll = coll, .run_index = run_index (coll, (guint32) member, 0, 0),
+                   .priority = m->priority };
+  for (guint c = 0; c < coll->n_chunks; c++, w.run_index += coll->n_phases)
     {
-      queue_push (sys, rank, dim, coll, run_index (coll, (guint32) member, c, 0), m->priority);
+      w.order = sys->queue_order++;
+      sys_waitq_push (waiting, &w);
     }
   queue_kick (sys, rank, dim, coll);
   return TRUE;
