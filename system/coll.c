@@ -442,7 +442,7 @@ line_hand_ticket (SysColl *coll, guint64 index)
     ++sys->line_clock;
   *ticket = sys->line_clock;
   const SysPhaseCtx *ctx = &coll->ctx[run->chunk_phase];
-  guint dim = coll->phase[run->chunk_phase % coll->n_phases].topo_dim;
+  guint dim = coll->phase[ctx->phase].topo_dim;
   SysOwed o = { .coll = coll, .ticket = *ticket, .first = run->member - run->pos * ctx->stride,
                 .chunk_phase = run->chunk_phase };
   for (guint32 i = 0; i < ctx->n; i++)
@@ -612,7 +612,7 @@ on_phase_done (SimSched *sched, gpointer data, guint64 index)
   Sys *sys = coll->sys;
   guint P = coll->n_phases;
   SysRun *run = &coll->runs[index];
-  guint ph = run->chunk_phase % P;
+  guint ph = coll->ctx[run->chunk_phase].phase; /* chunk_phase % P without dividing */
   guint32 member = run->member;
   guint32 rank = coll->group->ranks[member];
   guint dim = coll->phase[ph].topo_dim;
