@@ -383,7 +383,7 @@ lines_meet (const SysOwed *o, SysColl *coll, guint64 index)
  * the run waits in.  When it may start, *PAID is the place in OWED of the
  * ticket it pays, or -1 when it pays none (it is the first on its line, or
  * takes no tickets), so that line_note_start need not look for it again. */
-static gboolean
+G_ALWAYS_INLINE static inline gboolean
 line_allows (SysColl *coll, guint64 index, const SysOwedList *owed, gint *paid)
 {
   *paid = -1;
@@ -455,7 +455,7 @@ line_hand_ticket (SysColl *coll, guint64 index)
 
 /* Start W, popped from RANK's queue Q of DIM, unless its line holds it
  * back (FALSE). */
-static inline gboolean
+G_ALWAYS_INLINE static inline gboolean
 queue_try_start (SysRankQueues *q, guint dim, const SysWaiting *w)
 {
   /* The queue a run waits in is its member's queue of its dimension:
@@ -774,14 +774,37 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
    * (note_use, which queue_kick calls next, cannot tell its calls for one
    * collective apart). */
   guint dim = coll->phase[0].topo_dim;
-  SysWaitQueue *waiting = &sys->queues[rank].waiting[dim];
+  SysRankQueues *q = &sys->queues[rank];
+  SysWaitQueue *waiting = &q->waiting[dim];
+  guint limit = sys->params.active_chunks_per_dim;
   SysWaiting w = { .coll = coll, .run_index = run_index (coll, (guint32) member, 0, 0),
                    .priority = m->priority };
-  for (guint c = 0; c < coll->n_chunks; c++, w.run_index += coll->n_phases)
+  /* Where the kick would pop chunk 0 first (the window has room and it
+   * outranks what waits: newer than all, it needs a higher priority), it
+   * is offered to its line at once rather than pushed and popped (with
+   * symmetry classes over shared ports the kick's note_use comes first:
+   * not there).  Starting it schedules events and touches no queue, so the
+   * other chunks may wait after. */
+  SysWaiting first = w;
+  gboolean offered = !sys->classes_shared && q->active[dim] < limit
+                     && (waiting->len == 0 || w.priority > waiting->heap[0].priority);
+  gboolean started = FALSE;
+  guint c = 0;
+  if (offered)
+    {
+      first.order = sys->queue_order++;
+      started = queue_try_start (q, dim, &first);
+      c = 1;
+      w.run_index += coll->n_phases;
+    }
+  for (; c < coll->n_chunks; c++, w.run_index += coll->n_phases)
     {
       w.order = sys->queue_order++;
       sys_waitq_push (waiting, &w);
     }
-  queue_kick (sys, rank, dim, coll);
+  if (offered && !started) /* as the kick that had popped it and set it aside */
+    queue_kick_holding (q, dim, limit, &first);
+  else
+    queue_kick (sys, rank, dim, coll);
   return TRUE;
 }
