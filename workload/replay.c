@@ -36,20 +36,6 @@ slot_of (const WlRank *k, const WlNode *n)
   return SLOT_NONE;
 }
 
-/* Node INDEX of SRC and its state byte: in place where the source lends
- * its arrays (replay_source.h). */
-static inline WlNode *
-src_node (WlNodeSource *src, guint32 index)
-{
-  return G_LIKELY (src->nodes != NULL) ? &src->nodes[index] : src->klass->node (src, index);
-}
-
-static inline guint8 *
-src_state (WlNodeSource *src, guint32 index)
-{
-  return G_LIKELY (src->states != NULL) ? &src->states[index] : src->klass->state (src, index);
-}
-
 /* Double K's ready queue F; a failure stops the run with an error. */
 static gboolean
 fifo_grow (WlRank *k, WlFifo *f)
@@ -462,8 +448,8 @@ static void
 launch (WlRank *k, guint32 index)
 {
   WlNodeSource *src = k->src;
-  *src_state (src, index) = NODE_RUNNING;
-  launch_node (k, index, src_node (src, index));
+  *wl_node_source_state (src, index) = NODE_RUNNING;
+  launch_node (k, index, wl_node_source_node (src, index));
 }
 
 /* Start every ready node that has a free slot. */
@@ -485,10 +471,10 @@ make_ready (gpointer data, guint32 index)
 {
   WlRank *k = data;
   WlNodeSource *src = k->src;
-  *src_state (src, index) = NODE_READY;
+  *wl_node_source_state (src, index) = NODE_READY;
   if (k->rec != NULL)
     k->rec[index].ready = *k->replay->clock;
-  fifo_push (k, &k->ready[slot_of (k, src_node (src, index))], index);
+  fifo_push (k, &k->ready[slot_of (k, wl_node_source_node (src, index))], index);
 }
 
 /* What a completion does before releasing dependents. */
@@ -532,8 +518,8 @@ on_node_done (SimSched *sched, gpointer data, guint64 index)
   WlRank *k = data;
   WlNodeSource *src = k->src;
   SimTime now = *k->replay->clock;
-  complete (k, (guint32) index, src_node (src, (guint32) index), now);
-  *src_state (src, (guint32) index) = NODE_DONE;
+  complete (k, (guint32) index, wl_node_source_node (src, (guint32) index), now);
+  *wl_node_source_state (src, (guint32) index) = NODE_DONE;
   GError *error = NULL;
   if (!src->klass->release (src, (guint32) index, now, &error))
     {

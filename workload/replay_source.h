@@ -87,6 +87,20 @@ struct _WlNodeSource
   guint8 *states;
 };
 
+/* Node INDEX of SRC and its state byte, in place where the source lends
+ * its arrays (the core's hot path), else through its class. */
+static inline WlNode *
+wl_node_source_node (WlNodeSource *src, guint32 index)
+{
+  return G_LIKELY (src->nodes != NULL) ? &src->nodes[index] : src->klass->node (src, index);
+}
+
+static inline guint8 *
+wl_node_source_state (WlNodeSource *src, guint32 index)
+{
+  return G_LIKELY (src->states != NULL) ? &src->states[index] : src->klass->state (src, index);
+}
+
 /* A source over GRAPH for RANK, taking the caller's reference to GRAPH
  * (also when it fails); OWNER: this rank is the first to hold the graph
  * (it resolves the graph's groups, which byte-identical ranks share).
