@@ -52,15 +52,24 @@ fork_graph (void)
   return g;
 }
 
+/* An in-memory source over the fork, its ready nodes noted in R. */
+static WlNodeSource *
+fork_source (Readied *r)
+{
+  GError *error = NULL;
+  WlNodeSource *src = wl_mem_source_new (fork_graph (), 0, TRUE, &error);
+  ck_assert_ptr_nonnull (src);
+  *r = (Readied) { 0 };
+  src->ready = note_ready;
+  src->ready_data = r;
+  return src;
+}
+
 START_TEST (test_lends_after_start)
 {
-  WlGraph *g = fork_graph ();
   GError *error = NULL;
-  WlNodeSource *src = wl_mem_source_new (g, 0, TRUE, &error);
-  ck_assert_ptr_nonnull (src);
-  Readied r = { 0 };
-  src->ready = note_ready;
-  src->ready_data = &r;
+  Readied r;
+  WlNodeSource *src = fork_source (&r);
   /* Before the start: nothing lent, the readers go through the class. */
   ck_assert_ptr_null (src->nodes);
   ck_assert_ptr_null (src->states);
@@ -88,13 +97,9 @@ END_TEST
  * says, in file order. */
 START_TEST (test_releases)
 {
-  WlGraph *g = fork_graph ();
   GError *error = NULL;
-  WlNodeSource *src = wl_mem_source_new (g, 0, TRUE, &error);
-  ck_assert_ptr_nonnull (src);
-  Readied r = { 0 };
-  src->ready = note_ready;
-  src->ready_data = &r;
+  Readied r;
+  WlNodeSource *src = fork_source (&r);
   ck_assert (src->klass->start (src, 0, &error));
   ck_assert (src->klass->release (src, 0, 0, &error));
   ck_assert_uint_eq (r.n, 3);
