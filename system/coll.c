@@ -765,7 +765,7 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
     }
   if (offered && !started) /* as the kick that had popped it and set it aside */
     queue_kick_holding (q, dim, limit, &first);
-  else
+  else if (!started || q->active[dim] < limit) /* else the kick would start nothing */
     queue_kick (sys, rank, dim, coll);
   return TRUE;
 }

@@ -72,7 +72,8 @@ mem_release (WlNodeSource *src, guint32 index, SimTime now, GError **error)
   (void) error;
   MemSource *m = (MemSource *) src;
   const WlGraph *g = m->graph;
-  const WlNode *n = &wl_graph_shape_nodes (g)[index];
+  /* The lent array where the graph was expanded when the rank started. */
+  const WlNode *n = src->nodes != NULL ? &src->nodes[index] : &wl_graph_shape_nodes (g)[index];
   for (guint32 c = 0; c < n->n_children; c++)
     {
       guint32 child = g->children[n->child_start + c];
