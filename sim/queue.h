@@ -50,7 +50,8 @@
  * scheduler's hot path, can be inlined into it; sim_queue_push() and
  * sim_queue_advance_slow() are their out-of-line halves.  Nothing but
  * sched.c uses them, but for sim_queue_push_trusted(), which the ring's
- * send inlines (system/algo.h) on the queue sim_sched_queue() lends.
+ * send (system/algo.h) and a chunk phase's end (sys_phase_finish,
+ * system/coll.c) inline on the queue sim_sched_queue() lends.
  *
  * Ownership: the queue owns its buckets and the entries in them; pointers
  * to entries are lent until the next push or pop.  Nothing is allocated per

@@ -179,46 +179,13 @@ sys_phase_notify (const SysPhaseCtx *ctx, guint32 to, SimTime at)
 void
 sys_phase_finish (const SysPhaseCtx *ctx, SimTime at)
 {
-  sim_sched_at (ctx->sys->sched, at, on_phase_done, ctx->coll, ctx->run_index);
-}
-
-SimTime
-sys_phase_serialization (const SysPhaseCtx *ctx, guint64 bytes, double rate_Bps)
-{
-  return net_price_serialization (&ctx->sys->serial_prices, bytes, rate_Bps);
-}
-
-SimTime
-sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes)
-{
-  Sys *sys = ctx->sys;
-  const SysParams *p = &sys->params;
-  /* Steps reduce runs of a few sizes, interleaved over chunks and phases:
-   * remember their prices. */
-  SimTime cost;
-  if (net_price_find (&sys->reduce_prices, bytes, p->local_mem_bw_Bps, &cost))
-    return cost;
-  if (p->compat.reduce_pricing == SYS_MEM_TRUNCATED_NS)
-    {
-      /* Each memory pass takes bytes / (bytes/s) seconds, in
-       * double precision, truncated to whole nanoseconds; done in its order
-       * of operations, since an exact multiple can come out one below. */
-      guint64 ns = (guint64) ((double) bytes / p->local_mem_bw_Bps * 1e9);
-      cost = sim_time_mul (sim_time_from_ns (ns), p->reduction_passes);
-    }
+  /* Once per chunk phase on every rank: at or after now (the common case)
+   * it pushes inline, as the ring's send does; sim_sched_at reports the
+   * rest. */
+  if (G_LIKELY (at >= *ctx->clock))
+    sim_queue_push_trusted (ctx->queue, at, on_phase_done, ctx->coll, ctx->run_index);
   else
-    cost = sim_time_mul (net_serialization_ps (bytes, p->local_mem_bw_Bps), p->reduction_passes);
-  net_price_store (&sys->reduce_prices, bytes, p->local_mem_bw_Bps, cost);
-  return cost;
-}
-
-SimTime
-sys_phase_copy_cost (const SysPhaseCtx *ctx, guint64 bytes)
-{
-  const SysParams *p = &ctx->sys->params;
-  if (p->compat.reduce_pricing == SYS_MEM_TRUNCATED_NS)
-    return sim_time_from_ns ((guint64) ((double) bytes / p->local_mem_bw_Bps * 1e9));
-  return net_serialization_ps (bytes, p->local_mem_bw_Bps);
+    sim_sched_at (ctx->sys->sched, at, on_phase_done, ctx->coll, ctx->run_index);
 }
 
 void
@@ -348,7 +315,7 @@ line_ticket_of (SysColl *coll, guint64 index)
 
 /* Whether run INDEX's line holds a rank, other than its member's, that is
  * on the line of O too. */
-static gboolean
+static G_NO_INLINE gboolean
 lines_meet (const SysOwed *o, SysColl *coll, guint64 index)
 {
   const SysRun *run = &coll->runs[index];
@@ -377,7 +344,7 @@ lines_meet (const SysOwed *o, SysColl *coll, guint64 index)
  * the run waits in.  When it may start, *PAID is the place in OWED of the
  * ticket it pays, or -1 when it pays none (it is the first on its line, or
  * takes no tickets), so that line_note_start need not look for it again. */
-static gboolean
+G_ALWAYS_INLINE static inline gboolean
 line_allows (SysColl *coll, guint64 index, const SysOwedList *owed, gint *paid)
 {
   *paid = -1;
@@ -407,16 +374,25 @@ line_allows (SysColl *coll, guint64 index, const SysOwedList *owed, gint *paid)
 
 /* Run INDEX starts: the first on its line hands its ticket to the others,
  * the others pay theirs (item PAID of OWED, from line_allows). */
-static void
+static G_NO_INLINE void line_hand_ticket (SysColl *coll, guint64 index);
+
+static inline void
 line_note_start (SysColl *coll, guint64 index, SysOwedList *owed, gint paid)
 {
   if (coll->line_ticket == NULL)
     return;
   if (paid >= 0)
-    {
-      sys_owed_remove (owed, (guint) paid);
-      return;
-    }
+    sys_owed_remove (owed, (guint) paid);
+  else
+    line_hand_ticket (coll, index);
+}
+
+/* line_note_start for the first on its line (a quarter of the starts on
+ * the Llama-2 row), out of line so that the queue's kick saves fewer
+ * registers. */
+static G_NO_INLINE void
+line_hand_ticket (SysColl *coll, guint64 index)
+{
   guint32 *ticket = line_ticket_of (coll, index);
   /* A run another member started is owed until this one starts it:
    * line_allows found its ticket. */
@@ -427,7 +403,7 @@ line_note_start (SysColl *coll, guint64 index, SysOwedList *owed, gint paid)
     ++sys->line_clock;
   *ticket = sys->line_clock;
   const SysPhaseCtx *ctx = &coll->ctx[run->chunk_phase];
-  guint dim = coll->phase[run->chunk_phase % coll->n_phases].topo_dim;
+  guint dim = coll->phase[ctx->phase].topo_dim;
   SysOwed o = { .coll = coll, .ticket = *ticket, .first = run->member - run->pos * ctx->stride,
                 .chunk_phase = run->chunk_phase };
   for (guint32 i = 0; i < ctx->n; i++)
@@ -436,6 +412,41 @@ line_note_start (SysColl *coll, guint64 index, SysOwedList *owed, gint paid)
         o.member = o.first + i * ctx->stride;
         sys_owed_push (&sys->queues[coll->group->ranks[o.member]].owed[dim], &o);
       }
+}
+
+/* Start W, popped from RANK's queue Q of DIM, unless its line holds it
+ * back (FALSE). */
+G_ALWAYS_INLINE static inline gboolean
+queue_try_start (SysRankQueues *q, guint dim, const SysWaiting *w)
+{
+  /* The queue a run waits in is its member's queue of its dimension:
+   * this one, so what the member owes is what this rank owes here. */
+  SysOwedList *owed = &q->owed[dim];
+  gint paid;
+  if (!line_allows (w->coll, w->run_index, owed, &paid))
+    return FALSE;
+  q->active[dim]++;
+  line_note_start (w->coll, w->run_index, owed, paid);
+  run_start (w->coll, w->run_index);
+  return TRUE;
+}
+
+/* queue_kick from the first run its line holds back (W): those are set
+ * aside, and come back in their arrival order when the window is full or
+ * the queue empty.  Out of line: the common kick sets nothing aside. */
+static G_NO_INLINE void
+queue_kick_holding (SysRankQueues *q, guint dim, guint limit, const SysWaiting *held_first)
+{
+  SysWaitQueue *waiting = &q->waiting[dim];
+  SysWaitQueue held = { 0 };
+  SysWaiting w;
+  sys_waitq_push (&held, held_first);
+  while (q->active[dim] < limit && sys_waitq_pop (waiting, &w))
+    if (!queue_try_start (q, dim, &w))
+      sys_waitq_push (&held, &w);
+  while (sys_waitq_pop (&held, &w))
+    sys_waitq_push (waiting, &w);
+  sys_waitq_clear (&held);
 }
 
 static void
@@ -449,32 +460,16 @@ queue_kick (Sys *sys, guint32 rank, guint dim, const SysColl *coll)
    * so the chunks and phases of one collective keep their arrival order,
    * except where the member's line started them in another order (the
    * members of a line must agree: line_allows): those wait, set aside, for
-   * the run the line started before them. */
-  SysWaiting w;
-  SysWaitQueue held = { 0 };
+   * the run the line started before them (queue_kick_holding). */
   SysWaitQueue *waiting = &q->waiting[dim];
-  while (waiting->len > 0 && q->active[dim] < sys->params.active_chunks_per_dim
-         && sys_waitq_pop (waiting, &w))
-    {
-      /* The queue a run waits in is its member's queue of its dimension:
-       * this one, so what the member owes is what this rank owes here. */
-      SysOwedList *owed = &q->owed[dim];
-      gint paid;
-      if (!line_allows (w.coll, w.run_index, owed, &paid))
-        {
-          sys_waitq_push (&held, &w);
-          continue;
-        }
-      q->active[dim]++;
-      line_note_start (w.coll, w.run_index, owed, paid);
-      run_start (w.coll, w.run_index);
-    }
-  if (held.len == 0) /* nothing set aside (and nothing allocated) */
-    return;
-  /* Their arrival orders are kept: they come back in the same order. */
-  while (sys_waitq_pop (&held, &w))
-    sys_waitq_push (waiting, &w);
-  sys_waitq_clear (&held);
+  guint limit = sys->params.active_chunks_per_dim;
+  SysWaiting w;
+  while (q->active[dim] < limit && sys_waitq_pop (waiting, &w))
+    if (!queue_try_start (q, dim, &w))
+      {
+        queue_kick_holding (q, dim, limit, &w);
+        return;
+      }
 }
 
 /* ---- events ---------------------------------------------------------------- */
@@ -578,7 +573,7 @@ on_phase_done (SimSched *sched, gpointer data, guint64 index)
   Sys *sys = coll->sys;
   guint P = coll->n_phases;
   SysRun *run = &coll->runs[index];
-  guint ph = run->chunk_phase % P;
+  guint ph = coll->ctx[run->chunk_phase].phase; /* chunk_phase % P without dividing */
   guint32 member = run->member;
   guint32 rank = coll->group->ranks[member];
   guint dim = coll->phase[ph].topo_dim;
@@ -707,10 +702,11 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
   else if (!check_match (coll, rank, req, root, error))
     return FALSE;
 
+  SimTime now = sim_sched_now (sys->sched);
   SysMember *m = &coll->members[member];
   *m = (SysMember) { .on_done = req->on_done, .data = req->data, .arg = req->arg,
                      .on_last_joiner = req->on_last_joiner, .node_id = req->node_id,
-                     .order = req->order, .join_time = sim_sched_now (sys->sched),
+                     .order = req->order, .join_time = now,
                      .priority = collective_priority (sys, rank, req),
                      .chunks_left = coll->n_chunks, .joined = 1 };
   coll->joined++;
@@ -720,11 +716,11 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
     lockstep_join_all (coll, member);
   else if (coll->period > 0)
     period_join (coll, (guint32) member);
-  coll->last_join = sim_sched_now (sys->sched);
+  coll->last_join = now;
   coll->last_member = (guint32) member;
   if (coll->n_phases == 0)
     {
-      sim_sched_at (sys->sched, sim_sched_now (sys->sched), on_trivial_done, coll,
+      sim_sched_at (sys->sched, now, on_trivial_done, coll,
                     (guint64) member);
       return TRUE;
     }
@@ -734,11 +730,42 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
         run_start (coll, run_index (coll, (guint32) member, c, 0));
       return TRUE;
     }
+  /* Every chunk's first phase waits in the first phase's queue: as
+   * queue_push's, with the queue and the entry's fixed fields found once
+   * (note_use, which queue_kick calls next, cannot tell its calls for one
+   * collective apart). */
   guint dim = coll->phase[0].topo_dim;
-  for (guint c = 0; c < coll->n_chunks; c++)
+  SysRankQueues *q = &sys->queues[rank];
+  SysWaitQueue *waiting = &q->waiting[dim];
+  guint limit = sys->params.active_chunks_per_dim;
+  SysWaiting w = { .coll = coll, .run_index = run_index (coll, (guint32) member, 0, 0),
+                   .priority = m->priority };
+  /* Where the kick would pop chunk 0 first (the window has room and it
+   * outranks what waits: newer than all, it needs a higher priority), it
+   * is offered to its line at once rather than pushed and popped (with
+   * symmetry classes over shared ports the kick's note_use comes first:
+   * not there).  Starting it schedules events and touches no queue, so the
+   * other chunks may wait after. */
+  SysWaiting first = w;
+  gboolean offered = !sys->classes_shared && q->active[dim] < limit
+                     && (waiting->len == 0 || w.priority > waiting->heap[0].priority);
+  gboolean started = FALSE;
+  guint c = 0;
+  if (offered)
     {
-      queue_push (sys, rank, dim, coll, run_index (coll, (guint32) member, c, 0), m->priority);
+      first.order = sys->queue_order++;
+      started = queue_try_start (q, dim, &first);
+      c = 1;
+      w.run_index += coll->n_phases;
     }
-  queue_kick (sys, rank, dim, coll);
+  for (; c < coll->n_chunks; c++, w.run_index += coll->n_phases)
+    {
+      w.order = sys->queue_order++;
+      sys_waitq_push (waiting, &w);
+    }
+  if (offered && !started) /* as the kick that had popped it and set it aside */
+    queue_kick_holding (q, dim, limit, &first);
+  else if (!started || q->active[dim] < limit) /* else the kick would start nothing */
+    queue_kick (sys, rank, dim, coll);
   return TRUE;
 }

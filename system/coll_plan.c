@@ -703,11 +703,12 @@ sys_coll_free (SysColl *coll)
     return;
   /* Rows that keep state per run release what a collective left unfinished
    * (a run whose peers never came). */
-  guint CP = coll->n_chunks * coll->n_phases;
-  for (guint cp = 0; coll->runs != NULL && cp < CP; cp++)
-    if (coll->phase[cp % coll->n_phases].algo->run_free != NULL)
-      for (guint32 m = 0; m < coll->group->n; m++)
-        coll->phase[cp % coll->n_phases].algo->run_free (&coll->runs[(gsize) m * CP + cp]);
+  guint P = coll->n_phases, CP = coll->n_chunks * P;
+  for (guint ph = 0; coll->runs != NULL && ph < P; ph++)
+    if (coll->phase[ph].algo->run_free != NULL)
+      for (guint cp = ph; cp < CP; cp += P)
+        for (guint32 m = 0; m < coll->group->n; m++)
+          coll->phase[ph].algo->run_free (&coll->runs[(gsize) m * CP + cp]);
   SysCollMemo *memo = coll->group->coll_memo;
   if (coll->whole && memo != NULL && memo->n_spare < COLL_SPARES)
     memo->spare[memo->n_spare++] = coll;

@@ -24,7 +24,7 @@ sys_owed_grow (SysOwedList *l)
 }
 
 void
-sys_owed_remove (SysOwedList *l, guint i)
+sys_owed_remove_at (SysOwedList *l, guint i)
 {
   g_assert (i < l->len);
   /* The list is short and the item taken is mostly its first or only one:

@@ -127,8 +127,18 @@ sys_owed_push (SysOwedList *l, const SysOwed *o)
     sys_owed_grow (l);
   l->items[l->len++] = *o;
 }
-/* Take out item I (< len), keeping the others' order. */
-void sys_owed_remove (SysOwedList *l, guint i);
+/* Take out item I (< len), keeping the others' order.  Inline for the
+ * common case, the last item (mostly the only one); sys_owed_remove_at
+ * moves the others. */
+void sys_owed_remove_at (SysOwedList *l, guint i);
+static inline void
+sys_owed_remove (SysOwedList *l, guint i)
+{
+  if (G_LIKELY (i + 1 == l->len))
+    l->len--;
+  else
+    sys_owed_remove_at (l, i);
+}
 /* Free the array; the list is then empty.  Accepts an empty list. */
 void sys_owed_clear (SysOwedList *l);
 

@@ -55,6 +55,10 @@ mem_start (WlNodeSource *src, SimTime now, GError **error)
       for (guint32 v = 0; v < g->n_nodes; v++)
         m->parents_left[v] = nodes[v].n_parents;
     }
+  /* The graph is expanded (wl_replay_start) or stays compact (its nodes
+   * then come through mem_node); neither array moves from here on. */
+  src->nodes = g->nodes;
+  src->states = m->state;
   for (guint32 v = 0; v < g->n_nodes; v++)
     if (nodes[v].n_parents == 0)
       src->ready (src->ready_data, v);
@@ -68,7 +72,8 @@ mem_release (WlNodeSource *src, guint32 index, SimTime now, GError **error)
   (void) error;
   MemSource *m = (MemSource *) src;
   const WlGraph *g = m->graph;
-  const WlNode *n = &wl_graph_shape_nodes (g)[index];
+  /* The lent array where the graph was expanded when the rank started. */
+  const WlNode *n = src->nodes != NULL ? &src->nodes[index] : &wl_graph_shape_nodes (g)[index];
   for (guint32 c = 0; c < n->n_children; c++)
     {
       guint32 child = g->children[n->child_start + c];

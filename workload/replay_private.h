@@ -105,6 +105,7 @@ typedef struct
 struct _WlReplay
 {
   SimSched *sched;
+  const SimTime *clock; /* sim_sched_clock (sched): now, read without a call */
   Sys *sys;
   WlParams params;
   guint32 n_ranks;
