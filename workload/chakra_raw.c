@@ -493,7 +493,8 @@ name_field_against (const guint8 **pa, const guint8 *ea, const guint8 **pb,
   Cur ca = { *pa, ea }, cb = { *pb, eb };
   guint fa, wa, fb, wb;
   Cur ba = { 0 }, bb = { 0 };
-  if (!raw_skip_field (&ca, &fa, &wa, &ba) || !raw_skip_field (&cb, &fb, &wb, &bb) || fa != 10
+  /* raw_skip_field reads a tag's first byte unchecked: B may end here. */
+  if (ca.p >= ca.end || cb.p >= cb.end || !raw_skip_field (&ca, &fa, &wa, &ba) || !raw_skip_field (&cb, &fb, &wb, &bb) || fa != 10
       || wa != WT_LEN || fb != fa || wb != wa || !raw_attr (bb, *pb, raw)
       || (raw->seen & (1u << wl_raw_name_keys[i])) == 0)
     return FALSE;

@@ -493,6 +493,18 @@ START_TEST (test_names_against)
   ck_assert (!wl_chakra_raw_names_against (pa, la, &an, nul, la, 0, &rn, &bn));
   ck_assert (!wl_chakra_raw_node (nul, la, &rn));
   ck_assert (!wl_chakra_raw_names_against (pa, la, &an, pa, la - 1, 0, &rn, &bn));
+  /* The same node without its pg_name: a frame that ends where the
+   * earlier frame's last name field begins, in a block of its own length
+   * (frame_of's: memcheck and ASan see a read past it). */
+  ChakraProtoMsg__Node *bare = tu_p2p (2, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, 0, 1, 7,
+                                       1000);
+  tu_node_dep (bare, 1);
+  g_autoptr (GBytes) nameless = frame_of (bare);
+  gsize lc;
+  const guint8 *pc = g_bytes_get_data (nameless, &lc);
+  ck_assert_uint_lt (lc, la);
+  ck_assert (memcmp (pa, pc, lc) == 0);
+  ck_assert (!wl_chakra_raw_names_against (pa, la, &an, pc, lc, 0, &rn, &bn));
   WlRawNames dirty = an;
   dirty.clean = 0;
   ck_assert (!wl_chakra_raw_names_against (pa, la, &dirty, pa, la, 0, &rn, &bn));
