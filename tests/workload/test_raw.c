@@ -501,6 +501,31 @@ START_TEST (test_names_against)
 }
 END_TEST
 
+/* wl_common_prefix and its plain-C twin: the first byte that differs,
+ * wherever it sits in a word or a 32-byte block, whichever bit of it
+ * differs, from any alignment; N when none does, a second difference
+ * later unseen. */
+START_TEST (test_common_prefix)
+{
+  guint8 a[160], b[160];
+  for (gsize i = 0; i < sizeof a; i++)
+    a[i] = (guint8) (i * 37u + 11u);
+  for (gsize start = 0; start < 3; start++)
+    for (gsize n = 0; n + start <= 150; n++)
+      for (gsize d = 0; d <= n; d++)
+        {
+          guint8 bit = (guint8) (1u << ((n + d) % 8));
+          memcpy (b, a, sizeof b);
+          if (d < n)
+            b[start + d] ^= bit;
+          if (d + 5 < n)
+            b[start + d + 5] ^= 0xff;
+          ck_assert_uint_eq (wl_common_prefix (a + start, b + start, n), d);
+          ck_assert_uint_eq (wl_common_prefix_c (a + start, b + start, n), d);
+        }
+}
+END_TEST
+
 int
 main (void)
 {
@@ -511,5 +536,6 @@ main (void)
   tcase_add_test (tc, test_same_graph_as_decoded);
   tcase_add_test (tc, test_names_only_frames);
   tcase_add_test (tc, test_names_against);
+  tcase_add_test (tc, test_common_prefix);
   return tu_run_suite (s);
 }
