@@ -170,6 +170,19 @@ raw_value (Cur *c, guint f, guint wt, WlRawAttr *a)
     }
 }
 
+/* Whether the LEN bytes at P hold a NUL: in line when few (a group's
+ * name is a digit or two; a call to memchr costs more). */
+static inline gboolean
+has_nul (const guint8 *p, gsize len)
+{
+  if (len > 16)
+    return memchr (p, 0, len) != NULL;
+  for (gsize i = 0; i < len; i++)
+    if (p[i] == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* One AttributeProto, its field at FIELD: kept in RAW when its name is
  * known and first. */
 static gboolean
@@ -201,7 +214,7 @@ raw_attr (Cur body, const guint8 *field, WlRawNode *raw)
     return memchr (name, 0, name_len) == NULL; /* "comm_type\0x" is comm_type */
   if ((raw->seen & (1u << k)) != 0)
     return TRUE;
-  if (a.kind == WL_RAW_STRING && memchr (a.p, 0, a.len) != NULL)
+  if (a.kind == WL_RAW_STRING && has_nul (a.p, a.len))
     return FALSE; /* C string semantics: the usual decoder's */
   raw->seen |= 1u << k;
   raw->attr[k] = a;

@@ -23,16 +23,26 @@ next_frame (Walk *w, const guint8 **data, gsize *len)
 {
   guint64 v = 0;
   gsize i = 0;
-  for (;;)
+  /* Frames run to a few hundred bytes: lengths of one or two bytes read
+   * at once, as the loop below reads them. */
+  if (w->left > 0 && w->p[0] < 0x80)
+    v = w->p[i++];
+  else if (w->left > 1 && w->p[1] < 0x80)
     {
-      if (i >= w->left || i >= 10)
-        return FALSE;
-      guint8 b = w->p[i];
-      v |= (guint64) (b & 0x7f) << (7 * i);
-      i++;
-      if ((b & 0x80) == 0)
-        break;
+      v = (guint64) (w->p[0] & 0x7f) | (guint64) w->p[1] << 7;
+      i = 2;
     }
+  else
+    for (;;)
+      {
+        if (i >= w->left || i >= 10)
+          return FALSE;
+        guint8 b = w->p[i];
+        v |= (guint64) (b & 0x7f) << (7 * i);
+        i++;
+        if ((b & 0x80) == 0)
+          break;
+      }
   if (v > w->left - i)
     return FALSE;
   *data = w->p + i;
@@ -169,22 +179,22 @@ gzip_bytes (const guint8 *p, gsize len)
   return len >= 2 && p[0] == 0x1f && p[1] == 0x8b;
 }
 
-/* The first byte at which A and B (N bytes each) differ, or N: the next
- * frame or two in line (where frames differ one after another, as every
- * collective of a rank in another tensor-parallel group does), then by
- * blocks, the bytes of the trace sets alike are mostly equal. */
+/* The first byte at which A and B (N bytes each) differ, or N: in line
+ * over the next KiB (frames differ a few hundred bytes apart where they
+ * differ at all, as every collective of a rank in another tensor-parallel
+ * group does), then by memcmp's blocks, the bytes of the trace sets alike
+ * being mostly equal. */
 static gsize
 first_diff (const guint8 *a, const guint8 *b, gsize n)
 {
-  gsize off = wl_common_prefix (a, b, MIN (n, (gsize) 256));
-  if (off < MIN (n, (gsize) 256))
+  gsize head = MIN (n, (gsize) 1024);
+  gsize off = wl_common_prefix (a, b, head);
+  if (off < head)
     return off;
   while (off + 4096 <= n && memcmp (a + off, b + off, 4096) == 0)
     off += 4096;
-  while (off + 64 <= n && memcmp (a + off, b + off, 64) == 0)
-    off += 64;
-  /* The difference, if any, is in the next 64 bytes. */
-  return off + wl_common_prefix (a + off, b + off, MIN (n - off, (gsize) 64));
+  /* The difference, if any, is in the next 4 KiB. */
+  return off + wl_common_prefix (a + off, b + off, MIN (n - off, (gsize) 4096));
 }
 
 /* Patches as a delta gathers them (a GArray's append is a call per node). */

@@ -476,19 +476,32 @@ raw_bool (const WlRawNode *r, WlAttrKey key, gboolean *v)
   return 1;
 }
 
-/* The string attribute KEY of R as C text (wl_raw_node_text; NULL: absent,
- * or not a string: *OK then says which). */
-static const char *
-raw_text (WlRawNode *r, WlAttrKey key, gboolean *ok)
+/* The group R's pg_name names into *ID (WL_GROUP_ALL when absent); FALSE
+ * where decode_group would fail.  Up to 18 digits, the common case of
+ * group_id, are read in place (a string the raw reader keeps holds no
+ * NUL: chakra_raw.h); anything else as C text (wl_raw_node_text). */
+static gboolean
+raw_group (WlRawNode *r, guint64 *id)
 {
-  *ok = TRUE;
-  if ((r->seen & (1u << key)) == 0)
-    return NULL;
-  const WlRawAttr *a = &r->attr[key];
-  *ok = a->kind == WL_RAW_STRING;
-  if (!*ok)
-    return NULL;
-  return wl_raw_node_text (r, a->p, a->len);
+  *id = WL_GROUP_ALL;
+  if ((r->seen & (1u << WL_ATTR_PG_NAME)) == 0)
+    return TRUE;
+  const WlRawAttr *a = &r->attr[WL_ATTR_PG_NAME];
+  if (a->kind != WL_RAW_STRING)
+    return FALSE;
+  if (a->len > 0 && a->len <= 18)
+    {
+      guint64 v = 0;
+      gsize i = 0;
+      for (; i < a->len && a->p[i] >= '0' && a->p[i] <= '9'; i++)
+        v = v * 10 + (guint64) (a->p[i] - '0');
+      if (i == a->len)
+        {
+          *id = v;
+          return TRUE;
+        }
+    }
+  return group_id (wl_raw_node_text (r, a->p, a->len), id);
 }
 
 /* attr_rank's value of KEY into *OUT (WL_RANK_SELF when absent); FALSE
@@ -526,15 +539,12 @@ raw_i32 (const WlRawNode *r, WlAttrKey key, gint32 *out)
 static gboolean
 raw_coll_names (WlRawNode *r, SysCollKind kind, WlNode *w)
 {
-  gboolean ok;
   w->root = WL_RANK_SELF;
   if (sys_coll_kind_rooted (kind)
       && (!raw_rank (r, WL_ATTR_COMM_ROOT, &w->root)
           || (w->root == WL_RANK_SELF && !raw_rank (r, WL_ATTR_ROOT, &w->root))))
     return FALSE;
-  const char *pg = raw_text (r, WL_ATTR_PG_NAME, &ok);
-  w->group = WL_GROUP_ALL;
-  return ok && (pg == NULL || group_id (pg, &w->group));
+  return raw_group (r, &w->group);
 }
 
 /* A send's or receive's names from R into W; FALSE where decode_node

@@ -513,6 +513,77 @@ START_TEST (test_names_against)
 }
 END_TEST
 
+/* wl_common_prefix and its plain-C twin: the first byte that differs,
+ * wherever it sits in a word or a 32-byte block, whichever bit of it
+ * differs, from any alignment; N when none does, a second difference
+ * later unseen. */
+START_TEST (test_common_prefix)
+{
+  guint8 a[160], b[160];
+  for (gsize i = 0; i < sizeof a; i++)
+    a[i] = (guint8) (i * 37u + 11u);
+  for (gsize start = 0; start < 3; start++)
+    for (gsize n = 0; n + start <= 150; n++)
+      for (gsize d = 0; d <= n; d++)
+        {
+          guint8 bit = (guint8) (1u << ((n + d) % 8));
+          memcpy (b, a, sizeof b);
+          if (d < n)
+            b[start + d] ^= bit;
+          if (d + 5 < n)
+            b[start + d + 5] ^= 0xff;
+          ck_assert_uint_eq (wl_common_prefix (a + start, b + start, n), d);
+          ck_assert_uint_eq (wl_common_prefix_c (a + start, b + start, n), d);
+        }
+}
+END_TEST
+
+/* A collective's pg_name as the raw path reads it (up to 18 digits in
+ * place, the rest as text): the group hand-worked here, and the usual
+ * decoder's (check_node); names that are no group declined. */
+START_TEST (test_group_names)
+{
+  static const struct
+  {
+    const char *pg;
+    guint64 group;
+  } ok[] = {
+    { "", WL_GROUP_ALL },
+    { "0", 0 },
+    { "007", 7 },
+    { "3.0", 3 },
+    { "999999999999999999", 999999999999999999ull },    /* 18 digits: in place */
+    { "1234567890123456789", 1234567890123456789ull }, /* 19: as text */
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (ok); i++)
+    {
+      ChakraProtoMsg__Node *n = tu_coll (9, 0, 64);
+      tu_node_attr_string (n, "pg_name", ok[i].pg);
+      g_autoptr (GBytes) f = frame_of (n);
+      gsize len;
+      const guint8 *p = g_bytes_get_data (f, &len);
+      WlNodeDecoder d = { .path = "t.et", .kernels = wl_kernel_lists_new () };
+      WlRawNode raw;
+      wl_raw_node_init (&raw);
+      WlNode w;
+      ck_assert (wl_chakra_raw_node (p, len, &raw) && wl_node_decode_raw (&d, &raw, &w));
+      ck_assert_uint_eq (w.group, ok[i].group);
+      wl_raw_node_clear (&raw);
+      wl_kernel_lists_free (d.kernels);
+      n = tu_coll (9, 0, 64);
+      tu_node_attr_string (n, "pg_name", ok[i].pg);
+      check_node (n, TRUE);
+    }
+  static const char *const bad[] = { "3.5", "12a", "-1", "99999999999999999999999" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      ChakraProtoMsg__Node *n = tu_coll (9, 0, 64);
+      tu_node_attr_string (n, "pg_name", bad[i]);
+      check_node (n, FALSE);
+    }
+}
+END_TEST
+
 int
 main (void)
 {
@@ -523,5 +594,7 @@ main (void)
   tcase_add_test (tc, test_same_graph_as_decoded);
   tcase_add_test (tc, test_names_only_frames);
   tcase_add_test (tc, test_names_against);
+  tcase_add_test (tc, test_common_prefix);
+  tcase_add_test (tc, test_group_names);
   return tu_run_suite (s);
 }
