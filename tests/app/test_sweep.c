@@ -7,12 +7,11 @@
  */
 #include <check.h>
 #include <glib/gstdio.h>
-#include <libxml/parser.h>
-#include <libxml/xpath.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sim/app/xml_lib.h"
 #include "support/modes.h"
 #include "support/testutil.h"
 
