@@ -38,7 +38,8 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libxml2 is not linked: sim/app/xml_lib.c opens it at the first XML input
 # (its headers, from libxml2-dev, still give the types).  Linked, it and
 # the libraries it needs (ICU, libstdc++, liblzma) cost every process
-# 1.6 ms of CPU at start-up (sim/README.md, "Start-up").
+# 1.5 ms of CPU at start-up (sim/README.md, "Start-up: libxml2 opened on
+# first use").
 PKG_LIBS   = $(shell pkg-config --libs $(filter-out libxml-2.0,$(PKGS)) 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 CPPFLAGS += -I. -I$(BUILD)/gen -D_GNU_SOURCE

@@ -44,7 +44,8 @@ app_xml_lib (void)
     {
       /* Lazy binding: libxml2's own calls are bound as they are first
        * made, as when it was linked (immediate binding cost an XML run
-       * 1.9 M instructions more: sim/README.md, "Start-up"). */
+       * 1.9 M instructions more: sim/README.md, "Start-up: libxml2
+       * opened on first use"). */
       void *handle = dlopen (APP_XML_SONAME, RTLD_LAZY | RTLD_LOCAL);
       if (handle == NULL)
         {

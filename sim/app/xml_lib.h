@@ -2,12 +2,13 @@
  *
  * build/orrery does not link libxml2: the library and what it drags in
  * (ICU's libicuuc and libicudata, libstdc++, liblzma) cost every process
- * about 1.6 ms of CPU and 3.9 M instructions at start-up, a tenth of a
+ * about 1.5 ms of CPU and 3.7 M instructions at start-up, a tenth of a
  * whole Llama-2 run from ASTRA-sim inputs (YAML and JSON), which never
- * reads XML (sim/README.md, "Start-up").  The first call of a libxml2
- * function made through this header dlopen()s the library and resolves
- * every symbol listed below; a library or symbol that cannot be found is
- * reported by name ("orrery: cannot load libxml2: ...") and the process
+ * reads XML (sim/README.md, "Start-up: libxml2 opened on first use").
+ * The first call of a libxml2 function made through this header
+ * dlopen()s the library and resolves every symbol listed below; a library
+ * or symbol that cannot be found is reported by name ("orrery: cannot load
+ * libxml2 (libxml2.so.2), which XML inputs need: ...") and the process
  * exits with status 1.  libxml2's headers still give the types, so a
  * build needs libxml2-dev as before.
  *
