@@ -13,12 +13,12 @@
  */
 #include "sim/app/config.h"
 
-#include <libxml/tree.h>
 #include <string.h>
 
 #include "cluster_rng.h"
 #include "sim/app/config_xml_private.h"
 #include "sim/app/programs.h"
+#include "sim/app/xml_lib.h"
 #include "sim/app/xml_schema.h"
 #include "network/gen_topo.h"
 #include "sim/error.h"

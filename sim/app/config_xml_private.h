@@ -8,9 +8,8 @@
 #ifndef ORRERY_SIM_APP_CONFIG_XML_PRIVATE_H
 #define ORRERY_SIM_APP_CONFIG_XML_PRIVATE_H
 
-#include <libxml/tree.h>
-
 #include "sim/app/config.h"
+#include "sim/app/xml_lib.h"
 #include "sim/app/xml_schema.h"
 #include "workload/kernels.h"
 

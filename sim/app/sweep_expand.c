@@ -10,10 +10,10 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
-#include <libxml/tree.h>
 #include <string.h>
 
 #include "sim/app/sweep_spec.h"
+#include "sim/app/xml_lib.h"
 #include "sim/error.h"
 
 /* The `orrery run` options that APP_SWEEP_T_NETWORK .. APP_SWEEP_T_GROUPS stand for. */

@@ -17,13 +17,12 @@
  */
 #include "sim/app/sweep_spec.h"
 
-#include <libxml/tree.h>
-#include <libxml/xpath.h>
 #include <stdarg.h>
 #include <string.h>
 
 #include "sim/app/config.h"
 #include "sim/app/sweep.h"
+#include "sim/app/xml_lib.h"
 #include "sim/app/xml_schema.h"
 #include "sim/error.h"
 #include "sweep_rng.h"

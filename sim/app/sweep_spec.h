@@ -18,7 +18,8 @@
 #define ORRERY_SIM_APP_SWEEP_SPEC_H
 
 #include <glib.h>
-#include <libxml/tree.h>
+
+#include "sim/app/xml_lib.h"
 
 /* What separates the words of a value list or a command line. */
 #define APP_SWEEP_BLANKS " \t\r\n"

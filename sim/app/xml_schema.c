@@ -9,10 +9,8 @@
  */
 #include "sim/app/xml_schema.h"
 
-#include <libxml/parser.h>
-#include <libxml/relaxng.h>
-
 #include "sim/app/config.h"
+#include "sim/app/xml_lib.h"
 #include "sim/error.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlParserCtxt, xmlFreeParserCtxt)

@@ -22,9 +22,9 @@
 #define ORRERY_SIM_APP_XML_SCHEMA_H
 
 #include <glib.h>
-#include <libxml/tree.h>
-#include <libxml/xmlversion.h>
 #include <stdarg.h>
+
+#include "sim/app/xml_lib.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlDoc, xmlFreeDoc)
 

@@ -10,14 +10,13 @@
  * Layer: tests.  May include: every layer.
  */
 #include <check.h>
-#include <libxml/xpath.h>
-#include <libxml/xpathInternals.h>
 #include <string.h>
 
 #include "cluster_rng.h"
 #include "network/gen_topo.h"
 #include "network/net.h"
 #include "sim/app/simulation.h"
+#include "sim/app/xml_lib.h"
 #include "system/algo.h"
 #include "workload/gen.h"
 #include "support/testutil.h"

@@ -21,12 +21,11 @@
  *
  * Layer: tests.  May include: sim/app, GLib, libxml2.
  */
-#include <libxml/parser.h>
-#include <libxml/tree.h>
 #include <string.h>
 
 #include "fuzz_common.h"
 #include "sim/app/sweep.h"
+#include "sim/app/xml_lib.h"
 
 #ifndef FUZZ_CONFIGS_DIR
 #error "compile with -DFUZZ_CONFIGS_DIR=\"/path/to/configs\""
