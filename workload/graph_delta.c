@@ -167,9 +167,15 @@ differing_node (Reading *r, guint32 v, const guint8 *fa, gsize la, const guint8 
       out->peer_src = nb.peer_src;
       out->peer_dst = nb.peer_dst;
     }
-  /* FB read and decoded as a node of N's id and op. */
-  if (r->an != NULL && wl_raw_names_of (rb, &bn))
-    note_names (r, v, &bn);
+  /* FB read and decoded as a node of N's id and op.  Its names are noted
+   * even where an offset does not fit (BN then not clean): else this file
+   * would pass on PREV's note for V, whose offsets are FA's, not FB's, and
+   * the next file read against it would take bytes of FB for its names. */
+  if (r->an != NULL)
+    {
+      (void) wl_raw_names_of (rb, &bn);
+      note_names (r, v, &bn);
+    }
   return TRUE;
 }
 

@@ -473,6 +473,64 @@ START_TEST (test_frame_names_passed_on)
 }
 END_TEST
 
+/* Rank RANK of PREFIX: BASE but for the collective, whose pg_name is GROUP
+ * and which also carries a string attribute of PAD bytes, written after
+ * pg_name (PAD_FIRST FALSE) or before it. */
+static void
+write_padded (const char *prefix, guint32 rank, const char *group, gsize pad,
+              gboolean pad_first)
+{
+  g_autofree char *filler = g_strnfill (pad, 'p');
+  ChakraProtoMsg__Node *nodes[3];
+  nodes[0] = tu_comp (1, BASE.micros);
+  nodes[1] = tu_p2p (2, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, BASE.src, BASE.dst, 7,
+                     BASE.bytes);
+  tu_node_dep (nodes[1], 1);
+  nodes[2] = tu_coll (3, CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE, 4096);
+  if (pad_first)
+    tu_node_attr_string (nodes[2], "note", filler);
+  tu_node_attr_string (nodes[2], "pg_name", group);
+  if (!pad_first)
+    tu_node_attr_string (nodes[2], "note", filler);
+  tu_node_dep (nodes[2], 2);
+  tu_write_rank (prefix, rank, nodes, 3);
+}
+
+/* A frame that differs but for its names and whose name lies beyond what a
+ * note can hold (64 KiB in) is noted as not clean: rank 1 moves the
+ * collective's pg_name behind 70,000 bytes of another attribute (the file
+ * keeps rank 0's length), so rank 0's note, which places pg_name near the
+ * frame's start, must not be passed on as rank 1's.  Rank 2, rank 1 but for
+ * the group, read against rank 1 then reads that frame in full, and each
+ * graph is its own file's full load. */
+START_TEST (test_far_names_not_clean)
+{
+  g_autofree char *prefix = tu_scratch_path ("far");
+  write_padded (prefix, 0, "5", 70000, FALSE);
+  write_padded (prefix, 1, "6", 70000, TRUE);
+  write_padded (prefix, 2, "7", 70000, TRUE);
+  g_autofree char *p0 = rank_path (prefix, 0);
+  g_autoptr (WlGraph) base = wl_graph_load (p0, NULL);
+  ck_assert_ptr_nonnull (base);
+  ck_assert_ptr_nonnull (base->frame_names);
+  ck_assert_uint_eq (base->frame_names[2].clean, 1);
+  ck_assert_uint_lt (base->frame_names[2].at[4], 256);
+  g_autoptr (WlGraph) d1 = delta_of (base, prefix, 1);
+  ck_assert_ptr_nonnull (d1);
+  ck_assert_ptr_nonnull (d1->frame_names);
+  ck_assert_uint_eq (d1->frame_names[2].clean, 0);
+  g_autoptr (WlGraph) d2 = delta_of_paths (d1, prefix, 1, 2);
+  ck_assert_ptr_nonnull (d2);
+  for (guint32 r = 1; r <= 2; r++)
+    {
+      g_autofree char *p = rank_path (prefix, r);
+      g_autoptr (WlGraph) full = wl_graph_load (p, NULL);
+      ck_assert_ptr_nonnull (full);
+      assert_same_as_full (r == 1 ? d1 : d2, full, base);
+    }
+}
+END_TEST
+
 /* Through the cache: rank 1, another length but only in a group's name,
  * is read against rank 0 (the last new file), not loaded in full; rank 2,
  * rank 0's length, against rank 0 too, by the names rank 0's load noted. */
@@ -511,6 +569,7 @@ main (void)
   tcase_add_test (tc, test_names_only);
   tcase_add_test (tc, test_frame_names_passed_on);
   tcase_add_test (tc, test_cache_new_length_read_against_last);
+  tcase_add_test (tc, test_far_names_not_clean);
   tcase_add_test (tc, test_other_differences_load_in_full);
   tcase_add_test (tc, test_carried_renames);
   tcase_add_test (tc, test_cache_reads_against_first_of_length);
