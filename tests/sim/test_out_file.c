@@ -37,6 +37,7 @@ listing (const char *dir)
  * a process killed by design as leaks. */
 SimOutFile *child_files[2]; /* not static: stores to them must stay */
 char *child_paths[2];
+char *child_dir; /* the caller's folder, which the optimiser may hold in a register only */
 
 /* In a child: open DIR/out.json and a second output, write, raise SIG. */
 static void
@@ -61,7 +62,7 @@ child_dies_writing (const char *dir, int sig)
 static int
 in_child (void (*body) (const char *dir, int sig), int sig, char **dir)
 {
-  *dir = tu_scratch_path ("out");
+  *dir = child_dir = tu_scratch_path ("out");
   ck_assert (g_mkdir_with_parents (*dir, 0755) == 0);
   pid_t pid = fork ();
   ck_assert (pid >= 0);
