@@ -46,4 +46,24 @@ four_rank_cluster "$TMP"
 check "run --config alone exits 1" eq "$rc" 1
 check "run --config alone: no workload" eq "$(cat "$TMP/nowl.out")" \
   "orrery run: no workload: give --workload PREFIX"
+
+# plot-data --help names every column it writes (pipeline_bubble_ms was
+# missing): the names are read from the files' own header lines.
+"$ORRERY" gen collective --type all_reduce --ranks 4 --bytes 1MiB --out "$TMP/ar" >/dev/null
+"$ORRERY" run -c "$TMP/cluster.xml" -w "$TMP/ar" --report "$TMP/r.json" >/dev/null 2>&1
+"$ORRERY" plot-data "$TMP/r.json" "$TMP/pd" >/dev/null 2>&1; rc=$?
+check "plot-data of a run's report exits 0" eq "$rc" 0
+"$ORRERY" plot-data --help >"$TMP/pd.help" 2>&1
+# words WORD...: each WORD is in plot-data --help, as a word.
+words () { local w; for w; do grep -qw -- "$w" "$TMP/pd.help" || { echo "  $w" >&2; return 1; }; done; }
+# shellcheck disable=SC2046  # one word a column
+check "plot-data --help names ranks.dat's columns" \
+  words $(head -1 "$TMP/pd/ranks.dat" | sed 's/^# //; s/ (.*//')
+# shellcheck disable=SC2046
+check "plot-data --help names overview.dat's columns" \
+  words $(head -1 "$TMP/pd/overview.dat" | sed 's/^# //; s/ (.*//')
+# shellcheck disable=SC2046
+check "plot-data --help names meta.gp's variables" \
+  words $(sed -n 's/^\([a-z_]*\) = .*/\1/p' "$TMP/pd/meta.gp")
+check "ranks.dat has pipeline_bubble_ms" has "$TMP/pd/ranks.dat" pipeline_bubble_ms
 finish
