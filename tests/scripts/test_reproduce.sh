@@ -258,4 +258,12 @@ if command -v shellcheck >/dev/null 2>&1; then
   check "shellcheck training-throughput/layer" shellcheck "$R/training-throughput/layer"
 fi
 
+# An unknown option: the usage names the script as typed from the
+# repository root, as every other usage line does (it said "usage: run").
+for s in "$R"/*/run "$R"/training-throughput/layer; do
+  n=${s#"$R"/}
+  "$s" --bogus >/dev/null 2>"$TMP/usage.err"
+  check "$n --bogus: usage names scripts/reproduce/$n" \
+    has "$TMP/usage.err" "(usage: scripts/reproduce/$n"
+done
 finish
