@@ -738,27 +738,17 @@ name_command (const char *cmd)
   g_set_prgname (name);
 }
 
-static int dispatch (int argc, char **argv);
-
-/* "orrery help COMMAND [GENERATOR]": the command's own help, as "orrery
- * COMMAND [GENERATOR] --help" prints it; bare "orrery help", the commands. */
-static int
-cmd_help (int argc, char **argv)
+/* "orrery help COMMAND [GENERATOR]" as "orrery COMMAND [GENERATOR] --help":
+ * argv[0], the words after "help", then --help (ARGC words in all). */
+static char **
+help_as_option (int argc, char **argv)
 {
-  if (argc < 3 || strcmp (argv[2], "help") == 0 || argv[2][0] == '-')
-    {
-      usage (stdout);
-      return 0;
-    }
-  if (!g_strv_contains (commands, argv[2]))
-    return unknown_command (argv[2]);
-  /* argv[0], the words after "help", then --help. */
-  g_autofree char **args = g_new0 (char *, (gsize) argc + 1);
+  char **args = g_new0 (char *, (gsize) argc + 1);
   args[0] = argv[0];
   for (int i = 2; i < argc; i++)
     args[i - 1] = argv[i];
   args[argc - 1] = (char *) "--help";
-  return dispatch (argc, args);
+  return args;
 }
 
 static int
@@ -769,13 +759,13 @@ dispatch (int argc, char **argv)
       usage (stderr);
       return SIM_ERROR_INPUT;
     }
-  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0)
+  /* Bare "help" (the commands); "help COMMAND" was rewritten by main. */
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0
+      || strcmp (argv[1], "help") == 0)
     {
       usage (stdout);
       return 0;
     }
-  if (strcmp (argv[1], "help") == 0)
-    return cmd_help (argc, argv);
   if (!g_strv_contains (commands, argv[1]))
     return unknown_command (argv[1]);
   name_command (argv[1]);
@@ -801,5 +791,14 @@ main (int argc, char **argv)
 {
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");
-  return dispatch (argc, argv);
+  /* "orrery help COMMAND": the command's own help. */
+  g_autofree char **args = NULL;
+  if (argc >= 3 && strcmp (argv[1], "help") == 0 && argv[2][0] != '-'
+      && strcmp (argv[2], "help") != 0)
+    {
+      if (!g_strv_contains (commands, argv[2]))
+        return unknown_command (argv[2]);
+      args = help_as_option (argc, argv);
+    }
+  return dispatch (argc, args != NULL ? args : argv);
 }

@@ -22,7 +22,7 @@ for c in run rescale inspect convert plot-data plan "gen collective" "gen transf
   "gen dlrm"; do
   # shellcheck disable=SC2086
   line=$("$ORRERY" $c --help 2>&1 | sed -n 2p)
-  check "$c --help: usage names 'orrery $c'" test "${line#  orrery $c [}" != "$line"
+  check "$c --help: usage names 'orrery $c'" test "${line#  orrery "$c" [}" != "$line"
 done
 "$ORRERY" help >"$TMP/bare" 2>&1; rc=$?
 check "bare help exits 0" eq "$rc" 0
