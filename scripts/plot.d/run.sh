@@ -93,9 +93,25 @@ pixels = (GPVAL_TERM eq 'svg' && ranks * bins <= 50000) ? 'pixels' : ''
 panels = bubble ? 4 : 3
 columns = bubble ? '3 4 6 5' : '3 4 5'
 colours = bubble ? '#4477AA #EE6677 #66CCEE #AA9900' : '#4477AA #EE6677 #AA9900'
+# Panels of equal height: each gets an equal slot of the page between the
+# figure's title and the time axis below the last, and its plot the slot
+# less room for its title.  Left to the layout, the last panel's slot also
+# held the axis's label, and its plot was shorter (54 pixels against 90
+# with four panels).  The panels share the time axis (the margins line them
+# up), so only the last labels its tics.
+# A line of text as a share of the page: 20-point text on the PNG's and
+# SVG's 1050 pixels, 12-point text on the PDF's 5.25 inches (half as much
+# again).
+line = GPVAL_TERM eq 'pdfcairo' ? 0.042 : 0.026
+slot_top = 1 - 2.7 * line
+slot_bottom = 4.2 * line
+slot = (slot_top - slot_bottom) / panels
 set multiplot layout panels, 1 title sprintf('%s: share of each %s bin per rank', ARG4, \
   when(bin_ms))
 do for [p = 1:panels] {
+  set tmargin at screen slot_top - (p - 1) * slot - 2.5 * line
+  set bmargin at screen slot_top - p * slot + 0.4 * line
+  if (p == panels) { set format x '% h' } else { set format x '' }
   c = int(word(columns, p))
   set title (c == 3 ? 'compute' : (c == 4 ? 'exposed communication' \
     : (c == 6 ? 'pipeline bubble' : 'idle or finished')))

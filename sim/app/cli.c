@@ -173,8 +173,9 @@ app_cli_parse (GOptionContext *ctx, int *argc, char ***argv, GPtrArray *owned, G
       if (*argc <= 1)
         return TRUE;
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-                   "unexpected argument '%s': the command takes options only (usage: [OPTION…]; "
-                   "--help lists them)", (*argv)[1]);
+                   "unexpected argument '%s': the command takes options only (usage: %s "
+                   "[OPTION…]; --help lists them)", (*argv)[1],
+                   g_get_prgname () != NULL ? g_get_prgname () : "orrery COMMAND");
       return FALSE;
     }
   if (local->domain == G_OPTION_ERROR && local->code == G_OPTION_ERROR_BAD_VALUE)

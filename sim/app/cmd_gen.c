@@ -723,6 +723,13 @@ app_cmd_gen (int argc, char **argv)
   GError *error = NULL;
   if (!app_gen_no_cluster (argc, argv, &error))
     return app_cli_fail ("gen", error);
+  static const char *const generators[] = { "collective", "transformer", "dlrm", NULL };
+  if (argc >= 2 && g_strv_contains (generators, argv[1]))
+    {
+      /* --help's "Usage:" line names the generator as typed: "orrery gen dlrm". */
+      g_autofree char *name = g_strconcat ("orrery gen ", argv[1], NULL);
+      g_set_prgname (name);
+    }
   if (argc >= 2 && strcmp (argv[1], "collective") == 0)
     return cmd_gen_collective (argc - 1, argv + 1);
   if (argc >= 2 && strcmp (argv[1], "transformer") == 0)
@@ -734,7 +741,6 @@ app_cmd_gen (int argc, char **argv)
       gen_usage (stdout);
       return 0;
     }
-  static const char *const generators[] = { "collective", "transformer", "dlrm", NULL };
   const char *near = argc >= 2 ? app_cli_nearest (argv[1], generators) : NULL;
   if (argc >= 2)
     fprintf (stderr, "orrery gen: unknown generator '%s' (%s%s%s)\n", argv[1],

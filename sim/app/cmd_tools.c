@@ -98,9 +98,16 @@ app_cmd_plot_data (int argc, char **argv)
 {
   int code = tool_args (
       "plot-data", "REPORT.json DIR - write a report's figures as gnuplot data",
-      "Writes DIR/ranks.dat (per rank: compute, exposed communication, idle and the\n"
-      "wait after finishing, in ms), DIR/overview.dat (per rank and time bin: the shares\n"
-      "of compute, exposed communication, idle and the pipeline bubble) and DIR/meta.gp.\n"
+      "Writes into DIR (made when missing), each column named in the file's first line:\n"
+      "  ranks.dat     a line per rank, in ms: rank compute_ms exposed_comm_ms idle_ms\n"
+      "                after_finish_ms pipeline_bubble_ms (exposed_comm_ms less the\n"
+      "                bubble; the bubble is 0 where the report gives none)\n"
+      "  overview.dat  where the report has an overview (run --report writes one), a\n"
+      "                line per rank and time bin: time_ms (the bin's middle) rank\n"
+      "                compute comm idle bubble, shares of the bin adding up to 1 (comm\n"
+      "                less the bubble); a blank line between ranks\n"
+      "  meta.gp       gnuplot variables: schema_version simulated_ms ranks overview\n"
+      "                bubble bins bin_ms\n"
       "scripts/plot draws them.\n\n" APP_CLI_EXIT_CODES_TOOL_HELP "\n",
       &argc, &argv, 3, "need REPORT.json and an output directory",
       "need REPORT.json and an output directory");

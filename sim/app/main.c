@@ -471,7 +471,14 @@ check_outputs (const RunOptions *o, GError **error)
 static gboolean
 check_run_options (const RunOptions *o, RunLimits *limits, AppConfig *cfg, GError **error)
 {
-  if (o->workload == NULL)
+  if (o->workload == NULL && o->config == NULL && o->astra_network == NULL
+      && o->astra_system == NULL)
+    /* Bare "orrery run": say both inputs at once, not one per try. */
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                 "needs a workload and a cluster: --workload PREFIX (Chakra traces "
+                 "PREFIX.0.et ...) and --config CLUSTER.xml, or ASTRA-sim's --astra-network "
+                 "NET.yml --astra-system SYS.json (--help lists every option)");
+  else if (o->workload == NULL)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "no workload: give --workload PREFIX");
   else if (o->critical_path < 0)
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "--critical-path: N must be 0 or more");
@@ -700,20 +707,68 @@ usage (FILE *out)
            "  sweep  expand a parameter sweep spec into points, run one, gather a CSV\n"
            "  plan   search a transformer's parallel configurations on a cluster, simulated\n"
            "         (plan --dlrm: a DLRM's embedding sharding)\n\n"
-           "'orrery COMMAND --help' lists a command's options, with units and defaults.\n\n"
+           "'orrery COMMAND --help' (or 'orrery help COMMAND') lists a command's options,\n"
+           "with units and defaults.\n\n"
            APP_CLI_EXIT_CODES_HELP "\n");
 }
 
-int
-main (int argc, char **argv)
+static const char *const commands[] = { "run",     "gen",       "rescale", "inspect",
+                                         "convert", "plot-data", "plan",    "sweep",
+                                         "help",    NULL };
+
+/* "orrery: unknown command 'rnu' (did you mean run?)", then the usage: exit 1. */
+static int
+unknown_command (const char *given)
 {
-  setlocale (LC_ALL, "");
-  setlocale (LC_NUMERIC, "C");
+  const char *near = app_cli_nearest (given, commands);
+  fprintf (stderr, "orrery: unknown command '%s'%s%s%s\n", given,
+           near != NULL ? " (did you mean " : "", near != NULL ? near : "",
+           near != NULL ? "?)" : "");
+  usage (stderr);
+  return SIM_ERROR_INPUT;
+}
+
+/* GOption's --help begins "Usage: PRGNAME [OPTION…]", PRGNAME the argv[0]
+ * of the first parse, which is the bare command ("run"): the program's name
+ * goes first, as the user types it ("orrery run"). */
+static void
+name_command (const char *cmd)
+{
+  g_autofree char *name = g_strconcat ("orrery ", cmd, NULL);
+  g_set_prgname (name);
+}
+
+/* "orrery help COMMAND [GENERATOR]" as "orrery COMMAND [GENERATOR] --help":
+ * argv[0], the words after "help", then --help (ARGC words in all). */
+static char **
+help_as_option (int argc, char **argv)
+{
+  char **args = g_new0 (char *, (gsize) argc + 1);
+  args[0] = argv[0];
+  for (int i = 2; i < argc; i++)
+    args[i - 1] = argv[i];
+  args[argc - 1] = (char *) "--help";
+  return args;
+}
+
+static int
+dispatch (int argc, char **argv)
+{
   if (argc < 2)
     {
       usage (stderr);
       return SIM_ERROR_INPUT;
     }
+  /* Bare "help" (the commands); "help COMMAND" was rewritten by main. */
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0
+      || strcmp (argv[1], "help") == 0)
+    {
+      usage (stdout);
+      return 0;
+    }
+  if (!g_strv_contains (commands, argv[1]))
+    return unknown_command (argv[1]);
+  name_command (argv[1]);
   if (strcmp (argv[1], "run") == 0)
     return cmd_run (argc - 1, argv + 1);
   if (strcmp (argv[1], "gen") == 0)
@@ -728,20 +783,22 @@ main (int argc, char **argv)
     return app_cmd_plot_data (argc - 1, argv + 1);
   if (strcmp (argv[1], "plan") == 0)
     return app_cmd_plan (argc - 1, argv + 1);
-  if (strcmp (argv[1], "sweep") == 0)
-    return app_sweep_main (argc - 1, argv + 1, argv[0]);
-  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
+  return app_sweep_main (argc - 1, argv + 1, argv[0]);
+}
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
+  /* "orrery help COMMAND": the command's own help. */
+  g_autofree char **args = NULL;
+  if (argc >= 3 && strcmp (argv[1], "help") == 0 && argv[2][0] != '-'
+      && strcmp (argv[2], "help") != 0)
     {
-      usage (stdout);
-      return 0;
+      if (!g_strv_contains (commands, argv[2]))
+        return unknown_command (argv[2]);
+      args = help_as_option (argc, argv);
     }
-  static const char *const commands[] = { "run",     "gen",       "rescale", "inspect",
-                                           "convert", "plot-data", "plan",    "sweep",
-                                           "help",    NULL };
-  const char *near = app_cli_nearest (argv[1], commands);
-  fprintf (stderr, "orrery: unknown command '%s'%s%s%s\n", argv[1],
-           near != NULL ? " (did you mean " : "", near != NULL ? near : "",
-           near != NULL ? "?)" : "");
-  usage (stderr);
-  return SIM_ERROR_INPUT;
+  return dispatch (argc, args != NULL ? args : argv);
 }

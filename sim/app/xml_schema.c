@@ -2,10 +2,10 @@
  * RelaxNG schema and reporting at a node, messages located as FILE:LINE;
  * the contract is in sim/app/xml_schema.h.
  *
- * libxml2 reports through structured error handlers: the parser's last
- * error is read back from its context, and the validator's messages are
- * collected as they come, with the line taken from the node when the
- * message carries none.
+ * libxml2 reports through structured error handlers: the parser's first
+ * error is kept by the handler (its context keeps only the last), and the
+ * validator's messages are collected as they come, with the line taken from
+ * the node when the message carries none.
  */
 #include "sim/app/xml_schema.h"
 
@@ -48,6 +48,42 @@ one_line (const char *message)
   return g_strjoinv ("; ", (char **) kept->pdata);
 }
 
+/* The first error of a parse: libxml2 goes on after a well-formedness
+ * error, and its context keeps the last one, which is seldom the mistake
+ * (a tag left open at line 4 is reported as "Premature end of data" at the
+ * file's last line). */
+typedef struct
+{
+  int line;
+  char *message;
+} FirstError;
+
+/* The parser's structured handler (DATA: the context, whose _private is the
+ * FirstError): keeps the first error, warnings aside. */
+static void
+keep_first_error (void *data, APP_XML_ERROR_CONST xmlError *err)
+{
+  FirstError *first = ((xmlParserCtxt *) data)->_private;
+  if (first->message == NULL && err->level >= XML_ERR_ERROR && err->message != NULL)
+    {
+      first->line = err->line;
+      first->message = one_line (err->message);
+    }
+}
+
+/* ERROR set to "PATH:LINE: MESSAGE" for a parse that failed: FIRST's error,
+ * else the context's last, else a generic one. */
+static void
+set_parse_error (const char *path, xmlParserCtxt *ctxt, const FirstError *first, GError **error)
+{
+  APP_XML_ERROR_CONST xmlError *e = xmlCtxtGetLastError (ctxt);
+  int line = first->message != NULL ? first->line : e != NULL ? e->line : 1;
+  g_autofree char *msg = first->message != NULL ? g_strdup (first->message)
+                         : one_line (e != NULL && e->message != NULL ? e->message
+                                                                     : "not well-formed XML");
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%d: %s", path, MAX (line, 1), msg);
+}
+
 xmlDoc *
 app_xml_read_text (const char *path, const char *text, gsize len, GError **error)
 {
@@ -61,17 +97,14 @@ app_xml_read_text (const char *path, const char *text, gsize len, GError **error
   g_autoptr (xmlParserCtxt) ctxt = xmlNewParserCtxt ();
   if (ctxt == NULL)
     g_error ("libxml2: out of memory");
+  FirstError first = { 0, NULL };
+  ctxt->_private = &first;
+  ctxt->sax->serror = keep_first_error;
   xmlDoc *doc = xmlCtxtReadMemory (ctxt, text, (int) len, path, NULL,
                                    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING
                                        | XML_PARSE_BIG_LINES);
   if (doc == NULL)
-    {
-      APP_XML_ERROR_CONST xmlError *e = xmlCtxtGetLastError (ctxt);
-      g_autofree char *msg = one_line (e != NULL && e->message != NULL ? e->message
-                                                                     : "not well-formed XML");
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%d: %s", path,
-                   e != NULL ? MAX (e->line, 1) : 1, msg);
-    }
+    set_parse_error (path, ctxt, &first, error);
   else if (doc->intSubset != NULL || doc->extSubset != NULL)
     {
       /* Entities are not substituted while parsing, but every later read of
@@ -87,6 +120,7 @@ app_xml_read_text (const char *path, const char *text, gsize len, GError **error
       xmlFreeDoc (doc);
       doc = NULL;
     }
+  g_free (first.message);
   return doc;
 }
 

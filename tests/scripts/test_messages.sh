@@ -89,6 +89,22 @@ check "config not UTF-8 exits 1" eq "$rc" 1
 check "config not UTF-8: one line on stderr" eq "$(wc -l <"$TMP/utf8.err")" 1
 check "config not UTF-8: names the file and the bytes" has "$TMP/utf8.err" \
   "utf8.xml:1: Input is not proper UTF-8, indicate encoding !; Bytes: 0xC3 0x28"
+# A well-formedness error: reported at libxml2's first error, which is the
+# mistake (the <dim> left open at line 3, seen at line 4), not at its last
+# (recovering, "Premature end of data" at line 7, the file's end).
+cat >"$TMP/open.xml" <<'EOF2'
+<cluster name="open">
+  <network model="analytical">
+    <dim kind="Switch" size="4" bandwidth="100GB/s" latency="1us">
+  </network>
+  <compute model="roofline" peak="100TFLOP/s" mem-bw="1000GB/s"/>
+</cluster>
+EOF2
+"$ORRERY" run -c "$TMP/open.xml" -w "$TMP/ar" >/dev/null 2>"$TMP/open.err"; rc=$?
+check "config with a tag left open exits 1" eq "$rc" 1
+check "config with a tag left open: libxml2's first error, at line 4" eq \
+  "$(cat "$TMP/open.err")" \
+  "orrery run: $TMP/open.xml:4: Opening and ending tag mismatch: dim line 3 and network"
 # gen transformer --list: each number with its unit; B is billions of
 # parameters, so the active count says parameters too (not bytes), and the
 # sequence is in tokens (Llama 2's context: 4096 tokens).

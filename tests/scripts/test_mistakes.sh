@@ -329,11 +329,13 @@ be a positive multiple of the ranks (8), at most 2147483647" \
 refuses "gen transformer --tp 1M" "orrery gen transformer: --tp 1M: not a whole number" \
   "$ORRERY" gen transformer --preset llama2-7b --tp 1M -b 1 -B 8 --out "$TMP/x/t"
 # A stray argument: refused by every command that takes options only.
-stray="unexpected argument 'extra': the command takes options only (usage: [OPTION…]; --help \
-lists them)"
-refuses "gen dlrm extra" "$dl: $stray" "$ORRERY" "${D[@]}" --out "$TMP/x/d" extra
-refuses "run extra" "orrery run: $stray" "$ORRERY" run --workload "$TMP/j/t" extra
-refuses "gen collective extra" "orrery gen collective: $stray" \
+# The usage names the command as typed ("orrery gen dlrm"), not GLib's bare
+# argv[0] ("dlrm").
+stray () { echo "$1: unexpected argument 'extra': the command takes options only (usage: $1 \
+[OPTION…]; --help lists them)"; }
+refuses "gen dlrm extra" "$(stray "$dl")" "$ORRERY" "${D[@]}" --out "$TMP/x/d" extra
+refuses "run extra" "$(stray "orrery run")" "$ORRERY" run --workload "$TMP/j/t" extra
+refuses "gen collective extra" "$(stray "orrery gen collective")" \
   "$ORRERY" gen collective --type all_reduce --ranks 2 --bytes 1MB --out "$TMP/x/t" extra
 check "a stray argument: nothing written" test ! -e "$TMP/x"
 # --out: an empty prefix is refused as a folder is; a bad --out prints no

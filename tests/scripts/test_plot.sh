@@ -517,6 +517,20 @@ EOF
   "$PLOT" "$TMP/b.json" "$TMP/bubble" >/dev/null 2>&1
   check bubble_timeline_drawn drawn "$TMP/bubble-timeline"
   check bubble_timeline_panel has "$TMP/bubble-timeline.svg" "pipeline bubble"
+  # Panels of equal height: the plot borders in the SVG (closed rectangles
+  # from the left margin, x 144) are as tall in every panel.  The layout
+  # gave the last panel's slot the time axis's label too: 54 pixels
+  # against 90, with four panels.
+  # heights SVG: "N panels, H1 H2 ...", the distinct heights of the borders.
+  heights () {
+    grep -oE "d='M144\.00,[0-9.]+ L144\.00,[0-9.]+ L" "$1" | sort -u \
+      | awk -F'[,L ]+' '{ n++; h[sprintf("%.0f", $4 - $2)] = 1 }
+        END { printf "%d panels,", n; for (k in h) printf " %s", k; print "" }'
+  }
+  check timeline_four_equal_panels test "$(heights "$TMP/bubble-timeline.svg" \
+    | sed -E 's/ [0-9]+$//')" = "4 panels,"
+  check timeline_three_equal_panels test "$(heights "$TMP/shares-timeline.svg" \
+    | sed -E 's/ [0-9]+$//')" = "3 panels,"
   # The rank label beside 4-digit tics: a report of N ranks, each computing
   # all of one 1 ms bin.  The timeline's left margin was fixed for two
   # digits, so beside 1024's tics the label "rank" was pushed out of the

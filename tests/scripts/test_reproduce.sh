@@ -84,6 +84,31 @@ if [ -f "$SHARED/reference/published/training.tsv" ]; then
     awk -F'\t' '$1 == "nemo-llama2-7b-fp8" { x = 2.416177e16 / ($6 * 8) / 1e12
                  exit !(x - $4 < 0.1 && $4 - x < 0.1) }' "$TMP/tt.out"
   check "training-throughput --case: summary" has "$TMP/tt.out" "# 1 rows: mean |error|"
+  # --explain: the same row (explaining changes no prediction), then what
+  # produced it.  The row's DP 8 with NeMo's distributed optimizer: the
+  # gradients reduce-scattered and the parameters all-gathered over the 8
+  # ranks, the same bytes each way; the efficiency against the row's own
+  # device and dtype (H100-SXM, fp8); with --tsv every explaining line is
+  # a "# " comment, so the TSV still has one row.
+  "$R/training-throughput/run" --tsv --explain --case nemo-llama2-7b-fp8 >"$TMP/tx.out" \
+    2>"$TMP/tx.err"
+  check "training-throughput --explain: exits 0" eq $? 0
+  check "training-throughput --explain: the same row" \
+    eq "$(grep -v '^#' "$TMP/tx.out")" "$(grep -v '^#' "$TMP/tt.out")"
+  check "training-throughput --explain: the median rank's times" \
+    has "$TMP/tx.out" "#     median rank: compute "
+  check "training-throughput --explain: efficiency on the row's device and dtype" \
+    sh -c "grep '^#     efficiency: MFU ' '$TMP/tx.out' | grep -q 'H100-SXM fp8'"
+  # size ALGO KIND: the size of KIND's line, whose algorithm is NCCL's.
+  size () { sed -n "s/^#     $1 group .* (8 ranks): [0-9]* of \([0-9.]* [KMG]*i*B\) in all, busbw [0-9.]* GB\/s, nccl [A-Za-z]*\/[A-Za-z0-9]* x[0-9]*$/\1/p" "$TMP/tx.out"; }
+  rs=$(size reduce_scatter) ag=$(size all_gather)
+  check "training-throughput --explain: reduce-scatter of 8 ranks, its algorithm and protocol" \
+    test -n "$rs"
+  check "training-throughput --explain: all-gather of as many bytes" eq "$ag" "$rs"
+  "$R/training-throughput/run" --case no-such-row >/dev/null 2>"$TMP/nocase.err"
+  check "training-throughput --case unknown: exits 1" eq $? 1
+  check "training-throughput --case unknown: lists the cases" \
+    has "$TMP/nocase.err" "(cases: meg-1.7b, "
 else
   echo "skip: training-throughput: $SHARED/reference/published/training.tsv not found (set SHARED)"
 fi
@@ -233,4 +258,12 @@ if command -v shellcheck >/dev/null 2>&1; then
   check "shellcheck training-throughput/layer" shellcheck "$R/training-throughput/layer"
 fi
 
+# An unknown option: the usage names the script as typed from the
+# repository root, as every other usage line does (it said "usage: run").
+for s in "$R"/*/run "$R"/training-throughput/layer; do
+  n=${s#"$R"/}
+  "$s" --bogus >/dev/null 2>"$TMP/usage.err"
+  check "$n --bogus: usage names scripts/reproduce/$n" \
+    has "$TMP/usage.err" "(usage: scripts/reproduce/$n"
+done
 finish
