@@ -121,7 +121,9 @@ chain_drain (const SysPhaseCtx *ctx, SysRun *run)
   sys_phase_finish (ctx, t);
 }
 
-static void
+/* Out of line: ring_start's common case, the ring proper, then saves
+ * fewer registers. */
+static G_NO_INLINE void
 chain_start (const SysPhaseCtx *ctx, SysRun *run)
 {
   run->busy_until = sim_time_add (sys_phase_now (ctx), sys_phase_endpoint_delay (ctx));
@@ -156,17 +158,6 @@ ring_prepare (SysPhaseCtx *ctx)
   g_assert (ctx->steps <= (G_GUINT64_CONSTANT (1) << ctx->step_bits));
 }
 
-/* ring_step's ends but the inline send, out of its line so that the
- * inline path saves no registers. */
-static G_NO_INLINE void
-ring_step_slow (const SysPhaseCtx *ctx, SysRun *run, guint32 step, SimTime t)
-{
-  if (step < ctx->steps)
-    sys_phase_send_next_slow (ctx, run, step, ctx->step_bytes, t);
-  else
-    sys_phase_finish (ctx, t);
-}
-
 /* Consume the next arrived message: it ends a step, and all but the last
  * lead to the next send.  The steps that reduce move the share, whose cost
  * the context holds with the endpoint delay (reduce_delay).  own: NULL
@@ -186,13 +177,21 @@ ring_step (const SysPhaseCtx *ctx, SysRun *run, SimTime now, SysPhaseCtx *own)
       sys_phase_send_next (ctx, run, step, t);
       return;
     }
+  /* The last step ends the phase at t, which is >= now: its event is
+   * pushed here, as sys_phase_finish would, without its call or check. */
+  if (step == ctx->steps)
+    {
+      sys_phase_finish_run (ctx, run, t);
+      return;
+    }
   if (own != NULL)
     sys_phase_ctx_own (own, run);
-  ring_step_slow (ctx, run, step, t);
+  sys_phase_send_next_slow (ctx, run, step, ctx->step_bytes, t);
 }
 
-/* Consume every arrived message in order. */
-static void
+/* Consume every arrived message in order.  Out of line: its callers test
+ * whether anything is left to consume (mostly not, at a start) first. */
+static G_NO_INLINE void
 ring_drain (const SysPhaseCtx *ctx, SysRun *run)
 {
   SimTime now = sys_phase_now (ctx);
@@ -210,7 +209,10 @@ ring_start (const SysPhaseCtx *ctx, SysRun *run)
     }
   run->busy_until = sim_time_add (sys_phase_now (ctx), sys_phase_endpoint_delay (ctx));
   sys_phase_send_next (ctx, run, 0, run->busy_until);
-  ring_drain (ctx, run);
+  /* Messages that arrived before the start (a predecessor that started
+   * first) are consumed now. */
+  if (G_UNLIKELY (run->processed < run->arrived))
+    ring_drain (ctx, run);
 }
 
 /* ring_on_message's other cases, out of its line so that its common one

@@ -47,7 +47,6 @@ ctx_init (SysColl *coll, guint64 index, SysRun **run_out)
   return ctx;
 }
 
-static void on_phase_done (SimSched *sched, gpointer data, guint64 index);
 
 /* sys_phase_send, inline in sys_phase_send_next_slow's path for networks
  * without fixed prices. */
@@ -80,7 +79,8 @@ sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes,
   phase_send (ctx, to, step, bytes, at);
 }
 
-void
+/* Out of line: the ring calls it from its hot path's rare case. */
+G_NO_INLINE void
 sys_phase_send_next_slow (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 bytes,
                           SimTime at)
 {
@@ -183,9 +183,9 @@ sys_phase_finish (const SysPhaseCtx *ctx, SimTime at)
    * it pushes inline, as the ring's send does; sim_sched_at reports the
    * rest. */
   if (G_LIKELY (at >= *ctx->clock))
-    sim_queue_push_trusted (ctx->queue, at, on_phase_done, ctx->coll, ctx->run_index);
+    sim_queue_push_trusted (ctx->queue, at, sys_phase_on_done, ctx->coll, ctx->run_index);
   else
-    sim_sched_at (ctx->sys->sched, at, on_phase_done, ctx->coll, ctx->run_index);
+    sim_sched_at (ctx->sys->sched, at, sys_phase_on_done, ctx->coll, ctx->run_index);
 }
 
 void
@@ -565,39 +565,62 @@ member_done (SysColl *coll, guint32 member)
     fn (sched, data, arg);
 }
 
-static void
-on_phase_done (SimSched *sched, gpointer data, guint64 index)
+/* sys_phase_on_done for a chunk phase other than the last: the next phase
+ * waits in its dimension's queue.  Out of line: the Llama-2 row's
+ * collectives are all of one phase. */
+static G_NO_INLINE void
+phase_next (SysColl *coll, guint64 index, guint ph, guint32 member)
+{
+  Sys *sys = coll->sys;
+  guint32 rank = coll->group->ranks[member];
+  guint dim = coll->phase[ph].topo_dim, next_dim = coll->phase[ph + 1].topo_dim;
+  queue_push (sys, rank, next_dim, coll, index + 1, coll->members[member].priority);
+  queue_kick (sys, rank, dim, coll);
+  if (next_dim != dim)
+    queue_kick (sys, rank, next_dim, coll);
+}
+
+/* The NCCL library's runs wait in no queue. */
+static G_NO_INLINE void
+nccl_phase_done (SysColl *coll, guint32 member)
+{
+  if (--coll->members[member].chunks_left == 0)
+    member_done (coll, member);
+}
+
+/* Every path ends in a tail call, so that the handler saves no registers
+ * of its own; the kick comes before member_done, which may join the
+ * member's next collective. */
+void
+sys_phase_on_done (SimSched *sched, gpointer data, guint64 index)
 {
   (void) sched;
   SysColl *coll = data;
-  Sys *sys = coll->sys;
-  guint P = coll->n_phases;
   SysRun *run = &coll->runs[index];
   guint ph = coll->ctx[run->chunk_phase].phase; /* chunk_phase % P without dividing */
   guint32 member = run->member;
+  run->done = 1;
+  if (G_UNLIKELY (coll->is_nccl))
+    {
+      nccl_phase_done (coll, member);
+      return;
+    }
+  Sys *sys = coll->sys;
   guint32 rank = coll->group->ranks[member];
   guint dim = coll->phase[ph].topo_dim;
-  run->done = 1;
-  if (coll->is_nccl)
-    {
-      if (--coll->members[member].chunks_left == 0)
-        member_done (coll, member);
-      return;
-    }
   sys->queues[rank].active[dim]--;
-  if (ph + 1 < P)
+  if (G_UNLIKELY (ph + 1 < coll->n_phases))
     {
-      guint next_dim = coll->phase[ph + 1].topo_dim;
-      queue_push (sys, rank, next_dim, coll, index + 1, coll->members[member].priority);
-      queue_kick (sys, rank, dim, coll);
-      if (next_dim != dim)
-        queue_kick (sys, rank, next_dim, coll);
+      phase_next (coll, index, ph, member);
       return;
     }
-  gboolean last = --coll->members[member].chunks_left == 0;
+  if (G_LIKELY (--coll->members[member].chunks_left != 0))
+    {
+      queue_kick (sys, rank, dim, coll);
+      return;
+    }
   queue_kick (sys, rank, dim, coll);
-  if (last)
-    member_done (coll, member);
+  member_done (coll, member);
 }
 
 /* A collective with nothing to do on the network (one member, or no
