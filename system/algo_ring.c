@@ -207,6 +207,19 @@ ring_drain (const SysPhaseCtx *ctx, SysRun *run)
     ring_step (ctx, run, now, NULL);
 }
 
+/* ring_start's first send and what follows it where that is more than
+ * sys_phase_send_next's inline path: its slow path, or messages that
+ * arrived before the start (a predecessor that started first), consumed
+ * after the send.  Out of line, so that the start calls nothing but in
+ * tail position and saves no registers. */
+static G_NO_INLINE void
+ring_start_slow (const SysPhaseCtx *ctx, SysRun *run)
+{
+  sys_phase_send_next (ctx, run, 0, run->busy_until);
+  if (run->processed < run->arrived)
+    ring_drain (ctx, run);
+}
+
 static void
 ring_start (const SysPhaseCtx *ctx, SysRun *run)
 {
@@ -216,11 +229,12 @@ ring_start (const SysPhaseCtx *ctx, SysRun *run)
       return;
     }
   run->busy_until = sim_time_add (sys_phase_now (ctx), sys_phase_endpoint_delay (ctx));
+  if (G_UNLIKELY (!sys_phase_next_inline (ctx, run) || run->processed < run->arrived))
+    {
+      ring_start_slow (ctx, run);
+      return;
+    }
   sys_phase_send_next (ctx, run, 0, run->busy_until);
-  /* Messages that arrived before the start (a predecessor that started
-   * first) are consumed now. */
-  if (G_UNLIKELY (run->processed < run->arrived))
-    ring_drain (ctx, run);
 }
 
 /* ring_on_message's other cases, out of its line so that its common one

@@ -588,9 +588,18 @@ nccl_phase_done (SysColl *coll, guint32 member)
     member_done (coll, member);
 }
 
+/* sys_phase_on_done for the member's last chunk phase: the kick comes
+ * before member_done, which may join the member's next collective.  Out
+ * of line, so that the handler's paths are all tail calls. */
+static G_NO_INLINE void
+phase_last_done (Sys *sys, guint32 rank, guint dim, SysColl *coll, guint32 member)
+{
+  queue_kick (sys, rank, dim, coll);
+  member_done (coll, member);
+}
+
 /* Every path ends in a tail call, so that the handler saves no registers
- * of its own; the kick comes before member_done, which may join the
- * member's next collective. */
+ * of its own. */
 void
 sys_phase_on_done (SimSched *sched, gpointer data, guint64 index)
 {
@@ -619,8 +628,7 @@ sys_phase_on_done (SimSched *sched, gpointer data, guint64 index)
       queue_kick (sys, rank, dim, coll);
       return;
     }
-  queue_kick (sys, rank, dim, coll);
-  member_done (coll, member);
+  phase_last_done (sys, rank, dim, coll, member);
 }
 
 /* A collective with nothing to do on the network (one member, or no
