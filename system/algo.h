@@ -281,6 +281,19 @@ sys_phase_ctx_own (SysPhaseCtx *ctx, const SysRun *run)
 }
 /* This member's phase ends at `at` (>= now). */
 void sys_phase_finish (const SysPhaseCtx *ctx, SimTime at);
+/* The handler of the event sys_phase_finish schedules (data: the
+ * collective, arg: the run's index). */
+void sys_phase_on_done (SimSched *sched, gpointer data, guint64 index);
+/* sys_phase_finish for run, inline and without the context owning the
+ * run (sys_phase_event_run): the same event, pushed unchecked, for a
+ * row whose caller knows `at` >= now (the ring's last step, once per
+ * chunk phase on every rank, had a call and a check of its own for it). */
+static inline void
+sys_phase_finish_run (const SysPhaseCtx *ctx, const SysRun *run, SimTime at)
+{
+  sim_queue_push_trusted (ctx->queue, at, sys_phase_on_done, ctx->coll,
+                          (guint64) (run - ctx->runs));
+}
 /* net_serialization_ps (bytes, rate_Bps), the same bits, through the
  * system's price table (network/price.h): algorithms pace runs of equal
  * messages. */

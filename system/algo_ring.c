@@ -121,7 +121,9 @@ chain_drain (const SysPhaseCtx *ctx, SysRun *run)
   sys_phase_finish (ctx, t);
 }
 
-static void
+/* Out of line: ring_start's common case, the ring proper, then saves
+ * fewer registers. */
+static G_NO_INLINE void
 chain_start (const SysPhaseCtx *ctx, SysRun *run)
 {
   run->busy_until = sim_time_add (sys_phase_now (ctx), sys_phase_endpoint_delay (ctx));
@@ -157,14 +159,20 @@ ring_prepare (SysPhaseCtx *ctx)
 }
 
 /* ring_step's ends but the inline send, out of its line so that the
- * inline path saves no registers. */
+ * inline path saves no registers.  The last step ends the phase at t,
+ * which is >= now: its event is pushed as sys_phase_finish's, without
+ * that call's check, and without the context owning the run. */
 static G_NO_INLINE void
-ring_step_slow (const SysPhaseCtx *ctx, SysRun *run, guint32 step, SimTime t)
+ring_step_slow (const SysPhaseCtx *ctx, SysRun *run, guint32 step, SimTime t, SysPhaseCtx *own)
 {
-  if (step < ctx->steps)
-    sys_phase_send_next_slow (ctx, run, step, ctx->step_bytes, t);
-  else
-    sys_phase_finish (ctx, t);
+  if (step == ctx->steps)
+    {
+      sys_phase_finish_run (ctx, run, t);
+      return;
+    }
+  if (own != NULL)
+    sys_phase_ctx_own (own, run);
+  sys_phase_send_next_slow (ctx, run, step, ctx->step_bytes, t);
 }
 
 /* Consume the next arrived message: it ends a step, and all but the last
@@ -186,18 +194,30 @@ ring_step (const SysPhaseCtx *ctx, SysRun *run, SimTime now, SysPhaseCtx *own)
       sys_phase_send_next (ctx, run, step, t);
       return;
     }
-  if (own != NULL)
-    sys_phase_ctx_own (own, run);
-  ring_step_slow (ctx, run, step, t);
+  ring_step_slow (ctx, run, step, t, own);
 }
 
-/* Consume every arrived message in order. */
-static void
+/* Consume every arrived message in order.  Out of line: its callers test
+ * whether anything is left to consume (mostly not, at a start) first. */
+static G_NO_INLINE void
 ring_drain (const SysPhaseCtx *ctx, SysRun *run)
 {
   SimTime now = sys_phase_now (ctx);
   while (run->processed < run->arrived)
     ring_step (ctx, run, now, NULL);
+}
+
+/* ring_start's first send and what follows it where that is more than
+ * sys_phase_send_next's inline path: its slow path, or messages that
+ * arrived before the start (a predecessor that started first), consumed
+ * after the send.  Out of line, so that the start calls nothing but in
+ * tail position and saves no registers. */
+static G_NO_INLINE void
+ring_start_slow (const SysPhaseCtx *ctx, SysRun *run)
+{
+  sys_phase_send_next (ctx, run, 0, run->busy_until);
+  if (run->processed < run->arrived)
+    ring_drain (ctx, run);
 }
 
 static void
@@ -209,8 +229,12 @@ ring_start (const SysPhaseCtx *ctx, SysRun *run)
       return;
     }
   run->busy_until = sim_time_add (sys_phase_now (ctx), sys_phase_endpoint_delay (ctx));
+  if (G_UNLIKELY (!sys_phase_next_inline (ctx, run) || run->processed < run->arrived))
+    {
+      ring_start_slow (ctx, run);
+      return;
+    }
   sys_phase_send_next (ctx, run, 0, run->busy_until);
-  ring_drain (ctx, run);
 }
 
 /* ring_on_message's other cases, out of its line so that its common one

@@ -1,7 +1,7 @@
-/* coll.c: collective instances (joined, run and retired), the helpers
- * algorithms act through and the per-rank dimension queues that pipeline
- * chunks across dimensions; an instance's plan (chunks, phases, runs) is
- * coll_plan.c's.
+/* coll.c: collective instances (joined, run and retired) and the per-rank
+ * dimension queues that pipeline chunks across dimensions; an instance's
+ * plan (chunks, phases, runs) is coll_plan.c's, the helpers algorithms act
+ * through coll_phase.c's.
  *
  * Cost per message: one delivery event (the network's), plus one event per
  * member and chunk phase for its end.  Progress lives in flat arrays owned by
@@ -9,196 +9,11 @@
  */
 #include "system/coll_private.h"
 
-
 #include "sim/error.h"
 #include "sim/printable.h"
 
-/* The step number of sys_phase_send_routed's readiness events: the
- * largest the step field holds, above every real step (< n^2). */
-#define SYS_PHASE_READY_STEP(bits) ((guint32) ((G_GUINT64_CONSTANT (1) << (bits)) - 1))
-
 /* SysColl and its parts: coll_private.h; what a collective reports:
  * coll_report.c. */
-
-/* ---- phase context and helpers for algorithms ------------------------------ */
-
-static guint64
-run_index (const SysColl *coll, guint32 member, guint chunk, guint phase)
-{
-  return ((guint64) member * coll->n_chunks + chunk) * coll->n_phases + phase;
-}
-
-/* The context of run `index`: its (chunk, phase)'s, which every member's
- * run shares, given the member's part from the run (plan_runs) in place
- * rather than copied (the copy was a tenth of the message path).  One
- * run's part at a time is enough: an algorithm acts only through the
- * sys_phase_* helpers, which schedule what they cause and never call an
- * algorithm back, so no other run of the collective starts or hears a
- * message while this one's handler runs. */
-static inline const SysPhaseCtx *
-ctx_init (SysColl *coll, guint64 index, SysRun **run_out)
-{
-  SysRun *run = &coll->runs[index];
-  SysPhaseCtx *ctx = &coll->ctx[run->chunk_phase];
-  ctx->member = run->member;
-  ctx->pos = run->pos;
-  ctx->run_index = index;
-  *run_out = run;
-  return ctx;
-}
-
-static void on_phase_done (SimSched *sched, gpointer data, guint64 index);
-
-/* sys_phase_send, inline in sys_phase_send_next_slow's path for networks
- * without fixed prices. */
-static inline void
-phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at)
-{
-  SysColl *coll = ctx->coll;
-  g_assert (to < ctx->n && to != ctx->pos);
-  g_assert (step < (G_GUINT64_CONSTANT (1) << coll->step_bits));
-  guint32 to_member = ctx->member - ctx->pos * ctx->stride + to * ctx->stride;
-  /* Same chunk and phase, another member: the run as many members' runs
-   * away; in lockstep, the message its symmetric peer sends this member,
-   * which arrives at the same time. */
-  guint64 to_run = coll->lockstep ? ctx->run_index
-                                  : ctx->run_index + ((guint64) to_member - ctx->member)
-                                                         * coll->n_chunks * coll->n_phases;
-  NetMessage msg = { .at = at, .src = coll->group->ranks[ctx->member],
-                     .dst = coll->group->ranks[to_member],
-                     .order = coll->members[ctx->member].order,
-                     .tie = coll->tie_by_place ? ctx->member + 1 : 0, .dim = ctx->net_dim,
-                     .bytes = bytes,
-                     .on_delivered = sys_phase_on_message, .data = coll,
-                     .arg = (to_run << coll->step_bits) | step };
-  net_send_message (coll->sys->net, &msg);
-}
-
-void
-sys_phase_send (const SysPhaseCtx *ctx, guint32 to, guint32 step, guint64 bytes, SimTime at)
-{
-  phase_send (ctx, to, step, bytes, at);
-}
-
-void
-sys_phase_send_next_slow (const SysPhaseCtx *ctx, SysRun *run, guint32 step, guint64 bytes,
-                          SimTime at)
-{
-  SysColl *coll = ctx->coll;
-  guint32 next = ctx->pos + 1 == ctx->n ? 0 : ctx->pos + 1;
-  if (!coll->fixed_prices)
-    {
-      phase_send (ctx, next, step, bytes, at);
-      return;
-    }
-  g_assert (step < (G_GUINT64_CONSTANT (1) << coll->step_bits));
-  guint32 to_member = next == 0 ? ctx->member - ctx->wrap_members : ctx->member + ctx->stride;
-  guint32 src = coll->group->ranks[ctx->member], dst = coll->group->ranks[to_member];
-  /* As sys_phase_send's, to position next. */
-  guint64 to_run = ctx->run_index + (next == 0 ? ctx->wrap_runs : ctx->next_runs);
-  if (run->next_bytes != bytes + 1 || run->next_bytes == 0)
-    {
-      g_assert (src != dst);
-      run->next_delay = net_delay_on (coll->sys->net, ctx->net_dim, src, dst, bytes);
-      run->next_bytes = bytes + 1;
-      run->next_arg = to_run << coll->step_bits;
-    }
-  guint64 arg = (to_run << coll->step_bits) | step;
-  NetTally *tally = coll->direct_tally;
-  if (tally == NULL)
-    {
-      net_send_priced (coll->sys->net, at, run->next_delay, src, dst, bytes,
-                       sys_phase_on_message, coll, arg);
-      return;
-    }
-  /* net_send_priced's work, without the call. */
-  g_assert (at >= *ctx->clock);
-  tally->messages++;
-  tally->bytes += bytes;
-  sim_sched_at (coll->sys->sched, sim_time_add (at, run->next_delay), sys_phase_on_message, coll,
-                arg);
-}
-
-guint32
-sys_phase_ready_step (const SysPhaseCtx *ctx)
-{
-  return SYS_PHASE_READY_STEP (ctx->coll->step_bits);
-}
-
-const SysNcclPlan *
-sys_phase_nccl (const SysPhaseCtx *ctx)
-{
-  g_assert (ctx->coll->is_nccl);
-  return &ctx->coll->nccl;
-}
-
-void
-sys_phase_send_routed (const SysPhaseCtx *ctx, guint32 from, guint32 via, guint32 to,
-                       guint32 step, guint64 bytes, SimTime at)
-{
-  SysColl *coll = ctx->coll;
-  g_assert (coll->phase[ctx->phase].gdim == coll->group->n_dims);
-  g_assert (step < SYS_PHASE_READY_STEP (coll->step_bits));
-  /* In lockstep only lines whose members send from their own rank to the
-   * member they serve run (sys_group_alike): the message comes back as
-   * the one the member's predecessor sends it. */
-  g_assert (!coll->lockstep || (from == ctx->member && via == to));
-  /* Node-shift symmetry: to member to mod k, which in the full run gets
-   * it from the member as many places before `from` (its tie). */
-  guint32 shift = coll->period > 0 ? to - to % coll->period : 0, n = coll->group->n;
-  guint64 to_run = run_index (coll, coll->lockstep ? ctx->member : to - shift, ctx->chunk,
-                              ctx->phase);
-  /* Its order is the node's place in the trace of the member whose line
-   * sends it (ctx->member, who has joined), not of `from`: NCCL's hop
-   * between nodes leaves from the rail's member (ring_hop), who may not
-   * have joined yet (order 0) or never be simulated (a class's image).
-   * Two collectives' first hops then met at its port with one order and
-   * were put in order by its places in their groups, which differ from
-   * node to node (the full run was not alike under a node shift:
-   * tests/scripts/test_symmetry_classes.sh, "PXN order"). */
-  NetMessage msg = { .at = at, .src = coll->group->ranks[from], .dst = coll->group->ranks[via],
-                     .order = coll->members[ctx->member].order,
-                     .tie = coll->tie_by_place ? (from + n - shift) % n + 1 : 0,
-                     .dim = NET_DIM_UNKNOWN, .bytes = bytes,
-                     .on_delivered = sys_phase_on_message, .data = coll,
-                     .arg = (to_run << coll->step_bits) | step };
-  net_send_message (coll->sys->net, &msg);
-}
-
-void
-sys_phase_notify (const SysPhaseCtx *ctx, guint32 to, SimTime at)
-{
-  SysColl *coll = ctx->coll;
-  if (coll->period > 0)
-    to %= coll->period;
-  guint64 to_run = run_index (coll, coll->lockstep ? ctx->member : to, ctx->chunk, ctx->phase);
-  sim_sched_at (coll->sys->sched, at, sys_phase_on_message, coll,
-                (to_run << coll->step_bits) | SYS_PHASE_READY_STEP (coll->step_bits));
-}
-
-void
-sys_phase_finish (const SysPhaseCtx *ctx, SimTime at)
-{
-  /* Once per chunk phase on every rank: at or after now (the common case)
-   * it pushes inline, as the ring's send does; sim_sched_at reports the
-   * rest. */
-  if (G_LIKELY (at >= *ctx->clock))
-    sim_queue_push_trusted (ctx->queue, at, on_phase_done, ctx->coll, ctx->run_index);
-  else
-    sim_sched_at (ctx->sys->sched, at, on_phase_done, ctx->coll, ctx->run_index);
-}
-
-void
-sys_phase_signal (const SysPhaseCtx *ctx, guint32 to, guint32 step, SimTime at)
-{
-  SysColl *coll = ctx->coll;
-  g_assert (!coll->lockstep && to < ctx->n);
-  g_assert (step < SYS_PHASE_READY_STEP (coll->step_bits));
-  guint32 to_member = ctx->member - ctx->pos * ctx->stride + to * ctx->stride;
-  guint64 to_run = run_index (coll, to_member, ctx->chunk, ctx->phase);
-  sim_sched_at (coll->sys->sched, at, sys_phase_on_message, coll,
-                (to_run << coll->step_bits) | step);
-}
 
 /* ---- per-rank dimension queues --------------------------------------------- */
 
@@ -271,7 +86,7 @@ static void
 run_start (SysColl *coll, guint64 index)
 {
   SysRun *run;
-  const SysPhaseCtx *ctx = ctx_init (coll, index, &run);
+  const SysPhaseCtx *ctx = sys_coll_ctx_init (coll, index, &run);
   run->started = 1;
   ctx->algo->start (ctx, run);
 }
@@ -474,24 +289,6 @@ queue_kick (Sys *sys, guint32 rank, guint dim, const SysColl *coll)
 
 /* ---- events ---------------------------------------------------------------- */
 
-void
-sys_phase_on_message (SimSched *sched, gpointer data, guint64 arg)
-{
-  (void) sched;
-  SysColl *coll = data;
-  guint32 step = (guint32) (arg & coll->step_mask);
-  SysRun *run;
-  const SysPhaseCtx *ctx = ctx_init (coll, arg >> coll->step_bits, &run);
-  ctx->algo->on_message (ctx, run, step);
-}
-
-void
-sys_phase_on_ctx_message (SimSched *sched, gpointer data, guint64 arg)
-{
-  const SysPhaseCtx *ctx = data;
-  sys_phase_on_message (sched, ctx->coll, arg);
-}
-
 static void
 coll_retire (SysColl *coll)
 {
@@ -565,39 +362,70 @@ member_done (SysColl *coll, guint32 member)
     fn (sched, data, arg);
 }
 
-static void
-on_phase_done (SimSched *sched, gpointer data, guint64 index)
+/* sys_phase_on_done for a chunk phase other than the last: the next phase
+ * waits in its dimension's queue.  Out of line: the Llama-2 row's
+ * collectives are all of one phase. */
+static G_NO_INLINE void
+phase_next (SysColl *coll, guint64 index, guint ph, guint32 member)
+{
+  Sys *sys = coll->sys;
+  guint32 rank = coll->group->ranks[member];
+  guint dim = coll->phase[ph].topo_dim, next_dim = coll->phase[ph + 1].topo_dim;
+  queue_push (sys, rank, next_dim, coll, index + 1, coll->members[member].priority);
+  queue_kick (sys, rank, dim, coll);
+  if (next_dim != dim)
+    queue_kick (sys, rank, next_dim, coll);
+}
+
+/* The NCCL library's runs wait in no queue. */
+static G_NO_INLINE void
+nccl_phase_done (SysColl *coll, guint32 member)
+{
+  if (--coll->members[member].chunks_left == 0)
+    member_done (coll, member);
+}
+
+/* sys_phase_on_done for the member's last chunk phase: the kick comes
+ * before member_done, which may join the member's next collective.  Out
+ * of line, so that the handler's paths are all tail calls. */
+static G_NO_INLINE void
+phase_last_done (Sys *sys, guint32 rank, guint dim, SysColl *coll, guint32 member)
+{
+  queue_kick (sys, rank, dim, coll);
+  member_done (coll, member);
+}
+
+/* Every path ends in a tail call, so that the handler saves no registers
+ * of its own. */
+void
+sys_phase_on_done (SimSched *sched, gpointer data, guint64 index)
 {
   (void) sched;
   SysColl *coll = data;
-  Sys *sys = coll->sys;
-  guint P = coll->n_phases;
   SysRun *run = &coll->runs[index];
   guint ph = coll->ctx[run->chunk_phase].phase; /* chunk_phase % P without dividing */
   guint32 member = run->member;
+  run->done = 1;
+  if (G_UNLIKELY (coll->is_nccl))
+    {
+      nccl_phase_done (coll, member);
+      return;
+    }
+  Sys *sys = coll->sys;
   guint32 rank = coll->group->ranks[member];
   guint dim = coll->phase[ph].topo_dim;
-  run->done = 1;
-  if (coll->is_nccl)
-    {
-      if (--coll->members[member].chunks_left == 0)
-        member_done (coll, member);
-      return;
-    }
   sys->queues[rank].active[dim]--;
-  if (ph + 1 < P)
+  if (G_UNLIKELY (ph + 1 < coll->n_phases))
     {
-      guint next_dim = coll->phase[ph + 1].topo_dim;
-      queue_push (sys, rank, next_dim, coll, index + 1, coll->members[member].priority);
-      queue_kick (sys, rank, dim, coll);
-      if (next_dim != dim)
-        queue_kick (sys, rank, next_dim, coll);
+      phase_next (coll, index, ph, member);
       return;
     }
-  gboolean last = --coll->members[member].chunks_left == 0;
-  queue_kick (sys, rank, dim, coll);
-  if (last)
-    member_done (coll, member);
+  if (G_LIKELY (--coll->members[member].chunks_left != 0))
+    {
+      queue_kick (sys, rank, dim, coll);
+      return;
+    }
+  phase_last_done (sys, rank, dim, coll, member);
 }
 
 /* A collective with nothing to do on the network (one member, or no
@@ -727,7 +555,7 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
   if (coll->is_nccl)
     {
       for (guint c = 0; c < coll->n_chunks; c++)
-        run_start (coll, run_index (coll, (guint32) member, c, 0));
+        run_start (coll, sys_coll_run_index (coll, (guint32) member, c, 0));
       return TRUE;
     }
   /* Every chunk's first phase waits in the first phase's queue: as
@@ -738,7 +566,8 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
   SysRankQueues *q = &sys->queues[rank];
   SysWaitQueue *waiting = &q->waiting[dim];
   guint limit = sys->params.active_chunks_per_dim;
-  SysWaiting w = { .coll = coll, .run_index = run_index (coll, (guint32) member, 0, 0),
+  SysWaiting w = { .coll = coll,
+                   .run_index = sys_coll_run_index (coll, (guint32) member, 0, 0),
                    .priority = m->priority };
   /* Where the kick would pop chunk 0 first (the window has room and it
    * outranks what waits: newer than all, it needs a higher priority), it

@@ -1,4 +1,5 @@
-/* coll_private.h: a collective instance as coll.c and coll_report.c see it.
+/* coll_private.h: a collective instance as coll.c, coll_phase.c and
+ * coll_report.c see it.
  * Only system/ includes it.
  *
  * Layer: system.  May include: network, sim, GLib.
@@ -121,5 +122,31 @@ void sys_coll_stats_add (Sys *sys, const SysColl *coll, SimTime now);
  * its plan's place holds another request now); keep ROW (+ 1) there. */
 guint32 sys_coll_memo_stats_row (const SysColl *coll);
 void sys_coll_memo_keep_stats_row (const SysColl *coll, guint32 row);
+
+/* The index of a (member, chunk, phase)'s run in SysColl.runs. */
+static inline guint64
+sys_coll_run_index (const SysColl *coll, guint32 member, guint chunk, guint phase)
+{
+  return ((guint64) member * coll->n_chunks + chunk) * coll->n_phases + phase;
+}
+
+/* The context of run `index`: its (chunk, phase)'s, which every member's
+ * run shares, given the member's part from the run (plan_runs) in place
+ * rather than copied (the copy was a tenth of the message path).  One
+ * run's part at a time is enough: an algorithm acts only through the
+ * sys_phase_* helpers, which schedule what they cause and never call an
+ * algorithm back, so no other run of the collective starts or hears a
+ * message while this one's handler runs. */
+static inline const SysPhaseCtx *
+sys_coll_ctx_init (SysColl *coll, guint64 index, SysRun **run_out)
+{
+  SysRun *run = &coll->runs[index];
+  SysPhaseCtx *ctx = &coll->ctx[run->chunk_phase];
+  ctx->member = run->member;
+  ctx->pos = run->pos;
+  ctx->run_index = index;
+  *run_out = run;
+  return ctx;
+}
 
 #endif /* ORRERY_SYSTEM_COLL_PRIVATE_H */
