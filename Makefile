@@ -217,7 +217,7 @@ FUZZ_DIR     := build/fuzz
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := chakra chakra_json decode cluster_xml astra comm_groups sweep_spec plot_data \
-                sweep_xpath msccl
+                sweep_xpath msccl delta
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
                 -fno-omit-frame-pointer
 FUZZ_BIN     := $(patsubst %,$(FUZZ_DIR)/bin/fuzz_%,$(FUZZ_TARGETS))

@@ -29,9 +29,11 @@ sys_phase_reduce_cost (const SysPhaseCtx *ctx, guint64 bytes)
     {
       /* Each memory pass takes bytes / (bytes/s) seconds, in
        * double precision, truncated to whole nanoseconds; done in its order
-       * of operations, since an exact multiple can come out one below. */
-      guint64 ns = (guint64) ((double) bytes / p->local_mem_bw_Bps * 1e9);
-      cost = sim_time_mul (sim_time_from_ns (ns), p->reduction_passes);
+       * of operations, since an exact multiple can come out one below.
+       * Saturated, not cast: a rate like 1e-300 GB/s gives more
+       * nanoseconds than 64 bits hold, and the cast made them a few. */
+      SimTime pass = sim_time_from_ns_truncated ((double) bytes / p->local_mem_bw_Bps * 1e9);
+      cost = sim_time_mul (pass, p->reduction_passes);
     }
   else
     cost = sim_time_mul (net_serialization_ps (bytes, p->local_mem_bw_Bps), p->reduction_passes);
@@ -44,6 +46,6 @@ sys_phase_copy_cost (const SysPhaseCtx *ctx, guint64 bytes)
 {
   const SysParams *p = &ctx->sys->params;
   if (p->compat.reduce_pricing == SYS_MEM_TRUNCATED_NS)
-    return sim_time_from_ns ((guint64) ((double) bytes / p->local_mem_bw_Bps * 1e9));
+    return sim_time_from_ns_truncated ((double) bytes / p->local_mem_bw_Bps * 1e9);
   return net_serialization_ps (bytes, p->local_mem_bw_Bps);
 }

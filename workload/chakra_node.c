@@ -176,6 +176,8 @@ wl_chakra_attr_index (const ChakraProtoMsg__Node *n, WlAttrIndex *idx)
                       : wl_chakra_attr_key (an, strlen (an));
       if (k != WL_ATTR_OTHER && idx->of[k] == NULL)
         idx->of[k] = n->attr[i];
+      else if (k != WL_ATTR_OTHER && idx->again == NULL)
+        idx->again = n->attr[i];
     }
 }
 

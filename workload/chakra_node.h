@@ -66,11 +66,18 @@ WlAttrKey wl_chakra_attr_key (const char *name, gsize len);
 const char *wl_chakra_attr_known (const char *name, gsize len);
 
 /* N's attributes by key: the first attribute with each name (as
- * wl_chakra_attr_find finds it), or NULL.  Borrowed from N. */
+ * wl_chakra_attr_find finds it), or NULL.  AGAIN: the first attribute
+ * whose name is one of the keys and was met before in N (NULL: none), a
+ * trace readers disagree on (ASTRA-sim's keeps the last value).  Borrowed
+ * from N. */
 typedef struct
 {
   const ChakraProtoMsg__AttributeProto *of[WL_ATTR_OTHER];
+  const ChakraProtoMsg__AttributeProto *again;
 } WlAttrIndex;
+/* What loading and inspect say of WlAttrIndex.again, after its name. */
+#define WL_ATTR_AGAIN_WHY                                                                       \
+  "is given twice (ASTRA-sim keeps the last value, other readers the first): keep one"
 /* Fill IDX from N: one pass over its attributes, each name measured and
  * dispatched once, instead of a scan per attribute looked up. */
 void wl_chakra_attr_index (const ChakraProtoMsg__Node *n, WlAttrIndex *idx);

@@ -184,7 +184,7 @@ has_nul (const guint8 *p, gsize len)
 }
 
 /* One AttributeProto, its field at FIELD: kept in RAW when its name is
- * known and first. */
+ * known; FALSE (the frame is not taken) when that name was met before. */
 static gboolean
 raw_attr (Cur body, const guint8 *field, WlRawNode *raw)
 {
@@ -213,7 +213,7 @@ raw_attr (Cur body, const guint8 *field, WlRawNode *raw)
   if (k == WL_ATTR_OTHER)
     return memchr (name, 0, name_len) == NULL; /* "comm_type\0x" is comm_type */
   if ((raw->seen & (1u << k)) != 0)
-    return TRUE;
+    return FALSE; /* a known name twice: the usual decoder refuses it */
   if (a.kind == WL_RAW_STRING && has_nul (a.p, a.len))
     return FALSE; /* C string semantics: the usual decoder's */
   raw->seen |= 1u << k;

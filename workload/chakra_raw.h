@@ -4,9 +4,10 @@
  * copies every string into an arena and builds a message per attribute,
  * only for graph loading to look the attributes up again and keep a few
  * numbers.  This reader walks the frame once and keeps, in place, what
- * loading reads: the id, type, duration, name, dependencies, and the first
+ * loading reads: the id, type, duration, name, dependencies, and the
  * attribute of each name orrery knows (WlAttrKey), its value widened as
- * the attribute accessors widen it (chakra_node.h).
+ * the attribute accessors widen it (chakra_node.h); a frame that gives
+ * one of those names twice is not taken (the usual decoder refuses it).
  *
  * It takes only frames that wl_chakra_decode_fast takes too (the same
  * fields, wire types and attribute kinds, every length within its
@@ -73,7 +74,7 @@ struct _WlRawNode
   gsize name_len;
   WlRawIds data_deps;        /* in wire order */
   WlRawIds ctrl_deps;
-  guint32 seen;              /* bit k: an attribute named key k came (the first is kept) */
+  guint32 seen;              /* bit k: an attribute named key k came (a second: not taken) */
   WlRawAttr attr[WL_ATTR_OTHER];
   char *text;                /* wl_raw_node_text's copy */
   gsize text_cap;

@@ -162,6 +162,17 @@ scan_valueless (FileScan *s, ChakraProtoMsg__Node *n)
   wl_chakra_node_drop_valueless (n);
 }
 
+/* A name loading reads given twice, refused as loading refuses it. */
+static void
+scan_repeated (FileScan *s, const ChakraProtoMsg__Node *n)
+{
+  WlAttrIndex idx;
+  wl_chakra_attr_index (n, &idx);
+  if (idx.again != NULL)
+    defect (s, "node %" G_GUINT64_FORMAT ": attribute \"%s\" " WL_ATTR_AGAIN_WHY, n->id,
+            idx.again->name);
+}
+
 /* A METADATA node's process groups, refused as graph loading refuses them
  * (workload/node.c: a list that does not parse, a rank listed twice). */
 static void
@@ -197,6 +208,7 @@ static void
 scan_node (FileScan *s, ChakraProtoMsg__Node *n)
 {
   scan_valueless (s, n);
+  scan_repeated (s, n);
   guint32 index = s->ids->len;
   g_array_append_val (s->ids, n->id);
   gpointer key = (gpointer) (guintptr) n->id;

@@ -369,6 +369,15 @@ decode_node (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, WlNode *w, GError 
   Attrs attrs = { .n = n };
   const Attrs *x = &attrs;
   wl_chakra_attr_index (n, &attrs.idx);
+  if (attrs.idx.again != NULL)
+    {
+      /* ASTRA-sim's reader keeps the last value, wl_chakra_attr_find the
+       * first: whichever were taken, the other reader would simulate
+       * another trace. */
+      g_autofree char *why
+          = g_strdup_printf ("attribute \"%s\" " WL_ATTR_AGAIN_WHY, attrs.idx.again->name);
+      return fail (error, b, n->id, why);
+    }
   memset (w, 0, sizeof *w);
   w->id = n->id;
   w->chakra_type = (guint8) MIN (n->type, 255u);

@@ -72,7 +72,19 @@ gen_request (const CollectiveOptions *o, WlGenCollective *req, GError **error)
   req->root = o->root > 0 ? (guint32) o->root : 0;
   req->count = o->count > 0 ? (guint32) o->count : 1;
   req->comm_groups_out = o->groups_out;
-  return sim_units_parse_bytes (o->bytes, &req->bytes, error);
+  if (!sim_units_parse_bytes (o->bytes, &req->bytes, error))
+    return FALSE;
+  /* comm_size is a signed 64-bit attribute in the trace: a size of 2^63
+   * or more would be written as a negative one. */
+  if (req->bytes > (guint64) G_MAXINT64)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "--bytes '%s': comm_size is a signed 64-bit field and holds at most "
+                   "%" G_GINT64_FORMAT " bytes (2^63 - 1)",
+                   o->bytes, G_MAXINT64);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static GOptionContext *

@@ -104,6 +104,40 @@ has_key (yaml_document_t *doc, const yaml_node_t *root, const char *name)
   return FALSE;
 }
 
+/* FALSE with ERROR naming both lines when two keys of mapping ROOT are the
+ * same scalar: libyaml keeps both pairs and a lookup takes one of them, so
+ * a second `bandwidth:` would silently replace the first.  Quadratic in the
+ * number of keys, which is a handful in any real file and bounded by the
+ * file's size in any other. */
+static gboolean
+net_yaml_unique_keys (const char *path, yaml_document_t *doc, const yaml_node_t *root,
+                      GError **error)
+{
+  for (yaml_node_pair_t *b = root->data.mapping.pairs.start; b < root->data.mapping.pairs.top;
+       b++)
+    {
+      const yaml_node_t *kb = yaml_document_get_node (doc, b->key);
+      if (kb == NULL || kb->type != YAML_SCALAR_NODE)
+        continue;
+      for (yaml_node_pair_t *a = root->data.mapping.pairs.start; a < b; a++)
+        {
+          const yaml_node_t *ka = yaml_document_get_node (doc, a->key);
+          if (ka == NULL || ka->type != YAML_SCALAR_NODE
+              || ka->data.scalar.length != kb->data.scalar.length
+              || memcmp (ka->data.scalar.value, kb->data.scalar.value, ka->data.scalar.length)
+                     != 0)
+            continue;
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                       "%s:%lu: duplicate key '%s' (first on line %lu): each key may appear "
+                       "once",
+                       path, yaml_line (kb), (const char *) kb->data.scalar.value,
+                       yaml_line (ka));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 /* The root mapping's lists, by key; NULL where absent. */
 static gboolean
 net_yaml_lists (const char *path, yaml_document_t *doc, yaml_node_t *lists[NET_KEY_N],
@@ -117,6 +151,8 @@ net_yaml_lists (const char *path, yaml_document_t *doc, yaml_node_t *lists[NET_K
                    path, root != NULL ? yaml_line (root) : 1ul);
       return FALSE;
     }
+  if (!net_yaml_unique_keys (path, doc, root, error))
+    return FALSE;
   for (yaml_node_pair_t *pair = root->data.mapping.pairs.start;
        pair < root->data.mapping.pairs.top; pair++)
     {

@@ -223,6 +223,13 @@ START_TEST (test_astra_yaml_lines)
       "bandwidth '-5'" },
     { "topology: [ Ring ]\nnpus_count: 4\nbandwidth: [ 5 ]\nlatency: [ 5 ]\n", 2,
       "'npus_count' must be a list" },
+    /* A key given twice is refused, naming both lines: the second
+     * bandwidth silently replaced the first. */
+    { "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 5 ]\nbandwidth: [ 25 ]\n",
+      5, "duplicate key 'bandwidth' (first on line 3)" },
+    { "links-count: [ 1 ]\ntopology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\n"
+      "links-count: [ 2 ]\nlatency: [ 5 ]\n",
+      5, "duplicate key 'links-count' (first on line 1)" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {

@@ -168,6 +168,21 @@ START_TEST (test_duplicate)
 }
 END_TEST
 
+/* A compute node that gives num_ops twice: ASTRA-sim's reader keeps the
+ * last value, another the first, so both modes refuse it. */
+START_TEST (test_repeated_attr)
+{
+  ChakraProtoMsg__Node *a = tu_comp (5, 3);
+  tu_node_attr_int (a, "num_ops", 100);
+  tu_node_attr_int (a, "num_ops", 200);
+  ChakraProtoMsg__Node *nodes[] = { a };
+  write_nodes (nodes, 1);
+  const char *what = "node 5: attribute \"num_ops\" is given twice (ASTRA-sim keeps the last "
+                     "value, other readers the first): keep one";
+  check_row (&(Row) { what, 1, what });
+}
+END_TEST
+
 /* Ids 2^53 and 2^53 + 1 (one double) and 2^64 - 1, in a chain of 1 us
  * nodes: clean, and the dangling dependency of the last names its id
  * exactly. */
@@ -338,6 +353,7 @@ messy_cli_suite (void)
   tcase_add_test (tc, test_coll_without_type);
   tcase_add_test (tc, test_valueless_attr);
   tcase_add_test (tc, test_duplicate);
+  tcase_add_test (tc, test_repeated_attr);
   tcase_add_test (tc, test_big_ids);
   tcase_add_test (tc, test_empty);
   tcase_add_test (tc, test_truncated_frame);

@@ -69,4 +69,14 @@ cluster "$TMP/c.xml" analytical ring 10ns 100ns 1B/s
 "$ORRERY" gen collective --type all-reduce --ranks 4 --bytes 100GB --out "$TMP/big" >/dev/null
 overflows "reduction at 1 B/s" --config "$TMP/c.xml" --workload "$TMP/big"
 
+# ASTRA-sim's reductions truncate bytes / local-mem-bw to whole ns in double
+# precision: at 1e-300 GB/s a pass over 1 MB is 1e312 ns (infinite as a
+# double), which was cast out of range and came out as a few ns (a run
+# faster than at 1600 GB/s, exit 0).  It saturates.
+sed 's/"local-mem-bw": 1600,/"local-mem-bw": 1e-300,/' \
+  configs/astra/system_ring_4chunks.json >"$TMP/m.json"
+check "the ASTRA-sim system file has the rate" has "$TMP/m.json" 1e-300
+overflows "ASTRA-sim local-mem-bw 1e-300 GB/s" \
+  --astra-network "$TMP/n.yml" --astra-system "$TMP/m.json" --workload "$TMP/ar"
+
 finish

@@ -421,6 +421,19 @@ check "--bytes 0: accepted" test -s "$TMP/b0/t.1.et"
 refuses "--bytes 5" \
   "orrery gen collective: '5': a size needs a unit (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)" \
   "$ORRERY" gen collective --type all_reduce --ranks 2 --bytes 5 --out "$TMP/b5/t"
+# comm_size is a signed 64-bit field: 2^63 - 1 bytes is the largest size a
+# trace holds; 2^63 (8 x 2^60 = 8388608 TiB) and 2^64 - 1 were written as
+# negative sizes.  Nothing is written.
+"$ORRERY" gen collective --type all_reduce --ranks 2 --bytes 9223372036854775807B \
+  --out "$TMP/bmax/t" >/dev/null
+check "--bytes 2^63 - 1: accepted" test -s "$TMP/bmax/t.1.et"
+big="comm_size is a signed 64-bit field and holds at most 9223372036854775807 bytes (2^63 - 1)"
+refuses "--bytes 2^63" "orrery gen collective: --bytes '8388608TiB': $big" \
+  "$ORRERY" gen collective --type all_reduce --ranks 2 --bytes 8388608TiB --out "$TMP/b63/t"
+check "--bytes 2^63: nothing written" test ! -e "$TMP/b63"
+refuses "--bytes 2^64 - 1" "orrery gen collective: --bytes '18446744073709551615B': $big" \
+  "$ORRERY" gen collective --type all_reduce --ranks 2 --bytes 18446744073709551615B \
+  --out "$TMP/b64/t"
 
 # A mistyped command or generator gets the nearest name.
 "$ORRERY" rnu >/dev/null 2>"$TMP/err"

@@ -112,7 +112,7 @@ assert_index_is_find (const ChakraProtoMsg__Node *n)
 START_TEST (test_index_is_find)
 {
   ChakraProtoMsg__Node *n = tu_coll (7, 0, 1024);
-  tu_node_attr_int (n, "comm_type", 2);      /* a repeat: the first wins */
+  tu_node_attr_int (n, "comm_type", 2);      /* a repeat: indexed as AGAIN */
   tu_node_attr_string (n, "pg_name", "3");
   tu_node_attr_int (n, "comm_sizes", 5);     /* near misses */
   tu_node_attr_int (n, "comm_siz", 5);
@@ -124,6 +124,7 @@ START_TEST (test_index_is_find)
   ck_assert_ptr_eq (idx.of[WL_ATTR_COMM_TYPE], n->attr[0]);
   ck_assert_ptr_eq (idx.of[WL_ATTR_COMM_SIZE], n->attr[1]);
   ck_assert_ptr_null (idx.of[WL_ATTR_STREAM]);
+  ck_assert_ptr_eq (idx.again, n->attr[2]); /* the repeated comm_type, for loading to refuse */
   /* The same node through the writer's bytes and the fast decoder, whose
    * known names are the static copies. */
   gsize len = chakra_proto_msg__node__get_packed_size (n);

@@ -444,6 +444,42 @@ START_TEST (test_duplicate)
 }
 END_TEST
 
+/* ---- repeated attributes ------------------------------------------------------- */
+
+/* A collective of 1024 bytes that gives comm_size again as 70000:
+ * ASTRA-sim's reader keeps the last value, the index the first, so the two
+ * would simulate different traces.  Refused by the inspector, the strict
+ * load and the lenient one alike (lenient loading drops nothing it could
+ * choose between); a name loading does not read may repeat. */
+START_TEST (test_repeated_attr)
+{
+  ChakraProtoMsg__Node *c = tu_coll (3, CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE, 1024);
+  tu_node_attr_int (c, "comm_size", 70000);
+  ChakraProtoMsg__Node *nodes[] = { tu_comp (1, 1), c };
+  g_autofree char *path = write0 (nodes, 2);
+  const char *what = "node 3: attribute \"comm_size\" is given twice (ASTRA-sim keeps the last "
+                     "value, other readers the first): keep one";
+  g_autoptr (WlInspectReport) rep = inspect1 (path);
+  ck_assert_uint_eq (wl_inspect_report_n_defects (rep), 1);
+  assert_defect (rep, path, what);
+  assert_strict_error (path, what);
+  GError *error = NULL;
+  ck_assert_ptr_null (wl_graph_load_full (path, TRUE, &error));
+  g_autofree char *want = g_strdup_printf ("%s: %s", path, what);
+  ck_assert_str_eq (error->message, want);
+  g_clear_error (&error);
+
+  ChakraProtoMsg__Node *d = tu_coll (3, CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE, 1024);
+  tu_node_attr_int (d, "tid", 1);
+  tu_node_attr_int (d, "tid", 2);
+  ChakraProtoMsg__Node *other[] = { tu_comp (1, 1), d };
+  g_autofree char *ok = write0 (other, 2);
+  g_autoptr (WlGraph) g = wl_graph_load (ok, &error);
+  g_assert_no_error (error);
+  ck_assert_uint_eq (g->nodes[1].bytes, 1024);
+}
+END_TEST
+
 /* ---- empty files ----------------------------------------------------------------- */
 
 START_TEST (test_empty)
@@ -785,6 +821,7 @@ messy_suite (void)
     { "valueless_unread_strict", test_valueless_unread_strict },
     { "big_ids", test_big_ids },
     { "duplicate", test_duplicate },
+    { "repeated_attr", test_repeated_attr },
     { "empty", test_empty },
     { "truncated_frame", test_truncated_frame },
     { "truncated_varint", test_truncated_varint },
