@@ -165,7 +165,7 @@ ring_prepare (SysPhaseCtx *ctx)
 static G_NO_INLINE void
 ring_step_slow (const SysPhaseCtx *ctx, SysRun *run, guint32 step, SimTime t, SysPhaseCtx *own)
 {
-  if (step == ctx->steps)
+  if (step >= ctx->steps)
     {
       sys_phase_finish_run (ctx, run, t);
       return;
