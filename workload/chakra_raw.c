@@ -183,10 +183,72 @@ has_nul (const guint8 *p, gsize len)
   return FALSE;
 }
 
-/* One AttributeProto, its field at FIELD: kept in RAW when its name is
- * known and first. */
+/* The memo slot for the N bytes at P (WL_RAW_MEMO_MIN <= N <= MAX): by a
+ * hash of their last eight, where a value sits. */
+static inline WlRawMemo *
+memo_slot (WlRawNode *raw, const guint8 *p, gsize n)
+{
+  guint64 x;
+  memcpy (&x, p + n - 8, 8);
+  guint64 h = (x ^ (guint64) n) * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15);
+  return &raw->memo[h >> (64 - 6)];
+}
+G_STATIC_ASSERT (WL_RAW_MEMO_SLOTS == 1 << 6);
+
+/* Whether the N bytes (8 <= N <= 32) at A and B are the same, a word at a
+ * time (the last word overlapping). */
+static inline gboolean
+same_short (const guint8 *a, const guint8 *b, gsize n)
+{
+  guint64 x, y, d = 0;
+  for (gsize i = 0; i + 8 < n; i += 8)
+    {
+      memcpy (&x, a + i, 8);
+      memcpy (&y, b + i, 8);
+      d |= x ^ y;
+    }
+  memcpy (&x, a + n - 8, 8);
+  memcpy (&y, b + n - 8, 8);
+  return (d | (x ^ y)) == 0;
+}
+
+/* What raw_attr does with an attribute whose body BODY is M's bytes: M's
+ * attribute kept when its name is known and first. */
+static inline gboolean
+memo_take (const WlRawMemo *m, const guint8 *body, const guint8 *field, WlRawNode *raw)
+{
+  WlAttrKey k = (WlAttrKey) m->key;
+  if (k == WL_ATTR_OTHER || (raw->seen & (1u << k)) != 0)
+    return TRUE;
+  raw->seen |= 1u << k;
+  WlRawAttr *a = &raw->attr[k];
+  *a = m->attr;
+  a->p = body + m->p_off;
+  a->field = field;
+  return TRUE;
+}
+
+/* Remember in M (when not NULL) that BODY (N bytes) reads as A, kept as
+ * key K (WL_ATTR_OTHER: not kept). */
+static inline void
+memo_note (WlRawMemo *m, const guint8 *body, gsize n, WlAttrKey k, const WlRawAttr *a)
+{
+  if (m == NULL)
+    return;
+  m->len = (guint8) n;
+  m->key = (guint8) k;
+  memcpy (m->bytes, body, n);
+  if (k == WL_ATTR_OTHER)
+    return;
+  m->attr = *a;
+  m->p_off = a->kind == WL_RAW_STRING ? (guint8) (a->p - body) : 0;
+  m->attr.p = NULL;
+  m->attr.field = NULL;
+}
+
+/* raw_attr's reading of BODY, remembered in M (when not NULL). */
 static gboolean
-raw_attr (Cur body, const guint8 *field, WlRawNode *raw)
+raw_attr_read (Cur body, const guint8 *field, WlRawNode *raw, WlRawMemo *m)
 {
   WlRawAttr a = { .kind = WL_RAW_NONE, .field = field };
   const guint8 *name = NULL;
@@ -207,18 +269,46 @@ raw_attr (Cur body, const guint8 *field, WlRawNode *raw)
       else if (!raw_value (&c, f, wt, &a))
         return FALSE;
     }
+  gsize n = (gsize) (body.end - body.p);
   if (name == NULL)
-    return TRUE;
+    {
+      memo_note (m, body.p, n, WL_ATTR_OTHER, NULL);
+      return TRUE;
+    }
   WlAttrKey k = wl_chakra_attr_key ((const char *) name, name_len);
   if (k == WL_ATTR_OTHER)
-    return memchr (name, 0, name_len) == NULL; /* "comm_type\0x" is comm_type */
+    {
+      if (memchr (name, 0, name_len) != NULL)
+        return FALSE; /* "comm_type\0x" is comm_type */
+      memo_note (m, body.p, n, WL_ATTR_OTHER, NULL);
+      return TRUE;
+    }
   if ((raw->seen & (1u << k)) != 0)
-    return TRUE;
+    return TRUE; /* not remembered: its value was not checked */
   if (a.kind == WL_RAW_STRING && has_nul (a.p, a.len))
     return FALSE; /* C string semantics: the usual decoder's */
   raw->seen |= 1u << k;
   raw->attr[k] = a;
+  memo_note (m, body.p, n, k, &a);
   return TRUE;
+}
+
+/* One AttributeProto, its field at FIELD: kept in RAW when its name is
+ * known and first.  Short bodies read before are not read again: what
+ * they read as is a function of their bytes (and of RAW->seen, applied
+ * afresh). */
+static gboolean
+raw_attr (Cur body, const guint8 *field, WlRawNode *raw)
+{
+  gsize n = (gsize) (body.end - body.p);
+  WlRawMemo *m = NULL;
+  if (n >= WL_RAW_MEMO_MIN && n <= WL_RAW_MEMO_MAX)
+    {
+      m = memo_slot (raw, body.p, n);
+      if (m->len == n && same_short (m->bytes, body.p, n))
+        return memo_take (m, body.p, field, raw);
+    }
+  return raw_attr_read (body, field, raw, m);
 }
 
 /* A repeated uint64 field's occurrence (count_varints' and fill_varints'

@@ -63,6 +63,23 @@ typedef struct
   guint cap;
 } WlRawIds;
 
+/* An attribute's bytes and what they read as, remembered (chakra_raw.c's
+ * raw_attr): a trace's attributes repeat (a group's name, a size, a
+ * type), and comparing a few bytes costs less than reading them again.
+ * ATTR.p is then an offset from the attribute's body, in P_OFF. */
+#define WL_RAW_MEMO_MIN 8    /* bodies shorter are not remembered */
+#define WL_RAW_MEMO_MAX 32   /* nor longer ones (kernel lists) */
+#define WL_RAW_MEMO_SLOTS 64 /* a power of two */
+
+typedef struct
+{
+  guint8 len;                  /* the body's length; 0: an empty slot */
+  guint8 key;                  /* its WlAttrKey (WL_ATTR_OTHER: kept nowhere) */
+  guint8 p_off;
+  guint8 bytes[WL_RAW_MEMO_MAX];
+  WlRawAttr attr;              /* its field and p unset */
+} WlRawMemo;
+
 struct _WlRawNode
 {
   const guint8 *frame;       /* the frame read (its first byte past the length) */
@@ -77,6 +94,7 @@ struct _WlRawNode
   WlRawAttr attr[WL_ATTR_OTHER];
   char *text;                /* wl_raw_node_text's copy */
   gsize text_cap;
+  WlRawMemo memo[WL_RAW_MEMO_SLOTS]; /* attributes read before, by their bytes' hash */
 };
 
 void wl_raw_node_init (WlRawNode *raw);
@@ -167,6 +185,19 @@ wl_common_prefix_c (const guint8 *a, const guint8 *b, gsize n)
           break;
 #endif
         }
+    }
+  if (i < n && n >= 8 && n - i < 8)
+    {
+      /* The tail in one word, overlapping the bytes known alike (no byte
+       * loop): its first differing byte is at or past I. */
+      guint64 x, y;
+      memcpy (&x, a + n - 8, 8);
+      memcpy (&y, b + n - 8, 8);
+      if (x == y)
+        return n;
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+      return n - 8 + (gsize) (__builtin_ctzll (x ^ y) >> 3);
+#endif
     }
   while (i < n && a[i] == b[i])
     i++;
