@@ -38,6 +38,7 @@ wl_raw_node_clear (WlRawNode *raw)
   g_clear_pointer (&raw->data_deps.v, g_free);
   g_clear_pointer (&raw->ctrl_deps.v, g_free);
   g_clear_pointer (&raw->text, g_free);
+  g_clear_pointer (&raw->memo, g_free);
 }
 
 const char *
@@ -188,6 +189,14 @@ has_nul (const guint8 *p, gsize len)
 static inline WlRawMemo *
 memo_slot (WlRawNode *raw, const guint8 *p, gsize n)
 {
+  if (G_UNLIKELY (raw->memo == NULL))
+    {
+      /* Made here, not with RAW: a reader that never meets an attribute
+       * (and every WlRawNode's zeroing) costs nothing. */
+      raw->memo = g_new (WlRawMemo, WL_RAW_MEMO_SLOTS);
+      for (guint i = 0; i < WL_RAW_MEMO_SLOTS; i++)
+        raw->memo[i].len = 0;
+    }
   guint64 x;
   memcpy (&x, p + n - 8, 8);
   guint64 h = (x ^ (guint64) n) * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15);
@@ -247,7 +256,7 @@ memo_note (WlRawMemo *m, const guint8 *body, gsize n, WlAttrKey k, const WlRawAt
 }
 
 /* raw_attr's reading of BODY, remembered in M (when not NULL). */
-static gboolean
+G_GNUC_NO_INLINE static gboolean
 raw_attr_read (Cur body, const guint8 *field, WlRawNode *raw, WlRawMemo *m)
 {
   WlRawAttr a = { .kind = WL_RAW_NONE, .field = field };
@@ -296,8 +305,8 @@ raw_attr_read (Cur body, const guint8 *field, WlRawNode *raw, WlRawMemo *m)
 /* One AttributeProto, its field at FIELD: kept in RAW when its name is
  * known and first.  Short bodies read before are not read again: what
  * they read as is a function of their bytes (and of RAW->seen, applied
- * afresh). */
-static gboolean
+ * afresh).  In line: most calls end in the memo. */
+static inline gboolean
 raw_attr (Cur body, const guint8 *field, WlRawNode *raw)
 {
   gsize n = (gsize) (body.end - body.p);

@@ -94,7 +94,8 @@ struct _WlRawNode
   WlRawAttr attr[WL_ATTR_OTHER];
   char *text;                /* wl_raw_node_text's copy */
   gsize text_cap;
-  WlRawMemo memo[WL_RAW_MEMO_SLOTS]; /* attributes read before, by their bytes' hash */
+  WlRawMemo *memo;           /* attributes read before, by their bytes' hash
+                              * (WL_RAW_MEMO_SLOTS, made on first use) */
 };
 
 void wl_raw_node_init (WlRawNode *raw);
