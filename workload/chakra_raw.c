@@ -577,20 +577,29 @@ wl_raw_names_of (const WlRawNode *raw, WlRawNames *out)
 }
 
 /* The names AN gives, in the order their fields come: their indices into
- * ORDER; how many. */
-static guint
+ * ORDER; how many.  A frame names one or two (a group, a send's ranks):
+ * those are placed without a sort. */
+static inline guint
 names_in_order (const WlRawNames *an, guint order[WL_RAW_N_NAMES])
 {
   guint n = 0;
   for (guint i = 0; i < WL_RAW_N_NAMES; i++)
+    if (an->at[i] != 0)
+      order[n++] = i;
+  if (n == 2 && an->at[order[0]] > an->at[order[1]])
     {
-      if (an->at[i] == 0)
-        continue;
-      guint j = n++;
-      for (; j > 0 && an->at[order[j - 1]] > an->at[i]; j--)
-        order[j] = order[j - 1];
-      order[j] = i;
+      guint t = order[0];
+      order[0] = order[1];
+      order[1] = t;
     }
+  else if (n > 2)
+    for (guint i = 1; i < n; i++)
+      for (guint j = i; j > 0 && an->at[order[j - 1]] > an->at[order[j]]; j--)
+        {
+          guint t = order[j];
+          order[j] = order[j - 1];
+          order[j - 1] = t;
+        }
   return n;
 }
 

@@ -391,6 +391,9 @@ delta_graph (WlGraph *prev, WlGraph *base, const guint8 *prev_bytes, gsize prev_
   if (prev->table != NULL)
     {
       Patches diffs = { 0 };
+      /* Room for as many as the frames that differ most often (a few in
+       * a hundred): made once, not by doubling copies. */
+      patches_reserve (&diffs, prev->n_nodes / 8 + 16);
       gboolean ok = delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, TRUE, &diffs, r);
       WlRenameTable *t = ok ? wl_rename_table_over (base, prev->table, diffs.v, diffs.n) : NULL;
       g_free (diffs.v);
