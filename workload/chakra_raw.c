@@ -10,6 +10,10 @@
 #include "workload/chakra_raw.h"
 
 #include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX2_PATH 1
+#endif
 
 #include "workload/chakra_wire.h"
 
@@ -666,4 +670,38 @@ wl_chakra_raw_names_against (const guint8 *a, gsize la, const WlRawNames *an, co
     return FALSE;
   bn->clean = 1;
   return TRUE;
+}
+
+#ifdef HAVE_AVX2_PATH
+__attribute__ ((target ("avx2"))) static gsize
+common_prefix_avx2 (const guint8 *a, const guint8 *b, gsize n)
+{
+  gsize i = 0;
+  for (; i + 64 <= n; i += 64)
+    {
+      __m256i e0 = _mm256_cmpeq_epi8 (_mm256_loadu_si256 ((const __m256i *) (const void *) (a + i)),
+                                      _mm256_loadu_si256 ((const __m256i *) (const void *) (b + i)));
+      __m256i e1
+        = _mm256_cmpeq_epi8 (_mm256_loadu_si256 ((const __m256i *) (const void *) (a + i + 32)),
+                             _mm256_loadu_si256 ((const __m256i *) (const void *) (b + i + 32)));
+      if ((guint32) _mm256_movemask_epi8 (_mm256_and_si256 (e0, e1)) != G_MAXUINT32)
+        {
+          /* Bit k: byte k equal; the first clear one differs. */
+          guint64 eq = (guint64) (guint32) _mm256_movemask_epi8 (e0)
+                       | (guint64) (guint32) _mm256_movemask_epi8 (e1) << 32;
+          return i + (gsize) __builtin_ctzll (~eq);
+        }
+    }
+  return i + wl_common_prefix (a + i, b + i, n - i);
+}
+#endif
+
+gsize
+wl_common_prefix_long (const guint8 *a, const guint8 *b, gsize n)
+{
+#ifdef HAVE_AVX2_PATH
+  if (__builtin_cpu_supports ("avx2"))
+    return common_prefix_avx2 (a, b, n);
+#endif
+  return wl_common_prefix (a, b, n);
 }

@@ -552,10 +552,10 @@ START_TEST (test_names_out_of_order)
 }
 END_TEST
 
-/* wl_common_prefix and its plain-C twin: the first byte that differs,
- * wherever it sits in a word or a 32-byte block, whichever bit of it
- * differs, from any alignment; N when none does, a second difference
- * later unseen. */
+/* wl_common_prefix, its plain-C twin and its long-run (AVX2) form: the
+ * first byte that differs, wherever it sits in a word or a 32- or 64-byte
+ * block, whichever bit of it differs, from any alignment; N when none
+ * does, a second difference later unseen. */
 START_TEST (test_common_prefix)
 {
   guint8 a[160], b[160];
@@ -573,6 +573,7 @@ START_TEST (test_common_prefix)
             b[start + d + 5] ^= 0xff;
           ck_assert_uint_eq (wl_common_prefix (a + start, b + start, n), d);
           ck_assert_uint_eq (wl_common_prefix_c (a + start, b + start, n), d);
+          ck_assert_uint_eq (wl_common_prefix_long (a + start, b + start, n), d);
         }
 }
 END_TEST
