@@ -56,7 +56,8 @@ raw_name (Builder *b, WlRawNode *raw)
   const guint8 *p = raw->name;
   gsize len = raw->name_len;
   guint h = len == 0 ? 0
-                     : (guint) (len * 31u + p[0] * 7u + p[len / 2] * 131u + p[len - 1])
+                     : (guint) (len * 31u + (gsize) p[0] * 7u + (gsize) p[len / 2] * 131u
+                                + p[len - 1])
                          % RECENT_NAMES;
   RecentName *r = &b->recent[h];
   if (r->s != NULL && r->len == len && (len == 0 || memcmp (r->s, p, len) == 0))

@@ -249,7 +249,7 @@ static inline guint32 *
 recent_slot (WlKernelLists *l, const char *text, gsize len)
 {
   const guchar *p = (const guchar *) text;
-  gsize h = len * 31u + p[0] * 7u + p[len / 2] * 131u + p[len - 1];
+  gsize h = len * 31u + (gsize) p[0] * 7u + (gsize) p[len / 2] * 131u + p[len - 1];
   return &l->recent[h % G_N_ELEMENTS (l->recent)];
 }
 
