@@ -10,6 +10,10 @@
 #include "workload/chakra_raw.h"
 
 #include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX2_PATH 1
+#endif
 
 #include "workload/chakra_wire.h"
 
@@ -38,6 +42,7 @@ wl_raw_node_clear (WlRawNode *raw)
   g_clear_pointer (&raw->data_deps.v, g_free);
   g_clear_pointer (&raw->ctrl_deps.v, g_free);
   g_clear_pointer (&raw->text, g_free);
+  g_clear_pointer (&raw->memo, g_free);
 }
 
 const char *
@@ -183,10 +188,82 @@ has_nul (const guint8 *p, gsize len)
   return FALSE;
 }
 
-/* One AttributeProto, its field at FIELD: kept in RAW when its name is
- * known; FALSE (the frame is not taken) when that name was met before. */
-static gboolean
-raw_attr (Cur body, const guint8 *field, WlRawNode *raw)
+/* The memo slot for the N bytes at P (WL_RAW_MEMO_MIN <= N <= MAX): by a
+ * hash of their last eight, where a value sits. */
+static inline WlRawMemo *
+memo_slot (WlRawNode *raw, const guint8 *p, gsize n)
+{
+  if (G_UNLIKELY (raw->memo == NULL))
+    {
+      /* Made here, not with RAW: a reader that never meets an attribute
+       * (and every WlRawNode's zeroing) costs nothing. */
+      raw->memo = g_new (WlRawMemo, WL_RAW_MEMO_SLOTS);
+      for (guint i = 0; i < WL_RAW_MEMO_SLOTS; i++)
+        raw->memo[i].len = 0;
+    }
+  guint64 x;
+  memcpy (&x, p + n - 8, 8);
+  guint64 h = (x ^ (guint64) n) * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15);
+  return &raw->memo[h >> (64 - 6)];
+}
+G_STATIC_ASSERT (WL_RAW_MEMO_SLOTS == 1 << 6);
+
+/* Whether the N bytes (8 <= N <= 32) at A and B are the same, a word at a
+ * time (the last word overlapping). */
+static inline gboolean
+same_short (const guint8 *a, const guint8 *b, gsize n)
+{
+  guint64 x, y, d = 0;
+  for (gsize i = 0; i + 8 < n; i += 8)
+    {
+      memcpy (&x, a + i, 8);
+      memcpy (&y, b + i, 8);
+      d |= x ^ y;
+    }
+  memcpy (&x, a + n - 8, 8);
+  memcpy (&y, b + n - 8, 8);
+  return (d | (x ^ y)) == 0;
+}
+
+/* What raw_attr does with an attribute whose body BODY is M's bytes: M's
+ * attribute kept when its name is known and first. */
+static inline gboolean
+memo_take (const WlRawMemo *m, const guint8 *body, const guint8 *field, WlRawNode *raw)
+{
+  WlAttrKey k = (WlAttrKey) m->key;
+  if (k == WL_ATTR_OTHER)
+    return TRUE;
+  if ((raw->seen & (1u << k)) != 0)
+    return FALSE; /* a known name twice: the usual decoder refuses it */
+  raw->seen |= 1u << k;
+  WlRawAttr *a = &raw->attr[k];
+  *a = m->attr;
+  a->p = body + m->p_off;
+  a->field = field;
+  return TRUE;
+}
+
+/* Remember in M (when not NULL) that BODY (N bytes) reads as A, kept as
+ * key K (WL_ATTR_OTHER: not kept). */
+static inline void
+memo_note (WlRawMemo *m, const guint8 *body, gsize n, WlAttrKey k, const WlRawAttr *a)
+{
+  if (m == NULL)
+    return;
+  m->len = (guint8) n;
+  m->key = (guint8) k;
+  memcpy (m->bytes, body, n);
+  if (k == WL_ATTR_OTHER)
+    return;
+  m->attr = *a;
+  m->p_off = a->kind == WL_RAW_STRING ? (guint8) (a->p - body) : 0;
+  m->attr.p = NULL;
+  m->attr.field = NULL;
+}
+
+/* raw_attr's reading of BODY, remembered in M (when not NULL). */
+G_GNUC_NO_INLINE static gboolean
+raw_attr_read (Cur body, const guint8 *field, WlRawNode *raw, WlRawMemo *m)
 {
   WlRawAttr a = { .kind = WL_RAW_NONE, .field = field };
   const guint8 *name = NULL;
@@ -207,18 +284,46 @@ raw_attr (Cur body, const guint8 *field, WlRawNode *raw)
       else if (!raw_value (&c, f, wt, &a))
         return FALSE;
     }
+  gsize n = (gsize) (body.end - body.p);
   if (name == NULL)
-    return TRUE;
+    {
+      memo_note (m, body.p, n, WL_ATTR_OTHER, NULL);
+      return TRUE;
+    }
   WlAttrKey k = wl_chakra_attr_key ((const char *) name, name_len);
   if (k == WL_ATTR_OTHER)
-    return memchr (name, 0, name_len) == NULL; /* "comm_type\0x" is comm_type */
+    {
+      if (memchr (name, 0, name_len) != NULL)
+        return FALSE; /* "comm_type\0x" is comm_type */
+      memo_note (m, body.p, n, WL_ATTR_OTHER, NULL);
+      return TRUE;
+    }
   if ((raw->seen & (1u << k)) != 0)
     return FALSE; /* a known name twice: the usual decoder refuses it */
   if (a.kind == WL_RAW_STRING && has_nul (a.p, a.len))
     return FALSE; /* C string semantics: the usual decoder's */
   raw->seen |= 1u << k;
   raw->attr[k] = a;
+  memo_note (m, body.p, n, k, &a);
   return TRUE;
+}
+
+/* One AttributeProto, its field at FIELD: kept in RAW when its name is
+ * known and first.  Short bodies read before are not read again: what
+ * they read as is a function of their bytes (and of RAW->seen, applied
+ * afresh).  In line: most calls end in the memo. */
+static inline gboolean
+raw_attr (Cur body, const guint8 *field, WlRawNode *raw)
+{
+  gsize n = (gsize) (body.end - body.p);
+  WlRawMemo *m = NULL;
+  if (n >= WL_RAW_MEMO_MIN && n <= WL_RAW_MEMO_MAX)
+    {
+      m = memo_slot (raw, body.p, n);
+      if (m->len == n && same_short (m->bytes, body.p, n))
+        return memo_take (m, body.p, field, raw);
+    }
+  return raw_attr_read (body, field, raw, m);
 }
 
 /* A repeated uint64 field's occurrence (count_varints' and fill_varints'
@@ -478,20 +583,29 @@ wl_raw_names_of (const WlRawNode *raw, WlRawNames *out)
 }
 
 /* The names AN gives, in the order their fields come: their indices into
- * ORDER; how many. */
-static guint
+ * ORDER; how many.  A frame names one or two (a group, a send's ranks):
+ * those are placed without a sort. */
+static inline guint
 names_in_order (const WlRawNames *an, guint order[WL_RAW_N_NAMES])
 {
   guint n = 0;
   for (guint i = 0; i < WL_RAW_N_NAMES; i++)
+    if (an->at[i] != 0)
+      order[n++] = i;
+  if (n == 2 && an->at[order[0]] > an->at[order[1]])
     {
-      if (an->at[i] == 0)
-        continue;
-      guint j = n++;
-      for (; j > 0 && an->at[order[j - 1]] > an->at[i]; j--)
-        order[j] = order[j - 1];
-      order[j] = i;
+      guint t = order[0];
+      order[0] = order[1];
+      order[1] = t;
     }
+  else if (n > 2)
+    for (guint i = 1; i < n; i++)
+      for (guint j = i; j > 0 && an->at[order[j - 1]] > an->at[order[j]]; j--)
+        {
+          guint t = order[j];
+          order[j] = order[j - 1];
+          order[j - 1] = t;
+        }
   return n;
 }
 
@@ -558,4 +672,38 @@ wl_chakra_raw_names_against (const guint8 *a, gsize la, const WlRawNames *an, co
     return FALSE;
   bn->clean = 1;
   return TRUE;
+}
+
+#ifdef HAVE_AVX2_PATH
+__attribute__ ((target ("avx2"))) static gsize
+common_prefix_avx2 (const guint8 *a, const guint8 *b, gsize n)
+{
+  gsize i = 0;
+  for (; i + 64 <= n; i += 64)
+    {
+      __m256i e0 = _mm256_cmpeq_epi8 (_mm256_loadu_si256 ((const __m256i *) (const void *) (a + i)),
+                                      _mm256_loadu_si256 ((const __m256i *) (const void *) (b + i)));
+      __m256i e1
+        = _mm256_cmpeq_epi8 (_mm256_loadu_si256 ((const __m256i *) (const void *) (a + i + 32)),
+                             _mm256_loadu_si256 ((const __m256i *) (const void *) (b + i + 32)));
+      if ((guint32) _mm256_movemask_epi8 (_mm256_and_si256 (e0, e1)) != G_MAXUINT32)
+        {
+          /* Bit k: byte k equal; the first clear one differs. */
+          guint64 eq = (guint64) (guint32) _mm256_movemask_epi8 (e0)
+                       | (guint64) (guint32) _mm256_movemask_epi8 (e1) << 32;
+          return i + (gsize) __builtin_ctzll (~eq);
+        }
+    }
+  return i + wl_common_prefix (a + i, b + i, n - i);
+}
+#endif
+
+gsize
+wl_common_prefix_long (const guint8 *a, const guint8 *b, gsize n)
+{
+#ifdef HAVE_AVX2_PATH
+  if (__builtin_cpu_supports ("avx2"))
+    return common_prefix_avx2 (a, b, n);
+#endif
+  return wl_common_prefix (a, b, n);
 }

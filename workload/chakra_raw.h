@@ -64,6 +64,23 @@ typedef struct
   guint cap;
 } WlRawIds;
 
+/* An attribute's bytes and what they read as, remembered (chakra_raw.c's
+ * raw_attr): a trace's attributes repeat (a group's name, a size, a
+ * type), and comparing a few bytes costs less than reading them again.
+ * ATTR.p is then an offset from the attribute's body, in P_OFF. */
+#define WL_RAW_MEMO_MIN 8    /* bodies shorter are not remembered */
+#define WL_RAW_MEMO_MAX 32   /* nor longer ones (kernel lists) */
+#define WL_RAW_MEMO_SLOTS 64 /* a power of two */
+
+typedef struct
+{
+  guint8 len;                  /* the body's length; 0: an empty slot */
+  guint8 key;                  /* its WlAttrKey (WL_ATTR_OTHER: kept nowhere) */
+  guint8 p_off;
+  guint8 bytes[WL_RAW_MEMO_MAX];
+  WlRawAttr attr;              /* its field and p unset */
+} WlRawMemo;
+
 struct _WlRawNode
 {
   const guint8 *frame;       /* the frame read (its first byte past the length) */
@@ -78,6 +95,8 @@ struct _WlRawNode
   WlRawAttr attr[WL_ATTR_OTHER];
   char *text;                /* wl_raw_node_text's copy */
   gsize text_cap;
+  WlRawMemo *memo;           /* attributes read before, by their bytes' hash
+                              * (WL_RAW_MEMO_SLOTS, made on first use) */
 };
 
 void wl_raw_node_init (WlRawNode *raw);
@@ -169,6 +188,19 @@ wl_common_prefix_c (const guint8 *a, const guint8 *b, gsize n)
 #endif
         }
     }
+  if (i < n && n >= 8 && n - i < 8)
+    {
+      /* The tail in one word, overlapping the bytes known alike (no byte
+       * loop): its first differing byte is at or past I. */
+      guint64 x, y;
+      memcpy (&x, a + n - 8, 8);
+      memcpy (&y, b + n - 8, 8);
+      if (x == y)
+        return n;
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+      return n - 8 + (gsize) (__builtin_ctzll (x ^ y) >> 3);
+#endif
+    }
   while (i < n && a[i] == b[i])
     i++;
   return i;
@@ -201,5 +233,10 @@ wl_common_prefix (const guint8 *a, const guint8 *b, gsize n)
 #endif
   return i + wl_common_prefix_c (a + i, b + i, n - i);
 }
+
+/* wl_common_prefix for runs of hundreds of bytes: 64 at a time by AVX2
+ * where the processor has it (chosen as the program runs: the build
+ * targets every x86-64), else wl_common_prefix; one answer either way. */
+gsize wl_common_prefix_long (const guint8 *a, const guint8 *b, gsize n);
 
 #endif /* ORRERY_WORKLOAD_CHAKRA_RAW_H */

@@ -19,6 +19,17 @@ typedef struct
   guint64 parent_id;
 } PendingDep;
 
+/* Node names lately interned, in a slot by a few of their bytes: most
+ * names of a trace repeat ("attn_fwd", "tp_all_gather"), and comparing
+ * one costs less than hashing it into the chunk again. */
+#define RECENT_NAMES 256
+
+typedef struct
+{
+  const char *s; /* in names_chunk; NULL: an empty slot */
+  gsize len;
+} RecentName;
+
 typedef struct
 {
   WlNodeDecoder dec;   /* path, lenient, what was dropped, group definitions */
@@ -34,7 +45,28 @@ typedef struct
   guint64 limit;       /* stop once the load's working memory would pass it */
   guint64 peak;        /* the working memory last compared with the limit */
   gboolean over;       /* stopped at the limit */
+  RecentName recent[RECENT_NAMES];
 } Builder;
+
+/* RAW's name as interned in B's chunk (the string
+ * g_string_chunk_insert_const gives: one copy of each). */
+static const char *
+raw_name (Builder *b, WlRawNode *raw)
+{
+  const guint8 *p = raw->name;
+  gsize len = raw->name_len;
+  guint h = len == 0 ? 0
+                     : (guint) (len * 31u + (gsize) p[0] * 7u + (gsize) p[len / 2] * 131u
+                                + p[len - 1])
+                         % RECENT_NAMES;
+  RecentName *r = &b->recent[h];
+  if (r->s != NULL && r->len == len && (len == 0 || memcmp (r->s, p, len) == 0))
+    return r->s;
+  const char *name = g_string_chunk_insert_const (b->names_chunk,
+                                                  wl_raw_node_text (raw, p, len));
+  *r = (RecentName) { name, len };
+  return name;
+}
 
 /* Where node NAMES's frame names sit (a node read in place) or that it was
  * not (NULL), noted for the file read against this one next: a hint, so
@@ -137,8 +169,7 @@ add_raw (gpointer data, WlRawNode *raw, GError **error)
   if (wl_id_map_lookup (b->index, raw->id, NULL) || index == G_MAXUINT32 - 1
       || !wl_node_decode_raw (&b->dec, raw, &w))
     return WL_TAKE_DECLINED;
-  const char *text = wl_raw_node_text (raw, raw->name, raw->name_len);
-  const char *name = g_string_chunk_insert_const (b->names_chunk, text);
+  const char *name = raw_name (b, raw);
   WlNode *slot = wl_vec_push (&b->nodes, "the trace's nodes", error);
   const char **name_slot = slot != NULL ? wl_vec_push (&b->names, "the node names", error) : NULL;
   if (name_slot == NULL || !wl_id_map_insert (b->index, raw->id, index, error)

@@ -185,22 +185,22 @@ gzip_bytes (const guint8 *p, gsize len)
   return len >= 2 && p[0] == 0x1f && p[1] == 0x8b;
 }
 
-/* The first byte at which A and B (N bytes each) differ, or N: in line
- * over the next KiB (frames differ a few hundred bytes apart where they
- * differ at all, as every collective of a rank in another tensor-parallel
- * group does), then by memcmp's blocks, the bytes of the trace sets alike
- * being mostly equal. */
+/* The first byte at which A and B (N bytes each) differ, or N: 64 bytes a
+ * step (wl_common_prefix_long) over the next KiB (frames differ a few
+ * hundred bytes apart where they differ at all, as every collective of a
+ * rank in another tensor-parallel group does), then by memcmp's blocks,
+ * the bytes of the trace sets alike being mostly equal. */
 static gsize
 first_diff (const guint8 *a, const guint8 *b, gsize n)
 {
   gsize head = MIN (n, (gsize) 1024);
-  gsize off = wl_common_prefix (a, b, head);
+  gsize off = wl_common_prefix_long (a, b, head);
   if (off < head)
     return off;
   while (off + 4096 <= n && memcmp (a + off, b + off, 4096) == 0)
     off += 4096;
   /* The difference, if any, is in the next 4 KiB. */
-  return off + wl_common_prefix (a + off, b + off, MIN (n - off, (gsize) 4096));
+  return off + wl_common_prefix_long (a + off, b + off, MIN (n - off, (gsize) 4096));
 }
 
 /* Patches as a delta gathers them (a GArray's append is a call per node). */
@@ -397,6 +397,9 @@ delta_graph (WlGraph *prev, WlGraph *base, const guint8 *prev_bytes, gsize prev_
   if (prev->table != NULL)
     {
       Patches diffs = { 0 };
+      /* Room for as many as the frames that differ most often (a few in
+       * a hundred): made once, not by doubling copies. */
+      patches_reserve (&diffs, prev->n_nodes / 8 + 16);
       gboolean ok = delta_nodes (prev, base, prev_bytes, prev_len, bytes, len, TRUE, &diffs, r);
       WlRenameTable *t = ok ? wl_rename_table_over (base, prev->table, diffs.v, diffs.n) : NULL;
       g_free (diffs.v);

@@ -75,25 +75,58 @@ slots_free (WlNameSlots *s)
   g_free (s);
 }
 
+/* Names pushed lately, in a slot by their low bits: a trace names a few
+ * ranks and groups over and over, so a name found here is not pushed
+ * again (sort_unique then sorts a few, not one per node).  Slot I starts
+ * at I + 1, which no name of slot I is. */
+#define SEEN_SLOTS 16
+
+typedef struct
+{
+  guint64 v[SEEN_SLOTS];
+} Seen;
+
+static void
+seen_init (Seen *seen)
+{
+  for (guint i = 0; i < SEEN_SLOTS; i++)
+    seen->v[i] = i + 1;
+}
+
+/* Whether X was met lately; noted as met. */
+static inline gboolean
+seen_again (Seen *seen, guint64 x)
+{
+  guint64 *at = &seen->v[x % SEEN_SLOTS];
+  if (*at == x)
+    return TRUE;
+  *at = x;
+  return FALSE;
+}
+
 /* The distinct names of BASE's nodes into S (ranks and groups, sorted). */
 static void
 collect_names (const WlGraph *base, WlNameSlots *s)
 {
   guint32 nr = 0, ng = 0;
+  Seen ranks, groups;
+  seen_init (&ranks);
+  seen_init (&groups);
   for (guint32 v = 0; v < base->n_nodes; v++)
     {
       const WlNode *n = &base->nodes[v];
       if (n->op == WL_OP_SEND || n->op == WL_OP_RECV)
         {
-          if (n->peer_src != WL_RANK_SELF)
+          if (n->peer_src != WL_RANK_SELF && !seen_again (&ranks, n->peer_src))
             s->ranks[nr++] = n->peer_src;
-          if (n->peer_dst != WL_RANK_SELF)
+          if (n->peer_dst != WL_RANK_SELF && !seen_again (&ranks, n->peer_dst))
             s->ranks[nr++] = n->peer_dst;
         }
       else if (n->op == WL_OP_COLL)
         {
-          s->groups[ng++] = n->group;
-          if (n->root != WL_RANK_SELF)
+          if (!seen_again (&groups, n->group))
+            s->groups[ng++] = n->group;
+          if (n->root != WL_RANK_SELF && !seen_again (&ranks, n->root))
             s->ranks[nr++] = n->root;
         }
     }

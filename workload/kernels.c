@@ -237,7 +237,21 @@ struct _WlKernelLists
   const WlKernelDevice *priced_dev;
   const WlKernelTable *priced_table;
   GHashTable *ns_on;   /* (index << 32 | SMs) -> double: prices on fewer SMs */
+  /* The numbers of texts met lately, in a slot by their length and three
+   * of their bytes (recent_slot; 0 empty): a trace's compute nodes repeat
+   * a few texts of hundreds of bytes, which are then compared, not
+   * hashed. */
+  guint32 recent[64];
 };
+
+/* TEXT's (LEN bytes, LEN > 0) slot in L->recent. */
+static inline guint32 *
+recent_slot (WlKernelLists *l, const char *text, gsize len)
+{
+  const guchar *p = (const guchar *) text;
+  gsize h = len * 31u + (gsize) p[0] * 7u + (gsize) p[len / 2] * 131u + p[len - 1];
+  return &l->recent[h % G_N_ELEMENTS (l->recent)];
+}
 
 /* The hash of a `kernels` text of N bytes, eight bytes at a time: loading
  * looks up every COMP node's text (often hundreds of bytes).  The table
@@ -366,11 +380,20 @@ wl_kernel_lists_intern_len (WlKernelLists *l, const char *text, gsize len, guint
                             GError **error)
 {
   g_return_val_if_fail (l != NULL && text != NULL && index != NULL, FALSE);
+  guint32 *recent = len > 0 ? recent_slot (l, text, len) : NULL;
+  if (recent != NULL && *recent != 0 && g_array_index (l->lens, gsize, *recent - 1) == len
+      && memcmp (l->texts->pdata[*recent - 1], text, len) == 0)
+    {
+      *index = *recent;
+      return TRUE;
+    }
   guint64 h = text_hash (text, len);
   guint32 *slot = find_slot (l, h, text, len);
   if (*slot != 0)
     {
       *index = *slot;
+      if (recent != NULL)
+        *recent = *slot;
       return TRUE;
     }
   char *copy = g_strndup (text, len);
@@ -390,6 +413,8 @@ wl_kernel_lists_intern_len (WlKernelLists *l, const char *text, gsize len, guint
   g_array_append_val (l->ns, unpriced);
   *index = l->texts->len;
   *slot = *index;
+  if (recent != NULL)
+    *recent = *index;
   grow_slots (l);
   return TRUE;
 }

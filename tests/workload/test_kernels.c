@@ -505,6 +505,37 @@ START_TEST (test_lists)
 }
 END_TEST
 
+/* Texts met again between others that share their length, first, middle
+ * and last bytes (the slot loading remembers them by), and a text that is
+ * the start of another: each its own number, by first appearance (hand-
+ * numbered), however often and in whatever order they come. */
+START_TEST (test_lists_recent)
+{
+  WlKernelLists *l = wl_kernel_lists_new ();
+  static const char *const texts[] = { "mem:bytes=1000000,what=add", "mem:bytes=2000000,what=add",
+                                       "mem:bytes=3000000,what=add" };
+  for (guint round = 0; round < 3; round++)
+    for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+      {
+        guint k = (i + round) % G_N_ELEMENTS (texts);
+        guint32 got = 0;
+        ck_assert (wl_kernel_lists_intern (l, texts[k], &got, NULL));
+        /* First appearances: round 0 numbers them 1, 2, 3 in order. */
+        ck_assert_uint_eq (got, k + 1);
+      }
+  static const char buf[] = "mem:bytes=640";
+  guint32 a = 0, b = 0;
+  for (guint round = 0; round < 2; round++)
+    {
+      ck_assert (wl_kernel_lists_intern_len (l, buf, 12, &a, NULL)); /* mem:bytes=64 */
+      ck_assert (wl_kernel_lists_intern_len (l, buf, 13, &b, NULL));
+      ck_assert_uint_eq (a, 4);
+      ck_assert_uint_eq (b, 5);
+    }
+  wl_kernel_lists_free (l);
+}
+END_TEST
+
 static char *
 write_table (const char *rows)
 {
@@ -814,6 +845,7 @@ kernels_suite (void)
   tcase_add_test (tc, test_list_and_launch);
   tcase_add_test (tc, test_physics);
   tcase_add_test (tc, test_lists);
+  tcase_add_test (tc, test_lists_recent);
   tcase_add_test (tc, test_table_override);
   tcase_add_test (tc, test_table_errors);
   tcase_add_test (tc, test_config_kernel_model);

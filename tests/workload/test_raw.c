@@ -523,10 +523,49 @@ START_TEST (test_names_against)
 }
 END_TEST
 
-/* wl_common_prefix and its plain-C twin: the first byte that differs,
- * wherever it sits in a word or a 32-byte block, whichever bit of it
- * differs, from any alignment; N when none does, a second difference
- * later unseen. */
+/* Name attributes in another order than wl_raw_name_keys' (a receive's
+ * comm_dst before its comm_src; a broadcast's pg_name, root, then
+ * comm_root) are read where each sits: hand-expected, the second frame's
+ * names. */
+START_TEST (test_names_out_of_order)
+{
+  GBytes *f[2];
+  for (guint i = 0; i < 2; i++)
+    {
+      ChakraProtoMsg__Node *n = tu_node_new (2, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE, "recv");
+      tu_node_attr_int (n, "comm_dst", i == 0 ? 1 : 40);
+      tu_node_attr_int (n, "comm_src", i == 0 ? 0 : 300);
+      tu_node_attr_int (n, "comm_tag", 7);
+      tu_node_attr_int (n, "comm_size", 64);
+      f[i] = frame_of (n);
+    }
+  WlNode w;
+  ck_assert (against_by_names (f[0], f[1], &w));
+  ck_assert_uint_eq (w.peer_src, 300);
+  ck_assert_uint_eq (w.peer_dst, 40);
+  g_bytes_unref (f[0]);
+  g_bytes_unref (f[1]);
+  for (guint i = 0; i < 2; i++)
+    {
+      ChakraProtoMsg__Node *n
+        = tu_coll (4, CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BROADCAST, 64);
+      tu_node_attr_string (n, "pg_name", i == 0 ? "5" : "12");
+      tu_node_attr_int (n, "root", i == 0 ? 2 : 9);
+      tu_node_attr_int (n, "comm_root", i == 0 ? 3 : 6);
+      f[i] = frame_of (n);
+    }
+  ck_assert (against_by_names (f[0], f[1], &w));
+  ck_assert_uint_eq (w.root, 6); /* comm_root's, before root's */
+  ck_assert_uint_eq (w.group, 12);
+  g_bytes_unref (f[0]);
+  g_bytes_unref (f[1]);
+}
+END_TEST
+
+/* wl_common_prefix, its plain-C twin and its long-run (AVX2) form: the
+ * first byte that differs, wherever it sits in a word or a 32- or 64-byte
+ * block, whichever bit of it differs, from any alignment; N when none
+ * does, a second difference later unseen. */
 START_TEST (test_common_prefix)
 {
   guint8 a[160], b[160];
@@ -544,6 +583,7 @@ START_TEST (test_common_prefix)
             b[start + d + 5] ^= 0xff;
           ck_assert_uint_eq (wl_common_prefix (a + start, b + start, n), d);
           ck_assert_uint_eq (wl_common_prefix_c (a + start, b + start, n), d);
+          ck_assert_uint_eq (wl_common_prefix_long (a + start, b + start, n), d);
         }
 }
 END_TEST
@@ -604,6 +644,7 @@ main (void)
   tcase_add_test (tc, test_same_graph_as_decoded);
   tcase_add_test (tc, test_names_only_frames);
   tcase_add_test (tc, test_names_against);
+  tcase_add_test (tc, test_names_out_of_order);
   tcase_add_test (tc, test_common_prefix);
   tcase_add_test (tc, test_group_names);
   return tu_run_suite (s);

@@ -329,6 +329,49 @@ START_TEST (test_checked_names)
 }
 END_TEST
 
+/* A base whose names come back between others that share their low bits
+ * (groups 0, 16, 32, 48; ranks 1, 17, 33, each met again after another):
+ * its slots hold each name once, sorted, counted at every use.
+ * Hand-counted: groups 0 x3, 16 x2, 32 x2, 48 x1; sends 0 -> 1, 17, 1,
+ * 33, 17, so rank 0 is used 5 times, 1 twice, 17 twice, 33 once. */
+START_TEST (test_slots_names_repeat)
+{
+  static const char *const groups[] = { "0", "16", "0", "32", "16", "48", "32", "0" };
+  static const gint64 dsts[] = { 1, 17, 1, 33, 17 };
+  ChakraProtoMsg__Node *nodes[G_N_ELEMENTS (groups) + G_N_ELEMENTS (dsts)];
+  guint n = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (groups); i++, n++)
+    {
+      nodes[n] = tu_coll (n + 1, CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE, 4096);
+      tu_node_attr_string (nodes[n], "pg_name", groups[i]);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (dsts); i++, n++)
+    nodes[n] = tu_p2p (n + 1, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, 0, dsts[i], 7, 64);
+  g_autofree char *prefix = tu_scratch_path ("repeat");
+  tu_write_rank (prefix, 0, nodes, n);
+  g_autoptr (WlGraph) base = load_rank (prefix, 0);
+  const WlNameSlots *s = wl_graph_name_slots (base);
+  ck_assert_ptr_nonnull (s);
+  static const guint64 want_groups[] = { 0, 16, 32, 48 };
+  static const guint32 group_uses[] = { 3, 2, 2, 1 };
+  ck_assert_uint_eq (s->n_groups, G_N_ELEMENTS (want_groups));
+  for (guint i = 0; i < G_N_ELEMENTS (want_groups); i++)
+    {
+      ck_assert_uint_eq (s->groups[i], want_groups[i]);
+      ck_assert_uint_eq (s->group_uses[i], group_uses[i]);
+    }
+  static const guint32 want_ranks[] = { 0, 1, 17, 33 };
+  static const guint32 rank_uses[] = { 5, 2, 2, 1 };
+  ck_assert_uint_eq (s->n_ranks, G_N_ELEMENTS (want_ranks));
+  for (guint i = 0; i < G_N_ELEMENTS (want_ranks); i++)
+    {
+      ck_assert_uint_eq (s->ranks[i], want_ranks[i]);
+      ck_assert_uint_eq (s->rank_uses[i], rank_uses[i]);
+    }
+  ck_assert_uint_eq (s->named, n);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -339,5 +382,6 @@ main (void)
   tcase_add_test (tc, test_delta_over_table);
   tcase_add_test (tc, test_self_stays_self);
   tcase_add_test (tc, test_checked_names);
+  tcase_add_test (tc, test_slots_names_repeat);
   return tu_run_suite (s);
 }
