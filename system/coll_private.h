@@ -55,7 +55,9 @@ struct _SysColl
   guint64 *in_bytes; /* [chunk * n_phases + phase] */
   /* Per chunk and phase ([chunk * n_phases + phase]): the context every
    * member's run shares, all but member, pos and run_index, filled when
-   * the collective is planned. */
+   * the collective is planned.  A run changes those three alone (and
+   * in_bytes never): coll_plan.c gives a later instance of the same plan
+   * the storage of a finished one without copying the rest again. */
   SysPhaseCtx *ctx;
   SysMember *members;
   SysRun *runs;      /* [(member * n_chunks + chunk) * n_phases + phase] */
