@@ -1,6 +1,7 @@
 /* coll_plan.c: a collective instance made and planned: its phases per
  * dimension and their algorithms, chunk sizes, the runs of every member,
- * chunk and phase (see coll_private.h); freed by sys_coll_free. */
+ * chunk and phase (see coll_private.h).  coll_memo.c keeps each plan
+ * for later instances, and frees them. */
 #include "system/coll_private.h"
 
 #include <stdlib.h>
@@ -12,11 +13,10 @@
  * aligned to one: every message event reads and writes its run, and the
  * every-rank ring all-reduce's 4,096 runs outgrow the first-level cache,
  * so a run that straddled two lines (malloc aligns to 16) cost two misses
- * an event where one will do.  NULL when memory is short; zeroed.  Free
- * with free (). */
+ * an event where one will do (coll_private.h). */
 G_STATIC_ASSERT (sizeof (SysRun) == 64);
-static SysRun *
-runs_alloc (gsize n)
+SysRun *
+sys_coll_runs_alloc (gsize n)
 {
   if (n > G_MAXSIZE / sizeof (SysRun))
     return NULL;
@@ -419,145 +419,6 @@ one_class (const Sys *sys, const SysGroup *group)
   return TRUE;
 }
 
-/* A group's collectives ask for the same few plans again and again (a
- * training step's tensor- and data-parallel collectives, of a few sizes
- * each): a plan is made once per (kind, bytes, involved dimensions, root)
- * and copied into each instance of it, in the storage of a finished
- * instance of the same shape where the group kept one.  A plan is a
- * function of the group, the request and what stays fixed through a run
- * (the system's parameters and algorithms, the network's kind of prices,
- * the symmetry classes), so the copy is what planning again would make.
- * On the Llama-2 7B TP 4 x PP 2 x DP 4 iteration with every rank, planning
- * and freeing its 8,392 collectives took 52 M instructions (6,200 each:
- * eight allocations, the plan, four hash-table operations), 20 % of the
- * event loop (tests/README.md "Performance"). */
-#define COLL_MEMO 8   /* plans per group, a power of two */
-#define COLL_SPARES 4 /* finished instances' storage kept per group */
-
-typedef struct
-{
-  SysColl *plan; /* never run; NULL: an empty place */
-  SysCollKind kind;
-  guint64 bytes;
-  guint32 involved;
-  guint32 root;
-  /* The plan's statistics row + 1 (coll_report.c), 0 until its first
-   * instance retires: a function of the plan, so every later instance's
-   * row, found without building its key and looking it up (350
-   * instructions a collective).  GEN tells an instance that its place
-   * still holds its request (SysColl.memo_gen). */
-  guint32 stats_row;
-  guint64 gen;
-} MemoPlace;
-
-struct _SysCollMemo
-{
-  MemoPlace place[COLL_MEMO];
-  SysColl *spare[COLL_SPARES];
-  guint n_spare;
-  guint64 gen; /* the last MemoPlace.gen given */
-};
-
-static void coll_storage_free (SysColl *coll);
-
-/* The place of the request (KIND, BYTES, INVOLVED, ROOT) in MEMO: its plan
- * there is that request's when it has one; else the place is emptied for
- * it. */
-static MemoPlace *
-memo_place (SysCollMemo *memo, SysCollKind kind, guint64 bytes, guint32 involved, guint32 root)
-{
-  guint64 h = (bytes ^ ((guint64) kind << 56) ^ ((guint64) involved << 40)
-               ^ ((guint64) root << 24))
-              * 0x9E3779B97F4A7C15ull;
-  MemoPlace *m = &memo->place[h >> 61 & (COLL_MEMO - 1)];
-  if (m->gen != 0 && m->kind == kind && m->bytes == bytes && m->involved == involved
-      && m->root == root)
-    return m;
-  g_clear_pointer (&m->plan, coll_storage_free);
-  *m = (MemoPlace) { .kind = kind, .bytes = bytes, .involved = involved, .root = root,
-                     .gen = ++memo->gen };
-  return m;
-}
-
-/* The sizes of a collective's arrays. */
-typedef struct
-{
-  gsize in_bytes, ctx, runs;
-  gboolean lines; /* a line order: line_ticket, one per run */
-} CollSizes;
-
-static CollSizes
-coll_sizes (const SysColl *c)
-{
-  guint P = MAX (c->n_phases, 1u);
-  return (CollSizes) { .in_bytes = (gsize) c->n_chunks * P,
-                       .ctx = MAX ((gsize) c->n_chunks * c->n_phases, 1u),
-                       .runs = (gsize) c->group->n * c->n_chunks * P,
-                       .lines = c->line_ticket != NULL };
-}
-
-/* A kept instance of MEMO's of PLAN's shape (its arrays of PLAN's sizes),
- * taken from the spares, or NULL. */
-static SysColl *
-take_spare (SysCollMemo *memo, const SysColl *plan)
-{
-  for (guint k = memo->n_spare; k-- > 0;)
-    {
-      SysColl *c = memo->spare[k];
-      if (c->n_chunks == plan->n_chunks && c->n_phases == plan->n_phases
-          && c->is_nccl == plan->is_nccl
-          && (c->line_ticket != NULL) == (plan->line_ticket != NULL))
-        {
-          memo->spare[k] = memo->spare[--memo->n_spare];
-          return c;
-        }
-    }
-  return NULL;
-}
-
-/* A copy of PLAN (unrun) in a spare's storage or new storage; NULL when
- * memory is short (then planned afresh, which says so). */
-static SysColl *
-coll_copy (SysCollMemo *memo, const SysColl *plan)
-{
-  CollSizes z = coll_sizes (plan);
-  SysColl *c = take_spare (memo, plan);
-  SysColl store = { 0 };
-  if (c != NULL)
-    store = *c;
-  else
-    {
-      c = g_try_new0 (SysColl, 1);
-      store.in_bytes = g_try_new (guint64, z.in_bytes);
-      store.ctx = g_try_new (SysPhaseCtx, z.ctx);
-      store.members = g_try_new (SysMember, plan->group->n);
-      store.runs = runs_alloc (z.runs);
-      store.line_ticket = z.lines ? g_try_new (guint32, z.runs) : NULL;
-      if (c == NULL || store.in_bytes == NULL || store.ctx == NULL || store.members == NULL
-          || store.runs == NULL || (z.lines && store.line_ticket == NULL))
-        {
-          if (c != NULL)
-            *c = store;
-          coll_storage_free (c);
-          return NULL;
-        }
-    }
-  *c = *plan;
-  c->in_bytes = memcpy (store.in_bytes, plan->in_bytes, z.in_bytes * sizeof *c->in_bytes);
-  c->ctx = memcpy (store.ctx, plan->ctx, z.ctx * sizeof *c->ctx);
-  c->members = memset (store.members, 0, plan->group->n * sizeof *c->members);
-  c->runs = memcpy (store.runs, plan->runs, z.runs * sizeof *c->runs);
-  for (gsize k = 0; k < z.ctx; k++)
-    {
-      c->ctx[k].coll = c;
-      c->ctx[k].runs = c->runs;
-    }
-  c->line_ticket = store.line_ticket;
-  if (z.lines)
-    memset (c->line_ticket, 0, z.runs * sizeof *c->line_ticket);
-  return c;
-}
-
 /* With symmetry classes, a group across classes whose simulated members
  * are its first k, each standing for the members k, 2k, ... places on
  * (replay_classes.c, (4''')): k, else 0. */
@@ -578,10 +439,9 @@ class_period (const Sys *sys, const SysGroup *group)
   return k;
 }
 
-/* A new instance of REQ on GROUP, planned (sys_coll_new's, but for its
- * sequence number, its first join and the tables that find it). */
-static SysColl *
-plan_new (Sys *sys, SysGroup *group, const SysCollRequest *req, guint32 root, GError **error)
+/* See coll_private.h. */
+SysColl *
+sys_coll_plan_new (Sys *sys, SysGroup *group, const SysCollRequest *req, guint32 root, GError **error)
 {
   SysColl *coll = g_new0 (SysColl, 1);
   coll->sys = sys;
@@ -621,7 +481,7 @@ plan_new (Sys *sys, SysGroup *group, const SysCollRequest *req, guint32 root, GE
   coll->members = g_new0 (SysMember, group->n);
   /* members x chunks x phases can be large (many ranks, many splits): an
    * input error rather than an abort in the allocator. */
-  coll->runs = runs_alloc (n_runs);
+  coll->runs = sys_coll_runs_alloc (n_runs);
   if (coll->runs == NULL)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
@@ -657,115 +517,4 @@ plan_new (Sys *sys, SysGroup *group, const SysCollRequest *req, guint32 root, GE
         }
     }
   return coll;
-}
-
-SysColl *
-sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req, guint32 root,
-              GError **error)
-{
-  if (group->coll_memo == NULL)
-    group->coll_memo = g_new0 (SysCollMemo, 1);
-  SysCollMemo *memo = group->coll_memo;
-  guint64 bytes = req->kind == SYS_COLL_BARRIER ? 0 : req->bytes;
-  MemoPlace *m = memo_place (memo, req->kind, bytes, req->involved_dims, root);
-  SysColl *coll = m->plan != NULL ? coll_copy (memo, m->plan) : NULL;
-  if (coll == NULL)
-    {
-      coll = plan_new (sys, group, req, root, error);
-      if (coll == NULL)
-        return NULL;
-      /* Kept unrun, for the next instance of the same request. */
-      SysColl *plan = coll_copy (memo, coll);
-      if (plan != NULL)
-        {
-          coll_storage_free (m->plan);
-          m->plan = plan;
-        }
-    }
-  coll->memo_place = (guint32) (m - memo->place);
-  coll->memo_gen = m->gen;
-  coll->seq = seq;
-  coll->whole = TRUE;
-  coll->first_join = sim_sched_now (sys->sched);
-  sys_group_live_add (group, seq, coll);
-  coll->live_prev = NULL;
-  coll->live_next = sys->live_colls;
-  if (sys->live_colls != NULL)
-    sys->live_colls->live_prev = coll;
-  sys->live_colls = coll;
-  return coll;
-}
-
-void
-sys_coll_free (SysColl *coll)
-{
-  if (coll == NULL)
-    return;
-  /* Rows that keep state per run release what a collective left unfinished
-   * (a run whose peers never came). */
-  guint P = coll->n_phases, CP = coll->n_chunks * P;
-  for (guint ph = 0; coll->runs != NULL && ph < P; ph++)
-    if (coll->phase[ph].algo->run_free != NULL)
-      for (guint cp = ph; cp < CP; cp += P)
-        for (guint32 m = 0; m < coll->group->n; m++)
-          coll->phase[ph].algo->run_free (&coll->runs[(gsize) m * CP + cp]);
-  SysCollMemo *memo = coll->group->coll_memo;
-  if (coll->whole && memo != NULL && memo->n_spare < COLL_SPARES)
-    memo->spare[memo->n_spare++] = coll;
-  else
-    coll_storage_free (coll);
-}
-
-/* The place of COLL's request in its group's memo while it holds that
- * request, else NULL. */
-static MemoPlace *
-coll_place (const SysColl *coll)
-{
-  SysCollMemo *memo = coll->group->coll_memo;
-  if (memo == NULL || coll->memo_gen == 0 || coll->memo_place >= COLL_MEMO)
-    return NULL;
-  MemoPlace *m = &memo->place[coll->memo_place];
-  return m->gen == coll->memo_gen ? m : NULL;
-}
-
-guint32
-sys_coll_memo_stats_row (const SysColl *coll)
-{
-  const MemoPlace *m = coll_place (coll);
-  return m != NULL ? m->stats_row : 0;
-}
-
-void
-sys_coll_memo_keep_stats_row (const SysColl *coll, guint32 row)
-{
-  MemoPlace *m = coll_place (coll);
-  if (m != NULL)
-    m->stats_row = row;
-}
-
-void
-sys_coll_memo_free (SysCollMemo *memo)
-{
-  if (memo == NULL)
-    return;
-  for (guint k = 0; k < COLL_MEMO; k++)
-    coll_storage_free (memo->place[k].plan);
-  for (guint k = 0; k < memo->n_spare; k++)
-    coll_storage_free (memo->spare[k]);
-  g_free (memo);
-}
-
-/* ---- plans made once ------------------------------------------------------- */
-
-static void
-coll_storage_free (SysColl *coll)
-{
-  if (coll == NULL)
-    return;
-  g_free (coll->in_bytes);
-  g_free (coll->ctx);
-  g_free (coll->members);
-  free (coll->runs);
-  g_free (coll->line_ticket);
-  g_free (coll);
 }

@@ -56,7 +56,9 @@ struct _SysColl
   guint64 *in_bytes; /* [chunk * n_phases + phase] */
   /* Per chunk and phase ([chunk * n_phases + phase]): the context every
    * member's run shares, all but member, pos and run_index, filled when
-   * the collective is planned. */
+   * the collective is planned.  A run changes those three alone (and
+   * in_bytes never): coll_plan.c gives a later instance of the same plan
+   * the storage of a finished one without copying the rest again. */
   SysPhaseCtx *ctx;
   SysMember *members;
   SysRun *runs;      /* [(member * n_chunks + chunk) * n_phases + phase] */
@@ -108,11 +110,23 @@ struct _SysColl
 };
 
 /* A new instance of REQ on GROUP (sequence SEQ, ROOT for rooted kinds),
- * planned: its phases, algorithms, chunks and runs (coll_plan.c).  NULL
+ * planned: its phases, algorithms, chunks and runs (coll_plan.c, copied
+ * from its group's memo by coll_memo.c).  NULL
  * with ERROR set when the plan cannot be made (a kind an algorithm lacks,
  * the NCCL library's refusal).  Free with sys_coll_free. */
 SysColl *sys_coll_new (Sys *sys, SysGroup *group, guint32 seq, const SysCollRequest *req,
                        guint32 root, GError **error);
+
+/* A new instance of REQ on GROUP, planned afresh (sys_coll_new's, but for
+ * its sequence number, its first join and the tables that find it;
+ * coll_memo.c copies it for later instances).  NULL with ERROR set as
+ * sys_coll_new's. */
+SysColl *sys_coll_plan_new (Sys *sys, SysGroup *group, const SysCollRequest *req,
+                            guint32 root, GError **error);
+
+/* N runs, zeroed, each on a cache line of its own (coll_plan.c says why);
+ * NULL when memory is short.  Free with free (). */
+SysRun *sys_coll_runs_alloc (gsize n);
 
 /* Add a finished collective to its (kind, group, algorithms) row and to
  * the records (coll_report.c). */

@@ -13,27 +13,22 @@
 
 static void fail_in_event (WlReplay *r, GError *error);
 
+/* Each op's slot (WlOp order); COLL and SEND take their stream's with
+ * separate comm streams.  A table: a switch here was 22 instructions a
+ * lookup, two lookups a node. */
+static const guint8 slot_by_op[] = { SLOT_NONE, SLOT_COMP, SLOT_CPU, SLOT_COMM,
+                                     SLOT_COMM, SLOT_NONE, SLOT_NONE };
+G_STATIC_ASSERT (WL_OP_SKIP == 0 && WL_OP_COLL == 3 && WL_OP_SEND == 4 && WL_OP_MEM == 6);
+
 /* The queue of N on rank K: its slot, or with separate comm streams its
  * stream's comm slots. */
-static guint
+static inline guint
 slot_of (const WlRank *k, const WlNode *n)
 {
-  switch ((WlOp) n->op)
-    {
-    case WL_OP_COMP:
-      return SLOT_COMP;
-    case WL_OP_CPU:
-      return SLOT_CPU;
-    case WL_OP_COLL:
-    case WL_OP_SEND:
-      return n->comm_stream == 0 || k->n_queues == SLOT_N ? SLOT_COMM
-                                                          : SLOT_N + n->comm_stream - 1u;
-    case WL_OP_RECV:
-    case WL_OP_MEM:
-    case WL_OP_SKIP:
-      break;
-    }
-  return SLOT_NONE;
+  guint s = slot_by_op[n->op];
+  if (s == SLOT_COMM && n->comm_stream != 0 && k->n_queues > SLOT_N)
+    return SLOT_N + n->comm_stream - 1u;
+  return s;
 }
 
 /* Double K's ready queue F; a failure stops the run with an error. */
@@ -104,6 +99,7 @@ wl_replay_ranks_clear (WlReplay *r)
         g_free (k->ready[s].buf);
       g_free (k->ready);
       g_free (k->busy);
+      g_free (k->limit);
       if (k->sm_held != NULL)
         g_array_unref (k->sm_held);
       if (k->sm_running != NULL)
@@ -452,29 +448,90 @@ launch (WlRank *k, guint32 index)
   launch_node (k, index, wl_node_source_node (src, index));
 }
 
-/* Start every ready node that has a free slot. */
+/* Start queue S's ready nodes while it has free slots. */
+static inline void
+issue_queue (WlRank *k, guint s)
+{
+  WlFifo *f = &k->ready[s];
+  guint limit = k->limit[s];
+  while (f->len > 0 && k->busy[s] < limit)
+    {
+      k->busy[s]++;
+      launch (k, fifo_pop (f));
+    }
+}
+
+/* Start the ready nodes of the queues from READY_SHARED_BIT on, which
+ * share its bit, and clear the bit when all are left empty (asked after
+ * the launches, which may fill queues: a node that completes as it starts
+ * releases its dependents there and then). */
+static void
+issue_shared (WlRank *k)
+{
+  gboolean empty = TRUE;
+  for (guint q = READY_SHARED_BIT; q < k->n_queues; q++)
+    issue_queue (k, q);
+  for (guint q = READY_SHARED_BIT; q < k->n_queues; q++)
+    empty &= k->ready[q].len == 0;
+  if (empty)
+    k->ready_mask &= ~(G_GUINT64_CONSTANT (1) << READY_SHARED_BIT);
+}
+
+/* Start every ready node that has a free slot, queue by queue in order
+ * (a queue that a launch fills is looked at when its turn comes, not
+ * again).  Only the queues ready_mask marks are visited. */
 static void
 issue (WlRank *k)
 {
-  /* Most queues are empty: their limits are not looked up. */
-  for (guint s = 0; s < k->n_queues; s++)
-    while (k->ready[s].len > 0 && k->busy[s] < slot_limit (k->replay, s))
-      {
-        k->busy[s]++;
-        launch (k, fifo_pop (&k->ready[s]));
-      }
+  guint64 mask = k->ready_mask;
+  while (mask != 0)
+    {
+      guint s = (guint) __builtin_ctzll (mask);
+      if (s == READY_SHARED_BIT)
+        issue_shared (k);
+      else
+        {
+          issue_queue (k, s);
+          if (k->ready[s].len == 0)
+            k->ready_mask &= ~(G_GUINT64_CONSTANT (1) << s);
+        }
+      /* The queues after S, as they are now; 2 << 63 is 0 in unsigned
+       * arithmetic, which leaves no bit. */
+      mask = k->ready_mask & ~((G_GUINT64_CONSTANT (2) << s) - 1);
+    }
 }
 
-/* Node INDEX is ready (a WlNodeReadyFunc: the source calls it). */
-static void
-make_ready (gpointer data, guint32 index)
+/* Node INDEX is ready: queued, and its queue marked. */
+static inline void
+ready_node (WlRank *k, guint32 index)
 {
-  WlRank *k = data;
   WlNodeSource *src = k->src;
   *wl_node_source_state (src, index) = NODE_READY;
   if (k->rec != NULL)
     k->rec[index].ready = *k->replay->clock;
-  fifo_push (k, &k->ready[slot_of (k, wl_node_source_node (src, index))], index);
+  guint s = slot_of (k, wl_node_source_node (src, index));
+  fifo_push (k, &k->ready[s], index);
+  k->ready_mask |= G_GUINT64_CONSTANT (1) << MIN (s, READY_SHARED_BIT);
+}
+
+/* A WlNodeReadyFunc: the source calls it for each node it makes ready. */
+static void
+make_ready (gpointer data, guint32 index)
+{
+  ready_node (data, index);
+}
+
+/* Node N's dependents whose last dependency it was are ready, in file
+ * order, counted down in the arrays the source lends (replay_source.h). */
+static void
+release_in_place (WlRank *k, const WlNode *n)
+{
+  WlNodeSource *src = k->src;
+  guint32 *left = src->parents_left;
+  const guint32 *child = src->children + n->child_start, *end = child + n->n_children;
+  for (; child < end; child++)
+    if (--left[*child] == 0)
+      ready_node (k, *child);
 }
 
 /* What a completion does before releasing dependents. */
@@ -503,9 +560,9 @@ issue_after (WlRank *k, guint32 index, SimTime now)
   k->finishing = outer;
   if (k->src->klass->stuck == NULL || k->stats.nodes_done >= k->stats.nodes)
     return;
-  guint pending = 0;
+  guint pending = k->ready_mask != 0;
   for (guint s = 0; s < k->n_queues; s++)
-    pending += k->ready[s].len + k->busy[s];
+    pending += k->busy[s];
   GError *error = NULL;
   if (pending == 0 && !k->src->klass->stuck (k->src, now, &error))
     fail_in_event (k->replay, error);
@@ -518,10 +575,13 @@ on_node_done (SimSched *sched, gpointer data, guint64 index)
   WlRank *k = data;
   WlNodeSource *src = k->src;
   SimTime now = *k->replay->clock;
-  complete (k, (guint32) index, wl_node_source_node (src, (guint32) index), now);
+  const WlNode *n = wl_node_source_node (src, (guint32) index);
+  complete (k, (guint32) index, n, now);
   *wl_node_source_state (src, (guint32) index) = NODE_DONE;
   GError *error = NULL;
-  if (!src->klass->release (src, (guint32) index, now, &error))
+  if (src->parents_left != NULL)
+    release_in_place (k, n);
+  else if (!src->klass->release (src, (guint32) index, now, &error))
     {
       fail_in_event (k->replay, error);
       return;
@@ -560,93 +620,9 @@ wl_replay_rank_init (WlReplay *r, WlRank *k, guint32 rank, WlNodeSource *src)
   k->n_queues = SLOT_N + (r->params.separate_comm_streams ? MAX (src->n_streams, 1u) - 1 : 0);
   k->ready = g_new0 (WlFifo, k->n_queues);
   k->busy = g_new0 (guint, k->n_queues);
-}
-
-/* Same node (type, sizes, times, peers, groups, dependency counts); ids may
- * differ (they only name nodes).  Collectives are compared by the system
- * group they run on, not by the trace's name for it. */
-static gboolean
-same_node (const WlNode *x, const WlNode *y)
-{
-  gboolean coll = x->op == WL_OP_COLL;
-  if (coll ? x->sys_group_index != y->sys_group_index : x->group != y->group)
-    return FALSE;
-  return x->duration_ps == y->duration_ps && x->num_ops == y->num_ops && x->bytes == y->bytes
-         && x->child_start == y->child_start && x->n_children == y->n_children
-         && x->n_parents == y->n_parents && x->peer_src == y->peer_src
-         && x->peer_dst == y->peer_dst && x->tag == y->tag && x->priority == y->priority
-         && x->involved == y->involved && x->root == y->root && x->op == y->op
-         && x->coll_kind == y->coll_kind && x->comm_stream == y->comm_stream
-         && x->comp_flags == y->comp_flags;
-}
-
-/* Same nodes and dependencies. */
-static gboolean
-same_graph (const WlGraph *a, const WlGraph *b)
-{
-  return wl_graphs_alike (a, b, same_node);
-}
-
-gboolean
-wl_replay_symmetric (const WlReplay *r, const char **why)
-{
-  /* The shortcut compares every rank's whole graph, and keeps rank 0's
-   * node states for all. */
-  if (r->window > 0)
-    return (*why = "the traces are streamed (they do not fit the memory budget)", FALSE);
-  /* Files may differ in what replay ignores (node names, attribute order):
-   * the decoded graphs must be the same. */
-  const WlGraph *g0 = r->graphs->pdata[0];
-  for (guint i = 1; i < r->graphs->len; i++)
-    if (!same_graph (g0, r->graphs->pdata[i]))
-      return (*why = "the ranks' traces differ", FALSE);
-  for (guint32 i = 1; i < r->n_ranks; i++)
-    if (wl_params_rank_speed (&r->params, i) != wl_params_rank_speed (&r->params, 0))
-      return (*why = "ranks compute at different speeds", FALSE);
-  guint32 hint = 0;
-  WlNode tmp;
-  for (guint32 v = 0; v < g0->n_nodes; v++)
-    {
-      const WlNode *n = wl_graph_node_at (g0, v, &hint, &tmp);
-      if (n->op == WL_OP_SEND || n->op == WL_OP_RECV)
-        return (*why = "point-to-point messages", FALSE);
-      if (n->op != WL_OP_COLL
-          || (n->coll_kind == SYS_COLL_BROADCAST && r->params.timing.broadcast_as_delay))
-        continue;
-      if (wl_replay_node_group (r, n) != SYS_GROUP_WORLD)
-        return (*why = "collectives on process groups", FALSE);
-      if (!sys_symmetric (r->sys, (SysCollKind) n->coll_kind, n->involved, why))
-        return FALSE;
-    }
-  return TRUE;
-}
-
-void
-wl_replay_set_lockstep (WlReplay *r, gboolean on)
-{
-  r->lockstep = on;
-  sys_set_lockstep (r->sys, on);
-}
-
-gboolean
-wl_replay_lockstep (const WlReplay *r)
-{
-  return r->lockstep;
-}
-
-void
-wl_replay_lockstep_finish (WlReplay *r)
-{
-  g_return_if_fail (r->lockstep);
-  WlNodeSource *src0 = r->ranks[0].src;
-  for (guint32 i = 1; i < r->n_ranks; i++)
-    {
-      WlNodeSource *src = r->ranks[i].src;
-      r->ranks[i].stats = r->ranks[0].stats;
-      r->ranks[i].rec = r->ranks[0].rec;
-      for (guint32 v = 0; v < src0->n_nodes; v++)
-        *src->klass->state (src, v) = *src0->klass->state (src0, v);
-    }
+  k->limit = g_new (guint, k->n_queues);
+  for (guint s = 0; s < k->n_queues; s++)
+    k->limit[s] = slot_limit (r, s);
 }
 
 gboolean

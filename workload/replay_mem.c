@@ -59,6 +59,11 @@ mem_start (WlNodeSource *src, SimTime now, GError **error)
    * then come through mem_node); neither array moves from here on. */
   src->nodes = g->nodes;
   src->states = m->state;
+  if (g->nodes != NULL)
+    {
+      src->children = g->children;
+      src->parents_left = m->parents_left;
+    }
   for (guint32 v = 0; v < g->n_nodes; v++)
     if (nodes[v].n_parents == 0)
       src->ready (src->ready_data, v);

@@ -33,6 +33,9 @@ typedef struct
   guint32 head, len, cap;
 } WlFifo;
 
+/* WlRank.ready_mask's last bit, shared by the queues from this one on. */
+#define READY_SHARED_BIT 63u
+
 typedef struct
 {
   WlReplay *replay;
@@ -43,7 +46,13 @@ typedef struct
   WlKernelLists *kernels; /* its trace's kernel lists (borrowed from the graph or scan) */
   guint32 rank;
   WlFifo *ready;        /* n_queues ready queues: SLOT_* then extra comm streams */
+  /* Which ready queues hold nodes: bit s for queue s < READY_SHARED_BIT,
+   * and that bit for all the queues from it on (set: scan them), so that
+   * issuing finds the next queue with a find-first-set, not by looking at
+   * every queue (up to SLOT_N + 63 with separate comm streams). */
+  guint64 ready_mask;
   guint *busy;          /* nodes running per queue */
+  guint *limit;         /* slots per queue (the parameters' slots_*), looked up once */
   guint n_queues;       /* SLOT_N, plus n_streams - 1 with separate comm streams */
   double speed; /* COMP speed factor (wl_params_rank_speed) */
   guint comp_in_flight;

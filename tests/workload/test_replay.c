@@ -463,6 +463,46 @@ START_TEST (test_comm_streams)
 }
 END_TEST
 
+/* More comm streams than the replay's bitmask of ready queues has bits
+ * (one per queue below 63; the queues from 63 on share the last): rank 0
+ * sends rank 1 1000 bytes (1.1 us on tu_exact_ring, ports not shared) on
+ * each stream value 0..64, and a second message on value 61; values 63
+ * and 64 share the last stream index (WL_MAX_STREAMS), so with separate
+ * streams, value 61's (queue SLOT_N + 60 = 64) and the last index's
+ * (queue 66) second messages wait for their first: every first message
+ * is done at 1.1 us, those two at 2.2 us, on both ranks.  On one shared
+ * comm slot the 66 messages go one after another: 72.6 us. */
+START_TEST (test_comm_streams_past_mask)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  enum { N_SENDS = 66 };
+  ChakraProtoMsg__Node *sends[N_SENDS], *recvs[N_SENDS];
+  for (guint i = 0; i < N_SENDS; i++)
+    {
+      sends[i] = tu_p2p (i + 1, T_SEND, 0, 1, i, 1000);
+      tu_node_attr_int (sends[i], "stream", i < N_SENDS - 1 ? i : 61);
+      recvs[i] = tu_p2p (i + 1, T_RECV, 0, 1, i, 1000);
+    }
+  tu_write_rank (wl, 0, sends, N_SENDS);
+  tu_write_rank (wl, 1, recvs, N_SENDS);
+  const guint64 want_ns[2] = { 66 * 1100, 2200 };
+  for (guint separate = 0; separate < 2; separate++)
+    {
+      AppConfig cfg;
+      tu_exact_ring (&cfg, 2);
+      cfg.net.share_ports = FALSE;
+      cfg.wl.separate_comm_streams = separate;
+      AppSim *sim = run_ok (&cfg);
+      for (guint32 r = 0; r < 2; r++)
+        ck_assert_msg (finish (sim, r) == sim_time_from_ns (want_ns[separate]),
+                       "%s: rank %u finished at %" G_GUINT64_FORMAT " ps",
+                       separate ? "separate" : "shared", r, finish (sim, r));
+      app_sim_free (sim);
+      app_config_clear (&cfg);
+    }
+}
+END_TEST
+
 /* The pipeline bubble on two stages, messages of 1000 bytes (1.1 us):
  * rank 0: forward 10 us, send to rank 1; a receive from rank 1 (posted at
  *   0), then backward 20 us.  Rank 1: receive, forward 10 us, backward
@@ -746,6 +786,7 @@ replay_suite (void)
   tcase_add_test (tc, test_trace_and_system_groups);
   tcase_add_test (tc, test_rooted_from_trace);
   tcase_add_test (tc, test_comm_streams);
+  tcase_add_test (tc, test_comm_streams_past_mask);
   tcase_add_test (tc, test_pipeline_bubble);
   tcase_add_test (tc, test_exchange_wait);
   tcase_add_test (tc, test_exchange_not_string);
