@@ -188,6 +188,16 @@ tu_node_free (ChakraProtoMsg__Node *n)
   g_free (n);
 }
 
+GBytes *
+tu_node_frame (ChakraProtoMsg__Node *n)
+{
+  gsize len = chakra_proto_msg__node__get_packed_size (n);
+  guint8 *buf = g_malloc (len);
+  chakra_proto_msg__node__pack (n, buf);
+  tu_node_free (n);
+  return g_bytes_new_take (buf, len);
+}
+
 void
 tu_node_dep (ChakraProtoMsg__Node *n, guint64 dep)
 {

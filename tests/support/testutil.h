@@ -71,6 +71,8 @@ int tu_inspect (char **output, const char *prefix);
  * by the node and freed with tu_node_free. */
 ChakraProtoMsg__Node *tu_node_new (guint64 id, int type, const char *name);
 void tu_node_free (ChakraProtoMsg__Node *n);
+/* N packed as a trace frame's bytes, without the length (N is freed). */
+GBytes *tu_node_frame (ChakraProtoMsg__Node *n);
 void tu_node_dep (ChakraProtoMsg__Node *n, guint64 dep);
 void tu_node_ctrl_dep (ChakraProtoMsg__Node *n, guint64 dep);
 void tu_node_attr_int (ChakraProtoMsg__Node *n, const char *name, gint64 v);

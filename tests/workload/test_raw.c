@@ -214,17 +214,6 @@ START_TEST (test_same_graph_as_decoded)
 }
 END_TEST
 
-/* N's frame (N is freed). */
-static GBytes *
-frame_of (ChakraProtoMsg__Node *n)
-{
-  gsize len = chakra_proto_msg__node__get_packed_size (n);
-  guint8 *buf = g_malloc (len);
-  chakra_proto_msg__node__pack (n, buf);
-  tu_node_free (n);
-  return g_bytes_new_take (buf, len);
-}
-
 /* A send of SIZE bytes from SRC to DST whose pg_name is PG. */
 static GBytes *
 send_frame (gint64 src, gint64 dst, gint64 size, const char *pg)
@@ -233,7 +222,7 @@ send_frame (gint64 src, gint64 dst, gint64 size, const char *pg)
                                     7, size);
   tu_node_dep (n, 1);
   tu_node_attr_string (n, "pg_name", pg);
-  return frame_of (n);
+  return tu_node_frame (n);
 }
 
 /* wl_chakra_raw_node_against (A, B) takes B exactly when
@@ -307,29 +296,29 @@ START_TEST (test_names_only_frames)
   n->duration_micros = 3;
   tu_node_dep (n, 1);
   tu_node_attr_string (n, "pg_name", "5");
-  g_autoptr (GBytes) time = frame_of (n);
+  g_autoptr (GBytes) time = tu_node_frame (n);
   ck_assert (!names_only (base, time));
   n = tu_p2p (2, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, 0, 1, 7, 1000);
   tu_node_dep (n, 9);
   tu_node_attr_string (n, "pg_name", "5");
-  g_autoptr (GBytes) dep = frame_of (n);
+  g_autoptr (GBytes) dep = tu_node_frame (n);
   ck_assert (!names_only (base, dep));
   /* comm_root and root of a collective; comm_tag is not a name. */
   n = tu_coll (4, CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BROADCAST, 64);
   tu_node_attr_int (n, "comm_root", 0);
   tu_node_attr_int (n, "root", 0);
   tu_node_attr_int (n, "comm_tag", 0);
-  g_autoptr (GBytes) c0 = frame_of (n);
+  g_autoptr (GBytes) c0 = tu_node_frame (n);
   n = tu_coll (4, CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BROADCAST, 64);
   tu_node_attr_int (n, "comm_root", 5);
   tu_node_attr_int (n, "root", 6);
   tu_node_attr_int (n, "comm_tag", 0);
-  g_autoptr (GBytes) c1 = frame_of (n);
+  g_autoptr (GBytes) c1 = tu_node_frame (n);
   n = tu_coll (4, CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__BROADCAST, 64);
   tu_node_attr_int (n, "comm_root", 0);
   tu_node_attr_int (n, "root", 0);
   tu_node_attr_int (n, "comm_tag", 1);
-  g_autoptr (GBytes) c2 = frame_of (n);
+  g_autoptr (GBytes) c2 = tu_node_frame (n);
   ck_assert (names_only (c0, c1));
   ck_assert (!names_only (c0, c2));
   /* An attribute a letter off comm_src ("comm_srd"), its value alike or
@@ -344,7 +333,7 @@ START_TEST (test_names_only_frames)
   ck_assert_ptr_nonnull (src);
   src->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL;
   src->uint64_val = 0;
-  g_autoptr (GBytes) kind = frame_of (n);
+  g_autoptr (GBytes) kind = tu_node_frame (n);
   ck_assert (!names_only (base, kind));
   gsize lb;
   const guint8 *pb = g_bytes_get_data (base, &lb);
@@ -425,7 +414,7 @@ bcast_frame (gint64 comm_root, gint64 root, const char *pg0, const char *pg1)
   tu_node_attr_string (n, "pg_name", pg0);
   if (pg1 != NULL)
     tu_node_attr_string (n, "pg_name", pg1);
-  return frame_of (n);
+  return tu_node_frame (n);
 }
 
 /* A frame that differs from an earlier one only within the name
@@ -505,11 +494,11 @@ START_TEST (test_names_against)
   ck_assert (!wl_chakra_raw_names_against (pa, la, &an, pa, la - 1, 0, &rn, &bn));
   /* The same node without its pg_name: a frame that ends where the
    * earlier frame's last name field begins, in a block of its own length
-   * (frame_of's: memcheck and ASan see a read past it). */
+   * (tu_node_frame's: memcheck and ASan see a read past it). */
   ChakraProtoMsg__Node *bare = tu_p2p (2, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, 0, 1, 7,
                                        1000);
   tu_node_dep (bare, 1);
-  g_autoptr (GBytes) nameless = frame_of (bare);
+  g_autoptr (GBytes) nameless = tu_node_frame (bare);
   gsize lc;
   const guint8 *pc = g_bytes_get_data (nameless, &lc);
   ck_assert_uint_lt (lc, la);
@@ -537,7 +526,7 @@ START_TEST (test_names_out_of_order)
       tu_node_attr_int (n, "comm_src", i == 0 ? 0 : 300);
       tu_node_attr_int (n, "comm_tag", 7);
       tu_node_attr_int (n, "comm_size", 64);
-      f[i] = frame_of (n);
+      f[i] = tu_node_frame (n);
     }
   WlNode w;
   ck_assert (against_by_names (f[0], f[1], &w));
@@ -552,7 +541,7 @@ START_TEST (test_names_out_of_order)
       tu_node_attr_string (n, "pg_name", i == 0 ? "5" : "12");
       tu_node_attr_int (n, "root", i == 0 ? 2 : 9);
       tu_node_attr_int (n, "comm_root", i == 0 ? 3 : 6);
-      f[i] = frame_of (n);
+      f[i] = tu_node_frame (n);
     }
   ck_assert (against_by_names (f[0], f[1], &w));
   ck_assert_uint_eq (w.root, 6); /* comm_root's, before root's */
@@ -609,7 +598,7 @@ START_TEST (test_group_names)
     {
       ChakraProtoMsg__Node *n = tu_coll (9, 0, 64);
       tu_node_attr_string (n, "pg_name", ok[i].pg);
-      g_autoptr (GBytes) f = frame_of (n);
+      g_autoptr (GBytes) f = tu_node_frame (n);
       gsize len;
       const guint8 *p = g_bytes_get_data (f, &len);
       WlNodeDecoder d = { .path = "t.et", .kernels = wl_kernel_lists_new () };

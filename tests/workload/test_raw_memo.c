@@ -14,17 +14,6 @@
 #include "workload/chakra_raw.h"
 #include "workload/kernels.h"
 
-/* N packed (N freed). */
-static GBytes *
-frame_of (ChakraProtoMsg__Node *n)
-{
-  gsize len = chakra_proto_msg__node__get_packed_size (n);
-  guint8 *buf = g_malloc (len);
-  chakra_proto_msg__node__pack (n, buf);
-  tu_node_free (n);
-  return g_bytes_new_take (buf, len);
-}
-
 /* A reader kept across frames, as loading keeps one. */
 typedef struct
 {
@@ -61,13 +50,13 @@ coll_frame (guint64 id, const char *pg)
 {
   ChakraProtoMsg__Node *n = tu_coll (id, 0, 64);
   tu_node_attr_string (n, "pg_name", pg);
-  return frame_of (n);
+  return tu_node_frame (n);
 }
 
 static GBytes *
 send_frame (guint64 id, gint64 src, gint64 dst)
 {
-  return frame_of (tu_p2p (id, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, src, dst, 7, 64));
+  return tu_node_frame (tu_p2p (id, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, src, dst, 7, 64));
 }
 
 START_TEST (test_names_repeat)
@@ -152,12 +141,12 @@ START_TEST (test_unchecked_copy)
   ChakraProtoMsg__Node *n = tu_coll (1, 0, 64);
   tu_node_attr_string (n, "pg_name", "4");
   tu_node_attr_string (n, "pg_name", "1x");
-  g_autoptr (GBytes) raw2 = frame_of (n);
+  g_autoptr (GBytes) raw2 = tu_node_frame (n);
   g_autoptr (GBytes) second = with_nul (raw2);
   ChakraProtoMsg__Node *t = tu_coll (4, 0, 64);
   tu_node_attr_string (t, "pg_name", "4");
   tu_node_attr_string (t, "pg_name", "4");
-  g_autoptr (GBytes) twice = frame_of (t);
+  g_autoptr (GBytes) twice = tu_node_frame (t);
   g_autoptr (GBytes) raw1 = coll_frame (2, "1x");
   g_autoptr (GBytes) first = with_nul (raw1);
   WlNode w;
