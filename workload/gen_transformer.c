@@ -151,6 +151,10 @@ wl_gen_transformer_microbatches (const WlGenTransformer *r, GError **error)
     }
   if (m->experts == 0 && ep_of (r) > 1)
     return bad (error, "expert parallelism needs experts");
+  /* A dense model has no router: a top-k given for it would be dropped
+   * without a word, so the run would not be the one asked for. */
+  if (m->experts == 0 && m->top_k > 0)
+    return bad (error, "top-k chooses among experts: a dense model has none (give --experts)");
   if (m->experts > 0 && (m->top_k == 0 || m->top_k > m->experts || m->experts % ep_of (r) != 0))
     {
       g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "top-k must be 1 .. experts and ep must "

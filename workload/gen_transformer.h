@@ -384,10 +384,10 @@ guint64 wl_transformer_active_params (const WlTransformerModel *m);
  * (SIM_ERROR_INPUT) when the request is inconsistent (a zero size, B not a
  * multiple of b x dp, B and microbatches disagreeing, more stages than
  * layers, heads or h not divisible by tp, a ZeRO stage above 3, ep not
- * dividing dp or E, ep > 1 without experts, top_k not in 1 .. E, tp not
- * dividing the kv heads, s not a multiple of 2 cp, cp > 1 with unfused
- * attention or experts, the distributed optimizer or no_dp_overlap with
- * ZeRO above 0). */
+ * dividing dp or E, ep > 1 without experts, top_k not in 1 .. E (or above
+ * 0 without experts), tp not dividing the kv heads, s not a multiple of
+ * 2 cp, cp > 1 with unfused attention or experts, the distributed optimizer
+ * or no_dp_overlap with ZeRO above 0). */
 guint32 wl_gen_transformer_microbatches (const WlGenTransformer *req, GError **error);
 
 /* FLOPs of one iteration over all ranks (the closed form above). */

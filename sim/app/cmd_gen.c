@@ -418,6 +418,9 @@ gen_transformer_request (const TransformerOptions *o, WlGenTransformer *req, GEr
     req->model.gated_ffn = TRUE;
   if (o->experts >= 0)
     req->model.experts = (guint32) o->experts;
+  /* --experts 0 makes a mixture-of-experts preset dense: its top-k goes with it. */
+  if (o->experts == 0 && o->top_k < 0)
+    req->model.top_k = 0;
   if (o->top_k >= 0)
     req->model.top_k = (guint32) o->top_k;
   else if (req->model.experts > 0 && req->model.top_k == 0)

@@ -256,6 +256,14 @@ START_TEST (test_moe_params_and_errors)
   ck_assert_uint_eq (wl_gen_transformer_microbatches (&req, &error), 0);
   ck_assert_msg (strstr (error->message, "needs experts") != NULL, "%s", error->message);
   g_clear_error (&error);
+  /* A top-k on a dense model would be dropped without a word. */
+  req.ep = 1;
+  req.model.top_k = 2;
+  ck_assert_uint_eq (wl_gen_transformer_microbatches (&req, &error), 0);
+  ck_assert_msg (strstr (error->message, "dense model has none") != NULL, "%s", error->message);
+  g_clear_error (&error);
+  req.model.top_k = 0;
+  ck_assert_uint_eq (wl_gen_transformer_microbatches (&req, &error), 2); /* 8 / (1 x 4) */
   /* Memory: E / ep experts per layer; ZeRO-1 shards their optimizer states
    * over dp / ep ranks, the dense part's over dp.  The embedding and head
    * are 2 V' h with V' = V = 32000 at tp 2 (125 x 256: no padding). */
@@ -284,6 +292,26 @@ START_TEST (test_moe_cli)
                         "--global-batch", "8", "--dp", "4", "--ep", "2", "--out", "x", NULL };
   ck_assert_int_eq (tu_run (&out, bad), 1);
   ck_assert_msg (strstr (out, "needs experts") != NULL, "%s", out);
+  g_free (g_steal_pointer (&out));
+  /* --top-k without --experts on a dense model: refused, not ignored. */
+  g_autofree char *dir = tu_mkdtemp ();
+  g_autofree char *prefix = g_build_filename (dir, "t", NULL);
+  const char *dense[] = { tu_orrery (), "gen", "transformer", "--layers", "2", "--hidden", "256",
+                          "--heads", "4", "--vocab", "1000", "--seq", "128", "--micro-batch",
+                          "1", "--global-batch", "4", "--dp", "4", "--top-k", "2", "--out",
+                          prefix, NULL };
+  ck_assert_int_eq (tu_run (&out, dense), 1);
+  ck_assert_msg (strstr (out, "dense model has none") != NULL, "%s", out);
+  g_free (g_steal_pointer (&out));
+  /* --experts 0 makes the MoE preset dense, its top-k with it: 4 ranks
+   * written, and no experts in the summary. */
+  const char *made_dense[] = { tu_orrery (), "gen", "transformer", "--preset", "mixtral-8x7b",
+                               "--experts", "0", "--layers", "2", "--seq", "128",
+                               "--micro-batch", "1", "--global-batch", "4", "--dp", "4",
+                               "--out", prefix, NULL };
+  ck_assert_int_eq (tu_run (&out, made_dense), 0);
+  ck_assert_msg (strstr (out, "4 ranks") != NULL && strstr (out, "experts") == NULL, "%s", out);
+  tu_rmdir (dir);
 }
 END_TEST
 
