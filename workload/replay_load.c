@@ -591,6 +591,17 @@ wl_replay_load (WlReplay *r, const char *prefix, guint32 ranks, GError **error)
                    extra, ranks);
       return FALSE;
     }
+  /* One further on, past a gap in the numbering, is as likely a sign of
+   * the wrong topology or a set half overwritten. */
+  g_autofree char *past = wl_trace_dir_past (dir, ranks);
+  if (past != NULL)
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "%s: the trace set %s has a file past the topology's %u ranks (%s is "
+                   "missing): a set must number its files 0 .. ranks - 1",
+                   past, prefix, ranks, extra);
+      return FALSE;
+    }
   return wl_replay_load_files (r, (const char *const *) paths->pdata, ranks, error);
 }
 

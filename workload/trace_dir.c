@@ -49,6 +49,14 @@ trace_dir_list (const char *dir_path, const char *base, guint64 limit)
   return names;
 }
 
+static void
+trace_dir_fill (WlTraceDir *dir, guint32 files)
+{
+  g_autofree char *dir_path = dir->off > 0 ? g_strndup (dir->prefix, dir->off) : g_strdup (".");
+  guint64 limit = (guint64) files * WL_TRACE_DIR_MAX_ENTRIES + 64;
+  dir->names = trace_dir_list (dir_path, dir->prefix + dir->off, limit);
+}
+
 WlTraceDir *
 wl_trace_dir_new (const char *prefix, guint32 files)
 {
@@ -58,12 +66,57 @@ wl_trace_dir_new (const char *prefix, guint32 files)
   const char *slash = strrchr (prefix, '/');
   dir->off = slash != NULL ? (gsize) (slash - prefix) + 1 : 0;
   if (files >= WL_TRACE_DIR_MIN_FILES)
-    {
-      g_autofree char *dir_path = dir->off > 0 ? g_strndup (prefix, dir->off) : g_strdup (".");
-      guint64 limit = (guint64) files * WL_TRACE_DIR_MAX_ENTRIES + 64;
-      dir->names = trace_dir_list (dir_path, prefix + dir->off, limit);
-    }
+    trace_dir_fill (dir, files);
   return dir;
+}
+
+/* The rank N of a set file's NAME (BASE.N.et or BASE.N.json, N in decimal
+ * without leading zeros, as the set's files are named), or -1. */
+static gint64
+trace_dir_rank (const char *name, gsize base_len)
+{
+  const char *p = name + base_len + 1, *q = p;
+  guint64 n = 0;
+  while (g_ascii_isdigit (*q) && q - p < 10)
+    n = n * 10 + (guint64) (*q++ - '0');
+  if (q == p || (*p == '0' && q - p > 1) || n > G_MAXUINT32
+      || (strcmp (q, ".et") != 0 && strcmp (q, ".json") != 0))
+    return -1;
+  return (gint64) n;
+}
+
+char *
+wl_trace_dir_past (WlTraceDir *dir, guint32 ranks)
+{
+  g_return_val_if_fail (dir != NULL, NULL);
+  if (dir->names == NULL)
+    trace_dir_fill (dir, MAX (ranks, WL_TRACE_DIR_MIN_FILES));
+  if (dir->names == NULL)
+    return NULL;
+  gsize base_len = strlen (dir->prefix + dir->off);
+  const char *first = NULL;
+  gint64 first_rank = -1;
+  GHashTableIter it;
+  gpointer key, what;
+  g_hash_table_iter_init (&it, dir->names);
+  while (g_hash_table_iter_next (&it, &key, &what))
+    {
+      gint64 r = trace_dir_rank (key, base_len);
+      /* The lowest rank, and of one rank's two forms the .et, so that the
+       * answer does not hang on the table's order. */
+      if (r < ranks || (first != NULL && (r > first_rank
+                                          || (r == first_rank && strcmp (key, first) > 0))))
+        continue;
+      if (GPOINTER_TO_UINT (what) == TRACE_DIR_ASK)
+        {
+          g_autofree char *path = g_strconcat (dir->prefix, (const char *) key + base_len, NULL);
+          if (!g_file_test (path, G_FILE_TEST_EXISTS)) /* a dangling link */
+            continue;
+        }
+      first = key;
+      first_rank = r;
+    }
+  return first != NULL ? g_strconcat (dir->prefix, first + base_len, NULL) : NULL;
 }
 
 void

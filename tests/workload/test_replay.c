@@ -289,6 +289,23 @@ START_TEST (test_rank_count_mismatch)
 }
 END_TEST
 
+/* A file past a gap beyond the topology's ranks (wl.3.et, with wl.2.et
+ * missing) is named, not left out of the run without a word. */
+START_TEST (test_file_past_gap)
+{
+  g_autofree char *wl = tu_scratch_path ("wl");
+  for (guint32 r = 0; r < 4; r++)
+    if (r != 2)
+      {
+        ChakraProtoMsg__Node *nodes[] = { tu_comp (1, 1) };
+        tu_write_rank (wl, r, nodes, 1);
+      }
+  expect_load_error (2, "wl.3.et: the trace set ");
+  expect_load_error (2, "has a file past the topology's 2 ranks (");
+  expect_load_error (2, "wl.2.et is missing)");
+}
+END_TEST
+
 /* One trace where two are wanted: "only 1 trace file", in the singular. */
 START_TEST (test_one_trace_of_two)
 {
@@ -777,6 +794,7 @@ replay_suite (void)
   tcase_add_test (tc, test_dangling_dependency);
   tcase_add_test (tc, test_cycle);
   tcase_add_test (tc, test_rank_count_mismatch);
+  tcase_add_test (tc, test_file_past_gap);
   tcase_add_test (tc, test_one_trace_of_two);
   tcase_add_test (tc, test_first_trace_a_folder);
   tcase_add_test (tc, test_unsupported_collective);

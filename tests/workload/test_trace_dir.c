@@ -168,6 +168,39 @@ START_TEST (test_trace_path_in)
 }
 END_TEST
 
+/* The set's first file past its ranks: found past a gap, with or without
+ * a listing made beforehand; the lowest rank, its .et before its .json;
+ * names that only look like the set's are not taken; a dangling link is
+ * not a file. */
+START_TEST (test_past)
+{
+  touch ("p.0.et");
+  touch ("p.1.et");
+  touch ("p.012.et");     /* a leading zero: not how a set numbers ranks */
+  touch ("p.5.et.bak");
+  touch ("p.x.6.et");
+  touch ("px.7.et");
+  g_autofree char *prefix = tu_scratch_path ("p");
+  g_autoptr (WlTraceDir) none = wl_trace_dir_new (prefix, 2); /* not listed: too few */
+  ck_assert (!wl_trace_dir_listed (none));
+  ck_assert_ptr_null (wl_trace_dir_past (none, 2));
+  g_autofree char *dangling = tu_scratch_path ("p.4.et");
+  ck_assert_int_eq (symlink ("nowhere", dangling), 0);
+  touch ("p.9.json");
+  touch ("p.9.et");
+  touch ("p.11.et");
+  g_autoptr (WlTraceDir) dir = wl_trace_dir_new (prefix, 2);
+  g_autofree char *past = wl_trace_dir_past (dir, 2);
+  g_autofree char *want = tu_scratch_path ("p.9.et");
+  ck_assert_str_eq (past, want);
+  ck_assert (wl_trace_dir_listed (dir));
+  g_autofree char *past10 = wl_trace_dir_past (dir, 10);
+  g_autofree char *want10 = tu_scratch_path ("p.11.et");
+  ck_assert_str_eq (past10, want10);
+  ck_assert_ptr_null (wl_trace_dir_past (dir, 12));
+}
+END_TEST
+
 int
 main (void)
 {
@@ -177,5 +210,6 @@ main (void)
   tcase_add_test (tc, test_unlisted_same_as_access);
   tcase_add_test (tc, test_relative_prefix);
   tcase_add_test (tc, test_trace_path_in);
+  tcase_add_test (tc, test_past);
   return tu_run_suite (s);
 }
