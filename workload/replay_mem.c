@@ -58,7 +58,6 @@ mem_start (WlNodeSource *src, SimTime now, GError **error)
   /* The graph is expanded (wl_replay_start) or stays compact (its nodes
    * then come through mem_node); neither array moves from here on. */
   src->nodes = g->nodes;
-  src->states = m->state;
   if (g->nodes != NULL)
     {
       src->children = g->children;
@@ -177,6 +176,10 @@ wl_mem_source_new (WlGraph *graph, guint32 rank, gboolean owner, GError **error)
       mem_free (&m->base);
       return NULL;
     }
+  /* Lent from the start (the array never moves): a rank that symmetry
+   * classes do not simulate takes its states from its class's
+   * representative in one copy (wl_replay_classes_finish). */
+  m->base.states = m->state;
   return &m->base;
 }
 
