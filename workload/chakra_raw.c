@@ -707,3 +707,18 @@ wl_common_prefix_long (const guint8 *a, const guint8 *b, gsize n)
 #endif
   return wl_common_prefix (a, b, n);
 }
+
+guint32
+wl_chakra_count_frames (const guint8 *data, gsize len)
+{
+  Cur c = { data, data + len };
+  guint32 n = 0;
+  while (c.p < c.end)
+    {
+      Cur body;
+      if (!read_len (&c, &body) || n == G_MAXUINT32)
+        return 0;
+      n++;
+    }
+  return n;
+}

@@ -239,4 +239,10 @@ wl_common_prefix (const guint8 *a, const guint8 *b, gsize n)
  * targets every x86-64), else wl_common_prefix; one answer either way. */
 gsize wl_common_prefix_long (const guint8 *a, const guint8 *b, gsize n);
 
+/* How many length-prefixed frames LEN bytes at DATA hold, the last
+ * ending at the end (the GlobalMetadata's included); 0 where they do not
+ * frame so.  Only lengths are read: a hint of how many nodes a load will
+ * meet, for room made once (graph.c). */
+guint32 wl_chakra_count_frames (const guint8 *data, gsize len);
+
 #endif /* ORRERY_WORKLOAD_CHAKRA_RAW_H */

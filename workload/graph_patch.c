@@ -161,12 +161,20 @@ wl_graph_expand (WlGraph *g, GError **error)
                    g->path, g->n_nodes, sizeof (WlNode));
       return FALSE;
     }
-  if (g->n_nodes > 0)
-    memcpy (nodes, g->base->nodes, (gsize) g->n_nodes * sizeof (WlNode));
+  const WlNode *base = g->base->nodes;
+  if (g->table != NULL)
+    {
+      /* One pass: each node is copied once, renamed or as the base's (a
+       * whole-array copy first would write every renamed node twice,
+       * and most of a tensor-parallel peer's collectives are renamed). */
+      for (guint32 v = 0; v < g->n_nodes; v++)
+        if (!wl_rename_apply (g, v, &base[v], &nodes[v]))
+          memcpy (&nodes[v], &base[v], sizeof (WlNode));
+    }
+  else if (g->n_nodes > 0)
+    memcpy (nodes, base, (gsize) g->n_nodes * sizeof (WlNode));
   for (guint32 k = 0; k < g->n_patches; k++)
     patch_apply (&g->patches[k], &nodes[g->patches[k].index]);
-  for (guint32 v = 0; g->table != NULL && v < g->n_nodes; v++)
-    wl_rename_apply (g, v, &g->base->nodes[v], &nodes[v]);
   g->nodes = nodes;
   g_clear_pointer (&g->table, wl_rename_table_free);
   g_clear_pointer (&g->patches, g_free);

@@ -43,7 +43,8 @@ mem_start (WlNodeSource *src, SimTime now, GError **error)
   MemSource *m = (MemSource *) src;
   const WlGraph *g = m->graph;
   const WlNode *nodes = wl_graph_shape_nodes (g);
-  if (m->parents_left == NULL)
+  gboolean fill = m->parents_left == NULL;
+  if (fill)
     {
       m->parents_left = sim_try_alloc (g->n_nodes, sizeof (guint32), FALSE,
                                        "the replay's dependency counts", error);
@@ -52,21 +53,25 @@ mem_start (WlNodeSource *src, SimTime now, GError **error)
           g_prefix_error (error, "%s: ", g->path);
           return FALSE;
         }
-      for (guint32 v = 0; v < g->n_nodes; v++)
-        m->parents_left[v] = nodes[v].n_parents;
     }
   /* The graph is expanded (wl_replay_start) or stays compact (its nodes
    * then come through mem_node); neither array moves from here on. */
   src->nodes = g->nodes;
-  src->states = m->state;
   if (g->nodes != NULL)
     {
       src->children = g->children;
       src->parents_left = m->parents_left;
     }
+  /* One pass makes the counts and readies the roots (making ready reads
+   * no count). */
   for (guint32 v = 0; v < g->n_nodes; v++)
-    if (nodes[v].n_parents == 0)
-      src->ready (src->ready_data, v);
+    {
+      guint32 p = nodes[v].n_parents;
+      if (fill)
+        m->parents_left[v] = p;
+      if (p == 0)
+        src->ready (src->ready_data, v);
+    }
   return TRUE;
 }
 
@@ -177,6 +182,10 @@ wl_mem_source_new (WlGraph *graph, guint32 rank, gboolean owner, GError **error)
       mem_free (&m->base);
       return NULL;
     }
+  /* Lent from the start (the array never moves): a rank that symmetry
+   * classes do not simulate takes its states from its class's
+   * representative in one copy (wl_replay_classes_finish). */
+  m->base.states = m->state;
   return &m->base;
 }
 

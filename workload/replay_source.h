@@ -81,8 +81,8 @@ struct _WlNodeSource
    * states[INDEX], which the core reads in place (the class's node and
    * state, three calls each a node, were 2.3 M instructions of the
    * every-rank Llama-2 row's 151 M loop).
-   * The in-memory source lends both once its rank starts; a streamed one
-   * neither. */
+   * The in-memory source lends its states from its creation and its
+   * nodes once its rank starts; a streamed one neither. */
   WlNode *nodes;
   guint8 *states;
   /* Where not NULL (with nodes), node INDEX's dependents are

@@ -76,6 +76,72 @@ START_TEST (test_memo_same_groups)
 }
 END_TEST
 
+/* The common form, ['[...]'] (group_list.c reads it directly), gives the
+ * groups of the same list read as plain JSON; and a wrapped list that is
+ * not quite that form, or is faulty, still reads (or fails) as the
+ * general parse says. */
+START_TEST (test_common_form_groups)
+{
+  static const struct
+  {
+    const char *text;
+    guint n;
+  } good[] = {
+    { "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}, {\"pg_name\": \"2\", \"ranks\": [2, 3]}]']", 2 },
+    /* The keys in the other order, other spacing, "1.0" naming group 1. */
+    { "[ '[{\"ranks\":[0,1]},{\"pg_name\":\"2\",\"ranks\":[2 , 3]}]' ]", 0 },
+    { "['[{\"ranks\": [0, 1], \"pg_name\": \"1.0\"}, {\"pg_name\": \"2\", \"ranks\": [2, 3]}]']", 2 },
+    /* Plain JSON (the general path), and a tab (not the common form). */
+    { LIST_A, 2 },
+    { "['[{\"pg_name\": \"1\",\t\"ranks\": [0, 1]}, {\"pg_name\": \"2\", \"ranks\": [2, 3]}]']", 2 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      g_autoptr (GArray) defs = wl_group_defs_new ();
+      const char *why = wl_group_defs_parse (good[i].text, defs);
+      if (good[i].n == 0)
+        {
+          /* A group without pg_name: the general path's message. */
+          ck_assert_str_eq (why, "METADATA process group needs a numeric \"pg_name\" (a decimal "
+                                 "string or a non-negative integer)");
+          continue;
+        }
+      ck_assert_ptr_null (why);
+      assert_groups (defs, 2, IDS_A, RANKS_A);
+    }
+  g_autoptr (GArray) empty = wl_group_defs_new ();
+  ck_assert_ptr_null (wl_group_defs_parse ("['[]']", empty));
+  ck_assert_uint_eq (empty->len, 0);
+  /* World group (an empty name), a rank out of range, a repeated key, a
+   * rank that is not an integer: each the general path's message, with
+   * the groups read before the fault. */
+  static const struct
+  {
+    const char *text, *why;
+    guint n;
+  } bad[] = {
+    { "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}, {\"pg_name\": \"\", \"ranks\": [2]}]']",
+      "METADATA process group needs a numeric \"pg_name\" (a decimal string or a non-negative "
+      "integer)", 1 },
+    { "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}, {\"pg_name\": \"2\", \"ranks\": "
+      "[2147483647]}]']",
+      "METADATA process group ranks must be ranks", 2 },
+    { "['[{\"pg_name\": \"1\", \"ranks\": [0, 1], \"ranks\": [2]}]']",
+      "METADATA process group has the key \"ranks\" twice", 0 },
+    { "['[{\"pg_name\": \"1\", \"ranks\": [0, 1.5]}]']",
+      "METADATA process group ranks must be ranks", 1 },
+    { "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]\n']",
+      "METADATA node's process-group JSON does not parse", 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GArray) defs = wl_group_defs_new ();
+      ck_assert_str_eq (wl_group_defs_parse (bad[i].text, defs), bad[i].why);
+      ck_assert_uint_eq (defs->len, bad[i].n);
+    }
+}
+END_TEST
+
 START_TEST (test_memo_same_errors)
 {
   g_autoptr (WlGroupMemo) memo = wl_group_memo_new ();
@@ -516,6 +582,7 @@ main (void)
   tcase_add_test (tc, test_borrowed_nodes_equal_owned);
   tcase_add_test (tc, test_arena_bounded);
   tcase_add_test (tc, test_sha256);
+  tcase_add_test (tc, test_common_form_groups);
   tcase_add_test (tc, test_group_conflict_after_shared_lists);
   return tu_run_suite (s);
 }

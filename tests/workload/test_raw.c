@@ -94,6 +94,20 @@ attr_bool_list (ChakraProtoMsg__Node *n, const char *name, const gboolean *value
     a->bool_list->values[i] = values[i];
 }
 
+/* Frames counted by their length prefixes alone: a one-byte prefix, an
+ * empty frame, a two-byte prefix (130 = 0x82 0x01); bytes that end inside
+ * a frame or its prefix frame nothing. */
+START_TEST (test_count_frames)
+{
+  guint8 buf[3 + 1 + 2 + 130] = { 2, 0xaa, 0xbb, 0, 0x82, 0x01 };
+  ck_assert_uint_eq (wl_chakra_count_frames (buf, sizeof buf), 3);
+  ck_assert_uint_eq (wl_chakra_count_frames (buf, 4), 2);
+  ck_assert_uint_eq (wl_chakra_count_frames (buf, sizeof buf - 1), 0);
+  ck_assert_uint_eq (wl_chakra_count_frames (buf, 5), 0);
+  ck_assert_uint_eq (wl_chakra_count_frames (buf, 0), 0);
+}
+END_TEST
+
 START_TEST (test_taken_nodes)
 {
   ChakraProtoMsg__Node *n = tu_comp (7, 12);
@@ -636,5 +650,6 @@ main (void)
   tcase_add_test (tc, test_names_out_of_order);
   tcase_add_test (tc, test_common_prefix);
   tcase_add_test (tc, test_group_names);
+  tcase_add_test (tc, test_count_frames);
   return tu_run_suite (s);
 }
