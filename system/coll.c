@@ -587,9 +587,12 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
       c = 1;
       w.run_index += coll->n_phases;
     }
-  for (; c < coll->n_chunks; c++, w.run_index += coll->n_phases)
+  if (c < coll->n_chunks) /* the other chunks wait as one run (waitq.h) */
     {
-      w.order = sys->queue_order++;
+      w.order = sys->queue_order;
+      w.more = coll->n_chunks - c - 1;
+      w.stride = coll->n_phases;
+      sys->queue_order += coll->n_chunks - c;
       sys_waitq_push (waiting, &w);
     }
   if (offered && !started) /* as the kick that had popped it and set it aside */
