@@ -160,6 +160,21 @@ coll_storage_new (const CollSizes *z, guint32 members, CollStore *st)
   return c;
 }
 
+/* Make C, a finished instance of PLAN, PLAN's copy again but for its
+ * arrays' contents: the fields of the instance that a run changes
+ * (coll_private.h, "changed by a run") alone differ from the plan's, and
+ * sys_coll_new sets the rest of its own (seq, first_join, the memo's and
+ * the live list's).  Copying the whole instance was 110 instructions a
+ * collective. */
+static void
+coll_reset_header (SysColl *c, const SysColl *plan)
+{
+  c->joined = plan->joined;
+  c->done = plan->done;
+  c->last_join = plan->last_join;
+  c->last_member = plan->last_member;
+}
+
 /* A copy of PLAN (unrun), the plan of place PLACE of generation GEN (0:
  * none), in a spare's storage or new storage; NULL when memory is short
  * (then planned afresh, which says so). */
@@ -175,12 +190,19 @@ coll_copy (SysCollMemo *memo, const SysColl *plan, guint32 place, guint64 gen)
                           .runs = c->runs, .line_ticket = c->line_ticket };
   else if ((c = coll_storage_new (&z, plan->group->n, &store)) == NULL)
     return NULL;
-  *c = *plan;
-  c->in_bytes = store.in_bytes;
-  c->ctx = store.ctx;
-  c->members = memset (store.members, 0, plan->group->n * sizeof *c->members);
-  c->runs = memcpy (store.runs, plan->runs, z.runs * sizeof *c->runs);
-  c->line_ticket = store.line_ticket;
+  if (same)
+    coll_reset_header (c, plan);
+  else
+    {
+      *c = *plan;
+      c->in_bytes = store.in_bytes;
+      c->ctx = store.ctx;
+      c->runs = store.runs;
+      c->line_ticket = store.line_ticket;
+      c->members = store.members;
+    }
+  memset (c->members, 0, plan->group->n * sizeof *c->members);
+  memcpy (c->runs, plan->runs, z.runs * sizeof *c->runs);
   if (z.lines)
     memset (c->line_ticket, 0, z.runs * sizeof *c->line_ticket);
   if (same)
