@@ -118,14 +118,15 @@ run_start (SysColl *coll, guint64 index)
  * collectives of the same ranks in opposite orders, one at a time) is
  * still one, and the run reports the deadlock. */
 
-/* Where the ticket of run INDEX's line is kept (SysColl.line_ticket). */
+/* Where the ticket of run INDEX's line is kept (SysColl.line_ticket): at
+ * the run of the line's first member, pos members back, each next_runs
+ * runs from the one before (the context's, never 0 where there are
+ * tickets: not in lockstep). */
 static guint32 *
 line_ticket_of (SysColl *coll, guint64 index)
 {
   const SysRun *run = &coll->runs[index];
-  guint32 first = run->member - run->pos * coll->ctx[run->chunk_phase].stride;
-  return &coll->line_ticket[index
-                            - (guint64) (run->member - first) * coll->n_chunks * coll->n_phases];
+  return &coll->line_ticket[index - run->pos * coll->ctx[run->chunk_phase].next_runs];
 }
 
 /* Whether run INDEX's line holds a rank, other than its member's, that is
