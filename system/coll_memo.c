@@ -87,7 +87,7 @@ coll_sizes (const SysColl *c)
 }
 
 /* A kept instance of MEMO's of PLAN's shape (its arrays of PLAN's sizes),
- * taken from the spares, or NULL.  One that was an instance of the request
+ * taken from the spares, or NULL (new storage, then).  One that was an instance of the request
  * of place PLACE while it had generation GEN is preferred: it was made
  * from the same plan (*SAME set), so what a run leaves alone is PLAN's
  * already. */
@@ -110,7 +110,12 @@ take_spare (SysCollMemo *memo, const SysColl *plan, guint32 place, guint64 gen, 
           && (c->line_ticket != NULL) == (plan->line_ticket != NULL))
         pick = k;
     }
-  if (pick == G_MAXUINT)
+  /* Another plan's storage only once the spares are full: a group that
+   * alternates two plans (a class's forward and backward all-reduce) would
+   * otherwise hand each one's storage to the other, copying the whole plan
+   * every time, where a second storage soon lets each find its own (2,081
+   * of the 2,098 collectives of the Llama-2 row with symmetry classes). */
+  if (pick == G_MAXUINT || (!*same && memo->n_spare < COLL_SPARES))
     return NULL;
   SysColl *c = memo->spare[pick];
   memo->spare[pick] = memo->spare[--memo->n_spare];
