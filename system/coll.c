@@ -392,7 +392,11 @@ nccl_phase_done (SysColl *coll, guint32 member)
 static G_NO_INLINE void
 phase_last_done (Sys *sys, guint32 rank, guint dim, SysColl *coll, guint32 member)
 {
-  queue_kick (sys, rank, dim, coll);
+  /* After a collective's last chunk the queue is mostly empty, and then
+   * the kick would do nothing but note the use (symmetry classes over
+   * shared ports): its call is left out. */
+  if (sys->classes_shared || sys->queues[rank].waiting[dim].len > 0)
+    queue_kick (sys, rank, dim, coll);
   member_done (coll, member);
 }
 
