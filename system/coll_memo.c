@@ -193,8 +193,12 @@ coll_copy (SysCollMemo *memo, const SysColl *plan, guint32 place, guint64 gen)
   if (c != NULL)
     store = (CollStore) { .in_bytes = c->in_bytes, .ctx = c->ctx, .members = c->members,
                           .runs = c->runs, .line_ticket = c->line_ticket };
-  else if ((c = coll_storage_new (&z, plan->group->n, &store)) == NULL)
-    return NULL;
+  else
+    {
+      same = FALSE; /* take_spare's already; said again for the analyzer */
+      if ((c = coll_storage_new (&z, plan->group->n, &store)) == NULL)
+        return NULL;
+    }
   if (same)
     coll_reset_header (c, plan);
   else
@@ -206,10 +210,11 @@ coll_copy (SysCollMemo *memo, const SysColl *plan, guint32 place, guint64 gen)
       c->line_ticket = store.line_ticket;
       c->members = store.members;
     }
-  memset (c->members, 0, plan->group->n * sizeof *c->members);
-  memcpy (c->runs, plan->runs, z.runs * sizeof *c->runs);
+  /* Through store, whose arrays are C's either way (and known not NULL). */
+  memset (store.members, 0, plan->group->n * sizeof *store.members);
+  memcpy (store.runs, plan->runs, z.runs * sizeof *store.runs);
   if (z.lines)
-    memset (c->line_ticket, 0, z.runs * sizeof *c->line_ticket);
+    memset (store.line_ticket, 0, z.runs * sizeof *store.line_ticket);
   if (same)
     {
       /* A run changes in its contexts only whose run they hold
