@@ -118,14 +118,15 @@ run_start (SysColl *coll, guint64 index)
  * collectives of the same ranks in opposite orders, one at a time) is
  * still one, and the run reports the deadlock. */
 
-/* Where the ticket of run INDEX's line is kept (SysColl.line_ticket). */
+/* Where the ticket of run INDEX's line is kept (SysColl.line_ticket): at
+ * the run of the line's first member, pos members back, each next_runs
+ * runs from the one before (the context's, never 0 where there are
+ * tickets: not in lockstep). */
 static guint32 *
 line_ticket_of (SysColl *coll, guint64 index)
 {
   const SysRun *run = &coll->runs[index];
-  guint32 first = run->member - run->pos * coll->ctx[run->chunk_phase].stride;
-  return &coll->line_ticket[index
-                            - (guint64) (run->member - first) * coll->n_chunks * coll->n_phases];
+  return &coll->line_ticket[index - run->pos * coll->ctx[run->chunk_phase].next_runs];
 }
 
 /* Whether run INDEX's line holds a rank, other than its member's, that is
@@ -391,7 +392,11 @@ nccl_phase_done (SysColl *coll, guint32 member)
 static G_NO_INLINE void
 phase_last_done (Sys *sys, guint32 rank, guint dim, SysColl *coll, guint32 member)
 {
-  queue_kick (sys, rank, dim, coll);
+  /* After a collective's last chunk the queue is mostly empty, and then
+   * the kick would do nothing but note the use (symmetry classes over
+   * shared ports): its call is left out. */
+  if (sys->classes_shared || sys->queues[rank].waiting[dim].len > 0)
+    queue_kick (sys, rank, dim, coll);
   member_done (coll, member);
 }
 
@@ -587,9 +592,12 @@ sys_coll_join (Sys *sys, guint32 rank, const SysCollRequest *req, GError **error
       c = 1;
       w.run_index += coll->n_phases;
     }
-  for (; c < coll->n_chunks; c++, w.run_index += coll->n_phases)
+  if (c < coll->n_chunks) /* the other chunks wait as one run (waitq.h) */
     {
-      w.order = sys->queue_order++;
+      w.order = sys->queue_order;
+      w.more = coll->n_chunks - c - 1;
+      w.stride = coll->n_phases;
+      sys->queue_order += coll->n_chunks - c;
       sys_waitq_push (waiting, &w);
     }
   if (offered && !started) /* as the kick that had popped it and set it aside */

@@ -87,7 +87,7 @@ coll_sizes (const SysColl *c)
 }
 
 /* A kept instance of MEMO's of PLAN's shape (its arrays of PLAN's sizes),
- * taken from the spares, or NULL.  One that was an instance of the request
+ * taken from the spares, or NULL (new storage, then).  One that was an instance of the request
  * of place PLACE while it had generation GEN is preferred: it was made
  * from the same plan (*SAME set), so what a run leaves alone is PLAN's
  * already. */
@@ -110,7 +110,12 @@ take_spare (SysCollMemo *memo, const SysColl *plan, guint32 place, guint64 gen, 
           && (c->line_ticket != NULL) == (plan->line_ticket != NULL))
         pick = k;
     }
-  if (pick == G_MAXUINT)
+  /* Another plan's storage only once the spares are full: a group that
+   * alternates two plans (a class's forward and backward all-reduce) would
+   * otherwise hand each one's storage to the other, copying the whole plan
+   * every time, where a second storage soon lets each find its own (2,081
+   * of the 2,098 collectives of the Llama-2 row with symmetry classes). */
+  if (pick == G_MAXUINT || (!*same && memo->n_spare < COLL_SPARES))
     return NULL;
   SysColl *c = memo->spare[pick];
   memo->spare[pick] = memo->spare[--memo->n_spare];
@@ -160,6 +165,21 @@ coll_storage_new (const CollSizes *z, guint32 members, CollStore *st)
   return c;
 }
 
+/* Make C, a finished instance of PLAN, PLAN's copy again but for its
+ * arrays' contents: the fields of the instance that a run changes
+ * (coll_private.h, "changed by a run") alone differ from the plan's, and
+ * sys_coll_new sets the rest of its own (seq, first_join, the memo's and
+ * the live list's).  Copying the whole instance was 110 instructions a
+ * collective. */
+static void
+coll_reset_header (SysColl *c, const SysColl *plan)
+{
+  c->joined = plan->joined;
+  c->done = plan->done;
+  c->last_join = plan->last_join;
+  c->last_member = plan->last_member;
+}
+
 /* A copy of PLAN (unrun), the plan of place PLACE of generation GEN (0:
  * none), in a spare's storage or new storage; NULL when memory is short
  * (then planned afresh, which says so). */
@@ -173,16 +193,28 @@ coll_copy (SysCollMemo *memo, const SysColl *plan, guint32 place, guint64 gen)
   if (c != NULL)
     store = (CollStore) { .in_bytes = c->in_bytes, .ctx = c->ctx, .members = c->members,
                           .runs = c->runs, .line_ticket = c->line_ticket };
-  else if ((c = coll_storage_new (&z, plan->group->n, &store)) == NULL)
-    return NULL;
-  *c = *plan;
-  c->in_bytes = store.in_bytes;
-  c->ctx = store.ctx;
-  c->members = memset (store.members, 0, plan->group->n * sizeof *c->members);
-  c->runs = memcpy (store.runs, plan->runs, z.runs * sizeof *c->runs);
-  c->line_ticket = store.line_ticket;
+  else
+    {
+      same = FALSE; /* take_spare's already; said again for the analyzer */
+      if ((c = coll_storage_new (&z, plan->group->n, &store)) == NULL)
+        return NULL;
+    }
+  if (same)
+    coll_reset_header (c, plan);
+  else
+    {
+      *c = *plan;
+      c->in_bytes = store.in_bytes;
+      c->ctx = store.ctx;
+      c->runs = store.runs;
+      c->line_ticket = store.line_ticket;
+      c->members = store.members;
+    }
+  /* Through store, whose arrays are C's either way (and known not NULL). */
+  memset (store.members, 0, plan->group->n * sizeof *store.members);
+  memcpy (store.runs, plan->runs, z.runs * sizeof *store.runs);
   if (z.lines)
-    memset (c->line_ticket, 0, z.runs * sizeof *c->line_ticket);
+    memset (store.line_ticket, 0, z.runs * sizeof *store.line_ticket);
   if (same)
     {
       /* A run changes in its contexts only whose run they hold

@@ -62,6 +62,10 @@ struct _SysColl
   SysPhaseCtx *ctx;
   SysMember *members;
   SysRun *runs;      /* [(member * n_chunks + chunk) * n_phases + phase] */
+  /* Changed by a run: joined, done, last_join and last_member are the
+   * only fields of the instance itself (not of its arrays) that change
+   * after sys_coll_new, which coll_memo.c's coll_copy resets alone when it
+   * gives a finished instance's storage to the next of the same plan. */
   guint32 joined;
   guint32 done;
   SimTime first_join;

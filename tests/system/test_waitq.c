@@ -7,6 +7,9 @@
  * rank joins priority k, FIFO -k, EXPLICIT the trace's number), and, for a
  * long mixed sequence, the scan itself written out here.
  *
+ * test_waitq_runs_match_scan: a run of entries pushed as one pops as its
+ * entries pushed one by one would.
+ *
  * test_owed_list: what a rank owes a queue (SysOwedList) keeps its order
  * as it grows and as items leave from anywhere in it.
  */
@@ -147,6 +150,61 @@ START_TEST (test_waitq_matches_scan)
 }
 END_TEST
 
+/* Runs (SysWaiting.more): a push of a run of k entries pops as k pushes of
+ * one each would, interleaved with singles and other runs.  The scan's list
+ * holds the run written out, entry by entry; the queue, the run. */
+START_TEST (test_waitq_runs_match_scan)
+{
+  SysWaitQueue q = { 0 };
+  g_autoptr (GArray) list = g_array_new (FALSE, FALSE, sizeof (SysWaiting));
+  GRand *rand = g_rand_new_with_seed (29);
+  guint32 order = 0;
+  guint64 name = 0;
+  guint pops = 0;
+  for (guint step = 0; step < 3000; step++)
+    {
+      if (list->len == 0 || g_rand_int_range (rand, 0, 3) == 0)
+        {
+          guint32 k = (guint32) g_rand_int_range (rand, 1, 6);
+          SysWaiting w = { .run_index = name, .priority = g_rand_int_range (rand, -2, 3),
+                           .order = order, .more = k - 1, .stride = 3 };
+          sys_waitq_push (&q, &w);
+          for (guint32 j = 0; j < k; j++)
+            {
+              SysWaiting one = { .run_index = name + 3 * j, .priority = w.priority,
+                                 .order = order + j };
+              g_array_append_val (list, one);
+            }
+          order += k;
+          name += 1000;
+          continue;
+        }
+      guint i = scan_pick (list);
+      SysWaiting want = g_array_index (list, SysWaiting, i), got;
+      g_array_remove_index (list, i);
+      ck_assert (sys_waitq_pop (&q, &got));
+      ck_assert_uint_eq (got.run_index, want.run_index);
+      ck_assert_uint_eq (got.order, want.order);
+      ck_assert_uint_eq (got.more, 0);
+      pops++;
+    }
+  while (list->len > 0)
+    {
+      guint i = scan_pick (list);
+      SysWaiting got;
+      ck_assert (sys_waitq_pop (&q, &got));
+      ck_assert_uint_eq (got.run_index, g_array_index (list, SysWaiting, i).run_index);
+      g_array_remove_index (list, i);
+      pops++;
+    }
+  ck_assert_uint_eq (pops, order); /* every entry of every run, once */
+  SysWaiting w;
+  ck_assert (!sys_waitq_pop (&q, &w));
+  g_rand_free (rand);
+  sys_waitq_clear (&q);
+}
+END_TEST
+
 /* Push tickets 1 .. 20 (the array grows from 8 to 16 to 32), take out the
  * first, the last and one in the middle: the others stay in their order. */
 START_TEST (test_owed_list)
@@ -180,6 +238,7 @@ main (void)
   tcase_add_test (tc, test_waitq_fifo);
   tcase_add_test (tc, test_waitq_explicit);
   tcase_add_test (tc, test_waitq_matches_scan);
+  tcase_add_test (tc, test_waitq_runs_match_scan);
   tcase_add_test (tc, test_owed_list);
   return tu_run_suite (s);
 }
