@@ -148,11 +148,17 @@ sys_coll_stats_add (Sys *sys, const SysColl *coll, SimTime now)
   st->wait += coll->last_join - coll->first_join;
   if (sys->no_coll_records)
     return;
-  SysCollRecord rec = { .kind = coll->kind, .group = coll->group->id, .seq = coll->seq,
-                        .ranks = coll->group->n, .bytes = coll->bytes,
-                        .first_join = coll->first_join, .last_join = coll->last_join,
-                        .done = now, .row = GPOINTER_TO_UINT (row) - 1 };
-  g_array_append_val (sys->coll_records, rec);
+  /* Written in place: g_array_set_size only grows the array (no clearing,
+   * not zero-terminated), which costs less than g_array_append_val's copy
+   * through memcpy, once per collective. */
+  GArray *recs = sys->coll_records;
+  guint i = recs->len;
+  g_array_set_size (recs, i + 1);
+  g_array_index (recs, SysCollRecord, i) = (SysCollRecord){
+    .kind = coll->kind, .group = coll->group->id, .seq = coll->seq,
+    .ranks = coll->group->n, .bytes = coll->bytes, .first_join = coll->first_join,
+    .last_join = coll->last_join, .done = now, .row = GPOINTER_TO_UINT (row) - 1
+  };
 }
 
 /* ---- diagnostics ----------------------------------------------------------- */
