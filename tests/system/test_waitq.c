@@ -111,6 +111,26 @@ scan_pick (const GArray *list)
   return best;
 }
 
+/* Pop Q empty, each entry the one the scan picks from LIST (emptied too):
+ * the number popped. */
+static guint
+drain_as_scan (SysWaitQueue *q, GArray *list)
+{
+  guint pops = 0;
+  while (list->len > 0)
+    {
+      guint i = scan_pick (list);
+      SysWaiting got;
+      ck_assert (sys_waitq_pop (q, &got));
+      ck_assert_uint_eq (got.run_index, g_array_index (list, SysWaiting, i).run_index);
+      g_array_remove_index (list, i);
+      pops++;
+    }
+  SysWaiting w;
+  ck_assert (!sys_waitq_pop (q, &w));
+  return pops;
+}
+
 /* A long run of pushes (few distinct priorities, so many ties) and pops,
  * interleaved: every pop is the entry the scan picks. */
 START_TEST (test_waitq_matches_scan)
@@ -135,16 +155,7 @@ START_TEST (test_waitq_matches_scan)
       ck_assert (sys_waitq_pop (&q, &got));
       ck_assert_uint_eq (got.run_index, want.run_index);
     }
-  while (list->len > 0)
-    {
-      guint i = scan_pick (list);
-      SysWaiting got;
-      ck_assert (sys_waitq_pop (&q, &got));
-      ck_assert_uint_eq (got.run_index, g_array_index (list, SysWaiting, i).run_index);
-      g_array_remove_index (list, i);
-    }
-  SysWaiting w;
-  ck_assert (!sys_waitq_pop (&q, &w));
+  drain_as_scan (&q, list);
   g_rand_free (rand);
   sys_waitq_clear (&q);
 }
@@ -188,18 +199,8 @@ START_TEST (test_waitq_runs_match_scan)
       ck_assert_uint_eq (got.more, 0);
       pops++;
     }
-  while (list->len > 0)
-    {
-      guint i = scan_pick (list);
-      SysWaiting got;
-      ck_assert (sys_waitq_pop (&q, &got));
-      ck_assert_uint_eq (got.run_index, g_array_index (list, SysWaiting, i).run_index);
-      g_array_remove_index (list, i);
-      pops++;
-    }
+  pops += drain_as_scan (&q, list);
   ck_assert_uint_eq (pops, order); /* every entry of every run, once */
-  SysWaiting w;
-  ck_assert (!sys_waitq_pop (&q, &w));
   g_rand_free (rand);
   sys_waitq_clear (&q);
 }
