@@ -406,6 +406,7 @@ wl_graph_load_request (const WlGraphLoad *req, GError **error)
   /* A full graph always has its array, even a trace of no nodes (its
    * metadata alone): a NULL array is what marks a compact graph. */
   g->nodes = b.nodes.len > 0 ? wl_vec_steal (&b.nodes) : g_new0 (WlNode, 1);
+  wl_vec_clear (&b.nodes); /* room reserve_frames made for nodes that never came */
   g->names = wl_vec_steal (&b.names);
   g->group_defs = b.dec.group_defs;
   g->kernels = b.dec.kernels;
