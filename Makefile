@@ -174,9 +174,10 @@ test: deps
 # the fuzz targets) get CHECK_JOBS compiles at once, as the later stages
 # already use every core (scripts/lint, scripts/check-valgrind); built
 # one file at a time, they kept one of CI's two cores idle for minutes.
+# The suites and script tests run CHECK_JOBS at once too (scripts/run-tests).
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: deps
-	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) test
+	@RUN_TESTS_JOBS=$(CHECK_JOBS) $(MAKE) --no-print-directory -j$(CHECK_JOBS) test
 	@echo "make check: fuzz-short (10 s per fuzz target)"
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) fuzz-short
 	@echo "make check: lint"
