@@ -170,10 +170,16 @@ test: deps
 # parser, the linters, and the suites again under valgrind (but for the
 # three slowest there, which repeat code the others cover: `make
 # check-valgrind` runs them all); the first that fails stops it.
+# CI calls a plain `make check`: the two builds (gcc's, then clang's for
+# the fuzz targets) get CHECK_JOBS compiles at once, as the later stages
+# already use every core (scripts/lint, scripts/check-valgrind); built
+# one file at a time, they kept one of CI's two cores idle for minutes.
+# The suites and script tests run CHECK_JOBS at once too (scripts/run-tests).
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: deps
-	@$(MAKE) --no-print-directory test
+	@RUN_TESTS_JOBS=$(CHECK_JOBS) $(MAKE) --no-print-directory -j$(CHECK_JOBS) test
 	@echo "make check: fuzz-short (10 s per fuzz target)"
-	@$(MAKE) --no-print-directory fuzz-short
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) fuzz-short
 	@echo "make check: lint"
 	@$(MAKE) --no-print-directory lint
 	@echo "make check: check-valgrind (VALGRIND_QUICK=1: scripts/check-valgrind says what it skips)"
