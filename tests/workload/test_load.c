@@ -132,6 +132,13 @@ START_TEST (test_common_form_groups)
       "METADATA process group ranks must be ranks", 1 },
     { "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]\n']",
       "METADATA node's process-group JSON does not parse", 0 },
+    /* A string holding no JSON at all (empty, or spaces): json-glib parses
+     * it to no root, which is no list (it was a critical, then the same
+     * words). */
+    { "['', '[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]']",
+      "METADATA process groups must be a JSON list", 0 },
+    { "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]', '  ']",
+      "METADATA process groups must be a JSON list", 1 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
