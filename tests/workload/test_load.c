@@ -149,6 +149,91 @@ START_TEST (test_common_form_groups)
 }
 END_TEST
 
+/* DEFS as text: "ID[R,R,]" per group, then WHY (or "ok"). */
+static char *
+defs_text (const GArray *defs, const char *why)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < defs->len; i++)
+    {
+      const WlGroupDef *d = &g_array_index (defs, WlGroupDef, i);
+      g_string_append_printf (s, "%" G_GUINT64_FORMAT "[", d->id);
+      for (guint j = 0; j < d->ranks->len; j++)
+        g_string_append_printf (s, "%u,", g_array_index (d->ranks, guint32, j));
+      g_string_append (s, "] ");
+    }
+  g_string_append (s, why != NULL ? why : "ok");
+  return g_string_free (s, FALSE);
+}
+
+/* Near misses of the common form: each read as given (the direct reader
+ * takes it or declines it) and behind a tab (which the direct reader
+ * never takes: the general path alone) gives the same groups, or the
+ * same message with the same groups before the fault. */
+START_TEST (test_common_form_near_misses)
+{
+  static const char *const texts[] = {
+    "['[{\"pg_name\": \"01\", \"ranks\": [0, 1]}]']",
+    "['[{\"pg_name\": \"1e3\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"-0\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"+1\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \" 1\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"1.\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"18446744073709551615\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"18446744073709551614\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"18446744073709551616\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"1\\\\u0031\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"\\xc3\\xa9\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": 1, \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"1\", \"pg_name\": \"2\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0]}, {\"pg_name\": \"1\", \"ranks\": [2, 3]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [[0], 1]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [1, 0, 1]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [-1]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [-0]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [01]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [1e3]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [1.0]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [2147483646]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [4294967296]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [99999999999999999999]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0, 1,]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0, 1],}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]},]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}],']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]',]",
+    "  [  '  [ {  \"pg_name\"  :  \"1\"  ,  \"ranks\"  :  [  0  ,  1  ]  }  ]  '  ]  ",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]'] x",
+    "[['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]']]",
+    "['[{\"pg_name\": \"1\", \"ranks\": []}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": null}]']",
+    "['[{\"pg_name\": \"1\"}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0], \"pg_desc\": \"x\"}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0]}]', '[{\"pg_name\": \"2\", \"ranks\": [1]}]']",
+    "[\"[{\\\"pg_name\\\": \\\"1\\\", \\\"ranks\\\": [0, 1]}]\"]",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]' '']",
+    "['[{\"pg_name\": \"1\", \"ranks\": (0, 1)}]']",
+    "('[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]',)",
+    "['[{\"pg_name\": \"1\" \"ranks\": [0, 1]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0 1]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]', '']",
+    "['[]']",
+    "[' [ ] ']",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      g_autoptr (GArray) direct = wl_group_defs_new ();
+      g_autoptr (GArray) general = wl_group_defs_new ();
+      g_autofree char *tabbed = g_strconcat ("\t", texts[i], NULL);
+      const char *why_d = wl_group_defs_parse (texts[i], direct);
+      const char *why_g = wl_group_defs_parse (tabbed, general);
+      g_autofree char *d = defs_text (direct, why_d);
+      g_autofree char *g = defs_text (general, why_g);
+      ck_assert_msg (strcmp (d, g) == 0, "%s: as given %s, general %s", texts[i], d, g);
+    }
+}
+END_TEST
+
 START_TEST (test_memo_same_errors)
 {
   g_autoptr (WlGroupMemo) memo = wl_group_memo_new ();
@@ -590,6 +675,7 @@ main (void)
   tcase_add_test (tc, test_arena_bounded);
   tcase_add_test (tc, test_sha256);
   tcase_add_test (tc, test_common_form_groups);
+  tcase_add_test (tc, test_common_form_near_misses);
   tcase_add_test (tc, test_group_conflict_after_shared_lists);
   return tu_run_suite (s);
 }
