@@ -49,11 +49,11 @@ trace_dir_list (const char *dir_path, const char *base, guint64 limit)
   return names;
 }
 
+/* List DIR's directory, giving up past LIMIT entries. */
 static void
-trace_dir_fill (WlTraceDir *dir, guint32 files)
+trace_dir_fill (WlTraceDir *dir, guint64 limit)
 {
   g_autofree char *dir_path = dir->off > 0 ? g_strndup (dir->prefix, dir->off) : g_strdup (".");
-  guint64 limit = (guint64) files * WL_TRACE_DIR_MAX_ENTRIES + 64;
   dir->names = trace_dir_list (dir_path, dir->prefix + dir->off, limit);
 }
 
@@ -66,7 +66,7 @@ wl_trace_dir_new (const char *prefix, guint32 files)
   const char *slash = strrchr (prefix, '/');
   dir->off = slash != NULL ? (gsize) (slash - prefix) + 1 : 0;
   if (files >= WL_TRACE_DIR_MIN_FILES)
-    trace_dir_fill (dir, files);
+    trace_dir_fill (dir, (guint64) files * WL_TRACE_DIR_MAX_ENTRIES + 64);
   return dir;
 }
 
@@ -89,8 +89,10 @@ char *
 wl_trace_dir_past (WlTraceDir *dir, guint32 ranks)
 {
   g_return_val_if_fail (dir != NULL, NULL);
+  /* However many entries: the question is asked once a load, and a stray
+   * must not pass because the directory is crowded. */
   if (dir->names == NULL)
-    trace_dir_fill (dir, MAX (ranks, WL_TRACE_DIR_MIN_FILES));
+    trace_dir_fill (dir, G_MAXUINT64);
   if (dir->names == NULL)
     return NULL;
   gsize base_len = strlen (dir->prefix + dir->off);
