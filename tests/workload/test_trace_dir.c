@@ -241,6 +241,37 @@ START_TEST (test_past_crowded)
 }
 END_TEST
 
+/* A number past any rank (2^32, or more digits than 64 bits hold) is
+ * still a file of the set past the topology's ranks, as 2^32 - 1 is
+ * (those two were not seen as the set's and passed). */
+START_TEST (test_past_huge)
+{
+  static const char *const names[]
+      = { "r.4294967296.et", "r.99999999999999999999.json", "r.4294967295.et" };
+  touch ("r.0.et");
+  g_autofree char *prefix = tu_scratch_path ("r");
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      touch (names[i]);
+      g_autoptr (WlTraceDir) dir = wl_trace_dir_new (prefix, 1);
+      g_autofree char *past = wl_trace_dir_past (dir, 1);
+      g_autofree char *want = tu_scratch_path (names[i]);
+      ck_assert_str_eq (past, want);
+      g_autofree char *path = tu_scratch_path (names[i]);
+      ck_assert_int_eq (unlink (path), 0);
+    }
+  /* Of two huge ones the lower, whatever the listing's order (in byte
+   * order the higher comes first). */
+  touch ("r.100000000000000000000.et");
+  touch ("r.99999999999999999999.json");
+  touch ("r.99999999999999999999.et");
+  g_autoptr (WlTraceDir) dir = wl_trace_dir_new (prefix, 1);
+  g_autofree char *past = wl_trace_dir_past (dir, 1);
+  g_autofree char *want = tu_scratch_path ("r.99999999999999999999.et");
+  ck_assert_str_eq (past, want);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -252,5 +283,6 @@ main (void)
   tcase_add_test (tc, test_trace_path_in);
   tcase_add_test (tc, test_past);
   tcase_add_test (tc, test_past_crowded);
+  tcase_add_test (tc, test_past_huge);
   return tu_run_suite (s);
 }
