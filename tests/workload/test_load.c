@@ -649,11 +649,23 @@ START_TEST (test_group_conflict_after_shared_lists)
   const char *argv[] = { tu_orrery (), "run", "--config", config, "--workload", prefix, NULL };
   g_autofree char *out = NULL;
   ck_assert_int_ne (tu_run (&out, argv), 0);
-  g_autofree char *want = g_strdup_printf ("%s.5.et: METADATA defines process group 1 "
-                                           "differently from another trace", prefix);
+  g_autofree char *want = g_strdup_printf ("%s.5.et: node 1: METADATA defines process group 1 "
+                                           "with other ranks than %s.0.et (node 1)", prefix,
+                                           prefix);
   ck_assert_msg (strstr (out, want) != NULL, "%s", out);
+  /* One list defining group 1 twice, otherwise: that file and node, not
+   * "another trace". */
+  for (guint32 rank = 0; rank < 8; rank++)
+    write_set_rank (prefix, rank, "[{\"pg_name\": \"1\", \"ranks\": [0, 1, 2, 3]}, "
+                                  "{\"pg_name\": \"2\", \"ranks\": [4, 5, 6, 7]}, "
+                                  "{\"pg_name\": \"1\", \"ranks\": [0, 1]}]");
+  g_clear_pointer (&out, g_free);
+  ck_assert_int_ne (tu_run (&out, argv), 0);
+  g_autofree char *twice = g_strdup_printf ("%s.0.et: node 1: METADATA defines process group 1 "
+                                            "twice, with other ranks (node 1 first)", prefix);
+  ck_assert_msg (strstr (out, twice) != NULL, "%s", out);
   /* All eight with LIST_8: the lists agree, and the run completes. */
-  for (guint32 rank = 5; rank < 8; rank++)
+  for (guint32 rank = 0; rank < 8; rank++)
     write_set_rank (prefix, rank, LIST_8);
   g_clear_pointer (&out, g_free);
   ck_assert_msg (tu_run (&out, argv) == 0, "%s", out);
