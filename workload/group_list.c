@@ -194,7 +194,8 @@ static const char *parse_list (const char *text, GArray *defs, guint wraps);
 static const char *
 read_list (JsonNode *root, GArray *defs, guint wraps) /* NOLINT(misc-no-recursion) */
 {
-  if (!JSON_NODE_HOLDS_ARRAY (root))
+  /* No root: a text of no JSON at all (a string '' or of spaces). */
+  if (root == NULL || !JSON_NODE_HOLDS_ARRAY (root))
     return "METADATA process groups must be a JSON list";
   JsonArray *list = json_node_get_array (root);
   for (guint i = 0; i < json_array_get_length (list); i++)

@@ -132,6 +132,14 @@ wl_group_defs_fault (const GArray *defs, guint from)
   return NULL;
 }
 
+/* DEFS[FROM ..] marked as defined by the node NODE. */
+static void
+defs_mark_node (GArray *defs, guint from, guint64 node)
+{
+  for (guint i = from; i < defs->len; i++)
+    g_array_index (defs, WlGroupDef, i).node = node;
+}
+
 /* The process groups in inputs.values (group_list.h). */
 static gboolean
 decode_metadata (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, GError **error)
@@ -140,13 +148,15 @@ decode_metadata (WlNodeDecoder *b, const ChakraProtoMsg__Node *n, GError **error
     return TRUE; /* not collected (read before) */
   if (!wl_group_list_node (n))
     return TRUE;
+  guint from = b->group_defs->len;
   if (b->group_memo != NULL)
     {
       const char *why = wl_group_memo_parse (b->group_memo, n->inputs->values, b->group_defs);
+      defs_mark_node (b->group_defs, from, n->id);
       return why == NULL ? TRUE : fail (error, b, n->id, why);
     }
-  guint from = b->group_defs->len;
   const char *why = wl_group_defs_parse (n->inputs->values, b->group_defs);
+  defs_mark_node (b->group_defs, from, n->id);
   if (why != NULL)
     return fail (error, b, n->id, why);
   g_autofree char *fault = wl_group_defs_fault (b->group_defs, from);

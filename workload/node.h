@@ -126,6 +126,7 @@ typedef struct
 {
   guint64 id;
   GArray *ranks; /* guint32; empty means all ranks */
+  guint64 node;  /* the METADATA node that defined it, for messages */
 } WlGroupDef;
 
 /* A new empty array of WlGroupDef (each def's ranks freed with it). */

@@ -22,6 +22,47 @@ same_defs (const GArray *a, const GArray *b)
   return TRUE;
 }
 
+/* The first definition of group ID in R's traces, in the order they are
+ * bound (the one DEFS holds); its file into *PATH. */
+static const WlGroupDef *
+first_def (const WlReplay *r, guint64 id, const char **path)
+{
+  for (guint i = 0; i < r->traces->len; i++)
+    {
+      const WlTrace *t = &g_array_index (r->traces, WlTrace, i);
+      for (guint j = 0; j < t->group_defs->len; j++)
+        {
+          const WlGroupDef *d = &g_array_index (t->group_defs, WlGroupDef, j);
+          if (d->id == id)
+            {
+              *path = t->path;
+              return d;
+            }
+        }
+    }
+  g_return_val_if_reached (NULL);
+}
+
+/* The group D of the trace PATH defined with other ranks than before:
+ * where, and where first. */
+static gboolean
+conflict_error (const WlReplay *r, const char *path, const WlGroupDef *d, GError **error)
+{
+  const char *first_path = NULL;
+  const WlGroupDef *f = first_def (r, d->id, &first_path);
+  if (first_path == path)
+    g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                 "%s: node %" G_GUINT64_FORMAT ": METADATA defines process group %" G_GUINT64_FORMAT
+                 " twice, with other ranks (node %" G_GUINT64_FORMAT " first)",
+                 path, d->node, d->id, f->node);
+  else
+    g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                 "%s: node %" G_GUINT64_FORMAT ": METADATA defines process group %" G_GUINT64_FORMAT
+                 " with other ranks than %s (node %" G_GUINT64_FORMAT ")",
+                 path, d->node, d->id, first_path, f->node);
+  return FALSE;
+}
+
 /* Every trace's METADATA groups into DEFS (id -> rank array), each id once;
  * an id defined differently by two traces is an error.  Generated traces
  * all carry the run's whole list, so a trace whose list is the one before
@@ -51,13 +92,7 @@ collect_groups (WlReplay *r, const WlGroups *groups, GHashTable *defs, GError **
           if (prev != d->ranks
               && (prev->len != d->ranks->len
                   || memcmp (prev->data, d->ranks->data, prev->len * sizeof (guint32)) != 0))
-            {
-              g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-                           "%s: METADATA defines process group %" G_GUINT64_FORMAT
-                           " differently from another trace",
-                           path, d->id);
-              return FALSE;
-            }
+            return conflict_error (r, path, d, error);
         }
     }
   return TRUE;
@@ -287,9 +322,12 @@ wl_replay_bind_groups (WlReplay *r, const WlGroups *groups, GError **error)
       for (guint j = 0; j < ranks->len; j++)
         if (g_array_index (ranks, guint32, j) >= r->n_ranks)
           {
+            const char *path = NULL;
+            const WlGroupDef *d = first_def (r, id, &path);
             g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
-                         "METADATA process group %" G_GUINT64_FORMAT " names rank %u, but there "
-                         "are %u ranks", id, g_array_index (ranks, guint32, j), r->n_ranks);
+                         "%s: node %" G_GUINT64_FORMAT ": METADATA process group %" G_GUINT64_FORMAT
+                         " names rank %u, but there are %u ranks", path, d->node, id,
+                         g_array_index (ranks, guint32, j), r->n_ranks);
             return FALSE;
           }
     }

@@ -49,11 +49,11 @@ trace_dir_list (const char *dir_path, const char *base, guint64 limit)
   return names;
 }
 
+/* List DIR's directory, giving up past LIMIT entries. */
 static void
-trace_dir_fill (WlTraceDir *dir, guint32 files)
+trace_dir_fill (WlTraceDir *dir, guint64 limit)
 {
   g_autofree char *dir_path = dir->off > 0 ? g_strndup (dir->prefix, dir->off) : g_strdup (".");
-  guint64 limit = (guint64) files * WL_TRACE_DIR_MAX_ENTRIES + 64;
   dir->names = trace_dir_list (dir_path, dir->prefix + dir->off, limit);
 }
 
@@ -66,31 +66,48 @@ wl_trace_dir_new (const char *prefix, guint32 files)
   const char *slash = strrchr (prefix, '/');
   dir->off = slash != NULL ? (gsize) (slash - prefix) + 1 : 0;
   if (files >= WL_TRACE_DIR_MIN_FILES)
-    trace_dir_fill (dir, files);
+    trace_dir_fill (dir, (guint64) files * WL_TRACE_DIR_MAX_ENTRIES + 64);
   return dir;
 }
 
 /* The rank N of a set file's NAME (BASE.N.et or BASE.N.json, N in decimal
- * without leading zeros, as the set's files are named), or -1. */
+ * without leading zeros, as the set's files are named; a number past
+ * G_MAXUINT32, however long, is G_MAXUINT32 + 1, past any rank), or -1. */
 static gint64
 trace_dir_rank (const char *name, gsize base_len)
 {
   const char *p = name + base_len + 1, *q = p;
   guint64 n = 0;
-  while (g_ascii_isdigit (*q) && q - p < 10)
-    n = n * 10 + (guint64) (*q++ - '0');
-  if (q == p || (*p == '0' && q - p > 1) || n > G_MAXUINT32
+  for (; g_ascii_isdigit (*q); q++)
+    n = n > G_MAXUINT32 ? n : n * 10 + (guint64) (*q - '0');
+  if (q == p || (*p == '0' && q - p > 1)
       || (strcmp (q, ".et") != 0 && strcmp (q, ".json") != 0))
     return -1;
-  return (gint64) n;
+  return (gint64) MIN (n, (guint64) G_MAXUINT32 + 1);
+}
+
+/* Whether the set file A (rank RA) comes before B (rank RB): the lower
+ * number, and of one number's two forms the .et.  Numbers past
+ * G_MAXUINT32 share a rank: of those the shorter is the lower, and of as
+ * long byte order is numeric order. */
+static gboolean
+trace_dir_before (const char *a, gint64 ra, const char *b, gint64 rb, gsize base_len)
+{
+  if (ra != rb)
+    return ra < rb;
+  gsize da = strspn (a + base_len + 1, "0123456789");
+  gsize db = strspn (b + base_len + 1, "0123456789");
+  return da != db ? da < db : strcmp (a, b) < 0;
 }
 
 char *
 wl_trace_dir_past (WlTraceDir *dir, guint32 ranks)
 {
   g_return_val_if_fail (dir != NULL, NULL);
+  /* However many entries: the question is asked once a load, and a stray
+   * must not pass because the directory is crowded. */
   if (dir->names == NULL)
-    trace_dir_fill (dir, MAX (ranks, WL_TRACE_DIR_MIN_FILES));
+    trace_dir_fill (dir, G_MAXUINT64);
   if (dir->names == NULL)
     return NULL;
   gsize base_len = strlen (dir->prefix + dir->off);
@@ -102,10 +119,8 @@ wl_trace_dir_past (WlTraceDir *dir, guint32 ranks)
   while (g_hash_table_iter_next (&it, &key, &what))
     {
       gint64 r = trace_dir_rank (key, base_len);
-      /* The lowest rank, and of one rank's two forms the .et, so that the
-       * answer does not hang on the table's order. */
-      if (r < ranks || (first != NULL && (r > first_rank
-                                          || (r == first_rank && strcmp (key, first) > 0))))
+      /* The lowest, so that the answer does not hang on the table's order. */
+      if (r < ranks || (first != NULL && !trace_dir_before (key, r, first, first_rank, base_len)))
         continue;
       if (GPOINTER_TO_UINT (what) == TRACE_DIR_ASK)
         {

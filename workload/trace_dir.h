@@ -55,9 +55,10 @@ gboolean wl_trace_dir_exists (const WlTraceDir *dir, const char *path);
 
 /* The path (PREFIX.N.et or PREFIX.N.json) of the lowest-numbered file of
  * the set with N >= RANKS, or NULL when
- * there is none.  A set that was not listed is listed now, so that a file
- * past a gap in the numbering (which asking for BASE.RANKS.et does not
- * find) is seen too; NULL when the directory cannot be listed. */
+ * there is none.  A set that was not listed is listed now, however many
+ * entries its directory holds, so that a file past a gap in the numbering
+ * (which asking for BASE.RANKS.et does not find) is seen too; NULL when
+ * the directory cannot be listed. */
 char *wl_trace_dir_past (WlTraceDir *dir, guint32 ranks);
 
 #endif /* ORRERY_WORKLOAD_TRACE_DIR_H */

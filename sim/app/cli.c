@@ -218,3 +218,27 @@ app_cli_nearest (const char *given, const char *const *names)
     }
   return tie ? NULL : best;
 }
+
+gboolean
+app_cli_count (const char *name, const char *value, gint *out, GError **error)
+{
+  g_return_val_if_fail (name != NULL && value != NULL && out != NULL, FALSE);
+  gint64 v = 0;
+  g_autoptr (GError) err = NULL;
+  if (g_ascii_string_to_signed (value, 10, G_MININT64, G_MAXINT, &v, &err))
+    {
+      *out = (gint) MAX (v, -1);
+      return TRUE;
+    }
+  gboolean bounds = g_error_matches (err, G_NUMBER_PARSER_ERROR,
+                                     G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS);
+  if (bounds && value[0] == '-') /* below G_MININT64: a negative all the same */
+    {
+      *out = -1;
+      return TRUE;
+    }
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+               bounds ? "%s %s: too large (at most %d)" : "%s %s: not a whole number", name,
+               value, G_MAXINT);
+  return FALSE;
+}

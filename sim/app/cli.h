@@ -56,6 +56,14 @@ int app_cli_fail (const char *cmd, GError *error);
 gboolean app_cli_parse (GOptionContext *ctx, int *argc, char ***argv, GPtrArray *owned,
                         GError **error);
 
+/* The count option NAME's VALUE into *OUT (for a G_OPTION_ARG_CALLBACK
+ * entry), as G_OPTION_ARG_INT reads it but in decimal only (GLib reads
+ * as C does: 010 is 8, 0x2 is 2) and with any negative as -1: commands
+ * mark an option not given with G_MININT, which G_OPTION_ARG_INT reads
+ * too, and refuse every negative count alike.  Errors are worded as
+ * app_cli_parse words them ("--top-k 1M: not a whole number"). */
+gboolean app_cli_count (const char *name, const char *value, gint *out, GError **error);
+
 /* The name of NAMES (NULL-terminated) nearest to the unknown GIVEN ("rnu"),
  * within two edits (sim_edit_distance, case kept), for a "did you mean"
  * hint; NULL when none is that near or two are equally near.  Borrowed

@@ -293,6 +293,19 @@ parse_recompute (const char *name, const char *value, gpointer data, GError **er
   return TRUE;
 }
 
+/* --experts and --top-k in decimal, never G_MININT (app_cli_count). */
+static gboolean
+parse_experts (const char *name, const char *value, gpointer data, GError **error)
+{
+  return app_cli_count (name, value, &((TransformerOptions *) data)->experts, error);
+}
+
+static gboolean
+parse_top_k (const char *name, const char *value, gpointer data, GError **error)
+{
+  return app_cli_count (name, value, &((TransformerOptions *) data)->top_k, error);
+}
+
 /* ARGV with "--recompute KIND" joined into "--recompute=KIND" (GOption
  * takes an optional value only after '='); the joined strings go to OWNED.
  * The array is borrowed pointers, freed with g_free. */
@@ -450,9 +463,9 @@ gen_transformer_context (TransformerOptions *o)
       "Total ranks: tp x pp x dp (checked, or gives dp)", "N" },
     { "ep", 0, 0, G_OPTION_ARG_INT, &o->ep,
       "Expert-parallel degree (default 1): EP groups of ep consecutive DP indices", "N" },
-    { "experts", 0, 0, G_OPTION_ARG_INT, &o->experts,
+    { "experts", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_experts,
       "Experts per layer (mixture of experts; 0 = dense; overrides the preset's)", "E" },
-    { "top-k", 0, 0, G_OPTION_ARG_INT, &o->top_k, "Experts per token (default 2 with --experts)",
+    { "top-k", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_top_k, "Experts per token (default 2 with --experts)",
       "K" },
     { "microbatches", 'm', 0, G_OPTION_ARG_INT, &o->M,
       "Micro-batches per pipeline (default global-batch / (micro-batch x dp))", "M" },

@@ -112,16 +112,16 @@ assert_repeated (const char *groups, guint32 rank)
 }
 
 /* A rank past the set's files: run refuses it and inspect reports it, in
- * the same words (inspect with the file and node). */
+ * the same words, with the file and node (run named neither). */
 START_TEST (test_rank_past_the_world)
 {
   g_autofree char *prefix
       = write_traces ("[{\"pg_name\": \"1\", \"ranks\": [0, 4]}]", "1", "1", FALSE);
   const char *what = "METADATA process group 1 names rank 4, but there are 4 ranks";
+  g_autofree char *want = g_strdup_printf ("%s.0.et: node 1: %s", prefix, what);
   g_autofree char *out = NULL;
   ck_assert_int_eq (run_cmd (&out, prefix), 1);
-  ck_assert_msg (strstr (out, what) != NULL, "run: want '%s' in:\n%s", what, out);
-  g_autofree char *want = g_strdup_printf ("%s.0.et: node 1: %s", prefix, what);
+  ck_assert_msg (strstr (out, want) != NULL, "run: want '%s' in:\n%s", want, out);
   g_autofree char *ins = NULL;
   ck_assert_int_eq (tu_inspect (&ins, prefix), 1);
   ck_assert_msg (strstr (ins, want) != NULL, "inspect: want '%s' in:\n%s", want, ins);

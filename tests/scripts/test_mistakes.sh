@@ -286,6 +286,28 @@ refuses "gen transformer --experts -1" \
 refuses "gen transformer --top-k -1" \
   "orrery gen transformer: --ep must be at least 1, --experts and --top-k at least 0" \
   gt --top-k -1
+# -2147483648 is G_MININT, the mark of an option not given: it was taken
+# as no --experts (a dense model) or no --top-k.  GLib reads numbers as C
+# does: 010 was 8 experts a token, 0x2 two.
+refuses "gen transformer --experts -2147483648" \
+  "orrery gen transformer: --ep must be at least 1, --experts and --top-k at least 0" \
+  gt --experts -2147483648
+refuses "gen transformer --top-k -2147483648" \
+  "orrery gen transformer: --ep must be at least 1, --experts and --top-k at least 0" \
+  gt --experts 8 --top-k -2147483648
+refuses "gen transformer --top-k 010 is ten" \
+  "orrery gen transformer: top-k must be 1 .. experts and ep must divide experts: top-k 10, experts 8, ep 1" \
+  gt --experts 8 --top-k 010
+refuses "gen transformer --top-k 0x2" "orrery gen transformer: --top-k 0x2: not a whole number" \
+  gt --experts 8 --top-k 0x2
+refuses "gen transformer --experts ' 8'" "orrery gen transformer: --experts  8: not a whole number" \
+  gt --experts ' 8'
+refuses "gen transformer --top-k -10^20" \
+  "orrery gen transformer: --ep must be at least 1, --experts and --top-k at least 0" \
+  gt --experts 8 --top-k -99999999999999999999
+refuses "gen transformer --top-k 2^32" \
+  "orrery gen transformer: --top-k 4294967297: too large (at most 2147483647)" \
+  gt --experts 8 --top-k 4294967297
 check "gen -1: nothing written" test ! -e "$TMP/m1"
 
 # --- gen dlrm and the other generators: issue 22's new user ------------------------------

@@ -132,12 +132,104 @@ START_TEST (test_common_form_groups)
       "METADATA process group ranks must be ranks", 1 },
     { "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]\n']",
       "METADATA node's process-group JSON does not parse", 0 },
+    /* A string holding no JSON at all (empty, or spaces): json-glib parses
+     * it to no root, which is no list (it was a critical, then the same
+     * words). */
+    { "['', '[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]']",
+      "METADATA process groups must be a JSON list", 0 },
+    { "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]', '  ']",
+      "METADATA process groups must be a JSON list", 1 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_autoptr (GArray) defs = wl_group_defs_new ();
       ck_assert_str_eq (wl_group_defs_parse (bad[i].text, defs), bad[i].why);
       ck_assert_uint_eq (defs->len, bad[i].n);
+    }
+}
+END_TEST
+
+/* DEFS as text: "ID[R,R,]" per group, then WHY (or "ok"). */
+static char *
+defs_text (const GArray *defs, const char *why)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < defs->len; i++)
+    {
+      const WlGroupDef *d = &g_array_index (defs, WlGroupDef, i);
+      g_string_append_printf (s, "%" G_GUINT64_FORMAT "[", d->id);
+      for (guint j = 0; j < d->ranks->len; j++)
+        g_string_append_printf (s, "%u,", g_array_index (d->ranks, guint32, j));
+      g_string_append (s, "] ");
+    }
+  g_string_append (s, why != NULL ? why : "ok");
+  return g_string_free (s, FALSE);
+}
+
+/* Near misses of the common form: each read as given (the direct reader
+ * takes it or declines it) and behind a tab (which the direct reader
+ * never takes: the general path alone) gives the same groups, or the
+ * same message with the same groups before the fault. */
+START_TEST (test_common_form_near_misses)
+{
+  static const char *const texts[] = {
+    "['[{\"pg_name\": \"01\", \"ranks\": [0, 1]}]']",
+    "['[{\"pg_name\": \"1e3\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"-0\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"+1\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \" 1\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"1.\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"18446744073709551615\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"18446744073709551614\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"18446744073709551616\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"1\\\\u0031\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"\\xc3\\xa9\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": 1, \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"1\", \"pg_name\": \"2\", \"ranks\": [0]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0]}, {\"pg_name\": \"1\", \"ranks\": [2, 3]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [[0], 1]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [1, 0, 1]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [-1]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [-0]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [01]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [1e3]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [1.0]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [2147483646]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [4294967296]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [99999999999999999999]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0, 1,]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0, 1],}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]},]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}],']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]',]",
+    "  [  '  [ {  \"pg_name\"  :  \"1\"  ,  \"ranks\"  :  [  0  ,  1  ]  }  ]  '  ]  ",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]'] x",
+    "[['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]']]",
+    "['[{\"pg_name\": \"1\", \"ranks\": []}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": null}]']",
+    "['[{\"pg_name\": \"1\"}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0], \"pg_desc\": \"x\"}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0]}]', '[{\"pg_name\": \"2\", \"ranks\": [1]}]']",
+    "[\"[{\\\"pg_name\\\": \\\"1\\\", \\\"ranks\\\": [0, 1]}]\"]",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]' '']",
+    "['[{\"pg_name\": \"1\", \"ranks\": (0, 1)}]']",
+    "('[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]',)",
+    "['[{\"pg_name\": \"1\" \"ranks\": [0, 1]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0 1]}]']",
+    "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]', '']",
+    "['[]']",
+    "[' [ ] ']",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      g_autoptr (GArray) direct = wl_group_defs_new ();
+      g_autoptr (GArray) general = wl_group_defs_new ();
+      g_autofree char *tabbed = g_strconcat ("\t", texts[i], NULL);
+      const char *why_d = wl_group_defs_parse (texts[i], direct);
+      const char *why_g = wl_group_defs_parse (tabbed, general);
+      g_autofree char *d = defs_text (direct, why_d);
+      g_autofree char *g = defs_text (general, why_g);
+      ck_assert_msg (strcmp (d, g) == 0, "%s: as given %s, general %s", texts[i], d, g);
     }
 }
 END_TEST
@@ -557,11 +649,23 @@ START_TEST (test_group_conflict_after_shared_lists)
   const char *argv[] = { tu_orrery (), "run", "--config", config, "--workload", prefix, NULL };
   g_autofree char *out = NULL;
   ck_assert_int_ne (tu_run (&out, argv), 0);
-  g_autofree char *want = g_strdup_printf ("%s.5.et: METADATA defines process group 1 "
-                                           "differently from another trace", prefix);
+  g_autofree char *want = g_strdup_printf ("%s.5.et: node 1: METADATA defines process group 1 "
+                                           "with other ranks than %s.0.et (node 1)", prefix,
+                                           prefix);
   ck_assert_msg (strstr (out, want) != NULL, "%s", out);
+  /* One list defining group 1 twice, otherwise: that file and node, not
+   * "another trace". */
+  for (guint32 rank = 0; rank < 8; rank++)
+    write_set_rank (prefix, rank, "[{\"pg_name\": \"1\", \"ranks\": [0, 1, 2, 3]}, "
+                                  "{\"pg_name\": \"2\", \"ranks\": [4, 5, 6, 7]}, "
+                                  "{\"pg_name\": \"1\", \"ranks\": [0, 1]}]");
+  g_clear_pointer (&out, g_free);
+  ck_assert_int_ne (tu_run (&out, argv), 0);
+  g_autofree char *twice = g_strdup_printf ("%s.0.et: node 1: METADATA defines process group 1 "
+                                            "twice, with other ranks (node 1 first)", prefix);
+  ck_assert_msg (strstr (out, twice) != NULL, "%s", out);
   /* All eight with LIST_8: the lists agree, and the run completes. */
-  for (guint32 rank = 5; rank < 8; rank++)
+  for (guint32 rank = 0; rank < 8; rank++)
     write_set_rank (prefix, rank, LIST_8);
   g_clear_pointer (&out, g_free);
   ck_assert_msg (tu_run (&out, argv) == 0, "%s", out);
@@ -583,6 +687,7 @@ main (void)
   tcase_add_test (tc, test_arena_bounded);
   tcase_add_test (tc, test_sha256);
   tcase_add_test (tc, test_common_form_groups);
+  tcase_add_test (tc, test_common_form_near_misses);
   tcase_add_test (tc, test_group_conflict_after_shared_lists);
   return tu_run_suite (s);
 }

@@ -201,6 +201,77 @@ START_TEST (test_past)
 }
 END_TEST
 
+/* A directory of more entries than a listing is kept for (here 400
+ * others beside a set of 2, whose limit is 32 x 8 + 64): the stray past
+ * the gap is found all the same, the listing being for that question
+ * alone worth its cost (it was given up, and the stray passed). */
+START_TEST (test_past_crowded)
+{
+  touch ("q.0.et");
+  touch ("q.1.et");
+  touch ("q.3.et");
+  for (guint i = 0; i < 400; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("other.%u", i);
+      touch (name);
+    }
+  g_autofree char *prefix = tu_scratch_path ("q");
+  g_autoptr (WlTraceDir) dir = wl_trace_dir_new (prefix, 2);
+  g_autofree char *past = wl_trace_dir_past (dir, 2);
+  g_autofree char *want = tu_scratch_path ("q.3.et");
+  ck_assert_str_eq (past, want);
+  /* And a set big enough to be listed at first, given up as crowded. */
+  for (guint r = 2; r < 40; r++)
+    if (r != 3)
+      {
+        g_autofree char *name = g_strdup_printf ("q.%u.et", r);
+        touch (name);
+      }
+  for (guint i = 400; i < 800; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("other.%u", i);
+      touch (name);
+    }
+  touch ("q.41.et");
+  g_autoptr (WlTraceDir) big = wl_trace_dir_new (prefix, 40); /* limit 384 */
+  ck_assert (!wl_trace_dir_listed (big));
+  g_autofree char *past40 = wl_trace_dir_past (big, 40);
+  g_autofree char *want40 = tu_scratch_path ("q.41.et");
+  ck_assert_str_eq (past40, want40);
+}
+END_TEST
+
+/* A number past any rank (2^32, or more digits than 64 bits hold) is
+ * still a file of the set past the topology's ranks, as 2^32 - 1 is
+ * (those two were not seen as the set's and passed). */
+START_TEST (test_past_huge)
+{
+  static const char *const names[]
+      = { "r.4294967296.et", "r.99999999999999999999.json", "r.4294967295.et" };
+  touch ("r.0.et");
+  g_autofree char *prefix = tu_scratch_path ("r");
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      touch (names[i]);
+      g_autoptr (WlTraceDir) dir = wl_trace_dir_new (prefix, 1);
+      g_autofree char *past = wl_trace_dir_past (dir, 1);
+      g_autofree char *want = tu_scratch_path (names[i]);
+      ck_assert_str_eq (past, want);
+      g_autofree char *path = tu_scratch_path (names[i]);
+      ck_assert_int_eq (unlink (path), 0);
+    }
+  /* Of two huge ones the lower, whatever the listing's order (in byte
+   * order the higher comes first). */
+  touch ("r.100000000000000000000.et");
+  touch ("r.99999999999999999999.json");
+  touch ("r.99999999999999999999.et");
+  g_autoptr (WlTraceDir) dir = wl_trace_dir_new (prefix, 1);
+  g_autofree char *past = wl_trace_dir_past (dir, 1);
+  g_autofree char *want = tu_scratch_path ("r.99999999999999999999.et");
+  ck_assert_str_eq (past, want);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -211,5 +282,7 @@ main (void)
   tcase_add_test (tc, test_relative_prefix);
   tcase_add_test (tc, test_trace_path_in);
   tcase_add_test (tc, test_past);
+  tcase_add_test (tc, test_past_crowded);
+  tcase_add_test (tc, test_past_huge);
   return tu_run_suite (s);
 }
