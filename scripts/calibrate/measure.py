@@ -70,6 +70,15 @@ def parse(line):
     return op, kv
 
 
+def gemms_of(lines):
+    """(line, m, n, k, batch, dtype) of each GEMM among LINES (the kernels grammar)."""
+    for line in lines:
+        op, kv = parse(line)
+        if op == "gemm":
+            yield (line, int(kv["m"]), int(kv["n"]), int(kv["k"]), int(kv.get("batch", 1)),
+                   kv.get("dtype", "bf16"))
+
+
 def gemm_fn(m, n, k, batch, dtype):
     if dtype == "bf16":
         if batch == 1:
@@ -94,12 +103,7 @@ def gemms(lines):
              "gemm:m=128,n=256,k=65536"]
     with open(f"{OUT}/gemm.csv", "w") as f:
         f.write("m,n,k,batch,dtype,median_us,min_us,iters,tflops_median\n")
-        for line in extra + lines:
-            op, kv = parse(line)
-            if op != "gemm":
-                continue
-            m, n, k = int(kv["m"]), int(kv["n"]), int(kv["k"])
-            batch, dtype = int(kv.get("batch", 1)), kv.get("dtype", "bf16")
+        for line, m, n, k, batch, dtype in gemms_of(extra + lines):
             try:
                 fn = gemm_fn(m, n, k, batch, dtype)
                 med, lo, it = timeit(fn)

@@ -9,7 +9,7 @@
 # Both sample clocks and power every 250 ms into DIR/smi.csv.
 import os, sys, time, subprocess
 import torch
-from measure import OUT, HERE, bf16, dev, ev, p, parse, gemm_fn, kernel_lines
+from measure import OUT, ev, p, gemm_fn, gemms_of, kernel_lines
 
 PROBES = ["gemm:m=2048,n=2048,k=13312", "gemm:m=8192,n=8192,k=8192", "gemm:m=8192,n=8192,k=4096",
           "gemm:m=4096,n=12288,k=4096", "gemm:m=16384,n=6144,k=2048", "gemm:m=2048,n=16384,k=8192",
@@ -79,12 +79,7 @@ def soak():
 
 
 def run_list(tag, lines, out):
-    for line in lines:
-        op, kv = parse(line)
-        if op != "gemm":
-            continue
-        m, n, k = int(kv["m"]), int(kv["n"]), int(kv["k"])
-        bt, dt = int(kv.get("batch", 1)), kv.get("dtype", "bf16")
+    for line, m, n, k, bt, dt in gemms_of(lines):
         try:
             med, lo, it = graph_time(gemm_fn(m, n, k, bt, dt))
             out.write(f"{tag},{time.time() - T0:.2f},{m},{n},{k},{bt},{dt},{med:.3f},{lo:.3f},{it},"

@@ -379,3 +379,14 @@ tu_assert_same_node (const WlNode *x, const WlNode *y)
   ck_assert_uint_eq (x->chakra_type, y->chakra_type);
   ck_assert_uint_eq (x->comm_stream, y->comm_stream);
 }
+
+WlKernel
+tu_kernel (const char *text)
+{
+  g_autoptr (GArray) list = g_array_new (FALSE, FALSE, sizeof (WlKernel));
+  GError *error = NULL;
+  ck_assert_msg (wl_kernels_parse (text, list, &error), "%s: %s", text,
+                 error ? error->message : "");
+  ck_assert_uint_eq (list->len, 1);
+  return g_array_index (list, WlKernel, 0);
+}

@@ -14,6 +14,7 @@
 
 #include "sim/app/config.h"
 #include "workload/chakra.h"
+#include "workload/kernels.h"
 #include "workload/node.h"
 
 /* Run every test of s (CK_NORMAL output) with GLib criticals and warnings
@@ -119,5 +120,9 @@ void tu_exact_ring (AppConfig *cfg, guint32 ranks);
 /* Every field of two trace nodes but their dependencies' places is equal
  * (Check assertions). */
 void tu_assert_same_node (const WlNode *x, const WlNode *y);
+
+/* The single kernel of TEXT in the `kernels` grammar (workload/kernels.h),
+ * asserted to parse. */
+WlKernel tu_kernel (const char *text);
 
 #endif

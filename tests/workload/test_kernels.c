@@ -56,17 +56,6 @@ h100 (void)
   return d;
 }
 
-/* The single kernel of TEXT. */
-static WlKernel
-one (const char *text)
-{
-  g_autoptr (GArray) list = g_array_new (FALSE, FALSE, sizeof (WlKernel));
-  GError *error = NULL;
-  ck_assert_msg (wl_kernels_parse (text, list, &error), "%s", error ? error->message : "");
-  ck_assert_uint_eq (list->len, 1);
-  return g_array_index (list, WlKernel, 0);
-}
-
 static void
 assert_close (double got, double want)
 {
@@ -76,7 +65,7 @@ assert_close (double got, double want)
 static double
 kernel_ns (const char *text)
 {
-  WlKernel k = one (text);
+  WlKernel k = tu_kernel (text);
   return wl_kernel_ns (h100 (), &k);
 }
 
@@ -213,7 +202,7 @@ START_TEST (test_gemm_memory_bound)
                                "attn:dir=fwd,b=1,hq=32,sq=512,d=128,dtype=fp8" } };
   for (guint i = 0; i < G_N_ELEMENTS (pairs); i++)
     {
-      WlKernel bf16 = one (pairs[i][0]), fp8 = one (pairs[i][1]);
+      WlKernel bf16 = tu_kernel (pairs[i][0]), fp8 = tu_kernel (pairs[i][1]);
       assert_close (wl_kernel_ns (a100, &fp8), wl_kernel_ns (a100, &bf16));
     }
   double bytes = (65536.0 * 128 + 128.0 * 128) * 2 + 65536.0 * 128 * 2;
@@ -248,7 +237,7 @@ split_128x128_ns (double s)
 
 START_TEST (test_gemm_split_k)
 {
-  WlKernel k = one ("gemm:m=128,n=256,k=65536");
+  WlKernel k = tu_kernel ("gemm:m=128,n=256,k=65536");
   double unsplit = 2.0 * 128 * 128 * (65536 + 256) / H100_RATE_SM * 1e9;
   ck_assert_msg (fabs (unsplit - 340.8e3) < 0.1e3, "unsplit %.1f ns", unsplit);
   double want = split_128x128_ns (22);
@@ -274,7 +263,7 @@ START_TEST (test_gemm_split_none)
                            "gemm:m=128,n=256,k=384" };
   for (guint i = 0; i < G_N_ELEMENTS (shapes); i++)
     {
-      WlKernel k = one (shapes[i]);
+      WlKernel k = tu_kernel (shapes[i]);
       ck_assert_msg (wl_kernel_gemm_split (h100 (), &k) == 1, "%s split", shapes[i]);
     }
   assert_close (kernel_ns ("gemm:m=1408,n=3072,k=4096"),
@@ -308,7 +297,7 @@ END_TEST
 START_TEST (test_gemm_small_tiles_batched)
 {
   const WlKernelDevice *a100 = wl_kernel_device ("A100-80GB");
-  WlKernel k = one ("gemm:m=27,n=27,k=128,batch=65536,dtype=fp16");
+  WlKernel k = tu_kernel ("gemm:m=27,n=27,k=128,batch=65536,dtype=fp16");
   double feed = A100_L2 / 108 * 2.0 * 64 * 64 / (128.0 * 2);
   ck_assert (feed < A100_RATE_SM);
   double want = 607.0 * 2 * 64 * 64 * (128 + 320) / feed * 1e9;
@@ -335,9 +324,9 @@ END_TEST
 START_TEST (test_gemm_small_tiles_unchanged)
 {
   const WlKernelDevice *a100 = wl_kernel_device ("A100-80GB");
-  WlKernel mamf = one ("gemm:m=1024,n=10240,k=5120");
+  WlKernel mamf = tu_kernel ("gemm:m=1024,n=10240,k=5120");
   assert_close (wl_kernel_ns (a100, &mamf), 2.0 * 1024 * 10240 * 5120 / 271.2e12 * 1e9);
-  WlKernel wave = one ("gemm:m=1152,n=3072,k=1024");
+  WlKernel wave = tu_kernel ("gemm:m=1152,n=3072,k=1024");
   double want = 2.0 * 128 * 256 * (1024 + 192) / A100_RATE_SM * 1e9;
   ck_assert (want > 2.0 * 1152 * 3072 * 1024 / 271.2e12 * 1e9);
   assert_close (wl_kernel_ns (a100, &wave), want);
@@ -349,13 +338,13 @@ END_TEST
  * bf16), times batch; none unsplit. */
 START_TEST (test_gemm_split_bytes)
 {
-  WlKernel bf16 = one ("gemm:m=128,n=256,k=65536");
+  WlKernel bf16 = tu_kernel ("gemm:m=128,n=256,k=65536");
   ck_assert (wl_kernel_splitk_bytes (&bf16, 22) == 22.0 * 128 * 256 * 4 * 2 + 128.0 * 256 * 2);
   ck_assert (wl_kernel_splitk_bytes (&bf16, 22) == 5832704.0);
   ck_assert (wl_kernel_splitk_bytes (&bf16, 1) == 0.0);
-  WlKernel fp32 = one ("gemm:m=512,n=13,k=65536,dtype=fp32,batch=3");
+  WlKernel fp32 = tu_kernel ("gemm:m=512,n=13,k=65536,dtype=fp32,batch=3");
   ck_assert (wl_kernel_splitk_bytes (&fp32, 4) == 3 * (4.0 * 512 * 13 * 8 + 512.0 * 13 * 4));
-  WlKernel fp8 = one ("gemm:m=128,n=256,k=65536,dtype=fp8");
+  WlKernel fp8 = tu_kernel ("gemm:m=128,n=256,k=65536,dtype=fp8");
   ck_assert (wl_kernel_splitk_bytes (&fp8, 2) == 2.0 * 128 * 256 * 8 + 128.0 * 256 * 2);
 }
 END_TEST
@@ -403,7 +392,7 @@ START_TEST (test_attention_head_dim)
   /* A100: FlashAttention-2's 73 % of 312 TFLOP/s at 16k, shaped by FA2's
    * H100 bars (362 at 2k over 370 at 16k). */
   const WlKernelDevice *a100 = wl_kernel_device ("A100-80GB");
-  WlKernel k = one ("attn:dir=fwd,b=1,hq=32,sq=2048,d=128");
+  WlKernel k = tu_kernel ("attn:dir=fwd,b=1,hq=32,sq=2048,d=128");
   assert_close (wl_kernel_ns (a100, &k),
                 4.0 * 32 * 2048.0 * 2048 * 128 / (0.73 * 312e12 * 362 / 370) * 1e9);
 }
@@ -464,12 +453,12 @@ START_TEST (test_physics)
       {
         const WlKernelDevice *dev = wl_kernel_device (devices[d]);
         ck_assert_ptr_nonnull (dev);
-        WlKernel k = one (shapes[i]);
+        WlKernel k = tu_kernel (shapes[i]);
         double ns = wl_kernel_ns (dev, &k);
         ck_assert_msg (ns >= wl_kernel_bound_ns (dev, &k), "%s on %s: %g < %g", shapes[i],
                        devices[d], ns, wl_kernel_bound_ns (dev, &k));
       }
-  WlKernel k = one ("gemm:m=16384,n=16384,k=16384");
+  WlKernel k = tu_kernel ("gemm:m=16384,n=16384,k=16384");
   assert_close (wl_kernel_bound_ns (h100 (), &k), 2.0 * 16384 * 16384 * 16384 / H100_BF16 * 1e9);
   /* The floor itself: the GEMM runs slower than the peak. */
   ck_assert (wl_kernel_ns (h100 (), &k) > wl_kernel_bound_ns (h100 (), &k));

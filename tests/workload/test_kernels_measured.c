@@ -28,17 +28,6 @@ h200 (void)
   return d;
 }
 
-static WlKernel
-one (const char *text)
-{
-  g_autoptr (GArray) list = g_array_new (FALSE, FALSE, sizeof (WlKernel));
-  GError *error = NULL;
-  ck_assert_msg (wl_kernels_parse (text, list, &error), "%s: %s", text,
-                 error ? error->message : "");
-  ck_assert_uint_eq (list->len, 1);
-  return g_array_index (list, WlKernel, 0);
-}
-
 static void
 assert_close (double got, double want)
 {
@@ -48,8 +37,8 @@ assert_close (double got, double want)
 /* The calibration shapes run at the measured sustained rates. */
 START_TEST (test_calibration)
 {
-  WlKernel bf16 = one ("gemm:m=2048,n=2048,k=13312");
-  WlKernel fp8 = one ("gemm:m=1280,n=4096,k=12032,dtype=fp8");
+  WlKernel bf16 = tu_kernel ("gemm:m=2048,n=2048,k=13312");
+  WlKernel fp8 = tu_kernel ("gemm:m=1280,n=4096,k=12032,dtype=fp8");
   assert_close (wl_kernel_ns (h200 (), &bf16), 2.0 * 2048 * 2048 * 13312 / 700.9e12 * 1e9);
   assert_close (wl_kernel_ns (h200 (), &fp8), 2.0 * 1280 * 4096 * 12032 / 1227.2e12 * 1e9);
   /* Below the H100's burst figure at the same shape (794.5 TFLOP/s): the
@@ -96,7 +85,7 @@ load_rows (void)
     g_autofree char *shapes = g_strdelimit (g_strdup (f[1]), " ", ',');
     Row r = { 0 };
     g_snprintf (r.text, sizeof r.text, "%s:%s,dtype=%s", f[0], shapes, f[2]);
-    r.kernel = one (r.text);
+    r.kernel = tu_kernel (r.text);
     r.measured_ns = wl_kernel_table_ns (table, "H200", &r.kernel);
     ck_assert_msg (r.measured_ns > 0, "%s: not found in its own table", r.text);
     r.model_ns = wl_kernel_ns (h200 (), &r.kernel);
