@@ -40,7 +40,29 @@ struct _WlInspectReport
   GArray *figures;   /* WlInspectRank, parallel to ranks */
   GPtrArray *defects; /* char * */
   WlGroupMemo *groups; /* METADATA lists, each checked once (group_memo.h) */
+  GHashTable *group_first; /* group id -> GroupFirst: where it was first defined */
+  guint lists;             /* METADATA lists read so far */
 };
+
+/* Where a process group was first defined, as run's check sees the
+ * definitions (replay_groups.c): its ranks (a reference), file and node. */
+typedef struct
+{
+  guint64 id;
+  GArray *ranks;
+  const char *path; /* the RankInfo's */
+  guint64 node;
+  guint list;         /* the last list that defined it so (a count of lists) */
+  guint64 list_node;  /* and its node */
+} GroupFirst;
+
+static void
+group_first_free (gpointer p)
+{
+  GroupFirst *f = p;
+  g_array_unref (f->ranks);
+  g_free (f);
+}
 
 /* One file while it is being read. */
 typedef struct
@@ -173,8 +195,52 @@ scan_repeated (FileScan *s, const ChakraProtoMsg__Node *n)
             idx.again->name);
 }
 
+static gboolean
+same_ranks (const GArray *a, const GArray *b)
+{
+  return a == b
+         || (a->len == b->len && memcmp (a->data, b->data, a->len * sizeof (guint32)) == 0);
+}
+
+/* Group D of node N, against the definitions before it: another set of
+ * ranks under the same id is a defect, worded as run words it
+ * (replay_groups.c): "twice" where this list defined it before, else
+ * against its first definition. */
+static void
+note_group (FileScan *s, const WlGroupDef *d, guint64 node)
+{
+  WlInspectReport *r = s->report;
+  GroupFirst *f = g_hash_table_lookup (r->group_first, &d->id);
+  if (f == NULL)
+    {
+      f = g_new (GroupFirst, 1);
+      *f = (GroupFirst) { .id = d->id, .ranks = g_array_ref (d->ranks), .path = s->info->path,
+                          .node = node };
+      g_hash_table_insert (r->group_first, &f->id, f);
+    }
+  else if (same_ranks (f->ranks, d->ranks))
+    ;
+  else if (f->list == r->lists)
+    {
+      defect (s, "node %" G_GUINT64_FORMAT ": METADATA defines process group %" G_GUINT64_FORMAT
+              " twice, with other ranks (node %" G_GUINT64_FORMAT " first)", node, d->id,
+              f->list_node);
+      return;
+    }
+  else
+    {
+      defect (s, "node %" G_GUINT64_FORMAT ": METADATA defines process group %" G_GUINT64_FORMAT
+              " with other ranks than %s (node %" G_GUINT64_FORMAT ")", node, d->id, f->path,
+              f->node);
+      return;
+    }
+  f->list = r->lists;
+  f->list_node = node;
+}
+
 /* A METADATA node's process groups, refused as graph loading refuses them
- * (workload/node.c: a list that does not parse, a rank listed twice). */
+ * (workload/node.c: a list that does not parse, a rank listed twice; and
+ * replay_groups.c: a group defined again with other ranks). */
 static void
 scan_metadata (FileScan *s, const ChakraProtoMsg__Node *n)
 {
@@ -202,6 +268,9 @@ scan_metadata (FileScan *s, const ChakraProtoMsg__Node *n)
             break;
           }
     }
+  s->report->lists++;
+  for (guint i = 0; i < defs->len; i++)
+    note_group (s, &g_array_index (defs, WlGroupDef, i), n->id);
 }
 
 static void
@@ -555,6 +624,8 @@ wl_inspect_files (const char *const *paths, guint n, GError **error)
   report->figures = g_array_sized_new (FALSE, TRUE, sizeof (WlInspectRank), n);
   report->defects = g_ptr_array_new_with_free_func (g_free);
   report->groups = wl_group_memo_new ();
+  report->group_first = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL,
+                                               group_first_free);
   for (guint i = 0; i < n; i++)
     {
       RankInfo info = { .path = g_strdup (paths[i]), .rank = rank_of_path (paths[i], i),
@@ -762,5 +833,7 @@ wl_inspect_report_free (WlInspectReport *r)
   if (r->defects != NULL)
     g_ptr_array_unref (r->defects);
   wl_group_memo_free (r->groups);
+  if (r->group_first != NULL)
+    g_hash_table_unref (r->group_first);
   g_free (r);
 }

@@ -42,8 +42,8 @@ app_cmd_inspect (int argc, char **argv)
       "node counts, compute time and collectives per rank (ranks with identical figures\n"
       "once), then every defect: dangling dependencies, duplicate ids, dependency\n"
       "cycles, collectives without comm_type or comm_size, sends/receives whose\n"
-      "comm_src/comm_dst is not the rank, and collective sequences that differ from\n"
-      "rank 0's.\n\nExit status: 0 no defects, 1 defects found, usage or input error.\n",
+      "comm_src/comm_dst is not the rank, process groups defined twice with other\n"
+      "ranks, and collective sequences that differ from rank 0's.\n\nExit status: 0 no defects, 1 defects found, usage or input error.\n",
       &argc, &argv, 2, "need one PREFIX or FILE", "need one PREFIX or FILE");
   if (code >= 0)
     return code;

@@ -653,6 +653,11 @@ START_TEST (test_group_conflict_after_shared_lists)
                                            "with other ranks than %s.0.et (node 1)", prefix,
                                            prefix);
   ck_assert_msg (strstr (out, want) != NULL, "%s", out);
+  /* inspect reports it in the same words (each of ranks 5-7 against rank 0). */
+  g_autofree char *ins = NULL;
+  ck_assert_int_eq (tu_inspect (&ins, prefix), 1);
+  ck_assert_msg (strstr (ins, want) != NULL, "inspect: want '%s' in:\n%s", want, ins);
+  ck_assert_msg (strstr (ins, "3 defects") != NULL, "%s", ins);
   /* One list defining group 1 twice, otherwise: that file and node, not
    * "another trace". */
   for (guint32 rank = 0; rank < 8; rank++)
@@ -664,11 +669,23 @@ START_TEST (test_group_conflict_after_shared_lists)
   g_autofree char *twice = g_strdup_printf ("%s.0.et: node 1: METADATA defines process group 1 "
                                             "twice, with other ranks (node 1 first)", prefix);
   ck_assert_msg (strstr (out, twice) != NULL, "%s", out);
+  /* inspect: the same words for every file carrying the list (rank 7's
+   * too, although rank 0 defined group 1 first), and nothing else. */
+  g_clear_pointer (&ins, g_free);
+  ck_assert_int_eq (tu_inspect (&ins, prefix), 1);
+  ck_assert_msg (strstr (ins, twice) != NULL, "inspect: want '%s' in:\n%s", twice, ins);
+  g_autofree char *twice7 = g_strdup_printf ("%s.7.et: node 1: METADATA defines process group 1 "
+                                             "twice, with other ranks (node 1 first)", prefix);
+  ck_assert_msg (strstr (ins, twice7) != NULL, "inspect: want '%s' in:\n%s", twice7, ins);
+  ck_assert_msg (strstr (ins, "8 defects") != NULL && strstr (ins, "other ranks than") == NULL,
+                 "%s", ins);
   /* All eight with LIST_8: the lists agree, and the run completes. */
   for (guint32 rank = 0; rank < 8; rank++)
     write_set_rank (prefix, rank, LIST_8);
   g_clear_pointer (&out, g_free);
   ck_assert_msg (tu_run (&out, argv) == 0, "%s", out);
+  g_clear_pointer (&ins, g_free);
+  ck_assert_int_eq (tu_inspect (&ins, prefix), 0);
 }
 END_TEST
 
