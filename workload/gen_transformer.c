@@ -422,7 +422,7 @@ emit_rank (WlChakraWriter *w, const WlGenTransformer *r, guint32 M, guint32 rank
            const char *groups, GError **error)
 {
   g_autoptr (GArray) grad_ids = g_array_new (FALSE, FALSE, sizeof (guint64));
-  g_autoptr (GArray) gathers = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr (GArray) gathers = g_array_new (FALSE, FALSE, sizeof (WlTfGather));
   g_autoptr (GArray) deferred = g_array_new (FALSE, FALSE, sizeof (guint64));
   Emit e = emit_init (r, M, rank);
   e.w = w;

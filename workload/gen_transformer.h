@@ -159,12 +159,14 @@
  *   every unit is treated alike.  Compute, TP and PP nodes and FLOPs do not
  *   depend on the stage.  With dp = 1 there is no DP traffic at any stage.
  *   - ZeRO-0 (default): the per-unit gradient all-reduce of P_u above.
- *   - ZeRO-1 (optimizer states sharded): the same all-reduce, then an
- *     all-gather of the updated parameter shards, comm_size P_u / dp (each
- *     rank's input), depending on that all-reduce (off the chain).
+ *   - ZeRO-1 (optimizer states sharded): the same all-reduce; after the
+ *     optimizer step (which updates each rank's shard), an all-gather of
+ *     the updated parameter shards, comm_size P_u / dp (each rank's
+ *     input), on the DP stream (off the chain), as DeepSpeed's stage-1/2
+ *     optimizer gathers them at the end of its step.
  *   - ZeRO-2 (+ gradients sharded): a reduce-scatter of P_u (comm_size the
  *     whole buffer) instead of the all-reduce, then the all-gather of
- *     P_u / dp as in ZeRO-1.
+ *     P_u / dp after the step as in ZeRO-1.
  *   - ZeRO-3 / FSDP (+ parameters sharded): weights are not kept gathered
  *     between uses: before every forward of a layer or the LM head, and of
  *     the embedding on the first stage, for every micro-batch, a blocking

@@ -372,9 +372,10 @@ dp_n (const Emit *e)
 /* The gradient synchronisation of PARAMS parameters (all tp ranks) after
  * their last backward, off the chain on stream 1: an all-reduce (ZeRO 0,
  * 1) or a reduce-scatter (ZeRO 2, 3, or the distributed optimizer) of
- * their bf16 gradients; ZeRO 1 and 2 then all-gather the updated parameter
- * shards (after the gradient collective), the distributed optimizer after
- * its step.  The optimizer step waits for every gradient collective. */
+ * their bf16 gradients.  ZeRO 1 and 2 and the distributed optimizer then
+ * all-gather the updated parameter shards, after the optimizer step that
+ * updates them (step).  The optimizer step waits for every gradient
+ * collective. */
 static void
 dp_grads_on (Emit *e, guint64 params, const char *pg, guint32 n)
 {
@@ -383,31 +384,14 @@ dp_grads_on (Emit *e, guint64 params, const char *pg, guint32 n)
     return;
   guint64 bytes = 2 * (params / r->tp);
   gboolean rs = r->zero >= 2 || r->distributed_optimizer;
-  /* ZeRO 1 and 2 issue all-reduce, all-gather, all-reduce, ... on the DP
-   * stream, which runs them in that order at every rank: without this
-   * dependency a rank whose next backward ended before its all-gather was
-   * ready would start the next all-reduce first, and the group's members
-   * would disagree on the order of its collectives (a hang under NCCL). */
-  if (e->has_dp_gather)
-    {
-      g_assert (!e->has_extra);
-      e->extra = e->dp_gather;
-      e->has_extra = TRUE;
-      e->has_dp_gather = FALSE;
-    }
   guint64 g = coll (e, rs ? "dp_reduce_scatter" : "dp_all_reduce",
                     rs ? SYS_COLL_REDUCE_SCATTER : SYS_COLL_ALL_REDUCE, bytes, pg, FALSE,
                     STREAM_DP);
   g_array_append_val (e->grad_ids, g);
-  if (r->distributed_optimizer)
-    g_array_append_val (e->gathers, params);
-  if (r->zero == 1 || r->zero == 2)
+  if (r->distributed_optimizer || r->zero == 1 || r->zero == 2)
     {
-      e->extra = g;
-      e->has_extra = TRUE;
-      e->dp_gather = coll (e, "dp_param_all_gather", SYS_COLL_ALL_GATHER, bytes / n, pg, FALSE,
-                           STREAM_DP);
-      e->has_dp_gather = TRUE;
+      WlTfGather gather = { .params = params, .pg = pg, .n = n };
+      g_array_append_val (e->gathers, gather);
     }
 }
 
@@ -565,8 +549,12 @@ coalesce (Emit *e, guint64 params, gboolean unflatten)
 /* After the rank's last backward: the gradient collectives left for the
  * end (no overlap: Megatron-LM v2.5's local DDP all-reduced after the
  * whole backward, megatron/training.py train_step), the optimizer step
- * after all of them, then the distributed optimizer's all-gathers of the
- * updated parameter shards (megatron/core/optimizer/distrib_optimizer.py). */
+ * after all of them, then the all-gathers of the updated parameter shards
+ * (the distributed optimizer's: megatron/core/optimizer/
+ * distrib_optimizer.py; ZeRO 1 and 2's: DeepSpeed's stage-1/2 optimizer
+ * gathers the updated fp16 partitions at the end of its step,
+ * deepspeed/runtime/zero/stage_1_and_2.py step), each on the group that
+ * sharded its bucket. */
 static void
 step (Emit *e)
 {
@@ -588,9 +576,11 @@ step (Emit *e)
   wl_tf_kernels_clear (&k);
   g_array_set_size (e->grad_ids, 0);
   for (guint i = 0; i < e->gathers->len; i++)
-    coll (e, "dp_param_all_gather", SYS_COLL_ALL_GATHER,
-          2 * (g_array_index (e->gathers, guint64, i) / r->tp) / dp_n (e), e->dp_pg, FALSE,
-          STREAM_DP);
+    {
+      const WlTfGather *g = &g_array_index (e->gathers, WlTfGather, i);
+      coll (e, "dp_param_all_gather", SYS_COLL_ALL_GATHER, 2 * (g->params / r->tp) / g->n, g->pg,
+            FALSE, STREAM_DP);
+    }
   g_array_set_size (e->gathers, 0);
 }
 

@@ -149,6 +149,16 @@ wl_tf_cp (const WlGenTransformer *r)
   return r->cp > 0 ? r->cp : 1;
 }
 
+/* A bucket's parameter shards to all-gather after the optimizer step:
+ * its parameters (all tp ranks), the group that sharded them (one of
+ * Emit's names) and its size. */
+typedef struct
+{
+  guint64 params;
+  const char *pg;
+  guint32 n;
+} WlTfGather;
+
 typedef struct
 {
   const WlGenTransformer *req;
@@ -162,19 +172,14 @@ typedef struct
   gboolean has_last, has_extra; /* extra: a second dependency, used once */
   guint64 join;                 /* a dependency of the next node on the chain */
   gboolean has_join;
-  /* ZeRO 1 and 2: the last parameter all-gather on the DP stream, which
-   * the next gradient all-reduce follows (one stream runs its collectives
-   * in the order they were issued). */
-  guint64 dp_gather;
-  gboolean has_dp_gather;
   guint64 duration_us;          /* of the next node emitted (compute only) */
   char tp_pg[16], dp_pg[16], ep_pg[16], edp_pg[16];
   char amax_pg[16]; /* FP8 amax reduction: the stage's TP x CP x DP ranks */
   /* Data-parallel gradients (gen_transformer_emit.c): the parameters in
    * the open bucket, the gradient collectives the optimizer step waits for
-   * (guint64 node ids), the bucket sizes (parameters) whose shards are
-   * all-gathered after the step (distributed optimizer), and those left
-   * for the end of the backward (no overlap). */
+   * (guint64 node ids), the buckets whose updated shards are all-gathered
+   * after the step (WlTfGather: ZeRO 1 and 2, the distributed optimizer),
+   * and those left for the end of the backward (no overlap). */
   guint64 bucket;
   GArray *grad_ids, *gathers, *deferred;
   GArray *kernel_cache; /* gen_transformer_emit.c's; freed by wl_tf_emit_clear */

@@ -551,6 +551,54 @@ START_TEST (test_dp_buckets)
 }
 END_TEST
 
+/* ZeRO 1 and 2 (and the distributed optimizer): every parameter
+ * all-gather follows the optimizer step that updates the shards it
+ * gathers, by a chain of dependencies back to the step (data or control),
+ * and comes after it in the file; one gather per gradient collective
+ * (units: 3 layers + the embedding on stage 0), each of the 1/dp shard. */
+START_TEST (test_gathers_after_step)
+{
+  for (guint mode = 0; mode < 3; mode++)
+    {
+      WlGenTransformer req = small_req (5, 2, 2, 2, 2);
+      req.zero = mode < 2 ? mode + 1 : 0;
+      req.distributed_optimizer = mode == 2;
+      g_autofree char *tag = g_strdup_printf ("gather%u", mode);
+      g_autofree char *p = generate (&req, tag);
+      g_autoptr (GPtrArray) nodes = read_nodes (p, 0);
+      g_autoptr (GHashTable) after = g_hash_table_new (g_int64_hash, g_int64_equal);
+      guint n_grad = 0, n_gather = 0;
+      guint64 grad_bytes = 0, gather_bytes = 0;
+      for (guint i = 0; i < nodes->len; i++)
+        {
+          ChakraProtoMsg__Node *n = g_ptr_array_index (nodes, i);
+          if (strcmp (n->name, "optimizer_step") == 0)
+            g_hash_table_add (after, &n->id);
+          if (strcmp (n->name, "dp_all_reduce") == 0 || strcmp (n->name, "dp_reduce_scatter") == 0)
+            {
+              n_grad++;
+              grad_bytes += (guint64) attr_i (n, "comm_size");
+            }
+          if (strcmp (n->name, "dp_param_all_gather") != 0)
+            continue;
+          gboolean follows = FALSE;
+          for (gsize d = 0; d < n->n_data_deps; d++)
+            follows = follows || g_hash_table_contains (after, &n->data_deps[d]);
+          for (gsize d = 0; d < n->n_ctrl_deps; d++)
+            follows = follows || g_hash_table_contains (after, &n->ctrl_deps[d]);
+          ck_assert_msg (follows, "mode %u: gather %" G_GUINT64_FORMAT " before the step", mode,
+                         n->id);
+          g_hash_table_add (after, &n->id);
+          n_gather++;
+          gather_bytes += (guint64) attr_i (n, "comm_size");
+        }
+      ck_assert_uint_eq (n_grad, 4);
+      ck_assert_uint_eq (n_gather, 4);
+      ck_assert_uint_eq (gather_bytes, grad_bytes / 2);
+    }
+}
+END_TEST
+
 /* The optimizer step: 6 + 28 + 6 = 40 bytes and 16 FLOPs per parameter
  * the rank updates: stage 0 of the run above holds 3 layers (3 x 786432)
  * and the embedding (V' h = 1024 x 256 = 262144), 2621440 parameters,
@@ -874,6 +922,7 @@ megatron_suite (void)
   tcase_add_test (tc, test_context_parallel);
   tcase_add_test (tc, test_dp_buckets);
   tcase_add_test (tc, test_optimizer_step);
+  tcase_add_test (tc, test_gathers_after_step);
   tcase_add_test (tc, test_megatron_2021_step);
   tcase_add_test (tc, test_streams);
   tcase_add_test (tc, test_flop_identity);
