@@ -233,6 +233,7 @@ function metric(   ns, i, m, a) {
   if (yname == "simulated_time_ns") return "simulated time"
   if (yname == "compute_ns") return "mean compute time"
   if (yname == "exposed_comm_ns") return "mean exposed communication"
+  if (yname == "pipeline_bubble_ns") return "mean pipeline bubble"
   if (yname == "busbw_GBps") return "bus bandwidth"
   if (yname == "wall_s") return "wall time"
   return yname

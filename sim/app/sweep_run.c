@@ -365,7 +365,11 @@ array_member (JsonObject *o, const char *name, GError **error)
   return NULL;
 }
 
-/* The four figures of an ok row, from report.json. */
+/* The five figures of an ok row, from report.json.  The report's
+ * ranks[].exposed_comm_ns holds the pipeline bubble where it gives one
+ * (pipeline_bubble_ns, native runs): the columns split them as the
+ * summary does, exposed communication less the bubble, and the bubble
+ * (empty where the report gives none). */
 static gboolean
 report_figures (const char *dir, char **fields, GError **error)
 {
@@ -380,20 +384,35 @@ report_figures (const char *dir, char **fields, GError **error)
                                                                   : NULL;
   JsonArray *ranks = o != NULL ? array_member (o, "ranks", error) : NULL;
   JsonArray *colls = ranks != NULL ? array_member (o, "collectives", error) : NULL;
-  gint64 t = 0, compute = 0, exposed = 0;
+  gint64 t = 0, compute = 0, exposed = 0, bubble = 0;
+  gboolean bubbles = FALSE;
   if (colls == NULL || !int_member (o, "simulated_time_ns", "the report", &t, error))
     return FALSE;
   guint n = json_array_get_length (ranks);
   for (guint r = 0; r < n; r++)
     {
       JsonNode *rn = json_array_get_element (ranks, r);
-      gint64 c = 0, e = 0;
-      if (!JSON_NODE_HOLDS_OBJECT (rn)
-          || !int_member (json_node_get_object (rn), "compute_ns", "ranks[]", &c, error)
-          || !int_member (json_node_get_object (rn), "exposed_comm_ns", "ranks[]", &e, error))
+      JsonObject *ro = JSON_NODE_HOLDS_OBJECT (rn) ? json_node_get_object (rn) : NULL;
+      gint64 c = 0, e = 0, b = 0;
+      if (ro == NULL || !int_member (ro, "compute_ns", "ranks[]", &c, error)
+          || !int_member (ro, "exposed_comm_ns", "ranks[]", &e, error))
         return FALSE;
+      if (json_object_has_member (ro, "pipeline_bubble_ns"))
+        {
+          if (!int_member (ro, "pipeline_bubble_ns", "ranks[]", &b, error))
+            return FALSE;
+          if (b > e)
+            {
+              g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                           "ranks[%u]: pipeline_bubble_ns is above exposed_comm_ns, which holds it",
+                           r);
+              return FALSE;
+            }
+          bubbles = TRUE;
+        }
       compute += c;
-      exposed += e;
+      exposed += e - b;
+      bubble += b;
     }
   double busbw = -1;
   for (guint i = 0; i < json_array_get_length (colls); i++)
@@ -412,7 +431,8 @@ report_figures (const char *dir, char **fields, GError **error)
   fields[0] = g_strdup_printf ("%" G_GINT64_FORMAT, t);
   fields[1] = g_strdup_printf ("%" G_GINT64_FORMAT, n > 0 ? compute / (gint64) n : 0);
   fields[2] = g_strdup_printf ("%" G_GINT64_FORMAT, n > 0 ? exposed / (gint64) n : 0);
-  fields[3] = busbw >= 0 ? shortest_double (busbw) : g_strdup ("");
+  fields[3] = bubbles ? g_strdup_printf ("%" G_GINT64_FORMAT, bubble / (gint64) n) : g_strdup ("");
+  fields[4] = busbw >= 0 ? shortest_double (busbw) : g_strdup ("");
   return TRUE;
 }
 
@@ -424,7 +444,7 @@ gather_point (const char *outdir, const char *id, GString *row)
   g_autofree char *done = g_build_filename (dir, "done", NULL);
   g_autofree char *wall = read_trimmed (dir, "wall_s");
   g_autofree char *status = read_trimmed (dir, "status");
-  char *figures[4] = { NULL, NULL, NULL, NULL };
+  char *figures[5] = { NULL, NULL, NULL, NULL, NULL };
   g_autofree char *message = NULL;
   const char *state = "pending";
   if (g_file_test (done, G_FILE_TEST_EXISTS))
@@ -448,7 +468,7 @@ gather_point (const char *outdir, const char *id, GString *row)
   else
     g_clear_pointer (&wall, g_free);
   csv_field (row, state, FALSE);
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 5; i++)
     {
       csv_field (row, figures[i], FALSE);
       g_free (figures[i]);
@@ -469,8 +489,8 @@ app_sweep_gather (const char *outdir, char **csv_path, GError **error)
   char **header = rows->pdata[0];
   for (char **f = header; *f != NULL; f++)
     csv_field (csv, *f, f == header);
-  g_string_append (csv, ",status,simulated_time_ns,compute_ns,exposed_comm_ns,busbw_GBps,"
-                        "wall_s,error\n");
+  g_string_append (csv, ",status,simulated_time_ns,compute_ns,exposed_comm_ns,"
+                        "pipeline_bubble_ns,busbw_GBps,wall_s,error\n");
   for (guint i = 1; i < rows->len; i++)
     {
       char **row = rows->pdata[i];

@@ -515,7 +515,7 @@ START_TEST (test_run_and_gather)
     }
   g_auto (GStrv) csv = gather (out);
   ck_assert_str_eq (csv[0], "point,bw,size,status,simulated_time_ns,compute_ns,exposed_comm_ns,"
-                            "busbw_GBps,wall_s,error");
+                            "pipeline_bubble_ns,busbw_GBps,wall_s,error");
   ck_assert_uint_eq (g_strv_length (csv), 5);
   const char *bws[] = { "1GB/s", "1GB/s", "4GB/s", "4GB/s" };
   const char *sizes[] = { "1000B", "100000B", "1000B", "100000B" };
@@ -526,8 +526,9 @@ START_TEST (test_run_and_gather)
       g_autofree char *prefix = g_strdup_printf ("%u,%s,%s,ok,", i, bws[i], sizes[i]);
       ck_assert_msg (g_str_has_prefix (csv[i + 1], prefix), "%s", csv[i + 1]);
       g_autofree char *ts = csv_col (csv[i + 1], 4), *comp = csv_col (csv[i + 1], 5);
-      g_autofree char *exposed = csv_col (csv[i + 1], 6), *busbw = csv_col (csv[i + 1], 7);
-      g_autofree char *wall = csv_col (csv[i + 1], 8), *err = csv_col (csv[i + 1], 9);
+      g_autofree char *exposed = csv_col (csv[i + 1], 6), *bubble = csv_col (csv[i + 1], 7);
+      g_autofree char *busbw = csv_col (csv[i + 1], 8), *wall = csv_col (csv[i + 1], 9);
+      g_autofree char *err = csv_col (csv[i + 1], 10);
       t[i] = g_ascii_strtoll (ts, NULL, 10);
       g_autofree char *cfg_name = g_strdup_printf ("hand%u.xml", i);
       g_autofree char *cfg = ring1d (cfg_name, bws[i]);
@@ -536,6 +537,7 @@ START_TEST (test_run_and_gather)
       /* Nothing but the collective: no compute, all of it exposed. */
       ck_assert_str_eq (comp, "0");
       ck_assert_int_eq (g_ascii_strtoll (exposed, NULL, 10), t[i]);
+      ck_assert_str_eq (bubble, "0"); /* no pipeline, no bubble */
       ck_assert (g_ascii_strtod (busbw, NULL) > 0);
       g_autofree char *wall_path = point_file (out, ids[i], "wall_s");
       g_autofree char *wall_file = slurp (wall_path);
@@ -664,7 +666,7 @@ START_TEST (test_failed_and_pending)
                  "%s", csv[2]);
   ck_assert_msg (g_str_has_prefix (csv[3], "2,0GB/s,failed,") && strstr (csv[3], "positive"),
                  "%s", csv[3]);
-  ck_assert_str_eq (csv[4], "3,3GB/s,pending,,,,,,");
+  ck_assert_str_eq (csv[4], "3,3GB/s,pending,,,,,,,");
 
   /* A rerun retries the failed point (and fails again). */
   g_autofree char *o1b = NULL;
@@ -683,8 +685,47 @@ START_TEST (test_gather_quoting)
                                     "</sweep>\n",
                                     "2");
   g_auto (GStrv) csv = gather (out);
-  ck_assert_str_eq (csv[1], "0,\"0-3,8\",pending,,,,,,");
-  ck_assert_str_eq (csv[2], "1,\"say\"\"hi\",pending,,,,,,");
+  ck_assert_str_eq (csv[1], "0,\"0-3,8\",pending,,,,,,,");
+  ck_assert_str_eq (csv[2], "1,\"say\"\"hi\",pending,,,,,,,");
+}
+END_TEST
+
+/* A report whose ranks give a pipeline bubble (held in their
+ * exposed_comm_ns, as run writes them): exposed_comm_ns is the mean of
+ * exposed less bubble, (60 + 80) / 2 = 70, and pipeline_bubble_ns the
+ * bubble's, (40 + 0) / 2 = 20, as the summary splits them; a bubble
+ * above its rank's exposed communication fails the point. */
+START_TEST (test_gather_bubble)
+{
+  write_ring4 ();
+  g_autofree char *out = expand_ok ("<sweep>\n"
+                                    "  <config path=\"ring4.xml\"/>\n"
+                                    "  <workload prefix=\"t/{a}\"/>\n"
+                                    "  <grid><param name=\"a\" values=\"x y\"/></grid>\n"
+                                    "</sweep>\n",
+                                    "2");
+  static const char *const reports[] = {
+    "{\"simulated_time_ns\": 500, \"ranks\": ["
+    "{\"compute_ns\": 300, \"exposed_comm_ns\": 100, \"pipeline_bubble_ns\": 40}, "
+    "{\"compute_ns\": 301, \"exposed_comm_ns\": 80, \"pipeline_bubble_ns\": 0}], "
+    "\"collectives\": []}",
+    "{\"simulated_time_ns\": 500, \"ranks\": ["
+    "{\"compute_ns\": 300, \"exposed_comm_ns\": 10, \"pipeline_bubble_ns\": 40}], "
+    "\"collectives\": []}",
+  };
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("%u", i);
+      g_autofree char *report = point_file (out, id, "report.json");
+      g_autofree char *done = point_file (out, id, "done");
+      ck_assert (g_file_set_contents (report, reports[i], -1, NULL));
+      ck_assert (g_file_set_contents (done, "", 0, NULL));
+    }
+  g_auto (GStrv) csv = gather (out);
+  ck_assert_str_eq (csv[1], "0,x,ok,500,300,70,20,,,");
+  ck_assert_msg (g_str_has_prefix (csv[2], "1,y,failed,,,,,,,")
+                     && strstr (csv[2], "pipeline_bubble_ns is above exposed_comm_ns") != NULL,
+                 "%s", csv[2]);
 }
 END_TEST
 
@@ -812,6 +853,7 @@ main (void)
   tcase_add_test (tc, test_run_done_already);
   tcase_add_test (tc, test_failed_and_pending);
   tcase_add_test (tc, test_gather_quoting);
+  tcase_add_test (tc, test_gather_bubble);
   tcase_add_test (tc, test_example_bandwidth);
   tcase_add_test (tc, test_astra_microbench);
   return tu_run_suite (s);
