@@ -39,6 +39,17 @@ fi
 SHARED=$TMP/none "$R/astra-microbench/run" >"$TMP/noshared.out" 2>&1
 check "astra-microbench without shared data: exits 0" eq $? 0
 check "astra-microbench without shared data: skip line" has "$TMP/noshared.out" "skip:"
+# A row asked for by name without the shared data: an error naming the
+# row and the file, not a quiet skip (exit 0 read as "reproduced").
+for r in training-throughput plan-published; do
+  SHARED=$TMP/none "$R/$r/run" --case meg-1.7b >"$TMP/nocase.out" 2>"$TMP/nocase.err"
+  check "$r --case without shared data: exits 1" eq $? 1
+  check "$r --case without shared data: names the row and file" \
+    has "$TMP/nocase.err" "case 'meg-1.7b': $TMP/none/reference/published/training.tsv not found"
+  SHARED=$TMP/none "$R/$r/run" --quick >"$TMP/noshared.out" 2>&1
+  check "$r without shared data: exits 0" eq $? 0
+  check "$r without shared data: skip line" has "$TMP/noshared.out" "skip:"
+done
 
 # nccl-tests bus bandwidth, quick: 4 systems x 3 sizes.
 "$R/nccl-busbw/run" --quick >"$TMP/nccl.out" 2>"$TMP/nccl.err"
