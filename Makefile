@@ -97,6 +97,18 @@ deps:
 	            "will skip; rm $(BUILD)/deps-optional.failed to try again)"; }; \
 	fi
 
+# The build `orrery --version` names: git describe of the checkout
+# ("unknown" outside one).  The header is rewritten only when that
+# changes, so that a build of the same commit recompiles nothing.
+VERSION := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+$(BUILD)/gen/version.h: FORCE
+	@mkdir -p $(BUILD)/gen
+	@v='#define ORRERY_VERSION "$(VERSION)"'; \
+	 [ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
+$(BUILD)/obj/sim/app/main.o: $(BUILD)/gen/version.h
+.PHONY: FORCE
+FORCE:
+
 # One run of protoc-c makes both files: a grouped target (&:), so that make
 # does not run it once per file and leave the header newer than the objects
 # compiled in between (which rebuilt everything at the next make).

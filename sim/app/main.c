@@ -21,6 +21,7 @@
 #include "sim/app/cmd_tools.h"
 #include "sim/app/sweep.h"
 #include "sim/error.h"
+#include "version.h" /* generated: ORRERY_VERSION (Makefile) */
 
 static void
 usage (FILE *out)
@@ -38,7 +39,7 @@ usage (FILE *out)
            "  plan   search a transformer's parallel configurations on a cluster, simulated\n"
            "         (plan --dlrm: a DLRM's embedding sharding)\n\n"
            "'orrery COMMAND --help' (or 'orrery help COMMAND') lists a command's options,\n"
-           "with units and defaults.\n\n"
+           "with units and defaults; 'orrery --version' the build (git describe).\n\n"
            APP_CLI_EXIT_CODES_HELP "\n");
 }
 
@@ -94,6 +95,13 @@ dispatch (int argc, char **argv)
       || strcmp (argv[1], "help") == 0)
     {
       usage (stdout);
+      return 0;
+    }
+  /* Which build made a result (a report or a README figure is tied to a
+   * commit): git describe of the checkout it was built from. */
+  if (argc == 2 && (strcmp (argv[1], "--version") == 0 || strcmp (argv[1], "version") == 0))
+    {
+      printf ("orrery %s\n", ORRERY_VERSION);
       return 0;
     }
   if (!g_strv_contains (commands, argv[1]))

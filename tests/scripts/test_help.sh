@@ -28,6 +28,15 @@ done
 check "bare help exits 0" eq "$rc" 0
 check "bare help lists the commands" has "$TMP/bare" "Commands:"
 check "bare help names help COMMAND" has "$TMP/bare" "'orrery help COMMAND'"
+# --version (and version): "orrery " and the build's git describe (a
+# commit's hex, maybe a tag and -dirty) or "unknown" outside a checkout.
+for v in --version version; do
+  out=$("$ORRERY" $v 2>&1); rc=$?
+  check "$v exits 0" eq "$rc" 0
+  check "$v prints the build" test -n "$(printf '%s\n' "$out" \
+    | grep -xE 'orrery ([A-Za-z0-9._-]*[0-9a-f]{7,}(-dirty)?|unknown)')"
+done
+check "bare help names --version" has "$TMP/bare" "'orrery --version'"
 "$ORRERY" help rnu >"$TMP/typo" 2>&1; rc=$?
 check "help of an unknown command exits 1" eq "$rc" 1
 check "help rnu: did you mean run" has "$TMP/typo" "unknown command 'rnu' (did you mean run?)"
