@@ -338,6 +338,7 @@ print_header (const PlanProblem *pb, const PlanOptions *o, const AppConfig *cfg)
           pb->no_dp_overlap ? ", gradients reduced after the backward" : "");
   plan_out_device_note (o->device != NULL ? pb->device->name : NULL, "the memory limit",
                         &cfg->wl);
+  plan_out_replay_note (pb->device, &cfg->wl);
   /* The kernel model runs a dtype its device lacks as bf16
    * (configs/devices/README.md): "fp8 GEMMs" alone would mislead. */
   if (pb->fp8 && cfg->wl.compute == WL_COMPUTE_KERNEL && cfg->wl.device[0] != '\0'

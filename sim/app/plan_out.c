@@ -162,3 +162,16 @@ plan_out_device_note (const char *device, const char *sets, const WlParams *wl)
           wl->compute == WL_COMPUTE_KERNEL ? "kernels priced as " : "its peak and bandwidth",
           wl->compute != WL_COMPUTE_KERNEL ? "" : wl->device[0] ? wl->device : "its device");
 }
+
+void
+plan_out_replay_note (const WlDevice *dev, const WlParams *wl)
+{
+  g_return_if_fail (dev != NULL && wl != NULL);
+  if (wl->compute != WL_COMPUTE_REPLAY)
+    return;
+  printf ("note: the cluster's <compute> replays the traces' durations, which gen gives as "
+          "the roofline of %s (bf16 %.1f TFLOP/s x matrix efficiency %.2f, memory %.2f TB/s x "
+          "%.2f), not as kernels run (a config with <compute model=\"kernel\"> prices them)\n",
+          dev->name, dev->peak_flops[WL_DTYPE_BF16] / 1e12, dev->matrix_eff,
+          dev->mem_bw_Bps / 1e12, dev->memory_eff);
+}

@@ -18,6 +18,7 @@
 
 #include <glib.h>
 
+#include "workload/compute.h"
 #include "workload/wl_params.h"
 
 /* One input of a planner: its option ("--tables") and its path (NULL when
@@ -70,5 +71,11 @@ void plan_out_remove_stale (const char *dir, gboolean wrote_txt, gboolean held_p
  * the cluster's device (names compared ignoring case, as the presets are
  * looked up) or the compute is replayed from the traces. */
 void plan_out_device_note (const char *device, const char *sets, const WlParams *wl);
+
+/* "note: ..." on stdout where WL replays the traces' durations: gen wrote
+ * each compute node's time as DEV's roofline (its bf16 peak x matrix
+ * efficiency, its memory bandwidth x memory efficiency), not the kernel
+ * model's, and the header should say so.  Nothing for other models. */
+void plan_out_replay_note (const WlDevice *dev, const WlParams *wl);
 
 #endif /* ORRERY_SIM_APP_PLAN_OUT_H */

@@ -68,4 +68,18 @@ check "  gen transformer's words for it" has "$T/gbgen.out" "--global-batch -8: 
   >"$T/g0.out" 2>&1
 check "plan --gpus 0: the same form" \
   sh -c "test $? -eq 1 && grep -qxF 'orrery plan: --gpus 0: must be at least 1' '$T/g0.out'"
+# ---- a replayed-compute cluster: the header says what prices the compute -------------
+# configs/dgx1.xml replays trace durations, which gen writes as the device's
+# roofline at its datasheet peak (efficiencies 1): the header said nothing,
+# so a plan there read as the kernel model's.
+ONE="tp=8;pp=1;v=1;cp=1;mb=1;zero=0;recompute=none;sched=1f1b"
+"$ORRERY" plan --model llama2-7b --config configs/dgx1.xml --device H100-SXM --global-batch 8 \
+  --top 1 --space "$ONE" --out "$T/replay" >"$T/replay.out" 2>&1
+check "plan on a replay cluster: exit 0" test $? -eq 0
+check "  the header names the roofline the traces carry" grep -qF \
+  "note: the cluster's <compute> replays the traces' durations, which gen gives as the roofline of H100-SXM (bf16 989.5 TFLOP/s x matrix efficiency 1.00, memory 3.35 TB/s x 1.00)" \
+  "$T/replay.out"
+"$ORRERY" plan --model llama2-7b --config configs/hgx-h100.xml --global-batch 8 --top 1 \
+  --space "$ONE" --out "$T/kernel" >"$T/kernel.out" 2>&1
+check "  and a kernel-model cluster's does not" sh -c "! grep -q replays '$T/kernel.out'"
 finish
