@@ -170,6 +170,8 @@ scan_kernels (FileScan *s, const ChakraProtoMsg__Node *n)
   g_autoptr (GArray) list = g_array_new (FALSE, FALSE, sizeof (WlKernel));
   if (!wl_kernels_parse (text, list, &err))
     defect (s, "node %" G_GUINT64_FORMAT ": %s", n->id, err->message);
+  else
+    s->fig->kernel_nodes++;
 }
 
 /* Report every attribute with a name and no value, then drop them so that
@@ -759,6 +761,12 @@ print_figures (const WlInspectRank *f, FILE *out)
         sep = ", ";
       }
   fprintf (out, "), compute %" G_GUINT64_FORMAT " us", f->compute_micros);
+  /* A generated trace's durations are 0 or a roofline: under the kernel
+   * model its kernel lists price the compute, which "compute 0 us" hid. */
+  if (f->kernel_nodes > 0)
+    fprintf (out, " in durations (%" G_GUINT64_FORMAT " compute node%s list%s kernels, which the "
+             "kernel model prices instead)", f->kernel_nodes, f->kernel_nodes == 1 ? "" : "s",
+             f->kernel_nodes == 1 ? "s" : "");
   for (int k = 0; k < WL_INSPECT_N_COLLS; k++)
     if (f->coll_count[k] > 0)
       {

@@ -62,6 +62,8 @@ typedef struct
 {
   guint64 nodes[WL_INSPECT_N_TYPES];
   guint64 compute_micros;                /* sum of duration_micros of COMP nodes */
+  guint64 kernel_nodes;                  /* COMP nodes with a kernel list (priced at run time
+                                          * under the kernel model, their durations aside) */
   guint64 coll_count[WL_INSPECT_N_COLLS];
   guint64 coll_bytes[WL_INSPECT_N_COLLS]; /* sum of comm_size */
 } WlInspectRank;

@@ -194,6 +194,16 @@ START_TEST (test_bad_kernels)
   g_autoptr (WlInspectReport) rep = inspect (1);
   const char *needles[] = { "wl.0.et", "node 4", "kernels: 'gemm' needs k", NULL };
   assert_one_defect (rep, needles);
+  /* The good list counts as a node the kernel model prices, the bad one
+   * not; the summary says so beside the durations' sum (10 + 10 us). */
+  ck_assert_uint_eq (wl_inspect_report_rank (rep, 0)->kernel_nodes, 1);
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  FILE *f = open_memstream (&text, &len);
+  wl_inspect_report_print (rep, f);
+  fclose (f);
+  ck_assert_msg (strstr (text, "compute 20 us in durations (1 compute node lists kernels, which "
+                               "the kernel model prices instead)") != NULL, "%s", text);
   wl_inspect_report_free (g_steal_pointer (&rep));
 
   ChakraProtoMsg__Node *kind = tu_comp (6, 10);
