@@ -1,9 +1,8 @@
-/* cli.c: exit status by error domain and code; see cli.h. */
+/* cli.c: reading a command's options, and the exit status by error
+ * domain and code; see cli.h. */
 #include "sim/app/cli.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "sim/error.h"
@@ -32,6 +31,133 @@ app_cli_fail (const char *cmd, GError *error)
            msg);
   g_error_free (error);
   return code;
+}
+
+/* A whole-number option: GLib collects its values as text into TEXTS
+ * (a G_OPTION_ARG_FILENAME_ARRAY: every value, in the order given, copied
+ * byte for byte), and app_cli_parse reads them into *TARGET. */
+typedef struct
+{
+  const char *name; /* "layers": the long name, for the messages */
+  gint *target;
+  char **texts;
+} WholeOption;
+
+struct _AppCli
+{
+  GOptionContext *ctx;
+  GPtrArray *wholes; /* of WholeOption, each allocated: GLib holds &texts */
+};
+
+static void
+whole_option_free (gpointer p)
+{
+  WholeOption *w = p;
+  g_strfreev (w->texts);
+  g_free (w);
+}
+
+AppCli *
+app_cli_new (const char *parameter_string)
+{
+  AppCli *cli = g_new0 (AppCli, 1);
+  cli->ctx = g_option_context_new (parameter_string);
+  cli->wholes = g_ptr_array_new_with_free_func (whole_option_free);
+  return cli;
+}
+
+void
+app_cli_free (AppCli *cli)
+{
+  if (cli == NULL)
+    return;
+  g_option_context_free (cli->ctx);
+  g_ptr_array_unref (cli->wholes);
+  g_free (cli);
+}
+
+GOptionContext *
+app_cli_context (AppCli *cli)
+{
+  g_return_val_if_fail (cli != NULL, NULL);
+  return cli->ctx;
+}
+
+void
+app_cli_add_entries (AppCli *cli, GOptionGroup *group, const GOptionEntry *entries)
+{
+  g_return_if_fail (cli != NULL && entries != NULL);
+  gsize n = 0;
+  while (entries[n].long_name != NULL)
+    n++;
+  g_autofree GOptionEntry *copy = g_memdup2 (entries, (n + 1) * sizeof *entries);
+  for (gsize i = 0; i < n; i++)
+    {
+      g_return_if_fail (copy[i].arg != G_OPTION_ARG_INT64 && copy[i].arg != G_OPTION_ARG_DOUBLE);
+      if (copy[i].arg != G_OPTION_ARG_INT)
+        continue;
+      WholeOption *w = g_new0 (WholeOption, 1);
+      w->name = copy[i].long_name;
+      w->target = copy[i].arg_data;
+      g_ptr_array_add (cli->wholes, w);
+      /* The type shows nowhere in --help: the line stays the same. */
+      copy[i].arg = G_OPTION_ARG_FILENAME_ARRAY;
+      copy[i].arg_data = &w->texts;
+    }
+  /* Both copy the entries (GLib's own array), not their strings. */
+  if (group != NULL)
+    g_option_group_add_entries (group, copy);
+  else
+    g_option_context_add_main_entries (cli->ctx, copy, NULL);
+}
+
+/* TEXT, a value of the option --NAME, into *OUT: decimal digits after an
+ * optional sign, from -G_MAXINT to G_MAXINT (G_MININT is the commands'
+ * mark of an option not given).  FALSE with ERROR set (G_OPTION_ERROR,
+ * as GLib's own bad values) otherwise. */
+static gboolean
+whole_number (const char *name, const char *text, gint *out, GError **error)
+{
+  const char *digits = text + (text[0] == '-' || text[0] == '+');
+  gsize n = strspn (digits, "0123456789");
+  if (n == 0 || digits[n] != '\0')
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--%s %s: not a whole number", name, text);
+      return FALSE;
+    }
+  /* Saturated one past G_MAXINT: any more digits are out of range alike. */
+  gint64 v = 0;
+  for (gsize i = 0; i < n; i++)
+    v = MIN (v * 10 + (digits[i] - '0'), (gint64) G_MAXINT + 1);
+  if (text[0] == '-')
+    v = -v;
+  if (v > G_MAXINT || v < -G_MAXINT)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   v > 0 ? "--%s %s: too large (at most %d)" : "--%s %s: too small (at least %d)",
+                   name, text, v > 0 ? G_MAXINT : -G_MAXINT);
+      return FALSE;
+    }
+  *out = (gint) v;
+  return TRUE;
+}
+
+/* Every whole-number option CLI's parse saw, each value in turn (all are
+ * checked: a bad one is not excused by a later good one), the last into
+ * its gint.  The texts stay: GLib keeps its record of the arrays it made
+ * until the context is freed. */
+static gboolean
+read_wholes (AppCli *cli, GError **error)
+{
+  for (guint i = 0; i < cli->wholes->len; i++)
+    {
+      WholeOption *w = cli->wholes->pdata[i];
+      for (char **t = w->texts; t != NULL && *t != NULL; t++)
+        if (!whole_number (w->name, *t, w->target, error))
+          return FALSE;
+    }
+  return TRUE;
 }
 
 /* The short options of CTX that take a value, as its help shows them
@@ -96,54 +222,11 @@ nearest_option (GOptionContext *ctx, const char *given)
   return best != NULL && !tie ? g_strdup_printf ("--%s", best) : NULL;
 }
 
-/* GLib's words for a number option's bad value ("Cannot parse integer
- * value “1M” for --batch", "Integer value “X” for --batch out of range")
- * into orrery's: the option, the value, and what it must be. */
-static void
-number_message (GError *e)
-{
-  static const char *const forms[][2] = {
-    { "Cannot parse integer value \u201c", "not a whole number" },
-    { "Integer value \u201c", NULL },
-    { "Cannot parse double value \u201c", "not a number" },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (forms); i++)
-    {
-      if (!g_str_has_prefix (e->message, forms[i][0]))
-        continue;
-      const char *value = e->message + strlen (forms[i][0]);
-      const char *close = strstr (value, "\u201d for ");
-      if (close == NULL)
-        return;
-      g_autofree char *v = g_strndup (value, (gsize) (close - value));
-      const char *opt = close + strlen ("\u201d for ");
-      gsize opt_len = strcspn (opt, " ");
-      const char *why = forms[i][1];
-      g_autofree char *range = NULL;
-      if (why == NULL)
-        {
-          /* Out of range: a G_OPTION_ARG_INT holds -2^31 .. 2^31 - 1, an
-           * INT64 what strtoll reads without overflow.  Said on the side
-           * the value passed: "-2147483648 .. 2147483647" read as if a
-           * count such as --gpus could be negative. */
-          errno = 0;
-          (void) strtoll (v, NULL, 10);
-          gboolean negative = v[strspn (v, " \t")] == '-';
-          range = errno == ERANGE ? g_strdup (negative ? "too small" : "too large")
-                  : negative      ? g_strdup_printf ("too small (at least %d)", G_MININT)
-                                  : g_strdup_printf ("too large (at most %d)", G_MAXINT);
-          why = range;
-        }
-      char *msg = g_strdup_printf ("%.*s %s: %s", (int) opt_len, opt, v, why);
-      g_free (e->message);
-      e->message = msg;
-      return;
-    }
-}
-
 gboolean
-app_cli_parse (GOptionContext *ctx, int *argc, char ***argv, GPtrArray *owned, GError **error)
+app_cli_parse (AppCli *cli, int *argc, char ***argv, GPtrArray *owned, GError **error)
 {
+  g_return_val_if_fail (cli != NULL, FALSE);
+  GOptionContext *ctx = cli->ctx;
   gboolean valued[128] = { FALSE };
   valued_shorts (ctx, valued);
   GPtrArray *args = g_ptr_array_new ();
@@ -170,6 +253,8 @@ app_cli_parse (GOptionContext *ctx, int *argc, char ***argv, GPtrArray *owned, G
   GError *local = NULL;
   if (g_option_context_parse (ctx, argc, argv, &local))
     {
+      if (!read_wholes (cli, error))
+        return FALSE;
       if (*argc <= 1)
         return TRUE;
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
@@ -178,8 +263,6 @@ app_cli_parse (GOptionContext *ctx, int *argc, char ***argv, GPtrArray *owned, G
                    g_get_prgname () != NULL ? g_get_prgname () : "orrery COMMAND");
       return FALSE;
     }
-  if (local->domain == G_OPTION_ERROR && local->code == G_OPTION_ERROR_BAD_VALUE)
-    number_message (local);
   /* "Unknown option --confg": GLib names the option; say which it may be. */
   const char *unknown = g_str_has_prefix (local->message, "Unknown option ")
                           ? local->message + strlen ("Unknown option ")
@@ -217,28 +300,4 @@ app_cli_nearest (const char *given, const char *const *names)
         tie = TRUE;
     }
   return tie ? NULL : best;
-}
-
-gboolean
-app_cli_count (const char *name, const char *value, gint *out, GError **error)
-{
-  g_return_val_if_fail (name != NULL && value != NULL && out != NULL, FALSE);
-  gint64 v = 0;
-  g_autoptr (GError) err = NULL;
-  if (g_ascii_string_to_signed (value, 10, G_MININT64, G_MAXINT, &v, &err))
-    {
-      *out = (gint) MAX (v, -1);
-      return TRUE;
-    }
-  gboolean bounds = g_error_matches (err, G_NUMBER_PARSER_ERROR,
-                                     G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS);
-  if (bounds && value[0] == '-') /* below G_MININT64: a negative all the same */
-    {
-      *out = -1;
-      return TRUE;
-    }
-  g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-               bounds ? "%s %s: too large (at most %d)" : "%s %s: not a whole number", name,
-               value, G_MAXINT);
-  return FALSE;
 }

@@ -1,6 +1,6 @@
-/* cli.h: what every orrery subcommand shares: the exit status an error
- * gives, the one line on stderr that reports it, and the help text that
- * documents both.
+/* cli.h: what every orrery subcommand shares: how it reads its options,
+ * the exit status an error gives, the one line on stderr that reports it,
+ * and the help text that documents both.
  *
  * What it models: the program's contract with its caller.  Exit status 0
  * success, 1 usage or input error, 2 internal error, 3 deadlock, 4 a limit
@@ -11,8 +11,8 @@
  * G_IO_ERROR from GLib's file calls, JSON_PARSER_ERROR, G_MARKUP_ERROR, ...)
  * numbers its codes its own way, and is a usage or input error whatever its
  * code.
- * Ownership: app_cli_fail takes the error it is given; nothing else is
- * allocated.
+ * Ownership: app_cli_fail takes the error it is given; an AppCli is the
+ * caller's (below).
  *
  * Layer: sim/app.  May include: sim (errors), workload (its error domain),
  * GLib.
@@ -44,25 +44,53 @@ int app_cli_exit_status (const GError *error);
  * message when the status is 2), free ERROR and return its exit status. */
 int app_cli_fail (const char *cmd, GError *error);
 
-/* g_option_context_parse (CTX, ARGC, ARGV, ERROR), where a short option
- * glued to its value ("-cFILE", which GLib reads as the options c, F, I, L
- * and E) is first cut in two ("-c" "FILE"), as getopt reads it; nothing
- * after "--" is cut.  ARGV is then a new array, which OWNED (free function
- * g_free) holds with the strings cut off.  Every command that parses this
- * way takes options only: an argument left over is refused ("unexpected
- * argument 'x': the command takes options only ...").  A
- * number option's bad value is worded "--batch 1M: not a whole number" or
- * "--batch 4294967296: out of range (-2147483648 .. 2147483647)". */
-gboolean app_cli_parse (GOptionContext *ctx, int *argc, char ***argv, GPtrArray *owned,
-                        GError **error);
+/* A command's command line: its GOptionContext, and which of its options
+ * are whole numbers.  GLib reads a G_OPTION_ARG_INT as strtol (..., 0)
+ * does (--layers 010 is 8 layers, 0x2 is 2, " 8" is 8) and lets
+ * -2147483648 through, which is G_MININT, the mark commands give an option
+ * not given: such a value was silently no option at all.  So
+ * app_cli_add_entries takes every G_OPTION_ARG_INT entry over and
+ * app_cli_parse reads its values itself, in decimal only.
+ * Ownership: app_cli_new returns a new AppCli (free function
+ * app_cli_free), which owns its context. */
+typedef struct _AppCli AppCli;
 
-/* The count option NAME's VALUE into *OUT (for a G_OPTION_ARG_CALLBACK
- * entry), as G_OPTION_ARG_INT reads it but in decimal only (GLib reads
- * as C does: 010 is 8, 0x2 is 2) and with any negative as -1: commands
- * mark an option not given with G_MININT, which G_OPTION_ARG_INT reads
- * too, and refuse every negative count alike.  Errors are worded as
- * app_cli_parse words them ("--top-k 1M: not a whole number"). */
-gboolean app_cli_count (const char *name, const char *value, gint *out, GError **error);
+/* A command line whose context is g_option_context_new (PARAMETER_STRING). */
+AppCli *app_cli_new (const char *parameter_string);
+
+/* Free CLI (NULL allowed) and its context. */
+void app_cli_free (AppCli *cli);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AppCli, app_cli_free)
+
+/* CLI's context (borrowed): for its description, or a main group. */
+GOptionContext *app_cli_context (AppCli *cli);
+
+/* Add ENTRIES (NULL-terminated; copied, their strings borrowed, as GLib
+ * borrows them) to GROUP, or to the context's main options when GROUP is
+ * NULL.  Every G_OPTION_ARG_INT entry among them is read by app_cli_parse
+ * (which stores the last value given into its gint, and leaves it as it
+ * was when the option is absent); its --help line is the same.  An
+ * INT64 or DOUBLE entry is a critical (GLib would read it as strtoll or
+ * strtod do, hex and all): whole numbers are G_OPTION_ARG_INT, and
+ * others a string the command reads. */
+void app_cli_add_entries (AppCli *cli, GOptionGroup *group, const GOptionEntry *entries);
+
+/* g_option_context_parse (CLI's context, ARGC, ARGV, ERROR), where a short
+ * option glued to its value ("-cFILE", which GLib reads as the options c,
+ * F, I, L and E) is first cut in two ("-c" "FILE"), as getopt reads it;
+ * nothing after "--" is cut.  ARGV is then a new array, which OWNED (free
+ * function g_free) holds with the strings cut off.  Every command that
+ * parses this way takes options only: an argument left over is refused
+ * ("unexpected argument 'x': the command takes options only ...").
+ * A whole-number option's every value, however written (--x V, --x=V,
+ * -x V, -xV), must be decimal digits after an optional sign, leading zeros
+ * read as decimal (010 is 10), from -2147483647 to 2147483647, so that
+ * G_MININT never comes from the command line; else "--batch 0x2: not a
+ * whole number", "--batch 2147483648: too large (at most 2147483647)" or
+ * "--batch -2147483648: too small (at least -2147483647)", the option
+ * named by its long name however it was given. */
+gboolean app_cli_parse (AppCli *cli, int *argc, char ***argv, GPtrArray *owned,
+                        GError **error);
 
 /* The name of NAMES (NULL-terminated) nearest to the unknown GIVEN ("rnu"),
  * within two edits (sim_edit_distance, case kept), for a "did you mean"

@@ -36,7 +36,7 @@ typedef struct
 
 /* What an integer option of gen collective or gen transformer holds when
  * not given (-1 was, and so --count -1 or --zero -1 passed as the
- * default). */
+ * default).  No value given can be it: app_cli_parse refuses G_MININT. */
 #define OPT_ABSENT G_MININT
 
 static gboolean
@@ -87,7 +87,7 @@ gen_request (const CollectiveOptions *o, WlGenCollective *req, GError **error)
   return TRUE;
 }
 
-static GOptionContext *
+static AppCli *
 gen_collective_context (CollectiveOptions *o)
 {
   GOptionEntry entries[] = {
@@ -114,15 +114,15 @@ gen_collective_context (CollectiveOptions *o)
       "every trace, which ASTRA-sim 2.x asserts on", "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
-  GOptionContext *ctx
-      = g_option_context_new ("- write a collective microbenchmark, one trace per rank");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  AppCli *cli = app_cli_new ("- write a collective microbenchmark, one trace per rank");
+  app_cli_add_entries (cli, NULL, entries);
   g_option_context_set_description (
-      ctx, "Groups: ranks are cut into blocks of SIZE x S consecutive ranks, each holding S\n"
-           "groups; N must be a multiple of SIZE x S.  Groups are defined by a METADATA node\n"
-           "in every trace and named in each collective's pg_name (1 .. N/SIZE).\n\n"
-           APP_CLI_EXIT_CODES_TOOL_HELP "\n");
-  return ctx;
+      app_cli_context (cli),
+      "Groups: ranks are cut into blocks of SIZE x S consecutive ranks, each holding S\n"
+      "groups; N must be a multiple of SIZE x S.  Groups are defined by a METADATA node\n"
+      "in every trace and named in each collective's pg_name (1 .. N/SIZE).\n\n"
+      APP_CLI_EXIT_CODES_TOOL_HELP "\n");
+  return cli;
 }
 
 /* ---- output bounds ----------------------------------------------------------------
@@ -206,13 +206,13 @@ cmd_gen_collective (int argc, char **argv)
 {
   CollectiveOptions o = { .groups = OPT_ABSENT, .stride = OPT_ABSENT, .root = OPT_ABSENT,
                           .count = OPT_ABSENT, .ranks = APP_GEN_RANKS_ABSENT };
-  g_autoptr (GOptionContext) ctx = gen_collective_context (&o);
+  g_autoptr (AppCli) cli = gen_collective_context (&o);
   GError *error = NULL;
   WlGenCollective req = { 0 };
   AppGenSet *set = NULL;
   int code = 0;
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
-  if (!app_cli_parse (ctx, &argc, &argv, owned, &error)
+  if (!app_cli_parse (cli, &argc, &argv, owned, &error)
       || !app_gen_ranks_given (&o.ranks, &error))
     code = app_cli_fail ("gen collective", error);
   else if (o.type == NULL || o.bytes == NULL || o.out == NULL || o.ranks <= 0)
@@ -291,19 +291,6 @@ parse_recompute (const char *name, const char *value, gpointer data, GError **er
       return FALSE;
     }
   return TRUE;
-}
-
-/* --experts and --top-k in decimal, never G_MININT (app_cli_count). */
-static gboolean
-parse_experts (const char *name, const char *value, gpointer data, GError **error)
-{
-  return app_cli_count (name, value, &((TransformerOptions *) data)->experts, error);
-}
-
-static gboolean
-parse_top_k (const char *name, const char *value, gpointer data, GError **error)
-{
-  return app_cli_count (name, value, &((TransformerOptions *) data)->top_k, error);
 }
 
 /* ARGV with "--recompute KIND" joined into "--recompute=KIND" (GOption
@@ -441,7 +428,7 @@ gen_transformer_request (const TransformerOptions *o, WlGenTransformer *req, GEr
   return TRUE;
 }
 
-static GOptionContext *
+static AppCli *
 gen_transformer_context (TransformerOptions *o)
 {
   GOptionEntry entries[] = {
@@ -463,9 +450,9 @@ gen_transformer_context (TransformerOptions *o)
       "Total ranks: tp x pp x dp (checked, or gives dp)", "N" },
     { "ep", 0, 0, G_OPTION_ARG_INT, &o->ep,
       "Expert-parallel degree (default 1): EP groups of ep consecutive DP indices", "N" },
-    { "experts", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_experts,
+    { "experts", 0, 0, G_OPTION_ARG_INT, &o->experts,
       "Experts per layer (mixture of experts; 0 = dense; overrides the preset's)", "E" },
-    { "top-k", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_top_k, "Experts per token (default 2 with --experts)",
+    { "top-k", 0, 0, G_OPTION_ARG_INT, &o->top_k, "Experts per token (default 2 with --experts)",
       "K" },
     { "microbatches", 'm', 0, G_OPTION_ARG_INT, &o->M,
       "Micro-batches per pipeline (default global-batch / (micro-batch x dp))", "M" },
@@ -522,11 +509,11 @@ gen_transformer_context (TransformerOptions *o)
       "every trace, which ASTRA-sim 2.x asserts on", "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
-  GOptionContext *ctx
-      = g_option_context_new ("- write one training iteration of a decoder transformer "
-                              "(dense or mixture-of-experts)");
+  AppCli *cli = app_cli_new ("- write one training iteration of a decoder transformer "
+                             "(dense or mixture-of-experts)");
+  GOptionContext *ctx = app_cli_context (cli);
   GOptionGroup *group = g_option_group_new ("transformer", "", "", o, NULL);
-  g_option_group_add_entries (group, entries);
+  app_cli_add_entries (cli, group, entries);
   g_option_context_set_main_group (ctx, group);
   g_option_context_set_description (
       ctx, "Ranks: tp x cp x dp x pp, rank = t + tp x (c + cp x (d + dp x p)).  Compute\n"
@@ -540,7 +527,7 @@ gen_transformer_context (TransformerOptions *o)
            "GiB\" / \"does not fit by 12.4 GiB\"), stages over its capacity warned about\n"
            "(errors with --strict-memory).\n\n"
            APP_CLI_EXIT_CODES_TOOL_HELP "\n");
-  return ctx;
+  return cli;
 }
 
 static gboolean
@@ -653,7 +640,7 @@ cmd_gen_transformer (int argc, char **argv)
                            .top_k = OPT_ABSENT,
                            .vstages = 1, .cp = 1, .ranks = APP_GEN_RANKS_ABSENT, .b = no, .B = no,
                            .model = { no, no, no, no, no, no } };
-  g_autoptr (GOptionContext) ctx = gen_transformer_context (&o);
+  g_autoptr (AppCli) cli = gen_transformer_context (&o);
   GError *error = NULL;
   WlGenTransformer req = { 0 };
   AppGenSet *set = NULL;
@@ -662,7 +649,7 @@ cmd_gen_transformer (int argc, char **argv)
   g_autofree char **args = join_recompute (argc, argv, owned);
   char **parse_argv = args;
   int parse_argc = (int) g_strv_length (args);
-  gboolean parsed = app_cli_parse (ctx, &parse_argc, &parse_argv, owned, &error)
+  gboolean parsed = app_cli_parse (cli, &parse_argc, &parse_argv, owned, &error)
                     && app_gen_ranks_given (&o.ranks, &error);
   gint cp = MAX (o.cp, 1);
   if (parsed && o.dp == 0)

@@ -24,7 +24,7 @@ typedef struct
   gboolean dry_run, amp_casts;
 } DlrmOptions;
 
-static GOptionContext *
+static AppCli *
 dlrm_context (DlrmOptions *o)
 {
   GOptionEntry entries[] = {
@@ -109,10 +109,10 @@ dlrm_context (DlrmOptions *o)
       "Print the summary (shards, all-to-all bytes, memory per rank) and write nothing", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
-  GOptionContext *ctx
-      = g_option_context_new ("- write one DLRM training iteration per rank, with its "
-                              "embedding tables sharded as TorchRec shards them");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  AppCli *cli = app_cli_new ("- write one DLRM training iteration per rank, with its "
+                             "embedding tables sharded as TorchRec shards them");
+  GOptionContext *ctx = app_cli_context (cli);
+  app_cli_add_entries (cli, NULL, entries);
   g_option_context_set_description (
       ctx, "Every rank runs TorchRec's TrainPipelineSparseDist iteration: lookups, the\n"
            "pooled-embedding exchange overlapping the bottom MLP, interaction, top MLP,\n"
@@ -124,7 +124,7 @@ dlrm_context (DlrmOptions *o)
            "backward's are the same, swapped) and its memory (GiB = 2^30 bytes).\n"
            "See workload/gen_dlrm.h for the model, placement and cost model.\n\n"
            APP_CLI_EXIT_CODES_TOOL_HELP "\n");
-  return ctx;
+  return cli;
 }
 
 static gboolean input_error (GError **error, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
@@ -527,7 +527,7 @@ app_cmd_gen_dlrm (int argc, char **argv)
   DlrmOptions o = { .dcn_layers = APP_GEN_RANKS_ABSENT, .dcn_rank = APP_GEN_RANKS_ABSENT,
                     .ranks = APP_GEN_RANKS_ABSENT, .ranks_per_node = APP_GEN_RANKS_ABSENT,
                     .batch = APP_GEN_RANKS_ABSENT, .local_batch = APP_GEN_RANKS_ABSENT };
-  g_autoptr (GOptionContext) ctx = dlrm_context (&o);
+  g_autoptr (AppCli) cli = dlrm_context (&o);
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
   GError *error = NULL;
   WlGenDlrm req = { 0 };
@@ -535,7 +535,7 @@ app_cmd_gen_dlrm (int argc, char **argv)
   WlDlrmLayout *l = NULL;
   AppGenSet *set = NULL;
   int code = 0;
-  if (!app_cli_parse (ctx, &argc, &argv, owned, &error))
+  if (!app_cli_parse (cli, &argc, &argv, owned, &error))
     code = app_cli_fail ("gen dlrm", error);
   else if (o.preset != NULL && strcmp (o.preset, "list") == 0)
     code = dlrm_list ();

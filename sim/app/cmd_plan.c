@@ -24,7 +24,8 @@
 #include "workload/compute.h"
 #include "workload/graph.h"
 
-/* The options; what is absent stays UNSET. */
+/* The options; what is absent stays UNSET (app_cli_parse refuses G_MININT
+ * given). */
 #define UNSET G_MININT
 
 /* The model sizes' options, in the order of PlanOptions.sizes. */
@@ -38,7 +39,7 @@ typedef struct
   gboolean exhaustive, no_sp, no_dp_overlap, dlrm;
 } PlanOptions;
 
-static GOptionContext *
+static AppCli *
 plan_context (PlanOptions *o)
 {
   GOptionEntry entries[] = {
@@ -86,11 +87,11 @@ plan_context (PlanOptions *o)
       "Simulate every candidate that fits, bounds or not (slow; checks the bound)", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
-  GOptionContext *ctx = g_option_context_new (
-      "- search the parallel configurations of a transformer on a cluster");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  AppCli *cli
+      = app_cli_new ("- search the parallel configurations of a transformer on a cluster");
+  app_cli_add_entries (cli, NULL, entries);
   g_option_context_set_description (
-      ctx,
+      app_cli_context (cli),
       "Enumerates tp, pp, virtual stages v, cp, ep (MoE), the micro-batch mb, ZeRO 0-3 or the\n"
       "distributed optimizer, recomputation and the schedule; dp = gpus / (tp pp cp).\n"
       "Prunes by divisibility and by gen transformer's memory model (each with its reason),\n"
@@ -118,7 +119,7 @@ plan_context (PlanOptions *o)
       "--device sets the memory limit; under the kernel and roofline models the compute is\n"
       "still priced as the cluster's <compute> (the header says so).\n\n"
       APP_CLI_EXIT_CODES_HELP "\n");
-  return ctx;
+  return cli;
 }
 
 /* The sizes gen transformer refuses whatever the split (its own checks,
@@ -745,7 +746,7 @@ app_cmd_plan (int argc, char **argv)
                     .gpus = UNSET, .batch = UNSET };
   for (guint i = 0; i < G_N_ELEMENTS (o.sizes); i++)
     o.sizes[i] = UNSET;
-  g_autoptr (GOptionContext) ctx = plan_context (&o);
+  g_autoptr (AppCli) cli = plan_context (&o);
   GError *error = NULL;
   AppConfig cfg;
   app_config_init (&cfg);
@@ -753,7 +754,7 @@ app_cmd_plan (int argc, char **argv)
   PlanSpace space;
   int code = 0;
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
-  if (app_cli_parse (ctx, &argc, &argv, owned, &error) && argc > 1)
+  if (app_cli_parse (cli, &argc, &argv, owned, &error) && argc > 1)
     g_set_error (&error, SIM_ERROR, SIM_ERROR_INPUT, "unexpected argument '%s'", argv[1]);
   gint64 progress_us = -1;
   if (error != NULL || !plan_problem (&o, &cfg, &pb, &space, &error)

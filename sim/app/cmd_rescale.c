@@ -48,9 +48,10 @@ app_cmd_rescale (int argc, char **argv)
       "PREFIX2" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
-  g_autoptr (GOptionContext) ctx
-      = g_option_context_new ("- rewrite a data-parallel trace set for another number of ranks");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_autoptr (AppCli) cli
+      = app_cli_new ("- rewrite a data-parallel trace set for another number of ranks");
+  GOptionContext *ctx = app_cli_context (cli);
+  app_cli_add_entries (cli, NULL, entries);
   g_option_context_set_description (
       ctx, "Every rank's trace must be the same (rank 0's is written Q times).  Collectives\n"
            "must span all ranks; all-reduce, reduce-scatter, all-to-all, reduce and broadcast\n"
@@ -62,7 +63,7 @@ app_cmd_rescale (int argc, char **argv)
   AppGenSet *set = NULL;
   int code = 0;
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
-  if (!app_cli_parse (ctx, &argc, &argv, owned, &error) || !app_gen_ranks_given (&ranks, &error))
+  if (!app_cli_parse (cli, &argc, &argv, owned, &error) || !app_gen_ranks_given (&ranks, &error))
     code = app_cli_fail ("rescale", error);
   else if (from == NULL || out == NULL || ranks <= 0)
     code = app_cli_fail ("rescale", g_error_new (SIM_ERROR, SIM_ERROR_INPUT,

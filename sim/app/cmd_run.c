@@ -287,7 +287,7 @@ load_config (const RunOptions *o, AppConfig *cfg, GError **error)
 
 /* The inputs: the cluster, in either format, and the workload. */
 static void
-add_input_options (GOptionContext *ctx, RunOptions *o)
+add_input_options (AppCli *cli, RunOptions *o)
 {
   GOptionEntry entries[] = {
     { "config", 'c', 0, G_OPTION_ARG_FILENAME, &o->config,
@@ -306,12 +306,12 @@ add_input_options (GOptionContext *ctx, RunOptions *o)
       "Trace prefix: reads PREFIX.0.et .. PREFIX.<ranks-1>.et (or .json)", "PREFIX" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  app_cli_add_entries (cli, NULL, entries);
 }
 
 /* The link model and the outputs. */
 static void
-add_output_options (GOptionContext *ctx, RunOptions *o)
+add_output_options (AppCli *cli, RunOptions *o)
 {
   g_autofree char *models = link_models_text (TRUE);
   o->models_help = g_strdup_printf ("Link model, overriding the config: %s", models);
@@ -343,12 +343,12 @@ add_output_options (GOptionContext *ctx, RunOptions *o)
       "messages, that sets the finish time)", "N" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  app_cli_add_entries (cli, NULL, entries);
 }
 
 /* How the run goes: the shortcut, the limits, the memory, messy traces. */
 static void
-add_control_options (GOptionContext *ctx, RunOptions *o)
+add_control_options (AppCli *cli, RunOptions *o)
 {
   GOptionEntry entries[] = {
     { "symmetry", 0, 0, G_OPTION_ARG_STRING, &o->symmetry,
@@ -381,22 +381,23 @@ add_control_options (GOptionContext *ctx, RunOptions *o)
       "No summary, ASTRA-sim lines or progress; errors only", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  app_cli_add_entries (cli, NULL, entries);
 }
 
 /* The options of run, in --help order, writing into O. */
-static GOptionContext *
+static AppCli *
 run_context (RunOptions *o)
 {
-  GOptionContext *ctx = g_option_context_new ("- simulate a workload on a cluster");
+  AppCli *cli = app_cli_new ("- simulate a workload on a cluster");
+  GOptionContext *ctx = app_cli_context (cli);
   g_option_context_set_description (
       ctx, "Either --config CLUSTER.xml, or --astra-network and --astra-system (ASTRA-sim's\n"
            "files, read unchanged; its per-rank 'finished' lines are printed too).\n\n"
            APP_CLI_EXIT_CODES_HELP "\n");
-  add_input_options (ctx, o);
-  add_output_options (ctx, o);
-  add_control_options (ctx, o);
-  return ctx;
+  add_input_options (cli, o);
+  add_output_options (cli, o);
+  add_control_options (cli, o);
+  return cli;
 }
 
 /* The input the output OUT would replace, as "--config c.xml" (a cluster or
@@ -657,14 +658,14 @@ int
 app_cmd_run (int argc, char **argv)
 {
   RunOptions o = { 0 };
-  g_autoptr (GOptionContext) ctx = run_context (&o);
+  g_autoptr (AppCli) cli = run_context (&o);
   GError *error = NULL;
   AppConfig cfg;
   app_config_init (&cfg);
   RunLimits limits = { 0 };
   int code;
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
-  if (!app_cli_parse (ctx, &argc, &argv, owned, &error)
+  if (!app_cli_parse (cli, &argc, &argv, owned, &error)
       || !check_run_options (&o, &limits, &cfg, &error))
     code = app_cli_fail ("run", error);
   else

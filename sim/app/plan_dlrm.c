@@ -32,7 +32,7 @@ typedef struct
   gboolean exhaustive;
 } Options;
 
-static GOptionContext *
+static AppCli *
 context (Options *o)
 {
   GOptionEntry entries[] = {
@@ -86,9 +86,10 @@ context (Options *o)
       "Simulate every candidate, bounds or not (slower; checks the bound)", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
-  GOptionContext *ctx = g_option_context_new (
+  AppCli *cli = app_cli_new (
       "--dlrm - the embedding sharding of a DLRM on a cluster, searched and simulated");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  GOptionContext *ctx = app_cli_context (cli);
+  app_cli_add_entries (cli, NULL, entries);
   g_option_context_set_description (
       ctx, "Simulates the baselines (table-wise greedy by size and by lookup cost; every\n"
            "table row-wise, column-wise, table-row-wise, data-parallel), then a local\n"
@@ -98,7 +99,7 @@ context (Options *o)
            "the peak) is not below the current plan's time is skipped.  See\n"
            "sim/app/plan_dlrm.h.\n\n"
            APP_CLI_EXIT_CODES_HELP "\n");
-  return ctx;
+  return cli;
 }
 
 static gboolean
@@ -519,14 +520,14 @@ app_cmd_plan_dlrm (int argc, char **argv)
   Options o = { .gpus = UNSET, .batch = UNSET, .top = 5, .jobs = 1, .budget = UNSET,
                 .explain = UNSET, .dcn_layers = APP_GEN_RANKS_ABSENT,
                 .dcn_rank = APP_GEN_RANKS_ABSENT };
-  g_autoptr (GOptionContext) ctx = context (&o);
+  g_autoptr (AppCli) cli = context (&o);
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
   GError *error = NULL;
   AppConfig cfg;
   app_config_init (&cfg);
   DlrmEnv env = { 0 };
   int code = 0;
-  if (app_cli_parse (ctx, &argc, &argv, owned, &error) && argc > 1)
+  if (app_cli_parse (cli, &argc, &argv, owned, &error) && argc > 1)
     g_set_error (&error, SIM_ERROR, SIM_ERROR_INPUT, "unexpected argument '%s'", argv[1]);
   if (error != NULL || !problem (&o, &cfg, &env, &error)
       || !plan_pool_progress_after (&env.progress_us, &error))

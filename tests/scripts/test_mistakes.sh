@@ -288,12 +288,14 @@ refuses "gen transformer --top-k -1" \
   gt --top-k -1
 # -2147483648 is G_MININT, the mark of an option not given: it was taken
 # as no --experts (a dense model) or no --top-k.  GLib reads numbers as C
-# does: 010 was 8 experts a token, 0x2 two.
+# does: 010 was 8 experts a token, 0x2 two.  Every whole-number option is
+# now read in decimal by cli.c, and -2147483648 refused there, for all
+# (tests/scripts/test_cli_numbers.sh).
 refuses "gen transformer --experts -2147483648" \
-  "orrery gen transformer: --ep must be at least 1, --experts and --top-k at least 0" \
+  "orrery gen transformer: --experts -2147483648: too small (at least -2147483647)" \
   gt --experts -2147483648
 refuses "gen transformer --top-k -2147483648" \
-  "orrery gen transformer: --ep must be at least 1, --experts and --top-k at least 0" \
+  "orrery gen transformer: --top-k -2147483648: too small (at least -2147483647)" \
   gt --experts 8 --top-k -2147483648
 refuses "gen transformer --top-k 010 is ten" \
   "orrery gen transformer: top-k must be 1 .. experts and ep must divide experts: top-k 10, experts 8, ep 1" \
@@ -303,7 +305,7 @@ refuses "gen transformer --top-k 0x2" "orrery gen transformer: --top-k 0x2: not 
 refuses "gen transformer --experts ' 8'" "orrery gen transformer: --experts  8: not a whole number" \
   gt --experts ' 8'
 refuses "gen transformer --top-k -10^20" \
-  "orrery gen transformer: --ep must be at least 1, --experts and --top-k at least 0" \
+  "orrery gen transformer: --top-k -99999999999999999999: too small (at least -2147483647)" \
   gt --experts 8 --top-k -99999999999999999999
 refuses "gen transformer --top-k 2^32" \
   "orrery gen transformer: --top-k 4294967297: too large (at most 2147483647)" \
@@ -337,8 +339,8 @@ refuses "gen dlrm --ranks -8" "$dl: --ranks -8: must be at least 1" \
   "$ORRERY" gen dlrm --preset dlrm-dcnv2-criteo1tb --ranks -8 --dry-run
 refuses "gen dlrm --ranks 1025" "$dl: --ranks 1025: must be 1 .. 1024" \
   "$ORRERY" gen dlrm --preset dlrm-dcnv2-criteo1tb --ranks 1025 --dry-run
-# Numbers: the shared option parser (cli.c) words GLib's errors the same
-# for every command.
+# Numbers: the shared option parser (cli.c) reads them, and words their
+# errors the same for every command.
 refuses "--batch 1M" "$dl: --batch 1M: not a whole number" "$ORRERY" "${D[@]}" --batch 1M \
   --dry-run
 refuses "--batch 128.0" "$dl: --batch 128.0: not a whole number" \

@@ -235,7 +235,8 @@ check "  the error names the id and the range" has "$T/x99.err" \
 # ---- a number past what an option holds: the range on its side ---------------------
 # --gpus is read as a 32-bit int: 99999999999 is past 2^31 - 1 = 2147483647.
 # The message quoted GLib's range "-2147483648 .. 2147483647", as if a
-# negative count of GPUs were allowed; -99999999999 is past -2^31.
+# negative count of GPUs were allowed; -99999999999 is past -(2^31 - 1)
+# (-2^31 is refused too: it is the mark of an option not given).
 "$ORRERY" plan --model llama2-7b --global-batch 8 --config "$CFG" --gpus 99999999999 \
   >"$T/big.out" 2>&1
 check "plan --gpus 99999999999: exit 1" test $? -eq 1
@@ -243,6 +244,6 @@ check "  too large, at most 2147483647" has "$T/big.out" \
   "orrery plan: --gpus 99999999999: too large (at most 2147483647)"
 "$ORRERY" plan --model llama2-7b --global-batch 8 --config "$CFG" --gpus -99999999999 \
   >"$T/neg.out" 2>&1
-check "plan --gpus -99999999999: too small, at least -2147483648" has "$T/neg.out" \
-  "orrery plan: --gpus -99999999999: too small (at least -2147483648)"
+check "plan --gpus -99999999999: too small, at least -2147483647" has "$T/neg.out" \
+  "orrery plan: --gpus -99999999999: too small (at least -2147483647)"
 finish
