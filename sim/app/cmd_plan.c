@@ -739,7 +739,8 @@ int
 app_cmd_plan (int argc, char **argv)
 {
   keep_heap ();
-  for (int i = 1; i < argc; i++)
+  /* --dlrm among the options (not after "--", where it is an argument). */
+  for (int i = 1; i < argc && strcmp (argv[i], "--") != 0; i++)
     if (strcmp (argv[i], "--dlrm") == 0)
       return app_cmd_plan_dlrm (argc, argv);
   PlanOptions o = { .top = 5, .jobs = 1, .explain = UNSET, .experts = UNSET, .top_k = UNSET,
@@ -754,8 +755,8 @@ app_cmd_plan (int argc, char **argv)
   PlanSpace space;
   int code = 0;
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
-  if (app_cli_parse (cli, &argc, &argv, owned, &error) && argc > 1)
-    g_set_error (&error, SIM_ERROR, SIM_ERROR_INPUT, "unexpected argument '%s'", argv[1]);
+  /* app_cli_parse refuses arguments left over: options only. */
+  (void) app_cli_parse (cli, &argc, &argv, owned, &error);
   gint64 progress_us = -1;
   if (error != NULL || !plan_problem (&o, &cfg, &pb, &space, &error)
       || !plan_pool_progress_after (&progress_us, &error))

@@ -82,4 +82,10 @@ check "  the header names the roofline the traces carry" grep -qF \
 "$ORRERY" plan --model llama2-7b --config configs/hgx-h100.xml --global-batch 8 --top 1 \
   --space "$ONE" --out "$T/kernel" >"$T/kernel.out" 2>&1
 check "  and a kernel-model cluster's does not" sh -c "! grep -q replays '$T/kernel.out'"
+# "--dlrm" after "--" is an argument, not the switch to plan --dlrm (it
+# was taken for the switch wherever it stood).
+"$ORRERY" plan --model llama2-7b --config configs/default.xml --global-batch 8 -- --dlrm \
+  >"$T/dd.out" 2>&1
+check "plan ... -- --dlrm: refused as an argument (exit 1)" \
+  sh -c "test $? -eq 1 && grep -qF \"unexpected argument '--'\" '$T/dd.out'"
 finish
