@@ -44,14 +44,17 @@ digits_cmp (const char *d, gsize n, const char *limit)
   return strncmp (d, limit, n);
 }
 
-/* Whether the integer TOK (N bytes: an optional '-', then digits) fits
- * a gint64, and (for SIM_JSON_UINT64) the unsigned ones too. */
+/* Whether the integer TOK (N bytes: an optional '-', then digits) is one
+ * INTS reads as an integer: -2^63 .. 2^63 - 1, or 0 .. 2^64 - 1 for
+ * SIM_JSON_UINT64. */
 static gboolean
-int_fits (const char *tok, gsize n, gboolean allow_uint64)
+int_fits (const char *tok, gsize n, SimJsonInts ints)
 {
+  if (ints == SIM_JSON_UINT64)
+    return tok[0] != '-' && digits_cmp (tok, n, "18446744073709551615") <= 0;
   if (tok[0] == '-')
     return digits_cmp (tok + 1, n - 1, "9223372036854775808") <= 0;
-  return digits_cmp (tok, n, allow_uint64 ? "18446744073709551615" : "9223372036854775807") <= 0;
+  return digits_cmp (tok, n, "9223372036854775807") <= 0;
 }
 
 static gboolean
@@ -91,24 +94,13 @@ number_check (Scan *s, gsize at, gsize n, GError **error)
                              : "is beyond the range of a double (about 1.8e308)",
                            error);
     }
-  if (int_fits (tok, n, s->ints == SIM_JSON_UINT64))
+  if (int_fits (tok, n, s->ints))
     return TRUE;
-  switch (s->ints)
-    {
-    case SIM_JSON_INT64:
-      return number_error (s, at, n,
-                           "is out of range: an integer here is from -9223372036854775808 to "
-                           "9223372036854775807 (json-glib would wrap it silently)",
-                           error);
-    case SIM_JSON_UINT64:
-      return number_error (s, at, n,
-                           "is out of range: an integer here is from -9223372036854775808 to "
-                           "18446744073709551615 (json-glib would wrap it silently)",
-                           error);
-    case SIM_JSON_DOUBLE:
-    default:
-      break;
-    }
+  if (s->ints == SIM_JSON_INT64)
+    return number_error (s, at, n,
+                         "is out of range: an integer here is from -9223372036854775808 to "
+                         "9223372036854775807 (json-glib would wrap it silently)",
+                         error);
   if (s->out == NULL)
     s->out = g_string_sized_new (s->len + 16);
   g_string_append_len (s->out, s->text + s->copied, (gssize) (at + n - s->copied));
@@ -149,7 +141,7 @@ sim_json_numbers_check (const char *text, gssize len, SimJsonInts ints, GString 
                         GError **error)
 {
   g_return_val_if_fail (text != NULL, FALSE);
-  g_return_val_if_fail (ints != SIM_JSON_DOUBLE || rewritten != NULL, FALSE);
+  g_return_val_if_fail (ints == SIM_JSON_INT64 || rewritten != NULL, FALSE);
   if (rewritten != NULL)
     *rewritten = NULL;
   g_autofree Scan *s = g_new0 (Scan, 1);

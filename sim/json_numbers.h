@@ -29,8 +29,10 @@ typedef enum
 {
   /* -2^63 .. 2^63 - 1: what json-glib holds; others are an error. */
   SIM_JSON_INT64,
-  /* Also 2^63 .. 2^64 - 1, which the caller reads back as unsigned (its
-   * integer nodes hold them modulo 2^64); larger ones are an error. */
+  /* 0 .. 2^64 - 1, which the caller reads back as unsigned (an integer
+   * node holds its value modulo 2^64); a negative integer or one past
+   * 2^64 - 1 is made a fraction (".0" after it, the text rewritten), which
+   * the caller's whole-number members refuse by name. */
   SIM_JSON_UINT64,
   /* Any integer; one beyond a gint64 is read as the double nearest to it,
    * as nlohmann::json (ASTRA-sim's reader) reads it, so that a key read as
@@ -41,8 +43,8 @@ typedef enum
 
 /* Check the numbers of TEXT (LEN bytes, or up to its NUL when LEN is
  * negative) against INTS.  TRUE when json-glib reads them right; then
- * *REWRITTEN (SIM_JSON_DOUBLE only; may be NULL for the others) is NULL,
- * or the text to parse instead (the same lines; free with
+ * *REWRITTEN (may be NULL for SIM_JSON_INT64, which never rewrites) is
+ * NULL, or the text to parse instead (the same lines; free with
  * g_string_free).  Else an input error (SIM_ERROR, SIM_ERROR_INPUT) for
  * the first bad number, "L: \"KEY\": 18446744073709551616 is ...", which
  * the caller prefixes with "FILE:". */

@@ -176,11 +176,20 @@ START_TEST (test_scan)
   ck_assert (!sim_json_numbers_check ("[9223372036854775808]", -1, SIM_JSON_INT64, NULL, &error));
   tu_assert_input_error (error, "1: 9223372036854775808 is out of range");
   g_clear_error (&error);
-  ck_assert (sim_json_numbers_check ("[18446744073709551615]", -1, SIM_JSON_UINT64, NULL, &error));
+  /* A list's numbers are named by its key, at any depth. */
   ck_assert (!sim_json_numbers_check ("{\"a\": {\"b\": 1},\n \"c\": [[1, 18446744073709551616]]}",
-                                      -1, SIM_JSON_UINT64, NULL, &error));
+                                      -1, SIM_JSON_INT64, NULL, &error));
   tu_assert_input_error (error, "2: \"c\": 18446744073709551616 is out of range");
   g_clear_error (&error);
+  /* Unsigned: 2^64 - 1 is kept (json-glib wraps it to -1, read back
+   * modulo 2^64); negatives and 2^64 become fractions. */
+  ck_assert (sim_json_numbers_check ("[18446744073709551615, 0]", -1, SIM_JSON_UINT64, &text,
+                                     &error));
+  ck_assert_ptr_null (text);
+  ck_assert (sim_json_numbers_check ("[-1, 18446744073709551616, 1.5e-7]", -1, SIM_JSON_UINT64,
+                                     &text, &error));
+  ck_assert_str_eq (text->str, "[-1.0, 18446744073709551616.0, 1.5e-7]");
+  g_string_free (text, TRUE);
   ck_assert (sim_json_numbers_check ("{\"a\": -18446744073709551616,\n\"b\": [1, 2e3]}", -1,
                                      SIM_JSON_DOUBLE, &text, &error));
   ck_assert_ptr_nonnull (text);
