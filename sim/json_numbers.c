@@ -57,6 +57,38 @@ int_fits (const char *tok, gsize n, SimJsonInts ints)
   return digits_cmp (tok, n, "9223372036854775807") <= 0;
 }
 
+/* The digits at T[*I..N), at least one; FALSE when there are none. */
+static gboolean
+skip_digits (const char *t, gsize n, gsize *i)
+{
+  gsize from = *i;
+  while (*i < n && g_ascii_isdigit (t[*i]))
+    (*i)++;
+  return *i > from;
+}
+
+/* Whether TOK (N bytes) is a number as RFC 8259 writes one:
+ * -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?. */
+static gboolean
+json_number (const char *t, gsize n)
+{
+  gsize i = t[0] == '-';
+  if (i < n && t[i] == '0')
+    i++;
+  else if (i >= n || t[i] < '1' || t[i] > '9' || !skip_digits (t, n, &i))
+    return FALSE;
+  if (i < n && t[i] == '.' && (i++, !skip_digits (t, n, &i)))
+    return FALSE;
+  if (i < n && (t[i] == 'e' || t[i] == 'E'))
+    {
+      i++;
+      i += i < n && (t[i] == '+' || t[i] == '-');
+      if (!skip_digits (t, n, &i))
+        return FALSE;
+    }
+  return i == n;
+}
+
 static gboolean
 number_error (const Scan *s, gsize at, gsize n, const char *why, GError **error)
 {
@@ -78,21 +110,24 @@ static gboolean
 number_check (Scan *s, gsize at, gsize n, GError **error)
 {
   const char *tok = s->text + at;
+  const char *astra = s->ints == SIM_JSON_DOUBLE ? ", which ASTRA-sim's JSON reader refuses too"
+                                                 : "";
+  if (!json_number (tok, n))
+    {
+      g_autofree char *why = g_strdup_printf ("is not a JSON number (json-glib would read it its "
+                                              "own way: 010 as octal 8, 0x10 as 16)%s",
+                                              astra);
+      return number_error (s, at, n, why, error);
+    }
   gsize sign = tok[0] == '-';
-  gboolean integer = n > sign && strspn (tok + sign, "0123456789") == n - sign;
-  if (!integer)
+  if (strspn (tok + sign, "0123456789") != n - sign)
     {
       g_autofree char *copy = g_strndup (tok, n);
-      char *end = NULL;
-      double v = g_ascii_strtod (copy, &end);
-      if (end != copy + n || !isinf (v))
-        return TRUE; /* not a number (the parser says so), or a finite one */
-      return number_error (s, at, n,
-                           s->ints == SIM_JSON_DOUBLE
-                             ? "is beyond the range of a double (about 1.8e308), which "
-                               "ASTRA-sim's JSON reader refuses too"
-                             : "is beyond the range of a double (about 1.8e308)",
-                           error);
+      if (!isinf (g_ascii_strtod (copy, NULL)))
+        return TRUE;
+      g_autofree char *why
+          = g_strdup_printf ("is beyond the range of a double (about 1.8e308)%s", astra);
+      return number_error (s, at, n, why, error);
     }
   if (int_fits (tok, n, s->ints))
     return TRUE;
@@ -124,10 +159,12 @@ structure (Scan *s, gsize i, gboolean *bad, GError **error)
     s->depth--;
   else if (c == ':' && s->depth < KEY_LEVELS)
     s->keys[s->depth] = s->last_string;
-  else if (c == '-' || g_ascii_isdigit (c))
+  else if (c == '-' || c == '.' || g_ascii_isdigit (c))
     {
+      /* The whole token, letters too: json-glib reads 0x10 as one. */
       gsize n = 1;
-      while (i + n < s->len && strchr ("0123456789+-.eE", s->text[i + n]) != NULL
+      while (i + n < s->len
+             && (g_ascii_isalnum (s->text[i + n]) || strchr ("+-.", s->text[i + n]) != NULL)
              && s->text[i + n] != '\0')
         n++;
       *bad = !number_check (s, i, n, error);

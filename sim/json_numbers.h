@@ -6,7 +6,10 @@
  * not fit: 2^63 .. 2^64 - 1 come out negative (9223372036854775808 as
  * -2^63), anything larger saturates to -1, and a negative integer below
  * -2^63 wraps (-18446744073709551615 reads as 1, a count that looks
- * valid).  A number beyond a double's range (1e400) comes out infinite.
+ * valid).  A number beyond a double's range (1e400) comes out infinite,
+ * and numbers JSON does not allow are read its own way: 010 as octal 8,
+ * 0x10 as 16, .5 and 5. as 0.5 and 5 (nlohmann::json and protobuf refuse
+ * them all).
  * Every JSON entry point runs this scan on the text it parses, so that
  * such a number is an input error, or read as the caller's format says.
  *
@@ -47,7 +50,8 @@ typedef enum
  * NULL, or the text to parse instead (the same lines; free with
  * g_string_free).  Else an input error (SIM_ERROR, SIM_ERROR_INPUT) for
  * the first bad number, "L: \"KEY\": 18446744073709551616 is ...", which
- * the caller prefixes with "FILE:". */
+ * the caller prefixes with "FILE:"; the others say "... is beyond the
+ * range of a double" and "... is not a JSON number". */
 gboolean sim_json_numbers_check (const char *text, gssize len, SimJsonInts ints,
                                  GString **rewritten, GError **error);
 

@@ -65,6 +65,26 @@ START_TEST (test_astra_counts)
 }
 END_TEST
 
+/* What JSON does not allow and json-glib reads its own way (010 as octal 8,
+ * 0x10 as 16, .5 as 0.5) is refused, as nlohmann::json refuses it. */
+START_TEST (test_not_json_numbers)
+{
+  sys_fails ("\"preferred-dataset-splits\": 010",
+             "sys.json:3: \"preferred-dataset-splits\": 010 is not a JSON number");
+  sys_fails ("\"peak-perf\": 0x10", "sys.json:3: \"peak-perf\": 0x10 is not a JSON number");
+  sys_fails ("\"peak-perf\": .5", "sys.json:3: \"peak-perf\": .5 is not a JSON number");
+  sys_fails ("\"peak-perf\": 5.", "sys.json:3: \"peak-perf\": 5. is not a JSON number");
+  static const char trace[] = "{ \"version\": \"0.0.4\" }\n"
+                              "{ \"id\": \"1\", \"name\": \"c\", \"type\": \"COMP_NODE\",\n"
+                              "  \"attr\": [ { \"name\": \"num_ops\", \"int64Val\": 0x10 } ] }\n";
+  GError *error = NULL;
+  ck_assert_ptr_null (wl_chakra_json_to_et ("t.json", trace, strlen (trace), &error));
+  ck_assert_msg (strstr (error->message, "t.json:3: \"int64Val\": 0x10 is not a JSON number")
+                   != NULL, "%s", error->message);
+  g_clear_error (&error);
+}
+END_TEST
+
 /* A float key given an integer past 64 bits takes the double nearest to it,
  * as in ASTRA-sim: 2^64 GB/s is 2^64 x 1e9 B/s, 2^63 TFLOP/s 2^63 x 1e12. */
 START_TEST (test_astra_floats)
@@ -171,7 +191,7 @@ START_TEST (test_scan)
   ck_assert (sim_json_numbers_check ("{\"99999999999999999999\": \"1e400 \\\" 1e999\"}", -1,
                                      SIM_JSON_INT64, NULL, &error));
   ck_assert (sim_json_numbers_check ("[9223372036854775807, -9223372036854775808, -0, 0.0, "
-                                     "1e308, 1e-400, 0009223372036854775807]",
+                                     "1e308, 1e-400, 1E+2]",
                                      -1, SIM_JSON_INT64, NULL, &error));
   ck_assert (!sim_json_numbers_check ("[9223372036854775808]", -1, SIM_JSON_INT64, NULL, &error));
   tu_assert_input_error (error, "1: 9223372036854775808 is out of range");
@@ -207,6 +227,7 @@ json_numbers_suite (void)
   TCase *tc = tu_tcase (s, "entry points", tu_scratch_setup, tu_scratch_teardown, 30);
   tcase_add_test (tc, test_astra_counts);
   tcase_add_test (tc, test_astra_floats);
+  tcase_add_test (tc, test_not_json_numbers);
   tcase_add_test (tc, test_comm_groups);
   tcase_add_test (tc, test_chakra_json);
   tcase_add_test (tc, test_metadata_groups);
