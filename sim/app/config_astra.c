@@ -747,7 +747,8 @@ app_config_load_comm_groups (AppConfig *cfg, const char *path, GError **error)
       if (!wl_group_id_parse (name, &id) || id == WL_GROUP_ALL)
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                       "%s: group id '%s' is not a non-negative integer", path, name);
+                       "%s: group id '%s' is not a whole number from 0 to %" G_GUINT64_FORMAT,
+                       path, name, WL_GROUP_ALL - 1);
           return FALSE;
         }
       g_autoptr (GArray) ranks = group_ranks (json_object_get_member (obj, name), error);

@@ -116,6 +116,13 @@ START_TEST (test_comm_groups)
   tu_assert_input_error (error, "group '3': entry 1: a rank is a whole number from 0 to "
                                 "4294967294, got -1.84467e+19");
   g_clear_error (&error);
+  /* 2^64 - 1 is a non-negative integer, but the id orrery keeps for "all
+   * ranks": the message gives the range. */
+  g_autofree char *ids = tu_write_file ("ids.json", "{ \"18446744073709551615\": [0, 1] }");
+  ck_assert (!app_config_load_comm_groups (&cfg, ids, &error));
+  tu_assert_input_error (error, "group id '18446744073709551615' is not a whole number from 0 to "
+                                "18446744073709551614");
+  g_clear_error (&error);
   app_config_clear (&cfg);
 }
 END_TEST
