@@ -211,16 +211,13 @@ sim_json_numbers_check (const char *text, gssize len, SimJsonInts ints, GString 
       else
         i += structure (s, i, &bad, error);
     }
-  if (bad)
-    {
-      if (s->out != NULL)
-        g_string_free (s->out, TRUE);
-      return FALSE;
-    }
-  if (s->out != NULL)
+  /* Only the modes that take REWRITTEN ever start a rewrite. */
+  if (!bad && s->out != NULL && rewritten != NULL)
     {
       g_string_append_len (s->out, text + s->copied, (gssize) (s->len - s->copied));
-      *rewritten = s->out;
+      *rewritten = g_steal_pointer (&s->out);
     }
-  return TRUE;
+  if (s->out != NULL)
+    g_string_free (s->out, TRUE);
+  return !bad;
 }
