@@ -10,6 +10,7 @@
 
 #include "chakra.pb-c.h"
 #include "sim/error.h"
+#include "sim/json_numbers.h"
 #include "sim/nesting.h"
 #include "workload/json_keys.h"
 #include "workload/wl_error.h"
@@ -418,6 +419,15 @@ wl_chakra_json_to_et (const char *path, const char *text, gsize len, GError **er
   if (!sim_json_depth_check (text, (gssize) len, &deep))
     {
       g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "%s:%s", path, deep->message);
+      return NULL;
+    }
+  /* json-glib would wrap a bare integer past 2^63 - 1; protobuf's JSON
+   * writes 64-bit integers as strings, which get_int reads exactly. */
+  if (!sim_json_numbers_check (text, (gssize) len, SIM_JSON_INT64, NULL, &deep))
+    {
+      g_set_error (error, WL_ERROR, SIM_ERROR_INPUT,
+                   "%s:%s; a 64-bit field may hold it as a decimal string (\"...\")", path,
+                   deep->message);
       return NULL;
     }
   g_autoptr (GByteArray) out = g_byte_array_new ();

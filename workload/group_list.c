@@ -4,6 +4,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "sim/json_numbers.h"
 #include "sim/nesting.h"
 #include "sim/out_file.h"
 #include "workload/groups.h"
@@ -223,6 +224,10 @@ load_json (JsonParser *parser, WlJsonKeys *keys, const char *text)
 {
   if (!sim_json_depth_check (text, -1, NULL))
     return "METADATA node's process-group JSON nests deeper than 256 levels";
+  /* json-glib would wrap -18446744073709551615 to rank 1 (sim/json_numbers.h). */
+  if (!sim_json_numbers_check (text, -1, SIM_JSON_INT64, NULL, NULL))
+    return "METADATA node's process-group JSON has a number beyond 64 bits (an integer outside "
+           "-2^63 .. 2^63 - 1, or past a double's range)";
   if (!json_parser_load_from_data (parser, text, -1, NULL))
     return "METADATA node's process-group JSON does not parse";
   if (wl_json_keys_repeated (keys) != NULL)

@@ -576,8 +576,15 @@ table_row (WlKernelTable *t, char **cols, GError **error)
   WlKernel k;
   WlDtype dtype;
   double ns;
+  /* Shapes spaced by several blanks or a tab (a spreadsheet's doing) are
+   * the same shapes: one space between pairs, as the grammar has them. */
+  g_auto (GStrv) pairs = g_strsplit_set (cols[1], " \t", -1);
+  g_autoptr (GString) shapes = g_string_new (NULL);
+  for (guint i = 0; pairs[i] != NULL; i++)
+    if (pairs[i][0] != '\0')
+      g_string_append_printf (shapes, "%s%s", shapes->len > 0 ? " " : "", pairs[i]);
   if (!op_parse (g_strstrip (cols[0]), &op, error)
-      || !parse_kernel (op, g_strstrip (cols[1]), ' ', &k, error))
+      || !parse_kernel (op, shapes->str, ' ', &k, error))
     return FALSE;
   if (strstr (cols[1], "dtype=") != NULL || strstr (cols[1], "count=") != NULL)
     return bad (error, "dtype and count are columns of their own, not shapes");
@@ -593,7 +600,7 @@ table_row (WlKernelTable *t, char **cols, GError **error)
       return bad (error, "device '%s' is not a preset (%s)", cols[3], known);
     }
   if (ns < wl_kernel_bound_ns (dev, &k) * (1.0 - 1e-9))
-    return bad (error, "%s (%.1f ns) is faster than %s's peak and bandwidth allow (%.1f ns)",
+    return bad (error, "%s (%.6g ns) is faster than %s's peak and bandwidth allow (%.6g ns)",
                 cols[4], ns, dev->name, wl_kernel_bound_ns (dev, &k));
   char *key = table_key (cols[3], &k);
   if (g_hash_table_contains (t->ns, key))
@@ -625,6 +632,10 @@ wl_kernel_table_parse (const char *path, const char *text, gsize len, GError **e
   WlKernelTable *t = g_new0 (WlKernelTable, 1);
   t->ns = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   t->devices = g_ptr_array_new_with_free_func (g_free);
+  /* A UTF-8 byte-order mark, which Excel's "CSV UTF-8" writes first, is no
+   * part of the header. */
+  if (len >= 3 && memcmp (text, "\xef\xbb\xbf", 3) == 0)
+    text += 3;
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   gboolean header = FALSE;
   for (guint i = 0; lines[i] != NULL; i++)

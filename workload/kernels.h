@@ -24,7 +24,9 @@
  * pairs separated by spaces, without dtype and count (`m=4096 n=4096
  * k=4096`, `dir=fwd b=1 hq=32 sq=4096 d=128 causal=1`, `bytes=33554432
  * what=rmsnorm`), time one launch's with a unit (ns, us, ms, s: `812us`).
- * Blank lines and lines starting with '#' are skipped.
+ * Blank lines and lines starting with '#' are skipped, and so are a UTF-8
+ * byte-order mark at the file's start and extra blanks (spaces, tabs)
+ * between shapes.
  *
  * Ownership: WlKernelLists and WlKernelTable are owned by whoever made them
  * (free functions accept NULL).  A list's price is remembered in its

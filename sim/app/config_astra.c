@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "sim/error.h"
+#include "sim/json_numbers.h"
 #include "sim/nesting.h"
 #include "sim/suggest.h"
 #include "sim/units.h"
@@ -104,8 +105,8 @@ json_get_uint (JsonNode *node, guint min, guint *out, GError **error)
       return TRUE;
     }
   if (json_is_number (node))
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "expected a whole number >= %u, got %g", min,
-                 v);
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "expected a whole number from %u to %u, got %g",
+                 min, G_MAXUINT, v);
   else
     g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "expected a whole number >= %u, got %s",
                  min, json_kind (node));
@@ -148,14 +149,20 @@ json_load_object (JsonParser *parser, const char *path, GError **error)
   gsize len = 0;
   if (!app_config_read_file (path, &text, &len, error))
     return NULL;
-  if (!sim_json_depth_check (text, (gssize) len, error))
+  /* Integers past 64 bits are read as ASTRA-sim's nlohmann::json reads
+   * them, as doubles, which json-glib would wrap (sim/json_numbers.h). */
+  g_autoptr (GString) rewritten = NULL;
+  if (!sim_json_depth_check (text, (gssize) len, error)
+      || !sim_json_numbers_check (text, (gssize) len, SIM_JSON_DOUBLE, &rewritten, error))
     {
       sim_error_prefix (error, "%s:", path);
       return NULL;
     }
   g_autoptr (GError) parse = NULL;
   g_autoptr (WlJsonKeys) keys = wl_json_keys_watch (parser);
-  if (!json_parser_load_from_data (parser, text, (gssize) len, &parse))
+  if (!json_parser_load_from_data (parser, rewritten != NULL ? rewritten->str : text,
+                                   rewritten != NULL ? (gssize) rewritten->len : (gssize) len,
+                                   &parse))
     {
       /* json-glib names text it was given "<data>": name the file instead,
        * in the one domain and code of every config error. */
@@ -705,9 +712,12 @@ group_ranks (JsonNode *value, GError **error)
         r = json_node_get_int (item);
       if (r < 0 || r >= G_MAXUINT32)
         {
+          g_autofree char *got = json_is_number (item)
+                                   ? g_strdup_printf ("%g", json_node_get_double (item))
+                                   : g_strdup (json_kind (item));
           g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
                        "entry %u: a rank is a whole number from 0 to %u, got %s", i,
-                       G_MAXUINT32 - 1, json_kind (item));
+                       G_MAXUINT32 - 1, got);
           return NULL;
         }
       guint32 rank = (guint32) r;
@@ -737,7 +747,8 @@ app_config_load_comm_groups (AppConfig *cfg, const char *path, GError **error)
       if (!wl_group_id_parse (name, &id) || id == WL_GROUP_ALL)
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                       "%s: group id '%s' is not a non-negative integer", path, name);
+                       "%s: group id '%s' is not a whole number from 0 to %" G_GUINT64_FORMAT,
+                       path, name, WL_GROUP_ALL - 1);
           return FALSE;
         }
       g_autoptr (GArray) ranks = group_ranks (json_object_get_member (obj, name), error);

@@ -11,6 +11,7 @@
 #include "sim/app/json_skim.h"
 #include "sim/out_file.h"
 #include "sim/error.h"
+#include "sim/json_numbers.h"
 #include "sim/nesting.h"
 #include "workload/json_keys.h"
 
@@ -91,7 +92,7 @@ describe (JsonNode *node)
     return g_strdup ("a string");
   if (t == G_TYPE_BOOLEAN)
     return g_strdup ("a boolean");
-  /* Integers are read unsigned (unsigned_ints). */
+  /* Integers are read unsigned (sim/json_numbers.h). */
   if (t == G_TYPE_INT64)
     return g_strdup_printf ("the number %" G_GUINT64_FORMAT, (guint64) json_node_get_int (node));
   return g_strdup_printf ("the number %g", json_node_get_double (node));
@@ -150,8 +151,9 @@ get_member (const PlotObj *at, const char *name, const MemberKind *kind, GError 
 /* A time, count or number: a whole number >= 0, up to 2^64 - 1 as the
  * report writes times (app_json_out_uint).  json-glib keeps an integer as
  * a gint64, wrapping one past 2^63: the text is read with every negative
- * integer made a fraction first (unsigned_ints), so an integer node holds
- * its value modulo 2^64, exactly. */
+ * integer, and every one past 2^64 - 1, made a fraction first
+ * (sim/json_numbers.h), so an integer node holds its value modulo 2^64,
+ * exactly. */
 static gboolean
 get_uint (const PlotObj *at, const char *name, guint64 *out, GError **error)
 {
@@ -477,59 +479,6 @@ parse_overview (PlotReport *rep, JsonObject *root, GError **error)
 
 /* ---- reading --------------------------------------------------------------- */
 
-/* Whether the integer literal of NDIGITS digits at DIGITS is above
- * 2^64 - 1 (json-glib would keep 2^64 - 1 for it). */
-static gboolean
-past_uint64 (const char *digits, gsize ndigits)
-{
-  static const char max[] = "18446744073709551615";
-  while (ndigits > 1 && *digits == '0')
-    digits++, ndigits--;
-  return ndigits > sizeof max - 1
-         || (ndigits == sizeof max - 1 && strncmp (digits, max, ndigits) > 0);
-}
-
-/* TEXT (JSON) with ".0" after every integer literal that is negative or
- * above 2^64 - 1, so that json-glib reads those as fractions, which no
- * whole-number member accepts, and every integer it keeps (as a gint64,
- * wrapped past 2^63) is a value of 0 .. 2^64 - 1, read back exactly as a
- * guint64.  Strings are copied as they are. */
-static char *
-unsigned_ints (const char *text)
-{
-  g_return_val_if_fail (text != NULL, NULL);
-  GString *out = g_string_sized_new (strlen (text) + 16);
-  const char *p = text;
-  while (*p != '\0')
-    {
-      if (*p == '"')
-        {
-          const char *q = p + 1;
-          while (*q != '\0' && *q != '"')
-            q += (*q == '\\' && q[1] != '\0') ? 2 : 1;
-          q += *q == '"';
-          g_string_append_len (out, p, q - p);
-          p = q;
-          continue;
-        }
-      if (*p != '-' && !g_ascii_isdigit (*p))
-        {
-          g_string_append_c (out, *p++);
-          continue;
-        }
-      const char *digits = p + (*p == '-');
-      const char *q = digits;
-      while (g_ascii_isdigit (*q))
-        q++;
-      gboolean whole = *q != '.' && *q != 'e' && *q != 'E' && q > digits;
-      g_string_append_len (out, p, q - p);
-      if (whole && (*p == '-' || past_uint64 (digits, (gsize) (q - digits))))
-        g_string_append (out, ".0");
-      p = q;
-    }
-  return g_string_free (out, FALSE);
-}
-
 /* The report's root object; the parser owns it.  Every failure becomes an
  * input error that names the file.  Only the members read here are parsed
  * when the report is plain JSON (json_skim.h): a long run's critical path
@@ -558,9 +507,17 @@ load_root (JsonParser *parser, const char *path, GError **error)
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s: holds a NUL byte: not JSON", path);
       return NULL;
     }
-  g_autofree char *text = unsigned_ints (skim != NULL ? skim : whole);
-  g_clear_pointer (&whole, g_free);
-  if (!json_parser_load_from_data (parser, text, -1, &local))
+  /* Integers are read unsigned: a negative one, or one past 2^64 - 1, is
+   * made a fraction that no whole-number member accepts
+   * (sim/json_numbers.h). */
+  const char *text = skim != NULL ? skim : whole;
+  g_autoptr (GString) rewritten = NULL;
+  if (!sim_json_numbers_check (text, -1, SIM_JSON_UINT64, &rewritten, error))
+    {
+      sim_error_prefix (error, "%s:", path);
+      return NULL;
+    }
+  if (!json_parser_load_from_data (parser, rewritten != NULL ? rewritten->str : text, -1, &local))
     {
       if (g_str_has_prefix (local->message, "<data>"))
         g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT, "%s%s", path,

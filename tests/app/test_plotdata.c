@@ -325,6 +325,26 @@ START_TEST (test_past_2_63)
 }
 END_TEST
 
+/* A number with a negative exponent is a number: 1.5e-07 (a member plot-data
+ * does not read, as a report's g_ascii_dtostr writes tiny doubles) and
+ * 5e-1 (a share of 0.5) were once cut at the exponent's '-' and refused
+ * as "Parse error". */
+START_TEST (test_negative_exponent)
+{
+  plot_ok ("{ \"schema_version\": 2, \"simulated_time_ps\": 10000000000000000000,\n"
+           "  \"ranks\": [ { \"rank\": 0, \"finish_ps\": 10000000000000000000,\n"
+           "    \"compute_ps\": 9223372036854775808, \"exposed_comm_ps\": 776627963145224192,\n"
+           "    \"idle_ps\": 0, \"after_finish_ps\": 0, \"mfu\": 1.5e-07 } ],\n"
+           "  \"overview\": { \"bins\": 1, \"bin_ps\": 10000000000000000000,\n"
+           "    \"ranks\": [ { \"rank\": 0, \"compute\": [5e-1], \"comm\": [2.5E-1] } ] } }\n");
+  g_autofree char *ranks = read_out ("ranks.dat");
+  ck_assert_msg (strstr (ranks, "\n0 9223372036.854775808 776627963.145224192 ") != NULL, "%s",
+                 ranks);
+  g_autofree char *ov = read_out ("overview.dat");
+  ck_assert_msg (strstr (ov, "0.500000 0.250000 0.250000") != NULL, "%s", ov);
+}
+END_TEST
+
 /* The output directory is made with its parents. */
 /* A native report's exposed_comm_ps holds the pipeline bubble, which the
  * summary counts apart: ranks.dat gives exposed communication less the
@@ -414,6 +434,7 @@ plotdata_suite (void)
   tcase_add_test (tc, test_bubble_overview);
   tcase_add_test (tc, test_nested_out_dir);
   tcase_add_test (tc, test_past_2_63);
+  tcase_add_test (tc, test_negative_exponent);
   tc = tu_tcase (s, "errors", tu_scratch_setup, tu_scratch_teardown, 30);
   tcase_add_test (tc, test_missing_file);
   tcase_add_test (tc, test_not_json);

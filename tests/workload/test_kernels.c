@@ -618,6 +618,36 @@ START_TEST (test_table_errors)
 }
 END_TEST
 
+/* What spreadsheets write: a UTF-8 byte-order mark before the header
+ * (Excel's "CSV UTF-8") and shapes spaced by several blanks or a tab are
+ * the same table. */
+START_TEST (test_table_bom_and_blanks)
+{
+  g_autofree char *path = tu_write_file ("bom.csv", "\xef\xbb\xbfoperator,shapes,dtype,device,time\r\n"
+                                         "gemm,m=1408  n=3072\tk=4096 ,bf16,H100-SXM,812us\r\n");
+  GError *error = NULL;
+  WlKernelTable *t = load_table (path, &error);
+  ck_assert_msg (t != NULL, "%s", error ? error->message : "");
+  g_autoptr (GArray) list = g_array_new (FALSE, FALSE, sizeof (WlKernel));
+  ck_assert (wl_kernels_parse ("gemm:m=1408,n=3072,k=4096", list, NULL));
+  assert_close (wl_kernel_table_ns (t, "H100-SXM", &g_array_index (list, WlKernel, 0)), 812e3);
+  wl_kernel_table_free (t);
+  /* A mark anywhere but the file's start is still an error. */
+  table_fails ("operator,shapes,dtype,device,time\n\xef\xbb\xbfgemm,m=1 n=2 k=3,bf16,H100-SXM,1us\n",
+               "bad.csv:2: kernels:");
+}
+END_TEST
+
+/* A floor below a nanosecond is printed with digits that show it: a 1x1x1
+ * bf16 GEMM on an H200 moves 6 bytes, 1.25 ps at 4.8 TB/s, so 1 ps is
+ * refused as "1 ps < 1.25 ps", not "0.0 ns < 0.0 ns". */
+START_TEST (test_table_floor_message)
+{
+  table_fails ("operator,shapes,dtype,device,time\ngemm,m=1 n=1 k=1,bf16,H200,1ps\n",
+               "(0.001 ns) is faster than H200's peak and bandwidth allow (0.00125 ns)");
+}
+END_TEST
+
 /* ---- the config, the replay and the binary ------------------------------------ */
 
 static char *
@@ -837,6 +867,8 @@ kernels_suite (void)
   tcase_add_test (tc, test_lists_recent);
   tcase_add_test (tc, test_table_override);
   tcase_add_test (tc, test_table_errors);
+  tcase_add_test (tc, test_table_bom_and_blanks);
+  tcase_add_test (tc, test_table_floor_message);
   tcase_add_test (tc, test_config_kernel_model);
   tcase_add_test (tc, test_config_errors);
   tcase_add_test (tc, test_binary);
