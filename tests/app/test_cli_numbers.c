@@ -50,12 +50,11 @@ make_cli (Opts *o, gboolean rest, GOptionGroup *group)
   return cli;
 }
 
-/* Parse ARGS (NULL-terminated, after the program's name) into O; the
+/* Parse ARGS (NULL-terminated, after the program's name) with CLI; the
  * error, or NULL. */
 static GError *
-parse_rest (Opts *o, gboolean rest, const char *const *args)
+parse_with (AppCli *cli, const char *const *args)
 {
-  g_autoptr (AppCli) cli = make_cli (o, rest, NULL);
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   g_ptr_array_add (argv, "prog");
@@ -68,6 +67,14 @@ parse_rest (Opts *o, gboolean rest, const char *const *args)
   gboolean ok = app_cli_parse (cli, &argc, &av, owned, &error);
   ck_assert_int_eq (ok, error == NULL);
   return error;
+}
+
+/* parse_with a command of O's options. */
+static GError *
+parse_rest (Opts *o, gboolean rest, const char *const *args)
+{
+  g_autoptr (AppCli) cli = make_cli (o, rest, NULL);
+  return parse_with (cli, args);
 }
 
 static GError *
@@ -253,17 +260,7 @@ parse_group (Opts *o, const char *const *args)
 {
   GOptionGroup *group = g_option_group_new ("test", "", "", o, NULL);
   g_autoptr (AppCli) cli = make_cli (o, FALSE, group);
-  g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_ptr_array_add (argv, "prog");
-  for (const char *const *a = args; *a != NULL; a++)
-    g_ptr_array_add (argv, (gpointer) *a);
-  g_ptr_array_add (argv, NULL);
-  int argc = (int) argv->len - 1;
-  char **av = (char **) argv->pdata;
-  GError *error = NULL;
-  (void) app_cli_parse (cli, &argc, &av, owned, &error);
-  return error;
+  return parse_with (cli, args);
 }
 
 /* Entries added to a group rather than the main options are read the

@@ -90,3 +90,12 @@ spec () {
 </sweep>
 EOF
 }
+
+# refuses NAME MESSAGE COMMAND...: COMMAND exits 1 and its stderr is exactly
+# MESSAGE (one line).
+refuses () {
+  local name=$1 want=$2; shift 2
+  "$@" >"$TMP/out" 2>"$TMP/err"
+  check "$name: exit status 1" eq "$?" 1
+  check "$name: the message" eq "$(cat "$TMP/err")" "$want"
+}

@@ -15,14 +15,6 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 make_tmp
 
-# refuses NAME MESSAGE COMMAND...: COMMAND exits 1 and its stderr is exactly
-# MESSAGE (one line).
-refuses () {
-  local name=$1 want=$2; shift 2
-  "$@" >"$TMP/out" 2>"$TMP/err"
-  check "$name: exit status 1" eq "$?" 1
-  check "$name: the message" eq "$(cat "$TMP/err")" "$want"
-}
 # says NAME TEXT COMMAND...: COMMAND's output (stdout and stderr) holds TEXT.
 says () {
   local name=$1 want=$2; shift 2

@@ -13,14 +13,6 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 make_tmp
 
-# refuses NAME MESSAGE COMMAND...: COMMAND exits 1 and its stderr is exactly
-# MESSAGE (one line).
-refuses () {
-  local name=$1 want=$2; shift 2
-  "$@" >"$TMP/out" 2>"$TMP/err"
-  check "$name: exit status 1" eq "$?" 1
-  check "$name: the message" eq "$(cat "$TMP/err")" "$want"
-}
 # warns FILE: the warning lines of FILE.
 warns () { grep -c warning "$1"; }
 
