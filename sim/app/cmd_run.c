@@ -235,6 +235,18 @@ packet_size_option (const RunOptions *o, AppConfig *cfg, GError **error)
   return FALSE;
 }
 
+
+/* The config's warnings (AppConfig.warnings) on stderr, one a line. */
+static void
+print_warnings (const AppConfig *cfg)
+{
+  for (guint i = 0; i < cfg->warnings->len; i++)
+    {
+      g_autofree char *line = sim_printable (cfg->warnings->pdata[i], FALSE);
+      fprintf (stderr, "orrery run: warning: %s\n", line);
+    }
+}
+
 static gboolean
 load_config (const RunOptions *o, AppConfig *cfg, GError **error)
 {
@@ -255,16 +267,13 @@ load_config (const RunOptions *o, AppConfig *cfg, GError **error)
         }
       if (!app_config_load_astra (cfg, o->astra_network, o->astra_system, o->astra_memory, error))
         return FALSE;
-      for (guint i = 0; i < cfg->warnings->len; i++)
-        {
-          g_autofree char *line = sim_printable (cfg->warnings->pdata[i], FALSE);
-          fprintf (stderr, "orrery run: warning: %s\n", line);
-        }
+      print_warnings (cfg);
     }
   else if (o->config != NULL)
     {
       if (!app_config_load_xml (cfg, o->config, error))
         return FALSE;
+      print_warnings (cfg);
     }
   else
     {

@@ -24,6 +24,7 @@
 #include "sim/error.h"
 #include "sim/units.h"
 #include "system/algo.h"
+#include "system/nccl.h"
 #include "workload/compute.h"
 
 /* The schema compiled into the binary. */
@@ -162,6 +163,14 @@ xml_algorithm (XmlLoad *l, const xmlNode *node, GError **error)
   if (!sys_params_set_impl (&l->sys, (SysCollKind) kind, (const char *const *) names->pdata,
                             names->len, error))
     return app_xml_attr_located (l, node, "dims", error);
+  /* <system library> is read before its <algorithm> rows. */
+  SysNcclFunc func;
+  if (l->sys.lib.library == SYS_LIBRARY_NCCL && sys_nccl_func_of ((SysCollKind) kind, &func))
+    g_ptr_array_add (l->warnings,
+                     g_strdup_printf ("%s:%u: <algorithm collective=\"%s\"> is ignored with "
+                                      "library=\"nccl\", whose tuning model picks the algorithm "
+                                      "(nccl-algo= narrows its choice)",
+                                      l->path, (guint) node->line, colls[kind]));
   return TRUE;
 }
 
@@ -587,6 +596,7 @@ xml_load_init (XmlLoad *l, const char *path)
   wl_params_init (&l->wl);
   app_compat_apply (APP_COMPAT_NATIVE, &l->net, &l->sys, &l->wl);
   l->group_ids = g_array_new (FALSE, FALSE, sizeof (guint64));
+  l->warnings = g_ptr_array_new_with_free_func (g_free);
 }
 
 static void
@@ -596,6 +606,7 @@ xml_load_clear (XmlLoad *l)
   g_clear_pointer (&l->group_ids, g_array_unref);
   g_clear_pointer (&l->graph, net_graph_spec_free);
   g_clear_pointer (&l->kernel_table, wl_kernel_table_free);
+  g_clear_pointer (&l->warnings, g_ptr_array_unref);
 }
 
 /* Move the loaded groups into cfg; FALSE if an id is defined there already. */
@@ -766,6 +777,8 @@ app_config_load_xml (AppConfig *cfg, const char *path, GError **error)
       cfg->kernel_table = g_steal_pointer (&l.kernel_table);
       cfg->astra_mode = FALSE;
       g_ptr_array_add (cfg->sources, g_strdup (path));
+      for (guint i = 0; i < l.warnings->len; i++)
+        g_ptr_array_add (cfg->warnings, g_strdup (l.warnings->pdata[i]));
     }
   xml_load_clear (&l);
   return ok;

@@ -30,6 +30,7 @@ typedef struct
   GArray *group_ids; /* guint64, in file order */
   gboolean gpu_given; /* <system gpu> was written: the device does not decide */
   WlKernelTable *kernel_table; /* scratch: <compute kernel-table>, or NULL */
+  GPtrArray *warnings;          /* lines for stderr ("FILE:LINE: ..."), AppConfig.warnings' */
 } XmlLoad;
 
 /* Set "FILE:LINE: <element>: message" and return FALSE. */

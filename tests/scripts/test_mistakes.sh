@@ -521,4 +521,22 @@ check "scripts/plot alone: exit status 1" eq "$?" 1
 check "scripts/plot alone: its usage" eq "$(head -n 1 "$TMP/err")" \
   "usage: scripts/plot REPORT.json [OUTPUT_PREFIX]"
 
+
+# <algorithm> rows for collectives NCCL's model prices are ignored with
+# library="nccl": said at load (a 1 GiB all-reduce stayed NVLS however the
+# row read), with the file and line; rows NCCL runs as point-to-point
+# (all-to-all, gather, scatter: the presets') are used, and say nothing.
+sed 's|<algorithm collective="all-to-all" dims="direct"/>|&\n    <algorithm collective="all-reduce" dims="halvingDoubling"/>|' \
+  configs/hgx-h100.xml >"$TMP/nccl-rows.xml"
+"$ORRERY" gen collective --type all_reduce --ranks 8 --bytes 1MiB --out "$TMP/ar8/w" >/dev/null
+"$ORRERY" run --config "$TMP/nccl-rows.xml" --workload "$TMP/ar8/w" >/dev/null 2>"$TMP/nr.err"
+check "nccl with an all-reduce row: exit 0" eq "$?" 0
+check "nccl with an all-reduce row: one warning" eq "$(warns "$TMP/nr.err")" 1
+check "nccl with an all-reduce row: warned, with file and line" grep -qxF \
+  "orrery run: warning: $TMP/nccl-rows.xml:25: <algorithm collective=\"all-reduce\"> is ignored with library=\"nccl\", whose tuning model picks the algorithm (nccl-algo= narrows its choice)" \
+  "$TMP/nr.err"
+"$ORRERY" run --config configs/hgx-h100.xml --workload "$TMP/ar8/w" >/dev/null 2>"$TMP/nr0.err"
+check "the shipped hgx-h100.xml (all-to-all, gather, scatter rows): no warning" \
+  eq "$(warns "$TMP/nr0.err")" 0
+
 finish
