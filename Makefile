@@ -213,7 +213,7 @@ check-valgrind: deps
 # cppcheck and clang-tidy over the sources, with the checked-in
 # configuration (.clang-tidy, scripts/lint); any finding fails.
 lint: deps
-	@$(MAKE) --no-print-directory $(GEN_HDR)
+	@$(MAKE) --no-print-directory $(GEN_HDR) $(BUILD)/gen/version.h
 	@BUILD=$(BUILD) scripts/lint
 
 bench: deps
