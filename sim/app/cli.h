@@ -23,10 +23,19 @@
 #include <glib.h>
 
 /* The closing paragraph of the --help of a command that simulates (run,
- * plan, orrery's own). */
+ * orrery's own). */
 #define APP_CLI_EXIT_CODES_HELP                                                                  \
   "Exit status: 0 success, 1 usage or input error, 2 internal error, 3 deadlock,\n"             \
   "4 a limit reached (--max-events, --max-sim-time) or the simulated clock overflowed."
+
+/* The closing paragraph of plan's --help: it takes no --max-events or
+ * --max-sim-time, and a candidate of a search that fails is counted, not
+ * an exit status; --explain's one simulation can deadlock or overflow the
+ * clock. */
+#define APP_CLI_EXIT_CODES_PLAN_HELP                                                             \
+  "Exit status: 0 success, 1 usage or input error, 2 internal error, 3 deadlock,\n"             \
+  "4 a limit reached (the simulated clock overflowed): these two in --explain's\n"              \
+  "simulation; in a search, a candidate that fails is counted as failed."
 
 /* The closing paragraph of the --help of a command that simulates nothing
  * (gen, convert, rescale, plot-data): it can neither deadlock nor reach a

@@ -118,7 +118,7 @@ plan_context (PlanOptions *o)
       "its size: copy it and edit the node count of its graph, or give a config of N GPUs.\n"
       "--device sets the memory limit; under the kernel and roofline models the compute is\n"
       "still priced as the cluster's <compute> (the header says so).\n\n"
-      APP_CLI_EXIT_CODES_HELP "\n");
+      APP_CLI_EXIT_CODES_PLAN_HELP "\n");
   return cli;
 }
 

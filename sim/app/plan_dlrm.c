@@ -98,7 +98,7 @@ context (Options *o)
            "(the busiest GPU's embedding bytes at the HBM bandwidth plus the GEMMs' FLOPs at\n"
            "the peak) is not below the current plan's time is skipped.  See\n"
            "sim/app/plan_dlrm.h.\n\n"
-           APP_CLI_EXIT_CODES_HELP "\n");
+           APP_CLI_EXIT_CODES_PLAN_HELP "\n");
   return cli;
 }
 
