@@ -119,8 +119,12 @@ number_check (Scan *s, gsize at, gsize n, GError **error)
                                               astra);
       return number_error (s, at, n, why, error);
     }
-  gsize sign = tok[0] == '-';
-  if (strspn (tok + sign, "0123456789") != n - sign)
+  /* Digits only within the N bytes: the text need not end in a NUL (a
+   * file read with its length), so no str* call may run past them. */
+  gsize d = tok[0] == '-';
+  while (d < n && g_ascii_isdigit (tok[d]))
+    d++;
+  if (d != n)
     {
       g_autofree char *copy = g_strndup (tok, n);
       if (!isinf (g_ascii_strtod (copy, NULL)))

@@ -227,6 +227,24 @@ START_TEST (test_scan)
 }
 END_TEST
 
+/* A text given with its length ends there, whatever follows in memory (a
+ * file's bytes carry no NUL): the 20 bytes of "[9223372036854775808" end
+ * in an integer past 2^63 - 1, refused; the digit after them must not
+ * make it read as a longer token (the digit count ran to the first
+ * non-digit, so the token looked like a fraction and passed; the fuzzer
+ * caught the read past the end). */
+START_TEST (test_scan_length)
+{
+  static const char buf[] = "[92233720368547758089]";
+  GError *error = NULL;
+  ck_assert (!sim_json_numbers_check (buf, 20, SIM_JSON_INT64, NULL, &error));
+  ck_assert_msg (strstr (error->message, "9223372036854775808 is out of range") != NULL, "%s",
+                 error->message);
+  g_clear_error (&error);
+  ck_assert (sim_json_numbers_check (buf, 19, SIM_JSON_INT64, NULL, &error));
+}
+END_TEST
+
 static Suite *
 json_numbers_suite (void)
 {
@@ -239,6 +257,7 @@ json_numbers_suite (void)
   tcase_add_test (tc, test_chakra_json);
   tcase_add_test (tc, test_metadata_groups);
   tcase_add_test (tc, test_scan);
+  tcase_add_test (tc, test_scan_length);
   return s;
 }
 
