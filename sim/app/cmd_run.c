@@ -236,17 +236,6 @@ packet_size_option (const RunOptions *o, AppConfig *cfg, GError **error)
 }
 
 
-/* The config's warnings (AppConfig.warnings) on stderr, one a line. */
-static void
-print_warnings (const AppConfig *cfg)
-{
-  for (guint i = 0; i < cfg->warnings->len; i++)
-    {
-      g_autofree char *line = sim_printable (cfg->warnings->pdata[i], FALSE);
-      fprintf (stderr, "orrery run: warning: %s\n", line);
-    }
-}
-
 static gboolean
 load_config (const RunOptions *o, AppConfig *cfg, GError **error)
 {
@@ -267,13 +256,11 @@ load_config (const RunOptions *o, AppConfig *cfg, GError **error)
         }
       if (!app_config_load_astra (cfg, o->astra_network, o->astra_system, o->astra_memory, error))
         return FALSE;
-      print_warnings (cfg);
     }
   else if (o->config != NULL)
     {
       if (!app_config_load_xml (cfg, o->config, error))
         return FALSE;
-      print_warnings (cfg);
     }
   else
     {
@@ -281,6 +268,12 @@ load_config (const RunOptions *o, AppConfig *cfg, GError **error)
                    "no configuration: give --config CLUSTER.xml, or --astra-network NET.yml "
                    "--astra-system SYS.json");
       return FALSE;
+    }
+  /* Either loader's warnings ("FILE: ..." lines), one a line. */
+  for (guint i = 0; i < cfg->warnings->len; i++)
+    {
+      g_autofree char *line = sim_printable (cfg->warnings->pdata[i], FALSE);
+      fprintf (stderr, "orrery run: warning: %s\n", line);
     }
   if (o->network_model != NULL && !net_model_parse (o->network_model, &cfg->net.model))
     {
