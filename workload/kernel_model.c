@@ -44,11 +44,24 @@ static const WlFaTable fa_a100 = {
 /* Maximum achievable matmul FLOP/s (MAMF) and the shape it was measured at:
  * stas00/ml-engineering, compute/accelerator/README.md, "Maximum Achievable
  * Matmul FLOPS comparison table" (BF16 and FP8 tables, mean of 100
- * iterations).  The H100 bf16 row notes "H200 is the same". */
+ * iterations).  The H100 bf16 row notes "H200 is the same".  A burst
+ * figure, as the B200's and MI300X's below are: it scales the H100's
+ * FlashAttention table onto those two, burst against burst. */
 #define H100_MAMF 794.5
-/* Measured on this project's H200 at its power limit (above): TFLOP/s. */
-#define H200_SUSTAINED_BF16 700.9
-#define H200_SUSTAINED_FP8 1227.2
+/* What a GH100 sustains at its 700 W power limit, measured on an H200 SXM
+ * lent to this project (2026-12-04; configs/devices/README.md, "Measured on
+ * an H200"): the mean of 10 s of back-to-back products at the MAMF shapes
+ * (bf16 2048 x 2048 x 13312, fp8 1280 x 4096 x 12032), TFLOP/s.  The H100
+ * SXM and the H200 are one die (GH100, 132 SMs enabled) at one power
+ * limit; MAMF's burst figures above are what the first fraction of a
+ * second gives, before the clock falls to the limit (SM clock 1,365-1,560
+ * MHz there, from 1,980), and a training step runs at the limit. */
+#define GH100_SUSTAINED_BF16 700.9
+#define GH100_SUSTAINED_FP8 1227.2
+/* The GH100 parts' rates and calibration shapes (above). */
+#define GH100_RATES { BF16 (GH100_SUSTAINED_BF16 * T), [WL_DTYPE_FP8] = GH100_SUSTAINED_FP8 * T }, \
+    { [WL_DTYPE_BF16] = { 2048, 2048, 13312 }, [WL_DTYPE_FP16] = { 2048, 2048, 13312 }, \
+      [WL_DTYPE_FP8] = { 1280, 4096, 12032 } }
 #define BF16(x) [WL_DTYPE_BF16] = (x), [WL_DTYPE_FP16] = (x)
 
 /* Output tiles.  NVIDIA: CUTLASS's default tensor-op threadblock tile for
@@ -100,21 +113,12 @@ static const WlKernelDevice devices[] = {
   { "A100-80GB", 108, A100_TILES, KFIX (192, 192), { BF16 (271.2 * T) },
     { [WL_DTYPE_BF16] = { 1024, 10240, 5120 }, [WL_DTYPE_FP16] = { 1024, 10240, 5120 } },
     NV_MEM, LAUNCH_NS, &fa_a100, 1.0, A100_L2_BPS },
-  { "H100-SXM", 132, NV_TILES, KFIX (256, 512), { BF16 (H100_MAMF * T), [WL_DTYPE_FP8] = 1402.6 * T },
-    { [WL_DTYPE_BF16] = { 2048, 2048, 13312 }, [WL_DTYPE_FP16] = { 2048, 2048, 13312 },
-      [WL_DTYPE_FP8] = { 1024, 9216, 14336 } },
+  /* H100 SXM and H200: GH100 at 700 W, at the rates it sustains there
+   * (above; MAMF's burst figures for the H100 were 794.5 bf16 and 1402.6
+   * fp8).  The H200 differs only in its HBM (workload/compute.c). */
+  { "H100-SXM", 132, NV_TILES, KFIX (256, 512), GH100_RATES,
     NV_MEM, LAUNCH_NS, &fa_h100, 1.0, 0.0 },
-  /* H200: the H100's SMs with faster HBM.  Its rates are measured on an
-   * H200 SXM lent to this project (2026-12-04; configs/devices/README.md,
-   * "Measured on an H200"): the mean of 10 s of back-to-back products at
-   * the MAMF shapes, at the 700 W power limit the GPU reaches within a
-   * second (SM clock 1,365-1,560 MHz), which is where a training step
-   * runs.  stas00's burst figures (794.5 bf16 from the H100 row, 1453.4
-   * fp8) are what the first fraction of a second gives. */
-  { "H200", 132, NV_TILES, KFIX (256, 512), { BF16 (H200_SUSTAINED_BF16 * T),
-                                              [WL_DTYPE_FP8] = H200_SUSTAINED_FP8 * T },
-    { [WL_DTYPE_BF16] = { 2048, 2048, 13312 }, [WL_DTYPE_FP16] = { 2048, 2048, 13312 },
-      [WL_DTYPE_FP8] = { 1280, 4096, 12032 } },
+  { "H200", 132, NV_TILES, KFIX (256, 512), GH100_RATES,
     NV_MEM, LAUNCH_NS, &fa_h100, 1.0, 0.0 },
   /* B200: 148 SMs (NVIDIA Blackwell architecture technical brief); no
    * FlashAttention table: the H100's scaled by the MAMF ratio. */
