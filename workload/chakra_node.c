@@ -344,6 +344,8 @@ meta_fact (const ChakraProtoMsg__AttributeProto *a, WlTraceFacts *out, GError **
 {
   if (g_strcmp0 (a->name, "tokens_per_iteration") == 0)
     return meta_count (a, &out->tokens_per_iteration, error);
+  if (g_strcmp0 (a->name, "peak_memory_bytes") == 0)
+    return meta_count (a, &out->peak_memory_B, error);
   if (g_strcmp0 (a->name, "model_flops") == 0)
     {
       /* A double too: the FLOPs of a large run pass 2^64. */
@@ -382,7 +384,8 @@ wl_chakra_metadata_facts (const ChakraProtoMsg__GlobalMetadata *meta, WlTraceFac
 }
 
 guint
-wl_chakra_facts_attrs (const WlTraceFacts *facts, ChakraProtoMsg__AttributeProto attrs[3])
+wl_chakra_facts_attrs (const WlTraceFacts *facts,
+                       ChakraProtoMsg__AttributeProto attrs[WL_TRACE_FACTS_MAX])
 {
   g_return_val_if_fail (facts != NULL && attrs != NULL, 0);
   guint n = 0;
@@ -418,6 +421,13 @@ wl_chakra_facts_attrs (const WlTraceFacts *facts, ChakraProtoMsg__AttributeProto
       attrs[n].name = (char *) "flops_formula";
       attrs[n].value_case = VC (STRING_VAL);
       attrs[n++].string_val = (char *) facts->flops_formula;
+    }
+  if (facts->peak_memory_B > 0)
+    {
+      chakra_proto_msg__attribute_proto__init (&attrs[n]);
+      attrs[n].name = (char *) "peak_memory_bytes";
+      attrs[n].value_case = VC (UINT64_VAL);
+      attrs[n++].uint64_val = facts->peak_memory_B;
     }
   return n;
 }

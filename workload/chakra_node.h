@@ -150,14 +150,21 @@ guint wl_chakra_node_unlink_valueless (ChakraProtoMsg__Node *n);
  * attributes (the same in every rank's file): tokens_per_iteration (global
  * batch x sequence length, an integer), model_flops (the FLOPs of one
  * iteration over all ranks, an integer or a double) and flops_formula (a
- * string naming how model_flops was counted, e.g. "6N+attention"). */
+ * string naming how model_flops was counted, e.g. "6N+attention"); and
+ * about its own rank: peak_memory_bytes (the device memory the rank needs
+ * at its peak, by the generator's estimate of parameters, gradients,
+ * optimizer state and activations, an integer). */
 typedef struct
 {
   double model_flops;            /* 0: absent */
   guint64 tokens_per_iteration;  /* 0: absent */
   const char *flops_formula;     /* held for the process (one copy per text: pointers
                                   * compare); at most 256 bytes; NULL: absent */
+  guint64 peak_memory_B;         /* this rank's; 0: absent */
 } WlTraceFacts;
+
+/* How many attributes wl_chakra_facts_attrs writes at most. */
+#define WL_TRACE_FACTS_MAX 4
 
 /* Read META's facts into *OUT (every one absent when META is NULL: a
  * headerless file).  FALSE with ERROR set (WL_ERROR, SIM_ERROR_INPUT:
@@ -167,8 +174,9 @@ gboolean wl_chakra_metadata_facts (const ChakraProtoMsg__GlobalMetadata *meta, W
                                    GError **error);
 
 /* Fill ATTRS[0..] (borrowed strings: they must outlive the writing) with
- * the facts FACTS has, and return how many (0 to 3). */
-guint wl_chakra_facts_attrs (const WlTraceFacts *facts, ChakraProtoMsg__AttributeProto attrs[3]);
+ * the facts FACTS has, and return how many (0 to WL_TRACE_FACTS_MAX). */
+guint wl_chakra_facts_attrs (const WlTraceFacts *facts,
+                             ChakraProtoMsg__AttributeProto attrs[WL_TRACE_FACTS_MAX]);
 
 /* ------------------------------------------------------------------ names */
 

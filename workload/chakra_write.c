@@ -163,8 +163,8 @@ wl_chakra_writer_open (const char *path, const char *version, GError **error)
 typedef struct
 {
   ChakraProtoMsg__GlobalMetadata meta;
-  ChakraProtoMsg__AttributeProto attrs[3];
-  ChakraProtoMsg__AttributeProto *ptrs[3];
+  ChakraProtoMsg__AttributeProto attrs[WL_TRACE_FACTS_MAX];
+  ChakraProtoMsg__AttributeProto *ptrs[WL_TRACE_FACTS_MAX];
 } FactsMeta;
 
 static void
@@ -172,7 +172,7 @@ facts_meta (FactsMeta *m, const char *version, const WlTraceFacts *facts)
 {
   m->meta = (ChakraProtoMsg__GlobalMetadata) CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
   m->meta.version = (char *) version;
-  for (guint i = 0; i < 3; i++)
+  for (guint i = 0; i < WL_TRACE_FACTS_MAX; i++)
     m->ptrs[i] = &m->attrs[i];
   m->meta.n_attr = facts != NULL ? wl_chakra_facts_attrs (facts, m->attrs) : 0;
   m->meta.attr = m->ptrs;

@@ -393,14 +393,34 @@ write_meta (Emit *e, const char *groups, GError **error)
   return TRUE;
 }
 
-/* The facts every rank's trace records about the iteration. */
+/* The facts a rank's trace records: about the iteration, the same in
+ * every rank's, and its stage's peak memory, PEAK_B (gen_transformer_mem.c). */
 static WlTraceFacts
-facts_of (const WlGenTransformer *r, guint32 M)
+facts_of (const WlGenTransformer *r, guint32 M, guint64 peak_B)
 {
   return (WlTraceFacts) { .model_flops = wl_gen_transformer_model_flops (r),
                           .tokens_per_iteration = (guint64) M * r->micro_batch * r->dp
                                                   * r->model.seq,
-                          .flops_formula = WL_TF_MODEL_FLOPS_FORMULA };
+                          .flops_formula = WL_TF_MODEL_FLOPS_FORMULA,
+                          .peak_memory_B = peak_B };
+}
+
+/* Each stage's memory (R->pp of them), for the ranks' facts; NULL with
+ * ERROR set when the request has none. */
+static WlStageMemory *
+stages_memory (const WlGenTransformer *r, GError **error)
+{
+  WlStageMemory *mem = g_new0 (WlStageMemory, r->pp);
+  if (!wl_gen_transformer_memory (r, mem, error))
+    g_clear_pointer (&mem, g_free);
+  return mem;
+}
+
+/* RANK's pipeline stage. */
+static guint32
+stage_of (const WlGenTransformer *r, guint32 rank)
+{
+  return rank / (r->tp * wl_tf_cp (r) * r->dp);
 }
 
 /* The emission state of RANK, its groups named. */
@@ -439,10 +459,10 @@ emit_rank (WlChakraWriter *w, const WlGenTransformer *r, guint32 M, guint32 rank
 
 static gboolean
 write_rank (const char *prefix, const WlGenTransformer *r, guint32 M, guint32 rank,
-            const char *groups, GError **error)
+            const char *groups, const WlStageMemory *mem, GError **error)
 {
   g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, rank);
-  WlTraceFacts facts = facts_of (r, M);
+  WlTraceFacts facts = facts_of (r, M, mem[stage_of (r, rank)].total_B);
   g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_full (path, "0.0.4", &facts, error);
   return w != NULL && emit_rank (w, r, M, rank, groups, error)
          && wl_chakra_writer_close (w, error);
@@ -455,10 +475,13 @@ wl_gen_transformer (const char *prefix, const WlGenTransformer *req, GError **er
   guint32 M = wl_gen_transformer_microbatches (req, error);
   if (M == 0)
     return FALSE;
+  g_autofree WlStageMemory *mem = stages_memory (req, error);
+  if (mem == NULL)
+    return FALSE;
   g_autofree char *groups = groups_json (req);
   guint32 ranks = req->tp * req->pp * req->dp * wl_tf_cp (req);
   for (guint32 r = 0; r < ranks; r++)
-    if (!write_rank (prefix, req, M, r, groups, error))
+    if (!write_rank (prefix, req, M, r, groups, mem, error))
       return FALSE;
   return req->comm_groups_out == NULL
          || wl_group_list_write_comm_groups (groups, req->comm_groups_out, error);
@@ -467,10 +490,10 @@ wl_gen_transformer (const char *prefix, const WlGenTransformer *req, GError **er
 /* RANK's trace made in memory and read as PREFIX.<rank>.et would be. */
 static WlGraph *
 graph_of_rank (const char *prefix, const WlGenTransformer *r, guint32 M, guint32 rank,
-               const char *groups, WlGroupMemo *memo, GError **error)
+               const char *groups, const WlStageMemory *mem, WlGroupMemo *memo, GError **error)
 {
   g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, rank);
-  WlTraceFacts facts = facts_of (r, M);
+  WlTraceFacts facts = facts_of (r, M, mem[stage_of (r, rank)].total_B);
   g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_memory (path, "0.0.4", &facts);
   if (!emit_rank (w, r, M, rank, groups, error))
     return NULL;
@@ -503,6 +526,9 @@ wl_gen_transformer_graphs (const char *prefix, const WlGenTransformer *req, GErr
   guint32 M = wl_gen_transformer_microbatches (req, error);
   if (M == 0)
     return NULL;
+  g_autofree WlStageMemory *mem = stages_memory (req, error);
+  if (mem == NULL)
+    return NULL;
   g_autofree char *groups = groups_json (req);
   g_autoptr (WlGroupMemo) memo = wl_group_memo_new ();
   guint32 cp = wl_tf_cp (req), ranks = req->tp * req->pp * req->dp * cp;
@@ -518,7 +544,7 @@ wl_gen_transformer_graphs (const char *prefix, const WlGenTransformer *req, GErr
       guint32 rank0 = rank_of (req, 0, e.c_idx, 0, e.p);
       WlGraph *g;
       if (rank0 == rank)
-        g = graph_of_rank (prefix, req, M, rank, groups, memo, error);
+        g = graph_of_rank (prefix, req, M, rank, groups, mem, memo, error);
       else
         {
           Emit e0 = emit_init (req, M, rank0);

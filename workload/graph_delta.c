@@ -97,6 +97,8 @@ typedef struct
   gsize known;  /* how many first bytes of the frames differing_node is given are alike */
   NameNote *bn; /* where this file's differing frames' names sit */
   guint n_bn, bn_cap;
+  const guint8 *meta; /* this file's frame 0 where it differs from PREV's, else NULL */
+  gsize meta_len;
 } Reading;
 
 /* Where the names of this file's frame V sit. */
@@ -305,10 +307,15 @@ delta_nodes (const WlGraph *prev, const WlGraph *base, const guint8 *prev_bytes,
   Walk wa = { prev_bytes, prev_len }, wb = { bytes, len };
   const guint8 *fa, *fb;
   gsize la, lb;
-  /* Frame 0, the GlobalMetadata (the facts PREV has), byte for byte. */
-  if (!next_frame (&wa, &fa, &la) || !next_frame (&wb, &fb, &lb) || la != lb
-      || memcmp (fa, fb, la) != 0)
+  /* Frame 0, the GlobalMetadata: PREV's facts where it is PREV's byte for
+   * byte, else read apart (wl_graph_delta): files alike but for a rank's
+   * own facts, such as its pipeline stage's peak memory, are still read
+   * against each other. */
+  if (!next_frame (&wa, &fa, &la) || !next_frame (&wb, &fb, &lb))
     return FALSE;
+  gboolean same_meta = la == lb && memcmp (fa, fb, la) == 0;
+  r->meta = same_meta ? NULL : fb;
+  r->meta_len = same_meta ? 0 : lb;
   r->n_bn = 0;
   gboolean ok = TRUE;
   guint32 v = 0, hint = 0;
@@ -432,6 +439,19 @@ delta_graph (WlGraph *prev, WlGraph *base, const guint8 *prev_bytes, gsize prev_
   return wl_graph_patched_take (base, path, p, n);
 }
 
+/* G's facts from its own frame 0, META (LEN bytes), where it differs from
+ * the graph it was read against; FALSE where that frame does not read, for
+ * the whole read (wl_trace_read) to say why. */
+static gboolean
+own_facts (WlGraph *g, const guint8 *meta, gsize len)
+{
+  ChakraProtoMsg__GlobalMetadata *m = chakra_proto_msg__global_metadata__unpack (NULL, len, meta);
+  gboolean ok = m != NULL && wl_chakra_metadata_facts (m, &g->facts, NULL);
+  if (m != NULL)
+    chakra_proto_msg__global_metadata__free_unpacked (m, NULL);
+  return ok;
+}
+
 WlGraph *
 wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len, const char *path,
                 const guint8 *bytes, gsize len)
@@ -453,6 +473,14 @@ wl_graph_delta (WlGraph *prev, const guint8 *prev_bytes, gsize prev_len, const c
   r.an = an;
   WlGraph *g = with_names (delta_graph (prev, base, prev_bytes, prev_len, path, bytes, len, &r),
                            an, &r);
+  /* A derived graph starts with its base's facts; PREV's are this file's
+   * where frame 0 is the same (PREV may have its own). */
+  if (g != NULL && g != base && g != prev)
+    {
+      g->facts = prev->facts;
+      if (r.meta != NULL && !own_facts (g, r.meta, r.meta_len))
+        g_clear_pointer (&g, wl_graph_unref);
+    }
   wl_raw_node_clear (&r.ra);
   wl_raw_node_clear (&r.rb);
   wl_kernel_lists_free (r.dec.kernels);

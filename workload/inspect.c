@@ -434,6 +434,17 @@ scan_file (WlInspectReport *report, guint i, GError **error)
   s.dups = g_hash_table_new (g_direct_hash, g_direct_equal);
   guint32 zero = 0;
   g_array_append_val (s.dep_start, zero);
+  /* The rank's own fact, peak_memory_bytes, is a figure; a fact run would
+   * refuse is a defect. */
+  WlTraceFacts facts;
+  GError *bad = NULL;
+  if (wl_chakra_metadata_facts (wl_chakra_reader_metadata (r), &facts, &bad))
+    s.fig->peak_memory_B = facts.peak_memory_B;
+  else
+    {
+      defect (&s, "%s", bad->message);
+      g_error_free (bad);
+    }
   gboolean ok = read_file (&s, r, error);
   if (ok)
     {

@@ -66,6 +66,7 @@ typedef struct
                                           * under the kernel model, their durations aside) */
   guint64 coll_count[WL_INSPECT_N_COLLS];
   guint64 coll_bytes[WL_INSPECT_N_COLLS]; /* sum of comm_size */
+  guint64 peak_memory_B;                 /* GlobalMetadata's peak_memory_bytes (0: none) */
 } WlInspectRank;
 
 typedef struct _WlInspectReport WlInspectReport;

@@ -183,6 +183,9 @@ print_figures (const WlInspectRank *f, FILE *out)
         fprintf (out, ", %s x%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " bytes",
                  name ? name : "other", f->coll_count[k], f->coll_bytes[k]);
       }
+  if (f->peak_memory_B > 0)
+    fprintf (out, ", peak memory %.2f GiB (peak_memory_bytes)",
+             (double) f->peak_memory_B / (1024.0 * 1024.0 * 1024.0));
   fputc ('\n', out);
 }
 

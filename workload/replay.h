@@ -318,7 +318,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlReplay, wl_replay_free)
 /* The traces' GlobalMetadata facts (chakra_node.h's WlTraceFacts: model
  * FLOPs and their formula, tokens per iteration) when every distinct trace
  * of the run gives the same; a fact that some trace lacks or gives
- * otherwise is absent. */
+ * otherwise is absent.  peak_memory_B, a rank's own fact, is the largest
+ * any trace gives (wl_replay_peak_memory). */
 void wl_replay_trace_facts (const WlReplay *replay, WlTraceFacts *out);
+
+/* The largest peak_memory_bytes any trace of the run gives (0: none gives
+ * one), and the first trace that gives it in *PATH (NULL: none). */
+guint64 wl_replay_peak_memory (const WlReplay *replay, const char **path);
 
 #endif /* ORRERY_WORKLOAD_REPLAY_H */

@@ -124,6 +124,27 @@ wl_replay_trace_facts (const WlReplay *r, WlTraceFacts *out)
       if (f->tokens_per_iteration != out->tokens_per_iteration)
         out->tokens_per_iteration = 0;
     }
+  out->peak_memory_B = wl_replay_peak_memory (r, NULL);
+}
+
+guint64
+wl_replay_peak_memory (const WlReplay *r, const char **path)
+{
+  g_return_val_if_fail (r != NULL, 0);
+  guint64 most = 0;
+  const char *at = NULL;
+  for (guint i = 0; i < r->traces->len; i++)
+    {
+      const WlTrace *t = &g_array_index (r->traces, WlTrace, i);
+      if (t->facts.peak_memory_B > most)
+        {
+          most = t->facts.peak_memory_B;
+          at = t->path;
+        }
+    }
+  if (path != NULL)
+    *path = at;
+  return most;
 }
 
 void

@@ -13,6 +13,7 @@
 #include "sim/app/config.h"
 #include "sim/out_file.h"
 #include "sim/app/report.h"
+#include "sim/app/report_perf.h"
 #include "sim/app/simulation.h"
 #include "sim/app/timeline.h"
 #include "sim/app/tp_nodes.h"
@@ -562,6 +563,23 @@ print_left_node (AppSim *sim)
            left, left == 1 ? "" : "s", src, dst, net_graph_name (graph, via), gpus);
 }
 
+/* A run whose traces need more memory per GPU than the device has would
+ * not run on it: said on stderr too, where a sweep's point keeps it. */
+static void
+print_memory_over (AppSim *sim)
+{
+  AppMemory m;
+  if (!app_memory (sim, &m) || !app_memory_over (&m))
+    return;
+  const double GiB = 1024.0 * 1024.0 * 1024.0;
+  g_autofree char *file = g_path_get_basename (m.path);
+  fprintf (stderr,
+           "orrery run: warning: %s needs %.2f GiB per GPU (its peak_memory_bytes), more than "
+           "the %.2f GiB of %s%s: on the hardware this run would fail out of memory\n",
+           file, (double) m.need_B / GiB, m.have_B / GiB,
+           m.device[0] != '\0' ? "the " : "the config's device", m.device);
+}
+
 /* What stderr says about how the run went: streamed, nodes skipped. */
 static void
 print_run_notes (const RunOptions *o, const RunLimits *limits, AppSim *sim)
@@ -575,6 +593,7 @@ print_run_notes (const RunOptions *o, const RunLimits *limits, AppSim *sim)
                b, wl_stream_window_nodes (wl_replay_stream_window (app_sim_replay (sim))));
     }
   print_left_node (sim);
+  print_memory_over (sim);
   app_tp_nodes_warn (sim, stderr);
   guint64 unknown = wl_replay_unknown_nodes (app_sim_replay (sim));
   if (unknown > 0)

@@ -39,8 +39,9 @@ app_cmd_inspect (int argc, char **argv)
       "inspect", "PREFIX|FILE - summarise a trace set and list its defects",
       "Reads FILE, or PREFIX.0.et, PREFIX.1.et, ... up to the first missing one (a gap,\n"
       "PREFIX.5.et missing and PREFIX.6.et there, is an input error naming both).  Prints\n"
-      "node counts, compute time and collectives per rank (ranks with identical figures\n"
-      "once), then every defect: dangling dependencies, duplicate ids, dependency\n"
+      "node counts, compute time, collectives and the peak memory the GlobalMetadata\n"
+      "gives (peak_memory_bytes) per rank (ranks with identical figures once), then\n"
+      "every defect: dangling dependencies, duplicate ids, dependency\n"
       "cycles, collectives without comm_type or comm_size, sends/receives whose\n"
       "comm_src/comm_dst is not the rank, process groups defined twice with other\n"
       "ranks, and collective sequences that differ from rank 0's.\n\nExit status: 0 no defects, 1 defects found, usage or input error.\n",

@@ -352,6 +352,50 @@ print_flops (const AppEfficiency *e, FILE *out)
                   "model=\"roofline\", or write durations with gen transformer --device)\n");
 }
 
+gboolean
+app_memory (const AppSim *sim, AppMemory *out)
+{
+  g_return_val_if_fail (sim != NULL && out != NULL, FALSE);
+  const WlParams *wl = &app_sim_config (sim)->wl;
+  *out = (AppMemory) { .have_B = wl->mem_capacity_B, .device = wl->device };
+  if (!app_efficiency_reported (sim))
+    return FALSE;
+  out->need_B = wl_replay_peak_memory (app_sim_replay (sim), &out->path);
+  return out->need_B > 0;
+}
+
+gboolean
+app_memory_over (const AppMemory *m)
+{
+  return m->need_B > 0 && m->have_B > 0.0 && (double) m->need_B > m->have_B;
+}
+
+/* The summary's memory line: the traces' need per GPU and, where the config
+ * names the device's memory, whether it fits. */
+static void
+print_memory (const AppSim *sim, FILE *out)
+{
+  AppMemory m;
+  if (!app_memory (sim, &m))
+    return;
+  const double GiB = 1024.0 * 1024.0 * 1024.0;
+  g_autofree char *file = g_path_get_basename (m.path);
+  g_autofree char *of = m.device[0] != '\0' ? g_strdup_printf ("the %s's", m.device)
+                                              : g_strdup ("the config's");
+  if (!(m.have_B > 0.0))
+    fprintf (out, "  memory per GPU: %.2f GiB at most (%s's peak_memory_bytes); the config names "
+                  "no device memory to hold it to\n",
+             (double) m.need_B / GiB, file);
+  else if (!app_memory_over (&m))
+    fprintf (out, "  memory per GPU: %.2f GiB at most (%s's peak_memory_bytes), within %s %.2f "
+                  "GiB\n",
+             (double) m.need_B / GiB, file, of, m.have_B / GiB);
+  else
+    fprintf (out, "  memory per GPU: %.2f GiB (%s's peak_memory_bytes), more than %s %.2f GiB: "
+                  "on the hardware this run would fail out of memory\n",
+             (double) m.need_B / GiB, file, of, m.have_B / GiB);
+}
+
 void
 app_report_efficiency (const AppSim *sim, FILE *out)
 {
@@ -367,6 +411,7 @@ app_report_efficiency (const AppSim *sim, FILE *out)
   if (e.tokens > 0 && e.seconds > 0.0)
     fprintf (out, "  %.0f tokens/s (%" G_GUINT64_FORMAT " tokens per iteration)\n",
              (double) e.tokens / e.seconds, e.tokens);
+  print_memory (sim, out);
   g_autofree char *exposed = sim_units_format_time (e.mean_exposed);
   g_autofree char *bubble = sim_units_format_time (e.mean_bubble);
   g_autofree char *exchange = sim_units_format_time (e.mean_exchange);
@@ -416,6 +461,20 @@ app_report_efficiency_json (const AppSim *sim, AppJsonOut *j)
   add_number (j, "tokens_per_iteration", (double) e.tokens, e.tokens > 0);
   add_number (j, "tokens_per_s", e.seconds > 0.0 ? (double) e.tokens / e.seconds : 0.0,
               e.tokens > 0 && e.seconds > 0.0);
+  AppMemory m;
+  gboolean need = app_memory (sim, &m);
+  if (need)
+    app_json_out_uint (j, "peak_memory_bytes", m.need_B);
+  else
+    app_json_out_null (j, "peak_memory_bytes");
+  if (m.have_B > 0.0)
+    app_json_out_uint (j, "memory_capacity_bytes", (guint64) m.have_B);
+  else
+    app_json_out_null (j, "memory_capacity_bytes");
+  if (need && m.have_B > 0.0)
+    app_json_out_boolean (j, "memory_fits", !app_memory_over (&m));
+  else
+    app_json_out_null (j, "memory_fits");
   app_json_out_uint (j, "mean_pipeline_bubble_ps", e.mean_bubble);
   app_json_out_uint (j, "mean_exposed_comm_less_bubble_ps", e.mean_exposed);
   if (e.exchanges)

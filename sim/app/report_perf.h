@@ -71,6 +71,24 @@ gboolean app_contention_reported (const AppSim *sim);
  * whose traces have receives with an `exchange` attribute. */
 gboolean app_exchanges_reported (const AppSim *sim);
 
+/* The memory a GPU needs by the traces (their GlobalMetadata's
+ * peak_memory_bytes, which gen transformer writes per pipeline stage)
+ * against the memory of the config's device. */
+typedef struct
+{
+  guint64 need_B;     /* the largest of any rank's trace; 0: no trace gives it */
+  const char *path;   /* the first trace that gives it (borrowed; NULL with need_B 0) */
+  double have_B;      /* the device's memory, bytes; 0: the config names none */
+  const char *device; /* its name ("" without a device) */
+} AppMemory;
+
+/* The run's AppMemory; FALSE (nothing to say) for an ASTRA-sim-compatible
+ * run or traces that give no peak memory. */
+gboolean app_memory (const AppSim *sim, AppMemory *out);
+
+/* Whether M's need is more than its device's memory (both known). */
+gboolean app_memory_over (const AppMemory *m);
+
 /* MFU and HFU as fractions; FALSE when there is no peak or no time. */
 gboolean app_efficiency_mfu (const AppEfficiency *e, double *mfu, double *hfu);
 

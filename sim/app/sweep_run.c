@@ -365,7 +365,29 @@ array_member (JsonObject *o, const char *name, GError **error)
   return NULL;
 }
 
-/* The five figures of an ok row, from report.json.  The report's
+/* The figures a row has after its status (report_figures). */
+#define SWEEP_FIGURES 7
+
+/* The memory columns of an ok row from the report's efficiency object
+ * (native runs of traces that give their peak memory): the peak per GPU in
+ * GiB and whether it fits the device, "yes" or "no"; empty where the
+ * report does not say. */
+static void
+memory_figures (JsonObject *o, char **fields)
+{
+  JsonNode *en = json_object_get_member (o, "efficiency");
+  JsonObject *e = en != NULL && JSON_NODE_HOLDS_OBJECT (en) ? json_node_get_object (en) : NULL;
+  JsonNode *need = e != NULL ? json_object_get_member (e, "peak_memory_bytes") : NULL;
+  JsonNode *fits = e != NULL ? json_object_get_member (e, "memory_fits") : NULL;
+  fields[0] = need != NULL && JSON_NODE_HOLDS_VALUE (need)
+                  ? g_strdup_printf ("%.2f", json_node_get_double (need) / 1073741824.0)
+                  : g_strdup ("");
+  fields[1] = g_strdup (fits != NULL && JSON_NODE_HOLDS_VALUE (fits)
+                            ? (json_node_get_boolean (fits) ? "yes" : "no")
+                            : "");
+}
+
+/* The seven figures of an ok row, from report.json.  The report's
  * ranks[].exposed_comm_ns holds the pipeline bubble where it gives one
  * (pipeline_bubble_ns, native runs): the columns split them as the
  * summary does, exposed communication less the bubble, and the bubble
@@ -433,6 +455,7 @@ report_figures (const char *dir, char **fields, GError **error)
   fields[2] = g_strdup_printf ("%" G_GINT64_FORMAT, n > 0 ? exposed / (gint64) n : 0);
   fields[3] = bubbles ? g_strdup_printf ("%" G_GINT64_FORMAT, bubble / (gint64) n) : g_strdup ("");
   fields[4] = busbw >= 0 ? shortest_double (busbw) : g_strdup ("");
+  memory_figures (o, fields + 5);
   return TRUE;
 }
 
@@ -444,7 +467,7 @@ gather_point (const char *outdir, const char *id, GString *row)
   g_autofree char *done = g_build_filename (dir, "done", NULL);
   g_autofree char *wall = read_trimmed (dir, "wall_s");
   g_autofree char *status = read_trimmed (dir, "status");
-  char *figures[5] = { NULL, NULL, NULL, NULL, NULL };
+  char *figures[SWEEP_FIGURES] = { NULL };
   g_autofree char *message = NULL;
   const char *state = "pending";
   if (g_file_test (done, G_FILE_TEST_EXISTS))
@@ -468,7 +491,7 @@ gather_point (const char *outdir, const char *id, GString *row)
   else
     g_clear_pointer (&wall, g_free);
   csv_field (row, state, FALSE);
-  for (int i = 0; i < 5; i++)
+  for (int i = 0; i < SWEEP_FIGURES; i++)
     {
       csv_field (row, figures[i], FALSE);
       g_free (figures[i]);
@@ -490,7 +513,8 @@ app_sweep_gather (const char *outdir, char **csv_path, GError **error)
   for (char **f = header; *f != NULL; f++)
     csv_field (csv, *f, f == header);
   g_string_append (csv, ",status,simulated_time_ns,compute_ns,exposed_comm_ns,"
-                        "pipeline_bubble_ns,busbw_GBps,wall_s,error\n");
+                        "pipeline_bubble_ns,busbw_GBps,peak_memory_GiB,fits_memory,wall_s,"
+                        "error\n");
   for (guint i = 1; i < rows->len; i++)
     {
       char **row = rows->pdata[i];

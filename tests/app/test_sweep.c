@@ -515,7 +515,7 @@ START_TEST (test_run_and_gather)
     }
   g_auto (GStrv) csv = gather (out);
   ck_assert_str_eq (csv[0], "point,bw,size,status,simulated_time_ns,compute_ns,exposed_comm_ns,"
-                            "pipeline_bubble_ns,busbw_GBps,wall_s,error");
+                            "pipeline_bubble_ns,busbw_GBps,peak_memory_GiB,fits_memory,wall_s,error");
   ck_assert_uint_eq (g_strv_length (csv), 5);
   const char *bws[] = { "1GB/s", "1GB/s", "4GB/s", "4GB/s" };
   const char *sizes[] = { "1000B", "100000B", "1000B", "100000B" };
@@ -527,8 +527,9 @@ START_TEST (test_run_and_gather)
       ck_assert_msg (g_str_has_prefix (csv[i + 1], prefix), "%s", csv[i + 1]);
       g_autofree char *ts = csv_col (csv[i + 1], 4), *comp = csv_col (csv[i + 1], 5);
       g_autofree char *exposed = csv_col (csv[i + 1], 6), *bubble = csv_col (csv[i + 1], 7);
-      g_autofree char *busbw = csv_col (csv[i + 1], 8), *wall = csv_col (csv[i + 1], 9);
-      g_autofree char *err = csv_col (csv[i + 1], 10);
+      g_autofree char *busbw = csv_col (csv[i + 1], 8), *mem = csv_col (csv[i + 1], 9);
+      g_autofree char *fits = csv_col (csv[i + 1], 10), *wall = csv_col (csv[i + 1], 11);
+      g_autofree char *err = csv_col (csv[i + 1], 12);
       t[i] = g_ascii_strtoll (ts, NULL, 10);
       g_autofree char *cfg_name = g_strdup_printf ("hand%u.xml", i);
       g_autofree char *cfg = ring1d (cfg_name, bws[i]);
@@ -539,6 +540,9 @@ START_TEST (test_run_and_gather)
       ck_assert_int_eq (g_ascii_strtoll (exposed, NULL, 10), t[i]);
       ck_assert_str_eq (bubble, "0"); /* no pipeline, no bubble */
       ck_assert (g_ascii_strtod (busbw, NULL) > 0);
+      /* A collective's traces give no peak memory: nothing to hold. */
+      ck_assert_str_eq (mem, "");
+      ck_assert_str_eq (fits, "");
       g_autofree char *wall_path = point_file (out, ids[i], "wall_s");
       g_autofree char *wall_file = slurp (wall_path);
       ck_assert_str_eq (g_strchomp (wall_file), wall);
@@ -666,7 +670,7 @@ START_TEST (test_failed_and_pending)
                  "%s", csv[2]);
   ck_assert_msg (g_str_has_prefix (csv[3], "2,0GB/s,failed,") && strstr (csv[3], "positive"),
                  "%s", csv[3]);
-  ck_assert_str_eq (csv[4], "3,3GB/s,pending,,,,,,,");
+  ck_assert_str_eq (csv[4], "3,3GB/s,pending,,,,,,,,,");
 
   /* A rerun retries the failed point (and fails again). */
   g_autofree char *o1b = NULL;
@@ -685,8 +689,8 @@ START_TEST (test_gather_quoting)
                                     "</sweep>\n",
                                     "2");
   g_auto (GStrv) csv = gather (out);
-  ck_assert_str_eq (csv[1], "0,\"0-3,8\",pending,,,,,,,");
-  ck_assert_str_eq (csv[2], "1,\"say\"\"hi\",pending,,,,,,,");
+  ck_assert_str_eq (csv[1], "0,\"0-3,8\",pending,,,,,,,,,");
+  ck_assert_str_eq (csv[2], "1,\"say\"\"hi\",pending,,,,,,,,,");
 }
 END_TEST
 
@@ -694,7 +698,8 @@ END_TEST
  * exposed_comm_ns, as run writes them): exposed_comm_ns is the mean of
  * exposed less bubble, (60 + 80) / 2 = 70, and pipeline_bubble_ns the
  * bubble's, (40 + 0) / 2 = 20, as the summary splits them; a bubble
- * above its rank's exposed communication fails the point. */
+ * above its rank's exposed communication fails the point.  The first
+ * report's efficiency object gives the memory columns. */
 START_TEST (test_gather_bubble)
 {
   write_ring4 ();
@@ -708,7 +713,8 @@ START_TEST (test_gather_bubble)
     "{\"simulated_time_ns\": 500, \"ranks\": ["
     "{\"compute_ns\": 300, \"exposed_comm_ns\": 100, \"pipeline_bubble_ns\": 40}, "
     "{\"compute_ns\": 301, \"exposed_comm_ns\": 80, \"pipeline_bubble_ns\": 0}], "
-    "\"collectives\": []}",
+    "\"collectives\": [], "
+    "\"efficiency\": {\"peak_memory_bytes\": 3221225472, \"memory_fits\": false}}",
     "{\"simulated_time_ns\": 500, \"ranks\": ["
     "{\"compute_ns\": 300, \"exposed_comm_ns\": 10, \"pipeline_bubble_ns\": 40}], "
     "\"collectives\": []}",
@@ -722,7 +728,8 @@ START_TEST (test_gather_bubble)
       ck_assert (g_file_set_contents (done, "", 0, NULL));
     }
   g_auto (GStrv) csv = gather (out);
-  ck_assert_str_eq (csv[1], "0,x,ok,500,300,70,20,,,");
+  /* The memory columns: 3 x 2^30 bytes, 3.00 GiB; memory_fits false. */
+  ck_assert_str_eq (csv[1], "0,x,ok,500,300,70,20,,3.00,no,,");
   ck_assert_msg (g_str_has_prefix (csv[2], "1,y,failed,,,,,,,")
                      && strstr (csv[2], "pipeline_bubble_ns is above exposed_comm_ns") != NULL,
                  "%s", csv[2]);

@@ -1104,7 +1104,8 @@ START_TEST (test_metadata_facts)
       g_autofree char *path = tmp_path ("facts.et");
       g_autoptr (GError) error = NULL;
       WlTraceFacts want = { .model_flops = flops[i], .tokens_per_iteration = 4194304,
-                            .flops_formula = g_intern_string ("6N+attention") };
+                            .flops_formula = g_intern_string ("6N+attention"),
+                            .peak_memory_B = G_GUINT64_CONSTANT (85899345920) };
       g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_full (path, "0.0.4", &want, &error);
       ck_assert_ptr_nonnull (w);
       ChakraProtoMsg__Node n = CHAKRA_PROTO_MSG__NODE__INIT;
@@ -1118,7 +1119,7 @@ START_TEST (test_metadata_facts)
       ck_assert_ptr_nonnull (r);
       ck_assert_str_eq (wl_chakra_reader_version (r), "0.0.4");
       const ChakraProtoMsg__GlobalMetadata *meta = wl_chakra_reader_metadata (r);
-      ck_assert_uint_eq (meta->n_attr, 3);
+      ck_assert_uint_eq (meta->n_attr, 4);
       ck_assert_int_eq (meta->attr[1]->value_case,
                         i == 0 ? CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL
                                : CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_DOUBLE_VAL);
@@ -1127,6 +1128,7 @@ START_TEST (test_metadata_facts)
       ck_assert (got.model_flops == flops[i]);
       ck_assert_uint_eq (got.tokens_per_iteration, 4194304);
       ck_assert_str_eq (got.flops_formula, want.flops_formula);
+      ck_assert_uint_eq (got.peak_memory_B, G_GUINT64_CONSTANT (85899345920));
       /* One copy per text: a second read gives the same pointer. */
       WlTraceFacts again;
       ck_assert (wl_chakra_metadata_facts (meta, &again, &error));
@@ -1137,6 +1139,7 @@ START_TEST (test_metadata_facts)
       ck_assert (g->facts.model_flops == flops[i]);
       ck_assert_uint_eq (g->facts.tokens_per_iteration, 4194304);
       ck_assert_str_eq (g->facts.flops_formula, "6N+attention");
+      ck_assert_uint_eq (g->facts.peak_memory_B, G_GUINT64_CONSTANT (85899345920));
     }
 }
 END_TEST
@@ -1153,7 +1156,8 @@ START_TEST (test_metadata_facts_absent_and_bad)
   ck_assert_uint_eq (wl_chakra_reader_metadata (r)->n_attr, 0);
   WlTraceFacts got = { .model_flops = 1.0 };
   ck_assert (wl_chakra_metadata_facts (wl_chakra_reader_metadata (r), &got, &error));
-  ck_assert (got.model_flops == 0.0 && got.tokens_per_iteration == 0 && got.flops_formula == NULL);
+  ck_assert (got.model_flops == 0.0 && got.tokens_per_iteration == 0 && got.flops_formula == NULL
+             && got.peak_memory_B == 0);
   ck_assert (wl_chakra_metadata_facts (NULL, &got, &error));
 
   ChakraProtoMsg__AttributeProto a = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
@@ -1167,6 +1171,14 @@ START_TEST (test_metadata_facts_absent_and_bad)
   ck_assert (!wl_chakra_metadata_facts (&meta, &got, &error));
   g_assert_error (error, WL_ERROR, SIM_ERROR_INPUT);
   ck_assert_str_eq (error->message, "GlobalMetadata: attribute \"tokens_per_iteration\" is not "
+                                    "a non-negative integer");
+  g_clear_error (&error);
+  /* A peak memory below zero is no memory. */
+  a.name = (char *) "peak_memory_bytes";
+  a.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
+  a.int64_val = -1;
+  ck_assert (!wl_chakra_metadata_facts (&meta, &got, &error));
+  ck_assert_str_eq (error->message, "GlobalMetadata: attribute \"peak_memory_bytes\" is not "
                                     "a non-negative integer");
   g_clear_error (&error);
   a.name = (char *) "model_flops";

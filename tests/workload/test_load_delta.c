@@ -24,9 +24,10 @@ typedef struct
   guint64 micros;    /* the compute node's duration */
   const char *group; /* the collective's pg_name */
   guint64 coll_dep;  /* the node the collective depends on */
+  guint64 peak_B;    /* GlobalMetadata's peak_memory_bytes (0: no facts) */
 } Variant;
 
-static const Variant BASE = { 0, 1, 1000, 10, "5", 2 };
+static const Variant BASE = { 0, 1, 1000, 10, "5", 2, 0 };
 
 /* Write VARIANT as rank RANK of the set PREFIX. */
 static void
@@ -40,7 +41,22 @@ write_variant (const char *prefix, guint32 rank, const Variant *v)
   nodes[2] = tu_coll (3, CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE, 4096);
   tu_node_attr_string (nodes[2], "pg_name", v->group);
   tu_node_dep (nodes[2], v->coll_dep);
-  tu_write_rank (prefix, rank, nodes, 3);
+  if (v->peak_B == 0)
+    {
+      tu_write_rank (prefix, rank, nodes, 3);
+      return;
+    }
+  g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, rank);
+  WlTraceFacts facts = { .peak_memory_B = v->peak_B };
+  GError *error = NULL;
+  g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_full (path, "0.0.4", &facts, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 3; i++)
+    {
+      ck_assert (wl_chakra_writer_add (w, nodes[i], NULL));
+      tu_node_free (nodes[i]);
+    }
+  ck_assert (wl_chakra_writer_close (w, NULL));
 }
 
 static char *
@@ -337,6 +353,50 @@ START_TEST (test_cache_reads_against_first_of_length)
 }
 END_TEST
 
+/* Files alike but for their own facts (frame 0: gen transformer's
+ * peak_memory_bytes, one per pipeline stage) are read against each other
+ * all the same, each graph with its own file's facts: rank 1 (renamed
+ * peers, 20 GiB) against rank 0 (10 GiB), rank 2 (rank 1's bytes but for
+ * its group: the same frame 0) against rank 1, whose facts it takes, not
+ * the base's, rank 3 (rank 2's but for 30 GiB) against rank 2.  All four
+ * peaks are 5-byte varints (under 2^35): one file length. */
+START_TEST (test_cache_own_facts)
+{
+  g_autofree char *prefix = tu_scratch_path ("facts");
+  const guint64 GIB = G_GUINT64_CONSTANT (1) << 30;
+  Variant v[4] = { BASE, BASE, BASE, BASE };
+  v[0].peak_B = 10 * GIB;
+  v[1].src = v[2].src = v[3].src = 1;
+  v[1].dst = v[2].dst = v[3].dst = 0;
+  v[1].peak_B = v[2].peak_B = 20 * GIB;
+  v[2].group = v[3].group = "9";
+  v[3].peak_B = 30 * GIB;
+  char *paths[4];
+  for (guint32 i = 0; i < 4; i++)
+    {
+      write_variant (prefix, i, &v[i]);
+      paths[i] = rank_path (prefix, i);
+    }
+  g_autoptr (WlGraphCache) cache = wl_graph_cache_new_full (FALSE);
+  for (guint32 i = 0; i < 4; i++)
+    {
+      WlGraph *g = wl_graph_cache_load_limited (cache, paths[i], G_MAXUINT64, NULL, NULL);
+      g_autoptr (WlGraph) full = wl_graph_load (paths[i], NULL);
+      ck_assert_ptr_nonnull (g);
+      ck_assert_ptr_nonnull (full);
+      ck_assert_uint_eq (full->facts.peak_memory_B, v[i].peak_B);
+      ck_assert_uint_eq (g->facts.peak_memory_B, v[i].peak_B);
+      if (i > 0)
+        {
+          ck_assert_msg (g->base != NULL, "rank %u loaded in full", i);
+          assert_same_as_full (g, full, g->base);
+        }
+      wl_graph_unref (g);
+      g_free (paths[i]);
+    }
+}
+END_TEST
+
 /* Through the cache, on one thread or two, the bytes of the whole set
  * held at once or a file or two at a time (pieces of one byte): rank 1,
  * one byte apart from rank 0 outside the names (the compute node's
@@ -538,7 +598,7 @@ START_TEST (test_cache_new_length_read_against_last)
 {
   g_autofree char *prefix = tu_scratch_path ("newlen");
   /* BASE but for the collective's group. */
-  const Variant longer = { 0, 1, 1000, 10, "61", 2 }, group = { 0, 1, 1000, 10, "7", 2 };
+  const Variant longer = { 0, 1, 1000, 10, "61", 2, 0 }, group = { 0, 1, 1000, 10, "7", 2, 0 };
   g_autoptr (WlGraphCache) cache = wl_graph_cache_new_full (FALSE);
   char *paths[3];
   WlGraph *g[3];
@@ -573,6 +633,7 @@ main (void)
   tcase_add_test (tc, test_other_differences_load_in_full);
   tcase_add_test (tc, test_carried_renames);
   tcase_add_test (tc, test_cache_reads_against_first_of_length);
+  tcase_add_test (tc, test_cache_own_facts);
   tcase_add_test (tc, test_cache_one_byte_off_loads_in_full);
   return tu_run_suite (s);
 }
