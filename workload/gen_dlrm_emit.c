@@ -713,7 +713,8 @@ write_rank (const char *prefix, const WlGenDlrm *req, const WlDlrmLayout *l, gui
             GError **error)
 {
   g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, rank);
-  g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_full (path, "0.0.4", NULL, error);
+  WlTraceFacts facts = { .peak_memory_B = l->total_B[rank] };
+  g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_full (path, "0.0.4", &facts, error);
   if (w == NULL)
     return FALSE;
   return emit_rank_to (w, req, l, rank, error) && wl_chakra_writer_close (w, error);
@@ -755,7 +756,8 @@ wl_gen_dlrm_graphs (const char *prefix, const WlGenDlrm *req, GError **error)
   for (guint32 rank = 0; rank < req->ranks; rank++)
     {
       g_autofree char *path = g_strdup_printf ("%s.%u.et", prefix, rank);
-      g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_memory (path, "0.0.4", NULL);
+      WlTraceFacts facts = { .peak_memory_B = l->total_B[rank] };
+      g_autoptr (WlChakraWriter) w = wl_chakra_writer_open_memory (path, "0.0.4", &facts);
       if (!emit_rank_to (w, req, l, rank, error))
         return NULL;
       g_autoptr (GBytes) bytes = wl_chakra_writer_steal_bytes (w);

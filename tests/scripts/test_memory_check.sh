@@ -71,6 +71,15 @@ check "no figure: no line" lacks "$TMP/run.out" "memory per GPU"
 check "no figure: report peak null" eq "$(json "$TMP/a.json" peak_memory_bytes)" null
 check "no figure: report memory_fits null" eq "$(json "$TMP/a.json" memory_fits)" null
 
+# gen dlrm writes each rank's own total (its tables' shards differ): run
+# gives the largest, the one gen names as "most memory".
+"$ORRERY" gen dlrm --preset dlrm-dcnv2-criteo1tb --ranks 8 --out "$TMP/dl" >"$TMP/dl.out" 2>&1
+most=$(sed -n 's/.*most memory: rank \([0-9]*\), \([0-9.]*\) GiB;.*/\1 \2/p' "$TMP/dl.out")
+check "dlrm: gen names the most" test -n "$most"
+"$ORRERY" run --config configs/hgx-h100.xml --workload "$TMP/dl" >"$TMP/run.out" 2>&1
+check "dlrm: the summary's line" has "$TMP/run.out" \
+  "  memory per GPU: ${most#* } GiB at most (dl.${most% *}.et's peak_memory_bytes), within the H100-SXM's 79.65 GiB"
+
 # A sweep over the device's memory: the two columns.
 cat >"$TMP/mem.xml" <<SPEC
 <sweep name="mem">
