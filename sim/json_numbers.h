@@ -40,7 +40,9 @@ typedef enum
   /* Any integer; one beyond a gint64 is read as the double nearest to it,
    * as nlohmann::json (ASTRA-sim's reader) reads it, so that a key read as
    * a float gets ASTRA-sim's value and a key read as a count refuses it.
-   * The text is rewritten for json-glib (".0" after such integers). */
+   * The text is rewritten for json-glib (".0" after such integers).  In
+   * both rewriting modes an integer past a double's range (10^309) is an
+   * error, as 1e309 is: nlohmann::json refuses the infinity. */
   SIM_JSON_DOUBLE,
 } SimJsonInts;
 
