@@ -46,12 +46,13 @@ digits_cmp (const char *d, gsize n, const char *limit)
 
 /* Whether the integer TOK (N bytes: an optional '-', then digits) is one
  * INTS reads as an integer: -2^63 .. 2^63 - 1, or 0 .. 2^64 - 1 for
- * SIM_JSON_UINT64. */
+ * SIM_JSON_UINT64 (-0 among them: json-glib reads it as 0). */
 static gboolean
 int_fits (const char *tok, gsize n, SimJsonInts ints)
 {
   if (ints == SIM_JSON_UINT64)
-    return tok[0] != '-' && digits_cmp (tok, n, "18446744073709551615") <= 0;
+    return tok[0] != '-' ? digits_cmp (tok, n, "18446744073709551615") <= 0
+                         : digits_cmp (tok + 1, n - 1, "0") == 0;
   if (tok[0] == '-')
     return digits_cmp (tok + 1, n - 1, "9223372036854775808") <= 0;
   return digits_cmp (tok, n, "9223372036854775807") <= 0;

@@ -32,8 +32,8 @@ typedef enum
 {
   /* -2^63 .. 2^63 - 1: what json-glib holds; others are an error. */
   SIM_JSON_INT64,
-  /* 0 .. 2^64 - 1, which the caller reads back as unsigned (an integer
-   * node holds its value modulo 2^64); a negative integer or one past
+  /* 0 .. 2^64 - 1 (and -0), which the caller reads back as unsigned (an
+   * integer node holds its value modulo 2^64); a negative integer or one past
    * 2^64 - 1 is made a fraction (".0" after it, the text rewritten), which
    * the caller's whole-number members refuse by name. */
   SIM_JSON_UINT64,

@@ -280,6 +280,10 @@ START_TEST (test_scan)
                                      &text, &error));
   ck_assert_str_eq (text->str, "[-1.0, 18446744073709551616.0, 1.5e-7]");
   g_string_free (text, TRUE);
+  /* -0 is the integer 0, which json-glib reads as 0: not a negative to be
+   * made a fraction (plot-data refused "idle_ps": -0 as not whole). */
+  ck_assert (sim_json_numbers_check ("[-0, 0]", -1, SIM_JSON_UINT64, &text, &error));
+  ck_assert_ptr_null (text);
   ck_assert (sim_json_numbers_check ("{\"a\": -18446744073709551616,\n\"b\": [1, 2e3]}", -1,
                                      SIM_JSON_DOUBLE, &text, &error));
   ck_assert_ptr_nonnull (text);
