@@ -99,8 +99,12 @@ deps:
 
 # The build `orrery --version` names: git describe of the checkout
 # ("unknown" outside one).  The header is rewritten only when that
-# changes, so that a build of the same commit recompiles nothing.
-VERSION := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+# changes, so that a build of the same commit recompiles nothing.  Only
+# the source directory's own checkout (.git here, a directory or a
+# worktree's file): git would describe any repository above it, such as
+# one a tarball was unpacked in.
+VERSION := $(shell [ -e .git ] && git describe --always --dirty --abbrev=12 2>/dev/null \
+                   || echo unknown)
 $(BUILD)/gen/version.h: FORCE
 	@mkdir -p $(BUILD)/gen
 	@v='#define ORRERY_VERSION "$(VERSION)"'; \

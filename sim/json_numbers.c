@@ -46,12 +46,13 @@ digits_cmp (const char *d, gsize n, const char *limit)
 
 /* Whether the integer TOK (N bytes: an optional '-', then digits) is one
  * INTS reads as an integer: -2^63 .. 2^63 - 1, or 0 .. 2^64 - 1 for
- * SIM_JSON_UINT64. */
+ * SIM_JSON_UINT64 (-0 among them: json-glib reads it as 0). */
 static gboolean
 int_fits (const char *tok, gsize n, SimJsonInts ints)
 {
   if (ints == SIM_JSON_UINT64)
-    return tok[0] != '-' && digits_cmp (tok, n, "18446744073709551615") <= 0;
+    return tok[0] != '-' ? digits_cmp (tok, n, "18446744073709551615") <= 0
+                         : digits_cmp (tok + 1, n - 1, "0") == 0;
   if (tok[0] == '-')
     return digits_cmp (tok + 1, n - 1, "9223372036854775808") <= 0;
   return digits_cmp (tok, n, "9223372036854775807") <= 0;
@@ -124,22 +125,25 @@ number_check (Scan *s, gsize at, gsize n, GError **error)
   gsize d = tok[0] == '-';
   while (d < n && g_ascii_isdigit (tok[d]))
     d++;
-  if (d != n)
-    {
-      g_autofree char *copy = g_strndup (tok, n);
-      if (!isinf (g_ascii_strtod (copy, NULL)))
-        return TRUE;
-      g_autofree char *why
-          = g_strdup_printf ("is beyond the range of a double (about 1.8e308)%s", astra);
-      return number_error (s, at, n, why, error);
-    }
-  if (int_fits (tok, n, s->ints))
+  if (d == n && int_fits (tok, n, s->ints))
     return TRUE;
-  if (s->ints == SIM_JSON_INT64)
+  if (d == n && s->ints == SIM_JSON_INT64)
     return number_error (s, at, n,
                          "is out of range: an integer here is from -9223372036854775808 to "
                          "9223372036854775807 (json-glib would wrap it silently)",
                          error);
+  /* A fraction, or an integer to be rewritten as one: json-glib reads it
+   * with strtod, and nlohmann::json refuses the infinity it gives past a
+   * double's range (an integer past 64 bits too). */
+  g_autofree char *copy = g_strndup (tok, n);
+  if (isinf (g_ascii_strtod (copy, NULL)))
+    {
+      g_autofree char *why
+          = g_strdup_printf ("is beyond the range of a double (about 1.8e308)%s", astra);
+      return number_error (s, at, n, why, error);
+    }
+  if (d != n)
+    return TRUE;
   if (s->out == NULL)
     s->out = g_string_sized_new (s->len + 16);
   g_string_append_len (s->out, s->text + s->copied, (gssize) (at + n - s->copied));

@@ -32,15 +32,17 @@ typedef enum
 {
   /* -2^63 .. 2^63 - 1: what json-glib holds; others are an error. */
   SIM_JSON_INT64,
-  /* 0 .. 2^64 - 1, which the caller reads back as unsigned (an integer
-   * node holds its value modulo 2^64); a negative integer or one past
+  /* 0 .. 2^64 - 1 (and -0), which the caller reads back as unsigned (an
+   * integer node holds its value modulo 2^64); a negative integer or one past
    * 2^64 - 1 is made a fraction (".0" after it, the text rewritten), which
    * the caller's whole-number members refuse by name. */
   SIM_JSON_UINT64,
   /* Any integer; one beyond a gint64 is read as the double nearest to it,
    * as nlohmann::json (ASTRA-sim's reader) reads it, so that a key read as
    * a float gets ASTRA-sim's value and a key read as a count refuses it.
-   * The text is rewritten for json-glib (".0" after such integers). */
+   * The text is rewritten for json-glib (".0" after such integers).  In
+   * both rewriting modes an integer past a double's range (10^309) is an
+   * error, as 1e309 is: nlohmann::json refuses the infinity. */
   SIM_JSON_DOUBLE,
 } SimJsonInts;
 

@@ -180,7 +180,8 @@ same_ranks (const GArray *a, const GArray *b)
 
 /* Group D of node N, against the definitions before it: another set of
  * ranks under the same id is a defect, worded as run words it
- * (replay_groups.c): "twice" where this list defined it before, else
+ * (replay_groups.c): "twice" where this file holds its first definition
+ * (in this METADATA list or another) or this list defined it before, else
  * against its first definition. */
 static void
 note_group (FileScan *s, const WlGroupDef *d, guint64 node)
@@ -196,11 +197,11 @@ note_group (FileScan *s, const WlGroupDef *d, guint64 node)
     }
   else if (same_ranks (f->ranks, d->ranks))
     ;
-  else if (f->list == r->lists)
+  else if (f->path == s->info->path || f->list == r->lists)
     {
       defect (s, "node %" G_GUINT64_FORMAT ": METADATA defines process group %" G_GUINT64_FORMAT
               " twice, with other ranks (node %" G_GUINT64_FORMAT " first)", node, d->id,
-              f->list_node);
+              f->path == s->info->path ? f->node : f->list_node);
       return;
     }
   else

@@ -763,6 +763,7 @@ app_cmd_plan (int argc, char **argv)
     code = app_cli_fail ("plan", error);
   else
     {
+      app_config_print_warnings (&cfg, "plan");
       /* One topology for every candidate (its routes are the same). */
       NetTopo *topo = net_topo_new (&cfg.net, &error);
       if (topo == NULL && cfg.sources != NULL && cfg.sources->len > 0)

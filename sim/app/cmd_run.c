@@ -18,7 +18,6 @@
 #include "sim/app/timeline.h"
 #include "sim/app/tp_nodes.h"
 #include "sim/error.h"
-#include "sim/printable.h"
 #include "sim/units.h"
 #include "network/net.h"
 #include "workload/graph_cache.h"
@@ -271,11 +270,7 @@ load_config (const RunOptions *o, AppConfig *cfg, GError **error)
       return FALSE;
     }
   /* Either loader's warnings ("FILE: ..." lines), one a line. */
-  for (guint i = 0; i < cfg->warnings->len; i++)
-    {
-      g_autofree char *line = sim_printable (cfg->warnings->pdata[i], FALSE);
-      fprintf (stderr, "orrery run: warning: %s\n", line);
-    }
+  app_config_print_warnings (cfg, "run");
   if (o->network_model != NULL && !net_model_parse (o->network_model, &cfg->net.model))
     {
       g_autofree char *known = link_models_text (FALSE);

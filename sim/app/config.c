@@ -1,4 +1,4 @@
-/* config.c: an AppConfig's defaults and release.  The loaders live in
+/* config.c: an AppConfig's defaults, release and warnings.  The loaders live in
  * config_astra.c (ASTRA-sim inputs) and config_xml.c (native cluster XML). */
 #include "sim/app/config.h"
 
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sim/error.h"
+#include "sim/printable.h"
 
 void
 app_config_init (AppConfig *cfg)
@@ -41,6 +42,16 @@ app_compat_apply (AppCompat compat, NetSpec *net, SysParams *sys, WlParams *wl)
   else
     sys_compat_native (&sys->compat);
   wl->timing = reference ? WL_TIMING_REFERENCE : WL_TIMING_NATIVE;
+}
+
+void
+app_config_print_warnings (const AppConfig *cfg, const char *cmd)
+{
+  for (guint i = 0; i < cfg->warnings->len; i++)
+    {
+      g_autofree char *line = sim_printable (cfg->warnings->pdata[i], FALSE);
+      fprintf (stderr, "orrery %s: warning: %s\n", cmd, line);
+    }
 }
 
 void

@@ -63,6 +63,10 @@ typedef enum
 void app_compat_apply (AppCompat compat, NetSpec *net, SysParams *sys, WlParams *wl);
 void app_config_clear (AppConfig *cfg);
 
+/* The loaders' warnings on stderr, one a line: "orrery CMD: warning: LINE"
+ * (every command that reads a config says what it ignores). */
+void app_config_print_warnings (const AppConfig *cfg, const char *cmd);
+
 /* ASTRA-sim inputs, read as they are (see ../shared/reference/ASTRA-SIM.md):
  * network YAML (topology, npus_count, bandwidth in GB/s that are GiB/s,
  * latency in ns), system JSON, optional remote-memory JSON (mem_json may be

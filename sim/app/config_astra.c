@@ -691,7 +691,8 @@ app_config_load_astra (AppConfig *cfg, const char *net_yml, const char *sys_json
 /* ------------------------------------------------------------------------ */
 /* Comm groups JSON                                                         */
 
-/* One group's rank list: non-negative integers. */
+/* One group's rank list: non-negative integers (1.0 counts as whole, as
+ * json_get_uint takes it and ASTRA-sim reads it). */
 static GArray *
 group_ranks (JsonNode *value, GError **error)
 {
@@ -707,10 +708,8 @@ group_ranks (JsonNode *value, GError **error)
   for (guint i = 0; i < n; i++)
     {
       JsonNode *item = json_array_get_element (array, i);
-      gint64 r = -1;
-      if (JSON_NODE_HOLDS_VALUE (item) && json_node_get_value_type (item) == G_TYPE_INT64)
-        r = json_node_get_int (item);
-      if (r < 0 || r >= G_MAXUINT32)
+      double v = json_is_number (item) ? json_node_get_double (item) : NAN;
+      if (!isfinite (v) || v != floor (v) || v < 0 || v >= G_MAXUINT32)
         {
           g_autofree char *got = json_is_number (item)
                                    ? g_strdup_printf ("%g", json_node_get_double (item))
@@ -720,7 +719,7 @@ group_ranks (JsonNode *value, GError **error)
                        G_MAXUINT32 - 1, got);
           return NULL;
         }
-      guint32 rank = (guint32) r;
+      guint32 rank = (guint32) v;
       g_array_append_val (ranks, rank);
     }
   return g_steal_pointer (&ranks);

@@ -82,6 +82,33 @@ help_as_option (int argc, char **argv)
   return args;
 }
 
+static gboolean
+is_version (const char *word)
+{
+  return strcmp (word, "--version") == 0 || strcmp (word, "version") == 0;
+}
+
+/* Which build made a result (a report or a README figure is tied to a
+ * commit): git describe of the checkout it was built from.  It takes no
+ * arguments but --help ("help version"). */
+static int
+version (int argc, char **argv)
+{
+  if (argc == 2)
+    {
+      printf ("orrery %s\n", ORRERY_VERSION);
+      return 0;
+    }
+  if (argc == 3 && (strcmp (argv[2], "--help") == 0 || strcmp (argv[2], "-h") == 0))
+    {
+      printf ("usage: orrery --version (or orrery version): the build, as git describe of the "
+              "checkout it was built from (\"unknown\" outside one)\n");
+      return 0;
+    }
+  fprintf (stderr, "orrery: %s takes no arguments ('%s')\n", argv[1], argv[2]);
+  return SIM_ERROR_INPUT;
+}
+
 static int
 dispatch (int argc, char **argv)
 {
@@ -97,13 +124,8 @@ dispatch (int argc, char **argv)
       usage (stdout);
       return 0;
     }
-  /* Which build made a result (a report or a README figure is tied to a
-   * commit): git describe of the checkout it was built from. */
-  if (argc == 2 && (strcmp (argv[1], "--version") == 0 || strcmp (argv[1], "version") == 0))
-    {
-      printf ("orrery %s\n", ORRERY_VERSION);
-      return 0;
-    }
+  if (is_version (argv[1]))
+    return version (argc, argv);
   if (!g_strv_contains (commands, argv[1]))
     return unknown_command (argv[1]);
   name_command (argv[1]);
@@ -134,7 +156,7 @@ main (int argc, char **argv)
   if (argc >= 3 && strcmp (argv[1], "help") == 0 && argv[2][0] != '-'
       && strcmp (argv[2], "help") != 0)
     {
-      if (!g_strv_contains (commands, argv[2]))
+      if (!g_strv_contains (commands, argv[2]) && !is_version (argv[2]))
         return unknown_command (argv[2]);
       args = help_as_option (argc, argv);
     }

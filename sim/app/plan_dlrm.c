@@ -534,6 +534,7 @@ app_cmd_plan_dlrm (int argc, char **argv)
     code = app_cli_fail ("plan", error);
   else
     {
+      app_config_print_warnings (&cfg, "plan");
       NetTopo *topo = net_topo_new (&cfg.net, &error);
       env.cfg = &cfg;
       env.topo = topo;

@@ -158,10 +158,21 @@ static gboolean
 get_uint (const PlotObj *at, const char *name, guint64 *out, GError **error)
 {
   JsonNode *node = json_object_get_member (at->obj, name);
-  if (node != NULL && JSON_NODE_HOLDS_VALUE (node)
-      && json_node_get_value_type (node) == G_TYPE_DOUBLE && json_node_get_double (node) < 0
-      && floor (json_node_get_double (node)) == json_node_get_double (node))
+  double v = node != NULL && JSON_NODE_HOLDS_VALUE (node)
+                 && json_node_get_value_type (node) == G_TYPE_DOUBLE
+               ? json_node_get_double (node)
+               : 0.5;
+  if (v < 0 && floor (v) == v)
     return type_error (at, name, "a whole number >= 0", node, error);
+  /* Below 2^64 only the text makes a whole value a fraction (5.0, 1e3):
+   * "got the number 5" would not say what is wrong. */
+  if (v >= 0 && v < 0x1p64 && floor (v) == v)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
+                   "%s: member \"%s%s\" must be a whole number, got %.1f (a fraction; write %.0f)",
+                   at->rep->path, at->where, name, v, v);
+      return FALSE;
+    }
   node = get_member (at, name, &whole_number, error);
   if (node == NULL)
     return FALSE;

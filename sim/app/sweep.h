@@ -88,9 +88,11 @@ gboolean app_sweep_run_point (const char *outdir, const char *id, const char *se
 char *app_sweep_self_path (const char *argv0);
 
 /* Write outdir/sweep.csv: header
- * point,<param names>,status,simulated_time_ns,compute_ns,exposed_comm_ns,busbw_GBps,wall_s,error
+ * point,<param names>,status,simulated_time_ns,compute_ns,exposed_comm_ns,
+ * pipeline_bubble_ns,busbw_GBps,wall_s,error
  * and one row per point in id order; status ok (figures from report.json:
- * compute and exposed communication as the mean over ranks, rounded down;
+ * compute, exposed communication less the pipeline bubble, and the bubble
+ * (empty where the report gives none) as the mean over ranks, rounded down;
  * busbw the largest over the collectives, empty when none), failed (error
  * "exit N: message") or pending.  Fields are quoted per RFC 4180 where
  * needed.  *csv_path: the file written. */

@@ -18,6 +18,7 @@
 #include "support/testutil.h"
 #include "workload/chakra_json.h"
 #include "workload/group_list.h"
+#include "workload/groups.h"
 #include "workload/wl_error.h"
 
 static const char net_yml[] = "topology: [ Ring ]\nnpus_count: [ 4 ]\n"
@@ -62,6 +63,40 @@ START_TEST (test_astra_counts)
    * naming line 3 and the key. */
   sys_fails ("\"peak-perf\": 1e400", "sys.json:3: \"peak-perf\": 1e400 is beyond the range");
   sys_fails ("\"local-mem-bw\": -1E+999", "sys.json:3: \"local-mem-bw\": -1E+999 is beyond");
+}
+END_TEST
+
+/* An integer past a double's range (10^309: a 1 and 309 zeros) is refused
+ * as 1e309 is, naming it: nlohmann::json falls back to strtod for an
+ * integer past 64 bits and refuses the infinity ("number overflow").  The
+ * rewrite made it a fraction that json-glib read as infinity, which the
+ * key refused as "got inf", a value the file does not hold. */
+START_TEST (test_astra_integer_past_double)
+{
+  GString *zeros = g_string_new ("\"endpoint-delay\": 1");
+  for (int i = 0; i < 309; i++)
+    g_string_append_c (zeros, '0');
+  sys_fails (zeros->str, "sys.json:3: \"endpoint-delay\": 1000000000000000000000000000000000000000"
+                         "... is beyond the range of a double");
+  g_string_insert_c (zeros, strlen ("\"endpoint-delay\": "), '-');
+  sys_fails (zeros->str, "sys.json:3: \"endpoint-delay\": -100000000000000000000000000000000000000"
+                         "... is beyond the range of a double");
+  /* plot-data's unsigned mode rewrites too: the same refusal.  10^308 has
+   * a double, and stays a fraction for the caller to refuse by name. */
+  g_autoptr (GString) big = g_string_new ("[1");
+  for (int i = 0; i < 308; i++)
+    g_string_append_c (big, '0');
+  GString *text = NULL;
+  GError *error = NULL;
+  ck_assert (sim_json_numbers_check (big->str, -1, SIM_JSON_UINT64, &text, &error));
+  ck_assert_ptr_nonnull (text);
+  g_string_free (text, TRUE);
+  g_string_insert_c (big, 1, '1');
+  ck_assert (!sim_json_numbers_check (big->str, -1, SIM_JSON_UINT64, &text, &error));
+  tu_assert_input_error (error, "is beyond the range of a double");
+  ck_assert_ptr_null (text);
+  g_clear_error (&error);
+  g_string_free (zeros, TRUE);
 }
 END_TEST
 
@@ -122,6 +157,34 @@ START_TEST (test_comm_groups)
   ck_assert (!app_config_load_comm_groups (&cfg, ids, &error));
   tu_assert_input_error (error, "group id '18446744073709551615' is not a whole number from 0 to "
                                 "18446744073709551614");
+  g_clear_error (&error);
+  app_config_clear (&cfg);
+}
+END_TEST
+
+/* --comm-groups: a rank written 1.0 or 2e0 is the rank ASTRA-sim reads
+ * (nlohmann::json converts the number to its int), as the system JSON's
+ * whole-number keys take 1.0; orrery refused it with "got 1", a rank in
+ * range.  1.5 is no rank. */
+START_TEST (test_comm_groups_whole_fractions)
+{
+  AppConfig cfg;
+  app_config_init (&cfg);
+  GError *error = NULL;
+  g_autofree char *path = tu_write_file ("g.json", "{ \"1\": [0, 1.0], \"2\": [2e0, -0, 3.00] }");
+  ck_assert_msg (app_config_load_comm_groups (&cfg, path, &error), "%s",
+                 error != NULL ? error->message : "");
+  guint n = 0;
+  const guint32 *g1 = wl_groups_lookup (cfg.groups, 1, &n);
+  ck_assert (g1 != NULL && n == 2 && g1[0] == 0 && g1[1] == 1);
+  const guint32 *g2 = wl_groups_lookup (cfg.groups, 2, &n);
+  ck_assert (g2 != NULL && n == 3 && g2[0] == 2 && g2[1] == 0 && g2[2] == 3);
+  app_config_clear (&cfg);
+  app_config_init (&cfg);
+  g_autofree char *half = tu_write_file ("h.json", "{ \"1\": [0, 1.5] }");
+  ck_assert (!app_config_load_comm_groups (&cfg, half, &error));
+  tu_assert_input_error (error, "group '1': entry 1: a rank is a whole number from 0 to "
+                                "4294967294, got 1.5");
   g_clear_error (&error);
   app_config_clear (&cfg);
 }
@@ -217,6 +280,10 @@ START_TEST (test_scan)
                                      &text, &error));
   ck_assert_str_eq (text->str, "[-1.0, 18446744073709551616.0, 1.5e-7]");
   g_string_free (text, TRUE);
+  /* -0 is the integer 0, which json-glib reads as 0: not a negative to be
+   * made a fraction (plot-data refused "idle_ps": -0 as not whole). */
+  ck_assert (sim_json_numbers_check ("[-0, 0]", -1, SIM_JSON_UINT64, &text, &error));
+  ck_assert_ptr_null (text);
   ck_assert (sim_json_numbers_check ("{\"a\": -18446744073709551616,\n\"b\": [1, 2e3]}", -1,
                                      SIM_JSON_DOUBLE, &text, &error));
   ck_assert_ptr_nonnull (text);
@@ -251,9 +318,11 @@ json_numbers_suite (void)
   Suite *s = suite_create ("json_numbers");
   TCase *tc = tu_tcase (s, "entry points", tu_scratch_setup, tu_scratch_teardown, 30);
   tcase_add_test (tc, test_astra_counts);
+  tcase_add_test (tc, test_astra_integer_past_double);
   tcase_add_test (tc, test_astra_floats);
   tcase_add_test (tc, test_not_json_numbers);
   tcase_add_test (tc, test_comm_groups);
+  tcase_add_test (tc, test_comm_groups_whole_fractions);
   tcase_add_test (tc, test_chakra_json);
   tcase_add_test (tc, test_metadata_groups);
   tcase_add_test (tc, test_scan);

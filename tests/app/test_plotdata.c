@@ -204,6 +204,12 @@ START_TEST (test_bad_members)
       "member \"simulated_time_ps\" must be a whole number, got the number 1.84467e+19" },
     { "{ \"schema_version\": 2, \"simulated_time_ps\": -10000000000000000000, \"ranks\": [] }",
       "member \"simulated_time_ps\" must be a whole number >= 0, got the number -1e+19" },
+    /* A whole value written as a fraction: said so (it read "got the
+     * number 5", a whole number). */
+    { "{ \"schema_version\": 2, \"simulated_time_ps\": 5.0, \"ranks\": [] }",
+      "member \"simulated_time_ps\" must be a whole number, got 5.0 (a fraction; write 5)" },
+    { "{ \"schema_version\": 2, \"simulated_time_ps\": 0e0, \"ranks\": [] }",
+      "member \"simulated_time_ps\" must be a whole number, got 0.0 (a fraction; write 0)" },
     { "{ \"schema_version\": 2, \"simulated_time_ps\": 5 }", "missing member \"ranks\"" },
     { "{ \"schema_version\": 2, \"simulated_time_ps\": 5, \"ranks\": [ 1 ] }",
       "member \"ranks[0]\" must be an object, got the number 1" },

@@ -37,6 +37,27 @@ for v in --version version; do
     | grep -xE 'orrery ([A-Za-z0-9._-]*[0-9a-f]{7,}(-dirty)?|unknown)')"
 done
 check "bare help names --version" has "$TMP/bare" "'orrery --version'"
+# --version with more words: refused as taking none, not as an unknown
+# command (it said "unknown command '--version'", a command it knows).
+for v in --version version; do
+  "$ORRERY" $v extra >"$TMP/vx" 2>&1; rc=$?
+  check "$v extra exits 1" eq "$rc" 1
+  check "$v extra: takes no arguments" eq "$(cat "$TMP/vx")" \
+    "orrery: $v takes no arguments ('extra')"
+done
+"$ORRERY" help version >"$TMP/hv" 2>&1; rc=$?
+check "help version exits 0" eq "$rc" 0
+check "help version names the build's describe" has "$TMP/hv" "git describe"
+# The Makefile's describe is the source directory's own checkout: a
+# tarball unpacked inside another repository is "unknown", not that
+# repository's commit.
+mkdir -p "$TMP/outer/orrery"
+git -C "$TMP/outer" init -q && git -C "$TMP/outer" -c user.name=t -c user.email=t@t \
+  commit -q --allow-empty -m outer
+cp Makefile "$TMP/outer/orrery/"
+make -s -C "$TMP/outer/orrery" build/gen/version.h >/dev/null 2>&1
+check "a tarball inside another repository: version unknown" eq \
+  "$(cat "$TMP/outer/orrery/build/gen/version.h" 2>&1)" '#define ORRERY_VERSION "unknown"'
 "$ORRERY" help rnu >"$TMP/typo" 2>&1; rc=$?
 check "help of an unknown command exits 1" eq "$rc" 1
 check "help rnu: did you mean run" has "$TMP/typo" "unknown command 'rnu' (did you mean run?)"

@@ -535,6 +535,15 @@ check "nccl with an all-reduce row: one warning" eq "$(warns "$TMP/nr.err")" 1
 check "nccl with an all-reduce row: warned, with file and line" grep -qxF \
   "orrery run: warning: $TMP/nccl-rows.xml:25: <algorithm collective=\"all-reduce\"> is ignored with library=\"nccl\", whose tuning model picks the algorithm (nccl-algo= narrows its choice)" \
   "$TMP/nr.err"
+# plan prices its candidates with the same config: the same warning, once
+# (it ignored the row in silence).
+"$ORRERY" plan --layers 2 --hidden 1024 --heads 8 --vocab 32000 --seq 512 --global-batch 8 \
+  --config "$TMP/nccl-rows.xml" --top 1 --space "tp=8;pp=1;v=1;mb=1;zero=0;recompute=none" \
+  >/dev/null 2>"$TMP/np.err"
+check "plan, nccl with an all-reduce row: exit 0" eq "$?" 0
+check "plan, nccl with an all-reduce row: warned once, with file and line" eq \
+  "$(grep -cxF "orrery plan: warning: $TMP/nccl-rows.xml:25: <algorithm collective=\"all-reduce\"> is ignored with library=\"nccl\", whose tuning model picks the algorithm (nccl-algo= narrows its choice)" \
+  "$TMP/np.err")" 1
 "$ORRERY" run --config configs/hgx-h100.xml --workload "$TMP/ar8/w" >/dev/null 2>"$TMP/nr0.err"
 check "the shipped hgx-h100.xml (all-to-all, gather, scatter rows): no warning" \
   eq "$(warns "$TMP/nr0.err")" 0

@@ -689,6 +689,41 @@ START_TEST (test_group_conflict_after_shared_lists)
 }
 END_TEST
 
+/* Two METADATA nodes of one file defining group 1 otherwise (node 1 with
+ * LIST_8, node 4 with LIST_8_OTHER): run calls it defined twice in that
+ * file, naming node 1, and inspect must say the same, not name the file
+ * as "another" trace. */
+START_TEST (test_group_conflict_two_lists_one_file)
+{
+  g_autofree char *prefix = tu_scratch_path ("t");
+  for (guint32 rank = 1; rank < 8; rank++)
+    write_set_rank (prefix, rank, LIST_8);
+  ChakraProtoMsg__Node *nodes[4];
+  nodes[0] = tu_node_new (1, CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE, "groups");
+  tu_node_inputs (nodes[0], LIST_8);
+  nodes[1] = tu_node_new (4, CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE, "groups_again");
+  tu_node_inputs (nodes[1], LIST_8_OTHER);
+  nodes[2] = tu_comp (2, 10);
+  tu_node_dep (nodes[2], 1);
+  nodes[3] = tu_coll (3, 0, 1024);
+  tu_node_attr_string (nodes[3], "pg_name", "1");
+  tu_node_dep (nodes[3], 2);
+  tu_write_rank (prefix, 0, nodes, 4);
+  g_autofree char *config = tu_write_file ("c.xml", tu_cluster_c4x2);
+  const char *argv[] = { tu_orrery (), "run", "--config", config, "--workload", prefix, NULL };
+  g_autofree char *out = NULL;
+  ck_assert_int_ne (tu_run (&out, argv), 0);
+  g_autofree char *twice = g_strdup_printf ("%s.0.et: node 4: METADATA defines process group 1 "
+                                            "twice, with other ranks (node 1 first)", prefix);
+  ck_assert_msg (strstr (out, twice) != NULL, "%s", out);
+  g_autofree char *ins = NULL;
+  ck_assert_int_eq (tu_inspect (&ins, prefix), 1);
+  ck_assert_msg (strstr (ins, twice) != NULL, "inspect: want '%s' in:\n%s", twice, ins);
+  ck_assert_msg (strstr (ins, "1 defect\n") != NULL && strstr (ins, "other ranks than") == NULL,
+                 "%s", ins);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -706,5 +741,6 @@ main (void)
   tcase_add_test (tc, test_common_form_groups);
   tcase_add_test (tc, test_common_form_near_misses);
   tcase_add_test (tc, test_group_conflict_after_shared_lists);
+  tcase_add_test (tc, test_group_conflict_two_lists_one_file);
   return tu_run_suite (s);
 }
