@@ -5,24 +5,25 @@
 
 #define T 1e12  /* TFLOP/s */
 #define TBS 1e12 /* TB/s */
-#define GB 1e9
 
 /* Dense figures from the vendors' datasheets; configs/devices/README.md
  * names the source of each number.  bf16 and fp16 have the same peak on
  * every preset. */
 static const WlDevice presets[] = {
-  /* "80 GB" cards hold 80 GiB of HBM; the capacity is what the driver
-   * gives a program: A100-SXM4-80GB 85,056,798,720 B (torch.cuda
-   * total_memory), H100 80GB HBM3 81,559 MiB (nvidia-smi). */
+  /* The capacity is what the driver gives a program, not the datasheet's
+   * round figure: A100-SXM4-80GB 85,056,798,720 B (torch.cuda
+   * total_memory), H100 80GB HBM3 81,559 MiB, H200 143,771 MiB and B200
+   * 183,359 MiB (nvidia-smi's memory.total), MI300X 205,822,885,888 B
+   * (rocm-smi's VRAM total); public logs of each, configs/devices/README.md. */
   /* A100 TF32 tensor core: 156 TFLOP/s dense (NVIDIA A100 datasheet,
    * "TF32 Tensor Core 156 TF"); the other presets give none (a TF32
    * GEMM on them is refused where a generator is asked for one). */
   { "A100-80GB", { 19.5 * T, 312 * T, 312 * T, 0, 156 * T }, 2.039 * TBS, 85056798720.0, 1.0,
     1.0 },
   { "H100-SXM", { 67 * T, 989.5 * T, 989.5 * T, 1979 * T }, 3.35 * TBS, 81559.0 * 1048576.0, 1.0, 1.0 },
-  { "H200", { 67 * T, 989.5 * T, 989.5 * T, 1979 * T }, 4.8 * TBS, 141 * GB, 1.0, 1.0 },
-  { "B200", { 75 * T, 2250 * T, 2250 * T, 4500 * T }, 8 * TBS, 180 * GB, 1.0, 1.0 },
-  { "MI300X", { 163.4 * T, 1307.4 * T, 1307.4 * T, 2614.9 * T }, 5.3 * TBS, 192 * GB, 1.0, 1.0 },
+  { "H200", { 67 * T, 989.5 * T, 989.5 * T, 1979 * T }, 4.8 * TBS, 143771.0 * 1048576.0, 1.0, 1.0 },
+  { "B200", { 75 * T, 2250 * T, 2250 * T, 4500 * T }, 8 * TBS, 183359.0 * 1048576.0, 1.0, 1.0 },
+  { "MI300X", { 163.4 * T, 1307.4 * T, 1307.4 * T, 2614.9 * T }, 5.3 * TBS, 205822885888.0, 1.0, 1.0 },
 };
 
 const WlDevice *

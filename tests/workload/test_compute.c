@@ -251,9 +251,11 @@ START_TEST (test_presets_load)
   } want[] = {
     { "A100-80GB", A100_BF16, 0, A100_BW, 85056798720.0 }, /* torch total_memory */
     { "H100-SXM", H100_BF16, 1979e12, H100_BW, 81559.0 * 1048576 }, /* nvidia-smi MiB */
-    { "H200", 989.5e12, 1979e12, 4.8e12, 141e9 },
-    { "B200", 2250e12, 4500e12, 8e12, 180e9 },
-    { "MI300X", MI300X_BF16, 2614.9e12, MI300X_BW, 192e9 },
+    /* What the driver gives a program (public nvidia-smi and rocm-smi
+     * logs), not the datasheets' 141, 180 and 192 GB. */
+    { "H200", 989.5e12, 1979e12, 4.8e12, 143771.0 * 1048576 },  /* nvidia-smi MiB */
+    { "B200", 2250e12, 4500e12, 8e12, 183359.0 * 1048576 },     /* nvidia-smi MiB */
+    { "MI300X", MI300X_BF16, 2614.9e12, MI300X_BW, 205822885888.0 }, /* rocm-smi bytes */
   };
   for (guint i = 0; i < G_N_ELEMENTS (want); i++)
     {
