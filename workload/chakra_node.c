@@ -370,6 +370,17 @@ meta_fact (const ChakraProtoMsg__AttributeProto *a, WlTraceFacts *out, GError **
 }
 
 gboolean
+wl_chakra_is_fact (const char *name)
+{
+  static const char *const names[] = { "tokens_per_iteration", "model_flops", "flops_formula",
+                                        "peak_memory_bytes" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_strcmp0 (name, names[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
 wl_chakra_metadata_facts (const ChakraProtoMsg__GlobalMetadata *meta, WlTraceFacts *out,
                           GError **error)
 {

@@ -173,6 +173,9 @@ typedef struct
 gboolean wl_chakra_metadata_facts (const ChakraProtoMsg__GlobalMetadata *meta, WlTraceFacts *out,
                                    GError **error);
 
+/* Whether NAME is one of the facts' attribute names. */
+gboolean wl_chakra_is_fact (const char *name);
+
 /* Fill ATTRS[0..] (borrowed strings: they must outlive the writing) with
  * the facts FACTS has, and return how many (0 to WL_TRACE_FACTS_MAX). */
 guint wl_chakra_facts_attrs (const WlTraceFacts *facts,

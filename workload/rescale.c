@@ -18,6 +18,7 @@ typedef struct
   GHashTable *groups;        /* group id -> GINT_TO_POINTER (1 world, 2 proper subgroup) */
   GHashTable *group_node;    /* group id -> id of the METADATA node defining it (guint64 *) */
   GHashTable *new_json;      /* METADATA node -> rewritten inputs.values (owned) */
+  gboolean sharded;          /* an all-gather or reduce-scatter: state sharded over the ranks */
 } Rescale;
 
 enum { GROUP_WORLD = 1, GROUP_PROPER = 2 };
@@ -113,6 +114,8 @@ rescale_coll (Rescale *rs, ChakraProtoMsg__Node *n, gboolean apply, GError **err
                        "process group %s is not defined in the trace (a --comm-groups file may "
                        "make it a subgroup)", pg);
     }
+  rs->sharded |= type == CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_GATHER
+                 || type == CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__REDUCE_SCATTER;
   gint64 root = -1;
   if (wl_chakra_attr_int (n, "comm_root", &root, NULL) && root >= rs->q)
     return refuse (error, rs->path0, n->id, "comm_root %" G_GINT64_FORMAT " is not below %u ranks",
@@ -249,6 +252,52 @@ compare_rank (Rescale *rs, guint32 r, GError **error)
     }
 }
 
+/* Frame 0 for Q ranks: rank 0's with the facts that depend on the rank
+ * count rewritten.  Each rank keeps its work, so the iteration's tokens and
+ * model FLOPs grow by Q / p (tokens dropped where p does not divide them);
+ * a rank's peak memory stays where nothing is sharded over the ranks, and
+ * is dropped where the set shards state (ZeRO, a distributed optimizer:
+ * its all-gathers and reduce-scatters), which the trace cannot say how to
+ * redo.  Other attributes are copied. */
+typedef struct
+{
+  ChakraProtoMsg__GlobalMetadata meta;
+  ChakraProtoMsg__AttributeProto facts[WL_TRACE_FACTS_MAX];
+  GPtrArray *attrs; /* ChakraProtoMsg__AttributeProto *, borrowed */
+} RescaledMeta;
+
+static gboolean
+rescaled_meta (const Rescale *rs, const ChakraProtoMsg__GlobalMetadata *in, RescaledMeta *out,
+               GError **error)
+{
+  WlTraceFacts f;
+  if (!wl_chakra_metadata_facts (in, &f, error))
+    {
+      g_prefix_error (error, "cannot rescale: %s: ", rs->path0);
+      return FALSE;
+    }
+  f.model_flops = f.model_flops * rs->q / rs->p;
+  f.tokens_per_iteration = f.tokens_per_iteration % rs->p == 0
+                               ? f.tokens_per_iteration / rs->p * rs->q
+                               : 0;
+  if (rs->sharded)
+    f.peak_memory_B = 0;
+  guint n = wl_chakra_facts_attrs (&f, out->facts);
+  out->meta = *in;
+  out->attrs = g_ptr_array_new ();
+  for (size_t i = 0; i < in->n_attr; i++)
+    {
+      /* A fact is replaced by its rewritten form below (or dropped). */
+      if (!wl_chakra_is_fact (in->attr[i]->name))
+        g_ptr_array_add (out->attrs, in->attr[i]);
+    }
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (out->attrs, &out->facts[i]);
+  out->meta.n_attr = out->attrs->len;
+  out->meta.attr = (ChakraProtoMsg__AttributeProto **) out->attrs->pdata;
+  return TRUE;
+}
+
 static gboolean
 write_rank (Rescale *rs, const ChakraProtoMsg__GlobalMetadata *meta, const char *path,
             GError **error)
@@ -301,19 +350,36 @@ rescale_run (Rescale *rs, const char *out, GError **error)
           && !rescale_coll (rs, c, TRUE, error))
         return FALSE;
     }
-  for (guint32 r = 0; r < rs->q; r++)
+  const ChakraProtoMsg__GlobalMetadata *meta0 = wl_chakra_reader_metadata (rd);
+  RescaledMeta meta = { 0 };
+  if (meta0 != NULL && !rescaled_meta (rs, meta0, &meta, error))
+    return FALSE;
+  gboolean ok = TRUE;
+  for (guint32 r = 0; r < rs->q && ok; r++)
     {
       g_autofree char *path = g_strdup_printf ("%s.%u.et", out, r);
-      if (!write_rank (rs, wl_chakra_reader_metadata (rd), path, error))
-        return FALSE;
+      ok = write_rank (rs, meta0 != NULL ? &meta.meta : NULL, path, error);
     }
-  return TRUE;
+  if (meta.attrs != NULL)
+    g_ptr_array_unref (meta.attrs);
+  return ok;
 }
 
 gboolean
 wl_rescale (const char *from, guint32 q, const char *out, guint32 *p, GError **error)
 {
-  g_return_val_if_fail (from != NULL && out != NULL, FALSE);
+  WlRescaleInfo info = { 0 };
+  gboolean ok = wl_rescale_info (from, q, out, &info, error);
+  if (p != NULL)
+    *p = info.p;
+  return ok;
+}
+
+gboolean
+wl_rescale_info (const char *from, guint32 q, const char *out, WlRescaleInfo *info,
+                 GError **error)
+{
+  g_return_val_if_fail (from != NULL && out != NULL && info != NULL, FALSE);
   if (q < 1)
     {
       g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "cannot rescale to %u ranks: need at least 1",
@@ -327,8 +393,7 @@ wl_rescale (const char *from, guint32 q, const char *out, guint32 *p, GError **e
       if (!g_file_test (path, G_FILE_TEST_EXISTS))
         break;
     }
-  if (p != NULL)
-    *p = rs.p;
+  info->p = rs.p;
   if (rs.p == 0)
     {
       g_set_error (error, WL_ERROR, SIM_ERROR_INPUT, "cannot rescale: no trace %s.0.et", from);
@@ -343,6 +408,7 @@ wl_rescale (const char *from, guint32 q, const char *out, guint32 *p, GError **e
    * when the caller passes no ERROR. */
   GError *local = NULL;
   gboolean ok = rescale_run (&rs, out, &local);
+  info->sharded = rs.sharded;
   if (local != NULL)
     g_propagate_error (error, local);
   g_hash_table_destroy (rs.new_json);

@@ -47,4 +47,17 @@
  * be partly written.  When P is not NULL it receives p. */
 gboolean wl_rescale (const char *from, guint32 q, const char *out, guint32 *p, GError **error);
 
+/* What wl_rescale_info found besides the files. */
+typedef struct
+{
+  guint32 p;        /* the ranks of FROM */
+  gboolean sharded; /* an all-gather or reduce-scatter: state sharded over the ranks (ZeRO, a
+                     * distributed optimizer), whose compute on the shards is not rescaled and
+                     * whose peak_memory_bytes was dropped */
+} WlRescaleInfo;
+
+/* wl_rescale, filling *INFO. */
+gboolean wl_rescale_info (const char *from, guint32 q, const char *out, WlRescaleInfo *info,
+                          GError **error);
+
 #endif /* ORRERY_WORKLOAD_RESCALE_H */

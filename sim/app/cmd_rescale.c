@@ -59,7 +59,7 @@ app_cmd_rescale (int argc, char **argv)
            "comm_size x p / Q (each rank's shard, rounded up).  Point-to-point nodes and\n"
            "subgroup collectives are refused.\n\n" APP_CLI_EXIT_CODES_TOOL_HELP "\n");
   GError *error = NULL;
-  guint32 p = 0;
+  WlRescaleInfo info = { 0 };
   AppGenSet *set = NULL;
   int code = 0;
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
@@ -71,13 +71,20 @@ app_cmd_rescale (int argc, char **argv)
                                                  "--out PREFIX2"));
   else if (!rescale_output_check (from, (guint64) ranks, &error)
            || (set = app_gen_set_begin (out, (guint32) ranks, &error)) == NULL
-           || !app_gen_set_end ("rescale", set, wl_rescale (from, (guint32) ranks, out, &p,
-                                                            &error)))
+           || !app_gen_set_end ("rescale", set, wl_rescale_info (from, (guint32) ranks, out,
+                                                                 &info, &error)))
     code = app_cli_fail ("rescale", error);
   else
     {
       g_autofree char *wrote = app_gen_set_text (out, (guint32) ranks);
-      printf ("rescaled %u ranks to %d: wrote %s\n", p, ranks, wrote);
+      printf ("rescaled %u ranks to %d: wrote %s\n", info.p, ranks, wrote);
+      if (info.sharded)
+        fprintf (stderr,
+                 "orrery rescale: warning: the traces shard state over the ranks (all-gathers "
+                 "and reduce-scatters: ZeRO or a distributed optimizer): their collectives are "
+                 "rescaled, not the compute on the shards (an optimizer step over 1/%u of the "
+                 "parameters stays so), and each rank's peak_memory_bytes is left out; gen "
+                 "transformer --dp %d writes such a set as it is\n", info.p, ranks);
     }
   g_free (from);
   g_free (out);

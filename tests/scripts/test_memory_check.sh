@@ -80,6 +80,29 @@ check "dlrm: gen names the most" test -n "$most"
 check "dlrm: the summary's line" has "$TMP/run.out" \
   "  memory per GPU: ${most#* } GiB at most (dl.${most% *}.et's peak_memory_bytes), within the H100-SXM's 79.65 GiB"
 
+# rescale keeps each rank's work: a plain data-parallel set of 8 ranks
+# rescaled to 2 gives the iteration's tokens (2 x 4096), model FLOPs and
+# peak memory of the same set generated for 2 ranks; a set that shards
+# state (ZeRO 1) loses its memory figure, which the shards' sizes change,
+# and rescale says so.
+sed 's/size="8"/size="2"/' configs/hgx-h100.xml >"$TMP/x2.xml"
+for z in 0 1; do
+  "$ORRERY" gen transformer --preset llama2-7b --ranks 8 --tp 1 --pp 1 --global-batch 8 \
+    --micro-batch 1 --zero $z --out "$TMP/z$z/l" >/dev/null 2>&1
+  "$ORRERY" gen transformer --preset llama2-7b --ranks 2 --tp 1 --pp 1 --global-batch 2 \
+    --micro-batch 1 --zero $z --out "$TMP/f$z/l" >/dev/null 2>&1
+  "$ORRERY" rescale --from "$TMP/z$z/l" --ranks 2 --out "$TMP/r$z/l" >/dev/null 2>"$TMP/rs$z.err"
+done
+facts () { "$ORRERY" run --config "$TMP/x2.xml" --workload "$1" 2>/dev/null \
+  | grep -E '^  (MFU|model FLOPs|[0-9]+ tokens/s|memory per GPU)'; }
+check "rescale: plain DP, the facts of a fresh 2-rank set" eq "$(facts "$TMP/r0/l")" \
+  "$(facts "$TMP/f0/l")"
+check "rescale: plain DP, 8192 tokens" has <(facts "$TMP/r0/l") "(8192 tokens per iteration)"
+check "rescale: plain DP, no warning" eq "$(cat "$TMP/rs0.err")" ""
+check "rescale: ZeRO 1, no memory line" eq "$(facts "$TMP/r1/l" | grep -c 'memory per GPU')" 0
+check "rescale: ZeRO 1, the warning" has "$TMP/rs1.err" \
+  "orrery rescale: warning: the traces shard state over the ranks"
+
 # A sweep over the device's memory: the two columns.
 cat >"$TMP/mem.xml" <<SPEC
 <sweep name="mem">
