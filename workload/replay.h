@@ -323,7 +323,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlReplay, wl_replay_free)
 void wl_replay_trace_facts (const WlReplay *replay, WlTraceFacts *out);
 
 /* The largest peak_memory_bytes any trace of the run gives (0: none gives
- * one), and the first trace that gives it in *PATH (NULL: none). */
-guint64 wl_replay_peak_memory (const WlReplay *replay, const char **path);
+ * one), the first trace that gives it in *PATH (NULL: none) and, in
+ * *MISSING of *TRACES, how many of the run's distinct traces give none
+ * (each out pointer may be NULL). */
+guint64 wl_replay_peak_memory (const WlReplay *replay, const char **path, guint *missing,
+                               guint *traces);
 
 #endif /* ORRERY_WORKLOAD_REPLAY_H */

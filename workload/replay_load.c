@@ -124,18 +124,20 @@ wl_replay_trace_facts (const WlReplay *r, WlTraceFacts *out)
       if (f->tokens_per_iteration != out->tokens_per_iteration)
         out->tokens_per_iteration = 0;
     }
-  out->peak_memory_B = wl_replay_peak_memory (r, NULL);
+  out->peak_memory_B = wl_replay_peak_memory (r, NULL, NULL, NULL);
 }
 
 guint64
-wl_replay_peak_memory (const WlReplay *r, const char **path)
+wl_replay_peak_memory (const WlReplay *r, const char **path, guint *missing, guint *traces)
 {
   g_return_val_if_fail (r != NULL, 0);
   guint64 most = 0;
   const char *at = NULL;
+  guint none = 0;
   for (guint i = 0; i < r->traces->len; i++)
     {
       const WlTrace *t = &g_array_index (r->traces, WlTrace, i);
+      none += t->facts.peak_memory_B == 0;
       if (t->facts.peak_memory_B > most)
         {
           most = t->facts.peak_memory_B;
@@ -144,6 +146,10 @@ wl_replay_peak_memory (const WlReplay *r, const char **path)
     }
   if (path != NULL)
     *path = at;
+  if (missing != NULL)
+    *missing = none;
+  if (traces != NULL)
+    *traces = r->traces->len;
   return most;
 }
 

@@ -360,7 +360,8 @@ app_memory (const AppSim *sim, AppMemory *out)
   *out = (AppMemory) { .have_B = wl->mem_capacity_B, .device = wl->device };
   if (!app_efficiency_reported (sim))
     return FALSE;
-  out->need_B = wl_replay_peak_memory (app_sim_replay (sim), &out->path);
+  out->need_B = wl_replay_peak_memory (app_sim_replay (sim), &out->path, &out->missing,
+                                      &out->traces);
   return out->need_B > 0;
 }
 
@@ -382,18 +383,20 @@ print_memory (const AppSim *sim, FILE *out)
   g_autofree char *file = g_path_get_basename (m.path);
   g_autofree char *of = m.device[0] != '\0' ? g_strdup_printf ("the %s's", m.device)
                                               : g_strdup ("the config's");
+  fprintf (out, "  memory per GPU: %.2f GiB by the traces' estimate (the largest: %s's "
+                "peak_memory_bytes)", (double) m.need_B / GiB, file);
   if (!(m.have_B > 0.0))
-    fprintf (out, "  memory per GPU: %.2f GiB at most (%s's peak_memory_bytes); the config names "
-                  "no device memory to hold it to\n",
-             (double) m.need_B / GiB, file);
+    fprintf (out, "; the config names no device memory to hold it to");
   else if (!app_memory_over (&m))
-    fprintf (out, "  memory per GPU: %.2f GiB at most (%s's peak_memory_bytes), within %s %.2f "
-                  "GiB\n",
-             (double) m.need_B / GiB, file, of, m.have_B / GiB);
+    fprintf (out, ", within %s %.2f GiB", of, m.have_B / GiB);
   else
-    fprintf (out, "  memory per GPU: %.2f GiB (%s's peak_memory_bytes), more than %s %.2f GiB: "
-                  "on the hardware this run would fail out of memory\n",
-             (double) m.need_B / GiB, file, of, m.have_B / GiB);
+    fprintf (out, ", more than %s %.2f GiB: on the hardware this run would fail out of memory",
+             of, m.have_B / GiB);
+  /* Ranks whose traces say nothing are not checked: said, not implied. */
+  if (m.missing > 0)
+    fprintf (out, " (%u of the %u distinct traces give none: their ranks are not checked)",
+             m.missing, m.traces);
+  fputc ('\n', out);
 }
 
 void

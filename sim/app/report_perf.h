@@ -80,6 +80,8 @@ typedef struct
   const char *path;   /* the first trace that gives it (borrowed; NULL with need_B 0) */
   double have_B;      /* the device's memory, bytes; 0: the config names none */
   const char *device; /* its name ("" without a device) */
+  guint missing;      /* distinct traces that give no figure (their ranks are not checked) */
+  guint traces;       /* of the run's distinct traces */
 } AppMemory;
 
 /* The run's AppMemory; FALSE (nothing to say) for an ASTRA-sim-compatible

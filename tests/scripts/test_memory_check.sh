@@ -40,7 +40,7 @@ check "inspect: stage 1's ranks" eq "$(grep -c "^ranks 4-7: .*, peak memory $s1 
   >"$TMP/run.out" 2>"$TMP/run.err"
 check "fits: exit 0" eq "$?" 0
 check "fits: the summary's line" has "$TMP/run.out" \
-  "  memory per GPU: $s0 GiB at most (l8.0.et's peak_memory_bytes), within the H100-SXM's 79.65 GiB"
+  "  memory per GPU: $s0 GiB by the traces' estimate (the largest: l8.0.et's peak_memory_bytes), within the H100-SXM's 79.65 GiB"
 check "fits: no warning" lacks "$TMP/run.err" "memory"
 check "fits: report memory_fits" eq "$(json "$TMP/r.json" memory_fits)" true
 check "fits: report capacity, bytes" eq "$(json "$TMP/r.json" memory_capacity_bytes)" \
@@ -58,10 +58,25 @@ check "small: the config was edited" has "$TMP/small.xml" 'mem-capacity="32GiB"'
   >"$TMP/run.out" 2>"$TMP/run.err"
 check "small: exit 0" eq "$?" 0
 check "small: the summary's line" has "$TMP/run.out" \
-  "  memory per GPU: $s0 GiB (l8.0.et's peak_memory_bytes), more than the Small's 32.00 GiB: on the hardware this run would fail out of memory"
+  "  memory per GPU: $s0 GiB by the traces' estimate (the largest: l8.0.et's peak_memory_bytes), more than the Small's 32.00 GiB: on the hardware this run would fail out of memory"
 check "small: the warning" eq "$(grep memory "$TMP/run.err")" \
   "orrery run: warning: l8.0.et needs $s0 GiB per GPU (its peak_memory_bytes), more than the 32.00 GiB of the Small: on the hardware this run would fail out of memory"
 check "small: report memory_fits" eq "$(json "$TMP/s.json" memory_fits)" false
+
+# Ranks whose traces give none are named as not checked: the same set as
+# JSON, ranks 4-7 (stage 1) without the attribute.
+mkdir -p "$TMP/js"
+for r in 0 1 2 3 4 5 6 7; do
+  "$ORRERY" convert "$TMP/l8.$r.et" "$TMP/js/l8.$r.json"
+done
+for r in 4 5 6 7; do
+  sed -z -i 's/,\n    {\n      "name": "peak_memory_bytes",\n      "uint64Val": "[0-9]*"\n    }//' \
+    "$TMP/js/l8.$r.json"
+done
+check "some without: the attribute was removed" eq "$(cat "$TMP"/js/l8.[4-7].json | grep -c peak_memory)" 0
+"$ORRERY" run --config configs/hgx-h100.xml --workload "$TMP/js/l8" >"$TMP/run.out" 2>&1
+check "some without: said" has "$TMP/run.out" \
+  "within the H100-SXM's 79.65 GiB (4 of the 8 distinct traces give none: their ranks are not checked)"
 
 # Traces without the figure (a collective): no line, nulls in the report.
 "$ORRERY" gen collective --type all_reduce --ranks 8 --bytes 1MiB --out "$TMP/ar" >/dev/null
@@ -78,7 +93,7 @@ most=$(sed -n 's/.*most memory: rank \([0-9]*\), \([0-9.]*\) GiB;.*/\1 \2/p' "$T
 check "dlrm: gen names the most" test -n "$most"
 "$ORRERY" run --config configs/hgx-h100.xml --workload "$TMP/dl" >"$TMP/run.out" 2>&1
 check "dlrm: the summary's line" has "$TMP/run.out" \
-  "  memory per GPU: ${most#* } GiB at most (dl.${most% *}.et's peak_memory_bytes), within the H100-SXM's 79.65 GiB"
+  "  memory per GPU: ${most#* } GiB by the traces' estimate (the largest: dl.${most% *}.et's peak_memory_bytes), within the H100-SXM's 79.65 GiB"
 
 # rescale keeps each rank's work: a plain data-parallel set of 8 ranks
 # rescaled to 2 gives the iteration's tokens (2 x 4096), model FLOPs and
