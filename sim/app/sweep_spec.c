@@ -699,10 +699,11 @@ check_command_lines (const AppSweepSpec *s, GError **error)
     if (**w != '\0' && n < 2)
       words[n++] = *w;
   const char *kind = g_strcmp0 (words[0], "gen") == 0 ? words[1] : words[0];
-  if (g_strcmp0 (kind, "collective") != 0 && g_strcmp0 (kind, "transformer") != 0)
+  if (g_strcmp0 (kind, "collective") != 0 && g_strcmp0 (kind, "transformer") != 0
+      && g_strcmp0 (kind, "dlrm") != 0)
     return fail_line (s, s->tmpl_line[APP_SWEEP_T_GENERATE], error,
-                      "<generate>: '%s' is not a generator (gen collective ... or gen "
-                      "transformer ...)", kind != NULL ? kind : "");
+                      "<generate>: '%s' is not a generator (gen collective ..., gen "
+                      "transformer ... or gen dlrm ...)", kind != NULL ? kind : "");
   return TRUE;
 }
 

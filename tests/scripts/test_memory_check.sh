@@ -136,4 +136,17 @@ col () { awk -F, -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c =
   { printf "%s%s", (NR > 2 ? " " : ""), $c }' "$1"; }
 check "sweep: peak_memory_GiB" eq "$(col "$TMP/sw/sweep.csv" peak_memory_GiB)" "$s0 $s0"
 check "sweep: fits_memory" eq "$(col "$TMP/sw/sweep.csv" fits_memory)" "no yes"
+
+# A sweep may generate DLRM iterations too: the table-wise point's column
+# is the figure gen dlrm named above.
+cat >"$TMP/dl.xml" <<SPEC
+<sweep name="dl">
+  <config path="$PWD/configs/hgx-h100.xml"/>
+  <generate>gen dlrm --preset dlrm-dcnv2-criteo1tb --ranks 8 --sharding {sh}</generate>
+  <grid><param name="sh" values="table-wise"/></grid>
+</sweep>
+SPEC
+scripts/sweep -j 1 -o "$TMP/swd" "$TMP/dl.xml" >"$TMP/sweepd.log" 2>&1
+check "dlrm sweep: exit 0" eq "$?" 0
+check "dlrm sweep: peak_memory_GiB" eq "$(col "$TMP/swd/sweep.csv" peak_memory_GiB)" "${most#* }"
 finish
