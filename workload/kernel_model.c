@@ -53,9 +53,12 @@ static const WlFaTable fa_a100 = {
  * an H200"): the mean of 10 s of back-to-back products at the MAMF shapes
  * (bf16 2048 x 2048 x 13312, fp8 1280 x 4096 x 12032), TFLOP/s.  The H100
  * SXM and the H200 are one die (GH100, 132 SMs enabled) at one power
- * limit; MAMF's burst figures above are what the first fraction of a
- * second gives, before the clock falls to the limit (SM clock 1,365-1,560
- * MHz there, from 1,980), and a training step runs at the limit. */
+ * limit.  MAMF's figures (794.5 bf16 and 1402.6 / 1453.4 fp8, a
+ * best-of-search on another machine and stack) are 13 % and 18 % higher:
+ * partly the clock, which falls to 1,365-1,635 MHz (from 1,980) within a
+ * second at the limit (the H200's first windows at 8192^3 ran 5 % above
+ * its sustained rate), partly that machine and stack.  A training step
+ * runs at the limit. */
 #define GH100_SUSTAINED_BF16 700.9
 #define GH100_SUSTAINED_FP8 1227.2
 /* The GH100 parts' rates and calibration shapes (above). */
