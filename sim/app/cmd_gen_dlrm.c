@@ -449,7 +449,7 @@ print_summary (const WlGenDlrm *req, const WlDlrmLayout *l)
           (double) l->total_B[worst] / GiB, busiest, most_sent);
   if ((double) l->total_B[worst] > dev->mem_capacity_B)
     fprintf (stderr, "orrery gen dlrm: warning: rank %u needs %.2f GiB, more than the %.2f GiB "
-             "of a %s\n", worst, (double) l->total_B[worst] / GiB, dev->mem_capacity_B / GiB,
+             "of the %s\n", worst, (double) l->total_B[worst] / GiB, dev->mem_capacity_B / GiB,
              dev->name);
 }
 

@@ -104,7 +104,7 @@ app_gen_transformer_memory (const WlGenTransformer *req, gboolean strict, GError
           if (!strict)
             fprintf (stderr,
                      "orrery gen transformer: warning: stage %u needs %.2f GiB per rank, more than "
-                     "the %.2f GiB of a %s\n",
+                     "the %.2f GiB of the %s\n",
                      p, (double) mem[p].total_B / GiB, device->mem_capacity_B / GiB, device->name);
         }
     }
@@ -112,7 +112,7 @@ app_gen_transformer_memory (const WlGenTransformer *req, gboolean strict, GError
   if (strict && over >= 0)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INPUT,
-                   "stage %u needs %.2f GiB per rank, more than the %.2f GiB of a %s "
+                   "stage %u needs %.2f GiB per rank, more than the %.2f GiB of the %s "
                    "(--strict-memory)",
                    (guint) over, (double) mem[over].total_B / GiB, device->mem_capacity_B / GiB,
                    device->name);
