@@ -431,6 +431,28 @@ wl_kernel_lists_equal (const WlKernelLists *a, const WlKernelLists *b)
   return TRUE;
 }
 
+void
+wl_kernel_lists_table_use (const WlKernelLists *l, const WlKernelTable *table, const char *device,
+                           GHashTable *seen, guint *distinct, guint *from_table)
+{
+  g_return_if_fail (l != NULL && seen != NULL && distinct != NULL && from_table != NULL);
+  for (guint i = 0; i < l->lists->len; i++)
+    {
+      const GArray *ks = g_ptr_array_index (l->lists, i);
+      for (guint j = 0; j < ks->len; j++)
+        {
+          const WlKernel *k = &g_array_index (ks, WlKernel, j);
+          GString *s = g_string_new (NULL);
+          kernel_key (k, s);
+          char *key = g_string_free (s, FALSE);
+          if (!g_hash_table_add (seen, key))
+            continue; /* seen: GLib kept one copy of the key */
+          (*distinct)++;
+          *from_table += wl_kernel_table_ns (table, device, k) >= 0;
+        }
+    }
+}
+
 /* ---- pricing -------------------------------------------------------------------- */
 
 /* wl_kernel_list_ns on SMS of DEV's SMs. */

@@ -66,6 +66,14 @@ gboolean wl_kernel_lists_intern_len (WlKernelLists *lists, const char *text, gsi
  * the empty table). */
 gboolean wl_kernel_lists_equal (const WlKernelLists *a, const WlKernelLists *b);
 
+/* Count the kernels of L's lists not yet in SEEN (keys the measured table
+ * matches on, owned by SEEN: g_str_hash, g_free) into *DISTINCT, adding
+ * them, and those of them TABLE has a row for on DEVICE into *FROM_TABLE:
+ * how much of a run a measured table prices. */
+void wl_kernel_lists_table_use (const WlKernelLists *l, const struct _WlKernelTable *table,
+                                const char *device, GHashTable *seen, guint *distinct,
+                                guint *from_table);
+
 /* The measured kernel table. */
 typedef struct _WlKernelTable WlKernelTable;
 

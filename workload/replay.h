@@ -322,6 +322,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (WlReplay, wl_replay_free)
  * any trace gives (wl_replay_peak_memory). */
 void wl_replay_trace_facts (const WlReplay *replay, WlTraceFacts *out);
 
+/* How many distinct kernels the run's loaded traces list (*DISTINCT) and
+ * how many of them its measured kernel table prices (*FROM_TABLE); both 0
+ * without a table, and for streamed traces (not held). */
+void wl_replay_kernel_table_use (const WlReplay *replay, guint *distinct, guint *from_table);
+
 /* The largest peak_memory_bytes any trace of the run gives (0: none gives
  * one), the first trace that gives it in *PATH (NULL: none) and, in
  * *MISSING of *TRACES, how many of the run's distinct traces give none

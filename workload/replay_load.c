@@ -7,6 +7,7 @@
 #include "workload/chakra_json.h"
 #include "workload/graph_cache.h"
 #include "workload/group_memo.h"
+#include "workload/kernels.h"
 #include "workload/replay_private.h"
 #include "workload/wl_error.h"
 
@@ -125,6 +126,26 @@ wl_replay_trace_facts (const WlReplay *r, WlTraceFacts *out)
         out->tokens_per_iteration = 0;
     }
   out->peak_memory_B = wl_replay_peak_memory (r, NULL, NULL, NULL);
+}
+
+void
+wl_replay_kernel_table_use (const WlReplay *r, guint *distinct, guint *from_table)
+{
+  g_return_if_fail (r != NULL && distinct != NULL && from_table != NULL);
+  *distinct = *from_table = 0;
+  const WlParams *p = &r->params;
+  if (p->kernel_table == NULL || p->kernel_device == NULL)
+    return;
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  /* Graphs read against another share its lists: each walked once. */
+  g_autoptr (GHashTable) walked = g_hash_table_new (NULL, NULL);
+  for (guint i = 0; i < r->graphs->len; i++)
+    {
+      const WlGraph *g = g_ptr_array_index (r->graphs, i);
+      if (g->kernels != NULL && g_hash_table_add (walked, g->kernels))
+        wl_kernel_lists_table_use (g->kernels, p->kernel_table, p->kernel_device->name, seen,
+                                   distinct, from_table);
+    }
 }
 
 guint64

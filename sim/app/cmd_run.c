@@ -575,6 +575,20 @@ print_memory_over (AppSim *sim)
            m.device[0] != '\0' ? "the " : "the config's device", m.device);
 }
 
+/* A measured kernel table that prices none of the run's kernels changes
+ * nothing: a warning, not a silent what-if. */
+static void
+print_table_unused (AppSim *sim)
+{
+  guint distinct = 0, from_table = 0;
+  wl_replay_kernel_table_use (app_sim_replay (sim), &distinct, &from_table);
+  if (distinct > 0 && from_table == 0)
+    fprintf (stderr,
+             "orrery run: warning: the kernel table has a row for none of the traces' %u "
+             "distinct kernels (the shapes, dtype and device must match exactly): the kernel "
+             "model priced them all\n", distinct);
+}
+
 /* What stderr says about how the run went: streamed, nodes skipped. */
 static void
 print_run_notes (const RunOptions *o, const RunLimits *limits, AppSim *sim)
@@ -589,6 +603,7 @@ print_run_notes (const RunOptions *o, const RunLimits *limits, AppSim *sim)
     }
   print_left_node (sim);
   print_memory_over (sim);
+  print_table_unused (sim);
   app_tp_nodes_warn (sim, stderr);
   guint64 unknown = wl_replay_unknown_nodes (app_sim_replay (sim));
   if (unknown > 0)

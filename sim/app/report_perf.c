@@ -399,6 +399,18 @@ print_memory (const AppSim *sim, FILE *out)
   fputc ('\n', out);
 }
 
+/* With a measured kernel table: how much of the run it priced (a table
+ * whose shapes the traces never list changes nothing, and said nothing). */
+static void
+print_kernel_table (const AppSim *sim, FILE *out)
+{
+  guint distinct = 0, from_table = 0;
+  wl_replay_kernel_table_use (app_sim_replay (sim), &distinct, &from_table);
+  if (distinct > 0)
+    fprintf (out, "  kernel table: %u of the traces' %u distinct kernels priced from it, the "
+                  "rest by the kernel model\n", from_table, distinct);
+}
+
 void
 app_report_efficiency (const AppSim *sim, FILE *out)
 {
@@ -415,6 +427,7 @@ app_report_efficiency (const AppSim *sim, FILE *out)
     fprintf (out, "  %.0f tokens/s (%" G_GUINT64_FORMAT " tokens per iteration)\n",
              (double) e.tokens / e.seconds, e.tokens);
   print_memory (sim, out);
+  print_kernel_table (sim, out);
   g_autofree char *exposed = sim_units_format_time (e.mean_exposed);
   g_autofree char *bubble = sim_units_format_time (e.mean_bubble);
   g_autofree char *exchange = sim_units_format_time (e.mean_exchange);
