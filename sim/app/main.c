@@ -19,6 +19,7 @@
 #include "sim/app/cmd_plan.h"
 #include "sim/app/cmd_run.h"
 #include "sim/app/cmd_tools.h"
+#include "sim/app/report.h"
 #include "sim/app/sweep.h"
 #include "sim/error.h"
 #include "version.h" /* generated: ORRERY_VERSION (Makefile) */
@@ -126,6 +127,7 @@ dispatch (int argc, char **argv)
     }
   if (is_version (argv[1]))
     return version (argc, argv);
+  app_report_set_version (ORRERY_VERSION);
   if (!g_strv_contains (commands, argv[1]))
     return unknown_command (argv[1]);
   name_command (argv[1]);

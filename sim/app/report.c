@@ -270,12 +270,23 @@ add_file (AppJsonOut *j, const char *path)
   app_json_out_end_object (j);
 }
 
+/* The build that wrote the report: a saved report tied to its commit. */
+static const char *report_version = "unknown";
+
+void
+app_report_set_version (const char *version)
+{
+  g_return_if_fail (version != NULL);
+  report_version = version;
+}
+
 static void
 add_inputs (AppJsonOut *j, const AppSim *sim)
 {
   const AppConfig *cfg = app_sim_config (sim);
   WlReplay *replay = app_sim_replay (sim);
   app_json_out_begin_object (j, "inputs");
+  app_json_out_string (j, "orrery_version", report_version);
   app_json_out_string (j, "workload", app_sim_workload (sim));
   app_json_out_begin_array (j, "configs");
   for (guint i = 0; cfg->sources != NULL && i < cfg->sources->len; i++)

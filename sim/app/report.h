@@ -37,6 +37,11 @@ gboolean app_report_critical_path (const AppSim *sim, guint top, FILE *out, GErr
  * app_sim_set_output_memory. */
 guint app_report_node_bytes (gboolean sorted);
 
+/* The build the reports name (inputs.orrery_version): the program sets
+ * its git describe once at start; "unknown" until then (tests in
+ * process).  VERSION is borrowed for the process. */
+void app_report_set_version (const char *version);
+
 /* Write the JSON report to `path`: FALSE with ERROR set when it cannot be
  * written, or its critical path cannot be allocated. */
 gboolean app_report_json (const AppSim *sim, const char *path, GError **error);

@@ -37,6 +37,13 @@ for v in --version version; do
     | grep -xE 'orrery ([A-Za-z0-9._-]*[0-9a-f]{7,}(-dirty)?|unknown)')"
 done
 check "bare help names --version" has "$TMP/bare" "'orrery --version'"
+# A report names the build that wrote it, as --version prints it.
+"$ORRERY" gen collective --type all_reduce --ranks 4 --bytes 1MiB --out "$TMP/ar" >/dev/null
+four_rank_cluster "$TMP"
+"$ORRERY" run --config "$TMP/cluster.xml" --workload "$TMP/ar" --report "$TMP/r.json" -q
+check "the report's inputs.orrery_version is --version's" eq \
+  "$(sed -n 's/.*"orrery_version" : "\([^"]*\)".*/\1/p' "$TMP/r.json")" \
+  "$("$ORRERY" --version | sed 's/^orrery //')"
 # --version with more words: refused as taking none, not as an unknown
 # command (it said "unknown command '--version'", a command it knows).
 for v in --version version; do
