@@ -285,6 +285,13 @@ wl_chakra_attr_string (const ChakraProtoMsg__Node *n, const char *name, const ch
 
 /* ---- trace facts ---------------------------------------------------------------- */
 
+/* The facts' attribute names, spelled once for reading, writing and
+ * wl_chakra_is_fact. */
+#define FACT_TOKENS "tokens_per_iteration"
+#define FACT_FLOPS "model_flops"
+#define FACT_FORMULA "flops_formula"
+#define FACT_MEMORY "peak_memory_bytes"
+
 static gboolean
 meta_error (GError **error, const ChakraProtoMsg__AttributeProto *a, const char *expected)
 {
@@ -342,11 +349,11 @@ formula_intern (const ChakraProtoMsg__AttributeProto *a, GError **error)
 static gboolean
 meta_fact (const ChakraProtoMsg__AttributeProto *a, WlTraceFacts *out, GError **error)
 {
-  if (g_strcmp0 (a->name, "tokens_per_iteration") == 0)
+  if (g_strcmp0 (a->name, FACT_TOKENS) == 0)
     return meta_count (a, &out->tokens_per_iteration, error);
-  if (g_strcmp0 (a->name, "peak_memory_bytes") == 0)
+  if (g_strcmp0 (a->name, FACT_MEMORY) == 0)
     return meta_count (a, &out->peak_memory_B, error);
-  if (g_strcmp0 (a->name, "model_flops") == 0)
+  if (g_strcmp0 (a->name, FACT_FLOPS) == 0)
     {
       /* A double too: the FLOPs of a large run pass 2^64. */
       guint64 v = 0;
@@ -358,7 +365,7 @@ meta_fact (const ChakraProtoMsg__AttributeProto *a, WlTraceFacts *out, GError **
         return meta_error (error, a, "a finite non-negative number");
       return TRUE;
     }
-  if (g_strcmp0 (a->name, "flops_formula") == 0)
+  if (g_strcmp0 (a->name, FACT_FORMULA) == 0)
     {
       /* Reports copy it into JSON, which must be UTF-8. */
       if (a->value_case != VC (STRING_VAL) || !g_utf8_validate (a->string_val, -1, NULL))
@@ -372,8 +379,7 @@ meta_fact (const ChakraProtoMsg__AttributeProto *a, WlTraceFacts *out, GError **
 gboolean
 wl_chakra_is_fact (const char *name)
 {
-  static const char *const names[] = { "tokens_per_iteration", "model_flops", "flops_formula",
-                                        "peak_memory_bytes" };
+  static const char *const names[] = { FACT_TOKENS, FACT_FLOPS, FACT_FORMULA, FACT_MEMORY };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     if (g_strcmp0 (name, names[i]) == 0)
       return TRUE;
@@ -403,7 +409,7 @@ wl_chakra_facts_attrs (const WlTraceFacts *facts,
   if (facts->tokens_per_iteration > 0)
     {
       chakra_proto_msg__attribute_proto__init (&attrs[n]);
-      attrs[n].name = (char *) "tokens_per_iteration";
+      attrs[n].name = (char *) FACT_TOKENS;
       attrs[n].value_case = VC (UINT64_VAL);
       attrs[n++].uint64_val = facts->tokens_per_iteration;
     }
@@ -412,7 +418,7 @@ wl_chakra_facts_attrs (const WlTraceFacts *facts,
       /* An integer while it is one (what Chakra's integer readers expect),
        * a double past 2^64. */
       chakra_proto_msg__attribute_proto__init (&attrs[n]);
-      attrs[n].name = (char *) "model_flops";
+      attrs[n].name = (char *) FACT_FLOPS;
       if (facts->model_flops < 18446744073709551616.0
           && facts->model_flops == (double) (guint64) facts->model_flops)
         {
@@ -429,14 +435,14 @@ wl_chakra_facts_attrs (const WlTraceFacts *facts,
   if (facts->flops_formula != NULL)
     {
       chakra_proto_msg__attribute_proto__init (&attrs[n]);
-      attrs[n].name = (char *) "flops_formula";
+      attrs[n].name = (char *) FACT_FORMULA;
       attrs[n].value_case = VC (STRING_VAL);
       attrs[n++].string_val = (char *) facts->flops_formula;
     }
   if (facts->peak_memory_B > 0)
     {
       chakra_proto_msg__attribute_proto__init (&attrs[n]);
-      attrs[n].name = (char *) "peak_memory_bytes";
+      attrs[n].name = (char *) FACT_MEMORY;
       attrs[n].value_case = VC (UINT64_VAL);
       attrs[n++].uint64_val = facts->peak_memory_B;
     }
